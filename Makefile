@@ -1,0 +1,125 @@
+# nvscale — build, test, install.
+#
+#   make                 build ./nvscale
+#   make check           build and run the whole test suite (GPU tests run only where a GPU is)
+#   make run             build and run nvscale on this machine (GPUs if present, else the MPI host backend)
+#   make deps            install missing build dependencies with apt (Debian/Ubuntu, as root)
+#   make install PREFIX=/opt/nvscale
+#
+# Where the libraries are (override on the command line):
+#   CUDA_HOME   CUDA toolkit (nvcc, cudart, cuBLAS)             default /usr/local/cuda
+#   NCCL_HOME   NCCL headers and library                        default CUDA_HOME if it has nccl.h, else /usr
+#   MPI_HOME    MPI installation; empty = ask `mpicc --showme`
+#   HWLOC_HOME  hwloc; empty = pkg-config hwloc
+#   JANSSON_HOME  jansson (JSON); empty = pkg-config jansson, else .deps/jansson (static, carried to machines
+#               that lack it)
+#   NVCC_GENCODE  GPU targets: default A100 (sm_80), RTX 3090/A6000 (sm_86), L40 (sm_89), H100/H200 (sm_90),
+#               plus compute_90 PTX for newer GPUs
+
+CUDA_HOME ?= /usr/local/cuda
+NCCL_HOME ?= $(if $(wildcard $(CUDA_HOME)/include/nccl.h),$(CUDA_HOME),/usr)
+MPI_HOME ?=
+HWLOC_HOME ?=
+JANSSON_HOME ?=
+PREFIX ?= /usr/local
+NVCC ?= $(CUDA_HOME)/bin/nvcc
+CC ?= gcc
+NVCC_GENCODE ?= -gencode=arch=compute_80,code=sm_80 -gencode=arch=compute_86,code=sm_86 \
+                -gencode=arch=compute_89,code=sm_89 -gencode=arch=compute_90,code=sm_90 \
+                -gencode=arch=compute_90,code=compute_90
+
+# --- dependency flags -------------------------------------------------------------------------------------
+CUDA_LIBDIR := $(firstword $(wildcard $(CUDA_HOME)/lib64 $(CUDA_HOME)/lib))
+NCCL_LIBDIR := $(firstword $(wildcard $(NCCL_HOME)/lib64 $(NCCL_HOME)/lib /usr/lib/x86_64-linux-gnu))
+
+ifeq ($(MPI_HOME),)
+MPI_CFLAGS := $(shell mpicc --showme:compile 2>/dev/null)
+MPI_LIBS := $(shell mpicc --showme:link 2>/dev/null)
+else
+MPI_CFLAGS := -I$(MPI_HOME)/include
+MPI_LIBS := -L$(MPI_HOME)/lib -Wl,-rpath,$(MPI_HOME)/lib -lmpi
+endif
+
+ifeq ($(HWLOC_HOME),)
+HWLOC_CFLAGS := $(shell pkg-config --cflags hwloc 2>/dev/null)
+HWLOC_LIBS := $(shell pkg-config --libs hwloc 2>/dev/null || echo -lhwloc)
+else
+HWLOC_CFLAGS := -I$(HWLOC_HOME)/include
+HWLOC_LIBS := -L$(HWLOC_HOME)/lib -Wl,-rpath,$(HWLOC_HOME)/lib -lhwloc
+endif
+
+ifeq ($(JANSSON_HOME),)
+ifeq ($(shell pkg-config --exists jansson 2>/dev/null && echo yes),yes)
+JANSSON_CFLAGS := $(shell pkg-config --cflags jansson)
+JANSSON_LIBS := $(shell pkg-config --libs jansson)
+else
+JANSSON_HOME := .deps/jansson
+endif
+endif
+ifneq ($(JANSSON_HOME),)
+JANSSON_CFLAGS := -I$(JANSSON_HOME)/include
+JANSSON_LIBS := $(JANSSON_HOME)/lib/libjansson.a
+endif
+
+VERSION := 0.1.0
+GIT_REV := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)
+
+CPPFLAGS += -D_GNU_SOURCE -DNVS_VERSION='"$(VERSION)"' -DNVS_GIT_REV='"$(GIT_REV)"' \
+            -I$(CUDA_HOME)/include -I$(NCCL_HOME)/include $(MPI_CFLAGS) $(HWLOC_CFLAGS) $(JANSSON_CFLAGS)
+CFLAGS ?= -O2 -g
+CFLAGS += -std=c11 -Wall -Wextra -Werror -Wno-missing-field-initializers -MMD -MP
+NVCCFLAGS ?= -O3
+NVCCFLAGS += $(NVCC_GENCODE) -Xcompiler -Wall,-Wextra,-Werror -Werror all-warnings -std=c++17 -MMD -MP
+LDLIBS += -L$(NCCL_LIBDIR) -Wl,-rpath,$(NCCL_LIBDIR) -lnccl \
+          -L$(CUDA_LIBDIR) -Wl,-rpath,$(CUDA_LIBDIR) -lcublas -lcudart \
+          $(MPI_LIBS) $(HWLOC_LIBS) $(JANSSON_LIBS) -ldl -lpthread -lm -lstdc++
+
+# --- sources ----------------------------------------------------------------------------------------------
+C_SRCS := $(filter-out src/main.c,$(wildcard src/*.c src/*/*.c topo/*.c collectives/*.c))
+CU_SRCS := $(wildcard collectives/*.cu src/*.cu topo/*.cu)
+OBJS := $(C_SRCS:%.c=build/%.o) $(CU_SRCS:%.cu=build/%.cu.o)
+TEST_SRCS := $(wildcard tests/unit/test_*.c)
+TEST_BINS := $(TEST_SRCS:tests/unit/%.c=build/tests/%)
+
+.PHONY: all check run deps install clean test-bins
+all: nvscale
+
+nvscale: build/src/main.o build/libnvscale.a
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+build/libnvscale.a: $(OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+
+build/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+
+build/%.cu.o: %.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) $(filter-out -DNVS_GIT_REV%,$(CPPFLAGS)) $(NVCCFLAGS) -c $< -o $@
+
+build/tests/%: tests/unit/%.c build/libnvscale.a tests/unit/t.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< build/libnvscale.a $(LDLIBS)
+
+test-bins: $(TEST_BINS)
+
+check: nvscale $(TEST_BINS)
+	tests/run.sh
+
+run: nvscale
+	./nvscale
+
+deps:
+	tools/install-deps.sh
+
+install: nvscale
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/doc/nvscale
+	install -m 755 nvscale $(DESTDIR)$(PREFIX)/bin/nvscale
+	install -m 644 README.md $(DESTDIR)$(PREFIX)/share/doc/nvscale/README.md
+
+clean:
+	rm -rf build nvscale
+
+-include $(OBJS:.o=.d) build/src/main.d

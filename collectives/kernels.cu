@@ -1,0 +1,199 @@
+// Fill / verify kernels for the collective and copy benchmarks, and the element-wise passes of the synthetic
+// training step. The pattern and expectations are defined once, in pattern.h and coll.h, shared with the host.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <stdint.h>
+
+#include "kernels.h"
+
+namespace {
+
+constexpr int kThreads = 256;
+
+// A grid that covers `n` with grid-stride loops without launching absurd numbers of blocks.
+unsigned blocks_for(size_t n)
+{
+    size_t b = (n + kThreads - 1) / kThreads;
+    if (b > 65535u * 8u) b = 65535u * 8u;
+    return b ? (unsigned)b : 1u;
+}
+
+template <typename T> __device__ __forceinline__ T from_double(double v) { return (T)v; }
+template <> __device__ __forceinline__ __half from_double<__half>(double v) { return __float2half_rn((float)v); }
+template <> __device__ __forceinline__ __nv_bfloat16 from_double<__nv_bfloat16>(double v)
+{
+    return __float2bfloat16_rn((float)v);
+}
+template <typename T> __device__ __forceinline__ double to_double(T v) { return (double)v; }
+template <> __device__ __forceinline__ double to_double<__half>(__half v) { return (double)__half2float(v); }
+template <> __device__ __forceinline__ double to_double<__nv_bfloat16>(__nv_bfloat16 v)
+{
+    return (double)__bfloat162float(v);
+}
+
+template <typename T>
+__global__ void fill_kernel(T *ptr, size_t count, nvs_pattern p, int rank, size_t offset)
+{
+    for (size_t k = blockIdx.x * (size_t)blockDim.x + threadIdx.x; k < count; k += (size_t)gridDim.x * blockDim.x)
+        ptr[k] = from_double<T>(nvs_pattern_value(&p, rank, offset + k));
+}
+
+template <typename T>
+__global__ void verify_kernel(const T *ptr, nvs_pattern p, nvs_expect e, unsigned long long *wrong,
+                              unsigned long long *first)
+{
+    __shared__ unsigned long long block_wrong;
+    if (threadIdx.x == 0) block_wrong = 0;
+    __syncthreads();
+    unsigned long long mine = 0;
+    for (size_t k = blockIdx.x * (size_t)blockDim.x + threadIdx.x; k < e.check_count;
+         k += (size_t)gridDim.x * blockDim.x) {
+        size_t idx = e.index_offset + (e.chunk ? k % e.chunk : k);
+        double want;
+        if (e.reduce)
+            want = nvs_pattern_reduced(&p, idx);
+        else
+            want = nvs_pattern_value(&p, e.fixed_src >= 0 ? e.fixed_src : (int)(k / e.chunk), idx);
+        // compare in the element type: the expectation is exact in it (pattern.h)
+        if (to_double<T>(ptr[k]) != to_double<T>(from_double<T>(want))) {
+            mine++;
+            atomicMin(first, (unsigned long long)k);
+        }
+    }
+    if (mine) atomicAdd(&block_wrong, mine);
+    __syncthreads();
+    if (threadIdx.x == 0 && block_wrong) atomicAdd(wrong, block_wrong);
+}
+
+template <typename T> int launch_fill(void *ptr, size_t count, const nvs_pattern *p, int rank, size_t off,
+                                      cudaStream_t s)
+{
+    if (!count) return cudaSuccess;
+    fill_kernel<T><<<blocks_for(count), kThreads, 0, s>>>((T *)ptr, count, *p, rank, off);
+    return cudaGetLastError();
+}
+
+template <typename T> int launch_verify(const void *ptr, const nvs_pattern *p, const nvs_expect *e,
+                                        unsigned long long *w, unsigned long long *f, cudaStream_t s)
+{
+    if (!e->check_count) return cudaSuccess;
+    verify_kernel<T><<<blocks_for(e->check_count), kThreads, 0, s>>>((const T *)ptr, *p, *e, w, f);
+    return cudaGetLastError();
+}
+
+__device__ __forceinline__ uint32_t mix32(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    return (uint32_t)x;
+}
+
+__global__ void init_random_kernel(void *ptr, size_t count, int bf16, unsigned seed, float scale)
+{
+    for (size_t k = blockIdx.x * (size_t)blockDim.x + threadIdx.x; k < count; k += (size_t)gridDim.x * blockDim.x) {
+        float v = ((float)(mix32(k * 2654435761ull + seed) & 0xffffff) / 16777216.0f * 2.0f - 1.0f) * scale;
+        if (bf16)
+            ((__nv_bfloat16 *)ptr)[k] = __float2bfloat16_rn(v);
+        else
+            ((float *)ptr)[k] = v;
+    }
+}
+
+__global__ void axpb_kernel(void *ptr, size_t count, int bf16, float a, float b)
+{
+    for (size_t k = blockIdx.x * (size_t)blockDim.x + threadIdx.x; k < count; k += (size_t)gridDim.x * blockDim.x) {
+        if (bf16) {
+            __nv_bfloat16 *q = (__nv_bfloat16 *)ptr;
+            q[k] = __float2bfloat16_rn(__bfloat162float(q[k]) * a + b);
+        } else {
+            float *q = (float *)ptr;
+            q[k] = q[k] * a + b;
+        }
+    }
+}
+
+__global__ void sgd_kernel(float *w, float *m, const void *g, int g_bf16, size_t count, float gscale, float lr,
+                           float mu)
+{
+    for (size_t k = blockIdx.x * (size_t)blockDim.x + threadIdx.x; k < count; k += (size_t)gridDim.x * blockDim.x) {
+        float gv = g_bf16 ? __bfloat162float(((const __nv_bfloat16 *)g)[k]) : ((const float *)g)[k];
+        float mv = mu * m[k] + gv * gscale;
+        m[k] = mv;
+        w[k] -= lr * mv;
+    }
+}
+
+__global__ void convert_kernel(const void *src, int src_bf16, void *dst, int dst_bf16, size_t count)
+{
+    for (size_t k = blockIdx.x * (size_t)blockDim.x + threadIdx.x; k < count; k += (size_t)gridDim.x * blockDim.x) {
+        float v = src_bf16 ? __bfloat162float(((const __nv_bfloat16 *)src)[k]) : ((const float *)src)[k];
+        if (dst_bf16)
+            ((__nv_bfloat16 *)dst)[k] = __float2bfloat16_rn(v);
+        else
+            ((float *)dst)[k] = v;
+    }
+}
+
+} // namespace
+
+extern "C" int nvs_kern_fill(nvs_dtype t, void *ptr, size_t count, const nvs_pattern *p, int rank,
+                             size_t index_offset, cudaStream_t s)
+{
+    switch (t) {
+    case NVS_FLOAT: return launch_fill<float>(ptr, count, p, rank, index_offset, s);
+    case NVS_HALF: return launch_fill<__half>(ptr, count, p, rank, index_offset, s);
+    case NVS_BF16: return launch_fill<__nv_bfloat16>(ptr, count, p, rank, index_offset, s);
+    case NVS_INT32: return launch_fill<int32_t>(ptr, count, p, rank, index_offset, s);
+    case NVS_DOUBLE: return launch_fill<double>(ptr, count, p, rank, index_offset, s);
+    default: return cudaErrorInvalidValue;
+    }
+}
+
+extern "C" int nvs_kern_poison(void *ptr, size_t bytes, cudaStream_t s)
+{
+    return cudaMemsetAsync(ptr, 0x7f, bytes, s);
+}
+
+extern "C" int nvs_kern_verify(nvs_dtype t, const void *ptr, const nvs_pattern *p, const nvs_expect *e,
+                               unsigned long long *d_wrong, unsigned long long *d_first, cudaStream_t s)
+{
+    switch (t) {
+    case NVS_FLOAT: return launch_verify<float>(ptr, p, e, d_wrong, d_first, s);
+    case NVS_HALF: return launch_verify<__half>(ptr, p, e, d_wrong, d_first, s);
+    case NVS_BF16: return launch_verify<__nv_bfloat16>(ptr, p, e, d_wrong, d_first, s);
+    case NVS_INT32: return launch_verify<int32_t>(ptr, p, e, d_wrong, d_first, s);
+    case NVS_DOUBLE: return launch_verify<double>(ptr, p, e, d_wrong, d_first, s);
+    default: return cudaErrorInvalidValue;
+    }
+}
+
+extern "C" int nvs_kern_init_random(void *ptr, size_t count, int bf16, unsigned seed, float scale, cudaStream_t s)
+{
+    if (!count) return cudaSuccess;
+    init_random_kernel<<<blocks_for(count), kThreads, 0, s>>>(ptr, count, bf16, seed, scale);
+    return cudaGetLastError();
+}
+
+extern "C" int nvs_kern_axpb(void *ptr, size_t count, int bf16, float a, float b, cudaStream_t s)
+{
+    if (!count) return cudaSuccess;
+    axpb_kernel<<<blocks_for(count), kThreads, 0, s>>>(ptr, count, bf16, a, b);
+    return cudaGetLastError();
+}
+
+extern "C" int nvs_kern_sgd(float *w, float *m, const void *g, int g_bf16, size_t count, float gscale, float lr,
+                            float mu, cudaStream_t s)
+{
+    if (!count) return cudaSuccess;
+    sgd_kernel<<<blocks_for(count), kThreads, 0, s>>>(w, m, g, g_bf16, count, gscale, lr, mu);
+    return cudaGetLastError();
+}
+
+extern "C" int nvs_kern_convert(const void *src, int src_bf16, void *dst, int dst_bf16, size_t count,
+                                cudaStream_t s)
+{
+    if (!count) return cudaSuccess;
+    convert_kernel<<<blocks_for(count), kThreads, 0, s>>>(src, src_bf16, dst, dst_bf16, count);
+    return cudaGetLastError();
+}

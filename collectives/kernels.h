@@ -1,0 +1,46 @@
+/* GPU kernels of nvscale, callable from C. Only fill/verify for the collectives and copies, and the few
+ * element-wise passes of the synthetic training step: the heavy lifting is NCCL's and cuBLAS's.
+ * Every function returns a cudaError_t (as int): cudaSuccess (0) or the launch error. */
+#ifndef NVS_KERNELS_H
+#define NVS_KERNELS_H
+
+#include <cuda_runtime_api.h>
+#include <stddef.h>
+
+#include "../src/dtype.h"
+#include "coll.h"
+#include "pattern.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ptr[k] = pattern value of (rank, index_offset + k), for k < count. */
+int nvs_kern_fill(nvs_dtype t, void *ptr, size_t count, const nvs_pattern *p, int rank, size_t index_offset,
+                  cudaStream_t s);
+/* A value no pattern produces (all bytes 0x7f: a large finite float/half/bf16/double, a large int32), so an
+ * element the collective did not write is caught. */
+int nvs_kern_poison(void *ptr, size_t bytes, cudaStream_t s);
+/* Counts output elements that differ from the expectation `e` (see coll.h) into *d_wrong (device memory,
+ * accumulated: zero it first) and the smallest wrong index into *d_first (set it to ~0 first). */
+int nvs_kern_verify(nvs_dtype t, const void *ptr, const nvs_pattern *p, const nvs_expect *e,
+                    unsigned long long *d_wrong, unsigned long long *d_first, cudaStream_t s);
+
+/* Synthetic training step helpers. bf16 = 1: buffers hold bfloat16, else float. */
+/* Deterministic small pseudo-random values in [-scale, scale] (never all zeros: tensor cores run faster on
+ * zeros than on real data). */
+int nvs_kern_init_random(void *ptr, size_t count, int bf16, unsigned seed, float scale, cudaStream_t s);
+/* One memory-bound pass standing in for batch-norm/activation/softmax work: y = y * a + b, read and write. */
+int nvs_kern_axpb(void *ptr, size_t count, int bf16, float a, float b, cudaStream_t s);
+/* Optimizer-like pass (SGD with momentum, PyTorch's update rule): m = mu*m + g*gscale; w -= lr*m.
+ * w and m are float; g is float or bfloat16. */
+int nvs_kern_sgd(float *w, float *m, const void *g, int g_bf16, size_t count, float gscale, float lr, float mu,
+                 cudaStream_t s);
+/* Copy between float and bfloat16 buffers (weights to the compute precision). */
+int nvs_kern_convert(const void *src, int src_bf16, void *dst, int dst_bf16, size_t count, cudaStream_t s);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

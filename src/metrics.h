@@ -1,0 +1,32 @@
+/* PURE arithmetic of the benchmarks: sweep sizes, bandwidths, statistics, scaling efficiency.
+ * No CUDA, NCCL or MPI here, so all of it is unit-tested on machines without GPUs. */
+#ifndef NVS_METRICS_H
+#define NVS_METRICS_H
+
+#include <stddef.h>
+
+/* Sizes of a sweep from min to max inclusive, nccl-tests style: multiply by `factor` when factor > 1, else add
+ * `step` bytes. Writes at most `cap` sizes; returns how many the sweep has (may exceed cap), 0 if invalid. */
+size_t nvs_sweep_sizes(size_t min_bytes, size_t max_bytes, double factor, size_t step, size_t *out, size_t cap);
+
+/* algbw = bytes / time (GB/s, GB = 1e9 as nccl-tests); busbw = algbw * factor (see collectives/coll.h). */
+double nvs_algbw_gbps(double bytes, double time_us);
+double nvs_busbw_gbps(double bytes, double time_us, double factor);
+
+typedef struct {
+    double min, max, mean, median, stddev;
+    size_t n;
+} nvs_stats;
+/* Statistics of n values (n may be 0: all zero). Does not reorder `v`. */
+nvs_stats nvs_stats_of(const double *v, size_t n);
+double nvs_median(const double *v, size_t n);
+
+/* Weak-scaling efficiency of a data-parallel step: per-GPU batch fixed, so ideal step time is constant and
+ * efficiency(N) = step(1) / step(N). Returns 0 when an input is not positive. */
+double nvs_scaling_efficiency(double step1_us, double stepN_us);
+
+/* Iterations for a timed loop: enough to last about `target_us` given one measured call of `call_us`,
+ * clamped to [lo, hi]. Used for the automatic -n, the same on every rank (inputs are agreed first). */
+int nvs_auto_iters(double call_us, double target_us, int lo, int hi);
+
+#endif

@@ -1,0 +1,32 @@
+#!/bin/sh
+# Install what nvscale needs to build and test, with apt, on Debian 12 / Ubuntu 22.04+ (run as root).
+# The CUDA toolkit with NCCL is not in these distributions' default repositories: it must already be under
+# $CUDA_HOME (default /usr/local/cuda); this script checks and says so.
+set -e
+CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
+need=""
+have_pkg() { dpkg -s "$1" >/dev/null 2>&1; }
+# build: compilers, MPI, hwloc (headers), jansson (JSON), pkg-config; tests: openmpi-bin (mpirun), hwloc (lstopo)
+# and gnuplot (report plots, optional at run time but exercised by the tests)
+for p in build-essential pkg-config libopenmpi-dev openmpi-bin libhwloc-dev hwloc libjansson-dev gnuplot-nox; do
+    have_pkg "$p" || need="$need $p"
+done
+if [ -n "$need" ]; then
+    if [ "$(id -u)" -ne 0 ]; then
+        echo "install-deps: missing packages:$need (run as root, or: sudo apt-get install$need)" >&2
+        exit 1
+    fi
+    echo "install-deps: installing$need"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -q >/dev/null
+    apt-get install -y -q --no-install-recommends $need >/dev/null
+fi
+if [ ! -x "$CUDA_HOME/bin/nvcc" ]; then
+    echo "install-deps: no CUDA toolkit at $CUDA_HOME (nvcc missing): install CUDA 12.x/13.x with NCCL, or set CUDA_HOME" >&2
+    exit 1
+fi
+if [ ! -f "$CUDA_HOME/include/nccl.h" ] && [ ! -f /usr/include/nccl.h ] && [ -z "$NCCL_HOME" ]; then
+    echo "install-deps: NCCL headers not found in $CUDA_HOME/include or /usr/include: install libnccl-dev or set NCCL_HOME" >&2
+    exit 1
+fi
+echo "install-deps: all build dependencies present"
