@@ -14,6 +14,14 @@ int nvs_rt_launched_by_mpi(void)
     return 0;
 }
 
+int nvs_rt_launcher_rank(void)
+{
+    static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"};
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
+        if (getenv(vars[i])) return atoi(getenv(vars[i]));
+    return 0;
+}
+
 nvs_result_t nvs_rt_run(nvs_launch_kind kind, int nthreads, double timeout_s, nvs_rank_main fn, void *arg)
 {
     if (kind == NVS_LAUNCH_AUTO) kind = nvs_rt_launched_by_mpi() ? NVS_LAUNCH_MPI : NVS_LAUNCH_THREADS;

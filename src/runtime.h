@@ -46,6 +46,9 @@ typedef enum { NVS_LAUNCH_AUTO, NVS_LAUNCH_MPI, NVS_LAUNCH_THREADS } nvs_launch_
 /* Whether an MPI/PMI launcher started this process (OMPI_COMM_WORLD_SIZE, PMI_SIZE, PMIX_RANK, SLURM_STEP_ID
  * with SLURM_NTASKS). */
 int nvs_rt_launched_by_mpi(void);
+/* This process's rank as the launcher's environment tells it before MPI starts (0 when not launched), so that
+ * a message printed before the runtime exists comes once, not once per rank. */
+int nvs_rt_launcher_rank(void);
 
 /* Start the runtime and run `fn` on every rank. `nthreads` is the number of ranks of the threads backend
  * (ignored under MPI). The result is the worst over the ranks of this process; under MPI the caller also

@@ -1,0 +1,338 @@
+/* MPI host backend: the same collectives with MPI on host memory. A real benchmark for CPU clusters (and what
+ * runs where there is no GPU). Each operation completes before the next starts (as OSU and IMB time them),
+ * through the non-blocking call polled against the timeout so a stalled peer is reported, not waited on forever.
+ * half and bfloat16 travel as 16-bit words with user-defined reductions (MPI has no such types). */
+#include <limits.h>
+#include <mpi.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../src/half.h"
+#include "../src/log.h"
+#include "../src/units.h"
+#include "backend.h"
+
+struct nvs_comm {
+    MPI_Comm comm;
+    int rank, size;
+};
+
+struct mpi_impl {
+    MPI_Comm world;
+    MPI_Op half_ops[NVS_OP_COUNT], bf16_ops[NVS_OP_COUNT];
+};
+
+static nvs_result_t mpi_fail(const char *call, int rc)
+{
+    char msg[MPI_MAX_ERROR_STRING] = "";
+    int len = 0;
+    MPI_Error_string(rc, msg, &len);
+    nvs_error("%s failed: %s", call, msg);
+    return NVS_ERR_MPI;
+}
+
+#define MPI_TRY(call)                                                                                       \
+    do {                                                                                                    \
+        int rc_ = (call);                                                                                   \
+        if (rc_ != MPI_SUCCESS) return mpi_fail(#call, rc_);                                                \
+    } while (0)
+
+/* ---- 16-bit reductions ---------------------------------------------------------------------------------- */
+
+static float red(float a, float b, int op)
+{
+    switch (op) {
+    case NVS_MAX: return a > b ? a : b;
+    case NVS_MIN: return a < b ? a : b;
+    case NVS_PROD: return a * b;
+    default: return a + b;
+    }
+}
+
+#define DEFINE_16BIT_OP(kind, op, to_f32, from_f32)                                                         \
+    static void kind##_##op(void *in, void *inout, int *len, MPI_Datatype *dt)                              \
+    {                                                                                                       \
+        (void)dt;                                                                                           \
+        const uint16_t *a = in;                                                                             \
+        uint16_t *b = inout;                                                                                \
+        for (int i = 0; i < *len; i++) b[i] = from_f32(red(to_f32(a[i]), to_f32(b[i]), op));                \
+    }
+DEFINE_16BIT_OP(half, NVS_SUM, nvs_f16_to_f32, nvs_f32_to_f16)
+DEFINE_16BIT_OP(half, NVS_MAX, nvs_f16_to_f32, nvs_f32_to_f16)
+DEFINE_16BIT_OP(half, NVS_MIN, nvs_f16_to_f32, nvs_f32_to_f16)
+DEFINE_16BIT_OP(half, NVS_PROD, nvs_f16_to_f32, nvs_f32_to_f16)
+DEFINE_16BIT_OP(bf16, NVS_SUM, nvs_bf16_to_f32, nvs_f32_to_bf16)
+DEFINE_16BIT_OP(bf16, NVS_MAX, nvs_bf16_to_f32, nvs_f32_to_bf16)
+DEFINE_16BIT_OP(bf16, NVS_MIN, nvs_bf16_to_f32, nvs_f32_to_bf16)
+DEFINE_16BIT_OP(bf16, NVS_PROD, nvs_bf16_to_f32, nvs_f32_to_bf16)
+
+static MPI_Datatype mpi_type(nvs_dtype t)
+{
+    switch (t) {
+    case NVS_HALF:
+    case NVS_BF16: return MPI_UINT16_T;
+    case NVS_INT32: return MPI_INT32_T;
+    case NVS_DOUBLE: return MPI_DOUBLE;
+    default: return MPI_FLOAT;
+    }
+}
+
+static MPI_Op mpi_op(struct mpi_impl *im, nvs_dtype t, nvs_redop op)
+{
+    if (t == NVS_HALF) return im->half_ops[op];
+    if (t == NVS_BF16) return im->bf16_ops[op];
+    switch (op) {
+    case NVS_MAX: return MPI_MAX;
+    case NVS_MIN: return MPI_MIN;
+    case NVS_PROD: return MPI_PROD;
+    default: return MPI_SUM;
+    }
+}
+
+/* ---- element access for fill/verify ---------------------------------------------------------------------- */
+
+static void store(nvs_dtype t, void *p, size_t k, double v)
+{
+    switch (t) {
+    case NVS_HALF: ((uint16_t *)p)[k] = nvs_f32_to_f16((float)v); break;
+    case NVS_BF16: ((uint16_t *)p)[k] = nvs_f32_to_bf16((float)v); break;
+    case NVS_INT32: ((int32_t *)p)[k] = (int32_t)v; break;
+    case NVS_DOUBLE: ((double *)p)[k] = v; break;
+    default: ((float *)p)[k] = (float)v; break;
+    }
+}
+
+static double load(nvs_dtype t, const void *p, size_t k)
+{
+    switch (t) {
+    case NVS_HALF: return nvs_f16_to_f32(((const uint16_t *)p)[k]);
+    case NVS_BF16: return nvs_bf16_to_f32(((const uint16_t *)p)[k]);
+    case NVS_INT32: return ((const int32_t *)p)[k];
+    case NVS_DOUBLE: return ((const double *)p)[k];
+    default: return ((const float *)p)[k];
+    }
+}
+
+/* the expectation rounded through the type, as the GPU verify kernel does */
+static double through(nvs_dtype t, double v)
+{
+    union {
+        double d;
+        float f;
+        uint16_t h;
+        int32_t i;
+    } u;
+    store(t, &u, 0, v);
+    return load(t, &u, 0);
+}
+
+static struct mpi_impl *impl_of(nvs_backend *b) { return b->impl; }
+
+static nvs_result_t msplit(nvs_backend *b, int member, nvs_comm **out)
+{
+    *out = NULL;
+    MPI_Comm nc = MPI_COMM_NULL;
+    MPI_TRY(MPI_Comm_split(impl_of(b)->world, member ? 0 : MPI_UNDEFINED, b->rt->rank, &nc));
+    if (!member) return NVS_OK;
+    nvs_comm *c = calloc(1, sizeof *c);
+    if (!c) return NVS_ERR_NOMEM;
+    c->comm = nc;
+    MPI_TRY(MPI_Comm_set_errhandler(nc, MPI_ERRORS_RETURN));
+    MPI_TRY(MPI_Comm_rank(nc, &c->rank));
+    MPI_TRY(MPI_Comm_size(nc, &c->size));
+    *out = c;
+    return NVS_OK;
+}
+
+static void mfree_comm(nvs_backend *b, nvs_comm *c)
+{
+    (void)b;
+    if (!c) return;
+    if (c->comm != MPI_COMM_NULL) MPI_Comm_free(&c->comm);
+    free(c);
+}
+
+static int mcrank(const nvs_comm *c) { return c->rank; }
+static int mcsize(const nvs_comm *c) { return c->size; }
+
+static nvs_result_t malloc_buf(nvs_backend *b, size_t bytes, void **p)
+{
+    (void)b;
+    if (posix_memalign(p, 64, bytes ? bytes : 64) != 0) {
+        nvs_error("cannot allocate %zu bytes of host memory for the MPI backend", bytes);
+        return NVS_ERR_NOMEM;
+    }
+    return NVS_OK;
+}
+
+static void mfree_buf(nvs_backend *b, void *p)
+{
+    (void)b;
+    free(p);
+}
+
+static nvs_result_t mfill(nvs_backend *b, nvs_dtype t, void *p, size_t count, const nvs_pattern *pat, int rank,
+                          size_t off)
+{
+    (void)b;
+    for (size_t k = 0; k < count; k++) store(t, p, k, nvs_pattern_value(pat, rank, off + k));
+    return NVS_OK;
+}
+
+static nvs_result_t mpoison(nvs_backend *b, void *p, size_t bytes)
+{
+    (void)b;
+    memset(p, 0x7f, bytes); /* same poison as the GPU backend: collectives/kernels.h */
+    return NVS_OK;
+}
+
+static nvs_result_t mverify(nvs_backend *b, nvs_dtype t, const void *out, const nvs_pattern *pat,
+                            const nvs_expect *e, unsigned long long *wrong, unsigned long long *first)
+{
+    (void)b;
+    *wrong = 0;
+    *first = ~0ull;
+    for (size_t k = 0; k < e->check_count; k++) {
+        size_t idx = e->index_offset + (e->chunk ? k % e->chunk : k);
+        double want = e->reduce ? nvs_pattern_reduced(pat, idx)
+                                : nvs_pattern_value(pat, e->fixed_src >= 0 ? e->fixed_src : (int)(k / e->chunk), idx);
+        if (load(t, out, k) != through(t, want)) {
+            if (!*wrong) *first = k;
+            (*wrong)++;
+        }
+    }
+    return NVS_OK;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static nvs_result_t complete(nvs_backend *b, MPI_Request *reqs, int n, const nvs_op *op)
+{
+    double start = now_s();
+    for (;;) {
+        int done = 0;
+        MPI_TRY(MPI_Testall(n, reqs, &done, MPI_STATUSES_IGNORE));
+        if (done) return NVS_OK;
+        double waited = now_s() - start;
+        if (waited > b->rt->timeout_s) {
+            char sz[32];
+            nvs_error("%s of %s (%s, %s) did not complete within %.0f s on rank %d: a peer rank is stalled or gone",
+                      op->coll->name, nvs_format_size(op->bytes, sz, sizeof sz), nvs_dtype_name(op->type),
+                      op->inplace ? "in-place" : "out-of-place", b->rt->timeout_s, b->rt->rank);
+            return NVS_ERR_TIMEOUT;
+        }
+        if (waited > 1e-3) nanosleep(&(struct timespec){0, 50000}, NULL);
+        else sched_yield();
+    }
+}
+
+static nvs_result_t mlaunch(nvs_backend *b, nvs_comm *c, const nvs_op *op)
+{
+    struct mpi_impl *im = impl_of(b);
+    const nvs_coll_counts *k = &op->counts;
+    size_t ts = nvs_dtype_size(op->type);
+    MPI_Datatype dt = mpi_type(op->type);
+    MPI_Op mo = mpi_op(im, op->type, op->op);
+    MPI_Request req[2];
+    int nreq = 1;
+    int in = op->inplace;
+    /* MPI counts are int: the sweep refuses larger sizes up front (sweep.c) */
+    int sc = (int)k->send_count, rc = (int)k->recv_count;
+    switch (op->coll->prim) {
+    case NVS_PRIM_ALLREDUCE:
+        MPI_TRY(MPI_Iallreduce(in ? MPI_IN_PLACE : op->send, op->recv, sc, dt, mo, c->comm, &req[0]));
+        break;
+    case NVS_PRIM_BROADCAST:
+        /* MPI broadcasts in place; out-of-place = copy on the root first, as NCCL's root does */
+        if (!in && c->rank == op->root) memcpy(op->recv, op->send, k->send_count * ts);
+        MPI_TRY(MPI_Ibcast(op->recv, sc, dt, op->root, c->comm, &req[0]));
+        break;
+    case NVS_PRIM_REDUCE:
+        MPI_TRY(MPI_Ireduce(in && c->rank == op->root ? MPI_IN_PLACE : op->send, op->recv, sc, dt, mo, op->root,
+                            c->comm, &req[0]));
+        break;
+    case NVS_PRIM_ALLGATHER:
+        MPI_TRY(MPI_Iallgather(in ? MPI_IN_PLACE : op->send, sc, dt, op->recv, sc, dt, c->comm, &req[0]));
+        break;
+    case NVS_PRIM_REDUCESCATTER:
+        if (in) /* MPI's in-place result lands at the start of the buffer: op->send is the whole buffer */
+            MPI_TRY(MPI_Ireduce_scatter_block(MPI_IN_PLACE, op->send, rc, dt, mo, c->comm, &req[0]));
+        else
+            MPI_TRY(MPI_Ireduce_scatter_block(op->send, op->recv, rc, dt, mo, c->comm, &req[0]));
+        break;
+    case NVS_PRIM_ALLTOALL:
+        MPI_TRY(MPI_Ialltoall(op->send, sc / c->size, dt, op->recv, rc / c->size, dt, c->comm, &req[0]));
+        break;
+    case NVS_PRIM_SENDRECV:
+        MPI_TRY(MPI_Irecv(op->recv, rc, dt, nvs_ring_prev(c->rank, c->size), 7, c->comm, &req[0]));
+        MPI_TRY(MPI_Isend(op->send, sc, dt, nvs_ring_next(c->rank, c->size), 7, c->comm, &req[1]));
+        nreq = 2;
+        break;
+    }
+    NVS_CHECK(complete(b, req, nreq, op));
+    if (in && op->coll->prim == NVS_PRIM_REDUCESCATTER && op->recv != op->send)
+        memmove(op->recv, op->send, k->recv_count * ts); /* to where NCCL's in-place puts it: block `rank` */
+    return NVS_OK;
+}
+
+static nvs_result_t mwait(nvs_backend *b, nvs_comm *c, const nvs_op *op)
+{
+    (void)b;
+    (void)c;
+    (void)op;
+    return NVS_OK; /* launch already completed the operation */
+}
+
+static void mfinalize(nvs_backend *b)
+{
+    struct mpi_impl *im = impl_of(b);
+    if (!im) return;
+    for (int i = 0; i < NVS_OP_COUNT; i++) {
+        if (im->half_ops[i] != MPI_OP_NULL) MPI_Op_free(&im->half_ops[i]);
+        if (im->bf16_ops[i] != MPI_OP_NULL) MPI_Op_free(&im->bf16_ops[i]);
+    }
+    if (im->world != MPI_COMM_NULL) MPI_Comm_free(&im->world);
+    free(im);
+    b->impl = NULL;
+}
+
+static const struct nvs_backend_ops mpi_ops = {
+    "mpi", msplit, mfree_comm, mcrank, mcsize, malloc_buf, mfree_buf, mfill, mpoison, mverify, mlaunch, mwait,
+    NULL, NULL, NULL, NULL, mfinalize,
+};
+
+nvs_result_t nvs_backend_mpi_init(nvs_backend *b, nvs_rt *rt, const nvs_config *cfg)
+{
+    memset(b, 0, sizeof *b);
+    b->ops = &mpi_ops;
+    b->rt = rt;
+    b->cfg = cfg;
+    snprintf(b->device_name, sizeof b->device_name, "host memory (MPI)");
+    MPI_Comm *world = nvs_rt_mpi_comm(rt);
+    if (!world) {
+        nvs_error("the MPI host backend needs the MPI runtime (internal: started under the threads runtime)");
+        return NVS_ERR_UNSUPPORTED;
+    }
+    struct mpi_impl *im = calloc(1, sizeof *im);
+    if (!im) return NVS_ERR_NOMEM;
+    b->impl = im;
+    for (int i = 0; i < NVS_OP_COUNT; i++) im->half_ops[i] = im->bf16_ops[i] = MPI_OP_NULL;
+    im->world = MPI_COMM_NULL;
+    MPI_TRY(MPI_Comm_dup(*world, &im->world));
+    MPI_TRY(MPI_Comm_set_errhandler(im->world, MPI_ERRORS_RETURN));
+    MPI_User_function *hf[NVS_OP_COUNT] = {half_NVS_SUM, half_NVS_MAX, half_NVS_MIN, half_NVS_PROD};
+    MPI_User_function *bf[NVS_OP_COUNT] = {bf16_NVS_SUM, bf16_NVS_MAX, bf16_NVS_MIN, bf16_NVS_PROD};
+    for (int i = 0; i < NVS_OP_COUNT; i++) {
+        MPI_TRY(MPI_Op_create(hf[i], 1, &im->half_ops[i]));
+        MPI_TRY(MPI_Op_create(bf[i], 1, &im->bf16_ops[i]));
+    }
+    return NVS_OK;
+}

@@ -1,0 +1,409 @@
+/* NCCL backend: one GPU per rank, collectives on device memory, completion polled against the timeout (as
+ * nccl-tests does: cudaStreamQuery + ncclCommGetAsyncError), stalled communicators aborted. */
+#include <cuda_runtime_api.h>
+#include <nccl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../src/log.h"
+#include "../src/units.h"
+#include "backend.h"
+#include "kernels.h"
+
+struct nvs_comm {
+    ncclComm_t comm;
+    int rank, size;
+    int owned; /* 0 for the world communicator reused when every rank is a member */
+};
+
+struct nccl_impl {
+    ncclComm_t world;
+    int device;
+    cudaStream_t stream;
+    unsigned long long *d_counters; /* [0] wrong, [1] first wrong index */
+    ncclComm_t active;              /* communicator of the op being waited for, for abort */
+};
+
+static nvs_result_t cuda_fail(const char *call, cudaError_t e)
+{
+    nvs_error("%s failed: %s (%s)", call, cudaGetErrorString(e), cudaGetErrorName(e));
+    return NVS_ERR_CUDA;
+}
+
+static nvs_result_t nccl_fail(const char *call, ncclResult_t r, ncclComm_t comm)
+{
+    const char *last = ncclGetLastError(comm);
+    nvs_error("%s failed: %s%s%s", call, ncclGetErrorString(r), last && *last ? ": " : "", last ? last : "");
+    return NVS_ERR_NCCL;
+}
+
+#define CUDA_TRY(call)                                                                                      \
+    do {                                                                                                    \
+        cudaError_t e_ = (call);                                                                            \
+        if (e_ != cudaSuccess) return cuda_fail(#call, e_);                                                 \
+    } while (0)
+#define NCCL_TRY(call, comm)                                                                                \
+    do {                                                                                                    \
+        ncclResult_t r_ = (call);                                                                           \
+        if (r_ != ncclSuccess) return nccl_fail(#call, r_, comm);                                           \
+    } while (0)
+
+int nvs_gpu_available(char *why, size_t len)
+{
+    int n = 0;
+    cudaError_t e = cudaGetDeviceCount(&n);
+    if (e != cudaSuccess) {
+        snprintf(why, len, "cudaGetDeviceCount: %s", cudaGetErrorString(e));
+        cudaGetLastError(); /* clear the sticky-free error so later probes start clean */
+        return 0;
+    }
+    if (n == 0) {
+        snprintf(why, len, "CUDA sees no device (CUDA_VISIBLE_DEVICES=%s)",
+                 getenv("CUDA_VISIBLE_DEVICES") ? getenv("CUDA_VISIBLE_DEVICES") : "unset");
+        return 0;
+    }
+    snprintf(why, len, "%d GPU%s visible", n, n > 1 ? "s" : "");
+    return n;
+}
+
+static struct nccl_impl *impl_of(nvs_backend *b) { return b->impl; }
+
+static ncclDataType_t nccl_type(nvs_dtype t)
+{
+    switch (t) {
+    case NVS_HALF: return ncclFloat16;
+    case NVS_BF16: return ncclBfloat16;
+    case NVS_INT32: return ncclInt32;
+    case NVS_DOUBLE: return ncclFloat64;
+    default: return ncclFloat32;
+    }
+}
+
+static ncclRedOp_t nccl_op(nvs_redop op)
+{
+    switch (op) {
+    case NVS_MAX: return ncclMax;
+    case NVS_MIN: return ncclMin;
+    case NVS_PROD: return ncclProd;
+    default: return ncclSum;
+    }
+}
+
+static nvs_result_t nsplit(nvs_backend *b, int member, nvs_comm **out)
+{
+    struct nccl_impl *im = impl_of(b);
+    *out = NULL;
+    double members = member ? 1 : 0;
+    NVS_CHECK(nvs_allreduce_f64(b->rt, &members, 1, NVS_RT_SUM, "communicator split"));
+    nvs_comm *c = calloc(1, sizeof *c);
+    if (!c) return NVS_ERR_NOMEM;
+    if ((int)members == b->rt->size) {
+        c->comm = im->world; /* every rank is in: reuse the world communicator */
+    } else {
+        ncclComm_t nc = NULL;
+        ncclResult_t r = ncclCommSplit(im->world, member ? 0 : NCCL_SPLIT_NOCOLOR, b->rt->rank, &nc, NULL);
+        if (r != ncclSuccess) {
+            free(c);
+            return nccl_fail("ncclCommSplit", r, im->world);
+        }
+        if (!member) {
+            free(c);
+            return NVS_OK;
+        }
+        c->comm = nc;
+        c->owned = 1;
+    }
+    ncclResult_t r = ncclCommUserRank(c->comm, &c->rank);
+    if (r == ncclSuccess) r = ncclCommCount(c->comm, &c->size);
+    if (r != ncclSuccess) {
+        if (c->owned) ncclCommDestroy(c->comm);
+        free(c);
+        return nccl_fail("ncclCommUserRank/ncclCommCount", r, NULL);
+    }
+    *out = c;
+    return NVS_OK;
+}
+
+static void nfree_comm(nvs_backend *b, nvs_comm *c)
+{
+    (void)b;
+    if (!c) return;
+    if (c->owned) {
+        ncclResult_t r = ncclCommDestroy(c->comm);
+        if (r != ncclSuccess) nccl_fail("ncclCommDestroy", r, NULL);
+    }
+    free(c);
+}
+
+static int ncrank(const nvs_comm *c) { return c->rank; }
+static int ncsize(const nvs_comm *c) { return c->size; }
+
+static nvs_result_t nalloc(nvs_backend *b, size_t bytes, void **p)
+{
+    (void)b;
+    cudaError_t e = cudaMalloc(p, bytes ? bytes : 1);
+    if (e != cudaSuccess) {
+        size_t fr = 0, tot = 0;
+        cudaGetLastError();
+        cudaMemGetInfo(&fr, &tot);
+        nvs_error("cudaMalloc of %zu bytes failed: %s (GPU has %zu bytes free of %zu)", bytes,
+                  cudaGetErrorString(e), fr, tot);
+        return NVS_ERR_CUDA;
+    }
+    return NVS_OK;
+}
+
+static void nfree(nvs_backend *b, void *p)
+{
+    (void)b;
+    if (p) {
+        cudaError_t e = cudaFree(p);
+        if (e != cudaSuccess) cuda_fail("cudaFree", e);
+    }
+}
+
+static nvs_result_t nfill(nvs_backend *b, nvs_dtype t, void *p, size_t count, const nvs_pattern *pat, int rank,
+                          size_t off)
+{
+    CUDA_TRY((cudaError_t)nvs_kern_fill(t, p, count, pat, rank, off, impl_of(b)->stream));
+    return NVS_OK;
+}
+
+static nvs_result_t npoison(nvs_backend *b, void *p, size_t bytes)
+{
+    CUDA_TRY((cudaError_t)nvs_kern_poison(p, bytes, impl_of(b)->stream));
+    return NVS_OK;
+}
+
+static nvs_result_t nverify(nvs_backend *b, nvs_dtype t, const void *out, const nvs_pattern *pat,
+                            const nvs_expect *e, unsigned long long *wrong, unsigned long long *first)
+{
+    struct nccl_impl *im = impl_of(b);
+    unsigned long long h[2] = {0, ~0ull};
+    CUDA_TRY(cudaMemcpyAsync(im->d_counters, h, sizeof h, cudaMemcpyHostToDevice, im->stream));
+    CUDA_TRY((cudaError_t)nvs_kern_verify(t, out, pat, e, &im->d_counters[0], &im->d_counters[1], im->stream));
+    CUDA_TRY(cudaMemcpyAsync(h, im->d_counters, sizeof h, cudaMemcpyDeviceToHost, im->stream));
+    CUDA_TRY(cudaStreamSynchronize(im->stream));
+    *wrong = h[0];
+    *first = h[1];
+    return NVS_OK;
+}
+
+static nvs_result_t nlaunch(nvs_backend *b, nvs_comm *c, const nvs_op *op)
+{
+    struct nccl_impl *im = impl_of(b);
+    cudaStream_t s = im->stream;
+    ncclDataType_t ty = nccl_type(op->type);
+    ncclRedOp_t ro = nccl_op(op->op);
+    const nvs_coll_counts *k = &op->counts;
+    size_t ts = nvs_dtype_size(op->type);
+    im->active = c->comm;
+    switch (op->coll->prim) {
+    case NVS_PRIM_ALLREDUCE:
+        NCCL_TRY(ncclAllReduce(op->send, op->recv, k->send_count, ty, ro, c->comm, s), c->comm);
+        break;
+    case NVS_PRIM_BROADCAST:
+        NCCL_TRY(ncclBroadcast(op->send, op->recv, k->send_count, ty, op->root, c->comm, s), c->comm);
+        break;
+    case NVS_PRIM_REDUCE:
+        NCCL_TRY(ncclReduce(op->send, op->recv, k->send_count, ty, ro, op->root, c->comm, s), c->comm);
+        break;
+    case NVS_PRIM_ALLGATHER:
+        NCCL_TRY(ncclAllGather(op->send, op->recv, k->send_count, ty, c->comm, s), c->comm);
+        break;
+    case NVS_PRIM_REDUCESCATTER:
+        NCCL_TRY(ncclReduceScatter(op->send, op->recv, k->recv_count, ty, ro, c->comm, s), c->comm);
+        break;
+    case NVS_PRIM_ALLTOALL: {
+        /* grouped point-to-point, block r to rank r (as nccl-tests' alltoall_perf) */
+        size_t chunk = k->send_count / (size_t)c->size;
+        NCCL_TRY(ncclGroupStart(), c->comm);
+        for (int r = 0; r < c->size; r++) {
+            NCCL_TRY(ncclSend((const char *)op->send + (size_t)r * chunk * ts, chunk, ty, r, c->comm, s), c->comm);
+            NCCL_TRY(ncclRecv((char *)op->recv + (size_t)r * chunk * ts, chunk, ty, r, c->comm, s), c->comm);
+        }
+        NCCL_TRY(ncclGroupEnd(), c->comm);
+        break;
+    }
+    case NVS_PRIM_SENDRECV:
+        NCCL_TRY(ncclGroupStart(), c->comm);
+        NCCL_TRY(ncclSend(op->send, k->send_count, ty, nvs_ring_next(c->rank, c->size), c->comm, s), c->comm);
+        NCCL_TRY(ncclRecv(op->recv, k->recv_count, ty, nvs_ring_prev(c->rank, c->size), c->comm, s), c->comm);
+        NCCL_TRY(ncclGroupEnd(), c->comm);
+        break;
+    }
+    return NVS_OK;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static nvs_result_t nwait(nvs_backend *b, nvs_comm *c, const nvs_op *op)
+{
+    struct nccl_impl *im = impl_of(b);
+    double start = now_s();
+    for (;;) {
+        cudaError_t e = cudaStreamQuery(im->stream);
+        if (e == cudaSuccess) return NVS_OK;
+        if (e != cudaErrorNotReady) return cuda_fail("cudaStreamQuery", e);
+        ncclResult_t async = ncclSuccess;
+        ncclResult_t r = ncclCommGetAsyncError(c->comm, &async);
+        if (r != ncclSuccess) return nccl_fail("ncclCommGetAsyncError", r, c->comm);
+        if (async != ncclSuccess && async != ncclInProgress) {
+            nccl_fail(op ? op->coll->name : "NCCL operation", async, c->comm);
+            ncclCommAbort(c->comm);
+            return NVS_ERR_NCCL;
+        }
+        if (now_s() - start > b->rt->timeout_s) {
+            char sz[32];
+            if (op)
+                nvs_error("%s of %s (%s, %s) did not complete within %.0f s on rank %d (GPU %s): a peer rank is "
+                          "stalled or gone; aborting the NCCL communicators",
+                          op->coll->name, nvs_format_size(op->bytes, sz, sizeof sz), nvs_dtype_name(op->type),
+                          op->inplace ? "in-place" : "out-of-place", b->rt->timeout_s, b->rt->rank, b->pci_bus_id);
+            else
+                nvs_error("GPU work did not complete within %.0f s on rank %d; aborting the NCCL communicators",
+                          b->rt->timeout_s, b->rt->rank);
+            if (c->comm != im->world) ncclCommAbort(c->comm);
+            ncclCommAbort(im->world);
+            im->world = NULL;
+            return NVS_ERR_TIMEOUT;
+        }
+    }
+}
+
+static nvs_result_t ngraph_begin(nvs_backend *b)
+{
+    /* thread-local capture: the threads runtime has other ranks' threads making CUDA calls meanwhile */
+    CUDA_TRY(cudaStreamBeginCapture(impl_of(b)->stream, cudaStreamCaptureModeThreadLocal));
+    return NVS_OK;
+}
+
+static nvs_result_t ngraph_end(nvs_backend *b, void **graph)
+{
+    cudaGraph_t g = NULL;
+    cudaGraphExec_t exec = NULL;
+    CUDA_TRY(cudaStreamEndCapture(impl_of(b)->stream, &g));
+    cudaError_t e = cudaGraphInstantiate(&exec, g, 0);
+    cudaGraphDestroy(g);
+    if (e != cudaSuccess) return cuda_fail("cudaGraphInstantiate", e);
+    *graph = exec;
+    return NVS_OK;
+}
+
+static nvs_result_t ngraph_launch(nvs_backend *b, void *graph)
+{
+    CUDA_TRY(cudaGraphLaunch((cudaGraphExec_t)graph, impl_of(b)->stream));
+    return NVS_OK;
+}
+
+static void ngraph_free(nvs_backend *b, void *graph)
+{
+    (void)b;
+    if (graph) cudaGraphExecDestroy((cudaGraphExec_t)graph);
+}
+
+static void nfinalize(nvs_backend *b)
+{
+    struct nccl_impl *im = impl_of(b);
+    if (!im) return;
+    if (im->d_counters) cudaFree(im->d_counters);
+    if (im->world) {
+        ncclResult_t r = ncclCommDestroy(im->world);
+        if (r != ncclSuccess) nccl_fail("ncclCommDestroy", r, NULL);
+    }
+    if (im->stream) cudaStreamDestroy(im->stream);
+    free(im);
+    b->impl = NULL;
+}
+
+static const struct nvs_backend_ops nccl_ops = {
+    "nccl", nsplit, nfree_comm, ncrank, ncsize, nalloc, nfree, nfill, npoison, nverify, nlaunch, nwait,
+    ngraph_begin, ngraph_end, ngraph_launch, ngraph_free, nfinalize,
+};
+
+/* Which device this rank drives, decided before any NCCL call so that a bad launch fails with a clear message
+ * (NCCL would otherwise stop with "Duplicate GPU detected" or hang). */
+static nvs_result_t pick_device(nvs_backend *b, int visible, int *dev)
+{
+    nvs_rt *rt = b->rt;
+    if (visible == 1)
+        *dev = 0; /* the launcher gave each rank its own GPU (e.g. srun --gpus-per-task=1) */
+    else if (rt->local_rank < visible)
+        *dev = rt->device >= 0 && rt->device < visible ? rt->device : rt->local_rank;
+    else {
+        nvs_error("%d ranks run on host %s but only %d GPUs are visible there: start at most %d ranks per host "
+                  "(mpirun -np N --map-by ppr:%d:node), or make more GPUs visible",
+                  rt->local_size, rt->host, visible, visible, visible);
+        return NVS_ERR_USAGE;
+    }
+    return NVS_OK;
+}
+
+/* Two ranks of one host on the same GPU is a launch mistake (CUDA_VISIBLE_DEVICES=0 for every rank, say). */
+static nvs_result_t check_duplicates(nvs_backend *b)
+{
+    nvs_rt *rt = b->rt;
+    struct ident {
+        char host[64];
+        char bus[32];
+    } mine = {{0}, {0}};
+    snprintf(mine.host, sizeof mine.host, "%s", rt->host);
+    snprintf(mine.bus, sizeof mine.bus, "%s", b->pci_bus_id);
+    struct ident *all = calloc((size_t)rt->size, sizeof *all);
+    if (!all) return NVS_ERR_NOMEM;
+    nvs_result_t res = nvs_allgather(rt, &mine, all, sizeof mine, "GPU assignment check");
+    for (int r = 0; res == NVS_OK && r < rt->size; r++) {
+        if (r == rt->rank || strcmp(all[r].host, mine.host) || strcasecmp(all[r].bus, mine.bus)) continue;
+        if (r < rt->rank) {
+            nvs_error("ranks %d and %d on host %s both drive GPU %s: give each rank its own GPU", r, rt->rank,
+                      mine.host, mine.bus);
+            res = NVS_ERR_USAGE;
+        }
+    }
+    free(all);
+    /* every rank must learn of the problem, not only the one that saw it */
+    double bad = res != NVS_OK;
+    nvs_result_t r2 = nvs_allreduce_f64(rt, &bad, 1, NVS_RT_MAX, "GPU assignment check");
+    if (r2 != NVS_OK) return r2;
+    return bad ? NVS_ERR_USAGE : NVS_OK;
+}
+
+nvs_result_t nvs_backend_nccl_init(nvs_backend *b, nvs_rt *rt, const nvs_config *cfg)
+{
+    memset(b, 0, sizeof *b);
+    b->ops = &nccl_ops;
+    b->rt = rt;
+    b->cfg = cfg;
+    int visible = 0;
+    CUDA_TRY(cudaGetDeviceCount(&visible));
+    int dev = 0;
+    NVS_CHECK(pick_device(b, visible, &dev));
+    rt->device = dev;
+    CUDA_TRY(cudaSetDevice(dev));
+    struct cudaDeviceProp prop;
+    CUDA_TRY(cudaGetDeviceProperties(&prop, dev));
+    snprintf(b->device_name, sizeof b->device_name, "%s", prop.name);
+    b->device_memory_bytes = prop.totalGlobalMem;
+    CUDA_TRY(cudaDeviceGetPCIBusId(b->pci_bus_id, (int)sizeof b->pci_bus_id, dev));
+    NVS_CHECK(check_duplicates(b));
+
+    struct nccl_impl *im = calloc(1, sizeof *im);
+    if (!im) return NVS_ERR_NOMEM;
+    b->impl = im;
+    im->device = dev;
+    CUDA_TRY(cudaStreamCreateWithFlags(&im->stream, cudaStreamNonBlocking));
+    CUDA_TRY(cudaMalloc((void **)&im->d_counters, 2 * sizeof(unsigned long long)));
+
+    ncclUniqueId id;
+    if (rt->rank == 0) NCCL_TRY(ncclGetUniqueId(&id), NULL);
+    NVS_CHECK(nvs_bcast(rt, &id, sizeof id, 0, "NCCL unique id broadcast"));
+    NCCL_TRY(ncclCommInitRank(&im->world, rt->size, id, rt->rank), NULL);
+    return NVS_OK;
+}

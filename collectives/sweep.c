@@ -1,0 +1,276 @@
+#include "sweep.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../src/log.h"
+#include "../src/metrics.h"
+#include "../src/units.h"
+
+#define MAX_SIZES 4096
+/* automatic -n: time each size for about this long, within [AUTO_MIN, AUTO_MAX] iterations. 20 ms keeps the
+ * default sweep (8 B..1 GiB, 2 collectives, out- and in-place, N = 1 and 2) under 20 s on 2 GPUs; 20 is
+ * nccl-tests' default -n, the floor so that large sizes are never timed on fewer. */
+#define AUTO_TARGET_US 20000.0
+#define AUTO_MIN 20
+#define AUTO_MAX 1000
+
+static double now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e6 + ts.tv_nsec * 1e-3;
+}
+
+size_t nvs_sweep_plan_sizes(const nvs_config *cfg, size_t *sizes, size_t cap)
+{
+    size_t n = nvs_sweep_sizes(cfg->min_bytes, cfg->max_bytes, cfg->step_factor, cfg->step_bytes, sizes, cap);
+    if (n == 0 || n > cap) {
+        nvs_error("the sweep from %zu to %zu bytes has %s sizes: use a larger -f or -i (at most %d sizes)",
+                  cfg->min_bytes, cfg->max_bytes, n ? "too many" : "no", MAX_SIZES);
+        return 0;
+    }
+    return n;
+}
+
+size_t nvs_sweep_buffer_bytes(const nvs_config *cfg)
+{
+    /* every collective's send and receive buffers fit in the sweep size (coll.h counts round down) */
+    return cfg->max_bytes;
+}
+
+nvs_result_t nvs_sweep_validate(const nvs_config *cfg, const char *backend, int min_n, int print)
+{
+    int mpi = !strcmp(backend, "mpi");
+    if (mpi && cfg->graph_launches) {
+        if (print)
+            fprintf(stderr, "nvscale: -G/--cudagraph needs the NCCL backend (CUDA graphs); --backend mpi has none\n");
+        return NVS_ERR_USAGE;
+    }
+    for (int t = 0; t < NVS_DTYPE_COUNT; t++) {
+        if (!(cfg->types_mask & (1u << t))) continue;
+        if (mpi && cfg->max_bytes / nvs_dtype_size((nvs_dtype)t) > (size_t)INT_MAX) {
+            if (print)
+                fprintf(stderr,
+                    "nvscale: -e %zu of %s is more than 2^31-1 elements, the most one MPI call can count; use a "
+                    "smaller -e with --backend mpi\n",
+                    cfg->max_bytes, nvs_dtype_name((nvs_dtype)t));
+            return NVS_ERR_USAGE;
+        }
+    }
+    int rooted = 0;
+    for (int i = 0; i < nvs_coll_count(); i++)
+        if ((cfg->colls_mask & (1u << i)) && (nvs_coll_at(i)->flags & NVS_COLL_HAS_ROOT)) rooted = 1;
+    if (rooted && min_n > 0 && cfg->root >= min_n) {
+        if (print)
+            fprintf(stderr, "nvscale: invalid value '%d' for -r/--root: the smallest communicator measured has %d "
+                        "rank%s (ranks 0..%d)\n",
+                cfg->root, min_n, min_n > 1 ? "s" : "", min_n - 1);
+        return NVS_ERR_USAGE;
+    }
+    return NVS_OK;
+}
+
+/* Resolve buffers for one configuration: in-place collectives overlap as NCCL defines (coll.h). */
+static void resolve(nvs_op *op, const nvs_sweep_buffers *bufs)
+{
+    size_t ts = nvs_dtype_size(op->type);
+    if (!op->inplace) {
+        op->send = bufs->buf_a;
+        op->recv = bufs->buf_b;
+        return;
+    }
+    op->send = op->recv = bufs->buf_b;
+    if (op->counts.send_in_recv) op->send = (char *)bufs->buf_b + op->counts.send_in_recv * ts;
+    if (op->counts.recv_in_send) op->recv = (char *)bufs->buf_b + op->counts.recv_in_send * ts;
+}
+
+/* Where the input pattern goes and which elements it covers: the send region, at pattern index 0. */
+static nvs_result_t fill_inputs(nvs_backend *b, const nvs_op *op, const nvs_pattern *pat, int crank)
+{
+    size_t ts = nvs_dtype_size(op->type);
+    /* poison the whole receive buffer first (out-of-place) so unwritten output is caught; in-place the send
+     * region lies inside it and is filled right after */
+    if (!op->inplace) NVS_CHECK(b->ops->poison(b, op->recv, op->counts.recv_count * ts));
+    else if (op->counts.send_in_recv)
+        NVS_CHECK(b->ops->poison(b, op->recv, op->counts.recv_count * ts));
+    return b->ops->fill(b, op->type, op->send, op->counts.send_count, pat, crank, 0);
+}
+
+static uint32_t seed_of(int coll, int type, int opi, size_t bytes, int inplace, int n)
+{
+    uint64_t x = (uint64_t)coll * 1000003u ^ (uint64_t)type * 10007u ^ (uint64_t)(opi + 1) * 101u ^
+                 (uint64_t)bytes * 2654435761u ^ (uint64_t)inplace * 7u ^ (uint64_t)n * 131071u;
+    return (uint32_t)(x ^ (x >> 32));
+}
+
+struct cfg_point {
+    const nvs_coll *coll;
+    int ci;
+    nvs_dtype type;
+    int opi; /* -1 = none */
+    size_t size;
+    int inplace;
+};
+
+/* Warm-up, choose iterations, time, validate one configuration. Members and idle ranks alike. */
+static nvs_result_t run_point(nvs_backend *b, nvs_comm *c, int n, const nvs_sweep_buffers *bufs,
+                              const struct cfg_point *pt, nvs_coll_rows *rows)
+{
+    const nvs_config *cfg = b->cfg;
+    nvs_rt *rt = b->rt;
+    int member = c != NULL;
+    int crank = member ? b->ops->comm_rank(c) : -1;
+    int stall = rt->rank == cfg->stall_rank && pt->size == cfg->stall_bytes; /* test hook: NVS_TEST_STALL */
+    nvs_op op = {.coll = pt->coll, .type = pt->type, .op = pt->opi < 0 ? NVS_SUM : (nvs_redop)pt->opi,
+                 .root = (pt->coll->flags & NVS_COLL_HAS_ROOT) ? cfg->root : 0, .bytes = pt->size,
+                 .inplace = pt->inplace};
+    size_t ts = nvs_dtype_size(pt->type);
+    int ok_counts = pt->coll->counts(pt->size, ts, n, member ? crank : 0, &op.counts) == 0;
+    double agree[1] = {ok_counts ? 0 : 1};
+    NVS_CHECK(nvs_allreduce_f64(rt, agree, 1, NVS_RT_MAX, "sweep configuration"));
+    if (agree[0] > 0) return NVS_OK; /* too small to give every rank an element: nccl-tests skips it too */
+    resolve(&op, bufs);
+    nvs_pattern pat = {.op = op.op, .nranks = n,
+                       .magnitude = nvs_pattern_magnitude(nvs_dtype_exact_int(pt->type), n),
+                       .seed = seed_of(pt->ci, pt->type, pt->opi, pt->size, pt->inplace, n)};
+
+    /* warm-up, then a short probe to size the timed loop */
+    double probe_us = 0;
+    if (member && !stall) {
+        NVS_CHECK(fill_inputs(b, &op, &pat, crank));
+        for (int i = 0; i < cfg->warmup; i++) NVS_CHECK(b->ops->launch(b, c, &op));
+        NVS_CHECK(b->ops->wait(b, c, &op));
+        if (cfg->iters == 0) {
+            double t0 = now_us();
+            for (int i = 0; i < 2; i++) NVS_CHECK(b->ops->launch(b, c, &op));
+            NVS_CHECK(b->ops->wait(b, c, &op));
+            probe_us = (now_us() - t0) / 2;
+        }
+    }
+    int iters = cfg->iters;
+    if (iters == 0) {
+        NVS_CHECK(nvs_allreduce_f64(rt, &probe_us, 1, NVS_RT_MAX, "choosing iteration counts"));
+        iters = nvs_auto_iters(probe_us, AUTO_TARGET_US, AUTO_MIN, AUTO_MAX);
+    }
+
+    /* timed loop: all ranks start together; each measures its own launches to completion */
+    void *graph = NULL;
+    int launches = cfg->graph_launches;
+    if (member && !stall && launches) {
+        NVS_CHECK(b->ops->graph_begin(b));
+        for (int i = 0; i < iters; i++) NVS_CHECK(b->ops->launch(b, c, &op));
+        NVS_CHECK(b->ops->graph_end(b, &graph));
+        NVS_CHECK(b->ops->graph_launch(b, graph)); /* first replay uploads the graph: not timed */
+        NVS_CHECK(b->ops->wait(b, c, &op));
+    }
+    NVS_CHECK(nvs_barrier(rt, "start of a timed loop"));
+    double my_us = -1;
+    if (member && !stall) {
+        double t0 = now_us();
+        if (launches) {
+            for (int l = 0; l < launches; l++) NVS_CHECK(b->ops->graph_launch(b, graph));
+        } else {
+            for (int i = 0; i < iters; i++) NVS_CHECK(b->ops->launch(b, c, &op));
+        }
+        nvs_result_t w = b->ops->wait(b, c, &op);
+        if (graph) b->ops->graph_free(b, graph);
+        NVS_CHECK(w);
+        my_us = (now_us() - t0) / (double)(iters * (launches ? launches : 1));
+    }
+    double *all = malloc((size_t)rt->size * sizeof *all);
+    if (!all) return NVS_ERR_NOMEM;
+    nvs_result_t res = nvs_allgather(rt, &my_us, all, sizeof my_us, "gathering times");
+    if (res != NVS_OK) {
+        free(all);
+        return res;
+    }
+    nvs_coll_row row = {.coll = pt->ci, .n = n, .type = pt->type, .op = pt->opi,
+                        .root = (pt->coll->flags & NVS_COLL_HAS_ROOT) ? cfg->root : -1, .inplace = pt->inplace,
+                        .bytes = op.counts.bytes, .count = op.counts.count, .iters = iters,
+                        .graph_launches = launches, .slowest_rank = -1, .wrong = -1, .wrong_rank = -1};
+    double sum = 0;
+    int cnt = 0;
+    for (int r = 0; r < rt->size; r++) {
+        if (all[r] < 0) continue;
+        if (!cnt || all[r] < row.t_min_us) row.t_min_us = all[r];
+        if (!cnt || all[r] > row.t_max_us) {
+            row.t_max_us = all[r];
+            row.slowest_rank = r;
+        }
+        sum += all[r];
+        cnt++;
+    }
+    free(all);
+    row.t_avg_us = cnt ? sum / cnt : 0;
+    row.algbw_gbps = nvs_algbw_gbps((double)row.bytes, row.t_max_us);
+    row.busbw_gbps = nvs_busbw_gbps((double)row.bytes, row.t_max_us, pt->coll->busbw_factor(n));
+
+    /* validation: fresh inputs, one operation, every output element compared with its exact expectation */
+    if (cfg->check) {
+        unsigned long long wrong = 0, first = 0;
+        if (member && !stall) {
+            pat.seed ^= 0x5bd1e995u;
+            NVS_CHECK(fill_inputs(b, &op, &pat, crank));
+            NVS_CHECK(b->ops->launch(b, c, &op));
+            NVS_CHECK(b->ops->wait(b, c, &op));
+            nvs_expect e;
+            pt->coll->expect(&op.counts, n, crank, op.root, op.inplace, &e);
+            NVS_CHECK(b->ops->verify(b, op.type, op.recv, &pat, &e, &wrong, &first));
+        }
+        double wsum = (double)wrong, who = wrong ? (double)rt->rank : 1e18;
+        NVS_CHECK(nvs_allreduce_f64(rt, &wsum, 1, NVS_RT_SUM, "validation"));
+        NVS_CHECK(nvs_allreduce_f64(rt, &who, 1, NVS_RT_MIN, "validation"));
+        row.wrong = (long long)wsum;
+        if (row.wrong) {
+            row.wrong_rank = (int)who;
+            double fi = rt->rank == row.wrong_rank ? (double)first : 0;
+            NVS_CHECK(nvs_allreduce_f64(rt, &fi, 1, NVS_RT_MAX, "validation"));
+            row.first_wrong = (unsigned long long)fi;
+        }
+    }
+    return nvs_rows_push(rows, &row);
+}
+
+nvs_result_t nvs_sweep_run(nvs_backend *b, nvs_comm *c, int n, const nvs_sweep_buffers *bufs, nvs_coll_rows *rows)
+{
+    const nvs_config *cfg = b->cfg;
+    size_t sizes[MAX_SIZES];
+    size_t nsizes = nvs_sweep_plan_sizes(cfg, sizes, MAX_SIZES);
+    if (!nsizes) return NVS_ERR_USAGE;
+    int total = 0, done = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        for (int ci = 0; ci < nvs_coll_count(); ci++) {
+            const nvs_coll *coll = nvs_coll_at(ci);
+            if (!(cfg->colls_mask & (1u << ci))) continue;
+            for (int t = 0; t < NVS_DTYPE_COUNT; t++) {
+                if (!(cfg->types_mask & (1u << t))) continue;
+                for (int o = 0; o < NVS_OP_COUNT; o++) {
+                    int has_op = coll->flags & NVS_COLL_HAS_OP;
+                    if (has_op ? !(cfg->ops_mask & (1u << o)) : o > 0) continue;
+                    for (size_t s = 0; s < nsizes; s++) {
+                        for (int ip = 0; ip < 2; ip++) {
+                            if (!(cfg->inplace_mask & (ip ? NVS_INPLACE_IN : NVS_INPLACE_OUT))) continue;
+                            if (ip && (coll->flags & NVS_COLL_NO_INPLACE)) continue;
+                            if (pass == 0) {
+                                total++;
+                                continue;
+                            }
+                            struct cfg_point pt = {coll, ci, (nvs_dtype)t, has_op ? o : -1, sizes[s], ip};
+                            char sz[32];
+                            nvs_progress("N=%d  %s %s %s %s  [%d/%d]", n, coll->name,
+                                         nvs_format_size(sizes[s], sz, sizeof sz), nvs_dtype_name((nvs_dtype)t),
+                                         ip ? "in-place" : "out-of-place", ++done, total);
+                            NVS_CHECK(run_point(b, c, n, bufs, &pt, rows));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    nvs_progress_done();
+    return NVS_OK;
+}

@@ -1,0 +1,27 @@
+/* The collective sweep: for every collective, type, operation, size and placement (out-of-place / in-place):
+ * warm-up, timed iterations, validation; per-rank times combined over the world. Every world rank calls it with
+ * the same configuration; ranks outside this GPU count pass comm = NULL and only take part in the host-side
+ * agreement (barriers, time gathering), so the members never wait on a rank that is not there. */
+#ifndef NVS_SWEEP_H
+#define NVS_SWEEP_H
+
+#include "../src/results.h"
+#include "backend.h"
+
+typedef struct {
+    void *buf_a, *buf_b; /* send / receive buffers, `bytes` each */
+    size_t bytes;
+} nvs_sweep_buffers;
+
+/* Largest buffer the sweep of this configuration needs. */
+size_t nvs_sweep_buffer_bytes(const nvs_config *cfg);
+/* Sizes the configuration sweeps (same on every rank). 0 with a message if the sweep is empty or too long. */
+size_t nvs_sweep_plan_sizes(const nvs_config *cfg, size_t *sizes, size_t cap);
+/* Up-front checks of the configuration against the backend (sizes MPI can count, -G without CUDA, root < the
+ * smallest communicator `min_n`; 0 = not known yet). Prints the reason when `print`. */
+nvs_result_t nvs_sweep_validate(const nvs_config *cfg, const char *backend, int min_n, int print);
+
+nvs_result_t nvs_sweep_run(nvs_backend *b, nvs_comm *c, int n, const nvs_sweep_buffers *bufs,
+                           nvs_coll_rows *rows);
+
+#endif
