@@ -14,6 +14,7 @@
 #include "../src/log.h"
 #include "../src/units.h"
 #include "backend.h"
+#include "backend_mpi.h"
 
 struct nvs_comm {
     MPI_Comm comm;
@@ -130,6 +131,8 @@ static double through(nvs_dtype t, double v)
 }
 
 static struct mpi_impl *impl_of(nvs_backend *b) { return b->impl; }
+
+MPI_Comm nvs_mpi_comm(nvs_comm *c) { return c ? c->comm : MPI_COMM_NULL; }
 
 static nvs_result_t msplit(nvs_backend *b, int member, nvs_comm **out)
 {

@@ -10,6 +10,7 @@
 #include "../src/log.h"
 #include "../src/units.h"
 #include "backend.h"
+#include "backend_nccl.h"
 #include "kernels.h"
 
 struct nvs_comm {
@@ -130,7 +131,7 @@ static void nfree_comm(nvs_backend *b, nvs_comm *c)
 {
     (void)b;
     if (!c) return;
-    if (c->owned) {
+    if (c->owned && c->comm) {
         ncclResult_t r = ncclCommDestroy(c->comm);
         if (r != ncclSuccess) nccl_fail("ncclCommDestroy", r, NULL);
     }
@@ -244,38 +245,54 @@ static double now_s(void)
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-static nvs_result_t nwait(nvs_backend *b, nvs_comm *c, const nvs_op *op)
+ncclComm_t nvs_nccl_comm(nvs_comm *c) { return c ? c->comm : NULL; }
+
+/* Poll a stream to completion (as nccl-tests does: cudaStreamQuery + ncclCommGetAsyncError); past the timeout,
+ * name what stalled and abort the communicators so the GPU work ends instead of spinning forever. */
+static nvs_result_t wait_stream(nvs_backend *b, nvs_comm *c, cudaStream_t s, const char *what)
 {
     struct nccl_impl *im = impl_of(b);
     double start = now_s();
     for (;;) {
-        cudaError_t e = cudaStreamQuery(im->stream);
+        cudaError_t e = cudaStreamQuery(s);
         if (e == cudaSuccess) return NVS_OK;
         if (e != cudaErrorNotReady) return cuda_fail("cudaStreamQuery", e);
-        ncclResult_t async = ncclSuccess;
-        ncclResult_t r = ncclCommGetAsyncError(c->comm, &async);
-        if (r != ncclSuccess) return nccl_fail("ncclCommGetAsyncError", r, c->comm);
-        if (async != ncclSuccess && async != ncclInProgress) {
-            nccl_fail(op ? op->coll->name : "NCCL operation", async, c->comm);
-            ncclCommAbort(c->comm);
-            return NVS_ERR_NCCL;
+        if (c) {
+            ncclResult_t async = ncclSuccess;
+            ncclResult_t r = ncclCommGetAsyncError(c->comm, &async);
+            if (r != ncclSuccess) return nccl_fail("ncclCommGetAsyncError", r, c->comm);
+            if (async != ncclSuccess && async != ncclInProgress) {
+                nccl_fail(what, async, c->comm);
+                ncclCommAbort(c->comm);
+                if (c->comm == im->world) im->world = NULL;
+                c->comm = NULL;
+                return NVS_ERR_NCCL;
+            }
         }
         if (now_s() - start > b->rt->timeout_s) {
-            char sz[32];
-            if (op)
-                nvs_error("%s of %s (%s, %s) did not complete within %.0f s on rank %d (GPU %s): a peer rank is "
-                          "stalled or gone; aborting the NCCL communicators",
-                          op->coll->name, nvs_format_size(op->bytes, sz, sizeof sz), nvs_dtype_name(op->type),
-                          op->inplace ? "in-place" : "out-of-place", b->rt->timeout_s, b->rt->rank, b->pci_bus_id);
-            else
-                nvs_error("GPU work did not complete within %.0f s on rank %d; aborting the NCCL communicators",
-                          b->rt->timeout_s, b->rt->rank);
-            if (c->comm != im->world) ncclCommAbort(c->comm);
-            ncclCommAbort(im->world);
+            nvs_error("%s did not complete within %.0f s on rank %d (GPU %s): a peer rank is stalled or gone; "
+                      "aborting the NCCL communicators",
+                      what, b->rt->timeout_s, b->rt->rank, b->pci_bus_id);
+            if (c && c->comm && c->comm != im->world) ncclCommAbort(c->comm);
+            if (im->world) ncclCommAbort(im->world);
+            if (c) c->comm = NULL; /* aborted: nothing left to destroy */
             im->world = NULL;
             return NVS_ERR_TIMEOUT;
         }
     }
+}
+
+nvs_result_t nvs_nccl_wait_stream(nvs_backend *b, nvs_comm *c, cudaStream_t s, const char *what)
+{
+    return wait_stream(b, c, s, what);
+}
+
+static nvs_result_t nwait(nvs_backend *b, nvs_comm *c, const nvs_op *op)
+{
+    char what[160], sz[32];
+    snprintf(what, sizeof what, "%s of %s (%s, %s)", op->coll->name, nvs_format_size(op->bytes, sz, sizeof sz),
+             nvs_dtype_name(op->type), op->inplace ? "in-place" : "out-of-place");
+    return wait_stream(b, c, impl_of(b)->stream, what);
 }
 
 static nvs_result_t ngraph_begin(nvs_backend *b)
