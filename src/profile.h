@@ -16,13 +16,26 @@
  * features, K = reduction); a layer without one (embedding, norm) omits it. act = elements of the layer's
  * output per sample; ew = memory-bound forward passes over that output (batch-norm, activation, residual add,
  * softmax), each reading and writing it once. The backward pass runs two GEMMs of the forward's size (input
- * and weight gradients) and 2*ew passes. */
+ * and weight gradients) and 2*ew passes.
+ *
+ * Rules (src/profile.c enforces them; docs/profiles.md is the user guide): the header line comes first; name
+ * ([A-Za-z0-9._-], < 64 chars) and source are required, sample (default "one sample") and batch (default 1)
+ * optional; at least one layer. Numbers are plain or scientific decimals (4096, 2.5e7), never negative, never
+ * with K/M suffixes; params, act and gemm are whole numbers, gemm has exactly 3 values >= 1, ew may be
+ * fractional (1.5 = three accesses of the output). A layer needs at least one of params, gemm, act, and act
+ * when it has ew. repeat N (1..100000) blocks nest 8 deep; at most NVS_PROFILE_MAX_LAYERS layers in all.
+ * FLOPs count 2 per multiply-add. */
 #ifndef NVS_PROFILE_H
 #define NVS_PROFILE_H
 
 #include <stddef.h>
 
 #include "err.h"
+
+/* Limits of the parser (src/profile.c): layers after expanding every repeat block, and the size of a profile
+ * file (a profile with repeat blocks is a few KB; 16 MiB leaves room for one written out flat). */
+#define NVS_PROFILE_MAX_LAYERS 100000
+#define NVS_PROFILE_MAX_FILE_BYTES (16 << 20)
 
 typedef struct {
     char name[64];

@@ -1,0 +1,153 @@
+/* Pure core: size parsing, type tables, sweep sizes, bandwidths, statistics, efficiency, 16-bit conversions. */
+#include "../../src/dtype.h"
+#include "../../src/half.h"
+#include "../../src/metrics.h"
+#include "../../src/units.h"
+#include "t.h"
+
+static void t_parse_size(void)
+{
+    static const struct {
+        const char *in;
+        int rc;
+        size_t v;
+    } cases[] = {
+        {"8", 0, 8},          {"1K", 0, 1024},          {"1k", 0, 1024},         {"64KB", 0, 65536},
+        {"1M", 0, 1048576},   {"1MiB", 0, 1048576},     {"8G", 0, 8589934592ull}, {"1T", 0, 1099511627776ull},
+        {"0", 0, 0},          {"", -1, 0},              {"-1", -1, 0},            {"1.5M", -1, 0},
+        {"12Q", -1, 0},       {"M", -1, 0},             {" 8", -1, 0},            {"8 ", -1, 0},
+        {"99999999999999999999", -1, 0},                {"17179869184G", -1, 0},  {"+5", -1, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        size_t v = 12345;
+        int rc = nvs_parse_size(cases[i].in, &v);
+        if (rc != cases[i].rc) T_FAIL("parse_size(\"%s\") returned %d, expected %d", cases[i].in, rc, cases[i].rc);
+        if (!rc && v != cases[i].v) T_FAIL("parse_size(\"%s\") = %zu, expected %zu", cases[i].in, v, cases[i].v);
+    }
+}
+
+static void t_parse_numbers(void)
+{
+    long l;
+    double d;
+    T_EQ_I(nvs_parse_long("42", &l), 0);
+    T_EQ_I(l, 42);
+    T_EQ_I(nvs_parse_long("4x", &l), -1);
+    T_EQ_I(nvs_parse_long("", &l), -1);
+    T_EQ_I(nvs_parse_double("2.5", &d), 0);
+    T_NEAR(d, 2.5, 0);
+    T_EQ_I(nvs_parse_double("nan", &d), -1);
+    T_EQ_I(nvs_parse_double("inf", &d), -1);
+    T_EQ_I(nvs_parse_double("1e400", &d), -1);
+}
+
+static void t_format_size(void)
+{
+    char b[32];
+    T_EQ_S(nvs_format_size(8, b, sizeof b), "8 B");
+    T_EQ_S(nvs_format_size(1024, b, sizeof b), "1 KiB");
+    T_EQ_S(nvs_format_size(3 << 20, b, sizeof b), "3 MiB");
+    T_EQ_S(nvs_format_size(1000, b, sizeof b), "1000 B");
+    T_EQ_S(nvs_format_size((size_t)8 << 30, b, sizeof b), "8 GiB");
+}
+
+static void t_dtypes(void)
+{
+    T_EQ_U(nvs_dtype_size(NVS_FLOAT), 4);
+    T_EQ_U(nvs_dtype_size(NVS_HALF), 2);
+    T_EQ_U(nvs_dtype_size(NVS_BF16), 2);
+    T_EQ_U(nvs_dtype_size(NVS_INT32), 4);
+    T_EQ_U(nvs_dtype_size(NVS_DOUBLE), 8);
+    T_EQ_I(nvs_dtype_parse("bf16"), NVS_BF16);
+    T_EQ_I(nvs_dtype_parse("fp16"), NVS_HALF);
+    T_EQ_I(nvs_dtype_parse("int"), NVS_INT32);
+    T_EQ_I(nvs_dtype_parse("float8"), -1);
+    T_EQ_I(nvs_redop_parse("prod"), NVS_PROD);
+    T_EQ_I(nvs_redop_parse("avg"), -1);
+    T_EQ_S(nvs_dtype_name(NVS_BF16), "bfloat16");
+    /* exact integer bounds: 2^(significand bits) */
+    T_NEAR(nvs_dtype_exact_int(NVS_HALF), 2048, 0);
+    T_NEAR(nvs_dtype_exact_int(NVS_BF16), 256, 0);
+}
+
+static void t_sweep_sizes(void)
+{
+    size_t s[64];
+    /* nccl-tests: -b 8 -e 128M -f 2 gives 25 sizes, 8 .. 134217728 */
+    size_t n = nvs_sweep_sizes(8, 128 << 20, 2.0, 0, s, 64);
+    T_EQ_U(n, 25);
+    T_EQ_U(s[0], 8);
+    T_EQ_U(s[24], 134217728);
+    /* the reference broadcast sweep: -b 8 -e 8G -f 4 -> 16 sizes (see shared/reference/h200x2/bcast.txt) */
+    n = nvs_sweep_sizes(8, (size_t)8 << 30, 4.0, 0, s, 64);
+    T_EQ_U(n, 16);
+    T_EQ_U(s[15], 8589934592ull);
+    /* -i step */
+    n = nvs_sweep_sizes(100, 400, 0, 100, s, 64);
+    T_EQ_U(n, 4);
+    T_EQ_U(s[3], 400);
+    /* invalid */
+    T_EQ_U(nvs_sweep_sizes(10, 5, 2.0, 0, s, 64), 0);
+    T_EQ_U(nvs_sweep_sizes(1, 5, 1.0, 0, s, 64), 0);
+    /* more sizes than room: the count is still reported so callers can refuse */
+    T_ASSERT(nvs_sweep_sizes(1, 1000, 0, 1, s, 64) > 64);
+}
+
+static void t_bandwidth(void)
+{
+    /* reference allreduce 1 GiB on 2 GPUs: 3257.21 us -> algbw 329.65 GB/s, busbw x 2(n-1)/n = x1 */
+    T_NEAR(nvs_algbw_gbps(1073741824.0, 3257.21), 329.65, 0.01);
+    T_NEAR(nvs_busbw_gbps(1073741824.0, 3257.21, 1.0), 329.65, 0.01);
+    /* 8 GPUs: factor 2*7/8 = 1.75 */
+    T_NEAR(nvs_busbw_gbps(1e9, 1e6, 1.75), 1.75, 1e-12);
+    T_NEAR(nvs_algbw_gbps(100, 0), 0, 0);
+}
+
+static void t_stats(void)
+{
+    double v[] = {5, 1, 4, 2, 3};
+    nvs_stats s = nvs_stats_of(v, 5);
+    T_NEAR(s.min, 1, 0);
+    T_NEAR(s.max, 5, 0);
+    T_NEAR(s.mean, 3, 1e-12);
+    T_NEAR(s.median, 3, 0);
+    T_NEAR(s.stddev, 1.5811388300841898, 1e-12);
+    double e[] = {4, 1, 3, 2};
+    T_NEAR(nvs_median(e, 4), 2.5, 0);
+    T_EQ_U(nvs_stats_of(v, 0).n, 0);
+    T_NEAR(v[0], 5, 0); /* not reordered */
+}
+
+static void t_efficiency(void)
+{
+    T_NEAR(nvs_scaling_efficiency(100, 100), 1.0, 0);
+    T_NEAR(nvs_scaling_efficiency(100, 125), 0.8, 1e-12);
+    T_NEAR(nvs_scaling_efficiency(0, 125), 0.0, 0);
+    T_EQ_I(nvs_auto_iters(10, 20000, 20, 1000), 1000);
+    T_EQ_I(nvs_auto_iters(100, 20000, 20, 1000), 200);
+    T_EQ_I(nvs_auto_iters(5000, 20000, 20, 1000), 20);
+    T_EQ_I(nvs_auto_iters(0, 20000, 20, 1000), 1000);
+}
+
+static void t_half(void)
+{
+    /* every integer the patterns use round-trips exactly; known encodings */
+    for (int i = -2048; i <= 2048; i++) {
+        if (nvs_f16_to_f32(nvs_f32_to_f16((float)i)) != (float)i) T_FAIL("half %d does not round-trip", i);
+        if (i >= -256 && i <= 256 && nvs_bf16_to_f32(nvs_f32_to_bf16((float)i)) != (float)i)
+            T_FAIL("bf16 %d does not round-trip", i);
+    }
+    T_EQ_U(nvs_f32_to_f16(1.0f), 0x3c00);
+    T_EQ_U(nvs_f32_to_f16(-2.0f), 0xc000);
+    T_EQ_U(nvs_f32_to_f16(65504.0f), 0x7bff);
+    T_EQ_U(nvs_f32_to_f16(1e6f), 0x7c00);         /* overflow to infinity */
+    T_EQ_U(nvs_f32_to_f16(5.9604645e-8f), 0x0001); /* smallest subnormal */
+    T_EQ_U(nvs_f32_to_f16(2049.0f), 0x6800);      /* tie to even: 2048 */
+    T_EQ_U(nvs_f32_to_bf16(1.0f), 0x3f80);
+    T_EQ_U(nvs_f32_to_bf16(257.0f), 0x4380);      /* tie to even: 256 */
+    T_NEAR(nvs_f16_to_f32(0x0001), 5.9604645e-8, 1e-15);
+}
+
+T_LIST = {T_CASE(t_parse_size), T_CASE(t_parse_numbers), T_CASE(t_format_size), T_CASE(t_dtypes),
+          T_CASE(t_sweep_sizes), T_CASE(t_bandwidth), T_CASE(t_stats),   T_CASE(t_efficiency), T_CASE(t_half)};
+T_MAIN
