@@ -219,6 +219,8 @@ static nvs_result_t run_point(nvs_backend *b, nvs_comm *c, int n, const nvs_swee
             NVS_CHECK(b->ops->wait(b, c, &op));
             nvs_expect e;
             pt->coll->expect(&op.counts, n, crank, op.root, op.inplace, &e);
+            if (rt->rank == cfg->corrupt_rank && e.check_count) /* test hook: NVS_TEST_CORRUPT */
+                NVS_CHECK(b->ops->poison(b, op.recv, ts));
             NVS_CHECK(b->ops->verify(b, op.type, op.recv, &pat, &e, &wrong, &first));
         }
         double wsum = (double)wrong, who = wrong ? (double)rt->rank : 1e18;

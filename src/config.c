@@ -35,6 +35,7 @@ void nvs_config_defaults(nvs_config *c)
     c->save = 1;
     c->nccl_log = 1;
     c->stall_rank = -1;
+    c->corrupt_rank = -1;
 }
 
 const char *nvs_precision_name(nvs_precision p)
@@ -185,6 +186,11 @@ static int parse_gpu_counts(const char *s, nvs_config *c)
 
 static nvs_result_t parse_stall_env(nvs_config *c)
 {
+    const char *k = getenv("NVS_TEST_CORRUPT");
+    if (k && *k && parse_int_range(k, 0, 1 << 20, &c->corrupt_rank)) {
+        fprintf(stderr, "nvscale: invalid value '%s' for environment variable NVS_TEST_CORRUPT: expected a rank\n", k);
+        return NVS_ERR_USAGE;
+    }
     const char *s = getenv("NVS_TEST_STALL");
     if (!s || !*s) return NVS_OK;
     char buf[64];

@@ -72,6 +72,9 @@ typedef struct nvs_config {
     /* test hook (NVS_TEST_STALL=rank:bytes): that rank skips the collective of that size, to test --timeout */
     int stall_rank;
     size_t stall_bytes;
+    /* test hook (NVS_TEST_CORRUPT=rank): that rank spoils one output element before every validation, to show
+     * that validation catches it (exit 3) */
+    int corrupt_rank;
 } nvs_config;
 
 void nvs_config_defaults(nvs_config *c);

@@ -17,6 +17,11 @@ static int cmd_help(int argc, char **argv);
 static const struct subcommand table[] = {
     {"run", cmd_run, "topology, collective sweeps at every GPU count, training step (--model), explanation"},
     {"coll", cmd_coll, "collective sweeps only, nccl-tests style"},
+    {"train", cmd_train, "synthetic data-parallel training step at every GPU count: step, exposed comm, efficiency"},
+    {"topo", cmd_topo, "GPU topology: per-GPU links, pair matrix like nvidia-smi topo -m, bounds (--hwloc-xml: offline)"},
+    {"p2p", cmd_p2p, "copy bandwidth and latency between every pair of GPUs, with the bound of each pair"},
+    {"check", cmd_check, "acceptance verdicts of a run.json: thresholds, baseline, PASS/FAIL (exit 3)"},
+    {"report", cmd_report, "Markdown report with plots from run.json files, several runs side by side"},
     {"version", cmd_version, "versions of nvscale and of the libraries it was built with"},
     {"help", cmd_help, "this list"},
 };

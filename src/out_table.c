@@ -74,7 +74,8 @@ void nvs_print_table(const nvs_run *run, FILE *to)
         }
         if (!first) continue;
         const nvs_coll *c = nvs_coll_at(r->coll);
-        fprintf(to, "#\n# %s on %d GPU%s%s\n", c->name, r->n, r->n > 1 ? "s" : "",
+        const char *unit = run->backend.ops && !strcmp(run->backend.ops->name, "nccl") ? "GPU" : "rank";
+        fprintf(to, "#\n# %s on %d %s%s%s\n", c->name, r->n, unit, r->n > 1 ? "s" : "",
                 r->graph_launches ? "  (CUDA graph launches)" : "");
         ranks_line(run, r->n, to);
         fprintf(to, "#%75s%35s\n", "out-of-place", "in-place");

@@ -48,7 +48,8 @@ void nvs_phase_print_summary(const nvs_run *run, FILE *to)
 static void print_scaling(const nvs_run *run, FILE *to)
 {
     if (run->npoints < 2 || !run->rows.n) return;
-    fprintf(to, "#\n# Scaling: busbw (GB/s) at each GPU count, out-of-place\n#  %-14s %12s", "collective", "size");
+    fprintf(to, "#\n# Scaling: busbw (GB/s) at each GPU count, out-of-place\n#  %-14s %8s %5s %12s", "collective",
+            "type", "op", "size");
     for (int i = 0; i < run->npoints; i++) fprintf(to, "   N=%-5d", run->points[i].n);
     fputc('\n', to);
     for (int ci = 0; ci < nvs_coll_count(); ci++) {
@@ -56,7 +57,8 @@ static void print_scaling(const nvs_run *run, FILE *to)
             const nvs_coll_row *r = &run->rows.v[i];
             if (r->coll != ci || r->inplace || r->n != run->points[0].n) continue;
             /* one line per size present at the first N */
-            fprintf(to, "   %-14s %12zu", nvs_coll_at(ci)->name, r->bytes);
+            fprintf(to, "   %-14s %8s %5s %12zu", nvs_coll_at(ci)->name, nvs_dtype_name(r->type),
+                    r->op < 0 ? "none" : nvs_redop_name((nvs_redop)r->op), r->bytes);
             for (int p = 0; p < run->npoints; p++) {
                 double bw = -1;
                 for (size_t j = 0; j < run->rows.n; j++) {

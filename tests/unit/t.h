@@ -75,9 +75,12 @@ static const char *t_skip_reason;
 #define T_MAIN                                                                                              \
     int main(void)                                                                                          \
     {                                                                                                       \
-        int n = (int)(sizeof t_cases / sizeof t_cases[0]), failed = 0;                                      \
+        /* static: setjmp/longjmp may not keep automatic variables */                                     \
+        static int n, failed, i;                                                                            \
+        n = (int)(sizeof t_cases / sizeof t_cases[0]);                                                      \
+        failed = 0;                                                                                         \
         printf("1..%d\n", n);                                                                               \
-        for (int i = 0; i < n; i++) {                                                                       \
+        for (i = 0; i < n; i++) {                                                                           \
             t_failed_here = 0;                                                                              \
             t_skip_reason = NULL;                                                                           \
             int how = setjmp(t_jmp);                                                                        \

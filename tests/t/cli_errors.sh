@@ -1,0 +1,43 @@
+#!/bin/sh
+# Every bad flag or value: exit 2, one message naming it, nothing written.
+. tests/t/lib.sh
+out=$TMP/cli_errors
+rm -rf "$out"
+expect 2 "invalid value '12Q' for -b" $NVS coll -b 12Q --out $out
+expect 2 "invalid value '0' for -e" $NVS coll -e 0 --out $out
+expect 2 "larger than -e" $NVS coll -b 2M -e 1M --out $out
+expect 2 "invalid value '1' for -f" $NVS coll -f 1 --out $out
+expect 2 "exclude each other" $NVS coll -f 2 -i 1K --out $out
+expect 2 "invalid value '0' for -n" $NVS coll -n 0 --out $out
+expect 2 "invalid value 'x' for -w" $NVS coll -w x --out $out
+expect 2 "invalid value '2' for -c" $NVS coll -c 2 --out $out
+expect 2 "invalid value 'float8' for -d" $NVS coll -d float8 --out $out
+expect 2 "invalid value 'avg' for -o" $NVS coll -o avg --out $out
+expect 2 "invalid value '-1' for -r" $NVS coll -r -1 --out $out
+expect 2 "invalid value 'scatter' for --coll" $NVS coll --coll all_reduce,scatter --out $out
+expect 2 "invalid value 'fast' for --backend" $NVS coll --backend fast --out $out
+expect 2 "invalid value '0,2' for --gpus" $NVS run --gpus 0,2 --out $out
+expect 2 "invalid value 'middle' for --placement" $NVS run --placement middle --out $out
+expect 2 "invalid value '-3' for --timeout" $NVS coll --timeout -3 --out $out
+expect 2 "invalid value 'xml' for --format" $NVS coll --format xml --out $out
+expect 2 "invalid value 'sideways' for --inplace" $NVS coll --inplace sideways --out $out
+expect 2 "invalid value '0' for --batch" $NVS train --model resnet50 --batch 0 --out $out
+expect 2 "invalid value 'fp8' for --precision" $NVS train --model resnet50 --precision fp8 --out $out
+expect 2 "--model is required" $NVS train --out $out
+expect 2 "unknown option '--bogus'" $NVS coll --bogus --out $out
+expect 2 "option -b needs a value" $NVS coll -b
+expect 2 "unexpected argument 'extra'" $NVS coll extra --out $out
+expect 2 "unknown subcommand 'frobnicate'" $NVS frobnicate
+expect 2 "expected RANK:SIZE" env NVS_TEST_STALL=banana $NVS coll --out $out
+expect 2 "-G/--cudagraph needs the NCCL backend" $NVS coll --backend mpi -G 2 --out $out
+expect 2 "more than 2\^31-1 elements" $NVS coll --backend mpi -e 16G --out $out
+expect 2 "root" $NVS coll --backend mpi --coll broadcast -r 3 --out $out
+expect 2 "(unknown|no such|cannot open).*no-such-model" $NVS train --model no-such-model --backend mpi --out $out
+expect 0 "usage: nvscale coll" $NVS coll --help
+expect 0 "nccl-tests style" $NVS help
+expect 0 "NCCL" $NVS version
+if [ -e "$out" ]; then
+    echo "FAIL: a rejected command left $out behind"
+    fails=$((fails + 1))
+fi
+finish

@@ -1,0 +1,35 @@
+#!/bin/sh
+# The training step end to end on the MPI host backend (CPU GEMMs + MPI_Iallreduce per bucket): N = 1 and 2,
+# run.json's train section, and the up-front refusals.
+. tests/t/lib.sh
+command -v mpirun >/dev/null || { echo "mpirun not installed"; exit 77; }
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+prof=tests/fixtures/train/tiny-mlp.prof
+d=$TMP/train_host
+rm -rf "$d"
+expect 0 "Training step: tiny-mlp" $MPIRUN -np 2 $NVS train --model $prof --bucket-first 64K --bucket-cap 256K \
+    --steps 4 --warmup-steps 1 --out "$d"
+j=$d/run.json
+check() { [ "$(json_get $j "$1")" = "$2" ] || { echo "FAIL: $1 is $(json_get $j "$1"), expected $2"; fails=$((fails + 1)); }; }
+check "d['train']['model']" "tiny-mlp"
+check "[r['n'] for r in d['train']['results']]" "[1, 2]"
+check "d['train']['results'][0]['efficiency']" "1.0"
+# every parameter in exactly one bucket: 65536 + 3*65792 + 2570 fp32 gradients
+check "sum(b['bytes'] for b in d['train']['buckets'])" "$(( (65536 + 3 * 65792 + 2570) * 4 ))"
+check "len(d['train']['buckets']) >= 3" "True"
+check "all(r['step_us'] > 0 and r['compute_us'] > 0 and r['exposed_comm_us'] >= 0 for r in d['train']['results'])" "True"
+check "d['train']['results'][1]['comm_us'] > 0" "True"
+check "0 < d['train']['results'][1]['efficiency'] <= 1.5" "True"
+check "'collectives' in d" "False"
+# refused up front, with the bytes needed and available
+expect 2 "needs .* GiB per host .* free: lower --batch" $NVS train --backend mpi --model resnet50 --batch 1000000 --no-save
+expect 2 "bf16 precision needs the NCCL backend" $NVS train --backend mpi --model $prof --precision bf16 --no-save
+expect 2 "tests/fixtures/profiles/does-not-exist.prof" $NVS train --backend mpi --model tests/fixtures/profiles/does-not-exist.prof --no-save
+# run --model: sweep and training step in one run
+d=$TMP/train_run
+rm -rf "$d"
+expect 0 "Training step" $MPIRUN -np 2 $NVS run --backend mpi --model $prof -b 64K -e 1M -f 4 --coll all_reduce \
+    --steps 3 --warmup-steps 1 --out "$d"
+[ "$(json_get $d/run.json "d['train']['results'][1]['predicted_comm_us'] is not None")" = "True" ] ||
+    { echo "FAIL: no predicted_comm_us from the all_reduce sweep"; fails=$((fails + 1)); }
+finish

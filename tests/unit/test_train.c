@@ -1,0 +1,106 @@
+/* The training step's plan: DDP bucket assignment, gradient layout, memory and FLOP accounting, and the
+ * all-reduce time prediction from a measured curve. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "../../src/profile.h"
+#include "../../src/train.h"
+#include "t.h"
+
+static const char *toy =
+    "nvscale-profile 1\n"
+    "name toy\n"
+    "source \"unit test\"\n"
+    "batch 4\n"
+    "layer a params=262144 gemm=10,512,512 act=5120 ew=1\n"   /* 1 MiB of fp32 gradient */
+    "layer attn gemm=10,10,512 act=100\n"                      /* a GEMM without parameters */
+    "layer b params=131072 gemm=10,256,512 act=2560 ew=2\n"   /* 512 KiB */
+    "layer norm params=512 act=2560 ew=1\n"                    /* 2 KiB, no GEMM */
+    "layer c params=393216 gemm=10,768,512 act=7680\n";        /* 1.5 MiB */
+
+static void t_ddp_buckets(void)
+{
+    nvs_profile p;
+    char err[256];
+    T_EQ_I(nvs_profile_parse(toy, "toy", &p, err, sizeof err), NVS_OK);
+    nvs_train_plan pl;
+    /* DDP: reverse order; first bucket closes at >= 1 MiB, then caps of 2 MiB */
+    T_EQ_I(nvs_train_plan_make(&p, 4, NVS_PREC_FP32, 0, 1 << 20, 2 << 20, &pl), NVS_OK);
+    /* c (1.5 MiB) alone fills the first bucket; norm + b + a = 2 KiB + 512 KiB + 1 MiB < 2 MiB: one bucket */
+    T_EQ_I(pl.nbuckets, 2);
+    T_EQ_I(pl.buckets[0].first_layer, 4);
+    T_EQ_I(pl.buckets[0].last_layer, 4);
+    T_EQ_U(pl.buckets[0].bytes, 393216 * 4);
+    T_EQ_I(pl.buckets[1].first_layer, 0);
+    T_EQ_I(pl.buckets[1].last_layer, 3);
+    T_EQ_U(pl.buckets[1].bytes, (262144 + 131072 + 512) * 4);
+    /* a bucket is launched when the backward of its lowest layer ends */
+    T_EQ_I(pl.bucket_closes_at[4], 0);
+    T_EQ_I(pl.bucket_closes_at[0], 1);
+    T_EQ_I(pl.bucket_closes_at[2], -1);
+    T_EQ_I(pl.bucket_of_layer[1], -1); /* attention: no parameters */
+    /* gradients contiguous in bucket order: c, norm, b, a */
+    T_EQ_U(pl.grad_offset[4], 0);
+    T_EQ_U(pl.grad_offset[3], 393216);
+    T_EQ_U(pl.grad_offset[2], 393216 + 512);
+    T_EQ_U(pl.grad_offset[0], 393216 + 512 + 131072);
+    T_EQ_U(pl.grad_elems, 786944);
+    /* FLOPs: forward 2*B*M*N*K per GEMM layer, backward x2 except the first layer's input gradient */
+    double f_a = 2.0 * 4 * 10 * 512 * 512, f_at = 2.0 * 4 * 10 * 10 * 512, f_b = 2.0 * 4 * 10 * 256 * 512,
+           f_c = 2.0 * 4 * 10 * 768 * 512;
+    T_NEAR(pl.fwd_flops, f_a + f_at + f_b + f_c, 1);
+    T_NEAR(pl.step_flops, 2 * f_a + 3 * (f_at + f_b + f_c), 1);
+    /* memory: fp32 master + momentum, fp32 gradients */
+    T_NEAR(pl.master_bytes, 786944.0 * 8, 0);
+    T_NEAR(pl.grad_bytes, 786944.0 * 4, 0);
+    T_ASSERT(pl.total_bytes > pl.act_bytes + pl.grad_bytes);
+    nvs_train_plan_free(&pl);
+
+    /* bf16 gradients halve the bytes: c is 768 KiB < 1 MiB, so the first bucket takes c, norm and b
+     * (768 + 1 + 256 KiB >= 1 MiB), then a (512 KiB) alone */
+    T_EQ_I(nvs_train_plan_make(&p, 4, NVS_PREC_BF16, 1, 1 << 20, 2 << 20, &pl), NVS_OK);
+    T_EQ_I(pl.nbuckets, 2);
+    T_EQ_I(pl.buckets[0].first_layer, 2);
+    T_EQ_U(pl.buckets[0].bytes, (393216 + 512 + 131072) * 2);
+    T_EQ_I(pl.buckets[1].first_layer, 0);
+    T_EQ_I(pl.buckets[1].last_layer, 0);
+    nvs_train_plan_free(&pl);
+    nvs_profile_free(&p);
+}
+
+static void t_builtin_resnet50_buckets(void)
+{
+    nvs_profile p;
+    char err[256];
+    T_EQ_I(nvs_profile_load("resnet50", &p, err, sizeof err), NVS_OK);
+    nvs_train_plan pl;
+    T_EQ_I(nvs_train_plan_make(&p, 128, NVS_PREC_FP32, 0, 1 << 20, 25 << 20, &pl), NVS_OK);
+    size_t total = 0;
+    for (int b = 0; b < pl.nbuckets; b++) {
+        total += pl.buckets[b].bytes;
+        /* every bucket but the last reaches its cap; none exceeds it by more than one layer's gradient */
+        if (b + 1 < pl.nbuckets) T_ASSERT(pl.buckets[b].bytes >= (b ? 25u << 20 : 1u << 20));
+    }
+    T_EQ_U(total, 25557032u * 4u); /* every parameter in exactly one bucket */
+    T_ASSERT(pl.nbuckets >= 4 && pl.nbuckets <= 6); /* ~97.5 MiB: 1 MiB first, then ~4 of 25 MiB */
+    nvs_train_plan_free(&pl);
+    nvs_profile_free(&p);
+}
+
+static void t_predict(void)
+{
+    double s[] = {1024, 1048576, 1073741824};
+    double t[] = {10, 20, 3000};
+    T_NEAR(nvs_predict_allreduce_us(s, t, 3, 1024), 10, 1e-9);
+    T_NEAR(nvs_predict_allreduce_us(s, t, 3, 512), 10, 1e-9);      /* below the curve: latency floor */
+    T_NEAR(nvs_predict_allreduce_us(s, t, 3, 1048576), 20, 1e-9);
+    double mid = nvs_predict_allreduce_us(s, t, 3, 32768);           /* log-log between 10 and 20 */
+    T_NEAR(mid, 10 * pow(2.0, 0.5), 1e-6);
+    /* beyond: the last interval's slope carries on */
+    double slope = (3000.0 - 20) / (1073741824.0 - 1048576);
+    T_NEAR(nvs_predict_allreduce_us(s, t, 3, 2147483648.0), 3000 + slope * 1073741824.0, 1e-6);
+    T_NEAR(nvs_predict_allreduce_us(s, t, 0, 100), 0, 0);
+}
+
+T_LIST = {T_CASE(t_ddp_buckets), T_CASE(t_builtin_resnet50_buckets), T_CASE(t_predict)};
+T_MAIN
