@@ -16,7 +16,7 @@
 struct nvs_comm {
     ncclComm_t comm;
     int rank, size;
-    int owned; /* 0 for the world communicator reused when every rank is a member */
+    int owned; /* ours to destroy (cleared once aborted) */
 };
 
 struct nccl_impl {
@@ -96,13 +96,12 @@ static nvs_result_t nsplit(nvs_backend *b, int member, nvs_comm **out)
 {
     struct nccl_impl *im = impl_of(b);
     *out = NULL;
-    double members = member ? 1 : 0;
-    NVS_CHECK(nvs_allreduce_f64(b->rt, &members, 1, NVS_RT_SUM, "communicator split"));
     nvs_comm *c = calloc(1, sizeof *c);
     if (!c) return NVS_ERR_NOMEM;
-    if ((int)members == b->rt->size) {
-        c->comm = im->world; /* every rank is in: reuse the world communicator */
-    } else {
+    /* Always a new communicator, even when every rank is a member: NCCL's log then names each measurement's
+     * connections under its own communicator, created just before it (src/nccl_log.h explains why that
+     * matters), and the world communicator stays a bootstrap that carries no traffic. */
+    {
         ncclComm_t nc = NULL;
         ncclResult_t r = ncclCommSplit(im->world, member ? 0 : NCCL_SPLIT_NOCOLOR, b->rt->rank, &nc, NULL);
         if (r != ncclSuccess) {

@@ -82,7 +82,7 @@ static nvs_result_t setup_nccl_log(const nvs_config *cfg, const char *out_dir, i
     return NVS_OK;
 }
 
-static nvs_result_t gather_rank_info(nvs_run *run)
+static nvs_result_t gather_rank_info(nvs_ctx *run)
 {
     nvs_rt *rt = run->rt;
     nvs_rank_info me = {.rank = rt->rank, .node = rt->node, .local_rank = rt->local_rank, .device = rt->device,
@@ -98,7 +98,7 @@ static nvs_result_t gather_rank_info(nvs_run *run)
 
 /* GPU counts to measure: --gpus, or 1, 2, 4, .. below the world size and the world size itself ("coll": the
  * world size only, as nccl-tests). */
-static nvs_result_t plan_counts(nvs_run *run, int all_counts)
+static nvs_result_t plan_counts(nvs_ctx *run, int all_counts)
 {
     const nvs_config *cfg = run->cfg;
     int world = run->rt->size;
@@ -140,7 +140,7 @@ static int is_member(const nvs_scale_point *p, int rank)
     return 0;
 }
 
-static nvs_result_t sweep_phase(nvs_run *run)
+static nvs_result_t sweep_phase(nvs_ctx *run)
 {
     nvs_backend *b = &run->backend;
     nvs_sweep_buffers bufs = {.bytes = nvs_sweep_buffer_bytes(run->cfg)};
@@ -160,10 +160,10 @@ static nvs_result_t sweep_phase(nvs_run *run)
     return res;
 }
 
-static nvs_result_t write_outputs(nvs_run *run, nvs_result_t status)
+static nvs_result_t write_outputs(nvs_ctx *run, nvs_result_t status)
 {
     const nvs_config *cfg = run->cfg;
-    json_t *root = nvs_run_to_json(run, status, now_s() - run->t_start);
+    json_t *root = nvs_ctx_to_json(run, status, now_s() - run->t_start);
     if (!root) return NVS_ERR_NOMEM;
     nvs_result_t res = NVS_OK;
     if (cfg->save) {
@@ -213,7 +213,7 @@ static nvs_result_t write_outputs(nvs_run *run, nvs_result_t status)
     return res;
 }
 
-static nvs_result_t total_wrong(const nvs_run *run)
+static nvs_result_t total_wrong(const nvs_ctx *run)
 {
     long long wrong = 0;
     for (size_t i = 0; i < run->rows.n; i++)
@@ -234,7 +234,7 @@ static nvs_result_t total_wrong(const nvs_run *run)
 static nvs_result_t run_rank(nvs_rt *rt, void *arg)
 {
     struct run_request *req = arg;
-    nvs_run run = {.cfg = &req->cfg, .rt = rt, .launcher = req->launcher, .t_start = now_s()};
+    nvs_ctx run = {.cfg = &req->cfg, .rt = rt, .launcher = req->launcher, .t_start = now_s()};
     const char *sub = req->cfg.subcommand;
     nvs_result_t res = NVS_OK;
     time_t t = time(NULL);

@@ -42,7 +42,7 @@ static json_t *versions_json(const nvs_versions *v)
                      v->mpi, "hwloc", v->hwloc, "jansson", v->jansson);
 }
 
-static json_t *ranks_json(const nvs_run *run)
+static json_t *ranks_json(const nvs_ctx *run)
 {
     json_t *a = json_array();
     for (int r = 0; a && r < run->rt->size; r++) {
@@ -86,7 +86,7 @@ static json_t *sweep_json(const nvs_config *c)
     return o;
 }
 
-static json_t *scaling_json(const nvs_run *run)
+static json_t *scaling_json(const nvs_ctx *run)
 {
     json_t *a = json_array();
     for (int p = 0; a && p < run->npoints; p++) {
@@ -105,7 +105,7 @@ static json_t *scaling_json(const nvs_run *run)
     return a;
 }
 
-static json_t *rows_json(const nvs_run *run)
+static json_t *rows_json(const nvs_ctx *run)
 {
     json_t *a = json_array();
     for (size_t i = 0; a && i < run->rows.n; i++) {
@@ -132,7 +132,7 @@ static json_t *rows_json(const nvs_run *run)
     return a;
 }
 
-json_t *nvs_run_to_json(const nvs_run *run, nvs_result_t status, double duration_s)
+json_t *nvs_ctx_to_json(const nvs_ctx *run, nvs_result_t status, double duration_s)
 {
     const nvs_config *cfg = run->cfg;
     json_t *root = json_object();

@@ -28,7 +28,7 @@ static void side(FILE *to, const nvs_coll_row *r)
     fprintf(to, "  %7s  %6.2f  %6.2f  %6s", t, r->algbw_gbps, r->busbw_gbps, w);
 }
 
-static const nvs_coll_row *find(const nvs_run *run, const nvs_coll_row *like, int inplace)
+static const nvs_coll_row *find(const nvs_ctx *run, const nvs_coll_row *like, int inplace)
 {
     for (size_t i = 0; i < run->rows.n; i++) {
         const nvs_coll_row *q = &run->rows.v[i];
@@ -39,7 +39,7 @@ static const nvs_coll_row *find(const nvs_run *run, const nvs_coll_row *like, in
     return NULL;
 }
 
-static void ranks_line(const nvs_run *run, int n, FILE *to)
+static void ranks_line(const nvs_ctx *run, int n, FILE *to)
 {
     for (int p = 0; p < run->npoints; p++) {
         if (run->points[p].n != n) continue;
@@ -54,7 +54,7 @@ static void ranks_line(const nvs_run *run, int n, FILE *to)
     }
 }
 
-void nvs_print_table(const nvs_run *run, FILE *to)
+void nvs_print_table(const nvs_ctx *run, FILE *to)
 {
     const nvs_config *cfg = run->cfg;
     fprintf(to, "# nvscale %s  %s  backend %s  launcher %s  %d rank%s\n", NVS_VERSION, cfg->subcommand,
@@ -115,7 +115,7 @@ void nvs_print_table(const nvs_run *run, FILE *to)
     }
 }
 
-nvs_result_t nvs_print_csv(const nvs_run *run, FILE *to)
+nvs_result_t nvs_print_csv(const nvs_ctx *run, FILE *to)
 {
     if (fprintf(to, "collective,n,type,op,root,inplace,bytes,count,iters,graph_launches,time_us_min,time_us_avg,"
                     "time_us_max,slowest_rank,algbw_gbps,busbw_gbps,wrong\n") < 0)

@@ -10,15 +10,15 @@
 /* Checks of the request that need no runtime (model profile readable, ...): exit 2 material. */
 nvs_result_t nvs_phase_validate(const nvs_config *cfg);
 /* The world ranks that make up the N-GPU communicator (--placement). */
-nvs_result_t nvs_phase_place(nvs_run *run, int n, int *ranks);
+nvs_result_t nvs_phase_place(nvs_ctx *run, int n, int *ranks);
 /* Topology of every host, gathered to rank 0 (run->topology). */
-nvs_result_t nvs_phase_topology(nvs_run *run);
+nvs_result_t nvs_phase_topology(nvs_ctx *run);
 /* The synthetic training step at every N (run->train). */
-nvs_result_t nvs_phase_train(nvs_run *run);
+nvs_result_t nvs_phase_train(nvs_ctx *run);
 /* Which transport NCCL used per N, from its INFO log (run->transports). */
-nvs_result_t nvs_phase_transports(nvs_run *run);
+nvs_result_t nvs_phase_transports(nvs_ctx *run);
 /* Scaling summary and explanation under the table (rank 0). */
-void nvs_phase_print_summary(const nvs_run *run, FILE *to);
-void nvs_phase_cleanup(nvs_run *run);
+void nvs_phase_print_summary(const nvs_ctx *run, FILE *to);
+void nvs_phase_cleanup(nvs_ctx *run);
 
 #endif

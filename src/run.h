@@ -28,7 +28,7 @@ typedef struct {
     int *ranks; /* world ranks taking part, in communicator order */
 } nvs_scale_point;
 
-typedef struct nvs_run {
+typedef struct nvs_ctx {
     const nvs_config *cfg;
     nvs_rt *rt;
     nvs_backend backend;
@@ -38,6 +38,7 @@ typedef struct nvs_run {
     nvs_scale_point *points;
     int npoints;
     nvs_coll_rows rows;
+    struct nvs_topology *topo; /* every rank: all hosts' topology (NULL if it could not be discovered) */
     json_t *topology; /* rank 0: topology section of run.json (NULL if not discovered) */
     json_t *transports; /* rank 0: per-N transports from NCCL's log */
     json_t *train;    /* rank 0: the training step's section */
@@ -47,11 +48,11 @@ typedef struct nvs_run {
     char started_utc[32];
     double t_start;
     const char *launcher;
-} nvs_run;
+} nvs_ctx;
 
 /* Writers (rank 0). */
-json_t *nvs_run_to_json(const nvs_run *run, nvs_result_t status, double duration_s);
-void nvs_print_table(const nvs_run *run, FILE *to);
-nvs_result_t nvs_print_csv(const nvs_run *run, FILE *to);
+json_t *nvs_ctx_to_json(const nvs_ctx *run, nvs_result_t status, double duration_s);
+void nvs_print_table(const nvs_ctx *run, FILE *to);
+nvs_result_t nvs_print_csv(const nvs_ctx *run, FILE *to);
 
 #endif

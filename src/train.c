@@ -52,7 +52,7 @@ static nvs_result_t issue_step(nvs_train_exec *x, int mode)
 
 /* Median per-step time of `steps` steps after `warmup` untimed ones; every step is waited for on the host
  * (the next step's forward may not start before the optimizer is done, as in a real loop). */
-static nvs_result_t time_steps(nvs_run *run, nvs_train_exec *x, int mode, int warmup, int steps, int n, double *median)
+static nvs_result_t time_steps(nvs_ctx *run, nvs_train_exec *x, int mode, int warmup, int steps, int n, double *median)
 {
     static const char *const names[] = {"step", "compute-only step", "all-reduces"};
     double *t = malloc((size_t)steps * sizeof *t);
@@ -76,7 +76,7 @@ static nvs_result_t time_steps(nvs_run *run, nvs_train_exec *x, int mode, int wa
 }
 
 /* The profile's text travels from rank 0 so that a user's file need exist only where rank 0 runs. */
-static nvs_result_t load_profile(nvs_run *run, nvs_profile *p)
+static nvs_result_t load_profile(nvs_ctx *run, nvs_profile *p)
 {
     char err[512] = "";
     nvs_result_t res = NVS_OK;
@@ -129,7 +129,7 @@ static int member_of(const nvs_scale_point *pt, int rank)
 
 /* Time of the buckets' all-reduces predicted from this run's all_reduce sweep at the same N (out-of-place,
  * sum, the gradient type); -1 when the sweep did not measure it. */
-static double predicted_comm(const nvs_run *run, const nvs_train_plan *pl, int n)
+static double predicted_comm(const nvs_ctx *run, const nvs_train_plan *pl, int n)
 {
     nvs_dtype want = pl->grad_bf16 ? NVS_BF16 : NVS_FLOAT;
     double sizes[4096], times[4096];
@@ -154,7 +154,7 @@ struct train_point {
     int slowest_rank;
 };
 
-static json_t *train_json(const nvs_run *run, const nvs_profile *p, const nvs_train_plan *pl, double free_min,
+static json_t *train_json(const nvs_ctx *run, const nvs_profile *p, const nvs_train_plan *pl, double free_min,
                           const struct train_point *pts, int npts)
 {
     const nvs_config *cfg = run->cfg;
@@ -210,7 +210,7 @@ static json_t *train_json(const nvs_run *run, const nvs_profile *p, const nvs_tr
     return o;
 }
 
-nvs_result_t nvs_train_phase(nvs_run *run)
+nvs_result_t nvs_train_phase(nvs_ctx *run)
 {
     const nvs_config *cfg = run->cfg;
     nvs_rt *rt = run->rt;

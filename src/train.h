@@ -60,8 +60,8 @@ size_t nvs_precision_bytes(nvs_precision p); /* element size of activations and 
  * times in us): log-log interpolation, linear extrapolation in bytes beyond the ends. */
 double nvs_predict_allreduce_us(const double *sizes, const double *times_us, int npoints, double bytes);
 
-struct nvs_run;
+struct nvs_ctx;
 /* The phase of the run flow: plans, checks memory, and measures the step at every N (run->train). */
-nvs_result_t nvs_train_phase(struct nvs_run *run);
+nvs_result_t nvs_train_phase(struct nvs_ctx *run);
 
 #endif

@@ -1,0 +1,53 @@
+#!/bin/sh
+# Plots: SVG and PNG when gnuplot is on PATH; a notice and a report without them when it is not; a failing
+# gnuplot leaves no half-written image and makes the command fail (exit 1) while report.md is still written.
+cd "$(dirname "$0")/../.." || exit 1
+NVS=$(pwd)/nvscale
+[ -x "$NVS" ] || { echo "nvscale is not built"; exit 1; }
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+R=tests/fixtures/runs
+fail=0
+
+# 1. no gnuplot on PATH: exit 0, one notice, the report says the plots were skipped
+mkdir -p "$tmp/emptybin"
+PATH="$tmp/emptybin" "$NVS" report -o "$tmp/nogp" "$R/h200x2_nvlink.json" >/dev/null 2>"$tmp/err1"
+rc=$?
+[ $rc -eq 0 ] || { echo "FAIL: without gnuplot: exit $rc"; fail=1; }
+[ "$(grep -c 'gnuplot' "$tmp/err1")" -eq 1 ] || { echo "FAIL: without gnuplot: expected one notice: $(cat "$tmp/err1")"; fail=1; }
+grep -q "Plots skipped: gnuplot was not found on PATH" "$tmp/nogp/report.md" || { echo "FAIL: report does not say plots were skipped"; fail=1; }
+ls "$tmp/nogp" | grep -q '\.svg$' && { echo "FAIL: images without gnuplot?"; fail=1; }
+
+# 2. a gnuplot that fails: exit 1, report.md written, no image and no temporary file left
+mkdir -p "$tmp/badbin"
+printf '#!/bin/sh\necho "fake gnuplot: failing on purpose" >&2\nexit 3\n' >"$tmp/badbin/gnuplot"
+chmod +x "$tmp/badbin/gnuplot"
+PATH="$tmp/badbin" "$NVS" report -o "$tmp/badgp" "$R/h200x2_nvlink.json" >/dev/null 2>"$tmp/err2"
+rc=$?
+[ $rc -eq 1 ] || { echo "FAIL: failing gnuplot: exit $rc, expected 1"; fail=1; }
+grep -q "exited with status 3" "$tmp/err2" || { echo "FAIL: failing gnuplot: no message: $(cat "$tmp/err2")"; fail=1; }
+grep -q "Plots failed" "$tmp/badgp/report.md" || { echo "FAIL: report does not say plots failed"; fail=1; }
+ls "$tmp/badgp" | grep -qE '\.(svg|png|tmp[.0-9]*)$' && { echo "FAIL: leftovers: $(ls "$tmp/badgp")"; fail=1; }
+
+# 3. the real gnuplot, if there is one
+if ! command -v gnuplot >/dev/null 2>&1; then
+    [ $fail -eq 0 ] || exit 1
+    echo "gnuplot is not installed here: the plots themselves were not drawn (parts 1 and 2 passed)"
+    exit 77
+fi
+"$NVS" report -o "$tmp/gp" "$R/h200x2_nvlink.json" "$R/h200x2_shm.json" "$R/box3090_8gpu_shm.json" >/dev/null 2>"$tmp/err3"
+rc=$?
+[ $rc -eq 0 ] || { echo "FAIL: with gnuplot: exit $rc: $(cat "$tmp/err3")"; fail=1; }
+for p in busbw_all_reduce busbw_broadcast efficiency step_breakdown; do
+    [ -s "$tmp/gp/$p.svg" ] && grep -q '<svg' "$tmp/gp/$p.svg" || { echo "FAIL: $p.svg missing or not SVG"; fail=1; }
+    [ -s "$tmp/gp/$p.png" ] && [ "$(head -c 4 "$tmp/gp/$p.png" | tail -c 3)" = "PNG" ] || { echo "FAIL: $p.png missing or not PNG"; fail=1; }
+    [ -s "$tmp/gp/$p.dat" ] || [ "$p" = "x" ] || { echo "FAIL: $p.dat missing"; fail=1; }
+    grep -qF "($p.svg)" "$tmp/gp/report.md" || { echo "FAIL: report.md does not show $p.svg"; fail=1; }
+done
+# every series of the side-by-side busbw plot is there: R1 N=2 over P2P, R2 over SHM, R3 at 2, 4 and 8 GPUs
+for s in "R1 N=2 (P2P)" "R2 N=2 (SHM)" "R3 N=2 (SHM)" "R3 N=4 (SHM)" "R3 N=8 (SHM)"; do
+    grep -qF "$s" "$tmp/gp/busbw_all_reduce.svg" || { echo "FAIL: series \"$s\" not in busbw_all_reduce.svg"; fail=1; }
+done
+ls "$tmp/gp" | grep -q 'tmp' && { echo "FAIL: temporary files left: $(ls "$tmp/gp")"; fail=1; }
+[ -s "$tmp/gp/plots.gp" ] || { echo "FAIL: plots.gp missing"; fail=1; }
+exit $fail

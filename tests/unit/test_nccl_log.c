@@ -1,0 +1,398 @@
+/* NCCL INFO log parser: every fixture under tests/fixtures/nccl/ and single lines of every format. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../../src/nccl_log.h"
+#include "t.h"
+
+#define FIX "tests/fixtures/nccl/"
+
+static void parse_files(nvs_nccl_log *log, const char *const *files)
+{
+    nvs_nccl_log_init(log);
+    for (int i = 0; files[i]; i++) T_EQ_I(nvs_nccl_log_parse_file(files[i], log), NVS_OK);
+}
+
+static const nvs_nccl_comm *comm_by_ptr(const nvs_nccl_log *log, const char *ptr)
+{
+    for (size_t i = 0; i < log->ncomms; i++)
+        if (!strcmp(log->comms[i].ptr, ptr)) return &log->comms[i];
+    return NULL;
+}
+
+static void t_line_formats(void)
+{
+    static const struct {
+        const char *line;
+        int channel, conn, from, to, from_dev, to_dev, side;
+        const char *transport, *detail, *net;
+    } cases[] = {
+        {"Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM", 0, 0, 0, 1, 0, 1, 0, "P2P", "P2P/CUMEM", ""},
+        {"Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM/read", 0, 0, 0, 1, 0, 1, 0, "P2P", "P2P/CUMEM/read", ""},
+        {"Channel 01/0 : 1[1] -> 0[0] via P2P/IPC", 1, 0, 1, 0, 1, 0, 0, "P2P", "P2P/IPC", ""},
+        {"Channel 00 : 0[0] -> 1[1] via SHM/direct/direct", 0, -1, 0, 1, 0, 1, 0, "SHM", "SHM/direct/direct", ""},
+        {"Channel 00/0 : 1[1] -> 0[0] [send] via NET/Socket/0", 0, 0, 1, 0, 1, 0, 1, "NET", "NET/Socket/0",
+         "Socket"},
+        {"Channel 00/0 : 0[0] -> 1[1] [receive] via NET/IB/0/GDRDMA", 0, 0, 0, 1, 0, 1, 2, "NET",
+         "NET/IB/0/GDRDMA", "IB"},
+        {"Channel 13/1 : 2[5] -> 3[7] via P2P/direct pointer", 13, 1, 2, 3, 5, 7, 0, "P2P", "P2P/direct pointer",
+         ""},
+        {"Channel 02/0 : 0[0] -> 3[3] via P2P/indirect/1[1]/read", 2, 0, 0, 3, 0, 3, 0, "P2P",
+         "P2P/indirect/1[1]/read", ""},
+        /* before NCCL 2.12 the brackets held the PCI bus id in hex */
+        {"Channel 00 : 0[1b000] -> 1[3d000] via P2P/IPC", 0, -1, 0, 1, -1, -1, 0, "P2P", "P2P/IPC", ""},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        nvs_nccl_log log;
+        nvs_nccl_log_init(&log);
+        char line[256];
+        snprintf(line, sizeof line, "host:1:1 [0] NCCL INFO %s\r\n", cases[i].line);
+        T_EQ_I(nvs_nccl_log_parse_line(&log, line, strlen(line), 0), NVS_OK);
+        T_EQ_U(log.conn_lines, 1);
+        T_EQ_U(log.norphans, 1); /* no communicator line came first */
+        const nvs_nccl_conn *c = &log.orphans[0];
+        T_EQ_I(c->channel, cases[i].channel);
+        T_EQ_I(c->conn_index, cases[i].conn);
+        T_EQ_I(c->from_rank, cases[i].from);
+        T_EQ_I(c->to_rank, cases[i].to);
+        T_EQ_I(c->from_dev, cases[i].from_dev);
+        T_EQ_I(c->to_dev, cases[i].to_dev);
+        T_EQ_I(c->side, cases[i].side);
+        T_EQ_S(c->transport, cases[i].transport);
+        T_EQ_S(c->detail, cases[i].detail);
+        T_EQ_S(c->net, cases[i].net);
+        nvs_nccl_log_free(&log);
+    }
+}
+
+static void t_junk_lines(void)
+{
+    static const char *const junk[] = {
+        "", "\r", "NCCL INFO", "host:1:1 [0] NCCL INFO ", "host:1:1 [0] NCCL INFO Channel 00/2 : 0 1",
+        "host:1:1 [0] NCCL INFO Channel : 0[0] -> 1[1] via P2P", "host:1:1 [0] NCCL INFO Channel 00/0 : 0[0] -> via",
+        "host:1:1 [0] NCCL INFO Channel 00/0 : 0[0] 1[1] via P2P", "host:1:1 [0] NCCL INFO Channel 00 : a -> b via x",
+        "host:1:1 [0] NCCL INFO Channel 00/0 : 0[0 -> 1[1] via P2P", "host:1:1 [0] NCCL INFO comm 0x rank",
+        "host:1:1 [0] NCCL INFO comm zz rank 0 nRanks 2", "host:1:1 [0] NCCL INFO NCCL version ",
+        "host:1:1 [0] NCCL INFO NCCL version x.y", "host:1:1 [0] NCCL INFO - Init COMPLETE",
+        "host:1:1 [0] NCCL INFO Channel 99999999999999999999/0 : 0[0] -> 1[1] via P2P/CUMEM",
+        "\xff\xfe\x00binary", ":::: [[[ ]]] NCCL INFO comm 0x1 rank x nRanks y",
+    };
+    nvs_nccl_log log;
+    nvs_nccl_log_init(&log);
+    for (size_t i = 0; i < sizeof junk / sizeof junk[0]; i++)
+        T_EQ_I(nvs_nccl_log_parse_line(&log, junk[i], strlen(junk[i]), 0), NVS_OK);
+    T_EQ_U(log.conn_lines, 0);
+    T_EQ_U(log.ncomms, 0);
+    T_EQ_S(log.version, "");
+    /* a line far longer than NCCL ever writes is cut, not overrun */
+    size_t n = 100000;
+    char *big = malloc(n);
+    T_ASSERT(big);
+    memset(big, 'x', n);
+    memcpy(big, "h:1:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/", 56);
+    T_EQ_I(nvs_nccl_log_parse_line(&log, big, n, 0), NVS_OK);
+    free(big);
+    T_EQ_U(log.conn_lines, 1);
+    T_EQ_S(log.orphans[0].transport, "P2P");
+    T_EQ_U(strlen(log.orphans[0].detail), sizeof log.orphans[0].detail - 1);
+    nvs_nccl_log_free(&log);
+}
+
+static void t_h200_p2p(void)
+{
+    static const char *const files[] = {FIX "h200x2_p2p.nccl.vm.761.log", FIX "h200x2_p2p.nccl.vm.762.log", NULL};
+    nvs_nccl_log log;
+    parse_files(&log, files);
+    T_EQ_S(log.version, "2.28.3");
+    T_EQ_S(log.version_full, "2.28.3+cuda13.0");
+    T_EQ_I(log.version_conflict, 0);
+    T_EQ_I(log.files, 2);
+    T_EQ_U(log.ncomms, 2);
+    T_EQ_U(log.norphans, 0);
+    const nvs_nccl_comm *c = comm_by_ptr(&log, "0x55f3b1e07a10");
+    T_ASSERT(c);
+    T_EQ_S(c->host, "vm");
+    T_EQ_I(c->pid, 762);
+    T_EQ_I(c->file_index, 1);
+    T_EQ_S(c->init_fn, "ncclCommInitRankConfig");
+    T_EQ_S(c->comm_id, "0x9f1c3e2ab45d7c01");
+    T_EQ_I(c->rank, 1);
+    T_EQ_I(c->nranks, 2);
+    T_EQ_I(c->nnodes, 1);
+    T_EQ_I(c->local_ranks, 2);
+    T_EQ_I(c->cuda_dev, 1);
+    T_EQ_I(c->nvml_dev, 1);
+    T_EQ_S(c->bus_id, "7000");
+    T_EQ_I(c->complete, 1);
+    T_EQ_I(c->coll_channels, 8);
+    T_EQ_I(c->collnet_channels, 0);
+    T_EQ_I(c->nvls_channels, 0);
+    T_EQ_I(c->p2p_channels, 32);
+    T_EQ_I(c->p2p_channels_per_peer, 32);
+    T_EQ_I(c->rings_connected, 1);
+    T_EQ_I(c->trees_connected, 1);
+    T_EQ_U(c->nconns, 8);
+    T_EQ_I(c->conns[7].channel, 7);
+    T_EQ_I(c->conns[7].from_rank, 1);
+    T_EQ_I(c->conns[7].to_rank, 0);
+    nvs_nccl_summary s;
+    nvs_nccl_log_summary(&log, 2, &s);
+    T_EQ_I(s.p2p, 16);
+    T_EQ_I(s.shm + s.net + s.other, 0);
+    T_EQ_I(s.nchannels, 8);
+    T_EQ_S(s.p2p_detail, "P2P/CUMEM/read");
+    char buf[32];
+    T_EQ_S(nvs_nccl_summary_transport(&s, buf, sizeof buf), "P2P");
+    nvs_nccl_log_summary(&log, 4, &s);
+    T_EQ_I(s.total, 0);
+    T_EQ_S(nvs_nccl_summary_transport(&s, buf, sizeof buf), "none");
+    nvs_nccl_log_free(&log);
+}
+
+static void t_h200_shm_net(void)
+{
+    static const char *const shm[] = {FIX "h200x2_shm.nccl.vm.887.log", FIX "h200x2_shm.nccl.vm.888.log", NULL};
+    static const char *const net[] = {FIX "h200x2_net.nccl.vm.952.log", FIX "h200x2_net.nccl.vm.953.log", NULL};
+    nvs_nccl_log log;
+    nvs_nccl_summary s;
+    char buf[32];
+    parse_files(&log, shm);
+    nvs_nccl_log_summary(&log, 2, &s);
+    T_EQ_I(s.shm, 4);
+    T_EQ_I(s.total, 4);
+    T_EQ_I(s.nchannels, 2);
+    T_EQ_S(nvs_nccl_summary_transport(&s, buf, sizeof buf), "SHM");
+    T_EQ_I(log.comms[0].conns[0].conn_index, -1);
+    nvs_nccl_log_free(&log);
+
+    parse_files(&log, net);
+    T_EQ_U(log.conn_lines, 8); /* every connection is logged by both ends */
+    nvs_nccl_log_summary(&log, 2, &s);
+    T_EQ_I(s.net, 4);          /* ... and counted once */
+    T_EQ_I(s.total, 4);
+    T_EQ_S(s.net_name, "Socket");
+    T_EQ_S(nvs_nccl_summary_transport(&s, buf, sizeof buf), "NET");
+    /* the [receive] line belongs to the receiving rank's communicator */
+    const nvs_nccl_comm *c = comm_by_ptr(&log, "0x561122334450");
+    T_ASSERT(c);
+    T_EQ_U(c->nconns, 4);
+    T_EQ_I(c->conns[0].side, NVS_NCCL_SIDE_RECV);
+    T_EQ_I(c->conns[0].to_rank, 0);
+    nvs_nccl_log_free(&log);
+
+    /* both kinds at once: the summary names them in a fixed order */
+    static const char *const both[] = {FIX "h200x2_net.nccl.vm.952.log", FIX "h200x2_shm.nccl.vm.887.log", NULL};
+    parse_files(&log, both);
+    nvs_nccl_log_summary(&log, 0, &s);
+    T_EQ_S(nvs_nccl_summary_transport(&s, buf, sizeof buf), "SHM+NET");
+    nvs_nccl_log_free(&log);
+}
+
+static void t_threads_split(void)
+{
+    static const char *const files[] = {FIX "threads_split.nccl.vm.4242.log", NULL};
+    nvs_nccl_log log;
+    parse_files(&log, files);
+    T_EQ_S(log.version, "2.28.3");
+    T_EQ_U(log.ncomms, 6);
+    T_EQ_I(log.warn_lines, 1);
+    /* the connections made at the first collective belong to the N=2 split, not the parent */
+    const nvs_nccl_comm *parent = comm_by_ptr(&log, "0x7f00a0001000");
+    const nvs_nccl_comm *s0 = comm_by_ptr(&log, "0x7f00a0003000");
+    const nvs_nccl_comm *s1 = comm_by_ptr(&log, "0x7f00b0003000");
+    const nvs_nccl_comm *one = comm_by_ptr(&log, "0x7f00b0002000");
+    T_ASSERT(parent && s0 && s1 && one);
+    T_EQ_U(parent->nconns, 0);
+    T_EQ_I(parent->coll_channels, 24);
+    T_EQ_I(parent->collnet_channels, 24);
+    T_EQ_S(s0->init_fn, "ncclCommSplit");
+    T_EQ_S(s0->parent, "0x7f00a0001000");
+    T_EQ_S(s0->comm_id, "");
+    T_EQ_I(s0->cuda_dev, 0);
+    T_EQ_U(s0->nconns, 6); /* 4 channels + the cut line + the partial last line */
+    T_EQ_U(s1->nconns, 4);
+    T_EQ_I(s0->rings_connected, 1);
+    T_EQ_S(s0->conns[0].detail, "P2P/direct pointer/read");
+    T_EQ_S(s0->conns[4].detail, "P2P/dir");
+    T_EQ_I(s0->conns[5].channel, 6);
+    T_EQ_I(one->nranks, 1);
+    T_EQ_I(one->rank, 0);
+    T_EQ_I(one->cuda_dev, 1);
+    T_EQ_U(one->nconns, 0);
+    T_EQ_U(log.norphans, 1); /* "0[0] -> 9[9]": no communicator has 10 ranks */
+    T_EQ_I(log.orphans[0].to_rank, 9);
+    nvs_nccl_summary s;
+    nvs_nccl_log_summary(&log, 1, &s);
+    T_EQ_I(s.total, 0);
+    nvs_nccl_log_summary(&log, 2, &s);
+    T_EQ_I(s.p2p, 10);
+    T_EQ_I(s.nchannels, 6); /* 0-3, 6, 7 */
+    nvs_nccl_log_summary(&log, 0, &s);
+    T_EQ_I(s.p2p, 11); /* with the orphan */
+    nvs_nccl_log_free(&log);
+}
+
+static void t_ib_and_old(void)
+{
+    static const char *const ib[] = {FIX "ib_2node.nccl.node-a.5001.log", NULL};
+    static const char *const old[] = {FIX "old218_pcie4.nccl.box3090.777.log", NULL};
+    nvs_nccl_log log;
+    nvs_nccl_summary s;
+    char buf[32];
+    parse_files(&log, ib);
+    T_EQ_S(log.version, "2.27.7");
+    T_EQ_U(log.ncomms, 1);
+    const nvs_nccl_comm *c = &log.comms[0];
+    T_EQ_S(c->host, "node-a");
+    T_EQ_I(c->nnodes, 2);
+    T_EQ_S(c->bus_id, "1b000");
+    T_EQ_U(c->nconns, 5);
+    T_EQ_S(c->conns[1].net, "IB");
+    T_EQ_S(c->conns[1].detail, "NET/IB/1(0)/GDRDMA(PCI)/Shared");
+    T_EQ_I(c->conns[3].side, NVS_NCCL_SIDE_RECV);
+    T_EQ_S(c->conns[4].detail, "P2P/indirect/3[1]");
+    nvs_nccl_log_summary(&log, 4, &s);
+    T_EQ_I(s.net, 2);
+    T_EQ_I(s.p2p, 2);
+    T_EQ_S(s.net_name, "IB");
+    T_EQ_S(nvs_nccl_summary_transport(&s, buf, sizeof buf), "P2P+NET");
+    nvs_nccl_log_free(&log);
+
+    parse_files(&log, old);
+    T_EQ_S(log.version, "2.18.5");
+    T_EQ_U(log.ncomms, 1);
+    c = &log.comms[0];
+    T_EQ_S(c->init_fn, "");
+    T_EQ_I(c->complete, 1);
+    T_EQ_I(c->nvml_dev, -1);
+    T_EQ_I(c->coll_channels, 2);
+    T_EQ_I(c->collnet_channels, -1);
+    T_EQ_I(c->nvls_channels, 0);
+    T_EQ_U(c->nconns, 3);
+    nvs_nccl_log_summary(&log, 4, &s);
+    T_EQ_S(nvs_nccl_summary_transport(&s, buf, sizeof buf), "P2P+SHM");
+    nvs_nccl_log_free(&log);
+}
+
+static void t_text_and_versions(void)
+{
+    const char *text = "a:1:1 [0] NCCL INFO NCCL version 2.28.3+cuda13.0\n"
+                       "a:2:2 [1] NCCL INFO NCCL version 2.27.7+cuda12.9\n"
+                       "a:1:1 [0] NCCL INFO comm 0xa rank 0 nRanks 2 nNodes 1 localRanks 2 localRank 0 MNNVL 0\n"
+                       "a:1:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM";
+    nvs_nccl_log log;
+    nvs_nccl_log_init(&log);
+    T_EQ_I(nvs_nccl_log_parse_text(text, strlen(text), &log), NVS_OK);
+    T_EQ_S(log.version, "2.28.3");
+    T_EQ_I(log.version_conflict, 1);
+    T_EQ_U(log.lines, 4);
+    T_EQ_U(log.comms[0].nconns, 1);
+    /* the same address in another process is another communicator */
+    const char *more = "a:2:2 [1] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM\n";
+    T_EQ_I(nvs_nccl_log_parse_text(more, strlen(more), &log), NVS_OK);
+    T_EQ_U(log.comms[0].nconns, 1);
+    T_EQ_U(log.norphans, 1);
+    T_EQ_I(log.files, 2);
+    nvs_nccl_log_free(&log);
+}
+
+static void t_link_names(void)
+{
+    T_EQ_S(nvs_nccl_link_name("P2P", "NV18"), "NVLink");
+    T_EQ_S(nvs_nccl_link_name("P2P", "NV4"), "NVLink");
+    T_EQ_S(nvs_nccl_link_name("P2P", "PIX"), "PCIe");
+    T_EQ_S(nvs_nccl_link_name("P2P", "NODE"), "PCIe");
+    T_EQ_S(nvs_nccl_link_name("P2P", NULL), "P2P (link unknown)");
+    T_EQ_S(nvs_nccl_link_name("SHM", "NV18"), "host memory");
+    T_EQ_S(nvs_nccl_link_name("NET", "SYS"), "network");
+    T_ASSERT(nvs_nccl_link_name("COLLNET", "SYS") == NULL);
+}
+
+static const char *cls_fn(void *ctx, int a, int b)
+{
+    (void)ctx;
+    return a != b ? "NV18" : NULL;
+}
+
+static void t_json(void)
+{
+    static const char *const files[] = {FIX "h200x2_p2p.nccl.vm.761.log", FIX "h200x2_p2p.nccl.vm.762.log", NULL};
+    nvs_nccl_log log;
+    parse_files(&log, files);
+    json_t *j = nvs_nccl_log_to_json(&log);
+    T_ASSERT(j);
+    T_EQ_S(json_string_value(json_object_get(j, "nccl_version")), "2.28.3");
+    json_t *comms = json_object_get(j, "comms");
+    T_EQ_U(json_array_size(comms), 2);
+    json_t *c0 = json_array_get(comms, 0);
+    T_EQ_I(json_integer_value(json_object_get(c0, "coll_channels")), 8);
+    T_EQ_U(json_array_size(json_object_get(c0, "channels")), 8);
+    T_EQ_I(json_integer_value(json_object_get(json_object_get(j, "summary"), "P2P")), 16);
+    json_decref(j);
+
+    int gpu_of_rank[2] = {1, 0}; /* communicator rank 0 runs on topology GPU 1 */
+    json_t *t = nvs_nccl_log_transport_json(&log, 2, gpu_of_rank, cls_fn, NULL);
+    T_ASSERT(t);
+    T_EQ_I(json_integer_value(json_object_get(t, "n")), 2);
+    T_EQ_I(json_integer_value(json_object_get(t, "nchannels")), 8);
+    T_EQ_S(json_string_value(json_object_get(t, "link")), "NVLink");
+    json_t *ch = json_array_get(json_object_get(t, "channels"), 0);
+    T_EQ_I(json_integer_value(json_object_get(ch, "from_gpu")), 1);
+    T_EQ_I(json_integer_value(json_object_get(ch, "to_gpu")), 0);
+    T_EQ_S(json_string_value(json_object_get(ch, "link")), "NVLink");
+    T_EQ_S(json_string_value(json_object_get(ch, "detail")), "P2P/CUMEM/read");
+    json_decref(t);
+    /* without topology: transport known, link unknown */
+    t = nvs_nccl_log_transport_json(&log, 2, NULL, NULL, NULL);
+    T_ASSERT(t);
+    T_EQ_S(json_string_value(json_object_get(t, "link")), "P2P (link unknown)");
+    T_ASSERT(!json_object_get(json_array_get(json_object_get(t, "channels"), 0), "from_gpu"));
+    json_decref(t);
+    nvs_nccl_log_free(&log);
+}
+
+/* A long log (a day of a job's INFO lines) is streamed, not loaded: 200000 lines through a temporary file. */
+static void t_big_file(void)
+{
+    char path[] = "/tmp/nvs_nccl_log_XXXXXX";
+    int fd = mkstemp(path);
+    T_ASSERT(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    T_ASSERT(f);
+    fprintf(f, "h:9:9 [0] NCCL INFO comm 0xbig rank 0 nRanks 2 nNodes 1 localRanks 2 localRank 0 MNNVL 0\n");
+    for (int i = 0; i < 200000; i++) {
+        if (i % 2)
+            fprintf(f, "h:9:9 [0] NCCL INFO Channel %02d/0 : 0[0] -> 1[1] via P2P/CUMEM\n", i % 32);
+        else
+            fprintf(f, "h:9:9 [0] NCCL INFO some other line %d\n", i);
+    }
+    T_EQ_I(fclose(f), 0);
+    nvs_nccl_log log;
+    nvs_nccl_log_init(&log);
+    nvs_result_t res = nvs_nccl_log_parse_file(path, &log);
+    unlink(path);
+    T_EQ_I(res, NVS_OK);
+    T_EQ_U(log.lines, 200001);
+    T_EQ_U(log.comms[0].nconns, 100000);
+    nvs_nccl_summary s;
+    nvs_nccl_log_summary(&log, 2, &s);
+    T_EQ_I(s.p2p, 100000);
+    T_EQ_I(s.nchannels, 16); /* odd i only: the odd channel numbers */
+    nvs_nccl_log_free(&log);
+}
+
+static void t_missing_file(void)
+{
+    nvs_nccl_log log;
+    nvs_nccl_log_init(&log);
+    T_EQ_I(nvs_nccl_log_parse_file(FIX "no-such-file.log", &log), NVS_ERR_INPUT);
+    T_EQ_I(nvs_nccl_log_parse_file(FIX, &log), NVS_ERR_INPUT); /* a directory */
+    nvs_nccl_log_free(&log);
+}
+
+T_LIST = {T_CASE(t_line_formats), T_CASE(t_junk_lines),    T_CASE(t_h200_p2p),          T_CASE(t_h200_shm_net),
+          T_CASE(t_threads_split), T_CASE(t_ib_and_old),   T_CASE(t_text_and_versions), T_CASE(t_link_names),
+          T_CASE(t_json),          T_CASE(t_big_file),       T_CASE(t_missing_file)};
+T_MAIN

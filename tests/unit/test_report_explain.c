@@ -1,0 +1,162 @@
+/* The "why" paragraphs and the facts they are built from; the report's efficiency helpers. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../src/report.h"
+#include "../../src/report_explain.h"
+#include "t.h"
+
+#define RUNS "tests/fixtures/runs/"
+
+static void t_facts_3090(void)
+{
+    nvs_run r;
+    T_EQ_I(nvs_run_load(RUNS "box3090_8gpu_shm.json", 0, &r), NVS_OK);
+    nvs_explain_facts f;
+    nvs_explain_facts_from_run(&r, 4, &f);
+    T_EQ_I(f.n, 4);
+    T_EQ_I(f.has_hop, 1);
+    T_EQ_S(f.hop_class, "PHB"); /* ring 0-1-2-3: PXB, PHB, PXB, PHB; equal bounds, PHB is worse */
+    T_NEAR(f.bound_gbps, 31.5, 1e-9);
+    T_EQ_I(f.hop_p2p, 0);
+    T_EQ_S(f.transport, "SHM");
+    T_EQ_S(f.collective, "all_reduce");
+    T_NEAR(f.busbw_bytes, 1073741824.0, 0);
+    T_NEAR(f.busbw_gbps, 9.6, 0.01);
+    T_EQ_I(f.prev_n, 2);
+    T_NEAR(f.prev_busbw_gbps, 11.2, 0.01);
+    T_NEAR(f.exposed_comm_pct, 100.0 * 9200.0 / 199800.0, 1e-9);
+    T_NEAR(f.measured_comm_us, 21900.0, 1e-9);
+    nvs_explain_facts_from_run(&r, 8, &f);
+    T_EQ_S(f.hop_class, "SYS");
+    T_EQ_I(f.prev_n, 4);
+    nvs_explain_facts_from_run(&r, 2, &f);
+    T_EQ_S(f.hop_class, "PXB");
+    T_EQ_I(f.prev_n, 0); /* N=1 busbw is 0 by definition: no "previous" for N=2 */
+    char text[1024];
+    nvs_explain_facts_from_run(&r, 4, &f);
+    nvs_explain_text(&f, text, sizeof text);
+    T_CONTAINS(text, "At 4 GPUs the ring crosses the CPU host bridge (PHB) and NCCL used SHM through host memory");
+    T_CONTAINS(text, "because CUDA reports no peer-to-peer access");
+    T_CONTAINS(text, "busbw fell from 11 GB/s at 2 GPUs to 9.6 GB/s at 1 GiB");
+    T_CONTAINS(text, "30 % of the 31.5 GB/s bound");
+    T_CONTAINS(text, "4.6 % of the training step is communication the backward pass could not hide");
+    /* efficiency helpers of the report */
+    T_NEAR(nvs_report_common_size(&r, "all_reduce"), 1073741824.0, 0);
+    int base = 0;
+    T_NEAR(nvs_report_coll_efficiency(&r, "all_reduce", 8, 1073741824.0, &base), 6.2 / 11.2, 1e-3);
+    T_EQ_I(base, 2);
+    T_ASSERT(isnan(nvs_report_coll_efficiency(&r, "all_reduce", 1, 1073741824.0, NULL)));
+    T_ASSERT(isnan(nvs_report_coll_efficiency(&r, "broadcast", 4, 1073741824.0, NULL)));
+    nvs_run_free(&r);
+}
+
+static void t_facts_nvlink_and_shm(void)
+{
+    nvs_run r;
+    T_EQ_I(nvs_run_load(RUNS "h200x2_shm.json", 0, &r), NVS_OK);
+    nvs_explain_facts f;
+    nvs_explain_facts_from_run(&r, 2, &f);
+    T_EQ_S(f.hop_class, "NV18");
+    T_EQ_S(f.transport, "SHM");
+    T_EQ_S(f.p2p_disabled_by, "NCCL_P2P_DISABLE=1");
+    char text[1024];
+    nvs_explain_text(&f, text, sizeof text);
+    T_CONTAINS(text, "the ring runs over NVLink (NV18) but NCCL did not use it: it used SHM through host memory, "
+                     "because NCCL_P2P_DISABLE=1");
+    T_CONTAINS(text, "5.7 % of the 478 GB/s bound");
+    nvs_run_free(&r);
+}
+
+static void t_text_shapes(void)
+{
+    nvs_explain_facts f;
+    char text[1024];
+    nvs_explain_facts_init(&f, 1);
+    nvs_explain_text(&f, text, sizeof text);
+    T_CONTAINS(text, "At 1 GPU nothing crosses a link");
+
+    nvs_explain_facts_init(&f, 2);
+    nvs_explain_text(&f, text, sizeof text);
+    T_EQ_S(text, "At 2 GPUs (neither the topology nor NCCL's transport is in this run).");
+
+    /* a network hop over sockets; busbw held (within 10 %) */
+    nvs_explain_facts_init(&f, 16);
+    f.has_hop = 1;
+    f.hop_class = "NET";
+    f.bound_gbps = 12.5;
+    snprintf(f.transport, sizeof f.transport, "P2P+NET");
+    snprintf(f.net, sizeof f.net, "Socket");
+    f.collective = "all_reduce";
+    f.busbw_gbps = 3.4;
+    f.busbw_bytes = 1 << 30;
+    f.prev_n = 8;
+    f.prev_busbw_gbps = 3.5;
+    f.exposed_comm_pct = 0.4;
+    nvs_explain_text(&f, text, sizeof text);
+    T_EQ_S(text, "At 16 GPUs the ring crosses the network between hosts (NET) and NCCL used P2P over PCIe and "
+                 "NET/Socket: all_reduce busbw held at 3.4 GB/s (3.5 at 8 GPUs) at 1 GiB, 27 % of the 12.5 GB/s "
+                 "bound of that hop, and the backward pass hid almost all communication (0.4 % of the step "
+                 "exposed).");
+
+    /* rose; no bound; transport unknown */
+    nvs_explain_facts_init(&f, 4);
+    f.has_hop = 1;
+    f.hop_class = "NV4";
+    f.collective = "broadcast";
+    f.busbw_gbps = 200;
+    f.prev_n = 2;
+    f.prev_busbw_gbps = 100;
+    nvs_explain_text(&f, text, sizeof text);
+    T_EQ_S(text, "At 4 GPUs the ring runs over NVLink (NV4) (NCCL's transport is not in this run): broadcast busbw "
+                 "rose from 100 GB/s at 2 GPUs to 200 GB/s.");
+
+    /* snprintf semantics: the full length is returned, the buffer is cut and terminated */
+    size_t need = nvs_explain_text(&f, NULL, 0);
+    T_EQ_U(need, strlen(text));
+    char small[10];
+    T_EQ_U(nvs_explain_text(&f, small, sizeof small), need);
+    T_EQ_S(small, "At 4 GPUs");
+}
+
+static void t_classes_and_json(void)
+{
+    T_ASSERT(nvs_explain_class_rank("NV18") < nvs_explain_class_rank("PIX"));
+    T_ASSERT(nvs_explain_class_rank("PIX") < nvs_explain_class_rank("PXB"));
+    T_ASSERT(nvs_explain_class_rank("PHB") < nvs_explain_class_rank("NODE"));
+    T_ASSERT(nvs_explain_class_rank("SYS") < nvs_explain_class_rank("NET"));
+    T_ASSERT(nvs_explain_class_rank("NET") < nvs_explain_class_rank("WEIRD"));
+    T_EQ_S(nvs_explain_class_link("NV2"), "NVLink");
+    T_EQ_S(nvs_explain_class_link("NVX"), "PCIe");
+    T_EQ_S(nvs_explain_class_link("NET"), "network");
+
+    nvs_run r;
+    T_EQ_I(nvs_run_load(RUNS "h200x2_nvlink.json", 0, &r), NVS_OK);
+    nvs_explain_facts f;
+    nvs_explain_facts_from_run(&r, 2, &f);
+    json_t *j = nvs_explain_json(&f);
+    T_ASSERT(j);
+    T_EQ_I(json_integer_value(json_object_get(j, "n")), 2);
+    json_t *h = json_object_get(j, "slowest_hop");
+    T_EQ_S(json_string_value(json_object_get(h, "class")), "NV18");
+    T_EQ_S(json_string_value(json_object_get(h, "link")), "NVLink");
+    T_EQ_S(json_string_value(json_object_get(j, "transport")), "P2P");
+    T_NEAR(json_real_value(json_object_get(j, "pct_of_bound")), 100 * 329.65 / 478.1, 1e-9);
+    T_CONTAINS(json_string_value(json_object_get(j, "text")), "runs over NVLink (NV18) and NCCL used P2P over NVLink");
+    /* what the reader gets back from it is the same text */
+    json_t *doc = json_pack("{s:s, s:[O]}", "schema", "nvscale.run/1", "explain", j);
+    T_ASSERT(doc);
+    nvs_run back;
+    char err[256];
+    T_EQ_I(nvs_run_from_json(doc, "mem", 0, &back, err, sizeof err), NVS_OK);
+    T_EQ_S(back.explain[0].text, json_string_value(json_object_get(j, "text")));
+    nvs_run_free(&back);
+    json_decref(doc);
+    json_decref(j);
+    nvs_run_free(&r);
+}
+
+T_LIST = {T_CASE(t_facts_3090), T_CASE(t_facts_nvlink_and_shm), T_CASE(t_text_shapes), T_CASE(t_classes_and_json)};
+T_MAIN

@@ -1,0 +1,210 @@
+/* run.json reader: the committed fixtures read back field by field; every kind of bad file is refused with a
+ * message that names the file and the key. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../src/runjson.h"
+#include "t.h"
+
+#define RUNS "tests/fixtures/runs/"
+
+static void t_nvlink_fixture(void)
+{
+    nvs_run r;
+    T_EQ_I(nvs_run_load(RUNS "h200x2_nvlink.json", NVS_RUN_NEED_COLLECTIVES | NVS_RUN_NEED_TRAIN, &r), NVS_OK);
+    T_EQ_S(r.schema, "nvscale.run/1");
+    T_EQ_S(r.path, RUNS "h200x2_nvlink.json");
+    T_EQ_S(r.host, "vm");
+    T_EQ_S(r.subcommand, "run");
+    T_EQ_S(r.launcher, "mpi");
+    T_EQ_U(r.argc, 10);
+    T_EQ_S(r.argv[9], "bert-large");
+    T_EQ_S(r.started_utc, "2026-11-29T10:00:00Z");
+    T_NEAR(r.duration_s, 95.2, 1e-9);
+    T_EQ_I(r.world_size, 2);
+    T_EQ_I(r.world_nodes, 1);
+    T_EQ_S(nvs_run_env(&r, "NCCL_NVLS_ENABLE"), "0");
+    T_ASSERT(nvs_run_env(&r, "NCCL_P2P_DISABLE") == NULL);
+    T_EQ_S(nvs_run_version(&r, "nccl"), "2.28.3");
+    T_EQ_U(r.nranks, 2);
+    T_EQ_S(r.ranks[1].pci_bus_id, "0000:00:07.0");
+    T_EQ_I(r.ranks[1].topo_gpu, 1);
+    T_EQ_I(r.topology.present, 1);
+    T_EQ_U(r.topology.ngpus, 2);
+    T_EQ_I(r.topology.gpus[0].nvlink_links_up, 18);
+    T_NEAR(r.topology.gpus[0].pcie_gbps, 63.0, 1e-9);
+    const nvs_run_pair *p = nvs_run_pair_of(&r, 1, 0);
+    T_ASSERT(p);
+    T_EQ_S(p->cls, "NV18");
+    T_NEAR(p->bound_gbps, 478.1, 1e-9);
+    T_EQ_I(p->p2p_cuda, 1);
+    T_ASSERT(nvs_run_pair_of(&r, 0, 2) == NULL);
+    T_EQ_U(r.ncolls, 22);
+    const nvs_run_coll *c = nvs_run_coll_find(&r, "all_reduce", 2, 1073741824.0);
+    T_ASSERT(c);
+    T_NEAR(c->time_max_us, 3257.21, 1e-9);
+    T_NEAR(c->busbw_gbps, 329.65, 1e-9);
+    T_EQ_I(c->wrong, 0);
+    T_EQ_I(c->root, -1);
+    T_ASSERT(nvs_run_coll_find(&r, "all_reduce", 4, 1073741824.0) == NULL);
+    int *ns = NULL;
+    T_EQ_I(nvs_run_ns(&r, &ns), 2);
+    T_EQ_I(ns[0], 1);
+    T_EQ_I(ns[1], 2);
+    free(ns);
+    double *sizes = NULL;
+    T_EQ_I(nvs_run_coll_sizes(&r, "broadcast", &sizes), 5);
+    T_NEAR(sizes[0], 2097152.0, 0);
+    T_NEAR(sizes[4], 536870912.0, 0);
+    free(sizes);
+    const char **names = NULL;
+    T_EQ_I(nvs_run_collective_names(&r, &names), 2);
+    T_EQ_S(names[0], "all_reduce");
+    T_EQ_S(names[1], "broadcast");
+    free(names);
+    const nvs_run_transport *t = nvs_run_transport_of(&r, 2);
+    T_ASSERT(t);
+    T_EQ_U(t->nsummary, 1);
+    T_EQ_S(t->summary[0].key, "P2P");
+    T_EQ_I(t->summary_counts[0], 16);
+    T_EQ_I(t->nchannels, 8);
+    T_EQ_S(t->link, "NVLink");
+    T_ASSERT(t->net_detail == NULL);
+    const nvs_run_train_result *tr = nvs_run_train_of(&r, 2);
+    T_ASSERT(tr);
+    T_NEAR(tr->exposed_comm_us, 1800.0, 1e-9);
+    T_EQ_S(r.train.model, "bert-large");
+    T_EQ_I(r.train.batch, 16);
+    T_EQ_U(r.train.nbuckets, 1);
+    const nvs_run_scaling *sc = nvs_run_scaling_of(&r, 2);
+    T_ASSERT(sc && sc->ngpus == 2 && sc->gpus[1] == 1);
+    T_EQ_U(r.nexplain, 0);
+    T_EQ_S(r.result_status, "ok");
+    nvs_run_free(&r);
+    nvs_run_free(&r); /* twice is harmless */
+}
+
+static void t_minimal_and_optional(void)
+{
+    nvs_run r;
+    T_EQ_I(nvs_run_load(RUNS "minimal_coll.json", NVS_RUN_NEED_COLLECTIVES, &r), NVS_OK);
+    T_EQ_I(r.topology.present, 0);
+    T_EQ_I(r.train.present, 0);
+    T_EQ_I(r.p2p.present, 0);
+    T_EQ_U(r.ntransports + r.nexplain + r.nscaling + r.nranks + r.nenv + r.nversions, 0);
+    T_ASSERT(isnan(r.duration_s));
+    T_EQ_I(r.result_exit_code, -1);
+    const nvs_run_coll *c = nvs_run_coll_find(&r, "all_reduce", 2, 64);
+    T_ASSERT(c);
+    T_ASSERT(isnan(c->busbw_gbps)); /* null: not measured, not 0 */
+    T_EQ_I(c->wrong, -1);           /* null: not checked */
+    nvs_run_free(&r);
+    /* asking for what is absent is an input error */
+    T_EQ_I(nvs_run_load(RUNS "minimal_coll.json", NVS_RUN_NEED_TRAIN, &r), NVS_ERR_INPUT);
+    T_EQ_I(nvs_run_load(RUNS "minimal_coll.json", NVS_RUN_NEED_TOPOLOGY, &r), NVS_ERR_INPUT);
+    T_EQ_I(nvs_run_load(RUNS "minimal_coll.json", NVS_RUN_NEED_P2P, &r), NVS_ERR_INPUT);
+    T_ASSERT(r.root == NULL); /* left freed */
+}
+
+static void t_box3090(void)
+{
+    nvs_run r;
+    T_EQ_I(nvs_run_load(RUNS "box3090_8gpu_shm.json", 0, &r), NVS_OK);
+    T_EQ_U(r.topology.npairs, 28);
+    T_EQ_S(nvs_run_pair_of(&r, 3, 4)->cls, "SYS");
+    T_EQ_I(nvs_run_pair_of(&r, 3, 4)->p2p_cuda, 0);
+    T_EQ_I(r.topology.gpus[5].numa_node, 1);
+    T_EQ_I(r.topology.gpus[5].nvlink_version, -1); /* null */
+    T_EQ_U(r.ntransports, 3);
+    T_EQ_U(r.train.nresults, 4);
+    nvs_run_free(&r);
+}
+
+static void t_bad_files(void)
+{
+    static const char *const bad[] = {"bad_topology", "duplicate_key", "empty",      "n_is_string", "negative_busbw",
+                                      "no_collectives", "no_schema",   "not_json",   "top_array",   "wrong_schema"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char path[256];
+        snprintf(path, sizeof path, RUNS "bad/%s.json", bad[i]);
+        nvs_run r;
+        nvs_result_t res = nvs_run_load(path, NVS_RUN_NEED_COLLECTIVES, &r);
+        if (res != NVS_ERR_INPUT) T_FAIL("%s: got %s, expected NVS_ERR_INPUT", path, nvs_result_name(res));
+        T_ASSERT(r.root == NULL);
+    }
+    nvs_run r;
+    T_EQ_I(nvs_run_load(RUNS "bad", 0, &r), NVS_ERR_INPUT);             /* a directory */
+    T_EQ_I(nvs_run_load(RUNS "no-such-file.json", 0, &r), NVS_ERR_INPUT); /* missing */
+}
+
+/* Table of documents and the message each must give ("" = must be accepted). */
+static void t_messages(void)
+{
+    static const struct {
+        const char *json, *msg;
+    } cases[] = {
+        {"{\"schema\": \"nvscale.run/1\"}", ""},
+        {"{\"schema\": \"nvscale.run/1\", \"collectives\": []}", ""},
+        {"{\"schema\": 1}", "x.json: schema is 1, expected \"nvscale.run/1\""},
+        {"\"text\"", "x.json: not a run.json: the top level is the string \"text\""},
+        {"{\"schema\": \"nvscale.run/1\", \"collectives\": {}}", "x.json: collectives: expected an array, got an object"},
+        {"{\"schema\": \"nvscale.run/1\", \"collectives\": [3]}", "x.json: collectives[0]: expected an object, got 3"},
+        {"{\"schema\": \"nvscale.run/1\", \"collectives\": [{\"n\": 2, \"bytes\": 8}]}",
+         "collectives[0].collective: missing"},
+        {"{\"schema\": \"nvscale.run/1\", \"collectives\": [{\"collective\": \"a\", \"n\": 0, \"bytes\": 8}]}",
+         "collectives[0].n: expected an integer from 1"},
+        {"{\"schema\": \"nvscale.run/1\", \"collectives\": [{\"collective\": \"a\", \"n\": 2.5, \"bytes\": 8}]}",
+         "collectives[0].n: expected an integer"},
+        {"{\"schema\": \"nvscale.run/1\", \"collectives\": [{\"collective\": \"a\", \"n\": 2}]}",
+         "collectives[0].bytes: missing"},
+        {"{\"schema\": \"nvscale.run/1\", \"collectives\": [{\"collective\": \"a\", \"n\": 2, \"bytes\": 8, "
+         "\"time_us\": {\"max\": \"slow\"}}]}",
+         "collectives[0].time_us.max: expected a number, got the string \"slow\""},
+        {"{\"schema\": \"nvscale.run/1\", \"collectives\": [{\"collective\": \"a\", \"n\": 2, \"bytes\": 8, "
+         "\"inplace\": 1}]}",
+         "collectives[0].inplace: expected true or false, got 1"},
+        {"{\"schema\": \"nvscale.run/1\", \"collectives\": [{\"collective\": \"a\", \"n\": 2, \"bytes\": 8, "
+         "\"wrong\": -1}]}",
+         "collectives[0].wrong: expected an integer >= 0, got -1"},
+        {"{\"schema\": \"nvscale.run/1\", \"env\": {\"NCCL_X\": 1}}", "env.NCCL_X: expected a string, got 1"},
+        {"{\"schema\": \"nvscale.run/1\", \"command\": {\"argv\": [\"a\", 2]}}",
+         "command.argv[1]: expected a string, got 2"},
+        {"{\"schema\": \"nvscale.run/1\", \"world\": {\"size\": 0}}", "world.size: expected an integer from 1"},
+        {"{\"schema\": \"nvscale.run/1\", \"scaling\": [{\"n\": 2, \"gpus\": [0, -1]}]}",
+         "scaling[0].gpus[1]: expected an integer >= 0, got -1"},
+        {"{\"schema\": \"nvscale.run/1\", \"transports\": [{\"n\": 2, \"summary\": {\"P2P\": \"many\"}}]}",
+         "transports[0].summary.P2P: expected an integer"},
+        {"{\"schema\": \"nvscale.run/1\", \"train\": {\"results\": [{\"n\": 1, \"step_us\": true}]}}",
+         "train.results[0].step_us: expected a number, got true"},
+        {"{\"schema\": \"nvscale.run/1\", \"train\": {\"results\": [{\"n\": 2, \"exposed_comm_us\": -5}]}}", ""},
+        {"{\"schema\": \"nvscale.run/1\", \"topology\": {\"gpus\": [{\"name\": \"x\"}]}}",
+         "topology.gpus[0].index: missing"},
+        {"{\"schema\": \"nvscale.run/1\", \"p2p\": {\"pairs\": [{\"src\": 0, \"dst\": 1, \"uni_gbps\": -1}]}}",
+         "p2p.pairs[0].uni_gbps: expected a number >= 0"},
+        {"{\"schema\": \"nvscale.run/1\", \"explain\": [{\"n\": 2, \"text\": 5}]}", "explain[0].text: expected a string"},
+        {"{\"schema\": \"nvscale.run/1\", \"result\": {\"exit_code\": 300}}", "result.exit_code: expected an integer"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        json_error_t je;
+        json_t *root = json_loads(cases[i].json, JSON_DECODE_ANY, &je);
+        if (!root) T_FAIL("case %zu does not parse: %s", i, je.text);
+        nvs_run r;
+        char err[512];
+        nvs_result_t res = nvs_run_from_json(root, "x.json", 0, &r, err, sizeof err);
+        json_decref(root);
+        if (!cases[i].msg[0]) {
+            if (res != NVS_OK) T_FAIL("case %zu: refused: %s", i, err);
+            nvs_run_free(&r);
+            continue;
+        }
+        if (res != NVS_ERR_INPUT) T_FAIL("case %zu: accepted, expected \"%s\"", i, cases[i].msg);
+        T_CONTAINS(err, cases[i].msg);
+        T_ASSERT(!strncmp(err, "x.json: ", 8));
+    }
+}
+
+T_LIST = {T_CASE(t_nvlink_fixture), T_CASE(t_minimal_and_optional), T_CASE(t_box3090), T_CASE(t_bad_files),
+          T_CASE(t_messages)};
+T_MAIN
