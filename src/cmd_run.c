@@ -165,6 +165,8 @@ static nvs_result_t write_outputs(nvs_ctx *run, nvs_result_t status)
     const nvs_config *cfg = run->cfg;
     json_t *root = nvs_ctx_to_json(run, status, now_s() - run->t_start);
     if (!root) return NVS_ERR_NOMEM;
+    json_t *explain = nvs_ctx_explain(run, root);
+    if (explain) json_object_set_new(root, "explain", explain);
     nvs_result_t res = NVS_OK;
     if (cfg->save) {
         char path[NVS_PATH_MAX + 32];
@@ -203,6 +205,7 @@ static nvs_result_t write_outputs(nvs_ctx *run, nvs_result_t status)
     } else {
         nvs_print_table(run, stdout);
         nvs_phase_print_summary(run, stdout);
+        if (explain) nvs_print_explain(explain, stdout);
         if (cfg->save && res == NVS_OK) printf("# results: %s/run.json\n", run->out_dir);
     }
     if (fflush(stdout) != 0 || ferror(stdout)) {

@@ -54,5 +54,8 @@ typedef struct nvs_ctx {
 json_t *nvs_ctx_to_json(const nvs_ctx *run, nvs_result_t status, double duration_s);
 void nvs_print_table(const nvs_ctx *run, FILE *to);
 nvs_result_t nvs_print_csv(const nvs_ctx *run, FILE *to);
+/* "explain" entries per N from the finished run.json (rank 0); NULL when they cannot be made. */
+json_t *nvs_ctx_explain(const nvs_ctx *ctx, json_t *root);
+void nvs_print_explain(const json_t *explain, FILE *to);
 
 #endif
