@@ -62,7 +62,10 @@ JANSSON_LIBS := $(JANSSON_HOME)/lib/libjansson.a
 endif
 
 VERSION := 0.1.0
-GIT_REV := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)
+# The commit built: from git, else from .nvs-rev (written next to a copy of the tree that travels without its
+# .git, e.g. to a GPU machine: `git describe --always --dirty > .nvs-rev`), else "unknown".
+GIT_REV := $(shell git rev-parse --short HEAD 2>/dev/null && exit; cat .nvs-rev 2>/dev/null || echo unknown)
+GIT_REV := $(GIT_REV)$(shell git rev-parse HEAD >/dev/null 2>&1 && { git diff --quiet HEAD 2>/dev/null || echo -dirty; })
 
 CPPFLAGS += -D_GNU_SOURCE -DNVS_VERSION='"$(VERSION)"' -DNVS_GIT_REV='"$(GIT_REV)"' \
             -I$(CUDA_HOME)/include -I$(NCCL_HOME)/include $(MPI_CFLAGS) $(HWLOC_CFLAGS) $(JANSSON_CFLAGS)

@@ -400,7 +400,10 @@ nvs_result_t nvs_backend_nccl_init(nvs_backend *b, nvs_rt *rt, const nvs_config 
     int visible = 0;
     CUDA_TRY(cudaGetDeviceCount(&visible));
     int dev = 0;
-    NVS_CHECK(pick_device(b, visible, &dev));
+    /* every rank must learn that one of them cannot have a GPU, before anyone goes on to collective calls */
+    double bad = pick_device(b, visible, &dev) != NVS_OK;
+    NVS_CHECK(nvs_allreduce_f64(rt, &bad, 1, NVS_RT_MAX, "GPU assignment"));
+    if (bad) return NVS_ERR_USAGE;
     rt->device = dev;
     CUDA_TRY(cudaSetDevice(dev));
     struct cudaDeviceProp prop;

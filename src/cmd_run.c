@@ -265,7 +265,7 @@ static nvs_result_t run_rank(nvs_rt *rt, void *arg)
     run.have_backend = 1;
     if (rt->rank == 0) nvs_versions_collect(&run.versions);
     NVS_CHECK_GOTO(gather_rank_info(&run), res, out);
-    if (strcmp(sub, "coll")) NVS_CHECK_GOTO(nvs_phase_topology(&run), res, out);
+    NVS_CHECK_GOTO(nvs_phase_topology(&run), res, out); /* also for `coll`: it names the links NCCL used */
     NVS_CHECK_GOTO(plan_counts(&run, strcmp(sub, "coll") != 0), res, out);
     if (strcmp(sub, "train")) NVS_CHECK_GOTO(sweep_phase(&run), res, out);
     if (!strcmp(sub, "train") || req->cfg.model[0]) NVS_CHECK_GOTO(nvs_phase_train(&run), res, out);

@@ -20,7 +20,8 @@ static double now_us(void)
     return (double)ts.tv_sec * 1e6 + ts.tv_nsec * 1e-3;
 }
 
-enum { STEP_FULL, STEP_COMPUTE, STEP_COMM };
+/* full step; without the all-reduces; the all-reduces alone; the step without its GEMMs (where the time goes) */
+enum { STEP_FULL, STEP_COMPUTE, STEP_COMM, STEP_NO_GEMM };
 
 static nvs_result_t issue_step(nvs_train_exec *x, int mode)
 {
@@ -32,13 +33,15 @@ static nvs_result_t issue_step(nvs_train_exec *x, int mode)
     }
     for (int l = 0; l < p->nlayers; l++) {
         const nvs_layer *ly = &p->layers[l];
-        if (ly->gemm_m > 0) NVS_CHECK(x->ops->gemm(x, l, NVS_GEMM_FWD));
+        if (ly->gemm_m > 0 && mode != STEP_NO_GEMM) NVS_CHECK(x->ops->gemm(x, l, NVS_GEMM_FWD));
         if (ly->ew_passes > 0 && ly->act_elems > 0) NVS_CHECK(x->ops->ew(x, l, ly->ew_passes));
     }
     for (int l = p->nlayers - 1; l >= 0; l--) {
         const nvs_layer *ly = &p->layers[l];
         if (ly->ew_passes > 0 && ly->act_elems > 0) NVS_CHECK(x->ops->ew(x, l, 2 * ly->ew_passes));
-        if (ly->gemm_m > 0) {
+        if (ly->gemm_m > 0 && mode == STEP_NO_GEMM) {
+            /* skipped: this variant measures the memory-bound rest */
+        } else if (ly->gemm_m > 0) {
             if (l > 0) NVS_CHECK(x->ops->gemm(x, l, NVS_GEMM_DGRAD));
             NVS_CHECK(x->ops->gemm(x, l, NVS_GEMM_WGRAD));
         } else if (ly->params > 0) {
@@ -54,7 +57,7 @@ static nvs_result_t issue_step(nvs_train_exec *x, int mode)
  * (the next step's forward may not start before the optimizer is done, as in a real loop). */
 static nvs_result_t time_steps(nvs_ctx *run, nvs_train_exec *x, int mode, int warmup, int steps, int n, double *median)
 {
-    static const char *const names[] = {"step", "compute-only step", "all-reduces"};
+    static const char *const names[] = {"step", "compute-only step", "all-reduces", "step without GEMMs"};
     double *t = malloc((size_t)steps * sizeof *t);
     if (!t) return NVS_ERR_NOMEM;
     nvs_result_t res = NVS_OK;
@@ -150,7 +153,7 @@ static double predicted_comm(const nvs_ctx *run, const nvs_train_plan *pl, int n
 
 struct train_point {
     int n;
-    double step_us, compute_us, comm_us;
+    double step_us, compute_us, comm_us, no_gemm_us; /* no_gemm_us: first N only, else < 0 */
     int slowest_rank;
 };
 
@@ -202,6 +205,14 @@ static json_t *train_json(const nvs_ctx *run, const nvs_profile *p, const nvs_tr
                 }
         json_object_set_new(r, "gpus", g);
         json_object_set_new(r, "efficiency_reference_n", json_integer(ref_n));
+        /* where the compute time goes: the same step without its GEMMs (memory-bound passes + optimizer) */
+        if (t->no_gemm_us > 0) {
+            json_object_set_new(r, "no_gemm_us", json_real(t->no_gemm_us));
+            json_object_set_new(r, "gemm_us", json_real(fmax(0.0, t->compute_us - t->no_gemm_us)));
+            json_object_set_new(r, "gemm_tflops", json_real(t->compute_us > t->no_gemm_us
+                                                                ? pl->step_flops / ((t->compute_us - t->no_gemm_us) * 1e-6) / 1e12
+                                                                : 0.0));
+        }
         double pred = predicted_comm(run, pl, t->n);
         json_object_set_new(r, "predicted_comm_us", pred >= 0 ? json_real(pred) : json_null());
         json_array_append_new(res, r);
@@ -265,19 +276,20 @@ nvs_result_t nvs_train_phase(nvs_ctx *run)
         nvs_comm *c = NULL;
         int member = member_of(pt, rt->rank);
         NVS_CHECK_GOTO(run->backend.ops->comm_split(&run->backend, member, &c), res, out);
-        double mine[3] = {-1, -1, -1};
+        double mine[4] = {-1, -1, -1, -1};
         if (member) {
             x.comm = c;
             x.nranks = pt->n;
             res = time_steps(run, &x, STEP_FULL, cfg->warmup_steps, cfg->steps, pt->n, &mine[0]);
             if (res == NVS_OK) res = time_steps(run, &x, STEP_COMPUTE, 2, cfg->steps, pt->n, &mine[1]);
             if (res == NVS_OK) res = time_steps(run, &x, STEP_COMM, 2, cfg->steps, pt->n, &mine[2]);
+            if (res == NVS_OK && i == 0) res = time_steps(run, &x, STEP_NO_GEMM, 2, cfg->steps, pt->n, &mine[3]);
             x.comm = NULL;
         }
         run->backend.ops->comm_free(&run->backend, c);
         if (res != NVS_OK) goto out;
         nvs_progress_done();
-        double *all = malloc((size_t)rt->size * 3 * sizeof *all);
+        double *all = malloc((size_t)rt->size * 4 * sizeof *all);
         if (!all) {
             res = NVS_ERR_NOMEM;
             goto out;
@@ -286,14 +298,17 @@ nvs_result_t nvs_train_phase(nvs_ctx *run)
         if (res == NVS_OK) {
             pts[i].n = pt->n;
             pts[i].slowest_rank = -1;
+            pts[i].no_gemm_us = -1;
             for (int r = 0; r < rt->size; r++) {
-                if (all[3 * r] < 0) continue;
-                if (all[3 * r] > pts[i].step_us) {
-                    pts[i].step_us = all[3 * r];
+                const double *a = &all[4 * r];
+                if (a[0] < 0) continue;
+                if (a[0] > pts[i].step_us) {
+                    pts[i].step_us = a[0];
                     pts[i].slowest_rank = r;
                 }
-                pts[i].compute_us = fmax(pts[i].compute_us, all[3 * r + 1]);
-                pts[i].comm_us = fmax(pts[i].comm_us, all[3 * r + 2]);
+                pts[i].compute_us = fmax(pts[i].compute_us, a[1]);
+                pts[i].comm_us = fmax(pts[i].comm_us, a[2]);
+                pts[i].no_gemm_us = fmax(pts[i].no_gemm_us, a[3]);
             }
             nvs_info("train %s N=%d: step %.2f ms, compute %.2f ms, comm %.2f ms", prof.name, pt->n,
                      pts[i].step_us / 1e3, pts[i].compute_us / 1e3, pts[i].comm_us / 1e3);

@@ -15,22 +15,25 @@ static void cuda_ver(char *buf, size_t len, int v)
     snprintf(buf, len, "%d.%d", v / 1000, (v % 1000) / 10);
 }
 
+/* The kernel module's version from /proc/driver/nvidia/version: the first token shaped like 580.159.04 on the
+ * "NVRM version:" line (its wording varies: "NVIDIA UNIX x86_64 Kernel Module", "... Open Kernel Module for
+ * x86_64"). "none" without a driver. */
 static void driver_version(char *buf, size_t len)
 {
-    /* "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  ..." */
     snprintf(buf, len, "none");
     FILE *f = fopen("/proc/driver/nvidia/version", "r");
     if (!f) return;
     char line[512];
     if (fgets(line, sizeof line, f)) {
-        char *p = strstr(line, "Kernel Module");
-        if (p) {
-            p += strlen("Kernel Module");
-            while (*p == ' ') p++;
-            size_t n = strcspn(p, " \t\n");
-            if (n && n < len) {
-                memcpy(buf, p, n);
-                buf[n] = '\0';
+        for (char *save = NULL, *tok = strtok_r(line, " \t\n", &save); tok; tok = strtok_r(NULL, " \t\n", &save)) {
+            int dots = 0, ok = tok[0] >= '0' && tok[0] <= '9';
+            for (const char *c = tok; ok && *c; c++) {
+                if (*c == '.') dots++;
+                else if (*c < '0' || *c > '9') ok = 0;
+            }
+            if (ok && dots >= 1 && strlen(tok) < len) {
+                snprintf(buf, len, "%s", tok);
+                break;
             }
         }
     }
@@ -74,8 +77,14 @@ void nvs_versions_collect(nvs_versions *v)
         snprintf(v->mpi, sizeof v->mpi, "%s", lib);
     } else
         snprintf(v->mpi, sizeof v->mpi, "unknown");
+    /* HWLOC_VERSION: the library release built against (its API version, hwloc_get_api_version, changes less
+     * often: 2.9 and 2.10 both report API 2.8.0) */
+#ifdef HWLOC_VERSION
+    snprintf(v->hwloc, sizeof v->hwloc, "%s", HWLOC_VERSION);
+#else
     unsigned hv = hwloc_get_api_version();
-    snprintf(v->hwloc, sizeof v->hwloc, "%u.%u.%u", hv >> 16, (hv >> 8) & 0xff, hv & 0xff);
+    snprintf(v->hwloc, sizeof v->hwloc, "API %u.%u.%u", hv >> 16, (hv >> 8) & 0xff, hv & 0xff);
+#endif
     snprintf(v->jansson, sizeof v->jansson, "%s", JANSSON_VERSION);
 }
 
@@ -91,7 +100,7 @@ void nvs_print_versions(FILE *to)
             "NVIDIA driver  %s\n"
             "cuBLAS         %s\n"
             "MPI            %s\n"
-            "hwloc          %s (API)\n"
+            "hwloc          %s\n"
             "jansson        %s\n",
             v.nvscale, v.git, v.nccl, v.nccl_headers, v.cuda_runtime, v.cuda_driver, v.nvidia_driver, v.cublas,
             v.mpi, v.hwloc, v.jansson);

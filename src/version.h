@@ -21,7 +21,7 @@ typedef struct {
     char nvidia_driver[32]; /* /proc/driver/nvidia/version ("none" without) */
     char cublas[24];
     char mpi[160];          /* MPI_Get_library_version, first line */
-    char hwloc[16];         /* hwloc_get_api_version */
+    char hwloc[24];         /* HWLOC_VERSION built against */
     char jansson[16];
 } nvs_versions;
 

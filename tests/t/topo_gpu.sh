@@ -1,0 +1,48 @@
+#!/bin/sh
+# On a GPU machine: `nvscale topo` classes equal `nvidia-smi topo -m`'s for every pair, NVML answered, and every
+# pair has a bound. Skipped where there is no GPU.
+cd "$(dirname "$0")/../.." || exit 1
+nvs=${NVSCALE:-./nvscale}
+[ -x "$nvs" ] || { echo "no $nvs: run make first"; exit 1; }
+if ! { command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU'; }; then
+    echo "no GPU on this machine"
+    exit 77
+fi
+command -v python3 >/dev/null || { echo "python3 not installed: cannot parse the JSON"; exit 77; }
+dir=tests/tmp/topo_gpu.$$
+rm -rf "$dir"
+mkdir -p "$dir"
+fail=0
+nvidia-smi topo -m >"$dir/smi.txt" 2>&1 || { echo "FAIL: nvidia-smi topo -m failed"; cat "$dir/smi.txt"; exit 1; }
+"$nvs" topo --no-save -q >"$dir/ours.txt" 2>"$dir/err" || { echo "FAIL: nvscale topo exit $?"; cat "$dir/err"; fail=1; }
+"$nvs" topo --no-save --format json >"$dir/ours.json" 2>>"$dir/err" || { echo "FAIL: nvscale topo --format json"; fail=1; }
+python3 - "$dir/smi.txt" "$dir/ours.txt" "$dir/ours.json" <<'PY' || fail=1
+import json, re, sys
+def rows(path):
+    out = {}
+    for line in open(path):
+        f = re.sub(r"\x1b\[[0-9;]*m", "", line).split()
+        if f and re.fullmatch(r"GPU\d+", f[0]):
+            out[f[0]] = [x for x in f[1:] if x == "X" or re.fullmatch(r"NV\d+|PIX|PXB|PHB|NODE|SYS|NET", x)]
+    return out
+smi, ours = rows(sys.argv[1]), rows(sys.argv[2])
+# nvidia-smi lists every GPU; CUDA_VISIBLE_DEVICES may hide some from nvscale: compare what both show
+errors = []
+if not ours:
+    errors.append("nvscale printed no matrix")
+if len(ours) == len(smi) and smi != ours:
+    errors.append("classes differ: nvidia-smi %s, nvscale %s" % (smi, ours))
+t = json.load(open(sys.argv[3]))["topology"]
+if not t["nvml"].startswith("ok"):
+    errors.append("NVML: %s" % t["nvml"])
+if not t["cuda"].startswith("ok"):
+    errors.append("CUDA: %s" % t["cuda"])
+for p in t["pairs"]:
+    if p["bound_gbps"] is None:
+        errors.append("pair %d-%d has no bound (%s)" % (p["a"], p["b"], p["bound_source"]))
+if errors:
+    print("FAIL: " + "\n      ".join(errors))
+    sys.exit(1)
+PY
+rm -rf "$dir"
+exit $fail

@@ -1,0 +1,53 @@
+#!/bin/sh
+# nvscale topo --format json prints a document that parses, with every pair's class, the per-GPU fields and
+# bounds; --out writes the same document as run.json (whole); --format csv has one row per pair.
+cd "$(dirname "$0")/../.." || exit 1
+nvs=${NVSCALE:-./nvscale}
+[ -x "$nvs" ] || { echo "no $nvs: run make first"; exit 1; }
+command -v python3 >/dev/null || { echo "python3 not installed: cannot parse the JSON"; exit 77; }
+dir=tests/tmp/topo_json.$$
+rm -rf "$dir"
+mkdir -p "$dir"
+fail=0
+"$nvs" topo --hwloc-xml tests/fixtures/topo/nvlink_pairs.xml --format json --out "$dir/run" >"$dir/out.json" 2>"$dir/err"
+rc=$?
+[ "$rc" -eq 0 ] || { echo "FAIL: exit $rc"; cat "$dir/err"; fail=1; }
+grep -q "wrote $dir/run/run.json" "$dir/err" || { echo "FAIL: no 'wrote' message"; cat "$dir/err"; fail=1; }
+cmp -s "$dir/out.json" "$dir/run/run.json" || { echo "FAIL: stdout JSON differs from run.json"; fail=1; }
+ls "$dir/run" | grep -q tmp && { echo "FAIL: a temporary file was left behind"; fail=1; }
+python3 - "$dir/run/run.json" <<'PY' || fail=1
+import json, sys
+d = json.load(open(sys.argv[1]))
+errors = []
+def want(cond, what):
+    if not cond: errors.append(what)
+want(d["schema"] == "nvscale.run/1", "schema")
+want(d["command"]["subcommand"] == "topo", "command.subcommand")
+want(d["command"]["argv"][:2] == ["nvscale", "topo"], "command.argv")
+t = d["topology"]
+want(t["source"] == "hwloc-xml:tests/fixtures/topo/nvlink_pairs.xml", "source")
+want([h["name"] for h in t["hosts"]] == ["nvlink-pairs"] and t["hosts"][0]["gpus"] == [0, 1, 2, 3], "hosts")
+classes = {(p["a"], p["b"]): p["class"] for p in t["pairs"]}
+expect = {(0, 1): "NV4", (0, 2): "SYS", (0, 3): "SYS", (1, 2): "SYS", (1, 3): "SYS", (2, 3): "NV4"}
+want(classes == expect, "pair classes %s" % classes)
+pcie = {(p["a"], p["b"]): p["pcie_class"] for p in t["pairs"]}
+want(pcie[(0, 1)] == "NODE" and pcie[(2, 3)] == "PHB", "pcie classes %s" % pcie)
+p01 = [p for p in t["pairs"] if (p["a"], p["b"]) == (0, 1)][0]
+want(abs(p01["bound_gbps"] - 100.0) < 1e-9 and p01["bound_link"] == "NVLink", "NV4 bound %s" % p01)
+want(abs(p01["shm_bound_gbps"] - 31.507692) < 1e-5, "shm bound %s" % p01)
+want(p01["p2p"]["cuda"] is None, "p2p unknown offline is null")
+g = t["gpus"][2]
+want(g["pci_bus_id"] == "0000:b1:00.0" and g["numa_node"] == 1 and g["cpuset"] == "8-15", "gpu 2 %s" % g)
+want(g["cuda_device"] == -1 and g["name"] == "NVIDIA RTX A6000", "gpu 2 name/cuda")
+want(g["nvlink"]["links_up"] == 4 and all(l["remote"] == "gpu" and l["remote_gpu"] == 3 for l in g["nvlink"]["links"]),
+     "gpu 2 nvlink %s" % g["nvlink"])
+want(g["pcie"]["gen"] is None and abs(g["pcie"]["gbps"] - 31.507692) < 1e-5, "pcie unknown gen is null")
+if errors:
+    print("FAIL: run.json: " + "; ".join(errors))
+    sys.exit(1)
+PY
+"$nvs" topo --hwloc-xml tests/fixtures/topo/nvswitch8.xml --format csv --no-save >"$dir/out.csv" 2>"$dir/err"
+[ "$(wc -l <"$dir/out.csv")" -eq 29 ] || { echo "FAIL: csv has $(wc -l <"$dir/out.csv") lines, expected 1 + 28"; fail=1; }
+grep -q '^0,7,hgx-h100,hgx-h100,NV18,18,SYS,,,450.000,NVLink$' "$dir/out.csv" || { echo "FAIL: csv row 0,7"; head -3 "$dir/out.csv"; fail=1; }
+rm -rf "$dir"
+exit $fail

@@ -1,0 +1,129 @@
+#!/bin/sh
+# The live discovery path without a GPU: a stand-in libnvidia-ml.so.1 (tests/fixtures/topo/fake_nvml.c, built
+# here) answers like the 2xH200 reference machine's driver, and HWLOC_XMLFILE makes hwloc see that machine.
+#   - the class matrix equals `nvidia-smi topo -m` of the reference machine (NV18), the bound is 18 x 26.5625
+#   - a driver reporting NVLink "5.0" on Hopper: the per-link rate follows the driver's link speed
+#   - a GeForce-like driver: no NVLink, PHB, the x8 link flagged, NVML's P2P "chipset not supported"
+#   - nvmlInit failing, the library absent, a symbol absent: "unsupported", exit 0, never a crash
+cd "$(dirname "$0")/../.." || exit 1
+nvs=${NVSCALE:-./nvscale}
+[ -x "$nvs" ] || { echo "no $nvs: run make first"; exit 1; }
+command -v python3 >/dev/null || { echo "python3 not installed: cannot parse the JSON"; exit 77; }
+if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
+    echo "a real GPU and driver are here: CUDA would answer instead of the stand-in"
+    exit 77
+fi
+CC=${CC:-cc}
+command -v "$CC" >/dev/null || { echo "no C compiler ($CC) to build the stand-in NVML"; exit 77; }
+dir=tests/tmp/topo_nvml_fake.$$
+rm -rf "$dir"
+mkdir -p "$dir/lib" "$dir/lib_noremote" "$dir/empty"
+"$CC" -shared -fPIC -o "$dir/lib/libnvidia-ml.so.1" tests/fixtures/topo/fake_nvml.c || exit 1
+"$CC" -shared -fPIC -DFAKE_NO_REMOTE_TYPE -o "$dir/lib_noremote/libnvidia-ml.so.1" tests/fixtures/topo/fake_nvml.c || exit 1
+export HWLOC_XMLFILE=tests/fixtures/topo/h200x2.xml
+fail=0
+live() { # live LIBDIR MODE OUT nvscale-topo-arguments...
+    lib=$1 mode=$2 out=$3
+    shift 3
+    LD_LIBRARY_PATH="$lib" FAKE_NVML_MODE="$mode" "$nvs" topo --no-save "$@" >"$dir/$out" 2>"$dir/$out.err"
+    rc=$?
+    [ "$rc" -eq 0 ] || { echo "FAIL: $mode ($lib): exit $rc"; cat "$dir/$out.err"; fail=1; }
+}
+
+# the matrix against nvidia-smi's on the reference machine
+live "$dir/lib" h200 matrix.txt -q
+python3 - tests/fixtures/topo/nvidia-smi-topo-h200x2.txt "$dir/matrix.txt" <<'PY' || fail=1
+import re, sys
+def rows(path):
+    out = {}
+    for line in open(path):
+        line = re.sub(r"\x1b\[[0-9;]*m", "", line).strip()
+        f = line.split()
+        if f and re.fullmatch(r"GPU\d+", f[0]):
+            n = sum(1 for x in f[1:] if x == "X" or re.fullmatch(r"NV\d+|PIX|PXB|PHB|NODE|SYS|NET", x))
+            out[f[0]] = f[1:1 + n]
+    return out
+smi, ours = rows(sys.argv[1]), rows(sys.argv[2])
+if not smi or smi != ours:
+    print("FAIL: classes differ from nvidia-smi topo -m: nvidia-smi %s, nvscale %s" % (smi, ours))
+    sys.exit(1)
+PY
+
+live "$dir/lib" h200 h200.json --format json
+live "$dir/lib" hopper7 hopper7.json --format json
+live "$dir/lib" geforce geforce.json --format json
+live "$dir/lib" noinit noinit.json --format json
+live "$dir/lib_noremote" h200 noremote.json --format json
+live "$dir/empty" h200 nolib.json --format json
+live "$dir/lib" geforce geforce.txt
+grep -q "DOWNTRAINED: x8 of x16 lanes" "$dir/geforce.txt" || { echo "FAIL: the x8 link is not flagged"; fail=1; }
+python3 - "$dir" <<'PY' || fail=1
+import json, sys
+d = sys.argv[1]
+errors = []
+def want(cond, what):
+    if not cond: errors.append(what)
+def load(name):
+    return json.load(open("%s/%s" % (d, name)))["topology"]
+
+t = load("h200.json")
+g = t["gpus"][0]
+want(t["source"] == "live" and t["nvml"] == "ok, driver 580.159.04", "h200: status %s / %s" % (t["source"], t["nvml"]))
+want(g["name"] == "NVIDIA H200" and g["pci_bus_id"] == "0000:00:06.0", "h200: gpu %s" % g["name"])
+want(g["pcie"]["gen"] == 5 and g["pcie"]["width"] == 16 and g["pcie"]["downtrained"] is False, "h200: pcie %s" % g["pcie"])
+n = g["nvlink"]
+want(n["links_up"] == 18 and n["version"] == 4 and n["gbps_per_link"] == 26.5625 and n["to_nvswitch"] == 0,
+     "h200: nvlink %s" % {k: n[k] for k in n if k != "links"})
+want([l["link"] for l in n["links"]] == list(range(18)), "h200: link numbers")
+want(all(l["remote"] == "gpu" and l["remote_gpu"] == 1 and l["remote_pci_bus_id"] == "0000:00:07.0" for l in n["links"]),
+     "h200: links reach GPU1")
+p = t["pairs"][0]
+want(p["class"] == "NV18" and p["pcie_class"] == "PHB", "h200: pair classes %s/%s" % (p["class"], p["pcie_class"]))
+want(abs(p["bound_gbps"] - 478.125) < 1e-9 and p["bound_link"] == "NVLink", "h200: bound %s" % p["bound_gbps"])
+want(p["p2p"]["nvml_read"] == "OK" and p["p2p"]["cuda"] is None, "h200: p2p %s" % p["p2p"])
+
+n = load("hopper7.json")["gpus"][1]["nvlink"]
+want(abs(n["gbps_per_link"] - 26.562) < 1e-9 and "NVML" in n["source"], "hopper7: rate %s from %s" % (n["gbps_per_link"], n["source"]))
+
+t = load("geforce.json")
+g = t["gpus"][0]
+want(g["nvlink"] is not None and g["nvlink"]["links_up"] == 0, "geforce: nvlink %s" % g["nvlink"])
+want(g["pcie"]["width"] == 8 and g["pcie"]["downtrained"] is True and g["pcie"]["width_below_max"] is True
+     and g["pcie"]["gen_below_max"] is False, "geforce: pcie %s" % g["pcie"])
+want(abs(g["pcie"]["gbps"] - 15.753846) < 1e-5, "geforce: x8 gen4 bound %s" % g["pcie"]["gbps"])
+p = t["pairs"][0]
+want(p["class"] == "PHB" and p["p2p"]["nvml_read"] == "CNS", "geforce: pair %s %s" % (p["class"], p["p2p"]))
+
+for name, why in (("noinit.json", "nvmlInit_v2 failed: Driver Not Loaded"), ("nolib.json", "libnvidia-ml.so.1 not loaded")):
+    t = load(name)
+    want(t["nvml"].startswith("unsupported") and why in t["nvml"], "%s: nvml status %s" % (name, t["nvml"]))
+    g = t["gpus"][0]
+    want(g["nvlink"] is None and why in g["nvlink_status"], "%s: nvlink %s / %s" % (name, g["nvlink"], g.get("nvlink_status")))
+    want(t["pairs"][0]["class"] == "PHB" and t["pairs"][0]["p2p"]["nvml_read"] is None, "%s: pair %s" % (name, t["pairs"][0]))
+    want(g["pcie"]["gen"] is None and abs(g["pcie"]["gbps"] - 63.015385) < 1e-5, "%s: pcie from hwloc %s" % (name, g["pcie"]))
+
+t = load("noremote.json")
+want(t["pairs"][0]["class"] == "NV18", "no RemoteDeviceType symbol: class %s" % t["pairs"][0]["class"])
+want(all(l["remote"] == "gpu" and l["remote_gpu"] == 1 for l in t["gpus"][0]["nvlink"]["links"]), "no RemoteDeviceType: peers by bus id")
+if errors:
+    print("FAIL: " + "\n      ".join(errors))
+    sys.exit(1)
+PY
+# under mpirun: three ranks on one host give one host, printed once by rank 0
+if command -v mpirun >/dev/null 2>&1; then
+    mpirun --allow-run-as-root --oversubscribe --mca btl_vader_single_copy_mechanism none -np 3 \
+        -x HWLOC_XMLFILE -x LD_LIBRARY_PATH="$dir/lib" "$nvs" topo --no-save --format json >"$dir/mpi.json" 2>"$dir/mpi.err"
+    rc=$?
+    [ "$rc" -eq 0 ] || { echo "FAIL: mpirun -np 3 topo: exit $rc"; cat "$dir/mpi.err"; fail=1; }
+    python3 - "$dir/mpi.json" <<'PY' || fail=1
+import json, sys
+d = json.load(open(sys.argv[1]))  # one document: only rank 0 printed
+t = d["topology"]
+ok = d["command"]["launcher"] == "mpi" and len(t["hosts"]) == 1 and len(t["gpus"]) == 2 and t["pairs"][0]["class"] == "NV18"
+if not ok:
+    print("FAIL: mpirun topology: launcher %s, hosts %s, pairs %s" % (d["command"]["launcher"], t["hosts"], t["pairs"]))
+    sys.exit(1)
+PY
+fi
+rm -rf "$dir"
+exit $fail

@@ -1,0 +1,152 @@
+/* Topology JSON both ways (topo/topo_json.c) and the gather over ranks (topo/topo_gather.c, threads runtime). */
+#include <pthread.h>
+
+#include "../../topo/topo.h"
+#include "t.h"
+
+static nvs_topology *load(const char *name)
+{
+    char path[256];
+    snprintf(path, sizeof path, "tests/fixtures/topo/%s", name);
+    nvs_topology *t = NULL;
+    if (nvs_topo_discover(path, &t) != NVS_OK) T_FAIL("cannot load %s", path);
+    return t;
+}
+
+static void t_roundtrip(void)
+{
+    const char *files[] = {"pcie8.xml", "nvlink_pairs.xml", "nvswitch8.xml", "h200x2.xml"};
+    for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+        nvs_topology *t = load(files[f]), *u = NULL;
+        json_t *j = nvs_topo_to_json(t);
+        char *text = json_dumps(j, 0);
+        json_decref(j);
+        json_error_t je;
+        j = json_loads(text, 0, &je); /* through text, as run.json is */
+        free(text);
+        char err[256] = "";
+        T_EQ_I(nvs_topo_from_json(j, &u, err, sizeof err), NVS_OK);
+        json_decref(j);
+        T_EQ_I(u->ngpus, t->ngpus);
+        T_EQ_S(u->source, t->source);
+        for (int a = 0; a < t->ngpus; a++) {
+            T_EQ_S(u->gpus[a].pci_bus_id, t->gpus[a].pci_bus_id);
+            T_EQ_S(u->gpus[a].name, t->gpus[a].name);
+            T_EQ_S(u->gpus[a].cpuset, t->gpus[a].cpuset);
+            T_EQ_I(u->gpus[a].numa_node, t->gpus[a].numa_node);
+            T_EQ_I(u->gpus[a].nvlink.known, t->gpus[a].nvlink.known);
+            T_EQ_I(u->gpus[a].nvlink.links_up, t->gpus[a].nvlink.links_up);
+            for (int b = 0; b < t->ngpus; b++) {
+                T_EQ_S(nvs_topo_pair_class(u, a, b), nvs_topo_pair_class(t, a, b));
+                if (a == b) continue;
+                T_EQ_S(nvs_topo_pair_at(u, a, b)->pcie_cls, nvs_topo_pair_at(t, a, b)->pcie_cls);
+                /* bounds need nothing JSON does not carry */
+                T_NEAR(nvs_topo_pair_bound_gbps(u, a, b, 1, NULL, 0), nvs_topo_pair_bound_gbps(t, a, b, 1, NULL, 0), 1e-9);
+                T_NEAR(nvs_topo_pair_bound_gbps(u, a, b, 0, NULL, 0), nvs_topo_pair_bound_gbps(t, a, b, 0, NULL, 0), 1e-9);
+            }
+        }
+        nvs_topo_free(t);
+        nvs_topo_free(u);
+    }
+}
+
+static void t_json_fields(void)
+{
+    nvs_topology *t = load("nvswitch8.xml");
+    json_t *j = nvs_topo_to_json(t);
+    const json_t *g0 = json_array_get(json_object_get(j, "gpus"), 0);
+    T_EQ_S(json_string_value(json_object_get(g0, "pci_bus_id")), "0000:1b:00.0");
+    T_EQ_I(json_is_null(json_object_get(json_object_get(g0, "pcie"), "gen")), 1); /* unknown offline: null, not 0 */
+    T_EQ_I(json_integer_value(json_object_get(json_object_get(g0, "nvlink"), "to_nvswitch")), 18);
+    const json_t *p = json_array_get(json_object_get(j, "pairs"), 0);
+    T_EQ_S(json_string_value(json_object_get(p, "class")), "NV18");
+    T_EQ_S(json_string_value(json_object_get(p, "pcie_class")), "PIX");
+    T_EQ_I(json_is_null(json_object_get(json_object_get(p, "p2p"), "cuda")), 1);
+    T_NEAR(json_real_value(json_object_get(p, "bound_gbps")), 450.0, 1e-9);
+    T_EQ_S(json_string_value(json_object_get(p, "bound_link")), "NVLink");
+    T_EQ_I(json_array_size(json_object_get(j, "pairs")), 28);
+    json_decref(j);
+    nvs_topo_free(t);
+    t = load("pcie8.xml");
+    j = nvs_topo_to_json(t);
+    g0 = json_array_get(json_object_get(j, "gpus"), 0);
+    T_EQ_I(json_is_null(json_object_get(g0, "nvlink")), 1);
+    T_CONTAINS(json_string_value(json_object_get(g0, "nvlink_status")), "offline");
+    json_decref(j);
+    nvs_topo_free(t);
+}
+
+static void expect_bad(const char *text, const char *msg)
+{
+    json_error_t je;
+    json_t *j = json_loads(text, 0, &je);
+    if (!j) T_FAIL("test JSON does not parse: %s", je.text);
+    nvs_topology *t = (nvs_topology *)1;
+    char err[256] = "";
+    nvs_result_t r = nvs_topo_from_json(j, &t, err, sizeof err);
+    json_decref(j);
+    T_EQ_I(r, NVS_ERR_INPUT);
+    T_EQ_I(t == NULL, 1);
+    T_CONTAINS(err, msg);
+}
+
+static void t_json_errors(void)
+{
+    expect_bad("[]", "expected an object");
+    expect_bad("{\"hosts\": 1, \"gpus\": []}", "must be arrays");
+    expect_bad("{\"hosts\": [{}], \"gpus\": []}", "hosts[0]");
+    expect_bad("{\"hosts\": [{\"name\": \"a\"}], \"gpus\": [{\"host\": \"b\", \"pci_bus_id\": \"0000:01:00.0\"}]}",
+               "\"b\"");
+    expect_bad("{\"hosts\": [{\"name\": \"a\"}], \"gpus\": [{\"host\": \"a\"}]}", "pci_bus_id");
+    expect_bad("{\"hosts\": [{\"name\": \"a\"}], \"gpus\": [{\"host\": \"a\", \"pci_bus_id\": \"x\"},"
+               "{\"host\": \"a\", \"pci_bus_id\": \"y\"}], \"pairs\": [{\"a\": 0, \"b\": 2, \"class\": \"PIX\"}]}",
+               "bad GPU indices");
+    expect_bad("{\"hosts\": [{\"name\": \"a\"}], \"gpus\": [{\"host\": \"a\", \"pci_bus_id\": \"x\"},"
+               "{\"host\": \"a\", \"pci_bus_id\": \"y\"}], \"pairs\": [{\"a\": 0, \"b\": 1, \"class\": \"7\"}]}",
+               "\"class\"");
+}
+
+/* --- gather: three ranks of the threads runtime pretending to be on two hosts ------------------------------- */
+struct gather_arg {
+    nvs_topology *parts[3];
+    nvs_topology *got[3];
+    nvs_result_t res[3];
+};
+
+static nvs_result_t gather_rank(nvs_rt *rt, void *p)
+{
+    struct gather_arg *g = p;
+    rt->node = rt->rank == 2 ? 1 : 0; /* ranks 0 and 1 share host 0 */
+    g->res[rt->rank] = nvs_topo_gather(rt, g->parts[rt->rank], &g->got[rt->rank]);
+    return g->res[rt->rank];
+}
+
+static void t_gather(void)
+{
+    struct gather_arg g = {{load("pcie8.xml"), NULL, load("nvlink_pairs.xml")}, {0}, {0}};
+    T_EQ_I(nvs_rt_threads_run(3, 30, gather_rank, &g), NVS_OK);
+    for (int r = 0; r < 3; r++) {
+        nvs_topology *m = g.got[r];
+        T_EQ_I(g.res[r], NVS_OK);
+        T_EQ_I(m->nhosts, 2);
+        T_EQ_I(m->ngpus, 12);
+        T_EQ_S(m->hosts[0].name, "pcie8");
+        T_EQ_S(m->hosts[1].name, "nvlink-pairs");
+        T_EQ_S(nvs_topo_pair_class(m, 0, 1), "PIX");
+        T_EQ_S(nvs_topo_pair_class(m, 4, 6), "PXB");
+        T_EQ_S(nvs_topo_pair_class(m, 8, 9), "NV4");
+        T_EQ_S(nvs_topo_pair_class(m, 9, 10), "SYS");
+        T_EQ_S(nvs_topo_pair_class(m, 0, 8), "NET");
+        T_EQ_S(nvs_topo_pair_class(m, 11, 7), "NET");
+        T_EQ_I(nvs_topo_find_gpu(m, "nvlink-pairs", "0000:16:00.0"), 8);
+        T_EQ_I(m->gpus[9].nvlink.links[0].remote_gpu, 8);
+        T_EQ_I(nvs_topo_pair_at(m, 0, 8)->p2p_cuda, 0);
+    }
+    for (int r = 0; r < 3; r++) {
+        nvs_topo_free(g.parts[r]);
+        nvs_topo_free(g.got[r]);
+    }
+}
+
+T_LIST = {T_CASE(t_roundtrip), T_CASE(t_json_fields), T_CASE(t_json_errors), T_CASE(t_gather)};
+T_MAIN

@@ -1,0 +1,166 @@
+/* The topology layer: which GPUs there are, how each pair is connected, and what that allows.
+ *
+ *   discover   hwloc (NUMA, cpusets, PCIe tree; or a saved hwloc 2.x XML) + NVML loaded with dlopen (NVLink
+ *              links/version/peers, PCIe generation/width, P2P status) + CUDA (ordinals, P2P access)
+ *   classify   every GPU pair gets nvidia-smi's class (NV#, PIX, PXB, PHB, NODE, SYS; NET across hosts),
+ *              topo_path.h
+ *   bounds     the bandwidth a pair, or a ring over a set of GPUs, cannot exceed (topo_bounds.c, sources named)
+ *   gather     every host's topology merged on rank 0 (MPI or threads runtime)
+ *   json/print run.json's "topology" section (docs/run-json.md) and the `nvidia-smi topo -m`-like matrix.
+ *
+ * Unknown values are kept as unknown (-1, 0 where noted, or NaN-free flags), shown as "unsupported"/"N/A" and
+ * written as JSON null, never as a silent zero. */
+#ifndef NVS_TOPO_H
+#define NVS_TOPO_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "../src/err.h"
+#include "../src/runtime.h"
+#include "topo_path.h"
+
+#define NVS_TOPO_MAX_NVLINKS 18 /* NVML_NVLINK_MAX_LINKS on current drivers (nvml.h) */
+#define NVS_TOPO_BUSID_LEN 32   /* "0000:00:06.0"; NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE is 32 */
+#define NVS_TOPO_NAME_LEN 96    /* NVML_DEVICE_NAME_V2_BUFFER_SIZE */
+
+typedef enum { NVS_REMOTE_UNKNOWN = 0, NVS_REMOTE_GPU, NVS_REMOTE_NVSWITCH, NVS_REMOTE_CPU } nvs_topo_remote;
+
+typedef struct {
+    int link;                /* NVML link index; offline (hwloc matrix): a running number */
+    nvs_topo_remote remote;
+    int remote_gpu;          /* index into gpus when remote == GPU and known, else -1 */
+    char remote_pci_bus_id[NVS_TOPO_BUSID_LEN]; /* "" when unknown */
+} nvs_topo_link;
+
+typedef struct {
+    int index;        /* position in nvs_topology.gpus */
+    int host;         /* index into nvs_topology.hosts */
+    int cuda_device;  /* CUDA ordinal on its host; -1 offline / not seen by CUDA */
+    char name[NVS_TOPO_NAME_LEN];
+    char pci_bus_id[NVS_TOPO_BUSID_LEN]; /* canonical "dddd:bb:dd.f", lower case */
+    int numa_node;    /* -1 unknown or several */
+    char cpuset[256]; /* CPU affinity as a list "0-31,64-95"; "" unknown */
+    struct {
+        int gen, width, max_gen, max_width; /* 0 = unknown */
+        double gbps;                        /* per direction, bound of this GPU's link; 0 = unknown */
+        char gbps_source[96];
+    } pcie;
+    struct {
+        int known;         /* 1: NVML answered, or the XML had an NVLinkBandwidth matrix */
+        char why_unknown[128];
+        int links_up;
+        int version;       /* NVLink generation 1..5; 0 unknown (offline matrix: 2-4 unresolvable) */
+        double gbps_per_link; /* per direction */
+        double nvml_speed_gbps; /* NVML_FI_DEV_NVLINK_SPEED_MBPS_COMMON / 1000; 0 unknown */
+        char rate_source[128];
+        int to_switch;     /* links to NVSwitches */
+        int to_cpu;        /* links to CPUs (POWER9 NPU) */
+        int nlinks;
+        nvs_topo_link links[NVS_TOPO_MAX_NVLINKS * 4]; /* offline matrices may list more peers */
+    } nvlink;
+    nvs_topo_pcipath path; /* for classification; not in JSON */
+} nvs_topo_gpu;
+
+typedef struct {
+    char cls[12];       /* displayed class: "NV18", "PIX", ..., "NET", "?" */
+    int nvlinks;
+    char pcie_cls[8];   /* PCIe-only class ("PHB"), "" when unknown or across hosts */
+    int p2p_cuda;       /* cudaDeviceCanAccessPeer both ways: 1 yes, 0 no, -1 unknown */
+    char nvml_read[32]; /* nvmlDeviceGetP2PStatus(READ): "OK", "NS", "CNS", ... ; "" unknown */
+} nvs_topo_pair;
+
+typedef struct {
+    char name[64];
+    int numa_nodes, packages; /* 0 unknown */
+} nvs_topo_host;
+
+typedef struct nvs_topology {
+    char source[4200]; /* "live" | "hwloc-xml:<path>" | "gathered" */
+    int nhosts;
+    nvs_topo_host *hosts;
+    int ngpus;
+    nvs_topo_gpu *gpus;
+    nvs_topo_pair *pairs; /* ngpus * ngpus, symmetric; diagonal unused */
+    double net_gbps;      /* bound for NET hops; 0 = unknown (not measured/given) */
+    char nvml_status[160]; /* "ok, driver 580.159.04" or "unsupported: <why>" */
+    char cuda_status[160];
+} nvs_topology;
+
+/* --- life cycle and discovery ----------------------------------------------------------------------------- */
+/* hwloc_xml NULL: this machine (hwloc with PCI devices kept, NVML, CUDA). Else the saved hwloc 2.x XML only.
+ * Bad or unreadable file, an XML version hwloc cannot read, no NVIDIA GPU: NVS_ERR_INPUT with one message
+ * naming the file. Live with no GPU found: NVS_ERR_UNSUPPORTED with a message saying what was looked at. */
+nvs_result_t nvs_topo_discover(const char *hwloc_xml, nvs_topology **out);
+void nvs_topo_free(nvs_topology *t);
+/* Allocation helper (gpus/pairs zeroed, pairs "?"), used by discovery, JSON reading and tests. */
+nvs_topology *nvs_topo_alloc(int nhosts, int ngpus);
+/* Fills every pair's class from paths and NVLink data (called by discovery; exposed for tests). */
+void nvs_topo_classify_all(nvs_topology *t);
+
+/* Every rank passes its host's topology (or NULL: nothing to add, e.g. ranks other than local rank 0); ranks
+ * on one host are deduplicated by the runtime's node number. EVERY rank gets the merged topology (hosts in node
+ * order, GPUs host by host; pairs on different hosts are NET). Serialized with nvs_topo_to_json and sent with
+ * nvs_allgather (sizes first, then buffers padded to the largest). */
+nvs_result_t nvs_topo_gather(nvs_rt *rt, const nvs_topology *local, nvs_topology **global);
+/* The merge itself (PURE): parts[i] may be NULL. */
+nvs_result_t nvs_topo_merge(nvs_topology *const *parts, int nparts, nvs_topology **out);
+
+/* --- JSON (docs/run-json.md "topology") ------------------------------------------------------------------- */
+json_t *nvs_topo_to_json(const nvs_topology *t);
+nvs_result_t nvs_topo_from_json(const json_t *j, nvs_topology **out, char *err, size_t errlen);
+
+/* --- lookups ---------------------------------------------------------------------------------------------- */
+int nvs_topo_gpu_count(const nvs_topology *t);
+/* Index of the GPU with that bus id (case-insensitive; "00000000:00:06.0" == "0000:00:06.0"), on host `host`
+ * (NULL: any host). -1 if none. */
+int nvs_topo_find_gpu(const nvs_topology *t, const char *host, const char *pci_bus_id);
+const char *nvs_topo_gpu_name(const nvs_topology *t, int i);
+const char *nvs_topo_gpu_busid(const nvs_topology *t, int i);
+const char *nvs_topo_gpu_host(const nvs_topology *t, int i);
+const char *nvs_topo_pair_class(const nvs_topology *t, int a, int b); /* "X" when a == b, NULL out of range */
+const nvs_topo_pair *nvs_topo_pair_at(const nvs_topology *t, int a, int b);
+/* Canonical bus id: lower case, 4-digit domain when the domain fits ("00000000:00:06.0" -> "0000:00:06.0").
+ * 0 on success, -1 when `in` is not a bus id. */
+int nvs_topo_busid_normalize(const char *in, char *out, size_t len);
+
+/* --- bounds (PURE, topo_bounds.c) -------------------------------------------------------------------------- */
+typedef struct {
+    int from_gpu, to_gpu;
+    char cls[12];
+    char link[16];      /* "NVLink", "PCIe", "host memory", "network", "none" */
+    double bound_gbps;  /* < 0: unknown */
+    char source[160];
+} nvs_topo_hop;
+
+/* PCIe data rate per direction of one link, GB/s: lanes x transfer rate x encoding efficiency / 8.
+ * 0 when gen or width is unknown. */
+double nvs_topo_pcie_gbps(int gen, int width);
+/* Per-link, per-direction NVLink rate for a generation; 0 if unknown. `source` gets where it comes from. */
+double nvs_topo_nvlink_gbps(int version, char *source, size_t len);
+/* Bound of a copy a -> b, GB/s per direction; < 0 when unknown (NET without net_gbps, no link data).
+ * p2p_allowed = 0 (or P2P known unsupported): the host-memory (SHM) path. source/len may be NULL/0. */
+double nvs_topo_pair_bound_gbps(const nvs_topology *t, int a, int b, int p2p_allowed, char *source, size_t len);
+/* Same, with the link kind and class of the hop. */
+double nvs_topo_pair_hop(const nvs_topology *t, int a, int b, int p2p_allowed, nvs_topo_hop *hop);
+/* Bottleneck of the best ring over gpus[0..n-1] (exact for n <= 16 by a bitmask search, greedy beyond).
+ * *slowest (may be NULL) gets the bottleneck hop. Returns its bound (< 0 unknown; 0 and link "none" for n < 2).
+ * ring_order (may be NULL, n entries) gets the ring's order. */
+double nvs_topo_ring_bound_gbps(const nvs_topology *t, const int *gpus, int n, int p2p_allowed,
+                                nvs_topo_hop *slowest);
+double nvs_topo_ring_bound_order(const nvs_topology *t, const int *gpus, int n, int p2p_allowed,
+                                 nvs_topo_hop *slowest, int *ring_order);
+/* The n GPUs (indices, ascending, into out[n]) whose best ring has the highest (best = 1) or lowest (best = 0)
+ * bottleneck; exhaustive when the search is small enough, else greedy; ties go to the lowest indices.
+ * Returns 0, or -1 when n < 1 or n > number of GPUs. */
+int nvs_topo_pick_gpus(const nvs_topology *t, int n, int best, int *out);
+
+/* --- printing (topo_print.c) ------------------------------------------------------------------------------ */
+/* Per-GPU details, the class matrix like `nvidia-smi topo -m`, the P2P matrix, the bound matrix, a legend. */
+void nvs_topo_print(const nvs_topology *t, FILE *to);
+/* Only the class matrix (with CPU/NUMA affinity columns). */
+void nvs_topo_print_matrix(const nvs_topology *t, FILE *to);
+void nvs_topo_print_csv(const nvs_topology *t, FILE *to);
+
+#endif

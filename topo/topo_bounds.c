@@ -1,0 +1,372 @@
+/* Bandwidth bounds from the discovered links (PURE). Every constant says where it comes from.
+ *
+ * A bound is what the links of a path cannot exceed, per direction, in GB/s (1e9 bytes/s, as nccl-tests):
+ *   NVLink      links x per-link rate of the generation (both GPUs' rates, the smaller one)
+ *   PCIe P2P    the slower of the two GPUs' PCIe links (lanes x transfer rate x encoding)
+ *   host memory (no P2P: NCCL's SHM transport, cudaMemcpy staged through pinned host memory) each byte leaves
+ *               the source GPU over its PCIe link and enters the destination over its own, so the slower link
+ *               bounds it. It is an UPPER bound: host memory bandwidth, the CPU interconnect (SYS pairs) and
+ *               the staging copies usually cost more.
+ *   network     unknown unless given (nvs_topology.net_gbps).
+ * Protocol overheads (TLP headers, NVLink flit headers) are not subtracted: measured copies reach 80-90%. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "topo.h"
+
+double nvs_topo_pcie_gbps(int gen, int width)
+{
+    /* Transfer rate per lane (GT/s) and line-code efficiency, from the PCI-SIG base specifications:
+     * gen1 2.5 GT/s and gen2 5 GT/s with 8b/10b; gen3 8, gen4 16, gen5 32 GT/s with 128b/130b;
+     * gen6 64 GT/s PAM4 in FLIT mode, where a 256-byte flit carries 236 bytes of TLP and 6 of DLLP
+     * (we count 242/256 as payload, an upper bound). Same arithmetic as hwloc's pci_link_speed
+     * (gen5 x16 = 63.015385 in the reference hwloc XML). */
+    static const double gts[] = {0, 2.5, 5.0, 8.0, 16.0, 32.0, 64.0};
+    static const double eff[] = {0, 8.0 / 10, 8.0 / 10, 128.0 / 130, 128.0 / 130, 128.0 / 130, 242.0 / 256};
+    if (gen < 1 || gen > 6 || width < 1 || width > 32) return 0;
+    return gts[gen] * eff[gen] * width / 8.0;
+}
+
+double nvs_topo_nvlink_gbps(int version, char *source, size_t len)
+{
+    /* Per link, per direction. We use the link rate the driver reports (`nvidia-smi nvlink -s`), not the
+     * rounded marketing figure, so that the bound is never below what a copy can reach:
+     *   NVLink1 (P100): 20 GB/s: 8 lanes x 20 Gbit/s (P100 whitepaper: 4 links, 160 GB/s bidirectional)
+     *   NVLink2 (V100): 25.78125 GB/s: 8 lanes x 25.78125 Gbit/s; nvidia-smi nvlink -s shows 25.781 GB/s
+     *   NVLink3 (A100): 25 GB/s: 4 lanes x 50 Gbit/s; nvidia-smi nvlink -s shows 25 GB/s. GA10x bridges
+     *           (RTX 3090, A6000) run 14.0625 GB/s per link: live, the driver's link speed overrides the table
+     *           when they disagree (topo_nvml.c)
+     *   NVLink4 (H100, H200): 26.5625 GB/s: 2 lanes x 106.25 Gbit/s PAM4; nvidia-smi nvlink -s shows
+     *           26.562 GB/s on the reference 2xH200 machine (NVIDIA's "900 GB/s" = 18 x 25 x 2 is nominal)
+     *   NVLink5 (B200): 50 GB/s: NVIDIA's 1.8 TB/s per GPU over 18 links, both directions (datasheet;
+     *           not checked against nvidia-smi here). */
+    static const struct {
+        double gbps;
+        const char *src;
+    } rates[] = {
+        {0, ""},
+        {20.0, "NVLink1: 8 lanes x 20 Gbit/s (P100 whitepaper)"},
+        {25.78125, "NVLink2: 8 lanes x 25.78125 Gbit/s (nvidia-smi nvlink -s: 25.781 GB/s)"},
+        {25.0, "NVLink3: 4 lanes x 50 Gbit/s (nvidia-smi nvlink -s: 25 GB/s)"},
+        {26.5625, "NVLink4: 2 lanes x 106.25 Gbit/s (nvidia-smi nvlink -s: 26.562 GB/s)"},
+        {50.0, "NVLink5: 1.8 TB/s per GPU / 18 links / 2 directions (NVIDIA datasheet)"},
+    };
+    if (version < 1 || version > 5) {
+        if (source && len) snprintf(source, len, "NVLink version %d unknown", version);
+        return 0;
+    }
+    if (source && len) snprintf(source, len, "%s", rates[version].src);
+    return rates[version].gbps;
+}
+
+static double min2(double a, double b) { return a < b ? a : b; }
+
+static void hop_init(nvs_topo_hop *h, const nvs_topology *t, int a, int b)
+{
+    memset(h, 0, sizeof *h);
+    h->from_gpu = a;
+    h->to_gpu = b;
+    const char *c = nvs_topo_pair_class(t, a, b);
+    snprintf(h->cls, sizeof h->cls, "%s", c ? c : "?");
+    snprintf(h->link, sizeof h->link, "none");
+    h->bound_gbps = -1;
+}
+
+double nvs_topo_pair_hop(const nvs_topology *t, int a, int b, int p2p_allowed, nvs_topo_hop *hop)
+{
+    nvs_topo_hop local;
+    nvs_topo_hop *h = hop ? hop : &local;
+    hop_init(h, t, a, b);
+    const nvs_topo_pair *p = nvs_topo_pair_at(t, a, b);
+    if (!p || a == b) {
+        snprintf(h->source, sizeof h->source, "no such pair");
+        return -1;
+    }
+    const nvs_topo_gpu *ga = &t->gpus[a], *gb = &t->gpus[b];
+    if (!strcmp(p->cls, "NET")) {
+        snprintf(h->link, sizeof h->link, "network");
+        if (t->net_gbps > 0) {
+            h->bound_gbps = t->net_gbps;
+            snprintf(h->source, sizeof h->source, "network: %.2f GB/s per direction (given)", t->net_gbps);
+        } else
+            snprintf(h->source, sizeof h->source, "network: no bound known (the NIC rate was not given)");
+        return h->bound_gbps;
+    }
+    /* P2P unknown (offline) is assumed possible: the bound stays an upper bound */
+    int use_p2p = p2p_allowed && p->p2p_cuda != 0;
+    if (use_p2p && p->nvlinks > 0) {
+        double ra = ga->nvlink.gbps_per_link, rb = gb->nvlink.gbps_per_link;
+        double r = ra > 0 && rb > 0 ? min2(ra, rb) : (ra > 0 ? ra : rb);
+        snprintf(h->link, sizeof h->link, "NVLink");
+        if (r <= 0) {
+            snprintf(h->source, sizeof h->source, "%d NVLinks, per-link rate unknown", p->nvlinks);
+            return -1;
+        }
+        int ver = ga->nvlink.version ? ga->nvlink.version : gb->nvlink.version;
+        int via_switch = ga->nvlink.to_switch > 0 && gb->nvlink.to_switch > 0;
+        char vname[16] = "NVLink";
+        if (ver) snprintf(vname, sizeof vname, "NVLink%d", ver);
+        h->bound_gbps = p->nvlinks * r;
+        snprintf(h->source, sizeof h->source, "%d %s links%s x %.6g GB/s per direction", p->nvlinks, vname,
+                 via_switch ? " (via NVSwitch)" : "", r);
+        return h->bound_gbps;
+    }
+    double pa = ga->pcie.gbps, pb = gb->pcie.gbps;
+    const nvs_topo_gpu *slow = pa <= pb ? ga : gb;
+    snprintf(h->link, sizeof h->link, use_p2p ? "PCIe" : "host memory");
+    if (pa <= 0 || pb <= 0) {
+        snprintf(h->source, sizeof h->source, "%s: PCIe link rate unknown", use_p2p ? "PCIe P2P" : "host memory");
+        return -1;
+    }
+    h->bound_gbps = min2(pa, pb);
+    if (use_p2p)
+        snprintf(h->source, sizeof h->source, "PCIe (%.40s): %.2f GB/s per direction (the slower GPU link)",
+                 slow->pcie.gbps_source, h->bound_gbps);
+    else
+        snprintf(h->source, sizeof h->source,
+                 "host memory: PCIe (%.40s) %.2f GB/s, each byte crosses both GPUs' links (upper bound)",
+                 slow->pcie.gbps_source, h->bound_gbps);
+    return h->bound_gbps;
+}
+
+double nvs_topo_pair_bound_gbps(const nvs_topology *t, int a, int b, int p2p_allowed, char *source, size_t len)
+{
+    nvs_topo_hop h;
+    double v = nvs_topo_pair_hop(t, a, b, p2p_allowed, &h);
+    if (source && len) snprintf(source, len, "%s", h.source);
+    return v;
+}
+
+/* --- rings ------------------------------------------------------------------------------------------------ */
+
+/* exact ring search up to 16 GPUs: 2^16 subsets x 16 x 16 steps per threshold, milliseconds */
+#define RING_EXACT_MAX 16
+
+/* Is there a Hamiltonian cycle over n vertices using only edges with w >= thr? order[] gets it (from 0). */
+static int ham_cycle(const double *w, int n, double thr, unsigned *reach, int *order)
+{
+    unsigned full = (1u << n) - 1;
+    memset(reach, 0, sizeof(unsigned) << n);
+    reach[1] = 1; /* at vertex 0, having visited {0} */
+    for (unsigned m = 1; m <= full; m++) {
+        if (!(m & 1) || !reach[m]) continue;
+        for (int v = 0; v < n; v++) {
+            if (!(reach[m] >> v & 1)) continue;
+            for (int u = 1; u < n; u++)
+                if (!(m >> u & 1) && w[v * n + u] >= thr) reach[m | 1u << u] |= 1u << u;
+        }
+    }
+    int last = -1;
+    for (int v = 1; v < n && last < 0; v++)
+        if ((reach[full] >> v & 1) && w[v * n + 0] >= thr) last = v;
+    if (last < 0) return 0;
+    /* walk back: order[n-1] = last, then a predecessor reachable with the smaller mask */
+    unsigned m = full;
+    int cur = last;
+    for (int pos = n - 1; pos >= 1; pos--) {
+        order[pos] = cur;
+        unsigned pm = m & ~(1u << cur);
+        int prev = -1;
+        for (int v = 0; v < n && prev < 0; v++)
+            if ((reach[pm] >> v & 1) && w[v * n + cur] >= thr) prev = v;
+        m = pm;
+        cur = prev;
+    }
+    order[0] = 0;
+    return 1;
+}
+
+static int cmp_desc(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* Best cycle order over local indices 0..n-1 with weights w; returns its bottleneck. */
+static double best_cycle(const double *w, int n, int *order)
+{
+    if (n <= RING_EXACT_MAX) {
+        double *vals = malloc(sizeof(double) * (size_t)n * (size_t)n);
+        unsigned *reach = malloc(sizeof(unsigned) << n);
+        int nv = 0;
+        if (vals && reach) {
+            for (int i = 0; i < n; i++)
+                for (int j = 0; j < n; j++)
+                    if (i != j) vals[nv++] = w[i * n + j];
+            qsort(vals, (size_t)nv, sizeof *vals, cmp_desc);
+            for (int k = 0; k < nv; k++) {
+                if (k && vals[k] == vals[k - 1]) continue;
+                if (ham_cycle(w, n, vals[k], reach, order)) {
+                    double v = vals[k];
+                    free(vals);
+                    free(reach);
+                    return v;
+                }
+            }
+        }
+        free(vals);
+        free(reach);
+    }
+    /* greedy: from GPU 0 always to the fastest unvisited neighbour (lowest index on ties) */
+    char *used = calloc((size_t)n, 1);
+    if (!used) {
+        for (int i = 0; i < n; i++) order[i] = i;
+    } else {
+        order[0] = 0;
+        used[0] = 1;
+        for (int pos = 1; pos < n; pos++) {
+            int prev = order[pos - 1], bestj = -1;
+            for (int j = 0; j < n; j++)
+                if (!used[j] && (bestj < 0 || w[prev * n + j] > w[prev * n + bestj])) bestj = j;
+            order[pos] = bestj;
+            used[bestj] = 1;
+        }
+        free(used);
+    }
+    double bn = w[order[n - 1] * n + order[0]];
+    for (int i = 0; i + 1 < n; i++) bn = min2(bn, w[order[i] * n + order[i + 1]]);
+    return bn;
+}
+
+double nvs_topo_ring_bound_order(const nvs_topology *t, const int *gpus, int n, int p2p_allowed,
+                                 nvs_topo_hop *slowest, int *ring_order)
+{
+    if (slowest) {
+        memset(slowest, 0, sizeof *slowest);
+        slowest->from_gpu = slowest->to_gpu = -1;
+        snprintf(slowest->link, sizeof slowest->link, "none");
+        snprintf(slowest->cls, sizeof slowest->cls, "-");
+        snprintf(slowest->source, sizeof slowest->source, "fewer than 2 GPUs: no ring");
+    }
+    if (ring_order)
+        for (int i = 0; i < n; i++) ring_order[i] = gpus[i];
+    if (n < 2) return 0;
+    for (int i = 0; i < n; i++)
+        if (gpus[i] < 0 || gpus[i] >= t->ngpus) return -1;
+    double *w = malloc(sizeof(double) * (size_t)n * (size_t)n);
+    int *order = malloc(sizeof(int) * (size_t)n);
+    if (!w || !order) {
+        free(w);
+        free(order);
+        return -1;
+    }
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) {
+            double v = i == j ? 0 : nvs_topo_pair_hop(t, gpus[i], gpus[j], p2p_allowed, NULL);
+            w[i * n + j] = v < 0 ? -1 : v; /* unknown ranks below everything known */
+        }
+    best_cycle(w, n, order);
+    /* the slowest hop along the chosen ring, first one on ties */
+    int worst = 0;
+    for (int i = 1; i < n; i++)
+        if (w[order[i] * n + order[(i + 1) % n]] < w[order[worst] * n + order[(worst + 1) % n]]) worst = i;
+    nvs_topo_hop h;
+    double bound = nvs_topo_pair_hop(t, gpus[order[worst]], gpus[order[(worst + 1) % n]], p2p_allowed, &h);
+    if (slowest) *slowest = h;
+    if (ring_order)
+        for (int i = 0; i < n; i++) ring_order[i] = gpus[order[i]];
+    free(w);
+    free(order);
+    return bound;
+}
+
+double nvs_topo_ring_bound_gbps(const nvs_topology *t, const int *gpus, int n, int p2p_allowed,
+                                nvs_topo_hop *slowest)
+{
+    return nvs_topo_ring_bound_order(t, gpus, n, p2p_allowed, slowest, NULL);
+}
+
+/* --- placement -------------------------------------------------------------------------------------------- */
+
+/* A candidate set: its best ring's bottleneck first; on equal bounds (all-PCIe boxes where every link has the
+ * same rate) the set whose pairs have the closer classes (PIX before PXB ... before SYS) is the better one. */
+typedef struct {
+    double ring;
+    int class_sum;
+} set_value;
+
+static int class_rank(const char *c)
+{
+    int nv;
+    nvs_topo_class k = nvs_topo_class_parse(c, &nv);
+    return k == NVS_CLASS_UNKNOWN ? NVS_CLASS_NET + 1 : (int)k;
+}
+
+static set_value ring_value(const nvs_topology *t, const int *set, int n)
+{
+    set_value v = {nvs_topo_ring_bound_order(t, set, n, 1, NULL, NULL), 0};
+    if (v.ring < 0) v.ring = -1;
+    for (int i = 0; i < n; i++)
+        for (int j = i + 1; j < n; j++) v.class_sum += class_rank(nvs_topo_pair_class(t, set[i], set[j]));
+    return v;
+}
+
+static int better(set_value cand, set_value cur, int best)
+{
+    if (cand.ring != cur.ring) return best ? cand.ring > cur.ring : cand.ring < cur.ring;
+    return best ? cand.class_sum < cur.class_sum : cand.class_sum > cur.class_sum;
+}
+
+int nvs_topo_pick_gpus(const nvs_topology *t, int n, int best, int *out)
+{
+    int N = t ? t->ngpus : 0;
+    if (n < 1 || n > N) return -1;
+    /* cost of the exhaustive search: C(N, n) rings of about 2^n * n^2 steps each */
+    double combos = 1;
+    for (int i = 0; i < n; i++) combos = combos * (N - i) / (i + 1);
+    double ring_cost = n <= RING_EXACT_MAX ? (double)(1u << n) * n * n * 4 : (double)n * n;
+    int *cur = malloc(sizeof(int) * (size_t)n);
+    if (!cur) return -1;
+    if (N <= 16 && combos * ring_cost <= 5e7) { /* about a second at most */
+        /* every combination in lexicographic order: the first of equal ones (lowest indices) wins */
+        for (int i = 0; i < n; i++) cur[i] = i;
+        set_value bestv = {0, 0};
+        int have = 0;
+        for (;;) {
+            set_value v = ring_value(t, cur, n);
+            if (!have || better(v, bestv, best)) {
+                bestv = v;
+                memcpy(out, cur, sizeof(int) * (size_t)n);
+                have = 1;
+            }
+            int i = n - 1;
+            while (i >= 0 && cur[i] == N - n + i) i--;
+            if (i < 0) break;
+            cur[i]++;
+            for (int j = i + 1; j < n; j++) cur[j] = cur[j - 1] + 1;
+        }
+        free(cur);
+        return 0;
+    }
+    /* greedy: start from GPU 0, add the GPU that keeps the ring best (or worst); lowest index on ties */
+    char *used = calloc((size_t)N, 1);
+    if (!used) {
+        free(cur);
+        return -1;
+    }
+    cur[0] = 0;
+    used[0] = 1;
+    for (int k = 1; k < n; k++) {
+        int pick = -1;
+        set_value pv = {0, 0};
+        for (int g = 0; g < N; g++) {
+            if (used[g]) continue;
+            cur[k] = g;
+            set_value v = ring_value(t, cur, k + 1);
+            if (pick < 0 || better(v, pv, best)) {
+                pick = g;
+                pv = v;
+            }
+        }
+        cur[k] = pick;
+        used[pick] = 1;
+    }
+    /* ascending order */
+    int m = 0;
+    for (int g = 0; g < N; g++)
+        if (used[g]) out[m++] = g;
+    free(used);
+    free(cur);
+    return 0;
+}

@@ -1,0 +1,187 @@
+/* Discovery: hwloc for locality and the PCIe tree, NVML for links, CUDA for ordinals and P2P, combined into one
+ * nvs_topology. Offline (a saved hwloc XML) only hwloc's part exists: NVLink shows only when the XML holds
+ * hwloc's NVLinkBandwidth matrix, and P2P access is unknown. */
+#include <errno.h>
+#include <hwloc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../src/log.h"
+#include "topo_live.h"
+
+#define MAX_CUDA_GPUS 256 /* per process; far above any node (HGX: 8, NVL72 tray: 4) */
+
+/* Catch what hwloc would only report as "load failed": unreadable file, empty file, not XML, XML v3. */
+static nvs_result_t precheck_xml(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        nvs_error("cannot read hwloc XML '%s': %s", path, strerror(errno));
+        return NVS_ERR_INPUT;
+    }
+    static char head[65536];
+    size_t n = fread(head, 1, sizeof head - 1, f);
+    int rerr = ferror(f) ? errno : 0;
+    fclose(f); /* read-only: nothing to lose */
+    if (rerr) {
+        nvs_error("cannot read hwloc XML '%s': %s", path, strerror(rerr));
+        return NVS_ERR_INPUT;
+    }
+    head[n] = '\0';
+    if (n == 0) {
+        nvs_error("hwloc XML '%s' is empty", path);
+        return NVS_ERR_INPUT;
+    }
+    const char *top = strstr(head, "<topology");
+    if (!top) {
+        nvs_error("'%s' is not an hwloc XML topology (no <topology> element; save one with `lstopo --of xml FILE`)",
+                  path);
+        return NVS_ERR_INPUT;
+    }
+    const char *end = strchr(top, '>');
+    const char *ver = strstr(top, "version=\"");
+    if (ver && (!end || ver < end)) {
+        int major = atoi(ver + 9);
+        unsigned api = hwloc_get_api_version();
+        if (major >= 3 && (api >> 16) < 3) {
+            nvs_error("hwloc XML '%s' is version %d.x (written by hwloc %d.x); the hwloc %u.x library used here cannot "
+                      "read it: save it again with an hwloc 2.x lstopo (`lstopo --of xml FILE`)",
+                      path, major, major, api >> 16);
+            return NVS_ERR_INPUT;
+        }
+    }
+    return NVS_OK;
+}
+
+static nvs_result_t discover_xml(const char *xml, nvs_topology **out)
+{
+    NVS_CHECK(precheck_xml(xml));
+    nvs_topology *t;
+    char err[512];
+    nvs_result_t r = nvs_topo_hwloc_load(xml, &t, err, sizeof err);
+    if (r != NVS_OK) {
+        nvs_error("%s", err);
+        return r == NVS_ERR_NOMEM ? r : NVS_ERR_INPUT;
+    }
+    if (t->ngpus == 0) {
+        nvs_error("hwloc XML '%s' has no NVIDIA GPU (no PCI device of vendor 10de, class 03xx: was it saved with "
+                  "I/O devices filtered out?)",
+                  xml);
+        nvs_topo_free(t);
+        return NVS_ERR_INPUT;
+    }
+    snprintf(t->source, sizeof t->source, "hwloc-xml:%s", xml);
+    snprintf(t->nvml_status, sizeof t->nvml_status, "not used (offline)");
+    snprintf(t->cuda_status, sizeof t->cuda_status, "not used (offline)");
+    nvs_topo_classify_all(t);
+    *out = t;
+    return NVS_OK;
+}
+
+/* Live: the GPU list comes from CUDA when it answers (its ordinal order), else from hwloc (bus id order). */
+static nvs_result_t discover_live(nvs_topology **out)
+{
+    nvs_topology *hw = NULL, *t = NULL;
+    char err[512] = "";
+    nvs_result_t res = NVS_OK;
+    if (nvs_topo_hwloc_load(NULL, &hw, err, sizeof err) != NVS_OK) {
+        nvs_warn("hwloc: %s; NUMA and PCIe locality unknown", err);
+        hw = NULL;
+    }
+    static char busids[MAX_CUDA_GPUS][NVS_TOPO_BUSID_LEN], names[MAX_CUDA_GPUS][NVS_TOPO_NAME_LEN];
+    char cuda_why[256] = "";
+    int ncuda = nvs_cuda_list(busids, names, MAX_CUDA_GPUS, cuda_why, sizeof cuda_why);
+    nvs_nvml *nvml = NULL;
+    char nvml_why[256] = "";
+    nvs_result_t nr = nvs_nvml_open(&nvml, nvml_why, sizeof nvml_why);
+    if (nr != NVS_OK && nr != NVS_ERR_UNSUPPORTED) {
+        res = nr;
+        goto out;
+    }
+    int ngpus = ncuda > 0 ? ncuda : hw ? hw->ngpus : 0;
+    if (ngpus == 0) {
+        nvs_error("no NVIDIA GPU found on this machine: CUDA: %s; NVML: %s; hwloc: %s",
+                  ncuda < 0 ? cuda_why : "no device visible (CUDA_VISIBLE_DEVICES?)", nvml ? "ok" : nvml_why,
+                  hw ? "no PCI device of vendor 10de, class 03xx" : err);
+        res = NVS_ERR_UNSUPPORTED;
+        goto out;
+    }
+    t = nvs_topo_alloc(1, ngpus);
+    if (!t) {
+        res = NVS_ERR_NOMEM;
+        goto out;
+    }
+    if (hw) t->hosts[0] = hw->hosts[0];
+    else if (gethostname(t->hosts[0].name, sizeof t->hosts[0].name - 1) != 0)
+        snprintf(t->hosts[0].name, sizeof t->hosts[0].name, "unknown");
+    for (int i = 0; i < ngpus; i++) {
+        nvs_topo_gpu *g = &t->gpus[i];
+        if (ncuda > 0) {
+            int h = hw ? nvs_topo_find_gpu(hw, NULL, busids[i]) : -1;
+            if (h >= 0) *g = hw->gpus[h];
+            else {
+                memcpy(g->pci_bus_id, busids[i], sizeof g->pci_bus_id);
+                g->pci_bus_id[sizeof g->pci_bus_id - 1] = '\0';
+                snprintf(g->nvlink.why_unknown, sizeof g->nvlink.why_unknown, "not found by hwloc");
+            }
+            memcpy(g->name, names[i], sizeof g->name);
+            g->name[sizeof g->name - 1] = '\0';
+            g->cuda_device = i;
+        } else
+            *g = hw->gpus[i];
+        g->index = i;
+        g->host = 0;
+        if (nvml) {
+            char why[256];
+            if (nvs_nvml_fill_gpu(nvml, g, why, sizeof why)) {
+                nvs_warn("NVML: %s", why);
+                snprintf(g->nvlink.why_unknown, sizeof g->nvlink.why_unknown, "%.127s", why);
+            }
+        } else if (!g->nvlink.known)
+            snprintf(g->nvlink.why_unknown, sizeof g->nvlink.why_unknown, "%.127s", nvml_why);
+    }
+    /* NVLink peers: bus id -> our GPU (a peer hidden by CUDA_VISIBLE_DEVICES stays -1) */
+    for (int i = 0; i < ngpus; i++)
+        for (int k = 0; k < t->gpus[i].nvlink.nlinks; k++) {
+            nvs_topo_link *l = &t->gpus[i].nvlink.links[k];
+            if (l->remote != NVS_REMOTE_GPU && l->remote != NVS_REMOTE_UNKNOWN) continue;
+            int peer = l->remote_pci_bus_id[0] ? nvs_topo_find_gpu(t, NULL, l->remote_pci_bus_id) : -1;
+            if (peer >= 0) l->remote = NVS_REMOTE_GPU;
+            if (l->remote == NVS_REMOTE_GPU) l->remote_gpu = peer;
+        }
+    for (int a = 0; a < ngpus; a++)
+        for (int b = 0; b < ngpus; b++) {
+            if (a == b) continue;
+            nvs_topo_pair *p = &t->pairs[a * ngpus + b];
+            if (ncuda > 0) {
+                int ab = nvs_cuda_can_access_peer(a, b), ba = nvs_cuda_can_access_peer(b, a);
+                p->p2p_cuda = ab < 0 || ba < 0 ? -1 : ab && ba;
+            }
+            if (nvml) nvs_nvml_p2p_status(nvml, t->gpus[a].pci_bus_id, t->gpus[b].pci_bus_id, p->nvml_read, sizeof p->nvml_read);
+        }
+    snprintf(t->source, sizeof t->source, "live");
+    if (nvml)
+        snprintf(t->nvml_status, sizeof t->nvml_status, "ok, driver %s", nvs_nvml_driver_version(nvml));
+    else
+        snprintf(t->nvml_status, sizeof t->nvml_status, "%s", nvml_why);
+    if (ncuda > 0)
+        snprintf(t->cuda_status, sizeof t->cuda_status, "ok, %d device%s", ncuda, ncuda == 1 ? "" : "s");
+    else
+        snprintf(t->cuda_status, sizeof t->cuda_status, "unsupported: %.140s", ncuda < 0 ? cuda_why : "no device");
+    nvs_topo_classify_all(t);
+    *out = t;
+    t = NULL;
+out:
+    nvs_nvml_close(nvml);
+    nvs_topo_free(hw);
+    nvs_topo_free(t);
+    return res;
+}
+
+nvs_result_t nvs_topo_discover(const char *hwloc_xml, nvs_topology **out)
+{
+    *out = NULL;
+    return hwloc_xml ? discover_xml(hwloc_xml, out) : discover_live(out);
+}

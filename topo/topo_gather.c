@@ -1,0 +1,182 @@
+/* Many hosts: every rank's topology JSON to every rank, one entry per host (the runtime's node number), merged
+ * with pairs across hosts classed NET. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../src/log.h"
+#include "topo_live.h"
+
+void nvs_blobs_free(char **all, int n)
+{
+    if (!all) return;
+    for (int i = 0; i < n; i++) free(all[i]);
+    free(all);
+}
+
+nvs_result_t nvs_allgather_blobs(nvs_rt *rt, const char *mine, size_t len, char ***all, size_t **lens,
+                                 const char *what)
+{
+    *all = NULL;
+    *lens = NULL;
+    int n = rt->size;
+    uint64_t my = len, *sizes = calloc((size_t)n, sizeof *sizes);
+    char *send = NULL, *recv = NULL, **out = NULL;
+    size_t *outl = NULL;
+    nvs_result_t res = NVS_ERR_NOMEM;
+    if (!sizes) goto done;
+    NVS_CHECK_GOTO(nvs_allgather(rt, &my, sizes, sizeof my, what), res, done);
+    uint64_t max = 0;
+    for (int r = 0; r < n; r++) max = sizes[r] > max ? sizes[r] : max;
+    size_t slot = (size_t)max + 1;
+    res = NVS_ERR_NOMEM;
+    send = calloc(1, slot);
+    recv = calloc((size_t)n, slot);
+    out = calloc((size_t)n, sizeof *out);
+    outl = calloc((size_t)n, sizeof *outl);
+    if (!send || !recv || !out || !outl) goto done;
+    if (len) memcpy(send, mine, len);
+    NVS_CHECK_GOTO(nvs_allgather(rt, send, recv, slot, what), res, done);
+    res = NVS_ERR_NOMEM;
+    for (int r = 0; r < n; r++) {
+        out[r] = malloc((size_t)sizes[r] + 1);
+        if (!out[r]) goto done;
+        memcpy(out[r], recv + (size_t)r * slot, (size_t)sizes[r]);
+        out[r][sizes[r]] = '\0';
+        outl[r] = (size_t)sizes[r];
+    }
+    *all = out;
+    *lens = outl;
+    out = NULL;
+    outl = NULL;
+    res = NVS_OK;
+done:
+    if (res == NVS_ERR_NOMEM) nvs_error("out of memory gathering %s", what);
+    nvs_blobs_free(out, n);
+    free(outl);
+    free(sizes);
+    free(send);
+    free(recv);
+    return res;
+}
+
+nvs_result_t nvs_topo_merge(nvs_topology *const *parts, int nparts, nvs_topology **out)
+{
+    int nh = 0, ng = 0;
+    *out = NULL;
+    for (int p = 0; p < nparts; p++)
+        if (parts[p]) {
+            nh += parts[p]->nhosts;
+            ng += parts[p]->ngpus;
+        }
+    nvs_topology *t = nvs_topo_alloc(nh, ng);
+    if (!t) return NVS_ERR_NOMEM;
+    int ho = 0, go = 0, used = 0;
+    for (int p = 0; p < nparts; p++) {
+        const nvs_topology *s = parts[p];
+        if (!s) continue;
+        used++;
+        for (int h = 0; h < s->nhosts; h++) t->hosts[ho + h] = s->hosts[h];
+        for (int i = 0; i < s->ngpus; i++) {
+            nvs_topo_gpu *g = &t->gpus[go + i];
+            *g = s->gpus[i];
+            g->index = go + i;
+            g->host += ho;
+            for (int k = 0; k < g->nvlink.nlinks; k++)
+                if (g->nvlink.links[k].remote_gpu >= 0) g->nvlink.links[k].remote_gpu += go;
+            for (int j = 0; j < s->ngpus; j++) t->pairs[(go + i) * ng + go + j] = s->pairs[i * s->ngpus + j];
+        }
+        if (!t->nvml_status[0]) snprintf(t->nvml_status, sizeof t->nvml_status, "%s", s->nvml_status);
+        if (!t->cuda_status[0]) snprintf(t->cuda_status, sizeof t->cuda_status, "%s", s->cuda_status);
+        if (!t->net_gbps) t->net_gbps = s->net_gbps;
+        if (used == 1) snprintf(t->source, sizeof t->source, "%s", s->source);
+        ho += s->nhosts;
+        go += s->ngpus;
+    }
+    /* across hosts: the network, whatever the rest says */
+    for (int a = 0; a < ng; a++)
+        for (int b = 0; b < ng; b++) {
+            if (a == b || t->gpus[a].host == t->gpus[b].host) continue;
+            nvs_topo_pair *p = &t->pairs[a * ng + b];
+            memset(p, 0, sizeof *p);
+            strcpy(p->cls, "NET");
+            p->p2p_cuda = 0;
+        }
+    if (nh > 1) snprintf(t->source, sizeof t->source, "gathered from %d hosts", nh);
+    *out = t;
+    return NVS_OK;
+}
+
+nvs_result_t nvs_topo_gather(nvs_rt *rt, const nvs_topology *local, nvs_topology **global)
+{
+    *global = NULL;
+    char *text = NULL;
+    if (local) {
+        json_t *j = nvs_topo_to_json(local);
+        text = j ? json_dumps(j, JSON_COMPACT) : NULL;
+        json_decref(j);
+        if (!text) {
+            nvs_error("cannot serialize the topology");
+            return NVS_ERR_NOMEM;
+        }
+    }
+    /* a header with the node number goes in front of the JSON: "<node> <json>" */
+    size_t tl = text ? strlen(text) : 0;
+    char *msg = malloc(tl + 32);
+    if (!msg) {
+        free(text);
+        return NVS_ERR_NOMEM;
+    }
+    int ml = snprintf(msg, tl + 32, "%d %s", rt->node, text ? text : "");
+    free(text);
+    char **all;
+    size_t *lens;
+    nvs_result_t res = nvs_allgather_blobs(rt, msg, local ? (size_t)ml : 0, &all, &lens, "gathering the topology");
+    free(msg);
+    if (res != NVS_OK) return res;
+    nvs_topology **parts = calloc((size_t)rt->size, sizeof *parts);
+    int *node_of = calloc((size_t)rt->size, sizeof *node_of);
+    if (!parts || !node_of) res = NVS_ERR_NOMEM;
+    int nparts = 0;
+    for (int r = 0; r < rt->size && res == NVS_OK; r++) {
+        if (!lens[r]) continue;
+        char *end;
+        long node = strtol(all[r], &end, 10);
+        int dup = 0;
+        for (int k = 0; k < nparts; k++) dup |= node_of[k] == node;
+        if (dup) continue;
+        json_error_t je;
+        json_t *j = json_loads(end, 0, &je);
+        char err[256];
+        if (!j || nvs_topo_from_json(j, &parts[nparts], err, sizeof err) != NVS_OK) {
+            nvs_error("topology from rank %d unreadable: %s", r, j ? err : je.text);
+            res = NVS_ERR_SYSTEM;
+        } else
+            node_of[nparts++] = (int)node;
+        json_decref(j);
+    }
+    /* node order */
+    for (int i = 1; i < nparts; i++)
+        for (int k = i; k > 0 && node_of[k - 1] > node_of[k]; k--) {
+            int tn = node_of[k];
+            node_of[k] = node_of[k - 1];
+            node_of[k - 1] = tn;
+            nvs_topology *tp = parts[k];
+            parts[k] = parts[k - 1];
+            parts[k - 1] = tp;
+        }
+    if (res == NVS_OK) {
+        if (!nparts) {
+            nvs_error("no rank contributed a topology");
+            res = NVS_ERR_SYSTEM;
+        } else
+            res = nvs_topo_merge(parts, nparts, global);
+    }
+    /* JSON does not carry the PCIe paths: pairs within a host were copied, so nothing is reclassified */
+    for (int k = 0; k < nparts; k++) nvs_topo_free(parts[k]);
+    free(parts);
+    free(node_of);
+    nvs_blobs_free(all, rt->size);
+    free(lens);
+    return res;
+}

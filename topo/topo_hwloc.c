@@ -1,0 +1,243 @@
+/* hwloc part of discovery: NUMA node, CPU affinity and PCIe ancestry of every NVIDIA GPU, from this machine or
+ * from a saved hwloc 2.x XML, plus NVLink counts from the "NVLinkBandwidth" distance matrix that hwloc's NVML
+ * backend writes (hwloc/topology-nvml.c: 20000 MB/s per NVLink1 link, 25000 per NVLink 2-4 link, 1000000 on
+ * the diagonal; the matrix lists the GPUs' "nvml" OS devices plus NVSwitch PCI devices or CPU objects).
+ *
+ * A GPU is a PCI device of class 03xx and vendor 0x10de. Without a CUDA/NVML backend hwloc keeps only the PCI
+ * objects (the reference h200x2 XML is like that), so PCI devices are the one source; the I/O type filter is set
+ * to KEEP_ALL before loading or hwloc drops them (and with them bridges). */
+#include <errno.h>
+#include <hwloc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../src/log.h"
+#include "topo_live.h"
+
+#define NVIDIA_VENDOR 0x10de
+
+static int is_nvidia_gpu(hwloc_obj_t o)
+{
+    return o->type == HWLOC_OBJ_PCI_DEVICE && o->attr->pcidev.vendor_id == NVIDIA_VENDOR &&
+           (o->attr->pcidev.class_id >> 8) == 0x03;
+}
+
+/* NVSwitch: "class 0680 with prog-if 01 vendor 10de" (hwloc topology-nvml.c); the base class is enough. */
+static int is_nvswitch(hwloc_obj_t o)
+{
+    return o->type == HWLOC_OBJ_PCI_DEVICE && o->attr->pcidev.vendor_id == NVIDIA_VENDOR &&
+           (o->attr->pcidev.class_id >> 8) == 0x06;
+}
+
+static void busid_of(hwloc_obj_t o, char *buf, size_t len)
+{
+    snprintf(buf, len, "%04x:%02x:%02x.%x", o->attr->pcidev.domain, o->attr->pcidev.bus, o->attr->pcidev.dev,
+             o->attr->pcidev.func);
+}
+
+static void gpu_name(hwloc_obj_t pci, char *buf, size_t len)
+{
+    /* an OS device of the CUDA/NVML/OpenCL backends knows the model; else pci.ids' name; else the ids */
+    for (hwloc_obj_t c = pci->io_first_child; c; c = c->next_sibling) {
+        const char *m = hwloc_obj_get_info_by_name(c, "GPUModel");
+        if (m && *m) {
+            snprintf(buf, len, "%s", m);
+            return;
+        }
+    }
+    const char *d = hwloc_obj_get_info_by_name(pci, "PCIDevice");
+    if (d && *d)
+        snprintf(buf, len, "%s", d);
+    else
+        snprintf(buf, len, "NVIDIA GPU [%04x:%04x]", pci->attr->pcidev.vendor_id, pci->attr->pcidev.device_id);
+}
+
+static void fill_path(hwloc_topology_t topo, hwloc_obj_t pci, nvs_topo_gpu *g)
+{
+    nvs_topo_pcipath *p = &g->path;
+    memset(p, 0, sizeof *p);
+    for (hwloc_obj_t o = pci->parent; o && o->type == HWLOC_OBJ_BRIDGE && p->n < NVS_TOPO_MAX_DEPTH; o = o->parent) {
+        p->bridge[p->n] = o->gp_index;
+        p->is_host[p->n] = o->attr->bridge.upstream_type == HWLOC_OBJ_BRIDGE_HOST;
+        p->n++;
+    }
+    hwloc_obj_t cpu = hwloc_get_non_io_ancestor_obj(topo, pci);
+    if (p->n == 0 && cpu && p->n < NVS_TOPO_MAX_DEPTH) {
+        /* no bridge at all above the GPU: the CPU-side object stands in for the host bridge */
+        p->bridge[0] = (1ull << 63) | cpu->gp_index;
+        p->is_host[0] = 1;
+        p->n = 1;
+    }
+    p->numa_node = -1;
+    g->numa_node = -1;
+    if (cpu) {
+        p->cpu_parent = cpu->gp_index + 1;
+        if (cpu->nodeset && hwloc_bitmap_weight(cpu->nodeset) == 1) g->numa_node = p->numa_node = hwloc_bitmap_first(cpu->nodeset);
+        if (cpu->cpuset && !hwloc_bitmap_iszero(cpu->cpuset))
+            hwloc_bitmap_list_snprintf(g->cpuset, sizeof g->cpuset, cpu->cpuset);
+    }
+}
+
+/* index of our GPU that hwloc object `o` stands for (an OS device below its PCI device, or the PCI device) */
+static int gpu_of(const nvs_topology *t, hwloc_obj_t o)
+{
+    if (o->type == HWLOC_OBJ_OS_DEVICE && o->parent && o->parent->type == HWLOC_OBJ_PCI_DEVICE) o = o->parent;
+    if (!is_nvidia_gpu(o)) return -1;
+    char b[NVS_TOPO_BUSID_LEN];
+    busid_of(o, b, sizeof b);
+    return nvs_topo_find_gpu(t, NULL, b);
+}
+
+static void add_link(nvs_topo_gpu *g, nvs_topo_remote r, int remote_gpu, const char *busid)
+{
+    int cap = (int)(sizeof g->nvlink.links / sizeof g->nvlink.links[0]);
+    if (g->nvlink.nlinks >= cap) return;
+    nvs_topo_link *l = &g->nvlink.links[g->nvlink.nlinks];
+    l->link = g->nvlink.nlinks++;
+    l->remote = r;
+    l->remote_gpu = remote_gpu;
+    snprintf(l->remote_pci_bus_id, sizeof l->remote_pci_bus_id, "%s", busid ? busid : "");
+}
+
+static void read_nvlink_matrix(hwloc_topology_t topo, nvs_topology *t)
+{
+    struct hwloc_distances_s *d[4];
+    unsigned nr = 4;
+    if (hwloc_distances_get_by_name(topo, "NVLinkBandwidth", &nr, d, 0) != 0 || nr == 0) return;
+    if (nr > 4) nr = 4;
+    for (unsigned m = 0; m < nr; m++) {
+        unsigned n = d[m]->nbobjs;
+        for (unsigned i = 0; i < n; i++) {
+            int gi = gpu_of(t, d[m]->objs[i]);
+            if (gi < 0) continue;
+            nvs_topo_gpu *g = &t->gpus[gi];
+            /* one unit per GPU: 25000 MB/s (NVLink 2-4) unless only 20000 (NVLink1) divides the row */
+            int all25 = 1, all20 = 1;
+            for (unsigned j = 0; j < n; j++) {
+                hwloc_uint64_t v = d[m]->values[i * n + j];
+                if (j == i || !v) continue;
+                all25 &= v % 25000 == 0;
+                all20 &= v % 20000 == 0;
+            }
+            unsigned unit = !all25 && all20 ? 20000 : 25000;
+            g->nvlink.known = 1;
+            g->nvlink.version = unit == 20000 ? 1 : 0;
+            g->nvlink.gbps_per_link = unit / 1000.0;
+            snprintf(g->nvlink.rate_source, sizeof g->nvlink.rate_source,
+                     unit == 20000 ? "hwloc NVLinkBandwidth matrix: 20000 MB/s per link (NVLink1)"
+                                   : "hwloc NVLinkBandwidth matrix: 25000 MB/s per link (NVLink 2-4; the XML does "
+                                     "not say which)");
+            for (unsigned j = 0; j < n; j++) {
+                hwloc_uint64_t v = d[m]->values[i * n + j];
+                if (j == i || !v) continue;
+                int links = (int)((v + unit / 2) / unit);
+                hwloc_obj_t o = d[m]->objs[j];
+                int gj = gpu_of(t, o);
+                hwloc_obj_t pci = o->type == HWLOC_OBJ_OS_DEVICE ? o->parent : o;
+                char bus[NVS_TOPO_BUSID_LEN] = "";
+                if (pci && pci->type == HWLOC_OBJ_PCI_DEVICE) busid_of(pci, bus, sizeof bus);
+                nvs_topo_remote r = gj >= 0                                      ? NVS_REMOTE_GPU
+                                    : pci && pci->type == HWLOC_OBJ_PCI_DEVICE && is_nvswitch(pci) ? NVS_REMOTE_NVSWITCH
+                                    : o->cpuset                                  ? NVS_REMOTE_CPU
+                                                                                 : NVS_REMOTE_UNKNOWN;
+                for (int k = 0; k < links; k++) add_link(g, r, gj, bus);
+                g->nvlink.links_up += links;
+                if (r == NVS_REMOTE_NVSWITCH) g->nvlink.to_switch += links;
+                if (r == NVS_REMOTE_CPU) g->nvlink.to_cpu += links;
+            }
+        }
+        hwloc_distances_release(topo, d[m]);
+    }
+}
+
+static int cmp_gpu_bus(const void *a, const void *b)
+{
+    return strcmp(((const nvs_topo_gpu *)a)->pci_bus_id, ((const nvs_topo_gpu *)b)->pci_bus_id);
+}
+
+nvs_result_t nvs_topo_hwloc_load(const char *xml, nvs_topology **out, char *err, size_t errlen)
+{
+    hwloc_topology_t topo;
+    nvs_topology *t = NULL;
+    *out = NULL;
+    if (hwloc_topology_init(&topo) != 0) {
+        snprintf(err, errlen, "hwloc_topology_init failed: %s", strerror(errno));
+        return NVS_ERR_HWLOC;
+    }
+    nvs_result_t res = NVS_OK;
+    if (hwloc_topology_set_io_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_ALL) != 0) {
+        snprintf(err, errlen, "hwloc_topology_set_io_types_filter failed: %s", strerror(errno));
+        res = NVS_ERR_HWLOC;
+        goto out;
+    }
+    /* Live: hwloc's OpenCL and display backends add nothing we read and can take seconds to start; a plugin
+     * that is not installed makes this a no-op. */
+    if (!xml)
+        for (const char *const *c = (const char *const[]){"opencl", "gl", "levelzero", "rsmi", NULL}; *c; c++)
+            if (hwloc_topology_set_components(topo, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST, *c) != 0)
+                nvs_debug("hwloc: cannot blacklist component %s: %s", *c, strerror(errno));
+    if (xml && hwloc_topology_set_xml(topo, xml) != 0) {
+        snprintf(err, errlen,
+                 "%s: not a valid hwloc XML topology (hwloc: %s; HWLOC_XML_VERBOSE=1 shows hwloc's reason)", xml,
+                 strerror(errno));
+        res = NVS_ERR_INPUT;
+        goto out;
+    }
+    if (hwloc_topology_load(topo) != 0) {
+        if (xml)
+            snprintf(err, errlen,
+                     "%s: not a valid hwloc XML topology (hwloc_topology_load failed: %s; HWLOC_XML_VERBOSE=1 "
+                     "shows hwloc's reason)",
+                     xml, strerror(errno));
+        else
+            snprintf(err, errlen, "hwloc_topology_load failed: %s", strerror(errno));
+        res = xml ? NVS_ERR_INPUT : NVS_ERR_HWLOC;
+        goto out;
+    }
+    int ngpus = 0;
+    for (hwloc_obj_t o = NULL; (o = hwloc_get_next_pcidev(topo, o));) ngpus += is_nvidia_gpu(o);
+    t = nvs_topo_alloc(1, ngpus);
+    if (!t) {
+        snprintf(err, errlen, "out of memory");
+        res = NVS_ERR_NOMEM;
+        goto out;
+    }
+    hwloc_obj_t root = hwloc_get_root_obj(topo);
+    const char *hn = hwloc_obj_get_info_by_name(root, "HostName");
+    if (hn && *hn)
+        snprintf(t->hosts[0].name, sizeof t->hosts[0].name, "%s", hn);
+    else if (!xml && gethostname(t->hosts[0].name, sizeof t->hosts[0].name - 1) == 0)
+        ;
+    else
+        snprintf(t->hosts[0].name, sizeof t->hosts[0].name, "unknown");
+    int nn = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_NUMANODE), np = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PACKAGE);
+    t->hosts[0].numa_nodes = nn > 0 ? nn : 0;
+    t->hosts[0].packages = np > 0 ? np : 0;
+    int i = 0;
+    for (hwloc_obj_t o = NULL; (o = hwloc_get_next_pcidev(topo, o));) {
+        if (!is_nvidia_gpu(o)) continue;
+        nvs_topo_gpu *g = &t->gpus[i++];
+        busid_of(o, g->pci_bus_id, sizeof g->pci_bus_id);
+        gpu_name(o, g->name, sizeof g->name);
+        fill_path(topo, o, g);
+        if (o->attr->pcidev.linkspeed > 0) {
+            /* hwloc: lanes x rate x encoding / 8 of the link as the OS reports it (current speed) */
+            g->pcie.gbps = o->attr->pcidev.linkspeed;
+            snprintf(g->pcie.gbps_source, sizeof g->pcie.gbps_source, "hwloc link speed");
+        }
+        snprintf(g->nvlink.why_unknown, sizeof g->nvlink.why_unknown,
+                 xml ? "not visible offline: the XML has no NVLinkBandwidth matrix (hwloc had no NVML backend)"
+                     : "hwloc has no NVLink data");
+    }
+    qsort(t->gpus, (size_t)ngpus, sizeof *t->gpus, cmp_gpu_bus);
+    for (int k = 0; k < ngpus; k++) t->gpus[k].index = k;
+    read_nvlink_matrix(topo, t);
+    *out = t;
+    t = NULL;
+out:
+    nvs_topo_free(t);
+    hwloc_topology_destroy(topo);
+    return res;
+}

@@ -1,0 +1,41 @@
+/* Internal interfaces of topology discovery: one source per file (hwloc, NVML, CUDA), combined by
+ * topo_discover.c. Not for use outside topo/. */
+#ifndef NVS_TOPO_LIVE_H
+#define NVS_TOPO_LIVE_H
+
+#include "topo.h"
+
+/* hwloc (topo_hwloc.c): the GPUs of this machine (xml == NULL) or of a saved XML, ordered by PCI bus id, with
+ * name, NUMA node, cpuset, PCIe ancestry, hwloc's link speed and, when the XML/topology has hwloc's
+ * NVLinkBandwidth matrix, the NVLink counts. One host. NVS_ERR_INPUT with a message in err when the topology
+ * cannot be loaded. Zero GPUs is not an error here. */
+nvs_result_t nvs_topo_hwloc_load(const char *xml, nvs_topology **out, char *err, size_t errlen);
+
+/* NVML (topo_nvml.c), loaded with dlopen: a missing library or symbol is "unsupported", never a crash. */
+typedef struct nvs_nvml nvs_nvml;
+/* NVS_ERR_UNSUPPORTED with the reason in why (no library, a symbol missing, nvmlInit failed). */
+nvs_result_t nvs_nvml_open(nvs_nvml **out, char *why, size_t len);
+void nvs_nvml_close(nvs_nvml *n);
+const char *nvs_nvml_driver_version(const nvs_nvml *n); /* "" unknown */
+/* Fills name, PCIe generation/width and NVLink data of the GPU with g->pci_bus_id. Links get their remote bus
+ * ids; remote_gpu is resolved by the caller. -1 with why when NVML does not know the GPU. */
+int nvs_nvml_fill_gpu(nvs_nvml *n, nvs_topo_gpu *g, char *why, size_t len);
+/* nvmlDeviceGetP2PStatus(READ) between two GPUs as nvidia-smi's code ("OK", "CNS", "GNS", "TNS", "DIS", "NS",
+ * "U"); "" when NVML cannot answer. */
+void nvs_nvml_p2p_status(nvs_nvml *n, const char *bus_a, const char *bus_b, char *out, size_t len);
+
+/* CUDA (topo_cuda.c): GPUs CUDA sees (CUDA_VISIBLE_DEVICES honoured), in ordinal order. Returns the count
+ * (0 = none) or -1 with why (no driver, ...). busids[i] gets each device's PCI bus id, names[i] its name. */
+int nvs_cuda_list(char (*busids)[NVS_TOPO_BUSID_LEN], char (*names)[NVS_TOPO_NAME_LEN], int max, char *why,
+                  size_t len);
+/* cudaDeviceCanAccessPeer(a -> b): 1, 0, or -1 when CUDA cannot answer. */
+int nvs_cuda_can_access_peer(int a, int b);
+
+/* Every rank contributes a byte string (len may be 0); every rank gets all of them, rank order, each
+ * NUL-terminated: (*all)[r], lengths (*lens)[r]. Sizes go first, then buffers padded to the largest, both with
+ * nvs_allgather. Free with nvs_blobs_free(*all, rt->size) and free(*lens). */
+nvs_result_t nvs_allgather_blobs(nvs_rt *rt, const char *mine, size_t len, char ***all, size_t **lens,
+                                 const char *what);
+void nvs_blobs_free(char **all, int n);
+
+#endif

@@ -1,0 +1,154 @@
+/* The topology structure: allocation, pair classification, lookups (PURE). */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "topo.h"
+
+nvs_topology *nvs_topo_alloc(int nhosts, int ngpus)
+{
+    nvs_topology *t = calloc(1, sizeof *t);
+    if (!t) return NULL;
+    t->nhosts = nhosts;
+    t->ngpus = ngpus;
+    t->hosts = calloc(nhosts > 0 ? (size_t)nhosts : 1, sizeof *t->hosts);
+    t->gpus = calloc(ngpus > 0 ? (size_t)ngpus : 1, sizeof *t->gpus);
+    t->pairs = calloc(ngpus > 0 ? (size_t)ngpus * (size_t)ngpus : 1, sizeof *t->pairs);
+    if (!t->hosts || !t->gpus || !t->pairs) {
+        nvs_topo_free(t);
+        return NULL;
+    }
+    for (int i = 0; i < ngpus; i++) {
+        nvs_topo_gpu *g = &t->gpus[i];
+        g->index = i;
+        g->cuda_device = -1;
+        g->numa_node = -1;
+        g->path.numa_node = -1;
+    }
+    for (int i = 0; i < ngpus * ngpus; i++) {
+        strcpy(t->pairs[i].cls, "?");
+        t->pairs[i].p2p_cuda = -1;
+    }
+    return t;
+}
+
+void nvs_topo_free(nvs_topology *t)
+{
+    if (!t) return;
+    free(t->hosts);
+    free(t->gpus);
+    free(t->pairs);
+    free(t);
+}
+
+static int direct_links(const nvs_topo_gpu *g, int peer)
+{
+    int n = 0;
+    for (int k = 0; k < g->nvlink.nlinks; k++)
+        if (g->nvlink.links[k].remote == NVS_REMOTE_GPU && g->nvlink.links[k].remote_gpu == peer) n++;
+    return n;
+}
+
+void nvs_topo_classify_all(nvs_topology *t)
+{
+    for (int a = 0; a < t->ngpus; a++)
+        for (int b = 0; b < t->ngpus; b++) {
+            if (a == b) continue;
+            nvs_topo_pair *p = &t->pairs[a * t->ngpus + b];
+            const nvs_topo_gpu *ga = &t->gpus[a], *gb = &t->gpus[b];
+            if (ga->host != gb->host) {
+                strcpy(p->cls, "NET");
+                p->pcie_cls[0] = '\0';
+                p->nvlinks = 0;
+                continue;
+            }
+            /* links seen from either side (an NVML answer for one GPU is enough) */
+            int da = direct_links(ga, b), db = direct_links(gb, a);
+            int direct = da > db ? da : db;
+            p->nvlinks = nvs_topo_nvlink_count(direct, ga->nvlink.to_switch, gb->nvlink.to_switch);
+            nvs_topo_class pc = nvs_topo_classify_pcie(&ga->path, &gb->path);
+            char buf[12];
+            if (pc == NVS_CLASS_UNKNOWN)
+                p->pcie_cls[0] = '\0';
+            else
+                snprintf(p->pcie_cls, sizeof p->pcie_cls, "%s", nvs_topo_class_name(pc, 0, buf, sizeof buf));
+            nvs_topo_class_name(pc, p->nvlinks, p->cls, sizeof p->cls);
+        }
+}
+
+int nvs_topo_gpu_count(const nvs_topology *t) { return t ? t->ngpus : 0; }
+
+/* Reads exactly `maxd` or fewer hex digits (at least 1) ending at `stop`; -1 on anything else. */
+static int hex_field(const char **p, int maxd, char stop, unsigned long *out)
+{
+    unsigned long v = 0;
+    int n = 0;
+    while (isxdigit((unsigned char)**p)) {
+        if (++n > maxd) return -1;
+        int c = tolower((unsigned char)**p);
+        v = v * 16 + (unsigned long)(c <= '9' ? c - '0' : c - 'a' + 10);
+        (*p)++;
+    }
+    if (!n || **p != stop) return -1;
+    if (stop) (*p)++;
+    *out = v;
+    return 0;
+}
+
+int nvs_topo_busid_normalize(const char *in, char *out, size_t len)
+{
+    /* domain:bus:device.function in hex; the domain may have 4 (Linux, CUDA) or 8 (NVML) digits, or be absent
+     * (lspci's "00:06.0") */
+    unsigned long dom = 0, bus, dev, fn;
+    if (!in) return -1;
+    while (isspace((unsigned char)*in)) in++;
+    const char *p = in;
+    int colons = 0;
+    for (const char *q = in; *q; q++) colons += *q == ':';
+    if (colons == 2 && hex_field(&p, 8, ':', &dom)) return -1;
+    if (colons < 1 || colons > 2 || hex_field(&p, 2, ':', &bus) || hex_field(&p, 2, '.', &dev) ||
+        hex_field(&p, 1, '\0', &fn))
+        return -1;
+    if (dev > 0x1f || fn > 7) return -1;
+    int n = dom > 0xffff ? snprintf(out, len, "%08lx:%02lx:%02lx.%lx", dom, bus, dev, fn)
+                         : snprintf(out, len, "%04lx:%02lx:%02lx.%lx", dom, bus, dev, fn);
+    return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
+int nvs_topo_find_gpu(const nvs_topology *t, const char *host, const char *pci_bus_id)
+{
+    char want[NVS_TOPO_BUSID_LEN];
+    if (!t || nvs_topo_busid_normalize(pci_bus_id, want, sizeof want)) return -1;
+    for (int i = 0; i < t->ngpus; i++) {
+        char have[NVS_TOPO_BUSID_LEN];
+        if (nvs_topo_busid_normalize(t->gpus[i].pci_bus_id, have, sizeof have)) continue;
+        if (strcmp(have, want)) continue;
+        if (host && strcmp(t->hosts[t->gpus[i].host].name, host)) continue;
+        return i;
+    }
+    return -1;
+}
+
+const char *nvs_topo_gpu_name(const nvs_topology *t, int i)
+{
+    return t && i >= 0 && i < t->ngpus ? t->gpus[i].name : NULL;
+}
+const char *nvs_topo_gpu_busid(const nvs_topology *t, int i)
+{
+    return t && i >= 0 && i < t->ngpus ? t->gpus[i].pci_bus_id : NULL;
+}
+const char *nvs_topo_gpu_host(const nvs_topology *t, int i)
+{
+    return t && i >= 0 && i < t->ngpus ? t->hosts[t->gpus[i].host].name : NULL;
+}
+const nvs_topo_pair *nvs_topo_pair_at(const nvs_topology *t, int a, int b)
+{
+    if (!t || a < 0 || b < 0 || a >= t->ngpus || b >= t->ngpus) return NULL;
+    return &t->pairs[a * t->ngpus + b];
+}
+const char *nvs_topo_pair_class(const nvs_topology *t, int a, int b)
+{
+    const nvs_topo_pair *p = nvs_topo_pair_at(t, a, b);
+    if (!p) return NULL;
+    return a == b ? "X" : p->cls;
+}

@@ -1,0 +1,254 @@
+/* Human-readable topology: per-GPU details, then the pair matrix laid out like `nvidia-smi topo -m` (GPU
+ * columns, CPU Affinity, NUMA Affinity, "X" on the diagonal), the P2P matrix, the bound matrix and a legend. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "topo.h"
+
+/* Matrix rows are built in a buffer so that trailing blanks can be cut (golden files, diff-friendly). */
+typedef struct {
+    char buf[16384];
+    size_t n;
+} line_t;
+
+static void lcat(line_t *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void lcat(line_t *l, const char *fmt, ...)
+{
+    if (l->n >= sizeof l->buf - 1) return;
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(l->buf + l->n, sizeof l->buf - l->n, fmt, ap);
+    va_end(ap);
+    if (k > 0) l->n += (size_t)k < sizeof l->buf - l->n ? (size_t)k : sizeof l->buf - 1 - l->n;
+}
+
+static void lend(line_t *l, FILE *to)
+{
+    while (l->n && l->buf[l->n - 1] == ' ') l->n--;
+    l->buf[l->n] = '\0';
+    fprintf(to, "%s\n", l->buf);
+    l->n = 0;
+}
+
+static void remote_text(const nvs_topology *t, const nvs_topo_link *l, char *buf, size_t len)
+{
+    switch (l->remote) {
+    case NVS_REMOTE_GPU:
+        if (l->remote_gpu >= 0)
+            snprintf(buf, len, "GPU%d", l->remote_gpu);
+        else
+            snprintf(buf, len, "GPU %s (not visible here)", l->remote_pci_bus_id);
+        break;
+    case NVS_REMOTE_NVSWITCH: snprintf(buf, len, "NVSwitch %s", l->remote_pci_bus_id); break;
+    case NVS_REMOTE_CPU: snprintf(buf, len, "CPU"); break;
+    default: snprintf(buf, len, "unknown %s", l->remote_pci_bus_id); break;
+    }
+    (void)t;
+}
+
+static void print_nvlink(const nvs_topology *t, const nvs_topo_gpu *g, FILE *to)
+{
+    if (!g->nvlink.known) {
+        fprintf(to, "      NVLink: %s\n", g->nvlink.why_unknown[0] ? g->nvlink.why_unknown : "unsupported");
+        return;
+    }
+    if (!g->nvlink.links_up) {
+        fprintf(to, "      NVLink: no link up\n");
+        return;
+    }
+    char ver[16] = "version unknown";
+    if (g->nvlink.version) snprintf(ver, sizeof ver, "NVLink%d", g->nvlink.version);
+    fprintf(to, "      NVLink: %d links up, %s, ", g->nvlink.links_up, ver);
+    if (g->nvlink.gbps_per_link > 0)
+        fprintf(to, "%.6g GB/s per link per direction", g->nvlink.gbps_per_link);
+    else
+        fprintf(to, "per-link rate unknown");
+    if (g->nvlink.nvml_speed_gbps > 0) fprintf(to, " (NVML link speed %.3f GB/s)", g->nvlink.nvml_speed_gbps);
+    if (g->nvlink.rate_source[0]) fprintf(to, "\n      rate: %s", g->nvlink.rate_source);
+    fprintf(to, "\n      links:");
+    /* group by what each link reaches: "18 to GPU1", "5 to NVSwitch 0000:05:00.0" */
+    char done[NVS_TOPO_MAX_NVLINKS * 4] = {0};
+    for (int k = 0; k < g->nvlink.nlinks; k++) {
+        if (done[k]) continue;
+        char rk[96], rj[96];
+        remote_text(t, &g->nvlink.links[k], rk, sizeof rk);
+        int count = 0;
+        for (int j = k; j < g->nvlink.nlinks; j++) {
+            remote_text(t, &g->nvlink.links[j], rj, sizeof rj);
+            if (!strcmp(rk, rj)) {
+                done[j] = 1;
+                count++;
+            }
+        }
+        fprintf(to, "%s %d to %s", k ? "," : "", count, rk);
+    }
+    fprintf(to, "\n");
+}
+
+static void print_pcie(const nvs_topo_gpu *g, FILE *to)
+{
+    fprintf(to, "      PCIe: ");
+    if (g->pcie.gen && g->pcie.width) {
+        fprintf(to, "gen%d x%d now", g->pcie.gen, g->pcie.width);
+        if (g->pcie.max_gen && g->pcie.max_width) fprintf(to, ", max gen%d x%d", g->pcie.max_gen, g->pcie.max_width);
+    } else
+        fprintf(to, "generation/width unknown%s", g->cuda_device < 0 ? " offline" : " (no NVML)");
+    if (g->pcie.gbps > 0) fprintf(to, "; bound %.2f GB/s per direction (%s)", g->pcie.gbps, g->pcie.gbps_source);
+    fprintf(to, "\n");
+    if (g->pcie.width && g->pcie.max_width && g->pcie.width < g->pcie.max_width)
+        fprintf(to, "      DOWNTRAINED: x%d of x%d lanes (reseat the card or check the slot/riser)\n", g->pcie.width,
+                g->pcie.max_width);
+    if (g->pcie.gen && g->pcie.max_gen && g->pcie.gen < g->pcie.max_gen)
+        fprintf(to, "      DOWNTRAINED: gen%d of gen%d (idle GPUs drop the generation to save power: check under "
+                    "load)\n",
+                g->pcie.gen, g->pcie.max_gen);
+}
+
+static int col_width(const nvs_topology *t)
+{
+    int w = 6;
+    for (int a = 0; a < t->ngpus; a++)
+        for (int b = 0; b < t->ngpus; b++) {
+            int l = (int)strlen(nvs_topo_pair_class(t, a, b)) + 2;
+            if (l > w) w = l;
+        }
+    char lab[16];
+    int l = snprintf(lab, sizeof lab, "GPU%d", t->ngpus - 1) + 2;
+    return l > w ? l : w;
+}
+
+static void header(line_t *l, const nvs_topology *t, int w)
+{
+    lcat(l, "%*s", w, "");
+    for (int b = 0; b < t->ngpus; b++) lcat(l, "GPU%-*d", w - 3, b);
+}
+
+void nvs_topo_print_matrix(const nvs_topology *t, FILE *to)
+{
+    static line_t l;
+    int w = col_width(t), cw = 14;
+    for (int i = 0; i < t->ngpus; i++)
+        if ((int)strlen(t->gpus[i].cpuset) + 2 > cw) cw = (int)strlen(t->gpus[i].cpuset) + 2;
+    header(&l, t, w);
+    lcat(&l, "%-*s%-15s%s", cw, "CPU Affinity", "NUMA Affinity", t->nhosts > 1 ? "Host" : "");
+    lend(&l, to);
+    for (int a = 0; a < t->ngpus; a++) {
+        lcat(&l, "GPU%-*d", w - 3, a);
+        for (int b = 0; b < t->ngpus; b++) lcat(&l, "%-*s", w, a == b ? " X" : nvs_topo_pair_class(t, a, b));
+        const nvs_topo_gpu *g = &t->gpus[a];
+        char numa[16] = "N/A";
+        if (g->numa_node >= 0) snprintf(numa, sizeof numa, "%d", g->numa_node);
+        lcat(&l, "%-*s%-15s%s", cw, g->cpuset[0] ? g->cpuset : "N/A", numa, t->nhosts > 1 ? t->hosts[g->host].name : "");
+        lend(&l, to);
+    }
+}
+
+static const char *p2p_cell(const nvs_topo_pair *p)
+{
+    if (p->p2p_cuda == 1) return "OK";
+    if (p->p2p_cuda == 0) return p->nvml_read[0] && strcmp(p->nvml_read, "OK") ? p->nvml_read : "NS";
+    if (p->nvml_read[0]) return p->nvml_read;
+    return "-";
+}
+
+static void print_p2p(const nvs_topology *t, FILE *to, int w)
+{
+    static line_t l;
+    int known = 0;
+    for (int i = 0; i < t->ngpus * t->ngpus; i++) known |= t->pairs[i].p2p_cuda >= 0 || t->pairs[i].nvml_read[0];
+    if (!known) {
+        fprintf(to, "\nP2P access: unknown (neither CUDA nor NVML answered; offline they are not asked)\n");
+        return;
+    }
+    fprintf(to, "\nP2P access (cudaDeviceCanAccessPeer both ways; NVML's reason when it says no):\n");
+    header(&l, t, w);
+    lend(&l, to);
+    for (int a = 0; a < t->ngpus; a++) {
+        lcat(&l, "GPU%-*d", w - 3, a);
+        for (int b = 0; b < t->ngpus; b++) {
+            const nvs_topo_pair *p = &t->pairs[a * t->ngpus + b];
+            lcat(&l, "%-*s", w, a == b ? " X" : !strcmp(p->cls, "NET") ? "NET" : p2p_cell(p));
+        }
+        lend(&l, to);
+    }
+}
+
+static void print_bounds(const nvs_topology *t, FILE *to, int w)
+{
+    static line_t l;
+    if (w < 8) w = 8;
+    fprintf(to, "\nBound (GB/s per direction from the links, P2P where possible; '-' unknown):\n");
+    header(&l, t, w);
+    lend(&l, to);
+    for (int a = 0; a < t->ngpus; a++) {
+        lcat(&l, "GPU%-*d", w - 3, a);
+        for (int b = 0; b < t->ngpus; b++) {
+            char cell[32];
+            double v = a == b ? 0 : nvs_topo_pair_bound_gbps(t, a, b, 1, NULL, 0);
+            if (a == b) snprintf(cell, sizeof cell, " X");
+            else if (v < 0) snprintf(cell, sizeof cell, "-");
+            else snprintf(cell, sizeof cell, "%.1f", v);
+            lcat(&l, "%-*s", w, cell);
+        }
+        lend(&l, to);
+    }
+}
+
+void nvs_topo_print(const nvs_topology *t, FILE *to)
+{
+    fprintf(to, "Topology: %s\n", t->source);
+    fprintf(to, "NVML: %s\nCUDA: %s\n", t->nvml_status[0] ? t->nvml_status : "-", t->cuda_status[0] ? t->cuda_status : "-");
+    for (int h = 0; h < t->nhosts; h++) {
+        fprintf(to, "\nHost %s:", t->hosts[h].name);
+        if (t->hosts[h].packages) fprintf(to, " %d package%s,", t->hosts[h].packages, t->hosts[h].packages == 1 ? "" : "s");
+        if (t->hosts[h].numa_nodes)
+            fprintf(to, " %d NUMA node%s", t->hosts[h].numa_nodes, t->hosts[h].numa_nodes == 1 ? "" : "s");
+        fprintf(to, "\n");
+        for (int i = 0; i < t->ngpus; i++) {
+            const nvs_topo_gpu *g = &t->gpus[i];
+            if (g->host != h) continue;
+            char numa[16] = "N/A";
+            if (g->numa_node >= 0) snprintf(numa, sizeof numa, "%d", g->numa_node);
+            fprintf(to, "GPU%-3d%s  %s  NUMA %s  CPUs %s", i, g->name, g->pci_bus_id, numa,
+                    g->cpuset[0] ? g->cpuset : "N/A");
+            if (g->cuda_device >= 0) fprintf(to, "  (CUDA device %d)", g->cuda_device);
+            fprintf(to, "\n");
+            print_pcie(g, to);
+            print_nvlink(t, g, to);
+        }
+    }
+    fprintf(to, "\n");
+    nvs_topo_print_matrix(t, to);
+    int w = col_width(t);
+    print_p2p(t, to, w);
+    print_bounds(t, to, w);
+    fputs("\nLegend:\n"
+          "  X    = Self\n"
+          "  NET  = Connection between hosts (network)\n"
+          "  SYS  = Connection traversing PCIe as well as the SMP interconnect between NUMA nodes (e.g., QPI/UPI)\n"
+          "  NODE = Connection traversing PCIe as well as the interconnect between PCIe Host Bridges within a NUMA node\n"
+          "  PHB  = Connection traversing PCIe as well as a PCIe Host Bridge (typically the CPU)\n"
+          "  PXB  = Connection traversing multiple PCIe bridges (without traversing the PCIe Host Bridge)\n"
+          "  PIX  = Connection traversing at most a single PCIe bridge\n"
+          "  NV#  = Connection traversing a bonded set of # NVLinks\n"
+          "  P2P: OK = peer access, NS = not supported (copies go through host memory), CNS/GNS/TNS = chipset/GPU/\n"
+          "       topology not supported (NVML), - = unknown (offline: CUDA and NVML not asked)\n",
+          to);
+}
+
+void nvs_topo_print_csv(const nvs_topology *t, FILE *to)
+{
+    fprintf(to, "a,b,host_a,host_b,class,nvlinks,pcie_class,p2p_cuda,nvml_read,bound_gbps,bound_link\n");
+    for (int a = 0; a < t->ngpus; a++)
+        for (int b = a + 1; b < t->ngpus; b++) {
+            const nvs_topo_pair *p = nvs_topo_pair_at(t, a, b);
+            nvs_topo_hop h;
+            double v = nvs_topo_pair_hop(t, a, b, 1, &h);
+            char bound[32] = "";
+            if (v >= 0) snprintf(bound, sizeof bound, "%.3f", v);
+            fprintf(to, "%d,%d,%s,%s,%s,%d,%s,%s,%s,%s,%s\n", a, b, t->hosts[t->gpus[a].host].name,
+                    t->hosts[t->gpus[b].host].name, p->cls, p->nvlinks, p->pcie_cls,
+                    p->p2p_cuda < 0 ? "" : p->p2p_cuda ? "1" : "0", p->nvml_read, bound, h.link);
+        }
+}
