@@ -14,7 +14,7 @@ static int put(json_t *o, const char *k, json_t *v)
     return json_object_set_new(o, k, v);
 }
 
-static json_t *env_json(void)
+json_t *nvs_env_json(void)
 {
     json_t *e = json_object();
     if (!e) return NULL;
@@ -34,7 +34,7 @@ static json_t *env_json(void)
     return e;
 }
 
-static json_t *versions_json(const nvs_versions *v)
+json_t *nvs_versions_json(const nvs_versions *v)
 {
     return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s}", "nvscale", v->nvscale, "git", v->git,
                      "nccl", v->nccl, "nccl_headers", v->nccl_headers, "cuda_runtime", v->cuda_runtime,
@@ -148,8 +148,8 @@ json_t *nvs_ctx_to_json(const nvs_ctx *run, nvs_result_t status, double duration
     put(root, "started_utc", json_string(run->started_utc));
     put(root, "duration_s", json_real(duration_s));
     put(root, "host", json_string(run->rt->host));
-    put(root, "env", env_json());
-    put(root, "versions", versions_json(&run->versions));
+    put(root, "env", nvs_env_json());
+    put(root, "versions", nvs_versions_json(&run->versions));
     put(root, "world", json_pack("{s:i, s:i}", "size", run->rt->size, "nodes", run->rt->nnodes));
     if (run->ranks) put(root, "ranks", ranks_json(run));
     if (run->topology) json_object_set(root, "topology", run->topology);

@@ -28,4 +28,9 @@ typedef struct {
 void nvs_versions_collect(nvs_versions *v);
 void nvs_print_versions(FILE *to);
 
+/* run.json pieces shared by every subcommand that writes one (src/out_json.c) */
+#include <jansson.h>
+json_t *nvs_versions_json(const nvs_versions *v);
+json_t *nvs_env_json(void); /* every NCCL_* variable, CUDA_VISIBLE_DEVICES, CUDA_DEVICE_ORDER */
+
 #endif

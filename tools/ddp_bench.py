@@ -93,6 +93,8 @@ def parse_args(argv):
     ap.add_argument("--optimizer", choices=["sgd", "adamw"], default="sgd")
     ap.add_argument("--channels-last", action="store_true", help="resnet50: NHWC memory format")
     ap.add_argument("--json", metavar="OUT", help="also write the JSON object to OUT (rank 0)")
+    ap.add_argument("--breakdown", action="store_true",
+                    help="profile 3 compute-only steps and report GPU time per kernel kind (rank 0)")
     args = ap.parse_args(argv)
     if args.json:
         parent = os.path.dirname(os.path.abspath(args.json))
@@ -254,6 +256,35 @@ def main(argv=None):
     dist.barrier()
     compute_us = statistics.median(steps(args.steps, False))
 
+    breakdown = None
+    if args.breakdown:
+        # Where PyTorch's GPU time goes, by kernel kind: to compare with nvscale's GEMM / memory-bound split.
+        from torch.profiler import ProfilerActivity, profile
+        with profile(activities=[ProfilerActivity.CUDA]) as prof:
+            steps(3, False)
+        kinds = {"gemm_conv": 0.0, "norm": 0.0, "elementwise_other": 0.0, "nccl": 0.0}
+        for ev in prof.key_averages():
+            t = getattr(ev, "device_time_total", None)
+            if t is None:
+                t = getattr(ev, "cuda_time_total", 0.0)
+            name = ev.key.lower()
+            if ev.key.startswith("aten::") or ev.key.startswith("ProfilerStep") or not t:
+                continue
+            if "nccl" in name:
+                kinds["nccl"] += t
+            elif any(k in name for k in ("gemm", "conv", "cutlass", "xmma", "cudnn", "implicit", "dgrad", "wgrad",
+                                         "sm90", "sm80", "fprop", "flash", "attention", "fmha")):
+                kinds["gemm_conv"] += t
+            elif "norm" in name:
+                kinds["norm"] += t
+            else:
+                kinds["elementwise_other"] += t
+        breakdown = {k: v / 3.0 for k, v in kinds.items()}  # us per step
+        top = sorted(prof.key_averages(), key=lambda e: -(getattr(e, "device_time_total", 0.0) or 0.0))[:12]
+        log("breakdown per compute-only step (us): %s" % json.dumps({k: round(v) for k, v in breakdown.items()}))
+        for e in top:
+            log("  %10.0f us/step  %s" % ((getattr(e, "device_time_total", 0.0) or 0.0) / 3.0, e.key[:110]))
+
     flat = torch.ones(params, dtype=torch.float32, device=dev)
     ar = []
     for i in range(3 + 10):
@@ -313,6 +344,8 @@ def main(argv=None):
             "time_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         }
         out.update(versions)
+        if breakdown is not None:
+            out["breakdown_us_per_step"] = breakdown
         text = json.dumps(out, sort_keys=False)
         print(text, flush=True)
         if args.json:

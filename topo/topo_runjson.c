@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "../src/log.h"
 #include "../src/out_file.h"
@@ -30,6 +31,17 @@ json_t *nvs_topo_run_doc(const nvs_config *cfg, const char *launcher)
     json_object_set_new(cmd, "argv", argv);
     json_object_set_new(cmd, "launcher", launcher ? json_string(launcher) : json_null());
     json_object_set_new(doc, "command", cmd);
+    /* the same provenance as every run.json: when, where, which libraries, which NCCL settings */
+    char stamp[32], host[64] = "unknown";
+    time_t now = time(NULL);
+    struct tm tm;
+    if (gmtime_r(&now, &tm) && strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &tm))
+        json_object_set_new(doc, "started_utc", json_string(stamp));
+    if (gethostname(host, sizeof host - 1) == 0) json_object_set_new(doc, "host", json_string(host));
+    nvs_versions v;
+    nvs_versions_collect(&v);
+    json_object_set_new(doc, "versions", nvs_versions_json(&v));
+    json_object_set_new(doc, "env", nvs_env_json());
     return doc;
 }
 
