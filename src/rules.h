@@ -1,0 +1,76 @@
+/* Acceptance rules of `nvscale check` (PURE: parsing only, no I/O, no CUDA/MPI). Format: docs/check.md.
+ *
+ *   nvscale-rules 1                                        # header, first line that is not blank or a comment
+ *   busbw all_reduce size=1G n=2 min=300                   # GB/s
+ *   busbw * size>=1M n=* below_baseline<=5%                # every collective, every N >= 2, vs --baseline
+ *   p2p uni min=350                                        # every ordered GPU pair of the p2p matrix
+ *   p2p bidir pair=0,1 min=700
+ *   efficiency train n=* min=0.9                           # or min=90%
+ *
+ * One rule per line: METRIC SUBJECT KEY<op>VALUE ...  Every key at most once, every token must parse, at least
+ * one threshold (min= or below_baseline<=). Thresholds given as flags (--min-busbw ...) are turned into the same
+ * line text and parsed here, so flags and files are validated by one piece of code. */
+#ifndef NVS_RULES_H
+#define NVS_RULES_H
+
+#include <stddef.h>
+
+#define NVS_RULES_HEADER "nvscale-rules"
+#define NVS_RULES_VERSION 1
+
+typedef enum { NVS_RULE_BUSBW = 0, NVS_RULE_P2P, NVS_RULE_EFFICIENCY, NVS_RULE_METRIC_COUNT } nvs_rule_metric;
+
+/* Special values of nvs_rule.n */
+enum {
+    NVS_RULE_N_ALL = -1, /* n=*   every GPU count >= 2 in the run (at 1 GPU nothing crosses a link) */
+    NVS_RULE_N_MAX = -2, /* n=max the largest GPU count in the run (or in the baseline, for below_baseline) */
+};
+
+typedef struct {
+    nvs_rule_metric metric;
+    char source[256]; /* "rules.txt" or "--min-busbw": where the rule came from, for messages */
+    int line;         /* line in `source`, 0 for a flag */
+    char text[256];   /* the rule as written, comment and surrounding blanks removed */
+
+    /* busbw selectors */
+    char coll[32];            /* registry spelling ("all_reduce"); "" = every collective (`*`) */
+    size_t size_lo, size_hi;  /* inclusive byte range; size=S gives lo = hi = S */
+    int size_exact;           /* size=S: that size must have been measured */
+    int n;                    /* GPU count >= 1, NVS_RULE_N_ALL or NVS_RULE_N_MAX (busbw, efficiency) */
+    int type;                 /* nvs_dtype, -1 = any */
+    int op;                   /* nvs_redop, -1 = any */
+    int inplace;              /* 0 out-of-place, 1 in-place, -1 = both */
+
+    /* p2p selectors */
+    int bidir;                /* 0 = uni_gbps, 1 = bidir_gbps */
+    int src, dst;             /* pair=SRC,DST (topology GPU indices); -1 = every pair */
+
+    /* thresholds (at least one) */
+    int has_min;
+    double min; /* GB/s for busbw and p2p; a fraction in (0, 1] for efficiency */
+    int has_below;
+    double below_pct; /* at most this many % below the baseline's value, in [0, 100) */
+} nvs_rule;
+
+typedef struct {
+    nvs_rule *v;
+    size_t n, cap;
+} nvs_ruleset;
+
+const char *nvs_rule_metric_name(nvs_rule_metric m);
+
+/* Parse one rule line (no header, may hold a trailing # comment). Returns 0, or -1 with a message in err
+ * ("unknown collective 'alreduce'") that names the bad token. `out->source/line` are left to the caller. */
+int nvs_rule_parse_line(const char *line, nvs_rule *out, char *err, size_t errlen);
+
+/* Parse a whole rules file's text, appending to rs. Returns 0; -1 with *err_line (1-based, 0 = the file as a
+ * whole) and a message in err; -2 when out of memory. Rules get `source` and their line number. */
+int nvs_rules_parse_text(const char *text, const char *source, nvs_ruleset *rs, int *err_line, char *err,
+                         size_t errlen);
+
+/* Append one rule (copied). 0, or -1 when out of memory. */
+int nvs_ruleset_add(nvs_ruleset *rs, const nvs_rule *r);
+int nvs_ruleset_needs_baseline(const nvs_ruleset *rs); /* any below_baseline threshold */
+void nvs_ruleset_free(nvs_ruleset *rs);
+
+#endif

@@ -1,0 +1,87 @@
+#!/bin/sh
+# nvscale model: every user input is validated (exit 2 and a message naming the bad value), bad preset files
+# are reported as FILE:LINE, runtime failures exit 1 and leave no partial file, --help works.
+cd "$(dirname "$0")/../.." || exit 1
+. tests/t/lib.sh
+[ -x "$NVS" ] || { echo "nvscale is not built"; exit 1; }
+M="$NVS model"
+P=tests/fixtures/presets
+OK="--gpu rtx3090 --machine pcie4-2s-8gpu-switch --model resnet50"
+
+expect 0 "usage: nvscale model" $M --help
+expect 0 "usage: nvscale model" $M -h
+expect 2 "--gpu is required" $M
+expect 2 "--machine is required" $M --gpu rtx3090
+expect 2 "--model is required" $M --gpu rtx3090 --machine pcie4-2s-8gpu-switch
+expect 2 "unknown option '--bogus'" $M $OK --bogus
+expect 2 "needs a value" $M $OK --gpus
+expect 2 "unexpected argument 'extra'" $M $OK extra
+expect 2 "option --gpu given twice" $M $OK --gpu rtxa6000
+expect 2 "option --batch needs a non-empty value" $M $OK --batch ""
+expect 2 "--gpu 'gtx480': unknown GPU" $M --gpu gtx480 --machine pcie4-2s-8gpu-switch --model resnet50
+expect 2 "--machine 'pcie9': unknown machine" $M --gpu rtx3090 --machine pcie9 --model resnet50
+expect 2 "unknown model profile 'alexnet'" $M --gpu rtx3090 --machine pcie4-2s-8gpu-switch --model alexnet
+expect 2 "--batch '0'" $M $OK --batch 0
+expect 2 "--batch 'many'" $M $OK --batch many
+expect 2 "--batch '2000000'" $M $OK --batch 2000000
+expect 2 "--gpus: '0' is not a whole number" $M $OK --gpus 0
+expect 2 "--gpus: 'x' is not a whole number" $M $OK --gpus 1,x
+expect 2 "--gpus '1,,2'" $M $OK --gpus 1,,2
+expect 2 "must be a multiple of 8" $M $OK --gpus 12 --net ib-hdr200
+expect 2 "need a network between them" $M $OK --gpus 16
+expect 2 "need a network between them" $M $OK --nodes 2
+expect 2 "--gpus and --nodes" $M $OK --gpus 8 --nodes 2
+expect 2 "--gpus-per-node '9'" $M $OK --nodes 2 --gpus-per-node 9 --net ib-hdr200
+expect 2 "more than 65536 GPUs" $M $OK --nodes 10000 --net ib-hdr200
+expect 2 "--net 'carrier-pigeon'" $M $OK --net carrier-pigeon
+expect 2 "--precision 'fp64'" $M $OK --precision fp64
+expect 2 "--grad 'fp16'" $M $OK --grad fp16
+expect 2 "--algo 'butterfly'" $M $OK --algo butterfly
+expect 2 "--p2p 'maybe'" $M $OK --p2p maybe
+expect 2 "--bucket-cap '0'" $M $OK --bucket-cap 0
+expect 2 "--bucket-first 'big'" $M $OK --bucket-first big
+expect 2 "--format 'xml'" $M $OK --format xml
+expect 2 "at most 16 combinations" $M --gpu a,b,c,d,e --machine a,b,c,d --model resnet50
+expect 2 "give one of them" $M --lambda --list-presets
+expect 2 "--lambda compares rtx3090 and rtxa6000" $M --lambda --gpu h100-sxm
+expect 2 "--gpus '16' with --lambda" $M --lambda --gpus 16
+expect 2 "--tolerance goes with --calibrate" $M $OK --tolerance 5
+expect 2 "--tolerance 'x'" $M --calibrate tests/fixtures/model/h200x2_nvlink_resnet50.json --tolerance x
+expect 2 "does not fit on rtx3090 even at batch 1" $M --gpu rtx3090 --machine pcie4-2s-8gpu-switch --model gpt2-xl
+# a batch above the memory estimate is modelled, with a warning
+expect 0 "above the largest the memory estimate allows" $M $OK --batch 100000 --gpus 1,2
+
+# preset files: FILE:LINE: what
+expect 2 "$P/bad_nosource.txt:5: 'fp32_tflops' needs its source" $M --preset-file $P/bad_nosource.txt --list-presets
+expect 2 "$P/bad_sockets.txt:2: machine 'm': gpus 7 is not a multiple of sockets 2" $M --preset-file $P/bad_sockets.txt --list-presets
+expect 2 "$P/bad_header.txt:1: expected the header 'nvscale-presets 1'" $M --preset-file $P/bad_header.txt --list-presets
+expect 2 "$P/bad_number.txt:4: 'gbps' is not a number: '4OO'" $M --preset-file $P/bad_number.txt --list-presets
+expect 2 "no_such.txt" $M --preset-file $P/no_such.txt --list-presets
+expect 2 "tests/fixtures: cannot read the preset file" $M --preset-file tests/fixtures --list-presets
+# a good user file: new GPU, machine and network usable, built-in override visible
+expect 0 "rtx6000ada @ lab-4gpu" $M --preset-file $P/good.txt --gpu rtx6000ada --machine lab-4gpu --model resnet50
+expect 0 "our measurement at 300 W" $M --preset-file $P/good.txt --gpu rtx3090 --machine lab-4gpu --model resnet50
+expect 0 "lab-25g" $M --preset-file $P/good.txt --list-presets
+
+# calibration inputs
+expect 2 "cannot open|no such|No such" $M --calibrate tests/fixtures/model/none.json
+expect 2 "bad_syntax.json" $M --calibrate tests/fixtures/check/bad_syntax.json
+expect 2 "no GPU preset matches" $M --calibrate tests/fixtures/runs/minimal_coll.json
+expect 2 "unknown --gpu 'nope'" $M --calibrate tests/fixtures/model/h200x2_nvlink_resnet50.json --gpu nope
+expect 2 "were not measured and no machine preset" $M --calibrate tests/fixtures/runs/box3090_8gpu_shm.json --gpus 1,3
+expect 2 "--calibrate takes one --gpu" $M --calibrate tests/fixtures/model/h200x2_nvlink_resnet50.json --gpu a,b
+
+# output file: whole or nothing; a directory that does not exist is a runtime error (exit 1), no file appears
+out=$TMP/model_cli.$$
+rm -rf "$out"
+mkdir -p "$out"
+expect 1 "cannot write" $M $OK -o "$out/missing/dir/x.txt"
+[ -e "$out/missing" ] && { echo "FAIL: a directory or file appeared"; fails=$((fails + 1)); }
+expect 0 "" $M $OK -o "$out/t.txt"
+[ -s "$out/t.txt" ] || { echo "FAIL: -o wrote nothing"; fails=$((fails + 1)); }
+ls "$out" | grep -v '^t.txt$' | grep -q . && { echo "FAIL: a temporary file was left: $(ls "$out")"; fails=$((fails + 1)); }
+$M $OK >"$out/stdout.txt" 2>/dev/null
+cmp -s "$out/t.txt" "$out/stdout.txt" || { echo "FAIL: -o and stdout differ"; fails=$((fails + 1)); }
+rm -rf "$out"
+
+[ "$fails" -eq 0 ]

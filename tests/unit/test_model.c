@@ -1,0 +1,455 @@
+/* The what-if model's pure functions (src/model.h, src/model_eval.h, src/model_gap.h), table-driven against
+ * values computed by hand in the comments. */
+#include <math.h>
+#include <string.h>
+
+#include "../../src/model.h"
+#include "../../src/model_eval.h"
+#include "../../src/model_gap.h"
+#include "../../src/preset.h"
+#include "t.h"
+
+#define REL(a, b, r) T_NEAR((a), (b), fabs((double)(b)) * (r) + 1e-12)
+
+/* --- alpha-beta ------------------------------------------------------------------------------------------------ */
+
+static void t_ring_table(void)
+{
+    static const struct {
+        double bytes;
+        int n;
+        double alpha, gbps, want_us;
+    } v[] = {
+        /* 2(n-1)/n * S/B: 1e9 B over 8 GPUs at 10 GB/s (1e4 B/us) = 14/8 * 1e5 = 175000 us */
+        {1e9, 8, 0, 10, 175000},
+        /* + 2(n-1) alpha = 14 * 2 us */
+        {1e9, 8, 2, 10, 175028},
+        /* n = 2: S/B + 2 alpha = 1e6 B / 1e5 B/us + 2 = 12 us */
+        {1e6, 2, 1, 100, 12},
+        /* n = 1: nothing to do */
+        {1e9, 1, 5, 10, 0},
+        /* 3 GPUs, 3e6 B, 1 GB/s: 2*2/3 * 3e6/1e3 = 4000 us, + 4 * 0.5 */
+        {3e6, 3, 0.5, 1, 4002},
+    };
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+        REL(nvs_ring_allreduce_us(v[i].bytes, v[i].n, v[i].alpha, v[i].gbps), v[i].want_us, 1e-12);
+    /* reduce-scatter is half of the ring all-reduce */
+    REL(nvs_ring_half_us(1e9, 8, 2, 10), 175028 / 2.0, 1e-12);
+}
+
+static void t_tree_table(void)
+{
+    T_EQ_I(nvs_ceil_log2(1), 0);
+    T_EQ_I(nvs_ceil_log2(2), 1);
+    T_EQ_I(nvs_ceil_log2(3), 2);
+    T_EQ_I(nvs_ceil_log2(8), 3);
+    T_EQ_I(nvs_ceil_log2(9), 4);
+    T_EQ_I(nvs_ceil_log2(1024), 10);
+    /* 2 ceil(log2 8) alpha + 2 S/B = 6*5 + 2*1e6/1e4 = 230 */
+    REL(nvs_tree_allreduce_us(1e6, 8, 5, 10), 230, 1e-12);
+    /* 1000 GPUs: 2*10*5 + 200 = 300; the ring would pay 2*999*5 = 9990 us of latency */
+    REL(nvs_tree_allreduce_us(1e6, 1000, 5, 10), 300, 1e-12);
+    T_EQ_I(nvs_tree_allreduce_us(1e6, 1, 5, 10), 0);
+}
+
+static void t_allreduce_shapes(void)
+{
+    nvs_ar_params p = {0};
+    nvs_algo used;
+    /* one node of 8: base + ring */
+    p.nodes = 1;
+    p.gpn = 8;
+    p.base_us = 7;
+    p.intra_alpha_us = 1;
+    p.intra_gbps = 10;
+    p.algo = NVS_ALGO_RING;
+    REL(nvs_allreduce_us(&p, 1e9, &used), 7 + 175014, 1e-12);
+    T_EQ_I(used, NVS_ALGO_RING);
+    /* auto at a small size picks the tree: ring 7 + 14*1 + 1.75*1e3/1e4... vs tree 7 + 6 + 0.2 */
+    p.algo = NVS_ALGO_AUTO;
+    double t = nvs_allreduce_us(&p, 1000, &used);
+    T_EQ_I(used, NVS_ALGO_TREE);
+    REL(t, 7 + 6 + 2000.0 / 1e4, 1e-12);
+    /* hierarchical: 4 nodes x 8, S = 8e8 B. intra RS+AG: 2 * 7 * (1 + 8e8/8/1e4) = 2*7*10001 = 140014;
+     * inter ring of S/8 = 1e8 B over 4 nodes at 2 GB/s, alpha 5: 2*3*(5 + 1e8/4/2e3) = 6 * 12505 = 75030 */
+    p.nodes = 4;
+    p.inter_alpha_us = 5;
+    p.inter_gbps = 2;
+    p.algo = NVS_ALGO_RING;
+    REL(nvs_allreduce_us(&p, 8e8, &used), 7 + 140014 + 75030, 1e-12);
+    /* the same with a tree across the nodes: 2*2*5 + 2*1e8/2e3 = 100020 */
+    p.algo = NVS_ALGO_TREE;
+    REL(nvs_allreduce_us(&p, 8e8, &used), 7 + 140014 + 100020, 1e-12);
+    /* one GPU per node: no intra part */
+    p.gpn = 1;
+    p.algo = NVS_ALGO_RING;
+    REL(nvs_allreduce_us(&p, 8e8, NULL), 7 + 2 * 3 * (5 + 8e8 / 4 / 2e3), 1e-12);
+    /* one GPU in all: nothing */
+    p.nodes = 1;
+    T_EQ_I(nvs_allreduce_us(&p, 8e8, NULL), 0);
+    /* per-call overhead adds once */
+    p.gpn = 2;
+    p.per_call_us = 3;
+    REL(nvs_allreduce_us(&p, 1e4, NULL), 7 + 3 + 2 * (1 + 1e4 / 2 / 1e4), 1e-12);
+}
+
+/* --- the link graph -------------------------------------------------------------------------------------------- */
+
+static nvs_gpu_spec gpu_3090(void)
+{
+    nvs_gpu_spec g = {"rtx3090", 35.58, 35.6, 71, 936, 24.0 * 1073741824, 0, 4, 14.0625};
+    return g;
+}
+static nvs_gpu_spec gpu_a6000(void)
+{
+    nvs_gpu_spec g = {"rtxa6000", 38.7, 38.7, 154.8, 768, 48.0 * 1073741824, 1, 4, 14.0625};
+    return g;
+}
+
+static nvs_machine_spec pcie8(int sockets, int gps, int cascade, int nvlink)
+{
+    nvs_machine_spec m;
+    memset(&m, 0, sizeof m);
+    m.id = "test";
+    m.gpus = 8;
+    m.sockets = sockets;
+    m.gpus_per_switch = gps;
+    m.switch_cascade = cascade;
+    m.nvlink = nvlink;
+    m.p2p_level = NVS_CLS_PXB;
+    m.gpu_link_gbps = 24;
+    m.uplink_gbps = 24;
+    m.socket_gbps = 20;
+    m.shm_gbps = 13.75;
+    m.nvlink_eff = 0.5;
+    m.nvlink_hop_us = 1;
+    m.p2p_hop_us = 1.5;
+    m.shm_hop_us = 3;
+    m.coll_base_us = 7;
+    m.nics = 1;
+    return m;
+}
+
+static void t_classes(void)
+{
+    nvs_gpu_spec a = gpu_a6000();
+    nvs_machine_spec cas = pcie8(1, 4, 1, NVS_NVLINK_NONE), sw1 = pcie8(1, 4, 0, NVS_NVLINK_NONE);
+    nvs_machine_spec sw2 = pcie8(2, 4, 0, NVS_NVLINK_NONE), nosw = pcie8(2, 0, 0, NVS_NVLINK_NONE);
+    nvs_machine_spec pairs = pcie8(2, 4, 0, NVS_NVLINK_PAIRS);
+    T_EQ_I(nvs_machine_class(&cas, &a, 0, 3), NVS_CLS_PIX);
+    T_EQ_I(nvs_machine_class(&cas, &a, 0, 5), NVS_CLS_PXB);
+    T_EQ_I(nvs_machine_class(&sw1, &a, 0, 5), NVS_CLS_NODE);
+    T_EQ_I(nvs_machine_class(&sw2, &a, 3, 4), NVS_CLS_SYS);
+    T_EQ_I(nvs_machine_class(&nosw, &a, 0, 1), NVS_CLS_NODE);
+    T_EQ_I(nvs_machine_class(&pairs, &a, 2, 3), NVS_CLS_NV);
+    T_EQ_I(nvs_machine_class(&pairs, &a, 1, 2), NVS_CLS_PIX);
+    /* transports: NCCL's default P2P level PXB; GeForce never P2P over PCIe; NCCL_P2P_DISABLE: SHM */
+    T_EQ_I(nvs_machine_transport(&cas, &a, 0, 5, 0), NVS_TR_P2P);
+    T_EQ_I(nvs_machine_transport(&sw1, &a, 0, 5, 0), NVS_TR_SHM);
+    nvs_gpu_spec g = gpu_3090();
+    T_EQ_I(nvs_machine_transport(&cas, &g, 0, 1, 0), NVS_TR_SHM);
+    T_EQ_I(nvs_machine_transport(&pairs, &g, 0, 1, 0), NVS_TR_NVLINK); /* GeForce P2P works over the bridge */
+    T_EQ_I(nvs_machine_transport(&pairs, &g, 0, 1, 1), NVS_TR_SHM);
+    sw1.p2p_level = NVS_CLS_SYS; /* NCCL_P2P_LEVEL=SYS */
+    T_EQ_I(nvs_machine_transport(&sw1, &a, 0, 5, 0), NVS_TR_P2P);
+}
+
+static void t_ring_links(void)
+{
+    nvs_gpu_spec g = gpu_3090(), a = gpu_a6000();
+    nvs_ring_links r;
+    /* cascade box, 3090: every flow goes through host memory and the parent switch's one x16: 8 flows up,
+     * 24/8 = 3 GB/s */
+    nvs_machine_spec cas = pcie8(1, 4, 1, NVS_NVLINK_NONE);
+    T_EQ_I(nvs_ring_links_of(&cas, &g, 8, 0, &r), NVS_OK);
+    REL(r.gbps, 3, 1e-12);
+    T_EQ_I(r.transport, NVS_TR_SHM);
+    REL(r.alpha_us, 3, 1e-12);
+    /* A6000 there: P2P everywhere, each flow alone on its links: 24 */
+    T_EQ_I(nvs_ring_links_of(&cas, &a, 8, 0, &r), NVS_OK);
+    REL(r.gbps, 24, 1e-12);
+    T_EQ_I(r.transport, NVS_TR_P2P);
+    REL(r.alpha_us, 1.5, 1e-12);
+    /* 2 sockets, a switch each: the A6000 ring crosses sockets through SHM (3 -> 4 and 7 -> 0), capped 13.75 */
+    nvs_machine_spec sw2 = pcie8(2, 4, 0, NVS_NVLINK_NONE);
+    T_EQ_I(nvs_ring_links_of(&sw2, &a, 8, 0, &r), NVS_OK);
+    REL(r.gbps, 13.75, 1e-12);
+    T_EQ_I(r.cls, NVS_CLS_SYS);
+    /* the 3090 there: 4 flows leave switch 0 upward (0->1, 1->2, 2->3, 3->4): 6 */
+    T_EQ_I(nvs_ring_links_of(&sw2, &g, 8, 0, &r), NVS_OK);
+    REL(r.gbps, 6, 1e-12);
+    /* 2 GPUs of one switch: 2 flows share the uplink each way: 12, under the SHM cap */
+    T_EQ_I(nvs_ring_links_of(&sw2, &g, 2, 0, &r), NVS_OK);
+    REL(r.gbps, 12, 1e-12);
+    /* NVLink pairs: the PCIe hops decide: 1->2 P2P inside a switch (24), 3->4 SHM across sockets (13.75) */
+    nvs_machine_spec pairs = pcie8(2, 4, 0, NVS_NVLINK_PAIRS);
+    T_EQ_I(nvs_ring_links_of(&pairs, &a, 8, 0, &r), NVS_OK);
+    REL(r.gbps, 13.75, 1e-12);
+    /* ... and 2 GPUs of a pair: NVLink, 4 x 14.0625 x eff 0.5 = 28.125 */
+    T_EQ_I(nvs_ring_links_of(&pairs, &a, 2, 0, &r), NVS_OK);
+    REL(r.gbps, 28.125, 1e-12);
+    T_EQ_I(r.transport, NVS_TR_NVLINK);
+    REL(r.alpha_us, 1, 1e-12);
+    /* bad shapes */
+    T_EQ_I(nvs_ring_links_of(&pairs, &a, 9, 0, &r), NVS_ERR_INPUT);
+    T_EQ_I(nvs_ring_links_of(&pairs, &a, 1, 0, &r), NVS_ERR_INPUT);
+}
+
+static void t_inter_share(void)
+{
+    nvs_machine_spec m = pcie8(2, 4, 0, NVS_NVLINK_NONE);
+    nvs_net_spec n = {"x", 24, 5};
+    REL(nvs_inter_gbps(&m, &n, 8), 3, 1e-12);  /* one 24 GB/s NIC for 8 GPUs */
+    m.nics = 8;
+    REL(nvs_inter_gbps(&m, &n, 8), 24, 1e-12); /* one each */
+    n.gbps = 48;
+    REL(nvs_inter_gbps(&m, &n, 8), 24, 1e-12); /* capped by the GPU's PCIe link */
+}
+
+/* --- compute, buckets, schedule ---------------------------------------------------------------------------------- */
+
+static void t_layer_times(void)
+{
+    /* 1 FLOP/us and 1 byte/us at 100% efficiency make the arithmetic visible */
+    nvs_gpu_spec g = {"toy", 1e-6, 2e-6, 4e-6, 1e-3, 1e9, 0, 0, 0};
+    nvs_compute_terms t = {1, 1, 1};
+    nvs_layer l;
+    memset(&l, 0, sizeof l);
+    l.gemm_m = 10;
+    l.gemm_n = 10;
+    l.gemm_k = 10;
+    l.act_elems = 100;
+    l.ew_passes = 1;
+    double f, b;
+    /* batch 1, fp32: GEMM 2000 FLOP = 2000 us; ew: 1 pass x read+write x 100 x 4 B = 800 us */
+    nvs_layer_us(&l, 0, 1, &g, NVS_PREC_FP32, &t, &f, &b);
+    REL(f, 2800, 1e-12);
+    REL(b, 2 * 2000 + 2 * 800, 1e-12);
+    /* the first layer computes no input gradient: one GEMM in backward */
+    nvs_layer_us(&l, 1, 1, &g, NVS_PREC_FP32, &t, &f, &b);
+    REL(b, 2000 + 2 * 800, 1e-12);
+    /* batch 3, bf16: GEMM 6000 FLOP at 4 FLOP/us = 1500; ew 3 x 2 x 100 x 2 B = 1200 */
+    nvs_layer_us(&l, 0, 3, &g, NVS_PREC_BF16, &t, &f, &b);
+    REL(f, 2700, 1e-12);
+    /* tf32 uses the tf32 rate, 4-byte activations; efficiencies divide */
+    t.gemm_eff = 0.5;
+    t.mem_eff = 0.5;
+    nvs_layer_us(&l, 0, 1, &g, NVS_PREC_TF32, &t, &f, &b);
+    REL(f, 2000 / (2 * 0.5) + 800 / 0.5, 1e-12);
+    /* compute_scale multiplies */
+    t.compute_scale = 2;
+    nvs_layer_us(&l, 0, 1, &g, NVS_PREC_TF32, &t, &f, &b);
+    REL(f, 2 * (2000 + 1600), 1e-12);
+    /* optimizer: 1000 params x (16 + 4) bytes at 1 B/us */
+    t = (nvs_compute_terms){1, 1, 1};
+    REL(nvs_optimizer_us(1000, 4, &g, &t), 20000, 1e-12);
+    REL(nvs_optimizer_us(1000, 2, &g, &t), 18000, 1e-12);
+}
+
+static void t_buckets(void)
+{
+    const double MiB = 1048576;
+    /* fp32 gradient bytes per layer, forward order: 3, 0, 0.5, 0.75, 20, 10 MiB */
+    double mb[] = {3, 0, 0.5, 0.75, 20, 10};
+    nvs_layer L[6];
+    memset(L, 0, sizeof L);
+    for (int i = 0; i < 6; i++) L[i].params = mb[i] * MiB / 4;
+    nvs_model_bucket b[8];
+    /* reverse order: 10 MiB >= 1 MiB closes bucket 0 {5}; then 20, 0.75, 0.5, (skip), 3 = 24.25 < 25: bucket 1 */
+    int n = nvs_assign_buckets(L, 6, 4, MiB, 25 * MiB, b, 8);
+    T_EQ_I(n, 2);
+    REL(b[0].bytes, 10 * MiB, 1e-12);
+    T_EQ_I(b[0].first_layer, 5);
+    T_EQ_I(b[0].last_layer, 5);
+    REL(b[1].bytes, 24.25 * MiB, 1e-12);
+    T_EQ_I(b[1].first_layer, 4);
+    T_EQ_I(b[1].last_layer, 0);
+    T_EQ_I(b[1].nlayers, 4);
+    /* bf16 gradients halve the bytes: 5 >= 1 closes {5}; 10 + 0.375 + 0.25 + 1.5 = 12.125: one more */
+    n = nvs_assign_buckets(L, 6, 2, MiB, 25 * MiB, b, 8);
+    T_EQ_I(n, 2);
+    REL(b[1].bytes, 12.125 * MiB, 1e-12);
+    /* a small first layer set: 0.5 + 0.75 = 1.25 >= 1 closes the first bucket; a cap of 10 MiB closes at >= 10 */
+    double mb2[] = {4, 4, 4, 0.75, 0.5};
+    for (int i = 0; i < 5; i++) L[i].params = mb2[i] * MiB / 4;
+    n = nvs_assign_buckets(L, 5, 4, MiB, 10 * MiB, b, 8);
+    T_EQ_I(n, 2);
+    REL(b[0].bytes, 1.25 * MiB, 1e-12);
+    T_EQ_I(b[0].last_layer, 3);
+    REL(b[1].bytes, 12 * MiB, 1e-12); /* 4 + 4 = 8 < 10, + 4 = 12 >= 10: closes with all three */
+    /* maxb smaller than needed: the count is still returned */
+    T_EQ_I(nvs_assign_buckets(L, 5, 4, MiB, 1, b, 1), 4);
+}
+
+static void t_schedule_by_hand(void)
+{
+    /* 3 layers; backward times (forward index order) 3600, 4000, 5200; backward runs 2, 1, 0:
+     * layer 2 done at 5200, layer 1 at 9200, layer 0 at 12800. Bucket 0 = {2} ready 5200, bucket 1 = {0} ready
+     * 12800. All-reduces 10000 and 1000: bucket 0 runs 5200..15200, bucket 1 waits for it: 15200..16200.
+     * step = fwd 7400 + max(12800, 16200) + opt 500 = 24100; compute = 7400 + 12800 + 500 = 20700;
+     * exposed = 3400; comm = 11000. */
+    double bwd[] = {3600, 4000, 5200};
+    nvs_model_bucket b[] = {{8e6, 2, 2, 1}, {4e6, 0, 0, 1}};
+    double ar[] = {10000, 1000};
+    nvs_step_times t;
+    nvs_schedule(bwd, 3, b, 2, ar, 7400, 500, &t);
+    REL(t.bwd_us, 12800, 1e-12);
+    REL(t.comm_end_us, 16200, 1e-12);
+    REL(t.step_us, 24100, 1e-12);
+    REL(t.compute_us, 20700, 1e-12);
+    REL(t.exposed_us, 3400, 1e-12);
+    REL(t.comm_us, 11000, 1e-12);
+    /* short all-reduces hide completely: bucket 0 5200..6200, bucket 1 12800..13800: exposed 1000 */
+    double ar2[] = {1000, 1000};
+    nvs_schedule(bwd, 3, b, 2, ar2, 7400, 500, &t);
+    REL(t.exposed_us, 1000, 1e-12);
+    REL(t.step_us, 7400 + 13800 + 500, 1e-12);
+}
+
+/* the toy profile: the same three layers as t_schedule_by_hand's backward times */
+static const char toy_text[] = "nvscale-profile 1\n"
+                               "name toy3\n"
+                               "source \"hand-made: test_model.c\"\n"
+                               "batch 1\n"
+                               "layer a params=250000 gemm=10,10,10 act=100 ew=1\n"
+                               "layer b gemm=5,10,20 act=50\n"
+                               "layer c params=500000 gemm=10,10,5 act=100 ew=2\n";
+
+static void toy_config(nvs_model_config *c, nvs_profile *p)
+{
+    char err[256];
+    T_EQ_I(nvs_profile_parse(toy_text, "toy", p, err, sizeof err), NVS_OK);
+    nvs_model_config_init(c);
+    c->gpu = (nvs_gpu_spec){"toy", 1e-6, 1e-6, 1e-6, 1e-3, 1e12, 1, 0, 0};
+    c->machine = pcie8(1, 4, 1, NVS_NVLINK_NONE);
+    c->profile = p;
+    c->batch = 1;
+    c->ct = (nvs_compute_terms){1, 1, 1};
+    c->bucket_first_bytes = 1.5e6;
+    c->bucket_cap_bytes = 1e7;
+}
+
+static void t_eval_toy(void)
+{
+    nvs_profile p;
+    nvs_model_config c;
+    toy_config(&c, &p);
+    nvs_model_point pt;
+    char err[256];
+    /* layer times: a fwd 2000 + 800 = 2800, bwd (first) 2000 + 1600 = 3600; b fwd 2000, bwd 4000;
+     * c fwd 1000 + 1600 = 2600, bwd 2000 + 3200 = 5200. fwd = 7400, bwd = 12800; opt: 750000 x 20 B = 15e6 us */
+    T_EQ_I(nvs_model_eval(&c, 1, 1, &pt, err, sizeof err), NVS_OK);
+    REL(pt.t.fwd_us, 7400, 1e-12);
+    REL(pt.t.bwd_us, 12800, 1e-12);
+    REL(pt.t.opt_us, 15e6, 1e-12);
+    REL(pt.efficiency, 1, 1e-12);
+    T_EQ_I(pt.nbuckets, 2); /* c: 2e6 B >= 1.5e6; then a: 1e6 B */
+    /* 2 GPUs on the cascade box (P2P, 24 GB/s, alpha 1.5, base 7): bucket c 7 + 2*1.5 + 2e6/2.4e4 = 93.33 us,
+     * ready at 5200: hidden. bucket a: 7 + 3 + 1e6/2.4e4 = 51.67 us from 12800: exposed. */
+    T_EQ_I(nvs_model_eval(&c, 1, 2, &pt, err, sizeof err), NVS_OK);
+    REL(pt.t.comm_us, 10 + 2e6 / 2.4e4 + 10 + 1e6 / 2.4e4, 1e-9);
+    REL(pt.t.exposed_us, 10 + 1e6 / 2.4e4, 1e-9);
+    REL(pt.step1_us, 7400 + 12800 + 15e6, 1e-12);
+    REL(pt.efficiency, pt.step1_us / (pt.step1_us + 10 + 1e6 / 2.4e4), 1e-12);
+    T_EQ_I(pt.transport, NVS_TR_P2P);
+    /* overlap penalty 0.5: half of the hidden bucket (93.33 us) is paid */
+    c.overlap_penalty = 0.5;
+    nvs_model_point p2;
+    T_EQ_I(nvs_model_eval(&c, 1, 2, &p2, err, sizeof err), NVS_OK);
+    REL(p2.t.step_us - pt.t.step_us, 0.5 * (10 + 2e6 / 2.4e4), 1e-9);
+    /* errors: more GPUs per node than the machine has; two nodes without a network */
+    T_EQ_I(nvs_model_eval(&c, 1, 9, &pt, err, sizeof err), NVS_ERR_INPUT);
+    T_CONTAINS(err, "9 GPUs per node");
+    T_EQ_I(nvs_model_eval(&c, 2, 8, &pt, err, sizeof err), NVS_ERR_INPUT);
+    T_CONTAINS(err, "network");
+    /* measured links replace the link graph at their N */
+    c.overlap_penalty = 0;
+    c.meas[0] = (nvs_meas_link){2, 0, 5, 100};
+    c.nmeas = 1;
+    T_EQ_I(nvs_model_eval(&c, 1, 2, &pt, err, sizeof err), NVS_OK);
+    T_EQ_I(pt.link_measured, 1);
+    REL(pt.t.comm_us, 2 * 10 + 3e6 / 1e5, 1e-9); /* two calls of 2*5 us + S/B at 100 GB/s, no base */
+    nvs_profile_free(&p);
+}
+
+static void t_memory(void)
+{
+    /* P = 1e6 params; fp32: weights 4e6 + grads 4e6 + buckets 4e6 + momentum 4e6 = 16e6; reserve 1 GiB + 5% of
+     * 2e9 = 1173741824; room = 2e9 - 16e6 - 1173741824 = 810258176. Per sample: layer 0 act 1e6 with ew: 2 x 4e6,
+     * layer 1 act 5e5 without: 2e6, plus the backward's 2 x 4e6 = 18e6. floor(810258176 / 18e6) = 45 */
+    nvs_layer L[2];
+    memset(L, 0, sizeof L);
+    L[0].act_elems = 1e6;
+    L[0].ew_passes = 1;
+    L[1].act_elems = 5e5;
+    nvs_gpu_spec g = {"toy", 1, 1, 1, 1, 2e9, 0, 0, 0};
+    nvs_mem_estimate m;
+    nvs_memory_estimate(L, 2, 1e6, &g, NVS_PREC_FP32, 4, &m);
+    REL(m.per_sample_bytes, 18e6, 1e-12);
+    REL(m.reserve_bytes, 1173741824.0, 1e-12);
+    T_EQ_I(m.max_batch, 45);
+    /* bf16: activations halve (9e6 per sample), weights gain a bf16 copy (+2e6): room 808258176 / 9e6 = 89 */
+    nvs_memory_estimate(L, 2, 1e6, &g, NVS_PREC_BF16, 4, &m);
+    T_EQ_I(m.max_batch, 89);
+    /* twice the memory, more than twice the batch (the fixed part does not grow): the 24 vs 48 GB effect */
+    g.memory_bytes = 4e9;
+    nvs_memory_estimate(L, 2, 1e6, &g, NVS_PREC_FP32, 4, &m);
+    T_EQ_I(m.max_batch, (int)floor((4e9 - 16e6 - (1073741824.0 + 2e8)) / 18e6));
+    /* nothing fits */
+    g.memory_bytes = 1e9;
+    nvs_memory_estimate(L, 2, 1e6, &g, NVS_PREC_FP32, 4, &m);
+    T_EQ_I(m.max_batch, 0);
+}
+
+/* --- the gap and its causes --------------------------------------------------------------------------------------- */
+
+static void t_shapley(void)
+{
+    /* additive game: each factor's share is its own effect */
+    double v[8];
+    for (int m = 0; m < 8; m++) v[m] = 1.0 * ((m & 1) != 0) + 2.0 * ((m & 2) != 0) + 4.0 * ((m & 4) != 0);
+    REL(nvs_shapley3(v, 0), 1, 1e-12);
+    REL(nvs_shapley3(v, 1), 2, 1e-12);
+    REL(nvs_shapley3(v, 2), 4, 1e-12);
+    /* all three needed together: equal thirds */
+    for (int m = 0; m < 8; m++) v[m] = m == 7 ? 3 : 0;
+    REL(nvs_shapley3(v, 0), 1, 1e-12);
+    REL(nvs_shapley3(v, 2), 1, 1e-12);
+    /* only factor 1 matters, whatever else: it takes the whole gap */
+    for (int m = 0; m < 8; m++) v[m] = (m & 2) ? 0.9 : 0.6;
+    REL(nvs_shapley3(v, 1), 0.3, 1e-12);
+    REL(nvs_shapley3(v, 0), 0, 1e-12);
+}
+
+static void t_gap_link(void)
+{
+    /* toy model on a cascade box: the same GPU except P2P: the gap is all link */
+    nvs_profile p;
+    nvs_model_config a, b;
+    toy_config(&a, &p);
+    a.gpu.p2p_pcie = 0;
+    a.gpu.mem_gbps = 1; /* optimizer 15 ms instead of 15 s: the all-reduces matter */
+    b = a;
+    b.gpu.p2p_pcie = 1;
+    nvs_gap g;
+    char err[256];
+    T_EQ_I(nvs_model_gap(&a, &b, 1, 8, &g, err, sizeof err), NVS_OK);
+    T_ASSERT(g.gap > 0);
+    REL(g.share[NVS_CAUSE_LINK], g.gap, 1e-9);
+    T_NEAR(g.share[NVS_CAUSE_BATCH], 0, 1e-15);
+    T_NEAR(g.share[NVS_CAUSE_COMPUTE], 0, 1e-15);
+    REL(g.share[0] + g.share[1] + g.share[2], g.gap, 1e-12);
+    T_EQ_I(g.cause, NVS_CAUSE_LINK);
+    /* identical configurations: no gap, no cause */
+    T_EQ_I(nvs_model_gap(&a, &a, 1, 8, &g, err, sizeof err), NVS_OK);
+    T_EQ_I(g.cause, -1);
+    nvs_profile_free(&p);
+}
+
+T_LIST = {
+    T_CASE(t_ring_table),    T_CASE(t_tree_table), T_CASE(t_allreduce_shapes), T_CASE(t_classes),
+    T_CASE(t_ring_links),    T_CASE(t_inter_share), T_CASE(t_layer_times),     T_CASE(t_buckets),
+    T_CASE(t_schedule_by_hand), T_CASE(t_eval_toy), T_CASE(t_memory),          T_CASE(t_shapley),
+    T_CASE(t_gap_link),
+};
+T_MAIN

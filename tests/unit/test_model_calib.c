@@ -1,0 +1,204 @@
+/* Calibration (src/model_calib.h): the alpha-beta fit, and a round trip: a run.json made from the model with
+ * known terms must give those terms back, with ~0 error; then the committed fixtures within the stated
+ * tolerance. */
+#include <jansson.h>
+#include <math.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "../../src/model_calib.h"
+#include "t.h"
+
+#define REL(a, b, r) T_NEAR((a), (b), fabs((double)(b)) * (r) + 1e-12)
+
+static void t_fit_exact(void)
+{
+    double s[] = {1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9}, t[7], a, c;
+    for (int i = 0; i < 7; i++) t[i] = 10 + 1e-3 * s[i];
+    T_EQ_I(nvs_fit_alpha_beta(s, t, 7, &a, &c), 0);
+    REL(a, 10, 1e-9);
+    REL(c, 1e-3, 1e-9);
+    /* one point: no latency, the bandwidth from it */
+    T_EQ_I(nvs_fit_alpha_beta(s + 3, t + 3, 1, &a, &c), 0);
+    T_NEAR(a, 0, 0);
+    REL(c, t[3] / s[3], 1e-12);
+    /* data that would give a negative latency: constrained to a = 0 */
+    double t2[] = {1.0, 20.0, 400.0};
+    double s2[] = {1e3, 1e4, 1e5};
+    T_EQ_I(nvs_fit_alpha_beta(s2, t2, 3, &a, &c), 0);
+    T_NEAR(a, 0, 0);
+    T_ASSERT(c > 0);
+    /* nothing usable */
+    double z[] = {0, -1};
+    T_EQ_I(nvs_fit_alpha_beta(z, z, 2, &a, &c), -1);
+}
+
+static void t_fit_relative(void)
+{
+    /* +-10% alternating noise on an exact curve: the fit stays within a few percent of the truth, and every
+     * point within ~10% of the fit (relative least squares weighs small and large sizes alike) */
+    double s[20], t[20], a, c;
+    for (int i = 0; i < 20; i++) {
+        s[i] = pow(2, 3 + 1.6 * i);
+        t[i] = (5 + s[i] / 2e5) * (i % 2 ? 1.1 : 0.9);
+    }
+    T_EQ_I(nvs_fit_alpha_beta(s, t, 20, &a, &c), 0);
+    REL(a, 5, 0.05);
+    REL(c, 1 / 2e5, 0.05);
+    for (int i = 0; i < 20; i++) REL(a + c * s[i], t[i], 0.13);
+}
+
+/* --- round trip ---------------------------------------------------------------------------------------------------- */
+
+static json_t *coll_row(int n, double bytes, double t)
+{
+    return json_pack("{s:s, s:i, s:s, s:s, s:i, s:b, s:f, s:f, s:i, s:b, s:{s:f, s:f, s:f}, s:i, s:f, s:f, s:i}",
+                     "collective", "all_reduce", "n", n, "type", "float", "op", "sum", "root", -1, "inplace", 0,
+                     "bytes", bytes, "count", bytes / 4, "iters", 20, "graph", 0, "time_us", "min", t, "avg", t,
+                     "max", t, "slowest_rank", 0, "algbw_gbps", bytes / t / 1e3, "busbw_gbps", bytes / t / 1e3,
+                     "wrong", 0);
+}
+
+static json_t *train_row(int n, double step, double compute, double comm)
+{
+    json_t *r = json_pack("{s:i, s:i, s:f, s:f, s:f, s:f}", "n", n, "steps", 20, "step_us", step, "compute_us",
+                          compute, "exposed_comm_us", step - compute, "efficiency", 1.0);
+    if (n > 1) json_object_set_new(r, "comm_us", json_real(comm));
+    return r;
+}
+
+static void t_round_trip(void)
+{
+    nvs_presets ps;
+    memset(&ps, 0, sizeof ps);
+    char err[1024] = "";
+    T_EQ_I(nvs_presets_load_builtin(&ps, err, sizeof err), NVS_OK);
+    nvs_profile prof;
+    if (nvs_profile_load("resnet50", &prof, err, sizeof err) != NVS_OK) T_FAIL("resnet50: %s", err);
+
+    /* the truth: h200 on nvlink-2gpu, resnet50 batch 64 fp32; compute 1.3x the default model, all_reduce at
+     * N=2 = 12 us + S / 300 GB/s, 7 us per bucket call, 25% of the hidden comm still paid */
+    const double A = 12, B = 300, SCALE = 1.3, PER_CALL = 7, OVERLAP = 0.25;
+    nvs_model_config c;
+    nvs_model_config_init(&c);
+    nvs_gpu_spec_from(nvs_presets_find(&ps, NVS_PK_GPU, "h200-sxm"), &c.gpu);
+    nvs_machine_spec_from(nvs_presets_find(&ps, NVS_PK_MACHINE, "nvlink-2gpu"), &c.machine);
+    c.profile = &prof;
+    c.batch = 64;
+    c.ct.compute_scale = SCALE;
+    c.meas[0] = (nvs_meas_link){2, 0, A / 2, B};
+    c.nmeas = 1;
+    c.per_call_us = PER_CALL;
+    c.overlap_penalty = OVERLAP;
+    nvs_model_point p1, p2;
+    T_EQ_I(nvs_model_eval(&c, 1, 1, &p1, err, sizeof err), NVS_OK);
+    T_EQ_I(nvs_model_eval(&c, 1, 2, &p2, err, sizeof err), NVS_OK);
+    double comm_only = p2.t.comm_us; /* per-call included */
+
+    json_t *colls = json_array();
+    for (double s = 8; s <= 8e9; s *= 4) json_array_append_new(colls, coll_row(2, s, A + s / (B * 1e3)));
+    json_t *results = json_array();
+    json_array_append_new(results, train_row(1, p1.t.step_us, p1.t.compute_us, 0));
+    json_array_append_new(results, train_row(2, p2.t.step_us, p2.t.compute_us, comm_only));
+    json_t *root = json_pack("{s:s, s:{s:i, s:i}, s:[{s:i, s:s}, {s:i, s:s}], s:o, s:{s:s, s:i, s:s, s:s, s:o}}",
+                             "schema", "nvscale.run/1", "world", "size", 2, "nodes", 1, "ranks", "rank", 0, "gpu",
+                             "NVIDIA H200", "rank", 1, "gpu", "NVIDIA H200", "collectives", colls, "train", "model",
+                             "resnet50", "batch", 64, "precision", "fp32", "grad_type", "fp32", "results", results);
+    T_ASSERT(root != NULL);
+    mkdir("tests/tmp", 0755);
+    const char *path = "tests/tmp/test_model_calib_roundtrip.json";
+    T_EQ_I(json_dump_file(root, path, 0), 0);
+    json_decref(root);
+
+    nvs_calibration cal;
+    nvs_calib_opts o = {"nvlink-2gpu", NULL, NULL, 0};
+    if (nvs_calibrate(path, &ps, &o, &cal, err, sizeof err) != NVS_OK) T_FAIL("calibrate: %s", err);
+    T_EQ_S(cal.gpu_preset, "h200-sxm");
+    T_EQ_I(cal.nlinks, 1);
+    REL(cal.links[0].latency_us, A, 1e-6);
+    REL(cal.links[0].busbw_gbps, B, 1e-6);
+    T_ASSERT(cal.has_compute && cal.has_per_call && cal.has_overlap);
+    REL(cal.cfg.ct.compute_scale, SCALE, 1e-9);
+    REL(cal.cfg.per_call_us, PER_CALL, 1e-6);
+    REL(cal.cfg.overlap_penalty, OVERLAP, 1e-6);
+    T_EQ_I(cal.ntrain, 2);
+    for (int i = 0; i < cal.ntrain; i++) REL(cal.train[i].model_step_us, cal.train[i].meas_step_us, 1e-9);
+    for (int i = 0; i < cal.ncoll; i++) REL(cal.coll[i].fit_us, cal.coll[i].measured_us, 1e-6);
+    /* the preset-only twin differs from the truth (compute 1.3x): its error is reported, not hidden */
+    T_ASSERT(fabs(cal.train[0].preset_step_us / cal.train[0].meas_step_us - 1) > 0.2);
+    nvs_calibration_free(&cal);
+    nvs_profile_free(&prof);
+    nvs_presets_free(&ps);
+}
+
+/* The stated tolerance: after calibration the model reproduces a run's step time within 10% at every N it
+ * measured (the training-step error table), on the committed fixtures. */
+static void t_fixtures_within_tolerance(void)
+{
+    static const char *const runs[] = {"tests/fixtures/model/h200x2_nvlink_resnet50.json",
+                                       "tests/fixtures/model/h200x2_shm_bert.json"};
+    nvs_presets ps;
+    memset(&ps, 0, sizeof ps);
+    char err[1024] = "";
+    T_EQ_I(nvs_presets_load_builtin(&ps, err, sizeof err), NVS_OK);
+    for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+        nvs_calibration cal;
+        nvs_calib_opts o = {NULL, NULL, NULL, 0};
+        if (nvs_calibrate(runs[i], &ps, &o, &cal, err, sizeof err) != NVS_OK) T_FAIL("%s: %s", runs[i], err);
+        T_EQ_S(cal.machine_preset, "nvlink-2gpu"); /* guessed from NV18 and 2 GPUs */
+        T_ASSERT(cal.ntrain >= 2);
+        for (int k = 0; k < cal.ntrain; k++)
+            if (fabs(cal.train[k].model_step_us / cal.train[k].meas_step_us - 1) > 0.10)
+                T_FAIL("%s N=%d: model %.0f us vs measured %.0f us", runs[i], cal.train[k].n,
+                       cal.train[k].model_step_us, cal.train[k].meas_step_us);
+        /* the SHM run was made with NCCL_P2P_DISABLE=1: seen, and the preset link is the SHM path */
+        if (i == 1) {
+            T_EQ_I(cal.p2p_disabled, 1);
+            REL(cal.links[0].preset_gbps, 27.5, 1e-9);
+        }
+        nvs_calibration_free(&cal);
+    }
+    nvs_presets_free(&ps);
+}
+
+static void t_bad_runs(void)
+{
+    nvs_presets ps;
+    memset(&ps, 0, sizeof ps);
+    char err[1024] = "";
+    T_EQ_I(nvs_presets_load_builtin(&ps, err, sizeof err), NVS_OK);
+    nvs_calibration cal;
+    nvs_calib_opts o = {NULL, NULL, NULL, 0};
+    mkdir("tests/tmp", 0755);
+    /* a GPU with no preset */
+    json_t *root = json_pack("{s:s, s:[{s:i, s:s}]}", "schema", "nvscale.run/1", "ranks", "rank", 0, "gpu",
+                             "Tesla K80");
+    T_EQ_I(json_dump_file(root, "tests/tmp/test_model_calib_k80.json", 0), 0);
+    json_decref(root);
+    T_EQ_I(nvs_calibrate("tests/tmp/test_model_calib_k80.json", &ps, &o, &cal, err, sizeof err), NVS_ERR_INPUT);
+    T_CONTAINS(err, "no GPU preset matches ranks[0].gpu \"Tesla K80\"");
+    /* the GPU given, but nothing measured */
+    o.gpu = "rtx3090";
+    T_EQ_I(nvs_calibrate("tests/tmp/test_model_calib_k80.json", &ps, &o, &cal, err, sizeof err), NVS_ERR_INPUT);
+    T_CONTAINS(err, "nothing to calibrate");
+    /* unknown machine */
+    o.machine = "no-such-box";
+    T_EQ_I(nvs_calibrate("tests/fixtures/model/h200x2_nvlink_resnet50.json", &ps, &o, &cal, err, sizeof err),
+           NVS_ERR_INPUT);
+    T_CONTAINS(err, "unknown --machine 'no-such-box'");
+    /* a machine with fewer GPUs than the run: the box3090 fixture ran 8 GPUs */
+    o.machine = "nvlink-2gpu";
+    T_EQ_I(nvs_calibrate("tests/fixtures/runs/box3090_8gpu_shm.json", &ps, &o, &cal, err, sizeof err),
+           NVS_ERR_INPUT);
+    T_CONTAINS(err, "the run has 8 GPUs; machine 'nvlink-2gpu' has 2");
+    nvs_presets_free(&ps);
+}
+
+T_LIST = {
+    T_CASE(t_fit_exact),
+    T_CASE(t_fit_relative),
+    T_CASE(t_round_trip),
+    T_CASE(t_fixtures_within_tolerance),
+    T_CASE(t_bad_runs),
+};
+T_MAIN
