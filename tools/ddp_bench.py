@@ -93,6 +93,9 @@ def parse_args(argv):
     ap.add_argument("--optimizer", choices=["sgd", "adamw"], default="sgd")
     ap.add_argument("--channels-last", action="store_true", help="resnet50: NHWC memory format")
     ap.add_argument("--json", metavar="OUT", help="also write the JSON object to OUT (rank 0)")
+    ap.add_argument("--no-cudnn-benchmark", action="store_true",
+                    help="leave torch.backends.cudnn.benchmark off (default: on, as training benchmarks with fixed "
+                         "shapes run: NVIDIA DeepLearningExamples, Lambda's PyTorch benchmark)")
     ap.add_argument("--breakdown", action="store_true",
                     help="profile 3 compute-only steps and report GPU time per kernel kind (rank 0)")
     args = ap.parse_args(argv)
@@ -181,6 +184,9 @@ def main(argv=None):
         if rank == 0:
             print("ddp_bench: " + msg, file=sys.stderr, flush=True)
 
+    # cuDNN autotuning for fixed input shapes: without it cuDNN's heuristics pick legacy FP32 convolution kernels
+    # (dgrad_engine, wgrad_alg0_engine) that take most of a ResNet-50 step on Hopper
+    torch.backends.cudnn.benchmark = not args.no_cudnn_benchmark
     tf32 = set_tf32(torch, args.precision == "tf32")
     observed = observe_tf32(torch, dev)
     autocast = (lambda: torch.autocast("cuda", dtype=torch.bfloat16)) if args.precision == "bf16" else \
@@ -319,6 +325,7 @@ def main(argv=None):
             "tf32": dict(tf32, **observed),
             "optimizer": "SGD(momentum=0.9)" if args.optimizer == "sgd" else "AdamW",
             "channels_last": bool(args.channels_last and args.model == "resnet50"),
+            "cudnn_benchmark": bool(torch.backends.cudnn.benchmark),
             "bucket_cap_mb": args.bucket_cap_mb,
             "broadcast_buffers": True,  # DDP default: resnet50's batch-norm statistics go out at each forward
             "first_bucket_bytes": getattr(dist, "_DEFAULT_FIRST_BUCKET_BYTES", None),

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Every bad flag or value: exit 2, one message naming it, nothing written.
-. tests/t/lib.sh
+. tests/lib.sh
 out=$TMP/cli_errors
 rm -rf "$out"
 expect 2 "invalid value '12Q' for -b" $NVS coll -b 12Q --out $out

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Plain `nvscale` with no launcher: GPUs if present, else one line saying so, then the MPI host backend.
-. tests/t/lib.sh
+. tests/lib.sh
 if has_gpu; then echo "a GPU is present: the CPU fallback is not what runs here"; exit 77; fi
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 expect 0 "no GPU found .*MPI backend" $NVS -b 1K -e 8K -f 8 --no-save

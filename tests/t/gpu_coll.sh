@@ -2,7 +2,7 @@
 # NCCL backend on real GPUs: every collective, type and operation validated, one process (threads) and under
 # mpirun; CUDA-graph launches; a planted wrong element exits 3; a stalled rank is named and the communicators
 # aborted. Skipped on machines without a GPU.
-. tests/t/lib.sh
+. tests/lib.sh
 has_gpu || { echo "no GPU on this machine"; exit 77; }
 export NCCL_NVLS_ENABLE=${NCCL_NVLS_ENABLE:-0}
 ngpu=$(nvidia-smi -L | grep -c '^GPU')

@@ -1,6 +1,6 @@
 #!/bin/sh
 # The training step on GPUs: a small built-in model at every N, the memory refusal, bf16. Skipped without GPU.
-. tests/t/lib.sh
+. tests/lib.sh
 has_gpu || { echo "no GPU on this machine"; exit 77; }
 export NCCL_NVLS_ENABLE=${NCCL_NVLS_ENABLE:-0}
 d=$TMP/gpu_train

@@ -2,7 +2,7 @@
 # nvscale model: every user input is validated (exit 2 and a message naming the bad value), bad preset files
 # are reported as FILE:LINE, runtime failures exit 1 and leave no partial file, --help works.
 cd "$(dirname "$0")/../.." || exit 1
-. tests/t/lib.sh
+. tests/lib.sh
 [ -x "$NVS" ] || { echo "nvscale is not built"; exit 1; }
 M="$NVS model"
 P=tests/fixtures/presets

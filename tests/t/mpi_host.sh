@@ -1,7 +1,7 @@
 #!/bin/sh
 # The MPI host backend under mpirun -np 1/2/4 (more ranks than CI's 2 cores): every collective, type and
 # operation validated, run.json fields checked; a planted wrong element exits 3; a stalled rank is named.
-. tests/t/lib.sh
+. tests/lib.sh
 command -v mpirun >/dev/null || { echo "mpirun not installed"; exit 77; }
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 for np in 1 2 4; do

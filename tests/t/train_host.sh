@@ -1,7 +1,7 @@
 #!/bin/sh
 # The training step end to end on the MPI host backend (CPU GEMMs + MPI_Iallreduce per bucket): N = 1 and 2,
 # run.json's train section, and the up-front refusals.
-. tests/t/lib.sh
+. tests/lib.sh
 command -v mpirun >/dev/null || { echo "mpirun not installed"; exit 77; }
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 prof=tests/fixtures/train/tiny-mlp.prof

@@ -1,5 +1,5 @@
-# Shared helpers for the end-to-end tests (sourced, not run: run.sh runs tests/t/*.sh, this file included, so
-# it must do nothing by itself).
+# Shared helpers for the end-to-end tests in tests/t/ (sourced by them; kept outside tests/t/ so that run.sh
+# does not count it as a test).
 NVS=${NVS:-./nvscale}
 TMP=${TMP:-tests/tmp}
 mkdir -p "$TMP"

@@ -1,0 +1,50 @@
+# Shared by the evidence scripts (sourced). Every measurement is recorded in $R/COMMANDS.md with the exact
+# command, when it ran, its exit status and where its output went.
+set -u
+export NCCL_NVLS_ENABLE=0 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 PYTHONUNBUFFERED=1
+MPIRUN="mpirun --allow-run-as-root -np 2 -x NCCL_NVLS_ENABLE -x NCCL_P2P_DISABLE -x NCCL_SHM_DISABLE"
+step() { echo "== $(date +%T) $*"; }
+
+build() {
+    local jh=""
+    pkg-config --exists jansson || jh="JANSSON_HOME=.deps/jansson"
+    if [ ! -x ./nvscale ] || [ -n "$(find src topo collectives -newer ./nvscale -name '*.[ch]' 2>/dev/null | head -1)" ]; then
+        make -j16 $jh >"$1/build.log" 2>&1 || { tail -40 "$1/build.log"; exit 1; }
+    fi
+}
+
+# machine and versions, once per results directory
+describe() {
+    local d=$1
+    {
+        echo "# Machine and software"
+        echo
+        echo '```'
+        date -u
+        uname -a
+        nvidia-smi --query-gpu=index,name,pci.bus_id,driver_version,memory.total,clocks.max.sm --format=csv
+        echo
+        ./nvscale version
+        python3 -c "import torch, torchvision; print('torch', torch.__version__, 'torchvision', torchvision.__version__, 'cuDNN', torch.backends.cudnn.version(), 'NCCL (torch)', torch.cuda.nccl.version())" 2>&1
+        echo "CPU cores: $(nproc)"
+        echo '```'
+    } >"$d/MACHINE.md" 2>&1
+}
+
+# rec NAME COMMAND...: run it, output to $R/NAME.txt, record the command line and the status
+rec() {
+    local name=$1
+    shift
+    local t0 rc
+    t0=$(date -u +%FT%TZ)
+    "$@" >"$R/$name.txt" 2>&1
+    rc=$?
+    printf '| %s | `%s` | %s | %s | `%s.txt` |\n' "$name" "$(env | grep -E '^NCCL_(P2P|SHM)_DISABLE=' | tr '\n' ' ')$*" "$t0" "$rc" "$name" >>"$R/COMMANDS.md"
+    echo "$name: exit $rc"
+    return $rc
+}
+
+commands_header() {
+    [ -f "$R/COMMANDS.md" ] && return
+    printf '# Commands\n\nRun on the GPU machine from the repository root (see MACHINE.md), in this order.\n\n| name | command (with NCCL_*_DISABLE when set) | started (UTC) | exit | output |\n|---|---|---|---|---|\n' >"$R/COMMANDS.md"
+}
