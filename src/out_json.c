@@ -51,6 +51,7 @@ static json_t *ranks_json(const nvs_ctx *run)
                               ri->node, "local_rank", ri->local_rank, "device", ri->device, "gpu", ri->gpu,
                               "pci_bus_id", ri->pci_bus_id, "memory_bytes", ri->memory_bytes);
         if (o && ri->topo_gpu >= 0) put(o, "topo_gpu", json_integer(ri->topo_gpu));
+        if (o && ri->cpus_allowed > 0) put(o, "cpus_allowed", json_integer(ri->cpus_allowed));
         if (!o || json_array_append_new(a, o)) {
             json_decref(a);
             return NULL;

@@ -20,6 +20,7 @@ typedef struct {
     char pci_bus_id[32];
     double memory_bytes;
     int topo_gpu; /* index into the topology's GPU list, -1 if unknown */
+    int cpus_allowed; /* CPUs this process may run on (sched_getaffinity); 1 = bound to one core */
 } nvs_rank_info;
 
 /* One GPU count of the scaling plan. */
