@@ -69,7 +69,7 @@ static int usage_error(const char *fmt, const char *a)
 
 typedef struct {
     const char *gpu, *machine, *model, *batch, *gpus, *nodes, *gpn, *net, *precision, *grad, *algo, *p2p;
-    const char *bucket_first, *bucket_cap, *calibrate, *format, *output, *tolerance;
+    const char *bucket_first, *bucket_cap, *calibrate, *format, *output, *tolerance, *overlap;
     const char *preset_files[MAX_PRESET_FILES];
     int npreset_files;
     int lambda, list;
@@ -77,7 +77,7 @@ typedef struct {
 
 enum {
     O_GPU = 1000, O_MACHINE, O_MODEL, O_BATCH, O_GPUS, O_NODES, O_GPN, O_NET, O_PRECISION, O_GRAD, O_ALGO, O_P2P,
-    O_BFIRST, O_BCAP, O_CALIBRATE, O_LAMBDA, O_LIST, O_PRESET_FILE, O_FORMAT, O_TOL
+    O_BFIRST, O_BCAP, O_CALIBRATE, O_LAMBDA, O_LIST, O_PRESET_FILE, O_FORMAT, O_TOL, O_OVERLAP
 };
 
 /* Split "a,b,c" into at most `max` non-empty words (in place, in a copy the caller frees). -1 on a bad list. */
@@ -310,6 +310,14 @@ static int common_settings(const opts *o, const nvs_presets *ps, nvs_model_confi
         else
             return usage_error("--p2p '%s': expected on or off", o->p2p);
     }
+    if (o->overlap) {
+        /* the share of the communication hidden behind backward that still slows the step (NCCL takes SMs,
+         * memory and PCIe bandwidth from the compute); --calibrate measures it, this sets it for projections */
+        double v;
+        if (nvs_parse_double(o->overlap, &v) || v < 0 || v > 1)
+            return usage_error("--overlap-penalty '%s': expected a fraction from 0 to 1", o->overlap);
+        c->overlap_penalty = v;
+    }
     if (o->bucket_first && parse_size_flag("--bucket-first", o->bucket_first, &c->bucket_first_bytes)) return 2;
     if (o->bucket_cap && parse_size_flag("--bucket-cap", o->bucket_cap, &c->bucket_cap_bytes)) return 2;
     if (o->net) {
@@ -484,12 +492,13 @@ typedef struct {
     const char *machine;
     nvs_precision prec;
     int gpus;
+    double overlap_penalty;
 } lambda_args;
 
 static void print_lambda_cb(FILE *f, const void *a)
 {
     const lambda_args *x = a;
-    nvs_model_print_lambda(f, x->rows, x->n, x->machine, x->prec, x->gpus);
+    nvs_model_print_lambda(f, x->rows, x->n, x->machine, x->prec, x->gpus, x->overlap_penalty);
 }
 
 static int mode_lambda(const opts *o, const nvs_presets *ps, int json)
@@ -547,7 +556,7 @@ static int mode_lambda(const opts *o, const nvs_presets *ps, int json)
             return r == NVS_ERR_INPUT ? 2 : 1;
         }
     }
-    lambda_args la = {rows, NM, mp->id, a.prec, n};
+    lambda_args la = {rows, NM, mp->id, a.prec, n, a.overlap_penalty};
     return render_and_emit(o, json, print_lambda_cb, &la, json ? nvs_model_json_lambda(rows, NM, mp->id, a.prec, n) : NULL);
 }
 
@@ -658,6 +667,7 @@ int cmd_model(int argc, char **argv)
         {"bucket-cap", required_argument, 0, O_BCAP},
         {"calibrate", required_argument, 0, O_CALIBRATE},
         {"tolerance", required_argument, 0, O_TOL},
+        {"overlap-penalty", required_argument, 0, O_OVERLAP},
         {"lambda", no_argument, 0, O_LAMBDA},
         {"list-presets", no_argument, 0, O_LIST},
         {"preset-file", required_argument, 0, O_PRESET_FILE},
@@ -694,6 +704,7 @@ int cmd_model(int argc, char **argv)
         case O_BCAP: slot = &o.bucket_cap; break;
         case O_CALIBRATE: slot = &o.calibrate; break;
         case O_TOL: slot = &o.tolerance; break;
+        case O_OVERLAP: slot = &o.overlap; break;
         case O_FORMAT: slot = &o.format; break;
         case O_LAMBDA: o.lambda = 1; break;
         case O_LIST: o.list = 1; break;

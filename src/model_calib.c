@@ -105,6 +105,27 @@ static nvs_result_t eval_at(const nvs_model_config *cfg, int n, nvs_model_point 
     return nvs_model_eval(cfg, 1, n, pt, err, errlen);
 }
 
+/* The profile a training run used: its name when built in, else the file it was read from (train.profile_file,
+ * or the --model value of the run's argv for runs written before that key existed). */
+static const char *profile_of_run(json_t *root, const char *name)
+{
+    nvs_profile tmp;
+    char e[256];
+    if (nvs_profile_load(name, &tmp, e, sizeof e) == NVS_OK) {
+        nvs_profile_free(&tmp);
+        return name;
+    }
+    const char *pfile = json_string_value(json_object_get(json_object_get(root, "train"), "profile_file"));
+    if (pfile) return pfile;
+    json_t *argv = json_object_get(json_object_get(root, "command"), "argv");
+    for (size_t i = 0; i + 1 < json_array_size(argv); i++) {
+        const char *a = json_string_value(json_array_get(argv, i));
+        const char *v = json_string_value(json_array_get(argv, i + 1));
+        if (a && v && !strcmp(a, "--model")) return v;
+    }
+    return name;
+}
+
 nvs_result_t nvs_calibrate(const char *run_path, const nvs_presets *ps, const nvs_calib_opts *o,
                            nvs_calibration *out, char *err, size_t errlen)
 {
@@ -264,6 +285,7 @@ nvs_result_t nvs_calibrate(const char *run_path, const nvs_presets *ps, const nv
             res = NVS_ERR_INPUT;
             goto fail;
         }
+        if (!o->model) model = profile_of_run(r.root, model);
         if ((res = nvs_profile_load(model, &out->profile, err, errlen)) != NVS_OK) goto fail;
         out->has_profile = 1;
         cfg->profile = &out->profile;

@@ -351,7 +351,7 @@ json_t *nvs_model_json_series(const nvs_presets *ps, const nvs_model_series *s, 
 /* --- the Lambda case ------------------------------------------------------------------------------------------------- */
 
 void nvs_model_print_lambda(FILE *f, const nvs_lambda_row *rows, int nrows, const char *machine,
-                            nvs_precision prec, int n)
+                            nvs_precision prec, int n, double overlap_penalty)
 {
     fprintf(f, "The Lambda case: %dx RTX 3090 (GeForce: no P2P, NCCL goes through host memory) vs %dx RTX A6000\n"
                "(PCIe P2P) in machine %s, %s, ring all-reduce, DDP buckets; efficiency = step(1)/step(%d).\n"
@@ -379,9 +379,15 @@ void nvs_model_print_lambda(FILE *f, const nvs_lambda_row *rows, int nrows, cons
                 100 * g->eff_b, 100 * g->gap, 100 * g->share[NVS_CAUSE_LINK], 100 * g->share[NVS_CAUSE_COMPUTE],
                 g->cause >= 0 ? nvs_cause_name(g->cause) : "none (< 0.5 points)");
     }
-    fprintf(f, "\nnote: buckets overlap backward perfectly here (overlap_penalty 0: no measurement); the model's gaps for\n"
-               "the CNNs are therefore a lower bound: a run calibrated on a real SHM box (--calibrate) measures how much\n"
-               "of the hidden communication still slows the step. docs/model.md discusses the difference.\n");
+    if (overlap_penalty > 0)
+        fprintf(f, "\nnote: %.0f %% of the communication hidden behind backward still slows the step (--overlap-penalty %g);\n"
+                   "`nvscale model --calibrate` measures this share on a real run. docs/model.md discusses it.\n",
+                100 * overlap_penalty, overlap_penalty);
+    else
+        fprintf(f, "\nnote: buckets overlap backward perfectly here (overlap_penalty 0: no measurement); the model's gaps for\n"
+                   "the CNNs are therefore a lower bound: a run calibrated on a real SHM box (--calibrate) measures how much\n"
+                   "of the hidden communication still slows the step (--overlap-penalty sets it). docs/model.md discusses\n"
+                   "the difference.\n");
     fprintf(f, "\nring bottleneck at %d GPUs\n", n);
     for (int i = 0; i < nrows; i++)
         fprintf(f, "  %-11s 3090: %s\n  %-11s A6000: %s\n", rows[i].model, rows[i].bottleneck_a, "",

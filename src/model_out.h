@@ -29,7 +29,7 @@ json_t *nvs_model_json_series(const nvs_presets *ps, const nvs_model_series *s, 
                               int gap_n);
 
 void nvs_model_print_lambda(FILE *f, const nvs_lambda_row *rows, int nrows, const char *machine,
-                            nvs_precision prec, int n);
+                            nvs_precision prec, int n, double overlap_penalty);
 json_t *nvs_model_json_lambda(const nvs_lambda_row *rows, int nrows, const char *machine, nvs_precision prec, int n);
 
 void nvs_model_print_calibration(FILE *f, const nvs_presets *ps, const nvs_calibration *c);

@@ -175,6 +175,8 @@ static json_t *train_json(const nvs_ctx *run, const nvs_profile *p, const nvs_tr
                                             "first_layer", pl->buckets[b].first_layer, "last_layer",
                                             pl->buckets[b].last_layer));
     json_object_set_new(o, "buckets", bk);
+    /* a user's profile file, as given: `nvscale model --calibrate` reloads the layers from it */
+    if (strchr(cfg->model, '/') || strstr(cfg->model, ".prof")) json_object_set_new(o, "profile_file", json_string(cfg->model));
     json_object_set_new(o, "memory",
                         json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "needed_bytes", pl->total_bytes,
                                   "free_bytes", free_min, "weight_bytes", pl->weight_bytes, "master_bytes",

@@ -15,14 +15,21 @@ import sys
 PAIRS = [  # (reference file, collective, nvscale run dir, tolerance %, what)
     ("allreduce.txt", "all_reduce", "coll-mpi", 2, "NVLink, mpirun -np 2"),
     ("allreduce.txt", "all_reduce", "coll-threads", 2, "NVLink, one process (no launcher)"),
+    ("allreduce.txt", "all_reduce", "coll-mpi-n20", 2, "NVLink, mpirun -np 2, nccl-tests' -n 20 -w 5"),
     ("bcast.txt", "broadcast", "coll-mpi", 2, "NVLink, mpirun -np 2"),
     ("bcast.txt", "broadcast", "coll-threads", 2, "NVLink, one process (no launcher)"),
+    ("bcast.txt", "broadcast", "coll-mpi-n20", 2, "NVLink, mpirun -np 2, nccl-tests' -n 20 -w 5"),
     ("allreduce_shm.txt", "all_reduce", "coll-shm", 5, "NCCL_P2P_DISABLE=1 (SHM), mpirun -np 2"),
     ("allreduce_net.txt", "all_reduce", "coll-socket", 5, "NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 (socket), mpirun -np 2"),
+    ("allreduce_net.txt", "all_reduce", "coll-socket-bind-none", 5, "socket, mpirun -np 2 --bind-to none"),
     ("all_gather.txt", "all_gather", "coll-others", 2, "NVLink, mpirun -np 2"),
+    ("all_gather.txt", "all_gather", "coll-others-n20", 2, "NVLink, mpirun -np 2, -n 20 -w 5"),
     ("reduce_scatter.txt", "reduce_scatter", "coll-others", 2, "NVLink, mpirun -np 2"),
+    ("reduce_scatter.txt", "reduce_scatter", "coll-others-n20", 2, "NVLink, mpirun -np 2, -n 20 -w 5"),
     ("alltoall.txt", "alltoall", "coll-others", 2, "NVLink, mpirun -np 2"),
+    ("alltoall.txt", "alltoall", "coll-others-n20", 2, "NVLink, mpirun -np 2, -n 20 -w 5"),
     ("sendrecv.txt", "sendrecv", "coll-others", 2, "NVLink, mpirun -np 2"),
+    ("sendrecv.txt", "sendrecv", "coll-others-n20", 2, "NVLink, mpirun -np 2, -n 20 -w 5"),
 ]
 
 
@@ -74,6 +81,7 @@ def main():
               " nccl-tests time out | nvscale time out | nvscale #wrong |")
         print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         worst, worst_size, checked = 0.0, None, 0
+        worst64, worst64_size = 0.0, None
         for size in sorted(set(ref) & set(ours)):
             (rto, rbo), (rti, rbi) = ref[size]
             o, i = ours[size]
@@ -88,19 +96,24 @@ def main():
                     checked += 1
                     if abs(dd) > abs(worst):
                         worst, worst_size = dd, size
+                if size >= 64 << 20 and abs(dd) > abs(worst64):
+                    worst64, worst64_size = dd, size
             wrong = ",".join(str(x[2]) for x in (o, i) if x is not None)
             print("| %d | %s | %.2f | %s | %s |" % (size, " | ".join(cells), rto, "%.2f" % o[0] if o else "-", wrong))
         lat = ""
         if 8 in ref and 8 in ours and ours[8][0]:
             lat = "; 8 B: nccl-tests %.2f us, nvscale %.2f us" % (ref[8][0][0], ours[8][0][0])
         verdict = "within" if abs(worst) <= tol else "OUTSIDE"
-        summary.append("| %s | %s | %d | %+.1f %% at %s B | +-%d %% | %s |%s" % (
-            coll, what, checked, worst, worst_size, tol, verdict, ""))
+        summary.append("| %s | %s | %d | %+.1f %% at %s B | %s | +-%d %% | %s | %s |" % (
+            coll, what, checked, worst, worst_size,
+            "%+.1f %% at %s B" % (worst64, worst64_size) if worst64_size else "-", tol, verdict,
+            lat.replace("; 8 B: ", "") or "-"))
         print("\nLargest busbw difference at sizes >= 1 MiB: %+.1f %% (at %s B), tolerance +-%d %%: %s%s.\n"
               % (worst, worst_size, tol, verdict, lat))
     print("## Summary\n")
-    print("| collective | setting | sizes >= 1 MiB compared | largest difference | tolerance | verdict |")
-    print("|---|---|---:|---:|---:|---|")
+    print("| collective | setting | busbw values >= 1 MiB compared | largest difference >= 1 MiB |"
+          " largest difference >= 64 MiB | tolerance | verdict (>= 1 MiB) | 8 B time |")
+    print("|---|---|---:|---:|---:|---:|---|---|")
     for s in summary:
         print(s)
 

@@ -13,6 +13,7 @@ expect 0 "usage: nvscale model" $M -h
 expect 2 "--gpu is required" $M
 expect 2 "--machine is required" $M --gpu rtx3090
 expect 2 "--model is required" $M --gpu rtx3090 --machine pcie4-2s-8gpu-switch
+expect 2 "--overlap-penalty .1.5.: expected a fraction from 0 to 1" $M --lambda --overlap-penalty 1.5
 expect 2 "unknown option '--bogus'" $M $OK --bogus
 expect 2 "needs a value" $M $OK --gpus
 expect 2 "unexpected argument 'extra'" $M $OK extra
