@@ -249,6 +249,7 @@ nvs_result_t nvs_sweep_run(nvs_backend *b, nvs_comm *c, int n, const nvs_sweep_b
     size_t nsizes = nvs_sweep_plan_sizes(cfg, sizes, MAX_SIZES);
     if (!nsizes) return NVS_ERR_USAGE;
     int total = 0, done = 0;
+    double t_start = now_us();
     for (int pass = 0; pass < 2; pass++) {
         for (int ci = 0; ci < nvs_coll_count(); ci++) {
             const nvs_coll *coll = nvs_coll_at(ci);
@@ -268,9 +269,14 @@ nvs_result_t nvs_sweep_run(nvs_backend *b, nvs_comm *c, int n, const nvs_sweep_b
                             }
                             struct cfg_point pt = {coll, ci, (nvs_dtype)t, has_op ? o : -1, sizes[s], ip};
                             char sz[32];
-                            nvs_progress("N=%d  %s %s %s %s  [%d/%d]", n, coll->name,
+                            /* time left: the configurations so far took this long each, on average (large
+                             * sizes come last, so it errs short; it corrects itself as they run) */
+                            double el = now_us() - t_start;
+                            double left = done ? el / done * (total - done) / 1e6 : 0;
+                            nvs_progress("N=%d  %s %s %s %s  [%d/%d]  %.0f s elapsed, ~%.0f s left", n, coll->name,
                                          nvs_format_size(sizes[s], sz, sizeof sz), nvs_dtype_name((nvs_dtype)t),
-                                         ip ? "in-place" : "out-of-place", ++done, total);
+                                         ip ? "in-place" : "out-of-place", done + 1, total, el / 1e6, left);
+                            done++;
                             NVS_CHECK(run_point(b, c, n, bufs, &pt, rows));
                         }
                     }

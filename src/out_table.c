@@ -78,7 +78,8 @@ void nvs_print_table(const nvs_ctx *run, FILE *to)
         fprintf(to, "#\n# %s on %d %s%s%s\n", c->name, r->n, unit, r->n > 1 ? "s" : "",
                 r->graph_launches ? "  (CUDA graph launches)" : "");
         ranks_line(run, r->n, to);
-        fprintf(to, "#%75s%35s\n", "out-of-place", "in-place");
+        /* centred over the two 33-column halves that start at column 52 and 85 */
+        fprintf(to, "#%*s%s%*s%s\n", 61, "", "out-of-place", 23, "", "in-place");
         fprintf(to, "#%11s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s\n", "size", "count", "type",
                 "redop", "root", "time", "algbw", "busbw", "#wrong", "time", "algbw", "busbw", "#wrong");
         fprintf(to, "#%11s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s\n", "(B)", "(elements)", "",

@@ -309,7 +309,15 @@ static nvs_result_t write_script(const char *dir, const plot_def *defs, int nd)
 }
 
 /* Run `gnuplot plots.gp` in dir; 0 if it exited 0. */
-static int run_gnuplot(const char *gnuplot, const char *dir)
+static int run_gnuplot_script(const char *gnuplot, const char *dir, const char *script);
+static int run_gnuplot(const char *gnuplot, const char *dir) { return run_gnuplot_script(gnuplot, dir, "plots.gp"); }
+
+int nvs_plot_run_gnuplot(const char *gnuplot, const char *dir, const char *script)
+{
+    return run_gnuplot_script(gnuplot, dir, script);
+}
+
+static int run_gnuplot_script(const char *gnuplot, const char *dir, const char *script)
 {
     fflush(stdout);
     fflush(stderr);
@@ -321,7 +329,7 @@ static int run_gnuplot(const char *gnuplot, const char *dir)
     if (pid == 0) {
         /* gnuplot's own messages go to stderr; nvscale's stdout stays for its own output */
         if (dup2(STDERR_FILENO, STDOUT_FILENO) < 0 || chdir(dir) != 0) _exit(126);
-        execl(gnuplot, "gnuplot", "plots.gp", (char *)NULL);
+        execl(gnuplot, "gnuplot", script, (char *)NULL);
         _exit(127);
     }
     int st;

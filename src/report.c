@@ -11,6 +11,8 @@
 #include "commands.h"
 #include "log.h"
 #include "out_file.h"
+#include <jansson.h>
+
 #include "report.h"
 #include "runjson.h"
 
@@ -39,6 +41,35 @@ static void dir_of(const char *path, char *buf, size_t len)
         snprintf(buf, len, "/");
     else
         snprintf(buf, len, "%.*s", (int)(slash - path), path);
+}
+
+static int report_models(int n, char **paths, const char *outdir, const char *title, int plots)
+{
+    json_t **docs = calloc((size_t)n, sizeof *docs);
+    if (!docs) return 1;
+    nvs_result_t res = NVS_OK;
+    for (int i = 0; i < n && res == NVS_OK; i++) {
+        json_error_t je;
+        docs[i] = json_load_file(paths[i], 0, &je);
+        if (!docs[i]) {
+            nvs_error("report: %s: not JSON (%s, line %d)", paths[i], je.text, je.line);
+            res = NVS_ERR_INPUT;
+        } else if (!nvs_report_is_model(docs[i])) {
+            nvs_error("report: %s: not a model projection (schema nvscale.model/1, kind projection): give model "
+                      "projections or run.json files, not both", paths[i]);
+            res = NVS_ERR_INPUT;
+        }
+    }
+    char dir[4096];
+    if (res == NVS_OK) {
+        if (outdir) snprintf(dir, sizeof dir, "%s", outdir);
+        else dir_of(paths[0], dir, sizeof dir);
+        res = nvs_mkdir_p(dir);
+    }
+    if (res == NVS_OK) res = nvs_report_model(docs, (const char *const *)paths, n, dir, title, plots);
+    for (int i = 0; i < n; i++) json_decref(docs[i]);
+    free(docs);
+    return nvs_exit_code(res);
 }
 
 int cmd_report(int argc, char **argv)
@@ -81,6 +112,13 @@ int cmd_report(int argc, char **argv)
         nvs_error("report: no run.json given");
         usage(stderr);
         return 2;
+    }
+    /* model projections (nvscale model --format json) get their own report: efficiency vs N per configuration */
+    {
+        json_t *first = json_load_file(argv[optind], 0, NULL);
+        int is_model = first && nvs_report_is_model(first);
+        json_decref(first);
+        if (is_model) return report_models(argc - optind, argv + optind, outdir, title, plots);
     }
     nvs_run *runs = calloc((size_t)nruns, sizeof *runs);
     if (!runs) {

@@ -54,5 +54,16 @@ double nvs_report_common_size(const nvs_run *r, const char *coll);
 nvs_result_t nvs_report_plots(nvs_report *rep, const char *dir);
 /* Full path of gnuplot on PATH into buf; 0 if found, -1 if not. */
 int nvs_find_on_path(const char *prog, char *buf, size_t len);
+/* Run gnuplot on `script` inside `dir` (its stdout goes to stderr); 0 when it exited 0. */
+int nvs_plot_run_gnuplot(const char *gnuplot, const char *dir, const char *script);
+
+/* `nvscale report` of what-if model projections (`nvscale model --format json`, schema nvscale.model/1, kind
+ * projection): efficiency vs N per configuration, table and plot (report_model.c). `docs` are the parsed files
+ * (borrowed), `names` their paths. Writes dir/report.md. */
+#include <jansson.h>
+nvs_result_t nvs_report_model(json_t *const *docs, const char *const *names, int n, const char *dir,
+                              const char *title, int plots);
+/* 1 when the JSON is a model projection (nvscale.model/1, kind "projection"). */
+int nvs_report_is_model(const json_t *doc);
 
 #endif

@@ -65,8 +65,11 @@ static nvs_result_t time_steps(nvs_ctx *run, nvs_train_exec *x, int mode, int wa
         res = issue_step(x, mode);
         if (res == NVS_OK) res = x->ops->sync(x);
     }
+    double t_first = now_us();
     for (int i = 0; i < steps && res == NVS_OK; i++) {
-        nvs_progress("train %s N=%d: %s %d/%d", x->plan->profile->name, n, names[mode], i + 1, steps);
+        double el = now_us() - t_first;
+        nvs_progress("train %s N=%d: %s %d/%d, ~%.0f s left in this phase", x->plan->profile->name, n, names[mode],
+                     i + 1, steps, i ? el / i * (steps - i) / 1e6 : 0.0);
         double t0 = now_us();
         res = issue_step(x, mode);
         if (res == NVS_OK) res = x->ops->sync(x);

@@ -1,0 +1,162 @@
+/* The writers of the measuring subcommands against golden files: the nccl-tests-style table, the CSV and the
+ * measured sections of run.json, from fixed rows (what a 2-GPU sweep produces), so a change in any column,
+ * unit or number format shows up. NVS_UPDATE_GOLDEN=1 rewrites the golden files (review the diff). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../collectives/coll.h"
+#include "../../src/run.h"
+#include "t.h"
+
+static char *slurp(FILE *f)
+{
+    fflush(f);
+    long n = ftell(f);
+    rewind(f);
+    char *b = calloc(1, (size_t)n + 1);
+    if (b && fread(b, 1, (size_t)n, f) != (size_t)n) b[0] = '\0';
+    return b;
+}
+
+static void golden(const char *name, const char *got)
+{
+    char path[256];
+    snprintf(path, sizeof path, "tests/golden/%s", name);
+    if (getenv("NVS_UPDATE_GOLDEN")) {
+        FILE *f = fopen(path, "w");
+        T_ASSERT(f != NULL);
+        fputs(got, f);
+        fclose(f);
+    }
+    FILE *f = fopen(path, "r");
+    if (!f) T_FAIL("missing golden file %s (run with NVS_UPDATE_GOLDEN=1 once, then review it)", path);
+    fseek(f, 0, SEEK_END);
+    char *want = slurp(f);
+    fclose(f);
+    if (strcmp(want, got)) {
+        /* show the first differing line */
+        const char *a = want, *b = got;
+        int line = 1;
+        while (*a && *a == *b) {
+            if (*a == '\n') line++;
+            a++;
+            b++;
+        }
+        T_FAIL("%s differs from the output at line %d: want \"%.60s\", got \"%.60s\"", path, line, a, b);
+    }
+    free(want);
+}
+
+static const struct nvs_backend_ops fake_nccl = {.name = "nccl"};
+
+/* A fixed 2-GPU run: all_reduce and broadcast at two sizes, out-of-place and in-place, N = 1 and 2. */
+static void make_ctx(nvs_ctx *ctx, nvs_config *cfg, nvs_rt *rt)
+{
+    nvs_config_defaults(cfg);
+    cfg->subcommand = "run";
+    static char *argv[] = {"-b", "1M", "-e", "1G", "-f", "1024"};
+    cfg->argc = 6;
+    cfg->argv = argv;
+    *rt = (nvs_rt){.rank = 0, .size = 2, .nnodes = 1};
+    strcpy(rt->host, "gpuhost");
+    memset(ctx, 0, sizeof *ctx);
+    ctx->cfg = cfg;
+    ctx->rt = rt;
+    ctx->backend.ops = &fake_nccl;
+    ctx->launcher = "mpi";
+    strcpy(ctx->started_utc, "2026-11-30T00:00:00Z");
+    strcpy(ctx->versions.nvscale, "0.1.0");
+    strcpy(ctx->versions.git, "test");
+    static nvs_rank_info ranks[2];
+    for (int r = 0; r < 2; r++) {
+        ranks[r] = (nvs_rank_info){.rank = r, .node = 0, .local_rank = r, .device = r, .topo_gpu = r, .cpus_allowed = 16,
+                                   .memory_bytes = 150754820096.0};
+        strcpy(ranks[r].host, "gpuhost");
+        strcpy(ranks[r].gpu, "NVIDIA H200");
+        snprintf(ranks[r].pci_bus_id, sizeof ranks[r].pci_bus_id, "0000:00:0%d.0", 6 + r);
+    }
+    ctx->ranks = ranks;
+    static int r1[] = {0}, r2[] = {0, 1};
+    static nvs_scale_point pts[2];
+    pts[0] = (nvs_scale_point){1, r1};
+    pts[1] = (nvs_scale_point){2, r2};
+    ctx->points = pts;
+    ctx->npoints = 2;
+    int ar = nvs_coll_index(&nvs_coll_all_reduce), bc = nvs_coll_index(&nvs_coll_broadcast);
+    const size_t sizes[] = {1048576, 1073741824};
+    for (int n = 1; n <= 2; n++)
+        for (int c = 0; c < 2; c++)
+            for (int s = 0; s < 2; s++)
+                for (int ip = 0; ip < 2; ip++) {
+                    double t = (s ? 3280.0 : 13.8) * (c ? 0.9 : 1.0) * (ip ? 1.01 : 1.0) / (n == 1 ? 8 : 1);
+                    const nvs_coll *coll = c ? &nvs_coll_broadcast : &nvs_coll_all_reduce;
+                    nvs_coll_row row = {.coll = c ? bc : ar, .n = n, .type = NVS_FLOAT, .op = c ? -1 : NVS_SUM,
+                                        .root = c ? 0 : -1, .inplace = ip, .bytes = sizes[s], .count = sizes[s] / 4,
+                                        .iters = s ? 20 : 1000, .t_min_us = t * 0.99, .t_avg_us = t * 0.995,
+                                        .t_max_us = t, .slowest_rank = n - 1, .wrong = 0, .wrong_rank = -1};
+                    row.algbw_gbps = (double)sizes[s] / (t * 1e-6) / 1e9;
+                    row.busbw_gbps = row.algbw_gbps * coll->busbw_factor(n);
+                    nvs_rows_push(&ctx->rows, &row);
+                }
+}
+
+static void t_table(void)
+{
+    nvs_config cfg;
+    nvs_rt rt;
+    nvs_ctx ctx;
+    make_ctx(&ctx, &cfg, &rt);
+    FILE *f = tmpfile();
+    nvs_print_table(&ctx, f);
+    char *got = slurp(f);
+    fclose(f);
+    golden("out_table.txt", got);
+    /* independent of the golden file: the numbers a reader checks first */
+    T_CONTAINS(got, "  1073741824     268435456     float     sum      -1  3280.00  327.36  327.36       0");
+    T_CONTAINS(got, "# all_reduce on 2 GPUs");
+    free(got);
+    nvs_rows_free(&ctx.rows);
+}
+
+static void t_csv(void)
+{
+    nvs_config cfg;
+    nvs_rt rt;
+    nvs_ctx ctx;
+    make_ctx(&ctx, &cfg, &rt);
+    FILE *f = tmpfile();
+    T_EQ_I(nvs_print_csv(&ctx, f), NVS_OK);
+    char *got = slurp(f);
+    fclose(f);
+    golden("out_collectives.csv", got);
+    T_CONTAINS(got, "all_reduce,2,float,sum,-1,0,1073741824,268435456,20,0,");
+    free(got);
+    nvs_rows_free(&ctx.rows);
+}
+
+static void t_json(void)
+{
+    nvs_config cfg;
+    nvs_rt rt;
+    nvs_ctx ctx;
+    make_ctx(&ctx, &cfg, &rt);
+    json_t *root = nvs_ctx_to_json(&ctx, NVS_OK, 12.5);
+    T_ASSERT(root != NULL);
+    /* the measured sections only: versions and environment differ between machines */
+    json_t *keep = json_pack("{s:O, s:O, s:O, s:O, s:O, s:O}", "schema", json_object_get(root, "schema"), "collectives",
+                             json_object_get(root, "collectives"), "scaling", json_object_get(root, "scaling"), "ranks",
+                             json_object_get(root, "ranks"), "sweep", json_object_get(root, "sweep"), "result",
+                             json_object_get(root, "result"));
+    char *got = json_dumps(keep, JSON_INDENT(1) | JSON_SORT_KEYS | JSON_REAL_PRECISION(10));
+    golden("out_run.json", got);
+    T_EQ_S(json_string_value(json_object_get(root, "schema")), "nvscale.run/1");
+    T_EQ_I(json_array_size(json_object_get(root, "collectives")), 16);
+    T_ASSERT(json_is_object(json_object_get(root, "versions")) && json_is_object(json_object_get(root, "env")));
+    free(got);
+    json_decref(keep);
+    json_decref(root);
+    nvs_rows_free(&ctx.rows);
+}
+
+T_LIST = {T_CASE(t_table), T_CASE(t_csv), T_CASE(t_json)};
+T_MAIN
