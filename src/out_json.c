@@ -156,7 +156,7 @@ json_t *nvs_ctx_to_json(const nvs_ctx *run, nvs_result_t status, double duration
     if (run->topology) json_object_set(root, "topology", run->topology);
     if (strcmp(cfg->subcommand, "train")) put(root, "sweep", sweep_json(cfg));
     put(root, "scaling", scaling_json(run));
-    if (run->rows.n) put(root, "collectives", rows_json(run));
+    put(root, "collectives", rows_json(run)); /* always present (empty for `train`): readers can rely on it */
     if (run->transports) json_object_set(root, "transports", run->transports);
     if (run->train) json_object_set(root, "train", run->train);
     long long wrong = 0;

@@ -10,13 +10,14 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "mpi_check.h"
 #include "runtime.h"
 
 struct mpi_impl {
     MPI_Comm world;
 };
 
-static nvs_result_t mpi_fail(const char *call, int rc)
+nvs_result_t nvs_mpi_fail(const char *call, int rc)
 {
     char msg[MPI_MAX_ERROR_STRING] = "";
     int len = 0;
@@ -24,12 +25,6 @@ static nvs_result_t mpi_fail(const char *call, int rc)
     nvs_error("%s failed: %s", call, msg);
     return NVS_ERR_MPI;
 }
-
-#define MPI_TRY(call)                                                                                       \
-    do {                                                                                                    \
-        int rc_ = (call);                                                                                   \
-        if (rc_ != MPI_SUCCESS) return mpi_fail(#call, rc_);                                                \
-    } while (0)
 
 static double now_s(void)
 {
@@ -71,7 +66,7 @@ static nvs_result_t mbarrier(nvs_rt *rt, const char *what)
 
 static nvs_result_t mallgather(nvs_rt *rt, const void *send, void *recv, size_t bytes, const char *what)
 {
-    if (bytes > (size_t)INT32_MAX) return mpi_fail("MPI_Iallgather (message over 2 GiB)", MPI_ERR_COUNT);
+    if (bytes > (size_t)INT32_MAX) return nvs_mpi_fail("MPI_Iallgather (message over 2 GiB)", MPI_ERR_COUNT);
     MPI_Request req;
     MPI_TRY(MPI_Iallgather(send, (int)bytes, MPI_BYTE, recv, (int)bytes, MPI_BYTE, comm_of(rt), &req));
     return wait_req(rt, &req, what);
@@ -79,7 +74,7 @@ static nvs_result_t mallgather(nvs_rt *rt, const void *send, void *recv, size_t 
 
 static nvs_result_t mbcast(nvs_rt *rt, void *buf, size_t bytes, int root, const char *what)
 {
-    if (bytes > (size_t)INT32_MAX) return mpi_fail("MPI_Ibcast (message over 2 GiB)", MPI_ERR_COUNT);
+    if (bytes > (size_t)INT32_MAX) return nvs_mpi_fail("MPI_Ibcast (message over 2 GiB)", MPI_ERR_COUNT);
     MPI_Request req;
     MPI_TRY(MPI_Ibcast(buf, (int)bytes, MPI_BYTE, root, comm_of(rt), &req));
     return wait_req(rt, &req, what);
@@ -122,7 +117,7 @@ static nvs_result_t discover_nodes(nvs_rt *rt)
     int rc = MPI_Allgather(&is_leader, 1, MPI_INT, leaders, 1, MPI_INT, comm_of(rt));
     if (rc != MPI_SUCCESS) {
         free(leaders);
-        return mpi_fail("MPI_Allgather", rc);
+        return nvs_mpi_fail("MPI_Allgather", rc);
     }
     rt->nnodes = 0;
     rt->node = 0;
@@ -152,7 +147,7 @@ nvs_result_t nvs_rt_mpi_run(double timeout_s, nvs_rank_main fn, void *arg)
     if (rc == MPI_SUCCESS) rc = MPI_Comm_rank(impl.world, &rt.rank);
     if (rc == MPI_SUCCESS) rc = MPI_Comm_size(impl.world, &rt.size);
     if (rc != MPI_SUCCESS) {
-        res = mpi_fail("MPI communicator setup", rc);
+        res = nvs_mpi_fail("MPI communicator setup", rc);
         goto out;
     }
     nvs_log_set_rank(rt.rank, rt.size);
