@@ -12,6 +12,7 @@
 
 #include "../src/half.h"
 #include "../src/log.h"
+#include "../src/mpi_check.h"
 #include "../src/units.h"
 #include "backend.h"
 #include "backend_mpi.h"
@@ -26,20 +27,6 @@ struct mpi_impl {
     MPI_Op half_ops[NVS_OP_COUNT], bf16_ops[NVS_OP_COUNT];
 };
 
-static nvs_result_t mpi_fail(const char *call, int rc)
-{
-    char msg[MPI_MAX_ERROR_STRING] = "";
-    int len = 0;
-    MPI_Error_string(rc, msg, &len);
-    nvs_error("%s failed: %s", call, msg);
-    return NVS_ERR_MPI;
-}
-
-#define MPI_TRY(call)                                                                                       \
-    do {                                                                                                    \
-        int rc_ = (call);                                                                                   \
-        if (rc_ != MPI_SUCCESS) return mpi_fail(#call, rc_);                                                \
-    } while (0)
 
 /* ---- 16-bit reductions ---------------------------------------------------------------------------------- */
 
