@@ -84,7 +84,11 @@ OBJS := $(C_SRCS:%.c=build/%.o) $(CU_SRCS:%.cu=build/%.cu.o)
 TEST_SRCS := $(wildcard tests/unit/test_*.c)
 TEST_BINS := $(TEST_SRCS:tests/unit/%.c=build/tests/%)
 
-.PHONY: all check run deps install clean test-bins
+.PHONY: all check run deps install clean test-bins FORCE
+FORCE:
+
+# the revision is compiled into version.o: rebuild it every time so that it is never stale
+build/src/version.o: FORCE
 all: nvscale
 
 nvscale: build/src/main.o build/libnvscale.a
