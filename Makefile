@@ -85,11 +85,11 @@ TEST_SRCS := $(wildcard tests/unit/test_*.c)
 TEST_BINS := $(TEST_SRCS:tests/unit/%.c=build/tests/%)
 
 .PHONY: all check run deps install clean test-bins FORCE
-FORCE:
+all: nvscale
 
+FORCE:
 # the revision is compiled into version.o: rebuild it every time so that it is never stale
 build/src/version.o: FORCE
-all: nvscale
 
 nvscale: build/src/main.o build/libnvscale.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
