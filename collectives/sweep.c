@@ -94,9 +94,7 @@ static nvs_result_t fill_inputs(nvs_backend *b, const nvs_op *op, const nvs_patt
     size_t ts = nvs_dtype_size(op->type);
     /* poison the whole receive buffer first (out-of-place) so unwritten output is caught; in-place the send
      * region lies inside it and is filled right after */
-    if (!op->inplace) NVS_CHECK(b->ops->poison(b, op->recv, op->counts.recv_count * ts));
-    else if (op->counts.send_in_recv)
-        NVS_CHECK(b->ops->poison(b, op->recv, op->counts.recv_count * ts));
+    if (!op->inplace || op->counts.send_in_recv) NVS_CHECK(b->ops->poison(b, op->recv, op->counts.recv_count * ts));
     return b->ops->fill(b, op->type, op->send, op->counts.send_count, pat, crank, 0);
 }
 

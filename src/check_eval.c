@@ -410,6 +410,25 @@ static int unusable(nvs_verdict *v, const meas *m)
     return 0;
 }
 
+/* The run's value at point p: 1 when there is a usable one in *m; else the row is finished as FAIL ("not
+ * measured", or why the value cannot be used) and 0 returned. */
+static int measured_in_run(const nvs_rule *r, const nvs_ck_run *run, const point *p, nvs_verdict *v,
+                           nvs_verdicts *vs, meas *m)
+{
+    *m = measure(r, run, p);
+    if (!m->found) {
+        snprintf(v->measured, sizeof v->measured, "not measured");
+        missing_text(r, p, run, v->note, sizeof v->note);
+        finish(vs, v, 0);
+        return 0;
+    }
+    if (unusable(v, m)) {
+        finish(vs, v, 0);
+        return 0;
+    }
+    return 1;
+}
+
 static int eval_min(const nvs_rule *r, const nvs_ck_run *run, nvs_verdicts *vs)
 {
     points ps = {0};
@@ -426,17 +445,8 @@ static int eval_min(const nvs_rule *r, const nvs_ck_run *run, nvs_verdicts *vs)
             finish(vs, v, 0);
             continue;
         }
-        meas m = measure(r, run, p);
-        if (!m.found) {
-            snprintf(v->measured, sizeof v->measured, "not measured");
-            missing_text(r, p, run, v->note, sizeof v->note);
-            finish(vs, v, 0);
-            continue;
-        }
-        if (unusable(v, &m)) {
-            finish(vs, v, 0);
-            continue;
-        }
+        meas m;
+        if (!measured_in_run(r, run, p, v, vs, &m)) continue;
         fill_values(v, r, m.value, r->min);
         if (m.worst[0]) snprintf(v->note, sizeof v->note, "worst of %d rows: %s", m.rows, m.worst);
         finish(vs, v, m.value >= r->min);
@@ -490,17 +500,8 @@ static int eval_below(const nvs_rule *r, const nvs_ck_run *run, const nvs_ck_run
         }
         double expected = b.value * (1 - r->below_pct / 100);
         expected_only(v, r, expected);
-        meas m = measure(r, run, p);
-        if (!m.found) {
-            snprintf(v->measured, sizeof v->measured, "not measured");
-            missing_text(r, p, run, v->note, sizeof v->note);
-            finish(vs, v, 0);
-            continue;
-        }
-        if (unusable(v, &m)) {
-            finish(vs, v, 0);
-            continue;
-        }
+        meas m;
+        if (!measured_in_run(r, run, p, v, vs, &m)) continue;
         fill_values(v, r, m.value, expected);
         double below = b.value > 0 ? (b.value - m.value) / b.value * 100 : 0;
         if (r->metric == NVS_RULE_EFFICIENCY)

@@ -55,7 +55,7 @@ static nvs_result_t issue_step(nvs_train_exec *x, int mode)
 
 /* Median per-step time of `steps` steps after `warmup` untimed ones; every step is waited for on the host
  * (the next step's forward may not start before the optimizer is done, as in a real loop). */
-static nvs_result_t time_steps(nvs_ctx *run, nvs_train_exec *x, int mode, int warmup, int steps, int n, double *median)
+static nvs_result_t time_steps(nvs_train_exec *x, int mode, int warmup, int steps, int n, double *median)
 {
     static const char *const names[] = {"step", "compute-only step", "all-reduces", "step without GEMMs"};
     double *t = malloc((size_t)steps * sizeof *t);
@@ -75,7 +75,6 @@ static nvs_result_t time_steps(nvs_ctx *run, nvs_train_exec *x, int mode, int wa
         if (res == NVS_OK) res = x->ops->sync(x);
         t[i] = now_us() - t0;
     }
-    (void)run;
     if (res == NVS_OK) *median = nvs_median(t, (size_t)steps);
     free(t);
     return res;
@@ -285,10 +284,10 @@ nvs_result_t nvs_train_phase(nvs_ctx *run)
         if (member) {
             x.comm = c;
             x.nranks = pt->n;
-            res = time_steps(run, &x, STEP_FULL, cfg->warmup_steps, cfg->steps, pt->n, &mine[0]);
-            if (res == NVS_OK) res = time_steps(run, &x, STEP_COMPUTE, 2, cfg->steps, pt->n, &mine[1]);
-            if (res == NVS_OK) res = time_steps(run, &x, STEP_COMM, 2, cfg->steps, pt->n, &mine[2]);
-            if (res == NVS_OK && i == 0) res = time_steps(run, &x, STEP_NO_GEMM, 2, cfg->steps, pt->n, &mine[3]);
+            res = time_steps(&x, STEP_FULL, cfg->warmup_steps, cfg->steps, pt->n, &mine[0]);
+            if (res == NVS_OK) res = time_steps(&x, STEP_COMPUTE, 2, cfg->steps, pt->n, &mine[1]);
+            if (res == NVS_OK) res = time_steps(&x, STEP_COMM, 2, cfg->steps, pt->n, &mine[2]);
+            if (res == NVS_OK && i == 0) res = time_steps(&x, STEP_NO_GEMM, 2, cfg->steps, pt->n, &mine[3]);
             x.comm = NULL;
         }
         run->backend.ops->comm_free(&run->backend, c);

@@ -37,6 +37,11 @@ typedef struct {
     int *bucket_closes_at;  /* per layer: the bucket whose last gradient this layer produces, else -1 */
     size_t *grad_offset;    /* per layer, in elements */
     size_t grad_elems;      /* all parameters */
+    /* buffer layout the executors allocate (elements of the compute precision): per layer, where its GEMM
+     * weights and its stored output start (nlayers + 1 entries, the last = the total), and the largest GEMM
+     * input (forward input / input gradient scratch) and weight matrix (weight-gradient scratch) */
+    size_t *w_off, *a_off;
+    size_t max_x_elems, max_w_elems;
     /* memory, bytes per GPU (what train_gpu.c allocates) */
     double weight_bytes;    /* GEMM weights in the compute precision */
     double master_bytes;    /* fp32 parameters and momentum (SGD state) */

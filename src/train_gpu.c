@@ -21,7 +21,6 @@ struct gpu_impl {
     float *ws_w;           /* fp32 weight-gradient scratch */
     float *master, *momentum;
     void *grads;
-    size_t *w_off, *a_off; /* per layer, in elements */
     size_t es;             /* element size of the compute precision */
 };
 
@@ -75,28 +74,13 @@ static nvs_result_t gsetup(nvs_train_exec *x)
 {
     struct gpu_impl *g = G(x);
     const nvs_train_plan *pl = x->plan;
-    const nvs_profile *p = pl->profile;
-    int L = p->nlayers;
     g->es = nvs_precision_bytes(pl->precision);
     int bf = pl->precision == NVS_PREC_BF16;
-    g->w_off = calloc((size_t)L + 1, sizeof(size_t));
-    g->a_off = calloc((size_t)L + 1, sizeof(size_t));
     g->bucket_ev = calloc((size_t)pl->nbuckets + 1, sizeof(cudaEvent_t));
-    if (!g->w_off || !g->a_off || !g->bucket_ev) return NVS_ERR_NOMEM;
-    size_t wtot = 0, atot = 0, maxx = 0, maxw = 0;
-    for (int l = 0; l < L; l++) {
-        const nvs_layer *ly = &p->layers[l];
-        g->w_off[l] = wtot;
-        g->a_off[l] = atot;
-        wtot += (size_t)(ly->gemm_n * ly->gemm_k);
-        atot += (size_t)(fmax(ly->act_elems, ly->gemm_m * ly->gemm_n) * pl->batch);
-        size_t xx = (size_t)(ly->gemm_m * pl->batch * ly->gemm_k);
-        if (xx > maxx) maxx = xx;
-        size_t ww = (size_t)(ly->gemm_n * ly->gemm_k);
-        if (ww > maxw) maxw = ww;
-    }
-    g->w_off[L] = wtot;
-    g->a_off[L] = atot;
+    if (!g->bucket_ev) return NVS_ERR_NOMEM;
+    /* the buffer layout is the plan's (train_plan.c), the same the memory check counted */
+    const int L = pl->profile->nlayers;
+    const size_t wtot = pl->w_off[L], atot = pl->a_off[L], maxx = pl->max_x_elems, maxw = pl->max_w_elems;
     CUDA_TRY(cudaStreamCreateWithFlags(&g->compute, cudaStreamNonBlocking));
     CUDA_TRY(cudaStreamCreateWithFlags(&g->comm, cudaStreamNonBlocking));
     for (int b = 0; b < pl->nbuckets; b++) CUDA_TRY(cudaEventCreateWithFlags(&g->bucket_ev[b], cudaEventDisableTiming));
@@ -138,8 +122,8 @@ static nvs_result_t ggemm(nvs_train_exec *x, int l, int kind)
     cudaDataType_t ab = bf ? CUDA_R_16BF : CUDA_R_32F;
     cublasComputeType_t ct = pl->precision == NVS_PREC_TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
     const float one = 1.0f, zero = 0.0f;
-    char *W = (char *)g->weights + g->w_off[l] * g->es;
-    char *Y = (char *)g->acts + g->a_off[l] * g->es;
+    char *W = (char *)g->weights + pl->w_off[l] * g->es;
+    char *Y = (char *)g->acts + pl->a_off[l] * g->es;
     /* Column-major shapes (cuBLAS): Y[m x n] = X[m x k] W[k x n]; dX[m x k] = dY W^T; dW[k x n] = X^T dY.
      * The data are random: only shapes, precision and FLOPs matter. */
     switch (kind) {
@@ -178,7 +162,7 @@ static nvs_result_t gew(nvs_train_exec *x, int l, double passes)
     const nvs_layer *ly = &pl->profile->layers[l];
     size_t count = (size_t)(ly->act_elems * pl->batch);
     int bf = pl->precision == NVS_PREC_BF16;
-    void *Y = (char *)g->acts + g->a_off[l] * g->es;
+    void *Y = (char *)g->acts + pl->a_off[l] * g->es;
     int whole = (int)floor(passes);
     for (int i = 0; i < whole; i++) CUDA_TRY(nvs_kern_axpb(Y, count, bf, 0.999f, 0.001f, g->compute));
     size_t part = (size_t)((passes - whole) * (double)count); /* a fractional pass: that share of the tensor */
@@ -255,8 +239,6 @@ static void gteardown(nvs_train_exec *x)
     if (g->compute) cudaStreamDestroy(g->compute);
     if (g->comm) cudaStreamDestroy(g->comm);
     free(g->bucket_ev);
-    free(g->w_off);
-    free(g->a_off);
     free(g);
     x->impl = NULL;
 }

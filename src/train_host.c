@@ -15,7 +15,6 @@
 
 struct host_impl {
     float *weights, *acts, *ws_x, *ws_dx, *ws_w, *master, *momentum, *grads;
-    size_t *w_off, *a_off;
     MPI_Request *reqs;
     int nreqs;
 };
@@ -60,23 +59,11 @@ static nvs_result_t hsetup(nvs_train_exec *x)
 {
     struct host_impl *h = H(x);
     const nvs_train_plan *pl = x->plan;
-    const nvs_profile *p = pl->profile;
-    int L = p->nlayers;
-    h->w_off = calloc((size_t)L + 1, sizeof(size_t));
-    h->a_off = calloc((size_t)L + 1, sizeof(size_t));
     h->reqs = calloc((size_t)pl->nbuckets + 1, sizeof(MPI_Request));
-    if (!h->w_off || !h->a_off || !h->reqs) return NVS_ERR_NOMEM;
-    size_t wt = 0, at = 0, mx = 0, mw = 0;
-    for (int l = 0; l < L; l++) {
-        const nvs_layer *ly = &p->layers[l];
-        h->w_off[l] = wt;
-        h->a_off[l] = at;
-        wt += (size_t)(ly->gemm_n * ly->gemm_k);
-        at += (size_t)(fmax(ly->act_elems, ly->gemm_m * ly->gemm_n) * pl->batch);
-        size_t xx = (size_t)(ly->gemm_m * pl->batch * ly->gemm_k);
-        if (xx > mx) mx = xx;
-        if ((size_t)(ly->gemm_n * ly->gemm_k) > mw) mw = (size_t)(ly->gemm_n * ly->gemm_k);
-    }
+    if (!h->reqs) return NVS_ERR_NOMEM;
+    /* the buffer layout is the plan's (train_plan.c), the same the memory check counted */
+    const int L = pl->profile->nlayers;
+    const size_t wt = pl->w_off[L], at = pl->a_off[L], mx = pl->max_x_elems, mw = pl->max_w_elems;
     if (!(h->weights = halloc(wt, "GEMM weights", 1)) || !(h->acts = halloc(at, "activations", 2)) ||
         !(h->ws_x = halloc(mx, "GEMM input", 3)) || !(h->ws_dx = halloc(mx, "input gradient", 4)) ||
         !(h->ws_w = halloc(mw, "weight gradient", 5)) || !(h->master = halloc(pl->grad_elems, "parameters", 6)) ||
@@ -117,7 +104,7 @@ static nvs_result_t hgemm(nvs_train_exec *x, int l, int kind)
     const nvs_train_plan *pl = x->plan;
     const nvs_layer *ly = &pl->profile->layers[l];
     int m = (int)(ly->gemm_m * pl->batch), n = (int)ly->gemm_n, k = (int)ly->gemm_k;
-    float *W = h->weights + h->w_off[l], *Y = h->acts + h->a_off[l];
+    float *W = h->weights + pl->w_off[l], *Y = h->acts + pl->a_off[l];
     switch (kind) {
     case NVS_GEMM_FWD: /* Y[m x n] = X[m x k] W[k x n] */
         sgemm(m, n, k, h->ws_x, 1, (size_t)m, W, 1, (size_t)k, Y, h);
@@ -140,7 +127,7 @@ static nvs_result_t hew(nvs_train_exec *x, int l, double passes)
     struct host_impl *h = H(x);
     const nvs_train_plan *pl = x->plan;
     size_t count = (size_t)(pl->profile->layers[l].act_elems * pl->batch);
-    float *Y = h->acts + h->a_off[l];
+    float *Y = h->acts + pl->a_off[l];
     size_t total = (size_t)(passes * (double)count);
     for (size_t done = 0; done < total; done += count) {
         size_t c = total - done < count ? total - done : count;
@@ -221,8 +208,6 @@ static void hteardown(nvs_train_exec *x)
     if (!h) return;
     float *bufs[] = {h->weights, h->acts, h->ws_x, h->ws_dx, h->ws_w, h->master, h->momentum, h->grads};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) free(bufs[i]);
-    free(h->w_off);
-    free(h->a_off);
     free(h->reqs);
     free(h);
     x->impl = NULL;

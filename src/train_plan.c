@@ -13,6 +13,8 @@ void nvs_train_plan_free(nvs_train_plan *plan)
     free(plan->bucket_of_layer);
     free(plan->bucket_closes_at);
     free(plan->grad_offset);
+    free(plan->w_off);
+    free(plan->a_off);
     memset(plan, 0, sizeof *plan);
 }
 
@@ -29,7 +31,10 @@ nvs_result_t nvs_train_plan_make(const nvs_profile *p, int batch, nvs_precision 
     plan->bucket_closes_at = malloc((size_t)L * sizeof(int));
     plan->grad_offset = calloc((size_t)L, sizeof(size_t));
     plan->buckets = calloc((size_t)L + 1, sizeof *plan->buckets);
-    if (!plan->bucket_of_layer || !plan->bucket_closes_at || !plan->grad_offset || !plan->buckets) {
+    plan->w_off = calloc((size_t)L + 1, sizeof(size_t));
+    plan->a_off = calloc((size_t)L + 1, sizeof(size_t));
+    if (!plan->bucket_of_layer || !plan->bucket_closes_at || !plan->grad_offset || !plan->buckets || !plan->w_off ||
+        !plan->a_off) {
         nvs_train_plan_free(plan);
         return NVS_ERR_NOMEM;
     }
@@ -62,29 +67,33 @@ nvs_result_t nvs_train_plan_make(const nvs_profile *p, int batch, nvs_precision 
     plan->grad_elems = offset;
 
     size_t es = nvs_precision_bytes(prec);
-    double maxa = 0, maxx = 0, maxw = 0;
+    size_t wtot = 0, atot = 0;
     for (int l = 0; l < L; l++) {
         const nvs_layer *ly = &p->layers[l];
-        double mrows = (double)batch * ly->gemm_m;
-        plan->weight_bytes += ly->gemm_n * ly->gemm_k * (double)es;
-        double out = fmax(ly->act_elems, ly->gemm_m * ly->gemm_n) * batch;
-        plan->act_bytes += out * (double)es;
-        double x = mrows * ly->gemm_k; /* GEMM input (im2col for a convolution) */
-        if (x > maxx) maxx = x;
-        if (out > maxa) maxa = out;
-        if (ly->gemm_n * ly->gemm_k > maxw) maxw = ly->gemm_n * ly->gemm_k;
+        plan->w_off[l] = wtot;
+        plan->a_off[l] = atot;
+        size_t w = (size_t)(ly->gemm_n * ly->gemm_k);
+        wtot += w;
+        atot += (size_t)(fmax(ly->act_elems, ly->gemm_m * ly->gemm_n) * batch); /* the stored output */
+        size_t x = (size_t)(ly->gemm_m * batch * ly->gemm_k); /* GEMM input (im2col for a convolution) */
+        if (x > plan->max_x_elems) plan->max_x_elems = x;
+        if (w > plan->max_w_elems) plan->max_w_elems = w;
         double f = nvs_layer_fwd_flops(ly) * batch;
         plan->fwd_flops += f;
         plan->step_flops += f + (l > 0 ? 2 * f : f); /* backward: weight gradient always, input gradient after l 0 */
     }
+    plan->w_off[L] = wtot;
+    plan->a_off[L] = atot;
+    plan->weight_bytes = (double)wtot * (double)es;
+    plan->act_bytes = (double)atot * (double)es;
     /* fp32 master weights + momentum for every parameter (SGD with momentum keeps one buffer) */
     plan->master_bytes = (double)plan->grad_elems * 4.0 * 2.0;
     plan->grad_bytes = (double)plan->grad_elems * (double)gsize;
     /* two scratch buffers of the largest GEMM input (forward input / input gradient), an fp32 one of the largest
      * weight matrix (weight-gradient scratch for GEMMs without parameters, or before a cast to bf16 gradients),
      * and 64 MiB for cuBLAS's workspace */
-    (void)maxa;
-    plan->workspace_bytes = 2 * maxx * (double)es + maxw * 4.0 + 64.0 * 1024 * 1024;
+    plan->workspace_bytes = 2.0 * (double)plan->max_x_elems * (double)es + (double)plan->max_w_elems * 4.0 +
+                            64.0 * 1024 * 1024;
     plan->total_bytes = plan->weight_bytes + plan->master_bytes + plan->grad_bytes + plan->act_bytes +
                         plan->workspace_bytes;
     return NVS_OK;
