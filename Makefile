@@ -67,7 +67,9 @@ VERSION := 0.1.0
 GIT_REV := $(shell git rev-parse --short HEAD 2>/dev/null && exit; cat .nvs-rev 2>/dev/null || echo unknown)
 GIT_REV := $(GIT_REV)$(shell git rev-parse HEAD >/dev/null 2>&1 && { git diff --quiet HEAD 2>/dev/null || echo -dirty; })
 
-CPPFLAGS += -D_GNU_SOURCE -DNVS_VERSION='"$(VERSION)"' -DNVS_GIT_REV='"$(GIT_REV)"' \
+# One include root per name: every #include is "<layer>/<file>.h" (src/<layer>/, or the top-level topo/ and
+# collectives/ the card names); tests/layering.sh checks that includes only go down (src/LAYERS).
+CPPFLAGS += -Isrc -I. -D_GNU_SOURCE -DNVS_VERSION='"$(VERSION)"' -DNVS_GIT_REV='"$(GIT_REV)"' \
             -I$(CUDA_HOME)/include -I$(NCCL_HOME)/include $(MPI_CFLAGS) $(HWLOC_CFLAGS) $(JANSSON_CFLAGS)
 CFLAGS ?= -O2 -g
 CFLAGS += -std=c11 -Wall -Wextra -Werror -Wno-missing-field-initializers -MMD -MP
@@ -78,8 +80,8 @@ LDLIBS += -L$(NCCL_LIBDIR) -Wl,-rpath,$(NCCL_LIBDIR) -lnccl \
           $(MPI_LIBS) $(HWLOC_LIBS) $(JANSSON_LIBS) -ldl -lpthread -lm -lstdc++
 
 # --- sources ----------------------------------------------------------------------------------------------
-C_SRCS := $(filter-out src/main.c,$(wildcard src/*.c src/*/*.c topo/*.c collectives/*.c))
-CU_SRCS := $(wildcard collectives/*.cu src/*.cu topo/*.cu)
+C_SRCS := $(filter-out src/cli/main.c,$(wildcard src/*/*.c src/*/*/*.c topo/*.c collectives/*.c))
+CU_SRCS := $(wildcard collectives/*.cu src/*/*.cu topo/*.cu)
 OBJS := $(C_SRCS:%.c=build/%.o) $(CU_SRCS:%.cu=build/%.cu.o)
 TEST_SRCS := $(wildcard tests/unit/test_*.c)
 TEST_BINS := $(TEST_SRCS:tests/unit/%.c=build/tests/%)
@@ -89,9 +91,9 @@ all: nvscale
 
 FORCE:
 # the revision is compiled into version.o: rebuild it every time so that it is never stale
-build/src/version.o: FORCE
+build/src/core/version.o: FORCE
 
-nvscale: build/src/main.o build/libnvscale.a
+nvscale: build/src/cli/main.o build/libnvscale.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
 build/libnvscale.a: $(OBJS)
@@ -129,4 +131,4 @@ install: nvscale
 clean:
 	rm -rf build nvscale
 
--include $(OBJS:.o=.d) build/src/main.d
+-include $(OBJS:.o=.d) build/src/cli/main.d

@@ -1,6 +1,6 @@
 /* all_gather: rank r's buffer lands in block r of every rank's output. "size" is the whole output, as in
  * nccl-tests, and "count" the elements each rank contributes. */
-#include "coll.h"
+#include "collectives/coll.h"
 
 /* nccl-tests doc/PERFORMANCE.md: allgather busbw = algbw * (n-1)/n. */
 static double factor(int n) { return n > 0 ? (double)(n - 1) / n : 0.0; }

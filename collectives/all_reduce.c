@@ -1,5 +1,5 @@
 /* all_reduce: every rank ends with the reduction of all ranks' buffers. */
-#include "coll.h"
+#include "collectives/coll.h"
 
 /* nccl-tests doc/PERFORMANCE.md: a ring allreduce moves 2(n-1)/n of the data over each link. */
 static double factor(int n) { return n > 0 ? 2.0 * (n - 1) / n : 0.0; }

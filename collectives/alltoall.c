@@ -1,6 +1,6 @@
 /* alltoall: block j of rank r's input goes to block r of rank j's output. Built from grouped send/recv in NCCL
  * (as nccl-tests does) and MPI_Alltoall on the host backend. In-place is not defined. */
-#include "coll.h"
+#include "collectives/coll.h"
 
 /* nccl-tests doc/PERFORMANCE.md: alltoall busbw = algbw * (n-1)/n. */
 static double factor(int n) { return n > 0 ? (double)(n - 1) / n : 0.0; }

@@ -11,11 +11,11 @@
 
 #include <stddef.h>
 
-#include "../src/config.h"
-#include "../src/err.h"
-#include "../src/runtime.h"
-#include "coll.h"
-#include "pattern.h"
+#include "core/config.h"
+#include "core/err.h"
+#include "runtime/runtime.h"
+#include "collectives/coll.h"
+#include "collectives/pattern.h"
 
 typedef struct nvs_backend nvs_backend;
 typedef struct nvs_comm nvs_comm;

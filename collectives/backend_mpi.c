@@ -10,12 +10,13 @@
 #include <string.h>
 #include <time.h>
 
-#include "../src/half.h"
-#include "../src/log.h"
-#include "../src/mpi_check.h"
-#include "../src/units.h"
-#include "backend.h"
-#include "backend_mpi.h"
+#include "core/clock.h"
+#include "core/half.h"
+#include "core/log.h"
+#include "core/mpi_check.h"
+#include "core/units.h"
+#include "collectives/backend.h"
+#include "collectives/backend_mpi.h"
 
 struct nvs_comm {
     MPI_Comm comm;
@@ -197,21 +198,14 @@ static nvs_result_t mverify(nvs_backend *b, nvs_dtype t, const void *out, const 
     return NVS_OK;
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 static nvs_result_t complete(nvs_backend *b, MPI_Request *reqs, int n, const nvs_op *op)
 {
-    double start = now_s();
+    double start = nvs_now_s();
     for (;;) {
         int done = 0;
         MPI_TRY(MPI_Testall(n, reqs, &done, MPI_STATUSES_IGNORE));
         if (done) return NVS_OK;
-        double waited = now_s() - start;
+        double waited = nvs_now_s() - start;
         if (waited > b->rt->timeout_s) {
             char sz[32];
             nvs_error("%s of %s (%s, %s) did not complete within %.0f s on rank %d: a peer rank is stalled or gone",

@@ -4,7 +4,7 @@
 
 #include <mpi.h>
 
-#include "backend.h"
+#include "collectives/backend.h"
 
 MPI_Comm nvs_mpi_comm(nvs_comm *c);
 

@@ -7,11 +7,13 @@
 #include <string.h>
 #include <time.h>
 
-#include "../src/log.h"
-#include "../src/units.h"
-#include "backend.h"
-#include "backend_nccl.h"
-#include "kernels.h"
+#include "core/clock.h"
+#include "core/gpu_check.h"
+#include "core/log.h"
+#include "core/units.h"
+#include "collectives/backend.h"
+#include "collectives/backend_nccl.h"
+#include "collectives/kernels.h"
 
 struct nvs_comm {
     ncclComm_t comm;
@@ -27,29 +29,6 @@ struct nccl_impl {
     ncclComm_t active;              /* communicator of the op being waited for, for abort */
 };
 
-static nvs_result_t cuda_fail(const char *call, cudaError_t e)
-{
-    nvs_error("%s failed: %s (%s)", call, cudaGetErrorString(e), cudaGetErrorName(e));
-    return NVS_ERR_CUDA;
-}
-
-static nvs_result_t nccl_fail(const char *call, ncclResult_t r, ncclComm_t comm)
-{
-    const char *last = ncclGetLastError(comm);
-    nvs_error("%s failed: %s%s%s", call, ncclGetErrorString(r), last && *last ? ": " : "", last ? last : "");
-    return NVS_ERR_NCCL;
-}
-
-#define CUDA_TRY(call)                                                                                      \
-    do {                                                                                                    \
-        cudaError_t e_ = (call);                                                                            \
-        if (e_ != cudaSuccess) return cuda_fail(#call, e_);                                                 \
-    } while (0)
-#define NCCL_TRY(call, comm)                                                                                \
-    do {                                                                                                    \
-        ncclResult_t r_ = (call);                                                                           \
-        if (r_ != ncclSuccess) return nccl_fail(#call, r_, comm);                                           \
-    } while (0)
 
 int nvs_gpu_available(char *why, size_t len)
 {
@@ -99,14 +78,14 @@ static nvs_result_t nsplit(nvs_backend *b, int member, nvs_comm **out)
     nvs_comm *c = calloc(1, sizeof *c);
     if (!c) return NVS_ERR_NOMEM;
     /* Always a new communicator, even when every rank is a member: NCCL's log then names each measurement's
-     * connections under its own communicator, created just before it (src/nccl_log.h explains why that
+     * connections under its own communicator, created just before it (src/explain/nccl_log.h explains why that
      * matters), and the world communicator stays a bootstrap that carries no traffic. */
     {
         ncclComm_t nc = NULL;
         ncclResult_t r = ncclCommSplit(im->world, member ? 0 : NCCL_SPLIT_NOCOLOR, b->rt->rank, &nc, NULL);
         if (r != ncclSuccess) {
             free(c);
-            return nccl_fail("ncclCommSplit", r, im->world);
+            return nvs_nccl_fail("ncclCommSplit", r, im->world);
         }
         if (!member) {
             free(c);
@@ -120,7 +99,7 @@ static nvs_result_t nsplit(nvs_backend *b, int member, nvs_comm **out)
     if (r != ncclSuccess) {
         if (c->owned) ncclCommDestroy(c->comm);
         free(c);
-        return nccl_fail("ncclCommUserRank/ncclCommCount", r, NULL);
+        return nvs_nccl_fail("ncclCommUserRank/ncclCommCount", r, NULL);
     }
     *out = c;
     return NVS_OK;
@@ -132,7 +111,7 @@ static void nfree_comm(nvs_backend *b, nvs_comm *c)
     if (!c) return;
     if (c->owned && c->comm) {
         ncclResult_t r = ncclCommDestroy(c->comm);
-        if (r != ncclSuccess) nccl_fail("ncclCommDestroy", r, NULL);
+        if (r != ncclSuccess) nvs_nccl_fail("ncclCommDestroy", r, NULL);
     }
     free(c);
 }
@@ -160,7 +139,7 @@ static void nfree(nvs_backend *b, void *p)
     (void)b;
     if (p) {
         cudaError_t e = cudaFree(p);
-        if (e != cudaSuccess) cuda_fail("cudaFree", e);
+        if (e != cudaSuccess) nvs_cuda_fail(NULL, "cudaFree", e);
     }
 }
 
@@ -237,13 +216,6 @@ static nvs_result_t nlaunch(nvs_backend *b, nvs_comm *c, const nvs_op *op)
     return NVS_OK;
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 ncclComm_t nvs_nccl_comm(nvs_comm *c) { return c ? c->comm : NULL; }
 
 /* Poll a stream to completion (as nccl-tests does: cudaStreamQuery + ncclCommGetAsyncError); past the timeout,
@@ -251,24 +223,24 @@ ncclComm_t nvs_nccl_comm(nvs_comm *c) { return c ? c->comm : NULL; }
 static nvs_result_t wait_stream(nvs_backend *b, nvs_comm *c, cudaStream_t s, const char *what)
 {
     struct nccl_impl *im = impl_of(b);
-    double start = now_s();
+    double start = nvs_now_s();
     for (;;) {
         cudaError_t e = cudaStreamQuery(s);
         if (e == cudaSuccess) return NVS_OK;
-        if (e != cudaErrorNotReady) return cuda_fail("cudaStreamQuery", e);
+        if (e != cudaErrorNotReady) return nvs_cuda_fail(NULL, "cudaStreamQuery", e);
         if (c) {
             ncclResult_t async = ncclSuccess;
             ncclResult_t r = ncclCommGetAsyncError(c->comm, &async);
-            if (r != ncclSuccess) return nccl_fail("ncclCommGetAsyncError", r, c->comm);
+            if (r != ncclSuccess) return nvs_nccl_fail("ncclCommGetAsyncError", r, c->comm);
             if (async != ncclSuccess && async != ncclInProgress) {
-                nccl_fail(what, async, c->comm);
+                nvs_nccl_fail(what, async, c->comm);
                 ncclCommAbort(c->comm);
                 if (c->comm == im->world) im->world = NULL;
                 c->comm = NULL;
                 return NVS_ERR_NCCL;
             }
         }
-        if (now_s() - start > b->rt->timeout_s) {
+        if (nvs_now_s() - start > b->rt->timeout_s) {
             nvs_error("%s did not complete within %.0f s on rank %d (GPU %s): a peer rank is stalled or gone; "
                       "aborting the NCCL communicators",
                       what, b->rt->timeout_s, b->rt->rank, b->pci_bus_id);
@@ -308,7 +280,7 @@ static nvs_result_t ngraph_end(nvs_backend *b, void **graph)
     CUDA_TRY(cudaStreamEndCapture(impl_of(b)->stream, &g));
     cudaError_t e = cudaGraphInstantiate(&exec, g, 0);
     cudaGraphDestroy(g);
-    if (e != cudaSuccess) return cuda_fail("cudaGraphInstantiate", e);
+    if (e != cudaSuccess) return nvs_cuda_fail(NULL, "cudaGraphInstantiate", e);
     *graph = exec;
     return NVS_OK;
 }
@@ -332,7 +304,7 @@ static void nfinalize(nvs_backend *b)
     if (im->d_counters) cudaFree(im->d_counters);
     if (im->world) {
         ncclResult_t r = ncclCommDestroy(im->world);
-        if (r != ncclSuccess) nccl_fail("ncclCommDestroy", r, NULL);
+        if (r != ncclSuccess) nvs_nccl_fail("ncclCommDestroy", r, NULL);
     }
     if (im->stream) cudaStreamDestroy(im->stream);
     free(im);

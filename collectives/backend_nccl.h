@@ -5,7 +5,7 @@
 #include <cuda_runtime_api.h>
 #include <nccl.h>
 
-#include "backend.h"
+#include "collectives/backend.h"
 
 ncclComm_t nvs_nccl_comm(nvs_comm *c);
 /* Wait for a stream with the run's timeout, aborting the communicators if a peer stalls. */

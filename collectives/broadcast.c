@@ -1,5 +1,5 @@
 /* broadcast: the root's buffer is copied to every rank. */
-#include "coll.h"
+#include "collectives/coll.h"
 
 /* nccl-tests doc/PERFORMANCE.md: broadcast busbw = algbw (each link carries the data once). */
 static double factor(int n) { return n > 0 ? 1.0 : 0.0; }

@@ -1,5 +1,5 @@
 /* Registry of the collectives: the table the sweep walks, in NVS_COLL_LIST order. */
-#include "coll.h"
+#include "collectives/coll.h"
 
 #include <string.h>
 #include <strings.h>

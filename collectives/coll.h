@@ -20,7 +20,7 @@
 
 #include <stddef.h>
 
-#include "../src/dtype.h"
+#include "core/dtype.h"
 
 typedef enum {
     NVS_PRIM_ALLREDUCE,

@@ -4,7 +4,7 @@
 #include <cuda_fp16.h>
 #include <stdint.h>
 
-#include "kernels.h"
+#include "collectives/kernels.h"
 
 namespace {
 

@@ -7,9 +7,9 @@
 #include <cuda_runtime_api.h>
 #include <stddef.h>
 
-#include "../src/dtype.h"
-#include "coll.h"
-#include "pattern.h"
+#include "core/dtype.h"
+#include "collectives/coll.h"
+#include "collectives/pattern.h"
 
 #ifdef __cplusplus
 extern "C" {

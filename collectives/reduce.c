@@ -1,5 +1,5 @@
 /* reduce: the root ends with the reduction of all ranks' buffers; other ranks' outputs are undefined. */
-#include "coll.h"
+#include "collectives/coll.h"
 
 /* nccl-tests doc/PERFORMANCE.md: reduce busbw = algbw. */
 static double factor(int n) { return n > 0 ? 1.0 : 0.0; }

@@ -1,6 +1,6 @@
 /* reduce_scatter: block r of the reduction of all ranks' buffers lands on rank r. "size" is the whole input,
  * as in nccl-tests, and "count" the elements each rank receives. */
-#include "coll.h"
+#include "collectives/coll.h"
 
 /* nccl-tests doc/PERFORMANCE.md: reducescatter busbw = algbw * (n-1)/n. */
 static double factor(int n) { return n > 0 ? (double)(n - 1) / n : 0.0; }

@@ -1,6 +1,6 @@
 /* sendrecv: every rank sends its buffer to the next rank of the ring and receives from the previous one, all at
  * once (nccl-tests' sendrecv_perf). In-place is not defined. */
-#include "coll.h"
+#include "collectives/coll.h"
 
 /* nccl-tests doc/PERFORMANCE.md: point-to-point busbw = algbw. */
 static double factor(int n) { return n > 0 ? 1.0 : 0.0; }

@@ -1,4 +1,5 @@
-#include "sweep.h"
+#include "core/clock.h"
+#include "collectives/sweep.h"
 
 #include <limits.h>
 #include <math.h>
@@ -6,9 +7,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "../src/log.h"
-#include "../src/metrics.h"
-#include "../src/units.h"
+#include "core/log.h"
+#include "core/metrics.h"
+#include "core/units.h"
 
 #define MAX_SIZES 4096
 /* automatic -n: time each size for about this long, within [AUTO_MIN, AUTO_MAX] iterations. 20 ms keeps the
@@ -17,13 +18,6 @@
 #define AUTO_TARGET_US 20000.0
 #define AUTO_MIN 20
 #define AUTO_MAX 1000
-
-static double now_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e6 + ts.tv_nsec * 1e-3;
-}
 
 size_t nvs_sweep_plan_sizes(const nvs_config *cfg, size_t *sizes, size_t cap)
 {
@@ -143,10 +137,10 @@ static nvs_result_t run_point(nvs_backend *b, nvs_comm *c, int n, const nvs_swee
         for (int i = 0; i < cfg->warmup; i++) NVS_CHECK(b->ops->launch(b, c, &op));
         NVS_CHECK(b->ops->wait(b, c, &op));
         if (cfg->iters == 0) {
-            double t0 = now_us();
+            double t0 = nvs_now_us();
             for (int i = 0; i < 4; i++) NVS_CHECK(b->ops->launch(b, c, &op));
             NVS_CHECK(b->ops->wait(b, c, &op));
-            probe_us = (now_us() - t0) / 4;
+            probe_us = (nvs_now_us() - t0) / 4;
         }
     }
     int iters = cfg->iters;
@@ -173,7 +167,7 @@ static nvs_result_t run_point(nvs_backend *b, nvs_comm *c, int n, const nvs_swee
          * collective time (it matters for short loops: -n 20 of 10 us). */
         NVS_CHECK(b->ops->launch(b, c, &op));
         NVS_CHECK(b->ops->wait(b, c, &op));
-        double t0 = now_us();
+        double t0 = nvs_now_us();
         if (launches) {
             for (int l = 0; l < launches; l++) NVS_CHECK(b->ops->graph_launch(b, graph));
         } else {
@@ -182,7 +176,7 @@ static nvs_result_t run_point(nvs_backend *b, nvs_comm *c, int n, const nvs_swee
         nvs_result_t w = b->ops->wait(b, c, &op);
         if (graph) b->ops->graph_free(b, graph);
         NVS_CHECK(w);
-        my_us = (now_us() - t0) / (double)(iters * (launches ? launches : 1));
+        my_us = (nvs_now_us() - t0) / (double)(iters * (launches ? launches : 1));
     }
     double *all = malloc((size_t)rt->size * sizeof *all);
     if (!all) return NVS_ERR_NOMEM;
@@ -247,7 +241,7 @@ nvs_result_t nvs_sweep_run(nvs_backend *b, nvs_comm *c, int n, const nvs_sweep_b
     size_t nsizes = nvs_sweep_plan_sizes(cfg, sizes, MAX_SIZES);
     if (!nsizes) return NVS_ERR_USAGE;
     int total = 0, done = 0;
-    double t_start = now_us();
+    double t_start = nvs_now_us();
     for (int pass = 0; pass < 2; pass++) {
         for (int ci = 0; ci < nvs_coll_count(); ci++) {
             const nvs_coll *coll = nvs_coll_at(ci);
@@ -269,7 +263,7 @@ nvs_result_t nvs_sweep_run(nvs_backend *b, nvs_comm *c, int n, const nvs_sweep_b
                             char sz[32];
                             /* time left: the configurations so far took this long each, on average (large
                              * sizes come last, so it errs short; it corrects itself as they run) */
-                            double el = now_us() - t_start;
+                            double el = nvs_now_us() - t_start;
                             double left = done ? el / done * (total - done) / 1e6 : 0;
                             nvs_progress("N=%d  %s %s %s %s  [%d/%d]  %.0f s elapsed, ~%.0f s left", n, coll->name,
                                          nvs_format_size(sizes[s], sz, sizeof sz), nvs_dtype_name((nvs_dtype)t),

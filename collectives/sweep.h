@@ -5,8 +5,8 @@
 #ifndef NVS_SWEEP_H
 #define NVS_SWEEP_H
 
-#include "../src/results.h"
-#include "backend.h"
+#include "collectives/rows.h"
+#include "collectives/backend.h"
 
 typedef struct {
     void *buf_a, *buf_b; /* send / receive buffers, `bytes` each */

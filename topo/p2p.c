@@ -5,9 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../collectives/kernels.h"
-#include "../src/log.h"
-#include "p2p.h"
+#include "collectives/kernels.h"
+#include "core/gpu_check.h"
+#include "core/log.h"
+#include "topo/p2p.h"
 
 #define STAGE_CHUNK_BYTES ((size_t)8 << 20) /* host path: 8 MiB chunks keep both copy engines busy */
 /* latency: enough back-to-back copies that launch jitter averages out (p2pBandwidthLatencyTest-style) */
@@ -31,17 +32,6 @@ typedef struct {
     size_t bytes;
 } p2p_ctx;
 
-#define CU(call, ...)                                                                                       \
-    do {                                                                                                    \
-        cudaError_t e_ = (call);                                                                            \
-        if (e_ != cudaSuccess) {                                                                            \
-            char what_[160];                                                                                \
-            snprintf(what_, sizeof what_, __VA_ARGS__);                                                     \
-            nvs_error("%s: %s failed: %s", what_, #call, cudaGetErrorString(e_));                           \
-            return NVS_ERR_CUDA;                                                                            \
-        }                                                                                                   \
-    } while (0)
-
 static nvs_result_t ctx_init(p2p_ctx *c, int ndev, size_t bytes)
 {
     c->ndev = ndev;
@@ -50,17 +40,17 @@ static nvs_result_t ctx_init(p2p_ctx *c, int ndev, size_t bytes)
     if (!c->d) return NVS_ERR_NOMEM;
     for (int i = 0; i < ndev; i++) {
         dev_ctx *d = &c->d[i];
-        CU(cudaSetDevice(i), "GPU %d", i);
-        CU(cudaMalloc(&d->src, bytes), "GPU %d: %zu bytes", i, bytes);
-        CU(cudaMalloc(&d->dst, bytes), "GPU %d: %zu bytes", i, bytes);
-        CU(cudaMalloc((void **)&d->d_wrong, 2 * sizeof *d->d_wrong), "GPU %d", i);
+        CUDA_TRY_AT(cudaSetDevice(i), "GPU %d", i);
+        CUDA_TRY_AT(cudaMalloc(&d->src, bytes), "GPU %d: %zu bytes", i, bytes);
+        CUDA_TRY_AT(cudaMalloc(&d->dst, bytes), "GPU %d: %zu bytes", i, bytes);
+        CUDA_TRY_AT(cudaMalloc((void **)&d->d_wrong, 2 * sizeof *d->d_wrong), "GPU %d", i);
         for (int k = 0; k < 2; k++) {
-            CU(cudaStreamCreateWithFlags(&d->s[k], cudaStreamNonBlocking), "GPU %d", i);
-            CU(cudaEventCreateWithFlags(&d->staged[k], cudaEventDisableTiming), "GPU %d", i);
-            CU(cudaEventCreateWithFlags(&d->done[k], cudaEventDisableTiming), "GPU %d", i);
+            CUDA_TRY_AT(cudaStreamCreateWithFlags(&d->s[k], cudaStreamNonBlocking), "GPU %d", i);
+            CUDA_TRY_AT(cudaEventCreateWithFlags(&d->staged[k], cudaEventDisableTiming), "GPU %d", i);
+            CUDA_TRY_AT(cudaEventCreateWithFlags(&d->done[k], cudaEventDisableTiming), "GPU %d", i);
         }
-        CU(cudaEventCreate(&d->start), "GPU %d", i);
-        CU(cudaEventCreate(&d->stop), "GPU %d", i);
+        CUDA_TRY_AT(cudaEventCreate(&d->start), "GPU %d", i);
+        CUDA_TRY_AT(cudaEventCreate(&d->stop), "GPU %d", i);
     }
     return NVS_OK;
 }
@@ -90,7 +80,7 @@ static void ctx_free(p2p_ctx *c)
 static nvs_result_t need_host(p2p_ctx *c)
 {
     for (int k = 0; k < 2; k++)
-        if (!c->host[k]) CU(cudaHostAlloc(&c->host[k], c->bytes, cudaHostAllocPortable), "pinned staging buffer of %zu bytes", c->bytes);
+        if (!c->host[k]) CUDA_TRY_AT(cudaHostAlloc(&c->host[k], c->bytes, cudaHostAllocPortable), "pinned staging buffer of %zu bytes", c->bytes);
     return NVS_OK;
 }
 
@@ -101,27 +91,27 @@ static nvs_result_t enqueue_copy(p2p_ctx *c, int i, int j, size_t bytes, int p2p
 {
     dev_ctx *a = &c->d[i], *b = &c->d[j];
     if (p2p) {
-        CU(cudaMemcpyPeerAsync(b->dst, j, a->src, i, bytes, a->s[k]), "copy GPU %d -> GPU %d", i, j);
+        CUDA_TRY_AT(cudaMemcpyPeerAsync(b->dst, j, a->src, i, bytes, a->s[k]), "copy GPU %d -> GPU %d", i, j);
         return NVS_OK;
     }
     char *h = c->host[k];
     for (size_t off = 0; off < bytes; off += STAGE_CHUNK_BYTES) {
         size_t n = bytes - off < STAGE_CHUNK_BYTES ? bytes - off : STAGE_CHUNK_BYTES;
-        CU(cudaMemcpyAsync(h + off, (char *)a->src + off, n, cudaMemcpyDeviceToHost, a->s[k]), "GPU %d -> host", i);
-        CU(cudaEventRecord(a->staged[k], a->s[k]), "GPU %d", i);
+        CUDA_TRY_AT(cudaMemcpyAsync(h + off, (char *)a->src + off, n, cudaMemcpyDeviceToHost, a->s[k]), "GPU %d -> host", i);
+        CUDA_TRY_AT(cudaEventRecord(a->staged[k], a->s[k]), "GPU %d", i);
         /* waits on the record just made: re-recording for the next chunk does not affect this wait */
-        CU(cudaStreamWaitEvent(b->s[k], a->staged[k], 0), "GPU %d waits for GPU %d", j, i);
-        CU(cudaMemcpyAsync((char *)b->dst + off, h + off, n, cudaMemcpyHostToDevice, b->s[k]), "host -> GPU %d", j);
+        CUDA_TRY_AT(cudaStreamWaitEvent(b->s[k], a->staged[k], 0), "GPU %d waits for GPU %d", j, i);
+        CUDA_TRY_AT(cudaMemcpyAsync((char *)b->dst + off, h + off, n, cudaMemcpyHostToDevice, b->s[k]), "host -> GPU %d", j);
     }
-    CU(cudaEventRecord(b->done[k], b->s[k]), "GPU %d", j);
-    CU(cudaStreamWaitEvent(a->s[k], b->done[k], 0), "GPU %d waits for GPU %d", i, j);
+    CUDA_TRY_AT(cudaEventRecord(b->done[k], b->s[k]), "GPU %d", j);
+    CUDA_TRY_AT(cudaStreamWaitEvent(a->s[k], b->done[k], 0), "GPU %d waits for GPU %d", i, j);
     return NVS_OK;
 }
 
 static nvs_result_t elapsed_ms(dev_ctx *a, int dev, float *ms)
 {
-    CU(cudaEventSynchronize(a->stop), "GPU %d", dev);
-    CU(cudaEventElapsedTime(ms, a->start, a->stop), "GPU %d", dev);
+    CUDA_TRY_AT(cudaEventSynchronize(a->stop), "GPU %d", dev);
+    CUDA_TRY_AT(cudaEventElapsedTime(ms, a->start, a->stop), "GPU %d", dev);
     return NVS_OK;
 }
 
@@ -129,11 +119,11 @@ static nvs_result_t elapsed_ms(dev_ctx *a, int dev, float *ms)
 static nvs_result_t time_uni(p2p_ctx *c, int i, int j, size_t bytes, int p2p, int warmup, int iters, double *s)
 {
     dev_ctx *a = &c->d[i];
-    CU(cudaSetDevice(i), "GPU %d", i);
+    CUDA_TRY_AT(cudaSetDevice(i), "GPU %d", i);
     for (int w = 0; w < warmup; w++) NVS_CHECK(enqueue_copy(c, i, j, bytes, p2p, 0));
-    CU(cudaEventRecord(a->start, a->s[0]), "GPU %d", i);
+    CUDA_TRY_AT(cudaEventRecord(a->start, a->s[0]), "GPU %d", i);
     for (int it = 0; it < iters; it++) NVS_CHECK(enqueue_copy(c, i, j, bytes, p2p, 0));
-    CU(cudaEventRecord(a->stop, a->s[0]), "GPU %d", i);
+    CUDA_TRY_AT(cudaEventRecord(a->stop, a->s[0]), "GPU %d", i);
     float ms;
     NVS_CHECK(elapsed_ms(a, i, &ms));
     *s = ms * 1e-3 / iters;
@@ -145,20 +135,20 @@ static nvs_result_t time_uni(p2p_ctx *c, int i, int j, size_t bytes, int p2p, in
 static nvs_result_t time_bidir(p2p_ctx *c, int i, int j, size_t bytes, int p2p, int warmup, int iters, double *s)
 {
     dev_ctx *a = &c->d[i], *b = &c->d[j];
-    CU(cudaSetDevice(i), "GPU %d", i);
+    CUDA_TRY_AT(cudaSetDevice(i), "GPU %d", i);
     for (int w = 0; w < warmup; w++) {
         NVS_CHECK(enqueue_copy(c, i, j, bytes, p2p, 0));
         NVS_CHECK(enqueue_copy(c, j, i, bytes, p2p, 1));
     }
-    CU(cudaEventRecord(a->start, a->s[0]), "GPU %d", i);
-    CU(cudaStreamWaitEvent(b->s[1], a->start, 0), "GPU %d waits for GPU %d", j, i);
+    CUDA_TRY_AT(cudaEventRecord(a->start, a->s[0]), "GPU %d", i);
+    CUDA_TRY_AT(cudaStreamWaitEvent(b->s[1], a->start, 0), "GPU %d waits for GPU %d", j, i);
     for (int it = 0; it < iters; it++) {
         NVS_CHECK(enqueue_copy(c, i, j, bytes, p2p, 0));
         NVS_CHECK(enqueue_copy(c, j, i, bytes, p2p, 1));
     }
-    CU(cudaEventRecord(b->done[1], b->s[1]), "GPU %d", j);
-    CU(cudaStreamWaitEvent(a->s[0], b->done[1], 0), "GPU %d waits for GPU %d", i, j);
-    CU(cudaEventRecord(a->stop, a->s[0]), "GPU %d", i);
+    CUDA_TRY_AT(cudaEventRecord(b->done[1], b->s[1]), "GPU %d", j);
+    CUDA_TRY_AT(cudaStreamWaitEvent(a->s[0], b->done[1], 0), "GPU %d waits for GPU %d", i, j);
+    CUDA_TRY_AT(cudaEventRecord(a->stop, a->s[0]), "GPU %d", i);
     float ms;
     NVS_CHECK(elapsed_ms(a, i, &ms));
     *s = ms * 1e-3;
@@ -175,18 +165,18 @@ static nvs_pattern pattern_for(int ndev, int i, int j)
 
 static nvs_result_t fill_src(p2p_ctx *c, int i, const nvs_pattern *p, size_t count)
 {
-    CU(cudaSetDevice(i), "GPU %d", i);
-    CU((cudaError_t)nvs_kern_fill(NVS_FLOAT, c->d[i].src, count, p, i, 0, c->d[i].s[0]), "fill on GPU %d", i);
-    CU((cudaError_t)nvs_kern_poison(c->d[i].dst, c->bytes, c->d[i].s[0]), "poison on GPU %d", i);
-    CU(cudaStreamSynchronize(c->d[i].s[0]), "GPU %d", i);
+    CUDA_TRY_AT(cudaSetDevice(i), "GPU %d", i);
+    CUDA_TRY_AT((cudaError_t)nvs_kern_fill(NVS_FLOAT, c->d[i].src, count, p, i, 0, c->d[i].s[0]), "fill on GPU %d", i);
+    CUDA_TRY_AT((cudaError_t)nvs_kern_poison(c->d[i].dst, c->bytes, c->d[i].s[0]), "poison on GPU %d", i);
+    CUDA_TRY_AT(cudaStreamSynchronize(c->d[i].s[0]), "GPU %d", i);
     return NVS_OK;
 }
 
 static nvs_result_t poison_dst(p2p_ctx *c, int j)
 {
-    CU(cudaSetDevice(j), "GPU %d", j);
-    CU((cudaError_t)nvs_kern_poison(c->d[j].dst, c->bytes, c->d[j].s[0]), "poison on GPU %d", j);
-    CU(cudaStreamSynchronize(c->d[j].s[0]), "GPU %d", j);
+    CUDA_TRY_AT(cudaSetDevice(j), "GPU %d", j);
+    CUDA_TRY_AT((cudaError_t)nvs_kern_poison(c->d[j].dst, c->bytes, c->d[j].s[0]), "poison on GPU %d", j);
+    CUDA_TRY_AT(cudaStreamSynchronize(c->d[j].s[0]), "GPU %d", j);
     return NVS_OK;
 }
 
@@ -196,11 +186,11 @@ static nvs_result_t verify_dst(p2p_ctx *c, int j, int src_gpu, const nvs_pattern
     dev_ctx *d = &c->d[j];
     nvs_expect e = {0, src_gpu, 0, 0, count};
     unsigned long long init[2] = {0, ~0ull}, got[2];
-    CU(cudaSetDevice(j), "GPU %d", j);
-    CU(cudaMemcpyAsync(d->d_wrong, init, sizeof init, cudaMemcpyHostToDevice, d->s[0]), "GPU %d", j);
-    CU((cudaError_t)nvs_kern_verify(NVS_FLOAT, d->dst, p, &e, &d->d_wrong[0], &d->d_wrong[1], d->s[0]), "verify on GPU %d", j);
-    CU(cudaMemcpyAsync(got, d->d_wrong, sizeof got, cudaMemcpyDeviceToHost, d->s[0]), "GPU %d", j);
-    CU(cudaStreamSynchronize(d->s[0]), "GPU %d", j);
+    CUDA_TRY_AT(cudaSetDevice(j), "GPU %d", j);
+    CUDA_TRY_AT(cudaMemcpyAsync(d->d_wrong, init, sizeof init, cudaMemcpyHostToDevice, d->s[0]), "GPU %d", j);
+    CUDA_TRY_AT((cudaError_t)nvs_kern_verify(NVS_FLOAT, d->dst, p, &e, &d->d_wrong[0], &d->d_wrong[1], d->s[0]), "verify on GPU %d", j);
+    CUDA_TRY_AT(cudaMemcpyAsync(got, d->d_wrong, sizeof got, cudaMemcpyDeviceToHost, d->s[0]), "GPU %d", j);
+    CUDA_TRY_AT(cudaStreamSynchronize(d->s[0]), "GPU %d", j);
     *wrong += (long long)got[0];
     if (got[0]) nvs_error("GPU %d -> GPU %d: %llu wrong elements, the first at index %llu", src_gpu, j, got[0], got[1]);
     return NVS_OK;
@@ -208,21 +198,21 @@ static nvs_result_t verify_dst(p2p_ctx *c, int j, int src_gpu, const nvs_pattern
 
 static nvs_result_t peer_access(int i, int j, int enable)
 {
-    CU(cudaSetDevice(i), "GPU %d", i);
+    CUDA_TRY_AT(cudaSetDevice(i), "GPU %d", i);
     cudaError_t e = enable ? cudaDeviceEnablePeerAccess(j, 0) : cudaDeviceDisablePeerAccess(j);
     if (e == cudaErrorPeerAccessAlreadyEnabled || e == cudaErrorPeerAccessNotEnabled) {
         (void)cudaGetLastError(); /* already in the wanted state */
         return NVS_OK;
     }
-    CU(e, "peer access GPU %d -> GPU %d", i, j);
+    CUDA_TRY_AT(e, "peer access GPU %d -> GPU %d", i, j);
     return NVS_OK;
 }
 
 static nvs_result_t measure_pair(p2p_ctx *c, int i, int j, int warmup, int iters, nvs_p2p_pair *out)
 {
     int ij = 0, ji = 0;
-    CU(cudaDeviceCanAccessPeer(&ij, i, j), "GPU %d -> GPU %d", i, j);
-    CU(cudaDeviceCanAccessPeer(&ji, j, i), "GPU %d -> GPU %d", j, i);
+    CUDA_TRY_AT(cudaDeviceCanAccessPeer(&ij, i, j), "GPU %d -> GPU %d", i, j);
+    CUDA_TRY_AT(cudaDeviceCanAccessPeer(&ji, j, i), "GPU %d -> GPU %d", j, i);
     int p2p = ij && ji;
     snprintf(out->path, sizeof out->path, "%s", p2p ? "P2P" : "host");
     if (p2p) {

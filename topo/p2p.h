@@ -17,7 +17,7 @@
 #include <jansson.h>
 #include <stdio.h>
 
-#include "topo.h"
+#include "topo/topo.h"
 
 typedef struct {
     int src, dst;         /* GPU indices in the topology */

@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "p2p.h"
+#include "topo/p2p.h"
 
 static double bound_of(const nvs_topology *t, const nvs_p2p_pair *p, nvs_topo_hop *h)
 {

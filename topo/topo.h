@@ -17,9 +17,9 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "../src/err.h"
-#include "../src/runtime.h"
-#include "topo_path.h"
+#include "core/err.h"
+#include "runtime/runtime.h"
+#include "topo/topo_path.h"
 
 #define NVS_TOPO_MAX_NVLINKS 18 /* NVML_NVLINK_MAX_LINKS on current drivers (nvml.h) */
 #define NVS_TOPO_BUSID_LEN 32   /* "0000:00:06.0"; NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE is 32 */
@@ -112,7 +112,6 @@ json_t *nvs_topo_to_json(const nvs_topology *t);
 nvs_result_t nvs_topo_from_json(const json_t *j, nvs_topology **out, char *err, size_t errlen);
 
 /* --- lookups ---------------------------------------------------------------------------------------------- */
-int nvs_topo_gpu_count(const nvs_topology *t);
 /* Index of the GPU with that bus id (case-insensitive; "00000000:00:06.0" == "0000:00:06.0"), on host `host`
  * (NULL: any host). -1 if none. */
 int nvs_topo_find_gpu(const nvs_topology *t, const char *host, const char *pci_bus_id);

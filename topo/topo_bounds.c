@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "topo.h"
+#include "topo/topo.h"
 
 double nvs_topo_pcie_gbps(int gen, int width)
 {

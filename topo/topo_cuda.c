@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "topo_live.h"
+#include "topo/topo_live.h"
 
 int nvs_cuda_list(char (*busids)[NVS_TOPO_BUSID_LEN], char (*names)[NVS_TOPO_NAME_LEN], int max, char *why,
                   size_t len)

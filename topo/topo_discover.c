@@ -8,8 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../src/log.h"
-#include "topo_live.h"
+#include "core/log.h"
+#include "topo/topo_live.h"
 
 #define MAX_CUDA_GPUS 256 /* per process; far above any node (HGX: 8, NVL72 tray: 4) */
 

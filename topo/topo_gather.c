@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../src/log.h"
-#include "topo_live.h"
+#include "core/log.h"
+#include "topo/topo_live.h"
 
 void nvs_blobs_free(char **all, int n)
 {

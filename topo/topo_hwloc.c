@@ -13,8 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../src/log.h"
-#include "topo_live.h"
+#include "core/log.h"
+#include "topo/topo_live.h"
 
 #define NVIDIA_VENDOR 0x10de
 

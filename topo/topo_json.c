@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "topo.h"
+#include "topo/topo.h"
 
 static json_t *int_or_null(int v, int unknown) { return v == unknown ? json_null() : json_integer(v); }
 static json_t *pos_real_or_null(double v) { return v > 0 ? json_real(v) : json_null(); }

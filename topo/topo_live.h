@@ -3,7 +3,7 @@
 #ifndef NVS_TOPO_LIVE_H
 #define NVS_TOPO_LIVE_H
 
-#include "topo.h"
+#include "topo/topo.h"
 
 /* hwloc (topo_hwloc.c): the GPUs of this machine (xml == NULL) or of a saved XML, ordered by PCI bus id, with
  * name, NUMA node, cpuset, PCIe ancestry, hwloc's link speed and, when the XML/topology has hwloc's

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "topo.h"
+#include "topo/topo.h"
 
 nvs_topology *nvs_topo_alloc(int nhosts, int ngpus)
 {
@@ -76,7 +76,6 @@ void nvs_topo_classify_all(nvs_topology *t)
         }
 }
 
-int nvs_topo_gpu_count(const nvs_topology *t) { return t ? t->ngpus : 0; }
 
 /* Reads exactly `maxd` or fewer hex digits (at least 1) ending at `stop`; -1 on anything else. */
 static int hex_field(const char **p, int maxd, char stop, unsigned long *out)

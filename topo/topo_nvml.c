@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nvml_min.h"
-#include "topo_live.h"
+#include "topo/nvml_min.h"
+#include "topo/topo_live.h"
 
 typedef nvs_nvmlDevice_t dev_t_;
 

@@ -1,5 +1,5 @@
 /* Path classification (PURE). The rule and where it comes from are in topo_path.h. */
-#include "topo_path.h"
+#include "topo/topo_path.h"
 
 #include <stdio.h>
 #include <stdlib.h>

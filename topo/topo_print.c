@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "topo.h"
+#include "topo/topo.h"
 
 /* Matrix rows are built in a buffer so that trailing blanks can be cut (golden files, diff-friendly). */
 typedef struct {

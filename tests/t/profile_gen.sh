@@ -1,5 +1,5 @@
 #!/bin/sh
-# The built-in profiles committed as src/profiles/*.c (and tools/profiles/lm290m.prof) are exactly what
+# The built-in profiles committed as src/workload/profiles/*.c (and tools/profiles/lm290m.prof) are exactly what
 # tools/gen_profiles.py generates from its architecture descriptions, whose parameter totals it asserts.
 cd "$(dirname "$0")/../.." || exit 1
 command -v python3 >/dev/null 2>&1 || { echo "python3 not found: cannot run tools/gen_profiles.py"; exit 77; }
@@ -14,15 +14,15 @@ cp tools/gen_profiles.py "$tmp/tree/tools/"
 if python3 "$tmp/tree/tools/gen_profiles.py" --check >"$tmp/stale.out" 2>&1; then
     echo "gen_profiles.py --check passed on a tree without outputs"; exit 1
 fi
-grep -q "src/profiles/resnet50.c" "$tmp/stale.out" || { echo "stale list lacks resnet50.c:"; cat "$tmp/stale.out"; exit 1; }
+grep -q "src/workload/profiles/resnet50.c" "$tmp/stale.out" || { echo "stale list lacks resnet50.c:"; cat "$tmp/stale.out"; exit 1; }
 
 # generating into the empty tree gives byte-identical files
 python3 "$tmp/tree/tools/gen_profiles.py" >/dev/null || { echo "gen_profiles.py failed"; exit 1; }
-for f in src/profiles/*.c src/profiles/builtin.h tools/profiles/lm290m.prof; do
+for f in src/workload/profiles/*.c src/workload/profiles/builtin.h tools/profiles/lm290m.prof; do
     cmp -s "$f" "$tmp/tree/$f" || { echo "$f differs from a fresh generation"; exit 1; }
 done
-n=$(ls "$tmp/tree/src/profiles" | wc -l)
-[ "$n" -eq "$(ls src/profiles | wc -l)" ] || { echo "src/profiles has files the generator does not make"; exit 1; }
+n=$(ls "$tmp/tree/src/workload/profiles" | wc -l)
+[ "$n" -eq "$(ls src/workload/profiles | wc -l)" ] || { echo "src/workload/profiles has files the generator does not make"; exit 1; }
 
 # bad usage exits 2 with a message
 python3 tools/gen_profiles.py --print no-such-model >/dev/null 2>"$tmp/err"

@@ -1,9 +1,9 @@
-/* The pure part of nvscale compare (src/compare.c): transport lists, which transports a topology allows (from
+/* The pure part of nvscale compare (src/compare/compare.c): transport lists, which transports a topology allows (from
  * the topology fixtures in tests/fixtures/check/topo_*.json), the child's environment, and the check of the
  * transport NCCL really used. Runs from the repository root (tests/run.sh). */
-#include "../../src/compare.h"
+#include "compare/compare.h"
 
-#include "../../src/out_file.h"
+#include "core/out_file.h"
 #include "t.h"
 
 static void t_parse_list(void)

@@ -1,6 +1,6 @@
-/* The verdicts of nvscale check (src/check_eval.c) on runs built here: thresholds at their edges, the worst
+/* The verdicts of nvscale check (src/check/check_eval.c) on runs built here: thresholds at their edges, the worst
  * variant, "not measured" = FAIL, baseline comparison, slowest rank and pair. */
-#include "../../src/check_eval.h"
+#include "check/check_eval.h"
 
 #include <math.h>
 

@@ -1,10 +1,10 @@
-/* Reading run.json for check/compare (src/check_read.c): the fields it takes, and a message naming the field for
+/* Reading run.json for check/compare (src/check/check_read.c): the fields it takes, and a message naming the field for
  * every malformed one. Runs from the repository root (tests/run.sh), where the fixtures are. */
-#include "../../src/check_read.h"
+#include "check/check_read.h"
 
 #include <math.h>
 
-#include "../../src/check_baseline.h"
+#include "check/check_baseline.h"
 #include "t.h"
 
 static void t_fixture(void)

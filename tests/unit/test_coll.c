@@ -4,9 +4,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "../../collectives/coll.h"
-#include "../../collectives/pattern.h"
-#include "../../src/half.h"
+#include "collectives/coll.h"
+#include "collectives/pattern.h"
+#include "core/half.h"
 #include "t.h"
 
 static void t_factors(void)

@@ -1,8 +1,8 @@
 /* Pure core: size parsing, type tables, sweep sizes, bandwidths, statistics, efficiency, 16-bit conversions. */
-#include "../../src/dtype.h"
-#include "../../src/half.h"
-#include "../../src/metrics.h"
-#include "../../src/units.h"
+#include "core/dtype.h"
+#include "core/half.h"
+#include "core/metrics.h"
+#include "core/units.h"
 #include "t.h"
 
 static void t_parse_size(void)

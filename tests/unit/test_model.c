@@ -1,12 +1,12 @@
-/* The what-if model's pure functions (src/model.h, src/model_eval.h, src/model_gap.h), table-driven against
+/* The what-if model's pure functions (src/model/model.h, src/model/model_eval.h, src/model/model_gap.h), table-driven against
  * values computed by hand in the comments. */
 #include <math.h>
 #include <string.h>
 
-#include "../../src/model.h"
-#include "../../src/model_eval.h"
-#include "../../src/model_gap.h"
-#include "../../src/preset.h"
+#include "model/model.h"
+#include "model/model_eval.h"
+#include "model/model_gap.h"
+#include "model/preset.h"
 #include "t.h"
 
 #define REL(a, b, r) T_NEAR((a), (b), fabs((double)(b)) * (r) + 1e-12)

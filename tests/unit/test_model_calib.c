@@ -1,4 +1,4 @@
-/* Calibration (src/model_calib.h): the alpha-beta fit, and a round trip: a run.json made from the model with
+/* Calibration (src/model/model_calib.h): the alpha-beta fit, and a round trip: a run.json made from the model with
  * known terms must give those terms back, with ~0 error; then the committed fixtures within the stated
  * tolerance. */
 #include <jansson.h>
@@ -6,7 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../../src/model_calib.h"
+#include "model/model_calib.h"
 #include "t.h"
 
 #define REL(a, b, r) T_NEAR((a), (b), fabs((double)(b)) * (r) + 1e-12)

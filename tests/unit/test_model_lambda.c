@@ -1,10 +1,10 @@
-/* The Lambda case (src/model_gap.h) with the built-in presets and profiles: the qualitative result the issue
+/* The Lambda case (src/model/model_gap.h) with the built-in presets and profiles: the qualitative result the issue
  * asks for (A6000 scales better than 3090 at 8 GPUs for Mask R-CNN, and the model names the link as the
  * cause), the 24 vs 48 GB batch effect, and shares that add up to each gap. */
 #include <math.h>
 #include <string.h>
 
-#include "../../src/model_gap.h"
+#include "model/model_gap.h"
 #include "t.h"
 
 static void run_case(const char *model, nvs_lambda_row *row)

@@ -4,7 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../src/nccl_log.h"
+#include "explain/nccl_log.h"
 #include "t.h"
 
 #define FIX "tests/fixtures/nccl/"

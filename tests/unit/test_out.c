@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../collectives/coll.h"
-#include "../../src/run.h"
+#include "collectives/coll.h"
+#include "run/run.h"
 #include "t.h"
 
 static char *slurp(FILE *f)

@@ -1,5 +1,5 @@
 /* p2p results against the topology's bounds (topo/p2p_report.c): JSON, % of bound, the matrices. */
-#include "../../topo/p2p.h"
+#include "topo/p2p.h"
 #include "t.h"
 
 static nvs_topology *load(const char *name)

@@ -1,8 +1,8 @@
-/* Preset parsing and validation (src/preset.h): the built-in families, good and bad texts (every error names
+/* Preset parsing and validation (src/model/preset.h): the built-in families, good and bad texts (every error names
  * its line), user files overriding built-ins, GPU name matching. */
 #include <string.h>
 
-#include "../../src/preset.h"
+#include "model/preset.h"
 #include "t.h"
 
 static void t_builtins_valid(void)

@@ -1,11 +1,11 @@
-/* Model profiles (src/profile.c, src/profiles/): the parser on good and bad fixtures, repeat expansion, limits,
+/* Model profiles (src/workload/profile.c, src/workload/profiles/): the parser on good and bad fixtures, repeat expansion, limits,
  * loading by name and by path, and the built-in profiles' parameter totals and FLOPs against reference numbers
  * derived here independently of tools/gen_profiles.py. Run from the repository root (tests/run.sh does). */
 #include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../src/profile.h"
+#include "workload/profile.h"
 #include "t.h"
 
 #define FIX "tests/fixtures/profiles"

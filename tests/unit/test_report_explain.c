@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../src/report.h"
-#include "../../src/report_explain.h"
+#include "report/report.h"
+#include "explain/explain.h"
 #include "t.h"
 
 #define RUNS "tests/fixtures/runs/"

@@ -1,10 +1,10 @@
-/* The rules-file parser of nvscale check (src/rules.c): what each line means, and that every kind of mistake is
+/* The rules-file parser of nvscale check (src/check/rules.c): what each line means, and that every kind of mistake is
  * rejected with a message naming it (file-level line numbers: tests/t/check_rules_errors.sh). */
-#include "../../src/rules.h"
+#include "check/rules.h"
 
 #include <stdint.h>
 
-#include "../../src/dtype.h"
+#include "core/dtype.h"
 #include "t.h"
 
 static nvs_rule parse_ok(const char *line)

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../src/runjson.h"
+#include "runjson/runjson.h"
 #include "t.h"
 
 #define RUNS "tests/fixtures/runs/"

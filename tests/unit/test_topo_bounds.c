@@ -1,6 +1,6 @@
 /* Bounds arithmetic, ring bounds and placement (topo/topo_bounds.c), on synthetic topologies and on the
  * fixture XMLs (tests/fixtures/topo). */
-#include "../../topo/topo.h"
+#include "topo/topo.h"
 #include "t.h"
 
 static void t_pcie_rates(void)

@@ -1,7 +1,7 @@
 /* Topology JSON both ways (topo/topo_json.c) and the gather over ranks (topo/topo_gather.c, threads runtime). */
 #include <pthread.h>
 
-#include "../../topo/topo.h"
+#include "topo/topo.h"
 #include "t.h"
 
 static nvs_topology *load(const char *name)

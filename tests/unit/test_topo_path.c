@@ -1,5 +1,5 @@
 /* Path classification on synthetic PCIe chains (topo/topo_path.c): every class, both argument orders. */
-#include "../../topo/topo_path.h"
+#include "topo/topo_path.h"
 #include "t.h"
 
 /* chain nearest-first; the last id given is a host bridge when host_last */

@@ -2,7 +2,7 @@
  * per-GPU fields, and the input errors (missing, malformed, no GPU, XML version 3.0). */
 #include <unistd.h>
 
-#include "../../topo/topo.h"
+#include "topo/topo.h"
 #include "t.h"
 
 static nvs_topology *load(const char *name)

@@ -3,8 +3,8 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "../../src/profile.h"
-#include "../../src/train.h"
+#include "workload/profile.h"
+#include "train/train.h"
 #include "t.h"
 
 static const char *toy =

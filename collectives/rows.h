@@ -1,0 +1,37 @@
+/* What a run measured, in memory, before it becomes run.json / a table / CSV (one row type shared by every
+ * writer, so they cannot disagree). */
+#ifndef NVS_RESULTS_H
+#define NVS_RESULTS_H
+
+#include <stddef.h>
+
+#include "core/dtype.h"
+#include "core/err.h"
+
+typedef struct {
+    int coll;           /* registry index (collectives/coll.h) */
+    int n;              /* communicator size: GPUs (or host ranks) taking part */
+    nvs_dtype type;
+    int op;             /* nvs_redop, or -1 for collectives without one ("none") */
+    int root;           /* -1 for collectives without one */
+    int inplace;
+    size_t bytes, count;
+    int iters;          /* timed operations per rank */
+    int graph_launches; /* 0: plain launches */
+    double t_min_us, t_avg_us, t_max_us; /* per-operation time over the member ranks */
+    int slowest_rank;   /* world rank with t_max */
+    double algbw_gbps, busbw_gbps;       /* from t_max_us: the slowest rank decides */
+    long long wrong;    /* summed over ranks; -1 = not checked (-c 0) */
+    int wrong_rank;     /* lowest world rank with a wrong element, -1 if none */
+    unsigned long long first_wrong; /* that rank's first wrong element index */
+} nvs_coll_row;
+
+typedef struct {
+    nvs_coll_row *v;
+    size_t n, cap;
+} nvs_coll_rows;
+
+nvs_result_t nvs_rows_push(nvs_coll_rows *r, const nvs_coll_row *row);
+void nvs_rows_free(nvs_coll_rows *r);
+
+#endif

@@ -1,0 +1,621 @@
+/* Rules x run [x baseline] -> verdict rows (PURE). Semantics: check_eval.h and docs/check.md. */
+#include "check/check_eval.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/dtype.h"
+#include "core/units.h"
+
+/* One thing a rule demands: a (collective, N, size), a GPU pair, or a training N. `empty` = the rule selected
+ * nothing at all in the reference run; `why` says what was missing. */
+typedef struct {
+    char coll[32];
+    int n;
+    size_t bytes;
+    int src, dst;
+    int empty;
+    char why[160];
+} point;
+
+typedef struct {
+    point *v;
+    size_t n, cap;
+} points;
+
+/* What a run holds for a point. */
+typedef struct {
+    int found;   /* at least one row matches */
+    int rows;    /* how many (busbw: in-place/out-of-place, types, ops) */
+    int mixed_type; /* the rows differ in type or op */
+    char worst[48]; /* the variant the value comes from: "in-place", "out-of-place half max" */
+    int null;    /* a matching row has no value */
+    double value;
+    long wrong;  /* summed wrong elements of the matching rows (0 when unchecked) */
+} meas;
+
+static int push(points *ps, const point *p)
+{
+    if (ps->n == ps->cap) {
+        size_t cap = ps->cap ? ps->cap * 2 : 16;
+        point *v = realloc(ps->v, cap * sizeof *v);
+        if (!v) return -1;
+        ps->v = v;
+        ps->cap = cap;
+    }
+    ps->v[ps->n++] = *p;
+    return 0;
+}
+
+static int push_empty(points *ps, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int push_empty(points *ps, const char *fmt, ...)
+{
+    point p = {.empty = 1, .src = -1, .dst = -1};
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(p.why, sizeof p.why, fmt, ap);
+    va_end(ap);
+    return push(ps, &p);
+}
+
+static int row_matches(const nvs_rule *r, const nvs_ck_coll *c)
+{
+    if (r->type >= 0 && nvs_dtype_parse(c->type) != r->type) return 0;
+    if (r->op >= 0 && nvs_redop_parse(c->op) != r->op) return 0;
+    if (r->inplace >= 0 && c->inplace != r->inplace) return 0;
+    return 1;
+}
+
+static meas measure(const nvs_rule *r, const nvs_ck_run *run, const point *p)
+{
+    meas m = {.value = NAN};
+    const nvs_ck_coll *first = NULL, *worst = NULL;
+    switch (r->metric) {
+    case NVS_RULE_BUSBW:
+        for (size_t i = 0; i < run->ncoll; i++) {
+            const nvs_ck_coll *c = &run->coll[i];
+            if (strcmp(c->collective, p->coll) || c->n != p->n || c->bytes != p->bytes || !row_matches(r, c))
+                continue;
+            if (m.found && (strcmp(c->type, first->type) || strcmp(c->op, first->op))) m.mixed_type = 1;
+            if (!m.found) first = c;
+            m.found = 1;
+            m.rows++;
+            if (isnan(c->busbw_gbps)) m.null = 1;
+            else if (isnan(m.value) || c->busbw_gbps < m.value) { /* the worst variant */
+                m.value = c->busbw_gbps;
+                worst = c;
+            }
+            if (c->wrong > 0) m.wrong += c->wrong;
+        }
+        if (worst && m.rows > 1) {
+            snprintf(m.worst, sizeof m.worst, "%s", worst->inplace == 1 ? "in-place" : worst->inplace == 0 ? "out-of-place" : "");
+            if (m.mixed_type)
+                snprintf(m.worst + strlen(m.worst), sizeof m.worst - strlen(m.worst), "%s%s %s",
+                         m.worst[0] ? " " : "", worst->type, worst->op);
+        }
+        break;
+    case NVS_RULE_P2P:
+        for (size_t i = 0; i < run->npairs; i++) {
+            const nvs_ck_pair *q = &run->pairs[i];
+            if (q->src != p->src || q->dst != p->dst) continue;
+            double v = r->bidir ? q->bidir_gbps : q->uni_gbps;
+            m.found = 1;
+            if (isnan(v)) m.null = 1;
+            else if (isnan(m.value) || v < m.value) m.value = v;
+            if (q->wrong > 0) m.wrong += q->wrong;
+        }
+        break;
+    case NVS_RULE_EFFICIENCY:
+        for (size_t i = 0; i < run->ntrain; i++) {
+            if (run->train[i].n != p->n) continue;
+            m.found = 1;
+            if (isnan(run->train[i].efficiency)) m.null = 1;
+            else if (isnan(m.value) || run->train[i].efficiency < m.value) m.value = run->train[i].efficiency;
+        }
+        break;
+    default: break;
+    }
+    return m;
+}
+
+static int cmp_size(const void *a, const void *b)
+{
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The GPU counts a rule's n= selects from a list of measured counts (ascending). */
+static size_t select_ns(int rule_n, const int *ns, size_t nns, int *out)
+{
+    size_t k = 0;
+    if (rule_n >= 1) out[k++] = rule_n;
+    else if (rule_n == NVS_RULE_N_MAX) {
+        if (nns) out[k++] = ns[nns - 1];
+    } else
+        for (size_t i = 0; i < nns; i++)
+            if (ns[i] >= 2) out[k++] = ns[i];
+    return k;
+}
+
+static const char *n_text(int n, char *buf, size_t len)
+{
+    if (n == NVS_RULE_N_ALL) return "*";
+    if (n == NVS_RULE_N_MAX) return "max";
+    snprintf(buf, len, "%d", n);
+    return buf;
+}
+
+static int expand_busbw(const nvs_rule *r, const nvs_ck_run *ref, const char *what, points *ps)
+{
+    /* collectives: the rule's, or every one the reference measured, in the order it measured them */
+    char colls[16][32];
+    int ncolls = 0;
+    if (r->coll[0]) snprintf(colls[ncolls++], sizeof colls[0], "%s", r->coll);
+    else
+        for (size_t i = 0; i < ref->ncoll && ncolls < 16; i++) {
+            int seen = 0;
+            for (int k = 0; k < ncolls; k++) seen |= !strcmp(colls[k], ref->coll[i].collective);
+            if (!seen) snprintf(colls[ncolls++], sizeof colls[0], "%s", ref->coll[i].collective);
+        }
+    if (!ncolls) return push_empty(ps, "%s measured no collective", what);
+
+    size_t before = ps->n;
+    int *ns = calloc(ref->nns + 1, sizeof *ns);
+    size_t *sizes = calloc(ref->ncoll + 1, sizeof *sizes);
+    int res = -1;
+    if (!ns || !sizes) goto out;
+    size_t nsel = select_ns(r->n, ref->ns, ref->nns, ns);
+    if (!nsel) {
+        char b[16];
+        res = push_empty(ps, "%s has no GPU count for n=%s (it measured %s)", what, n_text(r->n, b, sizeof b),
+                         ref->nns ? "only N = 1" : "none");
+        goto out;
+    }
+    for (int ci = 0; ci < ncolls; ci++)
+        for (size_t ni = 0; ni < nsel; ni++) {
+            point p = {.n = ns[ni], .src = -1, .dst = -1};
+            memcpy(p.coll, colls[ci], sizeof p.coll);
+            if (!r->coll[0]) { /* `*`: only the (collective, N) pairs the reference measured at all */
+                int any = 0;
+                for (size_t i = 0; i < ref->ncoll && !any; i++)
+                    any = ref->coll[i].n == p.n && !strcmp(ref->coll[i].collective, p.coll);
+                if (!any) continue;
+            }
+            if (r->size_exact) {
+                p.bytes = r->size_lo;
+                if (push(ps, &p)) goto out;
+                continue;
+            }
+            size_t k = 0;
+            for (size_t i = 0; i < ref->ncoll; i++) {
+                const nvs_ck_coll *c = &ref->coll[i];
+                if (strcmp(c->collective, p.coll) || c->n != p.n || c->bytes < r->size_lo || c->bytes > r->size_hi ||
+                    !row_matches(r, c))
+                    continue;
+                int seen = 0;
+                for (size_t j = 0; j < k; j++) seen |= sizes[j] == c->bytes;
+                if (!seen) sizes[k++] = c->bytes;
+            }
+            if (!k) {
+                char lo[32], hi[32], range[80];
+                nvs_format_size(r->size_lo, lo, sizeof lo);
+                nvs_format_size(r->size_hi, hi, sizeof hi);
+                if (r->size_hi == (size_t)-1 && r->size_lo == 0) snprintf(range, sizeof range, "of any size");
+                else if (r->size_hi == (size_t)-1) snprintf(range, sizeof range, "with size >= %s", lo);
+                else if (r->size_lo == 0) snprintf(range, sizeof range, "with size <= %s", hi);
+                else snprintf(range, sizeof range, "with size in [%s, %s]", lo, hi);
+                p.empty = 1;
+                snprintf(p.why, sizeof p.why, "%s has no %s row at n=%d %s%s", what, p.coll, p.n, range,
+                         (r->type >= 0 || r->op >= 0 || r->inplace >= 0) ? " matching type/op/inplace" : "");
+                if (push(ps, &p)) goto out;
+                continue;
+            }
+            qsort(sizes, k, sizeof *sizes, cmp_size);
+            for (size_t j = 0; j < k; j++) {
+                p.bytes = sizes[j];
+                if (push(ps, &p)) goto out;
+            }
+        }
+    if (ps->n == before) { /* `*` matched nothing at any selected N */
+        char b[16];
+        res = push_empty(ps, "%s has no collective row at n=%s", what, n_text(r->n, b, sizeof b));
+        goto out;
+    }
+    res = 0;
+out:
+    free(ns);
+    free(sizes);
+    return res;
+}
+
+static int expand_p2p(const nvs_rule *r, const nvs_ck_run *ref, const char *what, points *ps)
+{
+    if (!ref->has_p2p) return push_empty(ps, "%s has no p2p section (nvscale p2p measures it)", what);
+    if (r->src >= 0) {
+        point p = {.src = r->src, .dst = r->dst};
+        return push(ps, &p);
+    }
+    if (!ref->npairs) return push_empty(ps, "%s measured no GPU pair", what);
+    for (size_t i = 0; i < ref->npairs; i++) {
+        point p = {.src = ref->pairs[i].src, .dst = ref->pairs[i].dst};
+        int seen = 0;
+        for (size_t k = 0; k < ps->n; k++) seen |= ps->v[k].src == p.src && ps->v[k].dst == p.dst;
+        if (!seen && push(ps, &p)) return -1;
+    }
+    return 0;
+}
+
+static int expand_eff(const nvs_rule *r, const nvs_ck_run *ref, const char *what, points *ps)
+{
+    if (!ref->has_train) return push_empty(ps, "%s has no train section (nvscale train or run --model)", what);
+    int *ns = calloc(ref->ntrain + 1, sizeof *ns), *sel = calloc(ref->ntrain + 1, sizeof *sel);
+    int res = -1;
+    size_t k = 0;
+    if (!ns || !sel) goto out;
+    for (size_t i = 0; i < ref->ntrain; i++) {
+        int seen = 0;
+        for (size_t j = 0; j < k; j++) seen |= ns[j] == ref->train[i].n;
+        if (!seen) ns[k++] = ref->train[i].n;
+    }
+    for (size_t i = 1; i < k; i++) /* ascending (insertion sort: a handful of counts) */
+        for (size_t j = i; j > 0 && ns[j - 1] > ns[j]; j--) {
+            int t = ns[j];
+            ns[j] = ns[j - 1];
+            ns[j - 1] = t;
+        }
+    size_t nsel = select_ns(r->n, ns, k, sel);
+    if (!nsel) {
+        char b[16];
+        res = push_empty(ps, "%s has no training result for n=%s", what, n_text(r->n, b, sizeof b));
+        goto out;
+    }
+    for (size_t i = 0; i < nsel; i++) {
+        point p = {.n = sel[i], .src = -1, .dst = -1};
+        if (push(ps, &p)) goto out;
+    }
+    res = 0;
+out:
+    free(ns);
+    free(sel);
+    return res;
+}
+
+static int expand(const nvs_rule *r, const nvs_ck_run *ref, const char *what, points *ps)
+{
+    switch (r->metric) {
+    case NVS_RULE_BUSBW: return expand_busbw(r, ref, what, ps);
+    case NVS_RULE_P2P: return expand_p2p(r, ref, what, ps);
+    case NVS_RULE_EFFICIENCY: return expand_eff(r, ref, what, ps);
+    default: return 0;
+    }
+}
+
+static nvs_verdict *new_row(nvs_verdicts *vs, const nvs_rule *r)
+{
+    if (vs->n == vs->cap) {
+        size_t cap = vs->cap ? vs->cap * 2 : 32;
+        nvs_verdict *v = realloc(vs->v, cap * sizeof *v);
+        if (!v) return NULL;
+        vs->v = v;
+        vs->cap = cap;
+    }
+    nvs_verdict *v = &vs->v[vs->n++];
+    memset(v, 0, sizeof *v);
+    v->measured_v = v->expected_v = v->margin_v = NAN;
+    v->unit = !r ? "" : r->metric == NVS_RULE_EFFICIENCY ? "fraction" : "GB/s";
+    if (r) {
+        if (r->line) snprintf(v->rule, sizeof v->rule, "%s:%d", r->source, r->line);
+        else snprintf(v->rule, sizeof v->rule, "%s", r->source);
+    }
+    snprintf(v->margin, sizeof v->margin, "-");
+    return v;
+}
+
+static void finish(nvs_verdicts *vs, nvs_verdict *v, int pass)
+{
+    v->pass = pass;
+    if (!pass) vs->failed++;
+}
+
+static void point_label(const nvs_rule *r, const point *p, int vs_baseline, char *buf, size_t len)
+{
+    char sz[32];
+    const char *tail = vs_baseline ? " vs baseline" : "";
+    if (p->empty) {
+        snprintf(buf, len, "%s", r->text);
+        return;
+    }
+    switch (r->metric) {
+    case NVS_RULE_BUSBW:
+        snprintf(buf, len, "busbw %s %s n=%d%s", p->coll, nvs_format_size(p->bytes, sz, sizeof sz), p->n, tail);
+        break;
+    case NVS_RULE_P2P:
+        snprintf(buf, len, "p2p %s %d->%d%s", r->bidir ? "bidir" : "uni", p->src, p->dst, tail);
+        break;
+    case NVS_RULE_EFFICIENCY: snprintf(buf, len, "efficiency train n=%d%s", p->n, tail); break;
+    default: buf[0] = '\0';
+    }
+}
+
+/* Why a point has no measurement in a run. */
+static void missing_text(const nvs_rule *r, const point *p, const nvs_ck_run *run, char *buf, size_t len)
+{
+    int has_n = 0;
+    for (size_t i = 0; i < run->nns; i++) has_n |= run->ns[i] == p->n;
+    char sz[32];
+    switch (r->metric) {
+    case NVS_RULE_BUSBW:
+        if (!has_n) snprintf(buf, len, "not measured: the run has no n=%d", p->n);
+        else
+            snprintf(buf, len, "not measured: no %s row of %s at n=%d%s", nvs_format_size(p->bytes, sz, sizeof sz),
+                     p->coll, p->n, (r->type >= 0 || r->op >= 0 || r->inplace >= 0) ? " matching type/op/inplace" : "");
+        break;
+    case NVS_RULE_P2P:
+        if (!run->has_p2p) snprintf(buf, len, "not measured: the run has no p2p section");
+        else snprintf(buf, len, "not measured: pair %d->%d is not in the p2p matrix", p->src, p->dst);
+        break;
+    case NVS_RULE_EFFICIENCY:
+        if (!run->has_train) snprintf(buf, len, "not measured: the run has no train section");
+        else snprintf(buf, len, "not measured: no training result at n=%d", p->n);
+        break;
+    default: buf[0] = '\0';
+    }
+}
+
+/* Fill measured/expected/margin of a row whose value and threshold are known. */
+static void fill_values(nvs_verdict *v, const nvs_rule *r, double value, double expected)
+{
+    v->measured_v = value;
+    v->expected_v = expected;
+    v->margin_v = value - expected;
+    if (r->metric == NVS_RULE_EFFICIENCY) {
+        v->unit = "fraction";
+        snprintf(v->measured, sizeof v->measured, "%.1f%%", value * 100);
+        snprintf(v->expected, sizeof v->expected, ">= %.1f%%", expected * 100);
+        snprintf(v->margin, sizeof v->margin, "%+.1f pts", (value - expected) * 100);
+    } else {
+        v->unit = "GB/s";
+        snprintf(v->measured, sizeof v->measured, "%.1f GB/s", value);
+        snprintf(v->expected, sizeof v->expected, ">= %.1f GB/s", expected);
+        if (expected > 0)
+            snprintf(v->margin, sizeof v->margin, "%+.1f GB/s (%+.1f%%)", value - expected,
+                     (value - expected) / expected * 100);
+        else snprintf(v->margin, sizeof v->margin, "%+.1f GB/s", value - expected);
+    }
+}
+
+static void expected_only(nvs_verdict *v, const nvs_rule *r, double expected)
+{
+    v->expected_v = expected;
+    if (r->metric == NVS_RULE_EFFICIENCY) snprintf(v->expected, sizeof v->expected, ">= %.1f%%", expected * 100);
+    else snprintf(v->expected, sizeof v->expected, ">= %.1f GB/s", expected);
+}
+
+/* A measured value that cannot be trusted: null or wrong results. Returns 1 when it wrote a failing row. */
+static int unusable(nvs_verdict *v, const meas *m)
+{
+    if (m->wrong > 0) {
+        snprintf(v->measured, sizeof v->measured, "wrong results");
+        snprintf(v->note, sizeof v->note, "%ld wrong elements: validation failed, the bandwidth means nothing", m->wrong);
+        return 1;
+    }
+    if (m->null || isnan(m->value)) {
+        snprintf(v->measured, sizeof v->measured, "not measured");
+        snprintf(v->note, sizeof v->note, "the run records no value (null)");
+        return 1;
+    }
+    return 0;
+}
+
+/* The run's value at point p: 1 when there is a usable one in *m; else the row is finished as FAIL ("not
+ * measured", or why the value cannot be used) and 0 returned. */
+static int measured_in_run(const nvs_rule *r, const nvs_ck_run *run, const point *p, nvs_verdict *v,
+                           nvs_verdicts *vs, meas *m)
+{
+    *m = measure(r, run, p);
+    if (!m->found) {
+        snprintf(v->measured, sizeof v->measured, "not measured");
+        missing_text(r, p, run, v->note, sizeof v->note);
+        finish(vs, v, 0);
+        return 0;
+    }
+    if (unusable(v, m)) {
+        finish(vs, v, 0);
+        return 0;
+    }
+    return 1;
+}
+
+static int eval_min(const nvs_rule *r, const nvs_ck_run *run, nvs_verdicts *vs)
+{
+    points ps = {0};
+    if (expand(r, run, "the run", &ps)) goto nomem;
+    for (size_t i = 0; i < ps.n; i++) {
+        const point *p = &ps.v[i];
+        nvs_verdict *v = new_row(vs, r);
+        if (!v) goto nomem;
+        point_label(r, p, 0, v->metric, sizeof v->metric);
+        expected_only(v, r, r->min);
+        if (p->empty) {
+            snprintf(v->measured, sizeof v->measured, "not measured");
+            snprintf(v->note, sizeof v->note, "not measured: %s", p->why);
+            finish(vs, v, 0);
+            continue;
+        }
+        meas m;
+        if (!measured_in_run(r, run, p, v, vs, &m)) continue;
+        fill_values(v, r, m.value, r->min);
+        if (m.worst[0]) snprintf(v->note, sizeof v->note, "worst of %d rows: %s", m.rows, m.worst);
+        finish(vs, v, m.value >= r->min);
+    }
+    free(ps.v);
+    return 0;
+nomem:
+    free(ps.v);
+    return -1;
+}
+
+static int eval_below(const nvs_rule *r, const nvs_ck_run *run, const nvs_ck_run *base, nvs_verdicts *vs)
+{
+    points ps = {0};
+    if (!base) { /* callers refuse this earlier; a row rather than a crash if one does not */
+        nvs_verdict *v = new_row(vs, r);
+        if (!v) return -1;
+        snprintf(v->metric, sizeof v->metric, "%s", r->text);
+        snprintf(v->measured, sizeof v->measured, "not measured");
+        snprintf(v->note, sizeof v->note, "below_baseline needs a baseline (--baseline FILE)");
+        finish(vs, v, 0);
+        return 0;
+    }
+    if (expand(r, base, "the baseline", &ps)) goto nomem;
+    for (size_t i = 0; i < ps.n; i++) {
+        const point *p = &ps.v[i];
+        nvs_verdict *v = new_row(vs, r);
+        if (!v) goto nomem;
+        point_label(r, p, 1, v->metric, sizeof v->metric);
+        if (p->empty) {
+            snprintf(v->measured, sizeof v->measured, "not measured");
+            snprintf(v->expected, sizeof v->expected, "<= %.1f%% below", r->below_pct);
+            snprintf(v->note, sizeof v->note, "nothing to compare: %s", p->why);
+            finish(vs, v, 0);
+            continue;
+        }
+        meas b = measure(r, base, p);
+        if (!b.found || b.null || isnan(b.value) || b.wrong > 0) {
+            snprintf(v->measured, sizeof v->measured, "not measured");
+            snprintf(v->expected, sizeof v->expected, "<= %.1f%% below", r->below_pct);
+            if (!b.found) missing_text(r, p, base, v->note, sizeof v->note);
+            else snprintf(v->note, sizeof v->note, "the baseline's value is %s",
+                          b.wrong > 0 ? "from wrong results" : "null");
+            if (!b.found) { /* "not measured: ..." -> "not in the baseline: ..." */
+                char tmp[sizeof v->note];
+                snprintf(tmp, sizeof tmp, "not in the baseline:%s", strchr(v->note, ':') + 1);
+                snprintf(v->note, sizeof v->note, "%s", tmp);
+            }
+            finish(vs, v, 0);
+            continue;
+        }
+        double expected = b.value * (1 - r->below_pct / 100);
+        expected_only(v, r, expected);
+        meas m;
+        if (!measured_in_run(r, run, p, v, vs, &m)) continue;
+        fill_values(v, r, m.value, expected);
+        double below = b.value > 0 ? (b.value - m.value) / b.value * 100 : 0;
+        if (r->metric == NVS_RULE_EFFICIENCY)
+            snprintf(v->note, sizeof v->note, "baseline %.1f%%, %.1f%% %s it (limit %.1f%%)", b.value * 100,
+                     fabs(below), below >= 0 ? "below" : "above", r->below_pct);
+        else
+            snprintf(v->note, sizeof v->note, "baseline %.1f GB/s, %.1f%% %s it (limit %.1f%%)", b.value,
+                     fabs(below), below >= 0 ? "below" : "above", r->below_pct);
+        if (m.worst[0])
+            snprintf(v->note + strlen(v->note), sizeof v->note - strlen(v->note), "; worst of %d rows: %s", m.rows,
+                     m.worst);
+        finish(vs, v, m.value >= expected);
+    }
+    free(ps.v);
+    return 0;
+nomem:
+    free(ps.v);
+    return -1;
+}
+
+static int eval_status(const nvs_ck_run *run, nvs_verdicts *vs)
+{
+    nvs_verdict *v = new_row(vs, NULL);
+    if (!v) return -1;
+    snprintf(v->metric, sizeof v->metric, "run result");
+    snprintf(v->expected, sizeof v->expected, "ok");
+    snprintf(v->rule, sizeof v->rule, "(always)");
+    if (!run->status[0]) {
+        snprintf(v->measured, sizeof v->measured, "none");
+        snprintf(v->note, sizeof v->note, "the run has no result section: it did not finish");
+        finish(vs, v, 0);
+        return 0;
+    }
+    snprintf(v->measured, sizeof v->measured, "%s", run->status);
+    if (strcmp(run->status, "ok")) {
+        if (run->wrong_total > 0)
+            snprintf(v->note, sizeof v->note, "%ld wrong elements in the run", run->wrong_total);
+        else snprintf(v->note, sizeof v->note, "the run reported status '%s'", run->status);
+    }
+    finish(vs, v, !strcmp(run->status, "ok"));
+    return 0;
+}
+
+int nvs_check_eval(const nvs_ruleset *rules, const nvs_ck_run *run, const nvs_ck_run *base, nvs_verdicts *out)
+{
+    memset(out, 0, sizeof *out);
+    if (eval_status(run, out)) return -1;
+    for (size_t i = 0; i < rules->n; i++) {
+        const nvs_rule *r = &rules->v[i];
+        if (r->has_min && eval_min(r, run, out)) return -1;
+        if (r->has_below && eval_below(r, run, base, out)) return -1;
+    }
+    return 0;
+}
+
+void nvs_verdicts_free(nvs_verdicts *v)
+{
+    free(v->v);
+    memset(v, 0, sizeof *v);
+}
+
+size_t nvs_check_slowest_ranks(const nvs_ck_run *run, nvs_slowest_rank *out, size_t cap)
+{
+    size_t k = 0;
+    for (size_t ni = 0; ni < run->nns && k < cap; ni++) {
+        int n = run->ns[ni], maxrank = -1;
+        if (n < 2) continue;
+        for (size_t i = 0; i < run->ncoll; i++)
+            if (run->coll[i].n == n && run->coll[i].slowest_rank > maxrank) maxrank = run->coll[i].slowest_rank;
+        if (maxrank < 0) continue;
+        int *count = calloc((size_t)maxrank + 1, sizeof *count);
+        double *lag = calloc((size_t)maxrank + 1, sizeof *lag);
+        if (!count || !lag) {
+            free(count);
+            free(lag);
+            return k;
+        }
+        nvs_slowest_rank s = {.n = n, .rank = -1, .lag_pct = NAN, .device = -1};
+        double lag_sum = 0;
+        int lag_n = 0;
+        for (size_t i = 0; i < run->ncoll; i++) {
+            const nvs_ck_coll *c = &run->coll[i];
+            if (c->n != n || c->slowest_rank < 0) continue;
+            s.configs++;
+            count[c->slowest_rank]++;
+            if (!isnan(c->time_max_us) && !isnan(c->time_min_us) && c->time_min_us > 0) {
+                lag[c->slowest_rank] += c->time_max_us - c->time_min_us;
+                lag_sum += (c->time_max_us - c->time_min_us) / c->time_min_us * 100;
+                lag_n++;
+            }
+        }
+        for (int r = 0; r <= maxrank; r++)
+            if (count[r] && (s.rank < 0 || count[r] > count[s.rank] ||
+                             (count[r] == count[s.rank] && lag[r] > lag[s.rank])))
+                s.rank = r;
+        s.slowest_in = count[s.rank];
+        if (lag_n) s.lag_pct = lag_sum / lag_n;
+        for (size_t i = 0; i < run->nranks; i++)
+            if (run->ranks[i].rank == s.rank) {
+                snprintf(s.host, sizeof s.host, "%s", run->ranks[i].host);
+                s.device = run->ranks[i].device;
+            }
+        free(count);
+        free(lag);
+        out[k++] = s;
+    }
+    return k;
+}
+
+int nvs_check_slowest_pair(const nvs_ck_run *run)
+{
+    int best = -1;
+    for (size_t i = 0; i < run->npairs; i++)
+        if (!isnan(run->pairs[i].uni_gbps) && (best < 0 || run->pairs[i].uni_gbps < run->pairs[best].uni_gbps))
+            best = (int)i;
+    return best;
+}

@@ -1,0 +1,168 @@
+/* Verdict table and JSON of `nvscale check` (formats: docs/check.md). */
+#include "check/check_out.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <string.h>
+
+#include "core/log.h"
+
+int nvs_check_exit_code(const nvs_check_report *rep) { return rep->verdicts->failed ? 3 : 0; }
+
+static void slowest_rank_line(FILE *f, const nvs_ck_run *run, const nvs_slowest_rank *s)
+{
+    (void)run;
+    fprintf(f, "slowest rank at n=%d: rank %d", s->n, s->rank);
+    if (s->host[0] || s->device >= 0) {
+        fprintf(f, " (");
+        if (s->host[0]) fprintf(f, "host %s%s", s->host, s->device >= 0 ? ", " : "");
+        if (s->device >= 0) fprintf(f, "device %d", s->device);
+        fprintf(f, ")");
+    }
+    fprintf(f, ", slowest in %d of %d configurations", s->slowest_in, s->configs);
+    if (!isnan(s->lag_pct)) fprintf(f, "; the slowest rank took %.1f%% longer than the fastest on average", s->lag_pct);
+    fprintf(f, "\n");
+}
+
+static void slowest_pair_line(FILE *f, const nvs_ck_run *run, int idx)
+{
+    if (idx >= 0) {
+        const nvs_ck_pair *p = &run->pairs[idx];
+        fprintf(f, "slowest pair: GPU %d -> GPU %d", p->src, p->dst);
+        if (p->cls[0]) fprintf(f, " (%s)", p->cls);
+        fprintf(f, ": %.1f GB/s unidirectional", p->uni_gbps);
+        if (!isnan(p->pct_of_bound)) fprintf(f, ", %.1f%% of its %.1f GB/s bound", p->pct_of_bound, p->bound_gbps);
+        fprintf(f, "\n");
+        return;
+    }
+    /* No p2p matrix: the ring's slowest hop from the explanation is the next best answer. */
+    const nvs_ck_hop *h = NULL;
+    for (size_t i = 0; i < run->nhops; i++)
+        if (!h || run->hops[i].n > h->n) h = &run->hops[i];
+    if (h) {
+        fprintf(f, "slowest pair: not measured (no p2p section); the ring's slowest hop at n=%d is GPU %d -> GPU %d",
+                h->n, h->from_gpu, h->to_gpu);
+        if (h->cls[0]) fprintf(f, " (%s%s%s)", h->cls, h->link[0] ? ", " : "", h->link);
+        fprintf(f, "\n");
+    } else
+        fprintf(f, "slowest pair: not measured (the run has no p2p section)\n");
+}
+
+nvs_result_t nvs_check_print_table(FILE *f, const nvs_check_report *rep)
+{
+    const nvs_verdicts *vs = rep->verdicts;
+    static const char *const head[] = {"metric", "measured", "expected", "margin", "verdict"};
+    size_t w[5];
+    for (int c = 0; c < 5; c++) w[c] = strlen(head[c]);
+    for (size_t i = 0; i < vs->n; i++) {
+        const nvs_verdict *v = &vs->v[i];
+        const char *cols[5] = {v->metric, v->measured, v->expected, v->margin, v->pass ? "PASS" : "FAIL"};
+        for (int c = 0; c < 5; c++)
+            if (strlen(cols[c]) > w[c]) w[c] = strlen(cols[c]);
+    }
+    fprintf(f, "nvscale check: %s\n", rep->run->path);
+    fprintf(f, "rules: %s\n", rep->rules_desc);
+    if (rep->base) fprintf(f, "baseline: %s\n", rep->base->path);
+    fprintf(f, "\n");
+    fprintf(f, "%-*s  %-*s  %-*s  %-*s  %-*s  %s\n", (int)w[0], head[0], (int)w[1], head[1], (int)w[2], head[2],
+            (int)w[3], head[3], (int)w[4], head[4], "note");
+    for (size_t i = 0; i < vs->n; i++) {
+        const nvs_verdict *v = &vs->v[i];
+        char line[1024];
+        snprintf(line, sizeof line, "%-*s  %-*s  %-*s  %-*s  %-*s  %s", (int)w[0], v->metric, (int)w[1],
+                 v->measured, (int)w[2], v->expected, (int)w[3], v->margin, (int)w[4], v->pass ? "PASS" : "FAIL",
+                 v->note);
+        size_t l = strlen(line);
+        while (l && line[l - 1] == ' ') line[--l] = '\0'; /* no trailing blanks when there is no note */
+        fprintf(f, "%s\n", line);
+    }
+    fprintf(f, "\n");
+    for (size_t i = 0; i < rep->nslowest; i++) slowest_rank_line(f, rep->run, &rep->slowest[i]);
+    if (!rep->nslowest) fprintf(f, "slowest rank: not known (no collective row at n >= 2 names one)\n");
+    slowest_pair_line(f, rep->run, rep->slowest_pair);
+    if (vs->failed)
+        fprintf(f, "result: FAIL (%zu of %zu checks failed)\n", vs->failed, vs->n);
+    else
+        fprintf(f, "result: PASS (%zu checks)\n", vs->n);
+    if (fflush(f) != 0 || ferror(f)) {
+        nvs_error("cannot write the verdict table to stdout");
+        return NVS_ERR_SYSTEM;
+    }
+    return NVS_OK;
+}
+
+static json_t *num_or_null(double v) { return isnan(v) ? json_null() : json_real(v); }
+
+/* json_object_set_new that remembers a failure (out of memory), so that one check covers the whole build. */
+static void set(json_t *o, const char *k, json_t *v, int *bad)
+{
+    if (!v || json_object_set_new(o, k, v)) *bad = 1;
+}
+
+static json_t *build_json(const nvs_check_report *rep)
+{
+    int bad = 0;
+    const nvs_verdicts *vs = rep->verdicts;
+    json_t *root = json_object(), *arr = json_array(), *sr = json_array();
+    if (!root || !arr || !sr) goto fail;
+    set(root, "schema", json_string(NVS_CHECK_SCHEMA), &bad);
+    set(root, "run", json_string(rep->run->path), &bad);
+    set(root, "baseline", rep->base ? json_string(rep->base->path) : json_null(), &bad);
+    set(root, "rules", json_string(rep->rules_desc), &bad);
+    for (size_t i = 0; i < vs->n; i++) {
+        const nvs_verdict *v = &vs->v[i];
+        json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:s}", "metric", v->metric,
+                              "measured", v->measured, "expected", v->expected, "margin", v->margin, "verdict",
+                              v->pass ? "PASS" : "FAIL", "note", v->note, "unit", v->unit, "measured_value",
+                              num_or_null(v->measured_v), "expected_value", num_or_null(v->expected_v),
+                              "margin_value", num_or_null(v->margin_v), "rule", v->rule);
+        if (!o || json_array_append_new(arr, o)) goto fail;
+    }
+    set(root, "verdicts", arr, &bad);
+    arr = NULL;
+    for (size_t i = 0; i < rep->nslowest; i++) {
+        const nvs_slowest_rank *s = &rep->slowest[i];
+        json_t *o = json_pack("{s:i, s:i, s:s?, s:o, s:i, s:i, s:o}", "n", s->n, "rank", s->rank, "host",
+                              s->host[0] ? s->host : NULL, "device", s->device >= 0 ? json_integer(s->device) : json_null(),
+                              "slowest_in", s->slowest_in, "configs", s->configs, "lag_pct", num_or_null(s->lag_pct));
+        if (!o || json_array_append_new(sr, o)) goto fail;
+    }
+    set(root, "slowest_rank", sr, &bad);
+    sr = NULL;
+    if (rep->slowest_pair >= 0) {
+        const nvs_ck_pair *p = &rep->run->pairs[rep->slowest_pair];
+        set(root, "slowest_pair",
+            json_pack("{s:i, s:i, s:s, s:o}", "src", p->src, "dst", p->dst, "class", p->cls, "uni_gbps",
+                      num_or_null(p->uni_gbps)),
+            &bad);
+    } else
+        set(root, "slowest_pair", json_null(), &bad);
+    set(root, "checks", json_integer((json_int_t)vs->n), &bad);
+    set(root, "failed", json_integer((json_int_t)vs->failed), &bad);
+    set(root, "result", json_string(vs->failed ? "FAIL" : "PASS"), &bad);
+    set(root, "exit_code", json_integer(nvs_check_exit_code(rep)), &bad);
+    if (bad) goto fail;
+    return root;
+fail:
+    json_decref(root);
+    json_decref(arr);
+    json_decref(sr);
+    return NULL;
+}
+
+nvs_result_t nvs_check_print_json(FILE *f, const nvs_check_report *rep)
+{
+    json_t *root = build_json(rep);
+    if (!root) {
+        nvs_error("out of memory building the JSON verdicts");
+        return NVS_ERR_NOMEM;
+    }
+    int bad = json_dumpf(root, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0;
+    json_decref(root);
+    if (!bad) bad = fputc('\n', f) == EOF;
+    if (bad || fflush(f) != 0 || ferror(f)) {
+        nvs_error("cannot write the JSON verdicts to stdout");
+        return NVS_ERR_SYSTEM;
+    }
+    return NVS_OK;
+}

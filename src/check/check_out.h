@@ -1,0 +1,28 @@
+/* Printing the verdicts of `nvscale check`: an aligned table (default) or JSON (--format json). */
+#ifndef NVS_CHECK_OUT_H
+#define NVS_CHECK_OUT_H
+
+#include <stdio.h>
+
+#include "check/check_eval.h"
+#include "check/check_run.h"
+#include "core/err.h"
+
+#define NVS_CHECK_SCHEMA "nvscale.check/1"
+
+typedef struct {
+    const nvs_ck_run *run;
+    const nvs_ck_run *base;      /* NULL without --baseline */
+    const char *rules_desc;      /* "rules.txt (4 rules), --min-p2p" */
+    const nvs_verdicts *verdicts;
+    const nvs_slowest_rank *slowest;
+    size_t nslowest;
+    int slowest_pair;            /* index into run->pairs, -1 none */
+} nvs_check_report;
+
+/* 0 when every verdict passed, else 3 (the process exit code). */
+int nvs_check_exit_code(const nvs_check_report *rep);
+nvs_result_t nvs_check_print_table(FILE *f, const nvs_check_report *rep);
+nvs_result_t nvs_check_print_json(FILE *f, const nvs_check_report *rep);
+
+#endif

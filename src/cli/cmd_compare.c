@@ -1,0 +1,609 @@
+/* nvscale compare --transports nvlink,pcie,shm,net [run options...] [--out DIR] [--report-only]
+ *
+ * One `nvscale run` child process per transport (NCCL caches NCCL_* per process), each with its environment and
+ * its own run directory DIR/<transport>/; a transport this machine cannot do is skipped with the reason; the
+ * transport NCCL really used is read back from each child's run.json; then DIR/compare.md puts them side by
+ * side. Usage and the mpirun equivalent: docs/compare.md.
+ *
+ * The child program is this binary (/proc/self/exe), or NVS_COMPARE_CHILD when set: an executable that the
+ * tests point at a fake nvscale (tests/fixtures/check/fake_nvscale), since the test machine has no GPU. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/commands.h"
+#include "compare/compare.h"
+#include "compare/compare_child.h"
+#include "core/config.h"
+#include "core/log.h"
+#include "core/out_file.h"
+#include "report/report.h"
+#include "runjson/runjson.h"
+#include "runtime/runtime.h"
+#include "core/units.h"
+
+extern char **environ;
+
+#define MAX_PASS 256
+#define TOPO_MAX_BYTES ((size_t)64 << 20) /* topology JSON of a large node is well under 1 MiB */
+#define TAIL_LINES 10
+
+typedef enum { ST_SKIPPED, ST_RAN, ST_FAILED, ST_NOT_RUN } tp_state;
+
+typedef struct {
+    nvs_tp_kind kind;
+    tp_state state;
+    char why[NVS_PATH_MAX + 512]; /* skipped: the reason; failed: what failed */
+    char note[320];      /* feasibility caveat */
+    char status[NVS_PATH_MAX + 128]; /* "exit 0, 41.2 s", "read from DIR/shm/run.json" */
+    char tail[2048];     /* stderr tail of a failed child */
+    int dropped_env;     /* inherited NCCL_P2P_DISABLE/NCCL_SHM_DISABLE removed */
+    nvs_tp_verification ver;
+    int loaded;
+    nvs_run run;
+} tp_result;
+
+static void usage(FILE *to)
+{
+    fprintf(to,
+            "usage: nvscale compare [--transports LIST] [--out DIR] [--report-only] [run options...]\n"
+            "Runs `nvscale run` once per transport, each in its own process and directory DIR/<transport>/,\n"
+            "and writes DIR/compare.md with them side by side. A transport this machine cannot do is skipped\n"
+            "with the reason; the transport NCCL really used is checked in each run's NCCL log.\n"
+            "      --transports LIST   nvlink,pcie,shm,net or all (default all)\n"
+            "                          nvlink, pcie: NCCL as it is (verified afterwards); shm: NCCL_P2P_DISABLE=1;\n"
+            "                          net: NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1\n"
+            "      --out DIR           where the runs and compare.md go (default results/<date>-<time>-compare)\n"
+            "      --report-only       run nothing: compare DIR/<transport>/run.json written before (e.g. by the\n"
+            "                          mpirun commands 'mpirun -np N nvscale compare' prints)\n"
+            "  -h, --help\n"
+            "Every other option goes to `nvscale run` unchanged (-b, -e, -f, -n, --coll, --gpus, --model, ...;\n"
+            "note that -o is run's reduction operation, as in nccl-tests: compare's directory is --out).\n"
+            "Exit: 0 all ran as asked; 1 a run failed or nothing could run; 3 a run used another transport than\n"
+            "asked; 2 bad usage.\n");
+}
+
+static int usage_error(const char *msg, const char *val)
+{
+    fprintf(stderr, "nvscale compare: %s%s%s%s\nTry 'nvscale compare --help'.\n", msg, val ? " '" : "",
+            val ? val : "", val ? "'" : "");
+    return 2;
+}
+
+/* ---- under mpirun: refuse, and say what to type instead ------------------------------------------------- */
+
+static const char *env_first(const char *const *names)
+{
+    for (int i = 0; names[i]; i++)
+        if (getenv(names[i]) && *getenv(names[i])) return getenv(names[i]);
+    return NULL;
+}
+
+static void print_mpirun_sequence(const nvs_tp_kind *kinds, int nk, int pc, char **pass, const char *dir)
+{
+    static const char *const rank_vars[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID", NULL};
+    static const char *const size_vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS", NULL};
+    const char *rank = env_first(rank_vars);
+    if (rank && strcmp(rank, "0")) return; /* one copy of the message, from rank 0 */
+    const char *np = env_first(size_vars);
+    char opts[2048] = "";
+    for (int i = 0; i < pc; i++)
+        snprintf(opts + strlen(opts), sizeof opts - strlen(opts), " %s", pass[i]);
+    fprintf(stderr,
+            "nvscale compare: running under an MPI launcher (mpirun -np N nvscale compare): one MPI job cannot start\n"
+            "another MPI job per transport. Run each transport as its own mpirun, then compare the runs:\n\n");
+    for (int i = 0; i < nk; i++) {
+        const nvs_tp_desc *d = nvs_tp(kinds[i]);
+        fprintf(stderr, "  mpirun -np %s", np ? np : "N");
+        for (int e = 0; d->env[e]; e++) fprintf(stderr, " -x %s", d->env[e]);
+        fprintf(stderr, " nvscale run%s --out %s/%s%s\n", opts, dir, d->name,
+                kinds[i] == NVS_TP_PCIE ? "     # only on GPUs without NVLink between them" : "");
+    }
+    fprintf(stderr, "  nvscale compare --report-only --transports ");
+    for (int i = 0; i < nk; i++) fprintf(stderr, "%s%s", i ? "," : "", nvs_tp(kinds[i])->name);
+    fprintf(stderr, " --out %s\n  (or: nvscale report %s/*/run.json)\n\n", dir, dir);
+    fprintf(stderr, "-x VAR=VALUE is Open MPI's; with MPICH/Hydra use -genv VAR VALUE. Make sure NCCL_P2P_DISABLE and\n"
+                    "NCCL_SHM_DISABLE are not set in the environment of the nvlink and pcie runs.\n");
+}
+
+/* ---- topology ---------------------------------------------------------------------------------------------- */
+
+static nvs_result_t discover_topology(const char *prog, const char *dir, nvs_run *topo)
+{
+    char out_path[NVS_PATH_MAX + 32], err_path[NVS_PATH_MAX + 32], err[512], tail[2048];
+    char *argv[] = {(char *)"nvscale", (char *)"topo", (char *)"--format", (char *)"json", (char *)"--no-save", NULL};
+    char *text = NULL;
+    nvs_child_status st;
+    snprintf(out_path, sizeof out_path, "%s/topology.json", dir);
+    snprintf(err_path, sizeof err_path, "%s/topology.stderr.txt", dir);
+    nvs_info("compare: discovering the topology (nvscale topo --format json --no-save)");
+    nvs_result_t res = nvs_child_run(prog, argv, environ, NULL, &text, TOPO_MAX_BYTES, err_path, &st);
+    if (res != NVS_OK) return res;
+    if (!nvs_child_ok(&st)) {
+        char s[64];
+        nvs_child_status_text(&st, s, sizeof s);
+        nvs_file_tail(err_path, TAIL_LINES, tail, sizeof tail);
+        nvs_error("compare: cannot discover the topology: nvscale topo failed (%s):\n%s", s, tail);
+        free(text);
+        return NVS_ERR_SYSTEM;
+    }
+    res = nvs_tp_parse_topology(text, topo, err, sizeof err);
+    if (res == NVS_OK) res = nvs_write_text_file(out_path, text); /* kept with the runs, for the record */
+    else nvs_error("compare: the topology printed by nvscale topo is unusable: %s", err);
+    free(text);
+    return res == NVS_ERR_INPUT ? NVS_ERR_SYSTEM : res;
+}
+
+/* ---- one transport ----------------------------------------------------------------------------------------- */
+
+static void run_one(const char *prog, const char *dir, int pc, char **pass, tp_result *t)
+{
+    const nvs_tp_desc *d = nvs_tp(t->kind);
+    char rundir[NVS_PATH_MAX + 32], out_path[NVS_PATH_MAX + 64], err_path[NVS_PATH_MAX + 64],
+        json_path[NVS_PATH_MAX + 64];
+    snprintf(rundir, sizeof rundir, "%s/%s", dir, d->name);
+    snprintf(out_path, sizeof out_path, "%s/%s.stdout.txt", dir, d->name);
+    snprintf(err_path, sizeof err_path, "%s/%s.stderr.txt", dir, d->name);
+    snprintf(json_path, sizeof json_path, "%s/run.json", rundir);
+
+    char *argv[MAX_PASS + 8];
+    int a = 0;
+    argv[a++] = (char *)"nvscale";
+    argv[a++] = (char *)"run";
+    for (int i = 0; i < pc; i++) argv[a++] = pass[i];
+    argv[a++] = (char *)"--out";
+    argv[a++] = rundir;
+    argv[a] = NULL;
+    char **env = nvs_tp_child_env(environ, t->kind, &t->dropped_env);
+    if (!env) {
+        t->state = ST_FAILED;
+        snprintf(t->why, sizeof t->why, "out of memory");
+        return;
+    }
+    char envtxt[128] = "";
+    for (int e = 0; d->env[e]; e++) snprintf(envtxt + strlen(envtxt), sizeof envtxt - strlen(envtxt), " %s", d->env[e]);
+    nvs_info("compare: %s: running nvscale run ... --out %s%s%s", d->name, rundir, envtxt[0] ? " with" : "", envtxt);
+    if (t->dropped_env)
+        nvs_warn("compare: %s: NCCL_P2P_DISABLE/NCCL_SHM_DISABLE from your environment are not passed on: compare "
+                 "sets them per transport", d->name);
+
+    nvs_child_status st;
+    nvs_result_t res = nvs_child_run(prog, argv, env, out_path, NULL, 0, err_path, &st);
+    free(env);
+    if (res != NVS_OK) {
+        t->state = ST_FAILED;
+        snprintf(t->why, sizeof t->why, "could not be started (%s)", nvs_result_text(res));
+        return;
+    }
+    char s[64];
+    nvs_child_status_text(&st, s, sizeof s);
+    snprintf(t->status, sizeof t->status, "%s, %.1f s", s, st.wall_s);
+    if (!nvs_child_ok(&st)) {
+        t->state = ST_FAILED;
+        nvs_file_tail(err_path, TAIL_LINES, t->tail, sizeof t->tail);
+        snprintf(t->why, sizeof t->why, "nvscale run failed (%s); its stderr: %s", s, err_path);
+        nvs_error("compare: %s: nvscale run failed (%s); last lines of %s:\n%s", d->name, s, err_path, t->tail);
+        return;
+    }
+    nvs_info("compare: %s: done (%s)", d->name, t->status);
+    if (nvs_run_load(json_path, 0, &t->run) != NVS_OK) { /* it said why */
+        t->state = ST_FAILED;
+        snprintf(t->why, sizeof t->why, "exit 0 but no usable %s", json_path);
+        return;
+    }
+    t->loaded = 1;
+    t->state = ST_RAN;
+}
+
+/* --report-only: the run directory was written by someone else (mpirun). */
+static void load_one(const char *dir, tp_result *t)
+{
+    const nvs_tp_desc *d = nvs_tp(t->kind);
+    char json_path[NVS_PATH_MAX + 64];
+    struct stat sb;
+    snprintf(json_path, sizeof json_path, "%s/%s/run.json", dir, d->name);
+    if (stat(json_path, &sb) != 0) {
+        t->state = ST_NOT_RUN;
+        snprintf(t->why, sizeof t->why, "no %s", json_path);
+        return;
+    }
+    if (nvs_run_load(json_path, 0, &t->run) != NVS_OK) {
+        t->state = ST_FAILED;
+        snprintf(t->why, sizeof t->why, "%s is not a usable run.json", json_path);
+        return;
+    }
+    t->loaded = 1;
+    t->state = ST_RAN;
+    snprintf(t->status, sizeof t->status, "read from %s", json_path);
+}
+
+/* ---- output ------------------------------------------------------------------------------------------------ */
+
+static const char *state_word(const tp_result *t)
+{
+    switch (t->state) {
+    case ST_SKIPPED: return "skipped";
+    case ST_RAN: return t->ver.verdict == NVS_TP_MISMATCH ? "ran, WRONG TRANSPORT" : "ran";
+    case ST_FAILED: return "FAILED";
+    default: return "not run";
+    }
+}
+
+/* Markdown cell text: no '|' or newline inside a cell. */
+static void cell(FILE *f, const char *s)
+{
+    for (; s && *s; s++) {
+        if (*s == '|') fputs("\\|", f);
+        else if (*s == '\n') fputs(" / ", f);
+        else fputc(*s, f);
+    }
+}
+
+static void status_table(FILE *f, const tp_result *t, int n, int markdown)
+{
+    if (markdown)
+        fprintf(f, "| transport | environment | status | NCCL used | verdict / reason |\n|---|---|---|---|---|\n");
+    for (int i = 0; i < n; i++) {
+        const nvs_tp_desc *d = nvs_tp(t[i].kind);
+        char env[128] = "", verdict[NVS_PATH_MAX + 1024];
+        for (int e = 0; d->env[e]; e++) snprintf(env + strlen(env), sizeof env - strlen(env), "%s%s", e ? " " : "", d->env[e]);
+        if (!env[0]) snprintf(env, sizeof env, "(unchanged)");
+        if (t[i].state == ST_RAN)
+            snprintf(verdict, sizeof verdict, "%s%s%s", t[i].ver.text, t[i].note[0] ? "; " : "", t[i].note);
+        else
+            snprintf(verdict, sizeof verdict, "%s", t[i].why);
+        char st[NVS_PATH_MAX + 256];
+        snprintf(st, sizeof st, "%s%s%s%s", state_word(&t[i]), t[i].status[0] ? " (" : "", t[i].status,
+                 t[i].status[0] ? ")" : "");
+        if (markdown) {
+            fprintf(f, "| %s | `%s` | ", d->name, env);
+            cell(f, st);
+            fprintf(f, " | ");
+            cell(f, t[i].ver.found[0] ? t[i].ver.found : "-");
+            fprintf(f, " | ");
+            cell(f, verdict);
+            fprintf(f, " |\n");
+        } else {
+            fprintf(f, "  %-7s %-9s %-28s %s\n", d->name, state_word(&t[i]),
+                    t[i].ver.found[0] ? t[i].ver.found : "-", verdict);
+        }
+    }
+    if (markdown) fprintf(f, "\n");
+}
+
+/* busbw per size, one column per transport that ran, for every (collective, N >= 2) any of them measured; the
+ * out-of-place row when both exist (nvs_run_coll_find). The ratio column is against the first transport. */
+static void busbw_tables(FILE *f, const tp_result *t, int n, int markdown)
+{
+    const nvs_run *runs[NVS_TP_COUNT];
+    const char *names[NVS_TP_COUNT];
+    int nr = 0;
+    for (int i = 0; i < n; i++)
+        if (t[i].loaded) {
+            runs[nr] = &t[i].run;
+            names[nr++] = nvs_tp(t[i].kind)->name;
+        }
+    if (!nr) return;
+    const char *colls[64];
+    int nc = 0;
+    for (int i = 0; i < nr; i++) {
+        const char **cn = NULL;
+        int k = nvs_run_collective_names(runs[i], &cn);
+        for (int j = 0; j < k; j++) {
+            int seen = 0;
+            for (int m = 0; m < nc; m++) seen |= !strcmp(colls[m], cn[j]);
+            if (!seen && nc < 64) colls[nc++] = cn[j];
+        }
+        free(cn);
+    }
+    for (int c = 0; c < nc; c++) {
+        int ns[64], kn = 0;
+        for (int i = 0; i < nr; i++) {
+            int *v = NULL, k = nvs_run_coll_ns(runs[i], colls[c], &v);
+            for (int j = 0; j < k; j++) {
+                int seen = 0;
+                for (int m = 0; m < kn; m++) seen |= ns[m] == v[j];
+                if (!seen && v[j] >= 2 && kn < 64) ns[kn++] = v[j]; /* busbw is 0 at N = 1 */
+            }
+            free(v);
+        }
+        for (int a = 1; a < kn; a++)
+            for (int b = a; b > 0 && ns[b - 1] > ns[b]; b--) {
+                int x = ns[b];
+                ns[b] = ns[b - 1];
+                ns[b - 1] = x;
+            }
+        for (int m = 0; m < kn; m++) {
+            double sizes[256];
+            int ks = 0;
+            for (int i = 0; i < nr; i++) {
+                double *v = NULL;
+                int k = nvs_run_coll_sizes(runs[i], colls[c], &v);
+                for (int j = 0; j < k; j++) {
+                    int seen = 0;
+                    for (int s = 0; s < ks; s++) seen |= sizes[s] == v[j];
+                    if (!seen && ks < 256 && nvs_run_coll_find(runs[i], colls[c], ns[m], v[j])) sizes[ks++] = v[j];
+                }
+                free(v);
+            }
+            for (int a = 1; a < ks; a++)
+                for (int b = a; b > 0 && sizes[b - 1] > sizes[b]; b--) {
+                    double x = sizes[b];
+                    sizes[b] = sizes[b - 1];
+                    sizes[b - 1] = x;
+                }
+            if (!ks) continue;
+            fprintf(f, markdown ? "### %s, N=%d: busbw (GB/s)\n\n| size |" : "\n%s, N=%d: busbw (GB/s)\n%10s", colls[c],
+                    ns[m], markdown ? "" : "size");
+            for (int i = 0; i < nr; i++) fprintf(f, markdown ? " %s |" : " %9s", names[i]);
+            for (int i = 1; i < nr; i++) {
+                char ratio[32];
+                snprintf(ratio, sizeof ratio, "%s/%s", names[i], names[0]);
+                fprintf(f, markdown ? " %s |" : " %12s", ratio);
+            }
+            if (markdown) {
+                fprintf(f, "\n|---:|");
+                for (int i = 1; i < 2 * nr; i++) fprintf(f, "---:|");
+            }
+            fprintf(f, "\n");
+            for (int s = 0; s < ks; s++) {
+                char sz[32], cellb[32];
+                nvs_format_size((size_t)sizes[s], sz, sizeof sz);
+                fprintf(f, markdown ? "| %s |" : "%10s", sz);
+                double v0 = NAN;
+                for (int i = 0; i < nr; i++) {
+                    const nvs_run_coll *x = nvs_run_coll_find(runs[i], colls[c], ns[m], sizes[s]);
+                    double v = x ? x->busbw_gbps : NAN;
+                    if (i == 0) v0 = v;
+                    if (isnan(v)) snprintf(cellb, sizeof cellb, "-");
+                    else snprintf(cellb, sizeof cellb, "%.2f", v);
+                    fprintf(f, markdown ? " %s |" : " %9s", cellb);
+                }
+                for (int i = 1; i < nr; i++) {
+                    const nvs_run_coll *x = nvs_run_coll_find(runs[i], colls[c], ns[m], sizes[s]);
+                    double v = x ? x->busbw_gbps : NAN;
+                    if (isnan(v) || isnan(v0) || v0 <= 0) snprintf(cellb, sizeof cellb, "-");
+                    else snprintf(cellb, sizeof cellb, "%.3f", v / v0);
+                    fprintf(f, markdown ? " %s |" : " %12s", cellb);
+                }
+                fprintf(f, "\n");
+            }
+            if (markdown) fprintf(f, "\n");
+        }
+    }
+}
+
+static nvs_result_t write_compare_md(const char *dir, const tp_result *t, int n, const char *host)
+{
+    char path[NVS_PATH_MAX + 32], title[512] = "Runs in detail:";
+    snprintf(path, sizeof path, "%s/compare.md", dir);
+    nvs_outfile o;
+    NVS_CHECK(nvs_outfile_open(&o, path));
+    FILE *f = o.f;
+    fprintf(f, "# nvscale compare:");
+    for (int i = 0; i < n; i++) fprintf(f, "%s %s", i ? "," : "", nvs_tp(t[i].kind)->name);
+    fprintf(f, "%s%s\n\n", host ? " on " : "", host ? host : "");
+    fprintf(f, "Each transport ran as its own `nvscale run` process (NCCL reads its settings once per process), in "
+               "its own directory `<transport>/`. \"NCCL used\" is read from NCCL's own INFO log in each run "
+               "(run.json \"transports\", at the largest GPU count); a run whose transport differs from the one "
+               "asked for is marked WRONG TRANSPORT. How to read it: docs/compare.md.\n\n");
+    status_table(f, t, n, 1);
+    for (int i = 0; i < n; i++)
+        if (t[i].state == ST_FAILED && t[i].tail[0]) {
+            fprintf(f, "Last lines of the failed %s run's stderr:\n\n```\n%s\n```\n\n", nvs_tp(t[i].kind)->name,
+                    t[i].tail);
+        }
+    fprintf(f, "## busbw side by side\n\nThe out-of-place rows of each run; the ratio columns are against the first "
+               "transport.\n\n");
+    busbw_tables(f, t, n, 1);
+    nvs_run runs[NVS_TP_COUNT];
+    int nr = 0;
+    for (int i = 0; i < n; i++)
+        if (t[i].loaded) {
+            runs[nr] = t[i].run;
+            snprintf(title + strlen(title), sizeof title - strlen(title), "%s R%d = %s", nr ? "," : "", nr + 1,
+                     nvs_tp(t[i].kind)->name);
+            nr++;
+        }
+    nvs_result_t res = NVS_OK;
+    if (nr) {
+        nvs_report rep = {.runs = runs, .nruns = nr, .title = title, .plots = NVS_PLOTS_NOT_REQUESTED};
+        res = nvs_report_write_md(&rep, f);
+    } else
+        fprintf(f, "No transport produced a run: nothing to put side by side.\n");
+    if (res != NVS_OK) {
+        nvs_outfile_discard(&o);
+        return res;
+    }
+    return nvs_outfile_commit(&o);
+}
+
+/* ---- the command ------------------------------------------------------------------------------------------- */
+
+static int is_dir(const char *p)
+{
+    struct stat sb;
+    return stat(p, &sb) == 0 && S_ISDIR(sb.st_mode);
+}
+
+/* NVS_COMPARE_CHILD (tests): must name an executable regular file. */
+static int child_program(char *buf, size_t len)
+{
+    const char *c = getenv("NVS_COMPARE_CHILD");
+    if (!c) {
+        snprintf(buf, len, "/proc/self/exe");
+        return 0;
+    }
+    struct stat sb;
+    if (!*c || strlen(c) >= len || stat(c, &sb) != 0 || !S_ISREG(sb.st_mode) || access(c, X_OK) != 0) {
+        fprintf(stderr, "nvscale compare: invalid value '%s' for environment variable NVS_COMPARE_CHILD: expected "
+                        "an executable file (a stand-in for nvscale, for tests)\n", c);
+        return 2;
+    }
+    snprintf(buf, len, "%s", c);
+    return 0;
+}
+
+int cmd_compare(int argc, char **argv)
+{
+    nvs_tp_kind kinds[NVS_TP_COUNT];
+    int nk = 0, report_only = 0, pc = 0, rc = 0;
+    const char *dir_arg = NULL, *list = "all";
+    char *pass[MAX_PASS + 1];
+    char err[256], dir[NVS_PATH_MAX], prog[NVS_PATH_MAX];
+
+    pass[pc++] = (char *)"run"; /* argv[0] for nvs_config_parse */
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(a, "--transports") || !strcmp(a, "--out")) {
+            if (i + 1 >= argc) return usage_error("option needs a value:", a);
+            if (a[2] == 't') list = argv[++i];
+            else dir_arg = argv[++i];
+        } else if (!strncmp(a, "--transports=", 13)) {
+            list = a + 13;
+        } else if (!strncmp(a, "--out=", 6)) {
+            dir_arg = a + 6;
+        } else if (!strcmp(a, "--report-only")) {
+            report_only = 1;
+        } else if (!strcmp(a, "--no-save")) {
+            return usage_error("--no-save cannot be passed to the runs: compare needs their run.json", NULL);
+        } else {
+            if (pc == MAX_PASS) return usage_error("too many options", NULL);
+            pass[pc++] = argv[i];
+        }
+    }
+    pass[pc] = NULL;
+    if ((nk = nvs_tp_parse_list(list, kinds, NVS_TP_COUNT, err, sizeof err)) < 0)
+        return usage_error(err, NULL);
+    if (dir_arg && (!*dir_arg || strlen(dir_arg) >= sizeof dir - 64)) return usage_error("invalid --out", dir_arg);
+
+    /* the options for `nvscale run`: validated here, so that a typo fails once, before anything runs */
+    nvs_config cfg;
+    int help = 0;
+    nvs_config_defaults(&cfg);
+    if (nvs_config_parse(&cfg, "run", pc, pass, &help) != NVS_OK) return 2;
+    if (help) return usage_error("--help of the run options: see 'nvscale run --help'", NULL);
+    if (cfg.backend == NVS_BACKEND_MPI)
+        return usage_error("--backend mpi runs host MPI collectives, which have no NCCL transport to compare", NULL);
+    nvs_log_set_level(cfg.quiet ? NVS_LOG_WARN : NVS_LOG_INFO); /* progress of the runs, on stderr */
+    if (report_only && pc > 1)
+        return usage_error("--report-only runs nothing: run options make no sense with it, e.g.", pass[1]);
+
+    if (nvs_rt_launched_by_mpi()) {
+        print_mpirun_sequence(kinds, nk, pc - 1, pass + 1, dir_arg ? dir_arg : "results/compare");
+        return 2;
+    }
+
+    if (dir_arg) snprintf(dir, sizeof dir, "%s", dir_arg);
+    else {
+        time_t now = time(NULL);
+        struct tm tm;
+        char stamp[32];
+        if (!localtime_r(&now, &tm) || !strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm))
+            snprintf(stamp, sizeof stamp, "%ld", (long)now);
+        snprintf(dir, sizeof dir, "results/%s-compare", stamp);
+    }
+    if (report_only) {
+        if (!is_dir(dir)) return usage_error("--report-only: no such directory", dir);
+    } else {
+        for (int i = 0; i < nk; i++) {
+            char p[NVS_PATH_MAX + 32];
+            struct stat sb;
+            snprintf(p, sizeof p, "%s/%s", dir, nvs_tp(kinds[i])->name);
+            if (stat(p, &sb) == 0) {
+                fprintf(stderr, "nvscale compare: %s already exists: compare does not mix new runs with old ones; "
+                                "choose another --out (or --report-only to compare what is there)\n", p);
+                return 2;
+            }
+        }
+        if ((rc = child_program(prog, sizeof prog))) return rc;
+        if (nvs_mkdir_p(dir) != NVS_OK) return 1;
+    }
+
+    tp_result *t = calloc((size_t)nk, sizeof *t);
+    nvs_run topo;
+    memset(&topo, 0, sizeof topo);
+    if (!t) {
+        nvs_error("out of memory");
+        return 1;
+    }
+    const char *host = NULL;
+    if (!report_only) {
+        nvs_result_t res = discover_topology(prog, dir, &topo);
+        if (res != NVS_OK) {
+            rc = nvs_exit_code(res);
+            goto out;
+        }
+        int used[1024];
+        int count = 0;
+        for (int i = 0; i < cfg.n_gpu_counts; i++)
+            if (cfg.gpu_counts[i] > count) count = cfg.gpu_counts[i];
+        /* --placement best/worst may pick any GPUs: then every GPU of the host must qualify */
+        if (cfg.placement != NVS_PLACE_FIRST) count = 0;
+        int nused = nvs_tp_used_gpus(&topo.topology, count, used, 1024);
+        for (int i = 0; i < nk; i++) {
+            nvs_tp_feasibility fz;
+            t[i].kind = kinds[i];
+            nvs_tp_feasible(kinds[i], &topo.topology, used, nused, &fz);
+            snprintf(t[i].note, sizeof t[i].note, "%s", fz.note);
+            if (!fz.feasible) {
+                t[i].state = ST_SKIPPED;
+                snprintf(t[i].why, sizeof t[i].why, "%s", fz.reason);
+                nvs_warn("compare: %s: skipped: %s", nvs_tp(kinds[i])->name, fz.reason);
+                continue;
+            }
+            if (fz.note[0]) nvs_warn("compare: %s: %s", nvs_tp(kinds[i])->name, fz.note);
+            run_one(prog, dir, pc - 1, pass + 1, &t[i]);
+        }
+    } else
+        for (int i = 0; i < nk; i++) {
+            t[i].kind = kinds[i];
+            load_one(dir, &t[i]);
+        }
+
+    int ran = 0, failed = 0, mismatch = 0;
+    for (int i = 0; i < nk; i++) {
+        if (t[i].loaded) {
+            nvs_tp_verify(kinds[i], &t[i].run, &t[i].ver);
+            if (!host) host = t[i].run.host;
+            if (t[i].ver.verdict == NVS_TP_MISMATCH) {
+                mismatch = 1;
+                nvs_error("compare: %s: %s", nvs_tp(kinds[i])->name, t[i].ver.text);
+            } else if (t[i].ver.verdict == NVS_TP_UNVERIFIED)
+                nvs_warn("compare: %s: %s", nvs_tp(kinds[i])->name, t[i].ver.text);
+        }
+        ran += t[i].state == ST_RAN;
+        failed += t[i].state == ST_FAILED;
+    }
+    nvs_result_t res = write_compare_md(dir, t, nk, host);
+    printf("nvscale compare (%s):\n", dir);
+    status_table(stdout, t, nk, 0);
+    busbw_tables(stdout, t, nk, 0);
+    printf("\nside-by-side report: %s/compare.md\n", dir);
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        nvs_error("cannot write to stdout");
+        if (res == NVS_OK) res = NVS_ERR_SYSTEM;
+    }
+    if (res != NVS_OK) rc = nvs_exit_code(res);
+    else if (failed) rc = 1;
+    else if (!ran) {
+        nvs_error("compare: no transport could %s on this machine: nothing was compared",
+                  report_only ? "be read" : "run");
+        rc = 1;
+    } else if (mismatch) rc = 3;
+out:
+    for (int i = 0; i < nk; i++)
+        if (t[i].loaded) nvs_run_free(&t[i].run);
+    free(t);
+    nvs_run_free(&topo);
+    return rc;
+}

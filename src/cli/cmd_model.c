@@ -1,0 +1,751 @@
+/* nvscale model: the what-if cost model of a data-parallel step (docs/model.md). This file only gathers and
+ * validates inputs (flags, preset files, run.json), hands them to the pure model (model*.c) and the printers
+ * (model_out.c), and writes the output whole or not at all. Exit: 0 ok, 1 runtime error, 2 bad input. */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/commands.h"
+#include "core/log.h"
+#include "model/model_calib.h"
+#include "model/model_eval.h"
+#include "model/model_gap.h"
+#include "model/model_out.h"
+#include "core/out_file.h"
+#include "model/preset.h"
+#include "core/units.h"
+
+#define MAX_LIST 64          /* entries of a --gpus / --nodes list */
+#define MAX_CONFIGS 16       /* --gpu x --machine */
+#define MAX_PRESET_FILES 16
+#define MAX_TOTAL_GPUS 65536 /* a what-if, not a census: beyond this the alpha-beta model says nothing new */
+#define MAX_BATCH 1000000
+
+static void usage(FILE *to)
+{
+    fprintf(to,
+            "usage: nvscale model --gpu ID[,ID] --machine ID[,ID] --model NAME|FILE [options]\n"
+            "       nvscale model --lambda [--machine ID] [--precision P]\n"
+            "       nvscale model --calibrate RUN.json [--machine ID] [--gpus LIST]\n"
+            "       nvscale model --list-presets [--format json]\n"
+            "What-if cost model of a data-parallel training step: per-layer compute from the GPU's rates, DDP\n"
+            "gradient buckets, ring/tree all-reduce over the machine's link graph (alpha-beta per hop), overlap of\n"
+            "buckets with backward; step time, exposed communication and efficiency for N = 1 ... 65536 GPUs.\n"
+            "  --gpu ID[,ID]          GPU presets (--list-presets); two GPUs: the gap is explained\n"
+            "  --machine ID[,ID]      machine presets (one node's GPUs, PCIe switches, NVLink)\n"
+            "  --model NAME|FILE      model profile: resnet50 ssd300 maskrcnn bert-large transformer-xl-large\n"
+            "                         gpt2-xl, or a profile file (docs/profiles.md)\n"
+            "  --batch B|max          per-GPU batch (default max: the largest that fits in the GPU's memory)\n"
+            "  --gpus LIST            GPU counts, e.g. 1,2,4,8 (above one node: multiples of --gpus-per-node)\n"
+            "  --nodes LIST           node counts, e.g. 1,2,4,16, with --gpus-per-node G GPUs each\n"
+            "  --gpus-per-node G      default: the machine's GPU count\n"
+            "  --net ID               network between nodes (ib-hdr200, eth-100g, ...); needed above one node\n"
+            "  --precision P          fp32 | tf32 | bf16 (default fp32; the Lambda case: tf32)\n"
+            "  --grad fp32|bf16       gradient type all-reduced (default fp32)\n"
+            "  --algo ring|tree|auto  all-reduce algorithm (default ring; auto = the faster per bucket)\n"
+            "  --p2p on|off           off models NCCL_P2P_DISABLE=1 (SHM through host memory everywhere)\n"
+            "  --bucket-first SIZE    first DDP bucket (default 1M); --bucket-cap SIZE: the others (default 25M)\n"
+            "  --calibrate RUN.json   fit link and overhead terms to a measured run and report the model's error\n"
+            "  --tolerance PCT        with --calibrate: exit 3 when the step time error at any N exceeds PCT %%\n"
+            "  --lambda               the Lambda case: 8x RTX 3090 vs 8x RTX A6000 (resnet50 ssd300 maskrcnn\n"
+            "                         bert-large), with the cause of each gap\n"
+            "  --list-presets         GPUs, machines and networks known (with sources in --format json)\n"
+            "  --preset-file FILE     add or override presets (format: docs/model.md); repeatable\n"
+            "  --format table|json    what is printed (default table)\n"
+            "  -o, --output FILE      write there (whole or not at all) instead of stdout\n"
+            "  -h, --help\n");
+}
+
+static int usage_error(const char *fmt, const char *a)
+{
+    fprintf(stderr, "nvscale model: ");
+    fprintf(stderr, fmt, a);
+    fprintf(stderr, "\nTry 'nvscale model --help'.\n");
+    return 2;
+}
+
+typedef struct {
+    const char *gpu, *machine, *model, *batch, *gpus, *nodes, *gpn, *net, *precision, *grad, *algo, *p2p;
+    const char *bucket_first, *bucket_cap, *calibrate, *format, *output, *tolerance, *overlap;
+    const char *preset_files[MAX_PRESET_FILES];
+    int npreset_files;
+    int lambda, list;
+} opts;
+
+enum {
+    O_GPU = 1000, O_MACHINE, O_MODEL, O_BATCH, O_GPUS, O_NODES, O_GPN, O_NET, O_PRECISION, O_GRAD, O_ALGO, O_P2P,
+    O_BFIRST, O_BCAP, O_CALIBRATE, O_LAMBDA, O_LIST, O_PRESET_FILE, O_FORMAT, O_TOL, O_OVERLAP
+};
+
+/* Split "a,b,c" into at most `max` non-empty words (in place, in a copy the caller frees). -1 on a bad list. */
+static int split_list(const char *s, char **copy, char **out, int max)
+{
+    *copy = strdup(s);
+    if (!*copy) return -1;
+    int n = 0;
+    char *p = *copy;
+    for (;;) {
+        char *c = strchr(p, ',');
+        if (c) *c = '\0';
+        if (!*p || n == max) return -1;
+        out[n++] = p;
+        if (!c) break;
+        p = c + 1;
+    }
+    return n;
+}
+
+/* A list of positive integers in 1..hi, sorted, without duplicates. */
+static int parse_int_list(const char *flag, const char *s, long hi, int *out, int *n)
+{
+    char *copy, *w[MAX_LIST];
+    int k = split_list(s, &copy, w, MAX_LIST);
+    if (k < 0) {
+        free(copy);
+        fprintf(stderr, "nvscale model: %s '%s': expected a comma-separated list of at most %d numbers\n", flag, s,
+                MAX_LIST);
+        return -1;
+    }
+    *n = 0;
+    for (int i = 0; i < k; i++) {
+        long v;
+        if (nvs_parse_long(w[i], &v) || v < 1 || v > hi) {
+            fprintf(stderr, "nvscale model: %s: '%s' is not a whole number in 1..%ld\n", flag, w[i], hi);
+            free(copy);
+            return -1;
+        }
+        int j = *n;
+        while (j > 0 && out[j - 1] > v) {
+            out[j] = out[j - 1];
+            j--;
+        }
+        if (j > 0 && out[j - 1] == v) { /* duplicate: undo the shift */
+            for (; j < *n; j++) out[j] = out[j + 1];
+            continue;
+        }
+        out[j] = (int)v;
+        (*n)++;
+    }
+    free(copy);
+    return 0;
+}
+
+static int parse_size_flag(const char *flag, const char *s, double *out)
+{
+    size_t v;
+    if (nvs_parse_size(s, &v) || v == 0 || v > ((size_t)1 << 40)) {
+        fprintf(stderr, "nvscale model: %s '%s': expected a size in 1..1T (e.g. 25M)\n", flag, s);
+        return -1;
+    }
+    *out = (double)v;
+    return 0;
+}
+
+/* Write the rendered output to stdout or --output, whole or not at all. */
+static int emit(const char *path, const char *text)
+{
+    if (path) {
+        nvs_result_t r = nvs_write_text_file(path, text);
+        if (r != NVS_OK) {
+            fprintf(stderr, "nvscale model: cannot write %s\n", path);
+            return 1;
+        }
+        return 0;
+    }
+    size_t len = strlen(text);
+    if (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "nvscale model: writing to stdout failed: %s\n", strerror(errno));
+        return 1;
+    }
+    return 0;
+}
+
+/* Render into memory: a FILE* for the printers, or a JSON document. */
+typedef struct {
+    char *buf;
+    size_t len;
+    FILE *f;
+} membuf;
+
+static int mem_open(membuf *m)
+{
+    m->buf = NULL;
+    m->len = 0;
+    m->f = open_memstream(&m->buf, &m->len);
+    return m->f ? 0 : -1;
+}
+
+static int mem_close(membuf *m)
+{
+    int bad = ferror(m->f) != 0;
+    bad |= fclose(m->f) != 0;
+    m->f = NULL;
+    return bad ? -1 : 0;
+}
+
+static int emit_json(const char *path, json_t *doc)
+{
+    if (!doc) {
+        fprintf(stderr, "nvscale model: out of memory building the JSON output\n");
+        return 1;
+    }
+    char *text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+    json_decref(doc);
+    if (!text) {
+        fprintf(stderr, "nvscale model: out of memory writing the JSON output\n");
+        return 1;
+    }
+    size_t len = strlen(text);
+    char *withnl = malloc(len + 2);
+    if (!withnl) {
+        free(text);
+        return 1;
+    }
+    memcpy(withnl, text, len);
+    withnl[len] = '\n';
+    withnl[len + 1] = '\0';
+    free(text);
+    int rc = emit(path, withnl);
+    free(withnl);
+    return rc;
+}
+
+/* Shapes (nodes x gpn) to evaluate for one machine. Returns the count, or -1 (message printed). */
+static int shapes_of(const opts *o, const nvs_model_config *c, int *nodes, int *gpn)
+{
+    int g = c->machine.gpus, k = 0, list[MAX_LIST], nl = 0;
+    if (o->gpn) {
+        long v;
+        if (nvs_parse_long(o->gpn, &v) || v < 1 || v > c->machine.gpus) {
+            fprintf(stderr, "nvscale model: --gpus-per-node '%s': machine '%s' has 1..%d GPUs\n", o->gpn,
+                    c->machine.id, c->machine.gpus);
+            return -1;
+        }
+        g = (int)v;
+    }
+    if (o->nodes) {
+        if (parse_int_list("--nodes", o->nodes, MAX_TOTAL_GPUS, list, &nl)) return -1;
+        for (int i = 0; i < nl; i++) {
+            if ((long)list[i] * g > MAX_TOTAL_GPUS) {
+                fprintf(stderr, "nvscale model: --nodes %d x %d GPUs: more than %d GPUs\n", list[i], g, MAX_TOTAL_GPUS);
+                return -1;
+            }
+            nodes[k] = list[i];
+            gpn[k++] = g;
+        }
+        return k;
+    }
+    if (o->gpus) {
+        if (parse_int_list("--gpus", o->gpus, MAX_TOTAL_GPUS, list, &nl)) return -1;
+        for (int i = 0; i < nl; i++) {
+            if (list[i] <= g) {
+                nodes[k] = 1;
+                gpn[k++] = list[i];
+            } else if (list[i] % g == 0) {
+                nodes[k] = list[i] / g;
+                gpn[k++] = g;
+            } else {
+                fprintf(stderr,
+                        "nvscale model: --gpus %d: more than one node of %d GPUs (machine '%s') must be a multiple "
+                        "of %d\n",
+                        list[i], g, c->machine.id, g);
+                return -1;
+            }
+        }
+        return k;
+    }
+    /* default: 1, 2, 4 ... the node; with a network, doubling the nodes up to 1024 GPUs */
+    for (int n = 1; n < g && k < MAX_LIST; n *= 2) {
+        nodes[k] = 1;
+        gpn[k++] = n;
+    }
+    nodes[k] = 1;
+    gpn[k++] = g;
+    if (c->has_net)
+        for (int m = 2; (long)m * g <= 1024 && k < MAX_LIST; m *= 2) {
+            nodes[k] = m;
+            gpn[k++] = g;
+        }
+    return k;
+}
+
+static int load_presets(const opts *o, nvs_presets *ps)
+{
+    char err[1024];
+    if (nvs_presets_load_builtin(ps, err, sizeof err) != NVS_OK) {
+        fprintf(stderr, "nvscale model: built-in presets are broken: %s\n", err); /* a bug, caught by tests */
+        return 1;
+    }
+    for (int i = 0; i < o->npreset_files; i++)
+        if (nvs_presets_load_file(ps, o->preset_files[i], err, sizeof err) != NVS_OK) {
+            fprintf(stderr, "nvscale model: %s\n", err);
+            return 2;
+        }
+    return 0;
+}
+
+/* Settings shared by every configuration (precision, grad, algo, p2p, buckets, net). */
+static int common_settings(const opts *o, const nvs_presets *ps, nvs_model_config *c)
+{
+    if (o->precision && nvs_precision_parse(o->precision, &c->prec))
+        return usage_error("--precision '%s': expected fp32, tf32 or bf16", o->precision);
+    if (o->grad) {
+        if (!strcmp(o->grad, "fp32"))
+            c->grad_bytes = 4;
+        else if (!strcmp(o->grad, "bf16"))
+            c->grad_bytes = 2;
+        else
+            return usage_error("--grad '%s': expected fp32 or bf16", o->grad);
+    }
+    if (o->algo && nvs_algo_parse(o->algo, &c->algo))
+        return usage_error("--algo '%s': expected ring, tree or auto", o->algo);
+    if (o->p2p) {
+        if (!strcmp(o->p2p, "on"))
+            c->p2p_disabled = 0;
+        else if (!strcmp(o->p2p, "off"))
+            c->p2p_disabled = 1;
+        else
+            return usage_error("--p2p '%s': expected on or off", o->p2p);
+    }
+    if (o->overlap) {
+        /* the share of the communication hidden behind backward that still slows the step (NCCL takes SMs,
+         * memory and PCIe bandwidth from the compute); --calibrate measures it, this sets it for projections */
+        double v;
+        if (nvs_parse_double(o->overlap, &v) || v < 0 || v > 1)
+            return usage_error("--overlap-penalty '%s': expected a fraction from 0 to 1", o->overlap);
+        c->overlap_penalty = v;
+    }
+    if (o->bucket_first && parse_size_flag("--bucket-first", o->bucket_first, &c->bucket_first_bytes)) return 2;
+    if (o->bucket_cap && parse_size_flag("--bucket-cap", o->bucket_cap, &c->bucket_cap_bytes)) return 2;
+    if (o->net) {
+        const nvs_preset *np = nvs_presets_find(ps, NVS_PK_NET, o->net);
+        if (!np) return usage_error("--net '%s': unknown network (nvscale model --list-presets)", o->net);
+        nvs_net_spec_from(np, &c->net);
+        c->has_net = 1;
+    }
+    return 0;
+}
+
+/* Batch: user value or the largest that fits. */
+static int set_batch(const opts *o, nvs_model_config *c, nvs_mem_estimate *mem)
+{
+    int maxb = nvs_model_max_batch(c, mem);
+    if (!o->batch || !strcmp(o->batch, "max")) {
+        if (maxb < 1) {
+            fprintf(stderr,
+                    "nvscale model: %s does not fit on %s even at batch 1 by the memory estimate "
+                    "(%.2f GB for weights, gradients, optimizer and reserve of %.1f GB; %.1f MB per sample): "
+                    "give --batch\n",
+                    c->profile->name, c->gpu.id,
+                    (mem->weights_bytes + mem->grads_bytes + mem->buckets_bytes + mem->optimizer_bytes +
+                     mem->reserve_bytes) / 1e9,
+                    c->gpu.memory_bytes / 1e9, mem->per_sample_bytes / 1e6);
+            return 2;
+        }
+        c->batch = maxb;
+        c->batch_is_max = 1;
+        return 0;
+    }
+    long v;
+    if (nvs_parse_long(o->batch, &v) || v < 1 || v > MAX_BATCH) {
+        fprintf(stderr, "nvscale model: --batch '%s': expected a whole number in 1..%d or 'max'\n", o->batch,
+                MAX_BATCH);
+        return 2;
+    }
+    c->batch = (int)v;
+    if (v > maxb)
+        nvs_warn("batch %ld on %s is above the largest the memory estimate allows (%d): modelled anyway", v,
+                 c->gpu.id, maxb);
+    return 0;
+}
+
+static int eval_series(const opts *o, nvs_model_series *s)
+{
+    int nodes[MAX_LIST + 16], gpn[MAX_LIST + 16];
+    int k = shapes_of(o, &s->cfg, nodes, gpn);
+    if (k < 0) return 2;
+    s->pts = calloc((size_t)k, sizeof *s->pts);
+    if (!s->pts) return 1;
+    for (int i = 0; i < k; i++) {
+        char err[512];
+        nvs_result_t r = nvs_model_eval(&s->cfg, nodes[i], gpn[i], &s->pts[i], err, sizeof err);
+        if (r != NVS_OK) {
+            fprintf(stderr, "nvscale model: %s: %s\n", s->cfg.label, err);
+            return r == NVS_ERR_INPUT ? 2 : 1;
+        }
+        s->npts++;
+    }
+    return 0;
+}
+
+static int render_and_emit(const opts *o, int json, void (*print)(FILE *, const void *), const void *arg,
+                           json_t *doc)
+{
+    if (json) return emit_json(o->output, doc);
+    membuf m;
+    if (mem_open(&m)) return 1;
+    print(m.f, arg);
+    if (mem_close(&m)) {
+        free(m.buf);
+        fprintf(stderr, "nvscale model: out of memory rendering the table\n");
+        return 1;
+    }
+    int rc = emit(o->output, m.buf);
+    free(m.buf);
+    return rc;
+}
+
+/* --- the modes --------------------------------------------------------------------------------------------------- */
+
+typedef struct {
+    const nvs_presets *ps;
+    const nvs_model_series *s;
+    int ns;
+    const nvs_gap *gap;
+    int gap_n;
+} series_args;
+
+static void print_series_cb(FILE *f, const void *a)
+{
+    const series_args *x = a;
+    nvs_model_print_series(f, x->ps, x->s, x->ns, x->gap, x->gap_n);
+}
+
+static int mode_project(const opts *o, const nvs_presets *ps, int json)
+{
+    char *gcopy = NULL, *mcopy = NULL, *gw[MAX_CONFIGS], *mw[MAX_CONFIGS];
+    nvs_model_series s[MAX_CONFIGS];
+    nvs_profile prof;
+    int ns = 0, rc = 0, have_prof = 0;
+    memset(s, 0, sizeof s);
+    if (!o->gpu) return usage_error("%s", "--gpu is required (nvscale model --list-presets)");
+    if (!o->machine) return usage_error("%s", "--machine is required (nvscale model --list-presets)");
+    if (!o->model) return usage_error("%s", "--model is required (resnet50, bert-large, ... or a profile file)");
+    if (o->gpus && o->nodes) return usage_error("%s", "--gpus and --nodes: give one of them");
+    int ng = split_list(o->gpu, &gcopy, gw, MAX_CONFIGS);
+    int nm = split_list(o->machine, &mcopy, mw, MAX_CONFIGS);
+    if (ng < 0 || nm < 0 || ng * nm > MAX_CONFIGS) {
+        rc = usage_error("%s", "--gpu and --machine: comma-separated ids, at most 16 combinations");
+        goto out;
+    }
+    char err[1024];
+    if (nvs_profile_load(o->model, &prof, err, sizeof err) != NVS_OK) {
+        fprintf(stderr, "nvscale model: --model: %s\n", err);
+        rc = 2;
+        goto out;
+    }
+    have_prof = 1;
+    for (int i = 0; i < ng && !rc; i++) {
+        const nvs_preset *gp = nvs_presets_find(ps, NVS_PK_GPU, gw[i]);
+        if (!gp) {
+            rc = usage_error("--gpu '%s': unknown GPU (nvscale model --list-presets)", gw[i]);
+            break;
+        }
+        for (int j = 0; j < nm && !rc; j++) {
+            const nvs_preset *mp = nvs_presets_find(ps, NVS_PK_MACHINE, mw[j]);
+            if (!mp) {
+                rc = usage_error("--machine '%s': unknown machine (nvscale model --list-presets)", mw[j]);
+                break;
+            }
+            nvs_model_series *x = &s[ns++];
+            nvs_model_config_init(&x->cfg);
+            nvs_gpu_spec_from(gp, &x->cfg.gpu);
+            nvs_machine_spec_from(mp, &x->cfg.machine);
+            x->cfg.profile = &prof;
+            snprintf(x->cfg.label, sizeof x->cfg.label, "%s @ %s", gp->id, mp->id);
+            if ((rc = common_settings(o, ps, &x->cfg))) break;
+            if (x->cfg.has_net) {
+                size_t l = strlen(x->cfg.label);
+                snprintf(x->cfg.label + l, sizeof x->cfg.label - l, " + %s", x->cfg.net.id);
+            }
+            if ((rc = set_batch(o, &x->cfg, &x->mem))) break;
+            if ((rc = eval_series(o, x))) break;
+        }
+    }
+    if (!rc) {
+        nvs_gap gap, *gp = NULL;
+        int gap_n = 0;
+        if (ns == 2 && ng == 2 && s[0].npts > 0 && s[0].npts == s[1].npts) {
+            const nvs_model_point *last = &s[0].pts[s[0].npts - 1];
+            gap_n = last->n;
+            if (gap_n > 1 && nvs_model_gap(&s[0].cfg, &s[1].cfg, last->nodes, last->gpn, &gap, err, sizeof err) ==
+                                 NVS_OK)
+                gp = &gap;
+        }
+        series_args a = {ps, s, ns, gp, gap_n};
+        rc = render_and_emit(o, json, print_series_cb, &a, json ? nvs_model_json_series(ps, s, ns, gp, gap_n) : NULL);
+    }
+out:
+    for (int i = 0; i < ns; i++) free(s[i].pts);
+    if (have_prof) nvs_profile_free(&prof);
+    free(gcopy);
+    free(mcopy);
+    return rc;
+}
+
+typedef struct {
+    const nvs_lambda_row *rows;
+    int n;
+    const char *machine;
+    nvs_precision prec;
+    int gpus;
+    double overlap_penalty;
+} lambda_args;
+
+static void print_lambda_cb(FILE *f, const void *a)
+{
+    const lambda_args *x = a;
+    nvs_model_print_lambda(f, x->rows, x->n, x->machine, x->prec, x->gpus, x->overlap_penalty);
+}
+
+static int mode_lambda(const opts *o, const nvs_presets *ps, int json)
+{
+    if (o->gpu || o->model || o->batch || o->nodes || o->net || o->calibrate)
+        return usage_error("%s", "--lambda compares rtx3090 and rtxa6000 on resnet50, ssd300, maskrcnn and "
+                                 "bert-large at each card's largest batch: --gpu, --model, --batch, --nodes, --net "
+                                 "and --calibrate do not apply");
+    const char *mid = o->machine ? o->machine : NVS_LAMBDA_MACHINE;
+    const nvs_preset *mp = nvs_presets_find(ps, NVS_PK_MACHINE, mid);
+    if (!mp) return usage_error("--machine '%s': unknown machine (nvscale model --list-presets)", mid);
+    const nvs_preset *ga = nvs_presets_find(ps, NVS_PK_GPU, NVS_LAMBDA_GPU_A);
+    const nvs_preset *gb = nvs_presets_find(ps, NVS_PK_GPU, NVS_LAMBDA_GPU_B);
+    if (!ga || !gb) {
+        fprintf(stderr, "nvscale model: the presets lack %s or %s\n", NVS_LAMBDA_GPU_A, NVS_LAMBDA_GPU_B);
+        return 2;
+    }
+    int n = (int)mp->f[NVS_M_GPUS].v;
+    if (o->gpus) {
+        long v;
+        if (nvs_parse_long(o->gpus, &v) || v < 2 || v > n)
+            return usage_error("--gpus '%s' with --lambda: one GPU count from 2 to the machine's GPUs", o->gpus);
+        n = (int)v;
+    }
+    static const char *const models[] = NVS_LAMBDA_MODELS;
+    enum { NM = (int)(sizeof models / sizeof models[0]) };
+    nvs_lambda_row rows[NM];
+    nvs_model_config a, b;
+    nvs_model_config_init(&a);
+    /* Lambda ran its "FP32" benchmarks in NGC PyTorch containers on Ampere, where TF32 tensor cores are on by
+     * default for convolutions and matmuls: tf32 unless told otherwise */
+    a.prec = NVS_PREC_TF32;
+    int rc = common_settings(o, ps, &a);
+    if (rc) return rc;
+    if (a.has_net) return usage_error("%s", "--net does not apply to --lambda");
+    nvs_gpu_spec_from(ga, &a.gpu);
+    nvs_machine_spec_from(mp, &a.machine);
+    b = a;
+    nvs_gpu_spec_from(gb, &b.gpu);
+    for (int i = 0; i < NM; i++) {
+        char err[512];
+        nvs_profile p;
+        if (nvs_profile_load(models[i], &p, err, sizeof err) != NVS_OK) {
+            fprintf(stderr, "nvscale model: %s\n", err);
+            return 1; /* a built-in profile must load */
+        }
+        a.profile = b.profile = &p;
+        snprintf(a.label, sizeof a.label, "%s @ %s", ga->id, mp->id);
+        snprintf(b.label, sizeof b.label, "%s @ %s", gb->id, mp->id);
+        nvs_result_t r = nvs_lambda_row_eval(&a, &b, 1, n, &rows[i], err, sizeof err);
+        nvs_profile_free(&p);
+        a.profile = b.profile = NULL;
+        if (r != NVS_OK) {
+            fprintf(stderr, "nvscale model: %s\n", err);
+            return r == NVS_ERR_INPUT ? 2 : 1;
+        }
+    }
+    lambda_args la = {rows, NM, mp->id, a.prec, n, a.overlap_penalty};
+    return render_and_emit(o, json, print_lambda_cb, &la, json ? nvs_model_json_lambda(rows, NM, mp->id, a.prec, n) : NULL);
+}
+
+typedef struct {
+    const nvs_presets *ps;
+    const nvs_calibration *c;
+    const nvs_model_series *proj; /* may be NULL */
+} calib_args;
+
+static void print_calib_cb(FILE *f, const void *a)
+{
+    const calib_args *x = a;
+    nvs_model_print_calibration(f, x->ps, x->c);
+    if (x->proj) {
+        fprintf(f, "\nprojection from the calibrated configuration\n");
+        nvs_model_print_series(f, x->ps, x->proj, 1, NULL, 0);
+    }
+}
+
+static int mode_calibrate(const opts *o, const nvs_presets *ps, int json)
+{
+    if (o->gpu && strchr(o->gpu, ',')) return usage_error("%s", "--calibrate takes one --gpu (the run's GPU)");
+    if (o->machine && strchr(o->machine, ','))
+        return usage_error("%s", "--calibrate takes one --machine (the run's machine)");
+    if (o->gpus && o->nodes) return usage_error("%s", "--gpus and --nodes: give one of them");
+    double tol = -1;
+    if (o->tolerance && (nvs_parse_double(o->tolerance, &tol) || tol <= 0 || tol > 1000))
+        return usage_error("--tolerance '%s': expected a percentage in (0, 1000]", o->tolerance);
+    nvs_calib_opts co = {o->machine, o->gpu, o->model, 0};
+    if (o->batch) {
+        long v;
+        if (nvs_parse_long(o->batch, &v) || v < 1 || v > MAX_BATCH)
+            return usage_error("--batch '%s' with --calibrate: the run's per-GPU batch, a whole number", o->batch);
+        co.batch = (int)v;
+    }
+    nvs_calibration c;
+    char err[1024] = "";
+    nvs_result_t r = nvs_calibrate(o->calibrate, ps, &co, &c, err, sizeof err);
+    if (r != NVS_OK) {
+        fprintf(stderr, "nvscale model: %s\n", err[0] ? err : nvs_result_text(r));
+        return nvs_exit_code(r);
+    }
+    int rc = 0;
+    nvs_model_series proj, *pp = NULL;
+    memset(&proj, 0, sizeof proj);
+    if (o->gpus || o->nodes || o->net) {
+        if (!c.has_train) {
+            nvs_calibration_free(&c);
+            return usage_error("%s: the run has no training results to project from", o->calibrate);
+        }
+        proj.cfg = c.cfg;
+        if ((rc = common_settings(o, ps, &proj.cfg))) goto out;
+        nvs_model_max_batch(&proj.cfg, &proj.mem);
+        if ((rc = eval_series(o, &proj))) goto out;
+        pp = &proj;
+    }
+    calib_args ca = {ps, &c, pp};
+    json_t *doc = NULL;
+    if (json) {
+        doc = nvs_model_json_calibration(ps, &c);
+        if (doc && pp && json_object_set_new(doc, "projection", nvs_model_json_series(ps, pp, 1, NULL, 0))) {
+            json_decref(doc);
+            doc = NULL;
+        }
+    }
+    rc = render_and_emit(o, json, print_calib_cb, &ca, doc);
+    if (rc == 0 && tol > 0) {
+        /* the stated tolerance: step time within tol % at every measured N */
+        int checked = 0;
+        for (int i = 0; i < c.ntrain; i++) {
+            const nvs_calib_train_row *t = &c.train[i];
+            if (!(t->meas_step_us > 0)) continue;
+            double e = 100.0 * (t->model_step_us - t->meas_step_us) / t->meas_step_us;
+            checked++;
+            if (fabs(e) > tol) {
+                fprintf(stderr, "nvscale model: %s: at N=%d the model's step time is off by %+.1f%% (tolerance %g%%)\n",
+                        o->calibrate, t->n, e, tol);
+                rc = 3;
+            }
+        }
+        if (!checked) fprintf(stderr, "nvscale model: %s: no training step measured: --tolerance checked nothing\n",
+                              o->calibrate);
+    }
+out:
+    free(proj.pts);
+    nvs_calibration_free(&c);
+    return rc;
+}
+
+static void print_presets_cb(FILE *f, const void *a) { nvs_model_print_presets(f, a); }
+
+int cmd_model(int argc, char **argv)
+{
+    static const struct option lopts[] = {
+        {"gpu", required_argument, 0, O_GPU},
+        {"machine", required_argument, 0, O_MACHINE},
+        {"model", required_argument, 0, O_MODEL},
+        {"batch", required_argument, 0, O_BATCH},
+        {"gpus", required_argument, 0, O_GPUS},
+        {"nodes", required_argument, 0, O_NODES},
+        {"gpus-per-node", required_argument, 0, O_GPN},
+        {"net", required_argument, 0, O_NET},
+        {"precision", required_argument, 0, O_PRECISION},
+        {"grad", required_argument, 0, O_GRAD},
+        {"algo", required_argument, 0, O_ALGO},
+        {"p2p", required_argument, 0, O_P2P},
+        {"bucket-first", required_argument, 0, O_BFIRST},
+        {"bucket-cap", required_argument, 0, O_BCAP},
+        {"calibrate", required_argument, 0, O_CALIBRATE},
+        {"tolerance", required_argument, 0, O_TOL},
+        {"overlap-penalty", required_argument, 0, O_OVERLAP},
+        {"lambda", no_argument, 0, O_LAMBDA},
+        {"list-presets", no_argument, 0, O_LIST},
+        {"preset-file", required_argument, 0, O_PRESET_FILE},
+        {"format", required_argument, 0, O_FORMAT},
+        {"output", required_argument, 0, 'o'},
+        {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0},
+    };
+    opts o;
+    memset(&o, 0, sizeof o);
+    optind = 1;
+    opterr = 0;
+    int c, li = -1;
+    while ((c = getopt_long(argc, argv, ":ho:", lopts, &li)) != -1) {
+        const char **slot = NULL;
+        const char *name = li >= 0 ? lopts[li].name : "o";
+        li = -1;
+        switch (c) {
+        case 'h': usage(stdout); return fflush(stdout) == 0 ? 0 : 1;
+        case 'o': slot = &o.output; break;
+        case O_GPU: slot = &o.gpu; break;
+        case O_MACHINE: slot = &o.machine; break;
+        case O_MODEL: slot = &o.model; break;
+        case O_BATCH: slot = &o.batch; break;
+        case O_GPUS: slot = &o.gpus; break;
+        case O_NODES: slot = &o.nodes; break;
+        case O_GPN: slot = &o.gpn; break;
+        case O_NET: slot = &o.net; break;
+        case O_PRECISION: slot = &o.precision; break;
+        case O_GRAD: slot = &o.grad; break;
+        case O_ALGO: slot = &o.algo; break;
+        case O_P2P: slot = &o.p2p; break;
+        case O_BFIRST: slot = &o.bucket_first; break;
+        case O_BCAP: slot = &o.bucket_cap; break;
+        case O_CALIBRATE: slot = &o.calibrate; break;
+        case O_TOL: slot = &o.tolerance; break;
+        case O_OVERLAP: slot = &o.overlap; break;
+        case O_FORMAT: slot = &o.format; break;
+        case O_LAMBDA: o.lambda = 1; break;
+        case O_LIST: o.list = 1; break;
+        case O_PRESET_FILE:
+            if (o.npreset_files == MAX_PRESET_FILES) return usage_error("%s", "at most 16 --preset-file");
+            o.preset_files[o.npreset_files++] = optarg;
+            break;
+        case ':': return usage_error("option '%s' needs a value", argv[optind - 1]);
+        default: return usage_error("unknown option '%s'", argv[optind - 1]);
+        }
+        if (slot) {
+            if (*slot) return usage_error("option --%s given twice", name);
+            if (!*optarg) return usage_error("option --%s needs a non-empty value", name);
+            *slot = optarg;
+        }
+    }
+    if (optind < argc) return usage_error("unexpected argument '%s'", argv[optind]);
+    int json = 0;
+    if (o.format) {
+        if (!strcmp(o.format, "json"))
+            json = 1;
+        else if (strcmp(o.format, "table"))
+            return usage_error("--format '%s': expected table or json", o.format);
+    }
+    if (o.tolerance && !o.calibrate) return usage_error("%s", "--tolerance goes with --calibrate");
+    if (o.lambda + o.list + (o.calibrate != NULL) > 1)
+        return usage_error("%s", "--lambda, --list-presets and --calibrate: give one of them");
+
+    nvs_presets ps;
+    memset(&ps, 0, sizeof ps);
+    int rc = load_presets(&o, &ps);
+    if (rc == 0) {
+        if (o.list)
+            rc = render_and_emit(&o, json, print_presets_cb, &ps, json ? nvs_model_json_presets(&ps) : NULL);
+        else if (o.lambda)
+            rc = mode_lambda(&o, &ps, json);
+        else if (o.calibrate)
+            rc = mode_calibrate(&o, &ps, json);
+        else
+            rc = mode_project(&o, &ps, json);
+    }
+    nvs_presets_free(&ps);
+    return rc;
+}

@@ -1,0 +1,178 @@
+/* `nvscale report RUN.json [MORE.json ...] [-o DIR] [--title T] [--no-plots]`: read and validate every run.json
+ * (exit 2 naming the file and what is wrong), draw the plots with gnuplot if it is on PATH, write DIR/report.md.
+ * Needs no GPU. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli/commands.h"
+#include "core/log.h"
+#include "core/out_file.h"
+#include <jansson.h>
+
+#include "report/report.h"
+#include "runjson/runjson.h"
+
+static void usage(FILE *to)
+{
+    fprintf(to,
+            "usage: nvscale report RUN.json [MORE.json ...] [-o DIR] [--title TEXT] [--no-plots]\n\n"
+            "Writes a Markdown report (DIR/report.md) of one or more runs, with plots drawn by gnuplot\n"
+            "(SVG and PNG) when it is installed. Several runs are also shown side by side (busbw ratios\n"
+            "against the first): NVLink vs SHM, one box vs another. Needs no GPU.\n\n"
+            "  -o, --output DIR   directory for report.md, plots and their data (created if missing;\n"
+            "                     default: the directory of the first run.json)\n"
+            "  -t, --title TEXT   title of the report (default: from the runs)\n"
+            "      --no-plots     do not run gnuplot\n"
+            "  -h, --help         this text\n\n"
+            "What the report contains and how to read it: docs/report.md.\n");
+}
+
+/* Directory part of a path ("." if none). */
+static void dir_of(const char *path, char *buf, size_t len)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        snprintf(buf, len, ".");
+    else if (slash == path)
+        snprintf(buf, len, "/");
+    else
+        snprintf(buf, len, "%.*s", (int)(slash - path), path);
+}
+
+static int report_models(int n, char **paths, const char *outdir, const char *title, int plots)
+{
+    json_t **docs = calloc((size_t)n, sizeof *docs);
+    if (!docs) return 1;
+    nvs_result_t res = NVS_OK;
+    for (int i = 0; i < n && res == NVS_OK; i++) {
+        json_error_t je;
+        docs[i] = json_load_file(paths[i], 0, &je);
+        if (!docs[i]) {
+            nvs_error("report: %s: not JSON (%s, line %d)", paths[i], je.text, je.line);
+            res = NVS_ERR_INPUT;
+        } else if (!nvs_report_is_model(docs[i])) {
+            nvs_error("report: %s: not a model projection (schema nvscale.model/1, kind projection): give model "
+                      "projections or run.json files, not both", paths[i]);
+            res = NVS_ERR_INPUT;
+        }
+    }
+    char dir[4096];
+    if (res == NVS_OK) {
+        if (outdir) snprintf(dir, sizeof dir, "%s", outdir);
+        else dir_of(paths[0], dir, sizeof dir);
+        res = nvs_mkdir_p(dir);
+    }
+    if (res == NVS_OK) res = nvs_report_model(docs, (const char *const *)paths, n, dir, title, plots);
+    for (int i = 0; i < n; i++) json_decref(docs[i]);
+    free(docs);
+    return nvs_exit_code(res);
+}
+
+int cmd_report(int argc, char **argv)
+{
+    static const struct option opts[] = {{"output", required_argument, NULL, 'o'},
+                                         {"title", required_argument, NULL, 't'},
+                                         {"no-plots", no_argument, NULL, 'P'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
+    const char *outdir = NULL, *title = NULL;
+    int plots = 1, c;
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":o:t:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'o':
+            if (!*optarg) {
+                nvs_error("report: -o needs a directory, got an empty string");
+                return 2;
+            }
+            outdir = optarg;
+            break;
+        case 't': title = optarg; break;
+        case 'P': plots = 0; break;
+        case 'h': usage(stdout); return 0;
+        case ':':
+            nvs_error("report: option %s needs a value", argv[optind - 1]);
+            return 2;
+        default:
+            if (optopt)
+                nvs_error("report: unknown option -%c", optopt);
+            else
+                nvs_error("report: unknown option %s", argv[optind - 1]);
+            usage(stderr);
+            return 2;
+        }
+    }
+    int nruns = argc - optind;
+    if (nruns < 1) {
+        nvs_error("report: no run.json given");
+        usage(stderr);
+        return 2;
+    }
+    /* model projections (nvscale model --format json) get their own report: efficiency vs N per configuration */
+    {
+        json_t *first = json_load_file(argv[optind], 0, NULL);
+        int is_model = first && nvs_report_is_model(first);
+        json_decref(first);
+        if (is_model) return report_models(argc - optind, argv + optind, outdir, title, plots);
+    }
+    nvs_run *runs = calloc((size_t)nruns, sizeof *runs);
+    if (!runs) {
+        nvs_error("out of memory");
+        return 1;
+    }
+    nvs_result_t res = NVS_OK;
+    int loaded = 0;
+    for (int i = 0; i < nruns; i++) {
+        res = nvs_run_load(argv[optind + i], NVS_RUN_NEED_COLLECTIVES, &runs[i]);
+        if (res != NVS_OK) break;
+        loaded++;
+    }
+    char dir[4096];
+    if (res == NVS_OK) {
+        if (outdir)
+            snprintf(dir, sizeof dir, "%s", outdir);
+        else
+            dir_of(runs[0].path, dir, sizeof dir);
+        size_t n = strlen(dir);
+        while (n > 1 && dir[n - 1] == '/') dir[--n] = '\0';
+        struct stat st;
+        if (stat(dir, &st) == 0 && !S_ISDIR(st.st_mode)) {
+            nvs_error("report: -o %s: not a directory", dir);
+            res = NVS_ERR_USAGE;
+        } else {
+            res = nvs_mkdir_p(dir);
+        }
+    }
+    nvs_report rep = {.runs = runs, .nruns = nruns, .title = title && *title ? title : NULL};
+    nvs_result_t plot_res = NVS_OK;
+    if (res == NVS_OK) {
+        if (plots)
+            plot_res = nvs_report_plots(&rep, dir);
+        else
+            rep.plots = NVS_PLOTS_NOT_REQUESTED;
+    }
+    char path[4200];
+    if (res == NVS_OK) {
+        snprintf(path, sizeof path, "%s/report.md", dir);
+        nvs_outfile o;
+        res = nvs_outfile_open(&o, path);
+        if (res == NVS_OK) {
+            res = nvs_report_write_md(&rep, o.f);
+            if (res == NVS_OK)
+                res = nvs_outfile_commit(&o);
+            else
+                nvs_outfile_discard(&o);
+        }
+    }
+    if (res == NVS_OK) printf("%s\n", path);
+    for (int i = 0; i < loaded; i++) nvs_run_free(&runs[i]);
+    free(runs);
+    if (res != NVS_OK) return nvs_exit_code(res);
+    /* the report is there; a plot failure still makes the command fail so that scripts notice */
+    return plot_res == NVS_OK ? 0 : nvs_exit_code(plot_res);
+}

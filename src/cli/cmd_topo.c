@@ -1,0 +1,89 @@
+/* `nvscale topo`: the GPU topology of this machine (every host under mpirun), or of a saved hwloc XML.
+ *
+ *   nvscale topo                         this machine: hwloc + NVML + CUDA
+ *   mpirun -np 16 nvscale topo           every host's local rank 0 discovers, rank 0 prints all hosts (NET)
+ *   nvscale topo --hwloc-xml FILE        offline: no GPU, driver or MPI needed
+ * Output: --format table (default: details, matrix, P2P, bounds, legend; -q: the matrix only), json, csv.
+ * run.json ("schema", "tool", "command", "topology") goes to --out DIR or results/<date>-<time>-topo. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/commands.h"
+#include "core/config.h"
+#include "core/log.h"
+#include "topo/topo.h"
+#include "cli/cli_common.h"
+#include "runjson/runjson_write.h"
+
+struct topo_job {
+    const nvs_config *cfg;
+    const char *launcher;
+};
+
+static nvs_result_t emit(const nvs_config *cfg, const nvs_topology *t, const char *launcher)
+{
+    json_t *doc = nvs_cli_run_doc(cfg, launcher, NULL);
+    json_t *tj = nvs_topo_to_json(t);
+    if (!doc || !tj) {
+        json_decref(doc);
+        json_decref(tj);
+        nvs_error("out of memory building run.json");
+        return NVS_ERR_NOMEM;
+    }
+    json_object_set_new(doc, "topology", tj);
+    nvs_result_t r = NVS_OK;
+    if (cfg->format == NVS_FMT_JSON)
+        r = nvs_rj_print(doc, stdout);
+    else {
+        if (cfg->format == NVS_FMT_CSV)
+            nvs_topo_print_csv(t, stdout);
+        else if (cfg->quiet)
+            nvs_topo_print_matrix(t, stdout);
+        else
+            nvs_topo_print(t, stdout);
+        if (fflush(stdout) != 0 || ferror(stdout)) {
+            nvs_error("cannot write to the standard output");
+            r = NVS_ERR_SYSTEM;
+        }
+    }
+    if (r == NVS_OK) r = nvs_cli_save_run(cfg, doc);
+    json_decref(doc);
+    return r;
+}
+
+static nvs_result_t topo_rank(nvs_rt *rt, void *arg)
+{
+    struct topo_job *job = arg;
+    nvs_topology *local = NULL, *global = NULL;
+    nvs_result_t r = NVS_OK;
+    /* one discovery per host: the other ranks of the host would only repeat it */
+    if (rt->local_rank == 0) r = nvs_topo_discover(NULL, &local);
+    r = nvs_rt_agree_result(rt, r);
+    if (r == NVS_OK) r = nvs_topo_gather(rt, local, &global);
+    if (r == NVS_OK && rt->rank == 0) r = emit(job->cfg, global, job->launcher);
+    nvs_topo_free(local);
+    nvs_topo_free(global);
+    return nvs_rt_agree_result(rt, r);
+}
+
+int cmd_topo(int argc, char **argv)
+{
+    nvs_config cfg;
+    nvs_config_defaults(&cfg);
+    int help = 0;
+    nvs_result_t r = nvs_config_parse(&cfg, "topo", argc, argv, &help);
+    if (r != NVS_OK || help) return help ? 0 : nvs_exit_code(r);
+    cfg.argc = argc;
+    cfg.argv = argv;
+    nvs_cli_set_verbosity(cfg.quiet, cfg.verbose);
+    if (cfg.hwloc_xml[0]) {
+        nvs_topology *t = NULL;
+        r = nvs_topo_discover(cfg.hwloc_xml, &t);
+        if (r == NVS_OK) r = emit(&cfg, t, NULL);
+        nvs_topo_free(t);
+        return nvs_exit_code(r);
+    }
+    struct topo_job job = {&cfg, nvs_rt_launched_by_mpi() ? "mpi" : "threads"};
+    r = nvs_rt_run(NVS_LAUNCH_AUTO, 1, cfg.timeout_s, topo_rank, &job);
+    return nvs_exit_code(r);
+}

@@ -1,0 +1,65 @@
+/* nvscale entry point: a git-style table of subcommands. With no subcommand (or only flags), `run`. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/commands.h"
+#include "core/version.h"
+
+struct subcommand {
+    const char *name;
+    int (*fn)(int argc, char **argv);
+    const char *summary;
+};
+
+static int cmd_version(int argc, char **argv);
+static int cmd_help(int argc, char **argv);
+
+static const struct subcommand table[] = {
+    {"run", cmd_run, "topology, collective sweeps at every GPU count, training step (--model), explanation"},
+    {"coll", cmd_coll, "collective sweeps only, nccl-tests style"},
+    {"train", cmd_train, "synthetic data-parallel training step at every GPU count: step, exposed comm, efficiency"},
+    {"topo", cmd_topo, "GPU topology: per-GPU links, pair matrix like nvidia-smi topo -m, bounds (--hwloc-xml: offline)"},
+    {"p2p", cmd_p2p, "copy bandwidth and latency between every pair of GPUs, with the bound of each pair"},
+    {"compare", cmd_compare, "the same run over nvlink, pcie, shm and net transports, side by side"},
+    {"check", cmd_check, "acceptance verdicts of a run.json: thresholds, baseline, PASS/FAIL (exit 3)"},
+    {"report", cmd_report, "Markdown report with plots from run.json files, several runs side by side"},
+    {"model", cmd_model, "what-if cost model: step time and efficiency for GPUs x machines x N, calibration"},
+    {"version", cmd_version, "versions of nvscale and of the libraries it was built with"},
+    {"help", cmd_help, "this list"},
+};
+static const int ntable = (int)(sizeof table / sizeof table[0]);
+
+static int cmd_help(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    printf("nvscale %s: how well do your GPUs talk to each other, and what does it do to training?\n\n"
+           "usage: nvscale [SUBCOMMAND] [OPTIONS]      (mpirun -np N nvscale ...: one rank per GPU)\n\n",
+           NVS_VERSION);
+    for (int i = 0; i < ntable; i++) printf("  %-9s %s\n", table[i].name, table[i].summary);
+    printf("\n'nvscale SUBCOMMAND --help' lists a subcommand's options. Without a subcommand: run.\n");
+    return 0;
+}
+
+static int cmd_version(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    nvs_print_versions(stdout);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) return cmd_help(argc - 1, argv + 1);
+    if (argc >= 2 && !strcmp(argv[1], "--version")) return cmd_version(argc - 1, argv + 1);
+    if (argc < 2 || argv[1][0] == '-') {
+        /* `nvscale -b 1M ...` = `nvscale run -b 1M ...`: argv[0] stands in for the subcommand name */
+        argv[0] = "run";
+        return cmd_run(argc, argv);
+    }
+    for (int i = 0; i < ntable; i++)
+        if (!strcmp(argv[1], table[i].name)) return table[i].fn(argc - 1, argv + 1);
+    fprintf(stderr, "nvscale: unknown subcommand '%s'\nTry 'nvscale help'.\n", argv[1]);
+    return 2;
+}

@@ -1,0 +1,285 @@
+/* PURE part of `nvscale compare` (see compare.h). */
+#include "compare/compare.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* How each transport is forced (NCCL environment variables, docs.nvidia.com/deeplearning/nccl "Environment
+ * Variables"): NCCL_P2P_DISABLE=1 removes the P2P transport (CUDA peer access over NVLink or PCIe), so two GPUs
+ * of one host talk through SHM (host memory); NCCL_SHM_DISABLE=1 as well leaves only NET (IB/RoCE when an HCA is
+ * there, else sockets). NCCL_NET is not set: a machine with an HCA measures its network, not loopback sockets
+ * (set NCCL_NET=Socket in the environment to force sockets; it is passed through). nvlink and pcie cannot be
+ * forced: CUDA P2P takes NVLink whenever the GPUs have it, so both run with P2P allowed and are verified from
+ * NCCL's log afterwards. */
+static const nvs_tp_desc table[NVS_TP_COUNT] = {
+    [NVS_TP_NVLINK] = {"nvlink", {NULL}, "P2P", "NVLink", "CUDA peer-to-peer over NVLink (NCCL P2P transport)"},
+    [NVS_TP_PCIE] = {"pcie", {NULL}, "P2P", "PCIe", "CUDA peer-to-peer over PCIe (NCCL P2P transport)"},
+    [NVS_TP_SHM] = {"shm", {"NCCL_P2P_DISABLE=1", NULL}, "SHM", NULL,
+                    "through host memory (NCCL SHM transport), as GPUs without peer-to-peer do"},
+    [NVS_TP_NET] = {"net", {"NCCL_P2P_DISABLE=1", "NCCL_SHM_DISABLE=1", NULL}, "NET", NULL,
+                    "through the network stack (NCCL NET transport: IB if present, else sockets)"},
+};
+
+const char *const nvs_tp_owned_env[] = {"NCCL_P2P_DISABLE", "NCCL_SHM_DISABLE", NULL};
+
+const nvs_tp_desc *nvs_tp(nvs_tp_kind k) { return (unsigned)k < NVS_TP_COUNT ? &table[k] : NULL; }
+
+int nvs_tp_parse_list(const char *s, nvs_tp_kind *out, int cap, char *err, size_t errlen)
+{
+    int n = 0;
+    if (!s || !*s) {
+        snprintf(err, errlen, "empty list (expected nvlink, pcie, shm, net, or all)");
+        return -1;
+    }
+    if (!strcasecmp(s, "all")) {
+        for (int k = 0; k < NVS_TP_COUNT && n < cap; k++) out[n++] = (nvs_tp_kind)k;
+        return n;
+    }
+    for (const char *p = s;;) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        char item[32];
+        if (!len) {
+            snprintf(err, errlen, "empty item in '%s'", s);
+            return -1;
+        }
+        if (len >= sizeof item) len = sizeof item - 1;
+        memcpy(item, p, len);
+        item[len] = '\0';
+        int k;
+        for (k = 0; k < NVS_TP_COUNT; k++)
+            if (!strcasecmp(item, table[k].name)) break;
+        if (k == NVS_TP_COUNT) {
+            snprintf(err, errlen, "unknown transport '%s' (expected nvlink, pcie, shm, net, or all)", item);
+            return -1;
+        }
+        for (int i = 0; i < n; i++)
+            if (out[i] == (nvs_tp_kind)k) {
+                snprintf(err, errlen, "transport '%s' given twice", table[k].name);
+                return -1;
+            }
+        if (n == cap) {
+            snprintf(err, errlen, "too many transports");
+            return -1;
+        }
+        out[n++] = (nvs_tp_kind)k;
+        if (!comma) break;
+        p = comma + 1;
+    }
+    return n;
+}
+
+int nvs_tp_used_gpus(const nvs_run_topology *t, int count, int *out, int cap)
+{
+    const nvs_run_gpu *first = NULL;
+    int n = 0;
+    for (size_t i = 0; i < t->ngpus; i++) {
+        const nvs_run_gpu *g = &t->gpus[i];
+        if (g->cuda_device < 0) continue; /* offline, or seen only on the PCI bus */
+        if (!first) first = g;
+        int same_host = (!first->host && !g->host) || (first->host && g->host && !strcmp(first->host, g->host));
+        if (!same_host || n == cap) continue;
+        int j = n++; /* insertion by CUDA device */
+        while (j > 0 && t->gpus[out[j - 1]].cuda_device > g->cuda_device) {
+            out[j] = out[j - 1];
+            j--;
+        }
+        out[j] = (int)i;
+    }
+    /* out[] holds positions in t->gpus: turn them into topology GPU indices (the "index" field) */
+    for (int i = 0; i < n; i++) out[i] = t->gpus[out[i]].index >= 0 ? t->gpus[out[i]].index : out[i];
+    return count > 0 && count < n ? count : n;
+}
+
+static const nvs_run_pair *pair_of(const nvs_run_topology *t, int a, int b)
+{
+    for (size_t i = 0; i < t->npairs; i++)
+        if ((t->pairs[i].a == a && t->pairs[i].b == b) || (t->pairs[i].a == b && t->pairs[i].b == a))
+            return &t->pairs[i];
+    return NULL;
+}
+
+static int nvlinked(const nvs_run_pair *p)
+{
+    return p && (p->nvlinks > 0 || (p->cls && !strncmp(p->cls, "NV", 2))); /* NV1..NV18 (nvidia-smi topo -m) */
+}
+
+/* Classes where NCCL's automatic P2P level (PXB on most systems, NCCL_P2P_LEVEL docs) may refuse P2P. */
+static int across_host_bridge(const char *cls)
+{
+    return cls && (!strcmp(cls, "PHB") || !strcmp(cls, "NODE") || !strcmp(cls, "SYS"));
+}
+
+static const char *cls_of(const nvs_run_pair *p)
+{
+    return p && p->cls ? p->cls : "class unknown";
+}
+
+void nvs_tp_feasible(nvs_tp_kind k, const nvs_run_topology *t, const int *used, int nused, nvs_tp_feasibility *f)
+{
+    memset(f, 0, sizeof *f);
+    if (nused < 2) {
+        snprintf(f->reason, sizeof f->reason, "%d GPU%s on this host: nothing travels between GPUs", nused,
+                 nused == 1 ? "" : "s");
+        return;
+    }
+    switch (k) {
+    case NVS_TP_NVLINK:
+        for (int i = 0; i < nused; i++)
+            for (int j = i + 1; j < nused; j++) {
+                const nvs_run_pair *p = pair_of(t, used[i], used[j]);
+                if (!nvlinked(p)) {
+                    snprintf(f->reason, sizeof f->reason,
+                             "GPUs %d and %d have no NVLink between them (%s): a run over these GPUs would not be "
+                             "NVLink alone (pick NVLinked GPUs with CUDA_VISIBLE_DEVICES)",
+                             used[i], used[j], cls_of(p));
+                    return;
+                }
+            }
+        f->feasible = 1;
+        return;
+    case NVS_TP_PCIE:
+        for (int i = 0; i < nused; i++)
+            for (int j = i + 1; j < nused; j++) {
+                const nvs_run_pair *p = pair_of(t, used[i], used[j]);
+                if (nvlinked(p)) {
+                    snprintf(f->reason, sizeof f->reason,
+                             "GPUs %d and %d are NVLinked (%s): CUDA peer-to-peer between them always takes NVLink, "
+                             "so PCIe peer-to-peer cannot be measured on them",
+                             used[i], used[j], cls_of(p));
+                    return;
+                }
+                if (p && p->p2p_cuda == 0) {
+                    snprintf(f->reason, sizeof f->reason,
+                             "cudaDeviceCanAccessPeer(%d, %d) is false (%s): no PCIe peer-to-peer between them "
+                             "(GeForce cards, or ACS/IOMMU settings); NCCL falls back to SHM",
+                             used[i], used[j], cls_of(p));
+                    return;
+                }
+            }
+        f->feasible = 1;
+        for (int i = 0; i < nused && !f->note[0]; i++)
+            for (int j = i + 1; j < nused && !f->note[0]; j++) {
+                const nvs_run_pair *p = pair_of(t, used[i], used[j]);
+                if (!p || p->p2p_cuda < 0)
+                    snprintf(f->note, sizeof f->note,
+                             "peer-to-peer support of GPUs %d and %d is unknown: verified from NCCL's log after the "
+                             "run", used[i], used[j]);
+                else if (across_host_bridge(p->pcie_class ? p->pcie_class : p->cls))
+                    snprintf(f->note, sizeof f->note,
+                             "GPUs %d and %d connect through %s: NCCL's automatic P2P level may choose SHM there; "
+                             "NCCL_P2P_LEVEL=SYS in the environment forces P2P",
+                             used[i], used[j], p->pcie_class ? p->pcie_class : p->cls);
+            }
+        return;
+    case NVS_TP_SHM:
+    case NVS_TP_NET: f->feasible = 1; return;
+    default: snprintf(f->reason, sizeof f->reason, "unknown transport"); return;
+    }
+}
+
+static int owned(const char *kv)
+{
+    for (int i = 0; nvs_tp_owned_env[i]; i++) {
+        size_t l = strlen(nvs_tp_owned_env[i]);
+        if (!strncmp(kv, nvs_tp_owned_env[i], l) && kv[l] == '=') return 1;
+    }
+    return 0;
+}
+
+char **nvs_tp_child_env(char *const *envp, nvs_tp_kind k, int *dropped)
+{
+    size_t n = 0, d = 0;
+    while (envp && envp[n]) n++;
+    char **env = malloc((n + 4) * sizeof *env);
+    if (!env) return NULL;
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (owned(envp[i])) d++;
+        else env[m++] = envp[i];
+    }
+    for (int i = 0; table[k].env[i]; i++) env[m++] = (char *)table[k].env[i];
+    env[m] = NULL;
+    if (dropped) *dropped = (int)d;
+    return env;
+}
+
+void nvs_tp_verify(nvs_tp_kind k, const nvs_run *r, nvs_tp_verification *v)
+{
+    const nvs_tp_desc *d = &table[k];
+    memset(v, 0, sizeof *v);
+    v->verdict = NVS_TP_UNVERIFIED;
+    if (r->backend && !strcmp(r->backend, "mpi")) {
+        snprintf(v->text, sizeof v->text, "not verified: the run used the MPI host backend, not NCCL");
+        return;
+    }
+    const nvs_run_transport *t = NULL;
+    for (size_t i = 0; i < r->ntransports; i++)
+        if (!t || r->transports[i].n > t->n) t = &r->transports[i];
+    if (!t || !t->nsummary) {
+        snprintf(v->text, sizeof v->text,
+                 "not verified: run.json names no transport (NCCL's INFO log was not captured: --no-nccl-log, or "
+                 "NCCL_DEBUG set by the user)");
+        return;
+    }
+    v->n = t->n;
+    /* what was found: "P2P over NVLink (24 channels)", several words when NCCL mixed transports */
+    int expected = 0, others = 0;
+    char words[96] = "";
+    long total = 0;
+    for (size_t i = 0; i < t->nsummary; i++) {
+        int c = t->summary_counts ? t->summary_counts[i] : 0;
+        if (c <= 0) continue;
+        total += c;
+        if (!strcmp(t->summary[i].key, d->nccl)) expected = 1;
+        else others = 1;
+        const char *w = t->summary[i].key;
+        if (!strcmp(w, "NET") && t->net_detail) w = t->net_detail;
+        snprintf(words + strlen(words), sizeof words - strlen(words), "%s%s", words[0] ? "+" : "", w);
+    }
+    snprintf(v->found, sizeof v->found, "%s%s%s (%ld channel%s)", words, t->link ? " over " : "",
+             t->link ? t->link : "", total, total == 1 ? "" : "s");
+    if (!expected || others) {
+        v->verdict = NVS_TP_MISMATCH;
+        snprintf(v->text, sizeof v->text, "MISMATCH: asked for %s (%s), NCCL used %s at n=%d", d->name, d->nccl,
+                 v->found, t->n);
+        return;
+    }
+    if (d->link && t->link && strcmp(d->link, t->link)) {
+        v->verdict = NVS_TP_MISMATCH;
+        snprintf(v->text, sizeof v->text, "MISMATCH: asked for %s (%s over %s), NCCL used %s at n=%d", d->name,
+                 d->nccl, d->link, v->found, t->n);
+        return;
+    }
+    if (d->link && !t->link) {
+        snprintf(v->text, sizeof v->text, "%s used at n=%d, but run.json does not say over which link", d->nccl, t->n);
+        return; /* unverified: P2P, link unknown */
+    }
+    v->verdict = NVS_TP_VERIFIED;
+    snprintf(v->text, sizeof v->text, "as asked (n=%d)", t->n);
+}
+
+nvs_result_t nvs_tp_parse_topology(const char *text, nvs_run *r, char *err, size_t errlen)
+{
+    json_error_t je;
+    memset(r, 0, sizeof *r);
+    json_t *root = json_loads(text, JSON_REJECT_DUPLICATES, &je);
+    if (!root || !json_is_object(root)) {
+        snprintf(err, errlen, "not a JSON object%s%s", root ? "" : ": ", root ? "" : je.text);
+        json_decref(root);
+        return NVS_ERR_INPUT;
+    }
+    json_t *doc = root;
+    if (!json_object_get(root, "schema")) { /* the topology object alone: wrap it into a run document */
+        doc = json_pack("{s:s, s:o}", "schema", NVS_RUN_SCHEMA, "topology", root);
+        if (!doc) {
+            snprintf(err, errlen, "out of memory");
+            return NVS_ERR_NOMEM;
+        }
+    }
+    nvs_result_t res = nvs_run_from_json(doc, "topology", NVS_RUN_NEED_TOPOLOGY, r, err, errlen);
+    json_decref(doc);
+    return res;
+}

@@ -1,0 +1,86 @@
+/* One struct for everything a measuring subcommand (run, coll, train, topo, p2p) was asked to do: defaults,
+ * command-line parsing (getopt_long, nccl-tests' short flags), validation. No globals: main() owns it.
+ * The offline subcommands (report, compare, check, model) parse their own arguments in their own files. */
+#ifndef NVS_CONFIG_H
+#define NVS_CONFIG_H
+
+#include <limits.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "core/err.h"
+#include "core/precision.h"
+
+#define NVS_MAX_GPU_COUNTS 64
+#define NVS_PATH_MAX 4096
+
+typedef enum { NVS_BACKEND_AUTO = 0, NVS_BACKEND_NCCL, NVS_BACKEND_MPI } nvs_backend_kind;
+typedef enum { NVS_FMT_TABLE = 0, NVS_FMT_JSON, NVS_FMT_CSV } nvs_format;
+typedef enum { NVS_PLACE_FIRST = 0, NVS_PLACE_BEST, NVS_PLACE_WORST } nvs_placement;
+
+enum { NVS_INPLACE_OUT = 1u << 0, NVS_INPLACE_IN = 1u << 1 };
+
+typedef struct nvs_config {
+    const char *subcommand;
+    int argc;
+    char **argv; /* as typed, for run.json */
+
+    nvs_backend_kind backend;
+    int backend_explicit; /* --backend given */
+
+    /* collective sweep (nccl-tests flags) */
+    size_t min_bytes, max_bytes;
+    double step_factor; /* -f; 0 when -i is used */
+    size_t step_bytes;  /* -i */
+    int iters;          /* -n; 0 = automatic per size */
+    int warmup;         /* -w */
+    int check;          /* -c: validate every configuration (1) or not (0, shown as "skipped") */
+    int graph_launches; /* -G: 0 = plain launches, else CUDA-graph launches of the timed loop */
+    unsigned types_mask; /* bit per nvs_dtype */
+    unsigned ops_mask;   /* bit per nvs_redop */
+    int root;
+    unsigned inplace_mask;
+    unsigned colls_mask; /* bit per registry index (collectives/coll.h) */
+    int colls_explicit;
+
+    /* scaling */
+    int gpu_counts[NVS_MAX_GPU_COUNTS];
+    int n_gpu_counts; /* 0 = 1, 2, 4, ... up to the world size, plus the world size */
+    nvs_placement placement;
+
+    /* training step */
+    char model[NVS_PATH_MAX]; /* built-in profile name or profile file; empty = no training step in `run` */
+    int batch;                /* per GPU; 0 = the profile's default */
+    nvs_precision precision;
+    int grad_bf16;
+    size_t bucket_first_bytes, bucket_cap_bytes;
+    int steps, warmup_steps;
+
+    /* topology / p2p */
+    char hwloc_xml[NVS_PATH_MAX];
+    size_t copy_bytes;
+    int copy_iters;
+
+    /* process */
+    double timeout_s;
+    nvs_format format;
+    char out_dir[NVS_PATH_MAX]; /* results/<run>/ unless --out; empty with --no-save */
+    int save;
+    int quiet, verbose;
+    int nccl_log; /* capture NCCL's INFO log to find transports (1 unless the user set NCCL_DEBUG) */
+
+    /* test hook (NVS_TEST_STALL=rank:bytes): that rank skips the collective of that size, to test --timeout */
+    int stall_rank;
+    size_t stall_bytes;
+    /* test hook (NVS_TEST_CORRUPT=rank): that rank spoils one output element before every validation, to show
+     * that validation catches it (exit 3) */
+    int corrupt_rank;
+} nvs_config;
+
+void nvs_config_defaults(nvs_config *c);
+/* Parse argv (after the subcommand name). Prints one message naming the bad flag or value and a usage hint on
+ * error, returning NVS_ERR_USAGE. Sets *help when -h was given (usage printed, caller exits 0). */
+nvs_result_t nvs_config_parse(nvs_config *c, const char *subcommand, int argc, char **argv, int *help);
+void nvs_config_usage(const char *subcommand, FILE *to);
+
+#endif

@@ -1,0 +1,26 @@
+/* See gpu_check.h. */
+#include "core/gpu_check.h"
+
+#include <stdio.h>
+
+#include "core/log.h"
+
+nvs_result_t nvs_cuda_fail(const char *context, const char *call, cudaError_t e)
+{
+    nvs_error("%s%s%s failed: %s (%s)", context ? context : "", context ? ": " : "", call, cudaGetErrorString(e),
+              cudaGetErrorName(e));
+    return NVS_ERR_CUDA;
+}
+
+nvs_result_t nvs_blas_fail(const char *call, cublasStatus_t s)
+{
+    nvs_error("%s failed: %s (%s)", call, cublasGetStatusString(s), cublasGetStatusName(s));
+    return NVS_ERR_CUBLAS;
+}
+
+nvs_result_t nvs_nccl_fail(const char *call, ncclResult_t r, ncclComm_t comm)
+{
+    const char *last = comm ? ncclGetLastError(comm) : ncclGetLastError(NULL);
+    nvs_error("%s failed: %s%s%s", call, ncclGetErrorString(r), last && *last ? ": " : "", last ? last : "");
+    return NVS_ERR_NCCL;
+}

@@ -1,0 +1,50 @@
+/* Checking CUDA, cuBLAS and NCCL return codes: one message naming the call and the library's own error string
+ * (and NCCL's last error text), then the matching nvs_result_t. Every CUDA/cuBLAS/NCCL call of nvscale goes
+ * through these (or handles its code explicitly where a failure is an answer, e.g. "no GPU here").
+ *
+ *   CUDA_TRY(call)            return NVS_ERR_CUDA from the enclosing function on failure
+ *   CUDA_TRY_AT(call, ...)    same, the message prefixed with a printf-style context ("copy 0->1")
+ *   BLAS_TRY(call)            NVS_ERR_CUBLAS
+ *   NCCL_TRY(call, comm)      NVS_ERR_NCCL (comm may be NULL) */
+#ifndef NVS_GPU_CHECK_H
+#define NVS_GPU_CHECK_H
+
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+#include <nccl.h>
+
+#include "core/err.h"
+
+nvs_result_t nvs_cuda_fail(const char *context, const char *call, cudaError_t e);
+nvs_result_t nvs_blas_fail(const char *call, cublasStatus_t s);
+nvs_result_t nvs_nccl_fail(const char *call, ncclResult_t r, ncclComm_t comm);
+
+#define CUDA_TRY(call)                                                                                      \
+    do {                                                                                                    \
+        cudaError_t e_ = (cudaError_t)(call);                                                               \
+        if (e_ != cudaSuccess) return nvs_cuda_fail(NULL, #call, e_);                                       \
+    } while (0)
+
+#define CUDA_TRY_AT(call, ...)                                                                              \
+    do {                                                                                                    \
+        cudaError_t e_ = (cudaError_t)(call);                                                               \
+        if (e_ != cudaSuccess) {                                                                            \
+            char what_[160];                                                                                \
+            snprintf(what_, sizeof what_, __VA_ARGS__);                                                     \
+            return nvs_cuda_fail(what_, #call, e_);                                                         \
+        }                                                                                                   \
+    } while (0)
+
+#define BLAS_TRY(call)                                                                                      \
+    do {                                                                                                    \
+        cublasStatus_t s_ = (call);                                                                         \
+        if (s_ != CUBLAS_STATUS_SUCCESS) return nvs_blas_fail(#call, s_);                                   \
+    } while (0)
+
+#define NCCL_TRY(call, comm)                                                                                \
+    do {                                                                                                    \
+        ncclResult_t r_ = (call);                                                                           \
+        if (r_ != ncclSuccess) return nvs_nccl_fail(#call, r_, comm);                                       \
+    } while (0)
+
+#endif

@@ -1,0 +1,27 @@
+/* Rank-prefixed logging to stderr.
+ *
+ * Messages go to stderr as "nvscale[rank 3]: error: ..." (the rank part only when there is more than one rank),
+ * so that stdout carries nothing but the requested output (table, JSON or CSV). The rank is thread-local
+ * because the one-process runtime drives one GPU per thread. */
+#ifndef NVS_LOG_H
+#define NVS_LOG_H
+
+#include <stdarg.h>
+
+enum nvs_log_level { NVS_LOG_ERROR = 0, NVS_LOG_WARN = 1, NVS_LOG_INFO = 2, NVS_LOG_DEBUG = 3 };
+
+void nvs_log_set_level(int level);
+void nvs_log_set_rank(int rank, int nranks); /* per thread */
+
+void nvs_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+#define nvs_error(...) nvs_log(NVS_LOG_ERROR, __VA_ARGS__)
+#define nvs_warn(...) nvs_log(NVS_LOG_WARN, __VA_ARGS__)
+#define nvs_info(...) nvs_log(NVS_LOG_INFO, __VA_ARGS__)
+#define nvs_debug(...) nvs_log(NVS_LOG_DEBUG, __VA_ARGS__)
+
+/* Progress line on stderr, rank 0 only, only when stderr is a terminal and not quiet ("\r" rewrites it). */
+void nvs_progress_enable(int enabled);
+void nvs_progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void nvs_progress_done(void);
+
+#endif

@@ -1,0 +1,385 @@
+/* The "why" paragraph per N: see report_explain.h. */
+#include "explain/explain.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/units.h"
+
+void nvs_explain_facts_init(nvs_explain_facts *f, int n)
+{
+    memset(f, 0, sizeof *f);
+    f->n = n;
+    f->hop_from_gpu = f->hop_to_gpu = f->hop_p2p = -1;
+    f->bound_gbps = f->busbw_gbps = f->busbw_bytes = f->prev_busbw_gbps = NAN;
+    f->exposed_comm_pct = f->predicted_comm_us = f->measured_comm_us = NAN;
+}
+
+/* snprintf into a growing text that remembers the full length even when the buffer is too small. */
+typedef struct {
+    char *buf;
+    size_t len, used;
+} sb;
+
+static void sbf(sb *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sbf(sb *s, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    size_t room = s->used < s->len ? s->len - s->used : 0;
+    int w = vsnprintf(room ? s->buf + s->used : NULL, room, fmt, ap);
+    va_end(ap);
+    if (w > 0) s->used += (size_t)w;
+}
+
+/* Figures in prose: 3 significant digits are more than the noise allows; "330", "27", "3.4". */
+static const char *num(double v, char *buf, size_t len)
+{
+    if (fabs(v) >= 10)
+        snprintf(buf, len, "%.0f", v);
+    else
+        snprintf(buf, len, "%.1f", v);
+    return buf;
+}
+
+/* A bound is a derived constant, not a noisy measurement: keep its decimal below 100 ("31.5", "478"). */
+static const char *bound_num(double v, char *buf, size_t len)
+{
+    if (fabs(v) >= 100)
+        snprintf(buf, len, "%.0f", v);
+    else
+        snprintf(buf, len, "%.1f", v);
+    return buf;
+}
+
+const char *nvs_explain_class_link(const char *cls)
+{
+    if (!cls) return NULL;
+    if (!strncmp(cls, "NV", 2) && isdigit((unsigned char)cls[2])) return "NVLink";
+    if (!strcmp(cls, "NET")) return "network";
+    return "PCIe";
+}
+
+int nvs_explain_class_rank(const char *cls)
+{
+    /* nvidia-smi topo -m legend, nearest first */
+    static const char *const order[] = {"PIX", "PXB", "PHB", "NODE", "SYS", "NET"};
+    if (!cls) return 8;
+    if (!strncmp(cls, "NV", 2) && isdigit((unsigned char)cls[2])) return 0;
+    for (int i = 0; i < 6; i++)
+        if (!strcmp(cls, order[i])) return i + 1;
+    return 7;
+}
+
+/* What the slowest hop is, in words ("the ring crosses the CPU host bridge (PHB)"). */
+static void hop_words(sb *s, const nvs_explain_facts *f)
+{
+    const char *c = f->hop_class;
+    if (nvs_explain_class_rank(c) == 0)
+        sbf(s, "the ring runs over NVLink (%s)", c);
+    else if (!strcmp(c, "PIX"))
+        sbf(s, "the ring crosses a single PCIe switch (PIX)");
+    else if (!strcmp(c, "PXB"))
+        sbf(s, "the ring crosses several PCIe switches (PXB)");
+    else if (!strcmp(c, "PHB"))
+        sbf(s, "the ring crosses the CPU host bridge (PHB)");
+    else if (!strcmp(c, "NODE"))
+        sbf(s, "the ring crosses between PCIe host bridges of one NUMA node (NODE)");
+    else if (!strcmp(c, "SYS"))
+        sbf(s, "the ring crosses the link between CPU sockets (SYS)");
+    else if (!strcmp(c, "NET"))
+        sbf(s, "the ring crosses the network between hosts (NET)");
+    else
+        sbf(s, "the ring's slowest hop is of class %s", c);
+}
+
+static int has_word(const char *list, const char *w)
+{
+    if (!list) return 0;
+    size_t n = strlen(w);
+    for (const char *p = strstr(list, w); p; p = strstr(p + 1, w))
+        if ((p == list || p[-1] == '+') && (p[n] == '\0' || p[n] == '+')) return 1;
+    return 0;
+}
+
+/* What NCCL used, in words, and whether that wastes the hop. */
+static void transport_words(sb *s, const nvs_explain_facts *f)
+{
+    const char *t = f->transport;
+    int hop = f->has_hop && f->hop_class;
+    int nvlink = hop && nvs_explain_class_rank(f->hop_class) == 0;
+    int p2p = has_word(t, "P2P"), shm = has_word(t, "SHM"), net = has_word(t, "NET");
+    if (!hop)
+        sbf(s, "NCCL used ");
+    else if (nvlink && !p2p)
+        sbf(s, " but NCCL did not use it: it used ");
+    else
+        sbf(s, " and NCCL used ");
+    int first = 1;
+    if (p2p) {
+        sbf(s, "P2P%s", nvlink ? " over NVLink" : f->has_hop ? " over PCIe" : "");
+        first = 0;
+    }
+    if (shm) {
+        sbf(s, "%sSHM through host memory", first ? "" : " and ");
+        first = 0;
+    }
+    if (net) {
+        sbf(s, "%sNET%s%s", first ? "" : " and ", f->net[0] ? "/" : "", f->net);
+        first = 0;
+    }
+    if (first) sbf(s, "%s", t);
+    if (!p2p && f->p2p_disabled_by)
+        sbf(s, ", because %s", f->p2p_disabled_by);
+    else if (!p2p && f->hop_p2p == 0)
+        sbf(s, ", because CUDA reports no peer-to-peer access between these GPUs (as on GeForce cards)");
+}
+
+size_t nvs_explain_text(const nvs_explain_facts *f, char *buf, size_t len)
+{
+    sb s = {buf, len, 0};
+    if (len) buf[0] = '\0';
+    char a[32], b[32], c[32];
+    if (f->n <= 1) {
+        sbf(&s, "At 1 GPU nothing crosses a link: this is the baseline the other GPU counts are measured "
+                "against.");
+        return s.used;
+    }
+    int hop = f->has_hop && f->hop_class, tr = f->transport[0] != '\0';
+    sbf(&s, "At %d GPUs ", f->n);
+    if (hop) hop_words(&s, f);
+    if (tr) transport_words(&s, f);
+    if (!hop && !tr)
+        sbf(&s, "(neither the topology nor NCCL's transport is in this run)");
+    else if (!hop)
+        sbf(&s, " (the topology is not in this run)");
+    else if (!tr)
+        sbf(&s, " (NCCL's transport is not in this run)");
+    const char *coll = f->collective ? f->collective : "the collective";
+    if (!isnan(f->busbw_gbps)) {
+        char size[32] = "";
+        if (!isnan(f->busbw_bytes) && f->busbw_bytes >= 0) nvs_format_size((size_t)f->busbw_bytes, size, sizeof size);
+        double prev = f->prev_busbw_gbps;
+        if (f->prev_n >= 2 && !isnan(prev) && prev > 0) {
+            double ratio = f->busbw_gbps / prev;
+            /* within 10 %: run-to-run noise of a busbw figure, not a change worth a verb */
+            const char *verb = ratio < 0.9 ? "fell" : ratio > 1.1 ? "rose" : NULL;
+            if (verb)
+                sbf(&s, ": %s busbw %s from %s GB/s at %d GPUs to %s GB/s", coll, verb, num(prev, a, sizeof a),
+                    f->prev_n, num(f->busbw_gbps, b, sizeof b));
+            else
+                sbf(&s, ": %s busbw held at %s GB/s (%s at %d GPUs)", coll, num(f->busbw_gbps, b, sizeof b),
+                    num(prev, a, sizeof a), f->prev_n);
+        } else {
+            sbf(&s, ": %s busbw is %s GB/s", coll, num(f->busbw_gbps, b, sizeof b));
+        }
+        if (size[0]) sbf(&s, " at %s", size);
+        if (!isnan(f->bound_gbps) && f->bound_gbps > 0)
+            sbf(&s, ", %s %% of the %s GB/s bound of that hop", num(100.0 * f->busbw_gbps / f->bound_gbps, c, sizeof c),
+                bound_num(f->bound_gbps, a, sizeof a));
+    }
+    if (!isnan(f->exposed_comm_pct)) {
+        double e = f->exposed_comm_pct < 0 ? 0 : f->exposed_comm_pct;
+        /* below 1 % of the step the overlap is as good as the measurement can tell */
+        if (e >= 1)
+            sbf(&s, "%s %s %% of the training step is communication the backward pass could not hide",
+                isnan(f->busbw_gbps) ? ":" : ", and", num(e, a, sizeof a));
+        else
+            sbf(&s, "%s the backward pass hid almost all communication (%s %% of the step exposed)",
+                isnan(f->busbw_gbps) ? ":" : ", and", num(e, a, sizeof a));
+        if (!isnan(f->predicted_comm_us) && !isnan(f->measured_comm_us) && f->predicted_comm_us > 0)
+            sbf(&s, "; the gradient all-reduces took %s ms where the measured all_reduce curve predicts %s ms",
+                num(f->measured_comm_us / 1e3, b, sizeof b), num(f->predicted_comm_us / 1e3, c, sizeof c));
+    }
+    sbf(&s, ".");
+    return s.used;
+}
+
+/* ---- facts from a run ------------------------------------------------------------------------------------- */
+
+/* The topology GPU of each position of the ring at n (n entries), or 0 if the run cannot say. */
+static int ring_gpus(const nvs_run *r, int n, int *out)
+{
+    const nvs_run_scaling *sc = nvs_run_scaling_of(r, n);
+    if (sc && sc->gpus && sc->ngpus == (size_t)n) {
+        memcpy(out, sc->gpus, (size_t)n * sizeof *out);
+        return 1;
+    }
+    for (int i = 0; i < n; i++) {
+        int rank = sc && sc->ranks && sc->nranks == (size_t)n ? sc->ranks[i] : i;
+        out[i] = rank;
+        for (size_t k = 0; k < r->nranks; k++)
+            if (r->ranks[k].rank == rank && r->ranks[k].topo_gpu >= 0) out[i] = r->ranks[k].topo_gpu;
+    }
+    return 1;
+}
+
+/* Largest size of `coll` measured at n with a busbw. */
+static const nvs_run_coll *largest(const nvs_run *r, const char *coll, int n)
+{
+    const nvs_run_coll *best = NULL;
+    for (size_t i = 0; i < r->ncolls; i++) {
+        const nvs_run_coll *c = &r->colls[i];
+        if (c->n != n || strcmp(c->collective, coll) || isnan(c->busbw_gbps)) continue;
+        if (!best || c->bytes > best->bytes || (c->bytes == best->bytes && best->inplace && !c->inplace)) best = c;
+    }
+    return best;
+}
+
+/* Transport word from a run.json transports entry: summary keys in the order P2P, SHM, NET, others. */
+static const char *transport_of(const nvs_run_transport *t, char *buf, size_t len)
+{
+    static const char *const order[] = {"P2P", "SHM", "NET"};
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int o = 0; o <= 3; o++) {
+        for (size_t i = 0; i < t->nsummary; i++) {
+            const char *k = t->summary[i].key;
+            int known = !strcmp(k, "P2P") || !strcmp(k, "SHM") || !strcmp(k, "NET");
+            if (t->summary_counts[i] <= 0) continue;
+            if (o < 3 ? strcmp(k, order[o]) : known) continue;
+            int w = snprintf(buf + used, len - used, "%s%s", used ? "+" : "", k);
+            if (w < 0 || (size_t)w >= len - used) return buf;
+            used += (size_t)w;
+        }
+    }
+    return buf;
+}
+
+void nvs_explain_facts_from_run(const nvs_run *r, int n, nvs_explain_facts *f)
+{
+    nvs_explain_facts_init(f, n);
+    if (n < 1) return;
+    /* slowest hop */
+    if (n >= 2 && r->topology.present) {
+        int *ring = malloc((size_t)n * sizeof *ring);
+        if (ring && ring_gpus(r, n, ring)) {
+            const nvs_run_pair *worst = NULL;
+            for (int i = 0; i < n; i++) {
+                int a = ring[i], b = ring[(i + 1) % n];
+                if (a == b) continue;
+                const nvs_run_pair *p = nvs_run_pair_of(r, a, b);
+                if (!p) continue;
+                if (!worst) {
+                    worst = p;
+                    continue;
+                }
+                double pb = isnan(p->bound_gbps) ? INFINITY : p->bound_gbps;
+                double wb = isnan(worst->bound_gbps) ? INFINITY : worst->bound_gbps;
+                if (pb < wb || (pb == wb && nvs_explain_class_rank(p->cls) > nvs_explain_class_rank(worst->cls)))
+                    worst = p;
+            }
+            if (worst) {
+                f->has_hop = 1;
+                f->hop_from_gpu = worst->a;
+                f->hop_to_gpu = worst->b;
+                f->hop_class = worst->cls;
+                f->bound_gbps = worst->bound_gbps;
+                f->bound_source = worst->bound_source;
+                f->hop_p2p = worst->p2p_cuda;
+            }
+        }
+        free(ring);
+    }
+    /* transport */
+    const nvs_run_transport *t = nvs_run_transport_of(r, n);
+    if (t) {
+        transport_of(t, f->transport, sizeof f->transport);
+        if (t->net_detail && !strncmp(t->net_detail, "NET/", 4)) {
+            size_t k = strcspn(t->net_detail + 4, "/ (");
+            if (k >= sizeof f->net) k = sizeof f->net - 1;
+            memcpy(f->net, t->net_detail + 4, k);
+            f->net[k] = '\0';
+        }
+    }
+    const char *pd = nvs_run_env(r, "NCCL_P2P_DISABLE");
+    if (pd && strcmp(pd, "0")) f->p2p_disabled_by = pd[0] == '1' && !pd[1] ? "NCCL_P2P_DISABLE=1" : "NCCL_P2P_DISABLE";
+    else if (nvs_run_env(r, "NCCL_P2P_LEVEL")) f->p2p_disabled_by = "NCCL_P2P_LEVEL";
+    /* busbw */
+    const char *coll = NULL;
+    for (size_t i = 0; i < r->ncolls && !coll; i++)
+        if (r->colls[i].n == n && !strcmp(r->colls[i].collective, "all_reduce")) coll = "all_reduce";
+    for (size_t i = 0; i < r->ncolls && !coll; i++)
+        if (r->colls[i].n == n) coll = r->colls[i].collective;
+    if (coll) {
+        f->collective = coll;
+        const nvs_run_coll *c = largest(r, coll, n);
+        if (c) {
+            f->busbw_gbps = c->busbw_gbps;
+            f->busbw_bytes = c->bytes;
+            /* the previous N >= 2 with the same collective at the same size */
+            int best_prev = 0;
+            for (size_t i = 0; i < r->ncolls; i++) {
+                const nvs_run_coll *p = &r->colls[i];
+                if (p->n >= 2 && p->n < n && p->n > best_prev && p->bytes == c->bytes &&
+                    !strcmp(p->collective, coll) && !isnan(p->busbw_gbps))
+                    best_prev = p->n;
+            }
+            if (best_prev) {
+                const nvs_run_coll *p = nvs_run_coll_find(r, coll, best_prev, c->bytes);
+                f->prev_n = best_prev;
+                f->prev_busbw_gbps = p ? p->busbw_gbps : NAN;
+            }
+        }
+    }
+    /* training */
+    const nvs_run_train_result *tr = nvs_run_train_of(r, n);
+    if (tr && !isnan(tr->step_us) && tr->step_us > 0) {
+        double exposed = tr->exposed_comm_us;
+        if (isnan(exposed) && !isnan(tr->compute_us)) exposed = tr->step_us - tr->compute_us;
+        if (!isnan(exposed)) f->exposed_comm_pct = 100.0 * exposed / tr->step_us;
+        f->predicted_comm_us = tr->predicted_comm_us;
+        f->measured_comm_us = tr->comm_us;
+    }
+}
+
+json_t *nvs_explain_json(const nvs_explain_facts *f)
+{
+    size_t need = nvs_explain_text(f, NULL, 0);
+    char *text = malloc(need + 1);
+    if (!text) return NULL;
+    nvs_explain_text(f, text, need + 1);
+    json_t *o = json_object();
+    int bad = !o;
+#define PUT(k, v)                                                                                           \
+    do {                                                                                                    \
+        json_t *v_ = (v);                                                                                   \
+        if (!o || !v_ || json_object_set_new(o, (k), v_) != 0) bad = 1;                                     \
+    } while (0)
+#define NUM(x) (isnan(x) ? json_null() : json_real(x))
+    PUT("n", json_integer(f->n));
+    if (f->has_hop) {
+        json_t *h = json_object();
+        if (h) {
+            if (json_object_set_new(h, "from_gpu", json_integer(f->hop_from_gpu)) ||
+                json_object_set_new(h, "to_gpu", json_integer(f->hop_to_gpu)) ||
+                json_object_set_new(h, "class", f->hop_class ? json_string(f->hop_class) : json_null()) ||
+                json_object_set_new(h, "link", f->hop_class ? json_string(nvs_explain_class_link(f->hop_class))
+                                                            : json_null()) ||
+                json_object_set_new(h, "bound_gbps", NUM(f->bound_gbps)) ||
+                json_object_set_new(h, "source", f->bound_source ? json_string(f->bound_source) : json_null()))
+                bad = 1;
+        }
+        PUT("slowest_hop", h);
+    }
+    PUT("transport", f->transport[0] ? json_string(f->transport) : json_null());
+    PUT("busbw_gbps", NUM(f->busbw_gbps));
+    PUT("busbw_bytes", NUM(f->busbw_bytes));
+    PUT("pct_of_bound", !isnan(f->busbw_gbps) && !isnan(f->bound_gbps) && f->bound_gbps > 0
+                            ? json_real(100.0 * f->busbw_gbps / f->bound_gbps)
+                            : json_null());
+    PUT("exposed_comm_pct", NUM(f->exposed_comm_pct));
+    PUT("text", json_string(text));
+#undef PUT
+#undef NUM
+    free(text);
+    if (bad) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}

@@ -1,0 +1,62 @@
+/* "Why": one short paragraph in plain words per GPU count N, from the facts of a run (PURE).
+ *
+ *   At 4 GPUs the ring crosses the CPU host bridge (PHB) and NCCL used SHM through host memory: all_reduce busbw
+ *   fell from 11 GB/s at 2 GPUs to 9.6 GB/s at 1 GiB, 30 % of the 31.5 GB/s bound of that hop, and 4.6 % of the
+ *   step is communication the backward pass could not hide.
+ *
+ * The run flow fills run.json's "explain" section with nvs_explain_facts_from_run + nvs_explain_json (or its own
+ * facts + nvs_explain_text); `nvscale report` uses the section when present and the same functions when not. */
+#ifndef NVS_REPORT_EXPLAIN_H
+#define NVS_REPORT_EXPLAIN_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "core/err.h"
+#include "runjson/runjson.h"
+
+typedef struct {
+    int n;                       /* GPU count */
+    const char *collective;      /* the collective the busbw figures are of ("all_reduce"); NULL: none */
+    /* the slowest hop of the ring at this N, from the topology (has_hop 0: unknown) */
+    int has_hop, hop_from_gpu, hop_to_gpu;
+    const char *hop_class;       /* nvidia-smi class: "NV18", "PIX", "PXB", "PHB", "NODE", "SYS", "NET" */
+    double bound_gbps;           /* that hop's bandwidth bound per direction, NAN unknown */
+    const char *bound_source;    /* how the bound was derived ("18 NVLink4 links x 26.5625 GB/s"), may be NULL */
+    int hop_p2p;                 /* CUDA peer access across that hop: 1 yes, 0 no (GeForce), -1 unknown */
+    /* what NCCL used (from its INFO log): "P2P", "SHM", "NET", "P2P+NET", ... ("" unknown; see
+     * nvs_nccl_summary_transport) */
+    char transport[32];
+    char net[16];                /* the NET plugin when NET is used: "Socket", "IB"; "" otherwise */
+    const char *p2p_disabled_by; /* the setting that kept NCCL off P2P, "NCCL_P2P_DISABLE=1"; NULL none known */
+    /* measured busbw of `collective` at the largest size measured at this N, and at the previous N (>= 2) */
+    double busbw_gbps, busbw_bytes; /* NAN unknown */
+    int prev_n;                  /* 0: none */
+    double prev_busbw_gbps;      /* same collective and size at prev_n; NAN unknown */
+    /* training step: exposed communication as % of the step at this N (NAN: no training measured) */
+    double exposed_comm_pct;
+    double predicted_comm_us, measured_comm_us; /* the buckets' comm: predicted from the curve vs measured; NAN */
+} nvs_explain_facts;
+
+/* Initialise with "unknown" everywhere (NAN numbers, NULL or "" strings). */
+void nvs_explain_facts_init(nvs_explain_facts *f, int n);
+
+/* The paragraph, snprintf-style: writes at most len bytes (NUL-terminated when len > 0) and returns the length
+ * the whole text has. Deterministic: same facts, same words. */
+size_t nvs_explain_text(const nvs_explain_facts *f, char *buf, size_t len);
+
+/* Link kind of an nvidia-smi class: NV# "NVLink", NET "network", anything else "PCIe"; NULL for NULL. */
+const char *nvs_explain_class_link(const char *cls);
+/* Order of classes from best to worst (NV# < PIX < PXB < PHB < NODE < SYS < NET; unknown = worst + 1). */
+int nvs_explain_class_rank(const char *cls);
+
+/* Facts for GPU count n from a run: the ring is scaling[n].gpus in order (else ranks 0..n-1 mapped through
+ * ranks[].topo_gpu, else GPUs 0..n-1); the slowest hop is the ring pair with the lowest bound (ties: the worse
+ * class); the collective is "all_reduce" if measured at n, else the first one measured at n. The const char *
+ * strings point into the run. Never fails: what the run lacks stays unknown. */
+void nvs_explain_facts_from_run(const nvs_run *r, int n, nvs_explain_facts *f);
+
+/* A run.json "explain" entry (docs/run-json.md) with the text; NULL on out of memory. */
+json_t *nvs_explain_json(const nvs_explain_facts *f);
+
+#endif

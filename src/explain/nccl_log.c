@@ -1,0 +1,715 @@
+/* PURE parser of NCCL's INFO log: see nccl_log.h for the formats and the rules. */
+#include "explain/nccl_log.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/log.h"
+
+/* Lines longer than this are cut: NCCL formats a message into a 1024-byte buffer (src/debug.cc), so nothing
+ * of NCCL's is lost; the rest of such a line is junk to us anyway. */
+#define LINE_MAX_BYTES 4096
+
+void nvs_nccl_log_init(nvs_nccl_log *log) { memset(log, 0, sizeof *log); }
+
+void nvs_nccl_log_free(nvs_nccl_log *log)
+{
+    for (size_t i = 0; i < log->ncomms; i++) free(log->comms[i].conns);
+    free(log->comms);
+    free(log->orphans);
+    memset(log, 0, sizeof *log);
+}
+
+/* ---- small text helpers ------------------------------------------------------------------------------- */
+
+static void copy_str(char *dst, size_t cap, const char *src, size_t n)
+{
+    if (n >= cap) n = cap - 1;
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+}
+
+static void set_str(char *dst, size_t cap, const char *src) { copy_str(dst, cap, src, strlen(src)); }
+
+static const char *skip_ws(const char *p)
+{
+    while (*p == ' ' || *p == '\t') p++;
+    return p;
+}
+
+/* Decimal integer at *pp (optional '-'); advances *pp. 0 on success. */
+static int read_int(const char **pp, int *out)
+{
+    const char *p = *pp;
+    char *end;
+    errno = 0;
+    long v = strtol(p, &end, 10);
+    if (end == p || errno || v < -1000000000L || v > 1000000000L) return -1;
+    *out = (int)v;
+    *pp = end;
+    return 0;
+}
+
+/* Value of "key <int>" anywhere in s (key matched as a whole word, case-sensitive). */
+static int int_after(const char *s, const char *key, int *out)
+{
+    size_t kl = strlen(key);
+    for (const char *p = strstr(s, key); p; p = strstr(p + 1, key)) {
+        if (p != s && p[-1] != ' ') continue;
+        if (p[kl] != ' ') continue;
+        const char *q = p + kl + 1;
+        if (read_int(&q, out) == 0) return 0;
+    }
+    return -1;
+}
+
+/* Token (up to whitespace) after "key " into buf. */
+static int token_after(const char *s, const char *key, char *buf, size_t cap)
+{
+    size_t kl = strlen(key);
+    for (const char *p = strstr(s, key); p; p = strstr(p + 1, key)) {
+        if (p != s && p[-1] != ' ') continue;
+        if (p[kl] != ' ') continue;
+        const char *q = p + kl + 1;
+        size_t n = strcspn(q, " \t");
+        if (!n) return -1;
+        copy_str(buf, cap, q, n);
+        return 0;
+    }
+    return -1;
+}
+
+/* ---- parse state -------------------------------------------------------------------------------------- */
+
+typedef struct {
+    char host[64];
+    long pid;
+    int dev; /* [cudaDev] of the prefix */
+    int file_index;
+} line_ctx;
+
+static int same_process(const nvs_nccl_comm *c, const line_ctx *lc)
+{
+    if (c->pid >= 0 && lc->pid >= 0) return c->pid == lc->pid && !strcmp(c->host, lc->host);
+    return c->file_index == lc->file_index;
+}
+
+/* cuda_dev is the device of Init COMPLETE, or until then the "[cudaDev]" prefix of the communicator's first line
+ * (the thread's current device when NCCL set it up). Unknown on either side matches. */
+static int comm_dev_matches(const nvs_nccl_comm *c, int logged_dev)
+{
+    return logged_dev < 0 || c->cuda_dev < 0 || c->cuda_dev == logged_dev;
+}
+
+static nvs_result_t grow(void **arr, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap) return NVS_OK;
+    size_t nc = *cap ? *cap * 2 : 8;
+    while (nc < need) nc *= 2;
+    void *p = realloc(*arr, nc * elem);
+    if (!p) {
+        nvs_error("out of memory parsing an NCCL log");
+        return NVS_ERR_NOMEM;
+    }
+    *arr = p;
+    *cap = nc;
+    return NVS_OK;
+}
+
+static nvs_nccl_comm *new_comm(nvs_nccl_log *log, const line_ctx *lc, const char *ptr)
+{
+    if (grow((void **)&log->comms, &log->cap_comms, log->ncomms + 1, sizeof *log->comms) != NVS_OK) return NULL;
+    nvs_nccl_comm *c = &log->comms[log->ncomms++];
+    memset(c, 0, sizeof *c);
+    set_str(c->ptr, sizeof c->ptr, ptr);
+    set_str(c->host, sizeof c->host, lc->host);
+    c->pid = lc->pid;
+    c->file_index = lc->file_index;
+    c->rank = c->nranks = c->nnodes = c->local_ranks = c->local_rank = -1;
+    c->nvml_dev = -1;
+    c->cuda_dev = lc->dev; /* until Init COMPLETE says: the thread's device when the comm was created */
+    c->coll_channels = c->collnet_channels = c->nvls_channels = c->p2p_channels = c->p2p_channels_per_peer = -1;
+    return c;
+}
+
+/* Most recent communicator of this process with this address that is still being set up (or any, if
+ * `complete_ok`). */
+static nvs_nccl_comm *find_comm(nvs_nccl_log *log, const line_ctx *lc, const char *ptr, int complete_ok)
+{
+    for (size_t i = log->ncomms; i-- > 0;) {
+        nvs_nccl_comm *c = &log->comms[i];
+        if (!same_process(c, lc) || strcmp(c->ptr, ptr)) continue;
+        if (c->complete && !complete_ok) return NULL; /* address reused by a newer communicator */
+        return c;
+    }
+    return NULL;
+}
+
+/* Most recent communicator of this process on the line's device. */
+static nvs_nccl_comm *current_comm(nvs_nccl_log *log, const line_ctx *lc)
+{
+    for (size_t i = log->ncomms; i-- > 0;) {
+        nvs_nccl_comm *c = &log->comms[i];
+        if (same_process(c, lc) && comm_dev_matches(c, lc->dev)) return c;
+    }
+    return NULL;
+}
+
+/* ---- line kinds ---------------------------------------------------------------------------------------- */
+
+static void parse_version(nvs_nccl_log *log, const char *p)
+{
+    p = skip_ws(p);
+    size_t n = strcspn(p, " \t");
+    if (!n || !isdigit((unsigned char)*p)) return;
+    char full[64], num[32];
+    copy_str(full, sizeof full, p, n);
+    size_t d = strspn(full, "0123456789.");
+    copy_str(num, sizeof num, full, d);
+    while (d && num[d - 1] == '.') num[--d] = '\0';
+    if (!num[0]) return;
+    if (!log->version[0]) {
+        set_str(log->version, sizeof log->version, num);
+        set_str(log->version_full, sizeof log->version_full, full);
+    } else if (strcmp(log->version, num)) {
+        log->version_conflict = 1;
+    }
+}
+
+/* "comm 0x.. rank 0 nRanks 2 nNodes 1 localRanks 2 localRank 0 MNNVL 0" */
+static nvs_result_t parse_comm_line(nvs_nccl_log *log, const line_ctx *lc, const char *p)
+{
+    char ptr[24];
+    if (token_after(p, "comm", ptr, sizeof ptr) != 0 || strncmp(ptr, "0x", 2)) return NVS_OK;
+    int rank, nranks;
+    if (int_after(p, "rank", &rank) != 0 || int_after(p, "nRanks", &nranks) != 0) return NVS_OK;
+    nvs_nccl_comm *c = find_comm(log, lc, ptr, 0);
+    if (!c && !(c = new_comm(log, lc, ptr))) return NVS_ERR_NOMEM;
+    c->rank = rank;
+    c->nranks = nranks;
+    int v;
+    if (int_after(p, "nNodes", &v) == 0) c->nnodes = v;
+    if (int_after(p, "localRanks", &v) == 0) c->local_ranks = v;
+    if (int_after(p, "localRank", &v) == 0) c->local_rank = v;
+    return NVS_OK;
+}
+
+/* "[fn ]comm 0x.. rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 6000 (commId 0x.. | parent 0x.. ...) - Init COMPLETE" */
+static nvs_result_t parse_complete_line(nvs_nccl_log *log, const line_ctx *lc, const char *p)
+{
+    char ptr[24];
+    if (token_after(p, "comm", ptr, sizeof ptr) != 0 || strncmp(ptr, "0x", 2)) return NVS_OK;
+    nvs_nccl_comm *c = find_comm(log, lc, ptr, 0);
+    if (!c && !(c = new_comm(log, lc, ptr))) return NVS_ERR_NOMEM;
+    const char *s = skip_ws(p);
+    if (strncmp(s, "comm ", 5)) {
+        size_t n = strcspn(s, " \t");
+        copy_str(c->init_fn, sizeof c->init_fn, s, n);
+    }
+    int v;
+    if (int_after(p, "rank", &v) == 0) c->rank = v;
+    if (int_after(p, "nranks", &v) == 0) c->nranks = v;
+    if (int_after(p, "cudaDev", &v) == 0) c->cuda_dev = v;
+    if (int_after(p, "nvmlDev", &v) == 0) c->nvml_dev = v;
+    token_after(p, "busId", c->bus_id, sizeof c->bus_id);
+    token_after(p, "commId", c->comm_id, sizeof c->comm_id);
+    token_after(p, "parent", c->parent, sizeof c->parent);
+    c->complete = 1;
+    return NVS_OK;
+}
+
+/* "24 coll channels, 24 collnet channels, 0 nvls channels, 32 p2p channels, 32 p2p channels per peer" */
+static void parse_channel_counts(nvs_nccl_log *log, const line_ctx *lc, const char *p)
+{
+    nvs_nccl_comm *c = current_comm(log, lc);
+    if (!c) return;
+    while (*p) {
+        p = skip_ws(p);
+        int v;
+        if (read_int(&p, &v) != 0) break;
+        p = skip_ws(p);
+        size_t n = strcspn(p, ",");
+        char item[48];
+        copy_str(item, sizeof item, p, n);
+        if (!strcmp(item, "coll channels")) c->coll_channels = v;
+        else if (!strcmp(item, "collnet channels")) c->collnet_channels = v;
+        else if (!strcmp(item, "nvls channels")) c->nvls_channels = v;
+        else if (!strcmp(item, "p2p channels")) c->p2p_channels = v;
+        else if (!strcmp(item, "p2p channels per peer")) c->p2p_channels_per_peer = v;
+        p += n;
+        if (*p == ',') p++;
+    }
+}
+
+/* "R[D]": rank and bracketed device; dev -1 when the bracket holds something else (a hex bus id). */
+static int read_rank_dev(const char **pp, int *rank, int *dev)
+{
+    const char *p = skip_ws(*pp);
+    if (!isdigit((unsigned char)*p) || read_int(&p, rank) != 0) return -1;
+    *dev = -1;
+    if (*p == '[') {
+        const char *q = p + 1;
+        size_t n = strcspn(q, "]");
+        if (q[n] != ']') return -1;
+        if (n && strspn(q, "0123456789") == n) {
+            int d;
+            const char *r = q;
+            if (read_int(&r, &d) == 0) *dev = d;
+        }
+        p = q + n + 1;
+    }
+    *pp = p;
+    return 0;
+}
+
+/* "Channel 00/0 : 0[0] -> 1[1] [send] via NET/Socket/0". 1 if understood (filled in), 0 if not. */
+static int parse_conn(const char *p, nvs_nccl_conn *cn)
+{
+    memset(cn, 0, sizeof *cn);
+    p = skip_ws(p);
+    if (strncmp(p, "Channel ", 8)) return 0;
+    p += 8;
+    if (!isdigit((unsigned char)*p) || read_int(&p, &cn->channel) != 0) return 0;
+    cn->conn_index = -1;
+    if (*p == '/') {
+        p++;
+        if (!isdigit((unsigned char)*p) || read_int(&p, &cn->conn_index) != 0) return 0;
+    }
+    p = skip_ws(p);
+    if (*p != ':') return 0;
+    p++;
+    if (read_rank_dev(&p, &cn->from_rank, &cn->from_dev) != 0) return 0;
+    p = skip_ws(p);
+    if (strncmp(p, "->", 2)) return 0;
+    p += 2;
+    if (read_rank_dev(&p, &cn->to_rank, &cn->to_dev) != 0) return 0;
+    p = skip_ws(p);
+    if (!strncmp(p, "[send]", 6)) {
+        cn->side = NVS_NCCL_SIDE_SEND;
+        p = skip_ws(p + 6);
+    } else if (!strncmp(p, "[receive]", 9)) {
+        cn->side = NVS_NCCL_SIDE_RECV;
+        p = skip_ws(p + 9);
+    }
+    if (strncmp(p, "via ", 4)) return 0;
+    p = skip_ws(p + 4);
+    size_t n = strlen(p);
+    while (n && (p[n - 1] == ' ' || p[n - 1] == '\t')) n--;
+    if (!n) return 0;
+    copy_str(cn->detail, sizeof cn->detail, p, n);
+    copy_str(cn->transport, sizeof cn->transport, p, strcspn(p, "/ "));
+    if (!strcmp(cn->transport, "NET")) {
+        const char *q = p + 4;
+        copy_str(cn->net, sizeof cn->net, q, strcspn(q, "/ ("));
+    }
+    return 1;
+}
+
+static nvs_result_t add_conn(nvs_nccl_log *log, const line_ctx *lc, nvs_nccl_conn *cn)
+{
+    cn->logged_dev = lc->dev;
+    int me = cn->side == NVS_NCCL_SIDE_RECV ? cn->to_rank : cn->from_rank;
+    int top = cn->from_rank > cn->to_rank ? cn->from_rank : cn->to_rank;
+    log->conn_lines++;
+    for (size_t i = log->ncomms; i-- > 0;) {
+        nvs_nccl_comm *c = &log->comms[i];
+        if (!same_process(c, lc) || !comm_dev_matches(c, lc->dev)) continue;
+        if (c->rank != me || c->nranks <= top) continue;
+        NVS_CHECK(grow((void **)&c->conns, &c->cap_conns, c->nconns + 1, sizeof *c->conns));
+        c->conns[c->nconns++] = *cn;
+        return NVS_OK;
+    }
+    NVS_CHECK(grow((void **)&log->orphans, &log->cap_orphans, log->norphans + 1, sizeof *log->orphans));
+    log->orphans[log->norphans++] = *cn;
+    return NVS_OK;
+}
+
+/* Split the NCCL prefix "[time] host:pid:tid [dev] NCCL INFO " off; fills lc, returns the message or NULL. */
+static const char *split_prefix(const char *line, const char *mark, line_ctx *lc)
+{
+    const char *end = mark; /* prefix is line .. mark */
+    while (end > line && (end[-1] == ' ' || end[-1] == '\t')) end--;
+    if (end > line && end[-1] == ']') {
+        const char *open = end - 1;
+        while (open > line && *open != '[') open--;
+        if (*open == '[') {
+            const char *q = open + 1;
+            int d;
+            if (read_int(&q, &d) == 0 && *q == ']') lc->dev = d;
+            end = open;
+            while (end > line && (end[-1] == ' ' || end[-1] == '\t')) end--;
+        }
+    }
+    /* last token before the device: host:pid:tid */
+    const char *tok = end;
+    while (tok > line && tok[-1] != ' ' && tok[-1] != '\t' && tok[-1] != ']') tok--;
+    char buf[160];
+    copy_str(buf, sizeof buf, tok, (size_t)(end - tok));
+    char *c2 = strrchr(buf, ':');
+    if (c2) {
+        *c2 = '\0';
+        char *c1 = strrchr(buf, ':');
+        if (c1) {
+            *c1 = '\0';
+            char *e;
+            errno = 0;
+            long pid = strtol(c1 + 1, &e, 10);
+            if (!errno && e != c1 + 1 && !*e && pid >= 0) {
+                lc->pid = pid;
+                set_str(lc->host, sizeof lc->host, buf);
+            }
+        }
+    }
+    return mark;
+}
+
+nvs_result_t nvs_nccl_log_parse_line(nvs_nccl_log *log, const char *line, size_t len, int file_index)
+{
+    char buf[LINE_MAX_BYTES];
+    while (len && (line[len - 1] == '\n' || line[len - 1] == '\r')) len--;
+    copy_str(buf, sizeof buf, line, len); /* a NUL inside the line ends it: the rest is binary junk */
+    log->lines++;
+
+    line_ctx lc = {.pid = -1, .dev = -1, .file_index = file_index};
+    const char *msg = buf;
+    const char *mark = strstr(buf, "NCCL INFO ");
+    if (mark) {
+        split_prefix(buf, mark, &lc);
+        msg = mark + strlen("NCCL INFO ");
+        log->info_lines++;
+    } else if (strstr(buf, "NCCL WARN")) {
+        log->warn_lines++;
+        return NVS_OK;
+    }
+
+    const char *v = strstr(msg, "NCCL version ");
+    if (v) {
+        parse_version(log, v + strlen("NCCL version "));
+        return NVS_OK;
+    }
+    const char *s = skip_ws(msg);
+    if (!strncmp(s, "Channel ", 8) && strstr(s, " via ")) {
+        nvs_nccl_conn cn;
+        if (parse_conn(s, &cn)) return add_conn(log, &lc, &cn);
+        return NVS_OK;
+    }
+    if (strstr(msg, "Init COMPLETE")) return parse_complete_line(log, &lc, msg);
+    if (strstr(msg, " coll channels")) {
+        parse_channel_counts(log, &lc, msg);
+        return NVS_OK;
+    }
+    if (!strncmp(s, "Connected all rings", 19) || !strncmp(s, "Connected all trees", 19)) {
+        nvs_nccl_comm *c = current_comm(log, &lc);
+        if (c) {
+            if (s[14] == 'r') c->rings_connected++;
+            else c->trees_connected++;
+        }
+        return NVS_OK;
+    }
+    if (!strncmp(s, "comm 0x", 7) && strstr(s, " nRanks ")) return parse_comm_line(log, &lc, s);
+    return NVS_OK;
+}
+
+nvs_result_t nvs_nccl_log_parse_text(const char *text, size_t len, nvs_nccl_log *log)
+{
+    int fi = log->files++;
+    size_t i = 0;
+    while (i < len) {
+        const char *nl = memchr(text + i, '\n', len - i);
+        size_t n = nl ? (size_t)(nl - (text + i)) : len - i;
+        NVS_CHECK(nvs_nccl_log_parse_line(log, text + i, n, fi));
+        i += n + 1;
+    }
+    return NVS_OK;
+}
+
+nvs_result_t nvs_nccl_log_parse_file(const char *path, nvs_nccl_log *log)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        nvs_error("%s: %s", path, strerror(errno));
+        return NVS_ERR_INPUT;
+    }
+    int fi = log->files++;
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    nvs_result_t res = NVS_OK;
+    errno = 0;
+    while ((n = getline(&line, &cap, f)) >= 0) {
+        res = nvs_nccl_log_parse_line(log, line, (size_t)n, fi);
+        if (res != NVS_OK) break;
+    }
+    if (res == NVS_OK && ferror(f)) {
+        nvs_error("%s: read error: %s", path, strerror(errno));
+        res = NVS_ERR_INPUT;
+    } else if (res == NVS_OK && n < 0 && errno == ENOMEM) {
+        nvs_error("%s: out of memory reading a line", path);
+        res = NVS_ERR_NOMEM;
+    }
+    free(line);
+    if (fclose(f) != 0 && res == NVS_OK) {
+        nvs_error("%s: %s", path, strerror(errno));
+        res = NVS_ERR_INPUT;
+    }
+    return res;
+}
+
+/* ---- summaries ---------------------------------------------------------------------------------------- */
+
+static int counted(const nvs_nccl_conn *cn)
+{
+    return !(cn->side == NVS_NCCL_SIDE_RECV && !strcmp(cn->transport, "NET"));
+}
+
+static void summary_add(nvs_nccl_summary *s, const nvs_nccl_conn *cn, unsigned char *seen, size_t nseen)
+{
+    if (!counted(cn)) return;
+    if (!strcmp(cn->transport, "P2P")) {
+        s->p2p++;
+        if (!s->p2p_detail[0]) set_str(s->p2p_detail, sizeof s->p2p_detail, cn->detail);
+    } else if (!strcmp(cn->transport, "SHM"))
+        s->shm++;
+    else if (!strcmp(cn->transport, "NET")) {
+        s->net++;
+        if (!s->net_name[0]) set_str(s->net_name, sizeof s->net_name, cn->net);
+    } else
+        s->other++;
+    s->total++;
+    if (cn->channel >= 0 && (size_t)cn->channel < nseen && !seen[cn->channel]) {
+        seen[cn->channel] = 1;
+        s->nchannels++;
+    }
+}
+
+void nvs_nccl_log_summary(const nvs_nccl_log *log, int nranks, nvs_nccl_summary *out)
+{
+    memset(out, 0, sizeof *out);
+    unsigned char seen[1024] = {0}; /* NCCL has at most 64 channels (MAXCHANNELS); room to spare */
+    for (size_t i = 0; i < log->ncomms; i++) {
+        const nvs_nccl_comm *c = &log->comms[i];
+        if (nranks > 0 && c->nranks != nranks) continue;
+        for (size_t k = 0; k < c->nconns; k++) summary_add(out, &c->conns[k], seen, sizeof seen);
+    }
+    if (nranks <= 0)
+        for (size_t k = 0; k < log->norphans; k++) summary_add(out, &log->orphans[k], seen, sizeof seen);
+}
+
+const char *nvs_nccl_summary_transport(const nvs_nccl_summary *s, char *buf, size_t len)
+{
+    const char *names[4] = {"P2P", "SHM", "NET", "other"};
+    int counts[4] = {s->p2p, s->shm, s->net, s->other};
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < 4; i++) {
+        if (!counts[i]) continue;
+        int w = snprintf(buf + used, used < len ? len - used : 0, "%s%s", used ? "+" : "", names[i]);
+        if (w > 0) used += (size_t)w;
+    }
+    if (!used) snprintf(buf, len, "none");
+    return buf;
+}
+
+const char *nvs_nccl_link_name(const char *transport, const char *pair_class)
+{
+    if (!transport) return NULL;
+    if (!strcmp(transport, "SHM")) return "host memory";
+    if (!strcmp(transport, "NET")) return "network";
+    if (!strcmp(transport, "P2P")) {
+        if (!pair_class || !*pair_class) return "P2P (link unknown)";
+        /* nvidia-smi topo -m: "NV#" = # NVLinks between the pair; every other class is a PCIe path */
+        if (!strncmp(pair_class, "NV", 2) && isdigit((unsigned char)pair_class[2])) return "NVLink";
+        return "PCIe";
+    }
+    return NULL;
+}
+
+/* ---- JSON ------------------------------------------------------------------------------------------------ */
+
+/* json_object_set_new that records failure instead of returning it at every call. */
+static void put(json_t *o, const char *k, json_t *v, int *bad)
+{
+    if (!v || json_object_set_new(o, k, v) != 0) *bad = 1;
+}
+
+static json_t *int_or_null(int v) { return v >= 0 ? json_integer(v) : json_null(); }
+static json_t *str_or_null(const char *s) { return s && *s ? json_string(s) : json_null(); }
+
+static json_t *conn_json(const nvs_nccl_conn *cn, int *bad)
+{
+    json_t *o = json_object();
+    if (!o) {
+        *bad = 1;
+        return NULL;
+    }
+    put(o, "channel", json_integer(cn->channel), bad);
+    put(o, "conn_index", int_or_null(cn->conn_index), bad);
+    put(o, "from_rank", json_integer(cn->from_rank), bad);
+    put(o, "to_rank", json_integer(cn->to_rank), bad);
+    put(o, "from_dev", int_or_null(cn->from_dev), bad);
+    put(o, "to_dev", int_or_null(cn->to_dev), bad);
+    put(o, "transport", json_string(cn->transport), bad);
+    put(o, "detail", json_string(cn->detail), bad);
+    if (cn->net[0]) put(o, "net", json_string(cn->net), bad);
+    if (cn->side) put(o, "side", json_string(cn->side == NVS_NCCL_SIDE_SEND ? "send" : "receive"), bad);
+    return o;
+}
+
+static json_t *summary_json(const nvs_nccl_summary *s, int *bad)
+{
+    json_t *o = json_object();
+    if (!o) {
+        *bad = 1;
+        return NULL;
+    }
+    if (s->p2p) put(o, "P2P", json_integer(s->p2p), bad);
+    if (s->shm) put(o, "SHM", json_integer(s->shm), bad);
+    if (s->net) put(o, "NET", json_integer(s->net), bad);
+    if (s->other) put(o, "other", json_integer(s->other), bad);
+    return o;
+}
+
+static json_t *conns_json(const nvs_nccl_conn *conns, size_t n, int *bad)
+{
+    json_t *a = json_array();
+    if (!a) {
+        *bad = 1;
+        return NULL;
+    }
+    for (size_t k = 0; k < n; k++)
+        if (json_array_append_new(a, conn_json(&conns[k], bad)) != 0) *bad = 1;
+    return a;
+}
+
+json_t *nvs_nccl_log_to_json(const nvs_nccl_log *log)
+{
+    int bad = 0;
+    json_t *root = json_object();
+    if (!root) return NULL;
+    put(root, "nccl_version", str_or_null(log->version), &bad);
+    put(root, "nccl_version_full", str_or_null(log->version_full), &bad);
+    put(root, "version_conflict", json_boolean(log->version_conflict), &bad);
+    put(root, "files", json_integer(log->files), &bad);
+    put(root, "lines", json_integer((json_int_t)log->lines), &bad);
+    put(root, "warn_lines", json_integer(log->warn_lines), &bad);
+    json_t *comms = json_array();
+    put(root, "comms", comms, &bad);
+    for (size_t i = 0; comms && i < log->ncomms; i++) {
+        const nvs_nccl_comm *c = &log->comms[i];
+        json_t *o = json_object();
+        if (!o || json_array_append_new(comms, o) != 0) {
+            bad = 1;
+            break;
+        }
+        put(o, "comm", json_string(c->ptr), &bad);
+        put(o, "host", str_or_null(c->host), &bad);
+        put(o, "pid", c->pid >= 0 ? json_integer(c->pid) : json_null(), &bad);
+        put(o, "file_index", json_integer(c->file_index), &bad);
+        put(o, "init", str_or_null(c->init_fn), &bad);
+        put(o, "comm_id", str_or_null(c->comm_id), &bad);
+        put(o, "parent", str_or_null(c->parent), &bad);
+        put(o, "rank", int_or_null(c->rank), &bad);
+        put(o, "nranks", int_or_null(c->nranks), &bad);
+        put(o, "nnodes", int_or_null(c->nnodes), &bad);
+        put(o, "local_rank", int_or_null(c->local_rank), &bad);
+        put(o, "local_ranks", int_or_null(c->local_ranks), &bad);
+        put(o, "cuda_dev", int_or_null(c->cuda_dev), &bad);
+        put(o, "nvml_dev", int_or_null(c->nvml_dev), &bad);
+        put(o, "bus_id", str_or_null(c->bus_id), &bad);
+        put(o, "complete", json_boolean(c->complete), &bad);
+        put(o, "coll_channels", int_or_null(c->coll_channels), &bad);
+        put(o, "collnet_channels", int_or_null(c->collnet_channels), &bad);
+        put(o, "nvls_channels", int_or_null(c->nvls_channels), &bad);
+        put(o, "p2p_channels", int_or_null(c->p2p_channels), &bad);
+        put(o, "p2p_channels_per_peer", int_or_null(c->p2p_channels_per_peer), &bad);
+        put(o, "rings_connected", json_boolean(c->rings_connected > 0), &bad);
+        put(o, "trees_connected", json_boolean(c->trees_connected > 0), &bad);
+        put(o, "channels", conns_json(c->conns, c->nconns, &bad), &bad);
+        nvs_nccl_summary s = {0};
+        unsigned char seen[1024] = {0};
+        for (size_t k = 0; k < c->nconns; k++) summary_add(&s, &c->conns[k], seen, sizeof seen);
+        put(o, "summary", summary_json(&s, &bad), &bad);
+    }
+    put(root, "orphans", conns_json(log->orphans, log->norphans, &bad), &bad);
+    nvs_nccl_summary all;
+    nvs_nccl_log_summary(log, 0, &all);
+    put(root, "summary", summary_json(&all, &bad), &bad);
+    if (bad) {
+        json_decref(root);
+        return NULL;
+    }
+    return root;
+}
+
+/* Worst of two link names: the ring runs at the pace of its slowest hop. */
+static int link_rank(const char *l)
+{
+    if (!l) return 0;
+    if (!strcmp(l, "network")) return 1;
+    if (!strcmp(l, "host memory")) return 2;
+    if (!strcmp(l, "PCIe")) return 3;
+    if (!strcmp(l, "P2P (link unknown)")) return 4;
+    if (!strcmp(l, "NVLink")) return 5;
+    return 0;
+}
+
+json_t *nvs_nccl_log_transport_json(const nvs_nccl_log *log, int nranks, const int *gpu_of_rank,
+                                    nvs_nccl_pair_class_fn pair_class, void *ctx)
+{
+    int bad = 0;
+    json_t *o = json_object();
+    if (!o) return NULL;
+    put(o, "n", json_integer(nranks), &bad);
+    put(o, "nccl_version", str_or_null(log->version), &bad);
+    json_t *chans = json_array();
+    put(o, "channels", chans, &bad);
+    const char *worst = NULL;
+    int any_link = 0;
+    for (size_t i = 0; chans && i < log->ncomms; i++) {
+        const nvs_nccl_comm *c = &log->comms[i];
+        if (c->nranks != nranks) continue;
+        for (size_t k = 0; k < c->nconns; k++) {
+            const nvs_nccl_conn *cn = &c->conns[k];
+            if (!counted(cn)) continue;
+            json_t *e = json_object();
+            if (!e || json_array_append_new(chans, e) != 0) {
+                bad = 1;
+                break;
+            }
+            put(e, "comm", json_string(c->ptr), &bad);
+            put(e, "channel", json_integer(cn->channel), &bad);
+            put(e, "from_rank", json_integer(cn->from_rank), &bad);
+            put(e, "to_rank", json_integer(cn->to_rank), &bad);
+            const char *link = NULL;
+            if (gpu_of_rank && cn->from_rank < nranks && cn->to_rank < nranks) {
+                int ga = gpu_of_rank[cn->from_rank], gb = gpu_of_rank[cn->to_rank];
+                put(e, "from_gpu", json_integer(ga), &bad);
+                put(e, "to_gpu", json_integer(gb), &bad);
+                const char *cls = pair_class ? pair_class(ctx, ga, gb) : NULL;
+                link = nvs_nccl_link_name(cn->transport, cls);
+            } else {
+                link = nvs_nccl_link_name(cn->transport, NULL);
+            }
+            put(e, "transport", json_string(cn->transport), &bad);
+            put(e, "detail", json_string(cn->detail), &bad);
+            if (link) {
+                put(e, "link", json_string(link), &bad);
+                if (!any_link || link_rank(link) < link_rank(worst)) worst = link;
+                any_link = 1;
+            }
+        }
+    }
+    nvs_nccl_summary s;
+    nvs_nccl_log_summary(log, nranks, &s);
+    put(o, "summary", summary_json(&s, &bad), &bad);
+    put(o, "nchannels", json_integer(s.nchannels), &bad);
+    put(o, "link", str_or_null(worst), &bad);
+    if (bad) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}

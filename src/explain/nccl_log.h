@@ -1,0 +1,133 @@
+/* PURE parser of NCCL's INFO log (NCCL_DEBUG=INFO, one file per process with NCCL_DEBUG_FILE=dir/nccl.%h.%p.log):
+ * which transport NCCL picked for every channel of every communicator, the channel counts and the NCCL version.
+ * No CUDA or NCCL includes: it reads text, so it is unit-tested on machines without GPUs.
+ *
+ * Formats (NCCL 2.18 - 2.28, from src/debug.cc, src/init.cc and src/transport/{p2p,shm,net}.cc):
+ *   prefix   "host:pid:tid [cudaDev] NCCL INFO "; since 2.26 an optional timestamp may come first
+ *            (NCCL_DEBUG_TIMESTAMP_FORMAT, default "[%F %T] "). Lines without the prefix are still read.
+ *   version  "NCCL version 2.28.3+cuda13.0"
+ *   comm     "comm 0x55d0c8 rank 0 nRanks 2 nNodes 1 localRanks 2 localRank 0 MNNVL 0"
+ *   complete "ncclCommInitRank comm 0x.. rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 6000 commId 0x.. - Init COMPLETE"
+ *            "ncclCommSplit comm 0x.. rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 6000 parent 0x.. splitCount 1
+ *             color 0 key 0 - Init COMPLETE" (childCount in 2.28; older releases start with "comm 0x..")
+ *   channels "24 coll channels, 24 collnet channels, 0 nvls channels, 32 p2p channels, 32 p2p channels per peer"
+ *            (2.18 lacks the collnet item; the parser reads whatever "<n> <name> channels" items there are)
+ *   conns    "Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM/read"          (also P2P/IPC, P2P/direct pointer,
+ *            "Channel 00 : 0[0] -> 1[1] via SHM/direct/direct"          P2P/indirect/2[2], P2P/MNNVL, .../CE)
+ *            "Channel 00/0 : 1[1] -> 0[0] [send] via NET/Socket/0"
+ *            "Channel 00/0 : 0[0] -> 1[1] [receive] via NET/IB/0/GDRDMA"
+ *            "Channel CC/I : R1[D1] -> R2[D2]": channel, connection index (0 rings/trees, 1 p2p ops; absent
+ *            before 2.12), sender rank -> receiver rank of the communicator (the direction of the data, also on
+ *            [receive] lines), and in brackets the NVML device index (nvmlDev: the physical GPU index, which
+ *            ignores CUDA_VISIBLE_DEVICES; releases before 2.12 printed the PCI bus id in hex there instead).
+ *   rings    "Connected all rings, use ring PXN 0 GDR 1", "Connected all trees"
+ *
+ * Which communicator a channel line belongs to: the line does not say. Since 2.22 connections are made lazily at
+ * the first collective (NCCL_RUNTIME_CONNECT=1), possibly on another thread. The parser gives a channel line to
+ * the most recently initialised communicator of the same host and process whose device (the "[cudaDev]" of the
+ * prefix) and rank match the line and that has enough ranks. Callers that create several communicators should
+ * run their first collective on each before creating the next, so that this is unambiguous.
+ *
+ * Counting: P2P and SHM connections are logged once, by the sender; NET connections twice ([send] by the
+ * sender, [receive] by the receiver). Summaries count every line except NET [receive] lines, so each connection
+ * counts once when the logs of all processes are parsed. */
+#ifndef NVS_NCCL_LOG_H
+#define NVS_NCCL_LOG_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "core/err.h"
+
+enum nvs_nccl_side { NVS_NCCL_SIDE_NONE = 0, NVS_NCCL_SIDE_SEND = 1, NVS_NCCL_SIDE_RECV = 2 };
+
+typedef struct {
+    int channel;           /* "Channel 03/1": 3 */
+    int conn_index;        /* "/1": 1; -1 when the line has none (NCCL < 2.12) */
+    int from_rank, to_rank; /* sender -> receiver, ranks of the communicator */
+    int from_dev, to_dev;  /* bracketed numbers (nvmlDev); -1 when not a decimal number */
+    char transport[8];     /* "P2P", "SHM", "NET", or the first word after "via" for anything else */
+    char detail[64];       /* everything after "via ": "P2P/CUMEM/read", "SHM/direct/direct", "NET/IB/0/GDRDMA" */
+    char net[16];          /* for NET: the network plugin's name, "Socket", "IB", ...; "" otherwise */
+    int side;              /* enum nvs_nccl_side: [send] / [receive] on NET lines */
+    int logged_dev;        /* "[cudaDev]" of the line's prefix, -1 without prefix */
+} nvs_nccl_conn;
+
+typedef struct {
+    char ptr[24];          /* communicator address as printed, "0x55d0c8": unique within one process */
+    char host[64];         /* from the prefix ("" without) */
+    long pid;              /* from the prefix (-1 without); lines of one file without prefix share file_index */
+    int file_index;        /* which parsed file (0-based, in the order given) */
+    char init_fn[24];      /* "ncclCommInitRank", "ncclCommSplit", ... ("" if the COMPLETE line had no name) */
+    char comm_id[24];      /* "0x..." commId of ncclCommInitRank (same on every rank); "" for splits */
+    char parent[24];       /* ncclCommSplit's parent communicator ("" otherwise) */
+    int rank, nranks;      /* -1 unknown */
+    int nnodes, local_ranks, local_rank;
+    int cuda_dev, nvml_dev; /* -1 unknown */
+    char bus_id[24];       /* "6000" as printed (hex) */
+    int complete;          /* "Init COMPLETE" seen */
+    int coll_channels, collnet_channels, nvls_channels, p2p_channels, p2p_channels_per_peer; /* -1 unknown */
+    int rings_connected, trees_connected; /* "Connected all rings/trees" lines attributed to it */
+    nvs_nccl_conn *conns;
+    size_t nconns, cap_conns;
+} nvs_nccl_comm;
+
+typedef struct {
+    int p2p, shm, net, other; /* connections per transport (NET [receive] lines not counted) */
+    int total;
+    int nchannels;            /* distinct channel numbers among the counted connections */
+    char net_name[16];        /* NET plugin name ("Socket", "IB") if any NET connection; "" otherwise */
+    char p2p_detail[64];      /* first P2P detail seen ("P2P/CUMEM/read"), "" if none */
+} nvs_nccl_summary;
+
+/* Everything parsed so far: call the parse functions once per file, then read it, then free it. */
+typedef struct {
+    char version[32];        /* "2.28.3" (digits and dots only); "" if no version line */
+    char version_full[64];   /* "2.28.3+cuda13.0" as printed */
+    int version_conflict;    /* two different versions were seen (processes loaded different libraries) */
+    nvs_nccl_comm *comms;
+    size_t ncomms, cap_comms;
+    nvs_nccl_conn *orphans;  /* channel lines that no communicator could be found for */
+    size_t norphans, cap_orphans;
+    size_t lines;            /* lines read */
+    size_t info_lines;       /* lines with "NCCL INFO" */
+    size_t conn_lines;       /* channel connection lines understood */
+    int files;               /* files (or texts) parsed */
+    int warn_lines;          /* lines with "NCCL WARN" */
+} nvs_nccl_log;
+
+void nvs_nccl_log_init(nvs_nccl_log *log);
+void nvs_nccl_log_free(nvs_nccl_log *log);
+
+/* Parse one log file, streaming line by line (files of any size; partial last line, CRLF and junk lines are fine).
+ * Accumulates into `log`. NVS_ERR_INPUT with a message if the file cannot be opened or read; NVS_ERR_NOMEM. */
+nvs_result_t nvs_nccl_log_parse_file(const char *path, nvs_nccl_log *log);
+/* Same for text already in memory (`len` bytes; need not be NUL-terminated). Counts as one file. */
+nvs_result_t nvs_nccl_log_parse_text(const char *text, size_t len, nvs_nccl_log *log);
+
+/* Parse one line (without its end of line) as part of file `file_index`. Exposed for tests and for callers that
+ * read lines themselves. Returns NVS_OK (also for lines it ignores) or NVS_ERR_NOMEM. */
+nvs_result_t nvs_nccl_log_parse_line(nvs_nccl_log *log, const char *line, size_t len, int file_index);
+
+/* Connection summary over the communicators with `nranks` ranks (0: all communicators and orphan lines). */
+void nvs_nccl_log_summary(const nvs_nccl_log *log, int nranks, nvs_nccl_summary *out);
+/* The transport word for a summary: "P2P", "SHM", "NET", "P2P+SHM", ... ("none" when nothing was counted). */
+const char *nvs_nccl_summary_transport(const nvs_nccl_summary *s, char *buf, size_t len);
+
+/* What physical path a transport takes, given the nvidia-smi class of the GPU pair (NULL if unknown):
+ * P2P over NV# = "NVLink", P2P otherwise = "PCIe", SHM = "host memory", NET = "network". P2P with an unknown
+ * class is "P2P (link unknown)". */
+const char *nvs_nccl_link_name(const char *transport, const char *pair_class);
+
+/* Everything as JSON: {"nccl_version", "version_conflict", "files", "lines", "comms": [{..., "channels": [...],
+ * "summary": {...}}], "orphans": [...], "summary": {...}}. NULL on out of memory. */
+json_t *nvs_nccl_log_to_json(const nvs_nccl_log *log);
+/* One run.json "transports" entry for the communicators of `nranks` ranks (see docs/run-json.md), without
+ * "log_files" (the caller knows them) and with from_gpu/to_gpu/link only when `gpu_of_rank` (nranks entries:
+ * the topology GPU index of each communicator rank) and `pair_class` (a function giving the nvidia-smi class of
+ * two topology GPUs, or NULL) are given. NULL on out of memory. */
+typedef const char *(*nvs_nccl_pair_class_fn)(void *ctx, int gpu_a, int gpu_b);
+json_t *nvs_nccl_log_transport_json(const nvs_nccl_log *log, int nranks, const int *gpu_of_rank,
+                                    nvs_nccl_pair_class_fn pair_class, void *ctx);
+
+#endif

@@ -1,0 +1,404 @@
+/* The what-if model's pure core: alpha-beta all-reduce costs, the link graph of one node, per-layer compute,
+ * DDP buckets, the overlap schedule and the memory estimate. Formulas and sources: model.h, docs/model.md. */
+#include "model/model.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "model/preset.h"
+
+/* GB/s -> bytes per microsecond */
+#define GBPS_TO_BPUS 1e3
+/* TFLOP/s -> FLOP per microsecond */
+#define TFLOPS_TO_FPUS 1e6
+
+const char *nvs_algo_name(nvs_algo a)
+{
+    static const char *const n[] = {"ring", "tree", "auto"};
+    return (a >= 0 && a <= NVS_ALGO_AUTO) ? n[a] : "?";
+}
+
+int nvs_algo_parse(const char *s, nvs_algo *out)
+{
+    for (int i = 0; i <= NVS_ALGO_AUTO; i++)
+        if (s && !strcasecmp(s, nvs_algo_name((nvs_algo)i))) {
+            *out = (nvs_algo)i;
+            return 0;
+        }
+    return -1;
+}
+
+const char *nvs_transport_name(nvs_transport t)
+{
+    static const char *const n[] = {"none", "NVLink", "P2P", "SHM", "NET"};
+    return (t >= 0 && t <= NVS_TR_NET) ? n[t] : "?";
+}
+
+/* fp32 and tf32 keep activations in 4-byte floats (TF32 is a matmul mode, not a storage type); bf16 in 2. */
+
+/* --- alpha-beta ------------------------------------------------------------------------------------------------ */
+
+int nvs_ceil_log2(int n)
+{
+    int k = 0;
+    while ((1 << k) < n && k < 30) k++;
+    return k;
+}
+
+double nvs_ring_allreduce_us(double bytes, int n, double alpha_us, double gbps)
+{
+    if (n <= 1 || gbps <= 0) return 0;
+    return 2.0 * (n - 1) * (alpha_us + bytes / n / (gbps * GBPS_TO_BPUS));
+}
+
+double nvs_ring_half_us(double bytes, int n, double alpha_us, double gbps)
+{
+    if (n <= 1 || gbps <= 0) return 0;
+    return (double)(n - 1) * (alpha_us + bytes / n / (gbps * GBPS_TO_BPUS));
+}
+
+double nvs_tree_allreduce_us(double bytes, int n, double alpha_us, double gbps)
+{
+    if (n <= 1 || gbps <= 0) return 0;
+    return 2.0 * nvs_ceil_log2(n) * alpha_us + 2.0 * bytes / (gbps * GBPS_TO_BPUS);
+}
+
+double nvs_allreduce_us(const nvs_ar_params *p, double bytes, nvs_algo *used)
+{
+    if (used) *used = NVS_ALGO_RING;
+    if (p->nodes * p->gpn <= 1 || bytes <= 0) return 0;
+    double ring, tree;
+    if (p->nodes <= 1) {
+        ring = nvs_ring_allreduce_us(bytes, p->gpn, p->intra_alpha_us, p->intra_gbps);
+        tree = nvs_tree_allreduce_us(bytes, p->gpn, p->intra_alpha_us, p->intra_gbps);
+    } else {
+        /* reduce-scatter + all-gather inside the node, the node's share across the network in between */
+        double intra = 2.0 * nvs_ring_half_us(bytes, p->gpn, p->intra_alpha_us, p->intra_gbps);
+        double share = bytes / p->gpn;
+        ring = intra + nvs_ring_allreduce_us(share, p->nodes, p->inter_alpha_us, p->inter_gbps);
+        tree = intra + nvs_tree_allreduce_us(share, p->nodes, p->inter_alpha_us, p->inter_gbps);
+    }
+    double t = ring;
+    nvs_algo a = NVS_ALGO_RING;
+    if (p->algo == NVS_ALGO_TREE || (p->algo == NVS_ALGO_AUTO && tree < ring)) {
+        t = tree;
+        a = NVS_ALGO_TREE;
+    }
+    if (used) *used = a;
+    return p->base_us + p->per_call_us + t;
+}
+
+/* --- link graph ---------------------------------------------------------------------------------------------- */
+
+static int gpus_per_socket(const nvs_machine_spec *m) { return m->gpus / (m->sockets > 0 ? m->sockets : 1); }
+static int socket_of(const nvs_machine_spec *m, int i) { return i / gpus_per_socket(m); }
+static int switch_of(const nvs_machine_spec *m, int i) { return m->gpus_per_switch > 0 ? i / m->gpus_per_switch : -1; }
+
+static int nvlinked(const nvs_machine_spec *m, const nvs_gpu_spec *g, int a, int b)
+{
+    if (g->nvlink_links <= 0 || a == b) return 0;
+    if (m->nvlink == NVS_NVLINK_SWITCH) return 1;
+    if (m->nvlink == NVS_NVLINK_PAIRS) return a / 2 == b / 2;
+    return 0;
+}
+
+int nvs_machine_class(const nvs_machine_spec *m, const nvs_gpu_spec *g, int a, int b)
+{
+    if (nvlinked(m, g, a, b)) return NVS_CLS_NV;
+    if (m->gpus_per_switch > 0 && switch_of(m, a) == switch_of(m, b)) return NVS_CLS_PIX;
+    if (socket_of(m, a) == socket_of(m, b)) return (m->gpus_per_switch > 0 && m->switch_cascade) ? NVS_CLS_PXB : NVS_CLS_NODE;
+    return NVS_CLS_SYS;
+}
+
+nvs_transport nvs_machine_transport(const nvs_machine_spec *m, const nvs_gpu_spec *g, int a, int b,
+                                    int p2p_disabled)
+{
+    if (p2p_disabled) return NVS_TR_SHM; /* NCCL_P2P_DISABLE=1 turns off the P2P transport, NVLink included */
+    int cls = nvs_machine_class(m, g, a, b);
+    if (cls == NVS_CLS_NV) return NVS_TR_NVLINK;
+    if (g->p2p_pcie && cls <= m->p2p_level) return NVS_TR_P2P;
+    return NVS_TR_SHM;
+}
+
+/* Directed links of one node, as indices into small arrays. */
+enum { MAXG = 64, MAXS = 8 };
+enum {
+    L_GPU_UP = 0,
+    L_GPU_DN = L_GPU_UP + MAXG,
+    L_SW_UP = L_GPU_DN + MAXG,
+    L_SW_DN = L_SW_UP + MAXG,
+    L_TOP_UP = L_SW_DN + MAXG,
+    L_TOP_DN = L_TOP_UP + MAXS,
+    L_SOCK = L_TOP_DN + MAXS,
+    L_NV_UP = L_SOCK + MAXS * MAXS,
+    L_NV_DN = L_NV_UP + MAXG,
+    L_COUNT = L_NV_DN + MAXG
+};
+
+typedef struct {
+    int link[8];
+    int n;
+    double cap;         /* transport cap (SHM), 0 = none */
+    nvs_transport tr;
+    double hop_us;
+} flow_path;
+
+static void up_to_cpu(const nvs_machine_spec *m, int a, flow_path *f)
+{
+    f->link[f->n++] = L_GPU_UP + a;
+    if (m->gpus_per_switch > 0) {
+        f->link[f->n++] = L_SW_UP + switch_of(m, a);
+        if (m->switch_cascade) f->link[f->n++] = L_TOP_UP + socket_of(m, a);
+    }
+}
+
+static void down_from_cpu(const nvs_machine_spec *m, int b, flow_path *f)
+{
+    if (m->gpus_per_switch > 0) {
+        if (m->switch_cascade) f->link[f->n++] = L_TOP_DN + socket_of(m, b);
+        f->link[f->n++] = L_SW_DN + switch_of(m, b);
+    }
+    f->link[f->n++] = L_GPU_DN + b;
+}
+
+static void route(const nvs_machine_spec *m, const nvs_gpu_spec *g, int a, int b, int p2p_disabled, flow_path *f)
+{
+    memset(f, 0, sizeof *f);
+    f->tr = nvs_machine_transport(m, g, a, b, p2p_disabled);
+    int ka = socket_of(m, a), kb = socket_of(m, b);
+    if (f->tr == NVS_TR_NVLINK) {
+        f->link[f->n++] = L_NV_UP + a;
+        f->link[f->n++] = L_NV_DN + b;
+        f->hop_us = m->nvlink_hop_us;
+        return;
+    }
+    if (f->tr == NVS_TR_P2P) {
+        f->hop_us = m->p2p_hop_us;
+        if (m->gpus_per_switch > 0 && switch_of(m, a) == switch_of(m, b)) {
+            f->link[f->n++] = L_GPU_UP + a;
+            f->link[f->n++] = L_GPU_DN + b;
+            return;
+        }
+        if (m->gpus_per_switch > 0 && m->switch_cascade && ka == kb) {
+            f->link[f->n++] = L_GPU_UP + a;
+            f->link[f->n++] = L_SW_UP + switch_of(m, a);
+            f->link[f->n++] = L_SW_DN + switch_of(m, b);
+            f->link[f->n++] = L_GPU_DN + b;
+            return;
+        }
+    } else {
+        /* SHM: the sender writes into host memory, the receiver reads it (NCCL shm transport) */
+        f->hop_us = m->shm_hop_us;
+        f->cap = m->shm_gbps;
+    }
+    up_to_cpu(m, a, f);
+    if (ka != kb) f->link[f->n++] = L_SOCK + ka * MAXS + kb;
+    down_from_cpu(m, b, f);
+}
+
+static double link_gbps(const nvs_machine_spec *m, const nvs_gpu_spec *g, int l)
+{
+    if (l < L_SW_UP) return m->gpu_link_gbps;
+    if (l < L_SOCK) return m->uplink_gbps;
+    if (l < L_NV_UP) return m->socket_gbps;
+    return g->nvlink_links * g->nvlink_gbps_per_link * m->nvlink_eff;
+}
+
+static void link_name(const nvs_machine_spec *m, int l, char *buf, size_t len)
+{
+    (void)m;
+    if (l < L_GPU_DN) snprintf(buf, len, "GPU %d PCIe link (up)", l - L_GPU_UP);
+    else if (l < L_SW_UP) snprintf(buf, len, "GPU %d PCIe link (down)", l - L_GPU_DN);
+    else if (l < L_SW_DN) snprintf(buf, len, "switch %d uplink (up)", l - L_SW_UP);
+    else if (l < L_TOP_UP) snprintf(buf, len, "switch %d uplink (down)", l - L_SW_DN);
+    else if (l < L_TOP_DN) snprintf(buf, len, "socket %d parent-switch uplink (up)", l - L_TOP_UP);
+    else if (l < L_SOCK) snprintf(buf, len, "socket %d parent-switch uplink (down)", l - L_TOP_DN);
+    else if (l < L_NV_UP) snprintf(buf, len, "CPU link socket %d -> %d", (l - L_SOCK) / MAXS, (l - L_SOCK) % MAXS);
+    else if (l < L_NV_DN) snprintf(buf, len, "GPU %d NVLink (out)", l - L_NV_UP);
+    else snprintf(buf, len, "GPU %d NVLink (in)", l - L_NV_DN);
+}
+
+nvs_result_t nvs_ring_links_of(const nvs_machine_spec *m, const nvs_gpu_spec *g, int n, int p2p_disabled,
+                               nvs_ring_links *out)
+{
+    memset(out, 0, sizeof *out);
+    if (n < 2 || n > m->gpus || m->gpus > MAXG || m->sockets > MAXS || m->sockets < 1) return NVS_ERR_INPUT;
+    int count[L_COUNT] = {0};
+    flow_path f[MAXG];
+    for (int i = 0; i < n; i++) {
+        route(m, g, i, (i + 1) % n, p2p_disabled, &f[i]);
+        for (int k = 0; k < f[i].n; k++) count[f[i].link[k]]++;
+    }
+    out->gbps = INFINITY;
+    for (int i = 0; i < n; i++) {
+        double bw = f[i].cap > 0 ? f[i].cap : INFINITY;
+        int lim = -1; /* -1: the transport cap decides */
+        for (int k = 0; k < f[i].n; k++) {
+            int l = f[i].link[k];
+            double share = link_gbps(m, g, l) / count[l];
+            if (share < bw) {
+                bw = share;
+                lim = l;
+            }
+        }
+        if (f[i].hop_us > out->alpha_us) out->alpha_us = f[i].hop_us;
+        if (bw < out->gbps) {
+            int b = (i + 1) % n;
+            out->gbps = bw;
+            out->from = i;
+            out->to = b;
+            out->transport = f[i].tr;
+            out->cls = nvs_machine_class(m, g, i, b);
+            if (lim < 0)
+                snprintf(out->why, sizeof out->why, "GPU %d -> GPU %d (%s, SHM): NCCL's host-memory path, %.3g GB/s per flow",
+                         i, b, nvs_class_name(out->cls), bw);
+            else {
+                char ln[64];
+                link_name(m, lim, ln, sizeof ln);
+                snprintf(out->why, sizeof out->why, "GPU %d -> GPU %d (%s, %s): %s shared by %d flow%s", i, b,
+                         nvs_class_name(out->cls), nvs_transport_name(f[i].tr), ln, count[lim],
+                         count[lim] == 1 ? "" : "s");
+            }
+        }
+    }
+    return NVS_OK;
+}
+
+double nvs_inter_gbps(const nvs_machine_spec *m, const nvs_net_spec *net, int g)
+{
+    if (g < 1) g = 1;
+    double share = net->gbps * (m->nics > 0 ? m->nics : 1) / g;
+    return share < m->gpu_link_gbps ? share : m->gpu_link_gbps;
+}
+
+/* --- compute ------------------------------------------------------------------------------------------------ */
+
+nvs_compute_terms nvs_compute_defaults(void)
+{
+    nvs_compute_terms t;
+    /* 70% of peak: cuBLAS reaches 70-90% of the dense peak on large GEMMs and less on the small, skinny ones of
+     * a network's later layers; 70% is a middle value until calibration measures it (--calibrate). */
+    t.gemm_eff = 0.70;
+    /* 80% of peak bandwidth: a streaming read+write kernel (STREAM-like copy) reaches about 80-90% of the HBM
+     * or GDDR peak; elementwise passes rarely do better. */
+    t.mem_eff = 0.80;
+    t.compute_scale = 1.0;
+    return t;
+}
+
+double nvs_gemm_tflops(const nvs_gpu_spec *g, nvs_precision p)
+{
+    switch (p) {
+    case NVS_PREC_TF32: return g->tf32_tflops;
+    case NVS_PREC_BF16: return g->bf16_tflops;
+    default: return g->fp32_tflops; /* fp32 GEMMs run on CUDA cores (PyTorch allow_tf32=False) */
+    }
+}
+
+void nvs_layer_us(const nvs_layer *l, int first, int batch, const nvs_gpu_spec *g, nvs_precision p,
+                  const nvs_compute_terms *t, double *fwd_us, double *bwd_us)
+{
+    double flops = nvs_layer_fwd_flops(l) * batch;
+    double rate = nvs_gemm_tflops(g, p) * TFLOPS_TO_FPUS * t->gemm_eff;
+    double gemm = rate > 0 ? flops / rate : 0;
+    double ew_bytes = l->ew_passes * 2.0 * batch * l->act_elems * (double)nvs_precision_bytes(p);
+    double bw = g->mem_gbps * GBPS_TO_BPUS * t->mem_eff;
+    double ew = bw > 0 ? ew_bytes / bw : 0;
+    *fwd_us = (gemm + ew) * t->compute_scale;
+    *bwd_us = ((first ? 1.0 : 2.0) * gemm + 2.0 * ew) * t->compute_scale;
+}
+
+double nvs_optimizer_us(double params, double grad_bytes, const nvs_gpu_spec *g, const nvs_compute_terms *t)
+{
+    /* SGD with momentum: read w, m (fp32), g; write w, m */
+    double bytes = params * (4.0 + 4.0 + 4.0 + 4.0 + grad_bytes);
+    double bw = g->mem_gbps * GBPS_TO_BPUS * t->mem_eff;
+    return bw > 0 ? bytes / bw * t->compute_scale : 0;
+}
+
+/* --- buckets and schedule -------------------------------------------------------------------------------------- */
+
+int nvs_assign_buckets(const nvs_layer *layers, int nlayers, double grad_bytes, double first_cap_bytes,
+                       double cap_bytes, nvs_model_bucket *out, int maxb)
+{
+    int nb = 0;
+    double cap = first_cap_bytes;
+    nvs_model_bucket cur = {0, -1, -1, 0};
+    for (int i = nlayers - 1; i >= 0; i--) {
+        if (layers[i].params <= 0) continue;
+        if (cur.nlayers == 0) cur.first_layer = i;
+        cur.bytes += layers[i].params * grad_bytes;
+        cur.last_layer = i;
+        cur.nlayers++;
+        if (cur.bytes >= cap) {
+            if (nb < maxb) out[nb] = cur;
+            nb++;
+            cur = (nvs_model_bucket){0, -1, -1, 0};
+            cap = cap_bytes;
+        }
+    }
+    if (cur.nlayers > 0) {
+        if (nb < maxb) out[nb] = cur;
+        nb++;
+    }
+    return nb;
+}
+
+void nvs_schedule(const double *bwd_layer_us, int nlayers, const nvs_model_bucket *b, int nb, const double *ar_us,
+                  double fwd_us, double opt_us, nvs_step_times *out)
+{
+    memset(out, 0, sizeof *out);
+    double bwd = 0;
+    for (int i = 0; i < nlayers; i++) bwd += bwd_layer_us[i];
+    double end = 0;
+    for (int k = 0; k < nb; k++) {
+        double ready = 0; /* backward runs layers nlayers-1 .. 0: bucket ready when its last layer is done */
+        for (int i = nlayers - 1; i >= b[k].last_layer && i >= 0; i--) ready += bwd_layer_us[i];
+        double start = ready > end ? ready : end;
+        end = start + ar_us[k];
+        out->comm_us += ar_us[k];
+    }
+    out->fwd_us = fwd_us;
+    out->bwd_us = bwd;
+    out->opt_us = opt_us;
+    out->compute_us = fwd_us + bwd + opt_us;
+    out->comm_end_us = end;
+    out->step_us = fwd_us + (end > bwd ? end : bwd) + opt_us;
+    out->exposed_us = out->step_us - out->compute_us;
+}
+
+/* --- memory ---------------------------------------------------------------------------------------------------- */
+
+void nvs_memory_estimate(const nvs_layer *layers, int nlayers, double params, const nvs_gpu_spec *g,
+                         nvs_precision p, double grad_bytes, nvs_mem_estimate *out)
+{
+    memset(out, 0, sizeof *out);
+    double esz = (double)nvs_precision_bytes(p);
+    out->weights_bytes = params * 4.0 + (p == NVS_PREC_BF16 ? params * 2.0 : 0); /* autocast keeps a bf16 copy */
+    out->grads_bytes = params * grad_bytes;
+    out->buckets_bytes = params * grad_bytes; /* DDP copies gradients into its buckets (no bucket views) */
+    out->optimizer_bytes = params * 4.0;      /* SGD momentum buffer */
+    /* 1 GiB: CUDA context (~0.3-0.5 GiB per process as nvidia-smi shows) plus cuBLAS/cuDNN workspaces; 5% of
+     * the card: caching-allocator fragmentation. An assumption, documented in docs/model.md. */
+    out->reserve_bytes = 1073741824.0 + 0.05 * g->memory_bytes;
+    double keep = 0, peak_grad = 0;
+    for (int i = 0; i < nlayers; i++) {
+        /* a layer keeps its GEMM output and, when it has elementwise passes (norm, activation), one more
+         * tensor of that size for their backward */
+        double a = layers[i].act_elems * esz;
+        keep += a * (layers[i].ew_passes > 0 ? 2.0 : 1.0);
+        if (2.0 * a > peak_grad) peak_grad = 2.0 * a; /* incoming + outgoing activation gradient */
+    }
+    out->per_sample_bytes = keep + peak_grad;
+    double fixed = out->weights_bytes + out->grads_bytes + out->buckets_bytes + out->optimizer_bytes +
+                   out->reserve_bytes;
+    double room = g->memory_bytes - fixed;
+    if (room <= 0 || out->per_sample_bytes <= 0) {
+        out->max_batch = 0;
+        return;
+    }
+    double b = floor(room / out->per_sample_bytes);
+    out->max_batch = b > 1e6 ? 1000000 : (int)b;
+}

@@ -1,0 +1,183 @@
+/* The what-if cost model of a data-parallel training step (`nvscale model`). PURE: arithmetic only, no CUDA,
+ * NCCL or MPI; every function here is unit-tested without a GPU (tests/unit/test_model*.c). docs/model.md
+ * states every formula with its source; the comments below say the short version.
+ *
+ * The step mirrors nvscale's synthetic training step (src/train*.c) so that calibration compares like with
+ * like:
+ *   forward   layers in order: GEMM of 2*B*M*N*K FLOPs + ew memory passes over B*act elements (read + write
+ *             in the compute precision)
+ *   backward  layers in reverse: 2x the GEMM FLOPs (input and weight gradients) + 2*ew passes; a layer's
+ *             gradients are ready when its backward ends
+ *   buckets   gradients grouped in reverse layer order, PyTorch DDP style: a bucket closes once it holds
+ *             >= its cap (first bucket 1 MiB, then 25 MiB); each bucket is all-reduced on a second stream as
+ *             soon as its last layer's backward ends, one after another
+ *   optimizer after the last all-reduce: SGD with momentum over every parameter (reads w, g, m; writes w, m)
+ *   efficiency(N) = step(1) / step(N), per-GPU batch fixed (weak scaling)
+ *
+ * All-reduce cost, alpha-beta (Hockney) with per-hop terms from a link graph:
+ *   ring  (Thakur, Rabenseifner, Gropp 2005, "Optimization of collective communication operations in MPICH",
+ *          reduce-scatter + allgather): 2(n-1) steps of S/n bytes: T = base + 2(n-1)*alpha + 2(n-1)/n * S/B
+ *   tree  (NCCL double binary tree, Sanders, Speck, Traeff 2009, pipelined reduce + broadcast):
+ *          T = base + 2*ceil(log2 n)*alpha + 2*S/B
+ *   hierarchical, nodes x g GPUs: intra-node reduce-scatter, inter-node all-reduce of S/g per GPU over the
+ *          network (ring or tree), intra-node all-gather:
+ *          T = base + 2(g-1)*alpha_i + 2(g-1)/g * S/B_i + T_inter(S/g over `nodes`)
+ * B is the ring's bus bandwidth: the slowest flow of the ring when every link's bandwidth is shared equally
+ * by the ring flows that cross it (nvs_ring_links). Units: bytes, microseconds, GB/s (1e9 bytes/s). */
+#ifndef NVS_MODEL_H
+#define NVS_MODEL_H
+
+#include <stddef.h>
+
+#include "core/config.h"
+#include "core/precision.h" /* one precision table, shared with the measuring side */
+#include "core/err.h"
+#include "workload/profile.h"
+
+typedef enum { NVS_ALGO_RING = 0, NVS_ALGO_TREE, NVS_ALGO_AUTO } nvs_algo;
+typedef enum { NVS_TR_NONE = 0, NVS_TR_NVLINK, NVS_TR_P2P, NVS_TR_SHM, NVS_TR_NET } nvs_transport;
+
+const char *nvs_algo_name(nvs_algo a);           /* "ring" */
+int nvs_algo_parse(const char *s, nvs_algo *out);
+const char *nvs_transport_name(nvs_transport t); /* "NVLink" / "P2P" / "SHM" / "NET" */
+
+/* --- hardware, as the model needs it (filled from presets by model_eval.c, or by hand in tests) ----------- */
+
+typedef struct {
+    const char *id;
+    double fp32_tflops, tf32_tflops, bf16_tflops; /* dense peaks */
+    double mem_gbps, memory_bytes;
+    int p2p_pcie;                                 /* CUDA peer access over PCIe */
+    int nvlink_links;
+    double nvlink_gbps_per_link;                  /* per direction */
+} nvs_gpu_spec;
+
+typedef struct {
+    const char *id;
+    int gpus, sockets, gpus_per_switch, switch_cascade;
+    int nvlink;          /* NVS_NVLINK_NONE / PAIRS / SWITCH (preset.h) */
+    int p2p_level;       /* NVS_CLS_*: farthest class NCCL uses P2P over */
+    double gpu_link_gbps, uplink_gbps, socket_gbps, shm_gbps, nvlink_eff;
+    double nvlink_hop_us, p2p_hop_us, shm_hop_us, coll_base_us;
+    int nics;
+    int measured_only;   /* no preset: a measured run's machine, only its measured GPU counts can be modelled */
+} nvs_machine_spec;
+
+typedef struct {
+    const char *id;
+    double gbps, hop_us; /* per adapter per direction; per ring step */
+} nvs_net_spec;
+
+/* --- pure alpha-beta costs (us) ------------------------------------------------------------------------------ */
+
+/* Ring all-reduce of `bytes` over n ranks: 2(n-1) * (alpha + bytes/n / B). 0 for n <= 1. */
+double nvs_ring_allreduce_us(double bytes, int n, double alpha_us, double gbps);
+/* Ring reduce-scatter or all-gather: (n-1) * (alpha + bytes/n / B). */
+double nvs_ring_half_us(double bytes, int n, double alpha_us, double gbps);
+/* Double binary tree all-reduce: 2*ceil(log2 n)*alpha + 2*bytes/B. 0 for n <= 1. */
+double nvs_tree_allreduce_us(double bytes, int n, double alpha_us, double gbps);
+int nvs_ceil_log2(int n);
+
+/* One all-reduce configuration: `nodes` x `gpn` GPUs. intra: the ring inside a node; inter: one GPU's share of
+ * the network (per step latency, GB/s). */
+typedef struct {
+    int nodes, gpn;
+    double base_us;
+    double intra_alpha_us, intra_gbps;
+    double inter_alpha_us, inter_gbps;
+    double per_call_us; /* calibration: extra fixed cost per call (0 = none) */
+    nvs_algo algo;
+} nvs_ar_params;
+
+/* Time of one all-reduce of `bytes`; *used (may be NULL) says which algorithm the time is for (auto: the
+ * faster of ring and tree, as NCCL's tuner picks per size). 0 when only one GPU takes part. */
+double nvs_allreduce_us(const nvs_ar_params *p, double bytes, nvs_algo *used);
+
+/* --- the link graph inside one node --------------------------------------------------------------------------- */
+
+/* Path class between GPUs a and b of machine m (NVS_CLS_NV if NVLink joins them). */
+int nvs_machine_class(const nvs_machine_spec *m, const nvs_gpu_spec *g, int a, int b);
+/* Transport NCCL uses between a and b: NVLink, else P2P if the GPU allows peer access over PCIe and the class
+ * is within p2p_level, else SHM through host memory. p2p_disabled = NCCL_P2P_DISABLE=1 (SHM everywhere). */
+nvs_transport nvs_machine_transport(const nvs_machine_spec *m, const nvs_gpu_spec *g, int a, int b,
+                                    int p2p_disabled);
+
+typedef struct {
+    double gbps;            /* bus bandwidth of the ring: its slowest flow */
+    double alpha_us;        /* per step latency: the slowest flow's transport */
+    int from, to;           /* the slowest flow */
+    nvs_transport transport;
+    int cls;
+    char why[160];          /* "GPU 3 -> GPU 4: SHM via host memory; switch 0 uplink shared by 4 flows" */
+} nvs_ring_links;
+
+/* The ring over GPUs 0..n-1 of one node. NVS_ERR_INPUT if n > m->gpus or n < 2. */
+nvs_result_t nvs_ring_links_of(const nvs_machine_spec *m, const nvs_gpu_spec *g, int n, int p2p_disabled,
+                               nvs_ring_links *out);
+/* One GPU's share of the network when all g GPUs of a node run their inter-node rings at once:
+ * min(net GB/s x nics / g, the GPU's PCIe link). */
+double nvs_inter_gbps(const nvs_machine_spec *m, const nvs_net_spec *net, int g);
+
+/* --- compute ------------------------------------------------------------------------------------------------ */
+
+typedef struct {
+    double gemm_eff;      /* sustained fraction of the peak matrix rate (default 0.70) */
+    double mem_eff;       /* sustained fraction of the peak memory bandwidth (default 0.80) */
+    double compute_scale; /* calibration: measured / modelled compute time at n=1 (default 1) */
+} nvs_compute_terms;
+
+/* Defaults, with why, in model.c. */
+nvs_compute_terms nvs_compute_defaults(void);
+/* Peak matrix rate (TFLOP/s) for a precision: fp32 -> fp32_tflops (CUDA cores), tf32, bf16 -> tensor rates. */
+double nvs_gemm_tflops(const nvs_gpu_spec *g, nvs_precision p);
+/* Forward and backward time of one layer at batch B (us). The first layer (index 0) needs no input gradient:
+ * its backward runs one GEMM, not two (as PyTorch and nvscale's training step do). */
+void nvs_layer_us(const nvs_layer *l, int first, int batch, const nvs_gpu_spec *g, nvs_precision p,
+                  const nvs_compute_terms *t, double *fwd_us, double *bwd_us);
+/* Optimizer pass: params x (4+4 w, 4+4 m, grad_bytes g) bytes at sustained memory bandwidth (us). */
+double nvs_optimizer_us(double params, double grad_bytes, const nvs_gpu_spec *g, const nvs_compute_terms *t);
+
+/* --- buckets and the overlap schedule -------------------------------------------------------------------------- */
+
+typedef struct {
+    double bytes;
+    int first_layer; /* forward index of the first layer added (the highest index: ready first) */
+    int last_layer;  /* forward index of the last layer added: its backward end makes the bucket ready */
+    int nlayers;
+} nvs_model_bucket;
+
+/* DDP bucket assignment (reverse layer order, close when bytes >= cap; first cap, then cap). Layers without
+ * parameters join no bucket. Writes at most `maxb`; returns the number of buckets (may exceed maxb). */
+int nvs_assign_buckets(const nvs_layer *layers, int nlayers, double grad_bytes, double first_cap_bytes,
+                       double cap_bytes, nvs_model_bucket *out, int maxb);
+
+typedef struct {
+    double fwd_us, bwd_us, opt_us;
+    double compute_us;   /* fwd + bwd + opt: the step with no communication */
+    double comm_us;      /* the buckets' all-reduces back to back */
+    double comm_end_us;  /* when the last all-reduce ends, from the start of backward */
+    double step_us;      /* fwd + max(backward end, last all-reduce end) + opt */
+    double exposed_us;   /* step - compute */
+} nvs_step_times;
+
+/* The overlap schedule: bwd_layer_us[i] is the backward time of forward layer i; ar_us[b] the all-reduce time
+ * of bucket b. Buckets start in order, each when ready and when the previous one is done. */
+void nvs_schedule(const double *bwd_layer_us, int nlayers, const nvs_model_bucket *b, int nb, const double *ar_us,
+                  double fwd_us, double opt_us, nvs_step_times *out);
+
+/* --- memory: the largest per-GPU batch --------------------------------------------------------------------------- */
+
+typedef struct {
+    double weights_bytes;    /* fp32 master weights (+ a bf16 copy under bf16) */
+    double grads_bytes;      /* gradients in grad precision */
+    double buckets_bytes;    /* DDP's bucket copies of the gradients */
+    double optimizer_bytes;  /* momentum, fp32 */
+    double reserve_bytes;    /* CUDA context, library workspaces, allocator slack */
+    double per_sample_bytes; /* activations kept for backward, per sample */
+    int max_batch;           /* 0 if not even one sample fits */
+} nvs_mem_estimate;
+
+void nvs_memory_estimate(const nvs_layer *layers, int nlayers, double params, const nvs_gpu_spec *g,
+                         nvs_precision p, double grad_bytes, nvs_mem_estimate *out);
+
+#endif

@@ -1,0 +1,410 @@
+/* Calibration of the what-if model against a measured run.json (model_calib.h). */
+#include "model/model_calib.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runjson/runjson.h"
+
+int nvs_fit_alpha_beta(const double *bytes, const double *t_us, int k, double *a_us, double *c_us_per_byte)
+{
+    /* regressors x1 = 1/t, x2 = s/t, target 1: normal equations of a 2-parameter linear least squares */
+    double s11 = 0, s12 = 0, s22 = 0, b1 = 0, b2 = 0;
+    int used = 0;
+    for (int i = 0; i < k; i++) {
+        if (!(t_us[i] > 0) || !(bytes[i] > 0)) continue;
+        double x1 = 1.0 / t_us[i], x2 = bytes[i] / t_us[i];
+        s11 += x1 * x1;
+        s12 += x1 * x2;
+        s22 += x2 * x2;
+        b1 += x1;
+        b2 += x2;
+        used++;
+    }
+    if (used == 0) return -1;
+    double a = 0, c = 0, det = s11 * s22 - s12 * s12;
+    if (used >= 2 && det > 1e-12 * s11 * s22) {
+        a = (b1 * s22 - b2 * s12) / det;
+        c = (s11 * b2 - s12 * b1) / det;
+    }
+    if (used < 2 || !(det > 1e-12 * s11 * s22) || a < 0 || c <= 0) {
+        /* constrained: a = 0, fit c alone */
+        a = 0;
+        c = b2 / s22;
+        if (!(c > 0)) return -1;
+    }
+    *a_us = a;
+    *c_us_per_byte = c;
+    return 0;
+}
+
+void nvs_calibration_free(nvs_calibration *c)
+{
+    free(c->coll);
+    free(c->train);
+    if (c->has_profile) nvs_profile_free(&c->profile);
+    memset(c, 0, sizeof *c);
+}
+
+/* The machine of a run that has no preset: only the measured N can be evaluated. */
+static void measured_only_machine(nvs_machine_spec *m, int gpus)
+{
+    memset(m, 0, sizeof *m);
+    m->id = "measured";
+    m->gpus = gpus < 2 ? 2 : gpus;
+    m->sockets = 1;
+    m->p2p_level = NVS_CLS_PXB;
+    m->measured_only = 1;
+    m->nics = 1;
+    /* never used inside the node (only measured N are evaluated); the network share is not capped by PCIe */
+    m->gpu_link_gbps = m->uplink_gbps = m->shm_gbps = 1e9;
+}
+
+static const char *guess_machine(const nvs_run *r, const char *gpu_preset, char *how, size_t howlen)
+{
+    if (!r->topology.present || r->topology.npairs == 0) {
+        snprintf(how, howlen, "none: the run has no topology pairs (give --machine)");
+        return NULL;
+    }
+    int all_nv = 1;
+    for (size_t i = 0; i < r->topology.npairs; i++) {
+        const char *cls = r->topology.pairs[i].cls;
+        if (!cls || strncmp(cls, "NV", 2)) all_nv = 0;
+    }
+    size_t ngpus = r->topology.ngpus;
+    const char *cls0 = r->topology.pairs[0].cls ? r->topology.pairs[0].cls : "?";
+    const char *pick = NULL;
+    if (all_nv && ngpus == 2) pick = "nvlink-2gpu";
+    else if (all_nv && ngpus == 8 && (strstr(gpu_preset, "h100") || strstr(gpu_preset, "h200"))) pick = "hgx-h100-8";
+    else if (all_nv && ngpus == 8 && strstr(gpu_preset, "a100")) pick = "hgx-a100-8";
+    if (pick)
+        snprintf(how, howlen, "guessed from the topology: %s, %zu GPUs", cls0, ngpus);
+    else
+        snprintf(how, howlen, "none: no preset matches the topology (%s, %zu GPUs); give --machine", cls0, ngpus);
+    return pick;
+}
+
+static int add_coll_row(nvs_calibration *c, int *cap, const nvs_calib_coll_row *row)
+{
+    if (c->ncoll == *cap) {
+        int nc = *cap ? *cap * 2 : 64;
+        nvs_calib_coll_row *v = realloc(c->coll, (size_t)nc * sizeof *v);
+        if (!v) return -1;
+        c->coll = v;
+        *cap = nc;
+    }
+    c->coll[c->ncoll++] = *row;
+    return 0;
+}
+
+/* The configuration at N GPUs of one node. */
+static nvs_result_t eval_at(const nvs_model_config *cfg, int n, nvs_model_point *pt, char *err, size_t errlen)
+{
+    return nvs_model_eval(cfg, 1, n, pt, err, errlen);
+}
+
+/* The profile a training run used: its name when built in, else the file it was read from (train.profile_file,
+ * or the --model value of the run's argv for runs written before that key existed). */
+static const char *profile_of_run(json_t *root, const char *name)
+{
+    nvs_profile tmp;
+    char e[256];
+    if (nvs_profile_load(name, &tmp, e, sizeof e) == NVS_OK) {
+        nvs_profile_free(&tmp);
+        return name;
+    }
+    const char *pfile = json_string_value(json_object_get(json_object_get(root, "train"), "profile_file"));
+    if (pfile) return pfile;
+    json_t *argv = json_object_get(json_object_get(root, "command"), "argv");
+    for (size_t i = 0; i + 1 < json_array_size(argv); i++) {
+        const char *a = json_string_value(json_array_get(argv, i));
+        const char *v = json_string_value(json_array_get(argv, i + 1));
+        if (a && v && !strcmp(a, "--model")) return v;
+    }
+    return name;
+}
+
+nvs_result_t nvs_calibrate(const char *run_path, const nvs_presets *ps, const nvs_calib_opts *o,
+                           nvs_calibration *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    nvs_run r;
+    memset(&r, 0, sizeof r);
+    nvs_result_t res = NVS_OK;
+    int *ns = NULL;
+    double *sizes = NULL, *xs = NULL, *ts = NULL;
+    snprintf(out->run_path, sizeof out->run_path, "%s", run_path);
+    if ((res = nvs_run_load(run_path, 0, &r)) != NVS_OK) {
+        snprintf(err, errlen, "%s: not a run.json nvscale can read (the message above says why)", run_path);
+        return res;
+    }
+    if (r.world_nodes > 1) {
+        snprintf(err, errlen, "%s: a %d-node run; calibration reads single-node runs only", run_path, r.world_nodes);
+        res = NVS_ERR_INPUT;
+        goto fail;
+    }
+
+    /* --- the GPU ------------------------------------------------------------------------------------------- */
+    const char *gname = r.nranks > 0 && r.ranks[0].gpu ? r.ranks[0].gpu : NULL;
+    snprintf(out->gpu_name, sizeof out->gpu_name, "%s", gname ? gname : "unknown");
+    const nvs_preset *gp = o->gpu ? nvs_presets_find(ps, NVS_PK_GPU, o->gpu) : nvs_presets_match_gpu(ps, gname);
+    if (!gp) {
+        if (o->gpu)
+            snprintf(err, errlen, "unknown --gpu '%s' (nvscale model --list-presets)", o->gpu);
+        else
+            snprintf(err, errlen, "%s: no GPU preset matches ranks[0].gpu \"%s\": give --gpu ID", run_path,
+                     gname ? gname : "(absent)");
+        res = NVS_ERR_INPUT;
+        goto fail;
+    }
+    snprintf(out->gpu_preset, sizeof out->gpu_preset, "%s", gp->id);
+    const char *p2p = nvs_run_env(&r, "NCCL_P2P_DISABLE");
+    out->p2p_disabled = p2p && !strcmp(p2p, "1");
+
+    /* --- the machine ----------------------------------------------------------------------------------------- */
+    const nvs_preset *mp = NULL;
+    if (o->machine) {
+        mp = nvs_presets_find(ps, NVS_PK_MACHINE, o->machine);
+        if (!mp) {
+            snprintf(err, errlen, "unknown --machine '%s' (nvscale model --list-presets)", o->machine);
+            res = NVS_ERR_INPUT;
+            goto fail;
+        }
+        snprintf(out->machine_how, sizeof out->machine_how, "--machine");
+    } else {
+        const char *g = guess_machine(&r, gp->id, out->machine_how, sizeof out->machine_how);
+        if (g) mp = nvs_presets_find(ps, NVS_PK_MACHINE, g);
+    }
+    if (mp) snprintf(out->machine_preset, sizeof out->machine_preset, "%s", mp->id);
+
+    int nns = nvs_run_ns(&r, &ns);
+    if (nns < 0) {
+        res = NVS_ERR_NOMEM;
+        goto fail;
+    }
+    int maxn = 1;
+    for (int i = 0; i < nns; i++)
+        if (ns[i] > maxn) maxn = ns[i];
+    if (mp && maxn > (int)mp->f[NVS_M_GPUS].v) {
+        snprintf(err, errlen, "%s: the run has %d GPUs; machine '%s' has %d", run_path, maxn, mp->id,
+                 (int)mp->f[NVS_M_GPUS].v);
+        res = NVS_ERR_INPUT;
+        goto fail;
+    }
+
+    nvs_model_config *cfg = &out->cfg;
+    nvs_model_config_init(cfg);
+    nvs_gpu_spec_from(gp, &cfg->gpu);
+    if (mp)
+        nvs_machine_spec_from(mp, &cfg->machine);
+    else
+        measured_only_machine(&cfg->machine, maxn);
+    cfg->p2p_disabled = out->p2p_disabled;
+    snprintf(cfg->label, sizeof cfg->label, "%s @ %s (calibrated on %s)", gp->id, mp ? mp->id : "measured machine",
+             run_path);
+
+    /* --- links from the all_reduce sweep -------------------------------------------------------------------- */
+    int *cns = NULL;
+    int ncn = nvs_run_coll_ns(&r, "all_reduce", &cns);
+    int nsz = nvs_run_coll_sizes(&r, "all_reduce", &sizes);
+    if (ncn < 0 || nsz < 0) {
+        free(cns);
+        res = NVS_ERR_NOMEM;
+        goto fail;
+    }
+    xs = malloc(((size_t)nsz + 1) * sizeof *xs);
+    ts = malloc(((size_t)nsz + 1) * sizeof *ts);
+    if (!xs || !ts) {
+        free(cns);
+        res = NVS_ERR_NOMEM;
+        goto fail;
+    }
+    for (int i = 0; i < ncn; i++) {
+        int n = cns[i];
+        if (n < 2) continue;
+        int k = 0;
+        for (int j = 0; j < nsz; j++) {
+            const nvs_run_coll *rc = nvs_run_coll_find(&r, "all_reduce", n, sizes[j]);
+            if (!rc || !(rc->time_max_us > 0)) continue;
+            xs[k] = rc->bytes;
+            ts[k] = rc->time_max_us;
+            k++;
+        }
+        double a, c;
+        if (k == 0 || nvs_fit_alpha_beta(xs, ts, k, &a, &c) != 0) continue;
+        if (out->nlinks == NVS_MODEL_MAX_MEAS) break;
+        nvs_calib_link *l = &out->links[out->nlinks++];
+        l->n = n;
+        l->latency_us = a;
+        l->busbw_gbps = 2.0 * (n - 1) / n / (c * 1e3);
+        l->npts = k;
+        l->preset_gbps = NAN;
+        cfg->meas[cfg->nmeas++] = (nvs_meas_link){n, 0.0, a / (2.0 * (n - 1)), l->busbw_gbps};
+    }
+    free(cns);
+
+    /* --- the preset-only twin, for the "how good were the presets" columns ------------------------------------- */
+    out->preset_cfg = *cfg;
+    out->preset_cfg.nmeas = 0;
+    for (int i = 0; i < out->nlinks; i++) {
+        nvs_calib_link *l = &out->links[i];
+        nvs_ring_links rl;
+        if (mp && nvs_ring_links_of(&cfg->machine, &cfg->gpu, l->n, cfg->p2p_disabled, &rl) == NVS_OK)
+            l->preset_gbps = rl.gbps;
+    }
+
+    /* --- per-size error table ------------------------------------------------------------------------------------- */
+    int cap = 0;
+    for (int i = 0; i < out->nlinks; i++) {
+        int n = out->links[i].n;
+        nvs_ar_params ar, arp;
+        nvs_ring_links rl;
+        int meas;
+        char e2[256];
+        NVS_CHECK_GOTO(nvs_model_ar_params(cfg, 1, n, &ar, &rl, &meas, err, errlen), res, fail);
+        int have_preset = mp && nvs_model_ar_params(&out->preset_cfg, 1, n, &arp, &rl, &meas, e2, sizeof e2) == NVS_OK;
+        for (int j = 0; j < nsz; j++) {
+            const nvs_run_coll *rc = nvs_run_coll_find(&r, "all_reduce", n, sizes[j]);
+            if (!rc || !(rc->time_max_us > 0)) continue;
+            nvs_calib_coll_row row = {n, rc->bytes, rc->time_max_us, nvs_allreduce_us(&ar, rc->bytes, NULL),
+                                      have_preset ? nvs_allreduce_us(&arp, rc->bytes, NULL) : NAN};
+            if (add_coll_row(out, &cap, &row)) {
+                res = NVS_ERR_NOMEM;
+                goto fail;
+            }
+        }
+    }
+
+    /* --- the training step ----------------------------------------------------------------------------------------- */
+    if (r.train.present && r.train.nresults > 0) {
+        const char *model = o->model ? o->model : r.train.model;
+        if (!model) {
+            snprintf(err, errlen, "%s: train.model is absent: give --model", run_path);
+            res = NVS_ERR_INPUT;
+            goto fail;
+        }
+        if (!o->model) model = profile_of_run(r.root, model);
+        if ((res = nvs_profile_load(model, &out->profile, err, errlen)) != NVS_OK) goto fail;
+        out->has_profile = 1;
+        cfg->profile = &out->profile;
+        cfg->batch = o->batch > 0 ? o->batch : r.train.batch;
+        if (cfg->batch < 1) {
+            snprintf(err, errlen, "%s: train.batch is absent: give --batch", run_path);
+            res = NVS_ERR_INPUT;
+            goto fail;
+        }
+        if (r.train.precision && nvs_precision_parse(r.train.precision, &cfg->prec)) {
+            snprintf(err, errlen, "%s: train.precision \"%s\" is not fp32, tf32 or bf16", run_path, r.train.precision);
+            res = NVS_ERR_INPUT;
+            goto fail;
+        }
+        if (r.train.grad_type && !strcmp(r.train.grad_type, "bf16")) cfg->grad_bytes = 2;
+        if (r.train.bucket_first_bytes > 0) cfg->bucket_first_bytes = r.train.bucket_first_bytes;
+        if (r.train.bucket_cap_bytes > 0) cfg->bucket_cap_bytes = r.train.bucket_cap_bytes;
+        out->preset_cfg.profile = cfg->profile;
+        out->preset_cfg.batch = cfg->batch;
+        out->preset_cfg.prec = cfg->prec;
+        out->preset_cfg.grad_bytes = cfg->grad_bytes;
+        out->preset_cfg.bucket_first_bytes = cfg->bucket_first_bytes;
+        out->preset_cfg.bucket_cap_bytes = cfg->bucket_cap_bytes;
+        out->has_train = 1;
+
+        nvs_model_point pt;
+        char e2[256];
+        /* 1. compute: one scale factor from the measured compute-only step (every N runs the same compute) */
+        const nvs_run_train_result *t1 = nvs_run_train_of(&r, 1);
+        for (size_t i = 0; !t1 && i < r.train.nresults; i++)
+            if (r.train.results[i].compute_us > 0) t1 = &r.train.results[i];
+        if (t1 && t1->compute_us > 0) {
+            NVS_CHECK_GOTO(eval_at(cfg, 1, &pt, err, errlen), res, fail);
+            cfg->ct.compute_scale = t1->compute_us / pt.t.compute_us;
+            cfg->compute_measured = 1;
+            out->has_compute = 1;
+        }
+        /* 2. per-call overhead: measured back-to-back comm vs the fitted curve, per bucket */
+        double excess = 0;
+        int nex = 0;
+        for (size_t i = 0; i < r.train.nresults; i++) {
+            const nvs_run_train_result *tr = &r.train.results[i];
+            int measured = 0;
+            for (int k = 0; k < cfg->nmeas; k++) measured |= cfg->meas[k].n == tr->n;
+            if (tr->n < 2 || !(tr->comm_us > 0) || !measured) continue;
+            NVS_CHECK_GOTO(eval_at(cfg, tr->n, &pt, err, errlen), res, fail);
+            excess += (tr->comm_us - pt.t.comm_us) / pt.nbuckets;
+            nex++;
+        }
+        if (nex > 0) {
+            cfg->per_call_us = excess / nex > 0 ? excess / nex : 0;
+            cfg->per_call_measured = 1;
+            out->has_per_call = 1;
+        }
+        /* 3. overlap: the share of the hidden comm the measured step still pays */
+        double pay = 0, hid = 0;
+        for (size_t i = 0; i < r.train.nresults; i++) {
+            const nvs_run_train_result *tr = &r.train.results[i];
+            if (tr->n < 2 || !(tr->step_us > 0) || tr->n > cfg->machine.gpus) continue;
+            if (eval_at(cfg, tr->n, &pt, e2, sizeof e2) != NVS_OK) continue;
+            double hidden = pt.t.comm_us - pt.t.exposed_us;
+            if (hidden <= 0) continue;
+            pay += tr->step_us - pt.t.step_us;
+            hid += hidden;
+        }
+        if (hid > 0) {
+            double pen = pay / hid;
+            cfg->overlap_penalty = pen < 0 ? 0 : pen > 1 ? 1 : pen;
+            cfg->overlap_measured = 1;
+            out->has_overlap = 1;
+        }
+        /* 4. the error table per N */
+        out->train = calloc(r.train.nresults, sizeof *out->train);
+        if (!out->train) {
+            res = NVS_ERR_NOMEM;
+            goto fail;
+        }
+        for (size_t i = 0; i < r.train.nresults; i++) {
+            const nvs_run_train_result *tr = &r.train.results[i];
+            nvs_calib_train_row *row = &out->train[out->ntrain];
+            if (tr->n < 1 || tr->n > cfg->machine.gpus) continue;
+            if (eval_at(cfg, tr->n, &pt, e2, sizeof e2) != NVS_OK) continue; /* N not measured, no preset */
+            row->n = tr->n;
+            row->meas_step_us = tr->step_us;
+            row->meas_compute_us = tr->compute_us;
+            row->meas_comm_us = tr->comm_us;
+            row->meas_exposed_us = tr->exposed_comm_us;
+            row->meas_efficiency = tr->efficiency;
+            row->model_step_us = pt.t.step_us;
+            row->model_compute_us = pt.t.compute_us;
+            row->model_comm_us = pt.t.comm_us;
+            row->model_exposed_us = pt.t.exposed_us;
+            row->model_efficiency = pt.efficiency;
+            row->preset_step_us = row->preset_efficiency = NAN;
+            if (mp && eval_at(&out->preset_cfg, tr->n, &pt, e2, sizeof e2) == NVS_OK) {
+                row->preset_step_us = pt.t.step_us;
+                row->preset_efficiency = pt.efficiency;
+            }
+            out->ntrain++;
+        }
+    }
+    if (out->nlinks == 0 && !out->has_train) {
+        snprintf(err, errlen, "%s: nothing to calibrate: no all_reduce results at N >= 2 and no train results",
+                 run_path);
+        res = NVS_ERR_INPUT;
+        goto fail;
+    }
+    free(ns);
+    free(sizes);
+    free(xs);
+    free(ts);
+    nvs_run_free(&r);
+    return NVS_OK;
+fail:
+    free(ns);
+    free(sizes);
+    free(xs);
+    free(ts);
+    nvs_run_free(&r);
+    nvs_calibration_free(out);
+    return res;
+}

@@ -1,0 +1,74 @@
+/* Calibration of the what-if model against a measured run (`nvscale model --calibrate RUN.json`).
+ *
+ * From the run's all_reduce sweep, per GPU count N: T(S) = a + c*S fitted by least squares on RELATIVE error
+ * over every measured size (so small and large messages weigh alike), giving the latency a (us) and the bus
+ * bandwidth B = 2(N-1)/N / c. From train.results: compute_scale = measured compute(1) / modelled compute(1);
+ * per_call_us = the mean per-bucket excess of the measured back-to-back comm time over the fitted curve (>= 0);
+ * overlap_penalty = the fraction of the hidden (overlapped) communication that the measured step still pays
+ * (0 = perfect overlap, clamped to 0..1). Every other term stays a preset, and the report says which is which.
+ * Then the model is compared with the run: error per N and per size. */
+#ifndef NVS_MODEL_CALIB_H
+#define NVS_MODEL_CALIB_H
+
+#include "model/model_eval.h"
+#include "model/preset.h"
+#include "workload/profile.h"
+
+/* Relative least-squares fit of t = a + c*s over k points (k >= 1): minimises sum((a + c s_i)/t_i - 1)^2
+ * with a >= 0, c > 0. Returns 0, or -1 if no fit (no positive times/sizes). */
+int nvs_fit_alpha_beta(const double *bytes, const double *t_us, int k, double *a_us, double *c_us_per_byte);
+
+typedef struct {
+    int n;
+    double bytes, measured_us, fit_us, preset_us; /* preset_us: NAN without a machine preset */
+} nvs_calib_coll_row;
+
+typedef struct {
+    int n;
+    double meas_step_us, meas_compute_us, meas_comm_us, meas_exposed_us, meas_efficiency;
+    double model_step_us, model_compute_us, model_comm_us, model_exposed_us, model_efficiency;
+    double preset_step_us, preset_efficiency;     /* uncalibrated model; NAN without a machine preset */
+} nvs_calib_train_row;
+
+typedef struct {
+    int n;
+    double latency_us, busbw_gbps; /* the fit */
+    int npts;
+    double preset_gbps;            /* the link graph's ring bandwidth at this N; NAN without a machine preset */
+} nvs_calib_link;
+
+typedef struct {
+    char run_path[1024];
+    char gpu_name[128];       /* ranks[0].gpu */
+    char gpu_preset[48];
+    char machine_preset[48];  /* "" if none: preset columns absent */
+    char machine_how[96];     /* "--machine" / "guessed from topology: NV18, 2 GPUs" / "none" */
+    int p2p_disabled;         /* env NCCL_P2P_DISABLE=1 in the run */
+    nvs_calib_link links[NVS_MODEL_MAX_MEAS];
+    int nlinks;
+    nvs_calib_coll_row *coll;
+    int ncoll;
+    nvs_calib_train_row *train;
+    int ntrain;
+    int has_train;
+    nvs_profile profile;      /* owned when has_train */
+    int has_profile;
+    nvs_model_config cfg;     /* the calibrated configuration (projections start from it) */
+    nvs_model_config preset_cfg; /* the same with preset terms only (valid when machine_preset[0]) */
+    int has_compute, has_per_call, has_overlap;
+} nvs_calibration;
+
+typedef struct {
+    const char *machine;      /* --machine, or NULL: guess from the run's topology */
+    const char *gpu;          /* --gpu, or NULL: match ranks[0].gpu */
+    const char *model;        /* --model, or NULL: train.model */
+    int batch;                /* --batch, 0: train.batch */
+} nvs_calib_opts;
+
+/* Read RUN.json and calibrate. Errors (bad file, unknown GPU, no all_reduce and no train results) give
+ * NVS_ERR_INPUT with the message in err. */
+nvs_result_t nvs_calibrate(const char *run_path, const nvs_presets *ps, const nvs_calib_opts *o,
+                           nvs_calibration *out, char *err, size_t errlen);
+void nvs_calibration_free(nvs_calibration *c);
+
+#endif

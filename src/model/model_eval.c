@@ -1,0 +1,222 @@
+/* Evaluation of one what-if configuration at a GPU count (model_eval.h). PURE. */
+#include "model/model_eval.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void nvs_model_config_init(nvs_model_config *c)
+{
+    memset(c, 0, sizeof *c);
+    c->prec = NVS_PREC_FP32;
+    c->grad_bytes = 4;
+    /* PyTorch DistributedDataParallel defaults: bucket_cap_mb=25, and a first bucket of 1 MiB
+     * (torch/nn/parallel/distributed.py, dist._DEFAULT_FIRST_BUCKET_BYTES) */
+    c->bucket_first_bytes = 1048576;
+    c->bucket_cap_bytes = 25.0 * 1048576;
+    c->algo = NVS_ALGO_RING;
+    c->ct = nvs_compute_defaults();
+}
+
+void nvs_gpu_spec_from(const nvs_preset *p, nvs_gpu_spec *g)
+{
+    memset(g, 0, sizeof *g);
+    g->id = p->id;
+    g->fp32_tflops = p->f[NVS_G_FP32_TFLOPS].v;
+    g->tf32_tflops = p->f[NVS_G_TF32_TFLOPS].v;
+    g->bf16_tflops = p->f[NVS_G_BF16_TFLOPS].v;
+    g->mem_gbps = p->f[NVS_G_MEM_GBPS].v;
+    g->memory_bytes = p->f[NVS_G_MEMORY_BYTES].v;
+    g->p2p_pcie = p->f[NVS_G_P2P_PCIE].v != 0;
+    g->nvlink_links = (int)p->f[NVS_G_NVLINK_LINKS].v;
+    g->nvlink_gbps_per_link = p->f[NVS_G_NVLINK_GBPS].v;
+}
+
+void nvs_machine_spec_from(const nvs_preset *p, nvs_machine_spec *m)
+{
+    memset(m, 0, sizeof *m);
+    m->id = p->id;
+    m->gpus = (int)p->f[NVS_M_GPUS].v;
+    m->sockets = (int)p->f[NVS_M_SOCKETS].v;
+    m->gpus_per_switch = (int)p->f[NVS_M_GPUS_PER_SWITCH].v;
+    m->switch_cascade = (int)p->f[NVS_M_SWITCH_CASCADE].v;
+    m->nvlink = (int)p->f[NVS_M_NVLINK].v;
+    m->p2p_level = (int)p->f[NVS_M_P2P_LEVEL].v;
+    m->gpu_link_gbps = p->f[NVS_M_GPU_LINK_GBPS].v;
+    m->uplink_gbps = p->f[NVS_M_UPLINK_GBPS].v;
+    m->socket_gbps = p->f[NVS_M_SOCKET_GBPS].v;
+    m->shm_gbps = p->f[NVS_M_SHM_GBPS].v;
+    m->nvlink_eff = p->f[NVS_M_NVLINK_EFF].v;
+    m->nvlink_hop_us = p->f[NVS_M_NVLINK_HOP_US].v;
+    m->p2p_hop_us = p->f[NVS_M_P2P_HOP_US].v;
+    m->shm_hop_us = p->f[NVS_M_SHM_HOP_US].v;
+    m->coll_base_us = p->f[NVS_M_COLL_BASE_US].v;
+    m->nics = (int)p->f[NVS_M_NICS].v;
+}
+
+void nvs_net_spec_from(const nvs_preset *p, nvs_net_spec *n)
+{
+    memset(n, 0, sizeof *n);
+    n->id = p->id;
+    n->gbps = p->f[NVS_N_GBPS].v;
+    n->hop_us = p->f[NVS_N_HOP_US].v;
+}
+
+static const nvs_meas_link *measured_link(const nvs_model_config *c, int n)
+{
+    for (int i = 0; i < c->nmeas; i++)
+        if (c->meas[i].n == n) return &c->meas[i];
+    return NULL;
+}
+
+nvs_result_t nvs_model_ar_params(const nvs_model_config *c, int nodes, int gpn, nvs_ar_params *ar,
+                                 nvs_ring_links *rl, int *measured, char *err, size_t errlen)
+{
+    memset(ar, 0, sizeof *ar);
+    memset(rl, 0, sizeof *rl);
+    *measured = 0;
+    if (nodes < 1 || gpn < 1) {
+        snprintf(err, errlen, "a job needs at least one node and one GPU per node");
+        return NVS_ERR_INPUT;
+    }
+    if (gpn > c->machine.gpus) {
+        snprintf(err, errlen, "%d GPUs per node: machine '%s' has %d", gpn, c->machine.id ? c->machine.id : "?",
+                 c->machine.gpus);
+        return NVS_ERR_INPUT;
+    }
+    if (nodes > 1 && !c->has_net) {
+        snprintf(err, errlen, "%d nodes need a network between them (--net)", nodes);
+        return NVS_ERR_INPUT;
+    }
+    ar->nodes = nodes;
+    ar->gpn = gpn;
+    ar->algo = c->algo;
+    ar->per_call_us = c->per_call_us;
+    ar->base_us = c->machine.coll_base_us;
+    if (gpn >= 2) {
+        const nvs_meas_link *m = measured_link(c, gpn);
+        if (!m && c->machine.measured_only) {
+            snprintf(err, errlen, "%d GPUs per node were not measured and no machine preset describes the links: "
+                     "give --machine", gpn);
+            return NVS_ERR_INPUT;
+        }
+        NVS_CHECK(nvs_ring_links_of(&c->machine, &c->gpu, gpn, c->p2p_disabled, rl));
+        if (m) {
+            ar->base_us = m->base_us;
+            ar->intra_alpha_us = m->alpha_us;
+            ar->intra_gbps = m->gbps;
+            rl->gbps = m->gbps;
+            rl->alpha_us = m->alpha_us;
+            *measured = 1;
+        } else {
+            ar->intra_alpha_us = rl->alpha_us;
+            ar->intra_gbps = rl->gbps;
+        }
+    }
+    if (nodes > 1) {
+        ar->inter_alpha_us = c->net.hop_us;
+        ar->inter_gbps = nvs_inter_gbps(&c->machine, &c->net, gpn);
+    }
+    return NVS_OK;
+}
+
+int nvs_model_max_batch(const nvs_model_config *c, nvs_mem_estimate *mem)
+{
+    const nvs_profile *p = c->profile;
+    nvs_memory_estimate(p->layers, p->nlayers, p->total_params, &c->gpu, c->prec, c->grad_bytes, mem);
+    return mem->max_batch;
+}
+
+nvs_result_t nvs_model_eval(const nvs_model_config *c, int nodes, int gpn, nvs_model_point *out, char *err,
+                            size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    const nvs_profile *p = c->profile;
+    if (!p || p->nlayers <= 0 || c->batch < 1) {
+        snprintf(err, errlen, "no model profile or no batch");
+        return NVS_ERR_INPUT;
+    }
+    nvs_ar_params ar;
+    nvs_ring_links rl;
+    int measured = 0;
+    NVS_CHECK(nvs_model_ar_params(c, nodes, gpn, &ar, &rl, &measured, err, errlen));
+
+    double *bwd = malloc((size_t)p->nlayers * sizeof *bwd);
+    int maxb = p->nlayers + 1;
+    nvs_model_bucket *b = malloc((size_t)maxb * sizeof *b);
+    double *arus = malloc((size_t)maxb * sizeof *arus);
+    if (!bwd || !b || !arus) {
+        free(bwd);
+        free(b);
+        free(arus);
+        snprintf(err, errlen, "out of memory");
+        return NVS_ERR_NOMEM;
+    }
+    double fwd = 0;
+    for (int i = 0; i < p->nlayers; i++) {
+        double f, bw;
+        nvs_layer_us(&p->layers[i], i == 0, c->batch, &c->gpu, c->prec, &c->ct, &f, &bw);
+        fwd += f;
+        bwd[i] = bw;
+    }
+    double opt = nvs_optimizer_us(p->total_params, c->grad_bytes, &c->gpu, &c->ct);
+    int nb = nvs_assign_buckets(p->layers, p->nlayers, c->grad_bytes, c->bucket_first_bytes, c->bucket_cap_bytes,
+                                b, maxb);
+    double largest = 0;
+    nvs_algo largest_algo = NVS_ALGO_RING;
+    for (int k = 0; k < nb; k++) {
+        nvs_algo used;
+        arus[k] = nvs_allreduce_us(&ar, b[k].bytes, &used);
+        if (b[k].bytes > largest) {
+            largest = b[k].bytes;
+            largest_algo = used;
+        }
+    }
+    nvs_schedule(bwd, p->nlayers, b, nb, arus, fwd, opt, &out->t);
+    if (c->overlap_penalty > 0) {
+        /* comm that ran under backward still slows it (shared SMs and memory): pay a share of it */
+        double hidden = out->t.comm_us - out->t.exposed_us;
+        if (hidden > 0) {
+            out->t.step_us += c->overlap_penalty * hidden;
+            out->t.exposed_us += c->overlap_penalty * hidden;
+        }
+    }
+    free(bwd);
+    free(b);
+    free(arus);
+
+    out->n = nodes * gpn;
+    out->nodes = nodes;
+    out->gpn = gpn;
+    out->step1_us = out->t.compute_us; /* at one GPU nothing is all-reduced */
+    out->efficiency = out->t.step_us > 0 ? out->step1_us / out->t.step_us : 0;
+    out->samples_per_s = out->t.step_us > 0 ? out->n * (double)c->batch / (out->t.step_us * 1e-6) : 0;
+    out->nbuckets = nb;
+    out->largest_bucket_bytes = largest;
+    out->algo_used = largest_algo;
+    out->intra_gbps = gpn >= 2 ? ar.intra_gbps : 0;
+    out->intra_alpha_us = gpn >= 2 ? ar.intra_alpha_us : 0;
+    out->inter_gbps = nodes > 1 ? ar.inter_gbps : 0;
+    out->link_measured = measured;
+    out->transport = gpn >= 2 ? rl.transport : NVS_TR_NONE;
+    out->cls = rl.cls;
+    if (out->n <= 1)
+        snprintf(out->bottleneck, sizeof out->bottleneck, "one GPU: nothing to all-reduce");
+    else if (gpn >= 2 && measured)
+        snprintf(out->bottleneck, sizeof out->bottleneck, "measured ring at %d GPUs: %.3g GB/s", gpn, ar.intra_gbps);
+    else if (gpn >= 2)
+        snprintf(out->bottleneck, sizeof out->bottleneck, "%s", rl.why);
+    /* across nodes, the larger bandwidth term names the bottleneck: inside the node 2(g-1)/g S/B_i, across
+     * it 2(m-1)/m (S/g)/B_n per GPU */
+    double intra_term = gpn >= 2 && ar.intra_gbps > 0 ? (gpn - 1) / ar.intra_gbps : 0;
+    double inter_term = nodes > 1 && ar.inter_gbps > 0 ? (nodes - 1) / (double)nodes / ar.inter_gbps : 0;
+    if (nodes > 1 && inter_term >= intra_term) {
+        out->transport = NVS_TR_NET;
+        out->cls = -1;
+        snprintf(out->bottleneck, sizeof out->bottleneck, "network %s: %.3g GB/s x %d NIC%s shared by %d GPU%s = %.3g GB/s per GPU",
+                 c->net.id ? c->net.id : "?", c->net.gbps, c->machine.nics, c->machine.nics == 1 ? "" : "s", gpn,
+                 gpn == 1 ? "" : "s", ar.inter_gbps);
+    }
+    return NVS_OK;
+}

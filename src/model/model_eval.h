@@ -1,0 +1,78 @@
+/* One what-if configuration (GPU x machine [x network] x model profile x batch x precision) evaluated at a GPU
+ * count: the step time, exposed communication and efficiency. PURE (no I/O): src/model/model.h's pieces put
+ * together, plus the terms a calibration measured (src/model/model_calib.h). */
+#ifndef NVS_MODEL_EVAL_H
+#define NVS_MODEL_EVAL_H
+
+#include "model/model.h"
+#include "model/preset.h"
+
+#define NVS_MODEL_MAX_MEAS 16
+
+/* Link terms measured at one GPU count inside a node (calibration): T(S) = base + 2(n-1)alpha + 2(n-1)/n S/B */
+typedef struct {
+    int n;
+    double base_us, alpha_us, gbps;
+} nvs_meas_link;
+
+typedef struct {
+    char label[160];
+    nvs_gpu_spec gpu;
+    nvs_machine_spec machine;
+    nvs_net_spec net;
+    int has_net;
+    const nvs_profile *profile;
+    nvs_precision prec;
+    double grad_bytes;             /* 4 (fp32 gradients) or 2 (bf16) */
+    double bucket_first_bytes, bucket_cap_bytes;
+    int batch;
+    int batch_is_max;              /* the batch came from the memory estimate */
+    nvs_algo algo;
+    int p2p_disabled;              /* model NCCL_P2P_DISABLE=1 */
+    nvs_compute_terms ct;
+    int compute_measured;          /* ct.compute_scale came from a measured run */
+    double per_call_us;            /* calibration: extra cost per all-reduce call */
+    int per_call_measured;
+    double overlap_penalty;        /* calibration: share of the overlapped comm the step still pays (0 = none) */
+    int overlap_measured;
+    nvs_meas_link meas[NVS_MODEL_MAX_MEAS];
+    int nmeas;
+} nvs_model_config;
+
+typedef struct {
+    int n, nodes, gpn;
+    nvs_step_times t;
+    double step1_us;          /* the same configuration at one GPU */
+    double efficiency;        /* step(1) / step(N) */
+    double samples_per_s;     /* N x batch / step */
+    int nbuckets;
+    double largest_bucket_bytes;
+    nvs_algo algo_used;       /* for the largest bucket */
+    double intra_gbps, intra_alpha_us, inter_gbps;
+    nvs_transport transport;  /* of the ring's slowest hop (NET when the network is slower) */
+    int cls;
+    int link_measured;        /* the intra-node terms came from a measured run */
+    char bottleneck[192];
+} nvs_model_point;
+
+/* Defaults of a configuration (DDP bucket sizes, precision fp32, ring, default compute terms). */
+void nvs_model_config_init(nvs_model_config *c);
+
+/* Fill specs from presets (the spec's id points into the preset: keep the presets alive). */
+void nvs_gpu_spec_from(const nvs_preset *p, nvs_gpu_spec *g);
+void nvs_machine_spec_from(const nvs_preset *p, nvs_machine_spec *m);
+void nvs_net_spec_from(const nvs_preset *p, nvs_net_spec *n);
+
+/* The all-reduce parameters of `nodes` x `gpn` GPUs under configuration c. NVS_ERR_INPUT with a message when
+ * the shape does not fit (gpn > GPUs per node, nodes > 1 without a network). */
+nvs_result_t nvs_model_ar_params(const nvs_model_config *c, int nodes, int gpn, nvs_ar_params *ar,
+                                 nvs_ring_links *rl, int *measured, char *err, size_t errlen);
+
+/* Evaluate at nodes x gpn GPUs. */
+nvs_result_t nvs_model_eval(const nvs_model_config *c, int nodes, int gpn, nvs_model_point *out, char *err,
+                            size_t errlen);
+
+/* Largest batch from memory, or 0 with the estimate in *mem. */
+int nvs_model_max_batch(const nvs_model_config *c, nvs_mem_estimate *mem);
+
+#endif

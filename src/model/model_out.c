@@ -1,0 +1,660 @@
+/* Text and JSON output of `nvscale model` (model_out.h). */
+#include "model/model_out.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "core/version.h"
+
+/* --- the terms of a configuration: value and where it comes from -------------------------------------------- */
+
+typedef struct {
+    char name[96];
+    double value;
+    const char *unit;
+    const char *origin; /* "preset" | "measured" | "default" */
+    char source[NVS_PRESET_SRC_LEN + 64];
+} term;
+
+#define MAX_TERMS 48
+
+static void add(term *t, int *n, const char *name, double v, const char *unit, const char *origin, const char *src)
+{
+    if (*n >= MAX_TERMS) return;
+    term *x = &t[(*n)++];
+    snprintf(x->name, sizeof x->name, "%s", name);
+    x->value = v;
+    x->unit = unit;
+    x->origin = origin;
+    snprintf(x->source, sizeof x->source, "%s", src ? src : "");
+}
+
+static void add_preset(term *t, int *n, const nvs_preset *p, int field, const char *unit)
+{
+    if (!p) return;
+    char name[96];
+    snprintf(name, sizeof name, "%s.%s", p->id, nvs_preset_key_name(p->kind, field));
+    add(t, n, name, p->f[field].v, unit, "preset", p->f[field].src);
+}
+
+static int build_terms(const nvs_presets *ps, const nvs_model_series *s, term *t)
+{
+    int n = 0;
+    const nvs_model_config *c = &s->cfg;
+    const nvs_preset *gp = nvs_presets_find(ps, NVS_PK_GPU, c->gpu.id);
+    const nvs_preset *mp = nvs_presets_find(ps, NVS_PK_MACHINE, c->machine.id);
+    const nvs_preset *np = c->has_net ? nvs_presets_find(ps, NVS_PK_NET, c->net.id) : NULL;
+    int rate = c->prec == NVS_PREC_TF32 ? NVS_G_TF32_TFLOPS : c->prec == NVS_PREC_BF16 ? NVS_G_BF16_TFLOPS
+                                                                                      : NVS_G_FP32_TFLOPS;
+    add_preset(t, &n, gp, rate, "TFLOP/s");
+    add_preset(t, &n, gp, NVS_G_MEM_GBPS, "GB/s");
+    if (c->batch_is_max) add_preset(t, &n, gp, NVS_G_MEMORY_BYTES, "bytes");
+    add_preset(t, &n, gp, NVS_G_P2P_PCIE, "");
+    if (c->machine.nvlink != NVS_NVLINK_NONE && c->gpu.nvlink_links > 0) {
+        add_preset(t, &n, gp, NVS_G_NVLINK_LINKS, "");
+        add_preset(t, &n, gp, NVS_G_NVLINK_GBPS, "GB/s");
+    }
+    add(t, &n, "gemm_eff", c->ct.gemm_eff, "", "default", "model default: 70% of the peak matrix rate (src/model/model.c)");
+    add(t, &n, "mem_eff", c->ct.mem_eff, "", "default", "model default: 80% of the peak memory bandwidth (src/model/model.c)");
+    add(t, &n, "compute_scale", c->ct.compute_scale, "", c->compute_measured ? "measured" : "default",
+        c->compute_measured ? "measured compute-only step at 1 GPU / modelled" : "1: no measurement");
+    int max_gpn = 0;
+    for (int i = 0; i < s->npts; i++)
+        if (s->pts[i].gpn > max_gpn) max_gpn = s->pts[i].gpn;
+    if (mp && max_gpn >= 2) {
+        add_preset(t, &n, mp, NVS_M_GPU_LINK_GBPS, "GB/s");
+        if (c->machine.gpus_per_switch > 0) add_preset(t, &n, mp, NVS_M_UPLINK_GBPS, "GB/s");
+        if (c->machine.sockets > 1) add_preset(t, &n, mp, NVS_M_SOCKET_GBPS, "GB/s");
+        add_preset(t, &n, mp, NVS_M_SHM_GBPS, "GB/s");
+        if (c->machine.nvlink != NVS_NVLINK_NONE) {
+            add_preset(t, &n, mp, NVS_M_NVLINK_EFF, "");
+            add_preset(t, &n, mp, NVS_M_NVLINK_HOP_US, "us");
+        }
+        add_preset(t, &n, mp, NVS_M_P2P_HOP_US, "us");
+        add_preset(t, &n, mp, NVS_M_SHM_HOP_US, "us");
+        add_preset(t, &n, mp, NVS_M_COLL_BASE_US, "us");
+    }
+    for (int i = 0; i < c->nmeas; i++) {
+        char name[96], src[96];
+        snprintf(src, sizeof src, "all_reduce sweep of the measured run at %d GPUs (fit)", c->meas[i].n);
+        snprintf(name, sizeof name, "ring_busbw_gbps@n=%d", c->meas[i].n);
+        add(t, &n, name, c->meas[i].gbps, "GB/s", "measured", src);
+        snprintf(name, sizeof name, "ring_alpha_us@n=%d", c->meas[i].n);
+        add(t, &n, name, c->meas[i].alpha_us, "us", "measured", src);
+    }
+    add(t, &n, "per_call_us", c->per_call_us, "us", c->per_call_measured ? "measured" : "default",
+        c->per_call_measured ? "measured comm-only time per bucket minus the fitted all_reduce curve" : "0: no measurement");
+    add(t, &n, "overlap_penalty", c->overlap_penalty, "", c->overlap_measured ? "measured" : "default",
+        c->overlap_measured ? "measured step vs the schedule: share of the overlapped comm still paid"
+                            : "0: perfect overlap of buckets with backward (no measurement)");
+    if (np) {
+        add_preset(t, &n, np, NVS_N_GBPS, "GB/s");
+        add_preset(t, &n, np, NVS_N_HOP_US, "us");
+        if (mp) add_preset(t, &n, mp, NVS_M_NICS, "");
+    }
+    return n;
+}
+
+static void print_terms(FILE *f, const term *t, int n)
+{
+    fprintf(f, "  terms (value, origin, source):\n");
+    for (int i = 0; i < n; i++)
+        fprintf(f, "    %-34s %12.6g %-8s %-8s %s\n", t[i].name, t[i].value, t[i].unit, t[i].origin, t[i].source);
+}
+
+/* --- helpers ------------------------------------------------------------------------------------------------------- */
+
+static int jset(json_t *o, const char *k, json_t *v)
+{
+    if (!o || !v) {
+        json_decref(v);
+        return 1;
+    }
+    return json_object_set_new(o, k, v) != 0;
+}
+static json_t *jnum(double v) { return isfinite(v) ? json_real(v) : json_null(); }
+static int jpush(json_t *a, json_t *v)
+{
+    if (!a || !v) {
+        json_decref(v);
+        return 1;
+    }
+    return json_array_append_new(a, v) != 0;
+}
+
+json_t *nvs_model_json_envelope(const char *kind)
+{
+    json_t *o = json_object(), *tool = json_object();
+    int bad = !o || !tool;
+    bad |= jset(tool, "name", json_string("nvscale"));
+    bad |= jset(tool, "version", json_string(NVS_VERSION));
+    bad |= jset(o, "schema", json_string(NVS_MODEL_SCHEMA));
+    bad |= jset(o, "tool", tool);
+    bad |= jset(o, "kind", json_string(kind));
+    if (bad) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
+json_t *nvs_model_json_profile(const nvs_profile *p)
+{
+    json_t *o = json_object();
+    int bad = !o;
+    bad |= jset(o, "name", json_string(p->name));
+    bad |= jset(o, "source", json_string(p->source));
+    bad |= jset(o, "params", json_real(p->total_params));
+    bad |= jset(o, "fwd_gflops_per_sample", json_real(p->fwd_flops_per_sample / 1e9));
+    bad |= jset(o, "layers", json_integer(p->nlayers));
+    if (bad) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
+static const char *batch_how(const nvs_model_config *c) { return c->batch_is_max ? "max" : "user"; }
+
+/* --- projections ------------------------------------------------------------------------------------------------ */
+
+static void print_one(FILE *f, const nvs_presets *ps, const nvs_model_series *s)
+{
+    const nvs_model_config *c = &s->cfg;
+    fprintf(f, "%s: %s, %s, %s all-reduce%s, batch %d per GPU", c->label, c->profile->name,
+            nvs_precision_name(c->prec), nvs_algo_name(c->algo), c->p2p_disabled ? " (P2P disabled)" : "", c->batch);
+    if (c->batch_is_max)
+        fprintf(f, " (the largest that fits %.1f GB: %.2f GB fixed + %.1f MB per sample)", c->gpu.memory_bytes / 1e9,
+                (s->mem.weights_bytes + s->mem.grads_bytes + s->mem.buckets_bytes + s->mem.optimizer_bytes +
+                 s->mem.reserve_bytes) / 1e9,
+                s->mem.per_sample_bytes / 1e6);
+    fprintf(f, "\n");
+    fprintf(f, "  %6s %12s %10s %11s %9s %11s %7s %11s %10s  %s\n", "N", "nodes x gpn", "step_ms", "compute_ms",
+            "comm_ms", "exposed_ms", "eff_%", "samples/s", "busbw_GB/s", "bottleneck");
+    for (int i = 0; i < s->npts; i++) {
+        const nvs_model_point *p = &s->pts[i];
+        char shape[32], bw[24];
+        snprintf(shape, sizeof shape, "%d x %d", p->nodes, p->gpn);
+        if (p->n <= 1)
+            snprintf(bw, sizeof bw, "-");
+        else if (p->transport == NVS_TR_NET)
+            snprintf(bw, sizeof bw, "%.3g net", p->inter_gbps);
+        else
+            snprintf(bw, sizeof bw, "%.3g%s", p->intra_gbps, p->link_measured ? " m" : "");
+        fprintf(f, "  %6d %12s %10.2f %11.2f %9.2f %11.2f %7.1f %11.1f %10s  %s\n", p->n, shape, p->t.step_us / 1e3,
+                p->t.compute_us / 1e3, p->t.comm_us / 1e3, p->t.exposed_us / 1e3, 100 * p->efficiency,
+                p->samples_per_s, bw, p->bottleneck);
+    }
+    term t[MAX_TERMS];
+    int nt = build_terms(ps, s, t);
+    print_terms(f, t, nt);
+}
+
+void nvs_model_print_series(FILE *f, const nvs_presets *ps, const nvs_model_series *s, int ns, const nvs_gap *gap,
+                            int gap_n)
+{
+    fprintf(f, "nvscale model: data-parallel step of %s (%s); efficiency = step(1)/step(N) at a fixed per-GPU batch\n"
+               "comm_ms: the buckets' all-reduces back to back; exposed_ms: what overlap with backward does not hide;"
+               " 'm' = measured link\n\n",
+            s[0].cfg.profile->name, s[0].cfg.profile->source);
+    for (int i = 0; i < ns; i++) {
+        print_one(f, ps, &s[i]);
+        fprintf(f, "\n");
+    }
+    if (ns > 1) {
+        fprintf(f, "efficiency %% side by side\n  %6s", "N");
+        for (int i = 0; i < ns; i++) fprintf(f, "  %-34.34s", s[i].cfg.label);
+        fprintf(f, "\n");
+        for (int k = 0; k < s[0].npts; k++) {
+            fprintf(f, "  %6d", s[0].pts[k].n);
+            for (int i = 0; i < ns; i++) {
+                if (k < s[i].npts)
+                    fprintf(f, "  %-34.1f", 100 * s[i].pts[k].efficiency);
+                else
+                    fprintf(f, "  %-34s", "-");
+            }
+            fprintf(f, "\n");
+        }
+        fprintf(f, "\n");
+    }
+    if (gap) {
+        fprintf(f, "why %s scales %s than %s at %d GPUs: efficiency %.1f%% vs %.1f%% (gap %+.1f points)\n",
+                s[1].cfg.gpu.id, gap->gap >= 0 ? "better" : "worse", s[0].cfg.gpu.id, gap_n, 100 * gap->eff_b,
+                100 * gap->eff_a, 100 * gap->gap);
+        for (int i = 0; i < NVS_CAUSE_COUNT; i++)
+            fprintf(f, "  %-16s %+6.1f points\n", nvs_cause_name(i), 100 * gap->share[i]);
+        fprintf(f, "  cause: %s\n", gap->cause >= 0 ? nvs_cause_name(gap->cause) : "none (gap under 0.5 points)");
+    }
+}
+
+static json_t *json_terms(const nvs_presets *ps, const nvs_model_series *s)
+{
+    term t[MAX_TERMS];
+    int nt = build_terms(ps, s, t), bad = 0;
+    json_t *a = json_array();
+    for (int i = 0; i < nt && a; i++) {
+        json_t *o = json_object();
+        bad |= jset(o, "name", json_string(t[i].name));
+        bad |= jset(o, "value", jnum(t[i].value));
+        bad |= jset(o, "unit", json_string(t[i].unit));
+        bad |= jset(o, "origin", json_string(t[i].origin));
+        bad |= jset(o, "source", json_string(t[i].source));
+        bad |= jpush(a, o);
+    }
+    if (bad) {
+        json_decref(a);
+        return NULL;
+    }
+    return a;
+}
+
+static json_t *json_gap(const nvs_gap *g)
+{
+    json_t *o = json_object(), *sh = json_object();
+    int bad = !o || !sh;
+    bad |= jset(o, "eff_a", jnum(g->eff_a));
+    bad |= jset(o, "eff_b", jnum(g->eff_b));
+    bad |= jset(o, "gap", jnum(g->gap));
+    bad |= jset(sh, "link", jnum(g->share[NVS_CAUSE_LINK]));
+    bad |= jset(sh, "batch", jnum(g->share[NVS_CAUSE_BATCH]));
+    bad |= jset(sh, "compute", jnum(g->share[NVS_CAUSE_COMPUTE]));
+    bad |= jset(o, "shares", sh);
+    bad |= jset(o, "cause", g->cause >= 0 ? json_string(g->cause == NVS_CAUSE_BATCH ? "batch" : nvs_cause_name(g->cause))
+                                         : json_null());
+    if (bad) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
+static json_t *json_series_one(const nvs_presets *ps, const nvs_model_series *s)
+{
+    const nvs_model_config *c = &s->cfg;
+    json_t *o = json_object(), *pts = json_array(), *mem = json_object();
+    int bad = !o || !pts || !mem;
+    bad |= jset(o, "label", json_string(c->label));
+    bad |= jset(o, "gpu", json_string(c->gpu.id));
+    bad |= jset(o, "machine", json_string(c->machine.id));
+    bad |= jset(o, "net", c->has_net ? json_string(c->net.id) : json_null());
+    bad |= jset(o, "precision", json_string(nvs_precision_name(c->prec)));
+    bad |= jset(o, "grad_bytes", json_real(c->grad_bytes));
+    bad |= jset(o, "algo", json_string(nvs_algo_name(c->algo)));
+    bad |= jset(o, "p2p_disabled", json_boolean(c->p2p_disabled));
+    bad |= jset(o, "batch", json_integer(c->batch));
+    bad |= jset(o, "batch_source", json_string(batch_how(c)));
+    bad |= jset(o, "bucket_first_bytes", json_real(c->bucket_first_bytes));
+    bad |= jset(o, "bucket_cap_bytes", json_real(c->bucket_cap_bytes));
+    bad |= jset(mem, "memory_bytes", json_real(c->gpu.memory_bytes));
+    bad |= jset(mem, "weights_bytes", json_real(s->mem.weights_bytes));
+    bad |= jset(mem, "grads_bytes", json_real(s->mem.grads_bytes));
+    bad |= jset(mem, "buckets_bytes", json_real(s->mem.buckets_bytes));
+    bad |= jset(mem, "optimizer_bytes", json_real(s->mem.optimizer_bytes));
+    bad |= jset(mem, "reserve_bytes", json_real(s->mem.reserve_bytes));
+    bad |= jset(mem, "per_sample_bytes", json_real(s->mem.per_sample_bytes));
+    bad |= jset(mem, "max_batch", json_integer(s->mem.max_batch));
+    bad |= jset(o, "memory", mem);
+    bad |= jset(o, "terms", json_terms(ps, s));
+    for (int i = 0; i < s->npts && !bad; i++) {
+        const nvs_model_point *p = &s->pts[i];
+        json_t *x = json_object();
+        bad |= jset(x, "n", json_integer(p->n));
+        bad |= jset(x, "nodes", json_integer(p->nodes));
+        bad |= jset(x, "gpus_per_node", json_integer(p->gpn));
+        bad |= jset(x, "step_us", jnum(p->t.step_us));
+        bad |= jset(x, "compute_us", jnum(p->t.compute_us));
+        bad |= jset(x, "comm_us", jnum(p->t.comm_us));
+        bad |= jset(x, "exposed_comm_us", jnum(p->t.exposed_us));
+        bad |= jset(x, "efficiency", jnum(p->efficiency));
+        bad |= jset(x, "samples_per_s", jnum(p->samples_per_s));
+        bad |= jset(x, "buckets", json_integer(p->nbuckets));
+        bad |= jset(x, "algo", json_string(nvs_algo_name(p->algo_used)));
+        bad |= jset(x, "busbw_gbps", p->gpn >= 2 ? jnum(p->intra_gbps) : json_null());
+        bad |= jset(x, "inter_gbps", p->nodes > 1 ? jnum(p->inter_gbps) : json_null());
+        bad |= jset(x, "transport", p->n > 1 ? json_string(nvs_transport_name(p->transport)) : json_null());
+        bad |= jset(x, "class", p->n > 1 && p->cls >= 0 && p->transport != NVS_TR_NET
+                                    ? json_string(nvs_class_name(p->cls)) : json_null());
+        bad |= jset(x, "link_measured", json_boolean(p->link_measured));
+        bad |= jset(x, "bottleneck", json_string(p->bottleneck));
+        bad |= jpush(pts, x);
+    }
+    bad |= jset(o, "points", pts);
+    if (bad) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
+json_t *nvs_model_json_series(const nvs_presets *ps, const nvs_model_series *s, int ns, const nvs_gap *gap,
+                              int gap_n)
+{
+    json_t *o = nvs_model_json_envelope("projection"), *cfgs = json_array();
+    int bad = !o || !cfgs;
+    bad |= jset(o, "model", nvs_model_json_profile(s[0].cfg.profile));
+    for (int i = 0; i < ns && !bad; i++) bad |= jpush(cfgs, json_series_one(ps, &s[i]));
+    bad |= jset(o, "configurations", cfgs);
+    if (gap && !bad) {
+        json_t *g = json_gap(gap);
+        bad |= jset(g, "n", json_integer(gap_n));
+        bad |= jset(g, "a", json_string(s[0].cfg.label));
+        bad |= jset(g, "b", json_string(s[1].cfg.label));
+        bad |= jset(o, "gap", g);
+    }
+    if (bad) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
+/* --- the Lambda case ------------------------------------------------------------------------------------------------- */
+
+void nvs_model_print_lambda(FILE *f, const nvs_lambda_row *rows, int nrows, const char *machine,
+                            nvs_precision prec, int n, double overlap_penalty)
+{
+    fprintf(f, "The Lambda case: %dx RTX 3090 (GeForce: no P2P, NCCL goes through host memory) vs %dx RTX A6000\n"
+               "(PCIe P2P) in machine %s, %s, ring all-reduce, DDP buckets; efficiency = step(1)/step(%d).\n"
+               "Lambda's PyTorch benchmark measured Mask R-CNN at 8 GPUs: 97%% (A6000) vs 61%% (3090).\n"
+               "Shares split the gap among its causes (Shapley values, points of efficiency; they add up to the gap).\n\n",
+            n, n, machine, nvs_precision_name(prec), n);
+    fprintf(f, "each card at its largest batch (24 GB vs 48 GB)\n");
+    fprintf(f, "  %-11s %10s %7s %11s %7s %7s %7s %7s %8s  %s\n", "model", "3090 batch", "eff_%", "A6000 batch", "eff_%",
+            "gap", "link", "batch", "compute", "cause");
+    for (int i = 0; i < nrows; i++) {
+        const nvs_lambda_row *r = &rows[i];
+        const nvs_gap *g = &r->at_max;
+        fprintf(f, "  %-11s %10d %7.1f %11d %7.1f %+7.1f %+7.1f %+7.1f %+8.1f  %s\n", r->model, r->batch_a,
+                100 * g->eff_a, r->batch_b, 100 * g->eff_b, 100 * g->gap, 100 * g->share[NVS_CAUSE_LINK],
+                100 * g->share[NVS_CAUSE_BATCH], 100 * g->share[NVS_CAUSE_COMPUTE],
+                g->cause >= 0 ? nvs_cause_name(g->cause) : "none (< 0.5 points)");
+    }
+    fprintf(f, "\nboth at the same batch (the 3090's largest)\n");
+    fprintf(f, "  %-11s %6s %9s %9s %7s %7s %8s  %s\n", "model", "batch", "3090 eff", "A6000 eff", "gap", "link",
+            "compute", "cause");
+    for (int i = 0; i < nrows; i++) {
+        const nvs_lambda_row *r = &rows[i];
+        const nvs_gap *g = &r->at_eq;
+        fprintf(f, "  %-11s %6d %9.1f %9.1f %+7.1f %+7.1f %+8.1f  %s\n", r->model, r->batch_eq, 100 * g->eff_a,
+                100 * g->eff_b, 100 * g->gap, 100 * g->share[NVS_CAUSE_LINK], 100 * g->share[NVS_CAUSE_COMPUTE],
+                g->cause >= 0 ? nvs_cause_name(g->cause) : "none (< 0.5 points)");
+    }
+    if (overlap_penalty > 0)
+        fprintf(f, "\nnote: %.0f %% of the communication hidden behind backward still slows the step (--overlap-penalty %g);\n"
+                   "`nvscale model --calibrate` measures this share on a real run. docs/model.md discusses it.\n",
+                100 * overlap_penalty, overlap_penalty);
+    else
+        fprintf(f, "\nnote: buckets overlap backward perfectly here (overlap_penalty 0: no measurement); the model's gaps for\n"
+                   "the CNNs are therefore a lower bound: a run calibrated on a real SHM box (--calibrate) measures how much\n"
+                   "of the hidden communication still slows the step (--overlap-penalty sets it). docs/model.md discusses\n"
+                   "the difference.\n");
+    fprintf(f, "\nring bottleneck at %d GPUs\n", n);
+    for (int i = 0; i < nrows; i++)
+        fprintf(f, "  %-11s 3090: %s\n  %-11s A6000: %s\n", rows[i].model, rows[i].bottleneck_a, "",
+                rows[i].bottleneck_b);
+}
+
+json_t *nvs_model_json_lambda(const nvs_lambda_row *rows, int nrows, const char *machine, nvs_precision prec, int n)
+{
+    json_t *o = nvs_model_json_envelope("lambda"), *a = json_array();
+    int bad = !o || !a;
+    bad |= jset(o, "machine", json_string(machine));
+    bad |= jset(o, "precision", json_string(nvs_precision_name(prec)));
+    bad |= jset(o, "n", json_integer(n));
+    bad |= jset(o, "gpu_a", json_string(NVS_LAMBDA_GPU_A));
+    bad |= jset(o, "gpu_b", json_string(NVS_LAMBDA_GPU_B));
+    for (int i = 0; i < nrows && !bad; i++) {
+        const nvs_lambda_row *r = &rows[i];
+        json_t *x = json_object();
+        bad |= jset(x, "model", json_string(r->model));
+        bad |= jset(x, "batch_a", json_integer(r->batch_a));
+        bad |= jset(x, "batch_b", json_integer(r->batch_b));
+        bad |= jset(x, "batch_equal", json_integer(r->batch_eq));
+        bad |= jset(x, "at_max_batch", json_gap(&r->at_max));
+        bad |= jset(x, "at_equal_batch", json_gap(&r->at_eq));
+        bad |= jset(x, "step_a_us", jnum(r->step_a_us));
+        bad |= jset(x, "step_b_us", jnum(r->step_b_us));
+        bad |= jset(x, "bottleneck_a", json_string(r->bottleneck_a));
+        bad |= jset(x, "bottleneck_b", json_string(r->bottleneck_b));
+        bad |= jpush(a, x);
+    }
+    bad |= jset(o, "rows", a);
+    if (bad) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
+/* --- calibration ------------------------------------------------------------------------------------------------------ */
+
+static double pct_err(double model, double meas)
+{
+    return (meas > 0 && isfinite(model)) ? 100.0 * (model - meas) / meas : NAN;
+}
+
+static void fmt_pct(char *buf, size_t len, double v)
+{
+    if (isfinite(v))
+        snprintf(buf, len, "%+.1f", v);
+    else
+        snprintf(buf, len, "-");
+}
+
+static void fmt_size(char *buf, size_t len, double b)
+{
+    static const char *const u[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    int k = 0;
+    while (k < 4 && b >= 1024 && fmod(b, 1024) == 0) {
+        b /= 1024;
+        k++;
+    }
+    snprintf(buf, len, "%.0f %s", b, u[k]);
+}
+
+void nvs_model_print_calibration(FILE *f, const nvs_presets *ps, const nvs_calibration *c)
+{
+    fprintf(f, "nvscale model --calibrate %s\n", c->run_path);
+    fprintf(f, "  GPU: %s -> preset %s; machine preset: %s (%s)%s\n\n", c->gpu_name, c->gpu_preset,
+            c->machine_preset[0] ? c->machine_preset : "none", c->machine_how,
+            c->p2p_disabled ? "; NCCL_P2P_DISABLE=1 in the run" : "");
+    if (c->nlinks > 0) {
+        fprintf(f, "all_reduce fit per N: T(S) = latency + 2(N-1)/N * S / busbw (relative least squares)\n");
+        fprintf(f, "  %4s %6s %12s %12s %14s\n", "N", "sizes", "latency_us", "busbw_GB/s", "preset_GB/s");
+        for (int i = 0; i < c->nlinks; i++) {
+            char pg[24];
+            if (isfinite(c->links[i].preset_gbps))
+                snprintf(pg, sizeof pg, "%.4g", c->links[i].preset_gbps);
+            else
+                snprintf(pg, sizeof pg, "-");
+            fprintf(f, "  %4d %6d %12.2f %12.4g %14s\n", c->links[i].n, c->links[i].npts, c->links[i].latency_us,
+                    c->links[i].busbw_gbps, pg);
+        }
+        fprintf(f, "\nall_reduce time, model vs measured, per N and size (err = (model - measured) / measured)\n");
+        fprintf(f, "  %4s %10s %13s %11s %7s %11s %8s\n", "N", "size", "measured_us", "fitted_us", "err_%", "preset_us",
+                "err_%");
+        for (int i = 0; i < c->ncoll; i++) {
+            const nvs_calib_coll_row *r = &c->coll[i];
+            char sz[32], e1[16], e2[16], pu[24];
+            fmt_size(sz, sizeof sz, r->bytes);
+            fmt_pct(e1, sizeof e1, pct_err(r->fit_us, r->measured_us));
+            fmt_pct(e2, sizeof e2, pct_err(r->preset_us, r->measured_us));
+            if (isfinite(r->preset_us))
+                snprintf(pu, sizeof pu, "%.2f", r->preset_us);
+            else
+                snprintf(pu, sizeof pu, "-");
+            fprintf(f, "  %4d %10s %13.2f %11.2f %7s %11s %8s\n", r->n, sz, r->measured_us, r->fit_us, e1, pu, e2);
+        }
+        fprintf(f, "\n");
+    }
+    if (c->has_train) {
+        fprintf(f, "training step (%s, batch %d, %s), model vs measured per N\n", c->profile.name, c->cfg.batch,
+                nvs_precision_name(c->cfg.prec));
+        fprintf(f, "  %4s %12s %13s %7s %14s %7s %10s %10s %11s %11s %9s\n", "N", "meas_step_ms", "model_step_ms",
+                "err_%", "preset_step_ms", "err_%", "meas_comm", "model_comm", "meas_eff_%", "model_eff_%",
+                "preset_eff");
+        for (int i = 0; i < c->ntrain; i++) {
+            const nvs_calib_train_row *r = &c->train[i];
+            char e1[16], e2[16], ps_[24], pe[16];
+            fmt_pct(e1, sizeof e1, pct_err(r->model_step_us, r->meas_step_us));
+            fmt_pct(e2, sizeof e2, pct_err(r->preset_step_us, r->meas_step_us));
+            if (isfinite(r->preset_step_us)) {
+                snprintf(ps_, sizeof ps_, "%.2f", r->preset_step_us / 1e3);
+                snprintf(pe, sizeof pe, "%.1f", 100 * r->preset_efficiency);
+            } else {
+                snprintf(ps_, sizeof ps_, "-");
+                snprintf(pe, sizeof pe, "-");
+            }
+            char mc[24], me[16];
+            if (isfinite(r->meas_comm_us) && r->n > 1)
+                snprintf(mc, sizeof mc, "%.2f", r->meas_comm_us / 1e3);
+            else
+                snprintf(mc, sizeof mc, "-");
+            if (isfinite(r->meas_efficiency))
+                snprintf(me, sizeof me, "%.1f", 100 * r->meas_efficiency);
+            else
+                snprintf(me, sizeof me, "-");
+            fprintf(f, "  %4d %12.2f %13.2f %7s %14s %7s %10s %10.2f %11s %11.1f %9s\n", r->n, r->meas_step_us / 1e3,
+                    r->model_step_us / 1e3, e1, ps_, e2, mc, r->model_comm_us / 1e3, me, 100 * r->model_efficiency, pe);
+        }
+        fprintf(f, "  (comm in ms; preset = the model with preset terms only, before calibration)\n\n");
+    }
+    if (c->has_train) {
+        nvs_model_series s = {c->cfg, {0}, NULL, 0};
+        term t[MAX_TERMS];
+        int nt = build_terms(ps, &s, t);
+        fprintf(f, "calibrated configuration: %s\n", c->cfg.label);
+        print_terms(f, t, nt);
+    }
+}
+
+json_t *nvs_model_json_calibration(const nvs_presets *ps, const nvs_calibration *c)
+{
+    json_t *o = nvs_model_json_envelope("calibration"), *links = json_array(), *coll = json_array(),
+           *train = json_array();
+    int bad = !o || !links || !coll || !train;
+    bad |= jset(o, "run", json_string(c->run_path));
+    bad |= jset(o, "gpu_name", json_string(c->gpu_name));
+    bad |= jset(o, "gpu", json_string(c->gpu_preset));
+    bad |= jset(o, "machine", c->machine_preset[0] ? json_string(c->machine_preset) : json_null());
+    bad |= jset(o, "machine_how", json_string(c->machine_how));
+    bad |= jset(o, "p2p_disabled", json_boolean(c->p2p_disabled));
+    for (int i = 0; i < c->nlinks && !bad; i++) {
+        json_t *x = json_object();
+        bad |= jset(x, "n", json_integer(c->links[i].n));
+        bad |= jset(x, "sizes", json_integer(c->links[i].npts));
+        bad |= jset(x, "latency_us", jnum(c->links[i].latency_us));
+        bad |= jset(x, "busbw_gbps", jnum(c->links[i].busbw_gbps));
+        bad |= jset(x, "preset_busbw_gbps", jnum(c->links[i].preset_gbps));
+        bad |= jpush(links, x);
+    }
+    bad |= jset(o, "links", links);
+    for (int i = 0; i < c->ncoll && !bad; i++) {
+        const nvs_calib_coll_row *r = &c->coll[i];
+        json_t *x = json_object();
+        bad |= jset(x, "n", json_integer(r->n));
+        bad |= jset(x, "bytes", json_real(r->bytes));
+        bad |= jset(x, "measured_us", jnum(r->measured_us));
+        bad |= jset(x, "fitted_us", jnum(r->fit_us));
+        bad |= jset(x, "fitted_err_pct", jnum(pct_err(r->fit_us, r->measured_us)));
+        bad |= jset(x, "preset_us", jnum(r->preset_us));
+        bad |= jset(x, "preset_err_pct", jnum(pct_err(r->preset_us, r->measured_us)));
+        bad |= jpush(coll, x);
+    }
+    bad |= jset(o, "all_reduce", coll);
+    for (int i = 0; i < c->ntrain && !bad; i++) {
+        const nvs_calib_train_row *r = &c->train[i];
+        json_t *x = json_object();
+        bad |= jset(x, "n", json_integer(r->n));
+        bad |= jset(x, "measured_step_us", jnum(r->meas_step_us));
+        bad |= jset(x, "model_step_us", jnum(r->model_step_us));
+        bad |= jset(x, "step_err_pct", jnum(pct_err(r->model_step_us, r->meas_step_us)));
+        bad |= jset(x, "measured_compute_us", jnum(r->meas_compute_us));
+        bad |= jset(x, "model_compute_us", jnum(r->model_compute_us));
+        bad |= jset(x, "measured_comm_us", jnum(r->meas_comm_us));
+        bad |= jset(x, "model_comm_us", jnum(r->model_comm_us));
+        bad |= jset(x, "comm_err_pct", jnum(pct_err(r->model_comm_us, r->meas_comm_us)));
+        bad |= jset(x, "measured_exposed_comm_us", jnum(r->meas_exposed_us));
+        bad |= jset(x, "model_exposed_comm_us", jnum(r->model_exposed_us));
+        bad |= jset(x, "measured_efficiency", jnum(r->meas_efficiency));
+        bad |= jset(x, "model_efficiency", jnum(r->model_efficiency));
+        bad |= jset(x, "preset_step_us", jnum(r->preset_step_us));
+        bad |= jset(x, "preset_step_err_pct", jnum(pct_err(r->preset_step_us, r->meas_step_us)));
+        bad |= jset(x, "preset_efficiency", jnum(r->preset_efficiency));
+        bad |= jpush(train, x);
+    }
+    bad |= jset(o, "train", train);
+    if (c->has_train && !bad) {
+        nvs_model_series s = {c->cfg, {0}, NULL, 0};
+        bad |= jset(o, "model", nvs_model_json_profile(&c->profile));
+        bad |= jset(o, "terms", json_terms(ps, &s));
+    }
+    if (bad) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
+/* --- preset list ------------------------------------------------------------------------------------------------------- */
+
+void nvs_model_print_presets(FILE *f, const nvs_presets *ps)
+{
+    fprintf(f, "GPUs (dense peaks; nvscale model --preset-file FILE adds or overrides presets)\n");
+    fprintf(f, "  %-12s %-28s %8s %8s %8s %8s %8s %4s %s\n", "id", "name", "fp32_TF", "tf32_TF", "bf16_TF", "mem_GB/s",
+            "mem_GB", "p2p", "nvlink");
+    for (int i = 0; i < ps->kind[NVS_PK_GPU].n; i++) {
+        const nvs_preset *p = &ps->kind[NVS_PK_GPU].v[i];
+        char nv[48] = "-";
+        if (p->f[NVS_G_NVLINK_LINKS].v > 0)
+            snprintf(nv, sizeof nv, "gen%d x%d @ %.4g GB/s", (int)p->f[NVS_G_NVLINK_GEN].v,
+                     (int)p->f[NVS_G_NVLINK_LINKS].v, p->f[NVS_G_NVLINK_GBPS].v);
+        fprintf(f, "  %-12s %-28.28s %8.4g %8.4g %8.4g %8.4g %8.1f %4s %s\n", p->id, p->name,
+                p->f[NVS_G_FP32_TFLOPS].v, p->f[NVS_G_TF32_TFLOPS].v, p->f[NVS_G_BF16_TFLOPS].v,
+                p->f[NVS_G_MEM_GBPS].v, p->f[NVS_G_MEMORY_BYTES].v / 1e9, p->f[NVS_G_P2P_PCIE].v ? "yes" : "no", nv);
+    }
+    fprintf(f, "\nmachines (one node: GPUs, sockets, PCIe switches, NVLink)\n");
+    for (int i = 0; i < ps->kind[NVS_PK_MACHINE].n; i++) {
+        const nvs_preset *p = &ps->kind[NVS_PK_MACHINE].v[i];
+        fprintf(f, "  %-24s %s\n", p->id, p->name);
+    }
+    fprintf(f, "\nnetworks (between nodes: --net)\n");
+    for (int i = 0; i < ps->kind[NVS_PK_NET].n; i++) {
+        const nvs_preset *p = &ps->kind[NVS_PK_NET].v[i];
+        fprintf(f, "  %-12s %-36s %6.4g GB/s per adapter\n", p->id, p->name, p->f[NVS_N_GBPS].v);
+    }
+    fprintf(f, "\nEvery number's source: nvscale model --list-presets --format json\n");
+}
+
+json_t *nvs_model_json_presets(const nvs_presets *ps)
+{
+    static const char *const lists[NVS_PK_COUNT] = {"gpus", "machines", "networks"};
+    static const int nfields[NVS_PK_COUNT] = {NVS_G_COUNT, NVS_M_COUNT, NVS_N_COUNT};
+    json_t *o = nvs_model_json_envelope("presets");
+    int bad = !o;
+    for (int k = 0; k < NVS_PK_COUNT && !bad; k++) {
+        json_t *a = json_array();
+        for (int i = 0; i < ps->kind[k].n && !bad; i++) {
+            const nvs_preset *p = &ps->kind[k].v[i];
+            json_t *x = json_object(), *keys = json_object();
+            bad |= jset(x, "id", json_string(p->id));
+            bad |= jset(x, "name", json_string(p->name));
+            if (k == NVS_PK_GPU) bad |= jset(x, "match", json_string(p->match));
+            bad |= jset(x, "origin", json_string(p->origin));
+            for (int fi = 0; fi < nfields[k] && !bad; fi++) {
+                json_t *v = json_object();
+                bad |= jset(v, "value", jnum(p->f[fi].v));
+                bad |= jset(v, "source", json_string(p->f[fi].src));
+                bad |= jset(keys, nvs_preset_key_name((nvs_preset_kind)k, fi), v);
+            }
+            bad |= jset(x, "keys", keys);
+            bad |= jpush(a, x);
+        }
+        bad |= jset(o, lists[k], a);
+    }
+    if (bad) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}

@@ -1,0 +1,47 @@
+/* Output of `nvscale model`: text tables and JSON (schema nvscale.model/1, docs/model.md). JSON only through
+ * jansson. The writers take results already computed; they print, they do not model. */
+#ifndef NVS_MODEL_OUT_H
+#define NVS_MODEL_OUT_H
+
+#include <jansson.h>
+#include <stdio.h>
+
+#include "model/model_calib.h"
+#include "model/model_eval.h"
+#include "model/model_gap.h"
+#include "model/preset.h"
+
+#define NVS_MODEL_SCHEMA "nvscale.model/1"
+
+/* One configuration evaluated at several GPU counts. */
+typedef struct {
+    nvs_model_config cfg;
+    nvs_mem_estimate mem;
+    nvs_model_point *pts;
+    int npts;
+} nvs_model_series;
+
+/* Projection: one table per configuration, then (with several) efficiency side by side; with exactly two GPU
+ * configurations on one machine, `gap` (may be NULL) explains the difference at the largest N. */
+void nvs_model_print_series(FILE *f, const nvs_presets *ps, const nvs_model_series *s, int ns, const nvs_gap *gap,
+                            int gap_n);
+json_t *nvs_model_json_series(const nvs_presets *ps, const nvs_model_series *s, int ns, const nvs_gap *gap,
+                              int gap_n);
+
+void nvs_model_print_lambda(FILE *f, const nvs_lambda_row *rows, int nrows, const char *machine,
+                            nvs_precision prec, int n, double overlap_penalty);
+json_t *nvs_model_json_lambda(const nvs_lambda_row *rows, int nrows, const char *machine, nvs_precision prec, int n);
+
+void nvs_model_print_calibration(FILE *f, const nvs_presets *ps, const nvs_calibration *c);
+json_t *nvs_model_json_calibration(const nvs_presets *ps, const nvs_calibration *c);
+
+void nvs_model_print_presets(FILE *f, const nvs_presets *ps);
+/* Every preset with every key: {"gpus": [{"id", "name", "origin", "keys": {KEY: {"value", "source"}}}], ...} */
+json_t *nvs_model_json_presets(const nvs_presets *ps);
+
+/* The envelope every JSON output shares: {"schema", "tool", "kind", ...}. NULL on out of memory. */
+json_t *nvs_model_json_envelope(const char *kind);
+/* Model profile summary object. */
+json_t *nvs_model_json_profile(const nvs_profile *p);
+
+#endif

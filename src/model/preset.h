@@ -1,0 +1,123 @@
+/* Presets of the what-if model (`nvscale model`): GPUs, machines and networks as DATA, every number with the
+ * place it comes from. PURE: parsing and validation only (no CUDA/MPI), unit-tested without a GPU.
+ *
+ * Built-in presets are text compiled into the binary (src/model/presets/<family>.c, one file per family); users add
+ * or override presets with `--preset-file FILE` in the same format. Format (docs/model.md has the full list of
+ * keys):
+ *
+ *   nvscale-presets 1                      # header: first line that is not blank or a comment
+ *   gpu rtx3090                            # block: KIND ID (kind: gpu | machine | net; id: [a-z0-9._-]+)
+ *     name NVIDIA GeForce RTX 3090         # text keys take the rest of the line
+ *     fp32_tflops 35.58 | GA102 whitepaper v2.1, Table 9: 10496 FP32 lanes x 2 x 1695 MHz
+ *     p2p_pcie 0 | nvidia-smi topo -p2p r: GNS (GPU not supported) on GeForce
+ *   end
+ *
+ * One key per line: KEY VALUE [| SOURCE]. Everything after '|' is the source of the number. Numbers that are
+ * facts about hardware (rates, sizes, bandwidths, latencies) must carry a source; layout keys (counts, enums)
+ * may. '#' starts a comment before any '|'. Any error is reported as "ORIGIN:LINE: what is wrong" and the
+ * whole text is rejected. */
+#ifndef NVS_PRESET_H
+#define NVS_PRESET_H
+
+#include <stddef.h>
+
+#include "core/err.h"
+
+#define NVS_PRESETS_HEADER "nvscale-presets"
+#define NVS_PRESETS_VERSION 1
+#define NVS_PRESET_SRC_LEN 256
+
+typedef enum { NVS_PK_GPU = 0, NVS_PK_MACHINE, NVS_PK_NET, NVS_PK_COUNT } nvs_preset_kind;
+
+/* Fields, by kind. The parser's key table (preset.c) maps each key to one of these. */
+enum {
+    /* gpu */
+    NVS_G_FP32_TFLOPS = 0,  /* dense FP32 (CUDA cores), TFLOP/s */
+    NVS_G_TF32_TFLOPS,      /* dense TF32 tensor, TFLOP/s */
+    NVS_G_BF16_TFLOPS,      /* dense BF16/FP16 tensor with FP32 accumulate, TFLOP/s */
+    NVS_G_MEM_GBPS,         /* memory bandwidth, GB/s */
+    NVS_G_MEMORY_BYTES,     /* memory size */
+    NVS_G_P2P_PCIE,         /* 1 = CUDA peer access over PCIe supported */
+    NVS_G_NVLINK_GEN,       /* 0 = none */
+    NVS_G_NVLINK_LINKS,     /* links per GPU */
+    NVS_G_NVLINK_GBPS,      /* per link per direction, GB/s */
+    NVS_G_PCIE_GEN,
+    NVS_G_COUNT,
+    /* machine */
+    NVS_M_GPUS = 0,         /* GPUs per node */
+    NVS_M_SOCKETS,
+    NVS_M_GPUS_PER_SWITCH,  /* 0 = every GPU on its own CPU root port */
+    NVS_M_SWITCH_CASCADE,   /* 1 = a socket's switches sit below one parent switch (PXB between them) */
+    NVS_M_NVLINK,           /* enum: none | pairs | nvswitch */
+    NVS_M_P2P_LEVEL,        /* enum: PIX | PXB | PHB | NODE | SYS: farthest path class NCCL uses P2P over */
+    NVS_M_GPU_LINK_GBPS,    /* GPU <-> switch / root port, per direction, achievable DMA GB/s */
+    NVS_M_UPLINK_GBPS,      /* switch <-> parent, per direction */
+    NVS_M_SOCKET_GBPS,      /* CPU <-> CPU interconnect, per direction */
+    NVS_M_SHM_GBPS,         /* NCCL SHM transport (through host memory): cap per flow */
+    NVS_M_NVLINK_HOP_US,    /* per ring step latency by transport */
+    NVS_M_P2P_HOP_US,
+    NVS_M_SHM_HOP_US,
+    NVS_M_COLL_BASE_US,     /* fixed cost of one collective call (launch, setup) */
+    NVS_M_NICS,             /* network adapters per node, shared by its GPUs */
+    NVS_M_NVLINK_EFF,       /* achievable fraction of the NVLink peak for a ring (NCCL busbw / link bound) */
+    NVS_M_COUNT,
+    /* net */
+    NVS_N_GBPS = 0,         /* per NIC per direction, achievable GB/s */
+    NVS_N_HOP_US,           /* per ring step latency across the network */
+    NVS_N_COUNT,
+    NVS_PF_MAX = 16
+};
+
+enum { NVS_NVLINK_NONE = 0, NVS_NVLINK_PAIRS = 1, NVS_NVLINK_SWITCH = 2 };
+/* Path classes in distance order (nvidia-smi topo -m); the model uses these ranks, the output the names. */
+enum { NVS_CLS_NV = 0, NVS_CLS_PIX, NVS_CLS_PXB, NVS_CLS_PHB, NVS_CLS_NODE, NVS_CLS_SYS, NVS_CLS_COUNT };
+const char *nvs_class_name(int cls);
+
+typedef struct {
+    double v;
+    int set;
+    char src[NVS_PRESET_SRC_LEN]; /* where the number comes from ("" for a layout key given without one) */
+} nvs_pval;
+
+typedef struct {
+    nvs_preset_kind kind;
+    char id[48];
+    char name[96];
+    char match[64];   /* gpu: a substring of the CUDA device name ("RTX 3090"), for run.json calibration */
+    char origin[160]; /* "builtin gpus:12" or "FILE:12": where the block starts */
+    nvs_pval f[NVS_PF_MAX];
+} nvs_preset;
+
+typedef struct {
+    nvs_preset *v;
+    int n, cap;
+} nvs_preset_list;
+
+typedef struct {
+    nvs_preset_list kind[NVS_PK_COUNT];
+} nvs_presets;
+
+const char *nvs_preset_kind_name(nvs_preset_kind k); /* "gpu" / "machine" / "net" */
+const char *nvs_preset_key_name(nvs_preset_kind k, int field);
+
+/* Parse `text` (its name in messages: `origin`) and merge into `ps`: a preset whose id already exists replaces
+ * it (user files override built-ins); the same id twice in one text is an error. On error `ps` is unchanged,
+ * NVS_ERR_INPUT is returned and `err` holds "ORIGIN:LINE: what". */
+nvs_result_t nvs_presets_parse(nvs_presets *ps, const char *text, const char *origin, char *err, size_t errlen);
+nvs_result_t nvs_presets_load_file(nvs_presets *ps, const char *path, char *err, size_t errlen);
+/* Every built-in family (src/model/presets/). */
+nvs_result_t nvs_presets_load_builtin(nvs_presets *ps, char *err, size_t errlen);
+void nvs_presets_free(nvs_presets *ps);
+
+const nvs_preset *nvs_presets_find(const nvs_presets *ps, nvs_preset_kind k, const char *id);
+/* The GPU preset whose `match` is a substring of `device_name` (longest match wins), or NULL. */
+const nvs_preset *nvs_presets_match_gpu(const nvs_presets *ps, const char *device_name);
+
+/* Built-in families: {family name, text}. NULL-terminated. */
+typedef struct {
+    const char *family;
+    const char *text;
+} nvs_preset_family;
+extern const nvs_preset_family nvs_builtin_preset_families[];
+
+#endif

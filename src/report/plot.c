@@ -1,0 +1,434 @@
+/* Plots of `nvscale report`: gnuplot data files and one script (plots.gp) in the report's directory, then
+ * gnuplot as a child process. Every file appears whole or not at all: data and script through out_file.h,
+ * images written by gnuplot under temporary names and renamed only when gnuplot succeeded. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "core/log.h"
+#include "core/out_file.h"
+#include "report/report.h"
+#include "core/units.h"
+
+/* Image size in pixels: readable on a laptop screen and in a Markdown viewer at full width. */
+#define PLOT_W 900
+#define PLOT_H 540
+
+int nvs_find_on_path(const char *prog, char *buf, size_t len)
+{
+    const char *path = getenv("PATH");
+    if (!path || !*path) return -1;
+    const char *p = path;
+    while (1) {
+        size_t n = strcspn(p, ":");
+        /* an empty PATH entry means the current directory (POSIX) */
+        int w = n ? snprintf(buf, len, "%.*s/%s", (int)n, p, prog) : snprintf(buf, len, "./%s", prog);
+        struct stat st;
+        if (w > 0 && (size_t)w < len && stat(buf, &st) == 0 && S_ISREG(st.st_mode) && access(buf, X_OK) == 0)
+            return 0;
+        if (!p[n]) break;
+        p += n + 1;
+    }
+    return -1;
+}
+
+/* A gnuplot single-quoted string: quotes doubled, no line ends. */
+static void gq(FILE *f, const char *s)
+{
+    fputc('\'', f);
+    for (; *s; s++) {
+        if (*s == '\'')
+            fputs("''", f);
+        else if (*s == '\n' || *s == '\r')
+            fputc(' ', f);
+        else
+            fputc(*s, f);
+    }
+    fputc('\'', f);
+}
+
+/* File-name-safe copy of a collective name. */
+static void safe_name(const char *s, char *buf, size_t len)
+{
+    size_t k = 0;
+    for (; *s && k + 1 < len; s++) {
+        char c = *s;
+        int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+        buf[k++] = ok ? c : '_';
+    }
+    buf[k] = '\0';
+}
+
+typedef struct {
+    char title[160];
+} series;
+
+typedef struct {
+    char file[96];       /* without extension */
+    char title[160];
+    int kind;            /* 0 busbw lines, 1 efficiency lines, 2 stacked bars */
+    series *s;           /* line plots: one per data block */
+    int ns;
+    int xtics[64], nx;   /* efficiency: the Ns */
+} plot_def;
+
+_Static_assert(sizeof((plot_def *)0)->file == sizeof((nvs_plot_ref *)0)->file, "plot file names are copied whole");
+_Static_assert(sizeof((plot_def *)0)->title == sizeof((nvs_plot_ref *)0)->title, "plot titles are copied whole");
+
+static nvs_result_t open_out(nvs_outfile *o, const char *dir, const char *name)
+{
+    char path[4096];
+    if (snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path) {
+        nvs_error("output path too long: %s/%s", dir, name);
+        return NVS_ERR_USAGE;
+    }
+    return nvs_outfile_open(o, path);
+}
+
+static nvs_result_t add_series(plot_def *p, const char *title)
+{
+    series *ns = realloc(p->s, (size_t)(p->ns + 1) * sizeof *ns);
+    if (!ns) {
+        nvs_error("out of memory");
+        return NVS_ERR_NOMEM;
+    }
+    p->s = ns;
+    snprintf(p->s[p->ns].title, sizeof p->s[p->ns].title, "%s", title);
+    p->ns++;
+    return NVS_OK;
+}
+
+/* busbw vs size: one data block per (run, N >= 2). */
+static nvs_result_t busbw_data(const nvs_report *rep, const char *dir, const char *coll, plot_def *p)
+{
+    char safe[64], name[128];
+    safe_name(coll, safe, sizeof safe);
+    snprintf(p->file, sizeof p->file, "busbw_%s", safe);
+    snprintf(p->title, sizeof p->title, "%s: bus bandwidth vs message size, per GPU count and transport", coll);
+    p->kind = 0;
+    snprintf(name, sizeof name, "%s.dat", p->file);
+    nvs_outfile o;
+    NVS_CHECK(open_out(&o, dir, name));
+    fprintf(o.f, "# nvscale report: %s busbw (GB/s) vs bytes; one block per series\n", coll);
+    nvs_result_t res = NVS_OK;
+    for (int i = 0; i < rep->nruns && res == NVS_OK; i++) {
+        const nvs_run *r = &rep->runs[i];
+        int *ns = NULL;
+        double *sizes = NULL;
+        int kn = nvs_run_coll_ns(r, coll, &ns), ks = nvs_run_coll_sizes(r, coll, &sizes);
+        for (int m = 0; m < kn && res == NVS_OK; m++) {
+            if (ns[m] < 2) continue; /* busbw is 0 by definition on one GPU */
+            int points = 0;
+            for (int s = 0; s < ks; s++) {
+                const nvs_run_coll *x = nvs_run_coll_find(r, coll, ns[m], sizes[s]);
+                if (x && !isnan(x->busbw_gbps)) points++;
+            }
+            if (!points) continue;
+            char lab[16], w[64], title[160];
+            nvs_report_label(rep, i, lab, sizeof lab);
+            nvs_report_transport(r, ns[m], w, sizeof w);
+            snprintf(title, sizeof title, "%s%sN=%d%s%s%s", lab, lab[0] ? " " : "", ns[m], w[0] ? " (" : "", w,
+                     w[0] ? ")" : "");
+            res = add_series(p, title);
+            fprintf(o.f, "# %s\n", title);
+            for (int s = 0; s < ks; s++) {
+                const nvs_run_coll *x = nvs_run_coll_find(r, coll, ns[m], sizes[s]);
+                if (x && !isnan(x->busbw_gbps)) fprintf(o.f, "%.0f %.4f\n", x->bytes, x->busbw_gbps);
+            }
+            fprintf(o.f, "\n\n");
+        }
+        free(ns);
+        free(sizes);
+    }
+    if (res != NVS_OK || !p->ns) {
+        nvs_outfile_discard(&o);
+        return res;
+    }
+    return nvs_outfile_commit(&o);
+}
+
+/* Efficiency vs N: per run, each collective's busbw efficiency and the training step's. */
+static nvs_result_t efficiency_data(const nvs_report *rep, const char *dir, plot_def *p)
+{
+    snprintf(p->file, sizeof p->file, "efficiency");
+    snprintf(p->title, sizeof p->title, "scaling efficiency vs GPU count");
+    p->kind = 1;
+    nvs_outfile o;
+    NVS_CHECK(open_out(&o, dir, "efficiency.dat"));
+    fprintf(o.f, "# nvscale report: efficiency (%%) vs GPU count; one block per series\n");
+    nvs_result_t res = NVS_OK;
+    for (int i = 0; i < rep->nruns && res == NVS_OK; i++) {
+        const nvs_run *r = &rep->runs[i];
+        char lab[16];
+        nvs_report_label(rep, i, lab, sizeof lab);
+        const char **names = NULL;
+        int nn = nvs_run_collective_names(r, &names);
+        for (int c = 0; c < nn && res == NVS_OK; c++) {
+            double at = nvs_report_common_size(r, names[c]);
+            if (isnan(at)) continue;
+            int *ns = NULL, base = 0, points = 0;
+            int kn = nvs_run_coll_ns(r, names[c], &ns);
+            for (int m = 0; m < kn; m++) points += !isnan(nvs_report_coll_efficiency(r, names[c], ns[m], at, &base));
+            if (points >= 2) {
+                char title[160], sz[32];
+                nvs_format_size((size_t)at, sz, sizeof sz);
+                snprintf(title, sizeof title, "%s%s%s busbw at %s vs N=%d", lab, lab[0] ? " " : "", names[c], sz,
+                         base);
+                res = add_series(p, title);
+                fprintf(o.f, "# %s\n", title);
+                for (int m = 0; m < kn; m++) {
+                    double e = nvs_report_coll_efficiency(r, names[c], ns[m], at, NULL);
+                    if (!isnan(e)) fprintf(o.f, "%d %.3f\n", ns[m], 100 * e);
+                }
+                fprintf(o.f, "\n\n");
+                for (int m = 0; m < kn; m++) {
+                    int seen = 0;
+                    for (int x = 0; x < p->nx && !seen; x++) seen = p->xtics[x] == ns[m];
+                    if (!seen && p->nx < 64) p->xtics[p->nx++] = ns[m];
+                }
+            }
+            free(ns);
+        }
+        free(names);
+        int points = 0;
+        for (size_t k = 0; k < r->train.nresults; k++) points += !isnan(r->train.results[k].efficiency);
+        if (points >= 2 && res == NVS_OK) {
+            char title[160];
+            snprintf(title, sizeof title, "%s%straining step (%s)", lab, lab[0] ? " " : "",
+                     r->train.model ? r->train.model : "model");
+            res = add_series(p, title);
+            fprintf(o.f, "# %s\n", title);
+            for (size_t k = 0; k < r->train.nresults; k++) {
+                const nvs_run_train_result *t = &r->train.results[k];
+                if (isnan(t->efficiency)) continue;
+                fprintf(o.f, "%d %.3f\n", t->n, 100 * t->efficiency);
+                int seen = 0;
+                for (int x = 0; x < p->nx && !seen; x++) seen = p->xtics[x] == t->n;
+                if (!seen && p->nx < 64) p->xtics[p->nx++] = t->n;
+            }
+            fprintf(o.f, "\n\n");
+        }
+    }
+    if (res != NVS_OK || !p->ns) {
+        nvs_outfile_discard(&o);
+        return res;
+    }
+    return nvs_outfile_commit(&o);
+}
+
+/* Step-time breakdown: a stacked bar per (run, N): compute, exposed communication. */
+static nvs_result_t breakdown_data(const nvs_report *rep, const char *dir, plot_def *p)
+{
+    snprintf(p->file, sizeof p->file, "step_breakdown");
+    snprintf(p->title, sizeof p->title, "training step time: compute and exposed communication");
+    p->kind = 2;
+    int rows = 0;
+    for (int i = 0; i < rep->nruns; i++)
+        for (size_t k = 0; k < rep->runs[i].train.nresults; k++) {
+            const nvs_run_train_result *t = &rep->runs[i].train.results[k];
+            rows += !isnan(t->step_us) && !isnan(t->compute_us);
+        }
+    if (!rows) return NVS_OK;
+    nvs_outfile o;
+    NVS_CHECK(open_out(&o, dir, "step_breakdown.dat"));
+    fprintf(o.f, "# nvscale report: label, compute (ms), exposed communication (ms)\n");
+    for (int i = 0; i < rep->nruns; i++) {
+        char lab[16];
+        nvs_report_label(rep, i, lab, sizeof lab);
+        for (size_t k = 0; k < rep->runs[i].train.nresults; k++) {
+            const nvs_run_train_result *t = &rep->runs[i].train.results[k];
+            if (isnan(t->step_us) || isnan(t->compute_us)) continue;
+            double exposed = t->step_us - t->compute_us; /* what the stacked bar must add up to */
+            if (exposed < 0) exposed = 0;
+            fprintf(o.f, "\"%s%sN=%d\" %.3f %.3f\n", lab, lab[0] ? " " : "", t->n, t->compute_us / 1e3, exposed / 1e3);
+        }
+    }
+    p->ns = 1;
+    return nvs_outfile_commit(&o);
+}
+
+static void script_plot(FILE *f, const plot_def *p, const char *ext)
+{
+    fprintf(f, "reset\nset output '%s.%s.tmp'\nset title ", p->file, ext);
+    gq(f, p->title);
+    fprintf(f, "\nset grid\nset key top left\n");
+    if (p->kind == 0) {
+        fprintf(f, "set xlabel 'message size (bytes)'\nset ylabel 'busbw (GB/s)'\nset logscale x 2\n"
+                   "set format x '%%.0b%%B'\nset yrange [0:*]\nplot ");
+        for (int i = 0; i < p->ns; i++) {
+            fprintf(f, "%s'%s.dat' index %d using 1:2 with linespoints title ", i ? ", \\\n     " : "", p->file, i);
+            gq(f, p->s[i].title);
+        }
+        fprintf(f, "\n");
+    } else if (p->kind == 1) {
+        int lo = p->nx ? p->xtics[0] : 1, hi = lo;
+        for (int i = 0; i < p->nx; i++) {
+            if (p->xtics[i] < lo) lo = p->xtics[i];
+            if (p->xtics[i] > hi) hi = p->xtics[i];
+        }
+        /* a margin around the first and last N so their points and tics are not on the border */
+        fprintf(f, "set xlabel 'GPUs (N)'\nset ylabel 'efficiency (%%)'\nset logscale x 2\nset xrange [%g:%g]\n"
+                   "set yrange [0:110]\nset key bottom left\nset xtics (", lo / 1.25, hi * 1.25);
+        for (int i = 0; i < p->nx; i++) fprintf(f, "%s%d", i ? ", " : "", p->xtics[i]);
+        fprintf(f, ")\nplot ");
+        for (int i = 0; i < p->ns; i++) {
+            fprintf(f, "%s'%s.dat' index %d using 1:2 with linespoints title ", i ? ", \\\n     " : "", p->file, i);
+            gq(f, p->s[i].title);
+        }
+        fprintf(f, "\n");
+    } else {
+        fprintf(f, "set ylabel 'time per step (ms)'\nset style data histograms\nset style histogram rowstacked\n"
+                   "set style fill solid 0.85 border -1\nset boxwidth 0.7\nset yrange [0:*]\nset xtics rotate by -30\n"
+                   "plot '%s.dat' using 2:xtic(1) title 'compute', '' using 3 title 'exposed communication'\n",
+                   p->file);
+    }
+    fprintf(f, "unset output\n\n");
+}
+
+static nvs_result_t write_script(const char *dir, const plot_def *defs, int nd)
+{
+    nvs_outfile o;
+    NVS_CHECK(open_out(&o, dir, "plots.gp"));
+    FILE *f = o.f;
+    fprintf(f, "# Written by `nvscale report`: run `gnuplot plots.gp` in this directory to redraw the plots.\n"
+               "# Images go to NAME.svg.tmp / NAME.png.tmp; nvscale renames them once gnuplot has succeeded.\n\n");
+    fprintf(f, "set terminal svg size %d,%d noenhanced font 'Sans,11' background rgb 'white'\n\n", PLOT_W, PLOT_H);
+    for (int i = 0; i < nd; i++) script_plot(f, &defs[i], "svg");
+    /* pngcairo draws anti-aliased; the older libgd png terminal is the fallback where cairo is missing */
+    fprintf(f, "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
+               "  set terminal pngcairo size %d,%d noenhanced font 'Sans,10' background rgb 'white'\n"
+               "} else {\n  set terminal png size %d,%d noenhanced\n}\n\n",
+            PLOT_W, PLOT_H, PLOT_W, PLOT_H);
+    for (int i = 0; i < nd; i++) script_plot(f, &defs[i], "png");
+    return nvs_outfile_commit(&o);
+}
+
+/* Run `gnuplot plots.gp` in dir; 0 if it exited 0. */
+static int run_gnuplot_script(const char *gnuplot, const char *dir, const char *script);
+static int run_gnuplot(const char *gnuplot, const char *dir) { return run_gnuplot_script(gnuplot, dir, "plots.gp"); }
+
+int nvs_plot_run_gnuplot(const char *gnuplot, const char *dir, const char *script)
+{
+    return run_gnuplot_script(gnuplot, dir, script);
+}
+
+static int run_gnuplot_script(const char *gnuplot, const char *dir, const char *script)
+{
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0) {
+        nvs_error("cannot start gnuplot: fork: %s", strerror(errno));
+        return -1;
+    }
+    if (pid == 0) {
+        /* gnuplot's own messages go to stderr; nvscale's stdout stays for its own output */
+        if (dup2(STDERR_FILENO, STDOUT_FILENO) < 0 || chdir(dir) != 0) _exit(126);
+        execl(gnuplot, "gnuplot", script, (char *)NULL);
+        _exit(127);
+    }
+    int st;
+    while (waitpid(pid, &st, 0) < 0) {
+        if (errno != EINTR) {
+            nvs_error("waiting for gnuplot: %s", strerror(errno));
+            return -1;
+        }
+    }
+    if (WIFEXITED(st) && WEXITSTATUS(st) == 0) return 0;
+    if (WIFEXITED(st))
+        nvs_error("gnuplot (%s) exited with status %d%s", gnuplot, WEXITSTATUS(st),
+                  WEXITSTATUS(st) == 127 ? " (could not be run)" : WEXITSTATUS(st) == 126 ? " (cannot enter the directory)" : "");
+    else
+        nvs_error("gnuplot (%s) was killed by signal %d", gnuplot, WIFSIGNALED(st) ? WTERMSIG(st) : -1);
+    return -1;
+}
+
+/* After gnuplot: rename every NAME.EXT.tmp to NAME.EXT (commit), or remove them all (discard). */
+static nvs_result_t finish_images(const char *dir, const plot_def *defs, int nd, int commit)
+{
+    static const char *const exts[] = {"svg", "png"};
+    nvs_result_t res = NVS_OK;
+    for (int i = 0; i < nd; i++)
+        for (int e = 0; e < 2; e++) {
+            char tmp[4200], fin[4200];
+            if (snprintf(tmp, sizeof tmp, "%s/%s.%s.tmp", dir, defs[i].file, exts[e]) >= (int)sizeof tmp ||
+                snprintf(fin, sizeof fin, "%s/%s.%s", dir, defs[i].file, exts[e]) >= (int)sizeof fin) {
+                nvs_error("output path too long in %s", dir);
+                return NVS_ERR_USAGE;
+            }
+            struct stat st;
+            if (commit && res == NVS_OK) {
+                if (stat(tmp, &st) != 0 || st.st_size == 0) {
+                    nvs_error("gnuplot did not write %s", tmp);
+                    res = NVS_ERR_SYSTEM;
+                } else if (rename(tmp, fin) != 0) {
+                    nvs_error("cannot rename %s to %s: %s", tmp, fin, strerror(errno));
+                    res = NVS_ERR_SYSTEM;
+                }
+            }
+            if (!commit || res != NVS_OK) unlink(tmp);
+        }
+    return res;
+}
+
+nvs_result_t nvs_report_plots(nvs_report *rep, const char *dir)
+{
+    rep->nplots = 0;
+    char gnuplot[4096];
+    if (nvs_find_on_path("gnuplot", gnuplot, sizeof gnuplot) != 0) {
+        rep->plots = NVS_PLOTS_NO_GNUPLOT;
+        nvs_warn("gnuplot is not on PATH: plots skipped (the report is written without them)");
+        return NVS_OK;
+    }
+    plot_def defs[NVS_REPORT_MAX_PLOTS];
+    memset(defs, 0, sizeof defs);
+    int nd = 0;
+    nvs_result_t res = NVS_OK;
+    /* every collective of every run, in first-appearance order */
+    const char *names[NVS_REPORT_MAX_PLOTS];
+    int nn = 0;
+    for (int i = 0; i < rep->nruns; i++) {
+        const char **cn = NULL;
+        int k = nvs_run_collective_names(&rep->runs[i], &cn);
+        for (int j = 0; j < k; j++) {
+            int seen = 0;
+            for (int m = 0; m < nn && !seen; m++) seen = !strcmp(names[m], cn[j]);
+            if (!seen && nn < NVS_REPORT_MAX_PLOTS - 2) names[nn++] = cn[j];
+        }
+        free(cn);
+    }
+    for (int c = 0; c < nn && res == NVS_OK; c++) {
+        res = busbw_data(rep, dir, names[c], &defs[nd]);
+        if (defs[nd].ns) nd++;
+    }
+    if (res == NVS_OK) {
+        res = efficiency_data(rep, dir, &defs[nd]);
+        if (defs[nd].ns) nd++;
+    }
+    if (res == NVS_OK) {
+        res = breakdown_data(rep, dir, &defs[nd]);
+        if (defs[nd].ns) nd++;
+    }
+    if (res == NVS_OK && !nd) rep->plots = NVS_PLOTS_NOTHING;
+    if (res == NVS_OK && nd) res = write_script(dir, defs, nd);
+    if (res == NVS_OK && nd) {
+        int ok = run_gnuplot(gnuplot, dir) == 0;
+        res = finish_images(dir, defs, nd, ok);
+        if (!ok) res = NVS_ERR_SYSTEM;
+        rep->plots = res == NVS_OK ? NVS_PLOTS_OK : NVS_PLOTS_FAILED;
+    }
+    if (res == NVS_OK)
+        for (int i = 0; i < nd; i++) {
+            memcpy(rep->plot[i].file, defs[i].file, sizeof rep->plot[i].file);
+            memcpy(rep->plot[i].title, defs[i].title, sizeof rep->plot[i].title);
+            rep->nplots++;
+        }
+    for (int i = 0; i < NVS_REPORT_MAX_PLOTS; i++) free(defs[i].s);
+    if (res != NVS_OK && rep->plots != NVS_PLOTS_FAILED) rep->plots = NVS_PLOTS_FAILED;
+    return res;
+}

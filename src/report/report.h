@@ -1,0 +1,69 @@
+/* `nvscale report RUN.json [MORE.json ...]`: a Markdown report (report.md) with plots, from run.json files only
+ * (no GPU). report.c parses the command line and writes the files; report_md.c writes the Markdown; plot.c the
+ * gnuplot data, script and images; report_explain.c the "why" paragraphs. What the report contains and how to
+ * read it: docs/report.md. */
+#ifndef NVS_REPORT_H
+#define NVS_REPORT_H
+
+#include <stdio.h>
+
+#include "core/err.h"
+#include "runjson/runjson.h"
+
+/* What happened to the plots: the Markdown says so in its "Plots" section. */
+enum nvs_plots_state {
+    NVS_PLOTS_NOT_REQUESTED = 0, /* --no-plots */
+    NVS_PLOTS_NO_GNUPLOT,        /* gnuplot is not on PATH */
+    NVS_PLOTS_FAILED,            /* gnuplot ran and failed */
+    NVS_PLOTS_NOTHING,           /* no data to plot */
+    NVS_PLOTS_OK,
+};
+
+#define NVS_REPORT_MAX_PLOTS 32
+
+typedef struct {
+    char file[96];   /* image file name without extension, in the report's directory ("busbw_all_reduce") */
+    char title[160]; /* alt text / caption */
+} nvs_plot_ref;
+
+typedef struct {
+    const nvs_run *runs;
+    int nruns;
+    const char *title;          /* NULL: a default from the runs */
+    enum nvs_plots_state plots; /* filled before the Markdown is written */
+    nvs_plot_ref plot[NVS_REPORT_MAX_PLOTS];
+    int nplots;
+} nvs_report;
+
+/* Write the whole Markdown to f (deterministic: no clock, no absolute paths beyond those given). I/O errors are
+ * left in f's error flag for the caller's commit to see. */
+nvs_result_t nvs_report_write_md(const nvs_report *rep, FILE *f);
+
+/* Shared by the Markdown and the plots. */
+const char *nvs_report_label(const nvs_report *rep, int run, char *buf, size_t len); /* "R1", or "" alone */
+/* Transport word at GPU count n for run i ("P2P", "SHM", ...; "" unknown). */
+const char *nvs_report_transport(const nvs_run *r, int n, char *buf, size_t len);
+/* Collective scaling efficiency: busbw(n) / busbw(base_n) at `bytes`; NAN if either is missing. base_n is the
+ * smallest N >= 2 measured for the collective (busbw is 0 at N = 1 by definition). */
+double nvs_report_coll_efficiency(const nvs_run *r, const char *coll, int n, double bytes, int *base_n);
+/* The largest size measured for `coll` at every N >= 2 it was measured at (NAN if none). */
+double nvs_report_common_size(const nvs_run *r, const char *coll);
+
+/* Plots: data files, script, then gnuplot. Fills rep->plots / plot[] / nplots. Returns NVS_OK also when gnuplot
+ * is missing (a notice on stderr); NVS_ERR_SYSTEM when gnuplot or a write failed (already logged). */
+nvs_result_t nvs_report_plots(nvs_report *rep, const char *dir);
+/* Full path of gnuplot on PATH into buf; 0 if found, -1 if not. */
+int nvs_find_on_path(const char *prog, char *buf, size_t len);
+/* Run gnuplot on `script` inside `dir` (its stdout goes to stderr); 0 when it exited 0. */
+int nvs_plot_run_gnuplot(const char *gnuplot, const char *dir, const char *script);
+
+/* `nvscale report` of what-if model projections (`nvscale model --format json`, schema nvscale.model/1, kind
+ * projection): efficiency vs N per configuration, table and plot (report_model.c). `docs` are the parsed files
+ * (borrowed), `names` their paths. Writes dir/report.md. */
+#include <jansson.h>
+nvs_result_t nvs_report_model(json_t *const *docs, const char *const *names, int n, const char *dir,
+                              const char *title, int plots);
+/* 1 when the JSON is a model projection (nvscale.model/1, kind "projection"). */
+int nvs_report_is_model(const json_t *doc);
+
+#endif

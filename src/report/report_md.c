@@ -1,0 +1,807 @@
+/* The Markdown of `nvscale report` (see docs/report.md for what each section means). Deterministic: the same
+ * run.json files give the same bytes, so tests compare it with golden files. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/report.h"
+#include "explain/explain.h"
+#include "core/units.h"
+
+#define DASH "—"
+
+/* ---- formatting ------------------------------------------------------------------------------------------- */
+
+/* A table cell: '|' would end the cell and a newline the row. */
+static void cell(FILE *f, const char *s)
+{
+    if (!s || !*s) {
+        fputs(DASH, f);
+        return;
+    }
+    for (; *s; s++) {
+        if (*s == '|')
+            fputs("\\|", f);
+        else if (*s == '\n' || *s == '\r')
+            fputc(' ', f);
+        else
+            fputc(*s, f);
+    }
+}
+
+/* Inline code: backticks inside are replaced (a run's argv is user text). */
+static void code(FILE *f, const char *s)
+{
+    fputc('`', f);
+    for (; s && *s; s++) fputc(*s == '`' ? '\'' : *s == '\n' ? ' ' : *s == '|' ? '/' : *s, f);
+    fputc('`', f);
+}
+
+static const char *fnum(double v, const char *fmt, char *buf, size_t len)
+{
+    if (isnan(v)) return DASH;
+    snprintf(buf, len, fmt, v);
+    return buf;
+}
+
+static const char *fsize(double bytes, char *buf, size_t len)
+{
+    if (isnan(bytes) || bytes < 0) return DASH;
+    return nvs_format_size((size_t)bytes, buf, len);
+}
+
+static const char *fint(long long v, char *buf, size_t len)
+{
+    if (v < 0) return DASH;
+    snprintf(buf, len, "%lld", v);
+    return buf;
+}
+
+/* ---- shared helpers ---------------------------------------------------------------------------------------- */
+
+const char *nvs_report_label(const nvs_report *rep, int run, char *buf, size_t len)
+{
+    if (rep->nruns <= 1)
+        snprintf(buf, len, "%s", "");
+    else
+        snprintf(buf, len, "R%d", run + 1);
+    return buf;
+}
+
+const char *nvs_report_transport(const nvs_run *r, int n, char *buf, size_t len)
+{
+    nvs_explain_facts f;
+    nvs_explain_facts_from_run(r, n, &f);
+    snprintf(buf, len, "%s", f.transport);
+    if (f.transport[0] && f.net[0] && !strcmp(f.transport, "NET")) snprintf(buf, len, "NET/%s", f.net);
+    return buf;
+}
+
+double nvs_report_coll_efficiency(const nvs_run *r, const char *coll, int n, double bytes, int *base_n)
+{
+    int *ns = NULL;
+    int k = nvs_run_coll_ns(r, coll, &ns);
+    int base = 0;
+    for (int i = 0; i < k && !base; i++)
+        if (ns[i] >= 2 && nvs_run_coll_find(r, coll, ns[i], bytes)) base = ns[i];
+    free(ns);
+    if (base_n) *base_n = base;
+    if (!base || n < 2) return NAN;
+    const nvs_run_coll *a = nvs_run_coll_find(r, coll, n, bytes), *b = nvs_run_coll_find(r, coll, base, bytes);
+    if (!a || !b || isnan(a->busbw_gbps) || isnan(b->busbw_gbps) || b->busbw_gbps <= 0) return NAN;
+    return a->busbw_gbps / b->busbw_gbps;
+}
+
+double nvs_report_common_size(const nvs_run *r, const char *coll)
+{
+    int *ns = NULL;
+    double *sizes = NULL;
+    int kn = nvs_run_coll_ns(r, coll, &ns), ks = nvs_run_coll_sizes(r, coll, &sizes);
+    double best = NAN;
+    for (int s = ks - 1; s >= 0 && isnan(best); s--) {
+        int all = 1, any = 0;
+        for (int i = 0; i < kn; i++) {
+            if (ns[i] < 2) continue;
+            any = 1;
+            if (!nvs_run_coll_find(r, coll, ns[i], sizes[s])) all = 0;
+        }
+        if (any && all) best = sizes[s];
+    }
+    free(ns);
+    free(sizes);
+    return best;
+}
+
+/* "2 x NVIDIA H200" from the ranks (else the topology, else the world size). */
+static void gpus_words(const nvs_run *r, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    size_t used = 0;
+    const char *names[64];
+    int counts[64], k = 0;
+    for (size_t i = 0; i < r->nranks; i++) {
+        const char *g = r->ranks[i].gpu ? r->ranks[i].gpu : "GPU";
+        int j = 0;
+        while (j < k && strcmp(names[j], g)) j++;
+        if (j == k && k < 64) {
+            names[k] = g;
+            counts[k++] = 0;
+        }
+        if (j < k) counts[j]++;
+    }
+    if (!k)
+        for (size_t i = 0; i < r->topology.ngpus; i++) {
+            const char *g = r->topology.gpus[i].name ? r->topology.gpus[i].name : "GPU";
+            int j = 0;
+            while (j < k && strcmp(names[j], g)) j++;
+            if (j == k && k < 64) {
+                names[k] = g;
+                counts[k++] = 0;
+            }
+            if (j < k) counts[j]++;
+        }
+    for (int j = 0; j < k; j++) {
+        int w = snprintf(buf + used, len - used, "%s%d x %s", j ? ", " : "", counts[j], names[j]);
+        if (w < 0 || (size_t)w >= len - used) return;
+        used += (size_t)w;
+    }
+    if (!k && r->world_size > 0) snprintf(buf, len, "%d GPUs", r->world_size);
+}
+
+/* The bound of the ring's slowest hop at n (NAN unknown). */
+static double bound_at(const nvs_run *r, int n)
+{
+    nvs_explain_facts f;
+    nvs_explain_facts_from_run(r, n, &f);
+    return f.has_hop ? f.bound_gbps : NAN;
+}
+
+/* ---- sections ---------------------------------------------------------------------------------------------- */
+
+static void run_header(const nvs_report *rep, int i, FILE *f)
+{
+    const nvs_run *r = &rep->runs[i];
+    char lab[16], gpus[256], b[64];
+    nvs_report_label(rep, i, lab, sizeof lab);
+    gpus_words(r, gpus, sizeof gpus);
+    fprintf(f, "## %s%s%s", lab, lab[0] ? ": " : "", r->host ? r->host : "(host unknown)");
+    if (gpus[0]) fprintf(f, ", %s", gpus);
+    fprintf(f, "\n\n| | |\n|---|---|\n| file | ");
+    code(f, r->path);
+    fprintf(f, " |\n| command | ");
+    if (r->argc) {
+        char line[1024];
+        size_t used = 0;
+        line[0] = '\0';
+        for (size_t k = 0; k < r->argc; k++) {
+            int w = snprintf(line + used, sizeof line - used, "%s%s", k ? " " : "", r->argv[k]);
+            if (w < 0 || (size_t)w >= sizeof line - used) break;
+            used += (size_t)w;
+        }
+        code(f, line);
+    } else {
+        cell(f, r->subcommand);
+    }
+    fprintf(f, " |\n| started | ");
+    cell(f, r->started_utc);
+    if (!isnan(r->duration_s)) fprintf(f, " (%s s)", fnum(r->duration_s, "%.1f", b, sizeof b));
+    fprintf(f, " |\n| host | ");
+    cell(f, r->host);
+    if (r->world_nodes > 0) fprintf(f, ": %d node%s", r->world_nodes, r->world_nodes == 1 ? "" : "s");
+    if (r->world_size > 0) fprintf(f, ", %d rank%s", r->world_size, r->world_size == 1 ? "" : "s");
+    if (r->launcher || r->backend) {
+        fprintf(f, " (");
+        if (r->launcher) {
+            fprintf(f, "launcher ");
+            cell(f, r->launcher);
+        }
+        if (r->backend) {
+            fprintf(f, "%sbackend ", r->launcher ? ", " : "");
+            cell(f, r->backend);
+        }
+        fprintf(f, ")");
+    }
+    fprintf(f, " |\n| GPUs | ");
+    cell(f, gpus);
+    fprintf(f, " |\n| versions | ");
+    if (r->tool_version) {
+        fprintf(f, "nvscale ");
+        cell(f, r->tool_version);
+        if (r->tool_git) {
+            fprintf(f, " (");
+            cell(f, r->tool_git);
+            fprintf(f, ")");
+        }
+    }
+    /* the versions object in its own order, nvscale already shown; run.json's keys shown as products are named */
+    static const char *const pretty[][2] = {{"nccl", "NCCL"},           {"cuda_runtime", "CUDA runtime"},
+                                            {"cuda_driver", "CUDA driver"}, {"nvidia_driver", "NVIDIA driver"},
+                                            {"cublas", "cuBLAS"},       {"mpi", "MPI"}};
+    int shown = r->tool_version != NULL;
+    for (size_t k = 0; k < r->nversions; k++) {
+        if (!strcmp(r->versions[k].key, "nvscale")) continue;
+        fprintf(f, "%s", shown ? ", " : "");
+        const char *name = r->versions[k].key;
+        for (size_t q = 0; q < sizeof pretty / sizeof pretty[0]; q++)
+            if (!strcmp(name, pretty[q][0])) name = pretty[q][1];
+        cell(f, name);
+        fputc(' ', f);
+        cell(f, r->versions[k].value);
+        shown = 1;
+    }
+    if (!shown) fputs(DASH, f);
+    fprintf(f, " |\n| NCCL env | ");
+    int any = 0;
+    for (size_t k = 0; k < r->nenv; k++) {
+        if (strncmp(r->env[k].key, "NCCL_", 5)) continue;
+        fprintf(f, "%s", any ? " " : "");
+        char kv[512];
+        snprintf(kv, sizeof kv, "%s=%s", r->env[k].key, r->env[k].value);
+        code(f, kv);
+        any = 1;
+    }
+    if (!any) fprintf(f, "(none set)");
+    const char *cvd = nvs_run_env(r, "CUDA_VISIBLE_DEVICES");
+    if (cvd) {
+        char kv[512];
+        snprintf(kv, sizeof kv, "CUDA_VISIBLE_DEVICES=%s", cvd);
+        fprintf(f, ", ");
+        code(f, kv);
+    }
+    fprintf(f, " |\n| result | ");
+    cell(f, r->result_status);
+    if (r->result_exit_code >= 0) fprintf(f, " (exit %d)", r->result_exit_code);
+    fprintf(f, " |\n\n");
+}
+
+static void topology_section(const nvs_run *r, FILE *f)
+{
+    const nvs_run_topology *t = &r->topology;
+    if (!t->present || !t->ngpus) return;
+    fprintf(f, "### Topology\n\n");
+    if (t->source) {
+        fprintf(f, "Source: ");
+        cell(f, t->source);
+        fprintf(f, ". Classes as `nvidia-smi topo -m`: NV# = # NVLinks, PIX = one PCIe switch, PXB = several, "
+                   "PHB = a CPU host bridge, NODE = between host bridges of one NUMA node, SYS = between NUMA "
+                   "nodes.\n\n");
+    }
+    fprintf(f, "| |");
+    for (size_t j = 0; j < t->ngpus; j++) fprintf(f, " GPU%d |", t->gpus[j].index);
+    fprintf(f, " NUMA | CPU affinity |\n|---|");
+    for (size_t j = 0; j < t->ngpus; j++) fprintf(f, "---|");
+    fprintf(f, "---|---|\n");
+    for (size_t i = 0; i < t->ngpus; i++) {
+        fprintf(f, "| GPU%d |", t->gpus[i].index);
+        for (size_t j = 0; j < t->ngpus; j++) {
+            if (i == j) {
+                fprintf(f, " X |");
+                continue;
+            }
+            const nvs_run_pair *p = nvs_run_pair_of(r, t->gpus[i].index, t->gpus[j].index);
+            fputc(' ', f);
+            cell(f, p ? p->cls : NULL);
+            fprintf(f, " |");
+        }
+        char b[32];
+        fprintf(f, " %s | ", fint(t->gpus[i].numa_node, b, sizeof b));
+        cell(f, t->gpus[i].cpuset);
+        fprintf(f, " |\n");
+    }
+    fprintf(f, "\n");
+    if (!t->npairs) return;
+    fprintf(f, "| GPUs | class | CUDA P2P | bound (GB/s per direction) | bound from |\n|---|---|---|---|---|\n");
+    for (size_t k = 0; k < t->npairs; k++) {
+        const nvs_run_pair *p = &t->pairs[k];
+        char b[32];
+        fprintf(f, "| %d-%d | ", p->a, p->b);
+        cell(f, p->cls);
+        fprintf(f, " | %s | %s | ", p->p2p_cuda < 0 ? DASH : p->p2p_cuda ? "yes" : "no",
+                fnum(p->bound_gbps, "%.1f", b, sizeof b));
+        cell(f, p->bound_source);
+        fprintf(f, " |\n");
+    }
+    fprintf(f, "\n");
+}
+
+static void p2p_section(const nvs_run *r, FILE *f)
+{
+    if (!r->p2p.present || !r->p2p.npairs) return;
+    char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32];
+    fprintf(f, "### Copy-engine bandwidth per GPU pair\n\n");
+    if (!isnan(r->p2p.copy_bytes)) fprintf(f, "Copies of %s.\n\n", fsize(r->p2p.copy_bytes, b1, sizeof b1));
+    fprintf(f, "| src -> dst | path | class | uni (GB/s) | bidir (GB/s) | latency (us) | %% of bound | wrong |\n"
+               "|---|---|---|---|---|---|---|---|\n");
+    for (size_t k = 0; k < r->p2p.npairs; k++) {
+        const nvs_run_p2p_pair *p = &r->p2p.pairs[k];
+        fprintf(f, "| %d -> %d | ", p->src, p->dst);
+        cell(f, p->path);
+        fprintf(f, " | ");
+        cell(f, p->cls);
+        fprintf(f, " | %s | %s | %s | %s | %s |\n", fnum(p->uni_gbps, "%.1f", b2, sizeof b2),
+                fnum(p->bidir_gbps, "%.1f", b3, sizeof b3), fnum(p->latency_us, "%.2f", b4, sizeof b4),
+                fnum(p->pct_of_bound, "%.1f", b5, sizeof b5), fint(p->wrong, b6, sizeof b6));
+    }
+    fprintf(f, "\n");
+}
+
+static int cmp_coll(const void *a, const void *b)
+{
+    const nvs_run_coll *x = *(const nvs_run_coll *const *)a, *y = *(const nvs_run_coll *const *)b;
+    if (x->bytes != y->bytes) return x->bytes < y->bytes ? -1 : 1;
+    return x->inplace - y->inplace;
+}
+
+static void coll_tables(const nvs_run *r, FILE *f)
+{
+    const char **names = NULL;
+    int nn = nvs_run_collective_names(r, &names);
+    if (nn <= 0) {
+        free(names);
+        return;
+    }
+    fprintf(f, "### Collectives\n\nTime is the slowest rank's (as nccl-tests); algbw = bytes / time; busbw = algbw x "
+               "the collective's bus factor (GB = 1e9 bytes); %% of bound = busbw / the bandwidth bound of the "
+               "ring's slowest hop at that GPU count.\n\n");
+    const nvs_run_coll **rows = malloc((r->ncolls + 1) * sizeof *rows);
+    for (int c = 0; rows && c < nn; c++) {
+        int *ns = NULL;
+        int kn = nvs_run_coll_ns(r, names[c], &ns);
+        for (int i = 0; i < kn; i++) {
+            int n = ns[i], nr = 0, inplace = 0;
+            for (size_t k = 0; k < r->ncolls; k++)
+                if (r->colls[k].n == n && !strcmp(r->colls[k].collective, names[c])) {
+                    rows[nr++] = &r->colls[k];
+                    inplace |= r->colls[k].inplace;
+                }
+            qsort(rows, (size_t)nr, sizeof *rows, cmp_coll);
+            double bound = bound_at(r, n);
+            fprintf(f, "#### %s, N=%d", names[c], n);
+            if (rows[0]->type || rows[0]->op) {
+                fprintf(f, " (");
+                cell(f, rows[0]->type);
+                if (rows[0]->op) {
+                    fprintf(f, ", ");
+                    cell(f, rows[0]->op);
+                }
+                fprintf(f, ")");
+            }
+            fprintf(f, "\n\n| size |%s time (us) | algbw (GB/s) | busbw (GB/s) | %% of bound | wrong |\n"
+                       "|---|%s---|---|---|---|---|\n",
+                    inplace ? " in place |" : "", inplace ? "---|" : "");
+            for (int k = 0; k < nr; k++) {
+                const nvs_run_coll *x = rows[k];
+                char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32];
+                double pct = !isnan(bound) && bound > 0 && !isnan(x->busbw_gbps) ? 100 * x->busbw_gbps / bound : NAN;
+                fprintf(f, "| %s |%s %s | %s | %s | %s | %s |\n", fsize(x->bytes, b1, sizeof b1),
+                        inplace ? (x->inplace ? " yes |" : " no |") : "", fnum(x->time_max_us, "%.2f", b2, sizeof b2),
+                        fnum(x->algbw_gbps, "%.2f", b3, sizeof b3), fnum(x->busbw_gbps, "%.2f", b4, sizeof b4),
+                        fnum(pct, "%.1f", b5, sizeof b5), x->wrong < 0 ? "not checked" : fint(x->wrong, b6, sizeof b6));
+            }
+            fprintf(f, "\n");
+        }
+        free(ns);
+    }
+    free(rows);
+    free(names);
+}
+
+static void scaling_tables(const nvs_run *r, FILE *f)
+{
+    const char **names = NULL;
+    int nn = nvs_run_collective_names(r, &names);
+    int *all = NULL;
+    int kall = nvs_run_ns(r, &all);
+    int multi = kall > 1;
+    for (int c = 0; c < nn && !multi; c++) {
+        int *ns = NULL;
+        multi = nvs_run_coll_ns(r, names[c], &ns) > 1;
+        free(ns);
+    }
+    if (!multi) goto out; /* one GPU count: nothing scales */
+    fprintf(f, "### Scaling\n\n");
+    for (int c = 0; c < nn; c++) {
+        int *ns = NULL;
+        double *sizes = NULL;
+        int kn = nvs_run_coll_ns(r, names[c], &ns), ks = nvs_run_coll_sizes(r, names[c], &sizes);
+        if (kn > 1) {
+            fprintf(f, "%s busbw (GB/s) per size and GPU count:\n\n| size |", names[c]);
+            for (int i = 0; i < kn; i++) fprintf(f, " N=%d |", ns[i]);
+            fprintf(f, "\n|---|");
+            for (int i = 0; i < kn; i++) fprintf(f, "---|");
+            fprintf(f, "\n");
+            for (int s = 0; s < ks; s++) {
+                char b[32];
+                fprintf(f, "| %s |", fsize(sizes[s], b, sizeof b));
+                for (int i = 0; i < kn; i++) {
+                    const nvs_run_coll *x = nvs_run_coll_find(r, names[c], ns[i], sizes[s]);
+                    fprintf(f, " %s |", fnum(x ? x->busbw_gbps : NAN, "%.2f", b, sizeof b));
+                }
+                fprintf(f, "\n");
+            }
+            fprintf(f, "\n");
+        }
+        free(ns);
+        free(sizes);
+    }
+    /* efficiency vs N: collectives (busbw relative to the smallest N >= 2) and the training step */
+    if (kall > 1) {
+        fprintf(f, "Efficiency vs GPU count: for a collective, busbw(N) / busbw(smallest N >= 2) at the largest "
+                   "size measured at every N (busbw of an ideal ring does not change with N); for training, "
+                   "step(1) / step(N) with a fixed per-GPU batch.\n\n| N |");
+        double *at = calloc((size_t)(nn > 0 ? nn : 1), sizeof *at);
+        int *base = calloc((size_t)(nn > 0 ? nn : 1), sizeof *base);
+        if (!at || !base) {
+            free(at);
+            free(base);
+            goto out;
+        }
+        char b[32];
+        for (int c = 0; c < nn; c++) {
+            at[c] = nvs_report_common_size(r, names[c]);
+            if (isnan(at[c])) continue;
+            nvs_report_coll_efficiency(r, names[c], 2, at[c], &base[c]);
+            fprintf(f, " %s busbw at %s (GB/s) | %s efficiency |", names[c], fsize(at[c], b, sizeof b), names[c]);
+        }
+        if (r->train.nresults) fprintf(f, " training efficiency |");
+        fprintf(f, "\n|---|");
+        for (int c = 0; c < nn; c++)
+            if (!isnan(at[c])) fprintf(f, "---|---|");
+        if (r->train.nresults) fprintf(f, "---|");
+        fprintf(f, "\n");
+        for (int i = 0; i < kall; i++) {
+            fprintf(f, "| %d |", all[i]);
+            for (int c = 0; c < nn; c++) {
+                if (isnan(at[c])) continue;
+                const nvs_run_coll *x = nvs_run_coll_find(r, names[c], all[i], at[c]);
+                double e = nvs_report_coll_efficiency(r, names[c], all[i], at[c], NULL);
+                fprintf(f, " %s |", fnum(x ? x->busbw_gbps : NAN, "%.2f", b, sizeof b));
+                fprintf(f, " %s |", fnum(100 * e, "%.1f %%", b, sizeof b));
+            }
+            if (r->train.nresults) {
+                const nvs_run_train_result *t = nvs_run_train_of(r, all[i]);
+                fprintf(f, " %s |", fnum(t ? 100 * t->efficiency : NAN, "%.1f %%", b, sizeof b));
+            }
+            fprintf(f, "\n");
+        }
+        fprintf(f, "\n");
+        free(at);
+        free(base);
+    }
+out:
+    free(names);
+    free(all);
+}
+
+static void train_section(const nvs_run *r, FILE *f)
+{
+    const nvs_run_train *t = &r->train;
+    if (!t->present || !t->nresults) return;
+    char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32], b7[32], b8[32];
+    fprintf(f, "### Training step\n\n");
+    fprintf(f, "Model ");
+    cell(f, t->model);
+    if (!isnan(t->params)) fprintf(f, " (%s M parameters", fnum(t->params / 1e6, "%.1f", b1, sizeof b1));
+    if (!isnan(t->fwd_gflops_per_sample))
+        fprintf(f, "%s%s GFLOP forward per sample", isnan(t->params) ? " (" : ", ",
+                fnum(t->fwd_gflops_per_sample, "%.1f", b2, sizeof b2));
+    if (!isnan(t->params) || !isnan(t->fwd_gflops_per_sample)) fprintf(f, ")");
+    if (t->batch > 0) fprintf(f, ", batch %d per GPU", t->batch);
+    if (t->precision) {
+        fprintf(f, ", ");
+        cell(f, t->precision);
+    }
+    if (t->grad_type) {
+        fprintf(f, ", gradients ");
+        cell(f, t->grad_type);
+    }
+    if (!isnan(t->bucket_first_bytes) || !isnan(t->bucket_cap_bytes))
+        fprintf(f, ", buckets of %s first then up to %s", fsize(t->bucket_first_bytes, b3, sizeof b3),
+                fsize(t->bucket_cap_bytes, b4, sizeof b4));
+    if (t->nbuckets) fprintf(f, " (%zu bucket%s)", t->nbuckets, t->nbuckets == 1 ? "" : "s");
+    fprintf(f, ". Step, compute and comm are medians over the timed steps of the slowest rank; exposed = step - "
+               "compute; predicted = the buckets' all-reduces priced with the measured all_reduce curve.\n\n");
+    fprintf(f, "| N | step (ms) | compute (ms) | comm alone (ms) | exposed comm (ms) | exposed %% of step | "
+               "predicted comm (ms) | samples/s | efficiency |\n|---|---|---|---|---|---|---|---|---|\n");
+    for (size_t i = 0; i < t->nresults; i++) {
+        const nvs_run_train_result *x = &t->results[i];
+        double pct = !isnan(x->exposed_comm_us) && x->step_us > 0 ? 100 * x->exposed_comm_us / x->step_us : NAN;
+        fprintf(f, "| %d | %s | %s | %s | %s | %s | %s | %s | %s |\n", x->n, fnum(x->step_us / 1e3, "%.2f", b1, sizeof b1),
+                fnum(x->compute_us / 1e3, "%.2f", b2, sizeof b2), fnum(x->comm_us / 1e3, "%.2f", b3, sizeof b3),
+                fnum(x->exposed_comm_us / 1e3, "%.2f", b4, sizeof b4), fnum(pct, "%.1f %%", b5, sizeof b5),
+                fnum(x->predicted_comm_us / 1e3, "%.2f", b6, sizeof b6), fnum(x->samples_per_s, "%.1f", b7, sizeof b7),
+                fnum(100 * x->efficiency, "%.1f %%", b8, sizeof b8));
+    }
+    fprintf(f, "\n");
+}
+
+static void transport_section(const nvs_run *r, FILE *f)
+{
+    if (!r->ntransports) return;
+    fprintf(f, "### Transports (from NCCL's INFO log)\n\n| N | transport | connections | channels | link | NCCL |\n"
+               "|---|---|---|---|---|---|\n");
+    for (size_t i = 0; i < r->ntransports; i++) {
+        const nvs_run_transport *t = &r->transports[i];
+        char w[64], b[32];
+        fprintf(f, "| %d | ", t->n);
+        cell(f, nvs_report_transport(r, t->n, w, sizeof w));
+        fprintf(f, " | ");
+        if (!t->nsummary) fputs(DASH, f);
+        for (size_t k = 0; k < t->nsummary; k++) {
+            fprintf(f, "%s", k ? ", " : "");
+            cell(f, t->summary[k].key);
+            fprintf(f, " %d", t->summary_counts[k]);
+        }
+        fprintf(f, " | %s | ", fint(t->nchannels, b, sizeof b));
+        cell(f, t->link);
+        fprintf(f, " | ");
+        cell(f, t->nccl_version);
+        fprintf(f, " |\n");
+    }
+    fprintf(f, "\n");
+}
+
+static void why_section(const nvs_run *r, FILE *f)
+{
+    int *ns = NULL;
+    int k = nvs_run_ns(r, &ns);
+    if (k <= 0) {
+        free(ns);
+        return;
+    }
+    fprintf(f, "### Why\n\n");
+    for (int i = 0; i < k; i++) {
+        const nvs_run_explain *e = nvs_run_explain_of(r, ns[i]);
+        fprintf(f, "- **N=%d**: ", ns[i]);
+        if (e && e->text) {
+            cell(f, e->text);
+        } else {
+            nvs_explain_facts fa;
+            nvs_explain_facts_from_run(r, ns[i], &fa);
+            char text[1024];
+            nvs_explain_text(&fa, text, sizeof text);
+            cell(f, text);
+        }
+        fprintf(f, "\n");
+    }
+    fprintf(f, "\n");
+    free(ns);
+}
+
+/* ---- several runs ------------------------------------------------------------------------------------------ */
+
+static void legend(const nvs_report *rep, FILE *f)
+{
+    fprintf(f, "| run | file | host | GPUs | transport at the largest N | NCCL | started |\n"
+               "|---|---|---|---|---|---|---|\n");
+    for (int i = 0; i < rep->nruns; i++) {
+        const nvs_run *r = &rep->runs[i];
+        char gpus[256], w[64];
+        gpus_words(r, gpus, sizeof gpus);
+        int *ns = NULL;
+        int k = nvs_run_ns(r, &ns);
+        int top = k > 0 ? ns[k - 1] : 0;
+        free(ns);
+        fprintf(f, "| R%d | ", i + 1);
+        code(f, r->path);
+        fprintf(f, " | ");
+        cell(f, r->host);
+        fprintf(f, " | ");
+        cell(f, gpus);
+        fprintf(f, " | ");
+        cell(f, top ? nvs_report_transport(r, top, w, sizeof w) : NULL);
+        if (top) fprintf(f, " (N=%d)", top);
+        fprintf(f, " | ");
+        cell(f, nvs_run_version(r, "nccl"));
+        fprintf(f, " | ");
+        cell(f, r->started_utc);
+        fprintf(f, " |\n");
+    }
+    fprintf(f, "\n");
+}
+
+static void side_by_side(const nvs_report *rep, FILE *f)
+{
+    const nvs_run *r0 = &rep->runs[0];
+    fprintf(f, "## Side by side\n\nbusbw (GB/s) of each run at the same collective, size and GPU count; the "
+               "ratios are against R1.\n\n");
+    /* collectives of every run in first-appearance order */
+    const char *names[64];
+    int nn = 0;
+    for (int i = 0; i < rep->nruns; i++) {
+        const char **cn = NULL;
+        int k = nvs_run_collective_names(&rep->runs[i], &cn);
+        for (int j = 0; j < k; j++) {
+            int seen = 0;
+            for (int m = 0; m < nn && !seen; m++) seen = !strcmp(names[m], cn[j]);
+            if (!seen && nn < 64) names[nn++] = cn[j];
+        }
+        free(cn);
+    }
+    int printed = 0;
+    for (int c = 0; c < nn; c++) {
+        /* every N any run has for this collective */
+        int ns[256], kn = 0;
+        for (int i = 0; i < rep->nruns; i++) {
+            int *v = NULL;
+            int k = nvs_run_coll_ns(&rep->runs[i], names[c], &v);
+            for (int j = 0; j < k; j++) {
+                int seen = 0;
+                for (int m = 0; m < kn && !seen; m++) seen = ns[m] == v[j];
+                if (!seen && kn < 256) ns[kn++] = v[j];
+            }
+            free(v);
+        }
+        for (int a = 1; a < kn; a++)
+            for (int b = a; b > 0 && ns[b - 1] > ns[b]; b--) {
+                int t = ns[b];
+                ns[b] = ns[b - 1];
+                ns[b - 1] = t;
+            }
+        for (int m = 0; m < kn; m++) {
+            int n = ns[m], have = 0;
+            for (int i = 0; i < rep->nruns; i++) {
+                int *v = NULL;
+                int k = nvs_run_coll_ns(&rep->runs[i], names[c], &v);
+                for (int j = 0; j < k; j++) have += v[j] == n;
+                free(v);
+            }
+            if (have < 2 || n < 2) continue; /* nothing to compare; busbw is 0 at N=1 */
+            /* union of sizes */
+            double sizes[512];
+            int ks = 0;
+            for (int i = 0; i < rep->nruns; i++)
+                for (size_t k = 0; k < rep->runs[i].ncolls; k++) {
+                    const nvs_run_coll *x = &rep->runs[i].colls[k];
+                    if (x->n != n || strcmp(x->collective, names[c])) continue;
+                    int seen = 0;
+                    for (int s = 0; s < ks && !seen; s++) seen = sizes[s] == x->bytes;
+                    if (!seen && ks < 512) sizes[ks++] = x->bytes;
+                }
+            for (int a = 1; a < ks; a++)
+                for (int b = a; b > 0 && sizes[b - 1] > sizes[b]; b--) {
+                    double t = sizes[b];
+                    sizes[b] = sizes[b - 1];
+                    sizes[b - 1] = t;
+                }
+            fprintf(f, "### %s, N=%d\n\n| size |", names[c], n);
+            for (int i = 0; i < rep->nruns; i++) {
+                char w[64];
+                nvs_report_transport(&rep->runs[i], n, w, sizeof w);
+                fprintf(f, " R%d%s%s%s |", i + 1, w[0] ? " (" : "", w, w[0] ? ")" : "");
+            }
+            for (int i = 1; i < rep->nruns; i++) fprintf(f, " R%d/R1 |", i + 1);
+            fprintf(f, "\n|---|");
+            for (int i = 1; i < 2 * rep->nruns; i++) fprintf(f, "---|");
+            fprintf(f, "\n");
+            for (int s = 0; s < ks; s++) {
+                char b[32];
+                fprintf(f, "| %s |", fsize(sizes[s], b, sizeof b));
+                for (int i = 0; i < rep->nruns; i++) {
+                    const nvs_run_coll *x = nvs_run_coll_find(&rep->runs[i], names[c], n, sizes[s]);
+                    fprintf(f, " %s |", fnum(x ? x->busbw_gbps : NAN, "%.2f", b, sizeof b));
+                }
+                const nvs_run_coll *x0 = nvs_run_coll_find(r0, names[c], n, sizes[s]);
+                for (int i = 1; i < rep->nruns; i++) {
+                    const nvs_run_coll *x = nvs_run_coll_find(&rep->runs[i], names[c], n, sizes[s]);
+                    double ratio = x && x0 && x0->busbw_gbps > 0 && !isnan(x->busbw_gbps) ? x->busbw_gbps / x0->busbw_gbps
+                                                                                          : NAN;
+                    fprintf(f, " %s |", fnum(ratio, "%.3f", b, sizeof b));
+                }
+                fprintf(f, "\n");
+            }
+            fprintf(f, "\n");
+            printed = 1;
+        }
+    }
+    if (!printed) fprintf(f, "No collective was measured at the same GPU count (N >= 2) in two runs.\n\n");
+
+    /* training */
+    int ntrain = 0;
+    for (int i = 0; i < rep->nruns; i++) ntrain += rep->runs[i].train.nresults > 0;
+    if (ntrain < 2) return;
+    int ns[256], kn = 0;
+    for (int i = 0; i < rep->nruns; i++)
+        for (size_t k = 0; k < rep->runs[i].train.nresults; k++) {
+            int n = rep->runs[i].train.results[k].n, seen = 0;
+            for (int m = 0; m < kn && !seen; m++) seen = ns[m] == n;
+            if (!seen && kn < 256) ns[kn++] = n;
+        }
+    for (int a = 1; a < kn; a++)
+        for (int b = a; b > 0 && ns[b - 1] > ns[b]; b--) {
+            int t = ns[b];
+            ns[b] = ns[b - 1];
+            ns[b - 1] = t;
+        }
+    fprintf(f, "### Training step\n\nSamples per second of each run; a ratio only where the two runs trained the "
+               "same model at the same per-GPU batch.\n\n| N |");
+    for (int i = 0; i < rep->nruns; i++) {
+        const char *model = rep->runs[i].train.model;
+        fprintf(f, " R%d samples/s%s%s%s |", i + 1, model ? " (" : "", model ? model : "", model ? ")" : "");
+    }
+    for (int i = 1; i < rep->nruns; i++) fprintf(f, " R%d/R1 |", i + 1);
+    for (int i = 0; i < rep->nruns; i++) fprintf(f, " R%d exposed %% | R%d efficiency |", i + 1, i + 1);
+    fprintf(f, "\n|---|");
+    for (int i = 0; i < 4 * rep->nruns - 1; i++) fprintf(f, "---|");
+    fprintf(f, "\n");
+    for (int m = 0; m < kn; m++) {
+        char b[32];
+        fprintf(f, "| %d |", ns[m]);
+        for (int i = 0; i < rep->nruns; i++) {
+            const nvs_run_train_result *t = nvs_run_train_of(&rep->runs[i], ns[m]);
+            fprintf(f, " %s |", fnum(t ? t->samples_per_s : NAN, "%.1f", b, sizeof b));
+        }
+        const nvs_run_train_result *t0 = nvs_run_train_of(r0, ns[m]);
+        for (int i = 1; i < rep->nruns; i++) {
+            const nvs_run_train_result *t = nvs_run_train_of(&rep->runs[i], ns[m]);
+            /* throughputs of different models or batches do not compare */
+            int same = t && t0 && rep->runs[i].train.batch == r0->train.batch &&
+                       !strcmp(rep->runs[i].train.model ? rep->runs[i].train.model : "",
+                               r0->train.model ? r0->train.model : "");
+            double ratio = same && t0->samples_per_s > 0 ? t->samples_per_s / t0->samples_per_s : NAN;
+            fprintf(f, " %s |", fnum(ratio, "%.3f", b, sizeof b));
+        }
+        for (int i = 0; i < rep->nruns; i++) {
+            const nvs_run_train_result *t = nvs_run_train_of(&rep->runs[i], ns[m]);
+            double pct = t && t->step_us > 0 ? 100 * t->exposed_comm_us / t->step_us : NAN;
+            fprintf(f, " %s |", fnum(pct, "%.1f %%", b, sizeof b));
+            fprintf(f, " %s |", fnum(t ? 100 * t->efficiency : NAN, "%.1f %%", b, sizeof b));
+        }
+        fprintf(f, "\n");
+    }
+    fprintf(f, "\n");
+}
+
+static void plots_section(const nvs_report *rep, FILE *f)
+{
+    fprintf(f, "## Plots\n\n");
+    switch (rep->plots) {
+    case NVS_PLOTS_NOT_REQUESTED: fprintf(f, "Plots were not requested (--no-plots).\n"); return;
+    case NVS_PLOTS_NO_GNUPLOT:
+        fprintf(f, "Plots skipped: gnuplot was not found on PATH. Install it (Debian/Ubuntu: `apt-get install "
+                   "gnuplot-nox`) and run `nvscale report` again.\n");
+        return;
+    case NVS_PLOTS_FAILED: fprintf(f, "Plots failed: gnuplot reported an error (see its messages).\n"); return;
+    case NVS_PLOTS_NOTHING: fprintf(f, "Nothing to plot.\n"); return;
+    case NVS_PLOTS_OK: break;
+    }
+    for (int i = 0; i < rep->nplots; i++)
+        fprintf(f, "![%s](%s.svg)\n\n%s ([SVG](%s.svg), [PNG](%s.png))\n\n", rep->plot[i].title, rep->plot[i].file,
+                rep->plot[i].title, rep->plot[i].file, rep->plot[i].file);
+}
+
+nvs_result_t nvs_report_write_md(const nvs_report *rep, FILE *f)
+{
+    if (rep->title) {
+        fprintf(f, "# ");
+        cell(f, rep->title);
+        fprintf(f, "\n\n");
+    } else if (rep->nruns == 1) {
+        char gpus[256];
+        gpus_words(&rep->runs[0], gpus, sizeof gpus);
+        fprintf(f, "# nvscale report: ");
+        cell(f, rep->runs[0].host ? rep->runs[0].host : "run");
+        if (gpus[0]) fprintf(f, ", %s", gpus);
+        fprintf(f, "\n\n");
+    } else {
+        fprintf(f, "# nvscale report: %d runs side by side\n\n", rep->nruns);
+    }
+    fprintf(f, "Written by `nvscale report` from run.json files; the figures are the runs' own. How to read it: "
+               "docs/report.md.\n\n");
+    if (rep->nruns > 1) legend(rep, f);
+    for (int i = 0; i < rep->nruns; i++) {
+        const nvs_run *r = &rep->runs[i];
+        run_header(rep, i, f);
+        topology_section(r, f);
+        p2p_section(r, f);
+        coll_tables(r, f);
+        scaling_tables(r, f);
+        train_section(r, f);
+        transport_section(r, f);
+        why_section(r, f);
+    }
+    if (rep->nruns > 1) side_by_side(rep, f);
+    plots_section(rep, f);
+    return NVS_OK;
+}

@@ -1,0 +1,168 @@
+/* `nvscale report` of what-if model projections: the efficiency-vs-N curve of every configuration of every
+ * projection file (nvscale model --format json), as a Markdown table and a gnuplot plot. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/log.h"
+#include "core/out_file.h"
+#include "report/report.h"
+
+int nvs_report_is_model(const json_t *doc)
+{
+    const char *schema = json_string_value(json_object_get(doc, "schema"));
+    const char *kind = json_string_value(json_object_get(doc, "kind"));
+    return schema && kind && !strcmp(schema, "nvscale.model/1") && !strcmp(kind, "projection");
+}
+
+static double num(const json_t *o, const char *k) { return json_is_number(json_object_get(o, k)) ? json_number_value(json_object_get(o, k)) : NAN; }
+
+/* Checks what the writers below read, so a hand-edited or truncated projection is refused with the path. */
+static nvs_result_t validate(const json_t *doc, const char *name)
+{
+    json_t *cfgs = json_object_get(doc, "configurations");
+    if (!json_is_array(cfgs) || !json_array_size(cfgs)) {
+        nvs_error("report: %s: configurations: expected a non-empty array", name);
+        return NVS_ERR_INPUT;
+    }
+    size_t i, j;
+    json_t *c, *p;
+    json_array_foreach(cfgs, i, c)
+    {
+        json_t *pts = json_object_get(c, "points");
+        if (!json_is_string(json_object_get(c, "label")) || !json_is_array(pts) || !json_array_size(pts)) {
+            nvs_error("report: %s: configurations[%zu]: needs a label and a non-empty points array", name, i);
+            return NVS_ERR_INPUT;
+        }
+        json_array_foreach(pts, j, p)
+        {
+            if (!json_is_integer(json_object_get(p, "n")) || !isfinite(num(p, "efficiency")) || !isfinite(num(p, "step_us"))) {
+                nvs_error("report: %s: configurations[%zu].points[%zu]: needs integer n, numbers efficiency and step_us",
+                          name, i, j);
+                return NVS_ERR_INPUT;
+            }
+        }
+    }
+    return NVS_OK;
+}
+
+static nvs_result_t write_plot(json_t *const *docs, int n, const char *dir, int *drawn)
+{
+    *drawn = 0;
+    char gnuplot[4096];
+    if (nvs_find_on_path("gnuplot", gnuplot, sizeof gnuplot) != 0) {
+        nvs_warn("gnuplot is not on PATH: plots skipped (the report is written without them)");
+        return NVS_OK;
+    }
+    char path[4300];
+    nvs_outfile dat, gp;
+    snprintf(path, sizeof path, "%s/model_efficiency.dat", dir);
+    NVS_CHECK(nvs_outfile_open(&dat, path));
+    snprintf(path, sizeof path, "%s/model_plots.gp", dir);
+    nvs_result_t res = nvs_outfile_open(&gp, path);
+    if (res != NVS_OK) {
+        nvs_outfile_discard(&dat);
+        return res;
+    }
+    fprintf(gp.f, "# Written by `nvscale report`: `gnuplot model_plots.gp` in this directory redraws the plot.\n"
+                  "set grid\nset key bottom left\nset logscale x 2\nset xlabel 'GPUs (N)'\nset ylabel 'efficiency (%%)'\n"
+                  "set yrange [0:105]\nset title 'what-if model: efficiency vs GPU count'\n");
+    int series = 0;
+    for (int d = 0; d < n; d++) {
+        size_t i, j;
+        json_t *c, *p;
+        json_array_foreach(json_object_get(docs[d], "configurations"), i, c)
+        {
+            fprintf(dat.f, "# %s\n", json_string_value(json_object_get(c, "label")));
+            json_array_foreach(json_object_get(c, "points"), j, p)
+                fprintf(dat.f, "%lld %.4f\n", (long long)json_integer_value(json_object_get(p, "n")), 100 * num(p, "efficiency"));
+            fprintf(dat.f, "\n\n");
+            series++;
+        }
+    }
+    for (int t = 0; t < 2; t++) {
+        fprintf(gp.f, t ? "set terminal svg size 900,520 noenhanced background rgb 'white'\nset output 'model_efficiency.svg.tmp'\n"
+                        : "set terminal pngcairo size 900,520 noenhanced background rgb 'white'\nset output 'model_efficiency.png.tmp'\n");
+        fprintf(gp.f, "plot ");
+        int k = 0;
+        for (int d = 0; d < n; d++) {
+            size_t i;
+            json_t *c;
+            json_array_foreach(json_object_get(docs[d], "configurations"), i, c)
+            {
+                fprintf(gp.f, "%s'model_efficiency.dat' index %d using 1:2 with linespoints title '", k ? ", \\\n     " : "", k);
+                for (const char *s = json_string_value(json_object_get(c, "label")); s && *s; s++)
+                    if (*s != '\'') fputc(*s, gp.f);
+                fprintf(gp.f, "'");
+                k++;
+            }
+        }
+        fprintf(gp.f, "\nunset output\n");
+    }
+    res = nvs_outfile_commit(&dat);
+    if (res == NVS_OK) res = nvs_outfile_commit(&gp);
+    else nvs_outfile_discard(&gp);
+    if (res != NVS_OK || !series) return res;
+    int ok = nvs_plot_run_gnuplot(gnuplot, dir, "model_plots.gp") == 0;
+    static const char *const ext[] = {"png", "svg"};
+    for (int e = 0; e < 2; e++) {
+        char tmp[4300], fin[4300];
+        struct stat st;
+        snprintf(tmp, sizeof tmp, "%s/model_efficiency.%s.tmp", dir, ext[e]);
+        snprintf(fin, sizeof fin, "%s/model_efficiency.%s", dir, ext[e]);
+        if (ok && stat(tmp, &st) == 0 && st.st_size > 0 && rename(tmp, fin) == 0) continue;
+        unlink(tmp);
+        ok = 0;
+    }
+    if (!ok) {
+        nvs_error("report: gnuplot did not draw the model plot (see its messages above)");
+        return NVS_ERR_SYSTEM;
+    }
+    *drawn = 1;
+    return NVS_OK;
+}
+
+nvs_result_t nvs_report_model(json_t *const *docs, const char *const *names, int n, const char *dir,
+                              const char *title, int plots)
+{
+    for (int d = 0; d < n; d++) NVS_CHECK(validate(docs[d], names[d]));
+    int drawn = 0;
+    nvs_result_t plot_res = plots ? write_plot(docs, n, dir, &drawn) : NVS_OK;
+    char path[4300];
+    snprintf(path, sizeof path, "%s/report.md", dir);
+    nvs_outfile o;
+    NVS_CHECK(nvs_outfile_open(&o, path));
+    FILE *f = o.f;
+    fprintf(f, "# %s\n\nWritten by `nvscale report` from what-if model projections (`nvscale model --format json`): "
+               "modelled, not measured. How the model works and where its numbers come from: docs/model.md.\n\n",
+            title ? title : "What-if model: efficiency vs GPU count");
+    for (int d = 0; d < n; d++) {
+        const char *model = json_string_value(json_object_get(docs[d], "model"));
+        fprintf(f, "## `%s`%s%s\n\n", names[d], model ? ": " : "", model ? model : "");
+        size_t i, j;
+        json_t *c, *p;
+        json_array_foreach(json_object_get(docs[d], "configurations"), i, c)
+        {
+            fprintf(f, "### %s\n\n", json_string_value(json_object_get(c, "label")));
+            if (json_is_integer(json_object_get(c, "batch")))
+                fprintf(f, "Batch %lld per GPU (%s).\n\n", (long long)json_integer_value(json_object_get(c, "batch")),
+                        json_string_value(json_object_get(c, "batch_source")) ? json_string_value(json_object_get(c, "batch_source")) : "given");
+            fprintf(f, "| N | step (ms) | exposed communication (ms) | efficiency | bottleneck |\n|---:|---:|---:|---:|---|\n");
+            json_array_foreach(json_object_get(c, "points"), j, p)
+            {
+                const char *bn = json_string_value(json_object_get(p, "bottleneck"));
+                fprintf(f, "| %lld | %.2f | %.2f | %.1f %% | %s |\n", (long long)json_integer_value(json_object_get(p, "n")),
+                        num(p, "step_us") / 1e3, isfinite(num(p, "exposed_comm_us")) ? num(p, "exposed_comm_us") / 1e3 : 0.0,
+                        100 * num(p, "efficiency"), bn ? bn : "");
+            }
+            fprintf(f, "\n");
+        }
+    }
+    if (drawn) fprintf(f, "## Plot\n\n![efficiency vs N](model_efficiency.svg)\n");
+    else fprintf(f, "## Plot\n\n%s\n", plots ? "Not drawn (gnuplot missing or failed)." : "Not requested (--no-plots).");
+    nvs_result_t res = nvs_outfile_commit(&o);
+    if (res == NVS_OK) printf("%s\n", path);
+    return res != NVS_OK ? res : plot_res;
+}

@@ -1,0 +1,79 @@
+/* run.json's "explain" section and the paragraphs under the table: per N, the slowest hop of the best ring over
+ * the GPUs used (topology), what NCCL used (its log), measured busbw against the hop's bound, and the exposed
+ * communication of the training step. The facts come from the finished run.json through the same reader and
+ * the same words `nvscale report` uses, so screen, file and report say the same thing. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "topo/topo.h"
+#include "core/log.h"
+#include "explain/explain.h"
+#include "run/run.h"
+#include "runjson/runjson.h"
+
+/* The ring NCCL can build over these GPUs is at best as fast as its slowest hop: replace the reader's estimate
+ * (consecutive GPUs in rank order) with the best ring's bottleneck when the topology is at hand. */
+static void best_ring(const nvs_ctx *ctx, const nvs_scale_point *pt, nvs_explain_facts *f, nvs_topo_hop *hop)
+{
+    if (!ctx->topo || pt->n < 2) return;
+    int *gpus = malloc((size_t)pt->n * sizeof *gpus);
+    if (!gpus) return;
+    int ok = 1;
+    for (int i = 0; i < pt->n && ok; i++) {
+        gpus[i] = ctx->ranks[pt->ranks[i]].topo_gpu;
+        ok = gpus[i] >= 0;
+    }
+    /* P2P counts as allowed unless NCCL was told not to use it or used something else */
+    int p2p = !(getenv("NCCL_P2P_DISABLE") && atoi(getenv("NCCL_P2P_DISABLE")) == 1) &&
+              (!f->transport[0] || strstr(f->transport, "P2P") != NULL);
+    if (ok && nvs_topo_ring_bound_gbps(ctx->topo, gpus, pt->n, p2p, hop) >= 0) {
+        f->has_hop = 1;
+        f->hop_from_gpu = hop->from_gpu;
+        f->hop_to_gpu = hop->to_gpu;
+        f->hop_class = hop->cls;
+        f->bound_gbps = hop->bound_gbps;
+        f->bound_source = hop->source;
+        const nvs_topo_pair *pr = nvs_topo_pair_at(ctx->topo, hop->from_gpu, hop->to_gpu);
+        f->hop_p2p = pr ? pr->p2p_cuda : -1;
+    }
+    free(gpus);
+}
+
+json_t *nvs_ctx_explain(const nvs_ctx *ctx, json_t *root)
+{
+    nvs_run parsed;
+    char err[512];
+    memset(&parsed, 0, sizeof parsed);
+    if (nvs_run_from_json(root, "run.json", 0, &parsed, err, sizeof err) != NVS_OK) {
+        nvs_warn("no explanation: the run's own run.json did not read back (%s)", err);
+        return NULL;
+    }
+    json_t *arr = json_array();
+    for (int p = 0; arr && p < ctx->npoints; p++) {
+        nvs_explain_facts f;
+        nvs_topo_hop hop;
+        memset(&hop, 0, sizeof hop);
+        nvs_explain_facts_from_run(&parsed, ctx->points[p].n, &f);
+        best_ring(ctx, &ctx->points[p], &f, &hop);
+        json_t *e = nvs_explain_json(&f);
+        if (e) json_array_append_new(arr, e);
+    }
+    nvs_run_free(&parsed);
+    return arr;
+}
+
+void nvs_print_explain(const json_t *explain, FILE *to)
+{
+    size_t i;
+    json_t *e;
+    int first = 1;
+    json_array_foreach(explain, i, e)
+    {
+        const char *t = json_string_value(json_object_get(e, "text"));
+        if (!t || !*t) continue;
+        if (first) fprintf(to, "#\n# Why\n");
+        first = 0;
+        fprintf(to, "#  %s\n", t);
+    }
+}

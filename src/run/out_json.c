@@ -1,0 +1,129 @@
+/* run.json (schema nvscale.run/1, docs/run-json.md): everything a run measured, built with jansson. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "collectives/coll.h"
+#include "run/run.h"
+#include "runjson/runjson_write.h"
+
+/* Sets key to a new value, taking the reference; returns -1 (and frees) on failure so callers can chain. */
+static int put(json_t *o, const char *k, json_t *v)
+{
+    if (!v) return -1;
+    return json_object_set_new(o, k, v);
+}
+
+static json_t *ranks_json(const nvs_ctx *run)
+{
+    json_t *a = json_array();
+    for (int r = 0; a && r < run->rt->size; r++) {
+        const nvs_rank_info *ri = &run->ranks[r];
+        json_t *o = json_pack("{s:i, s:s, s:i, s:i, s:i, s:s, s:s, s:f}", "rank", ri->rank, "host", ri->host, "node",
+                              ri->node, "local_rank", ri->local_rank, "device", ri->device, "gpu", ri->gpu,
+                              "pci_bus_id", ri->pci_bus_id, "memory_bytes", ri->memory_bytes);
+        if (o && ri->topo_gpu >= 0) put(o, "topo_gpu", json_integer(ri->topo_gpu));
+        if (o && ri->cpus_allowed > 0) put(o, "cpus_allowed", json_integer(ri->cpus_allowed));
+        if (!o || json_array_append_new(a, o)) {
+            json_decref(a);
+            return NULL;
+        }
+    }
+    return a;
+}
+
+static json_t *mask_names(unsigned mask, int count, const char *(*name)(int))
+{
+    json_t *a = json_array();
+    for (int i = 0; a && i < count; i++)
+        if (mask & (1u << i)) json_array_append_new(a, json_string(name(i)));
+    return a;
+}
+static const char *tname(int i) { return nvs_dtype_name((nvs_dtype)i); }
+static const char *oname(int i) { return nvs_redop_name((nvs_redop)i); }
+static const char *cname(int i) { return nvs_coll_at(i)->name; }
+
+static json_t *sweep_json(const nvs_config *c)
+{
+    json_t *o = json_pack("{s:I, s:I, s:f, s:I, s:i, s:i, s:i, s:i, s:f, s:i}", "min_bytes", (json_int_t)c->min_bytes,
+                          "max_bytes", (json_int_t)c->max_bytes, "step_factor", c->step_factor, "step_bytes",
+                          (json_int_t)c->step_bytes, "iters", c->iters, "warmup", c->warmup, "check", c->check,
+                          "graph_launches", c->graph_launches, "timeout_s", c->timeout_s, "root", c->root);
+    if (!o) return NULL;
+    put(o, "types", mask_names(c->types_mask, NVS_DTYPE_COUNT, tname));
+    put(o, "ops", mask_names(c->ops_mask, NVS_OP_COUNT, oname));
+    put(o, "collectives", mask_names(c->colls_mask, nvs_coll_count(), cname));
+    put(o, "inplace", json_string(c->inplace_mask == (NVS_INPLACE_IN | NVS_INPLACE_OUT) ? "both"
+                                  : c->inplace_mask == NVS_INPLACE_IN                   ? "in"
+                                                                                         : "out"));
+    return o;
+}
+
+static json_t *scaling_json(const nvs_ctx *run)
+{
+    json_t *a = json_array();
+    for (int p = 0; a && p < run->npoints; p++) {
+        json_t *ranks = json_array(), *gpus = json_array();
+        for (int i = 0; i < run->points[p].n; i++) {
+            int r = run->points[p].ranks[i];
+            json_array_append_new(ranks, json_integer(r));
+            if (run->ranks && run->ranks[r].topo_gpu >= 0) json_array_append_new(gpus, json_integer(run->ranks[r].topo_gpu));
+        }
+        json_t *o = json_pack("{s:i, s:o, s:o}", "n", run->points[p].n, "ranks", ranks, "gpus", gpus);
+        if (!o || json_array_append_new(a, o)) {
+            json_decref(a);
+            return NULL;
+        }
+    }
+    return a;
+}
+
+static json_t *rows_json(const nvs_ctx *run)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; a && i < run->rows.n; i++) {
+        const nvs_coll_row *r = &run->rows.v[i];
+        json_t *o = json_pack("{s:s, s:i, s:s, s:s, s:i, s:b, s:I, s:I, s:i, s:b, s:{s:f, s:f, s:f}, s:i, s:f, s:f}",
+                              "collective", nvs_coll_at(r->coll)->name, "n", r->n, "type", nvs_dtype_name(r->type),
+                              "op", r->op < 0 ? "none" : nvs_redop_name((nvs_redop)r->op), "root", r->root,
+                              "inplace", r->inplace, "bytes", (json_int_t)r->bytes, "count", (json_int_t)r->count,
+                              "iters", r->iters, "graph", r->graph_launches > 0, "time_us", "min", r->t_min_us, "avg",
+                              r->t_avg_us, "max", r->t_max_us, "slowest_rank", r->slowest_rank, "algbw_gbps",
+                              r->algbw_gbps, "busbw_gbps", r->busbw_gbps);
+        if (!o) {
+            json_decref(a);
+            return NULL;
+        }
+        if (r->graph_launches) put(o, "graph_launches", json_integer(r->graph_launches));
+        put(o, "wrong", r->wrong < 0 ? json_null() : json_integer(r->wrong));
+        if (r->wrong > 0) {
+            put(o, "wrong_rank", json_integer(r->wrong_rank));
+            put(o, "first_wrong_element", json_integer((json_int_t)r->first_wrong));
+        }
+        json_array_append_new(a, o);
+    }
+    return a;
+}
+
+json_t *nvs_ctx_to_json(const nvs_ctx *run, nvs_result_t status, double duration_s)
+{
+    const nvs_config *cfg = run->cfg;
+    nvs_rj_head h = {.subcommand = cfg->subcommand, .argc = cfg->argc, .argv = cfg->argv, .launcher = run->launcher,
+                     .backend = run->backend.ops ? run->backend.ops->name : "none", .started_utc = run->started_utc,
+                     .host = run->rt->host, .versions = &run->versions};
+    json_t *root = nvs_rj_doc_new(&h);
+    if (!root) return NULL;
+    put(root, "duration_s", json_real(duration_s));
+    put(root, "world", json_pack("{s:i, s:i}", "size", run->rt->size, "nodes", run->rt->nnodes));
+    if (run->ranks) put(root, "ranks", ranks_json(run));
+    if (run->topology) json_object_set(root, "topology", run->topology);
+    if (strcmp(cfg->subcommand, "train")) put(root, "sweep", sweep_json(cfg));
+    put(root, "scaling", scaling_json(run));
+    put(root, "collectives", rows_json(run)); /* always present (empty for `train`): readers can rely on it */
+    if (run->transports) json_object_set(root, "transports", run->transports);
+    if (run->train) json_object_set(root, "train", run->train);
+    long long wrong = 0;
+    for (size_t i = 0; i < run->rows.n; i++)
+        if (run->rows.v[i].wrong > 0) wrong += run->rows.v[i].wrong;
+    nvs_rj_set_result(root, status, wrong);
+    return root;
+}

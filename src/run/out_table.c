@@ -1,0 +1,137 @@
+/* The table a nccl-tests user reads at once: one block per collective, GPU count, type and operation; sizes
+ * down, out-of-place and in-place side by side, same columns and units as nccl-tests (time in us of the slowest
+ * rank, algbw/busbw in GB/s with GB = 1e9, #wrong summed over ranks). */
+#include <stdio.h>
+#include <string.h>
+
+#include "collectives/coll.h"
+#include "run/run.h"
+
+static void fmt_time(double us, char *buf, size_t len)
+{
+    /* nccl-tests' precision: 2 decimals below 10 ms, 1 below 100 ms, none above */
+    if (us < 1e4) snprintf(buf, len, "%.2f", us);
+    else if (us < 1e5) snprintf(buf, len, "%.1f", us);
+    else snprintf(buf, len, "%.0f", us);
+}
+
+static void side(FILE *to, const nvs_coll_row *r)
+{
+    if (!r) {
+        fprintf(to, "  %7s  %6s  %6s  %6s", "-", "-", "-", "n/a");
+        return;
+    }
+    char t[32], w[32];
+    fmt_time(r->t_max_us, t, sizeof t);
+    if (r->wrong < 0) snprintf(w, sizeof w, "skip");
+    else snprintf(w, sizeof w, "%lld", r->wrong);
+    fprintf(to, "  %7s  %6.2f  %6.2f  %6s", t, r->algbw_gbps, r->busbw_gbps, w);
+}
+
+static const nvs_coll_row *find(const nvs_ctx *run, const nvs_coll_row *like, int inplace)
+{
+    for (size_t i = 0; i < run->rows.n; i++) {
+        const nvs_coll_row *q = &run->rows.v[i];
+        if (q->coll == like->coll && q->n == like->n && q->type == like->type && q->op == like->op &&
+            q->bytes == like->bytes && q->inplace == inplace)
+            return q;
+    }
+    return NULL;
+}
+
+static void ranks_line(const nvs_ctx *run, int n, FILE *to)
+{
+    for (int p = 0; p < run->npoints; p++) {
+        if (run->points[p].n != n) continue;
+        fprintf(to, "#  ranks:");
+        for (int i = 0; i < n && i < 16; i++) {
+            int r = run->points[p].ranks[i];
+            fprintf(to, " %d[%s%s%s]", r, run->ranks ? run->ranks[r].host : "", run->ranks ? ":" : "",
+                    run->ranks ? run->ranks[r].pci_bus_id : "");
+        }
+        if (n > 16) fprintf(to, " ... (%d more)", n - 16);
+        fputc('\n', to);
+    }
+}
+
+void nvs_print_table(const nvs_ctx *run, FILE *to)
+{
+    const nvs_config *cfg = run->cfg;
+    fprintf(to, "# nvscale %s  %s  backend %s  launcher %s  %d rank%s\n", NVS_VERSION, cfg->subcommand,
+            run->have_backend || run->backend.ops ? run->backend.ops->name : "?", run->launcher, run->rt->size,
+            run->rt->size > 1 ? "s" : "");
+    if (run->ranks)
+        for (int r = 0; r < run->rt->size && r < 64; r++)
+            fprintf(to, "#  Rank %3d on %16s device %2d [%s] %s\n", r, run->ranks[r].host, run->ranks[r].device,
+                    run->ranks[r].pci_bus_id, run->ranks[r].gpu);
+    for (size_t i = 0; i < run->rows.n; i++) {
+        const nvs_coll_row *r = &run->rows.v[i];
+        /* a block starts at the first row of its (collective, N, type, op) */
+        int first = 1;
+        for (size_t j = 0; j < i && first; j++) {
+            const nvs_coll_row *q = &run->rows.v[j];
+            if (q->coll == r->coll && q->n == r->n && q->type == r->type && q->op == r->op) first = 0;
+        }
+        if (!first) continue;
+        const nvs_coll *c = nvs_coll_at(r->coll);
+        const char *unit = run->backend.ops && !strcmp(run->backend.ops->name, "nccl") ? "GPU" : "rank";
+        fprintf(to, "#\n# %s on %d %s%s%s\n", c->name, r->n, unit, r->n > 1 ? "s" : "",
+                r->graph_launches ? "  (CUDA graph launches)" : "");
+        ranks_line(run, r->n, to);
+        /* centred over the two 33-column halves that start at column 52 and 85 */
+        fprintf(to, "#%*s%s%*s%s\n", 61, "", "out-of-place", 23, "", "in-place");
+        fprintf(to, "#%11s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s\n", "size", "count", "type",
+                "redop", "root", "time", "algbw", "busbw", "#wrong", "time", "algbw", "busbw", "#wrong");
+        fprintf(to, "#%11s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s\n", "(B)", "(elements)", "",
+                "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "");
+        double bw_sum = 0;
+        int bw_n = 0;
+        long long wrong = 0;
+        int unchecked = 0;
+        for (size_t j = i; j < run->rows.n; j++) {
+            const nvs_coll_row *q = &run->rows.v[j];
+            if (q->coll != r->coll || q->n != r->n || q->type != r->type || q->op != r->op) continue;
+            const nvs_coll_row *out = find(run, q, 0), *in = find(run, q, 1);
+            if (q != (out ? out : in)) continue; /* print each size once */
+            const nvs_coll_row *any = out ? out : in;
+            fprintf(to, "%12zu  %12zu  %8s  %6s  %6d", any->bytes, any->count, nvs_dtype_name(any->type),
+                    any->op < 0 ? "none" : nvs_redop_name((nvs_redop)any->op), any->root);
+            side(to, out);
+            side(to, in);
+            fputc('\n', to);
+            for (int k = 0; k < 2; k++) {
+                const nvs_coll_row *x = k ? in : out;
+                if (!x) continue;
+                bw_sum += x->busbw_gbps;
+                bw_n++;
+                if (x->wrong > 0) wrong += x->wrong;
+                if (x->wrong < 0) unchecked = 1;
+            }
+        }
+        if (unchecked)
+            fprintf(to, "# Wrong elements     : not checked (-c 0)\n");
+        else
+            fprintf(to, "# Wrong elements     : %lld %s\n", wrong, wrong ? "FAILED" : "OK");
+        fprintf(to, "# Avg bus bandwidth  : %.3f GB/s\n", bw_n ? bw_sum / bw_n : 0.0);
+    }
+}
+
+nvs_result_t nvs_print_csv(const nvs_ctx *run, FILE *to)
+{
+    if (fprintf(to, "collective,n,type,op,root,inplace,bytes,count,iters,graph_launches,time_us_min,time_us_avg,"
+                    "time_us_max,slowest_rank,algbw_gbps,busbw_gbps,wrong\n") < 0)
+        return NVS_ERR_SYSTEM;
+    for (size_t i = 0; i < run->rows.n; i++) {
+        const nvs_coll_row *r = &run->rows.v[i];
+        char wrong[32];
+        if (r->wrong < 0) wrong[0] = '\0';
+        else snprintf(wrong, sizeof wrong, "%lld", r->wrong);
+        if (fprintf(to, "%s,%d,%s,%s,%d,%d,%zu,%zu,%d,%d,%.3f,%.3f,%.3f,%d,%.4f,%.4f,%s\n",
+                    nvs_coll_at(r->coll)->name, r->n, nvs_dtype_name(r->type),
+                    r->op < 0 ? "none" : nvs_redop_name((nvs_redop)r->op), r->root, r->inplace, r->bytes, r->count,
+                    r->iters, r->graph_launches, r->t_min_us, r->t_avg_us, r->t_max_us, r->slowest_rank,
+                    r->algbw_gbps, r->busbw_gbps, wrong) < 0)
+            return NVS_ERR_SYSTEM;
+    }
+    return ferror(to) ? NVS_ERR_SYSTEM : NVS_OK;
+}

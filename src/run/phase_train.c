@@ -1,0 +1,266 @@
+/* The training-step phase of the run flow: load the profile (rank 0 reads, everyone gets the layers), plan,
+ * refuse what does not fit, then at every N time the full step, the compute-only step and the all-reduces
+ * alone through the train layer's step driver; rank 0 assembles run.json's "train" section. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collectives/coll.h"
+#include "core/log.h"
+#include "core/metrics.h"
+#include "run/phases.h"
+#include "run/run.h"
+#include "train/train.h"
+#include "train/train_exec.h"
+
+/* The profile's text travels from rank 0 so that a user's file need exist only where rank 0 runs. */
+static nvs_result_t load_profile(nvs_ctx *run, nvs_profile *p)
+{
+    char err[512] = "";
+    nvs_result_t res = NVS_OK;
+    if (run->rt->rank == 0) {
+        res = nvs_profile_load(run->cfg->model, p, err, sizeof err);
+        if (res != NVS_OK) nvs_error("%s", err);
+    }
+    double ok = res == NVS_OK;
+    NVS_CHECK(nvs_allreduce_f64(run->rt, &ok, 1, NVS_RT_MIN, "loading the model profile"));
+    if (!ok) return res != NVS_OK ? res : NVS_ERR_INPUT;
+    /* ship the parsed layers: a fixed header and the layer array */
+    struct {
+        char name[64], source[256], sample[128];
+        int default_batch, nlayers;
+    } hdr;
+    memset(&hdr, 0, sizeof hdr);
+    if (run->rt->rank == 0) {
+        memcpy(hdr.name, p->name, sizeof hdr.name);
+        memcpy(hdr.source, p->source, sizeof hdr.source);
+        memcpy(hdr.sample, p->sample, sizeof hdr.sample);
+        hdr.default_batch = p->default_batch;
+        hdr.nlayers = p->nlayers;
+    }
+    NVS_CHECK(nvs_bcast(run->rt, &hdr, sizeof hdr, 0, "model profile"));
+    if (run->rt->rank != 0) {
+        memset(p, 0, sizeof *p);
+        memcpy(p->name, hdr.name, sizeof p->name);
+        memcpy(p->source, hdr.source, sizeof p->source);
+        memcpy(p->sample, hdr.sample, sizeof p->sample);
+        p->default_batch = hdr.default_batch;
+        p->nlayers = hdr.nlayers;
+        p->layers = calloc((size_t)hdr.nlayers, sizeof *p->layers);
+        if (!p->layers) return NVS_ERR_NOMEM;
+    }
+    NVS_CHECK(nvs_bcast(run->rt, p->layers, (size_t)hdr.nlayers * sizeof *p->layers, 0, "model profile layers"));
+    p->total_params = p->fwd_flops_per_sample = 0;
+    for (int l = 0; l < p->nlayers; l++) {
+        p->total_params += p->layers[l].params;
+        p->fwd_flops_per_sample += nvs_layer_fwd_flops(&p->layers[l]);
+    }
+    return NVS_OK;
+}
+
+static int member_of(const nvs_scale_point *pt, int rank)
+{
+    for (int i = 0; i < pt->n; i++)
+        if (pt->ranks[i] == rank) return 1;
+    return 0;
+}
+
+/* Time of the buckets' all-reduces predicted from this run's all_reduce sweep at the same N (out-of-place,
+ * sum, the gradient type); -1 when the sweep did not measure it. */
+static double predicted_comm(const nvs_ctx *run, const nvs_train_plan *pl, int n)
+{
+    nvs_dtype want = pl->grad_bf16 ? NVS_BF16 : NVS_FLOAT;
+    double sizes[4096], times[4096];
+    int k = 0;
+    int ar = nvs_coll_index(&nvs_coll_all_reduce);
+    for (size_t i = 0; i < run->rows.n && k < 4096; i++) {
+        const nvs_coll_row *r = &run->rows.v[i];
+        if (r->coll != ar || r->n != n || r->inplace || r->type != want || r->op != NVS_SUM) continue;
+        sizes[k] = (double)r->bytes;
+        times[k] = r->t_max_us;
+        k++;
+    }
+    if (k < 2) return -1;
+    double total = 0;
+    for (int b = 0; b < pl->nbuckets; b++) total += nvs_predict_allreduce_us(sizes, times, k, (double)pl->buckets[b].bytes);
+    return total;
+}
+
+struct train_point {
+    int n;
+    double step_us, compute_us, comm_us, no_gemm_us; /* no_gemm_us: first N only, else < 0 */
+    int slowest_rank;
+};
+
+static json_t *train_json(const nvs_ctx *run, const nvs_profile *p, const nvs_train_plan *pl, double free_min,
+                          const struct train_point *pts, int npts)
+{
+    const nvs_config *cfg = run->cfg;
+    json_t *o = json_pack("{s:s, s:s, s:s, s:f, s:f, s:i, s:s, s:s, s:I, s:I, s:f, s:f}", "model", p->name, "source",
+                          p->source, "sample", p->sample, "params", p->total_params, "fwd_gflops_per_sample",
+                          p->fwd_flops_per_sample / 1e9, "batch", pl->batch, "precision",
+                          nvs_precision_name(pl->precision), "grad_type", pl->grad_bf16 ? "bf16" : "fp32",
+                          "bucket_first_bytes", (json_int_t)cfg->bucket_first_bytes, "bucket_cap_bytes",
+                          (json_int_t)cfg->bucket_cap_bytes, "step_gflops", pl->step_flops / 1e9, "layers",
+                          (double)p->nlayers);
+    if (!o) return NULL;
+    json_t *bk = json_array();
+    for (int b = 0; b < pl->nbuckets; b++)
+        json_array_append_new(bk, json_pack("{s:I, s:i, s:i}", "bytes", (json_int_t)pl->buckets[b].bytes,
+                                            "first_layer", pl->buckets[b].first_layer, "last_layer",
+                                            pl->buckets[b].last_layer));
+    json_object_set_new(o, "buckets", bk);
+    /* a user's profile file, as given: `nvscale model --calibrate` reloads the layers from it */
+    if (strchr(cfg->model, '/') || strstr(cfg->model, ".prof")) json_object_set_new(o, "profile_file", json_string(cfg->model));
+    json_object_set_new(o, "memory",
+                        json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "needed_bytes", pl->total_bytes,
+                                  "free_bytes", free_min, "weight_bytes", pl->weight_bytes, "master_bytes",
+                                  pl->master_bytes, "grad_bytes", pl->grad_bytes, "activation_bytes", pl->act_bytes,
+                                  "workspace_bytes", pl->workspace_bytes));
+    json_object_set_new(o, "steps", json_integer(cfg->steps));
+    json_object_set_new(o, "warmup_steps", json_integer(cfg->warmup_steps));
+    double step1 = -1;
+    int ref_n = npts ? pts[0].n : 1;
+    for (int i = 0; i < npts; i++)
+        if (pts[i].n == ref_n) step1 = pts[i].step_us;
+    json_t *res = json_array();
+    for (int i = 0; i < npts; i++) {
+        const struct train_point *t = &pts[i];
+        /* weak scaling: per-GPU batch fixed; relative to the smallest N measured (1 unless --gpus says else) */
+        double eff = nvs_scaling_efficiency(step1, t->step_us);
+        json_t *r = json_pack("{s:i, s:f, s:f, s:f, s:f, s:f, s:f, s:i}", "n", t->n, "step_us", t->step_us,
+                              "compute_us", t->compute_us, "comm_us", t->comm_us, "exposed_comm_us",
+                              fmax(0.0, t->step_us - t->compute_us), "samples_per_s",
+                              t->step_us > 0 ? t->n * (double)pl->batch / (t->step_us * 1e-6) : 0.0, "efficiency",
+                              eff, "slowest_rank", t->slowest_rank);
+        json_t *g = json_array();
+        for (int pi = 0; pi < run->npoints; pi++)
+            if (run->points[pi].n == t->n)
+                for (int k = 0; k < t->n; k++) {
+                    int rk = run->points[pi].ranks[k];
+                    json_array_append_new(g, json_integer(run->ranks[rk].topo_gpu >= 0 ? run->ranks[rk].topo_gpu : rk));
+                }
+        json_object_set_new(r, "gpus", g);
+        json_object_set_new(r, "efficiency_reference_n", json_integer(ref_n));
+        /* where the compute time goes: the same step without its GEMMs (memory-bound passes + optimizer) */
+        if (t->no_gemm_us > 0) {
+            json_object_set_new(r, "no_gemm_us", json_real(t->no_gemm_us));
+            json_object_set_new(r, "gemm_us", json_real(fmax(0.0, t->compute_us - t->no_gemm_us)));
+            json_object_set_new(r, "gemm_tflops", json_real(t->compute_us > t->no_gemm_us
+                                                                ? pl->step_flops / ((t->compute_us - t->no_gemm_us) * 1e-6) / 1e12
+                                                                : 0.0));
+        }
+        double pred = predicted_comm(run, pl, t->n);
+        json_object_set_new(r, "predicted_comm_us", pred >= 0 ? json_real(pred) : json_null());
+        json_array_append_new(res, r);
+    }
+    json_object_set_new(o, "results", res);
+    return o;
+}
+
+nvs_result_t nvs_phase_train(nvs_ctx *run)
+{
+    const nvs_config *cfg = run->cfg;
+    nvs_rt *rt = run->rt;
+    nvs_profile prof = {0};
+    nvs_train_plan plan = {0};
+    nvs_train_exec x = {0};
+    struct train_point *pts = NULL;
+    int have_exec = 0;
+    nvs_result_t res = load_profile(run, &prof);
+    if (res != NVS_OK) goto out;
+    int batch = cfg->batch ? cfg->batch : prof.default_batch;
+    if (batch < 1) batch = 1;
+    NVS_CHECK_GOTO(nvs_train_plan_make(&prof, batch, cfg->precision, cfg->grad_bf16, cfg->bucket_first_bytes,
+                                       cfg->bucket_cap_bytes, &plan),
+                   res, out);
+    x.plan = &plan;
+    x.backend = &run->backend;
+    res = !strcmp(run->backend.ops->name, "nccl") ? nvs_train_exec_gpu(&x) : nvs_train_exec_host(&x);
+    if (res != NVS_OK) goto out;
+    have_exec = 1; /* teardown frees whatever setup got to */
+
+    /* refuse up front what does not fit, naming the bytes needed and available */
+    double free_bytes = 0;
+    NVS_CHECK_GOTO(x.ops->memory(&x, &free_bytes), res, out);
+    double fits = plan.total_bytes <= free_bytes * 0.95; /* 5% headroom: NCCL and cuBLAS allocate too */
+    if (!fits) {
+        char need[32], have[32];
+        snprintf(need, sizeof need, "%.2f GiB", plan.total_bytes / 1073741824.0);
+        snprintf(have, sizeof have, "%.2f GiB", free_bytes / 1073741824.0);
+        nvs_error("%s at batch %d (%s) needs %s per %s (weights %.2f, fp32 state %.2f, gradients %.2f, "
+                  "activations %.2f, workspace %.2f GiB) but %s has %s free: lower --batch",
+                  prof.name, batch, nvs_precision_name(cfg->precision), need, x.ops->name, plan.weight_bytes / 1073741824.0,
+                  plan.master_bytes / 1073741824.0, plan.grad_bytes / 1073741824.0, plan.act_bytes / 1073741824.0,
+                  plan.workspace_bytes / 1073741824.0, run->backend.pci_bus_id[0] ? run->backend.pci_bus_id : "this host", have);
+    }
+    double all_fit = fits, free_min = free_bytes;
+    NVS_CHECK_GOTO(nvs_allreduce_f64(rt, &all_fit, 1, NVS_RT_MIN, "training memory check"), res, out);
+    NVS_CHECK_GOTO(nvs_allreduce_f64(rt, &free_min, 1, NVS_RT_MIN, "training memory check"), res, out);
+    if (!all_fit) {
+        res = NVS_ERR_USAGE;
+        goto out;
+    }
+    NVS_CHECK_GOTO(x.ops->setup(&x), res, out);
+
+    pts = calloc((size_t)run->npoints, sizeof *pts);
+    if (!pts) {
+        res = NVS_ERR_NOMEM;
+        goto out;
+    }
+    for (int i = 0; i < run->npoints; i++) {
+        const nvs_scale_point *pt = &run->points[i];
+        nvs_comm *c = NULL;
+        int member = member_of(pt, rt->rank);
+        NVS_CHECK_GOTO(run->backend.ops->comm_split(&run->backend, member, &c), res, out);
+        double mine[4] = {-1, -1, -1, -1};
+        if (member) {
+            x.comm = c;
+            x.nranks = pt->n;
+            res = nvs_train_time_steps(&x, NVS_STEP_FULL, cfg->warmup_steps, cfg->steps, pt->n, &mine[0]);
+            if (res == NVS_OK) res = nvs_train_time_steps(&x, NVS_STEP_COMPUTE, 2, cfg->steps, pt->n, &mine[1]);
+            if (res == NVS_OK) res = nvs_train_time_steps(&x, NVS_STEP_COMM, 2, cfg->steps, pt->n, &mine[2]);
+            if (res == NVS_OK && i == 0) res = nvs_train_time_steps(&x, NVS_STEP_NO_GEMM, 2, cfg->steps, pt->n, &mine[3]);
+            x.comm = NULL;
+        }
+        run->backend.ops->comm_free(&run->backend, c);
+        if (res != NVS_OK) goto out;
+        nvs_progress_done();
+        double *all = malloc((size_t)rt->size * 4 * sizeof *all);
+        if (!all) {
+            res = NVS_ERR_NOMEM;
+            goto out;
+        }
+        res = nvs_allgather(rt, mine, all, sizeof mine, "gathering step times");
+        if (res == NVS_OK) {
+            pts[i].n = pt->n;
+            pts[i].slowest_rank = -1;
+            pts[i].no_gemm_us = -1;
+            for (int r = 0; r < rt->size; r++) {
+                const double *a = &all[4 * r];
+                if (a[0] < 0) continue;
+                if (a[0] > pts[i].step_us) {
+                    pts[i].step_us = a[0];
+                    pts[i].slowest_rank = r;
+                }
+                pts[i].compute_us = fmax(pts[i].compute_us, a[1]);
+                pts[i].comm_us = fmax(pts[i].comm_us, a[2]);
+                pts[i].no_gemm_us = fmax(pts[i].no_gemm_us, a[3]);
+            }
+            nvs_info("train %s N=%d: step %.2f ms, compute %.2f ms, comm %.2f ms", prof.name, pt->n,
+                     pts[i].step_us / 1e3, pts[i].compute_us / 1e3, pts[i].comm_us / 1e3);
+        }
+        free(all);
+        if (res != NVS_OK) goto out;
+    }
+    if (rt->rank == 0) {
+        run->train = train_json(run, &prof, &plan, free_min, pts, run->npoints);
+        if (!run->train) res = NVS_ERR_NOMEM;
+    }
+out:
+    if (have_exec) x.ops->teardown(&x);
+    free(pts);
+    nvs_train_plan_free(&plan);
+    nvs_profile_free(&prof);
+    return res;
+}

@@ -1,0 +1,24 @@
+/* The phases of a measuring run that build on other layers (topology, training step, NCCL log), kept out of
+ * cmd_run.c so the flow reads as a list of steps. Each is called on every rank. */
+#ifndef NVS_PHASES_H
+#define NVS_PHASES_H
+
+#include <stdio.h>
+
+#include "run/run.h"
+
+/* Checks of the request that need no runtime (model profile readable, ...): exit 2 material. */
+nvs_result_t nvs_phase_validate(const nvs_config *cfg);
+/* The world ranks that make up the N-GPU communicator (--placement). */
+nvs_result_t nvs_phase_place(nvs_ctx *run, int n, int *ranks);
+/* Topology of every host, gathered to rank 0 (run->topology). */
+nvs_result_t nvs_phase_topology(nvs_ctx *run);
+/* The synthetic training step at every N (run->train). */
+nvs_result_t nvs_phase_train(nvs_ctx *run);
+/* Which transport NCCL used per N, from its INFO log (run->transports). */
+nvs_result_t nvs_phase_transports(nvs_ctx *run);
+/* Scaling summary and explanation under the table (rank 0). */
+void nvs_phase_print_summary(const nvs_ctx *run, FILE *to);
+void nvs_phase_cleanup(nvs_ctx *run);
+
+#endif

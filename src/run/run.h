@@ -1,0 +1,62 @@
+/* The state of one measuring run on one rank: what was asked, where it runs, what it measured. Built up by the
+ * phases in cmd_run.c (backend, topology, sweeps per GPU count, training step), then turned into run.json and
+ * tables by rank 0 (out_*.c). */
+#ifndef NVS_RUN_H
+#define NVS_RUN_H
+
+#include <jansson.h>
+
+#include "collectives/backend.h"
+#include "core/config.h"
+#include "collectives/rows.h"
+#include "runtime/runtime.h"
+#include "core/version.h"
+
+/* What each rank reports about itself (gathered to everyone). Fixed-size: it travels through allgather. */
+typedef struct {
+    int rank, node, local_rank, device;
+    char host[64];
+    char gpu[256];
+    char pci_bus_id[32];
+    double memory_bytes;
+    int topo_gpu; /* index into the topology's GPU list, -1 if unknown */
+    int cpus_allowed; /* CPUs this process may run on (sched_getaffinity); 1 = bound to one core */
+} nvs_rank_info;
+
+/* One GPU count of the scaling plan. */
+typedef struct {
+    int n;
+    int *ranks; /* world ranks taking part, in communicator order */
+} nvs_scale_point;
+
+typedef struct nvs_ctx {
+    const nvs_config *cfg;
+    nvs_rt *rt;
+    nvs_backend backend;
+    int have_backend;
+    nvs_versions versions;
+    nvs_rank_info *ranks; /* [world size] */
+    nvs_scale_point *points;
+    int npoints;
+    nvs_coll_rows rows;
+    struct nvs_topology *topo; /* every rank: all hosts' topology (NULL if it could not be discovered) */
+    json_t *topology; /* rank 0: topology section of run.json (NULL if not discovered) */
+    json_t *transports; /* rank 0: per-N transports from NCCL's log */
+    json_t *train;    /* rank 0: the training step's section */
+    char out_dir[NVS_PATH_MAX];
+    char nccl_log_dir[NVS_PATH_MAX];
+    int nccl_log_tmp; /* log directory is a temporary one (--no-save): removed at the end */
+    char started_utc[32];
+    double t_start;
+    const char *launcher;
+} nvs_ctx;
+
+/* Writers (rank 0). */
+json_t *nvs_ctx_to_json(const nvs_ctx *run, nvs_result_t status, double duration_s);
+void nvs_print_table(const nvs_ctx *run, FILE *to);
+nvs_result_t nvs_print_csv(const nvs_ctx *run, FILE *to);
+/* "explain" entries per N from the finished run.json (rank 0); NULL when they cannot be made. */
+json_t *nvs_ctx_explain(const nvs_ctx *ctx, json_t *root);
+void nvs_print_explain(const json_t *explain, FILE *to);
+
+#endif

@@ -1,0 +1,331 @@
+/* The run flow of the measuring subcommands run / coll / train. One flow, phases switched on by the subcommand:
+ *   coll   backend -> collective sweeps at the world size (or --gpus) -> table, run.json
+ *   run    backend -> topology -> sweeps at N = 1, 2, 4, .. world -> training step if --model -> explain
+ *   train  backend -> topology -> training step at N = 1, 2, 4, .. world
+ * Every rank runs run_rank(); rank 0 writes the outputs. */
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/clock.h"
+#include "collectives/sweep.h"
+#include "core/log.h"
+#include "core/out_file.h"
+#include "run/phases.h"
+#include "run/run.h"
+#include "run/run_flow.h"
+#include "runjson/runjson_write.h"
+
+struct run_request {
+    nvs_config cfg;
+    nvs_backend_kind backend;
+    const char *launcher;
+    char out_dir[NVS_PATH_MAX]; /* decided before launch */
+    char nccl_log_dir[NVS_PATH_MAX]; /* one-process case: set up before the threads start */
+    int nccl_log_tmp;
+};
+
+/* Point NCCL's INFO log at a file of ours before NCCL's first call in this process (NCCL reads NCCL_DEBUG*
+ * once). Transport attribution parses it afterwards. Left alone when the user set NCCL_DEBUG. `rank` >= 0 names
+ * the file after the rank (one process per rank); -1 lets NCCL name it by host and pid (one process, many
+ * GPUs). Called while the process has a single thread: setenv is not safe beside other threads' getenv. */
+static nvs_result_t setup_nccl_log(const nvs_config *cfg, const char *out_dir, int rank, char *dir, size_t len,
+                                   int *is_tmp)
+{
+    dir[0] = '\0';
+    *is_tmp = 0;
+    if (!cfg->nccl_log) return NVS_OK;
+    if (getenv("NCCL_DEBUG")) {
+        if (rank <= 0)
+            nvs_warn("NCCL_DEBUG is set by the user: nvscale leaves NCCL's log alone, and cannot say which "
+                     "transport NCCL used");
+        return NVS_OK;
+    }
+    if (cfg->save && out_dir[0]) {
+        snprintf(dir, len, "%s/nccl-logs", out_dir);
+    } else {
+        snprintf(dir, len, "/tmp/nvscale-nccl-%ld", (long)getpid());
+        *is_tmp = 1;
+    }
+    NVS_CHECK(nvs_mkdir_p(dir));
+    char file[NVS_PATH_MAX + 64];
+    if (rank >= 0)
+        snprintf(file, sizeof file, "%s/nccl.rank%d.log", dir, rank);
+    else
+        snprintf(file, sizeof file, "%s/nccl.%%h.%%p.log", dir);
+    /* INIT covers the channel/transport lines (NCCL logs them as INIT|P2P, INIT|SHM, INIT|NET) */
+    if (setenv("NCCL_DEBUG", "INFO", 1) || setenv("NCCL_DEBUG_FILE", file, 1) ||
+        (!getenv("NCCL_DEBUG_SUBSYS") && setenv("NCCL_DEBUG_SUBSYS", "INIT,ENV", 1))) {
+        nvs_error("setenv NCCL_DEBUG_FILE: %s", strerror(errno));
+        return NVS_ERR_SYSTEM;
+    }
+    return NVS_OK;
+}
+
+static nvs_result_t gather_rank_info(nvs_ctx *run)
+{
+    nvs_rt *rt = run->rt;
+    nvs_rank_info me = {.rank = rt->rank, .node = rt->node, .local_rank = rt->local_rank, .device = rt->device,
+                        .topo_gpu = -1};
+    snprintf(me.host, sizeof me.host, "%s", rt->host);
+    snprintf(me.gpu, sizeof me.gpu, "%s", run->backend.device_name);
+    snprintf(me.pci_bus_id, sizeof me.pci_bus_id, "%s", run->backend.pci_bus_id);
+    me.memory_bytes = (double)run->backend.device_memory_bytes;
+    cpu_set_t set;
+    me.cpus_allowed = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : -1;
+    /* NCCL runs proxy and network threads beside the launching thread; confined to one core with it (mpirun's
+     * default --bind-to core for -np <= 2), network transports slow down several-fold (seen here: NET/Socket
+     * all_reduce at 0.45 instead of 3.4 GB/s on 2x H200) */
+    if (me.cpus_allowed == 1 && !strcmp(run->backend.ops->name, "nccl"))
+        nvs_warn("rank %d is bound to a single CPU core: NCCL's proxy and network threads share it with the "
+                 "launching thread. Bind to more (mpirun --bind-to numa, or --bind-to none; srun --cpu-bind=none)",
+                 run->rt->rank);
+    run->ranks = calloc((size_t)rt->size, sizeof *run->ranks);
+    if (!run->ranks) return NVS_ERR_NOMEM;
+    return nvs_allgather(rt, &me, run->ranks, sizeof me, "gathering rank information");
+}
+
+/* GPU counts to measure: --gpus, or 1, 2, 4, .. below the world size and the world size itself ("coll": the
+ * world size only, as nccl-tests). */
+static nvs_result_t plan_counts(nvs_ctx *run, int all_counts)
+{
+    const nvs_config *cfg = run->cfg;
+    int world = run->rt->size;
+    int counts[NVS_MAX_GPU_COUNTS + 32] = {0}, n = 0;
+    if (cfg->n_gpu_counts) {
+        for (int i = 0; i < cfg->n_gpu_counts; i++) {
+            if (cfg->gpu_counts[i] > world) {
+                if (run->rt->rank == 0)
+                    fprintf(stderr, "nvscale: invalid value '%d' in --gpus: only %d rank%s (GPU%s) in this run\n",
+                            cfg->gpu_counts[i], world, world > 1 ? "s" : "", world > 1 ? "s" : "");
+                return NVS_ERR_USAGE;
+            }
+            counts[n++] = cfg->gpu_counts[i];
+        }
+    } else if (all_counts) {
+        for (int k = 1; k < world; k *= 2) counts[n++] = k;
+        counts[n++] = world;
+    } else {
+        counts[n++] = world;
+    }
+    nvs_result_t rv = nvs_sweep_validate(cfg, run->backend.ops->name, counts[0], run->rt->rank == 0);
+    if (rv != NVS_OK) return rv;
+    run->points = calloc((size_t)n, sizeof *run->points);
+    if (!run->points) return NVS_ERR_NOMEM;
+    run->npoints = n;
+    for (int i = 0; i < n; i++) {
+        run->points[i].n = counts[i];
+        run->points[i].ranks = malloc((size_t)counts[i] * sizeof(int));
+        if (!run->points[i].ranks) return NVS_ERR_NOMEM;
+        NVS_CHECK(nvs_phase_place(run, counts[i], run->points[i].ranks));
+    }
+    return NVS_OK;
+}
+
+static int is_member(const nvs_scale_point *p, int rank)
+{
+    for (int i = 0; i < p->n; i++)
+        if (p->ranks[i] == rank) return 1;
+    return 0;
+}
+
+static nvs_result_t sweep_phase(nvs_ctx *run)
+{
+    nvs_backend *b = &run->backend;
+    nvs_sweep_buffers bufs = {.bytes = nvs_sweep_buffer_bytes(run->cfg)};
+    nvs_result_t res = b->ops->alloc(b, bufs.bytes, &bufs.buf_a);
+    if (res == NVS_OK) res = b->ops->alloc(b, bufs.bytes, &bufs.buf_b);
+    for (int i = 0; res == NVS_OK && i < run->npoints; i++) {
+        nvs_scale_point *p = &run->points[i];
+        nvs_comm *c = NULL;
+        res = b->ops->comm_split(b, is_member(p, run->rt->rank), &c);
+        if (res != NVS_OK) break;
+        nvs_info("sweeping collectives on %d GPU%s", p->n, p->n > 1 ? "s" : "");
+        res = nvs_sweep_run(b, c, p->n, &bufs, &run->rows);
+        b->ops->comm_free(b, c);
+    }
+    if (bufs.buf_a) b->ops->free(b, bufs.buf_a);
+    if (bufs.buf_b) b->ops->free(b, bufs.buf_b);
+    return res;
+}
+
+static nvs_result_t write_outputs(nvs_ctx *run, nvs_result_t status)
+{
+    const nvs_config *cfg = run->cfg;
+    json_t *root = nvs_ctx_to_json(run, status, nvs_now_s() - run->t_start);
+    if (!root) return NVS_ERR_NOMEM;
+    json_t *explain = nvs_ctx_explain(run, root);
+    if (explain) json_object_set_new(root, "explain", explain);
+    nvs_result_t res = NVS_OK;
+    if (cfg->save) {
+        char path[NVS_PATH_MAX + 32];
+        res = nvs_rj_save(root, run->out_dir);
+        if (res == NVS_OK && run->rows.n) {
+            snprintf(path, sizeof path, "%s/collectives.csv", run->out_dir);
+            nvs_outfile o;
+            res = nvs_outfile_open(&o, path);
+            if (res == NVS_OK) {
+                res = nvs_print_csv(run, o.f);
+                if (res == NVS_OK) res = nvs_outfile_commit(&o);
+                else nvs_outfile_discard(&o);
+            }
+        }
+        if (res == NVS_OK && run->rows.n) {
+            snprintf(path, sizeof path, "%s/table.txt", run->out_dir);
+            nvs_outfile o;
+            res = nvs_outfile_open(&o, path);
+            if (res == NVS_OK) {
+                nvs_print_table(run, o.f);
+                res = nvs_outfile_commit(&o);
+            }
+        }
+    }
+    if (cfg->format == NVS_FMT_JSON) {
+        nvs_result_t w = nvs_rj_print(root, stdout);
+        if (res == NVS_OK) res = w;
+    } else if (cfg->format == NVS_FMT_CSV) {
+        if (res == NVS_OK) res = nvs_print_csv(run, stdout);
+    } else {
+        nvs_print_table(run, stdout);
+        nvs_phase_print_summary(run, stdout);
+        if (explain) nvs_print_explain(explain, stdout);
+        if (cfg->save && res == NVS_OK) printf("# results: %s/run.json\n", run->out_dir);
+    }
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        nvs_error("writing to standard output failed");
+        res = NVS_ERR_SYSTEM;
+    }
+    json_decref(root);
+    return res;
+}
+
+static nvs_result_t total_wrong(const nvs_ctx *run)
+{
+    long long wrong = 0;
+    for (size_t i = 0; i < run->rows.n; i++)
+        if (run->rows.v[i].wrong > 0) wrong += run->rows.v[i].wrong;
+    if (wrong && run->rt->rank == 0) {
+        for (size_t i = 0; i < run->rows.n; i++) {
+            const nvs_coll_row *r = &run->rows.v[i];
+            if (r->wrong <= 0) continue;
+            nvs_error("%s %zu bytes %s %s N=%d: %lld wrong element%s (first on rank %d at element %llu)",
+                      nvs_coll_at(r->coll)->name, r->bytes, nvs_dtype_name(r->type),
+                      r->inplace ? "in-place" : "out-of-place", r->n, r->wrong, r->wrong > 1 ? "s" : "",
+                      r->wrong_rank, r->first_wrong);
+        }
+    }
+    return wrong ? NVS_ERR_WRONG : NVS_OK;
+}
+
+static nvs_result_t run_rank(nvs_rt *rt, void *arg)
+{
+    struct run_request *req = arg;
+    nvs_ctx run = {.cfg = &req->cfg, .rt = rt, .launcher = req->launcher, .t_start = nvs_now_s()};
+    const char *sub = req->cfg.subcommand;
+    nvs_result_t res = NVS_OK;
+    nvs_rj_utc_stamp((long)time(NULL), run.started_utc, sizeof run.started_utc);
+
+    /* one run directory for all ranks: rank 0 names it */
+    snprintf(run.out_dir, sizeof run.out_dir, "%s", req->out_dir);
+    NVS_CHECK_GOTO(nvs_bcast(rt, run.out_dir, sizeof run.out_dir, 0, "run directory"), res, out);
+    if (req->backend == NVS_BACKEND_NCCL && !strcmp(req->launcher, "mpi")) {
+        NVS_CHECK_GOTO(setup_nccl_log(&req->cfg, run.out_dir, rt->rank, run.nccl_log_dir, sizeof run.nccl_log_dir,
+                                      &run.nccl_log_tmp),
+                       res, out);
+    } else {
+        snprintf(run.nccl_log_dir, sizeof run.nccl_log_dir, "%s", req->nccl_log_dir);
+        run.nccl_log_tmp = req->nccl_log_tmp && rt->rank == 0; /* removed once, by rank 0 */
+    }
+
+    if (req->backend == NVS_BACKEND_NCCL)
+        res = nvs_backend_nccl_init(&run.backend, rt, &req->cfg);
+    else
+        res = nvs_backend_mpi_init(&run.backend, rt, &req->cfg);
+    if (res != NVS_OK) goto out;
+    run.have_backend = 1;
+    if (rt->rank == 0) nvs_versions_collect(&run.versions);
+    NVS_CHECK_GOTO(gather_rank_info(&run), res, out);
+    NVS_CHECK_GOTO(nvs_phase_topology(&run), res, out); /* also for `coll`: it names the links NCCL used */
+    NVS_CHECK_GOTO(plan_counts(&run, strcmp(sub, "coll") != 0), res, out);
+    if (strcmp(sub, "train")) NVS_CHECK_GOTO(sweep_phase(&run), res, out);
+    if (!strcmp(sub, "train") || req->cfg.model[0]) NVS_CHECK_GOTO(nvs_phase_train(&run), res, out);
+    NVS_CHECK_GOTO(nvs_phase_transports(&run), res, out);
+
+    res = total_wrong(&run);
+    nvs_result_t agreed = nvs_rt_agree_result(rt, res);
+    if (rt->rank == 0) {
+        nvs_result_t w = write_outputs(&run, agreed);
+        if (w != NVS_OK) res = w;
+    }
+out:
+    if (run.have_backend) run.backend.ops->finalize(&run.backend);
+    nvs_phase_cleanup(&run);
+    for (int i = 0; i < run.npoints; i++) free(run.points[i].ranks);
+    free(run.points);
+    free(run.ranks);
+    nvs_rows_free(&run.rows);
+    return res;
+}
+
+nvs_result_t nvs_run_measure(const nvs_config *cfg_in)
+{
+    struct run_request *req = calloc(1, sizeof *req);
+    if (!req) return NVS_ERR_NOMEM;
+    req->cfg = *cfg_in;
+    nvs_config *cfg = &req->cfg;
+    const char *sub = cfg->subcommand;
+    nvs_result_t res;
+    res = nvs_phase_validate(cfg);
+    if (res != NVS_OK) {
+        free(req);
+        return res;
+    }
+
+    /* backend: as asked, else NCCL when a GPU is visible, else the MPI host backend (said in one line) */
+    char why[256];
+    int gpus = nvs_gpu_available(why, sizeof why);
+    req->backend = cfg->backend;
+    if (req->backend == NVS_BACKEND_AUTO) {
+        req->backend = gpus ? NVS_BACKEND_NCCL : NVS_BACKEND_MPI;
+        if (!gpus && !cfg->quiet && nvs_rt_launcher_rank() == 0)
+            fprintf(stderr, "nvscale: no GPU found (%s): running collectives on host memory with the MPI "
+                            "backend (--backend mpi)\n",
+                    why);
+    } else if (req->backend == NVS_BACKEND_NCCL && !gpus) {
+        fprintf(stderr, "nvscale: --backend nccl needs a GPU, and none is usable here (%s)\n", why);
+        free(req);
+        return NVS_ERR_UNSUPPORTED;
+    }
+    int mpi_launch = nvs_rt_launched_by_mpi();
+    nvs_launch_kind kind = req->backend == NVS_BACKEND_MPI || mpi_launch ? NVS_LAUNCH_MPI : NVS_LAUNCH_THREADS;
+    req->launcher = kind == NVS_LAUNCH_MPI ? "mpi" : "threads";
+    res = nvs_sweep_validate(cfg, req->backend == NVS_BACKEND_MPI ? "mpi" : "nccl",
+                             cfg->n_gpu_counts ? cfg->gpu_counts[0] : (strcmp(sub, "coll") ? 1 : 0), 1);
+    /* (for `coll` without --gpus the communicator size is the world size, known once launched: plan_counts) */
+    if (res != NVS_OK) {
+        free(req);
+        return res;
+    }
+    if (cfg->save) {
+        if (cfg->out_dir[0])
+            snprintf(req->out_dir, sizeof req->out_dir, "%s", cfg->out_dir);
+        else
+            nvs_rj_default_dir(sub, req->out_dir, sizeof req->out_dir);
+    }
+    if (kind == NVS_LAUNCH_THREADS && req->backend == NVS_BACKEND_NCCL) {
+        res = setup_nccl_log(cfg, req->out_dir, -1, req->nccl_log_dir, sizeof req->nccl_log_dir, &req->nccl_log_tmp);
+        if (res != NVS_OK) {
+            free(req);
+            return res;
+        }
+    }
+    res = nvs_rt_run(kind, gpus > 0 ? gpus : 1, cfg->timeout_s, run_rank, req);
+    free(req);
+    return res;
+}
+

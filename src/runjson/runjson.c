@@ -1,0 +1,849 @@
+/* run.json reader: see runjson.h. One validating getter per JSON type; every message names the key path. */
+#include "runjson/runjson.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "core/log.h"
+
+/* ---- validation context --------------------------------------------------------------------------------- */
+
+typedef struct {
+    const char *name; /* file name for messages */
+    char *err;        /* where the message goes (NULL: log it) */
+    size_t errlen;
+    int failed;
+    int nomem;
+} vctx;
+
+static void vfail(vctx *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void vfail(vctx *v, const char *fmt, ...)
+{
+    if (v->failed) return; /* the first problem is the one reported */
+    v->failed = 1;
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (v->err)
+        snprintf(v->err, v->errlen, "%s: %s", v->name, msg);
+    else
+        nvs_error("%s: %s", v->name, msg);
+}
+
+/* Short description of a JSON value for messages: "a string ("abc")", "an array", "5". */
+static void describe(const json_t *j, char *buf, size_t len)
+{
+    switch (json_typeof(j)) {
+    case JSON_OBJECT: snprintf(buf, len, "an object"); break;
+    case JSON_ARRAY: snprintf(buf, len, "an array"); break;
+    case JSON_STRING: snprintf(buf, len, "the string \"%.40s\"", json_string_value(j)); break;
+    case JSON_INTEGER: snprintf(buf, len, "%lld", (long long)json_integer_value(j)); break;
+    case JSON_REAL: snprintf(buf, len, "%g", json_real_value(j)); break;
+    case JSON_TRUE: snprintf(buf, len, "true"); break;
+    case JSON_FALSE: snprintf(buf, len, "false"); break;
+    default: snprintf(buf, len, "null"); break;
+    }
+}
+
+static void type_fail(vctx *v, const char *path, const char *expected, const json_t *got)
+{
+    char d[80];
+    describe(got, d, sizeof d);
+    vfail(v, "%s: expected %s, got %s", path, expected, d);
+}
+
+static void *alloc(vctx *v, size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size);
+    if (!p) {
+        v->nomem = 1;
+        vfail(v, "out of memory");
+    }
+    return p;
+}
+
+/* Path "prefix.key" or "prefix[i]" into buf (PATH_MAX_LEN bytes; cut if longer). Built by hand: snprintf of
+ * a path into a path-sized buffer trips -Wformat-truncation. */
+#define PATH_MAX_LEN 160
+static void append(char *buf, size_t *used, const char *s)
+{
+    size_t n = strlen(s);
+    if (*used + n >= PATH_MAX_LEN) n = PATH_MAX_LEN - 1 - *used;
+    memcpy(buf + *used, s, n);
+    *used += n;
+    buf[*used] = '\0';
+}
+static const char *kpath(char *buf, const char *prefix, const char *key)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    append(buf, &used, prefix);
+    if (*prefix) append(buf, &used, ".");
+    append(buf, &used, key);
+    return buf;
+}
+static const char *ipath(char *buf, const char *prefix, size_t i)
+{
+    char idx[32];
+    snprintf(idx, sizeof idx, "[%zu]", i);
+    size_t used = 0;
+    buf[0] = '\0';
+    append(buf, &used, prefix);
+    append(buf, &used, idx);
+    return buf;
+}
+
+/* Absent or null: NAN. A number >= lo: its value. Anything else: a failure. */
+static double get_num(vctx *v, const json_t *o, const char *key, const char *prefix, double lo)
+{
+    const json_t *j = json_object_get(o, key);
+    if (!j || json_is_null(j)) return NAN;
+    char p[PATH_MAX_LEN];
+    if (!json_is_number(j)) {
+        type_fail(v, kpath(p, prefix, key), "a number", j);
+        return NAN;
+    }
+    double d = json_number_value(j);
+    if (!isfinite(d) || d < lo) {
+        vfail(v, "%s: expected a number >= %g, got %g", kpath(p, prefix, key), lo, d);
+        return NAN;
+    }
+    return d;
+}
+
+/* Absent or null: `dflt` (or a failure if required). An integer in [lo, hi]: its value. */
+static long long get_int(vctx *v, const json_t *o, const char *key, const char *prefix, long long lo, long long hi,
+                         long long dflt, int required)
+{
+    const json_t *j = json_object_get(o, key);
+    char p[PATH_MAX_LEN];
+    if (!j || json_is_null(j)) {
+        if (required) vfail(v, "%s: missing (an integer is required here)", kpath(p, prefix, key));
+        return dflt;
+    }
+    char want[96];
+    if (hi == LLONG_MAX)
+        snprintf(want, sizeof want, "an integer >= %lld", lo);
+    else
+        snprintf(want, sizeof want, "an integer from %lld to %lld", lo, hi);
+    if (!json_is_integer(j)) {
+        type_fail(v, kpath(p, prefix, key), want, j);
+        return dflt;
+    }
+    long long x = json_integer_value(j);
+    if (x < lo || x > hi) {
+        type_fail(v, kpath(p, prefix, key), want, j);
+        return dflt;
+    }
+    return x;
+}
+
+static const char *get_str(vctx *v, const json_t *o, const char *key, const char *prefix, int required)
+{
+    const json_t *j = json_object_get(o, key);
+    char p[PATH_MAX_LEN];
+    if (!j || json_is_null(j)) {
+        if (required) vfail(v, "%s: missing (a string is required here)", kpath(p, prefix, key));
+        return NULL;
+    }
+    if (!json_is_string(j)) {
+        type_fail(v, kpath(p, prefix, key), "a string", j);
+        return NULL;
+    }
+    if (required && !*json_string_value(j)) {
+        vfail(v, "%s: empty string", kpath(p, prefix, key));
+        return NULL;
+    }
+    return json_string_value(j);
+}
+
+static int get_bool(vctx *v, const json_t *o, const char *key, const char *prefix, int dflt)
+{
+    const json_t *j = json_object_get(o, key);
+    if (!j || json_is_null(j)) return dflt;
+    if (!json_is_boolean(j)) {
+        char p[PATH_MAX_LEN];
+        type_fail(v, kpath(p, prefix, key), "true or false", j);
+        return dflt;
+    }
+    return json_is_true(j);
+}
+
+/* The member `key` if it is of type `type` (absent/null: NULL, or a failure if required). */
+static json_t *get_typed(vctx *v, const json_t *o, const char *key, const char *prefix, json_type type,
+                         int required)
+{
+    json_t *j = json_object_get(o, key);
+    char p[PATH_MAX_LEN];
+    const char *what = type == JSON_OBJECT ? "an object" : "an array";
+    if (!j || json_is_null(j)) {
+        if (required) vfail(v, "%s: missing (%s is required here)", kpath(p, prefix, key), what);
+        return NULL;
+    }
+    if (json_typeof(j) != type) {
+        type_fail(v, kpath(p, prefix, key), what, j);
+        return NULL;
+    }
+    return j;
+}
+
+/* Element i of array a must be an object. */
+static json_t *elem_obj(vctx *v, json_t *a, size_t i, const char *prefix, char *path)
+{
+    json_t *e = json_array_get(a, i);
+    ipath(path, prefix, i);
+    if (!json_is_object(e)) {
+        type_fail(v, path, "an object", e);
+        return NULL;
+    }
+    return e;
+}
+
+/* An object of string values -> key/value pairs. */
+static nvs_run_kv *get_kv(vctx *v, const json_t *o, const char *key, size_t *n)
+{
+    *n = 0;
+    json_t *m = get_typed(v, o, key, "", JSON_OBJECT, 0);
+    if (!m) return NULL;
+    nvs_run_kv *kv = alloc(v, json_object_size(m), sizeof *kv);
+    if (!kv) return NULL;
+    const char *k;
+    json_t *val;
+    json_object_foreach(m, k, val)
+    {
+        if (json_is_null(val)) continue;
+        if (!json_is_string(val)) {
+            char p[PATH_MAX_LEN];
+            type_fail(v, kpath(p, key, k), "a string", val);
+            break;
+        }
+        kv[*n].key = k;
+        kv[*n].value = json_string_value(val);
+        (*n)++;
+    }
+    return kv;
+}
+
+/* An array of integers >= lo. */
+static int *get_int_array(vctx *v, const json_t *o, const char *key, const char *prefix, long long lo, size_t *n)
+{
+    *n = 0;
+    json_t *a = get_typed(v, o, key, prefix, JSON_ARRAY, 0);
+    if (!a) return NULL;
+    int *out = alloc(v, json_array_size(a), sizeof *out);
+    if (!out) return NULL;
+    char p[PATH_MAX_LEN], q[PATH_MAX_LEN];
+    kpath(p, prefix, key);
+    for (size_t i = 0; i < json_array_size(a); i++) {
+        json_t *e = json_array_get(a, i);
+        if (!json_is_integer(e) || json_integer_value(e) < lo || json_integer_value(e) > 1000000000) {
+            char want[48];
+            snprintf(want, sizeof want, "an integer >= %lld", lo);
+            type_fail(v, ipath(q, p, i), want, e);
+            break;
+        }
+        out[(*n)++] = (int)json_integer_value(e);
+    }
+    return out;
+}
+
+/* ---- sections ---------------------------------------------------------------------------------------------- */
+
+static void read_command(vctx *v, nvs_run *r)
+{
+    json_t *t = get_typed(v, r->root, "tool", "", JSON_OBJECT, 0);
+    if (t) {
+        r->tool_name = get_str(v, t, "name", "tool", 0);
+        r->tool_version = get_str(v, t, "version", "tool", 0);
+        r->tool_git = get_str(v, t, "git", "tool", 0);
+    }
+    json_t *c = get_typed(v, r->root, "command", "", JSON_OBJECT, 0);
+    if (c) {
+        r->subcommand = get_str(v, c, "subcommand", "command", 0);
+        r->launcher = get_str(v, c, "launcher", "command", 0);
+        r->backend = get_str(v, c, "backend", "command", 0);
+        json_t *a = get_typed(v, c, "argv", "command", JSON_ARRAY, 0);
+        if (a) {
+            r->argv = alloc(v, json_array_size(a), sizeof *r->argv);
+            for (size_t i = 0; r->argv && i < json_array_size(a); i++) {
+                json_t *e = json_array_get(a, i);
+                if (!json_is_string(e)) {
+                    char p[PATH_MAX_LEN];
+                    type_fail(v, ipath(p, "command.argv", i), "a string", e);
+                    break;
+                }
+                r->argv[r->argc++] = json_string_value(e);
+            }
+        }
+    }
+    r->started_utc = get_str(v, r->root, "started_utc", "", 0);
+    r->duration_s = get_num(v, r->root, "duration_s", "", 0);
+    r->host = get_str(v, r->root, "host", "", 0);
+    r->env = get_kv(v, r->root, "env", &r->nenv);
+    r->versions = get_kv(v, r->root, "versions", &r->nversions);
+    r->world_size = r->world_nodes = -1;
+    json_t *w = get_typed(v, r->root, "world", "", JSON_OBJECT, 0);
+    if (w) {
+        r->world_size = (int)get_int(v, w, "size", "world", 1, 1000000, -1, 0);
+        r->world_nodes = (int)get_int(v, w, "nodes", "world", 1, 1000000, -1, 0);
+    }
+    json_t *res = get_typed(v, r->root, "result", "", JSON_OBJECT, 0);
+    r->result_exit_code = -1;
+    if (res) {
+        r->result_status = get_str(v, res, "status", "result", 0);
+        r->result_exit_code = (int)get_int(v, res, "exit_code", "result", 0, 255, -1, 0);
+    }
+}
+
+static void read_ranks(vctx *v, nvs_run *r)
+{
+    json_t *a = get_typed(v, r->root, "ranks", "", JSON_ARRAY, 0);
+    if (!a || !(r->ranks = alloc(v, json_array_size(a), sizeof *r->ranks))) return;
+    for (size_t i = 0; i < json_array_size(a) && !v->failed; i++) {
+        char p[PATH_MAX_LEN];
+        json_t *e = elem_obj(v, a, i, "ranks", p);
+        if (!e) break;
+        nvs_run_rank *k = &r->ranks[r->nranks++];
+        k->rank = (int)get_int(v, e, "rank", p, 0, 1000000000, -1, 1);
+        k->node = (int)get_int(v, e, "node", p, 0, 1000000000, -1, 0);
+        k->local_rank = (int)get_int(v, e, "local_rank", p, 0, 1000000000, -1, 0);
+        k->device = (int)get_int(v, e, "device", p, -1, 1000000, -1, 0);
+        k->topo_gpu = (int)get_int(v, e, "topo_gpu", p, -1, 1000000000, -1, 0);
+        k->host = get_str(v, e, "host", p, 0);
+        k->gpu = get_str(v, e, "gpu", p, 0);
+        k->pci_bus_id = get_str(v, e, "pci_bus_id", p, 0);
+        k->memory_bytes = get_num(v, e, "memory_bytes", p, 0);
+    }
+}
+
+static void read_topology(vctx *v, nvs_run *r)
+{
+    json_t *t = get_typed(v, r->root, "topology", "", JSON_OBJECT, 0);
+    if (!t) return;
+    nvs_run_topology *tp = &r->topology;
+    tp->present = 1;
+    tp->source = get_str(v, t, "source", "topology", 0);
+    json_t *g = get_typed(v, t, "gpus", "topology", JSON_ARRAY, 0);
+    if (g && (tp->gpus = alloc(v, json_array_size(g), sizeof *tp->gpus))) {
+        for (size_t i = 0; i < json_array_size(g) && !v->failed; i++) {
+            char p[PATH_MAX_LEN], q[PATH_MAX_LEN];
+            json_t *e = elem_obj(v, g, i, "topology.gpus", p);
+            if (!e) break;
+            nvs_run_gpu *x = &tp->gpus[tp->ngpus++];
+            x->index = (int)get_int(v, e, "index", p, 0, 1000000000, -1, 1);
+            x->cuda_device = (int)get_int(v, e, "cuda_device", p, -1, 1000000, -1, 0);
+            x->numa_node = (int)get_int(v, e, "numa_node", p, -1, 1000000, -1, 0);
+            x->host = get_str(v, e, "host", p, 0);
+            x->name = get_str(v, e, "name", p, 0);
+            x->pci_bus_id = get_str(v, e, "pci_bus_id", p, 0);
+            x->cpuset = get_str(v, e, "cpuset", p, 0);
+            x->pcie_gen = x->pcie_width = x->nvlink_links_up = x->nvlink_version = -1;
+            x->pcie_gbps = x->nvlink_gbps_per_link = NAN;
+            json_t *pc = get_typed(v, e, "pcie", p, JSON_OBJECT, 0);
+            if (pc) {
+                kpath(q, p, "pcie");
+                x->pcie_gen = (int)get_int(v, pc, "gen", q, 0, 100, -1, 0);
+                x->pcie_width = (int)get_int(v, pc, "width", q, 0, 1024, -1, 0);
+                x->pcie_gbps = get_num(v, pc, "gbps", q, 0);
+            }
+            json_t *nv = get_typed(v, e, "nvlink", p, JSON_OBJECT, 0);
+            if (nv) {
+                kpath(q, p, "nvlink");
+                x->nvlink_links_up = (int)get_int(v, nv, "links_up", q, 0, 1024, -1, 0);
+                x->nvlink_version = (int)get_int(v, nv, "version", q, 0, 100, -1, 0);
+                x->nvlink_gbps_per_link = get_num(v, nv, "gbps_per_link", q, 0);
+            }
+        }
+    }
+    json_t *pa = get_typed(v, t, "pairs", "topology", JSON_ARRAY, 0);
+    if (pa && (tp->pairs = alloc(v, json_array_size(pa), sizeof *tp->pairs))) {
+        for (size_t i = 0; i < json_array_size(pa) && !v->failed; i++) {
+            char p[PATH_MAX_LEN];
+            json_t *e = elem_obj(v, pa, i, "topology.pairs", p);
+            if (!e) break;
+            nvs_run_pair *x = &tp->pairs[tp->npairs++];
+            x->a = (int)get_int(v, e, "a", p, 0, 1000000000, -1, 1);
+            x->b = (int)get_int(v, e, "b", p, 0, 1000000000, -1, 1);
+            x->cls = get_str(v, e, "class", p, 0);
+            x->nvlinks = (int)get_int(v, e, "nvlinks", p, 0, 1024, -1, 0);
+            x->pcie_class = get_str(v, e, "pcie_class", p, 0);
+            x->bound_gbps = get_num(v, e, "bound_gbps", p, 0);
+            x->bound_source = get_str(v, e, "bound_source", p, 0);
+            x->p2p_cuda = -1;
+            json_t *pp = get_typed(v, e, "p2p", p, JSON_OBJECT, 0);
+            if (pp) {
+                char q[PATH_MAX_LEN];
+                x->p2p_cuda = get_bool(v, pp, "cuda", kpath(q, p, "p2p"), -1);
+            }
+        }
+    }
+}
+
+static void read_scaling(vctx *v, nvs_run *r)
+{
+    json_t *a = get_typed(v, r->root, "scaling", "", JSON_ARRAY, 0);
+    if (!a || !(r->scaling = alloc(v, json_array_size(a), sizeof *r->scaling))) return;
+    for (size_t i = 0; i < json_array_size(a) && !v->failed; i++) {
+        char p[PATH_MAX_LEN];
+        json_t *e = elem_obj(v, a, i, "scaling", p);
+        if (!e) break;
+        nvs_run_scaling *s = &r->scaling[r->nscaling++];
+        s->n = (int)get_int(v, e, "n", p, 1, 1000000, 0, 1);
+        s->ranks = get_int_array(v, e, "ranks", p, 0, &s->nranks);
+        s->gpus = get_int_array(v, e, "gpus", p, 0, &s->ngpus);
+    }
+}
+
+static void read_collectives(vctx *v, nvs_run *r)
+{
+    json_t *a = get_typed(v, r->root, "collectives", "", JSON_ARRAY, 0);
+    if (!a) return;
+    r->has_collectives = 1;
+    if (!(r->colls = alloc(v, json_array_size(a), sizeof *r->colls))) return;
+    for (size_t i = 0; i < json_array_size(a) && !v->failed; i++) {
+        char p[PATH_MAX_LEN], q[PATH_MAX_LEN];
+        json_t *e = elem_obj(v, a, i, "collectives", p);
+        if (!e) break;
+        nvs_run_coll *c = &r->colls[r->ncolls++];
+        c->collective = get_str(v, e, "collective", p, 1);
+        c->n = (int)get_int(v, e, "n", p, 1, 1000000, 0, 1);
+        c->bytes = get_num(v, e, "bytes", p, 0);
+        if (isnan(c->bytes) && !v->failed) vfail(v, "%s: missing (a number of bytes is required here)",
+                                                 kpath(q, p, "bytes"));
+        c->type = get_str(v, e, "type", p, 0);
+        c->op = get_str(v, e, "op", p, 0);
+        c->root = (int)get_int(v, e, "root", p, -1, 1000000000, -1, 0);
+        c->inplace = get_bool(v, e, "inplace", p, 0);
+        c->graph = get_bool(v, e, "graph", p, 0);
+        c->count = get_num(v, e, "count", p, 0);
+        c->iters = (int)get_int(v, e, "iters", p, 0, 2000000000, -1, 0);
+        c->time_min_us = c->time_avg_us = c->time_max_us = NAN;
+        json_t *t = get_typed(v, e, "time_us", p, JSON_OBJECT, 0);
+        if (t) {
+            kpath(q, p, "time_us");
+            c->time_min_us = get_num(v, t, "min", q, 0);
+            c->time_avg_us = get_num(v, t, "avg", q, 0);
+            c->time_max_us = get_num(v, t, "max", q, 0);
+        }
+        c->slowest_rank = (int)get_int(v, e, "slowest_rank", p, 0, 1000000000, -1, 0);
+        c->algbw_gbps = get_num(v, e, "algbw_gbps", p, 0);
+        c->busbw_gbps = get_num(v, e, "busbw_gbps", p, 0);
+        c->wrong = get_int(v, e, "wrong", p, 0, LLONG_MAX, -1, 0);
+    }
+}
+
+static void read_transports(vctx *v, nvs_run *r)
+{
+    json_t *a = get_typed(v, r->root, "transports", "", JSON_ARRAY, 0);
+    if (!a || !(r->transports = alloc(v, json_array_size(a), sizeof *r->transports))) return;
+    for (size_t i = 0; i < json_array_size(a) && !v->failed; i++) {
+        char p[PATH_MAX_LEN];
+        json_t *e = elem_obj(v, a, i, "transports", p);
+        if (!e) break;
+        nvs_run_transport *t = &r->transports[r->ntransports++];
+        t->n = (int)get_int(v, e, "n", p, 1, 1000000, 0, 1);
+        t->nccl_version = get_str(v, e, "nccl_version", p, 0);
+        t->link = get_str(v, e, "link", p, 0);
+        t->nchannels = (int)get_int(v, e, "nchannels", p, 0, 1000000, -1, 0);
+        json_t *ch = get_typed(v, e, "channels", p, JSON_ARRAY, 0);
+        t->nchannel_entries = ch ? json_array_size(ch) : 0;
+        for (size_t k = 0; k < t->nchannel_entries && !v->failed; k++) {
+            char q[PATH_MAX_LEN], q2[PATH_MAX_LEN];
+            json_t *ce = elem_obj(v, ch, k, kpath(q2, p, "channels"), q);
+            if (!ce) break;
+            const char *tr = get_str(v, ce, "transport", q, 0);
+            const char *de = get_str(v, ce, "detail", q, 0);
+            if (!t->net_detail && tr && de && !strcmp(tr, "NET")) t->net_detail = de;
+        }
+        json_t *s = get_typed(v, e, "summary", p, JSON_OBJECT, 0);
+        if (s) {
+            t->summary = alloc(v, json_object_size(s), sizeof *t->summary);
+            t->summary_counts = alloc(v, json_object_size(s), sizeof *t->summary_counts);
+            if (!t->summary || !t->summary_counts) break;
+            char q[PATH_MAX_LEN];
+            kpath(q, p, "summary");
+            const char *k;
+            json_t *val;
+            json_object_foreach(s, k, val)
+            {
+                long long c = get_int(v, s, k, q, 0, 1000000000, -1, 1);
+                if (v->failed) break;
+                t->summary[t->nsummary].key = k;
+                t->summary_counts[t->nsummary] = (int)c;
+                t->nsummary++;
+            }
+        }
+    }
+}
+
+static void read_train(vctx *v, nvs_run *r)
+{
+    json_t *t = get_typed(v, r->root, "train", "", JSON_OBJECT, 0);
+    if (!t) return;
+    nvs_run_train *tr = &r->train;
+    tr->present = 1;
+    tr->model = get_str(v, t, "model", "train", 0);
+    tr->source = get_str(v, t, "source", "train", 0);
+    tr->precision = get_str(v, t, "precision", "train", 0);
+    tr->grad_type = get_str(v, t, "grad_type", "train", 0);
+    tr->params = get_num(v, t, "params", "train", 0);
+    tr->fwd_gflops_per_sample = get_num(v, t, "fwd_gflops_per_sample", "train", 0);
+    tr->bucket_first_bytes = get_num(v, t, "bucket_first_bytes", "train", 0);
+    tr->bucket_cap_bytes = get_num(v, t, "bucket_cap_bytes", "train", 0);
+    tr->batch = (int)get_int(v, t, "batch", "train", 1, 100000000, -1, 0);
+    json_t *b = get_typed(v, t, "buckets", "train", JSON_ARRAY, 0);
+    tr->nbuckets = b ? json_array_size(b) : 0;
+    json_t *a = get_typed(v, t, "results", "train", JSON_ARRAY, 0);
+    if (!a || !(tr->results = alloc(v, json_array_size(a), sizeof *tr->results))) return;
+    for (size_t i = 0; i < json_array_size(a) && !v->failed; i++) {
+        char p[PATH_MAX_LEN];
+        json_t *e = elem_obj(v, a, i, "train.results", p);
+        if (!e) break;
+        nvs_run_train_result *x = &tr->results[tr->nresults++];
+        x->n = (int)get_int(v, e, "n", p, 1, 1000000, 0, 1);
+        x->steps = (int)get_int(v, e, "steps", p, 0, 2000000000, -1, 0);
+        x->step_us = get_num(v, e, "step_us", p, 0);
+        x->compute_us = get_num(v, e, "compute_us", p, 0);
+        x->comm_us = get_num(v, e, "comm_us", p, 0);
+        /* step - compute can come out slightly negative from noise: accept it as measured */
+        x->exposed_comm_us = get_num(v, e, "exposed_comm_us", p, -INFINITY);
+        x->predicted_comm_us = get_num(v, e, "predicted_comm_us", p, 0);
+        x->samples_per_s = get_num(v, e, "samples_per_s", p, 0);
+        x->efficiency = get_num(v, e, "efficiency", p, 0);
+    }
+}
+
+static void read_p2p(vctx *v, nvs_run *r)
+{
+    json_t *t = get_typed(v, r->root, "p2p", "", JSON_OBJECT, 0);
+    if (!t) return;
+    r->p2p.present = 1;
+    r->p2p.copy_bytes = get_num(v, t, "copy_bytes", "p2p", 0);
+    json_t *a = get_typed(v, t, "pairs", "p2p", JSON_ARRAY, 0);
+    if (!a || !(r->p2p.pairs = alloc(v, json_array_size(a), sizeof *r->p2p.pairs))) return;
+    for (size_t i = 0; i < json_array_size(a) && !v->failed; i++) {
+        char p[PATH_MAX_LEN];
+        json_t *e = elem_obj(v, a, i, "p2p.pairs", p);
+        if (!e) break;
+        nvs_run_p2p_pair *x = &r->p2p.pairs[r->p2p.npairs++];
+        x->src = (int)get_int(v, e, "src", p, 0, 1000000000, -1, 1);
+        x->dst = (int)get_int(v, e, "dst", p, 0, 1000000000, -1, 1);
+        x->path = get_str(v, e, "path", p, 0);
+        x->cls = get_str(v, e, "class", p, 0);
+        x->uni_gbps = get_num(v, e, "uni_gbps", p, 0);
+        x->bidir_gbps = get_num(v, e, "bidir_gbps", p, 0);
+        x->latency_us = get_num(v, e, "latency_us", p, 0);
+        x->bound_gbps = get_num(v, e, "bound_gbps", p, 0);
+        x->pct_of_bound = get_num(v, e, "pct_of_bound", p, 0);
+        x->wrong = get_int(v, e, "wrong", p, 0, LLONG_MAX, -1, 0);
+    }
+}
+
+static void read_explain(vctx *v, nvs_run *r)
+{
+    json_t *a = get_typed(v, r->root, "explain", "", JSON_ARRAY, 0);
+    if (!a || !(r->explain = alloc(v, json_array_size(a), sizeof *r->explain))) return;
+    for (size_t i = 0; i < json_array_size(a) && !v->failed; i++) {
+        char p[PATH_MAX_LEN], q[PATH_MAX_LEN];
+        json_t *e = elem_obj(v, a, i, "explain", p);
+        if (!e) break;
+        nvs_run_explain *x = &r->explain[r->nexplain++];
+        x->n = (int)get_int(v, e, "n", p, 1, 1000000, 0, 1);
+        x->bound_gbps = NAN;
+        x->hop_from_gpu = x->hop_to_gpu = -1;
+        json_t *h = get_typed(v, e, "slowest_hop", p, JSON_OBJECT, 0);
+        if (h) {
+            kpath(q, p, "slowest_hop");
+            x->has_hop = 1;
+            x->hop_from_gpu = (int)get_int(v, h, "from_gpu", q, 0, 1000000000, -1, 0);
+            x->hop_to_gpu = (int)get_int(v, h, "to_gpu", q, 0, 1000000000, -1, 0);
+            x->hop_class = get_str(v, h, "class", q, 0);
+            x->hop_link = get_str(v, h, "link", q, 0);
+            x->hop_source = get_str(v, h, "source", q, 0);
+            x->bound_gbps = get_num(v, h, "bound_gbps", q, 0);
+        }
+        x->transport = get_str(v, e, "transport", p, 0);
+        x->busbw_gbps = get_num(v, e, "busbw_gbps", p, 0);
+        x->busbw_bytes = get_num(v, e, "busbw_bytes", p, 0);
+        x->pct_of_bound = get_num(v, e, "pct_of_bound", p, 0);
+        x->exposed_comm_pct = get_num(v, e, "exposed_comm_pct", p, -INFINITY);
+        x->text = get_str(v, e, "text", p, 0);
+    }
+}
+
+/* ---- entry points ------------------------------------------------------------------------------------------ */
+
+void nvs_run_free(nvs_run *r)
+{
+    if (!r) return;
+    free((char *)r->path);
+    json_decref(r->root);
+    free(r->argv);
+    free(r->env);
+    free(r->versions);
+    free(r->ranks);
+    free(r->topology.gpus);
+    free(r->topology.pairs);
+    for (size_t i = 0; i < r->nscaling; i++) {
+        free(r->scaling[i].ranks);
+        free(r->scaling[i].gpus);
+    }
+    free(r->scaling);
+    free(r->colls);
+    for (size_t i = 0; i < r->ntransports; i++) {
+        free(r->transports[i].summary);
+        free(r->transports[i].summary_counts);
+    }
+    free(r->transports);
+    free(r->train.results);
+    free(r->p2p.pairs);
+    free(r->explain);
+    memset(r, 0, sizeof *r);
+}
+
+static nvs_result_t from_json(json_t *root, const char *name, unsigned need, nvs_run *r, vctx *v)
+{
+    memset(r, 0, sizeof *r);
+    r->path = strdup(name);
+    if (!r->path) {
+        v->nomem = 1;
+        vfail(v, "out of memory");
+        return NVS_ERR_NOMEM;
+    }
+    r->root = json_incref(root);
+    if (!json_is_object(root)) {
+        char d[80];
+        describe(root, d, sizeof d);
+        vfail(v, "not a run.json: the top level is %s, expected an object", d);
+        goto out;
+    }
+    json_t *s = json_object_get(root, "schema");
+    if (!s) {
+        vfail(v, "no \"schema\" key: not an nvscale run.json (expected \"schema\": \"%s\")", NVS_RUN_SCHEMA);
+        goto out;
+    }
+    if (!json_is_string(s) || strcmp(json_string_value(s), NVS_RUN_SCHEMA)) {
+        char d[80];
+        describe(s, d, sizeof d);
+        vfail(v, "schema is %s, expected \"%s\" (a file of another nvscale version, or not a run.json)", d,
+              NVS_RUN_SCHEMA);
+        goto out;
+    }
+    r->schema = json_string_value(s);
+    read_command(v, r);
+    if (!v->failed) read_ranks(v, r);
+    if (!v->failed) read_topology(v, r);
+    if (!v->failed) read_scaling(v, r);
+    if (!v->failed) read_collectives(v, r);
+    if (!v->failed) read_transports(v, r);
+    if (!v->failed) read_train(v, r);
+    if (!v->failed) read_p2p(v, r);
+    if (!v->failed) read_explain(v, r);
+    if (v->failed) goto out;
+    if ((need & NVS_RUN_NEED_COLLECTIVES) && !r->has_collectives)
+        vfail(v, "no \"collectives\" array: nothing to report (a run of `nvscale run` or `nvscale coll` has one)");
+    else if ((need & NVS_RUN_NEED_TRAIN) && (!r->train.present || !r->train.nresults))
+        vfail(v, "no \"train\" results (a run of `nvscale train` or `nvscale run --model` has them)");
+    else if ((need & NVS_RUN_NEED_TOPOLOGY) && !r->topology.present)
+        vfail(v, "no \"topology\" section");
+    else if ((need & NVS_RUN_NEED_P2P) && !r->p2p.present)
+        vfail(v, "no \"p2p\" section (a run of `nvscale p2p` has one)");
+out:
+    if (v->failed) {
+        nvs_result_t res = v->nomem ? NVS_ERR_NOMEM : NVS_ERR_INPUT;
+        nvs_run_free(r);
+        return res;
+    }
+    return NVS_OK;
+}
+
+nvs_result_t nvs_run_from_json(json_t *root, const char *name, unsigned need, nvs_run *out, char *err,
+                               size_t errlen)
+{
+    vctx v = {.name = name, .err = err, .errlen = errlen};
+    if (err && errlen) err[0] = '\0';
+    return from_json(root, name, need, out, &v);
+}
+
+nvs_result_t nvs_run_load(const char *path, unsigned need, nvs_run *out)
+{
+    memset(out, 0, sizeof *out);
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        nvs_error("%s: %s", path, strerror(errno));
+        return NVS_ERR_INPUT;
+    }
+    if (S_ISDIR(st.st_mode)) {
+        nvs_error("%s: is a directory, not a run.json file", path);
+        return NVS_ERR_INPUT;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        nvs_error("%s: not a regular file", path);
+        return NVS_ERR_INPUT;
+    }
+    if (st.st_size == 0) {
+        nvs_error("%s: empty file, not a run.json", path);
+        return NVS_ERR_INPUT;
+    }
+    if ((size_t)st.st_size > NVS_RUN_MAX_BYTES) {
+        nvs_error("%s: %lld bytes: too large to be a run.json (limit %zu)", path, (long long)st.st_size,
+                  (size_t)NVS_RUN_MAX_BYTES);
+        return NVS_ERR_INPUT;
+    }
+    json_error_t je;
+    json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+    if (!root) {
+        if (je.line <= 0)
+            nvs_error("%s: cannot read: %s", path, je.text);
+        else
+            nvs_error("%s: not JSON: %s (line %d, column %d)", path, je.text, je.line, je.column);
+        return NVS_ERR_INPUT;
+    }
+    vctx v = {.name = path};
+    nvs_result_t res = from_json(root, path, need, out, &v);
+    json_decref(root); /* from_json holds its own reference */
+    return res;
+}
+
+/* ---- lookups ----------------------------------------------------------------------------------------------- */
+
+static const char *kv_get(const nvs_run_kv *kv, size_t n, const char *key)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(kv[i].key, key)) return kv[i].value;
+    return NULL;
+}
+const char *nvs_run_env(const nvs_run *r, const char *key) { return kv_get(r->env, r->nenv, key); }
+const char *nvs_run_version(const nvs_run *r, const char *key) { return kv_get(r->versions, r->nversions, key); }
+
+const nvs_run_pair *nvs_run_pair_of(const nvs_run *r, int a, int b)
+{
+    for (size_t i = 0; i < r->topology.npairs; i++) {
+        const nvs_run_pair *p = &r->topology.pairs[i];
+        if ((p->a == a && p->b == b) || (p->a == b && p->b == a)) return p;
+    }
+    return NULL;
+}
+
+const nvs_run_scaling *nvs_run_scaling_of(const nvs_run *r, int n)
+{
+    for (size_t i = 0; i < r->nscaling; i++)
+        if (r->scaling[i].n == n) return &r->scaling[i];
+    return NULL;
+}
+
+const nvs_run_transport *nvs_run_transport_of(const nvs_run *r, int n)
+{
+    for (size_t i = 0; i < r->ntransports; i++)
+        if (r->transports[i].n == n) return &r->transports[i];
+    return NULL;
+}
+
+const nvs_run_train_result *nvs_run_train_of(const nvs_run *r, int n)
+{
+    for (size_t i = 0; i < r->train.nresults; i++)
+        if (r->train.results[i].n == n) return &r->train.results[i];
+    return NULL;
+}
+
+const nvs_run_explain *nvs_run_explain_of(const nvs_run *r, int n)
+{
+    for (size_t i = 0; i < r->nexplain; i++)
+        if (r->explain[i].n == n) return &r->explain[i];
+    return NULL;
+}
+
+const nvs_run_coll *nvs_run_coll_find(const nvs_run *r, const char *collective, int n, double bytes)
+{
+    const nvs_run_coll *inplace = NULL;
+    for (size_t i = 0; i < r->ncolls; i++) {
+        const nvs_run_coll *c = &r->colls[i];
+        if (c->n != n || c->bytes != bytes || strcmp(c->collective, collective)) continue;
+        if (!c->inplace) return c;
+        if (!inplace) inplace = c;
+    }
+    return inplace;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+static int cmp_dbl(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Sort and remove duplicates in place; returns the new count. */
+static int uniq_int(int *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_int);
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        if (!k || v[k - 1] != v[i]) v[k++] = v[i];
+    return k;
+}
+
+int nvs_run_ns(const nvs_run *r, int **out)
+{
+    size_t cap = r->ncolls + r->train.nresults + r->nscaling + r->ntransports + 1;
+    int *v = malloc(cap * sizeof *v);
+    if (!v) return -1;
+    int n = 0;
+    for (size_t i = 0; i < r->ncolls; i++) v[n++] = r->colls[i].n;
+    for (size_t i = 0; i < r->train.nresults; i++) v[n++] = r->train.results[i].n;
+    for (size_t i = 0; i < r->nscaling; i++) v[n++] = r->scaling[i].n;
+    for (size_t i = 0; i < r->ntransports; i++) v[n++] = r->transports[i].n;
+    *out = v;
+    return uniq_int(v, n);
+}
+
+int nvs_run_coll_ns(const nvs_run *r, const char *collective, int **out)
+{
+    int *v = malloc((r->ncolls + 1) * sizeof *v);
+    if (!v) return -1;
+    int n = 0;
+    for (size_t i = 0; i < r->ncolls; i++)
+        if (!strcmp(r->colls[i].collective, collective)) v[n++] = r->colls[i].n;
+    *out = v;
+    return uniq_int(v, n);
+}
+
+int nvs_run_coll_sizes(const nvs_run *r, const char *collective, double **out)
+{
+    double *v = malloc((r->ncolls + 1) * sizeof *v);
+    if (!v) return -1;
+    int n = 0;
+    for (size_t i = 0; i < r->ncolls; i++)
+        if (!strcmp(r->colls[i].collective, collective)) v[n++] = r->colls[i].bytes;
+    qsort(v, (size_t)n, sizeof *v, cmp_dbl);
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        if (!k || v[k - 1] != v[i]) v[k++] = v[i];
+    *out = v;
+    return k;
+}
+
+int nvs_run_collective_names(const nvs_run *r, const char ***out)
+{
+    const char **v = malloc((r->ncolls + 1) * sizeof *v);
+    if (!v) return -1;
+    int n = 0;
+    for (size_t i = 0; i < r->ncolls; i++) {
+        int seen = 0;
+        for (int k = 0; k < n && !seen; k++) seen = !strcmp(v[k], r->colls[i].collective);
+        if (!seen) v[n++] = r->colls[i].collective;
+    }
+    *out = v;
+    return n;
+}

@@ -1,0 +1,196 @@
+/* A shared READER of run.json (schema nvscale.run/1, docs/run-json.md) into C structs, for the offline
+ * subcommands (report, compare, check, model). PURE: jansson and libc only.
+ *
+ * Validation: every key this reader exposes is type-checked where present; a bad file gives one message
+ * "FILE: PATH.TO.KEY: what is wrong" (e.g. "run.json: collectives[3].n: expected an integer >= 1, got "2"")
+ * and NVS_ERR_INPUT (exit 2). Required everywhere: "schema" = "nvscale.run/1". Everything else is optional
+ * unless the caller asks for it with NVS_RUN_NEED_* flags. A value that was not measured (absent or null) reads
+ * as NAN for numbers and NULL for strings, never 0.
+ *
+ * Strings are borrowed from the parsed JSON document, which the nvs_run owns: they live until nvs_run_free(). */
+#ifndef NVS_RUNJSON_H
+#define NVS_RUNJSON_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "core/err.h"
+#include "runjson/runjson_schema.h"
+
+
+/* What a caller needs present (key present and of the right type; arrays may be empty unless noted). */
+enum {
+    NVS_RUN_NEED_COLLECTIVES = 1 << 0, /* "collectives" array */
+    NVS_RUN_NEED_TRAIN = 1 << 1,       /* "train" object with a non-empty "results" */
+    NVS_RUN_NEED_TOPOLOGY = 1 << 2,    /* "topology" object */
+    NVS_RUN_NEED_P2P = 1 << 3,         /* "p2p" object */
+};
+
+typedef struct {
+    const char *key, *value;
+} nvs_run_kv;
+
+typedef struct {
+    int rank, node, local_rank, device, topo_gpu; /* -1 when absent */
+    const char *host, *gpu, *pci_bus_id;
+    double memory_bytes;
+} nvs_run_rank;
+
+typedef struct {
+    int index, cuda_device, numa_node;  /* -1 when absent */
+    const char *host, *name, *pci_bus_id, *cpuset;
+    int pcie_gen, pcie_width;           /* -1 unknown */
+    double pcie_gbps;                   /* NAN unknown */
+    int nvlink_links_up, nvlink_version; /* -1 unknown (0 = no NVLink) */
+    double nvlink_gbps_per_link;        /* NAN unknown */
+} nvs_run_gpu;
+
+typedef struct {
+    int a, b;                           /* topology GPU indices */
+    const char *cls;                    /* "NV18", "PIX", "PXB", "PHB", "NODE", "SYS", "NET"; NULL unknown */
+    int nvlinks;                        /* -1 unknown */
+    const char *pcie_class;             /* class of the PCIe path alone; NULL unknown */
+    int p2p_cuda;                       /* cudaDeviceCanAccessPeer: 1 / 0 / -1 unknown */
+    double bound_gbps;                  /* per direction; NAN unknown */
+    const char *bound_source;
+} nvs_run_pair;
+
+typedef struct {
+    int present;
+    const char *source;
+    nvs_run_gpu *gpus;
+    size_t ngpus;
+    nvs_run_pair *pairs;
+    size_t npairs;
+} nvs_run_topology;
+
+typedef struct {
+    int n;
+    int *ranks, *gpus; /* n entries each (gpus may be NULL if absent) */
+    size_t nranks, ngpus;
+} nvs_run_scaling;
+
+typedef struct {
+    const char *collective, *type, *op;
+    int n, root, inplace, graph;        /* root -1 = none; inplace/graph 0/1 */
+    double bytes, count;
+    int iters;                          /* -1 absent */
+    double time_min_us, time_avg_us, time_max_us; /* NAN absent */
+    int slowest_rank;                   /* -1 absent */
+    double algbw_gbps, busbw_gbps;      /* NAN absent */
+    long long wrong;                    /* -1 = not checked (null or absent) */
+} nvs_run_coll;
+
+typedef struct {
+    int n;
+    const char *nccl_version, *link;    /* NULL absent */
+    int nchannels;                      /* -1 absent */
+    nvs_run_kv *summary;                /* "P2P" -> "24" (value as text, in file order) */
+    int *summary_counts;
+    size_t nsummary;
+    size_t nchannel_entries;            /* size of the "channels" array */
+    const char *net_detail;             /* "detail" of the first NET channel ("NET/Socket/0"), NULL if none */
+} nvs_run_transport;
+
+typedef struct {
+    int n, steps;
+    double step_us, compute_us, comm_us, exposed_comm_us, predicted_comm_us, samples_per_s, efficiency;
+} nvs_run_train_result;
+
+typedef struct {
+    int present;
+    const char *model, *source, *precision, *grad_type;
+    double params, fwd_gflops_per_sample, bucket_first_bytes, bucket_cap_bytes;
+    int batch;                          /* -1 absent */
+    size_t nbuckets;
+    nvs_run_train_result *results;
+    size_t nresults;
+} nvs_run_train;
+
+typedef struct {
+    int src, dst;
+    const char *path, *cls;
+    double uni_gbps, bidir_gbps, latency_us, bound_gbps, pct_of_bound;
+    long long wrong;
+} nvs_run_p2p_pair;
+
+typedef struct {
+    int present;
+    double copy_bytes;
+    nvs_run_p2p_pair *pairs;
+    size_t npairs;
+} nvs_run_p2p;
+
+typedef struct {
+    int n;
+    int has_hop, hop_from_gpu, hop_to_gpu;
+    const char *hop_class, *hop_link, *hop_source;
+    double bound_gbps;
+    const char *transport;
+    double busbw_gbps, busbw_bytes, pct_of_bound, exposed_comm_pct;
+    const char *text;
+} nvs_run_explain;
+
+typedef struct {
+    const char *path;                   /* as given to nvs_run_load (copied) */
+    json_t *root;                       /* owned */
+    const char *schema;
+    const char *tool_name, *tool_version, *tool_git;
+    const char *subcommand, *launcher, *backend;
+    const char **argv;                  /* command.argv */
+    size_t argc;
+    const char *started_utc;
+    double duration_s;
+    const char *host;
+    nvs_run_kv *env;                    /* in file order */
+    size_t nenv;
+    nvs_run_kv *versions;
+    size_t nversions;
+    int world_size, world_nodes;        /* -1 absent */
+    nvs_run_rank *ranks;
+    size_t nranks;
+    nvs_run_topology topology;
+    nvs_run_scaling *scaling;
+    size_t nscaling;
+    nvs_run_coll *colls;
+    size_t ncolls;
+    int has_collectives;                /* the "collectives" key was there (may be empty) */
+    nvs_run_transport *transports;
+    size_t ntransports;
+    nvs_run_train train;
+    nvs_run_p2p p2p;
+    nvs_run_explain *explain;
+    size_t nexplain;
+    const char *result_status;          /* "ok" | "wrong" | "error"; NULL absent */
+    int result_exit_code;               /* -1 absent */
+} nvs_run;
+
+/* Read and validate a run.json file. `need`: NVS_RUN_NEED_* flags. Errors (missing file, a directory, empty,
+ * not JSON, wrong schema, wrong types, missing needed keys) are logged as "PATH: what is wrong" and return
+ * NVS_ERR_INPUT; NVS_ERR_NOMEM. On error *out is left freed (nvs_run_free is still safe to call). */
+nvs_result_t nvs_run_load(const char *path, unsigned need, nvs_run *out);
+/* Same from a parsed document (the run flow's own json_t before it is written): takes a new reference to
+ * `root`; `name` stands for the file name in messages. The message goes to `err` (not logged) when err != NULL,
+ * else it is logged. */
+nvs_result_t nvs_run_from_json(json_t *root, const char *name, unsigned need, nvs_run *out, char *err,
+                               size_t errlen);
+void nvs_run_free(nvs_run *r);
+
+/* Lookups (NULL / -1 when absent). */
+const char *nvs_run_env(const nvs_run *r, const char *key);
+const char *nvs_run_version(const nvs_run *r, const char *key);
+const nvs_run_pair *nvs_run_pair_of(const nvs_run *r, int gpu_a, int gpu_b); /* either order */
+const nvs_run_scaling *nvs_run_scaling_of(const nvs_run *r, int n);
+const nvs_run_transport *nvs_run_transport_of(const nvs_run *r, int n);
+const nvs_run_train_result *nvs_run_train_of(const nvs_run *r, int n);
+const nvs_run_explain *nvs_run_explain_of(const nvs_run *r, int n);
+/* The collective result for (collective, n, bytes), choosing out-of-place when both exist; NULL if none. */
+const nvs_run_coll *nvs_run_coll_find(const nvs_run *r, const char *collective, int n, double bytes);
+
+/* Distinct values in ascending order (caller frees). Returns the count; -1 on out of memory. */
+int nvs_run_ns(const nvs_run *r, int **out);                 /* every N of collectives, train and scaling */
+int nvs_run_coll_ns(const nvs_run *r, const char *collective, int **out);
+int nvs_run_coll_sizes(const nvs_run *r, const char *collective, double **out);
+int nvs_run_collective_names(const nvs_run *r, const char ***out); /* in first-appearance order */
+
+#endif

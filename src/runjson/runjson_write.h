@@ -1,0 +1,50 @@
+/* The one WRITER of run.json's common parts (schema nvscale.run/1, docs/run-json.md), shared by every
+ * subcommand that writes one (run, coll, train: run/out_json.c; topo, p2p: cli/cmd_topo.c, cli/cmd_p2p.c), and
+ * the results directories' names. The reader is runjson.h; the schema constant lives in runjson_schema.h.
+ *
+ *   head     schema, tool {name, version, git}, command {subcommand, argv, launcher, backend}, started_utc,
+ *            host, versions, env: the provenance every run.json starts with
+ *   result   {status, exit_code, wrong_total}
+ *   save     <dir>/run.json whole or not at all (core/out_file.h), dir created as needed
+ * May include: core, runjson. */
+#ifndef NVS_RUNJSON_WRITE_H
+#define NVS_RUNJSON_WRITE_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "core/err.h"
+#include "core/version.h"
+#include "runjson/runjson_schema.h"
+
+/* What the head records about the command. */
+typedef struct {
+    const char *subcommand;
+    int argc;
+    char **argv;             /* after the subcommand name, as typed */
+    const char *launcher;    /* "mpi", "threads", NULL = absent (JSON null) */
+    const char *backend;     /* "nccl", "mpi", "none"; NULL = key left out */
+    const char *started_utc; /* NULL = now */
+    const char *host;        /* NULL = gethostname() */
+    const nvs_versions *versions; /* NULL = collected now */
+} nvs_rj_head;
+
+json_t *nvs_rj_versions(const nvs_versions *v);
+json_t *nvs_rj_env(void); /* every NCCL_* variable, CUDA_VISIBLE_DEVICES, CUDA_DEVICE_ORDER */
+/* A new document holding the head; NULL on out of memory. */
+json_t *nvs_rj_doc_new(const nvs_rj_head *h);
+/* Sets "result": status "ok" / "wrong" / "error" from `status`, the exit code, and wrong_total. */
+int nvs_rj_set_result(json_t *doc, nvs_result_t status, long long wrong_total);
+
+/* "2026-11-30T20:09:45Z" into buf (>= 21 bytes) for time t. */
+void nvs_rj_utc_stamp(long t, char *buf, size_t len);
+/* The default results directory of a subcommand: results/<YYYYmmdd-HHMMSS>-<subcommand>, UTC. */
+void nvs_rj_default_dir(const char *subcommand, char *buf, size_t len);
+
+/* Serialize (indented, key order kept, a final newline) into <dir>/run.json, creating dir. */
+nvs_result_t nvs_rj_save(const json_t *doc, const char *dir);
+/* doc to `to`, indented, with the stream checked (fflush/ferror). */
+nvs_result_t nvs_rj_print(const json_t *doc, FILE *to);
+
+#endif

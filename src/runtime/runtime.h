@@ -1,0 +1,83 @@
+/* The runtime: who am I (rank, size, local rank, node) and host-side collectives between ranks.
+ *
+ * Two backends, one interface, so that nothing above this file knows how it was launched:
+ *   mpi      one process per rank under mpirun/srun; local rank from an MPI shared-memory split.
+ *   threads  no launcher: one process, one thread per visible GPU (CUDA_VISIBLE_DEVICES honoured).
+ * Every host collective takes the run's timeout: a rank that never arrives turns into NVS_ERR_TIMEOUT and a
+ * message naming what was awaited, never a silent hang. */
+#ifndef NVS_RUNTIME_H
+#define NVS_RUNTIME_H
+
+#include <stddef.h>
+
+#include "core/err.h"
+
+typedef struct nvs_rt nvs_rt;
+
+typedef enum { NVS_RT_SUM, NVS_RT_MAX, NVS_RT_MIN } nvs_rt_op;
+
+struct nvs_rt_ops {
+    const char *name;
+    nvs_result_t (*barrier)(nvs_rt *rt, const char *what);
+    /* Every rank contributes `bytes` at `send`; `recv` gets size*bytes, rank order. */
+    nvs_result_t (*allgather)(nvs_rt *rt, const void *send, void *recv, size_t bytes, const char *what);
+    nvs_result_t (*bcast)(nvs_rt *rt, void *buf, size_t bytes, int root, const char *what);
+    nvs_result_t (*allreduce_f64)(nvs_rt *rt, double *vals, int n, nvs_rt_op op, const char *what);
+    /* Tell every rank to stop (another rank failed): threads wake from barriers; MPI calls MPI_Abort. */
+    void (*abort)(nvs_rt *rt, int exit_code);
+};
+
+struct nvs_rt {
+    const struct nvs_rt_ops *ops;
+    int rank, size;
+    int local_rank, local_size; /* within this host */
+    int node, nnodes;           /* hosts numbered in order of their lowest rank */
+    int device;                 /* CUDA device ordinal this rank drives (-1: none, host backend) */
+    char host[64];
+    double timeout_s; /* for host collectives and GPU waits */
+    void *impl;
+};
+
+/* What a subcommand runs on every rank; its return value is that rank's result. */
+typedef nvs_result_t (*nvs_rank_main)(nvs_rt *rt, void *arg);
+
+typedef enum { NVS_LAUNCH_AUTO, NVS_LAUNCH_MPI, NVS_LAUNCH_THREADS } nvs_launch_kind;
+
+/* Whether an MPI/PMI launcher started this process (OMPI_COMM_WORLD_SIZE, PMI_SIZE, PMIX_RANK, SLURM_STEP_ID
+ * with SLURM_NTASKS). */
+int nvs_rt_launched_by_mpi(void);
+/* This process's rank as the launcher's environment tells it before MPI starts (0 when not launched), so that
+ * a message printed before the runtime exists comes once, not once per rank. */
+int nvs_rt_launcher_rank(void);
+
+/* Start the runtime and run `fn` on every rank. `nthreads` is the number of ranks of the threads backend
+ * (ignored under MPI). The result is the worst over the ranks of this process; under MPI the caller also
+ * combines it over all ranks with nvs_rt_agree_result(). */
+nvs_result_t nvs_rt_run(nvs_launch_kind kind, int nthreads, double timeout_s, nvs_rank_main fn, void *arg);
+
+/* Result agreed over all ranks: the most severe one (by exit code: 1 > 3 > 2 > 0, runtime errors first). */
+nvs_result_t nvs_rt_agree_result(nvs_rt *rt, nvs_result_t mine);
+
+/* Convenience wrappers. */
+static inline nvs_result_t nvs_barrier(nvs_rt *rt, const char *what) { return rt->ops->barrier(rt, what); }
+static inline nvs_result_t nvs_allgather(nvs_rt *rt, const void *s, void *r, size_t b, const char *what)
+{
+    return rt->ops->allgather(rt, s, r, b, what);
+}
+static inline nvs_result_t nvs_bcast(nvs_rt *rt, void *buf, size_t b, int root, const char *what)
+{
+    return rt->ops->bcast(rt, buf, b, root, what);
+}
+static inline nvs_result_t nvs_allreduce_f64(nvs_rt *rt, double *v, int n, nvs_rt_op op, const char *what)
+{
+    return rt->ops->allreduce_f64(rt, v, n, op, what);
+}
+
+/* Backend entry points (runtime_mpi.c, runtime_threads.c). */
+nvs_result_t nvs_rt_mpi_run(double timeout_s, nvs_rank_main fn, void *arg);
+nvs_result_t nvs_rt_threads_run(int nthreads, double timeout_s, nvs_rank_main fn, void *arg);
+/* The MPI communicator of a rank, for the MPI host backend (NULL under threads). Returned as void* so that
+ * this header needs no mpi.h. */
+void *nvs_rt_mpi_comm(nvs_rt *rt);
+
+#endif

@@ -1,0 +1,163 @@
+/* MPI runtime: one process per rank under mpirun / srun (or a singleton when started alone with the MPI host
+ * backend). Host collectives are the non-blocking MPI calls polled against the run's timeout, so a rank that
+ * never arrives is reported instead of hanging the job. */
+#include <mpi.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/clock.h"
+#include "core/log.h"
+#include "core/mpi_check.h"
+#include "runtime/runtime.h"
+
+struct mpi_impl {
+    MPI_Comm world;
+};
+
+nvs_result_t nvs_mpi_fail(const char *call, int rc)
+{
+    char msg[MPI_MAX_ERROR_STRING] = "";
+    int len = 0;
+    MPI_Error_string(rc, msg, &len);
+    nvs_error("%s failed: %s", call, msg);
+    return NVS_ERR_MPI;
+}
+
+/* Poll a request until done or the timeout passes. Yields, then sleeps, so that ranks oversubscribing a few
+ * cores (CI runs 4 ranks on 2) leave the CPU to the rank they wait for. */
+static nvs_result_t wait_req(nvs_rt *rt, MPI_Request *req, const char *what)
+{
+    double start = nvs_now_s();
+    int done = 0;
+    for (unsigned spins = 0;; spins++) {
+        MPI_TRY(MPI_Test(req, &done, MPI_STATUS_IGNORE));
+        if (done) return NVS_OK;
+        double waited = nvs_now_s() - start;
+        if (waited > rt->timeout_s) {
+            nvs_error("timed out after %.0f s waiting for all ranks at %s; some rank is stalled or gone",
+                      rt->timeout_s, what);
+            return NVS_ERR_TIMEOUT;
+        }
+        if (waited < 1e-3)
+            sched_yield();
+        else
+            nanosleep(&(struct timespec){0, 100000}, NULL);
+    }
+}
+
+static MPI_Comm comm_of(nvs_rt *rt) { return ((struct mpi_impl *)rt->impl)->world; }
+
+static nvs_result_t mbarrier(nvs_rt *rt, const char *what)
+{
+    MPI_Request req;
+    MPI_TRY(MPI_Ibarrier(comm_of(rt), &req));
+    return wait_req(rt, &req, what);
+}
+
+static nvs_result_t mallgather(nvs_rt *rt, const void *send, void *recv, size_t bytes, const char *what)
+{
+    if (bytes > (size_t)INT32_MAX) return nvs_mpi_fail("MPI_Iallgather (message over 2 GiB)", MPI_ERR_COUNT);
+    MPI_Request req;
+    MPI_TRY(MPI_Iallgather(send, (int)bytes, MPI_BYTE, recv, (int)bytes, MPI_BYTE, comm_of(rt), &req));
+    return wait_req(rt, &req, what);
+}
+
+static nvs_result_t mbcast(nvs_rt *rt, void *buf, size_t bytes, int root, const char *what)
+{
+    if (bytes > (size_t)INT32_MAX) return nvs_mpi_fail("MPI_Ibcast (message over 2 GiB)", MPI_ERR_COUNT);
+    MPI_Request req;
+    MPI_TRY(MPI_Ibcast(buf, (int)bytes, MPI_BYTE, root, comm_of(rt), &req));
+    return wait_req(rt, &req, what);
+}
+
+static nvs_result_t mallreduce(nvs_rt *rt, double *vals, int n, nvs_rt_op op, const char *what)
+{
+    MPI_Op mop = op == NVS_RT_SUM ? MPI_SUM : op == NVS_RT_MAX ? MPI_MAX : MPI_MIN;
+    MPI_Request req;
+    MPI_TRY(MPI_Iallreduce(MPI_IN_PLACE, vals, n, MPI_DOUBLE, mop, comm_of(rt), &req));
+    return wait_req(rt, &req, what);
+}
+
+static void mabort(nvs_rt *rt, int exit_code)
+{
+    (void)rt;
+    MPI_Abort(MPI_COMM_WORLD, exit_code);
+}
+
+static const struct nvs_rt_ops mpi_ops = {"mpi", mbarrier, mallgather, mbcast, mallreduce, mabort};
+
+void *nvs_rt_mpi_comm(nvs_rt *rt)
+{
+    return rt && rt->ops == &mpi_ops ? &((struct mpi_impl *)rt->impl)->world : NULL;
+}
+
+/* Local rank and node numbering from an MPI shared-memory split (one communicator per host). */
+static nvs_result_t discover_nodes(nvs_rt *rt)
+{
+    MPI_Comm local;
+    MPI_TRY(MPI_Comm_split_type(comm_of(rt), MPI_COMM_TYPE_SHARED, rt->rank, MPI_INFO_NULL, &local));
+    MPI_TRY(MPI_Comm_rank(local, &rt->local_rank));
+    MPI_TRY(MPI_Comm_size(local, &rt->local_size));
+    int leader = rt->rank;
+    MPI_TRY(MPI_Bcast(&leader, 1, MPI_INT, 0, local)); /* world rank of this host's local rank 0 */
+    MPI_TRY(MPI_Comm_free(&local));
+    int *leaders = malloc((size_t)rt->size * sizeof *leaders);
+    if (!leaders) return NVS_ERR_NOMEM;
+    int is_leader = rt->local_rank == 0 ? rt->rank : -1;
+    int rc = MPI_Allgather(&is_leader, 1, MPI_INT, leaders, 1, MPI_INT, comm_of(rt));
+    if (rc != MPI_SUCCESS) {
+        free(leaders);
+        return nvs_mpi_fail("MPI_Allgather", rc);
+    }
+    rt->nnodes = 0;
+    rt->node = 0;
+    for (int r = 0; r < rt->size; r++) {
+        if (leaders[r] < 0) continue;
+        if (leaders[r] < leader) rt->node++;
+        rt->nnodes++;
+    }
+    free(leaders);
+    return NVS_OK;
+}
+
+nvs_result_t nvs_rt_mpi_run(double timeout_s, nvs_rank_main fn, void *arg)
+{
+    int provided = 0;
+    int rc = MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided);
+    if (rc != MPI_SUCCESS) {
+        nvs_error("MPI_Init_thread failed (code %d): is this MPI library the one nvscale was built with?", rc);
+        return NVS_ERR_MPI;
+    }
+    struct mpi_impl impl = {.world = MPI_COMM_NULL};
+    nvs_rt rt = {.ops = &mpi_ops, .device = -1, .timeout_s = timeout_s, .impl = &impl};
+    nvs_result_t res = NVS_OK;
+    /* Errors come back as return codes (checked everywhere) instead of aborting inside MPI. */
+    rc = MPI_Comm_dup(MPI_COMM_WORLD, &impl.world);
+    if (rc == MPI_SUCCESS) rc = MPI_Comm_set_errhandler(impl.world, MPI_ERRORS_RETURN);
+    if (rc == MPI_SUCCESS) rc = MPI_Comm_rank(impl.world, &rt.rank);
+    if (rc == MPI_SUCCESS) rc = MPI_Comm_size(impl.world, &rt.size);
+    if (rc != MPI_SUCCESS) {
+        res = nvs_mpi_fail("MPI communicator setup", rc);
+        goto out;
+    }
+    nvs_log_set_rank(rt.rank, rt.size);
+    if (gethostname(rt.host, sizeof rt.host - 1) != 0) strcpy(rt.host, "unknown");
+    NVS_CHECK_GOTO(discover_nodes(&rt), res, out);
+    rt.device = rt.local_rank;
+    res = fn(&rt, arg);
+    if (nvs_exit_code(res) == 1) {
+        /* A rank that failed cannot take part in the agreement; stop the whole job now, as mpirun would. */
+        nvs_error("rank %d stopping the job: %s", rt.rank, nvs_result_text(res));
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    res = nvs_rt_agree_result(&rt, res);
+out:
+    if (impl.world != MPI_COMM_NULL) MPI_Comm_free(&impl.world);
+    MPI_Finalize();
+    nvs_log_set_rank(0, 1);
+    return res;
+}

@@ -1,0 +1,184 @@
+/* Threads runtime: one process drives every visible GPU, one thread (= one rank) per GPU.
+ * Host collectives go through a shared slot table guarded by a barrier that can time out and be aborted. */
+#include "runtime/runtime.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/log.h"
+
+struct shared {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    int nthreads;
+    int arrived;
+    unsigned long generation;
+    int aborted;
+    const void **slots; /* per rank: pointer published for the current collective */
+    double timeout_s;
+};
+
+struct thread_arg {
+    nvs_rt rt;
+    nvs_rank_main fn;
+    void *arg;
+    nvs_result_t result;
+};
+
+static nvs_result_t tbarrier(nvs_rt *rt, const char *what)
+{
+    struct shared *s = rt->impl;
+    nvs_result_t res = NVS_OK;
+    pthread_mutex_lock(&s->lock);
+    if (s->aborted) {
+        pthread_mutex_unlock(&s->lock);
+        return NVS_ERR_ABORTED;
+    }
+    unsigned long gen = s->generation;
+    if (++s->arrived == s->nthreads) {
+        s->arrived = 0;
+        s->generation++;
+        pthread_cond_broadcast(&s->cond);
+    } else {
+        struct timespec deadline;
+        clock_gettime(CLOCK_REALTIME, &deadline);
+        deadline.tv_sec += (time_t)s->timeout_s;
+        while (gen == s->generation && !s->aborted) {
+            int rc = pthread_cond_timedwait(&s->cond, &s->lock, &deadline);
+            if (rc == ETIMEDOUT && gen == s->generation) {
+                nvs_error("timed out after %.0f s waiting for all ranks at %s (%d of %d arrived)", s->timeout_s,
+                          what, s->arrived, s->nthreads);
+                s->aborted = 1;
+                pthread_cond_broadcast(&s->cond);
+                res = NVS_ERR_TIMEOUT;
+                break;
+            }
+        }
+        if (res == NVS_OK && gen == s->generation && s->aborted) res = NVS_ERR_ABORTED;
+    }
+    pthread_mutex_unlock(&s->lock);
+    return res;
+}
+
+static nvs_result_t tallgather(nvs_rt *rt, const void *send, void *recv, size_t bytes, const char *what)
+{
+    struct shared *s = rt->impl;
+    s->slots[rt->rank] = send;
+    NVS_CHECK(tbarrier(rt, what));
+    for (int r = 0; r < s->nthreads; r++) memcpy((char *)recv + (size_t)r * bytes, s->slots[r], bytes);
+    return tbarrier(rt, what); /* nobody may reuse its send buffer before all have copied */
+}
+
+static nvs_result_t tbcast(nvs_rt *rt, void *buf, size_t bytes, int root, const char *what)
+{
+    struct shared *s = rt->impl;
+    if (rt->rank == root) s->slots[root] = buf;
+    NVS_CHECK(tbarrier(rt, what));
+    if (rt->rank != root) memcpy(buf, s->slots[root], bytes);
+    return tbarrier(rt, what);
+}
+
+static nvs_result_t tallreduce(nvs_rt *rt, double *vals, int n, nvs_rt_op op, const char *what)
+{
+    struct shared *s = rt->impl;
+    double *mine = malloc((size_t)n * sizeof *mine);
+    if (!mine) return NVS_ERR_NOMEM;
+    memcpy(mine, vals, (size_t)n * sizeof *mine);
+    s->slots[rt->rank] = mine;
+    nvs_result_t res = tbarrier(rt, what);
+    if (res == NVS_OK) {
+        for (int i = 0; i < n; i++) {
+            double acc = ((const double *)s->slots[0])[i];
+            for (int r = 1; r < s->nthreads; r++) {
+                double v = ((const double *)s->slots[r])[i];
+                acc = op == NVS_RT_SUM ? acc + v : op == NVS_RT_MAX ? (v > acc ? v : acc) : (v < acc ? v : acc);
+            }
+            vals[i] = acc;
+        }
+        res = tbarrier(rt, what);
+    }
+    free(mine);
+    return res;
+}
+
+static void tabort(nvs_rt *rt, int exit_code)
+{
+    (void)exit_code;
+    struct shared *s = rt->impl;
+    pthread_mutex_lock(&s->lock);
+    s->aborted = 1;
+    pthread_cond_broadcast(&s->cond);
+    pthread_mutex_unlock(&s->lock);
+}
+
+static const struct nvs_rt_ops threads_ops = {"threads", tbarrier, tallgather, tbcast, tallreduce, tabort};
+
+static void *thread_main(void *p)
+{
+    struct thread_arg *ta = p;
+    nvs_log_set_rank(ta->rt.rank, ta->rt.size);
+    ta->result = ta->fn(&ta->rt, ta->arg);
+    if (ta->result != NVS_OK && nvs_exit_code(ta->result) == 1) tabort(&ta->rt, 1);
+    return NULL;
+}
+
+nvs_result_t nvs_rt_threads_run(int nthreads, double timeout_s, nvs_rank_main fn, void *arg)
+{
+    if (nthreads < 1) nthreads = 1;
+    struct shared s = {.nthreads = nthreads, .timeout_s = timeout_s};
+    pthread_mutex_init(&s.lock, NULL);
+    pthread_cond_init(&s.cond, NULL);
+    s.slots = calloc((size_t)nthreads, sizeof *s.slots);
+    struct thread_arg *ta = calloc((size_t)nthreads, sizeof *ta);
+    pthread_t *tid = calloc((size_t)nthreads, sizeof *tid);
+    nvs_result_t res = NVS_OK;
+    if (!s.slots || !ta || !tid) {
+        res = NVS_ERR_NOMEM;
+        goto out;
+    }
+    char host[64] = "localhost";
+    gethostname(host, sizeof host - 1);
+    int started = 0;
+    for (int r = 0; r < nthreads; r++) {
+        ta[r].rt = (nvs_rt){.ops = &threads_ops, .rank = r, .size = nthreads, .local_rank = r,
+                            .local_size = nthreads, .node = 0, .nnodes = 1, .device = r,
+                            .timeout_s = timeout_s, .impl = &s};
+        memcpy(ta[r].rt.host, host, sizeof host);
+        ta[r].fn = fn;
+        ta[r].arg = arg;
+        if (r == 0) continue; /* rank 0 runs on the calling thread */
+        int rc = pthread_create(&tid[r], NULL, thread_main, &ta[r]);
+        if (rc) {
+            nvs_error("pthread_create for rank %d: %s", r, strerror(rc));
+            tabort(&ta[0].rt, 1);
+            res = NVS_ERR_SYSTEM;
+            break;
+        }
+        started = r;
+    }
+    if (res == NVS_OK) thread_main(&ta[0]);
+    for (int r = 1; r <= started; r++) pthread_join(tid[r], NULL);
+    if (res == NVS_OK) {
+        /* same severity order as nvs_rt_agree_result, over the threads */
+        for (int r = 0; r < nthreads; r++) {
+            nvs_result_t x = ta[r].result;
+            if (x == NVS_ERR_ABORTED) continue;
+            if (nvs_result_severity(x) > nvs_result_severity(res)) res = x;
+        }
+        if (res == NVS_OK)
+            for (int r = 0; r < nthreads; r++)
+                if (ta[r].result == NVS_ERR_ABORTED) res = NVS_ERR_ABORTED;
+    }
+    nvs_log_set_rank(0, 1);
+out:
+    free(s.slots);
+    free(ta);
+    free(tid);
+    pthread_cond_destroy(&s.cond);
+    pthread_mutex_destroy(&s.lock);
+    return res;
+}

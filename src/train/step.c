@@ -1,0 +1,69 @@
+/* The step driver: issues one training step through an executor (forward, backward with bucket all-reduces,
+ * optimizer) and times steps on the host. Knows nothing of the run flow: the run layer (run/phase_train.c)
+ * decides which N and which variants to time. */
+#include <stdlib.h>
+#include <time.h>
+
+#include "core/clock.h"
+#include "core/log.h"
+#include "core/metrics.h"
+#include "train/train.h"
+#include "train/train_exec.h"
+
+static nvs_result_t issue_step(nvs_train_exec *x, int mode)
+{
+    const nvs_train_plan *pl = x->plan;
+    const nvs_profile *p = pl->profile;
+    if (mode == NVS_STEP_COMM) {
+        for (int b = 0; b < pl->nbuckets; b++) NVS_CHECK(x->ops->bucket_ready(x, b));
+        return x->ops->join_comm(x);
+    }
+    for (int l = 0; l < p->nlayers; l++) {
+        const nvs_layer *ly = &p->layers[l];
+        if (ly->gemm_m > 0 && mode != NVS_STEP_NO_GEMM) NVS_CHECK(x->ops->gemm(x, l, NVS_GEMM_FWD));
+        if (ly->ew_passes > 0 && ly->act_elems > 0) NVS_CHECK(x->ops->ew(x, l, ly->ew_passes));
+    }
+    for (int l = p->nlayers - 1; l >= 0; l--) {
+        const nvs_layer *ly = &p->layers[l];
+        if (ly->ew_passes > 0 && ly->act_elems > 0) NVS_CHECK(x->ops->ew(x, l, 2 * ly->ew_passes));
+        if (ly->gemm_m > 0 && mode == NVS_STEP_NO_GEMM) {
+            /* skipped: this variant measures the memory-bound rest */
+        } else if (ly->gemm_m > 0) {
+            if (l > 0) NVS_CHECK(x->ops->gemm(x, l, NVS_GEMM_DGRAD));
+            NVS_CHECK(x->ops->gemm(x, l, NVS_GEMM_WGRAD));
+        } else if (ly->params > 0) {
+            NVS_CHECK(x->ops->grad_pass(x, l));
+        }
+        if (mode == NVS_STEP_FULL && pl->bucket_closes_at[l] >= 0) NVS_CHECK(x->ops->bucket_ready(x, pl->bucket_closes_at[l]));
+    }
+    if (mode == NVS_STEP_FULL) NVS_CHECK(x->ops->join_comm(x));
+    return x->ops->optimizer(x);
+}
+
+/* Median per-step time of `steps` steps after `warmup` untimed ones; every step is waited for on the host
+ * (the next step's forward may not start before the optimizer is done, as in a real loop). */
+nvs_result_t nvs_train_time_steps(nvs_train_exec *x, int mode, int warmup, int steps, int n, double *median)
+{
+    static const char *const names[] = {"step", "compute-only step", "all-reduces", "step without GEMMs"};
+    double *t = malloc((size_t)steps * sizeof *t);
+    if (!t) return NVS_ERR_NOMEM;
+    nvs_result_t res = NVS_OK;
+    for (int i = 0; i < warmup && res == NVS_OK; i++) {
+        res = issue_step(x, mode);
+        if (res == NVS_OK) res = x->ops->sync(x);
+    }
+    double t_first = nvs_now_us();
+    for (int i = 0; i < steps && res == NVS_OK; i++) {
+        double el = nvs_now_us() - t_first;
+        nvs_progress("train %s N=%d: %s %d/%d, ~%.0f s left in this phase", x->plan->profile->name, n, names[mode],
+                     i + 1, steps, i ? el / i * (steps - i) / 1e6 : 0.0);
+        double t0 = nvs_now_us();
+        res = issue_step(x, mode);
+        if (res == NVS_OK) res = x->ops->sync(x);
+        t[i] = nvs_now_us() - t0;
+    }
+    if (res == NVS_OK) *median = nvs_median(t, (size_t)steps);
+    free(t);
+    return res;
+}
+

@@ -1,0 +1,71 @@
+/* The synthetic data-parallel training step (PyTorch DDP's schedule with real GEMMs).
+ *
+ * Per step, on every GPU of the N: forward layers in order (one GEMM of the layer's per-sample shape times the
+ * batch, then `ew` memory-bound passes over its output), backward in reverse (2*ew passes, the input-gradient
+ * GEMM (skipped for the first layer, whose input needs no gradient, as in PyTorch) and the weight-gradient GEMM
+ * written into the layer's slot of the flat gradient buffer), gradients grouped into DDP buckets in reverse
+ * layer order; a bucket is all-reduced on a second stream as soon as the backward of its last layer is done;
+ * then an SGD-momentum pass over all parameters. Three variants are timed: the full step, the same step without
+ * the all-reduces (compute only), and the all-reduces alone (communication only).
+ *
+ * train_plan.c is PURE (buckets, memory, schedule: unit-tested); train.c drives the step through an executor
+ * (train_gpu.c: cuBLAS + NCCL; train_host.c: CPU GEMMs + MPI, so machines without GPUs run the whole path). */
+#ifndef NVS_TRAIN_H
+#define NVS_TRAIN_H
+
+#include <stddef.h>
+
+#include "core/config.h"
+#include "core/err.h"
+#include "workload/profile.h"
+
+typedef struct {
+    int first_layer, last_layer; /* layers [first..last] (forward indices); ready when `first_layer` is done */
+    size_t offset_elems;         /* into the flat gradient buffer */
+    size_t elems;
+    size_t bytes;
+} nvs_bucket;
+
+typedef struct {
+    const nvs_profile *profile;
+    int batch;
+    nvs_precision precision;
+    int grad_bf16;
+    int nbuckets;
+    nvs_bucket *buckets;    /* in launch order (the last layers' bucket first) */
+    int *bucket_of_layer;   /* -1 for layers without parameters */
+    int *bucket_closes_at;  /* per layer: the bucket whose last gradient this layer produces, else -1 */
+    size_t *grad_offset;    /* per layer, in elements */
+    size_t grad_elems;      /* all parameters */
+    /* buffer layout the executors allocate (elements of the compute precision): per layer, where its GEMM
+     * weights and its stored output start (nlayers + 1 entries, the last = the total), and the largest GEMM
+     * input (forward input / input gradient scratch) and weight matrix (weight-gradient scratch) */
+    size_t *w_off, *a_off;
+    size_t max_x_elems, max_w_elems;
+    /* memory, bytes per GPU (what train_gpu.c allocates) */
+    double weight_bytes;    /* GEMM weights in the compute precision */
+    double master_bytes;    /* fp32 parameters and momentum (SGD state) */
+    double grad_bytes;
+    double act_bytes;       /* stored layer outputs (batch * act * element size) */
+    double workspace_bytes; /* GEMM input / input-gradient scratch (largest layer) */
+    double total_bytes;
+    double fwd_flops;       /* per step per GPU */
+    double step_flops;      /* forward + backward GEMM FLOPs per step per GPU */
+} nvs_train_plan;
+
+/* Buckets as PyTorch DDP assigns them (torch/nn/parallel/distributed.py, _compute_bucket_assignment_by_size):
+ * parameters in reverse order, a bucket closes once it holds >= its cap; the first cap is `first_bytes` (DDP:
+ * 1 MiB), the rest `cap_bytes` (DDP: bucket_cap_mb = 25). */
+nvs_result_t nvs_train_plan_make(const nvs_profile *p, int batch, nvs_precision prec, int grad_bf16,
+                                 size_t first_bytes, size_t cap_bytes, nvs_train_plan *plan);
+void nvs_train_plan_free(nvs_train_plan *plan);
+
+/* Predicted time of the buckets' all-reduces, back to back, from a measured all_reduce curve (sizes ascending,
+ * times in us): log-log interpolation, linear extrapolation in bytes beyond the ends. */
+double nvs_predict_allreduce_us(const double *sizes, const double *times_us, int npoints, double bytes);
+
+/* What one timed step does: the full step; without the all-reduces; the all-reduces alone; the step without
+ * its GEMMs (where the compute time goes). */
+enum { NVS_STEP_FULL, NVS_STEP_COMPUTE, NVS_STEP_COMM, NVS_STEP_NO_GEMM };
+
+#endif

@@ -1,0 +1,50 @@
+/* What the step driver (train.c) asks of an executor: the GPU one (train_gpu.c) or the host one
+ * (train_host.c). Calls are asynchronous where the executor can make them so (GPU streams); sync() waits. */
+#ifndef NVS_TRAIN_EXEC_H
+#define NVS_TRAIN_EXEC_H
+
+#include "collectives/backend.h"
+#include "train/train.h"
+
+enum { NVS_GEMM_FWD = 0, NVS_GEMM_DGRAD = 1, NVS_GEMM_WGRAD = 2 };
+
+typedef struct nvs_train_exec nvs_train_exec;
+
+struct nvs_train_exec_ops {
+    const char *name;
+    /* Allocates everything the plan needs, once (a model that does not fit is refused before this). */
+    nvs_result_t (*setup)(nvs_train_exec *x);
+    nvs_result_t (*gemm)(nvs_train_exec *x, int layer, int kind);
+    nvs_result_t (*ew)(nvs_train_exec *x, int layer, double passes);
+    /* The gradient of a layer with parameters but no GEMM (embedding, norm): one pass over its slot. */
+    nvs_result_t (*grad_pass)(nvs_train_exec *x, int layer);
+    /* Start all-reducing bucket b (its gradients are complete on the compute stream). */
+    nvs_result_t (*bucket_ready)(nvs_train_exec *x, int bucket);
+    /* The optimizer may start only when every bucket is reduced: join the communication. */
+    nvs_result_t (*join_comm)(nvs_train_exec *x);
+    nvs_result_t (*optimizer)(nvs_train_exec *x);
+    /* Wait until everything issued so far has completed (times are read on the host after this). */
+    nvs_result_t (*sync)(nvs_train_exec *x);
+    /* Free memory available to the step, and what the executor will need (for the up-front refusal). */
+    nvs_result_t (*memory)(nvs_train_exec *x, double *free_bytes);
+    void (*teardown)(nvs_train_exec *x);
+};
+
+struct nvs_train_exec {
+    const struct nvs_train_exec_ops *ops;
+    const nvs_train_plan *plan;
+    nvs_backend *backend;
+    nvs_comm *comm; /* the N-GPU communicator of this measurement */
+    int nranks;     /* its size: gradients are averaged over it */
+    void *impl;
+};
+
+nvs_result_t nvs_train_exec_gpu(nvs_train_exec *x);  /* sets ops/impl */
+nvs_result_t nvs_train_exec_host(nvs_train_exec *x);
+
+/* The step driver (step.c): median per-step time of `steps` steps of `mode` (NVS_STEP_*) after `warmup`
+ * untimed ones; every step is waited for on the host (the next step's forward may not start before the
+ * optimizer is done, as in a real loop). `n` is for the progress line. */
+nvs_result_t nvs_train_time_steps(nvs_train_exec *x, int mode, int warmup, int steps, int n, double *median);
+
+#endif

@@ -1,0 +1,231 @@
+/* GPU executor of the synthetic step: cuBLAS GEMMs and element-wise passes on a compute stream, NCCL
+ * all-reduces of the gradient buckets on a communication stream that waits for each bucket's event — the
+ * overlap PyTorch DDP gets, competing for SMs and memory bandwidth in the same way. */
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collectives/backend_nccl.h"
+#include "collectives/kernels.h"
+#include "core/gpu_check.h"
+#include "core/log.h"
+#include "train/train_exec.h"
+
+struct gpu_impl {
+    cublasHandle_t blas;
+    cudaStream_t compute, comm;
+    cudaEvent_t *bucket_ev, comm_done;
+    void *weights, *acts, *ws_x, *ws_dx;
+    float *ws_w;           /* fp32 weight-gradient scratch */
+    float *master, *momentum;
+    void *grads;
+    size_t es;             /* element size of the compute precision */
+};
+
+static struct gpu_impl *G(nvs_train_exec *x) { return x->impl; }
+
+static nvs_result_t gmem(nvs_train_exec *x, double *free_bytes)
+{
+    (void)x;
+    size_t fr = 0, tot = 0;
+    CUDA_TRY(cudaMemGetInfo(&fr, &tot));
+    *free_bytes = (double)fr;
+    return NVS_OK;
+}
+
+static nvs_result_t dalloc(void **p, double bytes, const char *what)
+{
+    size_t b = bytes > 0 ? (size_t)ceil(bytes) : 256;
+    cudaError_t e = cudaMalloc(p, b);
+    if (e != cudaSuccess) {
+        nvs_error("cudaMalloc of %zu bytes for %s failed: %s", b, what, cudaGetErrorString(e));
+        return NVS_ERR_CUDA;
+    }
+    return NVS_OK;
+}
+
+static nvs_result_t gsetup(nvs_train_exec *x)
+{
+    struct gpu_impl *g = G(x);
+    const nvs_train_plan *pl = x->plan;
+    g->es = nvs_precision_bytes(pl->precision);
+    int bf = pl->precision == NVS_PREC_BF16;
+    g->bucket_ev = calloc((size_t)pl->nbuckets + 1, sizeof(cudaEvent_t));
+    if (!g->bucket_ev) return NVS_ERR_NOMEM;
+    /* the buffer layout is the plan's (train_plan.c), the same the memory check counted */
+    const int L = pl->profile->nlayers;
+    const size_t wtot = pl->w_off[L], atot = pl->a_off[L], maxx = pl->max_x_elems, maxw = pl->max_w_elems;
+    CUDA_TRY(cudaStreamCreateWithFlags(&g->compute, cudaStreamNonBlocking));
+    CUDA_TRY(cudaStreamCreateWithFlags(&g->comm, cudaStreamNonBlocking));
+    for (int b = 0; b < pl->nbuckets; b++) CUDA_TRY(cudaEventCreateWithFlags(&g->bucket_ev[b], cudaEventDisableTiming));
+    CUDA_TRY(cudaEventCreateWithFlags(&g->comm_done, cudaEventDisableTiming));
+    BLAS_TRY(cublasCreate(&g->blas));
+    BLAS_TRY(cublasSetStream(g->blas, g->compute));
+    NVS_CHECK(dalloc(&g->weights, (double)wtot * g->es, "GEMM weights"));
+    NVS_CHECK(dalloc(&g->acts, (double)atot * g->es, "activations"));
+    NVS_CHECK(dalloc(&g->ws_x, (double)maxx * g->es, "GEMM input workspace"));
+    NVS_CHECK(dalloc(&g->ws_dx, (double)maxx * g->es, "input-gradient workspace"));
+    NVS_CHECK(dalloc((void **)&g->ws_w, (double)maxw * 4, "weight-gradient workspace"));
+    NVS_CHECK(dalloc((void **)&g->master, (double)pl->grad_elems * 4, "fp32 parameters"));
+    NVS_CHECK(dalloc((void **)&g->momentum, (double)pl->grad_elems * 4, "momentum"));
+    NVS_CHECK(dalloc(&g->grads, (double)pl->grad_elems * (pl->grad_bf16 ? 2 : 4), "gradients"));
+    /* real-looking data everywhere: tensor cores run faster on zeros than on real data */
+    CUDA_TRY(nvs_kern_init_random(g->weights, wtot, bf, 1, 0.05f, g->compute));
+    CUDA_TRY(nvs_kern_init_random(g->acts, atot, bf, 2, 1.0f, g->compute));
+    CUDA_TRY(nvs_kern_init_random(g->ws_x, maxx, bf, 3, 1.0f, g->compute));
+    CUDA_TRY(nvs_kern_init_random(g->ws_dx, maxx, bf, 4, 1.0f, g->compute));
+    CUDA_TRY(nvs_kern_init_random(g->master, pl->grad_elems, 0, 5, 0.05f, g->compute));
+    CUDA_TRY(nvs_kern_init_random(g->grads, pl->grad_elems, pl->grad_bf16, 6, 0.01f, g->compute));
+    CUDA_TRY(cudaMemsetAsync(g->momentum, 0, pl->grad_elems * 4, g->compute));
+    CUDA_TRY(cudaStreamSynchronize(g->compute));
+    return NVS_OK;
+}
+
+static nvs_result_t ggemm(nvs_train_exec *x, int l, int kind)
+{
+    struct gpu_impl *g = G(x);
+    const nvs_train_plan *pl = x->plan;
+    const nvs_layer *ly = &pl->profile->layers[l];
+    double rows = ly->gemm_m * pl->batch;
+    if (rows > INT_MAX || ly->gemm_n > INT_MAX || ly->gemm_k > INT_MAX) {
+        nvs_error("layer %s: a GEMM dimension exceeds what cuBLAS takes (2^31-1): lower --batch", ly->name);
+        return NVS_ERR_USAGE;
+    }
+    int m = (int)rows, n = (int)ly->gemm_n, k = (int)ly->gemm_k;
+    int bf = pl->precision == NVS_PREC_BF16;
+    cudaDataType_t ab = bf ? CUDA_R_16BF : CUDA_R_32F;
+    cublasComputeType_t ct = pl->precision == NVS_PREC_TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+    const float one = 1.0f, zero = 0.0f;
+    char *W = (char *)g->weights + pl->w_off[l] * g->es;
+    char *Y = (char *)g->acts + pl->a_off[l] * g->es;
+    /* Column-major shapes (cuBLAS): Y[m x n] = X[m x k] W[k x n]; dX[m x k] = dY W^T; dW[k x n] = X^T dY.
+     * The data are random: only shapes, precision and FLOPs matter. */
+    switch (kind) {
+    case NVS_GEMM_FWD:
+        BLAS_TRY(cublasGemmEx(g->blas, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &one, g->ws_x, ab, m, W, ab, k, &zero, Y,
+                              ab, m, ct, CUBLAS_GEMM_DEFAULT));
+        break;
+    case NVS_GEMM_DGRAD:
+        BLAS_TRY(cublasGemmEx(g->blas, CUBLAS_OP_N, CUBLAS_OP_T, m, k, n, &one, Y, ab, m, W, ab, k, &zero, g->ws_dx,
+                              ab, m, ct, CUBLAS_GEMM_DEFAULT));
+        break;
+    default: {
+        /* into the layer's gradient slot when its parameters hold the whole matrix and the types agree;
+         * otherwise into fp32 scratch (then cast, for bf16 gradients of an fp32 step) */
+        size_t slot = (size_t)ly->params;
+        int direct = slot >= (size_t)k * (size_t)n && (bf ? pl->grad_bf16 : !pl->grad_bf16);
+        void *C = direct ? (char *)g->grads + pl->grad_offset[l] * (pl->grad_bf16 ? 2 : 4) : (void *)g->ws_w;
+        cudaDataType_t ct_out = direct ? (pl->grad_bf16 ? CUDA_R_16BF : CUDA_R_32F) : CUDA_R_32F;
+        BLAS_TRY(cublasGemmEx(g->blas, CUBLAS_OP_T, CUBLAS_OP_N, k, n, m, &one, g->ws_x, ab, m, Y, ab, m, &zero, C,
+                              ct_out, k, ct, CUBLAS_GEMM_DEFAULT));
+        if (!direct && slot > 0) {
+            size_t cnt = slot < (size_t)k * (size_t)n ? slot : (size_t)k * (size_t)n;
+            CUDA_TRY(nvs_kern_convert(g->ws_w, 0, (char *)g->grads + pl->grad_offset[l] * (pl->grad_bf16 ? 2 : 4),
+                                      pl->grad_bf16, cnt, g->compute));
+        }
+        break;
+    }
+    }
+    return NVS_OK;
+}
+
+static nvs_result_t gew(nvs_train_exec *x, int l, double passes)
+{
+    struct gpu_impl *g = G(x);
+    const nvs_train_plan *pl = x->plan;
+    const nvs_layer *ly = &pl->profile->layers[l];
+    size_t count = (size_t)(ly->act_elems * pl->batch);
+    int bf = pl->precision == NVS_PREC_BF16;
+    void *Y = (char *)g->acts + pl->a_off[l] * g->es;
+    int whole = (int)floor(passes);
+    for (int i = 0; i < whole; i++) CUDA_TRY(nvs_kern_axpb(Y, count, bf, 0.999f, 0.001f, g->compute));
+    size_t part = (size_t)((passes - whole) * (double)count); /* a fractional pass: that share of the tensor */
+    if (part) CUDA_TRY(nvs_kern_axpb(Y, part, bf, 0.999f, 0.001f, g->compute));
+    return NVS_OK;
+}
+
+static nvs_result_t ggrad(nvs_train_exec *x, int l)
+{
+    struct gpu_impl *g = G(x);
+    const nvs_train_plan *pl = x->plan;
+    size_t es = pl->grad_bf16 ? 2 : 4;
+    CUDA_TRY(nvs_kern_axpb((char *)g->grads + pl->grad_offset[l] * es, (size_t)pl->profile->layers[l].params,
+                           pl->grad_bf16, 0.5f, 0.0f, g->compute));
+    return NVS_OK;
+}
+
+static nvs_result_t gbucket(nvs_train_exec *x, int b)
+{
+    struct gpu_impl *g = G(x);
+    const nvs_train_plan *pl = x->plan;
+    const nvs_bucket *bk = &pl->buckets[b];
+    size_t es = pl->grad_bf16 ? 2 : 4;
+    CUDA_TRY(cudaEventRecord(g->bucket_ev[b], g->compute));
+    CUDA_TRY(cudaStreamWaitEvent(g->comm, g->bucket_ev[b], 0));
+    ncclComm_t comm = nvs_nccl_comm(x->comm);
+    ncclResult_t r = ncclAllReduce((char *)g->grads + bk->offset_elems * es, (char *)g->grads + bk->offset_elems * es,
+                                   bk->elems, pl->grad_bf16 ? ncclBfloat16 : ncclFloat32, ncclSum, comm, g->comm);
+    if (r != ncclSuccess) {
+        nvs_error("ncclAllReduce of gradient bucket %d (%zu bytes) failed: %s", b, bk->bytes, ncclGetErrorString(r));
+        return NVS_ERR_NCCL;
+    }
+    return NVS_OK;
+}
+
+static nvs_result_t gjoin(nvs_train_exec *x)
+{
+    struct gpu_impl *g = G(x);
+    CUDA_TRY(cudaEventRecord(g->comm_done, g->comm));
+    CUDA_TRY(cudaStreamWaitEvent(g->compute, g->comm_done, 0));
+    return NVS_OK;
+}
+
+static nvs_result_t gopt(nvs_train_exec *x)
+{
+    struct gpu_impl *g = G(x);
+    const nvs_train_plan *pl = x->plan;
+    /* SGD with momentum 0.9, lr 1e-4 (values do not matter; the memory traffic does). Gradients are summed by
+     * the all-reduce and divided by N here, as DDP averages them. */
+    CUDA_TRY(nvs_kern_sgd(g->master, g->momentum, g->grads, pl->grad_bf16, pl->grad_elems, 1.0f / (float)x->nranks,
+                          1e-4f, 0.9f, g->compute));
+    return NVS_OK;
+}
+
+static nvs_result_t gsync(nvs_train_exec *x)
+{
+    struct gpu_impl *g = G(x);
+    NVS_CHECK(nvs_nccl_wait_stream(x->backend, x->comm, g->comm, "a gradient all-reduce of the training step"));
+    return nvs_nccl_wait_stream(x->backend, x->comm, g->compute, "the training step's compute");
+}
+
+static void gteardown(nvs_train_exec *x)
+{
+    struct gpu_impl *g = G(x);
+    if (!g) return;
+    void *bufs[] = {g->weights, g->acts, g->ws_x, g->ws_dx, g->ws_w, g->master, g->momentum, g->grads};
+    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
+        if (bufs[i]) cudaFree(bufs[i]);
+    if (g->bucket_ev)
+        for (int b = 0; b < x->plan->nbuckets; b++)
+            if (g->bucket_ev[b]) cudaEventDestroy(g->bucket_ev[b]);
+    if (g->comm_done) cudaEventDestroy(g->comm_done);
+    if (g->blas) cublasDestroy(g->blas);
+    if (g->compute) cudaStreamDestroy(g->compute);
+    if (g->comm) cudaStreamDestroy(g->comm);
+    free(g->bucket_ev);
+    free(g);
+    x->impl = NULL;
+}
+
+static const struct nvs_train_exec_ops gpu_ops = {"GPU",  gsetup, ggemm,  gew,       ggrad,    gbucket,
+                                                  gjoin,  gopt,   gsync,  gmem,      gteardown};
+
+nvs_result_t nvs_train_exec_gpu(nvs_train_exec *x)
+{
+    x->ops = &gpu_ops;
+    x->impl = calloc(1, sizeof(struct gpu_impl));
+    return x->impl ? NVS_OK : NVS_ERR_NOMEM;
+}

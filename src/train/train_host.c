@@ -1,0 +1,230 @@
+/* Host executor of the synthetic step, for the MPI host backend: the same schedule with CPU GEMMs (fp32) and
+ * MPI_Iallreduce per bucket, progressed between layers. It makes CPU clusters measurable and lets machines
+ * without GPUs run the whole training path (buckets, overlap, timing, efficiency); its numbers are CPU
+ * numbers, not predictions of a GPU. */
+#include <math.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "collectives/backend_mpi.h"
+#include "core/clock.h"
+#include "core/log.h"
+#include "train/train_exec.h"
+
+struct host_impl {
+    float *weights, *acts, *ws_x, *ws_dx, *ws_w, *master, *momentum, *grads;
+    MPI_Request *reqs;
+    int nreqs;
+};
+
+static struct host_impl *H(nvs_train_exec *x) { return x->impl; }
+
+static nvs_result_t hmem(nvs_train_exec *x, double *free_bytes)
+{
+    (void)x;
+    /* MemAvailable: the kernel's estimate of memory a new allocation can get without swapping */
+    FILE *f = fopen("/proc/meminfo", "r");
+    *free_bytes = 0;
+    if (!f) {
+        nvs_error("cannot read /proc/meminfo to check the training step's memory");
+        return NVS_ERR_SYSTEM;
+    }
+    char line[256];
+    while (fgets(line, sizeof line, f)) {
+        unsigned long long kb;
+        if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1) *free_bytes = (double)kb * 1024.0;
+    }
+    fclose(f);
+    return NVS_OK;
+}
+
+static float *halloc(size_t n, const char *what, unsigned seed)
+{
+    float *p = malloc((n ? n : 1) * sizeof(float));
+    if (!p) {
+        nvs_error("cannot allocate %zu bytes of host memory for %s", n * sizeof(float), what);
+        return NULL;
+    }
+    uint32_t s = seed * 2654435761u + 1;
+    for (size_t i = 0; i < n; i++) {
+        s = s * 1664525u + 1013904223u; /* Numerical Recipes' LCG: any non-zero data will do */
+        p[i] = ((float)(s >> 8) / 16777216.0f - 0.5f) * 0.1f;
+    }
+    return p;
+}
+
+static nvs_result_t hsetup(nvs_train_exec *x)
+{
+    struct host_impl *h = H(x);
+    const nvs_train_plan *pl = x->plan;
+    h->reqs = calloc((size_t)pl->nbuckets + 1, sizeof(MPI_Request));
+    if (!h->reqs) return NVS_ERR_NOMEM;
+    /* the buffer layout is the plan's (train_plan.c), the same the memory check counted */
+    const int L = pl->profile->nlayers;
+    const size_t wt = pl->w_off[L], at = pl->a_off[L], mx = pl->max_x_elems, mw = pl->max_w_elems;
+    if (!(h->weights = halloc(wt, "GEMM weights", 1)) || !(h->acts = halloc(at, "activations", 2)) ||
+        !(h->ws_x = halloc(mx, "GEMM input", 3)) || !(h->ws_dx = halloc(mx, "input gradient", 4)) ||
+        !(h->ws_w = halloc(mw, "weight gradient", 5)) || !(h->master = halloc(pl->grad_elems, "parameters", 6)) ||
+        !(h->momentum = halloc(pl->grad_elems, "momentum", 7)) || !(h->grads = halloc(pl->grad_elems, "gradients", 8)))
+        return NVS_ERR_NOMEM;
+    return NVS_OK;
+}
+
+/* Let MPI move the outstanding buckets (MPI progresses non-blocking collectives inside MPI calls). */
+static void progress(struct host_impl *h)
+{
+    if (h->nreqs) {
+        int done;
+        MPI_Testall(h->nreqs, h->reqs, &done, MPI_STATUSES_IGNORE);
+    }
+}
+
+/* C[m x n] = A[m x k] B[k x n], column-major, with optional transposes expressed by strides; blocked over k and
+ * n so that a column of C stays in cache. Plain C: the host backend measures CPUs as they are. */
+static void sgemm(int m, int n, int k, const float *A, size_t a_rs, size_t a_cs, const float *B, size_t b_rs,
+                  size_t b_cs, float *C, struct host_impl *h)
+{
+    for (int j = 0; j < n; j++) {
+        float *c = C + (size_t)j * (size_t)m;
+        memset(c, 0, (size_t)m * sizeof(float));
+        for (int p = 0; p < k; p++) {
+            float b = B[(size_t)p * b_rs + (size_t)j * b_cs];
+            const float *a = A + (size_t)p * a_cs;
+            for (int i = 0; i < m; i++) c[i] += a[(size_t)i * a_rs] * b;
+        }
+        if ((j & 15) == 0) progress(h);
+    }
+}
+
+static nvs_result_t hgemm(nvs_train_exec *x, int l, int kind)
+{
+    struct host_impl *h = H(x);
+    const nvs_train_plan *pl = x->plan;
+    const nvs_layer *ly = &pl->profile->layers[l];
+    int m = (int)(ly->gemm_m * pl->batch), n = (int)ly->gemm_n, k = (int)ly->gemm_k;
+    float *W = h->weights + pl->w_off[l], *Y = h->acts + pl->a_off[l];
+    switch (kind) {
+    case NVS_GEMM_FWD: /* Y[m x n] = X[m x k] W[k x n] */
+        sgemm(m, n, k, h->ws_x, 1, (size_t)m, W, 1, (size_t)k, Y, h);
+        break;
+    case NVS_GEMM_DGRAD: /* dX[m x k] = dY[m x n] W^T */
+        sgemm(m, k, n, Y, 1, (size_t)m, W, (size_t)k, 1, h->ws_dx, h);
+        break;
+    default: { /* dW[k x n] = X^T dY */
+        sgemm(k, n, m, h->ws_x, (size_t)m, 1, Y, 1, (size_t)m, h->ws_w, h);
+        size_t cnt = (size_t)ly->params < (size_t)k * n ? (size_t)ly->params : (size_t)k * n;
+        memcpy(h->grads + pl->grad_offset[l], h->ws_w, cnt * sizeof(float));
+        break;
+    }
+    }
+    return NVS_OK;
+}
+
+static nvs_result_t hew(nvs_train_exec *x, int l, double passes)
+{
+    struct host_impl *h = H(x);
+    const nvs_train_plan *pl = x->plan;
+    size_t count = (size_t)(pl->profile->layers[l].act_elems * pl->batch);
+    float *Y = h->acts + pl->a_off[l];
+    size_t total = (size_t)(passes * (double)count);
+    for (size_t done = 0; done < total; done += count) {
+        size_t c = total - done < count ? total - done : count;
+        for (size_t i = 0; i < c; i++) Y[i] = Y[i] * 0.999f + 0.001f;
+        progress(h);
+    }
+    return NVS_OK;
+}
+
+static nvs_result_t hgrad(nvs_train_exec *x, int l)
+{
+    struct host_impl *h = H(x);
+    const nvs_train_plan *pl = x->plan;
+    float *g = h->grads + pl->grad_offset[l];
+    for (size_t i = 0; i < (size_t)pl->profile->layers[l].params; i++) g[i] *= 0.5f;
+    return NVS_OK;
+}
+
+static nvs_result_t hbucket(nvs_train_exec *x, int b)
+{
+    struct host_impl *h = H(x);
+    const nvs_bucket *bk = &x->plan->buckets[b];
+    int rc = MPI_Iallreduce(MPI_IN_PLACE, h->grads + bk->offset_elems, (int)bk->elems, MPI_FLOAT, MPI_SUM,
+                            nvs_mpi_comm(x->comm), &h->reqs[h->nreqs]);
+    if (rc != MPI_SUCCESS) {
+        nvs_error("MPI_Iallreduce of gradient bucket %d failed (code %d)", b, rc);
+        return NVS_ERR_MPI;
+    }
+    h->nreqs++;
+    return NVS_OK;
+}
+
+static nvs_result_t hjoin(nvs_train_exec *x)
+{
+    struct host_impl *h = H(x);
+    double t0 = nvs_now_s();
+    for (;;) {
+        int done = 0;
+        if (MPI_Testall(h->nreqs, h->reqs, &done, MPI_STATUSES_IGNORE) != MPI_SUCCESS) {
+            nvs_error("MPI_Testall on the gradient buckets failed");
+            return NVS_ERR_MPI;
+        }
+        if (done) break;
+        if (nvs_now_s() - t0 > x->backend->rt->timeout_s) {
+            nvs_error("the gradient all-reduces of the training step did not complete within %.0f s on rank %d: "
+                      "a peer rank is stalled or gone",
+                      x->backend->rt->timeout_s, x->backend->rt->rank);
+            return NVS_ERR_TIMEOUT;
+        }
+        sched_yield();
+    }
+    h->nreqs = 0;
+    return NVS_OK;
+}
+
+static nvs_result_t hopt(nvs_train_exec *x)
+{
+    struct host_impl *h = H(x);
+    float scale = 1.0f / (float)x->nranks;
+    for (size_t i = 0; i < x->plan->grad_elems; i++) {
+        h->momentum[i] = 0.9f * h->momentum[i] + h->grads[i] * scale;
+        h->master[i] -= 1e-4f * h->momentum[i];
+    }
+    return NVS_OK;
+}
+
+static nvs_result_t hsync(nvs_train_exec *x)
+{
+    (void)x;
+    return NVS_OK; /* host work is synchronous; buckets were joined before the optimizer */
+}
+
+static void hteardown(nvs_train_exec *x)
+{
+    struct host_impl *h = H(x);
+    if (!h) return;
+    float *bufs[] = {h->weights, h->acts, h->ws_x, h->ws_dx, h->ws_w, h->master, h->momentum, h->grads};
+    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) free(bufs[i]);
+    free(h->reqs);
+    free(h);
+    x->impl = NULL;
+}
+
+static const struct nvs_train_exec_ops host_ops = {"host", hsetup, hgemm, hew,  hgrad,     hbucket,
+                                                   hjoin,  hopt,   hsync, hmem, hteardown};
+
+nvs_result_t nvs_train_exec_host(nvs_train_exec *x)
+{
+    const nvs_train_plan *pl = x->plan;
+    if (pl->precision == NVS_PREC_BF16 || pl->grad_bf16) {
+        if (x->backend->rt->rank == 0)
+            fprintf(stderr, "nvscale: bf16 %s needs the NCCL backend (GPUs); the host backend computes in fp32\n",
+                    pl->grad_bf16 ? "gradients" : "precision");
+        return NVS_ERR_USAGE;
+    }
+    x->ops = &host_ops;
+    x->impl = calloc(1, sizeof(struct host_impl));
+    return x->impl ? NVS_OK : NVS_ERR_NOMEM;
+}

@@ -1,0 +1,121 @@
+/* PURE planning of the synthetic step: DDP buckets, gradient layout, memory, FLOPs. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "train/train.h"
+
+
+void nvs_train_plan_free(nvs_train_plan *plan)
+{
+    free(plan->buckets);
+    free(plan->bucket_of_layer);
+    free(plan->bucket_closes_at);
+    free(plan->grad_offset);
+    free(plan->w_off);
+    free(plan->a_off);
+    memset(plan, 0, sizeof *plan);
+}
+
+nvs_result_t nvs_train_plan_make(const nvs_profile *p, int batch, nvs_precision prec, int grad_bf16,
+                                 size_t first_bytes, size_t cap_bytes, nvs_train_plan *plan)
+{
+    memset(plan, 0, sizeof *plan);
+    int L = p->nlayers;
+    plan->profile = p;
+    plan->batch = batch;
+    plan->precision = prec;
+    plan->grad_bf16 = grad_bf16;
+    plan->bucket_of_layer = malloc((size_t)L * sizeof(int));
+    plan->bucket_closes_at = malloc((size_t)L * sizeof(int));
+    plan->grad_offset = calloc((size_t)L, sizeof(size_t));
+    plan->buckets = calloc((size_t)L + 1, sizeof *plan->buckets);
+    plan->w_off = calloc((size_t)L + 1, sizeof(size_t));
+    plan->a_off = calloc((size_t)L + 1, sizeof(size_t));
+    if (!plan->bucket_of_layer || !plan->bucket_closes_at || !plan->grad_offset || !plan->buckets || !plan->w_off ||
+        !plan->a_off) {
+        nvs_train_plan_free(plan);
+        return NVS_ERR_NOMEM;
+    }
+    size_t gsize = grad_bf16 ? 2 : 4;
+    /* Gradients laid out in bucket order (reverse layers), each bucket contiguous: DDP's flat bucket views. */
+    size_t offset = 0;
+    int nb = 0;
+    nvs_bucket *cur = NULL;
+    for (int l = L - 1; l >= 0; l--) {
+        plan->bucket_of_layer[l] = -1;
+        plan->bucket_closes_at[l] = -1;
+        size_t n = (size_t)p->layers[l].params;
+        if (!n) continue;
+        if (!cur) {
+            cur = &plan->buckets[nb++];
+            cur->last_layer = l;
+            cur->offset_elems = offset;
+        }
+        plan->grad_offset[l] = offset;
+        plan->bucket_of_layer[l] = nb - 1;
+        cur->first_layer = l;
+        cur->elems += n;
+        cur->bytes += n * gsize;
+        offset += n;
+        size_t limit = nb == 1 ? first_bytes : cap_bytes;
+        if (cur->bytes >= limit) cur = NULL;
+    }
+    plan->nbuckets = nb;
+    for (int b = 0; b < nb; b++) plan->bucket_closes_at[plan->buckets[b].first_layer] = b;
+    plan->grad_elems = offset;
+
+    size_t es = nvs_precision_bytes(prec);
+    size_t wtot = 0, atot = 0;
+    for (int l = 0; l < L; l++) {
+        const nvs_layer *ly = &p->layers[l];
+        plan->w_off[l] = wtot;
+        plan->a_off[l] = atot;
+        size_t w = (size_t)(ly->gemm_n * ly->gemm_k);
+        wtot += w;
+        atot += (size_t)(fmax(ly->act_elems, ly->gemm_m * ly->gemm_n) * batch); /* the stored output */
+        size_t x = (size_t)(ly->gemm_m * batch * ly->gemm_k); /* GEMM input (im2col for a convolution) */
+        if (x > plan->max_x_elems) plan->max_x_elems = x;
+        if (w > plan->max_w_elems) plan->max_w_elems = w;
+        double f = nvs_layer_fwd_flops(ly) * batch;
+        plan->fwd_flops += f;
+        plan->step_flops += f + (l > 0 ? 2 * f : f); /* backward: weight gradient always, input gradient after l 0 */
+    }
+    plan->w_off[L] = wtot;
+    plan->a_off[L] = atot;
+    plan->weight_bytes = (double)wtot * (double)es;
+    plan->act_bytes = (double)atot * (double)es;
+    /* fp32 master weights + momentum for every parameter (SGD with momentum keeps one buffer) */
+    plan->master_bytes = (double)plan->grad_elems * 4.0 * 2.0;
+    plan->grad_bytes = (double)plan->grad_elems * (double)gsize;
+    /* two scratch buffers of the largest GEMM input (forward input / input gradient), an fp32 one of the largest
+     * weight matrix (weight-gradient scratch for GEMMs without parameters, or before a cast to bf16 gradients),
+     * and 64 MiB for cuBLAS's workspace */
+    plan->workspace_bytes = 2.0 * (double)plan->max_x_elems * (double)es + (double)plan->max_w_elems * 4.0 +
+                            64.0 * 1024 * 1024;
+    plan->total_bytes = plan->weight_bytes + plan->master_bytes + plan->grad_bytes + plan->act_bytes +
+                        plan->workspace_bytes;
+    return NVS_OK;
+}
+
+double nvs_predict_allreduce_us(const double *sizes, const double *t, int n, double bytes)
+{
+    if (n <= 0 || bytes <= 0) return 0;
+    if (n == 1) return t[0] * (bytes > sizes[0] ? bytes / sizes[0] : 1.0);
+    if (bytes <= sizes[0]) return t[0];
+    if (bytes >= sizes[n - 1]) {
+        /* beyond the sweep: the last interval's bandwidth carries on */
+        double slope = (t[n - 1] - t[n - 2]) / (sizes[n - 1] - sizes[n - 2]);
+        if (slope < 0) slope = t[n - 1] / sizes[n - 1];
+        return t[n - 1] + slope * (bytes - sizes[n - 1]);
+    }
+    for (int i = 1; i < n; i++) {
+        if (bytes <= sizes[i]) {
+            double x0 = log(sizes[i - 1]), x1 = log(sizes[i]);
+            double y0 = log(t[i - 1] > 0 ? t[i - 1] : 1e-9), y1 = log(t[i] > 0 ? t[i] : 1e-9);
+            double f = (log(bytes) - x0) / (x1 - x0);
+            return exp(y0 + f * (y1 - y0));
+        }
+    }
+    return t[n - 1];
+}

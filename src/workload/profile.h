@@ -1,0 +1,71 @@
+/* Model profiles for the synthetic training step and the what-if model: per layer, in forward order, the
+ * parameters and the forward GEMM per sample. Profiles are data: text in the format below, built into the
+ * binary (src/workload/profiles/<name>.c, one per model, each citing its source) or read from a user's file.
+ *
+ *   nvscale-profile 1
+ *   name resnet50
+ *   source "torchvision resnet50 (He et al. 2016, Table 1), 224x224 input"
+ *   sample "one 224x224 RGB image"
+ *   batch 64                                   # default per-GPU batch
+ *   layer conv1 params=9408 gemm=12544,64,147 act=802816 ew=3
+ *   repeat 3                                   # the block up to the matching `end`, 3 times
+ *     layer ...
+ *   end
+ *
+ * gemm=M,N,K is the forward matrix product per sample (2*M*N*K FLOPs; M = output pixels or tokens, N = output
+ * features, K = reduction); a layer without one (embedding, norm) omits it. act = elements of the layer's
+ * output per sample; ew = memory-bound forward passes over that output (batch-norm, activation, residual add,
+ * softmax), each reading and writing it once. The backward pass runs two GEMMs of the forward's size (input
+ * and weight gradients) and 2*ew passes.
+ *
+ * Rules (src/workload/profile.c enforces them; docs/profiles.md is the user guide): the header line comes first; name
+ * ([A-Za-z0-9._-], < 64 chars) and source are required, sample (default "one sample") and batch (default 1)
+ * optional; at least one layer. Numbers are plain or scientific decimals (4096, 2.5e7), never negative, never
+ * with K/M suffixes; params, act and gemm are whole numbers, gemm has exactly 3 values >= 1, ew may be
+ * fractional (1.5 = three accesses of the output). A layer needs at least one of params, gemm, act, and act
+ * when it has ew. repeat N (1..100000) blocks nest 8 deep; at most NVS_PROFILE_MAX_LAYERS layers in all.
+ * FLOPs count 2 per multiply-add. */
+#ifndef NVS_PROFILE_H
+#define NVS_PROFILE_H
+
+#include <stddef.h>
+
+#include "core/err.h"
+
+/* Limits of the parser (src/workload/profile.c): layers after expanding every repeat block, and the size of a profile
+ * file (a profile with repeat blocks is a few KB; 16 MiB leaves room for one written out flat). */
+#define NVS_PROFILE_MAX_LAYERS 100000
+#define NVS_PROFILE_MAX_FILE_BYTES (16 << 20)
+
+typedef struct {
+    char name[64];
+    double params;              /* trainable parameters: gradient elements all-reduced */
+    double gemm_m, gemm_n, gemm_k; /* per sample; 0,0,0 = no GEMM */
+    double act_elems;           /* output activation elements per sample */
+    double ew_passes;           /* memory-bound forward passes over the output */
+} nvs_layer;
+
+typedef struct {
+    char name[64];
+    char source[256];
+    char sample[128];
+    int default_batch;
+    int nlayers;
+    nvs_layer *layers; /* forward order */
+    double total_params;
+    double fwd_flops_per_sample;
+} nvs_profile;
+
+/* Load a built-in profile by name, or a profile file by path (a name containing '/' or ending in .prof, or an
+ * existing file). On a bad file: NVS_ERR_INPUT and `err` holds "FILE:LINE: what is wrong". */
+nvs_result_t nvs_profile_load(const char *name_or_path, nvs_profile *p, char *err, size_t errlen);
+/* Parse profile text; `origin` names it in error messages. */
+nvs_result_t nvs_profile_parse(const char *text, const char *origin, nvs_profile *p, char *err, size_t errlen);
+void nvs_profile_free(nvs_profile *p);
+
+/* NULL-terminated list of built-in profile names. */
+const char *const *nvs_profile_builtin_names(void);
+
+static inline double nvs_layer_fwd_flops(const nvs_layer *l) { return 2.0 * l->gemm_m * l->gemm_n * l->gemm_k; }
+
+#endif
