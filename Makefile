@@ -61,6 +61,23 @@ JANSSON_CFLAGS := -I$(JANSSON_HOME)/include
 JANSSON_LIBS := $(JANSSON_HOME)/lib/libjansson.a
 endif
 
+# CBLAS for the host training step's GEMMs (the MPI host backend on machines without GPUs): OpenBLAS through
+# pkg-config when present (tools/install-deps.sh installs libopenblas-dev); without it the host step falls back to
+# a plain C loop and says so. BLAS=none forces the fallback.
+BLAS ?= $(if $(shell pkg-config --exists openblas 2>/dev/null && echo yes),openblas,none)
+ifeq ($(BLAS),openblas)
+BLAS_CFLAGS := $(shell pkg-config --cflags openblas) -DNVS_HAVE_OPENBLAS=1
+BLAS_LIBS := $(shell pkg-config --libs openblas)
+endif
+
+# V=1 prints every compiler command; by default one line per file
+V ?= 0
+ifeq ($(V),0)
+Q = @echo "  CC    $<";
+else
+Q =
+endif
+
 VERSION := 0.1.0
 # The commit built: from git, else from .nvs-rev (written next to a copy of the tree that travels without its
 # .git, e.g. to a GPU machine: `git describe --always --dirty > .nvs-rev`), else "unknown".
@@ -70,14 +87,15 @@ GIT_REV := $(GIT_REV)$(shell git rev-parse HEAD >/dev/null 2>&1 && { git diff --
 # One include root per name: every #include is "<layer>/<file>.h" (src/<layer>/, or the top-level topo/ and
 # collectives/ the card names); tests/layering.sh checks that includes only go down (src/LAYERS).
 CPPFLAGS += -Isrc -I. -D_GNU_SOURCE -DNVS_VERSION='"$(VERSION)"' -DNVS_GIT_REV='"$(GIT_REV)"' \
-            -I$(CUDA_HOME)/include -I$(NCCL_HOME)/include $(MPI_CFLAGS) $(HWLOC_CFLAGS) $(JANSSON_CFLAGS)
+            -I$(CUDA_HOME)/include -I$(NCCL_HOME)/include $(MPI_CFLAGS) $(HWLOC_CFLAGS) $(JANSSON_CFLAGS) \
+            $(BLAS_CFLAGS)
 CFLAGS ?= -O2 -g
 CFLAGS += -std=c11 -Wall -Wextra -Werror -Wno-missing-field-initializers -MMD -MP
 NVCCFLAGS ?= -O3
 NVCCFLAGS += $(NVCC_GENCODE) -Xcompiler -Wall,-Wextra,-Werror -Werror all-warnings -std=c++17 -MMD -MP
 LDLIBS += -L$(NCCL_LIBDIR) -Wl,-rpath,$(NCCL_LIBDIR) -lnccl \
           -L$(CUDA_LIBDIR) -Wl,-rpath,$(CUDA_LIBDIR) -lcublas -lcudart \
-          $(MPI_LIBS) $(HWLOC_LIBS) $(JANSSON_LIBS) -ldl -lpthread -lm -lstdc++
+          $(MPI_LIBS) $(HWLOC_LIBS) $(JANSSON_LIBS) $(BLAS_LIBS) -ldl -lpthread -lm -lstdc++
 
 # --- sources ----------------------------------------------------------------------------------------------
 C_SRCS := $(filter-out src/cli/main.c,$(wildcard src/*/*.c src/*/*/*.c topo/*.c collectives/*.c))
@@ -94,23 +112,24 @@ FORCE:
 build/src/core/version.o: FORCE
 
 nvscale: build/src/cli/main.o build/libnvscale.a
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	@echo "  LD    $@"
+	$(if $(filter 0,$(V)),@)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
 build/libnvscale.a: $(OBJS)
 	@rm -f $@
-	ar rcs $@ $^
+	@echo "  AR    $@"; ar rcs $@ $^
 
 build/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
 build/%.cu.o: %.cu
 	@mkdir -p $(dir $@)
-	$(NVCC) $(filter-out -DNVS_GIT_REV%,$(CPPFLAGS)) $(NVCCFLAGS) -c $< -o $@
+	$(Q)$(NVCC) $(filter-out -DNVS_GIT_REV%,$(CPPFLAGS)) $(NVCCFLAGS) -c $< -o $@
 
 build/tests/%: tests/unit/%.c build/libnvscale.a tests/unit/t.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< build/libnvscale.a $(LDLIBS)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< build/libnvscale.a $(LDLIBS)
 
 test-bins: $(TEST_BINS)
 

@@ -59,6 +59,10 @@ struct nvs_backend_ops {
     nvs_result_t (*graph_end)(nvs_backend *b, void **graph);
     nvs_result_t (*graph_launch)(nvs_backend *b, void *graph);
     void (*graph_free)(nvs_backend *b, void *graph);
+    /* -m: operations launched between group_begin and group_end go out as one (ncclGroupStart/End). NULL where
+     * the backend has no such thing (MPI: the operations simply run one after the other). */
+    nvs_result_t (*group_begin)(nvs_backend *b);
+    nvs_result_t (*group_end)(nvs_backend *b);
     void (*finalize)(nvs_backend *b);
 };
 

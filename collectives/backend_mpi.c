@@ -289,8 +289,9 @@ static void mfinalize(nvs_backend *b)
 }
 
 static const struct nvs_backend_ops mpi_ops = {
-    "mpi", msplit, mfree_comm, mcrank, mcsize, malloc_buf, mfree_buf, mfill, mpoison, mverify, mlaunch, mwait,
-    NULL, NULL, NULL, NULL, mfinalize,
+    .name = "mpi", .comm_split = msplit, .comm_free = mfree_comm, .comm_rank = mcrank, .comm_size = mcsize,
+    .alloc = malloc_buf, .free = mfree_buf, .fill = mfill, .poison = mpoison, .verify = mverify, .launch = mlaunch,
+    .wait = mwait, .finalize = mfinalize, /* no CUDA graphs (-G refused), no groups (-m runs operations in turn) */
 };
 
 nvs_result_t nvs_backend_mpi_init(nvs_backend *b, nvs_rt *rt, const nvs_config *cfg)

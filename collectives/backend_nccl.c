@@ -311,9 +311,25 @@ static void nfinalize(nvs_backend *b)
     b->impl = NULL;
 }
 
+static nvs_result_t ngroup_begin(nvs_backend *b)
+{
+    (void)b;
+    NCCL_TRY(ncclGroupStart(), NULL);
+    return NVS_OK;
+}
+
+static nvs_result_t ngroup_end(nvs_backend *b)
+{
+    (void)b;
+    NCCL_TRY(ncclGroupEnd(), NULL);
+    return NVS_OK;
+}
+
 static const struct nvs_backend_ops nccl_ops = {
-    "nccl", nsplit, nfree_comm, ncrank, ncsize, nalloc, nfree, nfill, npoison, nverify, nlaunch, nwait,
-    ngraph_begin, ngraph_end, ngraph_launch, ngraph_free, nfinalize,
+    .name = "nccl", .comm_split = nsplit, .comm_free = nfree_comm, .comm_rank = ncrank, .comm_size = ncsize,
+    .alloc = nalloc, .free = nfree, .fill = nfill, .poison = npoison, .verify = nverify, .launch = nlaunch,
+    .wait = nwait, .graph_begin = ngraph_begin, .graph_end = ngraph_end, .graph_launch = ngraph_launch,
+    .graph_free = ngraph_free, .group_begin = ngroup_begin, .group_end = ngroup_end, .finalize = nfinalize,
 };
 
 /* Which device this rank drives, decided before any NCCL call so that a bad launch fails with a clear message

@@ -20,7 +20,8 @@ typedef struct {
     int graph_launches; /* 0: plain launches */
     double t_min_us, t_avg_us, t_max_us; /* per-operation time over the member ranks */
     int slowest_rank;   /* world rank with t_max */
-    double algbw_gbps, busbw_gbps;       /* from t_max_us: the slowest rank decides */
+    double algbw_gbps, busbw_gbps;       /* from the -a time basis (default the slowest rank); NAN where no bus
+                                          * was crossed (N=1: busbw; N=1 in place: algbw too) */
     long long wrong;    /* summed over ranks; -1 = not checked (-c 0) */
     int wrong_rank;     /* lowest world rank with a wrong element, -1 if none */
     unsigned long long first_wrong; /* that rank's first wrong element index */

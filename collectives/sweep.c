@@ -108,6 +108,16 @@ struct cfg_point {
     int inplace;
 };
 
+/* One timed iteration: -m operations, in one group where the backend has groups (nccl-tests' agg_iters). */
+static nvs_result_t launch_iter(nvs_backend *b, nvs_comm *c, const nvs_op *op, const nvs_config *cfg)
+{
+    int grouped = cfg->agg_iters > 1 && b->ops->group_begin;
+    if (grouped) NVS_CHECK(b->ops->group_begin(b));
+    for (int j = 0; j < cfg->agg_iters; j++) NVS_CHECK(b->ops->launch(b, c, op));
+    if (grouped) NVS_CHECK(b->ops->group_end(b));
+    return NVS_OK;
+}
+
 /* Warm-up, choose iterations, time, validate one configuration. Members and idle ranks alike. */
 static nvs_result_t run_point(nvs_backend *b, nvs_comm *c, int n, const nvs_sweep_buffers *bufs,
                               const struct cfg_point *pt, nvs_coll_rows *rows)
@@ -154,7 +164,7 @@ static nvs_result_t run_point(nvs_backend *b, nvs_comm *c, int n, const nvs_swee
     int launches = cfg->graph_launches;
     if (member && !stall && launches) {
         NVS_CHECK(b->ops->graph_begin(b));
-        for (int i = 0; i < iters; i++) NVS_CHECK(b->ops->launch(b, c, &op));
+        for (int i = 0; i < iters; i++) NVS_CHECK(launch_iter(b, c, &op, cfg));
         NVS_CHECK(b->ops->graph_end(b, &graph));
         NVS_CHECK(b->ops->graph_launch(b, graph)); /* first replay uploads the graph: not timed */
         NVS_CHECK(b->ops->wait(b, c, &op));
@@ -168,15 +178,19 @@ static nvs_result_t run_point(nvs_backend *b, nvs_comm *c, int n, const nvs_swee
         NVS_CHECK(b->ops->launch(b, c, &op));
         NVS_CHECK(b->ops->wait(b, c, &op));
         double t0 = nvs_now_us();
+        nvs_result_t w = NVS_OK;
         if (launches) {
             for (int l = 0; l < launches; l++) NVS_CHECK(b->ops->graph_launch(b, graph));
         } else {
-            for (int i = 0; i < iters; i++) NVS_CHECK(b->ops->launch(b, c, &op));
+            for (int i = 0; i < iters && w == NVS_OK; i++) {
+                w = launch_iter(b, c, &op, cfg);
+                if (w == NVS_OK && cfg->blocking) w = b->ops->wait(b, c, &op); /* -z 1 */
+            }
         }
-        nvs_result_t w = b->ops->wait(b, c, &op);
+        if (w == NVS_OK) w = b->ops->wait(b, c, &op);
         if (graph) b->ops->graph_free(b, graph);
         NVS_CHECK(w);
-        my_us = (nvs_now_us() - t0) / (double)(iters * (launches ? launches : 1));
+        my_us = (nvs_now_us() - t0) / ((double)iters * (launches ? launches : 1) * cfg->agg_iters);
     }
     double *all = malloc((size_t)rt->size * sizeof *all);
     if (!all) return NVS_ERR_NOMEM;
@@ -189,10 +203,11 @@ static nvs_result_t run_point(nvs_backend *b, nvs_comm *c, int n, const nvs_swee
                         .root = (pt->coll->flags & NVS_COLL_HAS_ROOT) ? cfg->root : -1, .inplace = pt->inplace,
                         .bytes = op.counts.bytes, .count = op.counts.count, .iters = iters,
                         .graph_launches = launches, .slowest_rank = -1, .wrong = -1, .wrong_rank = -1};
-    double sum = 0;
+    double sum = 0, first_member = -1;
     int cnt = 0;
     for (int r = 0; r < rt->size; r++) {
         if (all[r] < 0) continue;
+        if (first_member < 0) first_member = all[r];
         if (!cnt || all[r] < row.t_min_us) row.t_min_us = all[r];
         if (!cnt || all[r] > row.t_max_us) {
             row.t_max_us = all[r];
@@ -203,8 +218,19 @@ static nvs_result_t run_point(nvs_backend *b, nvs_comm *c, int n, const nvs_swee
     }
     free(all);
     row.t_avg_us = cnt ? sum / cnt : 0;
-    row.algbw_gbps = nvs_algbw_gbps((double)row.bytes, row.t_max_us);
-    row.busbw_gbps = nvs_busbw_gbps((double)row.bytes, row.t_max_us, pt->coll->busbw_factor(n));
+    /* -a: the time the bandwidths come from (nccl-tests' average modes); rank 0 = the lowest member rank */
+    double basis = cfg->time_basis == 0 ? first_member
+                   : cfg->time_basis == 1 ? row.t_avg_us
+                   : cfg->time_basis == 2 ? row.t_min_us
+                                          : row.t_max_us;
+    row.algbw_gbps = nvs_algbw_gbps((double)row.bytes, basis);
+    row.busbw_gbps = nvs_busbw_gbps((double)row.bytes, basis, pt->coll->busbw_factor(n));
+    /* N=1 is the baseline, not a bus: nothing crosses a link, so there is no bus bandwidth; in place there is not
+     * even a copy (the library returns at once), so no algorithm bandwidth either. Unknown, not zero. */
+    if (n == 1) {
+        row.busbw_gbps = NAN;
+        if (pt->inplace) row.algbw_gbps = NAN;
+    }
 
     /* validation: fresh inputs, one operation, every output element compared with its exact expectation */
     if (cfg->check) {
@@ -265,7 +291,9 @@ nvs_result_t nvs_sweep_run(nvs_backend *b, nvs_comm *c, int n, const nvs_sweep_b
                              * sizes come last, so it errs short; it corrects itself as they run) */
                             double el = nvs_now_us() - t_start;
                             double left = done ? el / done * (total - done) / 1e6 : 0;
-                            nvs_progress("N=%d  %s %s %s %s  [%d/%d]  %.0f s elapsed, ~%.0f s left", n, coll->name,
+                            char key[32];
+                            snprintf(key, sizeof key, "sweep N=%d", n);
+                            nvs_progress(key, "sweep N=%d  %s %s %s %s  [%d/%d]  %.0f s elapsed, ~%.0f s left", n, coll->name,
                                          nvs_format_size(sizes[s], sz, sizeof sz), nvs_dtype_name((nvs_dtype)t),
                                          ip ? "in-place" : "out-of-place", done + 1, total, el / 1e6, left);
                             done++;

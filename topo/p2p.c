@@ -290,7 +290,7 @@ nvs_result_t nvs_p2p_measure(const nvs_topology *t, size_t copy_bytes, int iters
             p->dst_dev = j;
             p->uni_gbps = p->bidir_gbps = p->latency_us = -1;
             p->wrong = -1;
-            nvs_progress("p2p: GPU %d -> GPU %d", i, j);
+            nvs_progress("p2p", "p2p: GPU %d -> GPU %d", i, j);
             r = measure_pair(&c, i, j, warmup, iters, p);
         }
     nvs_progress_done();

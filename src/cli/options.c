@@ -36,78 +36,131 @@ void nvs_config_defaults(nvs_config *c)
     c->nccl_log = 1;
     c->stall_rank = -1;
     c->corrupt_rank = -1;
+    c->agg_iters = 1;
+    c->time_basis = 3; /* the slowest rank: a collective is done when its last rank is */
 }
 
 enum {
     OPT_COLL = 1000, OPT_BACKEND, OPT_GPUS, OPT_PLACEMENT, OPT_TIMEOUT, OPT_FORMAT, OPT_OUT, OPT_NO_SAVE,
     OPT_INPLACE, OPT_MODEL, OPT_BATCH, OPT_PRECISION, OPT_GRAD, OPT_BFIRST, OPT_BCAP, OPT_STEPS, OPT_WSTEPS,
-    OPT_XML, OPT_COPY_BYTES, OPT_COPY_ITERS, OPT_NO_NCCL_LOG,
+    OPT_XML, OPT_COPY_BYTES, OPT_COPY_ITERS, OPT_NO_NCCL_LOG, OPT_NO_TRAIN,
 };
 
-static const struct option long_opts[] = {
-    {"minbytes", required_argument, 0, 'b'},      {"maxbytes", required_argument, 0, 'e'},
-    {"stepfactor", required_argument, 0, 'f'},    {"stepbytes", required_argument, 0, 'i'},
-    {"iters", required_argument, 0, 'n'},         {"warmup_iters", required_argument, 0, 'w'},
-    {"check", required_argument, 0, 'c'},         {"cudagraph", required_argument, 0, 'G'},
-    {"datatype", required_argument, 0, 'd'},      {"op", required_argument, 0, 'o'},
-    {"root", required_argument, 0, 'r'},          {"coll", required_argument, 0, OPT_COLL},
-    {"backend", required_argument, 0, OPT_BACKEND}, {"gpus", required_argument, 0, OPT_GPUS},
-    {"placement", required_argument, 0, OPT_PLACEMENT}, {"timeout", required_argument, 0, OPT_TIMEOUT},
-    {"format", required_argument, 0, OPT_FORMAT}, {"out", required_argument, 0, OPT_OUT},
-    {"no-save", no_argument, 0, OPT_NO_SAVE},     {"inplace", required_argument, 0, OPT_INPLACE},
-    {"model", required_argument, 0, OPT_MODEL},   {"batch", required_argument, 0, OPT_BATCH},
-    {"precision", required_argument, 0, OPT_PRECISION}, {"grad-type", required_argument, 0, OPT_GRAD},
-    {"bucket-first", required_argument, 0, OPT_BFIRST}, {"bucket-cap", required_argument, 0, OPT_BCAP},
-    {"steps", required_argument, 0, OPT_STEPS},   {"warmup-steps", required_argument, 0, OPT_WSTEPS},
-    {"hwloc-xml", required_argument, 0, OPT_XML}, {"copy-bytes", required_argument, 0, OPT_COPY_BYTES},
-    {"copy-iters", required_argument, 0, OPT_COPY_ITERS}, {"no-nccl-log", no_argument, 0, OPT_NO_NCCL_LOG},
-    {"quiet", no_argument, 0, 'q'},               {"verbose", no_argument, 0, 'v'},
-    {"help", no_argument, 0, 'h'},                {0, 0, 0, 0},
-};
+/* Which subcommands take an option: each lists only its own in --help and refuses the others by name. */
+enum { S_RUN = 1 << 0, S_COLL = 1 << 1, S_TRAIN = 1 << 2, S_TOPO = 1 << 3, S_P2P = 1 << 4 };
+#define S_MEASURE (S_RUN | S_COLL | S_TRAIN)
+#define S_ALL (S_MEASURE | S_TOPO | S_P2P)
 
-static const char short_opts[] = ":b:e:f:i:n:w:c:G:d:o:r:qvh";
+typedef struct {
+    const char *name; /* long name */
+    int key;          /* short letter or OPT_* */
+    int has_arg;
+    unsigned subs;    /* S_* mask */
+    const char *group;
+    const char *arg;  /* the value's placeholder in --help ("" for flags without one) */
+    const char *help; /* continuation lines start with \n and are indented by the printer */
+} opt_spec;
+
+/* The table: one row per option, in the order --help lists them. nccl-tests' short flags keep their meaning
+ * (nccl-tests README, "Arguments"); -g and -t exist only to say how nvscale does the same. */
+static const opt_spec specs[] = {
+    {"minbytes", 'b', 1, S_RUN | S_COLL, "collective sweep (nccl-tests flags)", "SIZE", "smallest size (default 8; K/M/G are powers of 1024)"},
+    {"maxbytes", 'e', 1, S_RUN | S_COLL, NULL, "SIZE", "largest size (default 1G; 16M on the host backend's default run)"},
+    {"stepfactor", 'f', 1, S_RUN | S_COLL, NULL, "X", "multiply the size by X each step (default 2)"},
+    {"stepbytes", 'i', 1, S_RUN | S_COLL, NULL, "SIZE", "add SIZE each step instead of -f"},
+    {"iters", 'n', 1, S_RUN | S_COLL, NULL, "N|auto", "timed iterations per size (default auto: about 20 ms, 20..1000)"},
+    {"warmup_iters", 'w', 1, S_RUN | S_COLL, NULL, "N", "warm-up iterations (default 5)"},
+    {"agg_iters", 'm', 1, S_RUN | S_COLL, NULL, "N", "operations aggregated in one NCCL group per iteration (default 1)"},
+    {"check", 'c', 1, S_RUN | S_COLL, NULL, "0|1", "validate every configuration (default 1)"},
+    {"cudagraph", 'G', 1, S_RUN | S_COLL, NULL, "N", "launch the timed loop as a CUDA graph, N times (default 0: off)"},
+    {"average", 'a', 1, S_RUN | S_COLL, NULL, "0|1|2|3", "time the bandwidths use: 0 rank 0, 1 mean, 2 fastest, 3 slowest\n"
+                                                "rank (default 3: a collective ends when its last rank does)"},
+    {"blocking", 'z', 1, S_RUN | S_COLL, NULL, "0|1", "1: wait for each operation before launching the next (default 0)"},
+    {"datatype", 'd', 1, S_RUN | S_COLL, NULL, "LIST", "float,half,bfloat16,int32,double or all (default float)"},
+    {"op", 'o', 1, S_RUN | S_COLL, NULL, "LIST", "sum,max,min,prod or all (default sum)"},
+    {"root", 'r', 1, S_RUN | S_COLL, NULL, "R", "root of broadcast and reduce (default 0)"},
+    {"coll", OPT_COLL, 1, S_RUN | S_COLL, NULL, "LIST", "all_reduce,broadcast,reduce,all_gather,reduce_scatter,alltoall,\n"
+                                                 "sendrecv or all (default all_reduce,broadcast)"},
+    {"inplace", OPT_INPLACE, 1, S_RUN | S_COLL, NULL, "out|in|both", "out-of-place, in-place or both (default both)"},
+    {"ngpus", 'g', 1, S_RUN | S_COLL, NULL, "1", "GPUs per process: always 1 (mpirun -np N, or plain nvscale: a thread\n"
+                                              "per GPU)"},
+    {"nthreads", 't', 1, S_RUN | S_COLL, NULL, "1", "threads per process: 1 under mpirun; without a launcher nvscale\n"
+                                                 "runs one thread per visible GPU by itself"},
+    {"gpus", OPT_GPUS, 1, S_MEASURE, "scaling and placement", "LIST", "GPU counts to measure, e.g. 1,2,4,8 (default 1,2,4,.. up to all)"},
+    {"placement", OPT_PLACEMENT, 1, S_MEASURE, NULL, "first|best|worst", "which GPUs make up each count (default first)"},
+    {"model", OPT_MODEL, 1, S_RUN | S_TRAIN, "training step", "NAME|FILE[,..]", "resnet50 ssd300 maskrcnn bert-large transformer-xl-large\n"
+                                                             "gpt2-xl, or a profile file; several, comma-separated (run's\n"
+                                                             "default: bert-large,resnet50 on GPUs, resnet50 on the host)"},
+    {"batch", OPT_BATCH, 1, S_RUN | S_TRAIN, NULL, "N", "samples per GPU (default: each profile's; 1 on the host backend)"},
+    {"precision", OPT_PRECISION, 1, S_RUN | S_TRAIN, NULL, "fp32|tf32|bf16", "GEMM precision (default bf16 on GPUs, fp32 on the host)"},
+    {"grad-type", OPT_GRAD, 1, S_RUN | S_TRAIN, NULL, "fp32|bf16", "gradient (all-reduce) type (default fp32)"},
+    {"bucket-first", OPT_BFIRST, 1, S_RUN | S_TRAIN, NULL, "SIZE", "first gradient bucket (default 1M, PyTorch DDP's)"},
+    {"bucket-cap", OPT_BCAP, 1, S_RUN | S_TRAIN, NULL, "SIZE", "other buckets (default 25M, DDP's bucket_cap_mb)"},
+    {"steps", OPT_STEPS, 1, S_RUN | S_TRAIN, NULL, "N", "timed steps (default 20; 3 on the host backend)"},
+    {"warmup-steps", OPT_WSTEPS, 1, S_RUN | S_TRAIN, NULL, "N", "untimed steps first (default 5; 1 on the host backend)"},
+    {"no-train", OPT_NO_TRAIN, 0, S_RUN, NULL, "", "no training step (run: collectives and topology only)"},
+    {"hwloc-xml", OPT_XML, 1, S_TOPO, "topology and copies", "FILE", "read a saved hwloc XML instead of this machine"},
+    {"copy-bytes", OPT_COPY_BYTES, 1, S_P2P, NULL, "SIZE     bytes per copy (default 256M)"},
+    {"copy-iters", OPT_COPY_ITERS, 1, S_P2P, NULL, "N        copies per measurement (default 20)"},
+    {"backend", OPT_BACKEND, 1, S_MEASURE, "process and output", "nccl|mpi", "GPU collectives (NCCL) or host-memory MPI collectives"},
+    {"timeout", OPT_TIMEOUT, 1, S_ALL, NULL, "S", "abort a collective or wait that stalls longer than S s (default 300)"},
+    {"format", OPT_FORMAT, 1, S_ALL, NULL, "table|json|csv", "what stdout shows (default table)"},
+    {"out", OPT_OUT, 1, S_ALL, NULL, "DIR", "result directory (default results/<date>-<time>-<subcommand>)"},
+    {"no-save", OPT_NO_SAVE, 0, S_ALL, NULL, "", "write no result directory"},
+    {"no-nccl-log", OPT_NO_NCCL_LOG, 0, S_MEASURE, NULL, "", "do not capture NCCL's INFO log (transport attribution)"},
+    {"quiet", 'q', 0, S_ALL, NULL, "", "errors only, no progress"},
+    {"verbose", 'v', 0, S_ALL, NULL, "", "more detail (run: every nccl-tests table too); twice: debug"},
+    {"help", 'h', 0, S_ALL, NULL, "", "this list"},
+};
+#define NSPECS ((int)(sizeof specs / sizeof specs[0]))
+
+static unsigned sub_mask(const char *sub)
+{
+    if (!sub || !strcmp(sub, "run")) return S_RUN;
+    if (!strcmp(sub, "coll")) return S_COLL;
+    if (!strcmp(sub, "train")) return S_TRAIN;
+    if (!strcmp(sub, "topo")) return S_TOPO;
+    if (!strcmp(sub, "p2p")) return S_P2P;
+    return S_RUN;
+}
+
+/* The subcommands an option belongs to, for "--hwloc-xml is an option of: topo". */
+static void owners(unsigned subs, char *buf, size_t len)
+{
+    static const char *const names[] = {"run", "coll", "train", "topo", "p2p"};
+    buf[0] = '\0';
+    for (int i = 0; i < 5; i++)
+        if (subs & (1u << i)) snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", buf[0] ? ", " : "", names[i]);
+}
 
 void nvs_config_usage(const char *sub, FILE *to)
 {
+    unsigned m = sub_mask(sub);
     fprintf(to, "usage: nvscale %s [options]\n", sub ? sub : "run");
-    fputs("collective sweep (nccl-tests flags):\n"
-          "  -b, --minbytes SIZE      smallest size (default 8; K/M/G are powers of 1024)\n"
-          "  -e, --maxbytes SIZE      largest size (default 1G)\n"
-          "  -f, --stepfactor X       multiply the size by X each step (default 2)\n"
-          "  -i, --stepbytes SIZE     add SIZE each step instead of -f\n"
-          "  -n, --iters N|auto       timed iterations per size (default auto: about 20 ms, 20..1000)\n"
-          "  -w, --warmup_iters N     warm-up iterations (default 5)\n"
-          "  -c, --check 0|1          validate every configuration (default 1)\n"
-          "  -G, --cudagraph N        launch the timed loop as a CUDA graph, N times (default 0: off)\n"
-          "  -d, --datatype LIST      float,half,bfloat16,int32,double or all (default float)\n"
-          "  -o, --op LIST            sum,max,min,prod or all (default sum)\n"
-          "  -r, --root R             root of broadcast and reduce (default 0)\n"
-          "      --coll LIST          all_reduce,broadcast,reduce,all_gather,reduce_scatter,alltoall,sendrecv\n"
-          "                           or all (default all_reduce,broadcast)\n"
-          "      --inplace out|in|both  out-of-place, in-place or both (default both)\n"
-          "scaling and placement:\n"
-          "      --gpus LIST          GPU counts to measure, e.g. 1,2,4,8 (default 1,2,4,.. up to all)\n"
-          "      --placement first|best|worst  which GPUs make up each count (default first)\n"
-          "training step (nvscale train, or run --model):\n"
-          "      --model NAME|FILE    resnet50 ssd300 maskrcnn bert-large transformer-xl-large gpt2-xl, or a\n"
-          "                           profile file (see README)\n"
-          "      --batch N            samples per GPU (default: the profile's)\n"
-          "      --precision fp32|tf32|bf16   GEMM precision (default fp32)\n"
-          "      --grad-type fp32|bf16        gradient (all-reduce) type (default fp32)\n"
-          "      --bucket-first SIZE  first gradient bucket (default 1M)   --bucket-cap SIZE (default 25M)\n"
-          "      --steps N            timed steps (default 20)   --warmup-steps N (default 5)\n"
-          "topology and copies:\n"
-          "      --hwloc-xml FILE     read a saved hwloc XML instead of this machine (topo)\n"
-          "      --copy-bytes SIZE    bytes per copy in p2p (default 256M)   --copy-iters N (default 20)\n"
-          "process and output:\n"
-          "      --backend nccl|mpi   GPU collectives (NCCL) or host-memory MPI collectives\n"
-          "      --timeout S          abort a collective or wait that stalls longer than S s (default 300)\n"
-          "      --format table|json|csv   what stdout shows (default table)\n"
-          "      --out DIR            result directory (default results/<date>-<time>-<subcommand>)\n"
-          "      --no-save            write no result directory\n"
-          "      --no-nccl-log        do not capture NCCL's INFO log (transport attribution)\n"
-          "  -q, --quiet  -v, --verbose  -h, --help\n",
-          to);
+    const char *group = NULL;
+    for (int i = 0; i < NSPECS; i++) {
+        if (specs[i].group) group = specs[i].group;
+        if (!(specs[i].subs & m)) continue;
+        if (group) {
+            fprintf(to, "%s:\n", group);
+            group = NULL;
+        }
+        char left[64];
+        if (specs[i].key < 256)
+            snprintf(left, sizeof left, "  -%c, --%s %s", specs[i].key, specs[i].name, specs[i].arg);
+        else
+            snprintf(left, sizeof left, "      --%s %s", specs[i].name, specs[i].arg);
+        /* the text starts in column 30, or on the next line when the flag is wider */
+        if (strlen(left) < 29)
+            fprintf(to, "%-29s", left);
+        else
+            fprintf(to, "%s\n%29s", left, "");
+        for (const char *p = specs[i].help; *p; p++) {
+            fputc(*p, to);
+            if (*p == '\n') fprintf(to, "%29s", "");
+        }
+        fputc('\n', to);
+    }
 }
 
 static nvs_result_t bad(const char *sub, const char *flag, const char *value, const char *why)
@@ -206,12 +259,27 @@ nvs_result_t nvs_config_parse(nvs_config *c, const char *sub, int argc, char **a
     int have_f = 0, have_i = 0;
     *help = 0;
     c->subcommand = sub;
+    /* getopt sees every option of every subcommand, so that one that belongs elsewhere is named as such */
+    struct option long_opts[NSPECS + 1];
+    char short_opts[2 * NSPECS + 2] = ":";
+    for (int i = 0; i < NSPECS; i++) {
+        long_opts[i] = (struct option){specs[i].name, specs[i].has_arg ? required_argument : no_argument, 0, specs[i].key};
+        if (specs[i].key < 256) {
+            size_t l = strlen(short_opts);
+            short_opts[l] = (char)specs[i].key;
+            short_opts[l + 1] = specs[i].has_arg ? ':' : '\0';
+            short_opts[l + 2] = '\0';
+        }
+    }
+    long_opts[NSPECS] = (struct option){0, 0, 0, 0};
+    unsigned mine = sub_mask(sub);
     optind = 1;
     opterr = 0;
     for (;;) {
         int li = -1;
         int opt = getopt_long(argc, argv, short_opts, long_opts, &li);
         if (opt == -1) break;
+
         const char *flag_name = argv[optind - 1];
         char flag[64];
         if (li >= 0)
@@ -219,21 +287,54 @@ nvs_result_t nvs_config_parse(nvs_config *c, const char *sub, int argc, char **a
         else
             snprintf(flag, sizeof flag, "-%c", opt);
         const char *a = optarg;
+        for (int i = 0; i < NSPECS && opt != '?' && opt != ':'; i++)
+            if (specs[i].key == opt && !(specs[i].subs & mine)) {
+                char who[64];
+                owners(specs[i].subs, who, sizeof who);
+                fprintf(stderr, "nvscale %s: option %s is not one of %s's (it belongs to: %s)\nTry 'nvscale %s --help'.\n",
+                        sub, flag, sub, who, sub);
+                return NVS_ERR_USAGE;
+            }
         switch (opt) {
+        case 'm':
+            if (parse_int_range(a, 1, 1024, &c->agg_iters)) return bad(sub, flag, a, "expected 1..1024");
+            break;
+        case 'a':
+            if (parse_int_range(a, 0, 3, &c->time_basis)) return bad(sub, flag, a, "expected 0 (rank 0), 1 (mean), 2 (fastest) or 3 (slowest rank)");
+            break;
+        case 'z':
+            if (parse_int_range(a, 0, 1, &c->blocking)) return bad(sub, flag, a, "expected 0 or 1");
+            break;
+        case 'g':
+        case 't': {
+            int one = 0;
+            if (parse_int_range(a, 1, 1, &one))
+                return bad(sub, flag, a,
+                           opt == 'g' ? "nvscale drives one GPU per rank: for N GPUs run `mpirun -np N nvscale` (or plain "
+                                        "`nvscale`: one thread per visible GPU, CUDA_VISIBLE_DEVICES honoured)"
+                                      : "nvscale runs one thread per rank: under mpirun use -np N; without a launcher it "
+                                        "starts one thread per visible GPU by itself");
+            break;
+        }
+        case OPT_NO_TRAIN: c->no_train = 1; break;
         case 'b':
+            c->sizes_explicit = 1;
             if (nvs_parse_size(a, &c->min_bytes) || !c->min_bytes) return bad(sub, flag, a, "expected a size >= 1 such as 8, 64K, 1M");
             break;
         case 'e':
+            c->sizes_explicit = 1;
             if (nvs_parse_size(a, &c->max_bytes) || !c->max_bytes) return bad(sub, flag, a, "expected a size >= 1 such as 128M or 8G");
             break;
         case 'f':
             if (nvs_parse_double(a, &c->step_factor) || c->step_factor <= 1.0 || c->step_factor > 1024)
                 return bad(sub, flag, a, "expected a factor above 1 (e.g. 2)");
             have_f = 1;
+            c->sizes_explicit = 1;
             break;
         case 'i':
             if (nvs_parse_size(a, &c->step_bytes) || !c->step_bytes) return bad(sub, flag, a, "expected a step size >= 1");
             have_i = 1;
+            c->sizes_explicit = 1;
             break;
         case 'n':
             if (!strcasecmp(a, "auto")) c->iters = 0;
@@ -313,6 +414,7 @@ nvs_result_t nvs_config_parse(nvs_config *c, const char *sub, int argc, char **a
             break;
         case OPT_PRECISION:
             if (nvs_precision_parse(a, &c->precision)) return bad(sub, flag, a, "expected fp32, tf32 or bf16");
+            c->precision_explicit = 1;
             break;
         case OPT_GRAD:
             if (!strcasecmp(a, "fp32")) c->grad_bf16 = 0;
@@ -327,9 +429,11 @@ nvs_result_t nvs_config_parse(nvs_config *c, const char *sub, int argc, char **a
             break;
         case OPT_STEPS:
             if (parse_int_range(a, 1, 1000000, &c->steps)) return bad(sub, flag, a, "expected 1..1000000");
+            c->steps_explicit = 1;
             break;
         case OPT_WSTEPS:
             if (parse_int_range(a, 0, 1000000, &c->warmup_steps)) return bad(sub, flag, a, "expected 0..1000000");
+            c->warmup_steps_explicit = 1;
             break;
         case OPT_XML:
             if (!*a || strlen(a) >= sizeof c->hwloc_xml) return bad(sub, flag, a, "expected a file");

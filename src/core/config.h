@@ -39,6 +39,10 @@ typedef struct nvs_config {
     unsigned types_mask; /* bit per nvs_dtype */
     unsigned ops_mask;   /* bit per nvs_redop */
     int root;
+    int agg_iters;      /* -m: operations per iteration, in one NCCL group */
+    int time_basis;     /* -a: which rank's time the bandwidths use: 0 rank 0, 1 mean, 2 fastest, 3 slowest */
+    int blocking;       /* -z: wait for each operation before the next */
+    int sizes_explicit; /* -b/-e/-f/-i given (else the backend's default sweep) */
     unsigned inplace_mask;
     unsigned colls_mask; /* bit per registry index (collectives/coll.h) */
     int colls_explicit;
@@ -55,6 +59,8 @@ typedef struct nvs_config {
     int grad_bf16;
     size_t bucket_first_bytes, bucket_cap_bytes;
     int steps, warmup_steps;
+    int precision_explicit, steps_explicit, warmup_steps_explicit;
+    int no_train; /* run --no-train */
 
     /* topology / p2p */
     char hwloc_xml[NVS_PATH_MAX];

@@ -5,9 +5,15 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/clock.h"
+
 static int g_level = NVS_LOG_WARN;
 static int g_progress = -1; /* -1: decide from isatty(stderr) */
 static int g_progress_dirty;
+static int g_progress_tty = -1;      /* stderr is a terminal */
+static char g_progress_key[64];      /* phase of the last plain line */
+static double g_progress_last_s = -1; /* when the last plain line was printed */
+static double g_t0_s = -1;            /* first progress call: the stamps count from here */
 static _Thread_local int t_rank = 0;
 static _Thread_local int t_nranks = 1;
 /* One lock so lines from the threads of the one-process runtime never interleave mid-line. */
@@ -50,11 +56,13 @@ void nvs_progress_enable(int enabled) { g_progress = enabled; }
 static int progress_on(void)
 {
     if (t_rank != 0) return 0;
-    if (g_progress < 0) g_progress = isatty(STDERR_FILENO) ? 1 : 0;
-    return g_progress;
+    return g_progress != 0; /* -1 (undecided) and 1: on; a terminal gets the live line, anything else plain lines */
 }
 
-void nvs_progress(const char *fmt, ...)
+/* Plain lines are rate-limited to one per phase change or per this many seconds. */
+#define NVS_PROGRESS_PLAIN_EVERY_S 5.0
+
+void nvs_progress(const char *key, const char *fmt, ...)
 {
     if (!progress_on()) return;
     char msg[512];
@@ -63,9 +71,19 @@ void nvs_progress(const char *fmt, ...)
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     pthread_mutex_lock(&g_lock);
-    fprintf(stderr, "\r\033[K%s", msg);
+    double now = nvs_now_s();
+    if (g_t0_s < 0) g_t0_s = now;
+    if (g_progress_tty < 0) g_progress_tty = isatty(STDERR_FILENO);
+    if (g_progress_tty) {
+        fprintf(stderr, "\r\033[K%s", msg);
+        g_progress_dirty = 1;
+    } else if (strncmp(key, g_progress_key, sizeof g_progress_key - 1) ||
+               now - g_progress_last_s >= NVS_PROGRESS_PLAIN_EVERY_S) {
+        fprintf(stderr, "nvscale: [%4.0f s] %s\n", now - g_t0_s, msg);
+        snprintf(g_progress_key, sizeof g_progress_key, "%s", key);
+        g_progress_last_s = now;
+    }
     fflush(stderr);
-    g_progress_dirty = 1;
     pthread_mutex_unlock(&g_lock);
 }
 

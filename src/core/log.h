@@ -19,9 +19,12 @@ void nvs_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3
 #define nvs_info(...) nvs_log(NVS_LOG_INFO, __VA_ARGS__)
 #define nvs_debug(...) nvs_log(NVS_LOG_DEBUG, __VA_ARGS__)
 
-/* Progress line on stderr, rank 0 only, only when stderr is a terminal and not quiet ("\r" rewrites it). */
+/* Progress on stderr, rank 0 only, never under -q (nvs_progress_enable(0)). On a terminal one live line that
+ * each call rewrites ("\r"); otherwise (a log file, CI, a pipe) plain lines: one whenever `key` (the phase and N,
+ * e.g. "sweep N=2") changes and at most one every 5 s within a phase, each stamped with the seconds since the
+ * process started, so that an unattended run shows it is alive. */
 void nvs_progress_enable(int enabled);
-void nvs_progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void nvs_progress(const char *key, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void nvs_progress_done(void);
 
 #endif

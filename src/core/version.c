@@ -4,6 +4,9 @@
 #include <cuda_runtime_api.h>
 #include <hwloc.h>
 #include <jansson.h>
+#ifdef NVS_HAVE_OPENBLAS
+#include <cblas.h> /* OpenBLAS's cblas.h declares openblas_get_config() */
+#endif
 #include <mpi.h>
 #include <nccl.h>
 #include <stdio.h>
@@ -86,6 +89,11 @@ void nvs_versions_collect(nvs_versions *v)
     snprintf(v->hwloc, sizeof v->hwloc, "API %u.%u.%u", hv >> 16, (hv >> 8) & 0xff, hv & 0xff);
 #endif
     snprintf(v->jansson, sizeof v->jansson, "%s", JANSSON_VERSION);
+#ifdef NVS_HAVE_OPENBLAS
+    snprintf(v->blas, sizeof v->blas, "%s", openblas_get_config());
+#else
+    snprintf(v->blas, sizeof v->blas, "none (plain C loop)");
+#endif
 }
 
 void nvs_print_versions(FILE *to)
@@ -101,7 +109,8 @@ void nvs_print_versions(FILE *to)
             "cuBLAS         %s\n"
             "MPI            %s\n"
             "hwloc          %s\n"
-            "jansson        %s\n",
+            "jansson        %s\n"
+            "host BLAS      %s\n",
             v.nvscale, v.git, v.nccl, v.nccl_headers, v.cuda_runtime, v.cuda_driver, v.nvidia_driver, v.cublas,
-            v.mpi, v.hwloc, v.jansson);
+            v.mpi, v.hwloc, v.jansson, v.blas);
 }

@@ -23,6 +23,7 @@ typedef struct {
     char mpi[160];          /* MPI_Get_library_version, first line */
     char hwloc[24];         /* HWLOC_VERSION built against */
     char jansson[16];
+    char blas[96];          /* the host step's CBLAS (openblas_get_config), or "none (plain C loop)" */
 } nvs_versions;
 
 void nvs_versions_collect(nvs_versions *v);

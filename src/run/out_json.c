@@ -1,4 +1,5 @@
 /* run.json (schema nvscale.run/1, docs/run-json.md): everything a run measured, built with jansson. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,6 +13,9 @@ static int put(json_t *o, const char *k, json_t *v)
     if (!v) return -1;
     return json_object_set_new(o, k, v);
 }
+
+/* JSON has no NaN: a value that does not exist is null (readers take null as "not measured") */
+static json_t *num_or_null(double v) { return isfinite(v) ? json_real(v) : json_null(); }
 
 static json_t *ranks_json(const nvs_ctx *run)
 {
@@ -52,6 +56,10 @@ static json_t *sweep_json(const nvs_config *c)
     put(o, "types", mask_names(c->types_mask, NVS_DTYPE_COUNT, tname));
     put(o, "ops", mask_names(c->ops_mask, NVS_OP_COUNT, oname));
     put(o, "collectives", mask_names(c->colls_mask, nvs_coll_count(), cname));
+    put(o, "agg_iters", json_integer(c->agg_iters));
+    put(o, "blocking", json_boolean(c->blocking));
+    static const char *const basis[] = {"rank0", "mean", "fastest", "slowest"};
+    put(o, "time_basis", json_string(basis[c->time_basis & 3]));
     put(o, "inplace", json_string(c->inplace_mask == (NVS_INPLACE_IN | NVS_INPLACE_OUT) ? "both"
                                   : c->inplace_mask == NVS_INPLACE_IN                   ? "in"
                                                                                          : "out"));
@@ -82,13 +90,13 @@ static json_t *rows_json(const nvs_ctx *run)
     json_t *a = json_array();
     for (size_t i = 0; a && i < run->rows.n; i++) {
         const nvs_coll_row *r = &run->rows.v[i];
-        json_t *o = json_pack("{s:s, s:i, s:s, s:s, s:i, s:b, s:I, s:I, s:i, s:b, s:{s:f, s:f, s:f}, s:i, s:f, s:f}",
+        json_t *o = json_pack("{s:s, s:i, s:s, s:s, s:i, s:b, s:I, s:I, s:i, s:b, s:{s:f, s:f, s:f}, s:i, s:o, s:o}",
                               "collective", nvs_coll_at(r->coll)->name, "n", r->n, "type", nvs_dtype_name(r->type),
                               "op", r->op < 0 ? "none" : nvs_redop_name((nvs_redop)r->op), "root", r->root,
                               "inplace", r->inplace, "bytes", (json_int_t)r->bytes, "count", (json_int_t)r->count,
                               "iters", r->iters, "graph", r->graph_launches > 0, "time_us", "min", r->t_min_us, "avg",
                               r->t_avg_us, "max", r->t_max_us, "slowest_rank", r->slowest_rank, "algbw_gbps",
-                              r->algbw_gbps, "busbw_gbps", r->busbw_gbps);
+                              num_or_null(r->algbw_gbps), "busbw_gbps", num_or_null(r->busbw_gbps));
         if (!o) {
             json_decref(a);
             return NULL;
@@ -120,7 +128,11 @@ json_t *nvs_ctx_to_json(const nvs_ctx *run, nvs_result_t status, double duration
     put(root, "scaling", scaling_json(run));
     put(root, "collectives", rows_json(run)); /* always present (empty for `train`): readers can rely on it */
     if (run->transports) json_object_set(root, "transports", run->transports);
-    if (run->train) json_object_set(root, "train", run->train);
+    /* "train": the first workload (what single-workload readers take); "trains": all of them */
+    if (run->trains && json_array_size(run->trains)) {
+        json_object_set(root, "train", json_array_get(run->trains, 0));
+        json_object_set(root, "trains", run->trains);
+    }
     long long wrong = 0;
     for (size_t i = 0; i < run->rows.n; i++)
         if (run->rows.v[i].wrong > 0) wrong += run->rows.v[i].wrong;

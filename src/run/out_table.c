@@ -1,6 +1,7 @@
 /* The table a nccl-tests user reads at once: one block per collective, GPU count, type and operation; sizes
  * down, out-of-place and in-place side by side, same columns and units as nccl-tests (time in us of the slowest
  * rank, algbw/busbw in GB/s with GB = 1e9, #wrong summed over ranks). */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -21,11 +22,17 @@ static void side(FILE *to, const nvs_coll_row *r)
         fprintf(to, "  %7s  %6s  %6s  %6s", "-", "-", "-", "n/a");
         return;
     }
-    char t[32], w[32];
+    char t[32], w[32], al[32], bu[32];
     fmt_time(r->t_max_us, t, sizeof t);
     if (r->wrong < 0) snprintf(w, sizeof w, "skip");
     else snprintf(w, sizeof w, "%lld", r->wrong);
-    fprintf(to, "  %7s  %6.2f  %6.2f  %6s", t, r->algbw_gbps, r->busbw_gbps, w);
+    /* '-': no bus crossed (N=1), nothing moved (N=1 in place) */
+    if (isfinite(r->algbw_gbps)) snprintf(al, sizeof al, "%6.2f", r->algbw_gbps);
+    else snprintf(al, sizeof al, "%6s", "-");
+    if (isfinite(r->busbw_gbps)) snprintf(bu, sizeof bu, "%6.2f", r->busbw_gbps);
+    else snprintf(bu, sizeof bu, "%6s", "-");
+    if (r->n == 1 && r->inplace) snprintf(t, sizeof t, "no-op");
+    fprintf(to, "  %7s  %6s  %6s  %6s", t, al, bu, w);
 }
 
 static const nvs_coll_row *find(const nvs_ctx *run, const nvs_coll_row *like, int inplace)
@@ -102,8 +109,10 @@ void nvs_print_table(const nvs_ctx *run, FILE *to)
             for (int k = 0; k < 2; k++) {
                 const nvs_coll_row *x = k ? in : out;
                 if (!x) continue;
-                bw_sum += x->busbw_gbps;
-                bw_n++;
+                if (isfinite(x->busbw_gbps)) { /* the average is of buses crossed: N >= 2 */
+                    bw_sum += x->busbw_gbps;
+                    bw_n++;
+                }
                 if (x->wrong > 0) wrong += x->wrong;
                 if (x->wrong < 0) unchecked = 1;
             }
@@ -112,7 +121,10 @@ void nvs_print_table(const nvs_ctx *run, FILE *to)
             fprintf(to, "# Wrong elements     : not checked (-c 0)\n");
         else
             fprintf(to, "# Wrong elements     : %lld %s\n", wrong, wrong ? "FAILED" : "OK");
-        fprintf(to, "# Avg bus bandwidth  : %.3f GB/s\n", bw_n ? bw_sum / bw_n : 0.0);
+        if (bw_n)
+            fprintf(to, "# Avg bus bandwidth  : %.3f GB/s\n", bw_sum / bw_n);
+        else
+            fprintf(to, "# Avg bus bandwidth  : - (N=1: one %s, nothing crosses a link; the baseline)\n", unit);
     }
 }
 
@@ -126,11 +138,14 @@ nvs_result_t nvs_print_csv(const nvs_ctx *run, FILE *to)
         char wrong[32];
         if (r->wrong < 0) wrong[0] = '\0';
         else snprintf(wrong, sizeof wrong, "%lld", r->wrong);
-        if (fprintf(to, "%s,%d,%s,%s,%d,%d,%zu,%zu,%d,%d,%.3f,%.3f,%.3f,%d,%.4f,%.4f,%s\n",
+        char al[32] = "", bu[32] = ""; /* empty: not a number (N=1) */
+        if (isfinite(r->algbw_gbps)) snprintf(al, sizeof al, "%.4f", r->algbw_gbps);
+        if (isfinite(r->busbw_gbps)) snprintf(bu, sizeof bu, "%.4f", r->busbw_gbps);
+        if (fprintf(to, "%s,%d,%s,%s,%d,%d,%zu,%zu,%d,%d,%.3f,%.3f,%.3f,%d,%s,%s,%s\n",
                     nvs_coll_at(r->coll)->name, r->n, nvs_dtype_name(r->type),
                     r->op < 0 ? "none" : nvs_redop_name((nvs_redop)r->op), r->root, r->inplace, r->bytes, r->count,
-                    r->iters, r->graph_launches, r->t_min_us, r->t_avg_us, r->t_max_us, r->slowest_rank,
-                    r->algbw_gbps, r->busbw_gbps, wrong) < 0)
+                    r->iters, r->graph_launches, r->t_min_us, r->t_avg_us, r->t_max_us, r->slowest_rank, al, bu,
+                    wrong) < 0)
             return NVS_ERR_SYSTEM;
     }
     return ferror(to) ? NVS_ERR_SYSTEM : NVS_OK;

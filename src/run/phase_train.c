@@ -14,12 +14,12 @@
 #include "train/train_exec.h"
 
 /* The profile's text travels from rank 0 so that a user's file need exist only where rank 0 runs. */
-static nvs_result_t load_profile(nvs_ctx *run, nvs_profile *p)
+static nvs_result_t load_profile(nvs_ctx *run, const char *model, nvs_profile *p)
 {
     char err[512] = "";
     nvs_result_t res = NVS_OK;
     if (run->rt->rank == 0) {
-        res = nvs_profile_load(run->cfg->model, p, err, sizeof err);
+        res = nvs_profile_load(model, p, err, sizeof err);
         if (res != NVS_OK) nvs_error("%s", err);
     }
     double ok = res == NVS_OK;
@@ -89,10 +89,11 @@ static double predicted_comm(const nvs_ctx *run, const nvs_train_plan *pl, int n
 struct train_point {
     int n;
     double step_us, compute_us, comm_us, no_gemm_us; /* no_gemm_us: first N only, else < 0 */
+    double interference_us; /* how much longer the compute took with the all-reduces running beside it */
     int slowest_rank;
 };
 
-static json_t *train_json(const nvs_ctx *run, const nvs_profile *p, const nvs_train_plan *pl, double free_min,
+static json_t *train_json(const nvs_ctx *run, const char *model, const nvs_profile *p, const nvs_train_plan *pl, double free_min,
                           const struct train_point *pts, int npts)
 {
     const nvs_config *cfg = run->cfg;
@@ -111,7 +112,7 @@ static json_t *train_json(const nvs_ctx *run, const nvs_profile *p, const nvs_tr
                                             pl->buckets[b].last_layer));
     json_object_set_new(o, "buckets", bk);
     /* a user's profile file, as given: `nvscale model --calibrate` reloads the layers from it */
-    if (strchr(cfg->model, '/') || strstr(cfg->model, ".prof")) json_object_set_new(o, "profile_file", json_string(cfg->model));
+    if (strchr(model, '/') || strstr(model, ".prof")) json_object_set_new(o, "profile_file", json_string(model));
     json_object_set_new(o, "memory",
                         json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "needed_bytes", pl->total_bytes,
                                   "free_bytes", free_min, "weight_bytes", pl->weight_bytes, "master_bytes",
@@ -128,9 +129,13 @@ static json_t *train_json(const nvs_ctx *run, const nvs_profile *p, const nvs_tr
         const struct train_point *t = &pts[i];
         /* weak scaling: per-GPU batch fixed; relative to the smallest N measured (1 unless --gpus says else) */
         double eff = nvs_scaling_efficiency(step1, t->step_us);
-        json_t *r = json_pack("{s:i, s:f, s:f, s:f, s:f, s:f, s:f, s:i}", "n", t->n, "step_us", t->step_us,
-                              "compute_us", t->compute_us, "comm_us", t->comm_us, "exposed_comm_us",
-                              fmax(0.0, t->step_us - t->compute_us), "samples_per_s",
+        /* step = compute alone + interference (compute slowed beside the all-reduces) + exposed communication
+         * (the all-reduces' tail the backward pass could not hide) */
+        double lost = fmax(0.0, t->step_us - t->compute_us);
+        double interf = fmin(lost, t->interference_us);
+        json_t *r = json_pack("{s:i, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:i}", "n", t->n, "step_us", t->step_us,
+                              "compute_us", t->compute_us, "comm_us", t->comm_us, "exposed_comm_us", lost - interf,
+                              "interference_us", interf, "samples_per_s",
                               t->step_us > 0 ? t->n * (double)pl->batch / (t->step_us * 1e-6) : 0.0, "efficiency",
                               eff, "slowest_rank", t->slowest_rank);
         json_t *g = json_array();
@@ -158,7 +163,7 @@ static json_t *train_json(const nvs_ctx *run, const nvs_profile *p, const nvs_tr
     return o;
 }
 
-nvs_result_t nvs_phase_train(nvs_ctx *run)
+static nvs_result_t train_one(nvs_ctx *run, const char *model)
 {
     const nvs_config *cfg = run->cfg;
     nvs_rt *rt = run->rt;
@@ -167,7 +172,7 @@ nvs_result_t nvs_phase_train(nvs_ctx *run)
     nvs_train_exec x = {0};
     struct train_point *pts = NULL;
     int have_exec = 0;
-    nvs_result_t res = load_profile(run, &prof);
+    nvs_result_t res = load_profile(run, model, &prof);
     if (res != NVS_OK) goto out;
     int batch = cfg->batch ? cfg->batch : prof.default_batch;
     if (batch < 1) batch = 1;
@@ -213,20 +218,31 @@ nvs_result_t nvs_phase_train(nvs_ctx *run)
         nvs_comm *c = NULL;
         int member = member_of(pt, rt->rank);
         NVS_CHECK_GOTO(run->backend.ops->comm_split(&run->backend, member, &c), res, out);
-        double mine[4] = {-1, -1, -1, -1};
+        /* per rank: full step, its compute span, compute-only step, its span, comm alone, step without GEMMs */
+        enum { M_STEP, M_SPAN, M_COMP, M_COMP_SPAN, M_COMM, M_NOGEMM, M_COUNT };
+        double mine[M_COUNT] = {-1, -1, -1, -1, -1, -1};
         if (member) {
+            nvs_step_medians full = {0}, comp = {0}, comm = {0}, nogemm = {-1, -1};
             x.comm = c;
             x.nranks = pt->n;
-            res = nvs_train_time_steps(&x, NVS_STEP_FULL, cfg->warmup_steps, cfg->steps, pt->n, &mine[0]);
-            if (res == NVS_OK) res = nvs_train_time_steps(&x, NVS_STEP_COMPUTE, 2, cfg->steps, pt->n, &mine[1]);
-            if (res == NVS_OK) res = nvs_train_time_steps(&x, NVS_STEP_COMM, 2, cfg->steps, pt->n, &mine[2]);
-            if (res == NVS_OK && i == 0) res = nvs_train_time_steps(&x, NVS_STEP_NO_GEMM, 2, cfg->steps, pt->n, &mine[3]);
+            res = nvs_train_time_steps(&x, NVS_STEP_FULL, cfg->warmup_steps, cfg->steps, pt->n, &full);
+            /* the other variants follow a warm machine: two untimed steps are enough (fewer if asked) */
+            int w2 = cfg->warmup_steps < 2 ? cfg->warmup_steps : 2;
+            if (res == NVS_OK) res = nvs_train_time_steps(&x, NVS_STEP_COMPUTE, w2, cfg->steps, pt->n, &comp);
+            if (res == NVS_OK) res = nvs_train_time_steps(&x, NVS_STEP_COMM, w2, cfg->steps, pt->n, &comm);
+            if (res == NVS_OK && i == 0) res = nvs_train_time_steps(&x, NVS_STEP_NO_GEMM, w2, cfg->steps, pt->n, &nogemm);
             x.comm = NULL;
+            mine[M_STEP] = full.step_us;
+            mine[M_SPAN] = full.span_us;
+            mine[M_COMP] = comp.step_us;
+            mine[M_COMP_SPAN] = comp.span_us;
+            mine[M_COMM] = comm.step_us;
+            mine[M_NOGEMM] = nogemm.step_us;
         }
         run->backend.ops->comm_free(&run->backend, c);
         if (res != NVS_OK) goto out;
         nvs_progress_done();
-        double *all = malloc((size_t)rt->size * 4 * sizeof *all);
+        double *all = malloc((size_t)rt->size * M_COUNT * sizeof *all);
         if (!all) {
             res = NVS_ERR_NOMEM;
             goto out;
@@ -237,30 +253,46 @@ nvs_result_t nvs_phase_train(nvs_ctx *run)
             pts[i].slowest_rank = -1;
             pts[i].no_gemm_us = -1;
             for (int r = 0; r < rt->size; r++) {
-                const double *a = &all[4 * r];
-                if (a[0] < 0) continue;
-                if (a[0] > pts[i].step_us) {
-                    pts[i].step_us = a[0];
+                const double *a = &all[M_COUNT * r];
+                if (a[M_STEP] < 0) continue;
+                if (a[M_STEP] > pts[i].step_us) {
+                    pts[i].step_us = a[M_STEP];
                     pts[i].slowest_rank = r;
+                    /* the slowest rank's own split: its compute stretched by the all-reduces beside it */
+                    pts[i].interference_us = fmax(0.0, a[M_SPAN] - a[M_COMP_SPAN]);
                 }
-                pts[i].compute_us = fmax(pts[i].compute_us, a[1]);
-                pts[i].comm_us = fmax(pts[i].comm_us, a[2]);
-                pts[i].no_gemm_us = fmax(pts[i].no_gemm_us, a[3]);
+                pts[i].compute_us = fmax(pts[i].compute_us, a[M_COMP]);
+                pts[i].comm_us = fmax(pts[i].comm_us, a[M_COMM]);
+                pts[i].no_gemm_us = fmax(pts[i].no_gemm_us, a[M_NOGEMM]);
             }
-            nvs_info("train %s N=%d: step %.2f ms, compute %.2f ms, comm %.2f ms", prof.name, pt->n,
-                     pts[i].step_us / 1e3, pts[i].compute_us / 1e3, pts[i].comm_us / 1e3);
+            nvs_info("train %s N=%d: step %.2f ms, compute %.2f ms (slowed by %.2f ms beside the all-reduces), "
+                     "comm %.2f ms",
+                     prof.name, pt->n, pts[i].step_us / 1e3, pts[i].compute_us / 1e3, pts[i].interference_us / 1e3,
+                     pts[i].comm_us / 1e3);
         }
         free(all);
         if (res != NVS_OK) goto out;
     }
     if (rt->rank == 0) {
-        run->train = train_json(run, &prof, &plan, free_min, pts, run->npoints);
-        if (!run->train) res = NVS_ERR_NOMEM;
+        json_t *t = train_json(run, model, &prof, &plan, free_min, pts, run->npoints);
+        if (!t || json_array_append_new(run->trains, t)) res = NVS_ERR_NOMEM;
     }
 out:
     if (have_exec) x.ops->teardown(&x);
     free(pts);
     nvs_train_plan_free(&plan);
     nvs_profile_free(&prof);
+    return res;
+}
+
+nvs_result_t nvs_phase_train(nvs_ctx *run)
+{
+    char (*names)[NVS_PATH_MAX] = malloc(NVS_MAX_WORKLOADS * sizeof *names);
+    if (!names) return NVS_ERR_NOMEM;
+    int n = nvs_phase_models(run->cfg, names, NVS_MAX_WORKLOADS);
+    nvs_result_t res = NVS_OK;
+    if (run->rt->rank == 0 && !run->trains && !(run->trains = json_array())) res = NVS_ERR_NOMEM;
+    for (int i = 0; i < n && res == NVS_OK; i++) res = train_one(run, names[i]);
+    free(names);
     return res;
 }

@@ -13,19 +13,47 @@
 #include "workload/profile.h"
 #include "train/train.h"
 
+int nvs_phase_models(const nvs_config *cfg, char names[][NVS_PATH_MAX], int max)
+{
+    int n = 0;
+    const char *s = cfg->model;
+    while (*s && n < max) {
+        const char *e = strchr(s, ',');
+        size_t len = e ? (size_t)(e - s) : strlen(s);
+        if (len >= NVS_PATH_MAX) len = NVS_PATH_MAX - 1;
+        memcpy(names[n], s, len);
+        names[n][len] = '\0';
+        n++;
+        if (!e) break;
+        s = e + 1;
+    }
+    return n;
+}
+
 nvs_result_t nvs_phase_validate(const nvs_config *cfg)
 {
     if (!cfg->model[0]) return NVS_OK;
+    char (*names)[NVS_PATH_MAX] = malloc(NVS_MAX_WORKLOADS * sizeof *names);
+    if (!names) return NVS_ERR_NOMEM;
+    int n = nvs_phase_models(cfg, names, NVS_MAX_WORKLOADS);
+    nvs_result_t r = NVS_OK;
     /* a model that cannot be loaded is a usage error: say so before any GPU is touched */
-    nvs_profile p;
-    char err[600] = "";
-    nvs_result_t r = nvs_profile_load(cfg->model, &p, err, sizeof err);
-    if (r != NVS_OK) {
-        if (nvs_rt_launcher_rank() == 0) fprintf(stderr, "nvscale %s: --model %s: %s\n", cfg->subcommand, cfg->model, err);
-        return NVS_ERR_USAGE;
+    for (int i = 0; i < n && r == NVS_OK; i++) {
+        nvs_profile p;
+        char err[600] = "";
+        if (!names[i][0]) {
+            snprintf(err, sizeof err, "an empty name in the list");
+            r = NVS_ERR_USAGE;
+        } else if (nvs_profile_load(names[i], &p, err, sizeof err) != NVS_OK) {
+            r = NVS_ERR_USAGE;
+        } else {
+            nvs_profile_free(&p);
+        }
+        if (r != NVS_OK && nvs_rt_launcher_rank() == 0)
+            fprintf(stderr, "nvscale %s: --model %s: %s\n", cfg->subcommand, cfg->model, err);
     }
-    nvs_profile_free(&p);
-    return NVS_OK;
+    free(names);
+    return r;
 }
 
 /* First N ranks, or (--placement best|worst) the ranks driving the N GPUs whose best ring has the highest /
@@ -262,7 +290,9 @@ static void print_train(const json_t *t, FILE *to);
 void nvs_phase_print_summary(const nvs_ctx *run, FILE *to)
 {
     print_scaling(run, to);
-    if (run->train) print_train(run->train, to);
+    size_t i;
+    json_t *t;
+    json_array_foreach(run->trains, i, t) print_train(t, to);
 }
 
 static void print_scaling(const nvs_ctx *run, FILE *to)
@@ -329,6 +359,6 @@ void nvs_phase_cleanup(nvs_ctx *run)
     run->topo = NULL;
     if (run->topology) json_decref(run->topology);
     if (run->transports) json_decref(run->transports);
-    if (run->train) json_decref(run->train);
-    run->topology = run->transports = run->train = NULL;
+    if (run->trains) json_decref(run->trains);
+    run->topology = run->transports = run->trains = NULL;
 }

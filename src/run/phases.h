@@ -9,6 +9,9 @@
 
 /* Checks of the request that need no runtime (model profile readable, ...): exit 2 material. */
 nvs_result_t nvs_phase_validate(const nvs_config *cfg);
+/* The workloads of --model (comma-separated) into names[]; returns how many (at most max). */
+#define NVS_MAX_WORKLOADS 8
+int nvs_phase_models(const nvs_config *cfg, char names[][NVS_PATH_MAX], int max);
 /* The world ranks that make up the N-GPU communicator (--placement). */
 nvs_result_t nvs_phase_place(nvs_ctx *run, int n, int *ranks);
 /* Topology of every host, gathered to rank 0 (run->topology). */

@@ -42,7 +42,7 @@ typedef struct nvs_ctx {
     struct nvs_topology *topo; /* every rank: all hosts' topology (NULL if it could not be discovered) */
     json_t *topology; /* rank 0: topology section of run.json (NULL if not discovered) */
     json_t *transports; /* rank 0: per-N transports from NCCL's log */
-    json_t *train;    /* rank 0: the training step's section */
+    json_t *trains;   /* rank 0: the training step's sections, one per workload (array; NULL: none measured) */
     char out_dir[NVS_PATH_MAX];
     char nccl_log_dir[NVS_PATH_MAX];
     int nccl_log_tmp; /* log directory is a temporary one (--no-save): removed at the end */
@@ -58,5 +58,7 @@ nvs_result_t nvs_print_csv(const nvs_ctx *run, FILE *to);
 /* "explain" entries per N from the finished run.json (rank 0); NULL when they cannot be made. */
 json_t *nvs_ctx_explain(const nvs_ctx *ctx, json_t *root);
 void nvs_print_explain(const json_t *explain, FILE *to);
+/* The one-screen answer of `nvscale run` from the finished run.json document (out_summary.c). */
+void nvs_print_summary(const nvs_ctx *run, const json_t *root, FILE *to);
 
 #endif

@@ -37,10 +37,10 @@ json_t *nvs_rj_env(void)
 
 json_t *nvs_rj_versions(const nvs_versions *v)
 {
-    return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s}", "nvscale", v->nvscale, "git", v->git,
-                     "nccl", v->nccl, "nccl_headers", v->nccl_headers, "cuda_runtime", v->cuda_runtime,
+    return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s}", "nvscale", v->nvscale, "git",
+                     v->git, "nccl", v->nccl, "nccl_headers", v->nccl_headers, "cuda_runtime", v->cuda_runtime,
                      "cuda_driver", v->cuda_driver, "nvidia_driver", v->nvidia_driver, "cublas", v->cublas, "mpi",
-                     v->mpi, "hwloc", v->hwloc, "jansson", v->jansson);
+                     v->mpi, "hwloc", v->hwloc, "jansson", v->jansson, "blas", v->blas);
 }
 
 void nvs_rj_utc_stamp(long t, char *buf, size_t len)

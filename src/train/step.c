@@ -14,9 +14,11 @@ static nvs_result_t issue_step(nvs_train_exec *x, int mode)
 {
     const nvs_train_plan *pl = x->plan;
     const nvs_profile *p = pl->profile;
+    NVS_CHECK(x->ops->mark(x, 0));
     if (mode == NVS_STEP_COMM) {
         for (int b = 0; b < pl->nbuckets; b++) NVS_CHECK(x->ops->bucket_ready(x, b));
-        return x->ops->join_comm(x);
+        NVS_CHECK(x->ops->join_comm(x));
+        return x->ops->mark(x, 1);
     }
     for (int l = 0; l < p->nlayers; l++) {
         const nvs_layer *ly = &p->layers[l];
@@ -36,17 +38,19 @@ static nvs_result_t issue_step(nvs_train_exec *x, int mode)
         }
         if (mode == NVS_STEP_FULL && pl->bucket_closes_at[l] >= 0) NVS_CHECK(x->ops->bucket_ready(x, pl->bucket_closes_at[l]));
     }
+    NVS_CHECK(x->ops->mark(x, 1));
     if (mode == NVS_STEP_FULL) NVS_CHECK(x->ops->join_comm(x));
     return x->ops->optimizer(x);
 }
 
-/* Median per-step time of `steps` steps after `warmup` untimed ones; every step is waited for on the host
- * (the next step's forward may not start before the optimizer is done, as in a real loop). */
-nvs_result_t nvs_train_time_steps(nvs_train_exec *x, int mode, int warmup, int steps, int n, double *median)
+/* Medians of `steps` steps after `warmup` untimed ones; every step is waited for on the host (the next step's
+ * forward may not start before the optimizer is done, as in a real loop). */
+nvs_result_t nvs_train_time_steps(nvs_train_exec *x, int mode, int warmup, int steps, int n, nvs_step_medians *out)
 {
     static const char *const names[] = {"step", "compute-only step", "all-reduces", "step without GEMMs"};
-    double *t = malloc((size_t)steps * sizeof *t);
+    double *t = malloc((size_t)steps * 2 * sizeof *t);
     if (!t) return NVS_ERR_NOMEM;
+    double *span = t + steps;
     nvs_result_t res = NVS_OK;
     for (int i = 0; i < warmup && res == NVS_OK; i++) {
         res = issue_step(x, mode);
@@ -55,15 +59,21 @@ nvs_result_t nvs_train_time_steps(nvs_train_exec *x, int mode, int warmup, int s
     double t_first = nvs_now_us();
     for (int i = 0; i < steps && res == NVS_OK; i++) {
         double el = nvs_now_us() - t_first;
-        nvs_progress("train %s N=%d: %s %d/%d, ~%.0f s left in this phase", x->plan->profile->name, n, names[mode],
-                     i + 1, steps, i ? el / i * (steps - i) / 1e6 : 0.0);
+        char key[96];
+        snprintf(key, sizeof key, "train %s N=%d %d", x->plan->profile->name, n, mode);
+        char left[32] = "";
+        if (i) snprintf(left, sizeof left, ", ~%.0f s left in this phase", el / i * (steps - i) / 1e6);
+        nvs_progress(key, "train %s N=%d: %s %d/%d%s", x->plan->profile->name, n, names[mode], i + 1, steps, left);
         double t0 = nvs_now_us();
         res = issue_step(x, mode);
         if (res == NVS_OK) res = x->ops->sync(x);
         t[i] = nvs_now_us() - t0;
+        if (res == NVS_OK) res = x->ops->span(x, &span[i]);
     }
-    if (res == NVS_OK) *median = nvs_median(t, (size_t)steps);
+    if (res == NVS_OK) {
+        out->step_us = nvs_median(t, (size_t)steps);
+        out->span_us = nvs_median(span, (size_t)steps);
+    }
     free(t);
     return res;
 }
-

@@ -25,6 +25,12 @@ struct nvs_train_exec_ops {
     nvs_result_t (*optimizer)(nvs_train_exec *x);
     /* Wait until everything issued so far has completed (times are read on the host after this). */
     nvs_result_t (*sync)(nvs_train_exec *x);
+    /* Marks on the compute timeline: `which` 0 = the step's first compute work, 1 = the end of the backward pass
+     * (before the optimizer waits for the all-reduces). span() (after sync) is the time between them: the
+     * compute the step did, slowed by whatever ran beside it. Comparing it between the full step and the
+     * compute-only step isolates the interference of the all-reduces with the compute. */
+    nvs_result_t (*mark)(nvs_train_exec *x, int which);
+    nvs_result_t (*span)(nvs_train_exec *x, double *us);
     /* Free memory available to the step, and what the executor will need (for the up-front refusal). */
     nvs_result_t (*memory)(nvs_train_exec *x, double *free_bytes);
     void (*teardown)(nvs_train_exec *x);
@@ -42,9 +48,15 @@ struct nvs_train_exec {
 nvs_result_t nvs_train_exec_gpu(nvs_train_exec *x);  /* sets ops/impl */
 nvs_result_t nvs_train_exec_host(nvs_train_exec *x);
 
-/* The step driver (step.c): median per-step time of `steps` steps of `mode` (NVS_STEP_*) after `warmup`
- * untimed ones; every step is waited for on the host (the next step's forward may not start before the
- * optimizer is done, as in a real loop). `n` is for the progress line. */
-nvs_result_t nvs_train_time_steps(nvs_train_exec *x, int mode, int warmup, int steps, int n, double *median);
+/* Medians over the timed steps of one variant. */
+typedef struct {
+    double step_us; /* wall time of a step, host-timed after a full sync */
+    double span_us; /* compute timeline from the first forward work to the end of the backward pass */
+} nvs_step_medians;
+
+/* The step driver (step.c): medians of `steps` steps of `mode` (NVS_STEP_*) after `warmup` untimed ones; every
+ * step is waited for on the host (the next step's forward may not start before the optimizer is done, as in a
+ * real loop). `n` is for the progress line. */
+nvs_result_t nvs_train_time_steps(nvs_train_exec *x, int mode, int warmup, int steps, int n, nvs_step_medians *out);
 
 #endif

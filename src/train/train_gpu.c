@@ -18,6 +18,7 @@ struct gpu_impl {
     cublasHandle_t blas;
     cudaStream_t compute, comm;
     cudaEvent_t *bucket_ev, comm_done;
+    cudaEvent_t mark[2]; /* compute timeline: step start, end of backward (timing events) */
     void *weights, *acts, *ws_x, *ws_dx;
     float *ws_w;           /* fp32 weight-gradient scratch */
     float *master, *momentum;
@@ -62,6 +63,7 @@ static nvs_result_t gsetup(nvs_train_exec *x)
     CUDA_TRY(cudaStreamCreateWithFlags(&g->comm, cudaStreamNonBlocking));
     for (int b = 0; b < pl->nbuckets; b++) CUDA_TRY(cudaEventCreateWithFlags(&g->bucket_ev[b], cudaEventDisableTiming));
     CUDA_TRY(cudaEventCreateWithFlags(&g->comm_done, cudaEventDisableTiming));
+    for (int i = 0; i < 2; i++) CUDA_TRY(cudaEventCreate(&g->mark[i]));
     BLAS_TRY(cublasCreate(&g->blas));
     BLAS_TRY(cublasSetStream(g->blas, g->compute));
     NVS_CHECK(dalloc(&g->weights, (double)wtot * g->es, "GEMM weights"));
@@ -201,6 +203,22 @@ static nvs_result_t gsync(nvs_train_exec *x)
     return nvs_nccl_wait_stream(x->backend, x->comm, g->compute, "the training step's compute");
 }
 
+static nvs_result_t gmark(nvs_train_exec *x, int which)
+{
+    struct gpu_impl *g = G(x);
+    CUDA_TRY(cudaEventRecord(g->mark[which ? 1 : 0], g->compute));
+    return NVS_OK;
+}
+
+static nvs_result_t gspan(nvs_train_exec *x, double *us)
+{
+    struct gpu_impl *g = G(x);
+    float ms = 0;
+    CUDA_TRY(cudaEventElapsedTime(&ms, g->mark[0], g->mark[1]));
+    *us = (double)ms * 1e3;
+    return NVS_OK;
+}
+
 static void gteardown(nvs_train_exec *x)
 {
     struct gpu_impl *g = G(x);
@@ -212,6 +230,8 @@ static void gteardown(nvs_train_exec *x)
         for (int b = 0; b < x->plan->nbuckets; b++)
             if (g->bucket_ev[b]) cudaEventDestroy(g->bucket_ev[b]);
     if (g->comm_done) cudaEventDestroy(g->comm_done);
+    for (int i = 0; i < 2; i++)
+        if (g->mark[i]) cudaEventDestroy(g->mark[i]);
     if (g->blas) cublasDestroy(g->blas);
     if (g->compute) cudaStreamDestroy(g->compute);
     if (g->comm) cudaStreamDestroy(g->comm);
@@ -220,8 +240,10 @@ static void gteardown(nvs_train_exec *x)
     x->impl = NULL;
 }
 
-static const struct nvs_train_exec_ops gpu_ops = {"GPU",  gsetup, ggemm,  gew,       ggrad,    gbucket,
-                                                  gjoin,  gopt,   gsync,  gmem,      gteardown};
+static const struct nvs_train_exec_ops gpu_ops = {
+    .name = "GPU", .setup = gsetup, .gemm = ggemm, .ew = gew, .grad_pass = ggrad, .bucket_ready = gbucket,
+    .join_comm = gjoin, .optimizer = gopt, .sync = gsync, .mark = gmark, .span = gspan, .memory = gmem,
+    .teardown = gteardown};
 
 nvs_result_t nvs_train_exec_gpu(nvs_train_exec *x)
 {

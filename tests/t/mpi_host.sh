@@ -7,8 +7,10 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 for np in 1 2 4; do
     d=$TMP/mpi_host_$np
     rm -rf "$d"
-    expect 0 "all_reduce on $np rank" $MPIRUN -np $np $NVS run --backend mpi -b 1K -e 256K -f 16 -n 5 -w 1 \
+    # the one-screen answer on stdout; the nccl-tests tables of every size in table.txt
+    expect 0 "^Collectives: busbw" $MPIRUN -np $np $NVS run --no-train --backend mpi -b 1K -e 256K -f 16 -n 5 -w 1 \
         --coll all -d float,half,bfloat16,int32,double -o all --out "$d" || continue
+    grep -q "all_reduce on $np rank" "$d/table.txt" || { echo "FAIL: table.txt lacks all_reduce on $np rank"; fails=$((fails + 1)); }
     j=$d/run.json
     [ "$(json_get $j "d['schema']")" = "nvscale.run/1" ] || { echo "FAIL: schema np=$np"; fails=$((fails + 1)); }
     [ "$(json_get $j "d['world']['size']")" = "$np" ] || { echo "FAIL: world.size np=$np"; fails=$((fails + 1)); }

@@ -1,6 +1,7 @@
 /* The writers of the measuring subcommands against golden files: the nccl-tests-style table, the CSV and the
  * measured sections of run.json, from fixed rows (what a 2-GPU sweep produces), so a change in any column,
  * unit or number format shows up. NVS_UPDATE_GOLDEN=1 rewrites the golden files (review the diff). */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -96,6 +97,10 @@ static void make_ctx(nvs_ctx *ctx, nvs_config *cfg, nvs_rt *rt)
                                         .t_max_us = t, .slowest_rank = n - 1, .wrong = 0, .wrong_rank = -1};
                     row.algbw_gbps = (double)sizes[s] / (t * 1e-6) / 1e9;
                     row.busbw_gbps = row.algbw_gbps * coll->busbw_factor(n);
+                    if (n == 1) { /* as the sweep leaves them: no bus at N=1, nothing moved in place */
+                        row.busbw_gbps = NAN;
+                        if (ip) row.algbw_gbps = NAN;
+                    }
                     nvs_rows_push(&ctx->rows, &row);
                 }
 }

@@ -1,0 +1,373 @@
+/* The one-screen answer of `nvscale run` (the default command): what the GPUs are and how they are linked, what
+ * the collectives reach at each GPU count against what the links allow, what a training step does at each
+ * count, one verdict line and why. Fewer than 60 lines at 8 GPUs; every number comes from the run's own
+ * run.json document (or the rows and topology it was made from), so screen and file cannot disagree. The
+ * nccl-tests tables of every size stay in the results directory (table.txt) and under -v. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "collectives/coll.h"
+#include "core/units.h"
+#include "run/run.h"
+#include "run/summary.h"
+#include "topo/topo.h"
+
+static double jnum(const json_t *o, const char *k)
+{
+    const json_t *v = json_object_get(o, k);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+/* The explain entry of N (run.json "explain"), NULL when there is none. */
+static const json_t *explain_of(const json_t *explain, int n)
+{
+    size_t i;
+    json_t *e;
+    json_array_foreach(explain, i, e) if (json_integer_value(json_object_get(e, "n")) == n) return e;
+    return NULL;
+}
+
+static const json_t *transport_of(const json_t *transports, int n)
+{
+    size_t i;
+    json_t *t;
+    json_array_foreach(transports, i, t) if (json_integer_value(json_object_get(t, "n")) == n) return t;
+    return NULL;
+}
+
+/* out-of-place busbw of `coll` at N and size, the first type/op measured; NAN when not measured */
+static double busbw_at(const nvs_ctx *run, int coll, int n, size_t bytes)
+{
+    for (size_t i = 0; i < run->rows.n; i++) {
+        const nvs_coll_row *r = &run->rows.v[i];
+        if (r->coll == coll && r->n == n && r->bytes == bytes && !r->inplace) return r->busbw_gbps;
+    }
+    return NAN;
+}
+
+/* Up to `max` sizes to show: about 1 MiB (latency-bound), 64 MiB and the largest measured size (the bandwidth
+ * the links allow), each the measured size nearest in log scale, distinct, ascending. */
+static int pick_sizes(const nvs_ctx *run, int coll, size_t *out, int max)
+{
+    static const double want[] = {1048576.0, 67108864.0, 1e30};
+    size_t largest = 0;
+    for (size_t i = 0; i < run->rows.n; i++)
+        if (run->rows.v[i].coll == coll && run->rows.v[i].bytes > largest) largest = run->rows.v[i].bytes;
+    if (!largest) return 0;
+    int k = 0;
+    for (int w = 0; w < 3 && k < max; w++) {
+        double target = want[w] > (double)largest ? (double)largest : want[w];
+        size_t best = 0;
+        double bd = 1e300;
+        for (size_t i = 0; i < run->rows.n; i++) {
+            const nvs_coll_row *r = &run->rows.v[i];
+            if (r->coll != coll) continue;
+            double d = fabs(log((double)r->bytes) - log(target));
+            if (d < bd) {
+                bd = d;
+                best = r->bytes;
+            }
+        }
+        int dup = 0;
+        for (int j = 0; j < k; j++) dup |= out[j] == best;
+        if (!dup && best) out[k++] = best;
+    }
+    for (int i = 1; i < k; i++) /* ascending */
+        for (int j = i; j > 0 && out[j - 1] > out[j]; j--) {
+            size_t t = out[j];
+            out[j] = out[j - 1];
+            out[j - 1] = t;
+        }
+    return k;
+}
+
+/* "P2P x24" from a transports entry's summary ({"P2P": 24}); "-" when unknown */
+static void transport_text(const json_t *t, char *buf, size_t len)
+{
+    snprintf(buf, len, "-");
+    const json_t *sum = json_object_get(t, "summary");
+    if (!json_is_object(sum) || !json_object_size(sum)) return;
+    buf[0] = '\0';
+    const char *k;
+    json_t *v;
+    json_object_foreach((json_t *)sum, k, v)
+    {
+        size_t l = strlen(buf);
+        snprintf(buf + l, len - l, "%s%s x%lld", l ? " + " : "", k, (long long)json_integer_value(v));
+    }
+    const char *net = NULL;
+    size_t i;
+    json_t *c;
+    json_array_foreach(json_object_get(t, "channels"), i, c)
+    {
+        const char *d = json_string_value(json_object_get(c, "detail"));
+        if (d && !strncmp(d, "NET/", 4)) net = d;
+    }
+    if (net) {
+        size_t l = strlen(buf);
+        snprintf(buf + l, len - l, " (%s)", net);
+    }
+}
+
+static void print_header(const nvs_ctx *run, FILE *to)
+{
+    const char *backend = run->backend.ops ? run->backend.ops->name : "?";
+    int gpu = !strcmp(backend, "nccl");
+    fprintf(to, "nvscale %s: %d rank%s on %d host%s (%s), ", NVS_VERSION, run->rt->size, run->rt->size > 1 ? "s" : "",
+            run->rt->nnodes, run->rt->nnodes > 1 ? "s" : "", run->launcher);
+    if (gpu)
+        fprintf(to, "%s, NCCL %s, driver %s\n", run->ranks ? run->ranks[0].gpu : "GPU", run->versions.nccl,
+                run->versions.nvidia_driver);
+    else {
+        /* "OpenBLAS 0.3.21 NO_LAPACKE DYNAMIC_ARCH ...": the name and version are enough here */
+        char blas[32];
+        int words = 0;
+        size_t k = 0;
+        for (const char *p = run->versions.blas; *p && k + 1 < sizeof blas; p++) {
+            if (*p == ' ' && ++words == 2) break;
+            blas[k++] = *p;
+        }
+        blas[k] = '\0';
+        fprintf(to, "no GPU: MPI collectives on host memory (%s), host GEMMs %s\n", run->versions.mpi, blas);
+    }
+}
+
+static void print_topology(const nvs_ctx *run, FILE *to)
+{
+    if (!run->topo || run->topo->ngpus < 1) {
+        fprintf(to, "\nTopology: no GPU topology (%s)\n",
+                run->backend.ops && strcmp(run->backend.ops->name, "nccl") ? "host backend: the ranks are CPU processes"
+                                                                            : "it could not be discovered");
+        return;
+    }
+    const nvs_topology *t = run->topo;
+    int no_p2p = 0, unknown = 0, pairs = 0;
+    for (int a = 0; a < t->ngpus; a++)
+        for (int b = a + 1; b < t->ngpus; b++) {
+            const nvs_topo_pair *p = nvs_topo_pair_at(t, a, b);
+            if (!p) continue;
+            pairs++;
+            if (p->p2p_cuda == 0) no_p2p++;
+            if (p->p2p_cuda < 0) unknown++;
+        }
+    fprintf(to, "\nTopology (nvidia-smi topo -m classes); P2P: ");
+    if (!pairs)
+        fprintf(to, "one GPU, no pair\n");
+    else if (no_p2p)
+        fprintf(to, "NOT supported on %d of %d pairs: NCCL goes through host memory (SHM) there\n", no_p2p, pairs);
+    else if (unknown)
+        fprintf(to, "unknown on %d of %d pairs\n", unknown, pairs);
+    else
+        fprintf(to, "CUDA peer access on every pair\n");
+    nvs_topo_print_matrix(t, to);
+}
+
+/* Collective summary: per N, the slowest hop of the best ring and its bound, busbw at a few sizes with the % of
+ * that bound, and the transport NCCL used. */
+static void print_collectives(const nvs_ctx *run, const json_t *root, FILE *to)
+{
+    if (!run->rows.n) return;
+    const json_t *explain = json_object_get(root, "explain"), *transports = json_object_get(root, "transports");
+    int ar = nvs_coll_index(&nvs_coll_all_reduce);
+    int main_coll = -1;
+    for (size_t i = 0; i < run->rows.n && main_coll < 0; i++)
+        if (run->rows.v[i].coll == ar) main_coll = ar;
+    if (main_coll < 0) main_coll = run->rows.v[0].coll;
+    size_t sizes[3];
+    int ns = pick_sizes(run, main_coll, sizes, 3);
+    /* a second collective at its largest size, if one was measured */
+    int second = -1;
+    for (size_t i = 0; i < run->rows.n && second < 0; i++)
+        if (run->rows.v[i].coll != main_coll) second = run->rows.v[i].coll;
+    size_t s2 = 0;
+    if (second >= 0) {
+        size_t tmp[3];
+        int k = pick_sizes(run, second, tmp, 3);
+        s2 = k ? tmp[k - 1] : 0;
+    }
+    const int gpu = run->backend.ops && !strcmp(run->backend.ops->name, "nccl");
+    fprintf(to, "\nCollectives: busbw GB/s out-of-place (%% of the bound of the slowest hop of the N %ss' best ring)\n",
+            gpu ? "GPU" : "rank");
+    fprintf(to, "  %3s  %-22s", "N", "slowest hop, bound");
+    char sz[32];
+    for (int k = 0; k < ns; k++) {
+        char h[48];
+        snprintf(h, sizeof h, "%s %s", k ? "" : nvs_coll_at(main_coll)->name, nvs_format_size(sizes[k], sz, sizeof sz));
+        fprintf(to, "  %-13s", h);
+    }
+    if (s2) {
+        char h[48];
+        snprintf(h, sizeof h, "%s %s", nvs_coll_at(second)->name, nvs_format_size(s2, sz, sizeof sz));
+        fprintf(to, "  %-17s", h);
+    }
+    fprintf(to, "  %s\n", gpu ? "NCCL transport" : "");
+    for (int p = 0; p < run->npoints; p++) {
+        int n = run->points[p].n;
+        int any = 0;
+        for (size_t i = 0; i < run->rows.n && !any; i++) any = run->rows.v[i].n == n;
+        if (!any) continue;
+        if (n == 1) {
+            fprintf(to, "  %3d  %-22s  one %s: nothing crosses a link (the baseline; see table.txt for its times)\n", n,
+                    "-", gpu ? "GPU" : "rank");
+            continue;
+        }
+        const json_t *e = explain_of(explain, n), *hop = json_object_get(e, "slowest_hop");
+        double bound = jnum(hop, "bound_gbps");
+        char hoptxt[48];
+        if (hop && isfinite(bound))
+            snprintf(hoptxt, sizeof hoptxt, "GPU%lld-%lld %s %.0f",
+                     (long long)json_integer_value(json_object_get(hop, "from_gpu")),
+                     (long long)json_integer_value(json_object_get(hop, "to_gpu")),
+                     json_string_value(json_object_get(hop, "class")) ? json_string_value(json_object_get(hop, "class"))
+                                                                      : "?",
+                     bound);
+        else
+            snprintf(hoptxt, sizeof hoptxt, "unknown");
+        fprintf(to, "  %3d  %-22s", n, hoptxt);
+        for (int k = 0; k < ns + (s2 ? 1 : 0); k++) {
+            double bw = k < ns ? busbw_at(run, main_coll, n, sizes[k]) : busbw_at(run, second, n, s2);
+            char cell[40];
+            if (!isfinite(bw))
+                snprintf(cell, sizeof cell, "-");
+            else if (isfinite(bound) && bound > 0)
+                snprintf(cell, sizeof cell, "%.1f (%.0f%%)", bw, 100.0 * bw / bound);
+            else
+                snprintf(cell, sizeof cell, "%.1f", bw);
+            fprintf(to, k < ns ? "  %-13s" : "  %-17s", cell);
+        }
+        char tr[96] = "";
+        if (gpu) transport_text(transport_of(transports, n), tr, sizeof tr);
+        fprintf(to, "  %s\n", tr);
+    }
+}
+
+static void print_training(const json_t *trains, int gpu, FILE *to)
+{
+    if (!json_array_size(trains)) return;
+    const json_t *t0 = json_array_get(trains, 0);
+    fprintf(to, "\nTraining step: synthetic DDP, %s GEMMs, %s gradients; efficiency = step(1) / step(N), same batch per %s\n",
+            json_string_value(json_object_get(t0, "precision")), json_string_value(json_object_get(t0, "grad_type")),
+            gpu ? "GPU" : "rank");
+    fprintf(to, "  %-20s %3s  %8s  %8s  %13s  %8s  %10s  %10s\n", gpu ? "model (batch/GPU)" : "model (batch/rank)", "N", "step ms", "compute",
+            "compute slowed", "exposed", "samples/s", "efficiency");
+    size_t i;
+    json_t *t;
+    json_array_foreach(trains, i, t)
+    {
+        char name[64];
+        snprintf(name, sizeof name, "%s (%lld)", json_string_value(json_object_get(t, "model")),
+                 (long long)json_integer_value(json_object_get(t, "batch")));
+        size_t j;
+        json_t *r;
+        json_array_foreach(json_object_get(t, "results"), j, r)
+        {
+            double slowed = jnum(r, "interference_us");
+            char sl[16];
+            if (isfinite(slowed)) snprintf(sl, sizeof sl, "%.2f", slowed / 1e3);
+            else snprintf(sl, sizeof sl, "-");
+            fprintf(to, "  %-20s %3lld  %8.2f  %8.2f  %13s  %8.2f  %10.1f  %9.1f%%\n", j ? "" : name,
+                    (long long)json_integer_value(json_object_get(r, "n")), jnum(r, "step_us") / 1e3,
+                    jnum(r, "compute_us") / 1e3, sl, jnum(r, "exposed_comm_us") / 1e3, jnum(r, "samples_per_s"),
+                    100.0 * jnum(r, "efficiency"));
+        }
+    }
+}
+
+void nvs_summary_verdict(const nvs_summary_facts *f, char *buf, size_t len)
+{
+    /* Thresholds: a data-parallel job that keeps >= 90 % of linear scaling is what well-connected boxes give
+     * (Lambda's A6000 at 8 GPUs: 89-98 %; 2x H200 NV18 at fp32: 98-99 %); below 70 % a user pays for GPUs that
+     * mostly wait (Lambda's 3090 BERT-large: 12 %). A collective far below its link bound (< 50 %) points at the
+     * path (transport, binding, topology) rather than the links. */
+    if (f->n < 2) {
+        snprintf(buf, len, "one %s: nothing to scale; run on more (mpirun -np N nvscale, or more visible GPUs)",
+                 f->gpu ? "GPU" : "rank");
+        return;
+    }
+    const char *word = !isfinite(f->worst_eff) ? "MEASURED" : f->worst_eff >= 0.90 ? "GOOD" : f->worst_eff >= 0.70 ? "FAIR" : "POOR";
+    int k = snprintf(buf, len, "%s", word);
+    if (isfinite(f->worst_eff))
+        k += snprintf(buf + k, len > (size_t)k ? len - k : 0, ": at %d %ss %s keeps %.1f %% of linear scaling%s", f->n,
+                      f->gpu ? "GPU" : "rank", f->worst_model ? f->worst_model : "the step", 100.0 * f->worst_eff,
+                      f->nworkloads > 1 ? " (the worst workload)" : "");
+    if (isfinite(f->pct_of_bound))
+        k += snprintf(buf + k, len > (size_t)k ? len - k : 0, "%sall_reduce reaches %.0f %% of the %s bound%s",
+                      isfinite(f->worst_eff) ? "; " : ": ", f->pct_of_bound, f->hop_class ? f->hop_class : "link",
+                      f->pct_of_bound < 50 ? " (low: see Why)" : "");
+    (void)k;
+}
+
+/* The facts the verdict rests on, at the largest N measured. */
+static void verdict_facts(const nvs_ctx *run, const json_t *root, nvs_summary_facts *f)
+{
+    memset(f, 0, sizeof *f);
+    f->gpu = run->backend.ops && !strcmp(run->backend.ops->name, "nccl");
+    f->worst_eff = NAN;
+    f->pct_of_bound = NAN;
+    for (int p = 0; p < run->npoints; p++)
+        if (run->points[p].n > f->n) f->n = run->points[p].n;
+    size_t i;
+    json_t *t;
+    json_array_foreach(json_object_get(root, "trains"), i, t)
+    {
+        f->nworkloads++;
+        size_t j;
+        json_t *r;
+        json_array_foreach(json_object_get(t, "results"), j, r)
+        {
+            if (json_integer_value(json_object_get(r, "n")) != f->n) continue;
+            double e = jnum(r, "efficiency");
+            if (isfinite(e) && (!isfinite(f->worst_eff) || e < f->worst_eff)) {
+                f->worst_eff = e;
+                f->worst_model = json_string_value(json_object_get(t, "model"));
+            }
+        }
+    }
+    const json_t *e = explain_of(json_object_get(root, "explain"), f->n);
+    f->pct_of_bound = jnum(e, "pct_of_bound");
+    f->hop_class = json_string_value(json_object_get(json_object_get(e, "slowest_hop"), "class"));
+}
+
+/* A paragraph wrapped at 110 columns with a two-space indent. */
+static void print_wrapped(const char *text, FILE *to)
+{
+    const int width = 110;
+    const char *p = text;
+    while (*p) {
+        int len = (int)strlen(p);
+        if (len <= width - 2) {
+            fprintf(to, "  %s\n", p);
+            return;
+        }
+        int cut = width - 2;
+        while (cut > 20 && p[cut] != ' ') cut--;
+        fprintf(to, "  %.*s\n", cut, p);
+        p += cut;
+        while (*p == ' ') p++;
+    }
+}
+
+void nvs_print_summary(const nvs_ctx *run, const json_t *root, FILE *to)
+{
+    print_header(run, to);
+    print_topology(run, to);
+    print_collectives(run, root, to);
+    print_training(json_object_get(root, "trains"), run->backend.ops && !strcmp(run->backend.ops->name, "nccl"), to);
+    nvs_summary_facts f;
+    verdict_facts(run, root, &f);
+    char verdict[512];
+    nvs_summary_verdict(&f, verdict, sizeof verdict);
+    fprintf(to, "\nVerdict: %s\n", verdict);
+    size_t i;
+    json_t *e;
+    int first = 1;
+    json_array_foreach(json_object_get(root, "explain"), i, e)
+    {
+        const char *text = json_string_value(json_object_get(e, "text"));
+        if (!text || !*text || json_integer_value(json_object_get(e, "n")) < 2) continue;
+        if (first) fprintf(to, "\nWhy\n");
+        first = 0;
+        print_wrapped(text, to);
+    }
+}

@@ -1,0 +1,21 @@
+/* The verdict line of the one-screen answer (PURE: facts in, words out; unit-tested). */
+#ifndef NVS_SUMMARY_H
+#define NVS_SUMMARY_H
+
+#include <stddef.h>
+
+typedef struct {
+    int gpu;                 /* NCCL on GPUs (else the host backend's ranks) */
+    int n;                   /* the largest N measured */
+    int nworkloads;
+    double worst_eff;        /* lowest training efficiency at n over the workloads; NAN none */
+    const char *worst_model; /* its workload */
+    double pct_of_bound;     /* all_reduce busbw at the largest size at n, % of the slowest hop's bound; NAN */
+    const char *hop_class;   /* that hop's class ("NV18", "PHB", "NET"); NULL unknown */
+} nvs_summary_facts;
+
+/* "GOOD: at 8 GPUs bert-large keeps 93.1 % of linear scaling (the worst workload); all_reduce reaches 71 % of
+ * the NV18 bound". GOOD >= 90 %, FAIR >= 70 %, POOR below; MEASURED when no training step ran. */
+void nvs_summary_verdict(const nvs_summary_facts *f, char *buf, size_t len);
+
+#endif
