@@ -5,11 +5,31 @@ usage: tools/vs_ddp.py TRAIN_RESULTS_DIR > VS-PYTORCH-DDP.md
 
 Reads TRAIN_RESULTS_DIR/train-<model>-<transport>/run.json (nvscale) and TRAIN_RESULTS_DIR/ddp/<model>-n1.json,
 <model>-n2-<transport>.json (PyTorch). Targets (issue 4): 1->2 efficiency within +-3 points of DDP's, step time
-at N=1 within +-15 % of PyTorch's.
+at N=1 within +-15 % of PyTorch's. The PyTorch files may be the old harness's single JSON objects or the new one's
+JSON Lines (the last line for the model is used). For issue 9's table (one launch per transport measuring N=1
+and N=2 together, bf16/fp16, BERT-large) use tools/fidelity.py.
 """
 import json
 import os
 import sys
+
+
+def load_harness(path, model):
+    """The last tools/ddp_bench.py result for MODEL in PATH: one JSON object (the old harness) or JSON Lines (the
+    new one, one line per configuration; lines with an "error" are skipped)."""
+    found = None
+    with open(path) as fh:
+        text = fh.read()
+    try:
+        objs = [json.loads(text)]
+    except ValueError:
+        objs = [json.loads(line) for line in text.splitlines() if line.strip()]
+    for o in objs:
+        if isinstance(o, dict) and o.get("model") == model and not o.get("error") and "step_us" in o:
+            found = o
+    if found is None:
+        sys.exit("vs_ddp: %s has no result for %s" % (path, model))
+    return found
 
 
 def main():
@@ -30,7 +50,7 @@ def main():
             if not all(os.path.exists(p) for p in (rj, p1, p2)):
                 continue
             res = {r["n"]: r for r in json.load(open(rj))["train"]["results"]}
-            t1, t2 = json.load(open(p1)), json.load(open(p2))
+            t1, t2 = load_harness(p1, model), load_harness(p2, model)
             n1, n2 = res[1]["step_us"] / 1e3, res[2]["step_us"] / 1e3
             q1, q2 = t1["step_us"] / 1e3, t2["step_us"] / 1e3
             e_n, e_t = 100 * n1 / n2, 100 * q1 / q2

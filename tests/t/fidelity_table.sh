@@ -1,0 +1,147 @@
+#!/bin/sh
+# tools/fidelity.py (issue 9's table of PyTorch DDP vs nvscale train): from made-up ddp_bench JSON Lines and
+# nvscale run.json files it writes the CSV with the exact columns and the Markdown with rows outside the targets
+# marked; it refuses (exit 2, one message, nothing written) missing files, files of the wrong kind, mislabelled
+# transports and every mismatch or ambiguity between the two sides. CPU only.
+cd "$(dirname "$0")/../.." || exit 1
+export PYTHONDONTWRITEBYTECODE=1 # no __pycache__ in the tree
+. tests/lib.sh
+command -v python3 >/dev/null 2>&1 || { echo "python3 not found"; exit 77; }
+d=$(mktemp -d) || exit 1
+trap 'rm -rf "$d"' EXIT
+FID="python3 tools/fidelity.py"
+
+# --- PyTorch side: ddp_bench/2 lines (the numbers are invented for the test)
+line() { # transport model precision batch nodp ddp1 step compute [extra json]
+    python3 - "$@" <<'PY'
+import json, sys
+t, m, p, b, n1, d1, s, c = sys.argv[1:9]
+n1, d1, s, c = float(n1), float(d1), float(s), float(c)
+samples = {"lm290m": "one 512-token sequence", "resnet50": "one 224x224 RGB image", "bert-large": "one 128-token sequence"}
+params = {"lm290m": 292794368, "resnet50": 25557032, "bert-large": 335174458}
+d = dict(tool="ddp_bench", schema="ddp_bench/2", config="%s:%s:%s" % (m, p, b), model=m, precision=p,
+         batch_per_gpu=int(b), sample=samples[m], params=params[m], world_size=2, transport=t,
+         step_nodp_1_us=n1, step_ddp1_us=d1, step_us=s, compute_us=c, exposed_comm_us=s - c,
+         eff=n1 / s, eff_ddp1=d1 / s, gpu="NVIDIA H200", torch="2.11.0", nccl="2.28.9", time_utc="2026-12-01T00:00:00Z",
+         nccl_transports_seen={"nvlink": {"P2P": 24}, "shm": {"SHM": 8}, "net": {"NET": 4}}[t])
+if len(sys.argv) > 9:
+    d.update(json.loads(sys.argv[9]))
+print(json.dumps(d))
+PY
+}
+{
+    line nvlink lm290m bf16 8 34300 42300 52400 46700
+    line nvlink resnet50 fp32 128 132600 133000 133200 132700
+    line nvlink bert-large bf16 32 30000 36000 40000 33000
+    line nvlink bert-large fp32 32 1 1 1 1 '{"error": "world 2 DDP and no_sync: OutOfMemoryError: CUDA out of memory"}'
+} >"$d/pt-nvlink.jsonl"
+line shm lm290m bf16 8 34300 42300 58400 46700 >"$d/pt-shm.jsonl"
+
+# --- nvscale side: run.json of `nvscale train`
+run() { # file model precision batch step1 step2 summary-json link [sample]
+    python3 - "$@" <<'PY'
+import json, sys
+f, m, p, b, s1, s2, summ, link = sys.argv[1:9]
+samples = {"lm290m": "one 512-token sequence", "resnet50": "one 224x224 RGB image", "bert-large": "one 128-token sequence"}
+params = {"lm290m": 292794368.0, "resnet50": 25557032.0, "bert-large": 335174458.0}
+s1, s2 = float(s1), float(s2)
+tr = [{"n": 1, "summary": {}}]
+if summ != "-":
+    tr.append({"n": 2, "summary": json.loads(summ), "link": link})
+d = {"schema": "nvscale.run/1", "tool": "nvscale", "started_utc": "2026-12-01T00:10:00Z",
+     "command": {"subcommand": "train", "argv": ["nvscale", "train", "--model", m, "--batch", b, "--precision", p]},
+     "transports": tr,
+     "train": {"model": m, "precision": p, "batch": int(b), "params": params[m],
+               "sample": sys.argv[9] if len(sys.argv) > 9 else samples[m],
+               "results": [{"n": 1, "step_us": s1, "efficiency": 1.0, "efficiency_reference_n": 1},
+                           {"n": 2, "step_us": s2, "efficiency": s1 / s2, "efficiency_reference_n": 1}]}}
+json.dump(d, open(f, "w"))
+PY
+}
+run "$d/lm-nvlink.json" lm290m bf16 8 29000 32300 '{"P2P": 48}' NVLink
+run "$d/r50-nvlink.json" resnet50 fp32 128 114000 115300 '{"P2P": 48}' NVLink
+run "$d/lm-shm.json" lm290m bf16 8 29000 49000 '{"SHM": 8}' "host memory"
+run "$d/lm-fp32.json" lm290m fp32 8 147000 150000 '{"P2P": 48}' NVLink
+run "$d/lm-b16.json" lm290m bf16 16 29000 32300 '{"P2P": 48}' NVLink
+run "$d/bert-512.json" bert-large bf16 32 29000 32300 '{"P2P": 48}' NVLink "one 512-token sequence"
+run "$d/bert-nvlink.json" bert-large fp32 32 90000 92000 '{"P2P": 48}' NVLink
+run "$d/lm-nosumm.json" lm290m bf16 8 29000 32300 - -
+OUT="$d/out/ddp-vs-nvscale"
+GOOD="--pytorch nvlink=$d/pt-nvlink.jsonl --pytorch shm=$d/pt-shm.jsonl --nvscale nvlink=$d/lm-nvlink.json
+      --nvscale nvlink=$d/r50-nvlink.json --nvscale shm=$d/lm-shm.json --out $OUT"
+
+expect 0 "6 rows to" $FID $GOOD
+head -1 "$OUT.csv" | grep -q '^model,precision,transport,n,step_ms_pytorch,step_ms_nvscale,eff_pytorch,eff_nvscale' ||
+    { echo "FAIL: CSV header: $(head -1 "$OUT.csv")"; fails=$((fails + 1)); }
+[ "$(wc -l <"$OUT.csv")" -eq 7 ] || { echo "FAIL: CSV has $(wc -l <"$OUT.csv") lines, expected 7"; fails=$((fails + 1)); }
+# rows in model order (resnet50 first), transports nvlink before shm; values straight from the inputs
+python3 - "$OUT.csv" <<'PY' || fails=$((fails + 1))
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+got = [(r["model"], r["transport"], r["n"]) for r in rows]
+want = [("resnet50", "nvlink", "1"), ("resnet50", "nvlink", "2"), ("lm290m", "nvlink", "1"), ("lm290m", "nvlink", "2"),
+        ("lm290m", "shm", "1"), ("lm290m", "shm", "2")]
+assert got == want, "row order %s" % got
+r = rows[3]
+checks = [(r["step_ms_pytorch"], "52.400"), (r["step_ms_nvscale"], "32.300"), (r["eff_pytorch"], "0.6546"),
+          (r["eff_nvscale"], "0.8978"), (r["d_eff_points"], "24.33"), (r["within_3pts"], "no"), (r["within_15pct"], ""),
+          (r["transport_verified"], "nvscale+pytorch"), (r["batch"], "8"),
+          (rows[2]["step_ms_pytorch"], "34.300"), (rows[2]["step_err_pct"], "-15.45"), (rows[2]["within_15pct"], "no"),
+          (rows[2]["step_ddp1_ms_pytorch"], "42.300"), (rows[0]["within_15pct"], "yes"), (rows[1]["within_3pts"], "yes")]
+for have, want in checks:
+    assert have == want, "have %r, want %r (row %s)" % (have, want, r)
+PY
+grep -q '| lm290m | bf16 | nvlink | 2 | 52.400 | 32.300 | .* | \*\*OUT\*\* |' "$OUT.md" ||
+    { echo "FAIL: Markdown lacks the OUT row"; fails=$((fails + 1)); }
+grep -q '| resnet50 | fp32 | nvlink | 2 | .* | ok |' "$OUT.md" || { echo "FAIL: Markdown lacks an ok row"; fails=$((fails + 1)); }
+grep -q "pt-nvlink.jsonl" "$OUT.md" && grep -q "lm-shm.json" "$OUT.md" ||
+    { echo "FAIL: Markdown does not name its inputs"; fails=$((fails + 1)); }
+grep -q "bert-large:bf16:32 over nvlink: step" "$OUT.md" && grep -q "bert-large:fp32:32 over nvlink: failed" "$OUT.md" ||
+    { echo "FAIL: Markdown lacks the PyTorch lines not compared"; fails=$((fails + 1)); }
+ls "$d/out" | grep -q tmp && { echo "FAIL: a temporary file was left"; fails=$((fails + 1)); }
+cp "$OUT.csv" "$d/kept.csv"
+
+# an nvscale run that does not list its transports: compared, marked not verified
+expect 0 "2 rows" $FID --pytorch nvlink="$d/pt-nvlink.jsonl" --nvscale nvlink="$d/lm-nosumm.json" --out "$d/ns"
+grep -q "^lm290m,bf16,nvlink,2,.*,pytorch," "$d/ns.csv" || { echo "FAIL: not-verified row"; fails=$((fails + 1)); }
+
+# refusals: exit 2, one message, the previous outputs untouched
+P="--pytorch nvlink=$d/pt-nvlink.jsonl"
+expect 2 "nope.jsonl: no such file" $FID --pytorch nvlink="$d/nope.jsonl" --nvscale nvlink="$d/lm-nvlink.json" --out "$OUT"
+expect 2 "nope.json: no such file" $FID $P --nvscale nvlink="$d/nope.json" --out "$OUT"
+expect 2 "no --nvscale" $FID $P --out "$OUT"
+expect 2 "unknown transport 'ib'" $FID --pytorch ib="$d/pt-nvlink.jsonl" --nvscale nvlink="$d/lm-nvlink.json" --out "$OUT"
+expect 2 "expected TRANSPORT=FILE" $FID --pytorch "$d/pt-nvlink.jsonl" --nvscale nvlink="$d/lm-nvlink.json" --out "$OUT"
+expect 2 "measured with --transport nvlink, but given as --pytorch shm" \
+    $FID --pytorch shm="$d/pt-nvlink.jsonl" --nvscale shm="$d/lm-shm.json" --out "$OUT"
+expect 2 "NCCL used shm at N=2, but the run is given as --nvscale nvlink" \
+    $FID $P --nvscale nvlink="$d/lm-shm.json" --out "$OUT"
+expect 2 "no --pytorch nvlink line has model lm290m and precision fp32" $FID $P --nvscale nvlink="$d/lm-fp32.json" --out "$OUT"
+expect 2 "batch 16 per GPU, but the PyTorch lines for lm290m bf16 over nvlink have batch 8" \
+    $FID $P --nvscale nvlink="$d/lm-b16.json" --out "$OUT"
+expect 2 "PyTorch bert-large:fp32:32 failed there: world 2 DDP" $FID $P --nvscale nvlink="$d/bert-nvlink.json" --out "$OUT"
+expect 2 "\"one 128-token sequence\" in PyTorch, \"one 512-token sequence\" in nvscale" \
+    $FID $P --nvscale nvlink="$d/bert-512.json" --out "$OUT"
+expect 2 "both are lm290m bf16 batch 8 over nvlink" \
+    $FID $P --nvscale nvlink="$d/lm-nvlink.json" --nvscale nvlink="$d/lm-nosumm.json" --out "$OUT"
+expect 2 "given twice" $FID $P $P --nvscale nvlink="$d/lm-nvlink.json" --out "$OUT"
+line nvlink lm290m bf16 8 34000 42000 52000 46000 >"$d/pt-again.jsonl"
+expect 2 "2 PyTorch lines match" $FID $P --pytorch nvlink="$d/pt-again.jsonl" --nvscale nvlink="$d/lm-nvlink.json" --out "$OUT"
+echo '{"tool": "ddp_bench", "model": "lm290m", "step_us": 1}' >"$d/old.jsonl"
+expect 2 "old.jsonl:1: schema null, expected \"ddp_bench/2\"" \
+    $FID --pytorch nvlink="$d/old.jsonl" --nvscale nvlink="$d/lm-nvlink.json" --out "$OUT"
+echo 'not json' >"$d/bad.jsonl"
+expect 2 "bad.jsonl:1: not JSON" $FID --pytorch nvlink="$d/bad.jsonl" --nvscale nvlink="$d/lm-nvlink.json" --out "$OUT"
+echo '{"schema": "nvscale.run/1"}' >"$d/coll.json"
+expect 2 "coll.json: no \"train\" object" $FID $P --nvscale nvlink="$d/coll.json" --out "$OUT"
+expect 2 "pt-shm.jsonl: not an nvscale run.json" $FID $P --nvscale nvlink="$d/pt-shm.jsonl" --out "$OUT"
+echo '{"schema": "nvscale.run/2"}' >"$d/v2.json"
+expect 2 "v2.json: not an nvscale run.json of schema nvscale.run/1" $FID $P --nvscale nvlink="$d/v2.json" --out "$OUT"
+# a different nvscale model name needs --map, never a guess
+sed 's/"model": "lm290m"/"model": "gpt-290m"/' "$d/lm-nvlink.json" >"$d/renamed.json"
+expect 2 "use --map gpt-290m=HARNESS_MODEL" $FID $P --nvscale nvlink="$d/renamed.json" --out "$OUT"
+expect 0 "2 rows" $FID $P --nvscale nvlink="$d/renamed.json" --map gpt-290m=lm290m --out "$d/mapped"
+expect 2 "is a directory" $FID $P --nvscale nvlink="$d/lm-nvlink.json" --out "$d/out"
+cmp -s "$OUT.csv" "$d/kept.csv" || { echo "FAIL: a refused run changed $OUT.csv"; fails=$((fails + 1)); }
+expect 0 "usage: fidelity.py" $FID --help
+finish
