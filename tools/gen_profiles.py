@@ -312,6 +312,38 @@ def make_bert_large():
     return P
 
 
+def make_bert_large_mlm128():
+    """HF BertForMaskedLM (bert-large-uncased config) at sequence 128, as tools/ddp_bench.py --model bert-large
+    builds it: no pooler, MLM head over all positions, SDPA (fused) attention, dropout 0.1."""
+    s, d, h, f, L, V = 128, 1024, 16, 4096, 24, 30522
+    P = Profile("bert-large-mlm128", "bert-large-mlm128",
+                "HF transformers BertForMaskedLM with bert-large-uncased's config (24 layers, d 1024, 16 heads, ffn "
+                "4096, vocab 30522), sequence 128, SDPA attention: tools/ddp_bench.py --model bert-large",
+                "one 128-token sequence", 32, [
+                    "BERT-large masked-LM training at sequence 128 (BERT pretraining phase 1's length): 335,174,458",
+                    "parameters (BertModel without the pooler + MLM transform, LayerNorm and decoder bias; the decoder",
+                    "weight is tied to the word embeddings). Post-LayerNorm; dropout 0.1 after attention probabilities",
+                    "(inside the fused kernel), attention output and FFN output. Attention through PyTorch's fused SDPA",
+                    "(transformers' default): scores stay on chip. The MLM decoder runs over all 128 positions.",
+                ])
+    P.layer("embeddings", params=V * d + 512 * d + 2 * d, act=s * d, ew=3 * COPY + 2 * ADD)
+    P.layer("embeddings.LayerNorm", params=2 * d, act=s * d, ew=NORM + UNARY)               # + dropout
+    with P.repeat(L, "encoder.layer.0..23"):
+        P.layer("layer.attention.qkv", params=3 * d * d + 3 * d, gemm=(s, 3 * d, d), act=3 * s * d, ew=COPY)
+        P.layer("layer.attention.scores", gemm=(s, s, d), act=s * s)            # fused SDPA, one head's scratch
+        P.layer("layer.attention.context", gemm=(s, d, s), act=s * d, ew=COPY)  # probs x V, merge heads
+        P.layer("layer.attention.output.dense", params=d * d + d, gemm=(s, d, d), act=s * d, ew=UNARY + ADD)
+        P.layer("layer.attention.output.LayerNorm", params=2 * d, act=s * d, ew=NORM)
+        P.layer("layer.intermediate.dense", params=d * f + f, gemm=(s, f, d), act=s * f, ew=UNARY)  # GELU
+        P.layer("layer.output.dense", params=f * d + d, gemm=(s, d, f), act=s * d, ew=UNARY + ADD)
+        P.layer("layer.output.LayerNorm", params=2 * d, act=s * d, ew=NORM)
+    P.layer("cls.predictions.transform.dense", params=d * d + d, gemm=(s, d, d), act=s * d, ew=UNARY)  # GELU
+    P.layer("cls.predictions.transform.LayerNorm", params=2 * d, act=s * d, ew=NORM)
+    # decoder: weight tied to the word embeddings (its gradient lands there), own bias; cross-entropy over vocab
+    P.layer("cls.predictions.decoder", params=V, gemm=(s, V, d), act=s * V, ew=WIDE_SOFTMAX)
+    return P
+
+
 def make_gpt2_xl():
     s, d, h, L, V = 1024, 1600, 25, 48, 50257
     f = 4 * d
@@ -397,14 +429,15 @@ def make_transformer_xl_large():
 
 def lm290m_profile(P, s, d, h, f, L, V):
     """The lm290m model of tools/ddp_bench.py (nn.TransformerEncoderLayer, norm_first, GELU, dropout 0,
-    causal scaled_dot_product_attention): keep the two in step."""
+    NON-causal scaled_dot_product_attention, as the fidelity issue's reference LM): keep the two in step."""
     P.layer("tok_emb+pos_emb", params=V * d + s * d, act=s * d, ew=2 * COPY + ADD)
     with P.repeat(L, "blocks.layers.0..%d" % (L - 1)):
         P.layer("norm1", params=2 * d, act=s * d, ew=NORM)
         P.layer("self_attn.in_proj", params=3 * d * d + 3 * d, gemm=(s, 3 * d, d), act=3 * s * d, ew=COPY)
-        # fused causal attention (flash / memory-efficient SDPA): scores stay on chip, half of them computed
-        P.layer("self_attn.scores", gemm=(s, s // 2, d), act=h * s * s // 2)
-        P.layer("self_attn.context", gemm=(s, d, s // 2), act=s * d, ew=COPY)
+        # fused attention (flash SDPA): every score computed, none written to memory; the output of this
+        # FLOP-equivalent GEMM is one head's worth (s x s), the scratch the synthetic step writes into
+        P.layer("self_attn.scores", gemm=(s, s, d), act=s * s)
+        P.layer("self_attn.context", gemm=(s, d, s), act=s * d, ew=COPY)
         P.layer("self_attn.out_proj", params=d * d + d, gemm=(s, d, d), act=s * d, ew=ADD)  # residual
         P.layer("norm2", params=2 * d, act=s * d, ew=NORM)
         P.layer("linear1", params=d * f + f, gemm=(s, f, d), act=s * f, ew=UNARY)  # GELU
@@ -421,8 +454,8 @@ def make_lm290m():
                 "one 512-token sequence", 16, [
                     "The reference model of tools/ddp_bench.py: 292,794,368 parameters (ddp_bench.py asserts the",
                     "same count). Token + learned position embeddings, 18 nn.TransformerEncoderLayer blocks",
-                    "(norm_first, GELU, dropout 0, causal mask -> PyTorch's fused scaled_dot_product_attention:",
-                    "scores are not written to memory and only the causal half is computed), final LayerNorm,",
+                    "(norm_first, GELU, dropout 0, no mask -> PyTorch's fused scaled_dot_product_attention:",
+                    "scores are not written to memory; non-causal, as issue 9's reference LM), final LayerNorm,",
                     "Linear(1024, 32000, bias=False) head and cross-entropy.",
                 ])
     lm290m_profile(P, s, d, h, f, L, V)
@@ -436,12 +469,14 @@ EXPECTED_PARAMS = {
     "ssd300": None,                    # no published exact number; checked to be within 22-26M
     "maskrcnn": 44401393,              # torchvision maskrcnn_resnet50_fpn (its docs: 44,401,393)
     "bert-large": 336226108,           # HF BertForPreTraining bert-large-uncased (BertModel: 335,141,888)
+    "bert-large-mlm128": 335174458,    # HF BertForMaskedLM bert-large-uncased (tools/ddp_bench.py asserts it)
     "transformer-xl-large": 285170506, # counted from mem_transformer.py with run_wt103_large.sh's settings
     "gpt2-xl": 1557611200,             # HF gpt2-xl
     "lm290m": 292794368,               # tools/ddp_bench.py LM290M_PARAMS
 }
 
-BUILTINS = [make_resnet50, make_ssd300, make_maskrcnn, make_bert_large, make_transformer_xl_large, make_gpt2_xl]
+BUILTINS = [make_resnet50, make_ssd300, make_maskrcnn, make_bert_large, make_bert_large_mlm128,
+            make_transformer_xl_large, make_gpt2_xl]
 
 
 def c_ident(key):

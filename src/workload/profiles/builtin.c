@@ -12,6 +12,7 @@ static const struct {
     {"ssd300", nvs_profile_text_ssd300},
     {"maskrcnn", nvs_profile_text_maskrcnn},
     {"bert-large", nvs_profile_text_bert_large},
+    {"bert-large-mlm128", nvs_profile_text_bert_large_mlm128},
     {"transformer-xl-large", nvs_profile_text_transformer_xl_large},
     {"gpt2-xl", nvs_profile_text_gpt2_xl},
 };
@@ -21,6 +22,7 @@ static const char *const names[] = {
     "ssd300",
     "maskrcnn",
     "bert-large",
+    "bert-large-mlm128",
     "transformer-xl-large",
     "gpt2-xl",
     NULL,

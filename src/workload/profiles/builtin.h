@@ -7,6 +7,7 @@ extern const char nvs_profile_text_resnet50[];
 extern const char nvs_profile_text_ssd300[];
 extern const char nvs_profile_text_maskrcnn[];
 extern const char nvs_profile_text_bert_large[];
+extern const char nvs_profile_text_bert_large_mlm128[];
 extern const char nvs_profile_text_transformer_xl_large[];
 extern const char nvs_profile_text_gpt2_xl[];
 
