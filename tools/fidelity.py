@@ -20,10 +20,13 @@ model, precision, transport and batch_per_gpu. Where both sides state them, what
 sequence") must be equal and the parameter counts within --param-tol-pct. Every nvscale run must find exactly one
 such line that has no "error"; a PyTorch line without an nvscale run is listed as not compared.
 
-Rows: for each pair, N = 1 and N = the harness's world size W:
-  step_ms_pytorch   N=1: step_nodp_1_us (one GPU, no DDP, the single-GPU baseline); N=W: step_us (DDP)
+Rows: for each pair, N = 1 and N = the harness's world size W (--baseline ddp1, the default):
+  step_ms_pytorch   N=1: step_ddp1_us (the same DDP program at world 1: what nvscale's N=1 is too, reducer and
+                    1-rank all-reduce included); N=W: step_us (DDP)
   step_ms_nvscale   train.results[n=N].step_us
-  eff_pytorch       N=1: 1; N=W: eff = step_nodp_1_us / step_us
+  eff_pytorch       N=1: 1; N=W: eff_ddp1 = step_ddp1_us / step_us
+  (--baseline nodp: step_nodp_1_us and eff = step_nodp_1_us / step_us: against a plain GPU without DDP)
+An nvscale run.json with several workloads ("trains") gives one pair per workload.
   eff_nvscale       train.results[n=N].efficiency (nvscale's own, step(1) / step(N))
   extra columns: batch, d_eff_points = 100 (eff_nvscale - eff_pytorch), step_err_pct = 100 (nvscale - pytorch) /
   pytorch, within_3pts (rows N > 1), within_15pct (rows N = 1), eff_ddp1_pytorch, step_ddp1_ms_pytorch,
@@ -162,7 +165,16 @@ def load_nvscale(label, path):
         raise Refuse("%s: not JSON (%s)" % (path, e))
     if not isinstance(run, dict) or run.get("schema") != "nvscale.run/1":
         raise Refuse("%s: not an nvscale run.json of schema nvscale.run/1" % path)
-    tr = run.get("train")
+    trains = run.get("trains")
+    if trains is None:
+        trains = [run.get("train")]
+    if not isinstance(trains, list) or not trains:
+        raise Refuse("%s: trains: expected a non-empty list" % path)
+    return [load_train(label, path, run, tr) for tr in trains]
+
+
+def load_train(label, path, run, tr):
+    """One workload of a run.json: its "train" object, or one entry of "trains" (several workloads per run)."""
     if not isinstance(tr, dict):
         raise Refuse("%s: no \"train\" object: not a run of `nvscale train`" % path)
     for k in ("model", "precision"):
@@ -222,7 +234,7 @@ def build(args):
         if os.path.abspath(path) in seen_files:
             raise Refuse("%s given twice" % path)
         seen_files.add(os.path.abspath(path))
-        runs.append(load_nvscale(label, path))
+        runs.extend(load_nvscale(label, path))
 
     rows, used, keys = [], set(), {}
     for r in runs:
@@ -283,9 +295,9 @@ def build(args):
         for n in sorted({1, w}):
             nr = r["by_n"][n]
             if n == 1:
-                sp, ep = h["step_nodp_1_us"], 1.0
+                sp, ep = h["step_ddp1_us" if args.baseline == "ddp1" else "step_nodp_1_us"], 1.0
             else:
-                sp, ep = h["step_us"], h["eff"]
+                sp, ep = h["step_us"], h["eff_ddp1" if args.baseline == "ddp1" else "eff"]
             sn, en = nr["step_us"], nr["efficiency"]
             d_eff = 100.0 * (en - ep)
             err = 100.0 * (sn - sp) / sp
@@ -432,6 +444,9 @@ def main(argv=None):
     ap.add_argument("--pytorch", action="append", metavar="TRANSPORT=FILE.jsonl")
     ap.add_argument("--nvscale", action="append", metavar="TRANSPORT=RUN.json")
     ap.add_argument("--map", action="append", metavar="NVSCALE_MODEL=HARNESS_MODEL")
+    ap.add_argument("--baseline", choices=["ddp1", "nodp"], default="ddp1",
+                    help="PyTorch's N=1: ddp1 = the same DDP program at world 1 (default: nvscale's N=1 runs its "
+                         "reducer too, and issue 9 compares 'a plain DDP script' at N=1), nodp = no DDP at all")
     ap.add_argument("--out", default="results/fidelity/ddp-vs-nvscale", help="OUT.csv and OUT.md (default %(default)s)")
     ap.add_argument("--eff-points", type=pos_number, default=3.0, help="efficiency target, points (default 3)")
     ap.add_argument("--step-pct", type=pos_number, default=15.0, help="N=1 step target, percent (default 15)")

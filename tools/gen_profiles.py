@@ -451,7 +451,7 @@ def make_lm290m():
     P = Profile("lm290m", "lm290m",
                 "nvscale tools/ddp_bench.py --model lm290m: GPT-style decoder, 18 layers, d 1024, 16 heads, "
                 "ffn 4096, seq 512, vocab 32000, pre-LayerNorm, untied embedding and output projection",
-                "one 512-token sequence", 16, [
+                "one 512-token sequence", 8, [
                     "The reference model of tools/ddp_bench.py: 292,794,368 parameters (ddp_bench.py asserts the",
                     "same count). Token + learned position embeddings, 18 nn.TransformerEncoderLayer blocks",
                     "(norm_first, GELU, dropout 0, no mask -> PyTorch's fused scaled_dot_product_attention:",

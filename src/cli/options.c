@@ -8,6 +8,7 @@
 #include "collectives/coll.h"
 #include "core/dtype.h"
 #include "core/units.h"
+#include "train/framework.h"
 
 void nvs_config_defaults(nvs_config *c)
 {
@@ -37,13 +38,14 @@ void nvs_config_defaults(nvs_config *c)
     c->stall_rank = -1;
     c->corrupt_rank = -1;
     c->agg_iters = 1;
+    snprintf(c->framework, sizeof c->framework, "%s", nvs_framework_default()->name);
     c->time_basis = 3; /* the slowest rank: a collective is done when its last rank is */
 }
 
 enum {
     OPT_COLL = 1000, OPT_BACKEND, OPT_GPUS, OPT_PLACEMENT, OPT_TIMEOUT, OPT_FORMAT, OPT_OUT, OPT_NO_SAVE,
     OPT_INPLACE, OPT_MODEL, OPT_BATCH, OPT_PRECISION, OPT_GRAD, OPT_BFIRST, OPT_BCAP, OPT_STEPS, OPT_WSTEPS,
-    OPT_XML, OPT_COPY_BYTES, OPT_COPY_ITERS, OPT_NO_NCCL_LOG, OPT_NO_TRAIN,
+    OPT_XML, OPT_COPY_BYTES, OPT_COPY_ITERS, OPT_NO_NCCL_LOG, OPT_NO_TRAIN, OPT_FRAMEWORK,
 };
 
 /* Which subcommands take an option: each lists only its own in --help and refuses the others by name. */
@@ -98,6 +100,8 @@ static const opt_spec specs[] = {
     {"bucket-cap", OPT_BCAP, 1, S_RUN | S_TRAIN, NULL, "SIZE", "other buckets (default 25M, DDP's bucket_cap_mb)"},
     {"steps", OPT_STEPS, 1, S_RUN | S_TRAIN, NULL, "N", "timed steps (default 20; 3 on the host backend)"},
     {"warmup-steps", OPT_WSTEPS, 1, S_RUN | S_TRAIN, NULL, "N", "untimed steps first (default 5; 1 on the host backend)"},
+    {"framework", OPT_FRAMEWORK, 1, S_RUN | S_TRAIN, NULL, "pytorch-ddp|ideal", "what the framework adds to the hardware's step: PyTorch DDP's host\n"
+                                                         "work per kernel, reducer hooks and bucket copies (default), or none"},
     {"no-train", OPT_NO_TRAIN, 0, S_RUN, NULL, "", "no training step (run: collectives and topology only)"},
     {"hwloc-xml", OPT_XML, 1, S_TOPO, "topology and copies", "FILE", "read a saved hwloc XML instead of this machine"},
     {"copy-bytes", OPT_COPY_BYTES, 1, S_P2P, NULL, "SIZE     bytes per copy (default 256M)"},
@@ -317,6 +321,10 @@ nvs_result_t nvs_config_parse(nvs_config *c, const char *sub, int argc, char **a
             break;
         }
         case OPT_NO_TRAIN: c->no_train = 1; break;
+        case OPT_FRAMEWORK:
+            if (!nvs_framework_find(a)) return bad(sub, flag, a, "expected pytorch-ddp or ideal");
+            snprintf(c->framework, sizeof c->framework, "%s", a);
+            break;
         case 'b':
             c->sizes_explicit = 1;
             if (nvs_parse_size(a, &c->min_bytes) || !c->min_bytes) return bad(sub, flag, a, "expected a size >= 1 such as 8, 64K, 1M");

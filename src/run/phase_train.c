@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "collectives/coll.h"
+#include "core/cpu_work.h"
 #include "core/log.h"
 #include "core/metrics.h"
 #include "run/phases.h"
@@ -89,12 +90,13 @@ static double predicted_comm(const nvs_ctx *run, const nvs_train_plan *pl, int n
 struct train_point {
     int n;
     double step_us, compute_us, comm_us, no_gemm_us; /* no_gemm_us: first N only, else < 0 */
-    double interference_us; /* how much longer the compute took with the all-reduces running beside it */
+    double span_diff_us; /* the slowest rank's compute span, full step minus compute-only step: the reducer's work
+                          * in the backward pass plus the slowdown of the compute beside the all-reduces */
     int slowest_rank;
 };
 
-static json_t *train_json(const nvs_ctx *run, const char *model, const nvs_profile *p, const nvs_train_plan *pl, double free_min,
-                          const struct train_point *pts, int npts)
+static json_t *train_json(const nvs_ctx *run, const char *model, const nvs_profile *p, const nvs_train_plan *pl,
+                          double free_min, double work_rate, const struct train_point *pts, int npts)
 {
     const nvs_config *cfg = run->cfg;
     json_t *o = json_pack("{s:s, s:s, s:s, s:f, s:f, s:i, s:s, s:s, s:I, s:I, s:f, s:f}", "model", p->name, "source",
@@ -120,22 +122,38 @@ static json_t *train_json(const nvs_ctx *run, const char *model, const nvs_profi
                                   "workspace_bytes", pl->workspace_bytes));
     json_object_set_new(o, "steps", json_integer(cfg->steps));
     json_object_set_new(o, "warmup_steps", json_integer(cfg->warmup_steps));
-    double step1 = -1;
+    json_object_set_new(o, "framework",
+                        json_pack("{s:s, s:s, s:f, s:f, s:f, s:b, s:s, s:f}", "name", pl->framework->name, "describe",
+                                  pl->framework->describe, "host_us_per_kernel", pl->framework->host_us_per_kernel,
+                                  "hook_us_per_tensor", pl->framework->hook_us_per_tensor, "tensors_per_layer",
+                                  pl->framework->tensors_per_layer, "bucket_copy", pl->framework->bucket_copy,
+                                  "source", pl->framework->source, "cpu_work_units_per_us", work_rate));
+    double step1 = -1, ref_lost = 0, ref_diff = 0, ref_compute = 0;
     int ref_n = npts ? pts[0].n : 1;
     for (int i = 0; i < npts; i++)
-        if (pts[i].n == ref_n) step1 = pts[i].step_us;
+        if (pts[i].n == ref_n) {
+            step1 = pts[i].step_us;
+            ref_lost = fmax(0.0, pts[i].step_us - pts[i].compute_us);
+            ref_diff = pts[i].span_diff_us;
+            ref_compute = pts[i].compute_us;
+        }
     json_t *res = json_array();
     for (int i = 0; i < npts; i++) {
         const struct train_point *t = &pts[i];
         /* weak scaling: per-GPU batch fixed; relative to the smallest N measured (1 unless --gpus says else) */
         double eff = nvs_scaling_efficiency(step1, t->step_us);
-        /* step = compute alone + interference (compute slowed beside the all-reduces) + exposed communication
-         * (the all-reduces' tail the backward pass could not hide) */
+        /* step(N) = compute(N) (no reducer, no all-reduce: DDP's no_sync) + the framework's reducer cost (what
+         * the full step costs over the compute-only one at the reference N, where no link is crossed) +
+         * interference (the compute slowed beside the all-reduces: the compute span grew beyond the reducer's
+         * own) + exposed communication (the all-reduces' tail the backward pass could not hide). compute(N) -
+         * compute(ref) is what sharing the machine with N-1 other ranks cost the compute (host and GPU). */
         double lost = fmax(0.0, t->step_us - t->compute_us);
-        double interf = fmin(lost, t->interference_us);
-        json_t *r = json_pack("{s:i, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:i}", "n", t->n, "step_us", t->step_us,
-                              "compute_us", t->compute_us, "comm_us", t->comm_us, "exposed_comm_us", lost - interf,
-                              "interference_us", interf, "samples_per_s",
+        double reducer = fmin(lost, ref_lost);
+        double interf = fmin(lost - reducer, fmax(0.0, t->span_diff_us - ref_diff));
+        json_t *r = json_pack("{s:i, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:i}", "n", t->n, "step_us",
+                              t->step_us, "compute_us", t->compute_us, "comm_us", t->comm_us, "exposed_comm_us",
+                              lost - reducer - interf, "interference_us", interf, "reducer_us", reducer,
+                              "contention_us", t->compute_us - ref_compute, "samples_per_s",
                               t->step_us > 0 ? t->n * (double)pl->batch / (t->step_us * 1e-6) : 0.0, "efficiency",
                               eff, "slowest_rank", t->slowest_rank);
         json_t *g = json_array();
@@ -179,6 +197,7 @@ static nvs_result_t train_one(nvs_ctx *run, const char *model)
     NVS_CHECK_GOTO(nvs_train_plan_make(&prof, batch, cfg->precision, cfg->grad_bf16, cfg->bucket_first_bytes,
                                        cfg->bucket_cap_bytes, &plan),
                    res, out);
+    nvs_train_plan_set_framework(&plan, nvs_framework_find(cfg->framework));
     x.plan = &plan;
     x.backend = &run->backend;
     res = !strcmp(run->backend.ops->name, "nccl") ? nvs_train_exec_gpu(&x) : nvs_train_exec_host(&x);
@@ -207,6 +226,15 @@ static nvs_result_t train_one(nvs_ctx *run, const char *model)
         goto out;
     }
     NVS_CHECK_GOTO(x.ops->setup(&x), res, out);
+    /* the framework's host work is an amount of CPU work: each rank measures its rate ALONE, in turn, so that
+     * ranks sharing cores later take longer for the same work, as a framework's host threads would */
+    if (plan.framework->host_us_per_kernel > 0 || plan.framework->hook_us_per_tensor > 0) {
+        for (int r = 0; r < rt->size; r++) {
+            NVS_CHECK_GOTO(nvs_barrier(rt, "calibrating the host work"), res, out);
+            if (r == rt->rank) x.work_per_us = nvs_cpu_work_calibrate(20.0);
+        }
+        NVS_CHECK_GOTO(nvs_barrier(rt, "calibrating the host work"), res, out);
+    }
 
     pts = calloc((size_t)run->npoints, sizeof *pts);
     if (!pts) {
@@ -259,22 +287,20 @@ static nvs_result_t train_one(nvs_ctx *run, const char *model)
                     pts[i].step_us = a[M_STEP];
                     pts[i].slowest_rank = r;
                     /* the slowest rank's own split: its compute stretched by the all-reduces beside it */
-                    pts[i].interference_us = fmax(0.0, a[M_SPAN] - a[M_COMP_SPAN]);
+                    pts[i].span_diff_us = a[M_SPAN] - a[M_COMP_SPAN];
                 }
                 pts[i].compute_us = fmax(pts[i].compute_us, a[M_COMP]);
                 pts[i].comm_us = fmax(pts[i].comm_us, a[M_COMM]);
                 pts[i].no_gemm_us = fmax(pts[i].no_gemm_us, a[M_NOGEMM]);
             }
-            nvs_info("train %s N=%d: step %.2f ms, compute %.2f ms (slowed by %.2f ms beside the all-reduces), "
-                     "comm %.2f ms",
-                     prof.name, pt->n, pts[i].step_us / 1e3, pts[i].compute_us / 1e3, pts[i].interference_us / 1e3,
-                     pts[i].comm_us / 1e3);
+            nvs_info("train %s N=%d: step %.2f ms, compute %.2f ms, comm %.2f ms", prof.name, pt->n,
+                     pts[i].step_us / 1e3, pts[i].compute_us / 1e3, pts[i].comm_us / 1e3);
         }
         free(all);
         if (res != NVS_OK) goto out;
     }
     if (rt->rank == 0) {
-        json_t *t = train_json(run, model, &prof, &plan, free_min, pts, run->npoints);
+        json_t *t = train_json(run, model, &prof, &plan, free_min, x.work_per_us, pts, run->npoints);
         if (!t || json_array_append_new(run->trains, t)) res = NVS_ERR_NOMEM;
     }
 out:

@@ -5,15 +5,34 @@
 #include <time.h>
 
 #include "core/clock.h"
+#include "core/cpu_work.h"
 #include "core/log.h"
 #include "core/metrics.h"
 #include "train/train.h"
 #include "train/train_exec.h"
 
+/* The framework's host work (train/framework.h) of `us` microseconds of this CPU alone. */
+static void host_work(const nvs_train_exec *x, double us)
+{
+    if (us > 0 && x->work_per_us > 0) nvs_cpu_work(us * x->work_per_us);
+}
+
+/* Kernels an element-wise call of `passes` passes launches (train_gpu.c: whole passes, then a partial one). */
+static int ew_kernels(double passes)
+{
+    int whole = (int)passes;
+    return whole + (passes - whole > 1e-9 ? 1 : 0);
+}
+
 static nvs_result_t issue_step(nvs_train_exec *x, int mode)
 {
     const nvs_train_plan *pl = x->plan;
     const nvs_profile *p = pl->profile;
+    const nvs_framework *fw = pl->framework;
+    const double k_us = fw->host_us_per_kernel;
+    /* the data-parallel reducer runs only when gradients are synchronised (DDP outside no_sync()) */
+    const int reducer = mode == NVS_STEP_FULL;
+    const int buckets = reducer && pl->bucket_bytes > 0;
     NVS_CHECK(x->ops->mark(x, 0));
     if (mode == NVS_STEP_COMM) {
         for (int b = 0; b < pl->nbuckets; b++) NVS_CHECK(x->ops->bucket_ready(x, b));
@@ -22,24 +41,46 @@ static nvs_result_t issue_step(nvs_train_exec *x, int mode)
     }
     for (int l = 0; l < p->nlayers; l++) {
         const nvs_layer *ly = &p->layers[l];
-        if (ly->gemm_m > 0 && mode != NVS_STEP_NO_GEMM) NVS_CHECK(x->ops->gemm(x, l, NVS_GEMM_FWD));
-        if (ly->ew_passes > 0 && ly->act_elems > 0) NVS_CHECK(x->ops->ew(x, l, ly->ew_passes));
+        if (ly->gemm_m > 0 && mode != NVS_STEP_NO_GEMM) {
+            host_work(x, k_us);
+            NVS_CHECK(x->ops->gemm(x, l, NVS_GEMM_FWD));
+        }
+        if (ly->ew_passes > 0 && ly->act_elems > 0) {
+            host_work(x, k_us * ew_kernels(ly->ew_passes));
+            NVS_CHECK(x->ops->ew(x, l, ly->ew_passes));
+        }
     }
     for (int l = p->nlayers - 1; l >= 0; l--) {
         const nvs_layer *ly = &p->layers[l];
-        if (ly->ew_passes > 0 && ly->act_elems > 0) NVS_CHECK(x->ops->ew(x, l, 2 * ly->ew_passes));
+        if (ly->ew_passes > 0 && ly->act_elems > 0) {
+            host_work(x, k_us * ew_kernels(2 * ly->ew_passes));
+            NVS_CHECK(x->ops->ew(x, l, 2 * ly->ew_passes));
+        }
         if (ly->gemm_m > 0 && mode == NVS_STEP_NO_GEMM) {
             /* skipped: this variant measures the memory-bound rest */
         } else if (ly->gemm_m > 0) {
+            host_work(x, k_us * (l > 0 ? 2 : 1));
             if (l > 0) NVS_CHECK(x->ops->gemm(x, l, NVS_GEMM_DGRAD));
             NVS_CHECK(x->ops->gemm(x, l, NVS_GEMM_WGRAD));
         } else if (ly->params > 0) {
+            host_work(x, k_us);
             NVS_CHECK(x->ops->grad_pass(x, l));
         }
-        if (mode == NVS_STEP_FULL && pl->bucket_closes_at[l] >= 0) NVS_CHECK(x->ops->bucket_ready(x, pl->bucket_closes_at[l]));
+        if (reducer && ly->params > 0) {
+            /* the reducer's autograd hook for each parameter tensor of the layer, and its bucket copy */
+            host_work(x, fw->hook_us_per_tensor * fw->tensors_per_layer);
+            if (buckets) NVS_CHECK(x->ops->grad_to_bucket(x, l));
+        }
+        if (reducer && pl->bucket_closes_at[l] >= 0) NVS_CHECK(x->ops->bucket_ready(x, pl->bucket_closes_at[l]));
     }
     NVS_CHECK(x->ops->mark(x, 1));
-    if (mode == NVS_STEP_FULL) NVS_CHECK(x->ops->join_comm(x));
+    if (reducer) NVS_CHECK(x->ops->join_comm(x));
+    if (buckets)
+        for (int b = 0; b < pl->nbuckets; b++) {
+            host_work(x, k_us);
+            NVS_CHECK(x->ops->bucket_to_grad(x, b));
+        }
+    host_work(x, k_us);
     return x->ops->optimizer(x);
 }
 

@@ -17,6 +17,7 @@
 
 #include "core/config.h"
 #include "core/err.h"
+#include "train/framework.h"
 #include "workload/profile.h"
 
 typedef struct {
@@ -28,6 +29,7 @@ typedef struct {
 
 typedef struct {
     const nvs_profile *profile;
+    const nvs_framework *framework; /* never NULL after nvs_train_plan_make */
     int batch;
     nvs_precision precision;
     int grad_bf16;
@@ -46,6 +48,7 @@ typedef struct {
     double weight_bytes;    /* GEMM weights in the compute precision */
     double master_bytes;    /* fp32 parameters and momentum (SGD state) */
     double grad_bytes;
+    double bucket_bytes;    /* separate bucket buffers (a framework that copies gradients into buckets), else 0 */
     double act_bytes;       /* stored layer outputs (batch * act * element size) */
     double workspace_bytes; /* GEMM input / input-gradient scratch (largest layer) */
     double total_bytes;
@@ -58,6 +61,8 @@ typedef struct {
  * 1 MiB), the rest `cap_bytes` (DDP: bucket_cap_mb = 25). */
 nvs_result_t nvs_train_plan_make(const nvs_profile *p, int batch, nvs_precision prec, int grad_bf16,
                                  size_t first_bytes, size_t cap_bytes, nvs_train_plan *plan);
+/* The framework the step emulates (NULL: ideal); call after nvs_train_plan_make (updates the memory). */
+void nvs_train_plan_set_framework(nvs_train_plan *plan, const nvs_framework *fw);
 void nvs_train_plan_free(nvs_train_plan *plan);
 
 /* Predicted time of the buckets' all-reduces, back to back, from a measured all_reduce curve (sizes ascending,

@@ -30,6 +30,11 @@ struct nvs_train_exec_ops {
      * compute the step did, slowed by whatever ran beside it. Comparing it between the full step and the
      * compute-only step isolates the interference of the all-reduces with the compute. */
     nvs_result_t (*mark)(nvs_train_exec *x, int which);
+    /* Frameworks with separate buckets (plan->bucket_bytes > 0): copy layer l's gradient into its bucket, and,
+     * once the all-reduces are joined, bucket b back into the gradients. The all-reduce then works on the
+     * buckets; without them it works on the gradients in place. */
+    nvs_result_t (*grad_to_bucket)(nvs_train_exec *x, int layer);
+    nvs_result_t (*bucket_to_grad)(nvs_train_exec *x, int bucket);
     nvs_result_t (*span)(nvs_train_exec *x, double *us);
     /* Free memory available to the step, and what the executor will need (for the up-front refusal). */
     nvs_result_t (*memory)(nvs_train_exec *x, double *free_bytes);
@@ -42,6 +47,7 @@ struct nvs_train_exec {
     nvs_backend *backend;
     nvs_comm *comm; /* the N-GPU communicator of this measurement */
     int nranks;     /* its size: gradients are averaged over it */
+    double work_per_us; /* this rank's CPU work rate alone (core/cpu_work.h), for the framework's host work */
     void *impl;
 };
 

@@ -23,6 +23,7 @@ struct gpu_impl {
     float *ws_w;           /* fp32 weight-gradient scratch */
     float *master, *momentum;
     void *grads;
+    void *buckets;         /* the framework's bucket buffers (plan->bucket_bytes > 0), else NULL */
     size_t es;             /* element size of the compute precision */
 };
 
@@ -81,6 +82,10 @@ static nvs_result_t gsetup(nvs_train_exec *x)
     CUDA_TRY(nvs_kern_init_random(g->ws_dx, maxx, bf, 4, 1.0f, g->compute));
     CUDA_TRY(nvs_kern_init_random(g->master, pl->grad_elems, 0, 5, 0.05f, g->compute));
     CUDA_TRY(nvs_kern_init_random(g->grads, pl->grad_elems, pl->grad_bf16, 6, 0.01f, g->compute));
+    if (pl->bucket_bytes > 0) {
+        NVS_CHECK(dalloc(&g->buckets, pl->bucket_bytes, "gradient buckets"));
+        CUDA_TRY(nvs_kern_init_random(g->buckets, pl->grad_elems, pl->grad_bf16, 7, 0.01f, g->compute));
+    }
     CUDA_TRY(cudaMemsetAsync(g->momentum, 0, pl->grad_elems * 4, g->compute));
     CUDA_TRY(cudaStreamSynchronize(g->compute));
     return NVS_OK;
@@ -168,7 +173,8 @@ static nvs_result_t gbucket(nvs_train_exec *x, int b)
     CUDA_TRY(cudaEventRecord(g->bucket_ev[b], g->compute));
     CUDA_TRY(cudaStreamWaitEvent(g->comm, g->bucket_ev[b], 0));
     ncclComm_t comm = nvs_nccl_comm(x->comm);
-    ncclResult_t r = ncclAllReduce((char *)g->grads + bk->offset_elems * es, (char *)g->grads + bk->offset_elems * es,
+    char *base = g->buckets ? (char *)g->buckets : (char *)g->grads; /* the framework's buckets, else in place */
+    ncclResult_t r = ncclAllReduce(base + bk->offset_elems * es, base + bk->offset_elems * es,
                                    bk->elems, pl->grad_bf16 ? ncclBfloat16 : ncclFloat32, ncclSum, comm, g->comm);
     if (r != ncclSuccess) {
         nvs_error("ncclAllReduce of gradient bucket %d (%zu bytes) failed: %s", b, bk->bytes, ncclGetErrorString(r));
@@ -203,6 +209,28 @@ static nvs_result_t gsync(nvs_train_exec *x)
     return nvs_nccl_wait_stream(x->backend, x->comm, g->compute, "the training step's compute");
 }
 
+static nvs_result_t ggrad_to_bucket(nvs_train_exec *x, int l)
+{
+    struct gpu_impl *g = G(x);
+    const nvs_train_plan *pl = x->plan;
+    if (!g->buckets) return NVS_OK;
+    size_t es = pl->grad_bf16 ? 2 : 4, off = pl->grad_offset[l] * es;
+    CUDA_TRY(cudaMemcpyAsync((char *)g->buckets + off, (char *)g->grads + off, (size_t)pl->profile->layers[l].params * es,
+                             cudaMemcpyDeviceToDevice, g->compute));
+    return NVS_OK;
+}
+
+static nvs_result_t gbucket_to_grad(nvs_train_exec *x, int b)
+{
+    struct gpu_impl *g = G(x);
+    const nvs_train_plan *pl = x->plan;
+    if (!g->buckets) return NVS_OK;
+    size_t es = pl->grad_bf16 ? 2 : 4, off = pl->buckets[b].offset_elems * es;
+    CUDA_TRY(cudaMemcpyAsync((char *)g->grads + off, (char *)g->buckets + off, pl->buckets[b].bytes,
+                             cudaMemcpyDeviceToDevice, g->compute));
+    return NVS_OK;
+}
+
 static nvs_result_t gmark(nvs_train_exec *x, int which)
 {
     struct gpu_impl *g = G(x);
@@ -223,7 +251,7 @@ static void gteardown(nvs_train_exec *x)
 {
     struct gpu_impl *g = G(x);
     if (!g) return;
-    void *bufs[] = {g->weights, g->acts, g->ws_x, g->ws_dx, g->ws_w, g->master, g->momentum, g->grads};
+    void *bufs[] = {g->weights, g->acts, g->ws_x, g->ws_dx, g->ws_w, g->master, g->momentum, g->grads, g->buckets};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         if (bufs[i]) cudaFree(bufs[i]);
     if (g->bucket_ev)
@@ -242,7 +270,8 @@ static void gteardown(nvs_train_exec *x)
 
 static const struct nvs_train_exec_ops gpu_ops = {
     .name = "GPU", .setup = gsetup, .gemm = ggemm, .ew = gew, .grad_pass = ggrad, .bucket_ready = gbucket,
-    .join_comm = gjoin, .optimizer = gopt, .sync = gsync, .mark = gmark, .span = gspan, .memory = gmem,
+    .join_comm = gjoin, .optimizer = gopt, .sync = gsync, .mark = gmark, .span = gspan,
+    .grad_to_bucket = ggrad_to_bucket, .bucket_to_grad = gbucket_to_grad, .memory = gmem,
     .teardown = gteardown};
 
 nvs_result_t nvs_train_exec_gpu(nvs_train_exec *x)

@@ -20,6 +20,7 @@
 
 struct host_impl {
     float *weights, *acts, *ws_x, *ws_dx, *ws_w, *master, *momentum, *grads;
+    float *buckets; /* the framework's bucket buffers (plan->bucket_bytes > 0), else NULL */
     MPI_Request *reqs;
     int nreqs;
     double mark_us[2];
@@ -82,6 +83,7 @@ static nvs_result_t hsetup(nvs_train_exec *x)
         !(h->ws_w = halloc(mw, "weight gradient", 5)) || !(h->master = halloc(pl->grad_elems, "parameters", 6)) ||
         !(h->momentum = halloc(pl->grad_elems, "momentum", 7)) || !(h->grads = halloc(pl->grad_elems, "gradients", 8)))
         return NVS_ERR_NOMEM;
+    if (pl->bucket_bytes > 0 && !(h->buckets = halloc(pl->grad_elems, "gradient buckets", 9))) return NVS_ERR_NOMEM;
     return NVS_OK;
 }
 
@@ -177,7 +179,8 @@ static nvs_result_t hbucket(nvs_train_exec *x, int b)
 {
     struct host_impl *h = H(x);
     const nvs_bucket *bk = &x->plan->buckets[b];
-    int rc = MPI_Iallreduce(MPI_IN_PLACE, h->grads + bk->offset_elems, (int)bk->elems, MPI_FLOAT, MPI_SUM,
+    float *base = h->buckets ? h->buckets : h->grads; /* the framework's buckets, else in place */
+    int rc = MPI_Iallreduce(MPI_IN_PLACE, base + bk->offset_elems, (int)bk->elems, MPI_FLOAT, MPI_SUM,
                             nvs_mpi_comm(x->comm), &h->reqs[h->nreqs]);
     if (rc != MPI_SUCCESS) {
         nvs_error("MPI_Iallreduce of gradient bucket %d failed (code %d)", b, rc);
@@ -227,6 +230,25 @@ static nvs_result_t hsync(nvs_train_exec *x)
     return NVS_OK; /* host work is synchronous; buckets were joined before the optimizer */
 }
 
+static nvs_result_t hgrad_to_bucket(nvs_train_exec *x, int l)
+{
+    struct host_impl *h = H(x);
+    const nvs_train_plan *pl = x->plan;
+    if (h->buckets)
+        memcpy(h->buckets + pl->grad_offset[l], h->grads + pl->grad_offset[l],
+               (size_t)pl->profile->layers[l].params * sizeof(float));
+    progress(h);
+    return NVS_OK;
+}
+
+static nvs_result_t hbucket_to_grad(nvs_train_exec *x, int b)
+{
+    struct host_impl *h = H(x);
+    const nvs_bucket *bk = &x->plan->buckets[b];
+    if (h->buckets) memcpy(h->grads + bk->offset_elems, h->buckets + bk->offset_elems, bk->elems * sizeof(float));
+    return NVS_OK;
+}
+
 static nvs_result_t hmark(nvs_train_exec *x, int which)
 {
     H(x)->mark_us[which ? 1 : 0] = nvs_now_us();
@@ -243,7 +265,7 @@ static void hteardown(nvs_train_exec *x)
 {
     struct host_impl *h = H(x);
     if (!h) return;
-    float *bufs[] = {h->weights, h->acts, h->ws_x, h->ws_dx, h->ws_w, h->master, h->momentum, h->grads};
+    float *bufs[] = {h->weights, h->acts, h->ws_x, h->ws_dx, h->ws_w, h->master, h->momentum, h->grads, h->buckets};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) free(bufs[i]);
     free(h->reqs);
     free(h);
@@ -252,7 +274,8 @@ static void hteardown(nvs_train_exec *x)
 
 static const struct nvs_train_exec_ops host_ops = {
     .name = "host", .setup = hsetup, .gemm = hgemm, .ew = hew, .grad_pass = hgrad, .bucket_ready = hbucket,
-    .join_comm = hjoin, .optimizer = hopt, .sync = hsync, .mark = hmark, .span = hspan, .memory = hmem,
+    .join_comm = hjoin, .optimizer = hopt, .sync = hsync, .mark = hmark, .span = hspan,
+    .grad_to_bucket = hgrad_to_bucket, .bucket_to_grad = hbucket_to_grad, .memory = hmem,
     .teardown = hteardown};
 
 nvs_result_t nvs_train_exec_host(nvs_train_exec *x)

@@ -95,7 +95,16 @@ nvs_result_t nvs_train_plan_make(const nvs_profile *p, int batch, nvs_precision 
                             64.0 * 1024 * 1024;
     plan->total_bytes = plan->weight_bytes + plan->master_bytes + plan->grad_bytes + plan->act_bytes +
                         plan->workspace_bytes;
+    plan->framework = nvs_framework_find("ideal");
     return NVS_OK;
+}
+
+void nvs_train_plan_set_framework(nvs_train_plan *plan, const nvs_framework *fw)
+{
+    plan->framework = fw ? fw : nvs_framework_find("ideal");
+    plan->total_bytes -= plan->bucket_bytes;
+    plan->bucket_bytes = plan->framework->bucket_copy ? plan->grad_bytes : 0.0;
+    plan->total_bytes += plan->bucket_bytes;
 }
 
 double nvs_predict_allreduce_us(const double *sizes, const double *t, int n, double bytes)

@@ -70,7 +70,8 @@ OUT="$d/out/ddp-vs-nvscale"
 GOOD="--pytorch nvlink=$d/pt-nvlink.jsonl --pytorch shm=$d/pt-shm.jsonl --nvscale nvlink=$d/lm-nvlink.json
       --nvscale nvlink=$d/r50-nvlink.json --nvscale shm=$d/lm-shm.json --out $OUT"
 
-expect 0 "6 rows to" $FID $GOOD
+# against a plain GPU without DDP (--baseline nodp) first: the arithmetic of every column
+expect 0 "6 rows to" $FID $GOOD --baseline nodp
 head -1 "$OUT.csv" | grep -q '^model,precision,transport,n,step_ms_pytorch,step_ms_nvscale,eff_pytorch,eff_nvscale' ||
     { echo "FAIL: CSV header: $(head -1 "$OUT.csv")"; fails=$((fails + 1)); }
 [ "$(wc -l <"$OUT.csv")" -eq 7 ] || { echo "FAIL: CSV has $(wc -l <"$OUT.csv") lines, expected 7"; fails=$((fails + 1)); }
@@ -99,6 +100,13 @@ grep -q "pt-nvlink.jsonl" "$OUT.md" && grep -q "lm-shm.json" "$OUT.md" ||
 grep -q "bert-large:bf16:32 over nvlink: step" "$OUT.md" && grep -q "bert-large:fp32:32 over nvlink: failed" "$OUT.md" ||
     { echo "FAIL: Markdown lacks the PyTorch lines not compared"; fails=$((fails + 1)); }
 ls "$d/out" | grep -q tmp && { echo "FAIL: a temporary file was left"; fails=$((fails + 1)); }
+# the default baseline is DDP at world 1 (nvscale's N=1 runs its reducer too): 42.3 / 52.4 = 0.8073
+expect 0 "6 rows to" $FID $GOOD
+python3 - "$OUT.csv" <<'PY' || fails=$((fails + 1))
+import csv, sys
+r = list(csv.DictReader(open(sys.argv[1])))
+assert (r[3]["eff_pytorch"], r[2]["step_ms_pytorch"]) == ("0.8073", "42.300"), (r[3]["eff_pytorch"], r[2]["step_ms_pytorch"])
+PY
 cp "$OUT.csv" "$d/kept.csv"
 
 # an nvscale run that does not list its transports: compared, marked not verified

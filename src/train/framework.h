@@ -1,0 +1,32 @@
+/* What a training framework adds to the hardware's step (PLUG-IN TABLE, PURE data): the host work it does per
+ * kernel it launches, its data-parallel reducer's work per parameter tensor, and the copies the reducer makes.
+ * The synthetic step runs these for real (CPU work, copy kernels) so that their effects on the GPUs and between
+ * ranks happen as they do in the framework; the numbers themselves are framework-specific, hence an explicit
+ * option (--framework) with its parameters written into run.json. docs/fidelity.md says how they were measured.
+ *
+ *   ideal        the hardware alone: kernels queued as fast as the host can, gradients written straight into
+ *                the buckets (like DDP's gradient_as_bucket_view=True), no host cost per operation.
+ *   pytorch-ddp  PyTorch eager + DistributedDataParallel with its defaults: per kernel the host work of eager
+ *                dispatch and autograd, per parameter tensor in the backward pass the reducer's autograd hook and
+ *                a copy of the gradient into its bucket, and after the all-reduces a copy back into the
+ *                gradients (gradient_as_bucket_view=False, torch/nn/parallel/distributed.py; reducer.cpp). */
+#ifndef NVS_FRAMEWORK_H
+#define NVS_FRAMEWORK_H
+
+typedef struct {
+    const char *name;
+    const char *describe;
+    double host_us_per_kernel;  /* host work before each kernel launch, in microseconds of this CPU alone */
+    double hook_us_per_tensor;  /* reducer's host work per parameter tensor in the backward pass */
+    double tensors_per_layer;   /* parameter tensors of a profile layer with parameters (weight + bias) */
+    int bucket_copy;            /* gradients copied into separate bucket buffers, and back after the all-reduce */
+    const char *source;         /* where the numbers come from */
+} nvs_framework;
+
+/* NULL when unknown. */
+const nvs_framework *nvs_framework_find(const char *name);
+const nvs_framework *nvs_framework_default(void);
+/* "ideal|pytorch-ddp" for usage lines. */
+const char *nvs_framework_choices(void);
+
+#endif

@@ -1,0 +1,43 @@
+#!/bin/bash
+# Issue 9's table: PyTorch DDP (tools/ddp_bench.py) and `nvscale train` side by side, per transport, in the same
+# call (machines differ between calls): resnet50 (batch 128), lm290m (batch 8), bert-large-mlm128 (batch 32) at
+# fp32 and bf16, N = 1 and 2. Usage: tools/device/fidelity.sh DIR TRANSPORT... (nvlink, shm, net)
+. "$(dirname "$0")/lib.sh"
+R=$1
+shift
+O=${OUT:-/tmp}
+mkdir -p "$R/raw"
+trap 'tar czf "$O/fidelity-$(basename "$R").tar.gz" "$R"' EXIT
+[ -x ./nvscale ] || make -j32 NVCC_GENCODE="-gencode=arch=compute_90,code=sm_90" \
+    $(pkg-config --exists jansson || echo JANSSON_HOME=.deps/jansson) >"$R/build.log" 2>&1 || { tail -30 "$R/build.log"; exit 1; }
+[ -f "$R/MACHINE.md" ] || describe "$R"
+commands_header
+C=resnet50:fp32:128,resnet50:bf16:128,lm290m:fp32:8,lm290m:bf16:8,bert-large:fp32:32,bert-large:bf16:32
+MODELS=resnet50,tools/profiles/lm290m.prof,bert-large-mlm128
+LO="-x NCCL_SOCKET_IFNAME=lo -x NCCL_IB_DISABLE=1 -x NCCL_MNNVL_ENABLE=0 --mca btl_tcp_if_include lo --mca oob_tcp_if_include lo"
+for T in "$@"; do
+    case $T in
+    nvlink) MR="mpirun --allow-run-as-root -np 2 --bind-to none -x NCCL_NVLS_ENABLE"; NV="" ;;
+    shm) MR="mpirun --allow-run-as-root -np 2 --bind-to none -x NCCL_NVLS_ENABLE -x NCCL_P2P_DISABLE=1"; NV="" ;;
+    net) MR="mpirun --allow-run-as-root --bind-to none -x NCCL_NVLS_ENABLE $LO -np 1 -x NCCL_HOSTID=nvs-vhost-0"
+         NV=": -np 1 -x NCCL_HOSTID=nvs-vhost-1" ;;
+    *) echo "unknown transport $T"; exit 2 ;;
+    esac
+    step "$T: PyTorch"
+    uptime >"$R/raw/load-$T.txt"
+    rec "ddp-$T" timeout 280 torchrun --standalone --nproc_per_node 2 tools/ddp_bench.py --configs "$C" --transport "$T" \
+        --steps 12 --warmup 3 --json "$R/raw/ddp-$T.jsonl" --max-seconds 250
+    for P in fp32 bf16; do
+        step "$T: nvscale $P"
+        A="train --model $MODELS --precision $P --steps 12 --warmup-steps 3 --out $R/raw/nvs-$T-$P"
+        if [ -n "$NV" ]; then rec "nvs-$T-$P" $MR ./nvscale $A $NV ./nvscale $A
+        else rec "nvs-$T-$P" $MR ./nvscale $A; fi
+    done
+    if [ "$T" = nvlink ]; then
+        step "$T: nvscale bf16, framework ideal (the hardware alone)"
+        rec "nvs-$T-bf16-ideal" $MR ./nvscale train --model $MODELS --precision bf16 --framework ideal --steps 12 \
+            --warmup-steps 3 --out "$R/raw/nvs-$T-bf16-ideal"
+    fi
+    uptime >>"$R/raw/load-$T.txt"
+done
+step done
