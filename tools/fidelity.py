@@ -358,11 +358,13 @@ def render_md(rows, unmatched, harness, runs, args, argv):
             r["label"], md_cell(r["path"]), md_cell(r["train"]["model"]), r["train"]["precision"], r["batch"],
             r["run"].get("started_utc", "?"),
             "; `%s`" % md_cell(" ".join(str(a) for a in argv_n)) if isinstance(argv_n, list) else ""))
-    out += ["", "Efficiency = step(1) / step(N) at a fixed per-GPU batch. PyTorch's step(1) is one GPU without DDP "
-            "(`step_nodp_1_us`), its step(N) DDP at world N, each the median of its timed steps (world N: the "
-            "slowest rank's). nvscale's are its own `train.results`. Targets (issue 9): efficiency within "
-            "±%g points, N=1 step within ±%g %%; rows outside are marked **OUT**." % (args.eff_points, args.step_pct),
-            ""]
+    base = ("the same DDP program at world 1 (`step_ddp1_us`: reducer, bucket copies and a 1-rank all-reduce, as "
+            "nvscale's N=1 has them too)" if args.baseline == "ddp1" else
+            "one GPU without DDP (`step_nodp_1_us`)")
+    out += ["", "Efficiency = step(1) / step(N) at a fixed per-GPU batch. PyTorch's step(1) is %s, its step(N) DDP "
+            "at world N, each the median of its timed steps (world N: the slowest rank's). nvscale's are its own "
+            "`train.results`. Targets (issue 9): efficiency within ±%g points, N=1 step within ±%g %%; rows outside "
+            "are marked **OUT**." % (base, args.eff_points, args.step_pct), ""]
     out.append("| model | precision | transport | N | PyTorch step (ms) | nvscale step (ms) | step diff | "
                "PyTorch eff. | nvscale eff. | diff (points) | PyTorch 1-rank-DDP step / eff. | transport verified | "
                "target |")
