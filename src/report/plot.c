@@ -12,6 +12,7 @@
 
 #include "core/log.h"
 #include "core/out_file.h"
+#include "explain/explain.h"
 #include "report/report.h"
 #include "core/units.h"
 
@@ -66,6 +67,7 @@ static void safe_name(const char *s, char *buf, size_t len)
 
 typedef struct {
     char title[160];
+    int bound; /* a link bound: a dashed horizontal line, not measured points */
 } series;
 
 typedef struct {
@@ -129,11 +131,13 @@ static nvs_result_t busbw_data(const nvs_report *rep, const char *dir, const cha
                 if (x && !isnan(x->busbw_gbps)) points++;
             }
             if (!points) continue;
-            char lab[16], w[64], title[160];
-            nvs_report_label(rep, i, lab, sizeof lab);
+            char name[160], w[64], title[160];
+            nvs_report_run_name(rep, i, name, sizeof name);
             nvs_report_transport(r, ns[m], w, sizeof w);
-            snprintf(title, sizeof title, "%s%sN=%d%s%s%s", lab, lab[0] ? " " : "", ns[m], w[0] ? " (" : "", w,
-                     w[0] ? ")" : "");
+            snprintf(title, sizeof title, "N=%d %.60s%s%.60s", ns[m], w[0] ? w : name, w[0] ? ", " : "",
+                     w[0] ? (r->host ? r->host : "?") : "");
+            if (rep->nruns > 1 && strstr(name, "(R")) snprintf(title + strlen(title), sizeof title - strlen(title),
+                                                                " (R%d)", i + 1);
             res = add_series(p, title);
             fprintf(o.f, "# %s\n", title);
             for (int s = 0; s < ks; s++) {
@@ -141,6 +145,22 @@ static nvs_result_t busbw_data(const nvs_report *rep, const char *dir, const cha
                 if (x && !isnan(x->busbw_gbps)) fprintf(o.f, "%.0f %.4f\n", x->bytes, x->busbw_gbps);
             }
             fprintf(o.f, "\n\n");
+            /* what the links allow: the bound of the slowest hop of the N GPUs' best ring, drawn across the
+             * sizes measured, so that a curve can be read against it (and a curve above it is a red flag) */
+            nvs_explain_facts f;
+            nvs_explain_facts_from_run(r, ns[m], &f);
+            /* an NVLink hop's bound says nothing of a run that went through host memory (SHM): not drawn there */
+            int unused_link = !strcmp(f.transport, "SHM") && f.hop_class && !strncmp(f.hop_class, "NV", 2);
+            if (res == NVS_OK && f.has_hop && isfinite(f.bound_gbps) && f.bound_gbps > 0 && ks > 0 && !unused_link) {
+                snprintf(title, sizeof title, "bound N=%d: %s %.0f GB/s%s", ns[m], f.hop_class ? f.hop_class : "link",
+                         f.bound_gbps, rep->nruns > 1 ? "" : "");
+                if (rep->nruns > 1)
+                    snprintf(title + strlen(title), sizeof title - strlen(title), " (%.80s)", name);
+                res = add_series(p, title);
+                if (res == NVS_OK) p->s[p->ns - 1].bound = 1;
+                fprintf(o.f, "# %s\n%.0f %.4f\n%.0f %.4f\n\n\n", title, sizes[0], f.bound_gbps, sizes[ks - 1],
+                        f.bound_gbps);
+            }
         }
         free(ns);
         free(sizes);
@@ -164,8 +184,8 @@ static nvs_result_t efficiency_data(const nvs_report *rep, const char *dir, plot
     nvs_result_t res = NVS_OK;
     for (int i = 0; i < rep->nruns && res == NVS_OK; i++) {
         const nvs_run *r = &rep->runs[i];
-        char lab[16];
-        nvs_report_label(rep, i, lab, sizeof lab);
+        char name[160];
+        nvs_report_run_name(rep, i, name, sizeof name);
         const char **names = NULL;
         int nn = nvs_run_collective_names(r, &names);
         for (int c = 0; c < nn && res == NVS_OK; c++) {
@@ -177,8 +197,8 @@ static nvs_result_t efficiency_data(const nvs_report *rep, const char *dir, plot
             if (points >= 2) {
                 char title[160], sz[32];
                 nvs_format_size((size_t)at, sz, sizeof sz);
-                snprintf(title, sizeof title, "%s%s%s busbw at %s vs N=%d", lab, lab[0] ? " " : "", names[c], sz,
-                         base);
+                snprintf(title, sizeof title, "%.32s busbw at %s vs N=%d%s%.60s", names[c], sz, base,
+                         rep->nruns > 1 ? ", " : "", rep->nruns > 1 ? name : "");
                 res = add_series(p, title);
                 fprintf(o.f, "# %s\n", title);
                 for (int m = 0; m < kn; m++) {
@@ -199,8 +219,8 @@ static nvs_result_t efficiency_data(const nvs_report *rep, const char *dir, plot
         for (size_t k = 0; k < r->train.nresults; k++) points += !isnan(r->train.results[k].efficiency);
         if (points >= 2 && res == NVS_OK) {
             char title[160];
-            snprintf(title, sizeof title, "%s%straining step (%s)", lab, lab[0] ? " " : "",
-                     r->train.model ? r->train.model : "model");
+            snprintf(title, sizeof title, "training step (%.40s)%s%.60s", r->train.model ? r->train.model : "model",
+                     rep->nruns > 1 ? ", " : "", rep->nruns > 1 ? name : "");
             res = add_series(p, title);
             fprintf(o.f, "# %s\n", title);
             for (size_t k = 0; k < r->train.nresults; k++) {
@@ -258,10 +278,13 @@ static void script_plot(FILE *f, const plot_def *p, const char *ext)
     gq(f, p->title);
     fprintf(f, "\nset grid\nset key top left\n");
     if (p->kind == 0) {
-        fprintf(f, "set xlabel 'message size (bytes)'\nset ylabel 'busbw (GB/s)'\nset logscale x 2\n"
-                   "set format x '%%.0b%%B'\nset yrange [0:*]\nplot ");
+        /* log scale on both axes: NVLink (hundreds of GB/s), SHM (tens) and sockets (a few) stay readable on
+         * one plot; the bounds are dashed */
+        fprintf(f, "set xlabel 'message size (bytes)'\nset ylabel 'busbw (GB/s, log scale)'\nset logscale x 2\n"
+                   "set logscale y 10\nset format x '%%.0b%%B'\nset format y '%%g'\nset key below\nplot ");
         for (int i = 0; i < p->ns; i++) {
-            fprintf(f, "%s'%s.dat' index %d using 1:2 with linespoints title ", i ? ", \\\n     " : "", p->file, i);
+            fprintf(f, "%s'%s.dat' index %d using 1:2 with %s title ", i ? ", \\\n     " : "", p->file, i,
+                    p->s[i].bound ? "lines dt 2 lw 2" : "linespoints");
             gq(f, p->s[i].title);
         }
         fprintf(f, "\n");

@@ -41,6 +41,10 @@ nvs_result_t nvs_report_write_md(const nvs_report *rep, FILE *f);
 
 /* Shared by the Markdown and the plots. */
 const char *nvs_report_label(const nvs_report *rep, int run, char *buf, size_t len); /* "R1", or "" alone */
+/* What a run is, for plot keys: its transport at the largest N and the link under it, and its host ("P2P over
+ * NV18, vm", "SHM, vm", "NET/Socket, vm", "mpi, ci-host"), followed by " (R2)" when two runs would read the
+ * same. */
+const char *nvs_report_run_name(const nvs_report *rep, int run, char *buf, size_t len);
 /* Transport word at GPU count n for run i ("P2P", "SHM", ...; "" unknown). */
 const char *nvs_report_transport(const nvs_run *r, int n, char *buf, size_t len);
 /* Collective scaling efficiency: busbw(n) / busbw(base_n) at `bytes`; NAN if either is missing. base_n is the

@@ -69,6 +69,41 @@ const char *nvs_report_label(const nvs_report *rep, int run, char *buf, size_t l
     return buf;
 }
 
+static void run_name_plain(const nvs_run *r, char *buf, size_t len)
+{
+    int *ns = NULL;
+    int k = nvs_run_ns(r, &ns), top = k > 0 ? ns[k - 1] : 0;
+    free(ns);
+    char tr[64] = "";
+    if (top >= 2) nvs_report_transport(r, top, tr, sizeof tr);
+    nvs_explain_facts f;
+    nvs_explain_facts_from_run(r, top, &f);
+    const char *host = r->host ? r->host : "?";
+    if (tr[0] && f.hop_class && !strncmp(tr, "P2P", 3))
+        snprintf(buf, len, "%s over %s, %s", tr, f.hop_class, host);
+    else if (tr[0])
+        snprintf(buf, len, "%s, %s", tr, host);
+    else
+        snprintf(buf, len, "%s, %s", r->backend ? r->backend : "?", host);
+}
+
+const char *nvs_report_run_name(const nvs_report *rep, int run, char *buf, size_t len)
+{
+    char mine[160], other[160];
+    run_name_plain(&rep->runs[run], mine, sizeof mine);
+    int dup = 0;
+    for (int i = 0; i < rep->nruns && !dup; i++) {
+        if (i == run) continue;
+        run_name_plain(&rep->runs[i], other, sizeof other);
+        dup = !strcmp(mine, other);
+    }
+    if (dup)
+        snprintf(buf, len, "%s (R%d)", mine, run + 1);
+    else
+        snprintf(buf, len, "%s", mine);
+    return buf;
+}
+
 const char *nvs_report_transport(const nvs_run *r, int n, char *buf, size_t len)
 {
     nvs_explain_facts f;

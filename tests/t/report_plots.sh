@@ -44,10 +44,14 @@ for p in busbw_all_reduce busbw_broadcast efficiency step_breakdown; do
     [ -s "$tmp/gp/$p.dat" ] || [ "$p" = "x" ] || { echo "FAIL: $p.dat missing"; fail=1; }
     grep -qF "($p.svg)" "$tmp/gp/report.md" || { echo "FAIL: report.md does not show $p.svg"; fail=1; }
 done
-# every series of the side-by-side busbw plot is there: R1 N=2 over P2P, R2 over SHM, R3 at 2, 4 and 8 GPUs
-for s in "R1 N=2 (P2P)" "R2 N=2 (SHM)" "R3 N=2 (SHM)" "R3 N=4 (SHM)" "R3 N=8 (SHM)"; do
+# every series of the side-by-side busbw plot is there, named by N, transport and host (not R1/R2/R3), with the
+# bound of the link each ran on drawn (none for the SHM run of an NVLinked pair: it did not use that link)
+for s in "N=2 P2P, vm" "N=2 SHM, vm" "N=2 SHM, box3090" "N=4 SHM, box3090" "N=8 SHM, box3090" \
+    "bound N=2: NV18 478 GB/s (P2P over NV18, vm)" "bound N=8: SYS 32 GB/s (SHM, box3090)"; do
     grep -qF "$s" "$tmp/gp/busbw_all_reduce.svg" || { echo "FAIL: series \"$s\" not in busbw_all_reduce.svg"; fail=1; }
 done
+grep -q "bound N=2: NV18 478 GB/s (SHM, vm)" "$tmp/gp/busbw_all_reduce.dat" && { echo "FAIL: NVLink bound drawn for an SHM run"; fail=1; }
+grep -q "set logscale y" "$tmp/gp/plots.gp" || { echo "FAIL: busbw axis is not logarithmic"; fail=1; }
 ls "$tmp/gp" | grep -q 'tmp' && { echo "FAIL: temporary files left: $(ls "$tmp/gp")"; fail=1; }
 [ -s "$tmp/gp/plots.gp" ] || { echo "FAIL: plots.gp missing"; fail=1; }
 exit $fail
