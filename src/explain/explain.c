@@ -141,16 +141,18 @@ static void transport_words(sb *s, const nvs_explain_facts *f)
 
 size_t nvs_explain_text(const nvs_explain_facts *f, char *buf, size_t len)
 {
+    /* what a rank drives: a GPU, or (MPI host backend) a CPU process */
+    const char *U1 = f->host_ranks ? "rank" : "GPU", *UN = f->host_ranks ? "ranks" : "GPUs";
     sb s = {buf, len, 0};
     if (len) buf[0] = '\0';
     char a[32], b[32], c[32];
     if (f->n <= 1) {
-        sbf(&s, "At 1 GPU nothing crosses a link: this is the baseline the other GPU counts are measured "
-                "against.");
+        sbf(&s, "At 1 %s nothing crosses a link: this is the baseline the other %s counts are measured against.", U1,
+            U1);
         return s.used;
     }
     int hop = f->has_hop && f->hop_class, tr = f->transport[0] != '\0';
-    sbf(&s, "At %d GPUs ", f->n);
+    sbf(&s, "At %d %s ", f->n, UN);
     if (hop) hop_words(&s, f);
     if (tr) transport_words(&s, f);
     if (!hop && !tr)
@@ -169,11 +171,11 @@ size_t nvs_explain_text(const nvs_explain_facts *f, char *buf, size_t len)
             /* within 10 %: run-to-run noise of a busbw figure, not a change worth a verb */
             const char *verb = ratio < 0.9 ? "fell" : ratio > 1.1 ? "rose" : NULL;
             if (verb)
-                sbf(&s, ": %s busbw %s from %s GB/s at %d GPUs to %s GB/s", coll, verb, num(prev, a, sizeof a),
-                    f->prev_n, num(f->busbw_gbps, b, sizeof b));
+                sbf(&s, ": %s busbw %s from %s GB/s at %d %s to %s GB/s", coll, verb, num(prev, a, sizeof a),
+                    f->prev_n, UN, num(f->busbw_gbps, b, sizeof b));
             else
-                sbf(&s, ": %s busbw held at %s GB/s (%s at %d GPUs)", coll, num(f->busbw_gbps, b, sizeof b),
-                    num(prev, a, sizeof a), f->prev_n);
+                sbf(&s, ": %s busbw held at %s GB/s (%s at %d %s)", coll, num(f->busbw_gbps, b, sizeof b),
+                    num(prev, a, sizeof a), f->prev_n, UN);
         } else {
             sbf(&s, ": %s busbw is %s GB/s", coll, num(f->busbw_gbps, b, sizeof b));
         }
@@ -253,6 +255,7 @@ static const char *transport_of(const nvs_run_transport *t, char *buf, size_t le
 void nvs_explain_facts_from_run(const nvs_run *r, int n, nvs_explain_facts *f)
 {
     nvs_explain_facts_init(f, n);
+    f->host_ranks = r->backend && !strcmp(r->backend, "mpi");
     if (n < 1) return;
     /* slowest hop */
     if (n >= 2 && r->topology.present) {

@@ -17,6 +17,7 @@
 
 typedef struct {
     int n;                       /* GPU count */
+    int host_ranks;              /* the run's ranks are CPU processes (MPI host backend): "ranks", not "GPUs" */
     const char *collective;      /* the collective the busbw figures are of ("all_reduce"); NULL: none */
     /* the slowest hop of the ring at this N, from the topology (has_hop 0: unknown) */
     int has_hop, hop_from_gpu, hop_to_gpu;
