@@ -73,7 +73,7 @@ typedef struct {
 typedef struct {
     const char *collective, *type, *op;
     int n, root, inplace, graph;        /* root -1 = none; inplace/graph 0/1 */
-    double bytes, count;
+    double bytes, count;                /* bytes: a whole number >= 0 (required) */
     int iters;                          /* -1 absent */
     double time_min_us, time_avg_us, time_max_us; /* NAN absent */
     int slowest_rank;                   /* -1 absent */
@@ -161,8 +161,9 @@ typedef struct {
     nvs_run_p2p p2p;
     nvs_run_explain *explain;
     size_t nexplain;
-    const char *result_status;          /* "ok" | "wrong" | "error"; NULL absent */
+    const char *result_status;          /* "ok" | "wrong" | "error" (validated); NULL absent */
     int result_exit_code;               /* -1 absent */
+    long long result_wrong_total;       /* wrong elements over the whole run; -1 absent */
 } nvs_run;
 
 /* Read and validate a run.json file. `need`: NVS_RUN_NEED_* flags. Errors (missing file, a directory, empty,

@@ -5,7 +5,7 @@
  *   head     schema, tool {name, version, git}, command {subcommand, argv, launcher, backend}, started_utc,
  *            host, versions, env: the provenance every run.json starts with
  *   result   {status, exit_code, wrong_total}
- *   save     <dir>/run.json whole or not at all (core/out_file.h), dir created as needed
+ *   save     <dir>/run.json (or any file: check's baselines) whole or not at all (core/out_file.h)
  * May include: core, runjson. */
 #ifndef NVS_RUNJSON_WRITE_H
 #define NVS_RUNJSON_WRITE_H
@@ -44,6 +44,8 @@ void nvs_rj_default_dir(const char *subcommand, char *buf, size_t len);
 
 /* Serialize (indented, key order kept, a final newline) into <dir>/run.json, creating dir. */
 nvs_result_t nvs_rj_save(const json_t *doc, const char *dir);
+/* The same into the file `path` (its directory must exist: nothing is created but the file). */
+nvs_result_t nvs_rj_save_file(const json_t *doc, const char *path);
 /* doc to `to`, indented, with the stream checked (fflush/ferror). */
 nvs_result_t nvs_rj_print(const json_t *doc, FILE *to);
 

@@ -55,23 +55,23 @@ expect 2 "tests/fixtures/rules/baseline.rules:3: below_baseline needs --baseline
 expect 2 "no rule compares with it" check "$good" --baseline "$good" --min-p2p 1
 expect 2 "--baseline given twice" check "$good" --baseline "$good" --baseline "$good" --max-below-baseline 1
 expect 2 "cannot open tests/fixtures/rules/none.rules" check "$good" --rules tests/fixtures/rules/none.rules
-expect 2 "cannot open $fx/none.json" check "$fx/none.json" --min-p2p 1
-expect 2 "cannot open $fx/none.json" check "$good" --baseline "$fx/none.json" --max-below-baseline 1
+expect 2 "$fx/none.json: No such file or directory" check "$fx/none.json" --min-p2p 1
+expect 2 "$fx/none.json: No such file or directory" check "$good" --baseline "$fx/none.json" --max-below-baseline 1
 expect 2 "that is an input file" check "$good" --save-baseline "$good"
 expect 2 "--save-baseline: $fx/run_wrong.json has result status 'wrong'" check "$fx/run_wrong.json" --save-baseline "$tmp.base.json"
 [ -e "$tmp.base.json" ] && { echo "FAIL: a baseline was written from a run with wrong results"; fail=1; }
 
 # malformed run files: the file and the field in the message
-expect 2 "$fx/bad_schema.json: schema \"nvscale.run/9\"" check "$fx/bad_schema.json" --min-p2p 1
-expect 2 "$fx/bad_coll_n.json: collectives[3].n: 0 out of range" check "$fx/bad_coll_n.json" --min-p2p 1
-expect 2 "$fx/bad_busbw.json: collectives[2].busbw_gbps: expected a number or null" check "$fx/bad_busbw.json" --min-p2p 1
+expect 2 "$fx/bad_schema.json: schema is the string \"nvscale.run/9\", expected \"nvscale.run/1\"" check "$fx/bad_schema.json" --min-p2p 1
+expect 2 "$fx/bad_coll_n.json: collectives[3].n: expected an integer from 1 to 1000000, got 0" check "$fx/bad_coll_n.json" --min-p2p 1
+expect 2 "$fx/bad_busbw.json: collectives[2].busbw_gbps: expected a number, got the string \"fast\"" check "$fx/bad_busbw.json" --min-p2p 1
 expect 2 "$fx/bad_coll_name.json: collectives[0].collective: unknown collective 'all_reduec'" check "$fx/bad_coll_name.json" --min-p2p 1
 expect 2 "$fx/bad_p2p.json: p2p.pairs[0].dst: missing" check "$fx/bad_p2p.json" --min-p2p 1
-expect 2 "$fx/bad_status.json: result.status: 'maybe' is not ok, wrong or error" check "$fx/bad_status.json" --min-p2p 1
-expect 2 "$fx/bad_syntax.json: line 2: not valid JSON" check "$fx/bad_syntax.json" --min-p2p 1
-expect 2 "$fx/bad_array.json: not a JSON object" check "$fx/bad_array.json" --min-p2p 1
+expect 2 "$fx/bad_status.json: result.status: expected \"ok\", \"wrong\" or \"error\", got the string \"maybe\"" check "$fx/bad_status.json" --min-p2p 1
+expect 2 "$fx/bad_syntax.json: not JSON: ']' expected near end of file (line 2" check "$fx/bad_syntax.json" --min-p2p 1
+expect 2 "$fx/bad_array.json: not a run.json: the top level is an array, expected an object" check "$fx/bad_array.json" --min-p2p 1
 expect 2 "$fx/bad_schema.json: schema" check "$good" --baseline "$fx/bad_schema.json" --max-below-baseline 1
-expect 2 "cannot read tests/fixtures/rules: Is a directory" check tests/fixtures/rules --min-p2p 1
+expect 2 "tests/fixtures/rules: is a directory, not a run.json file" check tests/fixtures/rules --min-p2p 1
 
 rm -f "$tmp.out" "$tmp.err" "$tmp.base.json"
 [ "$fail" -eq 0 ] && echo "check: every bad input exits 2 with its message"
