@@ -6,6 +6,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/link_class.h"
+
 /* How each transport is forced (NCCL environment variables, docs.nvidia.com/deeplearning/nccl "Environment
  * Variables"): NCCL_P2P_DISABLE=1 removes the P2P transport (CUDA peer access over NVLink or PCIe), so two GPUs
  * of one host talk through SHM (host memory); NCCL_SHM_DISABLE=1 as well leaves only NET (IB/RoCE when an HCA is
@@ -93,23 +95,17 @@ int nvs_tp_used_gpus(const nvs_run_topology *t, int count, int *out, int cap)
     return count > 0 && count < n ? count : n;
 }
 
-static const nvs_run_pair *pair_of(const nvs_run_topology *t, int a, int b)
-{
-    for (size_t i = 0; i < t->npairs; i++)
-        if ((t->pairs[i].a == a && t->pairs[i].b == b) || (t->pairs[i].a == b && t->pairs[i].b == a))
-            return &t->pairs[i];
-    return NULL;
-}
-
 static int nvlinked(const nvs_run_pair *p)
 {
-    return p && (p->nvlinks > 0 || (p->cls && !strncmp(p->cls, "NV", 2))); /* NV1..NV18 (nvidia-smi topo -m) */
+    return p && (p->nvlinks > 0 || nvs_link_class_is_nvlink(p->cls)); /* NV1..NV18 (nvidia-smi topo -m) */
 }
 
-/* Classes where NCCL's automatic P2P level (PXB on most systems, NCCL_P2P_LEVEL docs) may refuse P2P. */
+/* Classes where NCCL's automatic P2P level (PXB on most systems, NCCL_P2P_LEVEL docs) may refuse P2P: the PCIe
+ * paths through a host bridge or farther (PHB, NODE, SYS). */
 static int across_host_bridge(const char *cls)
 {
-    return cls && (!strcmp(cls, "PHB") || !strcmp(cls, "NODE") || !strcmp(cls, "SYS"));
+    nvs_link_class c = nvs_link_class_parse(cls, NULL);
+    return c >= NVS_CLASS_PHB && c <= NVS_CLASS_SYS;
 }
 
 static const char *cls_of(const nvs_run_pair *p)
@@ -129,7 +125,7 @@ void nvs_tp_feasible(nvs_tp_kind k, const nvs_run_topology *t, const int *used, 
     case NVS_TP_NVLINK:
         for (int i = 0; i < nused; i++)
             for (int j = i + 1; j < nused; j++) {
-                const nvs_run_pair *p = pair_of(t, used[i], used[j]);
+                const nvs_run_pair *p = nvs_run_topology_pair(t, used[i], used[j]);
                 if (!nvlinked(p)) {
                     snprintf(f->reason, sizeof f->reason,
                              "GPUs %d and %d have no NVLink between them (%s): a run over these GPUs would not be "
@@ -143,7 +139,7 @@ void nvs_tp_feasible(nvs_tp_kind k, const nvs_run_topology *t, const int *used, 
     case NVS_TP_PCIE:
         for (int i = 0; i < nused; i++)
             for (int j = i + 1; j < nused; j++) {
-                const nvs_run_pair *p = pair_of(t, used[i], used[j]);
+                const nvs_run_pair *p = nvs_run_topology_pair(t, used[i], used[j]);
                 if (nvlinked(p)) {
                     snprintf(f->reason, sizeof f->reason,
                              "GPUs %d and %d are NVLinked (%s): CUDA peer-to-peer between them always takes NVLink, "
@@ -162,7 +158,7 @@ void nvs_tp_feasible(nvs_tp_kind k, const nvs_run_topology *t, const int *used, 
         f->feasible = 1;
         for (int i = 0; i < nused && !f->note[0]; i++)
             for (int j = i + 1; j < nused && !f->note[0]; j++) {
-                const nvs_run_pair *p = pair_of(t, used[i], used[j]);
+                const nvs_run_pair *p = nvs_run_topology_pair(t, used[i], used[j]);
                 if (!p || p->p2p_cuda < 0)
                     snprintf(f->note, sizeof f->note,
                              "peer-to-peer support of GPUs %d and %d is unknown: verified from NCCL's log after the "

@@ -1,13 +1,13 @@
-/* The "why" paragraph per N: see report_explain.h. */
+/* The "why" paragraph per N: see explain.h. */
 #include "explain/explain.h"
 
-#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/link_class.h"
 #include "core/units.h"
 
 void nvs_explain_facts_init(nvs_explain_facts *f, int n)
@@ -56,45 +56,20 @@ static const char *bound_num(double v, char *buf, size_t len)
     return buf;
 }
 
-const char *nvs_explain_class_link(const char *cls)
-{
-    if (!cls) return NULL;
-    if (!strncmp(cls, "NV", 2) && isdigit((unsigned char)cls[2])) return "NVLink";
-    if (!strcmp(cls, "NET")) return "network";
-    return "PCIe";
-}
-
-int nvs_explain_class_rank(const char *cls)
-{
-    /* nvidia-smi topo -m legend, nearest first */
-    static const char *const order[] = {"PIX", "PXB", "PHB", "NODE", "SYS", "NET"};
-    if (!cls) return 8;
-    if (!strncmp(cls, "NV", 2) && isdigit((unsigned char)cls[2])) return 0;
-    for (int i = 0; i < 6; i++)
-        if (!strcmp(cls, order[i])) return i + 1;
-    return 7;
-}
-
 /* What the slowest hop is, in words ("the ring crosses the CPU host bridge (PHB)"). */
 static void hop_words(sb *s, const nvs_explain_facts *f)
 {
     const char *c = f->hop_class;
-    if (nvs_explain_class_rank(c) == 0)
-        sbf(s, "the ring runs over NVLink (%s)", c);
-    else if (!strcmp(c, "PIX"))
-        sbf(s, "the ring crosses a single PCIe switch (PIX)");
-    else if (!strcmp(c, "PXB"))
-        sbf(s, "the ring crosses several PCIe switches (PXB)");
-    else if (!strcmp(c, "PHB"))
-        sbf(s, "the ring crosses the CPU host bridge (PHB)");
-    else if (!strcmp(c, "NODE"))
-        sbf(s, "the ring crosses between PCIe host bridges of one NUMA node (NODE)");
-    else if (!strcmp(c, "SYS"))
-        sbf(s, "the ring crosses the link between CPU sockets (SYS)");
-    else if (!strcmp(c, "NET"))
-        sbf(s, "the ring crosses the network between hosts (NET)");
-    else
-        sbf(s, "the ring's slowest hop is of class %s", c);
+    switch (nvs_link_class_parse(c, NULL)) {
+    case NVS_CLASS_NV: sbf(s, "the ring runs over NVLink (%s)", c); break;
+    case NVS_CLASS_PIX: sbf(s, "the ring crosses a single PCIe switch (PIX)"); break;
+    case NVS_CLASS_PXB: sbf(s, "the ring crosses several PCIe switches (PXB)"); break;
+    case NVS_CLASS_PHB: sbf(s, "the ring crosses the CPU host bridge (PHB)"); break;
+    case NVS_CLASS_NODE: sbf(s, "the ring crosses between PCIe host bridges of one NUMA node (NODE)"); break;
+    case NVS_CLASS_SYS: sbf(s, "the ring crosses the link between CPU sockets (SYS)"); break;
+    case NVS_CLASS_NET: sbf(s, "the ring crosses the network between hosts (NET)"); break;
+    default: sbf(s, "the ring's slowest hop is of class %s", c);
+    }
 }
 
 static int has_word(const char *list, const char *w)
@@ -111,7 +86,7 @@ static void transport_words(sb *s, const nvs_explain_facts *f)
 {
     const char *t = f->transport;
     int hop = f->has_hop && f->hop_class;
-    int nvlink = hop && nvs_explain_class_rank(f->hop_class) == 0;
+    int nvlink = hop && nvs_link_class_is_nvlink(f->hop_class);
     int p2p = has_word(t, "P2P"), shm = has_word(t, "SHM"), net = has_word(t, "NET");
     if (!hop)
         sbf(s, "NCCL used ");
@@ -270,7 +245,7 @@ void nvs_explain_facts_from_run(const nvs_run *r, int n, nvs_explain_facts *f)
                 }
                 double pb = isnan(p->bound_gbps) ? INFINITY : p->bound_gbps;
                 double wb = isnan(worst->bound_gbps) ? INFINITY : worst->bound_gbps;
-                if (pb < wb || (pb == wb && nvs_explain_class_rank(p->cls) > nvs_explain_class_rank(worst->cls)))
+                if (pb < wb || (pb == wb && nvs_link_class_rank_of(p->cls) > nvs_link_class_rank_of(worst->cls)))
                     worst = p;
             }
             if (worst) {
@@ -353,13 +328,15 @@ json_t *nvs_explain_json(const nvs_explain_facts *f)
 #define NUM(x) (isnan(x) ? json_null() : json_real(x))
     PUT("n", json_integer(f->n));
     if (f->has_hop) {
+        /* the link the hop's class names; null when the class is not one of nvidia-smi's */
+        nvs_link_kind kind = nvs_link_kind_of_class(nvs_link_class_parse(f->hop_class, NULL));
         json_t *h = json_object();
         if (h) {
             if (json_object_set_new(h, "from_gpu", json_integer(f->hop_from_gpu)) ||
                 json_object_set_new(h, "to_gpu", json_integer(f->hop_to_gpu)) ||
                 json_object_set_new(h, "class", f->hop_class ? json_string(f->hop_class) : json_null()) ||
-                json_object_set_new(h, "link", f->hop_class ? json_string(nvs_explain_class_link(f->hop_class))
-                                                            : json_null()) ||
+                json_object_set_new(h, "link", kind != NVS_LINK_NONE ? json_string(nvs_link_kind_name(kind))
+                                                                     : json_null()) ||
                 json_object_set_new(h, "bound_gbps", NUM(f->bound_gbps)) ||
                 json_object_set_new(h, "source", f->bound_source ? json_string(f->bound_source) : json_null()))
                 bad = 1;

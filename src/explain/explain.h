@@ -45,11 +45,6 @@ void nvs_explain_facts_init(nvs_explain_facts *f, int n);
  * the whole text has. Deterministic: same facts, same words. */
 size_t nvs_explain_text(const nvs_explain_facts *f, char *buf, size_t len);
 
-/* Link kind of an nvidia-smi class: NV# "NVLink", NET "network", anything else "PCIe"; NULL for NULL. */
-const char *nvs_explain_class_link(const char *cls);
-/* Order of classes from best to worst (NV# < PIX < PXB < PHB < NODE < SYS < NET; unknown = worst + 1). */
-int nvs_explain_class_rank(const char *cls);
-
 /* Facts for GPU count n from a run: the ring is scaling[n].gpus in order (else ranks 0..n-1 mapped through
  * ranks[].topo_gpu, else GPUs 0..n-1); the slowest hop is the ring pair with the lowest bound (ties: the worse
  * class); the collective is "all_reduce" if measured at n, else the first one measured at n. The const char *

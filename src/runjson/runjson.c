@@ -733,14 +733,16 @@ static const char *kv_get(const nvs_run_kv *kv, size_t n, const char *key)
 const char *nvs_run_env(const nvs_run *r, const char *key) { return kv_get(r->env, r->nenv, key); }
 const char *nvs_run_version(const nvs_run *r, const char *key) { return kv_get(r->versions, r->nversions, key); }
 
-const nvs_run_pair *nvs_run_pair_of(const nvs_run *r, int a, int b)
+const nvs_run_pair *nvs_run_topology_pair(const nvs_run_topology *t, int a, int b)
 {
-    for (size_t i = 0; i < r->topology.npairs; i++) {
-        const nvs_run_pair *p = &r->topology.pairs[i];
+    for (size_t i = 0; i < t->npairs; i++) {
+        const nvs_run_pair *p = &t->pairs[i];
         if ((p->a == a && p->b == b) || (p->a == b && p->b == a)) return p;
     }
     return NULL;
 }
+
+const nvs_run_pair *nvs_run_pair_of(const nvs_run *r, int a, int b) { return nvs_run_topology_pair(&r->topology, a, b); }
 
 const nvs_run_scaling *nvs_run_scaling_of(const nvs_run *r, int n)
 {

@@ -181,6 +181,7 @@ void nvs_run_free(nvs_run *r);
 const char *nvs_run_env(const nvs_run *r, const char *key);
 const char *nvs_run_version(const nvs_run *r, const char *key);
 const nvs_run_pair *nvs_run_pair_of(const nvs_run *r, int gpu_a, int gpu_b); /* either order */
+const nvs_run_pair *nvs_run_topology_pair(const nvs_run_topology *t, int gpu_a, int gpu_b); /* the same */
 const nvs_run_scaling *nvs_run_scaling_of(const nvs_run *r, int n);
 const nvs_run_transport *nvs_run_transport_of(const nvs_run *r, int n);
 const nvs_run_train_result *nvs_run_train_of(const nvs_run *r, int n);
