@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/log.h"
+#include "runjson/runjson_write.h"
 
 int nvs_check_exit_code(const nvs_check_report *rep) { return rep->verdicts->failed ? 3 : 0; }
 
@@ -89,8 +90,6 @@ nvs_result_t nvs_check_print_table(FILE *f, const nvs_check_report *rep)
     return NVS_OK;
 }
 
-static json_t *num_or_null(double v) { return isnan(v) ? json_null() : json_real(v); }
-
 /* json_object_set_new that remembers a failure (out of memory), so that one check covers the whole build. */
 static void set(json_t *o, const char *k, json_t *v, int *bad)
 {
@@ -112,8 +111,8 @@ static json_t *build_json(const nvs_check_report *rep)
         json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:s}", "metric", v->metric,
                               "measured", v->measured, "expected", v->expected, "margin", v->margin, "verdict",
                               v->pass ? "PASS" : "FAIL", "note", v->note, "unit", v->unit, "measured_value",
-                              num_or_null(v->measured_v), "expected_value", num_or_null(v->expected_v),
-                              "margin_value", num_or_null(v->margin_v), "rule", v->rule);
+                              nvs_rj_num(v->measured_v), "expected_value", nvs_rj_num(v->expected_v),
+                              "margin_value", nvs_rj_num(v->margin_v), "rule", v->rule);
         if (!o || json_array_append_new(arr, o)) goto fail;
     }
     set(root, "verdicts", arr, &bad);
@@ -121,8 +120,8 @@ static json_t *build_json(const nvs_check_report *rep)
     for (size_t i = 0; i < rep->nslowest; i++) {
         const nvs_slowest_rank *s = &rep->slowest[i];
         json_t *o = json_pack("{s:i, s:i, s:s?, s:o, s:i, s:i, s:o}", "n", s->n, "rank", s->rank, "host",
-                              s->host[0] ? s->host : NULL, "device", s->device >= 0 ? json_integer(s->device) : json_null(),
-                              "slowest_in", s->slowest_in, "configs", s->configs, "lag_pct", num_or_null(s->lag_pct));
+                              s->host[0] ? s->host : NULL, "device", nvs_rj_int(s->device),
+                              "slowest_in", s->slowest_in, "configs", s->configs, "lag_pct", nvs_rj_num(s->lag_pct));
         if (!o || json_array_append_new(sr, o)) goto fail;
     }
     set(root, "slowest_rank", sr, &bad);
@@ -131,7 +130,7 @@ static json_t *build_json(const nvs_check_report *rep)
         const nvs_run_p2p_pair *p = &rep->run->p2p.pairs[rep->slowest_pair];
         set(root, "slowest_pair",
             json_pack("{s:i, s:i, s:s, s:o}", "src", p->src, "dst", p->dst, "class", p->cls ? p->cls : "", "uni_gbps",
-                      num_or_null(p->uni_gbps)),
+                      nvs_rj_num(p->uni_gbps)),
             &bad);
     } else
         set(root, "slowest_pair", json_null(), &bad);

@@ -9,6 +9,7 @@
 
 #include "core/link_class.h"
 #include "core/units.h"
+#include "runjson/runjson_write.h"
 
 void nvs_explain_facts_init(nvs_explain_facts *f, int n)
 {
@@ -325,7 +326,6 @@ json_t *nvs_explain_json(const nvs_explain_facts *f)
         json_t *v_ = (v);                                                                                   \
         if (!o || !v_ || json_object_set_new(o, (k), v_) != 0) bad = 1;                                     \
     } while (0)
-#define NUM(x) (isnan(x) ? json_null() : json_real(x))
     PUT("n", json_integer(f->n));
     if (f->has_hop) {
         /* the link the hop's class names; null when the class is not one of nvidia-smi's */
@@ -337,22 +337,21 @@ json_t *nvs_explain_json(const nvs_explain_facts *f)
                 json_object_set_new(h, "class", f->hop_class ? json_string(f->hop_class) : json_null()) ||
                 json_object_set_new(h, "link", kind != NVS_LINK_NONE ? json_string(nvs_link_kind_name(kind))
                                                                      : json_null()) ||
-                json_object_set_new(h, "bound_gbps", NUM(f->bound_gbps)) ||
+                json_object_set_new(h, "bound_gbps", nvs_rj_num(f->bound_gbps)) ||
                 json_object_set_new(h, "source", f->bound_source ? json_string(f->bound_source) : json_null()))
                 bad = 1;
         }
         PUT("slowest_hop", h);
     }
     PUT("transport", f->transport[0] ? json_string(f->transport) : json_null());
-    PUT("busbw_gbps", NUM(f->busbw_gbps));
-    PUT("busbw_bytes", NUM(f->busbw_bytes));
+    PUT("busbw_gbps", nvs_rj_num(f->busbw_gbps));
+    PUT("busbw_bytes", nvs_rj_num(f->busbw_bytes));
     PUT("pct_of_bound", !isnan(f->busbw_gbps) && !isnan(f->bound_gbps) && f->bound_gbps > 0
                             ? json_real(100.0 * f->busbw_gbps / f->bound_gbps)
                             : json_null());
-    PUT("exposed_comm_pct", NUM(f->exposed_comm_pct));
+    PUT("exposed_comm_pct", nvs_rj_num(f->exposed_comm_pct));
     PUT("text", json_string(text));
 #undef PUT
-#undef NUM
     free(text);
     if (bad) {
         json_decref(o);

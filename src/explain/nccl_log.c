@@ -9,6 +9,7 @@
 
 #include "core/link_class.h"
 #include "core/log.h"
+#include "runjson/runjson_write.h"
 
 /* Lines longer than this are cut: NCCL formats a message into a 1024-byte buffer (src/debug.cc), so nothing
  * of NCCL's is lost; the rest of such a line is junk to us anyway. */
@@ -540,7 +541,6 @@ static void put(json_t *o, const char *k, json_t *v, int *bad)
     if (!v || json_object_set_new(o, k, v) != 0) *bad = 1;
 }
 
-static json_t *int_or_null(int v) { return v >= 0 ? json_integer(v) : json_null(); }
 static json_t *str_or_null(const char *s) { return s && *s ? json_string(s) : json_null(); }
 
 static json_t *conn_json(const nvs_nccl_conn *cn, int *bad)
@@ -551,11 +551,11 @@ static json_t *conn_json(const nvs_nccl_conn *cn, int *bad)
         return NULL;
     }
     put(o, "channel", json_integer(cn->channel), bad);
-    put(o, "conn_index", int_or_null(cn->conn_index), bad);
+    put(o, "conn_index", nvs_rj_int(cn->conn_index), bad);
     put(o, "from_rank", json_integer(cn->from_rank), bad);
     put(o, "to_rank", json_integer(cn->to_rank), bad);
-    put(o, "from_dev", int_or_null(cn->from_dev), bad);
-    put(o, "to_dev", int_or_null(cn->to_dev), bad);
+    put(o, "from_dev", nvs_rj_int(cn->from_dev), bad);
+    put(o, "to_dev", nvs_rj_int(cn->to_dev), bad);
     put(o, "transport", json_string(cn->transport), bad);
     put(o, "detail", json_string(cn->detail), bad);
     if (cn->net[0]) put(o, "net", json_string(cn->net), bad);
@@ -611,25 +611,25 @@ json_t *nvs_nccl_log_to_json(const nvs_nccl_log *log)
         }
         put(o, "comm", json_string(c->ptr), &bad);
         put(o, "host", str_or_null(c->host), &bad);
-        put(o, "pid", c->pid >= 0 ? json_integer(c->pid) : json_null(), &bad);
+        put(o, "pid", nvs_rj_int(c->pid), &bad);
         put(o, "file_index", json_integer(c->file_index), &bad);
         put(o, "init", str_or_null(c->init_fn), &bad);
         put(o, "comm_id", str_or_null(c->comm_id), &bad);
         put(o, "parent", str_or_null(c->parent), &bad);
-        put(o, "rank", int_or_null(c->rank), &bad);
-        put(o, "nranks", int_or_null(c->nranks), &bad);
-        put(o, "nnodes", int_or_null(c->nnodes), &bad);
-        put(o, "local_rank", int_or_null(c->local_rank), &bad);
-        put(o, "local_ranks", int_or_null(c->local_ranks), &bad);
-        put(o, "cuda_dev", int_or_null(c->cuda_dev), &bad);
-        put(o, "nvml_dev", int_or_null(c->nvml_dev), &bad);
+        put(o, "rank", nvs_rj_int(c->rank), &bad);
+        put(o, "nranks", nvs_rj_int(c->nranks), &bad);
+        put(o, "nnodes", nvs_rj_int(c->nnodes), &bad);
+        put(o, "local_rank", nvs_rj_int(c->local_rank), &bad);
+        put(o, "local_ranks", nvs_rj_int(c->local_ranks), &bad);
+        put(o, "cuda_dev", nvs_rj_int(c->cuda_dev), &bad);
+        put(o, "nvml_dev", nvs_rj_int(c->nvml_dev), &bad);
         put(o, "bus_id", str_or_null(c->bus_id), &bad);
         put(o, "complete", json_boolean(c->complete), &bad);
-        put(o, "coll_channels", int_or_null(c->coll_channels), &bad);
-        put(o, "collnet_channels", int_or_null(c->collnet_channels), &bad);
-        put(o, "nvls_channels", int_or_null(c->nvls_channels), &bad);
-        put(o, "p2p_channels", int_or_null(c->p2p_channels), &bad);
-        put(o, "p2p_channels_per_peer", int_or_null(c->p2p_channels_per_peer), &bad);
+        put(o, "coll_channels", nvs_rj_int(c->coll_channels), &bad);
+        put(o, "collnet_channels", nvs_rj_int(c->collnet_channels), &bad);
+        put(o, "nvls_channels", nvs_rj_int(c->nvls_channels), &bad);
+        put(o, "p2p_channels", nvs_rj_int(c->p2p_channels), &bad);
+        put(o, "p2p_channels_per_peer", nvs_rj_int(c->p2p_channels_per_peer), &bad);
         put(o, "rings_connected", json_boolean(c->rings_connected > 0), &bad);
         put(o, "trees_connected", json_boolean(c->trees_connected > 0), &bad);
         put(o, "channels", conns_json(c->conns, c->nconns, &bad), &bad);

@@ -1,6 +1,7 @@
 /* run.json's common parts and the results directories: see runjson_write.h. */
 #include "runjson/runjson_write.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -100,6 +101,10 @@ json_t *nvs_rj_doc_new(const nvs_rj_head *h)
     json_object_set_new(doc, "versions", nvs_rj_versions(v));
     return doc;
 }
+
+json_t *nvs_rj_num(double v) { return isfinite(v) ? json_real(v) : json_null(); }
+
+json_t *nvs_rj_int(long long v) { return v >= 0 ? json_integer((json_int_t)v) : json_null(); }
 
 int nvs_rj_set_result(json_t *doc, nvs_result_t status, long long wrong_total)
 {

@@ -37,6 +37,12 @@ json_t *nvs_rj_doc_new(const nvs_rj_head *h);
 /* Sets "result": status "ok" / "wrong" / "error" from `status`, the exit code, and wrong_total. */
 int nvs_rj_set_result(json_t *doc, nvs_result_t status, long long wrong_total);
 
+/* A measured value, or null when there is none (NaN, or infinite: JSON has neither); readers take null as "not
+ * measured", never 0. NULL only when out of memory. */
+json_t *nvs_rj_num(double v);
+/* A count or index that may be unknown (< 0, the writers' and the reader's convention): the integer, or null. */
+json_t *nvs_rj_int(long long v);
+
 /* "2026-11-30T20:09:45Z" into buf (>= 21 bytes) for time t. */
 void nvs_rj_utc_stamp(long t, char *buf, size_t len);
 /* The default results directory of a subcommand: results/<YYYYmmdd-HHMMSS>-<subcommand>, UTC. */
