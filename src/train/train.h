@@ -8,7 +8,7 @@
  * then an SGD-momentum pass over all parameters. Three variants are timed: the full step, the same step without
  * the all-reduces (compute only), and the all-reduces alone (communication only).
  *
- * train_plan.c is PURE (buckets, memory, schedule: unit-tested); train.c drives the step through an executor
+ * train_plan.c is PURE (buckets, memory, schedule: unit-tested); step.c drives the step through an executor
  * (train_gpu.c: cuBLAS + NCCL; train_host.c: CPU GEMMs + MPI, so machines without GPUs run the whole path). */
 #ifndef NVS_TRAIN_H
 #define NVS_TRAIN_H
