@@ -37,25 +37,18 @@ static void sbf(sb *s, const char *fmt, ...)
     if (w > 0) s->used += (size_t)w;
 }
 
-/* Figures in prose: 3 significant digits are more than the noise allows; "330", "27", "3.4". */
-static const char *num(double v, char *buf, size_t len)
+/* A figure in prose: one decimal below `whole_from`, none from there up. */
+static const char *figure(double v, double whole_from, char *buf, size_t len)
 {
-    if (fabs(v) >= 10)
-        snprintf(buf, len, "%.0f", v);
-    else
-        snprintf(buf, len, "%.1f", v);
+    snprintf(buf, len, fabs(v) >= whole_from ? "%.0f" : "%.1f", v);
     return buf;
 }
 
+/* Measurements: 3 significant digits are more than the noise allows; "330", "27", "3.4". */
+static const char *num(double v, char *buf, size_t len) { return figure(v, 10, buf, len); }
+
 /* A bound is a derived constant, not a noisy measurement: keep its decimal below 100 ("31.5", "478"). */
-static const char *bound_num(double v, char *buf, size_t len)
-{
-    if (fabs(v) >= 100)
-        snprintf(buf, len, "%.0f", v);
-    else
-        snprintf(buf, len, "%.1f", v);
-    return buf;
-}
+static const char *bound_num(double v, char *buf, size_t len) { return figure(v, 100, buf, len); }
 
 /* What the slowest hop is, in words ("the ring crosses the CPU host bridge (PHB)"). */
 static void hop_words(sb *s, const nvs_explain_facts *f)
@@ -226,6 +219,18 @@ static const char *transport_of(const nvs_run_transport *t, char *buf, size_t le
     return buf;
 }
 
+void nvs_explain_set_hop(nvs_explain_facts *f, int from_gpu, int to_gpu, const char *cls, double bound_gbps,
+                         const char *bound_source, int p2p)
+{
+    f->has_hop = 1;
+    f->hop_from_gpu = from_gpu;
+    f->hop_to_gpu = to_gpu;
+    f->hop_class = cls;
+    f->bound_gbps = bound_gbps;
+    f->bound_source = bound_source;
+    f->hop_p2p = p2p;
+}
+
 void nvs_explain_facts_from_run(const nvs_run *r, int n, nvs_explain_facts *f)
 {
     nvs_explain_facts_init(f, n);
@@ -249,15 +254,9 @@ void nvs_explain_facts_from_run(const nvs_run *r, int n, nvs_explain_facts *f)
                 if (pb < wb || (pb == wb && nvs_link_class_rank_of(p->cls) > nvs_link_class_rank_of(worst->cls)))
                     worst = p;
             }
-            if (worst) {
-                f->has_hop = 1;
-                f->hop_from_gpu = worst->a;
-                f->hop_to_gpu = worst->b;
-                f->hop_class = worst->cls;
-                f->bound_gbps = worst->bound_gbps;
-                f->bound_source = worst->bound_source;
-                f->hop_p2p = worst->p2p_cuda;
-            }
+            if (worst)
+                nvs_explain_set_hop(f, worst->a, worst->b, worst->cls, worst->bound_gbps, worst->bound_source,
+                                    worst->p2p_cuda);
         }
         free(ring);
     }

@@ -41,6 +41,11 @@ typedef struct {
 /* Initialise with "unknown" everywhere (NAN numbers, NULL or "" strings). */
 void nvs_explain_facts_init(nvs_explain_facts *f, int n);
 
+/* The slowest hop of the ring: from/to GPUs, class, bound and its derivation, CUDA peer access (1/0/-1). The
+ * strings are borrowed (they must outlive f). */
+void nvs_explain_set_hop(nvs_explain_facts *f, int from_gpu, int to_gpu, const char *cls, double bound_gbps,
+                         const char *bound_source, int p2p);
+
 /* The paragraph, snprintf-style: writes at most len bytes (NUL-terminated when len > 0) and returns the length
  * the whole text has. Deterministic: same facts, same words. */
 size_t nvs_explain_text(const nvs_explain_facts *f, char *buf, size_t len);
