@@ -85,7 +85,7 @@ GIT_REV := $(shell git rev-parse --short HEAD 2>/dev/null && exit; cat .nvs-rev 
 GIT_REV := $(GIT_REV)$(shell git rev-parse HEAD >/dev/null 2>&1 && { git diff --quiet HEAD 2>/dev/null || echo -dirty; })
 
 # One include root per name: every #include is "<layer>/<file>.h" (src/<layer>/, or the top-level topo/ and
-# collectives/ the card names); tests/layering.sh checks that includes only go down (src/LAYERS).
+# collectives/ the card names); tests/t/layering.sh checks that includes only go down (src/LAYERS).
 CPPFLAGS += -Isrc -I. -D_GNU_SOURCE -DNVS_VERSION='"$(VERSION)"' -DNVS_GIT_REV='"$(GIT_REV)"' \
             -I$(CUDA_HOME)/include -I$(NCCL_HOME)/include $(MPI_CFLAGS) $(HWLOC_CFLAGS) $(JANSSON_CFLAGS) \
             $(BLAS_CFLAGS)

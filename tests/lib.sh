@@ -1,9 +1,67 @@
-# Shared helpers for the end-to-end tests in tests/t/ (sourced by them; kept outside tests/t/ so that run.sh
-# does not count it as a test).
+# Shared helpers for the end-to-end tests in tests/t/, sourced by every one of them (tests/t/test_style.sh
+# checks) right after going to the repository root:
+#     cd "$(dirname "$0")/../.." || exit 1
+#     . tests/lib.sh
+# Kept outside tests/t/ so that run.sh does not count it as a test. A script exits 0 = pass, 77 = skipped (the
+# reason on its last line: `skip`), anything else = fail; `finish` turns the count of failed checks into that.
+#
+#   NVS, MPIRUN, TMP       the nvscale binary (override: NVS=...), mpirun as CI runs it, where scratch files go
+#   fail MSG               report a failed check and count it (the script goes on; `finish` exits 1)
+#   stop MSG               a failed check after which the rest cannot run: fail, then finish
+#   skip WHY               exit 77: the test cannot run here, and why
+#   need_nvscale           exit 1 unless nvscale is built
+#   need_cmd CMD WHY       skip unless CMD is on PATH
+#   has_gpu, gpu_count     whether nvidia-smi lists a GPU; how many
+#   tmp_dir VAR            a fresh empty directory in VAR, removed when the script exits
+#   expect CODE ERE CMD    CMD exits CODE and its stdout+stderr matches ERE (grep -E); "" = any output
+#   expect_err CODE TEXT CMD   CMD exits CODE, its stderr holds TEXT (fixed string; "" = any), and when CODE is 2
+#                          (input refused) it printed nothing on stdout. Its stdout/stderr stay in $OUT / $ERR.
+#   golden GOT FILE        GOT equals the golden FILE (diff shown), or with UPDATE_GOLDEN=1 becomes it
+#   json_get FILE EXPR     a Python expression over the parsed JSON `d`
+#   finish [MSG]           exit 1 if a check failed, else print MSG (if any) and exit 0
 NVS=${NVS:-./nvscale}
 TMP=${TMP:-tests/tmp}
 mkdir -p "$TMP"
 fails=0
+_lib_name=$(basename "$0" .sh)
+OUT=$TMP/$_lib_name.$$.out
+ERR=$TMP/$_lib_name.$$.err
+_lib_cleanup="$OUT $ERR"
+# the paths are ours (no blanks): word splitting of the list is intended
+trap 'rm -rf $_lib_cleanup' EXIT
+
+# mpirun as CI runs it: as root, more ranks than cores
+MPIRUN="mpirun --allow-run-as-root --oversubscribe --mca btl_vader_single_copy_mechanism none"
+
+fail() {
+    echo "FAIL: $*"
+    fails=$((fails + 1))
+}
+
+stop() {
+    fail "$@"
+    finish
+}
+
+skip() {
+    echo "$*"
+    exit 77
+}
+
+need_nvscale() { [ -x "$NVS" ] || { echo "no $NVS: run make first"; exit 1; }; }
+
+need_cmd() { command -v "$1" >/dev/null 2>&1 || skip "$1 is not installed: $2"; }
+
+has_gpu() { command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU'; }
+gpu_count() { if has_gpu; then nvidia-smi -L | grep -c '^GPU'; else echo 0; fi; }
+
+tmp_dir() {
+    _lib_d=$TMP/$_lib_name.$$.$1
+    rm -rf "$_lib_d"
+    mkdir -p "$_lib_d" || exit 1
+    _lib_cleanup="$_lib_cleanup $_lib_d"
+    eval "$1=\$_lib_d"
+}
 
 # expect CODE PATTERN CMD...: CMD exits with CODE and its stderr+stdout contains PATTERN (a grep -E regex).
 expect() {
@@ -12,24 +70,49 @@ expect() {
     _out=$("$@" 2>&1)
     rc=$?
     if [ "$rc" -ne "$want" ]; then
-        echo "FAIL: '$*' exited $rc, expected $want"
+        fail "'$*' exited $rc, expected $want"
         printf '%s\n' "$_out" | tail -5 | sed 's/^/    /'
-        fails=$((fails + 1))
         return 1
     fi
     if [ -n "$pat" ] && ! printf '%s\n' "$_out" | grep -Eq -- "$pat"; then
-        echo "FAIL: '$*' output lacks /$pat/"
+        fail "'$*' output lacks /$pat/"
         printf '%s\n' "$_out" | tail -5 | sed 's/^/    /'
-        fails=$((fails + 1))
         return 1
     fi
     return 0
 }
 
-# mpirun as CI runs it: as root, more ranks than cores
-MPIRUN="mpirun --allow-run-as-root --oversubscribe --mca btl_vader_single_copy_mechanism none"
+# expect_err CODE TEXT CMD...: see the top. Returns 1 after a failed check, so that callers can stop there.
+expect_err() {
+    want=$1 text=$2
+    shift 2
+    "$@" >"$OUT" 2>"$ERR"
+    rc=$?
+    if [ "$rc" -ne "$want" ]; then
+        fail "$*: exit $rc, expected $want"
+        sed 's/^/    /' "$ERR" | tail -8
+        return 1
+    fi
+    if [ -n "$text" ] && ! grep -qF -- "$text" "$ERR"; then
+        fail "$*: stderr lacks '$text'"
+        sed 's/^/    /' "$ERR" | tail -8
+        return 1
+    fi
+    if [ "$want" -eq 2 ] && [ -s "$OUT" ]; then
+        fail "$*: printed on stdout although the input was refused"
+        return 1
+    fi
+    return 0
+}
 
-has_gpu() { command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU'; }
+# golden GOT FILE: compare; UPDATE_GOLDEN=1 rewrites FILE instead (review the diff before committing it).
+golden() {
+    if [ -n "${UPDATE_GOLDEN:-}" ]; then
+        cp "$1" "$2" && echo "updated $2"
+        return 0
+    fi
+    diff -u "$2" "$1" || { fail "output differs from $2 (diff above)"; return 1; }
+}
 
 # json_get FILE PYTHON-EXPR: evaluate EXPR with `d` = the parsed JSON (python3 is on every CI image we use)
 json_get() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
@@ -39,5 +122,6 @@ finish() {
         echo "$fails check(s) failed"
         exit 1
     fi
+    [ -n "${1:-}" ] && echo "$1"
     exit 0
 }

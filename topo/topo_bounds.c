@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/link_class.h"
 #include "topo/topo.h"
 
 double nvs_topo_pcie_gbps(int gen, int width)
@@ -62,6 +63,11 @@ double nvs_topo_nvlink_gbps(int version, char *source, size_t len)
 
 static double min2(double a, double b) { return a < b ? a : b; }
 
+static void set_link(nvs_topo_hop *h, nvs_link_kind k)
+{
+    snprintf(h->link, sizeof h->link, "%s", nvs_link_kind_name(k));
+}
+
 static void hop_init(nvs_topo_hop *h, const nvs_topology *t, int a, int b)
 {
     memset(h, 0, sizeof *h);
@@ -69,7 +75,7 @@ static void hop_init(nvs_topo_hop *h, const nvs_topology *t, int a, int b)
     h->to_gpu = b;
     const char *c = nvs_topo_pair_class(t, a, b);
     snprintf(h->cls, sizeof h->cls, "%s", c ? c : "?");
-    snprintf(h->link, sizeof h->link, "none");
+    set_link(h, NVS_LINK_NONE);
     h->bound_gbps = -1;
 }
 
@@ -84,8 +90,8 @@ double nvs_topo_pair_hop(const nvs_topology *t, int a, int b, int p2p_allowed, n
         return -1;
     }
     const nvs_topo_gpu *ga = &t->gpus[a], *gb = &t->gpus[b];
-    if (!strcmp(p->cls, "NET")) {
-        snprintf(h->link, sizeof h->link, "network");
+    if (nvs_link_class_parse(p->cls, NULL) == NVS_CLASS_NET) {
+        set_link(h, NVS_LINK_NETWORK);
         if (t->net_gbps > 0) {
             h->bound_gbps = t->net_gbps;
             snprintf(h->source, sizeof h->source, "network: %.2f GB/s per direction (given)", t->net_gbps);
@@ -98,7 +104,7 @@ double nvs_topo_pair_hop(const nvs_topology *t, int a, int b, int p2p_allowed, n
     if (use_p2p && p->nvlinks > 0) {
         double ra = ga->nvlink.gbps_per_link, rb = gb->nvlink.gbps_per_link;
         double r = ra > 0 && rb > 0 ? min2(ra, rb) : (ra > 0 ? ra : rb);
-        snprintf(h->link, sizeof h->link, "NVLink");
+        set_link(h, NVS_LINK_NVLINK);
         if (r <= 0) {
             snprintf(h->source, sizeof h->source, "%d NVLinks, per-link rate unknown", p->nvlinks);
             return -1;
@@ -114,7 +120,7 @@ double nvs_topo_pair_hop(const nvs_topology *t, int a, int b, int p2p_allowed, n
     }
     double pa = ga->pcie.gbps, pb = gb->pcie.gbps;
     const nvs_topo_gpu *slow = pa <= pb ? ga : gb;
-    snprintf(h->link, sizeof h->link, use_p2p ? "PCIe" : "host memory");
+    set_link(h, use_p2p ? NVS_LINK_PCIE : NVS_LINK_HOST_MEMORY);
     if (pa <= 0 || pb <= 0) {
         snprintf(h->source, sizeof h->source, "%s: PCIe link rate unknown", use_p2p ? "PCIe P2P" : "host memory");
         return -1;
@@ -286,19 +292,12 @@ typedef struct {
     int class_sum;
 } set_value;
 
-static int class_rank(const char *c)
-{
-    int nv;
-    nvs_topo_class k = nvs_topo_class_parse(c, &nv);
-    return k == NVS_CLASS_UNKNOWN ? NVS_CLASS_NET + 1 : (int)k;
-}
-
 static set_value ring_value(const nvs_topology *t, const int *set, int n)
 {
     set_value v = {nvs_topo_ring_bound_order(t, set, n, 1, NULL, NULL), 0};
     if (v.ring < 0) v.ring = -1;
     for (int i = 0; i < n; i++)
-        for (int j = i + 1; j < n; j++) v.class_sum += class_rank(nvs_topo_pair_class(t, set[i], set[j]));
+        for (int j = i + 1; j < n; j++) v.class_sum += nvs_link_class_rank_of(nvs_topo_pair_class(t, set[i], set[j]));
     return v;
 }
 

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/link_class.h"
 #include "core/log.h"
 #include "topo/topo_live.h"
 
@@ -99,7 +100,7 @@ nvs_result_t nvs_topo_merge(nvs_topology *const *parts, int nparts, nvs_topology
             if (a == b || t->gpus[a].host == t->gpus[b].host) continue;
             nvs_topo_pair *p = &t->pairs[a * ng + b];
             memset(p, 0, sizeof *p);
-            strcpy(p->cls, "NET");
+            nvs_link_class_name(NVS_CLASS_NET, 0, p->cls, sizeof p->cls);
             p->p2p_cuda = 0;
         }
     if (nh > 1) snprintf(t->source, sizeof t->source, "gathered from %d hosts", nh);

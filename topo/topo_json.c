@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/link_class.h"
 #include "topo/topo.h"
 
 static json_t *int_or_null(int v, int unknown) { return v == unknown ? json_null() : json_integer(v); }
@@ -247,7 +248,7 @@ nvs_result_t nvs_topo_from_json(const json_t *j, nvs_topology **out, char *err, 
         if (a < 0 || b < 0 || a >= ng || b >= ng || a == b) FAIL("topology: pairs[%zu]: bad GPU indices %d, %d", k, a, b);
         const json_t *c = json_object_get(pj, "class");
         int nv;
-        if (!json_is_string(c) || nvs_topo_class_parse(json_string_value(c), &nv) == NVS_CLASS_UNKNOWN)
+        if (!json_is_string(c) || nvs_link_class_parse(json_string_value(c), &nv) == NVS_CLASS_UNKNOWN)
             FAIL("topology: pairs[%zu]: \"class\" must be NV#, PIX, PXB, PHB, NODE, SYS or NET", k);
         for (int dir = 0; dir < 2; dir++) {
             nvs_topo_pair *p = &t->pairs[(dir ? b : a) * ng + (dir ? a : b)];

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/link_class.h"
 #include "topo/topo.h"
 
 nvs_topology *nvs_topo_alloc(int nhosts, int ngpus)
@@ -57,7 +58,7 @@ void nvs_topo_classify_all(nvs_topology *t)
             nvs_topo_pair *p = &t->pairs[a * t->ngpus + b];
             const nvs_topo_gpu *ga = &t->gpus[a], *gb = &t->gpus[b];
             if (ga->host != gb->host) {
-                strcpy(p->cls, "NET");
+                nvs_link_class_name(NVS_CLASS_NET, 0, p->cls, sizeof p->cls);
                 p->pcie_cls[0] = '\0';
                 p->nvlinks = 0;
                 continue;
@@ -66,13 +67,12 @@ void nvs_topo_classify_all(nvs_topology *t)
             int da = direct_links(ga, b), db = direct_links(gb, a);
             int direct = da > db ? da : db;
             p->nvlinks = nvs_topo_nvlink_count(direct, ga->nvlink.to_switch, gb->nvlink.to_switch);
-            nvs_topo_class pc = nvs_topo_classify_pcie(&ga->path, &gb->path);
-            char buf[12];
+            nvs_link_class pc = nvs_topo_classify_pcie(&ga->path, &gb->path);
             if (pc == NVS_CLASS_UNKNOWN)
                 p->pcie_cls[0] = '\0';
             else
-                snprintf(p->pcie_cls, sizeof p->pcie_cls, "%s", nvs_topo_class_name(pc, 0, buf, sizeof buf));
-            nvs_topo_class_name(pc, p->nvlinks, p->cls, sizeof p->cls);
+                nvs_link_class_name(pc, 0, p->pcie_cls, sizeof p->pcie_cls);
+            nvs_link_class_name(pc, p->nvlinks, p->cls, sizeof p->cls);
         }
 }
 

@@ -1,6 +1,6 @@
 /* Path classes between two GPUs (PURE: no hwloc, CUDA, NVML or MPI here; unit-tested on synthetic inputs).
  *
- * The classes are `nvidia-smi topo -m`'s, decided from each GPU's chain of PCI bridges up to its host bridge
+ * The classes (core/link_class.h) are `nvidia-smi topo -m`'s, decided from each GPU's chain of PCI bridges up to its host bridge
  * (as hwloc describes it), its NUMA node, and the NVLink counts:
  *   NV#   the pair is joined by # NVLinks (directly, or through NVSwitches: see nvs_topo_nvlink_count)
  *   PIX   at most one PCIe switch between them               (nvidia-smi: "at most a single PCIe bridge")
@@ -30,18 +30,9 @@
 
 #include <stdint.h>
 
-#define NVS_TOPO_MAX_DEPTH 32 /* bridges between a GPU and its host bridge; real machines have < 8 */
+#include "core/link_class.h"
 
-typedef enum {
-    NVS_CLASS_UNKNOWN = 0,
-    NVS_CLASS_NV,   /* "NV<n>" */
-    NVS_CLASS_PIX,
-    NVS_CLASS_PXB,
-    NVS_CLASS_PHB,
-    NVS_CLASS_NODE,
-    NVS_CLASS_SYS,
-    NVS_CLASS_NET,
-} nvs_topo_class;
+#define NVS_TOPO_MAX_DEPTH 32 /* bridges between a GPU and its host bridge; real machines have < 8 */
 
 /* A GPU's PCIe ancestry, nearest bridge first. ids are any unique numbers (hwloc gp_index). */
 typedef struct {
@@ -53,16 +44,13 @@ typedef struct {
 } nvs_topo_pcipath;
 
 /* The PCIe part of the class (PIX .. SYS), NVLinks ignored. UNKNOWN when either chain is empty. */
-nvs_topo_class nvs_topo_classify_pcie(const nvs_topo_pcipath *a, const nvs_topo_pcipath *b);
+nvs_link_class nvs_topo_classify_pcie(const nvs_topo_pcipath *a, const nvs_topo_pcipath *b);
 
 /* NVLinks joining two GPUs: direct links between them plus, when both have links to NVSwitches, the smaller
  * of their switch link counts (nvidia-smi shows NV18 for every pair of an HGX H100 box: 18 links per GPU,
  * all to NVSwitches). */
 int nvs_topo_nvlink_count(int direct_links, int a_switch_links, int b_switch_links);
 
-/* The displayed class: NV# when nvlinks > 0, else the PCIe class. Writes "NV18", "PIX", ... into buf. */
-const char *nvs_topo_class_name(nvs_topo_class c, int nvlinks, char *buf, unsigned len);
-/* Parses a class name ("NV18" -> NVS_CLASS_NV with *nvlinks = 18); UNKNOWN for anything else. */
-nvs_topo_class nvs_topo_class_parse(const char *s, int *nvlinks);
+/* Class names, ranks and link kinds: core/link_class.h (one vocabulary for every layer). */
 
 #endif

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/link_class.h"
 #include "topo/topo.h"
 
 /* Matrix rows are built in a buffer so that trailing blanks can be cut (golden files, diff-friendly). */
@@ -168,7 +169,8 @@ static void print_p2p(const nvs_topology *t, FILE *to, int w)
         lcat(&l, "GPU%-*d", w - 3, a);
         for (int b = 0; b < t->ngpus; b++) {
             const nvs_topo_pair *p = &t->pairs[a * t->ngpus + b];
-            lcat(&l, "%-*s", w, a == b ? " X" : !strcmp(p->cls, "NET") ? "NET" : p2p_cell(p));
+            int net = nvs_link_class_parse(p->cls, NULL) == NVS_CLASS_NET;
+            lcat(&l, "%-*s", w, a == b ? " X" : net ? "NET" : p2p_cell(p));
         }
         lend(&l, to);
     }

@@ -1,14 +1,8 @@
 /* Baseline = trimmed run.json (see check_baseline.h for what is kept and why). */
 #include "check/check_baseline.h"
 
-#include <jansson.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "check/check_read.h"
 #include "core/log.h"
-#include "core/out_file.h"
+#include "runjson/runjson_write.h"
 
 /* Top-level keys copied as they are, in schema order (docs/run-json.md). */
 static const char *const keep[] = {"schema", "tool",     "command", "started_utc", "duration_s", "host",
@@ -23,20 +17,11 @@ static int copy_key(json_t *dst, json_t *src, const char *key)
     return !c || json_object_set_new(dst, key, c) ? -1 : 0;
 }
 
-nvs_result_t nvs_baseline_from_text(const char *run_text, const char *source_path, char **out, char *err,
-                                    size_t errlen)
+json_t *nvs_baseline_build(const nvs_run *run)
 {
-    json_error_t je;
-    *out = NULL;
-    json_t *run = json_loads(run_text, JSON_REJECT_DUPLICATES, &je);
-    if (!run || !json_is_object(run)) {
-        snprintf(err, errlen, "line %d: not a JSON object: %s", je.line, run ? "" : je.text);
-        json_decref(run);
-        return NVS_ERR_INPUT;
-    }
     json_t *b = json_object();
     int bad = !b;
-    for (size_t i = 0; !bad && i < sizeof keep / sizeof keep[0]; i++) bad = copy_key(b, run, keep[i]) != 0;
+    for (size_t i = 0; !bad && i < sizeof keep / sizeof keep[0]; i++) bad = copy_key(b, run->root, keep[i]) != 0;
 
     /* train: everything but the bucket list (hundreds of entries for big models; not a measurement) */
     json_t *train = bad ? NULL : json_object_get(b, "train");
@@ -50,47 +35,24 @@ nvs_result_t nvs_baseline_from_text(const char *run_text, const char *source_pat
         if (json_object_get(t, "log_files")) bad |= json_object_del(t, "log_files") != 0;
     }
     if (!bad) {
-        json_t *meta = json_pack("{s:s}", "source_run", source_path);
+        json_t *meta = json_pack("{s:s}", "source_run", run->path);
         bad = !meta || json_object_set_new(b, "baseline", meta) != 0;
     }
-    char *text = bad ? NULL : json_dumps(b, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-    json_decref(b);
-    json_decref(run);
-    if (!text) {
-        snprintf(err, errlen, "out of memory");
-        return NVS_ERR_NOMEM;
+    if (bad) {
+        json_decref(b);
+        return NULL;
     }
-    /* json_dumps' memory comes from jansson's allocator (malloc by default); copy with a newline so the
-     * caller frees with free() whatever jansson was configured with. */
-    size_t len = strlen(text);
-    *out = malloc(len + 2);
-    if (*out) {
-        memcpy(*out, text, len);
-        (*out)[len] = '\n';
-        (*out)[len + 1] = '\0';
-    }
-    json_free_t free_fn;
-    json_get_alloc_funcs(NULL, &free_fn);
-    free_fn(text);
-    if (!*out) {
-        snprintf(err, errlen, "out of memory");
-        return NVS_ERR_NOMEM;
-    }
-    return NVS_OK;
+    return b;
 }
 
-nvs_result_t nvs_baseline_save(const char *run_path, const char *out_path)
+nvs_result_t nvs_baseline_save(const nvs_run *run, const char *out_path)
 {
-    char *text = NULL, *btext = NULL, err[512];
-    nvs_result_t res = nvs_read_text_file(run_path, NVS_RUN_MAX_BYTES, &text);
-    if (res != NVS_OK) return res;
-    res = nvs_baseline_from_text(text, run_path, &btext, err, sizeof err);
-    free(text);
-    if (res != NVS_OK) {
-        fprintf(stderr, "nvscale check: %s: %s\n", run_path, err);
-        return res;
+    json_t *b = nvs_baseline_build(run);
+    if (!b) {
+        nvs_error("out of memory building the baseline of %s", run->path);
+        return NVS_ERR_NOMEM;
     }
-    res = nvs_write_text_file(out_path, btext);
-    free(btext);
+    nvs_result_t res = nvs_rj_save_file(b, out_path);
+    json_decref(b);
     return res;
 }

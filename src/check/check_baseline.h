@@ -6,15 +6,15 @@
 #ifndef NVS_CHECK_BASELINE_H
 #define NVS_CHECK_BASELINE_H
 
-#include <stddef.h>
+#include <jansson.h>
 
 #include "core/err.h"
+#include "runjson/runjson.h"
 
-/* Trim run.json text into baseline JSON text (malloc'd). NVS_ERR_INPUT with a message in err when the text is
- * not JSON. Does not validate the schema: the caller has read the run with nvs_ck_read_run() first. */
-nvs_result_t nvs_baseline_from_text(const char *run_text, const char *source_path, char **out, char *err,
-                                    size_t errlen);
-/* Read run_path, write the baseline to out_path atomically (whole or not at all). */
-nvs_result_t nvs_baseline_save(const char *run_path, const char *out_path);
+/* The baseline document of a run read (and so validated) by nvs_run_load: a new reference, NULL when out of
+ * memory. */
+json_t *nvs_baseline_build(const nvs_run *run);
+/* Write the baseline of `run` to out_path with the run.json writer (whole or not at all). */
+nvs_result_t nvs_baseline_save(const nvs_run *run, const char *out_path);
 
 #endif

@@ -7,8 +7,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "collectives/coll.h"
 #include "core/dtype.h"
 #include "core/units.h"
+
+/* A string of the run that may be absent (NULL) as text. */
+static const char *str(const char *s) { return s ? s : ""; }
+
+/* The GPU counts a run measured at, ascending (nvs_run_ns: collectives, training, scaling, transports). NULL with
+ * *n = 0 when out of memory; the callers then see a run that measured nothing. */
+static int *run_ns(const nvs_run *run, size_t *n)
+{
+    int *ns = NULL;
+    int k = nvs_run_ns(run, &ns);
+    *n = k > 0 ? (size_t)k : 0;
+    return ns;
+}
 
 /* One thing a rule demands: a (collective, N, size), a GPU pair, or a training N. `empty` = the rule selected
  * nothing at all in the reference run; `why` says what was missing. */
@@ -34,7 +48,7 @@ typedef struct {
     char worst[48]; /* the variant the value comes from: "in-place", "out-of-place half max" */
     int null;    /* a matching row has no value */
     double value;
-    long wrong;  /* summed wrong elements of the matching rows (0 when unchecked) */
+    long long wrong; /* summed wrong elements of the matching rows (0 when unchecked) */
 } meas;
 
 static int push(points *ps, const point *p)
@@ -61,25 +75,26 @@ static int push_empty(points *ps, const char *fmt, ...)
     return push(ps, &p);
 }
 
-static int row_matches(const nvs_rule *r, const nvs_ck_coll *c)
+static int row_matches(const nvs_rule *r, const nvs_run_coll *c)
 {
-    if (r->type >= 0 && nvs_dtype_parse(c->type) != r->type) return 0;
-    if (r->op >= 0 && nvs_redop_parse(c->op) != r->op) return 0;
+    if (r->type >= 0 && nvs_dtype_parse(str(c->type)) != r->type) return 0;
+    if (r->op >= 0 && nvs_redop_parse(str(c->op)) != r->op) return 0;
     if (r->inplace >= 0 && c->inplace != r->inplace) return 0;
     return 1;
 }
 
-static meas measure(const nvs_rule *r, const nvs_ck_run *run, const point *p)
+static meas measure(const nvs_rule *r, const nvs_run *run, const point *p)
 {
     meas m = {.value = NAN};
-    const nvs_ck_coll *first = NULL, *worst = NULL;
+    const nvs_run_coll *first = NULL, *worst = NULL;
     switch (r->metric) {
     case NVS_RULE_BUSBW:
-        for (size_t i = 0; i < run->ncoll; i++) {
-            const nvs_ck_coll *c = &run->coll[i];
-            if (strcmp(c->collective, p->coll) || c->n != p->n || c->bytes != p->bytes || !row_matches(r, c))
+        for (size_t i = 0; i < run->ncolls; i++) {
+            const nvs_run_coll *c = &run->colls[i];
+            if (strcmp(c->collective, p->coll) || c->n != p->n || c->bytes != (double)p->bytes || !row_matches(r, c))
                 continue;
-            if (m.found && (strcmp(c->type, first->type) || strcmp(c->op, first->op))) m.mixed_type = 1;
+            if (m.found && (strcmp(str(c->type), str(first->type)) || strcmp(str(c->op), str(first->op))))
+                m.mixed_type = 1;
             if (!m.found) first = c;
             m.found = 1;
             m.rows++;
@@ -91,15 +106,15 @@ static meas measure(const nvs_rule *r, const nvs_ck_run *run, const point *p)
             if (c->wrong > 0) m.wrong += c->wrong;
         }
         if (worst && m.rows > 1) {
-            snprintf(m.worst, sizeof m.worst, "%s", worst->inplace == 1 ? "in-place" : worst->inplace == 0 ? "out-of-place" : "");
+            snprintf(m.worst, sizeof m.worst, "%s", worst->inplace ? "in-place" : "out-of-place");
             if (m.mixed_type)
-                snprintf(m.worst + strlen(m.worst), sizeof m.worst - strlen(m.worst), "%s%s %s",
-                         m.worst[0] ? " " : "", worst->type, worst->op);
+                snprintf(m.worst + strlen(m.worst), sizeof m.worst - strlen(m.worst), " %s %s", str(worst->type),
+                         str(worst->op));
         }
         break;
     case NVS_RULE_P2P:
-        for (size_t i = 0; i < run->npairs; i++) {
-            const nvs_ck_pair *q = &run->pairs[i];
+        for (size_t i = 0; i < run->p2p.npairs; i++) {
+            const nvs_run_p2p_pair *q = &run->p2p.pairs[i];
             if (q->src != p->src || q->dst != p->dst) continue;
             double v = r->bidir ? q->bidir_gbps : q->uni_gbps;
             m.found = 1;
@@ -109,11 +124,12 @@ static meas measure(const nvs_rule *r, const nvs_ck_run *run, const point *p)
         }
         break;
     case NVS_RULE_EFFICIENCY:
-        for (size_t i = 0; i < run->ntrain; i++) {
-            if (run->train[i].n != p->n) continue;
+        for (size_t i = 0; i < run->train.nresults; i++) {
+            const nvs_run_train_result *t = &run->train.results[i];
+            if (t->n != p->n) continue;
             m.found = 1;
-            if (isnan(run->train[i].efficiency)) m.null = 1;
-            else if (isnan(m.value) || run->train[i].efficiency < m.value) m.value = run->train[i].efficiency;
+            if (isnan(t->efficiency)) m.null = 1;
+            else if (isnan(m.value) || t->efficiency < m.value) m.value = t->efficiency;
         }
         break;
     default: break;
@@ -148,30 +164,31 @@ static const char *n_text(int n, char *buf, size_t len)
     return buf;
 }
 
-static int expand_busbw(const nvs_rule *r, const nvs_ck_run *ref, const char *what, points *ps)
+static int expand_busbw(const nvs_rule *r, const nvs_run *ref, const char *what, points *ps)
 {
     /* collectives: the rule's, or every one the reference measured, in the order it measured them */
     char colls[16][32];
     int ncolls = 0;
     if (r->coll[0]) snprintf(colls[ncolls++], sizeof colls[0], "%s", r->coll);
     else
-        for (size_t i = 0; i < ref->ncoll && ncolls < 16; i++) {
+        for (size_t i = 0; i < ref->ncolls && ncolls < 16; i++) {
             int seen = 0;
-            for (int k = 0; k < ncolls; k++) seen |= !strcmp(colls[k], ref->coll[i].collective);
-            if (!seen) snprintf(colls[ncolls++], sizeof colls[0], "%s", ref->coll[i].collective);
+            for (int k = 0; k < ncolls; k++) seen |= !strcmp(colls[k], ref->colls[i].collective);
+            if (!seen) snprintf(colls[ncolls++], sizeof colls[0], "%s", ref->colls[i].collective);
         }
     if (!ncolls) return push_empty(ps, "%s measured no collective", what);
 
-    size_t before = ps->n;
-    int *ns = calloc(ref->nns + 1, sizeof *ns);
-    size_t *sizes = calloc(ref->ncoll + 1, sizeof *sizes);
+    size_t before = ps->n, nref;
+    int *ref_ns = run_ns(ref, &nref);
+    int *ns = calloc(nref + 1, sizeof *ns);
+    size_t *sizes = calloc(ref->ncolls + 1, sizeof *sizes);
     int res = -1;
-    if (!ns || !sizes) goto out;
-    size_t nsel = select_ns(r->n, ref->ns, ref->nns, ns);
+    if (!ref_ns || !ns || !sizes) goto out;
+    size_t nsel = select_ns(r->n, ref_ns, nref, ns);
     if (!nsel) {
         char b[16];
         res = push_empty(ps, "%s has no GPU count for n=%s (it measured %s)", what, n_text(r->n, b, sizeof b),
-                         ref->nns ? "only N = 1" : "none");
+                         nref ? "only N = 1" : "none");
         goto out;
     }
     for (int ci = 0; ci < ncolls; ci++)
@@ -180,8 +197,8 @@ static int expand_busbw(const nvs_rule *r, const nvs_ck_run *ref, const char *wh
             memcpy(p.coll, colls[ci], sizeof p.coll);
             if (!r->coll[0]) { /* `*`: only the (collective, N) pairs the reference measured at all */
                 int any = 0;
-                for (size_t i = 0; i < ref->ncoll && !any; i++)
-                    any = ref->coll[i].n == p.n && !strcmp(ref->coll[i].collective, p.coll);
+                for (size_t i = 0; i < ref->ncolls && !any; i++)
+                    any = ref->colls[i].n == p.n && !strcmp(ref->colls[i].collective, p.coll);
                 if (!any) continue;
             }
             if (r->size_exact) {
@@ -190,14 +207,15 @@ static int expand_busbw(const nvs_rule *r, const nvs_ck_run *ref, const char *wh
                 continue;
             }
             size_t k = 0;
-            for (size_t i = 0; i < ref->ncoll; i++) {
-                const nvs_ck_coll *c = &ref->coll[i];
-                if (strcmp(c->collective, p.coll) || c->n != p.n || c->bytes < r->size_lo || c->bytes > r->size_hi ||
+            for (size_t i = 0; i < ref->ncolls; i++) {
+                const nvs_run_coll *c = &ref->colls[i];
+                size_t bytes = (size_t)c->bytes; /* an integer: the reader checked */
+                if (strcmp(c->collective, p.coll) || c->n != p.n || bytes < r->size_lo || bytes > r->size_hi ||
                     !row_matches(r, c))
                     continue;
                 int seen = 0;
-                for (size_t j = 0; j < k; j++) seen |= sizes[j] == c->bytes;
-                if (!seen) sizes[k++] = c->bytes;
+                for (size_t j = 0; j < k; j++) seen |= sizes[j] == bytes;
+                if (!seen) sizes[k++] = bytes;
             }
             if (!k) {
                 char lo[32], hi[32], range[80];
@@ -226,21 +244,22 @@ static int expand_busbw(const nvs_rule *r, const nvs_ck_run *ref, const char *wh
     }
     res = 0;
 out:
+    free(ref_ns);
     free(ns);
     free(sizes);
     return res;
 }
 
-static int expand_p2p(const nvs_rule *r, const nvs_ck_run *ref, const char *what, points *ps)
+static int expand_p2p(const nvs_rule *r, const nvs_run *ref, const char *what, points *ps)
 {
-    if (!ref->has_p2p) return push_empty(ps, "%s has no p2p section (nvscale p2p measures it)", what);
+    if (!ref->p2p.present) return push_empty(ps, "%s has no p2p section (nvscale p2p measures it)", what);
     if (r->src >= 0) {
         point p = {.src = r->src, .dst = r->dst};
         return push(ps, &p);
     }
-    if (!ref->npairs) return push_empty(ps, "%s measured no GPU pair", what);
-    for (size_t i = 0; i < ref->npairs; i++) {
-        point p = {.src = ref->pairs[i].src, .dst = ref->pairs[i].dst};
+    if (!ref->p2p.npairs) return push_empty(ps, "%s measured no GPU pair", what);
+    for (size_t i = 0; i < ref->p2p.npairs; i++) {
+        point p = {.src = ref->p2p.pairs[i].src, .dst = ref->p2p.pairs[i].dst};
         int seen = 0;
         for (size_t k = 0; k < ps->n; k++) seen |= ps->v[k].src == p.src && ps->v[k].dst == p.dst;
         if (!seen && push(ps, &p)) return -1;
@@ -248,17 +267,18 @@ static int expand_p2p(const nvs_rule *r, const nvs_ck_run *ref, const char *what
     return 0;
 }
 
-static int expand_eff(const nvs_rule *r, const nvs_ck_run *ref, const char *what, points *ps)
+static int expand_eff(const nvs_rule *r, const nvs_run *ref, const char *what, points *ps)
 {
-    if (!ref->has_train) return push_empty(ps, "%s has no train section (nvscale train or run --model)", what);
-    int *ns = calloc(ref->ntrain + 1, sizeof *ns), *sel = calloc(ref->ntrain + 1, sizeof *sel);
+    const nvs_run_train *tr = &ref->train;
+    if (!tr->present) return push_empty(ps, "%s has no train section (nvscale train or run --model)", what);
+    int *ns = calloc(tr->nresults + 1, sizeof *ns), *sel = calloc(tr->nresults + 1, sizeof *sel);
     int res = -1;
     size_t k = 0;
     if (!ns || !sel) goto out;
-    for (size_t i = 0; i < ref->ntrain; i++) {
+    for (size_t i = 0; i < tr->nresults; i++) {
         int seen = 0;
-        for (size_t j = 0; j < k; j++) seen |= ns[j] == ref->train[i].n;
-        if (!seen) ns[k++] = ref->train[i].n;
+        for (size_t j = 0; j < k; j++) seen |= ns[j] == tr->results[i].n;
+        if (!seen) ns[k++] = tr->results[i].n;
     }
     for (size_t i = 1; i < k; i++) /* ascending (insertion sort: a handful of counts) */
         for (size_t j = i; j > 0 && ns[j - 1] > ns[j]; j--) {
@@ -283,7 +303,7 @@ out:
     return res;
 }
 
-static int expand(const nvs_rule *r, const nvs_ck_run *ref, const char *what, points *ps)
+static int expand(const nvs_rule *r, const nvs_run *ref, const char *what, points *ps)
 {
     switch (r->metric) {
     case NVS_RULE_BUSBW: return expand_busbw(r, ref, what, ps);
@@ -341,10 +361,13 @@ static void point_label(const nvs_rule *r, const point *p, int vs_baseline, char
 }
 
 /* Why a point has no measurement in a run. */
-static void missing_text(const nvs_rule *r, const point *p, const nvs_ck_run *run, char *buf, size_t len)
+static void missing_text(const nvs_rule *r, const point *p, const nvs_run *run, char *buf, size_t len)
 {
     int has_n = 0;
-    for (size_t i = 0; i < run->nns; i++) has_n |= run->ns[i] == p->n;
+    size_t nns;
+    int *ns = run_ns(run, &nns);
+    for (size_t i = 0; i < nns; i++) has_n |= ns[i] == p->n;
+    free(ns);
     char sz[32];
     switch (r->metric) {
     case NVS_RULE_BUSBW:
@@ -354,11 +377,11 @@ static void missing_text(const nvs_rule *r, const point *p, const nvs_ck_run *ru
                      p->coll, p->n, (r->type >= 0 || r->op >= 0 || r->inplace >= 0) ? " matching type/op/inplace" : "");
         break;
     case NVS_RULE_P2P:
-        if (!run->has_p2p) snprintf(buf, len, "not measured: the run has no p2p section");
+        if (!run->p2p.present) snprintf(buf, len, "not measured: the run has no p2p section");
         else snprintf(buf, len, "not measured: pair %d->%d is not in the p2p matrix", p->src, p->dst);
         break;
     case NVS_RULE_EFFICIENCY:
-        if (!run->has_train) snprintf(buf, len, "not measured: the run has no train section");
+        if (!run->train.present) snprintf(buf, len, "not measured: the run has no train section");
         else snprintf(buf, len, "not measured: no training result at n=%d", p->n);
         break;
     default: buf[0] = '\0';
@@ -399,7 +422,8 @@ static int unusable(nvs_verdict *v, const meas *m)
 {
     if (m->wrong > 0) {
         snprintf(v->measured, sizeof v->measured, "wrong results");
-        snprintf(v->note, sizeof v->note, "%ld wrong elements: validation failed, the bandwidth means nothing", m->wrong);
+        snprintf(v->note, sizeof v->note, "%lld wrong elements: validation failed, the bandwidth means nothing",
+                 m->wrong);
         return 1;
     }
     if (m->null || isnan(m->value)) {
@@ -412,7 +436,7 @@ static int unusable(nvs_verdict *v, const meas *m)
 
 /* The run's value at point p: 1 when there is a usable one in *m; else the row is finished as FAIL ("not
  * measured", or why the value cannot be used) and 0 returned. */
-static int measured_in_run(const nvs_rule *r, const nvs_ck_run *run, const point *p, nvs_verdict *v,
+static int measured_in_run(const nvs_rule *r, const nvs_run *run, const point *p, nvs_verdict *v,
                            nvs_verdicts *vs, meas *m)
 {
     *m = measure(r, run, p);
@@ -429,7 +453,7 @@ static int measured_in_run(const nvs_rule *r, const nvs_ck_run *run, const point
     return 1;
 }
 
-static int eval_min(const nvs_rule *r, const nvs_ck_run *run, nvs_verdicts *vs)
+static int eval_min(const nvs_rule *r, const nvs_run *run, nvs_verdicts *vs)
 {
     points ps = {0};
     if (expand(r, run, "the run", &ps)) goto nomem;
@@ -458,7 +482,7 @@ nomem:
     return -1;
 }
 
-static int eval_below(const nvs_rule *r, const nvs_ck_run *run, const nvs_ck_run *base, nvs_verdicts *vs)
+static int eval_below(const nvs_rule *r, const nvs_run *run, const nvs_run *base, nvs_verdicts *vs)
 {
     points ps = {0};
     if (!base) { /* callers refuse this earlier; a row rather than a crash if one does not */
@@ -522,30 +546,31 @@ nomem:
     return -1;
 }
 
-static int eval_status(const nvs_ck_run *run, nvs_verdicts *vs)
+static int eval_status(const nvs_run *run, nvs_verdicts *vs)
 {
     nvs_verdict *v = new_row(vs, NULL);
     if (!v) return -1;
     snprintf(v->metric, sizeof v->metric, "run result");
     snprintf(v->expected, sizeof v->expected, "ok");
     snprintf(v->rule, sizeof v->rule, "(always)");
-    if (!run->status[0]) {
+    const char *status = run->result_status;
+    if (!status) {
         snprintf(v->measured, sizeof v->measured, "none");
         snprintf(v->note, sizeof v->note, "the run has no result section: it did not finish");
         finish(vs, v, 0);
         return 0;
     }
-    snprintf(v->measured, sizeof v->measured, "%s", run->status);
-    if (strcmp(run->status, "ok")) {
-        if (run->wrong_total > 0)
-            snprintf(v->note, sizeof v->note, "%ld wrong elements in the run", run->wrong_total);
-        else snprintf(v->note, sizeof v->note, "the run reported status '%s'", run->status);
+    snprintf(v->measured, sizeof v->measured, "%s", status);
+    if (strcmp(status, "ok")) {
+        if (run->result_wrong_total > 0)
+            snprintf(v->note, sizeof v->note, "%lld wrong elements in the run", run->result_wrong_total);
+        else snprintf(v->note, sizeof v->note, "the run reported status '%s'", status);
     }
-    finish(vs, v, !strcmp(run->status, "ok"));
+    finish(vs, v, !strcmp(status, "ok"));
     return 0;
 }
 
-int nvs_check_eval(const nvs_ruleset *rules, const nvs_ck_run *run, const nvs_ck_run *base, nvs_verdicts *out)
+int nvs_check_eval(const nvs_ruleset *rules, const nvs_run *run, const nvs_run *base, nvs_verdicts *out)
 {
     memset(out, 0, sizeof *out);
     if (eval_status(run, out)) return -1;
@@ -563,27 +588,28 @@ void nvs_verdicts_free(nvs_verdicts *v)
     memset(v, 0, sizeof *v);
 }
 
-size_t nvs_check_slowest_ranks(const nvs_ck_run *run, nvs_slowest_rank *out, size_t cap)
+size_t nvs_check_slowest_ranks(const nvs_run *run, nvs_slowest_rank *out, size_t cap)
 {
-    size_t k = 0;
-    for (size_t ni = 0; ni < run->nns && k < cap; ni++) {
-        int n = run->ns[ni], maxrank = -1;
+    size_t k = 0, nns;
+    int *ns = run_ns(run, &nns);
+    for (size_t ni = 0; ni < nns && k < cap; ni++) {
+        int n = ns[ni], maxrank = -1;
         if (n < 2) continue;
-        for (size_t i = 0; i < run->ncoll; i++)
-            if (run->coll[i].n == n && run->coll[i].slowest_rank > maxrank) maxrank = run->coll[i].slowest_rank;
+        for (size_t i = 0; i < run->ncolls; i++)
+            if (run->colls[i].n == n && run->colls[i].slowest_rank > maxrank) maxrank = run->colls[i].slowest_rank;
         if (maxrank < 0) continue;
         int *count = calloc((size_t)maxrank + 1, sizeof *count);
         double *lag = calloc((size_t)maxrank + 1, sizeof *lag);
         if (!count || !lag) {
             free(count);
             free(lag);
-            return k;
+            break;
         }
         nvs_slowest_rank s = {.n = n, .rank = -1, .lag_pct = NAN, .device = -1};
         double lag_sum = 0;
         int lag_n = 0;
-        for (size_t i = 0; i < run->ncoll; i++) {
-            const nvs_ck_coll *c = &run->coll[i];
+        for (size_t i = 0; i < run->ncolls; i++) {
+            const nvs_run_coll *c = &run->colls[i];
             if (c->n != n || c->slowest_rank < 0) continue;
             s.configs++;
             count[c->slowest_rank]++;
@@ -601,21 +627,46 @@ size_t nvs_check_slowest_ranks(const nvs_ck_run *run, nvs_slowest_rank *out, siz
         if (lag_n) s.lag_pct = lag_sum / lag_n;
         for (size_t i = 0; i < run->nranks; i++)
             if (run->ranks[i].rank == s.rank) {
-                snprintf(s.host, sizeof s.host, "%s", run->ranks[i].host);
+                snprintf(s.host, sizeof s.host, "%s", str(run->ranks[i].host));
                 s.device = run->ranks[i].device;
             }
         free(count);
         free(lag);
         out[k++] = s;
     }
+    free(ns);
     return k;
 }
 
-int nvs_check_slowest_pair(const nvs_ck_run *run)
+int nvs_check_slowest_pair(const nvs_run *run)
 {
+    const nvs_run_p2p_pair *p = run->p2p.pairs;
     int best = -1;
-    for (size_t i = 0; i < run->npairs; i++)
-        if (!isnan(run->pairs[i].uni_gbps) && (best < 0 || run->pairs[i].uni_gbps < run->pairs[best].uni_gbps))
-            best = (int)i;
+    for (size_t i = 0; i < run->p2p.npairs; i++)
+        if (!isnan(p[i].uni_gbps) && (best < 0 || p[i].uni_gbps < p[best].uni_gbps)) best = (int)i;
     return best;
+}
+
+const nvs_run_explain *nvs_check_slowest_hop(const nvs_run *run)
+{
+    const nvs_run_explain *h = NULL;
+    for (size_t i = 0; i < run->nexplain; i++) {
+        const nvs_run_explain *e = &run->explain[i];
+        if (e->has_hop && e->hop_from_gpu >= 0 && e->hop_to_gpu >= 0 && (!h || e->n > h->n)) h = e;
+    }
+    return h;
+}
+
+nvs_result_t nvs_check_run_names(nvs_run *run, char *err, size_t errlen)
+{
+    for (size_t i = 0; i < run->ncolls; i++) {
+        const nvs_coll *k = nvs_coll_find(run->colls[i].collective);
+        if (!k) {
+            snprintf(err, errlen, "collectives[%zu].collective: unknown collective '%s'", i,
+                     run->colls[i].collective);
+            return NVS_ERR_INPUT;
+        }
+        run->colls[i].collective = k->name; /* static: outlives the document */
+    }
+    return NVS_OK;
 }

@@ -1,4 +1,5 @@
-/* The verdicts of `nvscale check` (PURE: rules x run [x baseline] -> rows; no I/O, no JSON, no CUDA/MPI).
+/* The verdicts of `nvscale check` (PURE: rules x run [x baseline] -> rows; no I/O, no CUDA/MPI). The run and the
+ * baseline are nvs_run structs from the shared run.json reader (runjson/runjson.h): the tests build them by hand.
  *
  * Every rule expands into the points it demands, and every point gets one verdict row:
  *   busbw   one point per (collective, N, size): collective `*` = every collective the reference measured, at
@@ -18,8 +19,9 @@
 
 #include <stddef.h>
 
-#include "check/check_run.h"
 #include "check/rules.h"
+#include "core/err.h"
+#include "runjson/runjson.h"
 
 typedef struct {
     char metric[256];   /* "busbw all_reduce 1 GiB n=2", or the rule text when it selected nothing */
@@ -39,8 +41,14 @@ typedef struct {
     size_t failed;
 } nvs_verdicts;
 
+/* The collectives a run names must be ones this nvscale knows: the rules name them by the registry's spelling
+ * (collectives/coll.h), so an alias in the file ("allreduce") is rewritten to it and an unknown name is an input
+ * error, never a silent "not measured". NVS_ERR_INPUT with "collectives[I].collective: unknown collective 'X'" in
+ * err. */
+nvs_result_t nvs_check_run_names(nvs_run *run, char *err, size_t errlen);
+
 /* Evaluate every rule. `base` may be NULL when no rule has below_baseline. Returns 0, -1 when out of memory. */
-int nvs_check_eval(const nvs_ruleset *rules, const nvs_ck_run *run, const nvs_ck_run *base, nvs_verdicts *out);
+int nvs_check_eval(const nvs_ruleset *rules, const nvs_run *run, const nvs_run *base, nvs_verdicts *out);
 void nvs_verdicts_free(nvs_verdicts *v);
 
 /* The slowest rank at one N: the rank that was slowest (collectives[].slowest_rank) in the most configurations,
@@ -55,10 +63,14 @@ typedef struct {
     int device;        /* from ranks[]; -1 unknown */
 } nvs_slowest_rank;
 
-/* One entry per N >= 2 that has collective rows; returns the count written (at most cap). */
-size_t nvs_check_slowest_ranks(const nvs_ck_run *run, nvs_slowest_rank *out, size_t cap);
+/* One entry per N >= 2 that has collective rows; returns the count written (at most cap; 0 when out of memory). */
+size_t nvs_check_slowest_ranks(const nvs_run *run, nvs_slowest_rank *out, size_t cap);
 
-/* The slowest p2p pair: lowest uni_gbps. Returns the index into run->pairs, -1 when none was measured. */
-int nvs_check_slowest_pair(const nvs_ck_run *run);
+/* The slowest p2p pair: lowest uni_gbps. Returns the index into run->p2p.pairs, -1 when none was measured. */
+int nvs_check_slowest_pair(const nvs_run *run);
+
+/* The ring's slowest hop that the explanation names at the largest N (explain[].slowest_hop with both GPUs
+ * known), the next best answer when there is no p2p matrix; NULL when none. */
+const nvs_run_explain *nvs_check_slowest_hop(const nvs_run *run);
 
 #endif

@@ -6,12 +6,12 @@
 #include <string.h>
 
 #include "core/log.h"
+#include "runjson/runjson_write.h"
 
 int nvs_check_exit_code(const nvs_check_report *rep) { return rep->verdicts->failed ? 3 : 0; }
 
-static void slowest_rank_line(FILE *f, const nvs_ck_run *run, const nvs_slowest_rank *s)
+static void slowest_rank_line(FILE *f, const nvs_slowest_rank *s)
 {
-    (void)run;
     fprintf(f, "slowest rank at n=%d: rank %d", s->n, s->rank);
     if (s->host[0] || s->device >= 0) {
         fprintf(f, " (");
@@ -24,25 +24,24 @@ static void slowest_rank_line(FILE *f, const nvs_ck_run *run, const nvs_slowest_
     fprintf(f, "\n");
 }
 
-static void slowest_pair_line(FILE *f, const nvs_ck_run *run, int idx)
+static void slowest_pair_line(FILE *f, const nvs_run *run, int idx)
 {
     if (idx >= 0) {
-        const nvs_ck_pair *p = &run->pairs[idx];
+        const nvs_run_p2p_pair *p = &run->p2p.pairs[idx];
         fprintf(f, "slowest pair: GPU %d -> GPU %d", p->src, p->dst);
-        if (p->cls[0]) fprintf(f, " (%s)", p->cls);
+        if (p->cls && *p->cls) fprintf(f, " (%s)", p->cls);
         fprintf(f, ": %.1f GB/s unidirectional", p->uni_gbps);
         if (!isnan(p->pct_of_bound)) fprintf(f, ", %.1f%% of its %.1f GB/s bound", p->pct_of_bound, p->bound_gbps);
         fprintf(f, "\n");
         return;
     }
     /* No p2p matrix: the ring's slowest hop from the explanation is the next best answer. */
-    const nvs_ck_hop *h = NULL;
-    for (size_t i = 0; i < run->nhops; i++)
-        if (!h || run->hops[i].n > h->n) h = &run->hops[i];
+    const nvs_run_explain *h = nvs_check_slowest_hop(run);
     if (h) {
         fprintf(f, "slowest pair: not measured (no p2p section); the ring's slowest hop at n=%d is GPU %d -> GPU %d",
-                h->n, h->from_gpu, h->to_gpu);
-        if (h->cls[0]) fprintf(f, " (%s%s%s)", h->cls, h->link[0] ? ", " : "", h->link);
+                h->n, h->hop_from_gpu, h->hop_to_gpu);
+        const char *link = h->hop_link ? h->hop_link : "";
+        if (h->hop_class && *h->hop_class) fprintf(f, " (%s%s%s)", h->hop_class, *link ? ", " : "", link);
         fprintf(f, "\n");
     } else
         fprintf(f, "slowest pair: not measured (the run has no p2p section)\n");
@@ -77,7 +76,7 @@ nvs_result_t nvs_check_print_table(FILE *f, const nvs_check_report *rep)
         fprintf(f, "%s\n", line);
     }
     fprintf(f, "\n");
-    for (size_t i = 0; i < rep->nslowest; i++) slowest_rank_line(f, rep->run, &rep->slowest[i]);
+    for (size_t i = 0; i < rep->nslowest; i++) slowest_rank_line(f, &rep->slowest[i]);
     if (!rep->nslowest) fprintf(f, "slowest rank: not known (no collective row at n >= 2 names one)\n");
     slowest_pair_line(f, rep->run, rep->slowest_pair);
     if (vs->failed)
@@ -90,8 +89,6 @@ nvs_result_t nvs_check_print_table(FILE *f, const nvs_check_report *rep)
     }
     return NVS_OK;
 }
-
-static json_t *num_or_null(double v) { return isnan(v) ? json_null() : json_real(v); }
 
 /* json_object_set_new that remembers a failure (out of memory), so that one check covers the whole build. */
 static void set(json_t *o, const char *k, json_t *v, int *bad)
@@ -114,8 +111,8 @@ static json_t *build_json(const nvs_check_report *rep)
         json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:s}", "metric", v->metric,
                               "measured", v->measured, "expected", v->expected, "margin", v->margin, "verdict",
                               v->pass ? "PASS" : "FAIL", "note", v->note, "unit", v->unit, "measured_value",
-                              num_or_null(v->measured_v), "expected_value", num_or_null(v->expected_v),
-                              "margin_value", num_or_null(v->margin_v), "rule", v->rule);
+                              nvs_rj_num(v->measured_v), "expected_value", nvs_rj_num(v->expected_v),
+                              "margin_value", nvs_rj_num(v->margin_v), "rule", v->rule);
         if (!o || json_array_append_new(arr, o)) goto fail;
     }
     set(root, "verdicts", arr, &bad);
@@ -123,17 +120,17 @@ static json_t *build_json(const nvs_check_report *rep)
     for (size_t i = 0; i < rep->nslowest; i++) {
         const nvs_slowest_rank *s = &rep->slowest[i];
         json_t *o = json_pack("{s:i, s:i, s:s?, s:o, s:i, s:i, s:o}", "n", s->n, "rank", s->rank, "host",
-                              s->host[0] ? s->host : NULL, "device", s->device >= 0 ? json_integer(s->device) : json_null(),
-                              "slowest_in", s->slowest_in, "configs", s->configs, "lag_pct", num_or_null(s->lag_pct));
+                              s->host[0] ? s->host : NULL, "device", nvs_rj_int(s->device),
+                              "slowest_in", s->slowest_in, "configs", s->configs, "lag_pct", nvs_rj_num(s->lag_pct));
         if (!o || json_array_append_new(sr, o)) goto fail;
     }
     set(root, "slowest_rank", sr, &bad);
     sr = NULL;
     if (rep->slowest_pair >= 0) {
-        const nvs_ck_pair *p = &rep->run->pairs[rep->slowest_pair];
+        const nvs_run_p2p_pair *p = &rep->run->p2p.pairs[rep->slowest_pair];
         set(root, "slowest_pair",
-            json_pack("{s:i, s:i, s:s, s:o}", "src", p->src, "dst", p->dst, "class", p->cls, "uni_gbps",
-                      num_or_null(p->uni_gbps)),
+            json_pack("{s:i, s:i, s:s, s:o}", "src", p->src, "dst", p->dst, "class", p->cls ? p->cls : "", "uni_gbps",
+                      nvs_rj_num(p->uni_gbps)),
             &bad);
     } else
         set(root, "slowest_pair", json_null(), &bad);

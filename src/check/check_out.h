@@ -5,19 +5,19 @@
 #include <stdio.h>
 
 #include "check/check_eval.h"
-#include "check/check_run.h"
 #include "core/err.h"
+#include "runjson/runjson.h"
 
 #define NVS_CHECK_SCHEMA "nvscale.check/1"
 
 typedef struct {
-    const nvs_ck_run *run;
-    const nvs_ck_run *base;      /* NULL without --baseline */
+    const nvs_run *run;
+    const nvs_run *base;         /* NULL without --baseline */
     const char *rules_desc;      /* "rules.txt (4 rules), --min-p2p" */
     const nvs_verdicts *verdicts;
     const nvs_slowest_rank *slowest;
     size_t nslowest;
-    int slowest_pair;            /* index into run->pairs, -1 none */
+    int slowest_pair;            /* index into run->p2p.pairs, -1 none */
 } nvs_check_report;
 
 /* 0 when every verdict passed, else 3 (the process exit code). */

@@ -12,10 +12,11 @@
 #include "check/check_baseline.h"
 #include "check/check_eval.h"
 #include "check/check_out.h"
-#include "check/check_read.h"
-#include "cli/commands.h"
-#include "core/out_file.h"
 #include "check/rules.h"
+#include "cli/commands.h"
+#include "core/log.h"
+#include "core/out_file.h"
+#include "runjson/runjson.h"
 
 #define MAX_RULES_BYTES ((size_t)1 << 20) /* a rules file is a few lines; 1 MiB is not one */
 #define MAX_SLOWEST 64
@@ -119,6 +120,19 @@ static int add_rules_file(nvs_ruleset *rs, const char *path)
         return 2;
     }
     return 0;
+}
+
+/* A run or baseline through the shared reader (one message "FILE: key: what is wrong" and exit 2 when bad),
+ * with the collective names check compares rules against. */
+static nvs_result_t load_run(const char *path, nvs_run *run)
+{
+    char err[256];
+    nvs_result_t res = nvs_run_load(path, 0, run);
+    if (res == NVS_OK && (res = nvs_check_run_names(run, err, sizeof err)) != NVS_OK) {
+        nvs_error("%s: %s", path, err);
+        nvs_run_free(run);
+    }
+    return res;
 }
 
 static int same_file(const char *a, const char *b)
@@ -236,27 +250,28 @@ int cmd_check(int argc, char **argv)
         goto out;
     }
 
-    nvs_ck_run run, base;
+    nvs_run run, base;
     memset(&base, 0, sizeof base);
-    nvs_result_t res = nvs_ck_read_run(run_path, "check", &run);
+    nvs_result_t res = load_run(run_path, &run);
     if (res != NVS_OK) {
         rc = nvs_exit_code(res);
         goto out;
     }
-    if (base_path && (res = nvs_ck_read_run(base_path, "check", &base)) != NVS_OK) {
+    if (base_path && (res = load_run(base_path, &base)) != NVS_OK) {
         rc = nvs_exit_code(res);
-        nvs_ck_run_free(&run);
+        nvs_run_free(&run);
         goto out;
     }
 
     if (save_path) {
-        if (strcmp(run.status, "ok")) {
+        if (!run.result_status || strcmp(run.result_status, "ok")) {
             fprintf(stderr, "nvscale check: --save-baseline: %s has result status '%s': a baseline must come from a "
-                            "run that finished with correct results\n", run_path, run.status[0] ? run.status : "none");
+                            "run that finished with correct results\n", run_path,
+                    run.result_status ? run.result_status : "none");
             rc = 2;
             goto done;
         }
-        if ((res = nvs_baseline_save(run_path, save_path)) != NVS_OK) {
+        if ((res = nvs_baseline_save(&run, save_path)) != NVS_OK) {
             rc = nvs_exit_code(res);
             goto done;
         }
@@ -285,8 +300,8 @@ int cmd_check(int argc, char **argv)
     rc = res != NVS_OK ? nvs_exit_code(res) : nvs_check_exit_code(&rep);
     nvs_verdicts_free(&vs);
 done:
-    nvs_ck_run_free(&run);
-    nvs_ck_run_free(&base);
+    nvs_run_free(&run);
+    nvs_run_free(&base);
 out:
     nvs_ruleset_free(&rs);
     return rc;

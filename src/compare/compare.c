@@ -6,6 +6,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/link_class.h"
+
 /* How each transport is forced (NCCL environment variables, docs.nvidia.com/deeplearning/nccl "Environment
  * Variables"): NCCL_P2P_DISABLE=1 removes the P2P transport (CUDA peer access over NVLink or PCIe), so two GPUs
  * of one host talk through SHM (host memory); NCCL_SHM_DISABLE=1 as well leaves only NET (IB/RoCE when an HCA is
@@ -93,28 +95,48 @@ int nvs_tp_used_gpus(const nvs_run_topology *t, int count, int *out, int cap)
     return count > 0 && count < n ? count : n;
 }
 
-static const nvs_run_pair *pair_of(const nvs_run_topology *t, int a, int b)
-{
-    for (size_t i = 0; i < t->npairs; i++)
-        if ((t->pairs[i].a == a && t->pairs[i].b == b) || (t->pairs[i].a == b && t->pairs[i].b == a))
-            return &t->pairs[i];
-    return NULL;
-}
-
 static int nvlinked(const nvs_run_pair *p)
 {
-    return p && (p->nvlinks > 0 || (p->cls && !strncmp(p->cls, "NV", 2))); /* NV1..NV18 (nvidia-smi topo -m) */
+    return p && (p->nvlinks > 0 || nvs_link_class_is_nvlink(p->cls)); /* NV1..NV18 (nvidia-smi topo -m) */
 }
 
-/* Classes where NCCL's automatic P2P level (PXB on most systems, NCCL_P2P_LEVEL docs) may refuse P2P. */
+/* Classes where NCCL's automatic P2P level (PXB on most systems, NCCL_P2P_LEVEL docs) may refuse P2P: the PCIe
+ * paths through a host bridge or farther (PHB, NODE, SYS). */
 static int across_host_bridge(const char *cls)
 {
-    return cls && (!strcmp(cls, "PHB") || !strcmp(cls, "NODE") || !strcmp(cls, "SYS"));
+    nvs_link_class c = nvs_link_class_parse(cls, NULL);
+    return c >= NVS_CLASS_PHB && c <= NVS_CLASS_SYS;
 }
 
 static const char *cls_of(const nvs_run_pair *p)
 {
     return p && p->cls ? p->cls : "class unknown";
+}
+
+/* What rules a transport out, or casts doubt on it, for one GPU pair (NULL: a pair the topology lacks). */
+typedef int (*pair_test)(const nvs_run_pair *p);
+static int not_nvlinked(const nvs_run_pair *p) { return !nvlinked(p); }
+static int no_pcie_p2p(const nvs_run_pair *p) { return nvlinked(p) || (p && p->p2p_cuda == 0); }
+static int p2p_doubtful(const nvs_run_pair *p)
+{
+    return !p || p->p2p_cuda < 0 || across_host_bridge(p->pcie_class ? p->pcie_class : p->cls);
+}
+
+/* The first pair of the used GPUs (i < j, in their order) that `test` picks: 1 with its GPUs and its pair, 0 when
+ * no pair is picked. */
+static int first_pair(const nvs_run_topology *t, const int *used, int nused, pair_test test, int *a, int *b,
+                      const nvs_run_pair **p)
+{
+    for (int i = 0; i < nused; i++)
+        for (int j = i + 1; j < nused; j++) {
+            *p = nvs_run_topology_pair(t, used[i], used[j]);
+            if (test(*p)) {
+                *a = used[i];
+                *b = used[j];
+                return 1;
+            }
+        }
+    return 0;
 }
 
 void nvs_tp_feasible(nvs_tp_kind k, const nvs_run_topology *t, const int *used, int nused, nvs_tp_feasibility *f)
@@ -125,54 +147,45 @@ void nvs_tp_feasible(nvs_tp_kind k, const nvs_run_topology *t, const int *used, 
                  nused == 1 ? "" : "s");
         return;
     }
+    int a, b;
+    const nvs_run_pair *p;
     switch (k) {
     case NVS_TP_NVLINK:
-        for (int i = 0; i < nused; i++)
-            for (int j = i + 1; j < nused; j++) {
-                const nvs_run_pair *p = pair_of(t, used[i], used[j]);
-                if (!nvlinked(p)) {
-                    snprintf(f->reason, sizeof f->reason,
-                             "GPUs %d and %d have no NVLink between them (%s): a run over these GPUs would not be "
-                             "NVLink alone (pick NVLinked GPUs with CUDA_VISIBLE_DEVICES)",
-                             used[i], used[j], cls_of(p));
-                    return;
-                }
-            }
+        if (first_pair(t, used, nused, not_nvlinked, &a, &b, &p)) {
+            snprintf(f->reason, sizeof f->reason,
+                     "GPUs %d and %d have no NVLink between them (%s): a run over these GPUs would not be NVLink "
+                     "alone (pick NVLinked GPUs with CUDA_VISIBLE_DEVICES)",
+                     a, b, cls_of(p));
+            return;
+        }
         f->feasible = 1;
         return;
     case NVS_TP_PCIE:
-        for (int i = 0; i < nused; i++)
-            for (int j = i + 1; j < nused; j++) {
-                const nvs_run_pair *p = pair_of(t, used[i], used[j]);
-                if (nvlinked(p)) {
-                    snprintf(f->reason, sizeof f->reason,
-                             "GPUs %d and %d are NVLinked (%s): CUDA peer-to-peer between them always takes NVLink, "
-                             "so PCIe peer-to-peer cannot be measured on them",
-                             used[i], used[j], cls_of(p));
-                    return;
-                }
-                if (p && p->p2p_cuda == 0) {
-                    snprintf(f->reason, sizeof f->reason,
-                             "cudaDeviceCanAccessPeer(%d, %d) is false (%s): no PCIe peer-to-peer between them "
-                             "(GeForce cards, or ACS/IOMMU settings); NCCL falls back to SHM",
-                             used[i], used[j], cls_of(p));
-                    return;
-                }
-            }
+        if (first_pair(t, used, nused, no_pcie_p2p, &a, &b, &p)) {
+            if (nvlinked(p))
+                snprintf(f->reason, sizeof f->reason,
+                         "GPUs %d and %d are NVLinked (%s): CUDA peer-to-peer between them always takes NVLink, so "
+                         "PCIe peer-to-peer cannot be measured on them",
+                         a, b, cls_of(p));
+            else
+                snprintf(f->reason, sizeof f->reason,
+                         "cudaDeviceCanAccessPeer(%d, %d) is false (%s): no PCIe peer-to-peer between them (GeForce "
+                         "cards, or ACS/IOMMU settings); NCCL falls back to SHM",
+                         a, b, cls_of(p));
+            return;
+        }
         f->feasible = 1;
-        for (int i = 0; i < nused && !f->note[0]; i++)
-            for (int j = i + 1; j < nused && !f->note[0]; j++) {
-                const nvs_run_pair *p = pair_of(t, used[i], used[j]);
-                if (!p || p->p2p_cuda < 0)
-                    snprintf(f->note, sizeof f->note,
-                             "peer-to-peer support of GPUs %d and %d is unknown: verified from NCCL's log after the "
-                             "run", used[i], used[j]);
-                else if (across_host_bridge(p->pcie_class ? p->pcie_class : p->cls))
-                    snprintf(f->note, sizeof f->note,
-                             "GPUs %d and %d connect through %s: NCCL's automatic P2P level may choose SHM there; "
-                             "NCCL_P2P_LEVEL=SYS in the environment forces P2P",
-                             used[i], used[j], p->pcie_class ? p->pcie_class : p->cls);
-            }
+        if (first_pair(t, used, nused, p2p_doubtful, &a, &b, &p)) {
+            if (!p || p->p2p_cuda < 0)
+                snprintf(f->note, sizeof f->note,
+                         "peer-to-peer support of GPUs %d and %d is unknown: verified from NCCL's log after the run",
+                         a, b);
+            else
+                snprintf(f->note, sizeof f->note,
+                         "GPUs %d and %d connect through %s: NCCL's automatic P2P level may choose SHM there; "
+                         "NCCL_P2P_LEVEL=SYS in the environment forces P2P",
+                         a, b, p->pcie_class ? p->pcie_class : p->cls);
+        }
         return;
     case NVS_TP_SHM:
     case NVS_TP_NET: f->feasible = 1; return;

@@ -4,7 +4,7 @@
  * This header is the PURE part (no fork, no CUDA/MPI): which transports exist and how each is forced, whether
  * this machine can do one (from the topology), the child's environment, and whether the transport NCCL really
  * used (the child's run.json "transports") is the one that was asked for. compare_child.c runs processes,
- * compare_cmd.c is the command. */
+ * cli/cmd_compare.c is the command. */
 #ifndef NVS_COMPARE_H
 #define NVS_COMPARE_H
 

@@ -1,14 +1,15 @@
-/* The "why" paragraph per N: see report_explain.h. */
+/* The "why" paragraph per N: see explain.h. */
 #include "explain/explain.h"
 
-#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/link_class.h"
 #include "core/units.h"
+#include "runjson/runjson_write.h"
 
 void nvs_explain_facts_init(nvs_explain_facts *f, int n)
 {
@@ -36,65 +37,33 @@ static void sbf(sb *s, const char *fmt, ...)
     if (w > 0) s->used += (size_t)w;
 }
 
-/* Figures in prose: 3 significant digits are more than the noise allows; "330", "27", "3.4". */
-static const char *num(double v, char *buf, size_t len)
+/* A figure in prose: one decimal below `whole_from`, none from there up. */
+static const char *figure(double v, double whole_from, char *buf, size_t len)
 {
-    if (fabs(v) >= 10)
-        snprintf(buf, len, "%.0f", v);
-    else
-        snprintf(buf, len, "%.1f", v);
+    snprintf(buf, len, fabs(v) >= whole_from ? "%.0f" : "%.1f", v);
     return buf;
 }
+
+/* Measurements: 3 significant digits are more than the noise allows; "330", "27", "3.4". */
+static const char *num(double v, char *buf, size_t len) { return figure(v, 10, buf, len); }
 
 /* A bound is a derived constant, not a noisy measurement: keep its decimal below 100 ("31.5", "478"). */
-static const char *bound_num(double v, char *buf, size_t len)
-{
-    if (fabs(v) >= 100)
-        snprintf(buf, len, "%.0f", v);
-    else
-        snprintf(buf, len, "%.1f", v);
-    return buf;
-}
-
-const char *nvs_explain_class_link(const char *cls)
-{
-    if (!cls) return NULL;
-    if (!strncmp(cls, "NV", 2) && isdigit((unsigned char)cls[2])) return "NVLink";
-    if (!strcmp(cls, "NET")) return "network";
-    return "PCIe";
-}
-
-int nvs_explain_class_rank(const char *cls)
-{
-    /* nvidia-smi topo -m legend, nearest first */
-    static const char *const order[] = {"PIX", "PXB", "PHB", "NODE", "SYS", "NET"};
-    if (!cls) return 8;
-    if (!strncmp(cls, "NV", 2) && isdigit((unsigned char)cls[2])) return 0;
-    for (int i = 0; i < 6; i++)
-        if (!strcmp(cls, order[i])) return i + 1;
-    return 7;
-}
+static const char *bound_num(double v, char *buf, size_t len) { return figure(v, 100, buf, len); }
 
 /* What the slowest hop is, in words ("the ring crosses the CPU host bridge (PHB)"). */
 static void hop_words(sb *s, const nvs_explain_facts *f)
 {
     const char *c = f->hop_class;
-    if (nvs_explain_class_rank(c) == 0)
-        sbf(s, "the ring runs over NVLink (%s)", c);
-    else if (!strcmp(c, "PIX"))
-        sbf(s, "the ring crosses a single PCIe switch (PIX)");
-    else if (!strcmp(c, "PXB"))
-        sbf(s, "the ring crosses several PCIe switches (PXB)");
-    else if (!strcmp(c, "PHB"))
-        sbf(s, "the ring crosses the CPU host bridge (PHB)");
-    else if (!strcmp(c, "NODE"))
-        sbf(s, "the ring crosses between PCIe host bridges of one NUMA node (NODE)");
-    else if (!strcmp(c, "SYS"))
-        sbf(s, "the ring crosses the link between CPU sockets (SYS)");
-    else if (!strcmp(c, "NET"))
-        sbf(s, "the ring crosses the network between hosts (NET)");
-    else
-        sbf(s, "the ring's slowest hop is of class %s", c);
+    switch (nvs_link_class_parse(c, NULL)) {
+    case NVS_CLASS_NV: sbf(s, "the ring runs over NVLink (%s)", c); break;
+    case NVS_CLASS_PIX: sbf(s, "the ring crosses a single PCIe switch (PIX)"); break;
+    case NVS_CLASS_PXB: sbf(s, "the ring crosses several PCIe switches (PXB)"); break;
+    case NVS_CLASS_PHB: sbf(s, "the ring crosses the CPU host bridge (PHB)"); break;
+    case NVS_CLASS_NODE: sbf(s, "the ring crosses between PCIe host bridges of one NUMA node (NODE)"); break;
+    case NVS_CLASS_SYS: sbf(s, "the ring crosses the link between CPU sockets (SYS)"); break;
+    case NVS_CLASS_NET: sbf(s, "the ring crosses the network between hosts (NET)"); break;
+    default: sbf(s, "the ring's slowest hop is of class %s", c);
+    }
 }
 
 static int has_word(const char *list, const char *w)
@@ -111,7 +80,7 @@ static void transport_words(sb *s, const nvs_explain_facts *f)
 {
     const char *t = f->transport;
     int hop = f->has_hop && f->hop_class;
-    int nvlink = hop && nvs_explain_class_rank(f->hop_class) == 0;
+    int nvlink = hop && nvs_link_class_is_nvlink(f->hop_class);
     int p2p = has_word(t, "P2P"), shm = has_word(t, "SHM"), net = has_word(t, "NET");
     if (!hop)
         sbf(s, "NCCL used ");
@@ -252,6 +221,18 @@ static const char *transport_of(const nvs_run_transport *t, char *buf, size_t le
     return buf;
 }
 
+void nvs_explain_set_hop(nvs_explain_facts *f, int from_gpu, int to_gpu, const char *cls, double bound_gbps,
+                         const char *bound_source, int p2p)
+{
+    f->has_hop = 1;
+    f->hop_from_gpu = from_gpu;
+    f->hop_to_gpu = to_gpu;
+    f->hop_class = cls;
+    f->bound_gbps = bound_gbps;
+    f->bound_source = bound_source;
+    f->hop_p2p = p2p;
+}
+
 void nvs_explain_facts_from_run(const nvs_run *r, int n, nvs_explain_facts *f)
 {
     nvs_explain_facts_init(f, n);
@@ -273,18 +254,12 @@ void nvs_explain_facts_from_run(const nvs_run *r, int n, nvs_explain_facts *f)
                 }
                 double pb = isnan(p->bound_gbps) ? INFINITY : p->bound_gbps;
                 double wb = isnan(worst->bound_gbps) ? INFINITY : worst->bound_gbps;
-                if (pb < wb || (pb == wb && nvs_explain_class_rank(p->cls) > nvs_explain_class_rank(worst->cls)))
+                if (pb < wb || (pb == wb && nvs_link_class_rank_of(p->cls) > nvs_link_class_rank_of(worst->cls)))
                     worst = p;
             }
-            if (worst) {
-                f->has_hop = 1;
-                f->hop_from_gpu = worst->a;
-                f->hop_to_gpu = worst->b;
-                f->hop_class = worst->cls;
-                f->bound_gbps = worst->bound_gbps;
-                f->bound_source = worst->bound_source;
-                f->hop_p2p = worst->p2p_cuda;
-            }
+            if (worst)
+                nvs_explain_set_hop(f, worst->a, worst->b, worst->cls, worst->bound_gbps, worst->bound_source,
+                                    worst->p2p_cuda);
         }
         free(ring);
     }
@@ -353,32 +328,32 @@ json_t *nvs_explain_json(const nvs_explain_facts *f)
         json_t *v_ = (v);                                                                                   \
         if (!o || !v_ || json_object_set_new(o, (k), v_) != 0) bad = 1;                                     \
     } while (0)
-#define NUM(x) (isnan(x) ? json_null() : json_real(x))
     PUT("n", json_integer(f->n));
     if (f->has_hop) {
+        /* the link the hop's class names; null when the class is not one of nvidia-smi's */
+        nvs_link_kind kind = nvs_link_kind_of_class(nvs_link_class_parse(f->hop_class, NULL));
         json_t *h = json_object();
         if (h) {
             if (json_object_set_new(h, "from_gpu", json_integer(f->hop_from_gpu)) ||
                 json_object_set_new(h, "to_gpu", json_integer(f->hop_to_gpu)) ||
                 json_object_set_new(h, "class", f->hop_class ? json_string(f->hop_class) : json_null()) ||
-                json_object_set_new(h, "link", f->hop_class ? json_string(nvs_explain_class_link(f->hop_class))
-                                                            : json_null()) ||
-                json_object_set_new(h, "bound_gbps", NUM(f->bound_gbps)) ||
+                json_object_set_new(h, "link", kind != NVS_LINK_NONE ? json_string(nvs_link_kind_name(kind))
+                                                                     : json_null()) ||
+                json_object_set_new(h, "bound_gbps", nvs_rj_num(f->bound_gbps)) ||
                 json_object_set_new(h, "source", f->bound_source ? json_string(f->bound_source) : json_null()))
                 bad = 1;
         }
         PUT("slowest_hop", h);
     }
     PUT("transport", f->transport[0] ? json_string(f->transport) : json_null());
-    PUT("busbw_gbps", NUM(f->busbw_gbps));
-    PUT("busbw_bytes", NUM(f->busbw_bytes));
+    PUT("busbw_gbps", nvs_rj_num(f->busbw_gbps));
+    PUT("busbw_bytes", nvs_rj_num(f->busbw_bytes));
     PUT("pct_of_bound", !isnan(f->busbw_gbps) && !isnan(f->bound_gbps) && f->bound_gbps > 0
                             ? json_real(100.0 * f->busbw_gbps / f->bound_gbps)
                             : json_null());
-    PUT("exposed_comm_pct", NUM(f->exposed_comm_pct));
+    PUT("exposed_comm_pct", nvs_rj_num(f->exposed_comm_pct));
     PUT("text", json_string(text));
 #undef PUT
-#undef NUM
     free(text);
     if (bad) {
         json_decref(o);

@@ -42,14 +42,14 @@ typedef struct {
 /* Initialise with "unknown" everywhere (NAN numbers, NULL or "" strings). */
 void nvs_explain_facts_init(nvs_explain_facts *f, int n);
 
+/* The slowest hop of the ring: from/to GPUs, class, bound and its derivation, CUDA peer access (1/0/-1). The
+ * strings are borrowed (they must outlive f). */
+void nvs_explain_set_hop(nvs_explain_facts *f, int from_gpu, int to_gpu, const char *cls, double bound_gbps,
+                         const char *bound_source, int p2p);
+
 /* The paragraph, snprintf-style: writes at most len bytes (NUL-terminated when len > 0) and returns the length
  * the whole text has. Deterministic: same facts, same words. */
 size_t nvs_explain_text(const nvs_explain_facts *f, char *buf, size_t len);
-
-/* Link kind of an nvidia-smi class: NV# "NVLink", NET "network", anything else "PCIe"; NULL for NULL. */
-const char *nvs_explain_class_link(const char *cls);
-/* Order of classes from best to worst (NV# < PIX < PXB < PHB < NODE < SYS < NET; unknown = worst + 1). */
-int nvs_explain_class_rank(const char *cls);
 
 /* Facts for GPU count n from a run: the ring is scaling[n].gpus in order (else ranks 0..n-1 mapped through
  * ranks[].topo_gpu, else GPUs 0..n-1); the slowest hop is the ring pair with the lowest bound (ties: the worse

@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/link_class.h"
 #include "core/log.h"
+#include "runjson/runjson_write.h"
 
 /* Lines longer than this are cut: NCCL formats a message into a 1024-byte buffer (src/debug.cc), so nothing
  * of NCCL's is lost; the rest of such a line is junk to us anyway. */
@@ -513,18 +515,22 @@ const char *nvs_nccl_summary_transport(const nvs_nccl_summary *s, char *buf, siz
     return buf;
 }
 
+static nvs_link_kind link_kind(const char *transport, const char *pair_class)
+{
+    if (!transport) return NVS_LINK_NONE;
+    if (!strcmp(transport, "SHM")) return NVS_LINK_HOST_MEMORY;
+    if (!strcmp(transport, "NET")) return NVS_LINK_NETWORK;
+    if (!strcmp(transport, "P2P")) {
+        nvs_link_kind k = nvs_link_kind_of_class(nvs_link_class_parse(pair_class, NULL));
+        return k == NVS_LINK_NONE ? NVS_LINK_P2P_UNKNOWN : k;
+    }
+    return NVS_LINK_NONE;
+}
+
 const char *nvs_nccl_link_name(const char *transport, const char *pair_class)
 {
-    if (!transport) return NULL;
-    if (!strcmp(transport, "SHM")) return "host memory";
-    if (!strcmp(transport, "NET")) return "network";
-    if (!strcmp(transport, "P2P")) {
-        if (!pair_class || !*pair_class) return "P2P (link unknown)";
-        /* nvidia-smi topo -m: "NV#" = # NVLinks between the pair; every other class is a PCIe path */
-        if (!strncmp(pair_class, "NV", 2) && isdigit((unsigned char)pair_class[2])) return "NVLink";
-        return "PCIe";
-    }
-    return NULL;
+    nvs_link_kind k = link_kind(transport, pair_class);
+    return k == NVS_LINK_NONE ? NULL : nvs_link_kind_name(k);
 }
 
 /* ---- JSON ------------------------------------------------------------------------------------------------ */
@@ -535,7 +541,6 @@ static void put(json_t *o, const char *k, json_t *v, int *bad)
     if (!v || json_object_set_new(o, k, v) != 0) *bad = 1;
 }
 
-static json_t *int_or_null(int v) { return v >= 0 ? json_integer(v) : json_null(); }
 static json_t *str_or_null(const char *s) { return s && *s ? json_string(s) : json_null(); }
 
 static json_t *conn_json(const nvs_nccl_conn *cn, int *bad)
@@ -546,11 +551,11 @@ static json_t *conn_json(const nvs_nccl_conn *cn, int *bad)
         return NULL;
     }
     put(o, "channel", json_integer(cn->channel), bad);
-    put(o, "conn_index", int_or_null(cn->conn_index), bad);
+    put(o, "conn_index", nvs_rj_int(cn->conn_index), bad);
     put(o, "from_rank", json_integer(cn->from_rank), bad);
     put(o, "to_rank", json_integer(cn->to_rank), bad);
-    put(o, "from_dev", int_or_null(cn->from_dev), bad);
-    put(o, "to_dev", int_or_null(cn->to_dev), bad);
+    put(o, "from_dev", nvs_rj_int(cn->from_dev), bad);
+    put(o, "to_dev", nvs_rj_int(cn->to_dev), bad);
     put(o, "transport", json_string(cn->transport), bad);
     put(o, "detail", json_string(cn->detail), bad);
     if (cn->net[0]) put(o, "net", json_string(cn->net), bad);
@@ -606,25 +611,25 @@ json_t *nvs_nccl_log_to_json(const nvs_nccl_log *log)
         }
         put(o, "comm", json_string(c->ptr), &bad);
         put(o, "host", str_or_null(c->host), &bad);
-        put(o, "pid", c->pid >= 0 ? json_integer(c->pid) : json_null(), &bad);
+        put(o, "pid", nvs_rj_int(c->pid), &bad);
         put(o, "file_index", json_integer(c->file_index), &bad);
         put(o, "init", str_or_null(c->init_fn), &bad);
         put(o, "comm_id", str_or_null(c->comm_id), &bad);
         put(o, "parent", str_or_null(c->parent), &bad);
-        put(o, "rank", int_or_null(c->rank), &bad);
-        put(o, "nranks", int_or_null(c->nranks), &bad);
-        put(o, "nnodes", int_or_null(c->nnodes), &bad);
-        put(o, "local_rank", int_or_null(c->local_rank), &bad);
-        put(o, "local_ranks", int_or_null(c->local_ranks), &bad);
-        put(o, "cuda_dev", int_or_null(c->cuda_dev), &bad);
-        put(o, "nvml_dev", int_or_null(c->nvml_dev), &bad);
+        put(o, "rank", nvs_rj_int(c->rank), &bad);
+        put(o, "nranks", nvs_rj_int(c->nranks), &bad);
+        put(o, "nnodes", nvs_rj_int(c->nnodes), &bad);
+        put(o, "local_rank", nvs_rj_int(c->local_rank), &bad);
+        put(o, "local_ranks", nvs_rj_int(c->local_ranks), &bad);
+        put(o, "cuda_dev", nvs_rj_int(c->cuda_dev), &bad);
+        put(o, "nvml_dev", nvs_rj_int(c->nvml_dev), &bad);
         put(o, "bus_id", str_or_null(c->bus_id), &bad);
         put(o, "complete", json_boolean(c->complete), &bad);
-        put(o, "coll_channels", int_or_null(c->coll_channels), &bad);
-        put(o, "collnet_channels", int_or_null(c->collnet_channels), &bad);
-        put(o, "nvls_channels", int_or_null(c->nvls_channels), &bad);
-        put(o, "p2p_channels", int_or_null(c->p2p_channels), &bad);
-        put(o, "p2p_channels_per_peer", int_or_null(c->p2p_channels_per_peer), &bad);
+        put(o, "coll_channels", nvs_rj_int(c->coll_channels), &bad);
+        put(o, "collnet_channels", nvs_rj_int(c->collnet_channels), &bad);
+        put(o, "nvls_channels", nvs_rj_int(c->nvls_channels), &bad);
+        put(o, "p2p_channels", nvs_rj_int(c->p2p_channels), &bad);
+        put(o, "p2p_channels_per_peer", nvs_rj_int(c->p2p_channels_per_peer), &bad);
         put(o, "rings_connected", json_boolean(c->rings_connected > 0), &bad);
         put(o, "trees_connected", json_boolean(c->trees_connected > 0), &bad);
         put(o, "channels", conns_json(c->conns, c->nconns, &bad), &bad);
@@ -644,18 +649,6 @@ json_t *nvs_nccl_log_to_json(const nvs_nccl_log *log)
     return root;
 }
 
-/* Worst of two link names: the ring runs at the pace of its slowest hop. */
-static int link_rank(const char *l)
-{
-    if (!l) return 0;
-    if (!strcmp(l, "network")) return 1;
-    if (!strcmp(l, "host memory")) return 2;
-    if (!strcmp(l, "PCIe")) return 3;
-    if (!strcmp(l, "P2P (link unknown)")) return 4;
-    if (!strcmp(l, "NVLink")) return 5;
-    return 0;
-}
-
 json_t *nvs_nccl_log_transport_json(const nvs_nccl_log *log, int nranks, const int *gpu_of_rank,
                                     nvs_nccl_pair_class_fn pair_class, void *ctx)
 {
@@ -666,8 +659,7 @@ json_t *nvs_nccl_log_transport_json(const nvs_nccl_log *log, int nranks, const i
     put(o, "nccl_version", str_or_null(log->version), &bad);
     json_t *chans = json_array();
     put(o, "channels", chans, &bad);
-    const char *worst = NULL;
-    int any_link = 0;
+    nvs_link_kind worst = NVS_LINK_NONE; /* the ring runs at the pace of its slowest hop */
     for (size_t i = 0; chans && i < log->ncomms; i++) {
         const nvs_nccl_comm *c = &log->comms[i];
         if (c->nranks != nranks) continue;
@@ -683,22 +675,19 @@ json_t *nvs_nccl_log_transport_json(const nvs_nccl_log *log, int nranks, const i
             put(e, "channel", json_integer(cn->channel), &bad);
             put(e, "from_rank", json_integer(cn->from_rank), &bad);
             put(e, "to_rank", json_integer(cn->to_rank), &bad);
-            const char *link = NULL;
+            const char *cls = NULL;
             if (gpu_of_rank && cn->from_rank < nranks && cn->to_rank < nranks) {
                 int ga = gpu_of_rank[cn->from_rank], gb = gpu_of_rank[cn->to_rank];
                 put(e, "from_gpu", json_integer(ga), &bad);
                 put(e, "to_gpu", json_integer(gb), &bad);
-                const char *cls = pair_class ? pair_class(ctx, ga, gb) : NULL;
-                link = nvs_nccl_link_name(cn->transport, cls);
-            } else {
-                link = nvs_nccl_link_name(cn->transport, NULL);
+                cls = pair_class ? pair_class(ctx, ga, gb) : NULL;
             }
+            nvs_link_kind link = link_kind(cn->transport, cls);
             put(e, "transport", json_string(cn->transport), &bad);
             put(e, "detail", json_string(cn->detail), &bad);
-            if (link) {
-                put(e, "link", json_string(link), &bad);
-                if (!any_link || link_rank(link) < link_rank(worst)) worst = link;
-                any_link = 1;
+            if (link != NVS_LINK_NONE) {
+                put(e, "link", json_string(nvs_link_kind_name(link)), &bad);
+                worst = nvs_link_kind_worst(worst, link);
             }
         }
     }
@@ -706,7 +695,7 @@ json_t *nvs_nccl_log_transport_json(const nvs_nccl_log *log, int nranks, const i
     nvs_nccl_log_summary(log, nranks, &s);
     put(o, "summary", summary_json(&s, &bad), &bad);
     put(o, "nchannels", json_integer(s.nchannels), &bad);
-    put(o, "link", str_or_null(worst), &bad);
+    put(o, "link", worst == NVS_LINK_NONE ? json_null() : json_string(nvs_link_kind_name(worst)), &bad);
     if (bad) {
         json_decref(o);
         return NULL;

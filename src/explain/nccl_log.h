@@ -114,9 +114,9 @@ void nvs_nccl_log_summary(const nvs_nccl_log *log, int nranks, nvs_nccl_summary 
 /* The transport word for a summary: "P2P", "SHM", "NET", "P2P+SHM", ... ("none" when nothing was counted). */
 const char *nvs_nccl_summary_transport(const nvs_nccl_summary *s, char *buf, size_t len);
 
-/* What physical path a transport takes, given the nvidia-smi class of the GPU pair (NULL if unknown):
- * P2P over NV# = "NVLink", P2P otherwise = "PCIe", SHM = "host memory", NET = "network". P2P with an unknown
- * class is "P2P (link unknown)". */
+/* What physical path a transport takes (a link kind's word, core/link_class.h), given the nvidia-smi class of the
+ * GPU pair (NULL if unknown): P2P over NV# = "NVLink", P2P over PIX..SYS = "PCIe", SHM = "host memory", NET =
+ * "network". P2P with an unknown class (NULL, "?") is "P2P (link unknown)". NULL for another transport. */
 const char *nvs_nccl_link_name(const char *transport, const char *pair_class);
 
 /* Everything as JSON: {"nccl_version", "version_conflict", "files", "lines", "comms": [{..., "channels": [...],

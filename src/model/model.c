@@ -323,27 +323,7 @@ double nvs_optimizer_us(double params, double grad_bytes, const nvs_gpu_spec *g,
 int nvs_assign_buckets(const nvs_layer *layers, int nlayers, double grad_bytes, double first_cap_bytes,
                        double cap_bytes, nvs_model_bucket *out, int maxb)
 {
-    int nb = 0;
-    double cap = first_cap_bytes;
-    nvs_model_bucket cur = {0, -1, -1, 0};
-    for (int i = nlayers - 1; i >= 0; i--) {
-        if (layers[i].params <= 0) continue;
-        if (cur.nlayers == 0) cur.first_layer = i;
-        cur.bytes += layers[i].params * grad_bytes;
-        cur.last_layer = i;
-        cur.nlayers++;
-        if (cur.bytes >= cap) {
-            if (nb < maxb) out[nb] = cur;
-            nb++;
-            cur = (nvs_model_bucket){0, -1, -1, 0};
-            cap = cap_bytes;
-        }
-    }
-    if (cur.nlayers > 0) {
-        if (nb < maxb) out[nb] = cur;
-        nb++;
-    }
-    return nb;
+    return nvs_ddp_buckets(layers, nlayers, grad_bytes, first_cap_bytes, cap_bytes, out, maxb, NULL);
 }
 
 void nvs_schedule(const double *bwd_layer_us, int nlayers, const nvs_model_bucket *b, int nb, const double *ar_us,

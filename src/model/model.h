@@ -32,6 +32,7 @@
 #include "core/config.h"
 #include "core/precision.h" /* one precision table, shared with the measuring side */
 #include "core/err.h"
+#include "workload/buckets.h"
 #include "workload/profile.h"
 
 typedef enum { NVS_ALGO_RING = 0, NVS_ALGO_TREE, NVS_ALGO_AUTO } nvs_algo;
@@ -139,15 +140,12 @@ double nvs_optimizer_us(double params, double grad_bytes, const nvs_gpu_spec *g,
 
 /* --- buckets and the overlap schedule -------------------------------------------------------------------------- */
 
-typedef struct {
-    double bytes;
-    int first_layer; /* forward index of the first layer added (the highest index: ready first) */
-    int last_layer;  /* forward index of the last layer added: its backward end makes the bucket ready */
-    int nlayers;
-} nvs_model_bucket;
+/* The training step's own buckets (workload/buckets.h): the model and the measured step bucket alike. */
+typedef nvs_ddp_bucket nvs_model_bucket;
 
-/* DDP bucket assignment (reverse layer order, close when bytes >= cap; first cap, then cap). Layers without
- * parameters join no bucket. Writes at most `maxb`; returns the number of buckets (may exceed maxb). */
+/* DDP bucket assignment: nvs_ddp_buckets (reverse layer order, close when bytes >= cap; first cap, then cap).
+ * Layers without parameters join no bucket. Writes at most `maxb`; returns the number of buckets (may exceed
+ * maxb). */
 int nvs_assign_buckets(const nvs_layer *layers, int nlayers, double grad_bytes, double first_cap_bytes,
                        double cap_bytes, nvs_model_bucket *out, int maxb);
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/link_class.h"
 #include "runjson/runjson.h"
 
 int nvs_fit_alpha_beta(const double *bytes, const double *t_us, int k, double *a_us, double *c_us_per_byte)
@@ -70,8 +71,7 @@ static const char *guess_machine(const nvs_run *r, const char *gpu_preset, char 
     }
     int all_nv = 1;
     for (size_t i = 0; i < r->topology.npairs; i++) {
-        const char *cls = r->topology.pairs[i].cls;
-        if (!cls || strncmp(cls, "NV", 2)) all_nv = 0;
+        if (!nvs_link_class_is_nvlink(r->topology.pairs[i].cls)) all_nv = 0;
     }
     size_t ngpus = r->topology.ngpus;
     const char *cls0 = r->topology.pairs[0].cls ? r->topology.pairs[0].cls : "?";

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/version.h"
+#include "runjson/runjson_write.h"
 
 /* --- the terms of a configuration: value and where it comes from -------------------------------------------- */
 
@@ -112,7 +113,7 @@ static int jset(json_t *o, const char *k, json_t *v)
     }
     return json_object_set_new(o, k, v) != 0;
 }
-static json_t *jnum(double v) { return isfinite(v) ? json_real(v) : json_null(); }
+static json_t *jnum(double v) { return nvs_rj_num(v); }
 static int jpush(json_t *a, json_t *v)
 {
     if (!a || !v) {

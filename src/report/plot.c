@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "core/link_class.h"
 #include "core/log.h"
 #include "core/out_file.h"
 #include "explain/explain.h"
@@ -150,7 +151,7 @@ static nvs_result_t busbw_data(const nvs_report *rep, const char *dir, const cha
             nvs_explain_facts f;
             nvs_explain_facts_from_run(r, ns[m], &f);
             /* an NVLink hop's bound says nothing of a run that went through host memory (SHM): not drawn there */
-            int unused_link = !strcmp(f.transport, "SHM") && f.hop_class && !strncmp(f.hop_class, "NV", 2);
+            int unused_link = !strcmp(f.transport, "SHM") && nvs_link_class_is_nvlink(f.hop_class);
             if (res == NVS_OK && f.has_hop && isfinite(f.bound_gbps) && f.bound_gbps > 0 && ks > 0 && !unused_link) {
                 snprintf(title, sizeof title, "bound N=%d: %s %.0f GB/s%s", ns[m], f.hop_class ? f.hop_class : "link",
                          f.bound_gbps, rep->nruns > 1 ? "" : "");

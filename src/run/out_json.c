@@ -1,5 +1,4 @@
 /* run.json (schema nvscale.run/1, docs/run-json.md): everything a run measured, built with jansson. */
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,9 +12,6 @@ static int put(json_t *o, const char *k, json_t *v)
     if (!v) return -1;
     return json_object_set_new(o, k, v);
 }
-
-/* JSON has no NaN: a value that does not exist is null (readers take null as "not measured") */
-static json_t *num_or_null(double v) { return isfinite(v) ? json_real(v) : json_null(); }
 
 static json_t *ranks_json(const nvs_ctx *run)
 {
@@ -96,13 +92,13 @@ static json_t *rows_json(const nvs_ctx *run)
                               "inplace", r->inplace, "bytes", (json_int_t)r->bytes, "count", (json_int_t)r->count,
                               "iters", r->iters, "graph", r->graph_launches > 0, "time_us", "min", r->t_min_us, "avg",
                               r->t_avg_us, "max", r->t_max_us, "slowest_rank", r->slowest_rank, "algbw_gbps",
-                              num_or_null(r->algbw_gbps), "busbw_gbps", num_or_null(r->busbw_gbps));
+                              nvs_rj_num(r->algbw_gbps), "busbw_gbps", nvs_rj_num(r->busbw_gbps));
         if (!o) {
             json_decref(a);
             return NULL;
         }
         if (r->graph_launches) put(o, "graph_launches", json_integer(r->graph_launches));
-        put(o, "wrong", r->wrong < 0 ? json_null() : json_integer(r->wrong));
+        put(o, "wrong", nvs_rj_int(r->wrong));
         if (r->wrong > 0) {
             put(o, "wrong_rank", json_integer(r->wrong_rank));
             put(o, "first_wrong_element", json_integer((json_int_t)r->first_wrong));

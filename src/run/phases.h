@@ -1,5 +1,5 @@
 /* The phases of a measuring run that build on other layers (topology, training step, NCCL log), kept out of
- * cmd_run.c so the flow reads as a list of steps. Each is called on every rank. */
+ * run_flow.c so the flow reads as a list of steps. Each is called on every rank. */
 #ifndef NVS_PHASES_H
 #define NVS_PHASES_H
 

@@ -1,5 +1,5 @@
 /* The state of one measuring run on one rank: what was asked, where it runs, what it measured. Built up by the
- * phases in cmd_run.c (backend, topology, sweeps per GPU count, training step), then turned into run.json and
+ * phases of run_flow.c (backend, topology, sweeps per GPU count, training step), then turned into run.json and
  * tables by rank 0 (out_*.c). */
 #ifndef NVS_RUN_H
 #define NVS_RUN_H

@@ -297,9 +297,16 @@ static void read_command(vctx *v, nvs_run *r)
     }
     json_t *res = get_typed(v, r->root, "result", "", JSON_OBJECT, 0);
     r->result_exit_code = -1;
+    r->result_wrong_total = -1;
     if (res) {
-        r->result_status = get_str(v, res, "status", "result", 0);
+        /* the three values runjson_write's nvs_rj_set_result writes; a reader that acts on the status (check)
+         * must not take a misspelt one for a failure or a success */
+        r->result_status = get_str(v, res, "status", "result", 1);
+        if (r->result_status && strcmp(r->result_status, "ok") && strcmp(r->result_status, "wrong") &&
+            strcmp(r->result_status, "error"))
+            type_fail(v, "result.status", "\"ok\", \"wrong\" or \"error\"", json_object_get(res, "status"));
         r->result_exit_code = (int)get_int(v, res, "exit_code", "result", 0, 255, -1, 0);
+        r->result_wrong_total = get_int(v, res, "wrong_total", "result", 0, LLONG_MAX, -1, 0);
     }
 }
 
@@ -416,8 +423,10 @@ static void read_collectives(vctx *v, nvs_run *r)
         c->collective = get_str(v, e, "collective", p, 1);
         c->n = (int)get_int(v, e, "n", p, 1, 1000000, 0, 1);
         c->bytes = get_num(v, e, "bytes", p, 0);
-        if (isnan(c->bytes) && !v->failed) vfail(v, "%s: missing (a number of bytes is required here)",
-                                                 kpath(q, p, "bytes"));
+        if (isnan(c->bytes) && !v->failed)
+            vfail(v, "%s: missing (a number of bytes is required here)", kpath(q, p, "bytes"));
+        else if (c->bytes != floor(c->bytes)) /* check compares sizes exactly, as integers */
+            type_fail(v, kpath(q, p, "bytes"), "a whole number of bytes", json_object_get(e, "bytes"));
         c->type = get_str(v, e, "type", p, 0);
         c->op = get_str(v, e, "op", p, 0);
         c->root = (int)get_int(v, e, "root", p, -1, 1000000000, -1, 0);
@@ -724,14 +733,16 @@ static const char *kv_get(const nvs_run_kv *kv, size_t n, const char *key)
 const char *nvs_run_env(const nvs_run *r, const char *key) { return kv_get(r->env, r->nenv, key); }
 const char *nvs_run_version(const nvs_run *r, const char *key) { return kv_get(r->versions, r->nversions, key); }
 
-const nvs_run_pair *nvs_run_pair_of(const nvs_run *r, int a, int b)
+const nvs_run_pair *nvs_run_topology_pair(const nvs_run_topology *t, int a, int b)
 {
-    for (size_t i = 0; i < r->topology.npairs; i++) {
-        const nvs_run_pair *p = &r->topology.pairs[i];
+    for (size_t i = 0; i < t->npairs; i++) {
+        const nvs_run_pair *p = &t->pairs[i];
         if ((p->a == a && p->b == b) || (p->a == b && p->b == a)) return p;
     }
     return NULL;
 }
+
+const nvs_run_pair *nvs_run_pair_of(const nvs_run *r, int a, int b) { return nvs_run_topology_pair(&r->topology, a, b); }
 
 const nvs_run_scaling *nvs_run_scaling_of(const nvs_run *r, int n)
 {

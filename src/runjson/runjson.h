@@ -73,7 +73,7 @@ typedef struct {
 typedef struct {
     const char *collective, *type, *op;
     int n, root, inplace, graph;        /* root -1 = none; inplace/graph 0/1 */
-    double bytes, count;
+    double bytes, count;                /* bytes: a whole number >= 0 (required) */
     int iters;                          /* -1 absent */
     double time_min_us, time_avg_us, time_max_us; /* NAN absent */
     int slowest_rank;                   /* -1 absent */
@@ -161,8 +161,9 @@ typedef struct {
     nvs_run_p2p p2p;
     nvs_run_explain *explain;
     size_t nexplain;
-    const char *result_status;          /* "ok" | "wrong" | "error"; NULL absent */
+    const char *result_status;          /* "ok" | "wrong" | "error" (validated); NULL absent */
     int result_exit_code;               /* -1 absent */
+    long long result_wrong_total;       /* wrong elements over the whole run; -1 absent */
 } nvs_run;
 
 /* Read and validate a run.json file. `need`: NVS_RUN_NEED_* flags. Errors (missing file, a directory, empty,
@@ -180,6 +181,7 @@ void nvs_run_free(nvs_run *r);
 const char *nvs_run_env(const nvs_run *r, const char *key);
 const char *nvs_run_version(const nvs_run *r, const char *key);
 const nvs_run_pair *nvs_run_pair_of(const nvs_run *r, int gpu_a, int gpu_b); /* either order */
+const nvs_run_pair *nvs_run_topology_pair(const nvs_run_topology *t, int gpu_a, int gpu_b); /* the same */
 const nvs_run_scaling *nvs_run_scaling_of(const nvs_run *r, int n);
 const nvs_run_transport *nvs_run_transport_of(const nvs_run *r, int n);
 const nvs_run_train_result *nvs_run_train_of(const nvs_run *r, int n);

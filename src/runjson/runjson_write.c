@@ -1,6 +1,7 @@
 /* run.json's common parts and the results directories: see runjson_write.h. */
 #include "runjson/runjson_write.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -101,6 +102,10 @@ json_t *nvs_rj_doc_new(const nvs_rj_head *h)
     return doc;
 }
 
+json_t *nvs_rj_num(double v) { return isfinite(v) ? json_real(v) : json_null(); }
+
+json_t *nvs_rj_int(long long v) { return v >= 0 ? json_integer((json_int_t)v) : json_null(); }
+
 int nvs_rj_set_result(json_t *doc, nvs_result_t status, long long wrong_total)
 {
     const char *st = status == NVS_OK ? "ok" : status == NVS_ERR_WRONG ? "wrong" : "error";
@@ -109,16 +114,13 @@ int nvs_rj_set_result(json_t *doc, nvs_result_t status, long long wrong_total)
                                                         (json_int_t)wrong_total));
 }
 
-nvs_result_t nvs_rj_save(const json_t *doc, const char *dir)
+nvs_result_t nvs_rj_save_file(const json_t *doc, const char *path)
 {
-    NVS_CHECK(nvs_mkdir_p(dir));
     char *text = json_dumps(doc, NVS_RJ_DUMP_FLAGS);
     if (!text) {
-        nvs_error("cannot serialize run.json (out of memory)");
+        nvs_error("cannot serialize %s (out of memory)", path);
         return NVS_ERR_NOMEM;
     }
-    char path[4200];
-    snprintf(path, sizeof path, "%s/run.json", dir);
     nvs_outfile o;
     nvs_result_t r = nvs_outfile_open(&o, path);
     if (r == NVS_OK) {
@@ -132,6 +134,14 @@ nvs_result_t nvs_rj_save(const json_t *doc, const char *dir)
     }
     free(text);
     return r;
+}
+
+nvs_result_t nvs_rj_save(const json_t *doc, const char *dir)
+{
+    NVS_CHECK(nvs_mkdir_p(dir));
+    char path[4200];
+    snprintf(path, sizeof path, "%s/run.json", dir);
+    return nvs_rj_save_file(doc, path);
 }
 
 nvs_result_t nvs_rj_print(const json_t *doc, FILE *to)

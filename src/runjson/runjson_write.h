@@ -5,7 +5,7 @@
  *   head     schema, tool {name, version, git}, command {subcommand, argv, launcher, backend}, started_utc,
  *            host, versions, env: the provenance every run.json starts with
  *   result   {status, exit_code, wrong_total}
- *   save     <dir>/run.json whole or not at all (core/out_file.h), dir created as needed
+ *   save     <dir>/run.json (or any file: check's baselines) whole or not at all (core/out_file.h)
  * May include: core, runjson. */
 #ifndef NVS_RUNJSON_WRITE_H
 #define NVS_RUNJSON_WRITE_H
@@ -37,6 +37,12 @@ json_t *nvs_rj_doc_new(const nvs_rj_head *h);
 /* Sets "result": status "ok" / "wrong" / "error" from `status`, the exit code, and wrong_total. */
 int nvs_rj_set_result(json_t *doc, nvs_result_t status, long long wrong_total);
 
+/* A measured value, or null when there is none (NaN, or infinite: JSON has neither); readers take null as "not
+ * measured", never 0. NULL only when out of memory. */
+json_t *nvs_rj_num(double v);
+/* A count or index that may be unknown (< 0, the writers' and the reader's convention): the integer, or null. */
+json_t *nvs_rj_int(long long v);
+
 /* "2026-11-30T20:09:45Z" into buf (>= 21 bytes) for time t. */
 void nvs_rj_utc_stamp(long t, char *buf, size_t len);
 /* The default results directory of a subcommand: results/<YYYYmmdd-HHMMSS>-<subcommand>, UTC. */
@@ -44,6 +50,8 @@ void nvs_rj_default_dir(const char *subcommand, char *buf, size_t len);
 
 /* Serialize (indented, key order kept, a final newline) into <dir>/run.json, creating dir. */
 nvs_result_t nvs_rj_save(const json_t *doc, const char *dir);
+/* The same into the file `path` (its directory must exist: nothing is created but the file). */
+nvs_result_t nvs_rj_save_file(const json_t *doc, const char *path);
 /* doc to `to`, indented, with the stream checked (fflush/ferror). */
 nvs_result_t nvs_rj_print(const json_t *doc, FILE *to);
 

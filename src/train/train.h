@@ -8,7 +8,7 @@
  * then an SGD-momentum pass over all parameters. Three variants are timed: the full step, the same step without
  * the all-reduces (compute only), and the all-reduces alone (communication only).
  *
- * train_plan.c is PURE (buckets, memory, schedule: unit-tested); train.c drives the step through an executor
+ * train_plan.c is PURE (buckets, memory, schedule: unit-tested); step.c drives the step through an executor
  * (train_gpu.c: cuBLAS + NCCL; train_host.c: CPU GEMMs + MPI, so machines without GPUs run the whole path). */
 #ifndef NVS_TRAIN_H
 #define NVS_TRAIN_H
@@ -56,7 +56,7 @@ typedef struct {
     double step_flops;      /* forward + backward GEMM FLOPs per step per GPU */
 } nvs_train_plan;
 
-/* Buckets as PyTorch DDP assigns them (torch/nn/parallel/distributed.py, _compute_bucket_assignment_by_size):
+/* The step's plan. Buckets as PyTorch DDP assigns them (workload/buckets.h, shared with the what-if model):
  * parameters in reverse order, a bucket closes once it holds >= its cap; the first cap is `first_bytes` (DDP:
  * 1 MiB), the rest `cap_bytes` (DDP: bucket_cap_mb = 25). */
 nvs_result_t nvs_train_plan_make(const nvs_profile *p, int batch, nvs_precision prec, int grad_bf16,

@@ -1,4 +1,4 @@
-/* What the step driver (train.c) asks of an executor: the GPU one (train_gpu.c) or the host one
+/* What the step driver (step.c) asks of an executor: the GPU one (train_gpu.c) or the host one
  * (train_host.c). Calls are asynchronous where the executor can make them so (GPU streams); sync() waits. */
 #ifndef NVS_TRAIN_EXEC_H
 #define NVS_TRAIN_EXEC_H

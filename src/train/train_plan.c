@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "train/train.h"
+#include "workload/buckets.h"
 
 
 void nvs_train_plan_free(nvs_train_plan *plan)
@@ -38,29 +39,32 @@ nvs_result_t nvs_train_plan_make(const nvs_profile *p, int batch, nvs_precision 
         return NVS_ERR_NOMEM;
     }
     size_t gsize = grad_bf16 ? 2 : 4;
+    nvs_ddp_bucket *ddp = malloc(((size_t)L + 1) * sizeof *ddp);
+    if (!ddp) {
+        nvs_train_plan_free(plan);
+        return NVS_ERR_NOMEM;
+    }
+    int nb = nvs_ddp_buckets(p->layers, L, (double)gsize, (double)first_bytes, (double)cap_bytes, ddp, L + 1,
+                             plan->bucket_of_layer);
     /* Gradients laid out in bucket order (reverse layers), each bucket contiguous: DDP's flat bucket views. */
     size_t offset = 0;
-    int nb = 0;
-    nvs_bucket *cur = NULL;
     for (int l = L - 1; l >= 0; l--) {
-        plan->bucket_of_layer[l] = -1;
         plan->bucket_closes_at[l] = -1;
-        size_t n = (size_t)p->layers[l].params;
-        if (!n) continue;
-        if (!cur) {
-            cur = &plan->buckets[nb++];
+        int b = plan->bucket_of_layer[l];
+        if (b < 0) continue;
+        nvs_bucket *cur = &plan->buckets[b];
+        if (ddp[b].first_layer == l) { /* the bucket's first gradient */
             cur->last_layer = l;
             cur->offset_elems = offset;
         }
+        size_t n = (size_t)p->layers[l].params;
         plan->grad_offset[l] = offset;
-        plan->bucket_of_layer[l] = nb - 1;
         cur->first_layer = l;
         cur->elems += n;
         cur->bytes += n * gsize;
         offset += n;
-        size_t limit = nb == 1 ? first_bytes : cap_bytes;
-        if (cur->bytes >= limit) cur = NULL;
     }
+    free(ddp);
     plan->nbuckets = nb;
     for (int b = 0; b < nb; b++) plan->bucket_closes_at[plan->buckets[b].first_layer] = b;
     plan->grad_elems = offset;

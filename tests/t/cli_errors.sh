@@ -1,5 +1,6 @@
 #!/bin/sh
 # Every bad flag or value: exit 2, one message naming it, nothing written.
+cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
 out=$TMP/cli_errors
 rm -rf "$out"
@@ -36,8 +37,5 @@ expect 2 "(unknown|no such|cannot open).*no-such-model" $NVS train --model no-su
 expect 0 "usage: nvscale coll" $NVS coll --help
 expect 0 "nccl-tests style" $NVS help
 expect 0 "NCCL" $NVS version
-if [ -e "$out" ]; then
-    echo "FAIL: a rejected command left $out behind"
-    fails=$((fails + 1))
-fi
+[ -e "$out" ] && fail "a rejected command left $out behind"
 finish

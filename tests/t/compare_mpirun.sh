@@ -3,42 +3,36 @@
 # equivalent mpirun sequence, once (rank 0). Emulated with Open MPI's environment variables, then for real when
 # mpirun is installed.
 cd "$(dirname "$0")/../.." || exit 1
-nvs=${NVSCALE:-./nvscale}
-[ -x "$nvs" ] || { echo "no $nvs: run make first"; exit 1; }
-tmp=tests/tmp/compare_mpirun.$$
-mkdir -p tests/tmp
-fail=0
-no() { echo "FAIL: $*"; fail=1; }
+. tests/lib.sh
+need_nvscale
 
-OMPI_COMM_WORLD_SIZE=2 OMPI_COMM_WORLD_RANK=0 "$nvs" compare --transports nvlink,shm,net -b 1M --out res/cmp \
-    >"$tmp.out" 2>"$tmp.err"
+OMPI_COMM_WORLD_SIZE=2 OMPI_COMM_WORLD_RANK=0 "$NVS" compare --transports nvlink,shm,net -b 1M --out res/cmp \
+    >"$OUT" 2>"$ERR"
 rc=$?
-[ "$rc" -eq 2 ] || no "under mpirun: exit $rc, expected 2"
+[ "$rc" -eq 2 ] || fail "under mpirun: exit $rc, expected 2"
 for line in "one MPI job cannot start" \
     "  mpirun -np 2 nvscale run -b 1M --out res/cmp/nvlink" \
     "  mpirun -np 2 -x NCCL_P2P_DISABLE=1 nvscale run -b 1M --out res/cmp/shm" \
     "  mpirun -np 2 -x NCCL_P2P_DISABLE=1 -x NCCL_SHM_DISABLE=1 nvscale run -b 1M --out res/cmp/net" \
     "  nvscale compare --report-only --transports nvlink,shm,net --out res/cmp" \
     "  (or: nvscale report res/cmp/*/run.json)"; do
-    grep -qxF -- "$line" "$tmp.err" || grep -qF -- "$line" "$tmp.err" || no "the refusal lacks: $line"
+    grep -qxF -- "$line" "$ERR" || grep -qF -- "$line" "$ERR" || fail "the refusal lacks: $line"
 done
-[ -e res/cmp ] && no "something was created under mpirun"
-OMPI_COMM_WORLD_SIZE=2 OMPI_COMM_WORLD_RANK=1 "$nvs" compare >"$tmp.out" 2>"$tmp.err"
+[ -e res/cmp ] && fail "something was created under mpirun"
+OMPI_COMM_WORLD_SIZE=2 OMPI_COMM_WORLD_RANK=1 "$NVS" compare >"$OUT" 2>"$ERR"
 rc=$?
-[ "$rc" -eq 2 ] || no "rank 1 under mpirun: exit $rc, expected 2"
-[ -s "$tmp.err" ] && no "rank 1 printed the sequence too: $(head -1 "$tmp.err")"
+[ "$rc" -eq 2 ] || fail "rank 1 under mpirun: exit $rc, expected 2"
+[ -s "$ERR" ] && fail "rank 1 printed the sequence too: $(head -1 "$ERR")"
 
 if command -v mpirun >/dev/null 2>&1; then
     OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
-        mpirun -np 2 --oversubscribe "$nvs" compare --transports shm --out res/cmp2 >"$tmp.out" 2>"$tmp.err"
+        mpirun -np 2 --oversubscribe "$NVS" compare --transports shm --out res/cmp2 >"$OUT" 2>"$ERR"
     rc=$?
-    [ "$rc" -ne 0 ] || no "real mpirun: compare exited 0"
-    [ "$(grep -c 'x NCCL_P2P_DISABLE=1 nvscale run --out res/cmp2/shm' "$tmp.err")" -eq 1 ] || \
-        no "real mpirun: the sequence is not printed exactly once: $(cat "$tmp.err")"
-    [ -e res/cmp2 ] && no "something was created under real mpirun"
+    [ "$rc" -ne 0 ] || fail "real mpirun: compare exited 0"
+    [ "$(grep -c 'x NCCL_P2P_DISABLE=1 nvscale run --out res/cmp2/shm' "$ERR")" -eq 1 ] || \
+        fail "real mpirun: the sequence is not printed exactly once: $(cat "$ERR")"
+    [ -e res/cmp2 ] && fail "something was created under real mpirun"
 else
     echo "note: mpirun not installed, only the emulated launcher was tested"
 fi
-rm -f "$tmp.out" "$tmp.err"
-[ "$fail" -eq 0 ] && echo "compare refuses to run under mpirun and prints the sequence"
-exit $fail
+finish "compare refuses to run under mpirun and prints the sequence"

@@ -4,68 +4,60 @@
 # transport found verified, and the side-by-side report equal to tests/golden/check_compare_nv18.md (timings
 # and the result directory normalised; UPDATE_GOLDEN=1 rewrites it). Then --report-only on the same directory.
 cd "$(dirname "$0")/../.." || exit 1
-nvs=${NVSCALE:-./nvscale}
-[ -x "$nvs" ] || { echo "no $nvs: run make first"; exit 1; }
+. tests/lib.sh
+need_nvscale
 fx=tests/fixtures/check
-dir=tests/tmp/compare_golden
-rm -rf "$dir" "$dir.log"
-mkdir -p tests/tmp
-fail=0
+tmp_dir tmp
+dir=$tmp/cmp
 export NVS_COMPARE_CHILD=$fx/fake_nvscale
-no() { echo "FAIL: $*"; fail=1; }
 
 # the user's shell has NCCL_P2P_DISABLE=1: compare must not let it reach the nvlink run
 FAKE_TOPO=$fx/topo_nv18.json NCCL_P2P_DISABLE=1 NCCL_DEBUG_SUBSYS=INIT \
-    "$nvs" compare --transports nvlink,pcie,shm,net --out "$dir" -b 1M -e 1G -o sum >"$dir.out" 2>"$dir.log"
+    "$NVS" compare --transports nvlink,pcie,shm,net --out "$dir" -b 1M -e 1G -o sum >"$dir.out" 2>"$dir.log"
 rc=$?
-[ "$rc" -eq 0 ] || { no "compare exit $rc, expected 0"; cat "$dir.log"; }
+[ "$rc" -eq 0 ] || { fail "compare exit $rc, expected 0"; cat "$dir.log"; }
 for t in nvlink shm net; do
-    [ -s "$dir/$t/run.json" ] || no "$t did not run"
-    grep -qx " -b 1M -e 1G -o sum" "$dir/$t/args.txt" || no "$t: run options not passed through: $(cat "$dir/$t/args.txt")"
-    grep -qx "NCCL_DEBUG_SUBSYS=INIT" "$dir/$t/env.txt" || no "$t: the rest of the environment was not inherited"
+    [ -s "$dir/$t/run.json" ] || fail "$t did not run"
+    grep -qx " -b 1M -e 1G -o sum" "$dir/$t/args.txt" || fail "$t: run options not passed through: $(cat "$dir/$t/args.txt")"
+    grep -qx "NCCL_DEBUG_SUBSYS=INIT" "$dir/$t/env.txt" || fail "$t: the rest of the environment was not inherited"
 done
-[ -e "$dir/pcie" ] && no "pcie ran on NVLinked GPUs"
-grep -q "pcie: skipped: GPUs 0 and 1 are NVLinked (NV18)" "$dir.log" || no "pcie skipped without its reason on stderr"
-grep -q "NCCL_P2P_DISABLE" "$dir/nvlink/env.txt" && no "nvlink run got NCCL_P2P_DISABLE from the user's shell"
-grep -q "NCCL_P2P_DISABLE/NCCL_SHM_DISABLE from your environment are not passed on" "$dir.log" || no "no warning about the dropped variable"
-[ "$(grep -c '^NCCL_P2P_DISABLE=1$' "$dir/shm/env.txt")" -eq 1 ] || no "shm run lacks NCCL_P2P_DISABLE=1"
-grep -q "NCCL_SHM_DISABLE" "$dir/shm/env.txt" && no "shm run has NCCL_SHM_DISABLE"
-grep -q "^NCCL_SHM_DISABLE=1$" "$dir/net/env.txt" || no "net run lacks NCCL_SHM_DISABLE=1"
-grep -q "^NCCL_P2P_DISABLE=1$" "$dir/net/env.txt" || no "net run lacks NCCL_P2P_DISABLE=1"
-[ -s "$dir/topology.json" ] || no "topology.json not kept"
-grep -q "^  shm     ran       SHM over host memory (2 channels) as asked (n=2)" "$dir.out" || no "stdout summary lacks the shm line"
-grep -q "^     1 GiB    329.65     27.37      3.34        0.083        0.010" "$dir.out" || no "stdout lacks the busbw line"
+[ -e "$dir/pcie" ] && fail "pcie ran on NVLinked GPUs"
+grep -q "pcie: skipped: GPUs 0 and 1 are NVLinked (NV18)" "$dir.log" || fail "pcie skipped without its reason on stderr"
+grep -q "NCCL_P2P_DISABLE" "$dir/nvlink/env.txt" && fail "nvlink run got NCCL_P2P_DISABLE from the user's shell"
+grep -q "NCCL_P2P_DISABLE/NCCL_SHM_DISABLE from your environment are not passed on" "$dir.log" || fail "no warning about the dropped variable"
+[ "$(grep -c '^NCCL_P2P_DISABLE=1$' "$dir/shm/env.txt")" -eq 1 ] || fail "shm run lacks NCCL_P2P_DISABLE=1"
+grep -q "NCCL_SHM_DISABLE" "$dir/shm/env.txt" && fail "shm run has NCCL_SHM_DISABLE"
+grep -q "^NCCL_SHM_DISABLE=1$" "$dir/net/env.txt" || fail "net run lacks NCCL_SHM_DISABLE=1"
+grep -q "^NCCL_P2P_DISABLE=1$" "$dir/net/env.txt" || fail "net run lacks NCCL_P2P_DISABLE=1"
+[ -s "$dir/topology.json" ] || fail "topology.json not kept"
+grep -q "^  shm     ran       SHM over host memory (2 channels) as asked (n=2)" "$dir.out" || fail "stdout summary lacks the shm line"
+grep -q "^     1 GiB    329.65     27.37      3.34        0.083        0.010" "$dir.out" || fail "stdout lacks the busbw line"
 
 # golden Markdown: compare's own part (the durations of the fake runs vary); the appendix is `nvscale report`'s
 # Markdown of the same runs, tested with report
-grep -q "^# Runs in detail: R1 = nvlink, R2 = shm, R3 = net$" "$dir/compare.md" || no "compare.md lacks the runs in detail"
+grep -q "^# Runs in detail: R1 = nvlink, R2 = shm, R3 = net$" "$dir/compare.md" || fail "compare.md lacks the runs in detail"
 sed -E -e 's/exit 0, [0-9]+\.[0-9] s/exit 0, T s/' -e '/^# Runs in detail/,$d' "$dir/compare.md" >"$dir.md"
-g=tests/golden/check_compare_nv18.md
-if [ -n "${UPDATE_GOLDEN:-}" ]; then cp "$dir.md" "$g"; echo "updated $g"
-elif ! diff -u "$g" "$dir.md"; then no "compare.md differs from $g"; fi
+golden "$dir.md" tests/golden/check_compare_nv18.md
 
 # a second compare into the same directory is refused: runs are never mixed
-FAKE_TOPO=$fx/topo_nv18.json "$nvs" compare --transports shm --out "$dir" >/dev/null 2>"$dir.log2"
+FAKE_TOPO=$fx/topo_nv18.json "$NVS" compare --transports shm --out "$dir" >/dev/null 2>"$dir.log2"
 rc=$?
-[ "$rc" -eq 2 ] || no "compare into a used directory: exit $rc, expected 2"
-grep -q "$dir/shm already exists" "$dir.log2" || no "no message about the existing run directory"
+[ "$rc" -eq 2 ] || fail "compare into a used directory: exit $rc, expected 2"
+grep -q "$dir/shm already exists" "$dir.log2" || fail "no message about the existing run directory"
 
 # --report-only: the same comparison from what is on disk (the mpirun route); pcie was never run
 rm -f "$dir/compare.md"
-"$nvs" compare --report-only --transports nvlink,pcie,shm,net --out "$dir" >"$dir.out" 2>"$dir.log"
+"$NVS" compare --report-only --transports nvlink,pcie,shm,net --out "$dir" >"$dir.out" 2>"$dir.log"
 rc=$?
-[ "$rc" -eq 0 ] || { no "--report-only exit $rc, expected 0"; cat "$dir.log"; }
-grep -q "^| pcie | .* | not run | - | no $dir/pcie/run.json |" "$dir/compare.md" || no "--report-only: pcie not listed as not run"
-grep -q "^| net | .* | ran (read from $dir/net/run.json) | NET/Socket/0 over network (2 channels) | as asked (n=2) |" "$dir/compare.md" || no "--report-only: net not read back"
+[ "$rc" -eq 0 ] || { fail "--report-only exit $rc, expected 0"; cat "$dir.log"; }
+grep -q "^| pcie | .* | not run | - | no $dir/pcie/run.json |" "$dir/compare.md" || fail "--report-only: pcie not listed as not run"
+grep -q "^| net | .* | ran (read from $dir/net/run.json) | NET/Socket/0 over network (2 channels) | as asked (n=2) |" "$dir/compare.md" || fail "--report-only: net not read back"
 
 # a PCIe machine: nvlink skipped, pcie runs and is verified
-rm -rf "$dir.pcie"
-FAKE_TOPO=$fx/topo_pcie.json FAKE_LINK=PCIe "$nvs" compare --transports nvlink,pcie --out "$dir.pcie" >"$dir.out" 2>"$dir.log"
+FAKE_TOPO=$fx/topo_pcie.json FAKE_LINK=PCIe "$NVS" compare --transports nvlink,pcie --out "$dir.pcie" >"$dir.out" 2>"$dir.log"
 rc=$?
-[ "$rc" -eq 0 ] || { no "pcie machine: exit $rc, expected 0"; cat "$dir.log"; }
-grep -q "^  pcie    ran       P2P over PCIe (2 channels) *as asked (n=2)" "$dir.out" || no "pcie not verified: $(cat "$dir.out")"
-grep -q "^  nvlink  skipped .*GPUs 0 and 1 have no NVLink between them (PIX)" "$dir.out" || no "nvlink not skipped with its reason"
+[ "$rc" -eq 0 ] || { fail "pcie machine: exit $rc, expected 0"; cat "$dir.log"; }
+grep -q "^  pcie    ran       P2P over PCIe (2 channels) *as asked (n=2)" "$dir.out" || fail "pcie not verified: $(cat "$dir.out")"
+grep -q "^  nvlink  skipped .*GPUs 0 and 1 have no NVLink between them (PIX)" "$dir.out" || fail "nvlink not skipped with its reason"
 
-rm -rf "$dir" "$dir.pcie" "$dir.out" "$dir.log" "$dir.log2" "$dir.md"
-[ "$fail" -eq 0 ] && echo "compare: runs, skips, environment, verification and report as expected"
-exit $fail
+finish "compare: runs, skips, environment, verification and report as expected"

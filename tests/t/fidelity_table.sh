@@ -6,9 +6,8 @@
 cd "$(dirname "$0")/../.." || exit 1
 export PYTHONDONTWRITEBYTECODE=1 # no __pycache__ in the tree
 . tests/lib.sh
-command -v python3 >/dev/null 2>&1 || { echo "python3 not found"; exit 77; }
-d=$(mktemp -d) || exit 1
-trap 'rm -rf "$d"' EXIT
+need_cmd python3 "tools/fidelity.py is Python"
+tmp_dir d
 FID="python3 tools/fidelity.py"
 
 # --- PyTorch side: ddp_bench/2 lines (the numbers are invented for the test)
@@ -66,17 +65,17 @@ run "$d/lm-b16.json" lm290m bf16 16 29000 32300 '{"P2P": 48}' NVLink
 run "$d/bert-512.json" bert-large bf16 32 29000 32300 '{"P2P": 48}' NVLink "one 512-token sequence"
 run "$d/bert-nvlink.json" bert-large fp32 32 90000 92000 '{"P2P": 48}' NVLink
 run "$d/lm-nosumm.json" lm290m bf16 8 29000 32300 - -
-OUT="$d/out/ddp-vs-nvscale"
+TABLE="$d/out/ddp-vs-nvscale"
 GOOD="--pytorch nvlink=$d/pt-nvlink.jsonl --pytorch shm=$d/pt-shm.jsonl --nvscale nvlink=$d/lm-nvlink.json
-      --nvscale nvlink=$d/r50-nvlink.json --nvscale shm=$d/lm-shm.json --out $OUT"
+      --nvscale nvlink=$d/r50-nvlink.json --nvscale shm=$d/lm-shm.json --out $TABLE"
 
 # against a plain GPU without DDP (--baseline nodp) first: the arithmetic of every column
 expect 0 "6 rows to" $FID $GOOD --baseline nodp
-head -1 "$OUT.csv" | grep -q '^model,precision,transport,n,step_ms_pytorch,step_ms_nvscale,eff_pytorch,eff_nvscale' ||
-    { echo "FAIL: CSV header: $(head -1 "$OUT.csv")"; fails=$((fails + 1)); }
-[ "$(wc -l <"$OUT.csv")" -eq 7 ] || { echo "FAIL: CSV has $(wc -l <"$OUT.csv") lines, expected 7"; fails=$((fails + 1)); }
+head -1 "$TABLE.csv" | grep -q '^model,precision,transport,n,step_ms_pytorch,step_ms_nvscale,eff_pytorch,eff_nvscale' ||
+    fail "CSV header: $(head -1 "$TABLE.csv")"
+[ "$(wc -l <"$TABLE.csv")" -eq 7 ] || fail "CSV has $(wc -l <"$TABLE.csv") lines, expected 7"
 # rows in model order (resnet50 first), transports nvlink before shm; values straight from the inputs
-python3 - "$OUT.csv" <<'PY' || fails=$((fails + 1))
+python3 - "$TABLE.csv" <<'PY' || fail "the CSV's rows (above)"
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 got = [(r["model"], r["transport"], r["n"]) for r in rows]
@@ -92,64 +91,64 @@ checks = [(r["step_ms_pytorch"], "52.400"), (r["step_ms_nvscale"], "32.300"), (r
 for have, want in checks:
     assert have == want, "have %r, want %r (row %s)" % (have, want, r)
 PY
-grep -q '| lm290m | bf16 | nvlink | 2 | 52.400 | 32.300 | .* | \*\*OUT\*\* |' "$OUT.md" ||
-    { echo "FAIL: Markdown lacks the OUT row"; fails=$((fails + 1)); }
-grep -q '| resnet50 | fp32 | nvlink | 2 | .* | ok |' "$OUT.md" || { echo "FAIL: Markdown lacks an ok row"; fails=$((fails + 1)); }
-grep -q "pt-nvlink.jsonl" "$OUT.md" && grep -q "lm-shm.json" "$OUT.md" ||
-    { echo "FAIL: Markdown does not name its inputs"; fails=$((fails + 1)); }
-grep -q "bert-large:bf16:32 over nvlink: step" "$OUT.md" && grep -q "bert-large:fp32:32 over nvlink: failed" "$OUT.md" ||
-    { echo "FAIL: Markdown lacks the PyTorch lines not compared"; fails=$((fails + 1)); }
-ls "$d/out" | grep -q tmp && { echo "FAIL: a temporary file was left"; fails=$((fails + 1)); }
+grep -q '| lm290m | bf16 | nvlink | 2 | 52.400 | 32.300 | .* | \*\*OUT\*\* |' "$TABLE.md" ||
+    fail "Markdown lacks the OUT row"
+grep -q '| resnet50 | fp32 | nvlink | 2 | .* | ok |' "$TABLE.md" || fail "Markdown lacks an ok row"
+grep -q "pt-nvlink.jsonl" "$TABLE.md" && grep -q "lm-shm.json" "$TABLE.md" ||
+    fail "Markdown does not name its inputs"
+grep -q "bert-large:bf16:32 over nvlink: step" "$TABLE.md" && grep -q "bert-large:fp32:32 over nvlink: failed" "$TABLE.md" ||
+    fail "Markdown lacks the PyTorch lines not compared"
+ls "$d/out" | grep -q tmp && fail "a temporary file was left"
 # the default baseline is DDP at world 1 (nvscale's N=1 runs its reducer too): 42.3 / 52.4 = 0.8073
 expect 0 "6 rows to" $FID $GOOD
-python3 - "$OUT.csv" <<'PY' || fails=$((fails + 1))
+python3 - "$TABLE.csv" <<'PY' || fail "the default baseline (above)"
 import csv, sys
 r = list(csv.DictReader(open(sys.argv[1])))
 assert (r[3]["eff_pytorch"], r[2]["step_ms_pytorch"]) == ("0.8073", "42.300"), (r[3]["eff_pytorch"], r[2]["step_ms_pytorch"])
 PY
-cp "$OUT.csv" "$d/kept.csv"
+cp "$TABLE.csv" "$d/kept.csv"
 
 # an nvscale run that does not list its transports: compared, marked not verified
 expect 0 "2 rows" $FID --pytorch nvlink="$d/pt-nvlink.jsonl" --nvscale nvlink="$d/lm-nosumm.json" --out "$d/ns"
-grep -q "^lm290m,bf16,nvlink,2,.*,pytorch," "$d/ns.csv" || { echo "FAIL: not-verified row"; fails=$((fails + 1)); }
+grep -q "^lm290m,bf16,nvlink,2,.*,pytorch," "$d/ns.csv" || fail "not-verified row"
 
 # refusals: exit 2, one message, the previous outputs untouched
 P="--pytorch nvlink=$d/pt-nvlink.jsonl"
-expect 2 "nope.jsonl: no such file" $FID --pytorch nvlink="$d/nope.jsonl" --nvscale nvlink="$d/lm-nvlink.json" --out "$OUT"
-expect 2 "nope.json: no such file" $FID $P --nvscale nvlink="$d/nope.json" --out "$OUT"
-expect 2 "no --nvscale" $FID $P --out "$OUT"
-expect 2 "unknown transport 'ib'" $FID --pytorch ib="$d/pt-nvlink.jsonl" --nvscale nvlink="$d/lm-nvlink.json" --out "$OUT"
-expect 2 "expected TRANSPORT=FILE" $FID --pytorch "$d/pt-nvlink.jsonl" --nvscale nvlink="$d/lm-nvlink.json" --out "$OUT"
+expect 2 "nope.jsonl: no such file" $FID --pytorch nvlink="$d/nope.jsonl" --nvscale nvlink="$d/lm-nvlink.json" --out "$TABLE"
+expect 2 "nope.json: no such file" $FID $P --nvscale nvlink="$d/nope.json" --out "$TABLE"
+expect 2 "no --nvscale" $FID $P --out "$TABLE"
+expect 2 "unknown transport 'ib'" $FID --pytorch ib="$d/pt-nvlink.jsonl" --nvscale nvlink="$d/lm-nvlink.json" --out "$TABLE"
+expect 2 "expected TRANSPORT=FILE" $FID --pytorch "$d/pt-nvlink.jsonl" --nvscale nvlink="$d/lm-nvlink.json" --out "$TABLE"
 expect 2 "measured with --transport nvlink, but given as --pytorch shm" \
-    $FID --pytorch shm="$d/pt-nvlink.jsonl" --nvscale shm="$d/lm-shm.json" --out "$OUT"
+    $FID --pytorch shm="$d/pt-nvlink.jsonl" --nvscale shm="$d/lm-shm.json" --out "$TABLE"
 expect 2 "NCCL used shm at N=2, but the run is given as --nvscale nvlink" \
-    $FID $P --nvscale nvlink="$d/lm-shm.json" --out "$OUT"
-expect 2 "no --pytorch nvlink line has model lm290m and precision fp32" $FID $P --nvscale nvlink="$d/lm-fp32.json" --out "$OUT"
+    $FID $P --nvscale nvlink="$d/lm-shm.json" --out "$TABLE"
+expect 2 "no --pytorch nvlink line has model lm290m and precision fp32" $FID $P --nvscale nvlink="$d/lm-fp32.json" --out "$TABLE"
 expect 2 "batch 16 per GPU, but the PyTorch lines for lm290m bf16 over nvlink have batch 8" \
-    $FID $P --nvscale nvlink="$d/lm-b16.json" --out "$OUT"
-expect 2 "PyTorch bert-large:fp32:32 failed there: world 2 DDP" $FID $P --nvscale nvlink="$d/bert-nvlink.json" --out "$OUT"
+    $FID $P --nvscale nvlink="$d/lm-b16.json" --out "$TABLE"
+expect 2 "PyTorch bert-large:fp32:32 failed there: world 2 DDP" $FID $P --nvscale nvlink="$d/bert-nvlink.json" --out "$TABLE"
 expect 2 "\"one 128-token sequence\" in PyTorch, \"one 512-token sequence\" in nvscale" \
-    $FID $P --nvscale nvlink="$d/bert-512.json" --out "$OUT"
+    $FID $P --nvscale nvlink="$d/bert-512.json" --out "$TABLE"
 expect 2 "both are lm290m bf16 batch 8 over nvlink" \
-    $FID $P --nvscale nvlink="$d/lm-nvlink.json" --nvscale nvlink="$d/lm-nosumm.json" --out "$OUT"
-expect 2 "given twice" $FID $P $P --nvscale nvlink="$d/lm-nvlink.json" --out "$OUT"
+    $FID $P --nvscale nvlink="$d/lm-nvlink.json" --nvscale nvlink="$d/lm-nosumm.json" --out "$TABLE"
+expect 2 "given twice" $FID $P $P --nvscale nvlink="$d/lm-nvlink.json" --out "$TABLE"
 line nvlink lm290m bf16 8 34000 42000 52000 46000 >"$d/pt-again.jsonl"
-expect 2 "2 PyTorch lines match" $FID $P --pytorch nvlink="$d/pt-again.jsonl" --nvscale nvlink="$d/lm-nvlink.json" --out "$OUT"
+expect 2 "2 PyTorch lines match" $FID $P --pytorch nvlink="$d/pt-again.jsonl" --nvscale nvlink="$d/lm-nvlink.json" --out "$TABLE"
 echo '{"tool": "ddp_bench", "model": "lm290m", "step_us": 1}' >"$d/old.jsonl"
 expect 2 "old.jsonl:1: schema null, expected \"ddp_bench/2\"" \
-    $FID --pytorch nvlink="$d/old.jsonl" --nvscale nvlink="$d/lm-nvlink.json" --out "$OUT"
+    $FID --pytorch nvlink="$d/old.jsonl" --nvscale nvlink="$d/lm-nvlink.json" --out "$TABLE"
 echo 'not json' >"$d/bad.jsonl"
-expect 2 "bad.jsonl:1: not JSON" $FID --pytorch nvlink="$d/bad.jsonl" --nvscale nvlink="$d/lm-nvlink.json" --out "$OUT"
+expect 2 "bad.jsonl:1: not JSON" $FID --pytorch nvlink="$d/bad.jsonl" --nvscale nvlink="$d/lm-nvlink.json" --out "$TABLE"
 echo '{"schema": "nvscale.run/1"}' >"$d/coll.json"
-expect 2 "coll.json: no \"train\" object" $FID $P --nvscale nvlink="$d/coll.json" --out "$OUT"
-expect 2 "pt-shm.jsonl: not an nvscale run.json" $FID $P --nvscale nvlink="$d/pt-shm.jsonl" --out "$OUT"
+expect 2 "coll.json: no \"train\" object" $FID $P --nvscale nvlink="$d/coll.json" --out "$TABLE"
+expect 2 "pt-shm.jsonl: not an nvscale run.json" $FID $P --nvscale nvlink="$d/pt-shm.jsonl" --out "$TABLE"
 echo '{"schema": "nvscale.run/2"}' >"$d/v2.json"
-expect 2 "v2.json: not an nvscale run.json of schema nvscale.run/1" $FID $P --nvscale nvlink="$d/v2.json" --out "$OUT"
+expect 2 "v2.json: not an nvscale run.json of schema nvscale.run/1" $FID $P --nvscale nvlink="$d/v2.json" --out "$TABLE"
 # a different nvscale model name needs --map, never a guess
 sed 's/"model": "lm290m"/"model": "gpt-290m"/' "$d/lm-nvlink.json" >"$d/renamed.json"
-expect 2 "use --map gpt-290m=HARNESS_MODEL" $FID $P --nvscale nvlink="$d/renamed.json" --out "$OUT"
+expect 2 "use --map gpt-290m=HARNESS_MODEL" $FID $P --nvscale nvlink="$d/renamed.json" --out "$TABLE"
 expect 0 "2 rows" $FID $P --nvscale nvlink="$d/renamed.json" --map gpt-290m=lm290m --out "$d/mapped"
 expect 2 "is a directory" $FID $P --nvscale nvlink="$d/lm-nvlink.json" --out "$d/out"
-cmp -s "$OUT.csv" "$d/kept.csv" || { echo "FAIL: a refused run changed $OUT.csv"; fails=$((fails + 1)); }
+cmp -s "$TABLE.csv" "$d/kept.csv" || fail "a refused run changed $TABLE.csv"
 expect 0 "usage: fidelity.py" $FID --help
 finish

@@ -2,21 +2,22 @@
 # NCCL backend on real GPUs: every collective, type and operation validated, one process (threads) and under
 # mpirun; CUDA-graph launches; a planted wrong element exits 3; a stalled rank is named and the communicators
 # aborted. Skipped on machines without a GPU.
+cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
-has_gpu || { echo "no GPU on this machine"; exit 77; }
+has_gpu || skip "no GPU on this machine"
 export NCCL_NVLS_ENABLE=${NCCL_NVLS_ENABLE:-0}
 ngpu=$(nvidia-smi -L | grep -c '^GPU')
 d=$TMP/gpu_coll
 rm -rf "$d"
 expect 0 "Wrong elements     : 0 OK" $NVS run --coll all -d all -o all -b 1K -e 4M -f 64 -n 5 -w 2 --out "$d/threads"
 bad=$(json_get $d/threads/run.json "sum(1 for c in d['collectives'] if c['wrong'] != 0)")
-[ "$bad" = "0" ] || { echo "FAIL: $bad wrong rows (threads)"; fails=$((fails + 1)); }
-[ "$(json_get $d/threads/run.json "d['command']['launcher']")" = "threads" ] || { echo "FAIL: launcher"; fails=$((fails + 1)); }
-[ "$(json_get $d/threads/run.json "d['world']['size']")" = "$ngpu" ] || { echo "FAIL: one rank per GPU"; fails=$((fails + 1)); }
+[ "$bad" = "0" ] || fail "$bad wrong rows (threads)"
+[ "$(json_get $d/threads/run.json "d['command']['launcher']")" = "threads" ] || fail "launcher"
+[ "$(json_get $d/threads/run.json "d['world']['size']")" = "$ngpu" ] || fail "one rank per GPU"
 if command -v mpirun >/dev/null; then
     expect 0 "Wrong elements     : 0 OK" $MPIRUN -np $ngpu -x NCCL_NVLS_ENABLE $NVS coll --coll all -d float,bfloat16 \
         -o sum,max -b 1K -e 4M -f 64 -n 5 -w 2 --out "$d/mpi"
-    [ "$(json_get $d/mpi/run.json "d['command']['launcher']")" = "mpi" ] || { echo "FAIL: mpi launcher"; fails=$((fails + 1)); }
+    [ "$(json_get $d/mpi/run.json "d['command']['launcher']")" = "mpi" ] || fail "mpi launcher"
     expect 3 "wrong element" env NVS_TEST_CORRUPT=0 $MPIRUN -np $ngpu -x NVS_TEST_CORRUPT -x NCCL_NVLS_ENABLE $NVS coll \
         -b 1M -e 1M --no-save
     if [ "$ngpu" -ge 2 ]; then
@@ -27,7 +28,7 @@ if command -v mpirun >/dev/null; then
 fi
 expect 0 "CUDA graph launches" $NVS coll -G 3 -b 8 -e 64K -f 8 -n 10 --out "$d/graph"
 [ "$(json_get $d/graph/run.json "all(c['graph'] and c['wrong'] == 0 for c in d['collectives'])")" = "True" ] ||
-    { echo "FAIL: graph rows"; fails=$((fails + 1)); }
+    fail "graph rows"
 expect 3 "wrong element" env NVS_TEST_CORRUPT=0 $NVS coll -b 1M -e 1M --no-save
 # more ranks on a host than GPUs: refused before any NCCL call
 if command -v mpirun >/dev/null; then

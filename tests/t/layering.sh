@@ -46,27 +46,26 @@ check_tree() {
     ' "$1/src/LAYERS" $(cd "$1" && find src topo collectives tests/unit -name '*.[ch]' -o -name '*.cu' | sort | sed "s|^|$1/|")
 }
 
-out=$(check_tree .) || { echo "layering violations:"; printf '%s\n' "$out"; fails=$((fails + 1)); }
+out=$(check_tree .) || { fail "layering violations:"; printf '%s\n' "$out"; }
 
 # every layer folder is in the table and documented
 for d in src/*/ topo/ collectives/; do
     l=$(basename "$d")
-    grep -q "^$l:" src/LAYERS || { echo "layer folder $d is not in src/LAYERS"; fails=$((fails + 1)); }
-    [ -f "$d/README.md" ] || { echo "layer folder $d has no README.md"; fails=$((fails + 1)); }
+    grep -q "^$l:" src/LAYERS || fail "layer folder $d is not in src/LAYERS"
+    [ -f "$d/README.md" ] || fail "layer folder $d has no README.md"
 done
 
 # the checker can fail: a copy with an upward include and a ../ include
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
+tmp_dir tmp
 mkdir -p "$tmp/src/core" "$tmp/src/cli" "$tmp/topo" "$tmp/collectives" "$tmp/tests/unit"
 cp src/LAYERS "$tmp/src/"
 printf '#include "cli/commands.h"\n' >"$tmp/src/core/a.c"
 printf '#include "../core/a.h"\n' >"$tmp/src/cli/b.c"
 printf '#include "core/err.h"\n' >"$tmp/topo/c.c"
-bad=$(check_tree "$tmp") && { echo "the checker passed a tree with violations"; fails=$((fails + 1)); }
+bad=$(check_tree "$tmp") && fail "the checker passed a tree with violations"
 printf '%s\n' "$bad" | grep -q 'src/core/a.c:1: core includes cli/commands.h' ||
-    { echo "upward include not reported: $bad"; fails=$((fails + 1)); }
+    fail "upward include not reported: $bad"
 printf '%s\n' "$bad" | grep -q 'src/cli/b.c:1: "../core/a.h" climbs' ||
-    { echo "../ include not reported: $bad"; fails=$((fails + 1)); }
-printf '%s\n' "$bad" | grep -q 'topo/c.c' && { echo "a legal include was reported: $bad"; fails=$((fails + 1)); }
+    fail "../ include not reported: $bad"
+printf '%s\n' "$bad" | grep -q 'topo/c.c' && fail "a legal include was reported: $bad"
 finish

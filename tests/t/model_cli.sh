@@ -3,7 +3,7 @@
 # are reported as FILE:LINE, runtime failures exit 1 and leave no partial file, --help works.
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
-[ -x "$NVS" ] || { echo "nvscale is not built"; exit 1; }
+need_nvscale
 M="$NVS model"
 P=tests/fixtures/presets
 OK="--gpu rtx3090 --machine pcie4-2s-8gpu-switch --model resnet50"
@@ -73,16 +73,13 @@ expect 2 "were not measured and no machine preset" $M --calibrate tests/fixtures
 expect 2 "--calibrate takes one --gpu" $M --calibrate tests/fixtures/model/h200x2_nvlink_resnet50.json --gpu a,b
 
 # output file: whole or nothing; a directory that does not exist is a runtime error (exit 1), no file appears
-out=$TMP/model_cli.$$
-rm -rf "$out"
-mkdir -p "$out"
+tmp_dir out
 expect 1 "cannot write" $M $OK -o "$out/missing/dir/x.txt"
-[ -e "$out/missing" ] && { echo "FAIL: a directory or file appeared"; fails=$((fails + 1)); }
+[ -e "$out/missing" ] && fail "a directory or file appeared"
 expect 0 "" $M $OK -o "$out/t.txt"
-[ -s "$out/t.txt" ] || { echo "FAIL: -o wrote nothing"; fails=$((fails + 1)); }
-ls "$out" | grep -v '^t.txt$' | grep -q . && { echo "FAIL: a temporary file was left: $(ls "$out")"; fails=$((fails + 1)); }
+[ -s "$out/t.txt" ] || fail "-o wrote nothing"
+ls "$out" | grep -v '^t.txt$' | grep -q . && fail "a temporary file was left: $(ls "$out")"
 $M $OK >"$out/stdout.txt" 2>/dev/null
-cmp -s "$out/t.txt" "$out/stdout.txt" || { echo "FAIL: -o and stdout differ"; fails=$((fails + 1)); }
-rm -rf "$out"
+cmp -s "$out/t.txt" "$out/stdout.txt" || fail "-o and stdout differ"
 
-[ "$fails" -eq 0 ]
+finish

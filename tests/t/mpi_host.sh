@@ -1,8 +1,9 @@
 #!/bin/sh
 # The MPI host backend under mpirun -np 1/2/4 (more ranks than CI's 2 cores): every collective, type and
 # operation validated, run.json fields checked; a planted wrong element exits 3; a stalled rank is named.
+cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
-command -v mpirun >/dev/null || { echo "mpirun not installed"; exit 77; }
+need_cmd mpirun "the MPI host backend runs under it"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 for np in 1 2 4; do
     d=$TMP/mpi_host_$np
@@ -10,33 +11,33 @@ for np in 1 2 4; do
     # the one-screen answer on stdout; the nccl-tests tables of every size in table.txt
     expect 0 "^Collectives: busbw" $MPIRUN -np $np $NVS run --no-train --backend mpi -b 1K -e 256K -f 16 -n 5 -w 1 \
         --coll all -d float,half,bfloat16,int32,double -o all --out "$d" || continue
-    grep -q "all_reduce on $np rank" "$d/table.txt" || { echo "FAIL: table.txt lacks all_reduce on $np rank"; fails=$((fails + 1)); }
+    grep -q "all_reduce on $np rank" "$d/table.txt" || fail "table.txt lacks all_reduce on $np rank"
     j=$d/run.json
-    [ "$(json_get $j "d['schema']")" = "nvscale.run/1" ] || { echo "FAIL: schema np=$np"; fails=$((fails + 1)); }
-    [ "$(json_get $j "d['world']['size']")" = "$np" ] || { echo "FAIL: world.size np=$np"; fails=$((fails + 1)); }
-    [ "$(json_get $j "len(d['ranks'])")" = "$np" ] || { echo "FAIL: ranks np=$np"; fails=$((fails + 1)); }
-    [ "$(json_get $j "d['command']['backend']")" = "mpi" ] || { echo "FAIL: backend np=$np"; fails=$((fails + 1)); }
+    [ "$(json_get $j "d['schema']")" = "nvscale.run/1" ] || fail "schema np=$np"
+    [ "$(json_get $j "d['world']['size']")" = "$np" ] || fail "world.size np=$np"
+    [ "$(json_get $j "len(d['ranks'])")" = "$np" ] || fail "ranks np=$np"
+    [ "$(json_get $j "d['command']['backend']")" = "mpi" ] || fail "backend np=$np"
     # every configuration validated, nothing wrong, a positive time
     bad=$(json_get $j "sum(1 for c in d['collectives'] if c['wrong'] != 0 or c['time_us']['max'] <= 0)")
-    [ "$bad" = "0" ] || { echo "FAIL: $bad rows wrong or untimed (np=$np)"; fails=$((fails + 1)); }
+    [ "$bad" = "0" ] || fail "$bad rows wrong or untimed (np=$np)"
     # 7 collectives x 5 types: 7 reducing configurations per type for the 3 op-collectives x 4 ops ...
     nrows=$(json_get $j "len(d['collectives'])")
     counts=$(json_get $j "sorted(set(c['n'] for c in d['collectives']))")
-    [ "$nrows" -gt 100 ] || { echo "FAIL: only $nrows rows (np=$np)"; fails=$((fails + 1)); }
+    [ "$nrows" -gt 100 ] || fail "only $nrows rows (np=$np)"
     echo "np=$np: $nrows validated rows at N=$counts"
-    [ "$(json_get $j "d['result']['status']")" = "ok" ] || { echo "FAIL: status np=$np"; fails=$((fails + 1)); }
-    [ -s "$d/collectives.csv" ] && [ -s "$d/table.txt" ] || { echo "FAIL: csv/table missing"; fails=$((fails + 1)); }
+    [ "$(json_get $j "d['result']['status']")" = "ok" ] || fail "status np=$np"
+    [ -s "$d/collectives.csv" ] && [ -s "$d/table.txt" ] || fail "csv/table missing"
 done
 # N = 1, 2, 4 all measured in the 4-rank run, with the ranks of each listed
 [ "$(json_get $TMP/mpi_host_4/run.json "[s['n'] for s in d['scaling']]")" = "[1, 2, 4]" ] ||
-    { echo "FAIL: scaling plan"; fails=$((fails + 1)); }
+    fail "scaling plan"
 
 # a planted wrong element on rank 1 is caught: exit 3, status "wrong", rank named
 d=$TMP/mpi_host_corrupt
 rm -rf "$d"
 expect 3 "wrong element.*first on rank 1" env NVS_TEST_CORRUPT=1 $MPIRUN -np 2 -x NVS_TEST_CORRUPT $NVS coll \
     --backend mpi -b 4K -e 4K --out "$d"
-[ "$(json_get $d/run.json "d['result']['status']")" = "wrong" ] || { echo "FAIL: corrupt status"; fails=$((fails + 1)); }
+[ "$(json_get $d/run.json "d['result']['status']")" = "wrong" ] || fail "corrupt status"
 
 # a rank that never joins: the others stop after --timeout and name the collective and size
 expect 1 "all_reduce of 64 KiB .* did not complete within 2 s" env NVS_TEST_STALL=1:64K \

@@ -2,22 +2,14 @@
 # On a GPU machine: nvscale p2p measures every ordered pair, every copy validated (no wrong element), numbers in
 # JSON with the bound and % of bound, uni below its bound, P2P where CUDA allows it. Needs two GPUs.
 cd "$(dirname "$0")/../.." || exit 1
-nvs=${NVSCALE:-./nvscale}
-[ -x "$nvs" ] || { echo "no $nvs: run make first"; exit 1; }
-if ! { command -v nvidia-smi >/dev/null 2>&1 && [ "$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')" -ge 2 ]; }; then
-    echo "fewer than two GPUs on this machine"
-    exit 77
-fi
-command -v python3 >/dev/null || { echo "python3 not installed: cannot parse the JSON"; exit 77; }
-dir=tests/tmp/p2p_gpu.$$
-rm -rf "$dir"
-mkdir -p "$dir"
-fail=0
-"$nvs" p2p --copy-bytes 64M --copy-iters 10 --out "$dir/run" >"$dir/out.txt" 2>"$dir/err"
-rc=$?
-[ "$rc" -eq 0 ] || { echo "FAIL: nvscale p2p exit $rc"; cat "$dir/err"; fail=1; }
-grep -q "Unidirectional copy bandwidth" "$dir/out.txt" || { echo "FAIL: no matrix printed"; fail=1; }
-python3 - "$dir/run/run.json" <<'PY' || fail=1
+. tests/lib.sh
+need_nvscale
+[ "$(gpu_count)" -ge 2 ] || skip "fewer than two GPUs on this machine"
+need_cmd python3 "cannot parse the JSON"
+tmp_dir dir
+expect_err 0 "" "$NVS" p2p --copy-bytes 64M --copy-iters 10 --out "$dir/run"
+grep -q "Unidirectional copy bandwidth" "$OUT" || fail "no matrix printed"
+python3 - "$dir/run/run.json" <<'PY' || fail "run.json (above)"
 import json, sys
 d = json.load(open(sys.argv[1]))
 t, p = d["topology"], d["p2p"]
@@ -43,5 +35,4 @@ if errors:
     print("FAIL: " + "\n      ".join(errors))
     sys.exit(1)
 PY
-rm -rf "$dir"
-exit $fail
+finish

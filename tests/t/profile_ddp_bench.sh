@@ -5,23 +5,24 @@
 # bert-large that of HF BertForMaskedLM, and its torch-free parts (transport environments, NCCL log parsing, the
 # profile analysis) give the expected answers on made-up inputs. The measurement itself needs a GPU: not here.
 cd "$(dirname "$0")/../.." || exit 1
+. tests/lib.sh
 export PYTHONDONTWRITEBYTECODE=1 # no __pycache__ in the tree
-command -v python3 >/dev/null 2>&1 || { echo "python3 not found"; exit 77; }
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
+need_cmd python3 "the harness is Python"
+tmp_dir tmp
 B=tools/ddp_bench.py
 
 python3 -c "import py_compile, sys; py_compile.compile(sys.argv[1], cfile=sys.argv[2], doraise=True)" \
-    "$B" "$tmp/ddp_bench.pyc" || { echo "$B does not compile"; exit 1; }
-python3 "$B" --help >"$tmp/help" 2>&1 || { echo "--help failed"; exit 1; }
-grep -q -- "--bucket-cap-mb" "$tmp/help" || { echo "--help lacks --bucket-cap-mb"; exit 1; }
+    "$B" "$tmp/ddp_bench.pyc" || stop "$B does not compile"
+python3 "$B" --help >"$tmp/help" 2>&1 || stop "--help failed"
+grep -q -- "--bucket-cap-mb" "$tmp/help" || stop "--help lacks --bucket-cap-mb"
 
 bad() { # expected message, then arguments: must exit 2 and print the message
     want=$1; shift
     python3 "$B" "$@" >"$tmp/out" 2>&1
     rc=$?
     if [ "$rc" -ne 2 ] || ! grep -q -- "$want" "$tmp/out"; then
-        echo "ddp_bench.py $*: exit $rc, expected 2 and '$want':"; cat "$tmp/out"; exit 1
+        cat "$tmp/out"
+        stop "ddp_bench.py $*: exit $rc, expected 2 and '$want' (output above)"
     fi
 }
 bad "invalid choice: 'vgg'" --model vgg --batch 8
@@ -43,11 +44,11 @@ bad "must be >= 0" --model lm290m --max-seconds -5
 bad "invalid choice: 'xformers'" --model lm290m --sdpa xformers
 for m in ddp_minimal fidelity vs_ddp; do
     python3 -c "import py_compile, sys; py_compile.compile(sys.argv[1], cfile=sys.argv[2], doraise=True)" \
-        "tools/$m.py" "$tmp/$m.pyc" || { echo "tools/$m.py does not compile"; exit 1; }
+        "tools/$m.py" "$tmp/$m.pyc" || stop "tools/$m.py does not compile"
 done
 
 # lm290m: the harness's parameter count is the profile's (the profile side is checked by test_profile)
-python3 - "$B" <<'PY' || exit 1
+python3 - "$B" <<'PY' || stop "the harness's torch-free parts (above)"
 import importlib.util, sys
 spec = importlib.util.spec_from_file_location("ddp_bench", sys.argv[1])
 m = importlib.util.module_from_spec(spec)
@@ -96,10 +97,8 @@ assert abs(ratios["world_ddp"]["gemm_conv"] - 1.4) < 1e-9 and ratios["world_ddp"
 assert "world_ddp" in m.profile_table("lm290m:bf16:8", dict(prof, ratios_vs_gpu1_nodp=ratios))
 PY
 
-if python3 -c "import torch" 2>/dev/null; then
-    echo "PyTorch is installed: the missing-PyTorch message is not checked here"; exit 0
-fi
+python3 -c "import torch" 2>/dev/null && finish "PyTorch is installed: the missing-PyTorch message is not checked here"
 python3 "$B" --model lm290m --batch 2 >"$tmp/out" 2>&1
 rc=$?
-[ "$rc" -eq 1 ] && grep -q "PyTorch is not installed" "$tmp/out" || { echo "without torch: exit $rc"; cat "$tmp/out"; exit 1; }
-exit 0
+[ "$rc" -eq 1 ] && grep -q "PyTorch is not installed" "$tmp/out" || { cat "$tmp/out"; fail "without torch: exit $rc (output above)"; }
+finish

@@ -1,26 +1,15 @@
 #!/bin/sh
 # Every bad run.json or command line: exit 2, one message naming the file and what is wrong, no report written.
 cd "$(dirname "$0")/../.." || exit 1
-NVS=./nvscale
-[ -x "$NVS" ] || { echo "nvscale is not built"; exit 1; }
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
+. tests/lib.sh
+need_nvscale
+tmp_dir tmp
 B=tests/fixtures/runs/bad
-fail=0
-expect2() { # MESSAGE-PART ARGS...
+expect2() { # MESSAGE-PART ARGS...: exit 2, the message on stderr, nothing on stdout, no report written
     want=$1
     shift
-    "$NVS" report --no-plots -o "$tmp/out" "$@" >"$tmp/stdout" 2>"$tmp/stderr"
-    rc=$?
-    if [ $rc -ne 2 ]; then
-        echo "FAIL report $*: exit $rc, expected 2"
-        fail=1
-    elif ! grep -qF -- "$want" "$tmp/stderr"; then
-        echo "FAIL report $*: message lacks \"$want\": $(cat "$tmp/stderr")"
-        fail=1
-    fi
-    [ -s "$tmp/stdout" ] && { echo "FAIL report $*: wrote to stdout"; fail=1; }
-    [ -e "$tmp/out/report.md" ] && { echo "FAIL report $*: a report.md was written"; fail=1; }
+    expect_err 2 "$want" "$NVS" report --no-plots -o "$tmp/out" "$@"
+    [ -e "$tmp/out/report.md" ] && fail "report $*: a report.md was written"
     rm -rf "$tmp/out"
 }
 expect2 "$B/not_json.json: not JSON" "$B/not_json.json"
@@ -42,8 +31,6 @@ expect2 "no run.json given"
 expect2 "unknown option --bogus" --bogus tests/fixtures/runs/minimal_coll.json
 expect2 "option --title needs a value" tests/fixtures/runs/minimal_coll.json --title
 : >"$tmp/afile"
-"$NVS" report --no-plots -o "$tmp/afile" tests/fixtures/runs/minimal_coll.json >/dev/null 2>"$tmp/stderr"
-rc=$?
-[ $rc -eq 2 ] && grep -q "not a directory" "$tmp/stderr" || { echo "FAIL: -o FILE: exit $rc: $(cat "$tmp/stderr")"; fail=1; }
-"$NVS" report --help >"$tmp/help" 2>&1 && grep -q "usage: nvscale report" "$tmp/help" || { echo "FAIL: --help"; fail=1; }
-exit $fail
+expect_err 2 "not a directory" "$NVS" report --no-plots -o "$tmp/afile" tests/fixtures/runs/minimal_coll.json
+"$NVS" report --help >"$tmp/help" 2>&1 && grep -q "usage: nvscale report" "$tmp/help" || fail "--help"
+finish

@@ -2,21 +2,20 @@
 # Plots: SVG and PNG when gnuplot is on PATH; a notice and a report without them when it is not; a failing
 # gnuplot leaves no half-written image and makes the command fail (exit 1) while report.md is still written.
 cd "$(dirname "$0")/../.." || exit 1
-NVS=$(pwd)/nvscale
-[ -x "$NVS" ] || { echo "nvscale is not built"; exit 1; }
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
+. tests/lib.sh
+need_nvscale
+tmp_dir tmp
+tmp=$(cd "$tmp" && pwd) # absolute: the PATH entries below must hold wherever nvscale runs gnuplot from
 R=tests/fixtures/runs
-fail=0
 
 # 1. no gnuplot on PATH: exit 0, one notice, the report says the plots were skipped
 mkdir -p "$tmp/emptybin"
 PATH="$tmp/emptybin" "$NVS" report -o "$tmp/nogp" "$R/h200x2_nvlink.json" >/dev/null 2>"$tmp/err1"
 rc=$?
-[ $rc -eq 0 ] || { echo "FAIL: without gnuplot: exit $rc"; fail=1; }
-[ "$(grep -c 'gnuplot' "$tmp/err1")" -eq 1 ] || { echo "FAIL: without gnuplot: expected one notice: $(cat "$tmp/err1")"; fail=1; }
-grep -q "Plots skipped: gnuplot was not found on PATH" "$tmp/nogp/report.md" || { echo "FAIL: report does not say plots were skipped"; fail=1; }
-ls "$tmp/nogp" | grep -q '\.svg$' && { echo "FAIL: images without gnuplot?"; fail=1; }
+[ $rc -eq 0 ] || fail "without gnuplot: exit $rc"
+[ "$(grep -c 'gnuplot' "$tmp/err1")" -eq 1 ] || fail "without gnuplot: expected one notice: $(cat "$tmp/err1")"
+grep -q "Plots skipped: gnuplot was not found on PATH" "$tmp/nogp/report.md" || fail "report does not say plots were skipped"
+ls "$tmp/nogp" | grep -q '\.svg$' && fail "images without gnuplot?"
 
 # 2. a gnuplot that fails: exit 1, report.md written, no image and no temporary file left
 mkdir -p "$tmp/badbin"
@@ -24,34 +23,33 @@ printf '#!/bin/sh\necho "fake gnuplot: failing on purpose" >&2\nexit 3\n' >"$tmp
 chmod +x "$tmp/badbin/gnuplot"
 PATH="$tmp/badbin" "$NVS" report -o "$tmp/badgp" "$R/h200x2_nvlink.json" >/dev/null 2>"$tmp/err2"
 rc=$?
-[ $rc -eq 1 ] || { echo "FAIL: failing gnuplot: exit $rc, expected 1"; fail=1; }
-grep -q "exited with status 3" "$tmp/err2" || { echo "FAIL: failing gnuplot: no message: $(cat "$tmp/err2")"; fail=1; }
-grep -q "Plots failed" "$tmp/badgp/report.md" || { echo "FAIL: report does not say plots failed"; fail=1; }
-ls "$tmp/badgp" | grep -qE '\.(svg|png|tmp[.0-9]*)$' && { echo "FAIL: leftovers: $(ls "$tmp/badgp")"; fail=1; }
+[ $rc -eq 1 ] || fail "failing gnuplot: exit $rc, expected 1"
+grep -q "exited with status 3" "$tmp/err2" || fail "failing gnuplot: no message: $(cat "$tmp/err2")"
+grep -q "Plots failed" "$tmp/badgp/report.md" || fail "report does not say plots failed"
+ls "$tmp/badgp" | grep -qE '\.(svg|png|tmp[.0-9]*)$' && fail "leftovers: $(ls "$tmp/badgp")"
 
 # 3. the real gnuplot, if there is one
 if ! command -v gnuplot >/dev/null 2>&1; then
-    [ $fail -eq 0 ] || exit 1
-    echo "gnuplot is not installed here: the plots themselves were not drawn (parts 1 and 2 passed)"
-    exit 77
+    [ "$fails" -eq 0 ] || finish
+    skip "gnuplot is not installed here: the plots themselves were not drawn (parts 1 and 2 passed)"
 fi
 "$NVS" report -o "$tmp/gp" "$R/h200x2_nvlink.json" "$R/h200x2_shm.json" "$R/box3090_8gpu_shm.json" >/dev/null 2>"$tmp/err3"
 rc=$?
-[ $rc -eq 0 ] || { echo "FAIL: with gnuplot: exit $rc: $(cat "$tmp/err3")"; fail=1; }
+[ $rc -eq 0 ] || fail "with gnuplot: exit $rc: $(cat "$tmp/err3")"
 for p in busbw_all_reduce busbw_broadcast efficiency step_breakdown; do
-    [ -s "$tmp/gp/$p.svg" ] && grep -q '<svg' "$tmp/gp/$p.svg" || { echo "FAIL: $p.svg missing or not SVG"; fail=1; }
-    [ -s "$tmp/gp/$p.png" ] && [ "$(head -c 4 "$tmp/gp/$p.png" | tail -c 3)" = "PNG" ] || { echo "FAIL: $p.png missing or not PNG"; fail=1; }
-    [ -s "$tmp/gp/$p.dat" ] || [ "$p" = "x" ] || { echo "FAIL: $p.dat missing"; fail=1; }
-    grep -qF "($p.svg)" "$tmp/gp/report.md" || { echo "FAIL: report.md does not show $p.svg"; fail=1; }
+    [ -s "$tmp/gp/$p.svg" ] && grep -q '<svg' "$tmp/gp/$p.svg" || fail "$p.svg missing or not SVG"
+    [ -s "$tmp/gp/$p.png" ] && [ "$(head -c 4 "$tmp/gp/$p.png" | tail -c 3)" = "PNG" ] || fail "$p.png missing or not PNG"
+    [ -s "$tmp/gp/$p.dat" ] || [ "$p" = "x" ] || fail "$p.dat missing"
+    grep -qF "($p.svg)" "$tmp/gp/report.md" || fail "report.md does not show $p.svg"
 done
 # every series of the side-by-side busbw plot is there, named by N, transport and host (not R1/R2/R3), with the
 # bound of the link each ran on drawn (none for the SHM run of an NVLinked pair: it did not use that link)
 for s in "N=2 P2P, vm" "N=2 SHM, vm" "N=2 SHM, box3090" "N=4 SHM, box3090" "N=8 SHM, box3090" \
     "bound N=2: NV18 478 GB/s (P2P over NV18, vm)" "bound N=8: SYS 32 GB/s (SHM, box3090)"; do
-    grep -qF "$s" "$tmp/gp/busbw_all_reduce.svg" || { echo "FAIL: series \"$s\" not in busbw_all_reduce.svg"; fail=1; }
+    grep -qF "$s" "$tmp/gp/busbw_all_reduce.svg" || fail "series \"$s\" not in busbw_all_reduce.svg"
 done
-grep -q "bound N=2: NV18 478 GB/s (SHM, vm)" "$tmp/gp/busbw_all_reduce.dat" && { echo "FAIL: NVLink bound drawn for an SHM run"; fail=1; }
-grep -q "set logscale y" "$tmp/gp/plots.gp" || { echo "FAIL: busbw axis is not logarithmic"; fail=1; }
-ls "$tmp/gp" | grep -q 'tmp' && { echo "FAIL: temporary files left: $(ls "$tmp/gp")"; fail=1; }
-[ -s "$tmp/gp/plots.gp" ] || { echo "FAIL: plots.gp missing"; fail=1; }
-exit $fail
+grep -q "bound N=2: NV18 478 GB/s (SHM, vm)" "$tmp/gp/busbw_all_reduce.dat" && fail "NVLink bound drawn for an SHM run"
+grep -q "set logscale y" "$tmp/gp/plots.gp" || fail "busbw axis is not logarithmic"
+ls "$tmp/gp" | grep -q 'tmp' && fail "temporary files left: $(ls "$tmp/gp")"
+[ -s "$tmp/gp/plots.gp" ] || fail "plots.gp missing"
+finish

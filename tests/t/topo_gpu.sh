@@ -2,21 +2,15 @@
 # On a GPU machine: `nvscale topo` classes equal `nvidia-smi topo -m`'s for every pair, NVML answered, and every
 # pair has a bound. Skipped where there is no GPU.
 cd "$(dirname "$0")/../.." || exit 1
-nvs=${NVSCALE:-./nvscale}
-[ -x "$nvs" ] || { echo "no $nvs: run make first"; exit 1; }
-if ! { command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU'; }; then
-    echo "no GPU on this machine"
-    exit 77
-fi
-command -v python3 >/dev/null || { echo "python3 not installed: cannot parse the JSON"; exit 77; }
-dir=tests/tmp/topo_gpu.$$
-rm -rf "$dir"
-mkdir -p "$dir"
-fail=0
-nvidia-smi topo -m >"$dir/smi.txt" 2>&1 || { echo "FAIL: nvidia-smi topo -m failed"; cat "$dir/smi.txt"; exit 1; }
-"$nvs" topo --no-save -q >"$dir/ours.txt" 2>"$dir/err" || { echo "FAIL: nvscale topo exit $?"; cat "$dir/err"; fail=1; }
-"$nvs" topo --no-save --format json >"$dir/ours.json" 2>>"$dir/err" || { echo "FAIL: nvscale topo --format json"; fail=1; }
-python3 - "$dir/smi.txt" "$dir/ours.txt" "$dir/ours.json" <<'PY' || fail=1
+. tests/lib.sh
+need_nvscale
+has_gpu || skip "no GPU on this machine"
+need_cmd python3 "cannot parse the JSON"
+tmp_dir dir
+nvidia-smi topo -m >"$dir/smi.txt" 2>&1 || { cat "$dir/smi.txt"; stop "nvidia-smi topo -m failed (above)"; }
+"$NVS" topo --no-save -q >"$dir/ours.txt" 2>"$dir/err" || { fail "nvscale topo exit $?"; cat "$dir/err"; }
+"$NVS" topo --no-save --format json >"$dir/ours.json" 2>>"$dir/err" || fail "nvscale topo --format json"
+python3 - "$dir/smi.txt" "$dir/ours.txt" "$dir/ours.json" <<'PY' || fail "topology against nvidia-smi (above)"
 import json, re, sys
 def rows(path):
     out = {}
@@ -44,5 +38,4 @@ if errors:
     print("FAIL: " + "\n      ".join(errors))
     sys.exit(1)
 PY
-rm -rf "$dir"
-exit $fail
+finish

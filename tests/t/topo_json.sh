@@ -2,20 +2,15 @@
 # nvscale topo --format json prints a document that parses, with every pair's class, the per-GPU fields and
 # bounds; --out writes the same document as run.json (whole); --format csv has one row per pair.
 cd "$(dirname "$0")/../.." || exit 1
-nvs=${NVSCALE:-./nvscale}
-[ -x "$nvs" ] || { echo "no $nvs: run make first"; exit 1; }
-command -v python3 >/dev/null || { echo "python3 not installed: cannot parse the JSON"; exit 77; }
-dir=tests/tmp/topo_json.$$
-rm -rf "$dir"
-mkdir -p "$dir"
-fail=0
-"$nvs" topo --hwloc-xml tests/fixtures/topo/nvlink_pairs.xml --format json --out "$dir/run" >"$dir/out.json" 2>"$dir/err"
-rc=$?
-[ "$rc" -eq 0 ] || { echo "FAIL: exit $rc"; cat "$dir/err"; fail=1; }
-grep -q "wrote $dir/run/run.json" "$dir/err" || { echo "FAIL: no 'wrote' message"; cat "$dir/err"; fail=1; }
-cmp -s "$dir/out.json" "$dir/run/run.json" || { echo "FAIL: stdout JSON differs from run.json"; fail=1; }
-ls "$dir/run" | grep -q tmp && { echo "FAIL: a temporary file was left behind"; fail=1; }
-python3 - "$dir/run/run.json" <<'PY' || fail=1
+. tests/lib.sh
+need_nvscale
+need_cmd python3 "cannot parse the JSON"
+tmp_dir dir
+expect_err 0 "wrote $dir/run/run.json" "$NVS" topo --hwloc-xml tests/fixtures/topo/nvlink_pairs.xml --format json \
+    --out "$dir/run"
+cmp -s "$OUT" "$dir/run/run.json" || fail "stdout JSON differs from run.json"
+ls "$dir/run" | grep -q tmp && fail "a temporary file was left behind"
+python3 - "$dir/run/run.json" <<'PY' || fail "run.json (above)"
 import json, sys
 d = json.load(open(sys.argv[1]))
 errors = []
@@ -46,8 +41,7 @@ if errors:
     print("FAIL: run.json: " + "; ".join(errors))
     sys.exit(1)
 PY
-"$nvs" topo --hwloc-xml tests/fixtures/topo/nvswitch8.xml --format csv --no-save >"$dir/out.csv" 2>"$dir/err"
-[ "$(wc -l <"$dir/out.csv")" -eq 29 ] || { echo "FAIL: csv has $(wc -l <"$dir/out.csv") lines, expected 1 + 28"; fail=1; }
-grep -q '^0,7,hgx-h100,hgx-h100,NV18,18,SYS,,,450.000,NVLink$' "$dir/out.csv" || { echo "FAIL: csv row 0,7"; head -3 "$dir/out.csv"; fail=1; }
-rm -rf "$dir"
-exit $fail
+"$NVS" topo --hwloc-xml tests/fixtures/topo/nvswitch8.xml --format csv --no-save >"$dir/out.csv" 2>"$dir/err"
+[ "$(wc -l <"$dir/out.csv")" -eq 29 ] || fail "csv has $(wc -l <"$dir/out.csv") lines, expected 1 + 28"
+grep -q '^0,7,hgx-h100,hgx-h100,NV18,18,SYS,,,450.000,NVLink$' "$dir/out.csv" || { fail "csv row 0,7"; head -3 "$dir/out.csv"; }
+finish

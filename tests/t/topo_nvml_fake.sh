@@ -6,33 +6,29 @@
 #   - a GeForce-like driver: no NVLink, PHB, the x8 link flagged, NVML's P2P "chipset not supported"
 #   - nvmlInit failing, the library absent, a symbol absent: "unsupported", exit 0, never a crash
 cd "$(dirname "$0")/../.." || exit 1
-nvs=${NVSCALE:-./nvscale}
-[ -x "$nvs" ] || { echo "no $nvs: run make first"; exit 1; }
-command -v python3 >/dev/null || { echo "python3 not installed: cannot parse the JSON"; exit 77; }
-if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
-    echo "a real GPU and driver are here: CUDA would answer instead of the stand-in"
-    exit 77
-fi
+. tests/lib.sh
+need_nvscale
+need_cmd python3 "cannot parse the JSON"
+has_gpu && skip "a real GPU and driver are here: CUDA would answer instead of the stand-in"
 CC=${CC:-cc}
-command -v "$CC" >/dev/null || { echo "no C compiler ($CC) to build the stand-in NVML"; exit 77; }
-dir=tests/tmp/topo_nvml_fake.$$
-rm -rf "$dir"
+need_cmd "$CC" "no C compiler to build the stand-in NVML"
+tmp_dir dir
 mkdir -p "$dir/lib" "$dir/lib_noremote" "$dir/empty"
-"$CC" -shared -fPIC -o "$dir/lib/libnvidia-ml.so.1" tests/fixtures/topo/fake_nvml.c || exit 1
-"$CC" -shared -fPIC -DFAKE_NO_REMOTE_TYPE -o "$dir/lib_noremote/libnvidia-ml.so.1" tests/fixtures/topo/fake_nvml.c || exit 1
+"$CC" -shared -fPIC -o "$dir/lib/libnvidia-ml.so.1" tests/fixtures/topo/fake_nvml.c || stop "cannot build the stand-in NVML"
+"$CC" -shared -fPIC -DFAKE_NO_REMOTE_TYPE -o "$dir/lib_noremote/libnvidia-ml.so.1" tests/fixtures/topo/fake_nvml.c ||
+    stop "cannot build the stand-in NVML without nvmlDeviceGetNvLinkRemoteDeviceType"
 export HWLOC_XMLFILE=tests/fixtures/topo/h200x2.xml
-fail=0
 live() { # live LIBDIR MODE OUT nvscale-topo-arguments...
     lib=$1 mode=$2 out=$3
     shift 3
-    LD_LIBRARY_PATH="$lib" FAKE_NVML_MODE="$mode" "$nvs" topo --no-save "$@" >"$dir/$out" 2>"$dir/$out.err"
+    LD_LIBRARY_PATH="$lib" FAKE_NVML_MODE="$mode" "$NVS" topo --no-save "$@" >"$dir/$out" 2>"$dir/$out.err"
     rc=$?
-    [ "$rc" -eq 0 ] || { echo "FAIL: $mode ($lib): exit $rc"; cat "$dir/$out.err"; fail=1; }
+    [ "$rc" -eq 0 ] || { fail "$mode ($lib): exit $rc"; cat "$dir/$out.err"; }
 }
 
 # the matrix against nvidia-smi's on the reference machine
 live "$dir/lib" h200 matrix.txt -q
-python3 - tests/fixtures/topo/nvidia-smi-topo-h200x2.txt "$dir/matrix.txt" <<'PY' || fail=1
+python3 - tests/fixtures/topo/nvidia-smi-topo-h200x2.txt "$dir/matrix.txt" <<'PY' || fail "the class matrix (above)"
 import re, sys
 def rows(path):
     out = {}
@@ -56,8 +52,8 @@ live "$dir/lib" noinit noinit.json --format json
 live "$dir/lib_noremote" h200 noremote.json --format json
 live "$dir/empty" h200 nolib.json --format json
 live "$dir/lib" geforce geforce.txt
-grep -q "DOWNTRAINED: x8 of x16 lanes" "$dir/geforce.txt" || { echo "FAIL: the x8 link is not flagged"; fail=1; }
-python3 - "$dir" <<'PY' || fail=1
+grep -q "DOWNTRAINED: x8 of x16 lanes" "$dir/geforce.txt" || fail "the x8 link is not flagged"
+python3 - "$dir" <<'PY' || fail "the discovered topologies (above)"
 import json, sys
 d = sys.argv[1]
 errors = []
@@ -111,11 +107,11 @@ if errors:
 PY
 # under mpirun: three ranks on one host give one host, printed once by rank 0
 if command -v mpirun >/dev/null 2>&1; then
-    mpirun --allow-run-as-root --oversubscribe --mca btl_vader_single_copy_mechanism none -np 3 \
-        -x HWLOC_XMLFILE -x LD_LIBRARY_PATH="$dir/lib" "$nvs" topo --no-save --format json >"$dir/mpi.json" 2>"$dir/mpi.err"
+    $MPIRUN -np 3 -x HWLOC_XMLFILE -x LD_LIBRARY_PATH="$dir/lib" "$NVS" topo --no-save --format json \
+        >"$dir/mpi.json" 2>"$dir/mpi.err"
     rc=$?
-    [ "$rc" -eq 0 ] || { echo "FAIL: mpirun -np 3 topo: exit $rc"; cat "$dir/mpi.err"; fail=1; }
-    python3 - "$dir/mpi.json" <<'PY' || fail=1
+    [ "$rc" -eq 0 ] || { fail "mpirun -np 3 topo: exit $rc"; cat "$dir/mpi.err"; }
+    python3 - "$dir/mpi.json" <<'PY' || fail "the topology under mpirun (above)"
 import json, sys
 d = json.load(open(sys.argv[1]))  # one document: only rank 0 printed
 t = d["topology"]
@@ -125,5 +121,4 @@ if not ok:
     sys.exit(1)
 PY
 fi
-rm -rf "$dir"
-exit $fail
+finish

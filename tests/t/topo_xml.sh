@@ -3,25 +3,18 @@
 # per-GPU details, the nvidia-smi-like class matrix, bounds and legend), with no GPU, driver or MPI needed;
 # -q prints the matrix alone; nothing is written with --no-save.
 cd "$(dirname "$0")/../.." || exit 1
-nvs=${NVSCALE:-./nvscale}
-[ -x "$nvs" ] || { echo "no $nvs: run make first"; exit 1; }
-dir=tests/tmp/topo_xml.$$
-rm -rf "$dir"
-mkdir -p "$dir"
-fail=0
+. tests/lib.sh
+need_nvscale
+tmp_dir dir
 for f in pcie8 nvlink_pairs nvswitch8 h200x2; do
-    "$nvs" topo --hwloc-xml tests/fixtures/topo/$f.xml --no-save >"$dir/$f.out" 2>"$dir/$f.err"
-    rc=$?
-    [ "$rc" -eq 0 ] || { echo "FAIL: $f: exit $rc"; cat "$dir/$f.err"; fail=1; continue; }
-    [ -s "$dir/$f.err" ] && { echo "FAIL: $f: unexpected stderr"; cat "$dir/$f.err"; fail=1; }
-    diff -u tests/golden/topo_$f.txt "$dir/$f.out" || { echo "FAIL: $f differs from tests/golden/topo_$f.txt"; fail=1; }
+    expect_err 0 "" "$NVS" topo --hwloc-xml tests/fixtures/topo/$f.xml --no-save || continue
+    [ -s "$ERR" ] && { fail "$f: unexpected stderr"; cat "$ERR"; }
+    golden "$OUT" tests/golden/topo_$f.txt
 done
 # -q: the matrix only, the same rows as in the full output
-"$nvs" topo --hwloc-xml tests/fixtures/topo/pcie8.xml --no-save -q >"$dir/q.out" 2>&1
-[ "$(wc -l <"$dir/q.out")" -eq 9 ] || { echo "FAIL: -q printed $(wc -l <"$dir/q.out") lines, expected 9"; cat "$dir/q.out"; fail=1; }
+"$NVS" topo --hwloc-xml tests/fixtures/topo/pcie8.xml --no-save -q >"$dir/q.out" 2>&1
+[ "$(wc -l <"$dir/q.out")" -eq 9 ] || { fail "-q printed $(wc -l <"$dir/q.out") lines, expected 9"; cat "$dir/q.out"; }
 grep -q '^GPU4  SYS   SYS   SYS   SYS    X    PIX   PXB   PXB   8-15          1$' "$dir/q.out" ||
-    { echo "FAIL: -q matrix row GPU4"; cat "$dir/q.out"; fail=1; }
-[ -d results ] && find results -newer "$dir" -name run.json | grep -q . &&
-    { echo "FAIL: --no-save wrote a run.json"; fail=1; }
-rm -rf "$dir"
-exit $fail
+    { fail "-q matrix row GPU4"; cat "$dir/q.out"; }
+[ -d results ] && find results -newer "$dir" -name run.json | grep -q . && fail "--no-save wrote a run.json"
+finish

@@ -1,8 +1,9 @@
 #!/bin/sh
 # The training step end to end on the MPI host backend (CPU GEMMs + MPI_Iallreduce per bucket): N = 1 and 2,
 # run.json's train section, and the up-front refusals.
+cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
-command -v mpirun >/dev/null || { echo "mpirun not installed"; exit 77; }
+need_cmd mpirun "the host training step runs under it"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 prof=tests/fixtures/train/tiny-mlp.prof
 d=$TMP/train_host
@@ -10,7 +11,7 @@ rm -rf "$d"
 expect 0 "Training step: tiny-mlp" $MPIRUN -np 2 $NVS train --model $prof --bucket-first 64K --bucket-cap 256K \
     --steps 4 --warmup-steps 1 --out "$d"
 j=$d/run.json
-check() { [ "$(json_get $j "$1")" = "$2" ] || { echo "FAIL: $1 is $(json_get $j "$1"), expected $2"; fails=$((fails + 1)); }; }
+check() { [ "$(json_get $j "$1")" = "$2" ] || fail "$1 is $(json_get $j "$1"), expected $2"; }
 check "d['train']['model']" "tiny-mlp"
 check "[r['n'] for r in d['train']['results']]" "[1, 2]"
 check "d['train']['results'][0]['efficiency']" "1.0"
@@ -31,5 +32,5 @@ rm -rf "$d"
 expect 0 "Training step" $MPIRUN -np 2 $NVS run --backend mpi --model $prof -b 64K -e 1M -f 4 --coll all_reduce \
     --steps 3 --warmup-steps 1 --out "$d"
 [ "$(json_get $d/run.json "d['train']['results'][1]['predicted_comm_us'] is not None")" = "True" ] ||
-    { echo "FAIL: no predicted_comm_us from the all_reduce sweep"; fails=$((fails + 1)); }
+    fail "no predicted_comm_us from the all_reduce sweep"
 finish

@@ -1,35 +1,32 @@
-/* The verdicts of nvscale check (src/check/check_eval.c) on runs built here: thresholds at their edges, the worst
- * variant, "not measured" = FAIL, baseline comparison, slowest rank and pair. */
+/* The verdicts of nvscale check (src/check/check_eval.c) on runs built here as the shared reader's nvs_run structs:
+ * thresholds at their edges, the worst variant, "not measured" = FAIL, baseline comparison, slowest rank, pair and
+ * hop. */
 #include "check/check_eval.h"
 
 #include <math.h>
 
 #include "t.h"
 
-static nvs_ck_coll row(const char *coll, int n, size_t bytes, int inplace, double busbw, int slowest, double tmin,
-                       double tmax)
+static nvs_run_coll row(const char *coll, int n, size_t bytes, int inplace, double busbw, int slowest, double tmin,
+                        double tmax)
 {
-    nvs_ck_coll c = {.n = n, .inplace = inplace, .bytes = bytes, .time_min_us = tmin, .time_avg_us = tmax,
-                     .time_max_us = tmax, .slowest_rank = slowest, .algbw_gbps = busbw, .busbw_gbps = busbw,
-                     .wrong = 0};
-    snprintf(c.collective, sizeof c.collective, "%s", coll);
-    snprintf(c.type, sizeof c.type, "float");
-    snprintf(c.op, sizeof c.op, "sum");
-    return c;
+    return (nvs_run_coll){.collective = coll, .type = "float", .op = "sum", .n = n, .root = -1, .inplace = inplace,
+                          .bytes = (double)bytes, .time_min_us = tmin, .time_avg_us = tmax, .time_max_us = tmax,
+                          .slowest_rank = slowest, .algbw_gbps = busbw, .busbw_gbps = busbw, .wrong = 0};
 }
 
 #define G ((size_t)1 << 30)
 #define M ((size_t)1 << 20)
 
-static nvs_ck_coll rows[16];
-static int ns[] = {1, 2, 4};
-static nvs_ck_pair pairs[2];
-static nvs_ck_train train[3];
-static nvs_ck_rank ranks[4];
+static nvs_run_coll rows[16];
+static nvs_run_p2p_pair pairs[2];
+static nvs_run_train_result train[3];
+static nvs_run_rank ranks[4];
+static const char *const hosts[] = {"node0", "node0", "node1", "node1"};
 
 /* A 4-GPU run: all_reduce at 1 MiB and 1 GiB for N = 1, 2, 4 (in- and out-of-place at 1 GiB, N = 2), broadcast
  * at 1 GiB for N = 4 only; p2p 0->1, 1->0; training at 1, 2, 4. */
-static nvs_ck_run make_run(void)
+static nvs_run make_run(void)
 {
     int k = 0;
     rows[k++] = row("all_reduce", 1, M, 0, 0.0, 0, 5, 5);
@@ -40,27 +37,23 @@ static nvs_ck_run make_run(void)
     rows[k++] = row("all_reduce", 4, M, 0, 60.0, 3, 20, 22);
     rows[k++] = row("all_reduce", 4, G, 0, 300.0, 3, 5000, 5100);
     rows[k++] = row("broadcast", 4, G, 0, 360.0, 2, 2900, 2950);
-    pairs[0] = (nvs_ck_pair){.src = 0, .dst = 1, .uni_gbps = 390.0, .bidir_gbps = 760.0, .wrong = 0};
-    pairs[1] = (nvs_ck_pair){.src = 1, .dst = 0, .uni_gbps = 380.0, .bidir_gbps = NAN, .wrong = 0};
-    snprintf(pairs[0].cls, sizeof pairs[0].cls, "NV18");
-    snprintf(pairs[1].cls, sizeof pairs[1].cls, "NV18");
-    train[0] = (nvs_ck_train){1, 100000, 1.0};
-    train[1] = (nvs_ck_train){2, 104000, 0.96};
-    train[2] = (nvs_ck_train){4, 111000, 0.90};
-    for (int i = 0; i < 4; i++) {
-        ranks[i] = (nvs_ck_rank){.rank = i, .device = i};
-        snprintf(ranks[i].host, sizeof ranks[i].host, "node%d", i / 2);
-    }
-    nvs_ck_run r = {.ns = ns, .nns = 3, .coll = rows, .ncoll = (size_t)k, .has_p2p = 1, .pairs = pairs,
-                    .npairs = 2, .has_train = 1, .train = train, .ntrain = 3, .ranks = ranks, .nranks = 4,
-                    .world_size = 4, .wrong_total = 0};
-    snprintf(r.status, sizeof r.status, "ok");
-    snprintf(r.path, sizeof r.path, "run.json");
+    pairs[0] = (nvs_run_p2p_pair){.src = 0, .dst = 1, .cls = "NV18", .uni_gbps = 390.0, .bidir_gbps = 760.0,
+                                  .wrong = 0};
+    pairs[1] = (nvs_run_p2p_pair){.src = 1, .dst = 0, .cls = "NV18", .uni_gbps = 380.0, .bidir_gbps = NAN,
+                                  .wrong = 0};
+    train[0] = (nvs_run_train_result){.n = 1, .step_us = 100000, .efficiency = 1.0};
+    train[1] = (nvs_run_train_result){.n = 2, .step_us = 104000, .efficiency = 0.96};
+    train[2] = (nvs_run_train_result){.n = 4, .step_us = 111000, .efficiency = 0.90};
+    for (int i = 0; i < 4; i++) ranks[i] = (nvs_run_rank){.rank = i, .device = i, .host = hosts[i]};
+    nvs_run r = {.path = "run.json", .colls = rows, .ncolls = (size_t)k, .has_collectives = 1,
+                 .p2p = {.present = 1, .pairs = pairs, .npairs = 2},
+                 .train = {.present = 1, .results = train, .nresults = 3}, .ranks = ranks, .nranks = 4,
+                 .world_size = 4, .result_status = "ok", .result_exit_code = 0, .result_wrong_total = 0};
     return r;
 }
 
 /* Evaluate rule lines against run (and base). */
-static nvs_verdicts eval(const char *const *lines, const nvs_ck_run *run, const nvs_ck_run *base)
+static nvs_verdicts eval(const char *const *lines, const nvs_run *run, const nvs_run *base)
 {
     nvs_ruleset rs = {0};
     for (int i = 0; lines[i]; i++) {
@@ -79,21 +72,21 @@ static nvs_verdicts eval(const char *const *lines, const nvs_ck_run *run, const 
 
 static void t_status_row(void)
 {
-    nvs_ck_run run = make_run();
+    nvs_run run = make_run();
     const char *none[] = {"busbw all_reduce size=1G n=2 min=1", NULL};
     nvs_verdicts vs = eval(none, &run, NULL);
     T_EQ_U(vs.n, 2);
     T_EQ_S(vs.v[0].metric, "run result");
     T_EQ_I(vs.v[0].pass, 1);
     nvs_verdicts_free(&vs);
-    snprintf(run.status, sizeof run.status, "wrong");
-    run.wrong_total = 5;
+    run.result_status = "wrong";
+    run.result_wrong_total = 5;
     vs = eval(none, &run, NULL);
     T_EQ_I(vs.v[0].pass, 0);
     T_CONTAINS(vs.v[0].note, "5 wrong elements");
     T_EQ_U(vs.failed, 1);
     nvs_verdicts_free(&vs);
-    run.status[0] = '\0'; /* no result section: the run did not finish */
+    run.result_status = NULL; /* no result section: the run did not finish */
     vs = eval(none, &run, NULL);
     T_EQ_I(vs.v[0].pass, 0);
     nvs_verdicts_free(&vs);
@@ -101,7 +94,7 @@ static void t_status_row(void)
 
 static void t_min_edges_and_worst_variant(void)
 {
-    nvs_ck_run run = make_run();
+    nvs_run run = make_run();
     /* 1 GiB at n=2 has out-of-place 330 and in-place 327: the in-place row decides */
     const char *at[] = {"busbw all_reduce size=1G n=2 min=327", "busbw all_reduce size=1G n=2 min=327.01",
                         "busbw all_reduce size=1G n=2 inplace=0 min=330", NULL};
@@ -123,7 +116,7 @@ static void t_min_edges_and_worst_variant(void)
 
 static void t_n_selection(void)
 {
-    nvs_ck_run run = make_run();
+    nvs_run run = make_run();
     const char *all[] = {"busbw all_reduce size=1G n=* min=310", NULL};
     nvs_verdicts vs = eval(all, &run, NULL);
     T_EQ_U(vs.n, 3); /* status + n=2 + n=4: never n=1, where busbw is 0 by definition */
@@ -142,7 +135,7 @@ static void t_n_selection(void)
 
 static void t_not_measured_fails(void)
 {
-    nvs_ck_run run = make_run();
+    nvs_run run = make_run();
     const char *lines[] = {"busbw all_reduce size=8G n=2 min=1",   /* size not swept */
                            "busbw all_reduce size=1G n=8 min=1",   /* N not run */
                            "busbw broadcast size=1G n=2 min=1",    /* collective not at that N */
@@ -171,10 +164,10 @@ static void t_not_measured_fails(void)
     nvs_verdicts_free(&vs);
 
     /* sections absent altogether */
-    run.has_p2p = 0;
-    run.npairs = 0;
-    run.has_train = 0;
-    run.ntrain = 0;
+    run.p2p.present = 0;
+    run.p2p.npairs = 0;
+    run.train.present = 0;
+    run.train.nresults = 0;
     const char *sect[] = {"p2p uni min=1", "efficiency train n=* min=0.5", NULL};
     vs = eval(sect, &run, NULL);
     T_EQ_U(vs.failed, 2);
@@ -185,7 +178,7 @@ static void t_not_measured_fails(void)
 
 static void t_every_collective_and_range(void)
 {
-    nvs_ck_run run = make_run();
+    nvs_run run = make_run();
     const char *lines[] = {"busbw * size>=1M n=4 min=50", NULL};
     nvs_verdicts vs = eval(lines, &run, NULL);
     /* all_reduce 1 MiB and 1 GiB (ascending), broadcast 1 GiB, in the order the run measured them */
@@ -199,7 +192,7 @@ static void t_every_collective_and_range(void)
 
 static void t_wrong_results_fail(void)
 {
-    nvs_ck_run run = make_run();
+    nvs_run run = make_run();
     rows[3].wrong = 12; /* all_reduce 1 GiB n=2 out-of-place */
     pairs[0].wrong = 1;
     const char *lines[] = {"busbw all_reduce size=1G n=2 min=1", "p2p uni pair=0,1 min=1", NULL};
@@ -213,7 +206,7 @@ static void t_wrong_results_fail(void)
 
 static void t_p2p_and_efficiency(void)
 {
-    nvs_ck_run run = make_run();
+    nvs_run run = make_run();
     const char *lines[] = {"p2p uni min=385", "p2p bidir pair=0,1 min=700", "efficiency train n=* min=91%", NULL};
     nvs_verdicts vs = eval(lines, &run, NULL);
     T_EQ_U(vs.n, 6);
@@ -236,11 +229,11 @@ static void t_p2p_and_efficiency(void)
 
 static void t_below_baseline(void)
 {
-    static nvs_ck_coll brows[16];
-    nvs_ck_run run = make_run();
-    nvs_ck_run base = make_run();
+    static nvs_run_coll brows[16];
+    nvs_run run = make_run();
+    nvs_run base = make_run();
     memcpy(brows, rows, sizeof brows);
-    base.coll = brows;
+    base.colls = brows;
     /* baseline 1 GiB n=4 = 320: the run's 300 is 6.25% below */
     brows[6].busbw_gbps = 320.0;
     const char *ok[] = {"busbw all_reduce size=1G n=4 below_baseline<=6.25%", NULL};
@@ -258,7 +251,7 @@ static void t_below_baseline(void)
 
     /* the baseline decides which points must exist: a point only the baseline has fails as not measured,
      * a point only the run has is not compared */
-    base.ncoll = 8;
+    base.ncolls = 8;
     brows[7] = row("broadcast", 2, G, 0, 350.0, 0, 1, 1); /* replaces broadcast n=4 in the baseline */
     const char *all[] = {"busbw * n=* below_baseline<=10%", NULL};
     vs = eval(all, &run, &base);
@@ -281,7 +274,7 @@ static void t_below_baseline(void)
 
 static void t_baseline_equal_to_run_passes(void)
 {
-    nvs_ck_run run = make_run();
+    nvs_run run = make_run();
     const char *lines[] = {"busbw * n=* below_baseline<=0%", "p2p uni below_baseline<=0%",
                            "p2p bidir pair=0,1 below_baseline<=0%", "efficiency train n=* below_baseline<=0%", NULL};
     nvs_verdicts vs = eval(lines, &run, &run);
@@ -292,7 +285,7 @@ static void t_baseline_equal_to_run_passes(void)
 
 static void t_slowest(void)
 {
-    nvs_ck_run run = make_run();
+    nvs_run run = make_run();
     nvs_slowest_rank s[8];
     size_t k = nvs_check_slowest_ranks(&run, s, 8);
     T_EQ_U(k, 2); /* n=2 and n=4; never n=1 */
@@ -313,14 +306,43 @@ static void t_slowest(void)
     k = nvs_check_slowest_ranks(&run, s, 8);
     T_EQ_I(s[1].rank, 1); /* 100 us behind, against 2 and 50 */
     T_EQ_I(nvs_check_slowest_pair(&run), 1);
-    run.npairs = 0;
+    run.p2p.npairs = 0;
     T_EQ_I(nvs_check_slowest_pair(&run), -1);
+
+    /* no p2p matrix: the slowest hop the explanation names at the largest N, only with both GPUs known */
+    T_ASSERT(nvs_check_slowest_hop(&run) == NULL);
+    nvs_run_explain ex[3] = {
+        {.n = 2, .has_hop = 1, .hop_from_gpu = 0, .hop_to_gpu = 1, .hop_class = "NV18"},
+        {.n = 4, .has_hop = 1, .hop_from_gpu = 2, .hop_to_gpu = 3, .hop_class = "SYS", .hop_link = "PCIe"},
+        {.n = 8, .has_hop = 1, .hop_from_gpu = -1, .hop_to_gpu = 3}, /* GPUs unknown: not a pair to name */
+    };
+    run.explain = ex;
+    run.nexplain = 3;
+    const nvs_run_explain *h = nvs_check_slowest_hop(&run);
+    T_ASSERT(h != NULL);
+    T_EQ_I(h->n, 4);
+    T_EQ_S(h->hop_class, "SYS");
+}
+
+static void t_run_names(void)
+{
+    nvs_run run = make_run();
+    nvs_run_coll c[2] = {row("allreduce", 2, M, 0, 1, 0, 1, 1), row("BCAST", 2, M, 0, 1, 0, 1, 1)};
+    run.colls = c;
+    run.ncolls = 2;
+    char err[128] = "";
+    T_EQ_I(nvs_check_run_names(&run, err, sizeof err), NVS_OK);
+    T_EQ_S(c[0].collective, "all_reduce"); /* the registry's spelling, which rules use */
+    T_EQ_S(c[1].collective, "broadcast");
+    c[1] = row("gather", 2, M, 0, 1, 0, 1, 1);
+    T_EQ_I(nvs_check_run_names(&run, err, sizeof err), NVS_ERR_INPUT);
+    T_EQ_S(err, "collectives[1].collective: unknown collective 'gather'");
 }
 
 T_LIST = {
     T_CASE(t_status_row),         T_CASE(t_min_edges_and_worst_variant), T_CASE(t_n_selection),
     T_CASE(t_not_measured_fails), T_CASE(t_every_collective_and_range),  T_CASE(t_wrong_results_fail),
     T_CASE(t_p2p_and_efficiency), T_CASE(t_below_baseline),              T_CASE(t_baseline_equal_to_run_passes),
-    T_CASE(t_slowest),
+    T_CASE(t_slowest),            T_CASE(t_run_names),
 };
 T_MAIN

@@ -82,6 +82,7 @@ static void t_nvlink_fixture(void)
     T_ASSERT(sc && sc->ngpus == 2 && sc->gpus[1] == 1);
     T_EQ_U(r.nexplain, 0);
     T_EQ_S(r.result_status, "ok");
+    T_EQ_I(r.result_wrong_total, 0);
     nvs_run_free(&r);
     nvs_run_free(&r); /* twice is harmless */
 }
@@ -96,6 +97,7 @@ static void t_minimal_and_optional(void)
     T_EQ_U(r.ntransports + r.nexplain + r.nscaling + r.nranks + r.nenv + r.nversions, 0);
     T_ASSERT(isnan(r.duration_s));
     T_EQ_I(r.result_exit_code, -1);
+    T_EQ_I(r.result_wrong_total, -1);
     const nvs_run_coll *c = nvs_run_coll_find(&r, "all_reduce", 2, 64);
     T_ASSERT(c);
     T_ASSERT(isnan(c->busbw_gbps)); /* null: not measured, not 0 */
@@ -184,7 +186,18 @@ static void t_messages(void)
         {"{\"schema\": \"nvscale.run/1\", \"p2p\": {\"pairs\": [{\"src\": 0, \"dst\": 1, \"uni_gbps\": -1}]}}",
          "p2p.pairs[0].uni_gbps: expected a number >= 0"},
         {"{\"schema\": \"nvscale.run/1\", \"explain\": [{\"n\": 2, \"text\": 5}]}", "explain[0].text: expected a string"},
-        {"{\"schema\": \"nvscale.run/1\", \"result\": {\"exit_code\": 300}}", "result.exit_code: expected an integer"},
+        {"{\"schema\": \"nvscale.run/1\", \"result\": {\"status\": \"ok\", \"exit_code\": 300}}",
+         "result.exit_code: expected an integer"},
+        {"{\"schema\": \"nvscale.run/1\", \"result\": {\"exit_code\": 0}}", "result.status: missing"},
+        {"{\"schema\": \"nvscale.run/1\", \"result\": {\"status\": \"fine\"}}",
+         "result.status: expected \"ok\", \"wrong\" or \"error\", got the string \"fine\""},
+        {"{\"schema\": \"nvscale.run/1\", \"result\": {\"status\": \"wrong\", \"wrong_total\": -1}}",
+         "result.wrong_total: expected an integer >= 0, got -1"},
+        {"{\"schema\": \"nvscale.run/1\", \"collectives\": [{\"collective\": \"a\", \"n\": 2, \"bytes\": 8.5}]}",
+         "collectives[0].bytes: expected a whole number of bytes, got 8.5"},
+        {"{\"schema\": \"nvscale.run/1\", \"ranks\": [{\"rank\": 0, \"host\": 7}]}", "ranks[0].host: expected a string, got 7"},
+        {"{\"schema\": \"nvscale.run/1\", \"p2p\": []}", "p2p: expected an object, got an array"},
+        {"{\"schema\": \"nvscale.run/1\", \"p2p\": {\"pairs\": [{\"src\": 0}]}}", "p2p.pairs[0].dst: missing"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         json_error_t je;

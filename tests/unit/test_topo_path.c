@@ -27,7 +27,7 @@ static const uint64_t flat_a[] = {500, 101}, flat_b[] = {500, 101}; /* two GPUs 
 struct pcase {
     const char *name;
     nvs_topo_pcipath a, b;
-    nvs_topo_class want;
+    nvs_link_class want;
 };
 
 static void t_classes(void)
@@ -48,8 +48,8 @@ static void t_classes(void)
         {"no PCI data", P(0, 1, 1, 0, hb1), P(0, 1, 1, 1, hb1), NVS_CLASS_UNKNOWN},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        nvs_topo_class ab = nvs_topo_classify_pcie(&cases[i].a, &cases[i].b);
-        nvs_topo_class ba = nvs_topo_classify_pcie(&cases[i].b, &cases[i].a);
+        nvs_link_class ab = nvs_topo_classify_pcie(&cases[i].a, &cases[i].b);
+        nvs_link_class ba = nvs_topo_classify_pcie(&cases[i].b, &cases[i].a);
         if (ab != cases[i].want || ba != cases[i].want)
             T_FAIL("%s: got %d / %d, expected %d", cases[i].name, (int)ab, (int)ba, (int)cases[i].want);
     }
@@ -65,25 +65,5 @@ static void t_nvlink_count(void)
     T_EQ_I(nvs_topo_nvlink_count(0, 0, 0), 0);
 }
 
-static void t_names(void)
-{
-    char buf[12];
-    T_EQ_S(nvs_topo_class_name(NVS_CLASS_PHB, 18, buf, sizeof buf), "NV18");
-    T_EQ_S(nvs_topo_class_name(NVS_CLASS_PIX, 0, buf, sizeof buf), "PIX");
-    T_EQ_S(nvs_topo_class_name(NVS_CLASS_SYS, 0, buf, sizeof buf), "SYS");
-    T_EQ_S(nvs_topo_class_name(NVS_CLASS_NET, 0, buf, sizeof buf), "NET");
-    T_EQ_S(nvs_topo_class_name(NVS_CLASS_UNKNOWN, 0, buf, sizeof buf), "?");
-    int nv;
-    T_EQ_I(nvs_topo_class_parse("NV18", &nv), NVS_CLASS_NV);
-    T_EQ_I(nv, 18);
-    T_EQ_I(nvs_topo_class_parse("NODE", &nv), NVS_CLASS_NODE);
-    T_EQ_I(nv, 0);
-    T_EQ_I(nvs_topo_class_parse("NET", &nv), NVS_CLASS_NET);
-    T_EQ_I(nvs_topo_class_parse("NV0", &nv), NVS_CLASS_UNKNOWN);
-    T_EQ_I(nvs_topo_class_parse("NV4x", &nv), NVS_CLASS_UNKNOWN);
-    T_EQ_I(nvs_topo_class_parse("pix", &nv), NVS_CLASS_UNKNOWN);
-    T_EQ_I(nvs_topo_class_parse(NULL, &nv), NVS_CLASS_UNKNOWN);
-}
-
-T_LIST = {T_CASE(t_classes), T_CASE(t_nvlink_count), T_CASE(t_names)};
+T_LIST = {T_CASE(t_classes), T_CASE(t_nvlink_count)}; /* names and ranks: test_link_class.c */
 T_MAIN

@@ -3,8 +3,9 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "workload/profile.h"
 #include "train/train.h"
+#include "workload/buckets.h"
+#include "workload/profile.h"
 #include "t.h"
 
 static const char *toy =
@@ -102,5 +103,37 @@ static void t_predict(void)
     T_NEAR(nvs_predict_allreduce_us(s, t, 0, 100), 0, 0);
 }
 
-T_LIST = {T_CASE(t_ddp_buckets), T_CASE(t_builtin_resnet50_buckets), T_CASE(t_predict)};
+/* The step's plan takes its buckets from the one planner the what-if model uses (workload/buckets.h): the same
+ * buckets for every built-in profile, fp32 and bf16 gradients, DDP's caps and small ones. */
+static void t_plan_uses_shared_buckets(void)
+{
+    for (const char *const *name = nvs_profile_builtin_names(); *name; name++) {
+        nvs_profile p;
+        char err[256];
+        if (nvs_profile_load(*name, &p, err, sizeof err) != NVS_OK) T_FAIL("%s: %s", *name, err);
+        static const size_t caps[][2] = {{1 << 20, 25 << 20}, {1 << 16, 1 << 18}};
+        for (int bf16 = 0; bf16 <= 1; bf16++)
+            for (size_t c = 0; c < sizeof caps / sizeof caps[0]; c++) {
+                nvs_train_plan pl;
+                T_EQ_I(nvs_train_plan_make(&p, 1, NVS_PREC_FP32, bf16, caps[c][0], caps[c][1], &pl), NVS_OK);
+                nvs_ddp_bucket *b = malloc(((size_t)p.nlayers + 1) * sizeof *b);
+                T_ASSERT(b != NULL);
+                int nb = nvs_ddp_buckets(p.layers, p.nlayers, bf16 ? 2 : 4, (double)caps[c][0], (double)caps[c][1], b,
+                                         p.nlayers + 1, NULL);
+                T_EQ_I(pl.nbuckets, nb);
+                for (int k = 0; k < nb; k++) {
+                    /* the plan names a bucket's layers lowest first: [first_layer .. last_layer] */
+                    if (pl.buckets[k].first_layer != b[k].last_layer || pl.buckets[k].last_layer != b[k].first_layer ||
+                        (double)pl.buckets[k].bytes != b[k].bytes)
+                        T_FAIL("%s bf16=%d caps %zu: bucket %d differs", *name, bf16, c, k);
+                }
+                free(b);
+                nvs_train_plan_free(&pl);
+            }
+        nvs_profile_free(&p);
+    }
+}
+
+T_LIST = {T_CASE(t_ddp_buckets), T_CASE(t_plan_uses_shared_buckets), T_CASE(t_builtin_resnet50_buckets),
+          T_CASE(t_predict)};
 T_MAIN
