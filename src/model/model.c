@@ -36,8 +36,6 @@ const char *nvs_transport_name(nvs_transport t)
     return (t >= 0 && t <= NVS_TR_NET) ? n[t] : "?";
 }
 
-/* fp32 and tf32 keep activations in 4-byte floats (TF32 is a matmul mode, not a storage type); bf16 in 2. */
-
 /* --- alpha-beta ------------------------------------------------------------------------------------------------ */
 
 int nvs_ceil_log2(int n)
@@ -292,9 +290,14 @@ double nvs_gemm_tflops(const nvs_gpu_spec *g, nvs_precision p)
 {
     switch (p) {
     case NVS_PREC_TF32: return g->tf32_tflops;
-    case NVS_PREC_BF16: return g->bf16_tflops;
-    default: return g->fp32_tflops; /* fp32 GEMMs run on CUDA cores (PyTorch allow_tf32=False) */
+    /* AMP's fp16 GEMMs accumulate in FP32 (cuBLAS CUBLAS_COMPUTE_32F), as bf16 does: the same tensor rate
+     * (GA102 whitepaper: "FP16/BF16 Tensor TFLOPS with FP32 Accumulate", one figure for both) */
+    case NVS_PREC_BF16:
+    case NVS_PREC_FP16: return g->bf16_tflops;
+    case NVS_PREC_FP32:
+    case NVS_PREC_COUNT: break;
     }
+    return g->fp32_tflops; /* fp32 GEMMs run on CUDA cores (PyTorch allow_tf32=False) */
 }
 
 void nvs_layer_us(const nvs_layer *l, int first, int batch, const nvs_gpu_spec *g, nvs_precision p,
@@ -376,7 +379,8 @@ void nvs_memory_estimate(const nvs_layer *layers, int nlayers, double params, co
 {
     memset(out, 0, sizeof *out);
     double esz = (double)nvs_precision_bytes(p);
-    out->weights_bytes = params * 4.0 + (p == NVS_PREC_BF16 ? params * 2.0 : 0); /* autocast keeps a bf16 copy */
+    /* autocast / AMP keeps a 16-bit copy of the weights beside the fp32 master weights */
+    out->weights_bytes = params * 4.0 + (nvs_precision_info_of(p)->half ? params * 2.0 : 0);
     out->grads_bytes = params * grad_bytes;
     out->buckets_bytes = params * grad_bytes; /* DDP copies gradients into its buckets (no bucket views) */
     out->optimizer_bytes = params * 4.0;      /* SGD momentum buffer */

@@ -296,7 +296,7 @@ nvs_result_t nvs_calibrate(const char *run_path, const nvs_presets *ps, const nv
             goto fail;
         }
         if (r.train.precision && nvs_precision_parse(r.train.precision, &cfg->prec)) {
-            snprintf(err, errlen, "%s: train.precision \"%s\" is not fp32, tf32 or bf16", run_path, r.train.precision);
+            snprintf(err, errlen, "%s: train.precision \"%s\" is not one of fp32, tf32, bf16, fp16", run_path, r.train.precision);
             res = NVS_ERR_INPUT;
             goto fail;
         }

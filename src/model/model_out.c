@@ -44,8 +44,9 @@ static int build_terms(const nvs_presets *ps, const nvs_model_series *s, term *t
     const nvs_preset *gp = nvs_presets_find(ps, NVS_PK_GPU, c->gpu.id);
     const nvs_preset *mp = nvs_presets_find(ps, NVS_PK_MACHINE, c->machine.id);
     const nvs_preset *np = c->has_net ? nvs_presets_find(ps, NVS_PK_NET, c->net.id) : NULL;
-    int rate = c->prec == NVS_PREC_TF32 ? NVS_G_TF32_TFLOPS : c->prec == NVS_PREC_BF16 ? NVS_G_BF16_TFLOPS
-                                                                                      : NVS_G_FP32_TFLOPS;
+    int rate = c->prec == NVS_PREC_TF32 ? NVS_G_TF32_TFLOPS
+               : nvs_precision_info_of(c->prec)->half ? NVS_G_BF16_TFLOPS /* bf16, fp16: 16-bit tensor rate */
+                                                      : NVS_G_FP32_TFLOPS;
     add_preset(t, &n, gp, rate, "TFLOP/s");
     add_preset(t, &n, gp, NVS_G_MEM_GBPS, "GB/s");
     if (c->batch_is_max) add_preset(t, &n, gp, NVS_G_MEMORY_BYTES, "bytes");

@@ -44,7 +44,7 @@ struct parser {
     int cap;
     struct frame stack[MAX_DEPTH];
     int depth;
-    int have_header, have_name, have_source, have_sample, have_batch;
+    int have_header, have_name, have_source, have_sample, have_batch, have_dp;
 };
 
 static nvs_result_t fail(struct parser *ps, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -353,7 +353,31 @@ static nvs_result_t parse_line(struct parser *ps, char **tok, int *quoted, int n
         ps->have_batch = 1;
         return NVS_OK;
     }
-    return fail(ps, "unknown directive '%s' (known: name, source, sample, batch, layer, repeat, end)", d);
+    if (!strcmp(d, "dp")) {
+        if (ps->have_dp) return fail(ps, "'dp' given twice");
+        if (ps->depth) return fail(ps, "'dp' inside a repeat block");
+        if (ntok != 2 || nvs_dp_parse(tok[1], &p->dp))
+            return fail(ps, "'dp' takes one of ddp, delay, none (got '%s')", ntok >= 2 ? tok[1] : "");
+        ps->have_dp = 1;
+        return NVS_OK;
+    }
+    return fail(ps, "unknown directive '%s' (known: name, source, sample, batch, dp, layer, repeat, end)", d);
+}
+
+const char *nvs_dp_name(nvs_dp_mode m)
+{
+    static const char *const n[NVS_DP_COUNT] = {"ddp", "delay", "none"};
+    return (m >= 0 && m < NVS_DP_COUNT) ? n[m] : "?";
+}
+
+int nvs_dp_parse(const char *s, nvs_dp_mode *out)
+{
+    for (int i = 0; s && i < NVS_DP_COUNT; i++)
+        if (!strcmp(s, nvs_dp_name((nvs_dp_mode)i))) {
+            *out = (nvs_dp_mode)i;
+            return 0;
+        }
+    return -1;
 }
 
 nvs_result_t nvs_profile_parse(const char *text, const char *origin, nvs_profile *p, char *err, size_t errlen)
