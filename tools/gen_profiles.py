@@ -53,6 +53,7 @@ class Profile:
         self.dp = dp
         self.body = []
         self.mult = [1]
+        self.frozen = False  # inside no_grad(): the layers autograd never reaches
         self.params = 0
         self.flops = 0
         self.nlayers = 0
@@ -60,8 +61,17 @@ class Profile:
     def comment(self, text):
         self.body.append("  " * (len(self.mult) - 1) + "# " + text)
 
+    @contextlib.contextmanager
+    def no_grad(self):
+        """Layers of a frozen stem: nograd=1 (no backward, nothing saved) and no parameters."""
+        self.frozen = True
+        yield
+        self.frozen = False
+
     def layer(self, name, params=0, gemm=None, act=0, ew=0.0):
         assert len(name) < 64 and " " not in name, name
+        if self.frozen:
+            params = 0
         for v in [params, act] + list(gemm or []):
             assert isinstance(v, int) and v >= 0, (name, v)
         if gemm:
@@ -83,6 +93,8 @@ class Profile:
             s += " act=%d" % act
         if ew:
             s += " ew=%s" % fmt_ew(ew)
+        if self.frozen:
+            s += " nograd=1"
         self.body.append("  " * (len(self.mult) - 1) + s)
 
     @contextlib.contextmanager
@@ -128,11 +140,10 @@ class Shape:
         return self.c * self.h * self.w
 
 
-def conv(P, name, x, cout, k, s=1, p=0, bias=False, ew=0.0, trainable=True):
-    """Convolution as its implicit GEMM. cuDNN adds a bias as a separate in-place pass (UNARY). A frozen
-    convolution (trainable=False) keeps its GEMM but has no parameters to all-reduce."""
+def conv(P, name, x, cout, k, s=1, p=0, bias=False, ew=0.0):
+    """Convolution as its implicit GEMM. cuDNN adds a bias as a separate in-place pass (UNARY)."""
     ho, wo = conv_out(x.h, k, s, p), conv_out(x.w, k, s, p)
-    params = (cout * x.c * k * k + (cout if bias else 0)) if trainable else 0
+    params = cout * x.c * k * k + (cout if bias else 0)
     P.layer(name, params=params, gemm=(ho * wo, cout, x.c * k * k), act=cout * ho * wo,
             ew=ew + (UNARY if bias else 0.0))
     return Shape(cout, ho, wo)
@@ -149,18 +160,17 @@ def pool(P, name, x, k, s, p):
     return y
 
 
-def bottleneck(P, pre, x, planes, stride, downsample, frozen, trainable=True):
+def bottleneck(P, pre, x, planes, stride, downsample, frozen):
     """torchvision Bottleneck (ResNet v1.5: the stride sits on the 3x3 convolution)."""
     bn = FROZEN_BN if frozen else NORM
-    t = trainable
-    y = conv(P, pre + "conv1", x, planes, 1, trainable=t)
+    y = conv(P, pre + "conv1", x, planes, 1)
     norm2d(P, pre + "bn1", y, bn + UNARY, frozen)                # BN, ReLU
-    y = conv(P, pre + "conv2", y, planes, 3, stride, 1, trainable=t)
+    y = conv(P, pre + "conv2", y, planes, 3, stride, 1)
     norm2d(P, pre + "bn2", y, bn + UNARY, frozen)                # BN, ReLU
-    y = conv(P, pre + "conv3", y, planes * 4, 1, trainable=t)
+    y = conv(P, pre + "conv3", y, planes * 4, 1)
     if downsample:
         norm2d(P, pre + "bn3", y, bn, frozen)
-        d = conv(P, pre + "downsample.0", x, planes * 4, 1, stride, trainable=t)
+        d = conv(P, pre + "downsample.0", x, planes * 4, 1, stride)
         norm2d(P, pre + "downsample.1", d, bn + ADD + UNARY, frozen)  # BN, residual add, ReLU
     else:
         norm2d(P, pre + "bn3", y, bn + ADD + UNARY, frozen)          # BN, residual add, ReLU
@@ -169,19 +179,20 @@ def bottleneck(P, pre, x, planes, stride, downsample, frozen, trainable=True):
 
 def resnet50_body(P, x, prefix="", frozen=False, strides=(1, 2, 2, 2), nstages=4, frozen_at=0):
     """Stem and stages conv2_x..conv5_x of torchvision resnet50 (blocks 3, 4, 6, 3). Returns the stage outputs.
-    frozen_at = k: the stem (k >= 1) and the first k-1 stages have no trainable weights (maskrcnn-benchmark's
-    MODEL.BACKBONE.FREEZE_CONV_BODY_AT)."""
+    frozen_at = k: the stem (k >= 1) and the first k-1 stages are frozen (maskrcnn-benchmark's
+    MODEL.BACKBONE.FREEZE_CONV_BODY_AT): no parameters, and autograd never reaches them (nograd=1)."""
     bn = FROZEN_BN if frozen else NORM
-    x = conv(P, prefix + "conv1", x, 64, 7, 2, 3, trainable=frozen_at < 1)
-    norm2d(P, prefix + "bn1", x, bn + UNARY, frozen)
-    x = pool(P, prefix + "maxpool", x, 3, 2, 1)
+    with P.no_grad() if frozen_at >= 1 else contextlib.nullcontext():
+        x = conv(P, prefix + "conv1", x, 64, 7, 2, 3)
+        norm2d(P, prefix + "bn1", x, bn + UNARY, frozen)
+        x = pool(P, prefix + "maxpool", x, 3, 2, 1)
     outs = []
     for i, (planes, blocks) in enumerate([(64, 3), (128, 4), (256, 6), (512, 3)][:nstages]):
         pre = prefix + "layer%d." % (i + 1)
-        t = frozen_at < i + 2
-        x = bottleneck(P, pre + "0.", x, planes, strides[i], True, frozen, t)
-        with P.repeat(blocks - 1, "blocks %s1..%d" % (pre, blocks - 1)):
-            x = bottleneck(P, pre + "x.", x, planes, 1, False, frozen, t)
+        with P.no_grad() if frozen_at >= i + 2 else contextlib.nullcontext():
+            x = bottleneck(P, pre + "0.", x, planes, strides[i], True, frozen)
+            with P.repeat(blocks - 1, "blocks %s1..%d" % (pre, blocks - 1)):
+                x = bottleneck(P, pre + "x.", x, planes, 1, False, frozen)
         outs.append(x)
     return outs
 
@@ -256,8 +267,8 @@ def maskrcnn_profile(nvidia):
                 "Mask R-CNN R-50-FPN as NVIDIA DeepLearningExamples/PyTorch/Segmentation/MaskRCNN (a fork of",
                 "maskrcnn-benchmark) trains it, the script Lambda's PyTorch benchmark runs: the layers of the",
                 "maskrcnn profile with maskrcnn-benchmark's defaults (maskrcnn_benchmark/config/defaults.py):",
-                "NUM_CLASSES 81 (box, bbox and mask predictors), FREEZE_CONV_BODY_AT 2 (the stem and layer1 have no",
-                "gradients; their GEMMs still run forward), ROI_HEADS.BATCH_SIZE_PER_IMAGE 512, POSITIVE_FRACTION",
+                "NUM_CLASSES 81 (box, bbox and mask predictors), FREEZE_CONV_BODY_AT 2 (the stem and layer1 run",
+                "forward only: nograd=1, no backward, nothing saved), ROI_HEADS.BATCH_SIZE_PER_IMAGE 512, POSITIVE_FRACTION",
                 "0.25. Data parallel: tools/train_net.py wraps the model in apex",
                 "DistributedDataParallel(model, delay_allreduce=True): every gradient is all-reduced after",
                 "backward, with no overlap (dp delay).",

@@ -24,7 +24,8 @@
  * dp (default ddp) optional; at least one layer. Numbers are plain or scientific decimals (4096, 2.5e7), never negative, never
  * with K/M suffixes; params, act and gemm are whole numbers, gemm has exactly 3 values >= 1, ew may be
  * fractional (1.5 = three accesses of the output). A layer needs at least one of params, gemm, act, and act
- * when it has ew. repeat N (1..100000) blocks nest 8 deep; at most NVS_PROFILE_MAX_LAYERS layers in all.
+ * when it has ew; nograd=1 (no backward: a frozen stem autograd never reaches) only on a prefix of the layers and
+ * without params. repeat N (1..100000) blocks nest 8 deep; at most NVS_PROFILE_MAX_LAYERS layers in all.
  * FLOPs count 2 per multiply-add. */
 #ifndef NVS_PROFILE_H
 #define NVS_PROFILE_H
@@ -44,6 +45,8 @@ typedef struct {
     double gemm_m, gemm_n, gemm_k; /* per sample; 0,0,0 = no GEMM */
     double act_elems;           /* output activation elements per sample */
     double ew_passes;           /* memory-bound forward passes over the output */
+    int nograd;                 /* 1: autograd never reaches the layer (a frozen stem): no backward, nothing
+                                 * saved for it; only a prefix of the layers, without params */
 } nvs_layer;
 
 /* How the workload's training script synchronises gradients (the `dp` directive):

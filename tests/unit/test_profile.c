@@ -355,6 +355,14 @@ static void t_dp_mode(void)
         {"dp overlap\nlayer a params=1\n", 0, 0, "t.prof:4: 'dp' takes one of ddp, delay, none (got 'overlap')"},
         {"dp\nlayer a params=1\n", 0, 0, "t.prof:4: 'dp' takes one of ddp, delay, none (got '')"},
         {"repeat 2\ndp none\nend\nlayer a params=1\n", 0, 0, "t.prof:5: 'dp' inside a repeat block"},
+        /* nograd: a frozen stem, a prefix of the layers without parameters */
+        {"layer stem act=4 nograd=1\nlayer a params=1\n", 1, NVS_DP_DDP, NULL},
+        {"layer a params=1 nograd=1\n", 0, 0,
+         "t.prof:4: layer 'a': nograd=1 with params=1: a layer autograd never reaches has no gradients"},
+        {"layer a params=1\nlayer b act=1 nograd=1\n", 0, 0,
+         "t.prof:5: layer 'b': nograd=1 after a layer with gradients: only a prefix of the layers (a frozen stem) "
+         "is out of autograd's reach"},
+        {"layer a act=1 nograd=2\n", 0, 0, "t.prof:4: nograd=2: expected 0 or 1"},
     };
     for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
         char text[256];
@@ -370,6 +378,13 @@ static void t_dp_mode(void)
         }
     }
     T_EQ_S(nvs_dp_name(NVS_DP_DELAY), "delay");
+    /* maskrcnn-nvidia: its stem and layer1 are out of autograd's reach, the rest is not */
+    T_EQ_I(nvs_profile_load("maskrcnn-nvidia", &p, err, sizeof err), NVS_OK);
+    int frozen = 0;
+    while (frozen < p.nlayers && p.layers[frozen].nograd) frozen++;
+    T_EQ_I(frozen, 3 + 8 + 2 * 6); /* conv1, bn1, maxpool; layer1.0: 4 convs + 4 BNs; layer1.1-2: 3 + 3 each */
+    T_EQ_S(p.layers[frozen].name, "backbone.body.layer2.0.conv1");
+    nvs_profile_free(&p);
 }
 
 /* layer-level spot checks against the implicit-GEMM rule: conv1 of resnet50 is 7x7x3 -> 64 at 112x112 */
