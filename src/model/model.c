@@ -110,13 +110,50 @@ int nvs_machine_class(const nvs_machine_spec *m, const nvs_gpu_spec *g, int a, i
     return NVS_CLS_SYS;
 }
 
+/* NCCL releases where its P2P rule changed (github.com/NVIDIA/nccl, src/graph/paths.cc at each tag) */
+#define NCCL_2_9_6 20906   /* Intel x86 (and Zhaoxin) -> PATH_PXB; before: PATH_PHB (Broadwell PXB) */
+#define NCCL_2_23_4 22304  /* default PATH_PXB; AMD with <= 2 GPUs -> PATH_SYS */
+
+int nvs_nccl_p2p_level(int nccl, int cpu, int gpus)
+{
+    if (nccl == 0 || nccl >= NCCL_2_23_4) return (cpu == NVS_CPU_AMD && gpus <= 2) ? NVS_CLS_SYS : NVS_CLS_PXB;
+    if (cpu == NVS_CPU_AMD) return NVS_CLS_SYS;
+    /* NCCL's PATH_PHB is "through a CPU": nvidia-smi's PHB and NODE, not SYS */
+    if (cpu == NVS_CPU_INTEL) return nccl >= NCCL_2_9_6 ? NVS_CLS_PXB : NVS_CLS_NODE;
+    return NVS_CLS_PXB; /* ARM (every version), or a CPU not stated */
+}
+
+int nvs_nccl_version_parse(const char *s, int *code)
+{
+    int v[3] = {0, 0, 0}, k = 0;
+    const char *p = s;
+    if (!s || !*s) return -1;
+    while (k < 3) {
+        if (*p < '0' || *p > '9') return -1;
+        long x = 0;
+        while (*p >= '0' && *p <= '9' && x < 1000) x = x * 10 + (*p++ - '0');
+        if (x >= (k == 0 ? 1000 : 100)) return -1;
+        v[k++] = (int)x;
+        if (!*p) break;
+        if (*p++ != '.') return -1;
+    }
+    if (*p || k < 2 || v[0] < 1) return -1;
+    *code = v[0] * 10000 + v[1] * 100 + v[2];
+    return 0;
+}
+
+int nvs_machine_p2p_level(const nvs_machine_spec *m)
+{
+    return m->p2p_by_rules ? nvs_nccl_p2p_level(m->nccl, m->cpu, m->gpus) : m->p2p_level;
+}
+
 nvs_transport nvs_machine_transport(const nvs_machine_spec *m, const nvs_gpu_spec *g, int a, int b,
                                     int p2p_disabled)
 {
     if (p2p_disabled) return NVS_TR_SHM; /* NCCL_P2P_DISABLE=1 turns off the P2P transport, NVLink included */
     int cls = nvs_machine_class(m, g, a, b);
     if (cls == NVS_CLS_NV) return NVS_TR_NVLINK;
-    if (g->p2p_pcie && cls <= m->p2p_level) return NVS_TR_P2P;
+    if (g->p2p_pcie && cls <= nvs_machine_p2p_level(m)) return NVS_TR_P2P;
     return NVS_TR_SHM;
 }
 
@@ -132,11 +169,13 @@ enum {
     L_SOCK = L_TOP_DN + MAXS,
     L_NV_UP = L_SOCK + MAXS * MAXS,
     L_NV_DN = L_NV_UP + MAXG,
-    L_COUNT = L_NV_DN + MAXG
+    L_HOST = L_NV_DN + MAXG, /* a socket's host path as NCCL's SHM transport uses it (host_gbps) */
+    L_COUNT = L_HOST + MAXS
 };
 
 typedef struct {
     int link[8];
+    double load[8];     /* how much of the link one byte of this flow uses (1, or xsocket_shm_cost) */
     int n;
     double cap;         /* transport cap (SHM), 0 = none */
     nvs_transport tr;
@@ -194,6 +233,16 @@ static void route(const nvs_machine_spec *m, const nvs_gpu_spec *g, int a, int b
     up_to_cpu(m, a, f);
     if (ka != kb) f->link[f->n++] = L_SOCK + ka * MAXS + kb;
     down_from_cpu(m, b, f);
+    if (f->tr == NVS_TR_SHM && m->host_gbps > 0) {
+        /* the receive buffer lives in the receiver's socket memory: NCCL binds to the GPU's CPUs before it
+         * allocates (init.cc "Set Affinity to a CPU local the our GPU"), and the receiver creates the SHM
+         * segment (transport/shm.cc shmRecvSetup). A flow across sockets also loads the sender's socket. */
+        double w = ka != kb && m->xsocket_shm_cost > 0 ? m->xsocket_shm_cost : 1.0;
+        f->link[f->n++] = L_HOST + kb;
+        if (ka != kb) f->link[f->n++] = L_HOST + ka;
+        f->load[f->n - 1] = w;
+        if (ka != kb) f->load[f->n - 2] = w;
+    }
 }
 
 static double link_gbps(const nvs_machine_spec *m, const nvs_gpu_spec *g, int l)
@@ -201,12 +250,12 @@ static double link_gbps(const nvs_machine_spec *m, const nvs_gpu_spec *g, int l)
     if (l < L_SW_UP) return m->gpu_link_gbps;
     if (l < L_SOCK) return m->uplink_gbps;
     if (l < L_NV_UP) return m->socket_gbps;
-    return g->nvlink_links * g->nvlink_gbps_per_link * m->nvlink_eff;
+    if (l < L_HOST) return g->nvlink_links * g->nvlink_gbps_per_link * m->nvlink_eff;
+    return m->host_gbps;
 }
 
 static void link_name(const nvs_machine_spec *m, int l, char *buf, size_t len)
 {
-    (void)m;
     if (l < L_GPU_DN) snprintf(buf, len, "GPU %d PCIe link (up)", l - L_GPU_UP);
     else if (l < L_SW_UP) snprintf(buf, len, "GPU %d PCIe link (down)", l - L_GPU_DN);
     else if (l < L_SW_DN) snprintf(buf, len, "switch %d uplink (up)", l - L_SW_UP);
@@ -215,7 +264,8 @@ static void link_name(const nvs_machine_spec *m, int l, char *buf, size_t len)
     else if (l < L_SOCK) snprintf(buf, len, "socket %d parent-switch uplink (down)", l - L_TOP_DN);
     else if (l < L_NV_UP) snprintf(buf, len, "CPU link socket %d -> %d", (l - L_SOCK) / MAXS, (l - L_SOCK) % MAXS);
     else if (l < L_NV_DN) snprintf(buf, len, "GPU %d NVLink (out)", l - L_NV_UP);
-    else snprintf(buf, len, "GPU %d NVLink (in)", l - L_NV_DN);
+    else if (l < L_HOST) snprintf(buf, len, "GPU %d NVLink (in)", l - L_NV_DN);
+    else snprintf(buf, len, "socket %d host memory path (SHM budget %.3g GB/s)", l - L_HOST, m->host_gbps);
 }
 
 nvs_result_t nvs_ring_links_of(const nvs_machine_spec *m, const nvs_gpu_spec *g, int n, int p2p_disabled,
@@ -223,11 +273,17 @@ nvs_result_t nvs_ring_links_of(const nvs_machine_spec *m, const nvs_gpu_spec *g,
 {
     memset(out, 0, sizeof *out);
     if (n < 2 || n > m->gpus || m->gpus > MAXG || m->sockets > MAXS || m->sockets < 1) return NVS_ERR_INPUT;
-    int count[L_COUNT] = {0};
+    /* every ring flow moves the same bytes at the ring's pace, so a link of bandwidth C used by flows with
+     * loads w_i bounds each of them at C / sum(w_i): equal shares when every load is 1 */
+    double count[L_COUNT] = {0};
+    int flows[L_COUNT] = {0};
     flow_path f[MAXG];
     for (int i = 0; i < n; i++) {
         route(m, g, i, (i + 1) % n, p2p_disabled, &f[i]);
-        for (int k = 0; k < f[i].n; k++) count[f[i].link[k]]++;
+        for (int k = 0; k < f[i].n; k++) {
+            count[f[i].link[k]] += f[i].load[k] > 0 ? f[i].load[k] : 1.0; /* unset: an ordinary link, load 1 */
+            flows[f[i].link[k]]++;
+        }
     }
     out->gbps = INFINITY;
     for (int i = 0; i < n; i++) {
@@ -250,14 +306,17 @@ nvs_result_t nvs_ring_links_of(const nvs_machine_spec *m, const nvs_gpu_spec *g,
             out->transport = f[i].tr;
             out->cls = nvs_machine_class(m, g, i, b);
             if (lim < 0)
-                snprintf(out->why, sizeof out->why, "GPU %d -> GPU %d (%s, SHM): NCCL's host-memory path, %.3g GB/s per flow",
+                snprintf(out->why, sizeof out->why, "GPU %d -> GPU %d (%s, SHM): the SHM transport's cap, %.3g GB/s per flow",
                          i, b, nvs_class_name(out->cls), bw);
             else {
-                char ln[64];
+                char ln[96], ld[64] = "";
                 link_name(m, lim, ln, sizeof ln);
-                snprintf(out->why, sizeof out->why, "GPU %d -> GPU %d (%s, %s): %s shared by %d flow%s", i, b,
-                         nvs_class_name(out->cls), nvs_transport_name(f[i].tr), ln, count[lim],
-                         count[lim] == 1 ? "" : "s");
+                if (count[lim] != flows[lim]) /* weighted: flows across sockets count more */
+                    snprintf(ld, sizeof ld, " (load %.3g: cross-socket flows count %.3g)", count[lim],
+                             m->xsocket_shm_cost);
+                snprintf(out->why, sizeof out->why, "GPU %d -> GPU %d (%s, %s): %s shared by %d flow%s%s", i, b,
+                         nvs_class_name(out->cls), nvs_transport_name(f[i].tr), ln, flows[lim],
+                         flows[lim] == 1 ? "" : "s", ld);
             }
         }
     }
@@ -310,7 +369,8 @@ void nvs_layer_us(const nvs_layer *l, int first, int batch, const nvs_gpu_spec *
     double bw = g->mem_gbps * GBPS_TO_BPUS * t->mem_eff;
     double ew = bw > 0 ? ew_bytes / bw : 0;
     *fwd_us = (gemm + ew) * t->compute_scale;
-    *bwd_us = ((first ? 1.0 : 2.0) * gemm + 2.0 * ew) * t->compute_scale;
+    /* a layer autograd never reaches (frozen stem) has no backward */
+    *bwd_us = l->nograd ? 0 : ((first ? 1.0 : 2.0) * gemm + 2.0 * ew) * t->compute_scale;
 }
 
 double nvs_optimizer_us(double params, double grad_bytes, const nvs_gpu_spec *g, const nvs_compute_terms *t)
@@ -372,6 +432,23 @@ void nvs_schedule(const double *bwd_layer_us, int nlayers, const nvs_model_bucke
     out->exposed_us = out->step_us - out->compute_us;
 }
 
+double nvs_expected_max_normal(int n)
+{
+    if (n <= 1) return 0;
+    /* integrand x * n * phi(x) * Phi(x)^(n-1); phi, Phi of the standard normal */
+    const double lo = -12, hi = 12;
+    const int steps = 4800;
+    const double h = (hi - lo) / steps;
+    double sum = 0;
+    for (int i = 0; i <= steps; i++) {
+        double x = lo + i * h;
+        double phi = exp(-0.5 * x * x) / sqrt(2 * M_PI), cdf = 0.5 * erfc(-x / sqrt(2.0));
+        double y = x * n * phi * pow(cdf, n - 1);
+        sum += (i == 0 || i == steps) ? 0.5 * y : y;
+    }
+    return sum * h;
+}
+
 /* --- memory ---------------------------------------------------------------------------------------------------- */
 
 void nvs_memory_estimate(const nvs_layer *layers, int nlayers, double params, const nvs_gpu_spec *g,
@@ -389,10 +466,19 @@ void nvs_memory_estimate(const nvs_layer *layers, int nlayers, double params, co
     out->reserve_bytes = 1073741824.0 + 0.05 * g->memory_bytes;
     double keep = 0, peak_grad = 0;
     for (int i = 0; i < nlayers; i++) {
-        /* a layer keeps its GEMM output and, when it has elementwise passes (norm, activation), one more
-         * tensor of that size for their backward */
+        /* what autograd saves: every layer's output once (the next layer's input); a GEMM layer followed by
+         * elementwise passes (bias + activation, dropout, residual) keeps a second tensor of that size, the
+         * GEMM's raw output the activation's backward needs. A layer without a GEMM (norm, pooling) only keeps
+         * its output: its input is the previous layer's, already counted, and an in-place ReLU after a
+         * batch-norm shares its storage (conv -> BN -> ReLU keeps two tensors, as PyTorch does) */
         double a = layers[i].act_elems * esz;
-        keep += a * (layers[i].ew_passes > 0 ? 2.0 : 1.0);
+        int gemm = layers[i].gemm_m > 0;
+        if (layers[i].nograd) {
+            /* a frozen stem saves nothing; its last output is the first trainable layer's input */
+            if (i + 1 < nlayers && !layers[i + 1].nograd) keep += a;
+            continue;
+        }
+        keep += a * (gemm && layers[i].ew_passes > 0 ? 2.0 : 1.0);
         if (2.0 * a > peak_grad) peak_grad = 2.0 * a; /* incoming + outgoing activation gradient */
     }
     out->per_sample_bytes = keep + peak_grad;

@@ -56,8 +56,17 @@ typedef struct {
     const char *id;
     int gpus, sockets, gpus_per_switch, switch_cascade;
     int nvlink;          /* NVS_NVLINK_NONE / PAIRS / SWITCH (preset.h) */
-    int p2p_level;       /* NVS_CLS_*: farthest class NCCL uses P2P over */
+    int p2p_level;       /* NVS_CLS_*: farthest class NCCL uses P2P over (when not p2p_by_rules) */
+    int p2p_by_rules;    /* 1: p2p_level follows NCCL's rules for `cpu` and `nccl` (nvs_nccl_p2p_level) */
+    int cpu;             /* NVS_CPU_* (preset.h): the CPU vendor NCCL's P2P rules look at */
+    int nccl;            /* NCCL version of the run, major*10000 + minor*100 + patch; 0 = today's rules */
     double gpu_link_gbps, uplink_gbps, socket_gbps, shm_gbps, nvlink_eff;
+    /* The host path budget of NCCL's SHM transport, per socket (GB/s of flow bytes; 0 = no budget): every SHM
+     * flow stores into and loads from host memory, so the flows whose receive buffer sits in a socket's memory
+     * share that socket's budget; a flow crossing sockets loads both sockets' budgets, xsocket_shm_cost times
+     * each (the cost of crossing: remote stores through the other IO die and the socket link). */
+    double host_gbps, xsocket_shm_cost;
+    double host_mem_gbps; /* host memory bandwidth of a socket (STREAM copy, read + write), 0 = unknown: reported */
     double nvlink_hop_us, p2p_hop_us, shm_hop_us, coll_base_us;
     int nics;
     int measured_only;   /* no preset: a measured run's machine, only its measured GPU counts can be modelled */
@@ -95,6 +104,21 @@ double nvs_allreduce_us(const nvs_ar_params *p, double bytes, nvs_algo *used);
 
 /* --- the link graph inside one node --------------------------------------------------------------------------- */
 
+/* NCCL's P2P rule (src/graph/paths.cc, ncclTopoCheckP2p): the farthest path class (NVS_CLS_*) over which
+ * NCCL `nccl` (major*10000 + minor*100 + patch; 0 = today's rules) uses P2P on a node of `gpus` GPUs whose CPU
+ * is `cpu` (NVS_CPU_*):
+ *   < 2.9.6            Intel: PHB (through the CPU, not across sockets: NVS_CLS_NODE); ARM: PXB; AMD and
+ *                      others: SYS ("In general, use P2P whenever we can")
+ *   2.9.6 .. 2.23.3    Intel, Zhaoxin, ARM: PXB; AMD: SYS
+ *   >= 2.23.4          PXB ("By default don't use P2P across CPU Host Bridges and further apart"), except AMD
+ *                      with <= 2 GPUs: SYS
+ * A CPU not stated (NVS_CPU_UNKNOWN) gets PXB. */
+int nvs_nccl_p2p_level(int nccl, int cpu, int gpus);
+/* "2.7.8" -> 20708. 0, or -1 when s is not MAJOR.MINOR[.PATCH] with minor and patch below 100. */
+int nvs_nccl_version_parse(const char *s, int *code);
+/* The level machine m uses: its p2p_level, or NCCL's rule when p2p_by_rules. */
+int nvs_machine_p2p_level(const nvs_machine_spec *m);
+
 /* Path class between GPUs a and b of machine m (NVS_CLS_NV if NVLink joins them). */
 int nvs_machine_class(const nvs_machine_spec *m, const nvs_gpu_spec *g, int a, int b);
 /* Transport NCCL uses between a and b: NVLink, else P2P if the GPU allows peer access over PCIe and the class
@@ -130,8 +154,9 @@ typedef struct {
 nvs_compute_terms nvs_compute_defaults(void);
 /* Peak matrix rate (TFLOP/s) for a precision: fp32 -> fp32_tflops (CUDA cores), tf32, bf16 -> tensor rates. */
 double nvs_gemm_tflops(const nvs_gpu_spec *g, nvs_precision p);
-/* Forward and backward time of one layer at batch B (us). The first layer (index 0) needs no input gradient:
- * its backward runs one GEMM, not two (as PyTorch and nvscale's training step do). */
+/* Forward and backward time of one layer at batch B (us). The first layer (index 0, or the first after a
+ * frozen stem) needs no input gradient: its backward runs one GEMM, not two (as PyTorch and nvscale's training
+ * step do); a nograd layer (frozen stem) has no backward. */
 void nvs_layer_us(const nvs_layer *l, int first, int batch, const nvs_gpu_spec *g, nvs_precision p,
                   const nvs_compute_terms *t, double *fwd_us, double *bwd_us);
 /* Optimizer pass: params x (4+4 w, 4+4 m, grad_bytes g) bytes at sustained memory bandwidth (us). */
@@ -156,14 +181,22 @@ typedef struct {
     double compute_us;   /* fwd + bwd + opt: the step with no communication */
     double comm_us;      /* the buckets' all-reduces back to back */
     double comm_end_us;  /* when the last all-reduce ends, from the start of backward */
-    double step_us;      /* fwd + max(backward end, last all-reduce end) + opt */
-    double exposed_us;   /* step - compute */
+    double step_us;      /* fwd + max(backward end, last all-reduce end) + opt (+ penalty + sync, model_eval.c) */
+    double exposed_us;   /* communication the step pays: step - compute - sync */
+    double penalty_us;   /* of exposed_us: the share of the hidden communication still paid (overlap_penalty) */
+    double sync_us;      /* waiting for the slowest rank: data-dependent step times (model_eval.c) */
 } nvs_step_times;
 
 /* The overlap schedule: bwd_layer_us[i] is the backward time of forward layer i; ar_us[b] the all-reduce time
  * of bucket b. Buckets start in order, each when ready and when the previous one is done. */
 void nvs_schedule(const double *bwd_layer_us, int nlayers, const nvs_model_bucket *b, int nb, const double *ar_us,
                   double fwd_us, double opt_us, nvs_step_times *out);
+
+/* Expected maximum of n independent standard normal variables (e(1) = 0, e(2) = 1/sqrt(pi) = 0.5642,
+ * e(4) = 1.0294, e(8) = 1.4236): E[max] = integral of x n phi(x) Phi(x)^(n-1) dx, by the trapezoid rule on
+ * [-12, 12]. A synchronous step waits for the slowest of n ranks: with per-rank step times of standard deviation
+ * sigma the wait is sigma * e(n) (Gumbel 1958, "Statistics of Extremes"; Tippett 1925 tabulates e(n)). */
+double nvs_expected_max_normal(int n);
 
 /* --- memory: the largest per-GPU batch --------------------------------------------------------------------------- */
 

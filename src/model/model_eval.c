@@ -17,6 +17,13 @@ void nvs_model_config_init(nvs_model_config *c)
     c->bucket_cap_bytes = 25.0 * 1048576;
     c->algo = NVS_ALGO_RING;
     c->ct = nvs_compute_defaults();
+    c->dp = -1;
+}
+
+nvs_dp_mode nvs_model_dp(const nvs_model_config *c)
+{
+    if (c->dp >= 0 && c->dp < NVS_DP_COUNT) return (nvs_dp_mode)c->dp;
+    return c->profile ? c->profile->dp : NVS_DP_DDP;
 }
 
 void nvs_gpu_spec_from(const nvs_preset *p, nvs_gpu_spec *g)
@@ -43,6 +50,11 @@ void nvs_machine_spec_from(const nvs_preset *p, nvs_machine_spec *m)
     m->switch_cascade = (int)p->f[NVS_M_SWITCH_CASCADE].v;
     m->nvlink = (int)p->f[NVS_M_NVLINK].v;
     m->p2p_level = (int)p->f[NVS_M_P2P_LEVEL].v;
+    m->p2p_by_rules = m->p2p_level < 0; /* no override in the preset: NCCL's rule (model.h) */
+    m->cpu = (int)p->f[NVS_M_CPU].v;
+    m->host_gbps = p->f[NVS_M_HOST_GBPS].v;
+    m->xsocket_shm_cost = p->f[NVS_M_XSOCKET_SHM_COST].v;
+    m->host_mem_gbps = p->f[NVS_M_HOST_MEM_GBPS].v;
     m->gpu_link_gbps = p->f[NVS_M_GPU_LINK_GBPS].v;
     m->uplink_gbps = p->f[NVS_M_UPLINK_GBPS].v;
     m->socket_gbps = p->f[NVS_M_SOCKET_GBPS].v;
@@ -156,13 +168,22 @@ nvs_result_t nvs_model_eval(const nvs_model_config *c, int nodes, int gpn, nvs_m
     double fwd = 0;
     for (int i = 0; i < p->nlayers; i++) {
         double f, bw;
-        nvs_layer_us(&p->layers[i], i == 0, c->batch, &c->gpu, c->prec, &c->ct, &f, &bw);
+        nvs_layer_us(&p->layers[i], i == 0 || p->layers[i - 1].nograd, c->batch, &c->gpu, c->prec, &c->ct, &f, &bw);
         fwd += f;
         bwd[i] = bw;
     }
     double opt = nvs_optimizer_us(p->total_params, c->grad_bytes, &c->gpu, &c->ct);
-    int nb = nvs_assign_buckets(p->layers, p->nlayers, c->grad_bytes, c->bucket_first_bytes, c->bucket_cap_bytes,
-                                b, maxb);
+    nvs_dp_mode dp = nvs_model_dp(c);
+    int nb = 0;
+    if (dp == NVS_DP_DDP)
+        nb = nvs_assign_buckets(p->layers, p->nlayers, c->grad_bytes, c->bucket_first_bytes, c->bucket_cap_bytes, b,
+                                maxb);
+    else if (dp == NVS_DP_DELAY && p->total_params > 0) {
+        /* apex delay_allreduce=True: after backward, the gradients of one type flattened into one all-reduce
+         * (apex/parallel/distributed.py allreduce_fallback): one bucket, ready when backward ends (layer 0) */
+        b[0] = (nvs_model_bucket){p->total_params * c->grad_bytes, p->nlayers - 1, 0, p->nlayers};
+        nb = 1;
+    } /* none: independent replicas, nothing to all-reduce */
     double largest = 0;
     nvs_algo largest_algo = NVS_ALGO_RING;
     for (int k = 0; k < nb; k++) {
@@ -178,10 +199,17 @@ nvs_result_t nvs_model_eval(const nvs_model_config *c, int nodes, int gpn, nvs_m
         /* comm that ran under backward still slows it (shared SMs and memory): pay a share of it */
         double hidden = out->t.comm_us - out->t.exposed_us;
         if (hidden > 0) {
-            out->t.step_us += c->overlap_penalty * hidden;
-            out->t.exposed_us += c->overlap_penalty * hidden;
+            out->t.penalty_us = c->overlap_penalty * hidden;
+            out->t.step_us += out->t.penalty_us;
+            out->t.exposed_us += out->t.penalty_us;
         }
     }
+    if (c->step_cv > 0 && dp != NVS_DP_NONE && nodes * gpn > 1) {
+        /* every all-reduce waits for the slowest rank's backward */
+        out->t.sync_us = c->step_cv * (out->t.fwd_us + out->t.bwd_us) * nvs_expected_max_normal(nodes * gpn);
+        out->t.step_us += out->t.sync_us;
+    }
+    out->dp = dp;
     free(bwd);
     free(b);
     free(arus);
@@ -203,6 +231,8 @@ nvs_result_t nvs_model_eval(const nvs_model_config *c, int nodes, int gpn, nvs_m
     out->cls = rl.cls;
     if (out->n <= 1)
         snprintf(out->bottleneck, sizeof out->bottleneck, "one GPU: nothing to all-reduce");
+    else if (dp == NVS_DP_NONE)
+        snprintf(out->bottleneck, sizeof out->bottleneck, "no gradient all-reduce (dp none: independent replicas)");
     else if (gpn >= 2 && measured)
         snprintf(out->bottleneck, sizeof out->bottleneck, "measured ring at %d GPUs: %.3g GB/s", gpn, ar.intra_gbps);
     else if (gpn >= 2)

@@ -29,7 +29,6 @@ check() { # NAME ARGS...: nvscale model ARGS into $tmp/NAME, compare with tests/
 }
 F=tests/fixtures/model
 check lambda --lambda
-check lambda_2s_switch --lambda --machine pcie4-2s-8gpu-switch
 check project_3090_a6000 --gpu rtx3090,rtxa6000 --machine pcie4-2s-8gpu-switch --model maskrcnn --precision tf32
 check multinode --gpu h100-sxm --machine hgx-h100-8 --model gpt2-xl --precision bf16 --net ib-ndr400 --algo auto \
     --nodes 1,2,8,32,128
@@ -39,16 +38,27 @@ check calibrate_box3090 --calibrate tests/fixtures/runs/box3090_8gpu_shm.json --
     --tolerance 10
 check presets --list-presets
 
-# the Lambda case in JSON: A6000 > 3090 at 8 GPUs for maskrcnn, cause: link
+# the Lambda case in JSON: rows keyed by model, an eff_a/eff_b pair (model, Lambda, published) per precision and
+# N; A6000 > 3090 at 8 GPUs for maskrcnn and the overlap mode takes a share of the gap; every model cell within
+# the issue's tolerance of Lambda's same-machine cell but the one named miss; shares add up to the gap
 "$NVS" model --lambda --format json >"$tmp/lambda.json" || { echo "FAIL: --lambda --format json"; fail=1; }
 if command -v jq >/dev/null 2>&1; then
-    jq -e '.schema == "nvscale.model/1" and .kind == "lambda" and .n == 8' "$tmp/lambda.json" >/dev/null ||
-        { echo "FAIL: lambda JSON envelope"; fail=1; }
-    jq -e '.rows[] | select(.model == "maskrcnn") | .at_max_batch.eff_b > .at_max_batch.eff_a and
-           .at_max_batch.cause == "link"' "$tmp/lambda.json" >/dev/null ||
-        { echo "FAIL: maskrcnn: the A6000 does not scale better, or the cause is not the link"; fail=1; }
-    jq -e '[.rows[] | (.at_max_batch.shares | .link + .batch + .compute) - .at_max_batch.gap | fabs < 1e-9] | all' \
-        "$tmp/lambda.json" >/dev/null || { echo "FAIL: lambda shares do not add up to the gap"; fail=1; }
+    jq -e '.schema == "nvscale.model/1" and .kind == "lambda" and .nccl == "2.7.8" and
+           (.rows | keys | sort == ["bert-large", "maskrcnn", "resnet50", "ssd300"]) and
+           ([.rows[][] | objects | .n | keys] | all(. == ["2", "4", "8"]))' "$tmp/lambda.json" >/dev/null ||
+        { echo "FAIL: lambda JSON shape"; fail=1; }
+    jq -e '.rows.maskrcnn.fp32.n["8"] | .eff_b.model > .eff_a.model + 0.2 and .gap.cause == "link" and
+           .gap.shares.overlap > 0.05 and (.eff_b.lambda - 0.9074 | fabs < 1e-4) and .eff_b.published > 0.96' \
+        "$tmp/lambda.json" >/dev/null ||
+        { echo "FAIL: maskrcnn at 8 GPUs: A6000 ahead, cause link, overlap share, Lambda 90.7 / published 96.9"; fail=1; }
+    jq -e '[.rows[] | .fp32, .fp16 | .n[] | .gap | (.shares | .link + .host + .batch + .compute + .overlap) - .gap
+           | fabs < 1e-9] | all' "$tmp/lambda.json" >/dev/null || { echo "FAIL: lambda shares do not add up"; fail=1; }
+    jq -e '[.rows | to_entries[] | .key as $m | .value | (.fp32, .fp16) as $p | $p.n | to_entries[] |
+           .key as $n | (.value.eff_a, .value.eff_b) | select(.lambda != null and (.fitted | not)) |
+           (.error | fabs) > (if $n == "8" then 0.05 else 0.08 end)] | map(select(.)) | length == 1' \
+        "$tmp/lambda.json" >/dev/null || { echo "FAIL: lambda cells outside the tolerance (one named miss)"; fail=1; }
+    jq -e '.summary.cells_compared == 41 and (.fitted | length == 4)' "$tmp/lambda.json" >/dev/null ||
+        { echo "FAIL: lambda summary"; fail=1; }
     "$NVS" model --gpu rtx3090 --machine pcie4-2s-8gpu-switch --model resnet50 --format json >"$tmp/p.json" &&
         jq -e '.configurations[0].points | length == 4 and (.[0].efficiency == 1) and (.[3].n == 8)' "$tmp/p.json" \
             >/dev/null || { echo "FAIL: projection JSON"; fail=1; }
