@@ -34,6 +34,8 @@ check multinode --gpu h100-sxm --machine hgx-h100-8 --model gpt2-xl --precision 
     --nodes 1,2,8,32,128
 check calibrate_nvlink --calibrate $F/h200x2_nvlink_resnet50.json
 check calibrate_shm --calibrate $F/h200x2_shm_bert.json
+# the host budget against the measurement of the 2xH200 box (results/call3: host copy bandwidth, SHM all_reduce)
+check calibrate_host --calibrate results/call3/shm-allreduce/run.json --machine nvlink-2gpu
 check calibrate_box3090 --calibrate tests/fixtures/runs/box3090_8gpu_shm.json --machine pcie4-1s-8gpu-cascade \
     --tolerance 10
 check presets --list-presets
@@ -66,6 +68,11 @@ if command -v jq >/dev/null 2>&1; then
         jq -e '.kind == "calibration" and (.train | length == 2) and (.projection.configurations | length == 1) and
                ([.terms[] | select(.origin == "measured")] | length >= 4)' "$tmp/c.json" >/dev/null ||
         { echo "FAIL: calibration JSON"; fail=1; }
+    # the 2xH200 box: NCCL SHM at 2 ranks runs at its host memory bandwidth (budget = copy bandwidth / 2)
+    "$NVS" model --calibrate results/call3/shm-allreduce/run.json --machine nvlink-2gpu --format json >"$tmp/h.json" &&
+        jq -e '.host_check[0] | .n == 2 and .host_mem_gbps == 112 and
+               ((.host_mem_model_busbw_gbps / .measured_busbw_gbps - 1) | fabs < 0.02) and .dram_share > 0.95' \
+            "$tmp/h.json" >/dev/null || { echo "FAIL: the host budget does not reproduce the 2xH200 SHM run"; fail=1; }
     "$NVS" model --list-presets --format json >"$tmp/ps.json" &&
         jq -e '[.gpus[].keys.fp32_tflops.source | length > 0] | all' "$tmp/ps.json" >/dev/null ||
         { echo "FAIL: presets JSON lacks sources"; fail=1; }
