@@ -47,7 +47,8 @@ static void usage(FILE *to)
             "  --net ID               network between nodes (ib-hdr200, eth-100g, ...); needed above one node\n"
             "  --precision P          fp32 | tf32 | bf16 | fp16 (AMP) (default fp32)\n"
             "  --grad fp32|bf16|fp16  gradient type all-reduced (default fp32)\n"
-            "  --algo ring|tree|auto  all-reduce algorithm (default ring; auto = the faster per bucket)\n"
+            "  --algo A               all-reduce algorithm: ring (default) | tree | nvls | nvlstree (NVLink SHARP,\n"
+            "                         where the NVSwitch reduces) | collnet (IB SHARP) | auto (the fastest per bucket)\n"
             "  --p2p on|off           off models NCCL_P2P_DISABLE=1 (SHM through host memory everywhere)\n"
             "  --nccl VERSION         NCCL's P2P rule of that version, e.g. 2.7.8 (default: today's)\n"
             "  --dp ddp|delay|none    data-parallel mode (default: the profile's): buckets overlapping backward,\n"
@@ -329,7 +330,7 @@ static int common_settings(const opts *o, const nvs_presets *ps, nvs_model_confi
         c->step_cv = v;
     }
     if (o->algo && nvs_algo_parse(o->algo, &c->algo))
-        return usage_error("--algo '%s': expected ring, tree or auto", o->algo);
+        return usage_error("--algo '%s': expected ring, tree, nvls, nvlstree, collnet or auto", o->algo);
     if (o->p2p) {
         if (!strcmp(o->p2p, "on"))
             c->p2p_disabled = 0;
@@ -354,6 +355,8 @@ static int common_settings(const opts *o, const nvs_presets *ps, nvs_model_confi
         nvs_net_spec_from(np, &c->net);
         c->has_net = 1;
     }
+    if (c->algo == NVS_ALGO_COLLNET && (!c->has_net || !c->net.sharp))
+        return usage_error("%s", "--algo collnet needs --net with in-network reduction (sharp 1: ib-hdr200, ib-ndr400)");
     return 0;
 }
 

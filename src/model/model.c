@@ -16,7 +16,7 @@
 
 const char *nvs_algo_name(nvs_algo a)
 {
-    static const char *const n[] = {"ring", "tree", "auto"};
+    static const char *const n[] = {"ring", "tree", "nvls", "nvlstree", "collnet", "auto"};
     return (a >= 0 && a <= NVS_ALGO_AUTO) ? n[a] : "?";
 }
 
@@ -63,29 +63,91 @@ double nvs_tree_allreduce_us(double bytes, int n, double alpha_us, double gbps)
     return 2.0 * nvs_ceil_log2(n) * alpha_us + 2.0 * bytes / (gbps * GBPS_TO_BPUS);
 }
 
+/* NCCL's tree bandwidth beyond 2 nodes: busBw = min(busBw * 0.92, ...) (src/graph/tuning.cc, tree all-reduce) */
+#define TREE_FACTOR 0.92
+
+static double min2(double a, double b) { return a < b ? a : b; }
+
+/* The time of algorithm a for this shape without base and per-call costs; INFINITY when not available. */
+static double algo_us(const nvs_ar_params *p, nvs_algo a, double S)
+{
+    int N = p->nodes, g = p->gpn, n = N * g;
+    double bi = g >= 2 && p->intra_gbps > 0 ? p->intra_gbps : INFINITY; /* one GPU per node: no intra hop */
+    double ai = g >= 2 ? p->intra_alpha_us : 0;
+    double fac = 2.0 * (n - 1) / n;  /* nccl-tests' busbw factor: T = fac * S / busbw */
+    double bw;
+    switch (a) {
+    case NVS_ALGO_RING:
+        if (N <= 1) return nvs_ring_allreduce_us(S, g, p->intra_alpha_us, p->intra_gbps);
+        bw = min2(bi, p->inter_gbps);
+        if (!(bw > 0) || !isfinite(bw)) return INFINITY;
+        return 2.0 * (n - N) * ai + 2.0 * (N - 1) * p->inter_alpha_us + fac * S / (bw * GBPS_TO_BPUS);
+    case NVS_ALGO_TREE:
+        if (N <= 1) return nvs_tree_allreduce_us(S, g, p->intra_alpha_us, p->intra_gbps);
+        bw = N == 2 ? min2(bi, 2 * p->inter_gbps) : TREE_FACTOR * min2(bi, p->inter_gbps);
+        if (!(bw > 0) || !isfinite(bw)) return INFINITY;
+        return 2.0 * ((g - 1) * ai + nvs_ceil_log2(N) * p->inter_alpha_us) + fac * S / (bw * GBPS_TO_BPUS);
+    case NVS_ALGO_NVLS:
+        if (N > 1 || g < 2 || !(p->nvls_gbps > 0)) return INFINITY;
+        return 2.0 * ai + S / (p->nvls_gbps * GBPS_TO_BPUS);
+    case NVS_ALGO_NVLSTREE:
+        if (N < 2 || g < 2 || !(p->nvls_gbps > 0)) return INFINITY;
+        bw = min2(p->nvls_gbps * 2.0 * (g - 1) / g, (N == 2 ? 2 : 1) * p->inter_gbps);
+        if (!(bw > 0)) return INFINITY;
+        return 2.0 * ai + 2.0 * nvs_ceil_log2(N) * p->inter_alpha_us + fac * S / (bw * GBPS_TO_BPUS);
+    case NVS_ALGO_COLLNET:
+        if (N < 2 || !p->sharp) return INFINITY;
+        /* each node sends its partial sum once and receives the result once: algbw up to B_net */
+        bw = min2(p->nvls_gbps > 0 && g >= 2 ? p->nvls_gbps : bi, p->inter_gbps);
+        if (!(bw > 0) || !isfinite(bw)) return INFINITY;
+        return 2.0 * ai + 2.0 * p->inter_alpha_us + S / (bw * GBPS_TO_BPUS);
+    case NVS_ALGO_AUTO:
+        break;
+    }
+    return INFINITY;
+}
+
 double nvs_allreduce_us(const nvs_ar_params *p, double bytes, nvs_algo *used)
 {
     if (used) *used = NVS_ALGO_RING;
     if (p->nodes * p->gpn <= 1 || bytes <= 0) return 0;
-    double ring, tree;
-    if (p->nodes <= 1) {
-        ring = nvs_ring_allreduce_us(bytes, p->gpn, p->intra_alpha_us, p->intra_gbps);
-        tree = nvs_tree_allreduce_us(bytes, p->gpn, p->intra_alpha_us, p->intra_gbps);
-    } else {
-        /* reduce-scatter + all-gather inside the node, the node's share across the network in between */
-        double intra = 2.0 * nvs_ring_half_us(bytes, p->gpn, p->intra_alpha_us, p->intra_gbps);
-        double share = bytes / p->gpn;
-        ring = intra + nvs_ring_allreduce_us(share, p->nodes, p->inter_alpha_us, p->inter_gbps);
-        tree = intra + nvs_tree_allreduce_us(share, p->nodes, p->inter_alpha_us, p->inter_gbps);
-    }
-    double t = ring;
     nvs_algo a = NVS_ALGO_RING;
-    if (p->algo == NVS_ALGO_TREE || (p->algo == NVS_ALGO_AUTO && tree < ring)) {
-        t = tree;
-        a = NVS_ALGO_TREE;
+    double t = algo_us(p, NVS_ALGO_RING, bytes);
+    if (p->algo == NVS_ALGO_AUTO) {
+        /* NCCL's tuner: the fastest of what the node and the fabric allow; CollNet only when enabled */
+        static const nvs_algo cand[] = {NVS_ALGO_TREE, NVS_ALGO_NVLS, NVS_ALGO_NVLSTREE, NVS_ALGO_COLLNET};
+        for (size_t i = 0; i < sizeof cand / sizeof cand[0]; i++) {
+            double x = algo_us(p, cand[i], bytes);
+            if (x < t) {
+                t = x;
+                a = cand[i];
+            }
+        }
+    } else if (p->algo != NVS_ALGO_RING) {
+        double x = algo_us(p, p->algo, bytes);
+        if (isfinite(x)) {
+            t = x;
+            a = p->algo;
+        }
     }
     if (used) *used = a;
     return p->base_us + p->per_call_us + t;
+}
+
+double nvs_allreduce_busbw(const nvs_ar_params *p, double bytes, nvs_algo *used)
+{
+    int n = p->nodes * p->gpn;
+    if (used) *used = NVS_ALGO_RING;
+    if (n <= 1 || bytes <= 0) return 0;
+    nvs_algo a;
+    nvs_allreduce_us(p, bytes, &a);
+    if (used) *used = a;
+    /* the chosen algorithm alone, at two sizes: the latency terms cancel in the difference */
+    nvs_ar_params q = *p;
+    q.algo = a;
+    double s1 = bytes, s2 = 2 * bytes;
+    double dt = nvs_allreduce_us(&q, s2, NULL) - nvs_allreduce_us(&q, s1, NULL);
+    return dt > 0 ? 2.0 * (n - 1) / n * (s2 - s1) / dt / GBPS_TO_BPUS : 0;
 }
 
 /* --- link graph ---------------------------------------------------------------------------------------------- */
@@ -325,9 +387,10 @@ nvs_result_t nvs_ring_links_of(const nvs_machine_spec *m, const nvs_gpu_spec *g,
 
 double nvs_inter_gbps(const nvs_machine_spec *m, const nvs_net_spec *net, int g)
 {
-    if (g < 1) g = 1;
-    double share = net->gbps * (m->nics > 0 ? m->nics : 1) / g;
-    return share < m->gpu_link_gbps ? share : m->gpu_link_gbps;
+    (void)g;
+    /* a NIC sits on a PCIe link like a GPU's (machine gpu_link_gbps): it cannot move more than that */
+    double per_nic = net->gbps < m->gpu_link_gbps || !(m->gpu_link_gbps > 0) ? net->gbps : m->gpu_link_gbps;
+    return per_nic * (m->nics > 0 ? m->nics : 1);
 }
 
 /* --- compute ------------------------------------------------------------------------------------------------ */

@@ -19,11 +19,22 @@
  *          reduce-scatter + allgather): 2(n-1) steps of S/n bytes: T = base + 2(n-1)*alpha + 2(n-1)/n * S/B
  *   tree  (NCCL double binary tree, Sanders, Speck, Traeff 2009, pipelined reduce + broadcast):
  *          T = base + 2*ceil(log2 n)*alpha + 2*S/B
- *   hierarchical, nodes x g GPUs: intra-node reduce-scatter, inter-node all-reduce of S/g per GPU over the
- *          network (ring or tree), intra-node all-gather:
- *          T = base + 2(g-1)*alpha_i + 2(g-1)/g * S/B_i + T_inter(S/g over `nodes`)
- * B is the ring's bus bandwidth: the slowest flow of the ring when every link's bandwidth is shared equally
- * by the ring flows that cross it (nvs_ring_links). Units: bytes, microseconds, GB/s (1e9 bytes/s). */
+ *   across N nodes of g GPUs (n = N g), NCCL pipelines the node's and the network's share of every chunk in
+ *          one kernel, so the bus bandwidth is the MIN of the phases, not a sum of their times (NCCL
+ *          src/graph/tuning.cc: one bandwidth per algorithm; /work notes ALGOS.md section 3):
+ *          ring      busbw = min(B_i, B_net), B_net = NICs x min(NIC, its PCIe path) per node (the rings
+ *                    share the node's NICs: no division by g); T = base + 2(n-N) alpha_i + 2(N-1) alpha_n
+ *                    + 2(n-1)/n * S/busbw
+ *          tree      busbw = min(B_i, 2 B_net) on 2 nodes (half the traffic crosses the network, nccl#946),
+ *                    0.92 min(B_i, B_net) beyond (tuning.cc); T = base + 2((g-1) alpha_i + ceil(log2 N) alpha_n)
+ *                    + 2(n-1)/n * S/busbw
+ *   NVLS     (NVLink SHARP, one node with an NVSwitch that reduces): T = base + 2 alpha_i + S / A_nvls,
+ *            A_nvls the node's NVLS algbw (machine preset)
+ *   NVLSTree NVLS in the node, trees across nodes: busbw = min(A_nvls 2(g-1)/g, (N == 2 ? 2 : 1) B_net)
+ *   CollNet  (IB SHARP, the switches reduce: each node sends S once): algbw = min(B_i or A_nvls, B_net);
+ *            only when asked (NCCL needs NCCL_COLLNET_ENABLE=1 and the SHARP plugin)
+ * B_i is the ring's bus bandwidth inside a node: the slowest flow of the ring when every link's bandwidth is
+ * shared by the ring flows that cross it (nvs_ring_links). Units: bytes, microseconds, GB/s (1e9 bytes/s). */
 #ifndef NVS_MODEL_H
 #define NVS_MODEL_H
 
@@ -34,10 +45,17 @@
 #include "core/err.h"
 #include "workload/profile.h"
 
-typedef enum { NVS_ALGO_RING = 0, NVS_ALGO_TREE, NVS_ALGO_AUTO } nvs_algo;
+typedef enum {
+    NVS_ALGO_RING = 0,
+    NVS_ALGO_TREE,
+    NVS_ALGO_NVLS,
+    NVS_ALGO_NVLSTREE,
+    NVS_ALGO_COLLNET,
+    NVS_ALGO_AUTO /* the fastest of ring, tree, NVLS, NVLSTree where available (CollNet only when asked) */
+} nvs_algo;
 typedef enum { NVS_TR_NONE = 0, NVS_TR_NVLINK, NVS_TR_P2P, NVS_TR_SHM, NVS_TR_NET } nvs_transport;
 
-const char *nvs_algo_name(nvs_algo a);           /* "ring" */
+const char *nvs_algo_name(nvs_algo a);           /* "ring" / "tree" / "nvls" / "nvlstree" / "collnet" / "auto" */
 int nvs_algo_parse(const char *s, nvs_algo *out);
 const char *nvs_transport_name(nvs_transport t); /* "NVLink" / "P2P" / "SHM" / "NET" */
 
@@ -61,6 +79,7 @@ typedef struct {
     int cpu;             /* NVS_CPU_* (preset.h): the CPU vendor NCCL's P2P rules look at */
     int nccl;            /* NCCL version of the run, major*10000 + minor*100 + patch; 0 = today's rules */
     double gpu_link_gbps, uplink_gbps, socket_gbps, shm_gbps, nvlink_eff;
+    double nvls_gbps;    /* NVLink SHARP algbw of the node's NVSwitch (0 = none) */
     /* The host path budget of NCCL's SHM transport, per socket (GB/s of flow bytes; 0 = no budget): every SHM
      * flow stores into and loads from host memory, so the flows whose receive buffer sits in a socket's memory
      * share that socket's budget; a flow crossing sockets loads both sockets' budgets, xsocket_shm_cost times
@@ -75,6 +94,7 @@ typedef struct {
 typedef struct {
     const char *id;
     double gbps, hop_us; /* per adapter per direction; per ring step */
+    int sharp;           /* the fabric can reduce in the switches (IB SHARP) */
 } nvs_net_spec;
 
 /* --- pure alpha-beta costs (us) ------------------------------------------------------------------------------ */
@@ -93,14 +113,20 @@ typedef struct {
     int nodes, gpn;
     double base_us;
     double intra_alpha_us, intra_gbps;
-    double inter_alpha_us, inter_gbps;
+    double inter_alpha_us, inter_gbps; /* inter_gbps: B_net, the node's network bandwidth (all its NICs) */
+    double nvls_gbps;   /* A_nvls: NVLink SHARP algbw of one node (0 = none) */
+    int sharp;          /* in-network reduction enabled (CollNet): the network reduces */
     double per_call_us; /* calibration: extra fixed cost per call (0 = none) */
     nvs_algo algo;
 } nvs_ar_params;
 
 /* Time of one all-reduce of `bytes`; *used (may be NULL) says which algorithm the time is for (auto: the
- * faster of ring and tree, as NCCL's tuner picks per size). 0 when only one GPU takes part. */
+ * fastest available, as NCCL's tuner picks per size; an algorithm the shape does not allow falls back to the
+ * ring, and *used says so). 0 when only one GPU takes part. */
 double nvs_allreduce_us(const nvs_ar_params *p, double bytes, nvs_algo *used);
+/* The large-message bus bandwidth (nccl-tests' busbw, GB/s) of the algorithm p picks for `bytes` (*used may be
+ * NULL): 2(n-1)/n x dS / dT, the slope of nvs_allreduce_us without its latency terms. 0 for one GPU. */
+double nvs_allreduce_busbw(const nvs_ar_params *p, double bytes, nvs_algo *used);
 
 /* --- the link graph inside one node --------------------------------------------------------------------------- */
 
@@ -138,8 +164,9 @@ typedef struct {
 /* The ring over GPUs 0..n-1 of one node. NVS_ERR_INPUT if n > m->gpus or n < 2. */
 nvs_result_t nvs_ring_links_of(const nvs_machine_spec *m, const nvs_gpu_spec *g, int n, int p2p_disabled,
                                nvs_ring_links *out);
-/* One GPU's share of the network when all g GPUs of a node run their inter-node rings at once:
- * min(net GB/s x nics / g, the GPU's PCIe link). */
+/* The node's network bandwidth for an all-reduce across nodes: nics x min(net GB/s, the PCIe link a NIC sits on).
+ * Not divided by the GPUs: NCCL's rings share the node's NICs, so their bus bandwidth is bounded by the sum
+ * (nccl-tests#119: 8 A100 + 4 HDR reach 96 GB/s = 4 x 24). g is unused, kept for the callers. */
 double nvs_inter_gbps(const nvs_machine_spec *m, const nvs_net_spec *net, int g);
 
 /* --- compute ------------------------------------------------------------------------------------------------ */

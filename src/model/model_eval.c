@@ -55,6 +55,7 @@ void nvs_machine_spec_from(const nvs_preset *p, nvs_machine_spec *m)
     m->host_gbps = p->f[NVS_M_HOST_GBPS].v;
     m->xsocket_shm_cost = p->f[NVS_M_XSOCKET_SHM_COST].v;
     m->host_mem_gbps = p->f[NVS_M_HOST_MEM_GBPS].v;
+    m->nvls_gbps = p->f[NVS_M_NVLS_GBPS].v;
     m->gpu_link_gbps = p->f[NVS_M_GPU_LINK_GBPS].v;
     m->uplink_gbps = p->f[NVS_M_UPLINK_GBPS].v;
     m->socket_gbps = p->f[NVS_M_SOCKET_GBPS].v;
@@ -73,6 +74,7 @@ void nvs_net_spec_from(const nvs_preset *p, nvs_net_spec *n)
     n->id = p->id;
     n->gbps = p->f[NVS_N_GBPS].v;
     n->hop_us = p->f[NVS_N_HOP_US].v;
+    n->sharp = p->f[NVS_N_SHARP].v != 0;
 }
 
 static const nvs_meas_link *measured_link(const nvs_model_config *c, int n)
@@ -126,9 +128,12 @@ nvs_result_t nvs_model_ar_params(const nvs_model_config *c, int nodes, int gpn, 
             ar->intra_gbps = rl->gbps;
         }
     }
+    ar->nvls_gbps = c->machine.nvls_gbps;
     if (nodes > 1) {
         ar->inter_alpha_us = c->net.hop_us;
         ar->inter_gbps = nvs_inter_gbps(&c->machine, &c->net, gpn);
+        /* in-network reduction only when asked for (NCCL: NCCL_COLLNET_ENABLE=1 and the SHARP plugin) */
+        ar->sharp = c->net.sharp && c->algo == NVS_ALGO_COLLNET;
     }
     return NVS_OK;
 }
@@ -223,6 +228,7 @@ nvs_result_t nvs_model_eval(const nvs_model_config *c, int nodes, int gpn, nvs_m
     out->nbuckets = nb;
     out->largest_bucket_bytes = largest;
     out->algo_used = largest_algo;
+    out->allreduce_busbw = largest > 0 ? nvs_allreduce_busbw(&ar, largest, NULL) : 0;
     out->intra_gbps = gpn >= 2 ? ar.intra_gbps : 0;
     out->intra_alpha_us = gpn >= 2 ? ar.intra_alpha_us : 0;
     out->inter_gbps = nodes > 1 ? ar.inter_gbps : 0;
@@ -237,16 +243,33 @@ nvs_result_t nvs_model_eval(const nvs_model_config *c, int nodes, int gpn, nvs_m
         snprintf(out->bottleneck, sizeof out->bottleneck, "measured ring at %d GPUs: %.3g GB/s", gpn, ar.intra_gbps);
     else if (gpn >= 2)
         snprintf(out->bottleneck, sizeof out->bottleneck, "%s", rl.why);
-    /* across nodes, the larger bandwidth term names the bottleneck: inside the node 2(g-1)/g S/B_i, across
-     * it 2(m-1)/m (S/g)/B_n per GPU */
-    double intra_term = gpn >= 2 && ar.intra_gbps > 0 ? (gpn - 1) / ar.intra_gbps : 0;
-    double inter_term = nodes > 1 && ar.inter_gbps > 0 ? (nodes - 1) / (double)nodes / ar.inter_gbps : 0;
-    if (nodes > 1 && inter_term >= intra_term) {
+    /* across nodes the phases pipeline: the smaller bandwidth names the bottleneck, the node's ring (B_i) or
+     * NVLS, or the node's NICs together (B_net) */
+    int collnet = largest_algo == NVS_ALGO_COLLNET;
+    int nvls = largest_algo == NVS_ALGO_NVLS || largest_algo == NVS_ALGO_NVLSTREE || (collnet && ar.nvls_gbps > 0);
+    double node_bw = nvls ? ar.nvls_gbps * 2.0 * (gpn - 1) / gpn : ar.intra_gbps;
+    double net_bw = ar.inter_gbps * (nodes == 2 && (largest_algo == NVS_ALGO_TREE || largest_algo == NVS_ALGO_NVLSTREE)
+                                         ? 2 : 1);
+    if (collnet) { /* compared as algbw: the switches reduce, each node sends its sum once */
+        node_bw = nvls ? ar.nvls_gbps : ar.intra_gbps;
+        net_bw = ar.inter_gbps;
+    }
+    if (nvls && collnet && node_bw < net_bw)
+        snprintf(out->bottleneck, sizeof out->bottleneck,
+                 "NVLink SHARP in the node (%.3g GB/s algbw per GPU), below the network's %.3g with SHARP",
+                 ar.nvls_gbps, net_bw);
+    else if (nvls && (nodes == 1 || node_bw < net_bw))
+        snprintf(out->bottleneck, sizeof out->bottleneck,
+                 "NVLink SHARP: the NVSwitch reduces, %.3g GB/s algbw per GPU (%d GPUs: busbw %.3g)", ar.nvls_gbps,
+                 gpn, node_bw);
+    else if (nodes > 1 && (gpn < 2 || !(node_bw > 0) || net_bw <= node_bw)) {
         out->transport = NVS_TR_NET;
         out->cls = -1;
-        snprintf(out->bottleneck, sizeof out->bottleneck, "network %s: %.3g GB/s x %d NIC%s shared by %d GPU%s = %.3g GB/s per GPU",
-                 c->net.id ? c->net.id : "?", c->net.gbps, c->machine.nics, c->machine.nics == 1 ? "" : "s", gpn,
-                 gpn == 1 ? "" : "s", ar.inter_gbps);
+        snprintf(out->bottleneck, sizeof out->bottleneck, "network %s: %d NIC%s x %.3g GB/s = %.3g GB/s per node%s",
+                 c->net.id ? c->net.id : "?", c->machine.nics, c->machine.nics == 1 ? "" : "s",
+                 ar.inter_gbps / (c->machine.nics > 0 ? c->machine.nics : 1), ar.inter_gbps,
+                 collnet ? " (SHARP: each node sends its sum once)"
+                 : net_bw > ar.inter_gbps ? " (x2 on 2 nodes: half the tree's traffic crosses it)" : "");
     }
     return NVS_OK;
 }

@@ -53,6 +53,7 @@ typedef struct {
     int nbuckets;
     double largest_bucket_bytes;
     nvs_algo algo_used;       /* for the largest bucket */
+    double allreduce_busbw;   /* that algorithm's large-message bus bandwidth (nvs_allreduce_busbw), GB/s */
     double intra_gbps, intra_alpha_us, inter_gbps;
     nvs_transport transport;  /* of the ring's slowest hop (NET when the network is slower) */
     int cls;

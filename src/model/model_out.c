@@ -170,19 +170,18 @@ static void print_one(FILE *f, const nvs_presets *ps, const nvs_model_series *s)
                  s->mem.reserve_bytes) / 1e9,
                 s->mem.per_sample_bytes / 1e6);
     fprintf(f, "\n");
-    fprintf(f, "  %6s %12s %10s %11s %9s %11s %7s %11s %10s  %s\n", "N", "nodes x gpn", "step_ms", "compute_ms",
-            "comm_ms", "exposed_ms", "eff_%", "samples/s", "busbw_GB/s", "bottleneck");
+    fprintf(f, "  %6s %12s %10s %11s %9s %11s %7s %11s %15s  %s\n", "N", "nodes x gpn", "step_ms", "compute_ms",
+            "comm_ms", "exposed_ms", "eff_%", "samples/s", "busbw_GB/s algo", "bottleneck");
     for (int i = 0; i < s->npts; i++) {
         const nvs_model_point *p = &s->pts[i];
         char shape[32], bw[24];
         snprintf(shape, sizeof shape, "%d x %d", p->nodes, p->gpn);
-        if (p->n <= 1)
+        if (p->n <= 1 || !(p->allreduce_busbw > 0))
             snprintf(bw, sizeof bw, "-");
-        else if (p->transport == NVS_TR_NET)
-            snprintf(bw, sizeof bw, "%.3g net", p->inter_gbps);
         else
-            snprintf(bw, sizeof bw, "%.3g%s", p->intra_gbps, p->link_measured ? " m" : "");
-        fprintf(f, "  %6d %12s %10.2f %11.2f %9.2f %11.2f %7.1f %11.1f %10s  %s\n", p->n, shape, p->t.step_us / 1e3,
+            snprintf(bw, sizeof bw, "%.3g %s%s", p->allreduce_busbw, nvs_algo_name(p->algo_used),
+                     p->link_measured ? " m" : "");
+        fprintf(f, "  %6d %12s %10.2f %11.2f %9.2f %11.2f %7.1f %11.1f %15s  %s\n", p->n, shape, p->t.step_us / 1e3,
                 p->t.compute_us / 1e3, p->t.comm_us / 1e3, p->t.exposed_us / 1e3, 100 * p->efficiency,
                 p->samples_per_s, bw, p->bottleneck);
     }
@@ -309,6 +308,7 @@ static json_t *json_series_one(const nvs_presets *ps, const nvs_model_series *s)
         bad |= jset(x, "algo", json_string(nvs_algo_name(p->algo_used)));
         bad |= jset(x, "busbw_gbps", p->gpn >= 2 ? jnum(p->intra_gbps) : json_null());
         bad |= jset(x, "inter_gbps", p->nodes > 1 ? jnum(p->inter_gbps) : json_null());
+        bad |= jset(x, "allreduce_busbw_gbps", p->n > 1 ? jnum(p->allreduce_busbw) : json_null());
         bad |= jset(x, "transport", p->n > 1 ? json_string(nvs_transport_name(p->transport)) : json_null());
         bad |= jset(x, "class", p->n > 1 && p->cls >= 0 && p->transport != NVS_TR_NET
                                     ? json_string(nvs_class_name(p->cls)) : json_null());

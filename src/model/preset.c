@@ -66,10 +66,12 @@ static const keydef keys[] = {
     {NVS_PK_MACHINE, "host_gbps", NVS_M_HOST_GBPS, PT_NUM, 0.01, 1e5, 1, 0, NULL},
     {NVS_PK_MACHINE, "xsocket_shm_cost", NVS_M_XSOCKET_SHM_COST, PT_NUM, 0.1, 100, 1, 0, NULL},
     {NVS_PK_MACHINE, "host_mem_gbps", NVS_M_HOST_MEM_GBPS, PT_NUM, 0.1, 1e5, 1, 0, NULL},
+    {NVS_PK_MACHINE, "nvls_gbps", NVS_M_NVLS_GBPS, PT_NUM, 0.1, 1e5, 1, 0, NULL},
 
     {NVS_PK_NET, "name", F_NAME, PT_STR, 0, 0, 0, 1, NULL},
     {NVS_PK_NET, "gbps", NVS_N_GBPS, PT_NUM, 0.01, 1e4, 1, 1, NULL},
     {NVS_PK_NET, "hop_us", NVS_N_HOP_US, PT_NUM, 0, 1e5, 1, 1, NULL},
+    {NVS_PK_NET, "sharp", NVS_N_SHARP, PT_BOOL, 0, 1, 1, 0, NULL},
 };
 static const int nkeys = (int)(sizeof keys / sizeof keys[0]);
 
@@ -257,6 +259,11 @@ static const char *check_block(nvs_preset *p, char *buf, size_t len)
         set_default(p, NVS_M_HOST_GBPS, 0, "no host budget: SHM flows limited by their links and shm_gbps only");
         set_default(p, NVS_M_XSOCKET_SHM_COST, 1, "default: a cross-socket SHM flow loads each socket once");
         set_default(p, NVS_M_HOST_MEM_GBPS, 0, "not measured");
+        set_default(p, NVS_M_NVLS_GBPS, 0, "no NVLink SHARP");
+        if (p->f[NVS_M_NVLS_GBPS].v > 0 && (int)p->f[NVS_M_NVLINK].v != NVS_NVLINK_SWITCH) {
+            snprintf(buf, len, "machine '%s': nvls_gbps needs an NVSwitch (nvlink nvswitch)", p->id);
+            return buf;
+        }
         set_default(p, NVS_M_NICS, 1, "default: one NIC per node");
         if (gpus % sockets) {
             snprintf(buf, len, "machine '%s': gpus %d is not a multiple of sockets %d", p->id, gpus, sockets);
@@ -285,6 +292,8 @@ static const char *check_block(nvs_preset *p, char *buf, size_t len)
         set_default(p, NVS_M_SOCKET_GBPS, 0, "one socket");
         set_default(p, NVS_M_NVLINK_HOP_US, 0, "no NVLink");
         set_default(p, NVS_M_NVLINK_EFF, 1, "no NVLink");
+    } else if (p->kind == NVS_PK_NET) {
+        set_default(p, NVS_N_SHARP, 0, "no in-network reduction");
     }
 #undef NEED
     return NULL;

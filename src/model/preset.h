@@ -64,10 +64,12 @@ enum {
     NVS_M_HOST_GBPS,        /* NCCL SHM budget of one socket's host path, GB/s of flow bytes (0 = none) */
     NVS_M_XSOCKET_SHM_COST, /* how many times a cross-socket SHM flow loads each socket's host budget (default 1) */
     NVS_M_HOST_MEM_GBPS,    /* host memory bandwidth of one socket (STREAM-like copy), GB/s: a bound, reported */
+    NVS_M_NVLS_GBPS,        /* NVLink SHARP all-reduce algbw of the node's NVSwitch, GB/s (0 = none) */
     NVS_M_COUNT,
     /* net */
     NVS_N_GBPS = 0,         /* per NIC per direction, achievable GB/s */
     NVS_N_HOP_US,           /* per ring step latency across the network */
+    NVS_N_SHARP,            /* 1 = the switches can reduce (IB SHARP): CollNet possible */
     NVS_N_COUNT,
     NVS_PF_MAX = 24
 };

@@ -43,6 +43,9 @@ expect 2 "--step-cv '2': expected a fraction" $M $OK --step-cv 2
 expect 0 "fp16, ring all-reduce" $M $OK --precision fp16 --grad fp16 --gpus 1,2
 expect 0 "no gradient all-reduce" $M $OK --dp none --gpus 1,8
 expect 2 "--algo 'butterfly'" $M $OK --algo butterfly
+expect 2 "--algo collnet needs --net with in-network reduction" $M $OK --algo collnet --gpus 16 --net eth-100g
+expect 0 "collnet" $M --gpu h100-sxm --machine hgx-h100-8 --model resnet50 --net ib-ndr400 --algo collnet --nodes 4
+expect 0 "nvls" $M --gpu h100-sxm --machine hgx-h100-8 --model resnet50 --algo auto --gpus 8
 expect 2 "--p2p 'maybe'" $M $OK --p2p maybe
 expect 2 "--bucket-cap '0'" $M $OK --bucket-cap 0
 expect 2 "--bucket-first 'big'" $M $OK --bucket-first big

@@ -70,20 +70,21 @@ static void t_allreduce_shapes(void)
     double t = nvs_allreduce_us(&p, 1000, &used);
     T_EQ_I(used, NVS_ALGO_TREE);
     REL(t, 7 + 6 + 2000.0 / 1e4, 1e-12);
-    /* hierarchical: 4 nodes x 8, S = 8e8 B. intra RS+AG: 2 * 7 * (1 + 8e8/8/1e4) = 2*7*10001 = 140014;
-     * inter ring of S/8 = 1e8 B over 4 nodes at 2 GB/s, alpha 5: 2*3*(5 + 1e8/4/2e3) = 6 * 12505 = 75030 */
+    /* 4 nodes x 8 (n = 32), S = 8e8 B: the phases pipeline, one bandwidth min(B_i 10, B_net 2) = 2 GB/s;
+     * latency 2(n - N) alpha_i + 2(N - 1) alpha_n = 56 + 30: 7 + 86 + 62/32 * 8e8 / 2e3 = 7 + 86 + 775000 */
     p.nodes = 4;
     p.inter_alpha_us = 5;
     p.inter_gbps = 2;
     p.algo = NVS_ALGO_RING;
-    REL(nvs_allreduce_us(&p, 8e8, &used), 7 + 140014 + 75030, 1e-12);
-    /* the same with a tree across the nodes: 2*2*5 + 2*1e8/2e3 = 100020 */
+    REL(nvs_allreduce_us(&p, 8e8, &used), 7 + 86 + 775000, 1e-12);
+    /* a tree across them: 0.92 x 2 GB/s, latency 2 (7 alpha_i + 2 alpha_n) = 34 */
     p.algo = NVS_ALGO_TREE;
-    REL(nvs_allreduce_us(&p, 8e8, &used), 7 + 140014 + 100020, 1e-12);
-    /* one GPU per node: no intra part */
+    REL(nvs_allreduce_us(&p, 8e8, &used), 7 + 34 + 62.0 / 32 * 8e8 / (0.92 * 2e3), 1e-12);
+    T_EQ_I(used, NVS_ALGO_TREE);
+    /* one GPU per node: the network alone, 2(N - 1) alpha_n */
     p.gpn = 1;
     p.algo = NVS_ALGO_RING;
-    REL(nvs_allreduce_us(&p, 8e8, NULL), 7 + 2 * 3 * (5 + 8e8 / 4 / 2e3), 1e-12);
+    REL(nvs_allreduce_us(&p, 8e8, NULL), 7 + 2 * 3 * 5 + 6.0 / 4 * 8e8 / 2e3, 1e-12);
     /* one GPU in all: nothing */
     p.nodes = 1;
     T_EQ_I(nvs_allreduce_us(&p, 8e8, NULL), 0);
@@ -198,12 +199,12 @@ static void t_ring_links(void)
 static void t_inter_share(void)
 {
     nvs_machine_spec m = pcie8(2, 4, 0, NVS_NVLINK_NONE);
-    nvs_net_spec n = {"x", 24, 5};
-    REL(nvs_inter_gbps(&m, &n, 8), 3, 1e-12);  /* one 24 GB/s NIC for 8 GPUs */
+    nvs_net_spec n = {"x", 24, 5, 0};
+    REL(nvs_inter_gbps(&m, &n, 8), 24, 1e-12);  /* one 24 GB/s NIC: the node's network */
     m.nics = 8;
-    REL(nvs_inter_gbps(&m, &n, 8), 24, 1e-12); /* one each */
+    REL(nvs_inter_gbps(&m, &n, 8), 192, 1e-12); /* the rings share all of them: 8 x 24, not divided by GPUs */
     n.gbps = 48;
-    REL(nvs_inter_gbps(&m, &n, 8), 24, 1e-12); /* capped by the GPU's PCIe link */
+    REL(nvs_inter_gbps(&m, &n, 8), 192, 1e-12); /* each NIC capped by its PCIe link (24) */
 }
 
 /* --- compute, buckets, schedule ---------------------------------------------------------------------------------- */

@@ -230,4 +230,5 @@ const char nvs_presets_machines[] =
     "  shm_hop_us 3.0 | assumption: host-memory flag polling per step; SHM allreduce of 1 MiB on 2xH200 takes 64 us (reference allreduce_shm.txt)\n"
     "  coll_base_us 7.0 | fitted: 9.3 us 8-byte allreduce on 2xH200 (shared/reference/h200x2/allreduce.txt) minus two 1 us NVLink steps\n"
     "  nics 8 | NVIDIA DGX H100 user guide: 8 ConnectX-7 400 Gb/s adapters for compute, one per GPU\n"
+    "  nvls_gbps 275 | sjeaugey, NVIDIA/nccl-tests#212: 8 H100, NVLS all_reduce peak busBw ~480 GB/s (algbw ~275 GB/s)\n"
     "end\n";
