@@ -104,7 +104,7 @@ OBJS := $(C_SRCS:%.c=build/%.o) $(CU_SRCS:%.cu=build/%.cu.o)
 TEST_SRCS := $(wildcard tests/unit/test_*.c)
 TEST_BINS := $(TEST_SRCS:tests/unit/%.c=build/tests/%)
 
-.PHONY: all check run deps install clean test-bins FORCE
+.PHONY: all check run deps install clean test-bins hostbw FORCE
 all: nvscale
 
 FORCE:
@@ -132,6 +132,12 @@ build/tests/%: tests/unit/%.c build/libnvscale.a tests/unit/t.h
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< build/libnvscale.a $(LDLIBS)
 
 test-bins: $(TEST_BINS)
+
+# optional: host memory bandwidth (STREAM-like copy, pthreads), for `nvscale model --calibrate --host-mem-gbps`
+hostbw: build/hostbw
+build/hostbw: tools/hostbw.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -std=c11 -Wall -Wextra -Werror -pthread -o $@ $<
 
 check: nvscale $(TEST_BINS)
 	tests/run.sh

@@ -37,15 +37,23 @@ COPY = 1.0         # contiguous() after a permute of heads, a torch.cat, an embe
 
 FIRST_LINE = "nvscale-profile 1"
 
+# How the workload's training script all-reduces gradients (src/workload/profile.h, docs/profiles.md): ddp =
+# buckets overlapping backward (PyTorch DDP, apex DDP default), delay = one all-reduce after backward (apex
+# delay_allreduce=True), none = no gradient all-reduce (independent replicas)
+DP_MODES = ("ddp", "delay", "none")
+
 
 class Profile:
     """Builds a profile's text and, independently of nvscale's C parser, its totals."""
 
-    def __init__(self, key, name, source, sample, batch, notes):
+    def __init__(self, key, name, source, sample, batch, notes, dp="ddp"):
         self.key, self.name, self.source, self.sample, self.batch = key, name, source, sample, batch
         self.notes = notes
+        assert dp in DP_MODES, dp
+        self.dp = dp
         self.body = []
         self.mult = [1]
+        self.frozen = False  # inside no_grad(): the layers autograd never reaches
         self.params = 0
         self.flops = 0
         self.nlayers = 0
@@ -53,8 +61,17 @@ class Profile:
     def comment(self, text):
         self.body.append("  " * (len(self.mult) - 1) + "# " + text)
 
+    @contextlib.contextmanager
+    def no_grad(self):
+        """Layers of a frozen stem: nograd=1 (no backward, nothing saved) and no parameters."""
+        self.frozen = True
+        yield
+        self.frozen = False
+
     def layer(self, name, params=0, gemm=None, act=0, ew=0.0):
         assert len(name) < 64 and " " not in name, name
+        if self.frozen:
+            params = 0
         for v in [params, act] + list(gemm or []):
             assert isinstance(v, int) and v >= 0, (name, v)
         if gemm:
@@ -76,6 +93,8 @@ class Profile:
             s += " act=%d" % act
         if ew:
             s += " ew=%s" % fmt_ew(ew)
+        if self.frozen:
+            s += " nograd=1"
         self.body.append("  " * (len(self.mult) - 1) + s)
 
     @contextlib.contextmanager
@@ -98,6 +117,7 @@ class Profile:
         out.append('source "%s"' % self.source)
         out.append('sample "%s"' % self.sample)
         out.append("batch %d" % self.batch)
+        out.append("dp " + self.dp)
         out += self.body
         return "\n".join(out) + "\n"
 
@@ -157,18 +177,22 @@ def bottleneck(P, pre, x, planes, stride, downsample, frozen):
     return y
 
 
-def resnet50_body(P, x, prefix="", frozen=False, strides=(1, 2, 2, 2), nstages=4):
-    """Stem and stages conv2_x..conv5_x of torchvision resnet50 (blocks 3, 4, 6, 3). Returns the stage outputs."""
+def resnet50_body(P, x, prefix="", frozen=False, strides=(1, 2, 2, 2), nstages=4, frozen_at=0):
+    """Stem and stages conv2_x..conv5_x of torchvision resnet50 (blocks 3, 4, 6, 3). Returns the stage outputs.
+    frozen_at = k: the stem (k >= 1) and the first k-1 stages are frozen (maskrcnn-benchmark's
+    MODEL.BACKBONE.FREEZE_CONV_BODY_AT): no parameters, and autograd never reaches them (nograd=1)."""
     bn = FROZEN_BN if frozen else NORM
-    x = conv(P, prefix + "conv1", x, 64, 7, 2, 3)
-    norm2d(P, prefix + "bn1", x, bn + UNARY, frozen)
-    x = pool(P, prefix + "maxpool", x, 3, 2, 1)
+    with P.no_grad() if frozen_at >= 1 else contextlib.nullcontext():
+        x = conv(P, prefix + "conv1", x, 64, 7, 2, 3)
+        norm2d(P, prefix + "bn1", x, bn + UNARY, frozen)
+        x = pool(P, prefix + "maxpool", x, 3, 2, 1)
     outs = []
     for i, (planes, blocks) in enumerate([(64, 3), (128, 4), (256, 6), (512, 3)][:nstages]):
         pre = prefix + "layer%d." % (i + 1)
-        x = bottleneck(P, pre + "0.", x, planes, strides[i], True, frozen)
-        with P.repeat(blocks - 1, "blocks %s1..%d" % (pre, blocks - 1)):
-            x = bottleneck(P, pre + "x.", x, planes, 1, False, frozen)
+        with P.no_grad() if frozen_at >= i + 2 else contextlib.nullcontext():
+            x = bottleneck(P, pre + "0.", x, planes, strides[i], True, frozen)
+            with P.repeat(blocks - 1, "blocks %s1..%d" % (pre, blocks - 1)):
+                x = bottleneck(P, pre + "x.", x, planes, 1, False, frozen)
         outs.append(x)
     return outs
 
@@ -222,8 +246,33 @@ def make_ssd300():
 
 
 def make_maskrcnn():
+    return maskrcnn_profile(nvidia=False)
+
+
+def make_maskrcnn_nvidia():
+    return maskrcnn_profile(nvidia=True)
+
+
+def maskrcnn_profile(nvidia):
+    """torchvision's maskrcnn_resnet50_fpn, or NVIDIA DeepLearningExamples' maskrcnn-benchmark variant (81
+    classes, stem and layer1 frozen, apex DDP with delay_allreduce=True): the same R50-FPN layers."""
     H, W = 800, 1344
     rois, pos = 512, 128
+    if nvidia:
+        return maskrcnn_layers(Profile(
+            "maskrcnn-nvidia", "maskrcnn-nvidia",
+            "NVIDIA DeepLearningExamples PyTorch Mask R-CNN (maskrcnn-benchmark R-50-FPN 1x, 81 COCO classes, "
+            "stem and layer1 frozen), 800x1333 padded to 800x1344, apex DDP delay_allreduce=True",
+            "one COCO image resized to 800x1333 and padded to 800x1344, 512 RoIs, 128 mask RoIs", 12, [
+                "Mask R-CNN R-50-FPN as NVIDIA DeepLearningExamples/PyTorch/Segmentation/MaskRCNN (a fork of",
+                "maskrcnn-benchmark) trains it, the script Lambda's PyTorch benchmark runs: the layers of the",
+                "maskrcnn profile with maskrcnn-benchmark's defaults (maskrcnn_benchmark/config/defaults.py):",
+                "NUM_CLASSES 81 (box, bbox and mask predictors), FREEZE_CONV_BODY_AT 2 (the stem and layer1 run",
+                "forward only: nograd=1, no backward, nothing saved), ROI_HEADS.BATCH_SIZE_PER_IMAGE 512, POSITIVE_FRACTION",
+                "0.25. Data parallel: tools/train_net.py wraps the model in apex",
+                "DistributedDataParallel(model, delay_allreduce=True): every gradient is all-reduced after",
+                "backward, with no overlap (dp delay).",
+            ], dp="delay"), H, W, rois, pos, classes=81, frozen_at=2)
     P = Profile("maskrcnn", "maskrcnn",
                 "torchvision.models.detection.maskrcnn_resnet50_fpn (He et al. 2017, Mask R-CNN R50-FPN, "
                 "91 COCO classes), 800x1333 padded to 800x1344",
@@ -239,7 +288,11 @@ def make_maskrcnn():
                     "7x7, fc6, fc7, predictors). Mask head: 128 positive RoIs (the upper bound: 25% of 512), RoIAlign",
                     "14x14, four 3x3 convs, 2x2 transposed conv (as a GEMM over input pixels), 1x1 logits.",
                 ])
-    c = resnet50_body(P, Shape(3, H, W), prefix="backbone.body.", frozen=True)
+    return maskrcnn_layers(P, H, W, rois, pos, classes=91, frozen_at=0)
+
+
+def maskrcnn_layers(P, H, W, rois, pos, classes, frozen_at):
+    c = resnet50_body(P, Shape(3, H, W), prefix="backbone.body.", frozen=True, frozen_at=frozen_at)
     # FPN (torchvision FeaturePyramidNetwork.forward): top-down from C5; inner 1x1 and layer 3x3 convs with bias
     p = [None] * 4
     for lvl in range(3, -1, -1):
@@ -261,9 +314,10 @@ def make_maskrcnn():
     P.layer("roi_heads.box_head.fc6", params=256 * 49 * 1024 + 1024, gemm=(rois, 1024, 256 * 49), act=rois * 1024,
             ew=UNARY)
     P.layer("roi_heads.box_head.fc7", params=1024 * 1024 + 1024, gemm=(rois, 1024, 1024), act=rois * 1024, ew=UNARY)
-    P.layer("roi_heads.box_predictor.cls_score", params=1024 * 91 + 91, gemm=(rois, 91, 1024), act=rois * 91,
+    k, kb = classes, 4 * classes
+    P.layer("roi_heads.box_predictor.cls_score", params=1024 * k + k, gemm=(rois, k, 1024), act=rois * k,
             ew=SOFTMAX)
-    P.layer("roi_heads.box_predictor.bbox_pred", params=1024 * 364 + 364, gemm=(rois, 364, 1024), act=rois * 364,
+    P.layer("roi_heads.box_predictor.bbox_pred", params=1024 * kb + kb, gemm=(rois, kb, 1024), act=rois * kb,
             ew=UNARY)
     # Mask head: RoIAlign 14x14 on the positive RoIs, 4 x (3x3 conv + ReLU), deconv 2x2/2 + ReLU, 1x1 logits
     m14 = pos * 14 * 14
@@ -273,12 +327,51 @@ def make_maskrcnn():
                 ew=UNARY + UNARY)
     P.layer("roi_heads.mask_predictor.conv5_mask", params=256 * 256 * 4 + 256, gemm=(m14, 256 * 4, 256),
             act=pos * 28 * 28 * 256, ew=UNARY + UNARY)
-    P.layer("roi_heads.mask_predictor.mask_fcn_logits", params=256 * 91 + 91, gemm=(pos * 784, 91, 256),
-            act=pos * 784 * 91, ew=UNARY + UNARY)  # bias, then the per-class sigmoid cross-entropy gather
+    P.layer("roi_heads.mask_predictor.mask_fcn_logits", params=256 * k + k, gemm=(pos * 784, k, 256),
+            act=pos * 784 * k, ew=UNARY + UNARY)  # bias, then the per-class sigmoid cross-entropy gather
     return P
 
 
 # --- transformers -----------------------------------------------------------------------------------------------
+def bert_encoder(P, s, d, h, f, L, V):
+    """BertEmbeddings (word, position 512, token type 2) and L post-LayerNorm encoder layers."""
+    P.layer("embeddings", params=V * d + 512 * d + 2 * d, act=s * d, ew=3 * COPY + 2 * ADD)  # 3 gathers, 2 adds
+    P.layer("embeddings.LayerNorm", params=2 * d, act=s * d, ew=NORM + UNARY)               # + dropout
+    with P.repeat(L, "encoder.layer.0..%d" % (L - 1)):
+        P.layer("layer.attention.qkv", params=3 * d * d + 3 * d, gemm=(s, 3 * d, d), act=3 * s * d)
+        # scores = Q K^T over all heads; scale, mask add, softmax, dropout
+        P.layer("layer.attention.scores", gemm=(s, s, d), act=h * s * s, ew=UNARY + ADD + SOFTMAX + UNARY)
+        P.layer("layer.attention.context", gemm=(s, d, s), act=s * d, ew=COPY)  # probs x V, merge heads
+        P.layer("layer.attention.output.dense", params=d * d + d, gemm=(s, d, d), act=s * d, ew=UNARY + ADD)
+        P.layer("layer.attention.output.LayerNorm", params=2 * d, act=s * d, ew=NORM)
+        P.layer("layer.intermediate.dense", params=d * f + f, gemm=(s, f, d), act=s * f, ew=UNARY)  # GELU
+        P.layer("layer.output.dense", params=f * d + d, gemm=(s, d, f), act=s * d, ew=UNARY + ADD)
+        P.layer("layer.output.LayerNorm", params=2 * d, act=s * d, ew=NORM)
+
+
+def make_bert_large_squad():
+    s, d, h, f, L = 384, 1024, 16, 4096, 24
+    V = 30528  # 30522 padded to a multiple of 8 (DLE run_squad.py: config.vocab_size += 8 - vocab_size % 8)
+    P = Profile("bert-large-squad", "bert-large-squad",
+                "BERT-large SQuAD v1.1 fine-tuning as NVIDIA DeepLearningExamples run_squad.py runs it "
+                "(BertForQuestionAnswering, bert-large-uncased, seq 384, vocab padded to 30528)",
+                "one 384-token question + context window", 8, [
+                    "BERT-large (Devlin et al. 2019) fine-tuned on SQuAD v1.1 as NVIDIA DeepLearningExamples",
+                    "PyTorch/LanguageModeling/BERT/run_squad.py builds it, the script Lambda's PyTorch benchmark runs",
+                    "(lambdal/deeplearning-benchmark pytorch/scripts/patch/run_squad.py): max_seq_length 384, the",
+                    "vocabulary padded from 30522 to 30528 (a multiple of 8). 335,150,082 parameters, the",
+                    "model_weights_num its logs print. The pooler's output is unused by the QA head, so its 1,049,600",
+                    "weights get no gradient (apex DDP skips them; counted here, 0.3 % of the all-reduce). Post-",
+                    "LayerNorm; attention unfused as in the reference. Head: qa_outputs Linear(1024, 2), start/end",
+                    "log-softmax over the 384 positions. Data parallel: apex DistributedDataParallel with default",
+                    "arguments (delay_allreduce=False): buckets overlap backward.",
+                ], dp="ddp")
+    bert_encoder(P, s, d, h, f, L, V)
+    P.layer("pooler.dense", params=d * d + d, gemm=(1, d, d), act=d, ew=UNARY)  # first token, tanh (no gradient)
+    P.layer("qa_outputs", params=2 * d + 2, gemm=(s, 2, d), act=2 * s, ew=COPY + WIDE_SOFTMAX)  # split, log-softmax
+    return P
+
+
 def make_bert_large():
     s, d, h, f, L, V = 512, 1024, 16, 4096, 24, 30522
     P = Profile("bert-large", "bert-large",
@@ -291,18 +384,7 @@ def make_bert_large():
                     "(unfused): scores and probabilities are materialised. The MLM decoder runs over all 512",
                     "positions as HF's BertForPreTraining does (NVIDIA's version gathers the <=80 masked ones).",
                 ])
-    P.layer("embeddings", params=V * d + 512 * d + 2 * d, act=s * d, ew=3 * COPY + 2 * ADD)  # 3 gathers, 2 adds
-    P.layer("embeddings.LayerNorm", params=2 * d, act=s * d, ew=NORM + UNARY)               # + dropout
-    with P.repeat(L, "encoder.layer.0..23"):
-        P.layer("layer.attention.qkv", params=3 * d * d + 3 * d, gemm=(s, 3 * d, d), act=3 * s * d)
-        # scores = Q K^T over all heads; scale, mask add, softmax, dropout
-        P.layer("layer.attention.scores", gemm=(s, s, d), act=h * s * s, ew=UNARY + ADD + SOFTMAX + UNARY)
-        P.layer("layer.attention.context", gemm=(s, d, s), act=s * d, ew=COPY)  # probs x V, merge heads
-        P.layer("layer.attention.output.dense", params=d * d + d, gemm=(s, d, d), act=s * d, ew=UNARY + ADD)
-        P.layer("layer.attention.output.LayerNorm", params=2 * d, act=s * d, ew=NORM)
-        P.layer("layer.intermediate.dense", params=d * f + f, gemm=(s, f, d), act=s * f, ew=UNARY)  # GELU
-        P.layer("layer.output.dense", params=f * d + d, gemm=(s, d, f), act=s * d, ew=UNARY + ADD)
-        P.layer("layer.output.LayerNorm", params=2 * d, act=s * d, ew=NORM)
+    bert_encoder(P, s, d, h, f, L, V)
     P.layer("pooler.dense", params=d * d + d, gemm=(1, d, d), act=d, ew=UNARY)  # first token, tanh
     P.layer("cls.predictions.transform.dense", params=d * d + d, gemm=(s, d, d), act=s * d, ew=UNARY)  # GELU
     P.layer("cls.predictions.transform.LayerNorm", params=2 * d, act=s * d, ew=NORM)
@@ -470,13 +552,15 @@ EXPECTED_PARAMS = {
     "maskrcnn": 44401393,              # torchvision maskrcnn_resnet50_fpn (its docs: 44,401,393)
     "bert-large": 336226108,           # HF BertForPreTraining bert-large-uncased (BertModel: 335,141,888)
     "bert-large-mlm128": 335174458,    # HF BertForMaskedLM bert-large-uncased (tools/ddp_bench.py asserts it)
+    "bert-large-squad": 335150082,     # model_weights_num in Lambda's BERT-large SQuAD logs (DLE run_squad.py)
+    "maskrcnn-nvidia": None,           # not logged; checked to be within 43-45M
     "transformer-xl-large": 285170506, # counted from mem_transformer.py with run_wt103_large.sh's settings
     "gpt2-xl": 1557611200,             # HF gpt2-xl
     "lm290m": 292794368,               # tools/ddp_bench.py LM290M_PARAMS
 }
 
 BUILTINS = [make_resnet50, make_ssd300, make_maskrcnn, make_bert_large, make_bert_large_mlm128,
-            make_transformer_xl_large, make_gpt2_xl]
+            make_transformer_xl_large, make_gpt2_xl, make_bert_large_squad, make_maskrcnn_nvidia]
 
 
 def c_ident(key):
@@ -527,7 +611,9 @@ def builtin_c(profiles):
 
 def check_totals(P):
     want = EXPECTED_PARAMS[P.key]
-    if want is None:
+    if want is None and P.key == "maskrcnn-nvidia":
+        assert 43e6 <= P.params <= 45e6, (P.key, P.params)
+    elif want is None:
         assert 22e6 <= P.params <= 26e6, (P.key, P.params)
     else:
         assert P.params == want, "%s: %d parameters, expected %d" % (P.key, P.params, want)

@@ -13,6 +13,8 @@
 #include "model/model_calib.h"
 #include "model/model_eval.h"
 #include "model/model_gap.h"
+#include "model/lambda_out.h"
+#include "model/model_host.h"
 #include "model/model_out.h"
 #include "core/out_file.h"
 #include "model/preset.h"
@@ -28,8 +30,8 @@ static void usage(FILE *to)
 {
     fprintf(to,
             "usage: nvscale model --gpu ID[,ID] --machine ID[,ID] --model NAME|FILE [options]\n"
-            "       nvscale model --lambda [--machine ID] [--precision P]\n"
-            "       nvscale model --calibrate RUN.json [--machine ID] [--gpus LIST]\n"
+            "       nvscale model --lambda [--fit]\n"
+            "       nvscale model --calibrate RUN.json [--machine ID] [--gpus LIST] [--host-mem-gbps X]\n"
             "       nvscale model --list-presets [--format json]\n"
             "What-if cost model of a data-parallel training step: per-layer compute from the GPU's rates, DDP\n"
             "gradient buckets, ring/tree all-reduce over the machine's link graph (alpha-beta per hop), overlap of\n"
@@ -37,21 +39,29 @@ static void usage(FILE *to)
             "  --gpu ID[,ID]          GPU presets (--list-presets); two GPUs: the gap is explained\n"
             "  --machine ID[,ID]      machine presets (one node's GPUs, PCIe switches, NVLink)\n"
             "  --model NAME|FILE      model profile: resnet50 ssd300 maskrcnn bert-large transformer-xl-large\n"
-            "                         gpt2-xl, or a profile file (docs/profiles.md)\n"
+            "                         gpt2-xl bert-large-squad maskrcnn-nvidia, or a profile file (docs/profiles.md)\n"
             "  --batch B|max          per-GPU batch (default max: the largest that fits in the GPU's memory)\n"
             "  --gpus LIST            GPU counts, e.g. 1,2,4,8 (above one node: multiples of --gpus-per-node)\n"
             "  --nodes LIST           node counts, e.g. 1,2,4,16, with --gpus-per-node G GPUs each\n"
             "  --gpus-per-node G      default: the machine's GPU count\n"
             "  --net ID               network between nodes (ib-hdr200, eth-100g, ...); needed above one node\n"
-            "  --precision P          fp32 | tf32 | bf16 (default fp32; the Lambda case: tf32)\n"
-            "  --grad fp32|bf16       gradient type all-reduced (default fp32)\n"
-            "  --algo ring|tree|auto  all-reduce algorithm (default ring; auto = the faster per bucket)\n"
+            "  --precision P          fp32 | tf32 | bf16 | fp16 (AMP) (default fp32)\n"
+            "  --grad fp32|bf16|fp16  gradient type all-reduced (default fp32)\n"
+            "  --algo A               all-reduce algorithm: ring (default) | tree | nvls | nvlstree (NVLink SHARP,\n"
+            "                         where the NVSwitch reduces) | collnet (IB SHARP) | auto (the fastest per bucket)\n"
             "  --p2p on|off           off models NCCL_P2P_DISABLE=1 (SHM through host memory everywhere)\n"
+            "  --nccl VERSION         NCCL's P2P rule of that version, e.g. 2.7.8 (default: today's)\n"
+            "  --dp ddp|delay|none    data-parallel mode (default: the profile's): buckets overlapping backward,\n"
+            "                         one all-reduce after backward (apex delay_allreduce), no all-reduce\n"
+            "  --step-cv F            variation of a rank's compute time per step (waiting for the slowest rank)\n"
+            "  --overlap-penalty F    share of the all-reduce time under backward that still lengthens the step\n"
             "  --bucket-first SIZE    first DDP bucket (default 1M); --bucket-cap SIZE: the others (default 25M)\n"
             "  --calibrate RUN.json   fit link and overhead terms to a measured run and report the model's error\n"
             "  --tolerance PCT        with --calibrate: exit 3 when the step time error at any N exceeds PCT %%\n"
-            "  --lambda               the Lambda case: 8x RTX 3090 vs 8x RTX A6000 (resnet50 ssd300 maskrcnn\n"
-            "                         bert-large), with the cause of each gap\n"
+            "  --lambda               the Lambda case: the model beside Lambda's measured 8x RTX 3090 vs 8x RTX A6000\n"
+            "                         scaling (4 models, fp32 and fp16, N = 2, 4, 8), errors and causes\n"
+            "  --fit                  with --lambda: refit the free parameters on their declared cells first\n"
+            "  --host-mem-gbps X      with --calibrate: host memory bandwidth (build/hostbw) for the SHM host check\n"
             "  --list-presets         GPUs, machines and networks known (with sources in --format json)\n"
             "  --preset-file FILE     add or override presets (format: docs/model.md); repeatable\n"
             "  --format table|json    what is printed (default table)\n"
@@ -70,14 +80,16 @@ static int usage_error(const char *fmt, const char *a)
 typedef struct {
     const char *gpu, *machine, *model, *batch, *gpus, *nodes, *gpn, *net, *precision, *grad, *algo, *p2p;
     const char *bucket_first, *bucket_cap, *calibrate, *format, *output, *tolerance, *overlap;
+    const char *nccl, *dp, *step_cv, *host_mem;
     const char *preset_files[MAX_PRESET_FILES];
     int npreset_files;
-    int lambda, list;
+    int lambda, list, fit;
 } opts;
 
 enum {
     O_GPU = 1000, O_MACHINE, O_MODEL, O_BATCH, O_GPUS, O_NODES, O_GPN, O_NET, O_PRECISION, O_GRAD, O_ALGO, O_P2P,
-    O_BFIRST, O_BCAP, O_CALIBRATE, O_LAMBDA, O_LIST, O_PRESET_FILE, O_FORMAT, O_TOL, O_OVERLAP
+    O_BFIRST, O_BCAP, O_CALIBRATE, O_LAMBDA, O_LIST, O_PRESET_FILE, O_FORMAT, O_TOL, O_OVERLAP, O_NCCL, O_DP,
+    O_STEP_CV, O_FIT, O_HOST_MEM
 };
 
 /* Split "a,b,c" into at most `max` non-empty words (in place, in a copy the caller frees). -1 on a bad list. */
@@ -291,17 +303,34 @@ static int load_presets(const opts *o, nvs_presets *ps)
 static int common_settings(const opts *o, const nvs_presets *ps, nvs_model_config *c)
 {
     if (o->precision && nvs_precision_parse(o->precision, &c->prec))
-        return usage_error("--precision '%s': expected fp32, tf32 or bf16", o->precision);
+        return usage_error("--precision '%s': expected fp32, tf32, bf16 or fp16", o->precision);
     if (o->grad) {
         if (!strcmp(o->grad, "fp32"))
             c->grad_bytes = 4;
-        else if (!strcmp(o->grad, "bf16"))
+        else if (!strcmp(o->grad, "bf16") || !strcmp(o->grad, "fp16"))
             c->grad_bytes = 2;
         else
-            return usage_error("--grad '%s': expected fp32 or bf16", o->grad);
+            return usage_error("--grad '%s': expected fp32, bf16 or fp16", o->grad);
+    }
+    if (o->nccl) {
+        int code;
+        if (nvs_nccl_version_parse(o->nccl, &code))
+            return usage_error("--nccl '%s': expected a version such as 2.7.8 or 2.28.3", o->nccl);
+        c->machine.nccl = code; /* the machine is set before (mode_project) */
+    }
+    if (o->dp) {
+        nvs_dp_mode m;
+        if (nvs_dp_parse(o->dp, &m)) return usage_error("--dp '%s': expected ddp, delay or none", o->dp);
+        c->dp = (int)m;
+    }
+    if (o->step_cv) {
+        double v;
+        if (nvs_parse_double(o->step_cv, &v) || v < 0 || v > 1)
+            return usage_error("--step-cv '%s': expected a fraction from 0 to 1", o->step_cv);
+        c->step_cv = v;
     }
     if (o->algo && nvs_algo_parse(o->algo, &c->algo))
-        return usage_error("--algo '%s': expected ring, tree or auto", o->algo);
+        return usage_error("--algo '%s': expected ring, tree, nvls, nvlstree, collnet or auto", o->algo);
     if (o->p2p) {
         if (!strcmp(o->p2p, "on"))
             c->p2p_disabled = 0;
@@ -326,6 +355,8 @@ static int common_settings(const opts *o, const nvs_presets *ps, nvs_model_confi
         nvs_net_spec_from(np, &c->net);
         c->has_net = 1;
     }
+    if (c->algo == NVS_ALGO_COLLNET && (!c->has_net || !c->net.sharp))
+        return usage_error("%s", "--algo collnet needs --net with in-network reduction (sharp 1: ib-hdr200, ib-ndr400)");
     return 0;
 }
 
@@ -486,90 +517,109 @@ out:
     return rc;
 }
 
-typedef struct {
-    const nvs_lambda_row *rows;
-    int n;
-    const char *machine;
-    nvs_precision prec;
-    int gpus;
-    double overlap_penalty;
-} lambda_args;
-
-static void print_lambda_cb(FILE *f, const void *a)
-{
-    const lambda_args *x = a;
-    nvs_model_print_lambda(f, x->rows, x->n, x->machine, x->prec, x->gpus, x->overlap_penalty);
-}
+static void print_lambda_cb(FILE *f, const void *a) { nvs_lambda_print(f, a); }
 
 static int mode_lambda(const opts *o, const nvs_presets *ps, int json)
 {
-    if (o->gpu || o->model || o->batch || o->nodes || o->net || o->calibrate)
-        return usage_error("%s", "--lambda compares rtx3090 and rtxa6000 on resnet50, ssd300, maskrcnn and "
-                                 "bert-large at each card's largest batch: --gpu, --model, --batch, --nodes, --net "
-                                 "and --calibrate do not apply");
-    const char *mid = o->machine ? o->machine : NVS_LAMBDA_MACHINE;
-    const nvs_preset *mp = nvs_presets_find(ps, NVS_PK_MACHINE, mid);
-    if (!mp) return usage_error("--machine '%s': unknown machine (nvscale model --list-presets)", mid);
-    const nvs_preset *ga = nvs_presets_find(ps, NVS_PK_GPU, NVS_LAMBDA_GPU_A);
-    const nvs_preset *gb = nvs_presets_find(ps, NVS_PK_GPU, NVS_LAMBDA_GPU_B);
-    if (!ga || !gb) {
-        fprintf(stderr, "nvscale model: the presets lack %s or %s\n", NVS_LAMBDA_GPU_A, NVS_LAMBDA_GPU_B);
+    if (o->gpu || o->machine || o->model || o->batch || o->gpus || o->nodes || o->gpn || o->net || o->precision ||
+        o->grad || o->algo || o->p2p || o->bucket_first || o->bucket_cap || o->overlap || o->nccl || o->dp ||
+        o->step_cv)
+        return usage_error("%s", "--lambda models Lambda's own runs (their GPUs, boxes, batches, precisions and "
+                                 "N = 2, 4, 8): it takes only --fit, --preset-file, --format and --output");
+    char err[512];
+    nvs_lambda_params par, fitp;
+    double resid[NVS_LAMBDA_NFIT];
+    if (nvs_lambda_params_committed(ps, &par, err, sizeof err) != NVS_OK) {
+        fprintf(stderr, "nvscale model: %s\n", err);
         return 2;
     }
-    int n = (int)mp->f[NVS_M_GPUS].v;
-    if (o->gpus) {
-        long v;
-        if (nvs_parse_long(o->gpus, &v) || v < 2 || v > n)
-            return usage_error("--gpus '%s' with --lambda: one GPU count from 2 to the machine's GPUs", o->gpus);
-        n = (int)v;
+    if (o->fit && nvs_lambda_fit(ps, &par, &fitp, resid, err, sizeof err) != NVS_OK) {
+        fprintf(stderr, "nvscale model: fitting the Lambda case: %s\n", err);
+        return 1;
     }
-    static const char *const models[] = NVS_LAMBDA_MODELS;
-    enum { NM = (int)(sizeof models / sizeof models[0]) };
-    nvs_lambda_row rows[NM];
-    nvs_model_config a, b;
-    nvs_model_config_init(&a);
-    /* Lambda ran its "FP32" benchmarks in NGC PyTorch containers on Ampere, where TF32 tensor cores are on by
-     * default for convolutions and matmuls: tf32 unless told otherwise */
-    a.prec = NVS_PREC_TF32;
-    int rc = common_settings(o, ps, &a);
-    if (rc) return rc;
-    if (a.has_net) return usage_error("%s", "--net does not apply to --lambda");
-    nvs_gpu_spec_from(ga, &a.gpu);
-    nvs_machine_spec_from(mp, &a.machine);
-    b = a;
-    nvs_gpu_spec_from(gb, &b.gpu);
-    for (int i = 0; i < NM; i++) {
-        char err[512];
-        nvs_profile p;
-        if (nvs_profile_load(models[i], &p, err, sizeof err) != NVS_OK) {
-            fprintf(stderr, "nvscale model: %s\n", err);
-            return 1; /* a built-in profile must load */
+    int nrows = nvs_lambda_nworkloads * NVS_LAMBDA_PRECS;
+    nvs_lambda_row *rows = calloc((size_t)nrows, sizeof *rows);
+    if (!rows) return 1;
+    int rc = 0;
+    for (int w = 0; w < nvs_lambda_nworkloads && !rc; w++)
+        for (int fp16 = 0; fp16 < NVS_LAMBDA_PRECS && !rc; fp16++) {
+            /* with --fit the table is the refit parameters' (equal to the committed ones unless a preset file
+             * or the data changed) */
+            nvs_result_t r = nvs_lambda_row_eval(ps, o->fit ? &fitp : &par, w, fp16,
+                                                 &rows[w * NVS_LAMBDA_PRECS + fp16], err, sizeof err);
+            if (r != NVS_OK) {
+                fprintf(stderr, "nvscale model: %s\n", err);
+                rc = r == NVS_ERR_INPUT ? 2 : 1;
+            }
         }
-        a.profile = b.profile = &p;
-        snprintf(a.label, sizeof a.label, "%s @ %s", ga->id, mp->id);
-        snprintf(b.label, sizeof b.label, "%s @ %s", gb->id, mp->id);
-        nvs_result_t r = nvs_lambda_row_eval(&a, &b, 1, n, &rows[i], err, sizeof err);
-        nvs_profile_free(&p);
-        a.profile = b.profile = NULL;
-        if (r != NVS_OK) {
-            fprintf(stderr, "nvscale model: %s\n", err);
-            return r == NVS_ERR_INPUT ? 2 : 1;
-        }
+    if (!rc) {
+        nvs_lambda_report rep = {rows, nrows, par, o->fit ? &fitp : NULL, o->fit ? resid : NULL};
+        rc = render_and_emit(o, json, print_lambda_cb, &rep, json ? nvs_lambda_json(&rep) : NULL);
     }
-    lambda_args la = {rows, NM, mp->id, a.prec, n, a.overlap_penalty};
-    return render_and_emit(o, json, print_lambda_cb, &la, json ? nvs_model_json_lambda(rows, NM, mp->id, a.prec, n) : NULL);
+    free(rows);
+    return rc;
 }
 
 typedef struct {
     const nvs_presets *ps;
     const nvs_calibration *c;
     const nvs_model_series *proj; /* may be NULL */
+    const nvs_host_check *hc;
+    int nhc;
 } calib_args;
+
+static void print_host_checks(FILE *f, const nvs_host_check *hc, int n)
+{
+    if (n <= 0) return;
+    fprintf(f, "host path of the SHM all-reduce (docs/model.md, Host budget): N flows at busbw B store and load\n"
+               "N x B GB/s through host memory, 2 x N x B of DRAM traffic\n");
+    for (int i = 0; i < n; i++) {
+        const nvs_host_check *h = &hc[i];
+        fprintf(f, "  N=%d: measured busbw %.4g GB/s -> %.4g GB/s of flow bytes, %.4g GB/s of DRAM traffic", h->n,
+                h->meas_gbps, h->flow_gbps, h->dram_gbps);
+        if (h->host_mem_gbps > 0)
+            fprintf(f, " = %.0f %% of the host memory bandwidth (%.4g GB/s)", 100 * h->dram_share, h->host_mem_gbps);
+        fprintf(f, "\n    host budget that reproduces it if the host path binds: host_gbps %.4g per socket\n",
+                h->implied_host_gbps);
+        fprintf(f, "    machine preset: %.4g GB/s (%+.1f %%): %s\n", h->preset_gbps,
+                100 * (h->preset_gbps - h->meas_gbps) / h->meas_gbps, h->preset_why);
+        if (isfinite(h->mem_model_gbps))
+            fprintf(f, "    budget = host memory bandwidth / 2: %.4g GB/s (%+.1f %%): %s\n", h->mem_model_gbps,
+                    100 * (h->mem_model_gbps - h->meas_gbps) / h->meas_gbps, h->mem_model_why);
+        else
+            fprintf(f, "    (give --host-mem-gbps X, from `make hostbw && build/hostbw`, to test host memory as the "
+                       "bound)\n");
+    }
+    fprintf(f, "\n");
+}
+
+static json_t *json_host_checks(const nvs_host_check *hc, int n)
+{
+    json_t *a = json_array();
+    for (int i = 0; a && i < n; i++) {
+        const nvs_host_check *h = &hc[i];
+        json_t *x = json_pack("{s:i, s:f, s:f, s:f, s:o, s:o, s:f, s:f, s:s, s:o, s:s}", "n", h->n,
+                              "measured_busbw_gbps", h->meas_gbps, "host_flow_gbps", h->flow_gbps, "dram_gbps",
+                              h->dram_gbps, "host_mem_gbps", h->host_mem_gbps > 0 ? json_real(h->host_mem_gbps)
+                                                                                 : json_null(),
+                              "dram_share", isfinite(h->dram_share) ? json_real(h->dram_share) : json_null(),
+                              "implied_host_gbps", h->implied_host_gbps, "preset_busbw_gbps", h->preset_gbps,
+                              "preset_bottleneck", h->preset_why, "host_mem_model_busbw_gbps",
+                              isfinite(h->mem_model_gbps) ? json_real(h->mem_model_gbps) : json_null(),
+                              "host_mem_model_bottleneck", h->mem_model_why);
+        if (!x || json_array_append_new(a, x)) {
+            json_decref(a);
+            return NULL;
+        }
+    }
+    return a;
+}
 
 static void print_calib_cb(FILE *f, const void *a)
 {
     const calib_args *x = a;
     nvs_model_print_calibration(f, x->ps, x->c);
+    print_host_checks(f, x->hc, x->nhc);
     if (x->proj) {
         fprintf(f, "\nprojection from the calibrated configuration\n");
         nvs_model_print_series(f, x->ps, x->proj, 1, NULL, 0);
@@ -613,10 +663,38 @@ static int mode_calibrate(const opts *o, const nvs_presets *ps, int json)
         if ((rc = eval_series(o, &proj))) goto out;
         pp = &proj;
     }
-    calib_args ca = {ps, &c, pp};
+    /* the host path of an SHM run: NCCL_P2P_DISABLE=1, or a GPU without P2P, on a machine preset */
+    nvs_host_check hc[NVS_MODEL_MAX_MEAS];
+    int nhc = 0;
+    double host_mem = c.cfg.machine.host_mem_gbps;
+    if (o->host_mem) {
+        if (nvs_parse_double(o->host_mem, &host_mem) || !(host_mem > 0) || host_mem > 1e5) {
+            rc = usage_error("--host-mem-gbps '%s': expected GB/s, e.g. 180 (build/hostbw prints it)", o->host_mem);
+            goto out;
+        }
+    }
+    for (int i = 0; c.machine_preset[0] && i < c.nlinks && nhc < NVS_MODEL_MAX_MEAS; i++) {
+        nvs_ring_links rl;
+        int n = c.links[i].n;
+        if (n < 2 || nvs_ring_links_of(&c.cfg.machine, &c.cfg.gpu, n, c.p2p_disabled, &rl) != NVS_OK ||
+            rl.transport != NVS_TR_SHM)
+            continue;
+        if (nvs_host_check_eval(&c.cfg.machine, &c.cfg.gpu, n, c.links[i].busbw_gbps, host_mem, &hc[nhc]) == NVS_OK)
+            nhc++;
+    }
+    if (o->host_mem && nhc == 0) {
+        rc = usage_error("%s", "--host-mem-gbps: the run has no SHM all-reduce on a machine preset to check "
+                               "(NCCL_P2P_DISABLE=1, or GPUs without P2P; give --machine)");
+        goto out;
+    }
+    calib_args ca = {ps, &c, pp, hc, nhc};
     json_t *doc = NULL;
     if (json) {
         doc = nvs_model_json_calibration(ps, &c);
+        if (doc && nhc && json_object_set_new(doc, "host_check", json_host_checks(hc, nhc))) {
+            json_decref(doc);
+            doc = NULL;
+        }
         if (doc && pp && json_object_set_new(doc, "projection", nvs_model_json_series(ps, pp, 1, NULL, 0))) {
             json_decref(doc);
             doc = NULL;
@@ -668,6 +746,11 @@ int cmd_model(int argc, char **argv)
         {"calibrate", required_argument, 0, O_CALIBRATE},
         {"tolerance", required_argument, 0, O_TOL},
         {"overlap-penalty", required_argument, 0, O_OVERLAP},
+        {"nccl", required_argument, 0, O_NCCL},
+        {"dp", required_argument, 0, O_DP},
+        {"step-cv", required_argument, 0, O_STEP_CV},
+        {"fit", no_argument, 0, O_FIT},
+        {"host-mem-gbps", required_argument, 0, O_HOST_MEM},
         {"lambda", no_argument, 0, O_LAMBDA},
         {"list-presets", no_argument, 0, O_LIST},
         {"preset-file", required_argument, 0, O_PRESET_FILE},
@@ -705,6 +788,11 @@ int cmd_model(int argc, char **argv)
         case O_CALIBRATE: slot = &o.calibrate; break;
         case O_TOL: slot = &o.tolerance; break;
         case O_OVERLAP: slot = &o.overlap; break;
+        case O_NCCL: slot = &o.nccl; break;
+        case O_DP: slot = &o.dp; break;
+        case O_STEP_CV: slot = &o.step_cv; break;
+        case O_HOST_MEM: slot = &o.host_mem; break;
+        case O_FIT: o.fit = 1; break;
         case O_FORMAT: slot = &o.format; break;
         case O_LAMBDA: o.lambda = 1; break;
         case O_LIST: o.list = 1; break;
@@ -730,6 +818,8 @@ int cmd_model(int argc, char **argv)
             return usage_error("--format '%s': expected table or json", o.format);
     }
     if (o.tolerance && !o.calibrate) return usage_error("%s", "--tolerance goes with --calibrate");
+    if (o.host_mem && !o.calibrate) return usage_error("%s", "--host-mem-gbps goes with --calibrate");
+    if (o.fit && !o.lambda) return usage_error("%s", "--fit goes with --lambda");
     if (o.lambda + o.list + (o.calibrate != NULL) > 1)
         return usage_error("%s", "--lambda, --list-presets and --calibrate: give one of them");
 

@@ -422,6 +422,8 @@ nvs_result_t nvs_config_parse(nvs_config *c, const char *sub, int argc, char **a
             break;
         case OPT_PRECISION:
             if (nvs_precision_parse(a, &c->precision)) return bad(sub, flag, a, "expected fp32, tf32 or bf16");
+            if (!nvs_precision_in_step(c->precision))
+                return bad(sub, flag, a, "the training step runs fp32, tf32 or bf16 (fp16 is modelled by 'nvscale model --precision fp16')");
             c->precision_explicit = 1;
             break;
         case OPT_GRAD:

@@ -16,7 +16,7 @@
 
 const char *nvs_algo_name(nvs_algo a)
 {
-    static const char *const n[] = {"ring", "tree", "auto"};
+    static const char *const n[] = {"ring", "tree", "nvls", "nvlstree", "collnet", "auto"};
     return (a >= 0 && a <= NVS_ALGO_AUTO) ? n[a] : "?";
 }
 
@@ -35,8 +35,6 @@ const char *nvs_transport_name(nvs_transport t)
     static const char *const n[] = {"none", "NVLink", "P2P", "SHM", "NET"};
     return (t >= 0 && t <= NVS_TR_NET) ? n[t] : "?";
 }
-
-/* fp32 and tf32 keep activations in 4-byte floats (TF32 is a matmul mode, not a storage type); bf16 in 2. */
 
 /* --- alpha-beta ------------------------------------------------------------------------------------------------ */
 
@@ -65,29 +63,91 @@ double nvs_tree_allreduce_us(double bytes, int n, double alpha_us, double gbps)
     return 2.0 * nvs_ceil_log2(n) * alpha_us + 2.0 * bytes / (gbps * GBPS_TO_BPUS);
 }
 
+/* NCCL's tree bandwidth beyond 2 nodes: busBw = min(busBw * 0.92, ...) (src/graph/tuning.cc, tree all-reduce) */
+#define TREE_FACTOR 0.92
+
+static double min2(double a, double b) { return a < b ? a : b; }
+
+/* The time of algorithm a for this shape without base and per-call costs; INFINITY when not available. */
+static double algo_us(const nvs_ar_params *p, nvs_algo a, double S)
+{
+    int N = p->nodes, g = p->gpn, n = N * g;
+    double bi = g >= 2 && p->intra_gbps > 0 ? p->intra_gbps : INFINITY; /* one GPU per node: no intra hop */
+    double ai = g >= 2 ? p->intra_alpha_us : 0;
+    double fac = 2.0 * (n - 1) / n;  /* nccl-tests' busbw factor: T = fac * S / busbw */
+    double bw;
+    switch (a) {
+    case NVS_ALGO_RING:
+        if (N <= 1) return nvs_ring_allreduce_us(S, g, p->intra_alpha_us, p->intra_gbps);
+        bw = min2(bi, p->inter_gbps);
+        if (!(bw > 0) || !isfinite(bw)) return INFINITY;
+        return 2.0 * (n - N) * ai + 2.0 * (N - 1) * p->inter_alpha_us + fac * S / (bw * GBPS_TO_BPUS);
+    case NVS_ALGO_TREE:
+        if (N <= 1) return nvs_tree_allreduce_us(S, g, p->intra_alpha_us, p->intra_gbps);
+        bw = N == 2 ? min2(bi, 2 * p->inter_gbps) : TREE_FACTOR * min2(bi, p->inter_gbps);
+        if (!(bw > 0) || !isfinite(bw)) return INFINITY;
+        return 2.0 * ((g - 1) * ai + nvs_ceil_log2(N) * p->inter_alpha_us) + fac * S / (bw * GBPS_TO_BPUS);
+    case NVS_ALGO_NVLS:
+        if (N > 1 || g < 2 || !(p->nvls_gbps > 0)) return INFINITY;
+        return 2.0 * ai + S / (p->nvls_gbps * GBPS_TO_BPUS);
+    case NVS_ALGO_NVLSTREE:
+        if (N < 2 || g < 2 || !(p->nvls_gbps > 0)) return INFINITY;
+        bw = min2(p->nvls_gbps * 2.0 * (g - 1) / g, (N == 2 ? 2 : 1) * p->inter_gbps);
+        if (!(bw > 0)) return INFINITY;
+        return 2.0 * ai + 2.0 * nvs_ceil_log2(N) * p->inter_alpha_us + fac * S / (bw * GBPS_TO_BPUS);
+    case NVS_ALGO_COLLNET:
+        if (N < 2 || !p->sharp) return INFINITY;
+        /* each node sends its partial sum once and receives the result once: algbw up to B_net */
+        bw = min2(p->nvls_gbps > 0 && g >= 2 ? p->nvls_gbps : bi, p->inter_gbps);
+        if (!(bw > 0) || !isfinite(bw)) return INFINITY;
+        return 2.0 * ai + 2.0 * p->inter_alpha_us + S / (bw * GBPS_TO_BPUS);
+    case NVS_ALGO_AUTO:
+        break;
+    }
+    return INFINITY;
+}
+
 double nvs_allreduce_us(const nvs_ar_params *p, double bytes, nvs_algo *used)
 {
     if (used) *used = NVS_ALGO_RING;
     if (p->nodes * p->gpn <= 1 || bytes <= 0) return 0;
-    double ring, tree;
-    if (p->nodes <= 1) {
-        ring = nvs_ring_allreduce_us(bytes, p->gpn, p->intra_alpha_us, p->intra_gbps);
-        tree = nvs_tree_allreduce_us(bytes, p->gpn, p->intra_alpha_us, p->intra_gbps);
-    } else {
-        /* reduce-scatter + all-gather inside the node, the node's share across the network in between */
-        double intra = 2.0 * nvs_ring_half_us(bytes, p->gpn, p->intra_alpha_us, p->intra_gbps);
-        double share = bytes / p->gpn;
-        ring = intra + nvs_ring_allreduce_us(share, p->nodes, p->inter_alpha_us, p->inter_gbps);
-        tree = intra + nvs_tree_allreduce_us(share, p->nodes, p->inter_alpha_us, p->inter_gbps);
-    }
-    double t = ring;
     nvs_algo a = NVS_ALGO_RING;
-    if (p->algo == NVS_ALGO_TREE || (p->algo == NVS_ALGO_AUTO && tree < ring)) {
-        t = tree;
-        a = NVS_ALGO_TREE;
+    double t = algo_us(p, NVS_ALGO_RING, bytes);
+    if (p->algo == NVS_ALGO_AUTO) {
+        /* NCCL's tuner: the fastest of what the node and the fabric allow; CollNet only when enabled */
+        static const nvs_algo cand[] = {NVS_ALGO_TREE, NVS_ALGO_NVLS, NVS_ALGO_NVLSTREE, NVS_ALGO_COLLNET};
+        for (size_t i = 0; i < sizeof cand / sizeof cand[0]; i++) {
+            double x = algo_us(p, cand[i], bytes);
+            if (x < t) {
+                t = x;
+                a = cand[i];
+            }
+        }
+    } else if (p->algo != NVS_ALGO_RING) {
+        double x = algo_us(p, p->algo, bytes);
+        if (isfinite(x)) {
+            t = x;
+            a = p->algo;
+        }
     }
     if (used) *used = a;
     return p->base_us + p->per_call_us + t;
+}
+
+double nvs_allreduce_busbw(const nvs_ar_params *p, double bytes, nvs_algo *used)
+{
+    int n = p->nodes * p->gpn;
+    if (used) *used = NVS_ALGO_RING;
+    if (n <= 1 || bytes <= 0) return 0;
+    nvs_algo a;
+    nvs_allreduce_us(p, bytes, &a);
+    if (used) *used = a;
+    /* the chosen algorithm alone, at two sizes: the latency terms cancel in the difference */
+    nvs_ar_params q = *p;
+    q.algo = a;
+    double s1 = bytes, s2 = 2 * bytes;
+    double dt = nvs_allreduce_us(&q, s2, NULL) - nvs_allreduce_us(&q, s1, NULL);
+    return dt > 0 ? 2.0 * (n - 1) / n * (s2 - s1) / dt / GBPS_TO_BPUS : 0;
 }
 
 /* --- link graph ---------------------------------------------------------------------------------------------- */
@@ -112,13 +172,50 @@ int nvs_machine_class(const nvs_machine_spec *m, const nvs_gpu_spec *g, int a, i
     return NVS_CLS_SYS;
 }
 
+/* NCCL releases where its P2P rule changed (github.com/NVIDIA/nccl, src/graph/paths.cc at each tag) */
+#define NCCL_2_9_6 20906   /* Intel x86 (and Zhaoxin) -> PATH_PXB; before: PATH_PHB (Broadwell PXB) */
+#define NCCL_2_23_4 22304  /* default PATH_PXB; AMD with <= 2 GPUs -> PATH_SYS */
+
+int nvs_nccl_p2p_level(int nccl, int cpu, int gpus)
+{
+    if (nccl == 0 || nccl >= NCCL_2_23_4) return (cpu == NVS_CPU_AMD && gpus <= 2) ? NVS_CLS_SYS : NVS_CLS_PXB;
+    if (cpu == NVS_CPU_AMD) return NVS_CLS_SYS;
+    /* NCCL's PATH_PHB is "through a CPU": nvidia-smi's PHB and NODE, not SYS */
+    if (cpu == NVS_CPU_INTEL) return nccl >= NCCL_2_9_6 ? NVS_CLS_PXB : NVS_CLS_NODE;
+    return NVS_CLS_PXB; /* ARM (every version), or a CPU not stated */
+}
+
+int nvs_nccl_version_parse(const char *s, int *code)
+{
+    int v[3] = {0, 0, 0}, k = 0;
+    const char *p = s;
+    if (!s || !*s) return -1;
+    while (k < 3) {
+        if (*p < '0' || *p > '9') return -1;
+        long x = 0;
+        while (*p >= '0' && *p <= '9' && x < 1000) x = x * 10 + (*p++ - '0');
+        if (x >= (k == 0 ? 1000 : 100)) return -1;
+        v[k++] = (int)x;
+        if (!*p) break;
+        if (*p++ != '.') return -1;
+    }
+    if (*p || k < 2 || v[0] < 1) return -1;
+    *code = v[0] * 10000 + v[1] * 100 + v[2];
+    return 0;
+}
+
+int nvs_machine_p2p_level(const nvs_machine_spec *m)
+{
+    return m->p2p_by_rules ? nvs_nccl_p2p_level(m->nccl, m->cpu, m->gpus) : m->p2p_level;
+}
+
 nvs_transport nvs_machine_transport(const nvs_machine_spec *m, const nvs_gpu_spec *g, int a, int b,
                                     int p2p_disabled)
 {
     if (p2p_disabled) return NVS_TR_SHM; /* NCCL_P2P_DISABLE=1 turns off the P2P transport, NVLink included */
     int cls = nvs_machine_class(m, g, a, b);
     if (cls == NVS_CLS_NV) return NVS_TR_NVLINK;
-    if (g->p2p_pcie && cls <= m->p2p_level) return NVS_TR_P2P;
+    if (g->p2p_pcie && cls <= nvs_machine_p2p_level(m)) return NVS_TR_P2P;
     return NVS_TR_SHM;
 }
 
@@ -134,11 +231,13 @@ enum {
     L_SOCK = L_TOP_DN + MAXS,
     L_NV_UP = L_SOCK + MAXS * MAXS,
     L_NV_DN = L_NV_UP + MAXG,
-    L_COUNT = L_NV_DN + MAXG
+    L_HOST = L_NV_DN + MAXG, /* a socket's host path as NCCL's SHM transport uses it (host_gbps) */
+    L_COUNT = L_HOST + MAXS
 };
 
 typedef struct {
     int link[8];
+    double load[8];     /* how much of the link one byte of this flow uses (1, or xsocket_shm_cost) */
     int n;
     double cap;         /* transport cap (SHM), 0 = none */
     nvs_transport tr;
@@ -196,6 +295,16 @@ static void route(const nvs_machine_spec *m, const nvs_gpu_spec *g, int a, int b
     up_to_cpu(m, a, f);
     if (ka != kb) f->link[f->n++] = L_SOCK + ka * MAXS + kb;
     down_from_cpu(m, b, f);
+    if (f->tr == NVS_TR_SHM && m->host_gbps > 0) {
+        /* the receive buffer lives in the receiver's socket memory: NCCL binds to the GPU's CPUs before it
+         * allocates (init.cc "Set Affinity to a CPU local the our GPU"), and the receiver creates the SHM
+         * segment (transport/shm.cc shmRecvSetup). A flow across sockets also loads the sender's socket. */
+        double w = ka != kb && m->xsocket_shm_cost > 0 ? m->xsocket_shm_cost : 1.0;
+        f->link[f->n++] = L_HOST + kb;
+        if (ka != kb) f->link[f->n++] = L_HOST + ka;
+        f->load[f->n - 1] = w;
+        if (ka != kb) f->load[f->n - 2] = w;
+    }
 }
 
 static double link_gbps(const nvs_machine_spec *m, const nvs_gpu_spec *g, int l)
@@ -203,12 +312,12 @@ static double link_gbps(const nvs_machine_spec *m, const nvs_gpu_spec *g, int l)
     if (l < L_SW_UP) return m->gpu_link_gbps;
     if (l < L_SOCK) return m->uplink_gbps;
     if (l < L_NV_UP) return m->socket_gbps;
-    return g->nvlink_links * g->nvlink_gbps_per_link * m->nvlink_eff;
+    if (l < L_HOST) return g->nvlink_links * g->nvlink_gbps_per_link * m->nvlink_eff;
+    return m->host_gbps;
 }
 
 static void link_name(const nvs_machine_spec *m, int l, char *buf, size_t len)
 {
-    (void)m;
     if (l < L_GPU_DN) snprintf(buf, len, "GPU %d PCIe link (up)", l - L_GPU_UP);
     else if (l < L_SW_UP) snprintf(buf, len, "GPU %d PCIe link (down)", l - L_GPU_DN);
     else if (l < L_SW_DN) snprintf(buf, len, "switch %d uplink (up)", l - L_SW_UP);
@@ -217,7 +326,8 @@ static void link_name(const nvs_machine_spec *m, int l, char *buf, size_t len)
     else if (l < L_SOCK) snprintf(buf, len, "socket %d parent-switch uplink (down)", l - L_TOP_DN);
     else if (l < L_NV_UP) snprintf(buf, len, "CPU link socket %d -> %d", (l - L_SOCK) / MAXS, (l - L_SOCK) % MAXS);
     else if (l < L_NV_DN) snprintf(buf, len, "GPU %d NVLink (out)", l - L_NV_UP);
-    else snprintf(buf, len, "GPU %d NVLink (in)", l - L_NV_DN);
+    else if (l < L_HOST) snprintf(buf, len, "GPU %d NVLink (in)", l - L_NV_DN);
+    else snprintf(buf, len, "socket %d host memory path (SHM budget %.3g GB/s)", l - L_HOST, m->host_gbps);
 }
 
 nvs_result_t nvs_ring_links_of(const nvs_machine_spec *m, const nvs_gpu_spec *g, int n, int p2p_disabled,
@@ -225,11 +335,17 @@ nvs_result_t nvs_ring_links_of(const nvs_machine_spec *m, const nvs_gpu_spec *g,
 {
     memset(out, 0, sizeof *out);
     if (n < 2 || n > m->gpus || m->gpus > MAXG || m->sockets > MAXS || m->sockets < 1) return NVS_ERR_INPUT;
-    int count[L_COUNT] = {0};
+    /* every ring flow moves the same bytes at the ring's pace, so a link of bandwidth C used by flows with
+     * loads w_i bounds each of them at C / sum(w_i): equal shares when every load is 1 */
+    double count[L_COUNT] = {0};
+    int flows[L_COUNT] = {0};
     flow_path f[MAXG];
     for (int i = 0; i < n; i++) {
         route(m, g, i, (i + 1) % n, p2p_disabled, &f[i]);
-        for (int k = 0; k < f[i].n; k++) count[f[i].link[k]]++;
+        for (int k = 0; k < f[i].n; k++) {
+            count[f[i].link[k]] += f[i].load[k] > 0 ? f[i].load[k] : 1.0; /* unset: an ordinary link, load 1 */
+            flows[f[i].link[k]]++;
+        }
     }
     out->gbps = INFINITY;
     for (int i = 0; i < n; i++) {
@@ -252,14 +368,17 @@ nvs_result_t nvs_ring_links_of(const nvs_machine_spec *m, const nvs_gpu_spec *g,
             out->transport = f[i].tr;
             out->cls = nvs_machine_class(m, g, i, b);
             if (lim < 0)
-                snprintf(out->why, sizeof out->why, "GPU %d -> GPU %d (%s, SHM): NCCL's host-memory path, %.3g GB/s per flow",
+                snprintf(out->why, sizeof out->why, "GPU %d -> GPU %d (%s, SHM): the SHM transport's cap, %.3g GB/s per flow",
                          i, b, nvs_class_name(out->cls), bw);
             else {
-                char ln[64];
+                char ln[96], ld[64] = "";
                 link_name(m, lim, ln, sizeof ln);
-                snprintf(out->why, sizeof out->why, "GPU %d -> GPU %d (%s, %s): %s shared by %d flow%s", i, b,
-                         nvs_class_name(out->cls), nvs_transport_name(f[i].tr), ln, count[lim],
-                         count[lim] == 1 ? "" : "s");
+                if (count[lim] != flows[lim]) /* weighted: flows across sockets count more */
+                    snprintf(ld, sizeof ld, " (load %.3g: cross-socket flows count %.3g)", count[lim],
+                             m->xsocket_shm_cost);
+                snprintf(out->why, sizeof out->why, "GPU %d -> GPU %d (%s, %s): %s shared by %d flow%s%s", i, b,
+                         nvs_class_name(out->cls), nvs_transport_name(f[i].tr), ln, flows[lim],
+                         flows[lim] == 1 ? "" : "s", ld);
             }
         }
     }
@@ -268,9 +387,10 @@ nvs_result_t nvs_ring_links_of(const nvs_machine_spec *m, const nvs_gpu_spec *g,
 
 double nvs_inter_gbps(const nvs_machine_spec *m, const nvs_net_spec *net, int g)
 {
-    if (g < 1) g = 1;
-    double share = net->gbps * (m->nics > 0 ? m->nics : 1) / g;
-    return share < m->gpu_link_gbps ? share : m->gpu_link_gbps;
+    (void)g;
+    /* a NIC sits on a PCIe link like a GPU's (machine gpu_link_gbps): it cannot move more than that */
+    double per_nic = net->gbps < m->gpu_link_gbps || !(m->gpu_link_gbps > 0) ? net->gbps : m->gpu_link_gbps;
+    return per_nic * (m->nics > 0 ? m->nics : 1);
 }
 
 /* --- compute ------------------------------------------------------------------------------------------------ */
@@ -292,9 +412,14 @@ double nvs_gemm_tflops(const nvs_gpu_spec *g, nvs_precision p)
 {
     switch (p) {
     case NVS_PREC_TF32: return g->tf32_tflops;
-    case NVS_PREC_BF16: return g->bf16_tflops;
-    default: return g->fp32_tflops; /* fp32 GEMMs run on CUDA cores (PyTorch allow_tf32=False) */
+    /* AMP's fp16 GEMMs accumulate in FP32 (cuBLAS CUBLAS_COMPUTE_32F), as bf16 does: the same tensor rate
+     * (GA102 whitepaper: "FP16/BF16 Tensor TFLOPS with FP32 Accumulate", one figure for both) */
+    case NVS_PREC_BF16:
+    case NVS_PREC_FP16: return g->bf16_tflops;
+    case NVS_PREC_FP32:
+    case NVS_PREC_COUNT: break;
     }
+    return g->fp32_tflops; /* fp32 GEMMs run on CUDA cores (PyTorch allow_tf32=False) */
 }
 
 void nvs_layer_us(const nvs_layer *l, int first, int batch, const nvs_gpu_spec *g, nvs_precision p,
@@ -307,7 +432,8 @@ void nvs_layer_us(const nvs_layer *l, int first, int batch, const nvs_gpu_spec *
     double bw = g->mem_gbps * GBPS_TO_BPUS * t->mem_eff;
     double ew = bw > 0 ? ew_bytes / bw : 0;
     *fwd_us = (gemm + ew) * t->compute_scale;
-    *bwd_us = ((first ? 1.0 : 2.0) * gemm + 2.0 * ew) * t->compute_scale;
+    /* a layer autograd never reaches (frozen stem) has no backward */
+    *bwd_us = l->nograd ? 0 : ((first ? 1.0 : 2.0) * gemm + 2.0 * ew) * t->compute_scale;
 }
 
 double nvs_optimizer_us(double params, double grad_bytes, const nvs_gpu_spec *g, const nvs_compute_terms *t)
@@ -349,6 +475,23 @@ void nvs_schedule(const double *bwd_layer_us, int nlayers, const nvs_model_bucke
     out->exposed_us = out->step_us - out->compute_us;
 }
 
+double nvs_expected_max_normal(int n)
+{
+    if (n <= 1) return 0;
+    /* integrand x * n * phi(x) * Phi(x)^(n-1); phi, Phi of the standard normal */
+    const double lo = -12, hi = 12;
+    const int steps = 4800;
+    const double h = (hi - lo) / steps;
+    double sum = 0;
+    for (int i = 0; i <= steps; i++) {
+        double x = lo + i * h;
+        double phi = exp(-0.5 * x * x) / sqrt(2 * M_PI), cdf = 0.5 * erfc(-x / sqrt(2.0));
+        double y = x * n * phi * pow(cdf, n - 1);
+        sum += (i == 0 || i == steps) ? 0.5 * y : y;
+    }
+    return sum * h;
+}
+
 /* --- memory ---------------------------------------------------------------------------------------------------- */
 
 void nvs_memory_estimate(const nvs_layer *layers, int nlayers, double params, const nvs_gpu_spec *g,
@@ -356,7 +499,8 @@ void nvs_memory_estimate(const nvs_layer *layers, int nlayers, double params, co
 {
     memset(out, 0, sizeof *out);
     double esz = (double)nvs_precision_bytes(p);
-    out->weights_bytes = params * 4.0 + (p == NVS_PREC_BF16 ? params * 2.0 : 0); /* autocast keeps a bf16 copy */
+    /* autocast / AMP keeps a 16-bit copy of the weights beside the fp32 master weights */
+    out->weights_bytes = params * 4.0 + (nvs_precision_info_of(p)->half ? params * 2.0 : 0);
     out->grads_bytes = params * grad_bytes;
     out->buckets_bytes = params * grad_bytes; /* DDP copies gradients into its buckets (no bucket views) */
     out->optimizer_bytes = params * 4.0;      /* SGD momentum buffer */
@@ -365,10 +509,19 @@ void nvs_memory_estimate(const nvs_layer *layers, int nlayers, double params, co
     out->reserve_bytes = 1073741824.0 + 0.05 * g->memory_bytes;
     double keep = 0, peak_grad = 0;
     for (int i = 0; i < nlayers; i++) {
-        /* a layer keeps its GEMM output and, when it has elementwise passes (norm, activation), one more
-         * tensor of that size for their backward */
+        /* what autograd saves: every layer's output once (the next layer's input); a GEMM layer followed by
+         * elementwise passes (bias + activation, dropout, residual) keeps a second tensor of that size, the
+         * GEMM's raw output the activation's backward needs. A layer without a GEMM (norm, pooling) only keeps
+         * its output: its input is the previous layer's, already counted, and an in-place ReLU after a
+         * batch-norm shares its storage (conv -> BN -> ReLU keeps two tensors, as PyTorch does) */
         double a = layers[i].act_elems * esz;
-        keep += a * (layers[i].ew_passes > 0 ? 2.0 : 1.0);
+        int gemm = layers[i].gemm_m > 0;
+        if (layers[i].nograd) {
+            /* a frozen stem saves nothing; its last output is the first trainable layer's input */
+            if (i + 1 < nlayers && !layers[i + 1].nograd) keep += a;
+            continue;
+        }
+        keep += a * (gemm && layers[i].ew_passes > 0 ? 2.0 : 1.0);
         if (2.0 * a > peak_grad) peak_grad = 2.0 * a; /* incoming + outgoing activation gradient */
     }
     out->per_sample_bytes = keep + peak_grad;

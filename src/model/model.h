@@ -19,11 +19,22 @@
  *          reduce-scatter + allgather): 2(n-1) steps of S/n bytes: T = base + 2(n-1)*alpha + 2(n-1)/n * S/B
  *   tree  (NCCL double binary tree, Sanders, Speck, Traeff 2009, pipelined reduce + broadcast):
  *          T = base + 2*ceil(log2 n)*alpha + 2*S/B
- *   hierarchical, nodes x g GPUs: intra-node reduce-scatter, inter-node all-reduce of S/g per GPU over the
- *          network (ring or tree), intra-node all-gather:
- *          T = base + 2(g-1)*alpha_i + 2(g-1)/g * S/B_i + T_inter(S/g over `nodes`)
- * B is the ring's bus bandwidth: the slowest flow of the ring when every link's bandwidth is shared equally
- * by the ring flows that cross it (nvs_ring_links). Units: bytes, microseconds, GB/s (1e9 bytes/s). */
+ *   across N nodes of g GPUs (n = N g), NCCL pipelines the node's and the network's share of every chunk in
+ *          one kernel, so the bus bandwidth is the MIN of the phases, not a sum of their times (NCCL
+ *          src/graph/tuning.cc: one bandwidth per algorithm; /work notes ALGOS.md section 3):
+ *          ring      busbw = min(B_i, B_net), B_net = NICs x min(NIC, its PCIe path) per node (the rings
+ *                    share the node's NICs: no division by g); T = base + 2(n-N) alpha_i + 2(N-1) alpha_n
+ *                    + 2(n-1)/n * S/busbw
+ *          tree      busbw = min(B_i, 2 B_net) on 2 nodes (half the traffic crosses the network, nccl#946),
+ *                    0.92 min(B_i, B_net) beyond (tuning.cc); T = base + 2((g-1) alpha_i + ceil(log2 N) alpha_n)
+ *                    + 2(n-1)/n * S/busbw
+ *   NVLS     (NVLink SHARP, one node with an NVSwitch that reduces): T = base + 2 alpha_i + S / A_nvls,
+ *            A_nvls the node's NVLS algbw (machine preset)
+ *   NVLSTree NVLS in the node, trees across nodes: busbw = min(A_nvls 2(g-1)/g, (N == 2 ? 2 : 1) B_net)
+ *   CollNet  (IB SHARP, the switches reduce: each node sends S once): algbw = min(B_i or A_nvls, B_net);
+ *            only when asked (NCCL needs NCCL_COLLNET_ENABLE=1 and the SHARP plugin)
+ * B_i is the ring's bus bandwidth inside a node: the slowest flow of the ring when every link's bandwidth is
+ * shared by the ring flows that cross it (nvs_ring_links). Units: bytes, microseconds, GB/s (1e9 bytes/s). */
 #ifndef NVS_MODEL_H
 #define NVS_MODEL_H
 
@@ -35,10 +46,17 @@
 #include "workload/buckets.h"
 #include "workload/profile.h"
 
-typedef enum { NVS_ALGO_RING = 0, NVS_ALGO_TREE, NVS_ALGO_AUTO } nvs_algo;
+typedef enum {
+    NVS_ALGO_RING = 0,
+    NVS_ALGO_TREE,
+    NVS_ALGO_NVLS,
+    NVS_ALGO_NVLSTREE,
+    NVS_ALGO_COLLNET,
+    NVS_ALGO_AUTO /* the fastest of ring, tree, NVLS, NVLSTree where available (CollNet only when asked) */
+} nvs_algo;
 typedef enum { NVS_TR_NONE = 0, NVS_TR_NVLINK, NVS_TR_P2P, NVS_TR_SHM, NVS_TR_NET } nvs_transport;
 
-const char *nvs_algo_name(nvs_algo a);           /* "ring" */
+const char *nvs_algo_name(nvs_algo a);           /* "ring" / "tree" / "nvls" / "nvlstree" / "collnet" / "auto" */
 int nvs_algo_parse(const char *s, nvs_algo *out);
 const char *nvs_transport_name(nvs_transport t); /* "NVLink" / "P2P" / "SHM" / "NET" */
 
@@ -57,8 +75,18 @@ typedef struct {
     const char *id;
     int gpus, sockets, gpus_per_switch, switch_cascade;
     int nvlink;          /* NVS_NVLINK_NONE / PAIRS / SWITCH (preset.h) */
-    int p2p_level;       /* NVS_CLS_*: farthest class NCCL uses P2P over */
+    int p2p_level;       /* NVS_CLS_*: farthest class NCCL uses P2P over (when not p2p_by_rules) */
+    int p2p_by_rules;    /* 1: p2p_level follows NCCL's rules for `cpu` and `nccl` (nvs_nccl_p2p_level) */
+    int cpu;             /* NVS_CPU_* (preset.h): the CPU vendor NCCL's P2P rules look at */
+    int nccl;            /* NCCL version of the run, major*10000 + minor*100 + patch; 0 = today's rules */
     double gpu_link_gbps, uplink_gbps, socket_gbps, shm_gbps, nvlink_eff;
+    double nvls_gbps;    /* NVLink SHARP algbw of the node's NVSwitch (0 = none) */
+    /* The host path budget of NCCL's SHM transport, per socket (GB/s of flow bytes; 0 = no budget): every SHM
+     * flow stores into and loads from host memory, so the flows whose receive buffer sits in a socket's memory
+     * share that socket's budget; a flow crossing sockets loads both sockets' budgets, xsocket_shm_cost times
+     * each (the cost of crossing: remote stores through the other IO die and the socket link). */
+    double host_gbps, xsocket_shm_cost;
+    double host_mem_gbps; /* host memory bandwidth of a socket (STREAM copy, read + write), 0 = unknown: reported */
     double nvlink_hop_us, p2p_hop_us, shm_hop_us, coll_base_us;
     int nics;
     int measured_only;   /* no preset: a measured run's machine, only its measured GPU counts can be modelled */
@@ -67,6 +95,7 @@ typedef struct {
 typedef struct {
     const char *id;
     double gbps, hop_us; /* per adapter per direction; per ring step */
+    int sharp;           /* the fabric can reduce in the switches (IB SHARP) */
 } nvs_net_spec;
 
 /* --- pure alpha-beta costs (us) ------------------------------------------------------------------------------ */
@@ -85,16 +114,37 @@ typedef struct {
     int nodes, gpn;
     double base_us;
     double intra_alpha_us, intra_gbps;
-    double inter_alpha_us, inter_gbps;
+    double inter_alpha_us, inter_gbps; /* inter_gbps: B_net, the node's network bandwidth (all its NICs) */
+    double nvls_gbps;   /* A_nvls: NVLink SHARP algbw of one node (0 = none) */
+    int sharp;          /* in-network reduction enabled (CollNet): the network reduces */
     double per_call_us; /* calibration: extra fixed cost per call (0 = none) */
     nvs_algo algo;
 } nvs_ar_params;
 
 /* Time of one all-reduce of `bytes`; *used (may be NULL) says which algorithm the time is for (auto: the
- * faster of ring and tree, as NCCL's tuner picks per size). 0 when only one GPU takes part. */
+ * fastest available, as NCCL's tuner picks per size; an algorithm the shape does not allow falls back to the
+ * ring, and *used says so). 0 when only one GPU takes part. */
 double nvs_allreduce_us(const nvs_ar_params *p, double bytes, nvs_algo *used);
+/* The large-message bus bandwidth (nccl-tests' busbw, GB/s) of the algorithm p picks for `bytes` (*used may be
+ * NULL): 2(n-1)/n x dS / dT, the slope of nvs_allreduce_us without its latency terms. 0 for one GPU. */
+double nvs_allreduce_busbw(const nvs_ar_params *p, double bytes, nvs_algo *used);
 
 /* --- the link graph inside one node --------------------------------------------------------------------------- */
+
+/* NCCL's P2P rule (src/graph/paths.cc, ncclTopoCheckP2p): the farthest path class (NVS_CLS_*) over which
+ * NCCL `nccl` (major*10000 + minor*100 + patch; 0 = today's rules) uses P2P on a node of `gpus` GPUs whose CPU
+ * is `cpu` (NVS_CPU_*):
+ *   < 2.9.6            Intel: PHB (through the CPU, not across sockets: NVS_CLS_NODE); ARM: PXB; AMD and
+ *                      others: SYS ("In general, use P2P whenever we can")
+ *   2.9.6 .. 2.23.3    Intel, Zhaoxin, ARM: PXB; AMD: SYS
+ *   >= 2.23.4          PXB ("By default don't use P2P across CPU Host Bridges and further apart"), except AMD
+ *                      with <= 2 GPUs: SYS
+ * A CPU not stated (NVS_CPU_UNKNOWN) gets PXB. */
+int nvs_nccl_p2p_level(int nccl, int cpu, int gpus);
+/* "2.7.8" -> 20708. 0, or -1 when s is not MAJOR.MINOR[.PATCH] with minor and patch below 100. */
+int nvs_nccl_version_parse(const char *s, int *code);
+/* The level machine m uses: its p2p_level, or NCCL's rule when p2p_by_rules. */
+int nvs_machine_p2p_level(const nvs_machine_spec *m);
 
 /* Path class between GPUs a and b of machine m (NVS_CLS_NV if NVLink joins them). */
 int nvs_machine_class(const nvs_machine_spec *m, const nvs_gpu_spec *g, int a, int b);
@@ -115,8 +165,9 @@ typedef struct {
 /* The ring over GPUs 0..n-1 of one node. NVS_ERR_INPUT if n > m->gpus or n < 2. */
 nvs_result_t nvs_ring_links_of(const nvs_machine_spec *m, const nvs_gpu_spec *g, int n, int p2p_disabled,
                                nvs_ring_links *out);
-/* One GPU's share of the network when all g GPUs of a node run their inter-node rings at once:
- * min(net GB/s x nics / g, the GPU's PCIe link). */
+/* The node's network bandwidth for an all-reduce across nodes: nics x min(net GB/s, the PCIe link a NIC sits on).
+ * Not divided by the GPUs: NCCL's rings share the node's NICs, so their bus bandwidth is bounded by the sum
+ * (nccl-tests#119: 8 A100 + 4 HDR reach 96 GB/s = 4 x 24). g is unused, kept for the callers. */
 double nvs_inter_gbps(const nvs_machine_spec *m, const nvs_net_spec *net, int g);
 
 /* --- compute ------------------------------------------------------------------------------------------------ */
@@ -131,8 +182,9 @@ typedef struct {
 nvs_compute_terms nvs_compute_defaults(void);
 /* Peak matrix rate (TFLOP/s) for a precision: fp32 -> fp32_tflops (CUDA cores), tf32, bf16 -> tensor rates. */
 double nvs_gemm_tflops(const nvs_gpu_spec *g, nvs_precision p);
-/* Forward and backward time of one layer at batch B (us). The first layer (index 0) needs no input gradient:
- * its backward runs one GEMM, not two (as PyTorch and nvscale's training step do). */
+/* Forward and backward time of one layer at batch B (us). The first layer (index 0, or the first after a
+ * frozen stem) needs no input gradient: its backward runs one GEMM, not two (as PyTorch and nvscale's training
+ * step do); a nograd layer (frozen stem) has no backward. */
 void nvs_layer_us(const nvs_layer *l, int first, int batch, const nvs_gpu_spec *g, nvs_precision p,
                   const nvs_compute_terms *t, double *fwd_us, double *bwd_us);
 /* Optimizer pass: params x (4+4 w, 4+4 m, grad_bytes g) bytes at sustained memory bandwidth (us). */
@@ -154,14 +206,22 @@ typedef struct {
     double compute_us;   /* fwd + bwd + opt: the step with no communication */
     double comm_us;      /* the buckets' all-reduces back to back */
     double comm_end_us;  /* when the last all-reduce ends, from the start of backward */
-    double step_us;      /* fwd + max(backward end, last all-reduce end) + opt */
-    double exposed_us;   /* step - compute */
+    double step_us;      /* fwd + max(backward end, last all-reduce end) + opt (+ penalty + sync, model_eval.c) */
+    double exposed_us;   /* communication the step pays: step - compute - sync */
+    double penalty_us;   /* of exposed_us: the share of the hidden communication still paid (overlap_penalty) */
+    double sync_us;      /* waiting for the slowest rank: data-dependent step times (model_eval.c) */
 } nvs_step_times;
 
 /* The overlap schedule: bwd_layer_us[i] is the backward time of forward layer i; ar_us[b] the all-reduce time
  * of bucket b. Buckets start in order, each when ready and when the previous one is done. */
 void nvs_schedule(const double *bwd_layer_us, int nlayers, const nvs_model_bucket *b, int nb, const double *ar_us,
                   double fwd_us, double opt_us, nvs_step_times *out);
+
+/* Expected maximum of n independent standard normal variables (e(1) = 0, e(2) = 1/sqrt(pi) = 0.5642,
+ * e(4) = 1.0294, e(8) = 1.4236): E[max] = integral of x n phi(x) Phi(x)^(n-1) dx, by the trapezoid rule on
+ * [-12, 12]. A synchronous step waits for the slowest of n ranks: with per-rank step times of standard deviation
+ * sigma the wait is sigma * e(n) (Gumbel 1958, "Statistics of Extremes"; Tippett 1925 tabulates e(n)). */
+double nvs_expected_max_normal(int n);
 
 /* --- memory: the largest per-GPU batch --------------------------------------------------------------------------- */
 

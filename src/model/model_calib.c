@@ -196,6 +196,7 @@ nvs_result_t nvs_calibrate(const char *run_path, const nvs_presets *ps, const nv
 
     nvs_model_config *cfg = &out->cfg;
     nvs_model_config_init(cfg);
+    cfg->dp = NVS_DP_DDP; /* nvscale's training step all-reduces DDP buckets during backward, whatever the profile */
     nvs_gpu_spec_from(gp, &cfg->gpu);
     if (mp)
         nvs_machine_spec_from(mp, &cfg->machine);
@@ -296,7 +297,7 @@ nvs_result_t nvs_calibrate(const char *run_path, const nvs_presets *ps, const nv
             goto fail;
         }
         if (r.train.precision && nvs_precision_parse(r.train.precision, &cfg->prec)) {
-            snprintf(err, errlen, "%s: train.precision \"%s\" is not fp32, tf32 or bf16", run_path, r.train.precision);
+            snprintf(err, errlen, "%s: train.precision \"%s\" is not one of fp32, tf32, bf16, fp16", run_path, r.train.precision);
             res = NVS_ERR_INPUT;
             goto fail;
         }

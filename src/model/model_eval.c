@@ -17,6 +17,13 @@ void nvs_model_config_init(nvs_model_config *c)
     c->bucket_cap_bytes = 25.0 * 1048576;
     c->algo = NVS_ALGO_RING;
     c->ct = nvs_compute_defaults();
+    c->dp = -1;
+}
+
+nvs_dp_mode nvs_model_dp(const nvs_model_config *c)
+{
+    if (c->dp >= 0 && c->dp < NVS_DP_COUNT) return (nvs_dp_mode)c->dp;
+    return c->profile ? c->profile->dp : NVS_DP_DDP;
 }
 
 void nvs_gpu_spec_from(const nvs_preset *p, nvs_gpu_spec *g)
@@ -43,6 +50,12 @@ void nvs_machine_spec_from(const nvs_preset *p, nvs_machine_spec *m)
     m->switch_cascade = (int)p->f[NVS_M_SWITCH_CASCADE].v;
     m->nvlink = (int)p->f[NVS_M_NVLINK].v;
     m->p2p_level = (int)p->f[NVS_M_P2P_LEVEL].v;
+    m->p2p_by_rules = m->p2p_level < 0; /* no override in the preset: NCCL's rule (model.h) */
+    m->cpu = (int)p->f[NVS_M_CPU].v;
+    m->host_gbps = p->f[NVS_M_HOST_GBPS].v;
+    m->xsocket_shm_cost = p->f[NVS_M_XSOCKET_SHM_COST].v;
+    m->host_mem_gbps = p->f[NVS_M_HOST_MEM_GBPS].v;
+    m->nvls_gbps = p->f[NVS_M_NVLS_GBPS].v;
     m->gpu_link_gbps = p->f[NVS_M_GPU_LINK_GBPS].v;
     m->uplink_gbps = p->f[NVS_M_UPLINK_GBPS].v;
     m->socket_gbps = p->f[NVS_M_SOCKET_GBPS].v;
@@ -61,6 +74,7 @@ void nvs_net_spec_from(const nvs_preset *p, nvs_net_spec *n)
     n->id = p->id;
     n->gbps = p->f[NVS_N_GBPS].v;
     n->hop_us = p->f[NVS_N_HOP_US].v;
+    n->sharp = p->f[NVS_N_SHARP].v != 0;
 }
 
 static const nvs_meas_link *measured_link(const nvs_model_config *c, int n)
@@ -114,9 +128,12 @@ nvs_result_t nvs_model_ar_params(const nvs_model_config *c, int nodes, int gpn, 
             ar->intra_gbps = rl->gbps;
         }
     }
+    ar->nvls_gbps = c->machine.nvls_gbps;
     if (nodes > 1) {
         ar->inter_alpha_us = c->net.hop_us;
         ar->inter_gbps = nvs_inter_gbps(&c->machine, &c->net, gpn);
+        /* in-network reduction only when asked for (NCCL: NCCL_COLLNET_ENABLE=1 and the SHARP plugin) */
+        ar->sharp = c->net.sharp && c->algo == NVS_ALGO_COLLNET;
     }
     return NVS_OK;
 }
@@ -156,13 +173,22 @@ nvs_result_t nvs_model_eval(const nvs_model_config *c, int nodes, int gpn, nvs_m
     double fwd = 0;
     for (int i = 0; i < p->nlayers; i++) {
         double f, bw;
-        nvs_layer_us(&p->layers[i], i == 0, c->batch, &c->gpu, c->prec, &c->ct, &f, &bw);
+        nvs_layer_us(&p->layers[i], i == 0 || p->layers[i - 1].nograd, c->batch, &c->gpu, c->prec, &c->ct, &f, &bw);
         fwd += f;
         bwd[i] = bw;
     }
     double opt = nvs_optimizer_us(p->total_params, c->grad_bytes, &c->gpu, &c->ct);
-    int nb = nvs_assign_buckets(p->layers, p->nlayers, c->grad_bytes, c->bucket_first_bytes, c->bucket_cap_bytes,
-                                b, maxb);
+    nvs_dp_mode dp = nvs_model_dp(c);
+    int nb = 0;
+    if (dp == NVS_DP_DDP)
+        nb = nvs_assign_buckets(p->layers, p->nlayers, c->grad_bytes, c->bucket_first_bytes, c->bucket_cap_bytes, b,
+                                maxb);
+    else if (dp == NVS_DP_DELAY && p->total_params > 0) {
+        /* apex delay_allreduce=True: after backward, the gradients of one type flattened into one all-reduce
+         * (apex/parallel/distributed.py allreduce_fallback): one bucket, ready when backward ends (layer 0) */
+        b[0] = (nvs_model_bucket){p->total_params * c->grad_bytes, p->nlayers - 1, 0, p->nlayers};
+        nb = 1;
+    } /* none: independent replicas, nothing to all-reduce */
     double largest = 0;
     nvs_algo largest_algo = NVS_ALGO_RING;
     for (int k = 0; k < nb; k++) {
@@ -178,10 +204,17 @@ nvs_result_t nvs_model_eval(const nvs_model_config *c, int nodes, int gpn, nvs_m
         /* comm that ran under backward still slows it (shared SMs and memory): pay a share of it */
         double hidden = out->t.comm_us - out->t.exposed_us;
         if (hidden > 0) {
-            out->t.step_us += c->overlap_penalty * hidden;
-            out->t.exposed_us += c->overlap_penalty * hidden;
+            out->t.penalty_us = c->overlap_penalty * hidden;
+            out->t.step_us += out->t.penalty_us;
+            out->t.exposed_us += out->t.penalty_us;
         }
     }
+    if (c->step_cv > 0 && dp != NVS_DP_NONE && nodes * gpn > 1) {
+        /* every all-reduce waits for the slowest rank's backward */
+        out->t.sync_us = c->step_cv * (out->t.fwd_us + out->t.bwd_us) * nvs_expected_max_normal(nodes * gpn);
+        out->t.step_us += out->t.sync_us;
+    }
+    out->dp = dp;
     free(bwd);
     free(b);
     free(arus);
@@ -195,6 +228,7 @@ nvs_result_t nvs_model_eval(const nvs_model_config *c, int nodes, int gpn, nvs_m
     out->nbuckets = nb;
     out->largest_bucket_bytes = largest;
     out->algo_used = largest_algo;
+    out->allreduce_busbw = largest > 0 ? nvs_allreduce_busbw(&ar, largest, NULL) : 0;
     out->intra_gbps = gpn >= 2 ? ar.intra_gbps : 0;
     out->intra_alpha_us = gpn >= 2 ? ar.intra_alpha_us : 0;
     out->inter_gbps = nodes > 1 ? ar.inter_gbps : 0;
@@ -203,20 +237,39 @@ nvs_result_t nvs_model_eval(const nvs_model_config *c, int nodes, int gpn, nvs_m
     out->cls = rl.cls;
     if (out->n <= 1)
         snprintf(out->bottleneck, sizeof out->bottleneck, "one GPU: nothing to all-reduce");
+    else if (dp == NVS_DP_NONE)
+        snprintf(out->bottleneck, sizeof out->bottleneck, "no gradient all-reduce (dp none: independent replicas)");
     else if (gpn >= 2 && measured)
         snprintf(out->bottleneck, sizeof out->bottleneck, "measured ring at %d GPUs: %.3g GB/s", gpn, ar.intra_gbps);
     else if (gpn >= 2)
         snprintf(out->bottleneck, sizeof out->bottleneck, "%s", rl.why);
-    /* across nodes, the larger bandwidth term names the bottleneck: inside the node 2(g-1)/g S/B_i, across
-     * it 2(m-1)/m (S/g)/B_n per GPU */
-    double intra_term = gpn >= 2 && ar.intra_gbps > 0 ? (gpn - 1) / ar.intra_gbps : 0;
-    double inter_term = nodes > 1 && ar.inter_gbps > 0 ? (nodes - 1) / (double)nodes / ar.inter_gbps : 0;
-    if (nodes > 1 && inter_term >= intra_term) {
+    /* across nodes the phases pipeline: the smaller bandwidth names the bottleneck, the node's ring (B_i) or
+     * NVLS, or the node's NICs together (B_net) */
+    int collnet = largest_algo == NVS_ALGO_COLLNET;
+    int nvls = largest_algo == NVS_ALGO_NVLS || largest_algo == NVS_ALGO_NVLSTREE || (collnet && ar.nvls_gbps > 0);
+    double node_bw = nvls ? ar.nvls_gbps * 2.0 * (gpn - 1) / gpn : ar.intra_gbps;
+    double net_bw = ar.inter_gbps * (nodes == 2 && (largest_algo == NVS_ALGO_TREE || largest_algo == NVS_ALGO_NVLSTREE)
+                                         ? 2 : 1);
+    if (collnet) { /* compared as algbw: the switches reduce, each node sends its sum once */
+        node_bw = nvls ? ar.nvls_gbps : ar.intra_gbps;
+        net_bw = ar.inter_gbps;
+    }
+    if (nvls && collnet && node_bw < net_bw)
+        snprintf(out->bottleneck, sizeof out->bottleneck,
+                 "NVLink SHARP in the node (%.3g GB/s algbw per GPU), below the network's %.3g with SHARP",
+                 ar.nvls_gbps, net_bw);
+    else if (nvls && (nodes == 1 || node_bw < net_bw))
+        snprintf(out->bottleneck, sizeof out->bottleneck,
+                 "NVLink SHARP: the NVSwitch reduces, %.3g GB/s algbw per GPU (%d GPUs: busbw %.3g)", ar.nvls_gbps,
+                 gpn, node_bw);
+    else if (nodes > 1 && (gpn < 2 || !(node_bw > 0) || net_bw <= node_bw)) {
         out->transport = NVS_TR_NET;
         out->cls = -1;
-        snprintf(out->bottleneck, sizeof out->bottleneck, "network %s: %.3g GB/s x %d NIC%s shared by %d GPU%s = %.3g GB/s per GPU",
-                 c->net.id ? c->net.id : "?", c->net.gbps, c->machine.nics, c->machine.nics == 1 ? "" : "s", gpn,
-                 gpn == 1 ? "" : "s", ar.inter_gbps);
+        snprintf(out->bottleneck, sizeof out->bottleneck, "network %s: %d NIC%s x %.3g GB/s = %.3g GB/s per node%s",
+                 c->net.id ? c->net.id : "?", c->machine.nics, c->machine.nics == 1 ? "" : "s",
+                 ar.inter_gbps / (c->machine.nics > 0 ? c->machine.nics : 1), ar.inter_gbps,
+                 collnet ? " (SHARP: each node sends its sum once)"
+                 : net_bw > ar.inter_gbps ? " (x2 on 2 nodes: half the tree's traffic crosses it)" : "");
     }
     return NVS_OK;
 }

@@ -35,6 +35,11 @@ typedef struct {
     int per_call_measured;
     double overlap_penalty;        /* calibration: share of the overlapped comm the step still pays (0 = none) */
     int overlap_measured;
+    int dp;                        /* nvs_dp_mode, or -1: the profile's `dp` (profile.h) */
+    /* Coefficient of variation of one rank's compute time per step (data-dependent work: Mask R-CNN's
+     * proposals and instances); a synchronous step waits for the slowest rank: step_cv x compute x e(N)
+     * (nvs_expected_max_normal). 0 = every rank takes the same time. */
+    double step_cv;
     nvs_meas_link meas[NVS_MODEL_MAX_MEAS];
     int nmeas;
 } nvs_model_config;
@@ -48,14 +53,16 @@ typedef struct {
     int nbuckets;
     double largest_bucket_bytes;
     nvs_algo algo_used;       /* for the largest bucket */
+    double allreduce_busbw;   /* that algorithm's large-message bus bandwidth (nvs_allreduce_busbw), GB/s */
     double intra_gbps, intra_alpha_us, inter_gbps;
     nvs_transport transport;  /* of the ring's slowest hop (NET when the network is slower) */
     int cls;
     int link_measured;        /* the intra-node terms came from a measured run */
+    nvs_dp_mode dp;           /* the data-parallel mode evaluated */
     char bottleneck[192];
 } nvs_model_point;
 
-/* Defaults of a configuration (DDP bucket sizes, precision fp32, ring, default compute terms). */
+/* Defaults of a configuration (DDP bucket sizes, precision fp32, ring, default compute terms, the profile's dp). */
 void nvs_model_config_init(nvs_model_config *c);
 
 /* Fill specs from presets (the spec's id points into the preset: keep the presets alive). */
@@ -71,6 +78,9 @@ nvs_result_t nvs_model_ar_params(const nvs_model_config *c, int nodes, int gpn, 
 /* Evaluate at nodes x gpn GPUs. */
 nvs_result_t nvs_model_eval(const nvs_model_config *c, int nodes, int gpn, nvs_model_point *out, char *err,
                             size_t errlen);
+
+/* The data-parallel mode configuration c runs: its override, else its profile's. */
+nvs_dp_mode nvs_model_dp(const nvs_model_config *c);
 
 /* Largest batch from memory, or 0 with the estimate in *mem. */
 int nvs_model_max_batch(const nvs_model_config *c, nvs_mem_estimate *mem);

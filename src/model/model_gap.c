@@ -1,4 +1,5 @@
-/* Efficiency gap between two configurations, split among link / batch / compute (model_gap.h). PURE. */
+/* Efficiency gap between two configurations, split among its causes; one configuration's loss (model_gap.h).
+ * PURE. */
 #include "model/model_gap.h"
 
 #include <math.h>
@@ -10,24 +11,35 @@
 
 const char *nvs_cause_name(int cause)
 {
-    static const char *const n[] = {"link", "batch (memory)", "compute"};
+    static const char *const n[] = {"link", "host", "batch (memory)", "compute", "overlap mode"};
     return (cause >= 0 && cause < NVS_CAUSE_COUNT) ? n[cause] : "none";
 }
 
-double nvs_shapley3(const double v[8], int i)
+const char *nvs_cause_key(int cause)
 {
-    /* weights |S|! (3-1-|S|)! / 3!: 1/3 for |S| = 0 or 2, 1/6 for |S| = 1 */
-    static const double w[3] = {1.0 / 3.0, 1.0 / 6.0, 1.0 / 3.0};
+    static const char *const n[] = {"link", "host", "batch", "compute", "overlap"};
+    return (cause >= 0 && cause < NVS_CAUSE_COUNT) ? n[cause] : "none";
+}
+
+double nvs_shapley(const double *v, int n, int i)
+{
+    /* phi_i = sum over S not containing i of |S|! (n-1-|S|)! / n! * (v(S + i) - v(S)) */
+    double fact[9] = {1};
+    for (int k = 1; k <= 8; k++) fact[k] = fact[k - 1] * k;
+    if (n < 1 || n > 8 || i < 0 || i >= n) return 0;
     double phi = 0;
     int bit = 1 << i;
-    for (int s = 0; s < 8; s++) {
+    for (int s = 0; s < (1 << n); s++) {
         if (s & bit) continue;
-        int size = ((s & 1) != 0) + ((s & 2) != 0) + ((s & 4) != 0);
-        phi += w[size] * (v[s | bit] - v[s]);
+        int size = __builtin_popcount((unsigned)s);
+        phi += fact[size] * fact[n - 1 - size] / fact[n] * (v[s | bit] - v[s]);
     }
     return phi;
 }
 
+double nvs_shapley3(const double v[8], int i) { return nvs_shapley(v, 3, i); }
+
+/* A's configuration with the factors in `mask` (bit k = cause k) taken from B */
 static void hybrid(const nvs_model_config *a, const nvs_model_config *b, int mask, nvs_model_config *h)
 {
     *h = *a;
@@ -37,34 +49,55 @@ static void hybrid(const nvs_model_config *a, const nvs_model_config *b, int mas
         h->gpu.nvlink_gbps_per_link = b->gpu.nvlink_gbps_per_link;
         h->p2p_disabled = b->p2p_disabled;
     }
+    if (mask & (1 << NVS_CAUSE_HOST)) h->machine = b->machine;
     if (mask & (1 << NVS_CAUSE_BATCH)) h->batch = b->batch;
     if (mask & (1 << NVS_CAUSE_COMPUTE)) {
         h->gpu.fp32_tflops = b->gpu.fp32_tflops;
         h->gpu.tf32_tflops = b->gpu.tf32_tflops;
         h->gpu.bf16_tflops = b->gpu.bf16_tflops;
         h->gpu.mem_gbps = b->gpu.mem_gbps;
+        h->ct = b->ct;
+        h->compute_measured = b->compute_measured;
     }
 }
 
-nvs_result_t nvs_model_gap(const nvs_model_config *a, const nvs_model_config *b, int nodes, int gpn, nvs_gap *out,
-                           char *err, size_t errlen)
+static nvs_result_t shapley_gap(const nvs_model_config *a, const nvs_model_config *b, int nodes, int gpn,
+                                double *share, double *eff_a, double *eff_b, char *err, size_t errlen)
 {
-    memset(out, 0, sizeof *out);
-    double v[8];
-    for (int m = 0; m < 8; m++) {
+    double v[1 << NVS_SHAPLEY_FACTORS];
+    for (int m = 0; m < (1 << NVS_SHAPLEY_FACTORS); m++) {
         nvs_model_config h;
         nvs_model_point pt;
         hybrid(a, b, m, &h);
         NVS_CHECK(nvs_model_eval(&h, nodes, gpn, &pt, err, errlen));
         v[m] = pt.efficiency;
     }
-    out->eff_a = v[0];
-    out->eff_b = v[7];
-    out->gap = v[7] - v[0];
+    for (int i = 0; i < NVS_SHAPLEY_FACTORS; i++) share[i] = nvs_shapley(v, NVS_SHAPLEY_FACTORS, i);
+    *eff_a = v[0];
+    *eff_b = v[(1 << NVS_SHAPLEY_FACTORS) - 1];
+    return NVS_OK;
+}
+
+nvs_result_t nvs_model_gap(const nvs_model_config *a, const nvs_model_config *b, int nodes, int gpn, nvs_gap *out,
+                           char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    double ea, eb;
+    NVS_CHECK(shapley_gap(a, b, nodes, gpn, out->share, &ea, &eb, err, errlen));
+    out->eff_a = ea;
+    out->eff_b = eb;
+    out->gap = eb - ea;
+    if (nvs_model_dp(a) == NVS_DP_DELAY || nvs_model_dp(b) == NVS_DP_DELAY) {
+        /* the part of the gap the mode makes: the same split with both overlapping (dp ddp) */
+        nvs_model_config a2 = *a, b2 = *b;
+        a2.dp = b2.dp = NVS_DP_DDP;
+        double ea2, eb2;
+        NVS_CHECK(shapley_gap(&a2, &b2, nodes, gpn, out->share, &ea2, &eb2, err, errlen));
+        out->share[NVS_CAUSE_OVERLAP] = out->gap - (eb2 - ea2);
+    }
     out->cause = -1;
     double best = 0;
     for (int i = 0; i < NVS_CAUSE_COUNT; i++) {
-        out->share[i] = nvs_shapley3(v, i);
         /* the cause is the share pushing the same way as the gap, the largest one */
         double s = out->gap >= 0 ? out->share[i] : -out->share[i];
         if (fabs(out->gap) >= GAP_MIN && s > best) {
@@ -75,35 +108,24 @@ nvs_result_t nvs_model_gap(const nvs_model_config *a, const nvs_model_config *b,
     return NVS_OK;
 }
 
-nvs_result_t nvs_lambda_row_eval(nvs_model_config *a, nvs_model_config *b, int nodes, int gpn, nvs_lambda_row *row,
-                                 char *err, size_t errlen)
+nvs_result_t nvs_model_loss(const nvs_model_config *c, int nodes, int gpn, nvs_loss *out, char *err, size_t errlen)
 {
-    memset(row, 0, sizeof *row);
-    snprintf(row->model, sizeof row->model, "%s", a->profile ? a->profile->name : "?");
-    nvs_mem_estimate ma, mb;
-    row->batch_a = nvs_model_max_batch(a, &ma);
-    row->batch_b = nvs_model_max_batch(b, &mb);
-    if (row->batch_a < 1 || row->batch_b < 1) {
-        snprintf(err, errlen, "%s does not fit on %s even at batch 1", row->model,
-                 row->batch_a < 1 ? a->gpu.id : b->gpu.id);
-        return NVS_ERR_INPUT;
+    memset(out, 0, sizeof *out);
+    NVS_CHECK(nvs_model_eval(c, nodes, gpn, &out->pt, err, errlen));
+    const nvs_step_times *t = &out->pt.t;
+    double step = t->step_us;
+    out->eff = out->pt.efficiency;
+    if (!(step > 0) || out->pt.n <= 1) return NVS_OK;
+    out->penalty = t->penalty_us / step;
+    out->comm = (t->exposed_us - t->penalty_us) / step;
+    out->sync = t->sync_us / step;
+    if (nvs_model_dp(c) == NVS_DP_DELAY) {
+        nvs_model_config d = *c;
+        nvs_model_point p2;
+        d.dp = NVS_DP_DDP;
+        NVS_CHECK(nvs_model_eval(&d, nodes, gpn, &p2, err, errlen));
+        double m = t->exposed_us - p2.t.exposed_us;
+        out->mode_comm = m > 0 ? m / step : 0;
     }
-    row->batch_eq = row->batch_a < row->batch_b ? row->batch_a : row->batch_b;
-    a->batch = row->batch_a;
-    a->batch_is_max = 1;
-    b->batch = row->batch_b;
-    b->batch_is_max = 1;
-    NVS_CHECK(nvs_model_gap(a, b, nodes, gpn, &row->at_max, err, errlen));
-    nvs_model_point pa, pb;
-    NVS_CHECK(nvs_model_eval(a, nodes, gpn, &pa, err, errlen));
-    NVS_CHECK(nvs_model_eval(b, nodes, gpn, &pb, err, errlen));
-    row->step_a_us = pa.t.step_us;
-    row->step_b_us = pb.t.step_us;
-    snprintf(row->bottleneck_a, sizeof row->bottleneck_a, "%s", pa.bottleneck);
-    snprintf(row->bottleneck_b, sizeof row->bottleneck_b, "%s", pb.bottleneck);
-    nvs_model_config ea = *a, eb = *b;
-    ea.batch = eb.batch = row->batch_eq;
-    ea.batch_is_max = eb.batch_is_max = 0;
-    NVS_CHECK(nvs_model_gap(&ea, &eb, nodes, gpn, &row->at_eq, err, errlen));
     return NVS_OK;
 }

@@ -45,8 +45,9 @@ static int build_terms(const nvs_presets *ps, const nvs_model_series *s, term *t
     const nvs_preset *gp = nvs_presets_find(ps, NVS_PK_GPU, c->gpu.id);
     const nvs_preset *mp = nvs_presets_find(ps, NVS_PK_MACHINE, c->machine.id);
     const nvs_preset *np = c->has_net ? nvs_presets_find(ps, NVS_PK_NET, c->net.id) : NULL;
-    int rate = c->prec == NVS_PREC_TF32 ? NVS_G_TF32_TFLOPS : c->prec == NVS_PREC_BF16 ? NVS_G_BF16_TFLOPS
-                                                                                      : NVS_G_FP32_TFLOPS;
+    int rate = c->prec == NVS_PREC_TF32 ? NVS_G_TF32_TFLOPS
+               : nvs_precision_info_of(c->prec)->half ? NVS_G_BF16_TFLOPS /* bf16, fp16: 16-bit tensor rate */
+                                                      : NVS_G_FP32_TFLOPS;
     add_preset(t, &n, gp, rate, "TFLOP/s");
     add_preset(t, &n, gp, NVS_G_MEM_GBPS, "GB/s");
     if (c->batch_is_max) add_preset(t, &n, gp, NVS_G_MEMORY_BYTES, "bytes");
@@ -170,19 +171,18 @@ static void print_one(FILE *f, const nvs_presets *ps, const nvs_model_series *s)
                  s->mem.reserve_bytes) / 1e9,
                 s->mem.per_sample_bytes / 1e6);
     fprintf(f, "\n");
-    fprintf(f, "  %6s %12s %10s %11s %9s %11s %7s %11s %10s  %s\n", "N", "nodes x gpn", "step_ms", "compute_ms",
-            "comm_ms", "exposed_ms", "eff_%", "samples/s", "busbw_GB/s", "bottleneck");
+    fprintf(f, "  %6s %12s %10s %11s %9s %11s %7s %11s %15s  %s\n", "N", "nodes x gpn", "step_ms", "compute_ms",
+            "comm_ms", "exposed_ms", "eff_%", "samples/s", "busbw_GB/s algo", "bottleneck");
     for (int i = 0; i < s->npts; i++) {
         const nvs_model_point *p = &s->pts[i];
         char shape[32], bw[24];
         snprintf(shape, sizeof shape, "%d x %d", p->nodes, p->gpn);
-        if (p->n <= 1)
+        if (p->n <= 1 || !(p->allreduce_busbw > 0))
             snprintf(bw, sizeof bw, "-");
-        else if (p->transport == NVS_TR_NET)
-            snprintf(bw, sizeof bw, "%.3g net", p->inter_gbps);
         else
-            snprintf(bw, sizeof bw, "%.3g%s", p->intra_gbps, p->link_measured ? " m" : "");
-        fprintf(f, "  %6d %12s %10.2f %11.2f %9.2f %11.2f %7.1f %11.1f %10s  %s\n", p->n, shape, p->t.step_us / 1e3,
+            snprintf(bw, sizeof bw, "%.3g %s%s", p->allreduce_busbw, nvs_algo_name(p->algo_used),
+                     p->link_measured ? " m" : "");
+        fprintf(f, "  %6d %12s %10.2f %11.2f %9.2f %11.2f %7.1f %11.1f %15s  %s\n", p->n, shape, p->t.step_us / 1e3,
                 p->t.compute_us / 1e3, p->t.comm_us / 1e3, p->t.exposed_us / 1e3, 100 * p->efficiency,
                 p->samples_per_s, bw, p->bottleneck);
     }
@@ -249,19 +249,16 @@ static json_t *json_terms(const nvs_presets *ps, const nvs_model_series *s)
     return a;
 }
 
-static json_t *json_gap(const nvs_gap *g)
+json_t *nvs_model_json_gap(const nvs_gap *g)
 {
     json_t *o = json_object(), *sh = json_object();
     int bad = !o || !sh;
     bad |= jset(o, "eff_a", jnum(g->eff_a));
     bad |= jset(o, "eff_b", jnum(g->eff_b));
     bad |= jset(o, "gap", jnum(g->gap));
-    bad |= jset(sh, "link", jnum(g->share[NVS_CAUSE_LINK]));
-    bad |= jset(sh, "batch", jnum(g->share[NVS_CAUSE_BATCH]));
-    bad |= jset(sh, "compute", jnum(g->share[NVS_CAUSE_COMPUTE]));
+    for (int i = 0; i < NVS_CAUSE_COUNT; i++) bad |= jset(sh, nvs_cause_key(i), jnum(g->share[i]));
     bad |= jset(o, "shares", sh);
-    bad |= jset(o, "cause", g->cause >= 0 ? json_string(g->cause == NVS_CAUSE_BATCH ? "batch" : nvs_cause_name(g->cause))
-                                         : json_null());
+    bad |= jset(o, "cause", g->cause >= 0 ? json_string(nvs_cause_key(g->cause)) : json_null());
     if (bad) {
         json_decref(o);
         return NULL;
@@ -312,6 +309,7 @@ static json_t *json_series_one(const nvs_presets *ps, const nvs_model_series *s)
         bad |= jset(x, "algo", json_string(nvs_algo_name(p->algo_used)));
         bad |= jset(x, "busbw_gbps", p->gpn >= 2 ? jnum(p->intra_gbps) : json_null());
         bad |= jset(x, "inter_gbps", p->nodes > 1 ? jnum(p->inter_gbps) : json_null());
+        bad |= jset(x, "allreduce_busbw_gbps", p->n > 1 ? jnum(p->allreduce_busbw) : json_null());
         bad |= jset(x, "transport", p->n > 1 ? json_string(nvs_transport_name(p->transport)) : json_null());
         bad |= jset(x, "class", p->n > 1 && p->cls >= 0 && p->transport != NVS_TR_NET
                                     ? json_string(nvs_class_name(p->cls)) : json_null());
@@ -336,90 +334,12 @@ json_t *nvs_model_json_series(const nvs_presets *ps, const nvs_model_series *s, 
     for (int i = 0; i < ns && !bad; i++) bad |= jpush(cfgs, json_series_one(ps, &s[i]));
     bad |= jset(o, "configurations", cfgs);
     if (gap && !bad) {
-        json_t *g = json_gap(gap);
+        json_t *g = nvs_model_json_gap(gap);
         bad |= jset(g, "n", json_integer(gap_n));
         bad |= jset(g, "a", json_string(s[0].cfg.label));
         bad |= jset(g, "b", json_string(s[1].cfg.label));
         bad |= jset(o, "gap", g);
     }
-    if (bad) {
-        json_decref(o);
-        return NULL;
-    }
-    return o;
-}
-
-/* --- the Lambda case ------------------------------------------------------------------------------------------------- */
-
-void nvs_model_print_lambda(FILE *f, const nvs_lambda_row *rows, int nrows, const char *machine,
-                            nvs_precision prec, int n, double overlap_penalty)
-{
-    fprintf(f, "The Lambda case: %dx RTX 3090 (GeForce: no P2P, NCCL goes through host memory) vs %dx RTX A6000\n"
-               "(PCIe P2P) in machine %s, %s, ring all-reduce, DDP buckets; efficiency = step(1)/step(%d).\n"
-               "Lambda's PyTorch benchmark measured Mask R-CNN at 8 GPUs: 97%% (A6000) vs 61%% (3090).\n"
-               "Shares split the gap among its causes (Shapley values, points of efficiency; they add up to the gap).\n\n",
-            n, n, machine, nvs_precision_name(prec), n);
-    fprintf(f, "each card at its largest batch (24 GB vs 48 GB)\n");
-    fprintf(f, "  %-11s %10s %7s %11s %7s %7s %7s %7s %8s  %s\n", "model", "3090 batch", "eff_%", "A6000 batch", "eff_%",
-            "gap", "link", "batch", "compute", "cause");
-    for (int i = 0; i < nrows; i++) {
-        const nvs_lambda_row *r = &rows[i];
-        const nvs_gap *g = &r->at_max;
-        fprintf(f, "  %-11s %10d %7.1f %11d %7.1f %+7.1f %+7.1f %+7.1f %+8.1f  %s\n", r->model, r->batch_a,
-                100 * g->eff_a, r->batch_b, 100 * g->eff_b, 100 * g->gap, 100 * g->share[NVS_CAUSE_LINK],
-                100 * g->share[NVS_CAUSE_BATCH], 100 * g->share[NVS_CAUSE_COMPUTE],
-                g->cause >= 0 ? nvs_cause_name(g->cause) : "none (< 0.5 points)");
-    }
-    fprintf(f, "\nboth at the same batch (the 3090's largest)\n");
-    fprintf(f, "  %-11s %6s %9s %9s %7s %7s %8s  %s\n", "model", "batch", "3090 eff", "A6000 eff", "gap", "link",
-            "compute", "cause");
-    for (int i = 0; i < nrows; i++) {
-        const nvs_lambda_row *r = &rows[i];
-        const nvs_gap *g = &r->at_eq;
-        fprintf(f, "  %-11s %6d %9.1f %9.1f %+7.1f %+7.1f %+8.1f  %s\n", r->model, r->batch_eq, 100 * g->eff_a,
-                100 * g->eff_b, 100 * g->gap, 100 * g->share[NVS_CAUSE_LINK], 100 * g->share[NVS_CAUSE_COMPUTE],
-                g->cause >= 0 ? nvs_cause_name(g->cause) : "none (< 0.5 points)");
-    }
-    if (overlap_penalty > 0)
-        fprintf(f, "\nnote: %.0f %% of the communication hidden behind backward still slows the step (--overlap-penalty %g);\n"
-                   "`nvscale model --calibrate` measures this share on a real run. docs/model.md discusses it.\n",
-                100 * overlap_penalty, overlap_penalty);
-    else
-        fprintf(f, "\nnote: buckets overlap backward perfectly here (overlap_penalty 0: no measurement); the model's gaps for\n"
-                   "the CNNs are therefore a lower bound: a run calibrated on a real SHM box (--calibrate) measures how much\n"
-                   "of the hidden communication still slows the step (--overlap-penalty sets it). docs/model.md discusses\n"
-                   "the difference.\n");
-    fprintf(f, "\nring bottleneck at %d GPUs\n", n);
-    for (int i = 0; i < nrows; i++)
-        fprintf(f, "  %-11s 3090: %s\n  %-11s A6000: %s\n", rows[i].model, rows[i].bottleneck_a, "",
-                rows[i].bottleneck_b);
-}
-
-json_t *nvs_model_json_lambda(const nvs_lambda_row *rows, int nrows, const char *machine, nvs_precision prec, int n)
-{
-    json_t *o = nvs_model_json_envelope("lambda"), *a = json_array();
-    int bad = !o || !a;
-    bad |= jset(o, "machine", json_string(machine));
-    bad |= jset(o, "precision", json_string(nvs_precision_name(prec)));
-    bad |= jset(o, "n", json_integer(n));
-    bad |= jset(o, "gpu_a", json_string(NVS_LAMBDA_GPU_A));
-    bad |= jset(o, "gpu_b", json_string(NVS_LAMBDA_GPU_B));
-    for (int i = 0; i < nrows && !bad; i++) {
-        const nvs_lambda_row *r = &rows[i];
-        json_t *x = json_object();
-        bad |= jset(x, "model", json_string(r->model));
-        bad |= jset(x, "batch_a", json_integer(r->batch_a));
-        bad |= jset(x, "batch_b", json_integer(r->batch_b));
-        bad |= jset(x, "batch_equal", json_integer(r->batch_eq));
-        bad |= jset(x, "at_max_batch", json_gap(&r->at_max));
-        bad |= jset(x, "at_equal_batch", json_gap(&r->at_eq));
-        bad |= jset(x, "step_a_us", jnum(r->step_a_us));
-        bad |= jset(x, "step_b_us", jnum(r->step_b_us));
-        bad |= jset(x, "bottleneck_a", json_string(r->bottleneck_a));
-        bad |= jset(x, "bottleneck_b", json_string(r->bottleneck_b));
-        bad |= jpush(a, x);
-    }
-    bad |= jset(o, "rows", a);
     if (bad) {
         json_decref(o);
         return NULL;

@@ -28,9 +28,8 @@ void nvs_model_print_series(FILE *f, const nvs_presets *ps, const nvs_model_seri
 json_t *nvs_model_json_series(const nvs_presets *ps, const nvs_model_series *s, int ns, const nvs_gap *gap,
                               int gap_n);
 
-void nvs_model_print_lambda(FILE *f, const nvs_lambda_row *rows, int nrows, const char *machine,
-                            nvs_precision prec, int n, double overlap_penalty);
-json_t *nvs_model_json_lambda(const nvs_lambda_row *rows, int nrows, const char *machine, nvs_precision prec, int n);
+/* {"eff_a", "eff_b", "gap", "shares": {"link", "host", "batch", "compute", "overlap"}, "cause"} */
+json_t *nvs_model_json_gap(const nvs_gap *g);
 
 void nvs_model_print_calibration(FILE *f, const nvs_presets *ps, const nvs_calibration *c);
 json_t *nvs_model_json_calibration(const nvs_presets *ps, const nvs_calibration *c);

@@ -17,6 +17,7 @@ enum { F_NAME = -1, F_MATCH = -2 };
 
 static const char *const nvlink_names[] = {"none", "pairs", "nvswitch", NULL};
 static const char *const class_names[] = {"NV", "PIX", "PXB", "PHB", "NODE", "SYS", NULL};
+static const char *const cpu_names[] = {"unknown", "intel", "amd", "arm", NULL};
 
 typedef struct {
     nvs_preset_kind kind;
@@ -61,10 +62,16 @@ static const keydef keys[] = {
     {NVS_PK_MACHINE, "coll_base_us", NVS_M_COLL_BASE_US, PT_NUM, 0, 1e5, 1, 1, NULL},
     {NVS_PK_MACHINE, "nics", NVS_M_NICS, PT_INT, 1, 64, 0, 0, NULL},
     {NVS_PK_MACHINE, "nvlink_eff", NVS_M_NVLINK_EFF, PT_NUM, 0.01, 1, 1, 0, NULL},
+    {NVS_PK_MACHINE, "cpu", NVS_M_CPU, PT_ENUM, 0, 0, 0, 0, cpu_names},
+    {NVS_PK_MACHINE, "host_gbps", NVS_M_HOST_GBPS, PT_NUM, 0.01, 1e5, 1, 0, NULL},
+    {NVS_PK_MACHINE, "xsocket_shm_cost", NVS_M_XSOCKET_SHM_COST, PT_NUM, 0.1, 100, 1, 0, NULL},
+    {NVS_PK_MACHINE, "host_mem_gbps", NVS_M_HOST_MEM_GBPS, PT_NUM, 0.1, 1e5, 1, 0, NULL},
+    {NVS_PK_MACHINE, "nvls_gbps", NVS_M_NVLS_GBPS, PT_NUM, 0.1, 1e5, 1, 0, NULL},
 
     {NVS_PK_NET, "name", F_NAME, PT_STR, 0, 0, 0, 1, NULL},
     {NVS_PK_NET, "gbps", NVS_N_GBPS, PT_NUM, 0.01, 1e4, 1, 1, NULL},
     {NVS_PK_NET, "hop_us", NVS_N_HOP_US, PT_NUM, 0, 1e5, 1, 1, NULL},
+    {NVS_PK_NET, "sharp", NVS_N_SHARP, PT_BOOL, 0, 1, 1, 0, NULL},
 };
 static const int nkeys = (int)(sizeof keys / sizeof keys[0]);
 
@@ -245,8 +252,18 @@ static const char *check_block(nvs_preset *p, char *buf, size_t len)
         int gps = (int)p->f[NVS_M_GPUS_PER_SWITCH].v;
         set_default(p, NVS_M_SWITCH_CASCADE, 0, "default: switches hang off CPU root ports");
         set_default(p, NVS_M_NVLINK, NVS_NVLINK_NONE, "default: no NVLink");
-        set_default(p, NVS_M_P2P_LEVEL, NVS_CLS_PXB,
-                    "NCCL default: no P2P across CPU host bridges (src/graph/paths.cc, ncclTopoCheckP2p)");
+        /* -1: no override (NCCL_P2P_LEVEL unset): NCCL's own rule for the CPU and NCCL version decides */
+        set_default(p, NVS_M_P2P_LEVEL, -1,
+                    "NCCL's rule for the CPU and NCCL version (src/graph/paths.cc, ncclTopoCheckP2p; model.h)");
+        set_default(p, NVS_M_CPU, NVS_CPU_UNKNOWN, "not stated: NCCL's modern default rule (PXB)");
+        set_default(p, NVS_M_HOST_GBPS, 0, "no host budget: SHM flows limited by their links and shm_gbps only");
+        set_default(p, NVS_M_XSOCKET_SHM_COST, 1, "default: a cross-socket SHM flow loads each socket once");
+        set_default(p, NVS_M_HOST_MEM_GBPS, 0, "not measured");
+        set_default(p, NVS_M_NVLS_GBPS, 0, "no NVLink SHARP");
+        if (p->f[NVS_M_NVLS_GBPS].v > 0 && (int)p->f[NVS_M_NVLINK].v != NVS_NVLINK_SWITCH) {
+            snprintf(buf, len, "machine '%s': nvls_gbps needs an NVSwitch (nvlink nvswitch)", p->id);
+            return buf;
+        }
         set_default(p, NVS_M_NICS, 1, "default: one NIC per node");
         if (gpus % sockets) {
             snprintf(buf, len, "machine '%s': gpus %d is not a multiple of sockets %d", p->id, gpus, sockets);
@@ -275,6 +292,8 @@ static const char *check_block(nvs_preset *p, char *buf, size_t len)
         set_default(p, NVS_M_SOCKET_GBPS, 0, "one socket");
         set_default(p, NVS_M_NVLINK_HOP_US, 0, "no NVLink");
         set_default(p, NVS_M_NVLINK_EFF, 1, "no NVLink");
+    } else if (p->kind == NVS_PK_NET) {
+        set_default(p, NVS_N_SHARP, 0, "no in-network reduction");
     }
 #undef NEED
     return NULL;
@@ -338,7 +357,8 @@ static const char *parse_value(const keydef *k, const tokens *t, nvs_preset *p, 
     val[vl] = '\0';
     double v = 0;
     if (k->type == PT_ENUM) {
-        int found = -1, first = (k->enums == class_names); /* "NV" is not a P2P level */
+        /* "NV" is not a P2P level; "unknown" is the default of `cpu`, not a value to write */
+        int found = -1, first = (k->enums == class_names || k->enums == cpu_names);
         for (int i = first; k->enums[i]; i++)
             if (!strcmp(k->enums[i], val)) found = i;
         if (found < 0) {

@@ -60,15 +60,23 @@ enum {
     NVS_M_COLL_BASE_US,     /* fixed cost of one collective call (launch, setup) */
     NVS_M_NICS,             /* network adapters per node, shared by its GPUs */
     NVS_M_NVLINK_EFF,       /* achievable fraction of the NVLink peak for a ring (NCCL busbw / link bound) */
+    NVS_M_CPU,              /* enum: intel | amd | arm: the vendor NCCL's P2P rules look at (default: not stated) */
+    NVS_M_HOST_GBPS,        /* NCCL SHM budget of one socket's host path, GB/s of flow bytes (0 = none) */
+    NVS_M_XSOCKET_SHM_COST, /* how many times a cross-socket SHM flow loads each socket's host budget (default 1) */
+    NVS_M_HOST_MEM_GBPS,    /* host memory bandwidth of one socket (STREAM-like copy), GB/s: a bound, reported */
+    NVS_M_NVLS_GBPS,        /* NVLink SHARP all-reduce algbw of the node's NVSwitch, GB/s (0 = none) */
     NVS_M_COUNT,
     /* net */
     NVS_N_GBPS = 0,         /* per NIC per direction, achievable GB/s */
     NVS_N_HOP_US,           /* per ring step latency across the network */
+    NVS_N_SHARP,            /* 1 = the switches can reduce (IB SHARP): CollNet possible */
     NVS_N_COUNT,
-    NVS_PF_MAX = 16
+    NVS_PF_MAX = 24
 };
 
 enum { NVS_NVLINK_NONE = 0, NVS_NVLINK_PAIRS = 1, NVS_NVLINK_SWITCH = 2 };
+/* CPU vendors as NCCL's topology tells them apart (src/graph/topo.h NCCL_TOPO_CPU_*) */
+enum { NVS_CPU_UNKNOWN = 0, NVS_CPU_INTEL = 1, NVS_CPU_AMD = 2, NVS_CPU_ARM = 3 };
 /* Path classes in distance order (nvidia-smi topo -m); the model uses these ranks, the output the names. */
 enum { NVS_CLS_NV = 0, NVS_CLS_PIX, NVS_CLS_PXB, NVS_CLS_PHB, NVS_CLS_NODE, NVS_CLS_SYS, NVS_CLS_COUNT };
 const char *nvs_class_name(int cls);

@@ -5,6 +5,7 @@
 #include <cuda_runtime_api.h>
 #include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -276,6 +277,13 @@ static const struct nvs_train_exec_ops gpu_ops = {
 
 nvs_result_t nvs_train_exec_gpu(nvs_train_exec *x)
 {
+    /* fp16 is in the one precision table for the what-if model; these kernels and GEMM types are fp32/bf16 */
+    if (!nvs_precision_in_step(x->plan->precision)) {
+        if (x->backend->rt->rank == 0)
+            fprintf(stderr, "nvscale: the training step does not run %s (fp32, tf32 or bf16); 'nvscale model' models it\n",
+                    nvs_precision_name(x->plan->precision));
+        return NVS_ERR_USAGE;
+    }
     x->ops = &gpu_ops;
     x->impl = calloc(1, sizeof(struct gpu_impl));
     return x->impl ? NVS_OK : NVS_ERR_NOMEM;

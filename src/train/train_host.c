@@ -281,10 +281,10 @@ static const struct nvs_train_exec_ops host_ops = {
 nvs_result_t nvs_train_exec_host(nvs_train_exec *x)
 {
     const nvs_train_plan *pl = x->plan;
-    if (pl->precision == NVS_PREC_BF16 || pl->grad_bf16) {
+    if (pl->precision == NVS_PREC_BF16 || pl->precision == NVS_PREC_FP16 || pl->grad_bf16) {
         if (x->backend->rt->rank == 0)
-            fprintf(stderr, "nvscale: bf16 %s needs the NCCL backend (GPUs); the host backend computes in fp32\n",
-                    pl->grad_bf16 ? "gradients" : "precision");
+            fprintf(stderr, "nvscale: %s %s needs the NCCL backend (GPUs); the host backend computes in fp32\n",
+                    pl->grad_bf16 ? "bf16" : nvs_precision_name(pl->precision), pl->grad_bf16 ? "gradients" : "precision");
         return NVS_ERR_USAGE;
     }
     x->ops = &host_ops;

@@ -44,7 +44,7 @@ struct parser {
     int cap;
     struct frame stack[MAX_DEPTH];
     int depth;
-    int have_header, have_name, have_source, have_sample, have_batch;
+    int have_header, have_name, have_source, have_sample, have_batch, have_dp;
 };
 
 static nvs_result_t fail(struct parser *ps, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -221,25 +221,29 @@ static nvs_result_t parse_layer(struct parser *ps, char **tok, const int *quoted
     memset(&l, 0, sizeof l);
     if (check_name(ps, "layer name", tok[1], sizeof l.name, 0)) return NVS_ERR_INPUT;
     strcpy(l.name, tok[1]);
-    int seen_params = 0, seen_gemm = 0, seen_act = 0, seen_ew = 0;
+    int seen_params = 0, seen_gemm = 0, seen_act = 0, seen_ew = 0, seen_nograd = 0;
     for (int i = 2; i < ntok; i++) {
         char *kv = tok[i];
         char *eq = strchr(kv, '=');
-        if (quoted[i] || !eq) return fail(ps, "'%s': expected key=value (params, gemm, act, ew)", kv);
+        if (quoted[i] || !eq) return fail(ps, "'%s': expected key=value (params, gemm, act, ew, nograd)", kv);
         *eq = '\0';
         const char *key = kv, *val = eq + 1;
         int *seen = !strcmp(key, "params") ? &seen_params
                     : !strcmp(key, "gemm") ? &seen_gemm
                     : !strcmp(key, "act")  ? &seen_act
                     : !strcmp(key, "ew")   ? &seen_ew
+                    : !strcmp(key, "nograd") ? &seen_nograd
                                            : NULL;
-        if (!seen) return fail(ps, "unknown key '%s' (known: params, gemm, act, ew)", key);
+        if (!seen) return fail(ps, "unknown key '%s' (known: params, gemm, act, ew, nograd)", key);
         if (*seen) return fail(ps, "key '%s' given twice", key);
         *seen = 1;
         if (!strcmp(key, "params")) {
             if (parse_count(ps, key, val, 0, MAX_COUNT, &l.params)) return NVS_ERR_INPUT;
         } else if (!strcmp(key, "act")) {
             if (parse_count(ps, key, val, 0, MAX_COUNT, &l.act_elems)) return NVS_ERR_INPUT;
+        } else if (!strcmp(key, "nograd")) {
+            if (strcmp(val, "0") && strcmp(val, "1")) return fail(ps, "nograd=%s: expected 0 or 1", val);
+            l.nograd = val[0] == '1';
         } else if (!strcmp(key, "ew")) {
             if (parse_number(ps, key, val, &l.ew_passes)) return NVS_ERR_INPUT;
             if (l.ew_passes > MAX_EW) return fail(ps, "ew=%s: at most %.0f passes", val, MAX_EW);
@@ -270,6 +274,12 @@ static nvs_result_t parse_layer(struct parser *ps, char **tok, const int *quoted
         return fail(ps, "layer '%s' has none of params, gemm, act: it would do nothing", l.name);
     if (l.ew_passes > 0 && l.act_elems <= 0)
         return fail(ps, "layer '%s': ew=%g passes over an output of act=0 elements: give act", l.name, l.ew_passes);
+    if (l.nograd && l.params > 0)
+        return fail(ps, "layer '%s': nograd=1 with params=%.0f: a layer autograd never reaches has no gradients",
+                    l.name, l.params);
+    if (l.nograd && ps->p->nlayers > 0 && !ps->p->layers[ps->p->nlayers - 1].nograd)
+        return fail(ps, "layer '%s': nograd=1 after a layer with gradients: only a prefix of the layers (a frozen "
+                        "stem) is out of autograd's reach", l.name);
     nvs_result_t r = reserve(ps, (long long)ps->p->nlayers + 1);
     if (r != NVS_OK) return r;
     ps->p->layers[ps->p->nlayers++] = l;
@@ -353,7 +363,31 @@ static nvs_result_t parse_line(struct parser *ps, char **tok, int *quoted, int n
         ps->have_batch = 1;
         return NVS_OK;
     }
-    return fail(ps, "unknown directive '%s' (known: name, source, sample, batch, layer, repeat, end)", d);
+    if (!strcmp(d, "dp")) {
+        if (ps->have_dp) return fail(ps, "'dp' given twice");
+        if (ps->depth) return fail(ps, "'dp' inside a repeat block");
+        if (ntok != 2 || nvs_dp_parse(tok[1], &p->dp))
+            return fail(ps, "'dp' takes one of ddp, delay, none (got '%s')", ntok >= 2 ? tok[1] : "");
+        ps->have_dp = 1;
+        return NVS_OK;
+    }
+    return fail(ps, "unknown directive '%s' (known: name, source, sample, batch, dp, layer, repeat, end)", d);
+}
+
+const char *nvs_dp_name(nvs_dp_mode m)
+{
+    static const char *const n[NVS_DP_COUNT] = {"ddp", "delay", "none"};
+    return (m >= 0 && m < NVS_DP_COUNT) ? n[m] : "?";
+}
+
+int nvs_dp_parse(const char *s, nvs_dp_mode *out)
+{
+    for (int i = 0; s && i < NVS_DP_COUNT; i++)
+        if (!strcmp(s, nvs_dp_name((nvs_dp_mode)i))) {
+            *out = (nvs_dp_mode)i;
+            return 0;
+        }
+    return -1;
 }
 
 nvs_result_t nvs_profile_parse(const char *text, const char *origin, nvs_profile *p, char *err, size_t errlen)

@@ -7,6 +7,7 @@
  *   source "torchvision resnet50 (He et al. 2016, Table 1), 224x224 input"
  *   sample "one 224x224 RGB image"
  *   batch 64                                   # default per-GPU batch
+ *   dp ddp                                     # data-parallel mode: ddp | delay | none (below; default ddp)
  *   layer conv1 params=9408 gemm=12544,64,147 act=802816 ew=3
  *   repeat 3                                   # the block up to the matching `end`, 3 times
  *     layer ...
@@ -19,11 +20,12 @@
  * and weight gradients) and 2*ew passes.
  *
  * Rules (src/workload/profile.c enforces them; docs/profiles.md is the user guide): the header line comes first; name
- * ([A-Za-z0-9._-], < 64 chars) and source are required, sample (default "one sample") and batch (default 1)
- * optional; at least one layer. Numbers are plain or scientific decimals (4096, 2.5e7), never negative, never
+ * ([A-Za-z0-9._-], < 64 chars) and source are required, sample (default "one sample"), batch (default 1) and
+ * dp (default ddp) optional; at least one layer. Numbers are plain or scientific decimals (4096, 2.5e7), never negative, never
  * with K/M suffixes; params, act and gemm are whole numbers, gemm has exactly 3 values >= 1, ew may be
  * fractional (1.5 = three accesses of the output). A layer needs at least one of params, gemm, act, and act
- * when it has ew. repeat N (1..100000) blocks nest 8 deep; at most NVS_PROFILE_MAX_LAYERS layers in all.
+ * when it has ew; nograd=1 (no backward: a frozen stem autograd never reaches) only on a prefix of the layers and
+ * without params. repeat N (1..100000) blocks nest 8 deep; at most NVS_PROFILE_MAX_LAYERS layers in all.
  * FLOPs count 2 per multiply-add. */
 #ifndef NVS_PROFILE_H
 #define NVS_PROFILE_H
@@ -43,13 +45,27 @@ typedef struct {
     double gemm_m, gemm_n, gemm_k; /* per sample; 0,0,0 = no GEMM */
     double act_elems;           /* output activation elements per sample */
     double ew_passes;           /* memory-bound forward passes over the output */
+    int nograd;                 /* 1: autograd never reaches the layer (a frozen stem): no backward, nothing
+                                 * saved for it; only a prefix of the layers, without params */
 } nvs_layer;
+
+/* How the workload's training script synchronises gradients (the `dp` directive):
+ *   ddp    PyTorch DistributedDataParallel / apex DDP (delay_allreduce=False): gradients in buckets, each
+ *          all-reduced as soon as backward has produced it, overlapping the rest of backward (the default)
+ *   delay  apex DistributedDataParallel(delay_allreduce=True): one all-reduce of every gradient after backward,
+ *          no overlap (NVIDIA DeepLearningExamples' Mask R-CNN)
+ *   none   no gradient all-reduce: independent replicas (a script run without --multi_gpu) */
+typedef enum { NVS_DP_DDP = 0, NVS_DP_DELAY, NVS_DP_NONE, NVS_DP_COUNT } nvs_dp_mode;
+
+const char *nvs_dp_name(nvs_dp_mode m); /* "ddp" / "delay" / "none" */
+int nvs_dp_parse(const char *s, nvs_dp_mode *out); /* 0, or -1 when s is none of them */
 
 typedef struct {
     char name[64];
     char source[256];
     char sample[128];
     int default_batch;
+    nvs_dp_mode dp;             /* data-parallel mode of the workload (default ddp) */
     int nlayers;
     nvs_layer *layers; /* forward order */
     double total_params;

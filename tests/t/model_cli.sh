@@ -13,7 +13,7 @@ expect 0 "usage: nvscale model" $M -h
 expect 2 "--gpu is required" $M
 expect 2 "--machine is required" $M --gpu rtx3090
 expect 2 "--model is required" $M --gpu rtx3090 --machine pcie4-2s-8gpu-switch
-expect 2 "--overlap-penalty .1.5.: expected a fraction from 0 to 1" $M --lambda --overlap-penalty 1.5
+expect 2 "--overlap-penalty .1.5.: expected a fraction from 0 to 1" $M $OK --overlap-penalty 1.5
 expect 2 "unknown option '--bogus'" $M $OK --bogus
 expect 2 "needs a value" $M $OK --gpus
 expect 2 "unexpected argument 'extra'" $M $OK extra
@@ -36,17 +36,29 @@ expect 2 "--gpus-per-node '9'" $M $OK --nodes 2 --gpus-per-node 9 --net ib-hdr20
 expect 2 "more than 65536 GPUs" $M $OK --nodes 10000 --net ib-hdr200
 expect 2 "--net 'carrier-pigeon'" $M $OK --net carrier-pigeon
 expect 2 "--precision 'fp64'" $M $OK --precision fp64
-expect 2 "--grad 'fp16'" $M $OK --grad fp16
+expect 2 "--grad 'fp8'" $M $OK --grad fp8
+expect 2 "--nccl '2.x': expected a version" $M $OK --nccl 2.x
+expect 2 "--dp 'overlap': expected ddp, delay or none" $M $OK --dp overlap
+expect 2 "--step-cv '2': expected a fraction" $M $OK --step-cv 2
+expect 0 "fp16, ring all-reduce" $M $OK --precision fp16 --grad fp16 --gpus 1,2
+expect 0 "no gradient all-reduce" $M $OK --dp none --gpus 1,8
 expect 2 "--algo 'butterfly'" $M $OK --algo butterfly
+expect 2 "--algo collnet needs --net with in-network reduction" $M $OK --algo collnet --gpus 16 --net eth-100g
+expect 0 "collnet" $M --gpu h100-sxm --machine hgx-h100-8 --model resnet50 --net ib-ndr400 --algo collnet --nodes 4
+expect 0 "nvls" $M --gpu h100-sxm --machine hgx-h100-8 --model resnet50 --algo auto --gpus 8
 expect 2 "--p2p 'maybe'" $M $OK --p2p maybe
 expect 2 "--bucket-cap '0'" $M $OK --bucket-cap 0
 expect 2 "--bucket-first 'big'" $M $OK --bucket-first big
 expect 2 "--format 'xml'" $M $OK --format xml
 expect 2 "at most 16 combinations" $M --gpu a,b,c,d,e --machine a,b,c,d --model resnet50
 expect 2 "give one of them" $M --lambda --list-presets
-expect 2 "--lambda compares rtx3090 and rtxa6000" $M --lambda --gpu h100-sxm
-expect 2 "--gpus '16' with --lambda" $M --lambda --gpus 16
+expect 2 "--lambda models Lambda's own runs" $M --lambda --gpu h100-sxm
+expect 2 "--lambda models Lambda's own runs" $M --lambda --gpus 4
+expect 2 "--lambda models Lambda's own runs" $M --lambda --machine pcie4-2s-8gpu-switch
+expect 2 "--lambda models Lambda's own runs" $M --lambda --overlap-penalty 0.5
 expect 2 "--tolerance goes with --calibrate" $M $OK --tolerance 5
+expect 2 "--host-mem-gbps goes with --calibrate" $M $OK --host-mem-gbps 100
+expect 2 "--fit goes with --lambda" $M $OK --fit
 expect 2 "--tolerance 'x'" $M --calibrate tests/fixtures/model/h200x2_nvlink_resnet50.json --tolerance x
 expect 2 "does not fit on rtx3090 even at batch 1" $M --gpu rtx3090 --machine pcie4-2s-8gpu-switch --model gpt2-xl
 # a batch above the memory estimate is modelled, with a warning
@@ -71,6 +83,9 @@ expect 2 "no GPU preset matches" $M --calibrate tests/fixtures/runs/minimal_coll
 expect 2 "unknown --gpu 'nope'" $M --calibrate tests/fixtures/model/h200x2_nvlink_resnet50.json --gpu nope
 expect 2 "were not measured and no machine preset" $M --calibrate tests/fixtures/runs/box3090_8gpu_shm.json --gpus 1,3
 expect 2 "--calibrate takes one --gpu" $M --calibrate tests/fixtures/model/h200x2_nvlink_resnet50.json --gpu a,b
+expect 2 "--host-mem-gbps 'x'" $M --calibrate tests/fixtures/runs/h200x2_shm.json --machine nvlink-2gpu --host-mem-gbps x
+expect 2 "--host-mem-gbps: the run has no SHM all-reduce" $M --calibrate tests/fixtures/model/h200x2_nvlink_resnet50.json --host-mem-gbps 100
+expect 0 "budget = host memory bandwidth / 2" $M --calibrate tests/fixtures/runs/h200x2_shm.json --machine nvlink-2gpu --host-mem-gbps 180
 
 # output file: whole or nothing; a directory that does not exist is a runtime error (exit 1), no file appears
 tmp_dir out

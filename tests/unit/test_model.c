@@ -70,20 +70,21 @@ static void t_allreduce_shapes(void)
     double t = nvs_allreduce_us(&p, 1000, &used);
     T_EQ_I(used, NVS_ALGO_TREE);
     REL(t, 7 + 6 + 2000.0 / 1e4, 1e-12);
-    /* hierarchical: 4 nodes x 8, S = 8e8 B. intra RS+AG: 2 * 7 * (1 + 8e8/8/1e4) = 2*7*10001 = 140014;
-     * inter ring of S/8 = 1e8 B over 4 nodes at 2 GB/s, alpha 5: 2*3*(5 + 1e8/4/2e3) = 6 * 12505 = 75030 */
+    /* 4 nodes x 8 (n = 32), S = 8e8 B: the phases pipeline, one bandwidth min(B_i 10, B_net 2) = 2 GB/s;
+     * latency 2(n - N) alpha_i + 2(N - 1) alpha_n = 56 + 30: 7 + 86 + 62/32 * 8e8 / 2e3 = 7 + 86 + 775000 */
     p.nodes = 4;
     p.inter_alpha_us = 5;
     p.inter_gbps = 2;
     p.algo = NVS_ALGO_RING;
-    REL(nvs_allreduce_us(&p, 8e8, &used), 7 + 140014 + 75030, 1e-12);
-    /* the same with a tree across the nodes: 2*2*5 + 2*1e8/2e3 = 100020 */
+    REL(nvs_allreduce_us(&p, 8e8, &used), 7 + 86 + 775000, 1e-12);
+    /* a tree across them: 0.92 x 2 GB/s, latency 2 (7 alpha_i + 2 alpha_n) = 34 */
     p.algo = NVS_ALGO_TREE;
-    REL(nvs_allreduce_us(&p, 8e8, &used), 7 + 140014 + 100020, 1e-12);
-    /* one GPU per node: no intra part */
+    REL(nvs_allreduce_us(&p, 8e8, &used), 7 + 34 + 62.0 / 32 * 8e8 / (0.92 * 2e3), 1e-12);
+    T_EQ_I(used, NVS_ALGO_TREE);
+    /* one GPU per node: the network alone, 2(N - 1) alpha_n */
     p.gpn = 1;
     p.algo = NVS_ALGO_RING;
-    REL(nvs_allreduce_us(&p, 8e8, NULL), 7 + 2 * 3 * (5 + 8e8 / 4 / 2e3), 1e-12);
+    REL(nvs_allreduce_us(&p, 8e8, NULL), 7 + 2 * 3 * 5 + 6.0 / 4 * 8e8 / 2e3, 1e-12);
     /* one GPU in all: nothing */
     p.nodes = 1;
     T_EQ_I(nvs_allreduce_us(&p, 8e8, NULL), 0);
@@ -198,12 +199,12 @@ static void t_ring_links(void)
 static void t_inter_share(void)
 {
     nvs_machine_spec m = pcie8(2, 4, 0, NVS_NVLINK_NONE);
-    nvs_net_spec n = {"x", 24, 5};
-    REL(nvs_inter_gbps(&m, &n, 8), 3, 1e-12);  /* one 24 GB/s NIC for 8 GPUs */
+    nvs_net_spec n = {"x", 24, 5, 0};
+    REL(nvs_inter_gbps(&m, &n, 8), 24, 1e-12);  /* one 24 GB/s NIC: the node's network */
     m.nics = 8;
-    REL(nvs_inter_gbps(&m, &n, 8), 24, 1e-12); /* one each */
+    REL(nvs_inter_gbps(&m, &n, 8), 192, 1e-12); /* the rings share all of them: 8 x 24, not divided by GPUs */
     n.gbps = 48;
-    REL(nvs_inter_gbps(&m, &n, 8), 24, 1e-12); /* capped by the GPU's PCIe link */
+    REL(nvs_inter_gbps(&m, &n, 8), 192, 1e-12); /* each NIC capped by its PCIe link (24) */
 }
 
 /* --- compute, buckets, schedule ---------------------------------------------------------------------------------- */
@@ -377,10 +378,11 @@ static void t_memory(void)
     /* P = 1e6 params; fp32: weights 4e6 + grads 4e6 + buckets 4e6 + momentum 4e6 = 16e6; reserve 1 GiB + 5% of
      * 2e9 = 1173741824; room = 2e9 - 16e6 - 1173741824 = 810258176. Per sample: layer 0 act 1e6 with ew: 2 x 4e6,
      * layer 1 act 5e5 without: 2e6, plus the backward's 2 x 4e6 = 18e6. floor(810258176 / 18e6) = 45 */
-    nvs_layer L[2];
+    nvs_layer L[3];
     memset(L, 0, sizeof L);
     L[0].act_elems = 1e6;
     L[0].ew_passes = 1;
+    L[0].gemm_m = L[0].gemm_n = L[0].gemm_k = 1; /* a GEMM with an activation after it: two tensors kept */
     L[1].act_elems = 5e5;
     nvs_gpu_spec g = {"toy", 1, 1, 1, 1, 2e9, 0, 0, 0};
     nvs_mem_estimate m;
@@ -399,6 +401,162 @@ static void t_memory(void)
     g.memory_bytes = 1e9;
     nvs_memory_estimate(L, 2, 1e6, &g, NVS_PREC_FP32, 4, &m);
     T_EQ_I(m.max_batch, 0);
+    /* fp16 (AMP) counts like bf16: 2-byte activations and a 16-bit weight copy */
+    g.memory_bytes = 2e9;
+    nvs_memory_estimate(L, 2, 1e6, &g, NVS_PREC_FP16, 4, &m);
+    T_EQ_I(m.max_batch, 89);
+    /* a layer without a GEMM (a norm after the previous layer) keeps its output once: 4e6 + 2e6 + 8e6 */
+    L[0].gemm_m = L[0].gemm_n = L[0].gemm_k = 0;
+    nvs_memory_estimate(L, 2, 1e6, &g, NVS_PREC_FP32, 4, &m);
+    REL(m.per_sample_bytes, 14e6, 1e-12);
+    /* a frozen stem (nograd) keeps only its last output, the first trainable layer's input: stem 1e6 + 5e5
+     * (kept, 2e6), then a layer of 1e5 (4e5) whose backward gradients are the peak: 2 x 4e5 */
+    L[0].nograd = L[1].nograd = 1;
+    L[2].act_elems = 1e5;
+    nvs_memory_estimate(L, 3, 1e6, &g, NVS_PREC_FP32, 4, &m);
+    REL(m.per_sample_bytes, 2e6 + 4e5 + 8e5, 1e-12);
+}
+
+/* --- NCCL's P2P rule, host budget, data-parallel modes, stragglers ------------------------------------------------ */
+
+static void t_nccl_rules(void)
+{
+    static const struct {
+        int nccl, cpu, gpus, want;
+    } v[] = {
+        /* NCCL 2.7.8 (v2.7.8-1 src/graph/paths.cc): "In general, use P2P whenever we can": AMD -> SYS */
+        {20708, NVS_CPU_AMD, 8, NVS_CLS_SYS},
+        {20708, NVS_CPU_INTEL, 8, NVS_CLS_NODE}, /* PATH_PHB: through the CPU, not across sockets */
+        {20708, NVS_CPU_ARM, 8, NVS_CLS_PXB},
+        {20804, NVS_CPU_INTEL, 8, NVS_CLS_NODE},
+        {20906, NVS_CPU_INTEL, 8, NVS_CLS_PXB}, /* v2.9.6: Intel -> PATH_PXB */
+        {22203, NVS_CPU_AMD, 8, NVS_CLS_SYS},
+        {22304, NVS_CPU_AMD, 8, NVS_CLS_PXB},   /* v2.23.4: PATH_PXB by default ... */
+        {22304, NVS_CPU_AMD, 2, NVS_CLS_SYS},   /* ... except AMD with <= 2 GPUs */
+        {22803, NVS_CPU_INTEL, 2, NVS_CLS_PXB},
+        {0, NVS_CPU_AMD, 8, NVS_CLS_PXB},       /* 0 = today's rules */
+        {0, NVS_CPU_UNKNOWN, 8, NVS_CLS_PXB},
+    };
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+        if (nvs_nccl_p2p_level(v[i].nccl, v[i].cpu, v[i].gpus) != v[i].want)
+            T_FAIL("row %zu: NCCL %d cpu %d gpus %d: level %d, expected %d", i, v[i].nccl, v[i].cpu, v[i].gpus,
+                   nvs_nccl_p2p_level(v[i].nccl, v[i].cpu, v[i].gpus), v[i].want);
+    int code = -1;
+    T_EQ_I(nvs_nccl_version_parse("2.7.8", &code), 0);
+    T_EQ_I(code, 20708);
+    T_EQ_I(nvs_nccl_version_parse("2.28", &code), 0);
+    T_EQ_I(code, 22800);
+    T_EQ_I(nvs_nccl_version_parse("2.23.4", &code), 0);
+    T_EQ_I(code, 22304);
+    static const char *const bad[] = {"", "2", "2.", "2.7.8.1", "v2.7", "2.100.1", "0.1", "2.7.x", "2..7"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        if (nvs_nccl_version_parse(bad[i], &code) == 0) T_FAIL("'%s' parsed", bad[i]);
+    /* a machine without an override follows the rule of its CPU and NCCL: an AMD box of 8 A6000s on two sockets
+     * uses P2P across sockets under NCCL 2.7.8 and SHM under 2.23.4 and later */
+    nvs_gpu_spec a = gpu_a6000();
+    nvs_machine_spec m = pcie8(2, 0, 0, NVS_NVLINK_NONE);
+    m.p2p_by_rules = 1;
+    m.cpu = NVS_CPU_AMD;
+    m.nccl = 20708;
+    T_EQ_I(nvs_machine_transport(&m, &a, 3, 4, 0), NVS_TR_P2P);
+    m.nccl = 22304;
+    T_EQ_I(nvs_machine_transport(&m, &a, 3, 4, 0), NVS_TR_SHM);
+    T_EQ_I(nvs_machine_transport(&m, &a, 3, 4, 1), NVS_TR_SHM); /* NCCL_P2P_DISABLE=1 */
+}
+
+static void t_host_budget(void)
+{
+    /* 2 sockets x 4 GPUs on root ports, 3090 (SHM everywhere), no SHM cap, links far faster than the budget */
+    nvs_gpu_spec g = gpu_3090(), a = gpu_a6000();
+    nvs_machine_spec m = pcie8(2, 0, 0, NVS_NVLINK_NONE);
+    m.shm_gbps = 0;
+    m.host_gbps = 6;
+    m.xsocket_shm_cost = 1;
+    nvs_ring_links r;
+    /* 2 GPUs of socket 0: 2 flows share its budget: 3 */
+    T_EQ_I(nvs_ring_links_of(&m, &g, 2, 0, &r), NVS_OK);
+    REL(r.gbps, 3, 1e-12);
+    T_CONTAINS(r.why, "socket 0 host memory path");
+    /* 4 GPUs of socket 0: 1.5 */
+    T_EQ_I(nvs_ring_links_of(&m, &g, 4, 0, &r), NVS_OK);
+    REL(r.gbps, 1.5, 1e-12);
+    /* 8: socket 0 carries 0->1, 1->2, 2->3 and both crossing flows 3->4, 7->0: load 5, 6/5 = 1.2 */
+    T_EQ_I(nvs_ring_links_of(&m, &g, 8, 0, &r), NVS_OK);
+    REL(r.gbps, 1.2, 1e-12);
+    /* crossing costs 2.5 on each socket: load 3 + 2 x 2.5 = 8: 0.75 */
+    m.xsocket_shm_cost = 2.5;
+    T_EQ_I(nvs_ring_links_of(&m, &g, 8, 0, &r), NVS_OK);
+    REL(r.gbps, 0.75, 1e-12);
+    T_CONTAINS(r.why, "load 8");
+    /* without a budget the links decide (socket link 20, one crossing flow each way) */
+    m.host_gbps = 0;
+    T_EQ_I(nvs_ring_links_of(&m, &g, 8, 0, &r), NVS_OK);
+    REL(r.gbps, 20, 1e-12);
+    /* P2P flows do not touch the host budget: the A6000 with NCCL 2.7.8's AMD rule */
+    m.host_gbps = 0.001;
+    m.p2p_by_rules = 1;
+    m.cpu = NVS_CPU_AMD;
+    m.nccl = 20708;
+    T_EQ_I(nvs_ring_links_of(&m, &a, 8, 0, &r), NVS_OK);
+    REL(r.gbps, 20, 1e-12);
+    T_EQ_I(r.transport, NVS_TR_P2P);
+}
+
+static void t_dp_modes(void)
+{
+    nvs_profile p;
+    nvs_model_config c;
+    toy_config(&c, &p);
+    c.gpu.mem_gbps = 1; /* optimizer 15 ms: the all-reduces matter */
+    nvs_model_point ddp, delay, none;
+    char err[256];
+    T_EQ_I(nvs_model_eval(&c, 1, 2, &ddp, err, sizeof err), NVS_OK);
+    T_EQ_I(ddp.dp, NVS_DP_DDP);
+    c.dp = NVS_DP_DELAY;
+    T_EQ_I(nvs_model_eval(&c, 1, 2, &delay, err, sizeof err), NVS_OK);
+    /* one all-reduce of all 3e6 bytes after backward, nothing hidden: 7 + 2 x 1.5 + 3e6 / 2.4e4 */
+    T_EQ_I(delay.nbuckets, 1);
+    REL(delay.t.comm_us, 10 + 3e6 / 2.4e4, 1e-9);
+    REL(delay.t.exposed_us, delay.t.comm_us, 1e-12);
+    T_ASSERT(delay.efficiency < ddp.efficiency);
+    c.dp = NVS_DP_NONE;
+    T_EQ_I(nvs_model_eval(&c, 1, 8, &none, err, sizeof err), NVS_OK);
+    T_EQ_I(none.nbuckets, 0);
+    REL(none.efficiency, 1, 1e-12);
+    T_CONTAINS(none.bottleneck, "dp none");
+    /* the loss split adds up to 1 - efficiency; under delay it names what the mode exposes */
+    c.dp = NVS_DP_DELAY;
+    c.overlap_penalty = 0.5;
+    c.step_cv = 0.1;
+    nvs_loss l;
+    T_EQ_I(nvs_model_loss(&c, 1, 8, &l, err, sizeof err), NVS_OK);
+    REL(l.comm + l.penalty + l.sync, 1 - l.eff, 1e-9);
+    T_ASSERT(l.mode_comm > 0 && l.mode_comm <= l.comm);
+    T_NEAR(l.penalty, 0, 1e-15); /* nothing runs under backward: nothing hidden to pay for */
+    nvs_profile_free(&p);
+}
+
+static void t_stragglers(void)
+{
+    /* Tippett (1925) / standard tables: E[max of n standard normals] */
+    T_NEAR(nvs_expected_max_normal(1), 0, 1e-12);
+    T_NEAR(nvs_expected_max_normal(2), 1 / sqrt(M_PI), 1e-6);
+    T_NEAR(nvs_expected_max_normal(3), 1.5 / sqrt(M_PI), 1e-6);
+    T_NEAR(nvs_expected_max_normal(4), 1.029375, 1e-5);
+    T_NEAR(nvs_expected_max_normal(8), 1.423600, 1e-5);
+    T_NEAR(nvs_expected_max_normal(100), 2.507594, 1e-4);
+    nvs_profile p;
+    nvs_model_config c;
+    toy_config(&c, &p);
+    c.step_cv = 0.05;
+    nvs_model_point pt;
+    char err[256];
+    T_EQ_I(nvs_model_eval(&c, 1, 8, &pt, err, sizeof err), NVS_OK);
+    REL(pt.t.sync_us, 0.05 * (7400 + 12800) * nvs_expected_max_normal(8), 1e-12);
+    REL(pt.t.step_us, pt.t.compute_us + pt.t.exposed_us + pt.t.sync_us, 1e-12);
+    T_EQ_I(nvs_model_eval(&c, 1, 1, &pt, err, sizeof err), NVS_OK);
+    T_NEAR(pt.t.sync_us, 0, 0); /* one GPU waits for nobody */
+    nvs_profile_free(&p);
 }
 
 /* --- the gap and its causes --------------------------------------------------------------------------------------- */
@@ -419,6 +577,15 @@ static void t_shapley(void)
     for (int m = 0; m < 8; m++) v[m] = (m & 2) ? 0.9 : 0.6;
     REL(nvs_shapley3(v, 1), 0.3, 1e-12);
     REL(nvs_shapley3(v, 0), 0, 1e-12);
+    /* four factors: additive shares, and any game's shares add up to v(all) - v(none) */
+    double w[16];
+    for (int m = 0; m < 16; m++)
+        w[m] = 1.0 * ((m & 1) != 0) + 2.0 * ((m & 2) != 0) + 4.0 * ((m & 4) != 0) + 8.0 * ((m & 8) != 0);
+    for (int i = 0; i < 4; i++) REL(nvs_shapley(w, 4, i), 1 << i, 1e-12);
+    for (int m = 0; m < 16; m++) w[m] = sin(m) * m; /* no structure at all */
+    double sum = 0;
+    for (int i = 0; i < 4; i++) sum += nvs_shapley(w, 4, i);
+    REL(sum, w[15] - w[0], 1e-12);
 }
 
 static void t_gap_link(void)
@@ -438,8 +605,25 @@ static void t_gap_link(void)
     REL(g.share[NVS_CAUSE_LINK], g.gap, 1e-9);
     T_NEAR(g.share[NVS_CAUSE_BATCH], 0, 1e-15);
     T_NEAR(g.share[NVS_CAUSE_COMPUTE], 0, 1e-15);
-    REL(g.share[0] + g.share[1] + g.share[2], g.gap, 1e-12);
+    T_NEAR(g.share[NVS_CAUSE_HOST], 0, 1e-15);
+    T_NEAR(g.share[NVS_CAUSE_OVERLAP], 0, 1e-15);
+    double sum = 0;
+    for (int i = 0; i < NVS_CAUSE_COUNT; i++) sum += g.share[i];
+    REL(sum, g.gap, 1e-12);
     T_EQ_I(g.cause, NVS_CAUSE_LINK);
+    /* A's machine with half the socket links and B's with full ones: the host share appears */
+    b.machine.uplink_gbps = 48;
+    T_EQ_I(nvs_model_gap(&a, &b, 1, 8, &g, err, sizeof err), NVS_OK);
+    T_ASSERT(g.share[NVS_CAUSE_HOST] > 0);
+    /* delay on both: the overlap share is the gap's part that dp ddp would not have */
+    a.dp = b.dp = NVS_DP_DELAY;
+    T_EQ_I(nvs_model_gap(&a, &b, 1, 8, &g, err, sizeof err), NVS_OK);
+    sum = 0;
+    for (int i = 0; i < NVS_CAUSE_COUNT; i++) sum += g.share[i];
+    REL(sum, g.gap, 1e-12);
+    T_ASSERT(g.share[NVS_CAUSE_OVERLAP] > 0);
+    a.dp = b.dp = -1;
+    b = a;
     /* identical configurations: no gap, no cause */
     T_EQ_I(nvs_model_gap(&a, &a, 1, 8, &g, err, sizeof err), NVS_OK);
     T_EQ_I(g.cause, -1);
@@ -450,6 +634,7 @@ T_LIST = {
     T_CASE(t_ring_table),    T_CASE(t_tree_table), T_CASE(t_allreduce_shapes), T_CASE(t_classes),
     T_CASE(t_ring_links),    T_CASE(t_inter_share), T_CASE(t_layer_times),     T_CASE(t_buckets),
     T_CASE(t_schedule_by_hand), T_CASE(t_eval_toy), T_CASE(t_memory),          T_CASE(t_shapley),
-    T_CASE(t_gap_link),
+    T_CASE(t_gap_link),      T_CASE(t_nccl_rules), T_CASE(t_host_budget),     T_CASE(t_dp_modes),
+    T_CASE(t_stragglers),
 };
 T_MAIN

@@ -47,8 +47,11 @@ static void t_builtins_valid(void)
     T_NEAR(g->f[NVS_G_P2P_PCIE].v, 1, 0);
     T_NEAR(g->f[NVS_G_MEMORY_BYTES].v, 48.0 * 1073741824, 0);
     const nvs_preset *m = nvs_presets_find(&ps, NVS_PK_MACHINE, "pcie4-2s-8gpu-switch");
-    T_NEAR(m->f[NVS_M_P2P_LEVEL].v, NVS_CLS_PXB, 0); /* NCCL's default, filled in */
+    T_NEAR(m->f[NVS_M_P2P_LEVEL].v, -1, 0); /* no override: NCCL's own rule decides (model.h) */
     T_CONTAINS(m->f[NVS_M_P2P_LEVEL].src, "paths.cc");
+    T_NEAR(m->f[NVS_M_CPU].v, NVS_CPU_UNKNOWN, 0);
+    T_NEAR(m->f[NVS_M_HOST_GBPS].v, 0, 0); /* no host budget unless a preset gives one */
+    T_NEAR(m->f[NVS_M_XSOCKET_SHM_COST].v, 1, 0);
     nvs_presets_free(&ps);
 }
 

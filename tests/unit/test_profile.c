@@ -238,6 +238,14 @@ static void t_builtin_totals(void)
              + 2 * 16 * 64                                                        /* r_w_bias, r_r_bias */
              + d * d + 267735 + 3 * d + 3}, /* head projection, output biases, cluster weight/bias */
         {"ssd300", ssd300_params()},
+        /* Lambda's BERT-large SQuAD logs print model_weights_num 335,150,082: HF BertModel with the vocabulary
+         * padded from 30522 to 30528 (6 x 1024 more word-embedding weights) plus qa_outputs Linear(1024, 2) */
+        {"bert-large-squad", 335141888.0 + 6 * d + (2 * d + 2)},
+        {"bert-large-squad", 335150082},
+        /* maskrcnn with maskrcnn-benchmark's 81 classes (10 fewer in cls_score, bbox_pred and mask logits) and the
+         * stem and layer1 frozen (FREEZE_CONV_BODY_AT 2: 64*3*7*7 stem weights + layer1's 212,992 conv weights) */
+        {"maskrcnn-nvidia", 44401393.0 - 10 * (1024 + 1) - 40 * (1024 + 1) - 10 * (256 + 1) - 9408 -
+                                (64 * 64 + 64 * 64 * 9 + 64 * 256 + 64 * 256 + 2 * (256 * 64 + 64 * 64 * 9 + 64 * 256))},
     };
     int n = 0;
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
@@ -251,7 +259,7 @@ static void t_builtin_totals(void)
         T_ASSERT(nl > 10);
         n++;
     }
-    T_EQ_I(n, 7);
+    T_EQ_I(n, 10);
     /* the ranges the task gives: ssd300 22-26M, bert-large ~336M, transformer-xl ~257M by the paper (the code
      * counts 285M: see docs/profiles.md) */
     T_ASSERT(ssd300_params() > 22e6 && ssd300_params() < 26e6);
@@ -304,7 +312,7 @@ static void t_builtin_flops(void)
 static void t_builtin_names(void)
 {
     static const char *const want[] = {"resnet50", "ssd300", "maskrcnn", "bert-large", "bert-large-mlm128",
-                                       "transformer-xl-large", "gpt2-xl"};
+                                       "transformer-xl-large", "gpt2-xl", "bert-large-squad", "maskrcnn-nvidia"};
     const char *const *n = nvs_profile_builtin_names();
     size_t i = 0;
     for (; n[i]; i++) {
@@ -320,6 +328,63 @@ static void t_builtin_names(void)
         T_ASSERT(ok);
     }
     T_EQ_U(i, sizeof want / sizeof want[0]);
+}
+
+/* the data-parallel mode: default ddp; maskrcnn-nvidia is apex delay_allreduce=True (DeepLearningExamples
+ * tools/train_net.py); the parser takes the three names once, outside repeat blocks */
+static void t_dp_mode(void)
+{
+    nvs_profile p;
+    T_EQ_I(nvs_profile_load("maskrcnn-nvidia", &p, err, sizeof err), NVS_OK);
+    T_EQ_I(p.dp, NVS_DP_DELAY);
+    nvs_profile_free(&p);
+    T_EQ_I(nvs_profile_load("bert-large-squad", &p, err, sizeof err), NVS_OK);
+    T_EQ_I(p.dp, NVS_DP_DDP);
+    nvs_profile_free(&p);
+    static const char *const head = "nvscale-profile 1\nname t\nsource s\n";
+    const struct {
+        const char *body;
+        int ok;
+        nvs_dp_mode dp;
+        const char *msg;
+    } c[] = {
+        {"layer a params=1\n", 1, NVS_DP_DDP, NULL},
+        {"dp none\nlayer a params=1\n", 1, NVS_DP_NONE, NULL},
+        {"dp delay\nlayer a params=1\n", 1, NVS_DP_DELAY, NULL},
+        {"dp ddp\ndp none\nlayer a params=1\n", 0, 0, "t.prof:5: 'dp' given twice"},
+        {"dp overlap\nlayer a params=1\n", 0, 0, "t.prof:4: 'dp' takes one of ddp, delay, none (got 'overlap')"},
+        {"dp\nlayer a params=1\n", 0, 0, "t.prof:4: 'dp' takes one of ddp, delay, none (got '')"},
+        {"repeat 2\ndp none\nend\nlayer a params=1\n", 0, 0, "t.prof:5: 'dp' inside a repeat block"},
+        /* nograd: a frozen stem, a prefix of the layers without parameters */
+        {"layer stem act=4 nograd=1\nlayer a params=1\n", 1, NVS_DP_DDP, NULL},
+        {"layer a params=1 nograd=1\n", 0, 0,
+         "t.prof:4: layer 'a': nograd=1 with params=1: a layer autograd never reaches has no gradients"},
+        {"layer a params=1\nlayer b act=1 nograd=1\n", 0, 0,
+         "t.prof:5: layer 'b': nograd=1 after a layer with gradients: only a prefix of the layers (a frozen stem) "
+         "is out of autograd's reach"},
+        {"layer a act=1 nograd=2\n", 0, 0, "t.prof:4: nograd=2: expected 0 or 1"},
+    };
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        char text[256];
+        snprintf(text, sizeof text, "%s%s", head, c[i].body);
+        nvs_result_t r = nvs_profile_parse(text, "t.prof", &p, err, sizeof err);
+        if (c[i].ok) {
+            T_EQ_I(r, NVS_OK);
+            T_EQ_I(p.dp, c[i].dp);
+            nvs_profile_free(&p);
+        } else {
+            T_EQ_I(r, NVS_ERR_INPUT);
+            T_EQ_S(err, c[i].msg);
+        }
+    }
+    T_EQ_S(nvs_dp_name(NVS_DP_DELAY), "delay");
+    /* maskrcnn-nvidia: its stem and layer1 are out of autograd's reach, the rest is not */
+    T_EQ_I(nvs_profile_load("maskrcnn-nvidia", &p, err, sizeof err), NVS_OK);
+    int frozen = 0;
+    while (frozen < p.nlayers && p.layers[frozen].nograd) frozen++;
+    T_EQ_I(frozen, 3 + 8 + 2 * 6); /* conv1, bn1, maxpool; layer1.0: 4 convs + 4 BNs; layer1.1-2: 3 + 3 each */
+    T_EQ_S(p.layers[frozen].name, "backbone.body.layer2.0.conv1");
+    nvs_profile_free(&p);
 }
 
 /* layer-level spot checks against the implicit-GEMM rule: conv1 of resnet50 is 7x7x3 -> 64 at 112x112 */
@@ -348,6 +413,6 @@ T_LIST = {
     T_CASE(t_good_minimal),   T_CASE(t_good_full),      T_CASE(t_good_crlf),     T_CASE(t_repeat_nested),
     T_CASE(t_layer_cap),      T_CASE(t_bad_fixtures),   T_CASE(t_parse_edges),   T_CASE(t_load_errors),
     T_CASE(t_builtin_totals), T_CASE(t_lm290m),         T_CASE(t_builtin_flops), T_CASE(t_builtin_names),
-    T_CASE(t_resnet50_layers),
+    T_CASE(t_resnet50_layers), T_CASE(t_dp_mode),
 };
 T_MAIN

@@ -14,6 +14,7 @@ const char nvs_profile_text_bert_large[] =
     "source \"BERT-large (Devlin et al. 2019) as HF BertForPreTraining / NVIDIA DeepLearningExamples: 24 layers, d 1024, 16 heads, ffn 4096, seq 512, vocab 30522, MLM + NSP heads\"\n"
     "sample \"one 512-token sequence\"\n"
     "batch 8\n"
+    "dp ddp\n"
     "layer embeddings params=31780864 act=524288 ew=6\n"
     "layer embeddings.LayerNorm params=2048 act=524288 ew=2.5\n"
     "repeat 24  # encoder.layer.0..23\n"

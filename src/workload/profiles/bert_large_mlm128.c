@@ -14,6 +14,7 @@ const char nvs_profile_text_bert_large_mlm128[] =
     "source \"HF transformers BertForMaskedLM with bert-large-uncased's config (24 layers, d 1024, 16 heads, ffn 4096, vocab 30522), sequence 128, SDPA attention: tools/ddp_bench.py --model bert-large\"\n"
     "sample \"one 128-token sequence\"\n"
     "batch 32\n"
+    "dp ddp\n"
     "layer embeddings params=31780864 act=131072 ew=6\n"
     "layer embeddings.LayerNorm params=2048 act=131072 ew=2.5\n"
     "repeat 24  # encoder.layer.0..23\n"

@@ -15,6 +15,8 @@ static const struct {
     {"bert-large-mlm128", nvs_profile_text_bert_large_mlm128},
     {"transformer-xl-large", nvs_profile_text_transformer_xl_large},
     {"gpt2-xl", nvs_profile_text_gpt2_xl},
+    {"bert-large-squad", nvs_profile_text_bert_large_squad},
+    {"maskrcnn-nvidia", nvs_profile_text_maskrcnn_nvidia},
 };
 
 static const char *const names[] = {
@@ -25,6 +27,8 @@ static const char *const names[] = {
     "bert-large-mlm128",
     "transformer-xl-large",
     "gpt2-xl",
+    "bert-large-squad",
+    "maskrcnn-nvidia",
     NULL,
 };
 

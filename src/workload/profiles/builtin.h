@@ -10,6 +10,8 @@ extern const char nvs_profile_text_bert_large[];
 extern const char nvs_profile_text_bert_large_mlm128[];
 extern const char nvs_profile_text_transformer_xl_large[];
 extern const char nvs_profile_text_gpt2_xl[];
+extern const char nvs_profile_text_bert_large_squad[];
+extern const char nvs_profile_text_maskrcnn_nvidia[];
 
 /* The profile text of built-in `name`, or NULL if there is none. */
 const char *nvs_profile_builtin_text(const char *name);

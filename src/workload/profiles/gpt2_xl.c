@@ -13,6 +13,7 @@ const char nvs_profile_text_gpt2_xl[] =
     "source \"GPT-2 XL (Radford et al. 2019) as HF GPT2LMHeadModel: 48 layers, d 1600, 25 heads, seq 1024, vocab 50257, LM head tied to wte\"\n"
     "sample \"one 1024-token sequence\"\n"
     "batch 4\n"
+    "dp ddp\n"
     "layer transformer.wte+wpe params=82049600 act=1638400 ew=4.5\n"
     "repeat 48  # transformer.h.0..47\n"
     "  layer h.ln_1 params=3200 act=1638400 ew=1.5\n"

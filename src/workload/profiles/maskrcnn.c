@@ -19,6 +19,7 @@ const char nvs_profile_text_maskrcnn[] =
     "source \"torchvision.models.detection.maskrcnn_resnet50_fpn (He et al. 2017, Mask R-CNN R50-FPN, 91 COCO classes), 800x1333 padded to 800x1344\"\n"
     "sample \"one COCO image resized to 800x1333 and padded to 800x1344, 512 RoIs, 128 mask RoIs\"\n"
     "batch 2\n"
+    "dp ddp\n"
     "layer backbone.body.conv1 params=9408 gemm=268800,64,147 act=17203200\n"
     "layer backbone.body.bn1 act=17203200 ew=3\n"
     "layer backbone.body.maxpool act=4300800 ew=2.5\n"

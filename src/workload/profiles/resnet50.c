@@ -12,6 +12,7 @@ const char nvs_profile_text_resnet50[] =
     "source \"torchvision.models.resnet50 (He et al. 2016, Table 1; v1.5: stride on the 3x3 conv), 224x224\"\n"
     "sample \"one 224x224 RGB image\"\n"
     "batch 128\n"
+    "dp ddp\n"
     "layer conv1 params=9408 gemm=12544,64,147 act=802816\n"
     "layer bn1 params=128 act=802816 ew=2.5\n"
     "layer maxpool act=200704 ew=2.5\n"

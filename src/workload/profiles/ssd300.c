@@ -16,6 +16,7 @@ const char nvs_profile_text_ssd300[] =
     "source \"NVIDIA DeepLearningExamples PyTorch SSD300 v1.1 (ssd/model.py): ResNet-50 backbone to conv4_x with stride 1, 81 COCO classes, 8732 boxes, 300x300\"\n"
     "sample \"one 300x300 RGB image\"\n"
     "batch 32\n"
+    "dp ddp\n"
     "layer conv1 params=9408 gemm=22500,64,147 act=1440000\n"
     "layer bn1 params=128 act=1440000 ew=2.5\n"
     "layer maxpool act=360000 ew=2.5\n"

@@ -18,6 +18,7 @@ const char nvs_profile_text_transformer_xl_large[] =
     "source \"Transformer-XL large, WT103 (Dai et al. 2019; kimiyoung/transformer-xl pytorch/run_wt103_large.sh): 18 layers, d 1024, 16 heads, ffn 4096, tgt_len 384, mem_len 384, adaptive softmax div_val 4\"\n"
     "sample \"one 384-token segment attending to a 384-token memory\"\n"
     "batch 8\n"
+    "dp ddp\n"
     "layer word_emb.0 params=21528576 gemm=351,1024,1024 act=359424 ew=2\n"
     "layer word_emb.1 params=5382144 gemm=15,1024,256 act=15360 ew=2\n"
     "layer word_emb.2 params=10305536 gemm=15,1024,64 act=15360 ew=2\n"
