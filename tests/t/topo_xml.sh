@@ -9,7 +9,7 @@ dir=tests/tmp/topo_xml.$$
 rm -rf "$dir"
 mkdir -p "$dir"
 fail=0
-for f in pcie8 nvlink_pairs nvswitch8 h200x2; do
+for f in pcie8 nvlink_pairs nvswitch8 h200x2 hgx8nic pcie_nic; do
     "$nvs" topo --hwloc-xml tests/fixtures/topo/$f.xml --no-save >"$dir/$f.out" 2>"$dir/$f.err"
     rc=$?
     [ "$rc" -eq 0 ] || { echo "FAIL: $f: exit $rc"; cat "$dir/$f.err"; fail=1; continue; }
