@@ -27,12 +27,14 @@ static void best_ring(const nvs_ctx *ctx, const nvs_scale_point *pt, nvs_explain
     /* P2P counts as allowed unless NCCL was told not to use it or used something else */
     int p2p = !(getenv("NCCL_P2P_DISABLE") && atoi(getenv("NCCL_P2P_DISABLE")) == 1) &&
               (!f->transport[0] || strstr(f->transport, "P2P") != NULL);
-    if (ok && nvs_topo_ring_bound_gbps(ctx->topo, gpus, pt->n, p2p, hop) >= 0) {
+    double bound = ok ? nvs_topo_ring_bound_gbps(ctx->topo, gpus, pt->n, p2p, hop) : -1;
+    /* a network hop of unknown rate is still the ring's slowest: the best ring ranks unknown below known */
+    if (ok && (bound >= 0 || !strcmp(hop->cls, "NET"))) {
         f->has_hop = 1;
         f->hop_from_gpu = hop->from_gpu;
         f->hop_to_gpu = hop->to_gpu;
         f->hop_class = hop->cls;
-        f->bound_gbps = hop->bound_gbps;
+        f->bound_gbps = bound >= 0 ? bound : NAN;
         f->bound_source = hop->source;
         const nvs_topo_pair *pr = nvs_topo_pair_at(ctx->topo, hop->from_gpu, hop->to_gpu);
         f->hop_p2p = pr ? pr->p2p_cuda : -1;
