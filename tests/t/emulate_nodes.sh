@@ -33,18 +33,23 @@ if expect 0 "Host $host/vnode1 +node 1: 2 ranks: 2 3" $MPIRUN $LO -np 4 $NVS col
         { echo "FAIL: table lacks the virtual hosts line"; fails=$((fails + 1)); }
 fi
 
-# run: N = 1, 2 (inside virtual host 0) and 4 (across both)
+# run: N = 1, 2 (inside virtual host 0) and 4 (across both); the one-screen answer says where each N ran
 d=$TMP/emulate_run
 rm -rf "$d"
 if expect 0 "At 4 GPUs on 2 hosts \(2 each\)" $MPIRUN $LO -np 4 $NVS run --backend mpi --emulate-nodes 2 \
-    -b 64K -e 256K -f 4 --coll all_reduce --out "$d"; then
+    -b 64K -e 256K -f 4 --coll all_reduce --no-train --out "$d"; then
     j=$d/run.json
     check "scaling" "[(s['n'], s['ranks']) for s in d['scaling']]" "[(1, [0]), (2, [0, 1]), (4, [0, 1, 2, 3])]"
     check "explain hosts" "[e.get('hosts') for e in d['explain']]" "[1, 1, 2]"
     check "explain text" "'on one host to' in d['explain'][2]['text']" "True"
-    # the scaling summary shows where each count ran
-    $MPIRUN $LO -np 4 $NVS run --backend mpi --emulate-nodes 2 -b 64K -e 64K --coll all_reduce --no-save \
-        >"$d/out.txt" 2>&1
+    # the one-screen answer (hosts column, header) and the full tables of -v (hosts row under the scaling table)
+    $MPIRUN $LO -np 4 $NVS run --backend mpi --emulate-nodes 2 -b 64K -e 64K --coll all_reduce --no-train \
+        --no-save -v >"$d/out.txt" 2>&1
+    grep -q "4 ranks on 2 virtual hosts of $host (mpi, --emulate-nodes)" "$d/out.txt" ||
+        { echo "FAIL: the header does not say virtual hosts"; fails=$((fails + 1)); }
+    for row in "1 +1  -" "2 +1  unknown" "4 +2  unknown"; do
+        grep -Eq "^ +$row" "$d/out.txt" || { echo "FAIL: no summary row '$row'"; grep -A4 "^Collectives" "$d/out.txt"; fails=$((fails + 1)); }
+    done
     grep -Eq "^#  hosts +1 +1 +2$" "$d/out.txt" || { echo "FAIL: scaling table lacks the hosts line"; grep -A3 Scaling "$d/out.txt"; fails=$((fails + 1)); }
     # check blames the slowest rank's virtual host (whichever it was: the one in run.json)
     slow_host=$(json_get "$j" "[r['host'] for r in d['ranks'] if r['rank'] == max(d['collectives'], key=lambda c: c['n'])['slowest_rank']][0]")
