@@ -100,6 +100,27 @@ static void t_hgx8nic(void)
     nvs_topo_free(t);
 }
 
+/* The OEM layout of the published nvidia-smi output (classes checked row by row in tests/t/topo_xml.sh): GPU0
+ * has two PIX HCAs to itself (NCCL: DIVUP(2, 1) = 2), GPU1 four NODE ones whose first is GPU0's (DIVUP(4, 1) =
+ * 4); both sums exceed the GPU's own PCIe gen5 x16 link, which caps them. */
+static void t_hgx8nic_oem(void)
+{
+    nvs_topology *t = load("hgx8nic_oem.xml");
+    T_EQ_I(t->nnics, 8);
+    T_EQ_S(nvs_topo_gpu_nic_class(t, 0, 1), "PIX");
+    T_EQ_S(nvs_topo_gpu_nic_class(t, 1, 0), "NODE");
+    T_EQ_S(nvs_topo_gpu_nic_class(t, 5, 7), "NODE");
+    T_EQ_S(nvs_topo_gpu_nic_class(t, 3, 4), "SYS");
+    T_EQ_I(t->gpus[0].net.nics, 2);
+    T_EQ_S(t->gpus[0].net.cls, "PIX");
+    T_EQ_I(t->gpus[1].net.nics, 4);
+    T_EQ_S(t->gpus[1].net.cls, "NODE");
+    T_EQ_S(t->gpus[1].net.names, "mlx5_0,mlx5_1,mlx5_2,mlx5_3");
+    for (int g = 0; g < 8; g++) T_NEAR(t->gpus[g].net.gbps, 63.015385, 1e-6); /* hwloc's gen5 x16 link speed */
+    T_CONTAINS(t->gpus[1].net.source, "200 GB/s, capped by the GPU's PCIe link at 63.02 GB/s");
+    nvs_topo_free(t);
+}
+
 static void t_pcie_nic(void)
 {
     nvs_topology *t = load("pcie_nic.xml");
@@ -340,6 +361,6 @@ static void t_json_errors(void)
     }
 }
 
-T_LIST = {T_CASE(t_hgx8nic), T_CASE(t_pcie_nic), T_CASE(t_h200x2_eth), T_CASE(t_parse), T_CASE(t_sysfs),
+T_LIST = {T_CASE(t_hgx8nic), T_CASE(t_hgx8nic_oem), T_CASE(t_pcie_nic), T_CASE(t_h200x2_eth), T_CASE(t_parse), T_CASE(t_sysfs),
           T_CASE(t_json_and_hosts), T_CASE(t_subset_nvlink), T_CASE(t_json_errors)};
 T_MAIN
