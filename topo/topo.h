@@ -218,8 +218,10 @@ int nvs_topo_pick_gpus(const nvs_topology *t, int n, int best, int *out);
 /* --- printing (topo_print.c) ------------------------------------------------------------------------------ */
 /* Per-GPU details, the class matrix like `nvidia-smi topo -m`, the P2P matrix, the bound matrix, a legend. */
 void nvs_topo_print(const nvs_topology *t, FILE *to);
-/* Only the class matrix (with CPU/NUMA affinity columns). */
+/* Only the class matrix (with CPU/NUMA affinity columns; NIC columns, NIC rows and the NIC Legend). */
 void nvs_topo_print_matrix(const nvs_topology *t, FILE *to);
+/* The GPU rows only (NIC columns kept) and the NIC names on one line: for one-screen summaries. */
+void nvs_topo_print_matrix_brief(const nvs_topology *t, FILE *to);
 void nvs_topo_print_csv(const nvs_topology *t, FILE *to);
 
 #endif

@@ -128,7 +128,7 @@ static void header(line_t *l, const nvs_topology *t, int w, int with_nics)
     for (int k = 0; with_nics && k < t->nnics; k++) lcat(l, "NIC%-*d", w - 3, k);
 }
 
-static void matrix_rows(const nvs_topology *t, FILE *to)
+static void matrix_rows(const nvs_topology *t, FILE *to, int nic_rows)
 {
     static line_t l;
     int w = col_width(t), cw = 14;
@@ -148,7 +148,7 @@ static void matrix_rows(const nvs_topology *t, FILE *to)
         lend(&l, to);
     }
     /* NIC rows, as nvidia-smi prints them: classes only */
-    for (int k = 0; k < t->nnics; k++) {
+    for (int k = 0; nic_rows && k < t->nnics; k++) {
         lcat(&l, "NIC%-*d", w - 3, k);
         for (int b = 0; b < t->ngpus; b++) lcat(&l, "%-*s", w, nvs_topo_gpu_nic_class(t, b, k));
         for (int m = 0; m < t->nnics; m++) lcat(&l, "%-*s", w, m == k ? " X" : nvs_topo_nic_nic_class(t, k, m));
@@ -170,8 +170,19 @@ static void nic_legend(const nvs_topology *t, FILE *to)
 
 void nvs_topo_print_matrix(const nvs_topology *t, FILE *to)
 {
-    matrix_rows(t, to);
+    matrix_rows(t, to, 1);
     nic_legend(t, to);
+}
+
+void nvs_topo_print_matrix_brief(const nvs_topology *t, FILE *to)
+{
+    matrix_rows(t, to, 0);
+    if (!t->nnics) return;
+    /* the NIC legend on one line: "NICs: NIC0 mlx5_0, NIC1 mlx5_1" */
+    static line_t l;
+    lcat(&l, "NICs:");
+    for (int k = 0; k < t->nnics; k++) lcat(&l, "%s NIC%d %s", k ? "," : "", k, t->nics[k].name);
+    lend(&l, to);
 }
 
 static const char *p2p_cell(const nvs_topo_pair *p)
@@ -274,7 +285,7 @@ void nvs_topo_print(const nvs_topology *t, FILE *to)
             if (t->nics[k].host == h) print_nic(&t->nics[k], to);
     }
     fprintf(to, "\n");
-    matrix_rows(t, to);
+    matrix_rows(t, to, 1);
     int w = col_width(t);
     print_p2p(t, to, w);
     print_bounds(t, to, w);

@@ -165,7 +165,7 @@ static void print_topology(const nvs_ctx *run, FILE *to)
         fprintf(to, "unknown on %d of %d pairs\n", unknown, pairs);
     else
         fprintf(to, "CUDA peer access on every pair\n");
-    nvs_topo_print_matrix(t, to);
+    nvs_topo_print_matrix_brief(t, to);
 }
 
 /* Collective summary: per N, the slowest hop of the best ring and its bound, busbw at a few sizes with the % of

@@ -118,6 +118,21 @@ static void t_hgx8nic_oem(void)
     T_EQ_S(t->gpus[1].net.names, "mlx5_0,mlx5_1,mlx5_2,mlx5_3");
     for (int g = 0; g < 8; g++) T_NEAR(t->gpus[g].net.gbps, 63.015385, 1e-6); /* hwloc's gen5 x16 link speed */
     T_CONTAINS(t->gpus[1].net.source, "200 GB/s, capped by the GPU's PCIe link at 63.02 GB/s");
+    /* the one-screen form: GPU rows with their NIC columns, the NIC names on one line */
+    FILE *f = tmpfile();
+    T_ASSERT(f != NULL);
+    nvs_topo_print_matrix_brief(t, f);
+    rewind(f);
+    char line[512];
+    int lines = 0;
+    while (fgets(line, sizeof line, f)) {
+        lines++;
+        if (lines == 2) T_CONTAINS(line, "GPU0   X    NV18");
+        if (lines == 2) T_CONTAINS(line, "PIX   PIX   NODE  NODE  SYS");
+    }
+    fclose(f);
+    T_EQ_I(lines, 10);
+    T_CONTAINS(line, "NICs: NIC0 mlx5_0, NIC1 mlx5_1,");
     nvs_topo_free(t);
 }
 
