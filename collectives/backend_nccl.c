@@ -1,6 +1,7 @@
 /* NCCL backend: one GPU per rank, collectives on device memory, completion polled against the timeout (as
  * nccl-tests does: cudaStreamQuery + ncclCommGetAsyncError), stalled communicators aborted. */
 #include <cuda_runtime_api.h>
+#include <errno.h>
 #include <nccl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -337,17 +338,47 @@ static const struct nvs_backend_ops nccl_ops = {
 static nvs_result_t pick_device(nvs_backend *b, int visible, int *dev)
 {
     nvs_rt *rt = b->rt;
+    /* GPUs belong to the machine, also when its ranks are split into virtual hosts (--emulate-nodes) */
+    int local_rank = rt->machine.local_rank, local_size = rt->machine.local_size;
     if (visible == 1)
         *dev = 0; /* the launcher gave each rank its own GPU (e.g. srun --gpus-per-task=1) */
-    else if (rt->local_rank < visible)
-        *dev = rt->device >= 0 && rt->device < visible ? rt->device : rt->local_rank;
+    else if (local_rank < visible)
+        *dev = rt->device >= 0 && rt->device < visible ? rt->device : local_rank;
     else {
         nvs_error("%d ranks run on host %s but only %d GPUs are visible there: start at most %d ranks per host "
-                  "(mpirun -np N --map-by ppr:%d:node), or make more GPUs visible",
-                  rt->local_size, rt->host, visible, visible, visible);
+                  "(mpirun --map-by ppr:%d:node; srun --ntasks-per-node=%d), or make more GPUs visible",
+                  local_size, rt->machine.host, visible, visible, visible, visible);
         return NVS_ERR_USAGE;
     }
+    /* one rank per GPU is the layout nvscale measures; idle GPUs are allowed (a 2-GPU test on an 8-GPU box) but
+     * said once per host, since a launch that forgot ranks looks like that too */
+    if (local_rank == 0 && visible > 1 && local_size < visible)
+        nvs_warn("host %s: %d rank%s for %d visible GPUs, %d GPU%s idle (one rank per GPU: mpirun --map-by "
+                 "ppr:%d:node; srun --ntasks-per-node=%d)",
+                 rt->machine.host, local_size, local_size == 1 ? "" : "s", visible, visible - local_size,
+                 visible - local_size == 1 ? " stays" : "s stay", visible, visible);
     return NVS_OK;
+}
+
+/* --emulate-nodes: NCCL counts hosts by a hash of NCCL_HOSTID when it is set, in place of hostname + boot id
+ * (src/misc/utils.cc, getHostHash; read once per process, at NCCL's first call), and uses neither P2P nor SHM
+ * between ranks of different hashes (src/transport/p2p.cc, shm.cc): a distinct value per virtual host makes the
+ * virtual hosts talk over NET. NCCL_MNNVL_ENABLE=0: with several "hosts" NCCL would otherwise keep NVLink between
+ * them where the NVLink fabric spans them (src/mnnvl.cc). One process per rank (MPI runtime): setenv happens
+ * before any NCCL call of this process. */
+static void emulated_host_env(nvs_rt *rt)
+{
+    if (!rt->emulated_nodes || strcmp(rt->ops->name, "mpi")) return;
+    const char *old = getenv("NCCL_HOSTID");
+    if (old && rt->rank == 0)
+        nvs_warn("NCCL_HOSTID=%s is replaced by one value per virtual host (--emulate-nodes)", old);
+    const char *mnnvl = getenv("NCCL_MNNVL_ENABLE");
+    if (mnnvl && strcmp(mnnvl, "0") && rt->rank == 0)
+        nvs_warn("NCCL_MNNVL_ENABLE=%s: NCCL may keep NVLink between the virtual hosts (--emulate-nodes sets 0 "
+                 "unless the user set it)",
+                 mnnvl);
+    if (setenv("NCCL_HOSTID", rt->host, 1) || (!mnnvl && setenv("NCCL_MNNVL_ENABLE", "0", 1)))
+        nvs_warn("setenv NCCL_HOSTID: %s: NCCL may see one host", strerror(errno));
 }
 
 /* Two ranks of one host on the same GPU is a launch mistake (CUDA_VISIBLE_DEVICES=0 for every rank, say). */
@@ -358,7 +389,7 @@ static nvs_result_t check_duplicates(nvs_backend *b)
         char host[64];
         char bus[32];
     } mine = {{0}, {0}};
-    snprintf(mine.host, sizeof mine.host, "%s", rt->host);
+    snprintf(mine.host, sizeof mine.host, "%s", rt->machine.host);
     snprintf(mine.bus, sizeof mine.bus, "%s", b->pci_bus_id);
     struct ident *all = calloc((size_t)rt->size, sizeof *all);
     if (!all) return NVS_ERR_NOMEM;
@@ -385,6 +416,7 @@ nvs_result_t nvs_backend_nccl_init(nvs_backend *b, nvs_rt *rt, const nvs_config 
     b->ops = &nccl_ops;
     b->rt = rt;
     b->cfg = cfg;
+    emulated_host_env(rt);
     int visible = 0;
     CUDA_TRY(cudaGetDeviceCount(&visible));
     int dev = 0;

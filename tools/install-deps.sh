@@ -7,8 +7,9 @@ CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
 need=""
 have_pkg() { dpkg -s "$1" >/dev/null 2>&1; }
 # build: compilers, MPI, hwloc (headers), jansson (JSON), pkg-config; tests: openmpi-bin (mpirun), hwloc (lstopo)
-# libopenblas-dev (CBLAS GEMMs of the host training step), gnuplot (report plots, optional at run time but exercised by the tests) and python3, jq (the tests read JSON with them)
-for p in build-essential pkg-config libopenmpi-dev openmpi-bin libhwloc-dev hwloc libjansson-dev libopenblas-dev gnuplot-nox python3 jq; do
+# libopenblas-dev (CBLAS GEMMs of the host training step), gnuplot (report plots, optional at run time but exercised by the tests) and python3, jq (the tests read JSON with them),
+# python3-yaml (tests/t/deploy_files.sh parses the Kubernetes manifest)
+for p in build-essential pkg-config libopenmpi-dev openmpi-bin libhwloc-dev hwloc libjansson-dev libopenblas-dev gnuplot-nox python3 jq python3-yaml; do
     have_pkg "$p" || need="$need $p"
 done
 if [ -n "$need" ]; then

@@ -265,24 +265,26 @@ nvs_result_t nvs_p2p_measure(const nvs_topology *t, size_t copy_bytes, int iters
     out->latency_iters = LATENCY_ITERS;
     out->pairs = calloc((size_t)ndev * (size_t)(ndev - 1), sizeof *out->pairs);
     if (!out->pairs) return NVS_ERR_NOMEM;
-    /* CUDA ordinal -> topology GPU index */
-    int *idx = calloc((size_t)ndev, sizeof *idx);
+    /* CUDA ordinal -> topology GPU index; a device the topology leaves out (another virtual host's GPU under
+     * --emulate-nodes) is not measured */
+    int *idx = calloc((size_t)ndev, sizeof *idx), in_topo = 0;
     if (!idx) return NVS_ERR_NOMEM;
     for (int d = 0; d < ndev; d++) {
         idx[d] = -1;
         for (int g = 0; g < t->ngpus; g++)
             if (t->gpus[g].cuda_device == d) idx[d] = g;
-        if (idx[d] < 0) {
-            nvs_error("CUDA device %d is not in the topology", d);
-            free(idx);
-            return NVS_ERR_SYSTEM;
-        }
+        in_topo += idx[d] >= 0;
+    }
+    if (in_topo < 2) {
+        nvs_error("p2p: %d of the %d visible CUDA devices are in the topology, fewer than a pair", in_topo, ndev);
+        free(idx);
+        return NVS_ERR_SYSTEM;
     }
     p2p_ctx c = {0};
     nvs_result_t r = ctx_init(&c, ndev, bytes);
     for (int i = 0; i < ndev && r == NVS_OK; i++)
         for (int j = 0; j < ndev && r == NVS_OK; j++) {
-            if (i == j) continue;
+            if (i == j || idx[i] < 0 || idx[j] < 0) continue;
             nvs_p2p_pair *p = &out->pairs[out->npairs++];
             p->src = idx[i];
             p->dst = idx[j];

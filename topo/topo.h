@@ -1,9 +1,12 @@
 /* The topology layer: which GPUs there are, how each pair is connected, and what that allows.
  *
- *   discover   hwloc (NUMA, cpusets, PCIe tree; or a saved hwloc 2.x XML) + NVML loaded with dlopen (NVLink
- *              links/version/peers, PCIe generation/width, P2P status) + CUDA (ordinals, P2P access)
+ *   discover   hwloc (NUMA, cpusets, PCIe tree, NICs; or a saved hwloc 2.x XML) + NVML loaded with dlopen (NVLink
+ *              links/version/peers, PCIe generation/width, P2P status) + CUDA (ordinals, P2P access) + sysfs
+ *              (NIC link rate and state, topo_nic_sysfs.c)
  *   classify   every GPU pair gets nvidia-smi's class (NV#, PIX, PXB, PHB, NODE, SYS; NET across hosts),
  *              topo_path.h
+ *   NICs       InfiniBand/RoCE HCAs and Ethernet ports with their class to every GPU and the NET bound of each
+ *              GPU from its nearest NICs (topo_nic.c)
  *   bounds     the bandwidth a pair, or a ring over a set of GPUs, cannot exceed (topo_bounds.c, sources named)
  *   gather     every host's topology merged on rank 0 (MPI or threads runtime)
  *   json/print run.json's "topology" section (docs/run-json.md) and the `nvidia-smi topo -m`-like matrix.
@@ -24,6 +27,7 @@
 #define NVS_TOPO_MAX_NVLINKS 18 /* NVML_NVLINK_MAX_LINKS on current drivers (nvml.h) */
 #define NVS_TOPO_BUSID_LEN 32   /* "0000:00:06.0"; NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE is 32 */
 #define NVS_TOPO_NAME_LEN 96    /* NVML_DEVICE_NAME_V2_BUFFER_SIZE */
+#define NVS_TOPO_CLS_LEN 12     /* a class name: "NV18", "PIX", ..., "NET", "?" */
 
 typedef enum { NVS_REMOTE_UNKNOWN = 0, NVS_REMOTE_GPU, NVS_REMOTE_NVSWITCH, NVS_REMOTE_CPU } nvs_topo_remote;
 
@@ -60,8 +64,35 @@ typedef struct {
         int nlinks;
         nvs_topo_link links[NVS_TOPO_MAX_NVLINKS * 4]; /* offline matrices may list more peers */
     } nvlink;
+    /* The network as this GPU reaches it (topo_nic.c): the NICs NCCL would spread its channels over, and the
+     * NET bound that makes. Kept per GPU so that it travels with the GPU through gathers and subsets. */
+    struct {
+        double gbps;       /* bound per direction, GB/s; 0 unknown (no NIC, or a rate not known) */
+        int nics;          /* NICs counted in gbps (0: no usable NIC on this host) */
+        char cls[NVS_TOPO_CLS_LEN]; /* class of the path to the nearest NIC; "" none */
+        char names[96];    /* the nearest NICs, "mlx5_0,mlx5_1" */
+        char source[200];
+    } net;
     nvs_topo_pcipath path; /* for classification; not in JSON */
 } nvs_topo_gpu;
+
+/* A network adapter: one PCI function with an OpenFabrics (RDMA: InfiniBand or RoCE) and/or a network OS
+ * device, as hwloc lists them (osdev types OPENFABRICS = 3, NETWORK = 2 in hwloc 2.x). Named like the "NIC
+ * Legend" of `nvidia-smi topo -m`: the RDMA device ("mlx5_0") when there is one, else the interface ("eth0"). */
+typedef struct {
+    int index;                 /* position in nvs_topology.nics */
+    int host;                  /* index into nvs_topology.hosts */
+    char name[32];
+    char netdev[32];           /* the interface of the same function ("ib0", "ens1f0"); "" none */
+    char kind[16];             /* "InfiniBand", "RoCE", "RDMA" (link layer unknown), "Ethernet", "Network" */
+    char pci_bus_id[NVS_TOPO_BUSID_LEN];
+    int numa_node;             /* -1 unknown */
+    char state[16];            /* "ACTIVE", "DOWN", "UP", ...; "" unknown */
+    double gbps;               /* line rate per direction in GB/s (Gbit/s / 8); 0 unknown */
+    char rate[48];             /* as the source wrote it: "400 Gb/sec (4X NDR)", "100000 Mb/s"; "" unknown */
+    char rate_source[96];      /* "sysfs /sys/class/infiniband/mlx5_0/ports/1/rate", "hwloc XML info LinkRate" */
+    nvs_topo_pcipath path;     /* for classification; not in JSON */
+} nvs_topo_nic;
 
 typedef struct {
     char cls[12];       /* displayed class: "NV18", "PIX", ..., "NET", "?" */
@@ -74,6 +105,7 @@ typedef struct {
 typedef struct {
     char name[64];
     int numa_nodes, packages; /* 0 unknown */
+    char machine[64];         /* a virtual host (--emulate-nodes): the machine it is part of; "" a real host */
 } nvs_topo_host;
 
 typedef struct nvs_topology {
@@ -83,7 +115,11 @@ typedef struct nvs_topology {
     int ngpus;
     nvs_topo_gpu *gpus;
     nvs_topo_pair *pairs; /* ngpus * ngpus, symmetric; diagonal unused */
-    double net_gbps;      /* bound for NET hops; 0 = unknown (not measured/given) */
+    double net_gbps;      /* bound for NET hops when given (overrides the NICs'); 0 = not given */
+    int nnics;
+    nvs_topo_nic *nics;
+    char *gpu_nic_cls;    /* ngpus x nnics classes, NVS_TOPO_CLS_LEN each ("NET" across hosts) */
+    char *nic_nic_cls;    /* nnics x nnics */
     char nvml_status[160]; /* "ok, driver 580.159.04" or "unsupported: <why>" */
     char cuda_status[160];
 } nvs_topology;
@@ -96,8 +132,14 @@ nvs_result_t nvs_topo_discover(const char *hwloc_xml, nvs_topology **out);
 void nvs_topo_free(nvs_topology *t);
 /* Allocation helper (gpus/pairs zeroed, pairs "?"), used by discovery, JSON reading and tests. */
 nvs_topology *nvs_topo_alloc(int nhosts, int ngpus);
-/* Fills every pair's class from paths and NVLink data (called by discovery; exposed for tests). */
+/* NIC arrays (nics, both class matrices, "?" everywhere) for n NICs; 0 or NVS_ERR_NOMEM. */
+nvs_result_t nvs_topo_alloc_nics(nvs_topology *t, int n);
+/* Fills every pair's class from paths and NVLink data, then the NIC classes and each GPU's NET bound
+ * (nvs_topo_nic_assign). Called by discovery; exposed for tests. */
 void nvs_topo_classify_all(nvs_topology *t);
+/* A new topology with only GPUs keep[0..n-1] (in that order; NVLink peers left out become -1), every host and
+ * NIC kept. NULL when out of memory or an index is out of range. */
+nvs_topology *nvs_topo_subset(const nvs_topology *t, const int *keep, int n);
 
 /* Every rank passes its host's topology (or NULL: nothing to add, e.g. ranks other than local rank 0); ranks
  * on one host are deduplicated by the runtime's node number. EVERY rank gets the merged topology (hosts in node
@@ -106,6 +148,24 @@ void nvs_topo_classify_all(nvs_topology *t);
 nvs_result_t nvs_topo_gather(nvs_rt *rt, const nvs_topology *local, nvs_topology **global);
 /* The merge itself (PURE): parts[i] may be NULL. */
 nvs_result_t nvs_topo_merge(nvs_topology *const *parts, int nparts, nvs_topology **out);
+/* This rank's host's topology, for gathering: local rank 0 of each host discovers (NULL on the other ranks).
+ * COLLECTIVE (every rank calls it). Under --emulate-nodes a virtual host keeps only the GPUs its own ranks drive
+ * (their bus ids, `my_bus_id` of each rank; where a rank passes NULL or "", its CUDA ordinal rt->device), takes
+ * the virtual host's name and records its machine, so that the gather sees K hosts of the GPUs they really use.
+ * Returns the discovering rank's result (NVS_OK elsewhere); callers agree on it. */
+nvs_result_t nvs_topo_discover_host(nvs_rt *rt, const char *my_bus_id, nvs_topology **local);
+
+/* --- NICs (topo_nic.c, PURE) ------------------------------------------------------------------------------- */
+/* GPU-NIC and NIC-NIC classes from the PCIe paths (the rule of nvs_topo_classify_pcie; NET across hosts), then
+ * every GPU's net.* : the NICs NCCL would use for it and the bound they make (see topo_nic.c). */
+void nvs_topo_nic_assign(nvs_topology *t);
+const char *nvs_topo_gpu_nic_class(const nvs_topology *t, int gpu, int nic); /* NULL out of range */
+const char *nvs_topo_nic_nic_class(const nvs_topology *t, int a, int b);    /* "X" when a == b */
+/* A link rate as Linux sysfs writes it for an IB port ("400 Gb/sec (4X NDR)", "2.5 Gb/sec (1X SDR)") or as
+ * "<n> Gb/s" / "<n> Mb/s": GB/s per direction (Gbit/s / 8), 0 when not a rate. */
+double nvs_topo_parse_rate(const char *text);
+/* IB port state as sysfs ("4: ACTIVE") or hwloc's Port<i>State ("4") writes it -> "ACTIVE" etc.; "" unknown. */
+void nvs_topo_ib_state(const char *text, char *out, size_t len);
 
 /* --- JSON (docs/run-json.md "topology") ------------------------------------------------------------------- */
 json_t *nvs_topo_to_json(const nvs_topology *t);
@@ -130,7 +190,7 @@ typedef struct {
     char cls[12];
     char link[16];      /* "NVLink", "PCIe", "host memory", "network", "none" */
     double bound_gbps;  /* < 0: unknown */
-    char source[160];
+    char source[400];
 } nvs_topo_hop;
 
 /* PCIe data rate per direction of one link, GB/s: lanes x transfer rate x encoding efficiency / 8.
@@ -158,8 +218,10 @@ int nvs_topo_pick_gpus(const nvs_topology *t, int n, int best, int *out);
 /* --- printing (topo_print.c) ------------------------------------------------------------------------------ */
 /* Per-GPU details, the class matrix like `nvidia-smi topo -m`, the P2P matrix, the bound matrix, a legend. */
 void nvs_topo_print(const nvs_topology *t, FILE *to);
-/* Only the class matrix (with CPU/NUMA affinity columns). */
+/* Only the class matrix (with CPU/NUMA affinity columns; NIC columns, NIC rows and the NIC Legend). */
 void nvs_topo_print_matrix(const nvs_topology *t, FILE *to);
+/* The GPU rows only (NIC columns kept) and the NIC names on one line: for one-screen summaries. */
+void nvs_topo_print_matrix_brief(const nvs_topology *t, FILE *to);
 void nvs_topo_print_csv(const nvs_topology *t, FILE *to);
 
 #endif

@@ -7,7 +7,9 @@
  *               the source GPU over its PCIe link and enters the destination over its own, so the slower link
  *               bounds it. It is an UPPER bound: host memory bandwidth, the CPU interconnect (SYS pairs) and
  *               the staging copies usually cost more.
- *   network     unknown unless given (nvs_topology.net_gbps).
+ *   network     the slower of the two GPUs' NET bounds, each from the NICs nearest to it (topo_nic.c); unknown when a
+ *               side has no NIC or no known rate, and between virtual hosts of one machine (--emulate-nodes: the
+ *               traffic stays inside the machine, over loopback); nvs_topology.net_gbps overrides when given.
  * Protocol overheads (TLP headers, NVLink flit headers) are not subtracted: measured copies reach 80-90%. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,6 +81,35 @@ static void hop_init(nvs_topo_hop *h, const nvs_topology *t, int a, int b)
     h->bound_gbps = -1;
 }
 
+static double net_hop(const nvs_topology *t, int a, int b, nvs_topo_hop *h)
+{
+    const nvs_topo_gpu *ga = &t->gpus[a], *gb = &t->gpus[b];
+    const nvs_topo_host *ha = &t->hosts[ga->host], *hb = &t->hosts[gb->host];
+    set_link(h, NVS_LINK_NETWORK);
+    if (ha->machine[0] && !strcmp(ha->machine, hb->machine)) {
+        snprintf(h->source, sizeof h->source,
+                 "network between virtual hosts of %.60s (--emulate-nodes): the traffic stays inside the machine "
+                 "(loopback socket, or HCA loopback), so no NIC rate bounds it",
+                 ha->machine);
+        return -1;
+    }
+    if (t->net_gbps > 0) {
+        h->bound_gbps = t->net_gbps;
+        snprintf(h->source, sizeof h->source, "network: %.2f GB/s per direction (given)", t->net_gbps);
+        return h->bound_gbps;
+    }
+    const nvs_topo_gpu *slow = ga->net.gbps <= gb->net.gbps ? ga : gb;
+    if (!(ga->net.gbps > 0) || !(gb->net.gbps > 0)) {
+        const nvs_topo_gpu *u = ga->net.gbps > 0 ? gb : ga;
+        snprintf(h->source, sizeof h->source, "network: no bound known (GPU%d: %.300s)", u->index,
+                 u->net.source[0] ? u->net.source : "no NIC information");
+        return -1;
+    }
+    h->bound_gbps = slow->net.gbps;
+    snprintf(h->source, sizeof h->source, "network, the slower side: GPU%d's %.300s", slow->index, slow->net.source);
+    return h->bound_gbps;
+}
+
 double nvs_topo_pair_hop(const nvs_topology *t, int a, int b, int p2p_allowed, nvs_topo_hop *hop)
 {
     nvs_topo_hop local;
@@ -90,15 +121,7 @@ double nvs_topo_pair_hop(const nvs_topology *t, int a, int b, int p2p_allowed, n
         return -1;
     }
     const nvs_topo_gpu *ga = &t->gpus[a], *gb = &t->gpus[b];
-    if (nvs_link_class_parse(p->cls, NULL) == NVS_CLASS_NET) {
-        set_link(h, NVS_LINK_NETWORK);
-        if (t->net_gbps > 0) {
-            h->bound_gbps = t->net_gbps;
-            snprintf(h->source, sizeof h->source, "network: %.2f GB/s per direction (given)", t->net_gbps);
-        } else
-            snprintf(h->source, sizeof h->source, "network: no bound known (the NIC rate was not given)");
-        return h->bound_gbps;
-    }
+    if (nvs_link_class_parse(p->cls, NULL) == NVS_CLASS_NET) return net_hop(t, a, b, h);
     /* P2P unknown (offline) is assumed possible: the bound stays an upper bound */
     int use_p2p = p2p_allowed && p->p2p_cuda != 0;
     if (use_p2p && p->nvlinks > 0) {

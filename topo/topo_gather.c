@@ -63,16 +63,24 @@ done:
 
 nvs_result_t nvs_topo_merge(nvs_topology *const *parts, int nparts, nvs_topology **out)
 {
-    int nh = 0, ng = 0;
+    int nh = 0, ng = 0, nn = 0;
     *out = NULL;
     for (int p = 0; p < nparts; p++)
         if (parts[p]) {
             nh += parts[p]->nhosts;
             ng += parts[p]->ngpus;
+            nn += parts[p]->nnics;
         }
     nvs_topology *t = nvs_topo_alloc(nh, ng);
     if (!t) return NVS_ERR_NOMEM;
-    int ho = 0, go = 0, used = 0;
+    if (nvs_topo_alloc_nics(t, nn) != NVS_OK) {
+        nvs_topo_free(t);
+        return NVS_ERR_NOMEM;
+    }
+    /* NIC classes: within a part as it says, across parts the network */
+    for (int i = 0; i < ng * nn; i++) strcpy(t->gpu_nic_cls + (size_t)i * NVS_TOPO_CLS_LEN, "NET");
+    for (int i = 0; i < nn * nn; i++) strcpy(t->nic_nic_cls + (size_t)i * NVS_TOPO_CLS_LEN, "NET");
+    int ho = 0, go = 0, no = 0, used = 0;
     for (int p = 0; p < nparts; p++) {
         const nvs_topology *s = parts[p];
         if (!s) continue;
@@ -87,12 +95,25 @@ nvs_result_t nvs_topo_merge(nvs_topology *const *parts, int nparts, nvs_topology
                 if (g->nvlink.links[k].remote_gpu >= 0) g->nvlink.links[k].remote_gpu += go;
             for (int j = 0; j < s->ngpus; j++) t->pairs[(go + i) * ng + go + j] = s->pairs[i * s->ngpus + j];
         }
+        for (int k = 0; k < s->nnics; k++) {
+            nvs_topo_nic *n = &t->nics[no + k];
+            *n = s->nics[k];
+            n->index = no + k;
+            n->host += ho;
+            for (int m = 0; m < s->nnics; m++)
+                memcpy(t->nic_nic_cls + ((size_t)(no + k) * nn + no + m) * NVS_TOPO_CLS_LEN,
+                       s->nic_nic_cls + ((size_t)k * s->nnics + m) * NVS_TOPO_CLS_LEN, NVS_TOPO_CLS_LEN);
+            for (int i = 0; i < s->ngpus; i++)
+                memcpy(t->gpu_nic_cls + ((size_t)(go + i) * nn + no + k) * NVS_TOPO_CLS_LEN,
+                       s->gpu_nic_cls + ((size_t)i * s->nnics + k) * NVS_TOPO_CLS_LEN, NVS_TOPO_CLS_LEN);
+        }
         if (!t->nvml_status[0]) snprintf(t->nvml_status, sizeof t->nvml_status, "%s", s->nvml_status);
         if (!t->cuda_status[0]) snprintf(t->cuda_status, sizeof t->cuda_status, "%s", s->cuda_status);
         if (!t->net_gbps) t->net_gbps = s->net_gbps;
         if (used == 1) snprintf(t->source, sizeof t->source, "%s", s->source);
         ho += s->nhosts;
         go += s->ngpus;
+        no += s->nnics;
     }
     /* across hosts: the network, whatever the rest says */
     for (int a = 0; a < ng; a++)

@@ -54,9 +54,10 @@ static void gpu_name(hwloc_obj_t pci, char *buf, size_t len)
         snprintf(buf, len, "NVIDIA GPU [%04x:%04x]", pci->attr->pcidev.vendor_id, pci->attr->pcidev.device_id);
 }
 
-static void fill_path(hwloc_topology_t topo, hwloc_obj_t pci, nvs_topo_gpu *g)
+/* PCIe ancestry and locality of a PCI device (GPU or NIC); cpuset may be NULL. */
+static void fill_pci_path(hwloc_topology_t topo, hwloc_obj_t pci, nvs_topo_pcipath *p, int *numa_node, char *cpuset,
+                          size_t cpuset_len)
 {
-    nvs_topo_pcipath *p = &g->path;
     memset(p, 0, sizeof *p);
     for (hwloc_obj_t o = pci->parent; o && o->type == HWLOC_OBJ_BRIDGE && p->n < NVS_TOPO_MAX_DEPTH; o = o->parent) {
         p->bridge[p->n] = o->gp_index;
@@ -71,13 +72,103 @@ static void fill_path(hwloc_topology_t topo, hwloc_obj_t pci, nvs_topo_gpu *g)
         p->n = 1;
     }
     p->numa_node = -1;
-    g->numa_node = -1;
+    *numa_node = -1;
     if (cpu) {
         p->cpu_parent = cpu->gp_index + 1;
-        if (cpu->nodeset && hwloc_bitmap_weight(cpu->nodeset) == 1) g->numa_node = p->numa_node = hwloc_bitmap_first(cpu->nodeset);
-        if (cpu->cpuset && !hwloc_bitmap_iszero(cpu->cpuset))
-            hwloc_bitmap_list_snprintf(g->cpuset, sizeof g->cpuset, cpu->cpuset);
+        if (cpu->nodeset && hwloc_bitmap_weight(cpu->nodeset) == 1) *numa_node = p->numa_node = hwloc_bitmap_first(cpu->nodeset);
+        if (cpuset && cpu->cpuset && !hwloc_bitmap_iszero(cpu->cpuset))
+            hwloc_bitmap_list_snprintf(cpuset, cpuset_len, cpu->cpuset);
     }
+}
+
+static void fill_path(hwloc_topology_t topo, hwloc_obj_t pci, nvs_topo_gpu *g)
+{
+    fill_pci_path(topo, pci, &g->path, &g->numa_node, g->cpuset, sizeof g->cpuset);
+}
+
+/* --- NICs -------------------------------------------------------------------------------------------------- */
+
+/* hwloc 2.x: osdev.type is one enum value (NETWORK = 2, OPENFABRICS = 3); hwloc 3.0 makes it a bit mask
+ * (osdev.types; an HCA is NETWORK|OPENFABRICS). nvscale builds against 2.x (Debian 12: 2.9, Ubuntu 24.04: 2.10);
+ * the 3.0 branch follows hwloc 3.0's hwloc.h and is not built here. */
+static int osdev_is(hwloc_obj_t o, hwloc_obj_osdev_type_t type)
+{
+    if (o->type != HWLOC_OBJ_OS_DEVICE) return 0;
+#if HWLOC_API_VERSION >= 0x00030000
+    return (o->attr->osdev.types & type) != 0;
+#else
+    return o->attr->osdev.type == type;
+#endif
+}
+
+/* A network adapter function: PCI base class 02 (network controller: 0200 Ethernet, 0207 InfiniBand) with an
+ * OpenFabrics or network OS device below it. Network OS devices elsewhere (USB adapters under their host
+ * controller, virtual devices hwloc lists with HWLOC_VIRTUAL_LINUX_OSDEV) have no PCIe position to classify. */
+static int nic_function(hwloc_obj_t pci, hwloc_obj_t *rdma, hwloc_obj_t *net)
+{
+    *rdma = *net = NULL;
+    if (pci->type != HWLOC_OBJ_PCI_DEVICE || (pci->attr->pcidev.class_id >> 8) != 0x02) return 0;
+    for (hwloc_obj_t c = pci->io_first_child; c; c = c->next_sibling) {
+        if (!*rdma && osdev_is(c, HWLOC_OBJ_OSDEV_OPENFABRICS)) *rdma = c;
+        else if (!*net && osdev_is(c, HWLOC_OBJ_OSDEV_NETWORK)) *net = c;
+    }
+    return *rdma || *net;
+}
+
+/* The offline link rate: hwloc records none, so it comes from an info attribute the user adds, e.g.
+ * `hwloc-annotate in.xml out.xml os=mlx5_0 info LinkRate "400 Gb/sec (4X NDR)"` (sysfs's format). */
+static void xml_rate(hwloc_obj_t o, nvs_topo_nic *nic)
+{
+    const char *r = o ? hwloc_obj_get_info_by_name(o, "LinkRate") : NULL;
+    double g = nvs_topo_parse_rate(r);
+    if (g <= 0 || nic->gbps > 0) return;
+    nic->gbps = g;
+    snprintf(nic->rate, sizeof nic->rate, "%s", r);
+    snprintf(nic->rate_source, sizeof nic->rate_source, "hwloc XML: info LinkRate of %.40s", o->name);
+}
+
+static void fill_nic(hwloc_topology_t topo, hwloc_obj_t pci, hwloc_obj_t rdma, hwloc_obj_t net, int live,
+                     nvs_topo_nic *nic)
+{
+    snprintf(nic->name, sizeof nic->name, "%s", rdma ? rdma->name : net->name);
+    if (net) snprintf(nic->netdev, sizeof nic->netdev, "%s", net->name);
+    busid_of(pci, nic->pci_bus_id, sizeof nic->pci_bus_id);
+    fill_pci_path(topo, pci, &nic->path, &nic->numa_node, NULL, 0);
+    /* the link layer offline: the function's PCI class (a VPI adapter reports 0207 in InfiniBand mode and
+     * 0200 in Ethernet mode); live, sysfs's link_layer below replaces it */
+    unsigned cls = pci->attr->pcidev.class_id;
+    snprintf(nic->kind, sizeof nic->kind, "%s",
+             rdma ? (cls == 0x0207 ? "InfiniBand" : cls == 0x0200 ? "RoCE" : "RDMA")
+                  : (cls == 0x0207 ? "InfiniBand" : cls == 0x0200 ? "Ethernet" : "Network"));
+    if (rdma) nvs_topo_ib_state(hwloc_obj_get_info_by_name(rdma, "Port1State"), nic->state, sizeof nic->state);
+    if (live)
+        nvs_topo_nic_sysfs("/sys", nic, rdma != NULL);
+    else {
+        xml_rate(rdma, nic);
+        xml_rate(net, nic);
+    }
+}
+
+static int cmp_nic(const void *a, const void *b)
+{
+    const nvs_topo_nic *x = a, *y = b;
+    int c = strcmp(x->pci_bus_id, y->pci_bus_id);
+    return c ? c : strcmp(x->name, y->name);
+}
+
+static nvs_result_t read_nics(hwloc_topology_t topo, nvs_topology *t, int live)
+{
+    int n = 0;
+    hwloc_obj_t rdma, net;
+    for (hwloc_obj_t o = NULL; (o = hwloc_get_next_pcidev(topo, o));) n += nic_function(o, &rdma, &net);
+    if (!n) return NVS_OK;
+    NVS_CHECK(nvs_topo_alloc_nics(t, n));
+    int i = 0;
+    for (hwloc_obj_t o = NULL; (o = hwloc_get_next_pcidev(topo, o)) && i < n;)
+        if (nic_function(o, &rdma, &net)) fill_nic(topo, o, rdma, net, live, &t->nics[i++]);
+    qsort(t->nics, (size_t)n, sizeof *t->nics, cmp_nic);
+    for (int k = 0; k < n; k++) t->nics[k].index = k;
+    return NVS_OK;
 }
 
 /* index of our GPU that hwloc object `o` stands for (an OS device below its PCI device, or the PCI device) */
@@ -234,6 +325,11 @@ nvs_result_t nvs_topo_hwloc_load(const char *xml, nvs_topology **out, char *err,
     qsort(t->gpus, (size_t)ngpus, sizeof *t->gpus, cmp_gpu_bus);
     for (int k = 0; k < ngpus; k++) t->gpus[k].index = k;
     read_nvlink_matrix(topo, t);
+    if (read_nics(topo, t, xml == NULL) != NVS_OK) {
+        snprintf(err, errlen, "out of memory");
+        res = NVS_ERR_NOMEM;
+        goto out;
+    }
     *out = t;
     t = NULL;
 out:

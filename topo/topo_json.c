@@ -84,6 +84,41 @@ static json_t *gpu_json(const nvs_topology *t, const nvs_topo_gpu *g)
         json_object_set_new(o, "nvlink", json_null());
         json_object_set_new(o, "nvlink_status", str_or_null(g->nvlink.why_unknown));
     }
+    json_t *net = json_object();
+    json_object_set_new(net, "gbps", pos_real_or_null(g->net.gbps));
+    json_object_set_new(net, "nics_used", json_integer(g->net.nics));
+    json_object_set_new(net, "class", str_or_null(g->net.cls));
+    json_object_set_new(net, "nearest", str_or_null(g->net.names));
+    json_object_set_new(net, "source", str_or_null(g->net.source));
+    json_object_set_new(o, "net", net);
+    return o;
+}
+
+static json_t *class_row(const nvs_topology *t, int nic, int of_gpus)
+{
+    json_t *a = json_array();
+    int n = of_gpus ? t->ngpus : t->nnics;
+    for (int i = 0; i < n; i++)
+        json_array_append_new(a, json_string(of_gpus ? nvs_topo_gpu_nic_class(t, i, nic) : nvs_topo_nic_nic_class(t, nic, i)));
+    return a;
+}
+
+static json_t *nic_json(const nvs_topology *t, const nvs_topo_nic *n)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "index", json_integer(n->index));
+    json_object_set_new(o, "host", json_string(t->hosts[n->host].name));
+    json_object_set_new(o, "name", json_string(n->name));
+    json_object_set_new(o, "netdev", str_or_null(n->netdev));
+    json_object_set_new(o, "kind", json_string(n->kind));
+    json_object_set_new(o, "pci_bus_id", json_string(n->pci_bus_id));
+    json_object_set_new(o, "numa_node", int_or_null(n->numa_node, -1));
+    json_object_set_new(o, "state", str_or_null(n->state));
+    json_object_set_new(o, "gbps", pos_real_or_null(n->gbps));
+    json_object_set_new(o, "rate", str_or_null(n->rate));
+    json_object_set_new(o, "rate_source", str_or_null(n->rate_source));
+    json_object_set_new(o, "gpu_classes", class_row(t, n->index, 1));
+    json_object_set_new(o, "nic_classes", class_row(t, n->index, 0));
     return o;
 }
 
@@ -109,6 +144,7 @@ json_t *nvs_topo_to_json(const nvs_topology *t)
         json_object_set_new(hj, "gpus", ids);
         json_object_set_new(hj, "numa_nodes", int_or_null(t->hosts[h].numa_nodes, 0));
         json_object_set_new(hj, "packages", int_or_null(t->hosts[h].packages, 0));
+        if (t->hosts[h].machine[0]) json_object_set_new(hj, "machine", json_string(t->hosts[h].machine));
         json_array_append_new(hosts, hj);
     }
     for (int i = 0; i < t->ngpus; i++) json_array_append_new(gpus, gpu_json(t, &t->gpus[i]));
@@ -133,9 +169,12 @@ json_t *nvs_topo_to_json(const nvs_topology *t)
             json_object_set_new(pj, "shm_bound_gbps", v < 0 ? json_null() : json_real(v));
             json_array_append_new(pairs, pj);
         }
+    json_t *nics = json_array();
+    for (int k = 0; k < t->nnics; k++) json_array_append_new(nics, nic_json(t, &t->nics[k]));
     json_object_set_new(o, "hosts", hosts);
     json_object_set_new(o, "gpus", gpus);
     json_object_set_new(o, "pairs", pairs);
+    json_object_set_new(o, "nics", nics);
     return o;
 }
 
@@ -163,6 +202,61 @@ static void get_str(const json_t *o, const char *k, char *dst, size_t len)
     snprintf(dst, len, "%s", json_is_string(v) ? json_string_value(v) : "");
 }
 
+/* A class from a class row, checked: a matrix cell is a class name, "X" (self) or "?" (unknown). */
+static int class_cell(const json_t *row, size_t i, char *out)
+{
+    const json_t *v = json_array_get(row, i);
+    int nv;
+    if (!json_is_string(v)) return -1;
+    const char *s = json_string_value(v);
+    if (strcmp(s, "X") && strcmp(s, "?") && nvs_link_class_parse(s, &nv) == NVS_CLASS_UNKNOWN) return -1;
+    snprintf(out, NVS_TOPO_CLS_LEN, "%s", s);
+    return 0;
+}
+
+static int read_nics(const json_t *j, nvs_topology *t, char *err, size_t errlen)
+{
+    const json_t *nics = json_object_get(j, "nics");
+    if (!nics) return 0; /* run.json files from before NICs were discovered */
+    if (!json_is_array(nics)) FAIL("topology: \"nics\" must be an array");
+    int n = (int)json_array_size(nics);
+    if (n > 100000) FAIL("topology: too many NICs");
+    if (nvs_topo_alloc_nics(t, n) != NVS_OK) FAIL("topology: out of memory");
+    for (int k = 0; k < n; k++) {
+        const json_t *nj = json_array_get(nics, (size_t)k);
+        nvs_topo_nic *nic = &t->nics[k];
+        if (!json_is_object(nj) || !json_is_string(json_object_get(nj, "name")))
+            FAIL("topology: nics[%d] needs a \"name\"", k);
+        const json_t *hv = json_object_get(nj, "host");
+        nic->host = -1;
+        for (int h = 0; h < t->nhosts && json_is_string(hv); h++)
+            if (!strcmp(t->hosts[h].name, json_string_value(hv))) nic->host = h;
+        if (nic->host < 0) FAIL("topology: nics[%d] names no host of \"hosts\"", k);
+        get_str(nj, "name", nic->name, sizeof nic->name);
+        get_str(nj, "netdev", nic->netdev, sizeof nic->netdev);
+        get_str(nj, "kind", nic->kind, sizeof nic->kind);
+        get_str(nj, "pci_bus_id", nic->pci_bus_id, sizeof nic->pci_bus_id);
+        get_str(nj, "state", nic->state, sizeof nic->state);
+        get_str(nj, "rate", nic->rate, sizeof nic->rate);
+        get_str(nj, "rate_source", nic->rate_source, sizeof nic->rate_source);
+        nic->numa_node = get_int(nj, "numa_node", -1);
+        nic->gbps = get_num(nj, "gbps");
+        const json_t *gc = json_object_get(nj, "gpu_classes"), *nc = json_object_get(nj, "nic_classes");
+        if (!json_is_array(gc) || json_array_size(gc) != (size_t)t->ngpus || !json_is_array(nc) ||
+            json_array_size(nc) != (size_t)n)
+            FAIL("topology: nics[%d] needs \"gpu_classes\" (%d) and \"nic_classes\" (%d)", k, t->ngpus, n);
+        for (int g = 0; g < t->ngpus; g++)
+            if (class_cell(gc, (size_t)g, t->gpu_nic_cls + ((size_t)g * n + k) * NVS_TOPO_CLS_LEN))
+                FAIL("topology: nics[%d].gpu_classes[%d] is not a class", k, g);
+        for (int b = 0; b < n; b++)
+            if (class_cell(nc, (size_t)b, t->nic_nic_cls + ((size_t)k * n + b) * NVS_TOPO_CLS_LEN))
+                FAIL("topology: nics[%d].nic_classes[%d] is not a class", k, b);
+    }
+    return 0;
+fail:
+    return -1;
+}
+
 nvs_result_t nvs_topo_from_json(const json_t *j, nvs_topology **out, char *err, size_t errlen)
 {
     nvs_topology *t = NULL;
@@ -187,6 +281,7 @@ nvs_result_t nvs_topo_from_json(const json_t *j, nvs_topology **out, char *err, 
         get_str(hj, "name", t->hosts[h].name, sizeof t->hosts[h].name);
         t->hosts[h].numa_nodes = get_int(hj, "numa_nodes", 0);
         t->hosts[h].packages = get_int(hj, "packages", 0);
+        get_str(hj, "machine", t->hosts[h].machine, sizeof t->hosts[h].machine);
     }
     for (int i = 0; i < ng; i++) {
         const json_t *gj = json_array_get(gpus, (size_t)i);
@@ -241,7 +336,16 @@ nvs_result_t nvs_topo_from_json(const json_t *j, nvs_topology **out, char *err, 
             g->nvlink.nlinks = (int)nl;
         } else
             get_str(gj, "nvlink_status", g->nvlink.why_unknown, sizeof g->nvlink.why_unknown);
+        const json_t *net = json_object_get(gj, "net");
+        if (json_is_object(net)) {
+            g->net.gbps = get_num(net, "gbps");
+            g->net.nics = get_int(net, "nics_used", 0);
+            get_str(net, "class", g->net.cls, sizeof g->net.cls);
+            get_str(net, "nearest", g->net.names, sizeof g->net.names);
+            get_str(net, "source", g->net.source, sizeof g->net.source);
+        }
     }
+    if (read_nics(j, t, err, errlen)) goto fail;
     for (size_t k = 0; pairs && k < json_array_size(pairs); k++) {
         const json_t *pj = json_array_get(pairs, k);
         int a = get_int(pj, "a", -1), b = get_int(pj, "b", -1);

@@ -11,6 +11,11 @@
  * cannot be loaded. Zero GPUs is not an error here. */
 nvs_result_t nvs_topo_hwloc_load(const char *xml, nvs_topology **out, char *err, size_t errlen);
 
+/* Link layer, port state and rate of a NIC found live, from sysfs under `root` ("/sys"; a fake tree in tests)
+ * (topo_nic_sysfs.c). rdma: nic->name is an RDMA device (/sys/class/infiniband/<name>). Leaves what it cannot
+ * read as it was. */
+void nvs_topo_nic_sysfs(const char *root, nvs_topo_nic *nic, int rdma);
+
 /* NVML (topo_nvml.c), loaded with dlopen: a missing library or symbol is "unsupported", never a crash. */
 typedef struct nvs_nvml nvs_nvml;
 /* NVS_ERR_UNSUPPORTED with the reason in why (no library, a symbol missing, nvmlInit failed). */

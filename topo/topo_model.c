@@ -39,7 +39,71 @@ void nvs_topo_free(nvs_topology *t)
     free(t->hosts);
     free(t->gpus);
     free(t->pairs);
+    free(t->nics);
+    free(t->gpu_nic_cls);
+    free(t->nic_nic_cls);
     free(t);
+}
+
+nvs_result_t nvs_topo_alloc_nics(nvs_topology *t, int n)
+{
+    free(t->nics);
+    free(t->gpu_nic_cls);
+    free(t->nic_nic_cls);
+    t->nnics = 0;
+    size_t ng = t->ngpus > 0 ? (size_t)t->ngpus : 1, nn = n > 0 ? (size_t)n : 1;
+    t->nics = calloc(nn, sizeof *t->nics);
+    t->gpu_nic_cls = calloc(ng * nn, NVS_TOPO_CLS_LEN);
+    t->nic_nic_cls = calloc(nn * nn, NVS_TOPO_CLS_LEN);
+    if (!t->nics || !t->gpu_nic_cls || !t->nic_nic_cls) return NVS_ERR_NOMEM;
+    t->nnics = n;
+    for (int i = 0; i < n; i++) {
+        t->nics[i].index = i;
+        t->nics[i].numa_node = -1;
+        t->nics[i].path.numa_node = -1;
+    }
+    for (size_t i = 0; i < ng * nn; i++) strcpy(t->gpu_nic_cls + i * NVS_TOPO_CLS_LEN, "?");
+    for (size_t i = 0; i < nn * nn; i++) strcpy(t->nic_nic_cls + i * NVS_TOPO_CLS_LEN, "?");
+    return NVS_OK;
+}
+
+nvs_topology *nvs_topo_subset(const nvs_topology *t, const int *keep, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (keep[i] < 0 || keep[i] >= t->ngpus) return NULL;
+    nvs_topology *s = nvs_topo_alloc(t->nhosts, n);
+    if (!s) return NULL;
+    if (nvs_topo_alloc_nics(s, t->nnics) != NVS_OK) {
+        nvs_topo_free(s);
+        return NULL;
+    }
+    memcpy(s->hosts, t->hosts, (size_t)t->nhosts * sizeof *s->hosts);
+    memcpy(s->source, t->source, sizeof s->source);
+    memcpy(s->nvml_status, t->nvml_status, sizeof s->nvml_status);
+    memcpy(s->cuda_status, t->cuda_status, sizeof s->cuda_status);
+    s->net_gbps = t->net_gbps;
+    if (t->nnics) {
+        memcpy(s->nics, t->nics, (size_t)t->nnics * sizeof *s->nics);
+        memcpy(s->nic_nic_cls, t->nic_nic_cls, (size_t)t->nnics * (size_t)t->nnics * NVS_TOPO_CLS_LEN);
+    }
+    for (int i = 0; i < n; i++) {
+        nvs_topo_gpu *g = &s->gpus[i];
+        *g = t->gpus[keep[i]];
+        g->index = i;
+        for (int k = 0; k < g->nvlink.nlinks; k++) {
+            nvs_topo_link *l = &g->nvlink.links[k];
+            if (l->remote != NVS_REMOTE_GPU || l->remote_gpu < 0) continue;
+            int to = -1;
+            for (int j = 0; j < n && to < 0; j++)
+                if (keep[j] == l->remote_gpu) to = j;
+            l->remote_gpu = to; /* a peer left out stays known by its bus id */
+        }
+        for (int j = 0; j < n; j++) s->pairs[i * n + j] = t->pairs[keep[i] * t->ngpus + keep[j]];
+        for (int k = 0; k < t->nnics; k++)
+            memcpy(s->gpu_nic_cls + ((size_t)i * t->nnics + k) * NVS_TOPO_CLS_LEN,
+                   t->gpu_nic_cls + ((size_t)keep[i] * t->nnics + k) * NVS_TOPO_CLS_LEN, NVS_TOPO_CLS_LEN);
+    }
+    return s;
 }
 
 static int direct_links(const nvs_topo_gpu *g, int peer)
@@ -74,6 +138,7 @@ void nvs_topo_classify_all(nvs_topology *t)
                 nvs_link_class_name(pc, 0, p->pcie_cls, sizeof p->pcie_cls);
             nvs_link_class_name(pc, p->nvlinks, p->cls, sizeof p->cls);
         }
+    nvs_topo_nic_assign(t);
 }
 
 

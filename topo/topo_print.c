@@ -116,33 +116,74 @@ static int col_width(const nvs_topology *t)
         }
     char lab[16];
     int l = snprintf(lab, sizeof lab, "GPU%d", t->ngpus - 1) + 2;
+    if (l > w) w = l;
+    l = t->nnics ? snprintf(lab, sizeof lab, "NIC%d", t->nnics - 1) + 2 : 0;
     return l > w ? l : w;
 }
 
-static void header(line_t *l, const nvs_topology *t, int w)
+/* GPU columns only (the P2P and bound matrices) or, as `nvidia-smi topo -m`, GPU then NIC columns */
+static void header(line_t *l, const nvs_topology *t, int w, int with_nics)
 {
     lcat(l, "%*s", w, "");
     for (int b = 0; b < t->ngpus; b++) lcat(l, "GPU%-*d", w - 3, b);
+    for (int k = 0; with_nics && k < t->nnics; k++) lcat(l, "NIC%-*d", w - 3, k);
 }
 
-void nvs_topo_print_matrix(const nvs_topology *t, FILE *to)
+static void matrix_rows(const nvs_topology *t, FILE *to, int nic_rows)
 {
     static line_t l;
     int w = col_width(t), cw = 14;
     for (int i = 0; i < t->ngpus; i++)
         if ((int)strlen(t->gpus[i].cpuset) + 2 > cw) cw = (int)strlen(t->gpus[i].cpuset) + 2;
-    header(&l, t, w);
+    header(&l, t, w, 1);
     lcat(&l, "%-*s%-15s%s", cw, "CPU Affinity", "NUMA Affinity", t->nhosts > 1 ? "Host" : "");
     lend(&l, to);
     for (int a = 0; a < t->ngpus; a++) {
         lcat(&l, "GPU%-*d", w - 3, a);
         for (int b = 0; b < t->ngpus; b++) lcat(&l, "%-*s", w, a == b ? " X" : nvs_topo_pair_class(t, a, b));
+        for (int k = 0; k < t->nnics; k++) lcat(&l, "%-*s", w, nvs_topo_gpu_nic_class(t, a, k));
         const nvs_topo_gpu *g = &t->gpus[a];
         char numa[16] = "N/A";
         if (g->numa_node >= 0) snprintf(numa, sizeof numa, "%d", g->numa_node);
         lcat(&l, "%-*s%-15s%s", cw, g->cpuset[0] ? g->cpuset : "N/A", numa, t->nhosts > 1 ? t->hosts[g->host].name : "");
         lend(&l, to);
     }
+    /* NIC rows, as nvidia-smi prints them: classes only */
+    for (int k = 0; nic_rows && k < t->nnics; k++) {
+        lcat(&l, "NIC%-*d", w - 3, k);
+        for (int b = 0; b < t->ngpus; b++) lcat(&l, "%-*s", w, nvs_topo_gpu_nic_class(t, b, k));
+        for (int m = 0; m < t->nnics; m++) lcat(&l, "%-*s", w, m == k ? " X" : nvs_topo_nic_nic_class(t, k, m));
+        lend(&l, to);
+    }
+}
+
+/* `nvidia-smi topo -m`'s "NIC Legend": the RDMA device names (the interface where there is none) */
+static void nic_legend(const nvs_topology *t, FILE *to)
+{
+    if (!t->nnics) return;
+    fprintf(to, "\nNIC Legend:\n");
+    for (int k = 0; k < t->nnics; k++) {
+        fprintf(to, "  NIC%d: %s", k, t->nics[k].name);
+        if (t->nhosts > 1) fprintf(to, " (host %s)", t->hosts[t->nics[k].host].name);
+        fprintf(to, "\n");
+    }
+}
+
+void nvs_topo_print_matrix(const nvs_topology *t, FILE *to)
+{
+    matrix_rows(t, to, 1);
+    nic_legend(t, to);
+}
+
+void nvs_topo_print_matrix_brief(const nvs_topology *t, FILE *to)
+{
+    matrix_rows(t, to, 0);
+    if (!t->nnics) return;
+    /* the NIC legend on one line: "NICs: NIC0 mlx5_0, NIC1 mlx5_1" */
+    static line_t l;
+    lcat(&l, "NICs:");
+    for (int k = 0; k < t->nnics; k++) lcat(&l, "%s NIC%d %s", k ? "," : "", k, t->nics[k].name);
+    lend(&l, to);
 }
 
 static const char *p2p_cell(const nvs_topo_pair *p)
@@ -163,7 +204,7 @@ static void print_p2p(const nvs_topology *t, FILE *to, int w)
         return;
     }
     fprintf(to, "\nP2P access (cudaDeviceCanAccessPeer both ways; NVML's reason when it says no):\n");
-    header(&l, t, w);
+    header(&l, t, w, 0);
     lend(&l, to);
     for (int a = 0; a < t->ngpus; a++) {
         lcat(&l, "GPU%-*d", w - 3, a);
@@ -181,7 +222,7 @@ static void print_bounds(const nvs_topology *t, FILE *to, int w)
     static line_t l;
     if (w < 8) w = 8;
     fprintf(to, "\nBound (GB/s per direction from the links, P2P where possible; '-' unknown):\n");
-    header(&l, t, w);
+    header(&l, t, w, 0);
     lend(&l, to);
     for (int a = 0; a < t->ngpus; a++) {
         lcat(&l, "GPU%-*d", w - 3, a);
@@ -195,6 +236,28 @@ static void print_bounds(const nvs_topology *t, FILE *to, int w)
         }
         lend(&l, to);
     }
+}
+
+static int host_has_nics(const nvs_topology *t, int h)
+{
+    for (int k = 0; k < t->nnics; k++)
+        if (t->nics[k].host == h) return 1;
+    return 0;
+}
+
+static void print_nic(const nvs_topo_nic *n, FILE *to)
+{
+    char numa[16] = "N/A";
+    if (n->numa_node >= 0) snprintf(numa, sizeof numa, "%d", n->numa_node);
+    fprintf(to, "NIC%-3d%s", n->index, n->name);
+    if (n->netdev[0] && strcmp(n->netdev, n->name)) fprintf(to, " (%s)", n->netdev);
+    fprintf(to, "  %s  %s  NUMA %s  %s\n", n->kind, n->pci_bus_id, numa, n->state[0] ? n->state : "state unknown");
+    if (n->gbps > 0)
+        fprintf(to, "      rate: %s = %.6g GB/s per direction (%s)\n", n->rate, n->gbps, n->rate_source);
+    else
+        fprintf(to, "      rate: unknown (%s)\n", n->rate_source[0] ? n->rate_source
+                                                                   : "offline: hwloc stores no link rate; an XML info "
+                                                                     "LinkRate gives one");
 }
 
 void nvs_topo_print(const nvs_topology *t, FILE *to)
@@ -218,10 +281,13 @@ void nvs_topo_print(const nvs_topology *t, FILE *to)
             fprintf(to, "\n");
             print_pcie(g, to);
             print_nvlink(t, g, to);
+            if (host_has_nics(t, h)) fprintf(to, "      NET: %s\n", g->net.source[0] ? g->net.source : "unknown");
         }
+        for (int k = 0; k < t->nnics; k++)
+            if (t->nics[k].host == h) print_nic(&t->nics[k], to);
     }
     fprintf(to, "\n");
-    nvs_topo_print_matrix(t, to);
+    matrix_rows(t, to, 1);
     int w = col_width(t);
     print_p2p(t, to, w);
     print_bounds(t, to, w);
@@ -237,6 +303,7 @@ void nvs_topo_print(const nvs_topology *t, FILE *to)
           "  P2P: OK = peer access, NS = not supported (copies go through host memory), CNS/GNS/TNS = chipset/GPU/\n"
           "       topology not supported (NVML), - = unknown (offline: CUDA and NVML not asked)\n",
           to);
+    nic_legend(t, to);
 }
 
 void nvs_topo_print_csv(const nvs_topology *t, FILE *to)
@@ -252,5 +319,15 @@ void nvs_topo_print_csv(const nvs_topology *t, FILE *to)
             fprintf(to, "%d,%d,%s,%s,%s,%d,%s,%s,%s,%s,%s\n", a, b, t->hosts[t->gpus[a].host].name,
                     t->hosts[t->gpus[b].host].name, p->cls, p->nvlinks, p->pcie_cls,
                     p->p2p_cuda < 0 ? "" : p->p2p_cuda ? "1" : "0", p->nvml_read, bound, h.link);
+        }
+    /* then GPU-NIC rows: b is "NIC<k>", the bound the NIC's line rate */
+    for (int a = 0; a < t->ngpus; a++)
+        for (int k = 0; k < t->nnics; k++) {
+            const nvs_topo_nic *n = &t->nics[k];
+            const char *c = nvs_topo_gpu_nic_class(t, a, k);
+            char bound[32] = "";
+            if (n->gbps > 0) snprintf(bound, sizeof bound, "%.3f", n->gbps);
+            fprintf(to, "%d,NIC%d,%s,%s,%s,0,%s,,,%s,network\n", a, k, t->hosts[t->gpus[a].host].name,
+                    t->hosts[n->host].name, c, strcmp(c, "NET") ? c : "", bound);
         }
 }

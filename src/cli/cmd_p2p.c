@@ -148,10 +148,24 @@ static nvs_result_t p2p_rank(nvs_rt *rt, void *arg)
     size_t *lens = NULL;
     int measurer = rt->local_rank == 0;
     nvs_result_t r = measurer ? check_gpus() : NVS_OK;
-    if (r == NVS_OK && measurer) r = nvs_topo_discover(NULL, &local);
+    r = nvs_rt_agree_result(rt, r);
+    /* every rank takes part: a virtual host (--emulate-nodes) keeps the GPUs its ranks drive */
+    if (r == NVS_OK) r = nvs_topo_discover_host(rt, NULL, &local);
+    if (r == NVS_OK && local && local->ngpus < 2) {
+        nvs_error("p2p measures copies between the GPUs of one host; host %s has %d: use fewer virtual hosts "
+                  "(--emulate-nodes)",
+                  rt->host, local->ngpus);
+        r = NVS_ERR_USAGE;
+    }
     r = nvs_rt_agree_result(rt, r);
     if (r == NVS_OK) r = nvs_topo_gather(rt, local, &global);
-    if (r == NVS_OK && measurer) r = nvs_p2p_measure(local, cfg->copy_bytes, cfg->copy_iters, cfg->warmup, &mine);
+    /* virtual hosts share one machine's links: they measure one after the other, never at once */
+    int turns = rt->emulated_nodes > 1 ? rt->nnodes : 1;
+    for (int turn = 0; turn < turns && r == NVS_OK; turn++) {
+        if (measurer && (turns == 1 || turn == rt->node))
+            r = nvs_p2p_measure(local, cfg->copy_bytes, cfg->copy_iters, cfg->warmup, &mine);
+        if (turns > 1) r = nvs_rt_agree_result(rt, r);
+    }
     /* a bad copy still reports its numbers: only a runtime error stops here */
     r = nvs_rt_agree_result(rt, r);
     if (r != NVS_OK) goto out;
@@ -190,6 +204,6 @@ int cmd_p2p(int argc, char **argv)
     }
     nvs_cli_set_verbosity(cfg.quiet, cfg.verbose);
     struct p2p_job job = {&cfg, nvs_rt_launched_by_mpi() ? "mpi" : "threads"};
-    r = nvs_rt_run(NVS_LAUNCH_AUTO, 1, cfg.timeout_s, p2p_rank, &job);
+    r = nvs_rt_run(NVS_LAUNCH_AUTO, 1, cfg.timeout_s, cfg.emulate_nodes, p2p_rank, &job);
     return nvs_exit_code(r);
 }

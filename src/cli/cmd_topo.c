@@ -56,8 +56,9 @@ static nvs_result_t topo_rank(nvs_rt *rt, void *arg)
     struct topo_job *job = arg;
     nvs_topology *local = NULL, *global = NULL;
     nvs_result_t r = NVS_OK;
-    /* one discovery per host: the other ranks of the host would only repeat it */
-    if (rt->local_rank == 0) r = nvs_topo_discover(NULL, &local);
+    /* one discovery per host: the other ranks of the host would only repeat it (a virtual host of
+     * --emulate-nodes keeps the GPUs its ranks drive, by CUDA ordinal) */
+    r = nvs_topo_discover_host(rt, NULL, &local);
     r = nvs_rt_agree_result(rt, r);
     if (r == NVS_OK) r = nvs_topo_gather(rt, local, &global);
     if (r == NVS_OK && rt->rank == 0) r = emit(job->cfg, global, job->launcher);
@@ -76,6 +77,11 @@ int cmd_topo(int argc, char **argv)
     cfg.argc = argc;
     cfg.argv = argv;
     nvs_cli_set_verbosity(cfg.quiet, cfg.verbose);
+    if (cfg.hwloc_xml[0] && cfg.emulate_nodes) {
+        fprintf(stderr, "nvscale topo: --emulate-nodes splits the ranks of a live run into virtual hosts; with "
+                        "--hwloc-xml nothing runs\nTry 'nvscale topo --help'.\n");
+        return 2;
+    }
     if (cfg.hwloc_xml[0]) {
         nvs_topology *t = NULL;
         r = nvs_topo_discover(cfg.hwloc_xml, &t);
@@ -84,6 +90,6 @@ int cmd_topo(int argc, char **argv)
         return nvs_exit_code(r);
     }
     struct topo_job job = {&cfg, nvs_rt_launched_by_mpi() ? "mpi" : "threads"};
-    r = nvs_rt_run(NVS_LAUNCH_AUTO, 1, cfg.timeout_s, topo_rank, &job);
+    r = nvs_rt_run(NVS_LAUNCH_AUTO, 1, cfg.timeout_s, cfg.emulate_nodes, topo_rank, &job);
     return nvs_exit_code(r);
 }

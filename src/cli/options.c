@@ -45,7 +45,7 @@ void nvs_config_defaults(nvs_config *c)
 enum {
     OPT_COLL = 1000, OPT_BACKEND, OPT_GPUS, OPT_PLACEMENT, OPT_TIMEOUT, OPT_FORMAT, OPT_OUT, OPT_NO_SAVE,
     OPT_INPLACE, OPT_MODEL, OPT_BATCH, OPT_PRECISION, OPT_GRAD, OPT_BFIRST, OPT_BCAP, OPT_STEPS, OPT_WSTEPS,
-    OPT_XML, OPT_COPY_BYTES, OPT_COPY_ITERS, OPT_NO_NCCL_LOG, OPT_NO_TRAIN, OPT_FRAMEWORK,
+    OPT_XML, OPT_COPY_BYTES, OPT_COPY_ITERS, OPT_NO_NCCL_LOG, OPT_NO_TRAIN, OPT_FRAMEWORK, OPT_EMULATE,
 };
 
 /* Which subcommands take an option: each lists only its own in --help and refuses the others by name. */
@@ -107,6 +107,9 @@ static const opt_spec specs[] = {
     {"copy-bytes", OPT_COPY_BYTES, 1, S_P2P, NULL, "SIZE     bytes per copy (default 256M)"},
     {"copy-iters", OPT_COPY_ITERS, 1, S_P2P, NULL, "N        copies per measurement (default 20)"},
     {"backend", OPT_BACKEND, 1, S_MEASURE, "process and output", "nccl|mpi", "GPU collectives (NCCL) or host-memory MPI collectives"},
+    {"emulate-nodes", OPT_EMULATE, 1, S_ALL, NULL, "K", "split the ranks into K virtual hosts of consecutive ranks, as if on\n"
+                                                  "K machines (NCCL talks NET between them; needs mpirun;\n"
+                                                  "docs/multinode.md)"},
     {"timeout", OPT_TIMEOUT, 1, S_ALL, NULL, "S", "abort a collective or wait that stalls longer than S s (default 300)"},
     {"format", OPT_FORMAT, 1, S_ALL, NULL, "table|json|csv", "what stdout shows (default table)"},
     {"out", OPT_OUT, 1, S_ALL, NULL, "DIR", "result directory (default results/<date>-<time>-<subcommand>)"},
@@ -412,6 +415,11 @@ nvs_result_t nvs_config_parse(nvs_config *c, const char *sub, int argc, char **a
             snprintf(c->out_dir, sizeof c->out_dir, "%s", a);
             break;
         case OPT_NO_SAVE: c->save = 0; break;
+        case OPT_EMULATE:
+            /* the world size is known only once launched: the runtime checks that K divides it */
+            if (parse_int_range(a, 1, 1 << 20, &c->emulate_nodes))
+                return bad(sub, flag, a, "expected a number of virtual hosts >= 1 that divides the number of ranks");
+            break;
         case OPT_NO_NCCL_LOG: c->nccl_log = 0; break;
         case OPT_MODEL:
             if (!*a || strlen(a) >= sizeof c->model) return bad(sub, flag, a, "expected a model name or profile file");

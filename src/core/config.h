@@ -69,6 +69,7 @@ typedef struct nvs_config {
     int copy_iters;
 
     /* process */
+    int emulate_nodes; /* --emulate-nodes K: ranks split into K virtual hosts (0: off; runtime/runtime.h) */
     double timeout_s;
     nvs_format format;
     char out_dir[NVS_PATH_MAX]; /* results/<run>/ unless --out; empty with --no-save */

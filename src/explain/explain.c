@@ -90,7 +90,9 @@ static void transport_words(sb *s, const nvs_explain_facts *f)
         sbf(s, " and NCCL used ");
     int first = 1;
     if (p2p) {
-        sbf(s, "P2P%s", nvlink ? " over NVLink" : f->has_hop ? " over PCIe" : "");
+        /* a NET hop says nothing of the links inside each host: P2P runs there, over whatever they have */
+        int net_hop = hop && !strcmp(f->hop_class, "NET");
+        sbf(s, "P2P%s", nvlink ? " over NVLink" : net_hop ? " inside each host" : f->has_hop ? " over PCIe" : "");
         first = 0;
     }
     if (shm) {
@@ -122,6 +124,12 @@ size_t nvs_explain_text(const nvs_explain_facts *f, char *buf, size_t len)
     }
     int hop = f->has_hop && f->hop_class, tr = f->transport[0] != '\0';
     sbf(&s, "At %d %s ", f->n, UN);
+    if (f->hosts > 1 && f->n % f->hosts == 0)
+        sbf(&s, "on %d hosts (%d each) ", f->hosts, f->n / f->hosts);
+    else if (f->hosts > 1)
+        sbf(&s, "on %d hosts ", f->hosts);
+    else if (f->hosts == 1)
+        sbf(&s, "on one host ");
     if (hop) hop_words(&s, f);
     if (tr) transport_words(&s, f);
     if (!hop && !tr)
@@ -139,12 +147,16 @@ size_t nvs_explain_text(const nvs_explain_facts *f, char *buf, size_t len)
             double ratio = f->busbw_gbps / prev;
             /* within 10 %: run-to-run noise of a busbw figure, not a change worth a verb */
             const char *verb = ratio < 0.9 ? "fell" : ratio > 1.1 ? "rose" : NULL;
+            /* in a run across hosts, say where the previous count ran: the intra- against the inter-host figure */
+            char where[32] = "";
+            if (f->prev_hosts == 1) snprintf(where, sizeof where, " on one host");
+            else if (f->prev_hosts > 1) snprintf(where, sizeof where, " on %d hosts", f->prev_hosts);
             if (verb)
-                sbf(&s, ": %s busbw %s from %s GB/s at %d %s to %s GB/s", coll, verb, num(prev, a, sizeof a),
-                    f->prev_n, UN, num(f->busbw_gbps, b, sizeof b));
+                sbf(&s, ": %s busbw %s from %s GB/s at %d %s%s to %s GB/s", coll, verb, num(prev, a, sizeof a),
+                    f->prev_n, UN, where, num(f->busbw_gbps, b, sizeof b));
             else
-                sbf(&s, ": %s busbw held at %s GB/s (%s at %d %s)", coll, num(f->busbw_gbps, b, sizeof b),
-                    num(prev, a, sizeof a), f->prev_n, UN);
+                sbf(&s, ": %s busbw held at %s GB/s (%s at %d %s%s)", coll, num(f->busbw_gbps, b, sizeof b),
+                    num(prev, a, sizeof a), f->prev_n, UN, where);
         } else {
             sbf(&s, ": %s busbw is %s GB/s", coll, num(f->busbw_gbps, b, sizeof b));
         }
@@ -187,6 +199,33 @@ static int ring_gpus(const nvs_run *r, int n, int *out)
             if (r->ranks[k].rank == rank && r->ranks[k].topo_gpu >= 0) out[i] = r->ranks[k].topo_gpu;
     }
     return 1;
+}
+
+/* Hosts spanned by the ranks at GPU count n, by host name (0 when the run does not say). */
+static int hosts_at(const nvs_run *r, int n)
+{
+    const nvs_run_scaling *sc = nvs_run_scaling_of(r, n);
+    if (!sc || !sc->ranks || sc->nranks != (size_t)n) return 0;
+    int hosts = 0;
+    for (int i = 0; i < n; i++) {
+        const char *h = NULL, *seen = NULL;
+        for (size_t k = 0; k < r->nranks; k++)
+            if (r->ranks[k].rank == sc->ranks[i]) h = r->ranks[k].host;
+        if (!h) return 0;
+        for (int j = 0; j < i && !seen; j++)
+            for (size_t k = 0; k < r->nranks && !seen; k++)
+                if (r->ranks[k].rank == sc->ranks[j] && r->ranks[k].host && !strcmp(r->ranks[k].host, h)) seen = h;
+        hosts += !seen;
+    }
+    return hosts;
+}
+
+/* Whether the run's ranks sit on more than one host. */
+static int several_hosts(const nvs_run *r)
+{
+    for (size_t k = 1; k < r->nranks; k++)
+        if (r->ranks[k].host && r->ranks[0].host && strcmp(r->ranks[k].host, r->ranks[0].host)) return 1;
+    return 0;
 }
 
 /* Largest size of `coll` measured at n with a busbw. */
@@ -252,9 +291,12 @@ void nvs_explain_facts_from_run(const nvs_run *r, int n, nvs_explain_facts *f)
                     worst = p;
                     continue;
                 }
-                double pb = isnan(p->bound_gbps) ? INFINITY : p->bound_gbps;
-                double wb = isnan(worst->bound_gbps) ? INFINITY : worst->bound_gbps;
-                if (pb < wb || (pb == wb && nvs_link_class_rank_of(p->cls) > nvs_link_class_rank_of(worst->cls)))
+                /* both bounds known: the lower one (ties: the worse class); else the worse class, so that a
+                 * network hop of unknown rate is not taken for faster than NVLink */
+                int pr = nvs_link_class_rank_of(p->cls), wr = nvs_link_class_rank_of(worst->cls);
+                if (isnan(p->bound_gbps) || isnan(worst->bound_gbps) ? pr > wr
+                                                                       : p->bound_gbps < worst->bound_gbps ||
+                                                                             (p->bound_gbps == worst->bound_gbps && pr > wr))
                     worst = p;
             }
             if (worst)
@@ -304,6 +346,10 @@ void nvs_explain_facts_from_run(const nvs_run *r, int n, nvs_explain_facts *f)
             }
         }
     }
+    if (several_hosts(r)) {
+        f->hosts = hosts_at(r, n);
+        if (f->prev_n) f->prev_hosts = hosts_at(r, f->prev_n);
+    }
     /* training */
     const nvs_run_train_result *tr = nvs_run_train_of(r, n);
     if (tr && !isnan(tr->step_us) && tr->step_us > 0) {
@@ -345,6 +391,7 @@ json_t *nvs_explain_json(const nvs_explain_facts *f)
         }
         PUT("slowest_hop", h);
     }
+    if (f->hosts > 0) PUT("hosts", json_integer(f->hosts));
     PUT("transport", f->transport[0] ? json_string(f->transport) : json_null());
     PUT("busbw_gbps", nvs_rj_num(f->busbw_gbps));
     PUT("busbw_bytes", nvs_rj_num(f->busbw_bytes));

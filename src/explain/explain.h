@@ -33,6 +33,9 @@ typedef struct {
     /* measured busbw of `collective` at the largest size measured at this N, and at the previous N (>= 2) */
     double busbw_gbps, busbw_bytes; /* NAN unknown */
     int prev_n;                  /* 0: none */
+    /* hosts the GPUs at n (and at prev_n) span, in a run with several hosts (real or --emulate-nodes); 0 in a
+     * one-host run or unknown, so that one-host paragraphs do not mention hosts */
+    int hosts, prev_hosts;
     double prev_busbw_gbps;      /* same collective and size at prev_n; NAN unknown */
     /* training step: exposed communication as % of the step at this N (NAN: no training measured) */
     double exposed_comm_pct;
@@ -54,7 +57,8 @@ size_t nvs_explain_text(const nvs_explain_facts *f, char *buf, size_t len);
 /* Facts for GPU count n from a run: the ring is scaling[n].gpus in order (else ranks 0..n-1 mapped through
  * ranks[].topo_gpu, else GPUs 0..n-1); the slowest hop is the ring pair with the lowest bound (ties: the worse
  * class); the collective is "all_reduce" if measured at n, else the first one measured at n. The const char *
- * strings point into the run. Never fails: what the run lacks stays unknown. */
+ * strings point into the run. An unknown bound does not hide a worse class: a NET hop of unknown rate is the
+ * slowest hop of a ring that also has NVLink hops. Never fails: what the run lacks stays unknown. */
 void nvs_explain_facts_from_run(const nvs_run *r, int n, nvs_explain_facts *f);
 
 /* A run.json "explain" entry (docs/run-json.md) with the text; NULL on out of memory. */

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "topo/topo.h"
+#include "core/link_class.h"
 #include "core/log.h"
 #include "explain/explain.h"
 #include "run/run.h"
@@ -27,9 +28,11 @@ static void best_ring(const nvs_ctx *ctx, const nvs_scale_point *pt, nvs_explain
     /* P2P counts as allowed unless NCCL was told not to use it or used something else */
     int p2p = !(getenv("NCCL_P2P_DISABLE") && atoi(getenv("NCCL_P2P_DISABLE")) == 1) &&
               (!f->transport[0] || strstr(f->transport, "P2P") != NULL);
-    if (ok && nvs_topo_ring_bound_gbps(ctx->topo, gpus, pt->n, p2p, hop) >= 0) {
+    double bound = ok ? nvs_topo_ring_bound_gbps(ctx->topo, gpus, pt->n, p2p, hop) : -1;
+    /* a network hop of unknown rate is still the ring's slowest: the best ring ranks unknown below known */
+    if (ok && (bound >= 0 || nvs_link_class_parse(hop->cls, NULL) == NVS_CLASS_NET)) {
         const nvs_topo_pair *pr = nvs_topo_pair_at(ctx->topo, hop->from_gpu, hop->to_gpu);
-        nvs_explain_set_hop(f, hop->from_gpu, hop->to_gpu, hop->cls, hop->bound_gbps, hop->source,
+        nvs_explain_set_hop(f, hop->from_gpu, hop->to_gpu, hop->cls, bound >= 0 ? bound : NAN, hop->source,
                             pr ? pr->p2p_cuda : -1);
     }
     free(gpus);

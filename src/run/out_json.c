@@ -22,6 +22,7 @@ static json_t *ranks_json(const nvs_ctx *run)
                               ri->node, "local_rank", ri->local_rank, "device", ri->device, "gpu", ri->gpu,
                               "pci_bus_id", ri->pci_bus_id, "memory_bytes", ri->memory_bytes);
         if (o && ri->topo_gpu >= 0) put(o, "topo_gpu", json_integer(ri->topo_gpu));
+        if (o && run->rt->emulated_nodes) put(o, "machine", json_string(ri->machine));
         if (o && ri->cpus_allowed > 0) put(o, "cpus_allowed", json_integer(ri->cpus_allowed));
         if (!o || json_array_append_new(a, o)) {
             json_decref(a);
@@ -29,6 +30,33 @@ static json_t *ranks_json(const nvs_ctx *run)
         }
     }
     return a;
+}
+
+/* world: size, hosts (node order) with their ranks; under --emulate-nodes the virtual hosts and their machine */
+static json_t *world_json(const nvs_ctx *run)
+{
+    const nvs_rt *rt = run->rt;
+    json_t *w = json_pack("{s:i, s:i}", "size", rt->size, "nodes", rt->nnodes);
+    if (!w || !run->ranks) return w;
+    if (rt->emulated_nodes) put(w, "emulated_nodes", json_integer(rt->emulated_nodes));
+    json_t *hosts = json_array();
+    for (int node = 0; hosts && node < rt->nnodes; node++) {
+        int first = -1;
+        for (int r = 0; r < rt->size && first < 0; r++)
+            if (run->ranks[r].node == node) first = r;
+        if (first < 0) continue;
+        json_t *ranks = json_array();
+        for (int r = first; ranks && r < rt->size; r++)
+            if (run->ranks[r].node == node) json_array_append_new(ranks, json_integer(r));
+        json_t *h = json_pack("{s:s, s:i, s:o}", "name", run->ranks[first].host, "node", node, "ranks", ranks);
+        if (h && rt->emulated_nodes) put(h, "machine", json_string(run->ranks[first].machine));
+        if (!h || json_array_append_new(hosts, h)) {
+            json_decref(hosts);
+            hosts = NULL;
+        }
+    }
+    put(w, "hosts", hosts);
+    return w;
 }
 
 static json_t *mask_names(unsigned mask, int count, const char *(*name)(int))
@@ -117,7 +145,7 @@ json_t *nvs_ctx_to_json(const nvs_ctx *run, nvs_result_t status, double duration
     json_t *root = nvs_rj_doc_new(&h);
     if (!root) return NULL;
     put(root, "duration_s", json_real(duration_s));
-    put(root, "world", json_pack("{s:i, s:i}", "size", run->rt->size, "nodes", run->rt->nnodes));
+    put(root, "world", world_json(run));
     if (run->ranks) put(root, "ranks", ranks_json(run));
     if (run->topology) json_object_set(root, "topology", run->topology);
     if (strcmp(cfg->subcommand, "train")) put(root, "sweep", sweep_json(cfg));

@@ -114,8 +114,13 @@ static void print_header(const nvs_ctx *run, FILE *to)
 {
     const char *backend = run->backend.ops ? run->backend.ops->name : "?";
     int gpu = !strcmp(backend, "nccl");
-    fprintf(to, "nvscale %s: %d rank%s on %d host%s (%s), ", NVS_VERSION, run->rt->size, run->rt->size > 1 ? "s" : "",
-            run->rt->nnodes, run->rt->nnodes > 1 ? "s" : "", run->launcher);
+    if (run->rt->emulated_nodes)
+        fprintf(to, "nvscale %s: %d rank%s on %d virtual host%s of %s (%s, --emulate-nodes), ", NVS_VERSION,
+                run->rt->size, run->rt->size > 1 ? "s" : "", run->rt->nnodes, run->rt->nnodes > 1 ? "s" : "",
+                run->rt->machine.host, run->launcher);
+    else
+        fprintf(to, "nvscale %s: %d rank%s on %d host%s (%s), ", NVS_VERSION, run->rt->size, run->rt->size > 1 ? "s" : "",
+                run->rt->nnodes, run->rt->nnodes > 1 ? "s" : "", run->launcher);
     if (gpu)
         fprintf(to, "%s, NCCL %s, driver %s\n", run->ranks ? run->ranks[0].gpu : "GPU", run->versions.nccl,
                 run->versions.nvidia_driver);
@@ -160,7 +165,7 @@ static void print_topology(const nvs_ctx *run, FILE *to)
         fprintf(to, "unknown on %d of %d pairs\n", unknown, pairs);
     else
         fprintf(to, "CUDA peer access on every pair\n");
-    nvs_topo_print_matrix(t, to);
+    nvs_topo_print_matrix_brief(t, to);
 }
 
 /* Collective summary: per N, the slowest hop of the best ring and its bound, busbw at a few sizes with the % of
@@ -189,7 +194,11 @@ static void print_collectives(const nvs_ctx *run, const json_t *root, FILE *to)
     const int gpu = run->backend.ops && !strcmp(run->backend.ops->name, "nccl");
     fprintf(to, "\nCollectives: busbw GB/s out-of-place (%% of the bound of the slowest hop of the N %ss' best ring)\n",
             gpu ? "GPU" : "rank");
-    fprintf(to, "  %3s  %-22s", "N", "slowest hop, bound");
+    /* several hosts: which counts stay inside one host and which cross the network */
+    const int multi = run->rt->nnodes > 1;
+    fprintf(to, "  %3s  ", "N");
+    if (multi) fprintf(to, "%5s  ", "hosts");
+    fprintf(to, "%-22s", "slowest hop, bound");
     char sz[32];
     for (int k = 0; k < ns; k++) {
         char h[48];
@@ -207,9 +216,11 @@ static void print_collectives(const nvs_ctx *run, const json_t *root, FILE *to)
         int any = 0;
         for (size_t i = 0; i < run->rows.n && !any; i++) any = run->rows.v[i].n == n;
         if (!any) continue;
+        char hosts[16] = "";
+        if (multi) snprintf(hosts, sizeof hosts, "%5d  ", nvs_ctx_hosts_at(run, n));
         if (n == 1) {
-            fprintf(to, "  %3d  %-22s  one %s: nothing crosses a link (the baseline; see table.txt for its times)\n", n,
-                    "-", gpu ? "GPU" : "rank");
+            fprintf(to, "  %3d  %s%-22s  one %s: nothing crosses a link (the baseline; see table.txt for its times)\n",
+                    n, hosts, "-", gpu ? "GPU" : "rank");
             continue;
         }
         const json_t *e = explain_of(explain, n), *hop = json_object_get(e, "slowest_hop");
@@ -222,9 +233,15 @@ static void print_collectives(const nvs_ctx *run, const json_t *root, FILE *to)
                      json_string_value(json_object_get(hop, "class")) ? json_string_value(json_object_get(hop, "class"))
                                                                       : "?",
                      bound);
+        else if (hop && json_is_string(json_object_get(hop, "class")))
+            /* a network hop between virtual hosts of one machine, or NICs of unknown rate: no bound */
+            snprintf(hoptxt, sizeof hoptxt, "GPU%lld-%lld %s, no bound",
+                     (long long)json_integer_value(json_object_get(hop, "from_gpu")),
+                     (long long)json_integer_value(json_object_get(hop, "to_gpu")),
+                     json_string_value(json_object_get(hop, "class")));
         else
             snprintf(hoptxt, sizeof hoptxt, "unknown");
-        fprintf(to, "  %3d  %-22s", n, hoptxt);
+        fprintf(to, "  %3d  %s%-22s", n, hosts, hoptxt);
         for (int k = 0; k < ns + (s2 ? 1 : 0); k++) {
             double bw = k < ns ? busbw_at(run, main_coll, n, sizes[k]) : busbw_at(run, second, n, s2);
             char cell[40];

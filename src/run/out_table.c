@@ -61,6 +61,45 @@ static void ranks_line(const nvs_ctx *run, int n, FILE *to)
     }
 }
 
+int nvs_ctx_hosts_at(const nvs_ctx *run, int n)
+{
+    if (!run->ranks) return 0;
+    for (int p = 0; p < run->npoints; p++) {
+        if (run->points[p].n != n) continue;
+        int hosts = 0;
+        for (int i = 0; i < n; i++) {
+            int node = run->ranks[run->points[p].ranks[i]].node, seen = 0;
+            for (int k = 0; k < i && !seen; k++) seen = run->ranks[run->points[p].ranks[k]].node == node;
+            hosts += !seen;
+        }
+        return hosts;
+    }
+    return 0;
+}
+
+/* One line per host when there are several (or virtual ones): which ranks each holds. */
+static void hosts_lines(const nvs_ctx *run, FILE *to)
+{
+    const nvs_rt *rt = run->rt;
+    if (!run->ranks || (rt->nnodes < 2 && !rt->emulated_nodes)) return;
+    if (rt->emulated_nodes)
+        fprintf(to, "#  %d virtual hosts of %d ranks on %s (--emulate-nodes %d): NCCL sees each as a host\n",
+                rt->nnodes, rt->size / rt->nnodes, run->ranks[0].machine, rt->emulated_nodes);
+    for (int node = 0; node < rt->nnodes; node++) {
+        int first = -1, count = 0;
+        for (int r = 0; r < rt->size; r++)
+            if (run->ranks[r].node == node) {
+                if (first < 0) first = r;
+                count++;
+            }
+        if (first < 0) continue;
+        fprintf(to, "#  Host %-16s node %d: %d rank%s:", run->ranks[first].host, node, count, count == 1 ? "" : "s");
+        for (int r = first, shown = 0; r < rt->size; r++)
+            if (run->ranks[r].node == node && shown++ < 32) fprintf(to, " %d", r);
+        fprintf(to, "%s\n", count > 32 ? " ..." : "");
+    }
+}
+
 void nvs_print_table(const nvs_ctx *run, FILE *to)
 {
     const nvs_config *cfg = run->cfg;
@@ -71,6 +110,7 @@ void nvs_print_table(const nvs_ctx *run, FILE *to)
         for (int r = 0; r < run->rt->size && r < 64; r++)
             fprintf(to, "#  Rank %3d on %16s device %2d [%s] %s\n", r, run->ranks[r].host, run->ranks[r].device,
                     run->ranks[r].pci_bus_id, run->ranks[r].gpu);
+    hosts_lines(run, to);
     for (size_t i = 0; i < run->rows.n; i++) {
         const nvs_coll_row *r = &run->rows.v[i];
         /* a block starts at the first row of its (collective, N, type, op) */
@@ -82,7 +122,10 @@ void nvs_print_table(const nvs_ctx *run, FILE *to)
         if (!first) continue;
         const nvs_coll *c = nvs_coll_at(r->coll);
         const char *unit = run->backend.ops && !strcmp(run->backend.ops->name, "nccl") ? "GPU" : "rank";
-        fprintf(to, "#\n# %s on %d %s%s%s\n", c->name, r->n, unit, r->n > 1 ? "s" : "",
+        int hosts = run->rt->nnodes > 1 ? nvs_ctx_hosts_at(run, r->n) : 0;
+        char on_hosts[48] = "";
+        if (hosts > 0) snprintf(on_hosts, sizeof on_hosts, " on %d host%s", hosts, hosts == 1 ? "" : "s");
+        fprintf(to, "#\n# %s on %d %s%s%s%s\n", c->name, r->n, unit, r->n > 1 ? "s" : "", on_hosts,
                 r->graph_launches ? "  (CUDA graph launches)" : "");
         ranks_line(run, r->n, to);
         /* centred over the two 33-column halves that start at column 52 and 85 */

@@ -113,9 +113,10 @@ nvs_result_t nvs_phase_topology(nvs_ctx *run)
     char why[160];
     /* the host backend on a machine without GPUs: no GPU topology to find (the fallback was announced) */
     if (!strcmp(run->backend.ops->name, "mpi") && !nvs_gpu_available(why, sizeof why)) return NVS_OK;
-    /* one discovery per host: local rank 0 (the threads runtime is one host: rank 0) */
-    if (rt->local_rank == 0) {
-        nvs_result_t r = nvs_topo_discover(NULL, &local);
+    /* one discovery per host: local rank 0 (the threads runtime is one host: rank 0); a virtual host
+     * (--emulate-nodes) keeps the GPUs its ranks drive */
+    {
+        nvs_result_t r = nvs_topo_discover_host(rt, run->backend.pci_bus_id, &local);
         if (r != NVS_OK) {
             /* the host backend on a machine without GPUs has no GPU topology to find: not worth a warning */
             if (strcmp(run->backend.ops->name, "mpi") || r != NVS_ERR_UNSUPPORTED)
@@ -302,6 +303,12 @@ static void print_scaling(const nvs_ctx *run, FILE *to)
             "type", "op", "size");
     for (int i = 0; i < run->npoints; i++) fprintf(to, "   N=%-5d", run->points[i].n);
     fputc('\n', to);
+    if (run->rt->nnodes > 1) {
+        /* with several hosts: which counts stay inside one host and which cross the network */
+        fprintf(to, "#  %-14s %8s %5s %12s", "hosts", "", "", "");
+        for (int i = 0; i < run->npoints; i++) fprintf(to, "   %8d", nvs_ctx_hosts_at(run, run->points[i].n));
+        fputc('\n', to);
+    }
     for (int ci = 0; ci < nvs_coll_count(); ci++) {
         for (size_t i = 0; i < run->rows.n; i++) {
             const nvs_coll_row *r = &run->rows.v[i];

@@ -15,7 +15,8 @@
 /* What each rank reports about itself (gathered to everyone). Fixed-size: it travels through allgather. */
 typedef struct {
     int rank, node, local_rank, device;
-    char host[64];
+    char host[64];    /* the (virtual, under --emulate-nodes) host */
+    char machine[64]; /* the machine it runs on: == host unless --emulate-nodes */
     char gpu[256];
     char pci_bus_id[32];
     double memory_bytes;
@@ -50,6 +51,9 @@ typedef struct nvs_ctx {
     double t_start;
     const char *launcher;
 } nvs_ctx;
+
+/* Hosts spanned by the ranks of GPU count n (0: unknown). */
+int nvs_ctx_hosts_at(const nvs_ctx *run, int n);
 
 /* Writers (rank 0). */
 json_t *nvs_ctx_to_json(const nvs_ctx *run, nvs_result_t status, double duration_s);

@@ -73,6 +73,7 @@ static nvs_result_t gather_rank_info(nvs_ctx *run)
     nvs_rank_info me = {.rank = rt->rank, .node = rt->node, .local_rank = rt->local_rank, .device = rt->device,
                         .topo_gpu = -1};
     snprintf(me.host, sizeof me.host, "%s", rt->host);
+    snprintf(me.machine, sizeof me.machine, "%s", rt->machine.host);
     snprintf(me.gpu, sizeof me.gpu, "%s", run->backend.device_name);
     snprintf(me.pci_bus_id, sizeof me.pci_bus_id, "%s", run->backend.pci_bus_id);
     me.memory_bytes = (double)run->backend.device_memory_bytes;
@@ -358,7 +359,7 @@ nvs_result_t nvs_run_measure(const nvs_config *cfg_in)
             return res;
         }
     }
-    res = nvs_rt_run(kind, gpus > 0 ? gpus : 1, cfg->timeout_s, run_rank, req);
+    res = nvs_rt_run(kind, gpus > 0 ? gpus : 1, cfg->timeout_s, cfg->emulate_nodes, run_rank, req);
     free(req);
     return res;
 }

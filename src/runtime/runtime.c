@@ -1,7 +1,9 @@
 /* Runtime selection and the parts common to both backends. */
 #include "runtime/runtime.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 int nvs_rt_launched_by_mpi(void)
 {
@@ -22,11 +24,64 @@ int nvs_rt_launcher_rank(void)
     return 0;
 }
 
-nvs_result_t nvs_rt_run(nvs_launch_kind kind, int nthreads, double timeout_s, nvs_rank_main fn, void *arg)
+nvs_result_t nvs_rt_run(nvs_launch_kind kind, int nthreads, double timeout_s, int emulate_nodes, nvs_rank_main fn,
+                        void *arg)
 {
     if (kind == NVS_LAUNCH_AUTO) kind = nvs_rt_launched_by_mpi() ? NVS_LAUNCH_MPI : NVS_LAUNCH_THREADS;
-    if (kind == NVS_LAUNCH_MPI) return nvs_rt_mpi_run(timeout_s, fn, arg);
-    return nvs_rt_threads_run(nthreads, timeout_s, fn, arg);
+    if (kind == NVS_LAUNCH_MPI) return nvs_rt_mpi_run(timeout_s, emulate_nodes, fn, arg);
+    return nvs_rt_threads_run(nthreads, timeout_s, emulate_nodes, fn, arg);
+}
+
+void nvs_rt_set_machine(nvs_rt *rt)
+{
+    snprintf(rt->machine.host, sizeof rt->machine.host, "%s", rt->host);
+    rt->machine.node = rt->node;
+    rt->machine.nnodes = rt->nnodes;
+    rt->machine.local_rank = rt->local_rank;
+    rt->machine.local_size = rt->local_size;
+}
+
+int nvs_rt_split_virtual(nvs_rt *rt, int k, const int *machine_node, char *err, size_t errlen)
+{
+    int size = rt->size;
+    if (k < 1) {
+        snprintf(err, errlen, "--emulate-nodes %d: expected at least 1 virtual host", k);
+        return -1;
+    }
+    if (k > size) {
+        snprintf(err, errlen, "--emulate-nodes %d: only %d rank%s in this run, and every virtual host needs at least one",
+                 k, size, size == 1 ? "" : "s");
+        return -1;
+    }
+    if (size % k) {
+        snprintf(err, errlen, "--emulate-nodes %d does not divide the %d ranks of this run into equal hosts (use a "
+                              "divisor of %d)",
+                 k, size, size);
+        return -1;
+    }
+    int per = size / k;
+    /* a virtual host is one NCCL host (one NCCL_HOSTID): its ranks must share a machine, or NCCL would try
+     * shared memory and P2P between machines */
+    for (int r = 1; r < size; r++)
+        if (r % per && machine_node[r] != machine_node[r - 1]) {
+            snprintf(err, errlen, "--emulate-nodes %d: virtual host %d would hold ranks %d and %d, which run on "
+                                  "different machines; launch consecutive ranks on one machine (mpirun --map-by "
+                                  "slot, or ppr:N:node) with a multiple of the machine count",
+                     k, r / per, r - 1, r);
+            return -1;
+        }
+    nvs_rt_set_machine(rt);
+    rt->emulated_nodes = k;
+    rt->node = rt->rank / per;
+    rt->nnodes = k;
+    rt->local_rank = rt->rank % per;
+    rt->local_size = per;
+    /* "<machine>/vnode<i>", the machine's name cut so that the suffix always fits */
+    char suffix[24];
+    int sl = snprintf(suffix, sizeof suffix, "/vnode%d", rt->node);
+    int room = (int)sizeof rt->host - 1 - sl;
+    snprintf(rt->host, sizeof rt->host, "%.*s%s", room, rt->machine.host, suffix);
+    return 0;
 }
 
 nvs_result_t nvs_rt_agree_result(nvs_rt *rt, nvs_result_t mine)

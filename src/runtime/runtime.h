@@ -34,6 +34,15 @@ struct nvs_rt {
     int node, nnodes;           /* hosts numbered in order of their lowest rank */
     int device;                 /* CUDA device ordinal this rank drives (-1: none, host backend) */
     char host[64];
+    /* --emulate-nodes K (0: off): the world is split into K virtual hosts of size/K consecutive ranks, and host
+     * ("<machine>/vnode<i>"), node, nnodes, local_rank and local_size above are the virtual host's. `machine`
+     * is always the real host this process runs on (equal to the above when not emulating): what GPUs are
+     * visible, and whether two ranks share a GPU, are questions about the machine. */
+    int emulated_nodes;
+    struct {
+        char host[64];
+        int node, nnodes, local_rank, local_size;
+    } machine;
     double timeout_s; /* for host collectives and GPU waits */
     void *impl;
 };
@@ -51,9 +60,21 @@ int nvs_rt_launched_by_mpi(void);
 int nvs_rt_launcher_rank(void);
 
 /* Start the runtime and run `fn` on every rank. `nthreads` is the number of ranks of the threads backend
- * (ignored under MPI). The result is the worst over the ranks of this process; under MPI the caller also
- * combines it over all ranks with nvs_rt_agree_result(). */
-nvs_result_t nvs_rt_run(nvs_launch_kind kind, int nthreads, double timeout_s, nvs_rank_main fn, void *arg);
+ * (ignored under MPI). `emulate_nodes` > 0: split the ranks into that many virtual hosts (--emulate-nodes; a
+ * bad split, or more than one virtual host under the threads backend, is NVS_ERR_USAGE with one message, before
+ * `fn` runs). The result is the worst over the ranks of this process; under MPI the caller also combines it
+ * over all ranks with nvs_rt_agree_result(). */
+nvs_result_t nvs_rt_run(nvs_launch_kind kind, int nthreads, double timeout_s, int emulate_nodes, nvs_rank_main fn,
+                        void *arg);
+
+/* PURE. Applies --emulate-nodes k to rt, whose host/node/local fields are the machine's (copied into
+ * rt->machine here), given the machine node number of every rank (machine_node[rank]). Virtual host i holds
+ * ranks i*size/k .. (i+1)*size/k-1 and is named "<machine host>/vnode<i>". 0 on success; -1 with one sentence in
+ * err when k < 1, k > size, k does not divide size, or a virtual host would span two machines (NCCL would then
+ * treat ranks of different machines as one host). */
+int nvs_rt_split_virtual(nvs_rt *rt, int k, const int *machine_node, char *err, size_t errlen);
+/* Copies host/node/local fields into rt->machine (what every backend does before any emulation). */
+void nvs_rt_set_machine(nvs_rt *rt);
 
 /* Result agreed over all ranks: the most severe one (by exit code: 1 > 3 > 2 > 0, runtime errors first). */
 nvs_result_t nvs_rt_agree_result(nvs_rt *rt, nvs_result_t mine);
@@ -74,8 +95,8 @@ static inline nvs_result_t nvs_allreduce_f64(nvs_rt *rt, double *v, int n, nvs_r
 }
 
 /* Backend entry points (runtime_mpi.c, runtime_threads.c). */
-nvs_result_t nvs_rt_mpi_run(double timeout_s, nvs_rank_main fn, void *arg);
-nvs_result_t nvs_rt_threads_run(int nthreads, double timeout_s, nvs_rank_main fn, void *arg);
+nvs_result_t nvs_rt_mpi_run(double timeout_s, int emulate_nodes, nvs_rank_main fn, void *arg);
+nvs_result_t nvs_rt_threads_run(int nthreads, double timeout_s, int emulate_nodes, nvs_rank_main fn, void *arg);
 /* The MPI communicator of a rank, for the MPI host backend (NULL under threads). Returned as void* so that
  * this header needs no mpi.h. */
 void *nvs_rt_mpi_comm(nvs_rt *rt);

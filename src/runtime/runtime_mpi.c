@@ -3,6 +3,7 @@
  * never arrives is reported instead of hanging the job. */
 #include <mpi.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,7 +125,23 @@ static nvs_result_t discover_nodes(nvs_rt *rt)
     return NVS_OK;
 }
 
-nvs_result_t nvs_rt_mpi_run(double timeout_s, nvs_rank_main fn, void *arg)
+/* --emulate-nodes: every rank needs every rank's machine to check the split; all ranks reach the same verdict,
+ * rank 0 says it. */
+static nvs_result_t emulate(nvs_rt *rt, int k)
+{
+    int *machine_node = malloc((size_t)rt->size * sizeof *machine_node);
+    if (!machine_node) return NVS_ERR_NOMEM;
+    nvs_result_t res = nvs_allgather(rt, &rt->node, machine_node, sizeof rt->node, "--emulate-nodes");
+    char err[512];
+    if (res == NVS_OK && nvs_rt_split_virtual(rt, k, machine_node, err, sizeof err)) {
+        if (rt->rank == 0) fprintf(stderr, "nvscale: %s\n", err);
+        res = NVS_ERR_USAGE;
+    }
+    free(machine_node);
+    return res;
+}
+
+nvs_result_t nvs_rt_mpi_run(double timeout_s, int emulate_nodes, nvs_rank_main fn, void *arg)
 {
     int provided = 0;
     int rc = MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided);
@@ -147,7 +164,9 @@ nvs_result_t nvs_rt_mpi_run(double timeout_s, nvs_rank_main fn, void *arg)
     nvs_log_set_rank(rt.rank, rt.size);
     if (gethostname(rt.host, sizeof rt.host - 1) != 0) strcpy(rt.host, "unknown");
     NVS_CHECK_GOTO(discover_nodes(&rt), res, out);
-    rt.device = rt.local_rank;
+    rt.device = rt.local_rank; /* the machine's local rank, also when emulating hosts */
+    nvs_rt_set_machine(&rt);
+    if (emulate_nodes > 0) NVS_CHECK_GOTO(emulate(&rt, emulate_nodes), res, out);
     res = fn(&rt, arg);
     if (nvs_exit_code(res) == 1) {
         /* A rank that failed cannot take part in the agreement; stop the whole job now, as mpirun would. */

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -126,17 +127,29 @@ static void *thread_main(void *p)
     return NULL;
 }
 
-nvs_result_t nvs_rt_threads_run(int nthreads, double timeout_s, nvs_rank_main fn, void *arg)
+nvs_result_t nvs_rt_threads_run(int nthreads, double timeout_s, int emulate_nodes, nvs_rank_main fn, void *arg)
 {
     if (nthreads < 1) nthreads = 1;
+    if (emulate_nodes > 1) {
+        /* NCCL decides "same host" from NCCL_HOSTID, read once per process (src/misc/utils.cc, getHostHash):
+         * threads of one process are one host to NCCL whatever we tell it */
+        fprintf(stderr, "nvscale: --emulate-nodes %d needs one process per rank: here one process drives every GPU "
+                        "(no mpirun), and NCCL reads its host identity (NCCL_HOSTID) once per process, so threads "
+                        "cannot be separate hosts. Run it under mpirun with one rank per GPU, e.g. mpirun -np %d "
+                        "nvscale ... --emulate-nodes %d\n",
+                emulate_nodes, nthreads > emulate_nodes ? nthreads : emulate_nodes, emulate_nodes);
+        return NVS_ERR_USAGE;
+    }
     struct shared s = {.nthreads = nthreads, .timeout_s = timeout_s};
     pthread_mutex_init(&s.lock, NULL);
     pthread_cond_init(&s.cond, NULL);
     s.slots = calloc((size_t)nthreads, sizeof *s.slots);
     struct thread_arg *ta = calloc((size_t)nthreads, sizeof *ta);
     pthread_t *tid = calloc((size_t)nthreads, sizeof *tid);
+    int *machine_node = calloc((size_t)nthreads, sizeof *machine_node); /* one machine: node 0 for every rank */
+    char err[256];
     nvs_result_t res = NVS_OK;
-    if (!s.slots || !ta || !tid) {
+    if (!s.slots || !ta || !tid || !machine_node) {
         res = NVS_ERR_NOMEM;
         goto out;
     }
@@ -148,6 +161,10 @@ nvs_result_t nvs_rt_threads_run(int nthreads, double timeout_s, nvs_rank_main fn
                             .local_size = nthreads, .node = 0, .nnodes = 1, .device = r,
                             .timeout_s = timeout_s, .impl = &s};
         memcpy(ta[r].rt.host, host, sizeof host);
+        nvs_rt_set_machine(&ta[r].rt);
+        /* --emulate-nodes 1: one virtual host holding every rank (one machine: every machine node is 0), only
+         * the name changes; it cannot fail */
+        if (emulate_nodes == 1) nvs_rt_split_virtual(&ta[r].rt, 1, machine_node, err, sizeof err);
         ta[r].fn = fn;
         ta[r].arg = arg;
         if (r == 0) continue; /* rank 0 runs on the calling thread */
@@ -175,6 +192,7 @@ nvs_result_t nvs_rt_threads_run(int nthreads, double timeout_s, nvs_rank_main fn
     }
     nvs_log_set_rank(0, 1);
 out:
+    free(machine_node);
     free(s.slots);
     free(ta);
     free(tid);

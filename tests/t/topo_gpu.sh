@@ -1,6 +1,7 @@
 #!/bin/sh
-# On a GPU machine: `nvscale topo` classes equal `nvidia-smi topo -m`'s for every pair, NVML answered, and every
-# pair has a bound. Skipped where there is no GPU.
+# On a GPU machine: `nvscale topo` classes equal `nvidia-smi topo -m`'s for every GPU pair and every GPU-NIC pair
+# of the NICs nvidia-smi lists (matched by name), NVML answered, and every pair has a bound. Skipped where there is
+# no GPU.
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
 need_nvscale
@@ -19,13 +20,31 @@ def rows(path):
         if f and re.fullmatch(r"GPU\d+", f[0]):
             out[f[0]] = [x for x in f[1:] if x == "X" or re.fullmatch(r"NV\d+|PIX|PXB|PHB|NODE|SYS|NET", x)]
     return out
+def nic_legend(path):
+    names = []
+    for line in open(path):
+        m = re.match(r"\s*NIC(\d+):\s*(\S+)", re.sub(r"\x1b\[[0-9;]*m", "", line))
+        if m: names.append(m.group(2))
+    return names
 smi, ours = rows(sys.argv[1]), rows(sys.argv[2])
-# nvidia-smi lists every GPU; CUDA_VISIBLE_DEVICES may hide some from nvscale: compare what both show
+smi_nics, our_nics = nic_legend(sys.argv[1]), nic_legend(sys.argv[2])
+# nvidia-smi lists every GPU; CUDA_VISIBLE_DEVICES may hide some from nvscale: compare what both show.
+# Columns: the GPUs, then the NICs (nvidia-smi lists RDMA devices only, nvscale Ethernet ports too: by name).
 errors = []
 if not ours:
     errors.append("nvscale printed no matrix")
-if len(ours) == len(smi) and smi != ours:
-    errors.append("classes differ: nvidia-smi %s, nvscale %s" % (smi, ours))
+g = len(smi)
+if len(ours) == g:
+    for gpu in smi:
+        if smi[gpu][:g] != ours.get(gpu, [])[:g]:
+            errors.append("%s: GPU classes differ: nvidia-smi %s, nvscale %s" % (gpu, smi[gpu][:g], ours.get(gpu, [])[:g]))
+        for k, name in enumerate(smi_nics):
+            if name not in our_nics:
+                errors.append("nvidia-smi's NIC%d %s is not among nvscale's NICs %s" % (k, name, our_nics))
+                continue
+            want, got = smi[gpu][g + k:g + k + 1], ours[gpu][g + our_nics.index(name):g + our_nics.index(name) + 1]
+            if want != got:
+                errors.append("%s to %s: nvidia-smi %s, nvscale %s" % (gpu, name, want, got))
 t = json.load(open(sys.argv[3]))["topology"]
 if not t["nvml"].startswith("ok"):
     errors.append("NVML: %s" % t["nvml"])

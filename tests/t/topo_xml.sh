@@ -6,7 +6,7 @@ cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
 need_nvscale
 tmp_dir dir
-for f in pcie8 nvlink_pairs nvswitch8 h200x2; do
+for f in pcie8 nvlink_pairs nvswitch8 h200x2 hgx8nic hgx8nic_oem pcie_nic; do
     expect_err 0 "" "$NVS" topo --hwloc-xml tests/fixtures/topo/$f.xml --no-save || continue
     [ -s "$ERR" ] && { fail "$f: unexpected stderr"; cat "$ERR"; }
     golden "$OUT" tests/golden/topo_$f.txt
@@ -16,5 +16,26 @@ done
 [ "$(wc -l <"$dir/q.out")" -eq 9 ] || { fail "-q printed $(wc -l <"$dir/q.out") lines, expected 9"; cat "$dir/q.out"; }
 grep -q '^GPU4  SYS   SYS   SYS   SYS    X    PIX   PXB   PXB   8-15          1$' "$dir/q.out" ||
     { fail "-q matrix row GPU4"; cat "$dir/q.out"; }
+# the OEM HGX fixture against the published `nvidia-smi topo -m` of that layout: every GPU and NIC row, class by
+# class, and the NIC Legend
+"$NVS" topo --hwloc-xml tests/fixtures/topo/hgx8nic_oem.xml --no-save -q >"$dir/oem.out" 2>&1
+python3 - tests/fixtures/topo/nvidia-smi-topo-hgx-oem.txt "$dir/oem.out" <<'PY' || fail "OEM HGX matrix against nvidia-smi"
+import re, sys
+def parse(path):
+    rows, legend = {}, []
+    for line in open(path):
+        if line.startswith("#"): continue
+        f = line.split()
+        if f and re.fullmatch(r"(GPU|NIC)\d+", f[0]):
+            rows[f[0]] = [x for x in f[1:] if x == "X" or re.fullmatch(r"NV\d+|PIX|PXB|PHB|NODE|SYS|NET", x)]
+        m = re.match(r"\s*NIC(\d+):\s*(\S+)", line)
+        if m: legend.append(m.group(2))
+    return rows, legend
+smi, ours = parse(sys.argv[1]), parse(sys.argv[2])
+bad = [k for k in smi[0] if smi[0][k] != ours[0].get(k)]
+for k in bad: print("FAIL: %s: nvidia-smi %s, nvscale %s" % (k, smi[0][k], ours[0].get(k)))
+if len(smi[0]) != 16 or smi[1] != ours[1]: print("FAIL: rows %d, legend %s vs %s" % (len(smi[0]), smi[1], ours[1])); bad = 1
+sys.exit(1 if bad else 0)
+PY
 [ -d results ] && find results -newer "$dir" -name run.json | grep -q . && fail "--no-save wrote a run.json"
 finish

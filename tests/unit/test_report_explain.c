@@ -96,8 +96,8 @@ static void t_text_shapes(void)
     f.prev_busbw_gbps = 3.5;
     f.exposed_comm_pct = 0.4;
     nvs_explain_text(&f, text, sizeof text);
-    T_EQ_S(text, "At 16 GPUs the ring crosses the network between hosts (NET) and NCCL used P2P over PCIe and "
-                 "NET/Socket: all_reduce busbw held at 3.4 GB/s (3.5 at 8 GPUs) at 1 GiB, 27 % of the 12.5 GB/s "
+    T_EQ_S(text, "At 16 GPUs the ring crosses the network between hosts (NET) and NCCL used P2P inside each host "
+                 "and NET/Socket: all_reduce busbw held at 3.4 GB/s (3.5 at 8 GPUs) at 1 GiB, 27 % of the 12.5 GB/s "
                  "bound of that hop, and the backward pass hid almost all communication (0.4 % of the step "
                  "exposed).");
 
@@ -163,5 +163,70 @@ static void t_classes_and_json(void)
     nvs_run_free(&r);
 }
 
-T_LIST = {T_CASE(t_facts_3090), T_CASE(t_facts_nvlink_and_shm), T_CASE(t_text_shapes), T_CASE(t_classes_and_json)};
+/* Two hosts of two GPUs each (as --emulate-nodes 2 gives on 4 GPUs): the NET hop of unknown rate is the ring's
+ * slowest, not the NV18 hops of known bound; the paragraph says how many hosts each count spans, and where the
+ * previous count ran (intra- against inter-host). */
+static void t_two_hosts(void)
+{
+    const char *doc =
+        "{\"schema\": \"nvscale.run/1\", \"world\": {\"size\": 4, \"nodes\": 2},"
+        " \"ranks\": [{\"rank\": 0, \"host\": \"m/vnode0\", \"node\": 0, \"topo_gpu\": 0},"
+        "             {\"rank\": 1, \"host\": \"m/vnode0\", \"node\": 0, \"topo_gpu\": 1},"
+        "             {\"rank\": 2, \"host\": \"m/vnode1\", \"node\": 1, \"topo_gpu\": 2},"
+        "             {\"rank\": 3, \"host\": \"m/vnode1\", \"node\": 1, \"topo_gpu\": 3}],"
+        " \"topology\": {\"hosts\": [{\"name\": \"m/vnode0\"}, {\"name\": \"m/vnode1\"}],"
+        "   \"gpus\": [{\"index\": 0, \"host\": \"m/vnode0\", \"pci_bus_id\": \"0000:01:00.0\"},"
+        "            {\"index\": 1, \"host\": \"m/vnode0\", \"pci_bus_id\": \"0000:02:00.0\"},"
+        "            {\"index\": 2, \"host\": \"m/vnode1\", \"pci_bus_id\": \"0000:03:00.0\"},"
+        "            {\"index\": 3, \"host\": \"m/vnode1\", \"pci_bus_id\": \"0000:04:00.0\"}],"
+        "   \"pairs\": [{\"a\": 0, \"b\": 1, \"class\": \"NV18\", \"bound_gbps\": 478.1},"
+        "             {\"a\": 0, \"b\": 2, \"class\": \"NET\", \"bound_gbps\": null},"
+        "             {\"a\": 0, \"b\": 3, \"class\": \"NET\", \"bound_gbps\": null},"
+        "             {\"a\": 1, \"b\": 2, \"class\": \"NET\", \"bound_gbps\": null},"
+        "             {\"a\": 1, \"b\": 3, \"class\": \"NET\", \"bound_gbps\": null},"
+        "             {\"a\": 2, \"b\": 3, \"class\": \"NV18\", \"bound_gbps\": 478.1}]},"
+        " \"scaling\": [{\"n\": 2, \"ranks\": [0, 1], \"gpus\": [0, 1]},"
+        "               {\"n\": 4, \"ranks\": [0, 1, 2, 3], \"gpus\": [0, 1, 2, 3]}],"
+        " \"collectives\": [{\"collective\": \"all_reduce\", \"n\": 2, \"bytes\": 1073741824, \"busbw_gbps\": 330.0},"
+        "                   {\"collective\": \"all_reduce\", \"n\": 4, \"bytes\": 1073741824, \"busbw_gbps\": 2.6}]}";
+    json_error_t je;
+    json_t *j = json_loads(doc, 0, &je);
+    if (!j) T_FAIL("fixture JSON: %s", je.text);
+    nvs_run r;
+    char err[256];
+    T_EQ_I(nvs_run_from_json(j, "mem", 0, &r, err, sizeof err), NVS_OK);
+    json_decref(j);
+    nvs_explain_facts f;
+    nvs_explain_facts_from_run(&r, 4, &f);
+    T_EQ_I(f.has_hop, 1);
+    T_EQ_S(f.hop_class, "NET");
+    T_ASSERT(isnan(f.bound_gbps));
+    T_EQ_I(f.hosts, 2);
+    T_EQ_I(f.prev_n, 2);
+    T_EQ_I(f.prev_hosts, 1);
+    snprintf(f.transport, sizeof f.transport, "P2P+NET");
+    snprintf(f.net, sizeof f.net, "Socket");
+    char text[1024];
+    nvs_explain_text(&f, text, sizeof text);
+    T_EQ_S(text, "At 4 GPUs on 2 hosts (2 each) the ring crosses the network between hosts (NET) and NCCL used P2P "
+                 "inside each host and NET/Socket: all_reduce busbw fell from 330 GB/s at 2 GPUs on one host to 2.6 GB/s at "
+                 "1 GiB.");
+    nvs_explain_facts_from_run(&r, 2, &f);
+    T_EQ_S(f.hop_class, "NV18");
+    T_EQ_I(f.hosts, 1);
+    nvs_explain_text(&f, text, sizeof text);
+    T_CONTAINS(text, "At 2 GPUs on one host the ring runs over NVLink (NV18)");
+    json_t *ej = nvs_explain_json(&f);
+    T_EQ_I(json_integer_value(json_object_get(ej, "hosts")), 1);
+    json_decref(ej);
+    nvs_run_free(&r);
+    /* a one-host run says nothing about hosts (its paragraphs are as before) */
+    T_EQ_I(nvs_run_load(RUNS "h200x2_nvlink.json", 0, &r), NVS_OK);
+    nvs_explain_facts_from_run(&r, 2, &f);
+    T_EQ_I(f.hosts, 0);
+    nvs_run_free(&r);
+}
+
+T_LIST = {T_CASE(t_facts_3090), T_CASE(t_facts_nvlink_and_shm), T_CASE(t_text_shapes), T_CASE(t_classes_and_json),
+          T_CASE(t_two_hosts)};
 T_MAIN

@@ -124,7 +124,7 @@ static nvs_result_t gather_rank(nvs_rt *rt, void *p)
 static void t_gather(void)
 {
     struct gather_arg g = {{load("pcie8.xml"), NULL, load("nvlink_pairs.xml")}, {0}, {0}};
-    T_EQ_I(nvs_rt_threads_run(3, 30, gather_rank, &g), NVS_OK);
+    T_EQ_I(nvs_rt_threads_run(3, 30, 0, gather_rank, &g), NVS_OK);
     for (int r = 0; r < 3; r++) {
         nvs_topology *m = g.got[r];
         T_EQ_I(g.res[r], NVS_OK);
