@@ -87,8 +87,10 @@ static int build_terms(const nvs_presets *ps, const nvs_model_series *s, term *t
     add(t, &n, "per_call_us", c->per_call_us, "us", c->per_call_measured ? "measured" : "default",
         c->per_call_measured ? "measured comm-only time per bucket minus the fitted all_reduce curve" : "0: no measurement");
     add(t, &n, "overlap_penalty", c->overlap_penalty, "", c->overlap_measured ? "measured" : "default",
-        c->overlap_measured ? "measured step vs the schedule: share of the overlapped comm still paid"
-                            : "0: perfect overlap of buckets with backward (no measurement)");
+        c->overlap_measured == 2 ? "interference measured by the run (compute slowed beside the all-reduces) / "
+                                   "the comm it hid"
+        : c->overlap_measured    ? "measured step vs the schedule: share of the overlapped comm still paid"
+                                 : "0: perfect overlap of buckets with backward (no measurement)");
     if (np) {
         add_preset(t, &n, np, NVS_N_GBPS, "GB/s");
         add_preset(t, &n, np, NVS_N_HOP_US, "us");

@@ -524,6 +524,7 @@ static void read_train(vctx *v, nvs_run *r)
         x->comm_us = get_num(v, e, "comm_us", p, 0);
         /* step - compute can come out slightly negative from noise: accept it as measured */
         x->exposed_comm_us = get_num(v, e, "exposed_comm_us", p, -INFINITY);
+        x->interference_us = get_num(v, e, "interference_us", p, 0);
         x->predicted_comm_us = get_num(v, e, "predicted_comm_us", p, 0);
         x->samples_per_s = get_num(v, e, "samples_per_s", p, 0);
         x->efficiency = get_num(v, e, "efficiency", p, 0);

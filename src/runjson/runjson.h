@@ -95,6 +95,7 @@ typedef struct {
 typedef struct {
     int n, steps;
     double step_us, compute_us, comm_us, exposed_comm_us, predicted_comm_us, samples_per_s, efficiency;
+    double interference_us; /* compute slowed while the all-reduces ran beside it; NAN in runs before it existed */
 } nvs_run_train_result;
 
 typedef struct {
