@@ -12,6 +12,7 @@
 
 #include "core/clock.h"
 #include "core/half.h"
+#include "core/interrupt.h"
 #include "core/log.h"
 #include "core/mpi_check.h"
 #include "core/units.h"
@@ -205,6 +206,7 @@ static nvs_result_t complete(nvs_backend *b, MPI_Request *reqs, int n, const nvs
         int done = 0;
         MPI_TRY(MPI_Testall(n, reqs, &done, MPI_STATUSES_IGNORE));
         if (done) return NVS_OK;
+        if (nvs_interrupted()) return NVS_ERR_INTERRUPTED;
         double waited = nvs_now_s() - start;
         if (waited > b->rt->timeout_s) {
             char sz[32];

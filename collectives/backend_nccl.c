@@ -10,6 +10,7 @@
 
 #include "core/clock.h"
 #include "core/gpu_check.h"
+#include "core/interrupt.h"
 #include "core/log.h"
 #include "core/units.h"
 #include "collectives/backend.h"
@@ -241,15 +242,19 @@ static nvs_result_t wait_stream(nvs_backend *b, nvs_comm *c, cudaStream_t s, con
                 return NVS_ERR_NCCL;
             }
         }
-        if (nvs_now_s() - start > b->rt->timeout_s) {
-            nvs_error("%s did not complete within %.0f s on rank %d (GPU %s): a peer rank is stalled or gone; "
-                      "aborting the NCCL communicators",
-                      what, b->rt->timeout_s, b->rt->rank, b->pci_bus_id);
+        int interrupted = nvs_interrupted() != 0;
+        if (interrupted || nvs_now_s() - start > b->rt->timeout_s) {
+            if (interrupted)
+                nvs_info("interrupted during %s on rank %d: aborting the NCCL communicators", what, b->rt->rank);
+            else
+                nvs_error("%s did not complete within %.0f s on rank %d (host %s, GPU %s): a peer rank is stalled "
+                          "or gone; aborting the NCCL communicators",
+                          what, b->rt->timeout_s, b->rt->rank, b->rt->host, b->pci_bus_id);
             if (c && c->comm && c->comm != im->world) ncclCommAbort(c->comm);
             if (im->world) ncclCommAbort(im->world);
             if (c) c->comm = NULL; /* aborted: nothing left to destroy */
             im->world = NULL;
-            return NVS_ERR_TIMEOUT;
+            return interrupted ? NVS_ERR_INTERRUPTED : NVS_ERR_TIMEOUT;
         }
     }
 }

@@ -12,7 +12,7 @@ nvs_result_t nvs_rows_push(nvs_coll_rows *r, const nvs_coll_row *row)
         r->cap = cap;
     }
     r->v[r->n++] = *row;
-    return NVS_OK;
+    return r->on_push ? r->on_push(r->on_push_arg) : NVS_OK;
 }
 
 void nvs_rows_free(nvs_coll_rows *r)

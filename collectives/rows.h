@@ -30,6 +30,10 @@ typedef struct {
 typedef struct {
     nvs_coll_row *v;
     size_t n, cap;
+    /* called after every row pushed, e.g. to checkpoint what was measured so far (may be NULL); an error it
+     * returns stops the sweep */
+    nvs_result_t (*on_push)(void *arg);
+    void *on_push_arg;
 } nvs_coll_rows;
 
 nvs_result_t nvs_rows_push(nvs_coll_rows *r, const nvs_coll_row *row);

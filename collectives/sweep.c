@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/interrupt.h"
 #include "core/log.h"
 #include "core/metrics.h"
 #include "core/units.h"
@@ -132,8 +133,10 @@ static nvs_result_t run_point(nvs_backend *b, nvs_comm *c, int n, const nvs_swee
                  .inplace = pt->inplace};
     size_t ts = nvs_dtype_size(pt->type);
     int ok_counts = pt->coll->counts(pt->size, ts, n, member ? crank : 0, &op.counts) == 0;
-    double agree[1] = {ok_counts ? 0 : 1};
-    NVS_CHECK(nvs_allreduce_f64(rt, agree, 1, NVS_RT_MAX, "sweep configuration"));
+    /* [0] some rank cannot take this size; [1] some rank was interrupted: every rank stops here together */
+    double agree[2] = {ok_counts ? 0 : 1, nvs_interrupted() ? 1 : 0};
+    NVS_CHECK(nvs_allreduce_f64(rt, agree, 2, NVS_RT_MAX, "sweep configuration"));
+    if (agree[1] > 0) return NVS_ERR_INTERRUPTED;
     if (agree[0] > 0) return NVS_OK; /* too small to give every rank an element: nccl-tests skips it too */
     resolve(&op, bufs);
     nvs_pattern pat = {.op = op.op, .nranks = n,

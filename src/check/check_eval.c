@@ -564,7 +564,12 @@ static int eval_status(const nvs_run *run, nvs_verdicts *vs)
     if (strcmp(status, "ok")) {
         if (run->result_wrong_total > 0)
             snprintf(v->note, sizeof v->note, "%lld wrong elements in the run", run->result_wrong_total);
-        else snprintf(v->note, sizeof v->note, "the run reported status '%s'", status);
+        else if (!strcmp(status, "interrupted") || !strcmp(status, "running"))
+            snprintf(v->note, sizeof v->note, "the run was %s: only what it measured before is judged",
+                     !strcmp(status, "running") ? "cut short (a checkpoint)" : "interrupted");
+        else
+            snprintf(v->note, sizeof v->note, "the run reported status '%s'%s%.120s", status,
+                     run->result_reason ? ": " : "", run->result_reason ? run->result_reason : "");
     }
     finish(vs, v, !strcmp(status, "ok"));
     return 0;

@@ -29,6 +29,7 @@ int nvs_exit_code(nvs_result_t r)
     case NVS_ERR_INPUT: return 2;
     case NVS_ERR_WRONG:
     case NVS_ERR_CHECK: return 3;
+    case NVS_ERR_INTERRUPTED: return 130; /* 128 + SIGINT, as shells report an interrupted command */
     default: return 1;
     }
 }
@@ -36,6 +37,7 @@ int nvs_exit_code(nvs_result_t r)
 int nvs_result_severity(nvs_result_t r)
 {
     switch (nvs_exit_code(r)) {
+    case 130: return 4; /* an interruption ends the run whatever else happened */
     case 1: return 3;
     case 3: return 2;
     case 2: return 1;

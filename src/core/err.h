@@ -21,7 +21,8 @@
     X(NVS_ERR_TIMEOUT, "timed out")                                                                         \
     X(NVS_ERR_WRONG, "wrong results")               /* validation failed: exit 3 */                        \
     X(NVS_ERR_CHECK, "check failed")                /* acceptance threshold missed: exit 3 */              \
-    X(NVS_ERR_ABORTED, "aborted by another rank")
+    X(NVS_ERR_ABORTED, "aborted by another rank")                                                         \
+    X(NVS_ERR_INTERRUPTED, "interrupted by a signal") /* SIGINT/SIGTERM/SIGHUP: what was measured is kept; exit 130 */
 
 typedef enum {
 #define NVS_X_ENUM(name, text) name,

@@ -1,6 +1,7 @@
 #include "core/out_file.h"
 
 #include <errno.h>
+#include <ftw.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -141,4 +142,16 @@ nvs_result_t nvs_read_text_file(const char *path, size_t max_bytes, char **out)
     buf[len] = '\0';
     *out = buf;
     return NVS_OK;
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)ftw;
+    return flag == FTW_DP ? rmdir(path) : unlink(path);
+}
+
+int nvs_remove_tree(const char *dir)
+{
+    return nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }

@@ -19,6 +19,8 @@ void nvs_outfile_discard(nvs_outfile *o);
 
 /* mkdir -p */
 nvs_result_t nvs_mkdir_p(const char *dir);
+/* rm -r of a directory nvscale made (symbolic links inside are removed, never followed). 0, or -1. */
+int nvs_remove_tree(const char *dir);
 /* Whole-file helpers. */
 nvs_result_t nvs_write_text_file(const char *path, const char *text);
 /* Reads a whole file (NUL-terminated, malloc'd) up to max_bytes; NVS_ERR_INPUT with a message if it cannot. */

@@ -160,6 +160,9 @@ json_t *nvs_ctx_to_json(const nvs_ctx *run, nvs_result_t status, double duration
     long long wrong = 0;
     for (size_t i = 0; i < run->rows.n; i++)
         if (run->rows.v[i].wrong > 0) wrong += run->rows.v[i].wrong;
-    nvs_rj_set_result(root, status, wrong);
+    if (run->running)
+        nvs_rj_set_running(root, wrong);
+    else
+        nvs_rj_set_result_reason(root, status, wrong, run->reason[0] ? run->reason : NULL);
     return root;
 }

@@ -187,21 +187,6 @@ static nvs_result_t append_filtered(const char *path, char **buf, size_t *len)
 
 static const char *pair_class_of(void *ctx, int a, int b) { return nvs_topo_pair_class(ctx, a, b); }
 
-static void remove_tmp_logs(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d) return;
-    struct dirent *e;
-    char path[NVS_PATH_MAX + 300];
-    while ((e = readdir(d)))
-        if (e->d_name[0] != '.') {
-            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-            unlink(path);
-        }
-    closedir(d);
-    rmdir(dir);
-}
-
 /* Which transport NCCL used at each N, from its INFO log. Each process reads its own log (one per rank under
  * MPI, nccl.rank<R>.log; one per process in the one-process case) and sends the relevant lines to rank 0, so
  * hosts need not share a file system. */
@@ -279,7 +264,7 @@ nvs_result_t nvs_phase_transports(nvs_ctx *run)
         else json_decref(arr);
     }
     free(all);
-    if (run->nccl_log_tmp && rt->rank == 0) remove_tmp_logs(run->nccl_log_dir);
+    if (run->nccl_log_tmp && rt->rank == 0) nvs_remove_tree(run->nccl_log_dir);
     return res;
 }
 

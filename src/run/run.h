@@ -44,7 +44,11 @@ typedef struct nvs_ctx {
     json_t *topology; /* rank 0: topology section of run.json (NULL if not discovered) */
     json_t *transports; /* rank 0: per-N transports from NCCL's log */
     json_t *trains;   /* rank 0: the training step's sections, one per workload (array; NULL: none measured) */
-    char out_dir[NVS_PATH_MAX];
+    char out_dir[NVS_PATH_MAX];   /* where this run writes while it runs: <final_dir>.partial */
+    char final_dir[NVS_PATH_MAX]; /* the name it takes once it has ended (completed, failed or interrupted) */
+    double last_checkpoint_s;     /* rank 0: when run.json was last written */
+    int running;                  /* run.json describes a run still going on (a checkpoint) */
+    char reason[256];             /* why the run did not end well, for run.json's result.reason */
     char nccl_log_dir[NVS_PATH_MAX];
     int nccl_log_tmp; /* log directory is a temporary one (--no-save): removed at the end */
     char started_utc[32];
@@ -54,6 +58,10 @@ typedef struct nvs_ctx {
 
 /* Hosts spanned by the ranks of GPU count n (0: unknown). */
 int nvs_ctx_hosts_at(const nvs_ctx *run, int n);
+
+/* Rank 0 writes run.json with what was measured so far (status "running"), at most every few seconds unless
+ * `force`; nothing without --save. A write error stops the run (the results could not be kept anyway). */
+nvs_result_t nvs_run_checkpoint(nvs_ctx *run, int force);
 
 /* Writers (rank 0). */
 json_t *nvs_ctx_to_json(const nvs_ctx *run, nvs_result_t status, double duration_s);

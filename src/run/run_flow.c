@@ -4,6 +4,7 @@
  *   train  backend -> topology -> training step at N = 1, 2, 4, .. world
  * Every rank runs run_rank(); rank 0 writes the outputs. */
 #include <errno.h>
+#include <signal.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 
 #include "core/clock.h"
 #include "collectives/sweep.h"
+#include "core/interrupt.h"
 #include "core/log.h"
 #include "core/out_file.h"
 #include "run/phases.h"
@@ -25,7 +27,8 @@ struct run_request {
     nvs_config cfg;
     nvs_backend_kind backend;
     const char *launcher;
-    char out_dir[NVS_PATH_MAX]; /* decided before launch */
+    char out_dir[NVS_PATH_MAX];   /* decided and created before launch: <final>.partial */
+    char final_dir[NVS_PATH_MAX]; /* its name once the run has ended */
     char nccl_log_dir[NVS_PATH_MAX]; /* one-process case: set up before the threads start */
     int nccl_log_tmp;
 };
@@ -155,6 +158,27 @@ static nvs_result_t sweep_phase(nvs_ctx *run)
     return res;
 }
 
+/* Checkpoints are throttled: a run.json of a large sweep is a few MB, and the rows come every few ms. */
+#define NVS_CHECKPOINT_EVERY_S 2.0
+
+nvs_result_t nvs_run_checkpoint(nvs_ctx *run, int force)
+{
+    if (run->rt->rank != 0 || !run->cfg->save || !run->out_dir[0]) return NVS_OK;
+    double now = nvs_now_s();
+    if (!force && now - run->last_checkpoint_s < NVS_CHECKPOINT_EVERY_S) return NVS_OK;
+    run->last_checkpoint_s = now;
+    run->running = 1;
+    json_t *root = nvs_ctx_to_json(run, NVS_OK, now - run->t_start);
+    run->running = 0;
+    if (!root) return NVS_ERR_NOMEM;
+    nvs_result_t r = nvs_rj_save(root, run->out_dir);
+    json_decref(root);
+    if (r != NVS_OK) nvs_error("cannot keep the results in %s: stopping the run", run->out_dir);
+    return r;
+}
+
+static nvs_result_t checkpoint_cb(void *arg) { return nvs_run_checkpoint(arg, 0); }
+
 static nvs_result_t write_outputs(nvs_ctx *run, nvs_result_t status)
 {
     const nvs_config *cfg = run->cfg;
@@ -163,6 +187,7 @@ static nvs_result_t write_outputs(nvs_ctx *run, nvs_result_t status)
     json_t *explain = nvs_ctx_explain(run, root);
     if (explain) json_object_set_new(root, "explain", explain);
     nvs_result_t res = NVS_OK;
+    const char *shown = run->final_dir[0] ? run->final_dir : run->out_dir; /* its name once written */
     if (cfg->save) {
         char path[NVS_PATH_MAX + 32];
         res = nvs_rj_save(root, run->out_dir);
@@ -186,7 +211,11 @@ static nvs_result_t write_outputs(nvs_ctx *run, nvs_result_t status)
             }
         }
     }
-    if (cfg->format == NVS_FMT_JSON) {
+    if (nvs_exit_code(status) == 1) {
+        /* a failed run prints no tables: it says where what it measured went */
+        if (cfg->save && res == NVS_OK) fprintf(stderr, "nvscale: %s; what was measured is in %s/run.json\n",
+                                                run->reason[0] ? run->reason : nvs_result_text(status), shown);
+    } else if (cfg->format == NVS_FMT_JSON) {
         nvs_result_t w = nvs_rj_print(root, stdout);
         if (res == NVS_OK) res = w;
     } else if (cfg->format == NVS_FMT_CSV) {
@@ -201,18 +230,29 @@ static nvs_result_t write_outputs(nvs_ctx *run, nvs_result_t status)
         nvs_print_summary(run, root, stdout);
         if (cfg->save && res == NVS_OK)
             printf("\nResults: %s/ (run.json; table.txt: every size, nccl-tests format; nvscale report %s/run.json)\n",
-                   run->out_dir, run->out_dir);
+                   shown, shown);
     } else {
         nvs_print_table(run, stdout);
         nvs_phase_print_summary(run, stdout);
         if (explain) nvs_print_explain(explain, stdout);
-        if (cfg->save && res == NVS_OK) printf("# results: %s/run.json\n", run->out_dir);
+        if (cfg->save && res == NVS_OK) printf("# results: %s/run.json\n", shown);
     }
     if (fflush(stdout) != 0 || ferror(stdout)) {
         nvs_error("writing to standard output failed");
         res = NVS_ERR_SYSTEM;
     }
     json_decref(root);
+    /* the run has ended (however): <dir>.partial takes its name. A directory left with .partial was cut
+     * short; its run.json says "running" and holds what was measured until then. */
+    if (cfg->save && run->final_dir[0] && strcmp(run->final_dir, run->out_dir)) {
+        if (rename(run->out_dir, run->final_dir) != 0) {
+            nvs_error("cannot rename %s to %s: %s (the results are in the former)", run->out_dir, run->final_dir,
+                      strerror(errno));
+            if (res == NVS_OK) res = NVS_ERR_SYSTEM;
+        } else {
+            snprintf(run->out_dir, sizeof run->out_dir, "%s", run->final_dir);
+        }
+    }
     return res;
 }
 
@@ -242,13 +282,25 @@ static nvs_result_t run_rank(nvs_rt *rt, void *arg)
     nvs_result_t res = NVS_OK;
     nvs_rj_utc_stamp((long)time(NULL), run.started_utc, sizeof run.started_utc);
 
-    /* one run directory for all ranks: rank 0 names it */
+    /* one run directory for all ranks: rank 0 creates it (exclusively, <name>.partial) and tells the others; the
+     * threads runtime's ranks share the request, so only rank 0 writes into it */
+    double made = NVS_OK;
+    if (rt->rank == 0 && req->cfg.save && !req->out_dir[0])
+        made = nvs_rj_open_run_dir(req->cfg.out_dir[0] ? req->cfg.out_dir : NULL, sub, req->final_dir,
+                                   sizeof req->final_dir, req->out_dir, sizeof req->out_dir);
+    NVS_CHECK_GOTO(nvs_allreduce_f64(rt, &made, 1, NVS_RT_MAX, "creating the run directory"), res, out);
+    if (made != NVS_OK) {
+        res = (nvs_result_t)made;
+        goto out;
+    }
     snprintf(run.out_dir, sizeof run.out_dir, "%s", req->out_dir);
+    snprintf(run.final_dir, sizeof run.final_dir, "%s", req->final_dir);
     NVS_CHECK_GOTO(nvs_bcast(rt, run.out_dir, sizeof run.out_dir, 0, "run directory"), res, out);
+    NVS_CHECK_GOTO(nvs_bcast(rt, run.final_dir, sizeof run.final_dir, 0, "run directory"), res, out);
     if (req->backend == NVS_BACKEND_NCCL && !strcmp(req->launcher, "mpi")) {
         NVS_CHECK_GOTO(setup_nccl_log(&req->cfg, run.out_dir, rt->rank, run.nccl_log_dir, sizeof run.nccl_log_dir,
                                       &run.nccl_log_tmp),
-                       res, out);
+                       res, end);
     } else {
         snprintf(run.nccl_log_dir, sizeof run.nccl_log_dir, "%s", req->nccl_log_dir);
         run.nccl_log_tmp = req->nccl_log_tmp && rt->rank == 0; /* removed once, by rank 0 */
@@ -258,22 +310,43 @@ static nvs_result_t run_rank(nvs_rt *rt, void *arg)
         res = nvs_backend_nccl_init(&run.backend, rt, &req->cfg);
     else
         res = nvs_backend_mpi_init(&run.backend, rt, &req->cfg);
-    if (res != NVS_OK) goto out;
+    if (res != NVS_OK) goto end;
     run.have_backend = 1;
     if (rt->rank == 0) nvs_versions_collect(&run.versions);
-    NVS_CHECK_GOTO(gather_rank_info(&run), res, out);
-    NVS_CHECK_GOTO(nvs_phase_topology(&run), res, out); /* also for `coll`: it names the links NCCL used */
-    NVS_CHECK_GOTO(plan_counts(&run, strcmp(sub, "coll") != 0), res, out);
-    if (strcmp(sub, "train")) NVS_CHECK_GOTO(sweep_phase(&run), res, out);
-    if (!strcmp(sub, "train") || req->cfg.model[0]) NVS_CHECK_GOTO(nvs_phase_train(&run), res, out);
-    NVS_CHECK_GOTO(nvs_phase_transports(&run), res, out);
-
+    /* from here on, everything measured is kept: checkpoints while it runs, and whatever ends the run */
+    run.rows.on_push = checkpoint_cb;
+    run.rows.on_push_arg = &run;
+    NVS_CHECK_GOTO(gather_rank_info(&run), res, end);
+    NVS_CHECK_GOTO(nvs_phase_topology(&run), res, end); /* also for `coll`: it names the links NCCL used */
+    NVS_CHECK_GOTO(plan_counts(&run, strcmp(sub, "coll") != 0), res, end);
+    NVS_CHECK_GOTO(nvs_run_checkpoint(&run, 1), res, end);
+    if (strcmp(sub, "train")) NVS_CHECK_GOTO(sweep_phase(&run), res, end);
+    if (!strcmp(sub, "train") || req->cfg.model[0]) NVS_CHECK_GOTO(nvs_phase_train(&run), res, end);
+    NVS_CHECK_GOTO(nvs_phase_transports(&run), res, end);
     res = total_wrong(&run);
-    nvs_result_t agreed = nvs_rt_agree_result(rt, res);
-    if (rt->rank == 0) {
-        nvs_result_t w = write_outputs(&run, agreed);
-        if (w != NVS_OK) res = w;
+end:;
+    nvs_result_t final = res;
+    /* every rank got here the normal way: agree on one result. Otherwise a peer may be gone or stopped:
+     * asking it would wait for nothing, so rank 0 says what it knows. */
+    if (res == NVS_OK || res == NVS_ERR_WRONG) final = nvs_rt_agree_result(rt, res);
+    if (rt->rank == 0 && nvs_exit_code(final) == 2) {
+        /* a usage error found once launched (a root beyond the ranks, --gpus beyond the world): nothing was
+         * measured, and nothing is left behind */
+        if (run.out_dir[0] && req->cfg.save) nvs_remove_tree(run.out_dir);
+    } else if (rt->rank == 0) {
+        if (final == NVS_ERR_INTERRUPTED)
+            snprintf(run.reason, sizeof run.reason, "interrupted by signal %d (%s): the rows and steps measured "
+                     "before it are kept", nvs_interrupted(), nvs_interrupted() == SIGINT ? "SIGINT, Ctrl-C"
+                     : nvs_interrupted() == SIGTERM ? "SIGTERM: the launcher or a batch system stopped the job"
+                     : "SIGHUP");
+        else if (final != NVS_OK && final != NVS_ERR_WRONG)
+            snprintf(run.reason, sizeof run.reason, "%s on rank %d (see its messages): the results measured before "
+                     "are kept", nvs_result_text(final), rt->rank);
+        run.rows.on_push = NULL;
+        nvs_result_t w = write_outputs(&run, final);
+        if (w != NVS_OK && res == NVS_OK) res = w;
     }
+    if (final != NVS_OK && res == NVS_OK) res = final;
 out:
     if (run.have_backend) run.backend.ops->finalize(&run.backend);
     nvs_phase_cleanup(&run);
@@ -347,10 +420,22 @@ nvs_result_t nvs_run_measure(const nvs_config *cfg_in)
         return res;
     }
     if (cfg->save) {
-        if (cfg->out_dir[0])
-            snprintf(req->out_dir, sizeof req->out_dir, "%s", cfg->out_dir);
-        else
-            nvs_rj_default_dir(sub, req->out_dir, sizeof req->out_dir);
+        /* the run directory exists before anything is measured, under a name no other run has: a bad --out is a
+         * usage error now, not after hours of sweeps */
+        res = nvs_rj_check_out_dir(cfg->out_dir[0] ? cfg->out_dir : NULL);
+        if (res != NVS_OK) {
+            free(req);
+            return res;
+        }
+    }
+    if (kind == NVS_LAUNCH_THREADS && cfg->save) {
+        /* one process: create the run directory now, so that NCCL's log can point into it before any thread */
+        res = nvs_rj_open_run_dir(cfg->out_dir[0] ? cfg->out_dir : NULL, sub, req->final_dir, sizeof req->final_dir,
+                                  req->out_dir, sizeof req->out_dir);
+        if (res != NVS_OK) {
+            free(req);
+            return res;
+        }
     }
     if (kind == NVS_LAUNCH_THREADS && req->backend == NVS_BACKEND_NCCL) {
         res = setup_nccl_log(cfg, req->out_dir, -1, req->nccl_log_dir, sizeof req->nccl_log_dir, &req->nccl_log_tmp);
@@ -359,6 +444,8 @@ nvs_result_t nvs_run_measure(const nvs_config *cfg_in)
             return res;
         }
     }
+    /* Ctrl-C, or SIGTERM from mpirun / a batch system: stop, keep what was measured (run.json "interrupted") */
+    nvs_interrupt_install();
     res = nvs_rt_run(kind, gpus > 0 ? gpus : 1, cfg->timeout_s, cfg->emulate_nodes, run_rank, req);
     free(req);
     return res;

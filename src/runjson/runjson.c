@@ -302,9 +302,13 @@ static void read_command(vctx *v, nvs_run *r)
         /* the three values runjson_write's nvs_rj_set_result writes; a reader that acts on the status (check)
          * must not take a misspelt one for a failure or a success */
         r->result_status = get_str(v, res, "status", "result", 1);
-        if (r->result_status && strcmp(r->result_status, "ok") && strcmp(r->result_status, "wrong") &&
-            strcmp(r->result_status, "error"))
-            type_fail(v, "result.status", "\"ok\", \"wrong\" or \"error\"", json_object_get(res, "status"));
+        static const char *const known[] = {"ok", "wrong", "failed", "interrupted", "running", "error"};
+        int ok = !r->result_status;
+        for (size_t k = 0; !ok && k < sizeof known / sizeof known[0]; k++) ok = !strcmp(r->result_status, known[k]);
+        if (!ok)
+            type_fail(v, "result.status", "\"ok\", \"wrong\", \"failed\", \"interrupted\" or \"running\"",
+                      json_object_get(res, "status"));
+        r->result_reason = get_str(v, res, "reason", "result", 0);
         r->result_exit_code = (int)get_int(v, res, "exit_code", "result", 0, 255, -1, 0);
         r->result_wrong_total = get_int(v, res, "wrong_total", "result", 0, LLONG_MAX, -1, 0);
     }

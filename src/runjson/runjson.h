@@ -162,7 +162,9 @@ typedef struct {
     nvs_run_p2p p2p;
     nvs_run_explain *explain;
     size_t nexplain;
-    const char *result_status;          /* "ok" | "wrong" | "error" (validated); NULL absent */
+    const char *result_status;          /* "ok" | "wrong" | "failed" ("error" before) | "interrupted" | "running"
+                                         * (a checkpoint of a run cut short), validated; NULL absent */
+    const char *result_reason;          /* why it is not ok; NULL absent */
     int result_exit_code;               /* -1 absent */
     long long result_wrong_total;       /* wrong elements over the whole run; -1 absent */
 } nvs_run;

@@ -2,7 +2,9 @@
 #include "runjson/runjson_write.h"
 
 #include <math.h>
+#include <errno.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -106,12 +108,29 @@ json_t *nvs_rj_num(double v) { return isfinite(v) ? json_real(v) : json_null(); 
 
 json_t *nvs_rj_int(long long v) { return v >= 0 ? json_integer((json_int_t)v) : json_null(); }
 
+int nvs_rj_set_result_reason(json_t *doc, nvs_result_t status, long long wrong_total, const char *reason)
+{
+    const char *st = status == NVS_OK              ? "ok"
+                     : status == NVS_ERR_WRONG       ? "wrong"
+                     : status == NVS_ERR_INTERRUPTED ? "interrupted"
+                                                     : "failed";
+    json_t *r = json_pack("{s:s, s:i, s:I}", "status", st, "exit_code", nvs_exit_code(status), "wrong_total",
+                          (json_int_t)wrong_total);
+    if (r && status != NVS_OK)
+        json_object_set_new(r, "reason", json_string(reason && *reason ? reason : nvs_result_text(status)));
+    return json_object_set_new(doc, "result", r);
+}
+
 int nvs_rj_set_result(json_t *doc, nvs_result_t status, long long wrong_total)
 {
-    const char *st = status == NVS_OK ? "ok" : status == NVS_ERR_WRONG ? "wrong" : "error";
-    return json_object_set_new(doc, "result", json_pack("{s:s, s:i, s:I}", "status", st, "exit_code",
-                                                        nvs_exit_code(status), "wrong_total",
-                                                        (json_int_t)wrong_total));
+    return nvs_rj_set_result_reason(doc, status, wrong_total, NULL);
+}
+
+int nvs_rj_set_running(json_t *doc, long long wrong_total)
+{
+    return json_object_set_new(doc, "result", json_pack("{s:s, s:I, s:s}", "status", "running", "wrong_total",
+                                                        (json_int_t)wrong_total, "reason",
+                                                        "a checkpoint: the run had not ended when this was written"));
 }
 
 nvs_result_t nvs_rj_save_file(const json_t *doc, const char *path)
@@ -151,4 +170,82 @@ nvs_result_t nvs_rj_print(const json_t *doc, FILE *to)
         return NVS_ERR_SYSTEM;
     }
     return NVS_OK;
+}
+
+nvs_result_t nvs_rj_check_out_dir(const char *out)
+{
+    if (!out || !*out) return NVS_OK;
+    struct stat st;
+    if (lstat(out, &st) == 0) {
+        fprintf(stderr, "nvscale: --out %s: it exists: nvscale does not mix a new run with an earlier one's files; "
+                        "choose another --out or remove it\n", out);
+        return NVS_ERR_USAGE;
+    }
+    /* the nearest existing ancestor must be a directory we can write in */
+    char anc[4096];
+    snprintf(anc, sizeof anc, "%s", out);
+    for (;;) {
+        char *slash = strrchr(anc, '/');
+        if (!slash) {
+            snprintf(anc, sizeof anc, ".");
+        } else if (slash == anc) {
+            anc[1] = '\0';
+        } else {
+            *slash = '\0';
+        }
+        if (stat(anc, &st) == 0) break;
+        if (!strcmp(anc, ".") || !strcmp(anc, "/")) break;
+    }
+    if (stat(anc, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "nvscale: --out %s: %s is not a directory\n", out, anc);
+        return NVS_ERR_USAGE;
+    }
+    if (access(anc, W_OK) != 0) {
+        fprintf(stderr, "nvscale: --out %s: cannot write in %s: %s\n", out, anc, strerror(errno));
+        return NVS_ERR_USAGE;
+    }
+    return NVS_OK;
+}
+
+nvs_result_t nvs_rj_open_run_dir(const char *out, const char *subcommand, char *final, size_t final_len, char *partial,
+                                 size_t partial_len)
+{
+    char base[4096];
+    if (out && *out)
+        snprintf(base, sizeof base, "%s", out);
+    else
+        nvs_rj_default_dir(subcommand, base, sizeof base);
+    /* the parent first (results/, or the user's path) */
+    char parent[4096];
+    snprintf(parent, sizeof parent, "%s", base);
+    char *slash = strrchr(parent, '/');
+    if (slash && slash != parent) {
+        *slash = '\0';
+        NVS_CHECK(nvs_mkdir_p(parent));
+    }
+    for (int k = 1; k < 1000; k++) {
+        if (k == 1)
+            snprintf(final, final_len, "%s", base);
+        else
+            snprintf(final, final_len, "%s-%d", base, k);
+        snprintf(partial, partial_len, "%s.partial", final);
+        struct stat st;
+        int taken = lstat(final, &st) == 0;
+        if (!taken && mkdir(partial, 0777) == 0) return NVS_OK;
+        if (!taken && errno != EEXIST) {
+            nvs_error("cannot create the run directory %s: %s", partial, strerror(errno));
+            return NVS_ERR_SYSTEM;
+        }
+        if (out && *out) {
+            if (taken)
+                fprintf(stderr, "nvscale: --out %s: it exists: nvscale does not mix a new run with an earlier one's "
+                                "files; choose another --out or remove it\n", out);
+            else
+                fprintf(stderr, "nvscale: --out %s: %s exists: an earlier run into it was cut short (its run.json "
+                                "holds what it measured); remove it or choose another --out\n", out, partial);
+            return NVS_ERR_USAGE;
+        }
+    }
+    nvs_error("no free run directory name under %s", base);
+    return NVS_ERR_SYSTEM;
 }

@@ -34,8 +34,14 @@ json_t *nvs_rj_versions(const nvs_versions *v);
 json_t *nvs_rj_env(void); /* every NCCL_* variable, CUDA_VISIBLE_DEVICES, CUDA_DEVICE_ORDER */
 /* A new document holding the head; NULL on out of memory. */
 json_t *nvs_rj_doc_new(const nvs_rj_head *h);
-/* Sets "result": status "ok" / "wrong" / "error" from `status`, the exit code, and wrong_total. */
+/* Sets "result": status "ok" / "wrong" / "interrupted" / "failed" from `status` (runs before these had "error"
+ * for "failed": readers accept both), the exit code, wrong_total, and, when not ok, "reason" (the result's words,
+ * or `reason` when given). */
 int nvs_rj_set_result(json_t *doc, nvs_result_t status, long long wrong_total);
+int nvs_rj_set_result_reason(json_t *doc, nvs_result_t status, long long wrong_total, const char *reason);
+/* A checkpoint written while the run goes on: "result": {"status": "running"}. A file left so was cut short
+ * (the process was killed): what it holds was measured, the rest was not. */
+int nvs_rj_set_running(json_t *doc, long long wrong_total);
 
 /* A measured value, or null when there is none (NaN, or infinite: JSON has neither); readers take null as "not
  * measured", never 0. NULL only when out of memory. */
@@ -47,6 +53,16 @@ json_t *nvs_rj_int(long long v);
 void nvs_rj_utc_stamp(long t, char *buf, size_t len);
 /* The default results directory of a subcommand: results/<YYYYmmdd-HHMMSS>-<subcommand>, UTC. */
 void nvs_rj_default_dir(const char *subcommand, char *buf, size_t len);
+
+/* Checks, before anything is measured, that --out DIR can be made: DIR must not exist (a new run is never mixed
+ * with an earlier one's files), and its nearest existing ancestor must be a writable directory. NVS_ERR_USAGE
+ * with one message naming the path otherwise. NULL: nothing to check (the default directory). */
+nvs_result_t nvs_rj_check_out_dir(const char *out);
+/* Creates the directory a run writes into while it runs, <final>.partial, exclusively (no other run can be
+ * writing there); final = `out`, or results/<stamp>-<subcommand> with -2, -3 ... appended until the name is
+ * free. A stale <out>.partial (a run cut short) is refused, naming it. */
+nvs_result_t nvs_rj_open_run_dir(const char *out, const char *subcommand, char *final, size_t final_len, char *partial,
+                                 size_t partial_len);
 
 /* Serialize (indented, key order kept, a final newline) into <dir>/run.json, creating dir. */
 nvs_result_t nvs_rj_save(const json_t *doc, const char *dir);

@@ -1,6 +1,7 @@
 /* MPI runtime: one process per rank under mpirun / srun (or a singleton when started alone with the MPI host
  * backend). Host collectives are the non-blocking MPI calls polled against the run's timeout, so a rank that
  * never arrives is reported instead of hanging the job. */
+#include <pthread.h>
 #include <mpi.h>
 #include <sched.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 #include <unistd.h>
 
 #include "core/clock.h"
+#include "core/interrupt.h"
 #include "core/log.h"
 #include "core/mpi_check.h"
 #include "runtime/runtime.h"
@@ -37,6 +39,7 @@ static nvs_result_t wait_req(nvs_rt *rt, MPI_Request *req, const char *what)
     for (unsigned spins = 0;; spins++) {
         MPI_TRY(MPI_Test(req, &done, MPI_STATUS_IGNORE));
         if (done) return NVS_OK;
+        if (nvs_interrupted()) return NVS_ERR_INTERRUPTED; /* the run stops and keeps what it measured */
         double waited = nvs_now_s() - start;
         if (waited > rt->timeout_s) {
             nvs_error("timed out after %.0f s waiting for all ranks at %s; some rank is stalled or gone",
@@ -141,10 +144,50 @@ static nvs_result_t emulate(nvs_rt *rt, int k)
     return res;
 }
 
+/* --timeout covers MPI's start-up too: a rank that never starts (stopped, lost, a launcher stuck) would leave the
+ * others inside MPI_Init for good. This thread ends the process after timeout_s unless start-up finished. */
+struct init_watch {
+    double timeout_s;
+    volatile int done;
+};
+
+static void *init_watchdog(void *p)
+{
+    struct init_watch *w = p;
+    double t0 = nvs_now_s();
+    while (!w->done) {
+        if (nvs_now_s() - t0 > w->timeout_s) {
+            char msg[256];
+            int n = snprintf(msg, sizeof msg,
+                             "nvscale[rank %d]: error: MPI start-up did not complete within %.0f s (--timeout): a "
+                             "rank of the job did not start or is stopped\n",
+                             nvs_rt_launcher_rank(), w->timeout_s);
+            if (n > 0 && write(STDERR_FILENO, msg, (size_t)n) < 0) { /* nothing more to do */
+            }
+            _exit(1);
+        }
+        nanosleep(&(struct timespec){0, 50000000}, NULL);
+    }
+    return NULL;
+}
+
 nvs_result_t nvs_rt_mpi_run(double timeout_s, int emulate_nodes, nvs_rank_main fn, void *arg)
 {
     int provided = 0;
+    struct init_watch watch = {.timeout_s = timeout_s};
+    pthread_t wt;
+    int have_watch = pthread_create(&wt, NULL, init_watchdog, &watch) == 0;
     int rc = MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided);
+    if (rc == MPI_SUCCESS) {
+        /* start-up ends when every rank has arrived */
+        MPI_Request req;
+        int done = 0;
+        if (MPI_Ibarrier(MPI_COMM_WORLD, &req) == MPI_SUCCESS)
+            while (!done && MPI_Test(&req, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS)
+                if (!done) nanosleep(&(struct timespec){0, 1000000}, NULL);
+    }
+    watch.done = 1;
+    if (have_watch) pthread_join(wt, NULL);
     if (rc != MPI_SUCCESS) {
         nvs_error("MPI_Init_thread failed (code %d): is this MPI library the one nvscale was built with?", rc);
         return NVS_ERR_MPI;
@@ -168,6 +211,13 @@ nvs_result_t nvs_rt_mpi_run(double timeout_s, int emulate_nodes, nvs_rank_main f
     nvs_rt_set_machine(&rt);
     if (emulate_nodes > 0) NVS_CHECK_GOTO(emulate(&rt, emulate_nodes), res, out);
     res = fn(&rt, arg);
+    if (res == NVS_ERR_INTERRUPTED) {
+        /* rank 0 has written what was measured; it ends the job. The others wait for that (a few seconds at
+         * most: if rank 0 is gone, nobody will) rather than finalize with operations in flight. */
+        if (rt.rank == 0) MPI_Abort(MPI_COMM_WORLD, 130);
+        nanosleep(&(struct timespec){5, 0}, NULL);
+        _exit(130);
+    }
     if (nvs_exit_code(res) == 1) {
         /* A rank that failed cannot take part in the agreement; stop the whole job now, as mpirun would. */
         nvs_error("rank %d stopping the job: %s", rt.rank, nvs_result_text(res));

@@ -10,6 +10,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/clock.h"
+#include "core/interrupt.h"
 #include "core/log.h"
 
 struct shared {
@@ -45,12 +47,25 @@ static nvs_result_t tbarrier(nvs_rt *rt, const char *what)
         s->generation++;
         pthread_cond_broadcast(&s->cond);
     } else {
-        struct timespec deadline;
-        clock_gettime(CLOCK_REALTIME, &deadline);
-        deadline.tv_sec += (time_t)s->timeout_s;
+        double t0 = nvs_now_s();
         while (gen == s->generation && !s->aborted) {
-            int rc = pthread_cond_timedwait(&s->cond, &s->lock, &deadline);
-            if (rc == ETIMEDOUT && gen == s->generation) {
+            /* wake every 100 ms: a signal (Ctrl-C) stops every thread, not only the one it reached */
+            struct timespec deadline;
+            clock_gettime(CLOCK_REALTIME, &deadline);
+            deadline.tv_nsec += 100000000;
+            if (deadline.tv_nsec >= 1000000000) {
+                deadline.tv_sec++;
+                deadline.tv_nsec -= 1000000000;
+            }
+            pthread_cond_timedwait(&s->cond, &s->lock, &deadline);
+            if (gen != s->generation) break;
+            if (nvs_interrupted()) {
+                s->aborted = 1;
+                pthread_cond_broadcast(&s->cond);
+                res = NVS_ERR_INTERRUPTED;
+                break;
+            }
+            if (nvs_now_s() - t0 > s->timeout_s) {
                 nvs_error("timed out after %.0f s waiting for all ranks at %s (%d of %d arrived)", s->timeout_s,
                           what, s->arrived, s->nthreads);
                 s->aborted = 1;

@@ -6,6 +6,7 @@
 
 #include "core/clock.h"
 #include "core/cpu_work.h"
+#include "core/interrupt.h"
 #include "core/log.h"
 #include "core/metrics.h"
 #include "train/train.h"
@@ -109,6 +110,7 @@ nvs_result_t nvs_train_time_steps(nvs_train_exec *x, int mode, int warmup, int s
         res = issue_step(x, mode);
         if (res == NVS_OK) res = x->ops->sync(x);
         t[i] = nvs_now_us() - t0;
+        if (res == NVS_OK && nvs_interrupted()) res = NVS_ERR_INTERRUPTED;
         if (res == NVS_OK) res = x->ops->span(x, &span[i]);
     }
     if (res == NVS_OK) {

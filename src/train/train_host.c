@@ -15,6 +15,7 @@
 
 #include "collectives/backend_mpi.h"
 #include "core/clock.h"
+#include "core/interrupt.h"
 #include "core/log.h"
 #include "train/train_exec.h"
 
@@ -201,6 +202,7 @@ static nvs_result_t hjoin(nvs_train_exec *x)
             return NVS_ERR_MPI;
         }
         if (done) break;
+        if (nvs_interrupted()) return NVS_ERR_INTERRUPTED;
         if (nvs_now_s() - t0 > x->backend->rt->timeout_s) {
             nvs_error("the gradient all-reduces of the training step did not complete within %.0f s on rank %d: "
                       "a peer rank is stalled or gone",

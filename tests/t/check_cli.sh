@@ -49,7 +49,7 @@ refused "$fx/bad_coll_n.json: collectives[3].n: expected an integer from 1 to 10
 refused "$fx/bad_busbw.json: collectives[2].busbw_gbps: expected a number, got the string \"fast\"" "$NVS" check "$fx/bad_busbw.json" --min-p2p 1
 refused "$fx/bad_coll_name.json: collectives[0].collective: unknown collective 'all_reduec'" "$NVS" check "$fx/bad_coll_name.json" --min-p2p 1
 refused "$fx/bad_p2p.json: p2p.pairs[0].dst: missing" "$NVS" check "$fx/bad_p2p.json" --min-p2p 1
-refused "$fx/bad_status.json: result.status: expected \"ok\", \"wrong\" or \"error\", got the string \"maybe\"" "$NVS" check "$fx/bad_status.json" --min-p2p 1
+refused "$fx/bad_status.json: result.status: expected \"ok\", \"wrong\", \"failed\", \"interrupted\" or \"running\", got the string \"maybe\"" "$NVS" check "$fx/bad_status.json" --min-p2p 1
 refused "$fx/bad_syntax.json: not JSON: ']' expected near end of file (line 2" "$NVS" check "$fx/bad_syntax.json" --min-p2p 1
 refused "$fx/bad_array.json: not a run.json: the top level is an array, expected an object" "$NVS" check "$fx/bad_array.json" --min-p2p 1
 refused "$fx/bad_schema.json: schema" "$NVS" check "$good" --baseline "$fx/bad_schema.json" --max-below-baseline 1

@@ -1,0 +1,34 @@
+/* See interrupt.h. */
+#include "core/interrupt.h"
+
+#include <signal.h>
+#include <string.h>
+
+static volatile sig_atomic_t g_sig;
+
+static void on_signal(int sig)
+{
+    if (g_sig == SIGINT && sig == SIGINT) {
+        /* the second Ctrl-C: the user wants out now */
+        signal(SIGINT, SIG_DFL);
+        raise(SIGINT);
+        return;
+    }
+    if (!g_sig) g_sig = sig;
+}
+
+void nvs_interrupt_install(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = 0; /* no SA_RESTART: a blocking call returns, and the run notices */
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+}
+
+int nvs_interrupted(void) { return (int)g_sig; }
+
+void nvs_interrupt_raise(int sig) { g_sig = sig; }
