@@ -14,10 +14,10 @@
 typedef struct nvs_health_monitor nvs_health_monitor;
 
 /* Starts watching the GPUs with these PCI bus ids (busids NULL or nbus 0: every GPU NVML lists). `host` names
- * the host in the report. sample_ms > 0 starts the sampler with that period. NVS_ERR_UNSUPPORTED with the
- * reason in why when NVML cannot be used at all (then *out is NULL). */
+ * the host in the report. sample_ms > 0 starts the sampler with that period. Without a usable NVML the monitor
+ * only keeps the reason: its report has no GPU and the source "unsupported: <why>". Errors: out of memory. */
 nvs_result_t nvs_health_monitor_start(const char *host, const char (*busids)[32], int nbus, int sample_ms,
-                                      nvs_health_monitor **out, char *why, size_t len);
+                                      nvs_health_monitor **out);
 /* Stops the sampler, takes the second reading, collects the XID events, fills `out` (this host's GPUs) and frees
  * the monitor. */
 nvs_result_t nvs_health_monitor_finish(nvs_health_monitor *m, nvs_health_report *out);

@@ -350,37 +350,38 @@ static nvs_result_t list_gpus(nvs_health_monitor *m, const char *host, const cha
 }
 
 nvs_result_t nvs_health_monitor_start(const char *host, const char (*busids)[32], int nbus, int sample_ms,
-                                      nvs_health_monitor **out, char *why, size_t len)
+                                      nvs_health_monitor **out)
 {
     *out = NULL;
     nvs_health_monitor *m = calloc(1, sizeof *m);
     if (!m) return NVS_ERR_NOMEM;
-    nvs_result_t r = nvs_nvml_open(&m->nvml, why, len);
-    if (r != NVS_OK) {
-        free(m);
-        return r;
+    pthread_mutex_init(&m->mu, NULL);
+    m->t0 = nvs_now_s();
+    nvs_result_t r = nvs_nvml_open(&m->nvml, m->source, sizeof m->source);
+    if (r == NVS_ERR_UNSUPPORTED) { /* a shell that only says why: the report shows it */
+        *out = m;
+        return NVS_OK;
     }
-    load_fns(m->nvml, &m->f);
-    snprintf(m->source, sizeof m->source, "nvml, driver %s", nvs_nvml_driver_version(m->nvml));
-    r = list_gpus(m, host, busids, nbus);
-    if (r == NVS_OK && m->n == 0) {
-        snprintf(why, len, "unsupported: NVML lists no GPU");
-        r = NVS_ERR_UNSUPPORTED;
+    if (r == NVS_OK) {
+        load_fns(m->nvml, &m->f);
+        snprintf(m->source, sizeof m->source, "nvml, driver %s", nvs_nvml_driver_version(m->nvml));
+        r = list_gpus(m, host, busids, nbus);
     }
     if (r != NVS_OK) {
         nvs_nvml_close(m->nvml);
+        pthread_mutex_destroy(&m->mu);
         free(m->gpus);
         free(m);
         return r;
     }
+    if (m->n == 0) snprintf(m->source, sizeof m->source, "unsupported: NVML lists no GPU");
     /* events first: an XID between the first reading and the registration would be missed */
     setup_events(m);
     for (int i = 0; i < m->n; i++)
         if (!m->gpus[i].g.why[0]) read_snap(&m->f, m->gpus[i].dev, &m->gpus[i].g.before);
     m->t0 = nvs_now_s();
     m->sample_ms = sample_ms;
-    pthread_mutex_init(&m->mu, NULL);
-    if (sample_ms > 0) {
+    if (sample_ms > 0 && m->n > 0) {
         if (pthread_create(&m->thread, NULL, sampler, m) == 0) m->thread_on = 1;
         else nvs_warn("health: cannot start the sampler thread: clocks under load will not be known");
     }
@@ -403,7 +404,7 @@ nvs_result_t nvs_health_monitor_finish(nvs_health_monitor *m, nvs_health_report 
     out->sample_ms = m->thread_on ? m->sample_ms : 0;
     snprintf(out->source, sizeof out->source, "%s", m->source);
     nvs_result_t r = NVS_OK;
-    out->gpus = calloc((size_t)m->n, sizeof *out->gpus);
+    out->gpus = calloc(m->n ? (size_t)m->n : 1, sizeof *out->gpus);
     if (!out->gpus) r = NVS_ERR_NOMEM;
     for (int i = 0; i < m->n && r == NVS_OK; i++) {
         mon_gpu *mg = &m->gpus[i];
@@ -416,7 +417,7 @@ nvs_result_t nvs_health_monitor_finish(nvs_health_monitor *m, nvs_health_report 
         out->gpus[out->ngpus++] = *g;
     }
     if (m->have_set) m->f.set_free(m->set); /* its result changes nothing we report */
-    nvs_nvml_close(m->nvml);
+    nvs_nvml_close(m->nvml); /* NULL (no NVML) is fine */
     free(m->gpus);
     free(m);
     return r;

@@ -258,6 +258,8 @@ nvs_result_t nvs_p2p_measure(const nvs_topology *t, size_t copy_bytes, int iters
                   e != cudaSuccess ? cudaGetErrorString(e) : ndev == 1 ? "only one GPU is visible" : "no GPU is visible");
         return NVS_ERR_UNSUPPORTED;
     }
+    int prev = 0;
+    CUDA_TRY_AT(cudaGetDevice(&prev), "the caller's GPU");
     size_t bytes = copy_bytes / sizeof(float) * sizeof(float);
     out->copy_bytes = bytes;
     out->iters = iters;
@@ -298,5 +300,7 @@ nvs_result_t nvs_p2p_measure(const nvs_topology *t, size_t copy_bytes, int iters
     nvs_progress_done();
     ctx_free(&c);
     free(idx);
+    cudaError_t back = cudaSetDevice(prev); /* the caller (a rank driving one GPU) keeps its device */
+    if (r == NVS_OK) CUDA_TRY_AT(back, "back to GPU %d", prev);
     return r;
 }

@@ -17,6 +17,7 @@
 #include "core/log.h"
 #include "core/out_file.h"
 #include "run/phases.h"
+#include "run/phases_extra.h"
 #include "run/run.h"
 #include "run/run_flow.h"
 #include "runjson/runjson_write.h"
@@ -191,6 +192,8 @@ static nvs_result_t write_outputs(nvs_ctx *run, nvs_result_t status)
         if (res == NVS_OK) res = w;
     } else if (cfg->format == NVS_FMT_CSV) {
         if (res == NVS_OK) res = nvs_print_csv(run, stdout);
+    } else if (!strcmp(cfg->subcommand, "accept")) {
+        /* accept prints its one verdict table itself, from the run.json written here */
     } else if (!strcmp(cfg->subcommand, "run")) {
         /* the one-screen answer; every table of every size is in the results directory, and under -v here */
         if (cfg->verbose) {
@@ -221,6 +224,7 @@ static nvs_result_t total_wrong(const nvs_ctx *run)
     long long wrong = 0;
     for (size_t i = 0; i < run->rows.n; i++)
         if (run->rows.v[i].wrong > 0) wrong += run->rows.v[i].wrong;
+    wrong += run->phase_wrong; /* the copy phases said which copy was wrong when they found it */
     if (wrong && run->rt->rank == 0) {
         for (size_t i = 0; i < run->rows.n; i++) {
             const nvs_coll_row *r = &run->rows.v[i];
@@ -239,6 +243,7 @@ static nvs_result_t run_rank(nvs_rt *rt, void *arg)
     struct run_request *req = arg;
     nvs_ctx run = {.cfg = &req->cfg, .rt = rt, .launcher = req->launcher, .t_start = nvs_now_s()};
     const char *sub = req->cfg.subcommand;
+    unsigned phases = req->cfg.phases;
     nvs_result_t res = NVS_OK;
     nvs_rj_utc_stamp((long)time(NULL), run.started_utc, sizeof run.started_utc);
 
@@ -263,10 +268,14 @@ static nvs_result_t run_rank(nvs_rt *rt, void *arg)
     if (rt->rank == 0) nvs_versions_collect(&run.versions);
     NVS_CHECK_GOTO(gather_rank_info(&run), res, out);
     NVS_CHECK_GOTO(nvs_phase_topology(&run), res, out); /* also for `coll`: it names the links NCCL used */
+    if (phases & NVS_PHASE_HEALTH) NVS_CHECK_GOTO(nvs_phase_health_start(&run), res, out);
     NVS_CHECK_GOTO(plan_counts(&run, strcmp(sub, "coll") != 0), res, out);
-    if (strcmp(sub, "train")) NVS_CHECK_GOTO(sweep_phase(&run), res, out);
+    if (phases & (NVS_PHASE_P2P | NVS_PHASE_H2D)) NVS_CHECK_GOTO(nvs_phase_copies(&run), res, out);
+    if (strcmp(sub, "train") && !(phases & NVS_PHASE_NO_SWEEP)) NVS_CHECK_GOTO(sweep_phase(&run), res, out);
     if (!strcmp(sub, "train") || req->cfg.model[0]) NVS_CHECK_GOTO(nvs_phase_train(&run), res, out);
+    if (phases & NVS_PHASE_SUSTAIN) NVS_CHECK_GOTO(nvs_phase_sustain(&run), res, out);
     NVS_CHECK_GOTO(nvs_phase_transports(&run), res, out);
+    if (phases & NVS_PHASE_HEALTH) NVS_CHECK_GOTO(nvs_phase_health_finish(&run), res, out);
 
     res = total_wrong(&run);
     nvs_result_t agreed = nvs_rt_agree_result(rt, res);
@@ -277,6 +286,7 @@ static nvs_result_t run_rank(nvs_rt *rt, void *arg)
 out:
     if (run.have_backend) run.backend.ops->finalize(&run.backend);
     nvs_phase_cleanup(&run);
+    nvs_phase_extra_cleanup(&run);
     for (int i = 0; i < run.npoints; i++) free(run.points[i].ranks);
     free(run.points);
     free(run.ranks);
