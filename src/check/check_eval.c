@@ -315,30 +315,17 @@ static int expand(const nvs_rule *r, const nvs_run *ref, const char *what, point
 
 static nvs_verdict *new_row(nvs_verdicts *vs, const nvs_rule *r)
 {
-    if (vs->n == vs->cap) {
-        size_t cap = vs->cap ? vs->cap * 2 : 32;
-        nvs_verdict *v = realloc(vs->v, cap * sizeof *v);
-        if (!v) return NULL;
-        vs->v = v;
-        vs->cap = cap;
-    }
-    nvs_verdict *v = &vs->v[vs->n++];
-    memset(v, 0, sizeof *v);
-    v->measured_v = v->expected_v = v->margin_v = NAN;
+    nvs_verdict *v = nvs_verdicts_add(vs, !r ? "run" : r->metric == NVS_RULE_BUSBW ? "busbw" : r->metric == NVS_RULE_P2P ? "p2p" : "efficiency");
+    if (!v) return NULL;
     v->unit = !r ? "" : r->metric == NVS_RULE_EFFICIENCY ? "fraction" : "GB/s";
     if (r) {
         if (r->line) snprintf(v->rule, sizeof v->rule, "%s:%d", r->source, r->line);
         else snprintf(v->rule, sizeof v->rule, "%s", r->source);
     }
-    snprintf(v->margin, sizeof v->margin, "-");
     return v;
 }
 
-static void finish(nvs_verdicts *vs, nvs_verdict *v, int pass)
-{
-    v->pass = pass;
-    if (!pass) vs->failed++;
-}
+static void finish(nvs_verdicts *vs, nvs_verdict *v, int pass) { nvs_verdict_set(vs, v, pass ? NVS_SEV_PASS : NVS_SEV_FAIL); }
 
 static void point_label(const nvs_rule *r, const point *p, int vs_baseline, char *buf, size_t len)
 {
