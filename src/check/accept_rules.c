@@ -90,7 +90,8 @@ int nvs_accept_rules_text(const nvs_accept_facts *f, char *buf, size_t len, int 
     }
     if (f->level >= 3) {
         line(&o, "# minutes of load: the busbw must hold");
-        rule(&o, f->sustain, "no sustained-load phase", "sustain busbw max_drop=10%");
+        rule(&o, f->sustain && f->gpu, f->gpu ? "no sustained-load phase" : "no GPU: a shared CPU host's bandwidth varies with its other load",
+             "sustain busbw max_drop=10%");
     }
     if (rules) *rules = o.rules;
     return o.over ? -1 : (int)o.used;

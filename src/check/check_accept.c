@@ -214,7 +214,8 @@ static int eval_sustain(const nvs_rule *r, const json_t *root, nvs_verdicts *vs)
     nvs_verdict *v = row(vs, r, "sustain");
     if (!v) return -1;
     v->unit = "GB/s";
-    snprintf(v->metric, sizeof v->metric, "sustained all_reduce busbw");
+    const char *measure = json_string_value(json_object_get(s, "measure"));
+    snprintf(v->metric, sizeof v->metric, "sustained all_reduce %s", measure ? measure : "busbw");
     double first = num(s, "busbw_first_gbps"), last = num(s, "busbw_last_gbps"), lo = num(s, "busbw_min_gbps");
     if (!json_is_object(s) || isnan(first) || isnan(last)) {
         not_measured(vs, v, r, s ? "fewer than two timed chunks (a longer --sustain)" : "the run has no sustained-load phase (accept --level 3)");

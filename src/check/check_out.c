@@ -55,7 +55,7 @@ nvs_result_t nvs_check_print_table(FILE *f, const nvs_check_report *rep)
     for (int c = 0; c < 5; c++) w[c] = strlen(head[c]);
     for (size_t i = 0; i < vs->n; i++) {
         const nvs_verdict *v = &vs->v[i];
-        const char *cols[5] = {v->metric, v->measured, v->expected, v->margin, v->pass ? "PASS" : "FAIL"};
+        const char *cols[5] = {v->metric, v->measured, v->expected, v->margin, nvs_verdict_word(v)};
         for (int c = 0; c < 5; c++)
             if (strlen(cols[c]) > w[c]) w[c] = strlen(cols[c]);
     }
@@ -69,7 +69,7 @@ nvs_result_t nvs_check_print_table(FILE *f, const nvs_check_report *rep)
         const nvs_verdict *v = &vs->v[i];
         char line[1024];
         snprintf(line, sizeof line, "%-*s  %-*s  %-*s  %-*s  %-*s  %s", (int)w[0], v->metric, (int)w[1],
-                 v->measured, (int)w[2], v->expected, (int)w[3], v->margin, (int)w[4], v->pass ? "PASS" : "FAIL",
+                 v->measured, (int)w[2], v->expected, (int)w[3], v->margin, (int)w[4], nvs_verdict_word(v),
                  v->note);
         size_t l = strlen(line);
         while (l && line[l - 1] == ' ') line[--l] = '\0'; /* no trailing blanks when there is no note */
@@ -82,7 +82,7 @@ nvs_result_t nvs_check_print_table(FILE *f, const nvs_check_report *rep)
     if (vs->failed)
         fprintf(f, "result: FAIL (%zu of %zu checks failed)\n", vs->failed, vs->n);
     else
-        fprintf(f, "result: PASS (%zu checks)\n", vs->n);
+        fprintf(f, "result: PASS (%zu checks%s)\n", vs->n, vs->warned ? ", some with a warning: read their notes" : "");
     if (fflush(f) != 0 || ferror(f)) {
         nvs_error("cannot write the verdict table to stdout");
         return NVS_ERR_SYSTEM;
@@ -110,7 +110,7 @@ static json_t *build_json(const nvs_check_report *rep)
         const nvs_verdict *v = &vs->v[i];
         json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:s}", "metric", v->metric,
                               "measured", v->measured, "expected", v->expected, "margin", v->margin, "verdict",
-                              v->pass ? "PASS" : "FAIL", "note", v->note, "unit", v->unit, "measured_value",
+                              nvs_verdict_word(v), "note", v->note, "unit", v->unit, "measured_value",
                               nvs_rj_num(v->measured_v), "expected_value", nvs_rj_num(v->expected_v),
                               "margin_value", nvs_rj_num(v->margin_v), "rule", v->rule);
         if (!o || json_array_append_new(arr, o)) goto fail;
