@@ -268,7 +268,7 @@ static void print_skipped(const json_t *root, FILE *to)
 }
 
 /* Judges the run in dir/run.json and writes what was asked. Returns the exit code. */
-static int judge(const accept_opts *o, const char *dir, int run_wrong)
+static int judge(const accept_opts *o, const char *dir, int run_wrong, int save_verdicts)
 {
     char path[NVS_PATH_MAX + 16];
     snprintf(path, sizeof path, "%s/run.json", dir);
@@ -317,6 +317,17 @@ static int judge(const accept_opts *o, const char *dir, int run_wrong)
     nvs_export_info info = {"nvscale accept", path, desc, json_string_value(json_object_get(root, "started_utc")),
                             json_string_value(json_object_get(root, "host")), json_is_number(dur) ? json_number_value(dur) : -1};
     int wrc = 0;
+    if (save_verdicts) { /* the verdicts beside the run they judge, whatever stdout showed */
+        char vp[NVS_PATH_MAX + 32];
+        snprintf(vp, sizeof vp, "%s/verdicts.json", dir);
+        nvs_outfile vf;
+        if (nvs_outfile_open(&vf, vp) != NVS_OK) wrc = 1;
+        else if (nvs_check_print_json(vf.f, &rep) != NVS_OK) {
+            nvs_outfile_discard(&vf);
+            wrc = 1;
+        } else if (nvs_outfile_commit(&vf) != NVS_OK)
+            wrc = 1;
+    }
     if (o->junit) wrc |= write_export(o->junit, nvs_check_print_junit, &info, &vs);
     if (o->prometheus) wrc |= write_export(o->prometheus, nvs_check_print_prometheus, &info, &vs);
     rc = pr != NVS_OK || wrc ? 1 : vs.failed || run_wrong ? 3 : 0;
@@ -377,7 +388,7 @@ int cmd_accept(int argc, char **argv)
     else if (r != NVS_OK && r != NVS_ERR_WRONG)
         rc = nvs_exit_code(r); /* the run said what failed; there is nothing whole to judge */
     else {
-        rc = judge(&o, cfg->out_dir, r == NVS_ERR_WRONG);
+        rc = judge(&o, cfg->out_dir, r == NVS_ERR_WRONG, !tmp[0]);
         if (!tmp[0] && !cfg->quiet && !o.json) printf("results: %s/run.json\n", cfg->out_dir);
     }
     if (lead && tmp[0]) nftw(tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
