@@ -100,10 +100,14 @@ static nvs_result_t hbuf_alloc(hctx *c, hbuf *h, int numa, int dev)
         h->p = hwloc_alloc_membind(c->topo, c->bytes, set, HWLOC_MEMBIND_BIND,
                                    HWLOC_MEMBIND_BYNODESET | HWLOC_MEMBIND_STRICT);
         if (!h->p) {
-            nvs_error("GPU %d: cannot allocate %zu bytes on NUMA node %d (hwloc_alloc_membind: %s)", dev, c->bytes, numa,
-                      strerror(errno));
+            /* the copies still run, unplaced, and say so: a placement the OS refuses is not a broken machine */
+            snprintf(c->why, sizeof c->why, "not placed: hwloc_alloc_membind on node %d failed (%s)", numa, strerror(errno));
+            nvs_warn("GPU %d: host buffers not placed on NUMA node %d (hwloc_alloc_membind: %s): pinned where CUDA puts "
+                     "them", dev, numa, strerror(errno));
             hwloc_bitmap_free(set);
-            return NVS_ERR_SYSTEM;
+            CUDA_TRY_AT(cudaHostAlloc(&h->p, c->bytes, cudaHostAllocPortable), "GPU %d: %zu bytes of pinned host memory",
+                        dev, c->bytes);
+            return NVS_OK;
         }
         memset(h->p, 0, c->bytes); /* fault the pages in, on the bound node, before pinning them */
         h->by_hwloc = 1;
@@ -374,8 +378,8 @@ nvs_result_t nvs_h2d_measure(const nvs_topology *t, size_t copy_bytes, int iters
     }
     if (r == NVS_OK) {
         numa_init(&c);
-        snprintf(out->numa_binding, sizeof out->numa_binding, "%s", c.why);
         r = measure_all(&c, t, out, warmup, iters);
+        snprintf(out->numa_binding, sizeof out->numa_binding, "%s", c.why);
     }
     for (int i = 0; i < c.ndev; i++) dev_free(&c, &c.d[i]); /* a GPU never set up has nothing to free */
     free(c.d);
