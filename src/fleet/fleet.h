@@ -1,0 +1,62 @@
+/* The fleet view (PURE): the same measurement from several hosts' runs, each compared with the fleet's median,
+ * so that the one host that is slower than its peers is named (`nvscale check` and `nvscale report` with
+ * several run.json files); and whether two runs come from the same kind of machine, so that a baseline from
+ * different hardware is said rather than trusted (fleet_machine.c). */
+#ifndef NVS_FLEET_H
+#define NVS_FLEET_H
+
+#include <stddef.h>
+
+/* One value of one run: key names the measurement ("busbw all_reduce 1 GiB n=8"), higher is better. */
+typedef struct {
+    char key[96];
+    char unit[16];  /* "GB/s", "%" */
+    int run;        /* index of the run (into the caller's list) */
+    char host[64];  /* the run's host */
+    double value;
+} nvs_fleet_sample;
+
+typedef struct {
+    nvs_fleet_sample *v;
+    size_t n, cap;
+} nvs_fleet_samples;
+
+/* Appends one sample (value must be a number). 0, or -1 when out of memory. */
+int nvs_fleet_add(nvs_fleet_samples *s, const char *key, const char *unit, int run, const char *host, double value);
+void nvs_fleet_samples_free(nvs_fleet_samples *s);
+
+/* The judgement of one sample against its key's fleet. */
+typedef struct {
+    const nvs_fleet_sample *sample;
+    double median;       /* of the key's values over every run that has it */
+    int runs;            /* how many runs have the key */
+    double below_pct;    /* (median - value) / median * 100; negative = above the median */
+    int outlier;         /* below_pct > the allowed percentage */
+} nvs_fleet_finding;
+
+typedef struct {
+    nvs_fleet_finding *v;
+    size_t n;
+    size_t outliers;
+} nvs_fleet_findings;
+
+/* Every sample whose key at least two runs have, in key order then run order; keys only one run has are left
+ * out (nothing to compare with). max_below_pct: how far below the median a value may be. 0 or -1 (memory). */
+int nvs_fleet_judge(const nvs_fleet_samples *s, double max_below_pct, nvs_fleet_findings *out);
+void nvs_fleet_findings_free(nvs_fleet_findings *f);
+
+/* What makes two runs' numbers comparable: the GPU model, the topology (the class of every GPU pair, e.g.
+ * "NV18" vs "PHB"), the number of GPUs and the backend. */
+typedef struct {
+    const char *host;
+    const char *gpu_name;  /* NULL unknown */
+    int ngpus;             /* -1 unknown */
+    const char *classes;   /* the pair classes in order, "NV18 NV18 ..." ; NULL unknown */
+    const char *backend;   /* NULL unknown */
+} nvs_fleet_machine;
+
+/* "" when a and b look like the same kind of machine; else what differs ("GPU NVIDIA H200 vs NVIDIA H100 80GB
+ * HBM3; topology NV18 vs PHB"), into why. Unknown fields are not compared. Returns 1 when they differ. */
+int nvs_fleet_machines_differ(const nvs_fleet_machine *a, const nvs_fleet_machine *b, char *why, size_t len);
+
+#endif
