@@ -101,8 +101,10 @@ int nvs_fleet_machines_differ(const nvs_fleet_machine *a, const nvs_fleet_machin
         snprintf(x, sizeof x, "%d", a->ngpus);
         snprintf(y, sizeof y, "%d", b->ngpus);
         differ(why, len, "GPUs", x, y);
-    } else if (a->classes && b->classes && strcmp(a->classes, b->classes))
+    } else if (a->classes[0] && b->classes[0] && strcmp(a->classes, b->classes))
         differ(why, len, "topology", a->classes, b->classes);
     if (a->backend && b->backend && strcmp(a->backend, b->backend)) differ(why, len, "backend", a->backend, b->backend);
+    if (strcmp(a->settings, b->settings))
+        differ(why, len, "NCCL settings", a->settings[0] ? a->settings : "none", b->settings[0] ? b->settings : "none");
     return why[0] != '\0';
 }

@@ -7,6 +7,13 @@
 
 #include <stddef.h>
 
+#include "runjson/runjson.h"
+
+/* How far below the fleet's median a host may be before it is named (check --fleet-max-below overrides it):
+ * run-to-run noise of bandwidth-bound measurements on one machine is within a few percent (two runs agree
+ * within 1 % at >= 64 MiB: results/h200x2-2026-11-30), so 10 % below its peers is the host, not the noise. */
+#define NVS_FLEET_MAX_BELOW_PCT 10.0
+
 /* One value of one run: key names the measurement ("busbw all_reduce 1 GiB n=8"), higher is better. */
 typedef struct {
     char key[96];
@@ -46,17 +53,28 @@ int nvs_fleet_judge(const nvs_fleet_samples *s, double max_below_pct, nvs_fleet_
 void nvs_fleet_findings_free(nvs_fleet_findings *f);
 
 /* What makes two runs' numbers comparable: the GPU model, the topology (the class of every GPU pair, e.g.
- * "NV18" vs "PHB"), the number of GPUs and the backend. */
+ * "NV18" vs "PHB"), the number of GPUs, the backend and the NCCL settings of the environment. */
 typedef struct {
     const char *host;
     const char *gpu_name;  /* NULL unknown */
     int ngpus;             /* -1 unknown */
-    const char *classes;   /* the pair classes in order, "NV18 NV18 ..." ; NULL unknown */
     const char *backend;   /* NULL unknown */
+    char classes[512];     /* the pair classes in order, "NV18 NV18 ..."; "" unknown */
+    char settings[256];    /* the run's NCCL_* variables, "NCCL_P2P_DISABLE=1"; "" none */
 } nvs_fleet_machine;
 
 /* "" when a and b look like the same kind of machine; else what differs ("GPU NVIDIA H200 vs NVIDIA H100 80GB
- * HBM3; topology NV18 vs PHB"), into why. Unknown fields are not compared. Returns 1 when they differ. */
+ * HBM3; topology NV18 vs PHB; NCCL settings NCCL_P2P_DISABLE=1 vs none"), into why. Unknown fields are not
+ * compared. Returns 1 when they differ. */
 int nvs_fleet_machines_differ(const nvs_fleet_machine *a, const nvs_fleet_machine *b, char *why, size_t len);
+
+/* --- from run.json files (fleet_runs.c) ----------------------------------------------------------------- */
+/* The samples several runs have in common: for every (collective, N) that two or more runs measured, busbw at
+ * the largest size all of those runs measured ("busbw all_reduce 1 GiB n=8"); the slowest GPU pair's copy
+ * bandwidth one way and both ways; the slowest GPU's pinned host->GPU and GPU->host bandwidth (each GPU alone);
+ * the training step's efficiency at each N >= 2. Each run's host is run->host. 0, or -1 when out of memory. */
+int nvs_fleet_collect(const nvs_run *const *runs, size_t nruns, nvs_fleet_samples *out);
+/* The machine of a run, for nvs_fleet_machines_differ (the strings point into r). */
+void nvs_fleet_machine_of(const nvs_run *r, nvs_fleet_machine *m);
 
 #endif
