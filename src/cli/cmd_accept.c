@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <ftw.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,7 +18,7 @@
 #include "check/check_eval.h"
 #include "check/check_export.h"
 #include "check/check_out.h"
-#include "check/check_read.h"
+#include "check/check_load.h"
 #include "check/rules_file.h"
 #include "cli/cli_common.h"
 #include "cli/commands.h"
@@ -239,20 +240,6 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
     return remove(path); /* a file left behind in /tmp is harmless: the result does not depend on it */
 }
 
-/* A file whole or not at all (core/out_file.h) from one of the printers. */
-static int write_export(const char *path, int (*print)(FILE *, const nvs_export_info *, const nvs_verdicts *),
-                        const nvs_export_info *info, const nvs_verdicts *vs)
-{
-    nvs_outfile o;
-    if (nvs_outfile_open(&o, path) != NVS_OK) return 1;
-    if (print(o.f, info, vs)) {
-        nvs_outfile_discard(&o);
-        fprintf(stderr, "nvscale accept: cannot write %s\n", path);
-        return 1;
-    }
-    return nvs_outfile_commit(&o) == NVS_OK ? 0 : 1;
-}
-
 /* What was not measured and why, under the table: the hosts' own reasons. */
 static void print_skipped(const json_t *root, FILE *to)
 {
@@ -272,50 +259,40 @@ static int judge(const accept_opts *o, const char *dir, int run_wrong, int save_
 {
     char path[NVS_PATH_MAX + 16];
     snprintf(path, sizeof path, "%s/run.json", dir);
-    json_error_t je;
-    json_t *root = json_load_file(path, 0, &je);
-    if (!root) {
-        fprintf(stderr, "nvscale accept: the run wrote no readable %s: %s\n", path, je.text);
-        return 1;
-    }
+    nvs_run run;
+    if (nvs_check_load_run(path, &run) != NVS_OK) return 1; /* our own run.json: unreadable is a bug, not bad input */
+    const json_t *root = run.root;
     nvs_accept_facts facts = facts_of(root, o->level);
     nvs_ruleset builtin = {0};
     const nvs_ruleset *rules = &o->rules;
     char desc[600];
+    int rc = 0;
+    nvs_verdicts vs = {0};
     if (!o->rules.n) {
         char err[256];
         if (nvs_accept_default_rules(&facts, &builtin, err, sizeof err)) {
             fprintf(stderr, "nvscale accept: built-in rules: %s\n", err);
-            json_decref(root);
-            return 1;
+            rc = 1;
+            goto out;
         }
         rules = &builtin;
         snprintf(desc, sizeof desc, "built-in level %d (%zu rules; nvscale accept --level %d --print-rules)", o->level,
                  builtin.n, o->level);
     } else
         snprintf(desc, sizeof desc, "%s", o->rules_desc);
-    nvs_ck_run run;
-    int rc = 0;
-    nvs_verdicts vs = {0};
-    if (nvs_ck_read_run(path, "accept", &run) != NVS_OK) {
-        json_decref(root);
-        nvs_ruleset_free(&builtin);
-        return 1; /* our own run.json: unreadable is a bug, not bad input */
-    }
     if (nvs_check_eval(rules, &run, NULL, &vs) || nvs_check_eval_accept(rules, root, &vs)) {
         fprintf(stderr, "nvscale accept: out of memory\n");
         rc = 1;
         goto out;
     }
     nvs_slowest_rank slowest[MAX_SLOWEST];
-    nvs_check_report rep = {.run = &run, .rules_desc = desc, .verdicts = &vs, .slowest = slowest,
+    nvs_check_report rep = {.title = "nvscale accept", .run = &run, .rules_desc = desc, .verdicts = &vs, .slowest = slowest,
                             .nslowest = nvs_check_slowest_ranks(&run, slowest, MAX_SLOWEST),
                             .slowest_pair = nvs_check_slowest_pair(&run)};
     nvs_result_t pr = o->json ? nvs_check_print_json(stdout, &rep) : nvs_check_print_table(stdout, &rep);
     if (!o->json) print_skipped(root, stdout);
-    const json_t *dur = json_object_get(root, "duration_s");
-    nvs_export_info info = {"nvscale accept", path, desc, json_string_value(json_object_get(root, "started_utc")),
-                            json_string_value(json_object_get(root, "host")), json_is_number(dur) ? json_number_value(dur) : -1};
+    nvs_export_info info = {"nvscale accept", path, desc, run.started_utc, run.host,
+                            isnan(run.duration_s) ? -1 : run.duration_s};
     int wrc = 0;
     if (save_verdicts) { /* the verdicts beside the run they judge, whatever stdout showed */
         char vp[NVS_PATH_MAX + 32];
@@ -328,14 +305,13 @@ static int judge(const accept_opts *o, const char *dir, int run_wrong, int save_
         } else if (nvs_outfile_commit(&vf) != NVS_OK)
             wrc = 1;
     }
-    if (o->junit) wrc |= write_export(o->junit, nvs_check_print_junit, &info, &vs);
-    if (o->prometheus) wrc |= write_export(o->prometheus, nvs_check_print_prometheus, &info, &vs);
+    if (o->junit) wrc |= nvs_check_write_file("accept", o->junit, nvs_check_print_junit, &info, &vs);
+    if (o->prometheus) wrc |= nvs_check_write_file("accept", o->prometheus, nvs_check_print_prometheus, &info, &vs);
     rc = pr != NVS_OK || wrc ? 1 : vs.failed || run_wrong ? 3 : 0;
 out:
     nvs_verdicts_free(&vs);
-    nvs_ck_run_free(&run);
     nvs_ruleset_free(&builtin);
-    json_decref(root);
+    nvs_run_free(&run);
     return rc;
 }
 
