@@ -24,34 +24,43 @@ nvs_result_t nvs_phase_copies(nvs_ctx *run)
     nvs_rt *rt = run->rt;
     int want_p2p = (cfg->phases & NVS_PHASE_P2P) != 0, want_host = (cfg->phases & NVS_PHASE_H2D) != 0;
     int measurer = rt->local_rank == 0;
-    nvs_topology *local = NULL;
+    nvs_topology *local = NULL; /* this host's, on its local rank 0 */
     nvs_p2p_result pairs = {0};
     nvs_h2d_result host = {0};
     int have_pairs = 0, have_host = 0;
     char why[256] = "", what[64] = "";
+    int gpu = !strcmp(run->backend.ops->name, "nccl") && run->topo != NULL;
     nvs_result_t r = NVS_OK;
+    /* collective: each (virtual, --emulate-nodes) host's local rank 0 gets the GPUs that host's ranks drive */
+    if (gpu) r = nvs_topo_discover_host(rt, run->backend.pci_bus_id, &local);
+    r = nvs_rt_agree_result(rt, r);
+    if (r != NVS_OK) return r;
     if (measurer) {
-        int gpu = !strcmp(run->backend.ops->name, "nccl") && run->topo;
-        if (gpu && nvs_topo_discover(NULL, &local) != NVS_OK) local = NULL; /* said by discovery itself */
         int n = visible(local);
         if (!gpu || !local) {
             snprintf(what, sizeof what, "%s", want_p2p && want_host ? "p2p and host copies" : want_p2p ? "p2p" : "host copies");
             snprintf(why, sizeof why, "%s", gpu ? "the topology of this host could not be discovered"
                                                 : "no GPU: the host (MPI) backend runs");
-        } else {
-            if (want_p2p && n >= 2) {
+        } else if (want_p2p && n < 2) {
+            snprintf(what, sizeof what, "p2p");
+            snprintf(why, sizeof why, "one process sees %d GPU of this host (CUDA_VISIBLE_DEVICES set per rank, or one "
+                     "GPU per virtual host?): copies between GPUs need two in one process", n);
+        }
+    }
+    /* virtual hosts share one machine's links: they measure one after the other, never at once */
+    int turns = rt->emulated_nodes > 1 ? rt->nnodes : 1;
+    for (int turn = 0; turn < turns && r == NVS_OK; turn++) {
+        if (measurer && gpu && local && (turns == 1 || turn == rt->node)) {
+            if (want_p2p && visible(local) >= 2) {
                 r = nvs_p2p_measure(local, cfg->copy_bytes, cfg->copy_iters, cfg->warmup, &pairs);
                 have_pairs = r == NVS_OK;
-            } else if (want_p2p) {
-                snprintf(what, sizeof what, "p2p");
-                snprintf(why, sizeof why, "one process sees %d GPU of this host (CUDA_VISIBLE_DEVICES set per rank?): "
-                         "copies between GPUs need two in one process", n);
             }
             if (r == NVS_OK && want_host) {
                 r = nvs_h2d_measure(local, cfg->copy_bytes, cfg->copy_iters, cfg->warmup, &host);
                 have_host = r == NVS_OK;
             }
         }
+        if (turns > 1) r = nvs_rt_agree_result(rt, r);
     }
     /* wrong copies are counted, not an error: only a runtime failure stops here */
     r = nvs_rt_agree_result(rt, r);

@@ -10,16 +10,12 @@
 #   - bad input: exit 2 before anything runs
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
-[ -x "$NVS" ] || { echo "no $NVS: run make first"; exit 1; }
-command -v python3 >/dev/null || { echo "python3 not installed: cannot parse the outputs"; exit 77; }
-if has_gpu; then
-    echo "a real GPU and driver are here: the stand-in NVML would not be the one answering"
-    exit 77
-fi
+need_nvscale
+need_cmd python3 "cannot parse the outputs"
+has_gpu && skip "a real GPU and driver are here: the stand-in NVML would not be the one answering"
 CC=${CC:-cc}
-command -v "$CC" >/dev/null || { echo "no C compiler ($CC) to build the stand-in NVML"; exit 77; }
-dir=$TMP/accept_host.$$
-rm -rf "$dir"
+need_cmd "$CC" "no C compiler to build the stand-in NVML"
+tmp_dir dir
 mkdir -p "$dir/lib" "$dir/lib_nohealth" "$dir/empty"
 "$CC" -shared -fPIC -o "$dir/lib/libnvidia-ml.so.1" tests/fixtures/topo/fake_nvml.c || exit 1
 "$CC" -shared -fPIC -DFAKE_NO_HEALTH -o "$dir/lib_nohealth/libnvidia-ml.so.1" tests/fixtures/topo/fake_nvml.c || exit 1
@@ -32,9 +28,8 @@ acc() {
     LD_LIBRARY_PATH="$lib" "$NVS" accept --no-save -q --format json "$@" >"$dir/$name.json" 2>"$dir/$name.err"
     rc=$?
     if [ "$rc" -ne "$want" ]; then
-        echo "FAIL: accept $name exited $rc, expected $want"
+        fail "accept $name exited $rc, expected $want"
         tail -5 "$dir/$name.err" | sed 's/^/    /'
-        fails=$((fails + 1))
         return 1
     fi
     return 0
@@ -105,40 +100,40 @@ acc nohealth "$dir/lib_nohealth" 0 --level 1 && verdict nohealth "ecc 0000:00:06
 # no NVML: nothing to judge but the run; the reason is printed under the table
 LD_LIBRARY_PATH="$dir/empty" "$NVS" accept --level 1 --no-save -q >"$dir/nonvml.txt" 2>&1
 rc=$?
-[ "$rc" -eq 0 ] || { echo "FAIL: accept without NVML exited $rc"; fails=$((fails + 1)); }
+[ "$rc" -eq 0 ] || fail "accept without NVML exited $rc"
 grep -q "skipped: GPU health: unsupported: libnvidia-ml.so.1 not loaded" "$dir/nonvml.txt" ||
-    { echo "FAIL: accept without NVML does not say why health was skipped"; cat "$dir/nonvml.txt"; fails=$((fails + 1)); }
+    { fail "accept without NVML does not say why health was skipped"; cat "$dir/nonvml.txt"; }
 
 # a rules file overrides the built-in rules
 printf 'nvscale-rules 1\nhealth ecc severity=warn\nhealth xid\n' >"$dir/warn.rules"
 FAKE_NVML_FAULT=ecc:1 acc override "$dir/lib" 0 --level 1 --rules "$dir/warn.rules" &&
     verdict override "ecc 0000:00:07.0" WARN "uncorrectable" &&
     python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if len(d['verdicts']) == 5 else 1)" \
-        "$dir/override.json" || { echo "FAIL: the rules file did not replace the built-in rules"; fails=$((fails + 1)); }
+        "$dir/override.json" || fail "the rules file did not replace the built-in rules"
 
 # level 2: collectives and the training step run on the host backend; GPU copies are skipped with the reason
 LD_LIBRARY_PATH="$dir/lib" "$NVS" accept --level 2 --no-save -q >"$dir/l2.txt" 2>"$dir/l2.err"
 rc=$?
-[ "$rc" -eq 0 ] || { echo "FAIL: accept --level 2 exited $rc"; tail -5 "$dir/l2.err"; cat "$dir/l2.txt"; fails=$((fails + 1)); }
+[ "$rc" -eq 0 ] || { fail "accept --level 2 exited $rc"; tail -5 "$dir/l2.err"; cat "$dir/l2.txt"; }
 grep -q "skipped: p2p and host copies on host .*: no GPU: the host (MPI) backend runs" "$dir/l2.txt" ||
-    { echo "FAIL: level 2 on the host backend does not say that copies were skipped"; fails=$((fails + 1)); }
+    fail "level 2 on the host backend does not say that copies were skipped"
 # under mpirun: every rank measures, one verdict table (rank 0), the health of the host read once
 if command -v mpirun >/dev/null 2>&1; then
     $MPIRUN -np 2 -x HWLOC_XMLFILE -x LD_LIBRARY_PATH="$dir/lib" -x FAKE_NVML_FAULT=xid:1 \
         "$NVS" accept --level 1 --no-save -q >"$dir/mpi.txt" 2>"$dir/mpi.err"
     rc=$?
-    [ "$rc" -eq 3 ] || { echo "FAIL: mpirun -np 2 accept --level 1 with an XID exited $rc, expected 3"; tail -5 "$dir/mpi.err"; fails=$((fails + 1)); }
-    [ "$(grep -c '^result: ' "$dir/mpi.txt")" -eq 1 ] || { echo "FAIL: not exactly one verdict table under mpirun"; cat "$dir/mpi.txt"; fails=$((fails + 1)); }
-    [ "$(grep -c '^xid ' "$dir/mpi.txt")" -eq 2 ] || { echo "FAIL: the host's GPUs counted twice under mpirun"; cat "$dir/mpi.txt"; fails=$((fails + 1)); }
+    [ "$rc" -eq 3 ] || { fail "mpirun -np 2 accept --level 1 with an XID exited $rc, expected 3"; tail -5 "$dir/mpi.err"; }
+    [ "$(grep -c '^result: ' "$dir/mpi.txt")" -eq 1 ] || { fail "not exactly one verdict table under mpirun"; cat "$dir/mpi.txt"; }
+    [ "$(grep -c '^xid ' "$dir/mpi.txt")" -eq 2 ] || { fail "the host's GPUs counted twice under mpirun"; cat "$dir/mpi.txt"; }
 fi
 # level 3: every collective, the sustained load (its drop is not judged on a shared CPU host: said, not failed)
 LD_LIBRARY_PATH="$dir/lib" "$NVS" accept --level 3 --sustain 2 --out "$dir/l3" -q >"$dir/l3.txt" 2>"$dir/l3.err"
 rc=$?
-[ "$rc" -eq 0 ] || { echo "FAIL: accept --level 3 exited $rc"; tail -5 "$dir/l3.err"; fails=$((fails + 1)); }
+[ "$rc" -eq 0 ] || { fail "accept --level 3 exited $rc"; tail -5 "$dir/l3.err"; }
 json_get "$dir/l3/run.json" "len(set(c['collective'] for c in d['collectives'])) == 7 and d['sustain']['measure'] == 'algbw' and len(d['sustain']['chunks']) >= 3" |
-    grep -q True || { echo "FAIL: level 3 lacks a collective or the sustained load"; fails=$((fails + 1)); }
+    grep -q True || fail "level 3 lacks a collective or the sustained load"
 "$NVS" accept --level 3 --print-rules | grep -q "^sustain busbw max_drop=10%" ||
-    { echo "FAIL: --print-rules lacks the level 3 rule"; fails=$((fails + 1)); }
+    fail "--print-rules lacks the level 3 rule"
 
 # bad input: exit 2, nothing measured
 expect 2 "invalid value '4' for --level" "$NVS" accept --level 4
@@ -147,5 +142,4 @@ expect 2 "--sustain is for --level 3" "$NVS" accept --sustain 10
 printf 'nvscale-rules 1\nhealth eccs\n' >"$dir/bad.rules"
 expect 2 "bad.rules:2: health: unknown check 'eccs'" "$NVS" accept --rules "$dir/bad.rules"
 expect 2 "unexpected argument 'run.json'" "$NVS" accept run.json
-rm -rf "$dir"
 finish

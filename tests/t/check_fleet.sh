@@ -7,11 +7,9 @@
 #   - health rules on a run.json with a health section: one row per GPU, the XID FAIL names its GPU
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
-[ -x "$NVS" ] || { echo "no $NVS: run make first"; exit 1; }
-command -v python3 >/dev/null || { echo "python3 not installed: cannot write the fixtures"; exit 77; }
-dir=$TMP/check_fleet.$$
-rm -rf "$dir"
-mkdir -p "$dir"
+need_nvscale
+need_cmd python3 "cannot write the fixtures"
+tmp_dir dir
 ref=tests/fixtures/check/run_h200x2.json
 
 # four hosts; node3's all_reduce busbw is 25 % lower; node9 is an H100 box
@@ -79,11 +77,10 @@ expect 0 "fleet machine node9 .*different machine .*WARN" "$NVS" check "$dir/nod
 expect 0 "warning: .*h100.json and .*node0.json are not the same kind of machine: GPU NVIDIA H100 80GB HBM3 vs NVIDIA H200" \
     "$NVS" check "$dir/node0.json" --baseline "$dir/h100.json" --max-below-baseline 5
 "$NVS" check "$dir/node0.json" --baseline "$dir/h100.json" --max-below-baseline 5 2>/dev/null | grep -q "^baseline machine .*WARN" ||
-    { echo "FAIL: no WARN row for the baseline's machine"; fails=$((fails + 1)); }
+    fail "no WARN row for the baseline's machine"
 
 # accept's health rules on a saved run
 printf 'nvscale-rules 1\nhealth xid\nhealth ecc\n' >"$dir/health.rules"
 expect 3 "xid GPU1 .*FAIL .*XID 79 x1 \\(GPU has fallen off the bus\\)" "$NVS" check "$dir/health.json" --rules "$dir/health.rules"
 expect 3 "health xid +not measured .*no health section" "$NVS" check "$ref" --rules "$dir/health.rules"
-rm -rf "$dir"
 finish

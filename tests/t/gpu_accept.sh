@@ -5,17 +5,15 @@
 # JSON, JUnit and Prometheus outputs well formed. Needs one GPU (two for the p2p rows and mpirun).
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
-[ -x "$NVS" ] || { echo "no $NVS: run make first"; exit 1; }
-has_gpu || { echo "no GPU on this machine"; exit 77; }
-command -v python3 >/dev/null || { echo "python3 not installed: cannot parse the JSON"; exit 77; }
+need_nvscale
+has_gpu || skip "no GPU on this machine"
+need_cmd python3 "cannot parse the JSON"
 ngpu=$(nvidia-smi -L | grep -c '^GPU')
-dir=$TMP/gpu_accept.$$
-rm -rf "$dir"
-mkdir -p "$dir"
+tmp_dir dir
 
 "$NVS" p2p --host --copy-bytes 64M --copy-iters 10 --out "$dir/host" >"$dir/host.txt" 2>"$dir/host.err"
 rc=$?
-[ "$rc" -eq 0 ] || { echo "FAIL: p2p --host exit $rc"; cat "$dir/host.err"; fails=$((fails + 1)); }
+[ "$rc" -eq 0 ] || { fail "p2p --host exit $rc"; cat "$dir/host.err"; }
 python3 - "$dir/host/run.json" "$ngpu" <<'PY' || fails=$((fails + 1))
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -36,7 +34,7 @@ PY
 
 "$NVS" accept --level 1 --out "$dir/l1" --format json >"$dir/l1.json" 2>"$dir/l1.err"
 rc=$?
-[ "$rc" -eq 0 ] || [ "$rc" -eq 3 ] || { echo "FAIL: accept --level 1 exit $rc"; cat "$dir/l1.err"; fails=$((fails + 1)); }
+[ "$rc" -eq 0 ] || [ "$rc" -eq 3 ] || { fail "accept --level 1 exit $rc"; cat "$dir/l1.err"; }
 python3 - "$dir/l1/run.json" "$ngpu" <<'PY' || fails=$((fails + 1))
 import json, sys
 h = json.load(open(sys.argv[1]))["health"]
@@ -67,7 +65,7 @@ rc=$?
 took=$(($(date +%s) - start))
 cat "$dir/l2.txt"
 echo "accept --level 2 took $took s, exit $rc"
-[ "$rc" -eq 0 ] || { echo "FAIL: accept --level 2 exit $rc"; tail -20 "$dir/l2.err"; fails=$((fails + 1)); }
+[ "$rc" -eq 0 ] || { fail "accept --level 2 exit $rc"; tail -20 "$dir/l2.err"; }
 python3 - "$dir" <<'PY' || fails=$((fails + 1))
 import json, sys, xml.etree.ElementTree as ET
 d = sys.argv[1]
@@ -91,6 +89,5 @@ if errors:
     print("FAIL: " + "\n      ".join(errors))
     sys.exit(1)
 PY
-[ "$took" -le 180 ] || { echo "FAIL: accept --level 2 took $took s (the target is under 2 minutes on 8 GPUs)"; fails=$((fails + 1)); }
-rm -rf "$dir"
+[ "$took" -le 180 ] || fail "accept --level 2 took $took s (the target is under 2 minutes on 8 GPUs)"
 finish
