@@ -74,4 +74,46 @@ typedef struct {
 
 #define NVS_NVML_NVLINK_MAX_LINKS 18 /* NVML_NVLINK_MAX_LINKS on current drivers */
 
+/* --- health (topo/health_nvml.c) ------------------------------------------------------------------------ *
+ * Values from NVIDIA's NVML API reference (docs.nvidia.com/deploy/nvml-api): nvmlReturn_t, nvmlMemoryErrorType_t,
+ * nvmlEccCounterType_t, nvmlPageRetirementCause_t, nvmlClockType_t, nvmlTemperatureSensors_t,
+ * nvmlTemperatureThresholds_t, nvmlNvLinkErrorCounter_t, the event types and nvmlEventData_t. The clock event
+ * reason bits are in health/health.h (NVS_CLK_*). */
+#define NVS_NVML_ERROR_INSUFFICIENT_SIZE 7 /* NVML_ERROR_INSUFFICIENT_SIZE */
+#define NVS_NVML_ERROR_TIMEOUT 10          /* NVML_ERROR_TIMEOUT: nvmlEventSetWait found no event */
+
+#define NVS_NVML_MEMORY_ERROR_TYPE_CORRECTED 0   /* nvmlMemoryErrorType_t */
+#define NVS_NVML_MEMORY_ERROR_TYPE_UNCORRECTED 1
+#define NVS_NVML_VOLATILE_ECC 0                  /* nvmlEccCounterType_t: since the driver loaded */
+#define NVS_NVML_AGGREGATE_ECC 1                 /* lifetime of the board */
+#define NVS_NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS 0 /* nvmlPageRetirementCause_t */
+#define NVS_NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR 1
+#define NVS_NVML_CLOCK_SM 1                      /* nvmlClockType_t */
+#define NVS_NVML_CLOCK_MEM 2
+#define NVS_NVML_TEMPERATURE_GPU 0               /* nvmlTemperatureSensors_t */
+#define NVS_NVML_TEMPERATURE_THRESHOLD_SHUTDOWN 0 /* nvmlTemperatureThresholds_t */
+#define NVS_NVML_TEMPERATURE_THRESHOLD_SLOWDOWN 1
+#define NVS_NVML_NVLINK_ERROR_DL_REPLAY 0        /* nvmlNvLinkErrorCounter_t */
+#define NVS_NVML_NVLINK_ERROR_DL_RECOVERY 1
+#define NVS_NVML_NVLINK_ERROR_DL_CRC_FLIT 2
+#define NVS_NVML_NVLINK_ERROR_DL_CRC_DATA 3
+#define NVS_NVML_EVENT_TYPE_XID_CRITICAL_ERROR 0x8ull /* nvmlEventTypeXidCriticalError */
+
+/* nvmlUtilization_t: percent of the sample period a kernel ran / memory was read or written */
+typedef struct {
+    unsigned int gpu;
+    unsigned int memory;
+} nvs_nvmlUtilization_t;
+
+typedef struct nvs_nvmlEventSet_st *nvs_nvmlEventSet_t; /* nvmlEventSet_t: an opaque handle */
+/* nvmlEventData_t as filled by nvmlEventSetWait_v2: device, eventType, eventData (the XID for
+ * nvmlEventTypeXidCriticalError), gpuInstanceId, computeInstanceId */
+typedef struct {
+    nvs_nvmlDevice_t device;
+    unsigned long long eventType;
+    unsigned long long eventData;
+    unsigned int gpuInstanceId;
+    unsigned int computeInstanceId;
+} nvs_nvmlEventData_t;
+
 #endif

@@ -196,8 +196,11 @@ static nvs_result_t verify_dst(p2p_ctx *c, int j, int src_gpu, const nvs_pattern
     return NVS_OK;
 }
 
-static nvs_result_t peer_access(int i, int j, int enable)
+/* Peer access i -> j on (enable 1) or off (0). *changed (may be NULL) says whether this call changed it: access
+ * someone else enabled (NCCL, in a run that measures copies beside its collectives) is left as it was found. */
+static nvs_result_t peer_access(int i, int j, int enable, int *changed)
 {
+    if (changed) *changed = 0;
     CUDA_TRY_AT(cudaSetDevice(i), "GPU %d", i);
     cudaError_t e = enable ? cudaDeviceEnablePeerAccess(j, 0) : cudaDeviceDisablePeerAccess(j);
     if (e == cudaErrorPeerAccessAlreadyEnabled || e == cudaErrorPeerAccessNotEnabled) {
@@ -205,19 +208,20 @@ static nvs_result_t peer_access(int i, int j, int enable)
         return NVS_OK;
     }
     CUDA_TRY_AT(e, "peer access GPU %d -> GPU %d", i, j);
+    if (changed) *changed = 1;
     return NVS_OK;
 }
 
 static nvs_result_t measure_pair(p2p_ctx *c, int i, int j, int warmup, int iters, nvs_p2p_pair *out)
 {
-    int ij = 0, ji = 0;
+    int ij = 0, ji = 0, mine_ij = 0, mine_ji = 0;
     CUDA_TRY_AT(cudaDeviceCanAccessPeer(&ij, i, j), "GPU %d -> GPU %d", i, j);
     CUDA_TRY_AT(cudaDeviceCanAccessPeer(&ji, j, i), "GPU %d -> GPU %d", j, i);
     int p2p = ij && ji;
     snprintf(out->path, sizeof out->path, "%s", p2p ? "P2P" : "host");
     if (p2p) {
-        NVS_CHECK(peer_access(i, j, 1));
-        NVS_CHECK(peer_access(j, i, 1));
+        NVS_CHECK(peer_access(i, j, 1, &mine_ij));
+        NVS_CHECK(peer_access(j, i, 1, &mine_ji));
     } else
         NVS_CHECK(need_host(c));
     size_t count = c->bytes / sizeof(float);
@@ -242,8 +246,8 @@ static nvs_result_t measure_pair(p2p_ctx *c, int i, int j, int warmup, int iters
     NVS_CHECK(time_uni(c, i, j, LATENCY_BYTES, p2p, LATENCY_WARMUP, LATENCY_ITERS, &s));
     out->latency_us = s * 1e6;
     if (p2p) {
-        NVS_CHECK(peer_access(i, j, 0));
-        NVS_CHECK(peer_access(j, i, 0));
+        if (mine_ij) NVS_CHECK(peer_access(i, j, 0, NULL));
+        if (mine_ji) NVS_CHECK(peer_access(j, i, 0, NULL));
     }
     return NVS_OK;
 }
@@ -258,6 +262,8 @@ nvs_result_t nvs_p2p_measure(const nvs_topology *t, size_t copy_bytes, int iters
                   e != cudaSuccess ? cudaGetErrorString(e) : ndev == 1 ? "only one GPU is visible" : "no GPU is visible");
         return NVS_ERR_UNSUPPORTED;
     }
+    int prev = 0;
+    CUDA_TRY_AT(cudaGetDevice(&prev), "the caller's GPU");
     size_t bytes = copy_bytes / sizeof(float) * sizeof(float);
     out->copy_bytes = bytes;
     out->iters = iters;
@@ -298,5 +304,7 @@ nvs_result_t nvs_p2p_measure(const nvs_topology *t, size_t copy_bytes, int iters
     nvs_progress_done();
     ctx_free(&c);
     free(idx);
+    cudaError_t back = cudaSetDevice(prev); /* the caller (a rank driving one GPU) keeps its device */
+    if (r == NVS_OK) CUDA_TRY_AT(back, "back to GPU %d", prev);
     return r;
 }

@@ -22,6 +22,12 @@ typedef struct nvs_nvml nvs_nvml;
 nvs_result_t nvs_nvml_open(nvs_nvml **out, char *why, size_t len);
 void nvs_nvml_close(nvs_nvml *n);
 const char *nvs_nvml_driver_version(const nvs_nvml *n); /* "" unknown */
+/* For other NVML readers of topo/ (health_nvml.c): a symbol of the loaded library (NULL = this library lacks
+ * it: unsupported), NVML's text for a return code, and the handle of the GPU with that bus id (-1 with why). */
+void *nvs_nvml_symbol(nvs_nvml *n, const char *name);
+const char *nvs_nvml_error_text(nvs_nvml *n, int r);
+struct nvs_nvmlDevice_st;
+int nvs_nvml_device(nvs_nvml *n, const char *bus, struct nvs_nvmlDevice_st **dev, char *why, size_t len);
 /* Fills name, PCIe generation/width and NVLink data of the GPU with g->pci_bus_id. Links get their remote bus
  * ids; remote_gpu is resolved by the caller. -1 with why when NVML does not know the GPU. */
 int nvs_nvml_fill_gpu(nvs_nvml *n, nvs_topo_gpu *g, char *why, size_t len);

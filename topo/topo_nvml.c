@@ -109,6 +109,7 @@ void nvs_nvml_close(nvs_nvml *n)
 
 const char *nvs_nvml_driver_version(const nvs_nvml *n) { return n ? n->driver : ""; }
 
+
 static int handle(nvs_nvml *n, const char *bus, dev_t_ *d, char *why, size_t len)
 {
     nvs_nvmlReturn_t r = n->by_busid(bus, d);
@@ -117,6 +118,15 @@ static int handle(nvs_nvml *n, const char *bus, dev_t_ *d, char *why, size_t len
         return -1;
     }
     return 0;
+}
+
+void *nvs_nvml_symbol(nvs_nvml *n, const char *name) { return n ? dlsym(n->lib, name) : NULL; }
+
+const char *nvs_nvml_error_text(nvs_nvml *n, int r) { return err_str(n, r); }
+
+int nvs_nvml_device(nvs_nvml *n, const char *bus, struct nvs_nvmlDevice_st **dev, char *why, size_t len)
+{
+    return handle(n, bus, dev, why, len);
 }
 
 /* nvmlNvlinkVersion_t (nvml_min.h) -> NVLink generation */

@@ -49,6 +49,7 @@ typedef struct {
     int null;    /* a matching row has no value */
     double value;
     long long wrong; /* summed wrong elements of the matching rows (0 when unchecked) */
+    int slowest_rank; /* busbw: the slowest rank of the row the value comes from; -1 unknown */
 } meas;
 
 static int push(points *ps, const point *p)
@@ -85,7 +86,7 @@ static int row_matches(const nvs_rule *r, const nvs_run_coll *c)
 
 static meas measure(const nvs_rule *r, const nvs_run *run, const point *p)
 {
-    meas m = {.value = NAN};
+    meas m = {.value = NAN, .slowest_rank = -1};
     const nvs_run_coll *first = NULL, *worst = NULL;
     switch (r->metric) {
     case NVS_RULE_BUSBW:
@@ -105,6 +106,7 @@ static meas measure(const nvs_rule *r, const nvs_run *run, const point *p)
             }
             if (c->wrong > 0) m.wrong += c->wrong;
         }
+        if (worst) m.slowest_rank = worst->slowest_rank;
         if (worst && m.rows > 1) {
             snprintf(m.worst, sizeof m.worst, "%s", worst->inplace ? "in-place" : "out-of-place");
             if (m.mixed_type)
@@ -315,30 +317,17 @@ static int expand(const nvs_rule *r, const nvs_run *ref, const char *what, point
 
 static nvs_verdict *new_row(nvs_verdicts *vs, const nvs_rule *r)
 {
-    if (vs->n == vs->cap) {
-        size_t cap = vs->cap ? vs->cap * 2 : 32;
-        nvs_verdict *v = realloc(vs->v, cap * sizeof *v);
-        if (!v) return NULL;
-        vs->v = v;
-        vs->cap = cap;
-    }
-    nvs_verdict *v = &vs->v[vs->n++];
-    memset(v, 0, sizeof *v);
-    v->measured_v = v->expected_v = v->margin_v = NAN;
+    nvs_verdict *v = nvs_verdicts_add(vs, !r ? "run" : r->metric == NVS_RULE_BUSBW ? "busbw" : r->metric == NVS_RULE_P2P ? "p2p" : "efficiency");
+    if (!v) return NULL;
     v->unit = !r ? "" : r->metric == NVS_RULE_EFFICIENCY ? "fraction" : "GB/s";
     if (r) {
         if (r->line) snprintf(v->rule, sizeof v->rule, "%s:%d", r->source, r->line);
         else snprintf(v->rule, sizeof v->rule, "%s", r->source);
     }
-    snprintf(v->margin, sizeof v->margin, "-");
     return v;
 }
 
-static void finish(nvs_verdicts *vs, nvs_verdict *v, int pass)
-{
-    v->pass = pass;
-    if (!pass) vs->failed++;
-}
+static void finish(nvs_verdicts *vs, nvs_verdict *v, int pass) { nvs_verdict_set(vs, v, pass ? NVS_SEV_PASS : NVS_SEV_FAIL); }
 
 static void point_label(const nvs_rule *r, const point *p, int vs_baseline, char *buf, size_t len)
 {
@@ -453,6 +442,57 @@ static int measured_in_run(const nvs_rule *r, const nvs_run *run, const point *p
     return 1;
 }
 
+/* The bound a point is held to by min_bound=: the ring's slowest hop at that N (busbw), the pair's link (p2p);
+ * NAN when the run does not know it. */
+static double point_bound(const nvs_rule *r, const nvs_run *run, const point *p)
+{
+    if (r->metric == NVS_RULE_BUSBW) {
+        const nvs_run_explain *e = nvs_run_explain_of(run, p->n);
+        if (e && e->has_hop && e->bound_gbps > 0) return e->bound_gbps;
+    } else if (r->metric == NVS_RULE_P2P) {
+        for (size_t i = 0; i < run->p2p.npairs; i++) {
+            const nvs_run_p2p_pair *q = &run->p2p.pairs[i];
+            if (q->src == p->src && q->dst == p->dst && q->bound_gbps > 0)
+                return q->bound_gbps * (r->bidir ? 2 : 1); /* links are full duplex */
+        }
+    }
+    return NAN;
+}
+
+/* The threshold of a point: min=, min_bound= of the point's bound, the higher of the two when both are given;
+ * NAN (with why) when only min_bound= was given and the bound is unknown. */
+static double point_threshold(const nvs_rule *r, const nvs_run *run, const point *p, char *why, size_t len)
+{
+    double t = r->has_min ? r->min : NAN;
+    if (!r->has_min_bound) return t;
+    double b = point_bound(r, run, p);
+    if (isnan(b)) {
+        if (isnan(t))
+            snprintf(why, len, "the run has no bound for it (min_bound needs the topology%s; give min= instead)",
+                     r->metric == NVS_RULE_BUSBW ? " and its explanation" : "");
+        return t;
+    }
+    double e = b * r->min_bound_pct / 100;
+    return isnan(t) || e > t ? e : t;
+}
+
+/* Who a row blames: the slowest rank (busbw) with its host and GPU, or the pair (p2p). */
+static void blame(const nvs_rule *r, const nvs_run *run, const point *p, const meas *m, nvs_verdict *v)
+{
+    if (r->metric == NVS_RULE_P2P) {
+        v->src = p->src;
+        v->dst = p->dst;
+        snprintf(v->host, sizeof v->host, "%s", run->host ? run->host : "");
+    } else if (r->metric == NVS_RULE_BUSBW && m->slowest_rank >= 0) {
+        v->rank = m->slowest_rank;
+        for (size_t i = 0; i < run->nranks; i++)
+            if (run->ranks[i].rank == m->slowest_rank) {
+                snprintf(v->host, sizeof v->host, "%s", run->ranks[i].host ? run->ranks[i].host : "");
+                v->gpu = run->ranks[i].topo_gpu; /* the GPU in the topology, as every other row names GPUs */
+            }
+    }
+}
+
 static int eval_min(const nvs_rule *r, const nvs_run *run, nvs_verdicts *vs)
 {
     points ps = {0};
@@ -462,7 +502,9 @@ static int eval_min(const nvs_rule *r, const nvs_run *run, nvs_verdicts *vs)
         nvs_verdict *v = new_row(vs, r);
         if (!v) goto nomem;
         point_label(r, p, 0, v->metric, sizeof v->metric);
-        expected_only(v, r, r->min);
+        char why[192] = "";
+        double thr = p->empty ? (r->has_min ? r->min : NAN) : point_threshold(r, run, p, why, sizeof why);
+        if (!isnan(thr)) expected_only(v, r, thr);
         if (p->empty) {
             snprintf(v->measured, sizeof v->measured, "not measured");
             snprintf(v->note, sizeof v->note, "not measured: %s", p->why);
@@ -471,9 +513,20 @@ static int eval_min(const nvs_rule *r, const nvs_run *run, nvs_verdicts *vs)
         }
         meas m;
         if (!measured_in_run(r, run, p, v, vs, &m)) continue;
-        fill_values(v, r, m.value, r->min);
+        blame(r, run, p, &m, v);
+        if (isnan(thr)) { /* min_bound alone and no bound: the threshold is unknown, which is not a pass */
+            snprintf(v->measured, sizeof v->measured, "%.1f GB/s", m.value);
+            v->measured_v = m.value;
+            snprintf(v->note, sizeof v->note, "%s", why);
+            finish(vs, v, 0);
+            continue;
+        }
+        fill_values(v, r, m.value, thr);
+        if (r->has_min_bound && (!r->has_min || thr > r->min))
+            snprintf(v->expected, sizeof v->expected, ">= %.1f GB/s (%.0f%% of %.1f)", thr, r->min_bound_pct,
+                     thr * 100 / r->min_bound_pct);
         if (m.worst[0]) snprintf(v->note, sizeof v->note, "worst of %d rows: %s", m.rows, m.worst);
-        finish(vs, v, m.value >= r->min);
+        finish(vs, v, m.value >= thr);
     }
     free(ps.v);
     return 0;
@@ -581,8 +634,17 @@ int nvs_check_eval(const nvs_ruleset *rules, const nvs_run *run, const nvs_run *
     if (eval_status(run, out)) return -1;
     for (size_t i = 0; i < rules->n; i++) {
         const nvs_rule *r = &rules->v[i];
-        if (r->has_min && eval_min(r, run, out)) return -1;
+        size_t first = out->n;
+        if (r->metric > NVS_RULE_EFFICIENCY) continue; /* health, host, sustain: check_accept.c */
+        if ((r->has_min || r->has_min_bound) && eval_min(r, run, out)) return -1;
         if (r->has_below && eval_below(r, run, base, out)) return -1;
+        for (size_t k = first; r->warn_only && k < out->n; k++) /* severity=warn: a miss of this rule warns */
+            if (out->v[k].severity == NVS_SEV_FAIL) {
+                out->v[k].severity = NVS_SEV_WARN;
+                out->v[k].pass = 1;
+                out->failed--;
+                out->warned++;
+            }
     }
     return 0;
 }

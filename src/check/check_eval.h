@@ -22,6 +22,7 @@
 #include "check/rules.h"
 #include "core/err.h"
 #include "runjson/runjson.h"
+#include "health/health.h"
 
 typedef struct {
     char metric[256];   /* "busbw all_reduce 1 GiB n=2", or the rule text when it selected nothing */
@@ -33,12 +34,18 @@ typedef struct {
     int pass;
     const char *unit;   /* "GB/s", "fraction", "" */
     double measured_v, expected_v, margin_v; /* NAN when not measured */
+    /* added for accept (verdicts.c): a WARN is a pass that deserves a look (pass = severity != FAIL) */
+    int severity;       /* nvs_severity (health/health.h): PASS, WARN, FAIL */
+    char kind[16];      /* what is checked: "run", "busbw", "p2p", "host", "efficiency", "health", "sustain", "fleet" */
+    char host[64];      /* who to blame: the host, "" unknown */
+    int rank, gpu, src, dst; /* the rank, the GPU, the GPU pair (src -> dst); -1 unknown */
 } nvs_verdict;
 
 typedef struct {
     nvs_verdict *v;
     size_t n, cap;
     size_t failed;
+    size_t warned;
 } nvs_verdicts;
 
 /* The collectives a run names must be ones this nvscale knows: the rules name them by the registry's spelling
@@ -46,6 +53,12 @@ typedef struct {
  * error, never a silent "not measured". NVS_ERR_INPUT with "collectives[I].collective: unknown collective 'X'" in
  * err. */
 nvs_result_t nvs_check_run_names(nvs_run *run, char *err, size_t errlen);
+/* A new row with nothing known (NAN values, -1 indices, "-" margin), PASS until nvs_verdict_set says otherwise;
+ * NULL when out of memory (verdicts.c). */
+nvs_verdict *nvs_verdicts_add(nvs_verdicts *vs, const char *kind);
+/* Sets the row's severity and counts it (call once per row). */
+void nvs_verdict_set(nvs_verdicts *vs, nvs_verdict *v, int severity);
+const char *nvs_verdict_word(const nvs_verdict *v); /* "PASS", "WARN", "FAIL" */
 
 /* Evaluate every rule. `base` may be NULL when no rule has below_baseline. Returns 0, -1 when out of memory. */
 int nvs_check_eval(const nvs_ruleset *rules, const nvs_run *run, const nvs_run *base, nvs_verdicts *out);

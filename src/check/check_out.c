@@ -47,30 +47,50 @@ static void slowest_pair_line(FILE *f, const nvs_run *run, int idx)
         fprintf(f, "slowest pair: not measured (the run has no p2p section)\n");
 }
 
+/* Who a row blames, short, for the table: "vm rank 1 GPU 1", "vm 0->1"; "" when the row names nobody. */
+static void who_of(const nvs_verdict *v, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    if (v->rank < 0 && v->gpu < 0 && v->src < 0) return; /* the host alone says nothing a one-host run needs */
+    if (v->host[0]) snprintf(buf, len, "%s", v->host);
+    if (v->rank >= 0) snprintf(buf + strlen(buf), len - strlen(buf), "%srank %d", buf[0] ? " " : "", v->rank);
+    if (v->gpu >= 0) snprintf(buf + strlen(buf), len - strlen(buf), "%sGPU %d", buf[0] ? " " : "", v->gpu);
+    if (v->src >= 0 && v->dst >= 0) snprintf(buf + strlen(buf), len - strlen(buf), "%s%d->%d", buf[0] ? " " : "", v->src, v->dst);
+}
+
 nvs_result_t nvs_check_print_table(FILE *f, const nvs_check_report *rep)
 {
     const nvs_verdicts *vs = rep->verdicts;
-    static const char *const head[] = {"metric", "measured", "expected", "margin", "verdict"};
-    size_t w[5];
-    for (int c = 0; c < 5; c++) w[c] = strlen(head[c]);
+    static const char *const head[] = {"metric", "measured", "expected", "margin", "verdict", "blame"};
+    size_t w[6];
+    int any_who = 0;
+    for (int c = 0; c < 6; c++) w[c] = strlen(head[c]);
     for (size_t i = 0; i < vs->n; i++) {
         const nvs_verdict *v = &vs->v[i];
-        const char *cols[5] = {v->metric, v->measured, v->expected, v->margin, v->pass ? "PASS" : "FAIL"};
-        for (int c = 0; c < 5; c++)
+        char who[128];
+        who_of(v, who, sizeof who);
+        any_who |= who[0] != '\0';
+        const char *cols[6] = {v->metric, v->measured, v->expected, v->margin, nvs_verdict_word(v), who};
+        for (int c = 0; c < 6; c++)
             if (strlen(cols[c]) > w[c]) w[c] = strlen(cols[c]);
     }
-    fprintf(f, "nvscale check: %s\n", rep->run->path);
+    fprintf(f, "%s: %s\n", rep->title ? rep->title : "nvscale check", rep->run->path);
     fprintf(f, "rules: %s\n", rep->rules_desc);
     if (rep->base) fprintf(f, "baseline: %s\n", rep->base->path);
     fprintf(f, "\n");
-    fprintf(f, "%-*s  %-*s  %-*s  %-*s  %-*s  %s\n", (int)w[0], head[0], (int)w[1], head[1], (int)w[2], head[2],
-            (int)w[3], head[3], (int)w[4], head[4], "note");
+    char line[1400];
+    int n = snprintf(line, sizeof line, "%-*s  %-*s  %-*s  %-*s  %-*s  ", (int)w[0], head[0], (int)w[1], head[1],
+                     (int)w[2], head[2], (int)w[3], head[3], (int)w[4], head[4]);
+    if (any_who && n > 0 && (size_t)n < sizeof line) snprintf(line + n, sizeof line - (size_t)n, "%-*s  ", (int)w[5], head[5]);
+    fprintf(f, "%snote\n", line);
     for (size_t i = 0; i < vs->n; i++) {
         const nvs_verdict *v = &vs->v[i];
-        char line[1024];
-        snprintf(line, sizeof line, "%-*s  %-*s  %-*s  %-*s  %-*s  %s", (int)w[0], v->metric, (int)w[1],
-                 v->measured, (int)w[2], v->expected, (int)w[3], v->margin, (int)w[4], v->pass ? "PASS" : "FAIL",
-                 v->note);
+        char who[128];
+        who_of(v, who, sizeof who);
+        n = snprintf(line, sizeof line, "%-*s  %-*s  %-*s  %-*s  %-*s  ", (int)w[0], v->metric, (int)w[1], v->measured,
+                     (int)w[2], v->expected, (int)w[3], v->margin, (int)w[4], nvs_verdict_word(v));
+        if (any_who && n > 0 && (size_t)n < sizeof line) n += snprintf(line + n, sizeof line - (size_t)n, "%-*s  ", (int)w[5], who);
+        if (n > 0 && (size_t)n < sizeof line) snprintf(line + n, sizeof line - (size_t)n, "%s", v->note);
         size_t l = strlen(line);
         while (l && line[l - 1] == ' ') line[--l] = '\0'; /* no trailing blanks when there is no note */
         fprintf(f, "%s\n", line);
@@ -82,7 +102,7 @@ nvs_result_t nvs_check_print_table(FILE *f, const nvs_check_report *rep)
     if (vs->failed)
         fprintf(f, "result: FAIL (%zu of %zu checks failed)\n", vs->failed, vs->n);
     else
-        fprintf(f, "result: PASS (%zu checks)\n", vs->n);
+        fprintf(f, "result: PASS (%zu checks%s)\n", vs->n, vs->warned ? ", some with a warning: read their notes" : "");
     if (fflush(f) != 0 || ferror(f)) {
         nvs_error("cannot write the verdict table to stdout");
         return NVS_ERR_SYSTEM;
@@ -110,10 +130,16 @@ static json_t *build_json(const nvs_check_report *rep)
         const nvs_verdict *v = &vs->v[i];
         json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:s}", "metric", v->metric,
                               "measured", v->measured, "expected", v->expected, "margin", v->margin, "verdict",
-                              v->pass ? "PASS" : "FAIL", "note", v->note, "unit", v->unit, "measured_value",
+                              nvs_verdict_word(v), "note", v->note, "unit", v->unit, "measured_value",
                               nvs_rj_num(v->measured_v), "expected_value", nvs_rj_num(v->expected_v),
                               "margin_value", nvs_rj_num(v->margin_v), "rule", v->rule);
-        if (!o || json_array_append_new(arr, o)) goto fail;
+        if (!o) goto fail;
+        set(o, "kind", json_string(v->kind), &bad);
+        set(o, "host", v->host[0] ? json_string(v->host) : json_null(), &bad);
+        set(o, "rank", v->rank >= 0 ? json_integer(v->rank) : json_null(), &bad);
+        set(o, "gpu", v->gpu >= 0 ? json_integer(v->gpu) : json_null(), &bad);
+        set(o, "pair", v->src >= 0 && v->dst >= 0 ? json_pack("[i, i]", v->src, v->dst) : json_null(), &bad);
+        if (json_array_append_new(arr, o)) goto fail;
     }
     set(root, "verdicts", arr, &bad);
     arr = NULL;
@@ -136,6 +162,7 @@ static json_t *build_json(const nvs_check_report *rep)
         set(root, "slowest_pair", json_null(), &bad);
     set(root, "checks", json_integer((json_int_t)vs->n), &bad);
     set(root, "failed", json_integer((json_int_t)vs->failed), &bad);
+    set(root, "warned", json_integer((json_int_t)vs->warned), &bad);
     set(root, "result", json_string(vs->failed ? "FAIL" : "PASS"), &bad);
     set(root, "exit_code", json_integer(nvs_check_exit_code(rep)), &bad);
     if (bad) goto fail;

@@ -11,8 +11,9 @@
 #define NVS_CHECK_SCHEMA "nvscale.check/1"
 
 typedef struct {
+    const char *title;           /* first word of the table: "nvscale accept"; NULL = "nvscale check" */
     const nvs_run *run;
-    const nvs_run *base;         /* NULL without --baseline */
+    const nvs_run *base;      /* NULL without --baseline */
     const char *rules_desc;      /* "rules.txt (4 rules), --min-p2p" */
     const nvs_verdicts *verdicts;
     const nvs_slowest_rank *slowest;

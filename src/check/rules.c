@@ -11,13 +11,14 @@
 #include "collectives/coll.h"
 #include "core/dtype.h"
 #include "core/units.h"
+#include "health/health.h"
 
 #define MAX_TOKENS 32
 #define MAX_LINE 1024
 
 const char *nvs_rule_metric_name(nvs_rule_metric m)
 {
-    static const char *const names[] = {"busbw", "p2p", "efficiency"};
+    static const char *const names[] = {"busbw", "p2p", "efficiency", "health", "host", "sustain"};
     return (unsigned)m < NVS_RULE_METRIC_COUNT ? names[m] : "?";
 }
 
@@ -33,7 +34,10 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
 
 /* Keys, which metrics take them, and which comparison each accepts. */
 enum { OP_EQ = 1, OP_GE = 2, OP_LE = 4 };
-enum { K_SIZE, K_N, K_TYPE, K_OP, K_INPLACE, K_PAIR, K_MIN, K_BELOW, K_COUNT };
+enum { K_SIZE, K_N, K_TYPE, K_OP, K_INPLACE, K_PAIR, K_MIN, K_BELOW, K_MIN_BOUND, K_SEVERITY, K_MODE, K_GPU,
+       K_MAX_DROP, K_COUNT };
+#define M_(m) (1u << (m))
+#define M_ALL (M_(NVS_RULE_BUSBW) | M_(NVS_RULE_P2P) | M_(NVS_RULE_EFFICIENCY) | M_(NVS_RULE_HEALTH) | M_(NVS_RULE_HOST) | M_(NVS_RULE_SUSTAIN))
 static const struct {
     const char *name;
     unsigned metrics; /* bit per nvs_rule_metric */
@@ -45,9 +49,24 @@ static const struct {
     [K_OP] = {"op", 1u << NVS_RULE_BUSBW, OP_EQ},
     [K_INPLACE] = {"inplace", 1u << NVS_RULE_BUSBW, OP_EQ},
     [K_PAIR] = {"pair", 1u << NVS_RULE_P2P, OP_EQ},
-    [K_MIN] = {"min", 1u << NVS_RULE_BUSBW | 1u << NVS_RULE_P2P | 1u << NVS_RULE_EFFICIENCY, OP_EQ},
+    [K_MIN] = {"min", M_(NVS_RULE_BUSBW) | M_(NVS_RULE_P2P) | M_(NVS_RULE_EFFICIENCY) | M_(NVS_RULE_HOST) | M_(NVS_RULE_SUSTAIN), OP_EQ},
     [K_BELOW] = {"below_baseline", 1u << NVS_RULE_BUSBW | 1u << NVS_RULE_P2P | 1u << NVS_RULE_EFFICIENCY, OP_LE},
+    [K_MIN_BOUND] = {"min_bound", M_(NVS_RULE_BUSBW) | M_(NVS_RULE_P2P) | M_(NVS_RULE_HOST), OP_EQ},
+    [K_SEVERITY] = {"severity", M_ALL, OP_EQ},
+    [K_MODE] = {"mode", M_(NVS_RULE_HOST), OP_EQ},
+    [K_GPU] = {"gpu", M_(NVS_RULE_HOST), OP_EQ},
+    [K_MAX_DROP] = {"max_drop", M_(NVS_RULE_SUSTAIN), OP_EQ},
 };
+
+/* "ecc, memory, ..." */
+static const char *health_list(void)
+{
+    static char buf[256];
+    if (!buf[0])
+        for (int c = 0; c < NVS_HC_COUNT; c++)
+            snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s%s", c ? ", " : "", nvs_health_check_name((nvs_health_check)c));
+    return buf;
+}
 
 static const char *op_text(unsigned op) { return op == OP_EQ ? "=" : op == OP_GE ? ">=" : "<="; }
 
@@ -196,6 +215,39 @@ static int parse_cond(const char *tok, nvs_rule *r, unsigned seen[K_COUNT], char
         r->min = x;
         break;
     }
+    case K_MIN_BOUND: {
+        double x;
+        if (parse_pct(v, &x)) return fail(err, errlen, "min_bound: '%s' is not a percent of the bound (e.g. 80%%)", v);
+        if (!(x > 0 && x <= 100)) return fail(err, errlen, "min_bound: %s out of range (0%%, 100%%]", v);
+        r->has_min_bound = 1;
+        r->min_bound_pct = x;
+        break;
+    }
+    case K_MAX_DROP: {
+        double x;
+        if (parse_pct(v, &x)) return fail(err, errlen, "max_drop: '%s' is not a percent (e.g. 10%%)", v);
+        if (!(x >= 0 && x < 100)) return fail(err, errlen, "max_drop: %s out of range [0%%, 100%%)", v);
+        r->has_max_drop = 1;
+        r->max_drop_pct = x;
+        break;
+    }
+    case K_SEVERITY:
+        if (!strcmp(v, "warn")) r->warn_only = 1;
+        else if (!strcmp(v, "fail")) r->warn_only = 0;
+        else return fail(err, errlen, "severity: '%s' is not warn or fail (what a miss of this rule is)", v);
+        break;
+    case K_MODE:
+        if (!strcmp(v, "single")) r->host_mode = 0;
+        else if (!strcmp(v, "all")) r->host_mode = 1;
+        else if (!strcmp(v, "remote")) r->host_mode = 2;
+        else return fail(err, errlen, "mode: '%s' is not single, all or remote", v);
+        break;
+    case K_GPU: {
+        long x;
+        if (nvs_parse_long(v, &x) || x < 0 || x > 1 << 20) return fail(err, errlen, "gpu: '%s' is not a GPU index (0, 1, ...)", v);
+        r->gpu = (int)x;
+        break;
+    }
     case K_BELOW: {
         double x;
         if (parse_pct(v, &x)) return fail(err, errlen, "below_baseline: '%s' is not a percent (e.g. 5%%)", v);
@@ -220,6 +272,8 @@ int nvs_rule_parse_line(const char *line, nvs_rule *r, char *err, size_t errlen)
     r->n = 0; /* 0 = not given */
     r->type = r->op = r->inplace = -1;
     r->src = r->dst = -1;
+    r->health_check = -1;
+    r->gpu = -1;
 
     if (strlen(line) >= sizeof buf) return fail(err, errlen, "line longer than %d characters", MAX_LINE - 1);
     snprintf(buf, sizeof buf, "%s", line);
@@ -241,7 +295,7 @@ int nvs_rule_parse_line(const char *line, nvs_rule *r, char *err, size_t errlen)
     for (m = 0; m < NVS_RULE_METRIC_COUNT; m++)
         if (!strcmp(tok[0], nvs_rule_metric_name((nvs_rule_metric)m))) break;
     if (m == NVS_RULE_METRIC_COUNT)
-        return fail(err, errlen, "unknown metric '%s' (expected busbw, p2p or efficiency)", tok[0]);
+        return fail(err, errlen, "unknown metric '%s' (expected busbw, p2p, efficiency, health, host or sustain)", tok[0]);
     r->metric = (nvs_rule_metric)m;
 
     /* the subject */
@@ -268,6 +322,22 @@ int nvs_rule_parse_line(const char *line, nvs_rule *r, char *err, size_t errlen)
         if (!subj || strcmp(subj, "train"))
             return fail(err, errlen, "efficiency needs 'train' after it (the training step's scaling efficiency)");
         break;
+    case NVS_RULE_HEALTH:
+        if (!subj) return fail(err, errlen, "health needs a check after it (%s, or *)", health_list());
+        if (strcmp(subj, "*") && (r->health_check = nvs_health_check_parse(subj)) < 0)
+            return fail(err, errlen, "health: unknown check '%s' (%s, or *)", subj, health_list());
+        break;
+    case NVS_RULE_HOST:
+        if (!subj) return fail(err, errlen, "host needs h2d, d2h or bidir after it");
+        if (!strcmp(subj, "h2d")) r->host_dir = 0;
+        else if (!strcmp(subj, "d2h")) r->host_dir = 1;
+        else if (!strcmp(subj, "bidir")) r->host_dir = 2;
+        else return fail(err, errlen, "host: unknown direction '%s' (h2d, d2h or bidir)", subj);
+        break;
+    case NVS_RULE_SUSTAIN:
+        if (!subj || strcmp(subj, "busbw"))
+            return fail(err, errlen, "sustain needs 'busbw' after it (the sustained-load phase's bus bandwidth)");
+        break;
     default: break;
     }
 
@@ -275,10 +345,12 @@ int nvs_rule_parse_line(const char *line, nvs_rule *r, char *err, size_t errlen)
     for (int i = 2; i < ntok; i++)
         if (parse_cond(tok[i], r, seen, err, errlen)) return -1;
 
-    if (r->metric != NVS_RULE_P2P && r->n == 0)
+    if ((r->metric == NVS_RULE_BUSBW || r->metric == NVS_RULE_EFFICIENCY) && r->n == 0)
         return fail(err, errlen, "missing n= (a GPU count, * for every count from 2, or max)");
-    if (!r->has_min && !r->has_below)
-        return fail(err, errlen, "missing threshold: give min=... or below_baseline<=...%%");
+    if (r->metric == NVS_RULE_SUSTAIN && !r->has_min && !r->has_max_drop)
+        return fail(err, errlen, "missing threshold: give min=... (GB/s) or max_drop=...%%");
+    if (r->metric != NVS_RULE_HEALTH && r->metric != NVS_RULE_SUSTAIN && !r->has_min && !r->has_below && !r->has_min_bound)
+        return fail(err, errlen, "missing threshold: give min=..., min_bound=...%% or below_baseline<=...%%");
     return 0;
 }
 

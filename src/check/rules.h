@@ -18,7 +18,16 @@
 #define NVS_RULES_HEADER "nvscale-rules"
 #define NVS_RULES_VERSION 1
 
-typedef enum { NVS_RULE_BUSBW = 0, NVS_RULE_P2P, NVS_RULE_EFFICIENCY, NVS_RULE_METRIC_COUNT } nvs_rule_metric;
+/* busbw, p2p, efficiency: check_eval.c. health, host, sustain (issue 12, accept): check_accept.c. */
+typedef enum {
+    NVS_RULE_BUSBW = 0,
+    NVS_RULE_P2P,
+    NVS_RULE_EFFICIENCY,
+    NVS_RULE_HEALTH,  /* health CHECK|*: the findings of health/health_eval.c for that check, every GPU */
+    NVS_RULE_HOST,    /* host h2d|d2h|bidir: pinned host<->device copies (p2p.host_copies) */
+    NVS_RULE_SUSTAIN, /* sustain busbw: the sustained-load phase's busbw from first to last chunk */
+    NVS_RULE_METRIC_COUNT
+} nvs_rule_metric;
 
 /* Special values of nvs_rule.n */
 enum {
@@ -45,11 +54,22 @@ typedef struct {
     int bidir;                /* 0 = uni_gbps, 1 = bidir_gbps */
     int src, dst;             /* pair=SRC,DST (topology GPU indices); -1 = every pair */
 
-    /* thresholds (at least one) */
+    /* health / host / sustain selectors */
+    int health_check;         /* nvs_health_check, -1 = every check (`health *`) */
+    int host_dir;             /* 0 h2d, 1 d2h, 2 bidir */
+    int host_mode;            /* NVS_H2D_SINGLE / ALL / REMOTE order: 0 single, 1 all, 2 remote */
+    int gpu;                  /* gpu=N (topology index); -1 = every GPU */
+
+    /* thresholds (at least one, except for health, whose thresholds are the evaluation's own) */
     int has_min;
-    double min; /* GB/s for busbw and p2p; a fraction in (0, 1] for efficiency */
+    double min; /* GB/s for busbw, p2p and host; a fraction in (0, 1] for efficiency */
     int has_below;
     double below_pct; /* at most this many % below the baseline's value, in [0, 100) */
+    int has_min_bound;
+    double min_bound_pct; /* at least this many % of the bound (ring, pair or PCIe link), in (0, 100] */
+    int has_max_drop;
+    double max_drop_pct; /* sustain: the last chunk at most this many % below the first, in [0, 100) */
+    int warn_only;        /* severity=warn: a miss is a WARN, not a FAIL */
 } nvs_rule;
 
 typedef struct {

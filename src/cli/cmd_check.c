@@ -3,31 +3,40 @@
  * evaluation (check_eval.c) and the printers (check_out.c). Exit: 0 all PASS, 3 any FAIL, 2 bad input. */
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
 
+#include "check/check_accept.h"
 #include "check/check_baseline.h"
 #include "check/check_eval.h"
+#include "check/check_load.h"
+#include "check/check_export.h"
+#include "check/check_fleet.h"
 #include "check/check_out.h"
-#include "check/rules.h"
 #include "cli/commands.h"
-#include "core/log.h"
 #include "core/out_file.h"
+#include "check/rules.h"
+#include "check/rules_file.h"
+#include "core/units.h"
+#include "fleet/fleet.h"
 #include "runjson/runjson.h"
 
-#define MAX_RULES_BYTES ((size_t)1 << 20) /* a rules file is a few lines; 1 MiB is not one */
 #define MAX_SLOWEST 64
 
 static void usage(FILE *to)
 {
     fprintf(to,
-            "usage: nvscale check RUN.json [--rules FILE] [--baseline BASE.json] [thresholds...]\n"
-            "                     [--save-baseline OUT.json] [--format table|json]\n"
-            "Acceptance test of a run: one verdict row per threshold, exit 0 when all pass, 3 when any fails,\n"
-            "2 on bad input. Thresholds (repeatable; each is one line of the rules file, see docs/check.md):\n"
+            "usage: nvscale check RUN.json [MORE.json ...] [--rules FILE] [--baseline BASE.json] [thresholds...]\n"
+            "                     [--save-baseline OUT.json] [--format table|json] [--junit FILE]\n"
+            "                     [--prometheus FILE] [--fleet-max-below PCT]\n"
+            "Acceptance test of a run: one verdict row per threshold, exit 0 when all pass (or warn), 3 when any\n"
+            "fails, 2 on bad input. Several runs (from different hosts): every rule for each, and the fleet view:\n"
+            "each shared measurement against the runs' median, the host more than PCT%% below it named.\n"
+            "Thresholds (repeatable; each is one line of the rules file, see docs/check.md and docs/accept.md):\n"
             "      --rules FILE                 rules file (first line 'nvscale-rules 1')\n"
             "      --min-busbw COLL:SIZE:N:GBPS  e.g. all_reduce:1G:2:300 (N may be * = every N >= 2, or max)\n"
             "      --max-below-baseline PCT     every collective, size and N >= 2 of --baseline: at most PCT%%\n"
@@ -37,6 +46,9 @@ static void usage(FILE *to)
             "      --baseline BASE.json         run.json (or saved baseline) that below_baseline compares with\n"
             "      --save-baseline OUT.json     write a baseline (trimmed copy of RUN.json) atomically\n"
             "      --format table|json          what stdout shows (default table)\n"
+            "      --junit FILE                 the verdicts as JUnit XML (one testcase per check)\n"
+            "      --prometheus FILE            the verdicts in Prometheus text format (textfile collector)\n"
+            "      --fleet-max-below PCT        several runs: how far below the fleet median a run may be (10)\n"
             "  -h, --help\n");
 }
 
@@ -103,37 +115,7 @@ static int add_simple(nvs_ruleset *rs, const char *flag, const char *v, const ch
     return flag_rule(rs, flag, v, line);
 }
 
-static int add_rules_file(nvs_ruleset *rs, const char *path)
-{
-    char *text, err[256];
-    int line;
-    if (nvs_read_text_file(path, MAX_RULES_BYTES, &text) != NVS_OK) return 2; /* it said why */
-    int rc = nvs_rules_parse_text(text, path, rs, &line, err, sizeof err);
-    free(text);
-    if (rc == -2) {
-        fprintf(stderr, "nvscale check: out of memory\n");
-        return 1;
-    }
-    if (rc) {
-        if (line) fprintf(stderr, "%s:%d: %s\n", path, line, err);
-        else fprintf(stderr, "%s: %s\n", path, err);
-        return 2;
-    }
-    return 0;
-}
-
-/* A run or baseline through the shared reader (one message "FILE: key: what is wrong" and exit 2 when bad),
- * with the collective names check compares rules against. */
-static nvs_result_t load_run(const char *path, nvs_run *run)
-{
-    char err[256];
-    nvs_result_t res = nvs_run_load(path, 0, run);
-    if (res == NVS_OK && (res = nvs_check_run_names(run, err, sizeof err)) != NVS_OK) {
-        nvs_error("%s: %s", path, err);
-        nvs_run_free(run);
-    }
-    return res;
-}
+static int add_rules_file(nvs_ruleset *rs, const char *path) { return nvs_rules_load("check", path, rs); }
 
 static int same_file(const char *a, const char *b)
 {
@@ -141,7 +123,8 @@ static int same_file(const char *a, const char *b)
     return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
-enum { O_RULES = 1000, O_BASELINE, O_MIN_BUSBW, O_MAX_BELOW, O_MIN_P2P, O_MIN_EFF, O_SAVE, O_FORMAT };
+enum { O_RULES = 1000, O_BASELINE, O_MIN_BUSBW, O_MAX_BELOW, O_MIN_P2P, O_MIN_EFF, O_SAVE, O_FORMAT, O_JUNIT, O_PROM,
+       O_FLEET };
 static const struct option opts[] = {
     {"rules", required_argument, 0, O_RULES},
     {"baseline", required_argument, 0, O_BASELINE},
@@ -151,6 +134,9 @@ static const struct option opts[] = {
     {"min-efficiency", required_argument, 0, O_MIN_EFF},
     {"save-baseline", required_argument, 0, O_SAVE},
     {"format", required_argument, 0, O_FORMAT},
+    {"junit", required_argument, 0, O_JUNIT},
+    {"prometheus", required_argument, 0, O_PROM},
+    {"fleet-max-below", required_argument, 0, O_FLEET},
     {"help", no_argument, 0, 'h'},
     {0, 0, 0, 0},
 };
@@ -158,7 +144,8 @@ static const struct option opts[] = {
 int cmd_check(int argc, char **argv)
 {
     nvs_ruleset rs = {0};
-    const char *base_path = NULL, *save_path = NULL;
+    const char *base_path = NULL, *save_path = NULL, *junit = NULL, *prom = NULL;
+    double fleet_pct = NVS_FLEET_MAX_BELOW_PCT;
     int json = 0, rc = 0;
     char desc[1024] = "";
 
@@ -205,6 +192,20 @@ int cmd_check(int argc, char **argv)
                 goto out;
             }
             continue;
+        case O_JUNIT:
+        case O_PROM:
+            if (!*a) {
+                rc = usage_error("%s needs a file name%s", opt == O_JUNIT ? "--junit" : "--prometheus", "");
+                goto out;
+            }
+            *(opt == O_JUNIT ? &junit : &prom) = a;
+            continue;
+        case O_FLEET:
+            if (nvs_parse_double(a, &fleet_pct) || !(fleet_pct >= 0 && fleet_pct < 100)) {
+                rc = usage_error("invalid value '%s' for --fleet-max-below: expected a percent in [0, 100)%s", a, "");
+                goto out;
+            }
+            continue;
         case 'h':
             usage(stdout);
             goto out;
@@ -222,14 +223,17 @@ int cmd_check(int argc, char **argv)
         rc = usage_error("missing RUN.json (the run to check)%s%s", "", "");
         goto out;
     }
-    if (optind + 1 < argc) {
-        rc = usage_error("unexpected argument '%s' (one RUN.json per check)%s", argv[optind + 1], "");
+    int nruns = argc - optind;
+    char **paths = argv + optind;
+    const char *run_path = paths[0];
+    if (nruns > 1 && (base_path || save_path)) {
+        rc = usage_error("--baseline and --save-baseline take one RUN.json; %d were given (a fleet is compared with "
+                         "its own median)%s", nruns == 2 ? "two" : "several", "");
         goto out;
     }
-    const char *run_path = argv[optind];
-    if (!rs.n && !save_path) {
+    if (!rs.n && !save_path && nruns == 1) {
         rc = usage_error("nothing to check: give --rules FILE or a threshold (--min-busbw, --min-p2p, "
-                         "--min-efficiency, --max-below-baseline)%s%s", "", "");
+                         "--min-efficiency, --max-below-baseline), or several runs for the fleet view%s%s", "", "");
         goto out;
     }
     for (size_t i = 0; i < rs.n; i++)
@@ -250,28 +254,33 @@ int cmd_check(int argc, char **argv)
         goto out;
     }
 
-    nvs_run run, base;
+    /* every file read and validated before anything is judged: a bad one is exit 2 with nothing printed */
+    nvs_run *runs = calloc((size_t)nruns, sizeof *runs);
+    const nvs_run **dp = calloc((size_t)nruns, sizeof *dp);
+    nvs_run base;
     memset(&base, 0, sizeof base);
-    nvs_result_t res = load_run(run_path, &run);
+    nvs_verdicts vs = {0};
+    int loaded = 0;
+    nvs_result_t res = runs && dp ? NVS_OK : NVS_ERR_NOMEM;
+    for (; loaded < nruns && res == NVS_OK; loaded++) {
+        if ((res = nvs_check_load_run(paths[loaded], &runs[loaded])) != NVS_OK) break;
+        dp[loaded] = &runs[loaded];
+    }
+    if (res == NVS_OK && base_path) res = nvs_check_load_run(base_path, &base);
     if (res != NVS_OK) {
         rc = nvs_exit_code(res);
-        goto out;
-    }
-    if (base_path && (res = load_run(base_path, &base)) != NVS_OK) {
-        rc = nvs_exit_code(res);
-        nvs_run_free(&run);
-        goto out;
+        goto done;
     }
 
     if (save_path) {
-        if (!run.result_status || strcmp(run.result_status, "ok")) {
+        if (!runs[0].result_status || strcmp(runs[0].result_status, "ok")) {
             fprintf(stderr, "nvscale check: --save-baseline: %s has result status '%s': a baseline must come from a "
                             "run that finished with correct results\n", run_path,
-                    run.result_status ? run.result_status : "none");
+                    runs[0].result_status ? runs[0].result_status : "none");
             rc = 2;
             goto done;
         }
-        if ((res = nvs_baseline_save(&run, save_path)) != NVS_OK) {
+        if ((res = nvs_baseline_save(&runs[0], save_path)) != NVS_OK) {
             rc = nvs_exit_code(res);
             goto done;
         }
@@ -279,28 +288,53 @@ int cmd_check(int argc, char **argv)
         if (!rs.n) goto done;
     }
 
-    nvs_verdicts vs;
-    if (nvs_check_eval(&rs, &run, base_path ? &base : NULL, &vs)) {
+    int bad = 0;
+    for (int i = 0; i < nruns && !bad; i++) {
+        size_t first = vs.n;
+        bad = nvs_check_eval(&rs, &runs[i], base_path ? &base : NULL, &vs) ||
+              nvs_check_eval_accept(&rs, runs[i].root, &vs) ||
+              (base_path && nvs_check_eval_machine(&runs[i], &base, &vs));
+        for (size_t k = first; nruns > 1 && !bad && k < vs.n; k++) { /* which run each row is about */
+            char m[sizeof vs.v[k].metric];
+            snprintf(m, sizeof m, "%.60s: %.190s", runs[i].host ? runs[i].host : paths[i], vs.v[k].metric);
+            memcpy(vs.v[k].metric, m, sizeof m);
+        }
+    }
+    if (!bad && nruns > 1) bad = nvs_check_eval_fleet(dp, (size_t)nruns, fleet_pct, &vs);
+    if (bad) {
         fprintf(stderr, "nvscale check: out of memory\n");
-        nvs_verdicts_free(&vs);
         rc = 1;
         goto done;
     }
+    if (base_path)
+        for (size_t k = 0; k < vs.n; k++)
+            if (!strcmp(vs.v[k].kind, "baseline"))
+                fprintf(stderr, "nvscale check: warning: %s and %s are not the same kind of machine: %s\n", base_path,
+                        run_path, vs.v[k].note);
+    char title[64];
+    snprintf(title, sizeof title, nruns > 1 ? "nvscale check (%d runs, the first)" : "nvscale check", nruns);
     nvs_slowest_rank slowest[MAX_SLOWEST];
     nvs_check_report rep = {
-        .run = &run,
+        .title = title,
+        .run = &runs[0],
         .base = base_path ? &base : NULL,
-        .rules_desc = desc,
+        .rules_desc = desc[0] ? desc : "(none: the fleet view only)",
         .verdicts = &vs,
         .slowest = slowest,
-        .nslowest = nvs_check_slowest_ranks(&run, slowest, MAX_SLOWEST),
-        .slowest_pair = nvs_check_slowest_pair(&run),
+        .nslowest = nvs_check_slowest_ranks(&runs[0], slowest, MAX_SLOWEST),
+        .slowest_pair = nvs_check_slowest_pair(&runs[0]),
     };
     res = json ? nvs_check_print_json(stdout, &rep) : nvs_check_print_table(stdout, &rep);
     rc = res != NVS_OK ? nvs_exit_code(res) : nvs_check_exit_code(&rep);
-    nvs_verdicts_free(&vs);
+    nvs_export_info info = {"nvscale check", run_path, rep.rules_desc, runs[0].started_utc, runs[0].host,
+                            isnan(runs[0].duration_s) ? -1 : runs[0].duration_s};
+    if (junit && nvs_check_write_file("check", junit, nvs_check_print_junit, &info, &vs)) rc = 1;
+    if (prom && nvs_check_write_file("check", prom, nvs_check_print_prometheus, &info, &vs)) rc = 1;
 done:
-    nvs_run_free(&run);
+    nvs_verdicts_free(&vs);
+    for (int i = 0; i < loaded && runs; i++) nvs_run_free(&runs[i]);
+    free(runs);
+    free(dp);
     nvs_run_free(&base);
 out:
     nvs_ruleset_free(&rs);

@@ -1,6 +1,7 @@
-/* `nvscale p2p`: copy bandwidth/latency matrix of every host's GPUs (p2p.h), with bounds from the topology.
- * Under mpirun the local rank 0 of each host measures all the GPUs it sees while the host's other ranks wait;
- * rank 0 prints every host's pairs. Without a launcher the one process measures. */
+/* `nvscale p2p`: copy bandwidth/latency matrix of every host's GPUs (p2p.h), with bounds from the topology;
+ * `--host`: pinned host<->device copies of every GPU instead (h2d.h). Under mpirun the local rank 0 of each
+ * host measures all the GPUs it sees while the host's other ranks wait; rank 0 prints every host's results
+ * (topo/copies.h gathers them). Without a launcher the one process measures. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,7 +11,7 @@
 #include "cli/commands.h"
 #include "core/config.h"
 #include "core/log.h"
-#include "topo/p2p.h"
+#include "topo/copies.h"
 #include "topo/topo_live.h"
 #include "cli/cli_common.h"
 #include "runjson/runjson_write.h"
@@ -20,8 +21,8 @@ struct p2p_job {
     const char *launcher;
 };
 
-/* One line before anything else when this host has no usable GPU pair. */
-static nvs_result_t check_gpus(void)
+/* One line before anything else when this host has no usable GPU (pair). */
+static nvs_result_t check_gpus(int need)
 {
     int n = 0;
     cudaError_t e = cudaGetDeviceCount(&n);
@@ -29,74 +30,17 @@ static nvs_result_t check_gpus(void)
         nvs_error("p2p cannot run without GPUs: %s (cudaGetDeviceCount)", cudaGetErrorString(e));
         return NVS_ERR_UNSUPPORTED;
     }
-    if (n < 2) {
-        nvs_error("p2p measures copies between GPUs and needs at least two; %d visible here", n);
+    if (n < need) {
+        if (need == 2) nvs_error("p2p measures copies between GPUs and needs at least two; %d visible here", n);
+        else nvs_error("p2p --host measures copies between host memory and GPUs; no GPU is visible here");
         return NVS_ERR_UNSUPPORTED;
     }
     return NVS_OK;
 }
 
-/* this host's pairs, re-keyed by bus ids so that rank 0 can place them in the merged topology */
-static char *local_pairs_json(const nvs_topology *local, const nvs_p2p_result *r)
+static nvs_result_t emit(const nvs_config *cfg, const char *launcher, const nvs_topology *t, const nvs_copies *c)
 {
-    json_t *j = nvs_p2p_to_json(local, r);
-    char *s = j ? json_dumps(j, JSON_COMPACT) : NULL;
-    json_decref(j);
-    return s;
-}
-
-static nvs_result_t merge_pairs(const nvs_topology *global, char **all, const size_t *lens, int n,
-                                nvs_p2p_result *out)
-{
-    memset(out, 0, sizeof *out);
-    int cap = 0;
-    for (int r = 0; r < n; r++) {
-        if (!lens[r]) continue;
-        json_error_t je;
-        json_t *j = json_loads(all[r], 0, &je);
-        nvs_p2p_result part;
-        char err[256];
-        if (!j || nvs_p2p_from_json(j, &part, err, sizeof err) != NVS_OK) {
-            nvs_error("p2p results of rank %d unreadable: %s", r, j ? err : je.text);
-            json_decref(j);
-            return NVS_ERR_SYSTEM;
-        }
-        const json_t *pairs = json_object_get(j, "pairs");
-        out->copy_bytes = part.copy_bytes;
-        out->iters = part.iters;
-        out->warmup = part.warmup;
-        out->latency_iters = part.latency_iters;
-        nvs_p2p_pair *grown = realloc(out->pairs, (size_t)(cap + part.npairs + 1) * sizeof *grown);
-        if (!grown) {
-            nvs_p2p_result_free(&part);
-            json_decref(j);
-            return NVS_ERR_NOMEM;
-        }
-        out->pairs = grown;
-        cap += part.npairs;
-        for (int k = 0; k < part.npairs; k++) {
-            const json_t *pj = json_array_get(pairs, (size_t)k);
-            const char *host = json_string_value(json_object_get(pj, "host"));
-            nvs_p2p_pair p = part.pairs[k];
-            p.src = nvs_topo_find_gpu(global, host, json_string_value(json_object_get(pj, "src_pci_bus_id")));
-            p.dst = nvs_topo_find_gpu(global, host, json_string_value(json_object_get(pj, "dst_pci_bus_id")));
-            if (p.src < 0 || p.dst < 0) {
-                nvs_error("p2p pair of rank %d (host %s) not in the gathered topology", r, host ? host : "?");
-                nvs_p2p_result_free(&part);
-                json_decref(j);
-                return NVS_ERR_SYSTEM;
-            }
-            out->pairs[out->npairs++] = p;
-        }
-        nvs_p2p_result_free(&part);
-        json_decref(j);
-    }
-    return NVS_OK;
-}
-
-static nvs_result_t emit(const nvs_config *cfg, const char *launcher, const nvs_topology *t, const nvs_p2p_result *r)
-{
-    json_t *doc = nvs_cli_run_doc(cfg, launcher, NULL), *tj = nvs_topo_to_json(t), *pj = nvs_p2p_to_json(t, r);
+    json_t *doc = nvs_cli_run_doc(cfg, launcher, NULL), *tj = nvs_topo_to_json(t), *pj = nvs_copies_to_json(t, c);
     if (!doc || !tj || !pj) {
         json_decref(doc);
         json_decref(tj);
@@ -105,7 +49,7 @@ static nvs_result_t emit(const nvs_config *cfg, const char *launcher, const nvs_
     }
     json_object_set_new(doc, "topology", tj);
     json_object_set_new(doc, "p2p", pj);
-    long long wrong = nvs_p2p_wrong_total(r);
+    long long wrong = nvs_copies_wrong_total(c);
     json_t *res = json_object();
     json_object_set_new(res, "status", json_string(wrong ? "wrong" : "ok"));
     json_object_set_new(res, "exit_code", json_integer(wrong ? 3 : 0));
@@ -115,14 +59,16 @@ static nvs_result_t emit(const nvs_config *cfg, const char *launcher, const nvs_
     if (cfg->format == NVS_FMT_JSON)
         rc = nvs_rj_print(doc, stdout);
     else {
-        if (cfg->format == NVS_FMT_CSV)
-            nvs_p2p_print_csv(t, r, stdout);
-        else {
+        if (cfg->format == NVS_FMT_CSV) {
+            if (c->has_pairs) nvs_p2p_print_csv(t, &c->pairs, stdout);
+            if (c->has_host) nvs_h2d_print_csv(t, &c->host, stdout);
+        } else {
             if (!cfg->quiet) {
                 nvs_topo_print_matrix(t, stdout);
                 fprintf(stdout, "\n");
             }
-            nvs_p2p_print(t, r, stdout);
+            if (c->has_pairs) nvs_p2p_print(t, &c->pairs, stdout);
+            if (c->has_host) nvs_h2d_print(t, &c->host, stdout);
         }
         if (fflush(stdout) != 0 || ferror(stdout)) {
             nvs_error("cannot write to the standard output");
@@ -143,15 +89,15 @@ static nvs_result_t p2p_rank(nvs_rt *rt, void *arg)
     struct p2p_job *job = arg;
     const nvs_config *cfg = job->cfg;
     nvs_topology *local = NULL, *global = NULL;
-    nvs_p2p_result mine = {0}, all_pairs = {0};
-    char *text = NULL, **all = NULL;
-    size_t *lens = NULL;
+    nvs_p2p_result mine = {0};
+    nvs_h2d_result host = {0};
+    nvs_copies all = {0};
     int measurer = rt->local_rank == 0;
-    nvs_result_t r = measurer ? check_gpus() : NVS_OK;
+    nvs_result_t r = measurer ? check_gpus(cfg->p2p_host ? 1 : 2) : NVS_OK;
     r = nvs_rt_agree_result(rt, r);
     /* every rank takes part: a virtual host (--emulate-nodes) keeps the GPUs its ranks drive */
     if (r == NVS_OK) r = nvs_topo_discover_host(rt, NULL, &local);
-    if (r == NVS_OK && local && local->ngpus < 2) {
+    if (r == NVS_OK && local && local->ngpus < (cfg->p2p_host ? 1 : 2)) {
         nvs_error("p2p measures copies between the GPUs of one host; host %s has %d: use fewer virtual hosts "
                   "(--emulate-nodes)",
                   rt->host, local->ngpus);
@@ -163,27 +109,21 @@ static nvs_result_t p2p_rank(nvs_rt *rt, void *arg)
     int turns = rt->emulated_nodes > 1 ? rt->nnodes : 1;
     for (int turn = 0; turn < turns && r == NVS_OK; turn++) {
         if (measurer && (turns == 1 || turn == rt->node))
-            r = nvs_p2p_measure(local, cfg->copy_bytes, cfg->copy_iters, cfg->warmup, &mine);
+            r = cfg->p2p_host ? nvs_h2d_measure(local, cfg->copy_bytes, cfg->copy_iters, cfg->warmup, &host)
+                              : nvs_p2p_measure(local, cfg->copy_bytes, cfg->copy_iters, cfg->warmup, &mine);
         if (turns > 1) r = nvs_rt_agree_result(rt, r);
     }
     /* a bad copy still reports its numbers: only a runtime error stops here */
     r = nvs_rt_agree_result(rt, r);
     if (r != NVS_OK) goto out;
-    if (measurer && !(text = local_pairs_json(local, &mine))) r = NVS_ERR_NOMEM;
-    r = nvs_rt_agree_result(rt, r);
-    if (r != NVS_OK) goto out;
-    r = nvs_allgather_blobs(rt, text, text ? strlen(text) : 0, &all, &lens, "gathering p2p results");
-    if (r == NVS_OK && rt->rank == 0) {
-        r = merge_pairs(global, all, lens, rt->size, &all_pairs);
-        if (r == NVS_OK) r = emit(cfg, job->launcher, global, &all_pairs);
-    }
+    r = nvs_copies_gather(rt, local, global, measurer && !cfg->p2p_host ? &mine : NULL,
+                          measurer && cfg->p2p_host ? &host : NULL, NULL, NULL, &all);
+    if (r == NVS_OK && rt->rank == 0) r = emit(cfg, job->launcher, global, &all);
     r = nvs_rt_agree_result(rt, r);
 out:
-    free(text);
-    nvs_blobs_free(all, rt->size);
-    free(lens);
+    nvs_copies_free(&all);
     nvs_p2p_result_free(&mine);
-    nvs_p2p_result_free(&all_pairs);
+    nvs_h2d_result_free(&host);
     nvs_topo_free(local);
     nvs_topo_free(global);
     return r;

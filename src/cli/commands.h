@@ -17,6 +17,7 @@ int cmd_p2p(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_check(int argc, char **argv);
+int cmd_accept(int argc, char **argv);
 int cmd_model(int argc, char **argv);
 
 #endif

@@ -21,6 +21,7 @@ static const struct subcommand table[] = {
     {"topo", cmd_topo, "GPU topology: per-GPU links, pair matrix like nvidia-smi topo -m, bounds (--hwloc-xml: offline)"},
     {"p2p", cmd_p2p, "copy bandwidth and latency between every pair of GPUs, with the bound of each pair"},
     {"compare", cmd_compare, "the same run over nvlink, pcie, shm and net transports, side by side"},
+    {"accept", cmd_accept, "acceptance test of this machine in one launch: health, copies, collectives, training, one verdict"},
     {"check", cmd_check, "acceptance verdicts of a run.json: thresholds, baseline, PASS/FAIL (exit 3)"},
     {"report", cmd_report, "Markdown report with plots from run.json files, several runs side by side"},
     {"model", cmd_model, "what-if cost model: step time and efficiency for GPUs x machines x N, calibration"},

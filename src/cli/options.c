@@ -32,6 +32,7 @@ void nvs_config_defaults(nvs_config *c)
     c->warmup_steps = 5;
     c->copy_bytes = (size_t)256 << 20;
     c->copy_iters = 20;
+    c->health_sample_ms = 100; /* 10 readings a second: short throttling episodes still show */
     c->timeout_s = 300;
     c->save = 1;
     c->nccl_log = 1;
@@ -45,7 +46,7 @@ void nvs_config_defaults(nvs_config *c)
 enum {
     OPT_COLL = 1000, OPT_BACKEND, OPT_GPUS, OPT_PLACEMENT, OPT_TIMEOUT, OPT_FORMAT, OPT_OUT, OPT_NO_SAVE,
     OPT_INPLACE, OPT_MODEL, OPT_BATCH, OPT_PRECISION, OPT_GRAD, OPT_BFIRST, OPT_BCAP, OPT_STEPS, OPT_WSTEPS,
-    OPT_XML, OPT_COPY_BYTES, OPT_COPY_ITERS, OPT_NO_NCCL_LOG, OPT_NO_TRAIN, OPT_FRAMEWORK, OPT_EMULATE,
+    OPT_XML, OPT_COPY_BYTES, OPT_COPY_ITERS, OPT_NO_NCCL_LOG, OPT_NO_TRAIN, OPT_FRAMEWORK, OPT_EMULATE, OPT_HOST,
 };
 
 /* Which subcommands take an option: each lists only its own in --help and refuses the others by name. */
@@ -104,8 +105,10 @@ static const opt_spec specs[] = {
                                                          "work per kernel, reducer hooks and bucket copies (default), or none"},
     {"no-train", OPT_NO_TRAIN, 0, S_RUN, NULL, "", "no training step (run: collectives and topology only)"},
     {"hwloc-xml", OPT_XML, 1, S_TOPO, "topology and copies", "FILE", "read a saved hwloc XML instead of this machine"},
-    {"copy-bytes", OPT_COPY_BYTES, 1, S_P2P, NULL, "SIZE     bytes per copy (default 256M)"},
-    {"copy-iters", OPT_COPY_ITERS, 1, S_P2P, NULL, "N        copies per measurement (default 20)"},
+    {"copy-bytes", OPT_COPY_BYTES, 1, S_P2P, NULL, "SIZE", "bytes per copy (default 256M)"},
+    {"copy-iters", OPT_COPY_ITERS, 1, S_P2P, NULL, "N", "copies per measurement (default 20)"},
+    {"host", OPT_HOST, 0, S_P2P, NULL, "", "pinned host<->device copies of every GPU (each alone, all at once,\n"
+                                           "from another NUMA node) instead of GPU pairs"},
     {"backend", OPT_BACKEND, 1, S_MEASURE, "process and output", "nccl|mpi", "GPU collectives (NCCL) or host-memory MPI collectives"},
     {"emulate-nodes", OPT_EMULATE, 1, S_ALL, NULL, "K", "split the ranks into K virtual hosts of consecutive ranks, as if on\n"
                                                   "K machines (NCCL talks NET between them; needs mpirun;\n"
@@ -328,6 +331,7 @@ nvs_result_t nvs_config_parse(nvs_config *c, const char *sub, int argc, char **a
             if (!nvs_framework_find(a)) return bad(sub, flag, a, "expected pytorch-ddp or ideal");
             snprintf(c->framework, sizeof c->framework, "%s", a);
             break;
+        case OPT_HOST: c->p2p_host = 1; break;
         case 'b':
             c->sizes_explicit = 1;
             if (nvs_parse_size(a, &c->min_bytes) || !c->min_bytes) return bad(sub, flag, a, "expected a size >= 1 such as 8, 64K, 1M");

@@ -18,6 +18,15 @@ typedef enum { NVS_BACKEND_AUTO = 0, NVS_BACKEND_NCCL, NVS_BACKEND_MPI } nvs_bac
 typedef enum { NVS_FMT_TABLE = 0, NVS_FMT_JSON, NVS_FMT_CSV } nvs_format;
 typedef enum { NVS_PLACE_FIRST = 0, NVS_PLACE_BEST, NVS_PLACE_WORST } nvs_placement;
 
+/* Phases of the run flow that a subcommand can add (run_flow.c, run_rank()). */
+enum {
+    NVS_PHASE_HEALTH = 1u << 0,   /* NVML health before/after, sampled during (phase_health.c) */
+    NVS_PHASE_P2P = 1u << 1,      /* copies between every GPU pair of a host (phase_p2p.c) */
+    NVS_PHASE_H2D = 1u << 2,      /* pinned host<->device copies (phase_p2p.c) */
+    NVS_PHASE_SUSTAIN = 1u << 3,  /* minutes of all_reduce load while the health sampler watches (phase_sustain.c) */
+    NVS_PHASE_NO_SWEEP = 1u << 4, /* no collective sweep (accept --level 1) */
+};
+
 enum { NVS_INPLACE_OUT = 1u << 0, NVS_INPLACE_IN = 1u << 1 };
 
 typedef struct nvs_config {
@@ -67,6 +76,12 @@ typedef struct nvs_config {
     char hwloc_xml[NVS_PATH_MAX];
     size_t copy_bytes;
     int copy_iters;
+    int p2p_host; /* p2p --host: pinned host<->device copies instead of GPU pairs */
+
+    /* phases beyond what the subcommand implies (NVS_PHASE_*; set by `accept` per level, 0 otherwise) */
+    unsigned phases;
+    double sustain_s;     /* NVS_PHASE_SUSTAIN: seconds of sustained load */
+    int health_sample_ms; /* NVS_PHASE_HEALTH: sampler period (0: no sampler) */
 
     /* process */
     int emulate_nodes; /* --emulate-nodes K: ranks split into K virtual hosts (0: off; runtime/runtime.h) */

@@ -157,7 +157,10 @@ json_t *nvs_ctx_to_json(const nvs_ctx *run, nvs_result_t status, double duration
         json_object_set(root, "train", json_array_get(run->trains, 0));
         json_object_set(root, "trains", run->trains);
     }
-    long long wrong = 0;
+    if (run->health) json_object_set(root, "health", run->health);
+    if (run->p2p) json_object_set(root, "p2p", run->p2p);
+    if (run->sustain) json_object_set(root, "sustain", run->sustain);
+    long long wrong = run->phase_wrong;
     for (size_t i = 0; i < run->rows.n; i++)
         if (run->rows.v[i].wrong > 0) wrong += run->rows.v[i].wrong;
     if (run->running)

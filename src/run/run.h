@@ -44,6 +44,11 @@ typedef struct nvs_ctx {
     json_t *topology; /* rank 0: topology section of run.json (NULL if not discovered) */
     json_t *transports; /* rank 0: per-N transports from NCCL's log */
     json_t *trains;   /* rank 0: the training step's sections, one per workload (array; NULL: none measured) */
+    struct nvs_health_monitor *health_mon; /* local rank 0 while NVS_PHASE_HEALTH watches (phase_health.c) */
+    json_t *health;   /* rank 0: the health section (NVS_PHASE_HEALTH) */
+    json_t *p2p;      /* rank 0: the p2p section, GPU pairs and/or host copies (NVS_PHASE_P2P / _H2D) */
+    json_t *sustain;  /* rank 0: the sustained-load section (NVS_PHASE_SUSTAIN) */
+    long long phase_wrong; /* wrong elements found by the extra phases (copies, sustained load) */
     char out_dir[NVS_PATH_MAX];   /* where this run writes while it runs: <final_dir>.partial */
     char final_dir[NVS_PATH_MAX]; /* the name it takes once it has ended (completed, failed or interrupted) */
     double last_checkpoint_s;     /* rank 0: when run.json was last written */

@@ -19,6 +19,7 @@
 #include "core/log.h"
 #include "core/out_file.h"
 #include "run/phases.h"
+#include "run/phases_extra.h"
 #include "run/run.h"
 #include "run/run_flow.h"
 #include "runjson/runjson_write.h"
@@ -220,6 +221,8 @@ static nvs_result_t write_outputs(nvs_ctx *run, nvs_result_t status)
         if (res == NVS_OK) res = w;
     } else if (cfg->format == NVS_FMT_CSV) {
         if (res == NVS_OK) res = nvs_print_csv(run, stdout);
+    } else if (!strcmp(cfg->subcommand, "accept")) {
+        /* accept prints its one verdict table itself, from the run.json written here */
     } else if (!strcmp(cfg->subcommand, "run")) {
         /* the one-screen answer; every table of every size is in the results directory, and under -v here */
         if (cfg->verbose) {
@@ -261,6 +264,7 @@ static nvs_result_t total_wrong(const nvs_ctx *run)
     long long wrong = 0;
     for (size_t i = 0; i < run->rows.n; i++)
         if (run->rows.v[i].wrong > 0) wrong += run->rows.v[i].wrong;
+    wrong += run->phase_wrong; /* the copy phases said which copy was wrong when they found it */
     if (wrong && run->rt->rank == 0) {
         for (size_t i = 0; i < run->rows.n; i++) {
             const nvs_coll_row *r = &run->rows.v[i];
@@ -279,6 +283,7 @@ static nvs_result_t run_rank(nvs_rt *rt, void *arg)
     struct run_request *req = arg;
     nvs_ctx run = {.cfg = &req->cfg, .rt = rt, .launcher = req->launcher, .t_start = nvs_now_s()};
     const char *sub = req->cfg.subcommand;
+    unsigned phases = req->cfg.phases;
     nvs_result_t res = NVS_OK;
     nvs_rj_utc_stamp((long)time(NULL), run.started_utc, sizeof run.started_utc);
 
@@ -318,11 +323,16 @@ static nvs_result_t run_rank(nvs_rt *rt, void *arg)
     run.rows.on_push_arg = &run;
     NVS_CHECK_GOTO(gather_rank_info(&run), res, end);
     NVS_CHECK_GOTO(nvs_phase_topology(&run), res, end); /* also for `coll`: it names the links NCCL used */
+    if (phases & NVS_PHASE_HEALTH) NVS_CHECK_GOTO(nvs_phase_health_start(&run), res, end);
     NVS_CHECK_GOTO(plan_counts(&run, strcmp(sub, "coll") != 0), res, end);
     NVS_CHECK_GOTO(nvs_run_checkpoint(&run, 1), res, end);
-    if (strcmp(sub, "train")) NVS_CHECK_GOTO(sweep_phase(&run), res, end);
+    if (phases & (NVS_PHASE_P2P | NVS_PHASE_H2D)) NVS_CHECK_GOTO(nvs_phase_copies(&run), res, end);
+    if (strcmp(sub, "train") && !(phases & NVS_PHASE_NO_SWEEP)) NVS_CHECK_GOTO(sweep_phase(&run), res, end);
     if (!strcmp(sub, "train") || req->cfg.model[0]) NVS_CHECK_GOTO(nvs_phase_train(&run), res, end);
+    if (phases & NVS_PHASE_SUSTAIN) NVS_CHECK_GOTO(nvs_phase_sustain(&run), res, end);
     NVS_CHECK_GOTO(nvs_phase_transports(&run), res, end);
+    if (phases & NVS_PHASE_HEALTH) NVS_CHECK_GOTO(nvs_phase_health_finish(&run), res, end);
+
     res = total_wrong(&run);
 end:;
     nvs_result_t final = res;
@@ -350,6 +360,7 @@ end:;
 out:
     if (run.have_backend) run.backend.ops->finalize(&run.backend);
     nvs_phase_cleanup(&run);
+    nvs_phase_extra_cleanup(&run);
     for (int i = 0; i < run.npoints; i++) free(run.points[i].ranks);
     free(run.points);
     free(run.ranks);

@@ -70,6 +70,44 @@ static const char *t_skip_reason;
         longjmp(t_jmp, 2);                                                                                  \
     } while (0)
 
+/* The whole content of a stream (rewound first), malloc'd and NUL-terminated; "" when it cannot be read. */
+static inline char *t_slurp(FILE *f)
+{
+    fflush(f);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    rewind(f);
+    char *b = calloc(1, (size_t)(n > 0 ? n : 0) + 1);
+    if (b && n > 0 && fread(b, 1, (size_t)n, f) != (size_t)n) b[0] = '\0';
+    return b;
+}
+
+/* `got` must equal tests/golden/NAME; NVS_UPDATE_GOLDEN=1 rewrites the file first (review the diff). */
+#define T_GOLDEN(name, got)                                                                                 \
+    do {                                                                                                    \
+        char gp_[256];                                                                                      \
+        snprintf(gp_, sizeof gp_, "tests/golden/%s", (name));                                               \
+        if (getenv("NVS_UPDATE_GOLDEN")) {                                                                  \
+            FILE *gw_ = fopen(gp_, "w");                                                                    \
+            T_ASSERT(gw_ != NULL);                                                                          \
+            fputs((got), gw_);                                                                              \
+            fclose(gw_);                                                                                    \
+        }                                                                                                   \
+        FILE *gf_ = fopen(gp_, "r");                                                                        \
+        if (!gf_) T_FAIL("missing golden file %s (run with NVS_UPDATE_GOLDEN=1 once, then review it)", gp_); \
+        char *gwant_ = t_slurp(gf_);                                                                        \
+        fclose(gf_);                                                                                        \
+        const char *ga_ = gwant_, *gb_ = (got);                                                             \
+        int gl_ = 1;                                                                                        \
+        while (*ga_ && *ga_ == *gb_) {                                                                      \
+            if (*ga_ == '\n') gl_++;                                                                        \
+            ga_++;                                                                                          \
+            gb_++;                                                                                          \
+        }                                                                                                   \
+        if (*ga_ || *gb_) T_FAIL("%s differs at line %d: want \"%.60s\", got \"%.60s\"", gp_, gl_, ga_, gb_); \
+        free(gwant_);                                                                                       \
+    } while (0)
+
 #define T_CASE(f) {#f, f}
 #define T_LIST static const struct t_case t_cases[]
 #define T_MAIN                                                                                              \

@@ -9,44 +9,6 @@
 #include "run/run.h"
 #include "t.h"
 
-static char *slurp(FILE *f)
-{
-    fflush(f);
-    long n = ftell(f);
-    rewind(f);
-    char *b = calloc(1, (size_t)n + 1);
-    if (b && fread(b, 1, (size_t)n, f) != (size_t)n) b[0] = '\0';
-    return b;
-}
-
-static void golden(const char *name, const char *got)
-{
-    char path[256];
-    snprintf(path, sizeof path, "tests/golden/%s", name);
-    if (getenv("NVS_UPDATE_GOLDEN")) {
-        FILE *f = fopen(path, "w");
-        T_ASSERT(f != NULL);
-        fputs(got, f);
-        fclose(f);
-    }
-    FILE *f = fopen(path, "r");
-    if (!f) T_FAIL("missing golden file %s (run with NVS_UPDATE_GOLDEN=1 once, then review it)", path);
-    fseek(f, 0, SEEK_END);
-    char *want = slurp(f);
-    fclose(f);
-    if (strcmp(want, got)) {
-        /* show the first differing line */
-        const char *a = want, *b = got;
-        int line = 1;
-        while (*a && *a == *b) {
-            if (*a == '\n') line++;
-            a++;
-            b++;
-        }
-        T_FAIL("%s differs from the output at line %d: want \"%.60s\", got \"%.60s\"", path, line, a, b);
-    }
-    free(want);
-}
 
 static const struct nvs_backend_ops fake_nccl = {.name = "nccl"};
 
@@ -113,9 +75,9 @@ static void t_table(void)
     make_ctx(&ctx, &cfg, &rt);
     FILE *f = tmpfile();
     nvs_print_table(&ctx, f);
-    char *got = slurp(f);
+    char *got = t_slurp(f);
     fclose(f);
-    golden("out_table.txt", got);
+    T_GOLDEN("out_table.txt", got);
     /* independent of the golden file: the numbers a reader checks first */
     T_CONTAINS(got, "  1073741824     268435456     float     sum      -1  3280.00  327.36  327.36       0");
     T_CONTAINS(got, "# all_reduce on 2 GPUs");
@@ -131,9 +93,9 @@ static void t_csv(void)
     make_ctx(&ctx, &cfg, &rt);
     FILE *f = tmpfile();
     T_EQ_I(nvs_print_csv(&ctx, f), NVS_OK);
-    char *got = slurp(f);
+    char *got = t_slurp(f);
     fclose(f);
-    golden("out_collectives.csv", got);
+    T_GOLDEN("out_collectives.csv", got);
     T_CONTAINS(got, "all_reduce,2,float,sum,-1,0,1073741824,268435456,20,0,");
     free(got);
     nvs_rows_free(&ctx.rows);
@@ -153,7 +115,7 @@ static void t_json(void)
                              json_object_get(root, "ranks"), "sweep", json_object_get(root, "sweep"), "result",
                              json_object_get(root, "result"));
     char *got = json_dumps(keep, JSON_INDENT(1) | JSON_SORT_KEYS | JSON_REAL_PRECISION(10));
-    golden("out_run.json", got);
+    T_GOLDEN("out_run.json", got);
     T_EQ_S(json_string_value(json_object_get(root, "schema")), "nvscale.run/1");
     T_EQ_I(json_array_size(json_object_get(root, "collectives")), 16);
     T_ASSERT(json_is_object(json_object_get(root, "versions")) && json_is_object(json_object_get(root, "env")));

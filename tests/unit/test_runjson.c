@@ -190,7 +190,7 @@ static void t_messages(void)
          "result.exit_code: expected an integer"},
         {"{\"schema\": \"nvscale.run/1\", \"result\": {\"exit_code\": 0}}", "result.status: missing"},
         {"{\"schema\": \"nvscale.run/1\", \"result\": {\"status\": \"fine\"}}",
-         "result.status: expected \"ok\", \"wrong\" or \"error\", got the string \"fine\""},
+         "result.status: expected \"ok\", \"wrong\", \"failed\", \"interrupted\" or \"running\", got the string \"fine\""},
         {"{\"schema\": \"nvscale.run/1\", \"result\": {\"status\": \"wrong\", \"wrong_total\": -1}}",
          "result.wrong_total: expected an integer >= 0, got -1"},
         {"{\"schema\": \"nvscale.run/1\", \"collectives\": [{\"collective\": \"a\", \"n\": 2, \"bytes\": 8.5}]}",

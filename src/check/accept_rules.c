@@ -1,0 +1,112 @@
+/* Built-in rules of `nvscale accept` (accept_rules.h). The thresholds are fractions of bounds the topology
+ * gives (topo/topo_bounds.c), set below what healthy hardware was measured to reach so that a healthy machine
+ * passes with a margin and a degraded one (a link down, a slot at x8, a throttling GPU) does not:
+ *   p2p      measured 82.5 % (one way) and 81.6 % (both ways) of NV18's 478.1 GB/s on the 2x H200 reference
+ *            (results/h200x2-2026-11-30/coll/p2p.txt)                                 -> 75 %
+ *   busbw    all_reduce 69.1 % and all_gather 56.5 % of the ring bound at 1 GiB on the same machine, as nccl-tests
+ *            measures them there too (coll3/VS-NCCL-TESTS.md): NCCL's protocols do not reach the line rate
+ *                                                                                     -> 60 % and 48 %
+ *   host     pinned copies reach 80-90 % of a PCIe gen4/gen5 x16 link's data rate (nvbandwidth's
+ *            host_to_device/device_to_host on such links); one direction 70 %, both at once 55 % of twice the
+ *            bound, each GPU alone; all GPUs at once 50 %, as a WARN: a shared switch or root port is a design
+ *            choice to know about, not a fault
+ *   sustain  the busbw of the last 10 s chunk at most 10 % below the first: more is throttling or a link
+ *            retraining under load
+ *   efficiency  a WARN below 80 % at the largest N: the threshold depends on the model and the network more
+ *            than on the machine's health. */
+#include "check/accept_rules.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef struct {
+    char *buf;
+    size_t len, used;
+    int over;
+    int rules; /* lines that are rules, not comments */
+} out_t;
+
+static void line(out_t *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void line(out_t *o, const char *fmt, ...)
+{
+    if (o->over) return;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(o->buf + o->used, o->len - o->used, fmt, ap);
+    va_end(ap);
+    if (n < 0 || (size_t)n + 2 > o->len - o->used) {
+        o->over = 1;
+        return;
+    }
+    o->used += (size_t)n;
+    o->buf[o->used++] = '\n';
+    o->buf[o->used] = '\0';
+}
+
+/* a rule, or the same line commented out as skipped with the reason */
+static void rule(out_t *o, int applies, const char *why_not, const char *text)
+{
+    if (applies) {
+        line(o, "%s", text);
+        o->rules++;
+    }
+    else line(o, "# skipped (%s): %s", why_not, text);
+}
+
+int nvs_accept_rules_text(const nvs_accept_facts *f, char *buf, size_t len, int *rules)
+{
+    out_t o = {buf, len, 0, 0, 0};
+    if (len) buf[0] = '\0';
+    const char *nogpu = "no GPU: the host backend ran";
+    line(&o, "# nvscale accept, level %d: built-in rules (docs/accept.md explains each threshold)", f->level);
+    line(&o, "nvscale-rules 1");
+    const char *nohealth = f->gpu ? "NVML could not read the GPUs" : "no GPU health to read";
+    line(&o, "# health: what dcgmi diag rejects too (ECC, row remaps, XIDs, throttling, downtrained links)");
+    static const char *const level1[] = {"ecc", "memory", "xid", "throttle", "temperature", "power",
+                                         "pcie", "pcie_replay", "nvlink", "nvlink_errors"};
+    for (size_t i = 0; i < sizeof level1 / sizeof level1[0]; i++) {
+        char t[64];
+        snprintf(t, sizeof t, "health %s", level1[i]);
+        rule(&o, f->health, nohealth, t);
+    }
+    if (f->level >= 2) {
+        rule(&o, f->health, nohealth, "health clocks                      # SM clock under load >= 80 % of max");
+        line(&o, "# copies between GPUs, against each pair's link bound");
+        rule(&o, f->p2p, f->gpu ? "no pair measured" : nogpu, "p2p uni min_bound=75%");
+        rule(&o, f->p2p, f->gpu ? "no pair measured" : nogpu, "p2p bidir min_bound=75%");
+        line(&o, "# pinned host memory <-> GPU, against the GPU's PCIe link");
+        rule(&o, f->host_copies, nogpu, "host h2d mode=single min_bound=70%");
+        rule(&o, f->host_copies, nogpu, "host d2h mode=single min_bound=70%");
+        rule(&o, f->host_copies, nogpu, "host bidir mode=single min_bound=55%");
+        rule(&o, f->host_copies, nogpu, "host h2d mode=all min_bound=50% severity=warn   # a shared uplink");
+        rule(&o, f->host_copies, nogpu, "host d2h mode=all min_bound=50% severity=warn");
+        line(&o, "# collectives at the largest GPU count, against the ring's slowest link");
+        rule(&o, f->bounds, f->gpu ? "no ring bound in the run" : nogpu,
+             "busbw all_reduce size=1G n=max min_bound=60%");
+        rule(&o, f->bounds, f->gpu ? "no ring bound in the run" : nogpu,
+             "busbw all_gather size=1G n=max min_bound=48%");
+        rule(&o, f->train, "no training step", "efficiency train n=max min=80% severity=warn");
+    }
+    if (f->level >= 3) {
+        line(&o, "# minutes of load: the busbw must hold");
+        rule(&o, f->sustain && f->gpu, f->gpu ? "no sustained-load phase" : "no GPU: a shared CPU host's bandwidth varies with its other load",
+             "sustain busbw max_drop=10%");
+    }
+    if (rules) *rules = o.rules;
+    return o.over ? -1 : (int)o.used;
+}
+
+int nvs_accept_default_rules(const nvs_accept_facts *f, nvs_ruleset *rs, char *err, size_t errlen)
+{
+    char text[4096], source[64];
+    int n;
+    if (nvs_accept_rules_text(f, text, sizeof text, &n) < 0) {
+        snprintf(err, errlen, "built-in rules longer than their buffer");
+        return -1;
+    }
+    if (!n) return 0; /* nothing applies (no GPU and no NVML): only the run's own result is judged */
+    snprintf(source, sizeof source, "built-in level %d", f->level);
+    int line;
+    return nvs_rules_parse_text(text, source, rs, &line, err, errlen);
+}

@@ -1,0 +1,273 @@
+/* health / host / sustain rules against a run document (check_accept.h). */
+#include "check/check_accept.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "health/health.h"
+
+static const char *const dir_key[3] = {"h2d_gbps", "d2h_gbps", "bidir_gbps"};
+static const char *const dir_name[3] = {"h2d", "d2h", "bidir"};
+static const char *const mode_name[3] = {"single", "all", "remote"};
+
+static nvs_verdict *row(nvs_verdicts *vs, const nvs_rule *r, const char *kind)
+{
+    nvs_verdict *v = nvs_verdicts_add(vs, kind);
+    if (!v) return NULL;
+    if (r->line) snprintf(v->rule, sizeof v->rule, "%s:%d", r->source, r->line);
+    else snprintf(v->rule, sizeof v->rule, "%s", r->source);
+    return v;
+}
+
+/* a miss of this rule: FAIL, or WARN under severity=warn */
+static void miss(nvs_verdicts *vs, nvs_verdict *v, const nvs_rule *r)
+{
+    nvs_verdict_set(vs, v, r->warn_only ? NVS_SEV_WARN : NVS_SEV_FAIL);
+}
+
+static void not_measured(nvs_verdicts *vs, nvs_verdict *v, const nvs_rule *r, const char *why)
+{
+    snprintf(v->measured, sizeof v->measured, "not measured");
+    snprintf(v->note, sizeof v->note, "not measured: %.170s", why);
+    miss(vs, v, r);
+}
+
+/* The rank that drives the GPU with this topology index, -1 if none names it. */
+static int rank_of_gpu(const json_t *root, int gpu)
+{
+    const json_t *ranks = json_object_get(root, "ranks");
+    for (size_t i = 0; gpu >= 0 && i < json_array_size(ranks); i++) {
+        const json_t *r = json_array_get(ranks, i), *tg = json_object_get(r, "topo_gpu");
+        if (json_is_integer(tg) && json_integer_value(tg) == gpu) return (int)json_integer_value(json_object_get(r, "rank"));
+    }
+    return -1;
+}
+
+static int eval_health(const nvs_rule *r, const json_t *root, nvs_verdicts *vs)
+{
+    const json_t *hj = json_object_get(root, "health");
+    const char *name = r->health_check < 0 ? "*" : nvs_health_check_name((nvs_health_check)r->health_check);
+    nvs_health_report rep;
+    char err[256];
+    if (!hj || nvs_health_from_json(hj, &rep, err, sizeof err) != NVS_OK) {
+        nvs_verdict *v = row(vs, r, "health");
+        if (!v) return -1;
+        snprintf(v->metric, sizeof v->metric, "health %s", name);
+        not_measured(vs, v, r, hj ? err : "the run has no health section (nvscale accept measures it)");
+        return 0;
+    }
+    if (!rep.ngpus) {
+        nvs_verdict *v = row(vs, r, "health");
+        if (v) {
+            snprintf(v->metric, sizeof v->metric, "health %s", name);
+            not_measured(vs, v, r, rep.source[0] ? rep.source : "no GPU in the health section");
+        }
+        nvs_health_report_free(&rep);
+        return v ? 0 : -1;
+    }
+    nvs_health_findings f;
+    if (nvs_health_evaluate(&rep, &f)) {
+        nvs_health_report_free(&rep);
+        return -1;
+    }
+    int res = 0;
+    for (size_t i = 0; i < f.n; i++) {
+        const nvs_health_finding *x = &f.v[i];
+        if (r->health_check >= 0 && (int)x->check != r->health_check) continue;
+        const nvs_health_gpu *g = &rep.gpus[x->gpu_entry];
+        nvs_verdict *v = row(vs, r, "health");
+        if (!v) {
+            res = -1;
+            break;
+        }
+        snprintf(v->metric, sizeof v->metric, "%s", x->what);
+        snprintf(v->measured, sizeof v->measured, "%.47s", x->measured);
+        snprintf(v->expected, sizeof v->expected, "%.47s", x->expected);
+        snprintf(v->note, sizeof v->note, "%.191s", x->note);
+        v->measured_v = x->measured_v;
+        v->expected_v = x->expected_v;
+        snprintf(v->host, sizeof v->host, "%s", g->host);
+        v->gpu = g->gpu;
+        v->rank = rank_of_gpu(root, g->gpu);
+        int sev = x->severity;
+        if (sev == NVS_SEV_FAIL && r->warn_only) sev = NVS_SEV_WARN;
+        nvs_verdict_set(vs, v, sev);
+    }
+    nvs_health_findings_free(&f);
+    nvs_health_report_free(&rep);
+    return res;
+}
+
+static double num(const json_t *o, const char *k)
+{
+    const json_t *v = json_object_get(o, k);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+/* why a host (or every host) skipped the host copies, from p2p.skipped; "" if no host said */
+static void skipped_why(const json_t *p2p, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    const json_t *sk = json_object_get(p2p, "skipped");
+    for (size_t i = 0; i < json_array_size(sk); i++) {
+        const json_t *s = json_array_get(sk, i);
+        const char *what = json_string_value(json_object_get(s, "what")), *why = json_string_value(json_object_get(s, "why"));
+        const char *host = json_string_value(json_object_get(s, "host"));
+        if (what && strstr(what, "host copies") && why) {
+            snprintf(buf, len, "host %s skipped them: %s", host ? host : "?", why);
+            return;
+        }
+    }
+}
+
+static int eval_host(const nvs_rule *r, const json_t *root, nvs_verdicts *vs)
+{
+    const json_t *p2p = json_object_get(root, "p2p"), *hc = json_object_get(p2p, "host_copies");
+    const json_t *gpus = json_object_get(hc, "gpus");
+    char label[96];
+    snprintf(label, sizeof label, "host %s %s", dir_name[r->host_dir], mode_name[r->host_mode]);
+    if (!json_is_array(gpus) || !json_array_size(gpus)) {
+        char why[256];
+        skipped_why(p2p, why, sizeof why);
+        nvs_verdict *v = row(vs, r, "host");
+        if (!v) return -1;
+        snprintf(v->metric, sizeof v->metric, "%s", r->text);
+        not_measured(vs, v, r, why[0] ? why : "the run has no host copies (nvscale p2p --host or accept measures them)");
+        return 0;
+    }
+    int matched = 0;
+    for (size_t i = 0; i < json_array_size(gpus); i++) {
+        const json_t *g = json_array_get(gpus, i);
+        int gpu = json_is_integer(json_object_get(g, "gpu")) ? (int)json_integer_value(json_object_get(g, "gpu")) : -1;
+        if (r->gpu >= 0 && gpu != r->gpu) continue;
+        matched++;
+        nvs_verdict *v = row(vs, r, "host");
+        if (!v) return -1;
+        v->unit = "GB/s";
+        v->gpu = gpu;
+        v->rank = rank_of_gpu(root, gpu);
+        const char *host = json_string_value(json_object_get(g, "host"));
+        snprintf(v->host, sizeof v->host, "%s", host ? host : "");
+        snprintf(v->metric, sizeof v->metric, "%s GPU%d", label, gpu);
+        const json_t *m = json_object_get(g, mode_name[r->host_mode]);
+        double bound = num(g, "bound_gbps") * (r->host_dir == 2 ? 2 : 1);
+        double expected = r->has_min ? r->min : NAN;
+        if (r->has_min_bound && bound > 0) {
+            double e = bound * r->min_bound_pct / 100;
+            expected = isnan(expected) || e > expected ? e : expected;
+        }
+        if (!isnan(expected)) {
+            v->expected_v = expected;
+            if (r->has_min_bound && bound > 0) snprintf(v->expected, sizeof v->expected, ">= %.1f GB/s (%.0f%% of %.1f)", expected, r->min_bound_pct, bound);
+            else snprintf(v->expected, sizeof v->expected, ">= %.1f GB/s", expected);
+        }
+        if (!json_is_object(m)) {
+            const char *why = json_string_value(json_object_get(g, "remote_why"));
+            not_measured(vs, v, r, r->host_mode == 2 && why && *why ? why : "this mode was not measured for this GPU");
+            continue;
+        }
+        const json_t *nn = json_object_get(m, "numa_node");
+        char node[48] = "";
+        if (json_is_integer(nn)) snprintf(node, sizeof node, "buffer on NUMA node %lld", (long long)json_integer_value(nn));
+        double val = num(m, dir_key[r->host_dir]);
+        const json_t *w = json_object_get(m, "wrong");
+        if (isnan(val)) {
+            not_measured(vs, v, r, "no value in the run");
+            continue;
+        }
+        if (isnan(expected)) {
+            not_measured(vs, v, r, "the PCIe bound of this GPU is unknown (min_bound needs it; give min= instead)");
+            snprintf(v->measured, sizeof v->measured, "%.1f GB/s", val);
+            v->measured_v = val;
+            continue;
+        }
+        v->measured_v = val;
+        v->margin_v = val - expected;
+        snprintf(v->measured, sizeof v->measured, "%.1f GB/s", val);
+        snprintf(v->margin, sizeof v->margin, "%+.1f GB/s (%+.1f%%)", val - expected, (val - expected) / expected * 100);
+        snprintf(v->note, sizeof v->note, "%s", node);
+        if (json_is_integer(w) && json_integer_value(w) > 0) {
+            snprintf(v->note, sizeof v->note, "%lld wrong elements in these copies: the data path is broken",
+                     (long long)json_integer_value(w));
+            nvs_verdict_set(vs, v, NVS_SEV_FAIL);
+        } else if (val < expected) {
+            if (r->host_mode == 1)
+                snprintf(v->note + strlen(v->note), sizeof v->note - strlen(v->note),
+                         "%sall GPUs at once: GPUs behind one PCIe switch or root port share its uplink", node[0] ? "; " : "");
+            miss(vs, v, r);
+        } else
+            nvs_verdict_set(vs, v, NVS_SEV_PASS);
+    }
+    if (!matched) {
+        nvs_verdict *v = row(vs, r, "host");
+        if (!v) return -1;
+        snprintf(v->metric, sizeof v->metric, "%s", r->text);
+        not_measured(vs, v, r, "no such GPU among the host copies");
+    }
+    return 0;
+}
+
+static int eval_sustain(const nvs_rule *r, const json_t *root, nvs_verdicts *vs)
+{
+    const json_t *s = json_object_get(root, "sustain");
+    nvs_verdict *v = row(vs, r, "sustain");
+    if (!v) return -1;
+    v->unit = "GB/s";
+    const char *measure = json_string_value(json_object_get(s, "measure"));
+    snprintf(v->metric, sizeof v->metric, "sustained all_reduce %s", measure ? measure : "busbw");
+    double first = num(s, "busbw_first_gbps"), last = num(s, "busbw_last_gbps"), lo = num(s, "busbw_min_gbps");
+    if (!json_is_object(s) || isnan(first) || isnan(last)) {
+        not_measured(vs, v, r, s ? "fewer than two timed chunks (a longer --sustain)" : "the run has no sustained-load phase (accept --level 3)");
+        return 0;
+    }
+    const json_t *w = json_object_get(s, "wrong");
+    double elapsed = num(s, "elapsed_s");
+    int ok = 1;
+    if (r->has_max_drop) {
+        double drop = first > 0 ? (first - last) / first * 100 : 0;
+        v->measured_v = drop;
+        v->expected_v = r->max_drop_pct;
+        v->unit = "%";
+        snprintf(v->measured, sizeof v->measured, "%.1f -> %.1f GB/s", first, last);
+        snprintf(v->expected, sizeof v->expected, "drop <= %.0f%%", r->max_drop_pct);
+        snprintf(v->margin, sizeof v->margin, "%+.1f pts", r->max_drop_pct - drop);
+        v->margin_v = r->max_drop_pct - drop;
+        ok = drop <= r->max_drop_pct;
+        snprintf(v->note, sizeof v->note, "%.1f%% %s over %.0f s of load", fabs(drop), drop >= 0 ? "lower at the end" : "higher at the end", elapsed);
+    }
+    if (r->has_min) {
+        int pass = lo >= r->min;
+        if (!r->has_max_drop) {
+            v->measured_v = lo;
+            v->expected_v = r->min;
+            v->margin_v = lo - r->min;
+            snprintf(v->measured, sizeof v->measured, "min %.1f GB/s", lo);
+            snprintf(v->expected, sizeof v->expected, ">= %.1f GB/s", r->min);
+            snprintf(v->margin, sizeof v->margin, "%+.1f GB/s", lo - r->min);
+        } else if (!pass)
+            snprintf(v->note + strlen(v->note), sizeof v->note - strlen(v->note), "; lowest chunk %.1f GB/s < %.1f", lo, r->min);
+        ok = ok && pass;
+    }
+    if (json_is_integer(w) && json_integer_value(w) > 0) {
+        snprintf(v->note, sizeof v->note, "%lld wrong elements in the all_reduce results under load", (long long)json_integer_value(w));
+        nvs_verdict_set(vs, v, NVS_SEV_FAIL);
+        return 0;
+    }
+    if (ok) nvs_verdict_set(vs, v, NVS_SEV_PASS);
+    else miss(vs, v, r);
+    return 0;
+}
+
+int nvs_check_eval_accept(const nvs_ruleset *rules, const json_t *root, nvs_verdicts *out)
+{
+    for (size_t i = 0; i < rules->n; i++) {
+        const nvs_rule *r = &rules->v[i];
+        int rc = 0;
+        if (r->metric == NVS_RULE_HEALTH) rc = eval_health(r, root, out);
+        else if (r->metric == NVS_RULE_HOST) rc = eval_host(r, root, out);
+        else if (r->metric == NVS_RULE_SUSTAIN) rc = eval_sustain(r, root, out);
+        if (rc) return -1;
+    }
+    return 0;
+}

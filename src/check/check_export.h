@@ -1,0 +1,37 @@
+/* Verdict rows for machines: JUnit XML for CI systems (check_junit.c) and the Prometheus text format for
+ * node_exporter's textfile collector (check_prom.c). Both are PURE printers onto a FILE; the caller writes the
+ * file whole or not at all (core/out_file.h). docs/accept.md shows both. */
+#ifndef NVS_CHECK_EXPORT_H
+#define NVS_CHECK_EXPORT_H
+
+#include <stdio.h>
+
+#include "check/check_eval.h"
+
+typedef struct {
+    const char *suite;      /* "nvscale accept", "nvscale check" */
+    const char *run_path;   /* the run.json judged */
+    const char *rules_desc; /* where the rules came from */
+    const char *timestamp;  /* ISO 8601 UTC of the run ("2026-11-30T12:00:00Z"); NULL: none */
+    const char *hostname;   /* the run's host (rank 0); NULL: none */
+    double duration_s;      /* of the run; < 0 unknown */
+} nvs_export_info;
+
+/* One <testsuite> with one <testcase> per row: FAIL rows carry a <failure>, WARN rows a "WARN: ..." line in
+ * <system-out> (JUnit has no warning state) and a verdict property. Escapes &<>"' and drops characters XML 1.0
+ * cannot carry. 0, or -1 when writing failed. */
+int nvs_check_print_junit(FILE *f, const nvs_export_info *info, const nvs_verdicts *vs);
+
+/* Families nvscale_check_status (0 PASS, 1 WARN, 2 FAIL), nvscale_check_measured / _expected / _margin (rows
+ * with a number) and nvscale_checks (count per verdict); labels check, kind, host, gpu, pair, rank (and unit).
+ * When the run happened: node_exporter's own node_textfile_mtime_seconds of the file. Label values escaped as the exposition format says (\\ \" \n); a check name
+ * that repeats gets " #2", " #3" so that no two samples share a label set. 0, or -1 when writing failed. */
+int nvs_check_print_prometheus(FILE *f, const nvs_export_info *info, const nvs_verdicts *vs);
+
+/* One of the printers above into `path`, whole or not at all (core/out_file.h). 0, or 1 when it could not be
+ * written (said on stderr, "nvscale WHO: ..."). */
+int nvs_check_write_file(const char *who, const char *path,
+                         int (*print)(FILE *, const nvs_export_info *, const nvs_verdicts *),
+                         const nvs_export_info *info, const nvs_verdicts *vs);
+
+#endif

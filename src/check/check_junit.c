@@ -1,0 +1,131 @@
+/* JUnit XML of the verdict rows (check_export.h). The element and attribute names are the common JUnit report
+ * format that Jenkins, GitLab and GitHub test reporters read: testsuites > testsuite > testcase, with failure,
+ * system-out and properties. */
+#include <stdio.h>
+#include <string.h>
+
+#include "check/check_export.h"
+
+/* XML text (in_attr 0) or attribute value (1): the five predefined entities; in attributes also tab, line
+ * feed and carriage return as character references (a parser would turn them into spaces otherwise); other
+ * control characters are not allowed in XML 1.0 at all, not even as references: they become '?'. */
+static void xml_esc(FILE *f, const char *s, int in_attr)
+{
+    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+        if (in_attr && (*p == '\t' || *p == '\n' || *p == '\r')) {
+            fprintf(f, "&#%d;", *p);
+            continue;
+        }
+        switch (*p) {
+        case '&': fputs("&amp;", f); break;
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '"': fputs("&quot;", f); break;
+        case '\'': fputs("&apos;", f); break;
+        default:
+            if (*p < 0x20 && *p != '\t' && *p != '\n' && *p != '\r') fputc('?', f);
+            else fputc(*p, f);
+        }
+    }
+}
+
+static void xml(FILE *f, const char *s) { xml_esc(f, s, 0); }
+
+static void attr(FILE *f, const char *name, const char *value)
+{
+    fprintf(f, " %s=\"", name);
+    xml_esc(f, value, 1);
+    fputc('"', f);
+}
+
+static void property(FILE *f, const char *indent, const char *name, const char *value)
+{
+    fprintf(f, "%s<property", indent);
+    attr(f, "name", name);
+    attr(f, "value", value);
+    fputs("/>\n", f);
+}
+
+/* who the row blames, for the message: "host node1, rank 3, GPU 0, pair 0->1" */
+static void blame(const nvs_verdict *v, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    if (v->host[0]) snprintf(buf + strlen(buf), len - strlen(buf), "host %s", v->host);
+    if (v->rank >= 0) snprintf(buf + strlen(buf), len - strlen(buf), "%srank %d", buf[0] ? ", " : "", v->rank);
+    if (v->gpu >= 0) snprintf(buf + strlen(buf), len - strlen(buf), "%sGPU %d", buf[0] ? ", " : "", v->gpu);
+    if (v->src >= 0 && v->dst >= 0)
+        snprintf(buf + strlen(buf), len - strlen(buf), "%spair %d->%d", buf[0] ? ", " : "", v->src, v->dst);
+}
+
+int nvs_check_print_junit(FILE *f, const nvs_export_info *info, const nvs_verdicts *vs)
+{
+    char num[64];
+    fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites", f);
+    attr(f, "name", info->suite);
+    snprintf(num, sizeof num, "%zu", vs->n);
+    attr(f, "tests", num);
+    snprintf(num, sizeof num, "%zu", vs->failed);
+    attr(f, "failures", num);
+    attr(f, "errors", "0");
+    attr(f, "skipped", "0");
+    if (info->duration_s >= 0) {
+        snprintf(num, sizeof num, "%.3f", info->duration_s);
+        attr(f, "time", num);
+    }
+    fputs(">\n  <testsuite", f);
+    attr(f, "name", info->suite);
+    snprintf(num, sizeof num, "%zu", vs->n);
+    attr(f, "tests", num);
+    snprintf(num, sizeof num, "%zu", vs->failed);
+    attr(f, "failures", num);
+    attr(f, "errors", "0");
+    attr(f, "skipped", "0");
+    if (info->duration_s >= 0) {
+        snprintf(num, sizeof num, "%.3f", info->duration_s);
+        attr(f, "time", num);
+    }
+    if (info->timestamp) attr(f, "timestamp", info->timestamp);
+    if (info->hostname) attr(f, "hostname", info->hostname);
+    fputs(">\n    <properties>\n", f);
+    property(f, "      ", "run", info->run_path);
+    property(f, "      ", "rules", info->rules_desc);
+    snprintf(num, sizeof num, "%zu", vs->warned);
+    property(f, "      ", "warnings", num);
+    fputs("    </properties>\n", f);
+    for (size_t i = 0; i < vs->n; i++) {
+        const nvs_verdict *v = &vs->v[i];
+        char cls[64], who[160], msg[512];
+        snprintf(cls, sizeof cls, "nvscale.%s", v->kind[0] ? v->kind : "check");
+        blame(v, who, sizeof who);
+        snprintf(msg, sizeof msg, "measured %s, expected %s, margin %s%s%s", v->measured, v->expected, v->margin,
+                 who[0] ? "; " : "", who);
+        fputs("    <testcase", f);
+        attr(f, "classname", cls);
+        attr(f, "name", v->metric);
+        attr(f, "time", "0");
+        fputs(">\n      <properties>\n", f);
+        property(f, "        ", "verdict", nvs_verdict_word(v));
+        if (v->rule[0]) property(f, "        ", "rule", v->rule);
+        if (who[0]) property(f, "        ", "blame", who);
+        fputs("      </properties>\n", f);
+        if (v->severity == NVS_SEV_FAIL) {
+            fputs("      <failure", f);
+            attr(f, "message", msg);
+            attr(f, "type", "FAIL");
+            fputs(">", f);
+            xml(f, v->note[0] ? v->note : msg);
+            fputs("</failure>\n", f);
+        } else if (v->severity == NVS_SEV_WARN) {
+            fputs("      <system-out>WARN: ", f);
+            xml(f, msg);
+            if (v->note[0]) {
+                fputs(": ", f);
+                xml(f, v->note);
+            }
+            fputs("</system-out>\n", f);
+        }
+        fputs("    </testcase>\n", f);
+    }
+    fputs("  </testsuite>\n</testsuites>\n", f);
+    return ferror(f) ? -1 : 0;
+}

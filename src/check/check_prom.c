@@ -1,0 +1,101 @@
+/* Prometheus text exposition format (version 0.0.4, what node_exporter's textfile collector reads: "# HELP",
+ * "# TYPE", then `name{label="value",...} number` lines; prometheus.io/docs/instrumenting/exposition_formats)
+ * of the verdict rows (check_export.h). */
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check/check_export.h"
+
+/* a label value: backslash, double quote and line feed escaped, as the format requires */
+static void label_value(FILE *f, const char *s)
+{
+    for (const char *p = s ? s : ""; *p; p++) {
+        if (*p == '\\') fputs("\\\\", f);
+        else if (*p == '"') fputs("\\\"", f);
+        else if (*p == '\n') fputs("\\n", f);
+        else fputc(*p, f);
+    }
+}
+
+/* the row's check label, made unique: the second row named "x" is "x #2" */
+static void check_label(const nvs_verdicts *vs, size_t i, char *buf, size_t len)
+{
+    int seen = 0;
+    for (size_t k = 0; k < i; k++) seen += !strcmp(vs->v[k].metric, vs->v[i].metric);
+    if (seen) snprintf(buf, len, "%s #%d", vs->v[i].metric, seen + 1);
+    else snprintf(buf, len, "%s", vs->v[i].metric);
+}
+
+static void labels(FILE *f, const nvs_verdicts *vs, size_t i, int with_unit)
+{
+    const nvs_verdict *v = &vs->v[i];
+    char check[300], n[32];
+    check_label(vs, i, check, sizeof check);
+    fputs("{check=\"", f);
+    label_value(f, check);
+    fputs("\",kind=\"", f);
+    label_value(f, v->kind);
+    fputs("\",host=\"", f);
+    label_value(f, v->host);
+    fputs("\",gpu=\"", f);
+    if (v->gpu >= 0) fprintf(f, "%d", v->gpu);
+    fputs("\",pair=\"", f);
+    if (v->src >= 0 && v->dst >= 0) fprintf(f, "%d->%d", v->src, v->dst);
+    fputs("\",rank=\"", f);
+    if (v->rank >= 0) {
+        snprintf(n, sizeof n, "%d", v->rank);
+        fputs(n, f);
+    }
+    fputs("\"", f);
+    if (with_unit) {
+        fputs(",unit=\"", f);
+        label_value(f, v->unit);
+        fputs("\"", f);
+    }
+    fputs("}", f);
+}
+
+static void family(FILE *f, const char *name, const char *help)
+{
+    fprintf(f, "# HELP %s %s\n# TYPE %s gauge\n", name, help, name);
+}
+
+int nvs_check_print_prometheus(FILE *f, const nvs_export_info *info, const nvs_verdicts *vs)
+{
+    (void)info;
+    family(f, "nvscale_check_status", "Verdict of one nvscale acceptance check: 0 PASS, 1 WARN, 2 FAIL.");
+    for (size_t i = 0; i < vs->n; i++) {
+        fputs("nvscale_check_status", f);
+        labels(f, vs, i, 0);
+        fprintf(f, " %d\n", vs->v[i].severity);
+    }
+    static const struct {
+        const char *name, *help;
+        size_t off;
+    } values[] = {
+        {"nvscale_check_measured", "Measured value of the check, in its unit label (GB/s, fraction, ...).",
+         offsetof(nvs_verdict, measured_v)},
+        {"nvscale_check_expected", "Threshold of the check, in its unit label.", offsetof(nvs_verdict, expected_v)},
+        {"nvscale_check_margin", "Measured minus threshold, in its unit label (negative: short of it).",
+         offsetof(nvs_verdict, margin_v)},
+    };
+    for (size_t k = 0; k < sizeof values / sizeof values[0]; k++) {
+        int any = 0;
+        for (size_t i = 0; i < vs->n; i++) {
+            double x = *(const double *)((const char *)&vs->v[i] + values[k].off);
+            if (isnan(x) || isinf(x)) continue; /* not measured: no sample, rather than a made-up number */
+            if (!any++) family(f, values[k].name, values[k].help);
+            fputs(values[k].name, f);
+            labels(f, vs, i, 1);
+            fprintf(f, " %.12g\n", x); /* 12 digits: more than any measurement holds */
+        }
+    }
+    family(f, "nvscale_checks", "Number of checks by verdict in the last nvscale acceptance run.");
+    fprintf(f, "nvscale_checks{verdict=\"PASS\"} %zu\n", vs->n - vs->failed - vs->warned);
+    fprintf(f, "nvscale_checks{verdict=\"WARN\"} %zu\n", vs->warned);
+    fprintf(f, "nvscale_checks{verdict=\"FAIL\"} %zu\n", vs->failed);
+    return ferror(f) ? -1 : 0;
+}

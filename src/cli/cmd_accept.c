@@ -1,0 +1,375 @@
+/* nvscale accept [--level 1|2|3] [--rules FILE]: one launch measures what the level names (run/run_flow.c with
+ * the phases of core/config.h NVS_PHASE_*), writes one run.json, and the run is judged by check's evaluation
+ * (built-in rules derived from the topology's bounds, or the rules files given) into ONE verdict table; JSON,
+ * JUnit and Prometheus copies of the verdicts on request. Exit 0 every check PASS or WARN, 3 any FAIL (or wrong
+ * results), 2 bad input, 1 runtime error. docs/accept.md. */
+#include <errno.h>
+#include <ftw.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "check/accept_rules.h"
+#include "check/check_accept.h"
+#include "check/check_eval.h"
+#include "check/check_export.h"
+#include "check/check_out.h"
+#include "check/check_load.h"
+#include "check/rules_file.h"
+#include "cli/cli_common.h"
+#include "cli/commands.h"
+#include "collectives/backend.h"
+#include "collectives/coll.h"
+#include "core/log.h"
+#include "core/out_file.h"
+#include "core/units.h"
+#include "run/run_flow.h"
+#include "runjson/runjson_write.h"
+
+#define MAX_SLOWEST 64
+#define DEFAULT_SUSTAIN_S 120.0 /* "minutes" of load at level 3: two, long enough for a GPU to heat up */
+
+typedef struct {
+    int level;
+    nvs_ruleset rules; /* from --rules files; empty: the built-in ones */
+    char rules_desc[512];
+    const char *junit, *prometheus;
+    int json;
+    int print_rules;
+} accept_opts;
+
+static void usage(FILE *to)
+{
+    fprintf(to,
+            "usage: nvscale accept [--level 1|2|3] [--rules FILE]... [--junit FILE] [--prometheus FILE]\n"
+            "                      [--format table|json] [--out DIR | --no-save] [--backend nccl|mpi]\n"
+            "                      [--sustain S] [--timeout S] [--print-rules] [-q | -v]\n"
+            "Acceptance test of this machine (or every host under mpirun) in one launch, one verdict table.\n"
+            "  --level 1          topology and GPU health through NVML (seconds)\n"
+            "  --level 2          + copies between GPUs and with host memory, all_reduce and all_gather at\n"
+            "                     1 MiB .. 1 GiB, a short training step (default; about a minute)\n"
+            "  --level 3          + every collective over the full sweep, the default training workloads and a\n"
+            "                     sustained all_reduce load (--sustain S, default 120) with clocks sampled\n"
+            "  --rules FILE       judge with these rules instead of the built-in ones (docs/check.md, docs/accept.md)\n"
+            "  --print-rules      print the level's built-in rules (a rules file to start from) and exit\n"
+            "  --junit FILE       the verdicts as JUnit XML (one testcase per check)\n"
+            "  --prometheus FILE  the verdicts in Prometheus text format (node_exporter's textfile collector)\n"
+            "  --format table|json  what stdout shows (default table)\n"
+            "  --out DIR          results directory (default results/<date>-<time>-accept); --no-save: none\n"
+            "  --backend, --timeout, -q, -v, -h: as for nvscale run\n"
+            "Exit 0: every check PASS or WARN; 3: a check failed; 2: bad input; 1: runtime error.\n");
+}
+
+static int bad(const char *fmt, const char *a)
+{
+    fprintf(stderr, "nvscale accept: ");
+    fprintf(stderr, fmt, a);
+    fprintf(stderr, "\nTry 'nvscale accept --help'.\n");
+    return 2;
+}
+
+enum { O_LEVEL = 1000, O_RULES, O_JUNIT, O_PROM, O_FORMAT, O_OUT, O_NO_SAVE, O_BACKEND, O_SUSTAIN, O_TIMEOUT, O_PRINT };
+static const struct option opts[] = {
+    {"level", required_argument, 0, O_LEVEL},     {"rules", required_argument, 0, O_RULES},
+    {"junit", required_argument, 0, O_JUNIT},     {"prometheus", required_argument, 0, O_PROM},
+    {"format", required_argument, 0, O_FORMAT},   {"out", required_argument, 0, O_OUT},
+    {"no-save", no_argument, 0, O_NO_SAVE},       {"backend", required_argument, 0, O_BACKEND},
+    {"sustain", required_argument, 0, O_SUSTAIN}, {"timeout", required_argument, 0, O_TIMEOUT},
+    {"print-rules", no_argument, 0, O_PRINT},     {"quiet", no_argument, 0, 'q'},
+    {"verbose", no_argument, 0, 'v'},             {"help", no_argument, 0, 'h'},
+    {0, 0, 0, 0},
+};
+
+/* An output file must be writable where it is asked for: its directory exists. Checked before minutes of
+ * measuring, not after. */
+static int output_path_ok(const char *flag, const char *path)
+{
+    if (!*path) return bad("%s needs a file name", flag);
+    char dir[NVS_PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash) *slash = '\0';
+    const char *d = slash ? (dir[0] ? dir : "/") : ".";
+    if (access(d, W_OK) != 0) {
+        fprintf(stderr, "nvscale accept: %s %s: cannot write in directory '%s': %s\n", flag, path, d, strerror(errno));
+        return 2;
+    }
+    return 0;
+}
+
+static int parse(int argc, char **argv, nvs_config *cfg, accept_opts *o)
+{
+    optind = 1;
+    opterr = 0;
+    int quiet = 0, verbose = 0, c;
+    while ((c = getopt_long(argc, argv, ":qvh", opts, NULL)) != -1) {
+        const char *a = optarg;
+        double d;
+        switch (c) {
+        case O_LEVEL:
+            if (strcmp(a, "1") && strcmp(a, "2") && strcmp(a, "3")) return bad("invalid value '%s' for --level: expected 1, 2 or 3", a);
+            o->level = a[0] - '0';
+            break;
+        case O_RULES: {
+            int rc = nvs_rules_load("accept", a, &o->rules);
+            if (rc) return rc;
+            snprintf(o->rules_desc + strlen(o->rules_desc), sizeof o->rules_desc - strlen(o->rules_desc), "%s%s",
+                     o->rules_desc[0] ? ", " : "", a);
+            break;
+        }
+        case O_JUNIT:
+            if (output_path_ok("--junit", a)) return 2;
+            o->junit = a;
+            break;
+        case O_PROM:
+            if (output_path_ok("--prometheus", a)) return 2;
+            o->prometheus = a;
+            break;
+        case O_FORMAT:
+            if (!strcasecmp(a, "json")) o->json = 1;
+            else if (!strcasecmp(a, "table")) o->json = 0;
+            else return bad("invalid value '%s' for --format: expected table or json", a);
+            break;
+        case O_OUT:
+            if (!*a || strlen(a) >= sizeof cfg->out_dir - 64) return bad("invalid value '%s' for --out: expected a directory path", a);
+            snprintf(cfg->out_dir, sizeof cfg->out_dir, "%s", a);
+            break;
+        case O_NO_SAVE: cfg->save = 0; break;
+        case O_BACKEND:
+            if (!strcasecmp(a, "nccl")) cfg->backend = NVS_BACKEND_NCCL;
+            else if (!strcasecmp(a, "mpi")) cfg->backend = NVS_BACKEND_MPI;
+            else return bad("invalid value '%s' for --backend: expected nccl or mpi", a);
+            cfg->backend_explicit = 1;
+            break;
+        case O_SUSTAIN:
+            if (nvs_parse_double(a, &d) || !(d >= 1 && d <= 86400)) return bad("invalid value '%s' for --sustain: expected seconds in [1, 86400]", a);
+            cfg->sustain_s = d;
+            break;
+        case O_TIMEOUT:
+            if (nvs_parse_double(a, &d) || !(d > 0 && d <= 86400)) return bad("invalid value '%s' for --timeout: expected seconds in (0, 86400]", a);
+            cfg->timeout_s = d;
+            break;
+        case O_PRINT: o->print_rules = 1; break;
+        case 'q': quiet = 1; break;
+        case 'v': verbose++; break;
+        case 'h': usage(stdout); return -1;
+        case ':': return bad("option %s needs a value", argv[optind - 1]);
+        default: return bad("unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind < argc) return bad("unexpected argument '%s' (accept measures this machine; nvscale check judges a run.json)", argv[optind]);
+    if (quiet && verbose) return bad("%s", "-q/--quiet and -v/--verbose exclude each other");
+    if (cfg->sustain_s > 0 && o->level != 3) return bad("%s", "--sustain is for --level 3 (the sustained-load phase)");
+    if (!cfg->save && cfg->out_dir[0]) return bad("%s", "--out and --no-save exclude each other");
+    cfg->quiet = quiet;
+    cfg->verbose = verbose;
+    return 0;
+}
+
+/* What each level measures (the run flow's switches). `gpu`: a GPU will run (else the MPI host backend, sized to
+ * finish in seconds on a small CI box). */
+static void level_config(nvs_config *cfg, int level, int gpu)
+{
+    cfg->subcommand = "accept";
+    cfg->phases = NVS_PHASE_HEALTH;
+    cfg->sizes_explicit = 1;
+    cfg->colls_explicit = 1;
+    if (level == 1) {
+        cfg->phases |= NVS_PHASE_NO_SWEEP;
+        cfg->no_train = 1;
+        return;
+    }
+    cfg->phases |= NVS_PHASE_P2P | NVS_PHASE_H2D;
+    if (level == 2) {
+        /* the sizes the default rules look at (1 GiB) and a few on the way: 1, 4, 16, 64, 256 MiB, 1 GiB */
+        cfg->colls_mask = 1u << nvs_coll_index(&nvs_coll_all_reduce) | 1u << nvs_coll_index(&nvs_coll_all_gather);
+        cfg->inplace_mask = NVS_INPLACE_OUT;
+        cfg->min_bytes = (size_t)1 << 20;
+        cfg->max_bytes = gpu ? (size_t)1 << 30 : (size_t)16 << 20;
+        cfg->step_factor = 4;
+        snprintf(cfg->model, sizeof cfg->model, "resnet50");
+        if (gpu) {
+            cfg->steps = 10;
+            cfg->warmup_steps = 3;
+            cfg->steps_explicit = cfg->warmup_steps_explicit = 1;
+        }
+        cfg->copy_bytes = (size_t)256 << 20;
+        return;
+    }
+    /* level 3: everything, then minutes of load */
+    cfg->colls_mask = (1u << nvs_coll_count()) - 1;
+    cfg->min_bytes = 8;
+    cfg->max_bytes = gpu ? (size_t)1 << 30 : (size_t)16 << 20;
+    cfg->step_factor = gpu ? 2 : 4;
+    snprintf(cfg->model, sizeof cfg->model, "%s", gpu ? "bert-large,resnet50" : "resnet50");
+    cfg->phases |= NVS_PHASE_SUSTAIN;
+    if (cfg->sustain_s <= 0) cfg->sustain_s = gpu ? DEFAULT_SUSTAIN_S : 10;
+}
+
+static int has_items(const json_t *o, const char *k) { return json_array_size(json_object_get(o, k)) > 0; }
+
+static nvs_accept_facts facts_of(const json_t *root, int level)
+{
+    nvs_accept_facts f = {.level = level};
+    const json_t *cmd = json_object_get(root, "command"), *p2p = json_object_get(root, "p2p");
+    const char *backend = json_string_value(json_object_get(cmd, "backend"));
+    f.gpu = backend && !strcmp(backend, "nccl");
+    f.health = has_items(json_object_get(root, "health"), "gpus");
+    f.host_copies = has_items(json_object_get(p2p, "host_copies"), "gpus");
+    f.p2p = has_items(p2p, "pairs");
+    const json_t *ex = json_object_get(root, "explain");
+    for (size_t i = 0; i < json_array_size(ex); i++)
+        f.bounds |= json_is_number(json_object_get(json_object_get(json_array_get(ex, i), "slowest_hop"), "bound_gbps"));
+    /* efficiency needs N >= 2: at one GPU it is 1 by definition */
+    const json_t *res = json_object_get(json_object_get(root, "train"), "results");
+    for (size_t i = 0; i < json_array_size(res); i++) {
+        const json_t *n = json_object_get(json_array_get(res, i), "n");
+        f.train |= json_is_integer(n) && json_integer_value(n) >= 2;
+    }
+    f.sustain = json_is_object(json_object_get(root, "sustain"));
+    return f;
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st, (void)flag, (void)ftw;
+    return remove(path); /* a file left behind in /tmp is harmless: the result does not depend on it */
+}
+
+/* What was not measured and why, under the table: the hosts' own reasons. */
+static void print_skipped(const json_t *root, FILE *to)
+{
+    const json_t *sk = json_object_get(json_object_get(root, "p2p"), "skipped");
+    for (size_t i = 0; i < json_array_size(sk); i++) {
+        const json_t *s = json_array_get(sk, i);
+        fprintf(to, "skipped: %s on host %s: %s\n", json_string_value(json_object_get(s, "what")),
+                json_string_value(json_object_get(s, "host")), json_string_value(json_object_get(s, "why")));
+    }
+    const json_t *h = json_object_get(root, "health");
+    if (h && !has_items(h, "gpus"))
+        fprintf(to, "skipped: GPU health: %s\n", json_string_value(json_object_get(h, "source")));
+}
+
+/* Judges the run in dir/run.json and writes what was asked. Returns the exit code. */
+static int judge(const accept_opts *o, const char *dir, int run_wrong, int save_verdicts)
+{
+    char path[NVS_PATH_MAX + 16];
+    snprintf(path, sizeof path, "%s/run.json", dir);
+    nvs_run run;
+    if (nvs_check_load_run(path, &run) != NVS_OK) return 1; /* our own run.json: unreadable is a bug, not bad input */
+    const json_t *root = run.root;
+    nvs_accept_facts facts = facts_of(root, o->level);
+    nvs_ruleset builtin = {0};
+    const nvs_ruleset *rules = &o->rules;
+    char desc[600];
+    int rc = 0;
+    nvs_verdicts vs = {0};
+    if (!o->rules.n) {
+        char err[256];
+        if (nvs_accept_default_rules(&facts, &builtin, err, sizeof err)) {
+            fprintf(stderr, "nvscale accept: built-in rules: %s\n", err);
+            rc = 1;
+            goto out;
+        }
+        rules = &builtin;
+        snprintf(desc, sizeof desc, "built-in level %d (%zu rules; nvscale accept --level %d --print-rules)", o->level,
+                 builtin.n, o->level);
+    } else
+        snprintf(desc, sizeof desc, "%s", o->rules_desc);
+    if (nvs_check_eval(rules, &run, NULL, &vs) || nvs_check_eval_accept(rules, root, &vs)) {
+        fprintf(stderr, "nvscale accept: out of memory\n");
+        rc = 1;
+        goto out;
+    }
+    nvs_slowest_rank slowest[MAX_SLOWEST];
+    nvs_check_report rep = {.title = "nvscale accept", .run = &run, .rules_desc = desc, .verdicts = &vs, .slowest = slowest,
+                            .nslowest = nvs_check_slowest_ranks(&run, slowest, MAX_SLOWEST),
+                            .slowest_pair = nvs_check_slowest_pair(&run)};
+    nvs_result_t pr = o->json ? nvs_check_print_json(stdout, &rep) : nvs_check_print_table(stdout, &rep);
+    if (!o->json) print_skipped(root, stdout);
+    nvs_export_info info = {"nvscale accept", path, desc, run.started_utc, run.host,
+                            isnan(run.duration_s) ? -1 : run.duration_s};
+    int wrc = 0;
+    if (save_verdicts) { /* the verdicts beside the run they judge, whatever stdout showed */
+        char vp[NVS_PATH_MAX + 32];
+        snprintf(vp, sizeof vp, "%s/verdicts.json", dir);
+        nvs_outfile vf;
+        if (nvs_outfile_open(&vf, vp) != NVS_OK) wrc = 1;
+        else if (nvs_check_print_json(vf.f, &rep) != NVS_OK) {
+            nvs_outfile_discard(&vf);
+            wrc = 1;
+        } else if (nvs_outfile_commit(&vf) != NVS_OK)
+            wrc = 1;
+    }
+    if (o->junit) wrc |= nvs_check_write_file("accept", o->junit, nvs_check_print_junit, &info, &vs);
+    if (o->prometheus) wrc |= nvs_check_write_file("accept", o->prometheus, nvs_check_print_prometheus, &info, &vs);
+    rc = pr != NVS_OK || wrc ? 1 : vs.failed || run_wrong ? 3 : 0;
+out:
+    nvs_verdicts_free(&vs);
+    nvs_ruleset_free(&builtin);
+    nvs_run_free(&run);
+    return rc;
+}
+
+int cmd_accept(int argc, char **argv)
+{
+    nvs_config *cfg = calloc(1, sizeof *cfg);
+    accept_opts o = {.level = 2};
+    if (!cfg) return 1;
+    nvs_config_defaults(cfg);
+    cfg->argc = argc;
+    cfg->argv = argv;
+    int rc = parse(argc, argv, cfg, &o);
+    if (rc) {
+        free(cfg);
+        nvs_ruleset_free(&o.rules);
+        return rc < 0 ? 0 : rc;
+    }
+    if (o.print_rules) {
+        nvs_accept_facts all = {o.level, 1, 1, 1, 1, 1, 1, 1};
+        char text[4096];
+        rc = nvs_accept_rules_text(&all, text, sizeof text, NULL) < 0 ? 1 : fputs(text, stdout) == EOF;
+        free(cfg);
+        nvs_ruleset_free(&o.rules);
+        return rc;
+    }
+    nvs_cli_set_verbosity(cfg->quiet, cfg->verbose);
+    char why[256];
+    int gpu = cfg->backend == NVS_BACKEND_MPI ? 0 : nvs_gpu_available(why, sizeof why);
+    level_config(cfg, o.level, gpu);
+    /* the verdicts need run.json: --no-save measures into a temporary directory, removed at the end */
+    char tmp[64] = "";
+    int lead = nvs_rt_launcher_rank() == 0;
+    if (!cfg->save) {
+        snprintf(tmp, sizeof tmp, "/tmp/nvscale-accept-XXXXXX");
+        if (lead && !mkdtemp(tmp)) {
+            fprintf(stderr, "nvscale accept: cannot make a temporary directory: %s\n", strerror(errno));
+            free(cfg);
+            nvs_ruleset_free(&o.rules);
+            return 1;
+        }
+        /* a name inside it that does not exist yet: a run never writes into an existing directory */
+        snprintf(cfg->out_dir, sizeof cfg->out_dir, "%s/run", tmp); /* rank 0's name reaches every rank (run_flow) */
+        cfg->save = 1;
+    } else if (!cfg->out_dir[0])
+        nvs_rj_default_dir("accept", cfg->out_dir, sizeof cfg->out_dir);
+    if (lead && !cfg->quiet)
+        fprintf(stderr, "nvscale accept: level %d%s; results in %s\n", o.level, gpu ? "" : " on the host backend (no GPU)",
+                tmp[0] ? "a temporary directory (--no-save)" : cfg->out_dir);
+    nvs_result_t r = nvs_run_measure(cfg);
+    if (!lead) rc = nvs_exit_code(r);
+    else if (r != NVS_OK && r != NVS_ERR_WRONG)
+        rc = nvs_exit_code(r); /* the run said what failed; there is nothing whole to judge */
+    else {
+        rc = judge(&o, cfg->out_dir, r == NVS_ERR_WRONG, !tmp[0]);
+        if (!tmp[0] && !cfg->quiet && !o.json) printf("results: %s/run.json\n", cfg->out_dir);
+    }
+    if (lead && tmp[0]) nftw(tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    free(cfg);
+    nvs_ruleset_free(&o.rules);
+    return rc;
+}

@@ -1,0 +1,104 @@
+/* Fleet samples and machine facts from run.json files (fleet.h), through the shared reader
+ * (runjson/runjson.h); the host copies, which the reader does not expose, from the run's document itself. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/units.h"
+#include "fleet/fleet.h"
+
+/* the largest size of (collective, n) that every run in `has` measured; 0 if none */
+static double common_size(const nvs_run *const *runs, size_t nruns, const char *coll, int n)
+{
+    double best = 0;
+    const nvs_run *first = NULL;
+    for (size_t i = 0; i < nruns && !first; i++)
+        for (size_t k = 0; k < runs[i]->ncolls && !first; k++)
+            if (runs[i]->colls[k].n == n && !strcmp(runs[i]->colls[k].collective, coll)) first = runs[i];
+    for (size_t k = 0; first && k < first->ncolls; k++) {
+        const nvs_run_coll *c = &first->colls[k];
+        if (c->n != n || strcmp(c->collective, coll) || isnan(c->busbw_gbps) || c->bytes <= best) continue;
+        int all = 1;
+        for (size_t i = 0; i < nruns && all; i++) {
+            int has_coll = 0;
+            for (size_t j = 0; j < runs[i]->ncolls; j++) has_coll |= runs[i]->colls[j].n == n && !strcmp(runs[i]->colls[j].collective, coll);
+            if (has_coll && !nvs_run_coll_find(runs[i], coll, n, c->bytes)) all = 0;
+        }
+        if (all) best = c->bytes;
+    }
+    return best;
+}
+
+/* the smallest value of a host-copy field over a run's GPUs (each GPU alone); NAN if none */
+static double slowest_host_copy(const nvs_run *r, const char *field)
+{
+    const json_t *g = json_object_get(json_object_get(json_object_get(r->root, "p2p"), "host_copies"), "gpus");
+    double lo = NAN;
+    for (size_t i = 0; i < json_array_size(g); i++) {
+        const json_t *v = json_object_get(json_object_get(json_array_get(g, i), "single"), field);
+        if (json_is_number(v) && (isnan(lo) || json_number_value(v) < lo)) lo = json_number_value(v);
+    }
+    return lo;
+}
+
+int nvs_fleet_collect(const nvs_run *const *runs, size_t nruns, nvs_fleet_samples *out)
+{
+    memset(out, 0, sizeof *out);
+    /* collectives: every (collective, n >= 2) of any run, once */
+    for (size_t i = 0; i < nruns; i++)
+        for (size_t k = 0; k < runs[i]->ncolls; k++) {
+            const nvs_run_coll *c = &runs[i]->colls[k];
+            if (c->n < 2) continue;
+            char key[96], sz[32];
+            double bytes = common_size(runs, nruns, c->collective, c->n);
+            if (bytes <= 0 || c->bytes != bytes) continue; /* the one row of this run that stands for the key */
+            snprintf(key, sizeof key, "busbw %s %s n=%d", c->collective, nvs_format_size((size_t)bytes, sz, sizeof sz), c->n);
+            int seen = 0;
+            for (size_t j = 0; j < out->n; j++) seen |= out->v[j].run == (int)i && !strcmp(out->v[j].key, key);
+            if (seen) continue; /* in-place and out-of-place: the reader's choice (out-of-place) below */
+            const nvs_run_coll *pick = nvs_run_coll_find(runs[i], c->collective, c->n, bytes);
+            if (nvs_fleet_add(out, key, "GB/s", (int)i, runs[i]->host, pick->busbw_gbps)) return -1;
+        }
+    for (size_t i = 0; i < nruns; i++) {
+        const nvs_run *r = runs[i];
+        double uni = NAN, bi = NAN;
+        for (size_t k = 0; k < r->p2p.npairs; k++) {
+            const nvs_run_p2p_pair *p = &r->p2p.pairs[k];
+            if (!isnan(p->uni_gbps) && (isnan(uni) || p->uni_gbps < uni)) uni = p->uni_gbps;
+            if (!isnan(p->bidir_gbps) && (isnan(bi) || p->bidir_gbps < bi)) bi = p->bidir_gbps;
+        }
+        if (nvs_fleet_add(out, "p2p uni, slowest pair", "GB/s", (int)i, r->host, uni) ||
+            nvs_fleet_add(out, "p2p bidir, slowest pair", "GB/s", (int)i, r->host, bi) ||
+            nvs_fleet_add(out, "host h2d, slowest GPU", "GB/s", (int)i, r->host, slowest_host_copy(r, "h2d_gbps")) ||
+            nvs_fleet_add(out, "host d2h, slowest GPU", "GB/s", (int)i, r->host, slowest_host_copy(r, "d2h_gbps")))
+            return -1;
+        for (size_t k = 0; k < r->train.nresults; k++) {
+            const nvs_run_train_result *t = &r->train.results[k];
+            char key[96];
+            if (t->n < 2) continue;
+            snprintf(key, sizeof key, "efficiency %s n=%d", r->train.model ? r->train.model : "train", t->n);
+            if (nvs_fleet_add(out, key, "%", (int)i, r->host, t->efficiency * 100)) return -1;
+        }
+    }
+    return 0;
+}
+
+void nvs_fleet_machine_of(const nvs_run *r, nvs_fleet_machine *m)
+{
+    memset(m, 0, sizeof *m);
+    m->host = r->host;
+    m->backend = r->backend;
+    m->ngpus = r->topology.present ? (int)r->topology.ngpus : -1;
+    m->gpu_name = r->topology.ngpus ? r->topology.gpus[0].name : NULL;
+    if (!m->gpu_name && r->nranks) m->gpu_name = r->ranks[0].gpu;
+    for (size_t k = 0; k < r->topology.npairs && strlen(m->classes) + 16 < sizeof m->classes; k++)
+        snprintf(m->classes + strlen(m->classes), sizeof m->classes - strlen(m->classes), "%s%s",
+                 m->classes[0] ? " " : "", r->topology.pairs[k].cls ? r->topology.pairs[k].cls : "?");
+    /* the transport settings: what makes the same machine measure differently on purpose */
+    for (size_t k = 0; k < r->nenv; k++)
+        if (!strncmp(r->env[k].key, "NCCL_", 5) && strcmp(r->env[k].key, "NCCL_DEBUG") &&
+            strncmp(r->env[k].key, "NCCL_DEBUG_", 11))
+            snprintf(m->settings + strlen(m->settings), sizeof m->settings - strlen(m->settings), "%s%s=%s",
+                     m->settings[0] ? " " : "", r->env[k].key, r->env[k].value ? r->env[k].value : "");
+}

@@ -1,0 +1,562 @@
+/* Health facts -> findings with a severity (PURE). What each check looks at and why: docs/accept.md.
+ *
+ * Counters are judged on what changed DURING the run (after - before) where a change is the symptom (ECC,
+ * NVLink and PCIe errors, XIDs), and on the state itself where the state is the problem (pending remaps, a
+ * link trained below its maximum, throttle reasons). What the GPU or driver does not report is a WARN
+ * ("unsupported: cannot be checked"), never a silent PASS. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "health/health.h"
+
+/* thresholds of our own (no vendor number exists for them); docs/accept.md explains each */
+#define TEMP_MARGIN_C 5             /* WARN within this many degrees of the slowdown threshold */
+#define CLOCK_MEAN_MIN_FRAC 0.80    /* WARN when the mean SM clock under load is below this share of max */
+#define MEM_CLOCK_MIN_FRAC 0.90     /* WARN when the memory clock under load dropped below this share of max */
+#define POWER_LIMIT_MIN_FRAC 0.95   /* WARN when the enforced power limit is below this share of the default */
+#define NVLINK_CRC_FAIL 100         /* CRC errors of one link during the run from which it is a FAIL */
+
+static const char *const check_names[NVS_HC_COUNT] = {
+    [NVS_HC_ECC] = "ecc",
+    [NVS_HC_MEMORY] = "memory",
+    [NVS_HC_XID] = "xid",
+    [NVS_HC_THROTTLE] = "throttle",
+    [NVS_HC_CLOCKS] = "clocks",
+    [NVS_HC_TEMPERATURE] = "temperature",
+    [NVS_HC_POWER] = "power",
+    [NVS_HC_PCIE] = "pcie",
+    [NVS_HC_PCIE_REPLAY] = "pcie_replay",
+    [NVS_HC_NVLINK] = "nvlink",
+    [NVS_HC_NVLINK_ERRORS] = "nvlink_errors",
+};
+
+const char *nvs_health_check_name(nvs_health_check c) { return (unsigned)c < NVS_HC_COUNT ? check_names[c] : "?"; }
+
+int nvs_health_check_parse(const char *name)
+{
+    for (int i = 0; i < NVS_HC_COUNT; i++)
+        if (!strcmp(name, check_names[i])) return i;
+    return -1;
+}
+
+const char *nvs_severity_name(nvs_severity s) { return s == NVS_SEV_FAIL ? "FAIL" : s == NVS_SEV_WARN ? "WARN" : "PASS"; }
+
+static nvs_health_finding *add(nvs_health_findings *f, const nvs_health_report *r, int gi, nvs_health_check c)
+{
+    if (f->n == f->cap) {
+        size_t cap = f->cap ? 2 * f->cap : 32;
+        nvs_health_finding *v = realloc(f->v, cap * sizeof *v);
+        if (!v) return NULL;
+        f->v = v;
+        f->cap = cap;
+    }
+    nvs_health_finding *x = &f->v[f->n++];
+    memset(x, 0, sizeof *x);
+    const nvs_health_gpu *g = &r->gpus[gi];
+    x->check = c;
+    x->gpu_entry = gi;
+    x->link = -1;
+    x->measured_v = x->expected_v = NAN;
+    if (g->gpu >= 0) snprintf(x->what, sizeof x->what, "%s GPU%d (%s)", check_names[c], g->gpu, g->pci_bus_id);
+    else snprintf(x->what, sizeof x->what, "%s %s", check_names[c], g->pci_bus_id);
+    return x;
+}
+
+static void put(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void put(char *buf, size_t len, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, len, fmt, ap);
+    va_end(ap);
+}
+
+/* appends "; text" (or "text" to an empty note) */
+static void note_add(nvs_health_finding *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note_add(nvs_health_finding *x, const char *fmt, ...)
+{
+    size_t l = strlen(x->note);
+    if (l) l += (size_t)snprintf(x->note + l, sizeof x->note - l, "; ");
+    if (l >= sizeof x->note) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(x->note + l, sizeof x->note - l, fmt, ap);
+    va_end(ap);
+}
+
+static void worsen(nvs_health_finding *x, nvs_severity s)
+{
+    if (s > x->severity) x->severity = s;
+}
+
+static long long delta(long long a, long long b) { return a >= 0 && b >= 0 ? b - a : -1; }
+
+static void unsupported(nvs_health_finding *x, const char *what)
+{
+    put(x->measured, sizeof x->measured, "unsupported");
+    worsen(x, NVS_SEV_WARN);
+    note_add(x, "%s: this GPU or driver does not report it, so it cannot be checked", what);
+}
+
+/* The reading that counts as "now": after the run when there is one. */
+static const nvs_health_snap *now_of(const nvs_health_gpu *g) { return g->have_after ? &g->after : &g->before; }
+
+static void eval_ecc(nvs_health_finding *x, const nvs_health_gpu *g)
+{
+    const nvs_health_snap *a = &g->before, *b = now_of(g);
+    put(x->expected, sizeof x->expected, "0 uncorrectable");
+    x->expected_v = 0;
+    if (b->ecc_enabled < 0 && b->ecc_unc_volatile < 0 && b->ecc_unc_aggregate < 0) {
+        unsupported(x, "ECC mode and counters");
+        return;
+    }
+    if (b->ecc_enabled == 0) {
+        put(x->measured, sizeof x->measured, "ECC off");
+        worsen(x, NVS_SEV_WARN);
+        note_add(x, "ECC is disabled: memory errors go undetected (nvidia-smi -e 1, then a reboot)");
+        return;
+    }
+    long long vol = b->ecc_unc_volatile, agg = b->ecc_unc_aggregate, dagg = delta(a->ecc_unc_aggregate, agg);
+    long long dcorr = delta(a->ecc_corr_volatile, b->ecc_corr_volatile);
+    x->measured_v = vol >= 0 ? (double)vol : (double)(dagg >= 0 ? dagg : 0);
+    put(x->measured, sizeof x->measured, "%lld uncorrectable", vol >= 0 ? vol : dagg >= 0 ? dagg : 0);
+    if (vol > 0) {
+        worsen(x, NVS_SEV_FAIL);
+        note_add(x, "%lld uncorrectable ECC error%s since the driver loaded: the GPU's memory is failing "
+                    "(check the row remap state; reset the GPU, replace it if they return)",
+                 vol, vol == 1 ? "" : "s");
+    }
+    if (dagg > 0) {
+        worsen(x, NVS_SEV_FAIL);
+        note_add(x, "%lld new uncorrectable error%s during the run", dagg, dagg == 1 ? "" : "s");
+    } else if (agg > 0) {
+        worsen(x, NVS_SEV_WARN);
+        note_add(x, "%lld uncorrectable error%s in the board's lifetime (none during this run)", agg,
+                 agg == 1 ? "" : "s");
+    }
+    if (dcorr > 0) {
+        worsen(x, NVS_SEV_WARN);
+        note_add(x, "%lld corrected error%s during the run", dcorr, dcorr == 1 ? "" : "s");
+    }
+    if (vol < 0 && agg < 0) unsupported(x, "uncorrectable ECC counters");
+}
+
+static void eval_memory(nvs_health_finding *x, const nvs_health_gpu *g)
+{
+    const nvs_health_snap *a = &g->before, *b = now_of(g);
+    put(x->expected, sizeof x->expected, "nothing pending or failed");
+    int remap = b->remap_pending >= 0 || b->remap_failure >= 0, retire = b->retired_pending >= 0;
+    if (!remap && !retire) {
+        unsupported(x, "row remapping and page retirement");
+        return;
+    }
+    if (remap)
+        put(x->measured, sizeof x->measured, "remapped rows %lld+%lld", b->remap_corr < 0 ? 0 : b->remap_corr,
+            b->remap_unc < 0 ? 0 : b->remap_unc);
+    else
+        put(x->measured, sizeof x->measured, "retired pages %lld+%lld", b->retired_sbe < 0 ? 0 : b->retired_sbe,
+            b->retired_dbe < 0 ? 0 : b->retired_dbe);
+    if (b->remap_failure == 1) {
+        worsen(x, NVS_SEV_FAIL);
+        put(x->measured, sizeof x->measured, "remap failed");
+        note_add(x, "a row remapping failed: the GPU has run out of spare rows (replace it)");
+    }
+    if (b->remap_pending == 1) {
+        worsen(x, NVS_SEV_FAIL);
+        put(x->measured, sizeof x->measured, "remap pending");
+        note_add(x, "a row remap is pending: reset the GPU (nvidia-smi -r) before using it");
+    }
+    if (b->retired_pending == 1) {
+        worsen(x, NVS_SEV_FAIL);
+        put(x->measured, sizeof x->measured, "retirement pending");
+        note_add(x, "a page retirement is pending: reboot (or reload the driver) before using the GPU");
+    }
+    long long dr = delta(a->remap_unc, b->remap_unc), dd = delta(a->retired_dbe, b->retired_dbe);
+    if (dr > 0 || dd > 0) {
+        worsen(x, NVS_SEV_WARN);
+        note_add(x, "%lld row%s remapped / pages retired for uncorrectable errors during the run", dr > 0 ? dr : dd,
+                 (dr > 0 ? dr : dd) == 1 ? "" : "s");
+    }
+}
+
+/* What the common XIDs mean (NVIDIA's "XID Errors" catalogue, docs.nvidia.com/deploy/xid-errors). */
+static const char *xid_meaning(unsigned long long x)
+{
+    switch (x) {
+    case 13: return "graphics engine exception";
+    case 31: return "GPU memory page fault";
+    case 43: return "GPU stopped processing";
+    case 48: return "double-bit ECC error";
+    case 63: return "row remap / page retirement recorded";
+    case 64: return "row remap / page retirement failed";
+    case 74: return "NVLink error";
+    case 79: return "GPU has fallen off the bus";
+    case 92: return "high single-bit ECC error rate";
+    case 94: return "contained ECC error";
+    case 95: return "uncontained ECC error";
+    case 119: return "GSP RPC timeout";
+    case 120: return "GSP error";
+    default: return NULL;
+    }
+}
+
+static void eval_xid(nvs_health_finding *x, const nvs_health_gpu *g, double window_s)
+{
+    put(x->expected, sizeof x->expected, "no XID");
+    x->expected_v = 0;
+    if (!g->xid_watched) {
+        put(x->measured, sizeof x->measured, "not watched");
+        worsen(x, NVS_SEV_WARN);
+        note_add(x, "XID events were not watched (%s): look at the kernel log (dmesg | grep Xid)",
+                 g->xid_why[0] ? g->xid_why : "no NVML event set");
+        return;
+    }
+    int total = g->xid_other;
+    for (int i = 0; i < g->nxid; i++) total += g->xids[i].count;
+    x->measured_v = total;
+    if (!total) {
+        if (window_s > 0) put(x->measured, sizeof x->measured, "none in %.0f s", window_s);
+        else put(x->measured, sizeof x->measured, "none");
+        return;
+    }
+    put(x->measured, sizeof x->measured, "%d XID event%s", total, total == 1 ? "" : "s");
+    worsen(x, NVS_SEV_FAIL);
+    for (int i = 0; i < g->nxid; i++) {
+        const char *m = xid_meaning(g->xids[i].xid);
+        note_add(x, "XID %llu x%d%s%s%s", g->xids[i].xid, g->xids[i].count, m ? " (" : "", m ? m : "", m ? ")" : "");
+    }
+    if (g->xid_other) note_add(x, "%d more of other codes", g->xid_other);
+}
+
+static void eval_throttle(nvs_health_finding *x, const nvs_health_gpu *g)
+{
+    const nvs_health_snap *a = &g->before, *b = now_of(g);
+    put(x->expected, sizeof x->expected, "no HW/thermal slowdown");
+    long long bits = -1;
+    const char *when = "";
+    if (g->load.busy_samples > 0 && g->load.reasons_busy >= 0) {
+        bits = g->load.reasons_busy;
+        when = " under load";
+    }
+    /* the snapshots count too: a HW slowdown asserted while idle is just as bad */
+    if (a->clock_reasons >= 0) bits = bits < 0 ? a->clock_reasons : bits | a->clock_reasons;
+    if (b->clock_reasons >= 0) bits = bits < 0 ? b->clock_reasons : bits | b->clock_reasons;
+    if (bits < 0) {
+        unsupported(x, "clock event (throttle) reasons");
+        return;
+    }
+    char names[160];
+    long long bad = bits & (long long)NVS_CLK_BAD;
+    if (bad) {
+        worsen(x, NVS_SEV_FAIL);
+        put(x->measured, sizeof x->measured, "%s", nvs_health_reason_names(bad, names, sizeof names));
+        note_add(x, "clocks pulled down%s by %s: cooling, power delivery or the board (nvidia-smi -q -d PERFORMANCE)",
+                 when, names);
+        return;
+    }
+    put(x->measured, sizeof x->measured, "none");
+    if (bits & (long long)NVS_CLK_SW_POWER_CAP)
+        note_add(x, "reached its power limit%s (SW power cap): normal for a fully loaded GPU", when);
+    if (bits & (long long)NVS_CLK_APP_CLOCKS) note_add(x, "application clocks are set below max");
+}
+
+static void eval_clocks(nvs_health_finding *x, const nvs_health_gpu *g)
+{
+    const nvs_health_snap *b = now_of(g);
+    const nvs_health_load *l = &g->load;
+    put(x->expected, sizeof x->expected, ">= %.0f%% of max SM clock", CLOCK_MEAN_MIN_FRAC * 100);
+    if (l->busy_samples == 0) {
+        put(x->measured, sizeof x->measured, "not loaded");
+        worsen(x, NVS_SEV_WARN);
+        note_add(x, "no sample found the GPU busy, so the clocks under load are unknown (level 3 loads the GPUs for "
+                    "minutes)");
+        return;
+    }
+    if (isnan(l->sm_mean_mhz) || b->sm_max_mhz <= 0) {
+        unsupported(x, "SM clock or its maximum");
+        return;
+    }
+    double frac = l->sm_mean_mhz / b->sm_max_mhz;
+    x->measured_v = frac;
+    x->expected_v = CLOCK_MEAN_MIN_FRAC;
+    put(x->measured, sizeof x->measured, "SM %.0f of %d MHz (%.0f%%)", l->sm_mean_mhz, b->sm_max_mhz, frac * 100);
+    if (frac < CLOCK_MEAN_MIN_FRAC) {
+        char names[160];
+        worsen(x, NVS_SEV_WARN);
+        note_add(x, "the SM clock averaged %.0f%% of max over %d busy samples (lowest %d MHz); reasons seen: %s",
+                 frac * 100, l->busy_samples, l->sm_min_mhz, nvs_health_reason_names(l->reasons_busy, names, sizeof names));
+    }
+    if (l->mem_min_mhz > 0 && b->mem_max_mhz > 0 && l->mem_min_mhz < MEM_CLOCK_MIN_FRAC * b->mem_max_mhz) {
+        worsen(x, NVS_SEV_WARN);
+        note_add(x, "the memory clock fell to %d of %d MHz under load", l->mem_min_mhz, b->mem_max_mhz);
+    }
+}
+
+static void eval_temperature(nvs_health_finding *x, const nvs_health_gpu *g)
+{
+    const nvs_health_snap *a = &g->before, *b = now_of(g);
+    int t = a->temp_c;
+    if (b->temp_c > t) t = b->temp_c;
+    if (g->load.temp_max_c > t) t = g->load.temp_max_c;
+    int slow = b->temp_slowdown_c;
+    if (slow > 0) {
+        put(x->expected, sizeof x->expected, "< %d C (slowdown)", slow);
+        x->expected_v = slow;
+    } else
+        put(x->expected, sizeof x->expected, "below the slowdown threshold");
+    if (t < 0) {
+        unsupported(x, "GPU temperature");
+        return;
+    }
+    x->measured_v = t;
+    put(x->measured, sizeof x->measured, "max %d C", t);
+    if (slow <= 0) {
+        note_add(x, "the slowdown threshold is not reported: only the temperature is shown");
+        return;
+    }
+    if (t >= slow) {
+        worsen(x, NVS_SEV_FAIL);
+        note_add(x, "reached the slowdown threshold (%d C): the GPU slows itself down; check airflow and fans", slow);
+    } else if (t >= slow - TEMP_MARGIN_C) {
+        worsen(x, NVS_SEV_WARN);
+        note_add(x, "within %d C of the slowdown threshold (%d C)", TEMP_MARGIN_C, slow);
+    }
+}
+
+static void eval_power(nvs_health_finding *x, const nvs_health_gpu *g)
+{
+    const nvs_health_snap *b = now_of(g);
+    double lim = b->power_limit_w, def = b->power_default_limit_w, peak = g->load.power_max_w;
+    if (isnan(peak) || (!isnan(b->power_w) && b->power_w > peak)) peak = b->power_w;
+    if (!isnan(def)) put(x->expected, sizeof x->expected, "limit >= %.0f%% of %.0f W", POWER_LIMIT_MIN_FRAC * 100, def);
+    else put(x->expected, sizeof x->expected, "the default power limit");
+    if (isnan(lim)) {
+        unsupported(x, "enforced power limit");
+        return;
+    }
+    x->measured_v = lim;
+    if (!isnan(peak)) put(x->measured, sizeof x->measured, "peak %.0f W, limit %.0f W", peak, lim);
+    else put(x->measured, sizeof x->measured, "limit %.0f W", lim);
+    if (isnan(def)) {
+        note_add(x, "the default power limit is not reported: cannot tell whether the limit was lowered");
+        return;
+    }
+    x->expected_v = def;
+    if (lim < POWER_LIMIT_MIN_FRAC * def) {
+        worsen(x, NVS_SEV_WARN);
+        note_add(x, "the power limit was lowered to %.0f W of the default %.0f W: clocks cap earlier under load", lim, def);
+    }
+}
+
+static int maxi(int a, int b) { return a > b ? a : b; }
+
+static void eval_pcie(nvs_health_finding *x, const nvs_health_gpu *g)
+{
+    const nvs_health_snap *a = &g->before, *b = now_of(g);
+    const nvs_health_load *l = &g->load;
+    int maxg = b->pcie_max_gen, maxw = b->pcie_max_width;
+    if (maxg > 0 && maxw > 0) put(x->expected, sizeof x->expected, "gen%d x%d", maxg, maxw);
+    else put(x->expected, sizeof x->expected, "the link's maximum");
+    int w = maxi(maxi(a->pcie_width, b->pcie_width), l->pcie_width_max);
+    int gl = l->samples > 0 ? l->pcie_gen_max : -1, gi = maxi(a->pcie_gen, b->pcie_gen);
+    int gen = maxi(gl, gi);
+    if (gen <= 0 || w <= 0 || maxg <= 0 || maxw <= 0) {
+        unsupported(x, "PCIe generation/width or their maximum");
+        if (gen > 0 && w > 0) put(x->measured, sizeof x->measured, "gen%d x%d", gen, w);
+        return;
+    }
+    put(x->measured, sizeof x->measured, "gen%d x%d", gen, w);
+    if (w < maxw) {
+        worsen(x, NVS_SEV_FAIL);
+        note_add(x, "downtrained: x%d of x%d lanes (reseat the GPU or riser, check the slot)", w, maxw);
+    }
+    if (gen < maxg) {
+        if (gl > 0) {
+            worsen(x, NVS_SEV_FAIL);
+            note_add(x, "downtrained: gen%d of gen%d even while the run used the link", gen, maxg);
+        } else {
+            worsen(x, NVS_SEV_WARN);
+            note_add(x, "gen%d of gen%d at idle: GPUs lower the link generation when idle, and this run did not "
+                        "sample the link under load",
+                     gen, maxg);
+        }
+    }
+}
+
+static void eval_pcie_replay(nvs_health_finding *x, const nvs_health_gpu *g)
+{
+    put(x->expected, sizeof x->expected, "0 during the run");
+    x->expected_v = 0;
+    long long d = delta(g->before.pcie_replay, now_of(g)->pcie_replay);
+    if (now_of(g)->pcie_replay < 0) {
+        unsupported(x, "PCIe replay counter");
+        return;
+    }
+    if (!g->have_after) {
+        put(x->measured, sizeof x->measured, "%lld in total", g->before.pcie_replay);
+        worsen(x, NVS_SEV_WARN);
+        note_add(x, "one reading only: no change over the run can be computed");
+        return;
+    }
+    x->measured_v = (double)d;
+    put(x->measured, sizeof x->measured, "%lld during the run", d);
+    if (d > 0) {
+        worsen(x, NVS_SEV_WARN);
+        note_add(x, "%lld PCIe replays (retransmitted packets): a marginal link; check the riser and slot", d);
+    }
+}
+
+static int active_links(const nvs_health_snap *s)
+{
+    int n = 0;
+    for (int i = 0; i < s->nlinks; i++) n += s->links[i].active;
+    return n;
+}
+
+static void eval_nvlink(nvs_health_finding *x, const nvs_health_report *r, int gi)
+{
+    const nvs_health_gpu *g = &r->gpus[gi];
+    const nvs_health_snap *a = &g->before, *b = now_of(g);
+    if (b->nlinks < 0) {
+        put(x->expected, sizeof x->expected, "every link up");
+        unsupported(x, "NVLink state");
+        return;
+    }
+    int up = active_links(b);
+    /* the most links any GPU of the same model on this host has up: what this one should have */
+    int peer = up;
+    for (int k = 0; k < r->ngpus; k++) {
+        const nvs_health_gpu *o = &r->gpus[k];
+        if (o->why[0] || strcmp(o->host, g->host) || strcmp(o->name, g->name)) continue;
+        int u = active_links(now_of(o));
+        if (u > peer) peer = u;
+    }
+    x->measured_v = up;
+    x->expected_v = peer;
+    put(x->measured, sizeof x->measured, "%d link%s up", up, up == 1 ? "" : "s");
+    put(x->expected, sizeof x->expected, "%d up", peer);
+    if (!peer) {
+        put(x->measured, sizeof x->measured, "no NVLink");
+        put(x->expected, sizeof x->expected, "-");
+        return;
+    }
+    if (up < peer) {
+        worsen(x, NVS_SEV_FAIL);
+        note_add(x, "%d of %d links up: the host's other %s GPUs have %d (a link is down: bridge, cable or NVSwitch)",
+                 up, peer, g->name[0] ? g->name : "same", peer);
+    }
+    if (g->have_after)
+        for (int i = 0; i < a->nlinks && i < b->nlinks; i++)
+            if (a->links[i].active && !b->links[i].active) {
+                worsen(x, NVS_SEV_FAIL);
+                x->link = b->links[i].link;
+                note_add(x, "link %d went down during the run", b->links[i].link);
+            }
+}
+
+static void eval_nvlink_errors(nvs_health_finding *x, const nvs_health_gpu *g)
+{
+    const nvs_health_snap *a = &g->before, *b = now_of(g);
+    put(x->expected, sizeof x->expected, "0 during the run");
+    x->expected_v = 0;
+    if (b->nlinks < 0) {
+        unsupported(x, "NVLink error counters");
+        return;
+    }
+    if (!active_links(b)) {
+        put(x->measured, sizeof x->measured, "no NVLink");
+        put(x->expected, sizeof x->expected, "-");
+        return;
+    }
+    int supported = 0;
+    for (int i = 0; i < b->nlinks; i++) supported |= b->links[i].crc_flit >= 0 || b->links[i].replay >= 0 || b->links[i].recovery >= 0;
+    if (!supported) {
+        unsupported(x, "NVLink error counters");
+        return;
+    }
+    if (!g->have_after) {
+        put(x->measured, sizeof x->measured, "one reading");
+        worsen(x, NVS_SEV_WARN);
+        note_add(x, "one reading only: no change over the run can be computed");
+        return;
+    }
+    long long tot_crc = 0, tot_rep = 0, tot_rec = 0, worst = 0;
+    for (int i = 0; i < a->nlinks && i < b->nlinks; i++) {
+        const nvs_health_link *p = &a->links[i], *q = &b->links[i];
+        long long crc = 0, d;
+        if ((d = delta(p->crc_flit, q->crc_flit)) > 0) crc += d;
+        if ((d = delta(p->crc_data, q->crc_data)) > 0) crc += d;
+        long long rep = delta(p->replay, q->replay), rec = delta(p->recovery, q->recovery);
+        rep = rep > 0 ? rep : 0;
+        rec = rec > 0 ? rec : 0;
+        tot_crc += crc;
+        tot_rep += rep;
+        tot_rec += rec;
+        long long score = rec * 1000000 + crc + rep;
+        if (score > worst) {
+            worst = score;
+            x->link = q->link;
+        }
+        if (rec > 0) {
+            worsen(x, NVS_SEV_FAIL);
+            note_add(x, "link %d: %lld recover%s (the link retrained: bridge, cable or NVSwitch port)", q->link, rec,
+                     rec == 1 ? "y" : "ies");
+        }
+        if (crc >= NVLINK_CRC_FAIL) {
+            worsen(x, NVS_SEV_FAIL);
+            note_add(x, "link %d: %lld CRC errors", q->link, crc);
+        } else if (crc > 0 || rep > 0) {
+            worsen(x, NVS_SEV_WARN);
+            note_add(x, "link %d: %lld CRC error%s, %lld replay%s", q->link, crc, crc == 1 ? "" : "s", rep,
+                     rep == 1 ? "" : "s");
+        }
+    }
+    x->measured_v = (double)(tot_crc + tot_rep + tot_rec);
+    put(x->measured, sizeof x->measured, "%lld CRC, %lld replay, %lld recovery", tot_crc, tot_rep, tot_rec);
+}
+
+int nvs_health_evaluate(const nvs_health_report *r, nvs_health_findings *out)
+{
+    memset(out, 0, sizeof *out);
+    for (int gi = 0; gi < r->ngpus; gi++) {
+        const nvs_health_gpu *g = &r->gpus[gi];
+        for (int c = 0; c < NVS_HC_COUNT; c++) {
+            nvs_health_finding *x = add(out, r, gi, (nvs_health_check)c);
+            if (!x) {
+                nvs_health_findings_free(out);
+                return -1;
+            }
+            if (g->why[0]) {
+                put(x->measured, sizeof x->measured, "not readable");
+                put(x->expected, sizeof x->expected, "readable");
+                worsen(x, NVS_SEV_WARN);
+                note_add(x, "%s", g->why);
+                continue;
+            }
+            switch ((nvs_health_check)c) {
+            case NVS_HC_ECC: eval_ecc(x, g); break;
+            case NVS_HC_MEMORY: eval_memory(x, g); break;
+            case NVS_HC_XID: eval_xid(x, g, r->window_s); break;
+            case NVS_HC_THROTTLE: eval_throttle(x, g); break;
+            case NVS_HC_CLOCKS: eval_clocks(x, g); break;
+            case NVS_HC_TEMPERATURE: eval_temperature(x, g); break;
+            case NVS_HC_POWER: eval_power(x, g); break;
+            case NVS_HC_PCIE: eval_pcie(x, g); break;
+            case NVS_HC_PCIE_REPLAY: eval_pcie_replay(x, g); break;
+            case NVS_HC_NVLINK: eval_nvlink(x, r, gi); break;
+            case NVS_HC_NVLINK_ERRORS: eval_nvlink_errors(x, g); break;
+            default: break;
+            }
+        }
+    }
+    return 0;
+}
+
+void nvs_health_findings_free(nvs_health_findings *f)
+{
+    free(f->v);
+    memset(f, 0, sizeof *f);
+}

@@ -1,0 +1,145 @@
+#!/bin/sh
+# nvscale accept without a GPU: the MPI host backend measures, the NVML stand-in (tests/fixtures/topo/fake_nvml.c)
+# answers the health calls, so that every health FAIL path is proven here:
+#   - level 1 healthy: every health check PASS, exit 0; JUnit and Prometheus files written and well formed
+#   - each fault of the stand-in (FAKE_NVML_FAULT=FAULT:GPU): exit 3, the FAIL row names that GPU's bus id
+#   - PCIe replays, a lowered power limit: WARN, exit 0; no health calls at all: WARN "unsupported", exit 0
+#   - no NVML library: health skipped with the reason, exit 0
+#   - a rules file overrides the built-in rules (severity=warn turns the ECC FAIL into a WARN, exit 0)
+#   - level 2 and level 3: what a host backend cannot measure is said, not failed; under mpirun one table
+#   - bad input: exit 2 before anything runs
+cd "$(dirname "$0")/../.." || exit 1
+. tests/lib.sh
+need_nvscale
+need_cmd python3 "cannot parse the outputs"
+has_gpu && skip "a real GPU and driver are here: the stand-in NVML would not be the one answering"
+CC=${CC:-cc}
+need_cmd "$CC" "no C compiler to build the stand-in NVML"
+tmp_dir dir
+mkdir -p "$dir/lib" "$dir/lib_nohealth" "$dir/empty"
+"$CC" -shared -fPIC -o "$dir/lib/libnvidia-ml.so.1" tests/fixtures/topo/fake_nvml.c || exit 1
+"$CC" -shared -fPIC -DFAKE_NO_HEALTH -o "$dir/lib_nohealth/libnvidia-ml.so.1" tests/fixtures/topo/fake_nvml.c || exit 1
+export HWLOC_XMLFILE=tests/fixtures/topo/h200x2.xml
+
+# acc NAME LIBDIR WANT_EXIT [accept args...]: runs accept with the stand-in, JSON verdicts in $dir/NAME.json
+acc() {
+    name=$1 lib=$2 want=$3
+    shift 3
+    LD_LIBRARY_PATH="$lib" "$NVS" accept --no-save -q --format json "$@" >"$dir/$name.json" 2>"$dir/$name.err"
+    rc=$?
+    if [ "$rc" -ne "$want" ]; then
+        fail "accept $name exited $rc, expected $want"
+        tail -5 "$dir/$name.err" | sed 's/^/    /'
+        return 1
+    fi
+    return 0
+}
+# verdict NAME METRIC-SUBSTRING VERDICT [NOTE-SUBSTRING]: some row matches
+verdict() {
+    python3 - "$dir/$1.json" "$2" "$3" "${4:-}" <<'PY' || { fails=$((fails + 1)); return 1; }
+import json, sys
+d = json.load(open(sys.argv[1]))
+rows = [v for v in d["verdicts"] if sys.argv[2] in v["metric"] and v["verdict"] == sys.argv[3] and sys.argv[4] in v["note"]]
+if not rows:
+    print("FAIL: %s: no %s row for '%s' with note '%s'; rows: %s" % (sys.argv[1], sys.argv[3], sys.argv[2], sys.argv[4],
+          [(v["metric"], v["verdict"], v["note"][:60]) for v in d["verdicts"] if sys.argv[2] in v["metric"]]))
+    sys.exit(1)
+PY
+}
+
+# healthy, level 1, with the machine outputs
+acc healthy "$dir/lib" 0 --level 1 --junit "$dir/healthy.xml" --prometheus "$dir/healthy.prom"
+python3 - "$dir" <<'PY' || fails=$((fails + 1))
+import json, re, sys, xml.etree.ElementTree as ET
+d = sys.argv[1]
+j = json.load(open(d + "/healthy.json"))
+errors = []
+health = [v for v in j["verdicts"] if v["metric"] != "run result"]
+if len(health) != 20 or any(v["verdict"] != "PASS" for v in health):
+    errors.append("healthy: %d health rows, not all PASS: %s" % (len(health), [(v["metric"], v["verdict"]) for v in health if v["verdict"] != "PASS"]))
+if j["result"] != "PASS" or j["exit_code"] != 0:
+    errors.append("healthy: result %s" % j["result"])
+t = ET.parse(d + "/healthy.xml").getroot()
+cases = list(t.iter("testcase"))
+if len(cases) != len(j["verdicts"]) or t.get("failures") != "0":
+    errors.append("junit: %d testcases for %d verdicts, failures %s" % (len(cases), len(j["verdicts"]), t.get("failures")))
+line = re.compile(r'^nvscale_[a-z_]+\{([a-z_]+="([^"\\]|\\.)*",?)*\} -?[0-9.e+-]+$')
+series = set()
+for l in open(d + "/healthy.prom"):
+    l = l.rstrip("\n")
+    if l.startswith("# HELP nvscale_") or l.startswith("# TYPE nvscale_"):
+        continue
+    if not line.match(l):
+        errors.append("prometheus: bad line %r" % l)
+    key = l.rsplit(" ", 1)[0]
+    if key in series:
+        errors.append("prometheus: series twice: %s" % key)
+    series.add(key)
+if sum(1 for s in series if s.startswith("nvscale_check_status{")) != len(j["verdicts"]):
+    errors.append("prometheus: not one status sample per verdict")
+if errors:
+    print("FAIL: " + "\n      ".join(errors))
+    sys.exit(1)
+PY
+
+# every FAIL path of the health checks, one fault at a time on GPU 1 (bus id 0000:00:07.0) or GPU 0 (06)
+for f in ecc:1:ecc:uncorrectable remap:0:memory:reset xid:1:xid:XID\ 79 throttle:1:throttle:HW\ slowdown \
+    hot:0:temperature:slowdown\ threshold x8:1:pcie:x8\ of\ x16 linkdown:1:nvlink:17\ of\ 18 \
+    recovery:0:nvlink_errors:recover crc:1:nvlink_errors:CRC\ errors; do
+    fault=$(echo "$f" | cut -d: -f1-2) check=$(echo "$f" | cut -d: -f3) note=$(echo "$f" | cut -d: -f4)
+    gpu=${fault#*:}
+    FAKE_NVML_FAULT=$fault acc "fault_$check$gpu" "$dir/lib" 3 --level 1 &&
+        verdict "fault_$check$gpu" "$check 0000:00:0$((6 + gpu)).0" FAIL "$note" &&
+        verdict "fault_$check$gpu" "$check 0000:00:0$((7 - gpu)).0" PASS
+done
+# WARN paths: the run still passes
+FAKE_NVML_FAULT=replay:1,powercap:0 acc warn "$dir/lib" 0 --level 1 &&
+    verdict warn "pcie_replay 0000:00:07.0" WARN "PCIe replays" && verdict warn "power 0000:00:06.0" WARN "lowered to 500 W"
+acc nohealth "$dir/lib_nohealth" 0 --level 1 && verdict nohealth "ecc 0000:00:06.0" WARN "cannot be checked" &&
+    verdict nohealth "xid 0000:00:07.0" WARN "not watched"
+# no NVML: nothing to judge but the run; the reason is printed under the table
+LD_LIBRARY_PATH="$dir/empty" "$NVS" accept --level 1 --no-save -q >"$dir/nonvml.txt" 2>&1
+rc=$?
+[ "$rc" -eq 0 ] || fail "accept without NVML exited $rc"
+grep -q "skipped: GPU health: unsupported: libnvidia-ml.so.1 not loaded" "$dir/nonvml.txt" ||
+    { fail "accept without NVML does not say why health was skipped"; cat "$dir/nonvml.txt"; }
+
+# a rules file overrides the built-in rules
+printf 'nvscale-rules 1\nhealth ecc severity=warn\nhealth xid\n' >"$dir/warn.rules"
+FAKE_NVML_FAULT=ecc:1 acc override "$dir/lib" 0 --level 1 --rules "$dir/warn.rules" &&
+    verdict override "ecc 0000:00:07.0" WARN "uncorrectable" &&
+    python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if len(d['verdicts']) == 5 else 1)" \
+        "$dir/override.json" || fail "the rules file did not replace the built-in rules"
+
+# level 2: collectives and the training step run on the host backend; GPU copies are skipped with the reason
+LD_LIBRARY_PATH="$dir/lib" "$NVS" accept --level 2 --no-save -q >"$dir/l2.txt" 2>"$dir/l2.err"
+rc=$?
+[ "$rc" -eq 0 ] || { fail "accept --level 2 exited $rc"; tail -5 "$dir/l2.err"; cat "$dir/l2.txt"; }
+grep -q "skipped: p2p and host copies on host .*: no GPU: the host (MPI) backend runs" "$dir/l2.txt" ||
+    fail "level 2 on the host backend does not say that copies were skipped"
+# under mpirun: every rank measures, one verdict table (rank 0), the health of the host read once
+if command -v mpirun >/dev/null 2>&1; then
+    $MPIRUN -np 2 -x HWLOC_XMLFILE -x LD_LIBRARY_PATH="$dir/lib" -x FAKE_NVML_FAULT=xid:1 \
+        "$NVS" accept --level 1 --no-save -q >"$dir/mpi.txt" 2>"$dir/mpi.err"
+    rc=$?
+    [ "$rc" -eq 3 ] || { fail "mpirun -np 2 accept --level 1 with an XID exited $rc, expected 3"; tail -5 "$dir/mpi.err"; }
+    [ "$(grep -c '^result: ' "$dir/mpi.txt")" -eq 1 ] || { fail "not exactly one verdict table under mpirun"; cat "$dir/mpi.txt"; }
+    [ "$(grep -c '^xid ' "$dir/mpi.txt")" -eq 2 ] || { fail "the host's GPUs counted twice under mpirun"; cat "$dir/mpi.txt"; }
+fi
+# level 3: every collective, the sustained load (its drop is not judged on a shared CPU host: said, not failed)
+LD_LIBRARY_PATH="$dir/lib" "$NVS" accept --level 3 --sustain 2 --out "$dir/l3" -q >"$dir/l3.txt" 2>"$dir/l3.err"
+rc=$?
+[ "$rc" -eq 0 ] || { fail "accept --level 3 exited $rc"; tail -5 "$dir/l3.err"; }
+json_get "$dir/l3/run.json" "len(set(c['collective'] for c in d['collectives'])) == 7 and d['sustain']['measure'] == 'algbw' and len(d['sustain']['chunks']) >= 3" |
+    grep -q True || fail "level 3 lacks a collective or the sustained load"
+"$NVS" accept --level 3 --print-rules | grep -q "^sustain busbw max_drop=10%" ||
+    fail "--print-rules lacks the level 3 rule"
+
+# bad input: exit 2, nothing measured
+expect 2 "invalid value '4' for --level" "$NVS" accept --level 4
+expect 2 "cannot write in directory '$dir/nowhere'" "$NVS" accept --junit "$dir/nowhere/x.xml"
+expect 2 "--sustain is for --level 3" "$NVS" accept --sustain 10
+printf 'nvscale-rules 1\nhealth eccs\n' >"$dir/bad.rules"
+expect 2 "bad.rules:2: health: unknown check 'eccs'" "$NVS" accept --rules "$dir/bad.rules"
+expect 2 "unexpected argument 'run.json'" "$NVS" accept run.json
+finish

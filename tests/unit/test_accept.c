@@ -1,0 +1,199 @@
+/* accept's pure parts: the new rule metrics and keys (rules.c), the built-in rules per level
+ * (accept_rules.c) and the judging of health / host / sustain rules on a run document (check_accept.c). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check/accept_rules.h"
+#include "check/check_accept.h"
+#include "t.h"
+
+static void t_parse_new_rules(void)
+{
+    nvs_rule r;
+    char err[256];
+    T_EQ_I(nvs_rule_parse_line("health ecc", &r, err, sizeof err), 0);
+    T_EQ_I(r.metric, NVS_RULE_HEALTH);
+    T_EQ_I(r.health_check, NVS_HC_ECC);
+    T_EQ_I(nvs_rule_parse_line("health * severity=warn", &r, err, sizeof err), 0);
+    T_EQ_I(r.health_check, -1);
+    T_EQ_I(r.warn_only, 1);
+    T_EQ_I(nvs_rule_parse_line("host bidir mode=all gpu=3 min_bound=55%", &r, err, sizeof err), 0);
+    T_EQ_I(r.host_dir, 2);
+    T_EQ_I(r.host_mode, 1);
+    T_EQ_I(r.gpu, 3);
+    T_NEAR(r.min_bound_pct, 55, 1e-12);
+    T_EQ_I(nvs_rule_parse_line("busbw all_reduce size=1G n=max min_bound=60%", &r, err, sizeof err), 0);
+    T_EQ_I(r.has_min_bound && !r.has_min, 1);
+    T_EQ_I(nvs_rule_parse_line("sustain busbw max_drop=10% min=200", &r, err, sizeof err), 0);
+    T_NEAR(r.max_drop_pct, 10, 1e-12);
+    T_EQ_I(nvs_rule_parse_line("p2p uni min_bound=0%", &r, err, sizeof err), -1);
+    T_CONTAINS(err, "out of range");
+    T_EQ_I(nvs_rule_parse_line("host h2d", &r, err, sizeof err), -1);
+    T_CONTAINS(err, "missing threshold");
+    T_EQ_I(nvs_rule_parse_line("efficiency train n=2 min_bound=50%", &r, err, sizeof err), -1);
+    T_CONTAINS(err, "unknown key 'min_bound' for efficiency");
+    T_EQ_I(nvs_rule_parse_line("health gpu=1", &r, err, sizeof err), -1);
+    T_CONTAINS(err, "health needs a check");
+}
+
+static void t_default_rules(void)
+{
+    char text[4096];
+    int n;
+    nvs_accept_facts all = {2, 1, 1, 1, 1, 1, 1, 0};
+    T_ASSERT(nvs_accept_rules_text(&all, text, sizeof text, &n) > 0);
+    T_EQ_I(n, 21);
+    T_CONTAINS(text, "p2p uni min_bound=75%");
+    T_CONTAINS(text, "busbw all_reduce size=1G n=max min_bound=60%");
+    T_ASSERT(!strstr(text, "sustain"));
+    /* the text is a rules file: it parses, with every rule from "built-in level 2" */
+    nvs_ruleset rs = {0};
+    char err[256];
+    T_EQ_I(nvs_accept_default_rules(&all, &rs, err, sizeof err), 0);
+    T_EQ_U(rs.n, 21);
+    T_EQ_S(rs.v[0].source, "built-in level 2");
+    nvs_ruleset_free(&rs);
+    /* the host backend without NVML: nothing applies; every rule is there as a skipped comment */
+    nvs_accept_facts none = {2, 0, 0, 0, 0, 0, 0, 0};
+    T_ASSERT(nvs_accept_rules_text(&none, text, sizeof text, &n) > 0);
+    T_EQ_I(n, 0);
+    T_CONTAINS(text, "# skipped (no GPU: the host backend ran): p2p uni min_bound=75%");
+    T_EQ_I(nvs_accept_default_rules(&none, &rs, err, sizeof err), 0);
+    T_EQ_U(rs.n, 0);
+    /* level 1: health only; level 3 adds the sustained load */
+    nvs_accept_facts l1 = {1, 1, 1, 1, 1, 1, 1, 1}, l3 = {3, 1, 1, 1, 1, 1, 1, 1};
+    T_ASSERT(nvs_accept_rules_text(&l1, text, sizeof text, &n) > 0);
+    T_EQ_I(n, 10);
+    T_ASSERT(!strstr(text, "health clocks"));
+    T_ASSERT(nvs_accept_rules_text(&l3, text, sizeof text, &n) > 0);
+    T_EQ_I(n, 22);
+    T_CONTAINS(text, "sustain busbw max_drop=10%");
+}
+
+/* a run document with two GPUs' health, host copies of one GPU and a sustained-load section */
+static const char *doc =
+    "{\"ranks\": [{\"rank\": 0, \"topo_gpu\": 0}, {\"rank\": 1, \"topo_gpu\": 1}],"
+    " \"health\": {\"source\": \"nvml\", \"window_s\": 60, \"gpus\": ["
+    "  {\"host\": \"n1\", \"pci_bus_id\": \"0000:18:00.0\", \"name\": \"H\", \"gpu\": 0, \"status\": \"ok\","
+    "   \"before\": {\"ecc\": {\"enabled\": true, \"uncorrected_volatile\": 0}, \"pcie\": {\"gen\": 5, \"width\": 16, \"max_gen\": 5, \"max_width\": 16}},"
+    "   \"after\": {\"ecc\": {\"enabled\": true, \"uncorrected_volatile\": 0}, \"pcie\": {\"gen\": 5, \"width\": 16, \"max_gen\": 5, \"max_width\": 16}},"
+    "   \"xid\": {\"watched\": true, \"events\": []}},"
+    "  {\"host\": \"n1\", \"pci_bus_id\": \"0000:19:00.0\", \"name\": \"H\", \"gpu\": 1, \"status\": \"ok\","
+    "   \"before\": {\"ecc\": {\"enabled\": true, \"uncorrected_volatile\": 0}, \"pcie\": {\"gen\": 5, \"width\": 8, \"max_gen\": 5, \"max_width\": 16}},"
+    "   \"after\": {\"ecc\": {\"enabled\": true, \"uncorrected_volatile\": 3}, \"pcie\": {\"gen\": 5, \"width\": 8, \"max_gen\": 5, \"max_width\": 16}},"
+    "   \"xid\": {\"watched\": true, \"events\": [{\"xid\": 48, \"count\": 2}]}}]},"
+    " \"p2p\": {\"host_copies\": {\"copy_bytes\": 268435456, \"gpus\": ["
+    "  {\"gpu\": 0, \"host\": \"n1\", \"pci_bus_id\": \"0000:18:00.0\", \"bound_gbps\": 63.0,"
+    "   \"single\": {\"numa_node\": 0, \"h2d_gbps\": 55.0, \"d2h_gbps\": 40.0, \"bidir_gbps\": 90.0, \"wrong\": 0},"
+    "   \"all\": {\"numa_node\": 0, \"h2d_gbps\": 26.0, \"d2h_gbps\": 27.0, \"bidir_gbps\": 50.0, \"wrong\": 0},"
+    "   \"remote\": null, \"remote_why\": \"the host has 1 NUMA node\"}]}},"
+    " \"sustain\": {\"busbw_first_gbps\": 300.0, \"busbw_last_gbps\": 250.0, \"busbw_min_gbps\": 240.0, \"elapsed_s\": 120, \"wrong\": 0}}";
+
+static nvs_verdicts judge(const char *rules_text, json_t **rootp)
+{
+    nvs_ruleset rs = {0};
+    int line;
+    char err[256];
+    if (nvs_rules_parse_text(rules_text, "t.rules", &rs, &line, err, sizeof err)) T_FAIL("rules: %d: %s", line, err);
+    json_error_t je;
+    json_t *root = json_loads(doc, 0, &je);
+    if (!root) T_FAIL("doc: %s", je.text);
+    nvs_verdicts vs = {0};
+    T_EQ_I(nvs_check_eval_accept(&rs, root, &vs), 0);
+    nvs_ruleset_free(&rs);
+    *rootp = root;
+    return vs;
+}
+
+static const nvs_verdict *find(const nvs_verdicts *vs, const char *metric)
+{
+    for (size_t i = 0; i < vs->n; i++)
+        if (!strcmp(vs->v[i].metric, metric)) return &vs->v[i];
+    T_FAIL("no row '%s'", metric);
+    return NULL;
+}
+
+static void t_health_rows(void)
+{
+    json_t *root;
+    nvs_verdicts vs = judge("nvscale-rules 1\nhealth ecc\nhealth xid\nhealth pcie severity=warn\n", &root);
+    T_EQ_U(vs.n, 6);
+    const nvs_verdict *e1 = find(&vs, "ecc GPU1 (0000:19:00.0)");
+    T_EQ_I(e1->severity, NVS_SEV_FAIL);
+    T_EQ_I(e1->gpu, 1);
+    T_EQ_I(e1->rank, 1);
+    T_EQ_S(e1->host, "n1");
+    T_EQ_S(e1->rule, "t.rules:2");
+    T_EQ_I(find(&vs, "ecc GPU0 (0000:18:00.0)")->severity, NVS_SEV_PASS);
+    T_CONTAINS(find(&vs, "xid GPU1 (0000:19:00.0)")->note, "XID 48 x2 (double-bit ECC error)");
+    /* x8 of x16 is a FAIL, turned into a WARN by severity=warn */
+    const nvs_verdict *p = find(&vs, "pcie GPU1 (0000:19:00.0)");
+    T_EQ_I(p->severity, NVS_SEV_WARN);
+    T_CONTAINS(p->note, "x8 of x16");
+    T_EQ_U(vs.failed, 2);
+    T_EQ_U(vs.warned, 1);
+    nvs_verdicts_free(&vs);
+    json_decref(root);
+}
+
+static void t_host_rows(void)
+{
+    json_t *root;
+    nvs_verdicts vs = judge("nvscale-rules 1\nhost h2d min_bound=70%\nhost d2h min_bound=70%\nhost bidir min_bound=55%\n"
+                            "host h2d mode=all min_bound=50% severity=warn\nhost h2d mode=remote min=10\n"
+                            "host h2d gpu=5 min=1\n", &root);
+    T_EQ_U(vs.n, 6);
+    const nvs_verdict *v = &vs.v[0];
+    T_EQ_S(v->metric, "host h2d single GPU0");
+    T_EQ_I(v->severity, NVS_SEV_PASS);
+    T_NEAR(v->expected_v, 44.1, 1e-9);
+    T_EQ_S(v->expected, ">= 44.1 GB/s (70% of 63.0)");
+    T_EQ_I(vs.v[1].severity, NVS_SEV_FAIL); /* 40 < 44.1 */
+    T_NEAR(vs.v[2].expected_v, 0.55 * 126, 1e-9); /* both directions: twice the bound */
+    T_EQ_I(vs.v[2].severity, NVS_SEV_PASS);
+    T_EQ_I(vs.v[3].severity, NVS_SEV_WARN); /* 26 < 31.5, severity=warn */
+    T_CONTAINS(vs.v[3].note, "share its uplink");
+    T_EQ_I(vs.v[4].severity, NVS_SEV_FAIL); /* demanded, not measured: the host's reason */
+    T_CONTAINS(vs.v[4].note, "the host has 1 NUMA node");
+    T_CONTAINS(vs.v[5].note, "no such GPU");
+    nvs_verdicts_free(&vs);
+    json_decref(root);
+}
+
+static void t_sustain_rows(void)
+{
+    json_t *root;
+    nvs_verdicts vs = judge("nvscale-rules 1\nsustain busbw max_drop=10%\nsustain busbw max_drop=20% min=200\n", &root);
+    T_EQ_U(vs.n, 2);
+    T_EQ_I(vs.v[0].severity, NVS_SEV_FAIL); /* 16.7 % lower at the end */
+    T_CONTAINS(vs.v[0].note, "16.7% lower at the end over 120 s");
+    T_EQ_I(vs.v[1].severity, NVS_SEV_PASS);
+    nvs_verdicts_free(&vs);
+    json_decref(root);
+}
+
+static void t_not_measured(void)
+{
+    nvs_ruleset rs = {0};
+    int line;
+    char err[256];
+    T_EQ_I(nvs_rules_parse_text("nvscale-rules 1\nhealth *\nhost h2d min=1\nsustain busbw max_drop=5%\n", "r", &rs,
+                                &line, err, sizeof err), 0);
+    json_t *root = json_loads("{\"p2p\": {\"skipped\": [{\"host\": \"vm\", \"what\": \"p2p and host copies\", "
+                              "\"why\": \"no GPU: the host (MPI) backend runs\"}]}}", 0, NULL);
+    nvs_verdicts vs = {0};
+    T_EQ_I(nvs_check_eval_accept(&rs, root, &vs), 0);
+    T_EQ_U(vs.n, 3);
+    T_EQ_U(vs.failed, 3);
+    T_CONTAINS(vs.v[0].note, "no health section");
+    T_CONTAINS(vs.v[1].note, "host vm skipped them: no GPU");
+    T_CONTAINS(vs.v[2].note, "no sustained-load phase");
+    nvs_verdicts_free(&vs);
+    nvs_ruleset_free(&rs);
+    json_decref(root);
+}
+
+T_LIST = {T_CASE(t_parse_new_rules), T_CASE(t_default_rules), T_CASE(t_health_rows), T_CASE(t_host_rows),
+          T_CASE(t_sustain_rows), T_CASE(t_not_measured)};
+T_MAIN

@@ -1,0 +1,119 @@
+/* JUnit XML and Prometheus text of verdict rows (check/check_junit.c, check/check_prom.c) against golden files,
+ * with rows that exercise every verdict, blame labels and hostile text (quotes, ampersands, backslashes,
+ * newlines, a control character, a repeated check name). NVS_UPDATE_GOLDEN=1 rewrites the goldens. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check/check_export.h"
+#include "t.h"
+
+static void rows(nvs_verdicts *vs)
+{
+    memset(vs, 0, sizeof *vs);
+    nvs_verdict *v = nvs_verdicts_add(vs, "run");
+    snprintf(v->metric, sizeof v->metric, "run result");
+    snprintf(v->measured, sizeof v->measured, "ok");
+    snprintf(v->expected, sizeof v->expected, "ok");
+    snprintf(v->rule, sizeof v->rule, "(always)");
+    nvs_verdict_set(vs, v, NVS_SEV_PASS);
+
+    v = nvs_verdicts_add(vs, "busbw");
+    snprintf(v->metric, sizeof v->metric, "busbw all_reduce 1 GiB n=2");
+    snprintf(v->measured, sizeof v->measured, "278.0 GB/s");
+    snprintf(v->expected, sizeof v->expected, ">= 300.0 GB/s");
+    snprintf(v->margin, sizeof v->margin, "-22.0 GB/s (-7.3%%)");
+    snprintf(v->note, sizeof v->note, "worst of 2 rows: in-place");
+    snprintf(v->rule, sizeof v->rule, "rules.txt:3");
+    v->unit = "GB/s";
+    v->measured_v = 278, v->expected_v = 300, v->margin_v = -22;
+    snprintf(v->host, sizeof v->host, "node1");
+    v->rank = 1;
+    nvs_verdict_set(vs, v, NVS_SEV_FAIL);
+
+    v = nvs_verdicts_add(vs, "p2p");
+    snprintf(v->metric, sizeof v->metric, "p2p uni 0->1");
+    snprintf(v->measured, sizeof v->measured, "394.6 GB/s");
+    snprintf(v->expected, sizeof v->expected, ">= 358.6 GB/s (75%% of 478.1)");
+    snprintf(v->margin, sizeof v->margin, "+36.0 GB/s (+10.0%%)");
+    v->unit = "GB/s";
+    v->measured_v = 394.6, v->expected_v = 358.59375, v->margin_v = 36.00625;
+    snprintf(v->host, sizeof v->host, "node1");
+    v->src = 0, v->dst = 1;
+    nvs_verdict_set(vs, v, NVS_SEV_PASS);
+
+    v = nvs_verdicts_add(vs, "health");
+    snprintf(v->metric, sizeof v->metric, "pcie_replay GPU1 (0000:00:07.0)");
+    snprintf(v->measured, sizeof v->measured, "37 during the run");
+    snprintf(v->expected, sizeof v->expected, "0 during the run");
+    snprintf(v->note, sizeof v->note, "37 PCIe replays (retransmitted packets): a \"marginal\" link & <riser>\x01");
+    v->measured_v = 37, v->expected_v = 0;
+    snprintf(v->host, sizeof v->host, "rack\\7 \"b\"\nnode2");
+    v->gpu = 1;
+    nvs_verdict_set(vs, v, NVS_SEV_WARN);
+
+    v = nvs_verdicts_add(vs, "health"); /* the same name again: a rule listed twice */
+    snprintf(v->metric, sizeof v->metric, "pcie_replay GPU1 (0000:00:07.0)");
+    snprintf(v->measured, sizeof v->measured, "not measured");
+    snprintf(v->expected, sizeof v->expected, "0 during the run");
+    v->gpu = 1;
+    nvs_verdict_set(vs, v, NVS_SEV_FAIL);
+}
+
+static const nvs_export_info info = {"nvscale accept", "results/x/run.json", "built-in (level 2) & <more>",
+                                     "2026-11-30T12:00:00Z", "node1", 93.25};
+
+static void t_junit(void)
+{
+    nvs_verdicts vs;
+    rows(&vs);
+    FILE *f = tmpfile();
+    T_ASSERT(f);
+    T_EQ_I(nvs_check_print_junit(f, &info, &vs), 0);
+    char *got = t_slurp(f);
+    fclose(f);
+    T_GOLDEN("check_export.junit.xml", got);
+    /* independent of the golden file */
+    T_CONTAINS(got, "tests=\"5\" failures=\"2\"");
+    T_CONTAINS(got, "&quot;marginal&quot; link &amp; &lt;riser&gt;?");
+    T_ASSERT(!strchr(got, '\x01'));
+    T_CONTAINS(got, "<failure message=\"measured 278.0 GB/s, expected &gt;= 300.0 GB/s, margin -22.0 GB/s (-7.3%); host node1, rank 1\" type=\"FAIL\">");
+    T_CONTAINS(got, "<system-out>WARN: ");
+    free(got);
+    nvs_verdicts_free(&vs);
+}
+
+static void t_prometheus(void)
+{
+    nvs_verdicts vs;
+    rows(&vs);
+    FILE *f = tmpfile();
+    T_ASSERT(f);
+    T_EQ_I(nvs_check_print_prometheus(f, &info, &vs), 0);
+    char *got = t_slurp(f);
+    fclose(f);
+    T_GOLDEN("check_export.prom", got);
+    T_CONTAINS(got, "host=\"rack\\\\7 \\\"b\\\"\\nnode2\"");
+    T_CONTAINS(got, "check=\"pcie_replay GPU1 (0000:00:07.0) #2\"");
+    T_CONTAINS(got, "nvscale_checks{verdict=\"FAIL\"} 2\n");
+    T_CONTAINS(got, "pair=\"0->1\"");
+    /* a row without a number has no measured sample */
+    T_ASSERT(!strstr(got, "nvscale_check_measured{check=\"pcie_replay GPU1 (0000:00:07.0) #2\""));
+    /* every line is a comment or `name{labels} number` */
+    for (char *save = NULL, *l = strtok_r(got, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+        if (l[0] == '#') {
+            if (strncmp(l, "# HELP nvscale_", 15) && strncmp(l, "# TYPE nvscale_", 15)) T_FAIL("bad comment: %s", l);
+            continue;
+        }
+        char *sp = strrchr(l, ' ');
+        T_ASSERT(sp && strncmp(l, "nvscale_", 8) == 0);
+        char *end;
+        strtod(sp + 1, &end);
+        if (*end) T_FAIL("not a number at the end: %s", l);
+    }
+    free(got);
+    nvs_verdicts_free(&vs);
+}
+
+T_LIST = {T_CASE(t_junit), T_CASE(t_prometheus)};
+T_MAIN

@@ -1,0 +1,124 @@
+/* The fleet view's pure core (fleet/fleet.c): medians, the outlier host, keys one run lacks, machines compared. */
+#include <math.h>
+#include <string.h>
+
+#include "fleet/fleet.h"
+#include "t.h"
+
+static void t_outlier(void)
+{
+    nvs_fleet_samples s = {0};
+    /* four hosts; node3 is 20 % below the others at 1 GiB; node2 alone measured 4 GiB */
+    const char *hosts[] = {"node0", "node1", "node2", "node3"};
+    const double v[] = {330, 327, 332, 264};
+    for (int r = 0; r < 4; r++) T_EQ_I(nvs_fleet_add(&s, "busbw all_reduce 1 GiB n=8", "GB/s", r, hosts[r], v[r]), 0);
+    T_EQ_I(nvs_fleet_add(&s, "busbw all_reduce 4 GiB n=8", "GB/s", 2, "node2", 340), 0);
+    T_EQ_I(nvs_fleet_add(&s, "p2p slowest pair", "GB/s", 0, "node0", NAN), 0); /* not measured: not a sample */
+    T_EQ_U(s.n, 5);
+    nvs_fleet_findings f;
+    T_EQ_I(nvs_fleet_judge(&s, 10, &f), 0);
+    T_EQ_U(f.n, 4); /* the 4 GiB key has one run: nothing to compare */
+    T_EQ_U(f.outliers, 1);
+    T_NEAR(f.v[0].median, (327 + 330) / 2.0, 1e-9);
+    T_EQ_I(f.v[3].outlier, 1);
+    T_EQ_S(f.v[3].sample->host, "node3");
+    T_NEAR(f.v[3].below_pct, (328.5 - 264) / 328.5 * 100, 1e-9);
+    T_EQ_I(f.v[2].outlier, 0);
+    T_ASSERT(f.v[2].below_pct < 0); /* above the median */
+    nvs_fleet_findings_free(&f);
+    /* a looser limit: no outlier */
+    T_EQ_I(nvs_fleet_judge(&s, 25, &f), 0);
+    T_EQ_U(f.outliers, 0);
+    nvs_fleet_findings_free(&f);
+    nvs_fleet_samples_free(&s);
+}
+
+static void t_machines(void)
+{
+    char why[256];
+    nvs_fleet_machine a = {"n0", "NVIDIA H200", 2, "nccl", "NV18 NV18", ""}, b = a;
+    T_EQ_I(nvs_fleet_machines_differ(&a, &b, why, sizeof why), 0);
+    T_EQ_S(why, "");
+    b.gpu_name = "NVIDIA H100 80GB HBM3";
+    snprintf(b.classes, sizeof b.classes, "PHB PHB");
+    T_EQ_I(nvs_fleet_machines_differ(&a, &b, why, sizeof why), 1);
+    T_EQ_S(why, "GPU NVIDIA H200 vs NVIDIA H100 80GB HBM3; topology NV18 NV18 vs PHB PHB");
+    b = a;
+    b.ngpus = 8;
+    b.backend = "mpi";
+    T_EQ_I(nvs_fleet_machines_differ(&a, &b, why, sizeof why), 1);
+    T_EQ_S(why, "GPUs 2 vs 8; backend nccl vs mpi");
+    b = a;
+    b.gpu_name = NULL; /* unknown is not compared */
+    b.classes[0] = '\0';
+    T_EQ_I(nvs_fleet_machines_differ(&a, &b, why, sizeof why), 0);
+    snprintf(b.settings, sizeof b.settings, "NCCL_P2P_DISABLE=1");
+    T_EQ_I(nvs_fleet_machines_differ(&a, &b, why, sizeof why), 1);
+    T_EQ_S(why, "NCCL settings none vs NCCL_P2P_DISABLE=1");
+}
+
+/* a run of host H: all_reduce busbw at 256 MiB and 1 GiB (only `big` has 4 GiB), a p2p pair, a host copy */
+static json_t *run_doc(const char *host, double busbw_1g, int big, double uni, double h2d)
+{
+    char text[4096];
+    snprintf(text, sizeof text,
+             "{\"schema\": \"nvscale.run/1\", \"host\": \"%s\", \"command\": {\"backend\": \"nccl\"},"
+             " \"topology\": {\"gpus\": [{\"index\": 0, \"name\": \"NVIDIA H200\"}, {\"index\": 1, \"name\": \"NVIDIA H200\"}],"
+             "  \"pairs\": [{\"a\": 0, \"b\": 1, \"class\": \"NV18\"}]},"
+             " \"collectives\": ["
+             "  {\"collective\": \"all_reduce\", \"n\": 2, \"bytes\": 268435456, \"inplace\": false, \"busbw_gbps\": 300},"
+             "  {\"collective\": \"all_reduce\", \"n\": 2, \"bytes\": 1073741824, \"inplace\": false, \"busbw_gbps\": %g},"
+             "  {\"collective\": \"all_reduce\", \"n\": 2, \"bytes\": 1073741824, \"inplace\": true, \"busbw_gbps\": 1}%s],"
+             " \"p2p\": {\"pairs\": [{\"src\": 0, \"dst\": 1, \"path\": \"P2P\", \"uni_gbps\": %g, \"bidir_gbps\": 700}],"
+             "  \"host_copies\": {\"gpus\": [{\"gpu\": 0, \"single\": {\"h2d_gbps\": %g, \"d2h_gbps\": 50}}]}}}",
+             host, busbw_1g,
+             big ? ", {\"collective\": \"all_reduce\", \"n\": 2, \"bytes\": 4294967296, \"inplace\": false, \"busbw_gbps\": 340}" : "",
+             uni, h2d);
+    return json_loads(text, 0, NULL);
+}
+
+static void t_collect(void)
+{
+    nvs_run runs[3];
+    const nvs_run *rp[3];
+    const char *hosts[] = {"a", "b", "c"};
+    double bw[] = {330, 328, 250}, uni[] = {395, 394, 396}, h2d[] = {55, 30, 54};
+    char err[256];
+    for (int i = 0; i < 3; i++) {
+        json_t *d = run_doc(hosts[i], bw[i], i == 1, uni[i], h2d[i]);
+        T_ASSERT(d);
+        if (nvs_run_from_json(d, hosts[i], 0, &runs[i], err, sizeof err) != NVS_OK) T_FAIL("%s", err);
+        json_decref(d);
+        rp[i] = &runs[i];
+    }
+    nvs_fleet_samples s;
+    T_EQ_I(nvs_fleet_collect(rp, 3, &s), 0);
+    /* 1 GiB is the largest size all three have (4 GiB only b): 3 busbw samples, out-of-place */
+    int n1g = 0;
+    for (size_t i = 0; i < s.n; i++) {
+        T_ASSERT(!strstr(s.v[i].key, "4 GiB") && !strstr(s.v[i].key, "256 MiB"));
+        if (!strcmp(s.v[i].key, "busbw all_reduce 1 GiB n=2")) {
+            n1g++;
+            T_ASSERT(s.v[i].value > 100); /* not the in-place row */
+        }
+    }
+    T_EQ_I(n1g, 3);
+    nvs_fleet_findings f;
+    T_EQ_I(nvs_fleet_judge(&s, 10, &f), 0);
+    T_EQ_U(f.outliers, 2); /* c's all_reduce, b's host copies */
+    for (size_t i = 0; i < f.n; i++)
+        if (f.v[i].outlier)
+            T_ASSERT((!strcmp(f.v[i].sample->host, "c") && strstr(f.v[i].sample->key, "busbw")) ||
+                     (!strcmp(f.v[i].sample->host, "b") && strstr(f.v[i].sample->key, "host h2d")));
+    nvs_fleet_findings_free(&f);
+    nvs_fleet_samples_free(&s);
+    nvs_fleet_machine m;
+    nvs_fleet_machine_of(&runs[0], &m);
+    T_EQ_S(m.gpu_name, "NVIDIA H200");
+    T_EQ_S(m.classes, "NV18");
+    T_EQ_I(m.ngpus, 2);
+    for (int i = 0; i < 3; i++) nvs_run_free(&runs[i]);
+}
+
+T_LIST = {T_CASE(t_outlier), T_CASE(t_machines), T_CASE(t_collect)};
+T_MAIN

@@ -1,0 +1,295 @@
+/* GPU health: facts -> findings (health/health_eval.c) and run.json's health section (health_json.c), on
+ * structs built here: every severity path without NVML. */
+#include "health/health.h"
+#include "t.h"
+
+/* A healthy H200-like GPU: ECC on and clean, remapper clean, no throttle reasons, gen5 x16, 18 NVLinks with
+ * zero error counters, read before and after a 60 s run with busy samples at full clocks. */
+static void healthy(nvs_health_gpu *g, int index)
+{
+    nvs_health_gpu_init(g);
+    snprintf(g->host, sizeof g->host, "node1");
+    snprintf(g->pci_bus_id, sizeof g->pci_bus_id, "0000:%02x:00.0", 0x18 + index);
+    snprintf(g->name, sizeof g->name, "NVIDIA H200");
+    g->gpu = index;
+    nvs_health_snap *s = &g->before;
+    s->ecc_enabled = 1;
+    s->ecc_corr_volatile = s->ecc_unc_volatile = s->ecc_corr_aggregate = s->ecc_unc_aggregate = 0;
+    s->remap_corr = s->remap_unc = 0;
+    s->remap_pending = s->remap_failure = 0;
+    s->clock_reasons = 0x1; /* idle */
+    s->sm_mhz = 345, s->sm_max_mhz = 1980, s->mem_mhz = 3201, s->mem_max_mhz = 3201;
+    s->temp_c = 30, s->temp_slowdown_c = 87, s->temp_shutdown_c = 92;
+    s->power_w = 80, s->power_limit_w = 700, s->power_default_limit_w = 700;
+    s->pcie_gen = 5, s->pcie_width = 16, s->pcie_max_gen = 5, s->pcie_max_width = 16;
+    s->pcie_replay = 3;
+    s->nlinks = 18;
+    for (int l = 0; l < 18; l++) {
+        s->links[l].link = l;
+        s->links[l].active = 1;
+        s->links[l].replay = s->links[l].recovery = s->links[l].crc_flit = s->links[l].crc_data = 0;
+    }
+    g->after = g->before;
+    g->have_after = 1;
+    g->load.samples = 600, g->load.busy_samples = 400;
+    g->load.sm_min_mhz = 1755, g->load.sm_mean_mhz = 1900, g->load.mem_min_mhz = 3201;
+    g->load.reasons_busy = NVS_CLK_SW_POWER_CAP;
+    g->load.temp_max_c = 60, g->load.power_max_w = 690;
+    g->load.pcie_gen_max = 5, g->load.pcie_width_max = 16;
+    g->xid_watched = 1;
+}
+
+static nvs_health_report two(nvs_health_gpu *gpus)
+{
+    healthy(&gpus[0], 0);
+    healthy(&gpus[1], 1);
+    nvs_health_report r = {.window_s = 60, .sample_ms = 100, .ngpus = 2, .gpus = gpus};
+    snprintf(r.source, sizeof r.source, "nvml, driver 580.159.04");
+    return r;
+}
+
+/* the finding of one GPU and check */
+static const nvs_health_finding *get(const nvs_health_findings *f, int gpu, nvs_health_check c)
+{
+    for (size_t i = 0; i < f->n; i++)
+        if (f->v[i].gpu_entry == gpu && f->v[i].check == c) return &f->v[i];
+    return NULL;
+}
+
+static void t_healthy_passes(void)
+{
+    nvs_health_gpu g[2];
+    nvs_health_report r = two(g);
+    nvs_health_findings f;
+    T_EQ_I(nvs_health_evaluate(&r, &f), 0);
+    T_EQ_U(f.n, 2 * NVS_HC_COUNT);
+    for (size_t i = 0; i < f.n; i++)
+        if (f.v[i].severity != NVS_SEV_PASS) T_FAIL("%s: %s %s", f.v[i].what, nvs_severity_name(f.v[i].severity), f.v[i].note);
+    T_CONTAINS(get(&f, 0, NVS_HC_THROTTLE)->note, "SW power cap"); /* shown, but no reason to fail */
+    T_EQ_S(get(&f, 1, NVS_HC_NVLINK)->measured, "18 links up");
+    T_EQ_S(get(&f, 0, NVS_HC_PCIE)->measured, "gen5 x16");
+    T_EQ_S(get(&f, 0, NVS_HC_XID)->measured, "none in 60 s");
+    T_CONTAINS(get(&f, 0, NVS_HC_ECC)->what, "GPU0 (0000:18:00.0)");
+    nvs_health_findings_free(&f);
+}
+
+/* each failure path: the one GPU changed fails that check, the other GPU stays clean */
+static nvs_severity sev_after(void (*spoil)(nvs_health_gpu *), nvs_health_check c, char *note, size_t len)
+{
+    nvs_health_gpu g[2];
+    nvs_health_report r = two(g);
+    spoil(&g[1]);
+    nvs_health_findings f;
+    if (nvs_health_evaluate(&r, &f)) T_FAIL("out of memory");
+    nvs_severity s = get(&f, 1, c)->severity;
+    snprintf(note, len, "%s", get(&f, 1, c)->note);
+    for (int k = 0; k < NVS_HC_COUNT; k++)
+        if (get(&f, 0, (nvs_health_check)k)->severity != NVS_SEV_PASS) T_FAIL("GPU0 %s not PASS", nvs_health_check_name(k));
+    nvs_health_findings_free(&f);
+    return s;
+}
+
+static void unc_volatile(nvs_health_gpu *g) { g->after.ecc_unc_volatile = 2; }
+static void unc_new_aggregate(nvs_health_gpu *g) { g->after.ecc_unc_aggregate = 1; }
+static void unc_old_aggregate(nvs_health_gpu *g) { g->before.ecc_unc_aggregate = g->after.ecc_unc_aggregate = 4; }
+static void ecc_off(nvs_health_gpu *g) { g->before.ecc_enabled = g->after.ecc_enabled = 0; }
+static void remap_pending(nvs_health_gpu *g) { g->after.remap_pending = 1; }
+static void remap_failed(nvs_health_gpu *g) { g->after.remap_failure = 1; }
+static void xid(nvs_health_gpu *g)
+{
+    g->nxid = 1;
+    g->xids[0].xid = 79;
+    g->xids[0].count = 1;
+}
+static void xid_unwatched(nvs_health_gpu *g)
+{
+    g->xid_watched = 0;
+    snprintf(g->xid_why, sizeof g->xid_why, "this NVML has no event sets");
+}
+static void hw_slowdown(nvs_health_gpu *g) { g->load.reasons_busy |= NVS_CLK_HW_SLOWDOWN; }
+static void thermal_idle(nvs_health_gpu *g) { g->after.clock_reasons = NVS_CLK_SW_THERMAL | NVS_CLK_GPU_IDLE; }
+static void slow_clocks(nvs_health_gpu *g) { g->load.sm_mean_mhz = 1200; }
+static void no_load(nvs_health_gpu *g) { g->load.busy_samples = 0; }
+static void hot(nvs_health_gpu *g) { g->load.temp_max_c = 88; }
+static void warm(nvs_health_gpu *g) { g->load.temp_max_c = 84; }
+static void power_capped(nvs_health_gpu *g) { g->after.power_limit_w = 500; }
+static void x8(nvs_health_gpu *g) { g->before.pcie_width = g->after.pcie_width = g->load.pcie_width_max = 8; }
+static void gen3_loaded(nvs_health_gpu *g) { g->before.pcie_gen = g->after.pcie_gen = g->load.pcie_gen_max = 3; }
+static void gen1_idle(nvs_health_gpu *g)
+{
+    g->before.pcie_gen = g->after.pcie_gen = 1;
+    g->load.samples = 0;
+    g->load.pcie_gen_max = -1;
+}
+static void replays(nvs_health_gpu *g) { g->after.pcie_replay = 40; }
+static void link_down(nvs_health_gpu *g) { g->before.links[5].active = g->after.links[5].active = 0; }
+static void link_dropped(nvs_health_gpu *g) { g->after.links[7].active = 0; }
+static void recovery(nvs_health_gpu *g) { g->after.links[3].recovery = 1; }
+static void crc_few(nvs_health_gpu *g) { g->after.links[9].crc_flit = 5; }
+static void crc_many(nvs_health_gpu *g) { g->after.links[9].crc_data = 250; }
+static void no_ecc_at_all(nvs_health_gpu *g)
+{
+    g->before.ecc_enabled = g->after.ecc_enabled = -1;
+    g->before.ecc_unc_volatile = g->after.ecc_unc_volatile = -1;
+    g->before.ecc_unc_aggregate = g->after.ecc_unc_aggregate = -1;
+}
+static void unreadable(nvs_health_gpu *g) { snprintf(g->why, sizeof g->why, "NVML does not know GPU 0000:19:00.0"); }
+
+static void t_failure_paths(void)
+{
+    char n[256];
+    T_EQ_I(sev_after(unc_volatile, NVS_HC_ECC, n, sizeof n), NVS_SEV_FAIL);
+    T_CONTAINS(n, "2 uncorrectable ECC errors");
+    T_EQ_I(sev_after(unc_new_aggregate, NVS_HC_ECC, n, sizeof n), NVS_SEV_FAIL);
+    T_CONTAINS(n, "during the run");
+    T_EQ_I(sev_after(unc_old_aggregate, NVS_HC_ECC, n, sizeof n), NVS_SEV_WARN);
+    T_CONTAINS(n, "lifetime");
+    T_EQ_I(sev_after(ecc_off, NVS_HC_ECC, n, sizeof n), NVS_SEV_WARN);
+    T_EQ_I(sev_after(no_ecc_at_all, NVS_HC_ECC, n, sizeof n), NVS_SEV_WARN);
+    T_CONTAINS(n, "cannot be checked");
+    T_EQ_I(sev_after(remap_pending, NVS_HC_MEMORY, n, sizeof n), NVS_SEV_FAIL);
+    T_CONTAINS(n, "reset the GPU");
+    T_EQ_I(sev_after(remap_failed, NVS_HC_MEMORY, n, sizeof n), NVS_SEV_FAIL);
+    T_EQ_I(sev_after(xid, NVS_HC_XID, n, sizeof n), NVS_SEV_FAIL);
+    T_CONTAINS(n, "XID 79 x1 (GPU has fallen off the bus)");
+    T_EQ_I(sev_after(xid_unwatched, NVS_HC_XID, n, sizeof n), NVS_SEV_WARN);
+    T_EQ_I(sev_after(hw_slowdown, NVS_HC_THROTTLE, n, sizeof n), NVS_SEV_FAIL);
+    T_CONTAINS(n, "HW slowdown");
+    T_EQ_I(sev_after(thermal_idle, NVS_HC_THROTTLE, n, sizeof n), NVS_SEV_FAIL);
+    T_CONTAINS(n, "SW thermal slowdown");
+    T_EQ_I(sev_after(slow_clocks, NVS_HC_CLOCKS, n, sizeof n), NVS_SEV_WARN);
+    T_CONTAINS(n, "61% of max");
+    T_EQ_I(sev_after(no_load, NVS_HC_CLOCKS, n, sizeof n), NVS_SEV_WARN);
+    T_EQ_I(sev_after(hot, NVS_HC_TEMPERATURE, n, sizeof n), NVS_SEV_FAIL);
+    T_EQ_I(sev_after(warm, NVS_HC_TEMPERATURE, n, sizeof n), NVS_SEV_WARN);
+    T_EQ_I(sev_after(power_capped, NVS_HC_POWER, n, sizeof n), NVS_SEV_WARN);
+    T_CONTAINS(n, "lowered to 500 W of the default 700 W");
+    T_EQ_I(sev_after(x8, NVS_HC_PCIE, n, sizeof n), NVS_SEV_FAIL);
+    T_CONTAINS(n, "x8 of x16");
+    T_EQ_I(sev_after(gen3_loaded, NVS_HC_PCIE, n, sizeof n), NVS_SEV_FAIL);
+    T_CONTAINS(n, "gen3 of gen5 even while");
+    T_EQ_I(sev_after(gen1_idle, NVS_HC_PCIE, n, sizeof n), NVS_SEV_WARN);
+    T_EQ_I(sev_after(replays, NVS_HC_PCIE_REPLAY, n, sizeof n), NVS_SEV_WARN);
+    T_CONTAINS(n, "37 PCIe replays");
+    T_EQ_I(sev_after(link_down, NVS_HC_NVLINK, n, sizeof n), NVS_SEV_FAIL);
+    T_CONTAINS(n, "17 of 18 links up");
+    T_EQ_I(sev_after(link_dropped, NVS_HC_NVLINK, n, sizeof n), NVS_SEV_FAIL);
+    T_CONTAINS(n, "link 7 went down during the run");
+    T_EQ_I(sev_after(recovery, NVS_HC_NVLINK_ERRORS, n, sizeof n), NVS_SEV_FAIL);
+    T_CONTAINS(n, "link 3: 1 recovery");
+    T_EQ_I(sev_after(crc_few, NVS_HC_NVLINK_ERRORS, n, sizeof n), NVS_SEV_WARN);
+    T_EQ_I(sev_after(crc_many, NVS_HC_NVLINK_ERRORS, n, sizeof n), NVS_SEV_FAIL);
+    T_CONTAINS(n, "link 9: 250 CRC errors");
+    T_EQ_I(sev_after(unreadable, NVS_HC_ECC, n, sizeof n), NVS_SEV_WARN);
+    T_CONTAINS(n, "NVML does not know");
+}
+
+static void t_blame_link(void)
+{
+    nvs_health_gpu g[2];
+    nvs_health_report r = two(g);
+    g[0].after.links[4].crc_flit = 3;
+    g[0].after.links[11].recovery = 2;
+    nvs_health_findings f;
+    T_EQ_I(nvs_health_evaluate(&r, &f), 0);
+    const nvs_health_finding *x = get(&f, 0, NVS_HC_NVLINK_ERRORS);
+    T_EQ_I(x->severity, NVS_SEV_FAIL);
+    T_EQ_I(x->link, 11); /* the recovery outweighs the CRC errors */
+    T_EQ_S(x->measured, "3 CRC, 0 replay, 2 recovery");
+    nvs_health_findings_free(&f);
+}
+
+static void t_no_nvlink_gpu(void)
+{
+    nvs_health_gpu g[2];
+    nvs_health_report r = two(g);
+    for (int i = 0; i < 2; i++) g[i].before.nlinks = g[i].after.nlinks = 0; /* GeForce: no NVLink */
+    nvs_health_findings f;
+    T_EQ_I(nvs_health_evaluate(&r, &f), 0);
+    T_EQ_I(get(&f, 0, NVS_HC_NVLINK)->severity, NVS_SEV_PASS);
+    T_EQ_S(get(&f, 0, NVS_HC_NVLINK)->measured, "no NVLink");
+    T_EQ_I(get(&f, 1, NVS_HC_NVLINK_ERRORS)->severity, NVS_SEV_PASS);
+    nvs_health_findings_free(&f);
+}
+
+static void t_json_round_trip(void)
+{
+    nvs_health_gpu g[2];
+    nvs_health_report r = two(g);
+    xid(&g[1]);
+    g[1].after.links[2].recovery = 7;
+    g[1].after.power_default_limit_w = NAN;
+    g[0].after.pcie_replay = -1;
+    json_t *j = nvs_health_to_json(&r);
+    T_ASSERT(j);
+    char *text = json_dumps(j, JSON_COMPACT);
+    T_CONTAINS(text, "\"replay_counter\":null");
+    T_CONTAINS(text, "\"event_reason_names\":[\"SW power cap\"]");
+    T_CONTAINS(text, "\"events\":[{\"xid\":79,\"count\":1}]");
+    nvs_health_report back;
+    char err[256];
+    T_EQ_I(nvs_health_from_json(j, &back, err, sizeof err), NVS_OK);
+    T_EQ_I(back.ngpus, 2);
+    T_EQ_I(back.gpus[1].nxid, 1);
+    T_EQ_U(back.gpus[1].xids[0].xid, 79);
+    T_EQ_I(back.gpus[1].after.links[2].recovery, 7);
+    T_EQ_I(back.gpus[0].after.pcie_replay, -1);
+    T_ASSERT(isnan(back.gpus[1].after.power_default_limit_w));
+    T_NEAR(back.gpus[0].load.sm_mean_mhz, 1900, 1e-9);
+    T_EQ_I(back.gpus[0].load.reasons_busy, (long long)NVS_CLK_SW_POWER_CAP);
+    T_EQ_S(back.gpus[1].pci_bus_id, "0000:19:00.0");
+    /* the evaluation of what was read back is the evaluation of the original */
+    nvs_health_findings a, b;
+    T_EQ_I(nvs_health_evaluate(&r, &a), 0);
+    T_EQ_I(nvs_health_evaluate(&back, &b), 0);
+    T_EQ_U(a.n, b.n);
+    for (size_t i = 0; i < a.n; i++) {
+        T_EQ_I(a.v[i].severity, b.v[i].severity);
+        T_EQ_S(a.v[i].note, b.v[i].note);
+    }
+    nvs_health_findings_free(&a);
+    nvs_health_findings_free(&b);
+    nvs_health_report_free(&back);
+    free(text);
+    json_decref(j);
+}
+
+static void t_json_errors(void)
+{
+    const char *bad[] = {
+        "[]",
+        "{\"gpus\": 3}",
+        "{\"gpus\": [{\"host\": \"h\"}]}",
+        "{\"gpus\": [{\"pci_bus_id\": \"0000:18:00.0\", \"before\": {\"ecc\": {\"uncorrected_volatile\": \"many\"}}}]}",
+        "{\"gpus\": [{\"pci_bus_id\": \"0000:18:00.0\", \"after\": {\"nvlink\": [{\"active\": true}]}}]}",
+        "{\"gpus\": [{\"pci_bus_id\": \"0000:18:00.0\", \"xid\": {\"events\": [{\"xid\": 79, \"count\": 0}]}}]}",
+    };
+    const char *want[] = {"expected an object", "expected an object", "pci_bus_id", "health.gpus[0].before.uncorrected_volatile",
+                          "health.gpus[0].after.nvlink", "health.gpus[0].xid.events"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        json_t *j = json_loads(bad[i], 0, NULL);
+        T_ASSERT(j);
+        nvs_health_report r;
+        char err[256] = "";
+        T_EQ_I(nvs_health_from_json(j, &r, err, sizeof err), NVS_ERR_INPUT);
+        T_CONTAINS(err, want[i]);
+        json_decref(j);
+    }
+}
+
+static void t_reason_names(void)
+{
+    char b[160];
+    T_EQ_S(nvs_health_reason_names(0, b, sizeof b), "none");
+    T_EQ_S(nvs_health_reason_names(-1, b, sizeof b), "unsupported");
+    T_EQ_S(nvs_health_reason_names(NVS_CLK_HW_SLOWDOWN | NVS_CLK_HW_THERMAL, b, sizeof b), "HW slowdown, HW thermal slowdown");
+    T_CONTAINS(nvs_health_reason_names(0x400, b, sizeof b), "other (0x400)");
+    T_EQ_I(nvs_health_check_parse("nvlink_errors"), NVS_HC_NVLINK_ERRORS);
+    T_EQ_I(nvs_health_check_parse("nvlinkerrors"), -1);
+}
+
+T_LIST = {
+    T_CASE(t_healthy_passes), T_CASE(t_failure_paths), T_CASE(t_blame_link),   T_CASE(t_no_nvlink_gpu),
+    T_CASE(t_json_round_trip), T_CASE(t_json_errors), T_CASE(t_reason_names),
+};
+T_MAIN

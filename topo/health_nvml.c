@@ -1,0 +1,424 @@
+/* Health counters through NVML (what and why: topo/health_monitor.h, health/health.h). Every call is looked up
+ * with dlsym in the library topo_nvml.c loaded; a missing symbol or a NOT_SUPPORTED answer leaves the counter
+ * unknown (-1 / NAN). Signatures follow NVIDIA's NVML API reference (docs.nvidia.com/deploy/nvml-api). */
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/clock.h"
+#include "core/log.h"
+#include "topo/health_monitor.h"
+#include "topo/nvml_min.h"
+#include "topo/topo_live.h"
+
+typedef nvs_nvmlDevice_t dev_t_;
+typedef nvs_nvmlReturn_t ret_t;
+
+/* The calls this file makes; NULL = the library lacks it. */
+typedef struct {
+    ret_t (*count)(unsigned *);
+    ret_t (*by_index)(unsigned, dev_t_ *);
+    ret_t (*pci)(dev_t_, nvs_nvmlPciInfo_t *);
+    ret_t (*name)(dev_t_, char *, unsigned);
+    ret_t (*ecc_mode)(dev_t_, int *, int *);
+    ret_t (*ecc_total)(dev_t_, int, int, unsigned long long *);
+    ret_t (*retired)(dev_t_, int, unsigned *, unsigned long long *);
+    ret_t (*retired_pending)(dev_t_, int *);
+    ret_t (*remapped)(dev_t_, unsigned *, unsigned *, unsigned *, unsigned *);
+    ret_t (*reasons)(dev_t_, unsigned long long *);
+    ret_t (*clock)(dev_t_, int, unsigned *);
+    ret_t (*max_clock)(dev_t_, int, unsigned *);
+    ret_t (*temp)(dev_t_, int, unsigned *);
+    ret_t (*temp_threshold)(dev_t_, int, unsigned *);
+    ret_t (*power)(dev_t_, unsigned *);
+    ret_t (*power_limit)(dev_t_, unsigned *);
+    ret_t (*power_default)(dev_t_, unsigned *);
+    ret_t (*gen)(dev_t_, unsigned *);
+    ret_t (*width)(dev_t_, unsigned *);
+    ret_t (*max_gen)(dev_t_, unsigned *);
+    ret_t (*max_width)(dev_t_, unsigned *);
+    ret_t (*replay)(dev_t_, unsigned *);
+    ret_t (*link_state)(dev_t_, unsigned, int *);
+    ret_t (*link_error)(dev_t_, unsigned, int, unsigned long long *);
+    ret_t (*util)(dev_t_, nvs_nvmlUtilization_t *);
+    ret_t (*event_types)(dev_t_, unsigned long long *);
+    ret_t (*set_create)(nvs_nvmlEventSet_t *);
+    ret_t (*set_register)(dev_t_, unsigned long long, nvs_nvmlEventSet_t);
+    ret_t (*set_wait)(nvs_nvmlEventSet_t, nvs_nvmlEventData_t *, unsigned);
+    ret_t (*set_free)(nvs_nvmlEventSet_t);
+} fns;
+
+typedef struct {
+    dev_t_ dev;
+    nvs_health_gpu g;
+    double sm_sum; /* SM clock summed over the busy samples that had one, for the mean */
+    int sm_n;
+} mon_gpu;
+
+struct nvs_health_monitor {
+    nvs_nvml *nvml;
+    fns f;
+    char source[160];
+    int n;
+    mon_gpu *gpus;
+    nvs_nvmlEventSet_t set;
+    int have_set;
+    int sample_ms;
+    double t0;
+    pthread_t thread;
+    int thread_on;
+    pthread_mutex_t mu;
+    int stop; /* under mu */
+};
+
+static void sym(nvs_nvml *n, const char *name, void *fnptr)
+{
+    void *p = nvs_nvml_symbol(n, name);
+    memcpy(fnptr, &p, sizeof p);
+}
+
+static void load_fns(nvs_nvml *n, fns *f)
+{
+    sym(n, "nvmlDeviceGetCount_v2", &f->count);
+    sym(n, "nvmlDeviceGetHandleByIndex_v2", &f->by_index);
+    sym(n, "nvmlDeviceGetPciInfo_v3", &f->pci);
+    sym(n, "nvmlDeviceGetName", &f->name);
+    sym(n, "nvmlDeviceGetEccMode", &f->ecc_mode);
+    sym(n, "nvmlDeviceGetTotalEccErrors", &f->ecc_total);
+    sym(n, "nvmlDeviceGetRetiredPages", &f->retired);
+    sym(n, "nvmlDeviceGetRetiredPagesPendingStatus", &f->retired_pending);
+    sym(n, "nvmlDeviceGetRemappedRows", &f->remapped);
+    /* renamed in R535 ("clocks event reasons"); older drivers only have the throttle name, same meaning */
+    sym(n, "nvmlDeviceGetCurrentClocksEventReasons", &f->reasons);
+    if (!f->reasons) sym(n, "nvmlDeviceGetCurrentClocksThrottleReasons", &f->reasons);
+    sym(n, "nvmlDeviceGetClockInfo", &f->clock);
+    sym(n, "nvmlDeviceGetMaxClockInfo", &f->max_clock);
+    sym(n, "nvmlDeviceGetTemperature", &f->temp);
+    sym(n, "nvmlDeviceGetTemperatureThreshold", &f->temp_threshold);
+    sym(n, "nvmlDeviceGetPowerUsage", &f->power);
+    sym(n, "nvmlDeviceGetEnforcedPowerLimit", &f->power_limit);
+    sym(n, "nvmlDeviceGetPowerManagementDefaultLimit", &f->power_default);
+    sym(n, "nvmlDeviceGetCurrPcieLinkGeneration", &f->gen);
+    sym(n, "nvmlDeviceGetCurrPcieLinkWidth", &f->width);
+    sym(n, "nvmlDeviceGetMaxPcieLinkGeneration", &f->max_gen);
+    sym(n, "nvmlDeviceGetMaxPcieLinkWidth", &f->max_width);
+    sym(n, "nvmlDeviceGetPcieReplayCounter", &f->replay);
+    sym(n, "nvmlDeviceGetNvLinkState", &f->link_state);
+    sym(n, "nvmlDeviceGetNvLinkErrorCounter", &f->link_error);
+    sym(n, "nvmlDeviceGetUtilizationRates", &f->util);
+    sym(n, "nvmlDeviceGetSupportedEventTypes", &f->event_types);
+    sym(n, "nvmlEventSetCreate", &f->set_create);
+    sym(n, "nvmlDeviceRegisterEvents", &f->set_register);
+    sym(n, "nvmlEventSetWait_v2", &f->set_wait);
+    sym(n, "nvmlEventSetFree", &f->set_free);
+}
+
+#define OK NVS_NVML_SUCCESS
+
+/* unsigned readers: -1 when the call is missing or fails */
+static long long u1(ret_t (*fn)(dev_t_, unsigned *), dev_t_ d)
+{
+    unsigned v;
+    return fn && fn(d, &v) == OK ? (long long)v : -1;
+}
+static long long u2(ret_t (*fn)(dev_t_, int, unsigned *), dev_t_ d, int what)
+{
+    unsigned v;
+    return fn && fn(d, what, &v) == OK ? (long long)v : -1;
+}
+static double watts(ret_t (*fn)(dev_t_, unsigned *), dev_t_ d)
+{
+    unsigned mw;
+    return fn && fn(d, &mw) == OK ? mw / 1000.0 : NAN; /* NVML reports milliwatts */
+}
+
+static void read_snap(const fns *f, dev_t_ d, nvs_health_snap *s)
+{
+    nvs_health_snap_unknown(s);
+    int cur, pend;
+    if (f->ecc_mode && f->ecc_mode(d, &cur, &pend) == OK) s->ecc_enabled = cur == NVS_NVML_FEATURE_ENABLED;
+    unsigned long long v;
+    if (f->ecc_total) {
+        if (f->ecc_total(d, NVS_NVML_MEMORY_ERROR_TYPE_CORRECTED, NVS_NVML_VOLATILE_ECC, &v) == OK) s->ecc_corr_volatile = (long long)v;
+        if (f->ecc_total(d, NVS_NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVS_NVML_VOLATILE_ECC, &v) == OK) s->ecc_unc_volatile = (long long)v;
+        if (f->ecc_total(d, NVS_NVML_MEMORY_ERROR_TYPE_CORRECTED, NVS_NVML_AGGREGATE_ECC, &v) == OK) s->ecc_corr_aggregate = (long long)v;
+        if (f->ecc_total(d, NVS_NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVS_NVML_AGGREGATE_ECC, &v) == OK) s->ecc_unc_aggregate = (long long)v;
+    }
+    if (f->retired) {
+        /* pageCount 0 asks for the count only: NVML answers SUCCESS (none) or INSUFFICIENT_SIZE with the count */
+        unsigned cnt = 0;
+        ret_t r = f->retired(d, NVS_NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS, &cnt, NULL);
+        if (r == OK || r == NVS_NVML_ERROR_INSUFFICIENT_SIZE) s->retired_sbe = cnt;
+        cnt = 0;
+        r = f->retired(d, NVS_NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR, &cnt, NULL);
+        if (r == OK || r == NVS_NVML_ERROR_INSUFFICIENT_SIZE) s->retired_dbe = cnt;
+    }
+    if (f->retired_pending && f->retired_pending(d, &pend) == OK) s->retired_pending = pend == NVS_NVML_FEATURE_ENABLED;
+    unsigned corr, unc, pending, failure;
+    if (f->remapped && f->remapped(d, &corr, &unc, &pending, &failure) == OK) {
+        s->remap_corr = corr;
+        s->remap_unc = unc;
+        s->remap_pending = pending != 0;
+        s->remap_failure = failure != 0;
+    }
+    if (f->reasons && f->reasons(d, &v) == OK) s->clock_reasons = (long long)(v & 0x7fffffffffffffffull);
+    s->sm_mhz = (int)u2(f->clock, d, NVS_NVML_CLOCK_SM);
+    s->sm_max_mhz = (int)u2(f->max_clock, d, NVS_NVML_CLOCK_SM);
+    s->mem_mhz = (int)u2(f->clock, d, NVS_NVML_CLOCK_MEM);
+    s->mem_max_mhz = (int)u2(f->max_clock, d, NVS_NVML_CLOCK_MEM);
+    s->temp_c = (int)u2(f->temp, d, NVS_NVML_TEMPERATURE_GPU);
+    s->temp_slowdown_c = (int)u2(f->temp_threshold, d, NVS_NVML_TEMPERATURE_THRESHOLD_SLOWDOWN);
+    s->temp_shutdown_c = (int)u2(f->temp_threshold, d, NVS_NVML_TEMPERATURE_THRESHOLD_SHUTDOWN);
+    s->power_w = watts(f->power, d);
+    s->power_limit_w = watts(f->power_limit, d);
+    s->power_default_limit_w = watts(f->power_default, d);
+    s->pcie_gen = (int)u1(f->gen, d);
+    s->pcie_width = (int)u1(f->width, d);
+    s->pcie_max_gen = (int)u1(f->max_gen, d);
+    s->pcie_max_width = (int)u1(f->max_width, d);
+    s->pcie_replay = u1(f->replay, d);
+    if (f->link_state) {
+        s->nlinks = 0;
+        for (unsigned l = 0; l < NVS_HEALTH_MAX_LINKS; l++) {
+            int active = 0;
+            ret_t r = f->link_state(d, l, &active);
+            /* past the last link, or a GPU without NVLink (as in topo_nvml.c) */
+            if (r == NVS_NVML_ERROR_INVALID_ARGUMENT || r == NVS_NVML_ERROR_NOT_SUPPORTED) break;
+            if (r != OK) continue;
+            nvs_health_link *k = &s->links[s->nlinks++];
+            k->link = (int)l;
+            k->active = active == NVS_NVML_FEATURE_ENABLED;
+            k->replay = k->recovery = k->crc_flit = k->crc_data = -1;
+            if (!f->link_error || !k->active) continue;
+            if (f->link_error(d, l, NVS_NVML_NVLINK_ERROR_DL_REPLAY, &v) == OK) k->replay = (long long)v;
+            if (f->link_error(d, l, NVS_NVML_NVLINK_ERROR_DL_RECOVERY, &v) == OK) k->recovery = (long long)v;
+            if (f->link_error(d, l, NVS_NVML_NVLINK_ERROR_DL_CRC_FLIT, &v) == OK) k->crc_flit = (long long)v;
+            if (f->link_error(d, l, NVS_NVML_NVLINK_ERROR_DL_CRC_DATA, &v) == OK) k->crc_data = (long long)v;
+        }
+    }
+}
+
+/* XID events queued since the last call (timeout 0: what is there, no waiting). Caller holds mu or is alone. */
+static void drain_events(nvs_health_monitor *m)
+{
+    if (!m->have_set) return;
+    for (int guard = 0; guard < 100000; guard++) {
+        nvs_nvmlEventData_t e;
+        memset(&e, 0, sizeof e);
+        ret_t r = m->f.set_wait(m->set, &e, 0);
+        if (r != OK) return; /* NVS_NVML_ERROR_TIMEOUT: nothing more; anything else: nothing we can do now */
+        if (!(e.eventType & NVS_NVML_EVENT_TYPE_XID_CRITICAL_ERROR)) continue;
+        for (int i = 0; i < m->n; i++) {
+            nvs_health_gpu *g = &m->gpus[i].g;
+            if (m->gpus[i].dev != e.device) continue;
+            int k;
+            for (k = 0; k < g->nxid && g->xids[k].xid != e.eventData; k++) {
+            }
+            if (k < g->nxid) g->xids[k].count++;
+            else if (g->nxid < NVS_HEALTH_MAX_XIDS) {
+                g->xids[g->nxid].xid = e.eventData;
+                g->xids[g->nxid++].count = 1;
+            } else
+                g->xid_other++;
+        }
+    }
+}
+
+static void sample_once(nvs_health_monitor *m)
+{
+    const fns *f = &m->f;
+    for (int i = 0; i < m->n; i++) {
+        mon_gpu *mg = &m->gpus[i];
+        nvs_health_load *l = &mg->g.load;
+        if (mg->g.why[0]) continue;
+        dev_t_ d = mg->dev;
+        unsigned long long reasons = 0;
+        int have_reasons = f->reasons && f->reasons(d, &reasons) == OK;
+        nvs_nvmlUtilization_t u;
+        int busy = f->util && f->util(d, &u) == OK ? u.gpu >= 50 : have_reasons && !(reasons & NVS_CLK_GPU_IDLE);
+        l->samples++;
+        long long t = u2(f->temp, d, NVS_NVML_TEMPERATURE_GPU);
+        if (t > l->temp_max_c) l->temp_max_c = (int)t;
+        double p = watts(f->power, d);
+        if (!isnan(p) && (isnan(l->power_max_w) || p > l->power_max_w)) l->power_max_w = p;
+        long long g = u1(f->gen, d), w = u1(f->width, d);
+        if (g > l->pcie_gen_max) l->pcie_gen_max = (int)g;
+        if (w > l->pcie_width_max) l->pcie_width_max = (int)w;
+        if (!busy) continue;
+        l->busy_samples++;
+        if (have_reasons) l->reasons_busy = (l->reasons_busy < 0 ? 0 : l->reasons_busy) | (long long)(reasons & 0x7fffffffffffffffull);
+        long long sm = u2(f->clock, d, NVS_NVML_CLOCK_SM), mem = u2(f->clock, d, NVS_NVML_CLOCK_MEM);
+        if (sm > 0) {
+            if (l->sm_min_mhz < 0 || sm < l->sm_min_mhz) l->sm_min_mhz = (int)sm;
+            mg->sm_sum += (double)sm;
+            mg->sm_n++;
+        }
+        if (mem > 0 && (l->mem_min_mhz < 0 || mem < l->mem_min_mhz)) l->mem_min_mhz = (int)mem;
+    }
+}
+
+static void *sampler(void *arg)
+{
+    nvs_health_monitor *m = arg;
+    for (;;) {
+        pthread_mutex_lock(&m->mu);
+        int stop = m->stop;
+        if (!stop) {
+            sample_once(m);
+            drain_events(m);
+        }
+        pthread_mutex_unlock(&m->mu);
+        if (stop) break;
+        struct timespec ts = {m->sample_ms / 1000, (long)(m->sample_ms % 1000) * 1000000L};
+        nanosleep(&ts, NULL); /* an early wake-up (signal) only makes one period shorter */
+    }
+    return NULL;
+}
+
+static void setup_events(nvs_health_monitor *m)
+{
+    const fns *f = &m->f;
+    const char *why = NULL;
+    if (!f->set_create || !f->set_register || !f->set_wait || !f->set_free)
+        why = "this NVML has no event sets";
+    else if (f->set_create(&m->set) != OK)
+        why = "nvmlEventSetCreate failed";
+    else
+        m->have_set = 1;
+    for (int i = 0; i < m->n; i++) {
+        nvs_health_gpu *g = &m->gpus[i].g;
+        if (g->why[0]) continue;
+        if (why) {
+            snprintf(g->xid_why, sizeof g->xid_why, "%s", why);
+            continue;
+        }
+        unsigned long long types = 0;
+        if (f->event_types && f->event_types(m->gpus[i].dev, &types) == OK && !(types & NVS_NVML_EVENT_TYPE_XID_CRITICAL_ERROR)) {
+            snprintf(g->xid_why, sizeof g->xid_why, "this GPU does not deliver XID events");
+            continue;
+        }
+        ret_t r = f->set_register(m->gpus[i].dev, NVS_NVML_EVENT_TYPE_XID_CRITICAL_ERROR, m->set);
+        if (r != OK) snprintf(g->xid_why, sizeof g->xid_why, "nvmlDeviceRegisterEvents: %s", nvs_nvml_error_text(m->nvml, r));
+        else g->xid_watched = 1;
+    }
+}
+
+/* GPUs to watch: the given bus ids, or every GPU NVML lists. */
+static nvs_result_t list_gpus(nvs_health_monitor *m, const char *host, const char (*busids)[32], int nbus)
+{
+    const fns *f = &m->f;
+    unsigned count = 0;
+    if (!busids || nbus <= 0) {
+        if (!f->count || !f->by_index || f->count(&count) != OK) count = 0;
+        nbus = (int)count;
+    }
+    m->gpus = calloc(nbus > 0 ? (size_t)nbus : 1, sizeof *m->gpus);
+    if (!m->gpus) return NVS_ERR_NOMEM;
+    for (int i = 0; i < nbus; i++) {
+        mon_gpu *mg = &m->gpus[m->n++];
+        nvs_health_gpu *g = &mg->g;
+        nvs_health_gpu_init(g);
+        snprintf(g->host, sizeof g->host, "%s", host);
+        if (busids && nbus > 0) {
+            snprintf(g->pci_bus_id, sizeof g->pci_bus_id, "%s", busids[i]);
+            if (nvs_nvml_device(m->nvml, busids[i], &mg->dev, g->why, sizeof g->why)) continue;
+        } else {
+            ret_t r = f->by_index((unsigned)i, &mg->dev);
+            nvs_nvmlPciInfo_t pci;
+            memset(&pci, 0, sizeof pci);
+            if (r != OK) {
+                snprintf(g->why, sizeof g->why, "nvmlDeviceGetHandleByIndex_v2(%d): %s", i, nvs_nvml_error_text(m->nvml, r));
+                continue;
+            }
+            if (f->pci && f->pci(mg->dev, &pci) == OK) {
+                pci.busId[sizeof pci.busId - 1] = '\0';
+                if (nvs_topo_busid_normalize(pci.busId, g->pci_bus_id, sizeof g->pci_bus_id))
+                    snprintf(g->pci_bus_id, sizeof g->pci_bus_id, "%.31s", pci.busId);
+            } else
+                snprintf(g->pci_bus_id, sizeof g->pci_bus_id, "index %d", i);
+        }
+        char name[96];
+        if (f->name && f->name(mg->dev, name, sizeof name) == OK) {
+            name[sizeof name - 1] = '\0';
+            snprintf(g->name, sizeof g->name, "%s", name);
+        }
+    }
+    return NVS_OK;
+}
+
+nvs_result_t nvs_health_monitor_start(const char *host, const char (*busids)[32], int nbus, int sample_ms,
+                                      nvs_health_monitor **out)
+{
+    *out = NULL;
+    nvs_health_monitor *m = calloc(1, sizeof *m);
+    if (!m) return NVS_ERR_NOMEM;
+    pthread_mutex_init(&m->mu, NULL);
+    m->t0 = nvs_now_s();
+    nvs_result_t r = nvs_nvml_open(&m->nvml, m->source, sizeof m->source);
+    if (r == NVS_ERR_UNSUPPORTED) { /* a shell that only says why: the report shows it */
+        *out = m;
+        return NVS_OK;
+    }
+    if (r == NVS_OK) {
+        load_fns(m->nvml, &m->f);
+        snprintf(m->source, sizeof m->source, "nvml, driver %s", nvs_nvml_driver_version(m->nvml));
+        r = list_gpus(m, host, busids, nbus);
+    }
+    if (r != NVS_OK) {
+        nvs_nvml_close(m->nvml);
+        pthread_mutex_destroy(&m->mu);
+        free(m->gpus);
+        free(m);
+        return r;
+    }
+    if (m->n == 0) snprintf(m->source, sizeof m->source, "unsupported: NVML lists no GPU");
+    /* events first: an XID between the first reading and the registration would be missed */
+    setup_events(m);
+    for (int i = 0; i < m->n; i++)
+        if (!m->gpus[i].g.why[0]) read_snap(&m->f, m->gpus[i].dev, &m->gpus[i].g.before);
+    m->t0 = nvs_now_s();
+    m->sample_ms = sample_ms;
+    if (sample_ms > 0 && m->n > 0) {
+        if (pthread_create(&m->thread, NULL, sampler, m) == 0) m->thread_on = 1;
+        else nvs_warn("health: cannot start the sampler thread: clocks under load will not be known");
+    }
+    *out = m;
+    return NVS_OK;
+}
+
+nvs_result_t nvs_health_monitor_finish(nvs_health_monitor *m, nvs_health_report *out)
+{
+    memset(out, 0, sizeof *out);
+    if (m->thread_on) {
+        pthread_mutex_lock(&m->mu);
+        m->stop = 1;
+        pthread_mutex_unlock(&m->mu);
+        pthread_join(m->thread, NULL); /* joins a thread we started: cannot fail here */
+    }
+    pthread_mutex_destroy(&m->mu);
+    drain_events(m);
+    out->window_s = nvs_now_s() - m->t0;
+    out->sample_ms = m->thread_on ? m->sample_ms : 0;
+    snprintf(out->source, sizeof out->source, "%s", m->source);
+    nvs_result_t r = NVS_OK;
+    out->gpus = calloc(m->n ? (size_t)m->n : 1, sizeof *out->gpus);
+    if (!out->gpus) r = NVS_ERR_NOMEM;
+    for (int i = 0; i < m->n && r == NVS_OK; i++) {
+        mon_gpu *mg = &m->gpus[i];
+        nvs_health_gpu *g = &mg->g;
+        if (!g->why[0]) {
+            read_snap(&m->f, mg->dev, &g->after);
+            g->have_after = 1;
+        }
+        if (mg->sm_n) g->load.sm_mean_mhz = mg->sm_sum / mg->sm_n;
+        out->gpus[out->ngpus++] = *g;
+    }
+    if (m->have_set) m->f.set_free(m->set); /* its result changes nothing we report */
+    nvs_nvml_close(m->nvml); /* NULL (no NVML) is fine */
+    free(m->gpus);
+    free(m);
+    return r;
+}
