@@ -104,9 +104,11 @@ static void transport_words(sb *s, const nvs_explain_facts *f)
         first = 0;
     }
     if (first) sbf(s, "%s", t);
-    if (!p2p && f->p2p_disabled_by)
+    /* across hosts the network is the only path: no P2P is no news there */
+    int across = f->hop_class && nvs_link_class_parse(f->hop_class, NULL) == NVS_CLASS_NET;
+    if (!p2p && f->p2p_disabled_by && !across)
         sbf(s, ", because %s", f->p2p_disabled_by);
-    else if (!p2p && f->hop_p2p == 0)
+    else if (!p2p && f->hop_p2p == 0 && !across)
         sbf(s, ", because CUDA reports no peer-to-peer access between these GPUs (as on GeForce cards)");
 }
 

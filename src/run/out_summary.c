@@ -151,14 +151,14 @@ static void print_topology(const nvs_ctx *run, FILE *to)
     for (int a = 0; a < t->ngpus; a++)
         for (int b = a + 1; b < t->ngpus; b++) {
             const nvs_topo_pair *p = nvs_topo_pair_at(t, a, b);
-            if (!p) continue;
+            if (!p || t->gpus[a].host != t->gpus[b].host) continue; /* across hosts the path is the network */
             pairs++;
             if (p->p2p_cuda == 0) no_p2p++;
             if (p->p2p_cuda < 0) unknown++;
         }
     fprintf(to, "\nTopology (nvidia-smi topo -m classes); P2P: ");
     if (!pairs)
-        fprintf(to, "one GPU, no pair\n");
+        fprintf(to, "%s\n", t->ngpus > 1 ? "no two GPUs on one host (between hosts: the network)" : "one GPU, no pair");
     else if (no_p2p)
         fprintf(to, "NOT supported on %d of %d pairs: NCCL goes through host memory (SHM) there\n", no_p2p, pairs);
     else if (unknown)

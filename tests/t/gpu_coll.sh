@@ -9,7 +9,7 @@ export NCCL_NVLS_ENABLE=${NCCL_NVLS_ENABLE:-0}
 ngpu=$(nvidia-smi -L | grep -c '^GPU')
 d=$TMP/gpu_coll
 rm -rf "$d"
-expect 0 "Wrong elements     : 0 OK" $NVS run --coll all -d all -o all -b 1K -e 4M -f 64 -n 5 -w 2 --out "$d/threads"
+expect 0 "Wrong elements     : 0 OK" $NVS run -v --no-train --coll all -d all -o all -b 1K -e 4M -f 64 -n 5 -w 2 --out "$d/threads"
 bad=$(json_get $d/threads/run.json "sum(1 for c in d['collectives'] if c['wrong'] != 0)")
 [ "$bad" = "0" ] || fail "$bad wrong rows (threads)"
 [ "$(json_get $d/threads/run.json "d['command']['launcher']")" = "threads" ] || fail "launcher"
