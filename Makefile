@@ -142,8 +142,11 @@ build/hostbw: tools/hostbw.c
 check: nvscale $(TEST_BINS)
 	tests/run.sh
 
+# With GPUs: one process drives them all. Without: two MPI ranks on the host backend, so that the answer shows
+# N = 1 and 2 (as root, Open MPI needs to be told that is fine).
 run: nvscale
-	./nvscale
+	@if nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then ./nvscale; \
+	else mpirun $$( [ "$$(id -u)" = 0 ] && echo --allow-run-as-root ) --oversubscribe -np 2 ./nvscale; fi
 
 deps:
 	tools/install-deps.sh

@@ -1,0 +1,51 @@
+#!/bin/sh
+# Every command of README.md's shell blocks (```sh) runs as written: `make deps && make run`, and each nvscale
+# and mpirun line of the Quick start (mpirun gets --allow-run-as-root --oversubscribe, which CI's root user and 2
+# cores need). With a GPU every one must exit 0. Without one, those that need a GPU (topo of this machine, p2p,
+# compare) must exit 1 with a message that says so, and the rest exit 0. `make deps && make check` is the suite
+# this test belongs to: it is not run from inside itself. Run directories the commands make are removed after.
+cd "$(dirname "$0")/../.." || exit 1
+. tests/lib.sh
+need_nvscale
+need_cmd python3 "cannot read README.md's blocks"
+need_cmd mpirun "the README's mpirun lines"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+tmp_dir d
+python3 - README.md >"$d/cmds" <<'PY' || stop "cannot extract the README's commands"
+import re, sys
+text = open(sys.argv[1]).read()
+for block in re.findall(r"```sh\n(.*?)```", text, re.S):
+    for line in block.splitlines():
+        line = re.sub(r"\s+#\s.*$", "", line).strip()
+        if line:
+            print(line)
+PY
+[ "$(wc -l <"$d/cmds")" -ge 10 ] || fail "only $(wc -l <"$d/cmds") commands found in README.md"
+ls results >"$d/before" 2>/dev/null
+gpu=0
+has_gpu && gpu=1
+n=0
+while IFS= read -r line; do
+    n=$((n + 1))
+    case "$line" in
+    "make deps && make check") echo "skip: '$line' is the suite this test is part of"; continue ;;
+    "make deps && make run") cmd="make run" ;;
+    nvscale*) cmd="$NVS${line#nvscale}" ;;
+    mpirun*) cmd="mpirun --allow-run-as-root --oversubscribe $(echo "${line#mpirun }" | sed "s|\bnvscale\b|$NVS|")" ;;
+    *) fail "README line not understood by this test: $line"; continue ;;
+    esac
+    want=0 pat=""
+    if [ $gpu -eq 0 ]; then
+        case "$line" in
+        "nvscale topo" | "nvscale p2p"* | "nvscale compare"*) want=1 pat="GPU" ;;
+        esac
+    fi
+    t0=$(date +%s)
+    sh -c "$cmd" </dev/null >"$d/out.$n" 2>&1
+    rc=$?
+    echo "README command $n: '$line' -> exit $rc in $(($(date +%s) - t0)) s"
+    [ $rc -eq $want ] || { fail "'$line' exited $rc, expected $want"; tail -5 "$d/out.$n"; continue; }
+    [ -z "$pat" ] || grep -q "$pat" "$d/out.$n" || fail "'$line': the message does not say why ($pat)"
+done <"$d/cmds"
+ls results 2>/dev/null | while IFS= read -r r; do grep -qxF "$r" "$d/before" || rm -rf "results/$r"; done
+finish
