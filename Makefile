@@ -79,10 +79,10 @@ Q =
 endif
 
 VERSION := 0.1.0
-# The commit built: from git, else from .nvs-rev (written next to a copy of the tree that travels without its
-# .git, e.g. to a GPU machine: `git describe --always --dirty > .nvs-rev`), else "unknown".
-GIT_REV := $(shell git rev-parse --short HEAD 2>/dev/null && exit; cat .nvs-rev 2>/dev/null || echo unknown)
-GIT_REV := $(GIT_REV)$(shell git rev-parse HEAD >/dev/null 2>&1 && { git diff --quiet HEAD 2>/dev/null || echo -dirty; })
+# The commit built: from .nvs-rev when present (written next to a copy of the tree that travels to a GPU machine:
+# `git describe --always --dirty > .nvs-rev`; such a copy may carry a stale .git), else from git, else "unknown".
+GIT_REV := $(shell cat .nvs-rev 2>/dev/null || git rev-parse --short HEAD 2>/dev/null || echo unknown)
+GIT_REV := $(GIT_REV)$(shell [ -f .nvs-rev ] || { git rev-parse HEAD >/dev/null 2>&1 && { git diff --quiet HEAD 2>/dev/null || echo -dirty; }; })
 
 # One include root per name: every #include is "<layer>/<file>.h" (src/<layer>/, or the top-level topo/ and
 # collectives/ the card names); tests/t/layering.sh checks that includes only go down (src/LAYERS).
