@@ -12,7 +12,7 @@ make -j32 NVCC_GENCODE="-gencode=arch=compute_90,code=sm_90" $(pkg-config --exis
 describe "$R"
 commands_header
 step "issue 10: host memory and NCCL SHM on this box"
-rec membw python3 tools/membw.py --json "$R/membw.json"
+rec membw sh -c "make -s hostbw >/dev/null && build/hostbw -t 32"
 rec shm-allreduce mpirun --allow-run-as-root -np 2 --bind-to none -x NCCL_NVLS_ENABLE -x NCCL_P2P_DISABLE=1 \
     ./nvscale coll --coll all_reduce -b 1M -e 4G -f 4 --out "$R/shm-allreduce"
 rec shm-allreduce-4ch mpirun --allow-run-as-root -np 2 --bind-to none -x NCCL_NVLS_ENABLE -x NCCL_P2P_DISABLE=1 \
