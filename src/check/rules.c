@@ -14,7 +14,7 @@
 #include "health/health.h"
 
 #define MAX_TOKENS 32
-#define MAX_LINE 1024
+#define MAX_LINE (NVS_LINE_MAX + 1) /* characters per line (core/units.h) and the NUL */
 
 const char *nvs_rule_metric_name(nvs_rule_metric m)
 {
@@ -166,6 +166,7 @@ static int parse_cond(const char *tok, nvs_rule *r, unsigned seen[K_COUNT], char
     case K_SIZE: {
         size_t s;
         if (nvs_parse_size(v, &s)) return fail(err, errlen, "size: '%s' is not a size (e.g. 8, 64K, 1M, 1G)", v);
+        if (!s) return fail(err, errlen, "size: 0 bytes: collectives run at 1 byte or more (nvscale -b)");
         if (op == OP_EQ) r->size_lo = r->size_hi = s, r->size_exact = 1;
         else if (op == OP_GE) r->size_lo = s;
         else r->size_hi = s;

@@ -92,33 +92,15 @@ enum {
     O_STEP_CV, O_FIT, O_HOST_MEM
 };
 
-/* Split "a,b,c" into at most `max` non-empty words (in place, in a copy the caller frees). -1 on a bad list. */
-static int split_list(const char *s, char **copy, char **out, int max)
-{
-    *copy = strdup(s);
-    if (!*copy) return -1;
-    int n = 0;
-    char *p = *copy;
-    for (;;) {
-        char *c = strchr(p, ',');
-        if (c) *c = '\0';
-        if (!*p || n == max) return -1;
-        out[n++] = p;
-        if (!c) break;
-        p = c + 1;
-    }
-    return n;
-}
-
 /* A list of positive integers in 1..hi, sorted, without duplicates. */
 static int parse_int_list(const char *flag, const char *s, long hi, int *out, int *n)
 {
-    char *copy, *w[MAX_LIST];
-    int k = split_list(s, &copy, w, MAX_LIST);
+    char *copy, *w[MAX_LIST], why[160];
+    int k = nvs_list_split(s, &copy, w, MAX_LIST, why, sizeof why);
     if (k < 0) {
         free(copy);
-        fprintf(stderr, "nvscale model: %s '%s': expected a comma-separated list of at most %d numbers\n", flag, s,
-                MAX_LIST);
+        fprintf(stderr, "nvscale model: %s '%s': %s (expected a comma-separated list of at most %d numbers)\n", flag,
+                s, why, MAX_LIST);
         return -1;
     }
     *n = 0;
@@ -456,10 +438,14 @@ static int mode_project(const opts *o, const nvs_presets *ps, int json)
     if (!o->machine) return usage_error("%s", "--machine is required (nvscale model --list-presets)");
     if (!o->model) return usage_error("%s", "--model is required (resnet50, bert-large, ... or a profile file)");
     if (o->gpus && o->nodes) return usage_error("%s", "--gpus and --nodes: give one of them");
-    int ng = split_list(o->gpu, &gcopy, gw, MAX_CONFIGS);
-    int nm = split_list(o->machine, &mcopy, mw, MAX_CONFIGS);
+    char why[160];
+    int ng = nvs_list_split(o->gpu, &gcopy, gw, MAX_CONFIGS, why, sizeof why);
+    int nm = ng < 0 ? -1 : nvs_list_split(o->machine, &mcopy, mw, MAX_CONFIGS, why, sizeof why);
     if (ng < 0 || nm < 0 || ng * nm > MAX_CONFIGS) {
-        rc = usage_error("%s", "--gpu and --machine: comma-separated ids, at most 16 combinations");
+        if (ng < 0 || nm < 0)
+            rc = usage_error("--gpu and --machine: %s (comma-separated ids, at most 16 combinations)", why);
+        else
+            rc = usage_error("%s", "--gpu and --machine: comma-separated ids, at most 16 combinations");
         goto out;
     }
     char err[1024];
@@ -652,6 +638,19 @@ static int mode_calibrate(const opts *o, const nvs_presets *ps, int json)
     int rc = 0;
     nvs_model_series proj, *pp = NULL;
     memset(&proj, 0, sizeof proj);
+    if (!(o->gpus || o->nodes || o->net)) {
+        /* the model's settings shape only a projection: without one they would be ignored, so a value is
+         * checked (one message for a bad one) and then refused by name, never dropped */
+        nvs_model_config scratch = c.cfg;
+        const char *ignored = o->precision ? "--precision" : o->grad ? "--grad" : o->algo ? "--algo" : o->p2p ? "--p2p"
+                              : o->overlap ? "--overlap-penalty" : o->bucket_first ? "--bucket-first"
+                              : o->bucket_cap ? "--bucket-cap" : o->gpn ? "--gpus-per-node" : NULL;
+        if ((rc = common_settings(o, ps, &scratch)) == 0 && ignored)
+            rc = usage_error("%s with --calibrate sets a projection from the calibrated configuration: add --gpus "
+                             "or --nodes (without them it would change nothing)",
+                             ignored);
+        if (rc) goto out;
+    }
     if (o->gpus || o->nodes || o->net) {
         if (!c.has_train) {
             nvs_calibration_free(&c);

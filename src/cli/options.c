@@ -8,6 +8,7 @@
 #include "collectives/coll.h"
 #include "core/dtype.h"
 #include "core/units.h"
+#include "run/phases.h"
 #include "train/framework.h"
 
 void nvs_config_defaults(nvs_config *c)
@@ -188,32 +189,32 @@ static int parse_int_range(const char *s, long lo, long hi, int *out)
     return 0;
 }
 
-/* Comma-separated names into a bit mask; "all" = every bit of `count`. -1 with *badp set on an unknown name. */
+/* Comma-separated names into a bit mask; "all" = every bit of `count`. -1 with *badp set to an unknown name;
+ * -2 with *badp set to the reason when the list itself is malformed ("a,,b": core/units.h, one list splitter). */
 static int parse_mask(const char *s, int (*lookup)(const char *), int count, unsigned *mask, char *badp, size_t bl)
 {
     if (!strcasecmp(s, "all")) {
         *mask = (1u << count) - 1;
         return 0;
     }
-    char buf[512];
-    if (strlen(s) >= sizeof buf || !*s) {
-        snprintf(badp, bl, "%s", s);
-        return -1;
+    char *copy, *items[64], err[160];
+    int n = nvs_list_split(s, &copy, items, 64, err, sizeof err);
+    if (n < 0) {
+        free(copy);
+        snprintf(badp, bl, "%s", err);
+        return -2;
     }
-    strcpy(buf, s);
     unsigned m = 0;
-    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        int i = lookup(tok);
+    for (int k = 0; k < n; k++) {
+        int i = lookup(items[k]);
         if (i < 0) {
-            snprintf(badp, bl, "%s", tok);
+            snprintf(badp, bl, "%s", items[k]);
+            free(copy);
             return -1;
         }
         m |= 1u << i;
     }
-    if (!m) {
-        snprintf(badp, bl, "%s", s);
-        return -1;
-    }
+    free(copy);
     *mask = m;
     return 0;
 }
@@ -224,21 +225,29 @@ static int cmp_int(const void *a, const void *b) { return *(const int *)a - *(co
 
 static int parse_gpu_counts(const char *s, nvs_config *c)
 {
-    char buf[512];
-    if (strlen(s) >= sizeof buf || !*s) return -1;
-    strcpy(buf, s);
-    int n = 0;
-    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        int v;
-        if (parse_int_range(tok, 1, 1 << 20, &v) || n == NVS_MAX_GPU_COUNTS) return -1;
-        c->gpu_counts[n++] = v;
-    }
-    if (!n) return -1;
+    char *copy, *items[NVS_MAX_GPU_COUNTS], err[160];
+    int n = nvs_list_split(s, &copy, items, NVS_MAX_GPU_COUNTS, err, sizeof err);
+    for (int k = 0; k < n; k++)
+        if (parse_int_range(items[k], 1, 1 << 20, &c->gpu_counts[k])) n = -1;
+    free(copy);
+    if (n <= 0) return -1;
     qsort(c->gpu_counts, (size_t)n, sizeof(int), cmp_int);
     int u = 0;
     for (int i = 0; i < n; i++)
         if (!u || c->gpu_counts[u - 1] != c->gpu_counts[i]) c->gpu_counts[u++] = c->gpu_counts[i];
     c->n_gpu_counts = u;
+    return 0;
+}
+
+/* Sizes of a sweep or a copy: at most 1 TiB. No GPU (141 GB on an H200) or host rank comes near it, and every
+ * size stays exact in a double, which the sweep's arithmetic uses (core/metrics.c). */
+#define MAX_SIZE_ARG ((size_t)1 << 40)
+
+static int parse_size_arg(const char *s, size_t lo, size_t *out)
+{
+    size_t v;
+    if (nvs_parse_size(s, &v) || v < lo || v > MAX_SIZE_ARG) return -1;
+    *out = v;
     return 0;
 }
 
@@ -265,8 +274,8 @@ fail:
 
 nvs_result_t nvs_config_parse(nvs_config *c, const char *sub, int argc, char **argv, int *help)
 {
-    char badname[128];
-    int have_f = 0, have_i = 0;
+    char badname[192];
+    int have_f = 0, have_i = 0, pm;
     *help = 0;
     c->subcommand = sub;
     /* getopt sees every option of every subcommand, so that one that belongs elsewhere is named as such */
@@ -334,11 +343,11 @@ nvs_result_t nvs_config_parse(nvs_config *c, const char *sub, int argc, char **a
         case OPT_HOST: c->p2p_host = 1; break;
         case 'b':
             c->sizes_explicit = 1;
-            if (nvs_parse_size(a, &c->min_bytes) || !c->min_bytes) return bad(sub, flag, a, "expected a size >= 1 such as 8, 64K, 1M");
+            if (parse_size_arg(a, 1, &c->min_bytes)) return bad(sub, flag, a, "expected a size from 1 to 1T such as 8, 64K, 1M");
             break;
         case 'e':
             c->sizes_explicit = 1;
-            if (nvs_parse_size(a, &c->max_bytes) || !c->max_bytes) return bad(sub, flag, a, "expected a size >= 1 such as 128M or 8G");
+            if (parse_size_arg(a, 1, &c->max_bytes)) return bad(sub, flag, a, "expected a size from 1 to 1T such as 128M or 8G");
             break;
         case 'f':
             if (nvs_parse_double(a, &c->step_factor) || c->step_factor <= 1.0 || c->step_factor > 1024)
@@ -347,7 +356,7 @@ nvs_result_t nvs_config_parse(nvs_config *c, const char *sub, int argc, char **a
             c->sizes_explicit = 1;
             break;
         case 'i':
-            if (nvs_parse_size(a, &c->step_bytes) || !c->step_bytes) return bad(sub, flag, a, "expected a step size >= 1");
+            if (parse_size_arg(a, 1, &c->step_bytes)) return bad(sub, flag, a, "expected a step size from 1 to 1T");
             have_i = 1;
             c->sizes_explicit = 1;
             break;
@@ -365,18 +374,24 @@ nvs_result_t nvs_config_parse(nvs_config *c, const char *sub, int argc, char **a
             if (parse_int_range(a, 0, 1000000, &c->graph_launches)) return bad(sub, flag, a, "expected 0..1000000");
             break;
         case 'd':
-            if (parse_mask(a, nvs_dtype_parse, NVS_DTYPE_COUNT, &c->types_mask, badname, sizeof badname))
+            if ((pm = parse_mask(a, nvs_dtype_parse, NVS_DTYPE_COUNT, &c->types_mask, badname, sizeof badname)) == -2)
+                return bad(sub, flag, a, badname);
+            else if (pm)
                 return bad(sub, flag, badname, "types are float, half, bfloat16, int32, double, or all");
             break;
         case 'o':
-            if (parse_mask(a, nvs_redop_parse, NVS_OP_COUNT, &c->ops_mask, badname, sizeof badname))
+            if ((pm = parse_mask(a, nvs_redop_parse, NVS_OP_COUNT, &c->ops_mask, badname, sizeof badname)) == -2)
+                return bad(sub, flag, a, badname);
+            else if (pm)
                 return bad(sub, flag, badname, "operations are sum, max, min, prod, or all");
             break;
         case 'r':
             if (parse_int_range(a, 0, 1 << 20, &c->root)) return bad(sub, flag, a, "expected a rank >= 0");
             break;
         case OPT_COLL:
-            if (parse_mask(a, lookup_coll, nvs_coll_count(), &c->colls_mask, badname, sizeof badname))
+            if ((pm = parse_mask(a, lookup_coll, nvs_coll_count(), &c->colls_mask, badname, sizeof badname)) == -2)
+                return bad(sub, flag, a, badname);
+            else if (pm)
                 return bad(sub, flag, badname,
                            "collectives are all_reduce, broadcast, reduce, all_gather, reduce_scatter, alltoall, "
                            "sendrecv, or all");
@@ -405,8 +420,9 @@ nvs_result_t nvs_config_parse(nvs_config *c, const char *sub, int argc, char **a
             else return bad(sub, flag, a, "expected first, best or worst");
             break;
         case OPT_TIMEOUT:
-            if (nvs_parse_double(a, &c->timeout_s) || c->timeout_s <= 0 || c->timeout_s > 86400)
-                return bad(sub, flag, a, "expected seconds in (0, 86400]");
+            /* at least 1 s: a shorter wait cannot tell a stall from MPI and NCCL start-up */
+            if (nvs_parse_double(a, &c->timeout_s) || c->timeout_s < 1 || c->timeout_s > 86400)
+                return bad(sub, flag, a, "expected seconds from 1 to 86400");
             break;
         case OPT_FORMAT:
             if (!strcasecmp(a, "table")) c->format = NVS_FMT_TABLE;
@@ -425,10 +441,15 @@ nvs_result_t nvs_config_parse(nvs_config *c, const char *sub, int argc, char **a
                 return bad(sub, flag, a, "expected a number of virtual hosts >= 1 that divides the number of ranks");
             break;
         case OPT_NO_NCCL_LOG: c->nccl_log = 0; break;
-        case OPT_MODEL:
-            if (!*a || strlen(a) >= sizeof c->model) return bad(sub, flag, a, "expected a model name or profile file");
+        case OPT_MODEL: {
+            char *copy, *items[NVS_MAX_WORKLOADS], why[160];
+            int n = nvs_list_split(a, &copy, items, NVS_MAX_WORKLOADS, why, sizeof why);
+            free(copy);
+            if (n < 0) return bad(sub, flag, a, why);
+            if (strlen(a) >= sizeof c->model) return bad(sub, flag, a, "expected a model name or profile file");
             snprintf(c->model, sizeof c->model, "%s", a);
             break;
+        }
         case OPT_BATCH:
             if (parse_int_range(a, 1, 1000000, &c->batch)) return bad(sub, flag, a, "expected a batch of 1..1000000 samples per GPU");
             break;
@@ -444,10 +465,10 @@ nvs_result_t nvs_config_parse(nvs_config *c, const char *sub, int argc, char **a
             else return bad(sub, flag, a, "expected fp32 or bf16");
             break;
         case OPT_BFIRST:
-            if (nvs_parse_size(a, &c->bucket_first_bytes) || !c->bucket_first_bytes) return bad(sub, flag, a, "expected a size >= 1 such as 1M");
+            if (parse_size_arg(a, 1, &c->bucket_first_bytes)) return bad(sub, flag, a, "expected a size from 1 to 1T such as 1M");
             break;
         case OPT_BCAP:
-            if (nvs_parse_size(a, &c->bucket_cap_bytes) || !c->bucket_cap_bytes) return bad(sub, flag, a, "expected a size >= 1 such as 25M");
+            if (parse_size_arg(a, 1, &c->bucket_cap_bytes)) return bad(sub, flag, a, "expected a size from 1 to 1T such as 25M");
             break;
         case OPT_STEPS:
             if (parse_int_range(a, 1, 1000000, &c->steps)) return bad(sub, flag, a, "expected 1..1000000");
@@ -462,7 +483,7 @@ nvs_result_t nvs_config_parse(nvs_config *c, const char *sub, int argc, char **a
             snprintf(c->hwloc_xml, sizeof c->hwloc_xml, "%s", a);
             break;
         case OPT_COPY_BYTES:
-            if (nvs_parse_size(a, &c->copy_bytes) || c->copy_bytes < 4) return bad(sub, flag, a, "expected a size >= 4 such as 256M");
+            if (parse_size_arg(a, 4, &c->copy_bytes)) return bad(sub, flag, a, "expected a size from 4 to 1T such as 256M");
             break;
         case OPT_COPY_ITERS:
             if (parse_int_range(a, 1, 1000000, &c->copy_iters)) return bad(sub, flag, a, "expected 1..1000000");

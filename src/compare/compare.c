@@ -1,6 +1,8 @@
 /* PURE part of `nvscale compare` (see compare.h). */
 #include "compare/compare.h"
 
+#include "core/units.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,37 +41,32 @@ int nvs_tp_parse_list(const char *s, nvs_tp_kind *out, int cap, char *err, size_
         for (int k = 0; k < NVS_TP_COUNT && n < cap; k++) out[n++] = (nvs_tp_kind)k;
         return n;
     }
-    for (const char *p = s;;) {
-        const char *comma = strchr(p, ',');
-        size_t len = comma ? (size_t)(comma - p) : strlen(p);
-        char item[32];
-        if (!len) {
-            snprintf(err, errlen, "empty item in '%s'", s);
-            return -1;
-        }
-        if (len >= sizeof item) len = sizeof item - 1;
-        memcpy(item, p, len);
-        item[len] = '\0';
+    char *copy, *items[16];
+    int ni = nvs_list_split(s, &copy, items, 16, err, errlen); /* core/units.h: the one list splitter */
+    for (int j = 0; j < ni; j++) {
         int k;
         for (k = 0; k < NVS_TP_COUNT; k++)
-            if (!strcasecmp(item, table[k].name)) break;
+            if (!strcasecmp(items[j], table[k].name)) break;
         if (k == NVS_TP_COUNT) {
-            snprintf(err, errlen, "unknown transport '%s' (expected nvlink, pcie, shm, net, or all)", item);
-            return -1;
+            snprintf(err, errlen, "unknown transport '%s' (expected nvlink, pcie, shm, net, or all)", items[j]);
+            n = -1;
+            break;
         }
         for (int i = 0; i < n; i++)
             if (out[i] == (nvs_tp_kind)k) {
                 snprintf(err, errlen, "transport '%s' given twice", table[k].name);
-                return -1;
+                n = -1;
             }
+        if (n < 0) break;
         if (n == cap) {
             snprintf(err, errlen, "too many transports");
-            return -1;
+            n = -1;
+            break;
         }
         out[n++] = (nvs_tp_kind)k;
-        if (!comma) break;
-        p = comma + 1;
     }
+    free(copy);
+    if (ni < 0) return -1;
     return n;
 }
 

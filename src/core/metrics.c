@@ -7,16 +7,20 @@
 size_t nvs_sweep_sizes(size_t min_bytes, size_t max_bytes, double factor, size_t step, size_t *out, size_t cap)
 {
     if (min_bytes > max_bytes) return 0;
-    if (factor <= 1.0 && step == 0) return 0;
+    if (!(factor > 1.0) && step == 0) return 0;
     size_t n = 0;
     double size = (double)min_bytes;
     for (;;) {
+        /* compared as doubles before the conversion: a double at or above 2^64 has no size_t value (C11
+         * 6.3.1.4: undefined), e.g. -i 18446744073709551615 */
+        if (!(size <= (double)max_bytes) || size >= 18446744073709551616.0) break;
         size_t s = (size_t)size;
         if (s > max_bytes) break;
         if (n < cap) out[n] = s;
         n++;
         double next = factor > 1.0 ? size * factor : size + (double)step;
-        if ((size_t)next <= s) next = (double)s + 1.0; /* min 0 with a factor, or a tiny factor: always advance */
+        if (next < 18446744073709551616.0 && (size_t)next <= s)
+            next = (double)s + 1.0; /* min 0 with a factor, or a tiny factor: always advance */
         size = next;
         if (n > 100000) break; /* a sweep this long is a typo (-i 1 over gigabytes); callers cap anyway */
     }

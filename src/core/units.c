@@ -10,9 +10,56 @@
 #include <string.h>
 #include <strings.h>
 
+static int is_digit(char c) { return c >= '0' && c <= '9'; }
+
+nvs_num_status nvs_parse_decimal(const char *s, double *out)
+{
+    if (!s || !*s) return NVS_NUM_EMPTY;
+    if (*s == '-') return NVS_NUM_NEGATIVE;
+    const char *c = s;
+    int digits = 0;
+    while (is_digit(*c)) c++, digits++;
+    if (*c == '.') {
+        c++;
+        while (is_digit(*c)) c++, digits++;
+    }
+    if (digits && (*c == 'e' || *c == 'E')) {
+        const char *e = c + 1;
+        if (*e == '+' || *e == '-') e++;
+        if (is_digit(*e)) {
+            while (is_digit(*e)) e++;
+            c = e;
+        }
+    }
+    if (!digits || *c) {
+        if (digits && strchr("kKmMgGtT", *c) && (c[1] == '\0' || c[1] == 'i' || c[1] == 'B')) return NVS_NUM_SUFFIX;
+        return NVS_NUM_SYNTAX;
+    }
+    /* the syntax above is a subset of strtod's decimal form, so strtod reads exactly these characters */
+    errno = 0;
+    char *end;
+    double v = strtod(s, &end);
+    if (end != c) return NVS_NUM_SYNTAX;
+    if (errno == ERANGE || !isfinite(v)) return NVS_NUM_RANGE;
+    *out = v;
+    return NVS_NUM_OK;
+}
+
+const char *nvs_num_status_text(nvs_num_status st)
+{
+    switch (st) {
+    case NVS_NUM_OK: return "ok";
+    case NVS_NUM_EMPTY: return "no value";
+    case NVS_NUM_NEGATIVE: return "must not be negative";
+    case NVS_NUM_SUFFIX: return "no K/M/G suffixes (ambiguous between 1000 and 1024): write the number";
+    case NVS_NUM_RANGE: return "out of the range of a number";
+    default: return "not a decimal number (plain or scientific notation, e.g. 4096 or 2.5e7)";
+    }
+}
+
 int nvs_parse_size(const char *s, size_t *out)
 {
-    if (!s || !*s || *s == '-' || *s == '+' || isspace((unsigned char)*s)) return -1;
+    if (!s || !is_digit(*s)) return -1;
     errno = 0;
     char *end;
     unsigned long long v = strtoull(s, &end, 10);
@@ -37,23 +84,26 @@ int nvs_parse_size(const char *s, size_t *out)
 
 int nvs_parse_long(const char *s, long *out)
 {
-    if (!s || !*s || isspace((unsigned char)*s)) return -1;
+    if (!s) return -1;
+    const char *d = *s == '-' ? s + 1 : s;
+    if (!is_digit(*d)) return -1;
+    for (const char *c = d; *c; c++)
+        if (!is_digit(*c)) return -1;
     errno = 0;
     char *end;
     long v = strtol(s, &end, 10);
-    if (end == s || *end || errno) return -1;
+    if (*end || errno) return -1;
     *out = v;
     return 0;
 }
 
 int nvs_parse_double(const char *s, double *out)
 {
-    if (!s || !*s || isspace((unsigned char)*s)) return -1;
-    errno = 0;
-    char *end;
-    double v = strtod(s, &end);
-    if (end == s || *end || errno || !isfinite(v)) return -1;
-    *out = v;
+    if (!s) return -1;
+    int neg = *s == '-';
+    double v;
+    if (nvs_parse_decimal(s + neg, &v) != NVS_NUM_OK) return -1;
+    *out = neg ? -v : v;
     return 0;
 }
 
@@ -68,4 +118,34 @@ char *nvs_format_size(size_t bytes, char *buf, size_t len)
     }
     snprintf(buf, len, "%zu %s", v, units[u]);
     return buf;
+}
+
+int nvs_list_split(const char *s, char **copy, char **items, int max, char *err, size_t errlen)
+{
+    *copy = NULL;
+    if (!s || !*s) {
+        snprintf(err, errlen, "empty list");
+        return -1;
+    }
+    if (!(*copy = strdup(s))) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    int n = 0;
+    for (char *p = *copy;;) {
+        char *c = strchr(p, ',');
+        if (c) *c = '\0';
+        if (!*p) {
+            snprintf(err, errlen, "empty item in '%s' (items are separated by single commas)", s);
+            return -1;
+        }
+        if (n == max) {
+            snprintf(err, errlen, "more than %d items in '%s'", max, s);
+            return -1;
+        }
+        items[n++] = p;
+        if (!c) break;
+        p = c + 1;
+    }
+    return n;
 }

@@ -1,16 +1,49 @@
-/* Parsing and printing of sizes and numbers typed by users (PURE: no CUDA/MPI).
- * Sizes follow nccl-tests: K/M/G/T are binary (1K = 1024 bytes), an optional trailing "B" or "iB" is accepted. */
+/* Parsing and printing of sizes and numbers typed by users (PURE: no CUDA/MPI). The ONE parser of numbers for
+ * flags, environment variables and input files (profiles, rules, presets): decimal only.
+ *
+ *   numbers  [-]digits[.digits][e[+-]digits] (".5" and "5." too): no '+', no blanks, no hex ("0x10"), no
+ *            "inf"/"nan", no K/M suffix, nothing that overflows or underflows a double (strtod's ERANGE).
+ *   integers [-]digits, within a long.
+ *   sizes    digits with an optional K/M/G/T (binary, 1K = 1024 bytes, as nccl-tests) and an optional trailing
+ *            "B" or "iB"; no sign.
+ *   lists    comma-separated items, none empty ("a,,b", ",a" and "a," are refused).
+ * Lines of input files are at most NVS_LINE_MAX characters (each parser names the line that is longer). */
 #ifndef NVS_UNITS_H
 #define NVS_UNITS_H
 
 #include <stddef.h>
 
+/* Characters per line of every line-oriented input (profiles, rules, presets): their longest real lines are
+ * under 200; a longer line is refused with its number, never cut. */
+#define NVS_LINE_MAX 4096
+
+/* Why a number was refused (NVS_NUM_OK = 0 when it was not). */
+typedef enum {
+    NVS_NUM_OK = 0,
+    NVS_NUM_EMPTY,    /* "" */
+    NVS_NUM_NEGATIVE, /* "-1" where only non-negative numbers are allowed */
+    NVS_NUM_SUFFIX,   /* "25M": a unit suffix on a plain number */
+    NVS_NUM_SYNTAX,   /* "0x10", "1,5", "abc", " 1", "+1", "inf" */
+    NVS_NUM_RANGE,    /* "1e400", "1e-400": not representable */
+} nvs_num_status;
+
+/* A non-negative decimal number (profiles' rule: no sign at all). */
+nvs_num_status nvs_parse_decimal(const char *s, double *out);
+/* "not a finite decimal number" etc.: for messages */
+const char *nvs_num_status_text(nvs_num_status st);
+
 /* 0 on success; -1 if `s` is not a size (empty, junk, negative, overflow). */
 int nvs_parse_size(const char *s, size_t *out);
-/* Strict integer/double parsing: the whole string must be consumed. 0 on success, -1 otherwise. */
+/* Strict integer/double parsing as above, an optional leading '-' allowed: the whole string must be consumed.
+ * 0 on success, -1 otherwise. Callers check the range. */
 int nvs_parse_long(const char *s, long *out);
 int nvs_parse_double(const char *s, double *out);
 /* "1 GiB", "256 MiB", "8 B": exact binary unit when it divides, else bytes. Returns buf. */
 char *nvs_format_size(size_t bytes, char *buf, size_t len);
+
+/* Splits a comma-separated list: *copy gets a malloc'd copy of `s` (free it, also on failure), items[] point
+ * into it. Returns the number of items, or -1 with the reason in err: an empty list, an empty item, more than
+ * `max` items. */
+int nvs_list_split(const char *s, char **copy, char **items, int max, char *err, size_t errlen);
 
 #endif

@@ -513,8 +513,11 @@ void nvs_memory_estimate(const nvs_layer *layers, int nlayers, double params, co
          * elementwise passes (bias + activation, dropout, residual) keeps a second tensor of that size, the
          * GEMM's raw output the activation's backward needs. A layer without a GEMM (norm, pooling) only keeps
          * its output: its input is the previous layer's, already counted, and an in-place ReLU after a
-         * batch-norm shares its storage (conv -> BN -> ReLU keeps two tensors, as PyTorch does) */
-        double a = layers[i].act_elems * esz;
+         * batch-norm shares its storage (conv -> BN -> ReLU keeps two tensors, as PyTorch does). `act` is
+         * optional in a profile (docs/profiles.md): without it the output is the GEMM's M x N per sample, as the
+         * training step's plan stores it (train_plan.c) */
+        double act = layers[i].act_elems > 0 ? layers[i].act_elems : layers[i].gemm_m * layers[i].gemm_n;
+        double a = act * esz;
         int gemm = layers[i].gemm_m > 0;
         if (layers[i].nograd) {
             /* a frozen stem saves nothing; its last output is the first trainable layer's input */
@@ -528,10 +531,11 @@ void nvs_memory_estimate(const nvs_layer *layers, int nlayers, double params, co
     double fixed = out->weights_bytes + out->grads_bytes + out->buckets_bytes + out->optimizer_bytes +
                    out->reserve_bytes;
     double room = g->memory_bytes - fixed;
-    if (room <= 0 || out->per_sample_bytes <= 0) {
+    if (room <= 0) {
         out->max_batch = 0;
         return;
     }
-    double b = floor(room / out->per_sample_bytes);
+    /* nothing that grows with the batch (no activations, no GEMM): memory does not bound it */
+    double b = out->per_sample_bytes > 0 ? floor(room / out->per_sample_bytes) : 1e6;
     out->max_batch = b > 1e6 ? 1000000 : (int)b;
 }

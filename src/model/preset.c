@@ -352,7 +352,10 @@ static const char *parse_value(const keydef *k, const tokens *t, nvs_preset *p, 
     }
     char val[64];
     size_t vl = word_len(t->rest);
-    if (vl >= sizeof val) vl = sizeof val - 1;
+    if (vl >= sizeof val) { /* never cut: a cut number would read as another one */
+        snprintf(buf, len, "'%s': value longer than %zu characters", k->key, sizeof val - 1);
+        return buf;
+    }
     memcpy(val, t->rest, vl);
     val[vl] = '\0';
     double v = 0;
@@ -416,6 +419,18 @@ nvs_result_t nvs_presets_parse(nvs_presets *ps, const char *text, const char *or
         if (next) *next++ = '\0';
         if (!next && !*line && lineno > 0) break; /* after the last newline: not a line */
         lineno++;
+        size_t ll = strlen(line);
+        if (ll && line[ll - 1] == '\r') line[--ll] = '\0'; /* CRLF files */
+        if (ll > NVS_LINE_MAX) {
+            errf(err, errlen, origin, lineno, "line longer than %d characters", NVS_LINE_MAX);
+            goto out;
+        }
+        for (size_t i = 0; i < ll; i++)
+            if (((unsigned char)line[i] < ' ' && line[i] != '\t') || line[i] == 0x7f) {
+                errf(err, errlen, origin, lineno, "control character 0x%02x in column %zu (not a text file?)",
+                     (unsigned)(unsigned char)line[i], i + 1);
+                goto out;
+            }
         tokens t;
         const char *e = tokenize(line, &t);
         if (e) {

@@ -13,11 +13,12 @@
 #include <sys/stat.h>
 
 #include "core/out_file.h"
+#include "core/units.h"
 #include "workload/profiles/builtin.h"
 
 #define PROFILE_MAGIC "nvscale-profile"
 #define PROFILE_VERSION "1"
-#define MAX_LINE 4096      /* characters per line: a layer line is < 200 */
+#define MAX_LINE NVS_LINE_MAX /* characters per line (core/units.h): a layer line is < 200 */
 #define MAX_TOKENS 16      /* "layer NAME" + 4 keys, with room to say "too many" precisely */
 #define MAX_DEPTH 8        /* repeat nesting: transformer stacks need 1-2 */
 #define MAX_REPEAT 100000L /* repeat count */
@@ -76,42 +77,27 @@ static void set_err(char *err, size_t errlen, const char *fmt, ...)
 
 /* ---- numbers ------------------------------------------------------------------------------------------- */
 
-/* Plain or scientific decimal notation only: 123, 1.5, .5, 2.5e7, 1E+3. No sign, no suffix, no hex, no inf/nan:
- * K/M suffixes are refused because they are ambiguous between 1000 and 1024. Returns 0 or -1 (message set). */
+/* Plain or scientific decimal notation only (core/units.h, the one number parser of flags and files): 123, 1.5,
+ * .5, 2.5e7, 1E+3. No sign, no suffix, no hex, no inf/nan: K/M suffixes are refused because they are ambiguous
+ * between 1000 and 1024. Returns 0 or -1 (message set). */
 static int parse_number(struct parser *ps, const char *key, const char *s, double *out)
 {
-    if (!*s) return fail(ps, "%s= needs a value", key), -1;
-    if (*s == '-') return fail(ps, "%s=%s: must not be negative", key, s), -1;
-    const char *c = s;
-    int digits = 0;
-    while (*c >= '0' && *c <= '9') c++, digits++;
-    if (*c == '.') {
-        c++;
-        while (*c >= '0' && *c <= '9') c++, digits++;
-    }
-    if (digits && (*c == 'e' || *c == 'E')) {
-        const char *e = c + 1;
-        if (*e == '+' || *e == '-') e++;
-        if (*e >= '0' && *e <= '9') {
-            while (*e >= '0' && *e <= '9') e++;
-            c = e;
-        }
-    }
-    if (!digits || *c) {
-        if (digits && strchr("kKmMgGtT", *c) && (c[1] == '\0' || c[1] == 'i' || c[1] == 'B'))
-            return fail(ps, "%s=%s: no K/M/G suffixes (ambiguous between 1000 and 1024): write the number, "
-                            "e.g. 25557032 or 2.5557032e7",
-                        key, s),
-                   -1;
+    nvs_num_status st = nvs_parse_decimal(s, out);
+    switch (st) {
+    case NVS_NUM_OK: return 0;
+    case NVS_NUM_EMPTY: return fail(ps, "%s= needs a value", key), -1;
+    case NVS_NUM_NEGATIVE: return fail(ps, "%s=%s: must not be negative", key, s), -1;
+    case NVS_NUM_SUFFIX:
+        return fail(ps, "%s=%s: no K/M/G suffixes (ambiguous between 1000 and 1024): write the number, "
+                        "e.g. 25557032 or 2.5557032e7",
+                    key, s),
+               -1;
+    case NVS_NUM_RANGE: return fail(ps, "%s=%s: not a finite number", key, s), -1;
+    default:
         return fail(ps, "%s=%s: not a finite decimal number (plain or scientific notation, e.g. 4096 or 2.5e7)",
                     key, s),
                -1;
     }
-    errno = 0;
-    double v = strtod(s, NULL);
-    if (!isfinite(v)) return fail(ps, "%s=%s: not a finite number", key, s), -1;
-    *out = v;
-    return 0;
 }
 
 /* A whole number (element count, GEMM dimension) in [lo, hi]. */

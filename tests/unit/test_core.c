@@ -3,6 +3,8 @@
 #include "core/half.h"
 #include "core/metrics.h"
 #include "core/units.h"
+
+#include <stdint.h>
 #include "t.h"
 
 static void t_parse_size(void)
@@ -39,6 +41,56 @@ static void t_parse_numbers(void)
     T_EQ_I(nvs_parse_double("nan", &d), -1);
     T_EQ_I(nvs_parse_double("inf", &d), -1);
     T_EQ_I(nvs_parse_double("1e400", &d), -1);
+}
+
+/* issue 14: one decimal parser for flags and files. strtod/strtol accepted hex ("-f 0x10", "--timeout 0x10"),
+ * blanks, '+', "infinity", and underflow to a denormal or zero ("1e-400"). */
+static void t_parse_decimal_only(void)
+{
+    double d = 0;
+    long l = 0;
+    static const char *const bad[] = {"0x10", "0X1p3", " 1", "1 ", "+1", "1e", "e5", ".", "-", "--1", "1,5", "inf",
+                                      "infinity", "nan", "1e-400", "1e400", "1.5.2", "5M", "5K", "0x", ""};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        if (nvs_parse_double(bad[i], &d) == 0) T_FAIL("nvs_parse_double(\"%s\") accepted: %g", bad[i], d);
+    static const char *const bad_l[] = {"0x10", "010x", "+5", " 5", "5 ", "1e3", "1.0", "-", "99999999999999999999"};
+    for (size_t i = 0; i < sizeof bad_l / sizeof bad_l[0]; i++)
+        if (nvs_parse_long(bad_l[i], &l) == 0) T_FAIL("nvs_parse_long(\"%s\") accepted: %ld", bad_l[i], l);
+    T_EQ_I(nvs_parse_double("2.5e7", &d), 0);
+    T_NEAR(d, 2.5e7, 0);
+    T_EQ_I(nvs_parse_double(".5", &d), 0);
+    T_NEAR(d, 0.5, 0);
+    T_EQ_I(nvs_parse_double("5.", &d), 0);
+    T_EQ_I(nvs_parse_double("-1.5", &d), 0);
+    T_NEAR(d, -1.5, 0);
+    T_EQ_I(nvs_parse_long("010", &l), 0); /* decimal, not octal */
+    T_EQ_I(l, 10);
+    T_EQ_I(nvs_parse_long("-3", &l), 0);
+    T_EQ_I(l, -3);
+    /* the reason, for the messages of file parsers */
+    T_EQ_I(nvs_parse_decimal("-1", &d), NVS_NUM_NEGATIVE);
+    T_EQ_I(nvs_parse_decimal("25M", &d), NVS_NUM_SUFFIX);
+    T_EQ_I(nvs_parse_decimal("0x10", &d), NVS_NUM_SYNTAX);
+    T_EQ_I(nvs_parse_decimal("1e-400", &d), NVS_NUM_RANGE);
+    T_EQ_I(nvs_parse_decimal("", &d), NVS_NUM_EMPTY);
+}
+
+/* issue 14: "--coll a,,b" was accepted (strtok skips empty items) */
+static void t_list_split(void)
+{
+    char *copy, *items[4], err[128];
+    T_EQ_I(nvs_list_split("a,b,c", &copy, items, 4, err, sizeof err), 3);
+    T_EQ_S(items[2], "c");
+    free(copy);
+    static const char *const bad[] = {"", "a,,b", ",a", "a,", ",", "a,b,c,d,e"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        int n = nvs_list_split(bad[i], &copy, items, 4, err, sizeof err);
+        free(copy);
+        if (n != -1) T_FAIL("nvs_list_split(\"%s\") = %d, expected -1", bad[i], n);
+    }
+    T_EQ_I(nvs_list_split("a,,b", &copy, items, 4, err, sizeof err), -1);
+    free(copy);
+    T_CONTAINS(err, "empty item");
 }
 
 static void t_format_size(void)
@@ -91,6 +143,19 @@ static void t_sweep_sizes(void)
     T_EQ_U(nvs_sweep_sizes(1, 5, 1.0, 0, s, 64), 0);
     /* more sizes than room: the count is still reported so callers can refuse */
     T_ASSERT(nvs_sweep_sizes(1, 1000, 0, 1, s, 64) > 64);
+}
+
+/* issue 14: -i 18446744073709551615 converted a double >= 2^64 to size_t (undefined behaviour; UBSan's
+ * float-cast-overflow fires on the old code under make check SAN=address,undefined) */
+static void t_sweep_huge(void)
+{
+    size_t s[8];
+    T_EQ_U(nvs_sweep_sizes(8, SIZE_MAX, 0, SIZE_MAX, s, 8), 1);
+    T_EQ_U(s[0], 8);
+    size_t n = nvs_sweep_sizes((size_t)1 << 62, SIZE_MAX, 1024.0, 0, s, 8);
+    T_EQ_U(n, 1);
+    n = nvs_sweep_sizes(SIZE_MAX - 1, SIZE_MAX, 2.0, 0, s, 8);
+    T_ASSERT(n <= 1);
 }
 
 static void t_bandwidth(void)
@@ -148,6 +213,7 @@ static void t_half(void)
     T_NEAR(nvs_f16_to_f32(0x0001), 5.9604645e-8, 1e-15);
 }
 
-T_LIST = {T_CASE(t_parse_size), T_CASE(t_parse_numbers), T_CASE(t_format_size), T_CASE(t_dtypes),
+T_LIST = {T_CASE(t_parse_size), T_CASE(t_parse_numbers), T_CASE(t_parse_decimal_only), T_CASE(t_list_split),
+          T_CASE(t_sweep_huge), T_CASE(t_format_size), T_CASE(t_dtypes),
           T_CASE(t_sweep_sizes), T_CASE(t_bandwidth), T_CASE(t_stats),   T_CASE(t_efficiency), T_CASE(t_half)};
 T_MAIN

@@ -5,6 +5,7 @@
 #include <stdint.h>
 
 #include "core/dtype.h"
+#include "core/units.h"
 #include "t.h"
 
 static nvs_rule parse_ok(const char *line)
@@ -191,7 +192,7 @@ static void t_bad_files(void)
 
 static void t_long_line(void)
 {
-    char line[1200];
+    char line[NVS_LINE_MAX + 2]; /* the documented limit (core/units.h) plus one */
     memset(line, 'a', sizeof line - 1);
     line[sizeof line - 1] = '\0';
     nvs_rule r;
@@ -200,8 +201,22 @@ static void t_long_line(void)
     T_CONTAINS(err, "line longer than");
 }
 
+/* issue 14: "size=0" was accepted (a rule no run can match); sizes start at 1 byte, as -b */
+static void t_size_zero(void)
+{
+    nvs_rule r;
+    char err[256];
+    T_EQ_I(nvs_rule_parse_line("busbw all_reduce size=0 n=2 min=1", &r, err, sizeof err), -1);
+    T_CONTAINS(err, "size: 0 bytes");
+    T_EQ_I(nvs_rule_parse_line("busbw all_reduce size<=0 n=2 min=1", &r, err, sizeof err), -1);
+    T_EQ_I(nvs_rule_parse_line("busbw all_reduce size=1 n=2 min=1", &r, err, sizeof err), 0);
+    /* one number parser: hex and signs are not numbers */
+    T_EQ_I(nvs_rule_parse_line("busbw all_reduce size=1M n=2 min=0x10", &r, err, sizeof err), -1);
+    T_EQ_I(nvs_rule_parse_line("busbw all_reduce size=1M n=+2 min=1", &r, err, sizeof err), -1);
+}
+
 T_LIST = {
-    T_CASE(t_busbw_exact), T_CASE(t_busbw_range_and_selectors), T_CASE(t_p2p_and_efficiency), T_CASE(t_bad_lines),
+    T_CASE(t_size_zero), T_CASE(t_busbw_exact), T_CASE(t_busbw_range_and_selectors), T_CASE(t_p2p_and_efficiency), T_CASE(t_bad_lines),
     T_CASE(t_file_text),   T_CASE(t_bad_files),                 T_CASE(t_long_line),
 };
 T_MAIN
