@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/escape.h"
 #include "core/link_class.h"
 #include "topo/topo.h"
 
@@ -145,7 +146,9 @@ static void matrix_rows(const nvs_topology *t, FILE *to, int nic_rows)
         const nvs_topo_gpu *g = &t->gpus[a];
         char numa[16] = "N/A";
         if (g->numa_node >= 0) snprintf(numa, sizeof numa, "%d", g->numa_node);
-        lcat(&l, "%-*s%-15s%s", cw, g->cpuset[0] ? g->cpuset : "N/A", numa, t->nhosts > 1 ? t->hosts[g->host].name : "");
+        char hn[NVS_ESC_SIZE(64)], cs[NVS_ESC_SIZE(sizeof g->cpuset)];
+        lcat(&l, "%-*s%-15s%s", cw, g->cpuset[0] ? nvs_esc_term(g->cpuset, cs, sizeof cs) : "N/A", numa,
+             t->nhosts > 1 ? nvs_esc_term(t->hosts[g->host].name, hn, sizeof hn) : "");
         lend(&l, to);
     }
     /* NIC rows, as nvidia-smi prints them: classes only */
@@ -238,6 +241,11 @@ static void print_bounds(const nvs_topology *t, FILE *to, int w)
     }
 }
 
+/* Names come from an XML file, a run.json or other hosts: printed through core/escape.h (no control character
+ * reaches the terminal, no comma or line end splits a CSV row) */
+#define TERM(s, b) nvs_esc_term((s), (b), sizeof(b))
+#define CSV(s, b) nvs_esc_csv((s), (b), sizeof(b))
+
 static int host_has_nics(const nvs_topology *t, int h)
 {
     for (int k = 0; k < t->nnics; k++)
@@ -249,11 +257,13 @@ static void print_nic(const nvs_topo_nic *n, FILE *to)
 {
     char numa[16] = "N/A";
     if (n->numa_node >= 0) snprintf(numa, sizeof numa, "%d", n->numa_node);
-    fprintf(to, "NIC%-3d%s", n->index, n->name);
-    if (n->netdev[0] && strcmp(n->netdev, n->name)) fprintf(to, " (%s)", n->netdev);
-    fprintf(to, "  %s  %s  NUMA %s  %s\n", n->kind, n->pci_bus_id, numa, n->state[0] ? n->state : "state unknown");
+    char e1[NVS_ESC_SIZE(sizeof n->name)], e2[NVS_ESC_SIZE(sizeof n->netdev)], e3[NVS_ESC_SIZE(sizeof n->state)];
+    fprintf(to, "NIC%-3d%s", n->index, TERM(n->name, e1));
+    if (n->netdev[0] && strcmp(n->netdev, n->name)) fprintf(to, " (%s)", TERM(n->netdev, e2));
+    fprintf(to, "  %s  %s  NUMA %s  %s\n", n->kind, TERM(n->pci_bus_id, e1), numa,
+            n->state[0] ? TERM(n->state, e3) : "state unknown");
     if (n->gbps > 0)
-        fprintf(to, "      rate: %s = %.6g GB/s per direction (%s)\n", n->rate, n->gbps, n->rate_source);
+        fprintf(to, "      rate: %s = %.6g GB/s per direction (%s)\n", TERM(n->rate, e1), n->gbps, n->rate_source);
     else
         fprintf(to, "      rate: unknown (%s)\n", n->rate_source[0] ? n->rate_source
                                                                    : "offline: hwloc stores no link rate; an XML info "
@@ -262,10 +272,11 @@ static void print_nic(const nvs_topo_nic *n, FILE *to)
 
 void nvs_topo_print(const nvs_topology *t, FILE *to)
 {
-    fprintf(to, "Topology: %s\n", t->source);
+    char e1[NVS_ESC_SIZE(sizeof t->source)], e2[NVS_ESC_SIZE(NVS_TOPO_NAME_LEN)], e3[NVS_ESC_SIZE(256)];
+    fprintf(to, "Topology: %s\n", TERM(t->source, e1));
     fprintf(to, "NVML: %s\nCUDA: %s\n", t->nvml_status[0] ? t->nvml_status : "-", t->cuda_status[0] ? t->cuda_status : "-");
     for (int h = 0; h < t->nhosts; h++) {
-        fprintf(to, "\nHost %s:", t->hosts[h].name);
+        fprintf(to, "\nHost %s:", TERM(t->hosts[h].name, e1));
         if (t->hosts[h].packages) fprintf(to, " %d package%s,", t->hosts[h].packages, t->hosts[h].packages == 1 ? "" : "s");
         if (t->hosts[h].numa_nodes)
             fprintf(to, " %d NUMA node%s", t->hosts[h].numa_nodes, t->hosts[h].numa_nodes == 1 ? "" : "s");
@@ -275,8 +286,8 @@ void nvs_topo_print(const nvs_topology *t, FILE *to)
             if (g->host != h) continue;
             char numa[16] = "N/A";
             if (g->numa_node >= 0) snprintf(numa, sizeof numa, "%d", g->numa_node);
-            fprintf(to, "GPU%-3d%s  %s  NUMA %s  CPUs %s", i, g->name, g->pci_bus_id, numa,
-                    g->cpuset[0] ? g->cpuset : "N/A");
+            fprintf(to, "GPU%-3d%s  %s  NUMA %s  CPUs %s", i, TERM(g->name, e2), TERM(g->pci_bus_id, e1), numa,
+                    TERM(g->cpuset[0] ? g->cpuset : "N/A", e3));
             if (g->cuda_device >= 0) fprintf(to, "  (CUDA device %d)", g->cuda_device);
             fprintf(to, "\n");
             print_pcie(g, to);
@@ -316,8 +327,9 @@ void nvs_topo_print_csv(const nvs_topology *t, FILE *to)
             double v = nvs_topo_pair_hop(t, a, b, 1, &h);
             char bound[32] = "";
             if (v >= 0) snprintf(bound, sizeof bound, "%.3f", v);
-            fprintf(to, "%d,%d,%s,%s,%s,%d,%s,%s,%s,%s,%s\n", a, b, t->hosts[t->gpus[a].host].name,
-                    t->hosts[t->gpus[b].host].name, p->cls, p->nvlinks, p->pcie_cls,
+            char ha[NVS_ESC_SIZE(64)], hb[NVS_ESC_SIZE(64)];
+            fprintf(to, "%d,%d,%s,%s,%s,%d,%s,%s,%s,%s,%s\n", a, b, CSV(t->hosts[t->gpus[a].host].name, ha),
+                    CSV(t->hosts[t->gpus[b].host].name, hb), p->cls, p->nvlinks, p->pcie_cls,
                     p->p2p_cuda < 0 ? "" : p->p2p_cuda ? "1" : "0", p->nvml_read, bound, h.link);
         }
     /* then GPU-NIC rows: b is "NIC<k>", the bound the NIC's line rate */

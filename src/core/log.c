@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "core/clock.h"
+#include "core/escape.h"
 
 static int g_level = NVS_LOG_WARN;
 static int g_progress = -1; /* -1: decide from isatty(stderr) */
@@ -44,9 +45,18 @@ void nvs_log(int level, const char *fmt, ...)
         g_progress_dirty = 0;
     }
     if (t_nranks > 1)
-        fprintf(stderr, "nvscale[rank %d]: %s: %s\n", t_rank, level_names[level], msg);
+        fprintf(stderr, "nvscale[rank %d]: %s: ", t_rank, level_names[level]);
     else
-        fprintf(stderr, "nvscale: %s: %s\n", level_names[level], msg);
+        fprintf(stderr, "nvscale: %s: ", level_names[level]);
+    /* Messages quote values from files and other processes: control characters reach the terminal only as
+     * visible text (core/escape.h); the line breaks of a multi-line message (a child's last lines) stay. */
+    for (char *line = msg, *nl;; line = nl + 1) {
+        nl = strchr(line, '\n');
+        if (nl) *nl = '\0';
+        nvs_esc_fputs(NVS_ESC_TERM, line, stderr);
+        fputc('\n', stderr);
+        if (!nl) break;
+    }
     fflush(stderr);
     pthread_mutex_unlock(&g_lock);
 }

@@ -1,6 +1,8 @@
 /* Text and JSON output of `nvscale model` (model_out.h). */
 #include "model/model_out.h"
 
+#include "core/escape.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -377,9 +379,13 @@ static void fmt_size(char *buf, size_t len, double b)
 
 void nvs_model_print_calibration(FILE *f, const nvs_presets *ps, const nvs_calibration *c)
 {
-    fprintf(f, "nvscale model --calibrate %s\n", c->run_path);
-    fprintf(f, "  GPU: %s -> preset %s; machine preset: %s (%s)%s\n\n", c->gpu_name, c->gpu_preset,
-            c->machine_preset[0] ? c->machine_preset : "none", c->machine_how,
+    /* the path and what the run.json says are shown, never interpreted by the terminal (core/escape.h) */
+    char e1[NVS_ESC_SIZE(sizeof c->run_path)], e2[NVS_ESC_SIZE(sizeof c->gpu_name)],
+        e3[NVS_ESC_SIZE(sizeof c->machine_how)];
+    fprintf(f, "nvscale model --calibrate %s\n", nvs_esc_term(c->run_path, e1, sizeof e1));
+    fprintf(f, "  GPU: %s -> preset %s; machine preset: %s (%s)%s\n\n", nvs_esc_term(c->gpu_name, e2, sizeof e2),
+            c->gpu_preset, c->machine_preset[0] ? c->machine_preset : "none",
+            nvs_esc_term(c->machine_how, e3, sizeof e3),
             c->p2p_disabled ? "; NCCL_P2P_DISABLE=1 in the run" : "");
     if (c->nlinks > 0) {
         fprintf(f, "all_reduce fit per N: T(S) = latency + 2(N-1)/N * S / busbw (relative least squares)\n");

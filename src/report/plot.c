@@ -12,6 +12,7 @@
 
 #include "core/link_class.h"
 #include "core/log.h"
+#include "core/escape.h"
 #include "core/out_file.h"
 #include "explain/explain.h"
 #include "report/report.h"
@@ -39,19 +40,29 @@ int nvs_find_on_path(const char *prog, char *buf, size_t len)
     return -1;
 }
 
-/* A gnuplot single-quoted string: quotes doubled, no line ends. */
-static void gq(FILE *f, const char *s)
+/* A gnuplot single-quoted string: gnuplot expands nothing inside single quotes (no backslash escapes, no
+ * `command` substitution; the terminal is noenhanced, so no markup either), a quote is doubled. Control
+ * characters, a line end above all, are made visible (core/escape.h) so that nothing ends the command. */
+void nvs_plot_quote(FILE *f, const char *s)
 {
+    char buf[NVS_ESC_SIZE(160)];
+    nvs_esc_term(s, buf, sizeof buf);
     fputc('\'', f);
-    for (; *s; s++) {
-        if (*s == '\'')
+    for (const char *c = buf; *c; c++) {
+        if (*c == '\'')
             fputs("''", f);
-        else if (*s == '\n' || *s == '\r')
-            fputc(' ', f);
         else
-            fputc(*s, f);
+            fputc(*c == '\t' ? ' ' : *c, f);
     }
     fputc('\'', f);
+}
+
+/* A comment line of a data file: one line, whatever the text holds (a line end would start a data row) */
+void nvs_plot_comment(FILE *f, const char *text)
+{
+    fputs("# ", f);
+    nvs_esc_fputs(NVS_ESC_TERM, text, f);
+    fputc('\n', f);
 }
 
 /* File-name-safe copy of a collective name. */
@@ -117,7 +128,9 @@ static nvs_result_t busbw_data(const nvs_report *rep, const char *dir, const cha
     snprintf(name, sizeof name, "%s.dat", p->file);
     nvs_outfile o;
     NVS_CHECK(open_out(&o, dir, name));
-    fprintf(o.f, "# nvscale report: %s busbw (GB/s) vs bytes; one block per series\n", coll);
+    char head[256];
+    snprintf(head, sizeof head, "nvscale report: %s busbw (GB/s) vs bytes; one block per series", coll);
+    nvs_plot_comment(o.f, head);
     nvs_result_t res = NVS_OK;
     for (int i = 0; i < rep->nruns && res == NVS_OK; i++) {
         const nvs_run *r = &rep->runs[i];
@@ -140,7 +153,7 @@ static nvs_result_t busbw_data(const nvs_report *rep, const char *dir, const cha
             if (rep->nruns > 1 && strstr(name, "(R")) snprintf(title + strlen(title), sizeof title - strlen(title),
                                                                 " (R%d)", i + 1);
             res = add_series(p, title);
-            fprintf(o.f, "# %s\n", title);
+            nvs_plot_comment(o.f, title);
             for (int s = 0; s < ks; s++) {
                 const nvs_run_coll *x = nvs_run_coll_find(r, coll, ns[m], sizes[s]);
                 if (x && !isnan(x->busbw_gbps)) fprintf(o.f, "%.0f %.4f\n", x->bytes, x->busbw_gbps);
@@ -201,7 +214,7 @@ static nvs_result_t efficiency_data(const nvs_report *rep, const char *dir, plot
                 snprintf(title, sizeof title, "%.32s busbw at %s vs N=%d%s%.60s", names[c], sz, base,
                          rep->nruns > 1 ? ", " : "", rep->nruns > 1 ? name : "");
                 res = add_series(p, title);
-                fprintf(o.f, "# %s\n", title);
+                nvs_plot_comment(o.f, title);
                 for (int m = 0; m < kn; m++) {
                     double e = nvs_report_coll_efficiency(r, names[c], ns[m], at, NULL);
                     if (!isnan(e)) fprintf(o.f, "%d %.3f\n", ns[m], 100 * e);
@@ -223,7 +236,7 @@ static nvs_result_t efficiency_data(const nvs_report *rep, const char *dir, plot
             snprintf(title, sizeof title, "training step (%.40s)%s%.60s", r->train.model ? r->train.model : "model",
                      rep->nruns > 1 ? ", " : "", rep->nruns > 1 ? name : "");
             res = add_series(p, title);
-            fprintf(o.f, "# %s\n", title);
+            nvs_plot_comment(o.f, title);
             for (size_t k = 0; k < r->train.nresults; k++) {
                 const nvs_run_train_result *t = &r->train.results[k];
                 if (isnan(t->efficiency)) continue;
@@ -276,7 +289,7 @@ static nvs_result_t breakdown_data(const nvs_report *rep, const char *dir, plot_
 static void script_plot(FILE *f, const plot_def *p, const char *ext)
 {
     fprintf(f, "reset\nset output '%s.%s.tmp'\nset title ", p->file, ext);
-    gq(f, p->title);
+    nvs_plot_quote(f, p->title);
     fprintf(f, "\nset grid\nset key top left\n");
     if (p->kind == 0) {
         /* log scale on both axes: NVLink (hundreds of GB/s), SHM (tens) and sockets (a few) stay readable on
@@ -286,7 +299,7 @@ static void script_plot(FILE *f, const plot_def *p, const char *ext)
         for (int i = 0; i < p->ns; i++) {
             fprintf(f, "%s'%s.dat' index %d using 1:2 with %s title ", i ? ", \\\n     " : "", p->file, i,
                     p->s[i].bound ? "lines dt 2 lw 2" : "linespoints");
-            gq(f, p->s[i].title);
+            nvs_plot_quote(f, p->s[i].title);
         }
         fprintf(f, "\n");
     } else if (p->kind == 1) {
@@ -302,7 +315,7 @@ static void script_plot(FILE *f, const plot_def *p, const char *ext)
         fprintf(f, ")\nplot ");
         for (int i = 0; i < p->ns; i++) {
             fprintf(f, "%s'%s.dat' index %d using 1:2 with linespoints title ", i ? ", \\\n     " : "", p->file, i);
-            gq(f, p->s[i].title);
+            nvs_plot_quote(f, p->s[i].title);
         }
         fprintf(f, "\n");
     } else {

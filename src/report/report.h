@@ -60,6 +60,14 @@ nvs_result_t nvs_report_plots(nvs_report *rep, const char *dir);
 int nvs_find_on_path(const char *prog, char *buf, size_t len);
 /* Run gnuplot on `script` inside `dir` (its stdout goes to stderr); 0 when it exited 0. */
 int nvs_plot_run_gnuplot(const char *gnuplot, const char *dir, const char *script);
+/* Text from an input into a gnuplot script or data file (plot.c): a single-quoted gnuplot string (nothing
+ * expanded, quotes doubled, control characters made visible: no line end can start a command such as "!cmd"),
+ * and a one-line data-file comment. */
+void nvs_plot_quote(FILE *f, const char *s);
+/* Markdown inline code of an input text (a path, a command line): control characters visible, no backtick or
+ * '|' that would end the span or the table cell (report_md.c) */
+void nvs_report_md_code(FILE *f, const char *s);
+void nvs_plot_comment(FILE *f, const char *text);
 
 /* `nvscale report` of what-if model projections (`nvscale model --format json`, schema nvscale.model/1, kind
  * projection): efficiency vs N per configuration, table and plot (report_model.c). `docs` are the parsed files

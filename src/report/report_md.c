@@ -8,34 +8,40 @@
 #include "fleet/fleet.h"
 #include "report/report.h"
 #include "explain/explain.h"
+#include "core/escape.h"
 #include "core/units.h"
 
 #define DASH "—"
 
 /* ---- formatting ------------------------------------------------------------------------------------------- */
 
-/* A table cell: '|' would end the cell and a newline the row. */
+/* Text from a run.json in Markdown (a table cell, a heading, a paragraph): core/escape.h, so that a host or
+ * collective name cannot end the cell, the row or the block, nor become a link, an image or HTML. */
 static void cell(FILE *f, const char *s)
 {
     if (!s || !*s) {
         fputs(DASH, f);
         return;
     }
-    for (; *s; s++) {
-        if (*s == '|')
-            fputs("\\|", f);
-        else if (*s == '\n' || *s == '\r')
-            fputc(' ', f);
-        else
-            fputc(*s, f);
-    }
+    nvs_esc_fputs(NVS_ESC_MD, s, f);
 }
 
-/* Inline code: backticks inside are replaced (a run's argv is user text). */
-static void code(FILE *f, const char *s)
+/* The same for printf: escaped into buf */
+static const char *md(const char *s, char *buf, size_t len) { return nvs_esc_md(s, buf, len); }
+
+/* Inline code (a file path, a command line): inside backticks Markdown escapes do not work, so control
+ * characters are made visible (core/escape.h, terminal form) and a backtick or '|' (the end of the span, of
+ * the cell) become ' and /. */
+void nvs_report_md_code(FILE *f, const char *s)
 {
+    size_t n = NVS_ESC_SIZE(strlen(s ? s : ""));
+    char *buf = malloc(n);
     fputc('`', f);
-    for (; s && *s; s++) fputc(*s == '`' ? '\'' : *s == '\n' ? ' ' : *s == '|' ? '/' : *s, f);
+    if (buf) {
+        nvs_esc_term(s, buf, n);
+        for (const char *c = buf; *c; c++) fputc(*c == '`' ? '\'' : *c == '|' ? '/' : *c == '\t' ? ' ' : *c, f);
+    }
+    free(buf);
     fputc('`', f);
 }
 
@@ -201,10 +207,14 @@ static void run_header(const nvs_report *rep, int i, FILE *f)
     char lab[16], gpus[256], b[64];
     nvs_report_label(rep, i, lab, sizeof lab);
     gpus_words(r, gpus, sizeof gpus);
-    fprintf(f, "## %s%s%s", lab, lab[0] ? ": " : "", r->host ? r->host : "(host unknown)");
-    if (gpus[0]) fprintf(f, ", %s", gpus);
+    fprintf(f, "## %s%s", lab, lab[0] ? ": " : "");
+    cell(f, r->host ? r->host : "(host unknown)");
+    if (gpus[0]) {
+        fprintf(f, ", ");
+        cell(f, gpus);
+    }
     fprintf(f, "\n\n| | |\n|---|---|\n| file | ");
-    code(f, r->path);
+    nvs_report_md_code(f, r->path);
     fprintf(f, " |\n| command | ");
     if (r->argc) {
         char line[1024];
@@ -215,7 +225,7 @@ static void run_header(const nvs_report *rep, int i, FILE *f)
             if (w < 0 || (size_t)w >= sizeof line - used) break;
             used += (size_t)w;
         }
-        code(f, line);
+        nvs_report_md_code(f, line);
     } else {
         cell(f, r->subcommand);
     }
@@ -274,7 +284,7 @@ static void run_header(const nvs_report *rep, int i, FILE *f)
         fprintf(f, "%s", any ? " " : "");
         char kv[512];
         snprintf(kv, sizeof kv, "%s=%s", r->env[k].key, r->env[k].value);
-        code(f, kv);
+        nvs_report_md_code(f, kv);
         any = 1;
     }
     if (!any) fprintf(f, "(none set)");
@@ -283,7 +293,7 @@ static void run_header(const nvs_report *rep, int i, FILE *f)
         char kv[512];
         snprintf(kv, sizeof kv, "CUDA_VISIBLE_DEVICES=%s", cvd);
         fprintf(f, ", ");
-        code(f, kv);
+        nvs_report_md_code(f, kv);
     }
     fprintf(f, " |\n| result | ");
     cell(f, r->result_status);
@@ -393,7 +403,8 @@ static void coll_tables(const nvs_run *r, FILE *f)
                 }
             qsort(rows, (size_t)nr, sizeof *rows, cmp_coll);
             double bound = bound_at(r, n);
-            fprintf(f, "#### %s, N=%d", names[c], n);
+            char nb[NVS_ESC_SIZE(64)];
+            fprintf(f, "#### %s, N=%d", md(names[c], nb, sizeof nb), n);
             if (rows[0]->type || rows[0]->op) {
                 fprintf(f, " (");
                 cell(f, rows[0]->type);
@@ -442,7 +453,8 @@ static void scaling_tables(const nvs_run *r, FILE *f)
         double *sizes = NULL;
         int kn = nvs_run_coll_ns(r, names[c], &ns), ks = nvs_run_coll_sizes(r, names[c], &sizes);
         if (kn > 1) {
-            fprintf(f, "%s busbw (GB/s) per size and GPU count:\n\n| size |", names[c]);
+            char nb[NVS_ESC_SIZE(64)];
+            fprintf(f, "%s busbw (GB/s) per size and GPU count:\n\n| size |", md(names[c], nb, sizeof nb));
             for (int i = 0; i < kn; i++) fprintf(f, " N=%d |", ns[i]);
             fprintf(f, "\n|---|");
             for (int i = 0; i < kn; i++) fprintf(f, "---|");
@@ -478,7 +490,9 @@ static void scaling_tables(const nvs_run *r, FILE *f)
             at[c] = nvs_report_common_size(r, names[c]);
             if (isnan(at[c])) continue;
             nvs_report_coll_efficiency(r, names[c], 2, at[c], &base[c]);
-            fprintf(f, " %s busbw at %s (GB/s) | %s efficiency |", names[c], fsize(at[c], b, sizeof b), names[c]);
+            char nb[NVS_ESC_SIZE(64)];
+            md(names[c], nb, sizeof nb);
+            fprintf(f, " %s busbw at %s (GB/s) | %s efficiency |", nb, fsize(at[c], b, sizeof b), nb);
         }
         if (r->train.nresults) fprintf(f, " training efficiency |");
         fprintf(f, "\n|---|");
@@ -620,7 +634,7 @@ static void legend(const nvs_report *rep, FILE *f)
         int top = k > 0 ? ns[k - 1] : 0;
         free(ns);
         fprintf(f, "| R%d | ", i + 1);
-        code(f, r->path);
+        nvs_report_md_code(f, r->path);
         fprintf(f, " | ");
         cell(f, r->host);
         fprintf(f, " | ");
@@ -762,11 +776,12 @@ static void side_by_side(const nvs_report *rep, FILE *f)
                     sizes[b] = sizes[b - 1];
                     sizes[b - 1] = t;
                 }
-            fprintf(f, "### %s, N=%d\n\n| size |", names[c], n);
+            char nb[NVS_ESC_SIZE(64)];
+            fprintf(f, "### %s, N=%d\n\n| size |", md(names[c], nb, sizeof nb), n);
             for (int i = 0; i < rep->nruns; i++) {
-                char w[64];
+                char w[64], we[NVS_ESC_SIZE(64)];
                 nvs_report_transport(&rep->runs[i], n, w, sizeof w);
-                fprintf(f, " R%d%s%s%s |", i + 1, w[0] ? " (" : "", w, w[0] ? ")" : "");
+                fprintf(f, " R%d%s%s%s |", i + 1, w[0] ? " (" : "", md(w, we, sizeof we), w[0] ? ")" : "");
             }
             for (int i = 1; i < rep->nruns; i++) fprintf(f, " R%d/R1 |", i + 1);
             fprintf(f, "\n|---|");
@@ -815,7 +830,9 @@ static void side_by_side(const nvs_report *rep, FILE *f)
                "same model at the same per-GPU batch.\n\n| N |");
     for (int i = 0; i < rep->nruns; i++) {
         const char *model = rep->runs[i].train.model;
-        fprintf(f, " R%d samples/s%s%s%s |", i + 1, model ? " (" : "", model ? model : "", model ? ")" : "");
+        char mb[NVS_ESC_SIZE(128)];
+        fprintf(f, " R%d samples/s%s%s%s |", i + 1, model ? " (" : "", model ? md(model, mb, sizeof mb) : "",
+                model ? ")" : "");
     }
     for (int i = 1; i < rep->nruns; i++) fprintf(f, " R%d/R1 |", i + 1);
     for (int i = 0; i < rep->nruns; i++) fprintf(f, " R%d exposed %% | R%d efficiency |", i + 1, i + 1);
@@ -863,9 +880,13 @@ static void plots_section(const nvs_report *rep, FILE *f)
     case NVS_PLOTS_NOTHING: fprintf(f, "Nothing to plot.\n"); return;
     case NVS_PLOTS_OK: break;
     }
-    for (int i = 0; i < rep->nplots; i++)
-        fprintf(f, "![%s](%s.svg)\n\n%s ([SVG](%s.svg), [PNG](%s.png))\n\n", rep->plot[i].title, rep->plot[i].file,
-                rep->plot[i].title, rep->plot[i].file, rep->plot[i].file);
+    for (int i = 0; i < rep->nplots; i++) {
+        /* the file names are ours ([A-Za-z0-9_-], plot.c); the titles may hold names from the runs */
+        char t[NVS_ESC_SIZE(sizeof rep->plot[i].title)];
+        md(rep->plot[i].title, t, sizeof t);
+        fprintf(f, "![%s](%s.svg)\n\n%s ([SVG](%s.svg), [PNG](%s.png))\n\n", t, rep->plot[i].file, t,
+                rep->plot[i].file, rep->plot[i].file);
+    }
 }
 
 nvs_result_t nvs_report_write_md(const nvs_report *rep, FILE *f)
@@ -879,7 +900,10 @@ nvs_result_t nvs_report_write_md(const nvs_report *rep, FILE *f)
         gpus_words(&rep->runs[0], gpus, sizeof gpus);
         fprintf(f, "# nvscale report: ");
         cell(f, rep->runs[0].host ? rep->runs[0].host : "run");
-        if (gpus[0]) fprintf(f, ", %s", gpus);
+        if (gpus[0]) {
+            fprintf(f, ", ");
+            cell(f, gpus);
+        }
         fprintf(f, "\n\n");
     } else {
         fprintf(f, "# nvscale report: %d runs side by side\n\n", rep->nruns);

@@ -10,6 +10,8 @@
 #include "core/out_file.h"
 #include "report/report.h"
 
+#include "core/escape.h"
+
 int nvs_report_is_model(const json_t *doc)
 {
     const char *schema = json_string_value(json_object_get(doc, "schema"));
@@ -75,7 +77,7 @@ static nvs_result_t write_plot(json_t *const *docs, int n, const char *dir, int 
         json_t *c, *p;
         json_array_foreach(json_object_get(docs[d], "configurations"), i, c)
         {
-            fprintf(dat.f, "# %s\n", json_string_value(json_object_get(c, "label")));
+            nvs_plot_comment(dat.f, json_string_value(json_object_get(c, "label")));
             json_array_foreach(json_object_get(c, "points"), j, p)
                 fprintf(dat.f, "%lld %.4f\n", (long long)json_integer_value(json_object_get(p, "n")), 100 * num(p, "efficiency"));
             fprintf(dat.f, "\n\n");
@@ -92,10 +94,8 @@ static nvs_result_t write_plot(json_t *const *docs, int n, const char *dir, int 
             json_t *c;
             json_array_foreach(json_object_get(docs[d], "configurations"), i, c)
             {
-                fprintf(gp.f, "%s'model_efficiency.dat' index %d using 1:2 with linespoints title '", k ? ", \\\n     " : "", k);
-                for (const char *s = json_string_value(json_object_get(c, "label")); s && *s; s++)
-                    if (*s != '\'') fputc(*s, gp.f);
-                fprintf(gp.f, "'");
+                fprintf(gp.f, "%s'model_efficiency.dat' index %d using 1:2 with linespoints title ", k ? ", \\\n     " : "", k);
+                nvs_plot_quote(gp.f, json_string_value(json_object_get(c, "label")));
                 k++;
             }
         }
@@ -135,27 +135,42 @@ nvs_result_t nvs_report_model(json_t *const *docs, const char *const *names, int
     nvs_outfile o;
     NVS_CHECK(nvs_outfile_open(&o, path));
     FILE *f = o.f;
-    fprintf(f, "# %s\n\nWritten by `nvscale report` from what-if model projections (`nvscale model --format json`): "
-               "modelled, not measured. How the model works and where its numbers come from: docs/model.md.\n\n",
-            title ? title : "What-if model: efficiency vs GPU count");
+    /* every text below comes from the files or the command line: Markdown-escaped (core/escape.h) */
+    fputs("# ", f);
+    nvs_esc_fputs(NVS_ESC_MD, title ? title : "What-if model: efficiency vs GPU count", f);
+    fprintf(f, "\n\nWritten by `nvscale report` from what-if model projections (`nvscale model --format json`): "
+               "modelled, not measured. How the model works and where its numbers come from: docs/model.md.\n\n");
     for (int d = 0; d < n; d++) {
         const char *model = json_string_value(json_object_get(docs[d], "model"));
-        fprintf(f, "## `%s`%s%s\n\n", names[d], model ? ": " : "", model ? model : "");
+        fputs("## ", f);
+        nvs_report_md_code(f, names[d]);
+        if (model) {
+            fputs(": ", f);
+            nvs_esc_fputs(NVS_ESC_MD, model, f);
+        }
+        fputs("\n\n", f);
         size_t i, j;
         json_t *c, *p;
         json_array_foreach(json_object_get(docs[d], "configurations"), i, c)
         {
-            fprintf(f, "### %s\n\n", json_string_value(json_object_get(c, "label")));
-            if (json_is_integer(json_object_get(c, "batch")))
-                fprintf(f, "Batch %lld per GPU (%s).\n\n", (long long)json_integer_value(json_object_get(c, "batch")),
-                        json_string_value(json_object_get(c, "batch_source")) ? json_string_value(json_object_get(c, "batch_source")) : "given");
+            fputs("### ", f);
+            nvs_esc_fputs(NVS_ESC_MD, json_string_value(json_object_get(c, "label")), f);
+            fputs("\n\n", f);
+            if (json_is_integer(json_object_get(c, "batch"))) {
+                const char *src = json_string_value(json_object_get(c, "batch_source"));
+                fprintf(f, "Batch %lld per GPU (", (long long)json_integer_value(json_object_get(c, "batch")));
+                nvs_esc_fputs(NVS_ESC_MD, src ? src : "given", f);
+                fputs(").\n\n", f);
+            }
             fprintf(f, "| N | step (ms) | exposed communication (ms) | efficiency | bottleneck |\n|---:|---:|---:|---:|---|\n");
             json_array_foreach(json_object_get(c, "points"), j, p)
             {
                 const char *bn = json_string_value(json_object_get(p, "bottleneck"));
-                fprintf(f, "| %lld | %.2f | %.2f | %.1f %% | %s |\n", (long long)json_integer_value(json_object_get(p, "n")),
+                fprintf(f, "| %lld | %.2f | %.2f | %.1f %% | ", (long long)json_integer_value(json_object_get(p, "n")),
                         num(p, "step_us") / 1e3, isfinite(num(p, "exposed_comm_us")) ? num(p, "exposed_comm_us") / 1e3 : 0.0,
-                        100 * num(p, "efficiency"), bn ? bn : "");
+                        100 * num(p, "efficiency"));
+                nvs_esc_fputs(NVS_ESC_MD, bn ? bn : "", f);
+                fputs(" |\n", f);
             }
             fprintf(f, "\n");
         }

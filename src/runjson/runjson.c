@@ -1,6 +1,8 @@
 /* run.json reader: see runjson.h. One validating getter per JSON type; every message names the key path. */
 #include "runjson/runjson.h"
 
+#include "core/escape.h"
+
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -44,7 +46,11 @@ static void describe(const json_t *j, char *buf, size_t len)
     switch (json_typeof(j)) {
     case JSON_OBJECT: snprintf(buf, len, "an object"); break;
     case JSON_ARRAY: snprintf(buf, len, "an array"); break;
-    case JSON_STRING: snprintf(buf, len, "the string \"%.40s\"", json_string_value(j)); break;
+    case JSON_STRING: { /* shown, never interpreted: a message goes to a terminal (core/escape.h) */
+        char e[NVS_ESC_SIZE(40)];
+        snprintf(buf, len, "the string \"%s\"", nvs_esc_term(json_string_value(j), e, 48));
+        break;
+    }
     case JSON_INTEGER: snprintf(buf, len, "%lld", (long long)json_integer_value(j)); break;
     case JSON_REAL: snprintf(buf, len, "%g", json_real_value(j)); break;
     case JSON_TRUE: snprintf(buf, len, "true"); break;

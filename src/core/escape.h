@@ -1,0 +1,40 @@
+/* Escaping at every output boundary (PURE). Text that comes from a run.json or another input file (host, GPU,
+ * collective and model names, argv, environment values) is written through one of these, never raw:
+ *
+ *   md     Markdown text: a table cell, a heading, a paragraph. Nothing can end the line, the cell or the
+ *          block, start a link, image, code span or emphasis, or become HTML: '\' '`' '*' '[' ']' '|' '_' (unless
+ *          inside a word: all_reduce stays as it is) are backslash-escaped; '<' '>' '&' become &lt; &gt; &amp;.
+ *   html   text or an attribute value inside HTML (in Markdown or not): & < > " ' as entities.
+ *   csv    one CSV field (RFC 4180): quoted when it holds a comma, quote, CR or LF; quotes doubled.
+ *   term   a terminal: printable text only.
+ *
+ * Every kind also makes control characters visible instead of passing them on: C0 (0x00-0x1f but TAB in csv and
+ * term), DEL, the C1 range (U+0080-U+009F, which some terminals take as CSI), the bidirectional overrides
+ * (U+202A-U+202E, U+2066-U+2069, "Trojan source") and bytes that are not UTF-8 come out as \xNN or \u{NNNN}.
+ * A line break in md/html/term is shown as \n, never a new line: a host named "x\nresult: PASS" prints as
+ * x\nresult: PASS on one line.
+ *
+ * Each function writes into buf (len >= 8) and returns buf; text that does not fit is cut at a character
+ * boundary and ends in "...". NULL input gives "". */
+#ifndef NVS_ESCAPE_H
+#define NVS_ESCAPE_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+typedef enum { NVS_ESC_MD = 0, NVS_ESC_HTML, NVS_ESC_CSV, NVS_ESC_TERM } nvs_esc_kind;
+
+char *nvs_esc(nvs_esc_kind kind, const char *s, char *buf, size_t len);
+static inline char *nvs_esc_md(const char *s, char *buf, size_t len) { return nvs_esc(NVS_ESC_MD, s, buf, len); }
+static inline char *nvs_esc_html(const char *s, char *buf, size_t len) { return nvs_esc(NVS_ESC_HTML, s, buf, len); }
+static inline char *nvs_esc_csv(const char *s, char *buf, size_t len) { return nvs_esc(NVS_ESC_CSV, s, buf, len); }
+static inline char *nvs_esc_term(const char *s, char *buf, size_t len) { return nvs_esc(NVS_ESC_TERM, s, buf, len); }
+
+/* The whole text, escaped, to a stream (no length limit). Returns EOF on a write error, like fputs. */
+int nvs_esc_fputs(nvs_esc_kind kind, const char *s, FILE *f);
+
+/* Buffer sizes that hold any escaped form of a text of n bytes uncut: each byte becomes at most 6 (&quot;; a
+ * 3-byte character at most 8, \u{NNNN}), plus CSV's two quotes, the room kept for "..." and the NUL. */
+#define NVS_ESC_SIZE(n) (6 * (n) + 6)
+
+#endif
