@@ -28,6 +28,20 @@
 #define NVS_TOPO_BUSID_LEN 32   /* "0000:00:06.0"; NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE is 32 */
 #define NVS_TOPO_NAME_LEN 96    /* NVML_DEVICE_NAME_V2_BUFFER_SIZE */
 #define NVS_TOPO_CLS_LEN 12     /* a class name: "NV18", "PIX", ..., "NET", "?" */
+/* Bounds of an hwloc XML (one host): the largest single-image GPU servers hold 16-20 GPUs (DGX-2: 16) and
+ * their XML is a few MB. Above these an XML is refused with a message (exit 2): the pair matrix, its JSON and
+ * the bound of every pair grow with the square of the GPU count (4096 GPUs took > 300 s, 2048 GPUs 4.7 GB). */
+#define NVS_TOPO_MAX_GPUS_PER_HOST 256
+/* GPUs of a gathered (many-host) topology or one read from a run.json: its pair matrix takes ~64 bytes a pair,
+ * 1 GB at this count (nvs_topo_alloc refuses more) */
+#define NVS_TOPO_MAX_GPUS 4096
+#define NVS_TOPO_MAX_XML_BYTES (64 << 20)
+/* Network functions of one host: a few PFs and, with SR-IOV, up to 127 VFs each (ConnectX); the NIC-to-NIC
+ * class matrix grows with the square */
+#define NVS_TOPO_MAX_NICS_PER_HOST 1024
+/* NVLinks between two GPUs, or from one GPU, as an NVLinkBandwidth value may claim: NVML_NVLINK_MAX_LINKS is
+ * 18 on current drivers; a larger value is a broken (or hostile) XML, refused */
+#define NVS_TOPO_MAX_LINKS_PER_GPU (NVS_TOPO_MAX_NVLINKS * 4)
 
 typedef enum { NVS_REMOTE_UNKNOWN = 0, NVS_REMOTE_GPU, NVS_REMOTE_NVSWITCH, NVS_REMOTE_CPU } nvs_topo_remote;
 
@@ -62,7 +76,7 @@ typedef struct {
         int to_switch;     /* links to NVSwitches */
         int to_cpu;        /* links to CPUs (POWER9 NPU) */
         int nlinks;
-        nvs_topo_link links[NVS_TOPO_MAX_NVLINKS * 4]; /* offline matrices may list more peers */
+        nvs_topo_link links[NVS_TOPO_MAX_LINKS_PER_GPU]; /* offline matrices may list more peers */
     } nvlink;
     /* The network as this GPU reaches it (topo_nic.c): the NICs NCCL would spread its channels over, and the
      * NET bound that makes. Kept per GPU so that it travels with the GPU through gathers and subsets. */
@@ -130,7 +144,8 @@ typedef struct nvs_topology {
  * naming the file. Live with no GPU found: NVS_ERR_UNSUPPORTED with a message saying what was looked at. */
 nvs_result_t nvs_topo_discover(const char *hwloc_xml, nvs_topology **out);
 void nvs_topo_free(nvs_topology *t);
-/* Allocation helper (gpus/pairs zeroed, pairs "?"), used by discovery, JSON reading and tests. */
+/* Allocation helper (gpus/pairs zeroed, pairs "?"), used by discovery, JSON reading and tests. NULL when out
+ * of memory or ngpus > NVS_TOPO_MAX_GPUS. */
 nvs_topology *nvs_topo_alloc(int nhosts, int ngpus);
 /* NIC arrays (nics, both class matrices, "?" everywhere) for n NICs; 0 or NVS_ERR_NOMEM. */
 nvs_result_t nvs_topo_alloc_nics(nvs_topology *t, int n);

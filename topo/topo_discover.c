@@ -6,9 +6,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/log.h"
+#include "core/out_file.h"
 #include "topo/topo_live.h"
 
 #define MAX_CUDA_GPUS 256 /* per process; far above any node (HGX: 8, NVL72 tray: 4) */
@@ -16,6 +18,15 @@
 /* Catch what hwloc would only report as "load failed": unreadable file, empty file, not XML, XML v3. */
 static nvs_result_t precheck_xml(const char *path)
 {
+    /* a regular file only (a FIFO would block hwloc's reader forever), of a size an XML of one host has: the
+     * largest single-image GPU servers write a few MB; 0.7 MB already describe 4096 GPUs */
+    if (nvs_input_file_ok(path, "hwloc XML")) return NVS_ERR_INPUT;
+    struct stat st;
+    if (stat(path, &st) == 0 && st.st_size > NVS_TOPO_MAX_XML_BYTES) {
+        nvs_error("hwloc XML '%s' is %lld bytes: more than %d MiB is not the topology of one host", path,
+                  (long long)st.st_size, NVS_TOPO_MAX_XML_BYTES >> 20);
+        return NVS_ERR_INPUT;
+    }
     FILE *f = fopen(path, "r");
     if (!f) {
         nvs_error("cannot read hwloc XML '%s': %s", path, strerror(errno));

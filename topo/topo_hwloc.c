@@ -162,6 +162,7 @@ static nvs_result_t read_nics(hwloc_topology_t topo, nvs_topology *t, int live)
     hwloc_obj_t rdma, net;
     for (hwloc_obj_t o = NULL; (o = hwloc_get_next_pcidev(topo, o));) n += nic_function(o, &rdma, &net);
     if (!n) return NVS_OK;
+    if (n > NVS_TOPO_MAX_NICS_PER_HOST) return NVS_ERR_INPUT; /* the caller says so */
     NVS_CHECK(nvs_topo_alloc_nics(t, n));
     int i = 0;
     for (hwloc_obj_t o = NULL; (o = hwloc_get_next_pcidev(topo, o)) && i < n;)
@@ -183,8 +184,6 @@ static int gpu_of(const nvs_topology *t, hwloc_obj_t o)
 
 static void add_link(nvs_topo_gpu *g, nvs_topo_remote r, int remote_gpu, const char *busid)
 {
-    int cap = (int)(sizeof g->nvlink.links / sizeof g->nvlink.links[0]);
-    if (g->nvlink.nlinks >= cap) return;
     nvs_topo_link *l = &g->nvlink.links[g->nvlink.nlinks];
     l->link = g->nvlink.nlinks++;
     l->remote = r;
@@ -192,22 +191,32 @@ static void add_link(nvs_topo_gpu *g, nvs_topo_remote r, int remote_gpu, const c
     snprintf(l->remote_pci_bus_id, sizeof l->remote_pci_bus_id, "%s", busid ? busid : "");
 }
 
-static void read_nvlink_matrix(hwloc_topology_t topo, nvs_topology *t)
+/* The NVLinkBandwidth matrix into links. Its values are checked: a pair or a GPU with more links than any
+ * NVLink generation has (NVS_TOPO_MAX_LINKS_PER_GPU) makes the XML invalid (NVS_ERR_INPUT, message in err):
+ * 53687091200000 MB/s once became "-2147483648 links up". */
+static nvs_result_t read_nvlink_matrix(hwloc_topology_t topo, nvs_topology *t, char *err, size_t errlen)
 {
     struct hwloc_distances_s *d[4];
     unsigned nr = 4;
-    if (hwloc_distances_get_by_name(topo, "NVLinkBandwidth", &nr, d, 0) != 0 || nr == 0) return;
+    if (hwloc_distances_get_by_name(topo, "NVLinkBandwidth", &nr, d, 0) != 0 || nr == 0) return NVS_OK;
     if (nr > 4) nr = 4;
+    nvs_result_t res = NVS_OK;
     for (unsigned m = 0; m < nr; m++) {
         unsigned n = d[m]->nbobjs;
-        for (unsigned i = 0; i < n; i++) {
-            int gi = gpu_of(t, d[m]->objs[i]);
+        int *gidx = malloc(sizeof(int) * (n ? n : 1)); /* our GPU of each object, found once: O(n) lookups */
+        if (!gidx) {
+            snprintf(err, errlen, "out of memory");
+            res = NVS_ERR_NOMEM;
+        }
+        for (unsigned j = 0; res == NVS_OK && j < n; j++) gidx[j] = gpu_of(t, d[m]->objs[j]);
+        for (unsigned i = 0; res == NVS_OK && i < n; i++) {
+            int gi = gidx[i];
             if (gi < 0) continue;
             nvs_topo_gpu *g = &t->gpus[gi];
             /* one unit per GPU: 25000 MB/s (NVLink 2-4) unless only 20000 (NVLink1) divides the row */
             int all25 = 1, all20 = 1;
             for (unsigned j = 0; j < n; j++) {
-                hwloc_uint64_t v = d[m]->values[i * n + j];
+                hwloc_uint64_t v = d[m]->values[(size_t)i * n + j];
                 if (j == i || !v) continue;
                 all25 &= v % 25000 == 0;
                 all20 &= v % 20000 == 0;
@@ -221,14 +230,25 @@ static void read_nvlink_matrix(hwloc_topology_t topo, nvs_topology *t)
                                    : "hwloc NVLinkBandwidth matrix: 25000 MB/s per link (NVLink 2-4; the XML does "
                                      "not say which)");
             for (unsigned j = 0; j < n; j++) {
-                hwloc_uint64_t v = d[m]->values[i * n + j];
+                hwloc_uint64_t v = d[m]->values[(size_t)i * n + j];
                 if (j == i || !v) continue;
-                int links = (int)((v + unit / 2) / unit);
+                /* rounded to whole links without overflow (v may be anything up to 2^64 - 1) */
+                hwloc_uint64_t lk = v / unit + (v % unit >= unit / 2);
                 hwloc_obj_t o = d[m]->objs[j];
-                int gj = gpu_of(t, o);
+                int gj = gidx[j];
                 hwloc_obj_t pci = o->type == HWLOC_OBJ_OS_DEVICE ? o->parent : o;
                 char bus[NVS_TOPO_BUSID_LEN] = "";
                 if (pci && pci->type == HWLOC_OBJ_PCI_DEVICE) busid_of(pci, bus, sizeof bus);
+                if (lk > (hwloc_uint64_t)(NVS_TOPO_MAX_LINKS_PER_GPU - g->nvlink.nlinks)) {
+                    snprintf(err, errlen,
+                             "NVLinkBandwidth: %llu MB/s from GPU %s to %s is %llu NVLinks (%d more already): a GPU "
+                             "has at most %d; not a valid hwloc XML",
+                             (unsigned long long)v, g->pci_bus_id, bus[0] ? bus : "another object",
+                             (unsigned long long)lk, g->nvlink.nlinks, NVS_TOPO_MAX_LINKS_PER_GPU);
+                    res = NVS_ERR_INPUT;
+                    break;
+                }
+                int links = (int)lk;
                 nvs_topo_remote r = gj >= 0                                      ? NVS_REMOTE_GPU
                                     : pci && pci->type == HWLOC_OBJ_PCI_DEVICE && is_nvswitch(pci) ? NVS_REMOTE_NVSWITCH
                                     : o->cpuset                                  ? NVS_REMOTE_CPU
@@ -239,8 +259,10 @@ static void read_nvlink_matrix(hwloc_topology_t topo, nvs_topology *t)
                 if (r == NVS_REMOTE_CPU) g->nvlink.to_cpu += links;
             }
         }
+        free(gidx);
         hwloc_distances_release(topo, d[m]);
     }
+    return res;
 }
 
 static int cmp_gpu_bus(const void *a, const void *b)
@@ -289,6 +311,12 @@ nvs_result_t nvs_topo_hwloc_load(const char *xml, nvs_topology **out, char *err,
     }
     int ngpus = 0;
     for (hwloc_obj_t o = NULL; (o = hwloc_get_next_pcidev(topo, o));) ngpus += is_nvidia_gpu(o);
+    if (ngpus > NVS_TOPO_MAX_GPUS_PER_HOST) {
+        snprintf(err, errlen, "%s%s%d NVIDIA GPUs: more than the %d of any single host (topo/topo.h); not "
+                 "read", xml ? xml : "", xml ? ": " : "", ngpus, NVS_TOPO_MAX_GPUS_PER_HOST);
+        res = xml ? NVS_ERR_INPUT : NVS_ERR_UNSUPPORTED;
+        goto out;
+    }
     t = nvs_topo_alloc(1, ngpus);
     if (!t) {
         snprintf(err, errlen, "out of memory");
@@ -324,10 +352,15 @@ nvs_result_t nvs_topo_hwloc_load(const char *xml, nvs_topology **out, char *err,
     }
     qsort(t->gpus, (size_t)ngpus, sizeof *t->gpus, cmp_gpu_bus);
     for (int k = 0; k < ngpus; k++) t->gpus[k].index = k;
-    read_nvlink_matrix(topo, t);
-    if (read_nics(topo, t, xml == NULL) != NVS_OK) {
-        snprintf(err, errlen, "out of memory");
-        res = NVS_ERR_NOMEM;
+    res = read_nvlink_matrix(topo, t, err, errlen);
+    if (res != NVS_OK) goto out;
+    if ((res = read_nics(topo, t, xml == NULL)) != NVS_OK) {
+        if (res == NVS_ERR_INPUT)
+            snprintf(err, errlen, "%s%smore than %d network functions: more than any single host has (topo/topo.h); "
+                     "not read", xml ? xml : "", xml ? ": " : "", NVS_TOPO_MAX_NICS_PER_HOST);
+        else
+            snprintf(err, errlen, "out of memory");
+        if (!xml && res == NVS_ERR_INPUT) res = NVS_ERR_UNSUPPORTED;
         goto out;
     }
     *out = t;

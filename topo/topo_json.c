@@ -267,7 +267,8 @@ nvs_result_t nvs_topo_from_json(const json_t *j, nvs_topology **out, char *err, 
     if (!json_is_array(hosts) || !json_is_array(gpus)) FAIL("topology: \"hosts\" and \"gpus\" must be arrays");
     if (pairs && !json_is_array(pairs)) FAIL("topology: \"pairs\" must be an array");
     int nh = (int)json_array_size(hosts), ng = (int)json_array_size(gpus);
-    if (nh > 100000 || ng > 100000) FAIL("topology: too many hosts or GPUs");
+    if (nh > NVS_TOPO_MAX_GPUS || ng > NVS_TOPO_MAX_GPUS)
+        FAIL("topology: %d hosts and %d GPUs: at most %d of each (topo/topo.h)", nh, ng, NVS_TOPO_MAX_GPUS);
     t = nvs_topo_alloc(nh, ng);
     if (!t) FAIL("topology: out of memory");
     get_str(j, "source", t->source, sizeof t->source);

@@ -8,6 +8,7 @@
 
 nvs_topology *nvs_topo_alloc(int nhosts, int ngpus)
 {
+    if (ngpus > NVS_TOPO_MAX_GPUS || nhosts > NVS_TOPO_MAX_GPUS) return NULL;
     nvs_topology *t = calloc(1, sizeof *t);
     if (!t) return NULL;
     t->nhosts = nhosts;
@@ -26,7 +27,7 @@ nvs_topology *nvs_topo_alloc(int nhosts, int ngpus)
         g->numa_node = -1;
         g->path.numa_node = -1;
     }
-    for (int i = 0; i < ngpus * ngpus; i++) {
+    for (size_t i = 0; i < (size_t)ngpus * (size_t)ngpus; i++) {
         strcpy(t->pairs[i].cls, "?");
         t->pairs[i].p2p_cuda = -1;
     }

@@ -1,9 +1,13 @@
 /* See cli_common.h. */
 #include "cli/cli_common.h"
 
+#include <errno.h>
 #include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "core/log.h"
+#include "runtime/runtime.h"
 #include "runjson/runjson_write.h"
 
 json_t *nvs_cli_run_doc(const nvs_config *cfg, const char *launcher, const char *backend)
@@ -13,17 +17,36 @@ json_t *nvs_cli_run_doc(const nvs_config *cfg, const char *launcher, const char 
     return nvs_rj_doc_new(&h);
 }
 
-nvs_result_t nvs_cli_save_run(const nvs_config *cfg, const json_t *doc)
+nvs_result_t nvs_cli_out_begin(const nvs_config *cfg, nvs_cli_out *o)
 {
-    if (!cfg->save) return NVS_OK;
-    char dir[NVS_PATH_MAX];
-    if (cfg->out_dir[0])
-        snprintf(dir, sizeof dir, "%s", cfg->out_dir);
-    else
-        nvs_rj_default_dir(cfg->subcommand, dir, sizeof dir);
-    nvs_result_t r = nvs_rj_save(doc, dir);
-    if (r == NVS_OK && !cfg->quiet) fprintf(stderr, "nvscale %s: wrote %s/run.json\n", cfg->subcommand, dir);
-    return r;
+    memset(o, 0, sizeof *o);
+    if (!cfg->save || nvs_rt_launcher_rank() != 0) return NVS_OK;
+    const char *out = cfg->out_dir[0] ? cfg->out_dir : NULL;
+    NVS_CHECK(nvs_rj_check_out_dir(out));
+    NVS_CHECK(nvs_rj_open_run_dir(out, cfg->subcommand, o->final, sizeof o->final, o->work, sizeof o->work));
+    o->active = 1;
+    return NVS_OK;
+}
+
+nvs_result_t nvs_cli_save_run(const nvs_config *cfg, nvs_cli_out *o, const json_t *doc)
+{
+    if (!cfg->save || !o->active) return NVS_OK;
+    nvs_result_t r = nvs_rj_save(doc, o->work);
+    if (r != NVS_OK) return r;
+    o->active = 0;
+    if (nvs_rj_rename_run_dir(o->work, o->final) != 0) {
+        nvs_error("cannot rename %s to %s: %s (the results are in the former)", o->work, o->final, strerror(errno));
+        return NVS_ERR_SYSTEM;
+    }
+    if (!cfg->quiet) fprintf(stderr, "nvscale %s: wrote %s/run.json\n", cfg->subcommand, o->final);
+    return NVS_OK;
+}
+
+void nvs_cli_out_abandon(nvs_cli_out *o)
+{
+    if (!o->active) return;
+    o->active = 0;
+    rmdir(o->work); /* only when empty: a run.json saved there stays */
 }
 
 void nvs_cli_set_verbosity(int quiet, int verbose)

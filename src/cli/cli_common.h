@@ -10,8 +10,21 @@
 
 /* run.json head (runjson/runjson_write.h) for cfg's subcommand and argv. */
 json_t *nvs_cli_run_doc(const nvs_config *cfg, const char *launcher, const char *backend);
-/* Saves doc as <--out or results/<stamp>-<sub>>/run.json unless --no-save; says where on stderr unless -q. */
-nvs_result_t nvs_cli_save_run(const nvs_config *cfg, const json_t *doc);
+/* The run directory of topo and p2p (runjson/runjson_write.h, as the measuring runs): --out checked before
+ * anything is discovered or measured (exit 2 when it exists or cannot be made), a name no other run has, made
+ * as DIR.partial and renamed to DIR once run.json is in it. Nothing with --no-save; under mpirun only the
+ * launcher's rank 0 (the one that saves) makes it. */
+typedef struct {
+    char final[NVS_PATH_MAX];
+    char work[NVS_PATH_MAX + 16]; /* final.partial */
+    int active;
+} nvs_cli_out;
+nvs_result_t nvs_cli_out_begin(const nvs_config *cfg, nvs_cli_out *o);
+/* Saves doc as run.json in o and renames the directory; says where on stderr unless -q. No-op when o was not
+ * begun. */
+nvs_result_t nvs_cli_save_run(const nvs_config *cfg, nvs_cli_out *o, const json_t *doc);
+/* After a run that saved nothing: its directory goes (what was saved stays). */
+void nvs_cli_out_abandon(nvs_cli_out *o);
 /* -q: errors only; default: warnings; -v: info; -vv: debug. Progress lines off under -q. */
 void nvs_cli_set_verbosity(int quiet, int verbose);
 

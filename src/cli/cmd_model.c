@@ -141,14 +141,8 @@ static int parse_size_flag(const char *flag, const char *s, double *out)
 /* Write the rendered output to stdout or --output, whole or not at all. */
 static int emit(const char *path, const char *text)
 {
-    if (path) {
-        nvs_result_t r = nvs_write_text_file(path, text);
-        if (r != NVS_OK) {
-            fprintf(stderr, "nvscale model: cannot write %s\n", path);
-            return 1;
-        }
-        return 0;
-    }
+    if (path) /* it says what went wrong: exit 2 for a path that cannot be written, 1 for a failed write */
+        return nvs_exit_code(nvs_write_text_file(path, text));
     size_t len = strlen(text);
     if (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0 || ferror(stdout)) {
         fprintf(stderr, "nvscale model: writing to stdout failed: %s\n", strerror(errno));

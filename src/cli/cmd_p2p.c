@@ -19,6 +19,7 @@
 struct p2p_job {
     const nvs_config *cfg;
     const char *launcher;
+    nvs_cli_out *dir;
 };
 
 /* One line before anything else when this host has no usable GPU (pair). */
@@ -38,7 +39,8 @@ static nvs_result_t check_gpus(int need)
     return NVS_OK;
 }
 
-static nvs_result_t emit(const nvs_config *cfg, const char *launcher, const nvs_topology *t, const nvs_copies *c)
+static nvs_result_t emit(const nvs_config *cfg, nvs_cli_out *dir, const char *launcher, const nvs_topology *t,
+                         const nvs_copies *c)
 {
     json_t *doc = nvs_cli_run_doc(cfg, launcher, NULL), *tj = nvs_topo_to_json(t), *pj = nvs_copies_to_json(t, c);
     if (!doc || !tj || !pj) {
@@ -75,7 +77,7 @@ static nvs_result_t emit(const nvs_config *cfg, const char *launcher, const nvs_
             rc = NVS_ERR_SYSTEM;
         }
     }
-    if (rc == NVS_OK) rc = nvs_cli_save_run(cfg, doc);
+    if (rc == NVS_OK) rc = nvs_cli_save_run(cfg, dir, doc);
     json_decref(doc);
     if (rc == NVS_OK && wrong) {
         nvs_error("%lld wrong elements in the copies: the data path is broken", wrong);
@@ -118,7 +120,7 @@ static nvs_result_t p2p_rank(nvs_rt *rt, void *arg)
     if (r != NVS_OK) goto out;
     r = nvs_copies_gather(rt, local, global, measurer && !cfg->p2p_host ? &mine : NULL,
                           measurer && cfg->p2p_host ? &host : NULL, NULL, NULL, &all);
-    if (r == NVS_OK && rt->rank == 0) r = emit(cfg, job->launcher, global, &all);
+    if (r == NVS_OK && rt->rank == 0) r = emit(cfg, job->dir, job->launcher, global, &all);
     r = nvs_rt_agree_result(rt, r);
 out:
     nvs_copies_free(&all);
@@ -143,7 +145,10 @@ int cmd_p2p(int argc, char **argv)
         return 2;
     }
     nvs_cli_set_verbosity(cfg.quiet, cfg.verbose);
-    struct p2p_job job = {&cfg, nvs_rt_launched_by_mpi() ? "mpi" : "threads"};
+    nvs_cli_out dir; /* --out checked and the directory made before the first copy */
+    if ((r = nvs_cli_out_begin(&cfg, &dir)) != NVS_OK) return nvs_exit_code(r);
+    struct p2p_job job = {&cfg, nvs_rt_launched_by_mpi() ? "mpi" : "threads", &dir};
     r = nvs_rt_run(NVS_LAUNCH_AUTO, 1, cfg.timeout_s, cfg.emulate_nodes, p2p_rank, &job);
+    nvs_cli_out_abandon(&dir); /* nothing when saved */
     return nvs_exit_code(r);
 }

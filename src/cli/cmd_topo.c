@@ -18,9 +18,10 @@
 struct topo_job {
     const nvs_config *cfg;
     const char *launcher;
+    nvs_cli_out *dir;
 };
 
-static nvs_result_t emit(const nvs_config *cfg, const nvs_topology *t, const char *launcher)
+static nvs_result_t emit(const nvs_config *cfg, nvs_cli_out *dir, const nvs_topology *t, const char *launcher)
 {
     json_t *doc = nvs_cli_run_doc(cfg, launcher, NULL);
     json_t *tj = nvs_topo_to_json(t);
@@ -46,7 +47,7 @@ static nvs_result_t emit(const nvs_config *cfg, const nvs_topology *t, const cha
             r = NVS_ERR_SYSTEM;
         }
     }
-    if (r == NVS_OK) r = nvs_cli_save_run(cfg, doc);
+    if (r == NVS_OK) r = nvs_cli_save_run(cfg, dir, doc);
     json_decref(doc);
     return r;
 }
@@ -61,7 +62,7 @@ static nvs_result_t topo_rank(nvs_rt *rt, void *arg)
     r = nvs_topo_discover_host(rt, NULL, &local);
     r = nvs_rt_agree_result(rt, r);
     if (r == NVS_OK) r = nvs_topo_gather(rt, local, &global);
-    if (r == NVS_OK && rt->rank == 0) r = emit(job->cfg, global, job->launcher);
+    if (r == NVS_OK && rt->rank == 0) r = emit(job->cfg, job->dir, global, job->launcher);
     nvs_topo_free(local);
     nvs_topo_free(global);
     return nvs_rt_agree_result(rt, r);
@@ -82,14 +83,17 @@ int cmd_topo(int argc, char **argv)
                         "--hwloc-xml nothing runs\nTry 'nvscale topo --help'.\n");
         return 2;
     }
+    nvs_cli_out dir; /* --out checked and the directory made before anything is discovered */
+    if ((r = nvs_cli_out_begin(&cfg, &dir)) != NVS_OK) return nvs_exit_code(r);
     if (cfg.hwloc_xml[0]) {
         nvs_topology *t = NULL;
         r = nvs_topo_discover(cfg.hwloc_xml, &t);
-        if (r == NVS_OK) r = emit(&cfg, t, NULL);
+        if (r == NVS_OK) r = emit(&cfg, &dir, t, NULL);
         nvs_topo_free(t);
-        return nvs_exit_code(r);
+    } else {
+        struct topo_job job = {&cfg, nvs_rt_launched_by_mpi() ? "mpi" : "threads", &dir};
+        r = nvs_rt_run(NVS_LAUNCH_AUTO, 1, cfg.timeout_s, cfg.emulate_nodes, topo_rank, &job);
     }
-    struct topo_job job = {&cfg, nvs_rt_launched_by_mpi() ? "mpi" : "threads"};
-    r = nvs_rt_run(NVS_LAUNCH_AUTO, 1, cfg.timeout_s, cfg.emulate_nodes, topo_rank, &job);
+    nvs_cli_out_abandon(&dir); /* nothing when saved */
     return nvs_exit_code(r);
 }

@@ -1,7 +1,10 @@
+/* See out_file.h. */
 #include "core/out_file.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -9,20 +12,97 @@
 
 #include "core/log.h"
 
+/* Errors that say the path cannot be written as asked (the user's to fix: exit 2), not that writing failed. */
+static int path_errno(int e)
+{
+    return e == EACCES || e == EPERM || e == EROFS || e == ENOENT || e == ENOTDIR || e == EISDIR ||
+           e == ENAMETOOLONG || e == ELOOP || e == EEXIST;
+}
+
+/* Names that stand for a stream nvscale already has (its standard output, an inherited descriptor): written
+ * through even when they resolve to a regular file, so that `-o /dev/stdout >> log` appends to log */
+static int is_stream_alias(const char *path)
+{
+    return !strncmp(path, "/dev/", 5) || !strncmp(path, "/proc/", 6);
+}
+
+static const char *kind_of(mode_t m)
+{
+    return S_ISDIR(m) ? "a directory" : S_ISBLK(m) ? "a block device" : S_ISSOCK(m) ? "a socket" : "not a file";
+}
+
+static nvs_result_t open_through(nvs_outfile *o)
+{
+    /* appending: a FIFO and a terminal do not care, a file behind /dev/stdout keeps what is already in it */
+    int fd = open(o->path, O_WRONLY | O_APPEND | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0 || !(o->f = fdopen(fd, "a"))) {
+        int e = errno;
+        if (fd >= 0) close(fd);
+        nvs_error("cannot write %s: %s", o->path, strerror(e));
+        return path_errno(e) ? NVS_ERR_USAGE : NVS_ERR_SYSTEM;
+    }
+    o->through = 1;
+    return NVS_OK;
+}
+
 nvs_result_t nvs_outfile_open(nvs_outfile *o, const char *path)
 {
     memset(o, 0, sizeof *o);
-    if (strlen(path) >= sizeof o->path) {
-        nvs_error("output path too long: %s", path);
+    if (!path || !*path || strlen(path) >= sizeof o->path) {
+        nvs_error("output path %s", path && *path ? "too long" : "empty");
         return NVS_ERR_USAGE;
     }
     snprintf(o->path, sizeof o->path, "%s", path);
-    snprintf(o->tmp, sizeof o->tmp, "%s.tmp.%ld", path, (long)getpid());
-    o->f = fopen(o->tmp, "w");
-    if (!o->f) {
-        nvs_error("cannot create %s: %s", o->tmp, strerror(errno));
-        return NVS_ERR_SYSTEM;
+    snprintf(o->dest, sizeof o->dest, "%s", path);
+    struct stat lst, st;
+    if (lstat(path, &lst) == 0) {
+        if (stat(path, &st) != 0) {
+            nvs_error("cannot write %s: a symbolic link to nothing (%s); nvscale does not replace links",
+                      path, strerror(errno));
+            return NVS_ERR_USAGE;
+        }
+        if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode) || (S_ISREG(st.st_mode) && is_stream_alias(path)))
+            return open_through(o);
+        if (!S_ISREG(st.st_mode)) {
+            nvs_error("cannot write %s: it is %s", path, kind_of(st.st_mode));
+            return NVS_ERR_USAGE;
+        }
+        if (S_ISLNK(lst.st_mode)) { /* replace the file the link points to; the link stays */
+            char real[PATH_MAX];
+            if (!realpath(path, real) || strlen(real) >= sizeof o->dest) {
+                nvs_error("cannot write %s: cannot resolve the link: %s", path, strerror(errno));
+                return NVS_ERR_USAGE;
+            }
+            snprintf(o->dest, sizeof o->dest, "%s", real);
+        }
+        o->keep_mode = 1;
+        o->mode = st.st_mode & 07777;
+    } else if (errno != ENOENT) {
+        nvs_error("cannot write %s: %s", path, strerror(errno));
+        return path_errno(errno) ? NVS_ERR_USAGE : NVS_ERR_SYSTEM;
     }
+    /* the temporary file: beside the destination, created exclusively (never an existing file or link) */
+    if (snprintf(o->tmp, sizeof o->tmp, "%s.tmp.%ld", o->dest, (long)getpid()) >= (int)sizeof o->tmp) {
+        nvs_error("output path too long: %s", path);
+        return NVS_ERR_USAGE;
+    }
+    int fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0666);
+    if (fd < 0 && errno == EEXIST) { /* a leftover of a killed run with our pid: ours to replace */
+        unlink(o->tmp);
+        fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0666);
+    }
+    if (fd < 0 || !(o->f = fdopen(fd, "w"))) {
+        int e = errno;
+        if (fd >= 0) {
+            close(fd);
+            unlink(o->tmp);
+        }
+        o->tmp[0] = '\0';
+        nvs_error("cannot write %s: %s", path, strerror(e));
+        return path_errno(e) ? NVS_ERR_USAGE : NVS_ERR_SYSTEM;
+    }
+    if (o->keep_mode && fchmod(fd, (mode_t)o->mode) != 0)
+        nvs_debug("cannot keep the mode of %s: %s", path, strerror(errno));
     return NVS_OK;
 }
 
@@ -30,20 +110,22 @@ nvs_result_t nvs_outfile_commit(nvs_outfile *o)
 {
     if (!o->f) return NVS_ERR_SYSTEM;
     int bad = fflush(o->f) != 0 || ferror(o->f);
-    if (!bad) bad = fsync(fileno(o->f)) != 0 && errno != EINVAL; /* EINVAL: a pipe or special file */
     int err = errno;
+    /* fsync: the data is on disk before the rename makes it visible (a crash leaves the old file or the new
+     * one, never an empty one); a pipe or device has nothing to sync (EINVAL) */
+    if (!bad && !o->through && fsync(fileno(o->f)) != 0 && errno != EINVAL) bad = 1, err = errno;
     if (fclose(o->f) != 0 && !bad) {
         bad = 1;
         err = errno;
     }
     o->f = NULL;
-    if (!bad && rename(o->tmp, o->path) != 0) {
+    if (!bad && !o->through && rename(o->tmp, o->dest) != 0) {
         bad = 1;
         err = errno;
     }
     if (bad) {
         nvs_error("cannot write %s: %s", o->path, strerror(err));
-        unlink(o->tmp);
+        if (!o->through) unlink(o->tmp);
         return NVS_ERR_SYSTEM;
     }
     return NVS_OK;
@@ -53,26 +135,30 @@ void nvs_outfile_discard(nvs_outfile *o)
 {
     if (o->f) fclose(o->f);
     o->f = NULL;
-    if (o->tmp[0]) unlink(o->tmp);
+    if (!o->through && o->tmp[0]) unlink(o->tmp);
 }
 
 nvs_result_t nvs_mkdir_p(const char *dir)
 {
     char buf[4096];
-    if (!*dir || strlen(dir) >= sizeof buf) return NVS_ERR_USAGE;
+    if (!dir || !*dir || strlen(dir) >= sizeof buf) {
+        nvs_error("directory path %s", dir && *dir ? "too long" : "empty");
+        return NVS_ERR_USAGE;
+    }
     strcpy(buf, dir);
     for (char *p = buf + 1;; p++) {
         if (*p == '/' || *p == '\0') {
             char c = *p;
             *p = '\0';
             if (mkdir(buf, 0777) != 0 && errno != EEXIST) {
-                nvs_error("cannot create directory %s: %s", buf, strerror(errno));
-                return NVS_ERR_SYSTEM;
+                int e = errno;
+                nvs_error("cannot create directory %s: %s", buf, strerror(e));
+                return path_errno(e) ? NVS_ERR_USAGE : NVS_ERR_SYSTEM;
             }
             struct stat st;
             if (stat(buf, &st) != 0 || !S_ISDIR(st.st_mode)) {
                 nvs_error("cannot create directory %s: a file of that name exists", buf);
-                return NVS_ERR_SYSTEM;
+                return NVS_ERR_USAGE;
             }
             *p = c;
             if (!c) break;
@@ -86,19 +172,67 @@ nvs_result_t nvs_write_text_file(const char *path, const char *text)
     nvs_outfile o;
     NVS_CHECK(nvs_outfile_open(&o, path));
     if (fputs(text, o.f) == EOF) {
+        int e = errno;
         nvs_outfile_discard(&o);
-        nvs_error("cannot write %s", path);
+        nvs_error("cannot write %s: %s", path, strerror(e));
         return NVS_ERR_SYSTEM;
     }
     return nvs_outfile_commit(&o);
 }
 
+static int is_stdin_alias(const char *path)
+{
+    return !strcmp(path, "/dev/stdin") || !strcmp(path, "/dev/fd/0") || !strcmp(path, "/proc/self/fd/0");
+}
+
+/* Opens an input without blocking on a FIFO or a device, and keeps it only when it is a regular file (or
+ * standard input, named as such). -1 with one message otherwise: "cannot read WHAT 'PATH': ..." when the
+ * caller names what the file is, else "cannot open PATH: ..." / "PATH: is a FIFO ...". */
+static int open_input(const char *path, const char *what)
+{
+    int fd = is_stdin_alias(path) ? dup(STDIN_FILENO) : open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        if (what) nvs_error("cannot read %s '%s': %s", what, path, strerror(errno));
+        else nvs_error("cannot open %s: %s", path, strerror(errno));
+        if (fd >= 0) close(fd);
+        return -1;
+    }
+    if (is_stdin_alias(path)) return fd; /* asked for by name: a pipe or a terminal is what is meant */
+    if (!S_ISREG(st.st_mode)) {
+        const char *k = S_ISFIFO(st.st_mode) ? "a FIFO (named pipe)"
+                        : S_ISCHR(st.st_mode) ? "a character device"
+                                              : kind_of(st.st_mode);
+        if (what)
+            nvs_error("cannot read %s '%s': it is %s, not a regular file (standard input: /dev/stdin)", what, path, k);
+        else
+            nvs_error("%s: is %s, not a regular file (standard input: /dev/stdin)", path, k);
+        close(fd);
+        return -1;
+    }
+    int fl = fcntl(fd, F_GETFL);
+    if (fl >= 0) fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+    return fd;
+}
+
+int nvs_input_file_ok(const char *path, const char *what)
+{
+    int fd = open_input(path, what);
+    if (fd < 0) return -1;
+    close(fd);
+    return 0;
+}
+
 nvs_result_t nvs_read_text_file(const char *path, size_t max_bytes, char **out)
 {
     *out = NULL;
-    FILE *f = fopen(path, "rb");
+    int fd = open_input(path, NULL);
+    FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
     if (!f) {
-        nvs_error("cannot open %s: %s", path, strerror(errno));
+        if (fd >= 0) {
+            nvs_error("cannot open %s: %s", path, strerror(errno));
+            close(fd);
+        }
         return NVS_ERR_INPUT;
     }
     size_t cap = 65536, len = 0;

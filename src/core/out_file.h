@@ -1,5 +1,17 @@
-/* Output files appear whole or not at all: written to a temporary file beside the target, checked
- * (fflush, ferror, fsync, fclose), then renamed over it. A failure leaves no partial file behind. */
+/* Output files appear whole or not at all, and nothing but the named file is ever touched. What the path names
+ * decides how it is written (nvs_outfile_open):
+ *
+ *   does not exist yet, or a regular file    a temporary file beside it (the target of a symlink: the link
+ *                                            stays), checked (fflush, ferror, fsync, fclose), then renamed
+ *                                            over it; an existing file keeps its permission bits. A failure
+ *                                            leaves no partial file and the old one untouched.
+ *   character device or FIFO (or a link to   written through in place, appending: -o /dev/stdout, /dev/null,
+ *   one), /dev/stdout, /dev/fd/N, /proc/..   a named pipe. A device node or link is never replaced by a file.
+ *   directory, block device, socket,         refused: NVS_ERR_USAGE (exit 2) with one message.
+ *   a link to nothing, a missing directory
+ *
+ * Errors in the path (exit 2: NVS_ERR_USAGE) are told apart from failures while writing (exit 1: a full disk,
+ * an I/O error). Every error prints one message naming the path. */
 #ifndef NVS_OUT_FILE_H
 #define NVS_OUT_FILE_H
 
@@ -8,8 +20,12 @@
 #include "core/err.h"
 
 typedef struct {
-    char path[4096];
+    char path[4096]; /* as given, for messages */
+    char dest[4096]; /* what is renamed over: the path, or the regular file a symlink points to */
     char tmp[4200];
+    int through;     /* written in place (device, FIFO, /dev/stdout): no temporary file, no rename */
+    int keep_mode;   /* replace an existing file with its permission bits (mode) */
+    unsigned mode;
     FILE *f;
 } nvs_outfile;
 
@@ -17,13 +33,21 @@ nvs_result_t nvs_outfile_open(nvs_outfile *o, const char *path);
 nvs_result_t nvs_outfile_commit(nvs_outfile *o); /* closes; on failure removes the temp file */
 void nvs_outfile_discard(nvs_outfile *o);
 
-/* mkdir -p */
+/* mkdir -p. A path that cannot be a directory (a file of that name, no permission, a read-only file system)
+ * is NVS_ERR_USAGE; other failures (no space) NVS_ERR_SYSTEM. One message either way. */
 nvs_result_t nvs_mkdir_p(const char *dir);
 /* rm -r of a directory nvscale made (symbolic links inside are removed, never followed). 0, or -1. */
 int nvs_remove_tree(const char *dir);
 /* Whole-file helpers. */
 nvs_result_t nvs_write_text_file(const char *path, const char *text);
-/* Reads a whole file (NUL-terminated, malloc'd) up to max_bytes; NVS_ERR_INPUT with a message if it cannot. */
+/* Reads a whole file (NUL-terminated, malloc'd) up to max_bytes; NVS_ERR_INPUT with one message if it cannot.
+ * Only regular files are read (a FIFO or device would block or never end): anything else is refused by name,
+ * except /dev/stdin (or /dev/fd/0, /proc/self/fd/0), which reads standard input whatever it is: asked for by
+ * name, a pipe there is what the user means. */
 nvs_result_t nvs_read_text_file(const char *path, size_t max_bytes, char **out);
+/* The check of nvs_read_text_file for readers that open files themselves (hwloc, jansson): 0 when `path` is a
+ * regular file (or standard input as above), else -1 with one message naming it ("cannot read WHAT 'PATH': ..."
+ * with `what`, e.g. "hwloc XML"; NULL: "PATH: ..."). */
+int nvs_input_file_ok(const char *path, const char *what);
 
 #endif

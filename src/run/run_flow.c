@@ -248,7 +248,7 @@ static nvs_result_t write_outputs(nvs_ctx *run, nvs_result_t status)
     /* the run has ended (however): <dir>.partial takes its name. A directory left with .partial was cut
      * short; its run.json says "running" and holds what was measured until then. */
     if (cfg->save && run->final_dir[0] && strcmp(run->final_dir, run->out_dir)) {
-        if (rename(run->out_dir, run->final_dir) != 0) {
+        if (nvs_rj_rename_run_dir(run->out_dir, run->final_dir) != 0) {
             nvs_error("cannot rename %s to %s: %s (the results are in the former)", run->out_dir, run->final_dir,
                       strerror(errno));
             if (res == NVS_OK) res = NVS_ERR_SYSTEM;

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "core/log.h"
+#include "core/out_file.h"
 
 /* ---- validation context --------------------------------------------------------------------------------- */
 
@@ -706,7 +707,8 @@ nvs_result_t nvs_run_load(const char *path, unsigned need, nvs_run *out)
         return NVS_ERR_INPUT;
     }
     if (!S_ISREG(st.st_mode)) {
-        nvs_error("%s: not a regular file", path);
+        if (!nvs_input_file_ok(path, NULL)) /* core/out_file.h names what it is (a FIFO, a device) */
+            nvs_error("%s: not a regular file", path);
         return NVS_ERR_INPUT;
     }
     if (st.st_size == 0) {

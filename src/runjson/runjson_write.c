@@ -3,6 +3,8 @@
 
 #include <math.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <string.h>
@@ -231,10 +233,19 @@ nvs_result_t nvs_rj_open_run_dir(const char *out, const char *subcommand, char *
         snprintf(partial, partial_len, "%s.partial", final);
         struct stat st;
         int taken = lstat(final, &st) == 0;
-        if (!taken && mkdir(partial, 0777) == 0) return NVS_OK;
-        if (!taken && errno != EEXIST) {
-            nvs_error("cannot create the run directory %s: %s", partial, strerror(errno));
-            return NVS_ERR_SYSTEM;
+        if (!taken && mkdir(partial, 0777) == 0) {
+            /* the final name may have appeared between the check and the mkdir (another run renaming its
+             * .partial): then this name is taken after all */
+            if (lstat(final, &st) != 0) return NVS_OK;
+            rmdir(partial);
+            taken = 1;
+        } else if (!taken && errno != EEXIST) {
+            int e = errno;
+            nvs_error("cannot create the run directory %s: %s", partial, strerror(e));
+            /* a place that cannot be written is the user's to fix (exit 2); a failing disk is not */
+            return e == EACCES || e == EPERM || e == EROFS || e == ENOTDIR || e == ENAMETOOLONG || e == ELOOP
+                       ? NVS_ERR_USAGE
+                       : NVS_ERR_SYSTEM;
         }
         if (out && *out) {
             if (taken)
@@ -248,4 +259,18 @@ nvs_result_t nvs_rj_open_run_dir(const char *out, const char *subcommand, char *
     }
     nvs_error("no free run directory name under %s", base);
     return NVS_ERR_SYSTEM;
+}
+
+int nvs_rj_rename_run_dir(const char *partial, const char *final)
+{
+    /* never over a directory that appeared meanwhile (rename(2) would replace an empty one): RENAME_NOREPLACE
+     * where the file system has it, else a check just before */
+    if (renameat2(AT_FDCWD, partial, AT_FDCWD, final, RENAME_NOREPLACE) == 0) return 0;
+    if (errno != EINVAL && errno != ENOSYS) return -1;
+    struct stat st;
+    if (lstat(final, &st) == 0) {
+        errno = EEXIST;
+        return -1;
+    }
+    return rename(partial, final);
 }

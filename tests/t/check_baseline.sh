@@ -49,8 +49,9 @@ run 0 check $fx/run_h200x2.json --max-below-baseline 0 --baseline "$dir/slow.jso
 run 3 check $fx/run_minimal.json --max-below-baseline 50 --baseline "$dir/good.json"
 grep -q "busbw all_reduce 1 GiB n=2 vs baseline .* FAIL .*not measured" "$OUT" || { fail "missing size did not fail"; cat "$OUT"; }
 
-# a baseline cannot be written where it cannot be written: exit 1, nothing left behind
-run 1 check $fx/run_h200x2.json --save-baseline "$dir/no/such/dir/b.json"
+# a baseline cannot be written where it cannot be written: a bad output path is a usage error (exit 2, issue
+# 14; was 1), nothing left behind
+run 2 check $fx/run_h200x2.json --save-baseline "$dir/no/such/dir/b.json"
 [ -e "$dir/no" ] && fail "something was created for an unwritable baseline"
 
 finish "baseline round trip ok"

@@ -87,9 +87,10 @@ expect 2 "--host-mem-gbps 'x'" $M --calibrate tests/fixtures/runs/h200x2_shm.jso
 expect 2 "--host-mem-gbps: the run has no SHM all-reduce" $M --calibrate tests/fixtures/model/h200x2_nvlink_resnet50.json --host-mem-gbps 100
 expect 0 "budget = host memory bandwidth / 2" $M --calibrate tests/fixtures/runs/h200x2_shm.json --machine nvlink-2gpu --host-mem-gbps 180
 
-# output file: whole or nothing; a directory that does not exist is a runtime error (exit 1), no file appears
+# output file: whole or nothing; a directory that does not exist is a bad output path (exit 2, issue 14; was 1),
+# no file appears
 tmp_dir out
-expect 1 "cannot write" $M $OK -o "$out/missing/dir/x.txt"
+expect 2 "cannot write" $M $OK -o "$out/missing/dir/x.txt"
 [ -e "$out/missing" ] && fail "a directory or file appeared"
 expect 0 "" $M $OK -o "$out/t.txt"
 [ -s "$out/t.txt" ] || fail "-o wrote nothing"

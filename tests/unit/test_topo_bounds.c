@@ -1,6 +1,7 @@
 /* Bounds arithmetic, ring bounds and placement (topo/topo_bounds.c), on synthetic topologies and on the
  * fixture XMLs (tests/fixtures/topo). */
 #include "topo/topo.h"
+#include "core/clock.h"
 #include "t.h"
 
 static void t_pcie_rates(void)
@@ -235,6 +236,48 @@ static void t_placement(void)
     nvs_topo_free(t);
 }
 
-T_LIST = {T_CASE(t_pcie_rates), T_CASE(t_nvlink_rates), T_CASE(t_pair_bounds), T_CASE(t_net_bound),
+/* issue 14: --placement best|worst on a few hundred GPUs solved a ring for every candidate at every step
+ * (O(N n^4) pair look-ups: 3.6 s at 64 GPUs, hours at 256). Now the bounds are computed once and candidates
+ * inserted into the ring: 256 GPUs in well under a second. */
+static void t_placement_scale(void)
+{
+    enum { N = 256 };
+    nvs_topology *t = nvs_topo_alloc(1, N);
+    T_ASSERT(t);
+    snprintf(t->hosts[0].name, sizeof t->hosts[0].name, "h");
+    for (int i = 0; i < N; i++) {
+        nvs_topo_gpu *g = &t->gpus[i];
+        snprintf(g->pci_bus_id, sizeof g->pci_bus_id, "0000:%02x:00.0", i);
+        g->pcie.gbps = nvs_topo_pcie_gbps(4, 16);
+        g->nvlink.known = 1;
+        g->nvlink.version = 3;
+        g->nvlink.gbps_per_link = nvs_topo_nvlink_gbps(3, NULL, 0);
+        for (int k = 0; k < 4; k++) g->nvlink.links[k] = (nvs_topo_link){k, NVS_REMOTE_GPU, i ^ 1, ""}; /* pairs */
+        g->nvlink.nlinks = g->nvlink.links_up = 4;
+        g->path.n = 1;
+        g->path.bridge[0] = 1 + (unsigned)(i / 8); /* 8 GPUs per host bridge */
+        g->path.is_host[0] = 1;
+        g->path.numa_node = 0;
+    }
+    nvs_topo_classify_all(t);
+    T_EQ_S(nvs_topo_pair_class(t, 6, 7), "NV4");
+    int *got = malloc(sizeof(int) * N);
+    T_ASSERT(got);
+    double t0 = nvs_now_s();
+    T_EQ_I(nvs_topo_pick_gpus(t, N, 1, got), 0);
+    T_EQ_I(nvs_topo_pick_gpus(t, 64, 0, got), 0);
+    T_EQ_I(nvs_topo_pick_gpus(t, 64, 1, got), 0);
+    double dt = nvs_now_s() - t0;
+    if (dt > 10) T_FAIL("three placements of 256 GPUs took %.1f s", dt);
+    for (int i = 1; i < 64; i++)
+        if (got[i] <= got[i - 1]) T_FAIL("pick not ascending and distinct at %d: %d after %d", i, got[i], got[i - 1]);
+    T_EQ_I(nvs_topo_pick_gpus(t, 2, 1, got), 0); /* the NVLink pair of GPU 0 */
+    T_EQ_I(got[0], 0);
+    T_EQ_I(got[1], 1);
+    free(got);
+    nvs_topo_free(t);
+}
+
+T_LIST = {T_CASE(t_placement_scale), T_CASE(t_pcie_rates), T_CASE(t_nvlink_rates), T_CASE(t_pair_bounds), T_CASE(t_net_bound),
           T_CASE(t_ring_search), T_CASE(t_ring_fixtures), T_CASE(t_placement)};
 T_MAIN

@@ -1,0 +1,47 @@
+#!/bin/sh
+# Issue 14, bounds on inputs: only regular files are read (a FIFO given to check, report, --rules, --hwloc-xml,
+# a profile or a preset file blocked forever), /dev/stdin when asked for by name; hwloc XML with more GPUs than
+# any host (4096 took > 300 s and 2048 4.7 GB) or with impossible NVLinkBandwidth values (53687091200000 MB/s
+# printed "-2147483648 links up") is refused with one message, exit 2. NVS=/path/to/old/nvscale shows the old
+# behaviour (each blocking command is cut after 10 s: exit 124).
+cd "$(dirname "$0")/../.." || exit 1
+. tests/lib.sh
+d=$TMP/robust_inputs.$$
+rm -rf "$d"
+mkdir -p "$d"
+run=tests/fixtures/check/run_h200x2.json
+rules=tests/fixtures/rules/h200x2.rules
+to="timeout 10"
+
+# FIFOs (nobody writes to them: reading one would wait forever)
+mkfifo "$d/fifo" || { echo "mkfifo failed"; exit 1; }
+expect 2 "fifo: is a FIFO \(named pipe\), not a regular file" $to $NVS check "$d/fifo" --rules "$rules"
+expect 2 "fifo: is a FIFO" $to $NVS check "$run" --rules "$d/fifo"
+expect 2 "fifo: is a FIFO" $to $NVS report "$d/fifo" -o "$d/r" --no-plots
+expect 2 "cannot read hwloc XML .*fifo.: it is a FIFO" $to $NVS topo --hwloc-xml "$d/fifo" --no-save
+expect 2 "fifo(: is a FIFO| is not a regular file)" $to $NVS model --gpu a100-sxm --machine hgx-a100-8 --model "$d/fifo"
+expect 2 "fifo: is a FIFO" $to $NVS model --list-presets --preset-file "$d/fifo"
+expect 2 "fifo(: is a FIFO| is not a regular file)" $to $NVS train --backend mpi --model "$d/fifo" --no-save
+# a directory and a character device are not files either
+expect 2 "is a directory|not a regular file" $to $NVS check "$run" --rules "$d"
+expect 2 "character device" $to $NVS check "$run" --rules /dev/zero
+# standard input, asked for by name: a pipe and a redirected file both work
+expect 0 "PASS" sh -c "cat $rules | $NVS check $run --rules /dev/stdin"
+expect 0 "PASS" sh -c "$NVS check $run --rules /dev/stdin < $rules"
+
+# hwloc XML bounds
+python3 tests/fixtures/topo/gen_many.py 257 >"$d/257.xml"
+expect 2 "257 NVIDIA GPUs: more than the 256" $to $NVS topo --hwloc-xml "$d/257.xml" --no-save
+python3 tests/fixtures/topo/gen_many.py 256 >"$d/256.xml"
+expect 0 "^GPU255 " $to $NVS topo --hwloc-xml "$d/256.xml" --no-save -q
+python3 tests/fixtures/topo/gen_many.py 2 --nvlink 53687091200000 >"$d/nvbig.xml"
+expect 2 "NVLinkBandwidth: 53687091200000 MB/s from GPU 0000:01:00.0 to 0000:02:00.0 is 2147483648 NVLinks" \
+    $to $NVS topo --hwloc-xml "$d/nvbig.xml" --no-save
+python3 tests/fixtures/topo/gen_many.py 2 --nvlink 18446744073709551615 >"$d/nvmax.xml"
+expect 2 "is 737869762948382 NVLinks" $to $NVS topo --hwloc-xml "$d/nvmax.xml" --no-save
+python3 tests/fixtures/topo/gen_many.py 2 --nvlink 450000 >"$d/nv18.xml"
+expect 0 "GPU0   X    NV18" $to $NVS topo --hwloc-xml "$d/nv18.xml" --no-save -q
+head -c $((65 << 20)) /dev/zero | tr '\0' ' ' >"$d/huge.xml"
+expect 2 "more than 64 MiB is not the topology of one host" $to $NVS topo --hwloc-xml "$d/huge.xml" --no-save
+rm -rf "$d"
+finish

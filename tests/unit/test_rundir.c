@@ -1,0 +1,116 @@
+/* Run directories (runjson/runjson_write.h, issue 14): unique names for runs started in the same second,
+ * DIR.partial renamed never over another directory, --out refused when it would mix results;
+ * and core/out_file.h: an output through a FIFO or a link is written through, the link and the FIFO stay. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/out_file.h"
+#include "runjson/runjson_write.h"
+#include "t.h"
+
+static char here[4096], tmp[4200];
+
+static void enter_tmp(void)
+{
+    if (!getcwd(here, sizeof here)) T_FAIL("getcwd");
+    snprintf(tmp, sizeof tmp, "%s/tests/tmp/test_rundir.%ld", here, (long)getpid());
+    if (nvs_mkdir_p(tmp) != NVS_OK || chdir(tmp) != 0) T_FAIL("cannot enter %s", tmp);
+}
+
+static void leave_tmp(void)
+{
+    char cmd[4400];
+    if (chdir(here) != 0) T_FAIL("chdir back");
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
+    if (system(cmd) != 0) T_FAIL("cannot remove %s", tmp);
+}
+
+static int is_dir(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static void t_unique_names(void)
+{
+    enter_tmp();
+    char fa[4096], pa[4200], fb[4096], pb[4200], fc[4096], pc[4200];
+    T_EQ_I(nvs_rj_open_run_dir(NULL, "topo", fa, sizeof fa, pa, sizeof pa), NVS_OK);
+    T_EQ_I(nvs_rj_open_run_dir(NULL, "topo", fb, sizeof fb, pb, sizeof pb), NVS_OK);
+    if (!strcmp(fa, fb)) T_FAIL("two runs in one second got one name: %s", fa);
+    T_ASSERT(is_dir(pa) && is_dir(pb) && strstr(pa, ".partial"));
+    T_EQ_I(nvs_rj_rename_run_dir(pa, fa), 0);
+    T_ASSERT(is_dir(fa) && !is_dir(pa));
+    /* a finished name is not handed out again */
+    T_EQ_I(nvs_rj_open_run_dir(NULL, "topo", fc, sizeof fc, pc, sizeof pc), NVS_OK);
+    if (!strcmp(fc, fa) || !strcmp(fc, fb)) T_FAIL("%s handed out again", fc);
+    /* the rename never replaces a directory that appeared meanwhile (rename(2) replaces an empty one) */
+    T_EQ_I(mkdir(fc, 0777), 0);
+    T_EQ_I(nvs_rj_rename_run_dir(pc, fc), -1);
+    T_EQ_I(errno, EEXIST);
+    T_ASSERT(is_dir(pc));
+    leave_tmp();
+}
+
+static void t_out_rules(void)
+{
+    enter_tmp();
+    char f[4096], p[4200];
+    T_EQ_I(nvs_rj_check_out_dir("x/y/out"), NVS_OK); /* parents made when the run opens it */
+    T_EQ_I(nvs_rj_open_run_dir("x/y/out", "coll", f, sizeof f, p, sizeof p), NVS_OK);
+    T_EQ_S(f, "x/y/out");
+    T_EQ_S(p, "x/y/out.partial");
+    T_EQ_I(nvs_rj_open_run_dir("x/y/out", "coll", f, sizeof f, p, sizeof p), NVS_ERR_USAGE); /* .partial exists */
+    FILE *fp = fopen("file", "w");
+    T_ASSERT(fp);
+    fclose(fp);
+    T_EQ_I(nvs_rj_check_out_dir("file"), NVS_ERR_USAGE);
+    T_EQ_I(nvs_rj_check_out_dir("file/sub"), NVS_ERR_USAGE); /* its ancestor is not a directory */
+    T_EQ_I(nvs_rj_check_out_dir("x"), NVS_ERR_USAGE);        /* exists: never mixed with a new run */
+    leave_tmp();
+}
+
+static void t_write_through(void)
+{
+    enter_tmp();
+    /* a symlink to a file: the file replaced, the link kept */
+    T_EQ_I(nvs_write_text_file("real", "old\n"), NVS_OK);
+    T_EQ_I(symlink("real", "link"), 0);
+    T_EQ_I(nvs_write_text_file("link", "new\n"), NVS_OK);
+    struct stat st;
+    T_ASSERT(lstat("link", &st) == 0 && S_ISLNK(st.st_mode));
+    char *text = NULL;
+    T_EQ_I(nvs_read_text_file("real", 100, &text), NVS_OK);
+    T_EQ_S(text, "new\n");
+    free(text);
+    /* a FIFO with a reader: written through, still a FIFO */
+    T_EQ_I(mkfifo("fifo", 0666), 0);
+    int rd = open("fifo", O_RDONLY | O_NONBLOCK);
+    T_ASSERT(rd >= 0);
+    T_EQ_I(nvs_write_text_file("fifo", "through\n"), NVS_OK);
+    char buf[64] = "";
+    ssize_t n = read(rd, buf, sizeof buf - 1);
+    close(rd);
+    T_EQ_I(n, 8);
+    T_ASSERT(lstat("fifo", &st) == 0 && S_ISFIFO(st.st_mode));
+    /* a FIFO is not an input */
+    T_EQ_I(nvs_read_text_file("fifo", 100, &text), NVS_ERR_INPUT);
+    /* refused paths are usage errors, the rest write errors */
+    T_EQ_I(nvs_write_text_file(".", "x"), NVS_ERR_USAGE);
+    T_EQ_I(nvs_write_text_file("nowhere/x", "x"), NVS_ERR_USAGE);
+    T_EQ_I(symlink("nowhere/y", "dangling"), 0);
+    T_EQ_I(nvs_write_text_file("dangling", "x"), NVS_ERR_USAGE);
+    T_ASSERT(lstat("dangling", &st) == 0 && S_ISLNK(st.st_mode));
+    if (access("/dev/full", W_OK) == 0) {
+        T_EQ_I(symlink("/dev/full", "full"), 0);
+        T_EQ_I(nvs_write_text_file("full", "no space\n"), NVS_ERR_SYSTEM); /* ENOSPC on the write: exit 1 */
+    }
+    leave_tmp();
+}
+
+T_LIST = {T_CASE(t_unique_names), T_CASE(t_out_rules), T_CASE(t_write_through)};
+T_MAIN
