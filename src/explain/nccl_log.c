@@ -169,8 +169,10 @@ static void parse_version(nvs_nccl_log *log, const char *p)
     if (!n || !isdigit((unsigned char)*p)) return;
     char full[64], num[32];
     copy_str(full, sizeof full, p, n);
-    size_t d = strspn(full, "0123456789.");
-    copy_str(num, sizeof num, full, d);
+    copy_str(num, sizeof num, full, strspn(full, "0123456789."));
+    /* the length of what was copied, not of the run of digits: that can reach 63 while num holds 31 (issue 14,
+     * a stack overflow from "NCCL version <31 digits><20 dots>") */
+    size_t d = strlen(num);
     while (d && num[d - 1] == '.') num[--d] = '\0';
     if (!num[0]) return;
     if (!log->version[0]) {
@@ -506,9 +508,9 @@ const char *nvs_nccl_summary_transport(const nvs_nccl_summary *s, char *buf, siz
     int counts[4] = {s->p2p, s->shm, s->net, s->other};
     size_t used = 0;
     buf[0] = '\0';
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < 4 && used < len; i++) { /* never a pointer past the buffer */
         if (!counts[i]) continue;
-        int w = snprintf(buf + used, used < len ? len - used : 0, "%s%s", used ? "+" : "", names[i]);
+        int w = snprintf(buf + used, len - used, "%s%s", used ? "+" : "", names[i]);
         if (w > 0) used += (size_t)w;
     }
     if (!used) snprintf(buf, len, "none");

@@ -392,7 +392,30 @@ static void t_missing_file(void)
     nvs_nccl_log_free(&log);
 }
 
-T_LIST = {T_CASE(t_line_formats), T_CASE(t_junk_lines),    T_CASE(t_h200_p2p),          T_CASE(t_h200_shm_net),
+/* issue 14: parse_version kept the length of the digit run (up to 63) and trimmed trailing dots from a 32-byte
+ * buffer with it: a stack buffer overflow from one log line (ASan: make check SAN=address,undefined). The
+ * version is cut to what the field holds, and a summary never points past its buffer. */
+static void t_version_overflow(void)
+{
+    nvs_nccl_log log;
+    nvs_nccl_log_init(&log);
+    const char *line = "host:1:1 [0] NCCL INFO NCCL version 1234567890123456789012345678901....................";
+    T_EQ_I(nvs_nccl_log_parse_line(&log, line, strlen(line), 0), NVS_OK);
+    T_EQ_S(log.version, "1234567890123456789012345678901");
+    char many[200];
+    memset(many, '.', sizeof many - 1);
+    many[sizeof many - 1] = '\0';
+    memcpy(many, "host:1:1 [0] NCCL INFO NCCL version 2", 37);
+    T_EQ_I(nvs_nccl_log_parse_line(&log, many, strlen(many), 0), NVS_OK);
+    T_EQ_I(log.version_conflict, 1);
+    nvs_nccl_log_free(&log);
+    nvs_nccl_summary sum = {.p2p = 1, .shm = 1, .net = 1, .other = 1};
+    char small[6];
+    nvs_nccl_summary_transport(&sum, small, sizeof small);
+    T_EQ_S(small, "P2P+S");
+}
+
+T_LIST = {T_CASE(t_version_overflow), T_CASE(t_line_formats), T_CASE(t_junk_lines),    T_CASE(t_h200_p2p),          T_CASE(t_h200_shm_net),
           T_CASE(t_threads_split), T_CASE(t_ib_and_old),   T_CASE(t_text_and_versions), T_CASE(t_link_names),
           T_CASE(t_json),          T_CASE(t_big_file),       T_CASE(t_missing_file)};
 T_MAIN
