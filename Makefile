@@ -5,6 +5,9 @@
 #   make run             build and run nvscale on this machine (GPUs if present, else the MPI host backend)
 #   make deps            install missing build dependencies with apt (Debian/Ubuntu, as root)
 #   make install PREFIX=/opt/nvscale
+#   make check SAN=address,undefined   the same suite with the C code built under ASan/UBSan (objects in
+#                        build/san/; CUDA objects are built without sanitizers); any finding fails the test
+#   make fuzz FUZZ_S=N   build the libFuzzer harnesses of fuzz/ with clang and run each N seconds (fuzz/README.md)
 #
 # Where the libraries are (override on the command line):
 #   CUDA_HOME   CUDA toolkit (nvcc, cudart, cuBLAS)             default /usr/local/cuda
@@ -91,6 +94,31 @@ CPPFLAGS += -Isrc -I. -D_GNU_SOURCE -DNVS_VERSION='"$(VERSION)"' -DNVS_GIT_REV='
             $(BLAS_CFLAGS)
 CFLAGS ?= -O2 -g
 CFLAGS += -std=c11 -Wall -Wextra -Werror -Wno-missing-field-initializers -MMD -MP
+
+# Sanitizers: SAN=address,undefined (any -fsanitize= list). float-cast-overflow is not part of GCC's
+# "undefined" group and is added to it; -fno-sanitize-recover makes the first finding fatal (a failed test).
+# The C objects of a sanitized build live in build/san/ so that switching flavours rebuilds only what differs;
+# build/flavor records the flavour the linked programs (./nvscale, build/tests/*) were built with.
+SAN ?=
+comma := ,
+ifneq ($(SAN),)
+SAN_FLAGS := -fsanitize=$(SAN)$(if $(findstring undefined,$(SAN)),$(comma)float-cast-overflow) \
+             -fno-sanitize-recover=all -fno-omit-frame-pointer
+CFLAGS += $(SAN_FLAGS)
+OBJDIR := build/san
+# protect_shadow_gap=0: the CUDA driver maps memory where ASan's shadow gap is (GPU machines). The leak
+# suppressions name libraries outside nvscale (MPI, hwloc, CUDA) that keep allocations until exit; to be matched,
+# their stacks need Open MPI's plug-ins kept loaded and, under mpirun, the slow unwinder (tests/lib.sh's $MPIRUN
+# asks for it there only: it makes every malloc slower; src/core/san.h keeps MPI_Init/Finalize out of the report).
+SAN_ENV := ASAN_OPTIONS=protect_shadow_gap=0:detect_leaks=1:strict_string_checks=1 \
+           LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
+           UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 OMPI_MCA_mca_base_component_disable_dlclose=1
+else
+OBJDIR := build
+SAN_ENV :=
+endif
+FLAVOR := SAN=$(SAN)
+$(shell mkdir -p build && { [ "$$(cat build/flavor 2>/dev/null)" = "$(FLAVOR)" ] || echo "$(FLAVOR)" >build/flavor; })
 NVCCFLAGS ?= -O3
 NVCCFLAGS += $(NVCC_GENCODE) -Xcompiler -Wall,-Wextra,-Werror -Werror all-warnings -std=c++17 -MMD -MP
 LDLIBS += -L$(NCCL_LIBDIR) -Wl,-rpath,$(NCCL_LIBDIR) -lnccl \
@@ -100,7 +128,7 @@ LDLIBS += -L$(NCCL_LIBDIR) -Wl,-rpath,$(NCCL_LIBDIR) -lnccl \
 # --- sources ----------------------------------------------------------------------------------------------
 C_SRCS := $(filter-out src/cli/main.c,$(wildcard src/*/*.c src/*/*/*.c topo/*.c collectives/*.c))
 CU_SRCS := $(wildcard collectives/*.cu src/*/*.cu topo/*.cu)
-OBJS := $(C_SRCS:%.c=build/%.o) $(CU_SRCS:%.cu=build/%.cu.o)
+OBJS := $(C_SRCS:%.c=$(OBJDIR)/%.o) $(CU_SRCS:%.cu=build/%.cu.o)
 TEST_SRCS := $(wildcard tests/unit/test_*.c)
 TEST_BINS := $(TEST_SRCS:tests/unit/%.c=build/tests/%)
 
@@ -109,17 +137,17 @@ all: nvscale
 
 FORCE:
 # the revision is compiled into version.o: rebuild it every time so that it is never stale
-build/src/core/version.o: FORCE
+$(OBJDIR)/src/core/version.o: FORCE
 
-nvscale: build/src/cli/main.o build/libnvscale.a
+nvscale: $(OBJDIR)/src/cli/main.o $(OBJDIR)/libnvscale.a build/flavor
 	@echo "  LD    $@"
-	$(if $(filter 0,$(V)),@)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	$(if $(filter 0,$(V)),@)$(CC) $(CFLAGS) -o $@ $(filter-out build/flavor,$^) $(LDLIBS)
 
-build/libnvscale.a: $(OBJS)
+$(OBJDIR)/libnvscale.a: $(OBJS)
 	@rm -f $@
 	@echo "  AR    $@"; ar rcs $@ $^
 
-build/%.o: %.c
+$(OBJDIR)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
@@ -127,9 +155,9 @@ build/%.cu.o: %.cu
 	@mkdir -p $(dir $@)
 	$(Q)$(NVCC) $(filter-out -DNVS_GIT_REV%,$(CPPFLAGS)) $(NVCCFLAGS) -c $< -o $@
 
-build/tests/%: tests/unit/%.c build/libnvscale.a tests/unit/t.h
+build/tests/%: tests/unit/%.c $(OBJDIR)/libnvscale.a tests/unit/t.h build/flavor
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< build/libnvscale.a $(LDLIBS)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(OBJDIR)/libnvscale.a $(LDLIBS)
 
 test-bins: $(TEST_BINS)
 
@@ -140,7 +168,7 @@ build/hostbw: tools/hostbw.c
 	$(CC) -O2 -std=c11 -Wall -Wextra -Werror -pthread -o $@ $<
 
 check: nvscale $(TEST_BINS)
-	tests/run.sh
+	$(SAN_ENV) tests/run.sh
 
 # With GPUs: one process drives them all. Without: two MPI ranks on the host backend, so that the answer shows
 # N = 1 and 2 (as root, Open MPI needs to be told that is fine).
@@ -159,4 +187,4 @@ install: nvscale
 clean:
 	rm -rf build nvscale
 
--include $(OBJS:.o=.d) build/src/cli/main.d
+-include $(OBJS:.o=.d) $(OBJDIR)/src/cli/main.d $(TEST_BINS:%=%.d)
