@@ -60,7 +60,8 @@ nvs_verdict *nvs_verdicts_add(nvs_verdicts *vs, const char *kind);
 void nvs_verdict_set(nvs_verdicts *vs, nvs_verdict *v, int severity);
 const char *nvs_verdict_word(const nvs_verdict *v); /* "PASS", "WARN", "FAIL" */
 
-/* Evaluate every rule. `base` may be NULL when no rule has below_baseline. Returns 0, -1 when out of memory. */
+/* Evaluate every rule, appending the rows to `out` (start from nvs_verdicts vs = {0}; several runs go into one
+ * list). `base` may be NULL when no rule has below_baseline. Returns 0, -1 when out of memory. */
 int nvs_check_eval(const nvs_ruleset *rules, const nvs_run *run, const nvs_run *base, nvs_verdicts *out);
 void nvs_verdicts_free(nvs_verdicts *v);
 

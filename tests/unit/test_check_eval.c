@@ -64,10 +64,29 @@ static nvs_verdicts eval(const char *const *lines, const nvs_run *run, const nvs
         r.line = i + 1;
         T_EQ_I(nvs_ruleset_add(&rs, &r), 0);
     }
-    nvs_verdicts vs;
+    nvs_verdicts vs = {0};
     T_EQ_I(nvs_check_eval(&rs, run, base, &vs), 0);
     nvs_ruleset_free(&rs);
     return vs;
+}
+
+/* Two runs into one list (check with several run.json files): the rows of both are kept. The first version
+ * zeroed the list on every call, dropping the earlier run's rows and leaking them (ASan found it). */
+static void t_appends(void)
+{
+    nvs_run run = make_run();
+    nvs_ruleset rs = {0};
+    nvs_rule r;
+    char err[256];
+    T_EQ_I(nvs_rule_parse_line("busbw all_reduce size=1G n=2 min=1", &r, err, sizeof err), 0);
+    T_EQ_I(nvs_ruleset_add(&rs, &r), 0);
+    nvs_verdicts vs = {0};
+    T_EQ_I(nvs_check_eval(&rs, &run, NULL, &vs), 0);
+    size_t one = vs.n;
+    T_EQ_I(nvs_check_eval(&rs, &run, NULL, &vs), 0);
+    T_EQ_U(vs.n, 2 * one);
+    nvs_verdicts_free(&vs);
+    nvs_ruleset_free(&rs);
 }
 
 static void t_status_row(void)
@@ -339,7 +358,7 @@ static void t_run_names(void)
     T_EQ_S(err, "collectives[1].collective: unknown collective 'gather'");
 }
 
-T_LIST = {
+T_LIST = {T_CASE(t_appends), 
     T_CASE(t_status_row),         T_CASE(t_min_edges_and_worst_variant), T_CASE(t_n_selection),
     T_CASE(t_not_measured_fails), T_CASE(t_every_collective_and_range),  T_CASE(t_wrong_results_fail),
     T_CASE(t_p2p_and_efficiency), T_CASE(t_below_baseline),              T_CASE(t_baseline_equal_to_run_passes),
