@@ -104,7 +104,10 @@ comma := ,
 ifneq ($(SAN),)
 SAN_FLAGS := -fsanitize=$(SAN)$(if $(findstring undefined,$(SAN)),$(comma)float-cast-overflow) \
              -fno-sanitize-recover=all -fno-omit-frame-pointer
-CFLAGS += $(SAN_FLAGS)
+# The instrumentation changes what GCC 12 can see through, and its flow-sensitive string/array warnings then
+# fire on code that is clean without it (test_health.c: "strcmp reading from a region of size 0" after a
+# pointer the sanitizer checks): shown, not fatal, in this flavour only; the normal build keeps -Werror for them.
+CFLAGS += $(SAN_FLAGS) -Wno-error=stringop-overread -Wno-error=stringop-overflow -Wno-error=array-bounds
 OBJDIR := build/san
 # protect_shadow_gap=0: the CUDA driver maps memory where ASan's shadow gap is (GPU machines). The leak
 # suppressions name libraries outside nvscale (MPI, hwloc, CUDA) that keep allocations until exit; to be matched,
@@ -132,7 +135,7 @@ OBJS := $(C_SRCS:%.c=$(OBJDIR)/%.o) $(CU_SRCS:%.cu=build/%.cu.o)
 TEST_SRCS := $(wildcard tests/unit/test_*.c)
 TEST_BINS := $(TEST_SRCS:tests/unit/%.c=build/tests/%)
 
-.PHONY: all check run deps install clean test-bins hostbw FORCE
+.PHONY: all check run deps install clean test-bins hostbw fuzz fuzz-bins FORCE
 all: nvscale
 
 FORCE:
@@ -170,6 +173,36 @@ build/hostbw: tools/hostbw.c
 check: nvscale $(TEST_BINS)
 	$(SAN_ENV) tests/run.sh
 
+# --- fuzzing (fuzz/README.md) ------------------------------------------------------------------------------
+# Every parser under libFuzzer: the C sources built again with clang (-fsanitize=fuzzer-no-link plus ASan and
+# UBSan, float-cast-overflow included) into build/fuzz/, one program per fuzz/fuzz_*.c; the CUDA objects are
+# the normal build's. `make fuzz FUZZ_S=N` runs each N seconds (fuzz/run.sh), new inputs in build/fuzz/corpus/.
+FUZZ_CC ?= clang
+FUZZ_S ?= 60
+FUZZ_SAN := -fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all
+FUZZ_CFLAGS := -O1 -g -std=c11 -Wall -Wextra -Wno-missing-field-initializers -fno-omit-frame-pointer $(FUZZ_SAN)
+FUZZ_SRCS := $(wildcard fuzz/fuzz_*.c)
+FUZZ_BINS := $(FUZZ_SRCS:fuzz/%.c=build/fuzz/%)
+FUZZ_OBJS := $(C_SRCS:%.c=build/fuzz/obj/%.o) $(CU_SRCS:%.cu=build/%.cu.o)
+
+build/fuzz/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	@echo "  FUZZCC $<"; $(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@
+
+build/fuzz/libnvscale.a: $(FUZZ_OBJS)
+	@rm -f $@
+	@echo "  AR    $@"; ar rcs $@ $^
+
+build/fuzz/%: fuzz/%.c fuzz/fuzz.h build/fuzz/libnvscale.a
+	@mkdir -p $(dir $@)
+	@echo "  FUZZLD $@"; $(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< build/fuzz/libnvscale.a \
+	    $(LDLIBS)
+
+fuzz-bins: $(FUZZ_BINS)
+
+fuzz: fuzz-bins
+	fuzz/run.sh $(FUZZ_S)
+
 # With GPUs: one process drives them all. Without: two MPI ranks on the host backend, so that the answer shows
 # N = 1 and 2 (as root, Open MPI needs to be told that is fine).
 run: nvscale
@@ -187,4 +220,4 @@ install: nvscale
 clean:
 	rm -rf build nvscale
 
--include $(OBJS:.o=.d) $(OBJDIR)/src/cli/main.d $(TEST_BINS:%=%.d)
+-include $(OBJS:.o=.d) $(OBJDIR)/src/cli/main.d $(TEST_BINS:%=%.d) $(wildcard build/fuzz/obj/*/*.d build/fuzz/obj/*/*/*.d)

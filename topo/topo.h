@@ -143,6 +143,8 @@ typedef struct nvs_topology {
  * Bad or unreadable file, an XML version hwloc cannot read, no NVIDIA GPU: NVS_ERR_INPUT with one message
  * naming the file. Live with no GPU found: NVS_ERR_UNSUPPORTED with a message saying what was looked at. */
 nvs_result_t nvs_topo_discover(const char *hwloc_xml, nvs_topology **out);
+/* The offline half from an hwloc XML in memory (the fuzz harness; `name` for messages), as --hwloc-xml. */
+nvs_result_t nvs_topo_discover_xml_buffer(const char *name, const char *buf, size_t len, nvs_topology **out);
 void nvs_topo_free(nvs_topology *t);
 /* Allocation helper (gpus/pairs zeroed, pairs "?"), used by discovery, JSON reading and tests. NULL when out
  * of memory or ngpus > NVS_TOPO_MAX_GPUS. */

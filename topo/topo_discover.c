@@ -15,37 +15,40 @@
 
 #define MAX_CUDA_GPUS 256 /* per process; far above any node (HGX: 8, NVL72 tray: 4) */
 
-/* Catch what hwloc would only report as "load failed": unreadable file, empty file, not XML, XML v3. */
-static nvs_result_t precheck_xml(const char *path)
+/* Objects whose sets hwloc 2.9 cannot take: a cpuset without its complete_cpuset (or a nodeset without its
+ * complete_nodeset) crashes hwloc_topology_load (NULL pointer in hwloc_bitmap_compare_first; lstopo 2.9.0 too),
+ * found by fuzz/fuzz_hwloc_xml.c. 0, or -1 with the line of the first such object. */
+static int lint_sets(const char *text, int *line)
 {
-    /* a regular file only (a FIFO would block hwloc's reader forever), of a size an XML of one host has: the
-     * largest single-image GPU servers write a few MB; 0.7 MB already describe 4096 GPUs */
-    if (nvs_input_file_ok(path, "hwloc XML")) return NVS_ERR_INPUT;
-    struct stat st;
-    if (stat(path, &st) == 0 && st.st_size > NVS_TOPO_MAX_XML_BYTES) {
-        nvs_error("hwloc XML '%s' is %lld bytes: more than %d MiB is not the topology of one host", path,
-                  (long long)st.st_size, NVS_TOPO_MAX_XML_BYTES >> 20);
-        return NVS_ERR_INPUT;
+    *line = 1;
+    const char *lstart = text;
+    for (const char *p = text; (p = strstr(p, "<object"));) {
+        for (; lstart < p; lstart++) *line += *lstart == '\n';
+        const char *end = strchr(p, '>');
+        if (!end) return 0; /* unterminated: hwloc refuses it cleanly */
+        int seen[4] = {0, 0, 0, 0};
+        static const char *const names[4] = {"cpuset", "complete_cpuset", "nodeset", "complete_nodeset"};
+        for (const char *q = p + 7; q < end; q++) {
+            if (q[-1] != ' ' && q[-1] != '\t' && q[-1] != '\n' && q[-1] != '\r') continue;
+            for (int k = 0; k < 4; k++) {
+                size_t l = strlen(names[k]);
+                if ((size_t)(end - q) > l && !strncmp(q, names[k], l) && q[l] == '=') seen[k] = 1;
+            }
+        }
+        if (seen[0] != seen[1] || seen[2] != seen[3]) return -1;
+        p = end;
     }
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        nvs_error("cannot read hwloc XML '%s': %s", path, strerror(errno));
-        return NVS_ERR_INPUT;
-    }
-    static char head[65536];
-    size_t n = fread(head, 1, sizeof head - 1, f);
-    int rerr = ferror(f) ? errno : 0;
-    fclose(f); /* read-only: nothing to lose */
-    if (rerr) {
-        nvs_error("cannot read hwloc XML '%s': %s", path, strerror(rerr));
-        return NVS_ERR_INPUT;
-    }
-    head[n] = '\0';
-    if (n == 0) {
+    return 0;
+}
+
+/* Catch what hwloc would only report as "load failed", or not survive: empty, not XML, XML v3, the sets above. */
+static nvs_result_t check_xml_text(const char *path, const char *text)
+{
+    if (!*text) {
         nvs_error("hwloc XML '%s' is empty", path);
         return NVS_ERR_INPUT;
     }
-    const char *top = strstr(head, "<topology");
+    const char *top = strstr(text, "<topology");
     if (!top) {
         nvs_error("'%s' is not an hwloc XML topology (no <topology> element; save one with `lstopo --of xml FILE`)",
                   path);
@@ -63,15 +66,40 @@ static nvs_result_t precheck_xml(const char *path)
             return NVS_ERR_INPUT;
         }
     }
+    int line;
+    if (lint_sets(text, &line)) {
+        nvs_error("%s:%d: an object with a cpuset but no complete_cpuset, or a nodeset but no complete_nodeset: not "
+                  "a valid hwloc XML topology (save it again with `lstopo --of xml FILE`)",
+                  path, line);
+        return NVS_ERR_INPUT;
+    }
     return NVS_OK;
 }
 
-static nvs_result_t discover_xml(const char *xml, nvs_topology **out)
+/* The whole file, when it is a regular file (a FIFO would block forever) of a size an XML of one host has: the
+ * largest single-image GPU servers write a few MB; 0.7 MB already describe 4096 GPUs. */
+static nvs_result_t read_xml(const char *path, char **text)
 {
-    NVS_CHECK(precheck_xml(xml));
-    nvs_topology *t;
-    char err[512];
-    nvs_result_t r = nvs_topo_hwloc_load(xml, &t, err, sizeof err);
+    *text = NULL;
+    if (nvs_input_file_ok(path, "hwloc XML")) return NVS_ERR_INPUT;
+    struct stat st;
+    if (stat(path, &st) == 0 && st.st_size > NVS_TOPO_MAX_XML_BYTES) {
+        nvs_error("hwloc XML '%s' is %lld bytes: more than %d MiB is not the topology of one host", path,
+                  (long long)st.st_size, NVS_TOPO_MAX_XML_BYTES >> 20);
+        return NVS_ERR_INPUT;
+    }
+    NVS_CHECK(nvs_read_text_file(path, NVS_TOPO_MAX_XML_BYTES, text));
+    nvs_result_t r = check_xml_text(path, *text);
+    if (r != NVS_OK) {
+        free(*text);
+        *text = NULL;
+    }
+    return r;
+}
+
+/* What a loaded XML topology still needs: at least one GPU, its source, the pair classes. */
+static nvs_result_t finish_xml(const char *xml, nvs_result_t r, nvs_topology *t, const char *err, nvs_topology **out)
+{
     if (r != NVS_OK) {
         nvs_error("%s", err);
         return r == NVS_ERR_NOMEM ? r : NVS_ERR_INPUT;
@@ -89,6 +117,41 @@ static nvs_result_t discover_xml(const char *xml, nvs_topology **out)
     nvs_topo_classify_all(t);
     *out = t;
     return NVS_OK;
+}
+
+/* The text, checked, through hwloc: the file and the fuzz harness take the same path */
+static nvs_result_t discover_text(const char *name, const char *text, nvs_topology **out)
+{
+    NVS_CHECK(check_xml_text(name, text));
+    nvs_topology *t = NULL;
+    char err[512];
+    nvs_result_t r = nvs_topo_hwloc_load_buffer(name, text, strlen(text) + 1, &t, err, sizeof err);
+    return finish_xml(name, r, t, err, out);
+}
+
+static nvs_result_t discover_xml(const char *xml, nvs_topology **out)
+{
+    char *text;
+    NVS_CHECK(read_xml(xml, &text));
+    nvs_result_t r = discover_text(xml, text, out);
+    free(text);
+    return r;
+}
+
+nvs_result_t nvs_topo_discover_xml_buffer(const char *name, const char *buf, size_t len, nvs_topology **out)
+{
+    *out = NULL;
+    if (len > NVS_TOPO_MAX_XML_BYTES || memchr(buf, '\0', len)) {
+        nvs_error("%s: not an hwloc XML topology (NUL bytes, or more than %d MiB)", name, NVS_TOPO_MAX_XML_BYTES >> 20);
+        return NVS_ERR_INPUT;
+    }
+    char *text = malloc(len + 1);
+    if (!text) return NVS_ERR_NOMEM;
+    memcpy(text, buf, len);
+    text[len] = '\0';
+    nvs_result_t r = discover_text(name, text, out);
+    free(text);
+    return r;
 }
 
 /* Live: the GPU list comes from CUDA when it answers (its ordinal order), else from hwloc (bus id order). */

@@ -270,7 +270,9 @@ static int cmp_gpu_bus(const void *a, const void *b)
     return strcmp(((const nvs_topo_gpu *)a)->pci_bus_id, ((const nvs_topo_gpu *)b)->pci_bus_id);
 }
 
-nvs_result_t nvs_topo_hwloc_load(const char *xml, nvs_topology **out, char *err, size_t errlen)
+/* xml: NULL for this machine, else the name of the XML (a file, or what buf holds: len bytes) */
+static nvs_result_t hwloc_load(const char *xml, const char *buf, size_t len, nvs_topology **out, char *err,
+                               size_t errlen)
 {
     hwloc_topology_t topo;
     nvs_topology *t = NULL;
@@ -291,7 +293,8 @@ nvs_result_t nvs_topo_hwloc_load(const char *xml, nvs_topology **out, char *err,
         for (const char *const *c = (const char *const[]){"opencl", "gl", "levelzero", "rsmi", NULL}; *c; c++)
             if (hwloc_topology_set_components(topo, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST, *c) != 0)
                 nvs_debug("hwloc: cannot blacklist component %s: %s", *c, strerror(errno));
-    if (xml && hwloc_topology_set_xml(topo, xml) != 0) {
+    if (xml && (buf ? len > NVS_TOPO_MAX_XML_BYTES || hwloc_topology_set_xmlbuffer(topo, buf, (int)len) != 0
+                    : hwloc_topology_set_xml(topo, xml) != 0)) {
         snprintf(err, errlen,
                  "%s: not a valid hwloc XML topology (hwloc: %s; HWLOC_XML_VERBOSE=1 shows hwloc's reason)", xml,
                  strerror(errno));
@@ -369,4 +372,15 @@ out:
     nvs_topo_free(t);
     hwloc_topology_destroy(topo);
     return res;
+}
+
+nvs_result_t nvs_topo_hwloc_load(const char *xml, nvs_topology **out, char *err, size_t errlen)
+{
+    return hwloc_load(xml, NULL, 0, out, err, errlen);
+}
+
+nvs_result_t nvs_topo_hwloc_load_buffer(const char *name, const char *buf, size_t len, nvs_topology **out, char *err,
+                                        size_t errlen)
+{
+    return hwloc_load(name ? name : "<buffer>", buf, len, out, err, errlen);
 }

@@ -10,6 +10,9 @@
  * NVLinkBandwidth matrix, the NVLink counts. One host. NVS_ERR_INPUT with a message in err when the topology
  * cannot be loaded. Zero GPUs is not an error here. */
 nvs_result_t nvs_topo_hwloc_load(const char *xml, nvs_topology **out, char *err, size_t errlen);
+/* The same from an XML held in memory (len bytes, at most NVS_TOPO_MAX_XML_BYTES); `name` for messages. */
+nvs_result_t nvs_topo_hwloc_load_buffer(const char *name, const char *buf, size_t len, nvs_topology **out, char *err,
+                                        size_t errlen);
 
 /* Link layer, port state and rate of a NIC found live, from sysfs under `root` ("/sys"; a fake tree in tests)
  * (topo_nic_sysfs.c). rdma: nic->name is an RDMA device (/sys/class/infiniband/<name>). Leaves what it cannot

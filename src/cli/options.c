@@ -292,7 +292,8 @@ nvs_result_t nvs_config_parse(nvs_config *c, const char *sub, int argc, char **a
     }
     long_opts[NSPECS] = (struct option){0, 0, 0, 0};
     unsigned mine = sub_mask(sub);
-    optind = 1;
+    optind = 0; /* glibc: 0 resets getopt completely (1 keeps its position inside an earlier "-qv"); a second
+                 * parse in one process, as the fuzz harness does, must not read the first one's argv */
     opterr = 0;
     for (;;) {
         int li = -1;

@@ -44,6 +44,10 @@ static void vfail(vctx *v, const char *fmt, ...)
 /* Short description of a JSON value for messages: "a string ("abc")", "an array", "5". */
 static void describe(const json_t *j, char *buf, size_t len)
 {
+    if (!j) { /* a key that is not there (found by fuzz/fuzz_runjson.c: json_typeof(NULL) dereferenced it) */
+        snprintf(buf, len, "nothing");
+        return;
+    }
     switch (json_typeof(j)) {
     case JSON_OBJECT: snprintf(buf, len, "an object"); break;
     case JSON_ARRAY: snprintf(buf, len, "an array"); break;
@@ -436,7 +440,7 @@ static void read_collectives(vctx *v, nvs_run *r)
         c->bytes = get_num(v, e, "bytes", p, 0);
         if (isnan(c->bytes) && !v->failed)
             vfail(v, "%s: missing (a number of bytes is required here)", kpath(q, p, "bytes"));
-        else if (c->bytes != floor(c->bytes)) /* check compares sizes exactly, as integers */
+        else if (!isnan(c->bytes) && c->bytes != floor(c->bytes)) /* check compares sizes exactly, as integers */
             type_fail(v, kpath(q, p, "bytes"), "a whole number of bytes", json_object_get(e, "bytes"));
         c->type = get_str(v, e, "type", p, 0);
         c->op = get_str(v, e, "op", p, 0);

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Includes only go down: every #include "x/y.h" of src/<layer>/, topo/ and collectives/ names a layer that
 # src/LAYERS allows for the including file's layer (itself, or one listed before it); no "../" anywhere in the
-# sources or the unit tests; every layer folder is in the table and has a README.md; the table itself lists
+# sources, the unit tests or the fuzz harnesses (fuzz/ sits above every layer, as the tests: it may include any
+# of them); every layer folder is in the table and has a README.md; the table itself lists
 # each layer's dependencies before the layer (so it has no cycle). The checker is run on a broken copy too,
 # to show that it can fail.
 cd "$(dirname "$0")/../.." || exit 1
@@ -35,7 +36,7 @@ check_tree() {
         inc = $0; sub(/^[^"]*"/, "", inc); sub(/".*$/, "", inc)
         if (inc ~ /\.\.\//) { print f ":" FNR ": \"" inc "\" climbs with ../"; bad = 1; next }
         me = layer_of(f)
-        if (me == "") next                              # tests: only the ../ rule
+        if (me == "") next                              # tests and fuzz/ (above every layer): only the ../ rule
         if (inc !~ /\//) { print f ":" FNR ": \"" inc "\" has no layer prefix"; bad = 1; next }
         them = inc; sub(/\/.*/, "", them)
         if (!(me in order)) { print f ": layer " me " is not in src/LAYERS"; bad = 1; next }
@@ -43,7 +44,7 @@ check_tree() {
         if (!((me "," them) in allow)) { print f ":" FNR ": " me " includes " inc " (" them " is not below " me ")"; bad = 1 }
     }
     END { exit bad }
-    ' "$1/src/LAYERS" $(cd "$1" && find src topo collectives tests/unit -name '*.[ch]' -o -name '*.cu' | sort | sed "s|^|$1/|")
+    ' "$1/src/LAYERS" $(cd "$1" && find src topo collectives tests/unit $(ls -d fuzz 2>/dev/null) -name '*.[ch]' -o -name '*.cu' | sort | sed "s|^|$1/|")
 }
 
 out=$(check_tree .) || { fail "layering violations:"; printf '%s\n' "$out"; }
