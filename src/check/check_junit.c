@@ -5,36 +5,17 @@
 #include <string.h>
 
 #include "check/check_export.h"
+#include "core/escape.h"
 
-/* XML text (in_attr 0) or attribute value (1): the five predefined entities; in attributes also tab, line
- * feed and carriage return as character references (a parser would turn them into spaces otherwise); other
- * control characters are not allowed in XML 1.0 at all, not even as references: they become '?'. */
-static void xml_esc(FILE *f, const char *s, int in_attr)
-{
-    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-        if (in_attr && (*p == '\t' || *p == '\n' || *p == '\r')) {
-            fprintf(f, "&#%d;", *p);
-            continue;
-        }
-        switch (*p) {
-        case '&': fputs("&amp;", f); break;
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '"': fputs("&quot;", f); break;
-        case '\'': fputs("&apos;", f); break;
-        default:
-            if (*p < 0x20 && *p != '\t' && *p != '\n' && *p != '\r') fputc('?', f);
-            else fputc(*p, f);
-        }
-    }
-}
-
-static void xml(FILE *f, const char *s) { xml_esc(f, s, 0); }
+/* XML text and attribute values: core/escape.h (the five predefined entities; in attributes tab, line feed and
+ * carriage return as character references; other control characters, not allowed in XML 1.0 at all, as
+ * visible text) */
+static void xml(FILE *f, const char *s) { nvs_esc_fputs(NVS_ESC_XML, s ? s : "", f); }
 
 static void attr(FILE *f, const char *name, const char *value)
 {
     fprintf(f, " %s=\"", name);
-    xml_esc(f, value, 1);
+    nvs_esc_fputs(NVS_ESC_XMLATTR, value ? value : "", f);
     fputc('"', f);
 }
 

@@ -3,8 +3,10 @@
 
 #include <jansson.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "core/escape.h"
 #include "core/log.h"
 #include "runjson/runjson_write.h"
 
@@ -15,7 +17,8 @@ static void slowest_rank_line(FILE *f, const nvs_slowest_rank *s)
     fprintf(f, "slowest rank at n=%d: rank %d", s->n, s->rank);
     if (s->host[0] || s->device >= 0) {
         fprintf(f, " (");
-        if (s->host[0]) fprintf(f, "host %s%s", s->host, s->device >= 0 ? ", " : "");
+        char h[NVS_ESC_SIZE(64)];
+        if (s->host[0]) fprintf(f, "host %s%s", nvs_esc_term(s->host, h, sizeof h), s->device >= 0 ? ", " : "");
         if (s->device >= 0) fprintf(f, "device %d", s->device);
         fprintf(f, ")");
     }
@@ -29,7 +32,8 @@ static void slowest_pair_line(FILE *f, const nvs_run *run, int idx)
     if (idx >= 0) {
         const nvs_run_p2p_pair *p = &run->p2p.pairs[idx];
         fprintf(f, "slowest pair: GPU %d -> GPU %d", p->src, p->dst);
-        if (p->cls && *p->cls) fprintf(f, " (%s)", p->cls);
+        char c[NVS_ESC_SIZE(32)];
+        if (p->cls && *p->cls) fprintf(f, " (%s)", nvs_esc_term(p->cls, c, sizeof c));
         fprintf(f, ": %.1f GB/s unidirectional", p->uni_gbps);
         if (!isnan(p->pct_of_bound)) fprintf(f, ", %.1f%% of its %.1f GB/s bound", p->pct_of_bound, p->bound_gbps);
         fprintf(f, "\n");
@@ -41,7 +45,9 @@ static void slowest_pair_line(FILE *f, const nvs_run *run, int idx)
         fprintf(f, "slowest pair: not measured (no p2p section); the ring's slowest hop at n=%d is GPU %d -> GPU %d",
                 h->n, h->hop_from_gpu, h->hop_to_gpu);
         const char *link = h->hop_link ? h->hop_link : "";
-        if (h->hop_class && *h->hop_class) fprintf(f, " (%s%s%s)", h->hop_class, *link ? ", " : "", link);
+        char c[NVS_ESC_SIZE(32)], l[NVS_ESC_SIZE(32)];
+        if (h->hop_class && *h->hop_class)
+            fprintf(f, " (%s%s%s)", nvs_esc_term(h->hop_class, c, sizeof c), *link ? ", " : "", nvs_esc_term(link, l, sizeof l));
         fprintf(f, "\n");
     } else
         fprintf(f, "slowest pair: not measured (the run has no p2p section)\n");
@@ -58,43 +64,69 @@ static void who_of(const nvs_verdict *v, char *buf, size_t len)
     if (v->src >= 0 && v->dst >= 0) snprintf(buf + strlen(buf), len - strlen(buf), "%s%d->%d", buf[0] ? " " : "", v->src, v->dst);
 }
 
+/* The table quotes the run.json (host names, paths, the run's reason, a rule's text): every such field goes
+ * through core/escape.h before it is laid out, so that no control character or line end from a file reaches
+ * the terminal (a host named "x\nresult: PASS" printed a fake PASS line above the real FAIL). */
+typedef struct {
+    char metric[NVS_ESC_SIZE(256)], measured[NVS_ESC_SIZE(48)], expected[NVS_ESC_SIZE(48)], margin[NVS_ESC_SIZE(48)],
+        who[NVS_ESC_SIZE(128)], note[NVS_ESC_SIZE(192)];
+} row_text;
+
+static void row_of(const nvs_verdict *v, row_text *t)
+{
+    char who[128];
+    who_of(v, who, sizeof who);
+    nvs_esc_term(v->metric, t->metric, sizeof t->metric);
+    nvs_esc_term(v->measured, t->measured, sizeof t->measured);
+    nvs_esc_term(v->expected, t->expected, sizeof t->expected);
+    nvs_esc_term(v->margin, t->margin, sizeof t->margin);
+    nvs_esc_term(who, t->who, sizeof t->who);
+    nvs_esc_term(v->note, t->note, sizeof t->note);
+}
+
 nvs_result_t nvs_check_print_table(FILE *f, const nvs_check_report *rep)
 {
     const nvs_verdicts *vs = rep->verdicts;
     static const char *const head[] = {"metric", "measured", "expected", "margin", "verdict", "blame"};
     size_t w[6];
     int any_who = 0;
+    row_text *rows = calloc(vs->n ? vs->n : 1, sizeof *rows);
+    if (!rows) {
+        nvs_error("out of memory");
+        return NVS_ERR_NOMEM;
+    }
     for (int c = 0; c < 6; c++) w[c] = strlen(head[c]);
     for (size_t i = 0; i < vs->n; i++) {
         const nvs_verdict *v = &vs->v[i];
-        char who[128];
-        who_of(v, who, sizeof who);
-        any_who |= who[0] != '\0';
-        const char *cols[6] = {v->metric, v->measured, v->expected, v->margin, nvs_verdict_word(v), who};
+        row_text *t = &rows[i];
+        row_of(v, t);
+        any_who |= t->who[0] != '\0';
+        const char *cols[6] = {t->metric, t->measured, t->expected, t->margin, nvs_verdict_word(v), t->who};
         for (int c = 0; c < 6; c++)
             if (strlen(cols[c]) > w[c]) w[c] = strlen(cols[c]);
     }
-    fprintf(f, "%s: %s\n", rep->title ? rep->title : "nvscale check", rep->run->path);
-    fprintf(f, "rules: %s\n", rep->rules_desc);
-    if (rep->base) fprintf(f, "baseline: %s\n", rep->base->path);
+    char e1[NVS_ESC_SIZE(1024)], e2[NVS_ESC_SIZE(1024)];
+    fprintf(f, "%s: %s\n", rep->title ? rep->title : "nvscale check", nvs_esc_term(rep->run->path, e1, sizeof e1));
+    fprintf(f, "rules: %s\n", nvs_esc_term(rep->rules_desc, e2, sizeof e2));
+    if (rep->base) fprintf(f, "baseline: %s\n", nvs_esc_term(rep->base->path, e1, sizeof e1));
     fprintf(f, "\n");
-    char line[1400];
+    char line[4400];
     int n = snprintf(line, sizeof line, "%-*s  %-*s  %-*s  %-*s  %-*s  ", (int)w[0], head[0], (int)w[1], head[1],
                      (int)w[2], head[2], (int)w[3], head[3], (int)w[4], head[4]);
     if (any_who && n > 0 && (size_t)n < sizeof line) snprintf(line + n, sizeof line - (size_t)n, "%-*s  ", (int)w[5], head[5]);
     fprintf(f, "%snote\n", line);
     for (size_t i = 0; i < vs->n; i++) {
         const nvs_verdict *v = &vs->v[i];
-        char who[128];
-        who_of(v, who, sizeof who);
-        n = snprintf(line, sizeof line, "%-*s  %-*s  %-*s  %-*s  %-*s  ", (int)w[0], v->metric, (int)w[1], v->measured,
-                     (int)w[2], v->expected, (int)w[3], v->margin, (int)w[4], nvs_verdict_word(v));
-        if (any_who && n > 0 && (size_t)n < sizeof line) n += snprintf(line + n, sizeof line - (size_t)n, "%-*s  ", (int)w[5], who);
-        if (n > 0 && (size_t)n < sizeof line) snprintf(line + n, sizeof line - (size_t)n, "%s", v->note);
+        const row_text *t = &rows[i];
+        n = snprintf(line, sizeof line, "%-*s  %-*s  %-*s  %-*s  %-*s  ", (int)w[0], t->metric, (int)w[1], t->measured,
+                     (int)w[2], t->expected, (int)w[3], t->margin, (int)w[4], nvs_verdict_word(v));
+        if (any_who && n > 0 && (size_t)n < sizeof line) n += snprintf(line + n, sizeof line - (size_t)n, "%-*s  ", (int)w[5], t->who);
+        if (n > 0 && (size_t)n < sizeof line) snprintf(line + n, sizeof line - (size_t)n, "%s", t->note);
         size_t l = strlen(line);
         while (l && line[l - 1] == ' ') line[--l] = '\0'; /* no trailing blanks when there is no note */
         fprintf(f, "%s\n", line);
     }
+    free(rows);
     fprintf(f, "\n");
     for (size_t i = 0; i < rep->nslowest; i++) slowest_rank_line(f, &rep->slowest[i]);
     if (!rep->nslowest) fprintf(f, "slowest rank: not known (no collective row at n >= 2 names one)\n");

@@ -8,17 +8,10 @@
 #include <string.h>
 
 #include "check/check_export.h"
+#include "core/escape.h"
 
-/* a label value: backslash, double quote and line feed escaped, as the format requires */
-static void label_value(FILE *f, const char *s)
-{
-    for (const char *p = s ? s : ""; *p; p++) {
-        if (*p == '\\') fputs("\\\\", f);
-        else if (*p == '"') fputs("\\\"", f);
-        else if (*p == '\n') fputs("\\n", f);
-        else fputc(*p, f);
-    }
-}
+/* a label value: backslash, double quote and line feed escaped, as the format requires (core/escape.h) */
+static void label_value(FILE *f, const char *s) { nvs_esc_fputs(NVS_ESC_PROM, s ? s : "", f); }
 
 /* the row's check label, made unique: the second row named "x" is "x #2" */
 static void check_label(const nvs_verdicts *vs, size_t i, char *buf, size_t len)

@@ -21,6 +21,7 @@
 #include "core/out_file.h"
 #include "check/rules.h"
 #include "check/rules_file.h"
+#include "core/log.h"
 #include "core/units.h"
 #include "fleet/fleet.h"
 #include "runjson/runjson.h"
@@ -309,7 +310,7 @@ int cmd_check(int argc, char **argv)
     if (base_path)
         for (size_t k = 0; k < vs.n; k++)
             if (!strcmp(vs.v[k].kind, "baseline"))
-                fprintf(stderr, "nvscale check: warning: %s and %s are not the same kind of machine: %s\n", base_path,
+                nvs_warn("%s and %s are not the same kind of machine: %s", base_path,
                         run_path, vs.v[k].note);
     char title[64];
     snprintf(title, sizeof title, nruns > 1 ? "nvscale check (%d runs, the first)" : "nvscale check", nruns);

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "core/escape.h"
 #include "compare/compare.h"
 #include "compare/compare_child.h"
 #include "core/config.h"
@@ -238,11 +239,7 @@ static const char *state_word(const tp_result *t)
 /* Markdown cell text: no '|' or newline inside a cell. */
 static void cell(FILE *f, const char *s)
 {
-    for (; s && *s; s++) {
-        if (*s == '|') fputs("\\|", f);
-        else if (*s == '\n') fputs(" / ", f);
-        else fputc(*s, f);
-    }
+    nvs_esc_fputs(NVS_ESC_MD, s ? s : "", f); /* core/escape.h: | < > [ ] ` * and line ends */
 }
 
 static void status_table(FILE *f, const tp_result *t, int n, int markdown)
@@ -270,8 +267,10 @@ static void status_table(FILE *f, const tp_result *t, int n, int markdown)
             cell(f, verdict);
             fprintf(f, " |\n");
         } else {
+            char e1[NVS_ESC_SIZE(sizeof t[i].ver.found)], e2[NVS_ESC_SIZE(sizeof verdict)];
             fprintf(f, "  %-7s %-9s %-28s %s\n", d->name, state_word(&t[i]),
-                    t[i].ver.found[0] ? t[i].ver.found : "-", verdict);
+                    nvs_esc_term(t[i].ver.found[0] ? t[i].ver.found : "-", e1, sizeof e1),
+                    nvs_esc_term(verdict, e2, sizeof e2));
         }
     }
     if (markdown) fprintf(f, "\n");
@@ -339,7 +338,9 @@ static void busbw_tables(FILE *f, const tp_result *t, int n, int markdown)
                     sizes[b - 1] = x;
                 }
             if (!ks) continue;
-            fprintf(f, markdown ? "### %s, N=%d: busbw (GB/s)\n\n| size |" : "\n%s, N=%d: busbw (GB/s)\n%10s", colls[c],
+            char cn[NVS_ESC_SIZE(64)];
+            nvs_esc(markdown ? NVS_ESC_MD : NVS_ESC_TERM, colls[c], cn, sizeof cn);
+            fprintf(f, markdown ? "### %s, N=%d: busbw (GB/s)\n\n| size |" : "\n%s, N=%d: busbw (GB/s)\n%10s", cn,
                     ns[m], markdown ? "" : "size");
             for (int i = 0; i < nr; i++) fprintf(f, markdown ? " %s |" : " %9s", names[i]);
             for (int i = 1; i < nr; i++) {

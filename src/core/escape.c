@@ -10,6 +10,7 @@ typedef struct {
     size_t len, used;
     int full;  /* the buffer could not take the last piece */
     size_t reserve; /* kept free at the end: "...", a closing quote, the NUL */
+    int prom;       /* Prometheus: a visible escape's backslash is itself escaped */
     FILE *f;
     int err;
 } sink;
@@ -57,14 +58,24 @@ static int hidden_cp(unsigned cp)
 
 static void put_hex(sink *k, unsigned char c)
 {
+    if (k->prom) put(k, "\\", 1);
     char t[8];
     static const char hex[] = "0123456789abcdef";
     t[0] = '\\', t[1] = 'x', t[2] = hex[c >> 4], t[3] = hex[c & 15];
     put(k, t, 4);
 }
 
-static void put_control(sink *k, unsigned char c)
+static void put_control(sink *k, unsigned char c, nvs_esc_kind kind)
 {
+    if (kind == NVS_ESC_XMLATTR && (c == '\t' || c == '\n' || c == '\r')) {
+        put(k, c == '\t' ? "&#9;" : c == '\n' ? "&#10;" : "&#13;", c == '\t' ? 4 : 5);
+        return;
+    }
+    if (kind == NVS_ESC_PROM && c == '\n') {
+        put(k, "\\n", 2);
+        return;
+    }
+    if (k->prom && (c == '\n' || c == '\r' || c == '\t' || c == 0x1b)) put(k, "\\", 1); /* put_hex does its own */
     switch (c) {
     case '\n': put(k, "\\n", 2); break;
     case '\r': put(k, "\\r", 2); break;
@@ -95,6 +106,7 @@ static void run(nvs_esc_kind kind, const char *in, sink *k)
                 put_hex(k, c);
             } else if (hidden_cp(cp)) {
                 char t[16];
+                if (k->prom) put(k, "\\", 1);
                 int w = snprintf(t, sizeof t, "\\u{%04x}", cp);
                 put(k, t, (size_t)w);
                 i += n - 1;
@@ -107,7 +119,8 @@ static void run(nvs_esc_kind kind, const char *in, sink *k)
         if (c < 0x20 || c == 0x7f) {
             if (kind == NVS_ESC_CSV && (c == '\n' || c == '\r' || c == '\t')) put(k, (const char *)&s[i], 1);
             else if (kind == NVS_ESC_TERM && c == '\t') put(k, "\t", 1);
-            else put_control(k, c);
+            else if (kind == NVS_ESC_XML && (c == '\t' || c == '\n' || c == '\r')) put(k, (const char *)&s[i], 1);
+            else put_control(k, c, kind);
             continue;
         }
         switch (kind) {
@@ -130,6 +143,20 @@ static void run(nvs_esc_kind kind, const char *in, sink *k)
             else if (c == '\'') put(k, "&#39;", 5);
             else put(k, (const char *)&s[i], 1);
             break;
+        case NVS_ESC_XML:
+        case NVS_ESC_XMLATTR:
+            if (c == '<') put(k, "&lt;", 4);
+            else if (c == '>') put(k, "&gt;", 4);
+            else if (c == '&') put(k, "&amp;", 5);
+            else if (c == '"') put(k, "&quot;", 6);
+            else if (c == '\'') put(k, "&apos;", 6);
+            else put(k, (const char *)&s[i], 1);
+            break;
+        case NVS_ESC_PROM:
+            if (c == '\\') put(k, "\\\\", 2);
+            else if (c == '"') put(k, "\\\"", 2);
+            else put(k, (const char *)&s[i], 1);
+            break;
         case NVS_ESC_CSV:
             if (c == '"') put(k, "\"\"", 2);
             else put(k, (const char *)&s[i], 1);
@@ -143,7 +170,7 @@ char *nvs_esc(nvs_esc_kind kind, const char *s, char *buf, size_t len)
 {
     if (!buf || !len) return buf;
     int quote = needs_quotes(kind, s);
-    sink k = {.buf = buf, .len = len, .reserve = 4 + (size_t)quote};
+    sink k = {.buf = buf, .len = len, .reserve = 4 + (size_t)quote, .prom = kind == NVS_ESC_PROM};
     if (len < k.reserve + 2) { /* not even one quoted character and "..." */
         buf[0] = '\0';
         return buf;
@@ -160,7 +187,7 @@ char *nvs_esc(nvs_esc_kind kind, const char *s, char *buf, size_t len)
 
 int nvs_esc_fputs(nvs_esc_kind kind, const char *s, FILE *f)
 {
-    sink k = {.f = f};
+    sink k = {.f = f, .prom = kind == NVS_ESC_PROM};
     run(kind, s, &k);
     if (needs_quotes(kind, s)) put(&k, "\"", 1);
     return k.err || ferror(f) ? EOF : 0;

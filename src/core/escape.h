@@ -7,11 +7,18 @@
  *   html   text or an attribute value inside HTML (in Markdown or not): & < > " ' as entities.
  *   csv    one CSV field (RFC 4180): quoted when it holds a comma, quote, CR or LF; quotes doubled.
  *   term   a terminal: printable text only.
+ *   xml    XML 1.0 text (JUnit): & < > " ' as entities; TAB, LF and CR stay (a text may have several lines)
+ *   xmlattr   an XML attribute value: the same, with TAB, LF and CR as character references (a parser turns
+ *          them into spaces otherwise). Other C0 characters are not allowed in XML at all, not even as
+ *          references: both forms show them as visible text.
+ *   prom   a Prometheus label value (exposition format 0.0.4): backslash, double quote and LF escaped as the
+ *          format requires (\\, \", \n); other control characters as the visible text \\xNN.
  *
  * Every kind also makes control characters visible instead of passing them on: C0 (0x00-0x1f but TAB in csv and
  * term), DEL, the C1 range (U+0080-U+009F, which some terminals take as CSI), the bidirectional overrides
  * (U+202A-U+202E, U+2066-U+2069, "Trojan source") and bytes that are not UTF-8 come out as \xNN or \u{NNNN}.
- * A line break in md/html/term is shown as \n, never a new line: a host named "x\nresult: PASS" prints as
+ * A line break in md/html/term is shown as \n, never a new line (xml and prom escape it their format's way): a
+ * host named "x\nresult: PASS" prints as
  * x\nresult: PASS on one line.
  *
  * Each function writes into buf (len >= 8) and returns buf; text that does not fit is cut at a character
@@ -22,7 +29,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-typedef enum { NVS_ESC_MD = 0, NVS_ESC_HTML, NVS_ESC_CSV, NVS_ESC_TERM } nvs_esc_kind;
+typedef enum { NVS_ESC_MD = 0, NVS_ESC_HTML, NVS_ESC_CSV, NVS_ESC_TERM, NVS_ESC_XML, NVS_ESC_XMLATTR, NVS_ESC_PROM } nvs_esc_kind;
 
 char *nvs_esc(nvs_esc_kind kind, const char *s, char *buf, size_t len);
 static inline char *nvs_esc_md(const char *s, char *buf, size_t len) { return nvs_esc(NVS_ESC_MD, s, buf, len); }

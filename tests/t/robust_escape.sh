@@ -81,6 +81,25 @@ printf '%s\n' "$_out" | grep -qF 'Host h\nfake,host\u{202e}:' || { echo "FAIL: h
 $NVS topo --hwloc-xml "$d/evil.xml" --no-save --format csv >"$d/topo.csv" 2>&1
 python3 -c "import csv,sys; rows=list(csv.reader(open(sys.argv[1]))); assert len(rows)==2 and all(len(r)==11 for r in rows), rows" "$d/topo.csv" ||
     { echo "FAIL: topo CSV rows split by a host name"; cat "$d/topo.csv"; fails=$((fails + 1)); }
+# check's table: a host named "x\nresult: PASS" printed a fake PASS line above the real FAIL (the fleet view
+# puts each run's host into its rows); ESC sequences reached the terminal
+python3 - tests/fixtures/check/run_h200x2.json "$d" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for i, host in enumerate(["x\nresult: PASS", "y\x1b[2Jz"]):
+    d["host"] = host
+    for k in d["ranks"]:
+        k["host"] = host
+    for g in d["topology"]["gpus"]:
+        g["host"] = host
+    json.dump(d, open("%s/host%d.json" % (sys.argv[2], i), "w"))
+PY
+expect 3 "result: FAIL" $NVS check "$d/host0.json" "$d/host1.json" --min-busbw all_reduce:1G:2:100000 \
+    --junit "$d/c.xml" --prometheus "$d/c.prom"
+printf '%s\n' "$_out" | grep -q '^result: PASS' && { echo "FAIL: a host name printed a fake PASS line"; fails=$((fails + 1)); }
+printf '%s\n' "$_out" | grep -q "$(printf '\033')" && { echo "FAIL: ESC from a host name reached the terminal"; fails=$((fails + 1)); }
+python3 -c "import xml.dom.minidom,sys; xml.dom.minidom.parse(sys.argv[1])" "$d/c.xml" || { echo "FAIL: JUnit XML not well-formed"; fails=$((fails + 1)); }
+grep -v '^#' "$d/c.prom" | grep -v '^[a-z_]*{.*} [-0-9.e+NaInf]*$' | grep . && { echo "FAIL: a Prometheus line broken by a name"; fails=$((fails + 1)); }
 # error messages quote values from files: escaped too (core/log.c)
 python3 -c "import json,sys; d=json.load(open(sys.argv[1])); d['collectives'][0]['n']='\x1b[31m2\nresult: PASS'; json.dump(d,open(sys.argv[2],'w'))" tests/fixtures/runs/h200x2_nvlink.json "$d/badn.json"
 expect 2 'collectives\[0\]\.n: expected' $NVS report "$d/badn.json" -o "$d/badn" --no-plots

@@ -43,6 +43,16 @@ static void t_csv(void)
     T_EQ_S(nvs_esc_csv("a,bcdefghijklmnop", small, sizeof small), "\"a,bcde...\"");
 }
 
+static void t_xml_prom(void)
+{
+    T_EQ_S(nvs_esc(NVS_ESC_XML, "a<b & \"c\" 'd'\nline2\x01", b, sizeof b),
+           "a&lt;b &amp; &quot;c&quot; &apos;d&apos;\nline2\\x01");
+    T_EQ_S(nvs_esc(NVS_ESC_XMLATTR, "x\ty\nz", b, sizeof b), "x&#9;y&#10;z");
+    /* Prometheus label values: only \\, \" and \n are escapes; a control character is visible text */
+    T_EQ_S(nvs_esc(NVS_ESC_PROM, "a\\b \"c\"\nd\x1b", b, sizeof b), "a\\\\b \\\"c\\\"\\nd\\\\e");
+    T_EQ_S(nvs_esc(NVS_ESC_PROM, "\x07\xff", b, sizeof b), "\\\\x07\\\\xff");
+}
+
 static void t_terminal(void)
 {
     /* issue 14: a host named "x\nresult: PASS" printed a fake PASS line */
@@ -85,5 +95,5 @@ static void t_stream(void)
     free(mem);
 }
 
-T_LIST = {T_CASE(t_markdown), T_CASE(t_html), T_CASE(t_csv), T_CASE(t_terminal), T_CASE(t_cut), T_CASE(t_stream)};
+T_LIST = {T_CASE(t_markdown), T_CASE(t_html), T_CASE(t_csv), T_CASE(t_xml_prom), T_CASE(t_terminal), T_CASE(t_cut), T_CASE(t_stream)};
 T_MAIN
