@@ -10,6 +10,7 @@
 #include "collectives/coll.h"
 #include "core/dtype.h"
 #include "core/units.h"
+#include "runjson/sanity.h"
 
 /* A string of the run that may be absent (NULL) as text. */
 static const char *str(const char *s) { return s ? s : ""; }
@@ -390,12 +391,19 @@ static void fill_values(nvs_verdict *v, const nvs_rule *r, double value, double 
         snprintf(v->margin, sizeof v->margin, "%+.1f pts", (value - expected) * 100);
     } else {
         v->unit = "GB/s";
-        snprintf(v->measured, sizeof v->measured, "%.1f GB/s", value);
-        snprintf(v->expected, sizeof v->expected, ">= %.1f GB/s", expected);
+        /* below 1 GB/s (host backends, tiny sizes) three significant digits: "0.0 GB/s >= 0.0 GB/s (+140.8%)"
+         * said nothing */
+        const char *fm = fabs(value) < 1 || fabs(expected) < 1 ? "%.3g GB/s" : "%.1f GB/s";
+        char e[40];
+        snprintf(v->measured, sizeof v->measured, fm, value);
+        snprintf(e, sizeof e, fm, expected);
+        snprintf(v->expected, sizeof v->expected, ">= %s", e);
+        const char *fmm = fm[1] == '.' && fm[2] == '3' ? "%+.3g GB/s" : "%+.1f GB/s";
+        char mg[40];
+        snprintf(mg, sizeof mg, fmm, value - expected);
         if (expected > 0)
-            snprintf(v->margin, sizeof v->margin, "%+.1f GB/s (%+.1f%%)", value - expected,
-                     (value - expected) / expected * 100);
-        else snprintf(v->margin, sizeof v->margin, "%+.1f GB/s", value - expected);
+            snprintf(v->margin, sizeof v->margin, "%s (%+.1f%%)", mg, (value - expected) / expected * 100);
+        else snprintf(v->margin, sizeof v->margin, "%s", mg);
     }
 }
 
@@ -628,11 +636,44 @@ static int eval_status(const nvs_run *run, nvs_verdicts *vs)
     return 0;
 }
 
+/* Numbers of the run that cannot be right as they stand (runjson/sanity.h): a WARN row each, whatever the rules
+ * ask, so that check never passes over them in silence (efficiency 146 % from a tiny profile did) */
+static int eval_sanity(const nvs_run *run, nvs_verdicts *vs)
+{
+    nvs_sanity s[16];
+    size_t n = nvs_sanity_of(run, s, 16);
+    for (size_t i = 0; i < n && i < 16; i++) {
+        nvs_verdict *v = nvs_verdicts_add(vs, "sanity");
+        if (!v) return -1;
+        int eff = !strcmp(s[i].kind, "efficiency");
+        snprintf(v->metric, sizeof v->metric, "sanity: %s", s[i].what);
+        snprintf(v->measured, sizeof v->measured, eff ? "%.1f%%" : "%.1f GB/s", eff ? 100 * s[i].value : s[i].value);
+        snprintf(v->expected, sizeof v->expected, eff ? "<= %.1f%%" : "<= %.1f GB/s", eff ? 100 * s[i].limit : s[i].limit);
+        snprintf(v->note, sizeof v->note, "%s", s[i].text);
+        snprintf(v->host, sizeof v->host, "%s", run->host ? run->host : "");
+        snprintf(v->rule, sizeof v->rule, "(always)");
+        v->measured_v = s[i].value;
+        v->expected_v = s[i].limit;
+        nvs_verdict_set(vs, v, NVS_SEV_WARN);
+    }
+    if (n > 16) {
+        nvs_verdict *v = nvs_verdicts_add(vs, "sanity");
+        if (!v) return -1;
+        snprintf(v->metric, sizeof v->metric, "sanity: %zu more", n - 16);
+        snprintf(v->measured, sizeof v->measured, "-");
+        snprintf(v->expected, sizeof v->expected, "-");
+        snprintf(v->note, sizeof v->note, "%zu more numbers above what their run allows (see nvscale report)", n - 16);
+        snprintf(v->rule, sizeof v->rule, "(always)");
+        nvs_verdict_set(vs, v, NVS_SEV_WARN);
+    }
+    return 0;
+}
+
 int nvs_check_eval(const nvs_ruleset *rules, const nvs_run *run, const nvs_run *base, nvs_verdicts *out)
 {
     /* appends: check with several runs (the fleet view) evaluates each into one list. Zeroing `out` here lost
      * the rows of the runs before and leaked their storage (ASan, make check SAN=address: check_fleet.sh) */
-    if (eval_status(run, out)) return -1;
+    if (eval_status(run, out) || eval_sanity(run, out)) return -1;
     for (size_t i = 0; i < rules->n; i++) {
         const nvs_rule *r = &rules->v[i];
         size_t first = out->n;

@@ -10,6 +10,7 @@
 #include "explain/explain.h"
 #include "core/escape.h"
 #include "core/units.h"
+#include "runjson/sanity.h"
 
 #define DASH "—"
 
@@ -299,6 +300,22 @@ static void run_header(const nvs_report *rep, int i, FILE *f)
     cell(f, r->result_status);
     if (r->result_exit_code >= 0) fprintf(f, " (exit %d)", r->result_exit_code);
     fprintf(f, " |\n\n");
+}
+
+/* Numbers of the run that cannot be right as they stand (runjson/sanity.h), before the tables that show them */
+static void sanity_section(const nvs_run *r, FILE *f)
+{
+    nvs_sanity s[32];
+    size_t n = nvs_sanity_of(r, s, 32);
+    if (!n) return;
+    fprintf(f, "### Warnings\n\n");
+    for (size_t i = 0; i < n && i < 32; i++) {
+        fprintf(f, "- **WARN** ");
+        cell(f, s[i].text);
+        fprintf(f, "\n");
+    }
+    if (n > 32) fprintf(f, "- **WARN** and %zu more of these\n", n - 32);
+    fprintf(f, "\n");
 }
 
 static void topology_section(const nvs_run *r, FILE *f)
@@ -914,6 +931,7 @@ nvs_result_t nvs_report_write_md(const nvs_report *rep, FILE *f)
     for (int i = 0; i < rep->nruns; i++) {
         const nvs_run *r = &rep->runs[i];
         run_header(rep, i, f);
+        sanity_section(r, f);
         topology_section(r, f);
         p2p_section(r, f);
         coll_tables(r, f);

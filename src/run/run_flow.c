@@ -23,6 +23,7 @@
 #include "run/run.h"
 #include "run/run_flow.h"
 #include "runjson/runjson_write.h"
+#include "runjson/sanity.h"
 
 struct run_request {
     nvs_config cfg;
@@ -180,6 +181,20 @@ nvs_result_t nvs_run_checkpoint(nvs_ctx *run, int force)
 
 static nvs_result_t checkpoint_cb(void *arg) { return nvs_run_checkpoint(arg, 0); }
 
+/* Numbers of this run that cannot be right as they stand (runjson/sanity.h: efficiency above 100 % beyond
+ * noise, busbw above the link's bound): one warning each on stderr, as check and report show them too */
+static void warn_sanity(json_t *root)
+{
+    nvs_run r;
+    char err[256];
+    if (nvs_run_from_json(root, "run.json", 0, &r, err, sizeof err) != NVS_OK) return; /* nothing to judge */
+    nvs_sanity s[8];
+    size_t n = nvs_sanity_of(&r, s, 8);
+    for (size_t i = 0; i < n && i < 8; i++) nvs_warn("%s", s[i].text);
+    if (n > 8) nvs_warn("%zu more numbers above what this run allows: nvscale check or report lists them", n - 8);
+    nvs_run_free(&r);
+}
+
 static nvs_result_t write_outputs(nvs_ctx *run, nvs_result_t status)
 {
     const nvs_config *cfg = run->cfg;
@@ -187,6 +202,7 @@ static nvs_result_t write_outputs(nvs_ctx *run, nvs_result_t status)
     if (!root) return NVS_ERR_NOMEM;
     json_t *explain = nvs_ctx_explain(run, root);
     if (explain) json_object_set_new(root, "explain", explain);
+    warn_sanity(root);
     nvs_result_t res = NVS_OK;
     const char *shown = run->final_dir[0] ? run->final_dir : run->out_dir; /* its name once written */
     if (cfg->save) {

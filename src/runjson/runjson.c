@@ -130,6 +130,21 @@ static double get_num(vctx *v, const json_t *o, const char *key, const char *pre
     return d;
 }
 
+/* A byte count: as get_num, and at most 2^53 (the largest whole number a double holds exactly; far above any
+ * memory): readers convert it to size_t, which a value like 4.19e306 would overflow (found by
+ * fuzz/fuzz_runjson.c: report_md.c's size formatting, UBSan float-cast-overflow). */
+#define MAX_BYTES 9007199254740992.0
+static double get_bytes(vctx *v, const json_t *o, const char *key, const char *prefix)
+{
+    double d = get_num(v, o, key, prefix, 0);
+    if (d > MAX_BYTES) {
+        char p[PATH_MAX_LEN];
+        vfail(v, "%s: %g bytes: more than 2^53, not a size any run has", kpath(p, prefix, key), d);
+        return NAN;
+    }
+    return d;
+}
+
 /* Absent or null: `dflt` (or a failure if required). An integer in [lo, hi]: its value. */
 static long long get_int(vctx *v, const json_t *o, const char *key, const char *prefix, long long lo, long long hi,
                          long long dflt, int required)
@@ -342,7 +357,7 @@ static void read_ranks(vctx *v, nvs_run *r)
         k->host = get_str(v, e, "host", p, 0);
         k->gpu = get_str(v, e, "gpu", p, 0);
         k->pci_bus_id = get_str(v, e, "pci_bus_id", p, 0);
-        k->memory_bytes = get_num(v, e, "memory_bytes", p, 0);
+        k->memory_bytes = get_bytes(v, e, "memory_bytes", p);
     }
 }
 
@@ -437,7 +452,7 @@ static void read_collectives(vctx *v, nvs_run *r)
         nvs_run_coll *c = &r->colls[r->ncolls++];
         c->collective = get_str(v, e, "collective", p, 1);
         c->n = (int)get_int(v, e, "n", p, 1, 1000000, 0, 1);
-        c->bytes = get_num(v, e, "bytes", p, 0);
+        c->bytes = get_bytes(v, e, "bytes", p);
         if (isnan(c->bytes) && !v->failed)
             vfail(v, "%s: missing (a number of bytes is required here)", kpath(q, p, "bytes"));
         else if (!isnan(c->bytes) && c->bytes != floor(c->bytes)) /* check compares sizes exactly, as integers */
@@ -520,8 +535,8 @@ static void read_train(vctx *v, nvs_run *r)
     tr->grad_type = get_str(v, t, "grad_type", "train", 0);
     tr->params = get_num(v, t, "params", "train", 0);
     tr->fwd_gflops_per_sample = get_num(v, t, "fwd_gflops_per_sample", "train", 0);
-    tr->bucket_first_bytes = get_num(v, t, "bucket_first_bytes", "train", 0);
-    tr->bucket_cap_bytes = get_num(v, t, "bucket_cap_bytes", "train", 0);
+    tr->bucket_first_bytes = get_bytes(v, t, "bucket_first_bytes", "train");
+    tr->bucket_cap_bytes = get_bytes(v, t, "bucket_cap_bytes", "train");
     tr->batch = (int)get_int(v, t, "batch", "train", 1, 100000000, -1, 0);
     json_t *b = get_typed(v, t, "buckets", "train", JSON_ARRAY, 0);
     tr->nbuckets = b ? json_array_size(b) : 0;
@@ -551,7 +566,7 @@ static void read_p2p(vctx *v, nvs_run *r)
     json_t *t = get_typed(v, r->root, "p2p", "", JSON_OBJECT, 0);
     if (!t) return;
     r->p2p.present = 1;
-    r->p2p.copy_bytes = get_num(v, t, "copy_bytes", "p2p", 0);
+    r->p2p.copy_bytes = get_bytes(v, t, "copy_bytes", "p2p");
     json_t *a = get_typed(v, t, "pairs", "p2p", JSON_ARRAY, 0);
     if (!a || !(r->p2p.pairs = alloc(v, json_array_size(a), sizeof *r->p2p.pairs))) return;
     for (size_t i = 0; i < json_array_size(a) && !v->failed; i++) {
@@ -597,7 +612,7 @@ static void read_explain(vctx *v, nvs_run *r)
         }
         x->transport = get_str(v, e, "transport", p, 0);
         x->busbw_gbps = get_num(v, e, "busbw_gbps", p, 0);
-        x->busbw_bytes = get_num(v, e, "busbw_bytes", p, 0);
+        x->busbw_bytes = get_bytes(v, e, "busbw_bytes", p);
         x->pct_of_bound = get_num(v, e, "pct_of_bound", p, 0);
         x->exposed_comm_pct = get_num(v, e, "exposed_comm_pct", p, -INFINITY);
         x->text = get_str(v, e, "text", p, 0);

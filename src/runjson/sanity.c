@@ -1,0 +1,60 @@
+/* See sanity.h. */
+#include "runjson/sanity.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/units.h"
+
+static nvs_sanity *next(nvs_sanity *out, size_t cap, size_t *n)
+{
+    nvs_sanity *s = *n < cap ? &out[*n] : NULL;
+    (*n)++;
+    if (s) memset(s, 0, sizeof *s);
+    return s;
+}
+
+size_t nvs_sanity_of(const nvs_run *run, nvs_sanity *out, size_t cap)
+{
+    size_t n = 0;
+    const nvs_run_train *t = &run->train;
+    for (size_t i = 0; t->present && i < t->nresults; i++) {
+        const nvs_run_train_result *x = &t->results[i];
+        if (!(x->efficiency > 1 + NVS_SANITY_NOISE)) continue; /* NaN: not measured, nothing to say */
+        nvs_sanity *s = next(out, cap, &n);
+        if (!s) continue;
+        snprintf(s->kind, sizeof s->kind, "efficiency");
+        snprintf(s->what, sizeof s->what, "training efficiency n=%d", x->n);
+        s->n = x->n;
+        s->value = x->efficiency;
+        s->limit = 1 + NVS_SANITY_NOISE;
+        snprintf(s->text, sizeof s->text,
+                 "training efficiency %.1f %% at N=%d is above 100 %% by more than timing noise (%.0f %%): N GPUs "
+                 "stepped faster than the reference; its step was slowed by something else (host launch overhead of "
+                 "a small model, CPU clocks, another process): this run's efficiencies are not scaling",
+                 100 * x->efficiency, x->n, 100 * NVS_SANITY_NOISE);
+    }
+    for (size_t i = 0; i < run->ncolls; i++) {
+        const nvs_run_coll *c = &run->colls[i];
+        const nvs_run_explain *e = c->n >= 2 ? nvs_run_explain_of(run, c->n) : NULL;
+        if (!e || !(e->bound_gbps > 0) || !(c->busbw_gbps > e->bound_gbps * (1 + NVS_SANITY_BOUND_SLACK))) continue;
+        nvs_sanity *s = next(out, cap, &n);
+        if (!s) continue;
+        char sz[32];
+        nvs_format_size(c->bytes >= 0 && c->bytes < 1e18 ? (size_t)c->bytes : 0, sz, sizeof sz);
+        snprintf(s->kind, sizeof s->kind, "bound");
+        snprintf(s->what, sizeof s->what, "busbw %.40s %s n=%d%s", c->collective ? c->collective : "?", sz, c->n,
+                 c->inplace ? " in-place" : "");
+        s->n = c->n;
+        s->value = c->busbw_gbps;
+        s->limit = e->bound_gbps;
+        snprintf(s->text, sizeof s->text,
+                 "busbw %.1f GB/s is above the %.1f GB/s bound of the ring's slowest hop%s%.24s%s at N=%d: the "
+                 "topology missed a faster path, NCCL reduced in the switch (NVLS/SHARP), or the bound's link "
+                 "rate is wrong; its %% of bound is not a measure of this link",
+                 c->busbw_gbps, e->bound_gbps, e->hop_class ? " (" : "", e->hop_class ? e->hop_class : "",
+                 e->hop_class ? ")" : "", c->n);
+    }
+    return n;
+}
