@@ -1,12 +1,16 @@
 /* Discovery: hwloc for locality and the PCIe tree, NVML for links, CUDA for ordinals and P2P, combined into one
  * nvs_topology. Offline (a saved hwloc XML) only hwloc's part exists: NVLink shows only when the XML holds
  * hwloc's NVLinkBandwidth matrix, and P2P access is unknown. */
+#include <ctype.h>
 #include <errno.h>
 #include <hwloc.h>
+#include <jansson.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "core/log.h"
@@ -15,24 +19,50 @@
 
 #define MAX_CUDA_GPUS 256 /* per process; far above any node (HGX: 8, NVL72 tray: 4) */
 
-/* Objects whose sets hwloc 2.9 cannot take: a cpuset without its complete_cpuset (or a nodeset without its
+/* hwloc's bitmap text (hwloc_bitmap_sscanf): comma-separated 0x-prefixed hex words, the first possibly the
+ * infinite "0xf...f". Anything else (an empty word: ",0x00000002") trips an assertion in hwloc 2.9 (found by
+ * fuzz/fuzz_hwloc_xml.c; lstopo aborts the same way). */
+static int bitmap_ok(const char *v, const char *end)
+{
+    if (end - v >= 7 && !strncmp(v, "0xf...f", 7)) {
+        v += 7;
+        if (v == end) return 1;
+        if (*v++ != ',') return 0;
+    }
+    for (;;) {
+        if (end - v < 3 || v[0] != '0' || (v[1] != 'x' && v[1] != 'X')) return 0;
+        v += 2;
+        int digits = 0;
+        while (v < end && isxdigit((unsigned char)*v)) v++, digits++;
+        if (!digits || digits > 16) return 0;
+        if (v == end) return 1;
+        if (*v++ != ',') return 0;
+    }
+}
+
+/* Objects hwloc 2.9 cannot take: a cpuset without its complete_cpuset (or a nodeset without its
  * complete_nodeset) crashes hwloc_topology_load (NULL pointer in hwloc_bitmap_compare_first; lstopo 2.9.0 too),
- * found by fuzz/fuzz_hwloc_xml.c. 0, or -1 with the line of the first such object. */
+ * a set that is not bitmap text trips an assertion; both found by fuzz/fuzz_hwloc_xml.c. 0, or -1 with the line
+ * of the first such object. */
 static int lint_sets(const char *text, int *line)
 {
     *line = 1;
     const char *lstart = text;
+    static const char *const names[6] = {"cpuset", "complete_cpuset", "nodeset", "complete_nodeset",
+                                         "allowed_cpuset", "allowed_nodeset"};
     for (const char *p = text; (p = strstr(p, "<object"));) {
         for (; lstart < p; lstart++) *line += *lstart == '\n';
         const char *end = strchr(p, '>');
         if (!end) return 0; /* unterminated: hwloc refuses it cleanly */
-        int seen[4] = {0, 0, 0, 0};
-        static const char *const names[4] = {"cpuset", "complete_cpuset", "nodeset", "complete_nodeset"};
+        int seen[6] = {0};
         for (const char *q = p + 7; q < end; q++) {
             if (q[-1] != ' ' && q[-1] != '\t' && q[-1] != '\n' && q[-1] != '\r') continue;
-            for (int k = 0; k < 4; k++) {
+            for (int k = 0; k < 6; k++) {
                 size_t l = strlen(names[k]);
-                if ((size_t)(end - q) > l && !strncmp(q, names[k], l) && q[l] == '=') seen[k] = 1;
+                if ((size_t)(end - q) <= l + 1 || strncmp(q, names[k], l) || q[l] != '=') continue;
+                seen[k] = 1;
+                const char *v = q + l + 1, *ve;
+                if (*v != '"' || !(ve = memchr(v + 1, '"', (size_t)(end - v - 1))) || !bitmap_ok(v + 1, ve)) return -1;
             }
         }
         if (seen[0] != seen[1] || seen[2] != seen[3]) return -1;
@@ -68,8 +98,9 @@ static nvs_result_t check_xml_text(const char *path, const char *text)
     }
     int line;
     if (lint_sets(text, &line)) {
-        nvs_error("%s:%d: an object with a cpuset but no complete_cpuset, or a nodeset but no complete_nodeset: not "
-                  "a valid hwloc XML topology (save it again with `lstopo --of xml FILE`)",
+        nvs_error("%s:%d: an object's sets are not what hwloc writes (a cpuset without complete_cpuset, a nodeset "
+                  "without complete_nodeset, or a set that is not 0x-hex words): not a valid hwloc XML topology (save "
+                  "it again with `lstopo --of xml FILE`)",
                   path, line);
         return NVS_ERR_INPUT;
     }
@@ -98,7 +129,8 @@ static nvs_result_t read_xml(const char *path, char **text)
 }
 
 /* What a loaded XML topology still needs: at least one GPU, its source, the pair classes. */
-static nvs_result_t finish_xml(const char *xml, nvs_result_t r, nvs_topology *t, const char *err, nvs_topology **out)
+static nvs_result_t finish_xml(const char *xml, nvs_result_t r, nvs_topology *t, const char *err, int classify,
+                               nvs_topology **out)
 {
     if (r != NVS_OK) {
         nvs_error("%s", err);
@@ -114,26 +146,110 @@ static nvs_result_t finish_xml(const char *xml, nvs_result_t r, nvs_topology *t,
     snprintf(t->source, sizeof t->source, "hwloc-xml:%s", xml);
     snprintf(t->nvml_status, sizeof t->nvml_status, "not used (offline)");
     snprintf(t->cuda_status, sizeof t->cuda_status, "not used (offline)");
-    nvs_topo_classify_all(t);
+    if (classify) nvs_topo_classify_all(t);
     *out = t;
     return NVS_OK;
 }
 
-/* The text, checked, through hwloc: the file and the fuzz harness take the same path */
-static nvs_result_t discover_text(const char *name, const char *text, nvs_topology **out)
+/* hwloc reads the XML in a child process: hwloc 2.9 aborts or crashes on some malformed files (lstopo too;
+ * fuzz/fuzz_hwloc_xml.c found an assertion in hwloc_bitmap_sscanf and a NULL pointer in hwloc_topology_load),
+ * and that must end a child, not nvscale with a core dump. The child classifies the pairs and sends the
+ * topology back as run.json's "topology" (topo_json.c, the form every host's topology takes under mpirun), or
+ * its error. A child that has not answered in 60 s is stopped (an XML that makes hwloc loop). */
+#define XML_CHILD_S 60
+
+static nvs_result_t load_isolated(const char *name, const char *text, nvs_topology **out, char *err, size_t errlen)
+{
+    int fd[2];
+    *out = NULL;
+    if (pipe(fd) != 0) {
+        snprintf(err, errlen, "pipe: %s", strerror(errno));
+        return NVS_ERR_SYSTEM;
+    }
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        snprintf(err, errlen, "fork: %s", strerror(errno));
+        close(fd[0]);
+        close(fd[1]);
+        return NVS_ERR_SYSTEM;
+    }
+    if (pid == 0) {
+        close(fd[0]);
+        alarm(XML_CHILD_S);
+        /* test hook (tests/t/robust_inputs.sh): a reader that dies as hwloc did on a malformed file */
+        if (getenv("NVS_TEST_XML_ABORT")) abort();
+        nvs_topology *t = NULL;
+        char e[512] = "";
+        nvs_result_t r = nvs_topo_hwloc_load_buffer(name, text, strlen(text) + 1, &t, e, sizeof e);
+        char *js = NULL;
+        if (r == NVS_OK) {
+            nvs_topo_classify_all(t);
+            json_t *j = nvs_topo_to_json(t);
+            js = j ? json_dumps(j, JSON_COMPACT) : NULL;
+            json_decref(j);
+            if (!js) r = NVS_ERR_NOMEM, snprintf(e, sizeof e, "out of memory");
+        }
+        FILE *w = fdopen(fd[1], "w");
+        int bad = !w || fprintf(w, "%d\n%s", (int)r, r == NVS_OK ? js : e) < 0 || fclose(w) != 0;
+        _exit(bad ? 3 : 0);
+    }
+    close(fd[1]);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    FILE *rd = fdopen(fd[0], "r");
+    char chunk[65536];
+    size_t k;
+    while (m && rd && (k = fread(chunk, 1, sizeof chunk, rd)) > 0) fwrite(chunk, 1, k, m);
+    if (rd) fclose(rd);
+    else close(fd[0]);
+    if (m) fclose(m);
+    int st = 0;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+    }
+    nvs_result_t res = NVS_OK;
+    int code = -1, off = 0;
+    if (WIFSIGNALED(st)) {
+        snprintf(err, errlen, "hwloc could not read hwloc XML '%s': it stopped with signal %d (%s)%s: not a valid "
+                 "hwloc XML topology", name, WTERMSIG(st), strsignal(WTERMSIG(st)),
+                 WTERMSIG(st) == SIGALRM ? ", after " "60 s" : "");
+        res = NVS_ERR_INPUT;
+    } else if (!buf || !WIFEXITED(st) || WEXITSTATUS(st) != 0 || sscanf(buf, "%d\n%n", &code, &off) != 1) {
+        snprintf(err, errlen, "hwloc XML '%s': the reader process failed (exit %d)", name,
+                 WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+        res = NVS_ERR_SYSTEM;
+    } else if (code != NVS_OK) {
+        snprintf(err, errlen, "%s", buf + off);
+        res = code > 0 && code < NVS_RESULT_COUNT ? (nvs_result_t)code : NVS_ERR_INPUT;
+    } else {
+        json_error_t je;
+        json_t *j = json_loads(buf + off, 0, &je);
+        res = j ? nvs_topo_from_json(j, out, err, errlen) : NVS_ERR_SYSTEM;
+        if (!j) snprintf(err, errlen, "hwloc XML '%s': unreadable answer of the reader process (%s)", name, je.text);
+        json_decref(j);
+    }
+    free(buf);
+    return res;
+}
+
+/* The text, checked, through hwloc: in a child process for a file (load_isolated), in this one for the fuzz
+ * harness (which needs to see the code that walks hwloc's objects run, and whose crashes are findings) */
+static nvs_result_t discover_text(const char *name, const char *text, int isolated, nvs_topology **out)
 {
     NVS_CHECK(check_xml_text(name, text));
     nvs_topology *t = NULL;
-    char err[512];
-    nvs_result_t r = nvs_topo_hwloc_load_buffer(name, text, strlen(text) + 1, &t, err, sizeof err);
-    return finish_xml(name, r, t, err, out);
+    char err[1024];
+    nvs_result_t r = isolated ? load_isolated(name, text, &t, err, sizeof err)
+                              : nvs_topo_hwloc_load_buffer(name, text, strlen(text) + 1, &t, err, sizeof err);
+    return finish_xml(name, r, t, err, !isolated, out);
 }
 
 static nvs_result_t discover_xml(const char *xml, nvs_topology **out)
 {
     char *text;
     NVS_CHECK(read_xml(xml, &text));
-    nvs_result_t r = discover_text(xml, text, out);
+    nvs_result_t r = discover_text(xml, text, 1, out);
     free(text);
     return r;
 }
@@ -149,7 +265,7 @@ nvs_result_t nvs_topo_discover_xml_buffer(const char *name, const char *buf, siz
     if (!text) return NVS_ERR_NOMEM;
     memcpy(text, buf, len);
     text[len] = '\0';
-    nvs_result_t r = discover_text(name, text, out);
+    nvs_result_t r = discover_text(name, text, 0, out);
     free(text);
     return r;
 }

@@ -269,7 +269,7 @@ static int load_presets(const opts *o, nvs_presets *ps)
     }
     for (int i = 0; i < o->npreset_files; i++)
         if (nvs_presets_load_file(ps, o->preset_files[i], err, sizeof err) != NVS_OK) {
-            fprintf(stderr, "nvscale model: %s\n", err);
+            if (err[0]) fprintf(stderr, "nvscale model: %s\n", err);
             return 2;
         }
     return 0;

@@ -553,8 +553,8 @@ nvs_result_t nvs_presets_load_file(nvs_presets *ps, const char *path, char *err,
     char *text = NULL;
     /* 4 MiB: far more than any preset file; protects against pointing at a disk image */
     nvs_result_t r = nvs_read_text_file(path, 4u << 20, &text);
-    if (r != NVS_OK) {
-        snprintf(err, errlen, "%s: cannot read the preset file", path);
+    if (r != NVS_OK) { /* nvs_read_text_file said why: one message, not two */
+        if (err && errlen) err[0] = '\0';
         return NVS_ERR_INPUT;
     }
     r = nvs_presets_parse(ps, text, path, err, errlen);

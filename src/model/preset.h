@@ -112,6 +112,8 @@ const char *nvs_preset_key_name(nvs_preset_kind k, int field);
  * it (user files override built-ins); the same id twice in one text is an error. On error `ps` is unchanged,
  * NVS_ERR_INPUT is returned and `err` holds "ORIGIN:LINE: what". */
 nvs_result_t nvs_presets_parse(nvs_presets *ps, const char *text, const char *origin, char *err, size_t errlen);
+/* A file: parse errors in err as above; when the file cannot be read, the reason is already printed and err
+ * is empty. */
 nvs_result_t nvs_presets_load_file(nvs_presets *ps, const char *path, char *err, size_t errlen);
 /* Every built-in family (src/model/presets/). */
 nvs_result_t nvs_presets_load_builtin(nvs_presets *ps, char *err, size_t errlen);

@@ -243,7 +243,8 @@ nvs_result_t nvs_rj_open_run_dir(const char *out, const char *subcommand, char *
             int e = errno;
             nvs_error("cannot create the run directory %s: %s", partial, strerror(e));
             /* a place that cannot be written is the user's to fix (exit 2); a failing disk is not */
-            return e == EACCES || e == EPERM || e == EROFS || e == ENOTDIR || e == ENAMETOOLONG || e == ELOOP
+            return e == EACCES || e == EPERM || e == EROFS || e == ENOTDIR || e == ENAMETOOLONG || e == ELOOP ||
+                           e == ENOENT
                        ? NVS_ERR_USAGE
                        : NVS_ERR_SYSTEM;
         }

@@ -70,7 +70,7 @@ expect 2 "$P/bad_sockets.txt:2: machine 'm': gpus 7 is not a multiple of sockets
 expect 2 "$P/bad_header.txt:1: expected the header 'nvscale-presets 1'" $M --preset-file $P/bad_header.txt --list-presets
 expect 2 "$P/bad_number.txt:4: 'gbps' is not a number: '4OO'" $M --preset-file $P/bad_number.txt --list-presets
 expect 2 "no_such.txt" $M --preset-file $P/no_such.txt --list-presets
-expect 2 "tests/fixtures: cannot read the preset file" $M --preset-file tests/fixtures --list-presets
+expect 2 "tests/fixtures: is a directory, not a regular file" $M --preset-file tests/fixtures --list-presets
 # a good user file: new GPU, machine and network usable, built-in override visible
 expect 0 "rtx6000ada @ lab-4gpu" $M --preset-file $P/good.txt --gpu rtx6000ada --machine lab-4gpu --model resnet50
 expect 0 "our measurement at 300 W" $M --preset-file $P/good.txt --gpu rtx3090 --machine lab-4gpu --model resnet50

@@ -6,6 +6,9 @@
 # this test belongs to: it is not run from inside itself. Run directories the commands make are removed after.
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
+# make check SAN=...: `make run` would rebuild the unsanitized nvscale in the middle of the sanitized suite; the
+# README's commands are the plain make check's to run
+[ -n "${ASAN_OPTIONS:-}" ] && skip "make check SAN=...: the README's commands run in the plain make check"
 need_nvscale
 need_cmd python3 "cannot read README.md's blocks"
 need_cmd mpirun "the README's mpirun lines"

@@ -41,6 +41,12 @@ python3 tests/fixtures/topo/gen_many.py 2 --nvlink 18446744073709551615 >"$d/nvm
 expect 2 "is 737869762948382 NVLinks" $to $NVS topo --hwloc-xml "$d/nvmax.xml" --no-save
 python3 tests/fixtures/topo/gen_many.py 2 --nvlink 450000 >"$d/nv18.xml"
 expect 0 "GPU0   X    NV18" $to $NVS topo --hwloc-xml "$d/nv18.xml" --no-save -q
+# hwloc 2.9 aborts or crashes on some malformed XML (lstopo too): nvscale's reader process dies, nvscale says so
+python3 tests/fixtures/topo/gen_many.py 2 | sed 's/complete_cpuset="0x00000001"/complete_cpuset=",0x00000001"/' >"$d/badset.xml"
+expect 2 "badset.xml:[0-9]*: an object's sets are not what hwloc writes" $to $NVS topo --hwloc-xml "$d/badset.xml" --no-save
+python3 tests/fixtures/topo/gen_many.py 2 >"$d/ok.xml"
+expect 2 "hwloc could not read hwloc XML '$d/ok.xml': it stopped with signal 6" \
+    env NVS_TEST_XML_ABORT=1 $to $NVS topo --hwloc-xml "$d/ok.xml" --no-save
 head -c $((65 << 20)) /dev/zero | tr '\0' ' ' >"$d/huge.xml"
 expect 2 "more than 64 MiB is not the topology of one host" $to $NVS topo --hwloc-xml "$d/huge.xml" --no-save
 rm -rf "$d"
