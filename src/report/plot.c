@@ -112,6 +112,9 @@ static nvs_result_t add_series(plot_def *p, const char *title)
         return NVS_ERR_NOMEM;
     }
     p->s = ns;
+    /* realloc leaves the new series unset: its 'bound' flag drew measured curves dashed, as bounds, at random
+     * (found when make check SAN=... regenerated results/h200x2-final's plots with ASan's junk-filled malloc) */
+    memset(&p->s[p->ns], 0, sizeof p->s[p->ns]);
     snprintf(p->s[p->ns].title, sizeof p->s[p->ns].title, "%s", title);
     p->ns++;
     return NVS_OK;
