@@ -230,19 +230,20 @@ static nvs_result_t wait_stream(nvs_backend *b, nvs_comm *c, cudaStream_t s, con
         cudaError_t e = cudaStreamQuery(s);
         if (e == cudaSuccess) return NVS_OK;
         if (e != cudaErrorNotReady) return nvs_cuda_fail(NULL, "cudaStreamQuery", e);
+        /* read first: after Ctrl-C a peer's abort shows up here as an NCCL error, and the run was interrupted */
+        int interrupted = nvs_interrupted() != 0;
         if (c) {
             ncclResult_t async = ncclSuccess;
             ncclResult_t r = ncclCommGetAsyncError(c->comm, &async);
             if (r != ncclSuccess) return nvs_nccl_fail("ncclCommGetAsyncError", r, c->comm);
             if (async != ncclSuccess && async != ncclInProgress) {
-                nvs_nccl_fail(what, async, c->comm);
+                if (!interrupted) nvs_nccl_fail(what, async, c->comm);
                 ncclCommAbort(c->comm);
                 if (c->comm == im->world) im->world = NULL;
                 c->comm = NULL;
-                return NVS_ERR_NCCL;
+                return interrupted || nvs_interrupted() ? NVS_ERR_INTERRUPTED : NVS_ERR_NCCL;
             }
         }
-        int interrupted = nvs_interrupted() != 0;
         if (interrupted || nvs_now_s() - start > b->rt->timeout_s) {
             if (interrupted)
                 nvs_info("interrupted during %s on rank %d: aborting the NCCL communicators", what, b->rt->rank);

@@ -20,6 +20,8 @@ typedef struct {
     int graph_launches; /* 0: plain launches */
     double t_min_us, t_avg_us, t_max_us; /* per-operation time over the member ranks */
     int slowest_rank;   /* world rank with t_max */
+    double t_basis_us;  /* the -a time basis's time (rank 0, mean, fastest, slowest): what the table shows and the
+                         * bandwidths come from, as in nccl-tests */
     double algbw_gbps, busbw_gbps;       /* from the -a time basis (default the slowest rank); NAN where no bus
                                           * was crossed (N=1: busbw; N=1 in place: algbw too) */
     long long wrong;    /* summed over ranks; -1 = not checked (-c 0) */

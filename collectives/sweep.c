@@ -226,6 +226,7 @@ static nvs_result_t run_point(nvs_backend *b, nvs_comm *c, int n, const nvs_swee
                    : cfg->time_basis == 1 ? row.t_avg_us
                    : cfg->time_basis == 2 ? row.t_min_us
                                           : row.t_max_us;
+    row.t_basis_us = basis;
     row.algbw_gbps = nvs_algbw_gbps((double)row.bytes, basis);
     row.busbw_gbps = nvs_busbw_gbps((double)row.bytes, basis, pt->coll->busbw_factor(n));
     /* N=1 is the baseline, not a bus: nothing crosses a link, so there is no bus bandwidth; in place there is not

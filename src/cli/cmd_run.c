@@ -7,6 +7,7 @@
 #include "cli/cli_common.h"
 #include "cli/commands.h"
 #include "core/config.h"
+#include "core/launch_env.h"
 #include "run/run_flow.h"
 
 static int run_main(const char *sub, int argc, char **argv)
@@ -23,13 +24,13 @@ static int run_main(const char *sub, int argc, char **argv)
     cfg->argc = argc;
     cfg->argv = argv;
     if (!strcmp(sub, "train") && !cfg->model[0]) {
-        fprintf(stderr, "nvscale train: --model is required (a built-in name or a profile file)\n"
+        fprintf(nvs_stderr_once(), "nvscale train: --model is required (a built-in name or a profile file)\n"
                         "Try 'nvscale train --help'.\n");
         free(cfg);
         return 2;
     }
     if (cfg->no_train && cfg->model[0]) {
-        fprintf(stderr, "nvscale %s: --no-train and --model exclude each other\nTry 'nvscale %s --help'.\n", sub, sub);
+        fprintf(nvs_stderr_once(), "nvscale %s: --no-train and --model exclude each other\nTry 'nvscale %s --help'.\n", sub, sub);
         free(cfg);
         return 2;
     }

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "core/launch_env.h"
 #include "core/version.h"
 
 struct subcommand {
@@ -61,6 +62,6 @@ int main(int argc, char **argv)
     }
     for (int i = 0; i < ntable; i++)
         if (!strcmp(argv[1], table[i].name)) return table[i].fn(argc - 1, argv + 1);
-    fprintf(stderr, "nvscale: unknown subcommand '%s'\nTry 'nvscale help'.\n", argv[1]);
+    fprintf(nvs_stderr_once(), "nvscale: unknown subcommand '%s'\nTry 'nvscale help'.\n", argv[1]);
     return 2;
 }

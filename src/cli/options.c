@@ -7,6 +7,7 @@
 
 #include "collectives/coll.h"
 #include "core/dtype.h"
+#include "core/launch_env.h"
 #include "core/units.h"
 #include "run/phases.h"
 #include "train/framework.h"
@@ -176,8 +177,8 @@ void nvs_config_usage(const char *sub, FILE *to)
 
 static nvs_result_t bad(const char *sub, const char *flag, const char *value, const char *why)
 {
-    fprintf(stderr, "nvscale %s: invalid value '%s' for %s: %s\n", sub, value, flag, why);
-    fprintf(stderr, "Try 'nvscale %s --help'.\n", sub);
+    fprintf(nvs_stderr_once(), "nvscale %s: invalid value '%s' for %s: %s\n", sub, value, flag, why);
+    fprintf(nvs_stderr_once(), "Try 'nvscale %s --help'.\n", sub);
     return NVS_ERR_USAGE;
 }
 
@@ -255,7 +256,14 @@ static nvs_result_t parse_stall_env(nvs_config *c)
 {
     const char *k = getenv("NVS_TEST_CORRUPT");
     if (k && *k && parse_int_range(k, 0, 1 << 20, &c->corrupt_rank)) {
-        fprintf(stderr, "nvscale: invalid value '%s' for environment variable NVS_TEST_CORRUPT: expected a rank\n", k);
+        fprintf(nvs_stderr_once(), "nvscale: invalid value '%s' for environment variable NVS_TEST_CORRUPT: expected a rank\n", k);
+        return NVS_ERR_USAGE;
+    }
+    const char *w = getenv("NVS_TEST_WRITE_FAIL"); /* read by core/out_file.c */
+    int k_unused;
+    if (w && *w && parse_int_range(w, 1, 1 << 30, &k_unused)) {
+        fprintf(nvs_stderr_once(), "nvscale: invalid value '%s' for environment variable NVS_TEST_WRITE_FAIL: "
+                                   "expected the number of the first file write to fail (1, 2, ...)\n", w);
         return NVS_ERR_USAGE;
     }
     const char *s = getenv("NVS_TEST_STALL");
@@ -268,7 +276,7 @@ static nvs_result_t parse_stall_env(nvs_config *c)
     if (parse_int_range(buf, 0, 1 << 20, &c->stall_rank) || nvs_parse_size(colon + 1, &c->stall_bytes)) goto fail;
     return NVS_OK;
 fail:
-    fprintf(stderr, "nvscale: invalid value '%s' for environment variable NVS_TEST_STALL: expected RANK:SIZE\n", s);
+    fprintf(nvs_stderr_once(), "nvscale: invalid value '%s' for environment variable NVS_TEST_STALL: expected RANK:SIZE\n", s);
     return NVS_ERR_USAGE;
 }
 
@@ -311,7 +319,7 @@ nvs_result_t nvs_config_parse(nvs_config *c, const char *sub, int argc, char **a
             if (specs[i].key == opt && !(specs[i].subs & mine)) {
                 char who[64];
                 owners(specs[i].subs, who, sizeof who);
-                fprintf(stderr, "nvscale %s: option %s is not one of %s's (it belongs to: %s)\nTry 'nvscale %s --help'.\n",
+                fprintf(nvs_stderr_once(), "nvscale %s: option %s is not one of %s's (it belongs to: %s)\nTry 'nvscale %s --help'.\n",
                         sub, flag, sub, who, sub);
                 return NVS_ERR_USAGE;
             }
@@ -434,6 +442,8 @@ nvs_result_t nvs_config_parse(nvs_config *c, const char *sub, int argc, char **a
         case OPT_OUT:
             if (!*a || strlen(a) >= sizeof c->out_dir - 64) return bad(sub, flag, a, "expected a directory path");
             snprintf(c->out_dir, sizeof c->out_dir, "%s", a);
+            /* "runs/x/" names the directory runs/x: without the slash, DIR.partial and the final rename agree */
+            for (size_t l = strlen(c->out_dir); l > 1 && c->out_dir[l - 1] == '/'; l--) c->out_dir[l - 1] = '\0';
             break;
         case OPT_NO_SAVE: c->save = 0; break;
         case OPT_EMULATE:
@@ -496,19 +506,29 @@ nvs_result_t nvs_config_parse(nvs_config *c, const char *sub, int argc, char **a
             *help = 1;
             return NVS_OK;
         case ':':
-            fprintf(stderr, "nvscale %s: option %s needs a value\nTry 'nvscale %s --help'.\n", sub, flag_name, sub);
+        default: {
+            /* a short option inside a cluster ("-qX") is named alone: getopt's optopt; a long one as typed */
+            char shown[64];
+            if (strncmp(flag_name, "--", 2) && optopt > 0 && optopt < 128)
+                snprintf(shown, sizeof shown, "-%c", optopt);
+            else
+                snprintf(shown, sizeof shown, "%.60s", flag_name);
+            if (opt == ':')
+                fprintf(nvs_stderr_once(), "nvscale %s: option %s needs a value\nTry 'nvscale %s --help'.\n", sub,
+                        shown, sub);
+            else
+                fprintf(nvs_stderr_once(), "nvscale %s: unknown option '%s'\nTry 'nvscale %s --help'.\n", sub,
+                        shown, sub);
             return NVS_ERR_USAGE;
-        default:
-            fprintf(stderr, "nvscale %s: unknown option '%s'\nTry 'nvscale %s --help'.\n", sub, flag_name, sub);
-            return NVS_ERR_USAGE;
+        }
         }
     }
     if (optind < argc) {
-        fprintf(stderr, "nvscale %s: unexpected argument '%s'\nTry 'nvscale %s --help'.\n", sub, argv[optind], sub);
+        fprintf(nvs_stderr_once(), "nvscale %s: unexpected argument '%s'\nTry 'nvscale %s --help'.\n", sub, argv[optind], sub);
         return NVS_ERR_USAGE;
     }
     if (have_f && have_i) {
-        fprintf(stderr, "nvscale %s: -f/--stepfactor and -i/--stepbytes exclude each other\n", sub);
+        fprintf(nvs_stderr_once(), "nvscale %s: -f/--stepfactor and -i/--stepbytes exclude each other\n", sub);
         return NVS_ERR_USAGE;
     }
     if (have_i) c->step_factor = 0;
@@ -518,7 +538,7 @@ nvs_result_t nvs_config_parse(nvs_config *c, const char *sub, int argc, char **a
         return bad(sub, "-b/--minbytes", v, "larger than -e/--maxbytes");
     }
     if (c->quiet && c->verbose) {
-        fprintf(stderr, "nvscale %s: -q/--quiet and -v/--verbose exclude each other\n", sub);
+        fprintf(nvs_stderr_once(), "nvscale %s: -q/--quiet and -v/--verbose exclude each other\n", sub);
         return NVS_ERR_USAGE;
     }
     return parse_stall_env(c);

@@ -1,6 +1,7 @@
 /* See interrupt.h. */
 #include "core/interrupt.h"
 
+#include <errno.h>
 #include <signal.h>
 #include <string.h>
 
@@ -17,16 +18,15 @@ static void on_signal(int sig)
     if (!g_sig) g_sig = sig;
 }
 
-void nvs_interrupt_install(void)
+int nvs_interrupt_install(void)
 {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
     sa.sa_flags = 0; /* no SA_RESTART: a blocking call returns, and the run notices */
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
+    if (sigaction(SIGINT, &sa, NULL) || sigaction(SIGTERM, &sa, NULL) || sigaction(SIGHUP, &sa, NULL)) return errno;
+    return 0;
 }
 
 int nvs_interrupted(void) { return (int)g_sig; }

@@ -6,7 +6,8 @@
 #ifndef NVS_INTERRUPT_H
 #define NVS_INTERRUPT_H
 
-void nvs_interrupt_install(void);
+/* 0, or the errno of the sigaction that failed (the signal then keeps its default action). */
+int nvs_interrupt_install(void);
 /* The signal number that interrupted the run, or 0. */
 int nvs_interrupted(void);
 /* For tests: as if `sig` had arrived. */

@@ -106,11 +106,26 @@ nvs_result_t nvs_outfile_open(nvs_outfile *o, const char *path)
     return NVS_OK;
 }
 
+/* For the fault tests where no small file system can be mounted (tests/t/faults_disk.sh): NVS_TEST_WRITE_FAIL=K
+ * makes the K-th file this process commits, and every one after it, fail as on a full disk (ENOSPC). */
+static int simulated_full_disk(void)
+{
+    static long count, from = -1;
+    if (from < 0) {
+        const char *v = getenv("NVS_TEST_WRITE_FAIL");
+        char *end;
+        from = v && *v ? strtol(v, &end, 10) : 0;
+        if (!v || !*v || *end || from < 1) from = 0;
+    }
+    return from > 0 && ++count >= from;
+}
+
 nvs_result_t nvs_outfile_commit(nvs_outfile *o)
 {
     if (!o->f) return NVS_ERR_SYSTEM;
     int bad = fflush(o->f) != 0 || ferror(o->f);
     int err = errno;
+    if (!bad && !o->through && simulated_full_disk()) bad = 1, err = ENOSPC;
     /* fsync: the data is on disk before the rename makes it visible (a crash leaves the old file or the new
      * one, never an empty one); a pipe or device has nothing to sync (EINVAL) */
     if (!bad && !o->through && fsync(fileno(o->f)) != 0 && errno != EINVAL) bad = 1, err = errno;

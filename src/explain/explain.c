@@ -395,6 +395,7 @@ json_t *nvs_explain_json(const nvs_explain_facts *f)
     }
     if (f->hosts > 0) PUT("hosts", json_integer(f->hosts));
     PUT("transport", f->transport[0] ? json_string(f->transport) : json_null());
+    PUT("collective", f->collective ? json_string(f->collective) : json_null());
     PUT("busbw_gbps", nvs_rj_num(f->busbw_gbps));
     PUT("busbw_bytes", nvs_rj_num(f->busbw_bytes));
     PUT("pct_of_bound", !isnan(f->busbw_gbps) && !isnan(f->bound_gbps) && f->bound_gbps > 0

@@ -317,8 +317,9 @@ void nvs_summary_verdict(const nvs_summary_facts *f, char *buf, size_t len)
                       f->gpu ? "GPU" : "rank", f->worst_model ? f->worst_model : "the step", 100.0 * f->worst_eff,
                       f->nworkloads > 1 ? " (the worst workload)" : "");
     if (isfinite(f->pct_of_bound))
-        k += snprintf(buf + k, len > (size_t)k ? len - k : 0, "%sall_reduce reaches %.0f %% of the %s bound%s",
-                      isfinite(f->worst_eff) ? "; " : ": ", f->pct_of_bound, f->hop_class ? f->hop_class : "link",
+        k += snprintf(buf + k, len > (size_t)k ? len - k : 0, "%s%s reaches %.0f %% of the %s bound%s",
+                      isfinite(f->worst_eff) ? "; " : ": ", f->collective ? f->collective : "the collective",
+                      f->pct_of_bound, f->hop_class ? f->hop_class : "link",
                       f->pct_of_bound < 50 ? " (low: see Why)" : "");
     (void)k;
 }
@@ -351,6 +352,7 @@ static void verdict_facts(const nvs_ctx *run, const json_t *root, nvs_summary_fa
     }
     const json_t *e = explain_of(json_object_get(root, "explain"), f->n);
     f->pct_of_bound = jnum(e, "pct_of_bound");
+    f->collective = json_string_value(json_object_get(e, "collective"));
     f->hop_class = json_string_value(json_object_get(json_object_get(e, "slowest_hop"), "class"));
 }
 

@@ -23,7 +23,7 @@ static void side(FILE *to, const nvs_coll_row *r)
         return;
     }
     char t[32], w[32], al[32], bu[32];
-    fmt_time(r->t_max_us, t, sizeof t);
+    fmt_time(r->t_basis_us, t, sizeof t); /* the time the bandwidths beside it come from (-a) */
     if (r->wrong < 0) snprintf(w, sizeof w, "skip");
     else snprintf(w, sizeof w, "%lld", r->wrong);
     /* '-': no bus crossed (N=1), nothing moved (N=1 in place) */

@@ -181,6 +181,49 @@ static json_t *train_json(const nvs_ctx *run, const char *model, const nvs_profi
     return o;
 }
 
+/* Load, plan and size one workload on every rank, and refuse (one message, from rank 0, NVS_ERR_USAGE) what does
+ * not fit in the smallest free memory of any rank. *have_exec says whether x needs its teardown. */
+static nvs_result_t prepare(nvs_ctx *run, const char *model, nvs_profile *prof, nvs_train_plan *plan,
+                            nvs_train_exec *x, int *have_exec, double *free_min_out)
+{
+    const nvs_config *cfg = run->cfg;
+    nvs_rt *rt = run->rt;
+    *have_exec = 0;
+    NVS_CHECK(load_profile(run, model, prof));
+    int batch = cfg->batch ? cfg->batch : prof->default_batch;
+    if (batch < 1) batch = 1;
+    NVS_CHECK(nvs_train_plan_make(prof, batch, cfg->precision, cfg->grad_bf16, cfg->bucket_first_bytes,
+                                  cfg->bucket_cap_bytes, plan));
+    nvs_train_plan_set_framework(plan, nvs_framework_find(cfg->framework));
+    x->plan = plan;
+    x->backend = &run->backend;
+    NVS_CHECK(!strcmp(run->backend.ops->name, "nccl") ? nvs_train_exec_gpu(x) : nvs_train_exec_host(x));
+    *have_exec = 1; /* teardown frees whatever setup got to */
+
+    /* refuse up front what does not fit, naming the bytes needed and available: the smallest free memory of
+     * any rank, and whose it is */
+    double free_bytes = 0;
+    NVS_CHECK(x->ops->memory(x, &free_bytes));
+    double free_min = free_bytes, who = rt->rank;
+    NVS_CHECK(nvs_allreduce_f64(rt, &free_min, 1, NVS_RT_MIN, "training memory check"));
+    if (free_bytes != free_min) who = -1;
+    NVS_CHECK(nvs_allreduce_f64(rt, &who, 1, NVS_RT_MAX, "training memory check"));
+    *free_min_out = free_min;
+    if (plan->total_bytes <= free_min * 0.95) return NVS_OK; /* 5% headroom: NCCL and cuBLAS allocate too */
+    if (rt->rank == 0) {
+        const nvs_rank_info *ri = who >= 0 && who < rt->size && run->ranks ? &run->ranks[(int)who] : NULL;
+        nvs_error("%s at batch %d (%s) needs %.2f GiB per %s (weights %.2f, fp32 state %.2f, gradients %.2f, "
+                  "activations %.2f, workspace %.2f GiB) but rank %d (%s%s%s) has %.2f GiB free: lower --batch",
+                  prof->name, batch, nvs_precision_name(cfg->precision), plan->total_bytes / 1073741824.0,
+                  x->ops->name, plan->weight_bytes / 1073741824.0, plan->master_bytes / 1073741824.0,
+                  plan->grad_bytes / 1073741824.0, plan->act_bytes / 1073741824.0,
+                  plan->workspace_bytes / 1073741824.0, (int)who, ri ? ri->host : "?",
+                  ri && ri->pci_bus_id[0] ? ", GPU " : "", ri && ri->pci_bus_id[0] ? ri->pci_bus_id : "",
+                  free_min / 1073741824.0);
+    }
+    return NVS_ERR_USAGE;
+}
+
 static nvs_result_t train_one(nvs_ctx *run, const char *model)
 {
     const nvs_config *cfg = run->cfg;
@@ -190,41 +233,10 @@ static nvs_result_t train_one(nvs_ctx *run, const char *model)
     nvs_train_exec x = {0};
     struct train_point *pts = NULL;
     int have_exec = 0;
-    nvs_result_t res = load_profile(run, model, &prof);
+    int slot = -1; /* rank 0: this workload's index in run->trains once its first point is measured */
+    double free_min = 0;
+    nvs_result_t res = prepare(run, model, &prof, &plan, &x, &have_exec, &free_min);
     if (res != NVS_OK) goto out;
-    int batch = cfg->batch ? cfg->batch : prof.default_batch;
-    if (batch < 1) batch = 1;
-    NVS_CHECK_GOTO(nvs_train_plan_make(&prof, batch, cfg->precision, cfg->grad_bf16, cfg->bucket_first_bytes,
-                                       cfg->bucket_cap_bytes, &plan),
-                   res, out);
-    nvs_train_plan_set_framework(&plan, nvs_framework_find(cfg->framework));
-    x.plan = &plan;
-    x.backend = &run->backend;
-    res = !strcmp(run->backend.ops->name, "nccl") ? nvs_train_exec_gpu(&x) : nvs_train_exec_host(&x);
-    if (res != NVS_OK) goto out;
-    have_exec = 1; /* teardown frees whatever setup got to */
-
-    /* refuse up front what does not fit, naming the bytes needed and available */
-    double free_bytes = 0;
-    NVS_CHECK_GOTO(x.ops->memory(&x, &free_bytes), res, out);
-    double fits = plan.total_bytes <= free_bytes * 0.95; /* 5% headroom: NCCL and cuBLAS allocate too */
-    if (!fits) {
-        char need[32], have[32];
-        snprintf(need, sizeof need, "%.2f GiB", plan.total_bytes / 1073741824.0);
-        snprintf(have, sizeof have, "%.2f GiB", free_bytes / 1073741824.0);
-        nvs_error("%s at batch %d (%s) needs %s per %s (weights %.2f, fp32 state %.2f, gradients %.2f, "
-                  "activations %.2f, workspace %.2f GiB) but %s has %s free: lower --batch",
-                  prof.name, batch, nvs_precision_name(cfg->precision), need, x.ops->name, plan.weight_bytes / 1073741824.0,
-                  plan.master_bytes / 1073741824.0, plan.grad_bytes / 1073741824.0, plan.act_bytes / 1073741824.0,
-                  plan.workspace_bytes / 1073741824.0, run->backend.pci_bus_id[0] ? run->backend.pci_bus_id : "this host", have);
-    }
-    double all_fit = fits, free_min = free_bytes;
-    NVS_CHECK_GOTO(nvs_allreduce_f64(rt, &all_fit, 1, NVS_RT_MIN, "training memory check"), res, out);
-    NVS_CHECK_GOTO(nvs_allreduce_f64(rt, &free_min, 1, NVS_RT_MIN, "training memory check"), res, out);
-    if (!all_fit) {
-        res = NVS_ERR_USAGE;
-        goto out;
-    }
     NVS_CHECK_GOTO(x.ops->setup(&x), res, out);
     /* the framework's host work is an amount of CPU work: each rank measures its rate ALONE, in turn, so that
      * ranks sharing cores later take longer for the same work, as a framework's host threads would */
@@ -275,7 +287,12 @@ static nvs_result_t train_one(nvs_ctx *run, const char *model)
             res = NVS_ERR_NOMEM;
             goto out;
         }
+        /* a rank outside this N arrives here at once and waits while the members time every variant's steps
+         * (each wait of which they bound by --timeout themselves): its own bound is that long */
+        double keep_timeout = rt->timeout_s;
+        if (!member) rt->timeout_s = keep_timeout * (4.0 * (cfg->warmup_steps + cfg->steps) + 1.0);
         res = nvs_allgather(rt, mine, all, sizeof mine, "gathering step times");
+        rt->timeout_s = keep_timeout;
         if (res == NVS_OK) {
             pts[i].n = pt->n;
             pts[i].slowest_rank = -1;
@@ -298,16 +315,46 @@ static nvs_result_t train_one(nvs_ctx *run, const char *model)
         }
         free(all);
         if (res != NVS_OK) goto out;
-    }
-    if (rt->rank == 0) {
-        json_t *t = train_json(run, model, &prof, &plan, free_min, x.work_per_us, pts, run->npoints);
-        if (!t || json_array_append_new(run->trains, t)) res = NVS_ERR_NOMEM;
+        /* the points measured so far are this workload's section now (replaced as points come), and checkpointed:
+         * an interruption or a failure at the next N keeps them */
+        if (rt->rank == 0) {
+            json_t *t = train_json(run, model, &prof, &plan, free_min, x.work_per_us, pts, i + 1);
+            int bad = !t || (slot < 0 ? json_array_append_new(run->trains, t) : json_array_set_new(run->trains, (size_t)slot, t));
+            if (bad) {
+                res = NVS_ERR_NOMEM;
+                goto out;
+            }
+            if (slot < 0) slot = (int)json_array_size(run->trains) - 1;
+            res = nvs_run_checkpoint(run, 1);
+            if (res != NVS_OK) goto out;
+        }
     }
 out:
     if (have_exec) x.ops->teardown(&x);
     free(pts);
     nvs_train_plan_free(&plan);
     nvs_profile_free(&prof);
+    return res;
+}
+
+nvs_result_t nvs_phase_train_preflight(nvs_ctx *run)
+{
+    char (*names)[NVS_PATH_MAX] = malloc(NVS_MAX_WORKLOADS * sizeof *names);
+    if (!names) return NVS_ERR_NOMEM;
+    int n = nvs_phase_models(run->cfg, names, NVS_MAX_WORKLOADS);
+    nvs_result_t res = NVS_OK;
+    for (int i = 0; i < n && res == NVS_OK; i++) {
+        nvs_profile prof = {0};
+        nvs_train_plan plan = {0};
+        nvs_train_exec x = {0};
+        int have_exec = 0;
+        double free_min = 0;
+        res = prepare(run, names[i], &prof, &plan, &x, &have_exec, &free_min);
+        if (have_exec) x.ops->teardown(&x);
+        nvs_train_plan_free(&plan);
+        nvs_profile_free(&prof);
+    }
+    free(names);
     return res;
 }
 

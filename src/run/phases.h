@@ -16,6 +16,9 @@ int nvs_phase_models(const nvs_config *cfg, char names[][NVS_PATH_MAX], int max)
 nvs_result_t nvs_phase_place(nvs_ctx *run, int n, int *ranks);
 /* Topology of every host, gathered to rank 0 (run->topology). */
 nvs_result_t nvs_phase_topology(nvs_ctx *run);
+/* Before anything is measured: every workload loads, plans and fits in every rank's free memory (else one
+ * message and NVS_ERR_USAGE, not after the sweeps). The training phase checks again when it starts. */
+nvs_result_t nvs_phase_train_preflight(nvs_ctx *run);
 /* The synthetic training step at every N (run->train). */
 nvs_result_t nvs_phase_train(nvs_ctx *run);
 /* Which transport NCCL used per N, from its INFO log (run->transports). */

@@ -16,6 +16,8 @@
 #include "core/clock.h"
 #include "collectives/sweep.h"
 #include "core/interrupt.h"
+#include "core/launch_env.h"
+#include "core/precision.h"
 #include "core/log.h"
 #include "core/out_file.h"
 #include "run/phases.h"
@@ -38,7 +40,8 @@ struct run_request {
 /* Point NCCL's INFO log at a file of ours before NCCL's first call in this process (NCCL reads NCCL_DEBUG*
  * once). Transport attribution parses it afterwards. Left alone when the user set NCCL_DEBUG. `rank` >= 0 names
  * the file after the rank (one process per rank); -1 lets NCCL name it by host and pid (one process, many
- * GPUs). Called while the process has a single thread: setenv is not safe beside other threads' getenv. */
+ * GPUs). Called before any thread of nvscale's starts and before NCCL's first call: setenv is not safe beside
+ * other threads' getenv (under MPI, Open MPI's own progress threads exist already; they do not read NCCL_*). */
 static nvs_result_t setup_nccl_log(const nvs_config *cfg, const char *out_dir, int rank, char *dir, size_t len,
                                    int *is_tmp)
 {
@@ -228,7 +231,7 @@ static nvs_result_t write_outputs(nvs_ctx *run, nvs_result_t status)
             }
         }
     }
-    if (nvs_exit_code(status) == 1) {
+    if (nvs_exit_code(status) == 1 || nvs_exit_code(status) == 2) {
         /* a failed run prints no tables: it says where what it measured went */
         if (cfg->save && res == NVS_OK) fprintf(stderr, "nvscale: %s; what was measured is in %s/run.json\n",
                                                 run->reason[0] ? run->reason : nvs_result_text(status), shown);
@@ -272,6 +275,17 @@ static nvs_result_t write_outputs(nvs_ctx *run, nvs_result_t status)
             snprintf(run->out_dir, sizeof run->out_dir, "%s", run->final_dir);
         }
     }
+    if (cfg->save && res != NVS_OK) {
+        /* the end could not be written (a full disk): say what is left of the run */
+        char path[NVS_PATH_MAX + 16];
+        struct stat st;
+        snprintf(path, sizeof path, "%s/run.json", run->out_dir);
+        if (stat(path, &st) == 0 && st.st_size > 0)
+            nvs_error("%s holds the last checkpoint written (status \"running\"): what was measured after it is lost",
+                      path);
+        else
+            nvs_error("nothing of this run could be kept in %s", run->out_dir);
+    }
     return res;
 }
 
@@ -292,6 +306,13 @@ static nvs_result_t total_wrong(const nvs_ctx *run)
         }
     }
     return wrong ? NVS_ERR_WRONG : NVS_OK;
+}
+
+/* Rank 0: whether this run has any measured number to keep (a usage error found late keeps them) */
+static int measured_anything(const nvs_ctx *run)
+{
+    return run->rows.n > 0 || (run->trains && json_array_size(run->trains) > 0) || run->p2p || run->sustain ||
+           run->health;
 }
 
 static nvs_result_t run_rank(nvs_rt *rt, void *arg)
@@ -341,10 +362,15 @@ static nvs_result_t run_rank(nvs_rt *rt, void *arg)
     NVS_CHECK_GOTO(nvs_phase_topology(&run), res, end); /* also for `coll`: it names the links NCCL used */
     if (phases & NVS_PHASE_HEALTH) NVS_CHECK_GOTO(nvs_phase_health_start(&run), res, end);
     NVS_CHECK_GOTO(plan_counts(&run, strcmp(sub, "coll") != 0), res, end);
+    int trains = !strcmp(sub, "train") || req->cfg.model[0];
+    if (trains) NVS_CHECK_GOTO(nvs_phase_train_preflight(&run), res, end);
     NVS_CHECK_GOTO(nvs_run_checkpoint(&run, 1), res, end);
     if (phases & (NVS_PHASE_P2P | NVS_PHASE_H2D)) NVS_CHECK_GOTO(nvs_phase_copies(&run), res, end);
-    if (strcmp(sub, "train") && !(phases & NVS_PHASE_NO_SWEEP)) NVS_CHECK_GOTO(sweep_phase(&run), res, end);
-    if (!strcmp(sub, "train") || req->cfg.model[0]) NVS_CHECK_GOTO(nvs_phase_train(&run), res, end);
+    if (strcmp(sub, "train") && !(phases & NVS_PHASE_NO_SWEEP)) {
+        NVS_CHECK_GOTO(sweep_phase(&run), res, end);
+        NVS_CHECK_GOTO(nvs_run_checkpoint(&run, 1), res, end); /* every row, before the training step starts */
+    }
+    if (trains) NVS_CHECK_GOTO(nvs_phase_train(&run), res, end);
     if (phases & NVS_PHASE_SUSTAIN) NVS_CHECK_GOTO(nvs_phase_sustain(&run), res, end);
     NVS_CHECK_GOTO(nvs_phase_transports(&run), res, end);
     if (phases & NVS_PHASE_HEALTH) NVS_CHECK_GOTO(nvs_phase_health_finish(&run), res, end);
@@ -355,19 +381,27 @@ end:;
     /* every rank got here the normal way: agree on one result. Otherwise a peer may be gone or stopped:
      * asking it would wait for nothing, so rank 0 says what it knows. */
     if (res == NVS_OK || res == NVS_ERR_WRONG) final = nvs_rt_agree_result(rt, res);
-    if (rt->rank == 0 && nvs_exit_code(final) == 2) {
-        /* a usage error found once launched (a root beyond the ranks, --gpus beyond the world): nothing was
-         * measured, and nothing is left behind */
+    /* a signal ends the run whatever error it caused on the way (a wait cut short, a peer's aborted NCCL
+     * communicator): the run was interrupted */
+    if (nvs_interrupted()) final = NVS_ERR_INTERRUPTED;
+    if (rt->rank == 0 && nvs_exit_code(final) == 2 && !measured_anything(&run)) {
+        /* a usage error found once launched (a root beyond the ranks, --gpus beyond the world) before anything
+         * was measured: nothing is left behind */
         if (run.out_dir[0] && req->cfg.save) nvs_remove_tree(run.out_dir);
     } else if (rt->rank == 0) {
+        int sig = nvs_interrupted();
         if (final == NVS_ERR_INTERRUPTED)
             snprintf(run.reason, sizeof run.reason, "interrupted by signal %d (%s): the rows and steps measured "
-                     "before it are kept", nvs_interrupted(), nvs_interrupted() == SIGINT ? "SIGINT, Ctrl-C"
-                     : nvs_interrupted() == SIGTERM ? "SIGTERM: the launcher or a batch system stopped the job"
-                     : "SIGHUP");
+                     "before it are kept", sig, sig == SIGINT ? "SIGINT, Ctrl-C"
+                     : sig == SIGTERM ? "SIGTERM: another rank failed and the launcher stopped the job, or a batch "
+                                        "system or a user stopped it"
+                     : sig == SIGHUP ? "SIGHUP: the terminal went away" : "a signal");
+        else if (nvs_exit_code(final) == 2)
+            snprintf(run.reason, sizeof run.reason, "stopped by a usage error (see the message above): the results "
+                     "measured before it are kept");
         else if (final != NVS_OK && final != NVS_ERR_WRONG)
-            snprintf(run.reason, sizeof run.reason, "%s on rank %d (see its messages): the results measured before "
-                     "are kept", nvs_result_text(final), rt->rank);
+            snprintf(run.reason, sizeof run.reason, "%s (see the ranks' messages above): the results measured "
+                     "before are kept", nvs_result_text(final));
         run.rows.on_push = NULL;
         nvs_result_t w = write_outputs(&run, final);
         if (w != NVS_OK && res == NVS_OK) res = w;
@@ -406,6 +440,28 @@ static void apply_backend_defaults(nvs_config *cfg, nvs_backend_kind backend)
     }
 }
 
+/* The training step computes what the backend can: fp32/tf32/bf16 GEMMs on GPUs, fp32 on the host (OpenBLAS).
+ * Said before launch, not after the sweeps (fp16 is the what-if model's only: nvscale model). */
+static nvs_result_t check_train_precision(const nvs_config *cfg, nvs_backend_kind backend)
+{
+    if (!cfg->model[0] && strcmp(cfg->subcommand, "train")) return NVS_OK;
+    const char *sub = cfg->subcommand;
+    if (backend == NVS_BACKEND_MPI && (cfg->precision == NVS_PREC_BF16 || cfg->precision == NVS_PREC_FP16 ||
+                                       cfg->grad_bf16)) {
+        fprintf(nvs_stderr_once(), "nvscale %s: %s %s needs the NCCL backend (GPUs); the host backend trains in "
+                                   "fp32 (drop the flag, or model it: nvscale model --precision ...)\n",
+                sub, cfg->grad_bf16 ? "bf16" : nvs_precision_name(cfg->precision),
+                cfg->grad_bf16 ? "gradients" : "precision");
+        return NVS_ERR_USAGE;
+    }
+    if (backend == NVS_BACKEND_NCCL && !nvs_precision_in_step(cfg->precision)) {
+        fprintf(nvs_stderr_once(), "nvscale %s: the training step does not run %s (fp32, tf32 or bf16); 'nvscale "
+                                   "model' models it\n", sub, nvs_precision_name(cfg->precision));
+        return NVS_ERR_USAGE;
+    }
+    return NVS_OK;
+}
+
 nvs_result_t nvs_run_measure(const nvs_config *cfg_in)
 {
     struct run_request *req = calloc(1, sizeof *req);
@@ -431,11 +487,16 @@ nvs_result_t nvs_run_measure(const nvs_config *cfg_in)
                             "backend (--backend mpi)\n",
                     why);
     } else if (req->backend == NVS_BACKEND_NCCL && !gpus) {
-        fprintf(stderr, "nvscale: --backend nccl needs a GPU, and none is usable here (%s)\n", why);
+        fprintf(nvs_stderr_once(), "nvscale: --backend nccl needs a GPU, and none is usable here (%s)\n", why);
         free(req);
         return NVS_ERR_UNSUPPORTED;
     }
     apply_backend_defaults(cfg, req->backend);
+    res = check_train_precision(cfg, req->backend);
+    if (res != NVS_OK) {
+        free(req);
+        return res;
+    }
     int mpi_launch = nvs_rt_launched_by_mpi();
     nvs_launch_kind kind = req->backend == NVS_BACKEND_MPI || mpi_launch ? NVS_LAUNCH_MPI : NVS_LAUNCH_THREADS;
     req->launcher = kind == NVS_LAUNCH_MPI ? "mpi" : "threads";
@@ -472,8 +533,16 @@ nvs_result_t nvs_run_measure(const nvs_config *cfg_in)
         }
     }
     /* Ctrl-C, or SIGTERM from mpirun / a batch system: stop, keep what was measured (run.json "interrupted") */
-    nvs_interrupt_install();
+    int sig_err = nvs_interrupt_install();
+    if (sig_err && nvs_rt_launcher_rank() == 0)
+        nvs_warn("cannot install the signal handlers (%s): Ctrl-C or SIGTERM will end the run without writing "
+                 "what it measured (a checkpoint every few seconds stays in the run directory)", strerror(sig_err));
     res = nvs_rt_run(kind, gpus > 0 ? gpus : 1, cfg->timeout_s, cfg->emulate_nodes, run_rank, req);
+    /* one process: a usage error before the ranks ran (a bad --emulate-nodes split) leaves the directory made
+     * above unused; run_rank renamed or removed it otherwise */
+    struct stat st;
+    if (kind == NVS_LAUNCH_THREADS && req->out_dir[0] && nvs_exit_code(res) == 2 && lstat(req->out_dir, &st) == 0)
+        nvs_remove_tree(req->out_dir);
     free(req);
     return res;
 }

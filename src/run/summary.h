@@ -10,7 +10,8 @@ typedef struct {
     int nworkloads;
     double worst_eff;        /* lowest training efficiency at n over the workloads; NAN none */
     const char *worst_model; /* its workload */
-    double pct_of_bound;     /* all_reduce busbw at the largest size at n, % of the slowest hop's bound; NAN */
+    const char *collective;  /* the collective pct_of_bound is of (explain's: all_reduce when measured); NULL */
+    double pct_of_bound;     /* its busbw at the largest size at n, % of the slowest hop's bound; NAN */
     const char *hop_class;   /* that hop's class ("NV18", "PHB", "NET"); NULL unknown */
 } nvs_summary_facts;
 

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/launch_env.h"
 #include "core/log.h"
 #include "core/out_file.h"
 
@@ -146,8 +147,9 @@ nvs_result_t nvs_rj_save_file(const json_t *doc, const char *path)
     nvs_result_t r = nvs_outfile_open(&o, path);
     if (r == NVS_OK) {
         if (fputs(text, o.f) == EOF || fputc('\n', o.f) == EOF) {
+            int e = errno;
             nvs_outfile_discard(&o);
-            nvs_error("cannot write %s", path);
+            nvs_error("cannot write %s: %s", path, strerror(e));
             r = NVS_ERR_SYSTEM;
         } else {
             r = nvs_outfile_commit(&o);
@@ -179,7 +181,7 @@ nvs_result_t nvs_rj_check_out_dir(const char *out)
     if (!out || !*out) return NVS_OK;
     struct stat st;
     if (lstat(out, &st) == 0) {
-        fprintf(stderr, "nvscale: --out %s: it exists: nvscale does not mix a new run with an earlier one's files; "
+        fprintf(nvs_stderr_once(), "nvscale: --out %s: it exists: nvscale does not mix a new run with an earlier one's files; "
                         "choose another --out or remove it\n", out);
         return NVS_ERR_USAGE;
     }
@@ -199,11 +201,11 @@ nvs_result_t nvs_rj_check_out_dir(const char *out)
         if (!strcmp(anc, ".") || !strcmp(anc, "/")) break;
     }
     if (stat(anc, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        fprintf(stderr, "nvscale: --out %s: %s is not a directory\n", out, anc);
+        fprintf(nvs_stderr_once(), "nvscale: --out %s: %s is not a directory\n", out, anc);
         return NVS_ERR_USAGE;
     }
     if (access(anc, W_OK) != 0) {
-        fprintf(stderr, "nvscale: --out %s: cannot write in %s: %s\n", out, anc, strerror(errno));
+        fprintf(nvs_stderr_once(), "nvscale: --out %s: cannot write in %s: %s\n", out, anc, strerror(errno));
         return NVS_ERR_USAGE;
     }
     return NVS_OK;

@@ -1,6 +1,8 @@
 /* Runtime selection and the parts common to both backends. */
 #include "runtime/runtime.h"
 
+#include "core/launch_env.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,13 +18,7 @@ int nvs_rt_launched_by_mpi(void)
     return 0;
 }
 
-int nvs_rt_launcher_rank(void)
-{
-    static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"};
-    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
-        if (getenv(vars[i])) return atoi(getenv(vars[i]));
-    return 0;
-}
+int nvs_rt_launcher_rank(void) { return nvs_launcher_rank(); }
 
 nvs_result_t nvs_rt_run(nvs_launch_kind kind, int nthreads, double timeout_s, int emulate_nodes, nvs_rank_main fn,
                         void *arg)
@@ -89,6 +85,8 @@ nvs_result_t nvs_rt_agree_result(nvs_rt *rt, nvs_result_t mine)
     double v[2] = {(double)nvs_result_severity(mine), 0};
     /* encode the result itself too, so that the agreed value is one some rank really had */
     v[1] = nvs_result_severity(mine) * 1000.0 + (double)mine;
-    if (nvs_allreduce_f64(rt, v, 2, NVS_RT_MAX, "agreeing on the run's result") != NVS_OK) return NVS_ERR_TIMEOUT;
+    /* when the agreement itself fails (a peer gone, a signal), that is the run's result: the error says which */
+    nvs_result_t r = nvs_allreduce_f64(rt, v, 2, NVS_RT_MAX, "agreeing on the run's result");
+    if (r != NVS_OK) return nvs_result_severity(r) >= nvs_result_severity(mine) ? r : mine;
     return (nvs_result_t)((long)v[1] % 1000);
 }

@@ -186,11 +186,20 @@ nvs_result_t nvs_rt_mpi_run(double timeout_s, int emulate_nodes, nvs_rank_main f
         MPI_Request req;
         int done = 0;
         if (MPI_Ibarrier(MPI_COMM_WORLD, &req) == MPI_SUCCESS)
-            while (!done && MPI_Test(&req, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS)
+            while (!done && !nvs_interrupted() && MPI_Test(&req, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS)
                 if (!done) nanosleep(&(struct timespec){0, 1000000}, NULL);
     }
     watch.done = 1;
     if (have_watch) pthread_join(wt, NULL);
+    if (nvs_interrupted()) {
+        /* Ctrl-C while ranks were still starting: nothing was measured yet (the run directory comes later) */
+        char msg[160];
+        int n = snprintf(msg, sizeof msg, "nvscale[rank %d]: interrupted by signal %d during MPI start-up: nothing "
+                                          "was measured\n", nvs_rt_launcher_rank(), nvs_interrupted());
+        if (n > 0 && write(STDERR_FILENO, msg, (size_t)n) < 0) { /* nothing more to do */
+        }
+        _exit(130);
+    }
     if (rc != MPI_SUCCESS) {
         nvs_error("MPI_Init_thread failed (code %d): is this MPI library the one nvscale was built with?", rc);
         return NVS_ERR_MPI;

@@ -22,7 +22,6 @@ struct shared {
     unsigned long generation;
     int aborted;
     const void **slots; /* per rank: pointer published for the current collective */
-    double timeout_s;
 };
 
 struct thread_arg {
@@ -39,7 +38,7 @@ static nvs_result_t tbarrier(nvs_rt *rt, const char *what)
     pthread_mutex_lock(&s->lock);
     if (s->aborted) {
         pthread_mutex_unlock(&s->lock);
-        return NVS_ERR_ABORTED;
+        return nvs_interrupted() ? NVS_ERR_INTERRUPTED : NVS_ERR_ABORTED;
     }
     unsigned long gen = s->generation;
     if (++s->arrived == s->nthreads) {
@@ -65,8 +64,9 @@ static nvs_result_t tbarrier(nvs_rt *rt, const char *what)
                 res = NVS_ERR_INTERRUPTED;
                 break;
             }
-            if (nvs_now_s() - t0 > s->timeout_s) {
-                nvs_error("timed out after %.0f s waiting for all ranks at %s (%d of %d arrived)", s->timeout_s,
+            /* this rank's own timeout: a rank outside a training point waits longer (phase_train.c) */
+            if (nvs_now_s() - t0 > rt->timeout_s) {
+                nvs_error("timed out after %.0f s waiting for all ranks at %s (%d of %d arrived)", rt->timeout_s,
                           what, s->arrived, s->nthreads);
                 s->aborted = 1;
                 pthread_cond_broadcast(&s->cond);
@@ -74,7 +74,8 @@ static nvs_result_t tbarrier(nvs_rt *rt, const char *what)
                 break;
             }
         }
-        if (res == NVS_OK && gen == s->generation && s->aborted) res = NVS_ERR_ABORTED;
+        if (res == NVS_OK && gen == s->generation && s->aborted)
+            res = nvs_interrupted() ? NVS_ERR_INTERRUPTED : NVS_ERR_ABORTED;
     }
     pthread_mutex_unlock(&s->lock);
     return res;
@@ -155,7 +156,7 @@ nvs_result_t nvs_rt_threads_run(int nthreads, double timeout_s, int emulate_node
                 emulate_nodes, nthreads > emulate_nodes ? nthreads : emulate_nodes, emulate_nodes);
         return NVS_ERR_USAGE;
     }
-    struct shared s = {.nthreads = nthreads, .timeout_s = timeout_s};
+    struct shared s = {.nthreads = nthreads};
     pthread_mutex_init(&s.lock, NULL);
     pthread_cond_init(&s.cond, NULL);
     s.slots = calloc((size_t)nthreads, sizeof *s.slots);

@@ -267,6 +267,14 @@ static void hteardown(nvs_train_exec *x)
 {
     struct host_impl *h = H(x);
     if (!h) return;
+    if (h->nreqs > 0) {
+        /* a step cut short (interrupt, timeout, failed peer) with all-reduces in flight: MPI may still write
+         * into the buckets, and a collective cannot be cancelled (the MPI standard makes MPI_Cancel on a
+         * nonblocking collective's request erroneous). The buffers are left to the process's end, which
+         * follows: the run stops on any such error. */
+        x->impl = NULL;
+        return;
+    }
     float *bufs[] = {h->weights, h->acts, h->ws_x, h->ws_dx, h->ws_w, h->master, h->momentum, h->grads, h->buckets};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) free(bufs[i]);
     free(h->reqs);

@@ -25,6 +25,8 @@ for block in re.findall(r"```sh\n(.*?)```", text, re.S):
 PY
 [ "$(wc -l <"$d/cmds")" -ge 10 ] || fail "only $(wc -l <"$d/cmds") commands found in README.md"
 ls results >"$d/before" 2>/dev/null
+# measured results are never rewritten by a command of the README (a report drawn beside a committed run was)
+find results -type f 2>/dev/null | sort | xargs md5sum >"$d/results.sum" 2>/dev/null
 gpu=0
 has_gpu && gpu=1
 n=0
@@ -51,4 +53,6 @@ while IFS= read -r line; do
     [ -z "$pat" ] || grep -q "$pat" "$d/out.$n" || fail "'$line': the message does not say why ($pat)"
 done <"$d/cmds"
 ls results 2>/dev/null | while IFS= read -r r; do grep -qxF "$r" "$d/before" || rm -rf "results/$r"; done
+changed=$(md5sum --quiet -c "$d/results.sum" 2>/dev/null | sed 's/:.*//' | tr '\n' ' ')
+[ -z "$changed" ] || fail "README commands changed files under results/: $changed"
 finish

@@ -210,8 +210,10 @@ static void t_override_and_atomic(void)
     T_CONTAINS(err, "tests/fixtures/presets/bad_nosource.txt:5: 'fp32_tflops' needs its source");
     T_EQ_I(ps.kind[NVS_PK_GPU].n, ngpu + 1);
     T_ASSERT(nvs_presets_find(&ps, NVS_PK_GPU, "broken") == NULL);
+    /* an unreadable file: the reader printed its one message naming the file (stderr); err stays empty so that
+     * the caller does not print a second */
     T_EQ_I(nvs_presets_load_file(&ps, "tests/fixtures/presets/no_such_file.txt", err, sizeof err), NVS_ERR_INPUT);
-    T_CONTAINS(err, "no_such_file.txt");
+    T_EQ_S(err, "");
     nvs_presets_free(&ps);
 }
 

@@ -134,6 +134,7 @@ static void t_classes_and_json(void)
     T_EQ_S(json_string_value(json_object_get(h, "class")), "NV18");
     T_EQ_S(json_string_value(json_object_get(h, "link")), "NVLink");
     T_EQ_S(json_string_value(json_object_get(j, "transport")), "P2P");
+    T_EQ_S(json_string_value(json_object_get(j, "collective")), "all_reduce"); /* what pct_of_bound is of */
     T_NEAR(json_real_value(json_object_get(j, "pct_of_bound")), 100 * 329.65 / 478.1, 1e-9);
     T_CONTAINS(json_string_value(json_object_get(j, "text")), "runs over NVLink (NV18) and NCCL used P2P over NVLink");
     /* what the reader gets back from it is the same text */

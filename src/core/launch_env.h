@@ -1,0 +1,16 @@
+/* What the launcher's environment says before any MPI call: this process's rank in the job. Messages printed
+ * before the runtime exists (a bad flag, a bad --out) go through nvs_stderr_once(), so that `mpirun -np 8
+ * nvscale --bogus` says it once, not eight times. PURE apart from getenv. */
+#ifndef NVS_LAUNCH_ENV_H
+#define NVS_LAUNCH_ENV_H
+
+#include <stdio.h>
+
+/* The rank an MPI/PMI launcher gave this process (OMPI_COMM_WORLD_RANK, PMIX_RANK, PMI_RANK, SLURM_PROCID, the
+ * first set), 0 when none is set. */
+int nvs_launcher_rank(void);
+/* stderr on launcher rank 0; on the other ranks a stream that discards (stderr again if /dev/null cannot be
+ * opened: a message twice rather than none). */
+FILE *nvs_stderr_once(void);
+
+#endif

@@ -1,0 +1,54 @@
+#!/bin/sh
+# A full disk mid-run (issue 14): the run stops at the first write that fails (exit 1, the error named), and the
+# run directory keeps the last run.json that was written whole: never "ok", never an empty directory, no
+# temporary files left. On a 96 KiB tmpfs where this machine lets us mount one (root), else with the simulated
+# write failure of core/out_file.c (NVS_TEST_WRITE_FAIL=K: the K-th file and every later one fail with ENOSPC).
+cd "$(dirname "$0")/../.." || exit 1
+. tests/lib.sh
+need_nvscale
+need_cmd python3
+tmp_dir d
+SWEEP="coll --backend mpi -b 1K -e 64M -f 2 -n 20 -w 1 --coll all"
+
+# check_kept DIR ERRFILE HOW
+check_kept() {
+    f=$1/run.json
+    [ -s "$f" ] || f=$1.partial/run.json
+    if [ ! -s "$f" ]; then
+        fail "$3: no run.json kept"
+        return
+    fi
+    set -- "$1" "$2" "$3" $(python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+print(d['result']['status'], len(d.get('collectives') or []))" "$f")
+    [ "$4" != ok ] || fail "$3: run.json says ok after a failed write"
+    [ "${5:-0}" -ge 1 ] || fail "$3: the rows measured before the disk filled were not kept"
+    grep -q "No space left on device" "$2" || fail "$3: the write error is not named"
+    grep -q "holds the last checkpoint written" "$2" || fail "$3: not said which run.json is left"
+    [ -z "$(find "$1" "$1.partial" -name '*.tmp.*' 2>/dev/null)" ] || fail "$3: temporary files left"
+    echo "$3: run.json '$4' with $5 rows kept"
+}
+
+# 1. a real full file system, where mounting one is allowed
+mkdir -p "$d/mnt"
+if mount -t tmpfs -o size=96k tmpfs "$d/mnt" 2>/dev/null; then
+    "$NVS" $SWEEP --out "$d/mnt/r" >"$d/full.out" 2>"$d/full.err"
+    rc=$?
+    [ $rc -eq 1 ] || fail "tmpfs full: exit $rc, expected 1"
+    check_kept "$d/mnt/r" "$d/full.err" "96 KiB tmpfs"
+    umount "$d/mnt"
+else
+    echo "note: cannot mount a tmpfs here: the simulated full disk below stands for it"
+fi
+
+# 2. the simulated full disk: the first checkpoints succeed, the 6th write fails
+NVS_TEST_WRITE_FAIL=6 "$NVS" $SWEEP --out "$d/sim" >"$d/sim.out" 2>"$d/sim.err"
+rc=$?
+[ $rc -eq 1 ] || fail "simulated full disk: exit $rc, expected 1"
+check_kept "$d/sim" "$d/sim.err" "simulated full disk"
+# the hook's value is validated like every input: one message, exit 2, nothing made
+expect 2 "invalid value 'x' for environment variable NVS_TEST_WRITE_FAIL" env NVS_TEST_WRITE_FAIL=x \
+    "$NVS" coll --backend mpi -b 1K -e 4K --out "$d/nohook"
+[ ! -e "$d/nohook" ] && [ ! -e "$d/nohook.partial" ] || fail "NVS_TEST_WRITE_FAIL=x: a run directory was made"
+finish

@@ -1,0 +1,120 @@
+#!/bin/sh
+# Faults during the training step and a rank stopped mid-sweep (issue 14), on the MPI host backend:
+#  1. SIGINT to mpirun while the step is timed at N=2: the N=1 point measured before is kept (run.json
+#     "interrupted", or the checkpoint written when the point ended: "running");
+#  2. kill -9 of rank 1 at the same moment: the N=1 point is in the run.json that remains;
+#  3. rank 1 stopped (SIGSTOP) mid-sweep: the job ends within --timeout plus a few seconds, the stall named
+#     with the collective and size, the rows measured before it kept.
+cd "$(dirname "$0")/../.." || exit 1
+. tests/lib.sh
+need_nvscale
+need_cmd mpirun
+need_cmd python3
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+tmp_dir d
+# a small network and many steps: each N lasts several seconds on a 2-core machine
+TRAIN="train --backend mpi --model tests/fixtures/train/tiny-mlp.prof --steps 600 --warmup-steps 1"
+
+# points DIR: prints "STATUS POINTS" of the run.json kept for DIR (final name first, else the checkpoint)
+points() {
+    f=$1/run.json
+    [ -s "$f" ] || f=$1.partial/run.json
+    [ -s "$f" ] || { echo "none 0"; return; }
+    python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+t = d.get('trains') or []
+print(d['result']['status'], len(t[0]['results']) if t else 0)" "$f"
+}
+
+# wait_point DIR: until the checkpoint holds a training point (the N=1 one)
+wait_point() {
+    i=0
+    while [ $i -lt 900 ]; do
+        set -- "$1" $(points "$1")
+        [ "${3:-0}" -ge 1 ] && return 0
+        sleep 0.1
+        i=$((i + 1))
+    done
+    return 1
+}
+
+rank_pid() { # rank_pid PATTERN RANK: the pid of that rank's nvscale process
+    for p in $(pgrep -f "$1"); do
+        tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$2" && echo "$p"
+    done | head -n 1
+}
+
+# 1. SIGINT to mpirun mid-train
+$MPIRUN -np 2 "$NVS" $TRAIN --out "$d/int" >"$d/int.out" 2>&1 &
+pid=$!
+if wait_point "$d/int"; then
+    kill -INT $pid
+    wait $pid
+    rc=$?
+    [ $rc -ne 0 ] || fail "SIGINT mid-train: exit 0"
+    set -- $(points "$d/int")
+    case "$1" in interrupted | running) ;; *) fail "SIGINT mid-train: run.json status '$1'" ;; esac
+    [ "$2" -ge 1 ] || fail "SIGINT mid-train: the N=1 training point was lost"
+    echo "SIGINT mid-train: exit $rc, run.json '$1' with $2 training point(s)"
+else
+    kill -9 $pid 2>/dev/null
+    wait $pid 2>/dev/null
+    fail "SIGINT mid-train: no checkpoint with a training point within 90 s"
+    sed 's/^/    /' "$d/int.out" | tail -5
+fi
+
+# 2. kill -9 of rank 1 mid-train
+$MPIRUN -np 2 "$NVS" $TRAIN --out "$d/kill" >"$d/kill.out" 2>&1 &
+pid=$!
+if wait_point "$d/kill"; then
+    victim=$(rank_pid "nvscale $TRAIN --out $d/kill" 1)
+    if [ -n "$victim" ]; then
+        kill -9 "$victim"
+        wait $pid
+        rc=$?
+        [ $rc -ne 0 ] || fail "kill -9 mid-train: exit 0"
+        set -- $(points "$d/kill")
+        [ "$2" -ge 1 ] || fail "kill -9 mid-train: the N=1 training point was lost (status '$1')"
+        echo "kill -9 of rank 1 mid-train: exit $rc, run.json '$1' with $2 training point(s)"
+    else
+        kill -9 $pid 2>/dev/null
+        wait $pid 2>/dev/null
+        fail "kill -9 mid-train: rank 1's process not found"
+    fi
+else
+    kill -9 $pid 2>/dev/null
+    wait $pid 2>/dev/null
+    fail "kill -9 mid-train: no checkpoint with a training point within 90 s"
+fi
+
+# 3. rank 1 stopped mid-sweep
+SWEEP="coll --backend mpi -b 1K -e 64M -f 2 -n 200 -w 1 --coll all --timeout 3"
+$MPIRUN -np 2 "$NVS" $SWEEP --out "$d/stop" >"$d/stop.out" 2>&1 &
+pid=$!
+i=0
+while [ $i -lt 600 ] && ! [ -s "$d/stop.partial/run.json" ]; do sleep 0.1; i=$((i + 1)); done
+sleep 1 # rows flowing
+victim=$(rank_pid "nvscale $SWEEP --out $d/stop" 1)
+if [ -n "$victim" ]; then
+    t0=$(date +%s)
+    kill -STOP "$victim"
+    wait $pid
+    rc=$?
+    t=$(($(date +%s) - t0))
+    kill -9 "$victim" 2>/dev/null
+    [ $rc -ne 0 ] || fail "stopped rank mid-sweep: exit 0"
+    [ $t -le 30 ] || fail "stopped rank mid-sweep: the job took $t s to end with --timeout 3"
+    grep -Eq "did not complete within 3 s|timed out after 3 s" "$d/stop.out" ||
+        { fail "stopped rank mid-sweep: the stall is not named"; tail -5 "$d/stop.out" | sed 's/^/    /'; }
+    f=$d/stop/run.json
+    [ -s "$f" ] || f=$d/stop.partial/run.json
+    n=$(json_get "$f" "len(d['collectives'])" 2>/dev/null || echo 0)
+    [ "$n" -ge 1 ] || fail "stopped rank mid-sweep: no rows kept"
+    echo "rank 1 stopped mid-sweep: out in $t s (exit $rc), $n rows kept"
+else
+    kill -9 $pid 2>/dev/null
+    wait $pid 2>/dev/null
+    fail "stopped rank: rank 1's process not found"
+fi
+finish
