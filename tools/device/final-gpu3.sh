@@ -10,7 +10,7 @@ O=${OUT:-/tmp}
 mkdir -p "$R"
 T0=$(date +%s)
 trap 'tar czf "$O/final-gpu3.tar.gz" "$R"' EXIT
-left() { echo $((420 - ($(date +%s) - T0))); }
+left() { echo $((330 - ($(date +%s) - T0))); }
 go() { # go SECONDS NAME CMD...: run unless the budget is short
     local lim=$1; shift
     if [ "$(left)" -lt "$lim" ]; then echo "$1: SKIPPED (budget)"; echo "| $1 | skipped: the call's budget ran low | | | |" >>"$R/COMMANDS.md"; return 0; fi
@@ -64,5 +64,5 @@ go 60 preflight-batch $MR ./nvscale run --model bert-large --batch 100000 -e 1G 
 ls -d "$R"/preflight* >>"$R/preflight-batch.txt" 2>&1 || echo "no run directory left" >>"$R/preflight-batch.txt"
 step "GPU tests"
 go 90 gpu-coll-test tests/run.sh gpu_coll
-go 120 gpu-train-test tests/run.sh gpu_train
+go 80 gpu-train-test tests/run.sh gpu_train
 step done
