@@ -266,6 +266,12 @@ static nvs_result_t parse_stall_env(nvs_config *c)
                                    "expected the number of the first file write to fail (1, 2, ...)\n", w);
         return NVS_ERR_USAGE;
     }
+    const char *slow = getenv("NVS_TEST_SLOW_STOP");
+    if (slow && *slow && parse_int_range(slow, 1, 600, &c->slow_stop_s)) {
+        fprintf(nvs_stderr_once(), "nvscale: invalid value '%s' for environment variable NVS_TEST_SLOW_STOP: "
+                                   "expected seconds, 1 to 600\n", slow);
+        return NVS_ERR_USAGE;
+    }
     const char *s = getenv("NVS_TEST_STALL");
     if (!s || !*s) return NVS_OK;
     char buf[64];

@@ -98,6 +98,10 @@ typedef struct nvs_config {
     /* test hook (NVS_TEST_CORRUPT=rank): that rank spoils one output element before every validation, to show
      * that validation catches it (exit 3) */
     int corrupt_rank;
+    /* test hook (NVS_TEST_SLOW_STOP=S): after a signal, rank 0 takes S seconds more to reach its final write, as
+     * a rank aborting NCCL communicators or queued behind a stalled all-reduce may; tests/t/faults_train.sh shows
+     * that the run.json left when the launcher's SIGKILL comes first says "interrupted" (run/rescue.h) */
+    int slow_stop_s;
 } nvs_config;
 
 void nvs_config_defaults(nvs_config *c);

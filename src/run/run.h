@@ -53,6 +53,7 @@ typedef struct nvs_ctx {
     char final_dir[NVS_PATH_MAX]; /* the name it takes once it has ended (completed, failed or interrupted) */
     double last_checkpoint_s;     /* rank 0: when run.json was last written */
     int running;                  /* run.json describes a run still going on (a checkpoint) */
+    struct nvs_rescue *rescue;    /* rank 0: marks the checkpoint "interrupted" on a signal (rescue.h) */
     char reason[256];             /* why the run did not end well, for run.json's result.reason */
     char nccl_log_dir[NVS_PATH_MAX];
     int nccl_log_tmp; /* log directory is a temporary one (--no-save): removed at the end */

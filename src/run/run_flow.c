@@ -22,6 +22,7 @@
 #include "core/out_file.h"
 #include "run/phases.h"
 #include "run/phases_extra.h"
+#include "run/rescue.h"
 #include "run/run.h"
 #include "run/run_flow.h"
 #include "runjson/runjson_write.h"
@@ -172,11 +173,16 @@ nvs_result_t nvs_run_checkpoint(nvs_ctx *run, int force)
     double now = nvs_now_s();
     if (!force && now - run->last_checkpoint_s < NVS_CHECKPOINT_EVERY_S) return NVS_OK;
     run->last_checkpoint_s = now;
-    run->running = 1;
-    json_t *root = nvs_ctx_to_json(run, NVS_OK, now - run->t_start);
+    /* after a signal the checkpoint says so: the rescue thread may have marked the one before */
+    int sig = nvs_interrupted();
+    if (sig) nvs_interrupt_reason(sig, run->reason, sizeof run->reason);
+    run->running = !sig;
+    json_t *root = nvs_ctx_to_json(run, sig ? NVS_ERR_INTERRUPTED : NVS_OK, now - run->t_start);
     run->running = 0;
     if (!root) return NVS_ERR_NOMEM;
+    nvs_rescue_lock(run->rescue);
     nvs_result_t r = nvs_rj_save(root, run->out_dir);
+    nvs_rescue_unlock(run->rescue);
     json_decref(root);
     if (r != NVS_OK) nvs_error("cannot keep the results in %s: stopping the run", run->out_dir);
     return r;
@@ -358,6 +364,7 @@ static nvs_result_t run_rank(nvs_rt *rt, void *arg)
     /* from here on, everything measured is kept: checkpoints while it runs, and whatever ends the run */
     run.rows.on_push = checkpoint_cb;
     run.rows.on_push_arg = &run;
+    if (rt->rank == 0 && req->cfg.save && run.out_dir[0]) run.rescue = nvs_rescue_start(run.out_dir);
     NVS_CHECK_GOTO(gather_rank_info(&run), res, end);
     NVS_CHECK_GOTO(nvs_phase_topology(&run), res, end); /* also for `coll`: it names the links NCCL used */
     if (phases & NVS_PHASE_HEALTH) NVS_CHECK_GOTO(nvs_phase_health_start(&run), res, end);
@@ -377,6 +384,13 @@ static nvs_result_t run_rank(nvs_rt *rt, void *arg)
 
     res = total_wrong(&run);
 end:;
+    if (rt->rank == 0 && req->cfg.slow_stop_s && nvs_interrupted()) {
+        /* test hook: a rank slow to stop (the launcher's SIGKILL may come first) */
+        double until = nvs_now_s() + req->cfg.slow_stop_s;
+        while (nvs_now_s() < until) nanosleep(&(struct timespec){0, 10000000}, NULL);
+    }
+    nvs_rescue_stop(run.rescue); /* the final word is the main thread's from here */
+    run.rescue = NULL;
     nvs_result_t final = res;
     /* every rank got here the normal way: agree on one result. Otherwise a peer may be gone or stopped:
      * asking it would wait for nothing, so rank 0 says what it knows. */
@@ -389,13 +403,8 @@ end:;
          * was measured: nothing is left behind */
         if (run.out_dir[0] && req->cfg.save) nvs_remove_tree(run.out_dir);
     } else if (rt->rank == 0) {
-        int sig = nvs_interrupted();
         if (final == NVS_ERR_INTERRUPTED)
-            snprintf(run.reason, sizeof run.reason, "interrupted by signal %d (%s): the rows and steps measured "
-                     "before it are kept", sig, sig == SIGINT ? "SIGINT, Ctrl-C"
-                     : sig == SIGTERM ? "SIGTERM: another rank failed and the launcher stopped the job, or a batch "
-                                        "system or a user stopped it"
-                     : sig == SIGHUP ? "SIGHUP: the terminal went away" : "a signal");
+            nvs_interrupt_reason(nvs_interrupted(), run.reason, sizeof run.reason);
         else if (nvs_exit_code(final) == 2)
             snprintf(run.reason, sizeof run.reason, "stopped by a usage error (see the message above): the results "
                      "measured before it are kept");

@@ -47,6 +47,14 @@ struct nvs_rt {
     void *impl;
 };
 
+/* A host wait (barrier, gather, agreement) gives up this long after --timeout, not at it. A rank whose peer never
+ * joined a GPU collective waits for that collective; the peer, ahead of it, waits in the next host barrier,
+ * started a few milliseconds earlier (it skipped the GPU work). With equal bounds the barrier would time out
+ * first and say only "waiting for all ranks"; with this margin the rank at the GPU names the collective, its
+ * size and its GPU, and stops the job (every rank is still out within --timeout plus a few seconds). */
+#define NVS_RT_HOST_GRACE_S 2.0
+static inline double nvs_rt_host_timeout(const nvs_rt *rt) { return rt->timeout_s + NVS_RT_HOST_GRACE_S; }
+
 /* What a subcommand runs on every rank; its return value is that rank's result. */
 typedef nvs_result_t (*nvs_rank_main)(nvs_rt *rt, void *arg);
 

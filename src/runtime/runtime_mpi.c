@@ -42,9 +42,9 @@ static nvs_result_t wait_req(nvs_rt *rt, MPI_Request *req, const char *what)
         if (done) return NVS_OK;
         if (nvs_interrupted()) return NVS_ERR_INTERRUPTED; /* the run stops and keeps what it measured */
         double waited = nvs_now_s() - start;
-        if (waited > rt->timeout_s) {
+        if (waited > nvs_rt_host_timeout(rt)) {
             nvs_error("timed out after %.0f s waiting for all ranks at %s; some rank is stalled or gone",
-                      rt->timeout_s, what);
+                      nvs_rt_host_timeout(rt), what);
             return NVS_ERR_TIMEOUT;
         }
         if (waited < 1e-3)

@@ -30,6 +30,7 @@ expect 2 "option -b needs a value" $NVS coll -b
 expect 2 "unexpected argument 'extra'" $NVS coll extra --out $out
 expect 2 "unknown subcommand 'frobnicate'" $NVS frobnicate
 expect 2 "expected RANK:SIZE" env NVS_TEST_STALL=banana $NVS coll --out $out
+expect 2 "NVS_TEST_SLOW_STOP: expected seconds" env NVS_TEST_SLOW_STOP=0 $NVS coll --out $out
 expect 2 "-G/--cudagraph needs the NCCL backend" $NVS coll --backend mpi -G 2 --out $out
 expect 2 "more than 2\^31-1 elements" $NVS coll --backend mpi -e 16G --out $out
 expect 2 "root" $NVS coll --backend mpi --coll broadcast -r 3 --out $out
