@@ -23,12 +23,25 @@ struct nvs_comm {
     int owned; /* ours to destroy (cleared once aborted) */
 };
 
+/* After a signal, ncclCommDestroy / ncclCommAbort took 1.5-2 s each in NCCL 2.28.3 on an H200 (results/
+ * h200x1-diag-stop: the main thread in a futex wait meanwhile), while mpirun SIGKILLs a rank about 1 s after its
+ * SIGTERM. So a rank that was interrupted drains its streams briefly instead of aborting at once, and leaves
+ * freeing its communicators to the end, after the results are written. */
+#define NVS_MAX_DEFERRED_COMMS 16
+/* How long an interrupted wait lets its stream finish by itself: the work already queued (a bucket's all-reduce,
+ * the rest of a step's kernels) ends within this while every peer is alive; a stream still busy after it waits on
+ * a peer that is gone, and only the abort ends it. */
+#define NVS_INTERRUPT_DRAIN_S 0.5
+
 struct nccl_impl {
     ncclComm_t world;
     int device;
     cudaStream_t stream;
     unsigned long long *d_counters; /* [0] wrong, [1] first wrong index */
     ncclComm_t active;              /* communicator of the op being waited for, for abort */
+    /* communicators freed after a signal: ended at finalize, once rank 0 has written what was measured */
+    ncclComm_t deferred[NVS_MAX_DEFERRED_COMMS];
+    int ndeferred;
 };
 
 
@@ -109,9 +122,11 @@ static nvs_result_t nsplit(nvs_backend *b, int member, nvs_comm **out)
 
 static void nfree_comm(nvs_backend *b, nvs_comm *c)
 {
-    (void)b;
     if (!c) return;
-    if (c->owned && c->comm) {
+    struct nccl_impl *im = impl_of(b);
+    if (c->owned && c->comm && nvs_interrupted() && im && im->ndeferred < NVS_MAX_DEFERRED_COMMS) {
+        im->deferred[im->ndeferred++] = c->comm; /* ended by nfinalize, after the results are written */
+    } else if (c->owned && c->comm) {
         ncclResult_t r = ncclCommDestroy(c->comm);
         if (r != ncclSuccess) nvs_nccl_fail("ncclCommDestroy", r, NULL);
     }
@@ -225,10 +240,10 @@ ncclComm_t nvs_nccl_comm(nvs_comm *c) { return c ? c->comm : NULL; }
 static nvs_result_t wait_stream(nvs_backend *b, nvs_comm *c, cudaStream_t s, const char *what)
 {
     struct nccl_impl *im = impl_of(b);
-    double start = nvs_now_s();
+    double start = nvs_now_s(), drain_until = 0;
     for (;;) {
         cudaError_t e = cudaStreamQuery(s);
-        if (e == cudaSuccess) return NVS_OK;
+        if (e == cudaSuccess) return drain_until > 0 ? NVS_ERR_INTERRUPTED : NVS_OK;
         if (e != cudaErrorNotReady) return nvs_cuda_fail(NULL, "cudaStreamQuery", e);
         /* read first: after Ctrl-C a peer's abort shows up here as an NCCL error, and the run was interrupted */
         int interrupted = nvs_interrupted() != 0;
@@ -243,6 +258,12 @@ static nvs_result_t wait_stream(nvs_backend *b, nvs_comm *c, cudaStream_t s, con
                 c->comm = NULL;
                 return interrupted || nvs_interrupted() ? NVS_ERR_INTERRUPTED : NVS_ERR_NCCL;
             }
+        }
+        if (interrupted && drain_until == 0) drain_until = nvs_now_s() + NVS_INTERRUPT_DRAIN_S;
+        if (interrupted && nvs_now_s() < drain_until) {
+            /* the stream may end by itself: then the communicators stay whole and are ended after the write */
+            nanosleep(&(struct timespec){0, 1000000}, NULL);
+            continue;
         }
         if (interrupted || nvs_now_s() - start > b->rt->timeout_s) {
             if (interrupted)
@@ -309,9 +330,12 @@ static void nfinalize(nvs_backend *b)
     struct nccl_impl *im = impl_of(b);
     if (!im) return;
     if (im->d_counters) cudaFree(im->d_counters);
+    /* after a signal a peer may be gone: a destroy could wait for it, an abort does not */
+    int interrupted = nvs_interrupted() != 0;
+    for (int i = 0; i < im->ndeferred; i++) ncclCommAbort(im->deferred[i]);
     if (im->world) {
-        ncclResult_t r = ncclCommDestroy(im->world);
-        if (r != ncclSuccess) nvs_nccl_fail("ncclCommDestroy", r, NULL);
+        ncclResult_t r = interrupted ? ncclCommAbort(im->world) : ncclCommDestroy(im->world);
+        if (r != ncclSuccess) nvs_nccl_fail(interrupted ? "ncclCommAbort" : "ncclCommDestroy", r, NULL);
     }
     if (im->stream) cudaStreamDestroy(im->stream);
     free(im);
