@@ -8,10 +8,7 @@ R=$1
 O=${OUT:-/tmp}
 mkdir -p "$R"
 trap 'tar czf "$O/diag-stop.tar.gz" "$R"' EXIT
-JH=$(pkg-config --exists jansson || echo JANSSON_HOME=.deps/jansson)
-make -j32 NVCC_GENCODE="-gencode=arch=compute_90,code=sm_90" $JH >"$R/build.log" 2>&1 &&
-    make -j32 test-bins NVCC_GENCODE="-gencode=arch=compute_90,code=sm_90" $JH >>"$R/build.log" 2>&1 ||
-    { tail -30 "$R/build.log"; exit 1; }
+gpu_build "$R"
 describe "$R"
 commands_header
 echo "commit: $(cat .nvs-rev 2>/dev/null || echo unknown)" >>"$R/MACHINE.md"

@@ -11,10 +11,7 @@ mkdir -p "$R"
 T0=$(date +%s)
 trap 'tar czf "$O/final-gpu4.tar.gz" "$R"' EXIT
 left() { echo $((420 - ($(date +%s) - T0))); }
-JH=$(pkg-config --exists jansson || echo JANSSON_HOME=.deps/jansson)
-make -j32 NVCC_GENCODE="-gencode=arch=compute_90,code=sm_90" $JH >"$R/build.log" 2>&1 &&
-    make -j32 test-bins NVCC_GENCODE="-gencode=arch=compute_90,code=sm_90" $JH >>"$R/build.log" 2>&1 ||
-    { tail -30 "$R/build.log"; exit 1; }
+gpu_build "$R"
 describe "$R"
 commands_header
 echo "commit: $(cat .nvs-rev 2>/dev/null || echo unknown)" >>"$R/MACHINE.md"
