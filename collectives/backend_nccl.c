@@ -411,8 +411,9 @@ static void emulated_host_env(nvs_rt *rt)
         nvs_warn("setenv NCCL_HOSTID: %s: NCCL may see one host", strerror(errno));
 }
 
-/* Two ranks of one host on the same GPU is a launch mistake (CUDA_VISIBLE_DEVICES=0 for every rank, say). */
-static nvs_result_t check_duplicates(nvs_backend *b)
+/* Two ranks of one host on the same GPU is a launch mistake (CUDA_VISIBLE_DEVICES=0 for every rank, say). Every
+ * rank sees the same gathered list, so all agree without another collective, and the first pair is said once. */
+static nvs_result_t check_duplicates(nvs_backend *b, int visible)
 {
     nvs_rt *rt = b->rt;
     struct ident {
@@ -424,20 +425,22 @@ static nvs_result_t check_duplicates(nvs_backend *b)
     struct ident *all = calloc((size_t)rt->size, sizeof *all);
     if (!all) return NVS_ERR_NOMEM;
     nvs_result_t res = nvs_allgather(rt, &mine, all, sizeof mine, "GPU assignment check");
-    for (int r = 0; res == NVS_OK && r < rt->size; r++) {
-        if (r == rt->rank || strcmp(all[r].host, mine.host) || strcasecmp(all[r].bus, mine.bus)) continue;
-        if (r < rt->rank) {
-            nvs_error("ranks %d and %d on host %s both drive GPU %s: give each rank its own GPU", r, rt->rank,
-                      mine.host, mine.bus);
-            res = NVS_ERR_USAGE;
-        }
-    }
+    int first = -1, second = -1, sharing = 0;
+    for (int j = 1; res == NVS_OK && j < rt->size && first < 0; j++)
+        for (int i = 0; i < j && first < 0; i++)
+            if (!strcmp(all[i].host, all[j].host) && !strcasecmp(all[i].bus, all[j].bus)) {
+                first = i;
+                second = j;
+            }
+    for (int r = 0; first >= 0 && r < rt->size; r++)
+        sharing += !strcmp(all[r].host, all[first].host) && !strcasecmp(all[r].bus, all[first].bus);
+    if (first >= 0 && rt->rank == second)
+        nvs_error("ranks %d and %d on host %s both drive GPU %s (%d ranks share it; %d GPU%s visible to each rank): "
+                  "start one rank per GPU, or give each rank its own (srun --gpus-per-task=1)",
+                  first, second, all[first].host, all[first].bus, sharing, visible, visible == 1 ? "" : "s");
     free(all);
-    /* every rank must learn of the problem, not only the one that saw it */
-    double bad = res != NVS_OK;
-    nvs_result_t r2 = nvs_allreduce_f64(rt, &bad, 1, NVS_RT_MAX, "GPU assignment check");
-    if (r2 != NVS_OK) return r2;
-    return bad ? NVS_ERR_USAGE : NVS_OK;
+    if (res != NVS_OK) return res;
+    return first >= 0 ? NVS_ERR_USAGE : NVS_OK;
 }
 
 nvs_result_t nvs_backend_nccl_init(nvs_backend *b, nvs_rt *rt, const nvs_config *cfg)
@@ -461,7 +464,7 @@ nvs_result_t nvs_backend_nccl_init(nvs_backend *b, nvs_rt *rt, const nvs_config 
     snprintf(b->device_name, sizeof b->device_name, "%s", prop.name);
     b->device_memory_bytes = prop.totalGlobalMem;
     CUDA_TRY(cudaDeviceGetPCIBusId(b->pci_bus_id, (int)sizeof b->pci_bus_id, dev));
-    NVS_CHECK(check_duplicates(b));
+    NVS_CHECK(check_duplicates(b, visible));
 
     struct nccl_impl *im = calloc(1, sizeof *im);
     if (!im) return NVS_ERR_NOMEM;

@@ -1,8 +1,9 @@
 #!/bin/sh
 # Every command of README.md's shell blocks (```sh) runs as written: `make deps && make run`, and each nvscale
 # and mpirun line of the Quick start (mpirun gets --allow-run-as-root --oversubscribe, which CI's root user and 2
-# cores need). With a GPU every one must exit 0. Without one, those that need a GPU (topo of this machine, p2p,
-# compare) must exit 1 with a message that says so, and the rest exit 0. `make deps && make check` is the suite
+# cores need). Each must exit 0, except where this machine lacks what it needs, and then with the message
+# that says so: without a GPU, those that need one (topo of this machine, p2p, compare) exit 1; with one GPU,
+# p2p and compare (GPU pairs) exit 1; `mpirun -np K` with fewer than K GPUs exits 2 (one rank per GPU). `make deps && make check` is the suite
 # this test belongs to: it is not run from inside itself. Run directories the commands make are removed after.
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
@@ -27,8 +28,7 @@ PY
 ls results >"$d/before" 2>/dev/null
 # measured results are never rewritten by a command of the README (a report drawn beside a committed run was)
 find results -type f 2>/dev/null | sort | xargs md5sum >"$d/results.sum" 2>/dev/null
-gpu=0
-has_gpu && gpu=1
+ngpu=$(gpu_count)
 n=0
 while IFS= read -r line; do
     n=$((n + 1))
@@ -40,9 +40,16 @@ while IFS= read -r line; do
     *) fail "README line not understood by this test: $line"; continue ;;
     esac
     want=0 pat=""
-    if [ $gpu -eq 0 ]; then
+    if [ "$ngpu" -eq 0 ]; then
         case "$line" in
         "nvscale topo" | "nvscale p2p"* | "nvscale compare"*) want=1 pat="GPU" ;;
+        esac
+    else
+        case "$line" in
+        "nvscale p2p" | "nvscale compare"*) [ "$ngpu" -ge 2 ] || { want=1; pat="1 visible|1 GPU"; } ;;
+        mpirun*)
+            np=$(echo "$line" | sed -n 's/.*-np \([0-9]*\).*/\1/p')
+            [ "$ngpu" -ge "${np:-1}" ] || { want=2; pat="only $ngpu GPU|both drive GPU"; } ;;
         esac
     fi
     t0=$(date +%s)
@@ -50,7 +57,7 @@ while IFS= read -r line; do
     rc=$?
     echo "README command $n: '$line' -> exit $rc in $(($(date +%s) - t0)) s"
     [ $rc -eq $want ] || { fail "'$line' exited $rc, expected $want"; tail -5 "$d/out.$n"; continue; }
-    [ -z "$pat" ] || grep -q "$pat" "$d/out.$n" || fail "'$line': the message does not say why ($pat)"
+    [ -z "$pat" ] || grep -Eq "$pat" "$d/out.$n" || fail "'$line': the message does not say why ($pat)"
 done <"$d/cmds"
 ls results 2>/dev/null | while IFS= read -r r; do grep -qxF "$r" "$d/before" || rm -rf "results/$r"; done
 changed=$(md5sum --quiet -c "$d/results.sum" 2>/dev/null | sed 's/:.*//' | tr '\n' ' ')
