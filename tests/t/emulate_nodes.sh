@@ -42,7 +42,8 @@ if expect 0 "At 4 ranks on 2 hosts \(2 each\)" $MPIRUN $LO -np 4 $NVS run --back
     j=$d/run.json
     check "scaling" "[(s['n'], s['ranks']) for s in d['scaling']]" "[(1, [0]), (2, [0, 1]), (4, [0, 1, 2, 3])]"
     check "explain hosts" "[e.get('hosts') for e in d['explain']]" "[1, 1, 2]"
-    check "explain text" "'on one host to' in d['explain'][2]['text']" "True"
+    # fell, rose or held (within 10 %, as on a 16-core machine): either way it names where N=2 ran
+    check "explain text" "'at 2 ranks on one host' in d['explain'][2]['text']" "True"
     # the one-screen answer (hosts column, header) and the full tables of -v (hosts row under the scaling table)
     $MPIRUN $LO -np 4 $NVS run --backend mpi --emulate-nodes 2 -b 64K -e 64K --coll all_reduce --no-train \
         --no-save -v >"$d/out.txt" 2>&1
