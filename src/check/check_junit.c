@@ -38,33 +38,30 @@ static void blame(const nvs_verdict *v, char *buf, size_t len)
         snprintf(buf + strlen(buf), len - strlen(buf), "%spair %d->%d", buf[0] ? ", " : "", v->src, v->dst);
 }
 
+/* The attributes <testsuites> and its one <testsuite> share: name, counts, time. */
+static void suite_attrs(FILE *f, const nvs_export_info *info, const nvs_verdicts *vs)
+{
+    char num[64];
+    attr(f, "name", info->suite);
+    snprintf(num, sizeof num, "%zu", vs->n);
+    attr(f, "tests", num);
+    snprintf(num, sizeof num, "%zu", vs->failed);
+    attr(f, "failures", num);
+    attr(f, "errors", "0");
+    attr(f, "skipped", "0");
+    if (info->duration_s >= 0) {
+        snprintf(num, sizeof num, "%.3f", info->duration_s);
+        attr(f, "time", num);
+    }
+}
+
 int nvs_check_print_junit(FILE *f, const nvs_export_info *info, const nvs_verdicts *vs)
 {
     char num[64];
     fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites", f);
-    attr(f, "name", info->suite);
-    snprintf(num, sizeof num, "%zu", vs->n);
-    attr(f, "tests", num);
-    snprintf(num, sizeof num, "%zu", vs->failed);
-    attr(f, "failures", num);
-    attr(f, "errors", "0");
-    attr(f, "skipped", "0");
-    if (info->duration_s >= 0) {
-        snprintf(num, sizeof num, "%.3f", info->duration_s);
-        attr(f, "time", num);
-    }
+    suite_attrs(f, info, vs);
     fputs(">\n  <testsuite", f);
-    attr(f, "name", info->suite);
-    snprintf(num, sizeof num, "%zu", vs->n);
-    attr(f, "tests", num);
-    snprintf(num, sizeof num, "%zu", vs->failed);
-    attr(f, "failures", num);
-    attr(f, "errors", "0");
-    attr(f, "skipped", "0");
-    if (info->duration_s >= 0) {
-        snprintf(num, sizeof num, "%.3f", info->duration_s);
-        attr(f, "time", num);
-    }
+    suite_attrs(f, info, vs);
     if (info->timestamp) attr(f, "timestamp", info->timestamp);
     if (info->hostname) attr(f, "hostname", info->hostname);
     fputs(">\n    <properties>\n", f);

@@ -1,11 +1,14 @@
 /* See cli_common.h. */
 #include "cli/cli_common.h"
 
+#include <stdarg.h>
+
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "core/launch_env.h"
 #include "core/log.h"
 #include "runtime/runtime.h"
 #include "runjson/runjson_write.h"
@@ -53,4 +56,16 @@ void nvs_cli_set_verbosity(int quiet, int verbose)
 {
     nvs_log_set_level(quiet ? NVS_LOG_ERROR : verbose >= 2 ? NVS_LOG_DEBUG : verbose ? NVS_LOG_INFO : NVS_LOG_WARN);
     nvs_progress_enable(quiet ? 0 : -1);
+}
+
+int nvs_cli_usage(const char *sub, const char *fmt, ...)
+{
+    FILE *to = nvs_stderr_once();
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(to, "nvscale %s: ", sub);
+    vfprintf(to, fmt, ap);
+    fprintf(to, "\nTry 'nvscale %s --help'.\n", sub);
+    va_end(ap);
+    return 2;
 }

@@ -25,6 +25,9 @@ nvs_result_t nvs_cli_out_begin(const nvs_config *cfg, nvs_cli_out *o);
 nvs_result_t nvs_cli_save_run(const nvs_config *cfg, nvs_cli_out *o, const json_t *doc);
 /* After a run that saved nothing: its directory goes (what was saved stays). */
 void nvs_cli_out_abandon(nvs_cli_out *o);
+/* A usage error of subcommand SUB: "nvscale SUB: <message>" and the help hint, once under mpirun. Returns 2,
+ * the exit status of a usage error. */
+int nvs_cli_usage(const char *sub, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* -q: errors only; default: warnings; -v: info; -vv: debug. Progress lines off under -q. */
 void nvs_cli_set_verbosity(int quiet, int verbose);
 

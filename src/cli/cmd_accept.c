@@ -64,13 +64,8 @@ static void usage(FILE *to)
             "Exit 0: every check PASS or WARN; 3: a check failed; 2: bad input; 1: runtime error.\n");
 }
 
-static int bad(const char *fmt, const char *a)
-{
-    fprintf(stderr, "nvscale accept: ");
-    fprintf(stderr, fmt, a);
-    fprintf(stderr, "\nTry 'nvscale accept --help'.\n");
-    return 2;
-}
+/* a usage error: one message and the help hint (cli_common.h) */
+#define bad(...) nvs_cli_usage("accept", __VA_ARGS__)
 
 enum { O_LEVEL = 1000, O_RULES, O_JUNIT, O_PROM, O_FORMAT, O_OUT, O_NO_SAVE, O_BACKEND, O_SUSTAIN, O_TIMEOUT, O_PRINT };
 static const struct option opts[] = {

@@ -17,6 +17,7 @@
 #include "check/check_export.h"
 #include "check/check_fleet.h"
 #include "check/check_out.h"
+#include "cli/cli_common.h"
 #include "cli/commands.h"
 #include "core/out_file.h"
 #include "check/rules.h"
@@ -53,13 +54,8 @@ static void usage(FILE *to)
             "  -h, --help\n");
 }
 
-static int usage_error(const char *fmt, const char *a, const char *b)
-{
-    fprintf(stderr, "nvscale check: ");
-    fprintf(stderr, fmt, a, b);
-    fprintf(stderr, "\nTry 'nvscale check --help'.\n");
-    return 2;
-}
+/* a usage error: one message and the help hint (cli_common.h) */
+#define usage_error(...) nvs_cli_usage("check", __VA_ARGS__)
 
 /* A value that goes into a rule line must be one word of it: no blanks, comment or comparison characters. */
 static int plain_word(const char *s)
@@ -228,8 +224,8 @@ int cmd_check(int argc, char **argv)
     char **paths = argv + optind;
     const char *run_path = paths[0];
     if (nruns > 1 && (base_path || save_path)) {
-        rc = usage_error("--baseline and --save-baseline take one RUN.json; %d were given (a fleet is compared with "
-                         "its own median)%s", nruns == 2 ? "two" : "several", "");
+        rc = usage_error("--baseline and --save-baseline take one RUN.json; %s were given (a fleet is compared with "
+                         "its own median)", nruns == 2 ? "two" : "several");
         goto out;
     }
     if (!rs.n && !save_path && nruns == 1) {

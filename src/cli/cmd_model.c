@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/cli_common.h"
 #include "cli/commands.h"
 #include "core/log.h"
 #include "model/model_calib.h"
@@ -69,13 +70,8 @@ static void usage(FILE *to)
             "  -h, --help\n");
 }
 
-static int usage_error(const char *fmt, const char *a)
-{
-    fprintf(stderr, "nvscale model: ");
-    fprintf(stderr, fmt, a);
-    fprintf(stderr, "\nTry 'nvscale model --help'.\n");
-    return 2;
-}
+/* a usage error: one message and the help hint (cli_common.h) */
+#define usage_error(...) nvs_cli_usage("model", __VA_ARGS__)
 
 typedef struct {
     const char *gpu, *machine, *model, *batch, *gpus, *nodes, *gpn, *net, *precision, *grad, *algo, *p2p;

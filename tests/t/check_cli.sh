@@ -18,7 +18,7 @@ refused "nothing to check" "$NVS" check "$good"
 refused "unknown option '--min-bw'" "$NVS" check "$good" --min-bw 3
 refused "option --rules needs a value" "$NVS" check "$good" --rules
 refused "other.json: No such file or directory" "$NVS" check "$good" other.json --min-p2p 1  # several runs are read (the fleet view): each must exist
-refused "--baseline and --save-baseline take one RUN.json" "$NVS" check "$good" "$good" --save-baseline "$tmp/x.json"
+refused "--baseline and --save-baseline take one RUN.json; two were given" "$NVS" check "$good" "$good" --save-baseline "$tmp/x.json"
 refused "invalid value 'xml' for --format" "$NVS" check "$good" --min-p2p 1 --format xml
 refused "expected COLL:SIZE:N:GBPS" "$NVS" check "$good" --min-busbw all_reduce:1G:300
 refused "expected COLL:SIZE:N:GBPS" "$NVS" check "$good" --min-busbw all_reduce:1G:2:300:4
