@@ -1,9 +1,8 @@
 /* See cli_common.h. */
 #include "cli/cli_common.h"
 
-#include <stdarg.h>
-
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>

@@ -1,7 +1,6 @@
 /* See rescue.h. */
 #include "run/rescue.h"
 
-#include <errno.h>
 #include <jansson.h>
 #include <pthread.h>
 #include <signal.h>
