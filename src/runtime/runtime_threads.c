@@ -66,8 +66,8 @@ static nvs_result_t tbarrier(nvs_rt *rt, const char *what)
             }
             /* this rank's own timeout: a rank outside a training point waits longer (phase_train.c) */
             if (nvs_now_s() - t0 > nvs_rt_host_timeout(rt)) {
-                nvs_error("timed out after %.0f s waiting for all ranks at %s (%d of %d arrived)", nvs_rt_host_timeout(rt),
-                          what, s->arrived, s->nthreads);
+                nvs_error("timed out after %.0f s waiting for all ranks at %s (%d of %d arrived)",
+                          nvs_rt_host_timeout(rt), what, s->arrived, s->nthreads);
                 s->aborted = 1;
                 pthread_cond_broadcast(&s->cond);
                 res = NVS_ERR_TIMEOUT;
