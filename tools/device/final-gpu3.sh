@@ -32,22 +32,13 @@ go 90 default-run $MR ./nvscale --out "$R/default-run"
 # train_fault NAME HOW: a 2-GPU BERT-large step; once the N=1 point is in the checkpoint, HOW = int (SIGINT to
 # mpirun) or kill9 (rank 1)
 train_fault() {
-    local name=$1 how=$2 p q
+    local name=$1 how=$2 p
     local cmd="./nvscale train --model bert-large --steps 40 --warmup-steps 2 --out $R/$name"
     $MR $cmd >"$R/$name.txt" 2>&1 &
     p=$!
-    for i in $(seq 1 600); do
-        [ -s "$R/$name.partial/run.json" ] && python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if (d.get('trains') or [{}])[0].get('results') else 1)" "$R/$name.partial/run.json" 2>/dev/null && break
-        sleep 0.1
-    done
+    wait_train_point "$R/$name.partial/run.json" 600
     sleep 3 # into N=2
-    if [ "$how" = int ]; then
-        kill -INT $p
-    else
-        for q in $(pgrep -f "nvscale train --model bert-large --steps 40 --warmup-steps 2 --out $R/$name"); do
-            tr '\0' '\n' <"/proc/$q/environ" | grep -qx OMPI_COMM_WORLD_RANK=1 && kill -9 "$q" && echo "killed rank 1 (pid $q)" >>"$R/$name.txt"
-        done
-    fi
+    hit_job "$how" $p "nvscale train --model bert-large --steps 40 --warmup-steps 2 --out $R/$name" "$R/$name.txt"
     wait $p
     echo "exit $?" >>"$R/$name.txt"
     local f=$R/$name/run.json

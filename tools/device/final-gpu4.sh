@@ -24,24 +24,15 @@ TRAIN="train --model bert-large,resnet50 --steps 40 --warmup-steps 2"
 # fault NAME HOW [SLOW]: once the first training point is in the checkpoint, 3 s on, HOW = int (SIGINT to
 # mpirun) or kill9 (rank 1); SLOW = NVS_TEST_SLOW_STOP for the job
 fault() {
-    local name=$1 how=$2 slow=${3:-} p q t0 rc
+    local name=$1 how=$2 slow=${3:-} p t0 rc
     local cmd="./nvscale $TRAIN --out $R/$name"
     if [ -n "$slow" ]; then export NVS_TEST_SLOW_STOP=$slow; else unset NVS_TEST_SLOW_STOP; fi
     $MR $cmd >"$R/$name.txt" 2>&1 &
     p=$!
-    for i in $(seq 1 900); do
-        [ -s "$R/$name.partial/run.json" ] && python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if (d.get('trains') or [{}])[0].get('results') else 1)" "$R/$name.partial/run.json" 2>/dev/null && break
-        sleep 0.1
-    done
+    wait_train_point "$R/$name.partial/run.json" 900
     sleep 3
     t0=$(date +%s.%N)
-    if [ "$how" = int ]; then
-        kill -INT $p
-    else
-        for q in $(pgrep -f "nvscale $TRAIN --out $R/$name"); do
-            tr '\0' '\n' <"/proc/$q/environ" | grep -qx OMPI_COMM_WORLD_RANK=1 && kill -9 "$q" && echo "killed rank 1 (pid $q)" >>"$R/$name.txt"
-        done
-    fi
+    hit_job "$how" $p "nvscale $TRAIN --out $R/$name" "$R/$name.txt"
     wait $p
     rc=$?
     echo "exit $rc after $(python3 -c "import time,sys; print(round(time.time()-float(sys.argv[1]),1))" $t0) s" >>"$R/$name.txt"
@@ -51,7 +42,7 @@ fault() {
     python3 -c "
 import json,sys
 d=json.load(open(sys.argv[1]))
-pts=[(t['workload']['name'] if isinstance(t.get('workload'),dict) and 'name' in t['workload'] else t.get('model','?'), r['n'], round(r['step_us']/1e3,2)) for t in d.get('trains') or [] for r in t.get('results',[])]
+pts=[(t.get('model','?'), r['n'], round(r['step_us']/1e3,2)) for t in d.get('trains') or [] for r in t.get('results',[])]
 print(sys.argv[2], sys.argv[1], d['result']['status'], 'training points:', pts, '|', d['result'].get('reason'))" "$f" "$name" >>"$R/faults-summary.txt" 2>&1
     printf '| %s | `%s%s` (%s 3 s after the first training point) | %s | %s | `%s.txt` |\n' "$name" "${slow:+NVS_TEST_SLOW_STOP=$slow }" "$MR $cmd" "$how" "$(date -u +%FT%TZ)" "$rc" "$name" >>"$R/COMMANDS.md"
 }

@@ -57,3 +57,26 @@ commands_header() {
     [ -f "$R/COMMANDS.md" ] && return
     printf '# Commands\n\nRun on the GPU machine from the repository root (see MACHINE.md), in this order.\n\n| name | command (with NCCL_*_DISABLE when set) | started (UTC) | exit | output |\n|---|---|---|---|---|\n' >"$R/COMMANDS.md"
 }
+
+# wait_train_point RUNJSON TRIES: poll (every 0.1 s, TRIES times) until that checkpoint holds a training point
+wait_train_point() {
+    local i
+    for i in $(seq 1 "$2"); do
+        [ -s "$1" ] && python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if (d.get('trains') or [{}])[0].get('results') else 1)" "$1" 2>/dev/null && return 0
+        sleep 0.1
+    done
+    return 1
+}
+
+# hit_job HOW PID PATTERN LOG: HOW = int (SIGINT to the launcher PID) or kill9 (kill -9 of the rank-1 process
+# whose command line matches PATTERN, said in LOG)
+hit_job() {
+    local q
+    if [ "$1" = int ]; then
+        kill -INT "$2"
+    else
+        for q in $(pgrep -f "$3"); do
+            tr '\0' '\n' <"/proc/$q/environ" | grep -qx OMPI_COMM_WORLD_RANK=1 && kill -9 "$q" && echo "killed rank 1 (pid $q)" >>"$4"
+        done
+    fi
+}
