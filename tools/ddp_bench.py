@@ -28,11 +28,13 @@ What one launch at world size W measures, for each configuration in turn (memory
 Every step time is the median over --steps timed steps (after --warmup untimed ones) of torch.cuda.synchronize +
 time.perf_counter around one step; before each timed region the ranks meet at a barrier and synchronize. Each
 phase trains its own copy of one initial model (copy.deepcopy), so no DDP wrapper ever sees another's parameters.
-Also recorded: every rank's medians, every step of the 1-GPU phases, the load average before and after (a step
-that is bound by host launch work, as bf16 steps can be, slows down next to a busy CPU: never measure next to a
-build), OMP/torch threads, CUDA_DEVICE_MAX_CONNECTIONS (--cuda-device-max-connections N sets it), the SDPA
-backends enabled (--sdpa pins one), fp16's GradScaler scale before/after each timed region (fp16_steps_skipped:
-it skipped optimizer steps there), versions and the whole NCCL environment.
+Also recorded: every rank's medians, every step of the 1-GPU phases (and the Unix time their first timed step
+began, step_*_t0_unix: the steps run back to back, so probes sampled meanwhile can be lined up with them), the
+load average before and after (a step that is bound by host launch work, as bf16 steps can be, slows down next
+to a busy CPU: never measure next to a build), OMP/torch threads, CUDA_DEVICE_MAX_CONNECTIONS
+(--cuda-device-max-connections N sets it), the SDPA backends enabled (--sdpa pins one), fp16's GradScaler scale
+before/after each timed region (fp16_steps_skipped: it skipped optimizer steps there), versions and the whole
+NCCL environment.
 
 --profile adds, per phase (1 GPU without DDP, 1 GPU with 1-rank DDP, world W DDP, world W no_sync), a
 torch.profiler pass over --profile-steps more steps (one extra step first, discarded) on every rank taking part,
@@ -873,6 +875,7 @@ class Bench:
                 self.run(step, args.warmup)
                 key = "ddp1" if use_ddp else "nodp1"
                 s0 = scaler.get_scale() if scaler is not None else None
+                res[key + "_t0"] = time.time()  # wall clock of the first timed step: to line steps up with probes
                 res[key] = self.run(step, args.steps)
                 if scaler is not None:
                     res.setdefault("fp16_scale", {})[key] = [s0, scaler.get_scale()]
@@ -948,9 +951,11 @@ class Bench:
         if "nodp1" in res:
             rec["step_nodp_1_us"] = statistics.median(res["nodp1"])
             rec["step_nodp_1_us_all"] = res["nodp1"]
+            rec["step_nodp_1_t0_unix"] = res["nodp1_t0"]
         if "ddp1" in res:
             rec["step_ddp1_us"] = statistics.median(res["ddp1"])
             rec["step_ddp1_us_all"] = res["ddp1"]
+            rec["step_ddp1_t0_unix"] = res["ddp1_t0"]
         if not err:
             step = max(r[0] for r in every)
             compute = max(r[1] for r in every)
