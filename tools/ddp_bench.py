@@ -29,7 +29,8 @@ Every step time is the median over --steps timed steps (after --warmup untimed o
 time.perf_counter around one step; before each timed region the ranks meet at a barrier and synchronize. Each
 phase trains its own copy of one initial model (copy.deepcopy), so no DDP wrapper ever sees another's parameters.
 Also recorded: every rank's medians, every step of the 1-GPU phases (and the Unix time their first timed step
-began, step_*_t0_unix: the steps run back to back, so probes sampled meanwhile can be lined up with them), the
+began, step_*_t0_unix: the steps run back to back, so probes sampled meanwhile can be lined up with them; and
+per step, step_*_detail: host issue time, main-thread CPU time, new cudaMalloc segments, GC collections), the
 load average before and after (a step that is bound by host launch work, as bf16 steps can be, slows down next
 to a busy CPU: never measure next to a build), OMP/torch threads, CUDA_DEVICE_MAX_CONNECTIONS
 (--cuda-device-max-connections N sets it), the SDPA backends enabled (--sdpa pins one), fp16's GradScaler scale
@@ -788,14 +789,30 @@ class Bench:
         return step
 
     def run(self, step, n):
-        sync, clock = self.torch.cuda.synchronize, time.perf_counter
-        times = []
+        """n timed steps; returns their wall times (us). Also keeps, per step, in self.detail: how long the host
+        took to issue the step (host_us: until step() returned, before the final synchronize; close to the wall
+        time when the step is bound by launches, well below it when the GPU is the bottleneck), the main thread's
+        CPU time meanwhile (cpu_us: less than host_us when it blocked inside), the CUDA caching allocator's new
+        cudaMalloc segments and the garbage collector's collections during the step."""
+        torch, sync, clock = self.torch, self.torch.cuda.synchronize, time.perf_counter
+        times, det = [], {"host_us": [], "cpu_us": [], "cuda_mallocs": [], "gc_collections": []}
+
+        def counters():
+            return (torch.cuda.memory_stats(self.dev).get("segment.all.allocated", 0),
+                    sum(g["collections"] for g in gc.get_stats()))
         for _ in range(n):
             sync()
-            t0 = clock()
+            m0, g0 = counters()
+            c0, t0 = time.thread_time(), clock()
             step()
+            t1, c1 = clock(), time.thread_time()
             sync()
             times.append((clock() - t0) * 1e6)
+            m1, g1 = counters()
+            for k, v in (("host_us", (t1 - t0) * 1e6), ("cpu_us", (c1 - c0) * 1e6), ("cuda_mallocs", m1 - m0),
+                         ("gc_collections", g1 - g0)):
+                det[k].append(v)
+        self.detail = det
         return times
 
     def profile(self, step, cfg, phase):
@@ -877,6 +894,7 @@ class Bench:
                 s0 = scaler.get_scale() if scaler is not None else None
                 res[key + "_t0"] = time.time()  # wall clock of the first timed step: to line steps up with probes
                 res[key] = self.run(step, args.steps)
+                res[key + "_detail"] = self.detail
                 if scaler is not None:
                     res.setdefault("fp16_scale", {})[key] = [s0, scaler.get_scale()]
                 if args.profile:
@@ -952,10 +970,12 @@ class Bench:
             rec["step_nodp_1_us"] = statistics.median(res["nodp1"])
             rec["step_nodp_1_us_all"] = res["nodp1"]
             rec["step_nodp_1_t0_unix"] = res["nodp1_t0"]
+            rec["step_nodp_1_detail"] = res["nodp1_detail"]
         if "ddp1" in res:
             rec["step_ddp1_us"] = statistics.median(res["ddp1"])
             rec["step_ddp1_us_all"] = res["ddp1"]
             rec["step_ddp1_t0_unix"] = res["ddp1_t0"]
+            rec["step_ddp1_detail"] = res["ddp1_detail"]
         if not err:
             step = max(r[0] for r in every)
             compute = max(r[1] for r in every)
