@@ -30,7 +30,8 @@ time.perf_counter around one step; before each timed region the ranks meet at a 
 phase trains its own copy of one initial model (copy.deepcopy), so no DDP wrapper ever sees another's parameters.
 Also recorded: every rank's medians, every step of the 1-GPU phases (and the Unix time their first timed step
 began, step_*_t0_unix: the steps run back to back, so probes sampled meanwhile can be lined up with them; and
-per step, step_*_detail: host issue time, main-thread CPU time, new cudaMalloc segments, GC collections), the
+per step, step_*_detail: host issue time, main-thread CPU time, new cudaMalloc segments, GC collections, and a
+fixed piece of interpreter work timed on the same thread just before the step, probe_us), the
 load average before and after (a step that is bound by host launch work, as bf16 steps can be, slows down next
 to a busy CPU: never measure next to a build), OMP/torch threads, CUDA_DEVICE_MAX_CONNECTIONS
 (--cuda-device-max-connections N sets it), the SDPA backends enabled (--sdpa pins one), fp16's GradScaler scale
@@ -146,6 +147,15 @@ PRECISIONS = ("fp32", "tf32", "bf16", "fp16")
 TRANSPORTS = ("nvlink", "shm", "net", "default")
 PHASES = ("gpu1_nodp", "gpu1_ddp1", "world_ddp", "world_nosync")
 KINDS = ("gemm_conv", "attention", "nccl", "norm", "copy", "optimizer", "other", "memcpy", "memset")
+
+
+def py_probe(n=20000):
+    """Microseconds this thread takes for a fixed piece of interpreter work (~2 ms: dict stores in a loop). On a
+    VM whose vCPU changes speed from second to second, a launch-bound step's time follows this."""
+    d, t0 = {}, time.perf_counter()
+    for i in range(n):
+        d[i & 255] = i
+    return (time.perf_counter() - t0) * 1e6
 
 
 def die(code, msg):
@@ -793,15 +803,18 @@ class Bench:
         took to issue the step (host_us: until step() returned, before the final synchronize; close to the wall
         time when the step is bound by launches, well below it when the GPU is the bottleneck), the main thread's
         CPU time meanwhile (cpu_us: less than host_us when it blocked inside), the CUDA caching allocator's new
-        cudaMalloc segments and the garbage collector's collections during the step."""
+        cudaMalloc segments and the garbage collector's collections during the step; and, just before it, the
+        time this thread takes for a fixed piece of interpreter work (probe_us, py_probe): the host's speed at
+        that moment, as the step's own Python and dispatcher work would see it."""
         torch, sync, clock = self.torch, self.torch.cuda.synchronize, time.perf_counter
-        times, det = [], {"host_us": [], "cpu_us": [], "cuda_mallocs": [], "gc_collections": []}
+        times, det = [], {"host_us": [], "cpu_us": [], "cuda_mallocs": [], "gc_collections": [], "probe_us": []}
 
         def counters():
             return (torch.cuda.memory_stats(self.dev).get("segment.all.allocated", 0),
                     sum(g["collections"] for g in gc.get_stats()))
         for _ in range(n):
             sync()
+            det["probe_us"].append(py_probe())
             m0, g0 = counters()
             c0, t0 = time.thread_time(), clock()
             step()
