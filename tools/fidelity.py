@@ -4,9 +4,11 @@ OUT.csv and OUT.md (default OUT: results/fidelity/ddp-vs-nvscale).
 
 usage: tools/fidelity.py --pytorch TRANSPORT=FILE.jsonl [...] --nvscale TRANSPORT=RUN.json [...]
                          [--map NVSCALE_MODEL=HARNESS_MODEL ...] [--out OUT] [--eff-points 3] [--step-pct 15]
-                         [--param-tol-pct 1]
+                         [--param-tol-pct 1] [--repeats]
 
-TRANSPORT is nvlink, pcie, shm or net: what each input was measured over, said on the command line, never guessed.
+TRANSPORT is nvlink, pcie, shm or net: what each input was measured over, said on the command line, never guessed;
+or default (ddp_bench's --transport default, the environment as given): for lines measured at world size 1 on a
+one-GPU machine, whose only rows (N=1) cross no link.
   --pytorch  a JSON Lines file of tools/ddp_bench.py (schema ddp_bench/2), every line of it measured with
              `--transport TRANSPORT` (its "transport" field must say so); several files per transport are fine
   --nvscale  a run.json of `nvscale train` (schema nvscale.run/1). Where it lists the transports NCCL used at the
@@ -19,6 +21,10 @@ bf16, fp16: the same names on both sides), its transport and its train.batch mus
 model, precision, transport and batch_per_gpu. Where both sides state them, what one sample is ("one 128-token
 sequence") must be equal and the parameter counts within --param-tol-pct. Every nvscale run must find exactly one
 such line that has no "error"; a PyTorch line without an nvscale run is listed as not compared.
+--repeats: a configuration may have several nvscale runs and several PyTorch lines (repeated runs in one session,
+the way to compare steps whose time follows a noisy host, docs/fidelity.md "Noise"); each side's step and
+efficiency are then the medians over its runs, and runs_pytorch, runs_nvscale and the range of the run steps
+(step_ms_*_range, "min-max") say how far they spread. Without it, two runs of one configuration are refused.
 
 Rows: for each pair, N = 1 and N = the harness's world size W (--baseline ddp1, the default):
   step_ms_pytorch   N=1: step_ddp1_us (the same DDP program at world 1: what nvscale's N=1 is too, reducer and
@@ -42,15 +48,17 @@ import io
 import json
 import math
 import os
+import statistics
 import sys
 
-TRANSPORT_LABELS = ("nvlink", "pcie", "shm", "net")
+TRANSPORT_LABELS = ("nvlink", "pcie", "shm", "net", "default")
 MODEL_ORDER = ("resnet50", "lm290m", "bert-large")
 PRECISION_ORDER = ("fp32", "tf32", "bf16", "fp16")
 COLUMNS = ["model", "precision", "transport", "n", "step_ms_pytorch", "step_ms_nvscale", "eff_pytorch",
            "eff_nvscale", "batch", "d_eff_points", "step_err_pct", "within_3pts", "within_15pct", "eff_ddp1_pytorch",
            "step_ddp1_ms_pytorch", "compute_ms_pytorch", "params_pytorch", "params_nvscale", "transport_verified",
-           "pytorch_file", "nvscale_file"]
+           "pytorch_file", "nvscale_file", "runs_pytorch", "runs_nvscale", "step_ms_pytorch_range",
+           "step_ms_nvscale_range"]
 HARNESS_NEEDS = ("model", "precision", "batch_per_gpu", "world_size", "transport", "step_nodp_1_us", "step_ddp1_us",
                  "step_us", "eff", "eff_ddp1", "compute_us")
 
@@ -201,6 +209,19 @@ def load_train(label, path, run, tr):
     return dict(label=label, path=path, run=run, train=tr, by_n=by_n, batch=int(b))
 
 
+def check_pair(h, r, where, args):
+    """The same shape and model on both sides, where both state them."""
+    tr = r["train"]
+    if h.get("sample") and tr.get("sample") and h["sample"] != tr["sample"]:
+        raise Refuse("%s: one sample is \"%s\" in PyTorch, \"%s\" in nvscale: not the same shape"
+                     % (where, h["sample"], tr["sample"]))
+    pp, pn = h.get("params"), tr.get("params")
+    if isinstance(pp, (int, float)) and isinstance(pn, (int, float)) and pp > 0 and \
+            abs(pn - pp) > args.param_tol_pct / 100.0 * pp:
+        raise Refuse("%s: %d parameters in PyTorch, %d in nvscale: more than %g %% apart: not the same model"
+                     % (where, pp, pn, args.param_tol_pct))
+
+
 def fmt(v, digits):
     return "" if v is None else ("%.*f" % (digits, v))
 
@@ -236,16 +257,17 @@ def build(args):
         seen_files.add(os.path.abspath(path))
         runs.extend(load_nvscale(label, path))
 
-    rows, used, keys = [], set(), {}
-    for r in runs:
-        tr, path, label = r["train"], r["path"], r["label"]
-        model = mapping.get(tr["model"], tr["model"])
-        prec = tr["precision"]
-        key = (model, prec, label, r["batch"])
-        if key in keys:
-            raise Refuse("%s and %s: both are %s %s batch %d over %s" % (keys[key], path, model, prec, r["batch"],
-                                                                          label))
-        keys[key] = path
+    rows, used, groups = [], set(), {}
+    for r in runs:  # one group per configuration: several runs only with --repeats
+        model = mapping.get(r["train"]["model"], r["train"]["model"])
+        key = (model, r["train"]["precision"], r["label"], r["batch"])
+        if key in groups and not args.repeats:
+            raise Refuse("%s and %s: both are %s %s batch %d over %s (--repeats takes the median of such runs)" % (
+                groups[key][0]["path"], r["path"], model, key[1], r["batch"], r["label"]))
+        groups.setdefault(key, []).append(r)
+    for (model, prec, label, batch), group in groups.items():
+        r = group[0]
+        tr, path = r["train"], r["path"]
         same = [h for h in harness if h[0] == label and h[3].get("model") == model and h[3].get("precision") == prec]
         if not same:
             hint = "" if model != tr["model"] else " (use --map %s=HARNESS_MODEL if the names differ)" % tr["model"]
@@ -260,45 +282,53 @@ def build(args):
         if not good:
             h = match[-1]
             raise Refuse("%s:%d: PyTorch %s failed there: %s" % (h[1], h[2], h[3].get("config"), h[3].get("error")))
-        if len(good) > 1:
-            raise Refuse("%s: %d PyTorch lines match (%s): keep one" % (
+        if len(good) > 1 and not args.repeats:
+            raise Refuse("%s: %d PyTorch lines match (%s): keep one, or give --repeats" % (
                 path, len(good), ", ".join("%s:%d" % (h[1], h[2]) for h in good)))
-        _, hpath, hno, h = good[0]
-        used.add((hpath, hno))
-        where = "%s:%d and %s" % (hpath, hno, path)
-        if h.get("sample") and tr.get("sample") and h["sample"] != tr["sample"]:
-            raise Refuse("%s: one sample is \"%s\" in PyTorch, \"%s\" in nvscale: not the same shape"
-                         % (where, h["sample"], tr["sample"]))
-        pp, pn = h.get("params"), tr.get("params")
-        if isinstance(pp, (int, float)) and isinstance(pn, (int, float)) and pp > 0 and \
-                abs(pn - pp) > args.param_tol_pct / 100.0 * pp:
-            raise Refuse("%s: %d parameters in PyTorch, %d in nvscale: more than %g %% apart: not the same model"
-                         % (where, pp, pn, args.param_tol_pct))
-        w = h["world_size"]
-        for n in sorted({1, w}):
-            if n not in r["by_n"]:
-                raise Refuse("%s: no train.results entry for N=%d (PyTorch measured world size %d)" % (path, n, w))
-        verified = []
-        nv_seen = nvscale_transports(r["run"], w) if w > 1 else None
-        if nv_seen is not None:
-            if nv_seen != {label}:
-                raise Refuse("%s: NCCL used %s at N=%d, but the run is given as --nvscale %s=..." % (
-                    path, ", ".join(sorted(nv_seen)), w, label))
-            verified.append("nvscale")
-        h_seen = harness_transports(h) if w > 1 else None
-        if h_seen is not None:
-            ok = {s for s in h_seen if label in s.split("|")}
-            if ok != h_seen:
-                raise Refuse("%s:%d: NCCL reported %s, but the line is given as %s" % (
-                    hpath, hno, ", ".join(sorted(h_seen)), label))
-            verified.append("pytorch")
-        for n in sorted({1, w}):
-            nr = r["by_n"][n]
-            if n == 1:
-                sp, ep = h["step_ddp1_us" if args.baseline == "ddp1" else "step_nodp_1_us"], 1.0
+        w = good[0][3]["world_size"]
+        if any(h[3]["world_size"] != w for h in good):
+            raise Refuse("%s: the PyTorch lines for %s %s over %s ran at different world sizes (%s)" % (
+                path, model, prec, label, ", ".join(sorted({str(h[3]["world_size"]) for h in good}))))
+        pyt_seen, nv_ok, pt_ok = set(), w > 1, w > 1
+        for _, hpath, hno, h in good:
+            used.add((hpath, hno))
+            for r in group:
+                check_pair(h, r, "%s:%d and %s" % (hpath, hno, r["path"]), args)
+            h_seen = harness_transports(h) if w > 1 else None
+            if h_seen is None:
+                pt_ok = False
             else:
-                sp, ep = h["step_us"], h["eff_ddp1" if args.baseline == "ddp1" else "eff"]
-            sn, en = nr["step_us"], nr["efficiency"]
+                ok = {s for s in h_seen if label in s.split("|")}
+                if ok != h_seen:
+                    raise Refuse("%s:%d: NCCL reported %s, but the line is given as %s" % (
+                        hpath, hno, ", ".join(sorted(h_seen)), label))
+            pyt_seen.add("%s:%d" % (hpath, hno))
+        for r in group:
+            for n in sorted({1, w}):
+                if n not in r["by_n"]:
+                    raise Refuse("%s: no train.results entry for N=%d (PyTorch measured world size %d)"
+                                 % (r["path"], n, w))
+            nv_seen = nvscale_transports(r["run"], w) if w > 1 else None
+            if nv_seen is None:
+                nv_ok = False
+            elif nv_seen != {label}:
+                raise Refuse("%s: NCCL used %s at N=%d, but the run is given as --nvscale %s=..." % (
+                    r["path"], ", ".join(sorted(nv_seen)), w, label))
+        verified = (["nvscale"] if nv_ok else []) + (["pytorch"] if pt_ok else [])
+        hs = [g[3] for g in good]
+        h = hs[0]
+        pp, pn = h.get("params"), tr.get("params")
+        for n in sorted({1, w}):
+            # each side: the median over its runs (one run: that run's own median step)
+            if n == 1:
+                sps = [x["step_ddp1_us" if args.baseline == "ddp1" else "step_nodp_1_us"] for x in hs]
+                eps = [1.0]
+            else:
+                sps = [x["step_us"] for x in hs]
+                eps = [x["eff_ddp1" if args.baseline == "ddp1" else "eff"] for x in hs]
+            sns = [g["by_n"][n]["step_us"] for g in group]
+            sp, ep = statistics.median(sps), statistics.median(eps)
+            sn, en = statistics.median(sns), statistics.median([g["by_n"][n]["efficiency"] for g in group])
             d_eff = 100.0 * (en - ep)
             err = 100.0 * (sn - sp) / sp
             rows.append(dict(
@@ -308,13 +338,16 @@ def build(args):
                 d_eff_points=fmt(d_eff, 2), step_err_pct=fmt(err, 2),
                 within_3pts="" if n == 1 else ("yes" if abs(d_eff) <= args.eff_points else "no"),
                 within_15pct=("yes" if abs(err) <= args.step_pct else "no") if n == 1 else "",
-                eff_ddp1_pytorch=fmt(h["eff_ddp1"], 4) if n > 1 else "",
-                step_ddp1_ms_pytorch=fmt(h["step_ddp1_us"] / 1e3, 3) if n == 1 else "",
-                compute_ms_pytorch=fmt(h["compute_us"] / 1e3, 3) if n > 1 else "",
+                eff_ddp1_pytorch=fmt(statistics.median(x["eff_ddp1"] for x in hs), 4) if n > 1 else "",
+                step_ddp1_ms_pytorch=fmt(statistics.median(x["step_ddp1_us"] for x in hs) / 1e3, 3)
+                if n == 1 else "",
+                compute_ms_pytorch=fmt(statistics.median(x["compute_us"] for x in hs) / 1e3, 3) if n > 1 else "",
                 params_pytorch="" if pp is None else "%d" % pp, params_nvscale="" if pn is None else "%d" % pn,
                 transport_verified="+".join(verified) if verified else ("" if n == 1 else "no"),
-                pytorch_file="%s:%d" % (hpath, hno), nvscale_file=path,
-                _meta=dict(h=h, run=r)))
+                pytorch_file=" ".join(sorted(pyt_seen)), nvscale_file=" ".join(g["path"] for g in group),
+                runs_pytorch=len(hs), runs_nvscale=len(group),
+                step_ms_pytorch_range="%s-%s" % (fmt(min(sps) / 1e3, 1), fmt(max(sps) / 1e3, 1)),
+                step_ms_nvscale_range="%s-%s" % (fmt(min(sns) / 1e3, 1), fmt(max(sns) / 1e3, 1))))
 
     def order(x):
         def idx(seq, v):
@@ -365,10 +398,15 @@ def render_md(rows, unmatched, harness, runs, args, argv):
             "at world N, each the median of its timed steps (world N: the slowest rank's). nvscale's are its own "
             "`train.results`. Targets (issue 9): efficiency within ±%g points, N=1 step within ±%g %%; rows outside "
             "are marked **OUT**." % (base, args.eff_points, args.step_pct), ""]
+    rep = any(r["runs_pytorch"] > 1 or r["runs_nvscale"] > 1 for r in rows)
+    if rep:
+        out += ["With --repeats: each side's step and efficiency are the medians over its runs (each run's own "
+                "value being the median of its timed steps); the last column gives the runs and the range of their "
+                "steps, PyTorch / nvscale.", ""]
     out.append("| model | precision | transport | N | PyTorch step (ms) | nvscale step (ms) | step diff | "
                "PyTorch eff. | nvscale eff. | diff (points) | PyTorch 1-rank-DDP step / eff. | transport verified | "
-               "target |")
-    out.append("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|")
+               "target |" + (" runs: step range (ms) |" if rep else ""))
+    out.append("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|" + ("---|" if rep else ""))
     met = total = 0
     for r in rows:
         if r["n"] == 1:
@@ -382,7 +420,9 @@ def render_md(rows, unmatched, harness, runs, args, argv):
         out.append("| %s | %s | %s | %d | %s | %s | %+.1f %% | %.1f %% | %.1f %% | %+.1f | %s | %s | %s |" % (
             md_cell(r["model"]), r["precision"], r["transport"], r["n"], r["step_ms_pytorch"], r["step_ms_nvscale"],
             float(r["step_err_pct"]), 100 * float(r["eff_pytorch"]), 100 * float(r["eff_nvscale"]),
-            float(r["d_eff_points"]), ddp1, r["transport_verified"] or "-", "ok" if ok else "**OUT**"))
+            float(r["d_eff_points"]), ddp1, r["transport_verified"] or "-", "ok" if ok else "**OUT**") +
+            (" %d: %s / %d: %s |" % (r["runs_pytorch"], r["step_ms_pytorch_range"], r["runs_nvscale"],
+                                     r["step_ms_nvscale_range"]) if rep else ""))
     out += ["", "%d of %d rows within target (N=1 rows: step time; N>1 rows: efficiency)." % (met, total)]
     if unmatched:
         out += ["", "PyTorch configurations without an nvscale run (not compared):", ""]
@@ -449,6 +489,9 @@ def main(argv=None):
     ap.add_argument("--baseline", choices=["ddp1", "nodp"], default="ddp1",
                     help="PyTorch's N=1: ddp1 = the same DDP program at world 1 (default: nvscale's N=1 runs its "
                          "reducer too, and issue 9 compares 'a plain DDP script' at N=1), nodp = no DDP at all")
+    ap.add_argument("--repeats", action="store_true",
+                    help="several runs of one configuration (PyTorch lines, nvscale runs): each side is the median "
+                         "of its runs, and the table shows their count and range")
     ap.add_argument("--out", default="results/fidelity/ddp-vs-nvscale", help="OUT.csv and OUT.md (default %(default)s)")
     ap.add_argument("--eff-points", type=pos_number, default=3.0, help="efficiency target, points (default 3)")
     ap.add_argument("--step-pct", type=pos_number, default=15.0, help="N=1 step target, percent (default 15)")

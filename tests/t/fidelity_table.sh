@@ -134,6 +134,23 @@ expect 2 "both are lm290m bf16 batch 8 over nvlink" \
 expect 2 "given twice" $FID $P $P --nvscale nvlink="$d/lm-nvlink.json" --out "$TABLE"
 line nvlink lm290m bf16 8 34000 42000 52000 46000 >"$d/pt-again.jsonl"
 expect 2 "2 PyTorch lines match" $FID $P --pytorch nvlink="$d/pt-again.jsonl" --nvscale nvlink="$d/lm-nvlink.json" --out "$TABLE"
+# --repeats: several runs per configuration, each side the median of its runs (3 PyTorch lines, 2 nvscale runs)
+line nvlink lm290m bf16 8 30000 60000 70000 46000 >"$d/pt-third.jsonl"
+run "$d/lm-nvlink2.json" lm290m bf16 8 35000 38000 '{"P2P": 48}' NVLink
+R3="--pytorch nvlink=$d/pt-again.jsonl --pytorch nvlink=$d/pt-third.jsonl --nvscale nvlink=$d/lm-nvlink.json"
+expect 0 "2 rows" $FID $P $R3 --nvscale nvlink="$d/lm-nvlink2.json" --repeats --out "$d/rep"
+python3 - "$d/rep.csv" <<'PY' || fail "--repeats medians (above)"
+import csv, sys
+r = [x for x in csv.DictReader(open(sys.argv[1])) if x["model"] == "lm290m"]
+# N=1: PyTorch ddp1 42.3, 42.0, 60.0 -> 42.3; nvscale 29.0, 35.0 -> 32.0; N=2 eff: 42.3/52.4, 42/52, 60/70 -> 0.8077
+want = [("1", "42.300", "32.000", "3", "2", "42.0-60.0", "29.0-35.0"), ("2", "52.400", "35.150", "3", "2", "52.0-70.0",
+        "32.3-38.0")]
+got = [(x["n"], x["step_ms_pytorch"], x["step_ms_nvscale"], x["runs_pytorch"], x["runs_nvscale"],
+        x["step_ms_pytorch_range"], x["step_ms_nvscale_range"]) for x in r]
+assert got == want, got
+assert r[1]["eff_pytorch"] == "0.8077", r[1]["eff_pytorch"]
+PY
+grep -q "| 3: 42.0-60.0 / 2: 29.0-35.0 |" "$d/rep.md" || fail "--repeats Markdown lacks the runs column"
 echo '{"tool": "ddp_bench", "model": "lm290m", "step_us": 1}' >"$d/old.jsonl"
 expect 2 "old.jsonl:1: schema null, expected \"ddp_bench/2\"" \
     $FID --pytorch nvlink="$d/old.jsonl" --nvscale nvlink="$d/lm-nvlink.json" --out "$TABLE"

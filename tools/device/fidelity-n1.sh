@@ -1,0 +1,30 @@
+#!/bin/bash
+# Issue 9's N=1 rows on a ONE-GPU machine, with repeats: PyTorch (tools/ddp_bench.py at world size 1) and
+# `nvscale train` (N=1), alternating, ROUNDS times, for resnet50 (batch 128), lm290m (8) and bert-large (32) at
+# fp32 and bf16. A host-bound bf16 step follows the vCPU's speed, which changes from second to second on these
+# VMs (results/h200x1-hostnoise*), so each side is taken as the median of its runs (tools/fidelity.py
+# --repeats). Usage: tools/device/fidelity-n1.sh DIR [ROUNDS (default 2)]
+. "$(dirname "$0")/lib.sh"
+R=$1
+ROUNDS=${2:-2}
+O=${OUT:-/tmp}
+mkdir -p "$R/raw"
+trap 'tar czf "$O/fidelity-n1-$(basename "$R").tar.gz" "$R"' EXIT
+step build
+make -j32 nvscale NVCC_GENCODE="-gencode=arch=compute_90,code=sm_90" \
+    $(pkg-config --exists jansson || echo JANSSON_HOME=.deps/jansson) >"$R/build.log" 2>&1 || { tail -30 "$R/build.log"; exit 1; }
+describe "$R"
+commands_header
+C=resnet50:fp32:128,resnet50:bf16:128,lm290m:fp32:8,lm290m:bf16:8,bert-large:fp32:32,bert-large:bf16:32
+MODELS=resnet50,tools/profiles/lm290m.prof,bert-large-mlm128
+for i in $(seq 1 "$ROUNDS"); do
+    step "round $i: PyTorch"
+    rec "pt-$i" timeout 200 python3 tools/ddp_bench.py --configs "$C" --steps 15 --warmup 3 --json "$R/raw/pt-$i.jsonl" \
+        --max-seconds 180
+    for P in fp32 bf16; do
+        step "round $i: nvscale $P"
+        rec "nvs-$P-$i" timeout 120 ./nvscale train --model $MODELS --precision $P --steps 15 --warmup-steps 3 \
+            --out "$R/raw/nvs-$P-$i"
+    done
+done
+step done
