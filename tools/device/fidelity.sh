@@ -1,7 +1,11 @@
 #!/bin/bash
 # Issue 9's table: PyTorch DDP (tools/ddp_bench.py) and `nvscale train` side by side, per transport, in the same
 # call (machines differ between calls): resnet50 (batch 128), lm290m (batch 8), bert-large-mlm128 (batch 32) at
-# fp32 and bf16, N = 1 and 2. Usage: tools/device/fidelity.sh DIR TRANSPORT... (nvlink, shm, net)
+# fp32 and bf16, N = 1 and 2. Usage: [ROUNDS=K] tools/device/fidelity.sh DIR TRANSPORT... (nvlink, shm, net)
+# ROUNDS=K (default 1) repeats each transport's PyTorch and nvscale runs K times, alternating, with the round in
+# the file names (-rI); tools/fidelity.py --repeats then takes each side's median: a host-bound bf16 step moves
+# with the VM's vCPU speed from second to second (docs/fidelity.md, "Noise"), and one run of each side is a
+# coin toss there.
 . "$(dirname "$0")/lib.sh"
 R=$1
 shift
@@ -23,15 +27,18 @@ for T in "$@"; do
          NV=": -np 1 -x NCCL_HOSTID=nvs-vhost-1" ;;
     *) echo "unknown transport $T"; exit 2 ;;
     esac
-    step "$T: PyTorch"
     uptime >"$R/raw/load-$T.txt"
-    rec "ddp-$T" timeout 280 torchrun --standalone --nproc_per_node 2 tools/ddp_bench.py --configs "$C" --transport "$T" \
-        --steps 12 --warmup 3 --json "$R/raw/ddp-$T.jsonl" --max-seconds 250
-    for P in fp32 bf16; do
-        step "$T: nvscale $P"
-        A="train --model $MODELS --precision $P --steps 12 --warmup-steps 3 --out $R/raw/nvs-$T-$P"
-        if [ -n "$NV" ]; then rec "nvs-$T-$P" $MR ./nvscale $A $NV ./nvscale $A
-        else rec "nvs-$T-$P" $MR ./nvscale $A; fi
+    for I in $(seq 1 "${ROUNDS:-1}"); do
+        S=$([ "${ROUNDS:-1}" -gt 1 ] && echo "-r$I")
+        step "$T$S: PyTorch"
+        rec "ddp-$T$S" timeout 280 torchrun --standalone --nproc_per_node 2 tools/ddp_bench.py --configs "$C" \
+            --transport "$T" --steps 12 --warmup 3 --json "$R/raw/ddp-$T$S.jsonl" --max-seconds 250
+        for P in fp32 bf16; do
+            step "$T$S: nvscale $P"
+            A="train --model $MODELS --precision $P --steps 12 --warmup-steps 3 --out $R/raw/nvs-$T-$P$S"
+            if [ -n "$NV" ]; then rec "nvs-$T-$P$S" $MR ./nvscale $A $NV ./nvscale $A
+            else rec "nvs-$T-$P$S" $MR ./nvscale $A; fi
+        done
     done
     if [ "$T" = nvlink ]; then
         step "$T: nvscale bf16, framework ideal (the hardware alone)"

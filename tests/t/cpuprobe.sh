@@ -1,0 +1,25 @@
+#!/bin/sh
+# tools/cpuprobe.c (the optional `make cpuprobe`, issue 9's host-speed probe): builds; prints one "UNIX_TIME RATE"
+# line per sample, the times increasing and near now, the rates positive, with nvscale's own work unit and with
+# the -w memory walk; -s spins until killed; bad flags exit 2 with a message naming the value.
+cd "$(dirname "$0")/../.." || exit 1
+. tests/lib.sh
+make -s cpuprobe >"$TMP/cpuprobe.build.$$" 2>&1 || { cat "$TMP/cpuprobe.build.$$"; echo "FAIL: make cpuprobe"; exit 1; }
+rm -f "$TMP/cpuprobe.build.$$"
+samples() { # MODE-ARGS...: 3 samples of 20 ms, checked
+    build/cpuprobe -n 3 -m 20 "$@" >"$TMP/cpuprobe.out.$$" 2>&1 || { fail "cpuprobe $*: exit $?"; return; }
+    awk -v now="$(date +%s)" '
+        NF != 2 || $2 + 0 <= 0 || $1 < now - 600 || $1 > now + 600 || $1 <= last { bad = 1 }
+        { last = $1; n++ }
+        END { exit (bad || n != 3) }' "$TMP/cpuprobe.out.$$" ||
+        { fail "cpuprobe $*: unexpected output"; sed 's/^/    /' "$TMP/cpuprobe.out.$$"; }
+    rm -f "$TMP/cpuprobe.out.$$"
+}
+samples
+samples -w 8
+expect 124 "" timeout 1 build/cpuprobe -s
+expect 2 "-m '0': expected a number in \[1, 60000\]" build/cpuprobe -m 0
+expect 2 "-n 'x': expected a number" build/cpuprobe -n x
+expect 2 "-w '': expected a number" build/cpuprobe -w
+expect 2 "unknown option '-q'" build/cpuprobe -q
+[ "$fails" -eq 0 ]
