@@ -29,9 +29,9 @@ Every step time is the median over --steps timed steps (after --warmup untimed o
 time.perf_counter around one step; before each timed region the ranks meet at a barrier and synchronize. Each
 phase trains its own copy of one initial model (copy.deepcopy), so no DDP wrapper ever sees another's parameters.
 Also recorded: every rank's medians, every step of the 1-GPU phases (and the Unix time their first timed step
-began, step_*_t0_unix: the steps run back to back, so probes sampled meanwhile can be lined up with them; and
-per step, step_*_detail: host issue time, main-thread CPU time, new cudaMalloc segments, GC collections, and a
-fixed piece of interpreter work timed on the same thread just before the step, probe_us), the
+began, step_*_t0_unix; and per step, step_*_detail: its Unix start time t_unix, to line steps up with probes
+sampled meanwhile, host issue time, main-thread CPU time, new cudaMalloc segments, GC collections, and a fixed
+piece of interpreter work timed on the same thread just before the step, probe_us), the
 load average before and after (a step that is bound by host launch work, as bf16 steps can be, slows down next
 to a busy CPU: never measure next to a build), OMP/torch threads, CUDA_DEVICE_MAX_CONNECTIONS
 (--cuda-device-max-connections N sets it), the SDPA backends enabled (--sdpa pins one), fp16's GradScaler scale
@@ -799,15 +799,16 @@ class Bench:
         return step
 
     def run(self, step, n):
-        """n timed steps; returns their wall times (us). Also keeps, per step, in self.detail: how long the host
-        took to issue the step (host_us: until step() returned, before the final synchronize; close to the wall
-        time when the step is bound by launches, well below it when the GPU is the bottleneck), the main thread's
-        CPU time meanwhile (cpu_us: less than host_us when it blocked inside), the CUDA caching allocator's new
+        """n timed steps; returns their wall times (us). Also keeps, per step, in self.detail: when it began
+        (t_unix, Unix time), how long the host took to issue it (host_us: until step() returned, before the final
+        synchronize; close to the wall time when the step is bound by launches, well below it when the GPU is the
+        bottleneck), the main thread's CPU time meanwhile (cpu_us: less than host_us when it blocked inside), the CUDA caching allocator's new
         cudaMalloc segments and the garbage collector's collections during the step; and, just before it, the
         time this thread takes for a fixed piece of interpreter work (probe_us, py_probe): the host's speed at
         that moment, as the step's own Python and dispatcher work would see it."""
         torch, sync, clock = self.torch, self.torch.cuda.synchronize, time.perf_counter
-        times, det = [], {"host_us": [], "cpu_us": [], "cuda_mallocs": [], "gc_collections": [], "probe_us": []}
+        times = []
+        det = {"t_unix": [], "host_us": [], "cpu_us": [], "cuda_mallocs": [], "gc_collections": [], "probe_us": []}
 
         def counters():
             return (torch.cuda.memory_stats(self.dev).get("segment.all.allocated", 0),
@@ -816,6 +817,7 @@ class Bench:
             sync()
             det["probe_us"].append(py_probe())
             m0, g0 = counters()
+            det["t_unix"].append(time.time())
             c0, t0 = time.thread_time(), clock()
             step()
             t1, c1 = clock(), time.thread_time()
