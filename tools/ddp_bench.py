@@ -799,12 +799,12 @@ class Bench:
         return step
 
     def run(self, step, n):
-        """n timed steps; returns their wall times (us). Also keeps, per step, in self.detail: when it began
-        (t_unix, Unix time), how long the host took to issue it (host_us: until step() returned, before the final
-        synchronize; close to the wall time when the step is bound by launches, well below it when the GPU is the
-        bottleneck), the main thread's CPU time meanwhile (cpu_us: less than host_us when it blocked inside), the CUDA caching allocator's new
-        cudaMalloc segments and the garbage collector's collections during the step; and, just before it, the
-        time this thread takes for a fixed piece of interpreter work (probe_us, py_probe): the host's speed at
+        """n timed steps; returns their wall times (us). Also keeps, per step, in self.detail: when it began (t_unix,
+        Unix time), how long the host took to issue it (host_us: until step() returned, before the final synchronize;
+        close to the wall time when the step is bound by launches, well below it when the GPU is the bottleneck), the
+        main thread's CPU time meanwhile (cpu_us: less than host_us when it blocked inside), the CUDA caching
+        allocator's new cudaMalloc segments and the garbage collector's collections during the step; and, just before
+        it, the time this thread takes for a fixed piece of interpreter work (probe_us, py_probe): the host's speed at
         that moment, as the step's own Python and dispatcher work would see it."""
         torch, sync, clock = self.torch, self.torch.cuda.synchronize, time.perf_counter
         times = []
