@@ -95,6 +95,23 @@ prof = {"gpu1_nodp": {"rank0": r}, "world_ddp": {"rank0": dict(r, by_kind_us=dic
 ratios = m.phase_ratios(prof)
 assert abs(ratios["world_ddp"]["gemm_conv"] - 1.4) < 1e-9 and ratios["world_ddp"]["gemm_conv_per_rank"] == [1.0, None]
 assert "world_ddp" in m.profile_table("lm290m:bf16:8", dict(prof, ratios_vs_gpu1_nodp=ratios))
+# Bench.run's per-step record, with a stand-in for torch (no GPU): one entry per step in every list, a step that
+# allocates counted as cudaMalloc segments, probe and CPU times positive, start times increasing
+import time, types
+segs = [0]
+fake = types.SimpleNamespace(device=lambda *a: "cuda:0", cuda=types.SimpleNamespace(
+    synchronize=lambda: None, memory_stats=lambda dev: {"segment.all.allocated": segs[0]}))
+b = m.Bench(None, fake, None, None, None, None)
+def step():
+    segs[0] += 2
+    sum(range(20000))
+times = b.run(step, 3)
+d = b.detail
+assert len(times) == 3 and all(t > 0 for t in times), times
+assert all(len(v) == 3 for v in d.values()) and set(d) == {"t_unix", "host_us", "cpu_us", "cuda_mallocs",
+                                                             "gc_collections", "probe_us"}, d
+assert d["cuda_mallocs"] == [2, 2, 2] and all(x > 0 for x in d["probe_us"] + d["host_us"]), d
+assert d["t_unix"] == sorted(d["t_unix"]) and abs(d["t_unix"][0] - time.time()) < 60, d["t_unix"]
 PY
 
 python3 -c "import torch" 2>/dev/null && finish "PyTorch is installed: the missing-PyTorch message is not checked here"
