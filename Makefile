@@ -175,6 +175,10 @@ cpuprobe: build/cpuprobe
 build/cpuprobe: tools/cpuprobe.c src/core/cpu_work.c src/core/cpu_work.h src/core/clock.h
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -Isrc -o $@ tools/cpuprobe.c src/core/cpu_work.c
+build/libcpuprobe.so: tools/cpuprobe.c src/core/cpu_work.c src/core/cpu_work.h src/core/clock.h
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -DCPUPROBE_LIB -fPIC -shared -Isrc -o $@ tools/cpuprobe.c \
+	    src/core/cpu_work.c
 
 check: nvscale $(TEST_BINS)
 	$(SAN_ENV) tests/run.sh
