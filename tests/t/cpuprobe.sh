@@ -1,7 +1,8 @@
 #!/bin/sh
 # tools/cpuprobe.c (the optional `make cpuprobe`, issue 9's host-speed probe): builds; prints one "UNIX_TIME RATE"
-# line per sample, the times increasing and near now, the rates positive, with nvscale's own work unit and with
-# the -w memory walk; -s spins until killed; bad flags exit 2 with a message naming the value.
+# line per sample, the times increasing and near now, the rates positive, with nvscale's own work unit, the -w
+# memory walk and -i interpreter-like work, and through build/libcpuprobe.so; -s spins until killed; bad flags
+# exit 2 with a message naming the value.
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
 make -s cpuprobe >"$TMP/cpuprobe.build.$$" 2>&1 || { cat "$TMP/cpuprobe.build.$$"; echo "FAIL: make cpuprobe"; exit 1; }
@@ -17,6 +18,19 @@ samples() { # MODE-ARGS...: 3 samples of 20 ms, checked
 }
 samples
 samples -w 8
+samples -i
+expect 2 "-i and -w: choose one kind of work" build/cpuprobe -i -w 4
+# the library form (tools/device/probe_compare.py): one sample of each small kind through ctypes
+make -s build/libcpuprobe.so >"$TMP/cpuprobe.build.$$" 2>&1 || { cat "$TMP/cpuprobe.build.$$"; stop "make build/libcpuprobe.so"; }
+rm -f "$TMP/cpuprobe.build.$$"
+if command -v python3 >/dev/null 2>&1; then
+    python3 -c '
+import ctypes, sys
+lib = ctypes.CDLL(sys.argv[1])
+lib.cpuprobe_sample.restype, lib.cpuprobe_sample.argtypes = ctypes.c_double, [ctypes.c_int, ctypes.c_double]
+rates = [lib.cpuprobe_sample(k, 5.0) for k in (0, 1)]
+sys.exit(0 if all(r > 0 for r in rates) else "rates %s" % rates)' "$PWD/build/libcpuprobe.so" || fail "libcpuprobe.so"
+fi
 expect 124 "" timeout 1 build/cpuprobe -s
 expect 2 "-m '0': expected a number in \[1, 60000\]" build/cpuprobe -m 0
 expect 2 "-n 'x': expected a number" build/cpuprobe -n x
