@@ -11,8 +11,7 @@ O=${OUT:-/tmp}
 mkdir -p "$R/raw"
 trap 'tar czf "$O/fidelity-n1-$(basename "$R").tar.gz" "$R"' EXIT
 step build
-make -j32 nvscale NVCC_GENCODE="-gencode=arch=compute_90,code=sm_90" \
-    $(pkg-config --exists jansson || echo JANSSON_HOME=.deps/jansson) >"$R/build.log" 2>&1 || { tail -30 "$R/build.log"; exit 1; }
+gpu_build "$R" nvscale
 describe "$R"
 commands_header
 C=resnet50:fp32:128,resnet50:bf16:128,lm290m:fp32:8,lm290m:bf16:8,bert-large:fp32:32,bert-large:bf16:32

@@ -10,8 +10,7 @@ O=${OUT:-/tmp}
 mkdir -p "$R"
 trap 'tar czf "$O/hostnoise-$(basename "$R").tar.gz" "$R"' EXIT
 step build
-make -j32 nvscale cpuprobe NVCC_GENCODE="-gencode=arch=compute_90,code=sm_90" \
-    $(pkg-config --exists jansson || echo JANSSON_HOME=.deps/jansson) >"$R/build.log" 2>&1 || { tail -30 "$R/build.log"; exit 1; }
+gpu_build "$R" nvscale cpuprobe
 describe "$R"
 commands_header
 P=2 # the vCPU the measured process runs on

@@ -16,8 +16,7 @@ MON=()
 stop_monitors() { for p in "${MON[@]}"; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; }
 trap 'stop_monitors; tar czf "$O/hostnoise2-$(basename "$R").tar.gz" "$R"' EXIT
 step build
-make -j32 nvscale cpuprobe NVCC_GENCODE="-gencode=arch=compute_90,code=sm_90" \
-    $(pkg-config --exists jansson || echo JANSSON_HOME=.deps/jansson) >"$R/build.log" 2>&1 || { tail -30 "$R/build.log"; exit 1; }
+gpu_build "$R" nvscale cpuprobe
 describe "$R"
 commands_header
 N=$(nproc)

@@ -13,13 +13,20 @@ build() {
     fi
 }
 
-# gpu_build DIR: nvscale and the test binaries for the H200 (sm_90 only: a fast build), log in DIR/build.log
+# gpu_build DIR [TARGET...]: nvscale and the test binaries for the H200 (sm_90 only: a fast build), or only the
+# TARGETs given; log in DIR/build.log
 gpu_build() {
-    local jh
+    local d=$1 jh
+    shift
     jh=$(pkg-config --exists jansson || echo JANSSON_HOME=.deps/jansson)
-    make -j32 NVCC_GENCODE="-gencode=arch=compute_90,code=sm_90" $jh >"$1/build.log" 2>&1 &&
-        make -j32 test-bins NVCC_GENCODE="-gencode=arch=compute_90,code=sm_90" $jh >>"$1/build.log" 2>&1 ||
-        { tail -30 "$1/build.log"; exit 1; }
+    if [ $# -gt 0 ]; then
+        make -j32 "$@" NVCC_GENCODE="-gencode=arch=compute_90,code=sm_90" $jh >"$d/build.log" 2>&1 ||
+            { tail -30 "$d/build.log"; exit 1; }
+        return
+    fi
+    make -j32 NVCC_GENCODE="-gencode=arch=compute_90,code=sm_90" $jh >"$d/build.log" 2>&1 &&
+        make -j32 test-bins NVCC_GENCODE="-gencode=arch=compute_90,code=sm_90" $jh >>"$d/build.log" 2>&1 ||
+        { tail -30 "$d/build.log"; exit 1; }
 }
 
 # machine and versions, once per results directory
