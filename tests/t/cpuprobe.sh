@@ -36,4 +36,20 @@ expect 2 "-m '0': expected a number in \[1, 60000\]" build/cpuprobe -m 0
 expect 2 "-n 'x': expected a number" build/cpuprobe -n x
 expect 2 "-w '': expected a number" build/cpuprobe -w
 expect 2 "unknown option '-q'" build/cpuprobe -q
+# probe_compare.py --report: the state split of a record (made up here), and a file that is not one refused
+if command -v python3 >/dev/null 2>&1; then
+    python3 -c '
+import json
+for i in range(40):
+    slow = 10 <= i < 30
+    print(json.dumps({"t": i * 0.1, "py_us": 1500.0 if slow else 800.0, "unit_l1": 120.0 if slow else 150.0,
+                      "interp": 100.0 if slow else 125.0, "mem512": 5.0 if slow else 6.0}))' >"$TMP/cpuprobe.rec.$$"
+    expect 0 "\| python probe \(us\) \| 800 \| 1500 \| 1.88x \|" \
+        python3 tools/device/probe_compare.py --report "$TMP/cpuprobe.rec.$$"
+    expect 0 "\| unit_l1 \(per us\) \| 150.00 \| 120.00 \| 1.25x \|" \
+        python3 tools/device/probe_compare.py --report "$TMP/cpuprobe.rec.$$"
+    expect 0 "longest 2.0 s" python3 tools/device/probe_compare.py --report "$TMP/cpuprobe.rec.$$"
+    expect 2 "not a probe_compare record" python3 tools/device/probe_compare.py --report tests/t/cpuprobe.sh
+    rm -f "$TMP/cpuprobe.rec.$$"
+fi
 [ "$fails" -eq 0 ]
