@@ -37,7 +37,8 @@ def read(log):
         sys.exit("lambda_iters: %s: %s" % (log, e.strerror))
 
 
-out = ["| log | windows | iteration median | s/it (total) | data median | data mean |", "|---|---:|---:|---:|---:|---:|"]
+out = ["| log | windows | iteration median | s/it (total) | data median | data mean |",
+       "|---|---:|---:|---:|---:|---:|"]
 for log in a.logs:
     text = read(log)
     w = WINDOW.findall(text)
