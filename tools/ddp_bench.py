@@ -31,8 +31,9 @@ phase trains its own copy of one initial model (copy.deepcopy), so no DDP wrappe
 Also recorded: every rank's medians, every step of the 1-GPU phases (and the Unix time their first timed step
 began, step_*_t0_unix; and per step, step_*_detail: its Unix start time t_unix, to line steps up with probes
 sampled meanwhile, host issue time, main-thread CPU time, new cudaMalloc segments, GC collections, and a fixed
-piece of interpreter work timed on the same thread just before the step, probe_us), the
-load average before and after (a step that is bound by host launch work, as bf16 steps can be, slows down next
+piece of interpreter work timed on the same thread just before the step, probe_us), the same per step on every
+rank for the world-W phases (step_world_detail_per_rank: per rank, {"ddp": ..., "nosync": ...}, each with its
+step_us list), the load average before and after (a step that is bound by host launch work, as bf16 steps can be, slows down next
 to a busy CPU: never measure next to a build), OMP/torch threads, CUDA_DEVICE_MAX_CONNECTIONS
 (--cuda-device-max-connections N sets it), the SDPA backends enabled (--sdpa pins one), fp16's GradScaler scale
 before/after each timed region (fp16_steps_skipped: it skipped optimizer steps there), versions and the whole
@@ -931,6 +932,7 @@ class Bench:
                 self.barrier()
                 s0 = scaler.get_scale() if scaler is not None else None
                 res[key] = self.run(fn, args.steps)
+                res[key + "_detail"] = dict(self.detail, step_us=res[key])
                 if scaler is not None:
                     res.setdefault("fp16_scale", {})[key] = [s0, scaler.get_scale()]
                 if args.profile:
@@ -966,6 +968,10 @@ class Bench:
         every = [torch.zeros_like(t) for _ in range(self.world)]
         dist.all_gather(every, t)
         every = [x.tolist() for x in every]
+        # every rank's steps of the world phases, each with its probe_us and start time: is a world-W step slow
+        # when ANY rank's vCPU is in its slow state? (docs/fidelity.md, "At N=2")
+        per_rank = [None] * self.world
+        dist.all_gather_object(per_rank, {k: res[k + "_detail"] for k in ("ddp", "nosync") if k + "_detail" in res})
         if args.profile and not err:
             got = [None] * self.world
             dist.all_gather_object(got, {ph: prof[ph]["mine"] for ph in ("world_ddp", "world_nosync") if ph in prof})
@@ -1002,6 +1008,7 @@ class Bench:
                 step_us_per_rank=[r[0] for r in every], compute_us_per_rank=[r[1] for r in every],
                 samples_per_s_1=cfg["batch"] / (n1 / 1e6),
                 samples_per_s=self.world * cfg["batch"] / (step / 1e6),
+                step_world_detail_per_rank=per_rank,
                 flat_allreduce_us=max(r[2] for r in every),
                 max_memory_allocated_bytes=int(max(r[3] for r in every)))
             if "fp16_scale" in res:
