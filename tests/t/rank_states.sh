@@ -25,6 +25,9 @@ expect 0 "\| lm290m:bf16:8 nvlink \| 1 GPU, DDP \| 4 \| 50 % \| 50 % \| 65.0 / 5
 expect 0 "\| world 2, DDP \| 4 \| 25 % / 25 % \| 50 % \| 73.0 / 55.5 / 90.5 \| 89.0 % / 90.1 % \|" \
     python3 $R "$d/one.jsonl"
 expect 0 "\| world 2, no_sync \| 4 \| 0 % / 25 % \| 25 % \| 50.0 / 50.0 / 52.0 \|" python3 $R "$d/one.jsonl"
+# 3 + 4 + 8 + 8 probes, 6 of them above 1100 us (1 + 2 + 1 + 2): 26 %; sorted, 17 x 800 then 6 x 1500: p10 (index 2)
+# 800, p50 (index 11) 800, p90 (index 20) 1500
+expect 0 "probes: 23, above 1100 us \(slow\): 26 %; p10 800, p50 800, p90 1500 us" python3 $R "$d/one.jsonl"
 # the split moves a step between states: above every probe, all steps are fast
 expect 0 "\| world 2, DDP \| 4 \| 0 % / 0 % \| 0 % \| 73.0 / 73.0 / - \| 89.0 % / 89.0 % \|" \
     python3 $R --split-us 2000 "$d/one.jsonl"

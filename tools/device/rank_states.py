@@ -72,7 +72,7 @@ def main():
     print("| configuration | phase | steps | slow share per rank | any rank slow | median step all / fast / slow (ms) "
           "| eff. vs DDP world 1: overall / fast state |")
     print("|---|---|---:|---|---:|---|---|")
-    seen = 0
+    seen, probes = 0, []
     for path in a.records:
         try:
             lines = [x for x in open(path) if x.strip()]
@@ -103,6 +103,8 @@ def main():
             except ValueError as e:
                 ap.error(str(e))
             seen += 1
+            probes += rec["step_nodp_1_detail"]["probe_us"] + d1["probe_us"]
+            probes += [p for d in per for ph in ("ddp", "nosync") for p in d[ph]["probe_us"]]
             base = rows[1][1]
             for name, r in rows:
                 eff = ""
@@ -115,6 +117,10 @@ def main():
                     fmt(r["all_ms"]), fmt(r["fast"]), fmt(r["slow"]), eff))
     if not seen:
         ap.error("no record with per-rank world-phase probes (ddp_bench's step_world_detail_per_rank)")
+    probes.sort()
+    q = lambda f: probes[min(len(probes) - 1, int(f * len(probes)))]
+    print("\nprobes: %d, above %g us (slow): %.0f %%; p10 %.0f, p50 %.0f, p90 %.0f us" % (
+        len(probes), a.split_us, 100 * sum(p > a.split_us for p in probes) / len(probes), q(0.1), q(0.5), q(0.9)))
 
 
 main()
