@@ -55,6 +55,21 @@ double nvs_median(const double *v, size_t n)
     return m;
 }
 
+double nvs_quantile(const double *v, size_t n, double q)
+{
+    if (!(q >= 0 && q <= 1)) return NAN;
+    if (!n) return 0.0;
+    double *c = malloc(n * sizeof *c);
+    if (!c) return NAN;
+    memcpy(c, v, n * sizeof *c);
+    qsort(c, n, sizeof *c, cmp_double);
+    double at = q * (double)(n - 1);
+    size_t i = (size_t)at;
+    double x = i + 1 < n ? c[i] + (at - (double)i) * (c[i + 1] - c[i]) : c[i];
+    free(c);
+    return x;
+}
+
 nvs_stats nvs_stats_of(const double *v, size_t n)
 {
     nvs_stats s = {0};

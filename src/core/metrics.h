@@ -20,6 +20,10 @@ typedef struct {
 /* Statistics of n values (n may be 0: all zero). Does not reorder `v`. */
 nvs_stats nvs_stats_of(const double *v, size_t n);
 double nvs_median(const double *v, size_t n);
+/* The q-quantile (0 <= q <= 1) of n values by linear interpolation between the order statistics (q = 0.5 is the
+ * median, 0 the minimum, 1 the maximum); 0 when n is 0, NAN when q is outside [0, 1] or on out of memory. Does
+ * not reorder `v`. */
+double nvs_quantile(const double *v, size_t n, double q);
 
 /* Weak-scaling efficiency of a data-parallel step: per-GPU batch fixed, so ideal step time is constant and
  * efficiency(N) = step(1) / step(N). Returns 0 when an input is not positive. */

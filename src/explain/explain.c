@@ -18,7 +18,14 @@ void nvs_explain_facts_init(nvs_explain_facts *f, int n)
     f->hop_from_gpu = f->hop_to_gpu = f->hop_p2p = -1;
     f->bound_gbps = f->busbw_gbps = f->busbw_bytes = f->prev_busbw_gbps = NAN;
     f->exposed_comm_pct = f->predicted_comm_us = f->measured_comm_us = NAN;
+    f->host_rate_p10 = f->host_rate_p90 = NAN;
 }
+
+/* A host whose CPU runs at two speeds. On a quiet vCPU the host-work probe's rate stays within about 10 %
+ * (145-161 units/us for minutes, results/h200x1-hostnoise2); the H200 VMs' vCPUs switch between two speeds 1.27x
+ * apart for this unit (1x H200, results/h200x1-probe-compare) and up to 1.7x (2x H200, the calibrations of
+ * results/fidelity/run3-*). A spread of 1.25x or more is such a switch, not jitter. */
+#define NVS_HOST_RATE_SPREAD 1.25
 
 /* snprintf into a growing text that remembers the full length even when the buffer is too small. */
 typedef struct {
@@ -181,6 +188,12 @@ size_t nvs_explain_text(const nvs_explain_facts *f, char *buf, size_t len)
                 num(f->measured_comm_us / 1e3, b, sizeof b), num(f->predicted_comm_us / 1e3, c, sizeof c));
     }
     sbf(&s, ".");
+    /* framework host work on a host that changed speed: the step follows the CPU (docs/fidelity.md, "Noise") */
+    if (!f->host_ranks && f->host_rate_p10 > 0 && f->host_rate_p90 >= NVS_HOST_RATE_SPREAD * f->host_rate_p10)
+        sbf(&s, " The host's CPU changed speed during the training steps: before them, the framework's unit of host"
+                " work ran at %s to %s per us (%.2fx apart); a step bound by such host work (an eager framework at"
+                " bf16) follows the CPU, so repeat the run and compare medians.",
+            num(f->host_rate_p10, a, sizeof a), num(f->host_rate_p90, b, sizeof b), f->host_rate_p90 / f->host_rate_p10);
     return s.used;
 }
 
@@ -360,6 +373,8 @@ void nvs_explain_facts_from_run(const nvs_run *r, int n, nvs_explain_facts *f)
         if (!isnan(exposed)) f->exposed_comm_pct = 100.0 * exposed / tr->step_us;
         f->predicted_comm_us = tr->predicted_comm_us;
         f->measured_comm_us = tr->comm_us;
+        f->host_rate_p10 = tr->host_rate_p10;
+        f->host_rate_p90 = tr->host_rate_p90;
     }
 }
 

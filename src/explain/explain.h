@@ -40,6 +40,9 @@ typedef struct {
     /* training step: exposed communication as % of the step at this N (NAN: no training measured) */
     double exposed_comm_pct;
     double predicted_comm_us, measured_comm_us; /* the buckets' comm: predicted from the curve vs measured; NAN */
+    /* the host's CPU speed before the training steps at this N (framework host work units per us: lowest rank's
+     * 10th and highest rank's 90th percentile); NAN unknown or no host work */
+    double host_rate_p10, host_rate_p90;
 } nvs_explain_facts;
 
 /* Initialise with "unknown" everywhere (NAN numbers, NULL or "" strings). */

@@ -93,6 +93,9 @@ struct train_point {
     double span_diff_us; /* the slowest rank's compute span, full step minus compute-only step: the reducer's work
                           * in the backward pass plus the slowdown of the compute beside the all-reduces */
     int slowest_rank;
+    /* the host's CPU speed before the full steps (step.c's probe, work units per us): the lowest rank's 10th
+     * percentile and the highest rank's 90th; 0 when the framework has no host work */
+    double host_rate_lo, host_rate_hi;
 };
 
 static json_t *train_json(const nvs_ctx *run, const char *model, const nvs_profile *p, const nvs_train_plan *pl,
@@ -165,6 +168,10 @@ static json_t *train_json(const nvs_ctx *run, const char *model, const nvs_profi
                 }
         json_object_set_new(r, "gpus", g);
         json_object_set_new(r, "efficiency_reference_n", json_integer(ref_n));
+        if (t->host_rate_lo > 0 && t->host_rate_hi > 0) {
+            json_object_set_new(r, "host_rate_p10", json_real(t->host_rate_lo));
+            json_object_set_new(r, "host_rate_p90", json_real(t->host_rate_hi));
+        }
         /* where the compute time goes: the same step without its GEMMs (memory-bound passes + optimizer) */
         if (t->no_gemm_us > 0) {
             json_object_set_new(r, "no_gemm_us", json_real(t->no_gemm_us));
@@ -259,8 +266,8 @@ static nvs_result_t train_one(nvs_ctx *run, const char *model)
         int member = member_of(pt, rt->rank);
         NVS_CHECK_GOTO(run->backend.ops->comm_split(&run->backend, member, &c), res, out);
         /* per rank: full step, its compute span, compute-only step, its span, comm alone, step without GEMMs */
-        enum { M_STEP, M_SPAN, M_COMP, M_COMP_SPAN, M_COMM, M_NOGEMM, M_COUNT };
-        double mine[M_COUNT] = {-1, -1, -1, -1, -1, -1};
+        enum { M_STEP, M_SPAN, M_COMP, M_COMP_SPAN, M_COMM, M_NOGEMM, M_RATE_LO, M_RATE_HI, M_COUNT };
+        double mine[M_COUNT] = {-1, -1, -1, -1, -1, -1, 0, 0};
         if (member) {
             nvs_step_medians full = {0}, comp = {0}, comm = {0}, nogemm = {-1, -1};
             x.comm = c;
@@ -278,6 +285,8 @@ static nvs_result_t train_one(nvs_ctx *run, const char *model)
             mine[M_COMP_SPAN] = comp.span_us;
             mine[M_COMM] = comm.step_us;
             mine[M_NOGEMM] = nogemm.step_us;
+            mine[M_RATE_LO] = full.host_rate_p10;
+            mine[M_RATE_HI] = full.host_rate_p90;
         }
         run->backend.ops->comm_free(&run->backend, c);
         if (res != NVS_OK) goto out;
@@ -309,6 +318,9 @@ static nvs_result_t train_one(nvs_ctx *run, const char *model)
                 pts[i].compute_us = fmax(pts[i].compute_us, a[M_COMP]);
                 pts[i].comm_us = fmax(pts[i].comm_us, a[M_COMM]);
                 pts[i].no_gemm_us = fmax(pts[i].no_gemm_us, a[M_NOGEMM]);
+                if (a[M_RATE_LO] > 0 && (pts[i].host_rate_lo <= 0 || a[M_RATE_LO] < pts[i].host_rate_lo))
+                    pts[i].host_rate_lo = a[M_RATE_LO];
+                pts[i].host_rate_hi = fmax(pts[i].host_rate_hi, a[M_RATE_HI]);
             }
             nvs_info("train %s N=%d: step %.2f ms, compute %.2f ms, comm %.2f ms", prof.name, pt->n,
                      pts[i].step_us / 1e3, pts[i].compute_us / 1e3, pts[i].comm_us / 1e3);

@@ -18,6 +18,20 @@ static void host_work(const nvs_train_exec *x, double us)
     if (us > 0 && x->work_per_us > 0) nvs_cpu_work(us * x->work_per_us);
 }
 
+/* Before each timed step, this thread times a fixed amount of the host work: its speed at that moment, as the
+ * framework's host work sees it (tools/ddp_bench.py's probe_us does the same for PyTorch). 4096 units take about
+ * 25-40 us at the 100-175 units/us the H200 VMs' vCPUs run at (results/fidelity/run3-*: run.json's
+ * cpu_work_units_per_us), under 0.1 % of a 50 ms step, and are outside the timed step. */
+#define NVS_HOST_PROBE_UNITS 4096.0
+
+static double host_probe(void)
+{
+    double t0 = nvs_now_us();
+    nvs_cpu_work(NVS_HOST_PROBE_UNITS);
+    double dt = nvs_now_us() - t0;
+    return dt > 0 ? NVS_HOST_PROBE_UNITS / dt : 0.0;
+}
+
 /* Kernels an element-wise call of `passes` passes launches (train_gpu.c: whole passes, then a partial one). */
 static int ew_kernels(double passes)
 {
@@ -90,9 +104,10 @@ static nvs_result_t issue_step(nvs_train_exec *x, int mode)
 nvs_result_t nvs_train_time_steps(nvs_train_exec *x, int mode, int warmup, int steps, int n, nvs_step_medians *out)
 {
     static const char *const names[] = {"step", "compute-only step", "all-reduces", "step without GEMMs"};
-    double *t = malloc((size_t)steps * 2 * sizeof *t);
+    double *t = malloc((size_t)steps * 3 * sizeof *t);
     if (!t) return NVS_ERR_NOMEM;
-    double *span = t + steps;
+    double *span = t + steps, *rate = t + 2 * steps;
+    const int probe = x->work_per_us > 0;
     nvs_result_t res = NVS_OK;
     for (int i = 0; i < warmup && res == NVS_OK; i++) {
         res = issue_step(x, mode);
@@ -106,6 +121,7 @@ nvs_result_t nvs_train_time_steps(nvs_train_exec *x, int mode, int warmup, int s
         char left[32] = "";
         if (i) snprintf(left, sizeof left, ", ~%.0f s left in this phase", el / i * (steps - i) / 1e6);
         nvs_progress(key, "train %s N=%d: %s %d/%d%s", x->plan->profile->name, n, names[mode], i + 1, steps, left);
+        if (probe) rate[i] = host_probe();
         double t0 = nvs_now_us();
         res = issue_step(x, mode);
         if (res == NVS_OK) res = x->ops->sync(x);
@@ -116,6 +132,8 @@ nvs_result_t nvs_train_time_steps(nvs_train_exec *x, int mode, int warmup, int s
     if (res == NVS_OK) {
         out->step_us = nvs_median(t, (size_t)steps);
         out->span_us = nvs_median(span, (size_t)steps);
+        out->host_rate_p10 = probe ? nvs_quantile(rate, (size_t)steps, 0.1) : 0.0;
+        out->host_rate_p90 = probe ? nvs_quantile(rate, (size_t)steps, 0.9) : 0.0;
     }
     free(t);
     return res;

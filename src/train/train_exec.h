@@ -58,6 +58,9 @@ nvs_result_t nvs_train_exec_host(nvs_train_exec *x);
 typedef struct {
     double step_us; /* wall time of a step, host-timed after a full sync */
     double span_us; /* compute timeline from the first forward work to the end of the backward pass */
+    /* this rank's CPU speed before each timed step (the framework's host work, work units per us: 10th and 90th
+     * percentile over the steps; 0 when the framework has no host work): how steady the host was meanwhile */
+    double host_rate_p10, host_rate_p90;
 } nvs_step_medians;
 
 /* The step driver (step.c): medians of `steps` steps of `mode` (NVS_STEP_*) after `warmup` untimed ones; every

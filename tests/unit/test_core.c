@@ -181,6 +181,17 @@ static void t_stats(void)
     T_NEAR(nvs_median(e, 4), 2.5, 0);
     T_EQ_U(nvs_stats_of(v, 0).n, 0);
     T_NEAR(v[0], 5, 0); /* not reordered */
+    /* quantiles: sorted 1..5, q = 0.1 lies 0.4 of the way from 1 to 2; 0.9 0.6 of the way from 4 to 5 */
+    T_NEAR(nvs_quantile(v, 5, 0.1), 1.4, 1e-12);
+    T_NEAR(nvs_quantile(v, 5, 0.9), 4.6, 1e-12);
+    T_NEAR(nvs_quantile(v, 5, 0.5), 3, 0);
+    T_NEAR(nvs_quantile(v, 5, 0), 1, 0);
+    T_NEAR(nvs_quantile(v, 5, 1), 5, 0);
+    T_NEAR(nvs_quantile(e, 4, 0.5), nvs_median(e, 4), 0);
+    T_NEAR(nvs_quantile(v, 1, 0.9), 5, 0);
+    T_NEAR(nvs_quantile(v, 0, 0.5), 0, 0);
+    T_ASSERT(isnan(nvs_quantile(v, 5, 1.5)) && isnan(nvs_quantile(v, 5, -0.1)) && isnan(nvs_quantile(v, 5, NAN)));
+    T_NEAR(v[0], 5, 0);
 }
 
 static void t_efficiency(void)

@@ -121,6 +121,34 @@ static void t_text_shapes(void)
     T_EQ_S(small, "At 4 GPUs");
 }
 
+/* a host whose CPU changed speed during the steps: said after the paragraph from 1.25x apart, never for CPU ranks */
+static void t_host_rate(void)
+{
+    nvs_explain_facts f;
+    char text[1024];
+    nvs_explain_facts_init(&f, 2);
+    f.host_rate_p10 = 101;
+    f.host_rate_p90 = 173;
+    nvs_explain_text(&f, text, sizeof text);
+    T_EQ_S(text, "At 2 GPUs (neither the topology nor NCCL's transport is in this run). The host's CPU changed speed "
+                 "during the training steps: before them, the framework's unit of host work ran at 101 to 173 per "
+                 "us (1.71x apart); a step bound by such host work (an eager framework at bf16) follows the CPU, so "
+                 "repeat the run and compare medians.");
+    f.host_rate_p90 = 126; /* 1.248x: jitter */
+    nvs_explain_text(&f, text, sizeof text);
+    T_EQ_S(text, "At 2 GPUs (neither the topology nor NCCL's transport is in this run).");
+    f.host_rate_p90 = 126.25; /* exactly 1.25x */
+    nvs_explain_text(&f, text, sizeof text);
+    T_CONTAINS(text, "101 to 126 per us (1.25x apart)");
+    f.host_ranks = 1; /* the ranks are CPU processes: their whole step is host work, timed as such */
+    nvs_explain_text(&f, text, sizeof text);
+    T_EQ_S(text, "At 2 ranks (neither the topology nor NCCL's transport is in this run).");
+    f.host_ranks = 0;
+    f.host_rate_p10 = NAN; /* unknown (no host work, an older run) */
+    nvs_explain_text(&f, text, sizeof text);
+    T_EQ_S(text, "At 2 GPUs (neither the topology nor NCCL's transport is in this run).");
+}
+
 static void t_classes_and_json(void)
 {
     nvs_run r;
@@ -228,6 +256,6 @@ static void t_two_hosts(void)
     nvs_run_free(&r);
 }
 
-T_LIST = {T_CASE(t_facts_3090), T_CASE(t_facts_nvlink_and_shm), T_CASE(t_text_shapes), T_CASE(t_classes_and_json),
+T_LIST = {T_CASE(t_facts_3090), T_CASE(t_facts_nvlink_and_shm), T_CASE(t_text_shapes), T_CASE(t_host_rate), T_CASE(t_classes_and_json),
           T_CASE(t_two_hosts)};
 T_MAIN
