@@ -292,8 +292,8 @@ void nvs_explain_facts_from_run(const nvs_run *r, int n, nvs_explain_facts *f)
     nvs_explain_facts_init(f, n);
     f->host_ranks = r->backend && !strcmp(r->backend, "mpi");
     if (n < 1) return;
-    /* slowest hop */
-    if (n >= 2 && r->topology.present) {
+    /* slowest hop: of the GPUs' ring; ranks of the host backend move host memory, whatever GPUs the machine has */
+    if (n >= 2 && r->topology.present && !f->host_ranks) {
         int *ring = malloc((size_t)n * sizeof *ring);
         if (ring && ring_gpus(r, n, ring)) {
             const nvs_run_pair *worst = NULL;

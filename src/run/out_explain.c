@@ -17,7 +17,8 @@
  * (consecutive GPUs in rank order) with the best ring's bottleneck when the topology is at hand. */
 static void best_ring(const nvs_ctx *ctx, const nvs_scale_point *pt, nvs_explain_facts *f, nvs_topo_hop *hop)
 {
-    if (!ctx->topo || pt->n < 2) return;
+    /* the host backend's ranks are CPU processes: no GPU ring carries their collectives */
+    if (!ctx->topo || pt->n < 2 || (ctx->backend.ops && !strcmp(ctx->backend.ops->name, "mpi"))) return;
     int *gpus = malloc((size_t)pt->n * sizeof *gpus);
     if (!gpus) return;
     int ok = 1;

@@ -22,6 +22,8 @@ check "all(r['step_us'] > 0 and r['compute_us'] > 0 and r['exposed_comm_us'] >= 
 check "d['train']['results'][1]['comm_us'] > 0" "True"
 check "0 < d['train']['results'][1]['efficiency'] <= 1.5" "True"
 check "d['collectives']" "[]"
+# the host's speed before the steps (the framework's host work, pytorch-ddp by default): p10 <= p90, both > 0
+check "all(0 < r['host_rate_p10'] <= r['host_rate_p90'] for r in d['train']['results'])" "True"
 # refused up front, with the bytes needed and available
 expect 2 "needs .* GiB per host .* free: lower --batch" $NVS train --backend mpi --model resnet50 --batch 1000000 --no-save
 expect 2 "bf16 precision needs the NCCL backend" $NVS train --backend mpi --model $prof --precision bf16 --no-save

@@ -67,6 +67,13 @@ static void t_facts_nvlink_and_shm(void)
     T_CONTAINS(text, "the ring runs over NVLink (NV18) but NCCL did not use it: it used SHM through host memory, "
                      "because NCCL_P2P_DISABLE=1");
     T_CONTAINS(text, "5.7 % of the 478 GB/s bound");
+    /* the same machine's GPUs, but ranks of the host backend (--backend mpi): host memory, no GPU ring */
+    const char *keep = r.backend;
+    r.backend = "mpi";
+    nvs_explain_facts_from_run(&r, 2, &f);
+    T_EQ_I(f.has_hop, 0);
+    T_ASSERT(f.hop_class == NULL && isnan(f.bound_gbps));
+    r.backend = keep;
     nvs_run_free(&r);
 }
 
