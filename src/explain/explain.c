@@ -18,7 +18,7 @@ void nvs_explain_facts_init(nvs_explain_facts *f, int n)
     f->hop_from_gpu = f->hop_to_gpu = f->hop_p2p = -1;
     f->bound_gbps = f->busbw_gbps = f->busbw_bytes = f->prev_busbw_gbps = NAN;
     f->exposed_comm_pct = f->predicted_comm_us = f->measured_comm_us = NAN;
-    f->host_rate_p10 = f->host_rate_p90 = NAN;
+    f->host_rate_p10 = f->host_rate_p90 = f->rank_wait_pct = NAN;
 }
 
 /* A host whose CPU runs at two speeds. On a quiet vCPU the host-work probe's rate stays within about 10 %
@@ -186,6 +186,10 @@ size_t nvs_explain_text(const nvs_explain_facts *f, char *buf, size_t len)
         if (!isnan(f->predicted_comm_us) && !isnan(f->measured_comm_us) && f->predicted_comm_us > 0)
             sbf(&s, "; the gradient all-reduces took %s ms where the measured all_reduce curve predicts %s ms",
                 num(f->measured_comm_us / 1e3, b, sizeof b), num(f->predicted_comm_us / 1e3, c, sizeof c));
+        /* as for exposed communication, below 1 % of the step is within the measurement */
+        if (f->rank_wait_pct >= 1)
+            sbf(&s, "; beyond that, %s %% of the step went to waiting at the all-reduces for a slower rank",
+                num(f->rank_wait_pct, a, sizeof a));
     }
     sbf(&s, ".");
     /* framework host work on a host that changed speed: the step follows the CPU (docs/fidelity.md, "Noise") */
@@ -374,6 +378,7 @@ void nvs_explain_facts_from_run(const nvs_run *r, int n, nvs_explain_facts *f)
         f->predicted_comm_us = tr->predicted_comm_us;
         f->measured_comm_us = tr->comm_us;
         f->host_rate_p10 = tr->host_rate_p10;
+        if (!isnan(tr->rank_wait_us)) f->rank_wait_pct = 100.0 * tr->rank_wait_us / tr->step_us;
         f->host_rate_p90 = tr->host_rate_p90;
     }
 }
@@ -417,6 +422,7 @@ json_t *nvs_explain_json(const nvs_explain_facts *f)
                             ? json_real(100.0 * f->busbw_gbps / f->bound_gbps)
                             : json_null());
     PUT("exposed_comm_pct", nvs_rj_num(f->exposed_comm_pct));
+    PUT("rank_wait_pct", nvs_rj_num(f->rank_wait_pct));
     PUT("text", json_string(text));
 #undef PUT
     free(text);

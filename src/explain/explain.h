@@ -43,6 +43,8 @@ typedef struct {
     /* the host's CPU speed before the training steps at this N (framework host work units per us: lowest rank's
      * 10th and highest rank's 90th percentile); NAN unknown or no host work */
     double host_rate_p10, host_rate_p90;
+    /* waiting at the all-reduces for a slower rank, % of the step at this N (NAN unknown) */
+    double rank_wait_pct;
 } nvs_explain_facts;
 
 /* Initialise with "unknown" everywhere (NAN numbers, NULL or "" strings). */

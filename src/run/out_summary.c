@@ -261,19 +261,29 @@ static void print_collectives(const nvs_ctx *run, const json_t *root, FILE *to)
 
 /* The training table: per workload and N, the step and where its time goes, so that step(N) = compute (the
  * step without the reducer and its all-reduces, on a machine shared by the N ranks) + the framework's reducer +
- * compute slowed beside the all-reduces + communication left exposed. */
+ * compute slowed beside the all-reduces + communication left exposed + waiting for a slower rank
+ * (train/split.h). */
+/* A part of the step in ms, or "-" where the run does not have it (older runs). */
+static void ms_or_dash(double us, char *buf, size_t len)
+{
+    if (isfinite(us)) snprintf(buf, len, "%.2f", us / 1e3);
+    else snprintf(buf, len, "-");
+}
+
 static void print_training(const json_t *trains, int gpu, FILE *to)
 {
     if (!json_array_size(trains)) return;
     const json_t *t0 = json_array_get(trains, 0);
     const json_t *fw = json_object_get(t0, "framework");
     fprintf(to, "\nTraining step: synthetic data-parallel step as %s, %s GEMMs, %s gradients; efficiency = step(1) /\n"
-                "step(N) at the same batch per %s; ms: step = compute + reducer + compute slowed by comm + exposed comm\n",
+                "step(N) at the same batch per %s; ms: step = compute + reducer + compute slowed by comm + exposed comm\n"
+                "+ waited for a slower rank\n",
             json_string_value(json_object_get(fw, "name")) ? json_string_value(json_object_get(fw, "name")) : "?",
             json_string_value(json_object_get(t0, "precision")), json_string_value(json_object_get(t0, "grad_type")),
             gpu ? "GPU" : "rank");
-    fprintf(to, "  %-24s %3s  %8s  %8s  %8s  %9s  %8s  %10s  %10s\n", gpu ? "model (batch/GPU)" : "model (batch/rank)",
-            "N", "step", "compute", "reducer", "slowed", "exposed", "samples/s", "efficiency");
+    fprintf(to, "  %-24s %3s  %8s  %8s  %8s  %9s  %8s  %7s  %10s  %10s\n",
+            gpu ? "model (batch/GPU)" : "model (batch/rank)", "N", "step", "compute", "reducer", "slowed", "exposed",
+            "waited", "samples/s", "efficiency");
     size_t i;
     json_t *t;
     json_array_foreach(trains, i, t)
@@ -285,16 +295,14 @@ static void print_training(const json_t *trains, int gpu, FILE *to)
         json_t *r;
         json_array_foreach(json_object_get(t, "results"), j, r)
         {
-            char red[16], sl[16];
-            double rv = jnum(r, "reducer_us"), sv = jnum(r, "interference_us");
-            if (isfinite(rv)) snprintf(red, sizeof red, "%.2f", rv / 1e3);
-            else snprintf(red, sizeof red, "-");
-            if (isfinite(sv)) snprintf(sl, sizeof sl, "%.2f", sv / 1e3);
-            else snprintf(sl, sizeof sl, "-");
-            fprintf(to, "  %-24s %3lld  %8.2f  %8.2f  %8s  %9s  %8.2f  %10.1f  %9.1f%%\n", j ? "" : name,
+            char red[16], sl[16], wt[16];
+            ms_or_dash(jnum(r, "reducer_us"), red, sizeof red);
+            ms_or_dash(jnum(r, "interference_us"), sl, sizeof sl);
+            ms_or_dash(jnum(r, "rank_wait_us"), wt, sizeof wt);
+            fprintf(to, "  %-24s %3lld  %8.2f  %8.2f  %8s  %9s  %8.2f  %7s  %10.1f  %9.1f%%\n", j ? "" : name,
                     (long long)json_integer_value(json_object_get(r, "n")), jnum(r, "step_us") / 1e3,
-                    jnum(r, "compute_us") / 1e3, red, sl, jnum(r, "exposed_comm_us") / 1e3, jnum(r, "samples_per_s"),
-                    100.0 * jnum(r, "efficiency"));
+                    jnum(r, "compute_us") / 1e3, red, sl, jnum(r, "exposed_comm_us") / 1e3, wt,
+                    jnum(r, "samples_per_s"), 100.0 * jnum(r, "efficiency"));
         }
     }
 }

@@ -11,6 +11,7 @@
 #include "core/metrics.h"
 #include "run/phases.h"
 #include "run/run.h"
+#include "train/split.h"
 #include "train/train.h"
 #include "train/train_exec.h"
 
@@ -145,18 +146,14 @@ static json_t *train_json(const nvs_ctx *run, const char *model, const nvs_profi
         const struct train_point *t = &pts[i];
         /* weak scaling: per-GPU batch fixed; relative to the smallest N measured (1 unless --gpus says else) */
         double eff = nvs_scaling_efficiency(step1, t->step_us);
-        /* step(N) = compute(N) (no reducer, no all-reduce: DDP's no_sync) + the framework's reducer cost (what
-         * the full step costs over the compute-only one at the reference N, where no link is crossed) +
-         * interference (the compute slowed beside the all-reduces: the compute span grew beyond the reducer's
-         * own) + exposed communication (the all-reduces' tail the backward pass could not hide). compute(N) -
-         * compute(ref) is what sharing the machine with N-1 other ranks cost the compute (host and GPU). */
-        double lost = fmax(0.0, t->step_us - t->compute_us);
-        double reducer = fmin(lost, ref_lost);
-        double interf = fmin(lost - reducer, fmax(0.0, t->span_diff_us - ref_diff));
-        json_t *r = json_pack("{s:i, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:i}", "n", t->n, "step_us",
+        /* step(N) = compute(N) (no reducer, no all-reduce: DDP's no_sync) + reducer + interference + exposed
+         * communication + waiting for a slower rank (train/split.h). compute(N) - compute(ref) is what sharing
+         * the machine with N-1 other ranks cost the compute (host and GPU). */
+        nvs_step_split sp = nvs_step_split_of(t->step_us, t->compute_us, t->span_diff_us, t->comm_us, ref_lost, ref_diff);
+        json_t *r = json_pack("{s:i, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:i}", "n", t->n, "step_us",
                               t->step_us, "compute_us", t->compute_us, "comm_us", t->comm_us, "exposed_comm_us",
-                              lost - reducer - interf, "interference_us", interf, "reducer_us", reducer,
-                              "contention_us", t->compute_us - ref_compute, "samples_per_s",
+                              sp.exposed_us, "rank_wait_us", sp.rank_wait_us, "interference_us", sp.interference_us,
+                              "reducer_us", sp.reducer_us, "contention_us", t->compute_us - ref_compute, "samples_per_s",
                               t->step_us > 0 ? t->n * (double)pl->batch / (t->step_us * 1e-6) : 0.0, "efficiency",
                               eff, "slowest_rank", t->slowest_rank);
         json_t *g = json_array();

@@ -99,6 +99,7 @@ typedef struct {
     /* the host's CPU speed before the steps, work units per us (lowest rank's 10th, highest rank's 90th
      * percentile); NAN where the framework had no host work, and in runs before it existed */
     double host_rate_p10, host_rate_p90;
+    double rank_wait_us; /* waiting at the all-reduces for a slower rank (train/split.h); NAN in older runs */
 } nvs_run_train_result;
 
 typedef struct {

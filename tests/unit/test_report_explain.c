@@ -152,6 +152,17 @@ static void t_host_rate(void)
     T_EQ_S(text, "At 2 ranks (neither the topology nor NCCL's transport is in this run).");
     f.host_ranks = 0;
     f.host_rate_p10 = NAN; /* unknown (no host work, an older run) */
+    f.exposed_comm_pct = 0.2; /* the step grew by more than its all-reduces last: the rest waited for a rank */
+    f.rank_wait_pct = 9.8;
+    nvs_explain_text(&f, text, sizeof text);
+    T_EQ_S(text, "At 2 GPUs (neither the topology nor NCCL's transport is in this run): the backward pass hid almost "
+                 "all communication (0.2 % of the step exposed); beyond that, 9.8 % of the step went to waiting at "
+                 "the all-reduces for a slower rank.");
+    f.rank_wait_pct = 0.9; /* within the measurement */
+    nvs_explain_text(&f, text, sizeof text);
+    T_EQ_S(text, "At 2 GPUs (neither the topology nor NCCL's transport is in this run): the backward pass hid almost "
+                 "all communication (0.2 % of the step exposed).");
+    f.exposed_comm_pct = f.rank_wait_pct = NAN;
     nvs_explain_text(&f, text, sizeof text);
     T_EQ_S(text, "At 2 GPUs (neither the topology nor NCCL's transport is in this run).");
 }

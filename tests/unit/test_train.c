@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "train/split.h"
 #include "train/train.h"
 #include "workload/buckets.h"
 #include "workload/profile.h"
@@ -134,6 +135,33 @@ static void t_plan_uses_shared_buckets(void)
     }
 }
 
+/* step = compute + reducer + interference + exposed + rank_wait, exposed never longer than the all-reduces */
+static void t_split(void)
+{
+    /* lost 20: reducer 10 (the reference N's), interference 5 - 2 = 3, 7 left: 4 exposed (the all-reduces take
+     * 4 alone), 3 waiting for a slower rank */
+    nvs_step_split s = nvs_step_split_of(100, 80, 5, 4, 10, 2);
+    T_NEAR(s.reducer_us, 10, 0);
+    T_NEAR(s.interference_us, 3, 0);
+    T_NEAR(s.exposed_us, 4, 0);
+    T_NEAR(s.rank_wait_us, 3, 0);
+    T_NEAR(80 + s.reducer_us + s.interference_us + s.exposed_us + s.rank_wait_us, 100, 1e-12);
+    /* all-reduces longer than the rest: all of it exposed; unknown comm time: no cap */
+    s = nvs_step_split_of(100, 80, 5, 9, 10, 2);
+    T_NEAR(s.exposed_us, 7, 0);
+    T_NEAR(s.rank_wait_us, 0, 0);
+    s = nvs_step_split_of(100, 80, 5, 0, 10, 2);
+    T_NEAR(s.exposed_us, 7, 0);
+    T_NEAR(s.rank_wait_us, 0, 0);
+    /* less lost than the reference's reducer: all of it the reducer's */
+    s = nvs_step_split_of(86, 80, 5, 4, 10, 2);
+    T_NEAR(s.reducer_us, 6, 0);
+    T_NEAR(s.interference_us + s.exposed_us + s.rank_wait_us, 0, 0);
+    /* a step measured below its compute-only step (noise): nothing lost, nothing negative */
+    s = nvs_step_split_of(79, 80, -1, 4, 10, 2);
+    T_NEAR(s.reducer_us + s.interference_us + s.exposed_us + s.rank_wait_us, 0, 0);
+}
+
 T_LIST = {T_CASE(t_ddp_buckets), T_CASE(t_plan_uses_shared_buckets), T_CASE(t_builtin_resnet50_buckets),
-          T_CASE(t_predict)};
+          T_CASE(t_predict), T_CASE(t_split)};
 T_MAIN
