@@ -567,18 +567,27 @@ static void train_section(const nvs_run *r, FILE *f)
         fprintf(f, ", buckets of %s first then up to %s", fsize(t->bucket_first_bytes, b3, sizeof b3),
                 fsize(t->bucket_cap_bytes, b4, sizeof b4));
     if (t->nbuckets) fprintf(f, " (%zu bucket%s)", t->nbuckets, t->nbuckets == 1 ? "" : "s");
-    fprintf(f, ". Step, compute and comm are medians over the timed steps of the slowest rank; exposed = step - "
-               "compute; predicted = the buckets' all-reduces priced with the measured all_reduce curve.\n\n");
-    fprintf(f, "| N | step (ms) | compute (ms) | comm alone (ms) | exposed comm (ms) | exposed %% of step | "
-               "predicted comm (ms) | samples/s | efficiency |\n|---|---|---|---|---|---|---|---|---|\n");
+    /* runs since the step's split (train/split.h) say what part of the step waited for a slower rank */
+    int wait = 0;
+    for (size_t i = 0; i < t->nresults; i++) wait |= !isnan(t->results[i].rank_wait_us);
+    fprintf(f, ". Step, compute and comm are medians over the timed steps of the slowest rank; %s; predicted = the "
+               "buckets' all-reduces priced with the measured all_reduce curve.\n\n",
+            wait ? "exposed = the communication the backward pass did not hide (at most comm alone); waited = time at "
+                   "the all-reduces waiting for a slower rank"
+                 : "exposed = step - compute");
+    fprintf(f, "| N | step (ms) | compute (ms) | comm alone (ms) | exposed comm (ms) | exposed %% of step | %s"
+               "predicted comm (ms) | samples/s | efficiency |\n|---|---|---|---|---|---|---|---|---|%s\n",
+            wait ? "waited (ms) | " : "", wait ? "---|" : "");
     for (size_t i = 0; i < t->nresults; i++) {
         const nvs_run_train_result *x = &t->results[i];
         double pct = !isnan(x->exposed_comm_us) && x->step_us > 0 ? 100 * x->exposed_comm_us / x->step_us : NAN;
-        fprintf(f, "| %d | %s | %s | %s | %s | %s | %s | %s | %s |\n", x->n, fnum(x->step_us / 1e3, "%.2f", b1, sizeof b1),
-                fnum(x->compute_us / 1e3, "%.2f", b2, sizeof b2), fnum(x->comm_us / 1e3, "%.2f", b3, sizeof b3),
-                fnum(x->exposed_comm_us / 1e3, "%.2f", b4, sizeof b4), fnum(pct, "%.1f %%", b5, sizeof b5),
-                fnum(x->predicted_comm_us / 1e3, "%.2f", b6, sizeof b6), fnum(x->samples_per_s, "%.1f", b7, sizeof b7),
-                fnum(100 * x->efficiency, "%.1f %%", b8, sizeof b8));
+        char bw[48] = "";
+        if (wait) snprintf(bw, sizeof bw, "%s | ", fnum(x->rank_wait_us / 1e3, "%.2f", b1, sizeof b1));
+        fprintf(f, "| %d | %s | %s | %s | %s | %s | %s%s | %s | %s |\n", x->n,
+                fnum(x->step_us / 1e3, "%.2f", b1, sizeof b1), fnum(x->compute_us / 1e3, "%.2f", b2, sizeof b2),
+                fnum(x->comm_us / 1e3, "%.2f", b3, sizeof b3), fnum(x->exposed_comm_us / 1e3, "%.2f", b4, sizeof b4),
+                fnum(pct, "%.1f %%", b5, sizeof b5), bw, fnum(x->predicted_comm_us / 1e3, "%.2f", b6, sizeof b6),
+                fnum(x->samples_per_s, "%.1f", b7, sizeof b7), fnum(100 * x->efficiency, "%.1f %%", b8, sizeof b8));
     }
     fprintf(f, "\n");
 }

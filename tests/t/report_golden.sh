@@ -19,6 +19,19 @@ check minimal "$R/minimal_coll.json"
 check nvlink_vs_shm --title "H200 pair: NVLink vs SHM (NCCL_P2P_DISABLE=1)" "$R/h200x2_nvlink.json" "$R/h200x2_shm.json"
 check three_boxes "$R/h200x2_nvlink.json" "$R/h200x2_shm.json" "$R/box3090_8gpu_shm.json"
 
+# a run with the step's split (train/split.h) gets the "waited" column and says what exposed and waited mean;
+# the older runs above keep their table
+python3 -c "import json, sys
+d = json.load(open(sys.argv[1]))
+for r, w in zip(d['train']['results'], (0.0, 2500.0)):
+    r['rank_wait_us'] = w
+json.dump(d, open(sys.argv[2], 'w'))" "$R/h200x2_nvlink.json" "$tmp/wait.json" || fail "cannot make the split fixture"
+expect_err 0 "" "$NVS" report --no-plots -o "$tmp/wait" "$tmp/wait.json" &&
+    grep -q "exposed % of step | waited (ms) | predicted comm" "$tmp/wait/report.md" &&
+    grep -q "^| 2 | 162.10 | 160.30 | 8.30 | 1.80 | 1.1 % | 2.50 | 8.10 |" "$tmp/wait/report.md" &&
+    grep -q "waited = time at the all-reduces waiting for a slower rank" "$tmp/wait/report.md" ||
+    { grep -A5 "| N | step" "$tmp/wait/report.md"; fail "the report lacks the waited column (above)"; }
+
 # the same input twice gives the same bytes (nothing of "now" in the report)
 "$NVS" report --no-plots -o "$tmp/again" "$R/box3090_8gpu_shm.json" >/dev/null 2>&1 &&
     cmp -s "$tmp/again/report.md" "$tmp/box3090/report.md" || fail "two reports of one run differ"
