@@ -99,8 +99,11 @@ struct train_point {
     double host_rate_lo, host_rate_hi;
 };
 
+/* charged[0], charged[1]: the framework's kernel launches and reducer hooks in one full step (step.c), < 0
+ * unknown */
 static json_t *train_json(const nvs_ctx *run, const char *model, const nvs_profile *p, const nvs_train_plan *pl,
-                          double free_min, double work_rate, const struct train_point *pts, int npts)
+                          double free_min, double work_rate, const double charged[2], const struct train_point *pts,
+                          int npts)
 {
     const nvs_config *cfg = run->cfg;
     json_t *o = json_pack("{s:s, s:s, s:s, s:f, s:f, s:i, s:s, s:s, s:I, s:I, s:f, s:f}", "model", p->name, "source",
@@ -132,6 +135,11 @@ static json_t *train_json(const nvs_ctx *run, const char *model, const nvs_profi
                                   "hook_us_per_tensor", pl->framework->hook_us_per_tensor, "tensors_per_layer",
                                   pl->framework->tensors_per_layer, "bucket_copy", pl->framework->bucket_copy,
                                   "source", pl->framework->source, "cpu_work_units_per_us", work_rate));
+    if (charged[0] >= 0) {
+        json_t *fwj = json_object_get(o, "framework");
+        json_object_set_new(fwj, "kernels_per_step", json_real(charged[0]));
+        json_object_set_new(fwj, "hook_tensors_per_step", json_real(charged[1]));
+    }
     double step1 = -1, ref_lost = 0, ref_diff = 0, ref_compute = 0;
     int ref_n = npts ? pts[0].n : 1;
     for (int i = 0; i < npts; i++)
@@ -239,6 +247,7 @@ static nvs_result_t train_one(nvs_ctx *run, const char *model)
     int have_exec = 0;
     int slot = -1; /* rank 0: this workload's index in run->trains once its first point is measured */
     double free_min = 0;
+    double charged[2] = {-1, -1}; /* rank 0's count of the framework's host work in one full step */
     nvs_result_t res = prepare(run, model, &prof, &plan, &x, &have_exec, &free_min);
     if (res != NVS_OK) goto out;
     NVS_CHECK_GOTO(x.ops->setup(&x), res, out);
@@ -270,6 +279,10 @@ static nvs_result_t train_one(nvs_ctx *run, const char *model)
             x.comm = c;
             x.nranks = pt->n;
             res = nvs_train_time_steps(&x, NVS_STEP_FULL, cfg->warmup_steps, cfg->steps, pt->n, &full);
+            if (res == NVS_OK) {
+                charged[0] = x.host_kernels;
+                charged[1] = x.host_tensors;
+            }
             /* the other variants follow a warm machine: two untimed steps are enough (fewer if asked) */
             int w2 = cfg->warmup_steps < 2 ? cfg->warmup_steps : 2;
             if (res == NVS_OK) res = nvs_train_time_steps(&x, NVS_STEP_COMPUTE, w2, cfg->steps, pt->n, &comp);
@@ -327,7 +340,7 @@ static nvs_result_t train_one(nvs_ctx *run, const char *model)
         /* the points measured so far are this workload's section now (replaced as points come), and checkpointed:
          * an interruption or a failure at the next N keeps them */
         if (rt->rank == 0) {
-            json_t *t = train_json(run, model, &prof, &plan, free_min, x.work_per_us, pts, i + 1);
+            json_t *t = train_json(run, model, &prof, &plan, free_min, x.work_per_us, charged, pts, i + 1);
             int bad = !t || (slot < 0 ? json_array_append_new(run->trains, t) : json_array_set_new(run->trains, (size_t)slot, t));
             if (bad) {
                 res = NVS_ERR_NOMEM;

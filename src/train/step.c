@@ -18,6 +18,20 @@ static void host_work(const nvs_train_exec *x, double us)
     if (us > 0 && x->work_per_us > 0) nvs_cpu_work(us * x->work_per_us);
 }
 
+/* The framework's host work before `kernels` kernel launches, and for the reducer hooks of `tensors` parameter
+ * tensors; counted in x->host_kernels / host_tensors (run.json reports them per step). */
+static void launch_work(nvs_train_exec *x, int kernels)
+{
+    x->host_kernels += kernels;
+    host_work(x, x->plan->framework->host_us_per_kernel * kernels);
+}
+
+static void hook_work(nvs_train_exec *x, double tensors)
+{
+    x->host_tensors += tensors;
+    host_work(x, x->plan->framework->hook_us_per_tensor * tensors);
+}
+
 /* Before each timed step, this thread times a fixed amount of the host work: its speed at that moment, as the
  * framework's host work sees it (tools/ddp_bench.py's probe_us does the same for PyTorch). 4096 units take about
  * 25-40 us at the 100-175 units/us the H200 VMs' vCPUs run at (results/fidelity/run3-*: run.json's
@@ -44,10 +58,10 @@ static nvs_result_t issue_step(nvs_train_exec *x, int mode)
     const nvs_train_plan *pl = x->plan;
     const nvs_profile *p = pl->profile;
     const nvs_framework *fw = pl->framework;
-    const double k_us = fw->host_us_per_kernel;
     /* the data-parallel reducer runs only when gradients are synchronised (DDP outside no_sync()) */
     const int reducer = mode == NVS_STEP_FULL;
     const int buckets = reducer && pl->bucket_bytes > 0;
+    x->host_kernels = x->host_tensors = 0;
     NVS_CHECK(x->ops->mark(x, 0));
     if (mode == NVS_STEP_COMM) {
         for (int b = 0; b < pl->nbuckets; b++) NVS_CHECK(x->ops->bucket_ready(x, b));
@@ -57,33 +71,33 @@ static nvs_result_t issue_step(nvs_train_exec *x, int mode)
     for (int l = 0; l < p->nlayers; l++) {
         const nvs_layer *ly = &p->layers[l];
         if (ly->gemm_m > 0 && mode != NVS_STEP_NO_GEMM) {
-            host_work(x, k_us);
+            launch_work(x, 1);
             NVS_CHECK(x->ops->gemm(x, l, NVS_GEMM_FWD));
         }
         if (ly->ew_passes > 0 && ly->act_elems > 0) {
-            host_work(x, k_us * ew_kernels(ly->ew_passes));
+            launch_work(x, ew_kernels(ly->ew_passes));
             NVS_CHECK(x->ops->ew(x, l, ly->ew_passes));
         }
     }
     for (int l = p->nlayers - 1; l >= 0; l--) {
         const nvs_layer *ly = &p->layers[l];
         if (ly->ew_passes > 0 && ly->act_elems > 0) {
-            host_work(x, k_us * ew_kernels(2 * ly->ew_passes));
+            launch_work(x, ew_kernels(2 * ly->ew_passes));
             NVS_CHECK(x->ops->ew(x, l, 2 * ly->ew_passes));
         }
         if (ly->gemm_m > 0 && mode == NVS_STEP_NO_GEMM) {
             /* skipped: this variant measures the memory-bound rest */
         } else if (ly->gemm_m > 0) {
-            host_work(x, k_us * (l > 0 ? 2 : 1));
+            launch_work(x, l > 0 ? 2 : 1);
             if (l > 0) NVS_CHECK(x->ops->gemm(x, l, NVS_GEMM_DGRAD));
             NVS_CHECK(x->ops->gemm(x, l, NVS_GEMM_WGRAD));
         } else if (ly->params > 0) {
-            host_work(x, k_us);
+            launch_work(x, 1);
             NVS_CHECK(x->ops->grad_pass(x, l));
         }
         if (reducer && ly->params > 0) {
             /* the reducer's autograd hook for each parameter tensor of the layer, and its bucket copy */
-            host_work(x, fw->hook_us_per_tensor * fw->tensors_per_layer);
+            hook_work(x, fw->tensors_per_layer);
             if (buckets) NVS_CHECK(x->ops->grad_to_bucket(x, l));
         }
         if (reducer && pl->bucket_closes_at[l] >= 0) NVS_CHECK(x->ops->bucket_ready(x, pl->bucket_closes_at[l]));
@@ -92,10 +106,10 @@ static nvs_result_t issue_step(nvs_train_exec *x, int mode)
     if (reducer) NVS_CHECK(x->ops->join_comm(x));
     if (buckets)
         for (int b = 0; b < pl->nbuckets; b++) {
-            host_work(x, k_us);
+            launch_work(x, 1);
             NVS_CHECK(x->ops->bucket_to_grad(x, b));
         }
-    host_work(x, k_us);
+    launch_work(x, 1);
     return x->ops->optimizer(x);
 }
 

@@ -3,7 +3,9 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "core/log.h"
 #include "train/split.h"
+#include "train/train_exec.h"
 #include "train/train.h"
 #include "workload/buckets.h"
 #include "workload/profile.h"
@@ -162,6 +164,57 @@ static void t_split(void)
     T_NEAR(s.reducer_us + s.interference_us + s.exposed_us + s.rank_wait_us, 0, 0);
 }
 
+/* A dry executor: every operation does nothing, so the step driver's own bookkeeping can be checked. */
+static nvs_result_t dry_op(nvs_train_exec *x) { (void)x; return NVS_OK; }
+static nvs_result_t dry_layer(nvs_train_exec *x, int l, int k) { (void)x, (void)l, (void)k; return NVS_OK; }
+static nvs_result_t dry_ew(nvs_train_exec *x, int l, double p) { (void)x, (void)l, (void)p; return NVS_OK; }
+static nvs_result_t dry_one(nvs_train_exec *x, int i) { (void)x, (void)i; return NVS_OK; }
+static nvs_result_t dry_span(nvs_train_exec *x, double *us) { (void)x; *us = 1; return NVS_OK; }
+static const struct nvs_train_exec_ops dry_ops = {
+    .name = "dry", .gemm = dry_layer, .ew = dry_ew, .grad_pass = dry_one, .bucket_ready = dry_one,
+    .join_comm = dry_op, .optimizer = dry_op, .sync = dry_op, .mark = dry_one, .grad_to_bucket = dry_one,
+    .bucket_to_grad = dry_one, .span = dry_span};
+
+/* What the framework's host work charges per full step (run.json train.framework.kernels_per_step and
+ * hook_tensors_per_step): one launch per GEMM (two in backward but the first layer's), one per element-wise
+ * pass begun, one per gradient pass, one per bucket copied back and the optimizer; two hooks per layer with
+ * parameters. docs/fidelity.md compares these with PyTorch's own kernel counts. */
+static void t_host_work_counts(void)
+{
+    static const struct {
+        const char *model;
+        int batch;
+        int buckets;
+        double kernels, tensors;
+    } want[] = {
+        {"tools/profiles/lm290m.prof", 8, 29, 909 + 29, 2 * 111},
+        {"resnet50", 128, 5, 777 + 5, 2 * 107},
+        {"bert-large-mlm128", 32, 38, 1369 + 38, 2 * 149},
+    };
+    nvs_progress_enable(0);
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        nvs_profile p;
+        char err[256];
+        T_EQ_I(nvs_profile_load(want[i].model, &p, err, sizeof err), NVS_OK);
+        nvs_train_plan pl;
+        T_EQ_I(nvs_train_plan_make(&p, want[i].batch, NVS_PREC_BF16, 0, 1 << 20, 25 << 20, &pl), NVS_OK);
+        nvs_train_plan_set_framework(&pl, nvs_framework_find("pytorch-ddp"));
+        nvs_train_exec x = {.ops = &dry_ops, .plan = &pl, .nranks = 2}; /* work_per_us 0: counted, not done */
+        nvs_step_medians m = {0};
+        T_EQ_I(nvs_train_time_steps(&x, NVS_STEP_FULL, 0, 1, 2, &m), NVS_OK);
+        T_EQ_I(pl.nbuckets, want[i].buckets);
+        T_NEAR(x.host_kernels, want[i].kernels, 0);
+        T_NEAR(x.host_tensors, want[i].tensors, 0);
+        T_NEAR(m.host_rate_p10, 0, 0); /* no host work done: no probe */
+        /* the compute-only step (DDP's no_sync) has no hooks and no bucket copies */
+        T_EQ_I(nvs_train_time_steps(&x, NVS_STEP_COMPUTE, 0, 1, 2, &m), NVS_OK);
+        T_NEAR(x.host_tensors, 0, 0);
+        T_NEAR(x.host_kernels, want[i].kernels - pl.nbuckets, 0);
+        nvs_train_plan_free(&pl);
+        nvs_profile_free(&p);
+    }
+}
+
 T_LIST = {T_CASE(t_ddp_buckets), T_CASE(t_plan_uses_shared_buckets), T_CASE(t_builtin_resnet50_buckets),
-          T_CASE(t_predict), T_CASE(t_split)};
+          T_CASE(t_predict), T_CASE(t_split), T_CASE(t_host_work_counts)};
 T_MAIN

@@ -10,6 +10,8 @@
 . "$(dirname "$0")/lib.sh"
 R=$1
 shift
+case ${REPEAT:-all} in all | bf16) ;; *) echo "REPEAT=$REPEAT: expected all or bf16" >&2; exit 2 ;; esac
+case ${ROUNDS:-1} in '' | *[!0-9]* | 0) echo "ROUNDS=$ROUNDS: expected a whole number >= 1" >&2; exit 2 ;; esac
 O=${OUT:-/tmp}
 mkdir -p "$R/raw"
 trap 'tar czf "$O/fidelity-$(basename "$R").tar.gz" "$R"' EXIT
