@@ -58,7 +58,7 @@ COLUMNS = ["model", "precision", "transport", "n", "step_ms_pytorch", "step_ms_n
            "eff_nvscale", "batch", "d_eff_points", "step_err_pct", "within_3pts", "within_15pct", "eff_ddp1_pytorch",
            "step_ddp1_ms_pytorch", "compute_ms_pytorch", "params_pytorch", "params_nvscale", "transport_verified",
            "pytorch_file", "nvscale_file", "runs_pytorch", "runs_nvscale", "step_ms_pytorch_range",
-           "step_ms_nvscale_range"]
+           "step_ms_nvscale_range", "eff_pct_pytorch_range", "eff_pct_nvscale_range"]
 HARNESS_NEEDS = ("model", "precision", "batch_per_gpu", "world_size", "transport", "step_nodp_1_us", "step_ddp1_us",
                  "step_us", "eff", "eff_ddp1", "compute_us")
 
@@ -327,8 +327,10 @@ def build(args):
                 sps = [x["step_us"] for x in hs]
                 eps = [x["eff_ddp1" if args.baseline == "ddp1" else "eff"] for x in hs]
             sns = [g["by_n"][n]["step_us"] for g in group]
+            ens = [g["by_n"][n]["efficiency"] for g in group]
             sp, ep = statistics.median(sps), statistics.median(eps)
-            sn, en = statistics.median(sns), statistics.median([g["by_n"][n]["efficiency"] for g in group])
+            sn, en = statistics.median(sns), statistics.median(ens)
+            eff_range = lambda es: "" if n == 1 else "%s-%s" % (fmt(100 * min(es), 1), fmt(100 * max(es), 1))
             d_eff = 100.0 * (en - ep)
             err = 100.0 * (sn - sp) / sp
             rows.append(dict(
@@ -347,7 +349,8 @@ def build(args):
                 pytorch_file=" ".join(sorted(pyt_seen)), nvscale_file=" ".join(g["path"] for g in group),
                 runs_pytorch=len(hs), runs_nvscale=len(group),
                 step_ms_pytorch_range="%s-%s" % (fmt(min(sps) / 1e3, 1), fmt(max(sps) / 1e3, 1)),
-                step_ms_nvscale_range="%s-%s" % (fmt(min(sns) / 1e3, 1), fmt(max(sns) / 1e3, 1))))
+                step_ms_nvscale_range="%s-%s" % (fmt(min(sns) / 1e3, 1), fmt(max(sns) / 1e3, 1)),
+                eff_pct_pytorch_range=eff_range(eps), eff_pct_nvscale_range=eff_range(ens)))
 
     def order(x):
         def idx(seq, v):
@@ -401,12 +404,13 @@ def render_md(rows, unmatched, harness, runs, args, argv):
     rep = any(r["runs_pytorch"] > 1 or r["runs_nvscale"] > 1 for r in rows)
     if rep:
         out += ["With --repeats: each side's step and efficiency are the medians over its runs (each run's own "
-                "value being the median of its timed steps); the last column gives the runs and the range of their "
-                "steps, PyTorch / nvscale.", ""]
+                "value being the median of its timed steps); the last columns give the runs and the range of their "
+                "steps, and at N>1 the range of their efficiencies, PyTorch / nvscale: where a side's own runs "
+                "spread wider than the target, one pair of medians cannot settle the row.", ""]
     out.append("| model | precision | transport | N | PyTorch step (ms) | nvscale step (ms) | step diff | "
                "PyTorch eff. | nvscale eff. | diff (points) | PyTorch 1-rank-DDP step / eff. | transport verified | "
-               "target |" + (" runs: step range (ms) |" if rep else ""))
-    out.append("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|" + ("---|" if rep else ""))
+               "target |" + (" runs: step range (ms) | eff. range (%) |" if rep else ""))
+    out.append("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|" + ("---|---|" if rep else ""))
     met = total = 0
     for r in rows:
         if r["n"] == 1:
@@ -421,8 +425,10 @@ def render_md(rows, unmatched, harness, runs, args, argv):
             md_cell(r["model"]), r["precision"], r["transport"], r["n"], r["step_ms_pytorch"], r["step_ms_nvscale"],
             float(r["step_err_pct"]), 100 * float(r["eff_pytorch"]), 100 * float(r["eff_nvscale"]),
             float(r["d_eff_points"]), ddp1, r["transport_verified"] or "-", "ok" if ok else "**OUT**") +
-            (" %d: %s / %d: %s |" % (r["runs_pytorch"], r["step_ms_pytorch_range"], r["runs_nvscale"],
-                                     r["step_ms_nvscale_range"]) if rep else ""))
+            (" %d: %s / %d: %s | %s |" % (r["runs_pytorch"], r["step_ms_pytorch_range"], r["runs_nvscale"],
+                                          r["step_ms_nvscale_range"],
+                                          "%s / %s" % (r["eff_pct_pytorch_range"], r["eff_pct_nvscale_range"])
+                                          if r["n"] > 1 else "-") if rep else ""))
     out += ["", "%d of %d rows within target (N=1 rows: step time; N>1 rows: efficiency)." % (met, total)]
     if unmatched:
         out += ["", "PyTorch configurations without an nvscale run (not compared):", ""]

@@ -149,8 +149,13 @@ got = [(x["n"], x["step_ms_pytorch"], x["step_ms_nvscale"], x["runs_pytorch"], x
         x["step_ms_pytorch_range"], x["step_ms_nvscale_range"]) for x in r]
 assert got == want, got
 assert r[1]["eff_pytorch"] == "0.8077", r[1]["eff_pytorch"]
+# each side's per-run efficiencies at N=2: 42.3/52.4 = 80.7 %, 42/52 = 80.8 %, 60/70 = 85.7 %; nvscale 29/32.3 =
+# 89.8 % and 35/38 = 92.1 %
+assert (r[0]["eff_pct_pytorch_range"], r[1]["eff_pct_pytorch_range"]) == ("", "80.7-85.7"), r
+assert r[1]["eff_pct_nvscale_range"] == "89.8-92.1", r[1]["eff_pct_nvscale_range"]
 PY
-grep -q "| 3: 42.0-60.0 / 2: 29.0-35.0 |" "$d/rep.md" || fail "--repeats Markdown lacks the runs column"
+grep -q "| 3: 42.0-60.0 / 2: 29.0-35.0 | - |" "$d/rep.md" || fail "--repeats Markdown lacks the runs column"
+grep -q "| 3: 52.0-70.0 / 2: 32.3-38.0 | 80.7-85.7 / " "$d/rep.md" || fail "--repeats Markdown lacks the efficiency range"
 echo '{"tool": "ddp_bench", "model": "lm290m", "step_us": 1}' >"$d/old.jsonl"
 expect 2 "old.jsonl:1: schema null, expected \"ddp_bench/2\"" \
     $FID --pytorch nvlink="$d/old.jsonl" --nvscale nvlink="$d/lm-nvlink.json" --out "$TABLE"
