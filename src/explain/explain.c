@@ -192,9 +192,9 @@ size_t nvs_explain_text(const nvs_explain_facts *f, char *buf, size_t len)
                 num(f->rank_wait_pct, a, sizeof a));
     }
     sbf(&s, ".");
-    /* framework host work on a host that changed speed: the step follows the CPU (docs/fidelity.md, "Noise") */
+    /* framework host work on a host running at different speeds: the step follows the CPU (docs/fidelity.md) */
     if (!f->host_ranks && f->host_rate_p10 > 0 && f->host_rate_p90 >= NVS_HOST_RATE_SPREAD * f->host_rate_p10)
-        sbf(&s, " The host's CPU changed speed during the training steps: before them, the framework's unit of host"
+        sbf(&s, " The host's CPU ran at different speeds during the training steps: before them, the framework's unit of host"
                 " work ran at %s to %s per us (%.2fx apart); a step bound by such host work (an eager framework at"
                 " bf16) follows the CPU, so repeat the run and compare medians.",
             num(f->host_rate_p10, a, sizeof a), num(f->host_rate_p90, b, sizeof b), f->host_rate_p90 / f->host_rate_p10);
