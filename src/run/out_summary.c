@@ -324,6 +324,16 @@ void nvs_summary_verdict(const nvs_summary_facts *f, char *buf, size_t len)
         k += snprintf(buf + k, len > (size_t)k ? len - k : 0, ": at %d %ss %s keeps %.1f %% of linear scaling%s", f->n,
                       f->gpu ? "GPU" : "rank", f->worst_model ? f->worst_model : "the step", 100.0 * f->worst_eff,
                       f->nworkloads > 1 ? " (the worst workload)" : "");
+    /* below GOOD: where the time went, so that a slow host is not read as a slow link */
+    static const char *const part_words[] = {"the compute slowed by sharing the machine",
+                                             "the compute slowed beside the all-reduces",
+                                             "communication left exposed", "waiting for a slower rank"};
+    int big = -1;
+    for (int i = 0; i < 4; i++)
+        if (isfinite(f->part_us[i]) && f->part_us[i] > 0 && (big < 0 || f->part_us[i] > f->part_us[big])) big = i;
+    if (isfinite(f->worst_eff) && f->worst_eff < 0.90 && f->loss_us > 0 && big >= 0)
+        k += snprintf(buf + k, len > (size_t)k ? len - k : 0, ", and the largest part of the %.1f ms it loses per step is %s (%.1f ms)",
+                      f->loss_us / 1e3, part_words[big], f->part_us[big] / 1e3);
     if (isfinite(f->pct_of_bound))
         k += snprintf(buf + k, len > (size_t)k ? len - k : 0, "%s%s reaches %.0f %% of the %s bound%s",
                       isfinite(f->worst_eff) ? "; " : ": ", f->collective ? f->collective : "the collective",
@@ -355,6 +365,18 @@ static void verdict_facts(const nvs_ctx *run, const json_t *root, nvs_summary_fa
             if (isfinite(e) && (!isfinite(f->worst_eff) || e < f->worst_eff)) {
                 f->worst_eff = e;
                 f->worst_model = json_string_value(json_object_get(t, "model"));
+                /* its loss against the reference N (weak scaling: the step should not grow), and the parts */
+                f->loss_us = NAN;
+                size_t m;
+                json_t *q;
+                json_int_t ref = json_integer_value(json_object_get(r, "efficiency_reference_n"));
+                json_array_foreach(json_object_get(t, "results"), m, q)
+                    if (json_integer_value(json_object_get(q, "n")) == (ref ? ref : 1))
+                        f->loss_us = jnum(r, "step_us") - jnum(q, "step_us");
+                f->part_us[NVS_LOSS_CONTENTION] = jnum(r, "contention_us");
+                f->part_us[NVS_LOSS_INTERFERENCE] = jnum(r, "interference_us");
+                f->part_us[NVS_LOSS_EXPOSED] = jnum(r, "exposed_comm_us");
+                f->part_us[NVS_LOSS_RANK_WAIT] = jnum(r, "rank_wait_us");
             }
         }
     }

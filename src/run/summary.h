@@ -13,10 +13,18 @@ typedef struct {
     const char *collective;  /* the collective pct_of_bound is of (explain's: all_reduce when measured); NULL */
     double pct_of_bound;     /* its busbw at the largest size at n, % of the slowest hop's bound; NAN */
     const char *hop_class;   /* that hop's class ("NV18", "PHB", "NET"); NULL unknown */
+    /* the worst workload's step at n over its step at the reference N (us; <= 0 or NAN unknown), and the parts
+     * of it (run.json train.results): NVS_LOSS_* order; NAN or 0 for a part the run does not have */
+    double loss_us, part_us[4];
 } nvs_summary_facts;
 
+/* The parts of the worst workload's lost time, as the training table splits the step (train/split.h). */
+enum { NVS_LOSS_CONTENTION, NVS_LOSS_INTERFERENCE, NVS_LOSS_EXPOSED, NVS_LOSS_RANK_WAIT };
+
 /* "GOOD: at 8 GPUs bert-large keeps 93.1 % of linear scaling (the worst workload); all_reduce reaches 71 % of
- * the NV18 bound". GOOD >= 90 %, FAIR >= 70 %, POOR below; MEASURED when no training step ran. */
+ * the NV18 bound". GOOD >= 90 %, FAIR >= 70 %, POOR below; MEASURED when no training step ran. Below GOOD it
+ * names the largest part of the worst workload's lost time: ", and the largest part of the 6.4 ms it loses per
+ * step is waiting for a slower rank (5.2 ms)". */
 void nvs_summary_verdict(const nvs_summary_facts *f, char *buf, size_t len);
 
 #endif
