@@ -194,10 +194,11 @@ size_t nvs_explain_text(const nvs_explain_facts *f, char *buf, size_t len)
     sbf(&s, ".");
     /* framework host work on a host running at different speeds: the step follows the CPU (docs/fidelity.md) */
     if (!f->host_ranks && f->host_rate_p10 > 0 && f->host_rate_p90 >= NVS_HOST_RATE_SPREAD * f->host_rate_p10)
-        sbf(&s, " The host's CPU ran at different speeds during the training steps: before them, the framework's unit of host"
-                " work ran at %s to %s per us (%.2fx apart); a step bound by such host work (an eager framework at"
-                " bf16) follows the CPU, so repeat the run and compare medians.",
-            num(f->host_rate_p10, a, sizeof a), num(f->host_rate_p90, b, sizeof b), f->host_rate_p90 / f->host_rate_p10);
+        sbf(&s, " The host's CPU ran at different speeds during the training steps: before them, the framework's"
+                " unit of host work ran at %s to %s per us (%.2fx apart); a step bound by such host work (an eager"
+                " framework at bf16) follows the CPU, so repeat the run and compare medians.",
+            num(f->host_rate_p10, a, sizeof a), num(f->host_rate_p90, b, sizeof b),
+            f->host_rate_p90 / f->host_rate_p10);
     return s.used;
 }
 
@@ -377,8 +378,8 @@ void nvs_explain_facts_from_run(const nvs_run *r, int n, nvs_explain_facts *f)
         if (!isnan(exposed)) f->exposed_comm_pct = 100.0 * exposed / tr->step_us;
         f->predicted_comm_us = tr->predicted_comm_us;
         f->measured_comm_us = tr->comm_us;
-        f->host_rate_p10 = tr->host_rate_p10;
         if (!isnan(tr->rank_wait_us)) f->rank_wait_pct = 100.0 * tr->rank_wait_us / tr->step_us;
+        f->host_rate_p10 = tr->host_rate_p10;
         f->host_rate_p90 = tr->host_rate_p90;
     }
 }

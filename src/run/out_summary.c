@@ -259,16 +259,17 @@ static void print_collectives(const nvs_ctx *run, const json_t *root, FILE *to)
     }
 }
 
-/* The training table: per workload and N, the step and where its time goes, so that step(N) = compute (the
- * step without the reducer and its all-reduces, on a machine shared by the N ranks) + the framework's reducer +
- * compute slowed beside the all-reduces + communication left exposed + waiting for a slower rank
- * (train/split.h). */
 /* A part of the step in ms, or "-" where the run does not have it (older runs). */
 static void ms_or_dash(double us, char *buf, size_t len)
 {
     if (isfinite(us)) snprintf(buf, len, "%.2f", us / 1e3);
     else snprintf(buf, len, "-");
 }
+
+/* The training table: per workload and N, the step and where its time goes, so that step(N) = compute (the
+ * step without the reducer and its all-reduces, on a machine shared by the N ranks) + the framework's reducer +
+ * compute slowed beside the all-reduces + communication left exposed + waiting for a slower rank
+ * (train/split.h). */
 
 static void print_training(const json_t *trains, int gpu, FILE *to)
 {
@@ -332,8 +333,9 @@ void nvs_summary_verdict(const nvs_summary_facts *f, char *buf, size_t len)
     for (int i = 0; i < 4; i++)
         if (isfinite(f->part_us[i]) && f->part_us[i] > 0 && (big < 0 || f->part_us[i] > f->part_us[big])) big = i;
     if (isfinite(f->worst_eff) && f->worst_eff < 0.90 && f->loss_us > 0 && big >= 0)
-        k += snprintf(buf + k, len > (size_t)k ? len - k : 0, ", and the largest part of the %.1f ms it loses per step is %s (%.1f ms)",
-                      f->loss_us / 1e3, part_words[big], f->part_us[big] / 1e3);
+        k += snprintf(buf + k, len > (size_t)k ? len - k : 0,
+                      ", and the largest part of the %.1f ms it loses per step is %s (%.1f ms)", f->loss_us / 1e3,
+                      part_words[big], f->part_us[big] / 1e3);
     if (isfinite(f->pct_of_bound))
         k += snprintf(buf + k, len > (size_t)k ? len - k : 0, "%s%s reaches %.0f %% of the %s bound%s",
                       isfinite(f->worst_eff) ? "; " : ": ", f->collective ? f->collective : "the collective",

@@ -157,7 +157,8 @@ static json_t *train_json(const nvs_ctx *run, const char *model, const nvs_profi
         /* step(N) = compute(N) (no reducer, no all-reduce: DDP's no_sync) + reducer + interference + exposed
          * communication + waiting for a slower rank (train/split.h). compute(N) - compute(ref) is what sharing
          * the machine with N-1 other ranks cost the compute (host and GPU). */
-        nvs_step_split sp = nvs_step_split_of(t->step_us, t->compute_us, t->span_diff_us, t->comm_us, ref_lost, ref_diff);
+        nvs_step_split sp =
+            nvs_step_split_of(t->step_us, t->compute_us, t->span_diff_us, t->comm_us, ref_lost, ref_diff);
         json_t *r = json_pack("{s:i, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:i}", "n", t->n, "step_us",
                               t->step_us, "compute_us", t->compute_us, "comm_us", t->comm_us, "exposed_comm_us",
                               sp.exposed_us, "rank_wait_us", sp.rank_wait_us, "interference_us", sp.interference_us,

@@ -128,7 +128,8 @@ static void t_text_shapes(void)
     T_EQ_S(small, "At 4 GPUs");
 }
 
-/* a host whose CPU ran at different speeds (between steps, or between ranks): said after the paragraph from 1.25x apart, never for CPU ranks */
+/* a host whose CPU ran at different speeds (between steps, or between ranks): said after the paragraph from 1.25x
+ * apart, never for CPU ranks */
 static void t_host_rate(void)
 {
     nvs_explain_facts f;
@@ -138,9 +139,9 @@ static void t_host_rate(void)
     f.host_rate_p90 = 173;
     nvs_explain_text(&f, text, sizeof text);
     T_EQ_S(text, "At 2 GPUs (neither the topology nor NCCL's transport is in this run). The host's CPU ran at "
-                 "different speeds during the training steps: before them, the framework's unit of host work ran at 101 to 173 per "
-                 "us (1.71x apart); a step bound by such host work (an eager framework at bf16) follows the CPU, so "
-                 "repeat the run and compare medians.");
+                 "different speeds during the training steps: before them, the framework's unit of host work ran at "
+                 "101 to 173 per us (1.71x apart); a step bound by such host work (an eager framework at bf16) "
+                 "follows the CPU, so repeat the run and compare medians.");
     f.host_rate_p90 = 126; /* 1.248x: jitter */
     nvs_explain_text(&f, text, sizeof text);
     T_EQ_S(text, "At 2 GPUs (neither the topology nor NCCL's transport is in this run).");
