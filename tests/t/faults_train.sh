@@ -96,8 +96,9 @@ SWEEP="coll --backend mpi -b 1K -e 64M -f 2 -n 200 -w 1 --coll all --timeout 3"
 $MPIRUN -np 2 "$NVS" $SWEEP --out "$d/stop" >"$d/stop.out" 2>&1 &
 pid=$!
 i=0
-while [ $i -lt 600 ] && ! [ -s "$d/stop.partial/run.json" ]; do sleep 0.1; i=$((i + 1)); done
-sleep 1 # rows flowing
+# stop rank 1 once the checkpoint holds a measured row (a fixed sleep raced a slow, loaded CI machine: no row yet)
+rows() { json_get "$d/stop.partial/run.json" "len(d.get('collectives') or [])" 2>/dev/null || echo 0; }
+while [ $i -lt 600 ] && [ "$(rows)" -lt 1 ]; do sleep 0.1; i=$((i + 1)); done
 victim=$(rank_pid "nvscale $SWEEP --out $d/stop" 1)
 if [ -n "$victim" ]; then
     t0=$(date +%s)
