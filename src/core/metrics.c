@@ -43,13 +43,21 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* A sorted copy of v (n > 0), NULL on out of memory: the caller frees it. */
+static double *sorted_copy(const double *v, size_t n)
+{
+    double *c = malloc(n * sizeof *c);
+    if (!c) return NULL;
+    memcpy(c, v, n * sizeof *c);
+    qsort(c, n, sizeof *c, cmp_double);
+    return c;
+}
+
 double nvs_median(const double *v, size_t n)
 {
     if (!n) return 0.0;
-    double *c = malloc(n * sizeof *c);
+    double *c = sorted_copy(v, n);
     if (!c) return NAN;
-    memcpy(c, v, n * sizeof *c);
-    qsort(c, n, sizeof *c, cmp_double);
     double m = n % 2 ? c[n / 2] : 0.5 * (c[n / 2 - 1] + c[n / 2]);
     free(c);
     return m;
@@ -59,10 +67,8 @@ double nvs_quantile(const double *v, size_t n, double q)
 {
     if (!(q >= 0 && q <= 1)) return NAN;
     if (!n) return 0.0;
-    double *c = malloc(n * sizeof *c);
+    double *c = sorted_copy(v, n);
     if (!c) return NAN;
-    memcpy(c, v, n * sizeof *c);
-    qsort(c, n, sizeof *c, cmp_double);
     double at = q * (double)(n - 1);
     size_t i = (size_t)at;
     double x = i + 1 < n ? c[i] + (at - (double)i) * (c[i + 1] - c[i]) : c[i];

@@ -45,11 +45,15 @@ def series(detail, what):
     return us, pr
 
 
+def split(step, slow, shares):
+    """A phase's row: per-step times and slow flags; shares = each rank's share of slow probes."""
+    return dict(steps=len(step), slow_share=shares, any_slow=sum(slow) / len(slow), all_ms=med(step),
+                fast=med([u for u, s in zip(step, slow) if not s]), slow=med([u for u, s in zip(step, slow) if s]))
+
+
 def one_rank(us, pr):
     slow = [p > a.split_us for p in pr]
-    return dict(steps=len(us), slow_share=[sum(slow) / len(slow)], any_slow=sum(slow) / len(slow),
-                all_ms=med(us), fast=med([u for u, s in zip(us, slow) if not s]),
-                slow=med([u for u, s in zip(us, slow) if s]))
+    return split(us, slow, [sum(slow) / len(slow)])
 
 
 def world(per_rank, phase, what):
@@ -63,9 +67,7 @@ def world(per_rank, phase, what):
         raise ValueError("%s %s: the ranks timed different numbers of steps" % (what, phase))
     step = [max(us[i] for us, _ in ranks) for i in range(n)]
     slow = [any(pr[i] > a.split_us for _, pr in ranks) for i in range(n)]
-    return dict(steps=n, slow_share=[sum(p > a.split_us for p in pr) / n for _, pr in ranks],
-                any_slow=sum(slow) / n, all_ms=med(step), fast=med([u for u, s in zip(step, slow) if not s]),
-                slow=med([u for u, s in zip(step, slow) if s]))
+    return split(step, slow, [sum(p > a.split_us for p in pr) / n for _, pr in ranks])
 
 
 def main():
