@@ -25,15 +25,50 @@ import contextlib
 import os
 import sys
 
-# --- memory-bound pass costs, in passes over the layer's output (one pass = 2 accesses of its size) ----------
-UNARY = 1.0        # ReLU, GELU, dropout, scale, bias add in place, mask fill: read x, write y
-ADD = 1.5          # out-of-place add (residual): read a, read b, write y = 3 accesses
-NORM = 1.5         # batch-norm / layer-norm training forward: a read for the statistics, a read + a write to
-                   # normalise (PyTorch's BN and LN CUDA kernels both read the input twice)
-FROZEN_BN = 2.0    # torchvision FrozenBatchNorm2d: x * scale + shift as two eager kernels (mul, add)
-SOFTMAX = 1.0      # softmax over rows <= 1024 wide: PyTorch's warp softmax keeps the row in registers
-WIDE_SOFTMAX = 1.5 # (log-)softmax over a vocabulary (rows >> 1024): a read for max/sum, a read + write
-COPY = 1.0         # contiguous() after a permute of heads, a torch.cat, an embedding gather (row read, write)
+# --- memory-bound passes: their cost, in passes over the layer's output (one pass = 2 accesses of its size), and
+# the operations eager PyTorch dispatches for them, forward and backward (the framework's host cost is per
+# operation: src/train/framework.h). An Ew adds up both: NORM + UNARY = 2.5 passes in 2 + 2 operations.
+class Ew(float):
+    """Passes over a layer's output (the float), and the operations that make them (fwd, bwd)."""
+
+    def __new__(cls, passes, fwd, bwd):
+        o = float.__new__(cls, passes)
+        o.fwd, o.bwd = fwd, bwd
+        return o
+
+    def __add__(self, other):
+        f, b = ew_ops(other)
+        return Ew(float(self) + float(other), self.fwd + f, self.bwd + b)
+
+    __radd__ = __add__
+
+    def __mul__(self, k):
+        assert isinstance(k, int) and k >= 0, k
+        return Ew(float(self) * k, self.fwd * k, self.bwd * k)
+
+    __rmul__ = __mul__
+
+
+def ew_ops(ew):
+    """(forward, backward) operations of an ew value: an Ew's own, or one each for a bare number of passes (a
+    pooling, a RoIAlign, a concatenation: one operation however many passes it makes)."""
+    if isinstance(ew, Ew):
+        return ew.fwd, ew.bwd
+    return (1, 1) if ew else (0, 0)
+
+
+UNARY = Ew(1.0, 1, 1)      # ReLU, GELU, dropout, scale, bias add in place, mask fill: read x, write y
+ADD = Ew(1.5, 1, 1)        # out-of-place add (residual): read a, read b, write y = 3 accesses; backward: the
+                           # gradient accumulated where the residual branch forked
+NORM = Ew(1.5, 1, 1)       # layer-norm training forward: a read for the statistics, a read + a write to normalise
+BN = Ew(1.5, 2, 1)         # batch-norm, the same passes (PyTorch's BN and LN CUDA kernels both read the input
+                           # twice) + num_batches_tracked += 1, a second forward operation in training mode
+FROZEN_BN = Ew(2.0, 2, 2)  # torchvision FrozenBatchNorm2d: x * scale + shift as two eager kernels (mul, add)
+SOFTMAX = Ew(1.0, 1, 1)    # softmax over rows <= 1024 wide: PyTorch's warp softmax keeps the row in registers
+WIDE_SOFTMAX = Ew(1.5, 2, 2)  # (log-)softmax over a vocabulary (rows >> 1024): a read for max/sum, a read + write;
+                           # as cross-entropy: log_softmax and nll_loss
+COPY = Ew(1.0, 1, 1)       # contiguous() after a permute of heads, a torch.cat, an embedding gather (row read, write)
+CROSS_ENTROPY = Ew(1.0, 2, 2)  # over rows <= 1024 wide (classes): log_softmax and nll_loss, as SOFTMAX's passes
 
 FIRST_LINE = "nvscale-profile 1"
 
@@ -57,6 +92,7 @@ class Profile:
         self.params = 0
         self.flops = 0
         self.nlayers = 0
+        self.ops = [0, 0, 0, 0]  # totals of ops forward, backward, casts, tensors (--summary)
 
     def comment(self, text):
         self.body.append("  " * (len(self.mult) - 1) + "# " + text)
@@ -68,7 +104,20 @@ class Profile:
         yield
         self.frozen = False
 
-    def layer(self, name, params=0, gemm=None, act=0, ew=0.0):
+    def layer(self, name, params=0, gemm=None, act=0, ew=0.0, gemm_ops=None, conv=False, tensors=None, casts=None,
+              extra=(0, 0)):
+        """One profile line. Besides the shapes, what eager PyTorch dispatches for the layer (the ops=, casts=,
+        tensors= keys; docs/profiles.md):
+          ops      forward: 1 for the GEMM + the ew operations; backward: the ew operations + the GEMM's: a
+                   convolution's convolution_backward (conv=True) is 1, a matrix product's 2 (input and weight
+                   gradient; 1 for the model's first layer, whose input needs none) + 1 for a bias gradient (a
+                   sum); gemm_ops=(f, b) replaces the GEMM's share (a fused attention is 1 operation each way);
+                   extra=(f, b) adds what the module's implementation dispatches beyond that (its copies of views,
+                   zero-filled gradients, gradient accumulations), counted from a profiler trace and cited
+          tensors  parameter tensors: a GEMM layer's weight, and its bias when params = N*K + N; a layer without
+                   a GEMM (a norm) weight and bias; anything else must say (an embedding's tables, a tied weight)
+          casts    what autocast casts to bf16/fp16 for the layer: a GEMM layer's weight and bias; a fp32 input
+                   (an image, a LayerNorm's output) must be given, as must a tied weight"""
         assert len(name) < 64 and " " not in name, name
         if self.frozen:
             params = 0
@@ -77,9 +126,34 @@ class Profile:
         if gemm:
             assert len(gemm) == 3 and min(gemm) >= 1, (name, gemm)
         assert params or gemm or act, name
+        bias = bool(gemm) and params == gemm[1] * gemm[2] + gemm[1]
+        if tensors is None:
+            if not params:
+                tensors = 0
+            elif gemm:
+                assert params in (gemm[1] * gemm[2], gemm[1] * gemm[2] + gemm[1]), (name, "say tensors=")
+                tensors = 1 + bias
+            else:
+                tensors = 2  # a norm's weight and bias
+        if casts is None:
+            casts = tensors if gemm else 0
+        fwd, bwd = ew_ops(ew)
+        if gemm_ops:
+            fwd, bwd = fwd + gemm_ops[0], bwd + gemm_ops[1]
+        elif gemm:
+            fwd += 1
+            bwd += 1 if conv or self.nlayers == 0 else 2
+            bwd += 1 if bias and not conv else 0
+        if conv and bias:
+            bwd += 1  # the bias gradient, a sum of its own after cuDNN's convolution backward
+        fwd, bwd = fwd + extra[0], bwd + extra[1]
+        if self.frozen:
+            bwd = 0
         m = 1
         for r in self.mult:
             m *= r
+        for i, v in enumerate((fwd, bwd, casts, tensors)):
+            self.ops[i] += m * v
         self.params += m * params
         if gemm:
             self.flops += m * 2 * gemm[0] * gemm[1] * gemm[2]
@@ -95,6 +169,11 @@ class Profile:
             s += " ew=%s" % fmt_ew(ew)
         if self.frozen:
             s += " nograd=1"
+        s += " ops=%d,%d" % (fwd, bwd)
+        if casts or gemm:  # absent means the step's default, a GEMM layer's tensors (profile.h)
+            s += " casts=%d" % casts
+        if params:
+            s += " tensors=%d" % tensors
         self.body.append("  " * (len(self.mult) - 1) + s)
 
     @contextlib.contextmanager
@@ -140,12 +219,12 @@ class Shape:
         return self.c * self.h * self.w
 
 
-def conv(P, name, x, cout, k, s=1, p=0, bias=False, ew=0.0):
+def conv(P, name, x, cout, k, s=1, p=0, bias=False, ew=0.0, casts=None):
     """Convolution as its implicit GEMM. cuDNN adds a bias as a separate in-place pass (UNARY)."""
     ho, wo = conv_out(x.h, k, s, p), conv_out(x.w, k, s, p)
     params = cout * x.c * k * k + (cout if bias else 0)
     P.layer(name, params=params, gemm=(ho * wo, cout, x.c * k * k), act=cout * ho * wo,
-            ew=ew + (UNARY if bias else 0.0))
+            ew=ew + (UNARY if bias else 0.0), conv=True, casts=casts)
     return Shape(cout, ho, wo)
 
 
@@ -162,7 +241,7 @@ def pool(P, name, x, k, s, p):
 
 def bottleneck(P, pre, x, planes, stride, downsample, frozen):
     """torchvision Bottleneck (ResNet v1.5: the stride sits on the 3x3 convolution)."""
-    bn = FROZEN_BN if frozen else NORM
+    bn = FROZEN_BN if frozen else BN
     y = conv(P, pre + "conv1", x, planes, 1)
     norm2d(P, pre + "bn1", y, bn + UNARY, frozen)                # BN, ReLU
     y = conv(P, pre + "conv2", y, planes, 3, stride, 1)
@@ -181,9 +260,9 @@ def resnet50_body(P, x, prefix="", frozen=False, strides=(1, 2, 2, 2), nstages=4
     """Stem and stages conv2_x..conv5_x of torchvision resnet50 (blocks 3, 4, 6, 3). Returns the stage outputs.
     frozen_at = k: the stem (k >= 1) and the first k-1 stages are frozen (maskrcnn-benchmark's
     MODEL.BACKBONE.FREEZE_CONV_BODY_AT): no parameters, and autograd never reaches them (nograd=1)."""
-    bn = FROZEN_BN if frozen else NORM
+    bn = FROZEN_BN if frozen else BN
     with P.no_grad() if frozen_at >= 1 else contextlib.nullcontext():
-        x = conv(P, prefix + "conv1", x, 64, 7, 2, 3)
+        x = conv(P, prefix + "conv1", x, 64, 7, 2, 3, casts=2)  # the weight and the fp32 image
         norm2d(P, prefix + "bn1", x, bn + UNARY, frozen)
         x = pool(P, prefix + "maxpool", x, 3, 2, 1)
     outs = []
@@ -207,7 +286,7 @@ def make_resnet50():
                 ])
     c5 = resnet50_body(P, Shape(3, 224, 224))[-1]
     P.layer("avgpool", act=c5.c, ew=(c5.elems() / c5.c + 1) / 2)
-    P.layer("fc", params=2048 * 1000 + 1000, gemm=(1, 1000, 2048), act=1000, ew=SOFTMAX)  # + cross-entropy
+    P.layer("fc", params=2048 * 1000 + 1000, gemm=(1, 1000, 2048), act=1000, ew=CROSS_ENTROPY)
     return P
 
 
@@ -230,9 +309,9 @@ def make_ssd300():
     for i, (cout, mid) in enumerate(zip([512, 512, 256, 256, 256], [256, 256, 128, 128, 128])):
         pre = "additional_blocks.%d." % i
         y = conv(P, pre + "0", x, mid, 1)
-        norm2d(P, pre + "1", y, NORM + UNARY)
+        norm2d(P, pre + "1", y, BN + UNARY)
         y = conv(P, pre + "3", y, cout, 3, 2 if i < 3 else 1, 1 if i < 3 else 0)
-        norm2d(P, pre + "4", y, NORM + UNARY)
+        norm2d(P, pre + "4", y, BN + UNARY)
         feeds.append(y)
         x = y
     boxes = 0
@@ -306,9 +385,10 @@ def maskrcnn_layers(P, H, W, rois, pos, classes, frozen_at):
     pixels = sum(l.h * l.w for l in levels)
     # RPN head, shared over the levels: 3x3 conv + ReLU, then 1x1 objectness (3 anchors) and deltas (12)
     P.layer("rpn.head.conv", params=256 * 256 * 9 + 256, gemm=(pixels, 256, 256 * 9), act=256 * pixels,
-            ew=UNARY + UNARY)
-    P.layer("rpn.head.cls_logits", params=256 * 3 + 3, gemm=(pixels, 3, 256), act=3 * pixels, ew=UNARY)
-    P.layer("rpn.head.bbox_pred", params=256 * 12 + 12, gemm=(pixels, 12, 256), act=12 * pixels, ew=UNARY)
+            ew=UNARY + UNARY, conv=True)
+    P.layer("rpn.head.cls_logits", params=256 * 3 + 3, gemm=(pixels, 3, 256), act=3 * pixels, ew=UNARY, conv=True)
+    P.layer("rpn.head.bbox_pred", params=256 * 12 + 12, gemm=(pixels, 12, 256), act=12 * pixels, ew=UNARY,
+            conv=True)
     # Box head: MultiScaleRoIAlign 7x7 (bilinear samples of the input: ~2 passes), TwoMLPHead, FastRCNNPredictor
     P.layer("roi_heads.box_roi_pool", act=rois * 256 * 49, ew=2.0)
     P.layer("roi_heads.box_head.fc6", params=256 * 49 * 1024 + 1024, gemm=(rois, 1024, 256 * 49), act=rois * 1024,
@@ -324,29 +404,35 @@ def maskrcnn_layers(P, H, W, rois, pos, classes, frozen_at):
     P.layer("roi_heads.mask_roi_pool", act=m14 * 256, ew=2.0)
     with P.repeat(4, "mask_head.mask_fcn1..4"):
         P.layer("roi_heads.mask_head.x", params=256 * 256 * 9 + 256, gemm=(m14, 256, 256 * 9), act=m14 * 256,
-                ew=UNARY + UNARY)
+                ew=UNARY + UNARY, conv=True)
+    # the 2x2 transposed convolution as a GEMM over input pixels: N = 4 * 256 outputs, bias 256
     P.layer("roi_heads.mask_predictor.conv5_mask", params=256 * 256 * 4 + 256, gemm=(m14, 256 * 4, 256),
-            act=pos * 28 * 28 * 256, ew=UNARY + UNARY)
+            act=pos * 28 * 28 * 256, ew=UNARY + UNARY, conv=True, tensors=2)
     P.layer("roi_heads.mask_predictor.mask_fcn_logits", params=256 * k + k, gemm=(pos * 784, k, 256),
-            act=pos * 784 * k, ew=UNARY + UNARY)  # bias, then the per-class sigmoid cross-entropy gather
+            act=pos * 784 * k, ew=UNARY + UNARY, conv=True)  # bias, then the per-class sigmoid cross-entropy gather
     return P
 
 
 # --- transformers -----------------------------------------------------------------------------------------------
 def bert_encoder(P, s, d, h, f, L, V):
     """BertEmbeddings (word, position 512, token type 2) and L post-LayerNorm encoder layers."""
-    P.layer("embeddings", params=V * d + 512 * d + 2 * d, act=s * d, ew=3 * COPY + 2 * ADD)  # 3 gathers, 2 adds
-    P.layer("embeddings.LayerNorm", params=2 * d, act=s * d, ew=NORM + UNARY)               # + dropout
+    P.layer("embeddings", params=V * d + 512 * d + 2 * d, act=s * d, ew=3 * COPY + 2 * ADD,  # 3 gathers, 2 adds
+            tensors=3)
+    # + dropout; autocast keeps LayerNorm in fp32, so the next GEMM casts its output (here and below)
+    P.layer("embeddings.LayerNorm", params=2 * d, act=s * d, ew=NORM + UNARY, casts=1)
     with P.repeat(L, "encoder.layer.0..%d" % (L - 1)):
-        P.layer("layer.attention.qkv", params=3 * d * d + 3 * d, gemm=(s, 3 * d, d), act=3 * s * d)
+        # query, key and value are three Linear modules (HF BertSelfAttention, DLE modeling.py): one GEMM of
+        # their total size here, 3 operations forward and 3 x 3 backward, 6 tensors
+        P.layer("layer.attention.qkv", params=3 * d * d + 3 * d, gemm=(s, 3 * d, d), act=3 * s * d,
+                gemm_ops=(3, 9), tensors=6, casts=6)
         # scores = Q K^T over all heads; scale, mask add, softmax, dropout
         P.layer("layer.attention.scores", gemm=(s, s, d), act=h * s * s, ew=UNARY + ADD + SOFTMAX + UNARY)
         P.layer("layer.attention.context", gemm=(s, d, s), act=s * d, ew=COPY)  # probs x V, merge heads
         P.layer("layer.attention.output.dense", params=d * d + d, gemm=(s, d, d), act=s * d, ew=UNARY + ADD)
-        P.layer("layer.attention.output.LayerNorm", params=2 * d, act=s * d, ew=NORM)
+        P.layer("layer.attention.output.LayerNorm", params=2 * d, act=s * d, ew=NORM, casts=1)
         P.layer("layer.intermediate.dense", params=d * f + f, gemm=(s, f, d), act=s * f, ew=UNARY)  # GELU
         P.layer("layer.output.dense", params=f * d + d, gemm=(s, d, f), act=s * d, ew=UNARY + ADD)
-        P.layer("layer.output.LayerNorm", params=2 * d, act=s * d, ew=NORM)
+        P.layer("layer.output.LayerNorm", params=2 * d, act=s * d, ew=NORM, casts=1)
 
 
 def make_bert_large_squad():
@@ -387,10 +473,10 @@ def make_bert_large():
     bert_encoder(P, s, d, h, f, L, V)
     P.layer("pooler.dense", params=d * d + d, gemm=(1, d, d), act=d, ew=UNARY)  # first token, tanh
     P.layer("cls.predictions.transform.dense", params=d * d + d, gemm=(s, d, d), act=s * d, ew=UNARY)  # GELU
-    P.layer("cls.predictions.transform.LayerNorm", params=2 * d, act=s * d, ew=NORM)
+    P.layer("cls.predictions.transform.LayerNorm", params=2 * d, act=s * d, ew=NORM, casts=1)
     # decoder: weight tied to the word embeddings (its gradient lands there), own bias; log-softmax over vocab
-    P.layer("cls.predictions.decoder", params=V, gemm=(s, V, d), act=s * V, ew=WIDE_SOFTMAX)
-    P.layer("cls.seq_relationship", params=2 * d + 2, gemm=(1, 2, d), act=2, ew=SOFTMAX)
+    P.layer("cls.predictions.decoder", params=V, gemm=(s, V, d), act=s * V, ew=WIDE_SOFTMAX, tensors=1, casts=2)
+    P.layer("cls.seq_relationship", params=2 * d + 2, gemm=(1, 2, d), act=2, ew=CROSS_ENTROPY)
     return P
 
 
@@ -408,21 +494,26 @@ def make_bert_large_mlm128():
                     "(inside the fused kernel), attention output and FFN output. Attention through PyTorch's fused SDPA",
                     "(transformers' default): scores stay on chip. The MLM decoder runs over all 128 positions.",
                 ])
-    P.layer("embeddings", params=V * d + 512 * d + 2 * d, act=s * d, ew=3 * COPY + 2 * ADD)
-    P.layer("embeddings.LayerNorm", params=2 * d, act=s * d, ew=NORM + UNARY)               # + dropout
+    P.layer("embeddings", params=V * d + 512 * d + 2 * d, act=s * d, ew=3 * COPY + 2 * ADD, tensors=3)
+    P.layer("embeddings.LayerNorm", params=2 * d, act=s * d, ew=NORM + UNARY, casts=1)       # + dropout
     with P.repeat(L, "encoder.layer.0..23"):
-        P.layer("layer.attention.qkv", params=3 * d * d + 3 * d, gemm=(s, 3 * d, d), act=3 * s * d, ew=COPY)
-        P.layer("layer.attention.scores", gemm=(s, s, d), act=s * s)            # fused SDPA, one head's scratch
-        P.layer("layer.attention.context", gemm=(s, d, s), act=s * d, ew=COPY)  # probs x V, merge heads
+        # query, key, value: three Linear modules (as bert_encoder); HF's backward dispatches per layer about 8
+        # operations beyond these layers' count (fp32: 951 backward kernels per step, ~38 per layer, against 28
+        # counted, 2 of them LayerNorm's second kernel; results/h200x1-census)
+        P.layer("layer.attention.qkv", params=3 * d * d + 3 * d, gemm=(s, 3 * d, d), act=3 * s * d, ew=COPY,
+                gemm_ops=(3, 9), tensors=6, casts=6, extra=(0, 8))
+        # fused SDPA, one head's scratch: one operation each way, its two products counted here
+        P.layer("layer.attention.scores", gemm=(s, s, d), act=s * s, gemm_ops=(1, 1))
+        P.layer("layer.attention.context", gemm=(s, d, s), act=s * d, ew=COPY, gemm_ops=(0, 0))  # merge heads
         P.layer("layer.attention.output.dense", params=d * d + d, gemm=(s, d, d), act=s * d, ew=UNARY + ADD)
-        P.layer("layer.attention.output.LayerNorm", params=2 * d, act=s * d, ew=NORM)
+        P.layer("layer.attention.output.LayerNorm", params=2 * d, act=s * d, ew=NORM, casts=1)
         P.layer("layer.intermediate.dense", params=d * f + f, gemm=(s, f, d), act=s * f, ew=UNARY)  # GELU
         P.layer("layer.output.dense", params=f * d + d, gemm=(s, d, f), act=s * d, ew=UNARY + ADD)
-        P.layer("layer.output.LayerNorm", params=2 * d, act=s * d, ew=NORM)
+        P.layer("layer.output.LayerNorm", params=2 * d, act=s * d, ew=NORM, casts=1)
     P.layer("cls.predictions.transform.dense", params=d * d + d, gemm=(s, d, d), act=s * d, ew=UNARY)  # GELU
-    P.layer("cls.predictions.transform.LayerNorm", params=2 * d, act=s * d, ew=NORM)
+    P.layer("cls.predictions.transform.LayerNorm", params=2 * d, act=s * d, ew=NORM, casts=1)
     # decoder: weight tied to the word embeddings (its gradient lands there), own bias; cross-entropy over vocab
-    P.layer("cls.predictions.decoder", params=V, gemm=(s, V, d), act=s * V, ew=WIDE_SOFTMAX)
+    P.layer("cls.predictions.decoder", params=V, gemm=(s, V, d), act=s * V, ew=WIDE_SOFTMAX, tensors=1, casts=2)
     return P
 
 
@@ -438,18 +529,20 @@ def make_gpt2_xl():
                     "in wte). Attention as in HF's eager implementation: full 1024x1024 scores, causal mask applied",
                     "after the product. GELU (tanh approximation) counted as one fused pass.",
                 ])
-    P.layer("transformer.wte+wpe", params=V * d + s * d, act=s * d, ew=2 * COPY + ADD + UNARY)  # + dropout
+    P.layer("transformer.wte+wpe", params=V * d + s * d, act=s * d, ew=2 * COPY + ADD + UNARY,  # + dropout
+            tensors=2)
     with P.repeat(L, "transformer.h.0..47"):
-        P.layer("h.ln_1", params=2 * d, act=s * d, ew=NORM)
+        P.layer("h.ln_1", params=2 * d, act=s * d, ew=NORM, casts=1)  # its fp32 output cast for c_attn
         P.layer("h.attn.c_attn", params=d * 3 * d + 3 * d, gemm=(s, 3 * d, d), act=3 * s * d)
         P.layer("h.attn.scores", gemm=(s, s, d), act=h * s * s, ew=UNARY + UNARY + SOFTMAX + UNARY)  # scale, mask
         P.layer("h.attn.context", gemm=(s, d, s), act=s * d, ew=COPY)
         P.layer("h.attn.c_proj", params=d * d + d, gemm=(s, d, d), act=s * d, ew=UNARY + ADD)  # dropout, residual
-        P.layer("h.ln_2", params=2 * d, act=s * d, ew=NORM)
+        P.layer("h.ln_2", params=2 * d, act=s * d, ew=NORM, casts=1)
         P.layer("h.mlp.c_fc", params=d * f + f, gemm=(s, f, d), act=s * f, ew=UNARY)  # GELU
         P.layer("h.mlp.c_proj", params=f * d + d, gemm=(s, d, f), act=s * d, ew=UNARY + ADD)
-    P.layer("transformer.ln_f", params=2 * d, act=s * d, ew=NORM)
-    P.layer("lm_head", gemm=(s, V, d), act=s * V, ew=WIDE_SOFTMAX)  # tied: gradient goes to wte; cross-entropy
+    P.layer("transformer.ln_f", params=2 * d, act=s * d, ew=NORM, casts=1)
+    # tied: gradient goes to wte (whose weight autocast casts here); cross-entropy
+    P.layer("lm_head", gemm=(s, V, d), act=s * V, ew=WIDE_SOFTMAX, casts=1)
     return P
 
 
@@ -482,49 +575,55 @@ def make_transformer_xl_large():
         n = cutoffs[i + 1] - cutoffs[i]
         # gather (COPY), projection to d, index_copy into the output (COPY)
         P.layer("word_emb.%d" % i, params=n * de + d * de, gemm=(tokens[i], d, de), act=tokens[i] * d,
-                ew=2 * COPY)
+                ew=2 * COPY, tensors=2, casts=2)  # the table and the projection; the fp32 gather, cast
     P.layer("word_emb.scale+drop", act=q * d, ew=UNARY + UNARY)
     P.layer("r_w_bias+r_r_bias", params=2 * h * (d // h))  # shared by all layers: gradient ready last
     with P.repeat(L, "layers.0..17"):
         P.layer("dec_attn.qkv_net", params=3 * d * d, gemm=(k, 3 * d, d), act=k * 3 * d, ew=0.5)  # cat(mems, w)
-        P.layer("dec_attn.r_net", params=d * d)
+        P.layer("dec_attn.r_net", params=d * d, tensors=1)
         # AC + BD: bias adds on q, rel_shift copy, sum, scale, mask fill (float), softmax, dropatt, permutes
         P.layer("dec_attn.scores", gemm=(q, k, 2 * d), act=h * q * k,
                 ew=COPY + ADD + UNARY + UNARY + SOFTMAX + UNARY + COPY)
         P.layer("dec_attn.context", gemm=(q, d, k), act=q * d, ew=COPY)
         P.layer("dec_attn.o_net", params=d * d, gemm=(q, d, d), act=q * d, ew=UNARY + ADD)
-        P.layer("dec_attn.layer_norm", params=2 * d, act=q * d, ew=NORM)
+        P.layer("dec_attn.layer_norm", params=2 * d, act=q * d, ew=NORM, casts=1)
         P.layer("pos_ff.CoreNet.0", params=d * f + f, gemm=(q, f, d), act=q * f, ew=UNARY + UNARY)  # ReLU, dropout
         P.layer("pos_ff.CoreNet.3", params=f * d + d, gemm=(q, d, f), act=q * d, ew=UNARY + ADD)
-        P.layer("pos_ff.layer_norm", params=2 * d, act=q * d, ew=NORM)
+        P.layer("pos_ff.layer_norm", params=2 * d, act=q * d, ew=NORM, casts=1)
     P.layer("drop", act=q * d, ew=UNARY)
     # head cluster: untied projection (tie_projs[0] is False), then logits over 20000 words + 3 cluster tokens
     P.layer("crit.out_projs.0", params=d * d, gemm=(q, d, d), act=q * d)
     P.layer("crit.head", params=cutoffs[1] + 3 * d + 3, gemm=(q, cutoffs[1] + 3, d), act=q * (cutoffs[1] + 3),
-            ew=WIDE_SOFTMAX)  # out_layers[0].bias, cluster_weight, cluster_bias; weight tied
+            ew=WIDE_SOFTMAX, tensors=3, casts=2)  # out_layers[0].bias, cluster_weight, cluster_bias; weight tied
     for i in range(1, 4):
         de = d // div ** i
         n = cutoffs[i + 1] - cutoffs[i]
-        P.layer("crit.tail.%d" % i, params=n, gemm=(tokens[i], n, de), act=tokens[i] * n, ew=WIDE_SOFTMAX)
+        P.layer("crit.tail.%d" % i, params=n, gemm=(tokens[i], n, de), act=tokens[i] * n, ew=WIDE_SOFTMAX,
+                tensors=1, casts=2)  # the bias; the weight is tied
     return P
 
 
 def lm290m_profile(P, s, d, h, f, L, V):
     """The lm290m model of tools/ddp_bench.py (nn.TransformerEncoderLayer, norm_first, GELU, dropout 0,
     NON-causal scaled_dot_product_attention, as the fidelity issue's reference LM): keep the two in step."""
-    P.layer("tok_emb+pos_emb", params=V * d + s * d, act=s * d, ew=2 * COPY + ADD)
+    P.layer("tok_emb+pos_emb", params=V * d + s * d, act=s * d, ew=2 * COPY + ADD, tensors=2)
     with P.repeat(L, "blocks.layers.0..%d" % (L - 1)):
-        P.layer("norm1", params=2 * d, act=s * d, ew=NORM)
-        P.layer("self_attn.in_proj", params=3 * d * d + 3 * d, gemm=(s, 3 * d, d), act=3 * s * d, ew=COPY)
+        P.layer("norm1", params=2 * d, act=s * d, ew=NORM, casts=1)  # fp32 under autocast: in_proj casts it
+        # nn.MultiheadAttention's backward dispatches per block about 18 operations beyond its GEMMs and passes:
+        # copies of the q/k/v views' gradients, zero-filled gradients, gradient accumulations (fp32 backward:
+        # 751 kernels per step, ~41 per block, against 20 counted from the layers below; results/h200x1-census)
+        P.layer("self_attn.in_proj", params=3 * d * d + 3 * d, gemm=(s, 3 * d, d), act=3 * s * d, ew=COPY,
+                extra=(1, 18))
         # fused attention (flash SDPA): every score computed, none written to memory; the output of this
         # FLOP-equivalent GEMM is one head's worth (s x s), the scratch the synthetic step writes into
-        P.layer("self_attn.scores", gemm=(s, s, d), act=s * s)
-        P.layer("self_attn.context", gemm=(s, d, s), act=s * d, ew=COPY)
+        # (one operation each way, counted here)
+        P.layer("self_attn.scores", gemm=(s, s, d), act=s * s, gemm_ops=(1, 1))
+        P.layer("self_attn.context", gemm=(s, d, s), act=s * d, ew=COPY, gemm_ops=(0, 0))
         P.layer("self_attn.out_proj", params=d * d + d, gemm=(s, d, d), act=s * d, ew=ADD)  # residual
-        P.layer("norm2", params=2 * d, act=s * d, ew=NORM)
+        P.layer("norm2", params=2 * d, act=s * d, ew=NORM, casts=1)
         P.layer("linear1", params=d * f + f, gemm=(s, f, d), act=s * f, ew=UNARY)  # GELU
         P.layer("linear2", params=f * d + d, gemm=(s, d, f), act=s * d, ew=ADD)  # residual
-    P.layer("norm", params=2 * d, act=s * d, ew=NORM)
+    P.layer("norm", params=2 * d, act=s * d, ew=NORM, casts=1)
     P.layer("head", params=d * V, gemm=(s, V, d), act=s * V, ew=WIDE_SOFTMAX)  # untied, no bias; cross-entropy
 
 
@@ -650,8 +749,12 @@ def main():
         return 2
     if args.summary:
         for P in profiles:
-            print("%-22s %14d params  %9.2f GFLOP fwd/sample  %6d layers  batch %d"
-                  % (P.key, P.params, P.flops / 1e9, P.nlayers, P.batch))
+            f, b, c, t = P.ops
+            # operations a step dispatches (src/train/step.c: + 1 for the optimizer; at half precision each cast
+            # is one forward and one backward operation), compared with PyTorch's kernels in docs/fidelity.md
+            print("%-22s %14d params  %9.2f GFLOP fwd/sample  %6d layers  batch %d  ops fwd %d bwd %d casts %d "
+                  "tensors %d: per step %d (fp32) %d (bf16)"
+                  % (P.key, P.params, P.flops / 1e9, P.nlayers, P.batch, f, b, c, t, f + b + 1, f + b + 2 * c + 1))
         return 0
     stale = []
     for path, text in sorted(files.items()):

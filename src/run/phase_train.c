@@ -99,7 +99,7 @@ struct train_point {
     double host_rate_lo, host_rate_hi;
 };
 
-/* charged[0], charged[1]: the framework's kernel launches and reducer hooks in one full step (step.c), < 0
+/* charged[0], charged[1]: the framework's operations and reducer hooks in one full step (step.c), < 0
  * unknown */
 static json_t *train_json(const nvs_ctx *run, const char *model, const nvs_profile *p, const nvs_train_plan *pl,
                           double free_min, double work_rate, const double charged[2], const struct train_point *pts,
@@ -130,14 +130,14 @@ static json_t *train_json(const nvs_ctx *run, const char *model, const nvs_profi
     json_object_set_new(o, "steps", json_integer(cfg->steps));
     json_object_set_new(o, "warmup_steps", json_integer(cfg->warmup_steps));
     json_object_set_new(o, "framework",
-                        json_pack("{s:s, s:s, s:f, s:f, s:f, s:b, s:s, s:f}", "name", pl->framework->name, "describe",
-                                  pl->framework->describe, "host_us_per_kernel", pl->framework->host_us_per_kernel,
-                                  "hook_us_per_tensor", pl->framework->hook_us_per_tensor, "tensors_per_layer",
-                                  pl->framework->tensors_per_layer, "bucket_copy", pl->framework->bucket_copy,
+                        json_pack("{s:s, s:s, s:f, s:f, s:b, s:b, s:s, s:f}", "name", pl->framework->name, "describe",
+                                  pl->framework->describe, "host_us_per_op", pl->framework->host_us_per_op,
+                                  "hook_us_per_tensor", pl->framework->hook_us_per_tensor, "autocast",
+                                  pl->framework->autocast, "bucket_copy", pl->framework->bucket_copy,
                                   "source", pl->framework->source, "cpu_work_units_per_us", work_rate));
     if (charged[0] >= 0) {
         json_t *fwj = json_object_get(o, "framework");
-        json_object_set_new(fwj, "kernels_per_step", json_real(charged[0]));
+        json_object_set_new(fwj, "ops_per_step", json_real(charged[0]));
         json_object_set_new(fwj, "hook_tensors_per_step", json_real(charged[1]));
     }
     double step1 = -1, ref_lost = 0, ref_diff = 0, ref_compute = 0;
@@ -254,7 +254,7 @@ static nvs_result_t train_one(nvs_ctx *run, const char *model)
     NVS_CHECK_GOTO(x.ops->setup(&x), res, out);
     /* the framework's host work is an amount of CPU work: each rank measures its rate ALONE, in turn, so that
      * ranks sharing cores later take longer for the same work, as a framework's host threads would */
-    if (plan.framework->host_us_per_kernel > 0 || plan.framework->hook_us_per_tensor > 0) {
+    if (plan.framework->host_us_per_op > 0 || plan.framework->hook_us_per_tensor > 0) {
         for (int r = 0; r < rt->size; r++) {
             NVS_CHECK_GOTO(nvs_barrier(rt, "calibrating the host work"), res, out);
             if (r == rt->rank) x.work_per_us = nvs_cpu_work_calibrate(20.0);
@@ -281,7 +281,7 @@ static nvs_result_t train_one(nvs_ctx *run, const char *model)
             x.nranks = pt->n;
             res = nvs_train_time_steps(&x, NVS_STEP_FULL, cfg->warmup_steps, cfg->steps, pt->n, &full);
             if (res == NVS_OK) {
-                charged[0] = x.host_kernels;
+                charged[0] = x.host_ops;
                 charged[1] = x.host_tensors;
             }
             /* the other variants follow a warm machine: two untimed steps are enough (fewer if asked) */

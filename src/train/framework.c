@@ -5,17 +5,20 @@
 
 static const nvs_framework frameworks[] = {
     {"pytorch-ddp",
-     "PyTorch eager + DistributedDataParallel (defaults): host work per kernel, reducer hooks, bucket copies",
+     "PyTorch eager + DistributedDataParallel (defaults): host work per operation, reducer hooks, bucket copies",
      /* Fitted on ONE configuration, declared: lm290m at bf16, batch 8, on 2x H200 (PyTorch 2.11, results/
-      * diag-issue9): the plain 1-GPU step took 38.3 ms while the GPU was busy 25.9 ms (launch-bound), and
-      * nvscale's profile of that model launches 909 kernels per step: 38.3 ms / 909 = 42 us of host work per
-      * kernel. DDP at world 1 took 51.1 ms: +12.8 ms over 222 parameter tensors (111 profile layers with
-      * parameters, 2 tensors each) = 58 us per tensor. Every other configuration is a validation of these. */
-     42.0, 58.0, 2.0, 1,
+      * diag-issue9): the plain 1-GPU step took 38.3 ms while the GPU was busy 25.9 ms (host-bound). Its profile
+      * (tools/profiles/lm290m.prof) dispatches 1,298 operations per step at bf16 (ops= 241 forward + 692 backward,
+      * 182 casts each way, the optimizer): 38.3 ms / 1,298 = 29.5 us per operation. DDP at world 1 took 51.1 ms:
+      * +12.8 ms over its 221 parameter tensors = 58 us per tensor (the hook and the copy into the bucket). Every
+      * other configuration validates these: the host work of resnet50 and bert-large-mlm128 against lm290m's,
+      * 0.40 and 1.51 times by these counts, was 0.43 and 1.61 times in PyTorch's profile of one call
+      * (results/h200x1-census, docs/fidelity.md). */
+     29.5, 58.0, 1, 1,
      "fitted on lm290m bf16 batch 8, 2x H200, PyTorch 2.11 (results/diag-issue9): 1-GPU step without DDP and with "
-     "DDP at world 1"},
-    {"ideal", "the hardware alone: kernels queued at once, gradients written straight into the buckets", 0.0, 0.0,
-     0.0, 0, "no framework cost"},
+     "DDP at world 1; operations per layer from tools/gen_profiles.py"},
+    {"ideal", "the hardware alone: kernels queued at once, gradients written straight into the buckets", 0.0, 0.0, 0,
+     0, "no framework cost"},
 };
 #define NFW ((int)(sizeof frameworks / sizeof frameworks[0]))
 

@@ -1,13 +1,14 @@
 /* What a training framework adds to the hardware's step (PLUG-IN TABLE, PURE data): the host work it does per
- * kernel it launches, its data-parallel reducer's work per parameter tensor, and the copies the reducer makes.
+ * operation it dispatches, its data-parallel reducer's work per parameter tensor, and the copies the reducer makes.
  * The synthetic step runs these for real (CPU work, copy kernels) so that their effects on the GPUs and between
  * ranks happen as they do in the framework; the numbers themselves are framework-specific, hence an explicit
  * option (--framework) with its parameters written into run.json. docs/fidelity.md says how they were measured.
  *
  *   ideal        the hardware alone: kernels queued as fast as the host can, gradients written straight into
  *                the buckets (like DDP's gradient_as_bucket_view=True), no host cost per operation.
- *   pytorch-ddp  PyTorch eager + DistributedDataParallel with its defaults: per kernel the host work of eager
- *                dispatch and autograd, per parameter tensor in the backward pass the reducer's autograd hook and
+ *   pytorch-ddp  PyTorch eager + DistributedDataParallel with its defaults: per operation (the profile's ops=
+ *                and, under bf16/fp16 autocast, casts=) the host work of eager dispatch and autograd, per
+ *                parameter tensor (tensors=) in the backward pass the reducer's autograd hook and
  *                a copy of the gradient into its bucket, and after the all-reduces a copy back into the
  *                gradients (gradient_as_bucket_view=False, torch/nn/parallel/distributed.py; reducer.cpp). */
 #ifndef NVS_FRAMEWORK_H
@@ -16,9 +17,9 @@
 typedef struct {
     const char *name;
     const char *describe;
-    double host_us_per_kernel;  /* host work before each kernel launch, in microseconds of this CPU alone */
+    double host_us_per_op;      /* host work per operation dispatched, in microseconds of this CPU alone */
     double hook_us_per_tensor;  /* reducer's host work per parameter tensor in the backward pass */
-    double tensors_per_layer;   /* parameter tensors of a profile layer with parameters (weight + bias) */
+    int autocast;               /* at bf16/fp16, each of a layer's casts= is an operation forward and backward */
     int bucket_copy;            /* gradients copied into separate bucket buffers, and back after the all-reduce */
     const char *source;         /* where the numbers come from */
 } nvs_framework;

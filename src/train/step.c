@@ -18,12 +18,12 @@ static void host_work(const nvs_train_exec *x, double us)
     if (us > 0 && x->work_per_us > 0) nvs_cpu_work(us * x->work_per_us);
 }
 
-/* The framework's host work before `kernels` kernel launches, and for the reducer hooks of `tensors` parameter
- * tensors; counted in x->host_kernels / host_tensors (run.json reports them per step). */
-static void launch_work(nvs_train_exec *x, int kernels)
+/* The framework's host work for `ops` operations it dispatches, and for the reducer hooks of `tensors` parameter
+ * tensors; counted in x->host_ops / host_tensors (run.json reports them per step). */
+static void op_work(nvs_train_exec *x, double ops)
 {
-    x->host_kernels += kernels;
-    host_work(x, x->plan->framework->host_us_per_kernel * kernels);
+    x->host_ops += ops;
+    host_work(x, x->plan->framework->host_us_per_op * ops);
 }
 
 static void hook_work(nvs_train_exec *x, double tensors)
@@ -53,51 +53,73 @@ static int ew_kernels(double passes)
     return whole + (passes - whole > 1e-9 ? 1 : 0);
 }
 
+/* A layer's parameter tensors: the profile's tensors=, else weight and bias (one when it has one parameter). */
+static double layer_tensors(const nvs_layer *ly)
+{
+    if (ly->tensors >= 0) return ly->tensors;
+    return ly->params >= 2 ? 2 : ly->params > 0 ? 1 : 0;
+}
+
+/* The operations the framework dispatches for layer l in the forward (backward = 0) or backward pass: the
+ * profile's ops= or, where it does not say, the kernels this step launches for the layer; and under autocast at
+ * half precision one more per cast (casts=, else a GEMM layer's parameter tensors), each way. */
+static double layer_ops(const nvs_train_plan *pl, int l, int backward)
+{
+    const nvs_layer *ly = &pl->profile->layers[l];
+    const int first = l == 0 || pl->profile->layers[l - 1].nograd; /* no input gradient to compute */
+    double ops;
+    if (ly->ops_fwd >= 0)
+        ops = backward ? ly->ops_bwd : ly->ops_fwd;
+    else if (!backward)
+        ops = (ly->gemm_m > 0) + (ly->act_elems > 0 ? ew_kernels(ly->ew_passes) : 0);
+    else
+        ops = (ly->act_elems > 0 ? ew_kernels(2 * ly->ew_passes) : 0) +
+              (ly->gemm_m > 0 ? (first ? 1 : 2) : ly->params > 0 ? 1 : 0);
+    const int half = pl->precision == NVS_PREC_BF16 || pl->precision == NVS_PREC_FP16;
+    if (half && pl->framework->autocast)
+        ops += ly->casts >= 0 ? ly->casts : (ly->gemm_m > 0 ? layer_tensors(ly) : 0);
+    return ops;
+}
+
 static nvs_result_t issue_step(nvs_train_exec *x, int mode)
 {
     const nvs_train_plan *pl = x->plan;
     const nvs_profile *p = pl->profile;
-    const nvs_framework *fw = pl->framework;
     /* the data-parallel reducer runs only when gradients are synchronised (DDP outside no_sync()) */
     const int reducer = mode == NVS_STEP_FULL;
     const int buckets = reducer && pl->bucket_bytes > 0;
-    x->host_kernels = x->host_tensors = 0;
+    x->host_ops = x->host_tensors = 0;
     NVS_CHECK(x->ops->mark(x, 0));
     if (mode == NVS_STEP_COMM) {
         for (int b = 0; b < pl->nbuckets; b++) NVS_CHECK(x->ops->bucket_ready(x, b));
         NVS_CHECK(x->ops->join_comm(x));
         return x->ops->mark(x, 1);
     }
+    /* Each layer's host work comes before its kernels, in both passes: the framework dispatches the layer's
+     * operations, and their kernels queue as it goes. */
     for (int l = 0; l < p->nlayers; l++) {
         const nvs_layer *ly = &p->layers[l];
-        if (ly->gemm_m > 0 && mode != NVS_STEP_NO_GEMM) {
-            launch_work(x, 1);
-            NVS_CHECK(x->ops->gemm(x, l, NVS_GEMM_FWD));
-        }
-        if (ly->ew_passes > 0 && ly->act_elems > 0) {
-            launch_work(x, ew_kernels(ly->ew_passes));
-            NVS_CHECK(x->ops->ew(x, l, ly->ew_passes));
-        }
+        op_work(x, layer_ops(pl, l, 0));
+        if (ly->gemm_m > 0 && mode != NVS_STEP_NO_GEMM) NVS_CHECK(x->ops->gemm(x, l, NVS_GEMM_FWD));
+        if (ly->ew_passes > 0 && ly->act_elems > 0) NVS_CHECK(x->ops->ew(x, l, ly->ew_passes));
     }
     for (int l = p->nlayers - 1; l >= 0; l--) {
         const nvs_layer *ly = &p->layers[l];
-        if (ly->ew_passes > 0 && ly->act_elems > 0) {
-            launch_work(x, ew_kernels(2 * ly->ew_passes));
-            NVS_CHECK(x->ops->ew(x, l, 2 * ly->ew_passes));
-        }
+        if (ly->nograd) continue; /* a frozen stem: autograd never reaches it (profile.h) */
+        const int first = l == 0 || p->layers[l - 1].nograd;
+        op_work(x, layer_ops(pl, l, 1));
+        if (ly->ew_passes > 0 && ly->act_elems > 0) NVS_CHECK(x->ops->ew(x, l, 2 * ly->ew_passes));
         if (ly->gemm_m > 0 && mode == NVS_STEP_NO_GEMM) {
             /* skipped: this variant measures the memory-bound rest */
         } else if (ly->gemm_m > 0) {
-            launch_work(x, l > 0 ? 2 : 1);
-            if (l > 0) NVS_CHECK(x->ops->gemm(x, l, NVS_GEMM_DGRAD));
+            if (!first) NVS_CHECK(x->ops->gemm(x, l, NVS_GEMM_DGRAD));
             NVS_CHECK(x->ops->gemm(x, l, NVS_GEMM_WGRAD));
         } else if (ly->params > 0) {
-            launch_work(x, 1);
             NVS_CHECK(x->ops->grad_pass(x, l));
         }
         if (reducer && ly->params > 0) {
             /* the reducer's autograd hook for each parameter tensor of the layer, and its bucket copy */
-            hook_work(x, fw->tensors_per_layer);
+            hook_work(x, layer_tensors(ly));
             if (buckets) NVS_CHECK(x->ops->grad_to_bucket(x, l));
         }
         if (reducer && pl->bucket_closes_at[l] >= 0) NVS_CHECK(x->ops->bucket_ready(x, pl->bucket_closes_at[l]));
@@ -106,10 +128,10 @@ static nvs_result_t issue_step(nvs_train_exec *x, int mode)
     if (reducer) NVS_CHECK(x->ops->join_comm(x));
     if (buckets)
         for (int b = 0; b < pl->nbuckets; b++) {
-            launch_work(x, 1);
+            op_work(x, 1);
             NVS_CHECK(x->ops->bucket_to_grad(x, b));
         }
-    launch_work(x, 1);
+    op_work(x, 1); /* the optimizer: PyTorch's SGD runs foreach operations over all tensors at once */
     return x->ops->optimizer(x);
 }
 

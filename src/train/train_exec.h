@@ -48,9 +48,9 @@ struct nvs_train_exec {
     nvs_comm *comm; /* the N-GPU communicator of this measurement */
     int nranks;     /* its size: gradients are averaged over it */
     double work_per_us; /* this rank's CPU work rate alone (core/cpu_work.h), for the framework's host work */
-    /* what the framework's host work charged in the last step issued (step.c): kernel launches, each
-     * host_us_per_kernel, and reducer hooks, each hook_us_per_tensor; counted whether or not the work is done */
-    double host_kernels, host_tensors;
+    /* what the framework's host work charged in the last step issued (step.c): operations, each host_us_per_op,
+     * and reducer hooks, each hook_us_per_tensor; counted whether or not the work is done */
+    double host_ops, host_tensors;
     void *impl;
 };
 

@@ -29,6 +29,10 @@
 #define MAX_GEMM_DIM 2147483647.0
 /* Memory-bound passes per layer: real layers have 0-10. */
 #define MAX_EW 1000.0
+/* framework operations, casts or parameter tensors of one layer: a transformer block, the largest layer
+ * group a profile line stands for, has tens */
+#define MAX_OPS 10000.0
+#define LAYER_KEYS "params, gemm, act, ew, nograd, ops, casts, tensors"
 
 struct frame {
     int start; /* index of the block's first layer */
@@ -108,6 +112,26 @@ static int parse_count(struct parser *ps, const char *key, const char *s, double
     if (v != floor(v)) return fail(ps, "%s=%s: must be a whole number", key, s), -1;
     if (v < lo || v > hi) return fail(ps, "%s=%s: must be between %.0f and %.0f", key, s, lo, hi), -1;
     *out = v;
+    return 0;
+}
+
+/* key=V1,V2,...: exactly n whole numbers in [lo, hi]; which[i] names value i in messages, `names` all of them. */
+static int parse_list(struct parser *ps, const char *key, const char *val, const char *const *which, const char *names,
+                      int n, double lo, double hi, double *out)
+{
+    char buf[MAX_LINE];
+    snprintf(buf, sizeof buf, "%s", val);
+    int got = 0;
+    char *part = buf;
+    for (;;) {
+        char *comma = strchr(part, ',');
+        if (comma) *comma = '\0';
+        if (got < n && parse_count(ps, which[got], part, lo, hi, &out[got])) return -1;
+        got++;
+        if (!comma) break;
+        part = comma + 1;
+    }
+    if (got != n) return fail(ps, "%s=%s: needs %d values %s, got %d", key, val, n, names, got), -1;
     return 0;
 }
 
@@ -207,11 +231,12 @@ static nvs_result_t parse_layer(struct parser *ps, char **tok, const int *quoted
     memset(&l, 0, sizeof l);
     if (check_name(ps, "layer name", tok[1], sizeof l.name, 0)) return NVS_ERR_INPUT;
     strcpy(l.name, tok[1]);
-    int seen_params = 0, seen_gemm = 0, seen_act = 0, seen_ew = 0, seen_nograd = 0;
+    int seen_params = 0, seen_gemm = 0, seen_act = 0, seen_ew = 0, seen_nograd = 0, seen_ops = 0, seen_casts = 0,
+        seen_tensors = 0;
     for (int i = 2; i < ntok; i++) {
         char *kv = tok[i];
         char *eq = strchr(kv, '=');
-        if (quoted[i] || !eq) return fail(ps, "'%s': expected key=value (params, gemm, act, ew, nograd)", kv);
+        if (quoted[i] || !eq) return fail(ps, "'%s': expected key=value (" LAYER_KEYS ")", kv);
         *eq = '\0';
         const char *key = kv, *val = eq + 1;
         int *seen = !strcmp(key, "params") ? &seen_params
@@ -219,8 +244,11 @@ static nvs_result_t parse_layer(struct parser *ps, char **tok, const int *quoted
                     : !strcmp(key, "act")  ? &seen_act
                     : !strcmp(key, "ew")   ? &seen_ew
                     : !strcmp(key, "nograd") ? &seen_nograd
+                    : !strcmp(key, "ops")    ? &seen_ops
+                    : !strcmp(key, "casts")  ? &seen_casts
+                    : !strcmp(key, "tensors") ? &seen_tensors
                                            : NULL;
-        if (!seen) return fail(ps, "unknown key '%s' (known: params, gemm, act, ew, nograd)", key);
+        if (!seen) return fail(ps, "unknown key '%s' (known: " LAYER_KEYS ")", key);
         if (*seen) return fail(ps, "key '%s' given twice", key);
         *seen = 1;
         if (!strcmp(key, "params")) {
@@ -233,27 +261,23 @@ static nvs_result_t parse_layer(struct parser *ps, char **tok, const int *quoted
         } else if (!strcmp(key, "ew")) {
             if (parse_number(ps, key, val, &l.ew_passes)) return NVS_ERR_INPUT;
             if (l.ew_passes > MAX_EW) return fail(ps, "ew=%s: at most %.0f passes", val, MAX_EW);
-        } else { /* gemm=M,N,K */
-            char buf[MAX_LINE];
-            snprintf(buf, sizeof buf, "%s", val);
+        } else if (!strcmp(key, "gemm")) {
+            static const char *const which[3] = {"gemm M", "gemm N", "gemm K"};
             double dim[3];
-            int n = 0;
-            char *part = buf;
-            for (;;) {
-                char *comma = strchr(part, ',');
-                if (comma) *comma = '\0';
-                if (n < 3) {
-                    static const char *const which[3] = {"gemm M", "gemm N", "gemm K"};
-                    if (parse_count(ps, which[n], part, 1, MAX_GEMM_DIM, &dim[n])) return NVS_ERR_INPUT;
-                }
-                n++;
-                if (!comma) break;
-                part = comma + 1;
-            }
-            if (n != 3) return fail(ps, "gemm=%s: needs 3 values M,N,K, got %d", val, n);
+            if (parse_list(ps, key, val, which, "M,N,K", 3, 1, MAX_GEMM_DIM, dim)) return NVS_ERR_INPUT;
             l.gemm_m = dim[0];
             l.gemm_n = dim[1];
             l.gemm_k = dim[2];
+        } else if (!strcmp(key, "ops")) {
+            static const char *const which[2] = {"ops forward", "ops backward"};
+            double ops[2];
+            if (parse_list(ps, key, val, which, "forward,backward", 2, 0, MAX_OPS, ops)) return NVS_ERR_INPUT;
+            l.ops_fwd = ops[0];
+            l.ops_bwd = ops[1];
+        } else if (!strcmp(key, "casts")) {
+            if (parse_count(ps, key, val, 0, MAX_OPS, &l.casts)) return NVS_ERR_INPUT;
+        } else { /* tensors */
+            if (parse_count(ps, key, val, 0, MAX_OPS, &l.tensors)) return NVS_ERR_INPUT;
         }
     }
     if (!seen_params && !seen_gemm && !seen_act)
@@ -263,6 +287,15 @@ static nvs_result_t parse_layer(struct parser *ps, char **tok, const int *quoted
     if (l.nograd && l.params > 0)
         return fail(ps, "layer '%s': nograd=1 with params=%.0f: a layer autograd never reaches has no gradients",
                     l.name, l.params);
+    if (seen_tensors && l.tensors > l.params)
+        return fail(ps, "layer '%s': tensors=%.0f with params=%.0f: each parameter tensor holds at least one parameter",
+                    l.name, l.tensors, l.params);
+    if (l.nograd && seen_ops && l.ops_bwd > 0)
+        return fail(ps, "layer '%s': nograd=1 with ops=%.0f,%.0f: a layer autograd never reaches has no backward "
+                        "operations", l.name, l.ops_fwd, l.ops_bwd);
+    if (!seen_ops) l.ops_fwd = l.ops_bwd = -1;
+    if (!seen_casts) l.casts = -1;
+    if (!seen_tensors) l.tensors = -1;
     if (l.nograd && ps->p->nlayers > 0 && !ps->p->layers[ps->p->nlayers - 1].nograd)
         return fail(ps, "layer '%s': nograd=1 after a layer with gradients: only a prefix of the layers (a frozen "
                         "stem) is out of autograd's reach", l.name);

@@ -19,6 +19,14 @@
  * softmax), each reading and writing it once. The backward pass runs two GEMMs of the forward's size (input
  * and weight gradients) and 2*ew passes.
  *
+ * Optional, what an eager framework (PyTorch) dispatches for the layer, for the framework's host cost
+ * (src/train/framework.h; tools/gen_profiles.py writes them for the built-in profiles): ops=F,B = operations in
+ * the forward and the backward pass (a convolution's backward is one operation, a linear layer's two matrix
+ * products and a bias sum three), casts=C = tensors autocast casts to bf16/fp16 for it, tensors=T = parameter
+ * tensors. Without them the training step counts its own kernels as operations, a GEMM layer's parameter
+ * tensors as casts, and 2 tensors (weight, bias) per layer with parameters. ops, casts and tensors are whole
+ * numbers up to 10000; tensors at most params; a nograd layer has no backward operations.
+ *
  * Rules (src/workload/profile.c enforces them; docs/profiles.md is the user guide): the header line comes first; name
  * ([A-Za-z0-9._-], < 64 chars) and source are required, sample (default "one sample"), batch (default 1) and
  * dp (default ddp) optional; at least one layer. Numbers are plain or scientific decimals (4096, 2.5e7), never negative, never
@@ -47,6 +55,12 @@ typedef struct {
     double ew_passes;           /* memory-bound forward passes over the output */
     int nograd;                 /* 1: autograd never reaches the layer (a frozen stem): no backward, nothing
                                  * saved for it; only a prefix of the layers, without params */
+    /* What an eager framework dispatches for the layer (optional keys; -1 = not given, and the training step's
+     * framework model supplies its default, src/train/step.c): */
+    double ops_fwd, ops_bwd;    /* ops=F,B: operations in the forward and the backward pass at full precision */
+    double casts;               /* casts=C: tensors autocast casts to half precision for it (one operation
+                                 * forward and one backward each) */
+    double tensors;             /* tensors=T: parameter tensors (each gets a reducer hook in DDP) */
 } nvs_layer;
 
 /* How the workload's training script synchronises gradients (the `dp` directive):

@@ -406,6 +406,36 @@ static void t_resnet50_layers(void)
     int gemms = 0;
     for (int i = 0; i < p.nlayers; i++) gemms += p.layers[i].gemm_m > 0;
     T_EQ_I(gemms, 54);
+    /* torchvision's resnet50 has 161 parameter tensors (len(list(model.parameters()))): 53 convolutions without
+     * bias, 53 batch norms with weight and bias, the classifier's weight and bias */
+    double tensors = 0;
+    for (int i = 0; i < p.nlayers; i++) tensors += p.layers[i].tensors > 0 ? p.layers[i].tensors : 0;
+    T_NEAR(tensors, 161, 0);
+    T_NEAR(c1->casts, 2, 0); /* autocast casts the weight and the fp32 image */
+    const nvs_layer *bn1 = find_layer(&p, "bn1");
+    T_ASSERT(bn1);
+    T_NEAR(bn1->ops_fwd, 3, 0); /* batch norm, its num_batches_tracked += 1, ReLU */
+    T_NEAR(bn1->ops_bwd, 2, 0);
+    nvs_profile_free(&p);
+}
+
+/* ops=, casts=, tensors= are read when given and -1 (the training step's default) when not. */
+static void t_framework_keys(void)
+{
+    nvs_profile p;
+    T_EQ_I(nvs_profile_parse("nvscale-profile 1\nname x\nsource s\nlayer a params=10 gemm=1,2,3 ops=4,9 casts=3 "
+                             "tensors=2\nlayer b params=10 gemm=1,2,3\n",
+                             "t", &p, err, sizeof err),
+           NVS_OK);
+    T_EQ_I(p.nlayers, 2);
+    T_NEAR(p.layers[0].ops_fwd, 4, 0);
+    T_NEAR(p.layers[0].ops_bwd, 9, 0);
+    T_NEAR(p.layers[0].casts, 3, 0);
+    T_NEAR(p.layers[0].tensors, 2, 0);
+    T_NEAR(p.layers[1].ops_fwd, -1, 0);
+    T_NEAR(p.layers[1].ops_bwd, -1, 0);
+    T_NEAR(p.layers[1].casts, -1, 0);
+    T_NEAR(p.layers[1].tensors, -1, 0);
     nvs_profile_free(&p);
 }
 
@@ -413,6 +443,6 @@ T_LIST = {
     T_CASE(t_good_minimal),   T_CASE(t_good_full),      T_CASE(t_good_crlf),     T_CASE(t_repeat_nested),
     T_CASE(t_layer_cap),      T_CASE(t_bad_fixtures),   T_CASE(t_parse_edges),   T_CASE(t_load_errors),
     T_CASE(t_builtin_totals), T_CASE(t_lm290m),         T_CASE(t_builtin_flops), T_CASE(t_builtin_names),
-    T_CASE(t_resnet50_layers), T_CASE(t_dp_mode),
+    T_CASE(t_resnet50_layers), T_CASE(t_dp_mode),     T_CASE(t_framework_keys),
 };
 T_MAIN

@@ -175,21 +175,23 @@ static const struct nvs_train_exec_ops dry_ops = {
     .join_comm = dry_op, .optimizer = dry_op, .sync = dry_op, .mark = dry_one, .grad_to_bucket = dry_one,
     .bucket_to_grad = dry_one, .span = dry_span};
 
-/* What the framework's host work charges per full step (run.json train.framework.kernels_per_step and
- * hook_tensors_per_step): one launch per GEMM (two in backward but the first layer's), one per element-wise
- * pass begun, one per gradient pass, one per bucket copied back and the optimizer; two hooks per layer with
- * parameters. docs/fidelity.md compares these with PyTorch's own kernel counts. */
+/* What the framework's host work charges per full step (run.json train.framework.ops_per_step and
+ * hook_tensors_per_step): the profiles' ops= forward and backward, at bf16 one more each way per casts=, one
+ * per bucket copied back and the optimizer; tensors= hooks. The totals are tools/gen_profiles.py --summary's
+ * (written independently, in Python); docs/fidelity.md compares them with PyTorch's own census. */
 static void t_host_work_counts(void)
 {
     static const struct {
         const char *model;
         int batch;
+        nvs_precision prec;
         int buckets;
-        double kernels, tensors;
+        double ops, tensors;
     } want[] = {
-        {"tools/profiles/lm290m.prof", 8, 29, 909 + 29, 2 * 111},
-        {"resnet50", 128, 5, 777 + 5, 2 * 107},
-        {"bert-large-mlm128", 32, 38, 1369 + 38, 2 * 149},
+        {"tools/profiles/lm290m.prof", 8, NVS_PREC_BF16, 29, 1298 + 29, 221},
+        {"tools/profiles/lm290m.prof", 8, NVS_PREC_FP32, 29, 934 + 29, 221},
+        {"resnet50", 128, NVS_PREC_BF16, 5, 520 + 5, 161},
+        {"bert-large-mlm128", 32, NVS_PREC_BF16, 38, 1962 + 38, 394},
     };
     nvs_progress_enable(0);
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
@@ -197,24 +199,60 @@ static void t_host_work_counts(void)
         char err[256];
         T_EQ_I(nvs_profile_load(want[i].model, &p, err, sizeof err), NVS_OK);
         nvs_train_plan pl;
-        T_EQ_I(nvs_train_plan_make(&p, want[i].batch, NVS_PREC_BF16, 0, 1 << 20, 25 << 20, &pl), NVS_OK);
+        T_EQ_I(nvs_train_plan_make(&p, want[i].batch, want[i].prec, 0, 1 << 20, 25 << 20, &pl), NVS_OK);
         nvs_train_plan_set_framework(&pl, nvs_framework_find("pytorch-ddp"));
         nvs_train_exec x = {.ops = &dry_ops, .plan = &pl, .nranks = 2}; /* work_per_us 0: counted, not done */
         nvs_step_medians m = {0};
         T_EQ_I(nvs_train_time_steps(&x, NVS_STEP_FULL, 0, 1, 2, &m), NVS_OK);
         T_EQ_I(pl.nbuckets, want[i].buckets);
-        T_NEAR(x.host_kernels, want[i].kernels, 0);
+        T_NEAR(x.host_ops, want[i].ops, 0);
         T_NEAR(x.host_tensors, want[i].tensors, 0);
         T_NEAR(m.host_rate_p10, 0, 0); /* no host work done: no probe */
         /* the compute-only step (DDP's no_sync) has no hooks and no bucket copies */
         T_EQ_I(nvs_train_time_steps(&x, NVS_STEP_COMPUTE, 0, 1, 2, &m), NVS_OK);
         T_NEAR(x.host_tensors, 0, 0);
-        T_NEAR(x.host_kernels, want[i].kernels - pl.nbuckets, 0);
+        T_NEAR(x.host_ops, want[i].ops - pl.nbuckets, 0);
         nvs_train_plan_free(&pl);
         nvs_profile_free(&p);
     }
 }
 
+/* A profile without ops=, casts=, tensors=: the step counts its own kernels as operations (one per GEMM, two in
+ * backward after the first layer, one per element-wise pass begun, one per gradient pass), a GEMM layer's
+ * parameter tensors as its casts, two tensors per layer with parameters (one with a single parameter); a
+ * frozen (nograd) layer has no backward at all. */
+static void t_host_work_defaults(void)
+{
+    static const char text[] = "nvscale-profile 1\nname t\nsource \"test\"\n"
+                               "layer stem gemm=4,4,4 act=16 ew=2.5 nograd=1\n"  /* fwd 1 + 3 */
+                               "layer a params=20 gemm=4,4,4 act=16 ew=1.5\n"    /* fwd 1 + 2, bwd 3 + 1 (first), casts 2 */
+                               "layer n params=1 act=16\n"                        /* fwd 0, bwd 1 (grad pass) */
+                               "layer b params=20 gemm=4,4,4 act=16 ops=5,7 casts=3 tensors=1\n";
+    nvs_profile p;
+    char err[256];
+    T_EQ_I(nvs_profile_parse(text, "t", &p, err, sizeof err), NVS_OK);
+    nvs_train_plan pl;
+    T_EQ_I(nvs_train_plan_make(&p, 1, NVS_PREC_FP32, 0, 1 << 20, 25 << 20, &pl), NVS_OK);
+    nvs_train_plan_set_framework(&pl, nvs_framework_find("pytorch-ddp"));
+    nvs_train_exec x = {.ops = &dry_ops, .plan = &pl, .nranks = 2};
+    nvs_step_medians m = {0};
+    T_EQ_I(nvs_train_time_steps(&x, NVS_STEP_COMPUTE, 0, 1, 2, &m), NVS_OK);
+    /* fp32: stem 4 + a (3 + 4) + n (0 + 1) + b (5 + 7) + optimizer 1 */
+    T_NEAR(x.host_ops, 4 + 7 + 1 + 12 + 1, 0);
+    T_EQ_I(nvs_train_time_steps(&x, NVS_STEP_FULL, 0, 1, 2, &m), NVS_OK);
+    T_NEAR(x.host_tensors, 2 + 1 + 1, 0);
+    nvs_train_plan_free(&pl);
+    /* bf16 under autocast: a's 2 casts and b's 3, each way; the stem has none (no parameters) */
+    T_EQ_I(nvs_train_plan_make(&p, 1, NVS_PREC_BF16, 0, 1 << 20, 25 << 20, &pl), NVS_OK);
+    nvs_train_plan_set_framework(&pl, nvs_framework_find("pytorch-ddp"));
+    x.plan = &pl;
+    T_EQ_I(nvs_train_time_steps(&x, NVS_STEP_COMPUTE, 0, 1, 2, &m), NVS_OK);
+    T_NEAR(x.host_ops, 25 + 2 * (2 + 3), 0);
+    nvs_train_plan_free(&pl);
+    nvs_profile_free(&p);
+}
+
 T_LIST = {T_CASE(t_ddp_buckets), T_CASE(t_plan_uses_shared_buckets), T_CASE(t_builtin_resnet50_buckets),
-          T_CASE(t_predict), T_CASE(t_split), T_CASE(t_host_work_counts)};
+          T_CASE(t_predict), T_CASE(t_split), T_CASE(t_host_work_counts),
+          T_CASE(t_host_work_defaults)};
 T_MAIN

@@ -4,6 +4,8 @@
 # fp32 and bf16. A host-bound bf16 step follows the vCPU's speed, which changes from second to second on these
 # VMs (results/h200x1-hostnoise*), so each side is taken as the median of its runs (tools/fidelity.py
 # --repeats). Usage: tools/device/fidelity-n1.sh DIR [ROUNDS (default 2)]
+# With IDEAL=1, last: `nvscale train --framework ideal` at bf16, the hardware's step without the framework's host
+# work, to see how close to it each model's pytorch-ddp step is (a GPU-bound step is close).
 . "$(dirname "$0")/lib.sh"
 R=$1
 ROUNDS=${2:-2}
@@ -26,4 +28,9 @@ for i in $(seq 1 "$ROUNDS"); do
             --out "$R/raw/nvs-$P-$i"
     done
 done
+if [ "${IDEAL:-0}" = 1 ]; then
+    step "nvscale bf16, --framework ideal"
+    rec nvs-bf16-ideal timeout 120 ./nvscale train --model $MODELS --precision bf16 --steps 15 --warmup-steps 3 \
+        --framework ideal --out "$R/raw/nvs-bf16-ideal"
+fi
 step done
