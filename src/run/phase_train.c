@@ -99,10 +99,10 @@ struct train_point {
     double host_rate_lo, host_rate_hi;
 };
 
-/* charged[0], charged[1]: the framework's operations and reducer hooks in one full step (step.c), < 0
- * unknown */
+/* charged[0..2]: the framework's operations, reducer buckets and reducer hooks (parameter tensors) in one full
+ * step (step.c), < 0 unknown */
 static json_t *train_json(const nvs_ctx *run, const char *model, const nvs_profile *p, const nvs_train_plan *pl,
-                          double free_min, double work_rate, const double charged[2], const struct train_point *pts,
+                          double free_min, double work_rate, const double charged[3], const struct train_point *pts,
                           int npts)
 {
     const nvs_config *cfg = run->cfg;
@@ -132,13 +132,14 @@ static json_t *train_json(const nvs_ctx *run, const char *model, const nvs_profi
     json_object_set_new(o, "framework",
                         json_pack("{s:s, s:s, s:f, s:f, s:b, s:b, s:s, s:f}", "name", pl->framework->name, "describe",
                                   pl->framework->describe, "host_us_per_op", pl->framework->host_us_per_op,
-                                  "hook_us_per_tensor", pl->framework->hook_us_per_tensor, "autocast",
+                                  "reducer_us_per_bucket", pl->framework->reducer_us_per_bucket, "autocast",
                                   pl->framework->autocast, "bucket_copy", pl->framework->bucket_copy,
                                   "source", pl->framework->source, "cpu_work_units_per_us", work_rate));
     if (charged[0] >= 0) {
         json_t *fwj = json_object_get(o, "framework");
         json_object_set_new(fwj, "ops_per_step", json_real(charged[0]));
-        json_object_set_new(fwj, "hook_tensors_per_step", json_real(charged[1]));
+        json_object_set_new(fwj, "reducer_buckets_per_step", json_real(charged[1]));
+        json_object_set_new(fwj, "hook_tensors_per_step", json_real(charged[2]));
     }
     double step1 = -1, ref_lost = 0, ref_diff = 0, ref_compute = 0;
     int ref_n = npts ? pts[0].n : 1;
@@ -248,13 +249,13 @@ static nvs_result_t train_one(nvs_ctx *run, const char *model)
     int have_exec = 0;
     int slot = -1; /* rank 0: this workload's index in run->trains once its first point is measured */
     double free_min = 0;
-    double charged[2] = {-1, -1}; /* rank 0's count of the framework's host work in one full step */
+    double charged[3] = {-1, -1, -1}; /* rank 0's count of the framework's host work in one full step */
     nvs_result_t res = prepare(run, model, &prof, &plan, &x, &have_exec, &free_min);
     if (res != NVS_OK) goto out;
     NVS_CHECK_GOTO(x.ops->setup(&x), res, out);
     /* the framework's host work is an amount of CPU work: each rank measures its rate ALONE, in turn, so that
      * ranks sharing cores later take longer for the same work, as a framework's host threads would */
-    if (plan.framework->host_us_per_op > 0 || plan.framework->hook_us_per_tensor > 0) {
+    if (plan.framework->host_us_per_op > 0 || plan.framework->reducer_us_per_bucket > 0) {
         for (int r = 0; r < rt->size; r++) {
             NVS_CHECK_GOTO(nvs_barrier(rt, "calibrating the host work"), res, out);
             if (r == rt->rank) x.work_per_us = nvs_cpu_work_calibrate(20.0);
@@ -282,7 +283,8 @@ static nvs_result_t train_one(nvs_ctx *run, const char *model)
             res = nvs_train_time_steps(&x, NVS_STEP_FULL, cfg->warmup_steps, cfg->steps, pt->n, &full);
             if (res == NVS_OK) {
                 charged[0] = x.host_ops;
-                charged[1] = x.host_tensors;
+                charged[1] = x.host_buckets;
+                charged[2] = x.host_tensors;
             }
             /* the other variants follow a warm machine: two untimed steps are enough (fewer if asked) */
             int w2 = cfg->warmup_steps < 2 ? cfg->warmup_steps : 2;

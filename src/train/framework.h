@@ -8,7 +8,8 @@
  *                the buckets (like DDP's gradient_as_bucket_view=True), no host cost per operation.
  *   pytorch-ddp  PyTorch eager + DistributedDataParallel with its defaults: per operation (the profile's ops=
  *                and, under bf16/fp16 autocast, casts=) the host work of eager dispatch and autograd, per
- *                parameter tensor (tensors=) in the backward pass the reducer's autograd hook and
+ *                bucket the reducer's work (its autograd hooks on the bucket's parameter tensors, tensors=, and
+ *                the all-reduce's launch through ProcessGroupNCCL), for each parameter tensor
  *                a copy of the gradient into its bucket, and after the all-reduces a copy back into the
  *                gradients (gradient_as_bucket_view=False, torch/nn/parallel/distributed.py; reducer.cpp). */
 #ifndef NVS_FRAMEWORK_H
@@ -18,7 +19,8 @@ typedef struct {
     const char *name;
     const char *describe;
     double host_us_per_op;      /* host work per operation dispatched, in microseconds of this CPU alone */
-    double hook_us_per_tensor;  /* reducer's host work per parameter tensor in the backward pass */
+    double reducer_us_per_bucket; /* the reducer's host work per bucket it all-reduces (hooks, the collective's
+                                   * launch through the process group), when the bucket's last gradient is ready */
     int autocast;               /* at bf16/fp16, each of a layer's casts= is an operation forward and backward */
     int bucket_copy;            /* gradients copied into separate bucket buffers, and back after the all-reduce */
     const char *source;         /* where the numbers come from */

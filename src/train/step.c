@@ -18,18 +18,18 @@ static void host_work(const nvs_train_exec *x, double us)
     if (us > 0 && x->work_per_us > 0) nvs_cpu_work(us * x->work_per_us);
 }
 
-/* The framework's host work for `ops` operations it dispatches, and for the reducer hooks of `tensors` parameter
- * tensors; counted in x->host_ops / host_tensors (run.json reports them per step). */
+/* The framework's host work for `ops` operations it dispatches, and for one bucket of the reducer; counted in
+ * x->host_ops / host_buckets (run.json reports them per step). */
 static void op_work(nvs_train_exec *x, double ops)
 {
     x->host_ops += ops;
     host_work(x, x->plan->framework->host_us_per_op * ops);
 }
 
-static void hook_work(nvs_train_exec *x, double tensors)
+static void reducer_work(nvs_train_exec *x)
 {
-    x->host_tensors += tensors;
-    host_work(x, x->plan->framework->hook_us_per_tensor * tensors);
+    x->host_buckets += 1;
+    host_work(x, x->plan->framework->reducer_us_per_bucket);
 }
 
 /* Before each timed step, this thread times a fixed amount of the host work: its speed at that moment, as the
@@ -88,7 +88,7 @@ static nvs_result_t issue_step(nvs_train_exec *x, int mode)
     /* the data-parallel reducer runs only when gradients are synchronised (DDP outside no_sync()) */
     const int reducer = mode == NVS_STEP_FULL;
     const int buckets = reducer && pl->bucket_bytes > 0;
-    x->host_ops = x->host_tensors = 0;
+    x->host_ops = x->host_buckets = x->host_tensors = 0;
     NVS_CHECK(x->ops->mark(x, 0));
     if (mode == NVS_STEP_COMM) {
         for (int b = 0; b < pl->nbuckets; b++) NVS_CHECK(x->ops->bucket_ready(x, b));
@@ -119,10 +119,13 @@ static nvs_result_t issue_step(nvs_train_exec *x, int mode)
         }
         if (reducer && ly->params > 0) {
             /* the reducer's autograd hook for each parameter tensor of the layer, and its bucket copy */
-            hook_work(x, layer_tensors(ly));
+            x->host_tensors += layer_tensors(ly);
             if (buckets) NVS_CHECK(x->ops->grad_to_bucket(x, l));
         }
-        if (reducer && pl->bucket_closes_at[l] >= 0) NVS_CHECK(x->ops->bucket_ready(x, pl->bucket_closes_at[l]));
+        if (reducer && pl->bucket_closes_at[l] >= 0) {
+            reducer_work(x);
+            NVS_CHECK(x->ops->bucket_ready(x, pl->bucket_closes_at[l]));
+        }
     }
     NVS_CHECK(x->ops->mark(x, 1));
     if (reducer) NVS_CHECK(x->ops->join_comm(x));

@@ -49,8 +49,9 @@ struct nvs_train_exec {
     int nranks;     /* its size: gradients are averaged over it */
     double work_per_us; /* this rank's CPU work rate alone (core/cpu_work.h), for the framework's host work */
     /* what the framework's host work charged in the last step issued (step.c): operations, each host_us_per_op,
-     * and reducer hooks, each hook_us_per_tensor; counted whether or not the work is done */
-    double host_ops, host_tensors;
+     * and reducer buckets, each reducer_us_per_bucket; and the reducer's hooks (parameter tensors, no cost of
+     * their own); counted whether or not the work is done */
+    double host_ops, host_buckets, host_tensors;
     void *impl;
 };
 

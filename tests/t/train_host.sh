@@ -29,6 +29,8 @@ check "all(0 < r['host_rate_p10'] <= r['host_rate_p90'] for r in d['train']['res
 # with parameters (embed, 3 x fc, head)
 check "d['train']['framework']['ops_per_step'] > 0" "True"
 check "d['train']['framework']['hook_tensors_per_step']" "10.0"
+# and the reducer's work once per bucket it all-reduces
+check "d['train']['framework']['reducer_buckets_per_step'] == len(d['train']['buckets'])" "True"
 # refused up front, with the bytes needed and available
 expect 2 "needs .* GiB per host .* free: lower --batch" $NVS train --backend mpi --model resnet50 --batch 1000000 --no-save
 expect 2 "bf16 precision needs the NCCL backend" $NVS train --backend mpi --model $prof --precision bf16 --no-save

@@ -176,7 +176,7 @@ static const struct nvs_train_exec_ops dry_ops = {
     .bucket_to_grad = dry_one, .span = dry_span};
 
 /* What the framework's host work charges per full step (run.json train.framework.ops_per_step and
- * hook_tensors_per_step): the profiles' ops= forward and backward, at bf16 one more each way per casts=, one
+ * reducer_buckets_per_step, hook_tensors_per_step): the profiles' ops= forward and backward, at bf16 one more each way per casts=, one
  * per bucket copied back and the optimizer; tensors= hooks. The totals are tools/gen_profiles.py --summary's
  * (written independently, in Python); docs/fidelity.md compares them with PyTorch's own census. */
 static void t_host_work_counts(void)
@@ -207,10 +207,12 @@ static void t_host_work_counts(void)
         T_EQ_I(pl.nbuckets, want[i].buckets);
         T_NEAR(x.host_ops, want[i].ops, 0);
         T_NEAR(x.host_tensors, want[i].tensors, 0);
+        T_NEAR(x.host_buckets, want[i].buckets, 0); /* the reducer's work: once per bucket */
         T_NEAR(m.host_rate_p10, 0, 0); /* no host work done: no probe */
         /* the compute-only step (DDP's no_sync) has no hooks and no bucket copies */
         T_EQ_I(nvs_train_time_steps(&x, NVS_STEP_COMPUTE, 0, 1, 2, &m), NVS_OK);
         T_NEAR(x.host_tensors, 0, 0);
+        T_NEAR(x.host_buckets, 0, 0);
         T_NEAR(x.host_ops, want[i].ops - pl.nbuckets, 0);
         nvs_train_plan_free(&pl);
         nvs_profile_free(&p);
