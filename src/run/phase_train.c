@@ -97,6 +97,8 @@ struct train_point {
     /* the host's CPU speed before the full steps (step.c's probe, work units per us): the lowest rank's 10th
      * percentile and the highest rank's 90th; 0 when the framework has no host work */
     double host_rate_lo, host_rate_hi;
+    double issue_us, compute_issue_us; /* host time to issue the slowest rank's full step, and the longest of the
+                                        * ranks' compute-only steps (step.c) */
 };
 
 /* charged[0..2]: the framework's operations, reducer buckets and reducer hooks (parameter tensors) in one full
@@ -175,6 +177,8 @@ static json_t *train_json(const nvs_ctx *run, const char *model, const nvs_profi
                 }
         json_object_set_new(r, "gpus", g);
         json_object_set_new(r, "efficiency_reference_n", json_integer(ref_n));
+        json_object_set_new(r, "issue_us", json_real(t->issue_us));
+        json_object_set_new(r, "compute_issue_us", json_real(t->compute_issue_us));
         if (t->host_rate_lo > 0 && t->host_rate_hi > 0) {
             json_object_set_new(r, "host_rate_p10", json_real(t->host_rate_lo));
             json_object_set_new(r, "host_rate_p90", json_real(t->host_rate_hi));
@@ -274,7 +278,10 @@ static nvs_result_t train_one(nvs_ctx *run, const char *model)
         int member = member_of(pt, rt->rank);
         NVS_CHECK_GOTO(run->backend.ops->comm_split(&run->backend, member, &c), res, out);
         /* per rank: full step, its compute span, compute-only step, its span, comm alone, step without GEMMs */
-        enum { M_STEP, M_SPAN, M_COMP, M_COMP_SPAN, M_COMM, M_NOGEMM, M_RATE_LO, M_RATE_HI, M_COUNT };
+        enum {
+            M_STEP, M_SPAN, M_COMP, M_COMP_SPAN, M_COMM, M_NOGEMM, M_RATE_LO, M_RATE_HI, M_ISSUE, M_COMP_ISSUE,
+            M_COUNT
+        };
         double mine[M_COUNT] = {-1, -1, -1, -1, -1, -1, 0, 0};
         if (member) {
             nvs_step_medians full = {0}, comp = {0}, comm = {0}, nogemm = {-1, -1};
@@ -300,6 +307,8 @@ static nvs_result_t train_one(nvs_ctx *run, const char *model)
             mine[M_NOGEMM] = nogemm.step_us;
             mine[M_RATE_LO] = full.host_rate_p10;
             mine[M_RATE_HI] = full.host_rate_p90;
+            mine[M_ISSUE] = full.issue_us;
+            mine[M_COMP_ISSUE] = comp.issue_us;
         }
         run->backend.ops->comm_free(&run->backend, c);
         if (res != NVS_OK) goto out;
@@ -327,8 +336,10 @@ static nvs_result_t train_one(nvs_ctx *run, const char *model)
                     pts[i].slowest_rank = r;
                     /* the slowest rank's own split: its compute stretched by the all-reduces beside it */
                     pts[i].span_diff_us = a[M_SPAN] - a[M_COMP_SPAN];
+                    pts[i].issue_us = a[M_ISSUE];
                 }
                 pts[i].compute_us = fmax(pts[i].compute_us, a[M_COMP]);
+                pts[i].compute_issue_us = fmax(pts[i].compute_issue_us, a[M_COMP_ISSUE]);
                 pts[i].comm_us = fmax(pts[i].comm_us, a[M_COMM]);
                 pts[i].no_gemm_us = fmax(pts[i].no_gemm_us, a[M_NOGEMM]);
                 if (a[M_RATE_LO] > 0 && (pts[i].host_rate_lo <= 0 || a[M_RATE_LO] < pts[i].host_rate_lo))

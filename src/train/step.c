@@ -143,9 +143,9 @@ static nvs_result_t issue_step(nvs_train_exec *x, int mode)
 nvs_result_t nvs_train_time_steps(nvs_train_exec *x, int mode, int warmup, int steps, int n, nvs_step_medians *out)
 {
     static const char *const names[] = {"step", "compute-only step", "all-reduces", "step without GEMMs"};
-    double *t = malloc((size_t)steps * 3 * sizeof *t);
+    double *t = malloc((size_t)steps * 4 * sizeof *t);
     if (!t) return NVS_ERR_NOMEM;
-    double *span = t + steps, *rate = t + 2 * steps;
+    double *span = t + steps, *rate = t + 2 * steps, *issue = t + 3 * steps;
     const int probe = x->work_per_us > 0;
     nvs_result_t res = NVS_OK;
     for (int i = 0; i < warmup && res == NVS_OK; i++) {
@@ -163,6 +163,7 @@ nvs_result_t nvs_train_time_steps(nvs_train_exec *x, int mode, int warmup, int s
         if (probe) rate[i] = host_probe();
         double t0 = nvs_now_us();
         res = issue_step(x, mode);
+        issue[i] = nvs_now_us() - t0;
         if (res == NVS_OK) res = x->ops->sync(x);
         t[i] = nvs_now_us() - t0;
         if (res == NVS_OK && nvs_interrupted()) res = NVS_ERR_INTERRUPTED;
@@ -171,6 +172,7 @@ nvs_result_t nvs_train_time_steps(nvs_train_exec *x, int mode, int warmup, int s
     if (res == NVS_OK) {
         out->step_us = nvs_median(t, (size_t)steps);
         out->span_us = nvs_median(span, (size_t)steps);
+        out->issue_us = nvs_median(issue, (size_t)steps);
         out->host_rate_p10 = probe ? nvs_quantile(rate, (size_t)steps, 0.1) : 0.0;
         out->host_rate_p90 = probe ? nvs_quantile(rate, (size_t)steps, 0.9) : 0.0;
     }

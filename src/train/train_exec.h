@@ -62,6 +62,9 @@ nvs_result_t nvs_train_exec_host(nvs_train_exec *x);
 typedef struct {
     double step_us; /* wall time of a step, host-timed after a full sync */
     double span_us; /* compute timeline from the first forward work to the end of the backward pass */
+    /* host time to issue the step, from its start until its last call returned (before the wait for the GPU):
+     * near step_us, the host set the pace (its own launches and the framework's host work); well below it, the GPU */
+    double issue_us;
     /* this rank's CPU speed before each timed step (the framework's host work, work units per us: 10th and 90th
      * percentile over the steps; 0 when the framework has no host work): how steady the host was meanwhile */
     double host_rate_p10, host_rate_p90;

@@ -29,6 +29,8 @@ check "all(0 < r['host_rate_p10'] <= r['host_rate_p90'] for r in d['train']['res
 # with parameters (embed, 3 x fc, head)
 check "d['train']['framework']['ops_per_step'] > 0" "True"
 check "d['train']['framework']['hook_tensors_per_step']" "10.0"
+# the host's time to issue each step: positive, and within the step (the host executor is synchronous: close to it)
+check "all(0 < r['issue_us'] <= r['step_us'] * 1.001 and 0 < r['compute_issue_us'] for r in d['train']['results'])" "True"
 # and the reducer's work once per bucket it all-reduces
 check "d['train']['framework']['reducer_buckets_per_step'] == len(d['train']['buckets'])" "True"
 # refused up front, with the bytes needed and available
