@@ -1,0 +1,66 @@
+#!/bin/sh
+# tools/fidelity_fit.py (the pytorch-ddp framework's host costs, fitted on lm290m's PyTorch runs) and
+# tools/device/kernel_census.py (PyTorch's kernels per step, from a profiler trace). The fit from the committed
+# inputs equals the constants in src/train/framework.c and the committed results/fidelity/fit.md; from made-up
+# records it computes the medians it says; both refuse missing or malformed input with exit 2. CPU only.
+cd "$(dirname "$0")/../.." || exit 1
+export PYTHONDONTWRITEBYTECODE=1 # no __pycache__ in the tree
+. tests/lib.sh
+need_cmd python3 "the tools are Python"
+tmp_dir d
+
+# the committed fit: framework.c's numbers are what the script computes from the committed inputs
+python3 tools/fidelity_fit.py --list results/fidelity/fit-inputs.txt --out "$d/fit" >"$d/fit.txt" 2>&1 ||
+    fail "the committed fit does not run: $(cat "$d/fit.txt")"
+per_op=$(sed -n 's/^host_us_per_op = \([0-9.]*\) us.*/\1/p' "$d/fit.txt")
+per_bucket=$(sed -n 's/.*reducer_us_per_bucket = \([0-9]*\) us.*/\1/p' "$d/fit.txt")
+grep -q "^     $per_op, $per_bucket\.0, 1, 1,\$" src/train/framework.c ||
+    fail "src/train/framework.c does not hold the fit's $per_op us per operation and $per_bucket us per bucket"
+sed "s|--out $d/fit|--out results/fidelity/fit|" "$d/fit.md" | diff - results/fidelity/fit.md >/dev/null ||
+    fail "results/fidelity/fit.md differs from what tools/fidelity_fit.py makes of its inputs"
+
+# made-up records: lm290m's medians 40 ms and +10 ms; the fit divides them by 1298 operations and 29 buckets
+rec() { # model nodp_ms ddp1_ms
+    printf '{"tool": "ddp_bench", "config": "%s:bf16:8", "step_nodp_1_us": %s000, "step_ddp1_us": %s000}\n' "$@"
+}
+{ rec lm290m 30 45; rec lm290m 40 50; rec lm290m 50 58; rec resnet50 55 60; echo 'not json'; } >"$d/a.jsonl"
+printf '# a comment\n%s\n' "$d/a.jsonl" >"$d/list"
+python3 tools/fidelity_fit.py --list "$d/list" >"$d/out" 2>&1 || fail "fit of made-up records: $(cat "$d/out")"
+grep -q "^host_us_per_op = 30.8 us (median no-DDP step / 1298 operations), reducer_us_per_bucket = 345 us" \
+    "$d/out" || fail "made-up fit: $(head -1 "$d/out")"
+grep -q "^| lm290m | 3 | 1298 / 29 | 40.0 | 40.0 | 50.0 |" "$d/out" || fail "lm290m row: $(grep lm290m "$d/out")"
+grep -q "^| bert-large-mlm128 | 0 |" "$d/out" || fail "bert row without runs: $(grep bert "$d/out")"
+expect 2 "no lm290m bf16 record" python3 tools/fidelity_fit.py --list /dev/null
+expect 2 "No such file" python3 tools/fidelity_fit.py --list "$d/missing"
+printf '%s\n' "$d/missing.jsonl" >"$d/list2"
+expect 2 "No such file" python3 tools/fidelity_fit.py --list "$d/list2"
+
+# kernel_census: two steps marked (the first dropped), kernels matched to their launches' threads
+python3 - "$d/trace.json" <<'PY'
+import json, sys
+ev = []
+for i in range(3):
+    ev.append(dict(ph="X", cat="user_annotation", name="nvs_step_%d" % i, ts=i * 100, dur=90, tid=1))
+    for j, (tid, name) in enumerate([(1, "sm90_xmma_gemm"), (2, "elementwise_kernel"), (2, "elementwise_kernel"),
+                                     (1, "multi_tensor_apply_kernel")]):
+        c = i * 10 + j
+        ev.append(dict(ph="X", cat="cuda_runtime", name="cudaLaunchKernel", ts=i * 100 + j * 5, dur=1, tid=tid,
+                       args=dict(correlation=c)))
+        ev.append(dict(ph="X", cat="kernel", name=name, ts=i * 100 + j * 5 + 2, dur=1, tid=7, args=dict(correlation=c)))
+json.dump(dict(traceEvents=ev), open(sys.argv[1], "w"))
+PY
+python3 tools/device/kernel_census.py "$d/trace.json" >"$d/census" 2>&1 || fail "census: $(cat "$d/census")"
+check() { # EXPR WANT
+    got=$(python3 -c "import json; d = json.load(open('$d/census')); print($1)")
+    [ "$got" = "$2" ] || fail "census: $1 is $got, expected $2"
+}
+check "d['steps']" 2
+check "d['kernels_per_step']" 4.0
+check "d['by_pass']" "{'autograd': 2.0, 'main': 1.0, 'optimizer': 1.0}"
+check "(d['top'][0]['name'], d['top'][0]['per_step'])" "('elementwise_kernel', 2.0)"
+echo '{"traceEvents": []}' >"$d/empty.json"
+expect 2 "fewer than 2 nvs_step_ marks" python3 tools/device/kernel_census.py "$d/empty.json"
+echo '[1, 2]' >"$d/list.json"
+expect 2 "no traceEvents list" python3 tools/device/kernel_census.py "$d/list.json"
+expect 2 "must be >= 0" python3 tools/device/kernel_census.py --top -1 "$d/trace.json"
+finish
