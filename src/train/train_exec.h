@@ -52,7 +52,9 @@ struct nvs_train_exec {
      * and reducer buckets, each reducer_us_per_bucket; and the reducer's hooks (parameter tensors, no cost of
      * their own); counted whether or not the work is done */
     double host_ops, host_buckets, host_tensors;
-    double issue_t0_us, host_due_us; /* when the step began to be issued; the framework's host time owed so far */
+    /* the step's host-work account (step.c): when its issue began, the framework's host time owed so far, and the
+     * work done towards it (wall time, units) */
+    double issue_t0_us, host_due_us, work_wall_us, work_units;
     void *impl;
 };
 
