@@ -18,7 +18,7 @@ void nvs_explain_facts_init(nvs_explain_facts *f, int n)
     f->hop_from_gpu = f->hop_to_gpu = f->hop_p2p = -1;
     f->bound_gbps = f->busbw_gbps = f->busbw_bytes = f->prev_busbw_gbps = NAN;
     f->exposed_comm_pct = f->predicted_comm_us = f->measured_comm_us = NAN;
-    f->host_rate_p10 = f->host_rate_p90 = f->rank_wait_pct = NAN;
+    f->host_rate_p10 = f->host_rate_p90 = f->rank_wait_pct = f->issue_pct = NAN;
 }
 
 /* A host whose CPU runs at two speeds. On a quiet vCPU the host-work probe's rate stays within about 10 %
@@ -26,6 +26,8 @@ void nvs_explain_facts_init(nvs_explain_facts *f, int n)
  * apart for this unit (1x H200, results/h200x1-probe-compare) and up to 1.7x (2x H200, the calibrations of
  * results/fidelity/run3-*). A spread of 1.25x or more is such a switch, not jitter. */
 #define NVS_HOST_RATE_SPREAD 1.25
+/* the host's issue time, % of the step, from which the step is host-bound (the Why sentence says why 90) */
+#define NVS_HOST_BOUND_PCT 90.0
 
 /* snprintf into a growing text that remembers the full length even when the buffer is too small. */
 typedef struct {
@@ -192,6 +194,15 @@ size_t nvs_explain_text(const nvs_explain_facts *f, char *buf, size_t len)
                 num(f->rank_wait_pct, a, sizeof a));
     }
     sbf(&s, ".");
+    /* A host-bound step: the host was still issuing it until near its end, so the GPU waited on the host. 90 %:
+     * a GPU-bound step is issued well ahead of the GPU (resnet50 at bf16 on an H200: 19 of 48 ms), a host-bound
+     * one until the last kernels (lm290m and bert-large-mlm128 at bf16: 97 %; results/fidelity/n1-1gpu-fit2). */
+    if (!f->host_ranks && f->issue_pct >= NVS_HOST_BOUND_PCT)
+        sbf(&s, " The host set the step's pace: issuing it (the framework's host work and the kernel launches) took"
+                " %s %% of the step, so the GPU waited on the host; a faster CPU, fewer and larger operations (fused"
+                " kernels, CUDA graphs) or more work per operation (a larger batch) would shorten the step, faster"
+                " links would not.",
+            num(f->issue_pct, a, sizeof a));
     /* framework host work on a host running at different speeds: the step follows the CPU (docs/fidelity.md) */
     if (!f->host_ranks && f->host_rate_p10 > 0 && f->host_rate_p90 >= NVS_HOST_RATE_SPREAD * f->host_rate_p10)
         sbf(&s, " The host's CPU ran at different speeds during the training steps: before them, the framework's"
@@ -381,6 +392,7 @@ void nvs_explain_facts_from_run(const nvs_run *r, int n, nvs_explain_facts *f)
         if (!isnan(tr->rank_wait_us)) f->rank_wait_pct = 100.0 * tr->rank_wait_us / tr->step_us;
         f->host_rate_p10 = tr->host_rate_p10;
         f->host_rate_p90 = tr->host_rate_p90;
+        if (!isnan(tr->issue_us)) f->issue_pct = 100.0 * tr->issue_us / tr->step_us;
     }
 }
 

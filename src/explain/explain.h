@@ -45,6 +45,8 @@ typedef struct {
     double host_rate_p10, host_rate_p90;
     /* waiting at the all-reduces for a slower rank, % of the step at this N (NAN unknown) */
     double rank_wait_pct;
+    /* the host's time to issue the step, % of the step at this N (NAN unknown) */
+    double issue_pct;
 } nvs_explain_facts;
 
 /* Initialise with "unknown" everywhere (NAN numbers, NULL or "" strings). */

@@ -558,6 +558,7 @@ static void read_train(vctx *v, nvs_run *r)
         x->host_rate_p10 = get_num(v, e, "host_rate_p10", p, 0);
         x->host_rate_p90 = get_num(v, e, "host_rate_p90", p, 0);
         x->rank_wait_us = get_num(v, e, "rank_wait_us", p, 0);
+        x->issue_us = get_num(v, e, "issue_us", p, 0);
         x->predicted_comm_us = get_num(v, e, "predicted_comm_us", p, 0);
         x->samples_per_s = get_num(v, e, "samples_per_s", p, 0);
         x->efficiency = get_num(v, e, "efficiency", p, 0);

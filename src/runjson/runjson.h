@@ -100,6 +100,7 @@ typedef struct {
      * percentile); NAN where the framework had no host work, and in runs before it existed */
     double host_rate_p10, host_rate_p90;
     double rank_wait_us; /* waiting at the all-reduces for a slower rank (train/split.h); NAN in older runs */
+    double issue_us;     /* the host's time to issue the slowest rank's step (train/step.c); NAN in older runs */
 } nvs_run_train_result;
 
 typedef struct {

@@ -166,6 +166,23 @@ static void t_host_rate(void)
     f.exposed_comm_pct = f.rank_wait_pct = NAN;
     nvs_explain_text(&f, text, sizeof text);
     T_EQ_S(text, "At 2 GPUs (neither the topology nor NCCL's transport is in this run).");
+    /* a host-bound step: issued until near its end (results/fidelity/n1-1gpu-fit2, lm290m bf16: 52.2 of 53.9 ms) */
+    f.issue_pct = 100.0 * 52.2 / 53.9;
+    nvs_explain_text(&f, text, sizeof text);
+    T_EQ_S(text, "At 2 GPUs (neither the topology nor NCCL's transport is in this run). The host set the step's "
+                 "pace: issuing it (the framework's host work and the kernel launches) took 97 % of the step, so "
+                 "the GPU waited on the host; a faster CPU, fewer and larger operations (fused kernels, CUDA "
+                 "graphs) or more work per operation (a larger batch) would shorten the step, faster links would "
+                 "not.");
+    f.issue_pct = 100.0 * 19.0 / 47.8; /* resnet50 bf16: issued well ahead of the GPU */
+    nvs_explain_text(&f, text, sizeof text);
+    T_EQ_S(text, "At 2 GPUs (neither the topology nor NCCL's transport is in this run).");
+    f.issue_pct = 90.0; /* the threshold */
+    nvs_explain_text(&f, text, sizeof text);
+    T_CONTAINS(text, "took 90 % of the step");
+    f.host_ranks = 1; /* CPU ranks: the whole step is host work by construction */
+    nvs_explain_text(&f, text, sizeof text);
+    T_EQ_S(text, "At 2 ranks (neither the topology nor NCCL's transport is in this run).");
 }
 
 static void t_classes_and_json(void)

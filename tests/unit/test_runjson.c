@@ -76,6 +76,7 @@ static void t_nvlink_fixture(void)
     T_ASSERT(tr);
     T_NEAR(tr->exposed_comm_us, 1800.0, 1e-9);
     T_ASSERT(isnan(tr->host_rate_p10) && isnan(tr->host_rate_p90)); /* a run from before they existed */
+    T_ASSERT(isnan(tr->issue_us));
     T_EQ_S(r.train.model, "bert-large");
     T_EQ_I(r.train.batch, 16);
     T_EQ_U(r.train.nbuckets, 1);
@@ -184,6 +185,8 @@ static void t_messages(void)
         {"{\"schema\": \"nvscale.run/1\", \"train\": {\"results\": [{\"n\": 2, \"exposed_comm_us\": -5}]}}", ""},
         {"{\"schema\": \"nvscale.run/1\", \"train\": {\"results\": [{\"n\": 2, \"host_rate_p10\": -3}]}}",
          "train.results[0].host_rate_p10: expected a number >= 0, got -3"},
+        {"{\"schema\": \"nvscale.run/1\", \"train\": {\"results\": [{\"n\": 2, \"issue_us\": \"x\"}]}}",
+         "train.results[0].issue_us: expected a number"},
         {"{\"schema\": \"nvscale.run/1\", \"topology\": {\"gpus\": [{\"name\": \"x\"}]}}",
          "topology.gpus[0].index: missing"},
         {"{\"schema\": \"nvscale.run/1\", \"p2p\": {\"pairs\": [{\"src\": 0, \"dst\": 1, \"uni_gbps\": -1}]}}",
