@@ -91,6 +91,9 @@ static double predicted_comm(const nvs_ctx *run, const nvs_train_plan *pl, int n
 struct train_point {
     int n;
     double step_us, compute_us, comm_us, no_gemm_us; /* no_gemm_us: first N only, else < 0 */
+    /* first N only, else < 0: the compute-only step without the framework's host work, the hardware's own; the
+     * GEMMs' share of it is ideal_compute_us - no_gemm_us (the step without GEMMs, also without it) */
+    double ideal_compute_us;
     double span_diff_us; /* the slowest rank's compute span, full step minus compute-only step: the reducer's work
                           * in the backward pass plus the slowdown of the compute beside the all-reduces */
     int slowest_rank;
@@ -184,12 +187,14 @@ static json_t *train_json(const nvs_ctx *run, const char *model, const nvs_profi
             json_object_set_new(r, "host_rate_p90", json_real(t->host_rate_hi));
         }
         /* where the compute time goes: the same step without its GEMMs (memory-bound passes + optimizer) */
-        if (t->no_gemm_us > 0) {
+        /* where the GPU's compute time goes, both variants without the framework's host work: a host-bound step
+         * (an eager framework at bf16) takes as long with its GEMMs as without, which says nothing of the GEMMs */
+        if (t->no_gemm_us > 0 && t->ideal_compute_us > 0) {
+            double gemm = t->ideal_compute_us - t->no_gemm_us;
+            json_object_set_new(r, "ideal_compute_us", json_real(t->ideal_compute_us));
             json_object_set_new(r, "no_gemm_us", json_real(t->no_gemm_us));
-            json_object_set_new(r, "gemm_us", json_real(fmax(0.0, t->compute_us - t->no_gemm_us)));
-            json_object_set_new(r, "gemm_tflops", json_real(t->compute_us > t->no_gemm_us
-                                                                ? pl->step_flops / ((t->compute_us - t->no_gemm_us) * 1e-6) / 1e12
-                                                                : 0.0));
+            json_object_set_new(r, "gemm_us", json_real(fmax(0.0, gemm)));
+            json_object_set_new(r, "gemm_tflops", json_real(gemm > 0 ? pl->step_flops / (gemm * 1e-6) / 1e12 : 0.0));
         }
         double pred = predicted_comm(run, pl, t->n);
         json_object_set_new(r, "predicted_comm_us", pred >= 0 ? json_real(pred) : json_null());
@@ -277,14 +282,15 @@ static nvs_result_t train_one(nvs_ctx *run, const char *model)
         nvs_comm *c = NULL;
         int member = member_of(pt, rt->rank);
         NVS_CHECK_GOTO(run->backend.ops->comm_split(&run->backend, member, &c), res, out);
-        /* per rank: full step, its compute span, compute-only step, its span, comm alone, step without GEMMs */
+        /* per rank: full step, its compute span, compute-only step, its span, comm alone, step without GEMMs,
+         * host speed, issue times, compute-only step without the framework's host work */
         enum {
             M_STEP, M_SPAN, M_COMP, M_COMP_SPAN, M_COMM, M_NOGEMM, M_RATE_LO, M_RATE_HI, M_ISSUE, M_COMP_ISSUE,
-            M_COUNT
+            M_IDEAL_COMP, M_COUNT
         };
-        double mine[M_COUNT] = {-1, -1, -1, -1, -1, -1, 0, 0};
+        double mine[M_COUNT] = {-1, -1, -1, -1, -1, -1, 0, 0, 0, 0, -1};
         if (member) {
-            nvs_step_medians full = {0}, comp = {0}, comm = {0}, nogemm = {-1, -1};
+            nvs_step_medians full = {0}, comp = {0}, comm = {0}, nogemm = {-1, -1}, ideal = {-1, -1};
             x.comm = c;
             x.nranks = pt->n;
             res = nvs_train_time_steps(&x, NVS_STEP_FULL, cfg->warmup_steps, cfg->steps, pt->n, &full);
@@ -297,7 +303,16 @@ static nvs_result_t train_one(nvs_ctx *run, const char *model)
             int w2 = cfg->warmup_steps < 2 ? cfg->warmup_steps : 2;
             if (res == NVS_OK) res = nvs_train_time_steps(&x, NVS_STEP_COMPUTE, w2, cfg->steps, pt->n, &comp);
             if (res == NVS_OK) res = nvs_train_time_steps(&x, NVS_STEP_COMM, w2, cfg->steps, pt->n, &comm);
-            if (res == NVS_OK && i == 0) res = nvs_train_time_steps(&x, NVS_STEP_NO_GEMM, w2, cfg->steps, pt->n, &nogemm);
+            if (res == NVS_OK && i == 0) {
+                /* the GPU's split (GEMMs and the rest), from the hardware's own step: without the framework's
+                 * host work in either variant (a work rate of 0 turns it off, step.c) */
+                double keep = x.work_per_us;
+                x.work_per_us = 0;
+                if (keep <= 0) ideal = comp;
+                else res = nvs_train_time_steps(&x, NVS_STEP_COMPUTE, w2, cfg->steps, pt->n, &ideal);
+                if (res == NVS_OK) res = nvs_train_time_steps(&x, NVS_STEP_NO_GEMM, w2, cfg->steps, pt->n, &nogemm);
+                x.work_per_us = keep;
+            }
             x.comm = NULL;
             mine[M_STEP] = full.step_us;
             mine[M_SPAN] = full.span_us;
@@ -309,6 +324,7 @@ static nvs_result_t train_one(nvs_ctx *run, const char *model)
             mine[M_RATE_HI] = full.host_rate_p90;
             mine[M_ISSUE] = full.issue_us;
             mine[M_COMP_ISSUE] = comp.issue_us;
+            mine[M_IDEAL_COMP] = ideal.step_us;
         }
         run->backend.ops->comm_free(&run->backend, c);
         if (res != NVS_OK) goto out;
@@ -328,6 +344,7 @@ static nvs_result_t train_one(nvs_ctx *run, const char *model)
             pts[i].n = pt->n;
             pts[i].slowest_rank = -1;
             pts[i].no_gemm_us = -1;
+            pts[i].ideal_compute_us = -1;
             for (int r = 0; r < rt->size; r++) {
                 const double *a = &all[M_COUNT * r];
                 if (a[M_STEP] < 0) continue;
@@ -342,6 +359,7 @@ static nvs_result_t train_one(nvs_ctx *run, const char *model)
                 pts[i].compute_issue_us = fmax(pts[i].compute_issue_us, a[M_COMP_ISSUE]);
                 pts[i].comm_us = fmax(pts[i].comm_us, a[M_COMM]);
                 pts[i].no_gemm_us = fmax(pts[i].no_gemm_us, a[M_NOGEMM]);
+                pts[i].ideal_compute_us = fmax(pts[i].ideal_compute_us, a[M_IDEAL_COMP]);
                 if (a[M_RATE_LO] > 0 && (pts[i].host_rate_lo <= 0 || a[M_RATE_LO] < pts[i].host_rate_lo))
                     pts[i].host_rate_lo = a[M_RATE_LO];
                 pts[i].host_rate_hi = fmax(pts[i].host_rate_hi, a[M_RATE_HI]);

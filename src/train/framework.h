@@ -1,5 +1,5 @@
 /* What a training framework adds to the hardware's step (PLUG-IN TABLE, PURE data): the host work it does per
- * operation it dispatches, its data-parallel reducer's work per parameter tensor, and the copies the reducer makes.
+ * operation it dispatches, its data-parallel reducer's work per bucket, and the copies the reducer makes.
  * The synthetic step runs these for real (CPU work, copy kernels) so that their effects on the GPUs and between
  * ranks happen as they do in the framework; the numbers themselves are framework-specific, hence an explicit
  * option (--framework) with its parameters written into run.json. docs/fidelity.md says how they were measured.
@@ -7,11 +7,11 @@
  *   ideal        the hardware alone: kernels queued as fast as the host can, gradients written straight into
  *                the buckets (like DDP's gradient_as_bucket_view=True), no host cost per operation.
  *   pytorch-ddp  PyTorch eager + DistributedDataParallel with its defaults: per operation (the profile's ops=
- *                and, under bf16/fp16 autocast, casts=) the host work of eager dispatch and autograd, per
- *                bucket the reducer's work (its autograd hooks on the bucket's parameter tensors, tensors=, and
- *                the all-reduce's launch through ProcessGroupNCCL), for each parameter tensor
- *                a copy of the gradient into its bucket, and after the all-reduces a copy back into the
- *                gradients (gradient_as_bucket_view=False, torch/nn/parallel/distributed.py; reducer.cpp). */
+ *                and, under bf16/fp16 autocast, casts=) the host work of eager dispatch and autograd; per bucket
+ *                the reducer's host work (its autograd hooks on the bucket's parameter tensors, tensors=, and the
+ *                all-reduce's launch through ProcessGroupNCCL); on the GPU a copy of each gradient into its
+ *                bucket, and after the all-reduces a copy back into the gradients (gradient_as_bucket_view=False,
+ *                torch/nn/parallel/distributed.py; reducer.cpp). */
 #ifndef NVS_FRAMEWORK_H
 #define NVS_FRAMEWORK_H
 

@@ -31,6 +31,9 @@ check "d['train']['framework']['ops_per_step'] > 0" "True"
 check "d['train']['framework']['hook_tensors_per_step']" "10.0"
 # the host's time to issue each step: positive, and within the step (the host executor is synchronous: close to it)
 check "all(0 < r['issue_us'] <= r['step_us'] * 1.001 and 0 < r['compute_issue_us'] for r in d['train']['results'])" "True"
+# at the first N the split of the compute between GEMMs and the rest, both without the framework's host work
+check "[(r['ideal_compute_us'] > 0, abs(r['gemm_us'] - max(0, r['ideal_compute_us'] - r['no_gemm_us'])) < 1e-6) for r in d['train']['results'][:1]]" "[(True, True)]"
+check "'ideal_compute_us' in d['train']['results'][1]" "False"
 # and the reducer's work once per bucket it all-reduces
 check "d['train']['framework']['reducer_buckets_per_step'] == len(d['train']['buckets'])" "True"
 # refused up front, with the bytes needed and available
