@@ -31,13 +31,14 @@ MODELS = (("lm290m", "lm290m", 29), ("bert-large", "bert-large-mlm128", 38), ("r
 FIT = "lm290m"
 
 
-def ops_bf16(key):
+def ops_bf16():
+    """Operations per step at bf16 of every profile, by key (generated once)."""
+    out = {}
     for make in gen_profiles.BUILTINS + [gen_profiles.make_lm290m]:
         P = make()
-        if P.key == key:
-            f, b, c, _ = P.ops
-            return f + b + 2 * c + 1
-    raise KeyError(key)
+        f, b, c, _ = P.ops
+        out[P.key] = f + b + 2 * c + 1
+    return out
 
 
 def load(paths):
@@ -75,14 +76,15 @@ def main():
     if not runs[FIT]:
         print("fidelity_fit: no lm290m bf16 record in %s" % a.list, file=sys.stderr)
         return 2
-    fit_ops = ops_bf16("lm290m")
+    step_ops = ops_bf16()
+    fit_ops = step_ops["lm290m"]
     per_op = statistics.median(r[0] for r in runs[FIT]) * 1e3 / fit_ops
     per_bucket = statistics.median(r[1] - r[0] for r in runs[FIT]) * 1e3 / MODELS[0][2]
     lines = ["| model | runs | operations / buckets | PyTorch median, no DDP (ms) | predicted (ms) | PyTorch median, "
              "DDP at world 1 (ms) | predicted (ms) | role |", "|---|---:|---:|---:|---:|---:|---:|---|"]
     for model, key, buckets in MODELS:
         r = runs[model]
-        ops = ops_bf16(key)
+        ops = step_ops[key]
         pn, pd = ops * per_op / 1e3, ops * per_op / 1e3 + buckets * per_bucket / 1e3
         if r:
             mn, md = statistics.median(x[0] for x in r), statistics.median(x[1] for x in r)

@@ -67,6 +67,9 @@ static int ew_kernels(double passes)
     return whole + (passes - whole > 1e-9 ? 1 : 0);
 }
 
+/* Layer l needs no input gradient: it is the first layer, or the first after a frozen stem (profile.h). */
+static int no_input_grad(const nvs_profile *p, int l) { return l == 0 || p->layers[l - 1].nograd; }
+
 /* A layer's parameter tensors: the profile's tensors=, else weight and bias (one when it has one parameter). */
 static double layer_tensors(const nvs_layer *ly)
 {
@@ -80,7 +83,6 @@ static double layer_tensors(const nvs_layer *ly)
 static double layer_ops(const nvs_train_plan *pl, int l, int backward)
 {
     const nvs_layer *ly = &pl->profile->layers[l];
-    const int first = l == 0 || pl->profile->layers[l - 1].nograd; /* no input gradient to compute */
     double ops;
     if (ly->ops_fwd >= 0)
         ops = backward ? ly->ops_bwd : ly->ops_fwd;
@@ -88,7 +90,7 @@ static double layer_ops(const nvs_train_plan *pl, int l, int backward)
         ops = (ly->gemm_m > 0) + (ly->act_elems > 0 ? ew_kernels(ly->ew_passes) : 0);
     else
         ops = (ly->act_elems > 0 ? ew_kernels(2 * ly->ew_passes) : 0) +
-              (ly->gemm_m > 0 ? (first ? 1 : 2) : ly->params > 0 ? 1 : 0);
+              (ly->gemm_m > 0 ? (no_input_grad(pl->profile, l) ? 1 : 2) : ly->params > 0 ? 1 : 0);
     const int half = pl->precision == NVS_PREC_BF16 || pl->precision == NVS_PREC_FP16;
     if (half && pl->framework->autocast)
         ops += ly->casts >= 0 ? ly->casts : (ly->gemm_m > 0 ? layer_tensors(ly) : 0);
@@ -121,13 +123,12 @@ static nvs_result_t issue_step(nvs_train_exec *x, int mode)
     for (int l = p->nlayers - 1; l >= 0; l--) {
         const nvs_layer *ly = &p->layers[l];
         if (ly->nograd) continue; /* a frozen stem: autograd never reaches it (profile.h) */
-        const int first = l == 0 || p->layers[l - 1].nograd;
         op_work(x, layer_ops(pl, l, 1));
         if (ly->ew_passes > 0 && ly->act_elems > 0) NVS_CHECK(x->ops->ew(x, l, 2 * ly->ew_passes));
         if (ly->gemm_m > 0 && mode == NVS_STEP_NO_GEMM) {
             /* skipped: this variant measures the memory-bound rest */
         } else if (ly->gemm_m > 0) {
-            if (!first) NVS_CHECK(x->ops->gemm(x, l, NVS_GEMM_DGRAD));
+            if (!no_input_grad(p, l)) NVS_CHECK(x->ops->gemm(x, l, NVS_GEMM_DGRAD));
             NVS_CHECK(x->ops->gemm(x, l, NVS_GEMM_WGRAD));
         } else if (ly->params > 0) {
             NVS_CHECK(x->ops->grad_pass(x, l));
