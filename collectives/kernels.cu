@@ -135,6 +135,12 @@ __global__ void convert_kernel(const void *src, int src_bf16, void *dst, int dst
     }
 }
 
+template <typename T> __global__ void copy_kernel(T *dst, const T *src, size_t count)
+{
+    for (size_t k = blockIdx.x * (size_t)blockDim.x + threadIdx.x; k < count; k += (size_t)gridDim.x * blockDim.x)
+        dst[k] = src[k];
+}
+
 } // namespace
 
 extern "C" int nvs_kern_fill(nvs_dtype t, void *ptr, size_t count, const nvs_pattern *p, int rank,
@@ -179,6 +185,19 @@ extern "C" int nvs_kern_axpb(void *ptr, size_t count, int bf16, float a, float b
 {
     if (!count) return cudaSuccess;
     axpb_kernel<<<blocks_for(count), kThreads, 0, s>>>(ptr, count, bf16, a, b);
+    return cudaGetLastError();
+}
+
+extern "C" int nvs_kern_copy(void *dst, const void *src, size_t bytes, cudaStream_t s)
+{
+    if (!bytes) return cudaSuccess;
+    if (((uintptr_t)dst | (uintptr_t)src | bytes) % sizeof(uint4) == 0) {
+        size_t n = bytes / sizeof(uint4);
+        copy_kernel<uint4><<<blocks_for(n), kThreads, 0, s>>>((uint4 *)dst, (const uint4 *)src, n);
+    } else {
+        copy_kernel<unsigned char><<<blocks_for(bytes), kThreads, 0, s>>>((unsigned char *)dst,
+                                                                          (const unsigned char *)src, bytes);
+    }
     return cudaGetLastError();
 }
 

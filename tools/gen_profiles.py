@@ -93,6 +93,7 @@ class Profile:
         self.flops = 0
         self.nlayers = 0
         self.ops = [0, 0, 0, 0]  # totals of ops forward, backward, casts, tensors (--summary)
+        self.conv_act = 0  # output elements per sample of the convolutions (conv=1): the NCHW layout copies' size
 
     def comment(self, text):
         self.body.append("  " * (len(self.mult) - 1) + "# " + text)
@@ -155,6 +156,8 @@ class Profile:
         for i, v in enumerate((fwd, bwd, casts, tensors)):
             self.ops[i] += m * v
         self.params += m * params
+        if conv:
+            self.conv_act += m * act
         if gemm:
             self.flops += m * 2 * gemm[0] * gemm[1] * gemm[2]
         self.nlayers += m
@@ -169,6 +172,8 @@ class Profile:
             s += " ew=%s" % fmt_ew(ew)
         if self.frozen:
             s += " nograd=1"
+        if conv:
+            s += " conv=1"  # cuDNN's convolution: NCHW tensors are transposed around it at half precision
         s += " ops=%d,%d" % (fwd, bwd)
         if casts or gemm:  # absent means the step's default, a GEMM layer's tensors (profile.h)
             s += " casts=%d" % casts
@@ -753,8 +758,9 @@ def main():
             # operations a step dispatches (src/train/step.c: + 1 for the optimizer; at half precision each cast
             # is one forward and one backward operation), compared with PyTorch's kernels in docs/fidelity.md
             print("%-22s %14d params  %9.2f GFLOP fwd/sample  %6d layers  batch %d  ops fwd %d bwd %d casts %d "
-                  "tensors %d: per step %d (fp32) %d (bf16)"
-                  % (P.key, P.params, P.flops / 1e9, P.nlayers, P.batch, f, b, c, t, f + b + 1, f + b + 2 * c + 1))
+                  "tensors %d: per step %d (fp32) %d (bf16)  conv output %d elements/sample"
+                  % (P.key, P.params, P.flops / 1e9, P.nlayers, P.batch, f, b, c, t, f + b + 1, f + b + 2 * c + 1,
+                     P.conv_act))
         return 0
     stale = []
     for path, text in sorted(files.items()):

@@ -104,10 +104,11 @@ struct train_point {
                                         * ranks' compute-only steps (step.c) */
 };
 
-/* charged[0..2]: the framework's operations, reducer buckets and reducer hooks (parameter tensors) in one full
+/* charged[0..3]: the framework's operations, reducer buckets, reducer hooks (parameter tensors) and layout copies'
+ * bytes in one full
  * step (step.c), < 0 unknown */
 static json_t *train_json(const nvs_ctx *run, const char *model, const nvs_profile *p, const nvs_train_plan *pl,
-                          double free_min, double work_rate, const double charged[3], const struct train_point *pts,
+                          double free_min, double work_rate, const double charged[4], const struct train_point *pts,
                           int npts)
 {
     const nvs_config *cfg = run->cfg;
@@ -135,16 +136,19 @@ static json_t *train_json(const nvs_ctx *run, const char *model, const nvs_profi
     json_object_set_new(o, "steps", json_integer(cfg->steps));
     json_object_set_new(o, "warmup_steps", json_integer(cfg->warmup_steps));
     json_object_set_new(o, "framework",
-                        json_pack("{s:s, s:s, s:f, s:f, s:b, s:b, s:s, s:f}", "name", pl->framework->name, "describe",
-                                  pl->framework->describe, "host_us_per_op", pl->framework->host_us_per_op,
+                        json_pack("{s:s, s:s, s:f, s:f, s:b, s:b, s:f, s:f, s:s, s:f}", "name", pl->framework->name,
+                                  "describe", pl->framework->describe, "host_us_per_op", pl->framework->host_us_per_op,
                                   "reducer_us_per_bucket", pl->framework->reducer_us_per_bucket, "autocast",
                                   pl->framework->autocast, "bucket_copy", pl->framework->bucket_copy,
-                                  "source", pl->framework->source, "cpu_work_units_per_us", work_rate));
+                                  "nchw_copies_fwd", pl->framework->nchw_copies_fwd, "nchw_copies_bwd",
+                                  pl->framework->nchw_copies_bwd, "source", pl->framework->source,
+                                  "cpu_work_units_per_us", work_rate));
     if (charged[0] >= 0) {
         json_t *fwj = json_object_get(o, "framework");
         json_object_set_new(fwj, "ops_per_step", json_real(charged[0]));
         json_object_set_new(fwj, "reducer_buckets_per_step", json_real(charged[1]));
         json_object_set_new(fwj, "hook_tensors_per_step", json_real(charged[2]));
+        json_object_set_new(fwj, "layout_copy_bytes_per_step", json_real(charged[3]));
     }
     double step1 = -1, ref_lost = 0, ref_diff = 0, ref_compute = 0;
     int ref_n = npts ? pts[0].n : 1;
@@ -258,7 +262,7 @@ static nvs_result_t train_one(nvs_ctx *run, const char *model)
     int have_exec = 0;
     int slot = -1; /* rank 0: this workload's index in run->trains once its first point is measured */
     double free_min = 0;
-    double charged[3] = {-1, -1, -1}; /* rank 0's count of the framework's host work in one full step */
+    double charged[4] = {-1, -1, -1, -1}; /* rank 0's count of the framework's host work in one full step */
     nvs_result_t res = prepare(run, model, &prof, &plan, &x, &have_exec, &free_min);
     if (res != NVS_OK) goto out;
     NVS_CHECK_GOTO(x.ops->setup(&x), res, out);
@@ -298,6 +302,7 @@ static nvs_result_t train_one(nvs_ctx *run, const char *model)
                 charged[0] = x.host_ops;
                 charged[1] = x.host_buckets;
                 charged[2] = x.host_tensors;
+                charged[3] = x.layout_bytes;
             }
             /* the other variants follow a warm machine: two untimed steps are enough (fewer if asked) */
             int w2 = cfg->warmup_steps < 2 ? cfg->warmup_steps : 2;

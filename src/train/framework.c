@@ -7,7 +7,8 @@ static const nvs_framework frameworks[] = {
     {"pytorch-ddp",
      "PyTorch eager + DistributedDataParallel (defaults): host work per operation and per bucket, bucket copies",
      /* Fitted on ONE configuration, declared: lm290m at bf16, batch 8, on H200 (PyTorch 2.11), a host-bound step
-      * (results/diag-issue9: 38.3 ms while the GPU was busy 25.9 ms). Its profile (tools/profiles/lm290m.prof) dispatches 1,298 operations per step at bf16 (ops= 241 forward + 692 backward,
+      * (results/diag-issue9: 38.3 ms while the GPU was busy 25.9 ms). Its profile (tools/profiles/lm290m.prof)
+      * dispatches 1,298 operations per step at bf16 (ops= 241 forward + 692 backward,
       * 182 casts each way, the optimizer). Over the 34 runs of that configuration in results/ (30 November - 1
       * December 2026; results/fidelity/fit.md, made by tools/fidelity_fit.py), the plain 1-GPU step's median is
       * 42.8 ms: 42.8 ms / 1,298 = 32.9 us per operation; DDP at world 1 took a median 9.8 ms more, over its 29
@@ -17,10 +18,19 @@ static const nvs_framework frameworks[] = {
       * at world 1 cost lm290m and bert-large-mlm128 283 and 284 us per bucket, but 37 and 27 us per parameter
       * tensor: the reducer's cost goes with its buckets (results/h200x1-census, docs/fidelity.md). */
      32.9, 338.0, 1, 1,
+     /* Counted, not fitted: PyTorch 2.11's profile of resnet50 at bf16, batch 128, on H200 (results/h200x1-census,
+      * raw/pt-prof.jsonl, gpu1_nodp) has cuDNN's nchwToNhwc and nhwcToNchw kernels 78 times in the forward pass
+      * (47 + 31) and 167 times in the backward (120 + 47) for its 53 convolutions, 6.5 ms of a 53.4 ms busy GPU;
+      * each transform reads a convolution's input or output (or output gradient) once and writes it once. The
+      * copies are of the output: over a bottleneck block the inputs and outputs of its convolutions add up to
+      * the same (docs/fidelity.md). At fp32 cuDNN takes NCHW for nearly all: 18 transforms per step in the same
+      * census, none among the profile's costliest kernels; not modelled. */
+     78.0 / 53, 167.0 / 53,
      "fitted on lm290m bf16 batch 8, H200, PyTorch 2.11: medians of 34 runs of the 1-GPU step without DDP and with "
-     "DDP at world 1 (tools/fidelity_fit.py); operations per layer from tools/gen_profiles.py"},
+     "DDP at world 1 (tools/fidelity_fit.py); operations per layer from tools/gen_profiles.py; NCHW layout copies "
+     "counted in PyTorch's profile of resnet50 bf16 (results/h200x1-census)"},
     {"ideal", "the hardware alone: kernels queued at once, gradients written straight into the buckets", 0.0, 0.0, 0,
-     0, "no framework cost"},
+     0, 0.0, 0.0, "no framework cost"},
 };
 #define NFW ((int)(sizeof frameworks / sizeof frameworks[0]))
 

@@ -11,7 +11,8 @@
  *                the reducer's host work (its autograd hooks on the bucket's parameter tensors, tensors=, and the
  *                all-reduce's launch through ProcessGroupNCCL); on the GPU a copy of each gradient into its
  *                bucket, and after the all-reduces a copy back into the gradients (gradient_as_bucket_view=False,
- *                torch/nn/parallel/distributed.py; reducer.cpp). */
+ *                torch/nn/parallel/distributed.py; reducer.cpp); and around each convolution (conv=1) at bf16/fp16 the
+ *                layout transforms cuDNN makes of PyTorch's default NCHW tensors, as copies of the layer's output. */
 #ifndef NVS_FRAMEWORK_H
 #define NVS_FRAMEWORK_H
 
@@ -23,6 +24,11 @@ typedef struct {
                                    * launch through the process group), when the bucket's last gradient is ready */
     int autocast;               /* at bf16/fp16, each of a layer's casts= is an operation forward and backward */
     int bucket_copy;            /* gradients copied into separate bucket buffers, and back after the all-reduce */
+    /* at bf16/fp16, copies of each convolution's output (a profile's conv=1 layers) that the convolution library
+     * makes to change layout around it, in the forward and in the backward pass: a framework that keeps NCHW
+     * tensors hands cuDNN a layout its half-precision tensor-core kernels do not take (0: none, as with
+     * channels_last) */
+    double nchw_copies_fwd, nchw_copies_bwd;
     const char *source;         /* where the numbers come from */
 } nvs_framework;
 

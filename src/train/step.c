@@ -97,6 +97,20 @@ static double layer_ops(const nvs_train_plan *pl, int l, int backward)
     return ops;
 }
 
+/* Copies of layer l's output the convolution library makes to change layout, forward (backward = 0) or backward
+ * (framework.h: a framework keeping NCHW tensors, at half precision, around a conv=1 layer). They are memory
+ * traffic of the convolution's, and run in every variant of the step, the one without GEMMs included. */
+static nvs_result_t layout_copies(nvs_train_exec *x, int l, int backward)
+{
+    const nvs_train_plan *pl = x->plan;
+    const nvs_layer *ly = &pl->profile->layers[l];
+    const int half = pl->precision == NVS_PREC_BF16 || pl->precision == NVS_PREC_FP16;
+    double copies = backward ? pl->framework->nchw_copies_bwd : pl->framework->nchw_copies_fwd;
+    if (!half || !ly->conv || copies <= 0 || ly->act_elems <= 0) return NVS_OK;
+    x->layout_bytes += 2.0 * copies * ly->act_elems * pl->batch * (double)nvs_precision_bytes(pl->precision);
+    return x->ops->copy_out(x, l, copies);
+}
+
 static nvs_result_t issue_step(nvs_train_exec *x, int mode)
 {
     const nvs_train_plan *pl = x->plan;
@@ -105,6 +119,7 @@ static nvs_result_t issue_step(nvs_train_exec *x, int mode)
     const int reducer = mode == NVS_STEP_FULL;
     const int buckets = reducer && pl->bucket_bytes > 0;
     x->host_ops = x->host_buckets = x->host_tensors = x->host_due_us = x->work_wall_us = x->work_units = 0;
+    x->layout_bytes = 0;
     x->issue_t0_us = nvs_now_us();
     NVS_CHECK(x->ops->mark(x, 0));
     if (mode == NVS_STEP_COMM) {
@@ -118,6 +133,7 @@ static nvs_result_t issue_step(nvs_train_exec *x, int mode)
         const nvs_layer *ly = &p->layers[l];
         op_work(x, layer_ops(pl, l, 0));
         if (ly->gemm_m > 0 && mode != NVS_STEP_NO_GEMM) NVS_CHECK(x->ops->gemm(x, l, NVS_GEMM_FWD));
+        NVS_CHECK(layout_copies(x, l, 0));
         if (ly->ew_passes > 0 && ly->act_elems > 0) NVS_CHECK(x->ops->ew(x, l, ly->ew_passes));
     }
     for (int l = p->nlayers - 1; l >= 0; l--) {
@@ -125,6 +141,7 @@ static nvs_result_t issue_step(nvs_train_exec *x, int mode)
         if (ly->nograd) continue; /* a frozen stem: autograd never reaches it (profile.h) */
         op_work(x, layer_ops(pl, l, 1));
         if (ly->ew_passes > 0 && ly->act_elems > 0) NVS_CHECK(x->ops->ew(x, l, 2 * ly->ew_passes));
+        NVS_CHECK(layout_copies(x, l, 1));
         if (ly->gemm_m > 0 && mode == NVS_STEP_NO_GEMM) {
             /* skipped: this variant measures the memory-bound rest */
         } else if (ly->gemm_m > 0) {

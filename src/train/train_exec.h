@@ -16,6 +16,9 @@ struct nvs_train_exec_ops {
     nvs_result_t (*setup)(nvs_train_exec *x);
     nvs_result_t (*gemm)(nvs_train_exec *x, int layer, int kind);
     nvs_result_t (*ew)(nvs_train_exec *x, int layer, double passes);
+    /* `copies` copies of layer l's output to scratch (a library's layout transform: the tensor read once and
+     * written once elsewhere, by the SMs); a fraction copies that share of it. */
+    nvs_result_t (*copy_out)(nvs_train_exec *x, int layer, double copies);
     /* The gradient of a layer with parameters but no GEMM (embedding, norm): one pass over its slot. */
     nvs_result_t (*grad_pass)(nvs_train_exec *x, int layer);
     /* Start all-reducing bucket b (its gradients are complete on the compute stream). */
@@ -52,6 +55,8 @@ struct nvs_train_exec {
      * and reducer buckets, each reducer_us_per_bucket; and the reducer's hooks (parameter tensors, no cost of
      * their own); counted whether or not the work is done */
     double host_ops, host_buckets, host_tensors;
+    /* the bytes the framework's layout copies moved in the last step issued (read + written; step.c) */
+    double layout_bytes;
     /* the step's host-work account (step.c): when its issue began, the framework's host time owed so far, and the
      * work done towards it (wall time, units) */
     double issue_t0_us, host_due_us, work_wall_us, work_units;

@@ -155,6 +155,24 @@ static nvs_result_t gew(nvs_train_exec *x, int l, double passes)
     return NVS_OK;
 }
 
+static nvs_result_t gcopy(nvs_train_exec *x, int l, double copies)
+{
+    struct gpu_impl *g = G(x);
+    const nvs_train_plan *pl = x->plan;
+    size_t count = (size_t)(pl->profile->layers[l].act_elems * pl->batch);
+    const char *Y = (const char *)g->acts + pl->a_off[l] * g->es;
+    /* into the input-gradient scratch, a piece at a time when the output is larger */
+    size_t total = (size_t)(copies * (double)count), chunk = pl->max_x_elems ? pl->max_x_elems : 1;
+    for (size_t done = 0; done < total;) {
+        size_t off = done % count, c = total - done;
+        if (c > count - off) c = count - off;
+        if (c > chunk) c = chunk;
+        CUDA_TRY(nvs_kern_copy(g->ws_dx, Y + off * g->es, c * g->es, g->compute));
+        done += c;
+    }
+    return NVS_OK;
+}
+
 static nvs_result_t ggrad(nvs_train_exec *x, int l)
 {
     struct gpu_impl *g = G(x);
@@ -270,7 +288,8 @@ static void gteardown(nvs_train_exec *x)
 }
 
 static const struct nvs_train_exec_ops gpu_ops = {
-    .name = "GPU", .setup = gsetup, .gemm = ggemm, .ew = gew, .grad_pass = ggrad, .bucket_ready = gbucket,
+    .name = "GPU", .setup = gsetup, .gemm = ggemm, .ew = gew, .copy_out = gcopy, .grad_pass = ggrad,
+    .bucket_ready = gbucket,
     .join_comm = gjoin, .optimizer = gopt, .sync = gsync, .mark = gmark, .span = gspan,
     .grad_to_bucket = ggrad_to_bucket, .bucket_to_grad = gbucket_to_grad, .memory = gmem,
     .teardown = gteardown};

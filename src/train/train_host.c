@@ -167,6 +167,26 @@ static nvs_result_t hew(nvs_train_exec *x, int l, double passes)
     return NVS_OK;
 }
 
+/* Layout copies are made at half precision only (step.c), which the host backend refuses today; kept so that the
+ * executor does all the step asks. */
+static nvs_result_t hcopy(nvs_train_exec *x, int l, double copies)
+{
+    struct host_impl *h = H(x);
+    const nvs_train_plan *pl = x->plan;
+    size_t count = (size_t)(pl->profile->layers[l].act_elems * pl->batch);
+    const float *Y = h->acts + pl->a_off[l];
+    size_t total = (size_t)(copies * (double)count), chunk = pl->max_x_elems ? pl->max_x_elems : 1;
+    for (size_t done = 0; done < total;) {
+        size_t off = done % count, c = total - done;
+        if (c > count - off) c = count - off;
+        if (c > chunk) c = chunk;
+        memcpy(h->ws_dx, Y + off, c * sizeof(float));
+        done += c;
+        progress(h);
+    }
+    return NVS_OK;
+}
+
 static nvs_result_t hgrad(nvs_train_exec *x, int l)
 {
     struct host_impl *h = H(x);
@@ -283,7 +303,8 @@ static void hteardown(nvs_train_exec *x)
 }
 
 static const struct nvs_train_exec_ops host_ops = {
-    .name = "host", .setup = hsetup, .gemm = hgemm, .ew = hew, .grad_pass = hgrad, .bucket_ready = hbucket,
+    .name = "host", .setup = hsetup, .gemm = hgemm, .ew = hew, .copy_out = hcopy, .grad_pass = hgrad,
+    .bucket_ready = hbucket,
     .join_comm = hjoin, .optimizer = hopt, .sync = hsync, .mark = hmark, .span = hspan,
     .grad_to_bucket = hgrad_to_bucket, .bucket_to_grad = hbucket_to_grad, .memory = hmem,
     .teardown = hteardown};

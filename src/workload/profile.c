@@ -32,7 +32,7 @@
 /* framework operations, casts or parameter tensors of one layer: a transformer block, the largest layer
  * group a profile line stands for, has tens */
 #define MAX_OPS 10000.0
-#define LAYER_KEYS "params, gemm, act, ew, nograd, ops, casts, tensors"
+#define LAYER_KEYS "params, gemm, act, ew, nograd, conv, ops, casts, tensors"
 
 struct frame {
     int start; /* index of the block's first layer */
@@ -231,8 +231,8 @@ static nvs_result_t parse_layer(struct parser *ps, char **tok, const int *quoted
     memset(&l, 0, sizeof l);
     if (check_name(ps, "layer name", tok[1], sizeof l.name, 0)) return NVS_ERR_INPUT;
     strcpy(l.name, tok[1]);
-    int seen_params = 0, seen_gemm = 0, seen_act = 0, seen_ew = 0, seen_nograd = 0, seen_ops = 0, seen_casts = 0,
-        seen_tensors = 0;
+    int seen_params = 0, seen_gemm = 0, seen_act = 0, seen_ew = 0, seen_nograd = 0, seen_conv = 0, seen_ops = 0,
+        seen_casts = 0, seen_tensors = 0;
     for (int i = 2; i < ntok; i++) {
         char *kv = tok[i];
         char *eq = strchr(kv, '=');
@@ -244,6 +244,7 @@ static nvs_result_t parse_layer(struct parser *ps, char **tok, const int *quoted
                     : !strcmp(key, "act")  ? &seen_act
                     : !strcmp(key, "ew")   ? &seen_ew
                     : !strcmp(key, "nograd") ? &seen_nograd
+                    : !strcmp(key, "conv")   ? &seen_conv
                     : !strcmp(key, "ops")    ? &seen_ops
                     : !strcmp(key, "casts")  ? &seen_casts
                     : !strcmp(key, "tensors") ? &seen_tensors
@@ -258,6 +259,9 @@ static nvs_result_t parse_layer(struct parser *ps, char **tok, const int *quoted
         } else if (!strcmp(key, "nograd")) {
             if (strcmp(val, "0") && strcmp(val, "1")) return fail(ps, "nograd=%s: expected 0 or 1", val);
             l.nograd = val[0] == '1';
+        } else if (!strcmp(key, "conv")) {
+            if (strcmp(val, "0") && strcmp(val, "1")) return fail(ps, "conv=%s: expected 0 or 1", val);
+            l.conv = val[0] == '1';
         } else if (!strcmp(key, "ew")) {
             if (parse_number(ps, key, val, &l.ew_passes)) return NVS_ERR_INPUT;
             if (l.ew_passes > MAX_EW) return fail(ps, "ew=%s: at most %.0f passes", val, MAX_EW);
@@ -284,6 +288,9 @@ static nvs_result_t parse_layer(struct parser *ps, char **tok, const int *quoted
         return fail(ps, "layer '%s' has none of params, gemm, act: it would do nothing", l.name);
     if (l.ew_passes > 0 && l.act_elems <= 0)
         return fail(ps, "layer '%s': ew=%g passes over an output of act=0 elements: give act", l.name, l.ew_passes);
+    if (l.conv && !seen_gemm)
+        return fail(ps, "layer '%s': conv=1 without gemm: a convolution is given as its implicit GEMM (gemm=M,N,K)",
+                    l.name);
     if (l.nograd && l.params > 0)
         return fail(ps, "layer '%s': nograd=1 with params=%.0f: a layer autograd never reaches has no gradients",
                     l.name, l.params);

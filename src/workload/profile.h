@@ -25,7 +25,8 @@
  * products and a bias sum three), casts=C = tensors autocast casts to bf16/fp16 for it, tensors=T = parameter
  * tensors. Without them the training step counts its own kernels as operations, a GEMM layer's parameter
  * tensors as casts, and 2 tensors (weight, bias) per layer with parameters. ops, casts and tensors are whole
- * numbers up to 10000; tensors at most params; a nograd layer has no backward operations.
+ * numbers up to 10000; tensors at most params; a nograd layer has no backward operations. conv=1 says the layer's
+ * GEMM is a convolution's implicit GEMM (a layer with gemm= only); without it, a matrix product.
  *
  * Rules (src/workload/profile.c enforces them; docs/profiles.md is the user guide): the header line comes first; name
  * ([A-Za-z0-9._-], < 64 chars) and source are required, sample (default "one sample"), batch (default 1) and
@@ -55,6 +56,9 @@ typedef struct {
     double ew_passes;           /* memory-bound forward passes over the output */
     int nograd;                 /* 1: autograd never reaches the layer (a frozen stem): no backward, nothing
                                  * saved for it; only a prefix of the layers, without params */
+    int conv;                   /* conv=1: the GEMM is a convolution (cuDNN), not a matrix product: a framework
+                                 * that keeps NCHW tensors has them transposed around it at half precision
+                                 * (src/train/framework.h) */
     /* What an eager framework dispatches for the layer (optional keys; -1 = not given, and the training step's
      * framework model supplies its default, src/train/step.c): */
     double ops_fwd, ops_bwd;    /* ops=F,B: operations in the forward and the backward pass at full precision */

@@ -9,6 +9,12 @@ rm -rf "$d"
 expect 0 "Training step: resnet50" $NVS train --model resnet50 --batch 16 --steps 3 --warmup-steps 1 --out "$d/r50"
 [ "$(json_get $d/r50/run.json "all(r['step_us'] > 0 and r['compute_us'] > 0 for r in d['train']['results'])")" = "True" ] ||
     fail "step times"
+# at bf16 pytorch-ddp copies each convolution's output (78 + 167) / 53 times (NCHW layout transforms,
+# src/train/framework.c): 11,113,984 output elements per image (tools/gen_profiles.py --summary), read and written
+expect 0 "Training step: resnet50" $NVS train --model resnet50 --batch 16 --precision bf16 --steps 3 --warmup-steps 1 \
+    --out "$d/r50bf"
+[ "$(json_get $d/r50bf/run.json "abs(d['train']['framework']['layout_copy_bytes_per_step'] / (245 / 53 * 2 * 11113984 * 16 * 2) - 1) < 1e-9")" = "True" ] ||
+    fail "layout copies: $(json_get $d/r50bf/run.json "d['train']['framework']['layout_copy_bytes_per_step']")"
 expect 0 "Training step: tiny-mlp" $NVS train --model tests/fixtures/train/tiny-mlp.prof --precision bf16 --grad-type bf16 \
     --steps 3 --warmup-steps 1 --no-save
 expect 2 "needs .* GiB per GPU .* free: lower --batch" $NVS train --model gpt2-xl --batch 4096 --no-save

@@ -416,6 +416,12 @@ static void t_resnet50_layers(void)
     T_ASSERT(bn1);
     T_NEAR(bn1->ops_fwd, 3, 0); /* batch norm, its num_batches_tracked += 1, ReLU */
     T_NEAR(bn1->ops_bwd, 2, 0);
+    /* every GEMM but the classifier's is a convolution (conv=1, written by tools/gen_profiles.py) */
+    int convs = 0;
+    for (int i = 0; i < p.nlayers; i++) convs += p.layers[i].conv;
+    T_EQ_I(convs, 53);
+    T_EQ_I(c1->conv, 1);
+    T_EQ_I(fc->conv, 0);
     nvs_profile_free(&p);
 }
 
@@ -424,7 +430,7 @@ static void t_framework_keys(void)
 {
     nvs_profile p;
     T_EQ_I(nvs_profile_parse("nvscale-profile 1\nname x\nsource s\nlayer a params=10 gemm=1,2,3 ops=4,9 casts=3 "
-                             "tensors=2\nlayer b params=10 gemm=1,2,3\n",
+                             "tensors=2 conv=1\nlayer b params=10 gemm=1,2,3 conv=0\n",
                              "t", &p, err, sizeof err),
            NVS_OK);
     T_EQ_I(p.nlayers, 2);
@@ -436,6 +442,8 @@ static void t_framework_keys(void)
     T_NEAR(p.layers[1].ops_bwd, -1, 0);
     T_NEAR(p.layers[1].casts, -1, 0);
     T_NEAR(p.layers[1].tensors, -1, 0);
+    T_EQ_I(p.layers[0].conv, 1);
+    T_EQ_I(p.layers[1].conv, 0);
     nvs_profile_free(&p);
 }
 

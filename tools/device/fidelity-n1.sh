@@ -5,7 +5,8 @@
 # VMs (results/h200x1-hostnoise*), so each side is taken as the median of its runs (tools/fidelity.py
 # --repeats). Usage: tools/device/fidelity-n1.sh DIR [ROUNDS (default 2)]
 # With IDEAL=1, last: `nvscale train --framework ideal` at bf16, the hardware's step without the framework's host
-# work, to see how close to it each model's pytorch-ddp step is (a GPU-bound step is close).
+# work, to see how close to it each model's pytorch-ddp step is (a GPU-bound step is close). With GPU_TESTS=1,
+# first: the suite's GPU tests at this commit (tests/run.sh gpu).
 . "$(dirname "$0")/lib.sh"
 R=$1
 ROUNDS=${2:-2}
@@ -13,9 +14,13 @@ O=${OUT:-/tmp}
 mkdir -p "$R/raw"
 trap 'tar czf "$O/fidelity-n1-$(basename "$R").tar.gz" "$R"' EXIT
 step build
-gpu_build "$R" nvscale
+if [ "${GPU_TESTS:-0}" = 1 ]; then gpu_build "$R"; else gpu_build "$R" nvscale; fi
 describe "$R"
 commands_header
+if [ "${GPU_TESTS:-0}" = 1 ]; then
+    step "GPU tests"
+    rec gpu-tests timeout 240 tests/run.sh gpu
+fi
 C=resnet50:fp32:128,resnet50:bf16:128,lm290m:fp32:8,lm290m:bf16:8,bert-large:fp32:32,bert-large:bf16:32
 MODELS=resnet50,tools/profiles/lm290m.prof,bert-large-mlm128
 for i in $(seq 1 "$ROUNDS"); do
