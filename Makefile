@@ -135,7 +135,7 @@ OBJS := $(C_SRCS:%.c=$(OBJDIR)/%.o) $(CU_SRCS:%.cu=build/%.cu.o)
 TEST_SRCS := $(wildcard tests/unit/test_*.c)
 TEST_BINS := $(TEST_SRCS:tests/unit/%.c=build/tests/%)
 
-.PHONY: all check run deps install clean test-bins hostbw cpuprobe fuzz fuzz-bins FORCE
+.PHONY: all check run deps install clean test-bins hostbw devcopy cpuprobe fuzz fuzz-bins FORCE
 all: nvscale
 
 FORCE:
@@ -169,6 +169,12 @@ hostbw: build/hostbw
 build/hostbw: tools/hostbw.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -std=c11 -Wall -Wextra -Werror -pthread -o $@ $<
+
+# optional: device copy bandwidth of the training step's layout copies beside cudaMemcpy (a GPU benchmark)
+devcopy: build/devcopy
+build/devcopy: tools/devcopy.c $(OBJDIR)/libnvscale.a build/flavor
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(OBJDIR)/libnvscale.a $(LDLIBS)
 
 # optional: the host CPU's speed at nvscale's unit of framework host work, sample by sample (issue 9's noise)
 cpuprobe: build/cpuprobe

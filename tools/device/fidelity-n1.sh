@@ -6,7 +6,7 @@
 # --repeats). Usage: tools/device/fidelity-n1.sh DIR [ROUNDS (default 2)]
 # With IDEAL=1, last: `nvscale train --framework ideal` at bf16, the hardware's step without the framework's host
 # work, to see how close to it each model's pytorch-ddp step is (a GPU-bound step is close). With GPU_TESTS=1,
-# first: the suite's GPU tests at this commit (tests/run.sh gpu).
+# first: the suite's GPU tests at this commit (tests/run.sh gpu) and build/devcopy (tools/devcopy.c).
 . "$(dirname "$0")/lib.sh"
 R=$1
 ROUNDS=${2:-2}
@@ -20,6 +20,10 @@ commands_header
 if [ "${GPU_TESTS:-0}" = 1 ]; then
     step "GPU tests"
     rec gpu-tests timeout 240 tests/run.sh gpu
+    step "device copy bandwidth (the layout copies' kernel beside cudaMemcpy)"
+    make devcopy NVCC_GENCODE="-gencode=arch=compute_90,code=sm_90" \
+        $(pkg-config --exists jansson || echo JANSSON_HOME=.deps/jansson) >>"$R/build.log" 2>&1 &&
+        rec devcopy build/devcopy 16 51 196 1024
 fi
 C=resnet50:fp32:128,resnet50:bf16:128,lm290m:fp32:8,lm290m:bf16:8,bert-large:fp32:32,bert-large:bf16:32
 MODELS=resnet50,tools/profiles/lm290m.prof,bert-large-mlm128
