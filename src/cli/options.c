@@ -104,7 +104,8 @@ static const opt_spec specs[] = {
     {"steps", OPT_STEPS, 1, S_RUN | S_TRAIN, NULL, "N", "timed steps (default 20; 3 on the host backend)"},
     {"warmup-steps", OPT_WSTEPS, 1, S_RUN | S_TRAIN, NULL, "N", "untimed steps first (default 5; 1 on the host backend)"},
     {"framework", OPT_FRAMEWORK, 1, S_RUN | S_TRAIN, NULL, "pytorch-ddp|ideal", "what the framework adds to the hardware's step: PyTorch DDP's host\n"
-                                                         "work per operation and per bucket, bucket copies (default), or none"},
+                                                         "work per operation and per bucket, bucket copies, NCHW layout copies\n"
+                                                         "around convolutions at bf16/fp16 (default), or none"},
     {"no-train", OPT_NO_TRAIN, 0, S_RUN, NULL, "", "no training step (run: collectives and topology only)"},
     {"hwloc-xml", OPT_XML, 1, S_TOPO, "topology and copies", "FILE", "read a saved hwloc XML instead of this machine"},
     {"copy-bytes", OPT_COPY_BYTES, 1, S_P2P, NULL, "SIZE", "bytes per copy (default 256M)"},
