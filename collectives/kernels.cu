@@ -89,23 +89,28 @@ __device__ __forceinline__ uint32_t mix32(uint64_t x)
     return (uint32_t)x;
 }
 
-__global__ void init_random_kernel(void *ptr, size_t count, int bf16, unsigned seed, float scale)
+__global__ void init_random_kernel(void *ptr, size_t count, int elem, unsigned seed, float scale)
 {
     for (size_t k = blockIdx.x * (size_t)blockDim.x + threadIdx.x; k < count; k += (size_t)gridDim.x * blockDim.x) {
         float v = ((float)(mix32(k * 2654435761ull + seed) & 0xffffff) / 16777216.0f * 2.0f - 1.0f) * scale;
-        if (bf16)
+        if (elem == NVS_ELEM_BF16)
             ((__nv_bfloat16 *)ptr)[k] = __float2bfloat16_rn(v);
+        else if (elem == NVS_ELEM_F16)
+            ((__half *)ptr)[k] = __float2half_rn(v);
         else
             ((float *)ptr)[k] = v;
     }
 }
 
-__global__ void axpb_kernel(void *ptr, size_t count, int bf16, float a, float b)
+__global__ void axpb_kernel(void *ptr, size_t count, int elem, float a, float b)
 {
     for (size_t k = blockIdx.x * (size_t)blockDim.x + threadIdx.x; k < count; k += (size_t)gridDim.x * blockDim.x) {
-        if (bf16) {
+        if (elem == NVS_ELEM_BF16) {
             __nv_bfloat16 *q = (__nv_bfloat16 *)ptr;
             q[k] = __float2bfloat16_rn(__bfloat162float(q[k]) * a + b);
+        } else if (elem == NVS_ELEM_F16) {
+            __half *q = (__half *)ptr;
+            q[k] = __float2half_rn(__half2float(q[k]) * a + b);
         } else {
             float *q = (float *)ptr;
             q[k] = q[k] * a + b;
@@ -190,17 +195,19 @@ extern "C" int nvs_kern_verify(nvs_dtype t, const void *ptr, const nvs_pattern *
     }
 }
 
-extern "C" int nvs_kern_init_random(void *ptr, size_t count, int bf16, unsigned seed, float scale, cudaStream_t s)
+extern "C" int nvs_kern_init_random(void *ptr, size_t count, int elem, unsigned seed, float scale, cudaStream_t s)
 {
     if (!count) return cudaSuccess;
-    init_random_kernel<<<blocks_for(count), kThreads, 0, s>>>(ptr, count, bf16, seed, scale);
+    if (elem < NVS_ELEM_F32 || elem > NVS_ELEM_F16) return cudaErrorInvalidValue;
+    init_random_kernel<<<blocks_for(count), kThreads, 0, s>>>(ptr, count, elem, seed, scale);
     return cudaGetLastError();
 }
 
-extern "C" int nvs_kern_axpb(void *ptr, size_t count, int bf16, float a, float b, cudaStream_t s)
+extern "C" int nvs_kern_axpb(void *ptr, size_t count, int elem, float a, float b, cudaStream_t s)
 {
     if (!count) return cudaSuccess;
-    axpb_kernel<<<blocks_for(count), kThreads, 0, s>>>(ptr, count, bf16, a, b);
+    if (elem < NVS_ELEM_F32 || elem > NVS_ELEM_F16) return cudaErrorInvalidValue;
+    axpb_kernel<<<blocks_for(count), kThreads, 0, s>>>(ptr, count, elem, a, b);
     return cudaGetLastError();
 }
 

@@ -26,12 +26,14 @@ int nvs_kern_poison(void *ptr, size_t bytes, cudaStream_t s);
 int nvs_kern_verify(nvs_dtype t, const void *ptr, const nvs_pattern *p, const nvs_expect *e,
                     unsigned long long *d_wrong, unsigned long long *d_first, cudaStream_t s);
 
-/* Synthetic training step helpers. bf16 = 1: buffers hold bfloat16, else float. */
+/* Synthetic training step helpers. `elem` is the buffer's element type (NVS_ELEM_*: float, bfloat16 or half;
+ * anything else is cudaErrorInvalidValue); bf16 = 1: bfloat16, else float. */
+enum { NVS_ELEM_F32 = 0, NVS_ELEM_BF16 = 1, NVS_ELEM_F16 = 2 };
 /* Deterministic small pseudo-random values in [-scale, scale] (never all zeros: tensor cores run faster on
  * zeros than on real data). */
-int nvs_kern_init_random(void *ptr, size_t count, int bf16, unsigned seed, float scale, cudaStream_t s);
+int nvs_kern_init_random(void *ptr, size_t count, int elem, unsigned seed, float scale, cudaStream_t s);
 /* One memory-bound pass standing in for batch-norm/activation/softmax work: y = y * a + b, read and write. */
-int nvs_kern_axpb(void *ptr, size_t count, int bf16, float a, float b, cudaStream_t s);
+int nvs_kern_axpb(void *ptr, size_t count, int elem, float a, float b, cudaStream_t s);
 /* Optimizer-like pass (SGD with momentum, PyTorch's update rule): m = mu*m + g*gscale; w -= lr*m.
  * w and m are float; g is float or bfloat16. */
 int nvs_kern_sgd(float *w, float *m, const void *g, int g_bf16, size_t count, float gscale, float lr, float mu,

@@ -97,7 +97,8 @@ static const opt_spec specs[] = {
                                                              "gpt2-xl, or a profile file; several, comma-separated (run's\n"
                                                              "default: bert-large,resnet50 on GPUs, resnet50 on the host)"},
     {"batch", OPT_BATCH, 1, S_RUN | S_TRAIN, NULL, "N", "samples per GPU (default: each profile's; 1 on the host backend)"},
-    {"precision", OPT_PRECISION, 1, S_RUN | S_TRAIN, NULL, "fp32|tf32|bf16", "GEMM precision (default bf16 on GPUs, fp32 on the host)"},
+    {"precision", OPT_PRECISION, 1, S_RUN | S_TRAIN, NULL, "fp32|tf32|bf16|fp16", "GEMM precision; fp16 = autocast with a gradient scaler (default bf16\n"
+                                                         "on GPUs, fp32 on the host)"},
     {"grad-type", OPT_GRAD, 1, S_RUN | S_TRAIN, NULL, "fp32|bf16", "gradient (all-reduce) type (default fp32)"},
     {"bucket-first", OPT_BFIRST, 1, S_RUN | S_TRAIN, NULL, "SIZE", "first gradient bucket (default 1M, PyTorch DDP's)"},
     {"bucket-cap", OPT_BCAP, 1, S_RUN | S_TRAIN, NULL, "SIZE", "other buckets (default 25M, DDP's bucket_cap_mb)"},
@@ -472,9 +473,7 @@ nvs_result_t nvs_config_parse(nvs_config *c, const char *sub, int argc, char **a
             if (parse_int_range(a, 1, 1000000, &c->batch)) return bad(sub, flag, a, "expected a batch of 1..1000000 samples per GPU");
             break;
         case OPT_PRECISION:
-            if (nvs_precision_parse(a, &c->precision)) return bad(sub, flag, a, "expected fp32, tf32 or bf16");
-            if (!nvs_precision_in_step(c->precision))
-                return bad(sub, flag, a, "the training step runs fp32, tf32 or bf16 (fp16 is modelled by 'nvscale model --precision fp16')");
+            if (nvs_precision_parse(a, &c->precision)) return bad(sub, flag, a, "expected fp32, tf32, bf16 or fp16");
             c->precision_explicit = 1;
             break;
         case OPT_GRAD:

@@ -4,12 +4,13 @@
 #include <strings.h>
 
 static const nvs_precision_info table[NVS_PREC_COUNT] = {
-    {NVS_PREC_FP32, "fp32", "FP32 GEMMs (TF32 off)", 4, 0, 1},
-    {NVS_PREC_TF32, "tf32", "FP32 data, TF32 tensor-core GEMMs", 4, 0, 1},
-    {NVS_PREC_BF16, "bf16", "bfloat16 autocast: bf16 GEMMs, fp32 parameters", 2, 1, 1},
-    /* fp16 mixed precision (torch.cuda.amp, apex AMP O1/O2): fp16 GEMMs with FP32 accumulate, fp32 master
-     * parameters. The what-if model handles it; the training step's kernels are bf16/fp32 only (in_step 0). */
-    {NVS_PREC_FP16, "fp16", "fp16 mixed precision (AMP): fp16 GEMMs, fp32 master parameters", 2, 1, 0},
+    {NVS_PREC_FP32, "fp32", "FP32 GEMMs (TF32 off)", 4, 0},
+    {NVS_PREC_TF32, "tf32", "FP32 data, TF32 tensor-core GEMMs", 4, 0},
+    {NVS_PREC_BF16, "bf16", "bfloat16 autocast: bf16 GEMMs, fp32 parameters", 2, 1},
+    /* fp16 mixed precision (torch.autocast(float16) with a GradScaler, apex AMP O1/O2): fp16 GEMMs with FP32
+     * accumulate, fp32 master parameters; the training step adds the scaler's work under a framework that has
+     * one (src/train/framework.h) */
+    {NVS_PREC_FP16, "fp16", "fp16 mixed precision (AMP): fp16 GEMMs, fp32 master parameters", 2, 1},
 };
 
 const nvs_precision_info *nvs_precision_info_of(nvs_precision p)
@@ -32,4 +33,3 @@ int nvs_precision_parse(const char *s, nvs_precision *out)
 
 const char *nvs_precision_choices(void) { return "fp32|tf32|bf16|fp16"; }
 
-int nvs_precision_in_step(nvs_precision p) { return nvs_precision_info_of(p)->in_step; }

@@ -14,7 +14,6 @@ typedef struct {
     size_t elem_bytes;     /* activations and GEMM operands */
     int half;              /* 16-bit operands (autocast / apex AMP): a 16-bit weight copy, tensor-core GEMMs at
                             * the 16-bit rate with FP32 accumulate */
-    int in_step;           /* the synthetic training step (src/train) runs it; 0 = `nvscale model` only */
 } nvs_precision_info;
 
 const nvs_precision_info *nvs_precision_info_of(nvs_precision p); /* never NULL: unknown -> fp32 */
@@ -24,7 +23,5 @@ size_t nvs_precision_bytes(nvs_precision p);
 int nvs_precision_parse(const char *s, nvs_precision *out);
 /* "fp32|tf32|bf16|fp16", for usage lines (every precision the model knows). */
 const char *nvs_precision_choices(void);
-/* 1 when the synthetic training step runs precision p (the table's in_step). */
-int nvs_precision_in_step(nvs_precision p);
 
 #endif

@@ -449,8 +449,8 @@ static void apply_backend_defaults(nvs_config *cfg, nvs_backend_kind backend)
     }
 }
 
-/* The training step computes what the backend can: fp32/tf32/bf16 GEMMs on GPUs, fp32 on the host (OpenBLAS).
- * Said before launch, not after the sweeps (fp16 is the what-if model's only: nvscale model). */
+/* The training step computes what the backend can: fp32/tf32/bf16/fp16 GEMMs on GPUs, fp32 on the host
+ * (OpenBLAS). Said before launch, not after the sweeps. */
 static nvs_result_t check_train_precision(const nvs_config *cfg, nvs_backend_kind backend)
 {
     if (!cfg->model[0] && strcmp(cfg->subcommand, "train")) return NVS_OK;
@@ -461,11 +461,6 @@ static nvs_result_t check_train_precision(const nvs_config *cfg, nvs_backend_kin
                                    "fp32 (drop the flag, or model it: nvscale model --precision ...)\n",
                 sub, cfg->grad_bf16 ? "bf16" : nvs_precision_name(cfg->precision),
                 cfg->grad_bf16 ? "gradients" : "precision");
-        return NVS_ERR_USAGE;
-    }
-    if (backend == NVS_BACKEND_NCCL && !nvs_precision_in_step(cfg->precision)) {
-        fprintf(nvs_stderr_once(), "nvscale %s: the training step does not run %s (fp32, tf32 or bf16); 'nvscale "
-                                   "model' models it\n", sub, nvs_precision_name(cfg->precision));
         return NVS_ERR_USAGE;
     }
     return NVS_OK;

@@ -6,7 +6,7 @@
 static const nvs_framework frameworks[] = {
     {"pytorch-ddp",
      "PyTorch eager + DistributedDataParallel (defaults): host work per operation and per bucket, bucket copies, "
-     "NCHW layout copies around convolutions at bf16/fp16",
+     "NCHW layout copies around convolutions at bf16/fp16, a gradient scaler at fp16",
      /* Fitted on ONE configuration, declared: lm290m at bf16, batch 8, on H200 (PyTorch 2.11), a host-bound step
       * (results/diag-issue9: 38.3 ms while the GPU was busy 25.9 ms). Its profile (tools/profiles/lm290m.prof)
       * dispatches 1,298 operations per step at bf16 (ops= 241 forward + 692 backward,
@@ -27,11 +27,14 @@ static const nvs_framework frameworks[] = {
       * the same (docs/fidelity.md). At fp32 cuDNN takes NCHW for nearly all: 18 transforms per step in the same
       * census, none among the profile's costliest kernels; not modelled. */
      78.0 / 53, 167.0 / 53,
+     /* GradScaler at fp16, as torch/amp/grad_scaler.py does it: scale(loss), unscale_ (one foreach operation
+      * over the gradients), a found_inf.item() sync in step(), update() */
+     1,
      "fitted on lm290m bf16 batch 8, H200, PyTorch 2.11: medians of 34 runs of the 1-GPU step without DDP and with "
      "DDP at world 1 (tools/fidelity_fit.py); operations per layer from tools/gen_profiles.py; NCHW layout copies "
      "counted in PyTorch's profile of resnet50 bf16 (results/h200x1-census)"},
     {"ideal", "the hardware alone: kernels queued at once, gradients written straight into the buckets", 0.0, 0.0, 0,
-     0, 0.0, 0.0, "no framework cost"},
+     0, 0.0, 0.0, 0, "no framework cost"},
 };
 #define NFW ((int)(sizeof frameworks / sizeof frameworks[0]))
 

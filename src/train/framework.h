@@ -12,7 +12,8 @@
  *                all-reduce's launch through ProcessGroupNCCL); on the GPU a copy of each gradient into its
  *                bucket, and after the all-reduces a copy back into the gradients (gradient_as_bucket_view=False,
  *                torch/nn/parallel/distributed.py; reducer.cpp); and around each convolution (conv=1) at bf16/fp16 the
- *                layout transforms cuDNN makes of PyTorch's default NCHW tensors, as copies of the layer's output. */
+ *                layout transforms cuDNN makes of PyTorch's default NCHW tensors, as copies of the layer's output;
+ *                at fp16 its GradScaler (torch/amp/grad_scaler.py). */
 #ifndef NVS_FRAMEWORK_H
 #define NVS_FRAMEWORK_H
 
@@ -29,6 +30,11 @@ typedef struct {
      * tensors hands cuDNN a layout its half-precision tensor-core kernels do not take (0: none, as with
      * channels_last) */
     double nchw_copies_fwd, nchw_copies_bwd;
+    /* fp16 runs with a gradient scaler (PyTorch's torch.amp.GradScaler): the loss scaled (an operation forward and
+     * one backward); before the optimizer every gradient unscaled and checked for inf/NaN in one pass (one
+     * operation), then the host waits for that check (GradScaler.step reads found_inf with .item()); after the
+     * optimizer the scale updated (one operation). bf16 needs none. */
+    int grad_scaler;
     const char *source;         /* where the numbers come from */
 } nvs_framework;
 

@@ -23,7 +23,7 @@ static void host_work(nvs_train_exec *x, double us)
 {
     x->host_due_us += us;
     if (x->work_per_us <= 0) return;
-    double own_us = (nvs_now_us() - x->issue_t0_us) - x->work_wall_us;
+    double own_us = (nvs_now_us() - x->issue_t0_us) - x->work_wall_us - x->wait_us;
     double units = (x->host_due_us - own_us) * x->work_per_us - x->work_units;
     if (units <= 0) return;
     double t0 = nvs_now_us();
@@ -91,8 +91,7 @@ static double layer_ops(const nvs_train_plan *pl, int l, int backward)
     else
         ops = (ly->act_elems > 0 ? ew_kernels(2 * ly->ew_passes) : 0) +
               (ly->gemm_m > 0 ? (no_input_grad(pl->profile, l) ? 1 : 2) : ly->params > 0 ? 1 : 0);
-    const int half = pl->precision == NVS_PREC_BF16 || pl->precision == NVS_PREC_FP16;
-    if (half && pl->framework->autocast)
+    if (nvs_precision_info_of(pl->precision)->half && pl->framework->autocast)
         ops += ly->casts >= 0 ? ly->casts : (ly->gemm_m > 0 ? layer_tensors(ly) : 0);
     return ops;
 }
@@ -104,9 +103,8 @@ static nvs_result_t layout_copies(nvs_train_exec *x, int l, int backward)
 {
     const nvs_train_plan *pl = x->plan;
     const nvs_layer *ly = &pl->profile->layers[l];
-    const int half = pl->precision == NVS_PREC_BF16 || pl->precision == NVS_PREC_FP16;
     double copies = backward ? pl->framework->nchw_copies_bwd : pl->framework->nchw_copies_fwd;
-    if (!half || !ly->conv || copies <= 0 || ly->act_elems <= 0) return NVS_OK;
+    if (!nvs_precision_info_of(pl->precision)->half || !ly->conv || copies <= 0 || ly->act_elems <= 0) return NVS_OK;
     x->layout_bytes += 2.0 * copies * ly->act_elems * pl->batch * (double)nvs_precision_bytes(pl->precision);
     return x->ops->copy_out(x, l, copies);
 }
@@ -115,11 +113,13 @@ static nvs_result_t issue_step(nvs_train_exec *x, int mode)
 {
     const nvs_train_plan *pl = x->plan;
     const nvs_profile *p = pl->profile;
+    /* fp16 under a framework with a gradient scaler (framework.h) */
+    const int scaler = pl->precision == NVS_PREC_FP16 && pl->framework->grad_scaler;
     /* the data-parallel reducer runs only when gradients are synchronised (DDP outside no_sync()) */
     const int reducer = mode == NVS_STEP_FULL;
     const int buckets = reducer && pl->bucket_bytes > 0;
     x->host_ops = x->host_buckets = x->host_tensors = x->host_due_us = x->work_wall_us = x->work_units = 0;
-    x->layout_bytes = 0;
+    x->layout_bytes = x->wait_us = 0;
     x->issue_t0_us = nvs_now_us();
     NVS_CHECK(x->ops->mark(x, 0));
     if (mode == NVS_STEP_COMM) {
@@ -136,6 +136,7 @@ static nvs_result_t issue_step(nvs_train_exec *x, int mode)
         NVS_CHECK(layout_copies(x, l, 0));
         if (ly->ew_passes > 0 && ly->act_elems > 0) NVS_CHECK(x->ops->ew(x, l, ly->ew_passes));
     }
+    if (scaler) op_work(x, 2); /* the loss scaled, and that product's backward */
     for (int l = p->nlayers - 1; l >= 0; l--) {
         const nvs_layer *ly = &p->layers[l];
         if (ly->nograd) continue; /* a frozen stem: autograd never reaches it (profile.h) */
@@ -167,8 +168,19 @@ static nvs_result_t issue_step(nvs_train_exec *x, int mode)
             op_work(x, 1);
             NVS_CHECK(x->ops->bucket_to_grad(x, b));
         }
+    if (scaler) {
+        /* unscale_ and the inf/NaN check in one foreach operation, then GradScaler.step's found_inf.item(): the
+         * host waits for the GPU before it may launch the optimizer */
+        op_work(x, 1);
+        NVS_CHECK(x->ops->unscale(x));
+        double t0 = nvs_now_us();
+        NVS_CHECK(x->ops->sync(x));
+        x->wait_us += nvs_now_us() - t0;
+    }
     op_work(x, 1); /* the optimizer: PyTorch's SGD runs foreach operations over all tensors at once */
-    return x->ops->optimizer(x);
+    NVS_CHECK(x->ops->optimizer(x));
+    if (scaler) op_work(x, 1); /* GradScaler.update: one operation */
+    return NVS_OK;
 }
 
 /* Medians of `steps` steps after `warmup` untimed ones; every step is waited for on the host (the next step's
@@ -196,7 +208,7 @@ nvs_result_t nvs_train_time_steps(nvs_train_exec *x, int mode, int warmup, int s
         if (probe) rate[i] = host_probe();
         double t0 = nvs_now_us();
         res = issue_step(x, mode);
-        issue[i] = nvs_now_us() - t0;
+        issue[i] = nvs_now_us() - t0 - x->wait_us; /* the host's own time: not its wait for a scaler's check */
         if (res == NVS_OK) res = x->ops->sync(x);
         t[i] = nvs_now_us() - t0;
         if (res == NVS_OK && nvs_interrupted()) res = NVS_ERR_INTERRUPTED;

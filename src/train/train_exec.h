@@ -25,6 +25,9 @@ struct nvs_train_exec_ops {
     nvs_result_t (*bucket_ready)(nvs_train_exec *x, int bucket);
     /* The optimizer may start only when every bucket is reduced: join the communication. */
     nvs_result_t (*join_comm)(nvs_train_exec *x);
+    /* A gradient scaler's unscale before the optimizer: one pass over every gradient (fp16 under a framework
+     * with a scaler, step.c). */
+    nvs_result_t (*unscale)(nvs_train_exec *x);
     nvs_result_t (*optimizer)(nvs_train_exec *x);
     /* Wait until everything issued so far has completed (times are read on the host after this). */
     nvs_result_t (*sync)(nvs_train_exec *x);
@@ -60,6 +63,8 @@ struct nvs_train_exec {
     /* the step's host-work account (step.c): when its issue began, the framework's host time owed so far, and the
      * work done towards it (wall time, units) */
     double issue_t0_us, host_due_us, work_wall_us, work_units;
+    /* time the host spent waiting for the GPU inside the step (a gradient scaler's check): not issue time */
+    double wait_us;
     void *impl;
 };
 
@@ -70,8 +75,9 @@ nvs_result_t nvs_train_exec_host(nvs_train_exec *x);
 typedef struct {
     double step_us; /* wall time of a step, host-timed after a full sync */
     double span_us; /* compute timeline from the first forward work to the end of the backward pass */
-    /* host time to issue the step, from its start until its last call returned (before the wait for the GPU):
-     * near step_us, the host set the pace (its own launches and the framework's host work); well below it, the GPU */
+    /* host time to issue the step, from its start until its last call returned (before the wait for the GPU, and
+     * without a gradient scaler's wait inside the step): near step_us, the host set the pace (its own launches and
+     * the framework's host work); well below it, the GPU */
     double issue_us;
     /* this rank's CPU speed before each timed step (the framework's host work, work units per us: 10th and 90th
      * percentile over the steps; 0 when the framework has no host work): how steady the host was meanwhile */

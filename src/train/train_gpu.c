@@ -30,6 +30,17 @@ struct gpu_impl {
 
 static struct gpu_impl *G(nvs_train_exec *x) { return x->impl; }
 
+/* The element type of the step's weights and activations (kernels.h), and as cuBLAS names it. */
+static int elem_of(const nvs_train_plan *pl)
+{
+    return pl->precision == NVS_PREC_BF16 ? NVS_ELEM_BF16 : pl->precision == NVS_PREC_FP16 ? NVS_ELEM_F16 : NVS_ELEM_F32;
+}
+
+static cudaDataType_t cuda_type_of(int elem)
+{
+    return elem == NVS_ELEM_BF16 ? CUDA_R_16BF : elem == NVS_ELEM_F16 ? CUDA_R_16F : CUDA_R_32F;
+}
+
 static nvs_result_t gmem(nvs_train_exec *x, double *free_bytes)
 {
     (void)x;
@@ -55,7 +66,7 @@ static nvs_result_t gsetup(nvs_train_exec *x)
     struct gpu_impl *g = G(x);
     const nvs_train_plan *pl = x->plan;
     g->es = nvs_precision_bytes(pl->precision);
-    int bf = pl->precision == NVS_PREC_BF16;
+    const int el = elem_of(pl);
     g->bucket_ev = calloc((size_t)pl->nbuckets + 1, sizeof(cudaEvent_t));
     if (!g->bucket_ev) return NVS_ERR_NOMEM;
     /* the buffer layout is the plan's (train_plan.c), the same the memory check counted */
@@ -77,10 +88,10 @@ static nvs_result_t gsetup(nvs_train_exec *x)
     NVS_CHECK(dalloc((void **)&g->momentum, (double)pl->grad_elems * 4, "momentum"));
     NVS_CHECK(dalloc(&g->grads, (double)pl->grad_elems * (pl->grad_bf16 ? 2 : 4), "gradients"));
     /* real-looking data everywhere: tensor cores run faster on zeros than on real data */
-    CUDA_TRY(nvs_kern_init_random(g->weights, wtot, bf, 1, 0.05f, g->compute));
-    CUDA_TRY(nvs_kern_init_random(g->acts, atot, bf, 2, 1.0f, g->compute));
-    CUDA_TRY(nvs_kern_init_random(g->ws_x, maxx, bf, 3, 1.0f, g->compute));
-    CUDA_TRY(nvs_kern_init_random(g->ws_dx, maxx, bf, 4, 1.0f, g->compute));
+    CUDA_TRY(nvs_kern_init_random(g->weights, wtot, el, 1, 0.05f, g->compute));
+    CUDA_TRY(nvs_kern_init_random(g->acts, atot, el, 2, 1.0f, g->compute));
+    CUDA_TRY(nvs_kern_init_random(g->ws_x, maxx, el, 3, 1.0f, g->compute));
+    CUDA_TRY(nvs_kern_init_random(g->ws_dx, maxx, el, 4, 1.0f, g->compute));
     CUDA_TRY(nvs_kern_init_random(g->master, pl->grad_elems, 0, 5, 0.05f, g->compute));
     CUDA_TRY(nvs_kern_init_random(g->grads, pl->grad_elems, pl->grad_bf16, 6, 0.01f, g->compute));
     if (pl->bucket_bytes > 0) {
@@ -103,8 +114,8 @@ static nvs_result_t ggemm(nvs_train_exec *x, int l, int kind)
         return NVS_ERR_USAGE;
     }
     int m = (int)rows, n = (int)ly->gemm_n, k = (int)ly->gemm_k;
-    int bf = pl->precision == NVS_PREC_BF16;
-    cudaDataType_t ab = bf ? CUDA_R_16BF : CUDA_R_32F;
+    const int el = elem_of(pl);
+    cudaDataType_t ab = cuda_type_of(el);
     cublasComputeType_t ct = pl->precision == NVS_PREC_TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
     const float one = 1.0f, zero = 0.0f;
     char *W = (char *)g->weights + pl->w_off[l] * g->es;
@@ -122,9 +133,10 @@ static nvs_result_t ggemm(nvs_train_exec *x, int l, int kind)
         break;
     default: {
         /* into the layer's gradient slot when its parameters hold the whole matrix and the types agree;
-         * otherwise into fp32 scratch (then cast, for bf16 gradients of an fp32 step) */
+         * otherwise into fp32 scratch, then cast or copied into the gradients (autocast's half-precision weight
+         * gradient accumulated into fp32 .grad, or bf16 gradients of an fp32 step) */
         size_t slot = (size_t)ly->params;
-        int direct = slot >= (size_t)k * (size_t)n && (bf ? pl->grad_bf16 : !pl->grad_bf16);
+        int direct = slot >= (size_t)k * (size_t)n && (el == NVS_ELEM_BF16 ? pl->grad_bf16 : el == NVS_ELEM_F32 && !pl->grad_bf16);
         void *C = direct ? (char *)g->grads + pl->grad_offset[l] * (pl->grad_bf16 ? 2 : 4) : (void *)g->ws_w;
         cudaDataType_t ct_out = direct ? (pl->grad_bf16 ? CUDA_R_16BF : CUDA_R_32F) : CUDA_R_32F;
         BLAS_TRY(cublasGemmEx(g->blas, CUBLAS_OP_T, CUBLAS_OP_N, k, n, m, &one, g->ws_x, ab, m, Y, ab, m, &zero, C,
@@ -146,12 +158,12 @@ static nvs_result_t gew(nvs_train_exec *x, int l, double passes)
     const nvs_train_plan *pl = x->plan;
     const nvs_layer *ly = &pl->profile->layers[l];
     size_t count = (size_t)(ly->act_elems * pl->batch);
-    int bf = pl->precision == NVS_PREC_BF16;
+    const int el = elem_of(pl);
     void *Y = (char *)g->acts + pl->a_off[l] * g->es;
     int whole = (int)floor(passes);
-    for (int i = 0; i < whole; i++) CUDA_TRY(nvs_kern_axpb(Y, count, bf, 0.999f, 0.001f, g->compute));
+    for (int i = 0; i < whole; i++) CUDA_TRY(nvs_kern_axpb(Y, count, el, 0.999f, 0.001f, g->compute));
     size_t part = (size_t)((passes - whole) * (double)count); /* a fractional pass: that share of the tensor */
-    if (part) CUDA_TRY(nvs_kern_axpb(Y, part, bf, 0.999f, 0.001f, g->compute));
+    if (part) CUDA_TRY(nvs_kern_axpb(Y, part, el, 0.999f, 0.001f, g->compute));
     return NVS_OK;
 }
 
@@ -218,6 +230,17 @@ static nvs_result_t gopt(nvs_train_exec *x)
      * the all-reduce and divided by N here, as DDP averages them. */
     CUDA_TRY(nvs_kern_sgd(g->master, g->momentum, g->grads, pl->grad_bf16, pl->grad_elems, 1.0f / (float)x->nranks,
                           1e-4f, 0.9f, g->compute));
+    return NVS_OK;
+}
+
+/* A gradient scaler's unscale: every gradient read and written once (PyTorch's
+ * _amp_foreach_non_finite_check_and_unscale_ multiplies by 1/scale and looks for inf/NaN in the same pass). */
+static nvs_result_t gunscale(nvs_train_exec *x)
+{
+    struct gpu_impl *g = G(x);
+    const nvs_train_plan *pl = x->plan;
+    CUDA_TRY(nvs_kern_axpb(g->grads, pl->grad_elems, pl->grad_bf16 ? NVS_ELEM_BF16 : NVS_ELEM_F32, 1.0f, 0.0f,
+                           g->compute));
     return NVS_OK;
 }
 
@@ -290,19 +313,12 @@ static void gteardown(nvs_train_exec *x)
 static const struct nvs_train_exec_ops gpu_ops = {
     .name = "GPU", .setup = gsetup, .gemm = ggemm, .ew = gew, .copy_out = gcopy, .grad_pass = ggrad,
     .bucket_ready = gbucket,
-    .join_comm = gjoin, .optimizer = gopt, .sync = gsync, .mark = gmark, .span = gspan,
+    .join_comm = gjoin, .unscale = gunscale, .optimizer = gopt, .sync = gsync, .mark = gmark, .span = gspan,
     .grad_to_bucket = ggrad_to_bucket, .bucket_to_grad = gbucket_to_grad, .memory = gmem,
     .teardown = gteardown};
 
 nvs_result_t nvs_train_exec_gpu(nvs_train_exec *x)
 {
-    /* fp16 is in the one precision table for the what-if model; these kernels and GEMM types are fp32/bf16 */
-    if (!nvs_precision_in_step(x->plan->precision)) {
-        if (x->backend->rt->rank == 0)
-            fprintf(stderr, "nvscale: the training step does not run %s (fp32, tf32 or bf16); 'nvscale model' models it\n",
-                    nvs_precision_name(x->plan->precision));
-        return NVS_ERR_USAGE;
-    }
     x->ops = &gpu_ops;
     x->impl = calloc(1, sizeof(struct gpu_impl));
     return x->impl ? NVS_OK : NVS_ERR_NOMEM;

@@ -235,6 +235,15 @@ static nvs_result_t hjoin(nvs_train_exec *x)
     return NVS_OK;
 }
 
+/* Made at fp16 only (step.c), which the host backend refuses today; kept so that the executor does all the step
+ * asks. */
+static nvs_result_t hunscale(nvs_train_exec *x)
+{
+    struct host_impl *h = H(x);
+    for (size_t i = 0; i < x->plan->grad_elems; i++) h->grads[i] *= 1.0f;
+    return NVS_OK;
+}
+
 static nvs_result_t hopt(nvs_train_exec *x)
 {
     struct host_impl *h = H(x);
@@ -305,7 +314,7 @@ static void hteardown(nvs_train_exec *x)
 static const struct nvs_train_exec_ops host_ops = {
     .name = "host", .setup = hsetup, .gemm = hgemm, .ew = hew, .copy_out = hcopy, .grad_pass = hgrad,
     .bucket_ready = hbucket,
-    .join_comm = hjoin, .optimizer = hopt, .sync = hsync, .mark = hmark, .span = hspan,
+    .join_comm = hjoin, .unscale = hunscale, .optimizer = hopt, .sync = hsync, .mark = hmark, .span = hspan,
     .grad_to_bucket = hgrad_to_bucket, .bucket_to_grad = hbucket_to_grad, .memory = hmem,
     .teardown = hteardown};
 

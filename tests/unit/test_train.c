@@ -170,9 +170,11 @@ static nvs_result_t dry_layer(nvs_train_exec *x, int l, int k) { (void)x, (void)
 static nvs_result_t dry_ew(nvs_train_exec *x, int l, double p) { (void)x, (void)l, (void)p; return NVS_OK; }
 static nvs_result_t dry_one(nvs_train_exec *x, int i) { (void)x, (void)i; return NVS_OK; }
 static nvs_result_t dry_span(nvs_train_exec *x, double *us) { (void)x; *us = 1; return NVS_OK; }
+static int dry_unscales; /* gradient-scaler passes issued */
+static nvs_result_t dry_unscale(nvs_train_exec *x) { (void)x; dry_unscales++; return NVS_OK; }
 static const struct nvs_train_exec_ops dry_ops = {
     .name = "dry", .gemm = dry_layer, .ew = dry_ew, .copy_out = dry_ew, .grad_pass = dry_one, .bucket_ready = dry_one,
-    .join_comm = dry_op, .optimizer = dry_op, .sync = dry_op, .mark = dry_one, .grad_to_bucket = dry_one,
+    .join_comm = dry_op, .unscale = dry_unscale, .optimizer = dry_op, .sync = dry_op, .mark = dry_one, .grad_to_bucket = dry_one,
     .bucket_to_grad = dry_one, .span = dry_span};
 
 /* What the framework's host work charges per full step (run.json train.framework.ops_per_step and
@@ -194,6 +196,9 @@ static void t_host_work_counts(void)
          * outputs of the 53 convolutions, 11,113,984 elements per image (tools/gen_profiles.py --summary) */
         {"resnet50", 128, NVS_PREC_BF16, 5, 520 + 5, 161, (78.0 + 167.0) / 53 * 2 * 11113984.0 * 128 * 2},
         {"resnet50", 128, NVS_PREC_FP32, 5, 408 + 5, 161, 0},
+        /* fp16: bf16's, and the GradScaler's 4 operations (the loss scaled, its backward, unscale_, update) */
+        {"resnet50", 128, NVS_PREC_FP16, 5, 520 + 5 + 4, 161, (78.0 + 167.0) / 53 * 2 * 11113984.0 * 128 * 2},
+        {"tools/profiles/lm290m.prof", 8, NVS_PREC_FP16, 29, 1298 + 29 + 4, 221, 0},
         {"bert-large-mlm128", 32, NVS_PREC_BF16, 38, 1962 + 38, 394, 0},
     };
     nvs_progress_enable(0);
@@ -206,7 +211,9 @@ static void t_host_work_counts(void)
         nvs_train_plan_set_framework(&pl, nvs_framework_find("pytorch-ddp"));
         nvs_train_exec x = {.ops = &dry_ops, .plan = &pl, .nranks = 2}; /* work_per_us 0: counted, not done */
         nvs_step_medians m = {0};
+        dry_unscales = 0;
         T_EQ_I(nvs_train_time_steps(&x, NVS_STEP_FULL, 0, 1, 2, &m), NVS_OK);
+        T_EQ_I(dry_unscales, want[i].prec == NVS_PREC_FP16); /* a GradScaler at fp16 only */
         T_EQ_I(pl.nbuckets, want[i].buckets);
         T_NEAR(x.host_ops, want[i].ops, 0);
         T_NEAR(x.host_tensors, want[i].tensors, 0);

@@ -1,9 +1,9 @@
 #!/bin/bash
 # Issue 9's N=1 rows on a ONE-GPU machine, with repeats: PyTorch (tools/ddp_bench.py at world size 1) and
 # `nvscale train` (N=1), alternating, ROUNDS times, for resnet50 (batch 128), lm290m (8) and bert-large (32) at
-# fp32 and bf16. A host-bound bf16 step follows the vCPU's speed, which changes from second to second on these
-# VMs (results/h200x1-hostnoise*), so each side is taken as the median of its runs (tools/fidelity.py
-# --repeats). Usage: tools/device/fidelity-n1.sh DIR [ROUNDS (default 2)]
+# fp32 and bf16 (PRECS="fp16", or any list of precisions, instead). A host-bound bf16 step follows the vCPU's
+# speed, which changes from second to second on these VMs (results/h200x1-hostnoise*), so each side is taken as
+# the median of its runs (tools/fidelity.py --repeats). Usage: tools/device/fidelity-n1.sh DIR [ROUNDS (default 2)]
 # With IDEAL=1, last: `nvscale train --framework ideal` at bf16, the hardware's step without the framework's host
 # work, to see how close to it each model's pytorch-ddp step is (a GPU-bound step is close). With GPU_TESTS=1,
 # first: the suite's GPU tests at this commit (tests/run.sh gpu) and build/devcopy (tools/devcopy.c).
@@ -25,13 +25,15 @@ if [ "${GPU_TESTS:-0}" = 1 ]; then
         $(pkg-config --exists jansson || echo JANSSON_HOME=.deps/jansson) >>"$R/build.log" 2>&1 &&
         rec devcopy build/devcopy 16 51 196 1024
 fi
-C=resnet50:fp32:128,resnet50:bf16:128,lm290m:fp32:8,lm290m:bf16:8,bert-large:fp32:32,bert-large:bf16:32
+PRECS=${PRECS:-fp32 bf16}
+C=""
+for P in $PRECS; do C="$C${C:+,}resnet50:$P:128,lm290m:$P:8,bert-large:$P:32"; done
 MODELS=resnet50,tools/profiles/lm290m.prof,bert-large-mlm128
 for i in $(seq 1 "$ROUNDS"); do
     step "round $i: PyTorch"
     rec "pt-$i" timeout 200 python3 tools/ddp_bench.py --configs "$C" --steps 15 --warmup 3 --json "$R/raw/pt-$i.jsonl" \
         --max-seconds 180
-    for P in fp32 bf16; do
+    for P in $PRECS; do
         step "round $i: nvscale $P"
         rec "nvs-$P-$i" timeout 120 ./nvscale train --model $MODELS --precision $P --steps 15 --warmup-steps 3 \
             --out "$R/raw/nvs-$P-$i"
