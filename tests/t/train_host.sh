@@ -35,7 +35,7 @@ check "all(0 < r['issue_us'] <= r['step_us'] * 1.001 and 0 < r['compute_issue_us
 check "[(r['ideal_compute_us'] > 0, abs(r['gemm_us'] - max(0, r['ideal_compute_us'] - r['no_gemm_us'])) < 1e-6) for r in d['train']['results'][:1]]" "[(True, True)]"
 check "'ideal_compute_us' in d['train']['results'][1]" "False"
 # no layout copies at fp32 (pytorch-ddp makes them around convolutions at half precision only)
-check "(d['train']['framework']['layout_copy_bytes_per_step'], d['train']['framework']['nchw_copies_bwd'] > 0)" "(0.0, True)"
+check "(d['train']['framework']['layout_copy_bytes_per_step'], d['train']['framework']['nchw_copies_bwd'] > 0, d['train']['framework']['grad_scaler'])" "(0.0, True, True)"
 # and the reducer's work once per bucket it all-reduces
 check "d['train']['framework']['reducer_buckets_per_step'] == len(d['train']['buckets'])" "True"
 # refused up front, with the bytes needed and available
