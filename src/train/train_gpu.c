@@ -33,7 +33,8 @@ static struct gpu_impl *G(nvs_train_exec *x) { return x->impl; }
 /* The element type of the step's weights and activations (kernels.h), and as cuBLAS names it. */
 static int elem_of(const nvs_train_plan *pl)
 {
-    return pl->precision == NVS_PREC_BF16 ? NVS_ELEM_BF16 : pl->precision == NVS_PREC_FP16 ? NVS_ELEM_F16 : NVS_ELEM_F32;
+    if (pl->precision == NVS_PREC_BF16) return NVS_ELEM_BF16;
+    return pl->precision == NVS_PREC_FP16 ? NVS_ELEM_F16 : NVS_ELEM_F32;
 }
 
 static cudaDataType_t cuda_type_of(int elem)
@@ -136,7 +137,8 @@ static nvs_result_t ggemm(nvs_train_exec *x, int l, int kind)
          * otherwise into fp32 scratch, then cast or copied into the gradients (autocast's half-precision weight
          * gradient accumulated into fp32 .grad, or bf16 gradients of an fp32 step) */
         size_t slot = (size_t)ly->params;
-        int direct = slot >= (size_t)k * (size_t)n && (el == NVS_ELEM_BF16 ? pl->grad_bf16 : el == NVS_ELEM_F32 && !pl->grad_bf16);
+        int same_type = el == NVS_ELEM_BF16 ? pl->grad_bf16 : el == NVS_ELEM_F32 && !pl->grad_bf16;
+        int direct = slot >= (size_t)k * (size_t)n && same_type;
         void *C = direct ? (char *)g->grads + pl->grad_offset[l] * (pl->grad_bf16 ? 2 : 4) : (void *)g->ws_w;
         cudaDataType_t ct_out = direct ? (pl->grad_bf16 ? CUDA_R_16BF : CUDA_R_32F) : CUDA_R_32F;
         BLAS_TRY(cublasGemmEx(g->blas, CUBLAS_OP_T, CUBLAS_OP_N, k, n, m, &one, g->ws_x, ab, m, Y, ab, m, &zero, C,
