@@ -104,9 +104,8 @@ struct train_point {
                                         * ranks' compute-only steps (step.c) */
 };
 
-/* charged[0..3]: the framework's operations, reducer buckets, reducer hooks (parameter tensors) and layout copies'
- * bytes in one full
- * step (step.c), < 0 unknown */
+/* charged[0..3]: what the framework added in one full step (step.c): its operations, reducer buckets, reducer
+ * hooks (parameter tensors) and the bytes of its layout copies; < 0 unknown */
 static json_t *train_json(const nvs_ctx *run, const char *model, const nvs_profile *p, const nvs_train_plan *pl,
                           double free_min, double work_rate, const double charged[4], const struct train_point *pts,
                           int npts)

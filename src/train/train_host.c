@@ -240,7 +240,7 @@ static nvs_result_t hjoin(nvs_train_exec *x)
 static nvs_result_t hunscale(nvs_train_exec *x)
 {
     struct host_impl *h = H(x);
-    for (size_t i = 0; i < x->plan->grad_elems; i++) h->grads[i] *= 1.0f;
+    for (size_t i = 0; i < x->plan->grad_elems; i++) h->grads[i] = h->grads[i] * 0.999f + 0.001f;
     return NVS_OK;
 }
 
