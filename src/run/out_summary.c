@@ -11,6 +11,7 @@
 #include "core/units.h"
 #include "run/run.h"
 #include "run/summary.h"
+#include "runjson/sanity.h"
 #include "topo/topo.h"
 
 static double jnum(const json_t *o, const char *k)
@@ -317,6 +318,15 @@ void nvs_summary_verdict(const nvs_summary_facts *f, char *buf, size_t len)
     if (f->n < 2) {
         snprintf(buf, len, "one %s: nothing to scale; run on more (mpirun -np N nvscale, or more visible GPUs)",
                  f->gpu ? "GPU" : "rank");
+        return;
+    }
+    /* Even the worst workload above 100 % by more than timing noise: the N-rank steps beat the reference, which
+     * something else slowed (runjson/sanity.h says what). No word of scaling rests on that. */
+    if (isfinite(f->worst_eff) && f->worst_eff > 1 + NVS_SANITY_NOISE) {
+        snprintf(buf, len, "UNRELIABLE: at %d %ss %s%s ran at %.1f %% of linear scaling, faster than linear: the "
+                           "1-%s reference step was slowed by something else (see the warning); run again",
+                 f->n, f->gpu ? "GPU" : "rank", f->worst_model ? f->worst_model : "the step",
+                 f->nworkloads > 1 ? " (the worst workload)" : "", 100.0 * f->worst_eff, f->gpu ? "GPU" : "rank");
         return;
     }
     const char *word = !isfinite(f->worst_eff) ? "MEASURED" : f->worst_eff >= 0.90 ? "GOOD" : f->worst_eff >= 0.70 ? "FAIR" : "POOR";

@@ -25,6 +25,20 @@ static void t_words(void)
     T_CONTAINS(v, "all_reduce reaches 30 % of the PHB bound (low: see Why)");
 }
 
+/* every workload faster at N than linear scaling allows (beyond timing noise): no scaling word, the reason */
+static void t_above_linear(void)
+{
+    char v[512];
+    nvs_summary_facts f = {.gpu = 0, .n = 2, .nworkloads = 1, .worst_eff = 1.110, .worst_model = "resnet50",
+                           .collective = "all_reduce", .pct_of_bound = NAN};
+    nvs_summary_verdict(&f, v, sizeof v);
+    T_EQ_S(v, "UNRELIABLE: at 2 ranks resnet50 ran at 111.0 % of linear scaling, faster than linear: the 1-rank "
+              "reference step was slowed by something else (see the warning); run again");
+    f.worst_eff = 1.04; /* within timing noise: read as scaling */
+    nvs_summary_verdict(&f, v, sizeof v);
+    T_ASSERT(!strncmp(v, "GOOD: ", 6));
+}
+
 static void t_collective_named(void)
 {
     /* a run that swept only broadcast (-c broadcast): the bound is broadcast's, and the verdict says so */
@@ -77,5 +91,5 @@ static void t_loss_named(void)
     T_ASSERT(!strstr(v, "loses per step"));
 }
 
-T_LIST = {T_CASE(t_words), T_CASE(t_collective_named), T_CASE(t_one_gpu), T_CASE(t_loss_named)};
+T_LIST = {T_CASE(t_words), T_CASE(t_above_linear), T_CASE(t_collective_named), T_CASE(t_one_gpu), T_CASE(t_loss_named)};
 T_MAIN
