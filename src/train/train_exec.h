@@ -68,6 +68,19 @@ struct nvs_train_exec {
     void *impl;
 };
 
+/* copy_out's pieces: `copies` copies of a `count`-element tensor, at most `chunk` elements at a time (the scratch
+ * they go to), a piece never crossing the tensor's end. Given the elements done so far, the next piece's offset
+ * into the tensor (*off) and its length (0: all done). */
+static inline size_t nvs_copy_piece(size_t done, double copies, size_t count, size_t chunk, size_t *off)
+{
+    size_t total = (size_t)(copies * (double)count);
+    if (done >= total || !count) return 0;
+    *off = done % count;
+    size_t c = total - done;
+    if (c > count - *off) c = count - *off;
+    return c < chunk || !chunk ? c : chunk;
+}
+
 nvs_result_t nvs_train_exec_gpu(nvs_train_exec *x);  /* sets ops/impl */
 nvs_result_t nvs_train_exec_host(nvs_train_exec *x);
 

@@ -176,14 +176,9 @@ static nvs_result_t gcopy(nvs_train_exec *x, int l, double copies)
     size_t count = (size_t)(pl->profile->layers[l].act_elems * pl->batch);
     const char *Y = (const char *)g->acts + pl->a_off[l] * g->es;
     /* into the input-gradient scratch, a piece at a time when the output is larger */
-    size_t total = (size_t)(copies * (double)count), chunk = pl->max_x_elems ? pl->max_x_elems : 1;
-    for (size_t done = 0; done < total;) {
-        size_t off = done % count, c = total - done;
-        if (c > count - off) c = count - off;
-        if (c > chunk) c = chunk;
+    size_t off = 0;
+    for (size_t done = 0, c; (c = nvs_copy_piece(done, copies, count, pl->max_x_elems, &off)) > 0; done += c)
         CUDA_TRY(nvs_kern_copy(g->ws_dx, Y + off * g->es, c * g->es, g->compute));
-        done += c;
-    }
     return NVS_OK;
 }
 

@@ -175,13 +175,9 @@ static nvs_result_t hcopy(nvs_train_exec *x, int l, double copies)
     const nvs_train_plan *pl = x->plan;
     size_t count = (size_t)(pl->profile->layers[l].act_elems * pl->batch);
     const float *Y = h->acts + pl->a_off[l];
-    size_t total = (size_t)(copies * (double)count), chunk = pl->max_x_elems ? pl->max_x_elems : 1;
-    for (size_t done = 0; done < total;) {
-        size_t off = done % count, c = total - done;
-        if (c > count - off) c = count - off;
-        if (c > chunk) c = chunk;
+    size_t off = 0;
+    for (size_t done = 0, c; (c = nvs_copy_piece(done, copies, count, pl->max_x_elems, &off)) > 0; done += c) {
         memcpy(h->ws_dx, Y + off, c * sizeof(float));
-        done += c;
         progress(h);
     }
     return NVS_OK;

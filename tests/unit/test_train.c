@@ -265,7 +265,24 @@ static void t_host_work_defaults(void)
     nvs_profile_free(&p);
 }
 
+/* copy_out's pieces: 1.47 copies of 10 elements in pieces of at most 4, none crossing the tensor's end */
+static void t_copy_pieces(void)
+{
+    static const size_t want_off[] = {0, 4, 8, 0}, want_len[] = {4, 4, 2, 4};
+    size_t done = 0, off = 0, c, k = 0;
+    while ((c = nvs_copy_piece(done, 1.47, 10, 4, &off)) > 0) {
+        T_ASSERT(k < 4);
+        T_EQ_U(off, want_off[k]);
+        T_EQ_U(c, want_len[k]);
+        done += c;
+        k++;
+    }
+    T_EQ_U(k, 4);
+    T_EQ_U(done, 14);
+    T_EQ_U(nvs_copy_piece(0, 2.0, 0, 4, &off), 0); /* an empty tensor: nothing */
+}
+
 T_LIST = {T_CASE(t_ddp_buckets), T_CASE(t_plan_uses_shared_buckets), T_CASE(t_builtin_resnet50_buckets),
           T_CASE(t_predict), T_CASE(t_split), T_CASE(t_host_work_counts),
-          T_CASE(t_host_work_defaults)};
+          T_CASE(t_host_work_defaults), T_CASE(t_copy_pieces)};
 T_MAIN
