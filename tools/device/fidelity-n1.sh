@@ -7,6 +7,9 @@
 # With IDEAL=1, last: `nvscale train --framework ideal` at bf16, the hardware's step without the framework's host
 # work, to see how close to it each model's pytorch-ddp step is (a GPU-bound step is close). With GPU_TESTS=1,
 # first: the suite's GPU tests at this commit (tests/run.sh gpu) and build/devcopy (tools/devcopy.c).
+# With SHAPES="resnet50:64 lm290m:16 ..." (MODEL:BATCH, ddp_bench's model names): those shapes instead of the
+# three default ones (issue 9: "other shapes and precisions will be checked the same way"); nvscale then runs once
+# per shape with --batch, as its --batch applies to every model of a run.
 . "$(dirname "$0")/lib.sh"
 R=$1
 ROUNDS=${2:-2}
@@ -26,14 +29,32 @@ if [ "${GPU_TESTS:-0}" = 1 ]; then
         rec devcopy build/devcopy 16 51 196 1024
 fi
 PRECS=${PRECS:-fp32 bf16}
+SHAPES=${SHAPES:-}
+# nvscale's name for each of ddp_bench's models
+nvs_model() { case $1 in lm290m) echo tools/profiles/lm290m.prof ;; bert-large) echo bert-large-mlm128 ;; *) echo "$1" ;; esac; }
 C=""
-for P in $PRECS; do C="$C${C:+,}resnet50:$P:128,lm290m:$P:8,bert-large:$P:32"; done
+for P in $PRECS; do
+    if [ -n "$SHAPES" ]; then
+        for S in $SHAPES; do C="$C${C:+,}${S%%:*}:$P:${S#*:}"; done
+    else
+        C="$C${C:+,}resnet50:$P:128,lm290m:$P:8,bert-large:$P:32"
+    fi
+done
 MODELS=resnet50,tools/profiles/lm290m.prof,bert-large-mlm128
 for i in $(seq 1 "$ROUNDS"); do
     step "round $i: PyTorch"
-    rec "pt-$i" timeout 200 python3 tools/ddp_bench.py --configs "$C" --steps 15 --warmup 3 --json "$R/raw/pt-$i.jsonl" \
-        --max-seconds 180
+    rec "pt-$i" timeout "${PT_TIMEOUT:-200}" python3 tools/ddp_bench.py --configs "$C" --steps 15 --warmup 3 --json "$R/raw/pt-$i.jsonl" \
+        --max-seconds $(( ${PT_TIMEOUT:-200} - 20 ))
     for P in $PRECS; do
+        if [ -n "$SHAPES" ]; then
+            for S in $SHAPES; do
+                M=${S%%:*} B=${S#*:}
+                step "round $i: nvscale $P $M batch $B"
+                rec "nvs-$P-$M-$B-$i" timeout 120 ./nvscale train --model "$(nvs_model "$M")" --batch "$B" \
+                    --precision $P --steps 15 --warmup-steps 3 --out "$R/raw/nvs-$P-$M-$B-$i"
+            done
+            continue
+        fi
         step "round $i: nvscale $P"
         rec "nvs-$P-$i" timeout 120 ./nvscale train --model $MODELS --precision $P --steps 15 --warmup-steps 3 \
             --out "$R/raw/nvs-$P-$i"
