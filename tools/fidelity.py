@@ -356,7 +356,7 @@ def build(args):
         def idx(seq, v):
             return (seq.index(v), "") if v in seq else (len(seq), v)
         return (idx(MODEL_ORDER, x["model"]), idx(PRECISION_ORDER, x["precision"]),
-                idx(TRANSPORT_LABELS, x["transport"]), x["n"])
+                idx(TRANSPORT_LABELS, x["transport"]), x["batch"], x["n"])
     rows.sort(key=order)
     unmatched = [(lab, p, no, d) for lab, p, no, d in harness if (p, no) not in used]
     return rows, unmatched, harness, runs
@@ -407,10 +407,10 @@ def render_md(rows, unmatched, harness, runs, args, argv):
                 "value being the median of its timed steps); the last columns give the runs and the range of their "
                 "steps, and at N>1 the range of their efficiencies, PyTorch / nvscale: where a side's own runs "
                 "spread wider than the target, one pair of medians cannot settle the row.", ""]
-    out.append("| model | precision | transport | N | PyTorch step (ms) | nvscale step (ms) | step diff | "
+    out.append("| model | precision | batch | transport | N | PyTorch step (ms) | nvscale step (ms) | step diff | "
                "PyTorch eff. | nvscale eff. | diff (points) | PyTorch 1-rank-DDP step / eff. | transport verified | "
                "target |" + (" runs: step range (ms) | eff. range (%) |" if rep else ""))
-    out.append("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|" + ("---|---|" if rep else ""))
+    out.append("|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|" + ("---|---|" if rep else ""))
     met = total = 0
     for r in rows:
         if r["n"] == 1:
@@ -421,8 +421,8 @@ def render_md(rows, unmatched, harness, runs, args, argv):
             ddp1 = "%.1f %%" % (100 * float(r["eff_ddp1_pytorch"]))
         total += 1
         met += ok
-        out.append("| %s | %s | %s | %d | %s | %s | %+.1f %% | %.1f %% | %.1f %% | %+.1f | %s | %s | %s |" % (
-            md_cell(r["model"]), r["precision"], r["transport"], r["n"], r["step_ms_pytorch"], r["step_ms_nvscale"],
+        out.append("| %s | %s | %d | %s | %d | %s | %s | %+.1f %% | %.1f %% | %.1f %% | %+.1f | %s | %s | %s |" % (
+            md_cell(r["model"]), r["precision"], r["batch"], r["transport"], r["n"], r["step_ms_pytorch"], r["step_ms_nvscale"],
             float(r["step_err_pct"]), 100 * float(r["eff_pytorch"]), 100 * float(r["eff_nvscale"]),
             float(r["d_eff_points"]), ddp1, r["transport_verified"] or "-", "ok" if ok else "**OUT**") +
             (" %d: %s / %d: %s | %s |" % (r["runs_pytorch"], r["step_ms_pytorch_range"], r["runs_nvscale"],

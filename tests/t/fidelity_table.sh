@@ -91,9 +91,9 @@ checks = [(r["step_ms_pytorch"], "52.400"), (r["step_ms_nvscale"], "32.300"), (r
 for have, want in checks:
     assert have == want, "have %r, want %r (row %s)" % (have, want, r)
 PY
-grep -q '| lm290m | bf16 | nvlink | 2 | 52.400 | 32.300 | .* | \*\*OUT\*\* |' "$TABLE.md" ||
+grep -q '| lm290m | bf16 | 8 | nvlink | 2 | 52.400 | 32.300 | .* | \*\*OUT\*\* |' "$TABLE.md" ||
     fail "Markdown lacks the OUT row"
-grep -q '| resnet50 | fp32 | nvlink | 2 | .* | ok |' "$TABLE.md" || fail "Markdown lacks an ok row"
+grep -q '| resnet50 | fp32 | 128 | nvlink | 2 | .* | ok |' "$TABLE.md" || fail "Markdown lacks an ok row"
 grep -q "pt-nvlink.jsonl" "$TABLE.md" && grep -q "lm-shm.json" "$TABLE.md" ||
     fail "Markdown does not name its inputs"
 grep -q "bert-large:bf16:32 over nvlink: step" "$TABLE.md" && grep -q "bert-large:fp32:32 over nvlink: failed" "$TABLE.md" ||
