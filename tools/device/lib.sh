@@ -87,3 +87,7 @@ hit_job() {
         done
     fi
 }
+
+# Nsight Compute without its default --clock-control base, which locks the SM clock while it profiles: clocks
+# are never changed on the GPU machine (developers' brief). Use "$NCU ..." rather than plain ncu.
+NCU="ncu --clock-control none"
