@@ -4,6 +4,7 @@
 #include <cuda_fp16.h>
 #include <stdint.h>
 
+#include "collectives/copy_split.h"
 #include "collectives/kernels.h"
 
 namespace {
@@ -140,26 +141,38 @@ __global__ void convert_kernel(const void *src, int src_bf16, void *dst, int dst
     }
 }
 
-template <typename T> __global__ void copy_kernel(T *dst, const T *src, size_t count)
-{
-    for (size_t k = blockIdx.x * (size_t)blockDim.x + threadIdx.x; k < count; k += (size_t)gridDim.x * blockDim.x)
-        dst[k] = src[k];
-}
-
-// 16-byte copy with four loads in flight per thread before the stores: what a bandwidth-bound transpose (cuDNN's
-// layout transforms) achieves, rather than one load at a time.
-__global__ void copy16_kernel(uint4 *dst, const uint4 *src, size_t count)
+// A copy at the widest access width both pointers share (copy_split.h), with four loads in flight per thread
+// before the stores: what a bandwidth-bound transpose (cuDNN's layout transforms) achieves, rather than one load
+// at a time. The first threads also copy the head and tail bytes (fewer than 16 each) around the aligned body.
+template <typename V>
+__global__ void copy_vec_kernel(V *dst, const V *src, size_t n, unsigned char *hd, const unsigned char *hs,
+                                unsigned head, unsigned char *td, const unsigned char *ts, unsigned tail)
 {
     const size_t stride = (size_t)gridDim.x * blockDim.x;
     size_t k = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
-    for (; k + 3 * stride < count; k += 4 * stride) {
-        uint4 a = src[k], b = src[k + stride], c = src[k + 2 * stride], d = src[k + 3 * stride];
+    if (k < head) hd[k] = hs[k];
+    if (k < tail) td[k] = ts[k];
+    for (; k + 3 * stride < n; k += 4 * stride) {
+        V a = src[k], b = src[k + stride], c = src[k + 2 * stride], d = src[k + 3 * stride];
         dst[k] = a;
         dst[k + stride] = b;
         dst[k + 2 * stride] = c;
         dst[k + 3 * stride] = d;
     }
-    for (; k < count; k += stride) dst[k] = src[k];
+    for (; k < n; k += stride) dst[k] = src[k];
+}
+
+template <typename V> int launch_copy(unsigned char *dst, const unsigned char *src, const nvs_copy_split &sp,
+                                      cudaStream_t s)
+{
+    unsigned char *body_d = dst + sp.head;
+    const unsigned char *body_s = src + sp.head;
+    size_t body = sp.n * sizeof(V);
+    // at least one block: its first threads copy the head and tail (each under 16 bytes) even when n is 0
+    copy_vec_kernel<V><<<blocks_for((sp.n + 3) / 4), kThreads, 0, s>>>(
+        (V *)body_d, (const V *)body_s, sp.n, dst, src, (unsigned)sp.head, body_d + body, body_s + body,
+        (unsigned)sp.tail);
+    return cudaGetLastError();
 }
 
 } // namespace
@@ -214,14 +227,16 @@ extern "C" int nvs_kern_axpb(void *ptr, size_t count, int elem, float a, float b
 extern "C" int nvs_kern_copy(void *dst, const void *src, size_t bytes, cudaStream_t s)
 {
     if (!bytes) return cudaSuccess;
-    if (((uintptr_t)dst | (uintptr_t)src | bytes) % sizeof(uint4) == 0) {
-        size_t n = bytes / sizeof(uint4);
-        copy16_kernel<<<blocks_for((n + 3) / 4), kThreads, 0, s>>>((uint4 *)dst, (const uint4 *)src, n);
-    } else {
-        copy_kernel<unsigned char><<<blocks_for(bytes), kThreads, 0, s>>>((unsigned char *)dst,
-                                                                          (const unsigned char *)src, bytes);
+    nvs_copy_split sp = nvs_copy_split_of((uintptr_t)dst, (uintptr_t)src, bytes);
+    unsigned char *d = (unsigned char *)dst;
+    const unsigned char *r = (const unsigned char *)src;
+    switch (sp.width) {
+    case 16: return launch_copy<uint4>(d, r, sp, s);
+    case 8: return launch_copy<uint2>(d, r, sp, s);
+    case 4: return launch_copy<uint32_t>(d, r, sp, s);
+    case 2: return launch_copy<uint16_t>(d, r, sp, s);
+    default: return launch_copy<unsigned char>(d, r, sp, s);
     }
-    return cudaGetLastError();
 }
 
 extern "C" int nvs_kern_sgd(float *w, float *m, const void *g, int g_bf16, size_t count, float gscale, float lr,

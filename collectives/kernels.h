@@ -39,7 +39,8 @@ int nvs_kern_axpb(void *ptr, size_t count, int elem, float a, float b, cudaStrea
 int nvs_kern_sgd(float *w, float *m, const void *g, int g_bf16, size_t count, float gscale, float lr, float mu,
                  cudaStream_t s);
 /* A plain device copy of `bytes` from src to dst (not overlapping) by the SMs, as a library's layout transform
- * (cuDNN's NCHW<->NHWC) does: 16-byte accesses when both pointers and the size allow, else byte by byte. */
+ * (cuDNN's NCHW<->NHWC) does: accesses as wide as both pointers allow (16 bytes when dst - src is a multiple of
+ * 16), whatever the offsets and size (collectives/copy_split.h), in one launch. */
 int nvs_kern_copy(void *dst, const void *src, size_t bytes, cudaStream_t s);
 /* Copy between float and bfloat16 buffers (weights to the compute precision). */
 int nvs_kern_convert(const void *src, int src_bf16, void *dst, int dst_bf16, size_t count, cudaStream_t s);

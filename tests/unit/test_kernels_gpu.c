@@ -1,6 +1,7 @@
 /* The GPU kernels the training step uses for a library's layout transforms (collectives/kernels.h:
- * nvs_kern_copy): every byte arrives, in both of its paths (16-byte accesses, and byte by byte for unaligned
- * pointers or sizes), and nothing past the end is touched. Skipped without a GPU. */
+ * nvs_kern_copy): every byte arrives at every access width its split picks (collectives/copy_split.h: 16, 8, 4,
+ * 2 or 1 bytes, with head and tail bytes around the body), and nothing outside the copy is touched. Skipped
+ * without a GPU. */
 #include <cuda_runtime_api.h>
 
 #include "collectives/kernels.h"
@@ -52,6 +53,12 @@ static void t_copy_unaligned(void)
     check_copy(1, 0, 1000);     /* source off 16 bytes */
     check_copy(0, 3, 4096);     /* destination off */
     check_copy(16, 32, 4097);   /* size not a multiple of 16 */
+    check_copy(8, 0, 100003);   /* 8-byte words, a tail */
+    check_copy(4, 0, 50001);    /* 4-byte words */
+    check_copy(2, 0, 3001);     /* 2-byte words: a bf16 piece at an odd element offset */
+    check_copy(6, 6, 4099);     /* same phase, off the boundary: head bytes, 16-byte words, tail bytes */
+    check_copy(5, 5, 10);       /* shorter than the head: no body at all */
+    check_copy(3, 0, 7);        /* tiny, byte by byte */
     T_EQ_I(nvs_kern_copy(dev_dst, dev_src, 0, 0), cudaSuccess); /* nothing to copy */
 }
 
