@@ -84,7 +84,7 @@ static int eval_health(const nvs_rule *r, const json_t *root, nvs_verdicts *vs)
         snprintf(v->metric, sizeof v->metric, "%s", x->what);
         snprintf(v->measured, sizeof v->measured, "%.47s", x->measured);
         snprintf(v->expected, sizeof v->expected, "%.47s", x->expected);
-        snprintf(v->note, sizeof v->note, "%.191s", x->note);
+        snprintf(v->note, sizeof v->note, "%s", x->note);
         v->measured_v = x->measured_v;
         v->expected_v = x->expected_v;
         snprintf(v->host, sizeof v->host, "%s", g->host);

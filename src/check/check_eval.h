@@ -29,7 +29,7 @@ typedef struct {
     char measured[48];  /* "330.1 GB/s", "not measured" */
     char expected[48];  /* ">= 300.0 GB/s" */
     char margin[48];    /* "+30.1 GB/s (+10.0%)", "-" */
-    char note[192];     /* why it failed, or the baseline value it was compared with; "" */
+    char note[384];     /* why it failed, or the baseline value it was compared with; "" */
     char rule[300];     /* "rules.txt:3" or "--min-busbw" */
     int pass;
     const char *unit;   /* "GB/s", "fraction", "" */

@@ -69,7 +69,7 @@ static void who_of(const nvs_verdict *v, char *buf, size_t len)
  * the terminal (a host named "x\nresult: PASS" printed a fake PASS line above the real FAIL). */
 typedef struct {
     char metric[NVS_ESC_SIZE(256)], measured[NVS_ESC_SIZE(48)], expected[NVS_ESC_SIZE(48)], margin[NVS_ESC_SIZE(48)],
-        who[NVS_ESC_SIZE(128)], note[NVS_ESC_SIZE(192)];
+        who[NVS_ESC_SIZE(128)], note[NVS_ESC_SIZE(384)];
 } row_text;
 
 static void row_of(const nvs_verdict *v, row_text *t)

@@ -26,6 +26,8 @@ printf '%s\n' "$_out" | grep -q "^sanity: training efficiency n=2 .*146.4%.*WARN
 printf '%s\n' "$_out" | grep -q "^sanity: busbw all_reduce 1 GiB n=2.*600.0 GB/s.*<= 478.1 GB/s.*WARN" ||
     fail "no WARN row for busbw above the bound"
 printf '%s\n' "$_out" | grep -q "^result: PASS" || fail "a warning changed the verdict"
+# the note whole, not cut at a fixed width ("...host launch overhead of a sma")
+printf '%s\n' "$_out" | grep -q "this run's efficiencies are not scaling" || fail "the efficiency note is cut short"
 expect 0 "report.md" $NVS report "$d/odd.json" -o "$d/r" --no-plots
 grep -q "^### Warnings" "$d/r/report.md" && grep -q "146.4 % at N=2" "$d/r/report.md" ||
     fail "report.md has no Warnings section for the efficiency"
