@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/launch_env.h"
@@ -67,4 +68,25 @@ int nvs_cli_usage(const char *sub, const char *fmt, ...)
     fprintf(to, "\nTry 'nvscale %s --help'.\n", sub);
     va_end(ap);
     return 2;
+}
+
+int nvs_cli_output_file_ok(const char *sub, const char *flag, const char *path, const char *other)
+{
+    if (!*path) return nvs_cli_usage(sub, "%s needs a file name", flag);
+    if (other && !strcmp(path, other)) return nvs_cli_usage(sub, "%s %s: the same file as another output", flag, path);
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+        return nvs_cli_usage(sub, "%s %s: is a directory, not a file", flag, path);
+    char dir[NVS_PATH_MAX];
+    if (snprintf(dir, sizeof dir, "%s", path) >= (int)sizeof dir)
+        return nvs_cli_usage(sub, "%s: path too long (%zu bytes)", flag, strlen(path));
+    char *slash = strrchr(dir, '/');
+    if (slash) *slash = '\0';
+    const char *d = slash ? (dir[0] ? dir : "/") : ".";
+    if (stat(d, &st) != 0)
+        return nvs_cli_usage(sub, "%s %s: cannot write in directory '%s': %s", flag, path, d, strerror(errno));
+    if (!S_ISDIR(st.st_mode)) return nvs_cli_usage(sub, "%s %s: '%s' is not a directory", flag, path, d);
+    if (access(d, W_OK) != 0)
+        return nvs_cli_usage(sub, "%s %s: cannot write in directory '%s': %s", flag, path, d, strerror(errno));
+    return 0;
 }

@@ -79,23 +79,6 @@ static const struct option opts[] = {
     {0, 0, 0, 0},
 };
 
-/* An output file must be writable where it is asked for: its directory exists. Checked before minutes of
- * measuring, not after. */
-static int output_path_ok(const char *flag, const char *path)
-{
-    if (!*path) return bad("%s needs a file name", flag);
-    char dir[NVS_PATH_MAX];
-    snprintf(dir, sizeof dir, "%s", path);
-    char *slash = strrchr(dir, '/');
-    if (slash) *slash = '\0';
-    const char *d = slash ? (dir[0] ? dir : "/") : ".";
-    if (access(d, W_OK) != 0) {
-        fprintf(stderr, "nvscale accept: %s %s: cannot write in directory '%s': %s\n", flag, path, d, strerror(errno));
-        return 2;
-    }
-    return 0;
-}
-
 static int parse(int argc, char **argv, nvs_config *cfg, accept_opts *o)
 {
     optind = 1;
@@ -117,11 +100,11 @@ static int parse(int argc, char **argv, nvs_config *cfg, accept_opts *o)
             break;
         }
         case O_JUNIT:
-            if (output_path_ok("--junit", a)) return 2;
+            if (nvs_cli_output_file_ok("accept", "--junit", a, o->prometheus)) return 2;
             o->junit = a;
             break;
         case O_PROM:
-            if (output_path_ok("--prometheus", a)) return 2;
+            if (nvs_cli_output_file_ok("accept", "--prometheus", a, o->junit)) return 2;
             o->prometheus = a;
             break;
         case O_FORMAT:
@@ -145,7 +128,8 @@ static int parse(int argc, char **argv, nvs_config *cfg, accept_opts *o)
             cfg->sustain_s = d;
             break;
         case O_TIMEOUT:
-            if (nvs_parse_double(a, &d) || !(d > 0 && d <= 86400)) return bad("invalid value '%s' for --timeout: expected seconds in (0, 86400]", a);
+            /* the same range as the measuring commands' --timeout (options.c) */
+            if (nvs_parse_double(a, &d) || !(d >= 1 && d <= 86400)) return bad("invalid value '%s' for --timeout: expected seconds from 1 to 86400", a);
             cfg->timeout_s = d;
             break;
         case O_PRINT: o->print_rules = 1; break;

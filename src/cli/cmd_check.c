@@ -191,10 +191,9 @@ int cmd_check(int argc, char **argv)
             continue;
         case O_JUNIT:
         case O_PROM:
-            if (!*a) {
-                rc = usage_error("%s needs a file name%s", opt == O_JUNIT ? "--junit" : "--prometheus", "");
+            if ((rc = nvs_cli_output_file_ok("check", opt == O_JUNIT ? "--junit" : "--prometheus", a,
+                                             opt == O_JUNIT ? prom : junit)))
                 goto out;
-            }
             *(opt == O_JUNIT ? &junit : &prom) = a;
             continue;
         case O_FLEET:

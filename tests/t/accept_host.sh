@@ -138,6 +138,13 @@ json_get "$dir/l3/run.json" "len(set(c['collective'] for c in d['collectives']))
 # bad input: exit 2, nothing measured
 expect 2 "invalid value '4' for --level" "$NVS" accept --level 4
 expect 2 "cannot write in directory '$dir/nowhere'" "$NVS" accept --junit "$dir/nowhere/x.xml"
+# found before measuring, not after (were exit 1 once the run was done): a directory, a parent that is a file,
+# one file for two outputs; and --timeout in the measuring commands' range
+expect 2 "--junit $dir: is a directory, not a file" "$NVS" accept --level 1 --junit "$dir" --no-save
+: >"$dir/afile"
+expect 2 "'$dir/afile' is not a directory" "$NVS" accept --prometheus "$dir/afile/x.prom"
+expect 2 "the same file as another output" "$NVS" accept --junit "$dir/o.xml" --prometheus "$dir/o.xml"
+expect 2 "invalid value '0.01' for --timeout" "$NVS" accept --timeout 0.01 --no-save
 expect 2 "--sustain is for --level 3" "$NVS" accept --sustain 10
 printf 'nvscale-rules 1\nhealth eccs\n' >"$dir/bad.rules"
 expect 2 "bad.rules:2: health: unknown check 'eccs'" "$NVS" accept --rules "$dir/bad.rules"

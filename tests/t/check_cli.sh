@@ -20,6 +20,9 @@ refused "option --rules needs a value" "$NVS" check "$good" --rules
 refused "other.json: No such file or directory" "$NVS" check "$good" other.json --min-p2p 1  # several runs are read (the fleet view): each must exist
 refused "--baseline and --save-baseline take one RUN.json; two were given" "$NVS" check "$good" "$good" --save-baseline "$tmp/x.json"
 refused "invalid value 'xml' for --format" "$NVS" check "$good" --min-p2p 1 --format xml
+# output files checked before judging (were exit 1 after the verdicts were printed)
+refused "--junit $tmp: is a directory, not a file" "$NVS" check "$good" --min-p2p 1 --junit "$tmp"
+refused "the same file as another output" "$NVS" check "$good" --min-p2p 1 --junit "$tmp/o" --prometheus "$tmp/o"
 refused "expected COLL:SIZE:N:GBPS" "$NVS" check "$good" --min-busbw all_reduce:1G:300
 refused "expected COLL:SIZE:N:GBPS" "$NVS" check "$good" --min-busbw all_reduce:1G:2:300:4
 refused "field '' is empty" "$NVS" check "$good" --min-busbw all_reduce::2:300
