@@ -64,6 +64,7 @@ static int report_models(int n, char **paths, const char *outdir, const char *ti
             res = NVS_ERR_INPUT;
         }
     }
+    if (res == NVS_OK) res = nvs_report_model_check(docs, (const char *const *)paths, n);
     char dir[4096];
     if (res == NVS_OK) {
         if (outdir) snprintf(dir, sizeof dir, "%s", outdir);
@@ -94,9 +95,19 @@ int cmd_report(int argc, char **argv)
                 nvs_error("report: -o needs a directory, got an empty string");
                 return 2;
             }
+            if (outdir) { /* the first would be silently lost */
+                nvs_error("report: -o/--output given twice");
+                return 2;
+            }
             outdir = optarg;
             break;
-        case 't': title = optarg; break;
+        case 't':
+            if (title) {
+                nvs_error("report: -t/--title given twice");
+                return 2;
+            }
+            title = optarg;
+            break;
         case 'P': plots = 0; break;
         case 'h': usage(stdout); return 0;
         case ':':

@@ -29,11 +29,6 @@ static int run_main(const char *sub, int argc, char **argv)
         free(cfg);
         return 2;
     }
-    if (cfg->no_train && cfg->model[0]) {
-        fprintf(nvs_stderr_once(), "nvscale %s: --no-train and --model exclude each other\nTry 'nvscale %s --help'.\n", sub, sub);
-        free(cfg);
-        return 2;
-    }
     nvs_cli_set_verbosity(cfg->quiet, cfg->verbose);
     nvs_result_t r = nvs_run_measure(cfg);
     free(cfg);

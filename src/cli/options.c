@@ -292,6 +292,10 @@ nvs_result_t nvs_config_parse(nvs_config *c, const char *sub, int argc, char **a
 {
     char badname[192];
     int have_f = 0, have_i = 0, pm;
+    /* which options were given (by index in specs[]): one given twice would silently lose its first value; and
+     * --no-train with a training flag would silently ignore the flag */
+    unsigned char given[NSPECS];
+    memset(given, 0, sizeof given);
     *help = 0;
     c->subcommand = sub;
     /* getopt sees every option of every subcommand, so that one that belongs elsewhere is named as such */
@@ -323,14 +327,22 @@ nvs_result_t nvs_config_parse(nvs_config *c, const char *sub, int argc, char **a
         else
             snprintf(flag, sizeof flag, "-%c", opt);
         const char *a = optarg;
-        for (int i = 0; i < NSPECS && opt != '?' && opt != ':'; i++)
-            if (specs[i].key == opt && !(specs[i].subs & mine)) {
+        for (int i = 0; i < NSPECS && opt != '?' && opt != ':'; i++) {
+            if (specs[i].key != opt) continue;
+            if (given[i] && opt != 'v') { /* -v counts (-vv: debug) */
+                fprintf(nvs_stderr_once(), "nvscale %s: option %s given twice\nTry 'nvscale %s --help'.\n", sub, flag,
+                        sub);
+                return NVS_ERR_USAGE;
+            }
+            given[i] = 1;
+            if (!(specs[i].subs & mine)) {
                 char who[64];
                 owners(specs[i].subs, who, sizeof who);
                 fprintf(nvs_stderr_once(), "nvscale %s: option %s is not one of %s's (it belongs to: %s)\nTry 'nvscale %s --help'.\n",
                         sub, flag, sub, who, sub);
                 return NVS_ERR_USAGE;
             }
+        }
         switch (opt) {
         case 'm':
             if (parse_int_range(a, 1, 1024, &c->agg_iters)) return bad(sub, flag, a, "expected 1..1024");
@@ -547,5 +559,15 @@ nvs_result_t nvs_config_parse(nvs_config *c, const char *sub, int argc, char **a
         fprintf(nvs_stderr_once(), "nvscale %s: -q/--quiet and -v/--verbose exclude each other\n", sub);
         return NVS_ERR_USAGE;
     }
+    if (!c->save && c->out_dir[0]) {
+        fprintf(nvs_stderr_once(), "nvscale %s: --out and --no-save exclude each other\n", sub);
+        return NVS_ERR_USAGE;
+    }
+    /* the training step's flags (run's and train's alone) mean nothing without a training step */
+    for (int i = 0; c->no_train && i < NSPECS; i++)
+        if (given[i] && specs[i].subs == (S_RUN | S_TRAIN)) {
+            fprintf(nvs_stderr_once(), "nvscale %s: --no-train and --%s exclude each other\n", sub, specs[i].name);
+            return NVS_ERR_USAGE;
+        }
     return parse_stall_env(c);
 }

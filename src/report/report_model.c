@@ -45,6 +45,16 @@ static nvs_result_t validate(const json_t *doc, const char *name)
                           name, i, j);
                 return NVS_ERR_INPUT;
             }
+            /* what a projection can hold: a GPU count, an efficiency (a fraction; 10 = 1000 % is already
+             * nonsense, but a model's own output stays far below), a step of less than a day */
+            json_int_t gn = json_integer_value(json_object_get(p, "n"));
+            double e = num(p, "efficiency"), st = num(p, "step_us");
+            if (gn < 1 || gn > (1 << 20) || !(e >= 0 && e <= 10) || !(st > 0 && st < 86400e6)) {
+                nvs_error("report: %s: configurations[%zu].points[%zu]: n %lld, efficiency %g, step_us %g: expected n "
+                          "from 1 to 1048576, efficiency from 0 to 10 (a fraction), step_us above 0 and below a day",
+                          name, i, j, (long long)gn, e, st);
+                return NVS_ERR_INPUT;
+            }
         }
     }
     return NVS_OK;
@@ -121,6 +131,12 @@ static nvs_result_t write_plot(json_t *const *docs, int n, const char *dir, int 
         return NVS_ERR_SYSTEM;
     }
     *drawn = 1;
+    return NVS_OK;
+}
+
+nvs_result_t nvs_report_model_check(json_t *const *docs, const char *const *names, int n)
+{
+    for (int d = 0; d < n; d++) NVS_CHECK(validate(docs[d], names[d]));
     return NVS_OK;
 }
 

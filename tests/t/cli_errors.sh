@@ -9,6 +9,15 @@ expect 2 "invalid value '0' for -e" $NVS coll -e 0 --out $out
 expect 2 "larger than -e" $NVS coll -b 2M -e 1M --out $out
 expect 2 "invalid value '1' for -f" $NVS coll -f 1 --out $out
 expect 2 "exclude each other" $NVS coll -f 2 -i 1K --out $out
+# a flag given twice (the first value was silently lost), --out with --no-save (--out was ignored), and a
+# training flag with --no-train (ignored): refused
+expect 2 "option -b given twice" $NVS coll -b 8 -b 16 --out $out
+expect 2 "option --minbytes given twice" $NVS coll -b 8 --minbytes 16 --out $out
+expect 2 "option --out given twice" $NVS coll --out $out --out $out.2
+expect 2 "--out and --no-save exclude each other" $NVS coll -b 8 -e 8 --no-save --out $out
+expect 2 "--no-train and --batch exclude each other" $NVS run --no-train --batch 4 --out $out
+expect 2 "--no-train and --precision exclude each other" $NVS run --precision bf16 --no-train --out $out
+expect 2 "--no-train and --model exclude each other" $NVS run --no-train --model resnet50 --out $out
 expect 2 "invalid value '0' for -n" $NVS coll -n 0 --out $out
 expect 2 "invalid value 'x' for -w" $NVS coll -w x --out $out
 expect 2 "invalid value '2' for -c" $NVS coll -c 2 --out $out

@@ -18,6 +18,13 @@ fi
 # a projection with a broken point, and a projection mixed with a run.json: refused, nothing written
 python3 -c "import json; d=json.load(open('$d/m.json')); d['configurations'][0]['points'][1]['efficiency']='high'; json.dump(d, open('$d/bad.json','w'))"
 expect 2 "bad.json: configurations\[0\].points\[1\]" $NVS report "$d/bad.json" -o "$d/bad"
-[ -e "$d/bad/report.md" ] && fail "report.md written for a bad projection"
+[ -e "$d/bad" ] && fail "an output directory made for a bad projection"
+# numbers of the right type but no meaning: refused too (were a row "| -5 |" and a 300-digit percentage)
+python3 -c "import json; d=json.load(open('$d/m.json')); d['configurations'][0]['points'][0]['n']=-5; json.dump(d, open('$d/neg.json','w'))"
+expect 2 "n -5, .*expected n from 1" $NVS report "$d/neg.json" -o "$d/neg"
+python3 -c "import json; d=json.load(open('$d/m.json')); d['configurations'][0]['points'][0]['efficiency']=1e300; json.dump(d, open('$d/huge.json','w'))"
+expect 2 "efficiency 1e.300" $NVS report "$d/huge.json" -o "$d/huge"
+[ -e "$d/neg" ] || [ -e "$d/huge" ] && fail "an output directory made for a refused projection"
+expect 2 "given twice" $NVS report "$d/m.json" -o "$d/o1" -o "$d/o2"
 expect 2 "not a model projection" $NVS report "$d/m.json" tests/fixtures/runs/h200x2_nvlink.json -o "$d/mixed"
 finish
