@@ -49,7 +49,7 @@ void nvs_cli_out_abandon(nvs_cli_out *o)
 {
     if (!o->active) return;
     o->active = 0;
-    rmdir(o->work); /* only when empty: a run.json saved there stays */
+    if (rmdir(o->work) == 0) nvs_rj_unmake_parents(); /* only when empty: a run.json saved there stays */
 }
 
 void nvs_cli_set_verbosity(int quiet, int verbose)

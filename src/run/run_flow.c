@@ -401,7 +401,10 @@ end:;
     if (rt->rank == 0 && nvs_exit_code(final) == 2 && !measured_anything(&run)) {
         /* a usage error found once launched (a root beyond the ranks, --gpus beyond the world) before anything
          * was measured: nothing is left behind */
-        if (run.out_dir[0] && req->cfg.save) nvs_remove_tree(run.out_dir);
+        if (run.out_dir[0] && req->cfg.save) {
+            nvs_remove_tree(run.out_dir);
+            nvs_rj_unmake_parents();
+        }
     } else if (rt->rank == 0) {
         if (final == NVS_ERR_INTERRUPTED)
             nvs_interrupt_reason(nvs_interrupted(), run.reason, sizeof run.reason);
@@ -545,8 +548,10 @@ nvs_result_t nvs_run_measure(const nvs_config *cfg_in)
     /* one process: a usage error before the ranks ran (a bad --emulate-nodes split) leaves the directory made
      * above unused; run_rank renamed or removed it otherwise */
     struct stat st;
-    if (kind == NVS_LAUNCH_THREADS && req->out_dir[0] && nvs_exit_code(res) == 2 && lstat(req->out_dir, &st) == 0)
+    if (kind == NVS_LAUNCH_THREADS && req->out_dir[0] && nvs_exit_code(res) == 2 && lstat(req->out_dir, &st) == 0) {
         nvs_remove_tree(req->out_dir);
+        nvs_rj_unmake_parents();
+    }
     free(req);
     return res;
 }

@@ -211,6 +211,25 @@ nvs_result_t nvs_rj_check_out_dir(const char *out)
     return NVS_OK;
 }
 
+/* The parent directories the last nvs_rj_open_run_dir of this process made (results/, or the parents of --out):
+ * from `made_parent` up to `made_top`, the highest one that did not exist; "" when it made none. A run refused
+ * once launched removes them again (nvs_rj_unmake_parents). One run directory per process: rank 0's. */
+static char made_parent[4096], made_top[4096];
+
+void nvs_rj_unmake_parents(void)
+{
+    if (!made_top[0]) return;
+    char p[4096];
+    snprintf(p, sizeof p, "%s", made_parent);
+    /* rmdir, not a tree removal: only what is still empty goes (another run may have written there since) */
+    while (rmdir(p) == 0 && strcmp(p, made_top)) {
+        char *s = strrchr(p, '/');
+        if (!s || s == p) break;
+        *s = '\0';
+    }
+    made_top[0] = '\0';
+}
+
 nvs_result_t nvs_rj_open_run_dir(const char *out, const char *subcommand, char *final, size_t final_len, char *partial,
                                  size_t partial_len)
 {
@@ -223,8 +242,20 @@ nvs_result_t nvs_rj_open_run_dir(const char *out, const char *subcommand, char *
     char parent[4096];
     snprintf(parent, sizeof parent, "%s", base);
     char *slash = strrchr(parent, '/');
+    made_top[0] = '\0';
     if (slash && slash != parent) {
         *slash = '\0';
+        /* remember the highest ancestor that is about to be made */
+        char p[4096];
+        struct stat pst;
+        snprintf(p, sizeof p, "%s", parent);
+        snprintf(made_parent, sizeof made_parent, "%s", parent);
+        while (p[0] && lstat(p, &pst) != 0) {
+            snprintf(made_top, sizeof made_top, "%s", p);
+            char *s = strrchr(p, '/');
+            if (!s || s == p) break;
+            *s = '\0';
+        }
         NVS_CHECK(nvs_mkdir_p(parent));
     }
     for (int k = 1; k < 1000; k++) {

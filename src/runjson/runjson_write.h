@@ -63,6 +63,10 @@ nvs_result_t nvs_rj_check_out_dir(const char *out);
  * free. A stale <out>.partial (a run cut short) is refused, naming it. */
 nvs_result_t nvs_rj_open_run_dir(const char *out, const char *subcommand, char *final, size_t final_len, char *partial,
                                  size_t partial_len);
+/* After a run refused before it measured anything (its <final>.partial removed): removes the parent directories
+ * the last nvs_rj_open_run_dir of this process made for it, while they are empty (an empty results/ or the
+ * parents of --out were left behind). */
+void nvs_rj_unmake_parents(void);
 /* <final>.partial takes its final name once the run has ended: never over anything that exists by then (another
  * run's directory). 0, or -1 with errno set (EEXIST when the name was taken). */
 int nvs_rj_rename_run_dir(const char *partial, const char *final);

@@ -22,6 +22,16 @@ n=$(grep -c "needs .* GiB per host .* but rank [01] (.*) has .* GiB free: lower 
 [ "$n" -eq 1 ] || { fail "too large a batch: said $n times, expected once"; tail -5 "$d/big.out" | sed 's/^/    /'; }
 ! grep -q "sweep N=\|all_reduce" "$d/big.out" || fail "too large a batch: collectives ran before the refusal"
 [ ! -e "$d/big" ] && [ ! -e "$d/big.partial" ] || fail "too large a batch: a run directory was left"
+# refused once launched (a root beyond the ranks): no run directory, and none of the parents made for it
+$MPIRUN -np 2 "$NVS" coll --backend mpi -r 5 -b 8 -e 8 --out "$d/made/a/b" >"$d/root.out" 2>&1
+rc=$?
+[ $rc -eq 2 ] || fail "-r 5 at 2 ranks: exit $rc, expected 2"
+[ ! -e "$d/made" ] || fail "-r 5 at 2 ranks: the parents of --out were left: $(find "$d/made" | head -3)"
+expect 2 "" "$NVS" coll --backend mpi -r 5 -b 8 -e 8 --out "$d/made2/a/b"
+[ ! -e "$d/made2" ] || fail "-r 5 without a launcher: the parents of --out were left"
+mkdir -p "$d/keep/old"
+expect 2 "" "$NVS" coll --backend mpi -r 5 -b 8 -e 8 --out "$d/keep/x"
+[ -d "$d/keep/old" ] || fail "a directory that existed before the run was removed"
 [ $t -le 30 ] || fail "too large a batch: refused after $t s"
 
 # 2. bf16 on the host backend: before launch, once
