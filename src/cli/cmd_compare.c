@@ -88,10 +88,8 @@ static const char *env_first(const char *const *names)
 
 static void print_mpirun_sequence(const nvs_tp_kind *kinds, int nk, int pc, char **pass, const char *dir)
 {
-    static const char *const rank_vars[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID", NULL};
     static const char *const size_vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS", NULL};
-    const char *rank = env_first(rank_vars);
-    if (rank && strcmp(rank, "0")) return; /* one copy of the message, from rank 0 */
+    if (nvs_rt_launcher_rank() != 0) return; /* one copy of the message, from rank 0 */
     const char *np = env_first(size_vars);
     char opts[2048] = "";
     for (int i = 0; i < pc; i++)

@@ -2,13 +2,34 @@
 #include "core/launch_env.h"
 
 #include <stdlib.h>
+#include <string.h>
+
+/* A rank or size as a launcher writes it: decimal digits only, below 2^20; -1 otherwise (unset, empty, "abc",
+ * "-1", "1x"). */
+static long env_count(const char *name)
+{
+    const char *v = getenv(name);
+    if (!v || !*v || strspn(v, "0123456789") != strlen(v) || strlen(v) > 7) return -1;
+    long n = strtol(v, NULL, 10);
+    return n < (1L << 20) ? n : -1;
+}
 
 int nvs_launcher_rank(void)
 {
-    static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"};
+    /* each launcher's rank variable with the job size it sets beside it (PMIx sets none) */
+    static const char *const vars[][2] = {{"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"},
+                                          {"PMIX_RANK", NULL},
+                                          {"PMI_RANK", "PMI_SIZE"},
+                                          {"SLURM_PROCID", "SLURM_NTASKS"}};
     for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
-        const char *v = getenv(vars[i]);
-        if (v && *v) return atoi(v);
+        if (!getenv(vars[i][0]) || !*getenv(vars[i][0])) continue;
+        long r = env_count(vars[i][0]);
+        /* a value no launcher writes, or a rank without the job size its launcher sets beside it, or outside
+         * it (a variable left over in the environment, not a rank of this job): not a rank. Taking it would send every message of this process
+         * to /dev/null (nvs_stderr_once). */
+        if (r < 0) return 0;
+        if (vars[i][1] && env_count(vars[i][1]) <= r) return 0; /* its launcher always sets the size too */
+        return (int)r;
     }
     return 0;
 }

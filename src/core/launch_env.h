@@ -7,7 +7,9 @@
 #include <stdio.h>
 
 /* The rank an MPI/PMI launcher gave this process (OMPI_COMM_WORLD_RANK, PMIX_RANK, PMI_RANK, SLURM_PROCID, the
- * first set), 0 when none is set. */
+ * first set), 0 when none is set, when it is not a plain decimal number, or when the job size its launcher
+ * sets beside it (OMPI_COMM_WORLD_SIZE, PMI_SIZE, SLURM_NTASKS) is missing or does not exceed it: a leftover
+ * variable must not silence this process's messages. */
 int nvs_launcher_rank(void);
 /* stderr on launcher rank 0; on the other ranks a stream that discards (stderr again if /dev/null cannot be
  * opened: a message twice rather than none). */

@@ -1,0 +1,55 @@
+/* core/launch_env.c: the launcher's rank from the environment. A garbage or leftover rank variable must not make
+ * a process believe it is a non-zero rank: every message of it would go to /dev/null (nvs_stderr_once), and a
+ * usage error would exit 2 without a word. */
+#include <stdlib.h>
+
+#include "core/launch_env.h"
+#include "t.h"
+
+static void clear(void)
+{
+    static const char *const v[] = {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK",
+                                    "PMI_SIZE", "SLURM_PROCID", "SLURM_NTASKS"};
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) unsetenv(v[i]);
+}
+
+static void t_ranks_of_a_job(void)
+{
+    clear();
+    T_EQ_I(nvs_launcher_rank(), 0);
+    setenv("OMPI_COMM_WORLD_RANK", "3", 1);
+    setenv("OMPI_COMM_WORLD_SIZE", "8", 1);
+    T_EQ_I(nvs_launcher_rank(), 3);
+    clear();
+    setenv("PMIX_RANK", "5", 1); /* PMIx sets no size beside it */
+    T_EQ_I(nvs_launcher_rank(), 5);
+    clear();
+    setenv("SLURM_PROCID", "1", 1);
+    setenv("SLURM_NTASKS", "2", 1);
+    T_EQ_I(nvs_launcher_rank(), 1);
+    T_ASSERT(nvs_stderr_once() != stderr);
+    clear();
+}
+
+static void t_garbage_or_leftover_is_rank_0(void)
+{
+    static const char *const bad[] = {"abc", "-1", "1x", " 1", "99999999", "1.0"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        clear();
+        setenv("PMI_RANK", bad[i], 1);
+        if (nvs_launcher_rank() != 0) T_FAIL("PMI_RANK='%s' taken as rank %d", bad[i], nvs_launcher_rank());
+    }
+    clear();
+    setenv("SLURM_PROCID", "1", 1); /* a one-task step, or a size that says the rank is not in it */
+    setenv("SLURM_NTASKS", "1", 1);
+    T_EQ_I(nvs_launcher_rank(), 0);
+    setenv("SLURM_NTASKS", "x", 1);
+    T_EQ_I(nvs_launcher_rank(), 0);
+    unsetenv("SLURM_NTASKS"); /* srun always sets it: SLURM_PROCID alone is a leftover */
+    T_EQ_I(nvs_launcher_rank(), 0);
+    T_ASSERT(nvs_stderr_once() == stderr);
+    clear();
+}
+
+T_LIST = {T_CASE(t_ranks_of_a_job), T_CASE(t_garbage_or_leftover_is_rank_0)};
+T_MAIN
