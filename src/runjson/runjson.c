@@ -113,7 +113,14 @@ static const char *ipath(char *buf, const char *prefix, size_t i)
 }
 
 /* Absent or null: NAN. A number >= lo: its value. Anything else: a failure. */
-static double get_num(vctx *v, const json_t *o, const char *key, const char *prefix, double lo)
+/* The largest value any number of a run.json may hold: 2^53, the largest whole number a double holds exactly.
+ * Far above every quantity in its unit (microseconds: 285 years; GB/s; elements; parameters); a hand-edited
+ * 1e308 would otherwise flow into sums and ratios as inf ("inf%", "+inf pts" in check's verdicts). */
+#define MAX_NUM 9007199254740992.0
+
+/* A number in [lo, hi]; NAN when absent or null (the reader decides whether that may be), NAN and a failure
+ * naming the path when of another type or out of range. */
+static double get_num_in(vctx *v, const json_t *o, const char *key, const char *prefix, double lo, double hi)
 {
     const json_t *j = json_object_get(o, key);
     if (!j || json_is_null(j)) return NAN;
@@ -123,11 +130,19 @@ static double get_num(vctx *v, const json_t *o, const char *key, const char *pre
         return NAN;
     }
     double d = json_number_value(j);
-    if (!isfinite(d) || d < lo) {
-        vfail(v, "%s: expected a number >= %g, got %g", kpath(p, prefix, key), lo, d);
+    if (!isfinite(d) || d < lo || d > hi) {
+        if (isinf(lo))
+            vfail(v, "%s: expected a number up to %g, got %g", kpath(p, prefix, key), hi, d);
+        else
+            vfail(v, "%s: expected a number from %g to %g, got %g", kpath(p, prefix, key), lo, hi, d);
         return NAN;
     }
     return d;
+}
+
+static double get_num(vctx *v, const json_t *o, const char *key, const char *prefix, double lo)
+{
+    return get_num_in(v, o, key, prefix, lo, MAX_NUM);
 }
 
 /* A byte count: as get_num, and at most 2^53 (the largest whole number a double holds exactly; far above any
@@ -561,7 +576,8 @@ static void read_train(vctx *v, nvs_run *r)
         x->issue_us = get_num(v, e, "issue_us", p, 0);
         x->predicted_comm_us = get_num(v, e, "predicted_comm_us", p, 0);
         x->samples_per_s = get_num(v, e, "samples_per_s", p, 0);
-        x->efficiency = get_num(v, e, "efficiency", p, 0);
+        /* a fraction: 100 (10,000 %) is already nonsense, and the sanity check (sanity.h) flags far less */
+        x->efficiency = get_num_in(v, e, "efficiency", p, 0, 100);
     }
 }
 

@@ -15,11 +15,11 @@ expect 2 "invalid value '0x10' for -f" $NVS coll $small -f 0x10
 expect 2 "invalid value '0x10' for --timeout" $NVS coll $small --timeout 0x10
 expect 2 "invalid value '1e-300' for --timeout" $NVS coll $small --timeout 1e-300
 expect 2 "invalid value 'inf' for --timeout" $NVS coll $small --timeout inf
-expect 2 "invalid value '\+8' for -b" $NVS coll $small -b +8
-expect 2 "invalid value '0x10' for -n" $NVS coll $small -n 0x10
+expect 2 "invalid value '\+8' for -b" $NVS coll --backend mpi -e 64 -n 1 -w 0 --no-save -b +8
+expect 2 "invalid value '0x10' for -n" $NVS coll --backend mpi -b 8 -e 64 -w 0 --no-save -n 0x10
 # 2^64 - 1 bytes per step: refused (it reached a double -> size_t conversion outside the range: undefined)
 expect 2 "invalid value '18446744073709551615' for -i" $NVS coll $small -i 18446744073709551615 -e 1M
-expect 2 "invalid value '2T' for -e" $NVS coll $small -e 2T
+expect 2 "invalid value '2T' for -e" $NVS coll --backend mpi -b 8 -n 1 -w 0 --no-save -e 2T
 
 # empty list items
 expect 2 "empty item in 'all_reduce,,broadcast'" $NVS coll $small --coll all_reduce,,broadcast
