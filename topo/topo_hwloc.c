@@ -344,9 +344,21 @@ static nvs_result_t hwloc_load(const char *xml, const char *buf, size_t len, nvs
         busid_of(o, g->pci_bus_id, sizeof g->pci_bus_id);
         gpu_name(o, g->name, sizeof g->name);
         fill_path(topo, o, g);
-        if (o->attr->pcidev.linkspeed > 0) {
-            /* hwloc: lanes x rate x encoding / 8 of the link as the OS reports it (current speed) */
-            g->pcie.gbps = o->attr->pcidev.linkspeed;
+        double ls = o->attr->pcidev.linkspeed;
+        /* hwloc: lanes x rate x encoding / 8 of the link as the OS reports it (current speed), GB/s. PCIe 1.0 x1
+         * moves 0.25 GB/s, PCIe 7.0 x16 about 242: outside [0.1, 1000] it is not a link speed. An XML file is
+         * the user's input: refused with the value; a live topology: left unknown. */
+        if (ls > 0 && !(ls >= 0.1 && ls <= 1000)) {
+            if (xml) {
+                snprintf(err, errlen, "%s: GPU %s: pci_link_speed %g GB/s: expected 0.1 to 1000 (a PCIe link)", xml,
+                         g->pci_bus_id, ls);
+                res = NVS_ERR_INPUT;
+                goto out;
+            }
+            nvs_warn("hwloc reports a PCIe link speed of %g GB/s for GPU %s: ignored (not a PCIe link speed)", ls,
+                     g->pci_bus_id);
+        } else if (ls > 0) {
+            g->pcie.gbps = ls;
             snprintf(g->pcie.gbps_source, sizeof g->pcie.gbps_source, "hwloc link speed");
         }
         snprintf(g->nvlink.why_unknown, sizeof g->nvlink.why_unknown,

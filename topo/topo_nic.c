@@ -169,7 +169,7 @@ double nvs_topo_parse_rate(const char *text)
     if (!text) return 0;
     char *end;
     double v = strtod(text, &end);
-    if (end == text || !(v > 0) || v > 1e7) return 0;
+    if (end == text || !(v > 0) || v > 1e5) return 0; /* 100 Tb/s: far above any port (800G, 1.6T in 2026) */
     while (*end == ' ') end++;
     /* Linux drivers/infiniband/core/sysfs.c writes "%d%s Gb/sec (%dX%s)" */
     if (!strncmp(end, "Gb/sec", 6) || !strncmp(end, "Gb/s", 4) || !strncmp(end, "Gbit/s", 6)) return v / 8.0;

@@ -417,6 +417,9 @@ end:;
         run.rows.on_push = NULL;
         nvs_result_t w = write_outputs(&run, final);
         if (w != NVS_OK && res == NVS_OK) res = w;
+        /* said last, after the outputs (which name the run directory), so that the end of the terminal says
+         * why the run stopped: Open MPI's abort banner alone did not */
+        if (final == NVS_ERR_INTERRUPTED) fprintf(stderr, "nvscale: %s (run.json: status \"interrupted\")\n", run.reason);
     }
     if (final != NVS_OK && res == NVS_OK) res = final;
 out:

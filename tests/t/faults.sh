@@ -51,6 +51,8 @@ if wait_rows "$d/int1"; then
     set -- $(kept "$d/int1")
     [ "$1" = interrupted ] && [ "$2" -ge 1 ] || fail "SIGINT: run.json status '$1' with $2 rows"
     json_get "$d/int1/run.json" "d['result']['reason']" | grep -q "SIGINT" || fail "SIGINT: no reason in run.json"
+    grep -q "^nvscale: interrupted by signal 2 (SIGINT.*status \"interrupted\"" "$d/int1.err" ||
+        fail "SIGINT: stderr does not say the run was interrupted: $(tail -n 3 "$d/int1.err")"
 else
     kill -9 $pid 2>/dev/null
     fail "no checkpoint with rows appeared within 60 s"

@@ -41,6 +41,11 @@ python3 tests/fixtures/topo/gen_many.py 2 --nvlink 18446744073709551615 >"$d/nvm
 expect 2 "is 737869762948382 NVLinks" $to $NVS topo --hwloc-xml "$d/nvmax.xml" --no-save
 python3 tests/fixtures/topo/gen_many.py 2 --nvlink 450000 >"$d/nv18.xml"
 expect 0 "GPU0   X    NV18" $to $NVS topo --hwloc-xml "$d/nv18.xml" --no-save -q
+# a GPU's PCIe link speed no link has (was printed as a 39-digit bound and stored in run.json)
+sed 's/pci_link_speed="[0-9.]*"/pci_link_speed="3e38"/' tests/fixtures/topo/h200x2.xml >"$d/ls.xml"
+expect 2 "pci_link_speed 3e.38 GB/s: expected 0.1 to 1000" $to $NVS topo --hwloc-xml "$d/ls.xml" --no-save
+sed 's/pci_link_speed="[0-9.]*"/pci_link_speed="0.0000001"/' tests/fixtures/topo/h200x2.xml >"$d/ls0.xml"
+expect 2 "pci_link_speed 1e-07 GB/s" $to $NVS topo --hwloc-xml "$d/ls0.xml" --no-save
 # hwloc 2.9 aborts or crashes on some malformed XML (lstopo too): nvscale's reader process dies, nvscale says so
 python3 tests/fixtures/topo/gen_many.py 2 | sed 's/complete_cpuset="0x00000001"/complete_cpuset=",0x00000001"/' >"$d/badset.xml"
 expect 2 "badset.xml:[0-9]*: an object's sets are not what hwloc writes" $to $NVS topo --hwloc-xml "$d/badset.xml" --no-save
