@@ -24,11 +24,11 @@ int nvs_launcher_rank(void)
     for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
         if (!getenv(vars[i][0]) || !*getenv(vars[i][0])) continue;
         long r = env_count(vars[i][0]);
-        /* a value no launcher writes, or a rank without the job size its launcher sets beside it, or outside
-         * it (a variable left over in the environment, not a rank of this job): not a rank. Taking it would send every message of this process
-         * to /dev/null (nvs_stderr_once). */
+        /* a value no launcher writes, or a rank without the job size its launcher always sets beside it, or
+         * outside it (a variable left over in the environment, not a rank of this job): not a rank. Taking it
+         * would send every message of this process to /dev/null (nvs_stderr_once). */
         if (r < 0) return 0;
-        if (vars[i][1] && env_count(vars[i][1]) <= r) return 0; /* its launcher always sets the size too */
+        if (vars[i][1] && env_count(vars[i][1]) <= r) return 0;
         return (int)r;
     }
     return 0;
