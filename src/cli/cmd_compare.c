@@ -452,7 +452,7 @@ static int child_program(char *buf, size_t len)
 int cmd_compare(int argc, char **argv)
 {
     nvs_tp_kind kinds[NVS_TP_COUNT];
-    int nk = 0, report_only = 0, pc = 0, rc = 0;
+    int nk = 0, report_only = 0, pc = 0, rc = 0, have_list = 0;
     const char *dir_arg = NULL, *list = "all";
     char *pass[MAX_PASS + 1];
     char err[256], dir[NVS_PATH_MAX], prog[NVS_PATH_MAX];
@@ -463,14 +463,20 @@ int cmd_compare(int argc, char **argv)
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);
             return 0;
-        } else if (!strcmp(a, "--transports") || !strcmp(a, "--out")) {
-            if (i + 1 >= argc) return usage_error("option needs a value:", a);
-            if (a[2] == 't') list = argv[++i];
-            else dir_arg = argv[++i];
-        } else if (!strncmp(a, "--transports=", 13)) {
-            list = a + 13;
-        } else if (!strncmp(a, "--out=", 6)) {
-            dir_arg = a + 6;
+        } else if (!strcmp(a, "--transports") || !strcmp(a, "--out") || !strncmp(a, "--transports=", 13) ||
+                   !strncmp(a, "--out=", 6)) {
+            int t = a[2] == 't';
+            const char *eq = strchr(a, '=');
+            if (!eq && i + 1 >= argc) return usage_error("option needs a value:", a);
+            if (t ? have_list : dir_arg != NULL) /* the first would be silently lost */
+                return usage_error("option given twice:", t ? "--transports" : "--out");
+            const char *v = eq ? eq + 1 : argv[++i];
+            if (t) {
+                list = v;
+                have_list = 1;
+            } else {
+                dir_arg = v;
+            }
         } else if (!strcmp(a, "--report-only")) {
             report_only = 1;
         } else if (!strcmp(a, "--no-save")) {

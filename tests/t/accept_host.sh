@@ -144,6 +144,7 @@ expect 2 "--junit $dir: is a directory, not a file" "$NVS" accept --level 1 --ju
 : >"$dir/afile"
 expect 2 "'$dir/afile' is not a directory" "$NVS" accept --prometheus "$dir/afile/x.prom"
 expect 2 "the same file as another output" "$NVS" accept --junit "$dir/o.xml" --prometheus "$dir/o.xml"
+expect 2 "--prometheus given twice" "$NVS" accept --prometheus "$dir/o1" --prometheus "$dir/o2"
 expect 2 "invalid value '0.01' for --timeout" "$NVS" accept --timeout 0.01 --no-save
 expect 2 "--sustain is for --level 3" "$NVS" accept --sustain 10
 printf 'nvscale-rules 1\nhealth eccs\n' >"$dir/bad.rules"

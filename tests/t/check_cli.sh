@@ -23,6 +23,7 @@ refused "invalid value 'xml' for --format" "$NVS" check "$good" --min-p2p 1 --fo
 # output files checked before judging (were exit 1 after the verdicts were printed)
 refused "--junit $tmp: is a directory, not a file" "$NVS" check "$good" --min-p2p 1 --junit "$tmp"
 refused "the same file as another output" "$NVS" check "$good" --min-p2p 1 --junit "$tmp/o" --prometheus "$tmp/o"
+refused "--junit given twice" "$NVS" check "$good" --min-p2p 1 --junit "$tmp/o1" --junit "$tmp/o2"
 refused "expected COLL:SIZE:N:GBPS" "$NVS" check "$good" --min-busbw all_reduce:1G:300
 refused "expected COLL:SIZE:N:GBPS" "$NVS" check "$good" --min-busbw all_reduce:1G:2:300:4
 refused "field '' is empty" "$NVS" check "$good" --min-busbw all_reduce::2:300

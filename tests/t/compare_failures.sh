@@ -24,6 +24,8 @@ cmp_expect 2 "unknown transport 'ib'" --transports nvlink,ib --out "$base/u1"
 cmp_expect 2 "transport 'shm' given twice" --transports shm,shm --out "$base/u1"
 cmp_expect 2 "empty item" --transports shm, --out "$base/u1"
 cmp_expect 2 "option needs a value: '--out'" --transports shm --out
+cmp_expect 2 "option given twice: '--transports'" --transports shm --transports=nvlink --out "$base/u1"
+cmp_expect 2 "option given twice: '--out'" --transports shm --out "$base/u1" --out="$base/u2"
 cmp_expect 2 "--no-save cannot be passed" --no-save --out "$base/u1"
 cmp_expect 2 "--backend mpi runs host MPI collectives" --backend mpi --out "$base/u1"
 cmp_expect 2 "nvscale run: invalid value '0' for -b" -b 0 --out "$base/u1"
