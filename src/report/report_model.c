@@ -143,7 +143,7 @@ nvs_result_t nvs_report_model_check(json_t *const *docs, const char *const *name
 nvs_result_t nvs_report_model(json_t *const *docs, const char *const *names, int n, const char *dir,
                               const char *title, int plots)
 {
-    for (int d = 0; d < n; d++) NVS_CHECK(validate(docs[d], names[d]));
+    NVS_CHECK(nvs_report_model_check(docs, names, n)); /* safe on its own; the CLI checks before making dir */
     int drawn = 0;
     nvs_result_t plot_res = plots ? write_plot(docs, n, dir, &drawn) : NVS_OK;
     char path[4300];
