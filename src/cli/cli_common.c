@@ -70,8 +70,9 @@ int nvs_cli_usage(const char *sub, const char *fmt, ...)
     return 2;
 }
 
-int nvs_cli_output_file_ok(const char *sub, const char *flag, const char *path, const char *other)
+int nvs_cli_output_file_ok(const char *sub, const char *flag, const char *path, const char *prev, const char *other)
 {
+    if (prev) return nvs_cli_usage(sub, "%s given twice", flag);
     if (!*path) return nvs_cli_usage(sub, "%s needs a file name", flag);
     if (other && !strcmp(path, other)) return nvs_cli_usage(sub, "%s %s: the same file as another output", flag, path);
     struct stat st;

@@ -30,9 +30,10 @@ void nvs_cli_out_abandon(nvs_cli_out *o);
 int nvs_cli_usage(const char *sub, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* An output file asked for by FLAG (--junit, --prometheus): checked before anything is measured or judged, so that
  * a typo does not cost the run. PATH must be non-empty, not an existing directory, and its directory must exist,
- * be a directory and be writable. OTHER (may be NULL): another output file of the same command, which PATH must
- * not be (one would overwrite the other). Returns 0, or 2 after one usage message of subcommand SUB. */
-int nvs_cli_output_file_ok(const char *sub, const char *flag, const char *path, const char *other);
+ * be a directory and be writable. PREV (may be NULL): the value FLAG already had (given twice, the first would be
+ * lost). OTHER (may be NULL): another output file of the same command, which PATH must not be (one would
+ * overwrite the other). Returns 0, or 2 after one usage message of subcommand SUB. */
+int nvs_cli_output_file_ok(const char *sub, const char *flag, const char *path, const char *prev, const char *other);
 /* -q: errors only; default: warnings; -v: info; -vv: debug. Progress lines off under -q. */
 void nvs_cli_set_verbosity(int quiet, int verbose);
 

@@ -100,13 +100,11 @@ static int parse(int argc, char **argv, nvs_config *cfg, accept_opts *o)
             break;
         }
         case O_JUNIT:
-            if (o->junit) return bad("%s", "--junit given twice");
-            if (nvs_cli_output_file_ok("accept", "--junit", a, o->prometheus)) return 2;
+            if (nvs_cli_output_file_ok("accept", "--junit", a, o->junit, o->prometheus)) return 2;
             o->junit = a;
             break;
         case O_PROM:
-            if (o->prometheus) return bad("%s", "--prometheus given twice");
-            if (nvs_cli_output_file_ok("accept", "--prometheus", a, o->junit)) return 2;
+            if (nvs_cli_output_file_ok("accept", "--prometheus", a, o->prometheus, o->junit)) return 2;
             o->prometheus = a;
             break;
         case O_FORMAT:

@@ -191,12 +191,8 @@ int cmd_check(int argc, char **argv)
             continue;
         case O_JUNIT:
         case O_PROM:
-            if (*(opt == O_JUNIT ? &junit : &prom)) {
-                rc = usage_error("%s given twice%s", opt == O_JUNIT ? "--junit" : "--prometheus", "");
-                goto out;
-            }
             if ((rc = nvs_cli_output_file_ok("check", opt == O_JUNIT ? "--junit" : "--prometheus", a,
-                                             opt == O_JUNIT ? prom : junit)))
+                                             opt == O_JUNIT ? junit : prom, opt == O_JUNIT ? prom : junit)))
                 goto out;
             *(opt == O_JUNIT ? &junit : &prom) = a;
             continue;
