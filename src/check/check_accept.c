@@ -121,6 +121,17 @@ static void skipped_why(const json_t *p2p, char *buf, size_t len)
     }
 }
 
+/* How many GPUs the run's topology gives host `name`, -1 when it does not say. */
+static int host_gpus(const json_t *root, const char *name)
+{
+    const json_t *hosts = json_object_get(json_object_get(root, "topology"), "hosts");
+    for (size_t i = 0; name && i < json_array_size(hosts); i++) {
+        const json_t *h = json_array_get(hosts, i), *n = json_object_get(h, "name"), *g = json_object_get(h, "gpus");
+        if (json_is_string(n) && !strcmp(json_string_value(n), name) && json_is_array(g)) return (int)json_array_size(g);
+    }
+    return -1;
+}
+
 static int eval_host(const nvs_rule *r, const json_t *root, nvs_verdicts *vs)
 {
     const json_t *p2p = json_object_get(root, "p2p"), *hc = json_object_get(p2p, "host_copies");
@@ -151,6 +162,9 @@ static int eval_host(const nvs_rule *r, const json_t *root, nvs_verdicts *vs)
         snprintf(v->host, sizeof v->host, "%s", host ? host : "");
         snprintf(v->metric, sizeof v->metric, "%s GPU%d", label, gpu);
         const json_t *m = json_object_get(g, mode_name[r->host_mode]);
+        /* "all GPUs at once" on a host with one GPU is that GPU alone: the single copies are its measurement */
+        int only_gpu = r->host_mode == 1 && !json_is_object(m) && host_gpus(root, host) == 1;
+        if (only_gpu) m = json_object_get(g, mode_name[0]);
         double bound = num(g, "bound_gbps") * (r->host_dir == 2 ? 2 : 1);
         double expected = r->has_min ? r->min : NAN;
         if (r->has_min_bound && bound > 0) {
@@ -164,7 +178,11 @@ static int eval_host(const nvs_rule *r, const json_t *root, nvs_verdicts *vs)
         }
         if (!json_is_object(m)) {
             const char *why = json_string_value(json_object_get(g, "remote_why"));
-            not_measured(vs, v, r, r->host_mode == 2 && why && *why ? why : "this mode was not measured for this GPU");
+            int seen = host_gpus(root, host);
+            char all_why[128];
+            snprintf(all_why, sizeof all_why, "this process saw one of the host's %d GPUs; all at once needs them in one process", seen);
+            not_measured(vs, v, r, r->host_mode == 2 && why && *why ? why
+                                   : r->host_mode == 1 && seen > 1 ? all_why : "this mode was not measured for this GPU");
             continue;
         }
         const json_t *nn = json_object_get(m, "numa_node");
@@ -186,7 +204,7 @@ static int eval_host(const nvs_rule *r, const json_t *root, nvs_verdicts *vs)
         v->margin_v = val - expected;
         snprintf(v->measured, sizeof v->measured, "%.1f GB/s", val);
         snprintf(v->margin, sizeof v->margin, "%+.1f GB/s (%+.1f%%)", val - expected, (val - expected) / expected * 100);
-        snprintf(v->note, sizeof v->note, "%s", node);
+        snprintf(v->note, sizeof v->note, "%s%s", only_gpu ? "the host's only GPU, alone; " : "", node);
         if (json_is_integer(w) && json_integer_value(w) > 0) {
             snprintf(v->note, sizeof v->note, "%lld wrong elements in these copies: the data path is broken",
                      (long long)json_integer_value(w));

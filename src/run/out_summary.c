@@ -307,6 +307,29 @@ static void print_training(const json_t *trains, int gpu, FILE *to)
                     jnum(r, "samples_per_s"), 100.0 * jnum(r, "efficiency"));
         }
     }
+    /* the rows whose parts cannot add up to their step, with the reason */
+    json_array_foreach(trains, i, t)
+    {
+        size_t j;
+        json_t *r;
+        json_array_foreach(json_object_get(t, "results"), j, r)
+        {
+            char note[256];
+            if (nvs_summary_compute_note(json_string_value(json_object_get(t, "model")),
+                                         (int)json_integer_value(json_object_get(r, "n")), jnum(r, "step_us"),
+                                         jnum(r, "compute_us"), note, sizeof note))
+                fprintf(to, "  %s\n", note);
+        }
+    }
+}
+
+int nvs_summary_compute_note(const char *model, int n, double step_us, double compute_us, char *buf, size_t len)
+{
+    if (!(step_us > 0 && compute_us > step_us)) return 0;
+    snprintf(buf, len, "note: %s N=%d: the compute-only step, timed apart, took %.2f ms (%.1f %%) longer than the "
+                       "full step: run-to-run noise, so its parts read 0",
+             model ? model : "?", n, (compute_us - step_us) / 1e3, 100.0 * (compute_us - step_us) / step_us);
+    return 1;
 }
 
 void nvs_summary_verdict(const nvs_summary_facts *f, char *buf, size_t len)

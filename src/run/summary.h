@@ -27,4 +27,9 @@ enum { NVS_LOSS_CONTENTION, NVS_LOSS_INTERFERENCE, NVS_LOSS_EXPOSED, NVS_LOSS_RA
  * step is waiting for a slower rank (5.2 ms)". */
 void nvs_summary_verdict(const nvs_summary_facts *f, char *buf, size_t len);
 
+/* The training table's note for a row whose compute-only step (timed apart from the full step) came out longer
+ * than the full step: its parts cannot add up to the step and read 0 (train/split.c). Writes "note: MODEL N=n:
+ * ..." into buf and returns 1, or returns 0 (buf untouched) for a row that needs no note. */
+int nvs_summary_compute_note(const char *model, int n, double step_us, double compute_us, char *buf, size_t len);
+
 #endif

@@ -173,6 +173,43 @@ static void t_sustain_rows(void)
     json_decref(root);
 }
 
+/* "all GPUs at once" with no "all" copies: on a host with one GPU the single copies answer it; on a host with
+ * more, whose GPUs one process did not all see, it stays not measured and says why */
+static void t_host_all_one_gpu(void)
+{
+    static const char *fmt =
+        "{\"topology\": {\"hosts\": [{\"name\": \"vm\", \"gpus\": %s}]},"
+        " \"p2p\": {\"host_copies\": {\"gpus\": [{\"gpu\": 0, \"host\": \"vm\", \"bound_gbps\": 63.0,"
+        " \"single\": {\"numa_node\": 0, \"h2d_gbps\": %s, \"d2h_gbps\": 55.0, \"bidir_gbps\": 100.0, \"wrong\": 0},"
+        " \"all\": null, \"remote\": null, \"remote_why\": \"the host has 1 NUMA node\"}]}}}";
+    const char *cases[3][2] = {{"[0]", "55.4"}, {"[0]", "20.0"}, {"[0, 1]", "55.4"}};
+    const int want[3] = {NVS_SEV_PASS, NVS_SEV_FAIL, NVS_SEV_FAIL};
+    for (int c = 0; c < 3; c++) {
+        nvs_ruleset rs = {0};
+        int line;
+        char err[256], text[1024];
+        T_EQ_I(nvs_rules_parse_text("nvscale-rules 1\nhost h2d mode=all min_bound=50%\n", "r", &rs, &line, err, sizeof err), 0);
+        snprintf(text, sizeof text, fmt, cases[c][0], cases[c][1]);
+        json_error_t je;
+        json_t *root = json_loads(text, 0, &je);
+        if (!root) T_FAIL("doc: %s", je.text);
+        nvs_verdicts vs = {0};
+        T_EQ_I(nvs_check_eval_accept(&rs, root, &vs), 0);
+        T_EQ_U(vs.n, 1);
+        T_EQ_I(vs.v[0].severity, want[c]);
+        if (c < 2) {
+            T_NEAR(vs.v[0].measured_v, atof(cases[c][1]), 1e-9);
+            T_CONTAINS(vs.v[0].note, "the host's only GPU, alone");
+        } else {
+            T_EQ_S(vs.v[0].measured, "not measured");
+            T_CONTAINS(vs.v[0].note, "saw one of the host's 2 GPUs");
+        }
+        nvs_verdicts_free(&vs);
+        nvs_ruleset_free(&rs);
+        json_decref(root);
+    }
+}
+
 static void t_not_measured(void)
 {
     nvs_ruleset rs = {0};
@@ -195,5 +232,5 @@ static void t_not_measured(void)
 }
 
 T_LIST = {T_CASE(t_parse_new_rules), T_CASE(t_default_rules), T_CASE(t_health_rows), T_CASE(t_host_rows),
-          T_CASE(t_sustain_rows), T_CASE(t_not_measured)};
+          T_CASE(t_sustain_rows), T_CASE(t_host_all_one_gpu), T_CASE(t_not_measured)};
 T_MAIN
