@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Issue 9: the fit of the pytorch-ddp framework's host costs (src/train/framework.c), and its check on the other
+"""Issue 9: the fit of the pytorch-ddp framework's host costs (src/workload/framework.c), and its check on the other
 models, from PyTorch's own 1-GPU steps at bf16.
 
     python3 tools/fidelity_fit.py --list FILE [--out PREFIX]

@@ -27,7 +27,7 @@ import sys
 
 # --- memory-bound passes: their cost, in passes over the layer's output (one pass = 2 accesses of its size), and
 # the operations eager PyTorch dispatches for them, forward and backward (the framework's host cost is per
-# operation: src/train/framework.h). An Ew adds up both: NORM + UNARY = 2.5 passes in 2 + 2 operations.
+# operation: src/workload/framework.h). An Ew adds up both: NORM + UNARY = 2.5 passes in 2 + 2 operations.
 class Ew(float):
     """Passes over a layer's output (the float), and the operations that make them (fwd, bwd)."""
 

@@ -55,6 +55,9 @@ static void usage(FILE *to)
             "  --dp ddp|delay|none    data-parallel mode (default: the profile's): buckets overlapping backward,\n"
             "                         one all-reduce after backward (apex delay_allreduce), no all-reduce\n"
             "  --step-cv F            variation of a rank's compute time per step (waiting for the slowest rank)\n"
+            "  --framework F          pytorch-ddp (default, as nvscale train): the framework's host work per\n"
+            "                         operation and per bucket, its bucket and layout copies | ideal: the hardware\n"
+            "                         alone (with --calibrate: the run's own, unless given)\n"
             "  --overlap-penalty F    share of the all-reduce time under backward that still lengthens the step\n"
             "  --bucket-first SIZE    first DDP bucket (default 1M); --bucket-cap SIZE: the others (default 25M)\n"
             "  --calibrate RUN.json   fit link and overhead terms to a measured run and report the model's error\n"
@@ -76,7 +79,7 @@ static void usage(FILE *to)
 typedef struct {
     const char *gpu, *machine, *model, *batch, *gpus, *nodes, *gpn, *net, *precision, *grad, *algo, *p2p;
     const char *bucket_first, *bucket_cap, *calibrate, *format, *output, *tolerance, *overlap;
-    const char *nccl, *dp, *step_cv, *host_mem;
+    const char *nccl, *dp, *step_cv, *host_mem, *framework;
     const char *preset_files[MAX_PRESET_FILES];
     int npreset_files;
     int lambda, list, fit;
@@ -85,7 +88,7 @@ typedef struct {
 enum {
     O_GPU = 1000, O_MACHINE, O_MODEL, O_BATCH, O_GPUS, O_NODES, O_GPN, O_NET, O_PRECISION, O_GRAD, O_ALGO, O_P2P,
     O_BFIRST, O_BCAP, O_CALIBRATE, O_LAMBDA, O_LIST, O_PRESET_FILE, O_FORMAT, O_TOL, O_OVERLAP, O_NCCL, O_DP,
-    O_STEP_CV, O_FIT, O_HOST_MEM
+    O_STEP_CV, O_FIT, O_HOST_MEM, O_FRAMEWORK
 };
 
 /* A list of positive integers in 1..hi, sorted, without duplicates. */
@@ -295,6 +298,8 @@ static int common_settings(const opts *o, const nvs_presets *ps, nvs_model_confi
         if (nvs_dp_parse(o->dp, &m)) return usage_error("--dp '%s': expected ddp, delay or none", o->dp);
         c->dp = (int)m;
     }
+    if (o->framework && !(c->fw = nvs_framework_find(o->framework)))
+        return usage_error("--framework '%s': expected %s", o->framework, nvs_framework_choices());
     if (o->step_cv) {
         double v;
         if (nvs_parse_double(o->step_cv, &v) || v < 0 || v > 1)
@@ -459,6 +464,7 @@ static int mode_project(const opts *o, const nvs_presets *ps, int json)
             }
             nvs_model_series *x = &s[ns++];
             nvs_model_config_init(&x->cfg);
+            x->cfg.fw = nvs_framework_default(); /* as `nvscale train` runs its step; --framework changes it */
             nvs_gpu_spec_from(gp, &x->cfg.gpu);
             nvs_machine_spec_from(mp, &x->cfg.machine);
             x->cfg.profile = &prof;
@@ -499,7 +505,7 @@ static int mode_lambda(const opts *o, const nvs_presets *ps, int json)
 {
     if (o->gpu || o->machine || o->model || o->batch || o->gpus || o->nodes || o->gpn || o->net || o->precision ||
         o->grad || o->algo || o->p2p || o->bucket_first || o->bucket_cap || o->overlap || o->nccl || o->dp ||
-        o->step_cv)
+        o->step_cv || o->framework)
         return usage_error("%s", "--lambda models Lambda's own runs (their GPUs, boxes, batches, precisions and "
                                  "N = 2, 4, 8): it takes only --fit, --preset-file, --format and --output");
     char err[512];
@@ -634,7 +640,8 @@ static int mode_calibrate(const opts *o, const nvs_presets *ps, int json)
         nvs_model_config scratch = c.cfg;
         const char *ignored = o->precision ? "--precision" : o->grad ? "--grad" : o->algo ? "--algo" : o->p2p ? "--p2p"
                               : o->overlap ? "--overlap-penalty" : o->bucket_first ? "--bucket-first"
-                              : o->bucket_cap ? "--bucket-cap" : o->gpn ? "--gpus-per-node" : NULL;
+                              : o->bucket_cap ? "--bucket-cap" : o->gpn ? "--gpus-per-node"
+                              : o->framework ? "--framework" : NULL;
         if ((rc = common_settings(o, ps, &scratch)) == 0 && ignored)
             rc = usage_error("%s with --calibrate sets a projection from the calibrated configuration: add --gpus "
                              "or --nodes (without them it would change nothing)",
@@ -738,6 +745,7 @@ int cmd_model(int argc, char **argv)
         {"nccl", required_argument, 0, O_NCCL},
         {"dp", required_argument, 0, O_DP},
         {"step-cv", required_argument, 0, O_STEP_CV},
+        {"framework", required_argument, 0, O_FRAMEWORK},
         {"fit", no_argument, 0, O_FIT},
         {"host-mem-gbps", required_argument, 0, O_HOST_MEM},
         {"lambda", no_argument, 0, O_LAMBDA},
@@ -780,6 +788,7 @@ int cmd_model(int argc, char **argv)
         case O_NCCL: slot = &o.nccl; break;
         case O_DP: slot = &o.dp; break;
         case O_STEP_CV: slot = &o.step_cv; break;
+        case O_FRAMEWORK: slot = &o.framework; break;
         case O_HOST_MEM: slot = &o.host_mem; break;
         case O_FIT: o.fit = 1; break;
         case O_FORMAT: slot = &o.format; break;

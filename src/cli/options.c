@@ -10,7 +10,7 @@
 #include "core/launch_env.h"
 #include "core/units.h"
 #include "run/phases.h"
-#include "train/framework.h"
+#include "workload/framework.h"
 
 void nvs_config_defaults(nvs_config *c)
 {

@@ -69,7 +69,7 @@ typedef struct nvs_config {
     size_t bucket_first_bytes, bucket_cap_bytes;
     int steps, warmup_steps;
     int precision_explicit, steps_explicit, warmup_steps_explicit;
-    char framework[32]; /* --framework: train/framework.h (default pytorch-ddp) */
+    char framework[32]; /* --framework: workload/framework.h (default pytorch-ddp) */
     int no_train; /* run --no-train */
 
     /* topology / p2p */

@@ -9,7 +9,7 @@ static const nvs_precision_info table[NVS_PREC_COUNT] = {
     {NVS_PREC_BF16, "bf16", "bfloat16 autocast: bf16 GEMMs, fp32 parameters", 2, 1},
     /* fp16 mixed precision (torch.autocast(float16) with a GradScaler, apex AMP O1/O2): fp16 GEMMs with FP32
      * accumulate, fp32 master parameters; the training step adds the scaler's work under a framework that has
-     * one (src/train/framework.h) */
+     * one (src/workload/framework.h) */
     {NVS_PREC_FP16, "fp16", "fp16 mixed precision (AMP): fp16 GEMMs, fp32 master parameters", 2, 1},
 };
 

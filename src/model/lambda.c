@@ -150,6 +150,9 @@ nvs_result_t nvs_lambda_config(const nvs_presets *ps, const nvs_lambda_params *p
     }
     NVS_CHECK(nvs_profile_load(w->profile, prof, err, errlen));
     nvs_model_config_init(c);
+    /* No framework host lane (c->fw NULL, the hardware alone): the per-operation cost of workload/framework.c was
+     * fitted on PyTorch 2.11 on an H200 VM's vCPU, and Lambda's logs say nothing of their hosts' cost per
+     * operation under their PyTorch; their cells are fitted (overlap_penalty, host budget) without it. */
     nvs_gpu_spec_from(gp, &c->gpu);
     nvs_machine_spec_from(mp, &c->machine);
     c->machine.nccl = NVS_LAMBDA_NCCL;

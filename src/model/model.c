@@ -436,6 +436,12 @@ void nvs_layer_us(const nvs_layer *l, int first, int batch, const nvs_gpu_spec *
     *bwd_us = l->nograd ? 0 : ((first ? 1.0 : 2.0) * gemm + 2.0 * ew) * t->compute_scale;
 }
 
+double nvs_mem_pass_us(double bytes, const nvs_gpu_spec *g, const nvs_compute_terms *t)
+{
+    double bw = g->mem_gbps * GBPS_TO_BPUS * t->mem_eff;
+    return bw > 0 ? bytes / bw * t->compute_scale : 0;
+}
+
 double nvs_optimizer_us(double params, double grad_bytes, const nvs_gpu_spec *g, const nvs_compute_terms *t)
 {
     /* SGD with momentum: read w, m (fp32), g; write w, m */
@@ -473,6 +479,56 @@ void nvs_schedule(const double *bwd_layer_us, int nlayers, const nvs_model_bucke
     out->comm_end_us = end;
     out->step_us = fwd_us + (end > bwd ? end : bwd) + opt_us;
     out->exposed_us = out->step_us - out->compute_us;
+}
+
+void nvs_schedule_lanes(const nvs_lanes *l, nvs_step_times *out)
+{
+    memset(out, 0, sizeof *out);
+    double h = 0, g = 0, gpu_sum = 0, host_sum = 0;
+    for (int i = 0; i < l->nlayers; i++) {
+        double hw = l->host_fwd_us ? l->host_fwd_us[i] : 0;
+        h += hw;
+        host_sum += hw;
+        g = (g > h ? g : h) + l->fwd_us[i];
+        gpu_sum += l->fwd_us[i];
+    }
+    out->fwd_us = g;
+    h += l->between_host_us;
+    host_sum += l->between_host_us;
+    /* which bucket closes at which layer: buckets close in order, bucket k at its last (lowest-index) layer */
+    int k = 0;
+    double end = 0;
+    for (int i = l->nlayers - 1; i >= 0; i--) {
+        double hw = l->host_bwd_us ? l->host_bwd_us[i] : 0;
+        h += hw;
+        host_sum += hw;
+        g = (g > h ? g : h) + l->bwd_us[i];
+        gpu_sum += l->bwd_us[i];
+        while (k < l->nb && l->b[k].last_layer >= i) {
+            h += l->reducer_host_us;
+            host_sum += l->reducer_host_us;
+            double ready = g > h ? g : h;
+            double start = ready > end ? ready : end;
+            end = start + l->ar_us[k];
+            out->comm_us += l->ar_us[k];
+            k++;
+        }
+    }
+    out->bwd_us = g - out->fwd_us;
+    out->comm_end_us = end > out->fwd_us ? end - out->fwd_us : 0;
+    if (end > g) g = end; /* the step's next work waits for the last all-reduce */
+    for (int j = 0; j < l->nafter; j++) {
+        h += l->after[j].host_us;
+        host_sum += l->after[j].host_us;
+        g = (g > h ? g : h) + l->after[j].gpu_us;
+        gpu_sum += l->after[j].gpu_us;
+        out->opt_us += l->after[j].gpu_us;
+        if (l->after[j].sync && h < g) h = g;
+    }
+    out->compute_us = gpu_sum;
+    out->step_us = g > h ? g : h;
+    out->exposed_us = out->step_us - out->compute_us;
+    out->host_us = host_sum;
 }
 
 double nvs_expected_max_normal(int n)

@@ -187,6 +187,9 @@ double nvs_gemm_tflops(const nvs_gpu_spec *g, nvs_precision p);
  * step do); a nograd layer (frozen stem) has no backward. */
 void nvs_layer_us(const nvs_layer *l, int first, int batch, const nvs_gpu_spec *g, nvs_precision p,
                   const nvs_compute_terms *t, double *fwd_us, double *bwd_us);
+/* A memory-bound pass moving `bytes` (read + write counted) at sustained memory bandwidth (us), scaled as
+ * compute is. */
+double nvs_mem_pass_us(double bytes, const nvs_gpu_spec *g, const nvs_compute_terms *t);
 /* Optimizer pass: params x (4+4 w, 4+4 m, grad_bytes g) bytes at sustained memory bandwidth (us). */
 double nvs_optimizer_us(double params, double grad_bytes, const nvs_gpu_spec *g, const nvs_compute_terms *t);
 
@@ -210,12 +213,45 @@ typedef struct {
     double exposed_us;   /* communication the step pays: step - compute - sync */
     double penalty_us;   /* of exposed_us: the share of the hidden communication still paid (overlap_penalty) */
     double sync_us;      /* waiting for the slowest rank: data-dependent step times (model_eval.c) */
+    double reducer_us;   /* the framework's reducer at any N: its host work and bucket copies (model_eval.c) */
+    double host_us;      /* the host's framework work per step (0 for the hardware alone) */
 } nvs_step_times;
 
 /* The overlap schedule: bwd_layer_us[i] is the backward time of forward layer i; ar_us[b] the all-reduce time
  * of bucket b. Buckets start in order, each when ready and when the previous one is done. */
 void nvs_schedule(const double *bwd_layer_us, int nlayers, const nvs_model_bucket *b, int nb, const double *ar_us,
                   double fwd_us, double opt_us, nvs_step_times *out);
+
+/* One step on two lanes, the host's and the GPU's, as the training step issues it (train/step.c): the host does
+ * a layer's framework work (host_*_us, 0 for the hardware alone), then the layer's kernels queue; a kernel starts
+ * when the GPU is free and the host has queued it. In backward, a bucket's all-reduce starts when its last
+ * layer's kernels are done, the host has done the reducer's work for it (reducer_host_us) and the previous
+ * all-reduce is done. After backward the GPU waits for the last all-reduce, then runs the `after` items in order:
+ * each is host work, then GPU work, and with sync set the host waits for the GPU there (GradScaler's
+ * found_inf.item()). The step ends when both lanes are done. With every host term 0 it is nvs_schedule. */
+typedef struct {
+    double host_us, gpu_us;
+    int sync;
+} nvs_lane_item;
+
+typedef struct {
+    int nlayers;
+    const double *fwd_us, *bwd_us;           /* GPU time per layer, forward order */
+    const double *host_fwd_us, *host_bwd_us; /* host work before each layer's kernels; NULL = none */
+    double between_host_us;                  /* host work between forward and backward (the loss scaled) */
+    const nvs_model_bucket *b;               /* nb = 0: no reducer (the compute-only step, or dp none) */
+    int nb;
+    const double *ar_us;
+    double reducer_host_us;                  /* per bucket, when it closes */
+    const nvs_lane_item *after;
+    int nafter;
+} nvs_lanes;
+
+/* fwd_us, bwd_us: when the GPU ends forward, and backward's length from there; opt_us: the after items' GPU
+ * time; compute_us: the sum of every GPU time (the lanes' step when nothing waits); comm_us, comm_end_us as in
+ * nvs_schedule; step_us: when both lanes are done; exposed_us = step - compute (the caller splits it);
+ * host_us: the host's own time (work and waits excluded). */
+void nvs_schedule_lanes(const nvs_lanes *l, nvs_step_times *out);
 
 /* Expected maximum of n independent standard normal variables (e(1) = 0, e(2) = 1/sqrt(pi) = 0.5642,
  * e(4) = 1.0294, e(8) = 1.4236): E[max] = integral of x n phi(x) Phi(x)^(n-1) dx, by the trapezoid rule on

@@ -105,6 +105,30 @@ static nvs_result_t eval_at(const nvs_model_config *cfg, int n, nvs_model_point 
     return nvs_model_eval(cfg, 1, n, pt, err, errlen);
 }
 
+/* The compute scale that makes the model's compute-only step at one GPU the measured one. Without host work the
+ * step is linear in the scale: one division. With a framework's host lane it is not (a host-bound step does not
+ * follow the GPU's speed), so the scale is found by bisection on [1/1000, 1000] (the model's compute is
+ * non-decreasing in it); a measured step shorter than the host lane alone gets the smallest scale. */
+static nvs_result_t fit_compute_scale(nvs_model_config *cfg, double measured_us, char *err, size_t errlen)
+{
+    nvs_model_point pt;
+    cfg->ct.compute_scale = 1;
+    NVS_CHECK(eval_at(cfg, 1, &pt, err, errlen));
+    if (!cfg->fw || (cfg->fw->host_us_per_op <= 0 && cfg->fw->reducer_us_per_bucket <= 0)) {
+        cfg->ct.compute_scale = measured_us / pt.t.compute_us;
+        return NVS_OK;
+    }
+    double lo = log(1e-3), hi = log(1e3);
+    for (int i = 0; i < 60; i++) {
+        cfg->ct.compute_scale = exp(0.5 * (lo + hi));
+        NVS_CHECK(eval_at(cfg, 1, &pt, err, errlen));
+        if (pt.t.compute_us < measured_us) lo = log(cfg->ct.compute_scale);
+        else hi = log(cfg->ct.compute_scale);
+    }
+    cfg->ct.compute_scale = exp(0.5 * (lo + hi));
+    return NVS_OK;
+}
+
 /* The profile a training run used: its name when built in, else the file it was read from (train.profile_file,
  * or the --model value of the run's argv for runs written before that key existed). */
 static const char *profile_of_run(json_t *root, const char *name)
@@ -304,6 +328,32 @@ nvs_result_t nvs_calibrate(const char *run_path, const nvs_presets *ps, const nv
         if (r.train.grad_type && !strcmp(r.train.grad_type, "bf16")) cfg->grad_bytes = 2;
         if (r.train.bucket_first_bytes > 0) cfg->bucket_first_bytes = r.train.bucket_first_bytes;
         if (r.train.bucket_cap_bytes > 0) cfg->bucket_cap_bytes = r.train.bucket_cap_bytes;
+        /* the framework the run's step ran under: its host work and copies are modelled as the step did them (a run
+         * made before --framework existed had none) */
+        if (r.train.framework) {
+            const nvs_framework *known = nvs_framework_find(r.train.framework);
+            if (!known) {
+                snprintf(err, errlen, "%s: train.framework \"%s\" is not one this nvscale knows (%s)", run_path,
+                         r.train.framework, nvs_framework_choices());
+                res = NVS_ERR_INPUT;
+                goto fail;
+            }
+            /* the numbers the run's step used (older runs: other fits), where it wrote them */
+            out->fw = *known;
+            const nvs_run_train *t = &r.train;
+            if (isfinite(t->fw_host_us_per_op)) out->fw.host_us_per_op = t->fw_host_us_per_op;
+            if (isfinite(t->fw_reducer_us_per_bucket)) out->fw.reducer_us_per_bucket = t->fw_reducer_us_per_bucket;
+            if (isfinite(t->fw_nchw_copies_fwd)) out->fw.nchw_copies_fwd = t->fw_nchw_copies_fwd;
+            if (isfinite(t->fw_nchw_copies_bwd)) out->fw.nchw_copies_bwd = t->fw_nchw_copies_bwd;
+            if (t->fw_autocast >= 0) out->fw.autocast = t->fw_autocast;
+            if (t->fw_bucket_copy >= 0) out->fw.bucket_copy = t->fw_bucket_copy;
+            if (t->fw_grad_scaler >= 0) out->fw.grad_scaler = t->fw_grad_scaler;
+            out->fw.source = isfinite(t->fw_host_us_per_op)
+                                 ? "the run's train.framework"
+                                 : "this nvscale's: the run's train.framework predates host_us_per_op (another model)";
+            cfg->fw = &out->fw;
+        }
+        out->preset_cfg.fw = cfg->fw;
         out->preset_cfg.profile = cfg->profile;
         out->preset_cfg.batch = cfg->batch;
         out->preset_cfg.prec = cfg->prec;
@@ -319,8 +369,7 @@ nvs_result_t nvs_calibrate(const char *run_path, const nvs_presets *ps, const nv
         for (size_t i = 0; !t1 && i < r.train.nresults; i++)
             if (r.train.results[i].compute_us > 0) t1 = &r.train.results[i];
         if (t1 && t1->compute_us > 0) {
-            NVS_CHECK_GOTO(eval_at(cfg, 1, &pt, err, errlen), res, fail);
-            cfg->ct.compute_scale = t1->compute_us / pt.t.compute_us;
+            NVS_CHECK_GOTO(fit_compute_scale(cfg, t1->compute_us, err, errlen), res, fail);
             cfg->compute_measured = 1;
             out->has_compute = 1;
         }

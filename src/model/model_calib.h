@@ -53,6 +53,7 @@ typedef struct {
     int has_train;
     nvs_profile profile;      /* owned when has_train */
     int has_profile;
+    nvs_framework fw;         /* the run's framework with the numbers it ran with (cfg.fw points here) */
     nvs_model_config cfg;     /* the calibrated configuration (projections start from it) */
     nvs_model_config preset_cfg; /* the same with preset terms only (valid when machine_preset[0]) */
     int has_compute, has_per_call, has_overlap;

@@ -145,6 +145,62 @@ int nvs_model_max_batch(const nvs_model_config *c, nvs_mem_estimate *mem)
     return mem->max_batch;
 }
 
+/* One step of configuration c on the host's and the GPU's lanes (nvs_schedule_lanes), as the training step issues
+ * it under c->fw (train/step.c): nb = 0 the compute-only step (no reducer: DDP's no_sync()), else the full step
+ * with its nb buckets, all-reduced in ar_us (NULL: the all-reduces take no time). */
+static nvs_result_t step_lanes(const nvs_model_config *c, const nvs_model_bucket *b, int nb, const double *ar_us,
+                               nvs_step_times *t)
+{
+    const nvs_profile *p = c->profile;
+    const nvs_framework *fw = c->fw;
+    const int n = p->nlayers, half = nvs_precision_info_of(c->prec)->half;
+    const double esz = (double)nvs_precision_bytes(c->prec), op = fw ? fw->host_us_per_op : 0;
+    const int scaler = fw && fw->grad_scaler && c->prec == NVS_PREC_FP16;
+    const int copies = fw && fw->bucket_copy && nb > 0;
+    double *v = calloc((size_t)n * 4 + (size_t)nb + 1, sizeof *v);
+    nvs_lane_item *after = calloc((size_t)nb + 4, sizeof *after);
+    double *zero = calloc((size_t)nb + 1, sizeof *zero);
+    if (!v || !after || !zero) {
+        free(v);
+        free(after);
+        free(zero);
+        return NVS_ERR_NOMEM;
+    }
+    double *fwd = v, *bwd = v + n, *hf = v + 2 * n, *hb = v + 3 * n;
+    for (int i = 0; i < n; i++) {
+        const nvs_layer *ly = &p->layers[i];
+        nvs_layer_us(ly, nvs_layer_no_input_grad(p, i), c->batch, &c->gpu, c->prec, &c->ct, &fwd[i], &bwd[i]);
+        if (!fw) continue;
+        hf[i] = op * nvs_framework_layer_ops(fw, p, i, 0, c->prec);
+        hb[i] = ly->nograd ? 0 : op * nvs_framework_layer_ops(fw, p, i, 1, c->prec);
+        /* cuDNN's layout transforms around a convolution at half precision, each a read and a write of the
+         * layer's output (workload/framework.h) */
+        if (half && ly->conv && ly->act_elems > 0) {
+            double one = nvs_mem_pass_us(2.0 * ly->act_elems * c->batch * esz, &c->gpu, &c->ct);
+            fwd[i] += fw->nchw_copies_fwd * one;
+            if (!ly->nograd) bwd[i] += fw->nchw_copies_bwd * one;
+        }
+        /* the reducer copies the layer's gradients into its bucket */
+        if (copies && !ly->nograd && ly->params > 0)
+            bwd[i] += nvs_mem_pass_us(2.0 * ly->params * c->grad_bytes, &c->gpu, &c->ct);
+    }
+    int na = 0;
+    for (int k = 0; copies && k < nb; k++) /* and back into the gradients after the all-reduces, one operation each */
+        after[na++] = (nvs_lane_item){op, nvs_mem_pass_us(2.0 * b[k].bytes, &c->gpu, &c->ct), 0};
+    double grads = p->total_params * c->grad_bytes;
+    if (scaler) /* unscale_ with its inf/NaN check, one pass; the host then waits for found_inf */
+        after[na++] = (nvs_lane_item){op, nvs_mem_pass_us(2.0 * grads, &c->gpu, &c->ct), 1};
+    after[na++] = (nvs_lane_item){op, nvs_optimizer_us(p->total_params, c->grad_bytes, &c->gpu, &c->ct), 0};
+    if (scaler) after[na++] = (nvs_lane_item){op, 0, 0}; /* the scale's update */
+    nvs_lanes l = {n, fwd, bwd, fw ? hf : NULL, fw ? hb : NULL, scaler ? 2 * op : 0, b, nb, ar_us ? ar_us : zero,
+                   fw && nb > 0 ? fw->reducer_us_per_bucket : 0, after, na};
+    nvs_schedule_lanes(&l, t);
+    free(v);
+    free(after);
+    free(zero);
+    return NVS_OK;
+}
+
 nvs_result_t nvs_model_eval(const nvs_model_config *c, int nodes, int gpn, nvs_model_point *out, char *err,
                             size_t errlen)
 {
@@ -159,25 +215,15 @@ nvs_result_t nvs_model_eval(const nvs_model_config *c, int nodes, int gpn, nvs_m
     int measured = 0;
     NVS_CHECK(nvs_model_ar_params(c, nodes, gpn, &ar, &rl, &measured, err, errlen));
 
-    double *bwd = malloc((size_t)p->nlayers * sizeof *bwd);
     int maxb = p->nlayers + 1;
     nvs_model_bucket *b = malloc((size_t)maxb * sizeof *b);
     double *arus = malloc((size_t)maxb * sizeof *arus);
-    if (!bwd || !b || !arus) {
-        free(bwd);
+    if (!b || !arus) {
         free(b);
         free(arus);
         snprintf(err, errlen, "out of memory");
         return NVS_ERR_NOMEM;
     }
-    double fwd = 0;
-    for (int i = 0; i < p->nlayers; i++) {
-        double f, bw;
-        nvs_layer_us(&p->layers[i], i == 0 || p->layers[i - 1].nograd, c->batch, &c->gpu, c->prec, &c->ct, &f, &bw);
-        fwd += f;
-        bwd[i] = bw;
-    }
-    double opt = nvs_optimizer_us(p->total_params, c->grad_bytes, &c->gpu, &c->ct);
     nvs_dp_mode dp = nvs_model_dp(c);
     int nb = 0;
     if (dp == NVS_DP_DDP)
@@ -199,7 +245,22 @@ nvs_result_t nvs_model_eval(const nvs_model_config *c, int nodes, int gpn, nvs_m
             largest_algo = used;
         }
     }
-    nvs_schedule(bwd, p->nlayers, b, nb, arus, fwd, opt, &out->t);
+    /* the step without the reducer (compute), with it but no communication (the reducer's cost), and whole */
+    nvs_step_times compute, quiet;
+    nvs_result_t r = step_lanes(c, b, 0, NULL, &compute);
+    if (r == NVS_OK) r = step_lanes(c, b, nb, NULL, &quiet);
+    if (r == NVS_OK) r = step_lanes(c, b, nb, arus, &out->t);
+    free(b);
+    free(arus);
+    if (r != NVS_OK) {
+        snprintf(err, errlen, "out of memory");
+        return r;
+    }
+    out->t.compute_us = compute.step_us;
+    out->t.reducer_us = quiet.step_us - compute.step_us > 0 ? quiet.step_us - compute.step_us : 0;
+    out->t.exposed_us = out->t.step_us - out->t.compute_us - out->t.reducer_us;
+    if (out->t.exposed_us < 0) out->t.exposed_us = 0;
+    double step1 = quiet.step_us; /* at one GPU every all-reduce is empty: compute + reducer */
     if (c->overlap_penalty > 0) {
         /* comm that ran under backward still slows it (shared SMs and memory): pay a share of it */
         double hidden = out->t.comm_us - out->t.exposed_us;
@@ -215,14 +276,11 @@ nvs_result_t nvs_model_eval(const nvs_model_config *c, int nodes, int gpn, nvs_m
         out->t.step_us += out->t.sync_us;
     }
     out->dp = dp;
-    free(bwd);
-    free(b);
-    free(arus);
 
     out->n = nodes * gpn;
     out->nodes = nodes;
     out->gpn = gpn;
-    out->step1_us = out->t.compute_us; /* at one GPU nothing is all-reduced */
+    out->step1_us = step1;
     out->efficiency = out->t.step_us > 0 ? out->step1_us / out->t.step_us : 0;
     out->samples_per_s = out->t.step_us > 0 ? out->n * (double)c->batch / (out->t.step_us * 1e-6) : 0;
     out->nbuckets = nb;

@@ -6,6 +6,7 @@
 
 #include "model/model.h"
 #include "model/preset.h"
+#include "workload/framework.h"
 
 #define NVS_MODEL_MAX_MEAS 16
 
@@ -40,6 +41,10 @@ typedef struct {
      * proposals and instances); a synchronous step waits for the slowest rank: step_cv x compute x e(N)
      * (nvs_expected_max_normal). 0 = every rank takes the same time. */
     double step_cv;
+    /* The framework the step runs under (workload/framework.h), as `nvscale train --framework` does: its host
+     * work per operation and per bucket on the host's lane, its bucket and layout copies on the GPU's
+     * (nvs_schedule_lanes). NULL: the hardware alone (the same as "ideal"). */
+    const nvs_framework *fw;
     nvs_meas_link meas[NVS_MODEL_MAX_MEAS];
     int nmeas;
 } nvs_model_config;

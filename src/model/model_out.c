@@ -62,6 +62,13 @@ static int build_terms(const nvs_presets *ps, const nvs_model_series *s, term *t
     add(t, &n, "mem_eff", c->ct.mem_eff, "", "default", "model default: 80% of the peak memory bandwidth (src/model/model.c)");
     add(t, &n, "compute_scale", c->ct.compute_scale, "", c->compute_measured ? "measured" : "default",
         c->compute_measured ? "measured compute-only step at 1 GPU / modelled" : "1: no measurement");
+    if (c->fw && (c->fw->host_us_per_op > 0 || c->fw->reducer_us_per_bucket > 0)) {
+        char name[96];
+        snprintf(name, sizeof name, "%s.host_us_per_op", c->fw->name);
+        add(t, &n, name, c->fw->host_us_per_op, "us", "framework", c->fw->source);
+        snprintf(name, sizeof name, "%s.reducer_us_per_bucket", c->fw->name);
+        add(t, &n, name, c->fw->reducer_us_per_bucket, "us", "framework", c->fw->source);
+    }
     int max_gpn = 0;
     for (int i = 0; i < s->npts; i++)
         if (s->pts[i].gpn > max_gpn) max_gpn = s->pts[i].gpn;
@@ -175,8 +182,13 @@ static void print_one(FILE *f, const nvs_presets *ps, const nvs_model_series *s)
                  s->mem.reserve_bytes) / 1e9,
                 s->mem.per_sample_bytes / 1e6);
     fprintf(f, "\n");
-    fprintf(f, "  %6s %12s %10s %11s %9s %11s %7s %11s %15s  %s\n", "N", "nodes x gpn", "step_ms", "compute_ms",
-            "comm_ms", "exposed_ms", "eff_%", "samples/s", "busbw_GB/s algo", "bottleneck");
+    if (c->fw && (c->fw->host_us_per_op > 0 || c->fw->reducer_us_per_bucket > 0))
+        fprintf(f, "  as %s: host_ms is the framework's host work per step (the GPU waits for it where it is\n"
+                   "  longer: a host-bound step); reducer_ms its reducer's cost at any N (--framework ideal: none)\n",
+                c->fw->name);
+    fprintf(f, "  %6s %12s %10s %11s %10s %9s %11s %8s %7s %11s %15s  %s\n", "N", "nodes x gpn", "step_ms",
+            "compute_ms", "reducer_ms", "comm_ms", "exposed_ms", "host_ms", "eff_%", "samples/s", "busbw_GB/s algo",
+            "bottleneck");
     for (int i = 0; i < s->npts; i++) {
         const nvs_model_point *p = &s->pts[i];
         char shape[32], bw[24];
@@ -186,9 +198,9 @@ static void print_one(FILE *f, const nvs_presets *ps, const nvs_model_series *s)
         else
             snprintf(bw, sizeof bw, "%.3g %s%s", p->allreduce_busbw, nvs_algo_name(p->algo_used),
                      p->link_measured ? " m" : "");
-        fprintf(f, "  %6d %12s %10.2f %11.2f %9.2f %11.2f %7.1f %11.1f %15s  %s\n", p->n, shape, p->t.step_us / 1e3,
-                p->t.compute_us / 1e3, p->t.comm_us / 1e3, p->t.exposed_us / 1e3, 100 * p->efficiency,
-                p->samples_per_s, bw, p->bottleneck);
+        fprintf(f, "  %6d %12s %10.2f %11.2f %10.2f %9.2f %11.2f %8.2f %7.1f %11.1f %15s  %s\n", p->n, shape,
+                p->t.step_us / 1e3, p->t.compute_us / 1e3, p->t.reducer_us / 1e3, p->t.comm_us / 1e3,
+                p->t.exposed_us / 1e3, p->t.host_us / 1e3, 100 * p->efficiency, p->samples_per_s, bw, p->bottleneck);
     }
     term t[MAX_TERMS];
     int nt = build_terms(ps, s, t);
@@ -280,6 +292,7 @@ static json_t *json_series_one(const nvs_presets *ps, const nvs_model_series *s)
     bad |= jset(o, "machine", json_string(c->machine.id));
     bad |= jset(o, "net", c->has_net ? json_string(c->net.id) : json_null());
     bad |= jset(o, "precision", json_string(nvs_precision_name(c->prec)));
+    bad |= jset(o, "framework", json_string(c->fw ? c->fw->name : "ideal"));
     bad |= jset(o, "grad_bytes", json_real(c->grad_bytes));
     bad |= jset(o, "algo", json_string(nvs_algo_name(c->algo)));
     bad |= jset(o, "p2p_disabled", json_boolean(c->p2p_disabled));
@@ -307,6 +320,8 @@ static json_t *json_series_one(const nvs_presets *ps, const nvs_model_series *s)
         bad |= jset(x, "compute_us", jnum(p->t.compute_us));
         bad |= jset(x, "comm_us", jnum(p->t.comm_us));
         bad |= jset(x, "exposed_comm_us", jnum(p->t.exposed_us));
+        bad |= jset(x, "reducer_us", jnum(p->t.reducer_us));
+        bad |= jset(x, "host_us", jnum(p->t.host_us));
         bad |= jset(x, "efficiency", jnum(p->efficiency));
         bad |= jset(x, "samples_per_s", jnum(p->samples_per_s));
         bad |= jset(x, "buckets", json_integer(p->nbuckets));

@@ -548,6 +548,19 @@ static void read_train(vctx *v, nvs_run *r)
     tr->source = get_str(v, t, "source", "train", 0);
     tr->precision = get_str(v, t, "precision", "train", 0);
     tr->grad_type = get_str(v, t, "grad_type", "train", 0);
+    json_t *fw = get_typed(v, t, "framework", "train", JSON_OBJECT, 0);
+    tr->fw_host_us_per_op = tr->fw_reducer_us_per_bucket = tr->fw_nchw_copies_fwd = tr->fw_nchw_copies_bwd = NAN;
+    tr->fw_autocast = tr->fw_bucket_copy = tr->fw_grad_scaler = -1;
+    if (fw) {
+        tr->framework = get_str(v, fw, "name", "train.framework", 0);
+        tr->fw_host_us_per_op = get_num_in(v, fw, "host_us_per_op", "train.framework", 0, 1e6);
+        tr->fw_reducer_us_per_bucket = get_num_in(v, fw, "reducer_us_per_bucket", "train.framework", 0, 1e6);
+        tr->fw_nchw_copies_fwd = get_num_in(v, fw, "nchw_copies_fwd", "train.framework", 0, 1e4);
+        tr->fw_nchw_copies_bwd = get_num_in(v, fw, "nchw_copies_bwd", "train.framework", 0, 1e4);
+        tr->fw_autocast = get_bool(v, fw, "autocast", "train.framework", -1);
+        tr->fw_bucket_copy = get_bool(v, fw, "bucket_copy", "train.framework", -1);
+        tr->fw_grad_scaler = get_bool(v, fw, "grad_scaler", "train.framework", -1);
+    }
     tr->params = get_num(v, t, "params", "train", 0);
     tr->fwd_gflops_per_sample = get_num(v, t, "fwd_gflops_per_sample", "train", 0);
     tr->bucket_first_bytes = get_bytes(v, t, "bucket_first_bytes", "train");

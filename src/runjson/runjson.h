@@ -106,6 +106,10 @@ typedef struct {
 typedef struct {
     int present;
     const char *model, *source, *precision, *grad_type;
+    const char *framework; /* train.framework.name (--framework); NULL in runs made before it existed */
+    /* the framework's numbers the run used (train.framework): NAN / -1 where the run does not say */
+    double fw_host_us_per_op, fw_reducer_us_per_bucket, fw_nchw_copies_fwd, fw_nchw_copies_bwd;
+    int fw_autocast, fw_bucket_copy, fw_grad_scaler;
     double params, fwd_gflops_per_sample, bucket_first_bytes, bucket_cap_bytes;
     int batch;                          /* -1 absent */
     size_t nbuckets;

@@ -12,7 +12,7 @@
 #include "train/train.h"
 #include "train/train_exec.h"
 
-/* The framework's host work (train/framework.h), owed `us` more microseconds of this CPU alone. Its cost per
+/* The framework's host work (workload/framework.h), owed `us` more microseconds of this CPU alone. Its cost per
  * operation was measured on PyTorch, launches included, and the step's own launches already take host time
  * (with --framework ideal, 5.0 ms of lm290m's 24 ms step at bf16 and 12.0 ms of bert-large-mlm128's:
  * results/h200x1-issue, results/fidelity/n1-1gpu-fit). So the step's own host time so far (everything but
@@ -60,40 +60,10 @@ static double host_probe(void)
     return dt > 0 ? NVS_HOST_PROBE_UNITS / dt : 0.0;
 }
 
-/* Kernels an element-wise call of `passes` passes launches (train_gpu.c: whole passes, then a partial one). */
-static int ew_kernels(double passes)
-{
-    int whole = (int)passes;
-    return whole + (passes - whole > 1e-9 ? 1 : 0);
-}
-
-/* Layer l needs no input gradient: it is the first layer, or the first after a frozen stem (profile.h). */
-static int no_input_grad(const nvs_profile *p, int l) { return l == 0 || p->layers[l - 1].nograd; }
-
-/* A layer's parameter tensors: the profile's tensors=, else weight and bias (one when it has one parameter). */
-static double layer_tensors(const nvs_layer *ly)
-{
-    if (ly->tensors >= 0) return ly->tensors;
-    return ly->params >= 2 ? 2 : ly->params > 0 ? 1 : 0;
-}
-
-/* The operations the framework dispatches for layer l in the forward (backward = 0) or backward pass: the
- * profile's ops= or, where it does not say, the kernels this step launches for the layer; and under autocast at
- * half precision one more per cast (casts=, else a GEMM layer's parameter tensors), each way. */
+/* The operations the framework dispatches for layer l (workload/framework.h counts them) */
 static double layer_ops(const nvs_train_plan *pl, int l, int backward)
 {
-    const nvs_layer *ly = &pl->profile->layers[l];
-    double ops;
-    if (ly->ops_fwd >= 0)
-        ops = backward ? ly->ops_bwd : ly->ops_fwd;
-    else if (!backward)
-        ops = (ly->gemm_m > 0) + (ly->act_elems > 0 ? ew_kernels(ly->ew_passes) : 0);
-    else
-        ops = (ly->act_elems > 0 ? ew_kernels(2 * ly->ew_passes) : 0) +
-              (ly->gemm_m > 0 ? (no_input_grad(pl->profile, l) ? 1 : 2) : ly->params > 0 ? 1 : 0);
-    if (nvs_precision_info_of(pl->precision)->half && pl->framework->autocast)
-        ops += ly->casts >= 0 ? ly->casts : (ly->gemm_m > 0 ? layer_tensors(ly) : 0);
-    return ops;
+    return nvs_framework_layer_ops(pl->framework, pl->profile, l, backward, pl->precision);
 }
 
 /* Copies of layer l's output the convolution library makes to change layout, forward (backward = 0) or backward
@@ -146,14 +116,14 @@ static nvs_result_t issue_step(nvs_train_exec *x, int mode)
         if (ly->gemm_m > 0 && mode == NVS_STEP_NO_GEMM) {
             /* skipped: this variant measures the memory-bound rest */
         } else if (ly->gemm_m > 0) {
-            if (!no_input_grad(p, l)) NVS_CHECK(x->ops->gemm(x, l, NVS_GEMM_DGRAD));
+            if (!nvs_layer_no_input_grad(p, l)) NVS_CHECK(x->ops->gemm(x, l, NVS_GEMM_DGRAD));
             NVS_CHECK(x->ops->gemm(x, l, NVS_GEMM_WGRAD));
         } else if (ly->params > 0) {
             NVS_CHECK(x->ops->grad_pass(x, l));
         }
         if (reducer && ly->params > 0) {
             /* the reducer's autograd hook for each parameter tensor of the layer, and its bucket copy */
-            x->host_tensors += layer_tensors(ly);
+            x->host_tensors += nvs_layer_param_tensors(ly);
             if (buckets) NVS_CHECK(x->ops->grad_to_bucket(x, l));
         }
         if (reducer && pl->bucket_closes_at[l] >= 0) {

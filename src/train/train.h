@@ -17,7 +17,7 @@
 
 #include "core/config.h"
 #include "core/err.h"
-#include "train/framework.h"
+#include "workload/framework.h"
 #include "workload/profile.h"
 
 typedef struct {

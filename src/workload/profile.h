@@ -20,7 +20,7 @@
  * and weight gradients) and 2*ew passes.
  *
  * Optional, what an eager framework (PyTorch) dispatches for the layer, for the framework's host cost
- * (src/train/framework.h; tools/gen_profiles.py writes them for the built-in profiles): ops=F,B = operations in
+ * (src/workload/framework.h; tools/gen_profiles.py writes them for the built-in profiles): ops=F,B = operations in
  * the forward and the backward pass (a convolution's backward is one operation, a linear layer's two matrix
  * products and a bias sum three), casts=C = tensors autocast casts to bf16/fp16 for it, tensors=T = parameter
  * tensors. Without them the training step counts its own kernels as operations, a GEMM layer's parameter
@@ -58,7 +58,7 @@ typedef struct {
                                  * saved for it; only a prefix of the layers, without params */
     int conv;                   /* conv=1: the GEMM is a convolution (cuDNN), not a matrix product: a framework
                                  * that keeps NCHW tensors has them transposed around it at half precision
-                                 * (src/train/framework.h) */
+                                 * (src/workload/framework.h) */
     /* What an eager framework dispatches for the layer (optional keys; -1 = not given, and the training step's
      * framework model supplies its default, src/train/step.c): */
     double ops_fwd, ops_bwd;    /* ops=F,B: operations in the forward and the backward pass at full precision */

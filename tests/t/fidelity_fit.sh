@@ -1,7 +1,7 @@
 #!/bin/sh
 # tools/fidelity_fit.py (the pytorch-ddp framework's host costs, fitted on lm290m's PyTorch runs) and
 # tools/device/kernel_census.py (PyTorch's kernels per step, from a profiler trace). The fit from the committed
-# inputs equals the constants in src/train/framework.c and the committed results/fidelity/fit.md; from made-up
+# inputs equals the constants in src/workload/framework.c and the committed results/fidelity/fit.md; from made-up
 # records it computes the medians it says; both refuse missing or malformed input with exit 2. CPU only.
 cd "$(dirname "$0")/../.." || exit 1
 export PYTHONDONTWRITEBYTECODE=1 # no __pycache__ in the tree
@@ -14,8 +14,8 @@ python3 tools/fidelity_fit.py --list results/fidelity/fit-inputs.txt --out "$d/f
     fail "the committed fit does not run: $(cat "$d/fit.txt")"
 per_op=$(sed -n 's/^host_us_per_op = \([0-9.]*\) us.*/\1/p' "$d/fit.txt")
 per_bucket=$(sed -n 's/.*reducer_us_per_bucket = \([0-9]*\) us.*/\1/p' "$d/fit.txt")
-grep -q "^     $per_op, $per_bucket\.0, 1, 1,\$" src/train/framework.c ||
-    fail "src/train/framework.c does not hold the fit's $per_op us per operation and $per_bucket us per bucket"
+grep -q "^     $per_op, $per_bucket\.0, 1, 1,\$" src/workload/framework.c ||
+    fail "src/workload/framework.c does not hold the fit's $per_op us per operation and $per_bucket us per bucket"
 sed "s|--out $d/fit|--out results/fidelity/fit|" "$d/fit.md" | diff - results/fidelity/fit.md >/dev/null ||
     fail "results/fidelity/fit.md differs from what tools/fidelity_fit.py makes of its inputs"
 

@@ -10,7 +10,7 @@ expect 0 "Training step: resnet50" $NVS train --model resnet50 --batch 16 --step
 [ "$(json_get $d/r50/run.json "all(r['step_us'] > 0 and r['compute_us'] > 0 for r in d['train']['results'])")" = "True" ] ||
     fail "step times"
 # at bf16 pytorch-ddp copies each convolution's output (78 + 167) / 53 times (NCHW layout transforms,
-# src/train/framework.c): 11,113,984 output elements per image (tools/gen_profiles.py --summary), read and written
+# src/workload/framework.c): 11,113,984 output elements per image (tools/gen_profiles.py --summary), read and written
 expect 0 "Training step: resnet50" $NVS train --model resnet50 --batch 16 --precision bf16 --steps 3 --warmup-steps 1 \
     --out "$d/r50bf"
 [ "$(json_get $d/r50bf/run.json "abs(d['train']['framework']['layout_copy_bytes_per_step'] / (245 / 53 * 2 * 11113984 * 16 * 2) - 1) < 1e-9")" = "True" ] ||

@@ -40,6 +40,19 @@ expect 2 "--grad 'fp8'" $M $OK --grad fp8
 expect 2 "--nccl '2.x': expected a version" $M $OK --nccl 2.x
 expect 2 "--dp 'overlap': expected ddp, delay or none" $M $OK --dp overlap
 expect 2 "--step-cv '2': expected a fraction" $M $OK --step-cv 2
+expect 2 "--framework 'jax': expected pytorch-ddp|ideal" $M $OK --framework jax
+expect 2 "option --framework given twice" $M $OK --framework ideal --framework pytorch-ddp
+expect 2 "--lambda models Lambda's own runs" $M --lambda --framework ideal
+expect 2 "--framework with --calibrate sets a projection" $M --calibrate tests/fixtures/model/h200x2_nvlink_resnet50.json --framework ideal
+# the framework's lane (docs/model.md): pytorch-ddp (the default) has host work and a reducer at every N, ideal none
+$M $OK --gpus 1,2 >"$OUT" 2>&1 || fail "the default projection failed"
+grep -q "as pytorch-ddp: host_ms" "$OUT" || fail "pytorch-ddp: no line on the framework"
+grep -Eq "^ +1 +1 x 1 +[0-9.]+ +[0-9.]+ +0\.[0-9][0-9] +0\.00 +0\.00 +[1-9][0-9]*\.[0-9][0-9] +100\.0" "$OUT" ||
+    fail "pytorch-ddp: N=1 row without a reducer or host work"
+$M $OK --gpus 1,2 --framework ideal >"$OUT" 2>&1 || fail "--framework ideal failed"
+grep -q "as pytorch-ddp" "$OUT" && fail "ideal printed the framework's line"
+grep -Eq "^ +1 +1 x 1 +([0-9.]+) +[0-9.]+ +0\.00 +0\.00 +0\.00 +0\.00 +100\.0" "$OUT" ||
+    fail "ideal: N=1 row with a reducer or host work"
 expect 0 "fp16, ring all-reduce" $M $OK --precision fp16 --grad fp16 --gpus 1,2
 expect 0 "no gradient all-reduce" $M $OK --dp none --gpus 1,8
 expect 2 "--algo 'butterfly'" $M $OK --algo butterfly

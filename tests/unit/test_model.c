@@ -307,6 +307,47 @@ static void t_schedule_by_hand(void)
     REL(t.step_us, 7400 + 13800 + 500, 1e-12);
 }
 
+/* the host's and the GPU's lanes (nvs_schedule_lanes): by hand, and equal to nvs_schedule without host work */
+static void t_lanes(void)
+{
+    /* 2 layers: GPU fwd 1, 1; bwd 2, 2; host 5 before layer 0's forward and 5 before layer 1's backward; one
+     * bucket closing at layer 0, its reducer 1 us of host work, all-reduce 3; after: the optimizer, 1 host 1 GPU.
+     * fwd: h 5, g 6; h 5, g 7. bwd layer 1: h 10, g 12; layer 0: h 10, g 14; bucket: h 11, starts 14, ends 17.
+     * after: h 12, g 18. step 18; compute (GPU time) 7; host 12. */
+    double f[] = {1, 1}, bw[] = {2, 2}, hf[] = {5, 0}, hb[] = {0, 5}, ar[] = {3};
+    nvs_model_bucket b[] = {{4e6, 1, 0, 2}};
+    nvs_lane_item opt = {1, 1, 0};
+    nvs_lanes l = {2, f, bw, hf, hb, 0, b, 1, ar, 1, &opt, 1};
+    nvs_step_times t;
+    nvs_schedule_lanes(&l, &t);
+    REL(t.fwd_us, 7, 1e-12);
+    REL(t.bwd_us, 7, 1e-12);
+    REL(t.comm_end_us, 10, 1e-12);
+    REL(t.step_us, 18, 1e-12);
+    REL(t.compute_us, 7, 1e-12);
+    REL(t.host_us, 12, 1e-12);
+    /* a sync item: the host waits for the GPU there, so host work after it starts late */
+    nvs_lane_item two[] = {{0, 10, 1}, {4, 0, 0}};
+    l.after = two;
+    l.nafter = 2;
+    nvs_schedule_lanes(&l, &t);
+    REL(t.step_us, 17 + 10 + 4, 1e-12);
+    /* without host work: nvs_schedule's numbers (t_schedule_by_hand's case, forward split in three) */
+    double f3[] = {2800, 2000, 2600}, b3[] = {3600, 4000, 5200}, ar3[] = {10000, 1000};
+    nvs_model_bucket bk[] = {{8e6, 2, 2, 1}, {4e6, 0, 0, 1}};
+    nvs_lane_item o3 = {0, 500, 0};
+    nvs_lanes l3 = {3, f3, b3, NULL, NULL, 0, bk, 2, ar3, 0, &o3, 1};
+    nvs_step_times a, want;
+    nvs_schedule_lanes(&l3, &a);
+    nvs_schedule(b3, 3, bk, 2, ar3, 7400, 500, &want);
+    REL(a.step_us, want.step_us, 1e-12);
+    REL(a.compute_us, want.compute_us, 1e-12);
+    REL(a.exposed_us, want.exposed_us, 1e-12);
+    REL(a.comm_end_us, want.comm_end_us, 1e-12);
+    REL(a.bwd_us, want.bwd_us, 1e-12);
+    T_NEAR(a.host_us, 0, 0);
+}
+
 /* the toy profile: the same three layers as t_schedule_by_hand's backward times */
 static const char toy_text[] = "nvscale-profile 1\n"
                                "name toy3\n"
@@ -370,6 +411,47 @@ static void t_eval_toy(void)
     T_EQ_I(nvs_model_eval(&c, 1, 2, &pt, err, sizeof err), NVS_OK);
     T_EQ_I(pt.link_measured, 1);
     REL(pt.t.comm_us, 2 * 10 + 3e6 / 1e5, 1e-9); /* two calls of 2*5 us + S/B at 100 GB/s, no base */
+    nvs_profile_free(&p);
+}
+
+/* a framework on the host's lane: the toy profile has no ops=, so the operations are the step's kernels
+ * (forward a 2, b 1, c 3; backward a 3, b 2, c 6) at 10 ms each, far above the GPU's forward and backward */
+static void t_eval_framework(void)
+{
+    nvs_profile p;
+    nvs_model_config c;
+    toy_config(&c, &p);
+    nvs_framework fw = {"t", "test", 1e4, 0, 0, 0, 0, 0, 0, "test"};
+    c.fw = &fw;
+    nvs_model_point pt;
+    char err[256];
+    T_EQ_I(nvs_model_eval(&c, 1, 1, &pt, err, sizeof err), NVS_OK);
+    /* fwd: a queued at 20 ms ends 22.8; b at 30, ends 32; c at 60, ends 62.6. bwd: c at 120, ends 125.2; b at
+     * 140, ends 144; a at 170, ends 173.6. optimizer queued at 180 ms, ends 180 ms + 15 s */
+    REL(pt.t.compute_us, 180000 + 15e6, 1e-12);
+    REL(pt.t.host_us, 180000, 1e-12);
+    REL(pt.t.reducer_us, 0, 0);
+    REL(pt.step1_us, pt.t.compute_us, 1e-12);
+    /* the reducer's host work per bucket and its copies cost at every N, N=1 included: efficiency at 1 stays 1 */
+    fw.reducer_us_per_bucket = 500;
+    fw.bucket_copy = 1;
+    T_EQ_I(nvs_model_eval(&c, 1, 1, &pt, err, sizeof err), NVS_OK);
+    T_ASSERT(pt.t.reducer_us > 0);
+    REL(pt.step1_us, pt.t.compute_us + pt.t.reducer_us, 1e-12);
+    REL(pt.efficiency, 1, 1e-12);
+    nvs_model_point p2;
+    T_EQ_I(nvs_model_eval(&c, 1, 2, &p2, err, sizeof err), NVS_OK);
+    REL(p2.t.reducer_us, pt.t.reducer_us, 1e-12);
+    REL(p2.step1_us, pt.step1_us, 1e-12);
+    REL(p2.t.step_us, p2.t.compute_us + p2.t.reducer_us + p2.t.exposed_us, 1e-12);
+    /* ideal: the hardware alone, as without a framework */
+    c.fw = nvs_framework_find("ideal");
+    nvs_model_point pi, pn;
+    T_EQ_I(nvs_model_eval(&c, 1, 2, &pi, err, sizeof err), NVS_OK);
+    c.fw = NULL;
+    T_EQ_I(nvs_model_eval(&c, 1, 2, &pn, err, sizeof err), NVS_OK);
+    REL(pi.t.step_us, pn.t.step_us, 1e-12);
+    REL(pi.step1_us, pn.step1_us, 1e-12);
     nvs_profile_free(&p);
 }
 
@@ -633,7 +715,7 @@ static void t_gap_link(void)
 T_LIST = {
     T_CASE(t_ring_table),    T_CASE(t_tree_table), T_CASE(t_allreduce_shapes), T_CASE(t_classes),
     T_CASE(t_ring_links),    T_CASE(t_inter_share), T_CASE(t_layer_times),     T_CASE(t_buckets),
-    T_CASE(t_schedule_by_hand), T_CASE(t_eval_toy), T_CASE(t_memory),          T_CASE(t_shapley),
+    T_CASE(t_schedule_by_hand), T_CASE(t_lanes), T_CASE(t_eval_toy), T_CASE(t_eval_framework), T_CASE(t_memory),          T_CASE(t_shapley),
     T_CASE(t_gap_link),      T_CASE(t_nccl_rules), T_CASE(t_host_budget),     T_CASE(t_dp_modes),
     T_CASE(t_stragglers),
 };

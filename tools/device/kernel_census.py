@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Issue 9: how many kernels PyTorch launches per training step, and from which pass, read from the chrome
 traces that `tools/ddp_bench.py --profile --trace-dir DIR` keeps. nvscale's framework model charges host work
-per framework kernel (src/train/framework.h); this census is what its per-layer counts (tools/gen_profiles.py)
+per framework kernel (src/workload/framework.h); this census is what its per-layer counts (tools/gen_profiles.py)
 are checked against.
 
     python3 tools/device/kernel_census.py TRACE.json... [--top 40]   one JSON line per trace on stdout

@@ -1,5 +1,5 @@
 /* The frameworks of framework.h. */
-#include "train/framework.h"
+#include "workload/framework.h"
 
 #include <string.h>
 
@@ -48,3 +48,33 @@ const nvs_framework *nvs_framework_find(const char *name)
 const nvs_framework *nvs_framework_default(void) { return &frameworks[0]; }
 
 const char *nvs_framework_choices(void) { return "pytorch-ddp|ideal"; }
+
+int nvs_layer_no_input_grad(const nvs_profile *p, int l) { return l == 0 || p->layers[l - 1].nograd; }
+
+double nvs_layer_param_tensors(const nvs_layer *ly)
+{
+    if (ly->tensors >= 0) return ly->tensors;
+    return ly->params >= 2 ? 2 : ly->params > 0 ? 1 : 0;
+}
+
+int nvs_ew_kernels(double passes)
+{
+    int whole = (int)passes;
+    return whole + (passes - whole > 1e-9 ? 1 : 0);
+}
+
+double nvs_framework_layer_ops(const nvs_framework *fw, const nvs_profile *p, int l, int backward, nvs_precision prec)
+{
+    const nvs_layer *ly = &p->layers[l];
+    double ops;
+    if (ly->ops_fwd >= 0)
+        ops = backward ? ly->ops_bwd : ly->ops_fwd;
+    else if (!backward)
+        ops = (ly->gemm_m > 0) + (ly->act_elems > 0 ? nvs_ew_kernels(ly->ew_passes) : 0);
+    else
+        ops = (ly->act_elems > 0 ? nvs_ew_kernels(2 * ly->ew_passes) : 0) +
+              (ly->gemm_m > 0 ? (nvs_layer_no_input_grad(p, l) ? 1 : 2) : ly->params > 0 ? 1 : 0);
+    if (nvs_precision_info_of(prec)->half && fw->autocast)
+        ops += ly->casts >= 0 ? ly->casts : (ly->gemm_m > 0 ? nvs_layer_param_tensors(ly) : 0);
+    return ops;
+}

@@ -17,6 +17,9 @@
 #ifndef NVS_FRAMEWORK_H
 #define NVS_FRAMEWORK_H
 
+#include "core/precision.h"
+#include "workload/profile.h"
+
 typedef struct {
     const char *name;
     const char *describe;
@@ -43,5 +46,20 @@ const nvs_framework *nvs_framework_find(const char *name);
 const nvs_framework *nvs_framework_default(void);
 /* "ideal|pytorch-ddp" for usage lines. */
 const char *nvs_framework_choices(void);
+
+/* What the framework dispatches, counted the same way by the training step (train/step.c), which does that host
+ * work, and by the what-if model (model/model_eval.c), which schedules it. */
+
+/* Layer l needs no input gradient: it is the first layer, or the first after a frozen stem (profile.h). */
+int nvs_layer_no_input_grad(const nvs_profile *p, int l);
+/* A layer's parameter tensors: the profile's tensors=, else weight and bias (one when it has one parameter). */
+double nvs_layer_param_tensors(const nvs_layer *ly);
+/* Kernels an element-wise call of `passes` passes launches in the training step (train_gpu.c: whole passes,
+ * then a partial one). */
+int nvs_ew_kernels(double passes);
+/* The operations framework fw dispatches for layer l in the forward (backward = 0) or backward pass: the
+ * profile's ops= or, where it does not say, the kernels the training step launches for the layer; and under
+ * autocast at half precision one more per cast (casts=, else a GEMM layer's parameter tensors), each way. */
+double nvs_framework_layer_ops(const nvs_framework *fw, const nvs_profile *p, int l, int backward, nvs_precision prec);
 
 #endif
