@@ -108,17 +108,26 @@ static nvs_result_t eval_at(const nvs_model_config *cfg, int n, nvs_model_point 
 /* The compute scale that makes the model's compute-only step at one GPU the measured one. Without host work the
  * step is linear in the scale: one division. With a framework's host lane it is not (a host-bound step does not
  * follow the GPU's speed), so the scale is found by bisection on [1/1000, 1000] (the model's compute is
- * non-decreasing in it); a measured step shorter than the host lane alone gets the smallest scale. */
+ * non-decreasing in it). A measured step no longer than the host lane alone (+0.1 %) is bound by the host and
+ * does not say how fast the GPU is: the scale then stays 1 (the presets) and cfg->compute_host_bound says so. */
 static nvs_result_t fit_compute_scale(nvs_model_config *cfg, double measured_us, char *err, size_t errlen)
 {
     nvs_model_point pt;
     cfg->ct.compute_scale = 1;
+    cfg->compute_host_bound = 0;
     NVS_CHECK(eval_at(cfg, 1, &pt, err, errlen));
     if (!cfg->fw || (cfg->fw->host_us_per_op <= 0 && cfg->fw->reducer_us_per_bucket <= 0)) {
         cfg->ct.compute_scale = measured_us / pt.t.compute_us;
         return NVS_OK;
     }
     double lo = log(1e-3), hi = log(1e3);
+    cfg->ct.compute_scale = 1e-3;
+    NVS_CHECK(eval_at(cfg, 1, &pt, err, errlen));
+    if (measured_us <= pt.t.compute_us * 1.001) {
+        cfg->ct.compute_scale = 1;
+        cfg->compute_host_bound = 1;
+        return NVS_OK;
+    }
     for (int i = 0; i < 60; i++) {
         cfg->ct.compute_scale = exp(0.5 * (lo + hi));
         NVS_CHECK(eval_at(cfg, 1, &pt, err, errlen));
@@ -163,6 +172,16 @@ nvs_result_t nvs_calibrate(const char *run_path, const nvs_presets *ps, const nv
     if ((res = nvs_run_load(run_path, 0, &r)) != NVS_OK) {
         snprintf(err, errlen, "%s: not a run.json nvscale can read (the message above says why)", run_path);
         return res;
+    }
+    if (o->model && r.train.present) {
+        /* --model names the workload to calibrate on, in a run that trained several ("trains"); a profile that
+         * does not load stays for the message below */
+        nvs_profile tmp;
+        char e2[256];
+        int named = nvs_profile_load(o->model, &tmp, e2, sizeof e2) == NVS_OK;
+        res = nvs_run_select_train(&r, o->model, named ? tmp.name : NULL, err, errlen);
+        if (named) nvs_profile_free(&tmp);
+        if (res != NVS_OK) goto fail;
     }
     if (r.world_nodes > 1) {
         snprintf(err, errlen, "%s: a %d-node run; calibration reads single-node runs only", run_path, r.world_nodes);

@@ -60,8 +60,11 @@ static int build_terms(const nvs_presets *ps, const nvs_model_series *s, term *t
     }
     add(t, &n, "gemm_eff", c->ct.gemm_eff, "", "default", "model default: 70% of the peak matrix rate (src/model/model.c)");
     add(t, &n, "mem_eff", c->ct.mem_eff, "", "default", "model default: 80% of the peak memory bandwidth (src/model/model.c)");
-    add(t, &n, "compute_scale", c->ct.compute_scale, "", c->compute_measured ? "measured" : "default",
-        c->compute_measured ? "measured compute-only step at 1 GPU / modelled" : "1: no measurement");
+    add(t, &n, "compute_scale", c->ct.compute_scale, "",
+        c->compute_measured && !c->compute_host_bound ? "measured" : "default",
+        c->compute_host_bound ? "1: not measured: the run's compute-only step at 1 GPU is no longer than the "
+                                "framework's host work alone, so it does not say how fast the GPU is"
+        : c->compute_measured ? "measured compute-only step at 1 GPU / modelled" : "1: no measurement");
     if (c->fw && (c->fw->host_us_per_op > 0 || c->fw->reducer_us_per_bucket > 0)) {
         char name[96];
         snprintf(name, sizeof name, "%s.host_us_per_op", c->fw->name);

@@ -538,10 +538,9 @@ static void read_transports(vctx *v, nvs_run *r)
     }
 }
 
-static void read_train(vctx *v, nvs_run *r)
+/* One workload's training section (run.json "train", or an element of "trains") into r->train. */
+static void read_train_obj(vctx *v, nvs_run *r, json_t *t)
 {
-    json_t *t = get_typed(v, r->root, "train", "", JSON_OBJECT, 0);
-    if (!t) return;
     nvs_run_train *tr = &r->train;
     tr->present = 1;
     tr->model = get_str(v, t, "model", "train", 0);
@@ -592,6 +591,44 @@ static void read_train(vctx *v, nvs_run *r)
         /* a fraction: 100 (10,000 %) is already nonsense, and the sanity check (sanity.h) flags far less */
         x->efficiency = get_num_in(v, e, "efficiency", p, 0, 100);
     }
+}
+
+static void read_train(vctx *v, nvs_run *r)
+{
+    json_t *t = get_typed(v, r->root, "train", "", JSON_OBJECT, 0);
+    if (t) read_train_obj(v, r, t);
+}
+
+nvs_result_t nvs_run_select_train(nvs_run *r, const char *name, const char *alt, char *err, size_t errlen)
+{
+    const json_t *trains = json_object_get(r->root, "trains");
+    char seen[256] = "";
+    size_t k = 0;
+    for (size_t i = 0; i < json_array_size(trains); i++) {
+        json_t *t = json_array_get(trains, i);
+        const char *m = json_string_value(json_object_get(t, "model"));
+        const char *f = json_string_value(json_object_get(t, "profile_file"));
+        if (!json_is_object(t) || !m) continue;
+        if (!strcmp(m, name) || (alt && !strcmp(m, alt)) || (f && !strcmp(f, name))) {
+            free(r->train.results);
+            memset(&r->train, 0, sizeof r->train);
+            vctx v = {.name = r->path ? r->path : "run.json", .err = err, .errlen = errlen};
+            read_train_obj(&v, r, t);
+            return v.failed ? (v.nomem ? NVS_ERR_NOMEM : NVS_ERR_INPUT) : NVS_OK;
+        }
+        k += (size_t)snprintf(seen + k, k < sizeof seen ? sizeof seen - k : 0, "%s%s", i ? ", " : "", m);
+        if (k >= sizeof seen) k = sizeof seen - 1;
+    }
+    if (json_array_size(trains)) {
+        snprintf(err, errlen, "%s: trained %s, not %s", r->path ? r->path : "the run", seen, name);
+        return NVS_ERR_INPUT;
+    }
+    /* a run of one workload, written before "trains": its "train", unless it names another model */
+    if (r->train.model && strcmp(r->train.model, name) && (!alt || strcmp(r->train.model, alt))) {
+        snprintf(err, errlen, "%s: trained %s, not %s", r->path ? r->path : "the run", r->train.model, name);
+        return NVS_ERR_INPUT;
+    }
+    return NVS_OK;
 }
 
 static void read_p2p(vctx *v, nvs_run *r)

@@ -188,6 +188,10 @@ nvs_result_t nvs_run_load(const char *path, unsigned need, nvs_run *out);
 nvs_result_t nvs_run_from_json(json_t *root, const char *name, unsigned need, nvs_run *out, char *err,
                                size_t errlen);
 void nvs_run_free(nvs_run *r);
+/* Make r->train the workload of a run that trained several ("trains"): the one whose model is `name` or `alt`
+ * (may be NULL), or whose profile file is `name`. A run without "trains" keeps its "train" unless that names
+ * another model. NVS_ERR_INPUT with "PATH: trained A, B, not NAME" in err. */
+nvs_result_t nvs_run_select_train(nvs_run *r, const char *name, const char *alt, char *err, size_t errlen);
 
 /* Lookups (NULL / -1 when absent). */
 const char *nvs_run_env(const nvs_run *r, const char *key);

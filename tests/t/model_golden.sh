@@ -26,6 +26,13 @@ check calibrate_host --calibrate results/call3/shm-allreduce/run.json --machine 
 check calibrate_box3090 --calibrate tests/fixtures/runs/box3090_8gpu_shm.json --machine pcie4-1s-8gpu-cascade \
     --tolerance 10
 check presets --list-presets
+# a run of three workloads under pytorch-ddp (results/fidelity/n1-1gpu-head, 1x H200): --model picks one; a
+# host-bound one (bert-large-mlm128 at bf16) leaves the compute scale unmeasured and says why
+check calibrate_three_lm --calibrate $F/h200x1_bf16_three_models.json --model tools/profiles/lm290m.prof --gpus 1,2 \
+    --machine nvlink-2gpu
+check calibrate_three_bert --calibrate $F/h200x1_bf16_three_models.json --model bert-large-mlm128
+expect 2 "h200x1_bf16_three_models.json: trained resnet50, lm290m, bert-large-mlm128, not bert-large" \
+    "$NVS" model --calibrate $F/h200x1_bf16_three_models.json --model bert-large
 
 # the Lambda case in JSON: rows keyed by model, an eff_a/eff_b pair (model, Lambda, published) per precision and
 # N; A6000 > 3090 at 8 GPUs for maskrcnn and the overlap mode takes a share of the gap; every model cell within
