@@ -1,5 +1,6 @@
 /* run.json (src/runjson/runjson.c), the one reader of every offline subcommand, and what reads its result: the
- * report's Markdown (names escaped: core/escape.h), check's verdicts and table, the explain facts. */
+ * report's Markdown (names escaped: core/escape.h), check's verdicts and table, the explain facts, and the
+ * choice of one workload of a run that trained several. */
 #include <jansson.h>
 
 #include "check/check_eval.h"
@@ -44,6 +45,8 @@ NVS_FUZZ_TARGET(runjson)
             nvs_verdicts_free(&vs);
         }
         nvs_ruleset_free(&rs);
+        /* model --calibrate --model NAME: one workload of "trains" read in place of "train" */
+        (void)nvs_run_select_train(&run, "lm290m", "bert-large-mlm128", err, sizeof err);
     }
     nvs_run_free(&run);
     json_decref(root);
