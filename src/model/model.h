@@ -248,9 +248,9 @@ typedef struct {
 } nvs_lanes;
 
 /* fwd_us, bwd_us: when the GPU ends forward, and backward's length from there; opt_us: the after items' GPU
- * time; compute_us: the sum of every GPU time (the lanes' step when nothing waits); comm_us, comm_end_us as in
- * nvs_schedule; step_us: when both lanes are done; exposed_us = step - compute (the caller splits it);
- * host_us: the host's own time (work and waits excluded). */
+ * time; compute_us: the sum of every GPU time (the lanes' step when nothing waits); comm_us as in nvs_schedule;
+ * comm_end_us: when the last all-reduce ends, from the GPU's end of forward; step_us: when both lanes are done;
+ * exposed_us = step - compute (the caller splits it); host_us: the host's own work (waits excluded). */
 void nvs_schedule_lanes(const nvs_lanes *l, nvs_step_times *out);
 
 /* Expected maximum of n independent standard normal variables (e(1) = 0, e(2) = 1/sqrt(pi) = 0.5642,

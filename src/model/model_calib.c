@@ -105,25 +105,40 @@ static nvs_result_t eval_at(const nvs_model_config *cfg, int n, nvs_model_point 
     return nvs_model_eval(cfg, 1, n, pt, err, errlen);
 }
 
-/* The compute scale that makes the model's compute-only step at one GPU the measured one. Without host work the
- * step is linear in the scale: one division. With a framework's host lane it is not (a host-bound step does not
- * follow the GPU's speed), so the scale is found by bisection on [1/1000, 1000] (the model's compute is
- * non-decreasing in it). A measured step no longer than the host lane alone (+0.1 %) is bound by the host and
- * does not say how fast the GPU is: the scale then stays 1 (the presets) and cfg->compute_host_bound says so. */
-static nvs_result_t fit_compute_scale(nvs_model_config *cfg, double measured_us, char *err, size_t errlen)
+/* The compute scale that makes the model's compute-only step at one GPU the measured one.
+ * - Without host work the step is linear in the scale: one division.
+ * - A run under a framework with host work times the compute-only step without it too (`ideal_compute_us`, the
+ *   GPU's own time, copies included): the scale is that over the model's compute with the host lane off, again
+ *   one division.
+ * - Older runs without it: the model's compute is not linear in the scale with a host lane (a host-bound step
+ *   does not follow the GPU's speed), so the scale is found by bisection on [1/1000, 1000] (the compute is
+ *   non-decreasing in it). A measured step no longer than the host lane alone (+0.1 %) does not say how fast
+ *   the GPU is: the scale then stays 1 (the presets) and cfg->compute_host_bound says so. */
+static nvs_result_t fit_compute_scale(nvs_model_config *cfg, const nvs_run_train_result *t1, char *err,
+                                      size_t errlen)
 {
     nvs_model_point pt;
     cfg->ct.compute_scale = 1;
     cfg->compute_host_bound = 0;
-    NVS_CHECK(eval_at(cfg, 1, &pt, err, errlen));
-    if (!cfg->fw || (cfg->fw->host_us_per_op <= 0 && cfg->fw->reducer_us_per_bucket <= 0)) {
-        cfg->ct.compute_scale = measured_us / pt.t.compute_us;
+    const nvs_framework *fw = cfg->fw;
+    if (!fw || (fw->host_us_per_op <= 0 && fw->reducer_us_per_bucket <= 0)) {
+        NVS_CHECK(eval_at(cfg, 1, &pt, err, errlen));
+        cfg->ct.compute_scale = t1->compute_us / pt.t.compute_us;
+        return NVS_OK;
+    }
+    if (isfinite(t1->ideal_compute_us) && t1->ideal_compute_us > 0) {
+        nvs_framework gpu_only = *fw;
+        gpu_only.host_us_per_op = gpu_only.reducer_us_per_bucket = 0;
+        nvs_model_config c2 = *cfg;
+        c2.fw = &gpu_only;
+        NVS_CHECK(eval_at(&c2, 1, &pt, err, errlen));
+        cfg->ct.compute_scale = t1->ideal_compute_us / pt.t.compute_us;
         return NVS_OK;
     }
     double lo = log(1e-3), hi = log(1e3);
     cfg->ct.compute_scale = 1e-3;
     NVS_CHECK(eval_at(cfg, 1, &pt, err, errlen));
-    if (measured_us <= pt.t.compute_us * 1.001) {
+    if (t1->compute_us <= pt.t.compute_us * 1.001) {
         cfg->ct.compute_scale = 1;
         cfg->compute_host_bound = 1;
         return NVS_OK;
@@ -131,7 +146,7 @@ static nvs_result_t fit_compute_scale(nvs_model_config *cfg, double measured_us,
     for (int i = 0; i < 60; i++) {
         cfg->ct.compute_scale = exp(0.5 * (lo + hi));
         NVS_CHECK(eval_at(cfg, 1, &pt, err, errlen));
-        if (pt.t.compute_us < measured_us) lo = log(cfg->ct.compute_scale);
+        if (pt.t.compute_us < t1->compute_us) lo = log(cfg->ct.compute_scale);
         else hi = log(cfg->ct.compute_scale);
     }
     cfg->ct.compute_scale = exp(0.5 * (lo + hi));
@@ -140,16 +155,16 @@ static nvs_result_t fit_compute_scale(nvs_model_config *cfg, double measured_us,
 
 /* The profile a training run used: its name when built in, else the file it was read from (train.profile_file,
  * or the --model value of the run's argv for runs written before that key existed). */
-static const char *profile_of_run(json_t *root, const char *name)
+static const char *profile_of_run(const nvs_run *r, const char *name)
 {
     nvs_profile tmp;
     char e[256];
-    if (nvs_profile_load(name, &tmp, e, sizeof e) == NVS_OK) {
+    if (name && nvs_profile_load(name, &tmp, e, sizeof e) == NVS_OK) {
         nvs_profile_free(&tmp);
         return name;
     }
-    const char *pfile = json_string_value(json_object_get(json_object_get(root, "train"), "profile_file"));
-    if (pfile) return pfile;
+    if (r->train.profile_file) return r->train.profile_file;
+    json_t *root = r->root;
     json_t *argv = json_object_get(json_object_get(root, "command"), "argv");
     for (size_t i = 0; i + 1 < json_array_size(argv); i++) {
         const char *a = json_string_value(json_array_get(argv, i));
@@ -173,7 +188,7 @@ nvs_result_t nvs_calibrate(const char *run_path, const nvs_presets *ps, const nv
         snprintf(err, errlen, "%s: not a run.json nvscale can read (the message above says why)", run_path);
         return res;
     }
-    if (o->model && r.train.present) {
+    if (o->model) {
         /* --model names the workload to calibrate on, in a run that trained several ("trains"); a profile that
          * does not load stays for the message below */
         nvs_profile tmp;
@@ -329,7 +344,8 @@ nvs_result_t nvs_calibrate(const char *run_path, const nvs_presets *ps, const nv
             res = NVS_ERR_INPUT;
             goto fail;
         }
-        if (!o->model) model = profile_of_run(r.root, model);
+        /* the workload's own profile: the name given or the run's, else the file the run read it from */
+        model = profile_of_run(&r, model);
         if ((res = nvs_profile_load(model, &out->profile, err, errlen)) != NVS_OK) goto fail;
         out->has_profile = 1;
         cfg->profile = &out->profile;
@@ -357,19 +373,29 @@ nvs_result_t nvs_calibrate(const char *run_path, const nvs_presets *ps, const nv
                 res = NVS_ERR_INPUT;
                 goto fail;
             }
-            /* the numbers the run's step used (older runs: other fits), where it wrote them */
-            out->fw = *known;
+            /* the numbers the run's step used; a key the run does not write is a feature its step did not have
+             * (the layout copies and the gradient scaler came later) */
             const nvs_run_train *t = &r.train;
-            if (isfinite(t->fw_host_us_per_op)) out->fw.host_us_per_op = t->fw_host_us_per_op;
-            if (isfinite(t->fw_reducer_us_per_bucket)) out->fw.reducer_us_per_bucket = t->fw_reducer_us_per_bucket;
-            if (isfinite(t->fw_nchw_copies_fwd)) out->fw.nchw_copies_fwd = t->fw_nchw_copies_fwd;
-            if (isfinite(t->fw_nchw_copies_bwd)) out->fw.nchw_copies_bwd = t->fw_nchw_copies_bwd;
-            if (t->fw_autocast >= 0) out->fw.autocast = t->fw_autocast;
-            if (t->fw_bucket_copy >= 0) out->fw.bucket_copy = t->fw_bucket_copy;
-            if (t->fw_grad_scaler >= 0) out->fw.grad_scaler = t->fw_grad_scaler;
-            out->fw.source = isfinite(t->fw_host_us_per_op)
-                                 ? "the run's train.framework"
-                                 : "this nvscale's: the run's train.framework predates host_us_per_op (another model)";
+            out->fw = *nvs_framework_find("ideal");
+            out->fw.name = known->name;
+            if (isfinite(t->fw_host_us_per_op)) {
+                out->fw.host_us_per_op = t->fw_host_us_per_op;
+                out->fw.reducer_us_per_bucket = isfinite(t->fw_reducer_us_per_bucket) ? t->fw_reducer_us_per_bucket : 0;
+                out->fw.nchw_copies_fwd = isfinite(t->fw_nchw_copies_fwd) ? t->fw_nchw_copies_fwd : 0;
+                out->fw.nchw_copies_bwd = isfinite(t->fw_nchw_copies_bwd) ? t->fw_nchw_copies_bwd : 0;
+                out->fw.autocast = t->fw_autocast > 0;
+                out->fw.bucket_copy = t->fw_bucket_copy > 0;
+                out->fw.grad_scaler = t->fw_grad_scaler > 0;
+                out->fw.source = "the run's train.framework";
+            } else if (strcmp(known->name, "ideal")) {
+                /* an earlier model of the framework (host work per kernel and per tensor): not replayed; the
+                 * step is modelled as the hardware alone and its host work lands in compute_scale, as before */
+                out->fw.bucket_copy = t->fw_bucket_copy > 0;
+                out->fw.source = "the run's train.framework is an earlier model (per kernel), not replayed: modelled "
+                                 "as the hardware alone (its bucket copies kept)";
+            } else {
+                out->fw.source = "the run's train.framework";
+            }
             cfg->fw = &out->fw;
         }
         out->preset_cfg.fw = cfg->fw;
@@ -388,7 +414,7 @@ nvs_result_t nvs_calibrate(const char *run_path, const nvs_presets *ps, const nv
         for (size_t i = 0; !t1 && i < r.train.nresults; i++)
             if (r.train.results[i].compute_us > 0) t1 = &r.train.results[i];
         if (t1 && t1->compute_us > 0) {
-            NVS_CHECK_GOTO(fit_compute_scale(cfg, t1->compute_us, err, errlen), res, fail);
+            NVS_CHECK_GOTO(fit_compute_scale(cfg, t1, err, errlen), res, fail);
             cfg->compute_measured = 1;
             out->has_compute = 1;
         }

@@ -65,7 +65,7 @@ static int build_terms(const nvs_presets *ps, const nvs_model_series *s, term *t
         c->compute_host_bound ? "1: not measured: the run's compute-only step at 1 GPU is no longer than the "
                                 "framework's host work alone, so it does not say how fast the GPU is"
         : c->compute_measured ? "measured compute-only step at 1 GPU / modelled" : "1: no measurement");
-    if (c->fw && (c->fw->host_us_per_op > 0 || c->fw->reducer_us_per_bucket > 0)) {
+    if (c->fw) {
         char name[96];
         snprintf(name, sizeof name, "%s.host_us_per_op", c->fw->name);
         add(t, &n, name, c->fw->host_us_per_op, "us", "framework", c->fw->source);

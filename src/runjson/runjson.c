@@ -539,39 +539,43 @@ static void read_transports(vctx *v, nvs_run *r)
 }
 
 /* One workload's training section (run.json "train", or an element of "trains") into r->train. */
-static void read_train_obj(vctx *v, nvs_run *r, json_t *t)
+static void read_train_obj(vctx *v, nvs_run *r, json_t *t, const char *pre)
 {
+    char pfw[PATH_MAX_LEN], pres[PATH_MAX_LEN];
+    snprintf(pfw, sizeof pfw, "%s.framework", pre);
+    snprintf(pres, sizeof pres, "%s.results", pre);
     nvs_run_train *tr = &r->train;
     tr->present = 1;
-    tr->model = get_str(v, t, "model", "train", 0);
-    tr->source = get_str(v, t, "source", "train", 0);
-    tr->precision = get_str(v, t, "precision", "train", 0);
-    tr->grad_type = get_str(v, t, "grad_type", "train", 0);
-    json_t *fw = get_typed(v, t, "framework", "train", JSON_OBJECT, 0);
+    tr->model = get_str(v, t, "model", pre, 0);
+    tr->source = get_str(v, t, "source", pre, 0);
+    tr->precision = get_str(v, t, "precision", pre, 0);
+    tr->grad_type = get_str(v, t, "grad_type", pre, 0);
+    tr->profile_file = get_str(v, t, "profile_file", pre, 0);
+    json_t *fw = get_typed(v, t, "framework", pre, JSON_OBJECT, 0);
     tr->fw_host_us_per_op = tr->fw_reducer_us_per_bucket = tr->fw_nchw_copies_fwd = tr->fw_nchw_copies_bwd = NAN;
     tr->fw_autocast = tr->fw_bucket_copy = tr->fw_grad_scaler = -1;
     if (fw) {
-        tr->framework = get_str(v, fw, "name", "train.framework", 0);
-        tr->fw_host_us_per_op = get_num_in(v, fw, "host_us_per_op", "train.framework", 0, 1e6);
-        tr->fw_reducer_us_per_bucket = get_num_in(v, fw, "reducer_us_per_bucket", "train.framework", 0, 1e6);
-        tr->fw_nchw_copies_fwd = get_num_in(v, fw, "nchw_copies_fwd", "train.framework", 0, 1e4);
-        tr->fw_nchw_copies_bwd = get_num_in(v, fw, "nchw_copies_bwd", "train.framework", 0, 1e4);
-        tr->fw_autocast = get_bool(v, fw, "autocast", "train.framework", -1);
-        tr->fw_bucket_copy = get_bool(v, fw, "bucket_copy", "train.framework", -1);
-        tr->fw_grad_scaler = get_bool(v, fw, "grad_scaler", "train.framework", -1);
+        tr->framework = get_str(v, fw, "name", pfw, 1);
+        tr->fw_host_us_per_op = get_num_in(v, fw, "host_us_per_op", pfw, 0, 1e6);
+        tr->fw_reducer_us_per_bucket = get_num_in(v, fw, "reducer_us_per_bucket", pfw, 0, 1e6);
+        tr->fw_nchw_copies_fwd = get_num_in(v, fw, "nchw_copies_fwd", pfw, 0, 1e4);
+        tr->fw_nchw_copies_bwd = get_num_in(v, fw, "nchw_copies_bwd", pfw, 0, 1e4);
+        tr->fw_autocast = get_bool(v, fw, "autocast", pfw, -1);
+        tr->fw_bucket_copy = get_bool(v, fw, "bucket_copy", pfw, -1);
+        tr->fw_grad_scaler = get_bool(v, fw, "grad_scaler", pfw, -1);
     }
-    tr->params = get_num(v, t, "params", "train", 0);
-    tr->fwd_gflops_per_sample = get_num(v, t, "fwd_gflops_per_sample", "train", 0);
-    tr->bucket_first_bytes = get_bytes(v, t, "bucket_first_bytes", "train");
-    tr->bucket_cap_bytes = get_bytes(v, t, "bucket_cap_bytes", "train");
-    tr->batch = (int)get_int(v, t, "batch", "train", 1, 100000000, -1, 0);
-    json_t *b = get_typed(v, t, "buckets", "train", JSON_ARRAY, 0);
+    tr->params = get_num(v, t, "params", pre, 0);
+    tr->fwd_gflops_per_sample = get_num(v, t, "fwd_gflops_per_sample", pre, 0);
+    tr->bucket_first_bytes = get_bytes(v, t, "bucket_first_bytes", pre);
+    tr->bucket_cap_bytes = get_bytes(v, t, "bucket_cap_bytes", pre);
+    tr->batch = (int)get_int(v, t, "batch", pre, 1, 100000000, -1, 0);
+    json_t *b = get_typed(v, t, "buckets", pre, JSON_ARRAY, 0);
     tr->nbuckets = b ? json_array_size(b) : 0;
-    json_t *a = get_typed(v, t, "results", "train", JSON_ARRAY, 0);
+    json_t *a = get_typed(v, t, "results", pre, JSON_ARRAY, 0);
     if (!a || !(tr->results = alloc(v, json_array_size(a), sizeof *tr->results))) return;
     for (size_t i = 0; i < json_array_size(a) && !v->failed; i++) {
         char p[PATH_MAX_LEN];
-        json_t *e = elem_obj(v, a, i, "train.results", p);
+        json_t *e = elem_obj(v, a, i, pres, p);
         if (!e) break;
         nvs_run_train_result *x = &tr->results[tr->nresults++];
         x->n = (int)get_int(v, e, "n", p, 1, 1000000, 0, 1);
@@ -586,6 +590,7 @@ static void read_train_obj(vctx *v, nvs_run *r, json_t *t)
         x->host_rate_p90 = get_num(v, e, "host_rate_p90", p, 0);
         x->rank_wait_us = get_num(v, e, "rank_wait_us", p, 0);
         x->issue_us = get_num(v, e, "issue_us", p, 0);
+        x->ideal_compute_us = get_num(v, e, "ideal_compute_us", p, 0);
         x->predicted_comm_us = get_num(v, e, "predicted_comm_us", p, 0);
         x->samples_per_s = get_num(v, e, "samples_per_s", p, 0);
         /* a fraction: 100 (10,000 %) is already nonsense, and the sanity check (sanity.h) flags far less */
@@ -596,7 +601,7 @@ static void read_train_obj(vctx *v, nvs_run *r, json_t *t)
 static void read_train(vctx *v, nvs_run *r)
 {
     json_t *t = get_typed(v, r->root, "train", "", JSON_OBJECT, 0);
-    if (t) read_train_obj(v, r, t);
+    if (t) read_train_obj(v, r, t, "train");
 }
 
 nvs_result_t nvs_run_select_train(nvs_run *r, const char *name, const char *alt, char *err, size_t errlen)
@@ -613,7 +618,9 @@ nvs_result_t nvs_run_select_train(nvs_run *r, const char *name, const char *alt,
             free(r->train.results);
             memset(&r->train, 0, sizeof r->train);
             vctx v = {.name = r->path ? r->path : "run.json", .err = err, .errlen = errlen};
-            read_train_obj(&v, r, t);
+            char pre[32];
+            snprintf(pre, sizeof pre, "trains[%zu]", i);
+            read_train_obj(&v, r, t, pre);
             return v.failed ? (v.nomem ? NVS_ERR_NOMEM : NVS_ERR_INPUT) : NVS_OK;
         }
         k += (size_t)snprintf(seen + k, k < sizeof seen ? sizeof seen - k : 0, "%s%s", i ? ", " : "", m);

@@ -101,12 +101,16 @@ typedef struct {
     double host_rate_p10, host_rate_p90;
     double rank_wait_us; /* waiting at the all-reduces for a slower rank (train/split.h); NAN in older runs */
     double issue_us;     /* the host's time to issue the slowest rank's step (train/step.c); NAN in older runs */
+    /* the compute-only step without the framework's host work (the first N only): the GPU's own time; NAN
+     * elsewhere and in older runs */
+    double ideal_compute_us;
 } nvs_run_train_result;
 
 typedef struct {
     int present;
     const char *model, *source, *precision, *grad_type;
     const char *framework; /* train.framework.name (--framework); NULL in runs made before it existed */
+    const char *profile_file; /* the profile file the model was read from (train.profile_file); NULL built in */
     /* the framework's numbers the run used (train.framework): NAN / -1 where the run does not say */
     double fw_host_us_per_op, fw_reducer_us_per_bucket, fw_nchw_copies_fwd, fw_nchw_copies_bwd;
     int fw_autocast, fw_bucket_copy, fw_grad_scaler;

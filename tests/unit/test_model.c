@@ -455,6 +455,60 @@ static void t_eval_framework(void)
     nvs_profile_free(&p);
 }
 
+/* The model's host lane charges what the training step's dry run counts (tests/unit/test_train.c
+ * t_host_work_counts: operations, buckets; the totals are tools/gen_profiles.py --summary's): every operation
+ * x host_us_per_op, every bucket x reducer_us_per_bucket, and the compute-only step neither the buckets' copy-back
+ * operations nor the reducer. And its GPU lane moves the layout copies' bytes, the same as the step's. */
+static void t_framework_counts(void)
+{
+    static const struct {
+        const char *model;
+        int batch;
+        nvs_precision prec;
+        int buckets;
+        double ops, layout_bytes;
+    } want[] = {
+        {"tools/profiles/lm290m.prof", 8, NVS_PREC_BF16, 29, 1298 + 29, 0},
+        {"tools/profiles/lm290m.prof", 8, NVS_PREC_FP32, 29, 934 + 29, 0},
+        {"resnet50", 128, NVS_PREC_BF16, 5, 520 + 5, (78.0 + 167.0) / 53 * 2 * 11113984.0 * 128 * 2},
+        {"resnet50", 128, NVS_PREC_FP32, 5, 408 + 5, 0},
+        {"resnet50", 128, NVS_PREC_FP16, 5, 520 + 5 + 4, (78.0 + 167.0) / 53 * 2 * 11113984.0 * 128 * 2},
+        {"tools/profiles/lm290m.prof", 8, NVS_PREC_FP16, 29, 1298 + 29 + 4, 0},
+        {"bert-large-mlm128", 32, NVS_PREC_BF16, 38, 1962 + 38, 0},
+    };
+    const nvs_framework *fw = nvs_framework_find("pytorch-ddp");
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        nvs_profile p;
+        char err[256];
+        T_EQ_I(nvs_profile_load(want[i].model, &p, err, sizeof err), NVS_OK);
+        nvs_model_config c;
+        nvs_model_config_init(&c);
+        c.gpu = (nvs_gpu_spec){"toy", 100, 100, 400, 1000, 1e12, 1, 0, 0};
+        c.machine = pcie8(1, 4, 1, NVS_NVLINK_NONE);
+        c.profile = &p;
+        c.batch = want[i].batch;
+        c.prec = want[i].prec;
+        c.fw = fw;
+        nvs_model_point pt;
+        T_EQ_I(nvs_model_eval(&c, 1, 2, &pt, err, sizeof err), NVS_OK);
+        T_EQ_I(pt.nbuckets, want[i].buckets);
+        REL(pt.t.host_us, want[i].ops * fw->host_us_per_op + want[i].buckets * fw->reducer_us_per_bucket, 1e-12);
+        /* the layout copies: the GPU lane of the compute-only step with and without them, no host work */
+        nvs_framework no_host = *fw, no_copies;
+        no_host.host_us_per_op = no_host.reducer_us_per_bucket = 0;
+        no_copies = no_host;
+        no_copies.nchw_copies_fwd = no_copies.nchw_copies_bwd = 0;
+        nvs_model_point a, b;
+        c.fw = &no_host;
+        T_EQ_I(nvs_model_eval(&c, 1, 1, &a, err, sizeof err), NVS_OK);
+        c.fw = &no_copies;
+        T_EQ_I(nvs_model_eval(&c, 1, 1, &b, err, sizeof err), NVS_OK);
+        double bw = c.gpu.mem_gbps * 1e3 * c.ct.mem_eff; /* bytes per us */
+        T_NEAR(a.t.compute_us - b.t.compute_us, want[i].layout_bytes / bw, 1e-6 * (1 + want[i].layout_bytes / bw));
+        nvs_profile_free(&p);
+    }
+}
+
 static void t_memory(void)
 {
     /* P = 1e6 params; fp32: weights 4e6 + grads 4e6 + buckets 4e6 + momentum 4e6 = 16e6; reserve 1 GiB + 5% of
@@ -715,7 +769,7 @@ static void t_gap_link(void)
 T_LIST = {
     T_CASE(t_ring_table),    T_CASE(t_tree_table), T_CASE(t_allreduce_shapes), T_CASE(t_classes),
     T_CASE(t_ring_links),    T_CASE(t_inter_share), T_CASE(t_layer_times),     T_CASE(t_buckets),
-    T_CASE(t_schedule_by_hand), T_CASE(t_lanes), T_CASE(t_eval_toy), T_CASE(t_eval_framework), T_CASE(t_memory),          T_CASE(t_shapley),
+    T_CASE(t_schedule_by_hand), T_CASE(t_lanes), T_CASE(t_eval_toy), T_CASE(t_eval_framework), T_CASE(t_framework_counts), T_CASE(t_memory),          T_CASE(t_shapley),
     T_CASE(t_gap_link),      T_CASE(t_nccl_rules), T_CASE(t_host_budget),     T_CASE(t_dp_modes),
     T_CASE(t_stragglers),
 };

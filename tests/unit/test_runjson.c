@@ -193,6 +193,14 @@ static void t_messages(void)
          "train.results[0].exposed_comm_us: expected a number up to 9.0072e+15, got 1e+300"},
         {"{\"schema\": \"nvscale.run/1\", \"train\": {\"results\": [{\"n\": 2, \"issue_us\": \"x\"}]}}",
          "train.results[0].issue_us: expected a number"},
+        {"{\"schema\": \"nvscale.run/1\", \"train\": {\"framework\": {\"host_us_per_op\": 30}}}",
+         "train.framework.name: missing"},
+        {"{\"schema\": \"nvscale.run/1\", \"train\": {\"framework\": {\"name\": \"x\", \"host_us_per_op\": -1}}}",
+         "train.framework.host_us_per_op: expected a number from 0 to"},
+        {"{\"schema\": \"nvscale.run/1\", \"train\": {\"framework\": {\"name\": \"x\", \"grad_scaler\": 1}}}",
+         "train.framework.grad_scaler: expected true or false, got 1"},
+        {"{\"schema\": \"nvscale.run/1\", \"train\": {\"results\": [{\"n\": 1, \"ideal_compute_us\": -2}]}}",
+         "train.results[0].ideal_compute_us: expected a number from 0"},
         {"{\"schema\": \"nvscale.run/1\", \"topology\": {\"gpus\": [{\"name\": \"x\"}]}}",
          "topology.gpus[0].index: missing"},
         {"{\"schema\": \"nvscale.run/1\", \"p2p\": {\"pairs\": [{\"src\": 0, \"dst\": 1, \"uni_gbps\": -1}]}}",
@@ -230,6 +238,44 @@ static void t_messages(void)
     }
 }
 
+/* nvs_run_select_train: one workload of "trains" by model name, alternative name or profile file; refused with
+ * the ones the run trained; an error inside the chosen element is labelled with its index */
+static void t_select_train(void)
+{
+    static const char doc[] =
+        "{\"schema\": \"nvscale.run/1\", \"train\": {\"model\": \"a\", \"results\": [{\"n\": 1, \"step_us\": 10}]},"
+        " \"trains\": [{\"model\": \"a\", \"results\": [{\"n\": 1, \"step_us\": 10}]},"
+        "  {\"model\": \"b\", \"profile_file\": \"p/b.prof\", \"framework\": {\"name\": \"pytorch-ddp\","
+        "   \"host_us_per_op\": 30, \"grad_scaler\": false}, \"results\": [{\"n\": 1, \"step_us\": 20}]},"
+        "  {\"model\": \"c\", \"results\": [{\"n\": 0}]}]}";
+    const char *names[][2] = {{"b", NULL}, {"x", "b"}, {"p/b.prof", NULL}};
+    for (int i = 0; i < 4; i++) {
+        json_t *root = json_loads(doc, 0, NULL);
+        T_ASSERT(root != NULL);
+        nvs_run r;
+        char err[512];
+        T_EQ_I(nvs_run_from_json(root, "x.json", 0, &r, err, sizeof err), NVS_OK);
+        json_decref(root);
+        T_EQ_S(r.train.model, "a");
+        if (i < 3) {
+            T_EQ_I(nvs_run_select_train(&r, names[i][0], names[i][1], err, sizeof err), NVS_OK);
+            T_EQ_S(r.train.model, "b");
+            T_EQ_S(r.train.profile_file, "p/b.prof");
+            T_EQ_S(r.train.framework, "pytorch-ddp");
+            T_NEAR(r.train.fw_host_us_per_op, 30, 0);
+            T_EQ_I(r.train.fw_grad_scaler, 0);
+            T_EQ_I(r.train.fw_bucket_copy, -1); /* not written: not known */
+            T_NEAR(r.train.results[0].step_us, 20, 0);
+            T_EQ_I(nvs_run_select_train(&r, "d", NULL, err, sizeof err), NVS_ERR_INPUT);
+            T_CONTAINS(err, "trained a, b, c, not d");
+        } else {
+            T_EQ_I(nvs_run_select_train(&r, "c", NULL, err, sizeof err), NVS_ERR_INPUT);
+            T_CONTAINS(err, "trains[2].results[0].n: expected an integer from 1");
+        }
+        nvs_run_free(&r);
+    }
+}
+
 T_LIST = {T_CASE(t_nvlink_fixture), T_CASE(t_minimal_and_optional), T_CASE(t_box3090), T_CASE(t_bad_files),
-          T_CASE(t_messages)};
+          T_CASE(t_messages), T_CASE(t_select_train)};
 T_MAIN
