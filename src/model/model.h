@@ -206,7 +206,8 @@ int nvs_assign_buckets(const nvs_layer *layers, int nlayers, double grad_bytes, 
 
 typedef struct {
     double fwd_us, bwd_us, opt_us;
-    double compute_us;   /* fwd + bwd + opt: the step with no communication */
+    double compute_us;   /* the step with no communication (nvs_schedule: fwd + bwd + opt; nvs_model_eval: nor the
+                          * framework's reducer, the host lane's waits included) */
     double comm_us;      /* the buckets' all-reduces back to back */
     double comm_end_us;  /* when the last all-reduce ends, from the start of backward */
     double step_us;      /* fwd + max(backward end, last all-reduce end) + opt (+ penalty + sync, model_eval.c) */

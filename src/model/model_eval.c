@@ -157,7 +157,7 @@ static nvs_result_t step_lanes(const nvs_model_config *c, const nvs_model_bucket
     const double esz = (double)nvs_precision_bytes(c->prec), op = fw ? fw->host_us_per_op : 0;
     const int scaler = fw && fw->grad_scaler && c->prec == NVS_PREC_FP16;
     const int copies = fw && fw->bucket_copy && nb > 0;
-    double *v = calloc((size_t)n * 4 + (size_t)nb + 1, sizeof *v);
+    double *v = calloc((size_t)n * 4, sizeof *v);
     nvs_lane_item *after = calloc((size_t)nb + 4, sizeof *after);
     double *zero = calloc((size_t)nb + 1, sizeof *zero);
     if (!v || !after || !zero) {
