@@ -623,7 +623,7 @@ nvs_result_t nvs_run_select_train(nvs_run *r, const char *name, const char *alt,
             read_train_obj(&v, r, t, pre);
             return v.failed ? (v.nomem ? NVS_ERR_NOMEM : NVS_ERR_INPUT) : NVS_OK;
         }
-        k += (size_t)snprintf(seen + k, k < sizeof seen ? sizeof seen - k : 0, "%s%s", i ? ", " : "", m);
+        k += (size_t)snprintf(seen + k, k < sizeof seen ? sizeof seen - k : 0, "%s%s", k ? ", " : "", m);
         if (k >= sizeof seen) k = sizeof seen - 1;
     }
     if (json_array_size(trains)) {
