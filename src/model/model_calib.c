@@ -389,7 +389,8 @@ nvs_result_t nvs_calibrate(const char *run_path, const nvs_presets *ps, const nv
                 out->fw.source = "the run's train.framework";
             } else if (strcmp(known->name, "ideal")) {
                 /* an earlier model of the framework (host work per kernel and per tensor): not replayed; the
-                 * step is modelled as the hardware alone and its host work lands in compute_scale, as before */
+                 * step is modelled as the hardware alone with the bucket copies the run made, and its host work
+                 * lands in compute_scale */
                 out->fw.bucket_copy = t->fw_bucket_copy > 0;
                 out->fw.source = "the run's train.framework is an earlier model (per kernel), not replayed: modelled "
                                  "as the hardware alone (its bucket copies kept)";
