@@ -162,8 +162,9 @@ static int eval_host(const nvs_rule *r, const json_t *root, nvs_verdicts *vs)
         snprintf(v->host, sizeof v->host, "%s", host ? host : "");
         snprintf(v->metric, sizeof v->metric, "%s GPU%d", label, gpu);
         const json_t *m = json_object_get(g, mode_name[r->host_mode]);
+        const int host_n = host_gpus(root, host);
         /* "all GPUs at once" on a host with one GPU is that GPU alone: the single copies are its measurement */
-        int only_gpu = r->host_mode == 1 && !json_is_object(m) && host_gpus(root, host) == 1;
+        int only_gpu = r->host_mode == 1 && !json_is_object(m) && host_n == 1;
         if (only_gpu) m = json_object_get(g, mode_name[0]);
         double bound = num(g, "bound_gbps") * (r->host_dir == 2 ? 2 : 1);
         double expected = r->has_min ? r->min : NAN;
@@ -178,11 +179,10 @@ static int eval_host(const nvs_rule *r, const json_t *root, nvs_verdicts *vs)
         }
         if (!json_is_object(m)) {
             const char *why = json_string_value(json_object_get(g, "remote_why"));
-            int seen = host_gpus(root, host);
             char all_why[128];
-            snprintf(all_why, sizeof all_why, "this process saw one of the host's %d GPUs; all at once needs them in one process", seen);
+            snprintf(all_why, sizeof all_why, "this process saw one of the host's %d GPUs; all at once needs them in one process", host_n);
             not_measured(vs, v, r, r->host_mode == 2 && why && *why ? why
-                                   : r->host_mode == 1 && seen > 1 ? all_why : "this mode was not measured for this GPU");
+                                   : r->host_mode == 1 && host_n > 1 ? all_why : "this mode was not measured for this GPU");
             continue;
         }
         const json_t *nn = json_object_get(m, "numa_node");

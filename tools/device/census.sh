@@ -13,7 +13,6 @@ step build
 gpu_build "$R"
 describe "$R"
 commands_header
-echo "commit: $(cat .nvs-rev 2>/dev/null || echo unknown)" >>"$R/MACHINE.md"
 C=${CONFIGS:-resnet50:fp32:128,resnet50:bf16:128,lm290m:fp32:8,lm290m:bf16:8,bert-large:fp32:32,bert-large:bf16:32}
 step "PyTorch with the profiler"
 rec pt-prof timeout 330 python3 tools/ddp_bench.py --configs "$C" --steps 8 --warmup 3 --profile --profile-steps 3 \

@@ -11,7 +11,6 @@ trap 'tar czf "$O/diag-stop.tar.gz" "$R"' EXIT
 gpu_build "$R"
 describe "$R"
 commands_header
-echo "commit: $(cat .nvs-rev 2>/dev/null || echo unknown)" >>"$R/MACHINE.md"
 stacks() { # stacks PID LABEL
     echo "--- $2"
     if command -v gdb >/dev/null; then

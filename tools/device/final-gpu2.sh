@@ -12,7 +12,6 @@ make -j32 NVCC_GENCODE="-gencode=arch=compute_90,code=sm_90" $J >"$R/build.log" 
     make -j32 test-bins NVCC_GENCODE="-gencode=arch=compute_90,code=sm_90" $J >>"$R/build.log" 2>&1 || { tail -30 "$R/build.log"; exit 1; }
 describe "$R"
 commands_header
-echo "commit: $(cat .nvs-rev 2>/dev/null)" >>"$R/MACHINE.md"
 CS="compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 9"
 rec sanitizer-coll timeout 120 $CS ./nvscale coll -b 1M -e 16M -f 4 --coll all -n 3 -w 1 --no-save
 rec sanitizer-train timeout 150 $CS ./nvscale train --model resnet50 --batch 8 --steps 2 --warmup-steps 1 --no-save

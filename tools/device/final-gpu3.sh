@@ -23,7 +23,6 @@ make -j32 NVCC_GENCODE="-gencode=arch=compute_90,code=sm_90" $JH >"$R/build.log"
     { tail -30 "$R/build.log"; exit 1; }
 describe "$R"
 commands_header
-echo "commit: $(cat .nvs-rev 2>/dev/null || echo unknown)" >>"$R/MACHINE.md"
 MR="mpirun --allow-run-as-root -np 2 --bind-to none -x NCCL_NVLS_ENABLE"
 
 step "the default run"

@@ -14,7 +14,6 @@ left() { echo $((420 - ($(date +%s) - T0))); }
 gpu_build "$R"
 describe "$R"
 commands_header
-echo "commit: $(cat .nvs-rev 2>/dev/null || echo unknown)" >>"$R/MACHINE.md"
 NG=$(nvidia-smi -L | wc -l)
 [ "$NG" -gt 2 ] && NG=2
 MR="mpirun --allow-run-as-root -np $NG --bind-to none -x NCCL_NVLS_ENABLE -x NVS_TEST_SLOW_STOP"

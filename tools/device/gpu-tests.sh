@@ -10,10 +10,7 @@ step build
 gpu_build "$R"
 describe "$R"
 commands_header
-echo "commit: $(cat .nvs-rev 2>/dev/null || echo unknown)" >>"$R/MACHINE.md"
-step "GPU tests"
-rec gpu-tests timeout 240 tests/run.sh gpu
-rec faults-train timeout 100 tests/run.sh faults_train
+gpu_suite
 step "nvscale fp16"
 rec nvs-fp16 timeout 120 ./nvscale train --model resnet50,tools/profiles/lm290m.prof,bert-large-mlm128 --precision fp16 \
     --steps 15 --warmup-steps 3 --out "$R/raw/nvs-fp16"

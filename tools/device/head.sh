@@ -11,10 +11,7 @@ step build
 gpu_build "$R"
 describe "$R"
 commands_header
-echo "commit: $(cat .nvs-rev 2>/dev/null || echo unknown)" >>"$R/MACHINE.md"
-step "GPU tests"
-rec gpu-tests timeout 240 tests/run.sh gpu
-rec faults-train timeout 100 tests/run.sh faults_train
+gpu_suite
 step "what a user runs first"
 rec nvscale-default timeout 150 ./nvscale --out "$R/raw/default"
 rec accept timeout 150 ./nvscale accept --out "$R/raw/accept"

@@ -12,7 +12,6 @@ step build
 gpu_build "$R" nvscale
 describe "$R"
 commands_header
-echo "commit: $(cat .nvs-rev 2>/dev/null || echo unknown)" >>"$R/MACHINE.md"
 MODELS=resnet50,tools/profiles/lm290m.prof,bert-large-mlm128
 for FW in ideal pytorch-ddp; do
     step "nvscale bf16 --framework $FW"

@@ -44,7 +44,15 @@ describe() {
         python3 -c "import torch, torchvision; print('torch', torch.__version__, 'torchvision', torchvision.__version__, 'cuDNN', torch.backends.cudnn.version(), 'NCCL (torch)', torch.cuda.nccl.version())" 2>&1
         echo "CPU cores: $(nproc)"
         echo '```'
+        echo "commit: $(cat .nvs-rev 2>/dev/null || echo unknown)"
     } >"$d/MACHINE.md" 2>&1
+}
+
+# The suite's GPU tests (tests/run.sh gpu) and the training fault tests, recorded in $R
+gpu_suite() {
+    step "GPU tests"
+    rec gpu-tests timeout 240 tests/run.sh gpu
+    rec faults-train timeout 100 tests/run.sh faults_train
 }
 
 # rec NAME COMMAND...: run it, output to $R/NAME.txt, record the command line and the status
