@@ -130,10 +130,12 @@ __global__ void sgd_kernel(float *w, float *m, const void *g, int g_bf16, size_t
     }
 }
 
-__global__ void convert_kernel(const void *src, int src_bf16, void *dst, int dst_bf16, size_t count)
+__global__ void convert_kernel(const void *src, int src_elem, void *dst, int dst_bf16, size_t count)
 {
     for (size_t k = blockIdx.x * (size_t)blockDim.x + threadIdx.x; k < count; k += (size_t)gridDim.x * blockDim.x) {
-        float v = src_bf16 ? __bfloat162float(((const __nv_bfloat16 *)src)[k]) : ((const float *)src)[k];
+        float v = src_elem == NVS_ELEM_BF16  ? __bfloat162float(((const __nv_bfloat16 *)src)[k])
+                  : src_elem == NVS_ELEM_F16 ? __half2float(((const __half *)src)[k])
+                                             : ((const float *)src)[k];
         if (dst_bf16)
             ((__nv_bfloat16 *)dst)[k] = __float2bfloat16_rn(v);
         else
@@ -247,10 +249,11 @@ extern "C" int nvs_kern_sgd(float *w, float *m, const void *g, int g_bf16, size_
     return cudaGetLastError();
 }
 
-extern "C" int nvs_kern_convert(const void *src, int src_bf16, void *dst, int dst_bf16, size_t count,
+extern "C" int nvs_kern_convert(const void *src, int src_elem, void *dst, int dst_bf16, size_t count,
                                 cudaStream_t s)
 {
     if (!count) return cudaSuccess;
-    convert_kernel<<<blocks_for(count), kThreads, 0, s>>>(src, src_bf16, dst, dst_bf16, count);
+    if (src_elem < NVS_ELEM_F32 || src_elem > NVS_ELEM_F16) return cudaErrorInvalidValue;
+    convert_kernel<<<blocks_for(count), kThreads, 0, s>>>(src, src_elem, dst, dst_bf16, count);
     return cudaGetLastError();
 }

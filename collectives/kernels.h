@@ -42,8 +42,9 @@ int nvs_kern_sgd(float *w, float *m, const void *g, int g_bf16, size_t count, fl
  * (cuDNN's NCHW<->NHWC) does: accesses as wide as both pointers allow (16 bytes when dst - src is a multiple of
  * 16), whatever the offsets and size (collectives/copy_split.h), in one launch. */
 int nvs_kern_copy(void *dst, const void *src, size_t bytes, cudaStream_t s);
-/* Copy between float and bfloat16 buffers (weights to the compute precision). */
-int nvs_kern_convert(const void *src, int src_bf16, void *dst, int dst_bf16, size_t count, cudaStream_t s);
+/* Copy a float, bfloat16 or half buffer (src_elem: NVS_ELEM_*) into a float or bfloat16 one (dst_bf16): a
+ * weight gradient into the gradients' type. */
+int nvs_kern_convert(const void *src, int src_elem, void *dst, int dst_bf16, size_t count, cudaStream_t s);
 
 #ifdef __cplusplus
 }

@@ -55,6 +55,19 @@ need_nvscale() { [ -x "$NVS" ] || { echo "no $NVS: run make first"; exit 1; }; }
 
 need_cmd() { command -v "$1" >/dev/null 2>&1 || skip "$1 is not installed: $2"; }
 
+# cudnn_root: "ROOT LIBDIR" of an installed cuDNN 9 with its headers (ROOT/include/cudnn.h, LIBDIR/libcudnn.so.9):
+# $CUDNN_HOME, the system's, or the one a PyTorch environment carries (site-packages/nvidia/cudnn); fails if none.
+cudnn_root() {
+    for _r in ${CUDNN_HOME:-} /usr /usr/local/cuda \
+        $(ls -d /opt/*/.venv/lib/python3*/site-packages/nvidia/cudnn /usr/local/lib/python3*/dist-packages/nvidia/cudnn \
+            2>/dev/null); do
+        [ -f "$_r/include/cudnn.h" ] || continue
+        for _l in "$_r/lib" "$_r/lib64" "$_r/lib/x86_64-linux-gnu"; do
+            [ -e "$_l/libcudnn.so.9" ] && { echo "$_r $_l"; return 0; }
+        done
+    done
+    return 1
+}
 has_gpu() { command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU'; }
 gpu_count() { if has_gpu; then nvidia-smi -L | grep -c '^GPU'; else echo 0; fi; }
 

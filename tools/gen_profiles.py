@@ -172,7 +172,12 @@ class Profile:
             s += " ew=%s" % fmt_ew(ew)
         if self.frozen:
             s += " nograd=1"
-        if conv:
+        if isinstance(conv, tuple):
+            # the convolution's geometry (input H, W, filter R, S, stride, padding): the GPU step runs it in cuDNN
+            h, w, r, s_, u, p = conv
+            assert gemm[2] % (r * s_) == 0 and gemm[0] == conv_out(h, r, u, p) * conv_out(w, s_, u, p), (name, conv)
+            s += " conv2d=%d,%d,%d,%d,%d,%d" % conv
+        elif conv:
             s += " conv=1"  # cuDNN's convolution: NCHW tensors are transposed around it at half precision
         s += " ops=%d,%d" % (fwd, bwd)
         if casts or gemm:  # absent means the step's default, a GEMM layer's tensors (profile.h)
@@ -229,7 +234,7 @@ def conv(P, name, x, cout, k, s=1, p=0, bias=False, ew=0.0, casts=None):
     ho, wo = conv_out(x.h, k, s, p), conv_out(x.w, k, s, p)
     params = cout * x.c * k * k + (cout if bias else 0)
     P.layer(name, params=params, gemm=(ho * wo, cout, x.c * k * k), act=cout * ho * wo,
-            ew=ew + (UNARY if bias else 0.0), conv=True, casts=casts)
+            ew=ew + (UNARY if bias else 0.0), conv=(x.h, x.w, k, k, s, p), casts=casts)
     return Shape(cout, ho, wo)
 
 

@@ -17,6 +17,7 @@
     X(NVS_ERR_MPI, "MPI error")                                                                             \
     X(NVS_ERR_HWLOC, "hwloc error")                                                                         \
     X(NVS_ERR_CUBLAS, "cuBLAS error")                                                                       \
+    X(NVS_ERR_CUDNN, "cuDNN error")                                                                         \
     X(NVS_ERR_UNSUPPORTED, "unsupported")           /* feature absent here: shown, never silently zero */  \
     X(NVS_ERR_TIMEOUT, "timed out")                                                                         \
     X(NVS_ERR_WRONG, "wrong results")               /* validation failed: exit 3 */                        \

@@ -321,6 +321,38 @@ static void print_training(const json_t *trains, int gpu, FILE *to)
                 fprintf(to, "  %s\n", note);
         }
     }
+    json_array_foreach(trains, i, t) nvs_print_conv_note(t, "  ", to);
+}
+
+void nvs_print_conv_note(const json_t *t, const char *prefix, FILE *to)
+{
+    const json_t *cv = json_object_get(t, "conv");
+    char note[640];
+    if (cv && nvs_summary_conv_note(json_string_value(json_object_get(t, "model")),
+                                    json_string_value(json_object_get(cv, "engine")),
+                                    json_string_value(json_object_get(cv, "library")),
+                                    (int)json_integer_value(json_object_get(cv, "layers")),
+                                    (int)json_integer_value(json_object_get(cv, "geometry_layers")),
+                                    (int)json_array_size(json_object_get(cv, "shapes")),
+                                    json_string_value(json_object_get(cv, "mode")),
+                                    json_string_value(json_object_get(cv, "why")), note, sizeof note))
+        fprintf(to, "%s%s\n", prefix, note);
+}
+
+int nvs_summary_conv_note(const char *model, const char *engine, const char *library, int layers,
+                          int geometry_layers, int nshapes, const char *mode, const char *why, char *buf, size_t len)
+{
+    if (geometry_layers <= 0 || !engine) return 0;
+    if (!strcmp(engine, "cudnn"))
+        snprintf(buf, len, "convolutions of %s: %d in %s (%d shapes, algorithms timed as PyTorch's cudnn.benchmark "
+                           "does)%s%s", model, layers, library ? library : "cuDNN", nshapes, why ? "; " : "",
+                 why ? why : "");
+    else if (mode && !strcmp(mode, "gemm"))
+        snprintf(buf, len, "convolutions of %s: %d as implicit GEMMs in cuBLAS (--conv gemm)", model, geometry_layers);
+    else
+        snprintf(buf, len, "convolutions of %s: %d as implicit GEMMs in cuBLAS, not cuDNN: %s", model,
+                 geometry_layers, why ? why : "unknown reason");
+    return 1;
 }
 
 int nvs_summary_compute_note(const char *model, int n, double step_us, double compute_us, char *buf, size_t len)

@@ -13,6 +13,7 @@
 #include "run/run.h"
 #include "train/split.h"
 #include "train/train.h"
+#include "train/conv_cudnn.h"
 #include "train/train_exec.h"
 
 /* The profile's text travels from rank 0 so that a user's file need exist only where rank 0 runs. */
@@ -106,9 +107,45 @@ struct train_point {
 
 /* charged[0..3]: what the framework added in one full step (step.c): its operations, reducer buckets, reducer
  * hooks (parameter tensors) and the bytes of its layout copies; < 0 unknown */
+/* How the convolutions ran (train/conv.h): the library and, per distinct shape, the algorithms rank 0's cuDNN
+ * timed fastest; or why they ran as implicit GEMMs. NULL when the profile gives no convolution geometry. */
+static json_t *conv_json(const nvs_train_exec *x)
+{
+    if (!x->conv_geom_layers) return NULL;
+    const int native = x->conv_native && x->conv_layers > 0;
+    json_t *o = json_pack("{s:s, s:s, s:i, s:i}", "mode", nvs_conv_mode_name(x->conv_mode), "engine",
+                          native ? "cudnn" : "gemm", "layers", native ? x->conv_layers : 0, "geometry_layers",
+                          x->conv_geom_layers);
+    if (!o) return NULL;
+    if (native) {
+        json_object_set_new(o, "library", json_string(x->conv_engine));
+        json_object_set_new(o, "workspace_bytes", json_real(x->conv_ws_bytes));
+        json_t *arr = json_array();
+        for (int i = 0; arr && i < nvs_cudnn_nshapes(x->dnn); i++) {
+            nvs_conv_shape cs;
+            int algo[3], layers = 0;
+            double ms[3], ws[3];
+            nvs_cudnn_shape_info(x->dnn, i, &cs, algo, ms, ws, &layers);
+            json_t *e = json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i}", "n", cs.n, "c", cs.c, "h",
+                                  cs.h, "w", cs.w, "k", cs.k, "r", cs.r, "s", cs.s, "stride", cs.u, "pad", cs.p,
+                                  "layers", layers);
+            static const char *const dir[3] = {"fwd", "dgrad", "wgrad"};
+            for (int d = 0; e && d < 3; d++) {
+                if (algo[d] < 0) continue;
+                json_object_set_new(e, dir[d], json_pack("{s:i, s:f, s:f}", "algo", algo[d], "find_ms", ms[d],
+                                                         "workspace_bytes", ws[d]));
+            }
+            if (e) json_array_append_new(arr, e);
+        }
+        if (arr) json_object_set_new(o, "shapes", arr);
+    }
+    if (x->conv_why[0]) json_object_set_new(o, "why", json_string(x->conv_why));
+    return o;
+}
+
 static json_t *train_json(const nvs_ctx *run, const char *model, const nvs_profile *p, const nvs_train_plan *pl,
-                          double free_min, double work_rate, const double charged[4], const struct train_point *pts,
-                          int npts)
+                          const nvs_train_exec *x, double free_min, double work_rate, const double charged[4],
+                          const struct train_point *pts, int npts)
 {
     const nvs_config *cfg = run->cfg;
     json_t *o = json_pack("{s:s, s:s, s:s, s:f, s:f, s:i, s:s, s:s, s:I, s:I, s:f, s:f}", "model", p->name, "source",
@@ -132,6 +169,8 @@ static json_t *train_json(const nvs_ctx *run, const char *model, const nvs_profi
                                   "free_bytes", free_min, "weight_bytes", pl->weight_bytes, "master_bytes",
                                   pl->master_bytes, "grad_bytes", pl->grad_bytes, "activation_bytes", pl->act_bytes,
                                   "workspace_bytes", pl->workspace_bytes));
+    json_t *cj = conv_json(x);
+    if (cj) json_object_set_new(o, "conv", cj);
     json_object_set_new(o, "steps", json_integer(cfg->steps));
     json_object_set_new(o, "warmup_steps", json_integer(cfg->warmup_steps));
     json_object_set_new(o, "framework",
@@ -224,7 +263,15 @@ static nvs_result_t prepare(nvs_ctx *run, const char *model, nvs_profile *prof, 
     nvs_train_plan_set_framework(plan, nvs_framework_find(cfg->framework));
     x->plan = plan;
     x->backend = &run->backend;
-    NVS_CHECK(!strcmp(run->backend.ops->name, "nccl") ? nvs_train_exec_gpu(x) : nvs_train_exec_host(x));
+    x->conv_mode = (nvs_conv_mode)cfg->conv;
+    const int gpu = !strcmp(run->backend.ops->name, "nccl");
+    if (!gpu && cfg->conv == NVS_CONV_CUDNN) {
+        if (rt->rank == 0)
+            nvs_error("--conv cudnn: the %s backend runs the training step on the CPU, where the convolutions are "
+                      "GEMMs; cuDNN needs the GPUs (NCCL backend)", run->backend.ops->name);
+        return NVS_ERR_USAGE;
+    }
+    NVS_CHECK(gpu ? nvs_train_exec_gpu(x) : nvs_train_exec_host(x));
     *have_exec = 1; /* teardown frees whatever setup got to */
 
     /* refuse up front what does not fit, naming the bytes needed and available: the smallest free memory of
@@ -251,6 +298,20 @@ static nvs_result_t prepare(nvs_ctx *run, const char *model, nvs_profile *prof, 
     return NVS_ERR_USAGE;
 }
 
+/* Every rank runs the convolutions the same way: if one could not load cuDNN (--conv auto), none uses it, rather
+ * than some ranks running cuDNN's kernels and others GEMMs in one step. */
+static nvs_result_t conv_agree(nvs_rt *rt, nvs_train_exec *x)
+{
+    double mine = x->conv_native ? 1.0 : 0.0, all = mine;
+    NVS_CHECK(nvs_allreduce_f64(rt, &all, 1, NVS_RT_MIN, "agreeing on the convolution library"));
+    if (all > 0 || mine == 0) return NVS_OK;
+    free(x->conv_native);
+    x->conv_native = NULL;
+    x->conv_layers = 0;
+    snprintf(x->conv_why, sizeof x->conv_why, "another rank could not load cuDNN, so no rank uses it");
+    return NVS_OK;
+}
+
 static nvs_result_t train_one(nvs_ctx *run, const char *model)
 {
     const nvs_config *cfg = run->cfg;
@@ -266,6 +327,7 @@ static nvs_result_t train_one(nvs_ctx *run, const char *model)
     nvs_result_t res = prepare(run, model, &prof, &plan, &x, &have_exec, &free_min);
     if (res != NVS_OK) goto out;
     NVS_CHECK_GOTO(x.ops->setup(&x), res, out);
+    NVS_CHECK_GOTO(conv_agree(rt, &x), res, out);
     /* the framework's host work is an amount of CPU work: each rank measures its rate ALONE, in turn, so that
      * ranks sharing cores later take longer for the same work, as a framework's host threads would */
     if (plan.framework->host_us_per_op > 0 || plan.framework->reducer_us_per_bucket > 0) {
@@ -377,7 +439,7 @@ static nvs_result_t train_one(nvs_ctx *run, const char *model)
         /* the points measured so far are this workload's section now (replaced as points come), and checkpointed:
          * an interruption or a failure at the next N keeps them */
         if (rt->rank == 0) {
-            json_t *t = train_json(run, model, &prof, &plan, free_min, x.work_per_us, charged, pts, i + 1);
+            json_t *t = train_json(run, model, &prof, &plan, &x, free_min, x.work_per_us, charged, pts, i + 1);
             int bad = !t || (slot < 0 ? json_array_append_new(run->trains, t) : json_array_set_new(run->trains, (size_t)slot, t));
             if (bad) {
                 res = NVS_ERR_NOMEM;

@@ -68,13 +68,15 @@ static double layer_ops(const nvs_train_plan *pl, int l, int backward)
 
 /* Copies of layer l's output the convolution library makes to change layout, forward (backward = 0) or backward
  * (framework.h: a framework keeping NCHW tensors, at half precision, around a conv=1 layer). They are memory
- * traffic of the convolution's, and run in every variant of the step, the one without GEMMs included. */
+ * traffic of the convolution's, and run in every variant of the step, the one without GEMMs included. Where the
+ * executor runs the convolution in that library itself (cuDNN, train/conv.h), the library makes them. */
 static nvs_result_t layout_copies(nvs_train_exec *x, int l, int backward)
 {
     const nvs_train_plan *pl = x->plan;
     const nvs_layer *ly = &pl->profile->layers[l];
     double copies = backward ? pl->framework->nchw_copies_bwd : pl->framework->nchw_copies_fwd;
     if (!nvs_precision_info_of(pl->precision)->half || !ly->conv || copies <= 0 || ly->act_elems <= 0) return NVS_OK;
+    if (x->conv_native && x->conv_native[l]) return NVS_OK; /* the convolution library transposes for itself */
     x->layout_bytes += 2.0 * copies * ly->act_elems * pl->batch * (double)nvs_precision_bytes(pl->precision);
     return x->ops->copy_out(x, l, copies);
 }

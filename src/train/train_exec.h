@@ -4,6 +4,7 @@
 #define NVS_TRAIN_EXEC_H
 
 #include "collectives/backend.h"
+#include "train/conv.h"
 #include "train/train.h"
 
 enum { NVS_GEMM_FWD = 0, NVS_GEMM_DGRAD = 1, NVS_GEMM_WGRAD = 2 };
@@ -65,6 +66,17 @@ struct nvs_train_exec {
     double issue_t0_us, host_due_us, work_wall_us, work_units;
     /* time the host spent waiting for the GPU inside the step (a gradient scaler's check): not issue time */
     double wait_us;
+    /* The convolutions (train/conv.h). Set before setup: how to run them. Set by setup: per layer, 1 where the
+     * executor runs the layer's convolution in a convolution library, which transposes layouts itself (step.c
+     * then adds no layout copies of its own; NULL = none); the library ("cuDNN 9.19.0", else empty), why it is
+     * not used where it could be (empty when it is, or when no layer has a geometry), the layers it runs and
+     * the layers that give a geometry, its workspace, and the library state for run.json (conv_cudnn.h). */
+    nvs_conv_mode conv_mode;
+    unsigned char *conv_native;
+    char conv_engine[48], conv_why[320];
+    int conv_layers, conv_geom_layers;
+    double conv_ws_bytes;
+    struct nvs_cudnn *dnn;
     void *impl;
 };
 

@@ -1,6 +1,7 @@
-/* GPU executor of the synthetic step: cuBLAS GEMMs and element-wise passes on a compute stream, NCCL
- * all-reduces of the gradient buckets on a communication stream that waits for each bucket's event — the
- * overlap PyTorch DDP gets, competing for SMs and memory bandwidth in the same way. */
+/* GPU executor of the synthetic step: cuBLAS GEMMs (cuDNN convolutions where the profile gives their geometry and
+ * cuDNN loads: train/conv.h) and element-wise passes on a compute stream, NCCL all-reduces of the gradient buckets
+ * on a communication stream that waits for each bucket's event — the overlap PyTorch DDP gets, competing for SMs
+ * and memory bandwidth in the same way. */
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 #include <limits.h>
@@ -13,6 +14,7 @@
 #include "collectives/kernels.h"
 #include "core/gpu_check.h"
 #include "core/log.h"
+#include "train/conv_cudnn.h"
 #include "train/train_exec.h"
 
 struct gpu_impl {
@@ -62,6 +64,77 @@ static nvs_result_t dalloc(void **p, double bytes, const char *what)
     return NVS_OK;
 }
 
+/* The convolutions the profile gives a geometry for run in cuDNN (train/conv.h), unless --conv gemm, or cuDNN is
+ * missing under --conv auto (then x->conv_why says why, and they run as their implicit GEMMs). Their algorithms
+ * are found by timing, within half the memory left after the step's own buffers. */
+static nvs_result_t conv_setup(nvs_train_exec *x)
+{
+    struct gpu_impl *g = G(x);
+    const nvs_train_plan *pl = x->plan;
+    const nvs_profile *p = pl->profile;
+    for (int l = 0; l < p->nlayers; l++) x->conv_geom_layers += nvs_layer_has_geom(&p->layers[l]);
+    if (!x->conv_geom_layers || x->conv_mode == NVS_CONV_GEMM) return NVS_OK;
+    char why[sizeof x->conv_why] = "";
+    nvs_result_t r = nvs_cudnn_open(g->compute, p->nlayers, &x->dnn, why, sizeof why);
+    if (r != NVS_OK) {
+        if (r == NVS_ERR_UNSUPPORTED && x->conv_mode == NVS_CONV_AUTO) {
+            snprintf(x->conv_why, sizeof x->conv_why, "%s", why);
+            return NVS_OK;
+        }
+        nvs_error("--conv %s: cuDNN cannot run the convolutions: %s", nvs_conv_mode_name(x->conv_mode), why);
+        return r;
+    }
+    x->conv_native = calloc((size_t)p->nlayers, 1);
+    if (!x->conv_native) return NVS_ERR_NOMEM;
+    size_t fr = 0, tot = 0;
+    CUDA_TRY(cudaMemGetInfo(&fr, &tot));
+    const int el = elem_of(pl), tf32 = pl->precision == NVS_PREC_TF32;
+    int too_big = 0;
+    for (int l = 0; l < p->nlayers; l++) {
+        nvs_conv_shape cs;
+        int k = nvs_conv_shape_of(&p->layers[l], pl->batch, &cs);
+        if (k == -2) too_big++;
+        if (k) continue;
+        NVS_CHECK(nvs_cudnn_add_layer(x->dnn, l, &cs, el, tf32, !nvs_layer_no_input_grad(p, l), 0.5 * (double)fr));
+        x->conv_native[l] = 1;
+        x->conv_layers++;
+    }
+    NVS_CHECK(nvs_cudnn_workspace(x->dnn, &x->conv_ws_bytes));
+    snprintf(x->conv_engine, sizeof x->conv_engine, "%s", nvs_cudnn_describe(x->dnn));
+    if (too_big)
+        snprintf(x->conv_why, sizeof x->conv_why,
+                 "%d convolutions at batch %d hold 2^31 elements or more, beyond cuDNN's 4-d tensors: they run as "
+                 "their implicit GEMMs", too_big, pl->batch);
+    CUDA_TRY(cudaStreamSynchronize(g->compute));
+    return NVS_OK;
+}
+
+/* Layer l's convolution in cuDNN: input (ws_x) and output (the layer's stored output) in NCHW. The weight
+ * gradient goes straight into the layer's gradient slot when the types agree (an fp32 step with fp32 gradients,
+ * bf16 with bf16); otherwise cuDNN writes it in the compute type, and it is cast into the gradients as autograd
+ * does for autocast's cast weight. */
+static nvs_result_t gconv(nvs_train_exec *x, int l, int kind)
+{
+    struct gpu_impl *g = G(x);
+    const nvs_train_plan *pl = x->plan;
+    const nvs_layer *ly = &pl->profile->layers[l];
+    const int el = elem_of(pl);
+    char *W = (char *)g->weights + pl->w_off[l] * g->es;
+    char *Y = (char *)g->acts + pl->a_off[l] * g->es;
+    if (kind == NVS_GEMM_FWD) return nvs_cudnn_fwd(x->dnn, l, g->ws_x, W, Y);
+    if (kind == NVS_GEMM_DGRAD) return nvs_cudnn_dgrad(x->dnn, l, Y, W, g->ws_dx);
+    size_t wn = (size_t)(ly->gemm_n * ly->gemm_k), ges = pl->grad_bf16 ? 2 : 4;
+    int same_type = el == NVS_ELEM_BF16 ? pl->grad_bf16 : el == NVS_ELEM_F32 && !pl->grad_bf16;
+    int direct = (size_t)ly->params >= wn && same_type;
+    char *slot = (char *)g->grads + pl->grad_offset[l] * ges;
+    NVS_CHECK(nvs_cudnn_wgrad(x->dnn, l, g->ws_x, Y, direct ? (void *)slot : (void *)g->ws_w));
+    if (!direct && ly->params > 0) {
+        size_t cnt = (size_t)ly->params < wn ? (size_t)ly->params : wn;
+        CUDA_TRY(nvs_kern_convert(g->ws_w, el, slot, pl->grad_bf16, cnt, g->compute));
+    }
+    return NVS_OK;
+}
+
 static nvs_result_t gsetup(nvs_train_exec *x)
 {
     struct gpu_impl *g = G(x);
@@ -101,11 +174,12 @@ static nvs_result_t gsetup(nvs_train_exec *x)
     }
     CUDA_TRY(cudaMemsetAsync(g->momentum, 0, pl->grad_elems * 4, g->compute));
     CUDA_TRY(cudaStreamSynchronize(g->compute));
-    return NVS_OK;
+    return conv_setup(x);
 }
 
 static nvs_result_t ggemm(nvs_train_exec *x, int l, int kind)
 {
+    if (x->conv_native && x->conv_native[l]) return gconv(x, l, kind);
     struct gpu_impl *g = G(x);
     const nvs_train_plan *pl = x->plan;
     const nvs_layer *ly = &pl->profile->layers[l];
@@ -300,6 +374,10 @@ static void gteardown(nvs_train_exec *x)
     for (int i = 0; i < 2; i++)
         if (g->mark[i]) cudaEventDestroy(g->mark[i]);
     if (g->blas) cublasDestroy(g->blas);
+    nvs_cudnn_close(x->dnn); /* before its stream goes */
+    x->dnn = NULL;
+    free(x->conv_native);
+    x->conv_native = NULL;
     if (g->compute) cudaStreamDestroy(g->compute);
     if (g->comm) cudaStreamDestroy(g->comm);
     free(g->bucket_ev);

@@ -19,7 +19,7 @@
 #define PROFILE_MAGIC "nvscale-profile"
 #define PROFILE_VERSION "1"
 #define MAX_LINE NVS_LINE_MAX /* characters per line (core/units.h): a layer line is < 200 */
-#define MAX_TOKENS 16      /* "layer NAME" + 4 keys, with room to say "too many" precisely */
+#define MAX_TOKENS 16      /* "layer NAME" + the 10 keys, with room to say "too many" precisely */
 #define MAX_DEPTH 8        /* repeat nesting: transformer stacks need 1-2 */
 #define MAX_REPEAT 100000L /* repeat count */
 #define MAX_BATCH 1000000L
@@ -32,7 +32,11 @@
 /* framework operations, casts or parameter tensors of one layer: a transformer block, the largest layer
  * group a profile line stands for, has tens */
 #define MAX_OPS 10000.0
-#define LAYER_KEYS "params, gemm, act, ew, nograd, conv, ops, casts, tensors"
+#define LAYER_KEYS "params, gemm, act, ew, nograd, conv, conv2d, ops, casts, tensors"
+/* conv2d: a filter of at most 64 x 64 pixels, stride at most 64, an input of at most 2^20 pixels a side
+ * (real networks: filters 1-11, strides 1-4, inputs up to a few thousand pixels) */
+#define MAX_GEOM_WIN 64.0
+#define MAX_GEOM_SIDE 1048576.0
 
 struct frame {
     int start; /* index of the block's first layer */
@@ -135,6 +139,53 @@ static int parse_list(struct parser *ps, const char *key, const char *val, const
     return 0;
 }
 
+/* conv2d=H,W,R,S,U,P (profile.h): whole numbers, the filter no larger than the padded input, padding smaller
+ * than the filter (more would add output pixels that see nothing but padding). */
+static int parse_geom(struct parser *ps, const char *val, nvs_layer *l)
+{
+    static const char *const which[6] = {"conv2d H", "conv2d W", "conv2d R", "conv2d S", "conv2d stride U",
+                                         "conv2d padding P"};
+    static const double hi[6] = {MAX_GEOM_SIDE, MAX_GEOM_SIDE, MAX_GEOM_WIN, MAX_GEOM_WIN, MAX_GEOM_WIN, MAX_GEOM_WIN};
+    double v[6];
+    if (parse_list(ps, "conv2d", val, which, "H,W,R,S,U,P", 6, 0, MAX_GEOM_SIDE, v)) return -1;
+    for (int i = 0; i < 6; i++) {
+        double lo = i < 5 ? 1 : 0;
+        if (v[i] < lo || v[i] > hi[i])
+            return fail(ps, "conv2d=%s: %s is %.0f, must be %.0f..%.0f", val, which[i], v[i], lo, hi[i]), -1;
+    }
+    l->geom.h = (int)v[0];
+    l->geom.w = (int)v[1];
+    l->geom.r = (int)v[2];
+    l->geom.s = (int)v[3];
+    l->geom.stride = (int)v[4];
+    l->geom.pad = (int)v[5];
+    if (l->geom.pad >= l->geom.r || l->geom.pad >= l->geom.s)
+        return fail(ps, "conv2d=%s: padding %d is not smaller than the %dx%d filter", val, l->geom.pad, l->geom.r,
+                    l->geom.s), -1;
+    if (l->geom.r > l->geom.h + 2 * l->geom.pad || l->geom.s > l->geom.w + 2 * l->geom.pad)
+        return fail(ps, "conv2d=%s: the %dx%d filter is larger than the padded %dx%d input", val, l->geom.r,
+                    l->geom.s, l->geom.h, l->geom.w), -1;
+    return 0;
+}
+
+/* The geometry agrees with the layer's implicit GEMM (profile.h). */
+static int check_geom(struct parser *ps, const nvs_layer *l)
+{
+    const double rs = (double)l->geom.r * l->geom.s;
+    const int ho = nvs_layer_geom_out(l->geom.h, l->geom.r, l->geom.stride, l->geom.pad);
+    const int wo = nvs_layer_geom_out(l->geom.w, l->geom.s, l->geom.stride, l->geom.pad);
+    if (fmod(l->gemm_k, rs) != 0)
+        return fail(ps, "layer '%s': gemm K=%.0f is not a whole number of %dx%d filters' input channels (K = C*R*S)",
+                    l->name, l->gemm_k, l->geom.r, l->geom.s), -1;
+    if ((double)ho * wo != l->gemm_m)
+        return fail(ps, "layer '%s': conv2d gives a %dx%d output (%.0f pixels), gemm M=%.0f (M = Hout*Wout)", l->name,
+                    ho, wo, (double)ho * wo, l->gemm_m), -1;
+    if (l->gemm_k / rs > MAX_GEMM_DIM / ((double)l->geom.h * l->geom.w))
+        return fail(ps, "layer '%s': an input of %.0f channels of %dx%d pixels per sample is beyond what cuDNN takes",
+                    l->name, l->gemm_k / rs, l->geom.h, l->geom.w), -1;
+    return 0;
+}
+
 /* A plain positive integer (repeat count, batch): digits only. */
 static int parse_int(struct parser *ps, const char *what, const char *s, long lo, long hi, long *out)
 {
@@ -232,7 +283,7 @@ static nvs_result_t parse_layer(struct parser *ps, char **tok, const int *quoted
     if (check_name(ps, "layer name", tok[1], sizeof l.name, 0)) return NVS_ERR_INPUT;
     strcpy(l.name, tok[1]);
     int seen_params = 0, seen_gemm = 0, seen_act = 0, seen_ew = 0, seen_nograd = 0, seen_conv = 0, seen_ops = 0,
-        seen_casts = 0, seen_tensors = 0;
+        seen_casts = 0, seen_tensors = 0, seen_geom = 0;
     for (int i = 2; i < ntok; i++) {
         char *kv = tok[i];
         char *eq = strchr(kv, '=');
@@ -245,6 +296,7 @@ static nvs_result_t parse_layer(struct parser *ps, char **tok, const int *quoted
                     : !strcmp(key, "ew")   ? &seen_ew
                     : !strcmp(key, "nograd") ? &seen_nograd
                     : !strcmp(key, "conv")   ? &seen_conv
+                    : !strcmp(key, "conv2d") ? &seen_geom
                     : !strcmp(key, "ops")    ? &seen_ops
                     : !strcmp(key, "casts")  ? &seen_casts
                     : !strcmp(key, "tensors") ? &seen_tensors
@@ -262,6 +314,8 @@ static nvs_result_t parse_layer(struct parser *ps, char **tok, const int *quoted
         } else if (!strcmp(key, "conv")) {
             if (strcmp(val, "0") && strcmp(val, "1")) return fail(ps, "conv=%s: expected 0 or 1", val);
             l.conv = val[0] == '1';
+        } else if (!strcmp(key, "conv2d")) {
+            if (parse_geom(ps, val, &l)) return NVS_ERR_INPUT;
         } else if (!strcmp(key, "ew")) {
             if (parse_number(ps, key, val, &l.ew_passes)) return NVS_ERR_INPUT;
             if (l.ew_passes > MAX_EW) return fail(ps, "ew=%s: at most %.0f passes", val, MAX_EW);
@@ -288,9 +342,14 @@ static nvs_result_t parse_layer(struct parser *ps, char **tok, const int *quoted
         return fail(ps, "layer '%s' has none of params, gemm, act: it would do nothing", l.name);
     if (l.ew_passes > 0 && l.act_elems <= 0)
         return fail(ps, "layer '%s': ew=%g passes over an output of act=0 elements: give act", l.name, l.ew_passes);
-    if (l.conv && !seen_gemm)
-        return fail(ps, "layer '%s': conv=1 without gemm: a convolution is given as its implicit GEMM (gemm=M,N,K)",
+    if (seen_geom && seen_conv && !l.conv)
+        return fail(ps, "layer '%s': conv2d= with conv=0: a layer with a convolution's geometry is a convolution",
                     l.name);
+    if (seen_geom) l.conv = 1;
+    if (l.conv && !seen_gemm)
+        return fail(ps, "layer '%s': %s without gemm: a convolution is given as its implicit GEMM (gemm=M,N,K)",
+                    l.name, seen_geom ? "conv2d=" : "conv=1");
+    if (seen_geom && check_geom(ps, &l)) return NVS_ERR_INPUT;
     if (l.nograd && l.params > 0)
         return fail(ps, "layer '%s': nograd=1 with params=%.0f: a layer autograd never reaches has no gradients",
                     l.name, l.params);

@@ -27,6 +27,11 @@
  * tensors as casts, and 2 tensors (weight, bias) per layer with parameters. ops, casts and tensors are whole
  * numbers up to 10000; tensors at most params; a nograd layer has no backward operations. conv=1 says the layer's
  * GEMM is a convolution's implicit GEMM (a layer with gemm= only); without it, a matrix product.
+ * conv2d=H,W,R,S,U,P (implies conv=1) gives that convolution's geometry, in cuDNN's names: an input of H x W
+ * pixels, an R x S filter, stride U and zero padding P on every side, dilation 1, one group. It must agree with
+ * the GEMM: K = C * R * S for a whole number of input channels C, N = output channels, M = Hout * Wout with
+ * Hout = (H + 2P - R) / U + 1 (Wout the same with W, S). With it, the GPU step can run the convolution itself
+ * (cuDNN, src/train/conv_cudnn.h); without it, the implicit GEMM stands for the convolution.
  *
  * Rules (src/workload/profile.c enforces them; docs/profiles.md is the user guide): the header line comes first; name
  * ([A-Za-z0-9._-], < 64 chars) and source are required, sample (default "one sample"), batch (default 1) and
@@ -59,6 +64,11 @@ typedef struct {
     int conv;                   /* conv=1: the GEMM is a convolution (cuDNN), not a matrix product: a framework
                                  * that keeps NCHW tensors has them transposed around it at half precision
                                  * (src/workload/framework.h) */
+    /* conv2d=H,W,R,S,U,P: the convolution's geometry (all 0 when not given; conv is then 1); the input channels
+     * are gemm_k / (r * s), the output channels gemm_n */
+    struct {
+        int h, w, r, s, stride, pad;
+    } geom;
     /* What an eager framework dispatches for the layer (optional keys; -1 = not given, and the training step's
      * framework model supplies its default, src/train/step.c): */
     double ops_fwd, ops_bwd;    /* ops=F,B: operations in the forward and the backward pass at full precision */
@@ -99,6 +109,10 @@ void nvs_profile_free(nvs_profile *p);
 
 /* NULL-terminated list of built-in profile names. */
 const char *const *nvs_profile_builtin_names(void);
+
+/* A layer whose convolution geometry is known (conv2d=): its input channels and output size. */
+static inline int nvs_layer_has_geom(const nvs_layer *l) { return l->geom.r > 0; }
+static inline int nvs_layer_geom_out(int in, int win, int stride, int pad) { return (in + 2 * pad - win) / stride + 1; }
 
 static inline double nvs_layer_fwd_flops(const nvs_layer *l) { return 2.0 * l->gemm_m * l->gemm_n * l->gemm_k; }
 

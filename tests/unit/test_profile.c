@@ -422,6 +422,47 @@ static void t_resnet50_layers(void)
     T_EQ_I(convs, 53);
     T_EQ_I(c1->conv, 1);
     T_EQ_I(fc->conv, 0);
+    /* and every convolution gives its geometry (conv2d=): the stem is 7x7 stride 2 pad 3 over 224x224 */
+    int geoms = 0;
+    for (int i = 0; i < p.nlayers; i++) geoms += nvs_layer_has_geom(&p.layers[i]);
+    T_EQ_I(geoms, 53);
+    T_EQ_I(c1->geom.h, 224);
+    T_EQ_I(c1->geom.w, 224);
+    T_EQ_I(c1->geom.r, 7);
+    T_EQ_I(c1->geom.s, 7);
+    T_EQ_I(c1->geom.stride, 2);
+    T_EQ_I(c1->geom.pad, 3);
+    T_EQ_I(nvs_layer_has_geom(fc), 0);
+    /* layer2.0.downsample.0: a strided 1x1 over 56x56x256, 28x28 out */
+    const nvs_layer *ds = find_layer(&p, "layer2.0.downsample.0");
+    T_ASSERT(ds);
+    T_EQ_I(ds->geom.h, 56);
+    T_EQ_I(ds->geom.r, 1);
+    T_EQ_I(ds->geom.stride, 2);
+    T_EQ_I(ds->geom.pad, 0);
+    T_NEAR(ds->gemm_m, 28 * 28, 0);
+    nvs_profile_free(&p);
+}
+
+/* conv2d=H,W,R,S,U,P: read, implies conv=1, and must agree with the GEMM (profile.h); a layer without it has none.
+ * The refusals are fixtures (bad_conv2d_*.prof). */
+static void t_conv2d(void)
+{
+    nvs_profile p;
+    T_EQ_I(nvs_profile_parse("nvscale-profile 1\nname x\nsource s\nlayer a params=36864 gemm=784,64,576 "
+                             "conv2d=56,56,3,3,2,1\nlayer b params=4096 gemm=12,64,64 act=3 conv2d=3,4,1,1,1,0 "
+                             "conv=1\nlayer c params=10 gemm=1,2,3 conv=1\n",
+                             "t", &p, err, sizeof err),
+           NVS_OK);
+    T_EQ_I(p.layers[0].conv, 1);
+    T_EQ_I(p.layers[0].geom.h, 56);
+    T_EQ_I(p.layers[0].geom.stride, 2);
+    T_EQ_I(p.layers[0].geom.pad, 1);
+    T_EQ_I(nvs_layer_geom_out(56, 3, 2, 1), 28);
+    T_EQ_I(p.layers[1].geom.h, 3);
+    T_EQ_I(p.layers[1].geom.w, 4); /* not square: 3x4 in, 3x4 out = M 12 */
+    T_EQ_I(nvs_layer_has_geom(&p.layers[2]), 0);
+    T_EQ_I(p.layers[2].conv, 1);
     nvs_profile_free(&p);
 }
 
@@ -452,5 +493,6 @@ T_LIST = {
     T_CASE(t_layer_cap),      T_CASE(t_bad_fixtures),   T_CASE(t_parse_edges),   T_CASE(t_load_errors),
     T_CASE(t_builtin_totals), T_CASE(t_lm290m),         T_CASE(t_builtin_flops), T_CASE(t_builtin_names),
     T_CASE(t_resnet50_layers), T_CASE(t_dp_mode),     T_CASE(t_framework_keys),
+    T_CASE(t_conv2d),
 };
 T_MAIN

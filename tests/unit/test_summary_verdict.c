@@ -104,5 +104,20 @@ static void t_compute_note(void)
               "step: run-to-run noise, so its parts read 0");
 }
 
-T_LIST = {T_CASE(t_words), T_CASE(t_above_linear), T_CASE(t_collective_named), T_CASE(t_one_gpu), T_CASE(t_loss_named), T_CASE(t_compute_note)};
+static void t_conv_note(void)
+{
+    char v[640] = "untouched";
+    T_EQ_I(nvs_summary_conv_note("bert-large", "gemm", NULL, 0, 0, 0, "auto", NULL, v, sizeof v), 0);
+    T_EQ_S(v, "untouched");
+    T_EQ_I(nvs_summary_conv_note("resnet50", "cudnn", "cuDNN 9.19.0", 53, 53, 20, "auto", NULL, v, sizeof v), 1);
+    T_EQ_S(v, "convolutions of resnet50: 53 in cuDNN 9.19.0 (20 shapes, algorithms timed as PyTorch's cudnn.benchmark "
+              "does)");
+    T_EQ_I(nvs_summary_conv_note("resnet50", "gemm", NULL, 0, 53, 0, "gemm", NULL, v, sizeof v), 1);
+    T_EQ_S(v, "convolutions of resnet50: 53 as implicit GEMMs in cuBLAS (--conv gemm)");
+    T_EQ_I(nvs_summary_conv_note("resnet50", "gemm", NULL, 0, 53, 0, "auto", "libcudnn.so.9 not loaded (x)", v,
+                                 sizeof v), 1);
+    T_EQ_S(v, "convolutions of resnet50: 53 as implicit GEMMs in cuBLAS, not cuDNN: libcudnn.so.9 not loaded (x)");
+}
+
+T_LIST = {T_CASE(t_words), T_CASE(t_above_linear), T_CASE(t_collective_named), T_CASE(t_one_gpu), T_CASE(t_loss_named), T_CASE(t_compute_note), T_CASE(t_conv_note)};
 T_MAIN

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 
 #include "core/log.h"
+#include "collectives/kernels.h"
+#include "train/conv.h"
 #include "train/split.h"
 #include "train/train_exec.h"
 #include "train/train.h"
@@ -282,7 +284,85 @@ static void t_copy_pieces(void)
     T_EQ_U(nvs_copy_piece(0, 2.0, 0, 4, &off), 0); /* an empty tensor: nothing */
 }
 
+/* The convolutions' plan (train/conv.h): shapes from a profile's geometry, cuDNN's types as PyTorch asks for
+ * them, the algorithm choice, --conv's names; the step's scratch holds a strided 1x1's input, larger than its
+ * im2col; the layout copies are left to the library for the layers it runs. */
+static void t_conv_plan(void)
+{
+    static const char text[] = "nvscale-profile 1\nname t\nsource \"test\"\n"
+                               "layer ds params=131072 gemm=784,512,256 act=401408 conv2d=56,56,1,1,2,0\n"
+                               "layer c3 params=36864 gemm=784,64,576 act=50176 ew=1 conv2d=28,28,3,3,1,1\n"
+                               "layer fc params=640 gemm=1,10,64 act=10\n";
+    nvs_profile p;
+    char err[256];
+    T_EQ_I(nvs_profile_parse(text, "t", &p, err, sizeof err), NVS_OK);
+    nvs_conv_shape cs;
+    T_EQ_I(nvs_conv_shape_of(&p.layers[0], 8, &cs), 0);
+    T_EQ_I(cs.n, 8);
+    T_EQ_I(cs.c, 256);
+    T_EQ_I(cs.h, 56);
+    T_EQ_I(cs.k, 512);
+    T_EQ_I(cs.ho, 28);
+    T_EQ_I(cs.wo, 28);
+    T_NEAR(nvs_conv_in_elems(&cs), 8.0 * 256 * 56 * 56, 0);
+    T_NEAR(nvs_conv_out_elems(&cs), 8.0 * 401408, 0); /* the layer's stored output */
+    nvs_conv_shape c2;
+    T_EQ_I(nvs_conv_shape_of(&p.layers[1], 8, &c2), 0);
+    T_EQ_I(c2.c, 64);
+    T_EQ_I(c2.p, 1);
+    T_EQ_I(nvs_conv_shape_same(&cs, &c2), 0);
+    T_EQ_I(nvs_conv_shape_same(&cs, &cs), 1);
+    T_EQ_I(nvs_conv_shape_of(&p.layers[2], 8, &cs), -1);      /* no geometry */
+    T_EQ_I(nvs_conv_shape_of(&p.layers[0], 5000, &cs), -2);   /* 5000*256*56*56 >= 2^31: stays a GEMM */
+    /* scratch: the strided 1x1's input, 256*56*56, is 4x its im2col (784*256) */
+    nvs_train_plan pl;
+    T_EQ_I(nvs_train_plan_make(&p, 8, NVS_PREC_BF16, 0, 1 << 20, 25 << 20, &pl), NVS_OK);
+    T_EQ_U(pl.max_x_elems, (size_t)8 * 256 * 56 * 56);
+    /* types and math: tensor ops at fp16, FMA at fp32 without TF32, cuDNN's default otherwise */
+    T_EQ_I(nvs_conv_dtype(NVS_ELEM_BF16), NVSDNN_DATA_BFLOAT16);
+    T_EQ_I(nvs_conv_dtype(NVS_ELEM_F16), NVSDNN_DATA_HALF);
+    T_EQ_I(nvs_conv_dtype(NVS_ELEM_F32), NVSDNN_DATA_FLOAT);
+    T_EQ_I(nvs_conv_math(NVS_ELEM_F16, 0), NVSDNN_TENSOR_OP_MATH);
+    T_EQ_I(nvs_conv_math(NVS_ELEM_F32, 0), NVSDNN_FMA_MATH);
+    T_EQ_I(nvs_conv_math(NVS_ELEM_F32, 1), NVSDNN_DEFAULT_MATH);
+    T_EQ_I(nvs_conv_math(NVS_ELEM_BF16, 0), NVSDNN_DEFAULT_MATH);
+    /* the first candidate that succeeded within the workspace limit (Find lists the fastest first) */
+    nvsdnn_perf_t perf[4] = {{.algo = 6, .status = 3000, .time = 0.1f, .memory = 0},
+                             {.algo = 5, .status = 0, .time = 0.2f, .memory = 1 << 30},
+                             {.algo = 1, .status = 0, .time = 0.3f, .memory = 1 << 20},
+                             {.algo = 0, .status = 0, .time = 0.5f, .memory = 0}};
+    T_EQ_I(nvs_conv_pick(perf, 4, 2.0 * (1 << 30)), 1);
+    T_EQ_I(nvs_conv_pick(perf, 4, 2 << 20), 2);
+    T_EQ_I(nvs_conv_pick(perf, 4, 0), 3);
+    T_EQ_I(nvs_conv_pick(perf, 1, 1e18), -1);
+    T_EQ_I(nvs_conv_pick(perf, 0, 1e18), -1);
+    nvs_conv_mode m = NVS_CONV_GEMM;
+    T_EQ_I(nvs_conv_mode_parse("auto", &m), 0);
+    T_EQ_I(m, NVS_CONV_AUTO);
+    T_EQ_I(nvs_conv_mode_parse("cudnn", &m), 0);
+    T_EQ_I(m, NVS_CONV_CUDNN);
+    T_EQ_I(nvs_conv_mode_parse("CUDNN", &m), -1);
+    T_EQ_I(nvs_conv_mode_parse(NULL, &m), -1);
+    T_EQ_S(nvs_conv_mode_name(NVS_CONV_GEMM), "gemm");
+    /* the layout copies of a layer the executor runs in the library are the library's own: not added */
+    nvs_train_plan_set_framework(&pl, nvs_framework_find("pytorch-ddp"));
+    nvs_progress_enable(0);
+    unsigned char native[3] = {1, 0, 0};
+    nvs_train_exec x = {.ops = &dry_ops, .plan = &pl, .nranks = 1};
+    nvs_step_medians md = {0};
+    T_EQ_I(nvs_train_time_steps(&x, NVS_STEP_FULL, 0, 1, 1, &md), NVS_OK);
+    const double both = x.layout_bytes;
+    x.conv_native = native;
+    T_EQ_I(nvs_train_time_steps(&x, NVS_STEP_FULL, 0, 1, 1, &md), NVS_OK);
+    const nvs_framework *fw = pl.framework;
+    const double per_elem = 2.0 * (fw->nchw_copies_fwd + fw->nchw_copies_bwd) * 8 * 2; /* bf16, read + write */
+    T_NEAR(both, per_elem * (401408 + 50176), both * 1e-12);
+    T_NEAR(x.layout_bytes, per_elem * 50176, both * 1e-12);
+    nvs_train_plan_free(&pl);
+    nvs_profile_free(&p);
+}
+
 T_LIST = {T_CASE(t_ddp_buckets), T_CASE(t_plan_uses_shared_buckets), T_CASE(t_builtin_resnet50_buckets),
           T_CASE(t_predict), T_CASE(t_split), T_CASE(t_host_work_counts),
-          T_CASE(t_host_work_defaults), T_CASE(t_copy_pieces)};
+          T_CASE(t_host_work_defaults), T_CASE(t_copy_pieces), T_CASE(t_conv_plan)};
 T_MAIN

@@ -1,0 +1,51 @@
+/* Convolutions of the synthetic step run as convolutions (cuDNN) rather than as their implicit GEMMs, where the
+ * profile gives their geometry (conv2d=, workload/profile.h) and cuDNN can be loaded: PyTorch runs a CNN's
+ * convolutions in cuDNN, whose kernels at fp32 are 1.25-1.30x slower than cuBLAS's GEMMs of the same FLOPs
+ * (docs/fidelity.md, results/h200x1-census-b64) and which transposes NCHW tensors itself at half precision.
+ *
+ * conv_plan.c is PURE (shapes, math type, algorithm choice: unit-tested without a GPU); conv_cudnn.c loads
+ * cuDNN with dlopen and runs the convolutions (GPU executor only). */
+#ifndef NVS_TRAIN_CONV_H
+#define NVS_TRAIN_CONV_H
+
+#include <stddef.h>
+
+#include "core/err.h"
+#include "train/cudnn_min.h"
+#include "workload/profile.h"
+
+/* --conv: how the step runs the convolutions of a profile that gives their geometry */
+typedef enum {
+    NVS_CONV_AUTO = 0, /* cuDNN when libcudnn.so.9 loads, else their implicit GEMMs (and the run says why) */
+    NVS_CONV_CUDNN,    /* cuDNN, or the run stops before measuring anything */
+    NVS_CONV_GEMM,     /* their implicit GEMMs (cuBLAS), as profiles without conv2d= always run */
+} nvs_conv_mode;
+
+const char *nvs_conv_mode_name(nvs_conv_mode m); /* "auto" / "cudnn" / "gemm" */
+int nvs_conv_mode_parse(const char *s, nvs_conv_mode *out); /* 0, or -1 when s is none of them */
+
+/* One convolution as cuDNN is given it: NCHW input n x c x h x w, k filters of c x r x s, stride u, padding p,
+ * output n x k x ho x wo. */
+typedef struct {
+    int n, c, h, w, k, r, s, u, p, ho, wo;
+} nvs_conv_shape;
+
+/* The shape of layer l's convolution at `batch` samples. -1 when the layer has no geometry; -2 when a tensor
+ * would hold 2^31 elements or more (cuDNN's 4-d descriptors take int strides): the layer then runs as a GEMM. */
+int nvs_conv_shape_of(const nvs_layer *ly, int batch, nvs_conv_shape *out);
+int nvs_conv_shape_same(const nvs_conv_shape *a, const nvs_conv_shape *b);
+double nvs_conv_in_elems(const nvs_conv_shape *s);  /* n*c*h*w */
+double nvs_conv_out_elems(const nvs_conv_shape *s); /* n*k*ho*wo */
+
+/* cuDNN's data type for the step's element type (NVS_ELEM_*, collectives/kernels.h), and the math type PyTorch
+ * asks for (aten/src/ATen/native/cudnn: tensor-op math at fp16, FMA at fp32 without TF32, cuDNN's default
+ * otherwise: TF32 at fp32 with it, tensor cores at bf16). The compute type is float in every case. */
+int nvs_conv_dtype(int elem);
+int nvs_conv_math(int elem, int tf32);
+
+/* Which of cuDNN's timed candidates (fastest first, as the Find calls return them) the step runs: the first that
+ * succeeded and needs at most `ws_limit` bytes of workspace (PyTorch with cudnn.benchmark takes the fastest one
+ * whose workspace it can allocate). -1 when none qualifies. */
+int nvs_conv_pick(const nvsdnn_perf_t *perf, int n, double ws_limit);
+
+#endif

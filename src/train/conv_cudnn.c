@@ -1,0 +1,345 @@
+/* cuDNN loaded at run time (train/conv_cudnn.h): dlopen, dlsym of the calls in cudnn_min.h, descriptors per
+ * distinct convolution shape, algorithms found by timing, the convolutions themselves. Every cuDNN status is
+ * checked and reported with cuDNN's own text. */
+#include <cuda_runtime_api.h>
+#include <dlfcn.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/gpu_check.h"
+#include "core/log.h"
+#include "train/conv_cudnn.h"
+
+/* The shared-library name of cuDNN 9 (the legacy API used here is also cuDNN 8's, whose library is .so.8; 9 is
+ * what PyTorch 2.x wheels ship, in site-packages/nvidia/cudnn/lib). */
+#define CUDNN_LIB "libcudnn.so.9"
+
+struct shape_state {
+    nvs_conv_shape s;
+    nvsdnn_tensor_t x, y;
+    nvsdnn_filter_t w;
+    nvsdnn_conv_t conv[3]; /* one per direction: each carries its chosen algorithm's math type */
+    int algo[3];           /* -1: not run */
+    float ms[3];
+    size_t ws[3];
+    int layers;
+};
+
+struct nvs_cudnn {
+    void *lib;
+    struct nvsdnn_api api;
+    nvsdnn_handle_t h;
+    char describe[48];
+    size_t version;
+    int nlayers;
+    int *shape_of; /* per layer: index into shapes, -1 = not a cuDNN convolution */
+    struct shape_state *shapes;
+    int nshapes, cap;
+    void *ws;
+    size_t ws_bytes;
+};
+
+static nvs_result_t dnn_fail(const nvs_cudnn *c, const char *call, nvsdnn_status_t st)
+{
+    const char *s = c->api.GetErrorString ? c->api.GetErrorString(st) : NULL;
+    nvs_error("%s failed: %s (cuDNN status %d)", call, s ? s : "unknown cuDNN error", st);
+    return NVS_ERR_CUDNN;
+}
+
+#define DNN_TRY(c, call)                                                                                    \
+    do {                                                                                                    \
+        nvsdnn_status_t st_ = (call);                                                                       \
+        if (st_ != NVSDNN_STATUS_SUCCESS) return dnn_fail((c), #call, st_);                                 \
+    } while (0)
+
+/* dlsym into a function pointer without the object/function pointer cast warning */
+static int load_sym(void *lib, const char *name, void *fnptr)
+{
+    void *p = dlsym(lib, name);
+    memcpy(fnptr, &p, sizeof p);
+    return p != NULL;
+}
+
+static const char *load_api(void *lib, struct nvsdnn_api *a)
+{
+    struct {
+        const char *name;
+        void *slot;
+    } syms[] = {
+        {"cudnnGetVersion", &a->GetVersion},
+        {"cudnnGetErrorString", &a->GetErrorString},
+        {"cudnnCreate", &a->Create},
+        {"cudnnDestroy", &a->Destroy},
+        {"cudnnSetStream", &a->SetStream},
+        {"cudnnCreateTensorDescriptor", &a->CreateTensorDescriptor},
+        {"cudnnSetTensor4dDescriptor", &a->SetTensor4dDescriptor},
+        {"cudnnDestroyTensorDescriptor", &a->DestroyTensorDescriptor},
+        {"cudnnCreateFilterDescriptor", &a->CreateFilterDescriptor},
+        {"cudnnSetFilter4dDescriptor", &a->SetFilter4dDescriptor},
+        {"cudnnDestroyFilterDescriptor", &a->DestroyFilterDescriptor},
+        {"cudnnCreateConvolutionDescriptor", &a->CreateConvolutionDescriptor},
+        {"cudnnSetConvolution2dDescriptor", &a->SetConvolution2dDescriptor},
+        {"cudnnSetConvolutionMathType", &a->SetConvolutionMathType},
+        {"cudnnDestroyConvolutionDescriptor", &a->DestroyConvolutionDescriptor},
+        {"cudnnGetConvolution2dForwardOutputDim", &a->GetConvolution2dForwardOutputDim},
+        {"cudnnFindConvolutionForwardAlgorithm", &a->FindConvolutionForwardAlgorithm},
+        {"cudnnFindConvolutionBackwardDataAlgorithm", &a->FindConvolutionBackwardDataAlgorithm},
+        {"cudnnFindConvolutionBackwardFilterAlgorithm", &a->FindConvolutionBackwardFilterAlgorithm},
+        {"cudnnConvolutionForward", &a->ConvolutionForward},
+        {"cudnnConvolutionBackwardData", &a->ConvolutionBackwardData},
+        {"cudnnConvolutionBackwardFilter", &a->ConvolutionBackwardFilter},
+    };
+    for (size_t i = 0; i < sizeof syms / sizeof syms[0]; i++)
+        if (!load_sym(lib, syms[i].name, syms[i].slot)) return syms[i].name;
+    return NULL;
+}
+
+nvs_result_t nvs_cudnn_open(void *stream, int nlayers, nvs_cudnn **out, char *why, size_t len)
+{
+    *out = NULL;
+    nvs_cudnn *c = calloc(1, sizeof *c);
+    int *shape_of = calloc(nlayers > 0 ? (size_t)nlayers : 1, sizeof *shape_of);
+    if (!c || !shape_of) {
+        free(c);
+        free(shape_of);
+        snprintf(why, len, "out of memory");
+        return NVS_ERR_NOMEM;
+    }
+    c->shape_of = shape_of;
+    c->nlayers = nlayers;
+    for (int l = 0; l < nlayers; l++) c->shape_of[l] = -1;
+    c->lib = dlopen(CUDNN_LIB, RTLD_NOW | RTLD_LOCAL);
+    if (!c->lib) {
+        const char *e = dlerror();
+        snprintf(why, len,
+                 "%s not loaded (%s); PyTorch's pip wheels keep it in site-packages/nvidia/cudnn/lib: add that "
+                 "folder to LD_LIBRARY_PATH",
+                 CUDNN_LIB, e ? e : "not found");
+        nvs_cudnn_close(c);
+        return NVS_ERR_UNSUPPORTED;
+    }
+    const char *missing = load_api(c->lib, &c->api);
+    if (missing) {
+        snprintf(why, len, "%s has no %s", CUDNN_LIB, missing);
+        nvs_cudnn_close(c);
+        return NVS_ERR_UNSUPPORTED;
+    }
+    c->version = c->api.GetVersion();
+    /* cuDNN 9 numbers its versions major*10000 + minor*100 + patch (91900 = 9.19.0); 8 used major*1000 */
+    size_t v = c->version;
+    if (v >= 90000)
+        snprintf(c->describe, sizeof c->describe, "cuDNN %zu.%zu.%zu", v / 10000, v / 100 % 100, v % 100);
+    else
+        snprintf(c->describe, sizeof c->describe, "cuDNN %zu.%zu.%zu", v / 1000, v / 100 % 10, v % 100);
+    nvsdnn_status_t st = c->api.Create(&c->h);
+    if (st != NVSDNN_STATUS_SUCCESS) {
+        const char *s = c->api.GetErrorString(st);
+        snprintf(why, len, "%s: cudnnCreate failed: %s", c->describe, s ? s : "?");
+        c->h = NULL;
+        nvs_cudnn_close(c);
+        return NVS_ERR_UNSUPPORTED;
+    }
+    st = c->api.SetStream(c->h, stream);
+    if (st != NVSDNN_STATUS_SUCCESS) {
+        nvs_result_t r = dnn_fail(c, "cudnnSetStream", st);
+        snprintf(why, len, "%s: cudnnSetStream failed", c->describe);
+        nvs_cudnn_close(c);
+        return r;
+    }
+    *out = c;
+    return NVS_OK;
+}
+
+const char *nvs_cudnn_describe(const nvs_cudnn *c) { return c->describe; }
+size_t nvs_cudnn_version(const nvs_cudnn *c) { return c->version; }
+int nvs_cudnn_has_layer(const nvs_cudnn *c, int l) { return c && l >= 0 && l < c->nlayers && c->shape_of[l] >= 0; }
+int nvs_cudnn_nshapes(const nvs_cudnn *c) { return c ? c->nshapes : 0; }
+
+void nvs_cudnn_shape_info(const nvs_cudnn *c, int i, nvs_conv_shape *s, int algo[3], double ms[3], double ws[3],
+                          int *layers)
+{
+    const struct shape_state *e = &c->shapes[i];
+    *s = e->s;
+    for (int d = 0; d < 3; d++) {
+        algo[d] = e->algo[d];
+        ms[d] = e->ms[d];
+        ws[d] = (double)e->ws[d];
+    }
+    *layers = e->layers;
+}
+
+/* Direction d's algorithm: cuDNN's Find times every candidate (fastest first); the first that fits is kept, and
+ * its math type is set on that direction's descriptor, as PyTorch does with the one it picked. */
+static nvs_result_t find(nvs_cudnn *c, struct shape_state *e, int d, double ws_limit)
+{
+    static const char *const what[3] = {"forward", "input-gradient", "weight-gradient"};
+    nvsdnn_perf_t perf[NVSDNN_MAX_ALGOS];
+    memset(perf, 0, sizeof perf);
+    int got = 0;
+    if (d == 0)
+        DNN_TRY(c, c->api.FindConvolutionForwardAlgorithm(c->h, e->x, e->w, e->conv[0], e->y, NVSDNN_MAX_ALGOS, &got,
+                                                          perf));
+    else if (d == 1)
+        DNN_TRY(c, c->api.FindConvolutionBackwardDataAlgorithm(c->h, e->w, e->y, e->conv[1], e->x, NVSDNN_MAX_ALGOS,
+                                                               &got, perf));
+    else
+        DNN_TRY(c, c->api.FindConvolutionBackwardFilterAlgorithm(c->h, e->x, e->y, e->conv[2], e->w,
+                                                                 NVSDNN_MAX_ALGOS, &got, perf));
+    if (got > NVSDNN_MAX_ALGOS) got = NVSDNN_MAX_ALGOS;
+    int i = nvs_conv_pick(perf, got, ws_limit);
+    if (i < 0) {
+        const nvs_conv_shape *s = &e->s;
+        nvs_error("cuDNN has no %s algorithm for the convolution %dx%dx%dx%d, %d filters %dx%d, stride %d, pad %d "
+                  "within %.0f MiB of workspace (%d tried)", what[d], s->n, s->c, s->h, s->w, s->k, s->r, s->s, s->u,
+                  s->p, ws_limit / 1048576.0, got);
+        return NVS_ERR_CUDNN;
+    }
+    e->algo[d] = perf[i].algo;
+    e->ms[d] = perf[i].time;
+    e->ws[d] = perf[i].memory;
+    DNN_TRY(c, c->api.SetConvolutionMathType(e->conv[d], perf[i].math_type));
+    return NVS_OK;
+}
+
+static nvs_result_t make_shape(nvs_cudnn *c, struct shape_state *e, int elem, int tf32, double ws_limit, int dgrad)
+{
+    const nvs_conv_shape *s = &e->s;
+    const int dt = nvs_conv_dtype(elem);
+    DNN_TRY(c, c->api.CreateTensorDescriptor(&e->x));
+    DNN_TRY(c, c->api.CreateTensorDescriptor(&e->y));
+    DNN_TRY(c, c->api.CreateFilterDescriptor(&e->w));
+    DNN_TRY(c, c->api.SetTensor4dDescriptor(e->x, NVSDNN_TENSOR_NCHW, dt, s->n, s->c, s->h, s->w));
+    DNN_TRY(c, c->api.SetTensor4dDescriptor(e->y, NVSDNN_TENSOR_NCHW, dt, s->n, s->k, s->ho, s->wo));
+    DNN_TRY(c, c->api.SetFilter4dDescriptor(e->w, dt, NVSDNN_TENSOR_NCHW, s->k, s->c, s->r, s->s));
+    for (int d = 0; d < 3; d++) {
+        DNN_TRY(c, c->api.CreateConvolutionDescriptor(&e->conv[d]));
+        DNN_TRY(c, c->api.SetConvolution2dDescriptor(e->conv[d], s->p, s->p, s->u, s->u, 1, 1,
+                                                     NVSDNN_CROSS_CORRELATION, NVSDNN_DATA_FLOAT));
+        DNN_TRY(c, c->api.SetConvolutionMathType(e->conv[d], nvs_conv_math(elem, tf32)));
+    }
+    /* cuDNN's own output size must be the one the profile's GEMM implies (profile.c checked the formula) */
+    int n = 0, k = 0, ho = 0, wo = 0;
+    DNN_TRY(c, c->api.GetConvolution2dForwardOutputDim(e->conv[0], e->x, e->w, &n, &k, &ho, &wo));
+    if (n != s->n || k != s->k || ho != s->ho || wo != s->wo) {
+        nvs_error("cuDNN makes the convolution's output %dx%dx%dx%d, the profile %dx%dx%dx%d", n, k, ho, wo, s->n,
+                  s->k, s->ho, s->wo);
+        return NVS_ERR_CUDNN;
+    }
+    for (int d = 0; d < 3; d++) e->algo[d] = -1;
+    NVS_CHECK(find(c, e, 0, ws_limit));
+    if (dgrad) NVS_CHECK(find(c, e, 1, ws_limit));
+    return find(c, e, 2, ws_limit);
+}
+
+nvs_result_t nvs_cudnn_add_layer(nvs_cudnn *c, int l, const nvs_conv_shape *s, int elem, int tf32, int dgrad,
+                                 double ws_limit)
+{
+    if (l < 0 || l >= c->nlayers) return NVS_ERR_USAGE;
+    for (int i = 0; i < c->nshapes; i++)
+        if (nvs_conv_shape_same(&c->shapes[i].s, s)) {
+            struct shape_state *e = &c->shapes[i];
+            if (dgrad && e->algo[1] < 0) NVS_CHECK(find(c, e, 1, ws_limit));
+            c->shape_of[l] = i;
+            e->layers++;
+            return NVS_OK;
+        }
+    if (c->nshapes == c->cap) {
+        int cap = c->cap ? 2 * c->cap : 16;
+        struct shape_state *n = realloc(c->shapes, (size_t)cap * sizeof *n);
+        if (!n) return NVS_ERR_NOMEM;
+        c->shapes = n;
+        c->cap = cap;
+    }
+    struct shape_state *e = &c->shapes[c->nshapes++];
+    memset(e, 0, sizeof *e);
+    e->s = *s;
+    NVS_CHECK(make_shape(c, e, elem, tf32, ws_limit, dgrad));
+    c->shape_of[l] = c->nshapes - 1;
+    e->layers = 1;
+    return NVS_OK;
+}
+
+nvs_result_t nvs_cudnn_workspace(nvs_cudnn *c, double *bytes)
+{
+    size_t need = 0;
+    for (int i = 0; i < c->nshapes; i++)
+        for (int d = 0; d < 3; d++)
+            if (c->shapes[i].algo[d] >= 0 && c->shapes[i].ws[d] > need) need = c->shapes[i].ws[d];
+    *bytes = (double)need;
+    if (need <= c->ws_bytes) return NVS_OK;
+    if (c->ws) CUDA_TRY(cudaFree(c->ws));
+    c->ws = NULL;
+    c->ws_bytes = 0;
+    cudaError_t e = cudaMalloc(&c->ws, need);
+    if (e != cudaSuccess) {
+        nvs_error("cudaMalloc of %zu bytes for cuDNN's workspace failed: %s", need, cudaGetErrorString(e));
+        return NVS_ERR_CUDA;
+    }
+    c->ws_bytes = need;
+    return NVS_OK;
+}
+
+static struct shape_state *layer_shape(nvs_cudnn *c, int l, int d)
+{
+    if (!nvs_cudnn_has_layer(c, l)) return NULL;
+    struct shape_state *e = &c->shapes[c->shape_of[l]];
+    return e->algo[d] >= 0 && e->ws[d] <= c->ws_bytes ? e : NULL;
+}
+
+static nvs_result_t not_planned(int l, const char *what)
+{
+    nvs_error("layer %d's %s convolution was not planned in cuDNN (internal error)", l, what);
+    return NVS_ERR_CUDNN;
+}
+
+nvs_result_t nvs_cudnn_fwd(nvs_cudnn *c, int l, const void *x, const void *w, void *y)
+{
+    struct shape_state *e = layer_shape(c, l, 0);
+    if (!e) return not_planned(l, "forward");
+    const float one = 1.0f, zero = 0.0f;
+    DNN_TRY(c, c->api.ConvolutionForward(c->h, &one, e->x, x, e->w, w, e->conv[0], e->algo[0], c->ws, c->ws_bytes,
+                                         &zero, e->y, y));
+    return NVS_OK;
+}
+
+nvs_result_t nvs_cudnn_dgrad(nvs_cudnn *c, int l, const void *dy, const void *w, void *dx)
+{
+    struct shape_state *e = layer_shape(c, l, 1);
+    if (!e) return not_planned(l, "input-gradient");
+    const float one = 1.0f, zero = 0.0f;
+    DNN_TRY(c, c->api.ConvolutionBackwardData(c->h, &one, e->w, w, e->y, dy, e->conv[1], e->algo[1], c->ws,
+                                              c->ws_bytes, &zero, e->x, dx));
+    return NVS_OK;
+}
+
+nvs_result_t nvs_cudnn_wgrad(nvs_cudnn *c, int l, const void *x, const void *dy, void *dw)
+{
+    struct shape_state *e = layer_shape(c, l, 2);
+    if (!e) return not_planned(l, "weight-gradient");
+    const float one = 1.0f, zero = 0.0f;
+    DNN_TRY(c, c->api.ConvolutionBackwardFilter(c->h, &one, e->x, x, e->y, dy, e->conv[2], e->algo[2], c->ws,
+                                                c->ws_bytes, &zero, e->w, dw));
+    return NVS_OK;
+}
+
+void nvs_cudnn_close(nvs_cudnn *c)
+{
+    if (!c) return;
+    for (int i = 0; i < c->nshapes; i++) {
+        struct shape_state *e = &c->shapes[i];
+        if (e->x) c->api.DestroyTensorDescriptor(e->x);
+        if (e->y) c->api.DestroyTensorDescriptor(e->y);
+        if (e->w) c->api.DestroyFilterDescriptor(e->w);
+        for (int d = 0; d < 3; d++)
+            if (e->conv[d]) c->api.DestroyConvolutionDescriptor(e->conv[d]);
+    }
+    if (c->ws) cudaFree(c->ws);
+    if (c->h) c->api.Destroy(c->h);
+    /* the library stays mapped: cuDNN registers handlers with the CUDA runtime that a dlclose would leave
+     * dangling (PyTorch never unloads it either) */
+    free(c->shapes);
+    free(c->shape_of);
+    free(c);
+}

@@ -1,0 +1,41 @@
+/* cuDNN, loaded at run time (dlopen "libcudnn.so.9"), running the step's convolutions (train/conv.h) on the GPU
+ * executor's compute stream. Nothing here is needed to build nvscale: the declarations are train/cudnn_min.h. */
+#ifndef NVS_CONV_CUDNN_H
+#define NVS_CONV_CUDNN_H
+
+#include "train/conv.h"
+
+typedef struct nvs_cudnn nvs_cudnn;
+
+/* Loads cuDNN and makes a handle on the current GPU, issuing on `stream` (a cudaStream_t), for a profile of
+ * `nlayers` layers. NVS_ERR_UNSUPPORTED with the reason in `why` when the library, one of its entry points or a
+ * handle (no GPU it supports) is missing. */
+nvs_result_t nvs_cudnn_open(void *stream, int nlayers, nvs_cudnn **out, char *why, size_t len);
+/* "cuDNN 9.19.0" */
+const char *nvs_cudnn_describe(const nvs_cudnn *c);
+size_t nvs_cudnn_version(const nvs_cudnn *c);
+
+/* Layer l runs as this convolution: descriptors, and per direction the algorithm cuDNN's Find call timed fastest
+ * within `ws_limit` bytes of workspace (PyTorch with cudnn.benchmark = True does the same); layers of one shape
+ * share them, as PyTorch's benchmark cache does. `dgrad` = 0: no input gradient is ever asked for (the first
+ * layer). After the last layer, nvs_cudnn_workspace() allocates the largest workspace the choices need. */
+nvs_result_t nvs_cudnn_add_layer(nvs_cudnn *c, int l, const nvs_conv_shape *s, int elem, int tf32, int dgrad,
+                                 double ws_limit);
+nvs_result_t nvs_cudnn_workspace(nvs_cudnn *c, double *bytes);
+int nvs_cudnn_has_layer(const nvs_cudnn *c, int l);
+
+/* The three convolutions of layer l (NCHW tensors of the layer's shape; dw in the data type of x). */
+nvs_result_t nvs_cudnn_fwd(nvs_cudnn *c, int l, const void *x, const void *w, void *y);
+nvs_result_t nvs_cudnn_dgrad(nvs_cudnn *c, int l, const void *dy, const void *w, void *dx);
+nvs_result_t nvs_cudnn_wgrad(nvs_cudnn *c, int l, const void *x, const void *dy, void *dw);
+
+/* What was chosen, per distinct shape (for run.json): shape i's dimensions and per direction (0 forward, 1 input
+ * gradient, 2 weight gradient) cuDNN's algorithm number, its time in Find (ms) and workspace (bytes); algo -1
+ * for a direction never run. */
+int nvs_cudnn_nshapes(const nvs_cudnn *c);
+void nvs_cudnn_shape_info(const nvs_cudnn *c, int i, nvs_conv_shape *s, int algo[3], double ms[3], double ws[3],
+                          int *layers);
+
+void nvs_cudnn_close(nvs_cudnn *c);
+
+#endif

@@ -1,0 +1,73 @@
+/* PURE: shapes, types and algorithm choice of the step's cuDNN convolutions (train/conv.h). */
+#include <limits.h>
+#include <string.h>
+
+#include "collectives/kernels.h"
+#include "train/conv.h"
+
+static const char *const mode_names[] = {"auto", "cudnn", "gemm"};
+
+const char *nvs_conv_mode_name(nvs_conv_mode m)
+{
+    return m >= NVS_CONV_AUTO && m <= NVS_CONV_GEMM ? mode_names[m] : "?";
+}
+
+int nvs_conv_mode_parse(const char *s, nvs_conv_mode *out)
+{
+    for (int i = 0; i <= NVS_CONV_GEMM; i++)
+        if (s && !strcmp(s, mode_names[i])) {
+            *out = (nvs_conv_mode)i;
+            return 0;
+        }
+    return -1;
+}
+
+double nvs_conv_in_elems(const nvs_conv_shape *s) { return (double)s->n * s->c * s->h * s->w; }
+double nvs_conv_out_elems(const nvs_conv_shape *s) { return (double)s->n * s->k * s->ho * s->wo; }
+
+int nvs_conv_shape_of(const nvs_layer *ly, int batch, nvs_conv_shape *out)
+{
+    if (!nvs_layer_has_geom(ly) || batch < 1) return -1;
+    nvs_conv_shape s;
+    s.n = batch;
+    s.r = ly->geom.r;
+    s.s = ly->geom.s;
+    s.c = (int)(ly->gemm_k / ((double)s.r * s.s)); /* whole: profile.c checked K = C*R*S */
+    s.h = ly->geom.h;
+    s.w = ly->geom.w;
+    s.k = (int)ly->gemm_n;
+    s.u = ly->geom.stride;
+    s.p = ly->geom.pad;
+    s.ho = nvs_layer_geom_out(s.h, s.r, s.u, s.p);
+    s.wo = nvs_layer_geom_out(s.w, s.s, s.u, s.p);
+    if (nvs_conv_in_elems(&s) > INT_MAX || nvs_conv_out_elems(&s) > INT_MAX || (double)s.k * s.c * s.r * s.s > INT_MAX)
+        return -2;
+    *out = s;
+    return 0;
+}
+
+int nvs_conv_shape_same(const nvs_conv_shape *a, const nvs_conv_shape *b)
+{
+    return a->n == b->n && a->c == b->c && a->h == b->h && a->w == b->w && a->k == b->k && a->r == b->r &&
+           a->s == b->s && a->u == b->u && a->p == b->p;
+}
+
+int nvs_conv_dtype(int elem)
+{
+    return elem == NVS_ELEM_BF16 ? NVSDNN_DATA_BFLOAT16 : elem == NVS_ELEM_F16 ? NVSDNN_DATA_HALF : NVSDNN_DATA_FLOAT;
+}
+
+int nvs_conv_math(int elem, int tf32)
+{
+    if (elem == NVS_ELEM_F16) return NVSDNN_TENSOR_OP_MATH;
+    if (elem == NVS_ELEM_F32 && !tf32) return NVSDNN_FMA_MATH;
+    return NVSDNN_DEFAULT_MATH;
+}
+
+int nvs_conv_pick(const nvsdnn_perf_t *perf, int n, double ws_limit)
+{
+    for (int i = 0; i < n; i++)
+        if (perf[i].status == NVSDNN_STATUS_SUCCESS && perf[i].time >= 0 && (double)perf[i].memory <= ws_limit)
+            return i;
+    return -1;
+}

@@ -1,0 +1,78 @@
+/* The part of cuDNN's legacy convolution API the GPU step uses, declared here so that nvscale builds without
+ * cuDNN's headers and loads the library at run time (train/conv_cudnn.c), as topo/nvml_min.h does for NVML.
+ * The values and the layout below are cuDNN's (cudnn_graph.h / cudnn_ops.h / cudnn_cnn.h of cuDNN 9, unchanged
+ * since cuDNN 8); tests/gpu/cudnn_abi.c checks each against the real headers wherever those are installed.
+ * The names are our own, so the two can be compiled together. */
+#ifndef NVS_CUDNN_MIN_H
+#define NVS_CUDNN_MIN_H
+
+#include <stddef.h>
+
+typedef void *nvsdnn_handle_t; /* cudnnHandle_t */
+typedef void *nvsdnn_tensor_t; /* cudnnTensorDescriptor_t */
+typedef void *nvsdnn_filter_t; /* cudnnFilterDescriptor_t */
+typedef void *nvsdnn_conv_t;   /* cudnnConvolutionDescriptor_t */
+typedef int nvsdnn_status_t;   /* cudnnStatus_t */
+
+enum { NVSDNN_STATUS_SUCCESS = 0 };
+enum { NVSDNN_DATA_FLOAT = 0, NVSDNN_DATA_HALF = 2, NVSDNN_DATA_BFLOAT16 = 9 }; /* cudnnDataType_t */
+enum { NVSDNN_TENSOR_NCHW = 0 };                                               /* cudnnTensorFormat_t */
+enum { NVSDNN_CROSS_CORRELATION = 1 };                                         /* cudnnConvolutionMode_t */
+enum { NVSDNN_DEFAULT_MATH = 0, NVSDNN_TENSOR_OP_MATH = 1, NVSDNN_FMA_MATH = 3 }; /* cudnnMathType_t */
+
+/* cudnnConvolution{Fwd,BwdData,BwdFilter}AlgoPerf_t: the three share this layout */
+typedef struct {
+    int algo;
+    nvsdnn_status_t status;
+    float time; /* ms */
+    size_t memory;
+    int determinism;
+    int math_type;
+    int reserved[3];
+} nvsdnn_perf_t;
+
+/* Algorithms cuDNN 9 can return per direction (CUDNN_CONVOLUTION_FWD_ALGO_COUNT 8, BWD_DATA 6, BWD_FILTER 7):
+ * the Find calls are asked for this many. */
+#define NVSDNN_MAX_ALGOS 8
+
+/* The entry points, looked up by name (cudnn<Name>) in libcudnn.so.9. The stream is a cudaStream_t. */
+struct nvsdnn_api {
+    size_t (*GetVersion)(void);
+    const char *(*GetErrorString)(nvsdnn_status_t);
+    nvsdnn_status_t (*Create)(nvsdnn_handle_t *);
+    nvsdnn_status_t (*Destroy)(nvsdnn_handle_t);
+    nvsdnn_status_t (*SetStream)(nvsdnn_handle_t, void *stream);
+    nvsdnn_status_t (*CreateTensorDescriptor)(nvsdnn_tensor_t *);
+    nvsdnn_status_t (*SetTensor4dDescriptor)(nvsdnn_tensor_t, int format, int dtype, int n, int c, int h, int w);
+    nvsdnn_status_t (*DestroyTensorDescriptor)(nvsdnn_tensor_t);
+    nvsdnn_status_t (*CreateFilterDescriptor)(nvsdnn_filter_t *);
+    nvsdnn_status_t (*SetFilter4dDescriptor)(nvsdnn_filter_t, int dtype, int format, int k, int c, int h, int w);
+    nvsdnn_status_t (*DestroyFilterDescriptor)(nvsdnn_filter_t);
+    nvsdnn_status_t (*CreateConvolutionDescriptor)(nvsdnn_conv_t *);
+    nvsdnn_status_t (*SetConvolution2dDescriptor)(nvsdnn_conv_t, int pad_h, int pad_w, int u, int v, int dil_h,
+                                                  int dil_w, int mode, int compute_type);
+    nvsdnn_status_t (*SetConvolutionMathType)(nvsdnn_conv_t, int math_type);
+    nvsdnn_status_t (*DestroyConvolutionDescriptor)(nvsdnn_conv_t);
+    nvsdnn_status_t (*GetConvolution2dForwardOutputDim)(nvsdnn_conv_t, nvsdnn_tensor_t, nvsdnn_filter_t, int *n,
+                                                        int *c, int *h, int *w);
+    nvsdnn_status_t (*FindConvolutionForwardAlgorithm)(nvsdnn_handle_t, nvsdnn_tensor_t x, nvsdnn_filter_t w,
+                                                       nvsdnn_conv_t, nvsdnn_tensor_t y, int requested,
+                                                       int *returned, nvsdnn_perf_t *);
+    nvsdnn_status_t (*FindConvolutionBackwardDataAlgorithm)(nvsdnn_handle_t, nvsdnn_filter_t w, nvsdnn_tensor_t dy,
+                                                            nvsdnn_conv_t, nvsdnn_tensor_t dx, int requested,
+                                                            int *returned, nvsdnn_perf_t *);
+    nvsdnn_status_t (*FindConvolutionBackwardFilterAlgorithm)(nvsdnn_handle_t, nvsdnn_tensor_t x, nvsdnn_tensor_t dy,
+                                                              nvsdnn_conv_t, nvsdnn_filter_t dw, int requested,
+                                                              int *returned, nvsdnn_perf_t *);
+    nvsdnn_status_t (*ConvolutionForward)(nvsdnn_handle_t, const void *alpha, nvsdnn_tensor_t, const void *x,
+                                          nvsdnn_filter_t, const void *w, nvsdnn_conv_t, int algo, void *ws,
+                                          size_t ws_bytes, const void *beta, nvsdnn_tensor_t, void *y);
+    nvsdnn_status_t (*ConvolutionBackwardData)(nvsdnn_handle_t, const void *alpha, nvsdnn_filter_t, const void *w,
+                                               nvsdnn_tensor_t, const void *dy, nvsdnn_conv_t, int algo, void *ws,
+                                               size_t ws_bytes, const void *beta, nvsdnn_tensor_t, void *dx);
+    nvsdnn_status_t (*ConvolutionBackwardFilter)(nvsdnn_handle_t, const void *alpha, nvsdnn_tensor_t, const void *x,
+                                                 nvsdnn_tensor_t, const void *dy, nvsdnn_conv_t, int algo, void *ws,
+                                                 size_t ws_bytes, const void *beta, nvsdnn_filter_t, void *dw);
+};
+
+#endif
