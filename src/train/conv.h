@@ -37,9 +37,11 @@ int nvs_conv_shape_same(const nvs_conv_shape *a, const nvs_conv_shape *b);
 double nvs_conv_in_elems(const nvs_conv_shape *s);  /* n*c*h*w */
 double nvs_conv_out_elems(const nvs_conv_shape *s); /* n*k*ho*wo */
 
-/* cuDNN's data type for the step's element type (NVS_ELEM_*, collectives/kernels.h), and the math type PyTorch
- * asks for (aten/src/ATen/native/cudnn: tensor-op math at fp16, FMA at fp32 without TF32, cuDNN's default
- * otherwise: TF32 at fp32 with it, tensor cores at bf16). The compute type is float in every case. */
+/* cuDNN's data type for the step's element type (NVS_ELEM_*, collectives/kernels.h), and the math type: tensor
+ * cores at fp16 and bf16, FMA at fp32 without TF32 (as PyTorch asks for them), cuDNN's default at fp32 with TF32
+ * (which permits TF32). cuDNN's default math does not permit tensor cores at bf16: with it, ResNet-50's
+ * convolutions at bf16 took 142 ms per step at batch 128 on an H200, slower than at fp32
+ * (results/h200x1-conv). The compute type is float in every case. */
 int nvs_conv_dtype(int elem);
 int nvs_conv_math(int elem, int tf32);
 

@@ -59,9 +59,8 @@ int nvs_conv_dtype(int elem)
 
 int nvs_conv_math(int elem, int tf32)
 {
-    if (elem == NVS_ELEM_F16) return NVSDNN_TENSOR_OP_MATH;
-    if (elem == NVS_ELEM_F32 && !tf32) return NVSDNN_FMA_MATH;
-    return NVSDNN_DEFAULT_MATH;
+    if (elem == NVS_ELEM_F16 || elem == NVS_ELEM_BF16) return NVSDNN_TENSOR_OP_MATH;
+    return elem == NVS_ELEM_F32 && !tf32 ? NVSDNN_FMA_MATH : NVSDNN_DEFAULT_MATH;
 }
 
 int nvs_conv_pick(const nvsdnn_perf_t *perf, int n, double ws_limit)

@@ -36,14 +36,20 @@ if root=$(cudnn_root); then
         expect 0 "convolutions of resnet50: 53 in cuDNN [0-9]+\.[0-9]+\.[0-9]+ \([0-9]+ shapes" \
             env LD_LIBRARY_PATH="$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" $NVS train --model resnet50 --batch 16 \
             --precision $prec --steps 3 --warmup-steps 1 --conv cudnn --out "$d/cudnn-$prec" || continue
-        [ "$(json_get $d/cudnn-$prec/run.json "
-c = d['train']['conv']; sh = c['shapes']
-print(c['engine'] == 'cudnn' and c['layers'] == 53 and sum(s['layers'] for s in sh) == 53
-      and all('fwd' in s and 'wgrad' in s for s in sh)
-      and sum(1 for s in sh if 'dgrad' not in s) == 1 and [s for s in sh if 'dgrad' not in s][0]['r'] == 7
-      and d['train']['framework']['layout_copy_bytes_per_step'] == 0
-      and all(r['step_us'] > 0 and r['compute_us'] > 0 for r in d['train']['results']))")" = "True" ] ||
-            fail "cuDNN at $prec: $(json_get $d/cudnn-$prec/run.json "d['train'].get('conv')")"
+        python3 - "$d/cudnn-$prec/run.json" <<'PY' || fail "cuDNN at $prec (above)"
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = d["train"]["conv"]
+sh = c["shapes"]
+no_dgrad = [s for s in sh if "dgrad" not in s]
+ok = (c["engine"] == "cudnn" and c["layers"] == 53 and sum(s["layers"] for s in sh) == 53
+      and all("fwd" in s and "wgrad" in s for s in sh) and len(no_dgrad) == 1 and no_dgrad[0]["r"] == 7
+      and d["train"]["framework"]["layout_copy_bytes_per_step"] == 0
+      and all(r["step_us"] > 0 and r["compute_us"] > 0 for r in d["train"]["results"]))
+if not ok:
+    print(json.dumps(c)[:2000], d["train"]["framework"].get("layout_copy_bytes_per_step"))
+sys.exit(0 if ok else 1)
+PY
     done
     # --conv auto takes cuDNN when it loads, and without it (no library on the path) says why and runs GEMMs
     expect 0 "convolutions of resnet50: 53 in cuDNN" env LD_LIBRARY_PATH="$libdir" $NVS train --model resnet50 \

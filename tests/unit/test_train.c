@@ -318,14 +318,14 @@ static void t_conv_plan(void)
     nvs_train_plan pl;
     T_EQ_I(nvs_train_plan_make(&p, 8, NVS_PREC_BF16, 0, 1 << 20, 25 << 20, &pl), NVS_OK);
     T_EQ_U(pl.max_x_elems, (size_t)8 * 256 * 56 * 56);
-    /* types and math: tensor ops at fp16, FMA at fp32 without TF32, cuDNN's default otherwise */
+    /* types and math: tensor ops at fp16 and bf16, FMA at fp32 without TF32, cuDNN's default with it */
     T_EQ_I(nvs_conv_dtype(NVS_ELEM_BF16), NVSDNN_DATA_BFLOAT16);
     T_EQ_I(nvs_conv_dtype(NVS_ELEM_F16), NVSDNN_DATA_HALF);
     T_EQ_I(nvs_conv_dtype(NVS_ELEM_F32), NVSDNN_DATA_FLOAT);
     T_EQ_I(nvs_conv_math(NVS_ELEM_F16, 0), NVSDNN_TENSOR_OP_MATH);
     T_EQ_I(nvs_conv_math(NVS_ELEM_F32, 0), NVSDNN_FMA_MATH);
     T_EQ_I(nvs_conv_math(NVS_ELEM_F32, 1), NVSDNN_DEFAULT_MATH);
-    T_EQ_I(nvs_conv_math(NVS_ELEM_BF16, 0), NVSDNN_DEFAULT_MATH);
+    T_EQ_I(nvs_conv_math(NVS_ELEM_BF16, 0), NVSDNN_TENSOR_OP_MATH);
     /* the first candidate that succeeded within the workspace limit (Find lists the fastest first) */
     nvsdnn_perf_t perf[4] = {{.algo = 6, .status = 3000, .time = 0.1f, .memory = 0},
                              {.algo = 5, .status = 0, .time = 0.2f, .memory = 1 << 30},
