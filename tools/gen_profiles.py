@@ -106,7 +106,7 @@ class Profile:
         self.frozen = False
 
     def layer(self, name, params=0, gemm=None, act=0, ew=0.0, gemm_ops=None, conv=False, tensors=None, casts=None,
-              extra=(0, 0)):
+              extra=(0, 0), bn=None):
         """One profile line. Besides the shapes, what eager PyTorch dispatches for the layer (the ops=, casts=,
         tensors= keys; docs/profiles.md):
           ops      forward: 1 for the GEMM + the ew operations; backward: the ew operations + the GEMM's: a
@@ -170,6 +170,10 @@ class Profile:
             s += " act=%d" % act
         if ew:
             s += " ew=%s" % fmt_ew(ew)
+        if bn is not None:
+            # a 2-d batch norm over the output (C = params / 2 channels): the share of ew that is its own
+            assert params and not gemm and float(bn) <= float(ew) and act % (params // 2) == 0, (name, bn, ew)
+            s += " bn=%s" % fmt_ew(bn)
         if self.frozen:
             s += " nograd=1"
         if isinstance(conv, tuple):
@@ -239,7 +243,9 @@ def conv(P, name, x, cout, k, s=1, p=0, bias=False, ew=0.0, casts=None):
 
 
 def norm2d(P, name, x, ew, frozen=False):
-    P.layer(name, params=0 if frozen else 2 * x.c, act=x.elems(), ew=ew)
+    """A BatchNorm2d (its BN passes the first of `ew`: bn=, which the GPU step may run in cuDNN, as PyTorch does at
+    fp32 and fp16), or a frozen one (its own mul and add: no batch norm to run)."""
+    P.layer(name, params=0 if frozen else 2 * x.c, act=x.elems(), ew=ew, bn=None if frozen else BN)
 
 
 def pool(P, name, x, k, s, p):

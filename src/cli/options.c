@@ -50,7 +50,7 @@ enum {
     OPT_COLL = 1000, OPT_BACKEND, OPT_GPUS, OPT_PLACEMENT, OPT_TIMEOUT, OPT_FORMAT, OPT_OUT, OPT_NO_SAVE,
     OPT_INPLACE, OPT_MODEL, OPT_BATCH, OPT_PRECISION, OPT_GRAD, OPT_BFIRST, OPT_BCAP, OPT_STEPS, OPT_WSTEPS,
     OPT_XML, OPT_COPY_BYTES, OPT_COPY_ITERS, OPT_NO_NCCL_LOG, OPT_NO_TRAIN, OPT_FRAMEWORK, OPT_EMULATE, OPT_HOST,
-    OPT_CONV,
+    OPT_CUDNN,
 };
 
 /* Which subcommands take an option: each lists only its own in --help and refuses the others by name. */
@@ -109,9 +109,9 @@ static const opt_spec specs[] = {
     {"framework", OPT_FRAMEWORK, 1, S_RUN | S_TRAIN, NULL, "pytorch-ddp|ideal", "what the framework adds to the hardware's step: PyTorch DDP's host\n"
                                                          "work per operation and per bucket, bucket copies, NCHW layout copies\n"
                                                          "around convolutions at bf16/fp16 (default), or none"},
-    {"conv", OPT_CONV, 1, S_RUN | S_TRAIN, NULL, "auto|cudnn|gemm", "convolutions with a geometry in the profile: cuDNN, as PyTorch runs\n"
-                                                         "them (auto: when libcudnn.so.9 loads, default), or their implicit\n"
-                                                         "GEMMs in cuBLAS"},
+    {"cudnn", OPT_CUDNN, 1, S_RUN | S_TRAIN, NULL, "auto|on|off", "run in cuDNN what PyTorch runs there: convolutions whose geometry\n"
+                                                         "the profile gives, batch norms at fp32/fp16 (auto: when\n"
+                                                         "libcudnn.so.9 loads, default); off: implicit GEMMs and passes"},
     {"no-train", OPT_NO_TRAIN, 0, S_RUN, NULL, "", "no training step (run: collectives and topology only)"},
     {"hwloc-xml", OPT_XML, 1, S_TOPO, "topology and copies", "FILE", "read a saved hwloc XML instead of this machine"},
     {"copy-bytes", OPT_COPY_BYTES, 1, S_P2P, NULL, "SIZE", "bytes per copy (default 256M)"},
@@ -374,10 +374,10 @@ nvs_result_t nvs_config_parse(nvs_config *c, const char *sub, int argc, char **a
             if (!nvs_framework_find(a)) return bad(sub, flag, a, "expected pytorch-ddp or ideal");
             snprintf(c->framework, sizeof c->framework, "%s", a);
             break;
-        case OPT_CONV: {
-            nvs_conv_mode m;
-            if (nvs_conv_mode_parse(a, &m)) return bad(sub, flag, a, "expected auto, cudnn or gemm");
-            c->conv = (int)m;
+        case OPT_CUDNN: {
+            nvs_cudnn_mode m;
+            if (nvs_cudnn_mode_parse(a, &m)) return bad(sub, flag, a, "expected auto, on or off");
+            c->cudnn = (int)m;
             break;
         }
         case OPT_HOST: c->p2p_host = 1; break;

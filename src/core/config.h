@@ -70,7 +70,7 @@ typedef struct nvs_config {
     int steps, warmup_steps;
     int precision_explicit, steps_explicit, warmup_steps_explicit;
     char framework[32]; /* --framework: workload/framework.h (default pytorch-ddp) */
-    int conv;           /* --conv: an nvs_conv_mode (train/conv.h); 0 = auto */
+    int cudnn;          /* --cudnn: an nvs_cudnn_mode (train/conv.h); 0 = auto */
     int no_train; /* run --no-train */
 
     /* topology / p2p */

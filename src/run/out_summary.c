@@ -326,32 +326,47 @@ static void print_training(const json_t *trains, int gpu, FILE *to)
 
 void nvs_print_conv_note(const json_t *t, const char *prefix, FILE *to)
 {
-    const json_t *cv = json_object_get(t, "conv");
-    char note[640];
-    if (cv && nvs_summary_conv_note(json_string_value(json_object_get(t, "model")),
-                                    json_string_value(json_object_get(cv, "engine")),
-                                    json_string_value(json_object_get(cv, "library")),
-                                    (int)json_integer_value(json_object_get(cv, "layers")),
-                                    (int)json_integer_value(json_object_get(cv, "geometry_layers")),
-                                    (int)json_array_size(json_object_get(cv, "shapes")),
-                                    json_string_value(json_object_get(cv, "mode")),
-                                    json_string_value(json_object_get(cv, "why")), note, sizeof note))
+    const char *model = json_string_value(json_object_get(t, "model"));
+    const json_t *cv = json_object_get(t, "conv"), *bn = json_object_get(t, "batchnorm");
+    char note[640], detail[96];
+    snprintf(detail, sizeof detail, "%zu shapes, algorithms timed as PyTorch's cudnn.benchmark does",
+             json_array_size(json_object_get(cv, "shapes")));
+    if (cv && nvs_summary_cudnn_note("convolutions", model,
+                                     !strcmp(json_string_value(json_object_get(cv, "engine")) ?: "", "cudnn"),
+                                     json_string_value(json_object_get(cv, "library")),
+                                     (int)json_integer_value(json_object_get(cv, "layers")),
+                                     (int)json_integer_value(json_object_get(cv, "geometry_layers")), detail,
+                                     "implicit GEMMs in cuBLAS", json_string_value(json_object_get(cv, "mode")),
+                                     json_string_value(json_object_get(cv, "why")), note, sizeof note))
+        fprintf(to, "%s%s\n", prefix, note);
+    if (bn && nvs_summary_cudnn_note("batch norms", model,
+                                     !strcmp(json_string_value(json_object_get(bn, "engine")) ?: "", "cudnn"),
+                                     json_string_value(json_object_get(bn, "library")),
+                                     (int)json_integer_value(json_object_get(bn, "layers")),
+                                     (int)json_integer_value(json_object_get(bn, "of")),
+                                     "as PyTorch runs them at fp32 and fp16", "memory passes",
+                                     json_string_value(json_object_get(bn, "mode")),
+                                     json_string_value(json_object_get(bn, "why")), note, sizeof note))
         fprintf(to, "%s%s\n", prefix, note);
 }
 
-int nvs_summary_conv_note(const char *model, const char *engine, const char *library, int layers,
-                          int geometry_layers, int nshapes, const char *mode, const char *why, char *buf, size_t len)
+int nvs_summary_cudnn_note(const char *what, const char *model, int native, const char *library, int layers,
+                           int total, const char *detail, const char *fallback, const char *mode, const char *why,
+                           char *buf, size_t len)
 {
-    if (geometry_layers <= 0 || !engine) return 0;
-    if (!strcmp(engine, "cudnn"))
-        snprintf(buf, len, "convolutions of %s: %d in %s (%d shapes, algorithms timed as PyTorch's cudnn.benchmark "
-                           "does)%s%s", model, layers, library ? library : "cuDNN", nshapes, why ? "; " : "",
+    if (total <= 0) return 0;
+    char count[48];
+    if (layers < total) snprintf(count, sizeof count, "%d of %d", layers, total);
+    else snprintf(count, sizeof count, "%d", layers);
+    if (native)
+        snprintf(buf, len, "%s of %s: %s in %s%s%s%s%s%s", what, model, count, library ? library : "cuDNN",
+                 detail ? " (" : "", detail ? detail : "", detail ? ")" : "", why ? "; the others not: " : "",
                  why ? why : "");
-    else if (mode && !strcmp(mode, "gemm"))
-        snprintf(buf, len, "convolutions of %s: %d as implicit GEMMs in cuBLAS (--conv gemm)", model, geometry_layers);
+    else if (mode && !strcmp(mode, "off"))
+        snprintf(buf, len, "%s of %s: %d as %s (--cudnn off)", what, model, total, fallback);
     else
-        snprintf(buf, len, "convolutions of %s: %d as implicit GEMMs in cuBLAS, not cuDNN: %s", model,
-                 geometry_layers, why ? why : "unknown reason");
+        snprintf(buf, len, "%s of %s: %d as %s, not cuDNN: %s", what, model, total, fallback,
+                 why ? why : "unknown reason");
     return 1;
 }
 

@@ -112,8 +112,9 @@ struct train_point {
 static json_t *conv_json(const nvs_train_exec *x)
 {
     if (!x->conv_geom_layers) return NULL;
+    const char *why = x->conv_layers < x->conv_geom_layers ? x->conv_why : "";
     const int native = x->conv_native && x->conv_layers > 0;
-    json_t *o = json_pack("{s:s, s:s, s:i, s:i}", "mode", nvs_conv_mode_name(x->conv_mode), "engine",
+    json_t *o = json_pack("{s:s, s:s, s:i, s:i}", "mode", nvs_cudnn_mode_name(x->cudnn_mode), "engine",
                           native ? "cudnn" : "gemm", "layers", native ? x->conv_layers : 0, "geometry_layers",
                           x->conv_geom_layers);
     if (!o) return NULL;
@@ -139,7 +140,21 @@ static json_t *conv_json(const nvs_train_exec *x)
         }
         if (arr) json_object_set_new(o, "shapes", arr);
     }
-    if (x->conv_why[0]) json_object_set_new(o, "why", json_string(x->conv_why));
+    if (why[0]) json_object_set_new(o, "why", json_string(why));
+    return o;
+}
+
+/* How the batch norms (profile bn=) ran: in cuDNN, or as memory passes and why. NULL when the profile marks none. */
+static json_t *bn_json(const nvs_train_exec *x)
+{
+    if (!x->bn_total) return NULL;
+    const int native = x->norm_native && x->bn_layers > 0;
+    json_t *o = json_pack("{s:s, s:s, s:i, s:i}", "mode", nvs_cudnn_mode_name(x->cudnn_mode), "engine",
+                          native ? "cudnn" : "passes", "layers", native ? x->bn_layers : 0, "of", x->bn_total);
+    if (!o) return NULL;
+    if (native) json_object_set_new(o, "library", json_string(x->conv_engine));
+    const char *why = x->bn_why[0] ? x->bn_why : !native && x->conv_why[0] ? x->conv_why : NULL;
+    if (why) json_object_set_new(o, "why", json_string(why));
     return o;
 }
 
@@ -169,8 +184,9 @@ static json_t *train_json(const nvs_ctx *run, const char *model, const nvs_profi
                                   "free_bytes", free_min, "weight_bytes", pl->weight_bytes, "master_bytes",
                                   pl->master_bytes, "grad_bytes", pl->grad_bytes, "activation_bytes", pl->act_bytes,
                                   "workspace_bytes", pl->workspace_bytes));
-    json_t *cj = conv_json(x);
+    json_t *cj = conv_json(x), *bj = bn_json(x);
     if (cj) json_object_set_new(o, "conv", cj);
+    if (bj) json_object_set_new(o, "batchnorm", bj);
     json_object_set_new(o, "steps", json_integer(cfg->steps));
     json_object_set_new(o, "warmup_steps", json_integer(cfg->warmup_steps));
     json_object_set_new(o, "framework",
@@ -263,11 +279,11 @@ static nvs_result_t prepare(nvs_ctx *run, const char *model, nvs_profile *prof, 
     nvs_train_plan_set_framework(plan, nvs_framework_find(cfg->framework));
     x->plan = plan;
     x->backend = &run->backend;
-    x->conv_mode = (nvs_conv_mode)cfg->conv;
+    x->cudnn_mode = (nvs_cudnn_mode)cfg->cudnn;
     const int gpu = !strcmp(run->backend.ops->name, "nccl");
-    if (!gpu && cfg->conv == NVS_CONV_CUDNN) {
+    if (!gpu && cfg->cudnn == NVS_CUDNN_ON) {
         if (rt->rank == 0)
-            nvs_error("--conv cudnn: the %s backend runs the training step on the CPU, where the convolutions are "
+            nvs_error("--cudnn on: the %s backend runs the training step on the CPU, where the convolutions are "
                       "GEMMs; cuDNN needs the GPUs (NCCL backend)", run->backend.ops->name);
         return NVS_ERR_USAGE;
     }
@@ -298,16 +314,16 @@ static nvs_result_t prepare(nvs_ctx *run, const char *model, nvs_profile *prof, 
     return NVS_ERR_USAGE;
 }
 
-/* Every rank runs the convolutions the same way: if one could not load cuDNN (--conv auto), none uses it, rather
- * than some ranks running cuDNN's kernels and others GEMMs in one step. */
+/* Every rank runs the convolutions and batch norms the same way: if one could not load cuDNN (--cudnn auto), none
+ * uses it, rather than some ranks running cuDNN's kernels and others GEMMs in one step. */
 static nvs_result_t conv_agree(nvs_rt *rt, nvs_train_exec *x)
 {
     double mine = x->conv_native ? 1.0 : 0.0, all = mine;
     NVS_CHECK(nvs_allreduce_f64(rt, &all, 1, NVS_RT_MIN, "agreeing on the convolution library"));
     if (all > 0 || mine == 0) return NVS_OK;
-    free(x->conv_native);
-    x->conv_native = NULL;
-    x->conv_layers = 0;
+    free(x->conv_native); /* norm_native is its second half */
+    x->conv_native = x->norm_native = NULL;
+    x->conv_layers = x->bn_layers = 0;
     snprintf(x->conv_why, sizeof x->conv_why, "another rank could not load cuDNN, so no rank uses it");
     return NVS_OK;
 }

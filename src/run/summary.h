@@ -32,11 +32,13 @@ void nvs_summary_verdict(const nvs_summary_facts *f, char *buf, size_t len);
  * ..." into buf and returns 1, or returns 0 (buf untouched) for a row that needs no note. */
 int nvs_summary_compute_note(const char *model, int n, double step_us, double compute_us, char *buf, size_t len);
 
-/* The training table's line on how a workload's convolutions ran (run.json train.conv, train/conv.h): "convolutions
- * of MODEL: 53 in cuDNN 9.19.0 (20 shapes, ...)", or as implicit GEMMs and why. `engine` "cudnn" or "gemm",
- * `mode` the --conv asked for, `why` NULL or the reason cuDNN is not used (for some layers or all). Returns 0
- * (buf untouched) for a workload without convolution geometry (geometry_layers 0). */
-int nvs_summary_conv_note(const char *model, const char *engine, const char *library, int layers,
-                          int geometry_layers, int nshapes, const char *mode, const char *why, char *buf, size_t len);
+/* The training table's line on how a workload ran the layers PyTorch runs in cuDNN (run.json train.conv and
+ * train.batchnorm, train/conv.h): "WHAT of MODEL: 53 in cuDNN 9.19.0 (DETAIL)", or "...: 53 as FALLBACK (--cudnn
+ * off)", or "...: 53 as FALLBACK, not cuDNN: WHY". `native`: whether they ran in `library`; `layers` of `total`
+ * did; `why` NULL or the reason cuDNN is not used (for some of them or all); `detail` NULL or what to say in
+ * parentheses. Returns 0 (buf untouched) for a workload without such layers (total 0). */
+int nvs_summary_cudnn_note(const char *what, const char *model, int native, const char *library, int layers,
+                           int total, const char *detail, const char *fallback, const char *mode, const char *why,
+                           char *buf, size_t len);
 
 #endif

@@ -14,15 +14,16 @@
 #include "train/cudnn_min.h"
 #include "workload/profile.h"
 
-/* --conv: how the step runs the convolutions of a profile that gives their geometry */
+/* --cudnn: whether the step runs in cuDNN the layers PyTorch runs there (convolutions of a profile that gives
+ * their geometry; batch norms at fp32 and fp16) */
 typedef enum {
-    NVS_CONV_AUTO = 0, /* cuDNN when libcudnn.so.9 loads, else their implicit GEMMs (and the run says why) */
-    NVS_CONV_CUDNN,    /* cuDNN, or the run stops before measuring anything */
-    NVS_CONV_GEMM,     /* their implicit GEMMs (cuBLAS), as profiles without conv2d= always run */
-} nvs_conv_mode;
+    NVS_CUDNN_AUTO = 0, /* cuDNN when libcudnn.so.9 loads, else implicit GEMMs and passes (and the run says why) */
+    NVS_CUDNN_ON,       /* cuDNN, or the run stops before measuring anything */
+    NVS_CUDNN_OFF,      /* implicit GEMMs (cuBLAS) and memory passes, as profiles without conv2d= always run */
+} nvs_cudnn_mode;
 
-const char *nvs_conv_mode_name(nvs_conv_mode m); /* "auto" / "cudnn" / "gemm" */
-int nvs_conv_mode_parse(const char *s, nvs_conv_mode *out); /* 0, or -1 when s is none of them */
+const char *nvs_cudnn_mode_name(nvs_cudnn_mode m); /* "auto" / "on" / "off" */
+int nvs_cudnn_mode_parse(const char *s, nvs_cudnn_mode *out); /* 0, or -1 when s is none of them */
 
 /* One convolution as cuDNN is given it: NCHW input n x c x h x w, k filters of c x r x s, stride u, padding p,
  * output n x k x ho x wo. */

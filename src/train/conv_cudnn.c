@@ -27,6 +27,12 @@ struct shape_state {
     int layers;
 };
 
+/* a batch norm's tensors: NCHW input of n x c x pixels x 1, and cuDNN's derived per-channel parameter tensor */
+struct bn_state {
+    int n, c, pixels, elem;
+    nvsdnn_tensor_t x, param;
+};
+
 struct nvs_cudnn {
     void *lib;
     struct nvsdnn_api api;
@@ -39,6 +45,10 @@ struct nvs_cudnn {
     int nshapes, cap;
     void *ws;
     size_t ws_bytes;
+    int *bn_of; /* per layer: index into bns, -1 = not a cuDNN batch norm */
+    struct bn_state *bns;
+    int nbns, bn_cap, bn_max_c;
+    float *bn_stats; /* running mean and variance, saved mean and inverse variance: 4 x bn_max_c */
 };
 
 static nvs_result_t dnn_fail(const nvs_cudnn *c, const char *call, nvsdnn_status_t st)
@@ -90,6 +100,9 @@ static const char *load_api(void *lib, struct nvsdnn_api *a)
         {"cudnnConvolutionForward", &a->ConvolutionForward},
         {"cudnnConvolutionBackwardData", &a->ConvolutionBackwardData},
         {"cudnnConvolutionBackwardFilter", &a->ConvolutionBackwardFilter},
+        {"cudnnDeriveBNTensorDescriptor", &a->DeriveBNTensorDescriptor},
+        {"cudnnBatchNormalizationForwardTraining", &a->BatchNormalizationForwardTraining},
+        {"cudnnBatchNormalizationBackward", &a->BatchNormalizationBackward},
     };
     for (size_t i = 0; i < sizeof syms / sizeof syms[0]; i++)
         if (!load_sym(lib, syms[i].name, syms[i].slot)) return syms[i].name;
@@ -100,7 +113,7 @@ nvs_result_t nvs_cudnn_open(void *stream, int nlayers, nvs_cudnn **out, char *wh
 {
     *out = NULL;
     nvs_cudnn *c = calloc(1, sizeof *c);
-    int *shape_of = calloc(nlayers > 0 ? (size_t)nlayers : 1, sizeof *shape_of);
+    int *shape_of = calloc(nlayers > 0 ? 2 * (size_t)nlayers : 1, sizeof *shape_of);
     if (!c || !shape_of) {
         free(c);
         free(shape_of);
@@ -108,8 +121,9 @@ nvs_result_t nvs_cudnn_open(void *stream, int nlayers, nvs_cudnn **out, char *wh
         return NVS_ERR_NOMEM;
     }
     c->shape_of = shape_of;
+    c->bn_of = shape_of + nlayers;
     c->nlayers = nlayers;
-    for (int l = 0; l < nlayers; l++) c->shape_of[l] = -1;
+    for (int l = 0; l < 2 * nlayers; l++) c->shape_of[l] = -1;
     c->lib = dlopen(CUDNN_LIB, RTLD_NOW | RTLD_LOCAL);
     if (!c->lib) {
         const char *e = dlerror();
@@ -261,8 +275,82 @@ nvs_result_t nvs_cudnn_add_layer(nvs_cudnn *c, int l, const nvs_conv_shape *s, i
     return NVS_OK;
 }
 
+static nvs_result_t not_planned(int l, const char *what);
+
+/* PyTorch's BatchNorm2d defaults: eps 1e-5, momentum 0.1 (cuDNN's exponential average factor) */
+#define BN_EPS 1e-5
+#define BN_MOMENTUM 0.1
+
+int nvs_cudnn_has_bn(const nvs_cudnn *c, int l) { return c && l >= 0 && l < c->nlayers && c->bn_of[l] >= 0; }
+
+nvs_result_t nvs_cudnn_add_bn(nvs_cudnn *c, int l, int n, int ch, int pixels, int elem)
+{
+    if (l < 0 || l >= c->nlayers || n < 1 || ch < 1 || pixels < 1) return NVS_ERR_USAGE;
+    for (int i = 0; i < c->nbns; i++) {
+        const struct bn_state *b = &c->bns[i];
+        if (b->n == n && b->c == ch && b->pixels == pixels && b->elem == elem) {
+            c->bn_of[l] = i;
+            return NVS_OK;
+        }
+    }
+    if (c->nbns == c->bn_cap) {
+        int cap = c->bn_cap ? 2 * c->bn_cap : 16;
+        struct bn_state *nb = realloc(c->bns, (size_t)cap * sizeof *nb);
+        if (!nb) return NVS_ERR_NOMEM;
+        c->bns = nb;
+        c->bn_cap = cap;
+    }
+    struct bn_state *b = &c->bns[c->nbns++];
+    memset(b, 0, sizeof *b);
+    b->n = n;
+    b->c = ch;
+    b->pixels = pixels;
+    b->elem = elem;
+    DNN_TRY(c, c->api.CreateTensorDescriptor(&b->x));
+    DNN_TRY(c, c->api.CreateTensorDescriptor(&b->param));
+    DNN_TRY(c, c->api.SetTensor4dDescriptor(b->x, NVSDNN_TENSOR_NCHW, nvs_conv_dtype(elem), n, ch, pixels, 1));
+    DNN_TRY(c, c->api.DeriveBNTensorDescriptor(b->param, b->x, NVSDNN_BATCHNORM_SPATIAL));
+    if (ch > c->bn_max_c) c->bn_max_c = ch;
+    c->bn_of[l] = c->nbns - 1;
+    return NVS_OK;
+}
+
+nvs_result_t nvs_cudnn_bn_fwd(nvs_cudnn *c, int l, const void *x, void *y, const float *scale, const float *bias)
+{
+    if (!nvs_cudnn_has_bn(c, l) || !c->bn_stats) return not_planned(l, "batch-norm");
+    const struct bn_state *b = &c->bns[c->bn_of[l]];
+    const float one = 1.0f, zero = 0.0f;
+    float *st = c->bn_stats;
+    DNN_TRY(c, c->api.BatchNormalizationForwardTraining(c->h, NVSDNN_BATCHNORM_SPATIAL, &one, &zero, b->x, x, b->x, y,
+                                                        b->param, scale, bias, BN_MOMENTUM, st, st + c->bn_max_c,
+                                                        BN_EPS, st + 2 * c->bn_max_c, st + 3 * c->bn_max_c));
+    return NVS_OK;
+}
+
+nvs_result_t nvs_cudnn_bn_bwd(nvs_cudnn *c, int l, const void *x, const void *dy, void *dx, const float *scale,
+                              float *dscale, float *dbias)
+{
+    if (!nvs_cudnn_has_bn(c, l) || !c->bn_stats) return not_planned(l, "batch-norm");
+    const struct bn_state *b = &c->bns[c->bn_of[l]];
+    const float one = 1.0f, zero = 0.0f;
+    const float *st = c->bn_stats;
+    DNN_TRY(c, c->api.BatchNormalizationBackward(c->h, NVSDNN_BATCHNORM_SPATIAL, &one, &zero, &one, &zero, b->x, x,
+                                                 b->x, dy, b->x, dx, b->param, scale, dscale, dbias, BN_EPS,
+                                                 st + 2 * c->bn_max_c, st + 3 * c->bn_max_c));
+    return NVS_OK;
+}
+
 nvs_result_t nvs_cudnn_workspace(nvs_cudnn *c, double *bytes)
 {
+    if (c->bn_max_c > 0 && !c->bn_stats) {
+        cudaError_t e = cudaMalloc((void **)&c->bn_stats, 4 * (size_t)c->bn_max_c * sizeof(float));
+        if (e != cudaSuccess) {
+            nvs_error("cudaMalloc of the batch norms' statistics failed: %s", cudaGetErrorString(e));
+            return NVS_ERR_CUDA;
+        }
+        /* finite values before the first forward writes them */
+        CUDA_TRY(cudaMemset(c->bn_stats, 0, 4 * (size_t)c->bn_max_c * sizeof(float)));
+    }
     size_t need = 0;
     for (int i = 0; i < c->nshapes; i++)
         for (int d = 0; d < 3; d++)
@@ -290,14 +378,14 @@ static struct shape_state *layer_shape(nvs_cudnn *c, int l, int d)
 
 static nvs_result_t not_planned(int l, const char *what)
 {
-    nvs_error("layer %d's %s convolution was not planned in cuDNN (internal error)", l, what);
+    nvs_error("layer %d's %s was not planned in cuDNN (internal error)", l, what);
     return NVS_ERR_CUDNN;
 }
 
 nvs_result_t nvs_cudnn_fwd(nvs_cudnn *c, int l, const void *x, const void *w, void *y)
 {
     struct shape_state *e = layer_shape(c, l, 0);
-    if (!e) return not_planned(l, "forward");
+    if (!e) return not_planned(l, "forward convolution");
     const float one = 1.0f, zero = 0.0f;
     DNN_TRY(c, c->api.ConvolutionForward(c->h, &one, e->x, x, e->w, w, e->conv[0], e->algo[0], c->ws, c->ws_bytes,
                                          &zero, e->y, y));
@@ -307,7 +395,7 @@ nvs_result_t nvs_cudnn_fwd(nvs_cudnn *c, int l, const void *x, const void *w, vo
 nvs_result_t nvs_cudnn_dgrad(nvs_cudnn *c, int l, const void *dy, const void *w, void *dx)
 {
     struct shape_state *e = layer_shape(c, l, 1);
-    if (!e) return not_planned(l, "input-gradient");
+    if (!e) return not_planned(l, "input-gradient convolution");
     const float one = 1.0f, zero = 0.0f;
     DNN_TRY(c, c->api.ConvolutionBackwardData(c->h, &one, e->w, w, e->y, dy, e->conv[1], e->algo[1], c->ws,
                                               c->ws_bytes, &zero, e->x, dx));
@@ -317,7 +405,7 @@ nvs_result_t nvs_cudnn_dgrad(nvs_cudnn *c, int l, const void *dy, const void *w,
 nvs_result_t nvs_cudnn_wgrad(nvs_cudnn *c, int l, const void *x, const void *dy, void *dw)
 {
     struct shape_state *e = layer_shape(c, l, 2);
-    if (!e) return not_planned(l, "weight-gradient");
+    if (!e) return not_planned(l, "weight-gradient convolution");
     const float one = 1.0f, zero = 0.0f;
     DNN_TRY(c, c->api.ConvolutionBackwardFilter(c->h, &one, e->x, x, e->y, dy, e->conv[2], e->algo[2], c->ws,
                                                 c->ws_bytes, &zero, e->w, dw));
@@ -335,6 +423,12 @@ void nvs_cudnn_close(nvs_cudnn *c)
         for (int d = 0; d < 3; d++)
             if (e->conv[d]) c->api.DestroyConvolutionDescriptor(e->conv[d]);
     }
+    for (int i = 0; i < c->nbns; i++) {
+        if (c->bns[i].x) c->api.DestroyTensorDescriptor(c->bns[i].x);
+        if (c->bns[i].param) c->api.DestroyTensorDescriptor(c->bns[i].param);
+    }
+    if (c->bn_stats) cudaFree(c->bn_stats);
+    free(c->bns);
     if (c->ws) cudaFree(c->ws);
     if (c->h) c->api.Destroy(c->h);
     /* the library stays mapped: cuDNN registers handlers with the CUDA runtime that a dlclose would leave

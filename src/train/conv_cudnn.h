@@ -1,7 +1,7 @@
 /* cuDNN, loaded at run time (dlopen "libcudnn.so.9"), running the step's convolutions (train/conv.h) on the GPU
  * executor's compute stream. Nothing here is needed to build nvscale: the declarations are train/cudnn_min.h. */
-#ifndef NVS_CONV_CUDNN_H
-#define NVS_CONV_CUDNN_H
+#ifndef NVS_CUDNN_ON_H
+#define NVS_CUDNN_ON_H
 
 #include "train/conv.h"
 
@@ -18,7 +18,8 @@ size_t nvs_cudnn_version(const nvs_cudnn *c);
 /* Layer l runs as this convolution: descriptors, and per direction the algorithm cuDNN's Find call timed fastest
  * within `ws_limit` bytes of workspace (PyTorch with cudnn.benchmark = True does the same); layers of one shape
  * share them, as PyTorch's benchmark cache does. `dgrad` = 0: no input gradient is ever asked for (the first
- * layer). After the last layer, nvs_cudnn_workspace() allocates the largest workspace the choices need. */
+ * layer). After the last layer, nvs_cudnn_workspace() allocates the largest workspace the choices need (and
+ * the batch norms' statistics). */
 nvs_result_t nvs_cudnn_add_layer(nvs_cudnn *c, int l, const nvs_conv_shape *s, int elem, int tf32, int dgrad,
                                  double ws_limit);
 nvs_result_t nvs_cudnn_workspace(nvs_cudnn *c, double *bytes);
@@ -28,6 +29,15 @@ int nvs_cudnn_has_layer(const nvs_cudnn *c, int l);
 nvs_result_t nvs_cudnn_fwd(nvs_cudnn *c, int l, const void *x, const void *w, void *y);
 nvs_result_t nvs_cudnn_dgrad(nvs_cudnn *c, int l, const void *dy, const void *w, void *dx);
 nvs_result_t nvs_cudnn_wgrad(nvs_cudnn *c, int l, const void *x, const void *dy, void *dw);
+
+/* Layer l's batch norm (workload/profile.h bn=) in cuDNN, spatial mode over an NCHW input of n x ch x pixels, in
+ * the step's element type, with PyTorch's eps and momentum; its parameters and their gradients are fp32 (the
+ * step's master weights). Call nvs_cudnn_workspace() after the last layer. */
+nvs_result_t nvs_cudnn_add_bn(nvs_cudnn *c, int l, int n, int ch, int pixels, int elem);
+int nvs_cudnn_has_bn(const nvs_cudnn *c, int l);
+nvs_result_t nvs_cudnn_bn_fwd(nvs_cudnn *c, int l, const void *x, void *y, const float *scale, const float *bias);
+nvs_result_t nvs_cudnn_bn_bwd(nvs_cudnn *c, int l, const void *x, const void *dy, void *dx, const float *scale,
+                              float *dscale, float *dbias);
 
 /* What was chosen, per distinct shape (for run.json): shape i's dimensions and per direction (0 forward, 1 input
  * gradient, 2 weight gradient) cuDNN's algorithm number, its time in Find (ms) and workspace (bytes); algo -1

@@ -5,18 +5,18 @@
 #include "collectives/kernels.h"
 #include "train/conv.h"
 
-static const char *const mode_names[] = {"auto", "cudnn", "gemm"};
+static const char *const mode_names[] = {"auto", "on", "off"};
 
-const char *nvs_conv_mode_name(nvs_conv_mode m)
+const char *nvs_cudnn_mode_name(nvs_cudnn_mode m)
 {
-    return m >= NVS_CONV_AUTO && m <= NVS_CONV_GEMM ? mode_names[m] : "?";
+    return m >= NVS_CUDNN_AUTO && m <= NVS_CUDNN_OFF ? mode_names[m] : "?";
 }
 
-int nvs_conv_mode_parse(const char *s, nvs_conv_mode *out)
+int nvs_cudnn_mode_parse(const char *s, nvs_cudnn_mode *out)
 {
-    for (int i = 0; i <= NVS_CONV_GEMM; i++)
+    for (int i = 0; i <= NVS_CUDNN_OFF; i++)
         if (s && !strcmp(s, mode_names[i])) {
-            *out = (nvs_conv_mode)i;
+            *out = (nvs_cudnn_mode)i;
             return 0;
         }
     return -1;

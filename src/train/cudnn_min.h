@@ -19,6 +19,7 @@ enum { NVSDNN_DATA_FLOAT = 0, NVSDNN_DATA_HALF = 2, NVSDNN_DATA_BFLOAT16 = 9 }; 
 enum { NVSDNN_TENSOR_NCHW = 0 };                                               /* cudnnTensorFormat_t */
 enum { NVSDNN_CROSS_CORRELATION = 1 };                                         /* cudnnConvolutionMode_t */
 enum { NVSDNN_DEFAULT_MATH = 0, NVSDNN_TENSOR_OP_MATH = 1, NVSDNN_FMA_MATH = 3 }; /* cudnnMathType_t */
+enum { NVSDNN_BATCHNORM_SPATIAL = 1 };                                         /* cudnnBatchNormMode_t */
 
 /* cudnnConvolution{Fwd,BwdData,BwdFilter}AlgoPerf_t: the three share this layout */
 typedef struct {
@@ -73,6 +74,20 @@ struct nvsdnn_api {
     nvsdnn_status_t (*ConvolutionBackwardFilter)(nvsdnn_handle_t, const void *alpha, nvsdnn_tensor_t, const void *x,
                                                  nvsdnn_tensor_t, const void *dy, nvsdnn_conv_t, int algo, void *ws,
                                                  size_t ws_bytes, const void *beta, nvsdnn_filter_t, void *dw);
+    nvsdnn_status_t (*DeriveBNTensorDescriptor)(nvsdnn_tensor_t derived, nvsdnn_tensor_t x, int mode);
+    nvsdnn_status_t (*BatchNormalizationForwardTraining)(nvsdnn_handle_t, int mode, const void *alpha,
+                                                         const void *beta, nvsdnn_tensor_t, const void *x,
+                                                         nvsdnn_tensor_t, void *y, nvsdnn_tensor_t param,
+                                                         const void *scale, const void *bias, double avg_factor,
+                                                         void *running_mean, void *running_var, double epsilon,
+                                                         void *save_mean, void *save_inv_var);
+    nvsdnn_status_t (*BatchNormalizationBackward)(nvsdnn_handle_t, int mode, const void *alpha_data,
+                                                  const void *beta_data, const void *alpha_param,
+                                                  const void *beta_param, nvsdnn_tensor_t, const void *x,
+                                                  nvsdnn_tensor_t, const void *dy, nvsdnn_tensor_t, void *dx,
+                                                  nvsdnn_tensor_t param, const void *scale, void *dscale,
+                                                  void *dbias, double epsilon, const void *save_mean,
+                                                  const void *save_inv_var);
 };
 
 #endif

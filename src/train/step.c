@@ -81,6 +81,24 @@ static nvs_result_t layout_copies(nvs_train_exec *x, int l, int backward)
     return x->ops->copy_out(x, l, copies);
 }
 
+static int native_norm(const nvs_train_exec *x, int l) { return x->norm_native && x->norm_native[l]; }
+
+/* Layer l's memory-bound passes, forward (ew) or backward (2 ew). A batch norm the executor runs in a library
+ * (bn= of the profile, train/conv.h) is that library's call forward, and the rest of the passes (the ReLU, the
+ * add that follow it); backward, the rest here, the norm's own in place of the layer's gradient pass. */
+static nvs_result_t passes(nvs_train_exec *x, int l, int backward)
+{
+    const nvs_layer *ly = &x->plan->profile->layers[l];
+    if (ly->act_elems <= 0) return NVS_OK;
+    double ew = ly->ew_passes;
+    if (native_norm(x, l)) {
+        if (!backward) NVS_CHECK(x->ops->norm(x, l, 0));
+        ew -= ly->bn_passes;
+    }
+    if (ew <= 0) return NVS_OK;
+    return x->ops->ew(x, l, backward ? 2 * ew : ew);
+}
+
 static nvs_result_t issue_step(nvs_train_exec *x, int mode)
 {
     const nvs_train_plan *pl = x->plan;
@@ -106,20 +124,22 @@ static nvs_result_t issue_step(nvs_train_exec *x, int mode)
         op_work(x, layer_ops(pl, l, 0));
         if (ly->gemm_m > 0 && mode != NVS_STEP_NO_GEMM) NVS_CHECK(x->ops->gemm(x, l, NVS_GEMM_FWD));
         NVS_CHECK(layout_copies(x, l, 0));
-        if (ly->ew_passes > 0 && ly->act_elems > 0) NVS_CHECK(x->ops->ew(x, l, ly->ew_passes));
+        NVS_CHECK(passes(x, l, 0));
     }
     if (scaler) op_work(x, 2); /* the loss scaled, and that product's backward */
     for (int l = p->nlayers - 1; l >= 0; l--) {
         const nvs_layer *ly = &p->layers[l];
         if (ly->nograd) continue; /* a frozen stem: autograd never reaches it (profile.h) */
         op_work(x, layer_ops(pl, l, 1));
-        if (ly->ew_passes > 0 && ly->act_elems > 0) NVS_CHECK(x->ops->ew(x, l, 2 * ly->ew_passes));
+        NVS_CHECK(passes(x, l, 1));
         NVS_CHECK(layout_copies(x, l, 1));
         if (ly->gemm_m > 0 && mode == NVS_STEP_NO_GEMM) {
             /* skipped: this variant measures the memory-bound rest */
         } else if (ly->gemm_m > 0) {
             if (!nvs_layer_no_input_grad(p, l)) NVS_CHECK(x->ops->gemm(x, l, NVS_GEMM_DGRAD));
             NVS_CHECK(x->ops->gemm(x, l, NVS_GEMM_WGRAD));
+        } else if (native_norm(x, l)) {
+            NVS_CHECK(x->ops->norm(x, l, 1)); /* after the passes that follow it forward (ReLU, add) */
         } else if (ly->params > 0) {
             NVS_CHECK(x->ops->grad_pass(x, l));
         }

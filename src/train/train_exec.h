@@ -22,6 +22,9 @@ struct nvs_train_exec_ops {
     nvs_result_t (*copy_out)(nvs_train_exec *x, int layer, double copies);
     /* The gradient of a layer with parameters but no GEMM (embedding, norm): one pass over its slot. */
     nvs_result_t (*grad_pass)(nvs_train_exec *x, int layer);
+    /* Layer l's batch norm run by a library (x->norm_native[l]): forward, or backward with its parameters'
+     * gradients (in place of grad_pass). */
+    nvs_result_t (*norm)(nvs_train_exec *x, int layer, int backward);
     /* Start all-reducing bucket b (its gradients are complete on the compute stream). */
     nvs_result_t (*bucket_ready)(nvs_train_exec *x, int bucket);
     /* The optimizer may start only when every bucket is reduced: join the communication. */
@@ -66,15 +69,16 @@ struct nvs_train_exec {
     double issue_t0_us, host_due_us, work_wall_us, work_units;
     /* time the host spent waiting for the GPU inside the step (a gradient scaler's check): not issue time */
     double wait_us;
-    /* The convolutions (train/conv.h). Set before setup: how to run them. Set by setup: per layer, 1 where the
-     * executor runs the layer's convolution in a convolution library, which transposes layouts itself (step.c
-     * then adds no layout copies of its own; NULL = none); the library ("cuDNN 9.19.0", else empty), why it is
-     * not used where it could be (empty when it is, or when no layer has a geometry), the layers it runs and
-     * the layers that give a geometry, its workspace, and the library state for run.json (conv_cudnn.h). */
-    nvs_conv_mode conv_mode;
-    unsigned char *conv_native;
-    char conv_engine[48], conv_why[320];
-    int conv_layers, conv_geom_layers;
+    /* cuDNN (train/conv.h). Set before setup: whether to use it. Set by setup: per layer, 1 where the executor
+     * runs the layer's convolution in cuDNN, which transposes layouts itself (step.c then adds no layout copies
+     * of its own), and where it runs the layer's batch norm there (norm(); NULL = none); the library ("cuDNN
+     * 9.19.0", else empty), why it is not used where it could be (empty when it is, or when nothing could), the
+     * convolutions it runs of those that give a geometry, the batch norms it runs of those the profile marks,
+     * why not the others (bn_why), its workspace, and the library state for run.json (conv_cudnn.h). */
+    nvs_cudnn_mode cudnn_mode;
+    unsigned char *conv_native, *norm_native;
+    char conv_engine[48], conv_why[320], bn_why[160];
+    int conv_layers, conv_geom_layers, bn_layers, bn_total;
     double conv_ws_bytes;
     struct nvs_cudnn *dnn;
     void *impl;

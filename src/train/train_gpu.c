@@ -64,35 +64,55 @@ static nvs_result_t dalloc(void **p, double bytes, const char *what)
     return NVS_OK;
 }
 
-/* The convolutions the profile gives a geometry for run in cuDNN (train/conv.h), unless --conv gemm, or cuDNN is
- * missing under --conv auto (then x->conv_why says why, and they run as their implicit GEMMs). Their algorithms
- * are found by timing, within half the memory left after the step's own buffers. */
-static nvs_result_t conv_setup(nvs_train_exec *x)
+/* What PyTorch runs in cuDNN runs in cuDNN (train/conv.h), unless --cudnn off, or cuDNN is missing under --cudnn
+ * auto (then x->conv_why says why, and the layers run as implicit GEMMs and passes): the convolutions whose
+ * geometry the profile gives, their algorithms found by timing within half the memory left after the step's own
+ * buffers; and the batch norms (bn=) at fp32 and fp16, where PyTorch calls cuDNN's (cudnn::bn_fw_tr_1C11 and
+ * bn_bw_1C11 kernels in its ResNet-50 step), not at bf16, where it runs its own (batch_norm_collect_statistics,
+ * batch_norm_transform_input: results/h200x1-census). */
+static nvs_result_t cudnn_setup(nvs_train_exec *x)
 {
     struct gpu_impl *g = G(x);
     const nvs_train_plan *pl = x->plan;
     const nvs_profile *p = pl->profile;
-    for (int l = 0; l < p->nlayers; l++) x->conv_geom_layers += nvs_layer_has_geom(&p->layers[l]);
-    if (!x->conv_geom_layers || x->conv_mode == NVS_CONV_GEMM) return NVS_OK;
+    for (int l = 0; l < p->nlayers; l++) {
+        x->conv_geom_layers += nvs_layer_has_geom(&p->layers[l]);
+        x->bn_total += p->layers[l].bn_passes > 0;
+    }
+    const int bn_ok = pl->precision != NVS_PREC_BF16;
+    if (x->bn_total && !bn_ok)
+        snprintf(x->bn_why, sizeof x->bn_why, "PyTorch runs bf16 batch norms in its own kernels, not cuDNN's");
+    if ((!x->conv_geom_layers && !(x->bn_total && bn_ok)) || x->cudnn_mode == NVS_CUDNN_OFF) return NVS_OK;
     char why[sizeof x->conv_why] = "";
     nvs_result_t r = nvs_cudnn_open(g->compute, p->nlayers, &x->dnn, why, sizeof why);
     if (r != NVS_OK) {
-        if (r == NVS_ERR_UNSUPPORTED && x->conv_mode == NVS_CONV_AUTO) {
+        if (r == NVS_ERR_UNSUPPORTED && x->cudnn_mode == NVS_CUDNN_AUTO) {
             snprintf(x->conv_why, sizeof x->conv_why, "%s", why);
             return NVS_OK;
         }
-        nvs_error("--conv %s: cuDNN cannot run the convolutions: %s", nvs_conv_mode_name(x->conv_mode), why);
+        nvs_error("--cudnn %s: cuDNN cannot run the convolutions and batch norms: %s",
+                  nvs_cudnn_mode_name(x->cudnn_mode), why);
         return r;
     }
-    x->conv_native = calloc((size_t)p->nlayers, 1);
+    x->conv_native = calloc(2 * (size_t)p->nlayers, 1);
     if (!x->conv_native) return NVS_ERR_NOMEM;
+    x->norm_native = x->conv_native + p->nlayers;
     size_t fr = 0, tot = 0;
     CUDA_TRY(cudaMemGetInfo(&fr, &tot));
     const int el = elem_of(pl), tf32 = pl->precision == NVS_PREC_TF32;
     int too_big = 0;
     for (int l = 0; l < p->nlayers; l++) {
+        const nvs_layer *ly = &p->layers[l];
+        if (bn_ok && ly->bn_passes > 0) {
+            const double ch = ly->params / 2, pixels = ly->act_elems / ch;
+            if (ly->act_elems * pl->batch <= 2147483647.0) { /* cuDNN's int sizes (profile.c checked ch, pixels) */
+                NVS_CHECK(nvs_cudnn_add_bn(x->dnn, l, pl->batch, (int)ch, (int)pixels, el));
+                x->norm_native[l] = 1;
+                x->bn_layers++;
+            }
+        }
         nvs_conv_shape cs;
-        int k = nvs_conv_shape_of(&p->layers[l], pl->batch, &cs);
+        int k = nvs_conv_shape_of(ly, pl->batch, &cs);
         if (k == -2) too_big++;
         if (k) continue;
         NVS_CHECK(nvs_cudnn_add_layer(x->dnn, l, &cs, el, tf32, !nvs_layer_no_input_grad(p, l), 0.5 * (double)fr));
@@ -105,7 +125,29 @@ static nvs_result_t conv_setup(nvs_train_exec *x)
         snprintf(x->conv_why, sizeof x->conv_why,
                  "%d convolutions at batch %d hold 2^31 elements or more, beyond cuDNN's 4-d tensors: they run as "
                  "their implicit GEMMs", too_big, pl->batch);
+    if (bn_ok && x->bn_layers < x->bn_total)
+        snprintf(x->bn_why, sizeof x->bn_why, "%d at batch %d hold 2^31 elements or more, beyond cuDNN's sizes",
+                 x->bn_total - x->bn_layers, pl->batch);
     CUDA_TRY(cudaStreamSynchronize(g->compute));
+    return NVS_OK;
+}
+
+/* Layer l's batch norm in cuDNN: its stored output stands for its input, the input-gradient scratch for its
+ * output (forward) and for the gradient arriving (backward); scale and bias are the fp32 master parameters, their
+ * gradients go straight into fp32 gradients, or through fp32 scratch into bf16 ones. */
+static nvs_result_t gnorm(nvs_train_exec *x, int l, int backward)
+{
+    struct gpu_impl *g = G(x);
+    const nvs_train_plan *pl = x->plan;
+    const size_t ch = (size_t)(pl->profile->layers[l].params / 2);
+    char *Y = (char *)g->acts + pl->a_off[l] * g->es;
+    const float *scale = g->master + pl->grad_offset[l], *bias = scale + ch;
+    if (!backward) return nvs_cudnn_bn_fwd(x->dnn, l, Y, g->ws_x, scale, bias);
+    float *dw = pl->grad_bf16 ? g->ws_w : (float *)g->grads + pl->grad_offset[l];
+    NVS_CHECK(nvs_cudnn_bn_bwd(x->dnn, l, Y, g->ws_x, g->ws_dx, scale, dw, dw + ch));
+    if (pl->grad_bf16)
+        CUDA_TRY(nvs_kern_convert(g->ws_w, NVS_ELEM_F32, (char *)g->grads + pl->grad_offset[l] * 2, 1, 2 * ch,
+                                  g->compute));
     return NVS_OK;
 }
 
@@ -174,7 +216,7 @@ static nvs_result_t gsetup(nvs_train_exec *x)
     }
     CUDA_TRY(cudaMemsetAsync(g->momentum, 0, pl->grad_elems * 4, g->compute));
     CUDA_TRY(cudaStreamSynchronize(g->compute));
-    return conv_setup(x);
+    return cudnn_setup(x);
 }
 
 static nvs_result_t ggemm(nvs_train_exec *x, int l, int kind)
@@ -376,8 +418,8 @@ static void gteardown(nvs_train_exec *x)
     if (g->blas) cublasDestroy(g->blas);
     nvs_cudnn_close(x->dnn); /* before its stream goes */
     x->dnn = NULL;
-    free(x->conv_native);
-    x->conv_native = NULL;
+    free(x->conv_native); /* norm_native is its second half */
+    x->conv_native = x->norm_native = NULL;
     if (g->compute) cudaStreamDestroy(g->compute);
     if (g->comm) cudaStreamDestroy(g->comm);
     free(g->bucket_ev);
@@ -389,7 +431,7 @@ static const struct nvs_train_exec_ops gpu_ops = {
     .name = "GPU", .setup = gsetup, .gemm = ggemm, .ew = gew, .copy_out = gcopy, .grad_pass = ggrad,
     .bucket_ready = gbucket,
     .join_comm = gjoin, .unscale = gunscale, .optimizer = gopt, .sync = gsync, .mark = gmark, .span = gspan,
-    .grad_to_bucket = ggrad_to_bucket, .bucket_to_grad = gbucket_to_grad, .memory = gmem,
+    .grad_to_bucket = ggrad_to_bucket, .bucket_to_grad = gbucket_to_grad, .memory = gmem, .norm = gnorm,
     .teardown = gteardown};
 
 nvs_result_t nvs_train_exec_gpu(nvs_train_exec *x)

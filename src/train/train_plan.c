@@ -83,6 +83,9 @@ nvs_result_t nvs_train_plan_make(const nvs_profile *p, int batch, nvs_precision 
             size_t in = (size_t)(ly->gemm_k / ((double)ly->geom.r * ly->geom.s) * ly->geom.h * ly->geom.w * batch);
             if (in > x) x = in;
         }
+        if (ly->bn_passes > 0 && (size_t)(ly->act_elems * batch) > x) /* a batch norm's output and its gradient */
+            x = (size_t)(ly->act_elems * batch);
+        if (ly->bn_passes > 0 && (size_t)ly->params > w) w = (size_t)ly->params; /* its fp32 parameter gradients */
         if (x > plan->max_x_elems) plan->max_x_elems = x;
         if (w > plan->max_w_elems) plan->max_w_elems = w;
         double f = nvs_layer_fwd_flops(ly) * batch;

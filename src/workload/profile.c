@@ -19,7 +19,7 @@
 #define PROFILE_MAGIC "nvscale-profile"
 #define PROFILE_VERSION "1"
 #define MAX_LINE NVS_LINE_MAX /* characters per line (core/units.h): a layer line is < 200 */
-#define MAX_TOKENS 16      /* "layer NAME" + the 10 keys, with room to say "too many" precisely */
+#define MAX_TOKENS 16      /* "layer NAME" + the 11 keys, with room to say "too many" precisely */
 #define MAX_DEPTH 8        /* repeat nesting: transformer stacks need 1-2 */
 #define MAX_REPEAT 100000L /* repeat count */
 #define MAX_BATCH 1000000L
@@ -32,7 +32,7 @@
 /* framework operations, casts or parameter tensors of one layer: a transformer block, the largest layer
  * group a profile line stands for, has tens */
 #define MAX_OPS 10000.0
-#define LAYER_KEYS "params, gemm, act, ew, nograd, conv, conv2d, ops, casts, tensors"
+#define LAYER_KEYS "params, gemm, act, ew, bn, nograd, conv, conv2d, ops, casts, tensors"
 /* conv2d: a filter of at most 64 x 64 pixels, stride at most 64, an input of at most 2^20 pixels a side
  * (real networks: filters 1-11, strides 1-4, inputs up to a few thousand pixels) */
 #define MAX_GEOM_WIN 64.0
@@ -186,6 +186,26 @@ static int check_geom(struct parser *ps, const nvs_layer *l)
     return 0;
 }
 
+/* bn=B: a 2-d batch norm over the layer's output, B of its ew passes (profile.h). */
+static int check_bn(struct parser *ps, const nvs_layer *l)
+{
+    if (l->bn_passes > l->ew_passes)
+        return fail(ps, "layer '%s': bn=%g passes of its batch norm, more than its ew=%g", l->name, l->bn_passes,
+                    l->ew_passes), -1;
+    if (l->gemm_m > 0)
+        return fail(ps, "layer '%s': bn= with gemm: a batch norm is a layer of its own", l->name), -1;
+    if (l->params < 2 || fmod(l->params, 2) != 0)
+        return fail(ps, "layer '%s': bn= with params=%.0f: a batch norm has a weight and a bias per channel (params = "
+                        "2 * channels)", l->name, l->params), -1;
+    if (fmod(l->act_elems, l->params / 2) != 0)
+        return fail(ps, "layer '%s': bn= over act=%.0f elements, not a whole number of pixels of its %.0f channels",
+                    l->name, l->act_elems, l->params / 2), -1;
+    if (l->params / 2 > 2147483647.0 || l->act_elems > 2147483647.0)
+        return fail(ps, "layer '%s': a batch norm of %.0f channels over %.0f elements is beyond cuDNN's int sizes",
+                    l->name, l->params / 2, l->act_elems), -1;
+    return 0;
+}
+
 /* A plain positive integer (repeat count, batch): digits only. */
 static int parse_int(struct parser *ps, const char *what, const char *s, long lo, long hi, long *out)
 {
@@ -283,7 +303,7 @@ static nvs_result_t parse_layer(struct parser *ps, char **tok, const int *quoted
     if (check_name(ps, "layer name", tok[1], sizeof l.name, 0)) return NVS_ERR_INPUT;
     strcpy(l.name, tok[1]);
     int seen_params = 0, seen_gemm = 0, seen_act = 0, seen_ew = 0, seen_nograd = 0, seen_conv = 0, seen_ops = 0,
-        seen_casts = 0, seen_tensors = 0, seen_geom = 0;
+        seen_casts = 0, seen_tensors = 0, seen_geom = 0, seen_bn = 0;
     for (int i = 2; i < ntok; i++) {
         char *kv = tok[i];
         char *eq = strchr(kv, '=');
@@ -294,6 +314,7 @@ static nvs_result_t parse_layer(struct parser *ps, char **tok, const int *quoted
                     : !strcmp(key, "gemm") ? &seen_gemm
                     : !strcmp(key, "act")  ? &seen_act
                     : !strcmp(key, "ew")   ? &seen_ew
+                    : !strcmp(key, "bn")   ? &seen_bn
                     : !strcmp(key, "nograd") ? &seen_nograd
                     : !strcmp(key, "conv")   ? &seen_conv
                     : !strcmp(key, "conv2d") ? &seen_geom
@@ -316,6 +337,8 @@ static nvs_result_t parse_layer(struct parser *ps, char **tok, const int *quoted
             l.conv = val[0] == '1';
         } else if (!strcmp(key, "conv2d")) {
             if (parse_geom(ps, val, &l)) return NVS_ERR_INPUT;
+        } else if (!strcmp(key, "bn")) {
+            if (parse_number(ps, key, val, &l.bn_passes)) return NVS_ERR_INPUT;
         } else if (!strcmp(key, "ew")) {
             if (parse_number(ps, key, val, &l.ew_passes)) return NVS_ERR_INPUT;
             if (l.ew_passes > MAX_EW) return fail(ps, "ew=%s: at most %.0f passes", val, MAX_EW);
@@ -350,6 +373,7 @@ static nvs_result_t parse_layer(struct parser *ps, char **tok, const int *quoted
         return fail(ps, "layer '%s': %s without gemm: a convolution is given as its implicit GEMM (gemm=M,N,K)",
                     l.name, seen_geom ? "conv2d=" : "conv=1");
     if (seen_geom && check_geom(ps, &l)) return NVS_ERR_INPUT;
+    if (seen_bn && check_bn(ps, &l)) return NVS_ERR_INPUT;
     if (l.nograd && l.params > 0)
         return fail(ps, "layer '%s': nograd=1 with params=%.0f: a layer autograd never reaches has no gradients",
                     l.name, l.params);

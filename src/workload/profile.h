@@ -32,6 +32,9 @@
  * the GEMM: K = C * R * S for a whole number of input channels C, N = output channels, M = Hout * Wout with
  * Hout = (H + 2P - R) / U + 1 (Wout the same with W, S). With it, the GPU step can run the convolution itself
  * (cuDNN, src/train/conv_cudnn.h); without it, the implicit GEMM stands for the convolution.
+ * bn=B says the layer is a 2-d batch norm over its output (C = params / 2 channels, act = C * pixels), B of its
+ * ew passes being the norm's own (the rest: the ReLU, residual add that follow it). The GPU step may run those
+ * in cuDNN's batch norm, as PyTorch does at fp32 and fp16; elsewhere they are passes like the others.
  *
  * Rules (src/workload/profile.c enforces them; docs/profiles.md is the user guide): the header line comes first; name
  * ([A-Za-z0-9._-], < 64 chars) and source are required, sample (default "one sample"), batch (default 1) and
@@ -59,6 +62,7 @@ typedef struct {
     double gemm_m, gemm_n, gemm_k; /* per sample; 0,0,0 = no GEMM */
     double act_elems;           /* output activation elements per sample */
     double ew_passes;           /* memory-bound forward passes over the output */
+    double bn_passes;           /* bn=: of those, a 2-d batch norm's own (0: not a batch norm) */
     int nograd;                 /* 1: autograd never reaches the layer (a frozen stem): no backward, nothing
                                  * saved for it; only a prefix of the layers, without params */
     int conv;                   /* conv=1: the GEMM is a convolution (cuDNN), not a matrix product: a framework

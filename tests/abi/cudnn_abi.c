@@ -17,6 +17,7 @@ SAME(NVSDNN_CROSS_CORRELATION, CUDNN_CROSS_CORRELATION);
 SAME(NVSDNN_DEFAULT_MATH, CUDNN_DEFAULT_MATH);
 SAME(NVSDNN_TENSOR_OP_MATH, CUDNN_TENSOR_OP_MATH);
 SAME(NVSDNN_FMA_MATH, CUDNN_FMA_MATH);
+SAME(NVSDNN_BATCHNORM_SPATIAL, CUDNN_BATCHNORM_SPATIAL);
 _Static_assert(NVSDNN_MAX_ALGOS >= CUDNN_CONVOLUTION_FWD_ALGO_COUNT, "forward algorithms");
 _Static_assert(NVSDNN_MAX_ALGOS >= CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, "input-gradient algorithms");
 _Static_assert(NVSDNN_MAX_ALGOS >= CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, "weight-gradient algorithms");
@@ -68,6 +69,14 @@ int main(void)
         a.SetFilter4dDescriptor(f, 0, 0, 1, 1, 1, 1);
         cudnnSetFilter4dDescriptor(f, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, 1, 1, 1, 1);
         a.GetConvolution2dForwardOutputDim(c, t, f, &n, &n, &n, &n);
+        a.DeriveBNTensorDescriptor(t, t, 1);
+        cudnnDeriveBNTensorDescriptor(t, t, CUDNN_BATCHNORM_SPATIAL);
+        a.BatchNormalizationForwardTraining(h, 1, 0, 0, t, 0, t, 0, t, 0, 0, 0.1, 0, 0, 1e-5, 0, 0);
+        cudnnBatchNormalizationForwardTraining(h, CUDNN_BATCHNORM_SPATIAL, 0, 0, t, 0, t, 0, t, 0, 0, 0.1, 0, 0, 1e-5,
+                                               0, 0);
+        a.BatchNormalizationBackward(h, 1, 0, 0, 0, 0, t, 0, t, 0, t, 0, t, 0, 0, 0, 1e-5, 0, 0);
+        cudnnBatchNormalizationBackward(h, CUDNN_BATCHNORM_SPATIAL, 0, 0, 0, 0, t, 0, t, 0, t, 0, t, 0, 0, 0, 1e-5, 0,
+                                        0);
         cudnnGetConvolution2dForwardOutputDim(c, t, f, &n, &n, &n, &n);
     }
     printf("cudnn_min.h agrees with cuDNN %d.%d.%d's headers\n", CUDNN_MAJOR, CUDNN_MINOR, CUDNN_PATCHLEVEL);

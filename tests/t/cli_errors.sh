@@ -44,8 +44,8 @@ expect 2 "-G/--cudagraph needs the NCCL backend" $NVS coll --backend mpi -G 2 --
 expect 2 "more than 2\^31-1 elements" $NVS coll --backend mpi -e 16G --out $out
 expect 2 "root" $NVS coll --backend mpi --coll broadcast -r 3 --out $out
 expect 2 "(unknown|no such|cannot open).*no-such-model" $NVS train --model no-such-model --backend mpi --out $out
-expect 2 "invalid value 'cudnn9' for --conv.*expected auto, cudnn or gemm" $NVS train --model resnet50 --conv cudnn9 --out $out
-expect 2 "--conv cudnn: the mpi backend runs the training step on the CPU" $NVS train --model resnet50 --conv cudnn \
+expect 2 "invalid value 'yes' for --cudnn.*expected auto, on or off" $NVS train --model resnet50 --cudnn yes --out $out
+expect 2 "--cudnn on: the mpi backend runs the training step on the CPU" $NVS train --model resnet50 --cudnn on \
     --backend mpi --out $out
 expect 0 "usage: nvscale coll" $NVS coll --help
 expect 0 "nccl-tests style" $NVS help

@@ -11,16 +11,16 @@ expect 0 "Training step: resnet50" $NVS train --model resnet50 --batch 16 --step
     fail "step times"
 # at bf16 pytorch-ddp copies each convolution's output (78 + 167) / 53 times (NCHW layout transforms,
 # src/workload/framework.c): 11,113,984 output elements per image (tools/gen_profiles.py --summary), read and written;
-# where the convolutions run as implicit GEMMs (--conv gemm), the step makes those copies itself
-expect 0 "convolutions of resnet50: 53 as implicit GEMMs in cuBLAS \(--conv gemm\)" $NVS train --model resnet50 \
-    --batch 16 --precision bf16 --steps 3 --warmup-steps 1 --conv gemm --out "$d/r50bf"
+# where the convolutions run as implicit GEMMs (--cudnn off), the step makes those copies itself
+expect 0 "convolutions of resnet50: 53 as implicit GEMMs in cuBLAS \(--cudnn off\)" $NVS train --model resnet50 \
+    --batch 16 --precision bf16 --steps 3 --warmup-steps 1 --cudnn off --out "$d/r50bf"
 [ "$(json_get $d/r50bf/run.json "abs(d['train']['framework']['layout_copy_bytes_per_step'] / (245 / 53 * 2 * 11113984 * 16 * 2) - 1) < 1e-9")" = "True" ] ||
     fail "layout copies: $(json_get $d/r50bf/run.json "d['train']['framework']['layout_copy_bytes_per_step']")"
 expect 0 "Training step: tiny-mlp" $NVS train --model tests/fixtures/train/tiny-mlp.prof --precision bf16 --grad-type bf16 \
     --steps 3 --warmup-steps 1 --no-save
 # fp16 (autocast with a gradient scaler under pytorch-ddp): the layout copies as at bf16, and a step that runs
 expect 0 "Training step: resnet50, batch 16 per GPU, fp16" $NVS train --model resnet50 --batch 16 --precision fp16 \
-    --steps 3 --warmup-steps 1 --conv gemm --out "$d/r50fp16"
+    --steps 3 --warmup-steps 1 --cudnn off --out "$d/r50fp16"
 [ "$(json_get $d/r50fp16/run.json "abs(d['train']['framework']['layout_copy_bytes_per_step'] / (245 / 53 * 2 * 11113984 * 16 * 2) - 1) < 1e-9 and d['train']['results'][0]['step_us'] > 0")" = "True" ] ||
     fail "fp16 step: $(json_get $d/r50fp16/run.json "d['train']['framework']")"
 expect 0 "Training step: tiny-mlp" $NVS train --model tests/fixtures/train/tiny-mlp.prof --precision fp16 --steps 3 \
@@ -29,13 +29,18 @@ expect 2 "needs .* GiB per GPU .* free: lower --batch" $NVS train --model gpt2-x
 
 # cuDNN runs the convolutions (src/train/conv.h) where it loads: at each precision, all 53 of ResNet-50's, their
 # shapes' algorithms chosen by timing (the stem's input needs no gradient: no dgrad for its shape alone), the
-# layout copies left to cuDNN, the fp16 weight gradients cast into fp32 gradients
+# layout copies left to cuDNN, the fp16 weight gradients cast into fp32 gradients; and its 53 batch norms at fp32
+# and fp16, not at bf16 (PyTorch's choices)
 if root=$(cudnn_root); then
     libdir=${root#* }
     for prec in fp32 bf16 fp16; do
+        bnline="batch norms of resnet50: 53 in cuDNN [0-9.]+ \(as PyTorch runs them at fp32 and fp16\)"
+        [ $prec = bf16 ] && bnline="batch norms of resnet50: 53 as memory passes, not cuDNN: PyTorch runs bf16"
+        expect 0 "$bnline" env LD_LIBRARY_PATH="$libdir" $NVS train --model resnet50 --batch 4 --precision $prec \
+            --steps 2 --warmup-steps 1 --cudnn on --no-save
         expect 0 "convolutions of resnet50: 53 in cuDNN [0-9]+\.[0-9]+\.[0-9]+ \([0-9]+ shapes" \
             env LD_LIBRARY_PATH="$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" $NVS train --model resnet50 --batch 16 \
-            --precision $prec --steps 3 --warmup-steps 1 --conv cudnn --out "$d/cudnn-$prec" || continue
+            --precision $prec --steps 3 --warmup-steps 1 --cudnn on --out "$d/cudnn-$prec" || continue
         python3 - "$d/cudnn-$prec/run.json" <<'PY' || fail "cuDNN at $prec (above)"
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -46,19 +51,24 @@ ok = (c["engine"] == "cudnn" and c["layers"] == 53 and sum(s["layers"] for s in 
       and all("fwd" in s and "wgrad" in s for s in sh) and len(no_dgrad) == 1 and no_dgrad[0]["r"] == 7
       and d["train"]["framework"]["layout_copy_bytes_per_step"] == 0
       and all(r["step_us"] > 0 and r["compute_us"] > 0 for r in d["train"]["results"]))
+b = d["train"]["batchnorm"]
+if d["train"]["precision"] == "bf16":
+    ok = ok and b["engine"] == "passes" and b["layers"] == 0 and b["of"] == 53 and "bf16" in b["why"]
+else:
+    ok = ok and b["engine"] == "cudnn" and b["layers"] == 53 and b["of"] == 53 and "why" not in b
 if not ok:
-    print(json.dumps(c)[:2000], d["train"]["framework"].get("layout_copy_bytes_per_step"))
+    print(json.dumps(c)[:2000], d["train"]["framework"].get("layout_copy_bytes_per_step"), b)
 sys.exit(0 if ok else 1)
 PY
     done
-    # --conv auto takes cuDNN when it loads, and without it (no library on the path) says why and runs GEMMs
+    # --cudnn auto takes cuDNN when it loads, and without it (no library on the path) says why and runs GEMMs
     expect 0 "convolutions of resnet50: 53 in cuDNN" env LD_LIBRARY_PATH="$libdir" $NVS train --model resnet50 \
         --batch 8 --steps 2 --warmup-steps 1 --no-save
     if ! ldconfig -p 2>/dev/null | grep -q 'libcudnn\.so\.9 '; then
         expect 0 "53 as implicit GEMMs in cuBLAS, not cuDNN: libcudnn.so.9 not loaded" env LD_LIBRARY_PATH= \
             $NVS train --model resnet50 --batch 8 --steps 2 --warmup-steps 1 --no-save
-        expect 1 "--conv cudnn: cuDNN cannot run the convolutions: libcudnn.so.9 not loaded" env LD_LIBRARY_PATH= \
-            $NVS train --model resnet50 --batch 8 --steps 2 --warmup-steps 1 --conv cudnn --no-save
+        expect 1 "--cudnn on: cuDNN cannot run the convolutions and batch norms: libcudnn.so.9 not loaded" env LD_LIBRARY_PATH= \
+            $NVS train --model resnet50 --batch 8 --steps 2 --warmup-steps 1 --cudnn on --no-save
     fi
 else
     echo "cuDNN parts skipped: no cuDNN 9 with headers found (tests/lib.sh cudnn_root)"

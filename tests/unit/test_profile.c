@@ -433,6 +433,10 @@ static void t_resnet50_layers(void)
     T_EQ_I(c1->geom.stride, 2);
     T_EQ_I(c1->geom.pad, 3);
     T_EQ_I(nvs_layer_has_geom(fc), 0);
+    /* its 53 batch norms are marked (bn=1.5 of each one's passes, tools/gen_profiles.py's BN) */
+    int bns = 0;
+    for (int i = 0; i < p.nlayers; i++) bns += p.layers[i].bn_passes == 1.5;
+    T_EQ_I(bns, 53);
     /* layer2.0.downsample.0: a strided 1x1 over 56x56x256, 28x28 out */
     const nvs_layer *ds = find_layer(&p, "layer2.0.downsample.0");
     T_ASSERT(ds);

@@ -107,16 +107,23 @@ static void t_compute_note(void)
 static void t_conv_note(void)
 {
     char v[640] = "untouched";
-    T_EQ_I(nvs_summary_conv_note("bert-large", "gemm", NULL, 0, 0, 0, "auto", NULL, v, sizeof v), 0);
+    const char *det = "20 shapes, algorithms timed as PyTorch's cudnn.benchmark does", *gemm = "implicit GEMMs in cuBLAS";
+    T_EQ_I(nvs_summary_cudnn_note("convolutions", "bert-large", 0, NULL, 0, 0, det, gemm, "auto", NULL, v, sizeof v), 0);
     T_EQ_S(v, "untouched");
-    T_EQ_I(nvs_summary_conv_note("resnet50", "cudnn", "cuDNN 9.19.0", 53, 53, 20, "auto", NULL, v, sizeof v), 1);
+    T_EQ_I(nvs_summary_cudnn_note("convolutions", "resnet50", 1, "cuDNN 9.19.0", 53, 53, det, gemm, "auto", NULL, v,
+                                  sizeof v), 1);
     T_EQ_S(v, "convolutions of resnet50: 53 in cuDNN 9.19.0 (20 shapes, algorithms timed as PyTorch's cudnn.benchmark "
               "does)");
-    T_EQ_I(nvs_summary_conv_note("resnet50", "gemm", NULL, 0, 53, 0, "gemm", NULL, v, sizeof v), 1);
-    T_EQ_S(v, "convolutions of resnet50: 53 as implicit GEMMs in cuBLAS (--conv gemm)");
-    T_EQ_I(nvs_summary_conv_note("resnet50", "gemm", NULL, 0, 53, 0, "auto", "libcudnn.so.9 not loaded (x)", v,
-                                 sizeof v), 1);
-    T_EQ_S(v, "convolutions of resnet50: 53 as implicit GEMMs in cuBLAS, not cuDNN: libcudnn.so.9 not loaded (x)");
+    T_EQ_I(nvs_summary_cudnn_note("convolutions", "resnet50", 1, "cuDNN 9.19.0", 50, 53, NULL, gemm, "on",
+                                  "3 convolutions at batch 9000 hold 2^31 elements or more", v, sizeof v), 1);
+    T_EQ_S(v, "convolutions of resnet50: 50 of 53 in cuDNN 9.19.0; the others not: 3 convolutions at batch 9000 hold "
+              "2^31 elements or more");
+    T_EQ_I(nvs_summary_cudnn_note("convolutions", "resnet50", 0, NULL, 0, 53, det, gemm, "off", NULL, v, sizeof v), 1);
+    T_EQ_S(v, "convolutions of resnet50: 53 as implicit GEMMs in cuBLAS (--cudnn off)");
+    T_EQ_I(nvs_summary_cudnn_note("batch norms", "resnet50", 0, NULL, 0, 53, NULL, "memory passes", "auto",
+                                  "PyTorch runs bf16 batch norms in its own kernels, not cuDNN's", v, sizeof v), 1);
+    T_EQ_S(v, "batch norms of resnet50: 53 as memory passes, not cuDNN: PyTorch runs bf16 batch norms in its own "
+              "kernels, not cuDNN's");
 }
 
 T_LIST = {T_CASE(t_words), T_CASE(t_above_linear), T_CASE(t_collective_named), T_CASE(t_one_gpu), T_CASE(t_loss_named), T_CASE(t_compute_note), T_CASE(t_conv_note)};

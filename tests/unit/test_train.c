@@ -169,13 +169,24 @@ static void t_split(void)
 /* A dry executor: every operation does nothing, so the step driver's own bookkeeping can be checked. */
 static nvs_result_t dry_op(nvs_train_exec *x) { (void)x; return NVS_OK; }
 static nvs_result_t dry_layer(nvs_train_exec *x, int l, int k) { (void)x, (void)l, (void)k; return NVS_OK; }
-static nvs_result_t dry_ew(nvs_train_exec *x, int l, double p) { (void)x, (void)l, (void)p; return NVS_OK; }
+static double dry_passes;   /* ew passes issued (times the layer's output elements: the traffic) */
+static int dry_norms[2];     /* library batch norms issued, forward and backward */
+static int dry_grad_passes;  /* gradient passes of layers without a GEMM */
+static nvs_result_t dry_ew(nvs_train_exec *x, int l, double p)
+{
+    dry_passes += p * x->plan->profile->layers[l].act_elems;
+    return NVS_OK;
+}
+static nvs_result_t dry_copy(nvs_train_exec *x, int l, double p) { (void)x, (void)l, (void)p; return NVS_OK; }
+static nvs_result_t dry_norm(nvs_train_exec *x, int l, int bwd) { (void)x, (void)l; dry_norms[bwd ? 1 : 0]++; return NVS_OK; }
+static nvs_result_t dry_grad(nvs_train_exec *x, int l) { (void)x, (void)l; dry_grad_passes++; return NVS_OK; }
 static nvs_result_t dry_one(nvs_train_exec *x, int i) { (void)x, (void)i; return NVS_OK; }
 static nvs_result_t dry_span(nvs_train_exec *x, double *us) { (void)x; *us = 1; return NVS_OK; }
 static int dry_unscales; /* gradient-scaler passes issued */
 static nvs_result_t dry_unscale(nvs_train_exec *x) { (void)x; dry_unscales++; return NVS_OK; }
 static const struct nvs_train_exec_ops dry_ops = {
-    .name = "dry", .gemm = dry_layer, .ew = dry_ew, .copy_out = dry_ew, .grad_pass = dry_one, .bucket_ready = dry_one,
+    .name = "dry", .gemm = dry_layer, .ew = dry_ew, .copy_out = dry_copy, .grad_pass = dry_grad, .bucket_ready = dry_one,
+    .norm = dry_norm,
     .join_comm = dry_op, .unscale = dry_unscale, .optimizer = dry_op, .sync = dry_op, .mark = dry_one, .grad_to_bucket = dry_one,
     .bucket_to_grad = dry_one, .span = dry_span};
 
@@ -285,7 +296,7 @@ static void t_copy_pieces(void)
 }
 
 /* The convolutions' plan (train/conv.h): shapes from a profile's geometry, cuDNN's types as PyTorch asks for
- * them, the algorithm choice, --conv's names; the step's scratch holds a strided 1x1's input, larger than its
+ * them, the algorithm choice, --cudnn's names; the step's scratch holds a strided 1x1's input, larger than its
  * im2col; the layout copies are left to the library for the layers it runs. */
 static void t_conv_plan(void)
 {
@@ -336,14 +347,14 @@ static void t_conv_plan(void)
     T_EQ_I(nvs_conv_pick(perf, 4, 0), 3);
     T_EQ_I(nvs_conv_pick(perf, 1, 1e18), -1);
     T_EQ_I(nvs_conv_pick(perf, 0, 1e18), -1);
-    nvs_conv_mode m = NVS_CONV_GEMM;
-    T_EQ_I(nvs_conv_mode_parse("auto", &m), 0);
-    T_EQ_I(m, NVS_CONV_AUTO);
-    T_EQ_I(nvs_conv_mode_parse("cudnn", &m), 0);
-    T_EQ_I(m, NVS_CONV_CUDNN);
-    T_EQ_I(nvs_conv_mode_parse("CUDNN", &m), -1);
-    T_EQ_I(nvs_conv_mode_parse(NULL, &m), -1);
-    T_EQ_S(nvs_conv_mode_name(NVS_CONV_GEMM), "gemm");
+    nvs_cudnn_mode m = NVS_CUDNN_OFF;
+    T_EQ_I(nvs_cudnn_mode_parse("auto", &m), 0);
+    T_EQ_I(m, NVS_CUDNN_AUTO);
+    T_EQ_I(nvs_cudnn_mode_parse("on", &m), 0);
+    T_EQ_I(m, NVS_CUDNN_ON);
+    T_EQ_I(nvs_cudnn_mode_parse("ON", &m), -1);
+    T_EQ_I(nvs_cudnn_mode_parse(NULL, &m), -1);
+    T_EQ_S(nvs_cudnn_mode_name(NVS_CUDNN_OFF), "off");
     /* the layout copies of a layer the executor runs in the library are the library's own: not added */
     nvs_train_plan_set_framework(&pl, nvs_framework_find("pytorch-ddp"));
     nvs_progress_enable(0);
@@ -362,7 +373,51 @@ static void t_conv_plan(void)
     nvs_profile_free(&p);
 }
 
+/* A batch norm (bn=) the executor runs in a library: its call forward and backward, in place of its share of the
+ * passes (1.5 of ew 2.5 here: the ReLU's 1 stays, twice backward) and of the layer's gradient pass; elsewhere the
+ * passes and the gradient pass as before. bn= also sizes the scratch for its output and parameter gradients. */
+static void t_native_norm(void)
+{
+    static const char text[] = "nvscale-profile 1\nname t\nsource \"test\"\n"
+                               "layer c params=4096 gemm=100,64,64 act=6400 conv2d=10,10,1,1,1,0\n"
+                               "layer bn params=128 act=6400 ew=2.5 bn=1.5\n"
+                               "layer bn2 params=4096 act=20480 ew=1.5 bn=1.5\n";
+    nvs_profile p;
+    char err[256];
+    T_EQ_I(nvs_profile_parse(text, "t", &p, err, sizeof err), NVS_OK);
+    T_NEAR(p.layers[1].bn_passes, 1.5, 0);
+    T_NEAR(p.layers[0].bn_passes, 0, 0);
+    nvs_train_plan pl;
+    T_EQ_I(nvs_train_plan_make(&p, 8, NVS_PREC_FP32, 0, 1 << 20, 25 << 20, &pl), NVS_OK);
+    T_EQ_U(pl.max_x_elems, (size_t)8 * 20480); /* bn2's output, larger than the GEMM's input (8 * 100 * 64) */
+    T_EQ_U(pl.max_w_elems, 4096);
+    nvs_progress_enable(0);
+    nvs_train_exec x = {.ops = &dry_ops, .plan = &pl, .nranks = 1};
+    nvs_step_medians md = {0};
+    dry_passes = 0, dry_norms[0] = dry_norms[1] = 0, dry_grad_passes = 0;
+    T_EQ_I(nvs_train_time_steps(&x, NVS_STEP_COMPUTE, 0, 1, 1, &md), NVS_OK);
+    T_NEAR(dry_passes, 3 * (2.5 * 6400 + 1.5 * 20480), 0); /* ew forward, 2 ew backward */
+    T_EQ_I(dry_norms[0] + dry_norms[1], 0);
+    T_EQ_I(dry_grad_passes, 2);
+    unsigned char native[6] = {0, 0, 0, 0, 1, 0}; /* conv_native, then norm_native: bn runs in the library */
+    x.conv_native = native;
+    x.norm_native = native + 3;
+    dry_passes = 0, dry_grad_passes = 0;
+    T_EQ_I(nvs_train_time_steps(&x, NVS_STEP_COMPUTE, 0, 1, 1, &md), NVS_OK);
+    T_NEAR(dry_passes, 3 * (1.0 * 6400 + 1.5 * 20480), 0);
+    T_EQ_I(dry_norms[0], 1);
+    T_EQ_I(dry_norms[1], 1);
+    T_EQ_I(dry_grad_passes, 1); /* bn2 only */
+    /* and in the step without GEMMs too: a batch norm is memory-bound work */
+    dry_norms[0] = dry_norms[1] = 0;
+    T_EQ_I(nvs_train_time_steps(&x, NVS_STEP_NO_GEMM, 0, 1, 1, &md), NVS_OK);
+    T_EQ_I(dry_norms[0] + dry_norms[1], 2);
+    nvs_train_plan_free(&pl);
+    nvs_profile_free(&p);
+}
+
 T_LIST = {T_CASE(t_ddp_buckets), T_CASE(t_plan_uses_shared_buckets), T_CASE(t_builtin_resnet50_buckets),
           T_CASE(t_predict), T_CASE(t_split), T_CASE(t_host_work_counts),
-          T_CASE(t_host_work_defaults), T_CASE(t_copy_pieces), T_CASE(t_conv_plan)};
+          T_CASE(t_host_work_defaults), T_CASE(t_copy_pieces), T_CASE(t_conv_plan),
+          T_CASE(t_native_norm)};
 T_MAIN

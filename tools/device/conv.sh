@@ -1,7 +1,7 @@
 #!/bin/bash
 # cuDNN convolutions in the synthetic step (src/train/conv.h) on ONE GPU: the tests that cover them (cudnn_abi,
 # gpu_train), then ResNet-50's N=1 step in PyTorch (tools/ddp_bench.py at world size 1) and in `nvscale train`
-# with --conv cudnn and with --conv gemm, alternating, ROUNDS times, at PRECS (default "fp32 bf16 fp16") and
+# with --cudnn on and with --cudnn off, alternating, ROUNDS times, at PRECS (default "fp32 bf16 fp16") and
 # BATCHES (default "128 64"). cuDNN is the one PyTorch's environment carries (its site-packages/nvidia/cudnn),
 # put on LD_LIBRARY_PATH for nvscale. Usage: tools/device/conv.sh DIR [ROUNDS (default 2)]
 . "$(dirname "$0")/lib.sh"
@@ -29,10 +29,10 @@ for i in $(seq 1 "$ROUNDS"); do
         --json "$R/raw/pt-$i.jsonl" --max-seconds $(( ${PT_TIMEOUT:-240} - 20 ))
     for P in $PRECS; do
         for B in $BATCHES; do
-            for V in cudnn gemm; do
-                step "round $i: nvscale $P batch $B --conv $V"
+            for V in on off; do
+                step "round $i: nvscale $P batch $B --cudnn $V"
                 rec "nvs-$V-$P-$B-$i" env LD_LIBRARY_PATH="$CUDNN_LIB" timeout 150 ./nvscale train --model resnet50 \
-                    --batch "$B" --precision "$P" --conv "$V" --steps 15 --warmup-steps 3 \
+                    --batch "$B" --precision "$P" --cudnn "$V" --steps 15 --warmup-steps 3 \
                     --out "$R/raw/nvs-$V-$P-$B-$i"
             done
         done
