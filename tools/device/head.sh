@@ -1,7 +1,8 @@
 #!/bin/bash
 # The product at this commit on whatever the GPU machine has: the suite's GPU tests (tests/run.sh gpu,
 # faults_train), then what a user runs first: plain `nvscale` (as `make run` does), `nvscale accept` and
-# `nvscale topo`, each output kept. Usage: tools/device/head.sh DIR
+# `nvscale topo`, each output kept. With CUDNN=1, plain `nvscale` runs a second time with the cuDNN of PyTorch's
+# environment on LD_LIBRARY_PATH (the first run is as a fresh shell has it). Usage: tools/device/head.sh DIR
 . "$(dirname "$0")/lib.sh"
 R=$1
 O=${OUT:-/tmp}
@@ -14,6 +15,10 @@ commands_header
 gpu_suite
 step "what a user runs first"
 rec nvscale-default timeout 150 ./nvscale --out "$R/raw/default"
+if [ "${CUDNN:-0}" = 1 ]; then
+    CUDNN_LIB=$(ls -d /opt/*/.venv/lib/python3*/site-packages/nvidia/cudnn/lib 2>/dev/null | head -1)
+    rec nvscale-default-cudnn env LD_LIBRARY_PATH="$CUDNN_LIB" timeout 150 ./nvscale --out "$R/raw/default-cudnn"
+fi
 rec accept timeout 150 ./nvscale accept --out "$R/raw/accept"
 rec topo timeout 60 ./nvscale topo
 step done
