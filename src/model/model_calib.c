@@ -387,6 +387,13 @@ nvs_result_t nvs_calibrate(const char *run_path, const nvs_presets *ps, const nv
                 out->fw.bucket_copy = t->fw_bucket_copy > 0;
                 out->fw.grad_scaler = t->fw_grad_scaler > 0;
                 out->fw.source = "the run's train.framework";
+                if (t->conv_engine && !strcmp(t->conv_engine, "cudnn")) {
+                    /* cuDNN ran the convolutions and made its layout transforms inside them: no copies of the
+                     * step's own, and their time is in the measured compute the GPU's speed is scaled to */
+                    out->fw.nchw_copies_fwd = out->fw.nchw_copies_bwd = 0;
+                    out->fw.source = "the run's train.framework; its convolutions ran in cuDNN, whose layout "
+                                     "transforms are inside their time";
+                }
             } else if (strcmp(known->name, "ideal")) {
                 /* an earlier model of the framework (host work per kernel and per tensor): not replayed; the
                  * step is modelled as the hardware alone with the bucket copies the run made, and its host work

@@ -564,6 +564,10 @@ static void read_train_obj(vctx *v, nvs_run *r, json_t *t, const char *pre)
         tr->fw_bucket_copy = get_bool(v, fw, "bucket_copy", pfw, -1);
         tr->fw_grad_scaler = get_bool(v, fw, "grad_scaler", pfw, -1);
     }
+    char pconv[PATH_MAX_LEN];
+    snprintf(pconv, sizeof pconv, "%s.conv", pre);
+    json_t *cv = get_typed(v, t, "conv", pre, JSON_OBJECT, 0);
+    tr->conv_engine = cv ? get_str(v, cv, "engine", pconv, 1) : NULL;
     tr->params = get_num(v, t, "params", pre, 0);
     tr->fwd_gflops_per_sample = get_num(v, t, "fwd_gflops_per_sample", pre, 0);
     tr->bucket_first_bytes = get_bytes(v, t, "bucket_first_bytes", pre);

@@ -114,6 +114,8 @@ typedef struct {
     /* the framework's numbers the run used (train.framework): NAN / -1 where the run does not say */
     double fw_host_us_per_op, fw_reducer_us_per_bucket, fw_nchw_copies_fwd, fw_nchw_copies_bwd;
     int fw_autocast, fw_bucket_copy, fw_grad_scaler;
+    /* how the step ran its convolutions (train.conv.engine: "cudnn" or "gemm"); NULL in runs without it */
+    const char *conv_engine;
     double params, fwd_gflops_per_sample, bucket_first_bytes, bucket_cap_bytes;
     int batch;                          /* -1 absent */
     size_t nbuckets;

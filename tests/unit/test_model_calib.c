@@ -161,6 +161,33 @@ static void t_fixtures_within_tolerance(void)
     nvs_presets_free(&ps);
 }
 
+/* A run whose convolutions ran in cuDNN (train.conv.engine, results/h200x1-conv3) made no layout copies of its
+ * own: the calibrated model has none either, and still meets its N=1 step; a run of implicit GEMMs keeps them. */
+static void t_cudnn_run(void)
+{
+    nvs_presets ps;
+    memset(&ps, 0, sizeof ps);
+    char err[1024] = "";
+    T_EQ_I(nvs_presets_load_builtin(&ps, err, sizeof err), NVS_OK);
+    nvs_calibration cal;
+    nvs_calib_opts o = {NULL, NULL, NULL, 0};
+    if (nvs_calibrate("tests/fixtures/model/h200x1_bf16_resnet50_cudnn.json", &ps, &o, &cal, err, sizeof err) != NVS_OK)
+        T_FAIL("%s", err);
+    T_NEAR(cal.fw.nchw_copies_fwd, 0, 0);
+    T_NEAR(cal.fw.nchw_copies_bwd, 0, 0);
+    T_CONTAINS(cal.fw.source, "ran in cuDNN");
+    T_ASSERT(cal.ntrain >= 1);
+    if (fabs(cal.train[0].model_step_us / cal.train[0].meas_step_us - 1) > 0.05)
+        T_FAIL("model %.0f us vs measured %.0f us", cal.train[0].model_step_us, cal.train[0].meas_step_us);
+    nvs_calibration_free(&cal);
+    nvs_calib_opts o2 = {NULL, NULL, "resnet50", 0};
+    if (nvs_calibrate("tests/fixtures/model/h200x1_bf16_three_models.json", &ps, &o2, &cal, err, sizeof err) != NVS_OK)
+        T_FAIL("%s", err);
+    T_ASSERT(cal.fw.nchw_copies_fwd > 1);
+    nvs_calibration_free(&cal);
+    nvs_presets_free(&ps);
+}
+
 static void t_bad_runs(void)
 {
     nvs_presets ps;
@@ -199,6 +226,6 @@ T_LIST = {
     T_CASE(t_fit_relative),
     T_CASE(t_round_trip),
     T_CASE(t_fixtures_within_tolerance),
-    T_CASE(t_bad_runs),
+    T_CASE(t_bad_runs), T_CASE(t_cudnn_run),
 };
 T_MAIN
