@@ -110,8 +110,8 @@ static const opt_spec specs[] = {
                                                          "work per operation and per bucket, bucket copies, NCHW layout copies\n"
                                                          "around convolutions at bf16/fp16 (default), or none"},
     {"cudnn", OPT_CUDNN, 1, S_RUN | S_TRAIN, NULL, "auto|on|off", "run in cuDNN what PyTorch runs there: convolutions whose geometry\n"
-                                                         "the profile gives, batch norms at fp32/fp16 (auto: when\n"
-                                                         "libcudnn.so.9 loads, default); off: implicit GEMMs and passes"},
+                                                         "the profile gives, batch norms at fp32/fp16. auto (default):\n"
+                                                         "when libcudnn.so.9 loads; on: or stop; off: implicit GEMMs, passes"},
     {"no-train", OPT_NO_TRAIN, 0, S_RUN, NULL, "", "no training step (run: collectives and topology only)"},
     {"hwloc-xml", OPT_XML, 1, S_TOPO, "topology and copies", "FILE", "read a saved hwloc XML instead of this machine"},
     {"copy-bytes", OPT_COPY_BYTES, 1, S_P2P, NULL, "SIZE", "bytes per copy (default 256M)"},

@@ -387,10 +387,11 @@ nvs_result_t nvs_calibrate(const char *run_path, const nvs_presets *ps, const nv
                 out->fw.bucket_copy = t->fw_bucket_copy > 0;
                 out->fw.grad_scaler = t->fw_grad_scaler > 0;
                 out->fw.source = "the run's train.framework";
-                if (t->conv_engine && !strcmp(t->conv_engine, "cudnn")) {
-                    /* cuDNN ran the convolutions and made its layout transforms inside them: no copies of the
-                     * step's own, and their time is in the measured compute the GPU's speed is scaled to */
-                    out->fw.nchw_copies_fwd = out->fw.nchw_copies_bwd = 0;
+                if (t->conv_engine && !strcmp(t->conv_engine, "cudnn") && t->conv_layers == t->conv_geometry_layers) {
+                    /* cuDNN ran every convolution with a geometry and made its layout transforms inside them: no
+                     * copies of the step's own for those (conv=1 layers without one keep theirs), and their time
+                     * is in the measured compute the GPU's speed is scaled to */
+                    cfg->conv_native = 1;
                     out->fw.source = "the run's train.framework; its convolutions ran in cuDNN, whose layout "
                                      "transforms are inside their time";
                 }

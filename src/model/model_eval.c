@@ -175,7 +175,7 @@ static nvs_result_t step_lanes(const nvs_model_config *c, const nvs_model_bucket
         hb[i] = ly->nograd ? 0 : op * nvs_framework_layer_ops(fw, p, i, 1, c->prec);
         /* cuDNN's layout transforms around a convolution at half precision, each a read and a write of the
          * layer's output (workload/framework.h) */
-        if (half && ly->conv && ly->act_elems > 0) {
+        if (half && ly->conv && ly->act_elems > 0 && !(c->conv_native && nvs_layer_has_geom(ly))) {
             double one = nvs_mem_pass_us(2.0 * ly->act_elems * c->batch * esz, &c->gpu, &c->ct);
             fwd[i] += fw->nchw_copies_fwd * one;
             if (!ly->nograd) bwd[i] += fw->nchw_copies_bwd * one;

@@ -46,6 +46,9 @@ typedef struct {
      * work per operation and per bucket on the host's lane, its bucket and layout copies on the GPU's
      * (nvs_schedule_lanes). NULL: the hardware alone (the same as "ideal"). */
     const nvs_framework *fw;
+    /* the calibrated run ran every convolution that gives its geometry (profile conv2d=) in cuDNN, whose layout
+     * transforms are inside the convolution's time: no layout copies of the framework's for those layers */
+    int conv_native;
     nvs_meas_link meas[NVS_MODEL_MAX_MEAS];
     int nmeas;
 } nvs_model_config;

@@ -287,6 +287,17 @@ static nvs_result_t prepare(nvs_ctx *run, const char *model, nvs_profile *prof, 
                       "GEMMs; cuDNN needs the GPUs (NCCL backend)", run->backend.ops->name);
         return NVS_ERR_USAGE;
     }
+    int for_cudnn = 0; /* layers cuDNN would run (train_gpu.c): convolutions with a geometry, non-bf16 batch norms */
+    for (int l = 0; l < prof->nlayers; l++)
+        for_cudnn += nvs_layer_has_geom(&prof->layers[l]) ||
+                     (prof->layers[l].bn_passes > 0 && cfg->precision != NVS_PREC_BF16);
+    if (gpu && cfg->cudnn == NVS_CUDNN_ON && for_cudnn) { /* refused before anything is measured */
+        char why[320];
+        if (nvs_cudnn_probe(why, sizeof why) != NVS_OK) {
+            if (rt->rank == 0) nvs_error("--cudnn on: cuDNN cannot run the convolutions and batch norms: %s", why);
+            return NVS_ERR_UNSUPPORTED;
+        }
+    }
     NVS_CHECK(gpu ? nvs_train_exec_gpu(x) : nvs_train_exec_host(x));
     *have_exec = 1; /* teardown frees whatever setup got to */
 
@@ -321,10 +332,8 @@ static nvs_result_t conv_agree(nvs_rt *rt, nvs_train_exec *x)
     double mine = x->conv_native ? 1.0 : 0.0, all = mine;
     NVS_CHECK(nvs_allreduce_f64(rt, &all, 1, NVS_RT_MIN, "agreeing on the convolution library"));
     if (all > 0 || mine == 0) return NVS_OK;
-    free(x->conv_native); /* norm_native is its second half */
-    x->conv_native = x->norm_native = NULL;
-    x->conv_layers = x->bn_layers = 0;
-    snprintf(x->conv_why, sizeof x->conv_why, "another rank could not load cuDNN, so no rank uses it");
+    nvs_train_exec_cudnn_off(x);
+    snprintf(x->conv_why, sizeof x->conv_why, "another rank could not use cuDNN, so no rank does");
     return NVS_OK;
 }
 

@@ -78,8 +78,9 @@ json_t *nvs_ctx_explain(const nvs_ctx *ctx, json_t *root);
 void nvs_print_explain(const json_t *explain, FILE *to);
 /* The one-screen answer of `nvscale run` from the finished run.json document (out_summary.c). */
 void nvs_print_summary(const nvs_ctx *run, const json_t *root, FILE *to);
-/* The line on how a training workload (run.json trains[k]) ran its convolutions, after `prefix`; nothing for a
- * workload without convolution geometry (summary.h nvs_summary_conv_note). */
+/* The lines on how a training workload (run.json trains[k]) ran its convolutions and batch norms, each after
+ * `prefix`; nothing for a
+ * workload without such layers (summary.h nvs_summary_cudnn_note). */
 void nvs_print_conv_note(const json_t *train, const char *prefix, FILE *to);
 
 #endif

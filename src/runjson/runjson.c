@@ -568,6 +568,8 @@ static void read_train_obj(vctx *v, nvs_run *r, json_t *t, const char *pre)
     snprintf(pconv, sizeof pconv, "%s.conv", pre);
     json_t *cv = get_typed(v, t, "conv", pre, JSON_OBJECT, 0);
     tr->conv_engine = cv ? get_str(v, cv, "engine", pconv, 1) : NULL;
+    tr->conv_layers = cv ? (int)get_int(v, cv, "layers", pconv, 0, 100000000, -1, 1) : -1;
+    tr->conv_geometry_layers = cv ? (int)get_int(v, cv, "geometry_layers", pconv, 0, 100000000, -1, 1) : -1;
     tr->params = get_num(v, t, "params", pre, 0);
     tr->fwd_gflops_per_sample = get_num(v, t, "fwd_gflops_per_sample", pre, 0);
     tr->bucket_first_bytes = get_bytes(v, t, "bucket_first_bytes", pre);

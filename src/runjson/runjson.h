@@ -114,8 +114,10 @@ typedef struct {
     /* the framework's numbers the run used (train.framework): NAN / -1 where the run does not say */
     double fw_host_us_per_op, fw_reducer_us_per_bucket, fw_nchw_copies_fwd, fw_nchw_copies_bwd;
     int fw_autocast, fw_bucket_copy, fw_grad_scaler;
-    /* how the step ran its convolutions (train.conv.engine: "cudnn" or "gemm"); NULL in runs without it */
+    /* how the step ran its convolutions (train.conv.engine: "cudnn" or "gemm"; NULL in runs without it), and how
+     * many of those with a geometry it ran there (train.conv.layers, .geometry_layers; -1 absent) */
     const char *conv_engine;
+    int conv_layers, conv_geometry_layers;
     double params, fwd_gflops_per_sample, bucket_first_bytes, bucket_cap_bytes;
     int batch;                          /* -1 absent */
     size_t nbuckets;

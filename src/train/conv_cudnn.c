@@ -47,8 +47,11 @@ struct nvs_cudnn {
     size_t ws_bytes;
     int *bn_of; /* per layer: index into bns, -1 = not a cuDNN batch norm */
     struct bn_state *bns;
-    int nbns, bn_cap, bn_max_c;
-    float *bn_stats; /* running mean and variance, saved mean and inverse variance: 4 x bn_max_c */
+    int nbns, bn_cap;
+    /* each batch norm layer's own running mean and variance, saved mean and inverse variance (4 x its channels,
+     * as a BatchNorm2d keeps them): at bn_stat_off[l] in bn_stats, bn_stat_total floats in all */
+    size_t *bn_stat_off, bn_stat_total;
+    float *bn_stats;
 };
 
 static nvs_result_t dnn_fail(const nvs_cudnn *c, const char *call, nvsdnn_status_t st)
@@ -109,36 +112,54 @@ static const char *load_api(void *lib, struct nvsdnn_api *a)
     return NULL;
 }
 
-nvs_result_t nvs_cudnn_open(void *stream, int nlayers, nvs_cudnn **out, char *why, size_t len)
+/* dlopen and the entry points, or NVS_ERR_UNSUPPORTED with the reason. The library stays mapped either way (as
+ * after nvs_cudnn_close: cuDNN registers handlers with the CUDA runtime that a dlclose would leave dangling). */
+static nvs_result_t load(void **lib, struct nvsdnn_api *api, char *why, size_t len)
 {
-    *out = NULL;
-    nvs_cudnn *c = calloc(1, sizeof *c);
-    int *shape_of = calloc(nlayers > 0 ? 2 * (size_t)nlayers : 1, sizeof *shape_of);
-    if (!c || !shape_of) {
-        free(c);
-        free(shape_of);
-        snprintf(why, len, "out of memory");
-        return NVS_ERR_NOMEM;
-    }
-    c->shape_of = shape_of;
-    c->bn_of = shape_of + nlayers;
-    c->nlayers = nlayers;
-    for (int l = 0; l < 2 * nlayers; l++) c->shape_of[l] = -1;
-    c->lib = dlopen(CUDNN_LIB, RTLD_NOW | RTLD_LOCAL);
-    if (!c->lib) {
+    *lib = dlopen(CUDNN_LIB, RTLD_NOW | RTLD_LOCAL);
+    if (!*lib) {
         const char *e = dlerror();
         snprintf(why, len,
                  "%s not loaded (%s); PyTorch's pip wheels keep it in site-packages/nvidia/cudnn/lib: add that "
                  "folder to LD_LIBRARY_PATH",
                  CUDNN_LIB, e ? e : "not found");
-        nvs_cudnn_close(c);
         return NVS_ERR_UNSUPPORTED;
     }
-    const char *missing = load_api(c->lib, &c->api);
-    if (missing) {
-        snprintf(why, len, "%s has no %s", CUDNN_LIB, missing);
+    const char *missing = load_api(*lib, api);
+    if (!missing) return NVS_OK;
+    snprintf(why, len, "%s has no %s", CUDNN_LIB, missing);
+    return NVS_ERR_UNSUPPORTED;
+}
+
+nvs_result_t nvs_cudnn_probe(char *why, size_t len)
+{
+    void *lib;
+    struct nvsdnn_api api;
+    return load(&lib, &api, why, len);
+}
+
+nvs_result_t nvs_cudnn_open(void *stream, int nlayers, nvs_cudnn **out, char *why, size_t len)
+{
+    *out = NULL;
+    nvs_cudnn *c = calloc(1, sizeof *c);
+    int *shape_of = calloc(nlayers > 0 ? 2 * (size_t)nlayers : 1, sizeof *shape_of);
+    size_t *stat_off = calloc(nlayers > 0 ? (size_t)nlayers : 1, sizeof *stat_off);
+    if (!c || !shape_of || !stat_off) {
+        free(c);
+        free(shape_of);
+        free(stat_off);
+        snprintf(why, len, "out of memory");
+        return NVS_ERR_NOMEM;
+    }
+    c->shape_of = shape_of;
+    c->bn_stat_off = stat_off;
+    c->bn_of = shape_of + nlayers;
+    c->nlayers = nlayers;
+    for (int l = 0; l < 2 * nlayers; l++) c->shape_of[l] = -1;
+    nvs_result_t r = load(&c->lib, &c->api, why, len);
+    if (r != NVS_OK) {
         nvs_cudnn_close(c);
-        return NVS_ERR_UNSUPPORTED;
+        return r;
     }
     c->version = c->api.GetVersion();
     /* cuDNN 9 numbers its versions major*10000 + minor*100 + patch (91900 = 9.19.0); 8 used major*1000 */
@@ -157,7 +178,7 @@ nvs_result_t nvs_cudnn_open(void *stream, int nlayers, nvs_cudnn **out, char *wh
     }
     st = c->api.SetStream(c->h, stream);
     if (st != NVSDNN_STATUS_SUCCESS) {
-        nvs_result_t r = dnn_fail(c, "cudnnSetStream", st);
+        r = dnn_fail(c, "cudnnSetStream", st);
         snprintf(why, len, "%s: cudnnSetStream failed", c->describe);
         nvs_cudnn_close(c);
         return r;
@@ -217,7 +238,8 @@ static nvs_result_t find(nvs_cudnn *c, struct shape_state *e, int d, double ws_l
     return NVS_OK;
 }
 
-static nvs_result_t make_shape(nvs_cudnn *c, struct shape_state *e, int elem, int tf32, double ws_limit, int dgrad)
+static nvs_result_t make_shape(nvs_cudnn *c, struct shape_state *e, int elem, int tf32, double ws_limit, int dgrad,
+                               int wgrad)
 {
     const nvs_conv_shape *s = &e->s;
     const int dt = nvs_conv_dtype(elem);
@@ -241,35 +263,42 @@ static nvs_result_t make_shape(nvs_cudnn *c, struct shape_state *e, int elem, in
                   s->k, s->ho, s->wo);
         return NVS_ERR_CUDNN;
     }
-    for (int d = 0; d < 3; d++) e->algo[d] = -1;
     NVS_CHECK(find(c, e, 0, ws_limit));
     if (dgrad) NVS_CHECK(find(c, e, 1, ws_limit));
-    return find(c, e, 2, ws_limit);
+    return wgrad ? find(c, e, 2, ws_limit) : NVS_OK;
+}
+
+/* Room for one more element in *arr (n used of *cap, each `size` bytes): doubles it when full. -1: no memory. */
+static int grow(void **arr, int *cap, int n, size_t size)
+{
+    if (n < *cap) return 0;
+    int nc = *cap ? 2 * *cap : 16;
+    void *p = realloc(*arr, (size_t)nc * size);
+    if (!p) return -1;
+    *arr = p;
+    *cap = nc;
+    return 0;
 }
 
 nvs_result_t nvs_cudnn_add_layer(nvs_cudnn *c, int l, const nvs_conv_shape *s, int elem, int tf32, int dgrad,
-                                 double ws_limit)
+                                 int wgrad, double ws_limit)
 {
-    if (l < 0 || l >= c->nlayers) return NVS_ERR_USAGE;
+    if (l < 0 || l >= c->nlayers || c->ws) return NVS_ERR_USAGE;
     for (int i = 0; i < c->nshapes; i++)
         if (nvs_conv_shape_same(&c->shapes[i].s, s)) {
             struct shape_state *e = &c->shapes[i];
             if (dgrad && e->algo[1] < 0) NVS_CHECK(find(c, e, 1, ws_limit));
+            if (wgrad && e->algo[2] < 0) NVS_CHECK(find(c, e, 2, ws_limit));
             c->shape_of[l] = i;
             e->layers++;
             return NVS_OK;
         }
-    if (c->nshapes == c->cap) {
-        int cap = c->cap ? 2 * c->cap : 16;
-        struct shape_state *n = realloc(c->shapes, (size_t)cap * sizeof *n);
-        if (!n) return NVS_ERR_NOMEM;
-        c->shapes = n;
-        c->cap = cap;
-    }
+    if (grow((void **)&c->shapes, &c->cap, c->nshapes, sizeof *c->shapes)) return NVS_ERR_NOMEM;
     struct shape_state *e = &c->shapes[c->nshapes++];
     memset(e, 0, sizeof *e);
     e->s = *s;
-    NVS_CHECK(make_shape(c, e, elem, tf32, ws_limit, dgrad));
+    for (int d = 0; d < 3; d++) e->algo[d] = -1; /* nothing chosen: a half-built entry is never run */
+    NVS_CHECK(make_shape(c, e, elem, tf32, ws_limit, dgrad, wgrad));
     c->shape_of[l] = c->nshapes - 1;
     e->layers = 1;
     return NVS_OK;
@@ -285,7 +314,9 @@ int nvs_cudnn_has_bn(const nvs_cudnn *c, int l) { return c && l >= 0 && l < c->n
 
 nvs_result_t nvs_cudnn_add_bn(nvs_cudnn *c, int l, int n, int ch, int pixels, int elem)
 {
-    if (l < 0 || l >= c->nlayers || n < 1 || ch < 1 || pixels < 1) return NVS_ERR_USAGE;
+    if (l < 0 || l >= c->nlayers || n < 1 || ch < 1 || pixels < 1 || c->bn_stats) return NVS_ERR_USAGE;
+    c->bn_stat_off[l] = c->bn_stat_total;
+    c->bn_stat_total += 4 * (size_t)ch;
     for (int i = 0; i < c->nbns; i++) {
         const struct bn_state *b = &c->bns[i];
         if (b->n == n && b->c == ch && b->pixels == pixels && b->elem == elem) {
@@ -293,13 +324,7 @@ nvs_result_t nvs_cudnn_add_bn(nvs_cudnn *c, int l, int n, int ch, int pixels, in
             return NVS_OK;
         }
     }
-    if (c->nbns == c->bn_cap) {
-        int cap = c->bn_cap ? 2 * c->bn_cap : 16;
-        struct bn_state *nb = realloc(c->bns, (size_t)cap * sizeof *nb);
-        if (!nb) return NVS_ERR_NOMEM;
-        c->bns = nb;
-        c->bn_cap = cap;
-    }
+    if (grow((void **)&c->bns, &c->bn_cap, c->nbns, sizeof *c->bns)) return NVS_ERR_NOMEM;
     struct bn_state *b = &c->bns[c->nbns++];
     memset(b, 0, sizeof *b);
     b->n = n;
@@ -310,7 +335,6 @@ nvs_result_t nvs_cudnn_add_bn(nvs_cudnn *c, int l, int n, int ch, int pixels, in
     DNN_TRY(c, c->api.CreateTensorDescriptor(&b->param));
     DNN_TRY(c, c->api.SetTensor4dDescriptor(b->x, NVSDNN_TENSOR_NCHW, nvs_conv_dtype(elem), n, ch, pixels, 1));
     DNN_TRY(c, c->api.DeriveBNTensorDescriptor(b->param, b->x, NVSDNN_BATCHNORM_SPATIAL));
-    if (ch > c->bn_max_c) c->bn_max_c = ch;
     c->bn_of[l] = c->nbns - 1;
     return NVS_OK;
 }
@@ -320,10 +344,10 @@ nvs_result_t nvs_cudnn_bn_fwd(nvs_cudnn *c, int l, const void *x, void *y, const
     if (!nvs_cudnn_has_bn(c, l) || !c->bn_stats) return not_planned(l, "batch-norm");
     const struct bn_state *b = &c->bns[c->bn_of[l]];
     const float one = 1.0f, zero = 0.0f;
-    float *st = c->bn_stats;
+    float *st = c->bn_stats + c->bn_stat_off[l];
     DNN_TRY(c, c->api.BatchNormalizationForwardTraining(c->h, NVSDNN_BATCHNORM_SPATIAL, &one, &zero, b->x, x, b->x, y,
-                                                        b->param, scale, bias, BN_MOMENTUM, st, st + c->bn_max_c,
-                                                        BN_EPS, st + 2 * c->bn_max_c, st + 3 * c->bn_max_c));
+                                                        b->param, scale, bias, BN_MOMENTUM, st, st + b->c, BN_EPS,
+                                                        st + 2 * b->c, st + 3 * b->c));
     return NVS_OK;
 }
 
@@ -333,23 +357,23 @@ nvs_result_t nvs_cudnn_bn_bwd(nvs_cudnn *c, int l, const void *x, const void *dy
     if (!nvs_cudnn_has_bn(c, l) || !c->bn_stats) return not_planned(l, "batch-norm");
     const struct bn_state *b = &c->bns[c->bn_of[l]];
     const float one = 1.0f, zero = 0.0f;
-    const float *st = c->bn_stats;
+    const float *st = c->bn_stats + c->bn_stat_off[l];
     DNN_TRY(c, c->api.BatchNormalizationBackward(c->h, NVSDNN_BATCHNORM_SPATIAL, &one, &zero, &one, &zero, b->x, x,
                                                  b->x, dy, b->x, dx, b->param, scale, dscale, dbias, BN_EPS,
-                                                 st + 2 * c->bn_max_c, st + 3 * c->bn_max_c));
+                                                 st + 2 * b->c, st + 3 * b->c));
     return NVS_OK;
 }
 
 nvs_result_t nvs_cudnn_workspace(nvs_cudnn *c, double *bytes)
 {
-    if (c->bn_max_c > 0 && !c->bn_stats) {
-        cudaError_t e = cudaMalloc((void **)&c->bn_stats, 4 * (size_t)c->bn_max_c * sizeof(float));
+    if (c->bn_stat_total > 0 && !c->bn_stats) {
+        cudaError_t e = cudaMalloc((void **)&c->bn_stats, c->bn_stat_total * sizeof(float));
         if (e != cudaSuccess) {
             nvs_error("cudaMalloc of the batch norms' statistics failed: %s", cudaGetErrorString(e));
             return NVS_ERR_CUDA;
         }
         /* finite values before the first forward writes them */
-        CUDA_TRY(cudaMemset(c->bn_stats, 0, 4 * (size_t)c->bn_max_c * sizeof(float)));
+        CUDA_TRY(cudaMemset(c->bn_stats, 0, c->bn_stat_total * sizeof(float)));
     }
     size_t need = 0;
     for (int i = 0; i < c->nshapes; i++)
@@ -435,5 +459,6 @@ void nvs_cudnn_close(nvs_cudnn *c)
      * dangling (PyTorch never unloads it either) */
     free(c->shapes);
     free(c->shape_of);
+    free(c->bn_stat_off);
     free(c);
 }

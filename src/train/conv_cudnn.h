@@ -11,6 +11,8 @@ typedef struct nvs_cudnn nvs_cudnn;
  * `nlayers` layers. NVS_ERR_UNSUPPORTED with the reason in `why` when the library, one of its entry points or a
  * handle (no GPU it supports) is missing. */
 nvs_result_t nvs_cudnn_open(void *stream, int nlayers, nvs_cudnn **out, char *why, size_t len);
+/* Whether cuDNN loads here, with every entry point (no GPU needed): NVS_ERR_UNSUPPORTED and the reason if not. */
+nvs_result_t nvs_cudnn_probe(char *why, size_t len);
 /* "cuDNN 9.19.0" */
 const char *nvs_cudnn_describe(const nvs_cudnn *c);
 size_t nvs_cudnn_version(const nvs_cudnn *c);
@@ -18,10 +20,10 @@ size_t nvs_cudnn_version(const nvs_cudnn *c);
 /* Layer l runs as this convolution: descriptors, and per direction the algorithm cuDNN's Find call timed fastest
  * within `ws_limit` bytes of workspace (PyTorch with cudnn.benchmark = True does the same); layers of one shape
  * share them, as PyTorch's benchmark cache does. `dgrad` = 0: no input gradient is ever asked for (the first
- * layer). After the last layer, nvs_cudnn_workspace() allocates the largest workspace the choices need (and
+ * layer); `wgrad` = 0: no weight gradient (a frozen layer). After the last layer, nvs_cudnn_workspace() allocates the largest workspace the choices need (and
  * the batch norms' statistics). */
 nvs_result_t nvs_cudnn_add_layer(nvs_cudnn *c, int l, const nvs_conv_shape *s, int elem, int tf32, int dgrad,
-                                 double ws_limit);
+                                 int wgrad, double ws_limit);
 nvs_result_t nvs_cudnn_workspace(nvs_cudnn *c, double *bytes);
 int nvs_cudnn_has_layer(const nvs_cudnn *c, int l);
 

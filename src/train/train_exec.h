@@ -98,6 +98,9 @@ static inline size_t nvs_copy_piece(size_t done, double copies, size_t count, si
 }
 
 nvs_result_t nvs_train_exec_gpu(nvs_train_exec *x);  /* sets ops/impl */
+/* Stops using cuDNN (train_gpu.c): every layer back to GEMMs and passes, the library's memory freed; the reasons
+ * (conv_why, bn_why) are the caller's to set. */
+void nvs_train_exec_cudnn_off(nvs_train_exec *x);
 nvs_result_t nvs_train_exec_host(nvs_train_exec *x);
 
 /* Medians over the timed steps of one variant. */

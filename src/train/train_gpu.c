@@ -5,6 +5,7 @@
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 #include <limits.h>
+#include <stdint.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,33 +71,31 @@ static nvs_result_t dalloc(void **p, double bytes, const char *what)
  * buffers; and the batch norms (bn=) at fp32 and fp16, where PyTorch calls cuDNN's (cudnn::bn_fw_tr_1C11 and
  * bn_bw_1C11 kernels in its ResNet-50 step), not at bf16, where it runs its own (batch_norm_collect_statistics,
  * batch_norm_transform_input: results/h200x1-census). */
-static nvs_result_t cudnn_setup(nvs_train_exec *x)
+/* cudaMalloc's alignment (256 bytes), which the buffers cuDNN's Find times its candidates on have */
+static int aligned(const void *p) { return ((uintptr_t)p & 255) == 0; }
+
+static nvs_result_t cuda_sync(cudaStream_t s)
 {
-    struct gpu_impl *g = G(x);
+    CUDA_TRY(cudaStreamSynchronize(s));
+    return NVS_OK;
+}
+
+void nvs_train_exec_cudnn_off(nvs_train_exec *x)
+{
+    nvs_cudnn_close(x->dnn); /* its workspace and statistics freed */
+    x->dnn = NULL;
+    free(x->conv_native); /* norm_native is its second half */
+    x->conv_native = x->norm_native = NULL;
+    x->conv_layers = x->bn_layers = 0;
+    x->conv_engine[0] = '\0';
+    x->conv_ws_bytes = 0;
+}
+
+/* Plans every layer cuDNN runs (the library is open). */
+static nvs_result_t cudnn_plan(nvs_train_exec *x, int bn_ok)
+{
     const nvs_train_plan *pl = x->plan;
     const nvs_profile *p = pl->profile;
-    for (int l = 0; l < p->nlayers; l++) {
-        x->conv_geom_layers += nvs_layer_has_geom(&p->layers[l]);
-        x->bn_total += p->layers[l].bn_passes > 0;
-    }
-    const int bn_ok = pl->precision != NVS_PREC_BF16;
-    if (x->bn_total && !bn_ok)
-        snprintf(x->bn_why, sizeof x->bn_why, "PyTorch runs bf16 batch norms in its own kernels, not cuDNN's");
-    if ((!x->conv_geom_layers && !(x->bn_total && bn_ok)) || x->cudnn_mode == NVS_CUDNN_OFF) return NVS_OK;
-    char why[sizeof x->conv_why] = "";
-    nvs_result_t r = nvs_cudnn_open(g->compute, p->nlayers, &x->dnn, why, sizeof why);
-    if (r != NVS_OK) {
-        if (r == NVS_ERR_UNSUPPORTED && x->cudnn_mode == NVS_CUDNN_AUTO) {
-            snprintf(x->conv_why, sizeof x->conv_why, "%s", why);
-            return NVS_OK;
-        }
-        nvs_error("--cudnn %s: cuDNN cannot run the convolutions and batch norms: %s",
-                  nvs_cudnn_mode_name(x->cudnn_mode), why);
-        return r;
-    }
-    x->conv_native = calloc(2 * (size_t)p->nlayers, 1);
-    if (!x->conv_native) return NVS_ERR_NOMEM;
-    x->norm_native = x->conv_native + p->nlayers;
     size_t fr = 0, tot = 0;
     CUDA_TRY(cudaMemGetInfo(&fr, &tot));
     const int el = elem_of(pl), tf32 = pl->precision == NVS_PREC_TF32;
@@ -115,12 +114,12 @@ static nvs_result_t cudnn_setup(nvs_train_exec *x)
         int k = nvs_conv_shape_of(ly, pl->batch, &cs);
         if (k == -2) too_big++;
         if (k) continue;
-        NVS_CHECK(nvs_cudnn_add_layer(x->dnn, l, &cs, el, tf32, !nvs_layer_no_input_grad(p, l), 0.5 * (double)fr));
+        const int dgrad = !ly->nograd && !nvs_layer_no_input_grad(p, l), wgrad = !ly->nograd; /* what step.c runs */
+        NVS_CHECK(nvs_cudnn_add_layer(x->dnn, l, &cs, el, tf32, dgrad, wgrad, 0.5 * (double)fr));
         x->conv_native[l] = 1;
         x->conv_layers++;
     }
     NVS_CHECK(nvs_cudnn_workspace(x->dnn, &x->conv_ws_bytes));
-    snprintf(x->conv_engine, sizeof x->conv_engine, "%s", nvs_cudnn_describe(x->dnn));
     if (too_big)
         snprintf(x->conv_why, sizeof x->conv_why,
                  "%d convolutions at batch %d hold 2^31 elements or more, beyond cuDNN's 4-d tensors: they run as "
@@ -128,13 +127,53 @@ static nvs_result_t cudnn_setup(nvs_train_exec *x)
     if (bn_ok && x->bn_layers < x->bn_total)
         snprintf(x->bn_why, sizeof x->bn_why, "%d at batch %d hold 2^31 elements or more, beyond cuDNN's sizes",
                  x->bn_total - x->bn_layers, pl->batch);
-    CUDA_TRY(cudaStreamSynchronize(g->compute));
     return NVS_OK;
+}
+
+/* What PyTorch runs in cuDNN runs in cuDNN (train/conv.h), unless --cudnn off, or cuDNN is missing or fails under
+ * --cudnn auto (then x->conv_why says why, and the layers run as implicit GEMMs and passes): the convolutions
+ * whose geometry the profile gives, their algorithms found by timing within half the memory left after the
+ * step's own buffers; and the batch norms (bn=) at fp32 and fp16, where PyTorch calls cuDNN's
+ * (cudnn::bn_fw_tr_1C11 and bn_bw_1C11 kernels in its ResNet-50 step), not at bf16, where it runs its own
+ * (batch_norm_collect_statistics, batch_norm_transform_input: results/h200x1-census). */
+static nvs_result_t cudnn_setup(nvs_train_exec *x)
+{
+    struct gpu_impl *g = G(x);
+    const nvs_train_plan *pl = x->plan;
+    const nvs_profile *p = pl->profile;
+    for (int l = 0; l < p->nlayers; l++) {
+        x->conv_geom_layers += nvs_layer_has_geom(&p->layers[l]);
+        x->bn_total += p->layers[l].bn_passes > 0;
+    }
+    const int bn_ok = pl->precision != NVS_PREC_BF16;
+    if (x->bn_total && !bn_ok)
+        snprintf(x->bn_why, sizeof x->bn_why, "PyTorch runs bf16 batch norms in its own kernels, not cuDNN's");
+    if ((!x->conv_geom_layers && !(x->bn_total && bn_ok)) || x->cudnn_mode == NVS_CUDNN_OFF) return NVS_OK;
+    char why[sizeof x->conv_why] = "";
+    nvs_result_t r = nvs_cudnn_open(g->compute, p->nlayers, &x->dnn, why, sizeof why);
+    if (r == NVS_OK) {
+        x->conv_native = calloc(2 * (size_t)p->nlayers, 1);
+        if (!x->conv_native) return NVS_ERR_NOMEM;
+        x->norm_native = x->conv_native + p->nlayers;
+        snprintf(x->conv_engine, sizeof x->conv_engine, "%s", nvs_cudnn_describe(x->dnn));
+        r = cudnn_plan(x, bn_ok);
+        if (r != NVS_OK) snprintf(why, sizeof why, "%s failed planning them (%s, above)", x->conv_engine,
+                                  nvs_result_text(r));
+    }
+    if (r == NVS_OK) return cuda_sync(g->compute);
+    if (x->cudnn_mode == NVS_CUDNN_AUTO && r != NVS_ERR_NOMEM) { /* --cudnn auto: GEMMs and passes, and why */
+        nvs_train_exec_cudnn_off(x);
+        snprintf(x->conv_why, sizeof x->conv_why, "%s", why);
+        return cuda_sync(g->compute);
+    }
+    nvs_error("--cudnn %s: cuDNN cannot run the convolutions and batch norms: %s", nvs_cudnn_mode_name(x->cudnn_mode),
+              why);
+    return r;
 }
 
 /* Layer l's batch norm in cuDNN: its stored output stands for its input, the input-gradient scratch for its
  * output (forward) and for the gradient arriving (backward); scale and bias are the fp32 master parameters, their
- * gradients go straight into fp32 gradients, or through fp32 scratch into bf16 ones. */
+ * gradients go straight into aligned fp32 gradients, otherwise through fp32 scratch. */
 static nvs_result_t gnorm(nvs_train_exec *x, int l, int backward)
 {
     struct gpu_impl *g = G(x);
@@ -143,18 +182,18 @@ static nvs_result_t gnorm(nvs_train_exec *x, int l, int backward)
     char *Y = (char *)g->acts + pl->a_off[l] * g->es;
     const float *scale = g->master + pl->grad_offset[l], *bias = scale + ch;
     if (!backward) return nvs_cudnn_bn_fwd(x->dnn, l, Y, g->ws_x, scale, bias);
-    float *dw = pl->grad_bf16 ? g->ws_w : (float *)g->grads + pl->grad_offset[l];
+    char *slot = (char *)g->grads + pl->grad_offset[l] * (pl->grad_bf16 ? 2 : 4);
+    const int direct = !pl->grad_bf16 && aligned(slot);
+    float *dw = direct ? (float *)slot : g->ws_w;
     NVS_CHECK(nvs_cudnn_bn_bwd(x->dnn, l, Y, g->ws_x, g->ws_dx, scale, dw, dw + ch));
-    if (pl->grad_bf16)
-        CUDA_TRY(nvs_kern_convert(g->ws_w, NVS_ELEM_F32, (char *)g->grads + pl->grad_offset[l] * 2, 1, 2 * ch,
-                                  g->compute));
+    if (!direct) CUDA_TRY(nvs_kern_convert(g->ws_w, NVS_ELEM_F32, slot, pl->grad_bf16, 2 * ch, g->compute));
     return NVS_OK;
 }
 
 /* Layer l's convolution in cuDNN: input (ws_x) and output (the layer's stored output) in NCHW. The weight
  * gradient goes straight into the layer's gradient slot when the types agree (an fp32 step with fp32 gradients,
- * bf16 with bf16); otherwise cuDNN writes it in the compute type, and it is cast into the gradients as autograd
- * does for autocast's cast weight. */
+ * bf16 with bf16) and the slot is aligned; otherwise cuDNN writes it in the data type into scratch, and it is
+ * cast into the gradients as autograd does for autocast's cast weight. */
 static nvs_result_t gconv(nvs_train_exec *x, int l, int kind)
 {
     struct gpu_impl *g = G(x);
@@ -167,8 +206,10 @@ static nvs_result_t gconv(nvs_train_exec *x, int l, int kind)
     if (kind == NVS_GEMM_DGRAD) return nvs_cudnn_dgrad(x->dnn, l, Y, W, g->ws_dx);
     size_t wn = (size_t)(ly->gemm_n * ly->gemm_k), ges = pl->grad_bf16 ? 2 : 4;
     int same_type = el == NVS_ELEM_BF16 ? pl->grad_bf16 : el == NVS_ELEM_F32 && !pl->grad_bf16;
-    int direct = (size_t)ly->params >= wn && same_type;
     char *slot = (char *)g->grads + pl->grad_offset[l] * ges;
+    /* gradients lie packed in bucket order, so a slot may start anywhere: straight in only where it is as
+     * aligned as the buffers cuDNN's Find timed on */
+    int direct = (size_t)ly->params >= wn && same_type && aligned(slot);
     NVS_CHECK(nvs_cudnn_wgrad(x->dnn, l, g->ws_x, Y, direct ? (void *)slot : (void *)g->ws_w));
     if (!direct && ly->params > 0) {
         size_t cnt = (size_t)ly->params < wn ? (size_t)ly->params : wn;
@@ -416,10 +457,7 @@ static void gteardown(nvs_train_exec *x)
     for (int i = 0; i < 2; i++)
         if (g->mark[i]) cudaEventDestroy(g->mark[i]);
     if (g->blas) cublasDestroy(g->blas);
-    nvs_cudnn_close(x->dnn); /* before its stream goes */
-    x->dnn = NULL;
-    free(x->conv_native); /* norm_native is its second half */
-    x->conv_native = x->norm_native = NULL;
+    nvs_train_exec_cudnn_off(x); /* before its stream goes */
     if (g->compute) cudaStreamDestroy(g->compute);
     if (g->comm) cudaStreamDestroy(g->comm);
     free(g->bucket_ev);

@@ -73,6 +73,11 @@ nvs_result_t nvs_train_plan_make(const nvs_profile *p, int batch, nvs_precision 
     size_t wtot = 0, atot = 0;
     for (int l = 0; l < L; l++) {
         const nvs_layer *ly = &p->layers[l];
+        /* each layer's weights and output start on a 128-element boundary (256 bytes at bf16/fp16, 512 at fp32):
+         * at least the alignment cudaMalloc gives, which cuBLAS's and cuDNN's fastest kernels need and with which
+         * cuDNN's Find timed its candidates (an ssd300 head's output is 6 elements past one otherwise) */
+        wtot = (wtot + 127) / 128 * 128;
+        atot = (atot + 127) / 128 * 128;
         plan->w_off[l] = wtot;
         plan->a_off[l] = atot;
         size_t w = (size_t)(ly->gemm_n * ly->gemm_k);

@@ -163,8 +163,9 @@ static int parse_geom(struct parser *ps, const char *val, nvs_layer *l)
         return fail(ps, "conv2d=%s: padding %d is not smaller than the %dx%d filter", val, l->geom.pad, l->geom.r,
                     l->geom.s), -1;
     if (l->geom.r > l->geom.h + 2 * l->geom.pad || l->geom.s > l->geom.w + 2 * l->geom.pad)
-        return fail(ps, "conv2d=%s: the %dx%d filter is larger than the padded %dx%d input", val, l->geom.r,
-                    l->geom.s, l->geom.h, l->geom.w), -1;
+        return fail(ps, "conv2d=%s: the %dx%d filter is larger than the %dx%d input padded to %dx%d", val,
+                    l->geom.r, l->geom.s, l->geom.h, l->geom.w, l->geom.h + 2 * l->geom.pad,
+                    l->geom.w + 2 * l->geom.pad), -1;
     return 0;
 }
 
@@ -189,6 +190,9 @@ static int check_geom(struct parser *ps, const nvs_layer *l)
 /* bn=B: a 2-d batch norm over the layer's output, B of its ew passes (profile.h). */
 static int check_bn(struct parser *ps, const nvs_layer *l)
 {
+    if (l->bn_passes <= 0)
+        return fail(ps, "layer '%s': bn=0: a batch norm makes passes of its own (leave bn= out for other layers)",
+                    l->name), -1;
     if (l->bn_passes > l->ew_passes)
         return fail(ps, "layer '%s': bn=%g passes of its batch norm, more than its ew=%g", l->name, l->bn_passes,
                     l->ew_passes), -1;
