@@ -2,8 +2,8 @@
 # The cuDNN path (src/train/conv.h) on the other built-in profiles that give convolution geometry, where it meets
 # what ResNet-50 does not: ssd300's head outputs at an odd batch (layer buffers not 16-byte aligned before the
 # 128-element rounding of train_plan.c), maskrcnn_nvidia's frozen stem (convolutions without weight gradients),
-# each at fp32, bf16 and fp16, with --cudnn on; and the tests that cover it (cudnn_abi, gpu_train).
-# Usage: tools/device/cudnn-check.sh DIR
+# each at fp32, bf16 and fp16, with --cudnn on; and the tests that cover it (cudnn_abi, gpu_train; TESTS=0: not).
+# MODELS="NAME:BATCH ..." instead of those two. Usage: tools/device/cudnn-check.sh DIR
 . "$(dirname "$0")/lib.sh"
 R=$1
 O=${OUT:-/tmp}
@@ -14,10 +14,12 @@ gpu_build "$R"
 describe "$R"
 commands_header
 CUDNN_LIB=$(ls -d /opt/*/.venv/lib/python3*/site-packages/nvidia/cudnn/lib 2>/dev/null | head -1)
-step "tests: cudnn_abi, gpu_train"
-rec cudnn-abi timeout 60 tests/run.sh cudnn_abi
-rec gpu-train timeout 240 tests/run.sh gpu_train
-for M in ssd300:3 maskrcnn_nvidia:1; do
+if [ "${TESTS:-1}" = 1 ]; then
+    step "tests: cudnn_abi, gpu_train"
+    rec cudnn-abi timeout 60 tests/run.sh cudnn_abi
+    rec gpu-train timeout 240 tests/run.sh gpu_train
+fi
+for M in ${MODELS:-ssd300:3 maskrcnn-nvidia:1}; do
     for P in fp32 bf16 fp16; do
         step "${M%%:*} batch ${M#*:} $P --cudnn on"
         rec "${M%%:*}-$P" env LD_LIBRARY_PATH="$CUDNN_LIB" timeout 120 ./nvscale train --model "${M%%:*}" \
