@@ -321,10 +321,10 @@ static void print_training(const json_t *trains, int gpu, FILE *to)
                 fprintf(to, "  %s\n", note);
         }
     }
-    json_array_foreach(trains, i, t) nvs_print_conv_note(t, "  ", to);
+    json_array_foreach(trains, i, t) nvs_print_cudnn_notes(t, "  ", to);
 }
 
-void nvs_print_conv_note(const json_t *t, const char *prefix, FILE *to)
+void nvs_print_cudnn_notes(const json_t *t, const char *prefix, FILE *to)
 {
     const char *model = json_string_value(json_object_get(t, "model"));
     const json_t *cv = json_object_get(t, "conv"), *bn = json_object_get(t, "batchnorm");

@@ -287,11 +287,8 @@ static nvs_result_t prepare(nvs_ctx *run, const char *model, nvs_profile *prof, 
                       "GEMMs; cuDNN needs the GPUs (NCCL backend)", run->backend.ops->name);
         return NVS_ERR_USAGE;
     }
-    int for_cudnn = 0; /* layers cuDNN would run (train_gpu.c): convolutions with a geometry, non-bf16 batch norms */
-    for (int l = 0; l < prof->nlayers; l++)
-        for_cudnn += nvs_layer_has_geom(&prof->layers[l]) ||
-                     (prof->layers[l].bn_passes > 0 && cfg->precision != NVS_PREC_BF16);
-    if (gpu && cfg->cudnn == NVS_CUDNN_ON && for_cudnn) { /* refused before anything is measured */
+    if (gpu && cfg->cudnn == NVS_CUDNN_ON && nvs_cudnn_layers(prof, cfg->precision, NULL, NULL, NULL)) {
+        /* refused before anything is measured */
         char why[320];
         if (nvs_cudnn_probe(why, sizeof why) != NVS_OK) {
             if (rt->rank == 0) nvs_error("--cudnn on: cuDNN cannot run the convolutions and batch norms: %s", why);

@@ -81,6 +81,6 @@ void nvs_print_summary(const nvs_ctx *run, const json_t *root, FILE *to);
 /* The lines on how a training workload (run.json trains[k]) ran its convolutions and batch norms, each after
  * `prefix`; nothing for a
  * workload without such layers (summary.h nvs_summary_cudnn_note). */
-void nvs_print_conv_note(const json_t *train, const char *prefix, FILE *to);
+void nvs_print_cudnn_notes(const json_t *train, const char *prefix, FILE *to);
 
 #endif

@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "core/err.h"
+#include "core/precision.h"
 #include "train/cudnn_min.h"
 #include "workload/profile.h"
 
@@ -24,6 +25,15 @@ typedef enum {
 
 const char *nvs_cudnn_mode_name(nvs_cudnn_mode m); /* "auto" / "on" / "off" */
 int nvs_cudnn_mode_parse(const char *s, nvs_cudnn_mode *out); /* 0, or -1 when s is none of them */
+
+/* Whether the step runs a profile's batch norms (bn=) in cuDNN at this precision: at fp32 (and tf32) and fp16, where
+ * PyTorch calls cuDNN's (cudnn::bn_fw_tr_1C11 and bn_bw_1C11 kernels in its ResNet-50 step), not at bf16, where it
+ * runs its own (batch_norm_collect_statistics, batch_norm_transform_input: results/h200x1-census). */
+int nvs_cudnn_runs_bn(nvs_precision prec);
+/* The layers of p cuDNN can run at prec: convolutions that give their geometry (*conv) and batch norms (*bn, 0 at
+ * a precision where PyTorch does not run them there; *bn_total: all those the profile marks). Returns the sum of
+ * the two (0: nothing for cuDNN to do). */
+int nvs_cudnn_layers(const nvs_profile *p, nvs_precision prec, int *conv, int *bn, int *bn_total);
 
 /* One convolution as cuDNN is given it: NCHW input n x c x h x w, k filters of c x r x s, stride u, padding p,
  * output n x k x ho x wo. */

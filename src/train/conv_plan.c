@@ -22,6 +22,22 @@ int nvs_cudnn_mode_parse(const char *s, nvs_cudnn_mode *out)
     return -1;
 }
 
+int nvs_cudnn_runs_bn(nvs_precision prec) { return prec != NVS_PREC_BF16; }
+
+int nvs_cudnn_layers(const nvs_profile *p, nvs_precision prec, int *conv, int *bn, int *bn_total)
+{
+    int c = 0, b = 0;
+    for (int l = 0; l < p->nlayers; l++) {
+        c += nvs_layer_has_geom(&p->layers[l]);
+        b += p->layers[l].bn_passes > 0;
+    }
+    if (conv) *conv = c;
+    if (bn_total) *bn_total = b;
+    if (!nvs_cudnn_runs_bn(prec)) b = 0;
+    if (bn) *bn = b;
+    return c + b;
+}
+
 double nvs_conv_in_elems(const nvs_conv_shape *s) { return (double)s->n * s->c * s->h * s->w; }
 double nvs_conv_out_elems(const nvs_conv_shape *s) { return (double)s->n * s->k * s->ho * s->wo; }
 
@@ -32,7 +48,7 @@ int nvs_conv_shape_of(const nvs_layer *ly, int batch, nvs_conv_shape *out)
     s.n = batch;
     s.r = ly->geom.r;
     s.s = ly->geom.s;
-    s.c = (int)(ly->gemm_k / ((double)s.r * s.s)); /* whole: profile.c checked K = C*R*S */
+    s.c = (int)nvs_layer_geom_channels(ly); /* whole: profile.c checked K = C*R*S */
     s.h = ly->geom.h;
     s.w = ly->geom.w;
     s.k = (int)ly->gemm_n;

@@ -133,22 +133,17 @@ static nvs_result_t cudnn_plan(nvs_train_exec *x, int bn_ok)
 /* What PyTorch runs in cuDNN runs in cuDNN (train/conv.h), unless --cudnn off, or cuDNN is missing or fails under
  * --cudnn auto (then x->conv_why says why, and the layers run as implicit GEMMs and passes): the convolutions
  * whose geometry the profile gives, their algorithms found by timing within half the memory left after the
- * step's own buffers; and the batch norms (bn=) at fp32 and fp16, where PyTorch calls cuDNN's
- * (cudnn::bn_fw_tr_1C11 and bn_bw_1C11 kernels in its ResNet-50 step), not at bf16, where it runs its own
- * (batch_norm_collect_statistics, batch_norm_transform_input: results/h200x1-census). */
+ * step's own buffers; and the batch norms (bn=) at the precisions PyTorch runs them there (nvs_cudnn_runs_bn). */
 static nvs_result_t cudnn_setup(nvs_train_exec *x)
 {
     struct gpu_impl *g = G(x);
     const nvs_train_plan *pl = x->plan;
     const nvs_profile *p = pl->profile;
-    for (int l = 0; l < p->nlayers; l++) {
-        x->conv_geom_layers += nvs_layer_has_geom(&p->layers[l]);
-        x->bn_total += p->layers[l].bn_passes > 0;
-    }
-    const int bn_ok = pl->precision != NVS_PREC_BF16;
+    const int any = nvs_cudnn_layers(p, pl->precision, &x->conv_geom_layers, NULL, &x->bn_total);
+    const int bn_ok = nvs_cudnn_runs_bn(pl->precision);
     if (x->bn_total && !bn_ok)
         snprintf(x->bn_why, sizeof x->bn_why, "PyTorch runs bf16 batch norms in its own kernels, not cuDNN's");
-    if ((!x->conv_geom_layers && !(x->bn_total && bn_ok)) || x->cudnn_mode == NVS_CUDNN_OFF) return NVS_OK;
+    if (!any || x->cudnn_mode == NVS_CUDNN_OFF) return NVS_OK;
     char why[sizeof x->conv_why] = "";
     nvs_result_t r = nvs_cudnn_open(g->compute, p->nlayers, &x->dnn, why, sizeof why);
     if (r == NVS_OK) {

@@ -85,7 +85,7 @@ nvs_result_t nvs_train_plan_make(const nvs_profile *p, int batch, nvs_precision 
         atot += (size_t)(fmax(ly->act_elems, ly->gemm_m * ly->gemm_n) * batch); /* the stored output */
         size_t x = (size_t)(ly->gemm_m * batch * ly->gemm_k); /* GEMM input (im2col for a convolution) */
         if (nvs_layer_has_geom(ly)) { /* or the convolution's own input, larger for a strided 1x1 (train/conv.h) */
-            size_t in = (size_t)(ly->gemm_k / ((double)ly->geom.r * ly->geom.s) * ly->geom.h * ly->geom.w * batch);
+            size_t in = (size_t)(nvs_layer_geom_channels(ly) * ly->geom.h * ly->geom.w * batch);
             if (in > x) x = in;
         }
         if (ly->bn_passes > 0 && (size_t)(ly->act_elems * batch) > x) /* a batch norm's output and its gradient */

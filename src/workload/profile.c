@@ -172,7 +172,7 @@ static int parse_geom(struct parser *ps, const char *val, nvs_layer *l)
 /* The geometry agrees with the layer's implicit GEMM (profile.h). */
 static int check_geom(struct parser *ps, const nvs_layer *l)
 {
-    const double rs = (double)l->geom.r * l->geom.s;
+    const double rs = (double)l->geom.r * l->geom.s; /* K's share per input channel */
     const int ho = nvs_layer_geom_out(l->geom.h, l->geom.r, l->geom.stride, l->geom.pad);
     const int wo = nvs_layer_geom_out(l->geom.w, l->geom.s, l->geom.stride, l->geom.pad);
     if (fmod(l->gemm_k, rs) != 0)

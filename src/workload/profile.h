@@ -117,6 +117,8 @@ const char *const *nvs_profile_builtin_names(void);
 /* A layer whose convolution geometry is known (conv2d=): its input channels and output size. */
 static inline int nvs_layer_has_geom(const nvs_layer *l) { return l->geom.r > 0; }
 static inline int nvs_layer_geom_out(int in, int win, int stride, int pad) { return (in + 2 * pad - win) / stride + 1; }
+/* its input channels (K = C * R * S) */
+static inline double nvs_layer_geom_channels(const nvs_layer *l) { return l->gemm_k / ((double)l->geom.r * l->geom.s); }
 
 static inline double nvs_layer_fwd_flops(const nvs_layer *l) { return 2.0 * l->gemm_m * l->gemm_n * l->gemm_k; }
 

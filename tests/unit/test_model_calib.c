@@ -67,12 +67,19 @@ static json_t *train_row(int n, double step, double compute, double comm)
     return r;
 }
 
+/* The built-in GPU and machine presets (a failure stops the test). */
+static void builtin_presets(nvs_presets *ps)
+{
+    char err[1024] = "";
+    memset(ps, 0, sizeof *ps);
+    T_EQ_I(nvs_presets_load_builtin(ps, err, sizeof err), NVS_OK);
+}
+
 static void t_round_trip(void)
 {
     nvs_presets ps;
-    memset(&ps, 0, sizeof ps);
     char err[1024] = "";
-    T_EQ_I(nvs_presets_load_builtin(&ps, err, sizeof err), NVS_OK);
+    builtin_presets(&ps);
     nvs_profile prof;
     if (nvs_profile_load("resnet50", &prof, err, sizeof err) != NVS_OK) T_FAIL("resnet50: %s", err);
 
@@ -138,9 +145,8 @@ static void t_fixtures_within_tolerance(void)
     static const char *const runs[] = {"tests/fixtures/model/h200x2_nvlink_resnet50.json",
                                        "tests/fixtures/model/h200x2_shm_bert.json"};
     nvs_presets ps;
-    memset(&ps, 0, sizeof ps);
     char err[1024] = "";
-    T_EQ_I(nvs_presets_load_builtin(&ps, err, sizeof err), NVS_OK);
+    builtin_presets(&ps);
     for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
         nvs_calibration cal;
         nvs_calib_opts o = {NULL, NULL, NULL, 0};
@@ -167,9 +173,8 @@ static void t_fixtures_within_tolerance(void)
 static void t_cudnn_run(void)
 {
     nvs_presets ps;
-    memset(&ps, 0, sizeof ps);
     char err[1024] = "";
-    T_EQ_I(nvs_presets_load_builtin(&ps, err, sizeof err), NVS_OK);
+    builtin_presets(&ps);
     nvs_calibration cal;
     nvs_calib_opts o = {NULL, NULL, NULL, 0};
     if (nvs_calibrate("tests/fixtures/model/h200x1_bf16_resnet50_cudnn.json", &ps, &o, &cal, err, sizeof err) != NVS_OK)
@@ -193,9 +198,8 @@ static void t_cudnn_run(void)
 static void t_bad_runs(void)
 {
     nvs_presets ps;
-    memset(&ps, 0, sizeof ps);
     char err[1024] = "";
-    T_EQ_I(nvs_presets_load_builtin(&ps, err, sizeof err), NVS_OK);
+    builtin_presets(&ps);
     nvs_calibration cal;
     nvs_calib_opts o = {NULL, NULL, NULL, 0};
     mkdir("tests/tmp", 0755);

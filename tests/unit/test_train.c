@@ -371,6 +371,20 @@ static void t_conv_plan(void)
     T_NEAR(x.layout_bytes, per_elem * 50176, both * 1e-12);
     nvs_train_plan_free(&pl);
     nvs_profile_free(&p);
+    /* what cuDNN runs of the built-ins: ResNet-50's 53 convolutions, and its 53 batch norms except at bf16 */
+    int conv = -1, bn = -1, bn_total = -1;
+    T_EQ_I(nvs_profile_load("resnet50", &p, err, sizeof err), NVS_OK);
+    T_EQ_I(nvs_cudnn_layers(&p, NVS_PREC_BF16, &conv, &bn, &bn_total), 53);
+    T_EQ_I(conv, 53);
+    T_EQ_I(bn, 0);
+    T_EQ_I(bn_total, 53);
+    T_EQ_I(nvs_cudnn_layers(&p, NVS_PREC_FP16, &conv, &bn, &bn_total), 106);
+    T_EQ_I(bn, 53);
+    T_EQ_I(nvs_cudnn_layers(&p, NVS_PREC_FP32, NULL, NULL, NULL), 106);
+    nvs_profile_free(&p);
+    T_EQ_I(nvs_profile_load("bert-large-mlm128", &p, err, sizeof err), NVS_OK);
+    T_EQ_I(nvs_cudnn_layers(&p, NVS_PREC_FP32, &conv, &bn, &bn_total), 0);
+    nvs_profile_free(&p);
 }
 
 /* A batch norm (bn=) the executor runs in a library: its call forward and backward, in place of its share of the
