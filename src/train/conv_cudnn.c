@@ -27,10 +27,13 @@ struct shape_state {
     int layers;
 };
 
-/* a batch norm's tensors: NCHW input of n x c x pixels x 1, and cuDNN's derived per-channel parameter tensor */
+/* a batch norm's tensors: NCHW input of n x c x pixels x 1, and cuDNN's derived per-channel parameter tensor;
+ * the workspace its forward and backward ask for (in the shared one) and the reserve space each layer of this
+ * shape keeps from its forward to its backward */
 struct bn_state {
     int n, c, pixels, elem;
     nvsdnn_tensor_t x, param;
+    size_t ws_fwd, ws_bwd, reserve;
 };
 
 struct nvs_cudnn {
@@ -52,6 +55,8 @@ struct nvs_cudnn {
      * as a BatchNorm2d keeps them): at bn_stat_off[l] in bn_stats, bn_stat_total floats in all */
     size_t *bn_stat_off, bn_stat_total;
     float *bn_stats;
+    size_t *bn_reserve_off, bn_reserve_total; /* per layer: its reserve space at bn_reserve_off[l] bytes */
+    char *bn_reserve;
 };
 
 static nvs_result_t dnn_fail(const nvs_cudnn *c, const char *call, nvsdnn_status_t st)
@@ -104,8 +109,11 @@ static const char *load_api(void *lib, struct nvsdnn_api *a)
         {"cudnnConvolutionBackwardData", &a->ConvolutionBackwardData},
         {"cudnnConvolutionBackwardFilter", &a->ConvolutionBackwardFilter},
         {"cudnnDeriveBNTensorDescriptor", &a->DeriveBNTensorDescriptor},
-        {"cudnnBatchNormalizationForwardTraining", &a->BatchNormalizationForwardTraining},
-        {"cudnnBatchNormalizationBackward", &a->BatchNormalizationBackward},
+        {"cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize", &a->GetBatchNormalizationForwardTrainingExWorkspaceSize},
+        {"cudnnGetBatchNormalizationBackwardExWorkspaceSize", &a->GetBatchNormalizationBackwardExWorkspaceSize},
+        {"cudnnGetBatchNormalizationTrainingExReserveSpaceSize", &a->GetBatchNormalizationTrainingExReserveSpaceSize},
+        {"cudnnBatchNormalizationForwardTrainingEx", &a->BatchNormalizationForwardTrainingEx},
+        {"cudnnBatchNormalizationBackwardEx", &a->BatchNormalizationBackwardEx},
     };
     for (size_t i = 0; i < sizeof syms / sizeof syms[0]; i++)
         if (!load_sym(lib, syms[i].name, syms[i].slot)) return syms[i].name;
@@ -143,7 +151,7 @@ nvs_result_t nvs_cudnn_open(void *stream, int nlayers, nvs_cudnn **out, char *wh
     *out = NULL;
     nvs_cudnn *c = calloc(1, sizeof *c);
     int *shape_of = calloc(nlayers > 0 ? 2 * (size_t)nlayers : 1, sizeof *shape_of);
-    size_t *stat_off = calloc(nlayers > 0 ? (size_t)nlayers : 1, sizeof *stat_off);
+    size_t *stat_off = calloc(nlayers > 0 ? 2 * (size_t)nlayers : 1, sizeof *stat_off);
     if (!c || !shape_of || !stat_off) {
         free(c);
         free(shape_of);
@@ -153,6 +161,7 @@ nvs_result_t nvs_cudnn_open(void *stream, int nlayers, nvs_cudnn **out, char *wh
     }
     c->shape_of = shape_of;
     c->bn_stat_off = stat_off;
+    c->bn_reserve_off = stat_off + nlayers;
     c->bn_of = shape_of + nlayers;
     c->nlayers = nlayers;
     for (int l = 0; l < 2 * nlayers; l++) c->shape_of[l] = -1;
@@ -312,6 +321,14 @@ static nvs_result_t not_planned(int l, const char *what);
 
 int nvs_cudnn_has_bn(const nvs_cudnn *c, int l) { return c && l >= 0 && l < c->nlayers && c->bn_of[l] >= 0; }
 
+/* layer l's reserve space: its own, since its backward runs after other layers' forwards (256-byte aligned, as
+ * cudaMalloc's own blocks are) */
+static void reserve_for(nvs_cudnn *c, int l, size_t bytes)
+{
+    c->bn_reserve_off[l] = c->bn_reserve_total;
+    c->bn_reserve_total += (bytes + 255) / 256 * 256;
+}
+
 nvs_result_t nvs_cudnn_add_bn(nvs_cudnn *c, int l, int n, int ch, int pixels, int elem)
 {
     if (l < 0 || l >= c->nlayers || n < 1 || ch < 1 || pixels < 1 || c->bn_stats) return NVS_ERR_USAGE;
@@ -321,6 +338,7 @@ nvs_result_t nvs_cudnn_add_bn(nvs_cudnn *c, int l, int n, int ch, int pixels, in
         const struct bn_state *b = &c->bns[i];
         if (b->n == n && b->c == ch && b->pixels == pixels && b->elem == elem) {
             c->bn_of[l] = i;
+            reserve_for(c, l, b->reserve);
             return NVS_OK;
         }
     }
@@ -335,7 +353,17 @@ nvs_result_t nvs_cudnn_add_bn(nvs_cudnn *c, int l, int n, int ch, int pixels, in
     DNN_TRY(c, c->api.CreateTensorDescriptor(&b->param));
     DNN_TRY(c, c->api.SetTensor4dDescriptor(b->x, NVSDNN_TENSOR_NCHW, nvs_conv_dtype(elem), n, ch, pixels, 1));
     DNN_TRY(c, c->api.DeriveBNTensorDescriptor(b->param, b->x, NVSDNN_BATCHNORM_SPATIAL));
+    DNN_TRY(c, c->api.GetBatchNormalizationForwardTrainingExWorkspaceSize(
+                   c->h, NVSDNN_BATCHNORM_SPATIAL, NVSDNN_BATCHNORM_OPS_BN, b->x, NULL, b->x, b->param, NULL,
+                   &b->ws_fwd));
+    DNN_TRY(c, c->api.GetBatchNormalizationBackwardExWorkspaceSize(c->h, NVSDNN_BATCHNORM_SPATIAL,
+                                                                   NVSDNN_BATCHNORM_OPS_BN, b->x, b->x, b->x, NULL,
+                                                                   b->x, b->param, NULL, &b->ws_bwd));
+    DNN_TRY(c, c->api.GetBatchNormalizationTrainingExReserveSpaceSize(c->h, NVSDNN_BATCHNORM_SPATIAL,
+                                                                      NVSDNN_BATCHNORM_OPS_BN, NULL, b->x,
+                                                                      &b->reserve));
     c->bn_of[l] = c->nbns - 1;
+    reserve_for(c, l, b->reserve);
     return NVS_OK;
 }
 
@@ -345,9 +373,11 @@ nvs_result_t nvs_cudnn_bn_fwd(nvs_cudnn *c, int l, const void *x, void *y, const
     const struct bn_state *b = &c->bns[c->bn_of[l]];
     const float one = 1.0f, zero = 0.0f;
     float *st = c->bn_stats + c->bn_stat_off[l];
-    DNN_TRY(c, c->api.BatchNormalizationForwardTraining(c->h, NVSDNN_BATCHNORM_SPATIAL, &one, &zero, b->x, x, b->x, y,
-                                                        b->param, scale, bias, BN_MOMENTUM, st, st + b->c, BN_EPS,
-                                                        st + 2 * b->c, st + 3 * b->c));
+    void *rs = b->reserve ? c->bn_reserve + c->bn_reserve_off[l] : NULL;
+    DNN_TRY(c, c->api.BatchNormalizationForwardTrainingEx(
+                   c->h, NVSDNN_BATCHNORM_SPATIAL, NVSDNN_BATCHNORM_OPS_BN, &one, &zero, b->x, x, NULL, NULL, b->x, y,
+                   b->param, scale, bias, BN_MOMENTUM, st, st + b->c, BN_EPS, st + 2 * b->c, st + 3 * b->c, NULL,
+                   c->ws, c->ws_bytes, rs, b->reserve));
     return NVS_OK;
 }
 
@@ -358,9 +388,13 @@ nvs_result_t nvs_cudnn_bn_bwd(nvs_cudnn *c, int l, const void *x, const void *dy
     const struct bn_state *b = &c->bns[c->bn_of[l]];
     const float one = 1.0f, zero = 0.0f;
     const float *st = c->bn_stats + c->bn_stat_off[l];
-    DNN_TRY(c, c->api.BatchNormalizationBackward(c->h, NVSDNN_BATCHNORM_SPATIAL, &one, &zero, &one, &zero, b->x, x,
-                                                 b->x, dy, b->x, dx, b->param, scale, dscale, dbias, BN_EPS,
-                                                 st + 2 * b->c, st + 3 * b->c));
+    void *rs = b->reserve ? c->bn_reserve + c->bn_reserve_off[l] : NULL;
+    /* y is only read with a fused activation (none here): cuDNN's documentation allows NULL with OPS_BN */
+    DNN_TRY(c, c->api.BatchNormalizationBackwardEx(c->h, NVSDNN_BATCHNORM_SPATIAL, NVSDNN_BATCHNORM_OPS_BN, &one,
+                                                   &zero, &one, &zero, b->x, x, NULL, NULL, b->x, dy, NULL, NULL,
+                                                   b->x, dx, b->param, scale, NULL, dscale, dbias, BN_EPS,
+                                                   st + 2 * b->c, st + 3 * b->c, NULL, c->ws, c->ws_bytes, rs,
+                                                   b->reserve));
     return NVS_OK;
 }
 
@@ -375,10 +409,22 @@ nvs_result_t nvs_cudnn_workspace(nvs_cudnn *c, double *bytes)
         /* finite values before the first forward writes them */
         CUDA_TRY(cudaMemset(c->bn_stats, 0, c->bn_stat_total * sizeof(float)));
     }
+    if (c->bn_reserve_total > 0 && !c->bn_reserve) {
+        cudaError_t e = cudaMalloc((void **)&c->bn_reserve, c->bn_reserve_total);
+        if (e != cudaSuccess) {
+            nvs_error("cudaMalloc of %zu bytes for the batch norms' reserve space failed: %s", c->bn_reserve_total,
+                      cudaGetErrorString(e));
+            return NVS_ERR_CUDA;
+        }
+    }
     size_t need = 0;
     for (int i = 0; i < c->nshapes; i++)
         for (int d = 0; d < 3; d++)
             if (c->shapes[i].algo[d] >= 0 && c->shapes[i].ws[d] > need) need = c->shapes[i].ws[d];
+    for (int i = 0; i < c->nbns; i++) { /* the batch norms run between the convolutions, in the same workspace */
+        if (c->bns[i].ws_fwd > need) need = c->bns[i].ws_fwd;
+        if (c->bns[i].ws_bwd > need) need = c->bns[i].ws_bwd;
+    }
     *bytes = (double)need;
     if (need <= c->ws_bytes) return NVS_OK;
     if (c->ws) CUDA_TRY(cudaFree(c->ws));
@@ -452,6 +498,7 @@ void nvs_cudnn_close(nvs_cudnn *c)
         if (c->bns[i].param) c->api.DestroyTensorDescriptor(c->bns[i].param);
     }
     if (c->bn_stats) cudaFree(c->bn_stats);
+    if (c->bn_reserve) cudaFree(c->bn_reserve);
     free(c->bns);
     if (c->ws) cudaFree(c->ws);
     if (c->h) c->api.Destroy(c->h);

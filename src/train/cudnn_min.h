@@ -16,6 +16,7 @@ enum { NVSDNN_TENSOR_NCHW = 0 };                                               /
 enum { NVSDNN_CROSS_CORRELATION = 1 };                                         /* cudnnConvolutionMode_t */
 enum { NVSDNN_DEFAULT_MATH = 0, NVSDNN_TENSOR_OP_MATH = 1, NVSDNN_FMA_MATH = 3 }; /* cudnnMathType_t */
 enum { NVSDNN_BATCHNORM_SPATIAL = 1 };                                         /* cudnnBatchNormMode_t */
+enum { NVSDNN_BATCHNORM_OPS_BN = 0 };                                          /* cudnnBatchNormOps_t */
 
 /* cudnnConvolution{Fwd,BwdData,BwdFilter}AlgoPerf_t: the three share this layout */
 typedef struct {
@@ -44,6 +45,8 @@ typedef cudnnTensorFormat_t nvsdnn_format_t;
 typedef cudnnConvolutionMode_t nvsdnn_convmode_t;
 typedef cudnnMathType_t nvsdnn_math_t;
 typedef cudnnBatchNormMode_t nvsdnn_bnmode_t;
+typedef cudnnBatchNormOps_t nvsdnn_bnops_t;
+typedef cudnnActivationDescriptor_t nvsdnn_activation_t;
 typedef cudnnConvolutionFwdAlgo_t nvsdnn_fwd_algo_t;
 typedef cudnnConvolutionBwdDataAlgo_t nvsdnn_dgrad_algo_t;
 typedef cudnnConvolutionBwdFilterAlgo_t nvsdnn_wgrad_algo_t;
@@ -57,7 +60,8 @@ typedef void *nvsdnn_tensor_t; /* cudnnTensorDescriptor_t */
 typedef void *nvsdnn_filter_t; /* cudnnFilterDescriptor_t */
 typedef void *nvsdnn_conv_t;   /* cudnnConvolutionDescriptor_t */
 typedef int nvsdnn_status_t;   /* cudnnStatus_t */
-typedef int nvsdnn_dtype_t, nvsdnn_format_t, nvsdnn_convmode_t, nvsdnn_math_t, nvsdnn_bnmode_t; /* the enums */
+typedef int nvsdnn_dtype_t, nvsdnn_format_t, nvsdnn_convmode_t, nvsdnn_math_t, nvsdnn_bnmode_t, nvsdnn_bnops_t;
+typedef void *nvsdnn_activation_t; /* cudnnActivationDescriptor_t (always NULL here: no fused activation) */
 typedef int nvsdnn_fwd_algo_t, nvsdnn_dgrad_algo_t, nvsdnn_wgrad_algo_t;
 typedef nvsdnn_perf_t nvsdnn_fwd_perf_t, nvsdnn_dgrad_perf_t, nvsdnn_wgrad_perf_t;
 typedef void *nvsdnn_stream_t; /* cudaStream_t */
@@ -106,19 +110,30 @@ struct nvsdnn_api {
                                                  void *ws, size_t ws_bytes, const void *beta, nvsdnn_filter_t,
                                                  void *dw);
     nvsdnn_status_t (*DeriveBNTensorDescriptor)(nvsdnn_tensor_t derived, nvsdnn_tensor_t x, nvsdnn_bnmode_t);
-    nvsdnn_status_t (*BatchNormalizationForwardTraining)(nvsdnn_handle_t, nvsdnn_bnmode_t, const void *alpha,
-                                                         const void *beta, nvsdnn_tensor_t, const void *x,
-                                                         nvsdnn_tensor_t, void *y, nvsdnn_tensor_t param,
-                                                         const void *scale, const void *bias, double avg_factor,
-                                                         void *running_mean, void *running_var, double epsilon,
-                                                         void *save_mean, void *save_inv_var);
-    nvsdnn_status_t (*BatchNormalizationBackward)(nvsdnn_handle_t, nvsdnn_bnmode_t, const void *alpha_data,
-                                                  const void *beta_data, const void *alpha_param,
-                                                  const void *beta_param, nvsdnn_tensor_t, const void *x,
-                                                  nvsdnn_tensor_t, const void *dy, nvsdnn_tensor_t, void *dx,
-                                                  nvsdnn_tensor_t param, const void *scale, void *dscale,
-                                                  void *dbias, double epsilon, const void *save_mean,
-                                                  const void *save_inv_var);
+    /* The Ex batch norm, as PyTorch's cudnn_batch_norm calls it (CUDNN_BATCHNORM_OPS_BN, no z, no activation):
+     * cuDNN picks among more kernels there (e.g. the single-read __half2 ones) than in the plain function. */
+    nvsdnn_status_t (*GetBatchNormalizationForwardTrainingExWorkspaceSize)(
+        nvsdnn_handle_t, nvsdnn_bnmode_t, nvsdnn_bnops_t, nvsdnn_tensor_t x, nvsdnn_tensor_t z, nvsdnn_tensor_t y,
+        nvsdnn_tensor_t param, nvsdnn_activation_t, size_t *bytes);
+    nvsdnn_status_t (*GetBatchNormalizationBackwardExWorkspaceSize)(
+        nvsdnn_handle_t, nvsdnn_bnmode_t, nvsdnn_bnops_t, nvsdnn_tensor_t x, nvsdnn_tensor_t y, nvsdnn_tensor_t dy,
+        nvsdnn_tensor_t dz, nvsdnn_tensor_t dx, nvsdnn_tensor_t dparam, nvsdnn_activation_t, size_t *bytes);
+    nvsdnn_status_t (*GetBatchNormalizationTrainingExReserveSpaceSize)(nvsdnn_handle_t, nvsdnn_bnmode_t,
+                                                                       nvsdnn_bnops_t, nvsdnn_activation_t,
+                                                                       nvsdnn_tensor_t x, size_t *bytes);
+    nvsdnn_status_t (*BatchNormalizationForwardTrainingEx)(
+        nvsdnn_handle_t, nvsdnn_bnmode_t, nvsdnn_bnops_t, const void *alpha, const void *beta, nvsdnn_tensor_t,
+        const void *x, nvsdnn_tensor_t, const void *z, nvsdnn_tensor_t, void *y, nvsdnn_tensor_t param,
+        const void *scale, const void *bias, double avg_factor, void *running_mean, void *running_var,
+        double epsilon, void *save_mean, void *save_inv_var, nvsdnn_activation_t, void *ws, size_t ws_bytes,
+        void *reserve, size_t reserve_bytes);
+    nvsdnn_status_t (*BatchNormalizationBackwardEx)(
+        nvsdnn_handle_t, nvsdnn_bnmode_t, nvsdnn_bnops_t, const void *alpha_data, const void *beta_data,
+        const void *alpha_param, const void *beta_param, nvsdnn_tensor_t, const void *x, nvsdnn_tensor_t,
+        const void *y, nvsdnn_tensor_t, const void *dy, nvsdnn_tensor_t, void *dz, nvsdnn_tensor_t, void *dx,
+        nvsdnn_tensor_t param, const void *scale, const void *bias, void *dscale, void *dbias, double epsilon,
+        const void *save_mean, const void *save_inv_var, nvsdnn_activation_t, void *ws, size_t ws_bytes,
+        void *reserve, size_t reserve_bytes);
 };
 
 #endif

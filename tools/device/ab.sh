@@ -1,0 +1,58 @@
+#!/bin/bash
+# A change to the synthetic step against the commit before it, on ONE GPU, in one call: the working tree's
+# nvscale ("new") and a baseline built from BASE_TAR (`git archive -o base.tar REV`, copied in as an untracked
+# file; "base"), with PyTorch (tools/ddp_bench.py at world size 1) as the reference. ROUNDS times, alternating:
+# PyTorch, then each binary at each precision in PRECS (default "fp16 fp32") for MODEL (default resnet50) at
+# BATCH (default 128). With KERNELS=1, first one step of each binary under Nsight Compute at the first precision
+# (every kernel's duration, CSV). The GPU training test runs first. cuDNN is the one PyTorch's environment carries, on LD_LIBRARY_PATH.
+# Usage: BASE_TAR=base.tar tools/device/ab.sh DIR [ROUNDS (default 2)]
+. "$(dirname "$0")/lib.sh"
+R=$1
+ROUNDS=${2:-2}
+O=${OUT:-/tmp}
+MODEL=${MODEL:-resnet50}
+BATCH=${BATCH:-128}
+PRECS=${PRECS:-fp16 fp32}
+mkdir -p "$R/raw"
+trap 'tar czf "$O/ab-$(basename "$R").tar.gz" "$R"' EXIT
+[ -f "${BASE_TAR:-}" ] || { echo "BASE_TAR (a git archive of the baseline commit) not found: '${BASE_TAR:-}'"; exit 2; }
+step build
+gpu_build "$R"
+describe "$R"
+commands_header
+step "baseline build"
+BASE=/tmp/nvs-base
+rm -rf "$BASE" && mkdir -p "$BASE" && tar xf "$BASE_TAR" -C "$BASE" && cp -r .deps "$BASE/" &&
+    (cd "$BASE" && make -j32 NVCC_GENCODE="-gencode=arch=compute_90,code=sm_90" JANSSON_HOME=.deps/jansson \
+        >"$R/build-base.log" 2>&1) || { tail -30 "$R/build-base.log"; exit 1; }
+echo "baseline: $BASE_TAR (name it after its commit)" >>"$R/MACHINE.md"
+CUDNN_LIB=$(ls -d /opt/*/.venv/lib/python3*/site-packages/nvidia/cudnn/lib 2>/dev/null | head -1)
+echo "cuDNN library folder: ${CUDNN_LIB:-none found}" >>"$R/MACHINE.md"
+step "tests: gpu_train"
+rec gpu-train timeout 300 tests/run.sh gpu_train
+bin() { [ "$1" = new ] && echo ./nvscale || echo "$BASE/nvscale"; }
+P1=${PRECS%% *}
+if [ "${KERNELS:-0}" = 1 ]; then
+    for V in new base; do
+        step "kernels: $V $MODEL $P1"
+        rec "ncu-$V" env LD_LIBRARY_PATH="$CUDNN_LIB" timeout 240 $NCU --cache-control none \
+            --metrics gpu__time_duration.sum --csv --log-file "$R/ncu-$V.csv" "$(bin $V)" train --model "$MODEL" \
+            --precision "$P1" --batch "$BATCH" --gpus 1 --steps 1 --warmup-steps 0 --no-save
+        gzip -f "$R/ncu-$V.csv"
+    done
+fi
+C=""
+for P in $PRECS; do C="$C${C:+,}$MODEL:$P:$BATCH"; done
+for i in $(seq 1 "$ROUNDS"); do
+    step "round $i: PyTorch"
+    rec "pt-$i" timeout "${PT_TIMEOUT:-200}" python3 tools/ddp_bench.py --configs "$C" --steps 15 --warmup 3 \
+        --json "$R/raw/pt-$i.jsonl" --max-seconds $(( ${PT_TIMEOUT:-200} - 20 ))
+    for P in $PRECS; do
+        for V in new base; do
+            step "round $i: nvscale ($V) $P"
+            rec "nvs-$V-$P-$i" env LD_LIBRARY_PATH="$CUDNN_LIB" timeout 150 "$(bin $V)" train --model "$MODEL" \
+                --batch "$BATCH" --precision "$P" --steps 15 --warmup-steps 3 --out "$R/raw/nvs-$V-$P-$i"
+        done
+    done
+done
+step done
