@@ -103,20 +103,47 @@ __global__ void init_random_kernel(void *ptr, size_t count, int elem, unsigned s
     }
 }
 
-__global__ void axpb_kernel(void *ptr, size_t count, int elem, float a, float b)
+template <typename T> __device__ __forceinline__ float to_float(T v) { return (float)v; }
+template <> __device__ __forceinline__ float to_float<__half>(__half v) { return __half2float(v); }
+template <> __device__ __forceinline__ float to_float<__nv_bfloat16>(__nv_bfloat16 v) { return __bfloat162float(v); }
+template <typename T> __device__ __forceinline__ T of_float(float v) { return (T)v; }
+template <> __device__ __forceinline__ __half of_float<__half>(float v) { return __float2half_rn(v); }
+template <> __device__ __forceinline__ __nv_bfloat16 of_float<__nv_bfloat16>(float v) { return __float2bfloat16_rn(v); }
+
+// y = y * a + b in 16-byte accesses (8 half/bf16 or 4 float per thread and turn), as a framework's vectorized
+// element-wise kernels move memory (PyTorch's vectorized_elementwise_kernel<8, ...> for 2-byte types in its
+// ResNet-50 step, results/h200x1-census); scalar 2-byte accesses reached 1.4 TB/s on an H200
+// (results/h200x1-bnex, ncu). The last count % (16 / sizeof(T)) elements: block 0's first threads.
+template <typename T> __global__ void axpb_kernel(T *ptr, size_t count, float a, float b)
 {
-    for (size_t k = blockIdx.x * (size_t)blockDim.x + threadIdx.x; k < count; k += (size_t)gridDim.x * blockDim.x) {
-        if (elem == NVS_ELEM_BF16) {
-            __nv_bfloat16 *q = (__nv_bfloat16 *)ptr;
-            q[k] = __float2bfloat16_rn(__bfloat162float(q[k]) * a + b);
-        } else if (elem == NVS_ELEM_F16) {
-            __half *q = (__half *)ptr;
-            q[k] = __float2half_rn(__half2float(q[k]) * a + b);
-        } else {
-            float *q = (float *)ptr;
-            q[k] = q[k] * a + b;
-        }
+    constexpr int K = 16 / sizeof(T);
+    const size_t nvec = count / K;
+    uint4 *v = reinterpret_cast<uint4 *>(ptr);
+    for (size_t k = blockIdx.x * (size_t)blockDim.x + threadIdx.x; k < nvec; k += (size_t)gridDim.x * blockDim.x) {
+        uint4 w = v[k];
+        T *e = reinterpret_cast<T *>(&w);
+#pragma unroll
+        for (int i = 0; i < K; i++) e[i] = of_float<T>(to_float(e[i]) * a + b);
+        v[k] = w;
     }
+    const size_t t = nvec * K + threadIdx.x;
+    if (blockIdx.x == 0 && t < count) ptr[t] = of_float<T>(to_float(ptr[t]) * a + b);
+}
+
+// The same one element per thread, for a pointer not 16-byte aligned.
+template <typename T> __global__ void axpb_scalar_kernel(T *ptr, size_t count, float a, float b)
+{
+    for (size_t k = blockIdx.x * (size_t)blockDim.x + threadIdx.x; k < count; k += (size_t)gridDim.x * blockDim.x)
+        ptr[k] = of_float<T>(to_float(ptr[k]) * a + b);
+}
+
+template <typename T> int launch_axpb(void *ptr, size_t count, float a, float b, cudaStream_t s)
+{
+    if ((uintptr_t)ptr % 16)
+        axpb_scalar_kernel<T><<<blocks_for(count), kThreads, 0, s>>>((T *)ptr, count, a, b);
+    else
+        axpb_kernel<T><<<blocks_for(count / (16 / sizeof(T)) + 1), kThreads, 0, s>>>((T *)ptr, count, a, b);
+    return cudaGetLastError();
 }
 
 __global__ void sgd_kernel(float *w, float *m, const void *g, int g_bf16, size_t count, float gscale, float lr,
@@ -222,8 +249,9 @@ extern "C" int nvs_kern_axpb(void *ptr, size_t count, int elem, float a, float b
 {
     if (!count) return cudaSuccess;
     if (elem < NVS_ELEM_F32 || elem > NVS_ELEM_F16) return cudaErrorInvalidValue;
-    axpb_kernel<<<blocks_for(count), kThreads, 0, s>>>(ptr, count, elem, a, b);
-    return cudaGetLastError();
+    if (elem == NVS_ELEM_BF16) return launch_axpb<__nv_bfloat16>(ptr, count, a, b, s);
+    if (elem == NVS_ELEM_F16) return launch_axpb<__half>(ptr, count, a, b, s);
+    return launch_axpb<float>(ptr, count, a, b, s);
 }
 
 extern "C" int nvs_kern_copy(void *dst, const void *src, size_t bytes, cudaStream_t s)

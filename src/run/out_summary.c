@@ -339,12 +339,13 @@ void nvs_print_cudnn_notes(const json_t *t, const char *prefix, FILE *to)
                                      "implicit GEMMs in cuBLAS", json_string_value(json_object_get(cv, "mode")),
                                      json_string_value(json_object_get(cv, "why")), note, sizeof note))
         fprintf(to, "%s%s\n", prefix, note);
-    if (bn && nvs_summary_cudnn_note("batch norms", model,
-                                     !strcmp(json_string_value(json_object_get(bn, "engine")) ?: "", "cudnn"),
+    const char *bn_engine = json_string_value(json_object_get(bn, "engine")) ?: "";
+    if (bn && nvs_summary_cudnn_note("batch norms", model, !strcmp(bn_engine, "cudnn"),
                                      json_string_value(json_object_get(bn, "library")),
                                      (int)json_integer_value(json_object_get(bn, "layers")),
                                      (int)json_integer_value(json_object_get(bn, "of")),
-                                     "as PyTorch runs them at fp32 and fp16", "memory passes",
+                                     "as PyTorch runs them at fp32 and fp16",
+                                     !strcmp(bn_engine, "kernels") ? NVS_SUMMARY_BN_KERNELS : "memory passes",
                                      json_string_value(json_object_get(bn, "mode")),
                                      json_string_value(json_object_get(bn, "why")), note, sizeof note))
         fprintf(to, "%s%s\n", prefix, note);

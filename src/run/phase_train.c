@@ -144,15 +144,19 @@ static json_t *conv_json(const nvs_train_exec *x)
     return o;
 }
 
-/* How the batch norms (profile bn=) ran: in cuDNN, or as memory passes and why. NULL when the profile marks none. */
+/* How the batch norms (profile bn=) ran: in cuDNN ("layers" of them; any others in the executor's own kernels,
+ * "kernel_layers"), in the executor's kernels launched as PyTorch's own (train/norm_kernels.h), or as memory
+ * passes (the host executor); and why not in cuDNN. NULL when the profile marks none. */
 static json_t *bn_json(const nvs_train_exec *x)
 {
     if (!x->bn_total) return NULL;
-    const int native = x->norm_native && x->bn_layers > 0;
+    const int native = x->norm_native && x->bn_layers > 0, kern = x->norm_native && x->bn_kernel_layers > 0;
     json_t *o = json_pack("{s:s, s:s, s:i, s:i}", "mode", nvs_cudnn_mode_name(x->cudnn_mode), "engine",
-                          native ? "cudnn" : "passes", "layers", native ? x->bn_layers : 0, "of", x->bn_total);
+                          native ? "cudnn" : kern ? "kernels" : "passes", "layers",
+                          native ? x->bn_layers : kern ? x->bn_kernel_layers : 0, "of", x->bn_total);
     if (!o) return NULL;
     if (native) json_object_set_new(o, "library", json_string(x->conv_engine));
+    if (native && kern) json_object_set_new(o, "kernel_layers", json_integer(x->bn_kernel_layers));
     const char *why = x->bn_why[0] ? x->bn_why : !native && x->conv_why[0] ? x->conv_why : NULL;
     if (why) json_object_set_new(o, "why", json_string(why));
     return o;
@@ -326,7 +330,7 @@ static nvs_result_t prepare(nvs_ctx *run, const char *model, nvs_profile *prof, 
  * uses it, rather than some ranks running cuDNN's kernels and others GEMMs in one step. */
 static nvs_result_t conv_agree(nvs_rt *rt, nvs_train_exec *x)
 {
-    double mine = x->conv_native ? 1.0 : 0.0, all = mine;
+    double mine = x->dnn ? 1.0 : 0.0, all = mine;
     NVS_CHECK(nvs_allreduce_f64(rt, &all, 1, NVS_RT_MIN, "agreeing on the convolution library"));
     if (all > 0 || mine == 0) return NVS_OK;
     nvs_train_exec_cudnn_off(x);

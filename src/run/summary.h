@@ -37,6 +37,8 @@ int nvs_summary_compute_note(const char *model, int n, double step_us, double co
  * off)", or "...: 53 as FALLBACK, not cuDNN: WHY". `native`: whether they ran in `library`; `layers` of `total`
  * did; `why` NULL or the reason cuDNN is not used (for some of them or all); `detail` NULL or what to say in
  * parentheses. Returns 0 (buf untouched) for a workload without such layers (total 0). */
+/* What the batch norms cuDNN does not run run as, on a GPU (train/norm_kernels.h) */
+#define NVS_SUMMARY_BN_KERNELS "nvscale's kernels, launched as PyTorch launches its own"
 int nvs_summary_cudnn_note(const char *what, const char *model, int native, const char *library, int layers,
                            int total, const char *detail, const char *fallback, const char *mode, const char *why,
                            char *buf, size_t len);

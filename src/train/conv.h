@@ -20,7 +20,8 @@
 typedef enum {
     NVS_CUDNN_AUTO = 0, /* cuDNN when libcudnn.so.9 loads, else implicit GEMMs and passes (and the run says why) */
     NVS_CUDNN_ON,       /* cuDNN, or the run stops before measuring anything */
-    NVS_CUDNN_OFF,      /* implicit GEMMs (cuBLAS) and memory passes, as profiles without conv2d= always run */
+    NVS_CUDNN_OFF,      /* implicit GEMMs (cuBLAS), as profiles without conv2d= always run, and the batch norms in
+                         * nvscale's own kernels (train/norm_kernels.h) */
 } nvs_cudnn_mode;
 
 const char *nvs_cudnn_mode_name(nvs_cudnn_mode m); /* "auto" / "on" / "off" */

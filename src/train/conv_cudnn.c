@@ -11,6 +11,7 @@
 #include "core/gpu_check.h"
 #include "core/log.h"
 #include "train/conv_cudnn.h"
+#include "train/norm_kernels.h"
 
 /* The shared-library name of cuDNN 9 (the legacy API used here is also cuDNN 8's, whose library is .so.8; 9 is
  * what PyTorch 2.x wheels ship, in site-packages/nvidia/cudnn/lib). */
@@ -315,10 +316,6 @@ nvs_result_t nvs_cudnn_add_layer(nvs_cudnn *c, int l, const nvs_conv_shape *s, i
 
 static nvs_result_t not_planned(int l, const char *what);
 
-/* PyTorch's BatchNorm2d defaults: eps 1e-5, momentum 0.1 (cuDNN's exponential average factor) */
-#define BN_EPS 1e-5
-#define BN_MOMENTUM 0.1
-
 int nvs_cudnn_has_bn(const nvs_cudnn *c, int l) { return c && l >= 0 && l < c->nlayers && c->bn_of[l] >= 0; }
 
 /* layer l's reserve space: its own, since its backward runs after other layers' forwards (256-byte aligned, as
@@ -376,7 +373,7 @@ nvs_result_t nvs_cudnn_bn_fwd(nvs_cudnn *c, int l, const void *x, void *y, const
     void *rs = b->reserve ? c->bn_reserve + c->bn_reserve_off[l] : NULL;
     DNN_TRY(c, c->api.BatchNormalizationForwardTrainingEx(
                    c->h, NVSDNN_BATCHNORM_SPATIAL, NVSDNN_BATCHNORM_OPS_BN, &one, &zero, b->x, x, NULL, NULL, b->x, y,
-                   b->param, scale, bias, BN_MOMENTUM, st, st + b->c, BN_EPS, st + 2 * b->c, st + 3 * b->c, NULL,
+                   b->param, scale, bias, NVS_BN_MOMENTUM, st, st + b->c, NVS_BN_EPS, st + 2 * b->c, st + 3 * b->c, NULL,
                    c->ws, c->ws_bytes, rs, b->reserve));
     return NVS_OK;
 }
@@ -392,7 +389,7 @@ nvs_result_t nvs_cudnn_bn_bwd(nvs_cudnn *c, int l, const void *x, const void *dy
     /* y is only read with a fused activation (none here): cuDNN's documentation allows NULL with OPS_BN */
     DNN_TRY(c, c->api.BatchNormalizationBackwardEx(c->h, NVSDNN_BATCHNORM_SPATIAL, NVSDNN_BATCHNORM_OPS_BN, &one,
                                                    &zero, &one, &zero, b->x, x, NULL, NULL, b->x, dy, NULL, NULL,
-                                                   b->x, dx, b->param, scale, NULL, dscale, dbias, BN_EPS,
+                                                   b->x, dx, b->param, scale, NULL, dscale, dbias, NVS_BN_EPS,
                                                    st + 2 * b->c, st + 3 * b->c, NULL, c->ws, c->ws_bytes, rs,
                                                    b->reserve));
     return NVS_OK;

@@ -22,7 +22,7 @@ struct nvs_train_exec_ops {
     nvs_result_t (*copy_out)(nvs_train_exec *x, int layer, double copies);
     /* The gradient of a layer with parameters but no GEMM (embedding, norm): one pass over its slot. */
     nvs_result_t (*grad_pass)(nvs_train_exec *x, int layer);
-    /* Layer l's batch norm run by a library (x->norm_native[l]): forward, or backward with its parameters'
+    /* Layer l's batch norm run as a norm (x->norm_native[l]): forward, or backward with its parameters'
      * gradients (in place of grad_pass). */
     nvs_result_t (*norm)(nvs_train_exec *x, int layer, int backward);
     /* Start all-reducing bucket b (its gradients are complete on the compute stream). */
@@ -76,9 +76,10 @@ struct nvs_train_exec {
      * convolutions it runs of those that give a geometry, the batch norms it runs of those the profile marks,
      * why not the others (bn_why), its workspace, and the library state for run.json (conv_cudnn.h). */
     nvs_cudnn_mode cudnn_mode;
-    unsigned char *conv_native, *norm_native;
+    unsigned char *conv_native, *norm_native; /* norm_native[l]: NVS_NORM_CUDNN or NVS_NORM_KERNELS, 0 = passes */
     char conv_engine[48], conv_why[320], bn_why[160];
     int conv_layers, conv_geom_layers, bn_layers, bn_total;
+    int bn_kernel_layers; /* batch norms in the executor's own kernels (train/norm_kernels.h), not cuDNN's */
     double conv_ws_bytes;
     struct nvs_cudnn *dnn;
     void *impl;
@@ -97,9 +98,14 @@ static inline size_t nvs_copy_piece(size_t done, double copies, size_t count, si
     return c < chunk || !chunk ? c : chunk;
 }
 
+/* How the executor runs a batch norm (norm_native[l]): in cuDNN, or in its own kernels launched as PyTorch's own
+ * (train/norm_kernels.h: what PyTorch runs at bf16, or wherever it does not call cuDNN). The GPU executor runs
+ * every batch norm one way or the other; the host executor runs them as memory passes (norm_native NULL). */
+enum { NVS_NORM_CUDNN = 1, NVS_NORM_KERNELS = 2 };
+
 nvs_result_t nvs_train_exec_gpu(nvs_train_exec *x);  /* sets ops/impl */
-/* Stops using cuDNN (train_gpu.c): every layer back to GEMMs and passes, the library's memory freed; the reasons
- * (conv_why, bn_why) are the caller's to set. */
+/* Stops using cuDNN (train_gpu.c): convolutions back to GEMMs, batch norms to the executor's own kernels, the
+ * library's memory freed; the reasons (conv_why, bn_why) are the caller's to set. */
 void nvs_train_exec_cudnn_off(nvs_train_exec *x);
 nvs_result_t nvs_train_exec_host(nvs_train_exec *x);
 

@@ -16,6 +16,7 @@
 #include "core/gpu_check.h"
 #include "core/log.h"
 #include "train/conv_cudnn.h"
+#include "train/norm_kernels.h"
 #include "train/train_exec.h"
 
 struct gpu_impl {
@@ -29,6 +30,9 @@ struct gpu_impl {
     void *grads;
     void *buckets;         /* the framework's bucket buffers (plan->bucket_bytes > 0), else NULL */
     size_t es;             /* element size of the compute precision */
+    /* the batch norms' statistics for the executor's own kernels: layer l's 4 x its channels at bn_off[l] */
+    float *bn_stats;
+    size_t *bn_off;
 };
 
 static struct gpu_impl *G(nvs_train_exec *x) { return x->impl; }
@@ -80,15 +84,31 @@ static nvs_result_t cuda_sync(cudaStream_t s)
     return NVS_OK;
 }
 
+/* Every batch norm cuDNN does not run runs in the executor's own kernels (norm_kernels.h). */
+static void norms_to_kernels(nvs_train_exec *x)
+{
+    const int L = x->plan->profile->nlayers;
+    x->bn_kernel_layers = 0;
+    for (int l = 0; x->norm_native && l < L; l++) {
+        if (x->plan->profile->layers[l].bn_passes > 0 && x->norm_native[l] != NVS_NORM_CUDNN)
+            x->norm_native[l] = NVS_NORM_KERNELS;
+        x->bn_kernel_layers += x->norm_native[l] == NVS_NORM_KERNELS;
+    }
+}
+
 void nvs_train_exec_cudnn_off(nvs_train_exec *x)
 {
     nvs_cudnn_close(x->dnn); /* its workspace and statistics freed */
     x->dnn = NULL;
-    free(x->conv_native); /* norm_native is its second half */
-    x->conv_native = x->norm_native = NULL;
+    const int L = x->plan->profile->nlayers;
+    for (int l = 0; x->conv_native && l < L; l++) {
+        x->conv_native[l] = 0;
+        if (x->norm_native[l] == NVS_NORM_CUDNN) x->norm_native[l] = 0;
+    }
     x->conv_layers = x->bn_layers = 0;
     x->conv_engine[0] = '\0';
     x->conv_ws_bytes = 0;
+    norms_to_kernels(x);
 }
 
 /* Plans every layer cuDNN runs (the library is open). */
@@ -106,7 +126,7 @@ static nvs_result_t cudnn_plan(nvs_train_exec *x, int bn_ok)
             const double ch = ly->params / 2, pixels = ly->act_elems / ch;
             if (ly->act_elems * pl->batch <= 2147483647.0) { /* cuDNN's int sizes (profile.c checked ch, pixels) */
                 NVS_CHECK(nvs_cudnn_add_bn(x->dnn, l, pl->batch, (int)ch, (int)pixels, el));
-                x->norm_native[l] = 1;
+                x->norm_native[l] = NVS_NORM_CUDNN;
                 x->bn_layers++;
             }
         }
@@ -125,7 +145,8 @@ static nvs_result_t cudnn_plan(nvs_train_exec *x, int bn_ok)
                  "%d convolutions at batch %d hold 2^31 elements or more, beyond cuDNN's 4-d tensors: they run as "
                  "their implicit GEMMs", too_big, pl->batch);
     if (bn_ok && x->bn_layers < x->bn_total)
-        snprintf(x->bn_why, sizeof x->bn_why, "%d at batch %d hold 2^31 elements or more, beyond cuDNN's sizes",
+        snprintf(x->bn_why, sizeof x->bn_why,
+                 "%d at batch %d hold 2^31 elements or more, beyond cuDNN's sizes: they run in nvscale's kernels",
                  x->bn_total - x->bn_layers, pl->batch);
     return NVS_OK;
 }
@@ -147,9 +168,6 @@ static nvs_result_t cudnn_setup(nvs_train_exec *x)
     char why[sizeof x->conv_why] = "";
     nvs_result_t r = nvs_cudnn_open(g->compute, p->nlayers, &x->dnn, why, sizeof why);
     if (r == NVS_OK) {
-        x->conv_native = calloc(2 * (size_t)p->nlayers, 1);
-        if (!x->conv_native) return NVS_ERR_NOMEM;
-        x->norm_native = x->conv_native + p->nlayers;
         snprintf(x->conv_engine, sizeof x->conv_engine, "%s", nvs_cudnn_describe(x->dnn));
         r = cudnn_plan(x, bn_ok);
         if (r != NVS_OK) snprintf(why, sizeof why, "%s failed planning them (%s, above)", x->conv_engine,
@@ -166,21 +184,34 @@ static nvs_result_t cudnn_setup(nvs_train_exec *x)
     return r;
 }
 
-/* Layer l's batch norm in cuDNN: its stored output stands for its input, the input-gradient scratch for its
- * output (forward) and for the gradient arriving (backward); scale and bias are the fp32 master parameters, their
- * gradients go straight into aligned fp32 gradients, otherwise through fp32 scratch. */
+/* Layer l's batch norm, in cuDNN or in the executor's own kernels (norm_native[l]): its stored output stands for
+ * its input, the input-gradient scratch for its output (forward) and for the gradient arriving (backward); scale
+ * and bias are the fp32 master parameters, their gradients go straight into aligned fp32 gradients, otherwise
+ * through fp32 scratch. */
 static nvs_result_t gnorm(nvs_train_exec *x, int l, int backward)
 {
     struct gpu_impl *g = G(x);
     const nvs_train_plan *pl = x->plan;
-    const size_t ch = (size_t)(pl->profile->layers[l].params / 2);
+    const nvs_layer *ly = &pl->profile->layers[l];
+    const size_t ch = (size_t)(ly->params / 2);
+    const long long hw = (long long)(ly->act_elems / (double)ch); /* whole (profile.c checks bn= layers) */
+    const int kern = x->norm_native[l] == NVS_NORM_KERNELS, el = elem_of(pl);
     char *Y = (char *)g->acts + pl->a_off[l] * g->es;
     const float *scale = g->master + pl->grad_offset[l], *bias = scale + ch;
+    float *st = kern ? g->bn_stats + g->bn_off[l] : NULL;
+    if (!backward && kern) {
+        CUDA_TRY(nvs_kern_bn_fwd(Y, g->ws_x, el, pl->batch, (int)ch, hw, scale, bias, st, NVS_BN_MOMENTUM, NVS_BN_EPS,
+                                 g->compute));
+        return NVS_OK;
+    }
     if (!backward) return nvs_cudnn_bn_fwd(x->dnn, l, Y, g->ws_x, scale, bias);
     char *slot = (char *)g->grads + pl->grad_offset[l] * (pl->grad_bf16 ? 2 : 4);
     const int direct = !pl->grad_bf16 && aligned(slot);
     float *dw = direct ? (float *)slot : g->ws_w;
-    NVS_CHECK(nvs_cudnn_bn_bwd(x->dnn, l, Y, g->ws_x, g->ws_dx, scale, dw, dw + ch));
+    if (kern)
+        CUDA_TRY(nvs_kern_bn_bwd(Y, g->ws_x, g->ws_dx, el, pl->batch, (int)ch, hw, scale, st, dw, dw + ch, g->compute));
+    else
+        NVS_CHECK(nvs_cudnn_bn_bwd(x->dnn, l, Y, g->ws_x, g->ws_dx, scale, dw, dw + ch));
     if (!direct) CUDA_TRY(nvs_kern_convert(g->ws_w, NVS_ELEM_F32, slot, pl->grad_bf16, 2 * ch, g->compute));
     return NVS_OK;
 }
@@ -211,6 +242,26 @@ static nvs_result_t gconv(nvs_train_exec *x, int l, int kind)
         CUDA_TRY(nvs_kern_convert(g->ws_w, el, slot, pl->grad_bf16, cnt, g->compute));
     }
     return NVS_OK;
+}
+
+/* Statistics for every batch norm, since any may run in the executor's kernels (conv_agree, src/run, can turn
+ * cuDNN off after setup), and those cuDNN does not run, to the kernels. */
+static nvs_result_t bn_kernels_setup(nvs_train_exec *x)
+{
+    struct gpu_impl *g = G(x);
+    const nvs_profile *p = x->plan->profile;
+    size_t tot = 0;
+    g->bn_off = calloc((size_t)p->nlayers + 1, sizeof *g->bn_off);
+    if (!g->bn_off) return NVS_ERR_NOMEM;
+    for (int l = 0; l < p->nlayers; l++) {
+        g->bn_off[l] = tot;
+        if (p->layers[l].bn_passes > 0) tot += 4 * (size_t)(p->layers[l].params / 2);
+    }
+    if (!tot) return NVS_OK;
+    NVS_CHECK(dalloc((void **)&g->bn_stats, (double)tot * 4, "batch-norm statistics"));
+    CUDA_TRY(cudaMemsetAsync(g->bn_stats, 0, tot * 4, g->compute)); /* finite before the first forward */
+    norms_to_kernels(x);
+    return cuda_sync(g->compute);
 }
 
 static nvs_result_t gsetup(nvs_train_exec *x)
@@ -252,7 +303,11 @@ static nvs_result_t gsetup(nvs_train_exec *x)
     }
     CUDA_TRY(cudaMemsetAsync(g->momentum, 0, pl->grad_elems * 4, g->compute));
     CUDA_TRY(cudaStreamSynchronize(g->compute));
-    return cudnn_setup(x);
+    x->conv_native = calloc(2 * (size_t)L, 1); /* norm_native is its second half */
+    if (!x->conv_native) return NVS_ERR_NOMEM;
+    x->norm_native = x->conv_native + L;
+    NVS_CHECK(cudnn_setup(x));
+    return bn_kernels_setup(x);
 }
 
 static nvs_result_t ggemm(nvs_train_exec *x, int l, int kind)
@@ -442,7 +497,8 @@ static void gteardown(nvs_train_exec *x)
 {
     struct gpu_impl *g = G(x);
     if (!g) return;
-    void *bufs[] = {g->weights, g->acts, g->ws_x, g->ws_dx, g->ws_w, g->master, g->momentum, g->grads, g->buckets};
+    void *bufs[] = {g->weights, g->acts,     g->ws_x,  g->ws_dx,   g->ws_w,
+                    g->master,  g->momentum, g->grads, g->buckets, g->bn_stats};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         if (bufs[i]) cudaFree(bufs[i]);
     if (g->bucket_ev)
@@ -453,6 +509,9 @@ static void gteardown(nvs_train_exec *x)
         if (g->mark[i]) cudaEventDestroy(g->mark[i]);
     if (g->blas) cublasDestroy(g->blas);
     nvs_train_exec_cudnn_off(x); /* before its stream goes */
+    free(x->conv_native);
+    x->conv_native = x->norm_native = NULL;
+    free(g->bn_off);
     if (g->compute) cudaStreamDestroy(g->compute);
     if (g->comm) cudaStreamDestroy(g->comm);
     free(g->bucket_ev);

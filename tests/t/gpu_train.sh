@@ -18,6 +18,9 @@ expect 0 "convolutions of resnet50: 53 as implicit GEMMs in cuBLAS \(--cudnn off
     fail "layout copies: $(json_get $d/r50bf/run.json "d['train']['framework']['layout_copy_bytes_per_step']")"
 expect 0 "Training step: tiny-mlp" $NVS train --model tests/fixtures/train/tiny-mlp.prof --precision bf16 --grad-type bf16 \
     --steps 3 --warmup-steps 1 --no-save
+# without cuDNN the batch norms run in nvscale's own kernels (train/norm_kernels.h)
+[ "$(json_get $d/r50bf/run.json "d['train']['batchnorm']['engine'] == 'kernels' and d['train']['batchnorm']['layers'] == 53")" = "True" ] ||
+    fail "batch norms without cuDNN: $(json_get $d/r50bf/run.json "d['train']['batchnorm']")"
 # fp16 (autocast with a gradient scaler under pytorch-ddp): the layout copies as at bf16, and a step that runs
 expect 0 "Training step: resnet50, batch 16 per GPU, fp16" $NVS train --model resnet50 --batch 16 --precision fp16 \
     --steps 3 --warmup-steps 1 --cudnn off --out "$d/r50fp16"
@@ -30,12 +33,12 @@ expect 2 "needs .* GiB per GPU .* free: lower --batch" $NVS train --model gpt2-x
 # cuDNN runs the convolutions (src/train/conv.h) where it loads: at each precision, all 53 of ResNet-50's, their
 # shapes' algorithms chosen by timing (the stem's input needs no gradient: no dgrad for its shape alone), the
 # layout copies left to cuDNN, the fp16 weight gradients cast into fp32 gradients; and its 53 batch norms at fp32
-# and fp16, not at bf16 (PyTorch's choices)
+# and fp16, not at bf16 (PyTorch's choices), where they run in nvscale's kernels (train/norm_kernels.h)
 if root=$(cudnn_root); then
     libdir=${root#* }
     for prec in fp32 bf16 fp16; do
         bnline="batch norms of resnet50: 53 in cuDNN [0-9.]+ \(as PyTorch runs them at fp32 and fp16\)"
-        [ $prec = bf16 ] && bnline="batch norms of resnet50: 53 as memory passes, not cuDNN: PyTorch runs bf16"
+        [ $prec = bf16 ] && bnline="batch norms of resnet50: 53 as nvscale's kernels, launched as PyTorch launches its own, not cuDNN: PyTorch runs bf16"
         expect 0 "$bnline" env LD_LIBRARY_PATH="$libdir" $NVS train --model resnet50 --batch 4 --precision $prec \
             --steps 2 --warmup-steps 1 --cudnn on --no-save
         expect 0 "convolutions of resnet50: 53 in cuDNN [0-9]+\.[0-9]+\.[0-9]+ \([0-9]+ shapes" \
@@ -53,7 +56,7 @@ ok = (c["engine"] == "cudnn" and c["layers"] == 53 and sum(s["layers"] for s in 
       and all(r["step_us"] > 0 and r["compute_us"] > 0 for r in d["train"]["results"]))
 b = d["train"]["batchnorm"]
 if d["train"]["precision"] == "bf16":
-    ok = ok and b["engine"] == "passes" and b["layers"] == 0 and b["of"] == 53 and "bf16" in b["why"]
+    ok = ok and b["engine"] == "kernels" and b["layers"] == 53 and b["of"] == 53 and "bf16" in b["why"]
 else:
     ok = ok and b["engine"] == "cudnn" and b["layers"] == 53 and b["of"] == 53 and "why" not in b
 if not ok:

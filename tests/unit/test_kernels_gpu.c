@@ -1,10 +1,14 @@
-/* The GPU kernels the training step uses for a library's layout transforms (collectives/kernels.h:
- * nvs_kern_copy): every byte arrives at every access width its split picks (collectives/copy_split.h: 16, 8, 4,
- * 2 or 1 bytes, with head and tail bytes around the body), and nothing outside the copy is touched. Skipped
- * without a GPU. */
+/* The GPU kernels of the training step: a library's layout transforms (collectives/kernels.h: nvs_kern_copy):
+ * every byte arrives at every access width its split picks (collectives/copy_split.h: 16, 8, 4, 2 or 1 bytes,
+ * with head and tail bytes around the body), and nothing outside the copy is touched; the element-wise pass
+ * (nvs_kern_axpb) on every element, vectorized or not, and nothing past its end; the batch norm in nvscale's own
+ * kernels (train/norm_kernels.h) against the textbook formulas computed here. Skipped without a GPU. */
 #include <cuda_runtime_api.h>
+#include <math.h>
+#include <stdlib.h>
 
 #include "collectives/kernels.h"
+#include "train/norm_kernels.h"
 #include "t.h"
 
 #define N_BYTES (1u << 20)
@@ -62,5 +66,113 @@ static void t_copy_unaligned(void)
     T_EQ_I(nvs_kern_copy(dev_dst, dev_src, 0, 0), cudaSuccess); /* nothing to copy */
 }
 
-T_LIST = {T_CASE(t_copy_aligned), T_CASE(t_copy_unaligned)};
+/* y = 0.5 y + 1 over `count` floats at float offset `off` (16-byte aligned or not), the float after untouched */
+static void check_axpb(size_t off, size_t count)
+{
+    float *d = (float *)dev_dst, *h = (float *)host_dst;
+    for (size_t i = 0; i < off + count + 1; i++) h[i] = (float)(i % 97);
+    T_EQ_I(cudaMemcpy(d, h, (off + count + 1) * 4, cudaMemcpyHostToDevice), cudaSuccess);
+    T_EQ_I(nvs_kern_axpb(d + off, count, NVS_ELEM_F32, 0.5f, 1.0f, 0), cudaSuccess);
+    T_EQ_I(cudaMemcpy(h, d, (off + count + 1) * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+    size_t bad = 0;
+    for (size_t i = 0; i < off + count + 1; i++) {
+        float want = (float)(i % 97);
+        if (i >= off && i < off + count) want = want * 0.5f + 1.0f;
+        bad += h[i] != want;
+    }
+    T_EQ_U(bad, 0);
+}
+
+static void t_axpb(void)
+{
+    need_gpu();
+    check_axpb(0, 4096);  /* 16-byte vectors only */
+    check_axpb(0, 4099);  /* and a tail of 3 */
+    check_axpb(4, 1001);  /* aligned start, tail of 1 */
+    check_axpb(1, 1000);  /* not 16-byte aligned: one element per thread */
+    check_axpb(0, 3);     /* all tail */
+    /* half precision: 8 per vector; 0.5 x + 1 of a small integer is exact in fp16 and bf16 */
+    for (int el = NVS_ELEM_BF16; el <= NVS_ELEM_F16; el++) {
+        unsigned short *h = (unsigned short *)host_dst;
+        const size_t n = 1003;
+        /* 2.0 in each encoding: bf16 0x4000, fp16 0x4000; 0.5 * 2 + 1 = 2 again */
+        for (size_t i = 0; i < n + 1; i++) h[i] = 0x4000;
+        T_EQ_I(cudaMemcpy(dev_dst, h, (n + 1) * 2, cudaMemcpyHostToDevice), cudaSuccess);
+        T_EQ_I(nvs_kern_axpb(dev_dst, n, el, 0.5f, 1.0f, 0), cudaSuccess);
+        T_EQ_I(nvs_kern_axpb(dev_dst, n, el, 1.0f, 1.0f, 0), cudaSuccess); /* 3.0: bf16 0x4040, fp16 0x4200 */
+        T_EQ_I(cudaMemcpy(h, dev_dst, (n + 1) * 2, cudaMemcpyDeviceToHost), cudaSuccess);
+        const unsigned short three = el == NVS_ELEM_BF16 ? 0x4040 : 0x4200;
+        size_t bad = 0;
+        for (size_t i = 0; i < n; i++) bad += h[i] != three;
+        T_EQ_U(bad, 0);
+        T_EQ_U(h[n], 0x4000); /* past the end: untouched */
+    }
+}
+
+/* Batch norm forward and backward in fp32 on n x c x hw against the formulas in double */
+static void t_batchnorm(void)
+{
+    need_gpu();
+    enum { n = 3, c = 5, hw = 37, M = n * c * hw };
+    static float x[M], dy[M], y[M], dx[M], stats[4 * c], w[c], b[c], dw[c], db[c];
+    for (int i = 0; i < M; i++) {
+        x[i] = (float)((i * 37 % 101) - 50) / 25.0f;
+        dy[i] = (float)((i * 13 % 89) - 44) / 40.0f;
+    }
+    for (int k = 0; k < c; k++) {
+        w[k] = 0.5f + 0.25f * (float)k;
+        b[k] = 0.1f * (float)k;
+        stats[k] = 0.0f;     /* running mean */
+        stats[c + k] = 1.0f; /* running variance */
+    }
+    float *d;
+    T_EQ_I(cudaMalloc((void **)&d, sizeof(float) * (4 * (size_t)M + 8 * c)), cudaSuccess);
+    float *dX = d, *dY = d + M, *dDY = d + 2 * M, *dDX = d + 3 * M, *dS = d + 4 * M, *dW = dS + 4 * c, *dB = dW + c,
+          *dDW = dB + c, *dDB = dDW + c;
+    T_EQ_I(cudaMemcpy(dX, x, sizeof x, cudaMemcpyHostToDevice), cudaSuccess);
+    T_EQ_I(cudaMemcpy(dDY, dy, sizeof dy, cudaMemcpyHostToDevice), cudaSuccess);
+    T_EQ_I(cudaMemcpy(dS, stats, sizeof stats, cudaMemcpyHostToDevice), cudaSuccess);
+    T_EQ_I(cudaMemcpy(dW, w, sizeof w, cudaMemcpyHostToDevice), cudaSuccess);
+    T_EQ_I(cudaMemcpy(dB, b, sizeof b, cudaMemcpyHostToDevice), cudaSuccess);
+    T_EQ_I(nvs_kern_bn_fwd(dX, dY, NVS_ELEM_F32, n, c, hw, dW, dB, dS, 0.1f, 1e-5f, 0), cudaSuccess);
+    T_EQ_I(nvs_kern_bn_bwd(dX, dDY, dDX, NVS_ELEM_F32, n, c, hw, dW, dS, dDW, dDB, 0), cudaSuccess);
+    T_EQ_I(cudaMemcpy(y, dY, sizeof y, cudaMemcpyDeviceToHost), cudaSuccess);
+    T_EQ_I(cudaMemcpy(dx, dDX, sizeof dx, cudaMemcpyDeviceToHost), cudaSuccess);
+    T_EQ_I(cudaMemcpy(stats, dS, sizeof stats, cudaMemcpyDeviceToHost), cudaSuccess);
+    T_EQ_I(cudaMemcpy(dw, dDW, sizeof dw, cudaMemcpyDeviceToHost), cudaSuccess);
+    T_EQ_I(cudaMemcpy(db, dDB, sizeof db, cudaMemcpyDeviceToHost), cudaSuccess);
+    cudaFree(d);
+    double worst = 0;
+    for (int k = 0; k < c; k++) {
+        double s = 0, q = 0, g = 0, gx = 0;
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < hw; j++) s += x[(i * c + k) * hw + j];
+        const double m = (double)n * hw, mean = s / m;
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < hw; j++) {
+                const int e = (i * c + k) * hw + j;
+                q += (x[e] - mean) * (x[e] - mean);
+                g += dy[e];
+                gx += dy[e] * (x[e] - mean);
+            }
+        const double var = q / m, inv = 1 / sqrt(var + 1e-5);
+        T_NEAR(stats[2 * c + k], mean, 1e-5);
+        T_NEAR(stats[3 * c + k], inv, 1e-4 * inv);
+        T_NEAR(stats[k], 0.1 * mean, 1e-5);                       /* running mean from 0 */
+        T_NEAR(stats[c + k], 0.9 + 0.1 * q / (m - 1), 1e-4);       /* running variance (unbiased) from 1 */
+        T_NEAR(db[k], g, 1e-4 * (1 + fabs(g)));
+        T_NEAR(dw[k], gx * inv, 1e-4 * (1 + fabs(gx * inv)));
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < hw; j++) {
+                const int e = (i * c + k) * hw + j;
+                const double xh = (x[e] - mean) * inv, want_y = xh * w[k] + b[k];
+                const double want_dx = w[k] * inv * (dy[e] - g / m - xh * gx * inv / m);
+                worst = fmax(worst, fabs(y[e] - want_y) + fabs(dx[e] - want_dx));
+            }
+    }
+    T_ASSERT(worst < 1e-4);
+    T_EQ_I(nvs_kern_bn_fwd(dev_dst, dev_dst, 7, 1, 1, 1, w, b, stats, 0.1f, 1e-5f, 0), cudaErrorInvalidValue);
+}
+
+T_LIST = {T_CASE(t_copy_aligned), T_CASE(t_copy_unaligned), T_CASE(t_axpb), T_CASE(t_batchnorm)};
 T_MAIN

@@ -120,10 +120,13 @@ static void t_conv_note(void)
               "2^31 elements or more");
     T_EQ_I(nvs_summary_cudnn_note("convolutions", "resnet50", 0, NULL, 0, 53, det, gemm, "off", NULL, v, sizeof v), 1);
     T_EQ_S(v, "convolutions of resnet50: 53 as implicit GEMMs in cuBLAS (--cudnn off)");
-    T_EQ_I(nvs_summary_cudnn_note("batch norms", "resnet50", 0, NULL, 0, 53, NULL, "memory passes", "auto",
+    T_EQ_I(nvs_summary_cudnn_note("batch norms", "resnet50", 0, NULL, 53, 53, NULL, NVS_SUMMARY_BN_KERNELS, "auto",
                                   "PyTorch runs bf16 batch norms in its own kernels, not cuDNN's", v, sizeof v), 1);
-    T_EQ_S(v, "batch norms of resnet50: 53 as memory passes, not cuDNN: PyTorch runs bf16 batch norms in its own "
-              "kernels, not cuDNN's");
+    T_EQ_S(v, "batch norms of resnet50: 53 as nvscale's kernels, launched as PyTorch launches its own, not cuDNN: "
+              "PyTorch runs bf16 batch norms in its own kernels, not cuDNN's");
+    T_EQ_I(nvs_summary_cudnn_note("batch norms", "resnet50", 0, NULL, 0, 53, NULL, "memory passes", "off", NULL, v,
+                                  sizeof v), 1);
+    T_EQ_S(v, "batch norms of resnet50: 53 as memory passes (--cudnn off)");
 }
 
 T_LIST = {T_CASE(t_words), T_CASE(t_above_linear), T_CASE(t_collective_named), T_CASE(t_one_gpu), T_CASE(t_loss_named), T_CASE(t_compute_note), T_CASE(t_conv_note)};

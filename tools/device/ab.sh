@@ -3,8 +3,8 @@
 # nvscale ("new") and a baseline built from BASE_TAR (`git archive -o base.tar REV`, copied in as an untracked
 # file; "base"), with PyTorch (tools/ddp_bench.py at world size 1) as the reference. ROUNDS times, alternating:
 # PyTorch, then each binary at each precision in PRECS (default "fp16 fp32") for MODEL (default resnet50) at
-# BATCH (default 128). With KERNELS=1, first one step of each binary under Nsight Compute at the first precision
-# (every kernel's duration, CSV). The GPU training test runs first. cuDNN is the one PyTorch's environment carries, on LD_LIBRARY_PATH.
+# BATCH (default 128). With KERNELS="new base" (or either), first one step of those binaries under Nsight Compute
+# at the first precision (every kernel's duration, CSV). The GPU kernel and training tests run first. cuDNN is the one PyTorch's environment carries, on LD_LIBRARY_PATH.
 # Usage: BASE_TAR=base.tar tools/device/ab.sh DIR [ROUNDS (default 2)]
 . "$(dirname "$0")/lib.sh"
 R=$1
@@ -29,12 +29,13 @@ rm -rf "$BASE" && mkdir -p "$BASE" && tar xf "$BASE_TAR" -C "$BASE" && cp -r .de
 echo "baseline: $BASE_TAR (name it after its commit)" >>"$R/MACHINE.md"
 CUDNN_LIB=$(ls -d /opt/*/.venv/lib/python3*/site-packages/nvidia/cudnn/lib 2>/dev/null | head -1)
 echo "cuDNN library folder: ${CUDNN_LIB:-none found}" >>"$R/MACHINE.md"
-step "tests: gpu_train"
+step "tests: test_kernels_gpu, gpu_train"
+rec kernels-gpu timeout 60 tests/run.sh test_kernels_gpu
 rec gpu-train timeout 300 tests/run.sh gpu_train
 bin() { [ "$1" = new ] && echo ./nvscale || echo "$BASE/nvscale"; }
 P1=${PRECS%% *}
-if [ "${KERNELS:-0}" = 1 ]; then
-    for V in new base; do
+if [ -n "${KERNELS:-}" ]; then
+    for V in $KERNELS; do
         step "kernels: $V $MODEL $P1"
         rec "ncu-$V" env LD_LIBRARY_PATH="$CUDNN_LIB" timeout 240 $NCU --cache-control none \
             --metrics gpu__time_duration.sum --csv --log-file "$R/ncu-$V.csv" "$(bin $V)" train --model "$MODEL" \
