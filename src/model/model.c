@@ -204,18 +204,18 @@ int nvs_nccl_version_parse(const char *s, int *code)
     return 0;
 }
 
-int nvs_machine_p2p_level(const nvs_machine_spec *m)
+int nvs_machine_p2p_level(const nvs_machine_spec *m, int n)
 {
-    return m->p2p_by_rules ? nvs_nccl_p2p_level(m->nccl, m->cpu, m->gpus) : m->p2p_level;
+    return m->p2p_by_rules ? nvs_nccl_p2p_level(m->nccl, m->cpu, n) : m->p2p_level;
 }
 
-nvs_transport nvs_machine_transport(const nvs_machine_spec *m, const nvs_gpu_spec *g, int a, int b,
+nvs_transport nvs_machine_transport(const nvs_machine_spec *m, const nvs_gpu_spec *g, int a, int b, int n,
                                     int p2p_disabled)
 {
     if (p2p_disabled) return NVS_TR_SHM; /* NCCL_P2P_DISABLE=1 turns off the P2P transport, NVLink included */
     int cls = nvs_machine_class(m, g, a, b);
     if (cls == NVS_CLS_NV) return NVS_TR_NVLINK;
-    if (g->p2p_pcie && cls <= nvs_machine_p2p_level(m)) return NVS_TR_P2P;
+    if (g->p2p_pcie && cls <= nvs_machine_p2p_level(m, n)) return NVS_TR_P2P;
     return NVS_TR_SHM;
 }
 
@@ -262,10 +262,11 @@ static void down_from_cpu(const nvs_machine_spec *m, int b, flow_path *f)
     f->link[f->n++] = L_GPU_DN + b;
 }
 
-static void route(const nvs_machine_spec *m, const nvs_gpu_spec *g, int a, int b, int p2p_disabled, flow_path *f)
+static void route(const nvs_machine_spec *m, const nvs_gpu_spec *g, int a, int b, int n, int p2p_disabled,
+                  flow_path *f)
 {
     memset(f, 0, sizeof *f);
-    f->tr = nvs_machine_transport(m, g, a, b, p2p_disabled);
+    f->tr = nvs_machine_transport(m, g, a, b, n, p2p_disabled);
     int ka = socket_of(m, a), kb = socket_of(m, b);
     if (f->tr == NVS_TR_NVLINK) {
         f->link[f->n++] = L_NV_UP + a;
@@ -341,7 +342,7 @@ nvs_result_t nvs_ring_links_of(const nvs_machine_spec *m, const nvs_gpu_spec *g,
     int flows[L_COUNT] = {0};
     flow_path f[MAXG];
     for (int i = 0; i < n; i++) {
-        route(m, g, i, (i + 1) % n, p2p_disabled, &f[i]);
+        route(m, g, i, (i + 1) % n, n, p2p_disabled, &f[i]);
         for (int k = 0; k < f[i].n; k++) {
             count[f[i].link[k]] += f[i].load[k] > 0 ? f[i].load[k] : 1.0; /* unset: an ordinary link, load 1 */
             flows[f[i].link[k]]++;

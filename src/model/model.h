@@ -132,8 +132,9 @@ double nvs_allreduce_busbw(const nvs_ar_params *p, double bytes, nvs_algo *used)
 /* --- the link graph inside one node --------------------------------------------------------------------------- */
 
 /* NCCL's P2P rule (src/graph/paths.cc, ncclTopoCheckP2p): the farthest path class (NVS_CLS_*) over which
- * NCCL `nccl` (major*10000 + minor*100 + patch; 0 = today's rules) uses P2P on a node of `gpus` GPUs whose CPU
- * is `cpu` (NVS_CPU_*):
+ * NCCL `nccl` (major*10000 + minor*100 + patch; 0 = today's rules) uses P2P between `gpus` GPUs of one node, the
+ * communicator's GPUs there (NCCL counts the GPUs of its topology, which holds only the communicator's ranks'
+ * GPUs of the host: system->nodes[GPU].count), whose CPU is `cpu` (NVS_CPU_*):
  *   < 2.9.6            Intel: PHB (through the CPU, not across sockets: NVS_CLS_NODE); ARM: PXB; AMD and
  *                      others: SYS ("In general, use P2P whenever we can")
  *   2.9.6 .. 2.23.3    Intel, Zhaoxin, ARM: PXB; AMD: SYS
@@ -143,14 +144,14 @@ double nvs_allreduce_busbw(const nvs_ar_params *p, double bytes, nvs_algo *used)
 int nvs_nccl_p2p_level(int nccl, int cpu, int gpus);
 /* "2.7.8" -> 20708. 0, or -1 when s is not MAJOR.MINOR[.PATCH] with minor and patch below 100. */
 int nvs_nccl_version_parse(const char *s, int *code);
-/* The level machine m uses: its p2p_level, or NCCL's rule when p2p_by_rules. */
-int nvs_machine_p2p_level(const nvs_machine_spec *m);
+/* The level machine m uses between n GPUs of a communicator: its p2p_level, or NCCL's rule when p2p_by_rules. */
+int nvs_machine_p2p_level(const nvs_machine_spec *m, int n);
 
 /* Path class between GPUs a and b of machine m (NVS_CLS_NV if NVLink joins them). */
 int nvs_machine_class(const nvs_machine_spec *m, const nvs_gpu_spec *g, int a, int b);
 /* Transport NCCL uses between a and b: NVLink, else P2P if the GPU allows peer access over PCIe and the class
  * is within p2p_level, else SHM through host memory. p2p_disabled = NCCL_P2P_DISABLE=1 (SHM everywhere). */
-nvs_transport nvs_machine_transport(const nvs_machine_spec *m, const nvs_gpu_spec *g, int a, int b,
+nvs_transport nvs_machine_transport(const nvs_machine_spec *m, const nvs_gpu_spec *g, int a, int b, int n,
                                     int p2p_disabled);
 
 typedef struct {

@@ -145,14 +145,14 @@ static void t_classes(void)
     T_EQ_I(nvs_machine_class(&pairs, &a, 2, 3), NVS_CLS_NV);
     T_EQ_I(nvs_machine_class(&pairs, &a, 1, 2), NVS_CLS_PIX);
     /* transports: NCCL's default P2P level PXB; GeForce never P2P over PCIe; NCCL_P2P_DISABLE: SHM */
-    T_EQ_I(nvs_machine_transport(&cas, &a, 0, 5, 0), NVS_TR_P2P);
-    T_EQ_I(nvs_machine_transport(&sw1, &a, 0, 5, 0), NVS_TR_SHM);
+    T_EQ_I(nvs_machine_transport(&cas, &a, 0, 5, 8, 0), NVS_TR_P2P);
+    T_EQ_I(nvs_machine_transport(&sw1, &a, 0, 5, 8, 0), NVS_TR_SHM);
     nvs_gpu_spec g = gpu_3090();
-    T_EQ_I(nvs_machine_transport(&cas, &g, 0, 1, 0), NVS_TR_SHM);
-    T_EQ_I(nvs_machine_transport(&pairs, &g, 0, 1, 0), NVS_TR_NVLINK); /* GeForce P2P works over the bridge */
-    T_EQ_I(nvs_machine_transport(&pairs, &g, 0, 1, 1), NVS_TR_SHM);
+    T_EQ_I(nvs_machine_transport(&cas, &g, 0, 1, 8, 0), NVS_TR_SHM);
+    T_EQ_I(nvs_machine_transport(&pairs, &g, 0, 1, 8, 0), NVS_TR_NVLINK); /* GeForce P2P works over the bridge */
+    T_EQ_I(nvs_machine_transport(&pairs, &g, 0, 1, 8, 1), NVS_TR_SHM);
     sw1.p2p_level = NVS_CLS_SYS; /* NCCL_P2P_LEVEL=SYS */
-    T_EQ_I(nvs_machine_transport(&sw1, &a, 0, 5, 0), NVS_TR_P2P);
+    T_EQ_I(nvs_machine_transport(&sw1, &a, 0, 5, 8, 0), NVS_TR_P2P);
 }
 
 static void t_ring_links(void)
@@ -594,10 +594,18 @@ static void t_nccl_rules(void)
     m.p2p_by_rules = 1;
     m.cpu = NVS_CPU_AMD;
     m.nccl = 20708;
-    T_EQ_I(nvs_machine_transport(&m, &a, 3, 4, 0), NVS_TR_P2P);
+    T_EQ_I(nvs_machine_transport(&m, &a, 3, 4, 8, 0), NVS_TR_P2P);
     m.nccl = 22304;
-    T_EQ_I(nvs_machine_transport(&m, &a, 3, 4, 0), NVS_TR_SHM);
-    T_EQ_I(nvs_machine_transport(&m, &a, 3, 4, 1), NVS_TR_SHM); /* NCCL_P2P_DISABLE=1 */
+    T_EQ_I(nvs_machine_transport(&m, &a, 3, 4, 8, 0), NVS_TR_SHM);
+    T_EQ_I(nvs_machine_transport(&m, &a, 3, 4, 8, 1), NVS_TR_SHM); /* NCCL_P2P_DISABLE=1 */
+    /* NCCL counts the communicator's GPUs on the node, not the node's: two of the eight pair over P2P (SYS) */
+    T_EQ_I(nvs_machine_transport(&m, &a, 3, 4, 2, 0), NVS_TR_P2P);
+    T_EQ_I(nvs_machine_transport(&m, &a, 3, 4, 3, 0), NVS_TR_SHM);
+    nvs_ring_links rl;
+    T_EQ_I(nvs_ring_links_of(&m, &a, 2, 0, &rl), NVS_OK);
+    T_EQ_I(rl.transport, NVS_TR_P2P);
+    T_EQ_I(nvs_ring_links_of(&m, &a, 4, 0, &rl), NVS_OK);
+    T_EQ_I(rl.transport, NVS_TR_SHM);
 }
 
 static void t_host_budget(void)
