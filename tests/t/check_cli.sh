@@ -25,6 +25,7 @@ refused "--junit $tmp: is a directory, not a file" "$NVS" check "$good" --min-p2
 refused "the same file as another output" "$NVS" check "$good" --min-p2p 1 --junit "$tmp/o" --prometheus "$tmp/o"
 refused "--junit given twice" "$NVS" check "$good" --min-p2p 1 --junit "$tmp/o1" --junit "$tmp/o2"
 refused "expected COLL:SIZE:N:GBPS" "$NVS" check "$good" --min-busbw all_reduce:1G:300
+refused "n=1: one GPU has no bus bandwidth" "$NVS" check "$good" --min-busbw all_reduce:2M:1:1
 refused "expected COLL:SIZE:N:GBPS" "$NVS" check "$good" --min-busbw all_reduce:1G:2:300:4
 refused "field '' is empty" "$NVS" check "$good" --min-busbw all_reduce::2:300
 refused "field '1G n=2' is empty or holds a blank" "$NVS" check "$good" --min-busbw "all_reduce:1G n=2:2:300"
