@@ -31,10 +31,19 @@ static const struct subcommand table[] = {
 };
 static const int ntable = (int)(sizeof table / sizeof table[0]);
 
+/* `nvscale help` lists the subcommands; `nvscale help SUBCOMMAND` is `nvscale SUBCOMMAND --help` (as git does);
+ * an unknown name is an error (exit 2). */
 static int cmd_help(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
+    if (argc >= 2 && strcmp(argv[1], "help")) {
+        for (int i = 0; i < ntable; i++)
+            if (!strcmp(argv[1], table[i].name)) {
+                char *args[] = {argv[1], "--help", NULL};
+                return table[i].fn(2, args);
+            }
+        fprintf(nvs_stderr_once(), "nvscale help: unknown subcommand '%s'\nTry 'nvscale help'.\n", argv[1]);
+        return 2;
+    }
     printf("nvscale %s: how well do your GPUs talk to each other, and what does it do to training?\n\n"
            "usage: nvscale [SUBCOMMAND] [OPTIONS]      (mpirun -np N nvscale ...: one rank per GPU)\n\n",
            NVS_VERSION);

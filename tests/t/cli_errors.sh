@@ -49,6 +49,9 @@ expect 2 "--cudnn on: the mpi backend runs the training step on the CPU" $NVS tr
     --backend mpi --out $out
 expect 0 "usage: nvscale coll" $NVS coll --help
 expect 0 "nccl-tests style" $NVS help
+# help SUBCOMMAND is SUBCOMMAND --help (as git's); an unknown name is a usage error
+expect 0 "usage: nvscale model --gpu" $NVS help model
+expect 2 "nvscale help: unknown subcommand 'bogus'" $NVS help bogus
 expect 0 "NCCL" $NVS version
 [ -e "$out" ] && fail "a rejected command left $out behind"
 finish
