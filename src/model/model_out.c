@@ -177,8 +177,15 @@ static const char *batch_how(const nvs_model_config *c) { return c->batch_is_max
 static void print_one(FILE *f, const nvs_presets *ps, const nvs_model_series *s)
 {
     const nvs_model_config *c = &s->cfg;
-    fprintf(f, "%s: %s, %s, %s all-reduce%s, batch %d per GPU", c->label, c->profile->name,
-            nvs_precision_name(c->prec), nvs_algo_name(c->algo), c->p2p_disabled ? " (P2P disabled)" : "", c->batch);
+    /* an algorithm asked for that some rows cannot run falls back (model.h nvs_allreduce_us): the header says so,
+     * rather than naming an algorithm the rows do not use */
+    int fell_back = 0;
+    for (int i = 0; c->algo != NVS_ALGO_AUTO && i < s->npts; i++)
+        fell_back |= s->pts[i].n > 1 && s->pts[i].algo_used != c->algo;
+    fprintf(f, "%s: %s, %s, %s all-reduce%s%s, batch %d per GPU", c->label, c->profile->name,
+            nvs_precision_name(c->prec), nvs_algo_name(c->algo),
+            fell_back ? " asked (where the machine cannot run it, the ring: the algo column)" : "",
+            c->p2p_disabled ? " (P2P disabled)" : "", c->batch);
     if (c->batch_is_max)
         fprintf(f, " (the largest that fits %.1f GB: %.2f GB fixed + %.1f MB per sample)", c->gpu.memory_bytes / 1e9,
                 (s->mem.weights_bytes + s->mem.grads_bytes + s->mem.buckets_bytes + s->mem.optimizer_bytes +
