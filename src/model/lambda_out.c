@@ -20,11 +20,12 @@ static void fmt_pct(char *buf, size_t len, double v)
 /* the tolerance: 5 points at 8 GPUs, 8 at 2 and 4 */
 static double tolerance(int n) { return n == 8 ? 0.05 : 0.08; }
 
-/* "+0.4", "-0.0*" (a fitted cell), "+7.6!" (outside the tolerance) */
+/* "+0.4", "+0.0*" (a fitted cell), "+7.6!" (outside the tolerance); a difference that rounds to 0.0 reads
+ * "+0.0", never "-0.0" */
 static void fmt_err(char *buf, size_t len, double model, double meas, int fitted, int n)
 {
     if (isfinite(model) && isfinite(meas))
-        snprintf(buf, len, "%+.1f%s", 100 * (model - meas),
+        snprintf(buf, len, "%+.1f%s", fabs(100 * (model - meas)) < 0.05 ? 0.0 : 100 * (model - meas),
                  fitted ? "*" : fabs(model - meas) > tolerance(n) ? "!" : "");
     else
         snprintf(buf, len, "-");
