@@ -629,7 +629,8 @@ static int mode_calibrate(const opts *o, const nvs_presets *ps, int json)
     char err[1024] = "";
     nvs_result_t r = nvs_calibrate(o->calibrate, ps, &co, &c, err, sizeof err);
     if (r != NVS_OK) {
-        fprintf(stderr, "nvscale model: %s\n", err[0] ? err : nvs_result_text(r));
+        /* an empty err: the run.json loader already printed the one message */
+        if (err[0] || r != NVS_ERR_INPUT) fprintf(stderr, "nvscale model: %s\n", err[0] ? err : nvs_result_text(r));
         return nvs_exit_code(r);
     }
     int rc = 0;

@@ -185,7 +185,7 @@ nvs_result_t nvs_calibrate(const char *run_path, const nvs_presets *ps, const nv
     double *sizes = NULL, *xs = NULL, *ts = NULL;
     snprintf(out->run_path, sizeof out->run_path, "%s", run_path);
     if ((res = nvs_run_load(run_path, 0, &r)) != NVS_OK) {
-        snprintf(err, errlen, "%s: not a run.json nvscale can read (the message above says why)", run_path);
+        err[0] = '\0'; /* the loader said what is wrong, naming the file: one message, not two */
         return res;
     }
     if (o->model) {

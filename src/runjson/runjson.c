@@ -756,8 +756,12 @@ static nvs_result_t from_json(json_t *root, const char *name, unsigned need, nvs
     if (!json_is_string(s) || strcmp(json_string_value(s), NVS_RUN_SCHEMA)) {
         char d[80];
         describe(s, d, sizeof d);
-        vfail(v, "schema is %s, expected \"%s\" (a file of another nvscale version, or not a run.json)", d,
-              NVS_RUN_SCHEMA);
+        if (json_is_string(s) && !strncmp(json_string_value(s), "nvscale.model/", 14))
+            vfail(v, "schema is %s: a what-if projection (nvscale model --format json), not a measurement; this reads "
+                     "the run.json of a run (\"%s\")", d, NVS_RUN_SCHEMA);
+        else
+            vfail(v, "schema is %s, expected \"%s\" (a file of another nvscale version, or not a run.json)", d,
+                  NVS_RUN_SCHEMA);
         goto out;
     }
     r->schema = json_string_value(s);

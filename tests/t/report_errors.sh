@@ -32,5 +32,9 @@ expect2 "unknown option --bogus" --bogus tests/fixtures/runs/minimal_coll.json
 expect2 "option --title needs a value" tests/fixtures/runs/minimal_coll.json --title
 : >"$tmp/afile"
 expect_err 2 "not a directory" "$NVS" report --no-plots -o "$tmp/afile" tests/fixtures/runs/minimal_coll.json
+# a what-if projection is not a run: said so, not "another nvscale version"
+"$NVS" model --lambda --format json >"$tmp/lambda.json" || fail "model --lambda --format json"
+expect_err 2 "a what-if projection (nvscale model --format json), not a measurement" "$NVS" report --no-plots \
+    -o "$tmp/rep" "$tmp/lambda.json"
 "$NVS" report --help >"$tmp/help" 2>&1 && grep -q "usage: nvscale report" "$tmp/help" || fail "--help"
 finish
