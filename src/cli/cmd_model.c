@@ -39,6 +39,8 @@ static void usage(FILE *to)
             "buckets with backward; step time, exposed communication and efficiency for N = 1 ... 65536 GPUs.\n"
             "  --gpu ID[,ID]          GPU presets (--list-presets); two GPUs: the gap is explained\n"
             "  --machine ID[,ID]      machine presets (one node's GPUs, PCIe switches, NVLink)\n"
+            "  --pairs                GPU i on machine i (as many --gpu as --machine), not every combination:\n"
+            "                         two boxes compared, e.g. 3090 in one and A6000 in another; the gap explained\n"
             "  --model NAME|FILE      model profile: resnet50 ssd300 maskrcnn bert-large transformer-xl-large\n"
             "                         gpt2-xl bert-large-squad maskrcnn-nvidia, or a profile file (docs/profiles.md)\n"
             "  --batch B|max          per-GPU batch (default max: the largest that fits in the GPU's memory)\n"
@@ -83,13 +85,13 @@ typedef struct {
     const char *nccl, *dp, *step_cv, *host_mem, *framework;
     const char *preset_files[MAX_PRESET_FILES];
     int npreset_files;
-    int lambda, list, fit;
+    int lambda, list, fit, pairs;
 } opts;
 
 enum {
     O_GPU = 1000, O_MACHINE, O_MODEL, O_BATCH, O_GPUS, O_NODES, O_GPN, O_NET, O_PRECISION, O_GRAD, O_ALGO, O_P2P,
     O_BFIRST, O_BCAP, O_CALIBRATE, O_LAMBDA, O_LIST, O_PRESET_FILE, O_FORMAT, O_TOL, O_OVERLAP, O_NCCL, O_DP,
-    O_STEP_CV, O_FIT, O_HOST_MEM, O_FRAMEWORK
+    O_STEP_CV, O_FIT, O_HOST_MEM, O_FRAMEWORK, O_PAIRS
 };
 
 /* A list of positive integers in 1..hi, sorted, without duplicates. */
@@ -444,6 +446,10 @@ static int mode_project(const opts *o, const nvs_presets *ps, int json)
             rc = usage_error("%s", "--gpu and --machine: comma-separated ids, at most 16 combinations");
         goto out;
     }
+    if (o->pairs && ng != nm) {
+        rc = usage_error("--pairs: %d --gpu value(s) and %d --machine value(s); pairs need as many of each", ng, nm);
+        goto out;
+    }
     char err[1024];
     if (nvs_profile_load(o->model, &prof, err, sizeof err) != NVS_OK) {
         fprintf(stderr, "nvscale model: --model: %s\n", err);
@@ -458,6 +464,7 @@ static int mode_project(const opts *o, const nvs_presets *ps, int json)
             break;
         }
         for (int j = 0; j < nm && !rc; j++) {
+            if (o->pairs && j != i) continue; /* GPU i on machine i only */
             const nvs_preset *mp = nvs_presets_find(ps, NVS_PK_MACHINE, mw[j]);
             if (!mp) {
                 rc = usage_error("--machine '%s': unknown machine (nvscale model --list-presets)", mw[j]);
@@ -751,6 +758,7 @@ int cmd_model(int argc, char **argv)
         {"fit", no_argument, 0, O_FIT},
         {"host-mem-gbps", required_argument, 0, O_HOST_MEM},
         {"lambda", no_argument, 0, O_LAMBDA},
+        {"pairs", no_argument, 0, O_PAIRS},
         {"list-presets", no_argument, 0, O_LIST},
         {"preset-file", required_argument, 0, O_PRESET_FILE},
         {"format", required_argument, 0, O_FORMAT},
@@ -795,6 +803,10 @@ int cmd_model(int argc, char **argv)
         case O_FIT: o.fit = 1; break;
         case O_FORMAT: slot = &o.format; break;
         case O_LAMBDA: o.lambda = 1; break;
+        case O_PAIRS:
+            if (o.pairs) return usage_error("%s", "option --pairs given twice");
+            o.pairs = 1;
+            break;
         case O_LIST: o.list = 1; break;
         case O_PRESET_FILE:
             if (o.npreset_files == MAX_PRESET_FILES) return usage_error("%s", "at most 16 --preset-file");
@@ -820,6 +832,8 @@ int cmd_model(int argc, char **argv)
     if (o.tolerance && !o.calibrate) return usage_error("%s", "--tolerance goes with --calibrate");
     if (o.host_mem && !o.calibrate) return usage_error("%s", "--host-mem-gbps goes with --calibrate");
     if (o.fit && !o.lambda) return usage_error("%s", "--fit goes with --lambda");
+    if (o.pairs && (o.lambda || o.list || o.calibrate))
+        return usage_error("%s", "--pairs goes with --gpu and --machine (a projection)");
     if (o.lambda + o.list + (o.calibrate != NULL) > 1)
         return usage_error("%s", "--lambda, --list-presets and --calibrate: give one of them");
 

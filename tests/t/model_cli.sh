@@ -90,6 +90,13 @@ expect 0 "rtx6000ada @ lab-4gpu" $M --preset-file $P/good.txt --gpu rtx6000ada -
 expect 0 "our measurement at 300 W" $M --preset-file $P/good.txt --gpu rtx3090 --machine lab-4gpu --model resnet50
 expect 0 "lab-25g" $M --preset-file $P/good.txt --list-presets
 
+# --pairs: GPU i on machine i, two boxes compared with the gap explained; the counts must match
+expect 0 "why rtxa6000 scales better than rtx3090 at 8 GPUs" $M --gpu rtx3090,rtxa6000 \
+    --machine g482-z53-epyc7662,as-4124gs-epyc7502 --model bert-large --gpus 1,8 --pairs
+expect 2 "--pairs: 2 --gpu value\(s\) and 1 --machine value\(s\)" $M --gpu rtx3090,rtxa6000 --machine g482-z53-epyc7662 \
+    --model bert-large --pairs
+expect 2 "--pairs goes with --gpu and --machine" $M --lambda --pairs
+
 # calibration inputs
 expect 2 "cannot open|no such|No such" $M --calibrate tests/fixtures/model/none.json
 expect 2 "bad_syntax.json" $M --calibrate tests/fixtures/check/bad_syntax.json
