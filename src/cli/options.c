@@ -95,7 +95,8 @@ static const opt_spec specs[] = {
                                                  "runs one thread per visible GPU by itself"},
     {"gpus", OPT_GPUS, 1, S_MEASURE, "scaling and placement", "LIST", "GPU counts to measure, e.g. 1,2,4,8 (default 1,2,4,.. up to all)"},
     {"placement", OPT_PLACEMENT, 1, S_MEASURE, NULL, "first|best|worst", "which GPUs make up each count (default first)"},
-    {"model", OPT_MODEL, 1, S_RUN | S_TRAIN, "training step", "NAME|FILE[,..]", "resnet50 ssd300 maskrcnn bert-large transformer-xl-large\n"
+    {"model", OPT_MODEL, 1, S_RUN | S_TRAIN, "training step", "NAME|FILE[,..]", "resnet50 ssd300 maskrcnn maskrcnn-nvidia bert-large\n"
+                                                             "bert-large-mlm128 bert-large-squad transformer-xl-large\n"
                                                              "gpt2-xl, or a profile file; several, comma-separated (run's\n"
                                                              "default: bert-large,resnet50 on GPUs, resnet50 on the host)"},
     {"batch", OPT_BATCH, 1, S_RUN | S_TRAIN, NULL, "N", "samples per GPU (default: each profile's; 1 on the host backend)"},

@@ -422,6 +422,11 @@ void nvs_summary_verdict(const nvs_summary_facts *f, char *buf, size_t len)
                       isfinite(f->worst_eff) ? "; " : ": ", f->collective ? f->collective : "the collective",
                       f->pct_of_bound, f->hop_class ? f->hop_class : "link",
                       f->pct_of_bound < 50 ? " (low: see Why)" : "");
+    /* CPU ranks (the fallback without GPUs) share the host's cores with each other and with MPI's progress:
+     * the level read above says how the tool ran here, and moves from run to run, not how GPUs would scale */
+    if (!f->gpu && isfinite(f->worst_eff))
+        k += snprintf(buf + k, len > (size_t)k ? len - k : 0,
+                      " (host backend: CPU ranks stand in for GPUs, so this checks the tool, not a machine's GPUs)");
     (void)k;
 }
 

@@ -53,5 +53,11 @@ expect 0 "nccl-tests style" $NVS help
 expect 0 "usage: nvscale model --gpu" $NVS help model
 expect 2 "nvscale help: unknown subcommand 'bogus'" $NVS help bogus
 expect 0 "NCCL" $NVS version
+# every built-in profile is named in the --help of the commands that take --model
+for name in $(sed -n 's/^extern const char nvs_profile_text_\([a-z0-9_]*\)\[\];/\1/p' src/workload/profiles/builtin.h | tr _ -); do
+    for cmd in train model; do
+        $NVS $cmd --help 2>&1 | tr -s ' \n' '  ' | grep -q " $name[ ,]" || fail "nvscale $cmd --help does not name the built-in profile $name"
+    done
+done
 [ -e "$out" ] && fail "a rejected command left $out behind"
 finish

@@ -37,6 +37,11 @@ static void t_above_linear(void)
     f.worst_eff = 1.04; /* within timing noise: read as scaling */
     nvs_summary_verdict(&f, v, sizeof v);
     T_ASSERT(!strncmp(v, "GOOD: ", 6));
+    /* CPU ranks: the level is said to be the tool's, not a GPU verdict */
+    T_CONTAINS(v, "(host backend: CPU ranks stand in for GPUs, so this checks the tool, not a machine's GPUs)");
+    f.gpu = 1;
+    nvs_summary_verdict(&f, v, sizeof v);
+    T_ASSERT(!strstr(v, "host backend"));
 }
 
 static void t_collective_named(void)
