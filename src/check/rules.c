@@ -348,11 +348,10 @@ int nvs_rule_parse_line(const char *line, nvs_rule *r, char *err, size_t errlen)
 
     if ((r->metric == NVS_RULE_BUSBW || r->metric == NVS_RULE_EFFICIENCY) && r->n == 0)
         return fail(err, errlen, "missing n= (a GPU count, * for every count from 2, or max)");
-    /* on one GPU nothing crosses a link: a run records no bus bandwidth (null) and its efficiency is 100 % by
-     * definition, so such a rule could never pass, or never fail */
-    if ((r->metric == NVS_RULE_BUSBW || r->metric == NVS_RULE_EFFICIENCY) && r->n == 1)
-        return fail(err, errlen, "n=1: one GPU has no %s (nothing crosses a link); give n >= 2, * or max",
-                     r->metric == NVS_RULE_BUSBW ? "bus bandwidth" : "scaling efficiency");
+    /* on one GPU nothing crosses a link: a run records no bus bandwidth there (null), so the rule could never
+     * pass (an efficiency rule at n=1 stays allowed: 100 % by definition, it checks that the point exists) */
+    if (r->metric == NVS_RULE_BUSBW && r->n == 1)
+        return fail(err, errlen, "n=1: one GPU has no bus bandwidth (nothing crosses a link); give n >= 2, * or max");
     if (r->metric == NVS_RULE_SUSTAIN && !r->has_min && !r->has_max_drop)
         return fail(err, errlen, "missing threshold: give min=... (GB/s) or max_drop=...%%");
     if (r->metric != NVS_RULE_HEALTH && r->metric != NVS_RULE_SUSTAIN && !r->has_min && !r->has_below && !r->has_min_bound)
