@@ -315,13 +315,14 @@ static nvs_result_t prepare(nvs_ctx *run, const char *model, nvs_profile *prof, 
     if (rt->rank == 0) {
         const nvs_rank_info *ri = who >= 0 && who < rt->size && run->ranks ? &run->ranks[(int)who] : NULL;
         nvs_error("%s at batch %d (%s) needs %.2f GiB per %s (weights %.2f, fp32 state %.2f, gradients %.2f, "
-                  "activations %.2f, workspace %.2f GiB) but rank %d (%s%s%s) has %.2f GiB free: lower --batch",
+                  "activations %.2f, workspace %.2f GiB) but rank %d (%s%s%s) has %.2f GiB free: %s",
                   prof->name, batch, nvs_precision_name(cfg->precision), plan->total_bytes / 1073741824.0,
                   x->ops->name, plan->weight_bytes / 1073741824.0, plan->master_bytes / 1073741824.0,
                   plan->grad_bytes / 1073741824.0, plan->act_bytes / 1073741824.0,
                   plan->workspace_bytes / 1073741824.0, (int)who, ri ? ri->host : "?",
                   ri && ri->pci_bus_id[0] ? ", GPU " : "", ri && ri->pci_bus_id[0] ? ri->pci_bus_id : "",
-                  free_min / 1073741824.0);
+                  free_min / 1073741824.0,
+                  batch > 1 ? "lower --batch" : "it does not fit even at batch 1 (a smaller model, or more memory)");
     }
     return NVS_ERR_USAGE;
 }

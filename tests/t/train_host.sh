@@ -40,6 +40,10 @@ check "(d['train']['framework']['layout_copy_bytes_per_step'], d['train']['frame
 check "d['train']['framework']['reducer_buckets_per_step'] == len(d['train']['buckets'])" "True"
 # refused up front, with the bytes needed and available
 expect 2 "needs .* GiB per host .* free: lower --batch" $NVS train --backend mpi --model resnet50 --batch 1000000 --no-save
+# at batch 1 a lower batch is no advice
+mkdir -p "$d"
+printf 'nvscale-profile 1\nname huge\nsource "a test"\nsample "x"\nbatch 1\ndp ddp\nlayer a params=1000 gemm=2147483647,2147483647,2147483647 act=10\n' >"$d/huge.prof"
+expect 2 "free: it does not fit even at batch 1" $NVS train --backend mpi --model "$d/huge.prof" --batch 1 --no-save
 expect 2 "bf16 precision needs the NCCL backend" $NVS train --backend mpi --model $prof --precision bf16 --no-save
 expect 2 "tests/fixtures/profiles/does-not-exist.prof" $NVS train --backend mpi --model tests/fixtures/profiles/does-not-exist.prof --no-save
 # run --model: sweep and training step in one run
