@@ -24,10 +24,10 @@ step "baseline build"
 BASE=/tmp/nvs-base
 RA=$(cd "$R" && pwd)
 rm -rf "$BASE" && mkdir -p "$BASE" && tar xf "$BASE_TAR" -C "$BASE" && cp -r .deps "$BASE/" &&
-    (cd "$BASE" && make -j32 NVCC_GENCODE="-gencode=arch=compute_90,code=sm_90" JANSSON_HOME=.deps/jansson \
+    (cd "$BASE" && make -j32 NVCC_GENCODE="$SM90_GENCODE" JANSSON_HOME=.deps/jansson \
         >"$RA/build-base.log" 2>&1) || { tail -30 "$RA/build-base.log"; exit 1; }
 echo "baseline: $BASE_TAR (name it after its commit)" >>"$R/MACHINE.md"
-CUDNN_LIB=$(ls -d /opt/*/.venv/lib/python3*/site-packages/nvidia/cudnn/lib 2>/dev/null | head -1)
+CUDNN_LIB=$(pytorch_cudnn_lib)
 echo "cuDNN library folder: ${CUDNN_LIB:-none found}" >>"$R/MACHINE.md"
 step "tests: test_kernels_gpu, gpu_train"
 rec kernels-gpu timeout 60 tests/run.sh test_kernels_gpu

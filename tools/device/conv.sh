@@ -14,7 +14,7 @@ step build
 gpu_build "$R"
 describe "$R"
 commands_header
-CUDNN_LIB=$(ls -d /opt/*/.venv/lib/python3*/site-packages/nvidia/cudnn/lib 2>/dev/null | head -1)
+CUDNN_LIB=$(pytorch_cudnn_lib)
 echo "cuDNN library folder: ${CUDNN_LIB:-none found}" >>"$R/MACHINE.md"
 step "tests: cudnn_abi, gpu_train"
 rec cudnn-abi timeout 60 tests/run.sh cudnn_abi

@@ -24,7 +24,7 @@ if [ "${GPU_TESTS:-0}" = 1 ]; then
     step "GPU tests"
     rec gpu-tests timeout 240 tests/run.sh gpu
     step "device copy bandwidth (the layout copies' kernel beside cudaMemcpy)"
-    make devcopy NVCC_GENCODE="-gencode=arch=compute_90,code=sm_90" \
+    make devcopy NVCC_GENCODE="$SM90_GENCODE" \
         $(pkg-config --exists jansson || echo JANSSON_HOME=.deps/jansson) >>"$R/build.log" 2>&1 &&
         rec devcopy build/devcopy 16 51 196 1024
 fi

@@ -16,7 +16,7 @@ gpu_suite
 step "what a user runs first"
 rec nvscale-default timeout 150 ./nvscale --out "$R/raw/default"
 if [ "${CUDNN:-0}" = 1 ]; then
-    CUDNN_LIB=$(ls -d /opt/*/.venv/lib/python3*/site-packages/nvidia/cudnn/lib 2>/dev/null | head -1)
+    CUDNN_LIB=$(pytorch_cudnn_lib)
     rec nvscale-default-cudnn env LD_LIBRARY_PATH="$CUDNN_LIB" timeout 150 ./nvscale --out "$R/raw/default-cudnn"
 fi
 rec accept timeout 150 ./nvscale accept --out "$R/raw/accept"

@@ -13,6 +13,13 @@ build() {
     fi
 }
 
+# The folder of the cuDNN that PyTorch's environment carries (its pip wheel's site-packages/nvidia/cudnn/lib), for
+# LD_LIBRARY_PATH; empty when there is none
+pytorch_cudnn_lib() { ls -d /opt/*/.venv/lib/python3*/site-packages/nvidia/cudnn/lib 2>/dev/null | head -1; }
+
+# nvcc targets of the GPU machine's H200 only (sm_90): a fast build
+SM90_GENCODE="-gencode=arch=compute_90,code=sm_90"
+
 # gpu_build DIR [TARGET...]: nvscale and the test binaries for the H200 (sm_90 only: a fast build), or only the
 # TARGETs given; log in DIR/build.log
 gpu_build() {
@@ -20,12 +27,12 @@ gpu_build() {
     shift
     jh=$(pkg-config --exists jansson || echo JANSSON_HOME=.deps/jansson)
     if [ $# -gt 0 ]; then
-        make -j32 "$@" NVCC_GENCODE="-gencode=arch=compute_90,code=sm_90" $jh >"$d/build.log" 2>&1 ||
+        make -j32 "$@" NVCC_GENCODE="$SM90_GENCODE" $jh >"$d/build.log" 2>&1 ||
             { tail -30 "$d/build.log"; exit 1; }
         return
     fi
-    make -j32 NVCC_GENCODE="-gencode=arch=compute_90,code=sm_90" $jh >"$d/build.log" 2>&1 &&
-        make -j32 test-bins NVCC_GENCODE="-gencode=arch=compute_90,code=sm_90" $jh >>"$d/build.log" 2>&1 ||
+    make -j32 NVCC_GENCODE="$SM90_GENCODE" $jh >"$d/build.log" 2>&1 &&
+        make -j32 test-bins NVCC_GENCODE="$SM90_GENCODE" $jh >>"$d/build.log" 2>&1 ||
         { tail -30 "$d/build.log"; exit 1; }
 }
 
