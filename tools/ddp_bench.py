@@ -240,6 +240,9 @@ def parse_args(argv):
     ap.add_argument("--warmup", type=count(0), default=5, help="untimed steps before each phase (default 5)")
     ap.add_argument("--bucket-cap-mb", type=number(0, 65536, "MB", lo_open=True), default=25.0,
                     help="DDP bucket_cap_mb (default 25)")
+    ap.add_argument("--no-broadcast-buffers", action="store_true",
+                    help="DDP broadcast_buffers=False (default True, as DDP's: the module's buffers broadcast from "
+                         "rank 0 at every forward)")
     ap.add_argument("--optimizer", choices=["sgd", "adamw"], default="sgd")
     ap.add_argument("--channels-last", action="store_true", help="resnet50: NHWC memory format")
     ap.add_argument("--lm-causal", action="store_true",
@@ -893,7 +896,8 @@ class Bench:
         prec = cfg["precision"]
 
         def ddp(model, group=None):
-            kw = dict(device_ids=[lr], output_device=lr, bucket_cap_mb=args.bucket_cap_mb)
+            kw = dict(device_ids=[lr], output_device=lr, bucket_cap_mb=args.bucket_cap_mb,
+                      broadcast_buffers=not args.no_broadcast_buffers)
             if group is not None:
                 kw["process_group"] = group
             return DDP(model, **kw)
@@ -1053,7 +1057,7 @@ class Bench:
             nccl=".".join(str(v) for v in nccl) if isinstance(nccl, tuple) else str(nccl),
             optimizer="SGD(momentum=0.9)" if args.optimizer == "sgd" else "AdamW",
             grad_dtype="float32", cudnn_benchmark=bool(torch.backends.cudnn.benchmark),
-            bucket_cap_mb=args.bucket_cap_mb, broadcast_buffers=True,
+            bucket_cap_mb=args.bucket_cap_mb, broadcast_buffers=not args.no_broadcast_buffers,
             first_bucket_bytes=getattr(dist, "_DEFAULT_FIRST_BUCKET_BYTES", None),
             channels_last=bool(args.channels_last), lm_causal=bool(args.lm_causal),
             steps=args.steps, warmup=args.warmup, sdpa_backends_enabled=sdpa, sdpa_choice=args.sdpa,

@@ -8,6 +8,7 @@
 #include <strings.h>
 
 #include "model/preset.h"
+#include "workload/framework.h"
 
 /* GB/s -> bytes per microsecond */
 #define GBPS_TO_BPUS 1e3
@@ -406,6 +407,18 @@ nvs_compute_terms nvs_compute_defaults(void)
      * or GDDR peak; elementwise passes rarely do better. */
     t.mem_eff = 0.80;
     t.compute_scale = 1.0;
+    /* cuDNN's convolutions reach about half the dense peak: PyTorch 2.11's ResNet-50 step at fp32, batch 128, on
+     * H200 spends 89.7 ms in convolution kernels (results/h200x1-census-b64, cudnn.benchmark on) for 3,139 GFLOP
+     * of them = 35 TFLOP/s of the 67 TFLOP/s peak, 0.52. Checked at batch 64 (48.6 ms measured, 45.0 modelled) and at
+     * bf16, where the roofline sets more of their time (9.3 ms measured without cuDNN's layout transforms, 7.3
+     * modelled): docs/model.md. */
+    t.conv_eff = 0.52;
+    /* Batch norm is bound by elements, not bytes (docs/fidelity.md): over ResNet-50's 53 batch norms at batch 128,
+     * 8 accesses of each (BN_FWD_ACCESSES + BN_BWD_ACCESSES) = 11.4 G element accesses per step, cuDNN's kernels
+     * take 21.3 ms at fp32 (results/h200x1-census: 534 G/s, x 4 B = 0.445 of H200's 4.8 TB/s) and 19.7 ms at fp16
+     * (578 G/s); PyTorch's own NCHW kernels at bf16 take 30.7 ms (h200x1-census-fp16: 371 G/s = 0.31). */
+    t.bn_cudnn_eff = 0.445;
+    t.bn_own_eff = 0.31;
     return t;
 }
 
@@ -423,18 +436,50 @@ double nvs_gemm_tflops(const nvs_gpu_spec *g, nvs_precision p)
     return g->fp32_tflops; /* fp32 GEMMs run on CUDA cores (PyTorch allow_tf32=False) */
 }
 
+/* A batch norm in training touches its tensor 8 times: forward, a read for the statistics and a read and a write
+ * to normalise; backward, a read of the input and of the output gradient for the reductions, and both again with a
+ * write of the input gradient (cuDNN's bn_bw_1C11 and PyTorch's batch_norm_backward_kernel alike). */
+#define BN_FWD_ACCESSES 3.0
+#define BN_BWD_ACCESSES 5.0
+
+/* The longer of a GEMM's FLOPs at the matrix rate and its bytes at the memory rate (us, unscaled). A convolution
+ * with its geometry reads its input (C x H x W); without one, an input of its output's size stands in (over a
+ * bottleneck block the inputs and outputs of its convolutions add up to the same). */
+static double gemm_us(const nvs_layer *l, int batch, const nvs_gpu_spec *g, nvs_precision p,
+                      const nvs_compute_terms *t)
+{
+    double eff = l->conv && t->conv_eff > 0 ? t->conv_eff : t->gemm_eff;
+    double rate = nvs_gemm_tflops(g, p) * TFLOPS_TO_FPUS * eff;
+    double flops = nvs_layer_fwd_flops(l) * batch;
+    if (!(rate > 0) || !(flops > 0)) return 0;
+    double in = nvs_layer_has_geom(l) ? nvs_layer_geom_channels(l) * l->geom.h * l->geom.w
+                : l->conv                 ? l->act_elems
+                                          : l->gemm_m * l->gemm_k;
+    double bytes = ((in + l->act_elems) * batch + l->gemm_n * l->gemm_k) * (double)nvs_precision_bytes(p);
+    double bw = g->mem_gbps * GBPS_TO_BPUS * t->mem_eff;
+    double mem = bw > 0 ? bytes / bw : 0;
+    return flops / rate > mem ? flops / rate : mem;
+}
+
 void nvs_layer_us(const nvs_layer *l, int first, int batch, const nvs_gpu_spec *g, nvs_precision p,
                   const nvs_compute_terms *t, double *fwd_us, double *bwd_us)
 {
-    double flops = nvs_layer_fwd_flops(l) * batch;
-    double rate = nvs_gemm_tflops(g, p) * TFLOPS_TO_FPUS * t->gemm_eff;
-    double gemm = rate > 0 ? flops / rate : 0;
-    double ew_bytes = l->ew_passes * 2.0 * batch * l->act_elems * (double)nvs_precision_bytes(p);
+    double gemm = gemm_us(l, batch, g, p, t);
     double bw = g->mem_gbps * GBPS_TO_BPUS * t->mem_eff;
+    double bn_eff = nvs_bn_in_cudnn(p) ? t->bn_cudnn_eff : t->bn_own_eff;
+    double bn_rate = bn_eff > 0 ? g->mem_gbps * GBPS_TO_BPUS * bn_eff / 4.0 : 0; /* elements per us */
+    double passes = l->ew_passes, bn_f = 0, bn_b = 0;
+    if (l->bn_passes > 0 && bn_rate > 0) {
+        double el = (double)batch * l->act_elems;
+        passes -= l->bn_passes;
+        bn_f = BN_FWD_ACCESSES * el / bn_rate;
+        bn_b = BN_BWD_ACCESSES * el / bn_rate;
+    }
+    double ew_bytes = passes * 2.0 * batch * l->act_elems * (double)nvs_precision_bytes(p);
     double ew = bw > 0 ? ew_bytes / bw : 0;
-    *fwd_us = (gemm + ew) * t->compute_scale;
+    *fwd_us = (gemm + ew + bn_f) * t->compute_scale;
     /* a layer autograd never reaches (frozen stem) has no backward */
-    *bwd_us = l->nograd ? 0 : ((first ? 1.0 : 2.0) * gemm + 2.0 * ew) * t->compute_scale;
+    *bwd_us = l->nograd ? 0 : ((first ? 1.0 : 2.0) * gemm + 2.0 * ew + bn_b) * t->compute_scale;
 }
 
 double nvs_mem_pass_us(double bytes, const nvs_gpu_spec *g, const nvs_compute_terms *t)
@@ -485,7 +530,7 @@ void nvs_schedule(const double *bwd_layer_us, int nlayers, const nvs_model_bucke
 void nvs_schedule_lanes(const nvs_lanes *l, nvs_step_times *out)
 {
     memset(out, 0, sizeof *out);
-    double h = 0, g = 0, gpu_sum = 0, host_sum = 0;
+    double h = l->before_host_us, g = 0, gpu_sum = 0, host_sum = l->before_host_us;
     for (int i = 0; i < l->nlayers; i++) {
         double hw = l->host_fwd_us ? l->host_fwd_us[i] : 0;
         h += hw;

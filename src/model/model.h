@@ -177,15 +177,22 @@ typedef struct {
     double gemm_eff;      /* sustained fraction of the peak matrix rate (default 0.70) */
     double mem_eff;       /* sustained fraction of the peak memory bandwidth (default 0.80) */
     double compute_scale; /* calibration: measured / modelled compute time at n=1 (default 1) */
+    /* the kinds of layer that run below those rates (0: none apart, as the fields above): */
+    double conv_eff;      /* a convolution's (conv=1) share of the peak matrix rate (default 0.52) */
+    double bn_cudnn_eff;  /* a batch norm (bn=) in cuDNN, and in the framework's own kernels: share of the peak */
+    double bn_own_eff;    /* memory bandwidth, counted as 4-byte elements (defaults 0.445, 0.31) */
 } nvs_compute_terms;
 
 /* Defaults, with why, in model.c. */
 nvs_compute_terms nvs_compute_defaults(void);
 /* Peak matrix rate (TFLOP/s) for a precision: fp32 -> fp32_tflops (CUDA cores), tf32, bf16 -> tensor rates. */
 double nvs_gemm_tflops(const nvs_gpu_spec *g, nvs_precision p);
-/* Forward and backward time of one layer at batch B (us). The first layer (index 0, or the first after a
- * frozen stem) needs no input gradient: its backward runs one GEMM, not two (as PyTorch and nvscale's training
- * step do); a nograd layer (frozen stem) has no backward. */
+/* Forward and backward time of one layer at batch B (us). A GEMM (or a convolution's implicit GEMM) takes its
+ * FLOPs at the matrix rate or its bytes (input, output, weights) at the memory rate, whichever is longer; the
+ * backward runs two such (input and weight gradients). The first layer (index 0, or the first after a frozen stem)
+ * needs no input gradient: its backward runs one, not two (as PyTorch and nvscale's training step do); a nograd
+ * layer (frozen stem) has no backward. Element-wise passes move their bytes at the memory rate; a batch norm's own
+ * passes (bn=) run as the framework's batch norm does at this precision (nvs_bn_in_cudnn), at its element rate. */
 void nvs_layer_us(const nvs_layer *l, int first, int batch, const nvs_gpu_spec *g, nvs_precision p,
                   const nvs_compute_terms *t, double *fwd_us, double *bwd_us);
 /* A memory-bound pass moving `bytes` (read + write counted) at sustained memory bandwidth (us), scaled as
@@ -230,7 +237,8 @@ void nvs_schedule(const double *bwd_layer_us, int nlayers, const nvs_model_bucke
  * layer's kernels are done, the host has done the reducer's work for it (reducer_host_us) and the previous
  * all-reduce is done. After backward the GPU waits for the last all-reduce, then runs the `after` items in order:
  * each is host work, then GPU work, and with sync set the host waits for the GPU there (GradScaler's
- * found_inf.item()). The step ends when both lanes are done. With every host term 0 it is nvs_schedule. */
+ * found_inf.item()). The step ends when both lanes are done. With every host term 0 it is nvs_schedule. Host
+ * work before the forward (before_host_us) holds back the first layer's kernels. */
 typedef struct {
     double host_us, gpu_us;
     int sync;
@@ -247,6 +255,7 @@ typedef struct {
     double reducer_host_us;                  /* per bucket, when it closes */
     const nvs_lane_item *after;
     int nafter;
+    double before_host_us;                   /* host work before the forward's first kernel (DDP's buffers) */
 } nvs_lanes;
 
 /* fwd_us, bwd_us: when the GPU ends forward, and backward's length from there; opt_us: the after items' GPU

@@ -8,6 +8,7 @@
 
 #include "core/version.h"
 #include "runjson/runjson_write.h"
+#include "workload/framework.h"
 
 /* --- the terms of a configuration: value and where it comes from -------------------------------------------- */
 
@@ -60,6 +61,23 @@ static int build_terms(const nvs_presets *ps, const nvs_model_series *s, term *t
     }
     add(t, &n, "gemm_eff", c->ct.gemm_eff, "", "default", "model default: 70% of the peak matrix rate (src/model/model.c)");
     add(t, &n, "mem_eff", c->ct.mem_eff, "", "default", "model default: 80% of the peak memory bandwidth (src/model/model.c)");
+    int convs = 0, norms = 0;
+    for (int l = 0; c->profile && l < c->profile->nlayers; l++) {
+        convs += c->profile->layers[l].conv && c->profile->layers[l].gemm_m > 0;
+        norms += c->profile->layers[l].bn_passes > 0;
+    }
+    if (convs && c->ct.conv_eff > 0)
+        add(t, &n, "conv_eff", c->ct.conv_eff, "", "default",
+            "model default: cuDNN's convolutions at 52% of the peak matrix rate (ResNet-50 on H200, "
+            "results/h200x1-census-b64; src/model/model.c)");
+    if (norms && nvs_bn_in_cudnn(c->prec) && c->ct.bn_cudnn_eff > 0)
+        add(t, &n, "bn_cudnn_eff", c->ct.bn_cudnn_eff, "", "default",
+            "model default: cuDNN's batch norm moves elements at 44.5% of the peak bandwidth in 4-byte units "
+            "(results/h200x1-census; src/model/model.c)");
+    if (norms && !nvs_bn_in_cudnn(c->prec) && c->ct.bn_own_eff > 0)
+        add(t, &n, "bn_own_eff", c->ct.bn_own_eff, "", "default",
+            "model default: PyTorch's own batch-norm kernels (bf16) at 31% of the peak bandwidth in 4-byte units "
+            "(results/h200x1-census-fp16; src/model/model.c)");
     add(t, &n, "compute_scale", c->ct.compute_scale, "",
         c->compute_measured && !c->compute_host_bound ? "measured" : "default",
         c->compute_host_bound ? "1: not measured: the run's compute-only step at 1 GPU is no longer than the "

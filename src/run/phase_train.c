@@ -105,8 +105,9 @@ struct train_point {
                                         * ranks' compute-only steps (step.c) */
 };
 
-/* charged[0..3]: what the framework added in one full step (step.c): its operations, reducer buckets, reducer
- * hooks (parameter tensors) and the bytes of its layout copies; < 0 unknown */
+/* charged[0..4]: what the framework added in one full step (step.c): its operations, reducer buckets, reducer
+ * hooks (parameter tensors), the bytes of its layout copies, and the operations of its buffer broadcast (among
+ * the operations); < 0 unknown */
 /* How the convolutions ran (train/conv.h): the library and, per distinct shape, the algorithms rank 0's cuDNN
  * timed fastest; or why they ran as implicit GEMMs. NULL when the profile gives no convolution geometry. */
 static json_t *conv_json(const nvs_train_exec *x)
@@ -163,7 +164,7 @@ static json_t *bn_json(const nvs_train_exec *x)
 }
 
 static json_t *train_json(const nvs_ctx *run, const char *model, const nvs_profile *p, const nvs_train_plan *pl,
-                          const nvs_train_exec *x, double free_min, double work_rate, const double charged[4],
+                          const nvs_train_exec *x, double free_min, double work_rate, const double charged[5],
                           const struct train_point *pts, int npts)
 {
     const nvs_config *cfg = run->cfg;
@@ -194,13 +195,14 @@ static json_t *train_json(const nvs_ctx *run, const char *model, const nvs_profi
     json_object_set_new(o, "steps", json_integer(cfg->steps));
     json_object_set_new(o, "warmup_steps", json_integer(cfg->warmup_steps));
     json_object_set_new(o, "framework",
-                        json_pack("{s:s, s:s, s:f, s:f, s:b, s:b, s:f, s:f, s:b, s:s, s:f}", "name",
+                        json_pack("{s:s, s:s, s:f, s:f, s:b, s:b, s:f, s:f, s:b, s:b, s:s, s:f}", "name",
                                   pl->framework->name, "describe", pl->framework->describe, "host_us_per_op",
                                   pl->framework->host_us_per_op, "reducer_us_per_bucket",
                                   pl->framework->reducer_us_per_bucket, "autocast", pl->framework->autocast,
                                   "bucket_copy", pl->framework->bucket_copy, "nchw_copies_fwd",
                                   pl->framework->nchw_copies_fwd, "nchw_copies_bwd", pl->framework->nchw_copies_bwd,
-                                  "grad_scaler", pl->framework->grad_scaler, "source", pl->framework->source,
+                                  "grad_scaler", pl->framework->grad_scaler, "broadcast_buffers",
+                                  pl->framework->broadcast_buffers, "source", pl->framework->source,
                                   "cpu_work_units_per_us", work_rate));
     if (charged[0] >= 0) {
         json_t *fwj = json_object_get(o, "framework");
@@ -208,6 +210,7 @@ static json_t *train_json(const nvs_ctx *run, const char *model, const nvs_profi
         json_object_set_new(fwj, "reducer_buckets_per_step", json_real(charged[1]));
         json_object_set_new(fwj, "hook_tensors_per_step", json_real(charged[2]));
         json_object_set_new(fwj, "layout_copy_bytes_per_step", json_real(charged[3]));
+        json_object_set_new(fwj, "buffer_ops_per_step", json_real(charged[4]));
     }
     double step1 = -1, ref_lost = 0, ref_diff = 0, ref_compute = 0;
     int ref_n = npts ? pts[0].n : 1;
@@ -350,7 +353,7 @@ static nvs_result_t train_one(nvs_ctx *run, const char *model)
     int have_exec = 0;
     int slot = -1; /* rank 0: this workload's index in run->trains once its first point is measured */
     double free_min = 0;
-    double charged[4] = {-1, -1, -1, -1}; /* rank 0's count of the framework's host work in one full step */
+    double charged[5] = {-1, -1, -1, -1, -1}; /* rank 0's count of the framework's host work in one full step */
     nvs_result_t res = prepare(run, model, &prof, &plan, &x, &have_exec, &free_min);
     if (res != NVS_OK) goto out;
     NVS_CHECK_GOTO(x.ops->setup(&x), res, out);
@@ -392,6 +395,7 @@ static nvs_result_t train_one(nvs_ctx *run, const char *model)
                 charged[1] = x.host_buckets;
                 charged[2] = x.host_tensors;
                 charged[3] = x.layout_bytes;
+                charged[4] = x.host_buffer_ops;
             }
             /* the other variants follow a warm machine: two untimed steps are enough (fewer if asked) */
             int w2 = cfg->warmup_steps < 2 ? cfg->warmup_steps : 2;

@@ -27,10 +27,6 @@ typedef enum {
 const char *nvs_cudnn_mode_name(nvs_cudnn_mode m); /* "auto" / "on" / "off" */
 int nvs_cudnn_mode_parse(const char *s, nvs_cudnn_mode *out); /* 0, or -1 when s is none of them */
 
-/* Whether the step runs a profile's batch norms (bn=) in cuDNN at this precision: at fp32 (and tf32) and fp16, where
- * PyTorch calls cuDNN's (cudnn::bn_fw_tr_1C11 and bn_bw_1C11 kernels in its ResNet-50 step), not at bf16, where it
- * runs its own (batch_norm_collect_statistics, batch_norm_transform_input: results/h200x1-census). */
-int nvs_cudnn_runs_bn(nvs_precision prec);
 /* The layers of p cuDNN can run at prec: convolutions that give their geometry (*conv) and batch norms (*bn, 0 at
  * a precision where PyTorch does not run them there; *bn_total: all those the profile marks). Returns the sum of
  * the two (0: nothing for cuDNN to do). */

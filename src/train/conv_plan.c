@@ -4,6 +4,7 @@
 
 #include "collectives/kernels.h"
 #include "train/conv.h"
+#include "workload/framework.h"
 
 static const char *const mode_names[] = {"auto", "on", "off"};
 
@@ -22,8 +23,6 @@ int nvs_cudnn_mode_parse(const char *s, nvs_cudnn_mode *out)
     return -1;
 }
 
-int nvs_cudnn_runs_bn(nvs_precision prec) { return prec != NVS_PREC_BF16; }
-
 int nvs_cudnn_layers(const nvs_profile *p, nvs_precision prec, int *conv, int *bn, int *bn_total)
 {
     int c = 0, b = 0;
@@ -33,7 +32,7 @@ int nvs_cudnn_layers(const nvs_profile *p, nvs_precision prec, int *conv, int *b
     }
     if (conv) *conv = c;
     if (bn_total) *bn_total = b;
-    if (!nvs_cudnn_runs_bn(prec)) b = 0;
+    if (!nvs_bn_in_cudnn(prec)) b = 0;
     if (bn) *bn = b;
     return c + b;
 }

@@ -109,6 +109,7 @@ static nvs_result_t issue_step(nvs_train_exec *x, int mode)
     const int reducer = mode == NVS_STEP_FULL;
     const int buckets = reducer && pl->bucket_bytes > 0;
     x->host_ops = x->host_buckets = x->host_tensors = x->host_due_us = x->work_wall_us = x->work_units = 0;
+    x->host_buffer_ops = 0;
     x->layout_bytes = x->wait_us = 0;
     x->issue_t0_us = nvs_now_us();
     NVS_CHECK(x->ops->mark(x, 0));
@@ -116,6 +117,13 @@ static nvs_result_t issue_step(nvs_train_exec *x, int mode)
         for (int b = 0; b < pl->nbuckets; b++) NVS_CHECK(x->ops->bucket_ready(x, b));
         NVS_CHECK(x->ops->join_comm(x));
         return x->ops->mark(x, 1);
+    }
+    /* DDP's broadcast of the module buffers, at every forward (no_sync() too) and before its first kernel: the
+     * flattens, the broadcasts and the copies back are operations of the framework (framework.h) */
+    if (pl->buffers > 0) {
+        x->host_buffer_ops = nvs_framework_buffer_ops(pl->framework, p);
+        op_work(x, x->host_buffer_ops);
+        NVS_CHECK(x->ops->buffers(x));
     }
     /* Each layer's host work comes before its kernels, in both passes: the framework dispatches the layer's
      * operations, and their kernels queue as it goes. */

@@ -45,6 +45,9 @@ struct nvs_train_exec_ops {
      * buckets; without them it works on the gradients in place. */
     nvs_result_t (*grad_to_bucket)(nvs_train_exec *x, int layer);
     nvs_result_t (*bucket_to_grad)(nvs_train_exec *x, int bucket);
+    /* A framework that broadcasts its module buffers at every forward (plan->buffers > 0): per dtype the buffers
+     * flattened into one, broadcast from rank 0 over the communicator, then each buffer copied back from it. */
+    nvs_result_t (*buffers)(nvs_train_exec *x);
     nvs_result_t (*span)(nvs_train_exec *x, double *us);
     /* Free memory available to the step, and what the executor will need (for the up-front refusal). */
     nvs_result_t (*memory)(nvs_train_exec *x, double *free_bytes);
@@ -62,6 +65,7 @@ struct nvs_train_exec {
      * and reducer buckets, each reducer_us_per_bucket; and the reducer's hooks (parameter tensors, no cost of
      * their own); counted whether or not the work is done */
     double host_ops, host_buckets, host_tensors;
+    double host_buffer_ops; /* of those operations, the buffer broadcast's (framework.h) */
     /* the bytes the framework's layout copies moved in the last step issued (read + written; step.c) */
     double layout_bytes;
     /* the step's host-work account (step.c): when its issue began, the framework's host time owed so far, and the

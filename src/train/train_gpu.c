@@ -18,6 +18,7 @@
 #include "train/conv_cudnn.h"
 #include "train/norm_kernels.h"
 #include "train/train_exec.h"
+#include "workload/framework.h"
 
 struct gpu_impl {
     cublasHandle_t blas;
@@ -33,6 +34,10 @@ struct gpu_impl {
     /* the batch norms' statistics for the executor's own kernels: layer l's 4 x its channels at bn_off[l] */
     float *bn_stats;
     size_t *bn_off;
+    /* the module buffers a framework broadcasts at every forward (plan->buffers > 0): the floats, then the int64s;
+     * their flat copy laid out the same; events between the compute stream and the broadcast */
+    char *bufs, *bufs_flat;
+    cudaEvent_t buf_ev[2];
 };
 
 static struct gpu_impl *G(nvs_train_exec *x) { return x->impl; }
@@ -154,14 +159,14 @@ static nvs_result_t cudnn_plan(nvs_train_exec *x, int bn_ok)
 /* What PyTorch runs in cuDNN runs in cuDNN (train/conv.h), unless --cudnn off, or cuDNN is missing or fails under
  * --cudnn auto (then x->conv_why says why, and the layers run as implicit GEMMs and passes): the convolutions
  * whose geometry the profile gives, their algorithms found by timing within half the memory left after the
- * step's own buffers; and the batch norms (bn=) at the precisions PyTorch runs them there (nvs_cudnn_runs_bn). */
+ * step's own buffers; and the batch norms (bn=) at the precisions PyTorch runs them there (nvs_bn_in_cudnn). */
 static nvs_result_t cudnn_setup(nvs_train_exec *x)
 {
     struct gpu_impl *g = G(x);
     const nvs_train_plan *pl = x->plan;
     const nvs_profile *p = pl->profile;
     const int any = nvs_cudnn_layers(p, pl->precision, &x->conv_geom_layers, NULL, &x->bn_total);
-    const int bn_ok = nvs_cudnn_runs_bn(pl->precision);
+    const int bn_ok = nvs_bn_in_cudnn(pl->precision);
     if (x->bn_total && !bn_ok)
         snprintf(x->bn_why, sizeof x->bn_why, "PyTorch runs bf16 batch norms in its own kernels, not cuDNN's");
     if (!any || x->cudnn_mode == NVS_CUDNN_OFF) return NVS_OK;
@@ -300,6 +305,12 @@ static nvs_result_t gsetup(nvs_train_exec *x)
     if (pl->bucket_bytes > 0) {
         NVS_CHECK(dalloc(&g->buckets, pl->bucket_bytes, "gradient buckets"));
         CUDA_TRY(nvs_kern_init_random(g->buckets, pl->grad_elems, pl->grad_bf16, 7, 0.01f, g->compute));
+    }
+    if (pl->buffers > 0) {
+        NVS_CHECK(dalloc((void **)&g->bufs, pl->buffer_bytes / 2, "module buffers"));
+        NVS_CHECK(dalloc((void **)&g->bufs_flat, pl->buffer_bytes / 2, "module buffers' flat copy"));
+        CUDA_TRY(cudaMemsetAsync(g->bufs, 0, (size_t)(pl->buffer_bytes / 2), g->compute));
+        for (int i = 0; i < 2; i++) CUDA_TRY(cudaEventCreateWithFlags(&g->buf_ev[i], cudaEventDisableTiming));
     }
     CUDA_TRY(cudaMemsetAsync(g->momentum, 0, pl->grad_elems * 4, g->compute));
     CUDA_TRY(cudaStreamSynchronize(g->compute));
@@ -477,6 +488,43 @@ static nvs_result_t gbucket_to_grad(nvs_train_exec *x, int b)
     return NVS_OK;
 }
 
+/* DDP's buffer broadcast as torch/csrc/distributed/c10d/comm.cpp makes it: per dtype the buffers flattened (one
+ * copy: they lie together here), the flat tensors broadcast from rank 0 on the communication stream (where
+ * ProcessGroupNCCL runs its collectives) with the compute stream waiting for them, then every buffer copied back
+ * on its own (copy_ of a small contiguous tensor: cudaMemcpyAsync), in the order of the module's buffers. */
+static nvs_result_t gbuffers(nvs_train_exec *x)
+{
+    struct gpu_impl *g = G(x);
+    const nvs_train_plan *pl = x->plan;
+    const nvs_profile *p = pl->profile;
+    const size_t fbytes = (size_t)pl->buffer_floats * 4, lbytes = (size_t)pl->buffer_longs * 8;
+    const cudaStream_t s = g->compute;
+    CUDA_TRY(cudaMemcpyAsync(g->bufs_flat, g->bufs, fbytes, cudaMemcpyDeviceToDevice, s));
+    CUDA_TRY(cudaMemcpyAsync(g->bufs_flat + fbytes, g->bufs + fbytes, lbytes, cudaMemcpyDeviceToDevice, s));
+    CUDA_TRY(cudaEventRecord(g->buf_ev[0], s));
+    CUDA_TRY(cudaStreamWaitEvent(g->comm, g->buf_ev[0], 0));
+    ncclComm_t comm = nvs_nccl_comm(x->comm);
+    ncclResult_t r = ncclBroadcast(g->bufs_flat, g->bufs_flat, fbytes / 4, ncclFloat32, 0, comm, g->comm);
+    if (r == ncclSuccess)
+        r = ncclBroadcast(g->bufs_flat + fbytes, g->bufs_flat + fbytes, lbytes / 8, ncclInt64, 0, comm, g->comm);
+    if (r != ncclSuccess) {
+        nvs_error("ncclBroadcast of the module buffers (%zu bytes) failed: %s", fbytes + lbytes, ncclGetErrorString(r));
+        return NVS_ERR_NCCL;
+    }
+    CUDA_TRY(cudaEventRecord(g->buf_ev[1], g->comm));
+    CUDA_TRY(cudaStreamWaitEvent(s, g->buf_ev[1], 0));
+    size_t off = 0;
+    for (int l = 0; l < p->nlayers; l++) /* running_mean, running_var */
+        for (int k = 0; k < 2 && p->layers[l].bn_passes > 0; k++) {
+            size_t b = (size_t)(p->layers[l].params / 2) * 4;
+            CUDA_TRY(cudaMemcpyAsync(g->bufs + off, g->bufs_flat + off, b, cudaMemcpyDeviceToDevice, s));
+            off += b;
+        }
+    for (int i = 0; i < pl->buffer_longs; i++, off += 8) /* num_batches_tracked */
+        CUDA_TRY(cudaMemcpyAsync(g->bufs + off, g->bufs_flat + off, 8, cudaMemcpyDeviceToDevice, s));
+    return NVS_OK;
+}
+
 static nvs_result_t gmark(nvs_train_exec *x, int which)
 {
     struct gpu_impl *g = G(x);
@@ -497,16 +545,18 @@ static void gteardown(nvs_train_exec *x)
 {
     struct gpu_impl *g = G(x);
     if (!g) return;
-    void *bufs[] = {g->weights, g->acts,     g->ws_x,  g->ws_dx,   g->ws_w,
-                    g->master,  g->momentum, g->grads, g->buckets, g->bn_stats};
+    void *bufs[] = {g->weights, g->acts,     g->ws_x,  g->ws_dx,   g->ws_w,     g->master,
+                    g->momentum, g->grads, g->buckets, g->bn_stats, g->bufs, g->bufs_flat};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         if (bufs[i]) cudaFree(bufs[i]);
     if (g->bucket_ev)
         for (int b = 0; b < x->plan->nbuckets; b++)
             if (g->bucket_ev[b]) cudaEventDestroy(g->bucket_ev[b]);
     if (g->comm_done) cudaEventDestroy(g->comm_done);
-    for (int i = 0; i < 2; i++)
+    for (int i = 0; i < 2; i++) {
         if (g->mark[i]) cudaEventDestroy(g->mark[i]);
+        if (g->buf_ev[i]) cudaEventDestroy(g->buf_ev[i]);
+    }
     if (g->blas) cublasDestroy(g->blas);
     nvs_train_exec_cudnn_off(x); /* before its stream goes */
     free(x->conv_native);
@@ -524,6 +574,7 @@ static const struct nvs_train_exec_ops gpu_ops = {
     .bucket_ready = gbucket,
     .join_comm = gjoin, .unscale = gunscale, .optimizer = gopt, .sync = gsync, .mark = gmark, .span = gspan,
     .grad_to_bucket = ggrad_to_bucket, .bucket_to_grad = gbucket_to_grad, .memory = gmem, .norm = gnorm,
+    .buffers = gbuffers,
     .teardown = gteardown};
 
 nvs_result_t nvs_train_exec_gpu(nvs_train_exec *x)

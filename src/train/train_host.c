@@ -22,8 +22,10 @@
 struct host_impl {
     float *weights, *acts, *ws_x, *ws_dx, *ws_w, *master, *momentum, *grads;
     float *buckets; /* the framework's bucket buffers (plan->bucket_bytes > 0), else NULL */
+    char *bufs, *bufs_flat; /* the module buffers a framework broadcasts (plan->buffers > 0), and their flat copy */
     MPI_Request *reqs;
     int nreqs;
+    int bcast_open; /* a buffer broadcast not known complete (a wait cut short): MPI may still write bufs_flat */
     double mark_us[2];
 };
 
@@ -85,6 +87,12 @@ static nvs_result_t hsetup(nvs_train_exec *x)
         !(h->momentum = halloc(pl->grad_elems, "momentum", 7)) || !(h->grads = halloc(pl->grad_elems, "gradients", 8)))
         return NVS_ERR_NOMEM;
     if (pl->bucket_bytes > 0 && !(h->buckets = halloc(pl->grad_elems, "gradient buckets", 9))) return NVS_ERR_NOMEM;
+    if (pl->buffers > 0) {
+        size_t b = (size_t)(pl->buffer_bytes / 2);
+        if (!(h->bufs = (char *)halloc(b / 4 + 1, "module buffers", 10)) ||
+            !(h->bufs_flat = (char *)halloc(b / 4 + 1, "module buffers' flat copy", 11)))
+            return NVS_ERR_NOMEM;
+    }
     return NVS_OK;
 }
 
@@ -207,27 +215,65 @@ static nvs_result_t hbucket(nvs_train_exec *x, int b)
     return NVS_OK;
 }
 
-static nvs_result_t hjoin(nvs_train_exec *x)
+/* Waits for n requests, within the run's timeout (a peer may be stalled or gone); `what` names them. */
+static nvs_result_t wait_reqs(nvs_train_exec *x, MPI_Request *reqs, int n, const char *what)
 {
-    struct host_impl *h = H(x);
     double t0 = nvs_now_s();
     for (;;) {
         int done = 0;
-        if (MPI_Testall(h->nreqs, h->reqs, &done, MPI_STATUSES_IGNORE) != MPI_SUCCESS) {
-            nvs_error("MPI_Testall on the gradient buckets failed");
+        if (MPI_Testall(n, reqs, &done, MPI_STATUSES_IGNORE) != MPI_SUCCESS) {
+            nvs_error("MPI_Testall on %s failed", what);
             return NVS_ERR_MPI;
         }
-        if (done) break;
+        if (done) return NVS_OK;
         if (nvs_interrupted()) return NVS_ERR_INTERRUPTED;
         if (nvs_now_s() - t0 > x->backend->rt->timeout_s) {
-            nvs_error("the gradient all-reduces of the training step did not complete within %.0f s on rank %d: "
-                      "a peer rank is stalled or gone",
-                      x->backend->rt->timeout_s, x->backend->rt->rank);
+            nvs_error("%s of the training step did not complete within %.0f s on rank %d: a peer rank is stalled or "
+                      "gone",
+                      what, x->backend->rt->timeout_s, x->backend->rt->rank);
             return NVS_ERR_TIMEOUT;
         }
         sched_yield();
     }
+}
+
+static nvs_result_t hjoin(nvs_train_exec *x)
+{
+    struct host_impl *h = H(x);
+    NVS_CHECK(wait_reqs(x, h->reqs, h->nreqs, "the gradient all-reduces"));
     h->nreqs = 0;
+    return NVS_OK;
+}
+
+/* DDP's buffer broadcast (train_exec.h): per dtype a flatten and a broadcast from rank 0, then each buffer copied
+ * back. Issued at the step's start, when no bucket is in flight. */
+static nvs_result_t hbuffers(nvs_train_exec *x)
+{
+    struct host_impl *h = H(x);
+    const nvs_train_plan *pl = x->plan;
+    const nvs_profile *p = pl->profile;
+    const size_t fbytes = (size_t)pl->buffer_floats * 4, lbytes = (size_t)pl->buffer_longs * 8;
+    MPI_Request r[2];
+    memcpy(h->bufs_flat, h->bufs, fbytes);
+    memcpy(h->bufs_flat + fbytes, h->bufs + fbytes, lbytes);
+    if (MPI_Ibcast(h->bufs_flat, (int)(fbytes / 4), MPI_FLOAT, 0, nvs_mpi_comm(x->comm), &r[0]) != MPI_SUCCESS ||
+        MPI_Ibcast(h->bufs_flat + fbytes, (int)(lbytes / 8), MPI_INT64_T, 0, nvs_mpi_comm(x->comm), &r[1]) !=
+            MPI_SUCCESS) {
+        nvs_error("MPI_Ibcast of the module buffers (%zu bytes) failed", fbytes + lbytes);
+        return NVS_ERR_MPI;
+    }
+    h->bcast_open = 1;
+    NVS_CHECK(wait_reqs(x, r, 2, "the broadcast of the module buffers"));
+    h->bcast_open = 0;
+    size_t off = 0;
+    for (int l = 0; l < p->nlayers; l++) /* running_mean, running_var */
+        for (int k = 0; k < 2 && p->layers[l].bn_passes > 0; k++) {
+            size_t b = (size_t)(p->layers[l].params / 2) * 4;
+            memcpy(h->bufs + off, h->bufs_flat + off, b);
+            off += b;
+        }
+    for (int i = 0; i < pl->buffer_longs; i++, off += 8) /* num_batches_tracked */
+        memcpy(h->bufs + off, h->bufs_flat + off, 8);
     return NVS_OK;
 }
 
@@ -292,15 +338,16 @@ static void hteardown(nvs_train_exec *x)
 {
     struct host_impl *h = H(x);
     if (!h) return;
-    if (h->nreqs > 0) {
-        /* a step cut short (interrupt, timeout, failed peer) with all-reduces in flight: MPI may still write
-         * into the buckets, and a collective cannot be cancelled (the MPI standard makes MPI_Cancel on a
+    if (h->nreqs > 0 || h->bcast_open) {
+        /* a step cut short (interrupt, timeout, failed peer) with all-reduces or the buffers' broadcast in flight:
+         * MPI may still write into the buckets or the flat buffers, and a collective cannot be cancelled (the MPI standard makes MPI_Cancel on a
          * nonblocking collective's request erroneous). The buffers are left to the process's end, which
          * follows: the run stops on any such error. */
         x->impl = NULL;
         return;
     }
-    float *bufs[] = {h->weights, h->acts, h->ws_x, h->ws_dx, h->ws_w, h->master, h->momentum, h->grads, h->buckets};
+    void *bufs[] = {h->weights, h->acts,  h->ws_x,    h->ws_dx, h->ws_w,     h->master,
+                    h->momentum, h->grads, h->buckets, h->bufs,  h->bufs_flat};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) free(bufs[i]);
     free(h->reqs);
     free(h);
@@ -311,7 +358,7 @@ static const struct nvs_train_exec_ops host_ops = {
     .name = "host", .setup = hsetup, .gemm = hgemm, .ew = hew, .copy_out = hcopy, .grad_pass = hgrad,
     .bucket_ready = hbucket,
     .join_comm = hjoin, .unscale = hunscale, .optimizer = hopt, .sync = hsync, .mark = hmark, .span = hspan,
-    .grad_to_bucket = hgrad_to_bucket, .bucket_to_grad = hbucket_to_grad, .memory = hmem,
+    .grad_to_bucket = hgrad_to_bucket, .bucket_to_grad = hbucket_to_grad, .memory = hmem, .buffers = hbuffers,
     .teardown = hteardown};
 
 nvs_result_t nvs_train_exec_host(nvs_train_exec *x)

@@ -118,9 +118,16 @@ nvs_result_t nvs_train_plan_make(const nvs_profile *p, int batch, nvs_precision 
 void nvs_train_plan_set_framework(nvs_train_plan *plan, const nvs_framework *fw)
 {
     plan->framework = fw ? fw : nvs_framework_find("ideal");
-    plan->total_bytes -= plan->bucket_bytes;
+    plan->total_bytes -= plan->bucket_bytes + plan->buffer_bytes;
     plan->bucket_bytes = plan->framework->bucket_copy ? plan->grad_bytes : 0.0;
-    plan->total_bytes += plan->bucket_bytes;
+    plan->buffers = plan->buffer_longs = 0;
+    plan->buffer_floats = plan->buffer_bytes = 0;
+    if (plan->framework->broadcast_buffers) {
+        plan->buffers = nvs_profile_buffers(plan->profile, &plan->buffer_floats, &plan->buffer_longs);
+        /* the buffers, and their flat copy for the broadcast */
+        plan->buffer_bytes = 2.0 * (plan->buffer_floats * 4.0 + plan->buffer_longs * 8.0);
+    }
+    plan->total_bytes += plan->bucket_bytes + plan->buffer_bytes;
 }
 
 double nvs_predict_allreduce_us(const double *sizes, const double *t, int n, double bytes)

@@ -6,7 +6,8 @@
 static const nvs_framework frameworks[] = {
     {"pytorch-ddp",
      "PyTorch eager + DistributedDataParallel (defaults): host work per operation and per bucket, bucket copies, "
-     "NCHW layout copies around convolutions at bf16/fp16, a gradient scaler at fp16",
+     "NCHW layout copies around convolutions at bf16/fp16, a gradient scaler at fp16, its buffers broadcast at every "
+     "forward",
      /* Fitted on ONE configuration, declared: lm290m at bf16, batch 8, on H200 (PyTorch 2.11), a host-bound step
       * (results/diag-issue9: 38.3 ms while the GPU was busy 25.9 ms). Its profile (tools/profiles/lm290m.prof)
       * dispatches 1,298 operations per step at bf16 (ops= 241 forward + 692 backward,
@@ -30,11 +31,17 @@ static const nvs_framework frameworks[] = {
      /* GradScaler at fp16, as torch/amp/grad_scaler.py does it: scale(loss), unscale_ (one foreach operation
       * over the gradients), a found_inf.item() sync in step(), update() */
      1,
+     /* broadcast_buffers=True, DDP's default. PyTorch's ResNet-50 DDP step at world 1 is 3.5-4.9 ms longer than
+      * the plain one at every precision and batch, GPU-bound or not (fp32 batch 128: 131.7 against 127.2 ms,
+      * bf16 59.3 / 55.5, fp16 50.6 / 45.7; results/h200x1-census, -census-fp16), and its profile shows the GPU
+      * idle the more (2.0 -> 6.4 % at fp32): its 159 buffers are copied back one by one before the forward's
+      * first kernel. lm290m has no buffers. */
+     1,
      "fitted on lm290m bf16 batch 8, H200, PyTorch 2.11: medians of 34 runs of the 1-GPU step without DDP and with "
      "DDP at world 1 (tools/fidelity_fit.py); operations per layer from tools/gen_profiles.py; NCHW layout copies "
      "counted in PyTorch's profile of resnet50 bf16 (results/h200x1-census)"},
     {"ideal", "the hardware alone: kernels queued at once, gradients written straight into the buckets", 0.0, 0.0, 0,
-     0, 0.0, 0.0, 0, "no framework cost"},
+     0, 0.0, 0.0, 0, 0, "no framework cost"},
 };
 #define NFW ((int)(sizeof frameworks / sizeof frameworks[0]))
 
@@ -78,3 +85,28 @@ double nvs_framework_layer_ops(const nvs_framework *fw, const nvs_profile *p, in
         ops += ly->casts >= 0 ? ly->casts : (ly->gemm_m > 0 ? nvs_layer_param_tensors(ly) : 0);
     return ops;
 }
+
+int nvs_profile_buffers(const nvs_profile *p, double *floats, int *longs)
+{
+    int bn = 0;
+    double f = 0;
+    for (int l = 0; l < p->nlayers; l++)
+        if (p->layers[l].bn_passes > 0) {
+            bn++;
+            f += p->layers[l].params; /* running_mean and running_var: C = params / 2 each */
+        }
+    if (floats) *floats = f;
+    if (longs) *longs = bn; /* num_batches_tracked */
+    return 3 * bn;
+}
+
+double nvs_framework_buffer_ops(const nvs_framework *fw, const nvs_profile *p)
+{
+    double floats = 0;
+    int longs = 0;
+    int n = fw && fw->broadcast_buffers ? nvs_profile_buffers(p, &floats, &longs) : 0;
+    int groups = (floats > 0) + (longs > 0); /* dtypes: each its flatten and its broadcast */
+    return n > 0 ? n + 2.0 * groups : 0;
+}
+
+int nvs_bn_in_cudnn(nvs_precision prec) { return prec != NVS_PREC_BF16; }

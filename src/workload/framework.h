@@ -38,6 +38,12 @@ typedef struct {
      * operation), then the host waits for that check (GradScaler.step reads found_inf with .item()); after the
      * optimizer the scale updated (one operation). bf16 needs none. */
     int grad_scaler;
+    /* DDP's broadcast_buffers=True (its default): at every forward, the module's buffers (a batch norm's running
+     * statistics) broadcast from rank 0, at any N, N = 1 included (torch/nn/parallel/distributed.py
+     * will_sync_module_buffers has no test of the world size): per dtype, the buffers flattened into one tensor and
+     * broadcast, then each copied back (torch/csrc/distributed/c10d/comm.cpp, broadcast_coalesced), an operation
+     * each, before the forward's first kernel (nvs_framework_buffer_ops) */
+    int broadcast_buffers;
     const char *source;         /* where the numbers come from */
 } nvs_framework;
 
@@ -61,5 +67,19 @@ int nvs_ew_kernels(double passes);
  * profile's ops= or, where it does not say, the kernels the training step launches for the layer; and under
  * autocast at half precision one more per cast (casts=, else a GEMM layer's parameter tensors), each way. */
 double nvs_framework_layer_ops(const nvs_framework *fw, const nvs_profile *p, int l, int backward, nvs_precision prec);
+
+/* DDP's module buffers in profile p: each 2-d batch norm (bn=) holds running_mean and running_var (C = params / 2
+ * floats each) and num_batches_tracked (one int64); the profiles know no other buffers. Returns their count, and
+ * (where not NULL) in *floats the float elements among them, in *longs the int64 buffers. */
+int nvs_profile_buffers(const nvs_profile *p, double *floats, int *longs);
+/* The operations framework fw dispatches for its buffer broadcast at every forward (0 without one): per dtype among
+ * the buffers (float, int64) a flatten and a broadcast, and each buffer copied back. */
+double nvs_framework_buffer_ops(const nvs_framework *fw, const nvs_profile *p);
+
+/* Whether a profile's batch norms (bn=) run in cuDNN at this precision, as PyTorch runs them: at fp32 (and tf32) and
+ * fp16 it calls cuDNN's (cudnn::bn_fw_tr_1C11 and bn_bw_1C11 kernels in its ResNet-50 step), at bf16 its own
+ * (batch_norm_collect_statistics, batch_norm_transform_input: results/h200x1-census, -census-fp16). The training
+ * step runs them so (train/train_gpu.c) and the what-if model costs them so (model/model.c). */
+int nvs_bn_in_cudnn(nvs_precision prec);
 
 #endif

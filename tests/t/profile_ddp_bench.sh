@@ -15,6 +15,7 @@ python3 -c "import py_compile, sys; py_compile.compile(sys.argv[1], cfile=sys.ar
     "$B" "$tmp/ddp_bench.pyc" || stop "$B does not compile"
 python3 "$B" --help >"$tmp/help" 2>&1 || stop "--help failed"
 grep -q -- "--bucket-cap-mb" "$tmp/help" || stop "--help lacks --bucket-cap-mb"
+grep -q -- "--no-broadcast-buffers" "$tmp/help" || stop "--help lacks --no-broadcast-buffers"
 
 bad() { # expected message, then arguments: must exit 2 and print the message
     want=$1; shift

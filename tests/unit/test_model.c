@@ -232,19 +232,83 @@ static void t_layer_times(void)
     /* batch 3, bf16: GEMM 6000 FLOP at 4 FLOP/us = 1500; ew 3 x 2 x 100 x 2 B = 1200 */
     nvs_layer_us(&l, 0, 3, &g, NVS_PREC_BF16, &t, &f, &b);
     REL(f, 2700, 1e-12);
-    /* tf32 uses the tf32 rate, 4-byte activations; efficiencies divide */
+    /* tf32 uses the tf32 rate, 4-byte activations; efficiencies divide. At half the bandwidth the GEMM's own
+     * bytes (100 in + 100 out + 100 weights, x 4 B = 1200 B: 2400 us) outlast its FLOPs (2000 us): the roofline */
     t.gemm_eff = 0.5;
     t.mem_eff = 0.5;
     nvs_layer_us(&l, 0, 1, &g, NVS_PREC_TF32, &t, &f, &b);
-    REL(f, 2000 / (2 * 0.5) + 800 / 0.5, 1e-12);
+    REL(f, 1200 / 0.5 + 800 / 0.5, 1e-12);
+    t.mem_eff = 0.75; /* 1600 us of bytes: the FLOPs again */
+    nvs_layer_us(&l, 0, 1, &g, NVS_PREC_TF32, &t, &f, &b);
+    REL(f, 2000 / (2 * 0.5) + 800 / 0.75, 1e-12);
     /* compute_scale multiplies */
+    t.mem_eff = 0.5;
     t.compute_scale = 2;
     nvs_layer_us(&l, 0, 1, &g, NVS_PREC_TF32, &t, &f, &b);
-    REL(f, 2 * (2000 + 1600), 1e-12);
+    REL(f, 2 * (2400 + 1600), 1e-12);
     /* optimizer: 1000 params x (16 + 4) bytes at 1 B/us */
     t = (nvs_compute_terms){1, 1, 1};
     REL(nvs_optimizer_us(1000, 4, &g, &t), 20000, 1e-12);
     REL(nvs_optimizer_us(1000, 2, &g, &t), 18000, 1e-12);
+}
+
+/* The roofline of a GEMM, a convolution's rate, and a batch norm run as the framework runs it at each precision */
+static void t_layer_kinds(void)
+{
+    nvs_gpu_spec g = {"toy", 1e-6, 2e-6, 4e-6, 1e-3, 1e9, 0, 0, 0}; /* fp32 1 FLOP/us, 1 byte/us */
+    nvs_compute_terms t = {1, 1, 1, 0.5, 0.25, 0.125};
+    nvs_layer l;
+    memset(&l, 0, sizeof l);
+    double f, b;
+    /* a matrix product of 1 x 10 x 10 (20 FLOP) moves (10 in + 10 out) x 4 B + 100 weights x 4 B = 480 B: memory
+     * sets its time, forward and each of the two backward GEMMs */
+    l.gemm_m = 1;
+    l.gemm_n = 10;
+    l.gemm_k = 10;
+    l.act_elems = 10;
+    nvs_layer_us(&l, 0, 1, &g, NVS_PREC_FP32, &t, &f, &b);
+    REL(f, 480, 1e-12);
+    REL(b, 960, 1e-12);
+    /* 100 x 10 x 10 (20000 FLOP, 4400 B) is bound by FLOPs at gemm_eff; as a convolution (conv=1, no geometry: an
+     * input the size of its output) at conv_eff, half the rate */
+    l.gemm_m = 100;
+    l.act_elems = 1000;
+    nvs_layer_us(&l, 0, 1, &g, NVS_PREC_FP32, &t, &f, &b);
+    REL(f, 20000, 1e-12);
+    l.conv = 1;
+    nvs_layer_us(&l, 0, 1, &g, NVS_PREC_FP32, &t, &f, &b);
+    REL(f, 40000, 1e-12);
+    /* with its geometry a convolution reads its real input: 3 channels of 100 x 100 in, 1000 out, 10 x 10 weights =
+     * 31400 elements; a 1 x 1 filter over 3 channels makes K = 3 */
+    l.gemm_k = 3;
+    l.geom.h = l.geom.w = 100;
+    l.geom.r = l.geom.s = l.geom.stride = 1;
+    nvs_layer_us(&l, 0, 1, &g, NVS_PREC_FP32, &t, &f, &b);
+    REL(f, (30000 + 1000 + 30) * 4.0, 1e-12);
+    /* a batch norm (bn=) of 100 elements, ew 2.5 passes of which 1.5 its own: the norm runs 3 accesses forward and
+     * 5 backward at its engine's element rate (bw x eff / 4 B): cuDNN's at fp32 and fp16 (0.25 -> 1/16 element per
+     * us), the framework's own at bf16 (0.125 -> 1/32); the other pass moves its bytes at mem_eff */
+    memset(&l, 0, sizeof l);
+    l.act_elems = 100;
+    l.params = 2;
+    l.ew_passes = 2.5;
+    l.bn_passes = 1.5;
+    nvs_layer_us(&l, 0, 1, &g, NVS_PREC_FP32, &t, &f, &b);
+    REL(f, 3 * 100 * 16.0 + 1 * 2 * 100 * 4.0, 1e-12);
+    REL(b, 5 * 100 * 16.0 + 2 * 2 * 100 * 4.0, 1e-12);
+    nvs_layer_us(&l, 0, 1, &g, NVS_PREC_FP16, &t, &f, &b);
+    REL(f, 3 * 100 * 16.0 + 1 * 2 * 100 * 2.0, 1e-12); /* the norm at cuDNN's rate, the pass in 2-byte elements */
+    nvs_layer_us(&l, 0, 1, &g, NVS_PREC_BF16, &t, &f, &b);
+    REL(f, 3 * 100 * 32.0 + 1 * 2 * 100 * 2.0, 1e-12);
+    /* without the engines' rates (0) a batch norm is passes like the others */
+    t.bn_cudnn_eff = t.bn_own_eff = 0;
+    nvs_layer_us(&l, 0, 1, &g, NVS_PREC_BF16, &t, &f, &b);
+    REL(f, 2.5 * 2 * 100 * 2.0, 1e-12);
+    /* the defaults: convolutions at 0.52 of the peak, batch norms at 0.445 (cuDNN) and 0.31 (PyTorch's own) */
+    t = nvs_compute_defaults();
+    REL(t.conv_eff, 0.52, 1e-12);
+    REL(t.bn_cudnn_eff, 0.445, 1e-12);
+    REL(t.bn_own_eff, 0.31, 1e-12);
 }
 
 static void t_buckets(void)
@@ -332,6 +396,15 @@ static void t_lanes(void)
     l.nafter = 2;
     nvs_schedule_lanes(&l, &t);
     REL(t.step_us, 17 + 10 + 4, 1e-12);
+    /* host work before the forward (DDP's buffer broadcast), 4 us: every later host time moves by 4; the GPU's
+     * first layer starts at 9, not 5. fwd: g 10, 11 (h 9); bwd: h 14, g 16; h 14, g 18; bucket h 15, 18 -> 21;
+     * after as before: the sync item ends at 31, then 4 of host work: 35 */
+    l.before_host_us = 4;
+    nvs_schedule_lanes(&l, &t);
+    REL(t.fwd_us, 11, 1e-12);
+    REL(t.step_us, 21 + 10 + 4, 1e-12);
+    REL(t.host_us, 5 + 5 + 1 + 4 + 4, 1e-12); /* the two lanes' work, the reducer, the after item, the buffers */
+    REL(t.compute_us, 6 + 10, 1e-12); /* GPU time alone: the layers and the sync item */
     /* without host work: nvs_schedule's numbers (t_schedule_by_hand's case, forward split in three) */
     double f3[] = {2800, 2000, 2600}, b3[] = {3600, 4000, 5200}, ar3[] = {10000, 1000};
     nvs_model_bucket bk[] = {{8e6, 2, 2, 1}, {4e6, 0, 0, 1}};
@@ -421,7 +494,7 @@ static void t_eval_framework(void)
     nvs_profile p;
     nvs_model_config c;
     toy_config(&c, &p);
-    nvs_framework fw = {"t", "test", 1e4, 0, 0, 0, 0, 0, 0, "test"};
+    nvs_framework fw = {"t", "test", 1e4, 0, 0, 0, 0, 0, 0, 0, "test"};
     c.fw = &fw;
     nvs_model_point pt;
     char err[256];
@@ -470,9 +543,10 @@ static void t_framework_counts(void)
     } want[] = {
         {"tools/profiles/lm290m.prof", 8, NVS_PREC_BF16, 29, 1298 + 29, 0},
         {"tools/profiles/lm290m.prof", 8, NVS_PREC_FP32, 29, 934 + 29, 0},
-        {"resnet50", 128, NVS_PREC_BF16, 5, 520 + 5, (78.0 + 167.0) / 53 * 2 * 11113984.0 * 128 * 2},
-        {"resnet50", 128, NVS_PREC_FP32, 5, 408 + 5, 0},
-        {"resnet50", 128, NVS_PREC_FP16, 5, 520 + 5 + 4, (78.0 + 167.0) / 53 * 2 * 11113984.0 * 128 * 2},
+        /* resnet50's and DDP's buffer broadcast at every forward: 163 operations (test_train.c says why) */
+        {"resnet50", 128, NVS_PREC_BF16, 5, 520 + 5 + 163, (78.0 + 167.0) / 53 * 2 * 11113984.0 * 128 * 2},
+        {"resnet50", 128, NVS_PREC_FP32, 5, 408 + 5 + 163, 0},
+        {"resnet50", 128, NVS_PREC_FP16, 5, 520 + 5 + 4 + 163, (78.0 + 167.0) / 53 * 2 * 11113984.0 * 128 * 2},
         {"tools/profiles/lm290m.prof", 8, NVS_PREC_FP16, 29, 1298 + 29 + 4, 0},
         {"bert-large-mlm128", 32, NVS_PREC_BF16, 38, 1962 + 38, 0},
     };
@@ -776,7 +850,7 @@ static void t_gap_link(void)
 
 T_LIST = {
     T_CASE(t_ring_table),    T_CASE(t_tree_table), T_CASE(t_allreduce_shapes), T_CASE(t_classes),
-    T_CASE(t_ring_links),    T_CASE(t_inter_share), T_CASE(t_layer_times),     T_CASE(t_buckets),
+    T_CASE(t_ring_links),    T_CASE(t_inter_share), T_CASE(t_layer_times), T_CASE(t_layer_kinds),     T_CASE(t_buckets),
     T_CASE(t_schedule_by_hand), T_CASE(t_lanes), T_CASE(t_eval_toy), T_CASE(t_eval_framework), T_CASE(t_framework_counts), T_CASE(t_memory),          T_CASE(t_shapley),
     T_CASE(t_gap_link),      T_CASE(t_nccl_rules), T_CASE(t_host_budget),     T_CASE(t_dp_modes),
     T_CASE(t_stragglers),

@@ -184,16 +184,21 @@ static nvs_result_t dry_one(nvs_train_exec *x, int i) { (void)x, (void)i; return
 static nvs_result_t dry_span(nvs_train_exec *x, double *us) { (void)x; *us = 1; return NVS_OK; }
 static int dry_unscales; /* gradient-scaler passes issued */
 static nvs_result_t dry_unscale(nvs_train_exec *x) { (void)x; dry_unscales++; return NVS_OK; }
+static int dry_buffer_calls; /* buffer broadcasts issued */
+static nvs_result_t dry_buffers(nvs_train_exec *x) { (void)x; dry_buffer_calls++; return NVS_OK; }
 static const struct nvs_train_exec_ops dry_ops = {
     .name = "dry", .gemm = dry_layer, .ew = dry_ew, .copy_out = dry_copy, .grad_pass = dry_grad, .bucket_ready = dry_one,
-    .norm = dry_norm,
+    .norm = dry_norm, .buffers = dry_buffers,
     .join_comm = dry_op, .unscale = dry_unscale, .optimizer = dry_op, .sync = dry_op, .mark = dry_one, .grad_to_bucket = dry_one,
     .bucket_to_grad = dry_one, .span = dry_span};
 
 /* What the framework's host work charges per full step (run.json train.framework.ops_per_step and
  * reducer_buckets_per_step, hook_tensors_per_step): the profiles' ops= forward and backward, at bf16 one more each way per casts=, one
  * per bucket copied back and the optimizer; tensors= hooks. The totals are tools/gen_profiles.py --summary's
- * (written independently, in Python); docs/fidelity.md compares them with PyTorch's own census. */
+ * (written independently, in Python); docs/fidelity.md compares them with PyTorch's own census. DDP's buffer
+ * broadcast at every forward, full step and no_sync() alike: resnet50's 53 batch norms hold 159 buffers (float
+ * running_mean, running_var, int64 num_batches_tracked), each copied back, and per dtype a flatten and a broadcast:
+ * 163 operations; the transformers have no buffers. */
 static void t_host_work_counts(void)
 {
     static const struct {
@@ -201,18 +206,19 @@ static void t_host_work_counts(void)
         int batch;
         nvs_precision prec;
         int buckets;
-        double ops, tensors, layout_bytes;
+        double ops, tensors, layout_bytes, buffer_ops;
     } want[] = {
-        {"tools/profiles/lm290m.prof", 8, NVS_PREC_BF16, 29, 1298 + 29, 221, 0},
-        {"tools/profiles/lm290m.prof", 8, NVS_PREC_FP32, 29, 934 + 29, 221, 0},
+        {"tools/profiles/lm290m.prof", 8, NVS_PREC_BF16, 29, 1298 + 29, 221, 0, 0},
+        {"tools/profiles/lm290m.prof", 8, NVS_PREC_FP32, 29, 934 + 29, 221, 0, 0},
         /* the NCHW layout copies at bf16 (framework.h): (78 + 167) / 53 copies, each read and written, of the
          * outputs of the 53 convolutions, 11,113,984 elements per image (tools/gen_profiles.py --summary) */
-        {"resnet50", 128, NVS_PREC_BF16, 5, 520 + 5, 161, (78.0 + 167.0) / 53 * 2 * 11113984.0 * 128 * 2},
-        {"resnet50", 128, NVS_PREC_FP32, 5, 408 + 5, 161, 0},
+        {"resnet50", 128, NVS_PREC_BF16, 5, 520 + 5 + 163, 161, (78.0 + 167.0) / 53 * 2 * 11113984.0 * 128 * 2, 163},
+        {"resnet50", 128, NVS_PREC_FP32, 5, 408 + 5 + 163, 161, 0, 163},
         /* fp16: bf16's, and the GradScaler's 4 operations (the loss scaled, its backward, unscale_, update) */
-        {"resnet50", 128, NVS_PREC_FP16, 5, 520 + 5 + 4, 161, (78.0 + 167.0) / 53 * 2 * 11113984.0 * 128 * 2},
-        {"tools/profiles/lm290m.prof", 8, NVS_PREC_FP16, 29, 1298 + 29 + 4, 221, 0},
-        {"bert-large-mlm128", 32, NVS_PREC_BF16, 38, 1962 + 38, 394, 0},
+        {"resnet50", 128, NVS_PREC_FP16, 5, 520 + 5 + 4 + 163, 161, (78.0 + 167.0) / 53 * 2 * 11113984.0 * 128 * 2,
+         163},
+        {"tools/profiles/lm290m.prof", 8, NVS_PREC_FP16, 29, 1298 + 29 + 4, 221, 0, 0},
+        {"bert-large-mlm128", 32, NVS_PREC_BF16, 38, 1962 + 38, 394, 0, 0},
     };
     nvs_progress_enable(0);
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
@@ -224,8 +230,14 @@ static void t_host_work_counts(void)
         nvs_train_plan_set_framework(&pl, nvs_framework_find("pytorch-ddp"));
         nvs_train_exec x = {.ops = &dry_ops, .plan = &pl, .nranks = 2}; /* work_per_us 0: counted, not done */
         nvs_step_medians m = {0};
-        dry_unscales = 0;
+        dry_unscales = dry_buffer_calls = 0;
         T_EQ_I(nvs_train_time_steps(&x, NVS_STEP_FULL, 0, 1, 2, &m), NVS_OK);
+        T_NEAR(x.host_buffer_ops, want[i].buffer_ops, 0);
+        T_EQ_I(dry_buffer_calls, want[i].buffer_ops > 0);
+        T_EQ_I(pl.buffers, want[i].buffer_ops > 0 ? 159 : 0);
+        /* torchvision's resnet50 has 53,120 batch-norm parameters (2 per channel): as many running statistics;
+         * the buffers and their flat copy */
+        T_NEAR(pl.buffer_bytes, want[i].buffer_ops > 0 ? 2 * (53120 * 4.0 + 53 * 8.0) : 0, 0);
         T_EQ_I(dry_unscales, want[i].prec == NVS_PREC_FP16); /* a GradScaler at fp16 only */
         T_EQ_I(pl.nbuckets, want[i].buckets);
         T_NEAR(x.host_ops, want[i].ops, 0);
@@ -238,6 +250,12 @@ static void t_host_work_counts(void)
         T_NEAR(x.host_tensors, 0, 0);
         T_NEAR(x.host_buckets, 0, 0);
         T_NEAR(x.host_ops, want[i].ops - pl.nbuckets, 0);
+        T_NEAR(x.host_buffer_ops, want[i].buffer_ops, 0);
+        /* the ideal framework broadcasts nothing */
+        nvs_train_plan_set_framework(&pl, nvs_framework_find("ideal"));
+        T_EQ_I(pl.buffers, 0);
+        T_EQ_I(nvs_train_time_steps(&x, NVS_STEP_COMPUTE, 0, 1, 2, &m), NVS_OK);
+        T_NEAR(x.host_buffer_ops, 0, 0);
         nvs_train_plan_free(&pl);
         nvs_profile_free(&p);
     }

@@ -4,7 +4,9 @@
 # file; "base"), with PyTorch (tools/ddp_bench.py at world size 1) as the reference. ROUNDS times, alternating:
 # PyTorch, then each binary at each precision in PRECS (default "fp16 fp32") for MODEL (default resnet50) at
 # BATCH (default 128). With KERNELS="new base" (or either), first one step of those binaries under Nsight Compute
-# at the first precision (every kernel's duration, CSV). The GPU kernel and training tests run first. cuDNN is the one PyTorch's environment carries, on LD_LIBRARY_PATH.
+# at the first precision (every kernel's duration, CSV). With PT_NOBUF=1, each round also runs PyTorch with DDP's
+# broadcast_buffers=False (pt-nobuf-i). The GPU kernel and training tests run first. cuDNN is the one PyTorch's
+# environment carries, on LD_LIBRARY_PATH.
 # Usage: BASE_TAR=base.tar tools/device/ab.sh DIR [ROUNDS (default 2)]
 . "$(dirname "$0")/lib.sh"
 R=$1
@@ -49,6 +51,11 @@ for i in $(seq 1 "$ROUNDS"); do
     step "round $i: PyTorch"
     rec "pt-$i" timeout "${PT_TIMEOUT:-200}" python3 tools/ddp_bench.py --configs "$C" --steps 15 --warmup 3 \
         --json "$R/raw/pt-$i.jsonl" --max-seconds $(( ${PT_TIMEOUT:-200} - 20 ))
+    if [ -n "${PT_NOBUF:-}" ]; then
+        step "round $i: PyTorch, broadcast_buffers=False"
+        rec "pt-nobuf-$i" timeout "${PT_TIMEOUT:-200}" python3 tools/ddp_bench.py --configs "$C" --steps 15 \
+            --warmup 3 --no-broadcast-buffers --json "$R/raw/pt-nobuf-$i.jsonl" --max-seconds $(( ${PT_TIMEOUT:-200} - 20 ))
+    fi
     for P in $PRECS; do
         for V in new base; do
             step "round $i: nvscale ($V) $P"

@@ -1,0 +1,150 @@
+#!/usr/bin/env python3
+"""The what-if model's 1-GPU step, from presets alone (no calibration), against PyTorch's on the same GPU.
+
+    python3 tools/model_vs_pytorch.py [--nvscale PATH] [--gpu PRESET] [--machine PRESET] [--tolerance PCT]
+                                      [--out PREFIX] [--list FILE] [PATH...]
+
+PATH: tools/ddp_bench.py records (.jsonl) or folders searched for them; --list FILE names more, one per line
+('#' comments). From every record of the plain
+configuration (no channels_last, non-causal LM, SDPA's default choice, DDP's default 25 MB buckets and buffer
+broadcast, default CUDA connections) it takes step_ddp1_us, PyTorch's DDP step at world 1 on one GPU, which is what `nvscale model` gives
+at N=1 under --framework pytorch-ddp (its default). Records are grouped by model, precision and batch; each group's
+PyTorch step is the median over its records (these VMs move a host-bound step by a third between runs:
+docs/fidelity.md, "Noise"), with the range beside it. For each group it runs
+
+    nvscale model --gpu GPU --machine MACHINE --model M --precision P --batch B --gpus 1 --format json
+
+(bert-large is the bert-large-mlm128 profile, lm290m tools/profiles/lm290m.prof) and prints the model's step,
+its error against the median, and whether it is within the tolerance (default 15 %, issue 9's bar for the
+measured step at N=1). --out PREFIX writes PREFIX.md. Exit 0 when every group is within the tolerance, 3 when one
+is not, 2 on bad input (no record, an unreadable file, a model that fails).
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+PROFILE = {"lm290m": "tools/profiles/lm290m.prof", "bert-large": "bert-large-mlm128"}
+PLAIN = {"channels_last": False, "lm_causal": False, "sdpa_choice": "auto", "cuda_device_max_connections": None,
+         "bucket_cap_mb": 25.0, "broadcast_buffers": True}
+
+
+def records(paths):
+    files = []
+    for p in paths:
+        if os.path.isdir(p):
+            for root, _, names in os.walk(p):
+                files += [os.path.join(root, n) for n in names if n.endswith(".jsonl")]
+        else:
+            files.append(p)
+    out = []
+    for path in sorted(files):
+        with open(path) as fh:
+            for line in fh:
+                try:
+                    d = json.loads(line)
+                except ValueError:
+                    continue
+                if isinstance(d, dict) and d.get("tool") == "ddp_bench":
+                    out.append((path, d))
+    return out
+
+
+def plain(d):
+    return all(d.get(k, v) == v for k, v in PLAIN.items())
+
+
+def groups(recs, gpu_name):
+    g = {}
+    for path, d in recs:
+        step = d.get("step_ddp1_us")
+        if not plain(d) or not isinstance(step, (int, float)) or step <= 0 or gpu_name not in str(d.get("gpu", "")):
+            continue
+        key = (d.get("model"), d.get("precision"), d.get("batch_per_gpu"))
+        g.setdefault(key, []).append((step / 1e3, path))
+    return g
+
+
+def model_step(nvs, gpu, machine, model, prec, batch):
+    cmd = [nvs, "model", "--gpu", gpu, "--machine", machine, "--model", PROFILE.get(model, model), "--precision",
+           prec, "--batch", str(batch), "--gpus", "1", "--format", "json"]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError("%s: exit %d: %s" % (" ".join(cmd), r.returncode, r.stderr.strip()))
+    pt = json.loads(r.stdout)["configurations"][0]["points"][0]
+    return pt["step_us"] / 1e3, pt["compute_us"] / 1e3, pt["host_us"] / 1e3
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("paths", nargs="*", metavar="PATH")
+    ap.add_argument("--list", metavar="FILE")
+    ap.add_argument("--nvscale", default="./nvscale")
+    ap.add_argument("--gpu", default="h200-sxm")
+    ap.add_argument("--machine", default="nvlink-2gpu")
+    ap.add_argument("--gpu-name", default="H200", help="records of GPUs whose name contains this")
+    ap.add_argument("--tolerance", type=float, default=15.0)
+    ap.add_argument("--out", metavar="PREFIX")
+    a = ap.parse_args()
+    if not (a.tolerance > 0):
+        print("model_vs_pytorch: --tolerance must be above 0, not %s" % a.tolerance, file=sys.stderr)
+        return 2
+    try:
+        paths = list(a.paths)
+        if a.list:
+            with open(a.list) as fh:
+                paths += [p for p in (ln.split("#")[0].strip() for ln in fh) if p]
+        if not paths:
+            print("model_vs_pytorch: no input: give PATH or --list FILE", file=sys.stderr)
+            return 2
+        g = groups(records(paths), a.gpu_name)
+    except OSError as e:
+        print("model_vs_pytorch: %s" % e, file=sys.stderr)
+        return 2
+    if not g:
+        print("model_vs_pytorch: no plain ddp_bench record of an %s GPU in %s" % (a.gpu_name, " ".join(paths)),
+              file=sys.stderr)
+        return 2
+    rows, outside = [], 0
+    for (model, prec, batch) in sorted(g, key=lambda k: (str(k[0]), str(k[1]), k[2] or 0)):
+        steps = [s for s, _ in g[(model, prec, batch)]]
+        med = statistics.median(steps)
+        try:
+            m, comp, host = model_step(a.nvscale, a.gpu, a.machine, model, prec, batch)
+        except (RuntimeError, ValueError, KeyError, IndexError, OSError) as e:
+            print("model_vs_pytorch: %s" % e, file=sys.stderr)
+            return 2
+        err = (m - med) / med * 100
+        ok = abs(err) <= a.tolerance
+        outside += not ok
+        rows.append("| %s | %s | %s | %d | %.1f | %.1f-%.1f | %.1f | %.1f | %.1f | %+.1f %% | %s |" % (
+            model, prec, batch, len(steps), med, min(steps), max(steps), m, comp, host, err,
+            "ok" if ok else "**OUT**"))
+    cmd = "tools/model_vs_pytorch.py%s --gpu %s --machine %s --tolerance %g%s%s" % (
+        "" if a.nvscale == "./nvscale" else " --nvscale " + a.nvscale, a.gpu, a.machine, a.tolerance,
+        " --list " + a.list if a.list else "", "".join(" " + p for p in a.paths))
+    try:
+        ver = " ".join(subprocess.run([a.nvscale, "--version"], capture_output=True, text=True).stdout.splitlines()[0].split())
+    except (OSError, IndexError):
+        ver = "unknown"
+    text = ["# The what-if model's 1-GPU step against PyTorch's", "",
+            "Generated by `%s`; no number typed by hand. PyTorch: tools/ddp_bench.py's DDP step at world 1 "
+            "(`step_ddp1_us`) on an %s, the median over the records of each configuration; model: `nvscale model "
+            "--gpu %s --machine %s --gpus 1` from its presets alone (no calibration), under its default "
+            "framework, pytorch-ddp (compute-only: its step without the reducer, as DDP's no_sync(); host: the "
+            "framework's host work per step). The model: %s." % (cmd, a.gpu_name, a.gpu, a.machine, ver), "",
+            "| model | precision | batch | PyTorch runs | PyTorch step (ms) | range (ms) | model step (ms) | "
+            "model compute-only (ms) | model host (ms) | error | within %g %% |" % a.tolerance,
+            "|---|---|---:|---:|---:|---|---:|---:|---:|---:|---|"] + rows + [
+            "", "%d of %d configurations within %g %%." % (len(rows) - outside, len(rows), a.tolerance)]
+    print("\n".join(text))
+    if a.out:
+        with open(a.out + ".md", "w") as fh:
+            fh.write("\n".join(text) + "\n")
+    return 3 if outside else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
