@@ -195,14 +195,15 @@ static json_t *train_json(const nvs_ctx *run, const char *model, const nvs_profi
     json_object_set_new(o, "steps", json_integer(cfg->steps));
     json_object_set_new(o, "warmup_steps", json_integer(cfg->warmup_steps));
     json_object_set_new(o, "framework",
-                        json_pack("{s:s, s:s, s:f, s:f, s:b, s:b, s:f, s:f, s:b, s:b, s:s, s:f}", "name",
+                        json_pack("{s:s, s:s, s:f, s:f, s:b, s:b, s:f, s:f, s:b, s:b, s:f, s:s, s:f}", "name",
                                   pl->framework->name, "describe", pl->framework->describe, "host_us_per_op",
                                   pl->framework->host_us_per_op, "reducer_us_per_bucket",
                                   pl->framework->reducer_us_per_bucket, "autocast", pl->framework->autocast,
                                   "bucket_copy", pl->framework->bucket_copy, "nchw_copies_fwd",
                                   pl->framework->nchw_copies_fwd, "nchw_copies_bwd", pl->framework->nchw_copies_bwd,
                                   "grad_scaler", pl->framework->grad_scaler, "broadcast_buffers",
-                                  pl->framework->broadcast_buffers, "source", pl->framework->source,
+                                  pl->framework->broadcast_buffers, "host_us_per_buffer_op",
+                                  pl->framework->host_us_per_buffer_op, "source", pl->framework->source,
                                   "cpu_work_units_per_us", work_rate));
     if (charged[0] >= 0) {
         json_t *fwj = json_object_get(o, "framework");

@@ -553,6 +553,7 @@ static void read_train_obj(vctx *v, nvs_run *r, json_t *t, const char *pre)
     tr->profile_file = get_str(v, t, "profile_file", pre, 0);
     json_t *fw = get_typed(v, t, "framework", pre, JSON_OBJECT, 0);
     tr->fw_host_us_per_op = tr->fw_reducer_us_per_bucket = tr->fw_nchw_copies_fwd = tr->fw_nchw_copies_bwd = NAN;
+    tr->fw_host_us_per_buffer_op = NAN;
     tr->fw_autocast = tr->fw_bucket_copy = tr->fw_grad_scaler = tr->fw_broadcast_buffers = -1;
     if (fw) {
         tr->framework = get_str(v, fw, "name", pfw, 1);
@@ -564,6 +565,7 @@ static void read_train_obj(vctx *v, nvs_run *r, json_t *t, const char *pre)
         tr->fw_bucket_copy = get_bool(v, fw, "bucket_copy", pfw, -1);
         tr->fw_grad_scaler = get_bool(v, fw, "grad_scaler", pfw, -1);
         tr->fw_broadcast_buffers = get_bool(v, fw, "broadcast_buffers", pfw, -1);
+        tr->fw_host_us_per_buffer_op = get_num_in(v, fw, "host_us_per_buffer_op", pfw, 0, 1e6);
     }
     char pconv[PATH_MAX_LEN];
     snprintf(pconv, sizeof pconv, "%s.conv", pre);

@@ -119,11 +119,13 @@ static nvs_result_t issue_step(nvs_train_exec *x, int mode)
         return x->ops->mark(x, 1);
     }
     /* DDP's broadcast of the module buffers, at every forward (no_sync() too) and before its first kernel: the
-     * flattens, the broadcasts and the copies back are operations of the framework (framework.h) */
+     * flattens, the broadcasts and the copies back are operations of the framework (framework.h), their launches
+     * part of what each costs (so they come first, and count against it) */
     if (pl->buffers > 0) {
-        x->host_buffer_ops = nvs_framework_buffer_ops(pl->framework, p);
-        op_work(x, x->host_buffer_ops);
         NVS_CHECK(x->ops->buffers(x));
+        x->host_buffer_ops = nvs_framework_buffer_ops(pl->framework, p);
+        x->host_ops += x->host_buffer_ops;
+        host_work(x, pl->framework->host_us_per_buffer_op * x->host_buffer_ops);
     }
     /* Each layer's host work comes before its kernels, in both passes: the framework dispatches the layer's
      * operations, and their kernels queue as it goes. */

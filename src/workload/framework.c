@@ -35,13 +35,16 @@ static const nvs_framework frameworks[] = {
       * the plain one at every precision and batch, GPU-bound or not (fp32 batch 128: 131.7 against 127.2 ms,
       * bf16 59.3 / 55.5, fp16 50.6 / 45.7; results/h200x1-census, -census-fp16), and its profile shows the GPU
       * idle the more (2.0 -> 6.4 % at fp32): its 159 buffers are copied back one by one before the forward's
-      * first kernel. lm290m has no buffers. */
-     1,
+      * first kernel. lm290m has no buffers. The cost per operation is measured by turning the broadcast off
+      * (tools/ddp_bench.py --no-broadcast-buffers) in the same calls: over ResNet-50 at fp32, bf16 and fp16,
+      * batch 128 (two calls) and 64, the DDP step at world 1 loses a median 2.98 ms more with it than without
+      * (results/h200x1-buffers, -buffers-r2, -buffers-b64; docs/fidelity.md): 2.98 ms / 163 operations. */
+     1, 18.3,
      "fitted on lm290m bf16 batch 8, H200, PyTorch 2.11: medians of 34 runs of the 1-GPU step without DDP and with "
      "DDP at world 1 (tools/fidelity_fit.py); operations per layer from tools/gen_profiles.py; NCHW layout copies "
      "counted in PyTorch's profile of resnet50 bf16 (results/h200x1-census)"},
     {"ideal", "the hardware alone: kernels queued at once, gradients written straight into the buckets", 0.0, 0.0, 0,
-     0, 0.0, 0.0, 0, 0, "no framework cost"},
+     0, 0.0, 0.0, 0, 0, 0.0, "no framework cost"},
 };
 #define NFW ((int)(sizeof frameworks / sizeof frameworks[0]))
 

@@ -42,8 +42,10 @@ typedef struct {
      * statistics) broadcast from rank 0, at any N, N = 1 included (torch/nn/parallel/distributed.py
      * will_sync_module_buffers has no test of the world size): per dtype, the buffers flattened into one tensor and
      * broadcast, then each copied back (torch/csrc/distributed/c10d/comm.cpp, broadcast_coalesced), an operation
-     * each, before the forward's first kernel (nvs_framework_buffer_ops) */
+     * each, before the forward's first kernel (nvs_framework_buffer_ops), at host_us_per_buffer_op each: C++
+     * dispatches them, not the interpreter, so they cost less than host_us_per_op */
     int broadcast_buffers;
+    double host_us_per_buffer_op;
     const char *source;         /* where the numbers come from */
 } nvs_framework;
 

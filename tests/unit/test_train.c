@@ -234,6 +234,11 @@ static void t_host_work_counts(void)
         T_EQ_I(nvs_train_time_steps(&x, NVS_STEP_FULL, 0, 1, 2, &m), NVS_OK);
         T_NEAR(x.host_buffer_ops, want[i].buffer_ops, 0);
         T_EQ_I(dry_buffer_calls, want[i].buffer_ops > 0);
+        /* the host time owed: the buffer broadcast's operations at their own (lower) cost */
+        const nvs_framework *fw = pl.framework;
+        T_NEAR(x.host_due_us, (want[i].ops - want[i].buffer_ops) * fw->host_us_per_op +
+                                  want[i].buffer_ops * fw->host_us_per_buffer_op + want[i].buckets * fw->reducer_us_per_bucket,
+               1e-6);
         T_EQ_I(pl.buffers, want[i].buffer_ops > 0 ? 159 : 0);
         /* torchvision's resnet50 has 53,120 batch-norm parameters (2 per channel): as many running statistics;
          * the buffers and their flat copy */
