@@ -179,8 +179,9 @@ typedef struct {
     double compute_scale; /* calibration: measured / modelled compute time at n=1 (default 1) */
     /* the kinds of layer that run below those rates (0: none apart, as the fields above): */
     double conv_eff;      /* a convolution's (conv=1) share of the peak matrix rate (default 0.52) */
-    double bn_cudnn_eff;  /* a batch norm (bn=) in cuDNN, and in the framework's own kernels: share of the peak */
-    double bn_own_eff;    /* memory bandwidth, counted as 4-byte elements (defaults 0.445, 0.31) */
+    /* a batch norm (bn=) in cuDNN, and in the framework's own kernels (nvs_bn_in_cudnn says which runs it): share
+     * of the peak memory bandwidth, counted in 4-byte elements whatever the precision (defaults 0.445, 0.31) */
+    double bn_cudnn_eff, bn_own_eff;
 } nvs_compute_terms;
 
 /* Defaults, with why, in model.c. */

@@ -89,6 +89,12 @@ static int build_terms(const nvs_presets *ps, const nvs_model_series *s, term *t
         add(t, &n, name, c->fw->host_us_per_op, "us", "framework", c->fw->source);
         snprintf(name, sizeof name, "%s.reducer_us_per_bucket", c->fw->name);
         add(t, &n, name, c->fw->reducer_us_per_bucket, "us", "framework", c->fw->source);
+        if (norms && c->fw->broadcast_buffers) {
+            snprintf(name, sizeof name, "%s.host_us_per_buffer_op", c->fw->name);
+            add(t, &n, name, c->fw->host_us_per_buffer_op, "us", "framework",
+                "DDP's buffer broadcast at every forward, an operation per buffer and per dtype two: PyTorch's "
+                "step with and without broadcast_buffers (results/h200x1-buffers*; src/workload/framework.c)");
+        }
     }
     int max_gpn = 0;
     for (int i = 0; i < s->npts; i++)
