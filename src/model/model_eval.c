@@ -192,9 +192,11 @@ static nvs_result_t step_lanes(const nvs_model_config *c, const nvs_model_bucket
         after[na++] = (nvs_lane_item){op, nvs_mem_pass_us(2.0 * grads, &c->gpu, &c->ct), 1};
     after[na++] = (nvs_lane_item){op, nvs_optimizer_us(p->total_params, c->grad_bytes, &c->gpu, &c->ct), 0};
     if (scaler) after[na++] = (nvs_lane_item){op, 0, 0}; /* the scale's update */
-    /* DDP's buffer broadcast (framework.h) runs at every forward, in no_sync() too: the compute-only step has it */
-    double buffers =
-        fw && nvs_model_dp(c) == NVS_DP_DDP ? fw->host_us_per_buffer_op * nvs_framework_buffer_ops(fw, p) : 0;
+    /* DDP's buffer broadcast (framework.h) before the forward of the step with the reducer; not under no_sync(),
+     * the compute-only step (train/step.c says why) */
+    double buffers = fw && nb > 0 && nvs_model_dp(c) == NVS_DP_DDP
+                         ? fw->host_us_per_buffer_op * nvs_framework_buffer_ops(fw, p)
+                         : 0;
     nvs_lanes l = {n, fwd, bwd, fw ? hf : NULL, fw ? hb : NULL, scaler ? 2 * op : 0, b, nb, ar_us ? ar_us : zero,
                    fw && nb > 0 ? fw->reducer_us_per_bucket : 0, after, na, buffers};
     nvs_schedule_lanes(&l, t);

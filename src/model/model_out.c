@@ -92,7 +92,8 @@ static int build_terms(const nvs_presets *ps, const nvs_model_series *s, term *t
         if (norms && c->fw->broadcast_buffers) {
             snprintf(name, sizeof name, "%s.host_us_per_buffer_op", c->fw->name);
             add(t, &n, name, c->fw->host_us_per_buffer_op, "us", "framework",
-                "DDP's buffer broadcast at every forward, an operation per buffer and per dtype two: PyTorch's "
+                "DDP's buffer broadcast before the forward of a step that all-reduces, an operation per buffer and per "
+                "dtype two: PyTorch's "
                 "step with and without broadcast_buffers (results/h200x1-buffers*; src/workload/framework.c)");
         }
     }

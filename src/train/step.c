@@ -118,10 +118,12 @@ static nvs_result_t issue_step(nvs_train_exec *x, int mode)
         NVS_CHECK(x->ops->join_comm(x));
         return x->ops->mark(x, 1);
     }
-    /* DDP's broadcast of the module buffers, at every forward (no_sync() too) and before its first kernel: the
-     * flattens, the broadcasts and the copies back are operations of the framework (framework.h), their launches
-     * part of what each costs (so they come first, and count against it) */
-    if (pl->buffers > 0) {
+    /* DDP's broadcast of the module buffers before the forward's first kernel: the flattens, the broadcasts and the
+     * copies back are operations of the framework (framework.h), their launches part of what each costs (so they
+     * come first, and count against it). Not in the compute-only step: under no_sync() DDP's forward clears
+     * require_forward_param_sync, and the next forward broadcasts nothing (torch/nn/parallel/distributed.py,
+     * _post_forward; PyTorch's no_sync() steps launch as many kernels as the plain model's, results/h200x1-census) */
+    if (reducer && pl->buffers > 0) {
         NVS_CHECK(x->ops->buffers(x));
         x->host_buffer_ops = nvs_framework_buffer_ops(pl->framework, p);
         x->host_ops += x->host_buffer_ops;

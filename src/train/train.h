@@ -49,7 +49,7 @@ typedef struct {
     double master_bytes;    /* fp32 parameters and momentum (SGD state) */
     double grad_bytes;
     double bucket_bytes;    /* separate bucket buffers (a framework that copies gradients into buckets), else 0 */
-    /* the module buffers a framework broadcasts at every forward (framework.h broadcast_buffers; 0 without): how
+    /* the module buffers a framework broadcasts before a full step's forward (framework.h broadcast_buffers; 0 without): how
      * many, the float elements among them, the int64 ones (one element each), and their bytes with their flat
      * copy */
     int buffers, buffer_longs;

@@ -34,7 +34,7 @@ struct gpu_impl {
     /* the batch norms' statistics for the executor's own kernels: layer l's 4 x its channels at bn_off[l] */
     float *bn_stats;
     size_t *bn_off;
-    /* the module buffers a framework broadcasts at every forward (plan->buffers > 0): the floats, then the int64s;
+    /* the module buffers a framework broadcasts before a full step's forward (plan->buffers > 0): the floats, then the int64s;
      * their flat copy laid out the same; events between the compute stream and the broadcast */
     char *bufs, *bufs_flat;
     cudaEvent_t buf_ev[2];

@@ -256,13 +256,16 @@ static nvs_result_t hbuffers(nvs_train_exec *x)
     MPI_Request r[2];
     memcpy(h->bufs_flat, h->bufs, fbytes);
     memcpy(h->bufs_flat + fbytes, h->bufs + fbytes, lbytes);
-    if (MPI_Ibcast(h->bufs_flat, (int)(fbytes / 4), MPI_FLOAT, 0, nvs_mpi_comm(x->comm), &r[0]) != MPI_SUCCESS ||
-        MPI_Ibcast(h->bufs_flat + fbytes, (int)(lbytes / 8), MPI_INT64_T, 0, nvs_mpi_comm(x->comm), &r[1]) !=
-            MPI_SUCCESS) {
-        nvs_error("MPI_Ibcast of the module buffers (%zu bytes) failed", fbytes + lbytes);
+    if (MPI_Ibcast(h->bufs_flat, (int)(fbytes / 4), MPI_FLOAT, 0, nvs_mpi_comm(x->comm), &r[0]) != MPI_SUCCESS) {
+        nvs_error("MPI_Ibcast of the module buffers' floats (%zu bytes) failed", fbytes);
         return NVS_ERR_MPI;
     }
-    h->bcast_open = 1;
+    h->bcast_open = 1; /* from here MPI may write bufs_flat until the wait below completes */
+    if (MPI_Ibcast(h->bufs_flat + fbytes, (int)(lbytes / 8), MPI_INT64_T, 0, nvs_mpi_comm(x->comm), &r[1]) !=
+        MPI_SUCCESS) {
+        nvs_error("MPI_Ibcast of the module buffers' int64s (%zu bytes) failed", lbytes);
+        return NVS_ERR_MPI;
+    }
     NVS_CHECK(wait_reqs(x, r, 2, "the broadcast of the module buffers"));
     h->bcast_open = 0;
     size_t off = 0;

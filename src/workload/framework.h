@@ -38,8 +38,9 @@ typedef struct {
      * operation), then the host waits for that check (GradScaler.step reads found_inf with .item()); after the
      * optimizer the scale updated (one operation). bf16 needs none. */
     int grad_scaler;
-    /* DDP's broadcast_buffers=True (its default): at every forward, the module's buffers (a batch norm's running
-     * statistics) broadcast from rank 0, at any N, N = 1 included (torch/nn/parallel/distributed.py
+    /* DDP's broadcast_buffers=True (its default): at every forward of a step that synchronises gradients (not
+     * under no_sync(), whose forward clears require_forward_param_sync), the module's buffers (a batch norm's
+     * running statistics) broadcast from rank 0, at any N, N = 1 included (torch/nn/parallel/distributed.py
      * will_sync_module_buffers has no test of the world size): per dtype, the buffers flattened into one tensor and
      * broadcast, then each copied back (torch/csrc/distributed/c10d/comm.cpp, broadcast_coalesced), an operation
      * each, before the forward's first kernel (nvs_framework_buffer_ops), at host_us_per_buffer_op each: C++
@@ -74,7 +75,7 @@ double nvs_framework_layer_ops(const nvs_framework *fw, const nvs_profile *p, in
  * floats each) and num_batches_tracked (one int64); the profiles know no other buffers. Returns their count, and
  * (where not NULL) in *floats the float elements among them, in *longs the int64 buffers. */
 int nvs_profile_buffers(const nvs_profile *p, double *floats, int *longs);
-/* The operations framework fw dispatches for its buffer broadcast at every forward (0 without one): per dtype among
+/* The operations framework fw dispatches for its buffer broadcast before a full step's forward (0 without one): per dtype among
  * the buffers (float, int64) a flatten and a broadcast, and each buffer copied back. */
 double nvs_framework_buffer_ops(const nvs_framework *fw, const nvs_profile *p);
 

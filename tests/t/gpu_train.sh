@@ -21,6 +21,9 @@ expect 0 "Training step: tiny-mlp" $NVS train --model tests/fixtures/train/tiny-
 # without cuDNN the batch norms run in nvscale's own kernels (train/norm_kernels.h)
 [ "$(json_get $d/r50bf/run.json "d['train']['batchnorm']['engine'] == 'kernels' and d['train']['batchnorm']['layers'] == 53")" = "True" ] ||
     fail "batch norms without cuDNN: $(json_get $d/r50bf/run.json "d['train']['batchnorm']")"
+# DDP's buffer broadcast before each full step (pytorch-ddp): 159 buffers of 53 batch norms, 163 operations
+[ "$(json_get $d/r50bf/run.json "(d['train']['framework']['broadcast_buffers'], d['train']['framework']['buffer_ops_per_step'])")" = "(True, 163.0)" ] ||
+    fail "buffer broadcast: $(json_get $d/r50bf/run.json "d['train']['framework']")"
 # fp16 (autocast with a gradient scaler under pytorch-ddp): the layout copies as at bf16, and a step that runs
 expect 0 "Training step: resnet50, batch 16 per GPU, fp16" $NVS train --model resnet50 --batch 16 --precision fp16 \
     --steps 3 --warmup-steps 1 --cudnn off --out "$d/r50fp16"

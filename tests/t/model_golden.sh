@@ -30,6 +30,9 @@ check presets --list-presets
 # name or profile file; the compute scale comes from the GPU's own compute-only step (ideal_compute_us). The same
 # file without ideal_compute_us (as runs before it had it): the scale is fitted through the host lane, and for a
 # step no longer than the host work alone (bert-large-mlm128 at bf16) it is left unmeasured, with the reason
+# a run with DDP's buffer broadcast (results/h200x1-buffers2, ResNet-50 fp16 at 3529fdc): the framework's cost per
+# buffer operation is replayed on the host lane, and left out of the GPU-only fit of the compute scale
+check calibrate_buffers --calibrate $F/h200x1_fp16_resnet50_buffers.json --tolerance 5
 check calibrate_three_lm --calibrate $F/h200x1_bf16_three_models.json --model lm290m --gpus 1,2 --machine nvlink-2gpu
 check calibrate_three_bert --calibrate $F/h200x1_bf16_three_models.json --model bert-large-mlm128
 check calibrate_three_bert_noideal --calibrate $F/h200x1_bf16_three_models_no_ideal.json --model bert-large-mlm128

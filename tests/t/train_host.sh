@@ -38,6 +38,22 @@ check "'ideal_compute_us' in d['train']['results'][1]" "False"
 check "(d['train']['framework']['layout_copy_bytes_per_step'], d['train']['framework']['nchw_copies_bwd'] > 0, d['train']['framework']['grad_scaler'])" "(0.0, True, True)"
 # and the reducer's work once per bucket it all-reduces
 check "d['train']['framework']['reducer_buckets_per_step'] == len(d['train']['buckets'])" "True"
+# DDP's buffer broadcast (pytorch-ddp), at N = 1 and 2: two batch norms of 256 and 32 channels hold 6 buffers
+# (running_mean, running_var, num_batches_tracked), each copied back, and per dtype a flatten and a broadcast: 10
+# operations; under --framework ideal none
+d=$TMP/train_host_bn
+rm -rf "$d"
+expect 0 "Training step: tiny-bn" $MPIRUN -np 2 $NVS train --backend mpi --model tests/fixtures/train/tiny-bn.prof \
+    --steps 3 --warmup-steps 1 --out "$d"
+j=$d/run.json
+check "[r['n'] for r in d['train']['results']]" "[1, 2]"
+check "(d['train']['framework']['broadcast_buffers'], d['train']['framework']['buffer_ops_per_step'])" "(True, 10.0)"
+check "d['train']['framework']['host_us_per_buffer_op'] > 0" "True"
+rm -rf "$d"
+expect 0 "Training step: tiny-bn" $MPIRUN -np 2 $NVS train --backend mpi --model tests/fixtures/train/tiny-bn.prof \
+    --framework ideal --steps 2 --warmup-steps 1 --out "$d"
+check "(d['train']['framework']['broadcast_buffers'], d['train']['framework']['buffer_ops_per_step'])" "(False, 0.0)"
+j=$TMP/train_host/run.json
 # refused up front, with the bytes needed and available
 expect 2 "needs .* GiB per host .* free: lower --batch" $NVS train --backend mpi --model resnet50 --batch 1000000 --no-save
 # at batch 1 a lower batch is no advice

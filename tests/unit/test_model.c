@@ -565,7 +565,7 @@ static void t_framework_counts(void)
         nvs_model_point pt;
         T_EQ_I(nvs_model_eval(&c, 1, 2, &pt, err, sizeof err), NVS_OK);
         T_EQ_I(pt.nbuckets, want[i].buckets);
-        /* and resnet50's DDP buffer broadcast at every forward: 163 operations at their own cost (test_train.c
+        /* and resnet50's DDP buffer broadcast before the full step's forward: 163 operations at their own cost (test_train.c
          * says why 163) */
         double buffer_ops = strcmp(want[i].model, "resnet50") ? 0 : 163;
         REL(pt.t.host_us, want[i].ops * fw->host_us_per_op + want[i].buckets * fw->reducer_us_per_bucket +
