@@ -19,12 +19,12 @@ A prediction only matters where the host sets the pace: resnet50's GPU work (~48
 --out PREFIX writes PREFIX.md (the table, the command, the inputs). Exit 2 on a missing or unreadable input.
 """
 import argparse
-import json
 import os
 import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import ddp_records  # noqa: E402 - the harness's records, read leniently
 import gen_profiles  # noqa: E402 - the profiles' operation counts
 
 MODELS = (("lm290m", "lm290m", 29), ("bert-large", "bert-large-mlm128", 38), ("resnet50", "resnet50", 5))
@@ -44,19 +44,12 @@ def ops_bf16():
 def load(paths):
     runs = {m: [] for m, _, _ in MODELS}
     for path in paths:
-        with open(path) as fh:
-            for line in fh:
-                try:
-                    d = json.loads(line)
-                except ValueError:
-                    continue
-                if not isinstance(d, dict) or d.get("tool") != "ddp_bench":
-                    continue
-                model, _, rest = str(d.get("config", "")).partition(":")
-                a, b = d.get("step_nodp_1_us"), d.get("step_ddp1_us")
-                if model in runs and rest.startswith("bf16") and isinstance(a, (int, float)) and \
-                        isinstance(b, (int, float)) and a > 0 and b > 0:
-                    runs[model].append((a / 1e3, b / 1e3, path))
+        for d in ddp_records.records(path):
+            model, _, rest = str(d.get("config", "")).partition(":")
+            a, b = d.get("step_nodp_1_us"), d.get("step_ddp1_us")
+            if model in runs and rest.startswith("bf16") and isinstance(a, (int, float)) and \
+                    isinstance(b, (int, float)) and a > 0 and b > 0:
+                runs[model].append((a / 1e3, b / 1e3, path))
     return runs
 
 

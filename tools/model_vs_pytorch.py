@@ -26,6 +26,9 @@ import statistics
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import ddp_records  # noqa: E402 - the harness's records, read leniently
+
 PROFILE = {"lm290m": "tools/profiles/lm290m.prof", "bert-large": "bert-large-mlm128"}
 PLAIN = {"channels_last": False, "lm_causal": False, "sdpa_choice": "auto", "cuda_device_max_connections": None,
          "bucket_cap_mb": 25.0, "broadcast_buffers": True}
@@ -39,17 +42,7 @@ def records(paths):
                 files += [os.path.join(root, n) for n in names if n.endswith(".jsonl")]
         else:
             files.append(p)
-    out = []
-    for path in sorted(files):
-        with open(path) as fh:
-            for line in fh:
-                try:
-                    d = json.loads(line)
-                except ValueError:
-                    continue
-                if isinstance(d, dict) and d.get("tool") == "ddp_bench":
-                    out.append((path, d))
-    return out
+    return [(path, d) for path in sorted(files) for d in ddp_records.records(path)]
 
 
 def plain(d):
