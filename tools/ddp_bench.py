@@ -242,7 +242,7 @@ def parse_args(argv):
                     help="DDP bucket_cap_mb (default 25)")
     ap.add_argument("--no-broadcast-buffers", action="store_true",
                     help="DDP broadcast_buffers=False (default True, as DDP's: the module's buffers broadcast from "
-                         "rank 0 at every forward)")
+                         "rank 0 before each forward outside no_sync())")
     ap.add_argument("--optimizer", choices=["sgd", "adamw"], default="sgd")
     ap.add_argument("--channels-last", action="store_true", help="resnet50: NHWC memory format")
     ap.add_argument("--lm-causal", action="store_true",
