@@ -54,6 +54,7 @@ typedef struct {
      * copy */
     int buffers, buffer_longs;
     double buffer_floats, buffer_bytes;
+    size_t *buffer_size; /* each buffer's bytes, in the order they are copied back (nvs_profile_buffers) */
     double act_bytes;       /* stored layer outputs (batch * act * element size) */
     double workspace_bytes; /* GEMM input / input-gradient scratch (largest layer) */
     double total_bytes;

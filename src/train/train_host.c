@@ -251,7 +251,6 @@ static nvs_result_t hbuffers(nvs_train_exec *x)
 {
     struct host_impl *h = H(x);
     const nvs_train_plan *pl = x->plan;
-    const nvs_profile *p = pl->profile;
     const size_t fbytes = (size_t)pl->buffer_floats * 4, lbytes = (size_t)pl->buffer_longs * 8;
     MPI_Request r[2];
     memcpy(h->bufs_flat, h->bufs, fbytes);
@@ -268,15 +267,8 @@ static nvs_result_t hbuffers(nvs_train_exec *x)
     }
     NVS_CHECK(wait_reqs(x, r, 2, "the broadcast of the module buffers"));
     h->bcast_open = 0;
-    size_t off = 0;
-    for (int l = 0; l < p->nlayers; l++) /* running_mean, running_var */
-        for (int k = 0; k < 2 && p->layers[l].bn_passes > 0; k++) {
-            size_t b = (size_t)(p->layers[l].params / 2) * 4;
-            memcpy(h->bufs + off, h->bufs_flat + off, b);
-            off += b;
-        }
-    for (int i = 0; i < pl->buffer_longs; i++, off += 8) /* num_batches_tracked */
-        memcpy(h->bufs + off, h->bufs_flat + off, 8);
+    for (size_t i = 0, off = 0; i < (size_t)pl->buffers; off += pl->buffer_size[i++])
+        memcpy(h->bufs + off, h->bufs_flat + off, pl->buffer_size[i]);
     return NVS_OK;
 }
 

@@ -15,6 +15,7 @@ void nvs_train_plan_free(nvs_train_plan *plan)
     free(plan->grad_offset);
     free(plan->w_off);
     free(plan->a_off);
+    free(plan->buffer_size);
     memset(plan, 0, sizeof *plan);
 }
 
@@ -33,8 +34,9 @@ nvs_result_t nvs_train_plan_make(const nvs_profile *p, int batch, nvs_precision 
     plan->buckets = calloc((size_t)L + 1, sizeof *plan->buckets);
     plan->w_off = calloc((size_t)L + 1, sizeof(size_t));
     plan->a_off = calloc((size_t)L + 1, sizeof(size_t));
+    plan->buffer_size = calloc((size_t)nvs_profile_buffers(p, NULL, NULL, NULL) + 1, sizeof(size_t));
     if (!plan->bucket_of_layer || !plan->bucket_closes_at || !plan->grad_offset || !plan->buckets || !plan->w_off ||
-        !plan->a_off) {
+        !plan->a_off || !plan->buffer_size) {
         nvs_train_plan_free(plan);
         return NVS_ERR_NOMEM;
     }
@@ -123,7 +125,8 @@ void nvs_train_plan_set_framework(nvs_train_plan *plan, const nvs_framework *fw)
     plan->buffers = plan->buffer_longs = 0;
     plan->buffer_floats = plan->buffer_bytes = 0;
     if (plan->framework->broadcast_buffers) {
-        plan->buffers = nvs_profile_buffers(plan->profile, &plan->buffer_floats, &plan->buffer_longs);
+        plan->buffers =
+            nvs_profile_buffers(plan->profile, &plan->buffer_floats, &plan->buffer_longs, plan->buffer_size);
         /* the buffers, and their flat copy for the broadcast */
         plan->buffer_bytes = 2.0 * (plan->buffer_floats * 4.0 + plan->buffer_longs * 8.0);
     }

@@ -89,17 +89,20 @@ double nvs_framework_layer_ops(const nvs_framework *fw, const nvs_profile *p, in
     return ops;
 }
 
-int nvs_profile_buffers(const nvs_profile *p, double *floats, int *longs)
+int nvs_profile_buffers(const nvs_profile *p, double *floats, int *longs, size_t *bytes)
 {
     int bn = 0;
     double f = 0;
     for (int l = 0; l < p->nlayers; l++)
         if (p->layers[l].bn_passes > 0) {
+            if (bytes) /* running_mean and running_var: C = params / 2 floats each */
+                bytes[2 * bn] = bytes[2 * bn + 1] = (size_t)(p->layers[l].params / 2) * 4;
             bn++;
-            f += p->layers[l].params; /* running_mean and running_var: C = params / 2 each */
+            f += p->layers[l].params;
         }
+    for (int i = 0; bytes && i < bn; i++) bytes[2 * bn + i] = 8; /* num_batches_tracked */
     if (floats) *floats = f;
-    if (longs) *longs = bn; /* num_batches_tracked */
+    if (longs) *longs = bn;
     return 3 * bn;
 }
 
@@ -107,7 +110,7 @@ double nvs_framework_buffer_ops(const nvs_framework *fw, const nvs_profile *p)
 {
     double floats = 0;
     int longs = 0;
-    int n = fw && fw->broadcast_buffers ? nvs_profile_buffers(p, &floats, &longs) : 0;
+    int n = fw && fw->broadcast_buffers ? nvs_profile_buffers(p, &floats, &longs, NULL) : 0;
     int groups = (floats > 0) + (longs > 0); /* dtypes: each its flatten and its broadcast */
     return n > 0 ? n + 2.0 * groups : 0;
 }

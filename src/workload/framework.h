@@ -73,8 +73,10 @@ double nvs_framework_layer_ops(const nvs_framework *fw, const nvs_profile *p, in
 
 /* DDP's module buffers in profile p: each 2-d batch norm (bn=) holds running_mean and running_var (C = params / 2
  * floats each) and num_batches_tracked (one int64); the profiles know no other buffers. Returns their count, and
- * (where not NULL) in *floats the float elements among them, in *longs the int64 buffers. */
-int nvs_profile_buffers(const nvs_profile *p, double *floats, int *longs);
+ * (where not NULL) in *floats the float elements among them, in *longs the int64 buffers, and in bytes[] each
+ * buffer's size in the order DDP's broadcast copies them back: the floats (per batch norm, running_mean then
+ * running_var), then the int64s (broadcast_coalesced groups them by dtype). */
+int nvs_profile_buffers(const nvs_profile *p, double *floats, int *longs, size_t *bytes);
 /* The operations framework fw dispatches for its buffer broadcast before a full step's forward (0 without one): per dtype among
  * the buffers (float, int64) a flatten and a broadcast, and each buffer copied back. */
 double nvs_framework_buffer_ops(const nvs_framework *fw, const nvs_profile *p);
