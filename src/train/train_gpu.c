@@ -496,7 +496,6 @@ static nvs_result_t gbuffers(nvs_train_exec *x)
 {
     struct gpu_impl *g = G(x);
     const nvs_train_plan *pl = x->plan;
-    const nvs_profile *p = pl->profile;
     const size_t fbytes = (size_t)pl->buffer_floats * 4, lbytes = (size_t)pl->buffer_longs * 8;
     const cudaStream_t s = g->compute;
     CUDA_TRY(cudaMemcpyAsync(g->bufs_flat, g->bufs, fbytes, cudaMemcpyDeviceToDevice, s));
@@ -513,17 +512,9 @@ static nvs_result_t gbuffers(nvs_train_exec *x)
     }
     CUDA_TRY(cudaEventRecord(g->buf_ev[1], g->comm));
     CUDA_TRY(cudaStreamWaitEvent(s, g->buf_ev[1], 0));
-    /* the same order as pl->buffer_size, which the host executor walks; this loop is the one measured on the GPU
-     * (results/h200x1-nosync), kept until a GPU is lent to run the shared one */
-    size_t off = 0;
-    for (int l = 0; l < p->nlayers; l++) /* running_mean, running_var */
-        for (int k = 0; k < 2 && p->layers[l].bn_passes > 0; k++) {
-            size_t b = (size_t)(p->layers[l].params / 2) * 4;
-            CUDA_TRY(cudaMemcpyAsync(g->bufs + off, g->bufs_flat + off, b, cudaMemcpyDeviceToDevice, s));
-            off += b;
-        }
-    for (int i = 0; i < pl->buffer_longs; i++, off += 8) /* num_batches_tracked */
-        CUDA_TRY(cudaMemcpyAsync(g->bufs + off, g->bufs_flat + off, 8, cudaMemcpyDeviceToDevice, s));
+    /* each buffer copied back on its own, in the plan's order (nvs_profile_buffers), as the host executor does */
+    for (size_t i = 0, off = 0; i < (size_t)pl->buffers; off += pl->buffer_size[i++])
+        CUDA_TRY(cudaMemcpyAsync(g->bufs + off, g->bufs_flat + off, pl->buffer_size[i], cudaMemcpyDeviceToDevice, s));
     return NVS_OK;
 }
 
