@@ -174,6 +174,77 @@ static const char *profile_of_run(const nvs_run *r, const char *name)
     return name;
 }
 
+/* The transports NCCL connected the run's rings with at each N >= 2 (run.json transports[], from its INIT log). */
+static void read_transports(const nvs_run *r, nvs_calibration *out)
+{
+    for (size_t i = 0; i < r->ntransports && out->ntr < NVS_MODEL_MAX_MEAS; i++) {
+        const nvs_run_transport *t = &r->transports[i];
+        if (t->n < 2 || t->nsummary == 0) continue;
+        nvs_calib_transport *c = &out->tr[out->ntr++];
+        memset(c, 0, sizeof *c);
+        c->n = t->n;
+        size_t len = 0;
+        for (size_t k = 0; k < t->nsummary; k++) {
+            const char *key = t->summary[k].key ? t->summary[k].key : "?";
+            c->net |= !strcmp(key, "NET");
+            c->shm |= !strcmp(key, "SHM");
+            c->p2p |= !strcmp(key, "P2P");
+            /* NET named by its plugin and device as NCCL printed it (NET/Socket/0, NET/IB/0) */
+            const char *shown = !strcmp(key, "NET") && t->net_detail ? t->net_detail : key;
+            int w = snprintf(c->label + len, sizeof c->label - len, "%s%s", k ? "+" : "", shown);
+            if (w < 0 || (size_t)w >= sizeof c->label - len) break;
+            len += (size_t)w;
+        }
+    }
+}
+
+/* Whether the run's ring at n crossed NCCL's network transport: ranks of one node that NCCL took for separate
+ * hosts (NCCL_HOSTID, containers). No machine preset describes that path: only a measured link models it. */
+static int net_at(const nvs_calibration *c, int n)
+{
+    for (int i = 0; i < c->ntr; i++)
+        if (c->tr[i].n == n) return c->tr[i].net;
+    return 0;
+}
+
+/* The ring bandwidth at n that makes the model's buckets, all-reduced back to back, take the measured comm-only
+ * time (train.results[].comm_us): bisection on log B over [1e-4, 1e5] GB/s (the comm time falls as B grows), the
+ * latency kept as the preset has it (0 without a machine preset, or where the ring crossed NET, a path the preset
+ * does not describe). On success the link is added to cfg->meas and
+ * *nbuckets says how many all-reduces the time was of. Returns 0, or -1 where the measured time is no longer than
+ * the latency alone (then it says nothing of the bandwidth) or no slot is left. */
+static int fit_step_link(nvs_model_config *cfg, int n, int net, double comm_us, int *nbuckets, char *err,
+                         size_t errlen)
+{
+    nvs_ring_links rl;
+    double base = 0, alpha = 0;
+    if (!net && !cfg->machine.measured_only && nvs_ring_links_of(&cfg->machine, &cfg->gpu, n, cfg->p2p_disabled, &rl) == NVS_OK) {
+        base = cfg->machine.coll_base_us;
+        alpha = rl.alpha_us;
+    }
+    if (cfg->nmeas == NVS_MODEL_MAX_MEAS) return -1;
+    nvs_meas_link *m = &cfg->meas[cfg->nmeas++];
+    *m = (nvs_meas_link){n, base, alpha, 1e5, 1};
+    nvs_model_point pt;
+    if (eval_at(cfg, n, &pt, err, errlen) != NVS_OK || !(comm_us > pt.t.comm_us * 1.001)) {
+        cfg->nmeas--;
+        return -1;
+    }
+    double lo = log(1e-4), hi = log(1e5);
+    for (int i = 0; i < 80; i++) {
+        m->gbps = exp(0.5 * (lo + hi));
+        if (eval_at(cfg, n, &pt, err, errlen) != NVS_OK) {
+            cfg->nmeas--;
+            return -1;
+        }
+        if (pt.t.comm_us > comm_us) lo = log(m->gbps); /* slower than measured: the link is faster */
+        else hi = log(m->gbps);
+    }
+    m->gbps = exp(0.5 * (lo + hi));
+    *nbuckets = pt.nbuckets;
+    return 0;
+}
+
 nvs_result_t nvs_calibrate(const char *run_path, const nvs_presets *ps, const nvs_calib_opts *o,
                            nvs_calibration *out, char *err, size_t errlen)
 {
@@ -219,7 +290,11 @@ nvs_result_t nvs_calibrate(const char *run_path, const nvs_presets *ps, const nv
     }
     snprintf(out->gpu_preset, sizeof out->gpu_preset, "%s", gp->id);
     const char *p2p = nvs_run_env(&r, "NCCL_P2P_DISABLE");
-    out->p2p_disabled = p2p && !strcmp(p2p, "1");
+    out->p2p_env = out->p2p_disabled = p2p && !strcmp(p2p, "1");
+    /* rings NCCL made of SHM alone (GPUs without P2P, or P2P turned off some other way) are modelled as such */
+    read_transports(&r, out);
+    for (int i = 0; i < out->ntr; i++)
+        if (out->tr[i].shm && !out->tr[i].p2p && !out->tr[i].net) out->p2p_disabled = 1;
 
     /* --- the machine ----------------------------------------------------------------------------------------- */
     const nvs_preset *mp = NULL;
@@ -310,7 +385,7 @@ nvs_result_t nvs_calibrate(const char *run_path, const nvs_presets *ps, const nv
     for (int i = 0; i < out->nlinks; i++) {
         nvs_calib_link *l = &out->links[i];
         nvs_ring_links rl;
-        if (mp && nvs_ring_links_of(&cfg->machine, &cfg->gpu, l->n, cfg->p2p_disabled, &rl) == NVS_OK)
+        if (mp && !net_at(out, l->n) && nvs_ring_links_of(&cfg->machine, &cfg->gpu, l->n, cfg->p2p_disabled, &rl) == NVS_OK)
             l->preset_gbps = rl.gbps;
     }
 
@@ -323,7 +398,8 @@ nvs_result_t nvs_calibrate(const char *run_path, const nvs_presets *ps, const nv
         int meas;
         char e2[256];
         NVS_CHECK_GOTO(nvs_model_ar_params(cfg, 1, n, &ar, &rl, &meas, err, errlen), res, fail);
-        int have_preset = mp && nvs_model_ar_params(&out->preset_cfg, 1, n, &arp, &rl, &meas, e2, sizeof e2) == NVS_OK;
+        int have_preset = mp && !net_at(out, n) &&
+                          nvs_model_ar_params(&out->preset_cfg, 1, n, &arp, &rl, &meas, e2, sizeof e2) == NVS_OK;
         for (int j = 0; j < nsz; j++) {
             const nvs_run_coll *rc = nvs_run_coll_find(&r, "all_reduce", n, sizes[j]);
             if (!rc || !(rc->time_max_us > 0)) continue;
@@ -429,13 +505,34 @@ nvs_result_t nvs_calibrate(const char *run_path, const nvs_presets *ps, const nv
             cfg->compute_measured = 1;
             out->has_compute = 1;
         }
-        /* 2. per-call overhead: measured back-to-back comm vs the fitted curve, per bucket */
+        /* 1b. the links at the N the run has no sweep for: from its step's own all-reduces, back to back */
+        for (size_t i = 0; i < r.train.nresults && out->nlinks < NVS_MODEL_MAX_MEAS; i++) {
+            const nvs_run_train_result *tr = &r.train.results[i];
+            int have = 0, nb = 0;
+            for (int k = 0; k < cfg->nmeas; k++) have |= cfg->meas[k].n == tr->n;
+            if (tr->n < 2 || have || tr->n > cfg->machine.gpus || !(tr->comm_us > 0)) continue;
+            if (fit_step_link(cfg, tr->n, net_at(out, tr->n), tr->comm_us, &nb, e2, sizeof e2) != 0) continue;
+            const nvs_meas_link *m = &cfg->meas[cfg->nmeas - 1];
+            nvs_calib_link *l = &out->links[out->nlinks++];
+            memset(l, 0, sizeof *l);
+            l->n = tr->n;
+            l->latency_us = m->base_us + 2.0 * (tr->n - 1) * m->alpha_us;
+            l->busbw_gbps = m->gbps;
+            l->nbuckets = nb;
+            l->preset_gbps = NAN;
+            nvs_ring_links rl;
+            if (mp && !net_at(out, tr->n) &&
+                nvs_ring_links_of(&cfg->machine, &cfg->gpu, tr->n, cfg->p2p_disabled, &rl) == NVS_OK)
+                l->preset_gbps = rl.gbps;
+        }
+        /* 2. per-call overhead: measured back-to-back comm vs the curve fitted on a sweep, per bucket (a link found
+         * from the step's comm has none left over by construction) */
         double excess = 0;
         int nex = 0;
         for (size_t i = 0; i < r.train.nresults; i++) {
             const nvs_run_train_result *tr = &r.train.results[i];
             int measured = 0;
-            for (int k = 0; k < cfg->nmeas; k++) measured |= cfg->meas[k].n == tr->n;
+            for (int k = 0; k < cfg->nmeas; k++) measured |= cfg->meas[k].n == tr->n && !cfg->meas[k].from_step;
             if (tr->n < 2 || !(tr->comm_us > 0) || !measured) continue;
             NVS_CHECK_GOTO(eval_at(cfg, tr->n, &pt, err, errlen), res, fail);
             excess += (tr->comm_us - pt.t.comm_us) / pt.nbuckets;
@@ -506,7 +603,7 @@ nvs_result_t nvs_calibrate(const char *run_path, const nvs_presets *ps, const nv
             row->model_exposed_us = pt.t.exposed_us;
             row->model_efficiency = pt.efficiency;
             row->preset_step_us = row->preset_efficiency = NAN;
-            if (mp && eval_at(&out->preset_cfg, tr->n, &pt, e2, sizeof e2) == NVS_OK) {
+            if (mp && !net_at(out, tr->n) && eval_at(&out->preset_cfg, tr->n, &pt, e2, sizeof e2) == NVS_OK) {
                 row->preset_step_us = pt.t.step_us;
                 row->preset_efficiency = pt.efficiency;
             }

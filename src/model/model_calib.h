@@ -2,7 +2,11 @@
  *
  * From the run's all_reduce sweep, per GPU count N: T(S) = a + c*S fitted by least squares on RELATIVE error
  * over every measured size (so small and large messages weigh alike), giving the latency a (us) and the bus
- * bandwidth B = 2(N-1)/N / c. From train.results: compute_scale = measured compute(1) / modelled compute(1);
+ * bandwidth B = 2(N-1)/N / c. A run without a sweep at some N (`nvscale train`) gives B there from its step's
+ * own all-reduces: the B at which the model's buckets, back to back, take the measured comm-only time (the latency
+ * stays the preset's). The transport NCCL used at each N (transports[]) is read too: SHM without P2P is modelled
+ * as such; NET between ranks of one node (hosts told apart by NCCL_HOSTID) is a path no machine preset describes,
+ * so there the link must be measured and the preset column stays empty. From train.results: compute_scale = measured compute(1) / modelled compute(1);
  * per_call_us = the mean per-bucket excess of the measured back-to-back comm time over the fitted curve (>= 0);
  * overlap_penalty = the fraction of the hidden (overlapped) communication that the measured step still pays
  * (0 = perfect overlap, clamped to 0..1). Every other term stays a preset, and the report says which is which.
@@ -33,9 +37,18 @@ typedef struct {
 typedef struct {
     int n;
     double latency_us, busbw_gbps; /* the fit */
-    int npts;
-    double preset_gbps;            /* the link graph's ring bandwidth at this N; NAN without a machine preset */
+    int npts;                      /* sizes of the sweep fitted; 0: found from the step's own all-reduces */
+    int nbuckets;                  /* from the step: its buckets, all-reduced back to back (train.results[].comm_us) */
+    double preset_gbps;            /* the link graph's ring bandwidth at this N; NAN without a machine preset, or
+                                    * where the run's transport is one the preset does not describe (NET) */
 } nvs_calib_link;
+
+/* What NCCL connected the run's ring with at one N (run.json transports[]: its INIT log, parsed) */
+typedef struct {
+    int n;
+    char label[48]; /* "P2P", "SHM", "NET/Socket/0", "P2P+SHM": the transports of its channels */
+    int net, shm, p2p;
+} nvs_calib_transport;
 
 typedef struct {
     char run_path[1024];
@@ -43,7 +56,10 @@ typedef struct {
     char gpu_preset[48];
     char machine_preset[48];  /* "" if none: preset columns absent */
     char machine_how[96];     /* "--machine" / "guessed from topology: NV18, 2 GPUs" / "none" */
-    int p2p_disabled;         /* env NCCL_P2P_DISABLE=1 in the run */
+    int p2p_disabled;         /* env NCCL_P2P_DISABLE=1 in the run, or its rings ran SHM without P2P */
+    int p2p_env;              /* env NCCL_P2P_DISABLE=1 in the run */
+    nvs_calib_transport tr[NVS_MODEL_MAX_MEAS];
+    int ntr;
     nvs_calib_link links[NVS_MODEL_MAX_MEAS];
     int nlinks;
     nvs_calib_coll_row *coll;

@@ -10,10 +10,13 @@
 
 #define NVS_MODEL_MAX_MEAS 16
 
-/* Link terms measured at one GPU count inside a node (calibration): T(S) = base + 2(n-1)alpha + 2(n-1)/n S/B */
+/* Link terms measured at one GPU count inside a node (calibration): T(S) = base + 2(n-1)alpha + 2(n-1)/n S/B.
+ * from_step: B found from the training step's own all-reduces (base and alpha kept from the preset), not fitted
+ * on an all_reduce sweep */
 typedef struct {
     int n;
     double base_us, alpha_us, gbps;
+    int from_step;
 } nvs_meas_link;
 
 typedef struct {

@@ -114,12 +114,19 @@ static int build_terms(const nvs_presets *ps, const nvs_model_series *s, term *t
         add_preset(t, &n, mp, NVS_M_COLL_BASE_US, "us");
     }
     for (int i = 0; i < c->nmeas; i++) {
-        char name[96], src[96];
-        snprintf(src, sizeof src, "all_reduce sweep of the measured run at %d GPUs (fit)", c->meas[i].n);
+        char name[96], src[160];
+        const int step = c->meas[i].from_step;
+        if (step)
+            snprintf(src, sizeof src, "the measured step's own all-reduces at %d GPUs, back to back", c->meas[i].n);
+        else
+            snprintf(src, sizeof src, "all_reduce sweep of the measured run at %d GPUs (fit)", c->meas[i].n);
         snprintf(name, sizeof name, "ring_busbw_gbps@n=%d", c->meas[i].n);
         add(t, &n, name, c->meas[i].gbps, "GB/s", "measured", src);
         snprintf(name, sizeof name, "ring_alpha_us@n=%d", c->meas[i].n);
-        add(t, &n, name, c->meas[i].alpha_us, "us", "measured", src);
+        add(t, &n, name, c->meas[i].alpha_us, "us", !step ? "measured" : c->meas[i].alpha_us > 0 ? "preset" : "default",
+            step ? "the machine preset's hop latency, 0 over NET or without a preset (one comm time does not "
+                   "separate latency from bandwidth)"
+                 : src);
     }
     add(t, &n, "per_call_us", c->per_call_us, "us", c->per_call_measured ? "measured" : "default",
         c->per_call_measured ? "measured comm-only time per bucket minus the fitted all_reduce curve" : "0: no measurement");
@@ -436,20 +443,44 @@ void nvs_model_print_calibration(FILE *f, const nvs_presets *ps, const nvs_calib
     fprintf(f, "  GPU: %s -> preset %s; machine preset: %s (%s)%s\n\n", nvs_esc_term(c->gpu_name, e2, sizeof e2),
             c->gpu_preset, c->machine_preset[0] ? c->machine_preset : "none",
             nvs_esc_term(c->machine_how, e3, sizeof e3),
-            c->p2p_disabled ? "; NCCL_P2P_DISABLE=1 in the run" : "");
+            c->p2p_env ? "; NCCL_P2P_DISABLE=1 in the run" : c->p2p_disabled ? "; its rings ran SHM, without P2P" : "");
+    if (c->ntr > 0) {
+        /* the transport label comes from the run.json: escaped like the rest of what it says */
+        fprintf(f, "  NCCL's transports in the run (its INIT log):");
+        for (int i = 0; i < c->ntr; i++) {
+            char e4[NVS_ESC_SIZE(sizeof c->tr[i].label)];
+            fprintf(f, "%s N=%d %s", i ? "," : "", c->tr[i].n, nvs_esc_term(c->tr[i].label, e4, sizeof e4));
+        }
+        fprintf(f, "\n");
+        for (int i = 0; i < c->ntr; i++)
+            if (c->tr[i].net)
+                fprintf(f, "  at N=%d NCCL went through its network transport between GPUs of one node (hosts told apart, "
+                           "e.g. NCCL_HOSTID): no machine preset describes that path, so the preset columns are empty "
+                           "there and the model takes the measured link\n",
+                        c->tr[i].n);
+        fprintf(f, "\n");
+    }
     if (c->nlinks > 0) {
-        fprintf(f, "all_reduce fit per N: T(S) = latency + 2(N-1)/N * S / busbw (relative least squares)\n");
-        fprintf(f, "  %4s %6s %12s %12s %14s\n", "N", "sizes", "latency_us", "busbw_GB/s", "preset_GB/s");
+        fprintf(f, "all_reduce link per N: T(S) = latency + 2(N-1)/N * S / busbw; from the run's sweep (relative least "
+                   "squares), or from its training step's all-reduces back to back (ARs; latency: the preset's)\n");
+        fprintf(f, "  %4s %12s %12s %12s %14s\n", "N", "from", "latency_us", "busbw_GB/s", "preset_GB/s");
         for (int i = 0; i < c->nlinks; i++) {
-            char pg[24];
+            char pg[24], from[24];
             if (isfinite(c->links[i].preset_gbps))
                 snprintf(pg, sizeof pg, "%.4g", c->links[i].preset_gbps);
             else
                 snprintf(pg, sizeof pg, "-");
-            fprintf(f, "  %4d %6d %12.2f %12.4g %14s\n", c->links[i].n, c->links[i].npts, c->links[i].latency_us,
+            if (c->links[i].npts > 0)
+                snprintf(from, sizeof from, "%d sizes", c->links[i].npts);
+            else
+                snprintf(from, sizeof from, "step, %d ARs", c->links[i].nbuckets);
+            fprintf(f, "  %4d %12s %12.2f %12.4g %14s\n", c->links[i].n, from, c->links[i].latency_us,
                     c->links[i].busbw_gbps, pg);
         }
-        fprintf(f, "\nall_reduce time, model vs measured, per N and size (err = (model - measured) / measured)\n");
+        fprintf(f, "\n");
+    }
+    if (c->ncoll > 0) {
+        fprintf(f, "all_reduce time, model vs measured, per N and size (err = (model - measured) / measured)\n");
         fprintf(f, "  %4s %10s %13s %11s %7s %11s %8s\n", "N", "size", "measured_us", "fitted_us", "err_%", "preset_us",
                 "err_%");
         for (int i = 0; i < c->ncoll; i++) {
@@ -518,10 +549,23 @@ json_t *nvs_model_json_calibration(const nvs_presets *ps, const nvs_calibration 
     bad |= jset(o, "machine", c->machine_preset[0] ? json_string(c->machine_preset) : json_null());
     bad |= jset(o, "machine_how", json_string(c->machine_how));
     bad |= jset(o, "p2p_disabled", json_boolean(c->p2p_disabled));
+    bad |= jset(o, "p2p_disabled_env", json_boolean(c->p2p_env));
+    json_t *trs = json_array();
+    bad |= !trs;
+    for (int i = 0; i < c->ntr && !bad; i++) {
+        json_t *x = json_object();
+        bad |= jset(x, "n", json_integer(c->tr[i].n));
+        bad |= jset(x, "transports", json_string(c->tr[i].label));
+        bad |= jset(x, "net", json_boolean(c->tr[i].net));
+        bad |= jpush(trs, x);
+    }
+    bad |= jset(o, "nccl_transports", trs);
     for (int i = 0; i < c->nlinks && !bad; i++) {
         json_t *x = json_object();
         bad |= jset(x, "n", json_integer(c->links[i].n));
+        bad |= jset(x, "from", json_string(c->links[i].npts > 0 ? "sweep" : "step"));
         bad |= jset(x, "sizes", json_integer(c->links[i].npts));
+        bad |= jset(x, "buckets", json_integer(c->links[i].nbuckets));
         bad |= jset(x, "latency_us", jnum(c->links[i].latency_us));
         bad |= jset(x, "busbw_gbps", jnum(c->links[i].busbw_gbps));
         bad |= jset(x, "preset_busbw_gbps", jnum(c->links[i].preset_gbps));

@@ -26,6 +26,11 @@ check calibrate_host --calibrate results/call3/shm-allreduce/run.json --machine 
 check calibrate_box3090 --calibrate tests/fixtures/runs/box3090_8gpu_shm.json --machine pcie4-1s-8gpu-cascade \
     --tolerance 10
 check presets --list-presets
+# a training run with no all_reduce sweep, over NCCL's sockets between the two GPUs of one box (NCCL_HOSTID per rank;
+# results/fidelity/run3-net, 2x H200): the link comes from the step's own all-reduces, NET/Socket is named, and no
+# preset column is given where no preset describes the path
+check calibrate_net --calibrate $F/h200x2_net_three_fp32.json --tolerance 5
+check calibrate_net_bert --calibrate $F/h200x2_net_three_fp32.json --model bert-large-mlm128 --tolerance 5
 # a run of three workloads under pytorch-ddp (results/fidelity/n1-1gpu-head, 1x H200): --model picks one, by its
 # name or profile file; the compute scale comes from the GPU's own compute-only step (ideal_compute_us). The same
 # file without ideal_compute_us (as runs before it had it): the scale is fitted through the host lane, and for a
@@ -67,6 +72,11 @@ if command -v jq >/dev/null 2>&1; then
         jq -e '.kind == "calibration" and (.train | length == 2) and (.projection.configurations | length == 1) and
                ([.terms[] | select(.origin == "measured")] | length >= 4)' "$tmp/c.json" >/dev/null ||
         fail "calibration JSON"
+    "$NVS" model --calibrate $F/h200x2_net_three_fp32.json --format json >"$tmp/n.json" &&
+        jq -e '.nccl_transports == [{"n": 2, "transports": "NET/Socket/0", "net": true}] and
+               .links[0].from == "step" and .links[0].preset_busbw_gbps == null and
+               .train[1].preset_step_us == null and ((.train[1].comm_err_pct | fabs) < 0.01)' "$tmp/n.json" >/dev/null ||
+        fail "calibration JSON of a run over NET/Socket"
     # the 2xH200 box: NCCL SHM at 2 ranks runs at its host memory bandwidth (budget = copy bandwidth / 2)
     "$NVS" model --calibrate results/call3/shm-allreduce/run.json --machine nvlink-2gpu --format json >"$tmp/h.json" &&
         jq -e '.host_check[0] | .n == 2 and .host_mem_gbps == 112 and

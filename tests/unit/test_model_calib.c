@@ -138,6 +138,77 @@ static void t_round_trip(void)
     nvs_presets_free(&ps);
 }
 
+/* A run without an all_reduce sweep (`nvscale train`) gives its link from the step's own all-reduces: the
+ * bandwidth at which the model's buckets, back to back, take the measured comm time. Over P2P the preset's latency
+ * is kept; where NCCL's INIT log shows NET between GPUs of one node (NCCL_HOSTID), the latency is 0, no preset
+ * column is given (no preset describes the path), and the model at N=2 is the measured one. */
+static void t_step_link(void)
+{
+    nvs_presets ps;
+    char err[1024] = "";
+    builtin_presets(&ps);
+    nvs_profile prof;
+    if (nvs_profile_load("resnet50", &prof, err, sizeof err) != NVS_OK) T_FAIL("resnet50: %s", err);
+    for (int net = 0; net <= 1; net++) {
+        /* the truth: 40 GB/s (sockets: 3.5) with the preset's latency (over NET: none) */
+        const double B = net ? 3.5 : 40;
+        nvs_model_config c;
+        nvs_model_config_init(&c);
+        nvs_gpu_spec_from(nvs_presets_find(&ps, NVS_PK_GPU, "h200-sxm"), &c.gpu);
+        nvs_machine_spec_from(nvs_presets_find(&ps, NVS_PK_MACHINE, "nvlink-2gpu"), &c.machine);
+        nvs_ring_links rl;
+        T_EQ_I(nvs_ring_links_of(&c.machine, &c.gpu, 2, 0, &rl), NVS_OK);
+        c.profile = &prof;
+        c.batch = 64;
+        c.meas[0] = (nvs_meas_link){2, net ? 0 : c.machine.coll_base_us, net ? 0 : rl.alpha_us, B};
+        c.nmeas = 1;
+        nvs_model_point p1, p2;
+        T_EQ_I(nvs_model_eval(&c, 1, 1, &p1, err, sizeof err), NVS_OK);
+        T_EQ_I(nvs_model_eval(&c, 1, 2, &p2, err, sizeof err), NVS_OK);
+        json_t *results = json_array();
+        json_array_append_new(results, train_row(1, p1.t.step_us, p1.t.compute_us, 0));
+        json_array_append_new(results, train_row(2, p2.t.step_us, p2.t.compute_us, p2.t.comm_us));
+        json_t *tr = net ? json_pack("[{s:i, s:{s:i}, s:[{s:s, s:s}]}]", "n", 2, "summary", "NET", 12, "channels",
+                                     "transport", "NET", "detail", "NET/Socket/0")
+                         : json_pack("[{s:i, s:{s:i}}]", "n", 2, "summary", "P2P", 48);
+        json_t *root = json_pack("{s:s, s:{s:i, s:i}, s:[{s:i, s:s}, {s:i, s:s}], s:o, s:{s:s, s:i, s:s, s:s, s:o}}",
+                                 "schema", "nvscale.run/1", "world", "size", 2, "nodes", 1, "ranks", "rank", 0, "gpu",
+                                 "NVIDIA H200", "rank", 1, "gpu", "NVIDIA H200", "transports", tr, "train", "model",
+                                 "resnet50", "batch", 64, "precision", "fp32", "grad_type", "fp32", "results", results);
+        T_ASSERT(root != NULL);
+        mkdir("tests/tmp", 0755);
+        const char *path = "tests/tmp/test_model_calib_steplink.json";
+        T_EQ_I(json_dump_file(root, path, 0), 0);
+        json_decref(root);
+        nvs_calibration cal;
+        nvs_calib_opts o = {"nvlink-2gpu", NULL, NULL, 0};
+        if (nvs_calibrate(path, &ps, &o, &cal, err, sizeof err) != NVS_OK) T_FAIL("calibrate: %s", err);
+        T_EQ_I(cal.nlinks, 1);
+        T_EQ_I(cal.links[0].npts, 0); /* from the step */
+        T_EQ_I(cal.links[0].nbuckets, p2.nbuckets);
+        REL(cal.links[0].busbw_gbps, B, 1e-6);
+        T_EQ_I(cal.ncoll, 0);
+        T_EQ_I(cal.has_per_call, 0); /* nothing left over by construction */
+        T_EQ_I(cal.ntr, 1);
+        T_EQ_S(cal.tr[0].label, net ? "NET/Socket/0" : "P2P");
+        T_EQ_I(cal.tr[0].net, net);
+        T_EQ_I(cal.ntrain, 2);
+        REL(cal.train[1].model_comm_us, p2.t.comm_us, 1e-6);
+        REL(cal.train[1].model_step_us, p2.t.step_us, 1e-6);
+        if (net) {
+            REL(cal.links[0].latency_us + 1, 1, 1e-12);
+            T_ASSERT(!isfinite(cal.links[0].preset_gbps) && !isfinite(cal.train[1].preset_step_us));
+        } else {
+            REL(cal.links[0].latency_us, c.machine.coll_base_us + 2 * rl.alpha_us, 1e-9);
+            REL(cal.links[0].preset_gbps, rl.gbps, 1e-9);
+            T_ASSERT(isfinite(cal.train[1].preset_step_us));
+        }
+        nvs_calibration_free(&cal);
+    }
+    nvs_profile_free(&prof);
+    nvs_presets_free(&ps);
+}
+
 /* The stated tolerance: after calibration the model reproduces a run's step time within 10% at every N it
  * measured (the training-step error table), on the committed fixtures. */
 static void t_fixtures_within_tolerance(void)
@@ -231,6 +302,7 @@ T_LIST = {
     T_CASE(t_fit_exact),
     T_CASE(t_fit_relative),
     T_CASE(t_round_trip),
+    T_CASE(t_step_link),
     T_CASE(t_fixtures_within_tolerance),
     T_CASE(t_bad_runs), T_CASE(t_cudnn_run),
 };
