@@ -505,6 +505,23 @@ nvs_result_t nvs_calibrate(const char *run_path, const nvs_presets *ps, const nv
             cfg->compute_measured = 1;
             out->has_compute = 1;
         }
+        /* 1a. the host: the framework's work as this run's host did it. The run times the host's own issue of
+         * its full step at one GPU (train.results[].issue_us: launches and the framework's work, not its waits for
+         * the GPU); the model's host lane there is the framework's numbers, which the run's host did slower or
+         * faster (a VM's vCPU changes speed from call to call: docs/fidelity.md, "Noise"). Only where the GPU's
+         * own time was measured apart (ideal_compute_us): an older run's scale was fitted through the host lane.
+         * And only where the host's work lengthened the compute-only step beyond the GPU's own time (by more than
+         * 2 %): a step bound by the GPU fills CUDA's launch queue, the host blocks in its launches, and its issue
+         * time is then the GPU's, not its own (BERT-large fp32 at batch 64 would read 3.7x). */
+        if (t1 && t1->n == 1 && cfg->fw && isfinite(t1->issue_us) && t1->issue_us > 0 &&
+            isfinite(t1->ideal_compute_us) && t1->ideal_compute_us > 0 &&
+            t1->compute_us > 1.02 * t1->ideal_compute_us) {
+            NVS_CHECK_GOTO(eval_at(cfg, 1, &pt, err, errlen), res, fail);
+            if (pt.t.host_us > 0) {
+                cfg->host_scale = t1->issue_us / pt.t.host_us;
+                cfg->host_scale_measured = 1;
+            }
+        }
         /* 1b. the links at the N the run has no sweep for: from its step's own all-reduces, back to back */
         for (size_t i = 0; i < r.train.nresults && out->nlinks < NVS_MODEL_MAX_MEAS; i++) {
             const nvs_run_train_result *tr = &r.train.results[i];

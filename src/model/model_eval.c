@@ -154,7 +154,8 @@ static nvs_result_t step_lanes(const nvs_model_config *c, const nvs_model_bucket
     const nvs_profile *p = c->profile;
     const nvs_framework *fw = c->fw;
     const int n = p->nlayers, half = nvs_precision_info_of(c->prec)->half;
-    const double esz = (double)nvs_precision_bytes(c->prec), op = fw ? fw->host_us_per_op : 0;
+    const double hs = c->host_scale > 0 ? c->host_scale : 1;
+    const double esz = (double)nvs_precision_bytes(c->prec), op = fw ? hs * fw->host_us_per_op : 0;
     const int scaler = fw && fw->grad_scaler && c->prec == NVS_PREC_FP16;
     const int copies = fw && fw->bucket_copy && nb > 0;
     double *v = calloc((size_t)n * 4, sizeof *v);
@@ -195,10 +196,10 @@ static nvs_result_t step_lanes(const nvs_model_config *c, const nvs_model_bucket
     /* DDP's buffer broadcast (framework.h) before the forward of the step with the reducer; not under no_sync(),
      * the compute-only step (train/step.c says why) */
     double buffers = fw && nb > 0 && nvs_model_dp(c) == NVS_DP_DDP
-                         ? fw->host_us_per_buffer_op * nvs_framework_buffer_ops(fw, p)
+                         ? hs * fw->host_us_per_buffer_op * nvs_framework_buffer_ops(fw, p)
                          : 0;
     nvs_lanes l = {n, fwd, bwd, fw ? hf : NULL, fw ? hb : NULL, scaler ? 2 * op : 0, b, nb, ar_us ? ar_us : zero,
-                   fw && nb > 0 ? fw->reducer_us_per_bucket : 0, after, na, buffers};
+                   fw && nb > 0 ? hs * fw->reducer_us_per_bucket : 0, after, na, buffers};
     nvs_schedule_lanes(&l, t);
     free(v);
     free(after);

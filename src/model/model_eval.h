@@ -49,6 +49,10 @@ typedef struct {
      * work per operation and per bucket on the host's lane, its bucket and layout copies on the GPU's
      * (nvs_schedule_lanes). NULL: the hardware alone (the same as "ideal"). */
     const nvs_framework *fw;
+    /* calibration: the framework's host work as the measured run's host did it, per unit of fw's (its issue time
+     * of the step at one GPU over the modelled host work; 1 = as fw says, 0 is taken as 1) */
+    double host_scale;
+    int host_scale_measured;
     /* the calibrated run ran every convolution that gives its geometry (profile conv2d=) in cuDNN, whose layout
      * transforms are inside the convolution's time: no layout copies of the framework's for those layers */
     int conv_native;

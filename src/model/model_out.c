@@ -128,6 +128,9 @@ static int build_terms(const nvs_presets *ps, const nvs_model_series *s, term *t
                    "separate latency from bandwidth)"
                  : src);
     }
+    if (c->host_scale_measured)
+        add(t, &n, "host_scale", c->host_scale, "", "measured",
+            "the run's issue time of its step at 1 GPU (its host's own time) / the framework's modelled host work");
     add(t, &n, "per_call_us", c->per_call_us, "us", c->per_call_measured ? "measured" : "default",
         c->per_call_measured ? "measured comm-only time per bucket minus the fitted all_reduce curve" : "0: no measurement");
     add(t, &n, "overlap_penalty", c->overlap_penalty, "", c->overlap_measured ? "measured" : "default",

@@ -209,6 +209,64 @@ static void t_step_link(void)
     nvs_presets_free(&ps);
 }
 
+/* The host's lane as the run's host did it: host_scale = the run's issue time of its step at one GPU / the
+ * framework's modelled host work. Twice the issue time gives twice the scale; a run without the GPU's own time
+ * measured apart (ideal_compute_us) gets none (its compute scale was fitted through the host lane), nor does a
+ * step bound by the GPU. */
+static double host_scale_of(json_t *root, double issue_factor, int drop_ideal, int *measured)
+{
+    json_t *trains = json_object_get(root, "trains");
+    for (size_t i = 0; i < json_array_size(trains); i++) {
+        json_t *t = json_array_get(trains, i);
+        if (strcmp(json_string_value(json_object_get(t, "model")), "lm290m")) continue;
+        json_t *r0 = json_array_get(json_object_get(t, "results"), 0);
+        json_object_set_new(r0, "issue_us", json_real(json_number_value(json_object_get(r0, "issue_us")) * issue_factor));
+        if (drop_ideal) json_object_del(r0, "ideal_compute_us");
+    }
+    const char *path = "tests/tmp/test_model_calib_host.json";
+    mkdir("tests/tmp", 0755);
+    if (json_dump_file(root, path, 0)) return NAN;
+    nvs_presets ps;
+    char err[1024] = "";
+    builtin_presets(&ps);
+    nvs_calibration cal;
+    nvs_calib_opts o = {NULL, NULL, "lm290m", 0};
+    if (nvs_calibrate(path, &ps, &o, &cal, err, sizeof err) != NVS_OK) T_FAIL("calibrate: %s", err);
+    double hs = cal.cfg.host_scale;
+    *measured = cal.cfg.host_scale_measured;
+    nvs_calibration_free(&cal);
+    nvs_presets_free(&ps);
+    return hs;
+}
+
+static void t_host_scale(void)
+{
+    json_error_t je;
+    const char *fx = "tests/fixtures/model/h200x1_bf16_three_models.json";
+    json_t *a = json_load_file(fx, 0, &je), *b = json_load_file(fx, 0, &je), *c = json_load_file(fx, 0, &je);
+    T_ASSERT(a && b && c);
+    int m1 = 0, m2 = 0, m3 = 1;
+    double h1 = host_scale_of(a, 1, 0, &m1), h2 = host_scale_of(b, 2, 0, &m2);
+    host_scale_of(c, 1, 1, &m3);
+    T_ASSERT(m1 && m2 && !m3);
+    T_ASSERT(h1 > 0.5 && h1 < 2); /* the run's host did lm290m's work near the framework's numbers */
+    REL(h2, 2 * h1, 1e-9);
+    json_decref(a);
+    json_decref(b);
+    json_decref(c);
+    /* the same run's resnet50 was bound by the GPU (compute-only step 54.8 ms, the GPU alone 54.7): its issue
+     * time is the launch queue's, and no scale is taken from it */
+    nvs_presets ps;
+    char err[1024] = "";
+    builtin_presets(&ps);
+    nvs_calibration cal;
+    nvs_calib_opts o = {NULL, NULL, "resnet50", 0};
+    if (nvs_calibrate(fx, &ps, &o, &cal, err, sizeof err) != NVS_OK) T_FAIL("calibrate: %s", err);
+    T_EQ_I(cal.cfg.host_scale_measured, 0);
+    nvs_calibration_free(&cal);
+    nvs_presets_free(&ps);
+}
+
 /* The stated tolerance: after calibration the model reproduces a run's step time within 10% at every N it
  * measured (the training-step error table), on the committed fixtures. */
 static void t_fixtures_within_tolerance(void)
@@ -303,6 +361,7 @@ T_LIST = {
     T_CASE(t_fit_relative),
     T_CASE(t_round_trip),
     T_CASE(t_step_link),
+    T_CASE(t_host_scale),
     T_CASE(t_fixtures_within_tolerance),
     T_CASE(t_bad_runs), T_CASE(t_cudnn_run),
 };
