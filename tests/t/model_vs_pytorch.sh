@@ -1,7 +1,7 @@
 #!/bin/sh
-# tools/model_vs_pytorch.py: the what-if model's 1-GPU step from presets alone against PyTorch's, measured. From the
-# committed inputs it makes the committed table (results/model/model-vs-pytorch-n1.md: a change of the model shows
-# there) and exits 3 as long as a row is outside the tolerance; on made-up records it takes the median of the
+# tools/model_vs_pytorch.py: the what-if model's 1-GPU step (and with --world 2 its efficiency) from presets alone
+# against PyTorch's, measured. From the committed inputs it makes the committed tables (results/model/
+# model-vs-pytorch-n1.md, -n2.md: a change of the model shows there) and exits 3 as long as a row is outside the tolerance; on made-up records it takes the median of the
 # plain configuration's runs, leaves other configurations out, prints the model's own step and the error, and
 # exits 0 / 3 by the tolerance; bad input exits 2. CPU only.
 cd "$(dirname "$0")/../.." || exit 1
@@ -24,6 +24,18 @@ data='^| [^|]* | [^|]* | [0-9]' # a configuration's row: its batch in the third 
 n=$(grep -c "$data" "$d/rows")
 tail -1 "$d/t.md" | grep -q "^$((n - outs)) of $n configurations within 15 %\.\$" ||
     fail "summary line: $(tail -1 "$d/t.md")"
+
+# the same at world 2 (results/model/model-vs-pytorch-n2.md): efficiency in points, records over sockets listed
+# as not modelled
+python3 tools/model_vs_pytorch.py --world 2 --list results/model/pytorch-n1-inputs.txt --out "$d/w" >"$d/wout" 2>&1
+rc=$?
+grep '^|' "$d/w.md" >"$d/wrows"
+grep '^|' results/model/model-vs-pytorch-n2.md | diff - "$d/wrows" >"$d/wdiff" ||
+    fail "results/model/model-vs-pytorch-n2.md is not what tools/model_vs_pytorch.py --world 2 makes now: $(cat "$d/wdiff")"
+outs=$(grep -c '\*\*OUT\*\*' "$d/wrows")
+if [ "$outs" -gt 0 ]; then want=3; else want=0; fi
+[ "$rc" -eq "$want" ] || fail "--world 2: exit $rc with $outs rows out of the tolerance (want $want): $(tail -3 "$d/wout")"
+grep -q '| net | .* | not modelled: no preset' "$d/wrows" || fail "--world 2: the rows over sockets are not marked"
 
 # made-up records: resnet50 fp32 batch 128 at 130 and 134 ms (median 132); the same with channels_last (not the
 # plain configuration) and an A100's are left out; a line that is not JSON is skipped
@@ -49,6 +61,22 @@ printf '# a comment\n%s\n' "$d/a.jsonl" >"$d/list"
 python3 tools/model_vs_pytorch.py --tolerance 0.001 --list "$d/list" >"$d/o2" 2>&1
 [ $? -eq 3 ] || fail "a row outside a 0.001 % tolerance must exit 3: $(tail -2 "$d/o2")"
 grep -q '\*\*OUT\*\*' "$d/o2" || fail "the row outside is not marked"
+
+# made-up records at world 2 over SHM: efficiency 90 and 94 % (median 92), against the model with --p2p off
+wrec() { # eff transport
+    printf '{"tool": "ddp_bench", "model": "resnet50", "precision": "fp32", "batch_per_gpu": 128, "gpu": "NVIDIA H200", "world_size": 2, "transport": "%s", "eff_ddp1": %s, "step_ddp1_us": 130000}\n' "$2" "$1"
+}
+{ wrec 0.90 shm; wrec 0.94 shm; wrec 0.5 net; } >"$d/w.jsonl"
+"$NVS" model --gpu h200-sxm --machine nvlink-2gpu --model resnet50 --precision fp32 --batch 128 --gpus 1,2 --p2p off \
+    --format json >"$d/wm.json" || fail "nvscale model --p2p off"
+we=$(python3 -c "import json; print('%.1f' % (100 * json.load(open('$d/wm.json'))['configurations'][0]['points'][1]['efficiency']))")
+wd=$(python3 -c "print('%+.1f' % ($we - 92))")
+python3 tools/model_vs_pytorch.py --world 2 --tolerance 50 "$d/w.jsonl" >"$d/o3" 2>&1 || fail "--world 2, tolerance 50: $(cat "$d/o3")"
+grep -q "^| resnet50 | fp32 | 128 | shm | 2 | 92.0 | 90.0-94.0 | $we | .* | $wd | ok |\$" "$d/o3" ||
+    fail "made-up world-2 row (model $we %, diff $wd): $(grep '^| res' "$d/o3")"
+grep -q "^1 of 1 modelled configurations within 50 points\.\$" "$d/o3" || fail "world-2 summary: $(tail -1 "$d/o3")"
+expect 2 "at world 4" python3 tools/model_vs_pytorch.py --world 4 "$d/w.jsonl"
+expect 2 "must be 1 or more" python3 tools/model_vs_pytorch.py --world 0 "$d/w.jsonl"
 
 # bad input
 expect 2 "no input" python3 tools/model_vs_pytorch.py --list /dev/null
