@@ -65,6 +65,10 @@ def groups(recs, gpu_name, world=1):
         v = d.get("step_ddp1_us") if world == 1 else d.get("eff_ddp1")
         if not isinstance(v, (int, float)) or v <= 0 or (world > 1 and d.get("world_size") != world):
             continue
+        # a record that does not say what it measured is not one of a configuration
+        if not isinstance(d.get("model"), str) or not isinstance(d.get("precision"), str) or \
+                not isinstance(d.get("batch_per_gpu"), int) or (world > 1 and not isinstance(d.get("transport"), str)):
+            continue
         key = (d.get("model"), d.get("precision"), d.get("batch_per_gpu"))
         if world > 1:
             key += (str(d.get("transport")),)
@@ -176,6 +180,10 @@ def main():
         if a.out:
             with open(a.out + ".md", "w") as fh:
                 fh.write("\n".join(text) + "\n")
+        if not any("| ok |" in t or "**OUT**" in t for t in text):
+            print("model_vs_pytorch: no configuration at world %d over a transport the model has presets for "
+                  "(nvlink, shm)" % a.world, file=sys.stderr)
+            return 2
         return 3 if outside else 0
     rows, outside = [], 0
     for (model, prec, batch) in sorted(g, key=lambda k: (str(k[0]), str(k[1]), k[2] or 0)):

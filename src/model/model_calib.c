@@ -174,26 +174,39 @@ static const char *profile_of_run(const nvs_run *r, const char *name)
     return name;
 }
 
-/* The transports NCCL connected the run's rings with at each N >= 2 (run.json transports[], from its INIT log). */
+/* Appends src to the label as printable ASCII (anything else as '?': a run.json is input, and a label cut inside
+ * a UTF-8 character would make invalid JSON), cut to fit. */
+static void label_add(char *label, size_t size, const char *src)
+{
+    size_t len = strlen(label);
+    for (; *src && len + 1 < size; src++) label[len++] = (*src >= 0x20 && *src < 0x7f) ? *src : '?';
+    label[len] = '\0';
+}
+
+/* The transports NCCL connected the run's rings with at each N >= 2 (run.json transports[], from its INIT log);
+ * entries of one N are merged. */
 static void read_transports(const nvs_run *r, nvs_calibration *out)
 {
-    for (size_t i = 0; i < r->ntransports && out->ntr < NVS_MODEL_MAX_MEAS; i++) {
+    for (size_t i = 0; i < r->ntransports; i++) {
         const nvs_run_transport *t = &r->transports[i];
         if (t->n < 2 || t->nsummary == 0) continue;
-        nvs_calib_transport *c = &out->tr[out->ntr++];
-        memset(c, 0, sizeof *c);
-        c->n = t->n;
-        size_t len = 0;
+        nvs_calib_transport *c = NULL;
+        for (int k = 0; k < out->ntr && !c; k++)
+            if (out->tr[k].n == t->n) c = &out->tr[k];
+        if (!c) {
+            if (out->ntr == NVS_MODEL_MAX_MEAS) continue;
+            c = &out->tr[out->ntr++];
+            memset(c, 0, sizeof *c);
+            c->n = t->n;
+        }
         for (size_t k = 0; k < t->nsummary; k++) {
             const char *key = t->summary[k].key ? t->summary[k].key : "?";
             c->net |= !strcmp(key, "NET");
             c->shm |= !strcmp(key, "SHM");
             c->p2p |= !strcmp(key, "P2P");
             /* NET named by its plugin and device as NCCL printed it (NET/Socket/0, NET/IB/0) */
-            const char *shown = !strcmp(key, "NET") && t->net_detail ? t->net_detail : key;
-            int w = snprintf(c->label + len, sizeof c->label - len, "%s%s", k ? "+" : "", shown);
-            if (w < 0 || (size_t)w >= sizeof c->label - len) break;
-            len += (size_t)w;
+            if (c->label[0]) label_add(c->label, sizeof c->label, "+");
+            label_add(c->label, sizeof c->label, !strcmp(key, "NET") && t->net_detail ? t->net_detail : key);
         }
     }
 }
@@ -204,6 +217,13 @@ static int net_at(const nvs_calibration *c, int n)
 {
     for (int i = 0; i < c->ntr; i++)
         if (c->tr[i].n == n) return c->tr[i].net;
+    return 0;
+}
+
+static int has_link(const nvs_model_config *cfg, int n)
+{
+    for (int k = 0; k < cfg->nmeas; k++)
+        if (cfg->meas[k].n == n) return 1;
     return 0;
 }
 
@@ -226,7 +246,7 @@ static int fit_step_link(nvs_model_config *cfg, int n, int net, double comm_us, 
     nvs_meas_link *m = &cfg->meas[cfg->nmeas++];
     *m = (nvs_meas_link){n, base, alpha, 1e5, 1};
     nvs_model_point pt;
-    if (eval_at(cfg, n, &pt, err, errlen) != NVS_OK || !(comm_us > pt.t.comm_us * 1.001)) {
+    if (!isfinite(comm_us) || eval_at(cfg, n, &pt, err, errlen) != NVS_OK || !(comm_us > pt.t.comm_us * 1.001)) {
         cfg->nmeas--;
         return -1;
     }
@@ -241,6 +261,10 @@ static int fit_step_link(nvs_model_config *cfg, int n, int net, double comm_us, 
         else hi = log(m->gbps);
     }
     m->gbps = exp(0.5 * (lo + hi));
+    if (m->gbps < 2e-4 || m->gbps > 0.5e5) { /* at the bracket's edge: no bandwidth in it explains the time */
+        cfg->nmeas--;
+        return -1;
+    }
     *nbuckets = pt.nbuckets;
     return 0;
 }
@@ -291,10 +315,15 @@ nvs_result_t nvs_calibrate(const char *run_path, const nvs_presets *ps, const nv
     snprintf(out->gpu_preset, sizeof out->gpu_preset, "%s", gp->id);
     const char *p2p = nvs_run_env(&r, "NCCL_P2P_DISABLE");
     out->p2p_env = out->p2p_disabled = p2p && !strcmp(p2p, "1");
-    /* rings NCCL made of SHM alone (GPUs without P2P, or P2P turned off some other way) are modelled as such */
+    /* rings NCCL made of SHM alone at every N it reports (GPUs without P2P, or P2P turned off some other way) are
+     * modelled as such; the model has one P2P setting for all N, so a run with P2P at some N keeps it */
     read_transports(&r, out);
-    for (int i = 0; i < out->ntr; i++)
-        if (out->tr[i].shm && !out->tr[i].p2p && !out->tr[i].net) out->p2p_disabled = 1;
+    int shm_only = 0, p2p_seen = 0;
+    for (int i = 0; i < out->ntr; i++) {
+        shm_only += out->tr[i].shm && !out->tr[i].p2p && !out->tr[i].net;
+        p2p_seen |= out->tr[i].p2p;
+    }
+    if (shm_only > 0 && !p2p_seen) out->p2p_disabled = 1;
 
     /* --- the machine ----------------------------------------------------------------------------------------- */
     const nvs_preset *mp = NULL;
@@ -517,12 +546,34 @@ nvs_result_t nvs_calibrate(const char *run_path, const nvs_presets *ps, const nv
             isfinite(t1->ideal_compute_us) && t1->ideal_compute_us > 0 &&
             t1->compute_us > 1.02 * t1->ideal_compute_us) {
             NVS_CHECK_GOTO(eval_at(cfg, 1, &pt, err, errlen), res, fail);
-            if (pt.t.host_us > 0) {
-                cfg->host_scale = t1->issue_us / pt.t.host_us;
+            /* beyond a factor of 10 either way the issue time is not the framework's work done slower or faster
+             * (the scales seen over the committed runs are 0.79-2.1: results/model/calib-errors.txt) */
+            double hs = pt.t.host_us > 0 ? t1->issue_us / pt.t.host_us : NAN;
+            if (hs >= 0.1 && hs <= 10) {
+                cfg->host_scale = hs;
                 cfg->host_scale_measured = 1;
             }
         }
-        /* 1b. the links at the N the run has no sweep for: from its step's own all-reduces, back to back */
+        /* 2. per-call overhead: measured back-to-back comm vs the curve fitted on a sweep, per bucket; before the
+         * links found from the step's comm (1b), whose bisection then counts it as every N's all-reduces do */
+        double excess = 0;
+        int nex = 0;
+        for (size_t i = 0; i < r.train.nresults; i++) {
+            const nvs_run_train_result *tr = &r.train.results[i];
+            int measured = 0;
+            for (int k = 0; k < cfg->nmeas; k++) measured |= cfg->meas[k].n == tr->n && !cfg->meas[k].from_step;
+            if (tr->n < 2 || !(tr->comm_us > 0) || !measured) continue;
+            NVS_CHECK_GOTO(eval_at(cfg, tr->n, &pt, err, errlen), res, fail);
+            excess += (tr->comm_us - pt.t.comm_us) / pt.nbuckets;
+            nex++;
+        }
+        if (nex > 0) {
+            cfg->per_call_us = excess / nex > 0 ? excess / nex : 0;
+            cfg->per_call_measured = 1;
+            out->has_per_call = 1;
+        }
+        /* 1b. the links at the N the run has no sweep for: from its step's own all-reduces, back to back (the
+         * per-call overhead a sweep at another N measured included) */
         for (size_t i = 0; i < r.train.nresults && out->nlinks < NVS_MODEL_MAX_MEAS; i++) {
             const nvs_run_train_result *tr = &r.train.results[i];
             int have = 0, nb = 0;
@@ -541,24 +592,6 @@ nvs_result_t nvs_calibrate(const char *run_path, const nvs_presets *ps, const nv
             if (mp && !net_at(out, tr->n) &&
                 nvs_ring_links_of(&cfg->machine, &cfg->gpu, tr->n, cfg->p2p_disabled, &rl) == NVS_OK)
                 l->preset_gbps = rl.gbps;
-        }
-        /* 2. per-call overhead: measured back-to-back comm vs the curve fitted on a sweep, per bucket (a link found
-         * from the step's comm has none left over by construction) */
-        double excess = 0;
-        int nex = 0;
-        for (size_t i = 0; i < r.train.nresults; i++) {
-            const nvs_run_train_result *tr = &r.train.results[i];
-            int measured = 0;
-            for (int k = 0; k < cfg->nmeas; k++) measured |= cfg->meas[k].n == tr->n && !cfg->meas[k].from_step;
-            if (tr->n < 2 || !(tr->comm_us > 0) || !measured) continue;
-            NVS_CHECK_GOTO(eval_at(cfg, tr->n, &pt, err, errlen), res, fail);
-            excess += (tr->comm_us - pt.t.comm_us) / pt.nbuckets;
-            nex++;
-        }
-        if (nex > 0) {
-            cfg->per_call_us = excess / nex > 0 ? excess / nex : 0;
-            cfg->per_call_measured = 1;
-            out->has_per_call = 1;
         }
         /* 3. overlap: the share of the hidden comm the measured step still pays. A run that measured its
          * interference (train.results[].interference_us: the compute slowed while the all-reduces ran beside it)
@@ -585,6 +618,7 @@ nvs_result_t nvs_calibrate(const char *run_path, const nvs_presets *ps, const nv
         for (size_t i = 0; i < r.train.nresults; i++) {
             const nvs_run_train_result *tr = &r.train.results[i];
             if (tr->n < 2 || !(tr->step_us > 0) || tr->n > cfg->machine.gpus) continue;
+            if (net_at(out, tr->n) && !has_link(cfg, tr->n)) continue;
             if (eval_at(cfg, tr->n, &pt, e2, sizeof e2) != NVS_OK) continue;
             double hidden = pt.t.comm_us - pt.t.exposed_us;
             if (hidden <= 0) continue;
@@ -607,6 +641,7 @@ nvs_result_t nvs_calibrate(const char *run_path, const nvs_presets *ps, const nv
             const nvs_run_train_result *tr = &r.train.results[i];
             nvs_calib_train_row *row = &out->train[out->ntrain];
             if (tr->n < 1 || tr->n > cfg->machine.gpus) continue;
+            if (net_at(out, tr->n) && !has_link(cfg, tr->n)) continue; /* NET, and no link measured: not modelled */
             if (eval_at(cfg, tr->n, &pt, e2, sizeof e2) != NVS_OK) continue; /* N not measured, no preset */
             row->n = tr->n;
             row->meas_step_us = tr->step_us;

@@ -455,17 +455,22 @@ void nvs_model_print_calibration(FILE *f, const nvs_presets *ps, const nvs_calib
             fprintf(f, "%s N=%d %s", i ? "," : "", c->tr[i].n, nvs_esc_term(c->tr[i].label, e4, sizeof e4));
         }
         fprintf(f, "\n");
-        for (int i = 0; i < c->ntr; i++)
-            if (c->tr[i].net)
-                fprintf(f, "  at N=%d NCCL went through its network transport between GPUs of one node (hosts told apart, "
-                           "e.g. NCCL_HOSTID): no machine preset describes that path, so the preset columns are empty "
-                           "there and the model takes the measured link\n",
-                        c->tr[i].n);
+        for (int i = 0; i < c->ntr; i++) {
+            if (!c->tr[i].net) continue;
+            int linked = 0;
+            for (int k = 0; k < c->nlinks; k++) linked |= c->links[k].n == c->tr[i].n;
+            fprintf(f, "  at N=%d NCCL went through its network transport between GPUs of one node (hosts told apart, "
+                       "e.g. NCCL_HOSTID): no machine preset describes that path, so the preset columns are empty "
+                       "there and %s\n",
+                    c->tr[i].n, linked ? "the model takes the measured link"
+                                       : "the run measured no link there (no all_reduce sweep, no comm time of its "
+                                         "step): that N is not modelled");
+        }
         fprintf(f, "\n");
     }
     if (c->nlinks > 0) {
         fprintf(f, "all_reduce link per N: T(S) = latency + 2(N-1)/N * S / busbw; from the run's sweep (relative least "
-                   "squares), or from its training step's all-reduces back to back (ARs; latency: the preset's)\n");
+                   "squares), or from its training step's all-reduces back to back (ARs; latency: the preset's, 0 over NET)\n");
         fprintf(f, "  %4s %12s %12s %12s %14s\n", "N", "from", "latency_us", "busbw_GB/s", "preset_GB/s");
         for (int i = 0; i < c->nlinks; i++) {
             char pg[24], from[24];

@@ -76,6 +76,9 @@ grep -q "^| resnet50 | fp32 | 128 | shm | 2 | 92.0 | 90.0-94.0 | $we | .* | $wd 
     fail "made-up world-2 row (model $we %, diff $wd): $(grep '^| res' "$d/o3")"
 grep -q "^1 of 1 modelled configurations within 50 points\.\$" "$d/o3" || fail "world-2 summary: $(tail -1 "$d/o3")"
 expect 2 "at world 4" python3 tools/model_vs_pytorch.py --world 4 "$d/w.jsonl"
+grep '"net"' "$d/w.jsonl" >"$d/wnet.jsonl"
+expect 2 "no configuration at world 2 over a transport the model has presets for" \
+    python3 tools/model_vs_pytorch.py --world 2 "$d/wnet.jsonl"
 expect 2 "must be 1 or more" python3 tools/model_vs_pytorch.py --world 0 "$d/w.jsonl"
 
 # bad input

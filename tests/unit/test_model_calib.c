@@ -209,6 +209,45 @@ static void t_step_link(void)
     nvs_presets_free(&ps);
 }
 
+/* The transports as the run.json gives them, odd or not: a long key before NET still marks the ring NET, a key
+ * outside printable ASCII is shown as '?', two entries of one N are one; an N over NET with no comm time measured
+ * is not modelled (no row) rather than modelled over the preset's NVLink. */
+static void t_transports_odd(void)
+{
+    json_error_t je;
+    json_t *root = json_load_file("tests/fixtures/model/h200x2_net_three_fp32.json", 0, &je);
+    T_ASSERT(root != NULL);
+    char longkey[80];
+    memset(longkey, 'X', sizeof longkey - 1);
+    longkey[sizeof longkey - 1] = '\0';
+    json_t *tr = json_pack("[{s:i, s:{s:i, s:i}}, {s:i, s:{s:i}}]", "n", 2, "summary", longkey, 1, "NET", 12, "n", 2,
+                           "summary", "P\x01\xc3\xa9", 3);
+    T_ASSERT(tr != NULL);
+    json_object_set_new(root, "transports", tr);
+    json_t *trains = json_object_get(root, "trains");
+    for (size_t i = 0; i < json_array_size(trains); i++)
+        json_object_del(json_array_get(json_object_get(json_array_get(trains, i), "results"), 1), "comm_us");
+    json_object_del(json_array_get(json_object_get(json_object_get(root, "train"), "results"), 1), "comm_us");
+    const char *path = "tests/tmp/test_model_calib_odd.json";
+    mkdir("tests/tmp", 0755);
+    T_EQ_I(json_dump_file(root, path, 0), 0);
+    json_decref(root);
+    nvs_presets ps;
+    char err[1024] = "";
+    builtin_presets(&ps);
+    nvs_calibration cal;
+    nvs_calib_opts o = {NULL, NULL, NULL, 0};
+    if (nvs_calibrate(path, &ps, &o, &cal, err, sizeof err) != NVS_OK) T_FAIL("calibrate: %s", err);
+    T_EQ_I(cal.ntr, 1);
+    T_EQ_I(cal.tr[0].net, 1);
+    for (const char *c = cal.tr[0].label; *c; c++) T_ASSERT(*c >= 0x20 && *c < 0x7f);
+    T_EQ_I(cal.nlinks, 0);
+    T_EQ_I(cal.ntrain, 1); /* N=1 only */
+    T_EQ_I(cal.train[0].n, 1);
+    nvs_calibration_free(&cal);
+    nvs_presets_free(&ps);
+}
+
 /* The host's lane as the run's host did it: host_scale = the run's issue time of its step at one GPU / the
  * framework's modelled host work. Twice the issue time gives twice the scale; a run without the GPU's own time
  * measured apart (ideal_compute_us) gets none (its compute scale was fitted through the host lane), nor does a
@@ -362,6 +401,7 @@ T_LIST = {
     T_CASE(t_round_trip),
     T_CASE(t_step_link),
     T_CASE(t_host_scale),
+    T_CASE(t_transports_odd),
     T_CASE(t_fixtures_within_tolerance),
     T_CASE(t_bad_runs), T_CASE(t_cudnn_run),
 };
