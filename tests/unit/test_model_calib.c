@@ -67,6 +67,21 @@ static json_t *train_row(int n, double step, double compute, double comm)
     return r;
 }
 
+/* A 2-rank H200 run of resnet50 batch 64 fp32 with these training results and `key` (collectives or transports)
+ * written to path; the references to key_val and results are taken. Returns the dump's status. */
+static int write_run(const char *path, const char *key, json_t *key_val, json_t *results)
+{
+    json_t *root = json_pack("{s:s, s:{s:i, s:i}, s:[{s:i, s:s}, {s:i, s:s}], s:o, s:{s:s, s:i, s:s, s:s, s:o}}",
+                             "schema", "nvscale.run/1", "world", "size", 2, "nodes", 1, "ranks", "rank", 0, "gpu",
+                             "NVIDIA H200", "rank", 1, "gpu", "NVIDIA H200", key, key_val, "train", "model",
+                             "resnet50", "batch", 64, "precision", "fp32", "grad_type", "fp32", "results", results);
+    if (!root) return -1;
+    mkdir("tests/tmp", 0755);
+    int rc = json_dump_file(root, path, 0);
+    json_decref(root);
+    return rc;
+}
+
 /* The built-in GPU and machine presets (a failure stops the test). */
 static void builtin_presets(nvs_presets *ps)
 {
@@ -107,15 +122,8 @@ static void t_round_trip(void)
     json_t *results = json_array();
     json_array_append_new(results, train_row(1, p1.t.step_us, p1.t.compute_us, 0));
     json_array_append_new(results, train_row(2, p2.t.step_us, p2.t.compute_us, comm_only));
-    json_t *root = json_pack("{s:s, s:{s:i, s:i}, s:[{s:i, s:s}, {s:i, s:s}], s:o, s:{s:s, s:i, s:s, s:s, s:o}}",
-                             "schema", "nvscale.run/1", "world", "size", 2, "nodes", 1, "ranks", "rank", 0, "gpu",
-                             "NVIDIA H200", "rank", 1, "gpu", "NVIDIA H200", "collectives", colls, "train", "model",
-                             "resnet50", "batch", 64, "precision", "fp32", "grad_type", "fp32", "results", results);
-    T_ASSERT(root != NULL);
-    mkdir("tests/tmp", 0755);
     const char *path = "tests/tmp/test_model_calib_roundtrip.json";
-    T_EQ_I(json_dump_file(root, path, 0), 0);
-    json_decref(root);
+    T_EQ_I(write_run(path, "collectives", colls, results), 0);
 
     nvs_calibration cal;
     nvs_calib_opts o = {"nvlink-2gpu", NULL, NULL, 0};
@@ -171,15 +179,8 @@ static void t_step_link(void)
         json_t *tr = net ? json_pack("[{s:i, s:{s:i}, s:[{s:s, s:s}]}]", "n", 2, "summary", "NET", 12, "channels",
                                      "transport", "NET", "detail", "NET/Socket/0")
                          : json_pack("[{s:i, s:{s:i}}]", "n", 2, "summary", "P2P", 48);
-        json_t *root = json_pack("{s:s, s:{s:i, s:i}, s:[{s:i, s:s}, {s:i, s:s}], s:o, s:{s:s, s:i, s:s, s:s, s:o}}",
-                                 "schema", "nvscale.run/1", "world", "size", 2, "nodes", 1, "ranks", "rank", 0, "gpu",
-                                 "NVIDIA H200", "rank", 1, "gpu", "NVIDIA H200", "transports", tr, "train", "model",
-                                 "resnet50", "batch", 64, "precision", "fp32", "grad_type", "fp32", "results", results);
-        T_ASSERT(root != NULL);
-        mkdir("tests/tmp", 0755);
         const char *path = "tests/tmp/test_model_calib_steplink.json";
-        T_EQ_I(json_dump_file(root, path, 0), 0);
-        json_decref(root);
+        T_EQ_I(write_run(path, "transports", tr, results), 0);
         nvs_calibration cal;
         nvs_calib_opts o = {"nvlink-2gpu", NULL, NULL, 0};
         if (nvs_calibrate(path, &ps, &o, &cal, err, sizeof err) != NVS_OK) T_FAIL("calibrate: %s", err);
