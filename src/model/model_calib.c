@@ -232,13 +232,15 @@ static int has_link(const nvs_model_config *cfg, int n)
  * latency kept as the preset has it (0 without a machine preset, or where the ring crossed NET, a path the preset
  * does not describe). On success the link is added to cfg->meas and
  * *nbuckets says how many all-reduces the time was of. Returns 0, or -1 where the measured time is no longer than
- * the latency alone (then it says nothing of the bandwidth) or no slot is left. */
+ * the latency alone (then it says nothing of the bandwidth), where the bisection ends at its bracket's edge, or
+ * where no slot is left. */
 static int fit_step_link(nvs_model_config *cfg, int n, int net, double comm_us, int *nbuckets, char *err,
                          size_t errlen)
 {
     nvs_ring_links rl;
     double base = 0, alpha = 0;
-    if (!net && !cfg->machine.measured_only && nvs_ring_links_of(&cfg->machine, &cfg->gpu, n, cfg->p2p_disabled, &rl) == NVS_OK) {
+    if (!net && !cfg->machine.measured_only &&
+        nvs_ring_links_of(&cfg->machine, &cfg->gpu, n, cfg->p2p_disabled, &rl) == NVS_OK) {
         base = cfg->machine.coll_base_us;
         alpha = rl.alpha_us;
     }
@@ -414,7 +416,8 @@ nvs_result_t nvs_calibrate(const char *run_path, const nvs_presets *ps, const nv
     for (int i = 0; i < out->nlinks; i++) {
         nvs_calib_link *l = &out->links[i];
         nvs_ring_links rl;
-        if (mp && !net_at(out, l->n) && nvs_ring_links_of(&cfg->machine, &cfg->gpu, l->n, cfg->p2p_disabled, &rl) == NVS_OK)
+        if (mp && !net_at(out, l->n) &&
+            nvs_ring_links_of(&cfg->machine, &cfg->gpu, l->n, cfg->p2p_disabled, &rl) == NVS_OK)
             l->preset_gbps = rl.gbps;
     }
 

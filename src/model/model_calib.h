@@ -6,7 +6,8 @@
  * own all-reduces: the B at which the model's buckets, back to back, take the measured comm-only time (the latency
  * stays the preset's). The transport NCCL used at each N (transports[]) is read too: SHM without P2P is modelled
  * as such; NET between ranks of one node (hosts told apart by NCCL_HOSTID) is a path no machine preset describes,
- * so there the link must be measured and the preset column stays empty. From train.results: compute_scale = measured compute(1) / modelled compute(1);
+ * so there the link must be measured (without one that N is not modelled) and the preset column stays empty.
+ * From train.results: compute_scale = measured compute(1) / modelled compute(1);
  * per_call_us = the mean per-bucket excess of the measured back-to-back comm time over the fitted curve (>= 0);
  * overlap_penalty = the fraction of the hidden (overlapped) communication that the measured step still pays
  * (0 = perfect overlap, clamped to 0..1). Every other term stays a preset, and the report says which is which.

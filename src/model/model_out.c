@@ -123,7 +123,8 @@ static int build_terms(const nvs_presets *ps, const nvs_model_series *s, term *t
         snprintf(name, sizeof name, "ring_busbw_gbps@n=%d", c->meas[i].n);
         add(t, &n, name, c->meas[i].gbps, "GB/s", "measured", src);
         snprintf(name, sizeof name, "ring_alpha_us@n=%d", c->meas[i].n);
-        add(t, &n, name, c->meas[i].alpha_us, "us", !step ? "measured" : c->meas[i].alpha_us > 0 ? "preset" : "default",
+        const char *origin = !step ? "measured" : c->meas[i].alpha_us > 0 ? "preset" : "default";
+        add(t, &n, name, c->meas[i].alpha_us, "us", origin,
             step ? "the machine preset's hop latency, 0 over NET or without a preset (one comm time does not "
                    "separate latency from bandwidth)"
                  : src);
