@@ -11,31 +11,31 @@ need_nvscale
 need_cmd python3 "the tool is Python"
 tmp_dir d
 
-# the committed table: same rows, and the exit status says whether a row is out
-python3 tools/model_vs_pytorch.py --list results/model/pytorch-n1-inputs.txt --out "$d/t" >"$d/out" 2>&1
-rc=$?
-grep '^|' "$d/t.md" >"$d/rows"
-grep '^|' results/model/model-vs-pytorch-n1.md | diff - "$d/rows" >"$d/diff" ||
-    fail "results/model/model-vs-pytorch-n1.md is not what tools/model_vs_pytorch.py makes now: $(cat "$d/diff")"
-outs=$(grep -c '\*\*OUT\*\*' "$d/rows")
-if [ "$outs" -gt 0 ]; then want=3; else want=0; fi
-[ "$rc" -eq "$want" ] || fail "exit $rc with $outs rows out of the tolerance (want $want): $(tail -3 "$d/out")"
+# committed_table WORLD FILE: the committed table is what the tool makes now from the committed inputs, and the
+# exit status says whether a row is out; leaves the rows in $d/rows-WORLD and the table in $d/t-WORLD.md
+committed_table() {
+    python3 tools/model_vs_pytorch.py --world "$1" --list results/model/pytorch-n1-inputs.txt --out "$d/t-$1" \
+        >"$d/out-$1" 2>&1
+    rc=$?
+    grep '^|' "$d/t-$1.md" >"$d/rows-$1"
+    grep '^|' "$2" | diff - "$d/rows-$1" >"$d/diff-$1" ||
+        fail "$2 is not what tools/model_vs_pytorch.py --world $1 makes now: $(cat "$d/diff-$1")"
+    outs=$(grep -c '\*\*OUT\*\*' "$d/rows-$1")
+    if [ "$outs" -gt 0 ]; then want=3; else want=0; fi
+    [ "$rc" -eq "$want" ] || fail "--world $1: exit $rc with $outs rows out of the tolerance (want $want): $(tail -3 "$d/out-$1")"
+}
+
+# the 1-GPU step (results/model/model-vs-pytorch-n1.md)
+committed_table 1 results/model/model-vs-pytorch-n1.md
 data='^| [^|]* | [^|]* | [0-9]' # a configuration's row: its batch in the third column
-n=$(grep -c "$data" "$d/rows")
-tail -1 "$d/t.md" | grep -q "^$((n - outs)) of $n configurations within 15 %\.\$" ||
-    fail "summary line: $(tail -1 "$d/t.md")"
+n=$(grep -c "$data" "$d/rows-1")
+tail -1 "$d/t-1.md" | grep -q "^$((n - outs)) of $n configurations within 15 %\.\$" ||
+    fail "summary line: $(tail -1 "$d/t-1.md")"
 
 # the same at world 2 (results/model/model-vs-pytorch-n2.md): efficiency in points, records over sockets listed
 # as not modelled
-python3 tools/model_vs_pytorch.py --world 2 --list results/model/pytorch-n1-inputs.txt --out "$d/w" >"$d/wout" 2>&1
-rc=$?
-grep '^|' "$d/w.md" >"$d/wrows"
-grep '^|' results/model/model-vs-pytorch-n2.md | diff - "$d/wrows" >"$d/wdiff" ||
-    fail "results/model/model-vs-pytorch-n2.md is not what tools/model_vs_pytorch.py --world 2 makes now: $(cat "$d/wdiff")"
-outs=$(grep -c '\*\*OUT\*\*' "$d/wrows")
-if [ "$outs" -gt 0 ]; then want=3; else want=0; fi
-[ "$rc" -eq "$want" ] || fail "--world 2: exit $rc with $outs rows out of the tolerance (want $want): $(tail -3 "$d/wout")"
-grep -q '| net | .* | not modelled: no preset' "$d/wrows" || fail "--world 2: the rows over sockets are not marked"
+committed_table 2 results/model/model-vs-pytorch-n2.md
+grep -q '| net | .* | not modelled: no preset' "$d/rows-2" || fail "--world 2: the rows over sockets are not marked"
 
 # made-up records: resnet50 fp32 batch 128 at 130 and 134 ms (median 132); the same with channels_last (not the
 # plain configuration) and an A100's are left out; a line that is not JSON is skipped
