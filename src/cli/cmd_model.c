@@ -62,7 +62,9 @@ static void usage(FILE *to)
             "                         operation and per bucket, its bucket and layout copies | ideal: the hardware\n"
             "                         alone (--calibrate takes the run's own; with --gpus/--nodes this one\n"
             "                         for the projection)\n"
-            "  --overlap-penalty F    share of the all-reduce time under backward that still lengthens the step\n"
+            "  --overlap-penalty F    interference: share of the time the GPU computes beside an all-reduce that\n"
+            "                         lengthens the step, at every N (default: a share per NCCL transport,\n"
+            "                         fitted on 2x H200: the terms' interference@ lines)\n"
             "  --bucket-first SIZE    first DDP bucket (default 1M); --bucket-cap SIZE: the others (default 25M)\n"
             "  --calibrate RUN.json   fit link and overhead terms to a measured run and report the model's error\n"
             "  --tolerance PCT        with --calibrate: exit 3 when the step time error at any N exceeds PCT %%\n"
@@ -321,8 +323,9 @@ static int common_settings(const opts *o, const nvs_presets *ps, nvs_model_confi
             return usage_error("--p2p '%s': expected on or off", o->p2p);
     }
     if (o->overlap) {
-        /* the share of the communication hidden behind backward that still slows the step (NCCL takes SMs,
-         * memory and PCIe bandwidth from the compute); --calibrate measures it, this sets it for projections */
+        /* interference: the share of the time the GPU computes beside an all-reduce that still lengthens the
+         * step (NCCL takes SMs, memory and PCIe bandwidth from the compute); by default per transport
+         * (model/interference.h), --calibrate measures it, this sets one for every N */
         double v;
         if (nvs_parse_double(o->overlap, &v) || v < 0 || v > 1)
             return usage_error("--overlap-penalty '%s': expected a fraction from 0 to 1", o->overlap);

@@ -548,8 +548,12 @@ void nvs_schedule_lanes(const nvs_lanes *l, nvs_step_times *out)
         double hw = l->host_bwd_us ? l->host_bwd_us[i] : 0;
         h += hw;
         host_sum += hw;
-        g = (g > h ? g : h) + l->bwd_us[i];
-        gpu_sum += l->bwd_us[i];
+        double start = g > h ? g : h, d = l->bwd_us[i];
+        /* the all-reduces queued so far run back to back up to `end` (each bucket was ready before this kernel
+         * starts, so none waits past it): the kernel computes beside them until then */
+        if (end > start) out->overlap_us += d < end - start ? d : end - start;
+        g = start + d;
+        gpu_sum += d;
         while (k < l->nb && l->b[k].last_layer >= i) {
             h += l->reducer_host_us;
             host_sum += l->reducer_host_us;

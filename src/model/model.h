@@ -220,11 +220,16 @@ typedef struct {
     double comm_us;      /* the buckets' all-reduces back to back */
     double comm_end_us;  /* when the last all-reduce ends, from the start of backward */
     double step_us;      /* fwd + max(backward end, last all-reduce end) + opt (+ penalty + sync, model_eval.c) */
-    double exposed_us;   /* communication the step pays: step - compute - sync */
-    double penalty_us;   /* of exposed_us: the share of the hidden communication still paid (overlap_penalty) */
+    double exposed_us;   /* communication backward does not hide: the schedule's step - compute - reducer */
+    double penalty_us;   /* interference: the compute slowed beside the hidden communication, a share of it
+                          * (overlap_penalty, model/interference.h); step = compute + reducer + exposed + penalty
+                          * + sync */
     double sync_us;      /* waiting for the slowest rank: data-dependent step times (model_eval.c) */
     double reducer_us;   /* the framework's reducer at any N: its host work and bucket copies (model_eval.c) */
     double host_us;      /* the host's framework work per step (0 for the hardware alone) */
+    double overlap_us;   /* how long the GPU computed while an all-reduce ran (nvs_schedule_lanes): the time the
+                          * two contend for SMs and memory; the hidden comm where the GPU is busy throughout, less
+                          * where it waits for the host */
 } nvs_step_times;
 
 /* The overlap schedule: bwd_layer_us[i] is the backward time of forward layer i; ar_us[b] the all-reduce time

@@ -246,7 +246,7 @@ static int fit_step_link(nvs_model_config *cfg, int n, int net, double comm_us, 
     }
     if (cfg->nmeas == NVS_MODEL_MAX_MEAS) return -1;
     nvs_meas_link *m = &cfg->meas[cfg->nmeas++];
-    *m = (nvs_meas_link){n, base, alpha, 1e5, 1};
+    *m = (nvs_meas_link){n, base, alpha, 1e5, 1, net};
     nvs_model_point pt;
     if (!isfinite(comm_us) || eval_at(cfg, n, &pt, err, errlen) != NVS_OK || !(comm_us > pt.t.comm_us * 1.001)) {
         cfg->nmeas--;
@@ -406,7 +406,7 @@ nvs_result_t nvs_calibrate(const char *run_path, const nvs_presets *ps, const nv
         l->busbw_gbps = 2.0 * (n - 1) / n / (c * 1e3);
         l->npts = k;
         l->preset_gbps = NAN;
-        cfg->meas[cfg->nmeas++] = (nvs_meas_link){n, 0.0, a / (2.0 * (n - 1)), l->busbw_gbps};
+        cfg->meas[cfg->nmeas++] = (nvs_meas_link){n, 0.0, a / (2.0 * (n - 1)), l->busbw_gbps, 0, net_at(out, n)};
     }
     free(cns);
 
@@ -617,7 +617,10 @@ nvs_result_t nvs_calibrate(const char *run_path, const nvs_presets *ps, const nv
             cfg->overlap_measured = 2;
             out->has_overlap = 1;
         }
+        /* the residual is taken against the schedule alone: no interference of the transports' (restored below
+         * when the run does not measure one) */
         double pay = 0, hid = 0;
+        if (!cfg->overlap_measured) cfg->overlap_penalty = 0;
         for (size_t i = 0; i < r.train.nresults; i++) {
             const nvs_run_train_result *tr = &r.train.results[i];
             if (tr->n < 2 || !(tr->step_us > 0) || tr->n > cfg->machine.gpus) continue;
@@ -634,6 +637,7 @@ nvs_result_t nvs_calibrate(const char *run_path, const nvs_presets *ps, const nv
             cfg->overlap_measured = 1;
             out->has_overlap = 1;
         }
+        if (!cfg->overlap_measured) cfg->overlap_penalty = NVS_OVERLAP_BY_TRANSPORT;
         /* 4. the error table per N */
         out->train = calloc(r.train.nresults, sizeof *out->train);
         if (!out->train) {

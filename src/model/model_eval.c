@@ -18,6 +18,7 @@ void nvs_model_config_init(nvs_model_config *c)
     c->algo = NVS_ALGO_RING;
     c->ct = nvs_compute_defaults();
     c->dp = -1;
+    c->overlap_penalty = NVS_OVERLAP_BY_TRANSPORT;
 }
 
 nvs_dp_mode nvs_model_dp(const nvs_model_config *c)
@@ -207,6 +208,55 @@ static nvs_result_t step_lanes(const nvs_model_config *c, const nvs_model_bucket
     return NVS_OK;
 }
 
+/* The point's transport (its ring's slowest hop; NET where the network binds or the measured ring went over
+ * sockets) and its bottleneck's words. */
+static void name_bottleneck(const nvs_model_config *c, int nodes, int gpn, nvs_dp_mode dp, int measured,
+                            const nvs_ar_params *pa, const nvs_ring_links *rl, nvs_algo largest_algo,
+                            nvs_model_point *out)
+{
+    const nvs_ar_params ar = *pa;
+    out->transport = gpn >= 2 ? rl->transport : NVS_TR_NONE;
+    const nvs_meas_link *ml = gpn >= 2 ? measured_link(c, gpn) : NULL;
+    if (ml && ml->net) out->transport = NVS_TR_NET; /* the run's ring went over sockets, whatever the links are */
+    out->cls = rl->cls;
+    if (out->n <= 1)
+        snprintf(out->bottleneck, sizeof out->bottleneck, "one GPU: nothing to all-reduce");
+    else if (dp == NVS_DP_NONE)
+        snprintf(out->bottleneck, sizeof out->bottleneck, "no gradient all-reduce (dp none: independent replicas)");
+    else if (gpn >= 2 && measured)
+        snprintf(out->bottleneck, sizeof out->bottleneck, "measured ring at %d GPUs: %.3g GB/s", gpn, ar.intra_gbps);
+    else if (gpn >= 2)
+        snprintf(out->bottleneck, sizeof out->bottleneck, "%s", rl->why);
+    /* across nodes the phases pipeline: the smaller bandwidth names the bottleneck, the node's ring (B_i) or
+     * NVLS, or the node's NICs together (B_net) */
+    int collnet = largest_algo == NVS_ALGO_COLLNET;
+    int nvls = largest_algo == NVS_ALGO_NVLS || largest_algo == NVS_ALGO_NVLSTREE || (collnet && ar.nvls_gbps > 0);
+    double node_bw = nvls ? ar.nvls_gbps * 2.0 * (gpn - 1) / gpn : ar.intra_gbps;
+    double net_bw = ar.inter_gbps * (nodes == 2 && (largest_algo == NVS_ALGO_TREE || largest_algo == NVS_ALGO_NVLSTREE)
+                                         ? 2 : 1);
+    if (collnet) { /* compared as algbw: the switches reduce, each node sends its sum once */
+        node_bw = nvls ? ar.nvls_gbps : ar.intra_gbps;
+        net_bw = ar.inter_gbps;
+    }
+    if (nvls && collnet && node_bw < net_bw)
+        snprintf(out->bottleneck, sizeof out->bottleneck,
+                 "NVLink SHARP in the node (%.3g GB/s algbw per GPU), below the network's %.3g with SHARP",
+                 ar.nvls_gbps, net_bw);
+    else if (nvls && (nodes == 1 || node_bw < net_bw))
+        snprintf(out->bottleneck, sizeof out->bottleneck,
+                 "NVLink SHARP: the NVSwitch reduces, %.3g GB/s algbw per GPU (%d GPUs: busbw %.3g)", ar.nvls_gbps,
+                 gpn, node_bw);
+    else if (nodes > 1 && (gpn < 2 || !(node_bw > 0) || net_bw <= node_bw)) {
+        out->transport = NVS_TR_NET;
+        out->cls = -1;
+        snprintf(out->bottleneck, sizeof out->bottleneck, "network %s: %d NIC%s x %.3g GB/s = %.3g GB/s per node%s",
+                 c->net.id ? c->net.id : "?", c->machine.nics, c->machine.nics == 1 ? "" : "s",
+                 ar.inter_gbps / (c->machine.nics > 0 ? c->machine.nics : 1), ar.inter_gbps,
+                 collnet ? " (SHARP: each node sends its sum once)"
+                 : net_bw > ar.inter_gbps ? " (x2 on 2 nodes: half the tree's traffic crosses it)" : "");
+    }
+}
+
 nvs_result_t nvs_model_eval(const nvs_model_config *c, int nodes, int gpn, nvs_model_point *out, char *err,
                             size_t errlen)
 {
@@ -251,6 +301,13 @@ nvs_result_t nvs_model_eval(const nvs_model_config *c, int nodes, int gpn, nvs_m
             largest_algo = used;
         }
     }
+    out->n = nodes * gpn;
+    name_bottleneck(c, nodes, gpn, dp, measured, &ar, &rl, largest_algo, out);
+    /* interference: the compute and the all-reduces beside it contend for SMs and memory (NCCL's kernels); the
+     * lane on the step's critical path is slowed, by a share of their overlap per transport
+     * (model/interference.h) unless the configuration sets its own. Where the GPU waits for the host, the
+     * overlap is only its busy time: slack absorbs the rest. */
+    out->interference_share = out->n > 1 ? nvs_interference_share(c->overlap_penalty, out->transport) : 0;
     /* the step without the reducer (compute), with it but no communication (the reducer's cost), and whole */
     nvs_step_times compute, quiet;
     nvs_result_t r = step_lanes(c, b, 0, NULL, &compute);
@@ -266,29 +323,14 @@ nvs_result_t nvs_model_eval(const nvs_model_config *c, int nodes, int gpn, nvs_m
     out->t.reducer_us = quiet.step_us - compute.step_us > 0 ? quiet.step_us - compute.step_us : 0;
     out->t.exposed_us = out->t.step_us - out->t.compute_us - out->t.reducer_us;
     if (out->t.exposed_us < 0) out->t.exposed_us = 0;
+    out->t.penalty_us = out->interference_share * out->t.overlap_us;
+    out->t.step_us += out->t.penalty_us;
     double step1 = quiet.step_us; /* at one GPU every all-reduce is empty: compute + reducer */
-    if (c->overlap_penalty > 0) {
-        /* comm that ran under backward still slows it (shared SMs and memory): pay a share of it */
-        double hidden = out->t.comm_us - out->t.exposed_us;
-        if (hidden > 0) {
-            out->t.penalty_us = c->overlap_penalty * hidden;
-            out->t.step_us += out->t.penalty_us;
-            out->t.exposed_us += out->t.penalty_us;
-        }
-    }
-    if (c->step_cv > 0 && dp != NVS_DP_NONE && nodes * gpn > 1) {
-        /* every all-reduce waits for the slowest rank's backward */
-        out->t.sync_us = c->step_cv * (out->t.fwd_us + out->t.bwd_us) * nvs_expected_max_normal(nodes * gpn);
-        out->t.step_us += out->t.sync_us;
-    }
     out->dp = dp;
 
-    out->n = nodes * gpn;
     out->nodes = nodes;
     out->gpn = gpn;
     out->step1_us = step1;
-    out->efficiency = out->t.step_us > 0 ? out->step1_us / out->t.step_us : 0;
-    out->samples_per_s = out->t.step_us > 0 ? out->n * (double)c->batch / (out->t.step_us * 1e-6) : 0;
     out->nbuckets = nb;
     out->largest_bucket_bytes = largest;
     out->algo_used = largest_algo;
@@ -297,43 +339,12 @@ nvs_result_t nvs_model_eval(const nvs_model_config *c, int nodes, int gpn, nvs_m
     out->intra_alpha_us = gpn >= 2 ? ar.intra_alpha_us : 0;
     out->inter_gbps = nodes > 1 ? ar.inter_gbps : 0;
     out->link_measured = measured;
-    out->transport = gpn >= 2 ? rl.transport : NVS_TR_NONE;
-    out->cls = rl.cls;
-    if (out->n <= 1)
-        snprintf(out->bottleneck, sizeof out->bottleneck, "one GPU: nothing to all-reduce");
-    else if (dp == NVS_DP_NONE)
-        snprintf(out->bottleneck, sizeof out->bottleneck, "no gradient all-reduce (dp none: independent replicas)");
-    else if (gpn >= 2 && measured)
-        snprintf(out->bottleneck, sizeof out->bottleneck, "measured ring at %d GPUs: %.3g GB/s", gpn, ar.intra_gbps);
-    else if (gpn >= 2)
-        snprintf(out->bottleneck, sizeof out->bottleneck, "%s", rl.why);
-    /* across nodes the phases pipeline: the smaller bandwidth names the bottleneck, the node's ring (B_i) or
-     * NVLS, or the node's NICs together (B_net) */
-    int collnet = largest_algo == NVS_ALGO_COLLNET;
-    int nvls = largest_algo == NVS_ALGO_NVLS || largest_algo == NVS_ALGO_NVLSTREE || (collnet && ar.nvls_gbps > 0);
-    double node_bw = nvls ? ar.nvls_gbps * 2.0 * (gpn - 1) / gpn : ar.intra_gbps;
-    double net_bw = ar.inter_gbps * (nodes == 2 && (largest_algo == NVS_ALGO_TREE || largest_algo == NVS_ALGO_NVLSTREE)
-                                         ? 2 : 1);
-    if (collnet) { /* compared as algbw: the switches reduce, each node sends its sum once */
-        node_bw = nvls ? ar.nvls_gbps : ar.intra_gbps;
-        net_bw = ar.inter_gbps;
+    if (c->step_cv > 0 && dp != NVS_DP_NONE && out->n > 1) {
+        /* every all-reduce waits for the slowest rank's backward */
+        out->t.sync_us = c->step_cv * (out->t.fwd_us + out->t.bwd_us) * nvs_expected_max_normal(out->n);
+        out->t.step_us += out->t.sync_us;
     }
-    if (nvls && collnet && node_bw < net_bw)
-        snprintf(out->bottleneck, sizeof out->bottleneck,
-                 "NVLink SHARP in the node (%.3g GB/s algbw per GPU), below the network's %.3g with SHARP",
-                 ar.nvls_gbps, net_bw);
-    else if (nvls && (nodes == 1 || node_bw < net_bw))
-        snprintf(out->bottleneck, sizeof out->bottleneck,
-                 "NVLink SHARP: the NVSwitch reduces, %.3g GB/s algbw per GPU (%d GPUs: busbw %.3g)", ar.nvls_gbps,
-                 gpn, node_bw);
-    else if (nodes > 1 && (gpn < 2 || !(node_bw > 0) || net_bw <= node_bw)) {
-        out->transport = NVS_TR_NET;
-        out->cls = -1;
-        snprintf(out->bottleneck, sizeof out->bottleneck, "network %s: %d NIC%s x %.3g GB/s = %.3g GB/s per node%s",
-                 c->net.id ? c->net.id : "?", c->machine.nics, c->machine.nics == 1 ? "" : "s",
-                 ar.inter_gbps / (c->machine.nics > 0 ? c->machine.nics : 1), ar.inter_gbps,
-                 collnet ? " (SHARP: each node sends its sum once)"
-                 : net_bw > ar.inter_gbps ? " (x2 on 2 nodes: half the tree's traffic crosses it)" : "");
-    }
+    out->efficiency = out->t.step_us > 0 ? out->step1_us / out->t.step_us : 0;
+    out->samples_per_s = out->t.step_us > 0 ? out->n * (double)c->batch / (out->t.step_us * 1e-6) : 0;
     return NVS_OK;
 }

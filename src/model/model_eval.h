@@ -4,6 +4,7 @@
 #ifndef NVS_MODEL_EVAL_H
 #define NVS_MODEL_EVAL_H
 
+#include "model/interference.h"
 #include "model/model.h"
 #include "model/preset.h"
 #include "workload/framework.h"
@@ -12,11 +13,13 @@
 
 /* Link terms measured at one GPU count inside a node (calibration): T(S) = base + 2(n-1)alpha + 2(n-1)/n S/B.
  * from_step: B found from the training step's own all-reduces (base and alpha kept from the preset), not fitted
- * on an all_reduce sweep */
+ * on an all_reduce sweep; net: the run's ring at this N went over NCCL's NET (sockets between GPUs of one node),
+ * whatever the machine's links are */
 typedef struct {
     int n;
     double base_us, alpha_us, gbps;
     int from_step;
+    int net;
 } nvs_meas_link;
 
 typedef struct {
@@ -38,7 +41,10 @@ typedef struct {
     int compute_host_bound;        /* ... no: that step was bound by the framework's host work (scale left 1) */
     double per_call_us;            /* calibration: extra cost per all-reduce call */
     int per_call_measured;
-    double overlap_penalty;        /* calibration: share of the overlapped comm the step still pays (0 = none) */
+    /* the share of the communication hidden under backward that the step still pays as slower compute (the
+     * interference, model/interference.h): NVS_OVERLAP_BY_TRANSPORT (the default) takes each N's transport's
+     * share from the table; a calibration that measured it, --overlap-penalty or the Lambda fit set their own */
+    double overlap_penalty;
     int overlap_measured;
     int dp;                        /* nvs_dp_mode, or -1: the profile's `dp` (profile.h) */
     /* Coefficient of variation of one rank's compute time per step (data-dependent work: Mask R-CNN's
@@ -74,6 +80,8 @@ typedef struct {
     nvs_transport transport;  /* of the ring's slowest hop (NET when the network is slower) */
     int cls;
     int link_measured;        /* the intra-node terms came from a measured run */
+    double interference_share; /* of the hidden comm, paid as slower compute (t.penalty_us): the config's or the
+                                * transport's (model/interference.h) */
     nvs_dp_mode dp;           /* the data-parallel mode evaluated */
     char bottleneck[192];
 } nvs_model_point;

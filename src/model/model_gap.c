@@ -117,14 +117,15 @@ nvs_result_t nvs_model_loss(const nvs_model_config *c, int nodes, int gpn, nvs_l
     out->eff = out->pt.efficiency;
     if (!(step > 0) || out->pt.n <= 1) return NVS_OK;
     out->penalty = t->penalty_us / step;
-    out->comm = (t->exposed_us - t->penalty_us) / step;
+    out->comm = t->exposed_us / step;
     out->sync = t->sync_us / step;
     if (nvs_model_dp(c) == NVS_DP_DELAY) {
         nvs_model_config d = *c;
         nvs_model_point p2;
         d.dp = NVS_DP_DDP;
         NVS_CHECK(nvs_model_eval(&d, nodes, gpn, &p2, err, errlen));
-        double m = t->exposed_us - p2.t.exposed_us;
+        /* what the step pays for its communication in either mode: exposed and interference */
+        double m = t->exposed_us + t->penalty_us - (p2.t.exposed_us + p2.t.penalty_us);
         out->mode_comm = m > 0 ? m / step : 0;
     }
     return NVS_OK;

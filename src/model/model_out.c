@@ -134,11 +134,25 @@ static int build_terms(const nvs_presets *ps, const nvs_model_series *s, term *t
             "the run's issue time of its step at 1 GPU (its host's own time) / the framework's modelled host work");
     add(t, &n, "per_call_us", c->per_call_us, "us", c->per_call_measured ? "measured" : "default",
         c->per_call_measured ? "measured comm-only time per bucket minus the fitted all_reduce curve" : "0: no measurement");
-    add(t, &n, "overlap_penalty", c->overlap_penalty, "", c->overlap_measured ? "measured" : "default",
-        c->overlap_measured == 2 ? "interference measured by the run (compute slowed beside the all-reduces) / "
-                                   "the comm it hid"
-        : c->overlap_measured    ? "measured step vs the schedule: share of the overlapped comm still paid"
-                                 : "0: perfect overlap of buckets with backward (no measurement)");
+    if (c->overlap_penalty >= 0) {
+        add(t, &n, "overlap_penalty", c->overlap_penalty, "", c->overlap_measured ? "measured" : "set",
+            c->overlap_measured == 2 ? "interference measured by the run (compute slowed beside the all-reduces) / "
+                                       "the comm it hid"
+            : c->overlap_measured    ? "measured step vs the schedule: share of the overlapped comm still paid"
+                                     : "given (--overlap-penalty, or the Lambda case's fit): the same share at every N");
+    } else {
+        /* by transport: one term per transport the rows cross (model/interference.h) */
+        int seen = 0;
+        for (int i = 0; i < s->npts; i++) {
+            nvs_transport tr = s->pts[i].n > 1 ? s->pts[i].transport : NVS_TR_NONE;
+            if (tr == NVS_TR_NONE || (seen & (1 << tr))) continue;
+            seen |= 1 << tr;
+            const nvs_interference *in = nvs_interference_of(tr);
+            char name[96];
+            snprintf(name, sizeof name, "interference@%s", nvs_transport_name(tr));
+            add(t, &n, name, in->share, "", in->measured ? "preset" : "assumed", in->source);
+        }
+    }
     if (np) {
         add_preset(t, &n, np, NVS_N_GBPS, "GB/s");
         add_preset(t, &n, np, NVS_N_HOP_US, "us");
@@ -232,9 +246,9 @@ static void print_one(FILE *f, const nvs_presets *ps, const nvs_model_series *s)
         fprintf(f, "  as %s: host_ms is the framework's host work per step (the GPU waits for it where it is\n"
                    "  longer: a host-bound step); reducer_ms its reducer's cost at any N (--framework ideal: none)\n",
                 c->fw->name);
-    fprintf(f, "  %6s %12s %10s %11s %10s %9s %11s %8s %7s %11s %15s  %s\n", "N", "nodes x gpn", "step_ms",
-            "compute_ms", "reducer_ms", "comm_ms", "exposed_ms", "host_ms", "eff_%", "samples/s", "busbw_GB/s algo",
-            "bottleneck");
+    fprintf(f, "  %6s %12s %10s %11s %10s %9s %11s %9s %8s %7s %11s %15s  %s\n", "N", "nodes x gpn", "step_ms",
+            "compute_ms", "reducer_ms", "comm_ms", "exposed_ms", "interf_ms", "host_ms", "eff_%", "samples/s",
+            "busbw_GB/s algo", "bottleneck");
     for (int i = 0; i < s->npts; i++) {
         const nvs_model_point *p = &s->pts[i];
         char shape[32], bw[24];
@@ -244,9 +258,10 @@ static void print_one(FILE *f, const nvs_presets *ps, const nvs_model_series *s)
         else
             snprintf(bw, sizeof bw, "%.3g %s%s", p->allreduce_busbw, nvs_algo_name(p->algo_used),
                      p->link_measured ? " m" : "");
-        fprintf(f, "  %6d %12s %10.2f %11.2f %10.2f %9.2f %11.2f %8.2f %7.1f %11.1f %15s  %s\n", p->n, shape,
+        fprintf(f, "  %6d %12s %10.2f %11.2f %10.2f %9.2f %11.2f %9.2f %8.2f %7.1f %11.1f %15s  %s\n", p->n, shape,
                 p->t.step_us / 1e3, p->t.compute_us / 1e3, p->t.reducer_us / 1e3, p->t.comm_us / 1e3,
-                p->t.exposed_us / 1e3, p->t.host_us / 1e3, 100 * p->efficiency, p->samples_per_s, bw, p->bottleneck);
+                p->t.exposed_us / 1e3, p->t.penalty_us / 1e3, p->t.host_us / 1e3, 100 * p->efficiency,
+                p->samples_per_s, bw, p->bottleneck);
     }
     term t[MAX_TERMS];
     int nt = build_terms(ps, s, t);
@@ -258,7 +273,8 @@ void nvs_model_print_series(FILE *f, const nvs_presets *ps, const nvs_model_seri
 {
     fprintf(f, "nvscale model: data-parallel step of %s (%s); efficiency = step(1)/step(N) at a fixed per-GPU batch\n"
                "comm_ms: the buckets' all-reduces back to back; exposed_ms: what overlap with backward does not hide;"
-               " 'm' = measured link\n\n",
+               "\ninterf_ms: interference, what the compute and the all-reduces beside it cost each other (a share"
+               " of the time the GPU computes while they run, per transport: the terms); 'm' = measured link\n\n",
             s[0].cfg.profile->name, s[0].cfg.profile->source);
     for (int i = 0; i < ns; i++) {
         print_one(f, ps, &s[i]);
@@ -366,6 +382,8 @@ static json_t *json_series_one(const nvs_presets *ps, const nvs_model_series *s)
         bad |= jset(x, "compute_us", jnum(p->t.compute_us));
         bad |= jset(x, "comm_us", jnum(p->t.comm_us));
         bad |= jset(x, "exposed_comm_us", jnum(p->t.exposed_us));
+        bad |= jset(x, "interference_us", jnum(p->t.penalty_us));
+        bad |= jset(x, "interference_share", jnum(p->interference_share));
         bad |= jset(x, "reducer_us", jnum(p->t.reducer_us));
         bad |= jset(x, "host_us", jnum(p->t.host_us));
         bad |= jset(x, "efficiency", jnum(p->efficiency));

@@ -47,12 +47,12 @@ expect 2 "--framework with --calibrate sets a projection" $M --calibrate tests/f
 # the framework's lane (docs/model.md): pytorch-ddp (the default) has host work and a reducer at every N, ideal none
 $M $OK --gpus 1,2 >"$OUT" 2>&1 || fail "the default projection failed"
 grep -q "as pytorch-ddp: host_ms" "$OUT" || fail "pytorch-ddp: no line on the framework"
-# N=1 row: reducer_ms (5th column) and host_ms (8th) above 0, comm and exposed 0
-awk '$1 == 1 && $2 == 1 && $3 == "x" && $4 == 1 { f = 1; if (!($7 > 0 && $8 == 0 && $9 == 0 && $10 > 0)) bad = 1 }
+# N=1 row: reducer_ms (5th column) and host_ms (9th) above 0, comm, exposed and interf 0
+awk '$1 == 1 && $2 == 1 && $3 == "x" && $4 == 1 { f = 1; if (!($7 > 0 && $8 == 0 && $9 == 0 && $10 == 0 && $11 > 0)) bad = 1 }
      END { exit !(f && !bad) }' "$OUT" || fail "pytorch-ddp: N=1 row without a reducer or host work"
 $M $OK --gpus 1,2 --framework ideal >"$OUT" 2>&1 || fail "--framework ideal failed"
 grep -q "as pytorch-ddp" "$OUT" && fail "ideal printed the framework's line"
-awk '$1 == 1 && $2 == 1 && $3 == "x" && $4 == 1 { f = 1; if (!($7 == 0 && $10 == 0)) bad = 1 }
+awk '$1 == 1 && $2 == 1 && $3 == "x" && $4 == 1 { f = 1; if (!($7 == 0 && $11 == 0)) bad = 1 }
      END { exit !(f && !bad) }' "$OUT" || fail "ideal: N=1 row with a reducer or host work"
 expect 0 "fp16, ring all-reduce" $M $OK --precision fp16 --grad fp16 --gpus 1,2
 expect 0 "no gradient all-reduce" $M $OK --dp none --gpus 1,8

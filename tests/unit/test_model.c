@@ -421,6 +421,65 @@ static void t_lanes(void)
     T_NEAR(a.host_us, 0, 0);
 }
 
+/* how long the GPU computes beside the all-reduces (nvs_schedule_lanes overlap_us), by hand */
+static void t_lanes_overlap(void)
+{
+    /* 3 layers, forward 1 us each, backward 4 us each; bucket 0 closes after layer 2's backward (all-reduce 5
+     * us), bucket 1 after layer 0's (1 us). GPU-bound: forward ends at 3; layer 2 3..7; bucket 0 7..12; layer 1
+     * 7..11 beside it (4 us), layer 0 11..15 (1 us of it beside it); bucket 1 15..16. Overlap 5 = the hidden comm
+     * (comm 6, exposed 1). */
+    double f[] = {1, 1, 1}, bw[] = {4, 4, 4}, ar[] = {5, 1}, none[] = {0, 0, 0};
+    nvs_model_bucket b[] = {{1e6, 2, 2, 1}, {1e6, 1, 0, 2}};
+    nvs_lane_item opt = {0, 0, 0};
+    nvs_lanes l = {3, f, bw, none, none, 0, b, 2, ar, 0, &opt, 1};
+    nvs_step_times t;
+    nvs_schedule_lanes(&l, &t);
+    REL(t.step_us, 16, 1e-12);
+    REL(t.comm_us, 6, 1e-12);
+    REL(t.overlap_us, 5, 1e-12);
+    REL(t.overlap_us, t.comm_us - t.exposed_us, 1e-12);
+    /* host-bound: 10 us of host work before layers 1 and 0's backward. Layer 2 3..7, bucket 0 7..12; layer 1
+     * waits for the host until 10, runs 10..14: 2 us beside bucket 0; layer 0 at 20..24, alone; bucket 1
+     * 24..25. The GPU computed 2 us of bucket 0's 5 beside it: the rest of the hidden comm met an idle GPU. */
+    double hb[] = {10, 10, 0};
+    l.host_bwd_us = hb;
+    nvs_schedule_lanes(&l, &t);
+    REL(t.step_us, 25, 1e-12);
+    REL(t.overlap_us, 2, 1e-12);
+    /* the all-reduce outlasts backward: bucket 0 of 20 us, 7..27: layers 1 and 0 (8 us) compute beside it */
+    double ar2[] = {20, 1};
+    l.host_bwd_us = none;
+    l.ar_us = ar2;
+    nvs_schedule_lanes(&l, &t);
+    REL(t.overlap_us, 8, 1e-12);
+    /* no buckets, no overlap */
+    l.nb = 0;
+    nvs_schedule_lanes(&l, &t);
+    REL(t.overlap_us, 0, 0);
+}
+
+/* the interference table (model/interference.h): a share per transport, a set value wins */
+static void t_interference(void)
+{
+    const nvs_transport tr[] = {NVS_TR_NVLINK, NVS_TR_P2P, NVS_TR_SHM, NVS_TR_NET};
+    for (int i = 0; i < 4; i++) {
+        const nvs_interference *in = nvs_interference_of(tr[i]);
+        T_EQ_I(in->transport, tr[i]);
+        T_ASSERT(in->share > 0 && in->share < 1);
+        T_ASSERT(in->source && strlen(in->source) > 20);
+        REL(nvs_interference_share(NVS_OVERLAP_BY_TRANSPORT, tr[i]), in->share, 0);
+        REL(nvs_interference_share(0.3, tr[i]), 0.3, 0);
+        REL(nvs_interference_share(0, tr[i]), 0, 0);
+    }
+    /* the faster the transport moves data through the GPU, the more it takes from the compute (measured) */
+    T_ASSERT(nvs_interference_of(NVS_TR_NVLINK)->share > nvs_interference_of(NVS_TR_SHM)->share);
+    T_ASSERT(nvs_interference_of(NVS_TR_SHM)->share > nvs_interference_of(NVS_TR_NET)->share);
+    T_EQ_I(nvs_interference_of(NVS_TR_P2P)->measured, 0); /* no P2P-over-PCIe box was measured: says so */
+    T_EQ_I(nvs_interference_of(NVS_TR_NVLINK)->measured, 1);
+    REL(nvs_interference_of(NVS_TR_NONE)->share, 0, 0);
+    REL(nvs_interference_of((nvs_transport)99)->share, 0, 0);
+}
+
 /* the toy profile: the same three layers as t_schedule_by_hand's backward times */
 static const char toy_text[] = "nvscale-profile 1\n"
                                "name toy3\n"
@@ -465,13 +524,24 @@ static void t_eval_toy(void)
     REL(pt.t.comm_us, 10 + 2e6 / 2.4e4 + 10 + 1e6 / 2.4e4, 1e-9);
     REL(pt.t.exposed_us, 10 + 1e6 / 2.4e4, 1e-9);
     REL(pt.step1_us, 7400 + 12800 + 15e6, 1e-12);
-    REL(pt.efficiency, pt.step1_us / (pt.step1_us + 10 + 1e6 / 2.4e4), 1e-12);
     T_EQ_I(pt.transport, NVS_TR_P2P);
-    /* overlap penalty 0.5: half of the hidden bucket (93.33 us) is paid */
+    /* by default the interference is the transport's share of the hidden bucket (93.33 us), paid on top */
+    const double hidden = 10 + 2e6 / 2.4e4, p2p_share = nvs_interference_of(NVS_TR_P2P)->share;
+    T_ASSERT(p2p_share > 0 && p2p_share < 1);
+    REL(pt.interference_share, p2p_share, 0);
+    REL(pt.t.penalty_us, p2p_share * hidden, 1e-9);
+    REL(pt.efficiency, pt.step1_us / (pt.step1_us + 10 + 1e6 / 2.4e4 + p2p_share * hidden), 1e-12);
+    /* overlap penalty 0: none; 0.5: half of the hidden bucket is paid */
+    c.overlap_penalty = 0;
+    nvs_model_point p0, p2;
+    T_EQ_I(nvs_model_eval(&c, 1, 2, &p0, err, sizeof err), NVS_OK);
+    REL(p0.t.penalty_us, 0, 0);
+    REL(p0.efficiency, p0.step1_us / (p0.step1_us + 10 + 1e6 / 2.4e4), 1e-12);
+    REL(pt.t.step_us - p0.t.step_us, p2p_share * hidden, 1e-9);
     c.overlap_penalty = 0.5;
-    nvs_model_point p2;
     T_EQ_I(nvs_model_eval(&c, 1, 2, &p2, err, sizeof err), NVS_OK);
-    REL(p2.t.step_us - pt.t.step_us, 0.5 * (10 + 2e6 / 2.4e4), 1e-9);
+    REL(p2.t.step_us - p0.t.step_us, 0.5 * hidden, 1e-9);
+    REL(p2.t.exposed_us, p0.t.exposed_us, 1e-12); /* the interference is not exposed communication */
     /* errors: more GPUs per node than the machine has; two nodes without a network */
     T_EQ_I(nvs_model_eval(&c, 1, 9, &pt, err, sizeof err), NVS_ERR_INPUT);
     T_CONTAINS(err, "9 GPUs per node");
@@ -516,7 +586,7 @@ static void t_eval_framework(void)
     T_EQ_I(nvs_model_eval(&c, 1, 2, &p2, err, sizeof err), NVS_OK);
     REL(p2.t.reducer_us, pt.t.reducer_us, 1e-12);
     REL(p2.step1_us, pt.step1_us, 1e-12);
-    REL(p2.t.step_us, p2.t.compute_us + p2.t.reducer_us + p2.t.exposed_us, 1e-12);
+    REL(p2.t.step_us, p2.t.compute_us + p2.t.reducer_us + p2.t.exposed_us + p2.t.penalty_us, 1e-12);
     /* ideal: the hardware alone, as without a framework */
     c.fw = nvs_framework_find("ideal");
     nvs_model_point pi, pn;
@@ -774,7 +844,7 @@ static void t_stragglers(void)
     char err[256];
     T_EQ_I(nvs_model_eval(&c, 1, 8, &pt, err, sizeof err), NVS_OK);
     REL(pt.t.sync_us, 0.05 * (7400 + 12800) * nvs_expected_max_normal(8), 1e-12);
-    REL(pt.t.step_us, pt.t.compute_us + pt.t.exposed_us + pt.t.sync_us, 1e-12);
+    REL(pt.t.step_us, pt.t.compute_us + pt.t.exposed_us + pt.t.penalty_us + pt.t.sync_us, 1e-12);
     T_EQ_I(nvs_model_eval(&c, 1, 1, &pt, err, sizeof err), NVS_OK);
     T_NEAR(pt.t.sync_us, 0, 0); /* one GPU waits for nobody */
     nvs_profile_free(&p);
@@ -854,7 +924,7 @@ static void t_gap_link(void)
 T_LIST = {
     T_CASE(t_ring_table),    T_CASE(t_tree_table), T_CASE(t_allreduce_shapes), T_CASE(t_classes),
     T_CASE(t_ring_links),    T_CASE(t_inter_share), T_CASE(t_layer_times), T_CASE(t_layer_kinds),     T_CASE(t_buckets),
-    T_CASE(t_schedule_by_hand), T_CASE(t_lanes), T_CASE(t_eval_toy), T_CASE(t_eval_framework), T_CASE(t_framework_counts), T_CASE(t_memory),          T_CASE(t_shapley),
+    T_CASE(t_schedule_by_hand), T_CASE(t_lanes), T_CASE(t_lanes_overlap), T_CASE(t_interference), T_CASE(t_eval_toy), T_CASE(t_eval_framework), T_CASE(t_framework_counts), T_CASE(t_memory),          T_CASE(t_shapley),
     T_CASE(t_gap_link),      T_CASE(t_nccl_rules), T_CASE(t_host_budget),     T_CASE(t_dp_modes),
     T_CASE(t_stragglers),
 };

@@ -168,11 +168,14 @@ static void t_step_link(void)
         T_EQ_I(nvs_ring_links_of(&c.machine, &c.gpu, 2, 0, &rl), NVS_OK);
         c.profile = &prof;
         c.batch = 64;
-        c.meas[0] = (nvs_meas_link){2, net ? 0 : c.machine.coll_base_us, net ? 0 : rl.alpha_us, B};
+        c.meas[0] = (nvs_meas_link){2, net ? 0 : c.machine.coll_base_us, net ? 0 : rl.alpha_us, B, 1, net};
         c.nmeas = 1;
         nvs_model_point p1, p2;
         T_EQ_I(nvs_model_eval(&c, 1, 1, &p1, err, sizeof err), NVS_OK);
         T_EQ_I(nvs_model_eval(&c, 1, 2, &p2, err, sizeof err), NVS_OK);
+        /* a ring measured over sockets is NET, whatever the machine's links: its interference is NET's */
+        T_EQ_I(p2.transport, net ? NVS_TR_NET : NVS_TR_NVLINK);
+        REL(p2.interference_share, nvs_interference_of(net ? NVS_TR_NET : NVS_TR_NVLINK)->share, 0);
         json_t *results = json_array();
         json_array_append_new(results, train_row(1, p1.t.step_us, p1.t.compute_us, 0));
         json_array_append_new(results, train_row(2, p2.t.step_us, p2.t.compute_us, p2.t.comm_us));
@@ -196,6 +199,9 @@ static void t_step_link(void)
         T_EQ_I(cal.ntrain, 2);
         REL(cal.train[1].model_comm_us, p2.t.comm_us, 1e-6);
         REL(cal.train[1].model_step_us, p2.t.step_us, 1e-6);
+        nvs_model_point q;
+        T_EQ_I(nvs_model_eval(&cal.cfg, 1, 2, &q, err, sizeof err), NVS_OK);
+        T_EQ_I(q.transport, net ? NVS_TR_NET : NVS_TR_NVLINK);
         if (net) {
             REL(cal.links[0].latency_us + 1, 1, 1e-12);
             T_ASSERT(!isfinite(cal.links[0].preset_gbps) && !isfinite(cal.train[1].preset_step_us));
@@ -303,6 +309,9 @@ static void t_host_scale(void)
     nvs_calib_opts o = {NULL, NULL, "resnet50", 0};
     if (nvs_calibrate(fx, &ps, &o, &cal, err, sizeof err) != NVS_OK) T_FAIL("calibrate: %s", err);
     T_EQ_I(cal.cfg.host_scale_measured, 0);
+    /* a run at one GPU says nothing of interference: the projection keeps the transports' shares */
+    T_EQ_I(cal.has_overlap, 0);
+    REL(cal.cfg.overlap_penalty, NVS_OVERLAP_BY_TRANSPORT, 0);
     nvs_calibration_free(&cal);
     nvs_presets_free(&ps);
 }

@@ -1,0 +1,35 @@
+/* Interference from presets: the compute a data-parallel step loses while its all-reduces run beside it (NCCL's
+ * kernels take SMs, memory bandwidth and, over PCIe, the link the compute also uses), as a share of the
+ * communication hidden under backward, per NCCL transport. PURE.
+ *
+ * The model charges   interference = share(transport) x hidden   where hidden is the all-reduce time that ran
+ * beside the backward pass (comm - exposed). A calibration on a run that measured its interference
+ * (train.results[].interference_us) or `--overlap-penalty F` replaces the preset's share with its own.
+ *
+ * Fitted on nvscale's own measurements, never on PyTorch's (those stay the held-out check): Σ interference /
+ * Σ hidden comm of `nvscale train --precision fp32` at N=2, lm290m and bert-large-mlm128 (the two workloads
+ * whose hidden comm is more than a millisecond on every transport), on 2x H200 SXM with NCCL 2.28.3:
+ * results/fidelity/run3-{nvlink,shm,net}/raw/nvs-*-fp32-r1/run.json (commit c23dfdc, 1 December 2026).
+ * tests/t/interference_fit.sh recomputes the three shares from those files and checks them against the table. */
+#ifndef NVS_MODEL_INTERFERENCE_H
+#define NVS_MODEL_INTERFERENCE_H
+
+#include "model/model.h"
+
+/* overlap_penalty of a configuration that has not set one: the share comes from the transport at each N */
+#define NVS_OVERLAP_BY_TRANSPORT (-1.0)
+
+typedef struct {
+    nvs_transport transport;
+    double share;       /* of the hidden communication, paid as slower compute */
+    int measured;       /* 1: fitted on measurements of this transport; 0: assumed (source says from what) */
+    const char *source;
+} nvs_interference;
+
+/* The entry of transport t (NVS_TR_NONE: share 0). Never NULL. */
+const nvs_interference *nvs_interference_of(nvs_transport t);
+
+/* The share a configuration pays at a point: its own when set (>= 0), else the transport's. */
+double nvs_interference_share(double overlap_penalty, nvs_transport t);
+
+#endif
