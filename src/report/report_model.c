@@ -55,6 +55,18 @@ static nvs_result_t validate(const json_t *doc, const char *name)
                           name, i, j, (long long)gn, e, st);
                 return NVS_ERR_INPUT;
             }
+            /* the optional parts of a step, where given (null: not modelled): a time within the step's bounds */
+            static const char *const part[] = {"exposed_comm_us", "interference_us"};
+            for (size_t k = 0; k < sizeof part / sizeof part[0]; k++) {
+                json_t *v = json_object_get(p, part[k]);
+                if (!v || json_is_null(v)) continue;
+                double x = json_is_number(v) ? json_number_value(v) : NAN;
+                if (!(x >= 0 && x < 86400e6)) {
+                    nvs_error("report: %s: configurations[%zu].points[%zu]: %s: expected a time in us from 0 to a day",
+                              name, i, j, part[k]);
+                    return NVS_ERR_INPUT;
+                }
+            }
         }
     }
     return NVS_OK;
@@ -178,13 +190,17 @@ nvs_result_t nvs_report_model(json_t *const *docs, const char *const *names, int
                 nvs_esc_fputs(NVS_ESC_MD, src ? src : "given", f);
                 fputs(").\n\n", f);
             }
-            fprintf(f, "| N | step (ms) | exposed communication (ms) | efficiency | bottleneck |\n|---:|---:|---:|---:|---|\n");
+            fprintf(f, "| N | step (ms) | exposed communication (ms) | interference (ms) | efficiency | bottleneck |\n"
+                       "|---:|---:|---:|---:|---:|---|\n");
             json_array_foreach(json_object_get(c, "points"), j, p)
             {
                 const char *bn = json_string_value(json_object_get(p, "bottleneck"));
-                fprintf(f, "| %lld | %.2f | %.2f | %.1f %% | ", (long long)json_integer_value(json_object_get(p, "n")),
+                /* interference_us: projections since the model's interference term; older files have none */
+                char itf[32] = "-";
+                if (isfinite(num(p, "interference_us"))) snprintf(itf, sizeof itf, "%.2f", num(p, "interference_us") / 1e3);
+                fprintf(f, "| %lld | %.2f | %.2f | %s | %.1f %% | ", (long long)json_integer_value(json_object_get(p, "n")),
                         num(p, "step_us") / 1e3, isfinite(num(p, "exposed_comm_us")) ? num(p, "exposed_comm_us") / 1e3 : 0.0,
-                        100 * num(p, "efficiency"));
+                        itf, 100 * num(p, "efficiency"));
                 nvs_esc_fputs(NVS_ESC_MD, bn ? bn : "", f);
                 fputs(" |\n", f);
             }
