@@ -1,14 +1,16 @@
-/* Interference from presets: the compute a data-parallel step loses while its all-reduces run beside it (NCCL's
- * kernels take SMs, memory bandwidth and, over PCIe, the link the compute also uses), as a share of the
- * communication hidden under backward, per NCCL transport. PURE.
+/* Interference from presets: what a data-parallel step loses while its all-reduces run beside the compute (NCCL's
+ * kernels take SMs, memory bandwidth and, over PCIe, the link the compute also uses), as a share of the time the
+ * two overlap, per NCCL transport. PURE.
  *
- * The model charges   interference = share(transport) x hidden   where hidden is the all-reduce time that ran
- * beside the backward pass (comm - exposed). A calibration on a run that measured its interference
+ * The model charges   interference = share(transport) x overlap   where overlap is how long the GPU computes
+ * backward while an all-reduce runs (nvs_step_times.overlap_us): the hidden comm (comm - exposed) where the GPU
+ * is busy throughout, less where it waits for the host. A calibration on a run that measured its interference
  * (train.results[].interference_us) or `--overlap-penalty F` replaces the preset's share with its own.
  *
  * Fitted on nvscale's own measurements, never on PyTorch's (those stay the held-out check): Σ interference /
  * Σ hidden comm of `nvscale train --precision fp32` at N=2, lm290m and bert-large-mlm128 (the two workloads
- * whose hidden comm is more than a millisecond on every transport), on 2x H200 SXM with NCCL 2.28.3:
+ * whose hidden comm is more than a millisecond on every transport; GPU-bound steps, so their hidden comm is
+ * their overlap), on 2x H200 SXM with NCCL 2.28.3:
  * results/fidelity/run3-{nvlink,shm,net}/raw/nvs-*-fp32-r1/run.json (commit c23dfdc, 1 December 2026).
  * tests/t/interference_fit.sh recomputes the three shares from those files and checks them against the table. */
 #ifndef NVS_MODEL_INTERFERENCE_H
@@ -21,7 +23,7 @@
 
 typedef struct {
     nvs_transport transport;
-    double share;       /* of the hidden communication, paid as slower compute */
+    double share;       /* of the time the GPU computes beside an all-reduce, paid on the step */
     int measured;       /* 1: fitted on measurements of this transport; 0: assumed (source says from what) */
     const char *source;
 } nvs_interference;

@@ -221,9 +221,8 @@ typedef struct {
     double comm_end_us;  /* when the last all-reduce ends, from the start of backward */
     double step_us;      /* fwd + max(backward end, last all-reduce end) + opt (+ penalty + sync, model_eval.c) */
     double exposed_us;   /* communication backward does not hide: the schedule's step - compute - reducer */
-    double penalty_us;   /* interference: the compute slowed beside the hidden communication, a share of it
-                          * (overlap_penalty, model/interference.h); step = compute + reducer + exposed + penalty
-                          * + sync */
+    double penalty_us;   /* interference: a share of overlap_us (overlap_penalty, model/interference.h);
+                          * step = compute + reducer + exposed + penalty + sync */
     double sync_us;      /* waiting for the slowest rank: data-dependent step times (model_eval.c) */
     double reducer_us;   /* the framework's reducer at any N: its host work and bucket copies (model_eval.c) */
     double host_us;      /* the host's framework work per step (0 for the hardware alone) */

@@ -596,43 +596,36 @@ nvs_result_t nvs_calibrate(const char *run_path, const nvs_presets *ps, const nv
                 nvs_ring_links_of(&cfg->machine, &cfg->gpu, tr->n, cfg->p2p_disabled, &rl) == NVS_OK)
                 l->preset_gbps = rl.gbps;
         }
-        /* 3. overlap: the share of the hidden comm the measured step still pays. A run that measured its
+        /* 3. the interference's share, over the time the model's GPU computes beside the all-reduces at each N
+         * (overlap_us: what the model charges it on; the hidden comm where the GPU is busy throughout, less on a
+         * host-bound step), so that the calibrated model pays what the run paid. A run that measured its
          * interference (train.results[].interference_us: the compute slowed while the all-reduces ran beside it)
-         * gives it directly, over the comm that was hidden (comm alone minus what stayed exposed); older runs
-         * give it as the residual of the step against the schedule. */
-        double ipay = 0, ihid = 0;
-        for (size_t i = 0; i < r.train.nresults; i++) {
-            const nvs_run_train_result *tr = &r.train.results[i];
-            if (tr->n < 2 || !isfinite(tr->interference_us) || !(tr->comm_us > 0)) continue;
-            double hidden = tr->comm_us - (isfinite(tr->exposed_comm_us) ? tr->exposed_comm_us : 0);
-            if (hidden <= 0) continue;
-            ipay += tr->interference_us;
-            ihid += hidden;
-        }
-        /* a ratio over less than a millisecond of hidden comm is noise (ResNet-50 over NVLink hides ~0.1 ms) */
-        if (ihid < 1000.0) ihid = 0;
-        if (ihid > 0) {
-            double pen = ipay / ihid;
-            cfg->overlap_penalty = pen < 0 ? 0 : pen > 1 ? 1 : pen;
-            cfg->overlap_measured = 2;
-            out->has_overlap = 1;
-        }
-        /* the residual is taken against the schedule alone: no interference of the transports' (restored below
-         * when the run does not measure one) */
-        double pay = 0, hid = 0;
-        if (!cfg->overlap_measured) cfg->overlap_penalty = 0;
+         * gives it directly; older runs give it as the residual of the step against the schedule. Both are taken
+         * against the schedule alone: no interference of the transports' (restored below when the run does not
+         * give one). */
+        double ipay = 0, ihid = 0, iov = 0, pay = 0, ov = 0;
+        cfg->overlap_penalty = 0;
         for (size_t i = 0; i < r.train.nresults; i++) {
             const nvs_run_train_result *tr = &r.train.results[i];
             if (tr->n < 2 || !(tr->step_us > 0) || tr->n > cfg->machine.gpus) continue;
             if (net_at(out, tr->n) && !has_link(cfg, tr->n)) continue;
-            if (eval_at(cfg, tr->n, &pt, e2, sizeof e2) != NVS_OK) continue;
-            double hidden = pt.t.comm_us - pt.t.exposed_us;
-            if (hidden <= 0) continue;
+            if (eval_at(cfg, tr->n, &pt, e2, sizeof e2) != NVS_OK || !(pt.t.overlap_us > 0)) continue;
             pay += tr->step_us - pt.t.step_us;
-            hid += hidden;
+            ov += pt.t.overlap_us;
+            double hidden = tr->comm_us - (isfinite(tr->exposed_comm_us) ? tr->exposed_comm_us : 0);
+            if (!isfinite(tr->interference_us) || !(tr->comm_us > 0) || !(hidden > 0)) continue;
+            ipay += tr->interference_us;
+            ihid += hidden;
+            iov += pt.t.overlap_us;
         }
-        if (hid > 0 && ihid <= 0) {
-            double pen = pay / hid;
+        /* a ratio over less than a millisecond of hidden comm is noise (ResNet-50 over NVLink hides ~0.1 ms) */
+        if (ihid >= 1000.0 && iov > 0) {
+            double pen = ipay / iov;
+            cfg->overlap_penalty = pen < 0 ? 0 : pen > 1 ? 1 : pen;
+            cfg->overlap_measured = 2;
+            out->has_overlap = 1;
+        } else if (ov > 0) {
+            double pen = pay / ov;
             cfg->overlap_penalty = pen < 0 ? 0 : pen > 1 ? 1 : pen;
             cfg->overlap_measured = 1;
             out->has_overlap = 1;

@@ -307,7 +307,8 @@ nvs_result_t nvs_model_eval(const nvs_model_config *c, int nodes, int gpn, nvs_m
      * lane on the step's critical path is slowed, by a share of their overlap per transport
      * (model/interference.h) unless the configuration sets its own. Where the GPU waits for the host, the
      * overlap is only its busy time: slack absorbs the rest. */
-    out->interference_share = out->n > 1 ? nvs_interference_share(c->overlap_penalty, out->transport) : 0;
+    out->interference_share =
+        out->n > 1 && nb > 0 ? nvs_interference_share(c->overlap_penalty, out->transport) : 0;
     /* the step without the reducer (compute), with it but no communication (the reducer's cost), and whole */
     nvs_step_times compute, quiet;
     nvs_result_t r = step_lanes(c, b, 0, NULL, &compute);

@@ -41,8 +41,8 @@ typedef struct {
     int compute_host_bound;        /* ... no: that step was bound by the framework's host work (scale left 1) */
     double per_call_us;            /* calibration: extra cost per all-reduce call */
     int per_call_measured;
-    /* the share of the communication hidden under backward that the step still pays as slower compute (the
-     * interference, model/interference.h): NVS_OVERLAP_BY_TRANSPORT (the default) takes each N's transport's
+    /* the share of the time the GPU computes beside an all-reduce (nvs_step_times.overlap_us) that the step
+     * still pays (the interference, model/interference.h): NVS_OVERLAP_BY_TRANSPORT (the default) takes each N's transport's
      * share from the table; a calibration that measured it, --overlap-penalty or the Lambda fit set their own */
     double overlap_penalty;
     int overlap_measured;
@@ -80,7 +80,7 @@ typedef struct {
     nvs_transport transport;  /* of the ring's slowest hop (NET when the network is slower) */
     int cls;
     int link_measured;        /* the intra-node terms came from a measured run */
-    double interference_share; /* of the hidden comm, paid as slower compute (t.penalty_us): the config's or the
+    double interference_share; /* of t.overlap_us, paid on the step (t.penalty_us): the config's or the
                                 * transport's (model/interference.h) */
     nvs_dp_mode dp;           /* the data-parallel mode evaluated */
     char bottleneck[192];

@@ -137,14 +137,19 @@ static int build_terms(const nvs_presets *ps, const nvs_model_series *s, term *t
     if (c->overlap_penalty >= 0) {
         add(t, &n, "overlap_penalty", c->overlap_penalty, "", c->overlap_measured ? "measured" : "set",
             c->overlap_measured == 2 ? "interference measured by the run (compute slowed beside the all-reduces) / "
-                                       "the comm it hid"
-            : c->overlap_measured    ? "measured step vs the schedule: share of the overlapped comm still paid"
+                                       "the time the model's GPU computes beside them"
+            : c->overlap_measured    ? "measured step vs the schedule / the time the model's GPU computes beside "
+                                       "the all-reduces"
                                      : "given (--overlap-penalty, or the Lambda case's fit): the same share at every N");
     } else {
-        /* by transport: one term per transport the rows cross (model/interference.h) */
-        int seen = 0;
-        for (int i = 0; i < s->npts; i++) {
-            nvs_transport tr = s->pts[i].n > 1 ? s->pts[i].transport : NVS_TR_NONE;
+        /* by transport: one term per transport the rows cross (model/interference.h); where none crosses a link
+         * (one GPU), every transport's, for what a projection would pay */
+        int seen = 0, any = 0;
+        for (int i = 0; i < s->npts; i++) any |= s->pts[i].n > 1;
+        for (int i = 0; i < (any ? s->npts : NVS_TR_NET + 1); i++) {
+            nvs_transport tr = !any                                     ? (nvs_transport)i
+                               : s->pts[i].n > 1 && s->pts[i].nbuckets > 0 ? s->pts[i].transport
+                                                                           : NVS_TR_NONE; /* dp none: nothing */
             if (tr == NVS_TR_NONE || (seen & (1 << tr))) continue;
             seen |= 1 << tr;
             const nvs_interference *in = nvs_interference_of(tr);

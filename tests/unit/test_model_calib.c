@@ -285,6 +285,55 @@ static double host_scale_of(json_t *root, double issue_factor, int drop_ideal, i
     return hs;
 }
 
+/* A host-bound step (lm290m bf16, the fixture's host lane) with an N=2 result added: the GPU computes beside the
+ * all-reduces for less than the comm they hide, and the calibrated model pays what the run paid, whether the run
+ * measured its interference (the share over the model's overlap) or not (the residual over it). */
+static void t_interference_host_bound(void)
+{
+    nvs_presets ps;
+    char err[1024] = "";
+    builtin_presets(&ps);
+    const char *fx = "tests/fixtures/model/h200x1_bf16_three_models.json", *path = "tests/tmp/test_model_calib_itf.json";
+    nvs_calib_opts o = {"nvlink-2gpu", NULL, "lm290m", 0};
+    nvs_calibration cal;
+    if (nvs_calibrate(fx, &ps, &o, &cal, err, sizeof err) != NVS_OK) T_FAIL("calibrate: %s", err);
+    nvs_model_config c = cal.cfg;
+    c.overlap_penalty = 0;
+    nvs_model_point p0;
+    T_EQ_I(nvs_model_eval(&c, 1, 2, &p0, err, sizeof err), NVS_OK);
+    nvs_calibration_free(&cal);
+    const double hidden = p0.t.comm_us - p0.t.exposed_us, itf = 500;
+    T_ASSERT(p0.t.overlap_us > 0 && p0.t.overlap_us < 0.5 * hidden); /* the GPU waits for the host beside them */
+    for (int measured = 0; measured <= 1; measured++) {
+        json_error_t je;
+        json_t *root = json_load_file(fx, 0, &je), *trains = json_object_get(root, "trains");
+        T_ASSERT(root != NULL);
+        for (size_t i = 0; i < json_array_size(trains); i++) {
+            json_t *t = json_array_get(trains, i);
+            if (strcmp(json_string_value(json_object_get(t, "model")), "lm290m")) continue;
+            json_t *r = json_pack("{s:i, s:i, s:f, s:f, s:f, s:f, s:f}", "n", 2, "steps", 20, "step_us",
+                                  p0.t.step_us + itf, "compute_us", p0.t.compute_us, "comm_us", p0.t.comm_us,
+                                  "exposed_comm_us", p0.t.exposed_us, "efficiency", 0.9);
+            if (measured) json_object_set_new(r, "interference_us", json_real(itf));
+            json_array_append_new(json_object_get(t, "results"), r);
+        }
+        T_EQ_I(json_dump_file(root, path, 0), 0);
+        json_decref(root);
+        if (nvs_calibrate(path, &ps, &o, &cal, err, sizeof err) != NVS_OK) T_FAIL("calibrate: %s", err);
+        T_EQ_I(cal.cfg.overlap_measured, measured ? 2 : 1);
+        T_ASSERT(cal.cfg.overlap_penalty > itf / hidden); /* over the overlap, not the hidden comm */
+        int rows = 0;
+        for (int i = 0; i < cal.ntrain; i++) {
+            if (cal.train[i].n != 2) continue;
+            rows++;
+            REL(cal.train[i].model_step_us, p0.t.step_us + itf, 1e-3);
+        }
+        T_EQ_I(rows, 1);
+        nvs_calibration_free(&cal);
+    }
+    nvs_presets_free(&ps);
+}
+
 static void t_host_scale(void)
 {
     json_error_t je;
@@ -410,7 +459,7 @@ T_LIST = {
     T_CASE(t_fit_relative),
     T_CASE(t_round_trip),
     T_CASE(t_step_link),
-    T_CASE(t_host_scale),
+    T_CASE(t_host_scale), T_CASE(t_interference_host_bound),
     T_CASE(t_transports_odd),
     T_CASE(t_fixtures_within_tolerance),
     T_CASE(t_bad_runs), T_CASE(t_cudnn_run),
