@@ -815,6 +815,8 @@ static void t_dp_modes(void)
     T_EQ_I(none.nbuckets, 0);
     REL(none.efficiency, 1, 1e-12);
     T_CONTAINS(none.bottleneck, "dp none");
+    REL(none.interference_share, 0, 0); /* nothing all-reduced: no share to pay, none reported */
+    REL(none.t.penalty_us, 0, 0);
     /* the loss split adds up to 1 - efficiency; under delay it names what the mode exposes */
     c.dp = NVS_DP_DELAY;
     c.overlap_penalty = 0.5;
