@@ -135,7 +135,7 @@ OBJS := $(C_SRCS:%.c=$(OBJDIR)/%.o) $(CU_SRCS:%.cu=build/%.cu.o)
 TEST_SRCS := $(wildcard tests/unit/test_*.c)
 TEST_BINS := $(TEST_SRCS:tests/unit/%.c=build/tests/%)
 
-.PHONY: all check run deps install clean test-bins hostbw devcopy cpuprobe fuzz fuzz-bins FORCE
+.PHONY: all check run deps install clean test-bins hostbw devcopy cpuprobe contend fuzz fuzz-bins FORCE
 all: nvscale
 
 FORCE:
@@ -175,6 +175,15 @@ devcopy: build/devcopy
 build/devcopy: tools/devcopy.c $(OBJDIR)/libnvscale.a build/flavor
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(OBJDIR)/libnvscale.a $(LDLIBS)
+
+# optional: a GEMM beside a few resident CTAs that spin or copy (the interference's mechanism; a GPU benchmark)
+contend: build/contend
+build/tools/contend_kernels.cu.o: tools/contend_kernels.cu tools/contend_kernels.h
+	@mkdir -p $(dir $@)
+	$(Q)$(NVCC) $(NVCCFLAGS) -c $< -o $@
+build/contend: tools/contend.c tools/contend_kernels.h build/tools/contend_kernels.cu.o build/flavor
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -Itools -o $@ $< build/tools/contend_kernels.cu.o $(LDLIBS)
 
 # optional: the host CPU's speed at nvscale's unit of framework host work, sample by sample (issue 9's noise)
 cpuprobe: build/cpuprobe

@@ -1,0 +1,43 @@
+// The kernel of tools/contend.c: a few CTAs that stay resident beside a GEMM, as NCCL's all-reduce kernel does
+// (one CTA per channel), and either spin (SMs taken, no memory traffic) or copy a buffer round and round (SMs and
+// memory: device to device like a peer-to-peer transport's traffic in HBM, device to pinned host memory like
+// NCCL's SHM and socket transports). They run until the host sets *stop.
+#include <cuda_runtime.h>
+
+#include "contend_kernels.h"
+
+namespace {
+
+__global__ void contend(int mode, uint4 *dst, const uint4 *src, size_t n16, volatile int *stop, volatile int *started,
+                        unsigned long long *bytes)
+{
+    if (blockIdx.x == 0 && threadIdx.x == 0) *started = 1;
+    unsigned long long moved = 0;
+    const size_t step = (size_t)gridDim.x * blockDim.x;
+    while (!*stop) {
+        if (mode == CONTEND_SPIN) {
+            // about a microsecond between looks at the flag: the SM stays taken, its memory system idle
+            for (int i = 0; i < 64; i++) __nanosleep(16);
+            continue;
+        }
+        for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n16; i += step) dst[i] = src[i];
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            // this CTA's share of one pass: its elements, read and written
+            size_t mine = n16 > (size_t)blockIdx.x * blockDim.x
+                              ? ((n16 - (size_t)blockIdx.x * blockDim.x + step - 1) / step) * blockDim.x
+                              : 0;
+            moved += 2ull * 16ull * mine;
+        }
+    }
+    if (threadIdx.x == 0 && moved) atomicAdd(bytes, moved);
+}
+
+} // namespace
+
+extern "C" int contend_launch(int mode, int ctas, void *dst, const void *src, size_t bytes, volatile int *stop,
+                              volatile int *started, unsigned long long *moved, cudaStream_t s)
+{
+    contend<<<ctas, 512, 0, s>>>(mode, (uint4 *)dst, (const uint4 *)src, bytes / 16, stop, started, moved);
+    return (int)cudaGetLastError();
+}
