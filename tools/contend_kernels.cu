@@ -11,24 +11,29 @@ namespace {
 __global__ void contend(int mode, uint4 *dst, const uint4 *src, size_t n16, volatile int *stop, volatile int *started,
                         unsigned long long *bytes)
 {
+    // one thread per CTA reads the host's flag (a PCIe round trip): 512 threads polling host memory would load the
+    // GPU's path to the host, which is not what an idle resident CTA does
+    __shared__ int done;
     if (blockIdx.x == 0 && threadIdx.x == 0) *started = 1;
     unsigned long long moved = 0;
     const size_t step = (size_t)gridDim.x * blockDim.x;
-    while (!*stop) {
-        if (mode == CONTEND_SPIN) {
-            // about a microsecond between looks at the flag: the SM stays taken, its memory system idle
-            for (int i = 0; i < 64; i++) __nanosleep(16);
-            continue;
-        }
-        for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n16; i += step) dst[i] = src[i];
+    for (;;) {
+        if (threadIdx.x == 0) done = *stop;
         __syncthreads();
-        if (threadIdx.x == 0) {
-            // this CTA's share of one pass: its elements, read and written
-            size_t mine = n16 > (size_t)blockIdx.x * blockDim.x
-                              ? ((n16 - (size_t)blockIdx.x * blockDim.x + step - 1) / step) * blockDim.x
-                              : 0;
-            moved += 2ull * 16ull * mine;
+        if (done) break;
+        if (mode == CONTEND_SPIN) {
+            // a few microseconds between looks at the flag: the SM stays taken, its memory system idle
+            for (int i = 0; i < 256; i++) __nanosleep(16);
+        } else {
+            for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n16; i += step) dst[i] = src[i];
+            if (threadIdx.x == 0) {
+                // this CTA's share of one pass: its elements, read and written
+                size_t first = (size_t)blockIdx.x * blockDim.x;
+                size_t mine = n16 > first ? ((n16 - first + step - 1) / step) * blockDim.x : 0;
+                moved += 2ull * 16ull * mine;
+            }
         }
+        __syncthreads(); // every thread past its use of `done` before thread 0 reads the flag again
     }
     if (threadIdx.x == 0 && moved) atomicAdd(bytes, moved);
 }
