@@ -101,12 +101,19 @@ int main(int argc, char **argv)
     TRY(cudaMalloc(&ddst, COPY_BYTES));
     TRY(cudaMemset(src, 1, COPY_BYTES));
     TRY(cudaHostAlloc(&hdst, COPY_BYTES, cudaHostAllocDefault));
-    int *flags_h, *flags_d; /* [0] stop, [1] started: host-mapped, the kernel polls one and sets the other */
-    TRY(cudaHostAlloc((void **)&flags_h, 2 * sizeof(int), cudaHostAllocMapped));
-    TRY(cudaHostGetDevicePointer((void **)&flags_d, flags_h, 0));
+    /* started: host-mapped, the kernel sets it once; stop: in device memory, the kernel polls it and the host
+     * sets it with a copy on a third stream (polling host memory would load the PCIe path: contend_kernels.cu) */
+    int *started_h, *started_d, *stop_d, *one_h;
+    TRY(cudaHostAlloc((void **)&started_h, sizeof(int), cudaHostAllocMapped));
+    TRY(cudaHostGetDevicePointer((void **)&started_d, started_h, 0));
+    TRY(cudaHostAlloc((void **)&one_h, sizeof(int), cudaHostAllocDefault));
+    *one_h = 1;
+    TRY(cudaMalloc((void **)&stop_d, sizeof(int)));
+    cudaStream_t ctl;
+    TRY(cudaStreamCreateWithFlags(&ctl, cudaStreamNonBlocking));
     unsigned long long *moved_d, moved;
     TRY(cudaMalloc((void **)&moved_d, sizeof *moved_d));
-    volatile int *stop = flags_h, *started = flags_h + 1;
+    volatile int *started = started_h;
 
     for (int w = 0; w < 3; w++) gemm_ms(&g); /* clocks up, cuBLAS's choice made */
     printf("GPU %s, %d SMs; GEMM %d x %d x %d bf16 (fp32 accumulate), %d per timing; beside it, CTAs of 512 "
@@ -119,24 +126,24 @@ int main(int argc, char **argv)
     for (int k = 0; k < 3; k++)
         for (size_t c = 0; c < sizeof ctas / sizeof ctas[0]; c++) {
             double before = gemm_ms(&g);
-            stop[0] = 0;
             started[0] = 0;
+            TRY(cudaMemset(stop_d, 0, sizeof(int)));
             TRY(cudaMemset(moved_d, 0, sizeof *moved_d));
             TRY(cudaDeviceSynchronize());
             TRY(cudaEventRecord(g.b0, g.b));
             TRY(contend_launch(k == 0 ? CONTEND_SPIN : CONTEND_COPY, ctas[c], k == 2 ? hdst : ddst, src, COPY_BYTES,
-                               flags_d, flags_d + 1, moved_d, g.b));
+                               stop_d, started_d, moved_d, g.b));
             TRY(cudaEventRecord(g.b1, g.b));
             /* the GEMMs start once the CTAs are resident, as NCCL's kernel is before the next layer's GEMM */
             double t0 = now_s();
             while (!started[0])
                 if (now_s() - t0 > 10) {
-                    stop[0] = 1;
                     fprintf(stderr, "contend: the resident kernel did not start within 10 s\n");
-                    return 1;
+                    return 1; /* exiting tears the context down, the kernel with it */
                 }
             double beside = gemm_ms(&g);
-            __atomic_store_n(&flags_h[0], 1, __ATOMIC_SEQ_CST);
+            TRY(cudaMemcpyAsync(stop_d, one_h, sizeof(int), cudaMemcpyHostToDevice, ctl));
+            TRY(cudaStreamSynchronize(ctl));
             TRY(cudaEventSynchronize(g.b1));
             float kms;
             TRY(cudaEventElapsedTime(&kms, g.b0, g.b1));
@@ -147,7 +154,10 @@ int main(int argc, char **argv)
             fflush(stdout);
         }
     TRY(cudaFreeHost(hdst));
-    TRY(cudaFreeHost(flags_h));
+    TRY(cudaFreeHost(started_h));
+    TRY(cudaFreeHost(one_h));
+    TRY(cudaFree(stop_d));
+    TRY(cudaStreamDestroy(ctl));
     TRY(cudaFree(src));
     TRY(cudaFree(ddst));
     TRY(cudaFree(moved_d));

@@ -11,8 +11,9 @@ namespace {
 __global__ void contend(int mode, uint4 *dst, const uint4 *src, size_t n16, volatile int *stop, volatile int *started,
                         unsigned long long *bytes)
 {
-    // one thread per CTA reads the host's flag (a PCIe round trip): 512 threads polling host memory would load the
-    // GPU's path to the host, which is not what an idle resident CTA does
+    // one thread per CTA reads the stop flag, in device memory (the host writes it with a copy engine): polling
+    // host memory, even from one thread per CTA, loads the GPU's path to the host and slows a GEMM beside it
+    // (results/h200x1-contend2), which is not what an idle resident CTA does
     __shared__ int done;
     if (blockIdx.x == 0 && threadIdx.x == 0) *started = 1;
     unsigned long long moved = 0;
