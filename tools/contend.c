@@ -7,7 +7,9 @@
  *
  *   share = 1 - t_alone / t_beside      (the compute's progress lost while they run: the model's share)
  *
- *   make contend && build/contend [M [REPS]]      (GEMM M x M x M, bf16 in, fp32 accumulate; default 8192 30) */
+ *   make contend && build/contend [M [REPS [bf16|fp32]]]
+ *   (GEMM M x M x M; bf16: bf16 in and out, fp32 accumulate, the tensor cores; fp32: fp32 throughout on the CUDA
+ *   cores, as the training step's fp32 (no TF32); default 8192 30 bf16) */
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 #include <stdio.h>
@@ -42,6 +44,7 @@ typedef struct {
     cudaEvent_t a0, a1, b0, b1;
     void *x, *y, *z;
     int m, reps;
+    cudaDataType_t t; /* CUDA_R_16BF or CUDA_R_32F */
 } gemm_ctx;
 
 /* ms per GEMM over reps GEMMs on stream a */
@@ -50,9 +53,8 @@ static double gemm_ms(gemm_ctx *g)
     const float one = 1, zero = 0;
     TRY(cudaEventRecord(g->a0, g->a));
     for (int r = 0; r < g->reps; r++)
-        BLAS(cublasGemmEx(g->blas, CUBLAS_OP_N, CUBLAS_OP_N, g->m, g->m, g->m, &one, g->x, CUDA_R_16BF, g->m, g->y,
-                          CUDA_R_16BF, g->m, &zero, g->z, CUDA_R_16BF, g->m, CUBLAS_COMPUTE_32F,
-                          CUBLAS_GEMM_DEFAULT));
+        BLAS(cublasGemmEx(g->blas, CUBLAS_OP_N, CUBLAS_OP_N, g->m, g->m, g->m, &one, g->x, g->t, g->m, g->y, g->t,
+                          g->m, &zero, g->z, g->t, g->m, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
     TRY(cudaEventRecord(g->a1, g->a));
     TRY(cudaEventSynchronize(g->a1));
     float ms;
@@ -80,6 +82,13 @@ int main(int argc, char **argv)
         fprintf(stderr, "contend: REPS '%s': expected 1 to 10000\n", argv[2]);
         return 2;
     }
+    const char *prec = argc > 3 ? argv[3] : "bf16";
+    if (strcmp(prec, "bf16") && strcmp(prec, "fp32")) {
+        fprintf(stderr, "contend: precision '%s': expected bf16 or fp32\n", prec);
+        return 2;
+    }
+    g.t = strcmp(prec, "fp32") ? CUDA_R_16BF : CUDA_R_32F;
+    const size_t esz = g.t == CUDA_R_32F ? 4 : 2;
     struct cudaDeviceProp prop;
     TRY(cudaGetDeviceProperties(&prop, 0));
     BLAS(cublasCreate(&g.blas));
@@ -90,11 +99,11 @@ int main(int argc, char **argv)
     TRY(cudaEventCreate(&g.a1));
     TRY(cudaEventCreate(&g.b0));
     TRY(cudaEventCreate(&g.b1));
-    size_t mat = (size_t)g.m * g.m * 2;
+    size_t mat = (size_t)g.m * g.m * esz;
     TRY(cudaMalloc(&g.x, mat));
     TRY(cudaMalloc(&g.y, mat));
     TRY(cudaMalloc(&g.z, mat));
-    TRY(cudaMemset(g.x, 0x3c, mat)); /* bf16 0x3c3c: a small nonzero value in every element */
+    TRY(cudaMemset(g.x, 0x3c, mat)); /* bf16 0x3c3c, fp32 0x3c3c3c3c: a small nonzero value in every element */
     TRY(cudaMemset(g.y, 0x3c, mat));
     void *src, *ddst, *hdst;
     TRY(cudaMalloc(&src, COPY_BYTES));
@@ -116,9 +125,9 @@ int main(int argc, char **argv)
     volatile int *started = started_h;
 
     for (int w = 0; w < 3; w++) gemm_ms(&g); /* clocks up, cuBLAS's choice made */
-    printf("GPU %s, %d SMs; GEMM %d x %d x %d bf16 (fp32 accumulate), %d per timing; beside it, CTAs of 512 "
+    printf("GPU %s, %d SMs; GEMM %d x %d x %d %s (fp32 accumulate), %d per timing; beside it, CTAs of 512 "
            "threads\n",
-           prop.name, prop.multiProcessorCount, g.m, g.m, g.m, g.reps);
+           prop.name, prop.multiProcessorCount, g.m, g.m, g.m, prec, g.reps);
     printf("%-5s %5s %14s %15s %8s %12s\n", "what", "ctas", "gemm_ms_alone", "gemm_ms_beside", "share",
            "copy_GB/s");
     static const char *const what[] = {"spin", "d2d", "d2h"};

@@ -15,4 +15,6 @@ step "GEMM beside resident CTAs"
 rec contend-8192 timeout 120 build/contend 8192 30
 rec contend-4096 timeout 120 build/contend 4096 100
 rec contend-8192-again timeout 120 build/contend 8192 30
+rec contend-8192-fp32 timeout 300 build/contend 8192 5 fp32
+rec contend-4096-fp32 timeout 120 build/contend 4096 20 fp32
 step done
