@@ -1,7 +1,8 @@
 #!/bin/bash
 # The interference's mechanism on one GPU (tools/contend.c): a bf16 GEMM beside 2-32 resident CTAs that spin,
 # copy device to device or copy to pinned host memory, as NCCL's kernel keeps one CTA per channel resident beside
-# the backward pass; twice at M = 8192 (the run's noise) and once at 4096. Usage: tools/device/contend.sh DIR
+# the backward pass; bf16 twice at M = 8192 (the run's noise) and once at 4096, then fp32 on the CUDA cores
+# (the interference fit's precision) at 8192 and 4096. Usage: tools/device/contend.sh DIR
 . "$(dirname "$0")/lib.sh"
 R=$1
 O=${OUT:-/tmp}
