@@ -211,10 +211,9 @@ static nvs_result_t step_lanes(const nvs_model_config *c, const nvs_model_bucket
 /* The point's transport (its ring's slowest hop; NET where the network binds or the measured ring went over
  * sockets) and its bottleneck's words. */
 static void name_bottleneck(const nvs_model_config *c, int nodes, int gpn, nvs_dp_mode dp, int measured,
-                            const nvs_ar_params *pa, const nvs_ring_links *rl, nvs_algo largest_algo,
+                            const nvs_ar_params *ar, const nvs_ring_links *rl, nvs_algo largest_algo,
                             nvs_model_point *out)
 {
-    const nvs_ar_params ar = *pa;
     out->transport = gpn >= 2 ? rl->transport : NVS_TR_NONE;
     const nvs_meas_link *ml = gpn >= 2 ? measured_link(c, gpn) : NULL;
     if (ml && ml->net) out->transport = NVS_TR_NET; /* the run's ring went over sockets, whatever the links are */
@@ -224,36 +223,36 @@ static void name_bottleneck(const nvs_model_config *c, int nodes, int gpn, nvs_d
     else if (dp == NVS_DP_NONE)
         snprintf(out->bottleneck, sizeof out->bottleneck, "no gradient all-reduce (dp none: independent replicas)");
     else if (gpn >= 2 && measured)
-        snprintf(out->bottleneck, sizeof out->bottleneck, "measured ring at %d GPUs: %.3g GB/s", gpn, ar.intra_gbps);
+        snprintf(out->bottleneck, sizeof out->bottleneck, "measured ring at %d GPUs: %.3g GB/s", gpn, ar->intra_gbps);
     else if (gpn >= 2)
         snprintf(out->bottleneck, sizeof out->bottleneck, "%s", rl->why);
     /* across nodes the phases pipeline: the smaller bandwidth names the bottleneck, the node's ring (B_i) or
      * NVLS, or the node's NICs together (B_net) */
     int collnet = largest_algo == NVS_ALGO_COLLNET;
-    int nvls = largest_algo == NVS_ALGO_NVLS || largest_algo == NVS_ALGO_NVLSTREE || (collnet && ar.nvls_gbps > 0);
-    double node_bw = nvls ? ar.nvls_gbps * 2.0 * (gpn - 1) / gpn : ar.intra_gbps;
-    double net_bw = ar.inter_gbps * (nodes == 2 && (largest_algo == NVS_ALGO_TREE || largest_algo == NVS_ALGO_NVLSTREE)
+    int nvls = largest_algo == NVS_ALGO_NVLS || largest_algo == NVS_ALGO_NVLSTREE || (collnet && ar->nvls_gbps > 0);
+    double node_bw = nvls ? ar->nvls_gbps * 2.0 * (gpn - 1) / gpn : ar->intra_gbps;
+    double net_bw = ar->inter_gbps * (nodes == 2 && (largest_algo == NVS_ALGO_TREE || largest_algo == NVS_ALGO_NVLSTREE)
                                          ? 2 : 1);
     if (collnet) { /* compared as algbw: the switches reduce, each node sends its sum once */
-        node_bw = nvls ? ar.nvls_gbps : ar.intra_gbps;
-        net_bw = ar.inter_gbps;
+        node_bw = nvls ? ar->nvls_gbps : ar->intra_gbps;
+        net_bw = ar->inter_gbps;
     }
     if (nvls && collnet && node_bw < net_bw)
         snprintf(out->bottleneck, sizeof out->bottleneck,
                  "NVLink SHARP in the node (%.3g GB/s algbw per GPU), below the network's %.3g with SHARP",
-                 ar.nvls_gbps, net_bw);
+                 ar->nvls_gbps, net_bw);
     else if (nvls && (nodes == 1 || node_bw < net_bw))
         snprintf(out->bottleneck, sizeof out->bottleneck,
-                 "NVLink SHARP: the NVSwitch reduces, %.3g GB/s algbw per GPU (%d GPUs: busbw %.3g)", ar.nvls_gbps,
+                 "NVLink SHARP: the NVSwitch reduces, %.3g GB/s algbw per GPU (%d GPUs: busbw %.3g)", ar->nvls_gbps,
                  gpn, node_bw);
     else if (nodes > 1 && (gpn < 2 || !(node_bw > 0) || net_bw <= node_bw)) {
         out->transport = NVS_TR_NET;
         out->cls = -1;
         snprintf(out->bottleneck, sizeof out->bottleneck, "network %s: %d NIC%s x %.3g GB/s = %.3g GB/s per node%s",
                  c->net.id ? c->net.id : "?", c->machine.nics, c->machine.nics == 1 ? "" : "s",
-                 ar.inter_gbps / (c->machine.nics > 0 ? c->machine.nics : 1), ar.inter_gbps,
+                 ar->inter_gbps / (c->machine.nics > 0 ? c->machine.nics : 1), ar->inter_gbps,
                  collnet ? " (SHARP: each node sends its sum once)"
-                 : net_bw > ar.inter_gbps ? " (x2 on 2 nodes: half the tree's traffic crosses it)" : "");
+                 : net_bw > ar->inter_gbps ? " (x2 on 2 nodes: half the tree's traffic crosses it)" : "");
     }
 }
 

@@ -41,6 +41,17 @@ static void add_preset(term *t, int *n, const nvs_preset *p, int field, const ch
     add(t, n, name, p->f[field].v, unit, "preset", p->f[field].src);
 }
 
+/* transport tr's interference share as a term, once (seen: the transports added so far, a bit each) */
+static void add_share(term *t, int *n, nvs_transport tr, int *seen)
+{
+    if (tr == NVS_TR_NONE || (*seen & (1 << tr))) return;
+    *seen |= 1 << tr;
+    const nvs_interference *in = nvs_interference_of(tr);
+    char name[96];
+    snprintf(name, sizeof name, "interference@%s", nvs_transport_name(tr));
+    add(t, n, name, in->share, "", in->measured ? "preset" : "assumed", in->source);
+}
+
 static int build_terms(const nvs_presets *ps, const nvs_model_series *s, term *t)
 {
     int n = 0;
@@ -142,21 +153,13 @@ static int build_terms(const nvs_presets *ps, const nvs_model_series *s, term *t
                                        "the all-reduces"
                                      : "given (--overlap-penalty, or the Lambda case's fit): the same share at every N");
     } else {
-        /* by transport: one term per transport the rows cross (model/interference.h); where none crosses a link
-         * (one GPU), every transport's, for what a projection would pay */
+        /* by transport: one term per transport the rows all-reduce over (model/interference.h); where no row
+         * crosses a link (one GPU), every transport's, for what a projection would pay */
         int seen = 0, any = 0;
         for (int i = 0; i < s->npts; i++) any |= s->pts[i].n > 1;
-        for (int i = 0; i < (any ? s->npts : NVS_TR_NET + 1); i++) {
-            nvs_transport tr = !any                                     ? (nvs_transport)i
-                               : s->pts[i].n > 1 && s->pts[i].nbuckets > 0 ? s->pts[i].transport
-                                                                           : NVS_TR_NONE; /* dp none: nothing */
-            if (tr == NVS_TR_NONE || (seen & (1 << tr))) continue;
-            seen |= 1 << tr;
-            const nvs_interference *in = nvs_interference_of(tr);
-            char name[96];
-            snprintf(name, sizeof name, "interference@%s", nvs_transport_name(tr));
-            add(t, &n, name, in->share, "", in->measured ? "preset" : "assumed", in->source);
-        }
+        for (int i = 0; any && i < s->npts; i++)
+            if (s->pts[i].n > 1 && s->pts[i].nbuckets > 0) add_share(t, &n, s->pts[i].transport, &seen);
+        for (int tr = NVS_TR_NVLINK; !any && tr <= NVS_TR_NET; tr++) add_share(t, &n, (nvs_transport)tr, &seen);
     }
     if (np) {
         add_preset(t, &n, np, NVS_N_GBPS, "GB/s");
