@@ -25,6 +25,14 @@ What one launch at world size W measures, for each configuration in turn (memory
   ddp1_overhead_us  step_ddp1_us - step_nodp_1_us; compute_over_nodp1 = compute_us / step_nodp_1_us (how much
                   slower the world-W step is without its gradient all-reduce than a plain single GPU)
   flat_allreduce_us one all-reduce at world W of a flat fp32 buffer as large as all gradients
+With --rounds R > 1 the two DDP steps are timed R times in turn (round 1 as above, then 1-rank DDP on rank 0 and
+DDP at world W again, each after 2 untimed steps, the same two models throughout), so that a host whose speed
+drifts between stretches of a few seconds slows both sides of each ratio alike:
+  round_ddp1_us, round_world_us  per round, step_ddp1_us's and step_us's median (world W: the slowest rank's)
+  eff_ddp1_rounds  per round, round_ddp1_us / round_world_us
+  eff_ddp1_paired  their median, the efficiency against DDP at world 1 that the rounds agree on
+  step_ddp1_us_paired, step_us_paired  the medians of round_ddp1_us and round_world_us
+(nvscale train --rounds does the same with its N = 1 and N = W: src/train/rounds.h.)
 Every step time is the median over --steps timed steps (after --warmup untimed ones) of torch.cuda.synchronize +
 time.perf_counter around one step; before each timed region the ranks meet at a barrier and synchronize. Each
 phase trains its own copy of one initial model (copy.deepcopy), so no DDP wrapper ever sees another's parameters.
@@ -238,6 +246,8 @@ def parse_args(argv):
                     help="NCCL transport between the ranks (default: the environment as given)")
     ap.add_argument("--steps", type=count(1), default=20, help="timed steps per phase (default 20)")
     ap.add_argument("--warmup", type=count(0), default=5, help="untimed steps before each phase (default 5)")
+    ap.add_argument("--rounds", type=count(1), default=1,
+                    help="time 1-rank DDP and world-W DDP this many times in turn (default 1; see above)")
     ap.add_argument("--bucket-cap-mb", type=number(0, 65536, "MB", lo_open=True), default=25.0,
                     help="DDP bucket_cap_mb (default 25)")
     ap.add_argument("--no-broadcast-buffers", action="store_true",
@@ -911,6 +921,8 @@ class Bench:
                 step = self.make_step(net, opt, scaler, st["loss_fn"], prec)
                 self.run(step, args.warmup)
                 key = "ddp1" if use_ddp else "nodp1"
+                if use_ddp and args.rounds > 1:
+                    st["ddp1_step"] = step  # timed again in the later rounds (its model stays)
                 s0 = scaler.get_scale() if scaler is not None else None
                 res[key + "_t0"] = time.time()  # wall clock of the first timed step: to line steps up with probes
                 res[key] = self.run(step, args.steps)
@@ -942,6 +954,8 @@ class Bench:
                 if args.profile:
                     self.barrier()
                     prof[ph] = {"mine": self.try_profile(fn, cfg, ph)}
+            if args.rounds > 1:
+                st["world_step"] = step  # timed again in the later rounds (its model stays)
             del net, opt, step, step_ns, m
             self.free()
             flat = torch.ones(st["params"], dtype=torch.float32, device=self.dev)
@@ -955,19 +969,38 @@ class Bench:
                     ar.append((time.perf_counter() - t) * 1e6)
             res["flat_allreduce"] = statistics.median(ar)
 
+        def again(key, world_phase):
+            def fn():
+                step = st["world_step" if world_phase else "ddp1_step"]
+                if world_phase:
+                    self.barrier()
+                self.run(step, min(args.warmup, 2))
+                if world_phase:
+                    self.barrier()
+                res.setdefault(key, []).append(statistics.median(self.run(step, args.steps)))
+            return fn
+
         err = self.phase("build", lambda: self.build(cfg, st))
-        for name, fn, only0 in (("1 GPU without DDP", alone(False), True),
-                                ("1 GPU with 1-rank DDP", alone(True), True),
-                                ("world %d DDP and no_sync" % self.world, world, False)):
+        phases = [("1 GPU without DDP", alone(False), True), ("1 GPU with 1-rank DDP", alone(True), True),
+                  ("world %d DDP and no_sync" % self.world, world, False)]
+        for r in range(2, args.rounds + 1):
+            phases += [("round %d: 1 GPU with 1-rank DDP" % r, again("rounds_ddp1", False), True),
+                       ("round %d: world %d DDP" % (r, self.world), again("rounds_world", True), False)]
+        for name, fn, only0 in phases:
             if err:
                 break
             self.free()
             err = self.phase(name, fn, only_rank0=only0)
+        st.pop("ddp1_step", None)
+        st.pop("world_step", None)
         self.free()
 
         # gather world numbers (every rank takes part, failed or not, so that the collectives stay in step)
         mine = [statistics.median(res[k]) if k in res else -1.0 for k in ("ddp", "nosync")]
         mine += [res.get("flat_allreduce", -1.0), float(torch.cuda.max_memory_allocated(self.dev))]
+        # the later rounds' world-W medians (-1 where a round did not run), after the fixed four
+        later = res.get("rounds_world", [])
+        mine += [later[k] if k < len(later) else -1.0 for k in range(args.rounds - 1)]
         t = torch.tensor(mine, dtype=torch.float64, device=self.dev)
         every = [torch.zeros_like(t) for _ in range(self.world)]
         dist.all_gather(every, t)
@@ -1015,6 +1048,13 @@ class Bench:
                 step_world_detail_per_rank=per_rank,
                 flat_allreduce_us=max(r[2] for r in every),
                 max_memory_allocated_bytes=int(max(r[3] for r in every)))
+            if args.rounds > 1:
+                d1s = [d1] + res.get("rounds_ddp1", [])
+                ws = [step] + [max(r[4 + k] for r in every) for k in range(args.rounds - 1)]
+                effs = [a / b for a, b in zip(d1s, ws) if a > 0 and b > 0]
+                rec.update(rounds=args.rounds, round_ddp1_us=d1s, round_world_us=ws, eff_ddp1_rounds=effs,
+                           eff_ddp1_paired=statistics.median(effs) if effs else None,
+                           step_ddp1_us_paired=statistics.median(d1s), step_us_paired=statistics.median(ws))
             if "fp16_scale" in res:
                 # GradScaler's scale before and after each timed region (rank 0): a drop means it skipped
                 # optimizer steps there (gradients overflowed), which makes those steps shorter

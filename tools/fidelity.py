@@ -32,8 +32,12 @@ Rows: for each pair, N = 1 and N = the harness's world size W (--baseline ddp1, 
   step_ms_nvscale   train.results[n=N].step_us
   eff_pytorch       N=1: 1; N=W: eff_ddp1 = step_ddp1_us / step_us
   (--baseline nodp: step_nodp_1_us and eff = step_nodp_1_us / step_us: against a plain GPU without DDP)
+  A line measured in paired rounds (ddp_bench.py --rounds R > 1, --baseline ddp1) gives step_ddp1_us_paired,
+  step_us_paired and eff_ddp1_paired instead: the medians over its rounds, each round's step(1) and step(W)
+  timed back to back.
 An nvscale run.json with several workloads ("trains") gives one pair per workload.
-  eff_nvscale       train.results[n=N].efficiency (nvscale's own, step(1) / step(N))
+  eff_nvscale       train.results[n=N].efficiency (nvscale's own, step(1) / step(N); with --rounds the median of
+                    its rounds' own)
   extra columns: batch, d_eff_points = 100 (eff_nvscale - eff_pytorch), step_err_pct = 100 (nvscale - pytorch) /
   pytorch, within_3pts (rows N > 1), within_15pct (rows N = 1), eff_ddp1_pytorch, step_ddp1_ms_pytorch,
   compute_ms_pytorch, params_pytorch, params_nvscale, transport_verified, pytorch_file, nvscale_file
@@ -59,6 +63,8 @@ COLUMNS = ["model", "precision", "transport", "n", "step_ms_pytorch", "step_ms_n
            "step_ddp1_ms_pytorch", "compute_ms_pytorch", "params_pytorch", "params_nvscale", "transport_verified",
            "pytorch_file", "nvscale_file", "runs_pytorch", "runs_nvscale", "step_ms_pytorch_range",
            "step_ms_nvscale_range", "eff_pct_pytorch_range", "eff_pct_nvscale_range"]
+# a line of ddp_bench.py --rounds R > 1: the medians over its paired rounds
+PAIRED = ("step_ddp1_us_paired", "step_us_paired", "eff_ddp1_paired")
 HARNESS_NEEDS = ("model", "precision", "batch_per_gpu", "world_size", "transport", "step_nodp_1_us", "step_ddp1_us",
                  "step_us", "eff", "eff_ddp1", "compute_us")
 
@@ -122,6 +128,9 @@ def load_harness(label, path):
                     raise Refuse("%s:%d: no \"%s\"" % (path, no, k))
             for k in ("step_nodp_1_us", "step_ddp1_us", "step_us", "eff", "eff_ddp1", "compute_us"):
                 number(d[k], "%s:%d: %s" % (path, no, k))
+            if "eff_ddp1_paired" in d:  # ddp_bench.py --rounds
+                for k in PAIRED:
+                    number(d.get(k), "%s:%d: %s" % (path, no, k))
             if not isinstance(d["world_size"], int) or d["world_size"] < 1:
                 raise Refuse("%s:%d: world_size: expected a whole number >= 1" % (path, no))
         lines.append((no, d))
@@ -317,15 +326,21 @@ def build(args):
         verified = (["nvscale"] if nv_ok else []) + (["pytorch"] if pt_ok else [])
         hs = [g[3] for g in good]
         h = hs[0]
+
+        def paired(x):
+            # a line of ddp_bench.py --rounds: its rounds' medians, against DDP at world 1 only
+            return args.baseline == "ddp1" and "eff_ddp1_paired" in x
         pp, pn = h.get("params"), tr.get("params")
         for n in sorted({1, w}):
             # each side: the median over its runs (one run: that run's own median step)
             if n == 1:
-                sps = [x["step_ddp1_us" if args.baseline == "ddp1" else "step_nodp_1_us"] for x in hs]
+                sps = [x["step_ddp1_us_paired"] if paired(x) else
+                       x["step_ddp1_us" if args.baseline == "ddp1" else "step_nodp_1_us"] for x in hs]
                 eps = [1.0]
             else:
-                sps = [x["step_us"] for x in hs]
-                eps = [x["eff_ddp1" if args.baseline == "ddp1" else "eff"] for x in hs]
+                sps = [x["step_us_paired"] if paired(x) else x["step_us"] for x in hs]
+                eps = [x["eff_ddp1_paired"] if paired(x) else x["eff_ddp1" if args.baseline == "ddp1" else "eff"]
+                       for x in hs]
             sns = [g["by_n"][n]["step_us"] for g in group]
             ens = [g["by_n"][n]["efficiency"] for g in group]
             sp, ep = statistics.median(sps), statistics.median(eps)

@@ -33,6 +33,7 @@ void nvs_config_defaults(nvs_config *c)
     c->bucket_cap_bytes = (size_t)25 << 20;
     c->steps = 20;
     c->warmup_steps = 5;
+    c->rounds = 1;
     c->copy_bytes = (size_t)256 << 20;
     c->copy_iters = 20;
     c->health_sample_ms = 100; /* 10 readings a second: short throttling episodes still show */
@@ -48,7 +49,7 @@ void nvs_config_defaults(nvs_config *c)
 
 enum {
     OPT_COLL = 1000, OPT_BACKEND, OPT_GPUS, OPT_PLACEMENT, OPT_TIMEOUT, OPT_FORMAT, OPT_OUT, OPT_NO_SAVE,
-    OPT_INPLACE, OPT_MODEL, OPT_BATCH, OPT_PRECISION, OPT_GRAD, OPT_BFIRST, OPT_BCAP, OPT_STEPS, OPT_WSTEPS,
+    OPT_INPLACE, OPT_MODEL, OPT_BATCH, OPT_PRECISION, OPT_GRAD, OPT_BFIRST, OPT_BCAP, OPT_STEPS, OPT_WSTEPS, OPT_ROUNDS,
     OPT_XML, OPT_COPY_BYTES, OPT_COPY_ITERS, OPT_NO_NCCL_LOG, OPT_NO_TRAIN, OPT_FRAMEWORK, OPT_EMULATE, OPT_HOST,
     OPT_CUDNN,
 };
@@ -107,6 +108,9 @@ static const opt_spec specs[] = {
     {"bucket-cap", OPT_BCAP, 1, S_RUN | S_TRAIN, NULL, "SIZE", "other buckets (default 25M, DDP's bucket_cap_mb)"},
     {"steps", OPT_STEPS, 1, S_RUN | S_TRAIN, NULL, "N", "timed steps (default 20; 3 on the host backend)"},
     {"warmup-steps", OPT_WSTEPS, 1, S_RUN | S_TRAIN, NULL, "N", "untimed steps first (default 5; 1 on the host backend)"},
+    {"rounds", OPT_ROUNDS, 1, S_RUN | S_TRAIN, NULL, "R", "measure every N R times in turn (1, 2, .., 1, 2, ..); efficiency =\n"
+                                                     "the median of each round's step(1)/step(N), with its range, so a\n"
+                                                     "host whose speed drifts slows both sides of a ratio (default 1)"},
     {"framework", OPT_FRAMEWORK, 1, S_RUN | S_TRAIN, NULL, "pytorch-ddp|ideal", "what the framework adds to the hardware's step: PyTorch DDP's host\n"
                                                          "work per operation and per bucket, bucket copies, NCHW layout copies\n"
                                                          "around convolutions at bf16/fp16 (default), or none"},
@@ -514,6 +518,9 @@ nvs_result_t nvs_config_parse(nvs_config *c, const char *sub, int argc, char **a
         case OPT_STEPS:
             if (parse_int_range(a, 1, 1000000, &c->steps)) return bad(sub, flag, a, "expected 1..1000000");
             c->steps_explicit = 1;
+            break;
+        case OPT_ROUNDS:
+            if (parse_int_range(a, 1, 100, &c->rounds)) return bad(sub, flag, a, "expected 1..100");
             break;
         case OPT_WSTEPS:
             if (parse_int_range(a, 0, 1000000, &c->warmup_steps)) return bad(sub, flag, a, "expected 0..1000000");

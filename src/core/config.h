@@ -68,6 +68,7 @@ typedef struct nvs_config {
     int grad_bf16;
     size_t bucket_first_bytes, bucket_cap_bytes;
     int steps, warmup_steps;
+    int rounds; /* --rounds: every N measured this many times in turn, efficiency from the paired rounds */
     int precision_explicit, steps_explicit, warmup_steps_explicit;
     char framework[32]; /* --framework: workload/framework.h (default pytorch-ddp) */
     int cudnn;          /* --cudnn: an nvs_cudnn_mode (train/conv.h); 0 = auto */

@@ -102,6 +102,21 @@ double nvs_scaling_efficiency(double step1_us, double stepN_us)
     return step1_us / stepN_us;
 }
 
+double nvs_paired_efficiency(const double *ref_us, const double *step_us, size_t n, double *lo, double *hi)
+{
+    double e[256];
+    size_t k = 0;
+    /* a paired run has a few rounds; beyond 256 the first 256 stand for it (options.c caps --rounds lower) */
+    for (size_t i = 0; i < n && k < sizeof e / sizeof e[0]; i++) {
+        double v = nvs_scaling_efficiency(ref_us[i], step_us[i]);
+        if (v > 0) e[k++] = v;
+    }
+    nvs_stats s = nvs_stats_of(e, k);
+    if (lo) *lo = s.min;
+    if (hi) *hi = s.max;
+    return k ? s.median : 0.0;
+}
+
 int nvs_auto_iters(double call_us, double target_us, int lo, int hi)
 {
     if (!(call_us > 0)) return hi;

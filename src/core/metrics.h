@@ -29,6 +29,13 @@ double nvs_quantile(const double *v, size_t n, double q);
  * efficiency(N) = step(1) / step(N). Returns 0 when an input is not positive. */
 double nvs_scaling_efficiency(double step1_us, double stepN_us);
 
+/* The same from paired rounds: round i measured step(1) ref_us[i] and step(N) step_us[i] back to back, so both saw
+ * the host in the same state (a host-bound step moves by 20 % between stretches of a few seconds on a VM,
+ * docs/fidelity.md "Noise"). Returns the median over the rounds of ref_us[i] / step_us[i], skipping a round
+ * where either is not positive, and its smallest and largest in *lo and *hi (may be NULL); 0 (and 0, 0) when no
+ * round is usable. */
+double nvs_paired_efficiency(const double *ref_us, const double *step_us, size_t n, double *lo, double *hi);
+
 /* Iterations for a timed loop: enough to last about `target_us` given one measured call of `call_us`,
  * clamped to [lo, hi]. Used for the automatic -n, the same on every rank (inputs are agreed first). */
 int nvs_auto_iters(double call_us, double target_us, int lo, int hi);

@@ -321,7 +321,29 @@ static void print_training(const json_t *trains, int gpu, FILE *to)
                 fprintf(to, "  %s\n", note);
         }
     }
-    json_array_foreach(trains, i, t) nvs_print_cudnn_notes(t, "  ", to);
+    json_array_foreach(trains, i, t)
+    {
+        nvs_print_rounds_note(t, "  ", to);
+        nvs_print_cudnn_notes(t, "  ", to);
+    }
+}
+
+void nvs_print_rounds_note(const json_t *t, const char *prefix, FILE *to)
+{
+    const json_t *res = json_object_get(t, "results"), *r;
+    size_t j, shown = 0;
+    json_array_foreach(res, j, r)
+    {
+        int rounds = (int)json_integer_value(json_object_get(r, "rounds_measured"));
+        if (rounds < 2 || j == 0) continue; /* the first N is the reference: 100 % in every round */
+        if (!shown++)
+            fprintf(to, "%s%s over %d rounds, every N timed in turn (step: the median round's); efficiency, the median "
+                        "of the rounds' own (range):\n%s ",
+                    prefix, json_string_value(json_object_get(t, "model")) ?: "?", rounds, prefix);
+        fprintf(to, "%s N=%lld %.1f %% (%.1f-%.1f)", shown > 1 ? "," : "", (long long)json_integer_value(json_object_get(r, "n")),
+                100.0 * jnum(r, "efficiency"), 100.0 * jnum(r, "efficiency_min"), 100.0 * jnum(r, "efficiency_max"));
+    }
+    if (shown) fputc('\n', to);
 }
 
 void nvs_print_cudnn_notes(const json_t *t, const char *prefix, FILE *to)

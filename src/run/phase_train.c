@@ -11,6 +11,7 @@
 #include "core/metrics.h"
 #include "run/phases.h"
 #include "run/run.h"
+#include "train/rounds.h"
 #include "train/split.h"
 #include "train/train.h"
 #include "train/conv_cudnn.h"
@@ -89,21 +90,6 @@ static double predicted_comm(const nvs_ctx *run, const nvs_train_plan *pl, int n
     return total;
 }
 
-struct train_point {
-    int n;
-    double step_us, compute_us, comm_us, no_gemm_us; /* no_gemm_us: first N only, else < 0 */
-    /* first N only, else < 0: the compute-only step without the framework's host work, the hardware's own; the
-     * GEMMs' share of it is ideal_compute_us - no_gemm_us (the step without GEMMs, also without it) */
-    double ideal_compute_us;
-    double span_diff_us; /* the slowest rank's compute span, full step minus compute-only step: the reducer's work
-                          * in the backward pass plus the slowdown of the compute beside the all-reduces */
-    int slowest_rank;
-    /* the host's CPU speed before the full steps (step.c's probe, work units per us): the lowest rank's 10th
-     * percentile and the highest rank's 90th; 0 when the framework has no host work */
-    double host_rate_lo, host_rate_hi;
-    double issue_us, compute_issue_us; /* host time to issue the slowest rank's full step, and the longest of the
-                                        * ranks' compute-only steps (step.c) */
-};
 
 /* charged[0..4]: what the framework added in one full step (step.c): its operations, reducer buckets, reducer
  * hooks (parameter tensors), the bytes of its layout copies, and the operations of its buffer broadcast (among
@@ -163,9 +149,26 @@ static json_t *bn_json(const nvs_train_exec *x)
     return o;
 }
 
+/* --rounds: the efficiency's range over the rounds, and each round's own step, compute-only step, all-reduces
+ * and efficiency (raw[round * npoints + i]), in the order measured */
+static void rounds_json(json_t *r, const nvs_train_point *raw, int npoints, int i, const nvs_train_point *t)
+{
+    json_object_set_new(r, "rounds_measured", json_integer(t->rounds));
+    json_object_set_new(r, "efficiency_min", json_real(t->eff_lo));
+    json_object_set_new(r, "efficiency_max", json_real(t->eff_hi));
+    json_t *a = json_array();
+    for (int k = 0; a && k < t->rounds; k++) {
+        const nvs_train_point *p = &raw[k * npoints + i];
+        json_array_append_new(a, json_pack("{s:f, s:f, s:f, s:f}", "step_us", p->step_us, "compute_us",
+                                           p->compute_us, "comm_us", p->comm_us, "efficiency",
+                                           nvs_scaling_efficiency(raw[k * npoints].step_us, p->step_us)));
+    }
+    if (a) json_object_set_new(r, "rounds", a);
+}
+
 static json_t *train_json(const nvs_ctx *run, const char *model, const nvs_profile *p, const nvs_train_plan *pl,
                           const nvs_train_exec *x, double free_min, double work_rate, const double charged[5],
-                          const struct train_point *pts, int npts)
+                          const nvs_train_point *pts, int npts, const nvs_train_point *raw, int npoints)
 {
     const nvs_config *cfg = run->cfg;
     json_t *o = json_pack("{s:s, s:s, s:s, s:f, s:f, s:i, s:s, s:s, s:I, s:I, s:f, s:f}", "model", p->name, "source",
@@ -224,9 +227,10 @@ static json_t *train_json(const nvs_ctx *run, const char *model, const nvs_profi
         }
     json_t *res = json_array();
     for (int i = 0; i < npts; i++) {
-        const struct train_point *t = &pts[i];
-        /* weak scaling: per-GPU batch fixed; relative to the smallest N measured (1 unless --gpus says else) */
-        double eff = nvs_scaling_efficiency(step1, t->step_us);
+        const nvs_train_point *t = &pts[i];
+        /* weak scaling: per-GPU batch fixed; relative to the smallest N measured (1 unless --gpus says else); over
+         * --rounds, the median of the rounds' own ratios (train/rounds.h), which is step1 / step with one round */
+        double eff = t->rounds > 1 ? t->eff : nvs_scaling_efficiency(step1, t->step_us);
         /* step(N) = compute(N) (no reducer, no all-reduce: DDP's no_sync) + reducer + interference + exposed
          * communication + waiting for a slower rank (train/split.h). compute(N) - compute(ref) is what sharing
          * the machine with N-1 other ranks cost the compute (host and GPU). */
@@ -263,6 +267,7 @@ static json_t *train_json(const nvs_ctx *run, const char *model, const nvs_profi
             json_object_set_new(r, "gemm_us", json_real(fmax(0.0, gemm)));
             json_object_set_new(r, "gemm_tflops", json_real(gemm > 0 ? pl->step_flops / (gemm * 1e-6) / 1e12 : 0.0));
         }
+        if (cfg->rounds > 1) rounds_json(r, raw, npoints, i, t);
         double pred = predicted_comm(run, pl, t->n);
         json_object_set_new(r, "predicted_comm_us", pred >= 0 ? json_real(pred) : json_null());
         json_array_append_new(res, r);
@@ -343,6 +348,109 @@ static nvs_result_t conv_agree(nvs_rt *rt, nvs_train_exec *x)
     return NVS_OK;
 }
 
+/* One N of one round: the members time the full step, the compute-only step and the all-reduces alone (and,
+ * at the first N of the first round, the hardware's own step and the step without GEMMs), then every rank
+ * gathers them into *out: the slowest rank's step and split, the longest of each variant, the widest host rates.
+ * Each round opens the N's communicator anew, as the first did. */
+static nvs_result_t measure_point(nvs_ctx *run, const char *name, nvs_train_exec *x, int i, int rd, int warmup,
+                                  double charged[5], nvs_train_point *out)
+{
+    const nvs_config *cfg = run->cfg;
+    nvs_rt *rt = run->rt;
+    const nvs_scale_point *pt = &run->points[i];
+    nvs_comm *c = NULL;
+    memset(out, 0, sizeof *out);
+    int member = member_of(pt, rt->rank);
+    nvs_result_t res = run->backend.ops->comm_split(&run->backend, member, &c);
+    if (res != NVS_OK) return res;
+    /* per rank: full step, its compute span, compute-only step, its span, comm alone, step without GEMMs,
+     * host speed, issue times, compute-only step without the framework's host work */
+    enum {
+        M_STEP, M_SPAN, M_COMP, M_COMP_SPAN, M_COMM, M_NOGEMM, M_RATE_LO, M_RATE_HI, M_ISSUE, M_COMP_ISSUE,
+        M_IDEAL_COMP, M_COUNT
+    };
+    double mine[M_COUNT] = {-1, -1, -1, -1, -1, -1, 0, 0, 0, 0, -1};
+    if (member) {
+        nvs_step_medians full = {0}, comp = {0}, comm = {0}, nogemm = {-1, -1}, ideal = {-1, -1};
+        x->comm = c;
+        x->nranks = pt->n;
+        res = nvs_train_time_steps(x, NVS_STEP_FULL, warmup, cfg->steps, pt->n, &full);
+        if (res == NVS_OK && rd == 0) {
+            charged[0] = x->host_ops;
+            charged[1] = x->host_buckets;
+            charged[2] = x->host_tensors;
+            charged[3] = x->layout_bytes;
+            charged[4] = x->host_buffer_ops;
+        }
+        /* the other variants follow a warm machine: two untimed steps are enough (fewer if asked) */
+        int w2 = cfg->warmup_steps < 2 ? cfg->warmup_steps : 2;
+        if (res == NVS_OK) res = nvs_train_time_steps(x, NVS_STEP_COMPUTE, w2, cfg->steps, pt->n, &comp);
+        if (res == NVS_OK) res = nvs_train_time_steps(x, NVS_STEP_COMM, w2, cfg->steps, pt->n, &comm);
+        if (res == NVS_OK && i == 0 && rd == 0) {
+            /* the GPU's split (GEMMs and the rest), from the hardware's own step: without the framework's
+             * host work in either variant (a work rate of 0 turns it off, step.c) */
+            double keep = x->work_per_us;
+            x->work_per_us = 0;
+            if (keep <= 0) ideal = comp;
+            else res = nvs_train_time_steps(x, NVS_STEP_COMPUTE, w2, cfg->steps, pt->n, &ideal);
+            if (res == NVS_OK) res = nvs_train_time_steps(x, NVS_STEP_NO_GEMM, w2, cfg->steps, pt->n, &nogemm);
+            x->work_per_us = keep;
+        }
+        x->comm = NULL;
+        mine[M_STEP] = full.step_us;
+        mine[M_SPAN] = full.span_us;
+        mine[M_COMP] = comp.step_us;
+        mine[M_COMP_SPAN] = comp.span_us;
+        mine[M_COMM] = comm.step_us;
+        mine[M_NOGEMM] = nogemm.step_us;
+        mine[M_RATE_LO] = full.host_rate_p10;
+        mine[M_RATE_HI] = full.host_rate_p90;
+        mine[M_ISSUE] = full.issue_us;
+        mine[M_COMP_ISSUE] = comp.issue_us;
+        mine[M_IDEAL_COMP] = ideal.step_us;
+    }
+    run->backend.ops->comm_free(&run->backend, c);
+    if (res != NVS_OK) return res;
+    nvs_progress_done();
+    double *all = malloc((size_t)rt->size * M_COUNT * sizeof *all);
+    if (!all) return NVS_ERR_NOMEM;
+    /* a rank outside this N arrives here at once and waits while the members time every variant's steps
+     * (each wait of which they bound by --timeout themselves): its own bound is that long */
+    double keep_timeout = rt->timeout_s;
+    if (!member) rt->timeout_s = keep_timeout * (4.0 * (cfg->warmup_steps + cfg->steps) + 1.0);
+    res = nvs_allgather(rt, mine, all, sizeof mine, "gathering step times");
+    rt->timeout_s = keep_timeout;
+    if (res == NVS_OK) {
+        out->n = pt->n;
+        out->slowest_rank = -1;
+        out->no_gemm_us = -1;
+        out->ideal_compute_us = -1;
+        for (int r = 0; r < rt->size; r++) {
+            const double *a = &all[M_COUNT * r];
+            if (a[M_STEP] < 0) continue;
+            if (a[M_STEP] > out->step_us) {
+                out->step_us = a[M_STEP];
+                out->slowest_rank = r;
+                /* the slowest rank's own split: its compute stretched by the all-reduces beside it */
+                out->span_diff_us = a[M_SPAN] - a[M_COMP_SPAN];
+                out->issue_us = a[M_ISSUE];
+            }
+            out->compute_us = fmax(out->compute_us, a[M_COMP]);
+            out->compute_issue_us = fmax(out->compute_issue_us, a[M_COMP_ISSUE]);
+            out->comm_us = fmax(out->comm_us, a[M_COMM]);
+            out->no_gemm_us = fmax(out->no_gemm_us, a[M_NOGEMM]);
+            out->ideal_compute_us = fmax(out->ideal_compute_us, a[M_IDEAL_COMP]);
+            if (a[M_RATE_LO] > 0 && (out->host_rate_lo <= 0 || a[M_RATE_LO] < out->host_rate_lo))
+                out->host_rate_lo = a[M_RATE_LO];
+            out->host_rate_hi = fmax(out->host_rate_hi, a[M_RATE_HI]);
+        }
+        nvs_info("train %s N=%d: step %.2f ms, compute %.2f ms, comm %.2f ms", name, pt->n,
+                 out->step_us / 1e3, out->compute_us / 1e3, out->comm_us / 1e3);
+    }
+    free(all);
+    return res;
+}
+
 static nvs_result_t train_one(nvs_ctx *run, const char *model)
 {
     const nvs_config *cfg = run->cfg;
@@ -350,7 +458,7 @@ static nvs_result_t train_one(nvs_ctx *run, const char *model)
     nvs_profile prof = {0};
     nvs_train_plan plan = {0};
     nvs_train_exec x = {0};
-    struct train_point *pts = NULL;
+    nvs_train_point *pts = NULL, *raw = NULL;
     int have_exec = 0;
     int slot = -1; /* rank 0: this workload's index in run->trains once its first point is measured */
     double free_min = 0;
@@ -369,122 +477,43 @@ static nvs_result_t train_one(nvs_ctx *run, const char *model)
         NVS_CHECK_GOTO(nvs_barrier(rt, "calibrating the host work"), res, out);
     }
 
-    pts = calloc((size_t)run->npoints, sizeof *pts);
-    if (!pts) {
+    /* --rounds: every N in turn, round after round; raw[round * npoints + i], merged per N (train/rounds.h) */
+    const int rounds = cfg->rounds > 1 ? cfg->rounds : 1, np = run->npoints;
+    pts = calloc((size_t)np, sizeof *pts);
+    raw = calloc((size_t)np * (size_t)rounds, sizeof *raw);
+    if (!pts || !raw) {
         res = NVS_ERR_NOMEM;
         goto out;
     }
-    for (int i = 0; i < run->npoints; i++) {
-        const nvs_scale_point *pt = &run->points[i];
-        nvs_comm *c = NULL;
-        int member = member_of(pt, rt->rank);
-        NVS_CHECK_GOTO(run->backend.ops->comm_split(&run->backend, member, &c), res, out);
-        /* per rank: full step, its compute span, compute-only step, its span, comm alone, step without GEMMs,
-         * host speed, issue times, compute-only step without the framework's host work */
-        enum {
-            M_STEP, M_SPAN, M_COMP, M_COMP_SPAN, M_COMM, M_NOGEMM, M_RATE_LO, M_RATE_HI, M_ISSUE, M_COMP_ISSUE,
-            M_IDEAL_COMP, M_COUNT
-        };
-        double mine[M_COUNT] = {-1, -1, -1, -1, -1, -1, 0, 0, 0, 0, -1};
-        if (member) {
-            nvs_step_medians full = {0}, comp = {0}, comm = {0}, nogemm = {-1, -1}, ideal = {-1, -1};
-            x.comm = c;
-            x.nranks = pt->n;
-            res = nvs_train_time_steps(&x, NVS_STEP_FULL, cfg->warmup_steps, cfg->steps, pt->n, &full);
-            if (res == NVS_OK) {
-                charged[0] = x.host_ops;
-                charged[1] = x.host_buckets;
-                charged[2] = x.host_tensors;
-                charged[3] = x.layout_bytes;
-                charged[4] = x.host_buffer_ops;
-            }
-            /* the other variants follow a warm machine: two untimed steps are enough (fewer if asked) */
-            int w2 = cfg->warmup_steps < 2 ? cfg->warmup_steps : 2;
-            if (res == NVS_OK) res = nvs_train_time_steps(&x, NVS_STEP_COMPUTE, w2, cfg->steps, pt->n, &comp);
-            if (res == NVS_OK) res = nvs_train_time_steps(&x, NVS_STEP_COMM, w2, cfg->steps, pt->n, &comm);
-            if (res == NVS_OK && i == 0) {
-                /* the GPU's split (GEMMs and the rest), from the hardware's own step: without the framework's
-                 * host work in either variant (a work rate of 0 turns it off, step.c) */
-                double keep = x.work_per_us;
-                x.work_per_us = 0;
-                if (keep <= 0) ideal = comp;
-                else res = nvs_train_time_steps(&x, NVS_STEP_COMPUTE, w2, cfg->steps, pt->n, &ideal);
-                if (res == NVS_OK) res = nvs_train_time_steps(&x, NVS_STEP_NO_GEMM, w2, cfg->steps, pt->n, &nogemm);
-                x.work_per_us = keep;
-            }
-            x.comm = NULL;
-            mine[M_STEP] = full.step_us;
-            mine[M_SPAN] = full.span_us;
-            mine[M_COMP] = comp.step_us;
-            mine[M_COMP_SPAN] = comp.span_us;
-            mine[M_COMM] = comm.step_us;
-            mine[M_NOGEMM] = nogemm.step_us;
-            mine[M_RATE_LO] = full.host_rate_p10;
-            mine[M_RATE_HI] = full.host_rate_p90;
-            mine[M_ISSUE] = full.issue_us;
-            mine[M_COMP_ISSUE] = comp.issue_us;
-            mine[M_IDEAL_COMP] = ideal.step_us;
-        }
-        run->backend.ops->comm_free(&run->backend, c);
-        if (res != NVS_OK) goto out;
-        nvs_progress_done();
-        double *all = malloc((size_t)rt->size * M_COUNT * sizeof *all);
-        if (!all) {
-            res = NVS_ERR_NOMEM;
-            goto out;
-        }
-        /* a rank outside this N arrives here at once and waits while the members time every variant's steps
-         * (each wait of which they bound by --timeout themselves): its own bound is that long */
-        double keep_timeout = rt->timeout_s;
-        if (!member) rt->timeout_s = keep_timeout * (4.0 * (cfg->warmup_steps + cfg->steps) + 1.0);
-        res = nvs_allgather(rt, mine, all, sizeof mine, "gathering step times");
-        rt->timeout_s = keep_timeout;
-        if (res == NVS_OK) {
-            pts[i].n = pt->n;
-            pts[i].slowest_rank = -1;
-            pts[i].no_gemm_us = -1;
-            pts[i].ideal_compute_us = -1;
-            for (int r = 0; r < rt->size; r++) {
-                const double *a = &all[M_COUNT * r];
-                if (a[M_STEP] < 0) continue;
-                if (a[M_STEP] > pts[i].step_us) {
-                    pts[i].step_us = a[M_STEP];
-                    pts[i].slowest_rank = r;
-                    /* the slowest rank's own split: its compute stretched by the all-reduces beside it */
-                    pts[i].span_diff_us = a[M_SPAN] - a[M_COMP_SPAN];
-                    pts[i].issue_us = a[M_ISSUE];
-                }
-                pts[i].compute_us = fmax(pts[i].compute_us, a[M_COMP]);
-                pts[i].compute_issue_us = fmax(pts[i].compute_issue_us, a[M_COMP_ISSUE]);
-                pts[i].comm_us = fmax(pts[i].comm_us, a[M_COMM]);
-                pts[i].no_gemm_us = fmax(pts[i].no_gemm_us, a[M_NOGEMM]);
-                pts[i].ideal_compute_us = fmax(pts[i].ideal_compute_us, a[M_IDEAL_COMP]);
-                if (a[M_RATE_LO] > 0 && (pts[i].host_rate_lo <= 0 || a[M_RATE_LO] < pts[i].host_rate_lo))
-                    pts[i].host_rate_lo = a[M_RATE_LO];
-                pts[i].host_rate_hi = fmax(pts[i].host_rate_hi, a[M_RATE_HI]);
-            }
-            nvs_info("train %s N=%d: step %.2f ms, compute %.2f ms, comm %.2f ms", prof.name, pt->n,
-                     pts[i].step_us / 1e3, pts[i].compute_us / 1e3, pts[i].comm_us / 1e3);
-        }
-        free(all);
-        if (res != NVS_OK) goto out;
-        /* the points measured so far are this workload's section now (replaced as points come), and checkpointed:
-         * an interruption or a failure at the next N keeps them */
-        if (rt->rank == 0) {
-            json_t *t = train_json(run, model, &prof, &plan, &x, free_min, x.work_per_us, charged, pts, i + 1);
-            int bad = !t || (slot < 0 ? json_array_append_new(run->trains, t) : json_array_set_new(run->trains, (size_t)slot, t));
-            if (bad) {
-                res = NVS_ERR_NOMEM;
-                goto out;
-            }
-            if (slot < 0) slot = (int)json_array_size(run->trains) - 1;
-            res = nvs_run_checkpoint(run, 1);
+    for (int rd = 0; rd < rounds; rd++)
+        for (int i = 0; i < np; i++) {
+            /* later rounds follow a warm machine: two untimed steps per variant, as the other variants have */
+            int warmup = rd == 0 ? cfg->warmup_steps : cfg->warmup_steps < 2 ? cfg->warmup_steps : 2;
+            if (rounds > 1 && i == 0) nvs_info("train %s: round %d of %d", prof.name, rd + 1, rounds);
+            res = measure_point(run, prof.name, &x, i, rd, warmup, charged, &raw[rd * np + i]);
             if (res != NVS_OK) goto out;
+            /* the points measured so far are this workload's section now (replaced as points come), and
+             * checkpointed: an interruption or a failure at the next N or round keeps them */
+            int have = rd > 0 ? np : i + 1;
+            for (int k = 0; k < have; k++) nvs_train_rounds_merge(raw, np, k, k <= i ? rd + 1 : rd, &pts[k]);
+            if (rt->rank == 0) {
+                json_t *t = train_json(run, model, &prof, &plan, &x, free_min, x.work_per_us, charged, pts, have,
+                                       raw, np);
+                int bad = !t || (slot < 0 ? json_array_append_new(run->trains, t)
+                                          : json_array_set_new(run->trains, (size_t)slot, t));
+                if (bad) {
+                    res = NVS_ERR_NOMEM;
+                    goto out;
+                }
+                if (slot < 0) slot = (int)json_array_size(run->trains) - 1;
+                res = nvs_run_checkpoint(run, 1);
+                if (res != NVS_OK) goto out;
+            }
         }
-    }
 out:
     if (have_exec) x.ops->teardown(&x);
     free(pts);
+    free(raw);
     nvs_train_plan_free(&plan);
     nvs_profile_free(&prof);
     return res;

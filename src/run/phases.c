@@ -343,6 +343,7 @@ static void print_train(const json_t *t, FILE *to)
                 step > 0 ? 100.0 * jnum(r, "exposed_comm_us") / step : 0.0, jnum(r, "samples_per_s"),
                 100.0 * jnum(r, "efficiency"));
     }
+    nvs_print_rounds_note(t, "#  ", to);
     nvs_print_cudnn_notes(t, "#  ", to);
 }
 

@@ -82,5 +82,8 @@ void nvs_print_summary(const nvs_ctx *run, const json_t *root, FILE *to);
  * `prefix`; nothing for a
  * workload without such layers (summary.h nvs_summary_cudnn_note). */
 void nvs_print_cudnn_notes(const json_t *train, const char *prefix, FILE *to);
+/* With --rounds: one line, after `prefix`, of each N's efficiency over the paired rounds and its range; nothing
+ * for a workload measured in one round. */
+void nvs_print_rounds_note(const json_t *train, const char *prefix, FILE *to);
 
 #endif

@@ -156,6 +156,19 @@ assert r[1]["eff_pct_nvscale_range"] == "89.8-92.1", r[1]["eff_pct_nvscale_range
 PY
 grep -q "| 3: 42.0-60.0 / 2: 29.0-35.0 | - |" "$d/rep.md" || fail "--repeats Markdown lacks the runs column"
 grep -q "| 3: 52.0-70.0 / 2: 32.3-38.0 | 80.7-85.7 / " "$d/rep.md" || fail "--repeats Markdown lacks the efficiency range"
+# a line of ddp_bench.py --rounds 3: its rounds' medians, not round 1's (42.3 / 52.4); --baseline nodp keeps round 1
+line nvlink lm290m bf16 8 34300 42300 52400 46700 '{"rounds": 3, "round_ddp1_us": [42300, 50000, 44000],
+    "round_world_us": [52400, 51000, 46000], "eff_ddp1_rounds": [0.8073, 0.9804, 0.9565], "eff_ddp1_paired": 0.9565,
+    "step_ddp1_us_paired": 44000, "step_us_paired": 51000}' >"$d/pt-rounds.jsonl"
+expect 0 "2 rows" $FID --pytorch nvlink="$d/pt-rounds.jsonl" --nvscale nvlink="$d/lm-nvlink.json" --out "$d/rounds"
+grep -q "^lm290m,bf16,nvlink,1,44.000,29.000,1.0000," "$d/rounds.csv" &&
+    grep -q "^lm290m,bf16,nvlink,2,51.000,32.300,0.9565," "$d/rounds.csv" || fail "paired rounds: $(cat "$d/rounds.csv")"
+expect 0 "2 rows" $FID --pytorch nvlink="$d/pt-rounds.jsonl" --nvscale nvlink="$d/lm-nvlink.json" --baseline nodp \
+    --out "$d/rounds-nodp"
+grep -q "^lm290m,bf16,nvlink,2,52.400,32.300,0.6546," "$d/rounds-nodp.csv" || fail "nodp baseline with rounds"
+sed 's/"eff_ddp1_paired": 0.9565/"eff_ddp1_paired": "high"/' "$d/pt-rounds.jsonl" >"$d/pt-rounds-bad.jsonl"
+expect 2 "eff_ddp1_paired: expected a positive number" \
+    $FID --pytorch nvlink="$d/pt-rounds-bad.jsonl" --nvscale nvlink="$d/lm-nvlink.json" --out "$TABLE"
 echo '{"tool": "ddp_bench", "model": "lm290m", "step_us": 1}' >"$d/old.jsonl"
 expect 2 "old.jsonl:1: schema null, expected \"ddp_bench/2\"" \
     $FID --pytorch nvlink="$d/old.jsonl" --nvscale nvlink="$d/lm-nvlink.json" --out "$TABLE"

@@ -31,6 +31,11 @@ expect 0 "Training step: resnet50, batch 16 per GPU, fp16" $NVS train --model re
     fail "fp16 step: $(json_get $d/r50fp16/run.json "d['train']['framework']")"
 expect 0 "Training step: tiny-mlp" $NVS train --model tests/fixtures/train/tiny-mlp.prof --precision fp16 --steps 3 \
     --warmup-steps 1 --framework ideal --no-save
+# --rounds on the GPUs: every N measured three times in turn, each N its median round (train/rounds.h)
+expect 0 "over 3 rounds, every N timed in turn|Training step: tiny-mlp" $NVS train \
+    --model tests/fixtures/train/tiny-mlp.prof --precision bf16 --steps 3 --warmup-steps 1 --rounds 3 --out "$d/rounds"
+[ "$(json_get $d/rounds/run.json "all(r['rounds_measured'] == 3 and len(r['rounds']) == 3 and r['efficiency_min'] <= r['efficiency'] <= r['efficiency_max'] and r['step_us'] == sorted(x['step_us'] for x in r['rounds'])[1] for r in d['train']['results'])")" = "True" ] ||
+    fail "--rounds 3: $(json_get $d/rounds/run.json "d['train']['results']")"
 expect 2 "needs .* GiB per GPU .* free: lower --batch" $NVS train --model gpt2-xl --batch 4096 --no-save
 
 # cuDNN runs the convolutions (src/train/conv.h) where it loads: at each precision, all 53 of ResNet-50's, their

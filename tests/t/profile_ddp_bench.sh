@@ -16,6 +16,7 @@ python3 -c "import py_compile, sys; py_compile.compile(sys.argv[1], cfile=sys.ar
 python3 "$B" --help >"$tmp/help" 2>&1 || stop "--help failed"
 grep -q -- "--bucket-cap-mb" "$tmp/help" || stop "--help lacks --bucket-cap-mb"
 grep -q -- "--no-broadcast-buffers" "$tmp/help" || stop "--help lacks --no-broadcast-buffers"
+grep -q -- "--rounds" "$tmp/help" || stop "--help lacks --rounds"
 
 bad() { # expected message, then arguments: must exit 2 and print the message
     want=$1; shift
@@ -42,6 +43,8 @@ bad "expected MODEL:PRECISION" --configs lm290m
 bad "invalid choice: 'ib'" --model lm290m --transport ib
 bad "--trace-dir needs --profile" --model lm290m --trace-dir "$tmp"
 bad "must be >= 0" --model lm290m --max-seconds -5
+bad "0: must be 1..1000000" --model lm290m --rounds 0
+bad "'2x' is not a whole number" --model lm290m --rounds 2x
 bad "invalid choice: 'xformers'" --model lm290m --sdpa xformers
 for m in ddp_minimal fidelity vs_ddp; do
     python3 -c "import py_compile, sys; py_compile.compile(sys.argv[1], cfile=sys.argv[2], doraise=True)" \

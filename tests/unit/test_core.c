@@ -199,6 +199,21 @@ static void t_efficiency(void)
     T_NEAR(nvs_scaling_efficiency(100, 100), 1.0, 0);
     T_NEAR(nvs_scaling_efficiency(100, 125), 0.8, 1e-12);
     T_NEAR(nvs_scaling_efficiency(0, 125), 0.0, 0);
+    /* paired rounds: the median of the rounds' own ratios, not the ratio of the medians (here 100/125 = 0.8):
+     * the host was slow in round 2 for both N */
+    const double ref[3] = {100, 140, 100}, st[3] = {125, 140, 110};
+    double lo = -1, hi = -1;
+    T_NEAR(nvs_paired_efficiency(ref, st, 3, &lo, &hi), 100.0 / 110, 1e-12);
+    T_NEAR(lo, 0.8, 1e-12);
+    T_NEAR(hi, 1.0, 1e-12);
+    /* a round missing either side is skipped; none usable gives 0 */
+    const double ref2[3] = {100, 0, 90}, st2[3] = {125, 140, -1};
+    T_NEAR(nvs_paired_efficiency(ref2, st2, 3, &lo, &hi), 0.8, 1e-12);
+    T_NEAR(lo, 0.8, 1e-12);
+    T_NEAR(nvs_paired_efficiency(ref2 + 1, st2 + 1, 2, &lo, &hi), 0.0, 0);
+    T_NEAR(lo, 0.0, 0);
+    T_NEAR(hi, 0.0, 0);
+    T_NEAR(nvs_paired_efficiency(ref, st, 2, NULL, NULL), (0.8 + 1.0) / 2, 1e-12);
     T_EQ_I(nvs_auto_iters(10, 20000, 20, 1000), 1000);
     T_EQ_I(nvs_auto_iters(100, 20000, 20, 1000), 200);
     T_EQ_I(nvs_auto_iters(5000, 20000, 20, 1000), 20);

@@ -2,10 +2,12 @@
  * all-reduce time prediction from a measured curve. */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/log.h"
 #include "collectives/kernels.h"
 #include "train/conv.h"
+#include "train/rounds.h"
 #include "train/split.h"
 #include "train/train_exec.h"
 #include "train/train.h"
@@ -457,8 +459,70 @@ static void t_native_norm(void)
     nvs_profile_free(&p);
 }
 
+/* --rounds: a point is its median round (step, compute, all-reduces and split from one stretch of the host), its
+ * efficiency the median of the rounds' own ratios against the same round's first point, the host's rates the
+ * widest, the hardware-only and GEMM-less steps round 0's. */
+static void t_rounds_merge(void)
+{
+    nvs_train_point raw[6];
+    memset(raw, 0, sizeof raw);
+    /* round r, point i at raw[r * 2 + i]: N=1 steps 100, 140, 100; N=2 steps 125, 140, 110 */
+    const double s1[3] = {100, 140, 100}, s2[3] = {125, 140, 110};
+    for (int r = 0; r < 3; r++) {
+        raw[r * 2] = (nvs_train_point){.n = 1, .step_us = s1[r], .compute_us = 90 + r, .comm_us = 1, .slowest_rank = 0,
+                                       .host_rate_lo = 10 + r, .host_rate_hi = 20 + r, .no_gemm_us = -1,
+                                       .ideal_compute_us = -1};
+        raw[r * 2 + 1] = (nvs_train_point){.n = 2, .step_us = s2[r], .compute_us = 95 + r, .comm_us = 30 + r,
+                                           .span_diff_us = r, .slowest_rank = r % 2, .host_rate_lo = 12 - r,
+                                           .host_rate_hi = 18, .no_gemm_us = -1, .ideal_compute_us = -1};
+    }
+    raw[0].no_gemm_us = 40;
+    raw[0].ideal_compute_us = 80;
+    nvs_train_point m;
+    nvs_train_rounds_merge(raw, 2, 1, 3, &m);
+    T_EQ_I(m.n, 2);
+    T_EQ_I(m.rounds, 3);
+    /* median step 125 is round 0's: its compute, all-reduces, split and slowest rank */
+    T_NEAR(m.step_us, 125, 0);
+    T_NEAR(m.compute_us, 95, 0);
+    T_NEAR(m.comm_us, 30, 0);
+    T_NEAR(m.span_diff_us, 0, 0);
+    T_EQ_I(m.slowest_rank, 0);
+    /* ratios 0.8, 1.0, 0.909: median 100/110, not 100/125 (the ratio of the medians) */
+    T_NEAR(m.eff, 100.0 / 110, 1e-12);
+    T_NEAR(m.eff_lo, 0.8, 1e-12);
+    T_NEAR(m.eff_hi, 1.0, 1e-12);
+    T_NEAR(m.host_rate_lo, 10, 0);
+    T_NEAR(m.host_rate_hi, 18, 0);
+    T_NEAR(m.no_gemm_us, -1, 0); /* round 0 of this point measured none */
+    /* the reference point: 100 % in every round; its hardware-only step from round 0 */
+    nvs_train_rounds_merge(raw, 2, 0, 3, &m);
+    T_NEAR(m.step_us, 100, 0);
+    T_NEAR(m.eff, 1, 0);
+    T_NEAR(m.eff_lo, 1, 0);
+    T_NEAR(m.ideal_compute_us, 80, 0);
+    T_NEAR(m.no_gemm_us, 40, 0);
+    T_NEAR(m.host_rate_lo, 10, 0);
+    T_NEAR(m.host_rate_hi, 22, 0);
+    /* two rounds: the lower of the two middle steps stands for the point (round 0, 125 < 140) */
+    nvs_train_rounds_merge(raw, 2, 1, 2, &m);
+    T_NEAR(m.step_us, 125, 0);
+    T_NEAR(m.compute_us, 95, 0);
+    T_NEAR(m.eff, (0.8 + 1.0) / 2, 1e-12);
+    /* one round is the round itself */
+    nvs_train_rounds_merge(raw, 2, 1, 1, &m);
+    T_NEAR(m.step_us, 125, 0);
+    T_NEAR(m.eff, 0.8, 1e-12);
+    T_EQ_I(m.rounds, 1);
+    /* nothing to merge */
+    nvs_train_rounds_merge(raw, 2, 1, 0, &m);
+    T_EQ_I(m.n, 0);
+    nvs_train_rounds_merge(raw, 2, 2, 3, &m);
+    T_EQ_I(m.n, 0);
+}
+
 T_LIST = {T_CASE(t_ddp_buckets), T_CASE(t_plan_uses_shared_buckets), T_CASE(t_builtin_resnet50_buckets),
           T_CASE(t_predict), T_CASE(t_split), T_CASE(t_host_work_counts),
           T_CASE(t_host_work_defaults), T_CASE(t_copy_pieces), T_CASE(t_conv_plan),
-          T_CASE(t_native_norm)};
+          T_CASE(t_native_norm), T_CASE(t_rounds_merge)};
 T_MAIN

@@ -7,11 +7,14 @@
 # with the VM's vCPU speed from second to second (docs/fidelity.md, "Noise"), and one run of each side is a
 # coin toss there. REPEAT=bf16 makes rounds 2..K measure the bf16 configurations only (the fp32 steps are bound by
 # the GPU and steady to a few tenths of a millisecond; the device time goes where the noise is).
+# PAIRED=R (default 1) passes --rounds R to both sides: inside each run, N=1 and N=2 are timed R times in turn,
+# and each run's efficiency is the median of its rounds' own (src/train/rounds.h; ddp_bench.py's eff_ddp1_paired).
 . "$(dirname "$0")/lib.sh"
 R=$1
 shift
 case ${REPEAT:-all} in all | bf16) ;; *) echo "REPEAT=$REPEAT: expected all or bf16" >&2; exit 2 ;; esac
 case ${ROUNDS:-1} in '' | *[!0-9]* | 0) echo "ROUNDS=$ROUNDS: expected a whole number >= 1" >&2; exit 2 ;; esac
+case ${PAIRED:-1} in '' | *[!0-9]* | 0) echo "PAIRED=$PAIRED: expected a whole number >= 1" >&2; exit 2 ;; esac
 O=${OUT:-/tmp}
 mkdir -p "$R/raw"
 trap 'tar czf "$O/fidelity-$(basename "$R").tar.gz" "$R"' EXIT
@@ -39,10 +42,10 @@ for T in "$@"; do
         fi
         step "$T$S: PyTorch"
         rec "ddp-$T$S" timeout 280 torchrun --standalone --nproc_per_node 2 tools/ddp_bench.py --configs "$CI" \
-            --transport "$T" --steps 12 --warmup 3 --json "$R/raw/ddp-$T$S.jsonl" --max-seconds 250
+            --transport "$T" --steps 12 --warmup 3 --rounds "${PAIRED:-1}" --json "$R/raw/ddp-$T$S.jsonl" --max-seconds 250
         for P in $PS; do
             step "$T$S: nvscale $P"
-            A="train --model $MODELS --precision $P --steps 12 --warmup-steps 3 --out $R/raw/nvs-$T-$P$S"
+            A="train --model $MODELS --precision $P --steps 12 --warmup-steps 3 --rounds ${PAIRED:-1} --out $R/raw/nvs-$T-$P$S"
             if [ -n "$NV" ]; then rec "nvs-$T-$P$S" $MR ./nvscale $A $NV ./nvscale $A
             else rec "nvs-$T-$P$S" $MR ./nvscale $A; fi
         done
