@@ -3,7 +3,8 @@
 # world size 1 with --rounds ROUNDS, where DDP at "world 1" and 1-rank DDP are the same program, so every
 # deviation of their ratio from 1 is noise; then `nvscale train --rounds` at bf16 on the GPU (the path that
 # pairs N=1 and N=2 on a machine with two). With HEAD=1, first: tools/device/head.sh's GPU suite and user runs.
-# Usage: [HEAD=1] tools/device/paired.sh DIR [LAUNCHES (default 3)] [ROUNDS (default 5)]
+# CONFIGS=LIST: ddp_bench configurations instead of the bf16 three.
+# Usage: [HEAD=1] [CONFIGS=LIST] tools/device/paired.sh DIR [LAUNCHES (default 3)] [ROUNDS (default 5)]
 . "$(dirname "$0")/lib.sh"
 R=$1
 LAUNCHES=${2:-3}
@@ -21,7 +22,7 @@ if [ "${HEAD:-0}" = 1 ]; then
     rec nvscale-default timeout 150 ./nvscale --out "$R/raw/default"
     rec accept timeout 150 ./nvscale accept --out "$R/raw/accept"
 fi
-C=lm290m:bf16:8,bert-large:bf16:32,resnet50:bf16:128
+C=${CONFIGS:-lm290m:bf16:8,bert-large:bf16:32,resnet50:bf16:128}
 for i in $(seq 1 "$LAUNCHES"); do
     step "launch $i: PyTorch, $ROUNDS paired rounds"
     rec "pt-null-$i" timeout 150 python3 tools/ddp_bench.py --configs "$C" --steps 8 --warmup 3 --rounds "$ROUNDS" \
