@@ -486,16 +486,18 @@ static nvs_result_t train_one(nvs_ctx *run, const char *model)
         goto out;
     }
     for (int rd = 0; rd < rounds; rd++)
-        for (int i = 0; i < np; i++) {
+        for (int j = 0; j < np; j++) {
+            const int i = nvs_train_rounds_point(np, rd, j);
             /* later rounds follow a warm machine: two untimed steps per variant, as the other variants have */
             int warmup = rd == 0 ? cfg->warmup_steps : cfg->warmup_steps < 2 ? cfg->warmup_steps : 2;
-            if (rounds > 1 && i == 0) nvs_info("train %s: round %d of %d", prof.name, rd + 1, rounds);
+            if (rounds > 1 && j == 0) nvs_info("train %s: round %d of %d", prof.name, rd + 1, rounds);
             res = measure_point(run, prof.name, &x, i, rd, warmup, charged, &raw[rd * np + i]);
             if (res != NVS_OK) goto out;
             /* the points measured so far are this workload's section now (replaced as points come), and
              * checkpointed: an interruption or a failure at the next N or round keeps them */
-            int have = rd > 0 ? np : i + 1;
-            for (int k = 0; k < have; k++) nvs_train_rounds_merge(raw, np, k, k <= i ? rd + 1 : rd, &pts[k]);
+            int have = rd > 0 ? np : j + 1;
+            for (int k = 0; k < have; k++)
+                nvs_train_rounds_merge(raw, np, k, nvs_train_rounds_usable(np, rd, j, k), &pts[k]);
             if (rt->rank == 0) {
                 json_t *t = train_json(run, model, &prof, &plan, &x, free_min, x.work_per_us, charged, pts, have,
                                        raw, np);

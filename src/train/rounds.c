@@ -37,3 +37,13 @@ void nvs_train_rounds_merge(const nvs_train_point *raw, int npoints, int i, int 
     out->rounds = nrounds;
     out->eff = nvs_paired_efficiency(ref, step, (size_t)nrounds, &out->eff_lo, &out->eff_hi);
 }
+
+int nvs_train_rounds_point(int npoints, int rd, int j) { return rd % 2 ? npoints - 1 - j : j; }
+
+int nvs_train_rounds_usable(int npoints, int rd, int j, int k)
+{
+    /* measured in round rd so far: the points at positions 0..j of its order */
+    int pos_k = rd % 2 ? npoints - 1 - k : k, pos_ref = rd % 2 ? npoints - 1 : 0;
+    int done = rd + (pos_k <= j), ref = rd + (pos_ref <= j);
+    return done < ref ? done : ref;
+}

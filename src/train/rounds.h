@@ -37,4 +37,13 @@ typedef struct {
  * the points: *out zeroed (n = 0). */
 void nvs_train_rounds_merge(const nvs_train_point *raw, int npoints, int i, int nrounds, nvs_train_point *out);
 
+/* The order of the rounds: the j-th point measured in round rd (0-based) of npoints. Even rounds go from the first
+ * N up, odd rounds from the last N down, so that no N is always the one timed first in its round: where both
+ * sides of the ratio were one program, a fixed order read 2 points low (results/h200x1-paired9). */
+int nvs_train_rounds_point(int npoints, int rd, int j);
+
+/* How many rounds of point k can be merged once the j-th point of round rd is measured: the rounds in which both
+ * point k and the reference (point 0) have been measured, counting from round 0. */
+int nvs_train_rounds_usable(int npoints, int rd, int j, int k);
+
 #endif

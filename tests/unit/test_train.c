@@ -514,6 +514,21 @@ static void t_rounds_merge(void)
     T_NEAR(m.step_us, 125, 0);
     T_NEAR(m.eff, 0.8, 1e-12);
     T_EQ_I(m.rounds, 1);
+    /* the order: even rounds up, odd rounds down; a point pairs the rounds in which the reference is measured too */
+    T_EQ_I(nvs_train_rounds_point(3, 0, 0), 0);
+    T_EQ_I(nvs_train_rounds_point(3, 1, 0), 2);
+    T_EQ_I(nvs_train_rounds_point(3, 1, 2), 0);
+    T_EQ_I(nvs_train_rounds_point(3, 2, 1), 1);
+    T_EQ_I(nvs_train_rounds_usable(3, 0, 0, 0), 1); /* round 0: the reference first */
+    T_EQ_I(nvs_train_rounds_usable(3, 0, 1, 1), 1);
+    T_EQ_I(nvs_train_rounds_usable(3, 0, 1, 2), 0); /* not measured yet */
+    T_EQ_I(nvs_train_rounds_usable(3, 1, 0, 2), 1); /* round 1 measured N=last first: no reference yet this round */
+    T_EQ_I(nvs_train_rounds_usable(3, 1, 1, 1), 1);
+    T_EQ_I(nvs_train_rounds_usable(3, 1, 2, 2), 2); /* the reference came last: both rounds pair */
+    T_EQ_I(nvs_train_rounds_usable(3, 1, 2, 0), 2);
+    T_EQ_I(nvs_train_rounds_usable(3, 1, 1, 0), 1);
+    T_EQ_I(nvs_train_rounds_usable(3, 2, 0, 1), 2);
+    T_EQ_I(nvs_train_rounds_usable(1, 1, 0, 0), 2); /* one point: it is the reference */
     /* nothing to merge */
     nvs_train_rounds_merge(raw, 2, 1, 0, &m);
     T_EQ_I(m.n, 0);
