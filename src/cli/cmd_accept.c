@@ -336,9 +336,12 @@ int cmd_accept(int argc, char **argv)
         cfg->save = 1;
     } else if (!cfg->out_dir[0])
         nvs_rj_default_dir("accept", cfg->out_dir, sizeof cfg->out_dir);
+    /* --no-save's directory is named too: a run stopped by Ctrl-C or a failure keeps what it measured there (an
+     * MPI job's ranks end inside the run, so that the directory cannot be removed after it) */
     if (lead && !cfg->quiet)
-        fprintf(stderr, "nvscale accept: level %d%s; results in %s\n", o.level, gpu ? "" : " on the host backend (no GPU)",
-                tmp[0] ? "a temporary directory (--no-save)" : cfg->out_dir);
+        fprintf(stderr, "nvscale accept: level %d%s; results in %s%s\n", o.level,
+                gpu ? "" : " on the host backend (no GPU)", cfg->out_dir,
+                tmp[0] ? " (--no-save: removed once judged)" : "");
     nvs_result_t r = nvs_run_measure(cfg);
     if (!lead) rc = nvs_exit_code(r);
     else if (r != NVS_OK && r != NVS_ERR_WRONG)
@@ -347,7 +350,11 @@ int cmd_accept(int argc, char **argv)
         rc = judge(&o, cfg->out_dir, r == NVS_ERR_WRONG, !tmp[0]);
         if (!tmp[0] && !cfg->quiet && !o.json) printf("results: %s/run.json\n", cfg->out_dir);
     }
-    if (lead && tmp[0]) nftw(tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    if (lead && tmp[0] && (r == NVS_OK || r == NVS_ERR_WRONG))
+        nftw(tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    else if (lead && tmp[0]) /* stopped before a verdict: what was measured stays, and where */
+        fprintf(stderr, "nvscale accept: no verdict (%s); what was measured is kept in %s/run.json (--no-save's "
+                        "directory, not removed)\n", nvs_result_text(r), cfg->out_dir);
     free(cfg);
     nvs_ruleset_free(&o.rules);
     return rc;

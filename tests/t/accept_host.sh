@@ -150,4 +150,32 @@ expect 2 "--sustain is for --level 3" "$NVS" accept --sustain 10
 printf 'nvscale-rules 1\nhealth eccs\n' >"$dir/bad.rules"
 expect 2 "bad.rules:2: health: unknown check 'eccs'" "$NVS" accept --rules "$dir/bad.rules"
 expect 2 "unexpected argument 'run.json'" "$NVS" accept run.json
+
+# --no-save measures into a temporary directory that it names: removed once judged; kept, and named again, when
+# the run stops before a verdict (Ctrl-C: what was measured is not lost with the directory)
+"$NVS" accept --level 1 --no-save >"$dir/ns.out" 2>"$dir/ns.err" || fail "accept --no-save: $(tail -3 "$dir/ns.err")"
+tdir=$(sed -n 's|.*results in \(/tmp/nvscale-accept-[^ ]*\)/run (--no-save: removed once judged)$|\1|p' "$dir/ns.err")
+[ -n "$tdir" ] || fail "--no-save does not name its directory: $(head -2 "$dir/ns.err")"
+[ -n "$tdir" ] && [ -e "$tdir" ] && fail "--no-save left $tdir"
+"$NVS" accept --level 2 --no-save >"$dir/nsi.out" 2>"$dir/nsi.err" &
+pid=$!
+i=0
+tdir=""
+while [ $i -lt 300 ] && [ -z "$tdir" ]; do # until the directory's first checkpoint
+    t=$(sed -n 's|.*results in \(/tmp/nvscale-accept-[^ ]*\)/run (--no-save.*|\1|p' "$dir/nsi.err")
+    [ -n "$t" ] && { [ -s "$t/run.partial/run.json" ] || [ -s "$t/run/run.json" ]; } && tdir=$t
+    sleep 0.1
+    i=$((i + 1))
+done
+kill -INT $pid
+wait $pid
+rc=$?
+[ $rc -ne 0 ] || fail "accept interrupted: exit 0"
+if [ -z "$tdir" ]; then
+    fail "accept --no-save: no checkpoint within 30 s: $(tail -3 "$dir/nsi.err")"
+elif [ -s "$tdir/run/run.json" ] || [ -s "$tdir/run.partial/run.json" ]; then
+    rm -rf "$tdir"
+else
+    fail "accept --no-save interrupted: nothing kept in $tdir"
+fi
 finish
