@@ -570,24 +570,42 @@ static void train_section(const nvs_run *r, FILE *f)
     /* runs since the step's split (train/split.h) say what part of the step waited for a slower rank */
     int wait = 0;
     for (size_t i = 0; i < t->nresults; i++) wait |= !isnan(t->results[i].rank_wait_us);
+    int rounds = 0; /* --rounds: the efficiency's range over the rounds */
+    for (size_t i = 0; i < t->nresults; i++)
+        if (t->results[i].rounds > rounds) rounds = t->results[i].rounds;
     fprintf(f, ". Step, compute and comm are medians over the timed steps of the slowest rank; %s; predicted = the "
-               "buckets' all-reduces priced with the measured all_reduce curve.\n\n",
+               "buckets' all-reduces priced with the measured all_reduce curve.",
             wait ? "exposed = the communication the backward pass did not hide (at most comm alone); waited = time at "
                    "the all-reduces waiting for a slower rank"
                  : "exposed = step - compute");
-    fprintf(f, "| N | step (ms) | compute (ms) | comm alone (ms) | exposed comm (ms) | exposed %% of step | %s"
-               "predicted comm (ms) | samples/s | efficiency |\n|---|---|---|---|---|---|---|---|---|%s\n",
-            wait ? "waited (ms) | " : "", wait ? "---|" : "");
+    if (rounds > 1)
+        fprintf(f, " Every N was timed %d times in turn (--rounds): each row is its median round, and its "
+                   "efficiency the median of the rounds' own, with their range.",
+                rounds);
+    fprintf(f, "\n\n| N | step (ms) | compute (ms) | comm alone (ms) | exposed comm (ms) | exposed %% of step | %s"
+               "predicted comm (ms) | samples/s | efficiency |%s\n|---|---|---|---|---|---|---|---|---|%s%s\n",
+            wait ? "waited (ms) | " : "", rounds > 1 ? " over the rounds |" : "", wait ? "---|" : "",
+            rounds > 1 ? "---|" : "");
     for (size_t i = 0; i < t->nresults; i++) {
         const nvs_run_train_result *x = &t->results[i];
         double pct = !isnan(x->exposed_comm_us) && x->step_us > 0 ? 100 * x->exposed_comm_us / x->step_us : NAN;
         char bw[48] = "";
         if (wait) snprintf(bw, sizeof bw, "%s | ", fnum(x->rank_wait_us / 1e3, "%.2f", b1, sizeof b1));
-        fprintf(f, "| %d | %s | %s | %s | %s | %s | %s%s | %s | %s |\n", x->n,
+        char rg[96] = "";
+        if (rounds > 1) {
+            char lo[32], hi[32];
+            if (x->rounds > 1 && !isnan(x->efficiency_min) && !isnan(x->efficiency_max))
+                snprintf(rg, sizeof rg, " %s-%s (%d) |", fnum(100 * x->efficiency_min, "%.1f", lo, sizeof lo),
+                         fnum(100 * x->efficiency_max, "%.1f %%", hi, sizeof hi), x->rounds);
+            else
+                snprintf(rg, sizeof rg, " %s |", DASH);
+        }
+        fprintf(f, "| %d | %s | %s | %s | %s | %s | %s%s | %s | %s |%s\n", x->n,
                 fnum(x->step_us / 1e3, "%.2f", b1, sizeof b1), fnum(x->compute_us / 1e3, "%.2f", b2, sizeof b2),
                 fnum(x->comm_us / 1e3, "%.2f", b3, sizeof b3), fnum(x->exposed_comm_us / 1e3, "%.2f", b4, sizeof b4),
                 fnum(pct, "%.1f %%", b5, sizeof b5), bw, fnum(x->predicted_comm_us / 1e3, "%.2f", b6, sizeof b6),
-                fnum(x->samples_per_s, "%.1f", b7, sizeof b7), fnum(100 * x->efficiency, "%.1f %%", b8, sizeof b8));
+                fnum(x->samples_per_s, "%.1f", b7, sizeof b7), fnum(100 * x->efficiency, "%.1f %%", b8, sizeof b8),
+                rg);
     }
     fprintf(f, "\n");
 }

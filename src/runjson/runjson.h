@@ -100,6 +100,10 @@ typedef struct {
      * percentile); NAN where the framework had no host work, and in runs before it existed */
     double host_rate_p10, host_rate_p90;
     double rank_wait_us; /* waiting at the all-reduces for a slower rank (train/split.h); NAN in older runs */
+    /* --rounds (train/rounds.h): rounds merged (0 without), and the smallest and largest of the rounds' own
+     * efficiencies; NAN without */
+    int rounds;
+    double efficiency_min, efficiency_max;
     double issue_us;     /* the host's time to issue the slowest rank's step (train/step.c); NAN in older runs */
     /* the compute-only step without the framework's host work (the first N only): the GPU's own time; NAN
      * elsewhere and in older runs */

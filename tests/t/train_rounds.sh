@@ -27,6 +27,12 @@ check "(${R}[0]['efficiency'], ${R}[0]['efficiency_min'], ${R}[0]['efficiency_ma
 # the hardware's own step and the step without GEMMs are measured once, in the first round
 check "'ideal_compute_us' in ${R}[0] and 'ideal_compute_us' not in ${R}[1]" "True"
 
+# nvscale report shows the range beside each N's efficiency, and says what the rows are
+expect 0 "" $NVS report "$d/r3/run.json" -o "$d/rep3" --no-plots
+lo=$(json_get "$j" "'%.1f' % (100 * ${R}[1]['efficiency_min'])")
+grep -q "| over the rounds |" "$d/rep3/report.md" && grep -q "Every N was timed 3 times in turn" "$d/rep3/report.md" &&
+    grep -q "| 2 | .* | $lo-.* % (3) |$" "$d/rep3/report.md" || fail "report of a run in rounds: $(grep -A4 'over the' "$d/rep3/report.md")"
+
 # one round (the default): no round detail, efficiency = step(1) / step(N)
 expect 0 "Training step: tiny-mlp" $MPIRUN -np 2 $NVS train --backend mpi --model $prof --steps 2 --warmup-steps 1 \
     --out "$d/r1"
@@ -35,6 +41,8 @@ check "['rounds' in r or 'rounds_measured' in r for r in ${R}]" "[False, False]"
 check "abs(${R}[1]['efficiency'] - ${R}[0]['step_us'] / ${R}[1]['step_us']) < 1e-9" "True"
 # shellcheck disable=SC2154 # _out: the output expect kept (tests/lib.sh)
 printf '%s\n' "$_out" | grep -q "rounds, every N" && fail "one round printed the rounds line"
+expect 0 "" $NVS report "$j" -o "$d/rep1" --no-plots
+grep -q "over the rounds" "$d/rep1/report.md" && fail "the report of one round has a rounds column"
 
 for bad in 0 101 -1 2x "" 1e1; do
     expect 2 "invalid value '$bad' for --rounds: expected 1..100" $NVS train --backend mpi --model $prof \
