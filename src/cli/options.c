@@ -491,6 +491,14 @@ nvs_result_t nvs_config_parse(nvs_config *c, const char *sub, int argc, char **a
         case OPT_MODEL: {
             char *copy, *items[NVS_MAX_WORKLOADS], why[160];
             int n = nvs_list_split(a, &copy, items, NVS_MAX_WORKLOADS, why, sizeof why);
+            /* one workload measured twice in one run is a typo, not a repeat (--rounds repeats) */
+            for (int i = 0; i < n; i++) /* n = -1 ends it */
+                for (int k = 0; k < i; k++)
+                    if (!strcmp(items[i], items[k])) {
+                        snprintf(why, sizeof why, "'%.100s' given twice", items[i]);
+                        n = -1;
+                        break;
+                    }
             free(copy);
             if (n < 0) return bad(sub, flag, a, why);
             if (strlen(a) >= sizeof c->model) return bad(sub, flag, a, "expected a model name or profile file");

@@ -34,6 +34,7 @@ expect 2 "invalid value 'sideways' for --inplace" $NVS coll --inplace sideways -
 expect 2 "invalid value '0' for --batch" $NVS train --model resnet50 --batch 0 --out $out
 expect 2 "invalid value 'fp8' for --precision" $NVS train --model resnet50 --precision fp8 --out $out
 expect 2 "--model is required" $NVS train --out $out
+expect 2 "invalid value 'resnet50,bert-large,resnet50' for --model: 'resnet50' given twice" $NVS train --model resnet50,bert-large,resnet50 --out $out
 expect 2 "unknown option '--bogus'" $NVS coll --bogus --out $out
 expect 2 "option -b needs a value" $NVS coll -b
 expect 2 "unexpected argument 'extra'" $NVS coll extra --out $out
