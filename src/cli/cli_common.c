@@ -70,11 +70,10 @@ int nvs_cli_usage(const char *sub, const char *fmt, ...)
     return 2;
 }
 
-int nvs_cli_output_file_ok(const char *sub, const char *flag, const char *path, const char *prev, const char *other)
+int nvs_cli_output_file_ok(const char *sub, const char *flag, const char *path, const char *prev)
 {
     if (prev) return nvs_cli_usage(sub, "%s given twice", flag);
     if (!*path) return nvs_cli_usage(sub, "%s needs a file name", flag);
-    if (other && !strcmp(path, other)) return nvs_cli_usage(sub, "%s %s: the same file as another output", flag, path);
     struct stat st;
     if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
         return nvs_cli_usage(sub, "%s %s: is a directory, not a file", flag, path);
@@ -89,5 +88,46 @@ int nvs_cli_output_file_ok(const char *sub, const char *flag, const char *path, 
     if (!S_ISDIR(st.st_mode)) return nvs_cli_usage(sub, "%s %s: '%s' is not a directory", flag, path, d);
     if (access(d, W_OK) != 0)
         return nvs_cli_usage(sub, "%s %s: cannot write in directory '%s': %s", flag, path, d, strerror(errno));
+    return 0;
+}
+
+/* The directory of PATH (its text before the last '/', "/" or ".") as a stat, and its last component. -1 when the
+ * directory cannot be read (then nothing can be said to be in it). */
+static int dir_entry(const char *path, struct stat *dir, const char **base)
+{
+    char d[NVS_PATH_MAX];
+    if (snprintf(d, sizeof d, "%s", path) >= (int)sizeof d) return -1;
+    char *slash = strrchr(d, '/');
+    *base = slash ? path + (slash - d) + 1 : path;
+    if (slash) *slash = '\0';
+    return stat(slash ? (d[0] ? d : "/") : ".", dir);
+}
+
+/* Whether writing A would replace B (or B, A): see nvs_cli_files_distinct. */
+static int same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    int ea = stat(a, &sa) == 0, eb = stat(b, &sb) == 0;
+    if (ea && eb) return S_ISREG(sa.st_mode) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    if (ea || eb) return 0; /* one is there, the other not: two names */
+    const char *ba, *bb;
+    return dir_entry(a, &sa, &ba) == 0 && dir_entry(b, &sb, &bb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino && !strcmp(ba, bb);
+}
+
+int nvs_cli_files_distinct(const char *sub, const nvs_cli_file *f, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (!f[i].output) continue;
+        /* the inputs first: an input lost is worse than an output lost */
+        for (size_t j = 0; j < n; j++)
+            if (!f[j].output && same_file(f[i].path, f[j].path))
+                return nvs_cli_usage(sub, "%s %s: that is an input file (%s %s); choose another name", f[i].what,
+                                     f[i].path, f[j].what, f[j].path);
+        for (size_t j = 0; j < i; j++)
+            if (f[j].output && same_file(f[i].path, f[j].path))
+                return nvs_cli_usage(sub, "%s %s: the same file as another output (%s %s); choose another name",
+                                     f[i].what, f[i].path, f[j].what, f[j].path);
+    }
     return 0;
 }

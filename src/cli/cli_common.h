@@ -31,9 +31,23 @@ int nvs_cli_usage(const char *sub, const char *fmt, ...) __attribute__((format(p
 /* An output file asked for by FLAG (--junit, --prometheus): checked before anything is measured or judged, so that
  * a typo does not cost the run. PATH must be non-empty, not an existing directory, and its directory must exist,
  * be a directory and be writable. PREV (may be NULL): the value FLAG already had (given twice, the first would be
- * lost). OTHER (may be NULL): another output file of the same command, which PATH must not be (one would
- * overwrite the other). Returns 0, or 2 after one usage message of subcommand SUB. */
-int nvs_cli_output_file_ok(const char *sub, const char *flag, const char *path, const char *prev, const char *other);
+ * lost). That it names no input and no other output: nvs_cli_files_distinct, once every flag is read. Returns 0,
+ * or 2 after one usage message of subcommand SUB. */
+int nvs_cli_output_file_ok(const char *sub, const char *flag, const char *path, const char *prev);
+/* A file named on a command line: `what` names it in messages (a flag such as "--rules", or "the run" for an
+ * argument), `output` says the command writes it (replacing what is there). */
+typedef struct {
+    const char *what;
+    const char *path;
+    int output;
+} nvs_cli_file;
+/* That no output of F[0..N) is an input or another output: written after the run, it would replace the input (a
+ * run.json, a rules file) or the other output, and the command would still exit 0. Two names are the same file
+ * when both exist as one regular file (device and inode: links, './x' and 'x'), or when neither exists yet and
+ * they name the same entry of the same directory ('./j.xml' and 'j.xml'). Devices and FIFOs are written through,
+ * never replaced: /dev/stdout twice is not refused. Call it once every flag is read and before anything is
+ * measured or written. Returns 0, or 2 after one usage message of subcommand SUB naming both. */
+int nvs_cli_files_distinct(const char *sub, const nvs_cli_file *f, size_t n);
 /* -q: errors only; default: warnings; -v: info; -vv: debug. Progress lines off under -q. */
 void nvs_cli_set_verbosity(int quiet, int verbose);
 

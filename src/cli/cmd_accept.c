@@ -79,7 +79,7 @@ static const struct option opts[] = {
     {0, 0, 0, 0},
 };
 
-static int parse(int argc, char **argv, nvs_config *cfg, accept_opts *o)
+static int parse_flags(int argc, char **argv, nvs_config *cfg, accept_opts *o, nvs_cli_file *files, size_t *nfiles)
 {
     optind = 1;
     opterr = 0;
@@ -95,17 +95,20 @@ static int parse(int argc, char **argv, nvs_config *cfg, accept_opts *o)
         case O_RULES: {
             int rc = nvs_rules_load("accept", a, &o->rules);
             if (rc) return rc;
+            files[(*nfiles)++] = (nvs_cli_file){"--rules", a, 0};
             snprintf(o->rules_desc + strlen(o->rules_desc), sizeof o->rules_desc - strlen(o->rules_desc), "%s%s",
                      o->rules_desc[0] ? ", " : "", a);
             break;
         }
         case O_JUNIT:
-            if (nvs_cli_output_file_ok("accept", "--junit", a, o->junit, o->prometheus)) return 2;
+            if (nvs_cli_output_file_ok("accept", "--junit", a, o->junit)) return 2;
             o->junit = a;
+            files[(*nfiles)++] = (nvs_cli_file){"--junit", a, 1};
             break;
         case O_PROM:
-            if (nvs_cli_output_file_ok("accept", "--prometheus", a, o->prometheus, o->junit)) return 2;
+            if (nvs_cli_output_file_ok("accept", "--prometheus", a, o->prometheus)) return 2;
             o->prometheus = a;
+            files[(*nfiles)++] = (nvs_cli_file){"--prometheus", a, 1};
             break;
         case O_FORMAT:
             if (!strcasecmp(a, "json")) o->json = 1;
@@ -146,7 +149,22 @@ static int parse(int argc, char **argv, nvs_config *cfg, accept_opts *o)
     if (!cfg->save && cfg->out_dir[0]) return bad("%s", "--out and --no-save exclude each other");
     cfg->quiet = quiet;
     cfg->verbose = verbose;
-    return 0;
+    /* before anything is measured: the outputs are written after the run, over whatever they name */
+    return nvs_cli_files_distinct("accept", files, *nfiles);
+}
+
+/* The flags, and the files they name checked against each other (each file takes an argument: fewer than argc). */
+static int parse(int argc, char **argv, nvs_config *cfg, accept_opts *o)
+{
+    nvs_cli_file *files = calloc((size_t)argc, sizeof *files);
+    size_t nfiles = 0;
+    if (!files) {
+        fprintf(stderr, "nvscale accept: out of memory\n");
+        return 1;
+    }
+    int rc = parse_flags(argc, argv, cfg, o, files, &nfiles);
+    free(files);
+    return rc;
 }
 
 /* What each level measures (the run flow's switches). `gpu`: a GPU will run (else the MPI host backend, sized to

@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 
 #include "check/check_accept.h"
 #include "check/check_baseline.h"
@@ -114,12 +113,6 @@ static int add_simple(nvs_ruleset *rs, const char *flag, const char *v, const ch
 
 static int add_rules_file(nvs_ruleset *rs, const char *path) { return nvs_rules_load("check", path, rs); }
 
-static int same_file(const char *a, const char *b)
-{
-    struct stat sa, sb;
-    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-}
-
 enum { O_RULES = 1000, O_BASELINE, O_MIN_BUSBW, O_MAX_BELOW, O_MIN_P2P, O_MIN_EFF, O_SAVE, O_FORMAT, O_JUNIT, O_PROM,
        O_FLEET };
 static const struct option opts[] = {
@@ -145,6 +138,14 @@ int cmd_check(int argc, char **argv)
     double fleet_pct = NVS_FLEET_MAX_BELOW_PCT;
     int json = 0, rc = 0;
     char desc[1024] = "";
+    /* every file named, for nvs_cli_files_distinct: each takes an argument, so there are fewer than argc */
+    nvs_cli_file *files = calloc((size_t)argc, sizeof *files);
+    size_t nfiles = 0;
+    if (!files) {
+        fprintf(stderr, "nvscale check: out of memory\n");
+        return 1;
+    }
+#define ADD_FILE(w, p, out) (files[nfiles++] = (nvs_cli_file){(w), (p), (out)})
 
     optind = 1;
     opterr = 0;
@@ -156,6 +157,7 @@ int cmd_check(int argc, char **argv)
         switch (opt) {
         case O_RULES:
             if ((rc = add_rules_file(&rs, a))) goto out;
+            ADD_FILE("--rules", a, 0);
             snprintf(desc + strlen(desc), sizeof desc - strlen(desc), "%s%s (%zu rules)", desc[0] ? ", " : "", a,
                      rs.n - before);
             continue;
@@ -165,6 +167,7 @@ int cmd_check(int argc, char **argv)
                 goto out;
             }
             base_path = a;
+            ADD_FILE("--baseline", a, 0);
             continue;
         case O_MIN_BUSBW: rc = add_min_busbw(&rs, a); break;
         case O_MAX_BELOW: rc = add_simple(&rs, "--max-below-baseline", a, "busbw * n=* below_baseline<=%s"); break;
@@ -180,6 +183,7 @@ int cmd_check(int argc, char **argv)
                 goto out;
             }
             save_path = a;
+            ADD_FILE("--save-baseline", a, 1);
             continue;
         case O_FORMAT:
             if (!strcasecmp(a, "table")) json = 0;
@@ -192,9 +196,10 @@ int cmd_check(int argc, char **argv)
         case O_JUNIT:
         case O_PROM:
             if ((rc = nvs_cli_output_file_ok("check", opt == O_JUNIT ? "--junit" : "--prometheus", a,
-                                             opt == O_JUNIT ? junit : prom, opt == O_JUNIT ? prom : junit)))
+                                             opt == O_JUNIT ? junit : prom)))
                 goto out;
             *(opt == O_JUNIT ? &junit : &prom) = a;
+            ADD_FILE(opt == O_JUNIT ? "--junit" : "--prometheus", a, 1);
             continue;
         case O_FLEET:
             if (nvs_parse_double(a, &fleet_pct) || !(fleet_pct >= 0 && fleet_pct < 100)) {
@@ -245,10 +250,10 @@ int cmd_check(int argc, char **argv)
                          "below_baseline<= rule)%s", base_path, "");
         goto out;
     }
-    if (save_path && (same_file(save_path, run_path) || (base_path && same_file(save_path, base_path)))) {
-        rc = usage_error("--save-baseline %s: that is an input file; choose another name%s", save_path, "");
-        goto out;
-    }
+    for (int i = 0; i < nruns; i++) ADD_FILE("the run", paths[i], 0);
+#undef ADD_FILE
+    /* before anything is loaded or written: the outputs are written last, over whatever they name */
+    if ((rc = nvs_cli_files_distinct("check", files, nfiles))) goto out;
 
     /* every file read and validated before anything is judged: a bad one is exit 2 with nothing printed */
     nvs_run *runs = calloc((size_t)nruns, sizeof *runs);
@@ -334,5 +339,6 @@ done:
     nvs_run_free(&base);
 out:
     nvs_ruleset_free(&rs);
+    free(files);
     return rc;
 }

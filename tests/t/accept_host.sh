@@ -144,6 +144,13 @@ expect 2 "--junit $dir: is a directory, not a file" "$NVS" accept --level 1 --ju
 : >"$dir/afile"
 expect 2 "'$dir/afile' is not a directory" "$NVS" accept --prometheus "$dir/afile/x.prom"
 expect 2 "the same file as another output" "$NVS" accept --junit "$dir/o.xml" --prometheus "$dir/o.xml"
+expect 2 "--junit $dir/./o.xml: the same file as another output \(--prometheus $dir/o.xml\)" \
+    "$NVS" accept --level 1 --prometheus "$dir/o.xml" --junit "$dir/./o.xml" --no-save
+# an output over an input (was: the rules file replaced by the verdicts, exit 0)
+cp tests/fixtures/rules/h200x2.rules "$dir/in.rules"
+expect 2 "--junit $dir/in.rules: that is an input file \(--rules $dir/in.rules\)" \
+    "$NVS" accept --level 1 --rules "$dir/in.rules" --junit "$dir/in.rules" --no-save
+cmp -s tests/fixtures/rules/h200x2.rules "$dir/in.rules" || fail "accept replaced its rules file with an output"
 expect 2 "--prometheus given twice" "$NVS" accept --prometheus "$dir/o1" --prometheus "$dir/o2"
 expect 2 "invalid value '0.01' for --timeout" "$NVS" accept --timeout 0.01 --no-save
 expect 2 "--sustain is for --level 3" "$NVS" accept --sustain 10

@@ -46,6 +46,22 @@ refused "cannot open tests/fixtures/rules/none.rules" "$NVS" check "$good" --rul
 refused "$fx/none.json: No such file or directory" "$NVS" check "$fx/none.json" --min-p2p 1
 refused "$fx/none.json: No such file or directory" "$NVS" check "$good" --baseline "$fx/none.json" --max-below-baseline 1
 refused "that is an input file" "$NVS" check "$good" --save-baseline "$good"
+# an output naming an input or another output, by any name: refused before anything is judged or written (were
+# exit 0 with the run.json, the rules file or the baseline replaced by the XML afterwards)
+cp "$good" "$tmp/R.json"
+cp tests/fixtures/rules/h200x2.rules "$tmp/r.rules"
+refused "--junit $tmp/R.json: that is an input file (the run $tmp/R.json)" "$NVS" check "$tmp/R.json" --min-p2p 1 --junit "$tmp/R.json"
+refused "--prometheus $tmp/./R.json: that is an input file (the run $tmp/R.json)" "$NVS" check "$tmp/R.json" --min-p2p 1 --prometheus "$tmp/./R.json"
+refused "--junit $tmp/r.rules: that is an input file (--rules $tmp/r.rules)" "$NVS" check "$tmp/R.json" --rules "$tmp/r.rules" --junit "$tmp/r.rules"
+refused "--prometheus $tmp/R.json: that is an input file (--baseline $tmp/R.json)" "$NVS" check "$good" --baseline "$tmp/R.json" --max-below-baseline 5 --prometheus "$tmp/R.json"
+ln -s R.json "$tmp/link.json"
+refused "--junit $tmp/link.json: that is an input file (the run $tmp/R.json)" "$NVS" check "$tmp/R.json" --min-p2p 1 --junit "$tmp/link.json"
+refused "--save-baseline $tmp/b.json: the same file as another output (--junit $tmp/b.json)" "$NVS" check "$tmp/R.json" --min-p2p 1 --junit "$tmp/b.json" --save-baseline "$tmp/b.json"
+nvs=$(cd "$(dirname "$NVS")" && pwd)/$(basename "$NVS")
+refused "--prometheus j.xml: the same file as another output (--junit ./j.xml)" sh -c "cd '$tmp' && '$nvs' check R.json --min-p2p 1 --junit ./j.xml --prometheus j.xml"
+cmp -s "$good" "$tmp/R.json" || fail "an input run.json was overwritten by an output"
+cmp -s tests/fixtures/rules/h200x2.rules "$tmp/r.rules" || fail "an input rules file was overwritten by an output"
+for f in b.json j.xml; do [ -e "$tmp/$f" ] && fail "$f was written although the command was refused"; done
 refused "--save-baseline: $fx/run_wrong.json has result status 'wrong'" "$NVS" check "$fx/run_wrong.json" --save-baseline "$tmp/base.json"
 [ -e "$tmp/base.json" ] && fail "a baseline was written from a run with wrong results"
 
