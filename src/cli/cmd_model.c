@@ -777,7 +777,10 @@ int cmd_model(int argc, char **argv)
     int c, li = -1;
     while ((c = getopt_long(argc, argv, ":ho:", lopts, &li)) != -1) {
         const char **slot = NULL;
-        const char *name = li >= 0 ? lopts[li].name : "o";
+        /* the flag as given, for messages: getopt_long sets li only for a long option ("--output", not "-o") */
+        char flag[40];
+        if (li >= 0) snprintf(flag, sizeof flag, "--%s", lopts[li].name);
+        else snprintf(flag, sizeof flag, "-%c", c);
         li = -1;
         switch (c) {
         case 'h': usage(stdout); return fflush(stdout) == 0 ? 0 : 1;
@@ -820,8 +823,8 @@ int cmd_model(int argc, char **argv)
         default: return usage_error("unknown option '%s'", argv[optind - 1]);
         }
         if (slot) {
-            if (*slot) return usage_error("option --%s given twice", name);
-            if (!*optarg) return usage_error("option --%s needs a non-empty value", name);
+            if (*slot) return usage_error("option %s given twice", flag);
+            if (!*optarg) return usage_error("option %s needs a non-empty value", flag);
             *slot = optarg;
         }
     }

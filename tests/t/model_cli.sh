@@ -19,6 +19,10 @@ expect 2 "needs a value" $M $OK --gpus
 expect 2 "unexpected argument 'extra'" $M $OK extra
 expect 2 "option --gpu given twice" $M $OK --gpu rtxa6000
 expect 2 "option --batch needs a non-empty value" $M $OK --batch ""
+# the flag as given (was "option --o")
+expect 2 "option -o needs a non-empty value" $M $OK -o ""
+expect 2 "option -o given twice" $M $OK --output /dev/null -o /dev/null
+expect 2 "option --output given twice" $M $OK -o /dev/null --output /dev/null
 expect 2 "--gpu 'gtx480': unknown GPU" $M --gpu gtx480 --machine pcie4-2s-8gpu-switch --model resnet50
 expect 2 "--machine 'pcie9': unknown machine" $M --gpu rtx3090 --machine pcie9 --model resnet50
 expect 2 "unknown model profile 'alexnet'" $M --gpu rtx3090 --machine pcie4-2s-8gpu-switch --model alexnet
