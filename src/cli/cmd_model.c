@@ -20,6 +20,7 @@
 #include "core/out_file.h"
 #include "model/preset.h"
 #include "core/units.h"
+#include "workload/profile.h"
 
 #define MAX_LIST 64          /* entries of a --gpus / --nodes list */
 #define MAX_CONFIGS 16       /* --gpu x --machine */
@@ -86,6 +87,7 @@ typedef struct {
     const char *gpu, *machine, *model, *batch, *gpus, *nodes, *gpn, *net, *precision, *grad, *algo, *p2p;
     const char *bucket_first, *bucket_cap, *calibrate, *format, *output, *tolerance, *overlap;
     const char *nccl, *dp, *step_cv, *host_mem, *framework;
+    const char *output_flag; /* -o or --output, as given: for messages */
     const char *preset_files[MAX_PRESET_FILES];
     int npreset_files;
     int lambda, list, fit, pairs;
@@ -826,10 +828,11 @@ int cmd_model(int argc, char **argv)
             if (*slot) return usage_error("option %s given twice", flag);
             if (!*optarg) return usage_error("option %s needs a non-empty value", flag);
             *slot = optarg;
+            if (slot == &o.output) o.output_flag = flag[1] == '-' ? "--output" : "-o";
         }
     }
     if (optind < argc) return usage_error("unexpected argument '%s'", argv[optind]);
-    int json = 0;
+    int json = 0, rc;
     if (o.format) {
         if (!strcmp(o.format, "json"))
             json = 1;
@@ -843,10 +846,20 @@ int cmd_model(int argc, char **argv)
         return usage_error("%s", "--pairs goes with --gpu and --machine (a projection)");
     if (o.lambda + o.list + (o.calibrate != NULL) > 1)
         return usage_error("%s", "--lambda, --list-presets and --calibrate: give one of them");
+    if (o.output) {
+        /* the output is written last, over whatever it names: never over a file this command reads */
+        nvs_cli_file files[MAX_PRESET_FILES + 3];
+        size_t nf = 0;
+        files[nf++] = (nvs_cli_file){o.output_flag, o.output, 1};
+        if (o.calibrate) files[nf++] = (nvs_cli_file){"--calibrate", o.calibrate, 0};
+        if (o.model && !nvs_profile_is_builtin(o.model)) files[nf++] = (nvs_cli_file){"--model", o.model, 0};
+        for (int i = 0; i < o.npreset_files; i++) files[nf++] = (nvs_cli_file){"--preset-file", o.preset_files[i], 0};
+        if ((rc = nvs_cli_files_distinct("model", files, nf))) return rc;
+    }
 
     nvs_presets ps;
     memset(&ps, 0, sizeof ps);
-    int rc = load_presets(&o, &ps);
+    rc = load_presets(&o, &ps);
     if (rc == 0) {
         if (o.list)
             rc = render_and_emit(&o, json, print_presets_cb, &ps, json ? nvs_model_json_presets(&ps) : NULL);

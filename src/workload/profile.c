@@ -589,6 +589,11 @@ static int looks_like_path(const char *s)
     return strchr(s, '/') != NULL || (n >= 5 && !strcmp(s + n - 5, ".prof"));
 }
 
+int nvs_profile_is_builtin(const char *name_or_path)
+{
+    return !looks_like_path(name_or_path) && nvs_profile_builtin_text(name_or_path) != NULL;
+}
+
 nvs_result_t nvs_profile_load(const char *name_or_path, nvs_profile *p, char *err, size_t errlen)
 {
     memset(p, 0, sizeof *p);

@@ -107,6 +107,8 @@ typedef struct {
 /* Load a built-in profile by name, or a profile file by path (a name containing '/' or ending in .prof, or an
  * existing file). On a bad file: NVS_ERR_INPUT and `err` holds "FILE:LINE: what is wrong". */
 nvs_result_t nvs_profile_load(const char *name_or_path, nvs_profile *p, char *err, size_t errlen);
+/* 1 when nvs_profile_load takes NAME_OR_PATH as a built-in profile (no file is read), else 0. */
+int nvs_profile_is_builtin(const char *name_or_path);
 /* Parse profile text; `origin` names it in error messages. */
 nvs_result_t nvs_profile_parse(const char *text, const char *origin, nvs_profile *p, char *err, size_t errlen);
 void nvs_profile_free(nvs_profile *p);

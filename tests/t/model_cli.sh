@@ -125,5 +125,22 @@ expect 0 "" $M $OK -o "$out/t.txt"
 ls "$out" | grep -v '^t.txt$' | grep -q . && fail "a temporary file was left: $(ls "$out")"
 $M $OK >"$out/stdout.txt" 2>/dev/null
 cmp -s "$out/t.txt" "$out/stdout.txt" || fail "-o and stdout differ"
+# -o naming a file the command reads: refused before anything is written (was exit 0, the input replaced by the
+# report); a built-in profile's name reads no file
+cp tests/fixtures/model/h200x2_nvlink_resnet50.json "$out/run.json"
+cp tests/fixtures/profiles/good_minimal.prof "$out/p.txt"
+cp $P/good.txt "$out/presets.txt"
+expect 2 "-o $out/run.json: that is an input file \(--calibrate $out/run.json\)" \
+    $M --calibrate "$out/run.json" --gpu h100-sxm -o "$out/run.json"
+expect 2 "--output $out/./p.txt: that is an input file \(--model $out/p.txt\)" \
+    $M --gpu h100-sxm --machine hgx-h100-8 --model "$out/p.txt" --output "$out/./p.txt"
+expect 2 "-o $out/presets.txt: that is an input file \(--preset-file $out/presets.txt\)" \
+    $M --list-presets --preset-file "$out/presets.txt" -o "$out/presets.txt"
+cmp -s tests/fixtures/model/h200x2_nvlink_resnet50.json "$out/run.json" || fail "-o replaced the --calibrate run"
+cmp -s tests/fixtures/profiles/good_minimal.prof "$out/p.txt" || fail "-o replaced the --model profile"
+cmp -s $P/good.txt "$out/presets.txt" || fail "-o replaced the --preset-file"
+nvs=$(cd "$(dirname "$NVS")" && pwd)/$(basename "$NVS")
+expect 0 "" sh -c "cd '$out' && : >resnet50 && '$nvs' model $OK -o resnet50"
+[ -s "$out/resnet50" ] || fail "-o resnet50 beside --model resnet50 (built in) wrote nothing"
 
 finish
