@@ -112,7 +112,7 @@ static nvs_result_t check_xml_text(const char *path, const char *text)
 static nvs_result_t read_xml(const char *path, char **text)
 {
     *text = NULL;
-    if (nvs_input_file_ok(path, "hwloc XML")) return NVS_ERR_INPUT;
+    if (nvs_input_file_ok(path, "hwloc XML", 1)) return NVS_ERR_INPUT;
     struct stat st;
     if (stat(path, &st) == 0 && st.st_size > NVS_TOPO_MAX_XML_BYTES) {
         nvs_error("hwloc XML '%s' is %lld bytes: more than %d MiB is not the topology of one host", path,

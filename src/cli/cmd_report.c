@@ -50,7 +50,7 @@ static int report_models(int n, char **paths, const char *outdir, const char *ti
     nvs_result_t res = NVS_OK;
     for (int i = 0; i < n && res == NVS_OK; i++) {
         json_error_t je;
-        if (nvs_input_file_ok(paths[i], NULL)) { /* a FIFO would block the JSON reader forever */
+        if (nvs_input_file_ok(paths[i], NULL, 0)) { /* a FIFO would block the JSON reader forever */
             res = NVS_ERR_INPUT;
             break;
         }
@@ -131,7 +131,7 @@ int cmd_report(int argc, char **argv)
     /* model projections (nvscale model --format json) get their own report: efficiency vs N per configuration */
     {
         for (int i = optind; i < argc; i++) /* regular files only: a FIFO would block the JSON reader forever */
-            if (nvs_input_file_ok(argv[i], NULL)) return 2;
+            if (nvs_input_file_ok(argv[i], NULL, 0)) return 2;
         json_t *first = json_load_file(argv[optind], 0, NULL);
         int is_model = first && nvs_report_is_model(first);
         json_decref(first);

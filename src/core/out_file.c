@@ -200,12 +200,14 @@ static int is_stdin_alias(const char *path)
     return !strcmp(path, "/dev/stdin") || !strcmp(path, "/dev/fd/0") || !strcmp(path, "/proc/self/fd/0");
 }
 
-/* Opens an input without blocking on a FIFO or a device, and keeps it only when it is a regular file (or
- * standard input, named as such). -1 with one message otherwise: "cannot read WHAT 'PATH': ..." when the
- * caller names what the file is, else "cannot open PATH: ..." / "PATH: is a FIFO ...". */
-static int open_input(const char *path, const char *what)
+/* Opens an input without blocking on a FIFO or a device, and keeps it only when it is a regular file (or, with
+ * STDIN_OK, standard input named as such). -1 with one message otherwise: "cannot read WHAT 'PATH': ..." when
+ * the caller names what the file is, else "cannot open PATH: ..." / "PATH: is a FIFO ...". The hint to name
+ * /dev/stdin only with STDIN_OK: a reader that takes regular files only would refuse that too. */
+static int open_input(const char *path, const char *what, int stdin_ok)
 {
-    int fd = is_stdin_alias(path) ? dup(STDIN_FILENO) : open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    int std = stdin_ok && is_stdin_alias(path);
+    int fd = std ? dup(STDIN_FILENO) : open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     struct stat st;
     if (fd < 0 || fstat(fd, &st) != 0) {
         if (what) nvs_error("cannot read %s '%s': %s", what, path, strerror(errno));
@@ -213,15 +215,14 @@ static int open_input(const char *path, const char *what)
         if (fd >= 0) close(fd);
         return -1;
     }
-    if (is_stdin_alias(path)) return fd; /* asked for by name: a pipe or a terminal is what is meant */
+    if (std) return fd; /* asked for by name: a pipe or a terminal is what is meant */
     if (!S_ISREG(st.st_mode)) {
         const char *k = S_ISFIFO(st.st_mode) ? "a FIFO (named pipe)"
                         : S_ISCHR(st.st_mode) ? "a character device"
                                               : kind_of(st.st_mode);
-        if (what)
-            nvs_error("cannot read %s '%s': it is %s, not a regular file (standard input: /dev/stdin)", what, path, k);
-        else
-            nvs_error("%s: is %s, not a regular file (standard input: /dev/stdin)", path, k);
+        const char *hint = stdin_ok ? " (standard input: /dev/stdin)" : "";
+        if (what) nvs_error("cannot read %s '%s': it is %s, not a regular file%s", what, path, k, hint);
+        else nvs_error("%s: is %s, not a regular file%s", path, k, hint);
         close(fd);
         return -1;
     }
@@ -230,9 +231,9 @@ static int open_input(const char *path, const char *what)
     return fd;
 }
 
-int nvs_input_file_ok(const char *path, const char *what)
+int nvs_input_file_ok(const char *path, const char *what, int stdin_ok)
 {
-    int fd = open_input(path, what);
+    int fd = open_input(path, what, stdin_ok);
     if (fd < 0) return -1;
     close(fd);
     return 0;
@@ -241,7 +242,7 @@ int nvs_input_file_ok(const char *path, const char *what)
 nvs_result_t nvs_read_text_file(const char *path, size_t max_bytes, char **out)
 {
     *out = NULL;
-    int fd = open_input(path, NULL);
+    int fd = open_input(path, NULL, 1);
     FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
     if (!f) {
         if (fd >= 0) {

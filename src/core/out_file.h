@@ -46,8 +46,10 @@ nvs_result_t nvs_write_text_file(const char *path, const char *text);
  * name, a pipe there is what the user means. */
 nvs_result_t nvs_read_text_file(const char *path, size_t max_bytes, char **out);
 /* The check of nvs_read_text_file for readers that open files themselves (hwloc, jansson): 0 when `path` is a
- * regular file (or standard input as above), else -1 with one message naming it ("cannot read WHAT 'PATH': ..."
- * with `what`, e.g. "hwloc XML"; NULL: "PATH: ..."). */
-int nvs_input_file_ok(const char *path, const char *what);
+ * regular file (or, with `stdin_ok`, standard input as above), else -1 with one message naming it ("cannot read
+ * WHAT 'PATH': ..." with `what`, e.g. "hwloc XML"; NULL: "PATH: ..."). `stdin_ok` 0: a reader that needs a
+ * regular file (run.json: its size is checked, it may be read twice): /dev/stdin is judged by what it is, and the
+ * message does not suggest it. */
+int nvs_input_file_ok(const char *path, const char *what, int stdin_ok);
 
 #endif

@@ -819,7 +819,7 @@ nvs_result_t nvs_run_load(const char *path, unsigned need, nvs_run *out)
         return NVS_ERR_INPUT;
     }
     if (!S_ISREG(st.st_mode)) {
-        if (!nvs_input_file_ok(path, NULL)) /* core/out_file.h names what it is (a FIFO, a device) */
+        if (!nvs_input_file_ok(path, NULL, 0)) /* core/out_file.h names what it is (a FIFO, a device) */
             nvs_error("%s: not a regular file", path);
         return NVS_ERR_INPUT;
     }

@@ -28,6 +28,16 @@ expect 2 "character device" $to $NVS check "$run" --rules /dev/zero
 # standard input, asked for by name: a pipe and a redirected file both work
 expect 0 "PASS" sh -c "cat $rules | $NVS check $run --rules /dev/stdin"
 expect 0 "PASS" sh -c "$NVS check $run --rules /dev/stdin < $rules"
+expect 2 "fifo: is a FIFO \(named pipe\), not a regular file \(standard input: /dev/stdin\)" $to $NVS check "$run" --rules "$d/fifo"
+# a run.json is read from a regular file only (its size is checked first): no hint to name /dev/stdin there,
+# which is refused as the pipe it is (was: the hint, then "/dev/stdin: not a regular file")
+expect_err 2 "fifo: is a FIFO (named pipe), not a regular file" $to $NVS check "$d/fifo" --rules "$rules" &&
+    grep -q "standard input" "$ERR" && fail "check FIFO: suggests /dev/stdin, which a run.json cannot be"
+expect_err 2 "/dev/stdin: is a FIFO (named pipe), not a regular file" sh -c "cat $run | $NVS check /dev/stdin --rules $rules" &&
+    grep -q "standard input" "$ERR" && fail "check /dev/stdin: suggests /dev/stdin"
+expect_err 2 "fifo: is a FIFO (named pipe), not a regular file" $to $NVS report "$d/fifo" -o "$d/r" --no-plots &&
+    grep -q "standard input" "$ERR" && fail "report FIFO: suggests /dev/stdin, which a run.json cannot be"
+expect 0 "PASS" sh -c "$NVS check /dev/stdin --rules $rules < $run"
 
 # hwloc XML bounds
 python3 tests/fixtures/topo/gen_many.py 257 >"$d/257.xml"
