@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "check/rules_file.h"
 #include "core/launch_env.h"
 #include "core/log.h"
 #include "runtime/runtime.h"
@@ -68,6 +69,15 @@ int nvs_cli_usage(const char *sub, const char *fmt, ...)
     fprintf(to, "\nTry 'nvscale %s --help'.\n", sub);
     va_end(ap);
     return 2;
+}
+
+int nvs_cli_rules_load(const char *sub, const char *path, nvs_ruleset *rs)
+{
+    char err[512];
+    int rc = nvs_rules_load(path, rs, err, sizeof err);
+    if (rc == 2 && err[0]) return nvs_cli_usage(sub, "%s", err);
+    if (rc && err[0]) fprintf(nvs_stderr_once(), "nvscale %s: %s\n", sub, err);
+    return rc;
 }
 
 int nvs_cli_output_file_ok(const char *sub, const char *flag, const char *path, const char *prev)

@@ -5,6 +5,7 @@
 
 #include <jansson.h>
 
+#include "check/rules.h"
 #include "core/config.h"
 #include "core/err.h"
 
@@ -48,6 +49,10 @@ typedef struct {
  * never replaced: /dev/stdout twice is not refused. Call it once every flag is read and before anything is
  * measured or written. Returns 0, or 2 after one usage message of subcommand SUB naming both. */
 int nvs_cli_files_distinct(const char *sub, const nvs_cli_file *f, size_t n);
+/* The rules file PATH appended to rs (check/rules_file.h) for subcommand SUB: a malformed one is a usage error of
+ * SUB ("nvscale SUB: FILE:LINE: why" and the help hint), like a bad threshold flag. Returns the exit code: 0, 2 or
+ * 1 (out of memory), after one message. */
+int nvs_cli_rules_load(const char *sub, const char *path, nvs_ruleset *rs);
 /* -q: errors only; default: warnings; -v: info; -vv: debug. Progress lines off under -q. */
 void nvs_cli_set_verbosity(int quiet, int verbose);
 

@@ -19,7 +19,6 @@
 #include "check/check_export.h"
 #include "check/check_out.h"
 #include "check/check_load.h"
-#include "check/rules_file.h"
 #include "cli/cli_common.h"
 #include "cli/commands.h"
 #include "collectives/backend.h"
@@ -93,7 +92,7 @@ static int parse_flags(int argc, char **argv, nvs_config *cfg, accept_opts *o, n
             o->level = a[0] - '0';
             break;
         case O_RULES: {
-            int rc = nvs_rules_load("accept", a, &o->rules);
+            int rc = nvs_cli_rules_load("accept", a, &o->rules);
             if (rc) return rc;
             files[(*nfiles)++] = (nvs_cli_file){"--rules", a, 0};
             snprintf(o->rules_desc + strlen(o->rules_desc), sizeof o->rules_desc - strlen(o->rules_desc), "%s%s",

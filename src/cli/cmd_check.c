@@ -20,7 +20,6 @@
 #include "cli/commands.h"
 #include "core/out_file.h"
 #include "check/rules.h"
-#include "check/rules_file.h"
 #include "core/log.h"
 #include "core/units.h"
 #include "fleet/fleet.h"
@@ -111,7 +110,7 @@ static int add_simple(nvs_ruleset *rs, const char *flag, const char *v, const ch
     return flag_rule(rs, flag, v, line);
 }
 
-static int add_rules_file(nvs_ruleset *rs, const char *path) { return nvs_rules_load("check", path, rs); }
+static int add_rules_file(nvs_ruleset *rs, const char *path) { return nvs_cli_rules_load("check", path, rs); }
 
 enum { O_RULES = 1000, O_BASELINE, O_MIN_BUSBW, O_MAX_BELOW, O_MIN_P2P, O_MIN_EFF, O_SAVE, O_FORMAT, O_JUNIT, O_PROM,
        O_FLEET };

@@ -1,21 +1,25 @@
 #!/bin/sh
 # nvscale check: every malformed rules file in tests/fixtures/rules/bad_*.rules exits 2 and names FILE:LINE and
 # what is wrong, with no verdict table. Each fixture's first line says what must be printed: "# expect: LINE:
-# MESSAGE".
+# MESSAGE". The message is a usage error as a bad threshold flag's is, for check and accept alike: "nvscale
+# SUB: FILE:LINE: ..." and the help hint (was the bare FILE:LINE line).
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
 need_nvscale
 run=tests/fixtures/check/run_h200x2.json
+# hint SUB FILE: the last refusal ended with SUB's help hint
+hint() { grep -qxF "Try 'nvscale $1 --help'." "$ERR" || fail "$1 --rules $2: no help hint"; }
 n=0
 for f in tests/fixtures/rules/bad_*.rules; do
     n=$((n + 1))
     expect=$(sed -n '1s/^# expect: //p' "$f")
     if [ -n "$expect" ]; then
-        want="$f:$expect"
+        msg="$f:$expect"
     else
-        want="$f: empty: expected the header 'nvscale-rules 1'"
+        msg="$f: empty: expected the header 'nvscale-rules 1'"
     fi
-    expect_err 2 "$want" "$NVS" check "$run" --rules "$f"
+    expect_err 2 "nvscale check: $msg" "$NVS" check "$run" --rules "$f" && hint check "$f"
+    expect_err 2 "nvscale accept: $msg" "$NVS" accept --rules "$f" && hint accept "$f"
 done
 [ "$n" -ge 30 ] || fail "only $n bad rules fixtures found"
 finish "all $n malformed rules files rejected with their line"
