@@ -53,7 +53,8 @@ static void usage(FILE *to)
             "  --precision P          fp32 | tf32 | bf16 | fp16 (AMP) (default fp32)\n"
             "  --grad fp32|bf16|fp16  gradient type all-reduced (default fp32)\n"
             "  --algo A               all-reduce algorithm: ring (default) | tree | nvls | nvlstree (NVLink SHARP,\n"
-            "                         where the NVSwitch reduces) | collnet (IB SHARP) | auto (the fastest per bucket)\n"
+            "                         where the NVSwitch reduces; Hopper or later GPUs) | collnet (IB SHARP) |\n"
+            "                         auto (the fastest per bucket)\n"
             "  --p2p on|off           off models NCCL_P2P_DISABLE=1 (SHM through host memory everywhere)\n"
             "  --nccl VERSION         NCCL's P2P rule of that version, e.g. 2.7.8 (default: today's)\n"
             "  --dp ddp|delay|none    data-parallel mode (default: the profile's): buckets overlapping backward,\n"
@@ -316,6 +317,12 @@ static int common_settings(const opts *o, const nvs_presets *ps, nvs_model_confi
     }
     if (o->algo && nvs_algo_parse(o->algo, &c->algo))
         return usage_error("--algo '%s': expected ring, tree, nvls, nvlstree, collnet or auto", o->algo);
+    if (c->algo == NVS_ALGO_NVLS || c->algo == NVS_ALGO_NVLSTREE) {
+        /* asked by name for what the GPU cannot do: refused (auto falls back to ring or tree; a machine without
+         * NVLink SHARP, or a shape NVLS does not take, falls back to the ring: model.h) */
+        char why[320];
+        if (!nvs_gpu_nvls(&c->gpu, why, sizeof why)) return usage_error("--algo %s: %s", nvs_algo_name(c->algo), why);
+    }
     if (o->p2p) {
         if (!strcmp(o->p2p, "on"))
             c->p2p_disabled = 0;

@@ -151,6 +151,44 @@ double nvs_allreduce_busbw(const nvs_ar_params *p, double bytes, nvs_algo *used)
     return dt > 0 ? 2.0 * (n - 1) / n * (s2 - s1) / dt / GBPS_TO_BPUS : 0;
 }
 
+/* --- NVLink SHARP: the GPU's side (model.h) ------------------------------------------------------------------ */
+
+int nvs_gpu_nvls(const nvs_gpu_spec *g, char *why, size_t len)
+{
+    char what[96];
+    if (g->compute_capability > 0)
+        snprintf(what, sizeof what, "compute capability %.1f, ", g->compute_capability);
+    else
+        snprintf(what, sizeof what, "compute capability not stated, ");
+    size_t l = strlen(what);
+    if (g->nvlink_links > 0)
+        snprintf(what + l, sizeof what - l, "NVLink gen %d", g->nvlink_gen);
+    else
+        snprintf(what + l, sizeof what - l, "no NVLink");
+    if (g->compute_capability >= NVS_NVLS_MIN_CC && g->nvlink_gen >= NVS_NVLS_MIN_NVLINK_GEN && g->nvlink_links > 0 &&
+        g->nvlink_gbps_per_link > 0)
+        return 1;
+    if (why && len)
+        snprintf(why, len,
+                 "GPU '%s' (%s) cannot do NVLink SHARP: it needs compute capability %.1f or later (Hopper) and "
+                 "NVLink%d to an NVSwitch (NCCL docs, NCCL_NVLS_ENABLE)",
+                 g->id ? g->id : "?", what, NVS_NVLS_MIN_CC, NVS_NVLS_MIN_NVLINK_GEN);
+    return 0;
+}
+
+double nvs_nvls_gbps(const nvs_machine_spec *m, const nvs_gpu_spec *g, int *capped)
+{
+    if (capped) *capped = 0;
+    if (!(m->nvls_gbps > 0) || m->nvlink != NVS_NVLINK_SWITCH || !nvs_gpu_nvls(g, NULL, 0)) return 0;
+    double eff = m->nvlink_eff > 0 ? m->nvlink_eff : 1;
+    double link = g->nvlink_links * g->nvlink_gbps_per_link * eff;
+    if (link < m->nvls_gbps) {
+        if (capped) *capped = 1;
+        return link;
+    }
+    return m->nvls_gbps;
+}
+
 /* --- link graph ---------------------------------------------------------------------------------------------- */
 
 static int gpus_per_socket(const nvs_machine_spec *m) { return m->gpus / (m->sockets > 0 ? m->sockets : 1); }

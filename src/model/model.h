@@ -29,7 +29,8 @@
  *                    0.92 min(B_i, B_net) beyond (tuning.cc); T = base + 2((g-1) alpha_i + ceil(log2 N) alpha_n)
  *                    + 2(n-1)/n * S/busbw
  *   NVLS     (NVLink SHARP, one node with an NVSwitch that reduces): T = base + 2 alpha_i + S / A_nvls,
- *            A_nvls the node's NVLS algbw (machine preset)
+ *            A_nvls the node's NVLS algbw (machine preset), only where the GPU can do NVLS too (compute
+ *            capability >= 9.0 and NVLink4: nvs_gpu_nvls) and never above the GPU's own NVLink (nvs_nvls_gbps)
  *   NVLSTree NVLS in the node, trees across nodes: busbw = min(A_nvls 2(g-1)/g, (N == 2 ? 2 : 1) B_net)
  *   CollNet  (IB SHARP, the switches reduce: each node sends S once): algbw = min(B_i or A_nvls, B_net);
  *            only when asked (NCCL needs NCCL_COLLNET_ENABLE=1 and the SHARP plugin)
@@ -69,6 +70,8 @@ typedef struct {
     int p2p_pcie;                                 /* CUDA peer access over PCIe */
     int nvlink_links;
     double nvlink_gbps_per_link;                  /* per direction */
+    int nvlink_gen;                               /* 0 = none */
+    double compute_capability;                    /* 8.6, 9.0, ...; 0 = not stated */
 } nvs_gpu_spec;
 
 typedef struct {
@@ -97,6 +100,22 @@ typedef struct {
     double gbps, hop_us; /* per adapter per direction; per ring step */
     int sharp;           /* the fabric can reduce in the switches (IB SHARP) */
 } nvs_net_spec;
+
+/* NVLink SHARP (NCCL's NVLS and NVLSTree algorithms) needs the GPU's side as well as an NVSwitch that reduces
+ * (the machine's nvls_gbps): NCCL's docs (NCCL_NVLS_ENABLE, since 2.17): "NVLink SHARP is available in
+ * third-generation NVSwitch systems (NVLink4) with Hopper and later GPU architectures"; NCCL asks the driver
+ * (src/transport/nvls.cc, ncclNvlsInit: CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED) and turns NVLS off where it is
+ * not. From the GPU preset: compute capability >= 9.0 (Hopper or later) and NVLink generation >= 4 with links.
+ * Returns 1 if g can; else 0 and, when why is given, the reason naming the GPU ("GPU 'rtx3090' (compute capability
+ * 8.6, NVLink gen 3) cannot do NVLink SHARP: ..."). */
+#define NVS_NVLS_MIN_CC 9.0
+#define NVS_NVLS_MIN_NVLINK_GEN 4
+int nvs_gpu_nvls(const nvs_gpu_spec *g, char *why, size_t len);
+/* A_nvls of GPU g in machine m, GB/s of algbw per GPU: 0 where either cannot do NVLink SHARP; else the machine's
+ * nvls_gbps, capped by the GPU's own NVLink (links x GB/s per link x the machine's nvlink_eff, the rate the
+ * model gives the GPU's ring): NVLS still moves each GPU's whole buffer into the switch and the whole sum back
+ * out over that GPU's links, so its algbw cannot pass them. *capped (may be NULL) = 1 when the cap applied. */
+double nvs_nvls_gbps(const nvs_machine_spec *m, const nvs_gpu_spec *g, int *capped);
 
 /* --- pure alpha-beta costs (us) ------------------------------------------------------------------------------ */
 

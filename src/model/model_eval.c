@@ -39,6 +39,8 @@ void nvs_gpu_spec_from(const nvs_preset *p, nvs_gpu_spec *g)
     g->p2p_pcie = p->f[NVS_G_P2P_PCIE].v != 0;
     g->nvlink_links = (int)p->f[NVS_G_NVLINK_LINKS].v;
     g->nvlink_gbps_per_link = p->f[NVS_G_NVLINK_GBPS].v;
+    g->nvlink_gen = (int)p->f[NVS_G_NVLINK_GEN].v;
+    g->compute_capability = p->f[NVS_G_COMPUTE_CAP].v;
 }
 
 void nvs_machine_spec_from(const nvs_preset *p, nvs_machine_spec *m)
@@ -129,7 +131,8 @@ nvs_result_t nvs_model_ar_params(const nvs_model_config *c, int nodes, int gpn, 
             ar->intra_gbps = rl->gbps;
         }
     }
-    ar->nvls_gbps = c->machine.nvls_gbps;
+    /* NVLink SHARP only where the GPU can do it too, and never above its own NVLink (model.h) */
+    ar->nvls_gbps = nvs_nvls_gbps(&c->machine, &c->gpu, NULL);
     if (nodes > 1) {
         ar->inter_alpha_us = c->net.hop_us;
         ar->inter_gbps = nvs_inter_gbps(&c->machine, &c->net, gpn);

@@ -47,6 +47,9 @@ static void hybrid(const nvs_model_config *a, const nvs_model_config *b, int mas
         h->gpu.p2p_pcie = b->gpu.p2p_pcie;
         h->gpu.nvlink_links = b->gpu.nvlink_links;
         h->gpu.nvlink_gbps_per_link = b->gpu.nvlink_gbps_per_link;
+        /* whether the GPU can do NVLink SHARP is part of its link (nvs_gpu_nvls) */
+        h->gpu.nvlink_gen = b->gpu.nvlink_gen;
+        h->gpu.compute_capability = b->gpu.compute_capability;
         h->p2p_disabled = b->p2p_disabled;
     }
     if (mask & (1 << NVS_CAUSE_HOST)) h->machine = b->machine;

@@ -123,6 +123,28 @@ static int build_terms(const nvs_presets *ps, const nvs_model_series *s, term *t
         add_preset(t, &n, mp, NVS_M_P2P_HOP_US, "us");
         add_preset(t, &n, mp, NVS_M_SHM_HOP_US, "us");
         add_preset(t, &n, mp, NVS_M_COLL_BASE_US, "us");
+        /* NVLink SHARP where the algorithm may use it: the machine's number, or why the GPU changes it */
+        nvs_algo a = c->algo;
+        if (c->machine.nvls_gbps > 0 &&
+            (a == NVS_ALGO_NVLS || a == NVS_ALGO_NVLSTREE || a == NVS_ALGO_AUTO || a == NVS_ALGO_COLLNET)) {
+            int capped = 0;
+            double v = nvs_nvls_gbps(&c->machine, &c->gpu, &capped);
+            char src[NVS_PRESET_SRC_LEN + 64], why[256];
+            if (v > 0 && !capped) {
+                add_preset(t, &n, mp, NVS_M_NVLS_GBPS, "GB/s");
+            } else if (v > 0) {
+                snprintf(src, sizeof src,
+                         "%s's own NVLink: %d links x %.4g GB/s x nvlink_eff %.3g, below %s's %.4g (NVLS moves each "
+                         "GPU's buffer in and its sum out over its links)",
+                         c->gpu.id, c->gpu.nvlink_links, c->gpu.nvlink_gbps_per_link, c->machine.nvlink_eff,
+                         c->machine.id, c->machine.nvls_gbps);
+                add(t, &n, "nvls_gbps", v, "GB/s", "preset", src);
+            } else {
+                nvs_gpu_nvls(&c->gpu, why, sizeof why);
+                snprintf(src, sizeof src, "not modelled (%s has %.4g): %s", c->machine.id, c->machine.nvls_gbps, why);
+                add(t, &n, "nvls_gbps", 0, "GB/s", "preset", src);
+            }
+        }
     }
     for (int i = 0; i < c->nmeas; i++) {
         char name[96], src[160];

@@ -44,6 +44,7 @@ static const keydef keys[] = {
     {NVS_PK_GPU, "nvlink_links", NVS_G_NVLINK_LINKS, PT_INT, 0, 64, 1, 1, NULL},
     {NVS_PK_GPU, "nvlink_gbps_per_link", NVS_G_NVLINK_GBPS, PT_NUM, 0.1, 1e4, 1, 0, NULL},
     {NVS_PK_GPU, "pcie_gen", NVS_G_PCIE_GEN, PT_INT, 1, 9, 1, 1, NULL},
+    {NVS_PK_GPU, "compute_capability", NVS_G_COMPUTE_CAP, PT_NUM, 1, 20, 1, 0, NULL},
 
     {NVS_PK_MACHINE, "name", F_NAME, PT_STR, 0, 0, 0, 1, NULL},
     {NVS_PK_MACHINE, "gpus", NVS_M_GPUS, PT_INT, 1, 64, 0, 1, NULL},
@@ -247,6 +248,8 @@ static const char *check_block(nvs_preset *p, char *buf, size_t len)
         }
         set_default(p, NVS_G_NVLINK_GEN, 0, "no NVLink");
         set_default(p, NVS_G_NVLINK_GBPS, 0, "no NVLink");
+        /* 0: not stated; the model then assumes no NVLink SHARP (model.h, nvs_gpu_nvls) */
+        set_default(p, NVS_G_COMPUTE_CAP, 0, "not stated");
     } else if (p->kind == NVS_PK_MACHINE) {
         int gpus = (int)p->f[NVS_M_GPUS].v, sockets = (int)p->f[NVS_M_SOCKETS].v;
         int gps = (int)p->f[NVS_M_GPUS_PER_SWITCH].v;

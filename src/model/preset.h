@@ -42,6 +42,9 @@ enum {
     NVS_G_NVLINK_LINKS,     /* links per GPU */
     NVS_G_NVLINK_GBPS,      /* per link per direction, GB/s */
     NVS_G_PCIE_GEN,
+    NVS_G_COMPUTE_CAP,      /* CUDA compute capability (8.6, 9.0); 0 = not stated. NVLink SHARP needs 9.0 or later:
+                             * NCCL's docs (NCCL_NVLS_ENABLE): "third-generation NVSwitch systems (NVLink4) with
+                             * Hopper and later GPU architectures" (model.h, nvs_gpu_nvls) */
     NVS_G_COUNT,
     /* machine */
     NVS_M_GPUS = 0,         /* GPUs per node */

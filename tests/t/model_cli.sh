@@ -64,6 +64,29 @@ expect 2 "--algo 'butterfly'" $M $OK --algo butterfly
 expect 2 "--algo collnet needs --net with in-network reduction" $M $OK --algo collnet --gpus 16 --net eth-100g
 expect 0 "collnet" $M --gpu h100-sxm --machine hgx-h100-8 --model resnet50 --net ib-ndr400 --algo collnet --nodes 4
 expect 0 "nvls" $M --gpu h100-sxm --machine hgx-h100-8 --model resnet50 --algo auto --gpus 8
+# NVLink SHARP needs the GPU as well as the NVSwitch (compute capability >= 9.0 and NVLink4: model.h,
+# nvs_gpu_nvls): asked by name for a GPU that cannot, one message naming it (exit 2, nothing written, no file);
+# auto falls back to ring or tree and says why in the terms
+H8="--machine hgx-h100-8 --model resnet50"
+expect_err 2 "--algo nvls: GPU 'rtx3090' (compute capability 8.6, NVLink gen 3) cannot do NVLink SHARP" \
+    $M --gpu rtx3090 $H8 --algo nvls --gpus 8 &&
+    { [ "$(grep -c "NVLink SHARP" "$ERR")" -eq 1 ] || fail "--algo nvls on rtx3090: not one message"; }
+expect_err 2 "--algo nvlstree: GPU 'a100-sxm' (compute capability 8.0, NVLink gen 3)" \
+    $M --gpu a100-sxm $H8 --algo nvlstree --nodes 2 --net ib-ndr400
+expect_err 2 "--algo nvls: GPU 'a100-sxm'" $M --gpu h100-sxm,a100-sxm $H8 --algo nvls
+tmp_dir nv
+expect_err 2 "GPU 'rtx3090'" $M --gpu rtx3090 $H8 --algo nvls -o "$nv/x.txt"
+[ -e "$nv/x.txt" ] && fail "--algo nvls on rtx3090 wrote its output file"
+for g in rtx3090 a100-sxm; do
+    $M --gpu $g $H8 --algo auto --gpus 2,8 >"$nv/auto.txt" 2>&1 || fail "--algo auto on $g failed"
+    grep -Eq ' nvls(tree)? ' "$nv/auto.txt" && fail "--algo auto on $g picked NVLS"
+    grep -q "NVLink SHARP: the NVSwitch" "$nv/auto.txt" && fail "--algo auto on $g: an NVLS bottleneck"
+    grep -Eq "nvls_gbps +0 GB/s +preset +not modelled \(hgx-h100-8 has 275\): GPU '$g'" "$nv/auto.txt" ||
+        fail "--algo auto on $g: no term saying why NVLS is not modelled"
+done
+# the audit's numbers: the 3090's ring over its own NVLink (4 x 14.0625 x 0.73 = 41.1 GB/s) at 8 GPUs
+expect 0 " 41.1 ring " $M --gpu rtx3090 $H8 --algo auto --gpus 8
+expect 0 " 481 nvls +NVLink SHARP: the NVSwitch reduces, 275 GB/s" $M --gpu h100-sxm $H8 --algo nvls --gpus 8
 expect 2 "--p2p 'maybe'" $M $OK --p2p maybe
 expect 2 "--bucket-cap '0'" $M $OK --bucket-cap 0
 expect 2 "--bucket-first 'big'" $M $OK --bucket-first big

@@ -881,6 +881,105 @@ static void t_shapley(void)
     REL(sum, w[15] - w[0], 1e-12);
 }
 
+/* NVLink SHARP needs the GPU as well as the machine (model.h, nvs_gpu_nvls): on an HGX H100 board (nvls_gbps
+ * 275) an RTX 3090 or an A100 gets no NVLS, --algo nvls falls back to the ring the GPU's own NVLink caps, auto
+ * picks ring or tree; an H100 keeps its 275; a Hopper GPU with fewer links is capped by them. */
+static void t_nvls_gpu(void)
+{
+    nvs_presets ps;
+    memset(&ps, 0, sizeof ps);
+    char err[512];
+    T_EQ_I(nvs_presets_load_builtin(&ps, err, sizeof err), NVS_OK);
+    nvs_machine_spec hgx;
+    nvs_machine_spec_from(nvs_presets_find(&ps, NVS_PK_MACHINE, "hgx-h100-8"), &hgx);
+    REL(hgx.nvls_gbps, 275, 0);
+    static const struct {
+        const char *id;
+        int nvls;
+        const char *why; /* part of the reason it cannot */
+    } v[] = {
+        {"rtx3090", 0, "GPU 'rtx3090' (compute capability 8.6, NVLink gen 3) cannot do NVLink SHARP"},
+        {"rtx4090", 0, "GPU 'rtx4090' (compute capability 8.9, no NVLink)"},
+        {"rtxa6000", 0, "compute capability 8.6, NVLink gen 3"},
+        {"l40s", 0, "compute capability 8.9, no NVLink"},
+        {"a100-sxm", 0, "GPU 'a100-sxm' (compute capability 8.0, NVLink gen 3) cannot do NVLink SHARP"},
+        {"h100-sxm", 1, NULL},
+        {"h200-sxm", 1, NULL},
+    };
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+        nvs_gpu_spec g;
+        const nvs_preset *gp = nvs_presets_find(&ps, NVS_PK_GPU, v[i].id);
+        if (!gp) T_FAIL("no built-in gpu %s", v[i].id);
+        nvs_gpu_spec_from(gp, &g);
+        char why[256] = "";
+        T_EQ_I(nvs_gpu_nvls(&g, why, sizeof why), v[i].nvls);
+        int capped = -1;
+        REL(nvs_nvls_gbps(&hgx, &g, &capped), v[i].nvls ? 275 : 0, 0);
+        T_EQ_I(capped, 0);
+        if (!v[i].nvls) {
+            T_CONTAINS(why, v[i].why);
+            T_CONTAINS(why, "9.0 or later");
+        }
+    }
+    /* the audit's case: an RTX 3090 on the HGX H100 board, 8 GPUs. Its ring over its own NVLink: 4 x 14.0625
+     * x 0.73 = 41.06 GB/s; no NVLS whatever the algorithm asked */
+    nvs_profile p;
+    nvs_model_config c;
+    toy_config(&c, &p);
+    nvs_gpu_spec_from(nvs_presets_find(&ps, NVS_PK_GPU, "rtx3090"), &c.gpu);
+    c.machine = hgx;
+    const double ring = 4 * 14.0625 * 0.73;
+    static const nvs_algo asked[] = {NVS_ALGO_NVLS, NVS_ALGO_NVLSTREE, NVS_ALGO_AUTO, NVS_ALGO_RING};
+    for (size_t i = 0; i < sizeof asked / sizeof asked[0]; i++) {
+        c.algo = asked[i];
+        nvs_ar_params ar;
+        nvs_ring_links rl;
+        int meas;
+        T_EQ_I(nvs_model_ar_params(&c, 1, 8, &ar, &rl, &meas, err, sizeof err), NVS_OK);
+        REL(ar.nvls_gbps, 0, 0);
+        REL(ar.intra_gbps, ring, 1e-12);
+        nvs_algo used;
+        double bw = nvs_allreduce_busbw(&ar, 1 << 30, &used);
+        if (used == NVS_ALGO_NVLS || used == NVS_ALGO_NVLSTREE) T_FAIL("%s: used %s", nvs_algo_name(asked[i]),
+                                                                        nvs_algo_name(used));
+        T_ASSERT(bw <= ring * (1 + 1e-12));
+        nvs_model_point pt;
+        T_EQ_I(nvs_model_eval(&c, 1, 8, &pt, err, sizeof err), NVS_OK);
+        T_ASSERT(pt.algo_used != NVS_ALGO_NVLS && pt.algo_used != NVS_ALGO_NVLSTREE);
+        T_ASSERT(pt.allreduce_busbw <= ring * (1 + 1e-12));
+        if (strstr(pt.bottleneck, "NVLink SHARP")) T_FAIL("bottleneck names NVLS: %s", pt.bottleneck);
+    }
+    /* the H100 on its own board: NVLS at 8 GPUs, busbw 275 x 2 x 7/8 = 481.25 */
+    nvs_gpu_spec_from(nvs_presets_find(&ps, NVS_PK_GPU, "h100-sxm"), &c.gpu);
+    c.algo = NVS_ALGO_NVLS;
+    nvs_model_point pt;
+    T_EQ_I(nvs_model_eval(&c, 1, 8, &pt, err, sizeof err), NVS_OK);
+    T_EQ_I(pt.algo_used, NVS_ALGO_NVLS);
+    REL(pt.allreduce_busbw, 275 * 2.0 * 7 / 8, 1e-9);
+    /* a Hopper GPU with 4 links of 26.5625: NVLS capped by its own NVLink, 4 x 26.5625 x 0.73 = 77.5625 */
+    c.gpu.nvlink_links = 4;
+    int capped = 0;
+    REL(nvs_nvls_gbps(&hgx, &c.gpu, &capped), 4 * 26.5625 * 0.73, 1e-12);
+    T_EQ_I(capped, 1);
+    T_EQ_I(nvs_model_eval(&c, 1, 8, &pt, err, sizeof err), NVS_OK);
+    T_EQ_I(pt.algo_used, NVS_ALGO_NVLS);
+    REL(pt.allreduce_busbw, 4 * 26.5625 * 0.73 * 2.0 * 7 / 8, 1e-9);
+    /* compute capability not stated (a user's preset without it): no NVLS assumed */
+    nvs_gpu_spec_from(nvs_presets_find(&ps, NVS_PK_GPU, "h100-sxm"), &c.gpu);
+    c.gpu.compute_capability = 0;
+    char why[256];
+    T_EQ_I(nvs_gpu_nvls(&c.gpu, why, sizeof why), 0);
+    T_CONTAINS(why, "compute capability not stated");
+    REL(nvs_nvls_gbps(&hgx, &c.gpu, NULL), 0, 0);
+    /* a machine without NVLink SHARP: none, whatever the GPU */
+    nvs_gpu_spec_from(nvs_presets_find(&ps, NVS_PK_GPU, "h100-sxm"), &c.gpu);
+    nvs_machine_spec a100box;
+    nvs_machine_spec_from(nvs_presets_find(&ps, NVS_PK_MACHINE, "hgx-a100-8"), &a100box);
+    REL(nvs_nvls_gbps(&a100box, &c.gpu, NULL), 0, 0);
+    nvs_profile_free(&p);
+    nvs_presets_free(&ps);
+}
+
 static void t_gap_link(void)
 {
     /* toy model on a cascade box: the same GPU except P2P: the gap is all link */
@@ -928,6 +1027,6 @@ T_LIST = {
     T_CASE(t_ring_links),    T_CASE(t_inter_share), T_CASE(t_layer_times), T_CASE(t_layer_kinds),     T_CASE(t_buckets),
     T_CASE(t_schedule_by_hand), T_CASE(t_lanes), T_CASE(t_lanes_overlap), T_CASE(t_interference), T_CASE(t_eval_toy), T_CASE(t_eval_framework), T_CASE(t_framework_counts), T_CASE(t_memory),          T_CASE(t_shapley),
     T_CASE(t_gap_link),      T_CASE(t_nccl_rules), T_CASE(t_host_budget),     T_CASE(t_dp_modes),
-    T_CASE(t_stragglers),
+    T_CASE(t_stragglers),    T_CASE(t_nvls_gpu),
 };
 T_MAIN

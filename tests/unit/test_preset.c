@@ -46,6 +46,18 @@ static void t_builtins_valid(void)
     g = nvs_presets_find(&ps, NVS_PK_GPU, "rtxa6000");
     T_NEAR(g->f[NVS_G_P2P_PCIE].v, 1, 0);
     T_NEAR(g->f[NVS_G_MEMORY_BYTES].v, 48.0 * 1073741824, 0);
+    /* compute capability (developer.nvidia.com/cuda-gpus): what NVLink SHARP needs of the GPU (model.h) */
+    static const struct {
+        const char *id;
+        double cc;
+    } ccs[] = {{"rtx3090", 8.6}, {"rtx4090", 8.9}, {"rtxa6000", 8.6}, {"l40s", 8.9},
+               {"a100-sxm", 8.0}, {"h100-sxm", 9.0}, {"h200-sxm", 9.0}};
+    for (size_t i = 0; i < sizeof ccs / sizeof ccs[0]; i++) {
+        g = nvs_presets_find(&ps, NVS_PK_GPU, ccs[i].id);
+        if (!g) T_FAIL("no built-in gpu %s", ccs[i].id);
+        T_NEAR(g->f[NVS_G_COMPUTE_CAP].v, ccs[i].cc, 1e-12);
+        T_CONTAINS(g->f[NVS_G_COMPUTE_CAP].src, "cuda-gpus");
+    }
     const nvs_preset *m = nvs_presets_find(&ps, NVS_PK_MACHINE, "pcie4-2s-8gpu-switch");
     T_NEAR(m->f[NVS_M_P2P_LEVEL].v, -1, 0); /* no override: NCCL's own rule decides (model.h) */
     T_CONTAINS(m->f[NVS_M_P2P_LEVEL].src, "paths.cc");
@@ -119,6 +131,8 @@ static void t_good_text(void)
     T_EQ_S(g->name, "Test GPU");
     T_NEAR(g->f[NVS_G_MEMORY_BYTES].v, 1e10, 0);
     T_EQ_S(g->origin, "t:4");
+    T_NEAR(g->f[NVS_G_COMPUTE_CAP].v, 0, 0); /* optional: not stated (no NVLink SHARP assumed) */
+    T_EQ_S(g->f[NVS_G_COMPUTE_CAP].src, "not stated");
     const nvs_preset *m = nvs_presets_find(&ps, NVS_PK_MACHINE, "m1");
     T_NEAR(m->f[NVS_M_NVLINK].v, NVS_NVLINK_PAIRS, 0);
     T_NEAR(m->f[NVS_M_P2P_LEVEL].v, NVS_CLS_SYS, 0);
@@ -142,6 +156,8 @@ static void t_bad_texts(void)
         {HDR "gpu a b\n", "t:2: 'gpu' needs one ID"},
         {HDR GPU_OK "  bogus 1 | s\nend\n", "t:13: unknown gpu key 'bogus'"},
         {HDR GPU_OK "  nvlink_gen 3\nend\n", "t:13: 'nvlink_gen' needs its source"},
+        {HDR GPU_OK "  compute_capability 9.0\nend\n", "t:13: 'compute_capability' needs its source"},
+        {HDR GPU_OK "  compute_capability 90 | sm_90\nend\n", "t:13: 'compute_capability' = 90 is outside 1..20"},
         {HDR "gpu g\n  fp32_tflops abc | s\n", "t:3: 'fp32_tflops' is not a number: 'abc'"},
         {HDR "gpu g\n  fp32_tflops -1 | s\n", "t:3: 'fp32_tflops' = -1 is outside"},
         {HDR "gpu g\n  fp32_tflops 1e9 | s\n", "is outside 0.1..100000"},
