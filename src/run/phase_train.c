@@ -216,11 +216,10 @@ static json_t *train_json(const nvs_ctx *run, const char *model, const nvs_profi
         json_object_set_new(fwj, "layout_copy_bytes_per_step", json_real(charged[3]));
         json_object_set_new(fwj, "buffer_ops_per_step", json_real(charged[4]));
     }
-    double step1 = -1, ref_lost = 0, ref_diff = 0, ref_compute = 0;
+    double ref_lost = 0, ref_diff = 0, ref_compute = 0;
     int ref_n = npts ? pts[0].n : 1;
     for (int i = 0; i < npts; i++)
         if (pts[i].n == ref_n) {
-            step1 = pts[i].step_us;
             ref_lost = fmax(0.0, pts[i].step_us - pts[i].compute_us);
             ref_diff = pts[i].span_diff_us;
             ref_compute = pts[i].compute_us;
@@ -228,9 +227,9 @@ static json_t *train_json(const nvs_ctx *run, const char *model, const nvs_profi
     json_t *res = json_array();
     for (int i = 0; i < npts; i++) {
         const nvs_train_point *t = &pts[i];
-        /* weak scaling: per-GPU batch fixed; relative to the smallest N measured (1 unless --gpus says else); over
-         * --rounds, the median of the rounds' own ratios (train/rounds.h), which is step1 / step with one round */
-        double eff = t->rounds > 1 ? t->eff : nvs_scaling_efficiency(step1, t->step_us);
+        /* weak scaling: per-GPU batch fixed; relative to the smallest N measured (1 unless --gpus says else): the
+         * median over the rounds of step(ref) / step(N), with one round that round's own (train/rounds.h) */
+        double eff = t->eff;
         /* step(N) = compute(N) (no reducer, no all-reduce: DDP's no_sync) + reducer + interference + exposed
          * communication + waiting for a slower rank (train/split.h). compute(N) - compute(ref) is what sharing
          * the machine with N-1 other ranks cost the compute (host and GPU). */
