@@ -252,6 +252,10 @@ static json_t *train_json(const nvs_ctx *run, const char *model, const nvs_profi
         json_object_set_new(r, "efficiency_reference_n", json_integer(ref_n));
         json_object_set_new(r, "issue_us", json_real(t->issue_us));
         json_object_set_new(r, "compute_issue_us", json_real(t->compute_issue_us));
+        json_t *by = json_object();
+        for (int k = 0; k < NVS_ISSUE_KINDS; k++)
+            json_object_set_new(by, nvs_issue_kind_names[k], json_real(t->issue_by_us[k]));
+        json_object_set_new(r, "issue_by_us", by);
         if (t->host_rate_lo > 0 && t->host_rate_hi > 0) {
             json_object_set_new(r, "host_rate_p10", json_real(t->host_rate_lo));
             json_object_set_new(r, "host_rate_p90", json_real(t->host_rate_hi));
@@ -262,6 +266,7 @@ static json_t *train_json(const nvs_ctx *run, const char *model, const nvs_profi
         if (t->no_gemm_us > 0 && t->ideal_compute_us > 0) {
             double gemm = t->ideal_compute_us - t->no_gemm_us;
             json_object_set_new(r, "ideal_compute_us", json_real(t->ideal_compute_us));
+            if (t->ideal_issue_us >= 0) json_object_set_new(r, "ideal_compute_issue_us", json_real(t->ideal_issue_us));
             json_object_set_new(r, "no_gemm_us", json_real(t->no_gemm_us));
             json_object_set_new(r, "gemm_us", json_real(fmax(0.0, gemm)));
             json_object_set_new(r, "gemm_tflops", json_real(gemm > 0 ? pl->step_flops / (gemm * 1e-6) / 1e12 : 0.0));
@@ -363,12 +368,13 @@ static nvs_result_t measure_point(nvs_ctx *run, const char *name, nvs_train_exec
     nvs_result_t res = run->backend.ops->comm_split(&run->backend, member, &c);
     if (res != NVS_OK) return res;
     /* per rank: full step, its compute span, compute-only step, its span, comm alone, step without GEMMs,
-     * host speed, issue times, compute-only step without the framework's host work */
+     * host speed, issue times, compute-only step without the framework's host work and its issue time, the full
+     * step's issue time by what it issued */
     enum {
         M_STEP, M_SPAN, M_COMP, M_COMP_SPAN, M_COMM, M_NOGEMM, M_RATE_LO, M_RATE_HI, M_ISSUE, M_COMP_ISSUE,
-        M_IDEAL_COMP, M_COUNT
+        M_IDEAL_COMP, M_IDEAL_ISSUE, M_ISSUE_BY, M_COUNT = M_ISSUE_BY + NVS_ISSUE_KINDS
     };
-    double mine[M_COUNT] = {-1, -1, -1, -1, -1, -1, 0, 0, 0, 0, -1};
+    double mine[M_COUNT] = {-1, -1, -1, -1, -1, -1, 0, 0, 0, 0, -1, -1};
     if (member) {
         nvs_step_medians full = {0}, comp = {0}, comm = {0}, nogemm = {-1, -1}, ideal = {-1, -1};
         x->comm = c;
@@ -407,6 +413,8 @@ static nvs_result_t measure_point(nvs_ctx *run, const char *name, nvs_train_exec
         mine[M_ISSUE] = full.issue_us;
         mine[M_COMP_ISSUE] = comp.issue_us;
         mine[M_IDEAL_COMP] = ideal.step_us;
+        mine[M_IDEAL_ISSUE] = ideal.step_us < 0 ? -1 : ideal.issue_us;
+        for (int k = 0; k < NVS_ISSUE_KINDS; k++) mine[M_ISSUE_BY + k] = full.issue_by_us[k];
     }
     run->backend.ops->comm_free(&run->backend, c);
     if (res != NVS_OK) return res;
@@ -424,6 +432,7 @@ static nvs_result_t measure_point(nvs_ctx *run, const char *name, nvs_train_exec
         out->slowest_rank = -1;
         out->no_gemm_us = -1;
         out->ideal_compute_us = -1;
+        out->ideal_issue_us = -1;
         for (int r = 0; r < rt->size; r++) {
             const double *a = &all[M_COUNT * r];
             if (a[M_STEP] < 0) continue;
@@ -433,12 +442,14 @@ static nvs_result_t measure_point(nvs_ctx *run, const char *name, nvs_train_exec
                 /* the slowest rank's own split: its compute stretched by the all-reduces beside it */
                 out->span_diff_us = a[M_SPAN] - a[M_COMP_SPAN];
                 out->issue_us = a[M_ISSUE];
+                for (int k = 0; k < NVS_ISSUE_KINDS; k++) out->issue_by_us[k] = a[M_ISSUE_BY + k];
             }
             out->compute_us = fmax(out->compute_us, a[M_COMP]);
             out->compute_issue_us = fmax(out->compute_issue_us, a[M_COMP_ISSUE]);
             out->comm_us = fmax(out->comm_us, a[M_COMM]);
             out->no_gemm_us = fmax(out->no_gemm_us, a[M_NOGEMM]);
             out->ideal_compute_us = fmax(out->ideal_compute_us, a[M_IDEAL_COMP]);
+            out->ideal_issue_us = fmax(out->ideal_issue_us, a[M_IDEAL_ISSUE]);
             if (a[M_RATE_LO] > 0 && (out->host_rate_lo <= 0 || a[M_RATE_LO] < out->host_rate_lo))
                 out->host_rate_lo = a[M_RATE_LO];
             out->host_rate_hi = fmax(out->host_rate_hi, a[M_RATE_HI]);

@@ -27,6 +27,7 @@ void nvs_train_rounds_merge(const nvs_train_point *raw, int npoints, int i, int 
     const nvs_train_point *r0 = &raw[i];
     out->no_gemm_us = r0->no_gemm_us;
     out->ideal_compute_us = r0->ideal_compute_us;
+    out->ideal_issue_us = r0->ideal_issue_us;
     out->host_rate_lo = out->host_rate_hi = 0;
     for (int r = 0; r < nrounds; r++) {
         const nvs_train_point *p = &raw[r * npoints + i];

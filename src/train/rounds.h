@@ -8,6 +8,8 @@
 #ifndef NVS_TRAIN_ROUNDS_H
 #define NVS_TRAIN_ROUNDS_H
 
+#include "train/issue.h"
+
 typedef struct {
     int n;
     double step_us, compute_us, comm_us;
@@ -23,6 +25,11 @@ typedef struct {
     double host_rate_lo, host_rate_hi;
     double issue_us, compute_issue_us; /* host time to issue the slowest rank's full step, and the longest of the
                                         * ranks' compute-only steps (step.c) */
+    /* the slowest rank's issue_us by what it issued (issue.h); and the longest of the ranks' times to issue the
+     * compute-only step without the framework's host work (the executor's own launches; first N, first round only,
+     * else < 0) */
+    double issue_by_us[NVS_ISSUE_KINDS];
+    double ideal_issue_us;
     /* set by nvs_train_rounds_merge: rounds merged, and the efficiency against the reference N (the first point
      * of each round) over them: median, smallest and largest; 0 where not known */
     int rounds;
@@ -33,8 +40,8 @@ typedef struct {
  * point 0 of each round is the reference N. The times, the slowest rank and the span difference are those of the
  * round whose step is the median (the lower one of an even count): step, compute-only step and all-reduces were
  * measured back to back there, so the split of the step (split.h) stays one stretch of the host's. The host's
- * rates are the widest over the rounds; the GEMM-less and hardware-only steps round 0's. nrounds < 1 or i outside
- * the points: *out zeroed (n = 0). */
+ * rates are the widest over the rounds; the GEMM-less and hardware-only steps (and the latter's issue time)
+ * round 0's. nrounds < 1 or i outside the points: *out zeroed (n = 0). */
 void nvs_train_rounds_merge(const nvs_train_point *raw, int npoints, int i, int nrounds, nvs_train_point *out);
 
 /* The order of the rounds: the j-th point measured in round rd (0-based) of npoints. Even rounds go from the first

@@ -12,6 +12,16 @@
 #include "train/train.h"
 #include "train/train_exec.h"
 
+/* An executor call, its host time added to what the step issued of `kind` (train_exec.h): clock_gettime costs
+ * tens of nanoseconds, against microseconds for a launch */
+#define ISSUE(x, kind, call)                                                                                        \
+    do {                                                                                                            \
+        double t0_ = nvs_now_us();                                                                                  \
+        nvs_result_t r_ = (call);                                                                                   \
+        (x)->issue_by_us[(kind)] += nvs_now_us() - t0_;                                                             \
+        if (r_ != NVS_OK) return r_;                                                                                \
+    } while (0)
+
 /* The framework's host work (workload/framework.h), owed `us` more microseconds of this CPU alone. Its cost per
  * operation was measured on PyTorch, launches included, and the step's own launches already take host time
  * (with --framework ideal, 5.0 ms of lm290m's 24 ms step at bf16 and 12.0 ms of bert-large-mlm128's:
@@ -78,10 +88,23 @@ static nvs_result_t layout_copies(nvs_train_exec *x, int l, int backward)
     if (!nvs_precision_info_of(pl->precision)->half || !ly->conv || copies <= 0 || ly->act_elems <= 0) return NVS_OK;
     if (x->conv_native && x->conv_native[l]) return NVS_OK; /* the convolution library transposes for itself */
     x->layout_bytes += 2.0 * copies * ly->act_elems * pl->batch * (double)nvs_precision_bytes(pl->precision);
-    return x->ops->copy_out(x, l, copies);
+    ISSUE(x, NVS_ISSUE_COPIES, x->ops->copy_out(x, l, copies));
+    return NVS_OK;
 }
 
 static int native_norm(const nvs_train_exec *x, int l) { return x->norm_native && x->norm_native[l]; }
+
+/* a batch norm's issue kind: in the library, or in the executor's own kernels */
+static int norm_kind(const nvs_train_exec *x, int l)
+{
+    return x->norm_native[l] == NVS_NORM_CUDNN ? NVS_ISSUE_NORM_LIB : NVS_ISSUE_NORM_KERN;
+}
+
+/* a GEMM layer's issue kind: a convolution the library runs, or a GEMM */
+static int gemm_kind(const nvs_train_exec *x, int l)
+{
+    return x->conv_native && x->conv_native[l] ? NVS_ISSUE_CONV : NVS_ISSUE_GEMM;
+}
 
 /* Layer l's memory-bound passes, forward (ew) or backward (2 ew). A batch norm the executor runs in a library
  * (bn= of the profile, train/conv.h) is that library's call forward, and the rest of the passes (the ReLU, the
@@ -92,11 +115,12 @@ static nvs_result_t passes(nvs_train_exec *x, int l, int backward)
     if (ly->act_elems <= 0) return NVS_OK;
     double ew = ly->ew_passes;
     if (native_norm(x, l)) {
-        if (!backward) NVS_CHECK(x->ops->norm(x, l, 0));
+        if (!backward) ISSUE(x, norm_kind(x, l), x->ops->norm(x, l, 0));
         ew -= ly->bn_passes;
     }
     if (ew <= 0) return NVS_OK;
-    return x->ops->ew(x, l, backward ? 2 * ew : ew);
+    ISSUE(x, NVS_ISSUE_PASSES, x->ops->ew(x, l, backward ? 2 * ew : ew));
+    return NVS_OK;
 }
 
 static nvs_result_t issue_step(nvs_train_exec *x, int mode)
@@ -111,12 +135,14 @@ static nvs_result_t issue_step(nvs_train_exec *x, int mode)
     x->host_ops = x->host_buckets = x->host_tensors = x->host_due_us = x->work_wall_us = x->work_units = 0;
     x->host_buffer_ops = 0;
     x->layout_bytes = x->wait_us = 0;
+    for (int k = 0; k < NVS_ISSUE_KINDS; k++) x->issue_by_us[k] = 0;
     x->issue_t0_us = nvs_now_us();
-    NVS_CHECK(x->ops->mark(x, 0));
+    ISSUE(x, NVS_ISSUE_OTHER, x->ops->mark(x, 0));
     if (mode == NVS_STEP_COMM) {
-        for (int b = 0; b < pl->nbuckets; b++) NVS_CHECK(x->ops->bucket_ready(x, b));
-        NVS_CHECK(x->ops->join_comm(x));
-        return x->ops->mark(x, 1);
+        for (int b = 0; b < pl->nbuckets; b++) ISSUE(x, NVS_ISSUE_COMM, x->ops->bucket_ready(x, b));
+        ISSUE(x, NVS_ISSUE_COMM, x->ops->join_comm(x));
+        ISSUE(x, NVS_ISSUE_OTHER, x->ops->mark(x, 1));
+        return NVS_OK;
     }
     /* DDP's broadcast of the module buffers before the forward's first kernel: the flattens, the broadcasts and the
      * copies back are operations of the framework (framework.h), their launches part of what each costs (so they
@@ -124,7 +150,7 @@ static nvs_result_t issue_step(nvs_train_exec *x, int mode)
      * require_forward_param_sync, and the next forward broadcasts nothing (torch/nn/parallel/distributed.py,
      * _post_forward; PyTorch's no_sync() steps launch as many kernels as the plain model's, results/h200x1-census) */
     if (reducer && pl->buffers > 0) {
-        NVS_CHECK(x->ops->buffers(x));
+        ISSUE(x, NVS_ISSUE_COMM, x->ops->buffers(x));
         x->host_buffer_ops = nvs_framework_buffer_ops(pl->framework, p);
         x->host_ops += x->host_buffer_ops;
         host_work(x, pl->framework->host_us_per_buffer_op * x->host_buffer_ops);
@@ -134,7 +160,7 @@ static nvs_result_t issue_step(nvs_train_exec *x, int mode)
     for (int l = 0; l < p->nlayers; l++) {
         const nvs_layer *ly = &p->layers[l];
         op_work(x, layer_ops(pl, l, 0));
-        if (ly->gemm_m > 0 && mode != NVS_STEP_NO_GEMM) NVS_CHECK(x->ops->gemm(x, l, NVS_GEMM_FWD));
+        if (ly->gemm_m > 0 && mode != NVS_STEP_NO_GEMM) ISSUE(x, gemm_kind(x, l), x->ops->gemm(x, l, NVS_GEMM_FWD));
         NVS_CHECK(layout_copies(x, l, 0));
         NVS_CHECK(passes(x, l, 0));
     }
@@ -148,42 +174,43 @@ static nvs_result_t issue_step(nvs_train_exec *x, int mode)
         if (ly->gemm_m > 0 && mode == NVS_STEP_NO_GEMM) {
             /* skipped: this variant measures the memory-bound rest */
         } else if (ly->gemm_m > 0) {
-            if (!nvs_layer_no_input_grad(p, l)) NVS_CHECK(x->ops->gemm(x, l, NVS_GEMM_DGRAD));
-            NVS_CHECK(x->ops->gemm(x, l, NVS_GEMM_WGRAD));
+            if (!nvs_layer_no_input_grad(p, l)) ISSUE(x, gemm_kind(x, l), x->ops->gemm(x, l, NVS_GEMM_DGRAD));
+            ISSUE(x, gemm_kind(x, l), x->ops->gemm(x, l, NVS_GEMM_WGRAD));
         } else if (native_norm(x, l)) {
-            NVS_CHECK(x->ops->norm(x, l, 1)); /* after the passes that follow it forward (ReLU, add) */
+            ISSUE(x, norm_kind(x, l), x->ops->norm(x, l, 1)); /* after the passes that follow it forward (ReLU, add) */
         } else if (ly->params > 0) {
-            NVS_CHECK(x->ops->grad_pass(x, l));
+            ISSUE(x, NVS_ISSUE_PASSES, x->ops->grad_pass(x, l));
         }
         if (reducer && ly->params > 0) {
             /* the reducer's autograd hook for each parameter tensor of the layer, and its bucket copy */
             x->host_tensors += nvs_layer_param_tensors(ly);
-            if (buckets) NVS_CHECK(x->ops->grad_to_bucket(x, l));
+            if (buckets) ISSUE(x, NVS_ISSUE_COPIES, x->ops->grad_to_bucket(x, l));
         }
         if (reducer && pl->bucket_closes_at[l] >= 0) {
             reducer_work(x);
-            NVS_CHECK(x->ops->bucket_ready(x, pl->bucket_closes_at[l]));
+            ISSUE(x, NVS_ISSUE_COMM, x->ops->bucket_ready(x, pl->bucket_closes_at[l]));
         }
     }
-    NVS_CHECK(x->ops->mark(x, 1));
-    if (reducer) NVS_CHECK(x->ops->join_comm(x));
+    ISSUE(x, NVS_ISSUE_OTHER, x->ops->mark(x, 1));
+    if (reducer) ISSUE(x, NVS_ISSUE_COMM, x->ops->join_comm(x));
     if (buckets)
         for (int b = 0; b < pl->nbuckets; b++) {
             op_work(x, 1);
-            NVS_CHECK(x->ops->bucket_to_grad(x, b));
+            ISSUE(x, NVS_ISSUE_COPIES, x->ops->bucket_to_grad(x, b));
         }
     if (scaler) {
         /* unscale_ and the inf/NaN check in one foreach operation, then GradScaler.step's found_inf.item(): the
          * host waits for the GPU before it may launch the optimizer */
         op_work(x, 1);
-        NVS_CHECK(x->ops->unscale(x));
+        ISSUE(x, NVS_ISSUE_OPTIMIZER, x->ops->unscale(x));
         double t0 = nvs_now_us();
         NVS_CHECK(x->ops->sync(x));
         x->wait_us += nvs_now_us() - t0;
     }
     op_work(x, 1); /* the optimizer: PyTorch's SGD runs foreach operations over all tensors at once */
-    NVS_CHECK(x->ops->optimizer(x));
+    ISSUE(x, NVS_ISSUE_OPTIMIZER, x->ops->optimizer(x));
     if (scaler) op_work(x, 1); /* GradScaler.update: one operation */
+    x->issue_by_us[NVS_ISSUE_FRAMEWORK] = x->work_wall_us;
     return NVS_OK;
 }
 
@@ -192,9 +219,10 @@ static nvs_result_t issue_step(nvs_train_exec *x, int mode)
 nvs_result_t nvs_train_time_steps(nvs_train_exec *x, int mode, int warmup, int steps, int n, nvs_step_medians *out)
 {
     static const char *const names[] = {"step", "compute-only step", "all-reduces", "step without GEMMs"};
-    double *t = malloc((size_t)steps * 4 * sizeof *t);
+    double *t = malloc((size_t)steps * (4 + NVS_ISSUE_KINDS) * sizeof *t);
     if (!t) return NVS_ERR_NOMEM;
     double *span = t + steps, *rate = t + 2 * steps, *issue = t + 3 * steps;
+    double *by = t + 4 * steps; /* by[k * steps + i]: step i's host time issuing kind k */
     const int probe = x->work_per_us > 0;
     nvs_result_t res = NVS_OK;
     for (int i = 0; i < warmup && res == NVS_OK; i++) {
@@ -213,6 +241,7 @@ nvs_result_t nvs_train_time_steps(nvs_train_exec *x, int mode, int warmup, int s
         double t0 = nvs_now_us();
         res = issue_step(x, mode);
         issue[i] = nvs_now_us() - t0 - x->wait_us; /* the host's own time: not its wait for a scaler's check */
+        for (int k = 0; k < NVS_ISSUE_KINDS; k++) by[k * steps + i] = x->issue_by_us[k];
         if (res == NVS_OK) res = x->ops->sync(x);
         t[i] = nvs_now_us() - t0;
         if (res == NVS_OK && nvs_interrupted()) res = NVS_ERR_INTERRUPTED;
@@ -222,6 +251,7 @@ nvs_result_t nvs_train_time_steps(nvs_train_exec *x, int mode, int warmup, int s
         out->step_us = nvs_median(t, (size_t)steps);
         out->span_us = nvs_median(span, (size_t)steps);
         out->issue_us = nvs_median(issue, (size_t)steps);
+        for (int k = 0; k < NVS_ISSUE_KINDS; k++) out->issue_by_us[k] = nvs_median(by + k * steps, (size_t)steps);
         out->host_rate_p10 = probe ? nvs_quantile(rate, (size_t)steps, 0.1) : 0.0;
         out->host_rate_p90 = probe ? nvs_quantile(rate, (size_t)steps, 0.9) : 0.0;
     }

@@ -5,6 +5,7 @@
 
 #include "collectives/backend.h"
 #include "train/conv.h"
+#include "train/issue.h"
 #include "train/train.h"
 
 enum { NVS_GEMM_FWD = 0, NVS_GEMM_DGRAD = 1, NVS_GEMM_WGRAD = 2 };
@@ -73,6 +74,8 @@ struct nvs_train_exec {
     double issue_t0_us, host_due_us, work_wall_us, work_units;
     /* time the host spent waiting for the GPU inside the step (a gradient scaler's check): not issue time */
     double wait_us;
+    /* the last step's host time by what it issued (NVS_ISSUE_*), us; step.c fills it */
+    double issue_by_us[NVS_ISSUE_KINDS];
     /* cuDNN (train/conv.h). Set before setup: whether to use it. Set by setup: per layer, 1 where the executor
      * runs the layer's convolution in cuDNN, which transposes layouts itself (step.c then adds no layout copies
      * of its own), and where it runs the layer's batch norm there (norm(); NULL = none); the library ("cuDNN
@@ -124,6 +127,9 @@ typedef struct {
     /* this rank's CPU speed before each timed step (the framework's host work, work units per us: 10th and 90th
      * percentile over the steps; 0 when the framework has no host work): how steady the host was meanwhile */
     double host_rate_p10, host_rate_p90;
+    /* issue_us by what was issued (NVS_ISSUE_*): each kind's median over the steps (so they need not add up to
+     * issue_us exactly) */
+    double issue_by_us[NVS_ISSUE_KINDS];
 } nvs_step_medians;
 
 /* The step driver (step.c): medians of `steps` steps of `mode` (NVS_STEP_*) after `warmup` untimed ones; every

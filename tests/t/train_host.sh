@@ -31,6 +31,13 @@ check "d['train']['framework']['ops_per_step'] > 0" "True"
 check "d['train']['framework']['hook_tensors_per_step']" "10.0"
 # the host's time to issue each step: positive, and within the step (the host executor is synchronous: close to it)
 check "all(0 < r['issue_us'] <= r['step_us'] * 1.001 and 0 < r['compute_issue_us'] for r in d['train']['results'])" "True"
+# ... by what it issued (issue_by_us): every kind, none negative; the GEMMs and the communication calls (MPI) took
+# some; the kinds, medians each, within the issue time (10 % for the medians of different steps); the framework's
+# host work under its own key; and at the first N the issue time of the step without that work
+check "[sorted(r['issue_by_us']) for r in d['train']['results']][0]" "['comm', 'conv_library', 'copies', 'framework', 'gemm', 'norm_kernels', 'norm_library', 'optimizer', 'other', 'passes']"
+check "all(min(r['issue_by_us'].values()) >= 0 and r['issue_by_us']['gemm'] > 0 and r['issue_by_us']['comm'] > 0 for r in d['train']['results'])" "True"
+check "all(sum(r['issue_by_us'].values()) <= r['issue_us'] * 1.1 for r in d['train']['results'])" "True"
+check "[(r['ideal_compute_issue_us'] > 0, 'ideal_compute_issue_us' in d['train']['results'][1]) for r in d['train']['results'][:1]]" "[(True, False)]"
 # at the first N the split of the compute between GEMMs and the rest, both without the framework's host work
 check "[(r['ideal_compute_us'] > 0, abs(r['gemm_us'] - max(0, r['ideal_compute_us'] - r['no_gemm_us'])) < 1e-6) for r in d['train']['results'][:1]]" "[(True, True)]"
 check "'ideal_compute_us' in d['train']['results'][1]" "False"
