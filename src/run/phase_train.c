@@ -108,6 +108,12 @@ static json_t *conv_json(const nvs_train_exec *x)
     if (native) {
         json_object_set_new(o, "library", json_string(x->conv_engine));
         json_object_set_new(o, "workspace_bytes", json_real(x->conv_ws_bytes));
+        int replayed = 0, direct = 0;
+        const char *gwhy = NULL;
+        nvs_cudnn_graphs(x->dnn, &replayed, &direct, &gwhy);
+        json_t *gr = json_pack("{s:i, s:i}", "replayed", replayed, "direct", direct);
+        if (gr && gwhy) json_object_set_new(gr, "why", json_string(gwhy));
+        if (gr) json_object_set_new(o, "graphs", gr);
         json_t *arr = json_array();
         for (int i = 0; arr && i < nvs_cudnn_nshapes(x->dnn); i++) {
             nvs_conv_shape cs;

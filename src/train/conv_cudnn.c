@@ -37,8 +37,20 @@ struct bn_state {
     size_t ws_fwd, ws_bwd, reserve;
 };
 
+/* A convolution call replayed as a CUDA graph (see conv_call below): the kernels cuDNN launched for it, captured
+ * once with the pointers it was given; state 0 = not captured yet, 1 = exec ready, -1 = called directly */
+struct conv_graph {
+    const void *p[3];
+    cudaGraphExec_t exec;
+    int state;
+};
+
 struct nvs_cudnn {
     void *lib;
+    cudaStream_t stream;
+    struct conv_graph *graphs; /* per layer and direction (l * 3 + d) */
+    int graphs_ready, graphs_direct;
+    char graph_why[160]; /* why the first one that could not be captured was not */
     struct nvsdnn_api api;
     nvsdnn_handle_t h;
     char describe[48];
@@ -160,6 +172,15 @@ nvs_result_t nvs_cudnn_open(void *stream, int nlayers, nvs_cudnn **out, char *wh
         snprintf(why, len, "out of memory");
         return NVS_ERR_NOMEM;
     }
+    c->graphs = calloc(nlayers > 0 ? 3 * (size_t)nlayers : 1, sizeof *c->graphs);
+    if (!c->graphs) {
+        free(c);
+        free(shape_of);
+        free(stat_off);
+        snprintf(why, len, "out of memory");
+        return NVS_ERR_NOMEM;
+    }
+    c->stream = (cudaStream_t)stream;
     c->shape_of = shape_of;
     c->bn_stat_off = stat_off;
     c->bn_reserve_off = stat_off + nlayers;
@@ -449,34 +470,115 @@ static nvs_result_t not_planned(int l, const char *what)
     return NVS_ERR_CUDNN;
 }
 
+/* The direction's cuDNN call itself: forward (d 0: x, w -> y), input gradient (1: dy, w -> dx), weight gradient
+ * (2: x, dy -> dw), with the algorithm Find chose */
+static nvsdnn_status_t conv_issue(nvs_cudnn *c, const struct shape_state *e, int d, const void *a, const void *b,
+                                  void *out)
+{
+    const float one = 1.0f, zero = 0.0f;
+    if (d == 0)
+        return c->api.ConvolutionForward(c->h, &one, e->x, a, e->w, b, e->conv[0], e->algo[0], c->ws, c->ws_bytes,
+                                         &zero, e->y, out);
+    if (d == 1)
+        return c->api.ConvolutionBackwardData(c->h, &one, e->w, b, e->y, a, e->conv[1], e->algo[1], c->ws,
+                                              c->ws_bytes, &zero, e->x, out);
+    return c->api.ConvolutionBackwardFilter(c->h, &one, e->x, a, e->y, b, e->conv[2], e->algo[2], c->ws, c->ws_bytes,
+                                            &zero, e->w, out);
+}
+
+static nvs_result_t conv_direct(nvs_cudnn *c, const struct shape_state *e, int d, const void *a, const void *b,
+                                void *out)
+{
+    static const char *const call[3] = {"cudnnConvolutionForward", "cudnnConvolutionBackwardData",
+                                        "cudnnConvolutionBackwardFilter"};
+    nvsdnn_status_t st = conv_issue(c, e, d, a, b, out);
+    return st == NVSDNN_STATUS_SUCCESS ? NVS_OK : dnn_fail(c, call[d], st);
+}
+
+/* A cleanup call's failure: worth a warning, not worth failing a run that has measured */
+static void warn_cuda(const char *call, cudaError_t e)
+{
+    if (e != cudaSuccess) nvs_warn("%s failed: %s", call, cudaGetErrorString(e));
+}
+
+/* Why a capture failed (the first such, for run.json), and that call direct from now on */
+static void graph_off(nvs_cudnn *c, struct conv_graph *g, const char *what, cudaError_t err)
+{
+    g->state = -1;
+    c->graphs_direct++;
+    if (!c->graph_why[0])
+        snprintf(c->graph_why, sizeof c->graph_why, "%s: %s", what, err ? cudaGetErrorString(err) : "cuDNN failed");
+}
+
+/* One convolution of layer l in direction d. cuDNN 9's legacy convolution calls take the host 60-160 us each
+ * (results/h200x1-issueby: 13-25 ms per ResNet-50 step for its 159 calls, against 1 ms for its 106 batch-norm
+ * calls), where PyTorch's convolution operations cost its host no more than its others (docs/fidelity.md): the
+ * step's host lane would then be cuDNN's legacy front end, not the framework it stands for. So each call is
+ * captured once (in a warm-up step) as a CUDA graph of the kernels cuDNN chose, with the same pointers, workspace
+ * and stream, and replayed with cudaGraphLaunch: the same kernels on the GPU, a graph launch's host cost. A
+ * call whose pointers differ from its capture's runs direct; one that cannot be captured runs direct from then on
+ * (run.json's conv.graphs says how many of each, and why). */
+static nvs_result_t conv_call(nvs_cudnn *c, int l, int d, const void *a, const void *b, void *out)
+{
+    struct shape_state *e = layer_shape(c, l, d);
+    if (!e) {
+        static const char *const what[3] = {"forward convolution", "input-gradient convolution",
+                                            "weight-gradient convolution"};
+        return not_planned(l, what[d]);
+    }
+    struct conv_graph *g = &c->graphs[3 * l + d];
+    if (g->state == 1 && g->p[0] == a && g->p[1] == b && g->p[2] == out) {
+        CUDA_TRY(cudaGraphLaunch(g->exec, c->stream));
+        return NVS_OK;
+    }
+    if (g->state != 0) return conv_direct(c, e, d, a, b, out);
+    /* relaxed: cuDNN may make calls a stricter capture mode refuses (attributes, queries), none of which runs work */
+    cudaError_t err = cudaStreamBeginCapture(c->stream, cudaStreamCaptureModeRelaxed);
+    if (err != cudaSuccess) {
+        graph_off(c, g, "cudaStreamBeginCapture", err);
+        return conv_direct(c, e, d, a, b, out);
+    }
+    nvsdnn_status_t st = conv_issue(c, e, d, a, b, out);
+    cudaGraph_t graph = NULL;
+    err = cudaStreamEndCapture(c->stream, &graph);
+    if (st == NVSDNN_STATUS_SUCCESS && err == cudaSuccess && graph)
+        err = cudaGraphInstantiate(&g->exec, graph, 0);
+    if (graph) warn_cuda("cudaGraphDestroy", cudaGraphDestroy(graph)); /* the exec keeps what it needs */
+    if (st != NVSDNN_STATUS_SUCCESS || err != cudaSuccess || !graph) {
+        (void)cudaGetLastError(); /* a failed capture's error is not sticky: clear it before the direct call */
+        g->exec = NULL;
+        graph_off(c, g, st != NVSDNN_STATUS_SUCCESS ? "cuDNN under stream capture" : "capturing a convolution", err);
+        return conv_direct(c, e, d, a, b, out);
+    }
+    g->state = 1;
+    g->p[0] = a;
+    g->p[1] = b;
+    g->p[2] = out;
+    c->graphs_ready++;
+    CUDA_TRY(cudaGraphLaunch(g->exec, c->stream));
+    return NVS_OK;
+}
+
 nvs_result_t nvs_cudnn_fwd(nvs_cudnn *c, int l, const void *x, const void *w, void *y)
 {
-    struct shape_state *e = layer_shape(c, l, 0);
-    if (!e) return not_planned(l, "forward convolution");
-    const float one = 1.0f, zero = 0.0f;
-    DNN_TRY(c, c->api.ConvolutionForward(c->h, &one, e->x, x, e->w, w, e->conv[0], e->algo[0], c->ws, c->ws_bytes,
-                                         &zero, e->y, y));
-    return NVS_OK;
+    return conv_call(c, l, 0, x, w, y);
 }
 
 nvs_result_t nvs_cudnn_dgrad(nvs_cudnn *c, int l, const void *dy, const void *w, void *dx)
 {
-    struct shape_state *e = layer_shape(c, l, 1);
-    if (!e) return not_planned(l, "input-gradient convolution");
-    const float one = 1.0f, zero = 0.0f;
-    DNN_TRY(c, c->api.ConvolutionBackwardData(c->h, &one, e->w, w, e->y, dy, e->conv[1], e->algo[1], c->ws,
-                                              c->ws_bytes, &zero, e->x, dx));
-    return NVS_OK;
+    return conv_call(c, l, 1, dy, w, dx);
 }
 
 nvs_result_t nvs_cudnn_wgrad(nvs_cudnn *c, int l, const void *x, const void *dy, void *dw)
 {
-    struct shape_state *e = layer_shape(c, l, 2);
-    if (!e) return not_planned(l, "weight-gradient convolution");
-    const float one = 1.0f, zero = 0.0f;
-    DNN_TRY(c, c->api.ConvolutionBackwardFilter(c->h, &one, e->x, x, e->y, dy, e->conv[2], e->algo[2], c->ws,
-                                                c->ws_bytes, &zero, e->w, dw));
-    return NVS_OK;
+    return conv_call(c, l, 2, x, dy, dw);
+}
+
+void nvs_cudnn_graphs(const nvs_cudnn *c, int *replayed, int *direct, const char **why)
+{
+    *replayed = c ? c->graphs_ready : 0;
+    *direct = c ? c->graphs_direct : 0;
+    *why = c && c->graph_why[0] ? c->graph_why : NULL;
 }
 
 void nvs_cudnn_close(nvs_cudnn *c)
@@ -494,6 +596,9 @@ void nvs_cudnn_close(nvs_cudnn *c)
         if (c->bns[i].x) c->api.DestroyTensorDescriptor(c->bns[i].x);
         if (c->bns[i].param) c->api.DestroyTensorDescriptor(c->bns[i].param);
     }
+    for (int i = 0; c->graphs && i < 3 * c->nlayers; i++)
+        if (c->graphs[i].exec) warn_cuda("cudaGraphExecDestroy", cudaGraphExecDestroy(c->graphs[i].exec));
+    free(c->graphs);
     if (c->bn_stats) cudaFree(c->bn_stats);
     if (c->bn_reserve) cudaFree(c->bn_reserve);
     free(c->bns);

@@ -48,6 +48,10 @@ int nvs_cudnn_nshapes(const nvs_cudnn *c);
 void nvs_cudnn_shape_info(const nvs_cudnn *c, int i, nvs_conv_shape *s, int algo[3], double ms[3], double ws[3],
                           int *layers);
 
+/* How the convolution calls ran (conv_cudnn.c conv_call): how many (layer, direction) calls replay as CUDA graphs
+ * of cuDNN's kernels, how many run direct because their capture failed, and why the first failed (NULL: none) */
+void nvs_cudnn_graphs(const nvs_cudnn *c, int *replayed, int *direct, const char **why);
+
 void nvs_cudnn_close(nvs_cudnn *c);
 
 #endif

@@ -44,6 +44,9 @@ expect 2 "needs .* GiB per GPU .* free: lower --batch" $NVS train --model gpt2-x
 # and fp16, not at bf16 (PyTorch's choices), where they run in nvscale's kernels (train/norm_kernels.h)
 if root=$(cudnn_root); then
     libdir=${root#* }
+    # the convolutions captured and replayed compute what the textbook sums say (tests/unit/test_cudnn_gpu.c)
+    out=$(env LD_LIBRARY_PATH="$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" build/tests/test_cudnn_gpu 2>&1)
+    printf '%s\n' "$out" | grep -q '^ok 1 - t_conv_graphs$' || fail "test_cudnn_gpu with cuDNN from $libdir: $out"
     for prec in fp32 bf16 fp16; do
         bnline="batch norms of resnet50: 53 in cuDNN [0-9.]+ \(as PyTorch runs them at fp32 and fp16\)"
         [ $prec = bf16 ] && bnline="batch norms of resnet50: 53 as nvscale's kernels, launched as PyTorch launches its own, not cuDNN: PyTorch runs bf16"
@@ -61,6 +64,9 @@ no_dgrad = [s for s in sh if "dgrad" not in s]
 ok = (c["engine"] == "cudnn" and c["layers"] == 53 and sum(s["layers"] for s in sh) == 53
       and all("fwd" in s and "wgrad" in s for s in sh) and len(no_dgrad) == 1 and no_dgrad[0]["r"] == 7
       and d["train"]["framework"]["layout_copy_bytes_per_step"] == 0
+      # each of the 158 calls (53 forward, 52 input and 53 weight gradients) replayed as a CUDA graph of
+      # cuDNN's kernels (conv_cudnn.c conv_call), none direct
+      and c["graphs"] == {"replayed": 158, "direct": 0}
       and all(r["step_us"] > 0 and r["compute_us"] > 0 for r in d["train"]["results"]))
 b = d["train"]["batchnorm"]
 if d["train"]["precision"] == "bf16":

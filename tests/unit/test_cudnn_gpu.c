@@ -1,0 +1,109 @@
+/* cuDNN's convolutions as the training step runs them (train/conv_cudnn.h): forward, input gradient and weight
+ * gradient of one small layer at fp32 without TF32, against the textbook sums computed here, on the first call
+ * (captured as a CUDA graph and launched) and on the second (the graph replayed); all three calls replayed, none
+ * direct. Skipped without a GPU, or where libcudnn.so.9 does not load (tests/t/gpu_train.sh runs this binary with
+ * PyTorch's cuDNN on the library path). */
+#include <cuda_runtime_api.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collectives/kernels.h"
+#include "train/conv_cudnn.h"
+#include "t.h"
+
+/* 2 images of 4 channels, 6 x 6; 5 filters of 3 x 3, stride 1, padding 1: the output is 2 x 5 x 6 x 6 */
+enum { N = 2, C = 4, H = 6, W = 6, K = 5, R = 3, S = 3, PAD = 1, HO = 6, WO = 6 };
+#define NX (N * C * H * W)
+#define NW (K * C * R * S)
+#define NY (N * K * HO * WO)
+
+static float x[NX], w[NW], dy[NY], got[NX > NW ? (NX > NY ? NX : NY) : (NW > NY ? NW : NY)];
+static double want_y[NY], want_dx[NX], want_dw[NW];
+
+static void reference(void)
+{
+    memset(want_y, 0, sizeof want_y);
+    memset(want_dx, 0, sizeof want_dx);
+    memset(want_dw, 0, sizeof want_dw);
+    for (int n = 0; n < N; n++)
+        for (int k = 0; k < K; k++)
+            for (int i = 0; i < HO; i++)
+                for (int j = 0; j < WO; j++) {
+                    const int yi = ((n * K + k) * HO + i) * WO + j;
+                    for (int c = 0; c < C; c++)
+                        for (int r = 0; r < R; r++)
+                            for (int s = 0; s < S; s++) {
+                                const int hi = i + r - PAD, wi = j + s - PAD;
+                                if (hi < 0 || hi >= H || wi < 0 || wi >= W) continue;
+                                const int xi = ((n * C + c) * H + hi) * W + wi, wi_ = ((k * C + c) * R + r) * S + s;
+                                want_y[yi] += (double)x[xi] * w[wi_];  /* cross-correlation, as cuDNN's default */
+                                want_dx[xi] += (double)dy[yi] * w[wi_];
+                                want_dw[wi_] += (double)dy[yi] * x[xi];
+                            }
+                }
+}
+
+/* the largest error of `count` floats at dev against want, relative to the largest |want| */
+static double worst(const float *dev, const double *want, int count)
+{
+    T_EQ_I(cudaMemcpy(got, dev, sizeof(float) * (size_t)count, cudaMemcpyDeviceToHost), cudaSuccess);
+    double err = 0, scale = 1e-30;
+    for (int i = 0; i < count; i++) {
+        err = fmax(err, fabs(got[i] - want[i]));
+        scale = fmax(scale, fabs(want[i]));
+    }
+    return err / scale;
+}
+
+static void t_conv_graphs(void)
+{
+    int ndev = 0;
+    if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev < 1) T_SKIP("no GPU on this machine");
+    char why[256] = "";
+    if (nvs_cudnn_probe(why, sizeof why) != NVS_OK) T_SKIP(why);
+    for (int i = 0; i < NX; i++) x[i] = (float)((i * 37 % 19) - 9) / 8.0f;
+    for (int i = 0; i < NW; i++) w[i] = (float)((i * 11 % 13) - 6) / 8.0f;
+    for (int i = 0; i < NY; i++) dy[i] = (float)((i * 23 % 17) - 8) / 8.0f;
+    reference();
+
+    cudaStream_t st;
+    T_EQ_I(cudaStreamCreate(&st), cudaSuccess);
+    nvs_cudnn *c = NULL;
+    T_EQ_I(nvs_cudnn_open(st, 1, &c, why, sizeof why), NVS_OK);
+    nvs_conv_shape sh = {N, C, H, W, K, R, S, 1, PAD, HO, WO};
+    T_EQ_I(nvs_cudnn_add_layer(c, 0, &sh, NVS_ELEM_F32, 0, 1, 1, 1e9), NVS_OK);
+    double ws = 0;
+    T_EQ_I(nvs_cudnn_workspace(c, &ws), NVS_OK);
+    float *d = NULL;
+    T_EQ_I(cudaMalloc((void **)&d, sizeof(float) * (2 * (size_t)NX + 2 * NW + 2 * NY)), cudaSuccess);
+    float *dx_ = d, *dX = d + NX, *dW = d + 2 * NX, *dDW = dW + NW, *dY = dDW + NW, *dDY = dY + NY;
+    T_EQ_I(cudaMemcpy(dX, x, sizeof x, cudaMemcpyHostToDevice), cudaSuccess);
+    T_EQ_I(cudaMemcpy(dW, w, sizeof w, cudaMemcpyHostToDevice), cudaSuccess);
+    T_EQ_I(cudaMemcpy(dDY, dy, sizeof dy, cudaMemcpyHostToDevice), cudaSuccess);
+    for (int call = 0; call < 2; call++) { /* captured and launched, then replayed */
+        T_EQ_I(cudaMemset(d, 0xff, sizeof(float) * NX), cudaSuccess); /* NaNs where nothing is written */
+        T_EQ_I(cudaMemset(dDW, 0xff, sizeof(float) * NW), cudaSuccess);
+        T_EQ_I(cudaMemset(dY, 0xff, sizeof(float) * NY), cudaSuccess);
+        T_EQ_I(cudaDeviceSynchronize(), cudaSuccess);
+        T_EQ_I(nvs_cudnn_fwd(c, 0, dX, dW, dY), NVS_OK);
+        T_EQ_I(nvs_cudnn_dgrad(c, 0, dDY, dW, dx_), NVS_OK);
+        T_EQ_I(nvs_cudnn_wgrad(c, 0, dX, dDY, dDW), NVS_OK);
+        T_EQ_I(cudaStreamSynchronize(st), cudaSuccess);
+        double ey = worst(dY, want_y, NY), ex = worst(dx_, want_dx, NX), ew = worst(dDW, want_dw, NW);
+        if (!(ey < 1e-4 && ex < 1e-4 && ew < 1e-4))
+            T_FAIL("call %d: relative errors forward %g, input gradient %g, weight gradient %g", call, ey, ex, ew);
+    }
+    int replayed = -1, direct = -1;
+    const char *gwhy = NULL;
+    nvs_cudnn_graphs(c, &replayed, &direct, &gwhy);
+    if (gwhy) T_FAIL("a convolution was not captured: %s", gwhy);
+    T_EQ_I(replayed, 3);
+    T_EQ_I(direct, 0);
+    T_EQ_I(cudaFree(d), cudaSuccess);
+    nvs_cudnn_close(c);
+    T_EQ_I(cudaStreamDestroy(st), cudaSuccess);
+}
+
+T_LIST = {T_CASE(t_conv_graphs)};
+T_MAIN
