@@ -211,6 +211,13 @@ static nvs_result_t step_lanes(const nvs_model_config *c, const nvs_model_bucket
     return NVS_OK;
 }
 
+/* 1 when the measured ring at gpn GPUs per node went over NCCL's sockets (nvs_meas_link.net) */
+static int ml_net(const nvs_model_config *c, int gpn)
+{
+    const nvs_meas_link *ml = gpn >= 2 ? measured_link(c, gpn) : NULL;
+    return ml && ml->net;
+}
+
 /* The point's transport (its ring's slowest hop; NET where the network binds or the measured ring went over
  * sockets) and its bottleneck's words. */
 static void name_bottleneck(const nvs_model_config *c, int nodes, int gpn, nvs_dp_mode dp, int measured,
@@ -218,8 +225,7 @@ static void name_bottleneck(const nvs_model_config *c, int nodes, int gpn, nvs_d
                             nvs_model_point *out)
 {
     out->transport = gpn >= 2 ? rl->transport : NVS_TR_NONE;
-    const nvs_meas_link *ml = gpn >= 2 ? measured_link(c, gpn) : NULL;
-    if (ml && ml->net) out->transport = NVS_TR_NET; /* the run's ring went over sockets, whatever the links are */
+    if (ml_net(c, gpn)) out->transport = NVS_TR_NET; /* the run's ring went over sockets, whatever the links are */
     out->cls = rl->cls;
     if (out->n <= 1)
         snprintf(out->bottleneck, sizeof out->bottleneck, "one GPU: nothing to all-reduce");
@@ -309,8 +315,17 @@ nvs_result_t nvs_model_eval(const nvs_model_config *c, int nodes, int gpn, nvs_m
      * lane on the step's critical path is slowed, by a share of their overlap per transport
      * (model/interference.h) unless the configuration sets its own. Where the GPU waits for the host, the
      * overlap is only its busy time: slack absorbs the rest. */
+    /* Across nodes the share stays the node's transport's even where the network binds the rate (transport NET):
+     * every chunk still crosses the node on NVLink, P2P or SHM in the same NCCL kernel (src/device/all_reduce.h:
+     * one kernel per algorithm, the NIC side driven by the proxy thread), so its CTAs hold the GPU's SMs and
+     * memory for the whole all-reduce. NET's share was fitted on sockets between two GPUs of one box (2 channels,
+     * ~3.4 GB/s: interference.c), where the kernel mostly waits; charged on an NVLink node behind a 384 GB/s
+     * network it made 8 x 8 GPUs scale better than one node (94.6 -> 99.2 %) and a faster network lower the
+     * efficiency (EDR -> HDR at 2 x 2 H100: 97.4 -> 91.6 %), the share jumping from 0.021 to 0.675 when the
+     * bottleneck moved back into the node (tests/unit/test_model_props.c). */
+    out->share_transport = gpn >= 2 && !ml_net(c, gpn) ? rl.transport : out->transport;
     out->interference_share =
-        out->n > 1 && nb > 0 ? nvs_interference_share(c->overlap_penalty, out->transport) : 0;
+        out->n > 1 && nb > 0 ? nvs_interference_share(c->overlap_penalty, out->share_transport) : 0;
     /* the step without the reducer (compute), with it but no communication (the reducer's cost), and whole */
     nvs_step_times compute, quiet;
     nvs_result_t r = step_lanes(c, b, 0, NULL, &compute);

@@ -78,6 +78,10 @@ typedef struct {
     double allreduce_busbw;   /* that algorithm's large-message bus bandwidth (nvs_allreduce_busbw), GB/s */
     double intra_gbps, intra_alpha_us, inter_gbps;
     nvs_transport transport;  /* of the ring's slowest hop (NET when the network is slower) */
+    /* the transport whose interference share the step pays (model/interference.h): the one the GPU's NCCL kernels
+     * drive inside the node (NVLink, P2P, SHM), also where the network binds the rate; NET only with one GPU per
+     * node or a measured ring over NCCL's sockets */
+    nvs_transport share_transport;
     int cls;
     int link_measured;        /* the intra-node terms came from a measured run */
     double interference_share; /* of t.overlap_us, paid on the step (t.penalty_us): the config's or the

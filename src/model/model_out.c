@@ -180,7 +180,7 @@ static int build_terms(const nvs_presets *ps, const nvs_model_series *s, term *t
         int seen = 0, any = 0;
         for (int i = 0; i < s->npts; i++) any |= s->pts[i].n > 1;
         for (int i = 0; any && i < s->npts; i++)
-            if (s->pts[i].n > 1 && s->pts[i].nbuckets > 0) add_share(t, &n, s->pts[i].transport, &seen);
+            if (s->pts[i].n > 1 && s->pts[i].nbuckets > 0) add_share(t, &n, s->pts[i].share_transport, &seen);
         for (int tr = NVS_TR_NVLINK; !any && tr <= NVS_TR_NET; tr++) add_share(t, &n, (nvs_transport)tr, &seen);
     }
     if (np) {

@@ -1,0 +1,214 @@
+/* Properties a capacity planner relies on, checked over grids of presets, profiles, precisions, batches, data-parallel
+ * modes, frameworks, algorithms and shapes through the pure model API (nvs_model_eval). No GPU; a few seconds.
+ *   P1 a faster link (more bandwidth, less latency) never lowers the efficiency nor lengthens the step: inside the
+ *      node (the machine's links) and between nodes (the network)
+ *   P2 a larger per-GPU batch never lowers the efficiency of a ddp step (its buckets do not change with the batch)
+ *   P3 0 < efficiency <= 1, exactly 1 at N = 1; parts >= 0 and compute + reducer + exposed + interference + sync = step
+ *   P4 interference <= the overlap it is charged on <= the communication; 0 with dp none or N = 1
+ *   P5 more nodes over a network slower than the node never scale better than one node of the same GPUs
+ * Expected exceptions, each for a documented reason (docs/model.md), are named where they are skipped. */
+#include <math.h>
+#include <string.h>
+
+#include "model/model_eval.h"
+#include "model/preset.h"
+#include "t.h"
+
+static nvs_presets ps;
+static const char *models[] = {"resnet50", "bert-large", "maskrcnn-nvidia", "gpt2-xl"};
+#define NMODELS (int)(sizeof models / sizeof models[0])
+static nvs_profile profs[NMODELS];
+
+static void load(void)
+{
+    static int done;
+    char err[512];
+    if (done) return;
+    memset(&ps, 0, sizeof ps);
+    T_EQ_I(nvs_presets_load_builtin(&ps, err, sizeof err), NVS_OK);
+    for (int i = 0; i < NMODELS; i++)
+        if (nvs_profile_load(models[i], &profs[i], err, sizeof err) != NVS_OK) T_FAIL("%s: %s", models[i], err);
+    done = 1;
+}
+
+static void config(nvs_model_config *c, const char *gpu, const char *machine, int model)
+{
+    const nvs_preset *g = nvs_presets_find(&ps, NVS_PK_GPU, gpu), *m = nvs_presets_find(&ps, NVS_PK_MACHINE, machine);
+    if (!g || !m) T_FAIL("presets %s / %s missing", gpu, machine);
+    nvs_model_config_init(c);
+    nvs_gpu_spec_from(g, &c->gpu);
+    nvs_machine_spec_from(m, &c->machine);
+    c->profile = &profs[model];
+    c->batch = 8;
+}
+
+static void net(nvs_model_config *c, const char *id)
+{
+    const nvs_preset *n = nvs_presets_find(&ps, NVS_PK_NET, id);
+    if (!n) T_FAIL("net preset %s missing", id);
+    nvs_net_spec_from(n, &c->net);
+    c->has_net = 1;
+}
+
+static nvs_model_point eval(const nvs_model_config *c, int nodes, int gpn)
+{
+    nvs_model_point p;
+    char err[512];
+    if (nvs_model_eval(c, nodes, gpn, &p, err, sizeof err) != NVS_OK) T_FAIL("%d x %d: %s", nodes, gpn, err);
+    return p;
+}
+
+static const char *gpus[] = {"rtx3090", "rtxa6000", "a100-sxm", "h100-sxm"};
+static const char *machines[] = {"pcie4-2s-8gpu-switch", "pcie3-2s-8gpu-noswitch", "pcie4-1s-8gpu-cascade",
+                                 "pcie4-2s-8gpu-nvpairs", "g482-z53-epyc7662", "hgx-a100-8", "hgx-h100-8"};
+static const nvs_precision precs[] = {NVS_PREC_FP32, NVS_PREC_BF16, NVS_PREC_FP16};
+
+/* P3, P4 at every point of the grid */
+static void check_point(const nvs_model_config *c, const nvs_model_point *p, const char *what)
+{
+    const nvs_step_times *t = &p->t;
+    if (!(p->efficiency > 0 && p->efficiency <= 1 + 1e-12)) T_FAIL("%s: efficiency %.12g", what, p->efficiency);
+    if (p->n == 1 && fabs(p->efficiency - 1) > 1e-12) T_FAIL("%s: efficiency at N=1 %.15g", what, p->efficiency);
+    if (t->compute_us < 0 || t->reducer_us < 0 || t->exposed_us < 0 || t->penalty_us < 0 || t->sync_us < 0 ||
+        t->overlap_us < 0 || t->comm_us < 0)
+        T_FAIL("%s: a negative part", what);
+    double parts = t->compute_us + t->reducer_us + t->exposed_us + t->penalty_us + t->sync_us;
+    if (fabs(parts - t->step_us) > 1e-9 * t->step_us) T_FAIL("%s: parts %.6f, step %.6f", what, parts, t->step_us);
+    if (t->penalty_us > t->overlap_us + 1e-9 || t->overlap_us > t->comm_us * (1 + 1e-9) + 1e-9)
+        T_FAIL("%s: interference %.3f, overlap %.3f, comm %.3f", what, t->penalty_us, t->overlap_us, t->comm_us);
+    if ((p->n == 1 || nvs_model_dp(c) == NVS_DP_NONE) && (t->penalty_us != 0 || t->sync_us != 0 || t->comm_us != 0))
+        T_FAIL("%s: interference %.3f sync %.3f at N=1 or dp none", what, t->penalty_us, t->sync_us);
+}
+
+/* P1 inside a node, P2, P3, P4 over one node's GPU counts */
+static void t_one_node(void)
+{
+    load();
+    static const int batches[] = {1, 4, 16, 64};
+    int points = 0;
+    for (size_t gi = 0; gi < sizeof gpus / sizeof gpus[0]; gi++)
+        for (size_t mi = 0; mi < sizeof machines / sizeof machines[0]; mi++)
+            for (int mo = 0; mo < NMODELS; mo++)
+                for (size_t pr = 0; pr < 3; pr++)
+                    for (int fw = 0; fw < 2; fw++)
+                        for (int dp = -1; dp < NVS_DP_COUNT; dp++) {
+                            double prev[4] = {0};
+                            for (size_t bi = 0; bi < sizeof batches / sizeof batches[0]; bi++) {
+                                nvs_model_config c;
+                                config(&c, gpus[gi], machines[mi], mo);
+                                c.prec = precs[pr];
+                                c.fw = fw ? nvs_framework_default() : NULL;
+                                c.dp = dp;
+                                c.batch = batches[bi];
+                                c.step_cv = dp == NVS_DP_DELAY ? 0.05 : 0;
+                                for (int n = 1, k = 0; n <= c.machine.gpus; n *= 2, k++) {
+                                    char what[200];
+                                    snprintf(what, sizeof what, "%s @ %s, %s, %s, %s, dp %d, batch %d, N %d", gpus[gi],
+                                             machines[mi], models[mo], nvs_precision_name(c.prec),
+                                             fw ? "pytorch-ddp" : "ideal", dp, c.batch, n);
+                                    nvs_model_point p = eval(&c, 1, n);
+                                    check_point(&c, &p, what);
+                                    points++;
+                                    /* P2 (hardware alone). Under pytorch-ddp it does not hold where the smaller
+                                     * batch's step is host-bound: the GPU's slack hides the all-reduces and their
+                                     * interference (docs/model.md, "The framework"), and a larger batch fills it */
+                                    if (!fw && nvs_model_dp(&c) == NVS_DP_DDP && bi > 0 &&
+                                        p.efficiency < prev[k] - 1e-12)
+                                        T_FAIL("P2 %s: efficiency %.6f below %.6f at batch %d", what, p.efficiency,
+                                               prev[k], batches[bi - 1]);
+                                    prev[k] = p.efficiency;
+                                    /* P1: every link twice as fast, every latency halved */
+                                    nvs_model_config f = c;
+                                    nvs_machine_spec *m = &f.machine;
+                                    m->gpu_link_gbps *= 2, m->uplink_gbps *= 2, m->socket_gbps *= 2, m->shm_gbps *= 2;
+                                    m->host_gbps *= 2, m->nvls_gbps *= 2;
+                                    m->nvlink_eff = fmin(1, 1.3 * m->nvlink_eff);
+                                    m->p2p_hop_us /= 2, m->shm_hop_us /= 2, m->nvlink_hop_us /= 2, m->coll_base_us /= 2;
+                                    nvs_model_point q = eval(&f, 1, n);
+                                    if (q.t.step_us > p.t.step_us * (1 + 1e-12) || q.efficiency < p.efficiency - 1e-12)
+                                        T_FAIL("P1 %s: faster links: step %.3f -> %.3f us, efficiency %.6f -> %.6f",
+                                               what, p.t.step_us, q.t.step_us, p.efficiency, q.efficiency);
+                                }
+                            }
+                        }
+    printf("# %d points\n", points);
+}
+
+/* Networks by speed: each at least as fast as the one before, at no more latency (the built-in presets) */
+static const char *nets_by_speed[][2] = {{"eth-10g", "eth-25g"},  {"eth-25g", "eth-100g"},   {"eth-100g", "eth-400g"},
+                                         {"ib-edr100", "ib-hdr200"}, {"ib-hdr200", "ib-ndr400"}, {"eth-100g", "ib-edr100"}};
+
+/* P1 between nodes, P3, P4 across nodes, P5 */
+static void t_nodes(void)
+{
+    load();
+    static const char *mg[][2] = {{"h100-sxm", "hgx-h100-8"}, {"a100-sxm", "hgx-a100-8"},
+                                  {"rtxa6000", "pcie4-2s-8gpu-switch"}, {"rtx3090", "pcie4-2s-8gpu-nvpairs"}};
+    static const nvs_algo algos[] = {NVS_ALGO_RING, NVS_ALGO_TREE, NVS_ALGO_AUTO};
+    int points = 0;
+    for (size_t x = 0; x < sizeof mg / sizeof mg[0]; x++)
+        for (int mo = 0; mo < NMODELS; mo++)
+            for (int fw = 0; fw < 2; fw++)
+                for (size_t a = 0; a < 3; a++)
+                    for (int gpn = 1; gpn <= 8; gpn *= 2) {
+                        nvs_model_config c;
+                        config(&c, mg[x][0], mg[x][1], mo);
+                        c.prec = NVS_PREC_BF16;
+                        c.fw = fw ? nvs_framework_default() : NULL;
+                        c.algo = algos[a];
+                        nvs_model_point one = eval(&c, 1, gpn);
+                        for (size_t k = 0; k < sizeof nets_by_speed / sizeof nets_by_speed[0]; k++)
+                            for (int nodes = 2; nodes <= 32; nodes *= 4) {
+                                char what[240];
+                                snprintf(what, sizeof what, "%s @ %s, %s, %s, %s, %d x %d over %s", mg[x][0], mg[x][1],
+                                         models[mo], fw ? "pytorch-ddp" : "ideal", nvs_algo_name(c.algo), nodes, gpn,
+                                         nets_by_speed[k][0]);
+                                nvs_model_config slow = c, fast = c;
+                                net(&slow, nets_by_speed[k][0]);
+                                net(&fast, nets_by_speed[k][1]);
+                                nvs_model_point p = eval(&slow, nodes, gpn), q = eval(&fast, nodes, gpn);
+                                check_point(&slow, &p, what);
+                                points++;
+                                /* P1: the share of interference must not jump when the bottleneck moves from the
+                                 * network back into the node (it did: 0.021 -> 0.675, EDR -> HDR at 2 x 2 H100
+                                 * lowered the efficiency from 97.4 to 91.6 %) */
+                                if (q.t.step_us > p.t.step_us * (1 + 1e-12) || q.efficiency < p.efficiency - 1e-12)
+                                    T_FAIL("P1 %s -> %s: step %.3f -> %.3f us, efficiency %.6f -> %.6f", what,
+                                           nets_by_speed[k][1], p.t.step_us, q.t.step_us, p.efficiency, q.efficiency);
+                                /* P5: a network slower than the node's ring. Expected exception: --algo tree on two
+                                 * nodes, whose busbw formula (min(B, 2 B_net), nccl#946, 2(n-1)/n S per byte) moves
+                                 * fewer bytes per GPU than the one-node tree's 2 S / B (Sanders et al.; docs/model.md,
+                                 * "All-reduce"): the documented formulas, not this property's concern */
+                                if (gpn >= 2 && p.inter_gbps < one.intra_gbps && p.efficiency > one.efficiency + 1e-12 &&
+                                    !(c.algo == NVS_ALGO_TREE && nodes == 2))
+                                    T_FAIL("P5 %s: efficiency %.6f above one node's %.6f (interference share %.3f vs "
+                                           "%.3f)", what, p.efficiency, one.efficiency, p.interference_share,
+                                           one.interference_share);
+                            }
+                    }
+    printf("# %d points\n", points);
+}
+
+/* the case that showed it: 8 x 8 H100 over NDR scaled better than one node (99.2 against 94.6 %) */
+static void t_golden_multinode(void)
+{
+    load();
+    nvs_model_config c;
+    config(&c, "h100-sxm", "hgx-h100-8", 3); /* gpt2-xl */
+    c.prec = NVS_PREC_BF16;
+    c.batch = 6;
+    c.algo = NVS_ALGO_AUTO;
+    c.fw = nvs_framework_default();
+    net(&c, "ib-ndr400");
+    double prev = 2;
+    for (int nodes = 1; nodes <= 128; nodes *= 2) {
+        nvs_model_point p = eval(&c, nodes, 8);
+        printf("# %3d x 8: efficiency %.4f, interference share %.3f (%s)\n", nodes, p.efficiency,
+               p.interference_share, nvs_transport_name(p.share_transport));
+        if (p.efficiency > prev + 1e-12) T_FAIL("%d nodes scale better (%.4f) than fewer (%.4f)", nodes, p.efficiency, prev);
+        prev = p.efficiency;
+    }
+}
+
+T_LIST = {T_CASE(t_one_node), T_CASE(t_nodes), T_CASE(t_golden_multinode)};
+T_MAIN
