@@ -276,9 +276,14 @@ static void print_one(FILE *f, const nvs_presets *ps, const nvs_model_series *s)
         fprintf(f, "  as %s: host_ms is the framework's host work per step (the GPU waits for it where it is\n"
                    "  longer: a host-bound step); reducer_ms its reducer's cost at any N (--framework ideal: none)\n",
                 c->fw->name);
-    fprintf(f, "  %6s %12s %10s %11s %10s %9s %11s %9s %8s %7s %11s %15s  %s\n", "N", "nodes x gpn", "step_ms",
-            "compute_ms", "reducer_ms", "comm_ms", "exposed_ms", "interf_ms", "host_ms", "eff_%", "samples/s",
-            "busbw_GB/s algo", "bottleneck");
+    /* the wait for the slowest rank (--step-cv) is a part of the step like the others: without its column the
+     * parts did not add up to step_ms; shown where some row waits, so tables without --step-cv keep their shape */
+    int sync = 0;
+    for (int i = 0; i < s->npts; i++) sync |= s->pts[i].t.sync_us > 0;
+    fprintf(f, "  %6s %12s %10s %11s %10s %9s %11s %9s", "N", "nodes x gpn", "step_ms", "compute_ms", "reducer_ms",
+            "comm_ms", "exposed_ms", "interf_ms");
+    if (sync) fprintf(f, " %9s", "sync_ms");
+    fprintf(f, " %8s %7s %11s %15s  %s\n", "host_ms", "eff_%", "samples/s", "busbw_GB/s algo", "bottleneck");
     for (int i = 0; i < s->npts; i++) {
         const nvs_model_point *p = &s->pts[i];
         char shape[32], bw[24];
@@ -288,10 +293,12 @@ static void print_one(FILE *f, const nvs_presets *ps, const nvs_model_series *s)
         else
             snprintf(bw, sizeof bw, "%.3g %s%s", p->allreduce_busbw, nvs_algo_name(p->algo_used),
                      p->link_measured ? " m" : "");
-        fprintf(f, "  %6d %12s %10.2f %11.2f %10.2f %9.2f %11.2f %9.2f %8.2f %7.1f %11.1f %15s  %s\n", p->n, shape,
-                p->t.step_us / 1e3, p->t.compute_us / 1e3, p->t.reducer_us / 1e3, p->t.comm_us / 1e3,
-                p->t.exposed_us / 1e3, p->t.penalty_us / 1e3, p->t.host_us / 1e3, 100 * p->efficiency,
-                p->samples_per_s, bw, p->bottleneck);
+        fprintf(f, "  %6d %12s %10.2f %11.2f %10.2f %9.2f %11.2f %9.2f", p->n, shape, p->t.step_us / 1e3,
+                p->t.compute_us / 1e3, p->t.reducer_us / 1e3, p->t.comm_us / 1e3, p->t.exposed_us / 1e3,
+                p->t.penalty_us / 1e3);
+        if (sync) fprintf(f, " %9.2f", p->t.sync_us / 1e3);
+        fprintf(f, " %8.2f %7.1f %11.1f %15s  %s\n", p->t.host_us / 1e3, 100 * p->efficiency, p->samples_per_s, bw,
+                p->bottleneck);
     }
     term t[MAX_TERMS];
     int nt = build_terms(ps, s, t);
@@ -304,8 +311,15 @@ void nvs_model_print_series(FILE *f, const nvs_presets *ps, const nvs_model_seri
     fprintf(f, "nvscale model: data-parallel step of %s (%s); efficiency = step(1)/step(N) at a fixed per-GPU batch\n"
                "comm_ms: the buckets' all-reduces back to back; exposed_ms: what overlap with backward does not hide;"
                "\ninterf_ms: interference, what the compute and the all-reduces beside it cost each other (a share"
-               " of the time the GPU computes while they run, per transport: the terms); 'm' = measured link\n\n",
+               " of the time the GPU computes while they run, per transport: the terms); 'm' = measured link\n",
             s[0].cfg.profile->name, s[0].cfg.profile->source);
+    int sync = 0;
+    for (int i = 0; i < ns; i++)
+        for (int k = 0; k < s[i].npts; k++) sync |= s[i].pts[k].t.sync_us > 0;
+    if (sync)
+        fprintf(f, "sync_ms: waiting for the slowest rank (--step-cv); step = compute + reducer + exposed + interf + "
+                   "sync\n");
+    fprintf(f, "\n");
     for (int i = 0; i < ns; i++) {
         print_one(f, ps, &s[i]);
         fprintf(f, "\n");
@@ -414,6 +428,8 @@ static json_t *json_series_one(const nvs_presets *ps, const nvs_model_series *s)
         bad |= jset(x, "exposed_comm_us", jnum(p->t.exposed_us));
         bad |= jset(x, "interference_us", jnum(p->t.penalty_us));
         bad |= jset(x, "interference_share", jnum(p->interference_share));
+        /* waiting for the slowest rank (--step-cv): step_us = compute + reducer + exposed + interference + sync */
+        bad |= jset(x, "sync_us", jnum(p->t.sync_us));
         bad |= jset(x, "reducer_us", jnum(p->t.reducer_us));
         bad |= jset(x, "host_us", jnum(p->t.host_us));
         bad |= jset(x, "efficiency", jnum(p->efficiency));
