@@ -422,6 +422,32 @@ static int render_and_emit(const opts *o, int json, void (*print)(FILE *, const 
     return rc;
 }
 
+/* The first flag given that only shapes a projection's configuration (common_settings), or NULL. A mode that has
+ * no projection to apply it to refuses it by name rather than drop it. */
+static const char *projection_setting(const opts *o)
+{
+    return o->precision      ? "--precision"
+           : o->grad         ? "--grad"
+           : o->algo         ? "--algo"
+           : o->p2p          ? "--p2p"
+           : o->overlap      ? "--overlap-penalty"
+           : o->bucket_first ? "--bucket-first"
+           : o->bucket_cap   ? "--bucket-cap"
+           : o->gpn          ? "--gpus-per-node"
+           : o->framework    ? "--framework"
+           : o->nccl         ? "--nccl"
+           : o->dp           ? "--dp"
+           : o->step_cv      ? "--step-cv"
+                             : NULL;
+}
+
+/* ... or a flag that picks a projection's configurations and GPU counts (--gpu ... --net), or NULL */
+static const char *projection_flag(const opts *o)
+{
+    return o->gpu ? "--gpu" : o->machine ? "--machine" : o->model ? "--model" : o->batch ? "--batch"
+           : o->gpus ? "--gpus" : o->nodes ? "--nodes" : o->net ? "--net" : projection_setting(o);
+}
+
 /* --- the modes --------------------------------------------------------------------------------------------------- */
 
 typedef struct {
@@ -524,11 +550,11 @@ static void print_lambda_cb(FILE *f, const void *a) { nvs_lambda_print(f, a); }
 
 static int mode_lambda(const opts *o, const nvs_presets *ps, int json)
 {
-    if (o->gpu || o->machine || o->model || o->batch || o->gpus || o->nodes || o->gpn || o->net || o->precision ||
-        o->grad || o->algo || o->p2p || o->bucket_first || o->bucket_cap || o->overlap || o->nccl || o->dp ||
-        o->step_cv || o->framework)
-        return usage_error("%s", "--lambda models Lambda's own runs (their GPUs, boxes, batches, precisions and "
-                                 "N = 2, 4, 8): it takes only --fit, --preset-file, --format and --output");
+    const char *flag = projection_flag(o);
+    if (flag)
+        return usage_error("%s: --lambda models Lambda's own runs (their GPUs, boxes, batches, "
+                           "precisions and N = 2, 4, 8): it takes only --fit, --preset-file, --format and --output",
+                           flag);
     char err[512];
     nvs_lambda_params par, fitp;
     double resid[NVS_LAMBDA_NFIT];
@@ -660,10 +686,8 @@ static int mode_calibrate(const opts *o, const nvs_presets *ps, int json)
         /* the model's settings shape only a projection: without one they would be ignored, so a value is
          * checked (one message for a bad one) and then refused by name, never dropped */
         nvs_model_config scratch = c.cfg;
-        const char *ignored = o->precision ? "--precision" : o->grad ? "--grad" : o->algo ? "--algo" : o->p2p ? "--p2p"
-                              : o->overlap ? "--overlap-penalty" : o->bucket_first ? "--bucket-first"
-                              : o->bucket_cap ? "--bucket-cap" : o->gpn ? "--gpus-per-node"
-                              : o->framework ? "--framework" : NULL;
+        /* --nccl, --dp and --step-cv were missing here and silently changed nothing */
+        const char *ignored = projection_setting(o);
         if ((rc = common_settings(o, ps, &scratch)) == 0 && ignored)
             rc = usage_error("%s with --calibrate sets a projection from the calibrated configuration: add --gpus "
                              "or --nodes (without them it would change nothing)",
@@ -868,7 +892,10 @@ int cmd_model(int argc, char **argv)
     memset(&ps, 0, sizeof ps);
     rc = load_presets(&o, &ps);
     if (rc == 0) {
-        if (o.list)
+        const char *flag = o.list ? projection_flag(&o) : NULL;
+        if (flag) /* the presets do not depend on a projection's flags: refused by name, never dropped */
+            rc = usage_error("%s with --list-presets: it takes only --preset-file, --format and --output", flag);
+        else if (o.list)
             rc = render_and_emit(&o, json, print_presets_cb, &ps, json ? nvs_model_json_presets(&ps) : NULL);
         else if (o.lambda)
             rc = mode_lambda(&o, &ps, json);

@@ -1,8 +1,8 @@
 #!/bin/sh
 # nvscale model's output as a capacity planner reads it (tests/unit/test_model_props.c checks the model itself):
 # the table and the JSON give the same numbers, whose parts add up to the step (the wait for the slowest rank,
-# --step-cv, included); a bad value exits 2 naming it, nothing written; a calibration on a run.json made of the
-# model's own prediction gives that prediction back (round trip).
+# --step-cv, included); a flag the mode would not use is refused by name, nothing written; a calibration on a
+# run.json made of the model's own prediction gives that prediction back (round trip).
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
 need_nvscale
@@ -44,6 +44,24 @@ done
 $M --gpu rtx3090 --machine pcie4-2s-8gpu-switch --model maskrcnn-nvidia --step-cv 0.1 >"$tmp/t.txt" &&
     grep -q ' sync_ms ' "$tmp/t.txt" || fail "--step-cv: no sync_ms column"
 
+# a flag the mode does not use: refused by name, nothing written (--nccl, --dp and --step-cv with --calibrate were
+# dropped without a word; --list-presets took any projection flag)
+F=tests/fixtures/model/h200x2_nvlink_resnet50.json
+for flag in "--step-cv 0.5" "--dp none" "--nccl 2.7.8" "--precision bf16" "--framework ideal"; do
+    name=${flag%% *}
+    rm -f "$tmp/o.txt"
+    # shellcheck disable=SC2086
+    expect_err 2 "$name with --calibrate sets a projection" $M --calibrate $F $flag -o "$tmp/o.txt"
+    [ -e "$tmp/o.txt" ] && fail "--calibrate $flag: wrote $tmp/o.txt"
+done
+for flag in "--gpu rtx3090" "--step-cv 0.1" "--net ib-hdr200" "--batch 8"; do
+    rm -f "$tmp/o.txt"
+    # shellcheck disable=SC2086
+    expect_err 2 "${flag%% *} with --list-presets" $M --list-presets $flag -o "$tmp/o.txt"
+    # shellcheck disable=SC2086
+    expect_err 2 "${flag%% *}: --lambda models Lambda's own runs" $M --lambda $flag -o "$tmp/o.txt"
+    [ -e "$tmp/o.txt" ] && fail "$flag: wrote $tmp/o.txt"
+done
 # bad values exit 2 naming the value, nothing written
 OK="--gpu rtx3090 --machine pcie4-2s-8gpu-switch --model resnet50"
 for fv in "--step-cv nan" "--step-cv -0.1" "--overlap-penalty inf" "--batch 1.5" "--gpus 0" "--nccl 2.x" \
