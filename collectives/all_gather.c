@@ -7,7 +7,7 @@ static double factor(int n) { return n > 0 ? (double)(n - 1) / n : 0.0; }
 
 static int counts(size_t bytes, size_t ts, int n, int rank, nvs_coll_counts *c)
 {
-    size_t base = bytes / ts / (size_t)n;
+    size_t base = nvs_coll_per_rank(bytes, ts, n);
     if (!base) return -1;
     *c = (nvs_coll_counts){.count = base,
                            .bytes = base * (size_t)n * ts,

@@ -53,3 +53,12 @@ int nvs_coll_counts_flat(size_t bytes, size_t type_size, int nranks, int rank, n
     *c = (nvs_coll_counts){.count = count, .bytes = count * type_size, .send_count = count, .recv_count = count};
     return 0;
 }
+
+size_t nvs_coll_per_rank(size_t bytes, size_t type_size, int nranks)
+{
+    if (!type_size || nranks < 1) return 0;
+    size_t base = bytes / type_size / (size_t)nranks;
+    /* every type here is 1..8 bytes: 16 / type_size >= 2 elements make 16 bytes */
+    size_t align = type_size < 16 ? 16 / type_size : 1;
+    return base - base % align;
+}

@@ -86,6 +86,11 @@ int nvs_coll_index(const nvs_coll *c);
 /* Shared by the descriptors. counts() of the collectives whose send and receive buffers both hold the whole
  * "size" (all_reduce, broadcast, reduce, sendrecv). */
 int nvs_coll_counts_flat(size_t bytes, size_t type_size, int nranks, int rank, nvs_coll_counts *c);
+/* Elements per rank of the collectives that split "size" into one block per rank (all_gather, reduce_scatter,
+ * alltoall): size / type / nranks, trimmed down to a multiple of 16 bytes as nccl-tests does (2.19.6
+ * src/all_gather.cu: `(count/nranks) & ~(16/eltSize - 1)`, since its 2024-12 fix for non-power-of-2 rank
+ * counts), so that the size/count columns equal nccl-tests' at every rank count. 0: too small. */
+size_t nvs_coll_per_rank(size_t bytes, size_t type_size, int nranks);
 /* The ring neighbours of send/recv. */
 static inline int nvs_ring_prev(int rank, int nranks) { return (rank - 1 + nranks) % nranks; }
 static inline int nvs_ring_next(int rank, int nranks) { return (rank + 1) % nranks; }

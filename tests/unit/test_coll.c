@@ -57,6 +57,22 @@ static void t_counts_match_nccl_tests(void)
     T_EQ_I(nvs_coll_all_gather.counts(100, 4, 3, 0, &c), 0);
     T_EQ_U(c.count, 8);
     T_EQ_U(c.bytes, 96);
+    /* per-rank blocks trimmed to 16 bytes as nccl-tests 2.19.6 does (`(count/nranks) & ~(16/eltSize - 1)`):
+     * 64 B of float over 3 ranks is 5 elements each, printed by all_gather_perf as size 48, count 4 */
+    T_EQ_I(nvs_coll_all_gather.counts(64, 4, 3, 2, &c), 0);
+    T_EQ_U(c.count, 4);
+    T_EQ_U(c.bytes, 48);
+    T_EQ_U(c.send_in_recv, 8);
+    T_EQ_I(nvs_coll_reduce_scatter.counts(4096, 4, 3, 1, &c), 0);
+    T_EQ_U(c.count, 340);
+    T_EQ_U(c.bytes, 4080);
+    T_EQ_U(c.recv_in_send, 340);
+    T_EQ_I(nvs_coll_alltoall.counts(1024, 2, 3, 0, &c), 0); /* half: 170 per rank -> 168 (8 elements = 16 B) */
+    T_EQ_U(c.count, 168);
+    T_EQ_U(c.bytes, 1008);
+    T_EQ_I(nvs_coll_all_gather.counts(16, 4, 2, 0, &c), -1); /* 2 floats each: under 16 B, nothing */
+    T_EQ_I(nvs_coll_reduce_scatter.counts(24, 8, 2, 0, &c), -1); /* 1 double each */
+    T_EQ_U(nvs_coll_per_rank(1073741824, 8, 8), 16777216);
     /* too small for every rank to get an element */
     T_EQ_I(nvs_coll_all_gather.counts(8, 4, 4, 0, &c), -1);
     T_EQ_I(nvs_coll_all_reduce.counts(2, 4, 1, 0, &c), -1);
