@@ -35,15 +35,43 @@ static void side(FILE *to, const nvs_coll_row *r)
     fprintf(to, "  %7s  %6s  %6s  %6s", t, al, bu, w);
 }
 
-static const nvs_coll_row *find(const nvs_ctx *run, const nvs_coll_row *like, int inplace)
+static int same_block(const nvs_coll_row *a, const nvs_coll_row *b)
 {
-    for (size_t i = 0; i < run->rows.n; i++) {
-        const nvs_coll_row *q = &run->rows.v[i];
-        if (q->coll == like->coll && q->n == like->n && q->type == like->type && q->op == like->op &&
-            q->bytes == like->bytes && q->inplace == inplace)
-            return q;
+    return a->coll == b->coll && a->n == b->n && a->type == b->type && a->op == b->op;
+}
+
+/* The row of the same block just before / after row i (NULL if none). */
+static const nvs_coll_row *block_neighbour(const nvs_ctx *run, size_t i, int after)
+{
+    const nvs_coll_row *r = &run->rows.v[i];
+    if (after) {
+        for (size_t j = i + 1; j < run->rows.n; j++)
+            if (same_block(&run->rows.v[j], r)) return &run->rows.v[j];
+    } else {
+        for (size_t j = i; j-- > 0;)
+            if (same_block(&run->rows.v[j], r)) return &run->rows.v[j];
     }
     return NULL;
+}
+
+/* The sweep pushes each size's out-of-place row and then its in-place row (collectives/sweep.c): a line pairs
+ * an out-of-place row with the next row of its block when that is the in-place one of the same bytes. Paired by
+ * position, not looked up by bytes: several sizes of a sweep can give the same bytes (-i 1 of float: 8, 9, 10,
+ * 11 B are all 2 elements), and each is a measurement of its own, a line of its own as in nccl-tests. */
+static int in_place_partner(const nvs_ctx *run, size_t i, const nvs_coll_row **out, const nvs_coll_row **in)
+{
+    const nvs_coll_row *q = &run->rows.v[i];
+    if (!q->inplace) {
+        const nvs_coll_row *nx = block_neighbour(run, i, 1);
+        *out = q;
+        *in = nx && nx->inplace && nx->bytes == q->bytes ? nx : NULL;
+        return 1;
+    }
+    const nvs_coll_row *pv = block_neighbour(run, i, 0);
+    if (pv && !pv->inplace && pv->bytes == q->bytes) return 0; /* printed beside its out-of-place row */
+    *out = NULL;
+    *in = q;
+    return 1;
 }
 
 static void ranks_line(const nvs_ctx *run, int n, FILE *to)
@@ -115,10 +143,8 @@ void nvs_print_table(const nvs_ctx *run, FILE *to)
         const nvs_coll_row *r = &run->rows.v[i];
         /* a block starts at the first row of its (collective, N, type, op) */
         int first = 1;
-        for (size_t j = 0; j < i && first; j++) {
-            const nvs_coll_row *q = &run->rows.v[j];
-            if (q->coll == r->coll && q->n == r->n && q->type == r->type && q->op == r->op) first = 0;
-        }
+        for (size_t j = 0; j < i && first; j++)
+            if (same_block(&run->rows.v[j], r)) first = 0;
         if (!first) continue;
         const nvs_coll *c = nvs_coll_at(r->coll);
         const char *unit = run->backend.ops && !strcmp(run->backend.ops->name, "nccl") ? "GPU" : "rank";
@@ -139,10 +165,8 @@ void nvs_print_table(const nvs_ctx *run, FILE *to)
         long long wrong = 0;
         int unchecked = 0;
         for (size_t j = i; j < run->rows.n; j++) {
-            const nvs_coll_row *q = &run->rows.v[j];
-            if (q->coll != r->coll || q->n != r->n || q->type != r->type || q->op != r->op) continue;
-            const nvs_coll_row *out = find(run, q, 0), *in = find(run, q, 1);
-            if (q != (out ? out : in)) continue; /* print each size once */
+            const nvs_coll_row *out, *in;
+            if (!same_block(&run->rows.v[j], r) || !in_place_partner(run, j, &out, &in)) continue;
             const nvs_coll_row *any = out ? out : in;
             fprintf(to, "%12zu  %12zu  %8s  %6s  %6d", any->bytes, any->count, nvs_dtype_name(any->type),
                     any->op < 0 ? "none" : nvs_redop_name((nvs_redop)any->op), any->root);

@@ -104,6 +104,37 @@ static void t_table_time_basis(void)
     nvs_rows_free(&ctx.rows);
 }
 
+/* -i steps smaller than the type or than a rank's block give sizes of equal bytes (-b 8 -e 11 -i 1 of float:
+ * four rows of 8 B): every measured row gets its own line, as in nccl-tests, each out-of-place beside its own
+ * in-place */
+static void t_table_repeated_sizes(void)
+{
+    nvs_config cfg;
+    nvs_rt rt;
+    nvs_ctx ctx;
+    make_ctx(&ctx, &cfg, &rt);
+    nvs_rows_free(&ctx.rows);
+    for (int s = 0; s < 3; s++)
+        for (int ip = 0; ip < 2; ip++) {
+            double t = 10.0 + s + (ip ? 0.5 : 0); /* 10.00 10.50, 11.00 11.50, 12.00 12.50 */
+            nvs_coll_row row = {.coll = nvs_coll_index(&nvs_coll_all_reduce), .n = 2, .type = NVS_FLOAT,
+                                .op = NVS_SUM, .root = -1, .inplace = ip, .bytes = 8, .count = 2, .iters = 20,
+                                .t_min_us = t, .t_avg_us = t, .t_max_us = t, .slowest_rank = 1, .t_basis_us = t,
+                                .algbw_gbps = 8 / (t * 1e3), .busbw_gbps = 8 / (t * 1e3), .wrong = 0,
+                                .wrong_rank = -1};
+            nvs_rows_push(&ctx.rows, &row);
+        }
+    FILE *f = tmpfile();
+    nvs_print_table(&ctx, f);
+    char *got = t_slurp(f);
+    fclose(f);
+    T_CONTAINS(got, "-1    10.00    0.00    0.00       0    10.50");
+    T_CONTAINS(got, "-1    11.00    0.00    0.00       0    11.50");
+    T_CONTAINS(got, "-1    12.00    0.00    0.00       0    12.50");
+    free(got);
+    nvs_rows_free(&ctx.rows);
+}
+
 static void t_csv(void)
 {
     nvs_config cfg;
@@ -144,5 +175,5 @@ static void t_json(void)
     nvs_rows_free(&ctx.rows);
 }
 
-T_LIST = {T_CASE(t_table), T_CASE(t_table_time_basis), T_CASE(t_csv), T_CASE(t_json)};
+T_LIST = {T_CASE(t_table), T_CASE(t_table_time_basis), T_CASE(t_table_repeated_sizes), T_CASE(t_csv), T_CASE(t_json)};
 T_MAIN
