@@ -123,6 +123,9 @@ static nvs_result_t p2p_rank(nvs_rt *rt, void *arg)
     if (r == NVS_OK && rt->rank == 0) r = emit(cfg, job->dir, job->launcher, global, &all);
     r = nvs_rt_agree_result(rt, r);
 out:
+    /* under mpirun a failed run ends in the runtime (MPI_Abort) before cmd_p2p's own clean-up: the empty
+     * DIR.partial goes now (rank 0 holds it) */
+    if (r != NVS_OK && rt->rank == 0) nvs_cli_out_abandon(job->dir);
     nvs_copies_free(&all);
     nvs_p2p_result_free(&mine);
     nvs_h2d_result_free(&host);

@@ -65,7 +65,11 @@ static nvs_result_t topo_rank(nvs_rt *rt, void *arg)
     if (r == NVS_OK && rt->rank == 0) r = emit(job->cfg, job->dir, global, job->launcher);
     nvs_topo_free(local);
     nvs_topo_free(global);
-    return nvs_rt_agree_result(rt, r);
+    r = nvs_rt_agree_result(rt, r);
+    /* under mpirun a failed run ends in the runtime (MPI_Abort) before cmd_topo's own clean-up: the empty
+     * DIR.partial goes now (rank 0 holds it) */
+    if (r != NVS_OK && rt->rank == 0) nvs_cli_out_abandon(job->dir);
+    return r;
 }
 
 int cmd_topo(int argc, char **argv)

@@ -18,4 +18,13 @@ expect_err 1 "p2p cannot run without GPUs" "$NVS" p2p --out "$dir/run"
 # topo live without a GPU: exit 1 with what was looked at
 expect_err 1 "" "$NVS" topo --no-save
 grep -q "no NVIDIA GPU found on this machine: CUDA: .*NVML: .*hwloc: " "$ERR" || { fail "topo message:"; cat "$ERR"; }
+# the same under mpirun: the job fails (mpirun's code), and the run directory made before it is gone, not left
+# as DIR.partial (a rank's error ends the job in the runtime, before the subcommand's own clean-up)
+if command -v mpirun >/dev/null 2>&1; then
+    for sub in p2p topo; do
+        $MPIRUN -np 2 "$NVS" $sub --out "$dir/mpi-$sub" >"$OUT" 2>"$ERR" && fail "mpirun $sub without a GPU: exit 0"
+        grep -q "no NVIDIA GPU found\|cannot run without GPUs" "$ERR" || { fail "mpirun $sub: no reason:"; cat "$ERR"; }
+        for d in "$dir/mpi-$sub" "$dir/mpi-$sub.partial"; do [ -e "$d" ] && fail "mpirun $sub left $d"; done
+    done
+fi
 finish
