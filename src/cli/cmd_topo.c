@@ -87,6 +87,9 @@ int cmd_topo(int argc, char **argv)
                         "--hwloc-xml nothing runs\nTry 'nvscale topo --help'.\n");
         return 2;
     }
+    /* the offline file needs no ranks: under mpirun rank 0 alone reads and prints it (every rank did: one
+     * document per rank on stdout, not JSON, and each error once per rank) */
+    if (cfg.hwloc_xml[0] && nvs_rt_launcher_rank() != 0) return 0;
     nvs_cli_out dir; /* --out checked and the directory made before anything is discovered */
     if ((r = nvs_cli_out_begin(&cfg, &dir)) != NVS_OK) return nvs_exit_code(r);
     if (cfg.hwloc_xml[0]) {

@@ -44,4 +44,15 @@ PY
 "$NVS" topo --hwloc-xml tests/fixtures/topo/nvswitch8.xml --format csv --no-save >"$dir/out.csv" 2>"$dir/err"
 [ "$(wc -l <"$dir/out.csv")" -eq 29 ] || fail "csv has $(wc -l <"$dir/out.csv") lines, expected 1 + 28"
 grep -q '^0,7,hgx-h100,hgx-h100,NV18,18,SYS,,,450.000,NVLink$' "$dir/out.csv" || { fail "csv row 0,7"; head -3 "$dir/out.csv"; }
+# under mpirun the offline file is read once: one document on stdout (was one per rank: not JSON), and a bad
+# file is named once
+if command -v mpirun >/dev/null 2>&1; then
+    $MPIRUN -np 2 "$NVS" topo --hwloc-xml tests/fixtures/topo/nvlink_pairs.xml --format json --no-save \
+        >"$dir/mpi.json" 2>"$dir/err" || fail "mpirun topo --hwloc-xml: exit $?"
+    python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$dir/mpi.json" 2>/dev/null ||
+        fail "mpirun -np 2 topo --hwloc-xml --format json: stdout is not one JSON document"
+    $MPIRUN -np 2 "$NVS" topo --hwloc-xml "$dir/missing.xml" --no-save >"$dir/out" 2>"$dir/err" &&
+        fail "mpirun topo --hwloc-xml missing.xml: exit 0"
+    [ "$(grep -c "cannot read hwloc XML" "$dir/err")" -eq 1 ] || { fail "mpirun: the bad file not named once:"; cat "$dir/err"; }
+fi
 finish
