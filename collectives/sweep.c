@@ -66,6 +66,35 @@ nvs_result_t nvs_sweep_validate(const nvs_config *cfg, const char *backend, int 
                 cfg->root, min_n, min_n > 1 ? "s" : "", min_n - 1);
         return NVS_ERR_USAGE;
     }
+    /* A sweep in which no collective and type has a size that gives each rank an element measures nothing (-b 1
+     * -e 3 of float; -e 32 of all_gather over 4 ranks: 16 B each, coll.h): a typo, refused before the run, not
+     * an empty table and exit 0. Checked at the smallest communicator, where the blocks are largest: if nothing
+     * fits there, nothing fits at any N. */
+    if (min_n > 0) {
+        size_t *sizes = malloc(MAX_SIZES * sizeof *sizes); /* every rank thread calls this: not static */
+        if (!sizes) return NVS_ERR_NOMEM;
+        size_t ns = nvs_sweep_sizes(cfg->min_bytes, cfg->max_bytes, cfg->step_factor, cfg->step_bytes, sizes,
+                                    MAX_SIZES);
+        int any = ns == 0 || ns > MAX_SIZES; /* an empty or too long plan is said by nvs_sweep_plan_sizes */
+        for (int i = 0; i < nvs_coll_count() && !any; i++) {
+            if (!(cfg->colls_mask & (1u << i))) continue;
+            for (int t = 0; t < NVS_DTYPE_COUNT && !any; t++) {
+                if (!(cfg->types_mask & (1u << t))) continue;
+                nvs_coll_counts k;
+                for (size_t s = 0; s < ns && !any; s++)
+                    any = nvs_coll_at(i)->counts(sizes[s], nvs_dtype_size((nvs_dtype)t), min_n, 0, &k) == 0;
+            }
+        }
+        free(sizes);
+        if (!any) {
+            if (print)
+                fprintf(stderr, "nvscale: the sweep from -b %zu to -e %zu measures nothing: no size gives each of "
+                                "the %d rank%s at least one element of the types asked (all_gather, reduce_scatter "
+                                "and alltoall: 16 bytes per rank, as nccl-tests); use a larger -e\n",
+                        cfg->min_bytes, cfg->max_bytes, min_n, min_n > 1 ? "s" : "");
+            return NVS_ERR_USAGE;
+        }
+    }
     return NVS_OK;
 }
 

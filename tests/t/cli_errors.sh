@@ -44,6 +44,12 @@ expect 2 "NVS_TEST_SLOW_STOP: expected seconds" env NVS_TEST_SLOW_STOP=0 $NVS co
 expect 2 "-G/--cudagraph needs the NCCL backend" $NVS coll --backend mpi -G 2 --out $out
 expect 2 "more than 2\^31-1 elements" $NVS coll --backend mpi -e 16G --out $out
 expect 2 "root" $NVS coll --backend mpi --coll broadcast -r 3 --out $out
+# a sweep in which no size gives a rank one element measures nothing: refused, not an empty run that exits 0
+expect 2 "-b 1 to -e 3 measures nothing" $NVS coll --backend mpi -b 1 -e 3 --out $out
+expect 2 "-b 1 to -e 3 measures nothing" $NVS run --backend mpi -b 1 -e 3 --no-train --out $out
+if command -v mpirun >/dev/null 2>&1; then # per-rank blocks of 16 B (nccl-tests): 4 ranks need 64 B
+    expect 2 "-b 8 to -e 32 measures nothing" $MPIRUN -np 4 $NVS coll --backend mpi --coll all_gather -b 8 -e 32 --out $out
+fi
 expect 2 "(unknown|no such|cannot open).*no-such-model" $NVS train --model no-such-model --backend mpi --out $out
 expect 2 "invalid value 'yes' for --cudnn.*expected auto, on or off" $NVS train --model resnet50 --cudnn yes --out $out
 expect 2 "--cudnn on: the mpi backend runs the training step on the CPU" $NVS train --model resnet50 --cudnn on \
