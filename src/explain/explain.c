@@ -29,6 +29,21 @@ void nvs_explain_facts_init(nvs_explain_facts *f, int n)
 /* the host's issue time, % of the step, from which the step is host-bound (the Why sentence says why 90) */
 #define NVS_HOST_BOUND_PCT 90.0
 
+/* The words for a kind of the host's issue time (run.json issue_by_us, src/train/issue.h); the key itself for a
+ * kind this table does not know */
+static const char *issue_words(const char *kind)
+{
+    static const char *const words[][2] = {
+        {"framework", "the framework's host work"}, {"gemm", "launching cuBLAS GEMMs"},
+        {"conv_library", "cuDNN's convolution calls"}, {"norm_library", "cuDNN's batch-norm calls"},
+        {"norm_kernels", "launching batch-norm kernels"}, {"passes", "launching element-wise kernels"},
+        {"copies", "launching copies"}, {"comm", "communication calls"}, {"optimizer", "the optimizer's launches"},
+        {"other", "other calls"}};
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+        if (!strcmp(kind, words[i][0])) return words[i][1];
+    return kind;
+}
+
 /* snprintf into a growing text that remembers the full length even when the buffer is too small. */
 typedef struct {
     char *buf;
@@ -197,12 +212,19 @@ size_t nvs_explain_text(const nvs_explain_facts *f, char *buf, size_t len)
     /* A host-bound step: the host was still issuing it until near its end, so the GPU waited on the host. 90 %:
      * a GPU-bound step is issued well ahead of the GPU (resnet50 at bf16 on an H200: 19 of 48 ms), a host-bound
      * one until the last kernels (lm290m and bert-large-mlm128 at bf16: 97 %; results/fidelity/n1-1gpu-fit2). */
-    if (!f->host_ranks && f->issue_pct >= NVS_HOST_BOUND_PCT)
+    if (!f->host_ranks && f->issue_pct >= NVS_HOST_BOUND_PCT) {
         sbf(&s, " The host set the step's pace: issuing it (the framework's host work and the kernel launches) took"
-                " %s %% of the step, so the GPU waited on the host; a faster CPU, fewer and larger operations (fused"
-                " kernels, CUDA graphs) or more work per operation (a larger batch) would shorten the step, faster"
-                " links would not.",
+                " %s %% of the step",
             num(f->issue_pct, a, sizeof a));
+        if (f->issue_top[0]) {
+            sbf(&s, ", most of it %s %s ms", issue_words(f->issue_top[0]), num(f->issue_top_ms[0], a, sizeof a));
+            if (f->issue_top[1] && f->issue_top_ms[1] > 0)
+                sbf(&s, " and %s %s ms", issue_words(f->issue_top[1]), num(f->issue_top_ms[1], b, sizeof b));
+        }
+        sbf(&s, ", so the GPU waited on the host; a faster CPU, fewer and larger operations (fused kernels, CUDA"
+                " graphs) or more work per operation (a larger batch) would shorten the step, faster links would"
+                " not.");
+    }
     /* framework host work on a host running at different speeds: the step follows the CPU (docs/fidelity.md) */
     if (!f->host_ranks && f->host_rate_p10 > 0 && f->host_rate_p90 >= NVS_HOST_RATE_SPREAD * f->host_rate_p10)
         sbf(&s, " The host's CPU ran at different speeds during the training steps: before them, the framework's"
@@ -393,6 +415,19 @@ void nvs_explain_facts_from_run(const nvs_run *r, int n, nvs_explain_facts *f)
         f->host_rate_p10 = tr->host_rate_p10;
         f->host_rate_p90 = tr->host_rate_p90;
         if (!isnan(tr->issue_us)) f->issue_pct = 100.0 * tr->issue_us / tr->step_us;
+        for (int i = 0; i < tr->nissue_by; i++) { /* the two largest, larger first */
+            double ms = tr->issue_by_us[i] / 1e3;
+            int at = !f->issue_top[0] || ms > f->issue_top_ms[0]   ? 0
+                     : !f->issue_top[1] || ms > f->issue_top_ms[1] ? 1
+                                                                   : -1;
+            if (at < 0) continue;
+            if (at == 0) {
+                f->issue_top[1] = f->issue_top[0];
+                f->issue_top_ms[1] = f->issue_top_ms[0];
+            }
+            f->issue_top[at] = tr->issue_by_kind[i];
+            f->issue_top_ms[at] = ms;
+        }
     }
 }
 

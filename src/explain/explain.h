@@ -45,8 +45,11 @@ typedef struct {
     double host_rate_p10, host_rate_p90;
     /* waiting at the all-reduces for a slower rank, % of the step at this N (NAN unknown) */
     double rank_wait_pct;
-    /* the host's time to issue the step, % of the step at this N (NAN unknown) */
+    /* the host's time to issue the step, % of the step at this N (NAN unknown); and the two kinds of work it
+     * spent most of that on (run.json issue_by_us keys, borrowed; NULL unknown) with their ms */
     double issue_pct;
+    const char *issue_top[2];
+    double issue_top_ms[2];
 } nvs_explain_facts;
 
 /* Initialise with "unknown" everywhere (NAN numbers, NULL or "" strings). */

@@ -539,6 +539,24 @@ static void read_transports(vctx *v, nvs_run *r)
 }
 
 /* One workload's training section (run.json "train", or an element of "trains") into r->train. */
+/* a result's issue_by_us: each kind's time, a number >= 0 (the kinds are the writer's: train/issue.h) */
+static void read_issue_by(vctx *v, json_t *e, const char *prefix, nvs_run_train_result *x)
+{
+    char p[PATH_MAX_LEN];
+    json_t *o = get_typed(v, e, "issue_by_us", prefix, JSON_OBJECT, 0);
+    const char *k;
+    json_t *val;
+    if (!o) return;
+    kpath(p, prefix, "issue_by_us");
+    json_object_foreach(o, k, val) {
+        double us = get_num(v, o, k, p, 0);
+        if (v->failed || x->nissue_by >= NVS_RUN_ISSUE_KINDS_MAX) break;
+        if (isnan(us)) continue;
+        x->issue_by_kind[x->nissue_by] = k;
+        x->issue_by_us[x->nissue_by++] = us;
+    }
+}
+
 static void read_train_obj(vctx *v, nvs_run *r, json_t *t, const char *pre)
 {
     char pfw[PATH_MAX_LEN], pres[PATH_MAX_LEN];
@@ -599,6 +617,7 @@ static void read_train_obj(vctx *v, nvs_run *r, json_t *t, const char *pre)
         x->host_rate_p90 = get_num(v, e, "host_rate_p90", p, 0);
         x->rank_wait_us = get_num(v, e, "rank_wait_us", p, 0);
         x->issue_us = get_num(v, e, "issue_us", p, 0);
+        read_issue_by(v, e, p, x);
         x->ideal_compute_us = get_num(v, e, "ideal_compute_us", p, 0);
         x->predicted_comm_us = get_num(v, e, "predicted_comm_us", p, 0);
         x->samples_per_s = get_num(v, e, "samples_per_s", p, 0);

@@ -105,6 +105,12 @@ typedef struct {
     int rounds;
     double efficiency_min, efficiency_max;
     double issue_us;     /* the host's time to issue the slowest rank's step (train/step.c); NAN in older runs */
+    /* issue_us by what the host issued (issue_by_us: kind, us; src/train/issue.h), in the file's order, at most
+     * NVS_RUN_ISSUE_KINDS_MAX kinds (the rest ignored); 0 kinds in runs before 3 December */
+#define NVS_RUN_ISSUE_KINDS_MAX 16
+    int nissue_by;
+    const char *issue_by_kind[NVS_RUN_ISSUE_KINDS_MAX];
+    double issue_by_us[NVS_RUN_ISSUE_KINDS_MAX];
     /* the compute-only step without the framework's host work (the first N only): the GPU's own time; NAN
      * elsewhere and in older runs */
     double ideal_compute_us;

@@ -174,6 +174,19 @@ static void t_host_rate(void)
                  "the GPU waited on the host; a faster CPU, fewer and larger operations (fused kernels, CUDA "
                  "graphs) or more work per operation (a larger batch) would shorten the step, faster links would "
                  "not.");
+    /* with run.json's issue_by_us: the two kinds the host spent most on, in words (an unknown kind by its key) */
+    f.issue_top[0] = "framework";
+    f.issue_top_ms[0] = 41.5;
+    f.issue_top[1] = "conv_library";
+    f.issue_top_ms[1] = 0.9;
+    nvs_explain_text(&f, text, sizeof text);
+    T_CONTAINS(text, "took 97 % of the step, most of it the framework's host work 42 ms and cuDNN's convolution "
+                     "calls 0.9 ms, so the GPU waited on the host");
+    f.issue_top[0] = "dataloader";
+    f.issue_top[1] = NULL;
+    nvs_explain_text(&f, text, sizeof text);
+    T_CONTAINS(text, "took 97 % of the step, most of it dataloader 42 ms, so the GPU");
+    f.issue_top[0] = NULL;
     f.issue_pct = 100.0 * 19.0 / 47.8; /* resnet50 bf16: issued well ahead of the GPU */
     nvs_explain_text(&f, text, sizeof text);
     T_EQ_S(text, "At 2 GPUs (neither the topology nor NCCL's transport is in this run).");

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "explain/explain.h"
 #include "runjson/runjson.h"
 #include "t.h"
 
@@ -77,6 +78,7 @@ static void t_nvlink_fixture(void)
     T_NEAR(tr->exposed_comm_us, 1800.0, 1e-9);
     T_ASSERT(isnan(tr->host_rate_p10) && isnan(tr->host_rate_p90)); /* a run from before they existed */
     T_ASSERT(isnan(tr->issue_us));
+    T_EQ_I(tr->nissue_by, 0); /* a run from before issue_by_us */
     T_EQ_S(r.train.model, "bert-large");
     T_EQ_I(r.train.batch, 16);
     T_EQ_U(r.train.nbuckets, 1);
@@ -110,6 +112,35 @@ static void t_minimal_and_optional(void)
     T_EQ_I(nvs_run_load(RUNS "minimal_coll.json", NVS_RUN_NEED_TOPOLOGY, &r), NVS_ERR_INPUT);
     T_EQ_I(nvs_run_load(RUNS "minimal_coll.json", NVS_RUN_NEED_P2P, &r), NVS_ERR_INPUT);
     T_ASSERT(r.root == NULL); /* left freed */
+}
+
+/* a result's issue_by_us: every kind in the file's order, as written by train/step.c */
+static void t_issue_by(void)
+{
+    const char *js = "{\"schema\": \"nvscale.run/1\", \"train\": {\"results\": [{\"n\": 1, \"step_us\": 30000, "
+                     "\"issue_us\": 29000, \"issue_by_us\": {\"framework\": 21000, \"conv_library\": 900.5, "
+                     "\"comm\": 0}}]}}";
+    json_error_t je;
+    json_t *root = json_loads(js, 0, &je);
+    T_ASSERT(root);
+    nvs_run r;
+    char err[256];
+    T_EQ_I(nvs_run_from_json(root, "x.json", 0, &r, err, sizeof err), NVS_OK);
+    json_decref(root);
+    const nvs_run_train_result *tr = nvs_run_train_of(&r, 1);
+    T_ASSERT(tr);
+    T_EQ_I(tr->nissue_by, 3);
+    T_EQ_S(tr->issue_by_kind[0], "framework");
+    T_NEAR(tr->issue_by_us[0], 21000, 0);
+    T_EQ_S(tr->issue_by_kind[1], "conv_library");
+    T_NEAR(tr->issue_by_us[1], 900.5, 0);
+    T_EQ_S(tr->issue_by_kind[2], "comm");
+    nvs_explain_facts f;
+    nvs_explain_facts_from_run(&r, 1, &f); /* the two largest, larger first */
+    T_EQ_S(f.issue_top[0], "framework");
+    T_EQ_S(f.issue_top[1], "conv_library");
+    T_NEAR(f.issue_top_ms[1], 0.9005, 1e-12);
+    nvs_run_free(&r);
 }
 
 static void t_box3090(void)
@@ -193,6 +224,10 @@ static void t_messages(void)
          "train.results[0].exposed_comm_us: expected a number up to 9.0072e+15, got 1e+300"},
         {"{\"schema\": \"nvscale.run/1\", \"train\": {\"results\": [{\"n\": 2, \"issue_us\": \"x\"}]}}",
          "train.results[0].issue_us: expected a number"},
+        {"{\"schema\": \"nvscale.run/1\", \"train\": {\"results\": [{\"n\": 2, \"issue_by_us\": [1]}]}}",
+         "train.results[0].issue_by_us: expected an object"},
+        {"{\"schema\": \"nvscale.run/1\", \"train\": {\"results\": [{\"n\": 2, \"issue_by_us\": {\"gemm\": -1}}]}}",
+         "train.results[0].issue_by_us.gemm: expected a number from 0"},
         {"{\"schema\": \"nvscale.run/1\", \"train\": {\"framework\": {\"host_us_per_op\": 30}}}",
          "train.framework.name: missing"},
         {"{\"schema\": \"nvscale.run/1\", \"train\": {\"framework\": {\"name\": \"x\", \"host_us_per_op\": -1}}}",
@@ -276,6 +311,6 @@ static void t_select_train(void)
     }
 }
 
-T_LIST = {T_CASE(t_nvlink_fixture), T_CASE(t_minimal_and_optional), T_CASE(t_box3090), T_CASE(t_bad_files),
+T_LIST = {T_CASE(t_nvlink_fixture), T_CASE(t_minimal_and_optional), T_CASE(t_issue_by), T_CASE(t_box3090), T_CASE(t_bad_files),
           T_CASE(t_messages), T_CASE(t_select_train)};
 T_MAIN
