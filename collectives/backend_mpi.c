@@ -143,7 +143,7 @@ static void mfree_comm(nvs_backend *b, nvs_comm *c)
 {
     (void)b;
     if (!c) return;
-    if (c->comm != MPI_COMM_NULL) MPI_Comm_free(&c->comm);
+    if (c->comm != MPI_COMM_NULL) MPI_CLEANUP(MPI_Comm_free(&c->comm));
     free(c);
 }
 
@@ -282,10 +282,10 @@ static void mfinalize(nvs_backend *b)
     struct mpi_impl *im = impl_of(b);
     if (!im) return;
     for (int i = 0; i < NVS_OP_COUNT; i++) {
-        if (im->half_ops[i] != MPI_OP_NULL) MPI_Op_free(&im->half_ops[i]);
-        if (im->bf16_ops[i] != MPI_OP_NULL) MPI_Op_free(&im->bf16_ops[i]);
+        if (im->half_ops[i] != MPI_OP_NULL) MPI_CLEANUP(MPI_Op_free(&im->half_ops[i]));
+        if (im->bf16_ops[i] != MPI_OP_NULL) MPI_CLEANUP(MPI_Op_free(&im->bf16_ops[i]));
     }
-    if (im->world != MPI_COMM_NULL) MPI_Comm_free(&im->world);
+    if (im->world != MPI_COMM_NULL) MPI_CLEANUP(MPI_Comm_free(&im->world));
     free(im);
     b->impl = NULL;
 }

@@ -51,7 +51,7 @@ int nvs_gpu_available(char *why, size_t len)
     cudaError_t e = cudaGetDeviceCount(&n);
     if (e != cudaSuccess) {
         snprintf(why, len, "cudaGetDeviceCount: %s", cudaGetErrorString(e));
-        cudaGetLastError(); /* clear the sticky-free error so later probes start clean */
+        (void)cudaGetLastError(); /* clear the sticky-free error so later probes start clean */
         return 0;
     }
     if (n == 0) {
@@ -112,9 +112,10 @@ static nvs_result_t nsplit(nvs_backend *b, int member, nvs_comm **out)
     ncclResult_t r = ncclCommUserRank(c->comm, &c->rank);
     if (r == ncclSuccess) r = ncclCommCount(c->comm, &c->size);
     if (r != ncclSuccess) {
-        if (c->owned) ncclCommDestroy(c->comm);
+        nvs_nccl_fail("ncclCommUserRank/ncclCommCount", r, c->comm);
+        if (c->owned) NCCL_CLEANUP(ncclCommDestroy(c->comm));
         free(c);
-        return nvs_nccl_fail("ncclCommUserRank/ncclCommCount", r, NULL);
+        return NVS_ERR_NCCL;
     }
     *out = c;
     return NVS_OK;
@@ -142,10 +143,12 @@ static nvs_result_t nalloc(nvs_backend *b, size_t bytes, void **p)
     cudaError_t e = cudaMalloc(p, bytes ? bytes : 1);
     if (e != cudaSuccess) {
         size_t fr = 0, tot = 0;
-        cudaGetLastError();
-        cudaMemGetInfo(&fr, &tot);
-        nvs_error("cudaMalloc of %zu bytes failed: %s (GPU has %zu bytes free of %zu)", bytes,
-                  cudaGetErrorString(e), fr, tot);
+        (void)cudaGetLastError(); /* an out-of-memory failure is not sticky: clear it before asking */
+        if (cudaMemGetInfo(&fr, &tot) == cudaSuccess)
+            nvs_error("cudaMalloc of %zu bytes failed: %s (GPU has %zu bytes free of %zu)", bytes,
+                      cudaGetErrorString(e), fr, tot);
+        else /* the free memory is not known: no made-up figure */
+            nvs_error("cudaMalloc of %zu bytes failed: %s", bytes, cudaGetErrorString(e));
         return NVS_ERR_CUDA;
     }
     return NVS_OK;
@@ -253,7 +256,7 @@ static nvs_result_t wait_stream(nvs_backend *b, nvs_comm *c, cudaStream_t s, con
             if (r != ncclSuccess) return nvs_nccl_fail("ncclCommGetAsyncError", r, c->comm);
             if (async != ncclSuccess && async != ncclInProgress) {
                 if (!interrupted) nvs_nccl_fail(what, async, c->comm);
-                ncclCommAbort(c->comm);
+                NCCL_CLEANUP(ncclCommAbort(c->comm)); /* failed already: said above */
                 if (c->comm == im->world) im->world = NULL;
                 c->comm = NULL;
                 return interrupted || nvs_interrupted() ? NVS_ERR_INTERRUPTED : NVS_ERR_NCCL;
@@ -272,8 +275,8 @@ static nvs_result_t wait_stream(nvs_backend *b, nvs_comm *c, cudaStream_t s, con
                 nvs_error("%s did not complete within %.0f s on rank %d (host %s, GPU %s): a peer rank is stalled "
                           "or gone; aborting the NCCL communicators",
                           what, b->rt->timeout_s, b->rt->rank, b->rt->host, b->pci_bus_id);
-            if (c && c->comm && c->comm != im->world) ncclCommAbort(c->comm);
-            if (im->world) ncclCommAbort(im->world);
+            if (c && c->comm && c->comm != im->world) NCCL_CLEANUP(ncclCommAbort(c->comm));
+            if (im->world) NCCL_CLEANUP(ncclCommAbort(im->world));
             if (c) c->comm = NULL; /* aborted: nothing left to destroy */
             im->world = NULL;
             return interrupted ? NVS_ERR_INTERRUPTED : NVS_ERR_TIMEOUT;
@@ -307,7 +310,7 @@ static nvs_result_t ngraph_end(nvs_backend *b, void **graph)
     cudaGraphExec_t exec = NULL;
     CUDA_TRY(cudaStreamEndCapture(impl_of(b)->stream, &g));
     cudaError_t e = cudaGraphInstantiate(&exec, g, 0);
-    cudaGraphDestroy(g);
+    CUDA_CLEANUP(cudaGraphDestroy(g)); /* the instance keeps what it needs */
     if (e != cudaSuccess) return nvs_cuda_fail(NULL, "cudaGraphInstantiate", e);
     *graph = exec;
     return NVS_OK;
@@ -322,22 +325,22 @@ static nvs_result_t ngraph_launch(nvs_backend *b, void *graph)
 static void ngraph_free(nvs_backend *b, void *graph)
 {
     (void)b;
-    if (graph) cudaGraphExecDestroy((cudaGraphExec_t)graph);
+    if (graph) CUDA_CLEANUP(cudaGraphExecDestroy((cudaGraphExec_t)graph));
 }
 
 static void nfinalize(nvs_backend *b)
 {
     struct nccl_impl *im = impl_of(b);
     if (!im) return;
-    if (im->d_counters) cudaFree(im->d_counters);
+    if (im->d_counters) CUDA_CLEANUP(cudaFree(im->d_counters));
     /* after a signal a peer may be gone: a destroy could wait for it, an abort does not */
     int interrupted = nvs_interrupted() != 0;
-    for (int i = 0; i < im->ndeferred; i++) ncclCommAbort(im->deferred[i]);
+    for (int i = 0; i < im->ndeferred; i++) NCCL_CLEANUP(ncclCommAbort(im->deferred[i]));
     if (im->world) {
         ncclResult_t r = interrupted ? ncclCommAbort(im->world) : ncclCommDestroy(im->world);
         if (r != ncclSuccess) nvs_nccl_fail(interrupted ? "ncclCommAbort" : "ncclCommDestroy", r, NULL);
     }
-    if (im->stream) cudaStreamDestroy(im->stream);
+    if (im->stream) CUDA_CLEANUP(cudaStreamDestroy(im->stream));
     free(im);
     b->impl = NULL;
 }

@@ -24,3 +24,25 @@ nvs_result_t nvs_nccl_fail(const char *call, ncclResult_t r, ncclComm_t comm)
     nvs_error("%s failed: %s%s%s", call, ncclGetErrorString(r), last && *last ? ": " : "", last ? last : "");
     return NVS_ERR_NCCL;
 }
+
+/* cleanup failures: the first of a thread is a warning, the rest debug (gpu_check.h) */
+static __thread int cleanup_failures;
+
+static int cleanup_level(void) { return cleanup_failures++ ? NVS_LOG_DEBUG : NVS_LOG_WARN; }
+
+void nvs_cuda_cleanup_fail(const char *call, cudaError_t e)
+{
+    nvs_log(cleanup_level(), "cleanup: %s failed: %s (%s)", call, cudaGetErrorString(e), cudaGetErrorName(e));
+}
+
+void nvs_blas_cleanup_fail(const char *call, cublasStatus_t s)
+{
+    nvs_log(cleanup_level(), "cleanup: %s failed: %s (%s)", call, cublasGetStatusString(s), cublasGetStatusName(s));
+}
+
+void nvs_nccl_cleanup_fail(const char *call, ncclResult_t r)
+{
+    const char *last = ncclGetLastError(NULL);
+    nvs_log(cleanup_level(), "cleanup: %s failed: %s%s%s", call, ncclGetErrorString(r), last && *last ? ": " : "",
+            last ? last : "");
+}

@@ -22,13 +22,27 @@ struct mpi_impl {
     MPI_Comm world;
 };
 
+/* MPI's own text for an error code, or the code when MPI cannot say (an invalid code, MPI gone) */
+static const char *mpi_text(int rc, char msg[MPI_MAX_ERROR_STRING])
+{
+    int len = 0;
+    if (MPI_Error_string(rc, msg, &len) != MPI_SUCCESS || len <= 0 || !msg[0])
+        snprintf(msg, MPI_MAX_ERROR_STRING, "MPI error code %d", rc);
+    return msg;
+}
+
 nvs_result_t nvs_mpi_fail(const char *call, int rc)
 {
-    char msg[MPI_MAX_ERROR_STRING] = "";
-    int len = 0;
-    MPI_Error_string(rc, msg, &len);
-    nvs_error("%s failed: %s", call, msg);
+    char msg[MPI_MAX_ERROR_STRING];
+    nvs_error("%s failed: %s", call, mpi_text(rc, msg));
     return NVS_ERR_MPI;
+}
+
+void nvs_mpi_cleanup_fail(const char *call, int rc)
+{
+    static __thread int failures; /* the first is a warning, the rest debug (as gpu_check.h's cleanup) */
+    char msg[MPI_MAX_ERROR_STRING];
+    nvs_log(failures++ ? NVS_LOG_DEBUG : NVS_LOG_WARN, "cleanup: %s failed: %s", call, mpi_text(rc, msg));
 }
 
 /* Poll a request until done or the timeout passes. Yields, then sleeps, so that ranks oversubscribing a few
@@ -181,13 +195,15 @@ nvs_result_t nvs_rt_mpi_run(double timeout_s, int emulate_nodes, nvs_rank_main f
     NVS_LSAN_IGNORE_BEGIN(); /* core/san.h: Open MPI's own allocations until exit */
     int rc = MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided);
     NVS_LSAN_IGNORE_END();
+    int barrier_rc = MPI_SUCCESS;
     if (rc == MPI_SUCCESS) {
         /* start-up ends when every rank has arrived */
         MPI_Request req;
         int done = 0;
-        if (MPI_Ibarrier(MPI_COMM_WORLD, &req) == MPI_SUCCESS)
-            while (!done && !nvs_interrupted() && MPI_Test(&req, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS)
-                if (!done) nanosleep(&(struct timespec){0, 1000000}, NULL);
+        barrier_rc = MPI_Ibarrier(MPI_COMM_WORLD, &req);
+        while (barrier_rc == MPI_SUCCESS && !done && !nvs_interrupted() &&
+               (barrier_rc = MPI_Test(&req, &done, MPI_STATUS_IGNORE)) == MPI_SUCCESS)
+            if (!done) nanosleep(&(struct timespec){0, 1000000}, NULL);
     }
     watch.done = 1;
     if (have_watch) pthread_join(wt, NULL);
@@ -207,6 +223,10 @@ nvs_result_t nvs_rt_mpi_run(double timeout_s, int emulate_nodes, nvs_rank_main f
     struct mpi_impl impl = {.world = MPI_COMM_NULL};
     nvs_rt rt = {.ops = &mpi_ops, .device = -1, .timeout_s = timeout_s, .impl = &impl};
     nvs_result_t res = NVS_OK;
+    if (barrier_rc != MPI_SUCCESS) { /* the ranks did not meet: nothing can be agreed on */
+        res = nvs_mpi_fail("MPI_Ibarrier/MPI_Test (start-up: every rank arriving)", barrier_rc);
+        goto out;
+    }
     /* Errors come back as return codes (checked everywhere) instead of aborting inside MPI. */
     rc = MPI_Comm_dup(MPI_COMM_WORLD, &impl.world);
     if (rc == MPI_SUCCESS) rc = MPI_Comm_set_errhandler(impl.world, MPI_ERRORS_RETURN);
@@ -237,9 +257,10 @@ nvs_result_t nvs_rt_mpi_run(double timeout_s, int emulate_nodes, nvs_rank_main f
     }
     res = nvs_rt_agree_result(&rt, res);
 out:
-    if (impl.world != MPI_COMM_NULL) MPI_Comm_free(&impl.world);
+    /* the result is decided: a failure now is a warning (mpi_check.h) */
+    if (impl.world != MPI_COMM_NULL) MPI_CLEANUP(MPI_Comm_free(&impl.world));
     NVS_LSAN_IGNORE_BEGIN();
-    MPI_Finalize();
+    MPI_CLEANUP(MPI_Finalize());
     NVS_LSAN_IGNORE_END();
     nvs_log_set_rank(0, 1);
     return res;
