@@ -495,12 +495,6 @@ static nvs_result_t conv_direct(nvs_cudnn *c, const struct shape_state *e, int d
     return st == NVSDNN_STATUS_SUCCESS ? NVS_OK : dnn_fail(c, call[d], st);
 }
 
-/* A cleanup call's failure: worth a warning, not worth failing a run that has measured */
-static void warn_cuda(const char *call, cudaError_t e)
-{
-    if (e != cudaSuccess) nvs_warn("%s failed: %s", call, cudaGetErrorString(e));
-}
-
 /* Why a capture failed (the first such, for run.json), and that call direct from now on */
 static void graph_off(nvs_cudnn *c, struct conv_graph *g, const char *what, cudaError_t err)
 {
@@ -543,7 +537,7 @@ static nvs_result_t conv_call(nvs_cudnn *c, int l, int d, const void *a, const v
     err = cudaStreamEndCapture(c->stream, &graph);
     if (st == NVSDNN_STATUS_SUCCESS && err == cudaSuccess && graph)
         err = cudaGraphInstantiate(&g->exec, graph, 0);
-    if (graph) warn_cuda("cudaGraphDestroy", cudaGraphDestroy(graph)); /* the exec keeps what it needs */
+    if (graph) CUDA_CLEANUP(cudaGraphDestroy(graph)); /* the exec keeps what it needs */
     if (st != NVSDNN_STATUS_SUCCESS || err != cudaSuccess || !graph) {
         (void)cudaGetLastError(); /* a failed capture's error is not sticky: clear it before the direct call */
         g->exec = NULL;
@@ -584,26 +578,33 @@ void nvs_cudnn_graphs(const nvs_cudnn *c, int *replayed, int *direct, const char
 void nvs_cudnn_close(nvs_cudnn *c)
 {
     if (!c) return;
+    /* cuDNN's descriptors are host objects: a failure to destroy one changes nothing measured and leaves no device
+     * memory behind, so it is not reported. The device buffers and the handle are (a warning, as gpu_check.h's
+     * cleanup): this runs mid-run too, when --cudnn auto or another rank turns cuDNN off before measuring. */
     for (int i = 0; i < c->nshapes; i++) {
         struct shape_state *e = &c->shapes[i];
-        if (e->x) c->api.DestroyTensorDescriptor(e->x);
-        if (e->y) c->api.DestroyTensorDescriptor(e->y);
-        if (e->w) c->api.DestroyFilterDescriptor(e->w);
+        if (e->x) (void)c->api.DestroyTensorDescriptor(e->x);
+        if (e->y) (void)c->api.DestroyTensorDescriptor(e->y);
+        if (e->w) (void)c->api.DestroyFilterDescriptor(e->w);
         for (int d = 0; d < 3; d++)
-            if (e->conv[d]) c->api.DestroyConvolutionDescriptor(e->conv[d]);
+            if (e->conv[d]) (void)c->api.DestroyConvolutionDescriptor(e->conv[d]);
     }
     for (int i = 0; i < c->nbns; i++) {
-        if (c->bns[i].x) c->api.DestroyTensorDescriptor(c->bns[i].x);
-        if (c->bns[i].param) c->api.DestroyTensorDescriptor(c->bns[i].param);
+        if (c->bns[i].x) (void)c->api.DestroyTensorDescriptor(c->bns[i].x);
+        if (c->bns[i].param) (void)c->api.DestroyTensorDescriptor(c->bns[i].param);
     }
     for (int i = 0; c->graphs && i < 3 * c->nlayers; i++)
-        if (c->graphs[i].exec) warn_cuda("cudaGraphExecDestroy", cudaGraphExecDestroy(c->graphs[i].exec));
+        if (c->graphs[i].exec) CUDA_CLEANUP(cudaGraphExecDestroy(c->graphs[i].exec));
     free(c->graphs);
-    if (c->bn_stats) cudaFree(c->bn_stats);
-    if (c->bn_reserve) cudaFree(c->bn_reserve);
+    if (c->bn_stats) CUDA_CLEANUP(cudaFree(c->bn_stats));
+    if (c->bn_reserve) CUDA_CLEANUP(cudaFree(c->bn_reserve));
     free(c->bns);
-    if (c->ws) cudaFree(c->ws);
-    if (c->h) c->api.Destroy(c->h);
+    if (c->ws) CUDA_CLEANUP(cudaFree(c->ws));
+    nvsdnn_status_t st = c->h ? c->api.Destroy(c->h) : NVSDNN_STATUS_SUCCESS;
+    if (st != NVSDNN_STATUS_SUCCESS) {
+        const char *why = c->api.GetErrorString ? c->api.GetErrorString(st) : NULL;
+        nvs_warn("cleanup: cudnnDestroy failed: %s (cuDNN status %d)", why ? why : "unknown cuDNN error", st);
+    }
     /* the library stays mapped: cuDNN registers handlers with the CUDA runtime that a dlclose would leave
      * dangling (PyTorch never unloads it either) */
     free(c->shapes);

@@ -131,6 +131,9 @@ int fwd(const void *xv, void *yv, int n, int c, long long hw, const float *w, co
     const T *x = (const T *)xv;
     const int tf = threads_for(hw);
     bn_stats_kernel<T><<<c, dim3(tf, kMaxBlock / tf), 0, s>>>(x, n, c, hw, stats, momentum, eps);
+    // this launch's own error: the transform must not run on statistics that were never computed
+    const cudaError_t e = cudaGetLastError();
+    if (e != cudaSuccess) return e;
     // the transform's shape as PyTorch picks it: a quarter of the pixels per thread at most, 64 threads at least
     int tx = threads_for(hw / 4);
     const int t64 = threads_for(hw) < 64 ? threads_for(hw) : 64;

@@ -423,8 +423,9 @@ static nvs_result_t gbucket(nvs_train_exec *x, int b)
     ncclResult_t r = ncclAllReduce(base + bk->offset_elems * es, base + bk->offset_elems * es,
                                    bk->elems, pl->grad_bf16 ? ncclBfloat16 : ncclFloat32, ncclSum, comm, g->comm);
     if (r != ncclSuccess) {
-        nvs_error("ncclAllReduce of gradient bucket %d (%zu bytes) failed: %s", b, bk->bytes, ncclGetErrorString(r));
-        return NVS_ERR_NCCL;
+        char what[96];
+        snprintf(what, sizeof what, "ncclAllReduce of gradient bucket %d (%zu bytes)", b, bk->bytes);
+        return nvs_nccl_fail(what, r, comm); /* with NCCL's own last error */
     }
     return NVS_OK;
 }
@@ -507,8 +508,9 @@ static nvs_result_t gbuffers(nvs_train_exec *x)
     if (r == ncclSuccess)
         r = ncclBroadcast(g->bufs_flat + fbytes, g->bufs_flat + fbytes, lbytes / 8, ncclInt64, 0, comm, g->comm);
     if (r != ncclSuccess) {
-        nvs_error("ncclBroadcast of the module buffers (%zu bytes) failed: %s", fbytes + lbytes, ncclGetErrorString(r));
-        return NVS_ERR_NCCL;
+        char what[96];
+        snprintf(what, sizeof what, "ncclBroadcast of the module buffers (%zu bytes)", fbytes + lbytes);
+        return nvs_nccl_fail(what, r, comm);
     }
     CUDA_TRY(cudaEventRecord(g->buf_ev[1], g->comm));
     CUDA_TRY(cudaStreamWaitEvent(s, g->buf_ev[1], 0));
@@ -538,25 +540,27 @@ static void gteardown(nvs_train_exec *x)
 {
     struct gpu_impl *g = G(x);
     if (!g) return;
+    /* after every workload, and after a failed one: a failure here is a warning (gpu_check.h), since a buffer
+     * not freed is memory the next workload lacks */
     void *bufs[] = {g->weights, g->acts,     g->ws_x,  g->ws_dx,   g->ws_w,     g->master,
                     g->momentum, g->grads, g->buckets, g->bn_stats, g->bufs, g->bufs_flat};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
-        if (bufs[i]) cudaFree(bufs[i]);
+        if (bufs[i]) CUDA_CLEANUP(cudaFree(bufs[i]));
     if (g->bucket_ev)
         for (int b = 0; b < x->plan->nbuckets; b++)
-            if (g->bucket_ev[b]) cudaEventDestroy(g->bucket_ev[b]);
-    if (g->comm_done) cudaEventDestroy(g->comm_done);
+            if (g->bucket_ev[b]) CUDA_CLEANUP(cudaEventDestroy(g->bucket_ev[b]));
+    if (g->comm_done) CUDA_CLEANUP(cudaEventDestroy(g->comm_done));
     for (int i = 0; i < 2; i++) {
-        if (g->mark[i]) cudaEventDestroy(g->mark[i]);
-        if (g->buf_ev[i]) cudaEventDestroy(g->buf_ev[i]);
+        if (g->mark[i]) CUDA_CLEANUP(cudaEventDestroy(g->mark[i]));
+        if (g->buf_ev[i]) CUDA_CLEANUP(cudaEventDestroy(g->buf_ev[i]));
     }
-    if (g->blas) cublasDestroy(g->blas);
+    if (g->blas) BLAS_CLEANUP(cublasDestroy(g->blas));
     nvs_train_exec_cudnn_off(x); /* before its stream goes */
     free(x->conv_native);
     x->conv_native = x->norm_native = NULL;
     free(g->bn_off);
-    if (g->compute) cudaStreamDestroy(g->compute);
-    if (g->comm) cudaStreamDestroy(g->comm);
+    if (g->compute) CUDA_CLEANUP(cudaStreamDestroy(g->compute));
+    if (g->comm) CUDA_CLEANUP(cudaStreamDestroy(g->comm));
     free(g->bucket_ev);
     free(g);
     x->impl = NULL;

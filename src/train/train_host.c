@@ -17,6 +17,7 @@
 #include "core/clock.h"
 #include "core/interrupt.h"
 #include "core/log.h"
+#include "core/mpi_check.h"
 #include "train/train_exec.h"
 
 struct host_impl {
@@ -25,6 +26,7 @@ struct host_impl {
     char *bufs, *bufs_flat; /* the module buffers a framework broadcasts (plan->buffers > 0), and their flat copy */
     MPI_Request *reqs;
     int nreqs;
+    int progress_rc; /* the first failure of an MPI_Testall between layers (MPI_SUCCESS: none): hjoin reports it */
     int bcast_open; /* a buffer broadcast not known complete (a wait cut short): MPI may still write bufs_flat */
     double mark_us[2];
 };
@@ -96,12 +98,14 @@ static nvs_result_t hsetup(nvs_train_exec *x)
     return NVS_OK;
 }
 
-/* Let MPI move the outstanding buckets (MPI progresses non-blocking collectives inside MPI calls). */
+/* Let MPI move the outstanding buckets (MPI progresses non-blocking collectives inside MPI calls). A failure is
+ * kept for hjoin, which reports it: a request that ended in error is freed by the failing call, so a later
+ * MPI_Testall would find every request done and the all-reduce's failure would be lost. */
 static void progress(struct host_impl *h)
 {
-    if (h->nreqs) {
+    if (h->nreqs && h->progress_rc == MPI_SUCCESS) {
         int done;
-        MPI_Testall(h->nreqs, h->reqs, &done, MPI_STATUSES_IGNORE);
+        h->progress_rc = MPI_Testall(h->nreqs, h->reqs, &done, MPI_STATUSES_IGNORE);
     }
 }
 
@@ -208,8 +212,9 @@ static nvs_result_t hbucket(nvs_train_exec *x, int b)
     int rc = MPI_Iallreduce(MPI_IN_PLACE, base + bk->offset_elems, (int)bk->elems, MPI_FLOAT, MPI_SUM,
                             nvs_mpi_comm(x->comm), &h->reqs[h->nreqs]);
     if (rc != MPI_SUCCESS) {
-        nvs_error("MPI_Iallreduce of gradient bucket %d failed (code %d)", b, rc);
-        return NVS_ERR_MPI;
+        char what[96];
+        snprintf(what, sizeof what, "MPI_Iallreduce of gradient bucket %d (%zu bytes)", b, bk->bytes);
+        return nvs_mpi_fail(what, rc);
     }
     h->nreqs++;
     return NVS_OK;
@@ -221,9 +226,11 @@ static nvs_result_t wait_reqs(nvs_train_exec *x, MPI_Request *reqs, int n, const
     double t0 = nvs_now_s();
     for (;;) {
         int done = 0;
-        if (MPI_Testall(n, reqs, &done, MPI_STATUSES_IGNORE) != MPI_SUCCESS) {
-            nvs_error("MPI_Testall on %s failed", what);
-            return NVS_ERR_MPI;
+        int rc = MPI_Testall(n, reqs, &done, MPI_STATUSES_IGNORE);
+        if (rc != MPI_SUCCESS) {
+            char call[160];
+            snprintf(call, sizeof call, "MPI_Testall on %s", what);
+            return nvs_mpi_fail(call, rc);
         }
         if (done) return NVS_OK;
         if (nvs_interrupted()) return NVS_ERR_INTERRUPTED;
@@ -240,6 +247,8 @@ static nvs_result_t wait_reqs(nvs_train_exec *x, MPI_Request *reqs, int n, const
 static nvs_result_t hjoin(nvs_train_exec *x)
 {
     struct host_impl *h = H(x);
+    if (h->progress_rc != MPI_SUCCESS) /* the requests stay counted: teardown leaves their buffers alone */
+        return nvs_mpi_fail("MPI_Testall on the gradient all-reduces (between layers)", h->progress_rc);
     NVS_CHECK(wait_reqs(x, h->reqs, h->nreqs, "the gradient all-reduces"));
     h->nreqs = 0;
     return NVS_OK;
@@ -255,15 +264,17 @@ static nvs_result_t hbuffers(nvs_train_exec *x)
     MPI_Request r[2];
     memcpy(h->bufs_flat, h->bufs, fbytes);
     memcpy(h->bufs_flat + fbytes, h->bufs + fbytes, lbytes);
-    if (MPI_Ibcast(h->bufs_flat, (int)(fbytes / 4), MPI_FLOAT, 0, nvs_mpi_comm(x->comm), &r[0]) != MPI_SUCCESS) {
-        nvs_error("MPI_Ibcast of the module buffers' floats (%zu bytes) failed", fbytes);
-        return NVS_ERR_MPI;
+    char what[96];
+    int rc = MPI_Ibcast(h->bufs_flat, (int)(fbytes / 4), MPI_FLOAT, 0, nvs_mpi_comm(x->comm), &r[0]);
+    if (rc != MPI_SUCCESS) {
+        snprintf(what, sizeof what, "MPI_Ibcast of the module buffers' floats (%zu bytes)", fbytes);
+        return nvs_mpi_fail(what, rc);
     }
     h->bcast_open = 1; /* from here MPI may write bufs_flat until the wait below completes */
-    if (MPI_Ibcast(h->bufs_flat + fbytes, (int)(lbytes / 8), MPI_INT64_T, 0, nvs_mpi_comm(x->comm), &r[1]) !=
-        MPI_SUCCESS) {
-        nvs_error("MPI_Ibcast of the module buffers' int64s (%zu bytes) failed", lbytes);
-        return NVS_ERR_MPI;
+    rc = MPI_Ibcast(h->bufs_flat + fbytes, (int)(lbytes / 8), MPI_INT64_T, 0, nvs_mpi_comm(x->comm), &r[1]);
+    if (rc != MPI_SUCCESS) {
+        snprintf(what, sizeof what, "MPI_Ibcast of the module buffers' int64s (%zu bytes)", lbytes);
+        return nvs_mpi_fail(what, rc);
     }
     NVS_CHECK(wait_reqs(x, r, 2, "the broadcast of the module buffers"));
     h->bcast_open = 0;
