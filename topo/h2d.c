@@ -81,7 +81,7 @@ static void hbuf_free(hctx *c, hbuf *h)
     /* teardown: a failure changes no result */
     if (h->by_hwloc) {
         (void)cudaHostUnregister(h->p);
-        hwloc_free(c->topo, h->p, h->bytes);
+        (void)hwloc_free(c->topo, h->p, h->bytes);
     } else
         (void)cudaFreeHost(h->p);
     memset(h, 0, sizeof *h);
@@ -95,8 +95,11 @@ static nvs_result_t hbuf_alloc(hctx *c, hbuf *h, int numa, int dev)
     h->numa = -1;
     if (c->topo && numa >= 0) {
         hwloc_bitmap_t set = hwloc_bitmap_alloc();
-        if (!set) return NVS_ERR_NOMEM;
-        hwloc_bitmap_only(set, (unsigned)numa);
+        if (!set || hwloc_bitmap_only(set, (unsigned)numa) != 0) { /* hwloc's only failure here: no memory */
+            nvs_error("GPU %d: hwloc cannot make the node set of NUMA node %d: out of memory", dev, numa);
+            hwloc_bitmap_free(set); /* NULL is fine */
+            return NVS_ERR_NOMEM;
+        }
         h->p = hwloc_alloc_membind(c->topo, c->bytes, set, HWLOC_MEMBIND_BIND,
                                    HWLOC_MEMBIND_BYNODESET | HWLOC_MEMBIND_STRICT);
         if (!h->p) {
@@ -119,7 +122,7 @@ static nvs_result_t hbuf_alloc(hctx *c, hbuf *h, int numa, int dev)
         hwloc_bitmap_free(set);
         cudaError_t e = cudaHostRegister(h->p, c->bytes, cudaHostRegisterPortable);
         if (e != cudaSuccess) {
-            hwloc_free(c->topo, h->p, c->bytes);
+            (void)hwloc_free(c->topo, h->p, c->bytes); /* undoing: the failure that matters is reported below */
             h->p = NULL;
             CUDA_TRY_AT(e, "GPU %d: pinning %zu bytes on NUMA node %d", dev, c->bytes, numa);
         }

@@ -62,10 +62,12 @@ struct nvs_health_monitor {
     nvs_nvml *nvml;
     fns f;
     char source[160];
+    char why_none[112]; /* why NVML lists no GPU, when a call said so */
     int n;
     mon_gpu *gpus;
     nvs_nvmlEventSet_t set;
     int have_set;
+    int events_failed; /* nvmlEventSetWait_v2 failed: no more waits (drain_events said so) */
     int sample_ms;
     double t0;
     pthread_t thread;
@@ -201,15 +203,30 @@ static void read_snap(const fns *f, dev_t_ d, nvs_health_snap *s)
     }
 }
 
-/* XID events queued since the last call (timeout 0: what is there, no waiting). Caller holds mu or is alone. */
+/* XID events queued since the last call (timeout 0: what is there, no waiting). Caller holds mu or is alone. A
+ * wait that fails (not the timeout that means "no event") ends the watch: a GPU that saw no XID until then is not
+ * watched for the whole window, and its xid_why says so (an XID it did report still counts). */
 static void drain_events(nvs_health_monitor *m)
 {
-    if (!m->have_set) return;
+    if (!m->have_set || m->events_failed) return;
     for (int guard = 0; guard < 100000; guard++) {
         nvs_nvmlEventData_t e;
         memset(&e, 0, sizeof e);
         ret_t r = m->f.set_wait(m->set, &e, 0);
-        if (r != OK) return; /* NVS_NVML_ERROR_TIMEOUT: nothing more; anything else: nothing we can do now */
+        if (r == NVS_NVML_ERROR_TIMEOUT) return; /* nothing more */
+        if (r != OK) {
+            m->events_failed = 1;
+            nvs_warn("health: nvmlEventSetWait_v2 failed: %s; XID events are not watched from here on",
+                     nvs_nvml_error_text(m->nvml, r));
+            for (int i = 0; i < m->n; i++) {
+                nvs_health_gpu *g = &m->gpus[i].g;
+                if (!g->xid_watched || g->nxid || g->xid_other) continue;
+                g->xid_watched = 0;
+                snprintf(g->xid_why, sizeof g->xid_why, "nvmlEventSetWait_v2 failed after %.0f s: %s",
+                         nvs_now_s() - m->t0, nvs_nvml_error_text(m->nvml, r));
+            }
+            return;
+        }
         if (!(e.eventType & NVS_NVML_EVENT_TYPE_XID_CRITICAL_ERROR)) continue;
         for (int i = 0; i < m->n; i++) {
             nvs_health_gpu *g = &m->gpus[i].g;
@@ -282,11 +299,14 @@ static void setup_events(nvs_health_monitor *m)
 {
     const fns *f = &m->f;
     const char *why = NULL;
+    char create_why[96];
+    ret_t r;
     if (!f->set_create || !f->set_register || !f->set_wait || !f->set_free)
         why = "this NVML has no event sets";
-    else if (f->set_create(&m->set) != OK)
-        why = "nvmlEventSetCreate failed";
-    else
+    else if ((r = f->set_create(&m->set)) != OK) {
+        snprintf(create_why, sizeof create_why, "nvmlEventSetCreate: %s", nvs_nvml_error_text(m->nvml, r));
+        why = create_why;
+    } else
         m->have_set = 1;
     for (int i = 0; i < m->n; i++) {
         nvs_health_gpu *g = &m->gpus[i].g;
@@ -300,7 +320,7 @@ static void setup_events(nvs_health_monitor *m)
             snprintf(g->xid_why, sizeof g->xid_why, "this GPU does not deliver XID events");
             continue;
         }
-        ret_t r = f->set_register(m->gpus[i].dev, NVS_NVML_EVENT_TYPE_XID_CRITICAL_ERROR, m->set);
+        r = f->set_register(m->gpus[i].dev, NVS_NVML_EVENT_TYPE_XID_CRITICAL_ERROR, m->set);
         if (r != OK) snprintf(g->xid_why, sizeof g->xid_why, "nvmlDeviceRegisterEvents: %s", nvs_nvml_error_text(m->nvml, r));
         else g->xid_watched = 1;
     }
@@ -312,7 +332,14 @@ static nvs_result_t list_gpus(nvs_health_monitor *m, const char *host, const cha
     const fns *f = &m->f;
     unsigned count = 0;
     if (!busids || nbus <= 0) {
-        if (!f->count || !f->by_index || f->count(&count) != OK) count = 0;
+        ret_t r;
+        /* none listed: the caller says "NVML lists no GPU", with the reason */
+        if (!f->count || !f->by_index)
+            snprintf(m->why_none, sizeof m->why_none, "this NVML has no nvmlDeviceGetCount_v2/GetHandleByIndex_v2");
+        else if ((r = f->count(&count)) != OK) {
+            snprintf(m->why_none, sizeof m->why_none, "nvmlDeviceGetCount_v2: %s", nvs_nvml_error_text(m->nvml, r));
+            count = 0;
+        }
         nbus = (int)count;
     }
     m->gpus = calloc(nbus > 0 ? (size_t)nbus : 1, sizeof *m->gpus);
@@ -374,7 +401,9 @@ nvs_result_t nvs_health_monitor_start(const char *host, const char (*busids)[32]
         free(m);
         return r;
     }
-    if (m->n == 0) snprintf(m->source, sizeof m->source, "unsupported: NVML lists no GPU");
+    if (m->n == 0)
+        snprintf(m->source, sizeof m->source, "unsupported: NVML lists no GPU%s%s", m->why_none[0] ? ": " : "",
+                 m->why_none);
     /* events first: an XID between the first reading and the registration would be missed */
     setup_events(m);
     for (int i = 0; i < m->n; i++)
@@ -416,7 +445,7 @@ nvs_result_t nvs_health_monitor_finish(nvs_health_monitor *m, nvs_health_report 
         if (mg->sm_n) g->load.sm_mean_mhz = mg->sm_sum / mg->sm_n;
         out->gpus[out->ngpus++] = *g;
     }
-    if (m->have_set) m->f.set_free(m->set); /* its result changes nothing we report */
+    if (m->have_set) (void)m->f.set_free(m->set); /* its result changes nothing we report */
     nvs_nvml_close(m->nvml); /* NULL (no NVML) is fine */
     free(m->gpus);
     free(m);

@@ -76,8 +76,9 @@ static void fill_pci_path(hwloc_topology_t topo, hwloc_obj_t pci, nvs_topo_pcipa
     if (cpu) {
         p->cpu_parent = cpu->gp_index + 1;
         if (cpu->nodeset && hwloc_bitmap_weight(cpu->nodeset) == 1) *numa_node = p->numa_node = hwloc_bitmap_first(cpu->nodeset);
-        if (cpuset && cpu->cpuset && !hwloc_bitmap_iszero(cpu->cpuset))
-            hwloc_bitmap_list_snprintf(cpuset, cpuset_len, cpu->cpuset);
+        if (cpuset && cpu->cpuset && !hwloc_bitmap_iszero(cpu->cpuset) &&
+            hwloc_bitmap_list_snprintf(cpuset, cpuset_len, cpu->cpuset) < 0)
+            cpuset[0] = '\0'; /* unknown, never half a list */
     }
 }
 
@@ -198,7 +199,16 @@ static nvs_result_t read_nvlink_matrix(hwloc_topology_t topo, nvs_topology *t, c
 {
     struct hwloc_distances_s *d[4];
     unsigned nr = 4;
-    if (hwloc_distances_get_by_name(topo, "NVLinkBandwidth", &nr, d, 0) != 0 || nr == 0) return NVS_OK;
+    if (hwloc_distances_get_by_name(topo, "NVLinkBandwidth", &nr, d, 0) != 0) {
+        /* not "no matrix": hwloc could not read one (out of memory); the NVLink counts stay unknown and say why */
+        const char *e = strerror(errno);
+        for (int i = 0; i < t->ngpus; i++)
+            snprintf(t->gpus[i].nvlink.why_unknown, sizeof t->gpus[i].nvlink.why_unknown,
+                     "hwloc_distances_get_by_name(NVLinkBandwidth) failed: %.60s", e);
+        nvs_warn("hwloc_distances_get_by_name(NVLinkBandwidth) failed: %s; NVLink counts unknown", e);
+        return NVS_OK;
+    }
+    if (nr == 0) return NVS_OK;
     if (nr > 4) nr = 4;
     nvs_result_t res = NVS_OK;
     for (unsigned m = 0; m < nr; m++) {

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/log.h"
 #include "topo/nvml_min.h"
 #include "topo/topo_live.h"
 
@@ -102,7 +103,7 @@ nvs_result_t nvs_nvml_open(nvs_nvml **out, char *why, size_t len)
 void nvs_nvml_close(nvs_nvml *n)
 {
     if (!n) return;
-    n->shutdown(); /* its result changes nothing we report */
+    (void)n->shutdown(); /* its result changes nothing we report */
     dlclose(n->lib);
     free(n);
 }
@@ -179,6 +180,8 @@ static void fill_nvlink(nvs_nvml *n, dev_t_ d, nvs_topo_gpu *g)
     }
     g->nvlink.nlinks = g->nvlink.links_up = g->nvlink.to_switch = g->nvlink.to_cpu = 0;
     unsigned version_enum = 0;
+    int unread = 0; /* links past the first whose state NVML could not give: not counted, and said */
+    nvs_nvmlReturn_t unread_r = NVS_NVML_SUCCESS;
     for (unsigned l = 0; l < NVS_NVML_NVLINK_MAX_LINKS; l++) {
         int active = 0;
         nvs_nvmlReturn_t r = n->link_state(d, l, &active);
@@ -190,6 +193,7 @@ static void fill_nvlink(nvs_nvml *n, dev_t_ d, nvs_topo_gpu *g)
                          err_str(n, r));
                 return;
             }
+            if (!unread++) unread_r = r;
             continue;
         }
         if (active != NVS_NVML_FEATURE_ENABLED) continue;
@@ -219,6 +223,10 @@ static void fill_nvlink(nvs_nvml *n, dev_t_ d, nvs_topo_gpu *g)
     }
     g->nvlink.known = 1;
     g->nvlink.why_unknown[0] = '\0';
+    if (unread)
+        nvs_warn("NVML: GPU %s: nvmlDeviceGetNvLinkState failed on %d link%s (%s): %d NVLink%s counted, the count "
+                 "and the bound may be low", g->pci_bus_id, unread, unread == 1 ? "" : "s", err_str(n, unread_r),
+                 g->nvlink.links_up, g->nvlink.links_up == 1 ? "" : "s");
     if (!g->nvlink.links_up) return;
     g->nvlink.version = nvlink_generation(version_enum);
     char src[128];

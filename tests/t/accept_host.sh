@@ -4,6 +4,7 @@
 #   - level 1 healthy: every health check PASS, exit 0; JUnit and Prometheus files written and well formed
 #   - each fault of the stand-in (FAKE_NVML_FAULT=FAULT:GPU): exit 3, the FAIL row names that GPU's bus id
 #   - PCIe replays, a lowered power limit: WARN, exit 0; no health calls at all: WARN "unsupported", exit 0
+#   - the XID event wait failing mid-run: WARN "not watched" with NVML's reason where no XID came before
 #   - no NVML library: health skipped with the reason, exit 0
 #   - a rules file overrides the built-in rules (severity=warn turns the ECC FAIL into a WARN, exit 0)
 #   - level 2 and level 3: what a host backend cannot measure is said, not failed; under mpirun one table
@@ -95,6 +96,14 @@ done
 # WARN paths: the run still passes
 FAKE_NVML_FAULT=replay:1,powercap:0 acc warn "$dir/lib" 0 --level 1 &&
     verdict warn "pcie_replay 0000:00:07.0" WARN "PCIe replays" && verdict warn "power 0000:00:06.0" WARN "lowered to 500 W"
+# the XID watch failing mid-run: a GPU with no XID yet is "not watched" with NVML's reason (not a clean PASS), one
+# that reported an XID before still FAILs
+FAKE_NVML_FAULT=eventwait:0 acc eventwait "$dir/lib" 0 --level 1 &&
+    verdict eventwait "xid 0000:00:06.0" WARN "nvmlEventSetWait_v2 failed" &&
+    verdict eventwait "xid 0000:00:07.0" WARN "nvmlEventSetWait_v2 failed"
+FAKE_NVML_FAULT=xid:1,eventwait:0 acc eventwait_xid "$dir/lib" 3 --level 1 &&
+    verdict eventwait_xid "xid 0000:00:07.0" FAIL "XID 79" &&
+    verdict eventwait_xid "xid 0000:00:06.0" WARN "nvmlEventSetWait_v2 failed"
 acc nohealth "$dir/lib_nohealth" 0 --level 1 && verdict nohealth "ecc 0000:00:06.0" WARN "cannot be checked" &&
     verdict nohealth "xid 0000:00:07.0" WARN "not watched"
 # no NVML: nothing to judge but the run; the reason is printed under the table

@@ -5,6 +5,7 @@
 #   - a driver reporting NVLink "5.0" on Hopper: the per-link rate follows the driver's link speed
 #   - a GeForce-like driver: no NVLink, PHB, the x8 link flagged, NVML's P2P "chipset not supported"
 #   - nvmlInit failing, the library absent, a symbol absent: "unsupported", exit 0, never a crash
+#   - one link's state unreadable: the links read are counted, and a warning says the count may be low
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
 need_nvscale
@@ -54,6 +55,10 @@ live "$dir/lib" noinit noinit.json --format json
 live "$dir/lib_noremote" h200 noremote.json --format json
 live "$dir/empty" h200 nolib.json --format json
 live "$dir/lib" geforce geforce.txt
+# one link's state unreadable: 17 links counted, and said on stderr (not a silent NV17)
+live "$dir/lib" linkerr linkerr.json --format json
+grep -q "nvmlDeviceGetNvLinkState failed on 1 link (.*): 17 NVLinks counted" "$dir/linkerr.json.err" ||
+    { fail "an unreadable link's state is not said"; cat "$dir/linkerr.json.err"; }
 grep -q "DOWNTRAINED: x8 of x16 lanes" "$dir/geforce.txt" || fail "the x8 link is not flagged"
 python3 - "$dir" <<'PY' || fail "the discovered topologies (above)"
 import json, sys
