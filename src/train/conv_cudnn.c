@@ -501,7 +501,8 @@ static void graph_off(nvs_cudnn *c, struct conv_graph *g, const char *what, cuda
     g->state = -1;
     c->graphs_direct++;
     if (!c->graph_why[0])
-        snprintf(c->graph_why, sizeof c->graph_why, "%s: %s", what, err ? cudaGetErrorString(err) : "cuDNN failed");
+        snprintf(c->graph_why, sizeof c->graph_why, "%s%s%s", what, err ? ": " : "",
+                 err ? cudaGetErrorString(err) : "");
 }
 
 /* One convolution of layer l in direction d. cuDNN 9's legacy convolution calls take the host 60-160 us each
@@ -510,8 +511,8 @@ static void graph_off(nvs_cudnn *c, struct conv_graph *g, const char *what, cuda
  * step's host lane would then be cuDNN's legacy front end, not the framework it stands for. So each call is
  * captured once (in a warm-up step) as a CUDA graph of the kernels cuDNN chose, with the same pointers, workspace
  * and stream, and replayed with cudaGraphLaunch: the same kernels on the GPU, a graph launch's host cost. A
- * call whose pointers differ from its capture's runs direct; one that cannot be captured runs direct from then on
- * (run.json's conv.graphs says how many of each, and why). */
+ * call that cannot be captured, or that comes with other pointers than its capture's (the executor's buffers
+ * are fixed: it should not), runs direct from then on (run.json's conv.graphs says how many, and why). */
 static nvs_result_t conv_call(nvs_cudnn *c, int l, int d, const void *a, const void *b, void *out)
 {
     struct shape_state *e = layer_shape(c, l, d);
@@ -524,6 +525,10 @@ static nvs_result_t conv_call(nvs_cudnn *c, int l, int d, const void *a, const v
     if (g->state == 1 && g->p[0] == a && g->p[1] == b && g->p[2] == out) {
         CUDA_TRY(cudaGraphLaunch(g->exec, c->stream));
         return NVS_OK;
+    }
+    if (g->state == 1) { /* called with other buffers than its capture's: direct from now on, and said */
+        c->graphs_ready--;
+        graph_off(c, g, "a convolution called on other buffers than when it was captured", cudaSuccess);
     }
     if (g->state != 0) return conv_direct(c, e, d, a, b, out);
     /* relaxed: cuDNN may make calls a stricter capture mode refuses (attributes, queries), none of which runs work */
@@ -541,7 +546,8 @@ static nvs_result_t conv_call(nvs_cudnn *c, int l, int d, const void *a, const v
     if (st != NVSDNN_STATUS_SUCCESS || err != cudaSuccess || !graph) {
         (void)cudaGetLastError(); /* a failed capture's error is not sticky: clear it before the direct call */
         g->exec = NULL;
-        graph_off(c, g, st != NVSDNN_STATUS_SUCCESS ? "cuDNN under stream capture" : "capturing a convolution", err);
+        graph_off(c, g, st != NVSDNN_STATUS_SUCCESS ? "cuDNN failed under stream capture" : "capturing a convolution",
+                  err);
         return conv_direct(c, e, d, a, b, out);
     }
     g->state = 1;

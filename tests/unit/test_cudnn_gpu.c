@@ -1,8 +1,9 @@
 /* cuDNN's convolutions as the training step runs them (train/conv_cudnn.h): forward, input gradient and weight
  * gradient of one small layer at fp32 without TF32, against the textbook sums computed here, on the first call
- * (captured as a CUDA graph and launched) and on the second (the graph replayed); all three calls replayed, none
- * direct. Skipped without a GPU, or where libcudnn.so.9 does not load (tests/t/gpu_train.sh runs this binary with
- * PyTorch's cuDNN on the library path). */
+ * (captured as a CUDA graph and launched) and on the second (the graph replayed); all three calls replayed,
+ * none direct; then a call on other buffers runs direct, and says so. Skipped without a GPU, or where
+ * libcudnn.so.9 does not load (tests/t/gpu_train.sh runs this binary with PyTorch's cuDNN on the library
+ * path). */
 #include <cuda_runtime_api.h>
 #include <math.h>
 #include <stdlib.h>
@@ -76,8 +77,8 @@ static void t_conv_graphs(void)
     double ws = 0;
     T_EQ_I(nvs_cudnn_workspace(c, &ws), NVS_OK);
     float *d = NULL;
-    T_EQ_I(cudaMalloc((void **)&d, sizeof(float) * (2 * (size_t)NX + 2 * NW + 2 * NY)), cudaSuccess);
-    float *dx_ = d, *dX = d + NX, *dW = d + 2 * NX, *dDW = dW + NW, *dY = dDW + NW, *dDY = dY + NY;
+    T_EQ_I(cudaMalloc((void **)&d, sizeof(float) * (2 * (size_t)NX + 2 * NW + 3 * NY)), cudaSuccess);
+    float *dx_ = d, *dX = d + NX, *dW = d + 2 * NX, *dDW = dW + NW, *dY = dDW + NW, *dDY = dY + NY, *spare = dDY + NY;
     T_EQ_I(cudaMemcpy(dX, x, sizeof x, cudaMemcpyHostToDevice), cudaSuccess);
     T_EQ_I(cudaMemcpy(dW, w, sizeof w, cudaMemcpyHostToDevice), cudaSuccess);
     T_EQ_I(cudaMemcpy(dDY, dy, sizeof dy, cudaMemcpyHostToDevice), cudaSuccess);
@@ -100,6 +101,15 @@ static void t_conv_graphs(void)
     if (gwhy) T_FAIL("a convolution was not captured: %s", gwhy);
     T_EQ_I(replayed, 3);
     T_EQ_I(direct, 0);
+    /* a call on other buffers than its capture's runs direct, right, and is said */
+    T_EQ_I(cudaMemset(spare, 0xff, sizeof(float) * NY), cudaSuccess);
+    T_EQ_I(nvs_cudnn_fwd(c, 0, dX, dW, spare), NVS_OK);
+    T_EQ_I(cudaStreamSynchronize(st), cudaSuccess);
+    T_ASSERT(worst(spare, want_y, NY) < 1e-4);
+    nvs_cudnn_graphs(c, &replayed, &direct, &gwhy);
+    T_EQ_I(replayed, 2);
+    T_EQ_I(direct, 1);
+    T_ASSERT(gwhy && strstr(gwhy, "other buffers"));
     T_EQ_I(cudaFree(d), cudaSuccess);
     nvs_cudnn_close(c);
     T_EQ_I(cudaStreamDestroy(st), cudaSuccess);
