@@ -76,6 +76,8 @@ int nvs_cli_rules_load(const char *sub, const char *path, nvs_ruleset *rs)
     char err[512];
     int rc = nvs_rules_load(path, rs, err, sizeof err);
     if (rc == 2 && err[0]) return nvs_cli_usage(sub, "%s", err);
+    /* a file that could not be read: the reader said why (core/out_file.h); the hint, as after any usage error */
+    if (rc == 2) fprintf(nvs_stderr_once(), "Try 'nvscale %s --help'.\n", sub);
     if (rc && err[0]) fprintf(nvs_stderr_once(), "nvscale %s: %s\n", sub, err);
     return rc;
 }

@@ -22,4 +22,14 @@ for f in tests/fixtures/rules/bad_*.rules; do
     expect_err 2 "nvscale accept: $msg" "$NVS" accept --rules "$f" && hint accept "$f"
 done
 [ "$n" -ge 30 ] || fail "only $n bad rules fixtures found"
+# a rules file that cannot be read: why, and the same hint
+for sub in check accept; do
+    a=$run
+    [ $sub = accept ] && a=
+    # shellcheck disable=SC2086 # a is empty for accept
+    expect_err 2 "cannot open $TMP/no-such.rules: No such file or directory" "$NVS" $sub $a --rules "$TMP/no-such.rules" &&
+        hint $sub no-such.rules
+    # shellcheck disable=SC2086
+    expect_err 2 "$TMP: is a directory" "$NVS" $sub $a --rules "$TMP" && hint $sub "$TMP"
+done
 finish "all $n malformed rules files rejected with their line"
