@@ -879,10 +879,15 @@ int cmd_model(int argc, char **argv)
         return usage_error("%s", "--lambda, --list-presets and --calibrate: give one of them");
     if (o.output) {
         /* the output is written last, over whatever it names: never over a file this command reads */
-        nvs_cli_file files[MAX_PRESET_FILES + 3];
+        nvs_cli_file files[MAX_PRESET_FILES + 4];
         size_t nf = 0;
+        char run_prof[4096];
         files[nf++] = (nvs_cli_file){o.output_flag, o.output, 1};
         if (o.calibrate) files[nf++] = (nvs_cli_file){"--calibrate", o.calibrate, 0};
+        /* and the profile file the calibrated run read (train.profile_file), which calibration reads again */
+        if (o.calibrate && !nvs_calib_profile_path(o.calibrate, o.model, run_prof, sizeof run_prof) &&
+            !nvs_profile_is_builtin(run_prof))
+            files[nf++] = (nvs_cli_file){"the run's profile", run_prof, 0};
         if (o.model && !nvs_profile_is_builtin(o.model)) files[nf++] = (nvs_cli_file){"--model", o.model, 0};
         for (int i = 0; i < o.npreset_files; i++) files[nf++] = (nvs_cli_file){"--preset-file", o.preset_files[i], 0};
         if ((rc = nvs_cli_files_distinct("model", files, nf))) return rc;

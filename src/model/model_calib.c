@@ -174,6 +174,18 @@ static const char *profile_of_run(const nvs_run *r, const char *name)
     return name;
 }
 
+int nvs_calib_profile_path(const char *run_path, const char *model, char *buf, size_t len)
+{
+    nvs_run r;
+    buf[0] = '\0';
+    if (nvs_run_load(run_path, 0, &r) != NVS_OK) return -1;
+    const char *m = model ? model : r.train.model;
+    const char *p = r.train.present && m ? profile_of_run(&r, m) : NULL;
+    if (p) snprintf(buf, len, "%s", p);
+    nvs_run_free(&r);
+    return p ? 0 : -1;
+}
+
 /* Appends src to the label as printable ASCII (anything else as '?': a run.json is input, and a label cut inside
  * a UTF-8 character would make invalid JSON), cut to fit. */
 static void label_add(char *label, size_t size, const char *src)

@@ -88,5 +88,9 @@ typedef struct {
 nvs_result_t nvs_calibrate(const char *run_path, const nvs_presets *ps, const nvs_calib_opts *o,
                            nvs_calibration *out, char *err, size_t errlen);
 void nvs_calibration_free(nvs_calibration *c);
+/* The profile nvs_calibrate would read for RUN.json's training step (model: --model, or NULL for the run's own):
+ * a built-in name, or the file the run read its profile from, copied into buf. -1 (buf empty) when the run
+ * cannot be read or has no training step: nvs_calibrate will say why. */
+int nvs_calib_profile_path(const char *run_path, const char *model, char *buf, size_t len);
 
 #endif

@@ -162,6 +162,17 @@ expect 2 "-o $out/presets.txt: that is an input file \(--preset-file $out/preset
 cmp -s tests/fixtures/model/h200x2_nvlink_resnet50.json "$out/run.json" || fail "-o replaced the --calibrate run"
 cmp -s tests/fixtures/profiles/good_minimal.prof "$out/p.txt" || fail "-o replaced the --model profile"
 cmp -s $P/good.txt "$out/presets.txt" || fail "-o replaced the --preset-file"
+# ... nor over the profile file the calibrated run read (train.profile_file), which calibration reads again
+cp tools/profiles/lm290m.prof "$out/lm.prof"
+python3 - "$out" <<'PY'
+import json, sys
+d = json.load(open("tests/fixtures/model/h200x1_bf16_three_models.json"))
+d["train"]["model"], d["train"]["profile_file"] = "lm290m", sys.argv[1] + "/lm.prof"
+json.dump(d, open(sys.argv[1] + "/run-prof.json", "w"))
+PY
+expect 2 "-o $out/lm.prof: that is an input file \(the run's profile $out/lm.prof\)" \
+    $M --calibrate "$out/run-prof.json" -o "$out/lm.prof"
+cmp -s tools/profiles/lm290m.prof "$out/lm.prof" || fail "-o replaced the calibrated run's profile"
 nvs=$(cd "$(dirname "$NVS")" && pwd)/$(basename "$NVS")
 expect 0 "" sh -c "cd '$out' && : >resnet50 && '$nvs' model $OK -o resnet50"
 [ -s "$out/resnet50" ] || fail "-o resnet50 beside --model resnet50 (built in) wrote nothing"
