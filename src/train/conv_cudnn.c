@@ -508,11 +508,12 @@ static void graph_off(nvs_cudnn *c, struct conv_graph *g, const char *what, cuda
 /* One convolution of layer l in direction d. cuDNN 9's legacy convolution calls take the host 60-160 us each
  * (results/h200x1-issueby: 9-25 ms per ResNet-50 step for its 158 calls, against 1 ms for its 106 batch-norm
  * calls), where PyTorch's host cost per operation over that step is about lm290m's, which has no convolutions
- * (docs/fidelity.md): the step's host lane would then be cuDNN's legacy front end, not the framework it stands for. So each call is
- * captured once (in a warm-up step) as a CUDA graph of the kernels cuDNN chose, with the same pointers, workspace
- * and stream, and replayed with cudaGraphLaunch: the same kernels on the GPU, a graph launch's host cost. A
- * call that cannot be captured, or that comes with other pointers than its capture's (the executor's buffers
- * are fixed: it should not), runs direct from then on (run.json's conv.graphs says how many, and why). */
+ * (docs/fidelity.md): the step's host lane would then be cuDNN's legacy front end, not the framework it stands
+ * for. So each call is captured once (in a warm-up step) as a CUDA graph of the kernels cuDNN chose, with the
+ * same pointers, workspace and stream, and replayed with cudaGraphLaunch: the same kernels on the GPU, a graph
+ * launch's host cost. A call that cannot be captured, or that comes with other pointers than its capture's (the
+ * executor's buffers are fixed: it should not), runs direct from then on (run.json's conv.graphs says how many,
+ * and why). */
 static nvs_result_t conv_call(nvs_cudnn *c, int l, int d, const void *a, const void *b, void *out)
 {
     struct shape_state *e = layer_shape(c, l, d);
