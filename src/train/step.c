@@ -12,7 +12,7 @@
 #include "train/train.h"
 #include "train/train_exec.h"
 
-/* An executor call, its host time added to what the step issued of `kind` (train_exec.h): clock_gettime costs
+/* An executor call, its host time added to what the step issued of `kind` (train/issue.h): clock_gettime costs
  * tens of nanoseconds, against microseconds for a launch */
 #define ISSUE(x, kind, call)                                                                                        \
     do {                                                                                                            \
