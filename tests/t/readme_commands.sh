@@ -59,7 +59,12 @@ while IFS= read -r line; do
     [ $rc -eq $want ] || { fail "'$line' exited $rc, expected $want"; tail -5 "$d/out.$n"; continue; }
     [ -z "$pat" ] || grep -Eq "$pat" "$d/out.$n" || fail "'$line': the message does not say why ($pat)"
 done <"$d/cmds"
-ls results 2>/dev/null | while IFS= read -r r; do grep -qxF "$r" "$d/before" || rm -rf "results/$r"; done
+# the run directories the commands made (nvscale names them YYYYMMDD-HHMMSS-...): removed; anything else that
+# appeared meanwhile is not theirs (results copied in from a GPU machine while the suite ran) and stays
+ls results 2>/dev/null | while IFS= read -r r; do
+    grep -qxF "$r" "$d/before" && continue
+    case $r in [0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9]-[0-9][0-9][0-9][0-9][0-9][0-9]-*) rm -rf "results/$r" ;; esac
+done
 changed=$(md5sum --quiet -c "$d/results.sum" 2>/dev/null | sed 's/:.*//' | tr '\n' ' ')
 [ -z "$changed" ] || fail "README commands changed files under results/: $changed"
 finish
