@@ -417,11 +417,9 @@ void nvs_explain_facts_from_run(const nvs_run *r, int n, nvs_explain_facts *f)
         if (!isnan(tr->issue_us)) f->issue_pct = 100.0 * tr->issue_us / tr->step_us;
         for (int i = 0; i < tr->nissue_by; i++) { /* the two largest, larger first */
             double ms = tr->issue_by_us[i] / 1e3;
-            int at = !f->issue_top[0] || ms > f->issue_top_ms[0]   ? 0
-                     : !f->issue_top[1] || ms > f->issue_top_ms[1] ? 1
-                                                                   : -1;
-            if (at < 0) continue;
-            if (at == 0) {
+            int at = !f->issue_top[0] || ms > f->issue_top_ms[0] ? 0 : 1;
+            if (at == 1 && f->issue_top[1] && ms <= f->issue_top_ms[1]) continue;
+            if (at == 0) { /* the first moves down */
                 f->issue_top[1] = f->issue_top[0];
                 f->issue_top_ms[1] = f->issue_top_ms[0];
             }

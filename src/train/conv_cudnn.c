@@ -445,6 +445,15 @@ nvs_result_t nvs_cudnn_workspace(nvs_cudnn *c, double *bytes)
     }
     *bytes = (double)need;
     if (need <= c->ws_bytes) return NVS_OK;
+    /* the replayed convolutions (conv_call) hold the old workspace's address: captured again on their next call */
+    for (int i = 0; c->ws && i < 3 * c->nlayers; i++) {
+        struct conv_graph *g = &c->graphs[i];
+        if (g->state != 1) continue;
+        CUDA_CLEANUP(cudaGraphExecDestroy(g->exec));
+        g->exec = NULL;
+        g->state = 0;
+        c->graphs_ready--;
+    }
     if (c->ws) CUDA_TRY(cudaFree(c->ws));
     c->ws = NULL;
     c->ws_bytes = 0;
