@@ -1,11 +1,13 @@
 /* cuDNN's convolutions as the training step runs them (train/conv_cudnn.h): forward, input gradient and weight
  * gradient of one small layer at fp32 without TF32, against the textbook sums computed here, on the first call
  * (captured as a CUDA graph and launched) and on the second (the graph replayed); all three calls replayed,
- * none direct; then a call on other buffers runs direct, and says so. Skipped without a GPU, or where
+ * none direct; then a call on other buffers runs direct, and says so; then a larger layer moves the workspace,
+ * and the calls captured with the old one are captured again, and still right. Skipped without a GPU, or where
  * libcudnn.so.9 does not load (tests/t/gpu_train.sh runs this binary with PyTorch's cuDNN on the library
  * path). */
 #include <cuda_runtime_api.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,6 +59,26 @@ static double worst(const float *dev, const double *want, int count)
     return err / scale;
 }
 
+/* Forward, input gradient and weight gradient of layer 0, twice (captured and launched, then replayed), each
+ * checked against the sums; bufs: dx, x, w, dw, y, dy */
+static void three_calls(nvs_cudnn *c, cudaStream_t st, float *const b[6], const char *when)
+{
+    for (int call = 0; call < 2; call++) {
+        T_EQ_I(cudaMemset(b[0], 0xff, sizeof(float) * NX), cudaSuccess); /* NaNs where nothing is written */
+        T_EQ_I(cudaMemset(b[3], 0xff, sizeof(float) * NW), cudaSuccess);
+        T_EQ_I(cudaMemset(b[4], 0xff, sizeof(float) * NY), cudaSuccess);
+        T_EQ_I(cudaDeviceSynchronize(), cudaSuccess);
+        T_EQ_I(nvs_cudnn_fwd(c, 0, b[1], b[2], b[4]), NVS_OK);
+        T_EQ_I(nvs_cudnn_dgrad(c, 0, b[5], b[2], b[0]), NVS_OK);
+        T_EQ_I(nvs_cudnn_wgrad(c, 0, b[1], b[5], b[3]), NVS_OK);
+        T_EQ_I(cudaStreamSynchronize(st), cudaSuccess);
+        double ey = worst(b[4], want_y, NY), ex = worst(b[0], want_dx, NX), ew = worst(b[3], want_dw, NW);
+        if (!(ey < 1e-4 && ex < 1e-4 && ew < 1e-4))
+            T_FAIL("%s, call %d: relative errors forward %g, input gradient %g, weight gradient %g", when, call, ey,
+                   ex, ew);
+    }
+}
+
 static void t_conv_graphs(void)
 {
     int ndev = 0;
@@ -82,19 +104,8 @@ static void t_conv_graphs(void)
     T_EQ_I(cudaMemcpy(dX, x, sizeof x, cudaMemcpyHostToDevice), cudaSuccess);
     T_EQ_I(cudaMemcpy(dW, w, sizeof w, cudaMemcpyHostToDevice), cudaSuccess);
     T_EQ_I(cudaMemcpy(dDY, dy, sizeof dy, cudaMemcpyHostToDevice), cudaSuccess);
-    for (int call = 0; call < 2; call++) { /* captured and launched, then replayed */
-        T_EQ_I(cudaMemset(d, 0xff, sizeof(float) * NX), cudaSuccess); /* NaNs where nothing is written */
-        T_EQ_I(cudaMemset(dDW, 0xff, sizeof(float) * NW), cudaSuccess);
-        T_EQ_I(cudaMemset(dY, 0xff, sizeof(float) * NY), cudaSuccess);
-        T_EQ_I(cudaDeviceSynchronize(), cudaSuccess);
-        T_EQ_I(nvs_cudnn_fwd(c, 0, dX, dW, dY), NVS_OK);
-        T_EQ_I(nvs_cudnn_dgrad(c, 0, dDY, dW, dx_), NVS_OK);
-        T_EQ_I(nvs_cudnn_wgrad(c, 0, dX, dDY, dDW), NVS_OK);
-        T_EQ_I(cudaStreamSynchronize(st), cudaSuccess);
-        double ey = worst(dY, want_y, NY), ex = worst(dx_, want_dx, NX), ew = worst(dDW, want_dw, NW);
-        if (!(ey < 1e-4 && ex < 1e-4 && ew < 1e-4))
-            T_FAIL("call %d: relative errors forward %g, input gradient %g, weight gradient %g", call, ey, ex, ew);
-    }
+    float *const bufs[6] = {dx_, dX, dW, dDW, dY, dDY};
+    three_calls(c, st, bufs, "first capture");
     int replayed = -1, direct = -1;
     const char *gwhy = NULL;
     nvs_cudnn_graphs(c, &replayed, &direct, &gwhy);
@@ -110,6 +121,28 @@ static void t_conv_graphs(void)
     T_EQ_I(replayed, 2);
     T_EQ_I(direct, 1);
     T_ASSERT(gwhy && strstr(gwhy, "other buffers"));
+    /* a layer added later that needs a larger workspace: the workspace moves, so the replayed calls, which hold
+     * its old address, are dropped and captured again on their next call (the direct one stays direct) */
+    nvs_conv_shape big = {16, 128, 28, 28, 128, 3, 3, 1, 1, 28, 28};
+    T_EQ_I(nvs_cudnn_add_layer(c, 1, &big, NVS_ELEM_F32, 0, 1, 1, 1e9), NVS_OK);
+    double ws2 = 0;
+    T_EQ_I(nvs_cudnn_workspace(c, &ws2), NVS_OK);
+    if (ws2 <= ws) {
+        T_EQ_I(cudaFree(d), cudaSuccess);
+        nvs_cudnn_close(c);
+        T_EQ_I(cudaStreamDestroy(st), cudaSuccess);
+        static char skip[160];
+        snprintf(skip, sizeof skip, "the reallocation was not exercised: the larger layer's algorithms need no "
+                 "more workspace (%.0f bytes, was %.0f)", ws2, ws);
+        T_SKIP(skip);
+    }
+    nvs_cudnn_graphs(c, &replayed, &direct, &gwhy);
+    T_EQ_I(replayed, 0);
+    T_EQ_I(direct, 1);
+    three_calls(c, st, bufs, "after the workspace moved");
+    nvs_cudnn_graphs(c, &replayed, &direct, &gwhy);
+    T_EQ_I(replayed, 2);
+    T_EQ_I(direct, 1);
     T_EQ_I(cudaFree(d), cudaSuccess);
     nvs_cudnn_close(c);
     T_EQ_I(cudaStreamDestroy(st), cudaSuccess);
