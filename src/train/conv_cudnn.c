@@ -61,6 +61,7 @@ struct nvs_cudnn {
     int nshapes, cap;
     void *ws;
     size_t ws_bytes;
+    int planned; /* nvs_cudnn_workspace() has run: no layer or batch norm is added after it (see there) */
     int *bn_of; /* per layer: index into bns, -1 = not a cuDNN batch norm */
     struct bn_state *bns;
     int nbns, bn_cap;
@@ -314,7 +315,7 @@ static int grow(void **arr, int *cap, int n, size_t size)
 nvs_result_t nvs_cudnn_add_layer(nvs_cudnn *c, int l, const nvs_conv_shape *s, int elem, int tf32, int dgrad,
                                  int wgrad, double ws_limit)
 {
-    if (l < 0 || l >= c->nlayers || c->ws) return NVS_ERR_USAGE;
+    if (l < 0 || l >= c->nlayers || c->planned) return NVS_ERR_USAGE;
     for (int i = 0; i < c->nshapes; i++)
         if (nvs_conv_shape_same(&c->shapes[i].s, s)) {
             struct shape_state *e = &c->shapes[i];
@@ -349,7 +350,7 @@ static void reserve_for(nvs_cudnn *c, int l, size_t bytes)
 
 nvs_result_t nvs_cudnn_add_bn(nvs_cudnn *c, int l, int n, int ch, int pixels, int elem)
 {
-    if (l < 0 || l >= c->nlayers || n < 1 || ch < 1 || pixels < 1 || c->bn_stats) return NVS_ERR_USAGE;
+    if (l < 0 || l >= c->nlayers || n < 1 || ch < 1 || pixels < 1 || c->planned) return NVS_ERR_USAGE;
     c->bn_stat_off[l] = c->bn_stat_total;
     c->bn_stat_total += 4 * (size_t)ch;
     for (int i = 0; i < c->nbns; i++) {
@@ -416,8 +417,15 @@ nvs_result_t nvs_cudnn_bn_bwd(nvs_cudnn *c, int l, const void *x, const void *dy
     return NVS_OK;
 }
 
+/* Once, after the last layer: the workspace is never moved afterwards, because the replayed convolutions
+ * (conv_call) hold its address; a second call only says its size, and adding a layer or a batch norm after it is
+ * refused (NVS_ERR_USAGE). */
 nvs_result_t nvs_cudnn_workspace(nvs_cudnn *c, double *bytes)
 {
+    if (c->planned) {
+        *bytes = (double)c->ws_bytes;
+        return NVS_OK;
+    }
     if (c->bn_stat_total > 0 && !c->bn_stats) {
         cudaError_t e = cudaMalloc((void **)&c->bn_stats, c->bn_stat_total * sizeof(float));
         if (e != cudaSuccess) {
@@ -444,25 +452,15 @@ nvs_result_t nvs_cudnn_workspace(nvs_cudnn *c, double *bytes)
         if (c->bns[i].ws_bwd > need) need = c->bns[i].ws_bwd;
     }
     *bytes = (double)need;
-    if (need <= c->ws_bytes) return NVS_OK;
-    /* the replayed convolutions (conv_call) hold the old workspace's address: captured again on their next call */
-    for (int i = 0; c->ws && i < 3 * c->nlayers; i++) {
-        struct conv_graph *g = &c->graphs[i];
-        if (g->state != 1) continue;
-        CUDA_CLEANUP(cudaGraphExecDestroy(g->exec));
-        g->exec = NULL;
-        g->state = 0;
-        c->graphs_ready--;
-    }
-    if (c->ws) CUDA_TRY(cudaFree(c->ws));
-    c->ws = NULL;
-    c->ws_bytes = 0;
-    cudaError_t e = cudaMalloc(&c->ws, need);
-    if (e != cudaSuccess) {
-        nvs_error("cudaMalloc of %zu bytes for cuDNN's workspace failed: %s", need, cudaGetErrorString(e));
-        return NVS_ERR_CUDA;
+    if (need > 0) {
+        cudaError_t e = cudaMalloc(&c->ws, need);
+        if (e != cudaSuccess) {
+            nvs_error("cudaMalloc of %zu bytes for cuDNN's workspace failed: %s", need, cudaGetErrorString(e));
+            return NVS_ERR_CUDA;
+        }
     }
     c->ws_bytes = need;
+    c->planned = 1;
     return NVS_OK;
 }
 

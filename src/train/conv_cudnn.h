@@ -20,8 +20,10 @@ size_t nvs_cudnn_version(const nvs_cudnn *c);
 /* Layer l runs as this convolution: descriptors, and per direction the algorithm cuDNN's Find call timed fastest
  * within `ws_limit` bytes of workspace (PyTorch with cudnn.benchmark = True does the same); layers of one shape
  * share them, as PyTorch's benchmark cache does. `dgrad` = 0: no input gradient is ever asked for (the first
- * layer); `wgrad` = 0: no weight gradient (a frozen layer). After the last layer, nvs_cudnn_workspace() allocates the largest workspace the choices need (and
- * the batch norms' statistics). */
+ * layer); `wgrad` = 0: no weight gradient (a frozen layer). After the last layer and batch norm,
+ * nvs_cudnn_workspace() allocates, once, the largest workspace the choices need (and the batch norms' statistics);
+ * adding a layer or a batch norm after it is refused (NVS_ERR_USAGE): the convolutions replayed as CUDA graphs
+ * hold the workspace's address, so it never moves. */
 nvs_result_t nvs_cudnn_add_layer(nvs_cudnn *c, int l, const nvs_conv_shape *s, int elem, int tf32, int dgrad,
                                  int wgrad, double ws_limit);
 nvs_result_t nvs_cudnn_workspace(nvs_cudnn *c, double *bytes);
