@@ -58,14 +58,20 @@ double nvs_ring_half_us(double bytes, int n, double alpha_us, double gbps)
     return (double)(n - 1) * (alpha_us + bytes / n / (gbps * GBPS_TO_BPUS));
 }
 
+/* NCCL's tuner scales the tree all-reduce's bus bandwidth by .92 at every node count (src/graph/tuning.cc,
+ * ncclTopoTuneModel; it also caps it per channel, perChMaxTreeBws, not modelled: the model has no channels) */
+#define TREE_FACTOR 0.92
+
+/* One node of n GPUs: NCCL's tree inside a node is a chain (src/graph/connect.cc, ncclTopoPreset: tree.up is the
+ * previous GPU of the tree graph's intra order, tree.down[0] the next), reduced up and broadcast down the chain
+ * (src/device/all_reduce.h, runTreeUpDown / runTreeSplit), and its tuner charges the tree's latency as twice the
+ * sum of (GPUs per node - 1) intra-node hops and log2(nodes) network hops (tuning.cc): n - 1 hops each way here.
+ * This is algo_us's tree at N = 1. */
 double nvs_tree_allreduce_us(double bytes, int n, double alpha_us, double gbps)
 {
     if (n <= 1 || gbps <= 0) return 0;
-    return 2.0 * nvs_ceil_log2(n) * alpha_us + 2.0 * bytes / (gbps * GBPS_TO_BPUS);
+    return 2.0 * (n - 1) * alpha_us + 2.0 * (n - 1) / n * bytes / (TREE_FACTOR * gbps * GBPS_TO_BPUS);
 }
-
-/* NCCL's tree bandwidth beyond 2 nodes: busBw = min(busBw * 0.92, ...) (src/graph/tuning.cc, tree all-reduce) */
-#define TREE_FACTOR 0.92
 
 static double min2(double a, double b) { return a < b ? a : b; }
 
@@ -84,14 +90,29 @@ static double algo_us(const nvs_ar_params *p, nvs_algo a, double S)
         if (!(bw > 0) || !isfinite(bw)) return INFINITY;
         return 2.0 * (n - N) * ai + 2.0 * (N - 1) * p->inter_alpha_us + fac * S / (bw * GBPS_TO_BPUS);
     case NVS_ALGO_TREE:
-        if (N <= 1) return nvs_tree_allreduce_us(S, g, p->intra_alpha_us, p->intra_gbps);
-        bw = N == 2 ? min2(bi, 2 * p->inter_gbps) : TREE_FACTOR * min2(bi, p->inter_gbps);
+        /* One formula for every N (docs/model.md, "All-reduce"). Bandwidth: NCCL's tuner takes the tree graph's
+         * intra-node bandwidth (bwIntra) on 1 and 2 nodes and its network bandwidth (bwInter) beyond (tuning.cc);
+         * on 2 nodes its graph search lets bwIntra rise to twice bwInter (src/graph/search.cc, ncclTopoCompute,
+         * the comment "increase bwIntra for trees (2 nodes or collnet)"): half the tree's traffic crosses the
+         * network there. Then 0.92 at every N (TREE_FACTOR). So busbw never rises with N:
+         * B_i >= min(B_i, 2 B_net) >= min(B_i, B_net). Latency: g - 1 chain hops and ceil(log2 N) tree levels,
+         * each way (tuning.cc; NCCL's log2i rounds down, the model up). Time per byte: nccl-tests' 2(n-1)/n,
+         * as for the ring, so that busbw is one quantity across algorithms; NCCL's tuner turns the tree's busBw
+         * into algbw with a ratio of .5 (tuning.cc, "Convert bus BW to algorithm BW"), n/(n-1) slower: 8/7 on one node
+         * of 8, 16/15 on 2 x 8. On one node the tree has the ring's latency and 0.92 of its bandwidth, so auto
+         * never picks it there (NCCL 2.4 disabled it below 2 nodes: src/init.cc, ncclTreeThreshold; today's
+         * tuner charges per-hop latencies by link and protocol, hwLatencies, and may pick it for small messages
+         * on a PCIe node: one alpha per hop cannot). */
+        bw = TREE_FACTOR * (N <= 1 ? bi : N == 2 ? min2(bi, 2 * p->inter_gbps) : min2(bi, p->inter_gbps));
         if (!(bw > 0) || !isfinite(bw)) return INFINITY;
         return 2.0 * ((g - 1) * ai + nvs_ceil_log2(N) * p->inter_alpha_us) + fac * S / (bw * GBPS_TO_BPUS);
     case NVS_ALGO_NVLS:
         if (N > 1 || g < 2 || !(p->nvls_gbps > 0)) return INFINITY;
         return 2.0 * ai + S / (p->nvls_gbps * GBPS_TO_BPUS);
     case NVS_ALGO_NVLSTREE:
+        /* NCCL disables NVLSTree on one node (tuning.cc, "Disable NVLS Tree on a single node"): there NVLS is
+         * the family's member, and this formula at N = 1 (no network term) is NVLS's: fac S / (A 2(g-1)/g) =
+         * S / A. Two nodes see twice the network (tuning.cc, "Handle 2 node case of NVLSTree": bwInter doubled). */
         if (N < 2 || g < 2 || !(p->nvls_gbps > 0)) return INFINITY;
         bw = min2(p->nvls_gbps * 2.0 * (g - 1) / g, (N == 2 ? 2 : 1) * p->inter_gbps);
         if (!(bw > 0)) return INFINITY;

@@ -17,21 +17,25 @@
  * All-reduce cost, alpha-beta (Hockney) with per-hop terms from a link graph:
  *   ring  (Thakur, Rabenseifner, Gropp 2005, "Optimization of collective communication operations in MPICH",
  *          reduce-scatter + allgather): 2(n-1) steps of S/n bytes: T = base + 2(n-1)*alpha + 2(n-1)/n * S/B
- *   tree  (NCCL double binary tree, Sanders, Speck, Traeff 2009, pipelined reduce + broadcast):
- *          T = base + 2*ceil(log2 n)*alpha + 2*S/B
+ *   tree  (NCCL: a chain inside the node, a double binary tree across nodes, Sanders, Speck, Traeff 2009;
+ *          pipelined reduce + broadcast), one formula for every node count N (below); one node of g GPUs:
+ *          T = base + 2(g-1)*alpha + 2(g-1)/g * S/(0.92 B)
  *   across N nodes of g GPUs (n = N g), NCCL pipelines the node's and the network's share of every chunk in
  *          one kernel, so the bus bandwidth is the MIN of the phases, not a sum of their times (NCCL
  *          src/graph/tuning.cc: one bandwidth per algorithm; /work notes ALGOS.md section 3):
  *          ring      busbw = min(B_i, B_net), B_net = NICs x min(NIC, its PCIe path) per node (the rings
  *                    share the node's NICs: no division by g); T = base + 2(n-N) alpha_i + 2(N-1) alpha_n
  *                    + 2(n-1)/n * S/busbw
- *          tree      busbw = min(B_i, 2 B_net) on 2 nodes (half the traffic crosses the network, nccl#946),
- *                    0.92 min(B_i, B_net) beyond (tuning.cc); T = base + 2((g-1) alpha_i + ceil(log2 N) alpha_n)
- *                    + 2(n-1)/n * S/busbw
+ *          tree      busbw = 0.92 x (B_i on 1 node, min(B_i, 2 B_net) on 2 (half the traffic crosses the
+ *                    network, nccl#946; search.cc), min(B_i, B_net) beyond) (tuning.cc: 0.92 at every N);
+ *                    T = base + 2((g-1) alpha_i + ceil(log2 N) alpha_n) + 2(n-1)/n * S/busbw: adding nodes never
+ *                    raises busbw nor lowers the latency
  *   NVLS     (NVLink SHARP, one node with an NVSwitch that reduces): T = base + 2 alpha_i + S / A_nvls,
  *            A_nvls the node's NVLS algbw (machine preset), only where the GPU can do NVLS too (compute
  *            capability >= 9.0 and NVLink4: nvs_gpu_nvls) and never above the GPU's own NVLink (nvs_nvls_gbps)
- *   NVLSTree NVLS in the node, trees across nodes: busbw = min(A_nvls 2(g-1)/g, (N == 2 ? 2 : 1) B_net)
+ *   NVLSTree NVLS in the node, trees across nodes: busbw = min(A_nvls 2(g-1)/g, (N == 2 ? 2 : 1) B_net),
+ *            T = base + 2 alpha_i + 2 ceil(log2 N) alpha_n + 2(n-1)/n * S/busbw; at N = 1 (NCCL disables
+ *            NVLSTree there) the formula is NVLS's
  *   CollNet  (IB SHARP, the switches reduce: each node sends S once): algbw = min(B_i or A_nvls, B_net);
  *            only when asked (NCCL needs NCCL_COLLNET_ENABLE=1 and the SHARP plugin)
  * B_i is the ring's bus bandwidth inside a node: the slowest flow of the ring when every link's bandwidth is
@@ -123,7 +127,8 @@ double nvs_nvls_gbps(const nvs_machine_spec *m, const nvs_gpu_spec *g, int *capp
 double nvs_ring_allreduce_us(double bytes, int n, double alpha_us, double gbps);
 /* Ring reduce-scatter or all-gather: (n-1) * (alpha + bytes/n / B). */
 double nvs_ring_half_us(double bytes, int n, double alpha_us, double gbps);
-/* Double binary tree all-reduce: 2*ceil(log2 n)*alpha + 2*bytes/B. 0 for n <= 1. */
+/* NCCL's tree all-reduce on one node of n GPUs (a chain): 2(n-1)*alpha + 2(n-1)/n * bytes/(0.92 B), the
+ * across-nodes formula at N = 1. 0 for n <= 1. */
 double nvs_tree_allreduce_us(double bytes, int n, double alpha_us, double gbps);
 int nvs_ceil_log2(int n);
 

@@ -45,10 +45,12 @@ static void t_tree_table(void)
     T_EQ_I(nvs_ceil_log2(8), 3);
     T_EQ_I(nvs_ceil_log2(9), 4);
     T_EQ_I(nvs_ceil_log2(1024), 10);
-    /* 2 ceil(log2 8) alpha + 2 S/B = 6*5 + 2*1e6/1e4 = 230 */
-    REL(nvs_tree_allreduce_us(1e6, 8, 5, 10), 230, 1e-12);
-    /* 1000 GPUs: 2*10*5 + 200 = 300; the ring would pay 2*999*5 = 9990 us of latency */
-    REL(nvs_tree_allreduce_us(1e6, 1000, 5, 10), 300, 1e-12);
+    /* one node: NCCL's chain, 2 (n-1) alpha + 2(n-1)/n S / (0.92 B) = 70 + 1.75e6 / 9200 */
+    REL(nvs_tree_allreduce_us(1e6, 8, 5, 10), 70 + 1.75e6 / 9200, 1e-12);
+    /* the ring's latency and 0.92 of its bandwidth: never faster than the ring on one node */
+    for (int n = 2; n <= 1024; n *= 2)
+        REL(nvs_tree_allreduce_us(1e6, n, 5, 10) - 2.0 * (n - 1) * 5,
+            (nvs_ring_allreduce_us(1e6, n, 5, 10) - 2.0 * (n - 1) * 5) / 0.92, 1e-12);
     T_EQ_I(nvs_tree_allreduce_us(1e6, 1, 5, 10), 0);
 }
 
@@ -65,11 +67,15 @@ static void t_allreduce_shapes(void)
     p.algo = NVS_ALGO_RING;
     REL(nvs_allreduce_us(&p, 1e9, &used), 7 + 175014, 1e-12);
     T_EQ_I(used, NVS_ALGO_RING);
-    /* auto at a small size picks the tree: ring 7 + 14*1 + 1.75*1e3/1e4... vs tree 7 + 6 + 0.2 */
+    /* auto on one node picks the ring even at a small size: the tree (a chain inside a node) pays the same
+     * 14 alpha and 0.92 of the bandwidth: ring 7 + 14 + 1.75e3 / 1e4 */
     p.algo = NVS_ALGO_AUTO;
     double t = nvs_allreduce_us(&p, 1000, &used);
+    T_EQ_I(used, NVS_ALGO_RING);
+    REL(t, 7 + 14 + 1750.0 / 1e4, 1e-12);
+    p.algo = NVS_ALGO_TREE;
+    REL(nvs_allreduce_us(&p, 1000, &used), 7 + 14 + 1750.0 / (0.92 * 1e4), 1e-12);
     T_EQ_I(used, NVS_ALGO_TREE);
-    REL(t, 7 + 6 + 2000.0 / 1e4, 1e-12);
     /* 4 nodes x 8 (n = 32), S = 8e8 B: the phases pipeline, one bandwidth min(B_i 10, B_net 2) = 2 GB/s;
      * latency 2(n - N) alpha_i + 2(N - 1) alpha_n = 56 + 30: 7 + 86 + 62/32 * 8e8 / 2e3 = 7 + 86 + 775000 */
     p.nodes = 4;
@@ -80,6 +86,10 @@ static void t_allreduce_shapes(void)
     /* a tree across them: 0.92 x 2 GB/s, latency 2 (7 alpha_i + 2 alpha_n) = 34 */
     p.algo = NVS_ALGO_TREE;
     REL(nvs_allreduce_us(&p, 8e8, &used), 7 + 34 + 62.0 / 32 * 8e8 / (0.92 * 2e3), 1e-12);
+    T_EQ_I(used, NVS_ALGO_TREE);
+    /* across nodes auto picks the tree at a small size: latency 34 against the ring's 86 */
+    p.algo = NVS_ALGO_AUTO;
+    REL(nvs_allreduce_us(&p, 1000, &used), 7 + 34 + 62.0 / 32 * 1000 / (0.92 * 2e3), 1e-12);
     T_EQ_I(used, NVS_ALGO_TREE);
     /* one GPU per node: the network alone, 2(N - 1) alpha_n */
     p.gpn = 1;

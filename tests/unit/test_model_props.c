@@ -6,6 +6,10 @@
  *   P3 0 < efficiency <= 1, exactly 1 at N = 1; parts >= 0 and compute + reducer + exposed + interference + sync = step
  *   P4 interference <= the overlap it is charged on <= the communication; 0 with dp none or N = 1
  *   P5 more nodes over a network slower than the node never scale better than one node of the same GPUs
+ *   P6 the tree and the NVLS family (NVLS on one node, NVLSTree across nodes) at a fixed per-GPU size and g: adding
+ *      nodes never raises the busbw nor shortens the all-reduce; the tree at every N is the formula docs/model.md
+ *      states (one node: base + 2(g-1) alpha + 2(g-1)/g S / (0.92 B)), NVLSTree's formula at N = 1 is NVLS's, and
+ *      auto is the fastest of the algorithms the shape allows
  * Expected exceptions, each for a documented reason (docs/model.md), are named where they are skipped. */
 #include <math.h>
 #include <string.h>
@@ -175,17 +179,126 @@ static void t_nodes(void)
                                 if (q.t.step_us > p.t.step_us * (1 + 1e-12) || q.efficiency < p.efficiency - 1e-12)
                                     T_FAIL("P1 %s -> %s: step %.3f -> %.3f us, efficiency %.6f -> %.6f", what,
                                            nets_by_speed[k][1], p.t.step_us, q.t.step_us, p.efficiency, q.efficiency);
-                                /* P5: a network slower than the node's ring. Expected exception: --algo tree on two
-                                 * nodes, whose busbw formula (min(B, 2 B_net), nccl#946, 2(n-1)/n S per byte) moves
-                                 * fewer bytes per GPU than the one-node tree's 2 S / B (Sanders et al.; docs/model.md,
-                                 * "All-reduce"): the documented formulas, not this property's concern */
-                                if (gpn >= 2 && p.inter_gbps < one.intra_gbps && p.efficiency > one.efficiency + 1e-12 &&
-                                    !(c.algo == NVS_ALGO_TREE && nodes == 2))
+                                /* P5: a network slower than the node's ring. No exception: the one-node tree is
+                                 * the N = 1 member of the trees' formula (P6); until it was, --algo tree on two
+                                 * nodes (2(n-1)/n S / min(B, 2 B_net)) moved fewer bytes per GPU than the one-node
+                                 * tree's 2 S / B and had to be let through */
+                                if (gpn >= 2 && p.inter_gbps < one.intra_gbps && p.efficiency > one.efficiency + 1e-12)
                                     T_FAIL("P5 %s: efficiency %.6f above one node's %.6f (interference share %.3f vs "
                                            "%.3f)", what, p.efficiency, one.efficiency, p.interference_share,
                                            one.interference_share);
                             }
                     }
+    printf("# %d points\n", points);
+}
+
+/* The tree all-reduce as docs/model.md states it, for every N (n = N g): T = base + per call + 2((g-1) alpha_i +
+ * ceil(log2 N) alpha_n) + 2(n-1)/n S / busbw, busbw = 0.92 x (B_i on 1 node, min(B_i, 2 B_net) on 2, min(B_i,
+ * B_net) beyond); one GPU per node: no intra-node term (B_i infinite, alpha_i 0). Written out here, not through
+ * the model's code. */
+static double doc_tree_us(const nvs_ar_params *p, double S)
+{
+    int N = p->nodes, g = p->gpn, n = N * g;
+    double bi = g >= 2 ? p->intra_gbps : INFINITY, ai = g >= 2 ? p->intra_alpha_us : 0;
+    double b = N == 1 ? bi : N == 2 ? fmin(bi, 2 * p->inter_gbps) : fmin(bi, p->inter_gbps);
+    int lg = 0;
+    while ((1 << lg) < N) lg++;
+    return p->base_us + p->per_call_us + 2 * ((g - 1) * ai + lg * p->inter_alpha_us) +
+           2.0 * (n - 1) / n * S / (0.92 * b * 1e3);
+}
+
+/* NVLSTree as docs/model.md states it: base + per call + 2 alpha_i + 2 ceil(log2 N) alpha_n + 2(n-1)/n S /
+ * min(A 2(g-1)/g, (N == 2 ? 2 : 1) B_net); at N = 1 no network term */
+static double doc_nvlstree_us(const nvs_ar_params *p, double S)
+{
+    int N = p->nodes, g = p->gpn, n = N * g;
+    double b = p->nvls_gbps * 2.0 * (g - 1) / g;
+    if (N >= 2) b = fmin(b, (N == 2 ? 2 : 1) * p->inter_gbps);
+    int lg = 0;
+    while ((1 << lg) < N) lg++;
+    return p->base_us + p->per_call_us + 2 * p->intra_alpha_us + 2 * lg * p->inter_alpha_us +
+           2.0 * (n - 1) / n * S / (b * 1e3);
+}
+
+static int rel_ne(double a, double b) { return !(fabs(a - b) <= 1e-12 * fmax(fabs(a), fabs(b))); }
+
+/* P6 at one shape (configuration c, g GPUs per node, S bytes per GPU) over node counts; returns the points checked */
+static int tree_family(const nvs_model_config *c, int g, double S, const char *label)
+{
+    static const int nodes[] = {1, 2, 3, 4, 5, 8, 16, 64};
+    double prev_t[2] = {0, 0}, prev_bw[2] = {INFINITY, INFINITY};
+    int have[2] = {0, 0}, points = 0;
+    for (size_t k = 0; k < sizeof nodes / sizeof nodes[0]; k++) {
+        int N = nodes[k];
+        if (N * g < 2) continue;
+        char what[240], err[256];
+        snprintf(what, sizeof what, "%s, %d x %d, %.0f B", label, N, g, S);
+        nvs_ar_params ar;
+        nvs_ring_links rl;
+        int meas;
+        if (nvs_model_ar_params(c, N, g, &ar, &rl, &meas, err, sizeof err) != NVS_OK) T_FAIL("%s: %s", what, err);
+        double best = INFINITY;
+        for (int fam = 0; fam < 2; fam++) {
+            /* 0: the tree; 1: NVLS on one node, NVLSTree across nodes (NCCL disables NVLSTree on one node:
+             * src/graph/tuning.cc) */
+            nvs_algo want = fam == 0 ? NVS_ALGO_TREE : N == 1 ? NVS_ALGO_NVLS : NVS_ALGO_NVLSTREE, used, used2;
+            ar.algo = want;
+            double t = nvs_allreduce_us(&ar, S, &used), bw = nvs_allreduce_busbw(&ar, S, &used2);
+            if (used != want || used2 != want) { /* not available here: falls back to the ring */
+                if (fam == 0) T_FAIL("%s: tree not available (%s)", what, nvs_algo_name(used));
+                continue;
+            }
+            points++;
+            best = fmin(best, t);
+            double doc = fam == 0 ? doc_tree_us(&ar, S) : doc_nvlstree_us(&ar, S);
+            if (rel_ne(t, doc))
+                T_FAIL("P6 %s: %s %.9g us, documented formula %.9g us", what, nvs_algo_name(used), t, doc);
+            if (fam == 0 && N == 1 &&
+                rel_ne(t, ar.base_us + ar.per_call_us + 2.0 * (g - 1) * ar.intra_alpha_us +
+                              2.0 * (g - 1) / g * S / (0.92 * ar.intra_gbps * 1e3)))
+                T_FAIL("P6 %s: one-node tree %.9g us is not base + 2(g-1) alpha + 2(g-1)/g S / (0.92 B)", what, t);
+            /* busbw is a difference quotient of two times (nvs_allreduce_busbw): at 1 KiB beside 100+ us of
+             * latency it carries ~1e-11 of rounding */
+            if (have[fam] && (t < prev_t[fam] * (1 - 1e-12) || bw > prev_bw[fam] * (1 + 1e-9)))
+                T_FAIL("P6 %s: %s with more nodes: time %.6g -> %.6g us, busbw %.6g -> %.6g GB/s", what,
+                       nvs_algo_name(used), prev_t[fam], t, prev_bw[fam], bw);
+            prev_t[fam] = t, prev_bw[fam] = bw, have[fam] = 1;
+        }
+        /* auto: the fastest of ring, tree, NVLS, NVLSTree (where the shape allows them) */
+        nvs_algo used;
+        ar.algo = NVS_ALGO_RING;
+        best = fmin(best, nvs_allreduce_us(&ar, S, NULL));
+        ar.algo = NVS_ALGO_AUTO;
+        double ta = nvs_allreduce_us(&ar, S, &used);
+        if (rel_ne(ta, best))
+            T_FAIL("P6 %s: auto %.9g us (%s), the fastest %.9g us", what, ta, nvs_algo_name(used), best);
+    }
+    return points;
+}
+
+/* P6 over every built-in GPU and machine, every network (as it is, and 100x faster: a network faster than the
+ * node is where the one-node tree was slower than the two-node one), GPUs per node and sizes */
+static void t_tree_nodes(void)
+{
+    load();
+    static const char *nets[] = {"eth-10g", "eth-25g", "eth-100g", "eth-400g", "ib-edr100", "ib-hdr200", "ib-ndr400"};
+    static const double sizes[] = {1024, 65536, 1048576, 26214400, 1073741824};
+    int points = 0;
+    for (size_t gi = 0; gi < sizeof gpus / sizeof gpus[0]; gi++)
+        for (size_t mi = 0; mi < sizeof machines / sizeof machines[0]; mi++)
+            for (size_t ni = 0; ni < sizeof nets / sizeof nets[0]; ni++)
+                for (int fast = 0; fast < 2; fast++) {
+                    nvs_model_config c;
+                    config(&c, gpus[gi], machines[mi], 0);
+                    net(&c, nets[ni]);
+                    if (fast) c.net.gbps *= 100;
+                    char label[160];
+                    snprintf(label, sizeof label, "%s @ %s, %s%s", gpus[gi], machines[mi], nets[ni],
+                             fast ? " x100" : "");
+                    for (int g = 1; g <= c.machine.gpus; g++)
+                        for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
+                            points += tree_family(&c, g, sizes[si], label);
+                }
     printf("# %d points\n", points);
 }
 
@@ -210,5 +323,5 @@ static void t_golden_multinode(void)
     }
 }
 
-T_LIST = {T_CASE(t_one_node), T_CASE(t_nodes), T_CASE(t_golden_multinode)};
+T_LIST = {T_CASE(t_one_node), T_CASE(t_nodes), T_CASE(t_tree_nodes), T_CASE(t_golden_multinode)};
 T_MAIN
