@@ -7,7 +7,7 @@
 /* Top-level keys copied as they are, in schema order (docs/run-json.md). */
 static const char *const keep[] = {"schema", "tool",     "command", "started_utc", "duration_s", "host",
                                    "env",    "versions", "world",   "ranks",       "topology",   "sweep",
-                                   "scaling", "collectives", "p2p", "train", "transports", "result"};
+                                   "scaling", "collectives", "p2p", "train", "trains", "transports", "result"};
 
 static int copy_key(json_t *dst, json_t *src, const char *key)
 {
@@ -23,9 +23,15 @@ json_t *nvs_baseline_build(const nvs_run *run)
     int bad = !b;
     for (size_t i = 0; !bad && i < sizeof keep / sizeof keep[0]; i++) bad = copy_key(b, run->root, keep[i]) != 0;
 
-    /* train: everything but the bucket list (hundreds of entries for big models; not a measurement) */
+    /* train and every workload of trains (each is judged: check_eval.c): everything but the bucket list
+     * (hundreds of entries for big models; not a measurement) */
     json_t *train = bad ? NULL : json_object_get(b, "train");
     if (json_is_object(train) && json_object_get(train, "buckets")) bad = json_object_del(train, "buckets") != 0;
+    json_t *trains = bad ? NULL : json_object_get(b, "trains");
+    for (size_t i = 0; json_is_array(trains) && !bad && i < json_array_size(trains); i++) {
+        json_t *t = json_array_get(trains, i);
+        if (json_is_object(t) && json_object_get(t, "buckets")) bad = json_object_del(t, "buckets") != 0;
+    }
     /* transports: the per-N summary, not the per-channel list nor paths to logs that stay with the run */
     json_t *tr = bad ? NULL : json_object_get(b, "transports");
     for (size_t i = 0; json_is_array(tr) && !bad && i < json_array_size(tr); i++) {

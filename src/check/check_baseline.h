@@ -1,8 +1,9 @@
 /* `nvscale check --save-baseline OUT.json`: a trimmed copy of a run.json (same schema nvscale.run/1) that later
  * checks compare against. Kept: identity (tool, command, host, env, versions, world, ranks, topology, sweep,
- * scaling), the measurements (collectives, p2p, train without its bucket list, transports without the
- * per-channel list and log paths) and the result. Dropped: explain (derived text, regenerated from the numbers),
- * train.buckets, transports[].channels/log_files. Added: "baseline": {"source_run": path}. */
+ * scaling), the measurements (collectives, p2p, train and every workload of trains without their bucket lists,
+ * transports without the per-channel list and log paths) and the result. Dropped: explain (derived text,
+ * regenerated from the numbers), the bucket lists, transports[].channels/log_files. Added: "baseline":
+ * {"source_run": path}. */
 #ifndef NVS_CHECK_BASELINE_H
 #define NVS_CHECK_BASELINE_H
 

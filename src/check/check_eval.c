@@ -29,6 +29,8 @@ static int *run_ns(const nvs_run *run, size_t *n)
  * nothing at all in the reference run; `why` says what was missing. */
 typedef struct {
     char coll[32];
+    char model[64]; /* efficiency: the workload (its model); "" when the reference names none */
+    int labelled;   /* efficiency: the reference trained several workloads, so the row names this one */
     int n;
     size_t bytes;
     int src, dst;
@@ -85,6 +87,14 @@ static int row_matches(const nvs_rule *r, const nvs_run_coll *c)
     return 1;
 }
 
+/* The workload of `run` that an efficiency point is about: a run of one workload is compared as it is (as
+ * before runs named their workloads); in a run of several, the one of the point's model (NULL: not trained). */
+static const nvs_run_train *workload_of(const nvs_run *run, const point *p)
+{
+    if (nvs_run_workloads(run) <= 1 || !p->model[0]) return nvs_run_workload(run, 0);
+    return nvs_run_workload_named(run, p->model);
+}
+
 static meas measure(const nvs_rule *r, const nvs_run *run, const point *p)
 {
     meas m = {.value = NAN, .slowest_rank = -1};
@@ -126,15 +136,17 @@ static meas measure(const nvs_rule *r, const nvs_run *run, const point *p)
             if (q->wrong > 0) m.wrong += q->wrong;
         }
         break;
-    case NVS_RULE_EFFICIENCY:
-        for (size_t i = 0; i < run->train.nresults; i++) {
-            const nvs_run_train_result *t = &run->train.results[i];
+    case NVS_RULE_EFFICIENCY: {
+        const nvs_run_train *tr = workload_of(run, p);
+        for (size_t i = 0; tr && i < tr->nresults; i++) {
+            const nvs_run_train_result *t = &tr->results[i];
             if (t->n != p->n) continue;
             m.found = 1;
             if (isnan(t->efficiency)) m.null = 1;
             else if (isnan(m.value) || t->efficiency < m.value) m.value = t->efficiency;
         }
         break;
+    }
     default: break;
     }
     return m;
@@ -270,40 +282,48 @@ static int expand_p2p(const nvs_rule *r, const nvs_run *ref, const char *what, p
     return 0;
 }
 
+/* One point per (workload, N) of the reference: every workload the run trained is held to the rule, not only
+ * the first ("train"): `--model bert-large,resnet50` with resnet50 at 88 % passed min=90% on bert-large's 97 %. */
 static int expand_eff(const nvs_rule *r, const nvs_run *ref, const char *what, points *ps)
 {
-    const nvs_run_train *tr = &ref->train;
-    if (!tr->present) return push_empty(ps, "%s has no train section (nvscale train or run --model)", what);
-    int *ns = calloc(tr->nresults + 1, sizeof *ns), *sel = calloc(tr->nresults + 1, sizeof *sel);
-    int res = -1;
-    size_t k = 0;
-    if (!ns || !sel) goto out;
-    for (size_t i = 0; i < tr->nresults; i++) {
-        int seen = 0;
-        for (size_t j = 0; j < k; j++) seen |= ns[j] == tr->results[i].n;
-        if (!seen) ns[k++] = tr->results[i].n;
-    }
-    for (size_t i = 1; i < k; i++) /* ascending (insertion sort: a handful of counts) */
-        for (size_t j = i; j > 0 && ns[j - 1] > ns[j]; j--) {
-            int t = ns[j];
-            ns[j] = ns[j - 1];
-            ns[j - 1] = t;
+    size_t nw = nvs_run_workloads(ref);
+    if (!nw) return push_empty(ps, "%s has no train section (nvscale train or run --model)", what);
+    for (size_t w = 0; w < nw; w++) {
+        const nvs_run_train *tr = nvs_run_workload(ref, w);
+        int *ns = calloc(tr->nresults + 1, sizeof *ns), *sel = calloc(tr->nresults + 1, sizeof *sel);
+        int res = -1;
+        size_t k = 0;
+        if (!ns || !sel) goto next;
+        for (size_t i = 0; i < tr->nresults; i++) {
+            int seen = 0;
+            for (size_t j = 0; j < k; j++) seen |= ns[j] == tr->results[i].n;
+            if (!seen) ns[k++] = tr->results[i].n;
         }
-    size_t nsel = select_ns(r->n, ns, k, sel);
-    if (!nsel) {
-        char b[16];
-        res = push_empty(ps, "%s has no training result for n=%s", what, n_text(r->n, b, sizeof b));
-        goto out;
+        for (size_t i = 1; i < k; i++) /* ascending (insertion sort: a handful of counts) */
+            for (size_t j = i; j > 0 && ns[j - 1] > ns[j]; j--) {
+                int t = ns[j];
+                ns[j] = ns[j - 1];
+                ns[j - 1] = t;
+            }
+        size_t nsel = select_ns(r->n, ns, k, sel);
+        if (!nsel) {
+            char b[16];
+            res = push_empty(ps, "%s has no training result%s%s for n=%s", what, nw > 1 ? " of " : "",
+                             nw > 1 ? str(tr->model) : "", n_text(r->n, b, sizeof b));
+            goto next;
+        }
+        res = 0;
+        for (size_t i = 0; i < nsel && !res; i++) {
+            point p = {.n = sel[i], .src = -1, .dst = -1, .labelled = nw > 1};
+            snprintf(p.model, sizeof p.model, "%s", str(tr->model));
+            res = push(ps, &p);
+        }
+    next:
+        free(ns);
+        free(sel);
+        if (res) return -1;
     }
-    for (size_t i = 0; i < nsel; i++) {
-        point p = {.n = sel[i], .src = -1, .dst = -1};
-        if (push(ps, &p)) goto out;
-    }
-    res = 0;
-out:
-    free(ns);
-    free(sel);
-    return res;
+    return 0;
 }
 
 static int expand(const nvs_rule *r, const nvs_run *ref, const char *what, points *ps)
@@ -345,7 +365,10 @@ static void point_label(const nvs_rule *r, const point *p, int vs_baseline, char
     case NVS_RULE_P2P:
         snprintf(buf, len, "p2p %s %d->%d%s", r->bidir ? "bidir" : "uni", p->src, p->dst, tail);
         break;
-    case NVS_RULE_EFFICIENCY: snprintf(buf, len, "efficiency train n=%d%s", p->n, tail); break;
+    case NVS_RULE_EFFICIENCY:
+        if (p->labelled) snprintf(buf, len, "efficiency %s n=%d%s", p->model, p->n, tail);
+        else snprintf(buf, len, "efficiency train n=%d%s", p->n, tail);
+        break;
     default: buf[0] = '\0';
     }
 }
@@ -371,7 +394,8 @@ static void missing_text(const nvs_rule *r, const point *p, const nvs_run *run, 
         else snprintf(buf, len, "not measured: pair %d->%d is not in the p2p matrix", p->src, p->dst);
         break;
     case NVS_RULE_EFFICIENCY:
-        if (!run->train.present) snprintf(buf, len, "not measured: the run has no train section");
+        if (!nvs_run_workloads(run)) snprintf(buf, len, "not measured: the run has no train section");
+        else if (!workload_of(run, p)) snprintf(buf, len, "not measured: the run did not train %s", p->model);
         else snprintf(buf, len, "not measured: no training result at n=%d", p->n);
         break;
     default: buf[0] = '\0';

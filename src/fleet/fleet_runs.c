@@ -73,12 +73,15 @@ int nvs_fleet_collect(const nvs_run *const *runs, size_t nruns, nvs_fleet_sample
             nvs_fleet_add(out, "host h2d, slowest GPU", "GB/s", (int)i, r->host, slowest_host_copy(r, "h2d_gbps")) ||
             nvs_fleet_add(out, "host d2h, slowest GPU", "GB/s", (int)i, r->host, slowest_host_copy(r, "d2h_gbps")))
             return -1;
-        for (size_t k = 0; k < r->train.nresults; k++) {
-            const nvs_run_train_result *t = &r->train.results[k];
-            char key[96];
-            if (t->n < 2) continue;
-            snprintf(key, sizeof key, "efficiency %s n=%d", r->train.model ? r->train.model : "train", t->n);
-            if (nvs_fleet_add(out, key, "%", (int)i, r->host, t->efficiency * 100)) return -1;
+        for (size_t w = 0; w < nvs_run_workloads(r); w++) { /* every workload, each its own measurement */
+            const nvs_run_train *tr = nvs_run_workload(r, w);
+            for (size_t k = 0; k < tr->nresults; k++) {
+                const nvs_run_train_result *t = &tr->results[k];
+                char key[96];
+                if (t->n < 2) continue;
+                snprintf(key, sizeof key, "efficiency %s n=%d", tr->model ? tr->model : "train", t->n);
+                if (nvs_fleet_add(out, key, "%", (int)i, r->host, t->efficiency * 100)) return -1;
+            }
         }
     }
     return 0;

@@ -557,12 +557,11 @@ static void read_issue_by(vctx *v, json_t *e, const char *prefix, nvs_run_train_
     }
 }
 
-static void read_train_obj(vctx *v, nvs_run *r, json_t *t, const char *pre)
+static void read_train_obj(vctx *v, nvs_run_train *tr, json_t *t, const char *pre)
 {
     char pfw[PATH_MAX_LEN], pres[PATH_MAX_LEN];
     snprintf(pfw, sizeof pfw, "%s.framework", pre);
     snprintf(pres, sizeof pres, "%s.results", pre);
-    nvs_run_train *tr = &r->train;
     tr->present = 1;
     tr->model = get_str(v, t, "model", pre, 0);
     tr->source = get_str(v, t, "source", pre, 0);
@@ -632,7 +631,33 @@ static void read_train_obj(vctx *v, nvs_run *r, json_t *t, const char *pre)
 static void read_train(vctx *v, nvs_run *r)
 {
     json_t *t = get_typed(v, r->root, "train", "", JSON_OBJECT, 0);
-    if (t) read_train_obj(v, r, t, "train");
+    if (t) read_train_obj(v, &r->train, t, "train");
+    /* every workload, validated as "train" is: check and report judge and show each of them */
+    json_t *a = v->failed ? NULL : get_typed(v, r->root, "trains", "", JSON_ARRAY, 0);
+    if (!a || !json_array_size(a) || !(r->trains = alloc(v, json_array_size(a), sizeof *r->trains))) return;
+    for (size_t i = 0; i < json_array_size(a) && !v->failed; i++) {
+        char p[PATH_MAX_LEN];
+        json_t *e = elem_obj(v, a, i, "trains", p);
+        if (!e) break;
+        read_train_obj(v, &r->trains[r->ntrains++], e, p);
+    }
+}
+
+size_t nvs_run_workloads(const nvs_run *r) { return r->ntrains ? r->ntrains : r->train.present ? 1 : 0; }
+
+const nvs_run_train *nvs_run_workload(const nvs_run *r, size_t i)
+{
+    if (r->ntrains) return i < r->ntrains ? &r->trains[i] : NULL;
+    return i == 0 && r->train.present ? &r->train : NULL;
+}
+
+const nvs_run_train *nvs_run_workload_named(const nvs_run *r, const char *model)
+{
+    for (size_t i = 0; i < nvs_run_workloads(r); i++) {
+        const nvs_run_train *t = nvs_run_workload(r, i);
+        if (t->model && model && !strcmp(t->model, model)) return t;
+    }
+    return NULL;
 }
 
 nvs_result_t nvs_run_select_train(nvs_run *r, const char *name, const char *alt, char *err, size_t errlen)
@@ -651,7 +676,7 @@ nvs_result_t nvs_run_select_train(nvs_run *r, const char *name, const char *alt,
             vctx v = {.name = r->path ? r->path : "run.json", .err = err, .errlen = errlen};
             char pre[32];
             snprintf(pre, sizeof pre, "trains[%zu]", i);
-            read_train_obj(&v, r, t, pre);
+            read_train_obj(&v, &r->train, t, pre);
             return v.failed ? (v.nomem ? NVS_ERR_NOMEM : NVS_ERR_INPUT) : NVS_OK;
         }
         k += (size_t)snprintf(seen + k, k < sizeof seen ? sizeof seen - k : 0, "%s%s", k ? ", " : "", m);
@@ -752,6 +777,8 @@ void nvs_run_free(nvs_run *r)
     }
     free(r->transports);
     free(r->train.results);
+    for (size_t i = 0; i < r->ntrains; i++) free(r->trains[i].results);
+    free(r->trains);
     free(r->p2p.pairs);
     free(r->explain);
     memset(r, 0, sizeof *r);

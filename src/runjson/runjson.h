@@ -187,6 +187,10 @@ typedef struct {
     nvs_run_transport *transports;
     size_t ntransports;
     nvs_run_train train;
+    /* every workload of a run that trained several (run.json "trains", in its order; "train" is the first):
+     * nvs_run_workloads() / nvs_run_workload() read them whether or not the run has "trains" */
+    nvs_run_train *trains;
+    size_t ntrains;
     nvs_run_p2p p2p;
     nvs_run_explain *explain;
     size_t nexplain;
@@ -211,6 +215,14 @@ void nvs_run_free(nvs_run *r);
  * (may be NULL), or whose profile file is `name`. A run without "trains" keeps its "train" unless that names
  * another model. NVS_ERR_INPUT with "PATH: trained A, B, not NAME" in err. */
 nvs_result_t nvs_run_select_train(nvs_run *r, const char *name, const char *alt, char *err, size_t errlen);
+
+/* The workloads a run trained: "trains" when the run has it, else its one "train" (0 when it trained none).
+ * Every reader that judges or shows training goes through these, so that the second workload of
+ * `--model bert-large,resnet50` is not left out (r->train alone is the first). */
+size_t nvs_run_workloads(const nvs_run *r);
+const nvs_run_train *nvs_run_workload(const nvs_run *r, size_t i);
+/* The workload whose model is `model`; NULL when the run did not train it. */
+const nvs_run_train *nvs_run_workload_named(const nvs_run *r, const char *model);
 
 /* Lookups (NULL / -1 when absent). */
 const char *nvs_run_env(const nvs_run *r, const char *key);

@@ -358,10 +358,64 @@ static void t_run_names(void)
     T_EQ_S(err, "collectives[1].collective: unknown collective 'gather'");
 }
 
+/* A run that trained several workloads (run.json "trains", `--model bert-large,resnet50`): every workload is
+ * held to an efficiency rule, each in its own row. Only the first ("train") was, so a run whose resnet50 kept
+ * 88.4 % passed min=90% on bert-large's 97.2 % while the run's own verdict named resnet50 (results/h200x2-final3). */
+static void t_every_workload(void)
+{
+    static nvs_run_train_result bert[2], resnet[2], bres[2], gres[2];
+    bert[0] = (nvs_run_train_result){.n = 1, .efficiency = 1.0};
+    bert[1] = (nvs_run_train_result){.n = 2, .efficiency = 0.972};
+    resnet[0] = (nvs_run_train_result){.n = 1, .efficiency = 1.0};
+    resnet[1] = (nvs_run_train_result){.n = 2, .efficiency = 0.884};
+    nvs_run_train w[2] = {{.present = 1, .model = "bert-large", .results = bert, .nresults = 2},
+                          {.present = 1, .model = "resnet50", .results = resnet, .nresults = 2}};
+    nvs_run run = make_run();
+    run.train = w[0];
+    run.trains = w;
+    run.ntrains = 2;
+    const char *min[] = {"efficiency train n=* min=90%", NULL};
+    nvs_verdicts vs = eval(min, &run, NULL);
+    T_EQ_U(vs.n, 3);
+    T_EQ_S(vs.v[1].metric, "efficiency bert-large n=2");
+    T_EQ_I(vs.v[1].pass, 1);
+    T_EQ_S(vs.v[2].metric, "efficiency resnet50 n=2");
+    T_EQ_S(vs.v[2].measured, "88.4%");
+    T_EQ_I(vs.v[2].pass, 0);
+    T_EQ_U(vs.failed, 1);
+    nvs_verdicts_free(&vs);
+
+    /* against a baseline each workload meets the baseline's of the same model, whatever their order; one the
+     * run did not train fails as not measured */
+    bres[0] = (nvs_run_train_result){.n = 1, .efficiency = 1.0};
+    bres[1] = (nvs_run_train_result){.n = 2, .efficiency = 0.99};
+    gres[0] = (nvs_run_train_result){.n = 1, .efficiency = 1.0};
+    gres[1] = (nvs_run_train_result){.n = 2, .efficiency = 0.95};
+    nvs_run_train bw[3] = {{.present = 1, .model = "resnet50", .results = bres, .nresults = 2},
+                           {.present = 1, .model = "bert-large", .results = bert, .nresults = 2},
+                           {.present = 1, .model = "gpt2-xl", .results = gres, .nresults = 2}};
+    nvs_run base = make_run();
+    base.train = bw[0];
+    base.trains = bw;
+    base.ntrains = 3;
+    const char *below[] = {"efficiency train n=2 below_baseline<=5%", NULL};
+    vs = eval(below, &run, &base);
+    T_EQ_U(vs.n, 4);
+    T_EQ_S(vs.v[1].metric, "efficiency resnet50 n=2 vs baseline");
+    T_EQ_I(vs.v[1].pass, 0);
+    T_CONTAINS(vs.v[1].note, "baseline 99.0%");
+    T_EQ_S(vs.v[2].metric, "efficiency bert-large n=2 vs baseline");
+    T_EQ_I(vs.v[2].pass, 1);
+    T_EQ_S(vs.v[3].metric, "efficiency gpt2-xl n=2 vs baseline");
+    T_EQ_I(vs.v[3].pass, 0);
+    T_EQ_S(vs.v[3].note, "not measured: the run did not train gpt2-xl");
+    nvs_verdicts_free(&vs);
+}
+
 T_LIST = {T_CASE(t_appends), 
     T_CASE(t_status_row),         T_CASE(t_min_edges_and_worst_variant), T_CASE(t_n_selection),
     T_CASE(t_not_measured_fails), T_CASE(t_every_collective_and_range),  T_CASE(t_wrong_results_fail),
     T_CASE(t_p2p_and_efficiency), T_CASE(t_below_baseline),              T_CASE(t_baseline_equal_to_run_passes),
-    T_CASE(t_slowest),            T_CASE(t_run_names),
+    T_CASE(t_slowest),            T_CASE(t_run_names),           T_CASE(t_every_workload),
 };
 T_MAIN

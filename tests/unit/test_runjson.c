@@ -282,9 +282,9 @@ static void t_select_train(void)
         " \"trains\": [{\"model\": \"a\", \"results\": [{\"n\": 1, \"step_us\": 10}]},"
         "  {\"model\": \"b\", \"profile_file\": \"p/b.prof\", \"framework\": {\"name\": \"pytorch-ddp\","
         "   \"host_us_per_op\": 30, \"grad_scaler\": false}, \"results\": [{\"n\": 1, \"step_us\": 20}]},"
-        "  {\"model\": \"c\", \"results\": [{\"n\": 0}]}]}";
+        "  {\"model\": \"c\", \"results\": [{\"n\": 2, \"step_us\": 30}]}]}";
     const char *names[][2] = {{"b", NULL}, {"x", "b"}, {"p/b.prof", NULL}};
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < 3; i++) {
         json_t *root = json_loads(doc, 0, NULL);
         T_ASSERT(root != NULL);
         nvs_run r;
@@ -292,23 +292,42 @@ static void t_select_train(void)
         T_EQ_I(nvs_run_from_json(root, "x.json", 0, &r, err, sizeof err), NVS_OK);
         json_decref(root);
         T_EQ_S(r.train.model, "a");
-        if (i < 3) {
-            T_EQ_I(nvs_run_select_train(&r, names[i][0], names[i][1], err, sizeof err), NVS_OK);
-            T_EQ_S(r.train.model, "b");
-            T_EQ_S(r.train.profile_file, "p/b.prof");
-            T_EQ_S(r.train.framework, "pytorch-ddp");
-            T_NEAR(r.train.fw_host_us_per_op, 30, 0);
-            T_EQ_I(r.train.fw_grad_scaler, 0);
-            T_EQ_I(r.train.fw_bucket_copy, -1); /* not written: not known */
-            T_NEAR(r.train.results[0].step_us, 20, 0);
-            T_EQ_I(nvs_run_select_train(&r, "d", NULL, err, sizeof err), NVS_ERR_INPUT);
-            T_CONTAINS(err, "trained a, b, c, not d");
-        } else {
-            T_EQ_I(nvs_run_select_train(&r, "c", NULL, err, sizeof err), NVS_ERR_INPUT);
-            T_CONTAINS(err, "trains[2].results[0].n: expected an integer from 1");
-        }
+        /* every workload is there without selecting it: check and report judge and show each */
+        T_EQ_I((int)nvs_run_workloads(&r), 3);
+        T_EQ_S(nvs_run_workload(&r, 2)->model, "c");
+        T_NEAR(nvs_run_workload_named(&r, "c")->results[0].step_us, 30, 0);
+        T_ASSERT(nvs_run_workload_named(&r, "d") == NULL);
+        T_EQ_I(nvs_run_select_train(&r, names[i][0], names[i][1], err, sizeof err), NVS_OK);
+        T_EQ_S(r.train.model, "b");
+        T_EQ_S(r.train.profile_file, "p/b.prof");
+        T_EQ_S(r.train.framework, "pytorch-ddp");
+        T_NEAR(r.train.fw_host_us_per_op, 30, 0);
+        T_EQ_I(r.train.fw_grad_scaler, 0);
+        T_EQ_I(r.train.fw_bucket_copy, -1); /* not written: not known */
+        T_NEAR(r.train.results[0].step_us, 20, 0);
+        T_EQ_I(nvs_run_select_train(&r, "d", NULL, err, sizeof err), NVS_ERR_INPUT);
+        T_CONTAINS(err, "trained a, b, c, not d");
         nvs_run_free(&r);
     }
+    /* a bad workload is refused when the file is read, as a bad "train" is, naming it */
+    static const char bad[] = "{\"schema\": \"nvscale.run/1\", \"trains\": [{\"model\": \"a\", \"results\": []},"
+                              " {\"model\": \"c\", \"results\": [{\"n\": 0}]}]}";
+    json_t *root = json_loads(bad, 0, NULL);
+    T_ASSERT(root != NULL);
+    nvs_run r;
+    char err[512];
+    T_EQ_I(nvs_run_from_json(root, "x.json", 0, &r, err, sizeof err), NVS_ERR_INPUT);
+    T_CONTAINS(err, "trains[1].results[0].n: expected an integer from 1");
+    json_decref(root);
+    nvs_run_free(&r);
+    /* a run without "trains" has its one "train" as its only workload */
+    static const char one[] = "{\"schema\": \"nvscale.run/1\", \"train\": {\"model\": \"a\", \"results\": []}}";
+    root = json_loads(one, 0, NULL);
+    T_EQ_I(nvs_run_from_json(root, "x.json", 0, &r, err, sizeof err), NVS_OK);
+    T_EQ_I((int)nvs_run_workloads(&r), 1);
+    T_ASSERT(nvs_run_workload(&r, 0) == &r.train);
+    json_decref(root);
+    nvs_run_free(&r);
 }
 
 T_LIST = {T_CASE(t_nvlink_fixture), T_CASE(t_minimal_and_optional), T_CASE(t_issue_by), T_CASE(t_box3090), T_CASE(t_bad_files),
