@@ -511,11 +511,20 @@ static void scaling_tables(const nvs_run *r, FILE *f)
             md(names[c], nb, sizeof nb);
             fprintf(f, " %s busbw at %s (GB/s) | %s efficiency |", nb, fsize(at[c], b, sizeof b), nb);
         }
-        if (r->train.nresults) fprintf(f, " training efficiency |");
+        /* a column per workload that trained; named by its model when there are several */
+        size_t nw = nvs_run_workloads(r);
+        for (size_t w = 0; w < nw; w++) {
+            const nvs_run_train *t = nvs_run_workload(r, w);
+            if (!t->nresults) continue;
+            char mb[NVS_ESC_SIZE(128)];
+            if (nw > 1) fprintf(f, " %s training efficiency |", md(t->model ? t->model : "?", mb, sizeof mb));
+            else fprintf(f, " training efficiency |");
+        }
         fprintf(f, "\n|---|");
         for (int c = 0; c < nn; c++)
             if (!isnan(at[c])) fprintf(f, "---|---|");
-        if (r->train.nresults) fprintf(f, "---|");
+        for (size_t w = 0; w < nw; w++)
+            if (nvs_run_workload(r, w)->nresults) fprintf(f, "---|");
         fprintf(f, "\n");
         for (int i = 0; i < kall; i++) {
             fprintf(f, "| %d |", all[i]);
@@ -526,9 +535,12 @@ static void scaling_tables(const nvs_run *r, FILE *f)
                 fprintf(f, " %s |", fnum(x ? x->busbw_gbps : NAN, "%.2f", b, sizeof b));
                 fprintf(f, " %s |", fnum(100 * e, "%.1f %%", b, sizeof b));
             }
-            if (r->train.nresults) {
-                const nvs_run_train_result *t = nvs_run_train_of(r, all[i]);
-                fprintf(f, " %s |", fnum(t ? 100 * t->efficiency : NAN, "%.1f %%", b, sizeof b));
+            for (size_t w = 0; w < nw; w++) {
+                const nvs_run_train *tr = nvs_run_workload(r, w);
+                const nvs_run_train_result *t = NULL;
+                for (size_t k = 0; k < tr->nresults && !t; k++)
+                    if (tr->results[k].n == all[i]) t = &tr->results[k];
+                if (tr->nresults) fprintf(f, " %s |", fnum(t ? 100 * t->efficiency : NAN, "%.1f %%", b, sizeof b));
             }
             fprintf(f, "\n");
         }
@@ -541,12 +553,10 @@ out:
     free(all);
 }
 
-static void train_section(const nvs_run *r, FILE *f)
+/* One workload's paragraph and table of the training step. */
+static void train_table(const nvs_run_train *t, FILE *f)
 {
-    const nvs_run_train *t = &r->train;
-    if (!t->present || !t->nresults) return;
     char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32], b7[32], b8[32];
-    fprintf(f, "### Training step\n\n");
     fprintf(f, "Model ");
     cell(f, t->model);
     if (!isnan(t->params)) fprintf(f, " (%s M parameters", fnum(t->params / 1e6, "%.1f", b1, sizeof b1));
@@ -608,6 +618,18 @@ static void train_section(const nvs_run *r, FILE *f)
                 rg);
     }
     fprintf(f, "\n");
+}
+
+/* Every workload the run trained (run.json "trains": `--model bert-large,resnet50`), not only the first */
+static void train_section(const nvs_run *r, FILE *f)
+{
+    int any = 0;
+    for (size_t w = 0; w < nvs_run_workloads(r); w++) {
+        const nvs_run_train *t = nvs_run_workload(r, w);
+        if (!t->nresults) continue;
+        if (!any++) fprintf(f, "### Training step\n\n");
+        train_table(t, f);
+    }
 }
 
 static void transport_section(const nvs_run *r, FILE *f)

@@ -1,0 +1,28 @@
+#!/bin/sh
+# nvscale report of a run that trained several workloads (run.json "trains": `--model bert-large,resnet50`, the
+# default run on GPUs) shows every workload's training step and efficiency, not only the first's ("train"): the
+# report of results/h200x2-final3/default-run showed bert-large (97.2 %) and nothing of resnet50 (88.4 %), the
+# workload its own verdict named.
+cd "$(dirname "$0")/../.." || exit 1
+. tests/lib.sh
+need_nvscale
+tmp_dir dir
+
+python3 -c "import copy, json, sys
+d = json.load(open(sys.argv[1]))
+res = copy.deepcopy(d['train'])
+res['model'] = 'resnet50'
+res['batch'] = 128
+res['results'][1].update(step_us=59114.0, samples_per_s=4330.6, efficiency=0.884)
+d['trains'] = [d['train'], res]
+json.dump(d, open(sys.argv[2], 'w'))" tests/fixtures/runs/h200x2_nvlink.json "$dir/two.json" || stop "cannot make the fixture"
+
+expect_err 0 "" "$NVS" report --no-plots -o "$dir/r" "$dir/two.json" || finish
+md=$dir/r/report.md
+[ "$(grep -c '^### Training step' "$md")" -eq 1 ] || fail "not one Training step section"
+grep -q "^Model bert-large (" "$md" || fail "bert-large's step is missing"
+grep -q "^Model resnet50 (.*batch 128 per GPU" "$md" || fail "resnet50's step is missing"
+grep -q "^| 2 | 59.11 | .* | 4330.6 | 88.4 % |$" "$md" || fail "resnet50's row at N=2 is missing"
+grep -q "| bert-large training efficiency | resnet50 training efficiency |$" "$md" || fail "scaling lacks a workload"
+grep -q "^| 2 | .* | 98.7 % | 88.4 % |$" "$md" || fail "scaling row at N=2 lacks a workload"
+finish "every workload reported"
