@@ -389,11 +389,17 @@ static void p2p_section(const nvs_run *r, FILE *f)
     fprintf(f, "\n");
 }
 
+static int cmp_str(const char *a, const char *b) { return strcmp(a ? a : "", b ? b : ""); }
+
+/* size, then type and operation (a sweep of several: -d all -o all), then out-of-place before in-place: a total
+ * order, so that the table is the same whatever qsort does with equal keys */
 static int cmp_coll(const void *a, const void *b)
 {
     const nvs_run_coll *x = *(const nvs_run_coll *const *)a, *y = *(const nvs_run_coll *const *)b;
     if (x->bytes != y->bytes) return x->bytes < y->bytes ? -1 : 1;
-    return x->inplace - y->inplace;
+    int c = cmp_str(x->type, y->type);
+    if (!c) c = cmp_str(x->op, y->op);
+    return c ? c : x->inplace - y->inplace;
 }
 
 static void coll_tables(const nvs_run *r, FILE *f)
@@ -412,17 +418,19 @@ static void coll_tables(const nvs_run *r, FILE *f)
         int *ns = NULL;
         int kn = nvs_run_coll_ns(r, names[c], &ns);
         for (int i = 0; i < kn; i++) {
-            int n = ns[i], nr = 0, inplace = 0;
+            int n = ns[i], nr = 0, inplace = 0, mixed = 0;
             for (size_t k = 0; k < r->ncolls; k++)
                 if (r->colls[k].n == n && !strcmp(r->colls[k].collective, names[c])) {
                     rows[nr++] = &r->colls[k];
                     inplace |= r->colls[k].inplace;
+                    /* several types or operations (-d, -o): each row says its own, the heading none */
+                    mixed |= cmp_str(rows[0]->type, r->colls[k].type) || cmp_str(rows[0]->op, r->colls[k].op);
                 }
             qsort(rows, (size_t)nr, sizeof *rows, cmp_coll);
             double bound = bound_at(r, n);
             char nb[NVS_ESC_SIZE(64)];
             fprintf(f, "#### %s, N=%d", md(names[c], nb, sizeof nb), n);
-            if (rows[0]->type || rows[0]->op) {
+            if (!mixed && (rows[0]->type || rows[0]->op)) {
                 fprintf(f, " (");
                 cell(f, rows[0]->type);
                 if (rows[0]->op) {
@@ -431,14 +439,23 @@ static void coll_tables(const nvs_run *r, FILE *f)
                 }
                 fprintf(f, ")");
             }
-            fprintf(f, "\n\n| size |%s time (us) | algbw (GB/s) | busbw (GB/s) | %% of bound | wrong |\n"
-                       "|---|%s---|---|---|---|---|\n",
-                    inplace ? " in place |" : "", inplace ? "---|" : "");
+            fprintf(f, "\n\n| size |%s%s time (us) | algbw (GB/s) | busbw (GB/s) | %% of bound | wrong |\n"
+                       "|---|%s%s---|---|---|---|---|\n",
+                    mixed ? " type | op |" : "", inplace ? " in place |" : "", mixed ? "---|---|" : "",
+                    inplace ? "---|" : "");
             for (int k = 0; k < nr; k++) {
                 const nvs_run_coll *x = rows[k];
                 char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32];
                 double pct = !isnan(bound) && bound > 0 && !isnan(x->busbw_gbps) ? 100 * x->busbw_gbps / bound : NAN;
-                fprintf(f, "| %s |%s %s | %s | %s | %s | %s |\n", fsize(x->bytes, b1, sizeof b1),
+                fprintf(f, "| %s |", fsize(x->bytes, b1, sizeof b1));
+                if (mixed) {
+                    fputc(' ', f);
+                    cell(f, x->type);
+                    fputs(" | ", f);
+                    cell(f, x->op);
+                    fputs(" |", f);
+                }
+                fprintf(f, "%s %s | %s | %s | %s | %s |\n",
                         inplace ? (x->inplace ? " yes |" : " no |") : "", fnum(x->time_max_us, "%.2f", b2, sizeof b2),
                         fnum(x->algbw_gbps, "%.2f", b3, sizeof b3), fnum(x->busbw_gbps, "%.2f", b4, sizeof b4),
                         fnum(pct, "%.1f", b5, sizeof b5), x->wrong < 0 ? "not checked" : fint(x->wrong, b6, sizeof b6));
