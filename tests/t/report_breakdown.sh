@@ -1,0 +1,34 @@
+#!/bin/sh
+# The step-breakdown plot of nvscale report draws the exposed communication the run measured (the number of the
+# report's table), and the rest of the step beside it: all of step - compute was drawn as "exposed
+# communication", 52 ms on a host run whose table said 1.2 ms (since train/split.h the step also holds the
+# framework's reducer, compute slowed beside the all-reduces and waiting for a slower rank). The data file is
+# checked; a stand-in gnuplot on PATH writes the images, so the test does not need gnuplot.
+cd "$(dirname "$0")/../.." || exit 1
+. tests/lib.sh
+need_nvscale
+tmp_dir dir
+dir=$(cd "$dir" && pwd) # absolute: PATH must hold wherever nvscale runs gnuplot from
+
+mkdir -p "$dir/bin"
+cat >"$dir/bin/gnuplot" <<'G'
+#!/bin/sh
+# every "set output 'FILE'" of the script gets a non-empty FILE
+sed -n "s/^set output '\(.*\)'$/\1/p" "$1" | while read -r f; do echo image >"$f"; done
+G
+chmod +x "$dir/bin/gnuplot"
+
+# the N=2 step of the fixture: 162.1 ms, compute 160.3 ms; of the 1.8 ms beyond compute, 0.3 ms exposed
+python3 -c "import json, sys
+d = json.load(open(sys.argv[1]))
+d['train']['results'][1]['exposed_comm_us'] = 300.0
+json.dump(d, open(sys.argv[2], 'w'))" tests/fixtures/runs/h200x2_nvlink.json "$dir/run.json" || stop "cannot make the fixture"
+
+PATH="$dir/bin:$PATH" expect_err 0 "" "$NVS" report -o "$dir/r" "$dir/run.json" || finish
+dat=$dir/r/step_breakdown.dat
+grep -q '^"N=2" 160.300 0.300 1.500$' "$dat" || fail "N=2: compute, exposed, rest wrong: $(cat "$dat")"
+grep -q '^"N=1" 160.000 0.000 0.000$' "$dat" || fail "N=1: $(cat "$dat")"
+grep -q "title 'exposed communication', '' using 4 title 'rest" "$dir/r/plots.gp" || fail "no third part in plots.gp"
+# the report's table says the same 0.30 ms
+grep -q "^| 2 | 162.10 | 160.30 | 8.30 | 0.30 |" "$dir/r/report.md" || fail "the table disagrees"
+finish "the breakdown matches the table"
