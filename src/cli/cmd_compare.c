@@ -569,11 +569,29 @@ int cmd_compare(int argc, char **argv)
             if (fz.note[0]) nvs_warn("compare: %s: %s", nvs_tp(kinds[i])->name, fz.note);
             run_one(prog, dir, pc - 1, pass + 1, &t[i]);
         }
-    } else
+    } else {
+        int loaded = 0, unreadable = 0;
         for (int i = 0; i < nk; i++) {
             t[i].kind = kinds[i];
             load_one(dir, &t[i]);
+            loaded += t[i].loaded;
+            unreadable += t[i].state == ST_FAILED;
         }
+        /* here the runs are the input: one that cannot be read (the reader said which file and what is wrong), or
+         * none at all (a wrong --out), is bad input, exit 2, and DIR/compare.md, perhaps an earlier good one, is
+         * not replaced by a page of FAILED rows */
+        if (unreadable) {
+            rc = 2;
+            goto out;
+        }
+        if (!loaded) {
+            fprintf(stderr, "nvscale compare: --report-only: no run to compare in '%s': none of", dir);
+            for (int i = 0; i < nk; i++) fprintf(stderr, "%s %s/run.json", i ? "," : "", nvs_tp(kinds[i])->name);
+            fprintf(stderr, " is there\n");
+            rc = 2;
+            goto out;
+        }
+    }
 
     int ran = 0, failed = 0, mismatch = 0;
     for (int i = 0; i < nk; i++) {

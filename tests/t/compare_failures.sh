@@ -1,7 +1,8 @@
 #!/bin/sh
 # nvscale compare when things go wrong: usage errors exit 2 before anything runs; a failing run is reported
 # with its exit code and stderr tail while the others still run (exit 1); a run that used another transport
-# than asked is said loudly (exit 3); no feasible transport, or no topology, exit 1 with the reason.
+# than asked is said loudly (exit 3); no feasible transport, or no topology, exit 1 with the reason; --report-only
+# of an unreadable run, or of none, exit 2 with nothing written.
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
 need_nvscale
@@ -63,5 +64,17 @@ FAKE_TOPO=$fx/topo_nop2p.json cmp_expect 0 "pcie: skipped: cudaDeviceCanAccessPe
 FAKE_TOPO_FAIL=1 cmp_expect 1 "cannot discover the topology: nvscale topo failed (exit 1)" --out "$base/t"
 grep -q "no CUDA-capable device is detected" "$ERR" || fail "topo's stderr is not shown"
 FAKE_TOPO=$fx/topo_bad.json cmp_expect 1 "the topology printed by nvscale topo is unusable" --out "$base/t2"
+
+# --report-only reads runs written before: a truncated run.json is bad input, exit 2 naming it, and the
+# compare.md already there stays as it was (it was replaced by one that said FAILED, exit 1); a directory with
+# none of the runs asked for is bad input too (it wrote a compare.md of nothing, exit 1)
+cp "$base/m/compare.md" "$base/m/compare.md.before"
+head -c 300 "$base/m/nvlink/run.json" >"$base/m/cut.json" && mv "$base/m/cut.json" "$base/m/nvlink/run.json"
+cmp_expect 2 "$base/m/nvlink/run.json: not JSON" --report-only --transports nvlink,shm --out "$base/m"
+cmp -s "$base/m/compare.md" "$base/m/compare.md.before" || fail "a refused --report-only replaced compare.md"
+mkdir -p "$base/empty"
+cmp_expect 2 "no run to compare in '$base/empty': none of nvlink/run.json, shm/run.json is there" \
+    --report-only --transports nvlink,shm --out "$base/empty"
+[ -e "$base/empty/compare.md" ] && fail "--report-only of nothing wrote compare.md"
 
 finish "compare: failures reported as they should"
