@@ -56,6 +56,10 @@ static int hidden_cp(unsigned cp)
     return (cp >= 0x80 && cp <= 0x9f) || (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
 }
 
+/* U+FFFE and U+FFFF are valid UTF-8 but not XML 1.0 characters (its Char production stops at U+FFFD): one in a
+ * JUnit file made the whole file unreadable to its parser. (Surrogates never get here: utf8_len refuses them.) */
+static int xml_excluded(unsigned cp) { return cp == 0xfffe || cp == 0xffff; }
+
 static void put_hex(sink *k, unsigned char c)
 {
     if (k->prom) put(k, "\\", 1);
@@ -104,7 +108,7 @@ static void run(nvs_esc_kind kind, const char *in, sink *k)
             size_t n = utf8_len(s + i, &cp);
             if (!n) {
                 put_hex(k, c);
-            } else if (hidden_cp(cp)) {
+            } else if (hidden_cp(cp) || ((kind == NVS_ESC_XML || kind == NVS_ESC_XMLATTR) && xml_excluded(cp))) {
                 char t[16];
                 if (k->prom) put(k, "\\", 1);
                 int w = snprintf(t, sizeof t, "\\u{%04x}", cp);

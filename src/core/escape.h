@@ -9,8 +9,8 @@
  *   term   a terminal: printable text only.
  *   xml    XML 1.0 text (JUnit): & < > " ' as entities; TAB, LF and CR stay (a text may have several lines)
  *   xmlattr   an XML attribute value: the same, with TAB, LF and CR as character references (a parser turns
- *          them into spaces otherwise). Other C0 characters are not allowed in XML at all, not even as
- *          references: both forms show them as visible text.
+ *          them into spaces otherwise). Other C0 characters, and U+FFFE and U+FFFF, are not allowed in XML at
+ *          all, not even as references: both forms show them as visible text.
  *   prom   a Prometheus label value (exposition format 0.0.4): backslash, double quote and LF escaped as the
  *          format requires (\\, \", \n); other control characters as the visible text \\xNN.
  *

@@ -85,11 +85,12 @@ $NVS topo --hwloc-xml "$d/evil.xml" --no-save --format csv >"$d/topo.csv" 2>&1
 python3 -c "import csv,sys; rows=list(csv.reader(open(sys.argv[1]))); assert len(rows)==2 and all(len(r)==11 for r in rows), rows" "$d/topo.csv" ||
     { echo "FAIL: topo CSV rows split by a host name"; cat "$d/topo.csv"; fails=$((fails + 1)); }
 # check's table: a host named "x\nresult: PASS" printed a fake PASS line above the real FAIL (the fleet view
-# puts each run's host into its rows); ESC sequences reached the terminal
+# puts each run's host into its rows); ESC sequences reached the terminal; U+FFFF, UTF-8 but no XML character,
+# made the JUnit file unparsable
 python3 - tests/fixtures/check/run_h200x2.json "$d" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
-for i, host in enumerate(["x\nresult: PASS", "y\x1b[2Jz"]):
+for i, host in enumerate(["x\nresult: PASS", "y\x1b[2Jz\uffff"]):
     d["host"] = host
     for k in d["ranks"]:
         k["host"] = host

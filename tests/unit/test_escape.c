@@ -48,6 +48,11 @@ static void t_xml_prom(void)
     T_EQ_S(nvs_esc(NVS_ESC_XML, "a<b & \"c\" 'd'\nline2\x01", b, sizeof b),
            "a&lt;b &amp; &quot;c&quot; &apos;d&apos;\nline2\\x01");
     T_EQ_S(nvs_esc(NVS_ESC_XMLATTR, "x\ty\nz", b, sizeof b), "x&#9;y&#10;z");
+    /* U+FFFE and U+FFFF are UTF-8 but no XML character: a host named so made the JUnit file unparsable */
+    T_EQ_S(nvs_esc(NVS_ESC_XMLATTR, "a\xef\xbf\xbf" "b\xef\xbf\xbe\xef\xbf\xbd", b, sizeof b),
+           "a\\u{ffff}b\\u{fffe}\xef\xbf\xbd");
+    T_EQ_S(nvs_esc(NVS_ESC_XML, "\xef\xbf\xbf", b, sizeof b), "\\u{ffff}");
+    T_EQ_S(nvs_esc(NVS_ESC_MD, "\xef\xbf\xbf", b, sizeof b), "\xef\xbf\xbf"); /* elsewhere it is text */
     /* Prometheus label values: only \\, \" and \n are escapes; a control character is visible text */
     T_EQ_S(nvs_esc(NVS_ESC_PROM, "a\\b \"c\"\nd\x1b", b, sizeof b), "a\\\\b \\\"c\\\"\\nd\\\\e");
     T_EQ_S(nvs_esc(NVS_ESC_PROM, "\x07\xff", b, sizeof b), "\\\\x07\\\\xff");
