@@ -114,7 +114,12 @@ int cmd_report(int argc, char **argv)
             nvs_error("report: option %s needs a value", argv[optind - 1]);
             return 2;
         default:
-            if (optopt)
+            /* a long option is named as typed: for "--no-plots=1" getopt's optopt is the option's value 'P',
+             * which named a "-P" that does not exist */
+            if (optopt && !strncmp(argv[optind - 1], "--", 2) && strchr(argv[optind - 1], '='))
+                nvs_error("report: option %.*s takes no value (got %s)",
+                          (int)(strchr(argv[optind - 1], '=') - argv[optind - 1]), argv[optind - 1], argv[optind - 1]);
+            else if (optopt && strncmp(argv[optind - 1], "--", 2))
                 nvs_error("report: unknown option -%c", optopt);
             else
                 nvs_error("report: unknown option %s", argv[optind - 1]);

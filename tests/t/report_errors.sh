@@ -30,6 +30,9 @@ expect2 "$B/empty.json: empty file" tests/fixtures/runs/minimal_coll.json "$B/em
 expect2 "no run.json given"
 expect2 "unknown option --bogus" --bogus tests/fixtures/runs/minimal_coll.json
 expect2 "option --title needs a value" tests/fixtures/runs/minimal_coll.json --title
+# a value given to a flag that takes none is named as typed (getopt's optopt named a "-P" that does not exist)
+expect2 "option --no-plots takes no value (got --no-plots=1)" --no-plots=1 tests/fixtures/runs/minimal_coll.json
+expect2 "unknown option --bogus=1" --bogus=1 tests/fixtures/runs/minimal_coll.json
 : >"$tmp/afile"
 expect_err 2 "not a directory" "$NVS" report --no-plots -o "$tmp/afile" tests/fixtures/runs/minimal_coll.json
 # a what-if projection is not a run: said so, not "another nvscale version"
