@@ -66,7 +66,7 @@ int nvs_check_eval_fleet(const nvs_run *const *runs, size_t nruns, double max_be
         snprintf(v->margin, sizeof v->margin, "%+.1f %s", x->sample->value - want, x->sample->unit);
         snprintf(v->note, sizeof v->note, "%.1f%% %s the median %.1f %s of %d runs", fabs(x->below_pct),
                  x->below_pct >= 0 ? "below" : "above", x->median, x->sample->unit, x->runs);
-        snprintf(v->rule, sizeof v->rule, "fleet: at most %.0f%% below the median", max_below_pct);
+        snprintf(v->rule, sizeof v->rule, "fleet: at most %g%% below the median", max_below_pct);
         snprintf(v->host, sizeof v->host, "%s", x->sample->host);
         v->unit = !strcmp(x->sample->unit, "GB/s") ? "GB/s" : "%";
         v->measured_v = x->sample->value;

@@ -69,6 +69,10 @@ if errors:
 PY
 expect 0 "result: PASS" "$NVS" check "$dir/node0.json" "$dir/node1.json" "$dir/node2.json" "$dir/node3.json" \
     --fleet-max-below 30
+# the row's rule says the limit given, not rounded to a whole percent (2.5 read "at most 3%")
+"$NVS" check "$dir/node0.json" "$dir/node1.json" --fleet-max-below 2.5 --format json >"$dir/fl.json" 2>/dev/null
+json_get "$dir/fl.json" "sorted(set(v['rule'] for v in d['verdicts'] if v['kind'] == 'fleet'))" |
+    grep -qF "['fleet: at most 2.5% below the median']" || fail "fleet rule text: $(cat "$dir/fl.json" | grep '"rule": "fleet' | head -1)"
 expect 2 "invalid value '100' for --fleet-max-below" "$NVS" check "$dir/node0.json" "$dir/node1.json" --fleet-max-below 100
 # a different machine in the fleet is said (a WARN: its numbers are shown, compared with care)
 expect 0 "fleet machine node9 .*different machine .*WARN" "$NVS" check "$dir/node0.json" "$dir/node1.json" "$dir/h100.json"
