@@ -402,6 +402,21 @@ static int cmp_coll(const void *a, const void *b)
     return c ? c : x->inplace - y->inplace;
 }
 
+/* The time a row's bandwidths were computed from (the run's -a), so that the row agrees with itself: the table
+ * showed the slowest rank's time beside a fastest rank's algbw. Rank 0's time is not in run.json: it is
+ * bytes / algbw (NAN without an algbw, except at one rank, where every time is rank 0's). */
+static double row_time(const nvs_run *r, const nvs_run_coll *x)
+{
+    switch (r->time_basis) {
+    case NVS_RUN_TIME_MEAN: return x->time_avg_us;
+    case NVS_RUN_TIME_FASTEST: return x->time_min_us;
+    case NVS_RUN_TIME_RANK0:
+        if (x->n == 1) return x->time_max_us;
+        return !isnan(x->algbw_gbps) && x->algbw_gbps > 0 ? x->bytes / (x->algbw_gbps * 1e3) : NAN;
+    default: return x->time_max_us;
+    }
+}
+
 static void coll_tables(const nvs_run *r, FILE *f)
 {
     const char **names = NULL;
@@ -410,9 +425,11 @@ static void coll_tables(const nvs_run *r, FILE *f)
         free(names);
         return;
     }
-    fprintf(f, "### Collectives\n\nTime is the slowest rank's (as nccl-tests); algbw = bytes / time; busbw = algbw x "
-               "the collective's bus factor (GB = 1e9 bytes); %% of bound = busbw / the bandwidth bound of the "
-               "ring's slowest hop at that GPU count.\n\n");
+    static const char *const whose[] = {"rank 0's (the run's -a 0)", "the mean over the ranks (the run's -a 1)",
+                                        "the fastest rank's (the run's -a 2)", "the slowest rank's (as nccl-tests)"};
+    fprintf(f, "### Collectives\n\nTime is %s; algbw = bytes / time; busbw = algbw x the collective's bus factor "
+               "(GB = 1e9 bytes); %% of bound = busbw / the bandwidth bound of the ring's slowest hop at that GPU "
+               "count.\n\n", whose[r->time_basis & 3]);
     const nvs_run_coll **rows = malloc((r->ncolls + 1) * sizeof *rows);
     for (int c = 0; rows && c < nn; c++) {
         int *ns = NULL;
@@ -456,7 +473,7 @@ static void coll_tables(const nvs_run *r, FILE *f)
                     fputs(" |", f);
                 }
                 fprintf(f, "%s %s | %s | %s | %s | %s |\n",
-                        inplace ? (x->inplace ? " yes |" : " no |") : "", fnum(x->time_max_us, "%.2f", b2, sizeof b2),
+                        inplace ? (x->inplace ? " yes |" : " no |") : "", fnum(row_time(r, x), "%.2f", b2, sizeof b2),
                         fnum(x->algbw_gbps, "%.2f", b3, sizeof b3), fnum(x->busbw_gbps, "%.2f", b4, sizeof b4),
                         fnum(pct, "%.1f", b5, sizeof b5), x->wrong < 0 ? "not checked" : fint(x->wrong, b6, sizeof b6));
             }

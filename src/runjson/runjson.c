@@ -336,6 +336,18 @@ static void read_command(vctx *v, nvs_run *r)
         r->world_size = (int)get_int(v, w, "size", "world", 1, 1000000, -1, 0);
         r->world_nodes = (int)get_int(v, w, "nodes", "world", 1, 1000000, -1, 0);
     }
+    /* which rank's time the bandwidths were computed from (-a): a reader showing a time beside them must show
+     * that one, or the row disagrees with itself (bytes / time != algbw) */
+    r->time_basis = NVS_RUN_TIME_SLOWEST;
+    json_t *sw = get_typed(v, r->root, "sweep", "", JSON_OBJECT, 0);
+    const char *tb = sw ? get_str(v, sw, "time_basis", "sweep", 0) : NULL;
+    if (tb) {
+        static const char *const basis[] = {"rank0", "mean", "fastest", "slowest"};
+        int k = 0;
+        while (k < 4 && strcmp(tb, basis[k])) k++;
+        if (k == 4) vfail(v, "sweep.time_basis: '%s' is none of rank0, mean, fastest, slowest", tb);
+        else r->time_basis = k;
+    }
     json_t *res = get_typed(v, r->root, "result", "", JSON_OBJECT, 0);
     r->result_exit_code = -1;
     r->result_wrong_total = -1;

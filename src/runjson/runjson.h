@@ -160,6 +160,10 @@ typedef struct {
     const char *text;
 } nvs_run_explain;
 
+/* Whose time a run's algbw/busbw come from (sweep.time_basis, nccl-tests' -a): rank 0, the mean over the ranks,
+ * the fastest or the slowest rank (the default). */
+enum { NVS_RUN_TIME_RANK0 = 0, NVS_RUN_TIME_MEAN, NVS_RUN_TIME_FASTEST, NVS_RUN_TIME_SLOWEST };
+
 typedef struct {
     const char *path;                   /* as given to nvs_run_load (copied) */
     json_t *root;                       /* owned */
@@ -171,6 +175,7 @@ typedef struct {
     const char *started_utc;
     double duration_s;
     const char *host;
+    int time_basis;                     /* sweep.time_basis (-a): NVS_RUN_TIME_*; SLOWEST when absent */
     nvs_run_kv *env;                    /* in file order */
     size_t nenv;
     nvs_run_kv *versions;
