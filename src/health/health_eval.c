@@ -361,7 +361,9 @@ static void eval_pcie(nvs_health_finding *x, const nvs_health_gpu *g)
     if (maxg > 0 && maxw > 0) put(x->expected, sizeof x->expected, "gen%d x%d", maxg, maxw);
     else put(x->expected, sizeof x->expected, "the link's maximum");
     int w = maxi(maxi(a->pcie_width, b->pcie_width), l->pcie_width_max);
-    int gl = l->samples > 0 ? l->pcie_gen_max : -1, gi = maxi(a->pcie_gen, b->pcie_gen);
+    /* the sampler runs at every level, busy or not: only a sample that found the GPU busy (P0, where the link
+     * trains to its top generation) says the link was used; idle samples show the power-saving generation */
+    int gl = l->busy_samples > 0 ? l->pcie_gen_max : -1, gi = maxi(a->pcie_gen, b->pcie_gen);
     int gen = maxi(gl, gi);
     if (gen <= 0 || w <= 0 || maxg <= 0 || maxw <= 0) {
         unsupported(x, "PCIe generation/width or their maximum");

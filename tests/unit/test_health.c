@@ -121,6 +121,12 @@ static void gen1_idle(nvs_health_gpu *g)
     g->load.samples = 0;
     g->load.pcie_gen_max = -1;
 }
+/* level 1: the sampler ran (it always does) but never found the GPU busy; the link sat at its idle gen */
+static void gen1_sampled_idle(nvs_health_gpu *g)
+{
+    g->before.pcie_gen = g->after.pcie_gen = g->load.pcie_gen_max = 1;
+    g->load.busy_samples = 0;
+}
 static void replays(nvs_health_gpu *g) { g->after.pcie_replay = 40; }
 static void link_down(nvs_health_gpu *g) { g->before.links[5].active = g->after.links[5].active = 0; }
 static void link_dropped(nvs_health_gpu *g) { g->after.links[7].active = 0; }
@@ -169,6 +175,8 @@ static void t_failure_paths(void)
     T_EQ_I(sev_after(gen3_loaded, NVS_HC_PCIE, n, sizeof n), NVS_SEV_FAIL);
     T_CONTAINS(n, "gen3 of gen5 even while");
     T_EQ_I(sev_after(gen1_idle, NVS_HC_PCIE, n, sizeof n), NVS_SEV_WARN);
+    T_EQ_I(sev_after(gen1_sampled_idle, NVS_HC_PCIE, n, sizeof n), NVS_SEV_WARN);
+    T_CONTAINS(n, "at idle");
     T_EQ_I(sev_after(replays, NVS_HC_PCIE_REPLAY, n, sizeof n), NVS_SEV_WARN);
     T_CONTAINS(n, "37 PCIe replays");
     T_EQ_I(sev_after(link_down, NVS_HC_NVLINK, n, sizeof n), NVS_SEV_FAIL);
