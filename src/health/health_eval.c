@@ -313,8 +313,10 @@ static void eval_temperature(nvs_health_finding *x, const nvs_health_gpu *g)
     }
     x->measured_v = t;
     put(x->measured, sizeof x->measured, "max %d C", t);
-    if (slow <= 0) {
-        note_add(x, "the slowdown threshold is not reported: only the temperature is shown");
+    if (slow <= 0) { /* a temperature with nothing to hold it against is not a PASS */
+        worsen(x, NVS_SEV_WARN);
+        note_add(x, "the slowdown threshold is not reported (nvmlDeviceGetTemperatureThreshold), so the temperature "
+                    "cannot be judged");
         return;
     }
     if (t >= slow) {
@@ -340,8 +342,10 @@ static void eval_power(nvs_health_finding *x, const nvs_health_gpu *g)
     x->measured_v = lim;
     if (!isnan(peak)) put(x->measured, sizeof x->measured, "peak %.0f W, limit %.0f W", peak, lim);
     else put(x->measured, sizeof x->measured, "limit %.0f W", lim);
-    if (isnan(def)) {
-        note_add(x, "the default power limit is not reported: cannot tell whether the limit was lowered");
+    if (isnan(def)) { /* a limit with no default to hold it against is not a PASS */
+        worsen(x, NVS_SEV_WARN);
+        note_add(x, "the default power limit is not reported (nvmlDeviceGetPowerManagementDefaultLimit): cannot tell "
+                    "whether the limit was lowered");
         return;
     }
     x->expected_v = def;

@@ -127,6 +127,9 @@ static void gen1_sampled_idle(nvs_health_gpu *g)
     g->before.pcie_gen = g->after.pcie_gen = g->load.pcie_gen_max = 1;
     g->load.busy_samples = 0;
 }
+/* NVML gave the reading but not what it is judged against: cannot be checked, so not a PASS */
+static void no_slowdown_threshold(nvs_health_gpu *g) { g->before.temp_slowdown_c = g->after.temp_slowdown_c = -1; }
+static void no_default_power(nvs_health_gpu *g) { g->before.power_default_limit_w = g->after.power_default_limit_w = NAN; }
 static void replays(nvs_health_gpu *g) { g->after.pcie_replay = 40; }
 static void link_down(nvs_health_gpu *g) { g->before.links[5].active = g->after.links[5].active = 0; }
 static void link_dropped(nvs_health_gpu *g) { g->after.links[7].active = 0; }
@@ -177,6 +180,10 @@ static void t_failure_paths(void)
     T_EQ_I(sev_after(gen1_idle, NVS_HC_PCIE, n, sizeof n), NVS_SEV_WARN);
     T_EQ_I(sev_after(gen1_sampled_idle, NVS_HC_PCIE, n, sizeof n), NVS_SEV_WARN);
     T_CONTAINS(n, "at idle");
+    T_EQ_I(sev_after(no_slowdown_threshold, NVS_HC_TEMPERATURE, n, sizeof n), NVS_SEV_WARN);
+    T_CONTAINS(n, "cannot be judged");
+    T_EQ_I(sev_after(no_default_power, NVS_HC_POWER, n, sizeof n), NVS_SEV_WARN);
+    T_CONTAINS(n, "not reported");
     T_EQ_I(sev_after(replays, NVS_HC_PCIE_REPLAY, n, sizeof n), NVS_SEV_WARN);
     T_CONTAINS(n, "37 PCIe replays");
     T_EQ_I(sev_after(link_down, NVS_HC_NVLINK, n, sizeof n), NVS_SEV_FAIL);
