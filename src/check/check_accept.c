@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "check/check_num.h"
 #include "health/health.h"
 
 static const char *const dir_key[3] = {"h2d_gbps", "d2h_gbps", "bidir_gbps"};
@@ -202,8 +203,16 @@ static int eval_host(const nvs_rule *r, const json_t *root, nvs_verdicts *vs)
         }
         v->measured_v = val;
         v->margin_v = val - expected;
-        snprintf(v->measured, sizeof v->measured, "%.1f GB/s", val);
-        snprintf(v->margin, sizeof v->margin, "%+.1f GB/s (%+.1f%%)", val - expected, (val - expected) / expected * 100);
+        { /* the value and its threshold with the decimals that tell them apart (check_num.h) */
+            int d = nvs_check_decimals(val, expected, 1);
+            snprintf(v->measured, sizeof v->measured, "%.*f GB/s", d, val);
+            if (r->has_min_bound && bound > 0)
+                snprintf(v->expected, sizeof v->expected, ">= %.*f GB/s (%.0f%% of %.1f)", d, expected, r->min_bound_pct, bound);
+            else snprintf(v->expected, sizeof v->expected, ">= %.*f GB/s", d, expected);
+            char pct[24];
+            snprintf(v->margin, sizeof v->margin, "%+.*f GB/s (%s)", d, val - expected,
+                     nvs_check_pct((val - expected) / expected * 100, pct, sizeof pct));
+        }
         snprintf(v->note, sizeof v->note, "%s%s", only_gpu ? "the host's only GPU, alone; " : "", node);
         if (json_is_integer(w) && json_integer_value(w) > 0) {
             snprintf(v->note, sizeof v->note, "%lld wrong elements in these copies: the data path is broken",
@@ -248,11 +257,12 @@ static int eval_sustain(const nvs_rule *r, const json_t *root, nvs_verdicts *vs)
         v->expected_v = r->max_drop_pct;
         v->unit = "%";
         snprintf(v->measured, sizeof v->measured, "%.1f -> %.1f GB/s", first, last);
-        snprintf(v->expected, sizeof v->expected, "drop <= %.0f%%", r->max_drop_pct);
-        snprintf(v->margin, sizeof v->margin, "%+.1f pts", r->max_drop_pct - drop);
+        snprintf(v->expected, sizeof v->expected, "drop <= %g%%", r->max_drop_pct);
+        int dd = nvs_check_decimals(drop, r->max_drop_pct, 1);
+        snprintf(v->margin, sizeof v->margin, "%+.*f pts", dd, r->max_drop_pct - drop);
         v->margin_v = r->max_drop_pct - drop;
         ok = drop <= r->max_drop_pct;
-        snprintf(v->note, sizeof v->note, "%.1f%% %s over %.0f s of load", fabs(drop), drop >= 0 ? "lower at the end" : "higher at the end", elapsed);
+        snprintf(v->note, sizeof v->note, "%.*f%% %s over %.0f s of load", dd, fabs(drop), drop >= 0 ? "lower at the end" : "higher at the end", elapsed);
     }
     if (r->has_min) {
         int pass = lo >= r->min;
@@ -260,9 +270,10 @@ static int eval_sustain(const nvs_rule *r, const json_t *root, nvs_verdicts *vs)
             v->measured_v = lo;
             v->expected_v = r->min;
             v->margin_v = lo - r->min;
-            snprintf(v->measured, sizeof v->measured, "min %.1f GB/s", lo);
-            snprintf(v->expected, sizeof v->expected, ">= %.1f GB/s", r->min);
-            snprintf(v->margin, sizeof v->margin, "%+.1f GB/s", lo - r->min);
+            int d = nvs_check_decimals(lo, r->min, 1);
+            snprintf(v->measured, sizeof v->measured, "min %.*f GB/s", d, lo);
+            snprintf(v->expected, sizeof v->expected, ">= %.*f GB/s", d, r->min);
+            snprintf(v->margin, sizeof v->margin, "%+.*f GB/s", d, lo - r->min);
         } else if (!pass)
             snprintf(v->note + strlen(v->note), sizeof v->note - strlen(v->note), "; lowest chunk %.1f GB/s < %.1f", lo, r->min);
         ok = ok && pass;

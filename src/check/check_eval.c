@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check/check_num.h"
 #include "collectives/coll.h"
 #include "core/dtype.h"
 #include "core/units.h"
@@ -410,23 +411,27 @@ static void fill_values(nvs_verdict *v, const nvs_rule *r, double value, double 
     v->margin_v = value - expected;
     if (r->metric == NVS_RULE_EFFICIENCY) {
         v->unit = "fraction";
-        snprintf(v->measured, sizeof v->measured, "%.1f%%", value * 100);
-        snprintf(v->expected, sizeof v->expected, ">= %.1f%%", expected * 100);
-        snprintf(v->margin, sizeof v->margin, "%+.1f pts", (value - expected) * 100);
+        /* as many decimals as it takes for a value and its limit to read as they compare (check_num.h) */
+        int d = nvs_check_decimals(value * 100, expected * 100, 1);
+        snprintf(v->measured, sizeof v->measured, "%.*f%%", d, value * 100);
+        snprintf(v->expected, sizeof v->expected, ">= %.*f%%", d, expected * 100);
+        snprintf(v->margin, sizeof v->margin, "%+.*f pts", d, (value - expected) * 100);
     } else {
         v->unit = "GB/s";
         /* below 1 GB/s (host backends, tiny sizes) three significant digits: "0.0 GB/s >= 0.0 GB/s (+140.8%)"
-         * said nothing */
-        const char *fm = fabs(value) < 1 || fabs(expected) < 1 ? "%.3g GB/s" : "%.1f GB/s";
+         * said nothing; more where a value and its limit would print alike ("1.7 GB/s >= 1.7 GB/s" FAIL) */
+        int sig = fabs(value) < 1 || fabs(expected) < 1;
+        int p = sig ? nvs_check_digits(value, expected, 3) : nvs_check_decimals(value, expected, 1);
+        const char *fm = sig ? "%.*g GB/s" : "%.*f GB/s";
         char e[40];
-        snprintf(v->measured, sizeof v->measured, fm, value);
-        snprintf(e, sizeof e, fm, expected);
-        snprintf(v->expected, sizeof v->expected, ">= %s", e);
-        const char *fmm = fm[1] == '.' && fm[2] == '3' ? "%+.3g GB/s" : "%+.1f GB/s";
-        char mg[40];
-        snprintf(mg, sizeof mg, fmm, value - expected);
+        snprintf(v->measured, sizeof v->measured, fm, p, value);
+        snprintf(e, sizeof e, fm, p, expected);
+        snprintf(v->expected, sizeof v->expected, ">= %.40s", e);
+        const char *fmm = sig ? "%+.*g GB/s" : "%+.*f GB/s";
+        char mg[40], pct[24];
+        snprintf(mg, sizeof mg, fmm, p, value - expected);
         if (expected > 0)
-            snprintf(v->margin, sizeof v->margin, "%s (%+.1f%%)", mg, (value - expected) / expected * 100);
+            snprintf(v->margin, sizeof v->margin, "%s (%s)", mg, nvs_check_pct((value - expected) / expected * 100, pct, sizeof pct));
         else snprintf(v->margin, sizeof v->margin, "%s", mg);
     }
 }
@@ -555,8 +560,12 @@ static int eval_min(const nvs_rule *r, const nvs_run *run, nvs_verdicts *vs)
         }
         fill_values(v, r, m.value, thr);
         if (r->has_min_bound && (!r->has_min || thr > r->min))
-            snprintf(v->expected, sizeof v->expected, ">= %.1f GB/s (%.0f%% of %.1f)", thr, r->min_bound_pct,
+        { /* the threshold as fill_values printed it, with the digits that tell it from the value */
+            char e[sizeof v->expected];
+            snprintf(e, sizeof e, "%s", v->expected);
+            snprintf(v->expected, sizeof v->expected, "%.24s (%.0f%% of %.1f)", e, r->min_bound_pct,
                      thr * 100 / r->min_bound_pct);
+        }
         if (m.worst[0]) snprintf(v->note, sizeof v->note, "worst of %d rows: %s", m.rows, m.worst);
         finish(vs, v, m.value >= thr);
     }
@@ -671,8 +680,10 @@ static int eval_sanity(const nvs_run *run, nvs_verdicts *vs)
         if (!v) return -1;
         int eff = !strcmp(s[i].kind, "efficiency");
         snprintf(v->metric, sizeof v->metric, "sanity: %s", s[i].what);
-        snprintf(v->measured, sizeof v->measured, eff ? "%.1f%%" : "%.1f GB/s", eff ? 100 * s[i].value : s[i].value);
-        snprintf(v->expected, sizeof v->expected, eff ? "<= %.1f%%" : "<= %.1f GB/s", eff ? 100 * s[i].limit : s[i].limit);
+        double k = eff ? 100 : 1; /* a value over its limit must not print as the limit */
+        int d = nvs_check_decimals(k * s[i].value, k * s[i].limit, 1);
+        snprintf(v->measured, sizeof v->measured, eff ? "%.*f%%" : "%.*f GB/s", d, k * s[i].value);
+        snprintf(v->expected, sizeof v->expected, eff ? "<= %.*f%%" : "<= %.*f GB/s", d, k * s[i].limit);
         snprintf(v->note, sizeof v->note, "%s", s[i].text);
         snprintf(v->host, sizeof v->host, "%s", run->host ? run->host : "");
         snprintf(v->rule, sizeof v->rule, "(always)");

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "check/check_num.h"
 #include "fleet/fleet.h"
 
 static int machine_row(nvs_verdicts *vs, const char *kind, const char *what, const nvs_run *run, const char *why,
@@ -61,17 +62,23 @@ int nvs_check_eval_fleet(const nvs_run *const *runs, size_t nruns, double max_be
         }
         double want = x->median * (1 - max_below_pct / 100);
         snprintf(v->metric, sizeof v->metric, "fleet %s @ %s", x->sample->key, x->sample->host);
-        snprintf(v->measured, sizeof v->measured, "%.1f %s", x->sample->value, x->sample->unit);
-        snprintf(v->expected, sizeof v->expected, ">= %.1f %s", want, x->sample->unit);
-        snprintf(v->margin, sizeof v->margin, "%+.1f %s", x->sample->value - want, x->sample->unit);
+        /* enough decimals that a FAIL never reads as meeting its limit ("1.7 GB/s >= 1.7 GB/s" did) */
+        int d = nvs_check_decimals(x->sample->value, want, 1);
+        snprintf(v->measured, sizeof v->measured, "%.*f %s", d, x->sample->value, x->sample->unit);
+        snprintf(v->expected, sizeof v->expected, ">= %.*f %s", d, want, x->sample->unit);
+        snprintf(v->margin, sizeof v->margin, "%+.*f %s", d, x->sample->value - want,
+                 strcmp(x->sample->unit, "%") ? x->sample->unit : "pts");
         snprintf(v->note, sizeof v->note, "%.1f%% %s the median %.1f %s of %d runs", fabs(x->below_pct),
                  x->below_pct >= 0 ? "below" : "above", x->median, x->sample->unit, x->runs);
         snprintf(v->rule, sizeof v->rule, "fleet: at most %g%% below the median", max_below_pct);
         snprintf(v->host, sizeof v->host, "%s", x->sample->host);
-        v->unit = !strcmp(x->sample->unit, "GB/s") ? "GB/s" : "%";
-        v->measured_v = x->sample->value;
-        v->expected_v = want;
-        v->margin_v = x->sample->value - want;
+        /* the units docs/check.md lists for the JSON, JUnit and Prometheus values: GB/s, or a fraction for
+         * efficiency (the samples are percents; "%" was a unit no consumer was told of) */
+        double scale = !strcmp(x->sample->unit, "GB/s") ? 1 : 0.01;
+        v->unit = scale == 1 ? "GB/s" : "fraction";
+        v->measured_v = x->sample->value * scale;
+        v->expected_v = want * scale;
+        v->margin_v = (x->sample->value - want) * scale;
         nvs_verdict_set(out, v, x->outlier ? NVS_SEV_FAIL : NVS_SEV_PASS);
     }
     nvs_fleet_findings_free(&f);

@@ -73,6 +73,59 @@ expect 0 "result: PASS" "$NVS" check "$dir/node0.json" "$dir/node1.json" "$dir/n
 "$NVS" check "$dir/node0.json" "$dir/node1.json" --fleet-max-below 2.5 --format json >"$dir/fl.json" 2>/dev/null
 json_get "$dir/fl.json" "sorted(set(v['rule'] for v in d['verdicts'] if v['kind'] == 'fleet'))" |
     grep -qF "['fleet: at most 2.5% below the median']" || fail "fleet rule text: $(cat "$dir/fl.json" | grep '"rule": "fleet' | head -1)"
+# a value just short of its limit never prints as the limit: "1.7 GB/s >= 1.7 GB/s ... FAIL" (one decimal)
+# read as a pass. edge2's all_reduce and training efficiency are 0.8999 of the others': 0.01 % short of
+# --fleet-max-below 10. Efficiency rows are in a unit docs/check.md lists (fraction), not "%".
+python3 - "$ref" "$dir" <<'PY'
+import copy, json, sys
+ref, d = json.load(open(sys.argv[1])), sys.argv[2]
+for i, host in enumerate(["edge0", "edge1", "edge2"]):
+    r = copy.deepcopy(ref)
+    r["host"] = host
+    for k in r["ranks"]:
+        k["host"] = host
+    for g in r["topology"]["gpus"]:
+        g["host"] = host
+    f = 0.8999 if host == "edge2" else 1.0
+    for c in r["collectives"]:
+        if c["collective"] == "all_reduce" and c["busbw_gbps"] is not None:
+            c["busbw_gbps"] *= f
+    for t in r["train"]["results"]:
+        if t["n"] > 1:
+            t["efficiency"] *= f
+    json.dump(r, open("%s/%s.json" % (d, host), "w"))
+PY
+"$NVS" check "$dir/edge0.json" "$dir/edge1.json" "$dir/edge2.json" --fleet-max-below 10 --format json >"$dir/edge.json" 2>/dev/null
+# the other check tables: an efficiency and a busbw threshold just above the run's 0.9615 and 327.09 GB/s
+"$NVS" check "$ref" --min-efficiency 0.96152 --min-busbw all_reduce:1G:2:327.1 --format json >"$dir/edge1.json" 2>/dev/null
+python3 - "$dir" <<'PY' || fails=$((fails + 1))
+import json, re, sys
+d = sys.argv[1]
+errors = []
+def num(s):
+    m = re.search(r"-?[0-9]+(\.[0-9]+)?(e[-+]?[0-9]+)?", s)
+    return float(m.group(0)) if m else None
+rows = [x for x in json.load(open(d + "/edge.json"))["verdicts"] if x["kind"] == "fleet" and x["measured_value"] is not None]
+rows += [x for x in json.load(open(d + "/edge1.json"))["verdicts"] if x["kind"] in ("efficiency", "busbw")]
+fails = [x for x in rows if x["verdict"] == "FAIL"]
+if len(fails) < 3:
+    errors.append("expected FAIL rows at the edge, got %d" % len(fails))
+for x in rows:
+    m, e = num(x["measured"]), num(x["expected"])
+    if x["verdict"] == "FAIL" and not m < e or x["verdict"] == "PASS" and not m >= e:
+        errors.append("%s: '%s' vs '%s' reads as the other verdict than %s" % (x["metric"], x["measured"], x["expected"], x["verdict"]))
+    if x["verdict"] == "FAIL" and num(x["margin"]) >= 0:
+        errors.append("%s: FAIL with margin '%s'" % (x["metric"], x["margin"]))
+    if x["unit"] not in ("GB/s", "fraction"):
+        errors.append("%s: unit '%s' is not one docs/check.md lists" % (x["metric"], x["unit"]))
+    if x["metric"].startswith("fleet efficiency") and (x["unit"] != "fraction" or not 0 < x["measured_value"] <= 1):
+        errors.append("%s: unit %s, value %s, not a fraction" % (x["metric"], x["unit"], x["measured_value"]))
+if not any(x["metric"].startswith("fleet efficiency") for x in rows):
+    errors.append("no fleet efficiency row")
+if errors:
+    print("FAIL: " + "\n      ".join(errors[:12]))
+    sys.exit(1)
+PY
 expect 2 "invalid value '100' for --fleet-max-below" "$NVS" check "$dir/node0.json" "$dir/node1.json" --fleet-max-below 100
 # a different machine in the fleet is said (a WARN: its numbers are shown, compared with care)
 expect 0 "fleet machine node9 .*different machine .*WARN" "$NVS" check "$dir/node0.json" "$dir/node1.json" "$dir/h100.json"

@@ -126,7 +126,10 @@ static void t_min_edges_and_worst_variant(void)
     T_CONTAINS(vs.v[1].note, "in-place");
     T_EQ_I(vs.v[2].pass, 0); /* 0.01 GB/s short fails */
     T_NEAR(vs.v[2].margin_v, -0.01, 1e-9);
-    T_EQ_S(vs.v[2].margin, "-0.0 GB/s (-0.0%)");
+    /* with the digits that tell them apart: one decimal printed "327.0 GB/s >= 327.0 GB/s", "-0.0 GB/s (-0.0%)" */
+    T_EQ_S(vs.v[2].measured, "327.00 GB/s");
+    T_EQ_S(vs.v[2].expected, ">= 327.01 GB/s");
+    T_EQ_S(vs.v[2].margin, "-0.01 GB/s (-0.003%)");
     T_EQ_I(vs.v[3].pass, 1); /* out-of-place only: 330 */
     T_NEAR(vs.v[3].measured_v, 330.0, 0);
     T_EQ_U(vs.failed, 1);
