@@ -338,8 +338,14 @@ static void busbw_tables(FILE *f, const tp_result *t, int n, int markdown)
             if (!ks) continue;
             char cn[NVS_ESC_SIZE(64)];
             nvs_esc(markdown ? NVS_ESC_MD : NVS_ESC_TERM, colls[c], cn, sizeof cn);
-            fprintf(f, markdown ? "### %s, N=%d: busbw (GB/s)\n\n| size |" : "\n%s, N=%d: busbw (GB/s)\n%10s", cn,
-                    ns[m], markdown ? "" : "size");
+            /* a sweep of several types or ops: each cell is the first out-of-place row, named in the heading */
+            char var[64] = "", vn[NVS_ESC_SIZE(64)];
+            for (int i = 0; i < nr && !var[0]; i++)
+                for (int s = 0; s < ks && !var[0]; s++)
+                    nvs_run_coll_variant(runs[i], nvs_run_coll_find(runs[i], colls[c], ns[m], sizes[s]), var, sizeof var);
+            nvs_esc(markdown ? NVS_ESC_MD : NVS_ESC_TERM, var, vn, sizeof vn);
+            fprintf(f, markdown ? "### %s%s%s, N=%d: busbw (GB/s)\n\n| size |" : "\n%s%s%s, N=%d: busbw (GB/s)\n%10s", cn,
+                    var[0] ? " " : "", vn, ns[m], markdown ? "" : "size");
             for (int i = 0; i < nr; i++) fprintf(f, markdown ? " %s |" : " %9s", names[i]);
             for (int i = 1; i < nr; i++) {
                 char ratio[32];

@@ -55,9 +55,27 @@ int nvs_fleet_collect(const nvs_run *const *runs, size_t nruns, nvs_fleet_sample
             if (bytes <= 0 || c->bytes != bytes) continue; /* the one row of this run that stands for the key */
             snprintf(key, sizeof key, "busbw %s %s n=%d", c->collective, nvs_format_size((size_t)bytes, sz, sizeof sz), c->n);
             int seen = 0;
-            for (size_t j = 0; j < out->n; j++) seen |= out->v[j].run == (int)i && !strcmp(out->v[j].key, key);
+            for (size_t j = 0; j < out->n; j++)
+                seen |= out->v[j].run == (int)i && !strncmp(out->v[j].key, key, strlen(key)) &&
+                        (!out->v[j].key[strlen(key)] || out->v[j].key[strlen(key)] == ' ');
             if (seen) continue; /* in-place and out-of-place: the reader's choice (out-of-place) below */
             const nvs_run_coll *pick = nvs_run_coll_find(runs[i], c->collective, c->n, bytes);
+            /* a sweep of several types or ops (-d float,double -o sum,max): the row is the first out-of-place
+             * one, and the key says which, for every run when any run has several */
+            int multi = 0;
+            for (size_t j = 0; j < nruns && !multi; j++) {
+                char vb[64];
+                multi = *nvs_run_coll_variant(runs[j], nvs_run_coll_find(runs[j], c->collective, c->n, bytes), vb, sizeof vb);
+            }
+            if (multi) {
+                char vb[64];
+                nvs_run_coll_variant(runs[i], pick, vb, sizeof vb);
+                if (!vb[0]) /* this run measured one (type, op); another run more: name it all the same */
+                    snprintf(vb, sizeof vb, "%.20s%s%.12s", pick->type ? pick->type : "?",
+                             pick->op && strcmp(pick->op, "none") ? " " : "",
+                             pick->op && strcmp(pick->op, "none") ? pick->op : "");
+                snprintf(key + strlen(key), sizeof key - strlen(key), " (%.40s)", vb);
+            }
             if (nvs_fleet_add(out, key, "GB/s", (int)i, runs[i]->host, pick->busbw_gbps)) return -1;
         }
     for (size_t i = 0; i < nruns; i++) {

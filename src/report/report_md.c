@@ -505,7 +505,14 @@ static void scaling_tables(const nvs_run *r, FILE *f)
         int kn = nvs_run_coll_ns(r, names[c], &ns), ks = nvs_run_coll_sizes(r, names[c], &sizes);
         if (kn > 1) {
             char nb[NVS_ESC_SIZE(64)];
-            fprintf(f, "%s busbw (GB/s) per size and GPU count:\n\n| size |", md(names[c], nb, sizeof nb));
+            /* a sweep of several types or ops: the cells are the first out-of-place row's, which the heading names */
+            char var[64] = "", vb[NVS_ESC_SIZE(64)];
+            for (int s = 0; s < ks && !var[0]; s++)
+                for (int i = 0; i < kn && !var[0]; i++)
+                    nvs_run_coll_variant(r, nvs_run_coll_find(r, names[c], ns[i], sizes[s]), var, sizeof var);
+            fprintf(f, "%s busbw (GB/s) per size and GPU count", md(names[c], nb, sizeof nb));
+            if (var[0]) fprintf(f, ", %s (the first type and op of the sweep)", md(var, vb, sizeof vb));
+            fprintf(f, ":\n\n| size |");
             for (int i = 0; i < kn; i++) fprintf(f, " N=%d |", ns[i]);
             fprintf(f, "\n|---|");
             for (int i = 0; i < kn; i++) fprintf(f, "---|");

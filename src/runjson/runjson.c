@@ -967,6 +967,24 @@ const nvs_run_coll *nvs_run_coll_find(const nvs_run *r, const char *collective, 
     return inplace;
 }
 
+static int same_str(const char *a, const char *b) { return a == b || (a && b && !strcmp(a, b)); }
+
+const char *nvs_run_coll_variant(const nvs_run *r, const nvs_run_coll *picked, char *buf, size_t len)
+{
+    if (len) buf[0] = '\0';
+    if (!picked || !len) return buf;
+    for (size_t i = 0; i < r->ncolls; i++) {
+        const nvs_run_coll *c = &r->colls[i];
+        if (strcmp(c->collective, picked->collective)) continue;
+        if (!same_str(c->type, picked->type) || !same_str(c->op, picked->op)) {
+            int no_op = !picked->op || !strcmp(picked->op, "none"); /* broadcast, all_gather: the type alone */
+            snprintf(buf, len, "%s%s%s", picked->type ? picked->type : "?", no_op ? "" : " ", no_op ? "" : picked->op);
+            break;
+        }
+    }
+    return buf;
+}
+
 static int cmp_int(const void *a, const void *b)
 {
     int x = *(const int *)a, y = *(const int *)b;

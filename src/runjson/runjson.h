@@ -240,6 +240,10 @@ const nvs_run_train_result *nvs_run_train_of(const nvs_run *r, int n);
 const nvs_run_explain *nvs_run_explain_of(const nvs_run *r, int n);
 /* The collective result for (collective, n, bytes), choosing out-of-place when both exist; NULL if none. */
 const nvs_run_coll *nvs_run_coll_find(const nvs_run *r, const char *collective, int n, double bytes);
+/* Which row nvs_run_coll_find picked, for a table that shows one row per (collective, n, bytes) of a sweep of
+ * several types or ops (-d float,double -o sum,max): "float sum" ("float" where the op is none) in buf when the collective has rows of more than
+ * one (type, op) in the run, "" otherwise (then there is nothing to say). Returns buf. */
+const char *nvs_run_coll_variant(const nvs_run *r, const nvs_run_coll *picked, char *buf, size_t len);
 
 /* Distinct values in ascending order (caller frees). Returns the count; -1 on out of memory. */
 int nvs_run_ns(const nvs_run *r, int **out);                 /* every N of collectives, train and scaling */

@@ -24,4 +24,29 @@ grep -q "^| 8 B | float | sum | 9.72 | 0.00 | 0.00 |" "$md" || fail "the float s
 # a sweep of one type and operation keeps its heading and table (tests/golden/report_minimal.md)
 expect_err 0 "" "$NVS" report --no-plots -o "$dir/one" tests/fixtures/runs/minimal_coll.json &&
     grep -q "^#### all_reduce, N=2 (float, sum)$" "$dir/one/report.md" || fail "one type: heading changed"
+
+# the tables that show one row per size (Scaling, the fleet's rows of check) take the first out-of-place one of a
+# sweep of several types and ops, and say which: a real run of the MPI host backend, N = 1 and 2
+if command -v mpirun >/dev/null 2>&1; then
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+    if mpirun -np 2 "$NVS" coll -b 1K -e 64K -d float,double -o sum,max --gpus 1,2 --out "$dir/mv" >"$dir/mv.log" 2>&1; then
+        expect_err 0 "" "$NVS" report --no-plots -o "$dir/mvr" "$dir/mv/run.json" || finish
+        grep -q "^all_reduce busbw (GB/s) per size and GPU count, float sum (the first type and op of the sweep):$" \
+            "$dir/mvr/report.md" || fail "the Scaling table does not say its rows are float sum: $(grep 'per size and GPU' "$dir/mvr/report.md")"
+        grep -q "^broadcast busbw (GB/s) per size and GPU count, float (the first type and op of the sweep):$" \
+            "$dir/mvr/report.md" || fail "the broadcast Scaling table does not say its rows are float"
+        cp "$dir/mv/run.json" "$dir/mv2.json"
+        "$NVS" check "$dir/mv/run.json" "$dir/mv2.json" >"$dir/mvc.txt" 2>&1
+        grep -q "^fleet busbw all_reduce 64 KiB n=2 (float sum) @" "$dir/mvc.txt" ||
+            fail "the fleet row does not say it is float sum: $(grep 'fleet busbw all_reduce' "$dir/mvc.txt" | head -1)"
+        # compare's side-by-side busbw tables (--report-only reads DIR/<transport>/run.json)
+        mkdir -p "$dir/cmp/shm" && cp "$dir/mv/run.json" "$dir/cmp/shm/"
+        "$NVS" compare --report-only --transports shm --out "$dir/cmp" >"$dir/cmp.out" 2>&1
+        grep -q "^all_reduce float sum, N=2: busbw (GB/s)$" "$dir/cmp.out" ||
+            fail "compare's table does not say it is float sum: $(grep 'busbw (GB/s)$' "$dir/cmp.out" | head -1)"
+        grep -q "^### all_reduce float sum, N=2: busbw (GB/s)$" "$dir/cmp/compare.md" || fail "compare.md: no float sum"
+    else
+        fail "mpirun of the host backend failed: $(tail -3 "$dir/mv.log")"
+    fi
+fi
 finish "types and operations told apart"
