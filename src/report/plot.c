@@ -232,16 +232,19 @@ static nvs_result_t efficiency_data(const nvs_report *rep, const char *dir, plot
             free(ns);
         }
         free(names);
-        int points = 0;
-        for (size_t k = 0; k < r->train.nresults; k++) points += !isnan(r->train.results[k].efficiency);
-        if (points >= 2 && res == NVS_OK) {
+        /* a series per workload that trained (run.json "trains"): only the first's was drawn */
+        for (size_t w = 0; w < nvs_run_workloads(r) && res == NVS_OK; w++) {
+            const nvs_run_train *tr = nvs_run_workload(r, w);
+            int points = 0;
+            for (size_t k = 0; k < tr->nresults; k++) points += !isnan(tr->results[k].efficiency);
+            if (points < 2) continue;
             char title[160];
-            snprintf(title, sizeof title, "training step (%.40s)%s%.60s", r->train.model ? r->train.model : "model",
+            snprintf(title, sizeof title, "training step (%.40s)%s%.60s", tr->model ? tr->model : "model",
                      rep->nruns > 1 ? ", " : "", rep->nruns > 1 ? name : "");
             res = add_series(p, title);
             nvs_plot_comment(o.f, title);
-            for (size_t k = 0; k < r->train.nresults; k++) {
-                const nvs_run_train_result *t = &r->train.results[k];
+            for (size_t k = 0; k < tr->nresults; k++) {
+                const nvs_run_train_result *t = &tr->results[k];
                 if (isnan(t->efficiency)) continue;
                 fprintf(o.f, "%d %.3f\n", t->n, 100 * t->efficiency);
                 int seen = 0;
@@ -258,6 +261,19 @@ static nvs_result_t efficiency_data(const nvs_report *rep, const char *dir, plot
     return nvs_outfile_commit(&o);
 }
 
+/* A model name inside a quoted label of a .dat file: letters, digits and " ._-+" kept, anything else '_' (a
+ * quote or a line end from the run.json would break the data file). */
+static const char *plot_label(const char *s, char *buf, size_t len)
+{
+    size_t i = 0;
+    for (; s[i] && i + 1 < len; i++) {
+        unsigned char c = (unsigned char)s[i];
+        buf[i] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || strchr(" ._-+", c) ? (char)c : '_';
+    }
+    buf[i] = '\0';
+    return buf;
+}
+
 /* Step-time breakdown: a stacked bar per (run, N) that adds up to the step: compute, the exposed communication
  * as the run measured it (the table's number), and the rest of the step (since train/split.h: the framework's
  * reducer, compute slowed beside the all-reduces, waiting for a slower rank). All of step - compute was drawn as
@@ -269,9 +285,10 @@ static nvs_result_t breakdown_data(const nvs_report *rep, const char *dir, plot_
     p->kind = 2;
     int rows = 0;
     for (int i = 0; i < rep->nruns; i++)
-        for (size_t k = 0; k < rep->runs[i].train.nresults; k++) {
-            const nvs_run_train_result *t = &rep->runs[i].train.results[k];
-            rows += !isnan(t->step_us) && !isnan(t->compute_us);
+        for (size_t w = 0; w < nvs_run_workloads(&rep->runs[i]); w++) {
+            const nvs_run_train *tr = nvs_run_workload(&rep->runs[i], w);
+            for (size_t k = 0; k < tr->nresults; k++)
+                rows += !isnan(tr->results[k].step_us) && !isnan(tr->results[k].compute_us);
         }
     if (!rows) return NVS_OK;
     nvs_outfile o;
@@ -280,8 +297,14 @@ static nvs_result_t breakdown_data(const nvs_report *rep, const char *dir, plot_
     for (int i = 0; i < rep->nruns; i++) {
         char lab[16];
         nvs_report_label(rep, i, lab, sizeof lab);
-        for (size_t k = 0; k < rep->runs[i].train.nresults; k++) {
-            const nvs_run_train_result *t = &rep->runs[i].train.results[k];
+        /* a bar per workload and N: only the first workload's were drawn; named by model when there are several */
+        size_t nw = nvs_run_workloads(&rep->runs[i]);
+        for (size_t w = 0; w < nw; w++) {
+        const nvs_run_train *tr = nvs_run_workload(&rep->runs[i], w);
+        char mod[48] = "";
+        if (nw > 1) snprintf(mod, sizeof mod, "%.40s ", tr->model ? tr->model : "model");
+        for (size_t k = 0; k < tr->nresults; k++) {
+            const nvs_run_train_result *t = &tr->results[k];
             if (isnan(t->step_us) || isnan(t->compute_us)) continue;
             double beyond = t->step_us - t->compute_us; /* what the two upper parts add up to */
             if (beyond < 0) beyond = 0;
@@ -289,8 +312,10 @@ static nvs_result_t breakdown_data(const nvs_report *rep, const char *dir, plot_
             double exposed = isnan(t->exposed_comm_us) ? beyond : t->exposed_comm_us;
             if (exposed < 0) exposed = 0;
             if (exposed > beyond) exposed = beyond;
-            fprintf(o.f, "\"%s%sN=%d\" %.3f %.3f %.3f\n", lab, lab[0] ? " " : "", t->n, t->compute_us / 1e3,
-                    exposed / 1e3, (beyond - exposed) / 1e3);
+            char q[48];
+            fprintf(o.f, "\"%s%s%sN=%d\" %.3f %.3f %.3f\n", lab, lab[0] ? " " : "", plot_label(mod, q, sizeof q), t->n,
+                    t->compute_us / 1e3, exposed / 1e3, (beyond - exposed) / 1e3);
+        }
         }
     }
     p->ns = 1;

@@ -826,6 +826,14 @@ out:
     free(rp);
 }
 
+/* The result of one workload at N; NULL when the workload is NULL or has none there. */
+static const nvs_run_train_result *train_at(const nvs_run_train *t, int n)
+{
+    for (size_t k = 0; t && k < t->nresults; k++)
+        if (t->results[k].n == n) return &t->results[k];
+    return NULL;
+}
+
 static void side_by_side(const nvs_report *rep, FILE *f)
 {
     const nvs_run *r0 = &rep->runs[0];
@@ -923,62 +931,75 @@ static void side_by_side(const nvs_report *rep, FILE *f)
     }
     if (!printed) fprintf(f, "No collective was measured at the same GPU count (N >= 2) in two runs.\n\n");
 
-    /* training */
-    int ntrain = 0;
-    for (int i = 0; i < rep->nruns; i++) ntrain += rep->runs[i].train.nresults > 0;
-    if (ntrain < 2) return;
-    int ns[256], kn = 0;
+    /* training: a table per workload (run.json "trains", by position: the i-th workload of each run); only the
+     * first workload was shown */
+    size_t nw = 0;
     for (int i = 0; i < rep->nruns; i++)
-        for (size_t k = 0; k < rep->runs[i].train.nresults; k++) {
-            int n = rep->runs[i].train.results[k].n, seen = 0;
-            for (int m = 0; m < kn && !seen; m++) seen = ns[m] == n;
-            if (!seen && kn < 256) ns[kn++] = n;
-        }
-    for (int a = 1; a < kn; a++)
-        for (int b = a; b > 0 && ns[b - 1] > ns[b]; b--) {
-            int t = ns[b];
-            ns[b] = ns[b - 1];
-            ns[b - 1] = t;
-        }
-    fprintf(f, "### Training step\n\nSamples per second of each run; a ratio only where the two runs trained the "
-               "same model at the same per-GPU batch.\n\n| N |");
-    for (int i = 0; i < rep->nruns; i++) {
-        const char *model = rep->runs[i].train.model;
-        char mb[NVS_ESC_SIZE(128)];
-        fprintf(f, " R%d samples/s%s%s%s |", i + 1, model ? " (" : "", model ? md(model, mb, sizeof mb) : "",
-                model ? ")" : "");
-    }
-    for (int i = 1; i < rep->nruns; i++) fprintf(f, " R%d/R1 |", i + 1);
-    for (int i = 0; i < rep->nruns; i++) fprintf(f, " R%d exposed %% | R%d efficiency |", i + 1, i + 1);
-    fprintf(f, "\n|---|");
-    for (int i = 0; i < 4 * rep->nruns - 1; i++) fprintf(f, "---|");
-    fprintf(f, "\n");
-    for (int m = 0; m < kn; m++) {
-        char b[32];
-        fprintf(f, "| %d |", ns[m]);
+        if (nvs_run_workloads(&rep->runs[i]) > nw) nw = nvs_run_workloads(&rep->runs[i]);
+    const nvs_run_train **tr = calloc((size_t)(rep->nruns > 0 ? rep->nruns : 1), sizeof *tr);
+    if (!tr) return;
+    for (size_t w = 0; w < nw; w++) {
+        int ntrain = 0;
         for (int i = 0; i < rep->nruns; i++) {
-            const nvs_run_train_result *t = nvs_run_train_of(&rep->runs[i], ns[m]);
-            fprintf(f, " %s |", fnum(t ? t->samples_per_s : NAN, "%.1f", b, sizeof b));
+            tr[i] = w < nvs_run_workloads(&rep->runs[i]) ? nvs_run_workload(&rep->runs[i], w) : NULL;
+            ntrain += tr[i] && tr[i]->nresults > 0;
         }
-        const nvs_run_train_result *t0 = nvs_run_train_of(r0, ns[m]);
-        for (int i = 1; i < rep->nruns; i++) {
-            const nvs_run_train_result *t = nvs_run_train_of(&rep->runs[i], ns[m]);
-            /* throughputs of different models or batches do not compare */
-            int same = t && t0 && rep->runs[i].train.batch == r0->train.batch &&
-                       !strcmp(rep->runs[i].train.model ? rep->runs[i].train.model : "",
-                               r0->train.model ? r0->train.model : "");
-            double ratio = same && t0->samples_per_s > 0 ? t->samples_per_s / t0->samples_per_s : NAN;
-            fprintf(f, " %s |", fnum(ratio, "%.3f", b, sizeof b));
-        }
+        if (ntrain < 2) continue;
+        int ns[256], kn = 0;
+        for (int i = 0; i < rep->nruns; i++)
+            for (size_t k = 0; tr[i] && k < tr[i]->nresults; k++) {
+                int n = tr[i]->results[k].n, seen = 0;
+                for (int m = 0; m < kn && !seen; m++) seen = ns[m] == n;
+                if (!seen && kn < 256) ns[kn++] = n;
+            }
+        for (int a = 1; a < kn; a++)
+            for (int b = a; b > 0 && ns[b - 1] > ns[b]; b--) {
+                int t = ns[b];
+                ns[b] = ns[b - 1];
+                ns[b - 1] = t;
+            }
+        if (nw > 1) fprintf(f, "### Training step, workload %zu of %zu\n\n", w + 1, nw);
+        else fprintf(f, "### Training step\n\n");
+        fprintf(f, "Samples per second of each run; a ratio only where the two runs trained the same model at the "
+                   "same per-GPU batch.\n\n| N |");
         for (int i = 0; i < rep->nruns; i++) {
-            const nvs_run_train_result *t = nvs_run_train_of(&rep->runs[i], ns[m]);
-            double pct = t && t->step_us > 0 ? 100 * t->exposed_comm_us / t->step_us : NAN;
-            fprintf(f, " %s |", fnum(pct, "%.1f %%", b, sizeof b));
-            fprintf(f, " %s |", fnum(t ? 100 * t->efficiency : NAN, "%.1f %%", b, sizeof b));
+            const char *model = tr[i] ? tr[i]->model : NULL;
+            char mb[NVS_ESC_SIZE(128)];
+            fprintf(f, " R%d samples/s%s%s%s |", i + 1, model ? " (" : "", model ? md(model, mb, sizeof mb) : "",
+                    model ? ")" : "");
+        }
+        for (int i = 1; i < rep->nruns; i++) fprintf(f, " R%d/R1 |", i + 1);
+        for (int i = 0; i < rep->nruns; i++) fprintf(f, " R%d exposed %% | R%d efficiency |", i + 1, i + 1);
+        fprintf(f, "\n|---|");
+        for (int i = 0; i < 4 * rep->nruns - 1; i++) fprintf(f, "---|");
+        fprintf(f, "\n");
+        for (int m = 0; m < kn; m++) {
+            char b[32];
+            fprintf(f, "| %d |", ns[m]);
+            for (int i = 0; i < rep->nruns; i++) {
+                const nvs_run_train_result *t = train_at(tr[i], ns[m]);
+                fprintf(f, " %s |", fnum(t ? t->samples_per_s : NAN, "%.1f", b, sizeof b));
+            }
+            const nvs_run_train_result *t0 = train_at(tr[0], ns[m]);
+            for (int i = 1; i < rep->nruns; i++) {
+                const nvs_run_train_result *t = train_at(tr[i], ns[m]);
+                /* throughputs of different models or batches do not compare */
+                int same = t && t0 && tr[i]->batch == tr[0]->batch &&
+                           !strcmp(tr[i]->model ? tr[i]->model : "", tr[0]->model ? tr[0]->model : "");
+                double ratio = same && t0->samples_per_s > 0 ? t->samples_per_s / t0->samples_per_s : NAN;
+                fprintf(f, " %s |", fnum(ratio, "%.3f", b, sizeof b));
+            }
+            for (int i = 0; i < rep->nruns; i++) {
+                const nvs_run_train_result *t = train_at(tr[i], ns[m]);
+                double pct = t && t->step_us > 0 ? 100 * t->exposed_comm_us / t->step_us : NAN;
+                fprintf(f, " %s |", fnum(pct, "%.1f %%", b, sizeof b));
+                fprintf(f, " %s |", fnum(t ? 100 * t->efficiency : NAN, "%.1f %%", b, sizeof b));
+            }
+            fprintf(f, "\n");
         }
         fprintf(f, "\n");
     }
-    fprintf(f, "\n");
+    free(tr);
 }
 
 static void plots_section(const nvs_report *rep, FILE *f)

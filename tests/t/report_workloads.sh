@@ -25,4 +25,21 @@ grep -q "^Model resnet50 (.*batch 128 per GPU" "$md" || fail "resnet50's step is
 grep -q "^| 2 | 59.11 | .* | 4330.6 | 88.4 % |$" "$md" || fail "resnet50's row at N=2 is missing"
 grep -q "| bert-large training efficiency | resnet50 training efficiency |$" "$md" || fail "scaling lacks a workload"
 grep -q "^| 2 | .* | 98.7 % | 88.4 % |$" "$md" || fail "scaling row at N=2 lacks a workload"
+
+# side by side (two runs): a training table per workload, not the first workload's alone
+cp "$dir/two.json" "$dir/two_b.json"
+expect_err 0 "" "$NVS" report --no-plots -o "$dir/sbs" "$dir/two.json" "$dir/two_b.json" || finish
+sbs=$dir/sbs/report.md
+grep -q "^### Training step, workload 1 of 2$" "$sbs" || fail "side by side: no table of workload 1"
+grep -q "^### Training step, workload 2 of 2$" "$sbs" || fail "side by side: no table of workload 2"
+grep -q "^| N | R1 samples/s (resnet50) | R2 samples/s (resnet50) |" "$sbs" || fail "side by side: resnet50 missing"
+grep -q "^| 2 | 4330.6 | 4330.6 | 1.000 | .* | 88.4 % | .* | 88.4 % |$" "$sbs" || fail "side by side: resnet50's N=2 row"
+# the plots: the efficiency plot has a series per workload, the breakdown a bar per workload and N
+if command -v gnuplot >/dev/null 2>&1; then
+    expect_err 0 "" "$NVS" report -o "$dir/p" "$dir/two.json" || finish
+    grep -q "^# training step (resnet50)$" "$dir/p/efficiency.dat" || fail "efficiency plot: no resnet50 series"
+    grep -q "^# training step (bert-large)$" "$dir/p/efficiency.dat" || fail "efficiency plot: no bert-large series"
+    grep -q '^"resnet50 N=2" ' "$dir/p/step_breakdown.dat" || fail "breakdown plot: no resnet50 bar"
+    grep -q '^"bert-large N=2" ' "$dir/p/step_breakdown.dat" || fail "breakdown plot: no bert-large bar"
+fi
 finish "every workload reported"
