@@ -622,12 +622,13 @@ static int eval_below(const nvs_rule *r, const nvs_run *run, const nvs_run *base
         if (!measured_in_run(r, run, p, v, vs, &m)) continue;
         fill_values(v, r, m.value, expected);
         double below = b.value > 0 ? (b.value - m.value) / b.value * 100 : 0;
+        int dp = nvs_check_decimals(below, r->below_pct, 1); /* "5.0% below it (limit 5.0%)" read as within it */
         if (r->metric == NVS_RULE_EFFICIENCY)
-            snprintf(v->note, sizeof v->note, "baseline %.1f%%, %.1f%% %s it (limit %.1f%%)", b.value * 100,
-                     fabs(below), below >= 0 ? "below" : "above", r->below_pct);
+            snprintf(v->note, sizeof v->note, "baseline %.1f%%, %.*f%% %s it (limit %.*f%%)", b.value * 100, dp,
+                     fabs(below), below >= 0 ? "below" : "above", dp, r->below_pct);
         else
-            snprintf(v->note, sizeof v->note, "baseline %.1f GB/s, %.1f%% %s it (limit %.1f%%)", b.value,
-                     fabs(below), below >= 0 ? "below" : "above", r->below_pct);
+            snprintf(v->note, sizeof v->note, "baseline %.1f GB/s, %.*f%% %s it (limit %.*f%%)", b.value, dp,
+                     fabs(below), below >= 0 ? "below" : "above", dp, r->below_pct);
         if (m.worst[0])
             snprintf(v->note + strlen(v->note), sizeof v->note - strlen(v->note), "; worst of %d rows: %s", m.rows,
                      m.worst);

@@ -68,7 +68,9 @@ int nvs_check_eval_fleet(const nvs_run *const *runs, size_t nruns, double max_be
         snprintf(v->expected, sizeof v->expected, ">= %.*f %s", d, want, x->sample->unit);
         snprintf(v->margin, sizeof v->margin, "%+.*f %s", d, x->sample->value - want,
                  strcmp(x->sample->unit, "%") ? x->sample->unit : "pts");
-        snprintf(v->note, sizeof v->note, "%.1f%% %s the median %.1f %s of %d runs", fabs(x->below_pct),
+        /* "10.0% below" of a row 10.01 % below a 10 % limit read as within it */
+        int dp = nvs_check_decimals(x->below_pct, max_below_pct, 1);
+        snprintf(v->note, sizeof v->note, "%.*f%% %s the median %.1f %s of %d runs", dp, fabs(x->below_pct),
                  x->below_pct >= 0 ? "below" : "above", x->median, x->sample->unit, x->runs);
         snprintf(v->rule, sizeof v->rule, "fleet: at most %g%% below the median", max_below_pct);
         snprintf(v->host, sizeof v->host, "%s", x->sample->host);

@@ -98,6 +98,8 @@ PY
 "$NVS" check "$dir/edge0.json" "$dir/edge1.json" "$dir/edge2.json" --fleet-max-below 10 --format json >"$dir/edge.json" 2>/dev/null
 # the other check tables: an efficiency and a busbw threshold just above the run's 0.9615 and 327.09 GB/s
 "$NVS" check "$ref" --min-efficiency 0.96152 --min-busbw all_reduce:1G:2:327.1 --format json >"$dir/edge1.json" 2>/dev/null
+# and held to a baseline 0.01 % past --max-below-baseline: the note's "N% below it (limit L%)" too
+"$NVS" check "$dir/edge2.json" --baseline "$dir/edge0.json" --max-below-baseline 10 --format json >"$dir/edge3.json" 2>/dev/null
 python3 - "$dir" <<'PY' || fails=$((fails + 1))
 import json, re, sys
 d = sys.argv[1]
@@ -120,6 +122,14 @@ for x in rows:
         errors.append("%s: unit '%s' is not one docs/check.md lists" % (x["metric"], x["unit"]))
     if x["metric"].startswith("fleet efficiency") and (x["unit"] != "fraction" or not 0 < x["measured_value"] <= 1):
         errors.append("%s: unit %s, value %s, not a fraction" % (x["metric"], x["unit"], x["measured_value"]))
+# a FAIL's note must not read as within the limit: "10.0% below the median" / "10.0% below it (limit 10.0%)"
+base = [x for x in json.load(open(d + "/edge3.json"))["verdicts"] if x["kind"] == "busbw" and "below it" in x["note"]]
+if not any(x["verdict"] == "FAIL" for x in base):
+    errors.append("no FAIL row against the baseline")
+for x in [y for y in rows if y["kind"] == "fleet"] + base:
+    m = re.search(r"([0-9.]+)% below (the median|it \(limit ([0-9.]+)%\))", x["note"])
+    if x["verdict"] == "FAIL" and m and not float(m.group(1)) > float(m.group(3) or 10):
+        errors.append("%s: FAIL with the note '%s'" % (x["metric"], x["note"]))
 if not any(x["metric"].startswith("fleet efficiency") for x in rows):
     errors.append("no fleet efficiency row")
 if errors:
