@@ -15,7 +15,8 @@ typedef struct nvs_health_monitor nvs_health_monitor;
 
 /* Starts watching the GPUs with these PCI bus ids (busids NULL or nbus 0: every GPU NVML lists). `host` names
  * the host in the report. sample_ms > 0 starts the sampler with that period. Without a usable NVML the monitor
- * only keeps the reason: its report has no GPU and the source "unsupported: <why>". Errors: out of memory. */
+ * only keeps the reason: its report's source is "unsupported: <why>", and it lists the given GPUs, each unread
+ * with that reason in `why` (none when busids is NULL: nobody knows them). Errors: out of memory. */
 nvs_result_t nvs_health_monitor_start(const char *host, const char (*busids)[32], int nbus, int sample_ms,
                                       nvs_health_monitor **out);
 /* Stops the sampler, takes the second reading, collects the XID events, fills `out` (this host's GPUs) and frees

@@ -386,6 +386,22 @@ nvs_result_t nvs_health_monitor_start(const char *host, const char (*busids)[32]
     m->t0 = nvs_now_s();
     nvs_result_t r = nvs_nvml_open(&m->nvml, m->source, sizeof m->source);
     if (r == NVS_ERR_UNSUPPORTED) { /* a shell that only says why: the report shows it */
+        /* and each of this host's GPUs, unread, with that reason: in a run of several hosts only the first host's
+         * source is kept (health_gather.c), so a host without NVML would otherwise leave no row at all, and
+         * the verdict could read PASS over GPUs nobody looked at */
+        if (busids && nbus > 0 && !(m->gpus = calloc((size_t)nbus, sizeof *m->gpus))) {
+            pthread_mutex_destroy(&m->mu);
+            free(m);
+            return NVS_ERR_NOMEM;
+        }
+        for (int i = 0; busids && i < nbus; i++) {
+            nvs_health_gpu *g = &m->gpus[m->n++].g;
+            nvs_health_gpu_init(g);
+            snprintf(g->host, sizeof g->host, "%s", host);
+            snprintf(g->pci_bus_id, sizeof g->pci_bus_id, "%s", busids[i]);
+            const char *src = strncmp(m->source, "unsupported: ", 13) ? m->source : m->source + 13;
+            snprintf(g->why, sizeof g->why, "NVML not available on this host: %.120s", src);
+        }
         *out = m;
         return NVS_OK;
     }
