@@ -29,7 +29,7 @@ expect_err 0 "" "$NVS" report --no-plots -o "$dir/one" tests/fixtures/runs/minim
 # sweep of several types and ops, and say which: a real run of the MPI host backend, N = 1 and 2
 if command -v mpirun >/dev/null 2>&1; then
     export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-    if mpirun -np 2 "$NVS" coll -b 1K -e 64K -d float,double -o sum,max --gpus 1,2 --out "$dir/mv" >"$dir/mv.log" 2>&1; then
+    if $MPIRUN -np 2 "$NVS" coll -b 1K -e 64K -d float,double -o sum,max --gpus 1,2 --out "$dir/mv" >"$dir/mv.log" 2>&1; then
         expect_err 0 "" "$NVS" report --no-plots -o "$dir/mvr" "$dir/mv/run.json" || finish
         grep -q "^all_reduce busbw (GB/s) per size and GPU count, float sum (the first type and op of the sweep):$" \
             "$dir/mvr/report.md" || fail "the Scaling table does not say its rows are float sum: $(grep 'per size and GPU' "$dir/mvr/report.md")"
