@@ -485,6 +485,14 @@ static void coll_tables(const nvs_run *r, FILE *f)
     free(names);
 }
 
+/* The result of one workload at N; NULL when the workload is NULL or has none there. */
+static const nvs_run_train_result *train_at(const nvs_run_train *t, int n)
+{
+    for (size_t k = 0; t && k < t->nresults; k++)
+        if (t->results[k].n == n) return &t->results[k];
+    return NULL;
+}
+
 static void scaling_tables(const nvs_run *r, FILE *f)
 {
     const char **names = NULL;
@@ -578,9 +586,7 @@ static void scaling_tables(const nvs_run *r, FILE *f)
             }
             for (size_t w = 0; w < nw; w++) {
                 const nvs_run_train *tr = nvs_run_workload(r, w);
-                const nvs_run_train_result *t = NULL;
-                for (size_t k = 0; k < tr->nresults && !t; k++)
-                    if (tr->results[k].n == all[i]) t = &tr->results[k];
+                const nvs_run_train_result *t = train_at(tr, all[i]);
                 if (tr->nresults) fprintf(f, " %s |", fnum(t ? 100 * t->efficiency : NAN, "%.1f %%", b, sizeof b));
             }
             fprintf(f, "\n");
@@ -824,14 +830,6 @@ out:
     nvs_fleet_findings_free(&fs);
     nvs_fleet_samples_free(&s);
     free(rp);
-}
-
-/* The result of one workload at N; NULL when the workload is NULL or has none there. */
-static const nvs_run_train_result *train_at(const nvs_run_train *t, int n)
-{
-    for (size_t k = 0; t && k < t->nresults; k++)
-        if (t->results[k].n == n) return &t->results[k];
-    return NULL;
 }
 
 static void side_by_side(const nvs_report *rep, FILE *f)
