@@ -175,7 +175,7 @@ static int eval_host(const nvs_rule *r, const json_t *root, nvs_verdicts *vs)
         }
         if (!isnan(expected)) {
             v->expected_v = expected;
-            if (r->has_min_bound && bound > 0) snprintf(v->expected, sizeof v->expected, ">= %.1f GB/s (%.0f%% of %.1f)", expected, r->min_bound_pct, bound);
+            if (r->has_min_bound && bound > 0) snprintf(v->expected, sizeof v->expected, ">= %.1f GB/s (%g%% of %.1f)", expected, r->min_bound_pct, bound);
             else snprintf(v->expected, sizeof v->expected, ">= %.1f GB/s", expected);
         }
         if (!json_is_object(m)) {
@@ -207,7 +207,7 @@ static int eval_host(const nvs_rule *r, const json_t *root, nvs_verdicts *vs)
             int d = nvs_check_decimals(val, expected, 1);
             snprintf(v->measured, sizeof v->measured, "%.*f GB/s", d, val);
             if (r->has_min_bound && bound > 0)
-                snprintf(v->expected, sizeof v->expected, ">= %.*f GB/s (%.0f%% of %.1f)", d, expected, r->min_bound_pct, bound);
+                snprintf(v->expected, sizeof v->expected, ">= %.*f GB/s (%g%% of %.1f)", d, expected, r->min_bound_pct, bound);
             else snprintf(v->expected, sizeof v->expected, ">= %.*f GB/s", d, expected);
             char pct[24];
             snprintf(v->margin, sizeof v->margin, "%+.*f GB/s (%s)", d, val - expected,

@@ -563,7 +563,7 @@ static int eval_min(const nvs_rule *r, const nvs_run *run, nvs_verdicts *vs)
         { /* the threshold as fill_values printed it, with the digits that tell it from the value */
             char e[sizeof v->expected];
             snprintf(e, sizeof e, "%s", v->expected);
-            snprintf(v->expected, sizeof v->expected, "%.24s (%.0f%% of %.1f)", e, r->min_bound_pct,
+            snprintf(v->expected, sizeof v->expected, "%.24s (%g%% of %.1f)", e, r->min_bound_pct,
                      thr * 100 / r->min_bound_pct);
         }
         if (m.worst[0]) snprintf(v->note, sizeof v->note, "worst of %d rows: %s", m.rows, m.worst);

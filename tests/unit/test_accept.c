@@ -142,8 +142,8 @@ static void t_host_rows(void)
     json_t *root;
     nvs_verdicts vs = judge("nvscale-rules 1\nhost h2d min_bound=70%\nhost d2h min_bound=70%\nhost bidir min_bound=55%\n"
                             "host h2d mode=all min_bound=50% severity=warn\nhost h2d mode=remote min=10\n"
-                            "host h2d gpu=5 min=1\n", &root);
-    T_EQ_U(vs.n, 6);
+                            "host h2d gpu=5 min=1\nhost d2h min_bound=62.5%\n", &root);
+    T_EQ_U(vs.n, 7);
     const nvs_verdict *v = &vs.v[0];
     T_EQ_S(v->metric, "host h2d single GPU0");
     T_EQ_I(v->severity, NVS_SEV_PASS);
@@ -157,6 +157,9 @@ static void t_host_rows(void)
     T_EQ_I(vs.v[4].severity, NVS_SEV_FAIL); /* demanded, not measured: the host's reason */
     T_CONTAINS(vs.v[4].note, "the host has 1 NUMA node");
     T_CONTAINS(vs.v[5].note, "no such GPU");
+    /* a fractional percentage prints as given, not rounded to "62%" (which would not be the threshold applied) */
+    T_NEAR(vs.v[6].expected_v, 0.625 * 63, 1e-9);
+    T_CONTAINS(vs.v[6].expected, "(62.5% of 63.0)");
     nvs_verdicts_free(&vs);
     json_decref(root);
 }

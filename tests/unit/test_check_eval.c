@@ -249,6 +249,24 @@ static void t_p2p_and_efficiency(void)
     nvs_verdicts_free(&vs);
 }
 
+/* min_bound= holds a point to a share of its bound, and the row prints that share as given: 87.5 %, not "88%" */
+static void t_min_bound_pct(void)
+{
+    nvs_run run = make_run();
+    pairs[0].bound_gbps = 450.0; /* 0->1 only: 1->0 has no bound, so min_bound alone cannot judge it */
+    const char *lines[] = {"p2p uni min_bound=87.5%", NULL};
+    nvs_verdicts vs = eval(lines, &run, NULL);
+    T_EQ_U(vs.n, 3);
+    T_EQ_S(vs.v[1].metric, "p2p uni 0->1");
+    T_NEAR(vs.v[1].expected_v, 393.75, 1e-9);
+    T_CONTAINS(vs.v[1].expected, "(87.5% of 450.0)");
+    T_EQ_I(vs.v[1].pass, 0); /* 390 < 393.75 */
+    T_EQ_I(vs.v[2].pass, 0);
+    T_CONTAINS(vs.v[2].note, "the run has no bound for it");
+    nvs_verdicts_free(&vs);
+    pairs[0].bound_gbps = 0;
+}
+
 static void t_below_baseline(void)
 {
     static nvs_run_coll brows[16];
@@ -418,7 +436,7 @@ static void t_every_workload(void)
 T_LIST = {T_CASE(t_appends), 
     T_CASE(t_status_row),         T_CASE(t_min_edges_and_worst_variant), T_CASE(t_n_selection),
     T_CASE(t_not_measured_fails), T_CASE(t_every_collective_and_range),  T_CASE(t_wrong_results_fail),
-    T_CASE(t_p2p_and_efficiency), T_CASE(t_below_baseline),              T_CASE(t_baseline_equal_to_run_passes),
+    T_CASE(t_p2p_and_efficiency), T_CASE(t_min_bound_pct), T_CASE(t_below_baseline),              T_CASE(t_baseline_equal_to_run_passes),
     T_CASE(t_slowest),            T_CASE(t_run_names),           T_CASE(t_every_workload),
 };
 T_MAIN
