@@ -49,6 +49,7 @@ typedef struct {
     ret_t (*set_register)(dev_t_, unsigned long long, nvs_nvmlEventSet_t);
     ret_t (*set_wait)(nvs_nvmlEventSet_t, nvs_nvmlEventData_t *, unsigned);
     ret_t (*set_free)(nvs_nvmlEventSet_t);
+    const char *reasons_call; /* the name `reasons` was found under (renamed in R535) */
 } fns;
 
 typedef struct {
@@ -95,7 +96,11 @@ static void load_fns(nvs_nvml *n, fns *f)
     sym(n, "nvmlDeviceGetRemappedRows", &f->remapped);
     /* renamed in R535 ("clocks event reasons"); older drivers only have the throttle name, same meaning */
     sym(n, "nvmlDeviceGetCurrentClocksEventReasons", &f->reasons);
-    if (!f->reasons) sym(n, "nvmlDeviceGetCurrentClocksThrottleReasons", &f->reasons);
+    f->reasons_call = "nvmlDeviceGetCurrentClocksEventReasons";
+    if (!f->reasons) {
+        sym(n, "nvmlDeviceGetCurrentClocksThrottleReasons", &f->reasons);
+        f->reasons_call = "nvmlDeviceGetCurrentClocksThrottleReasons";
+    }
     sym(n, "nvmlDeviceGetClockInfo", &f->clock);
     sym(n, "nvmlDeviceGetMaxClockInfo", &f->max_clock);
     sym(n, "nvmlDeviceGetTemperature", &f->temp);
@@ -119,74 +124,122 @@ static void load_fns(nvs_nvml *n, fns *f)
 }
 
 #define OK NVS_NVML_SUCCESS
+_Static_assert(NVS_NVML_ERROR_GPU_IS_LOST == NVS_HEALTH_LOST_CODE && NVS_NVML_ERROR_RESET_REQUIRED == NVS_HEALTH_RESET_CODE,
+               "health.h's lost codes are NVML's");
+
+/* Where one reading of one GPU puts what its calls answered besides values: a GPU that is gone or needs a reset
+ * (g->lost, the first such answer) and other failures (g->read_errors, each call once), so that a counter left
+ * unknown says why. Answers that only mean "not here" are no failure: NOT_SUPPORTED, INVALID_ARGUMENT (a link
+ * index past the last, a sensor this board lacks), INSUFFICIENT_SIZE (the retired-page count query). */
+typedef struct {
+    nvs_nvml *nvml;
+    nvs_health_gpu *g;
+    const char *when; /* "before the run", "during the run", "after the run" */
+} reader;
+
+static ret_t seen(const reader *c, const char *call, ret_t r)
+{
+    if (r == OK || r == NVS_NVML_ERROR_NOT_SUPPORTED || r == NVS_NVML_ERROR_INVALID_ARGUMENT ||
+        r == NVS_NVML_ERROR_INSUFFICIENT_SIZE)
+        return r;
+    nvs_health_gpu *g = c->g;
+    const char *text = nvs_nvml_error_text(c->nvml, r);
+    if (r == NVS_NVML_ERROR_GPU_IS_LOST || r == NVS_NVML_ERROR_RESET_REQUIRED) {
+        if (!g->lost.code) {
+            g->lost.code = r;
+            snprintf(g->lost.call, sizeof g->lost.call, "%s", call);
+            snprintf(g->lost.when, sizeof g->lost.when, "%s", c->when);
+            snprintf(g->lost.text, sizeof g->lost.text, "%s", text);
+            nvs_warn("health: GPU %s: %s %s: %s", g->pci_bus_id, call, c->when, text);
+        }
+        return r;
+    }
+    char item[112];
+    snprintf(item, sizeof item, "%s: %s", call, text);
+    if (strstr(g->read_errors, item)) return r; /* each call once */
+    size_t l = strlen(g->read_errors);
+    if (l + strlen(item) + 2 < sizeof g->read_errors)
+        snprintf(g->read_errors + l, sizeof g->read_errors - l, "%s%s", l ? "; " : "", item);
+    return r;
+}
+
+/* A call through its pointer in fns (NOT_SUPPORTED when the library lacks it), its answer seen under NVML's name */
+#define CALL(c, f, field, nvml_name, ...) \
+    ((f)->field ? seen((c), nvml_name, (f)->field(__VA_ARGS__)) : NVS_NVML_ERROR_NOT_SUPPORTED)
 
 /* unsigned readers: -1 when the call is missing or fails */
-static long long u1(ret_t (*fn)(dev_t_, unsigned *), dev_t_ d)
+static long long u1(const reader *c, const char *call, ret_t (*fn)(dev_t_, unsigned *), dev_t_ d)
 {
     unsigned v;
-    return fn && fn(d, &v) == OK ? (long long)v : -1;
+    return fn && seen(c, call, fn(d, &v)) == OK ? (long long)v : -1;
 }
-static long long u2(ret_t (*fn)(dev_t_, int, unsigned *), dev_t_ d, int what)
+static long long u2(const reader *c, const char *call, ret_t (*fn)(dev_t_, int, unsigned *), dev_t_ d, int what)
 {
     unsigned v;
-    return fn && fn(d, what, &v) == OK ? (long long)v : -1;
+    return fn && seen(c, call, fn(d, what, &v)) == OK ? (long long)v : -1;
 }
-static double watts(ret_t (*fn)(dev_t_, unsigned *), dev_t_ d)
+static double watts(const reader *c, const char *call, ret_t (*fn)(dev_t_, unsigned *), dev_t_ d)
 {
     unsigned mw;
-    return fn && fn(d, &mw) == OK ? mw / 1000.0 : NAN; /* NVML reports milliwatts */
+    return fn && seen(c, call, fn(d, &mw)) == OK ? mw / 1000.0 : NAN; /* NVML reports milliwatts */
 }
 
-static void read_snap(const fns *f, dev_t_ d, nvs_health_snap *s)
+static void read_snap(const reader *c, const fns *f, dev_t_ d, nvs_health_snap *s)
 {
     nvs_health_snap_unknown(s);
     int cur, pend;
-    if (f->ecc_mode && f->ecc_mode(d, &cur, &pend) == OK) s->ecc_enabled = cur == NVS_NVML_FEATURE_ENABLED;
+    if (CALL(c, f, ecc_mode, "nvmlDeviceGetEccMode", d, &cur, &pend) == OK)
+        s->ecc_enabled = cur == NVS_NVML_FEATURE_ENABLED;
     unsigned long long v;
-    if (f->ecc_total) {
-        if (f->ecc_total(d, NVS_NVML_MEMORY_ERROR_TYPE_CORRECTED, NVS_NVML_VOLATILE_ECC, &v) == OK) s->ecc_corr_volatile = (long long)v;
-        if (f->ecc_total(d, NVS_NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVS_NVML_VOLATILE_ECC, &v) == OK) s->ecc_unc_volatile = (long long)v;
-        if (f->ecc_total(d, NVS_NVML_MEMORY_ERROR_TYPE_CORRECTED, NVS_NVML_AGGREGATE_ECC, &v) == OK) s->ecc_corr_aggregate = (long long)v;
-        if (f->ecc_total(d, NVS_NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVS_NVML_AGGREGATE_ECC, &v) == OK) s->ecc_unc_aggregate = (long long)v;
-    }
-    if (f->retired) {
-        /* pageCount 0 asks for the count only: NVML answers SUCCESS (none) or INSUFFICIENT_SIZE with the count */
-        unsigned cnt = 0;
-        ret_t r = f->retired(d, NVS_NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS, &cnt, NULL);
-        if (r == OK || r == NVS_NVML_ERROR_INSUFFICIENT_SIZE) s->retired_sbe = cnt;
-        cnt = 0;
-        r = f->retired(d, NVS_NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR, &cnt, NULL);
-        if (r == OK || r == NVS_NVML_ERROR_INSUFFICIENT_SIZE) s->retired_dbe = cnt;
-    }
-    if (f->retired_pending && f->retired_pending(d, &pend) == OK) s->retired_pending = pend == NVS_NVML_FEATURE_ENABLED;
+    const int ecc_type[4] = {NVS_NVML_MEMORY_ERROR_TYPE_CORRECTED, NVS_NVML_MEMORY_ERROR_TYPE_UNCORRECTED,
+                             NVS_NVML_MEMORY_ERROR_TYPE_CORRECTED, NVS_NVML_MEMORY_ERROR_TYPE_UNCORRECTED};
+    const int ecc_counter[4] = {NVS_NVML_VOLATILE_ECC, NVS_NVML_VOLATILE_ECC, NVS_NVML_AGGREGATE_ECC,
+                                NVS_NVML_AGGREGATE_ECC};
+    long long *ecc_into[4] = {&s->ecc_corr_volatile, &s->ecc_unc_volatile, &s->ecc_corr_aggregate,
+                              &s->ecc_unc_aggregate};
+    for (int i = 0; i < 4; i++)
+        if (CALL(c, f, ecc_total, "nvmlDeviceGetTotalEccErrors", d, ecc_type[i], ecc_counter[i], &v) == OK)
+            *ecc_into[i] = (long long)v;
+    /* pageCount 0 asks for the count only: NVML answers SUCCESS (none) or INSUFFICIENT_SIZE with the count */
+    unsigned cnt = 0;
+    ret_t r = CALL(c, f, retired, "nvmlDeviceGetRetiredPages", d,
+                   NVS_NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS, &cnt, NULL);
+    if (r == OK || r == NVS_NVML_ERROR_INSUFFICIENT_SIZE) s->retired_sbe = cnt;
+    cnt = 0;
+    r = CALL(c, f, retired, "nvmlDeviceGetRetiredPages", d, NVS_NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR, &cnt, NULL);
+    if (r == OK || r == NVS_NVML_ERROR_INSUFFICIENT_SIZE) s->retired_dbe = cnt;
+    if (CALL(c, f, retired_pending, "nvmlDeviceGetRetiredPagesPendingStatus", d, &pend) == OK)
+        s->retired_pending = pend == NVS_NVML_FEATURE_ENABLED;
     unsigned corr, unc, pending, failure;
-    if (f->remapped && f->remapped(d, &corr, &unc, &pending, &failure) == OK) {
+    if (CALL(c, f, remapped, "nvmlDeviceGetRemappedRows", d, &corr, &unc, &pending, &failure) == OK) {
         s->remap_corr = corr;
         s->remap_unc = unc;
         s->remap_pending = pending != 0;
         s->remap_failure = failure != 0;
     }
-    if (f->reasons && f->reasons(d, &v) == OK) s->clock_reasons = (long long)(v & 0x7fffffffffffffffull);
-    s->sm_mhz = (int)u2(f->clock, d, NVS_NVML_CLOCK_SM);
-    s->sm_max_mhz = (int)u2(f->max_clock, d, NVS_NVML_CLOCK_SM);
-    s->mem_mhz = (int)u2(f->clock, d, NVS_NVML_CLOCK_MEM);
-    s->mem_max_mhz = (int)u2(f->max_clock, d, NVS_NVML_CLOCK_MEM);
-    s->temp_c = (int)u2(f->temp, d, NVS_NVML_TEMPERATURE_GPU);
-    s->temp_slowdown_c = (int)u2(f->temp_threshold, d, NVS_NVML_TEMPERATURE_THRESHOLD_SLOWDOWN);
-    s->temp_shutdown_c = (int)u2(f->temp_threshold, d, NVS_NVML_TEMPERATURE_THRESHOLD_SHUTDOWN);
-    s->power_w = watts(f->power, d);
-    s->power_limit_w = watts(f->power_limit, d);
-    s->power_default_limit_w = watts(f->power_default, d);
-    s->pcie_gen = (int)u1(f->gen, d);
-    s->pcie_width = (int)u1(f->width, d);
-    s->pcie_max_gen = (int)u1(f->max_gen, d);
-    s->pcie_max_width = (int)u1(f->max_width, d);
-    s->pcie_replay = u1(f->replay, d);
+    if (CALL(c, f, reasons, f->reasons_call, d, &v) == OK) s->clock_reasons = (long long)(v & 0x7fffffffffffffffull);
+    s->sm_mhz = (int)u2(c, "nvmlDeviceGetClockInfo", f->clock, d, NVS_NVML_CLOCK_SM);
+    s->sm_max_mhz = (int)u2(c, "nvmlDeviceGetMaxClockInfo", f->max_clock, d, NVS_NVML_CLOCK_SM);
+    s->mem_mhz = (int)u2(c, "nvmlDeviceGetClockInfo", f->clock, d, NVS_NVML_CLOCK_MEM);
+    s->mem_max_mhz = (int)u2(c, "nvmlDeviceGetMaxClockInfo", f->max_clock, d, NVS_NVML_CLOCK_MEM);
+    s->temp_c = (int)u2(c, "nvmlDeviceGetTemperature", f->temp, d, NVS_NVML_TEMPERATURE_GPU);
+    s->temp_slowdown_c = (int)u2(c, "nvmlDeviceGetTemperatureThreshold", f->temp_threshold, d,
+                                 NVS_NVML_TEMPERATURE_THRESHOLD_SLOWDOWN);
+    s->temp_shutdown_c = (int)u2(c, "nvmlDeviceGetTemperatureThreshold", f->temp_threshold, d,
+                                 NVS_NVML_TEMPERATURE_THRESHOLD_SHUTDOWN);
+    s->power_w = watts(c, "nvmlDeviceGetPowerUsage", f->power, d);
+    s->power_limit_w = watts(c, "nvmlDeviceGetEnforcedPowerLimit", f->power_limit, d);
+    s->power_default_limit_w = watts(c, "nvmlDeviceGetPowerManagementDefaultLimit", f->power_default, d);
+    s->pcie_gen = (int)u1(c, "nvmlDeviceGetCurrPcieLinkGeneration", f->gen, d);
+    s->pcie_width = (int)u1(c, "nvmlDeviceGetCurrPcieLinkWidth", f->width, d);
+    s->pcie_max_gen = (int)u1(c, "nvmlDeviceGetMaxPcieLinkGeneration", f->max_gen, d);
+    s->pcie_max_width = (int)u1(c, "nvmlDeviceGetMaxPcieLinkWidth", f->max_width, d);
+    s->pcie_replay = u1(c, "nvmlDeviceGetPcieReplayCounter", f->replay, d);
     if (f->link_state) {
         s->nlinks = 0;
-        for (unsigned l = 0; l < NVS_HEALTH_MAX_LINKS; l++) {
+        for (unsigned l = 0; l < NVS_HEALTH_MAX_LINKS && !c->g->lost.code; l++) {
             int active = 0;
-            ret_t r = f->link_state(d, l, &active);
+            r = CALL(c, f, link_state, "nvmlDeviceGetNvLinkState", d, l, &active);
             /* past the last link, or a GPU without NVLink (as in topo_nvml.c) */
             if (r == NVS_NVML_ERROR_INVALID_ARGUMENT || r == NVS_NVML_ERROR_NOT_SUPPORTED) break;
             if (r != OK) continue;
@@ -194,11 +247,13 @@ static void read_snap(const fns *f, dev_t_ d, nvs_health_snap *s)
             k->link = (int)l;
             k->active = active == NVS_NVML_FEATURE_ENABLED;
             k->replay = k->recovery = k->crc_flit = k->crc_data = -1;
-            if (!f->link_error || !k->active) continue;
-            if (f->link_error(d, l, NVS_NVML_NVLINK_ERROR_DL_REPLAY, &v) == OK) k->replay = (long long)v;
-            if (f->link_error(d, l, NVS_NVML_NVLINK_ERROR_DL_RECOVERY, &v) == OK) k->recovery = (long long)v;
-            if (f->link_error(d, l, NVS_NVML_NVLINK_ERROR_DL_CRC_FLIT, &v) == OK) k->crc_flit = (long long)v;
-            if (f->link_error(d, l, NVS_NVML_NVLINK_ERROR_DL_CRC_DATA, &v) == OK) k->crc_data = (long long)v;
+            if (!k->active) continue;
+            const int counter[4] = {NVS_NVML_NVLINK_ERROR_DL_REPLAY, NVS_NVML_NVLINK_ERROR_DL_RECOVERY,
+                                    NVS_NVML_NVLINK_ERROR_DL_CRC_FLIT, NVS_NVML_NVLINK_ERROR_DL_CRC_DATA};
+            long long *into[4] = {&k->replay, &k->recovery, &k->crc_flit, &k->crc_data};
+            for (int e = 0; e < 4; e++)
+                if (CALL(c, f, link_error, "nvmlDeviceGetNvLinkErrorCounter", d, l, counter[e], &v) == OK)
+                    *into[e] = (long long)v;
         }
     }
 }
@@ -250,24 +305,30 @@ static void sample_once(nvs_health_monitor *m)
     for (int i = 0; i < m->n; i++) {
         mon_gpu *mg = &m->gpus[i];
         nvs_health_load *l = &mg->g.load;
-        if (mg->g.why[0]) continue;
+        if (mg->g.why[0] || mg->g.lost.code) continue; /* a lost GPU answers nothing more */
+        const reader rc = {m->nvml, &mg->g, "during the run"}, *c = &rc;
         dev_t_ d = mg->dev;
         unsigned long long reasons = 0;
-        int have_reasons = f->reasons && f->reasons(d, &reasons) == OK;
+        int have_reasons = CALL(c, f, reasons, f->reasons_call, d, &reasons) == OK;
         nvs_nvmlUtilization_t u;
-        int busy = f->util && f->util(d, &u) == OK ? u.gpu >= 50 : have_reasons && !(reasons & NVS_CLK_GPU_IDLE);
+        int busy = CALL(c, f, util, "nvmlDeviceGetUtilizationRates", d, &u) == OK
+                       ? u.gpu >= 50
+                       : have_reasons && !(reasons & NVS_CLK_GPU_IDLE);
+        if (mg->g.lost.code) continue; /* lost in this sample: its readings are not the GPU's */
         l->samples++;
-        long long t = u2(f->temp, d, NVS_NVML_TEMPERATURE_GPU);
+        long long t = u2(c, "nvmlDeviceGetTemperature", f->temp, d, NVS_NVML_TEMPERATURE_GPU);
         if (t > l->temp_max_c) l->temp_max_c = (int)t;
-        double p = watts(f->power, d);
+        double p = watts(c, "nvmlDeviceGetPowerUsage", f->power, d);
         if (!isnan(p) && (isnan(l->power_max_w) || p > l->power_max_w)) l->power_max_w = p;
-        long long g = u1(f->gen, d), w = u1(f->width, d);
+        long long g = u1(c, "nvmlDeviceGetCurrPcieLinkGeneration", f->gen, d);
+        long long w = u1(c, "nvmlDeviceGetCurrPcieLinkWidth", f->width, d);
         if (g > l->pcie_gen_max) l->pcie_gen_max = (int)g;
         if (w > l->pcie_width_max) l->pcie_width_max = (int)w;
         if (!busy) continue;
         l->busy_samples++;
         if (have_reasons) l->reasons_busy = (l->reasons_busy < 0 ? 0 : l->reasons_busy) | (long long)(reasons & 0x7fffffffffffffffull);
-        long long sm = u2(f->clock, d, NVS_NVML_CLOCK_SM), mem = u2(f->clock, d, NVS_NVML_CLOCK_MEM);
+        long long sm = u2(c, "nvmlDeviceGetClockInfo", f->clock, d, NVS_NVML_CLOCK_SM);
+        long long mem = u2(c, "nvmlDeviceGetClockInfo", f->clock, d, NVS_NVML_CLOCK_MEM);
         if (sm > 0) {
             if (l->sm_min_mhz < 0 || sm < l->sm_min_mhz) l->sm_min_mhz = (int)sm;
             mg->sm_sum += (double)sm;
@@ -423,7 +484,10 @@ nvs_result_t nvs_health_monitor_start(const char *host, const char (*busids)[32]
     /* events first: an XID between the first reading and the registration would be missed */
     setup_events(m);
     for (int i = 0; i < m->n; i++)
-        if (!m->gpus[i].g.why[0]) read_snap(&m->f, m->gpus[i].dev, &m->gpus[i].g.before);
+        if (!m->gpus[i].g.why[0]) {
+            const reader c = {m->nvml, &m->gpus[i].g, "before the run"};
+            read_snap(&c, &m->f, m->gpus[i].dev, &m->gpus[i].g.before);
+        }
     m->t0 = nvs_now_s();
     m->sample_ms = sample_ms;
     if (sample_ms > 0 && m->n > 0) {
@@ -455,7 +519,8 @@ nvs_result_t nvs_health_monitor_finish(nvs_health_monitor *m, nvs_health_report 
         mon_gpu *mg = &m->gpus[i];
         nvs_health_gpu *g = &mg->g;
         if (!g->why[0]) {
-            read_snap(&m->f, mg->dev, &g->after);
+            const reader c = {m->nvml, g, "after the run"};
+            read_snap(&c, &m->f, mg->dev, &g->after);
             g->have_after = 1;
         }
         if (mg->sm_n) g->load.sm_mean_mhz = mg->sm_sum / mg->sm_n;

@@ -81,6 +81,8 @@ typedef struct {
  * reason bits are in health/health.h (NVS_CLK_*). */
 #define NVS_NVML_ERROR_INSUFFICIENT_SIZE 7 /* NVML_ERROR_INSUFFICIENT_SIZE */
 #define NVS_NVML_ERROR_TIMEOUT 10          /* NVML_ERROR_TIMEOUT: nvmlEventSetWait found no event */
+#define NVS_NVML_ERROR_GPU_IS_LOST 15      /* NVML_ERROR_GPU_IS_LOST: fallen off the bus or otherwise inaccessible */
+#define NVS_NVML_ERROR_RESET_REQUIRED 16   /* NVML_ERROR_RESET_REQUIRED: the GPU needs a reset before further use */
 
 #define NVS_NVML_MEMORY_ERROR_TYPE_CORRECTED 0   /* nvmlMemoryErrorType_t */
 #define NVS_NVML_MEMORY_ERROR_TYPE_UNCORRECTED 1

@@ -75,6 +75,18 @@ typedef struct {
     int count;
 } nvs_health_xid;
 
+/* The GPU stopped answering: an NVML call said it is gone (nvmlReturn_t NVML_ERROR_GPU_IS_LOST, 15: "the GPU
+ * has fallen off the bus or has otherwise become inaccessible") or needs a reset (NVML_ERROR_RESET_REQUIRED,
+ * 16). The first such answer is kept. */
+#define NVS_HEALTH_LOST_CODE 15  /* NVML_ERROR_GPU_IS_LOST */
+#define NVS_HEALTH_RESET_CODE 16 /* NVML_ERROR_RESET_REQUIRED */
+typedef struct {
+    int code;       /* NVS_HEALTH_LOST_CODE, NVS_HEALTH_RESET_CODE; 0: answered throughout */
+    char call[48];  /* the NVML call that got the answer */
+    char when[24];  /* "before the run", "during the run", "after the run" */
+    char text[64];  /* NVML's text for the code (nvmlErrorString) */
+} nvs_health_lost;
+
 typedef struct {
     char host[64];
     char pci_bus_id[32];
@@ -89,6 +101,9 @@ typedef struct {
     int nxid;
     nvs_health_xid xids[NVS_HEALTH_MAX_XIDS];
     int xid_other;        /* events beyond NVS_HEALTH_MAX_XIDS distinct codes */
+    nvs_health_lost lost; /* code 0 unless NVML said the GPU is lost or needs a reset (then every check FAILs) */
+    char read_errors[240]; /* "" or the calls that failed with something other than "not supported" (no permission,
+                            * unknown error), "call: text" joined by "; ", each once: why a counter is unknown */
 } nvs_health_gpu;
 
 typedef struct {

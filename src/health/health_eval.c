@@ -94,11 +94,15 @@ static void worsen(nvs_health_finding *x, nvs_severity s)
 
 static long long delta(long long a, long long b) { return a >= 0 && b >= 0 ? b - a : -1; }
 
-static void unsupported(nvs_health_finding *x, const char *what)
+static void unsupported(nvs_health_finding *x, const nvs_health_gpu *g, const char *what)
 {
     put(x->measured, sizeof x->measured, "unsupported");
     worsen(x, NVS_SEV_WARN);
-    note_add(x, "%s: this GPU or driver does not report it, so it cannot be checked", what);
+    if (g->read_errors[0]) /* not necessarily "not supported": say which calls failed and how */
+        note_add(x, "%s: not reported, so it cannot be checked (NVML calls that failed on this GPU: %s)", what,
+                 g->read_errors);
+    else
+        note_add(x, "%s: this GPU or driver does not report it, so it cannot be checked", what);
 }
 
 /* The reading that counts as "now": after the run when there is one. */
@@ -110,7 +114,7 @@ static void eval_ecc(nvs_health_finding *x, const nvs_health_gpu *g)
     put(x->expected, sizeof x->expected, "0 uncorrectable");
     x->expected_v = 0;
     if (b->ecc_enabled < 0 && b->ecc_unc_volatile < 0 && b->ecc_unc_aggregate < 0) {
-        unsupported(x, "ECC mode and counters");
+        unsupported(x, g, "ECC mode and counters");
         return;
     }
     if (b->ecc_enabled == 0) {
@@ -141,7 +145,7 @@ static void eval_ecc(nvs_health_finding *x, const nvs_health_gpu *g)
         worsen(x, NVS_SEV_WARN);
         note_add(x, "%lld corrected error%s during the run", dcorr, dcorr == 1 ? "" : "s");
     }
-    if (vol < 0 && agg < 0) unsupported(x, "uncorrectable ECC counters");
+    if (vol < 0 && agg < 0) unsupported(x, g, "uncorrectable ECC counters");
 }
 
 static void eval_memory(nvs_health_finding *x, const nvs_health_gpu *g)
@@ -150,7 +154,7 @@ static void eval_memory(nvs_health_finding *x, const nvs_health_gpu *g)
     put(x->expected, sizeof x->expected, "nothing pending or failed");
     int remap = b->remap_pending >= 0 || b->remap_failure >= 0, retire = b->retired_pending >= 0;
     if (!remap && !retire) {
-        unsupported(x, "row remapping and page retirement");
+        unsupported(x, g, "row remapping and page retirement");
         return;
     }
     if (remap)
@@ -245,7 +249,7 @@ static void eval_throttle(nvs_health_finding *x, const nvs_health_gpu *g)
     if (a->clock_reasons >= 0) bits = bits < 0 ? a->clock_reasons : bits | a->clock_reasons;
     if (b->clock_reasons >= 0) bits = bits < 0 ? b->clock_reasons : bits | b->clock_reasons;
     if (bits < 0) {
-        unsupported(x, "clock event (throttle) reasons");
+        unsupported(x, g, "clock event (throttle) reasons");
         return;
     }
     char names[160];
@@ -276,7 +280,7 @@ static void eval_clocks(nvs_health_finding *x, const nvs_health_gpu *g)
         return;
     }
     if (isnan(l->sm_mean_mhz) || b->sm_max_mhz <= 0) {
-        unsupported(x, "SM clock or its maximum");
+        unsupported(x, g, "SM clock or its maximum");
         return;
     }
     double frac = l->sm_mean_mhz / b->sm_max_mhz;
@@ -308,7 +312,7 @@ static void eval_temperature(nvs_health_finding *x, const nvs_health_gpu *g)
     } else
         put(x->expected, sizeof x->expected, "below the slowdown threshold");
     if (t < 0) {
-        unsupported(x, "GPU temperature");
+        unsupported(x, g, "GPU temperature");
         return;
     }
     x->measured_v = t;
@@ -336,7 +340,7 @@ static void eval_power(nvs_health_finding *x, const nvs_health_gpu *g)
     if (!isnan(def)) put(x->expected, sizeof x->expected, "limit >= %.0f%% of %.0f W", POWER_LIMIT_MIN_FRAC * 100, def);
     else put(x->expected, sizeof x->expected, "the default power limit");
     if (isnan(lim)) {
-        unsupported(x, "enforced power limit");
+        unsupported(x, g, "enforced power limit");
         return;
     }
     x->measured_v = lim;
@@ -370,7 +374,7 @@ static void eval_pcie(nvs_health_finding *x, const nvs_health_gpu *g)
     int gl = l->busy_samples > 0 ? l->pcie_gen_max : -1, gi = maxi(a->pcie_gen, b->pcie_gen);
     int gen = maxi(gl, gi);
     if (gen <= 0 || w <= 0 || maxg <= 0 || maxw <= 0) {
-        unsupported(x, "PCIe generation/width or their maximum");
+        unsupported(x, g, "PCIe generation/width or their maximum");
         if (gen > 0 && w > 0) put(x->measured, sizeof x->measured, "gen%d x%d", gen, w);
         return;
     }
@@ -398,7 +402,7 @@ static void eval_pcie_replay(nvs_health_finding *x, const nvs_health_gpu *g)
     x->expected_v = 0;
     long long d = delta(g->before.pcie_replay, now_of(g)->pcie_replay);
     if (now_of(g)->pcie_replay < 0) {
-        unsupported(x, "PCIe replay counter");
+        unsupported(x, g, "PCIe replay counter");
         return;
     }
     if (!g->have_after) {
@@ -428,7 +432,7 @@ static void eval_nvlink(nvs_health_finding *x, const nvs_health_report *r, int g
     const nvs_health_snap *a = &g->before, *b = now_of(g);
     if (b->nlinks < 0) {
         put(x->expected, sizeof x->expected, "every link up");
-        unsupported(x, "NVLink state");
+        unsupported(x, g, "NVLink state");
         return;
     }
     int up = active_links(b);
@@ -469,7 +473,7 @@ static void eval_nvlink_errors(nvs_health_finding *x, const nvs_health_gpu *g)
     put(x->expected, sizeof x->expected, "0 during the run");
     x->expected_v = 0;
     if (b->nlinks < 0) {
-        unsupported(x, "NVLink error counters");
+        unsupported(x, g, "NVLink error counters");
         return;
     }
     if (!active_links(b)) {
@@ -480,7 +484,7 @@ static void eval_nvlink_errors(nvs_health_finding *x, const nvs_health_gpu *g)
     int supported = 0;
     for (int i = 0; i < b->nlinks; i++) supported |= b->links[i].crc_flit >= 0 || b->links[i].replay >= 0 || b->links[i].recovery >= 0;
     if (!supported) {
-        unsupported(x, "NVLink error counters");
+        unsupported(x, g, "NVLink error counters");
         return;
     }
     if (!g->have_after) {
@@ -540,6 +544,19 @@ int nvs_health_evaluate(const nvs_health_report *r, nvs_health_findings *out)
                 put(x->expected, sizeof x->expected, "readable");
                 worsen(x, NVS_SEV_WARN);
                 note_add(x, "%s", g->why);
+                continue;
+            }
+            if (g->lost.code) { /* whatever was read before it went is not a verdict on a GPU that is gone */
+                put(x->measured, sizeof x->measured, "%s",
+                    g->lost.code == NVS_HEALTH_RESET_CODE ? "reset required" : "GPU lost");
+                put(x->expected, sizeof x->expected, "answers NVML");
+                worsen(x, NVS_SEV_FAIL);
+                note_add(x, "%s %s answered \"%s\" (NVML %d): %s", g->lost.call, g->lost.when, g->lost.text,
+                         g->lost.code,
+                         g->lost.code == NVS_HEALTH_RESET_CODE
+                             ? "reset the GPU (nvidia-smi -r) or reboot before using it; replace it if it happens again"
+                             : "the GPU fell off the bus or stopped responding (dmesg | grep -i xid); reboot, and "
+                               "reseat or replace it if it happens again");
                 continue;
             }
             switch ((nvs_health_check)c) {

@@ -181,6 +181,11 @@ static json_t *gpu_json(const nvs_health_gpu *g)
         json_array_append_new(ev, json_pack("{s:I, s:i}", "xid", (json_int_t)g->xids[i].xid, "count", g->xids[i].count));
     json_object_set_new(o, "xid", json_pack("{s:b, s:s, s:o, s:i}", "watched", g->xid_watched, "why", g->xid_why,
                                             "events", ev ? ev : json_null(), "other", g->xid_other));
+    const nvs_health_lost *l = &g->lost;
+    json_object_set_new(o, "lost", l->code ? json_pack("{s:i, s:s, s:s, s:s}", "code", l->code, "call", l->call,
+                                                       "when", l->when, "text", l->text)
+                                           : json_null());
+    json_object_set_new(o, "read_errors", g->read_errors[0] ? json_string(g->read_errors) : json_null());
     return o;
 }
 
@@ -411,6 +416,20 @@ nvs_result_t nvs_health_from_json(const json_t *j, nvs_health_report *out, char 
                 g->xids[g->nxid++].count = (int)cnt;
             }
         }
+        /* both absent from runs written before 3 December 2026: the GPU answered, nothing failed */
+        snprintf(c.path, sizeof c.path, "%s", base);
+        if ((x = get_obj(&c, o, "lost"))) {
+            long long code = get_int(&c, x, "code");
+            if (code != NVS_HEALTH_LOST_CODE && code != NVS_HEALTH_RESET_CODE)
+                bad_field(&c, "lost", "{\"code\": 15 or 16, \"call\", \"when\", \"text\"} or null");
+            g->lost.code = (int)code;
+            copy_str(g->lost.call, sizeof g->lost.call, json_object_get(x, "call"));
+            copy_str(g->lost.when, sizeof g->lost.when, json_object_get(x, "when"));
+            copy_str(g->lost.text, sizeof g->lost.text, json_object_get(x, "text"));
+        }
+        const json_t *re = json_object_get(o, "read_errors");
+        if (json_is_string(re)) copy_str(g->read_errors, sizeof g->read_errors, re);
+        else if (re && !json_is_null(re)) bad_field(&c, "read_errors", "a string or null");
     }
     if (c.bad) {
         nvs_health_report_free(out);

@@ -5,6 +5,8 @@
 #   - each fault of the stand-in (FAKE_NVML_FAULT=FAULT:GPU): exit 3, the FAIL row names that GPU's bus id
 #   - PCIe replays, a lowered power limit: WARN, exit 0; no health calls at all: WARN "unsupported", exit 0
 #   - the XID event wait failing mid-run: WARN "not watched" with NVML's reason where no XID came before
+#   - a GPU lost (or needing a reset) during the run: every check of it FAILs with NVML's answer; a call NVML
+#     refuses is named in the WARN of what it left unknown
 #   - no NVML library: health skipped with the reason, exit 0
 #   - a rules file overrides the built-in rules (severity=warn turns the ECC FAIL into a WARN, exit 0)
 #   - level 2 and level 3: what a host backend cannot measure is said, not failed; under mpirun one table
@@ -93,6 +95,18 @@ for f in ecc:1:ecc:uncorrectable remap:0:memory:reset xid:1:xid:XID\ 79 throttle
         verdict "fault_$check$gpu" "$check 0000:00:0$((6 + gpu)).0" FAIL "$note" &&
         verdict "fault_$check$gpu" "$check 0000:00:0$((7 - gpu)).0" PASS
 done
+# a GPU that falls off the bus during the run (NVML answers GPU_IS_LOST) or needs a reset: every check of it FAILs
+# naming NVML's answer, whatever was read before it went; the other GPU still passes
+FAKE_NVML_FAULT=lost:1 acc lost "$dir/lib" 3 --level 1 &&
+    verdict lost "ecc 0000:00:07.0" FAIL 'answered "GPU is lost" (NVML 15)' &&
+    verdict lost "nvlink 0000:00:07.0" FAIL "fell off the bus" && verdict lost "ecc 0000:00:06.0" PASS
+FAKE_NVML_FAULT=reset:0 acc reset "$dir/lib" 3 --level 1 &&
+    verdict reset "pcie 0000:00:06.0" FAIL 'answered "GPU requires reset" (NVML 16)' &&
+    verdict reset "pcie 0000:00:07.0" PASS
+# a call NVML refuses (no permission) is not "does not report it": the row names the call and NVML's answer
+FAKE_NVML_FAULT=perm:1 acc perm "$dir/lib" 0 --level 1 &&
+    verdict perm "pcie_replay 0000:00:07.0" WARN "nvmlDeviceGetPcieReplayCounter: Insufficient Permissions" &&
+    verdict perm "pcie_replay 0000:00:06.0" PASS
 # WARN paths: the run still passes
 FAKE_NVML_FAULT=replay:1,powercap:0 acc warn "$dir/lib" 0 --level 1 &&
     verdict warn "pcie_replay 0000:00:07.0" WARN "PCIe replays" && verdict warn "power 0000:00:06.0" WARN "lowered to 500 W"

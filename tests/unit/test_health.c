@@ -143,6 +143,25 @@ static void no_ecc_at_all(nvs_health_gpu *g)
     g->before.ecc_unc_aggregate = g->after.ecc_unc_aggregate = -1;
 }
 static void unreadable(nvs_health_gpu *g) { snprintf(g->why, sizeof g->why, "NVML does not know GPU 0000:19:00.0"); }
+static void lost_during(nvs_health_gpu *g)
+{
+    g->lost = (nvs_health_lost){.code = NVS_HEALTH_LOST_CODE};
+    snprintf(g->lost.call, sizeof g->lost.call, "nvmlDeviceGetTemperature");
+    snprintf(g->lost.when, sizeof g->lost.when, "during the run");
+    snprintf(g->lost.text, sizeof g->lost.text, "GPU is lost");
+}
+static void reset_after(nvs_health_gpu *g)
+{
+    lost_during(g);
+    g->lost.code = NVS_HEALTH_RESET_CODE;
+    snprintf(g->lost.when, sizeof g->lost.when, "after the run");
+    snprintf(g->lost.text, sizeof g->lost.text, "GPU requires reset");
+}
+static void replay_refused(nvs_health_gpu *g)
+{
+    g->before.pcie_replay = g->after.pcie_replay = -1;
+    snprintf(g->read_errors, sizeof g->read_errors, "nvmlDeviceGetPcieReplayCounter: Insufficient Permissions");
+}
 
 static void t_failure_paths(void)
 {
@@ -197,6 +216,16 @@ static void t_failure_paths(void)
     T_CONTAINS(n, "link 9: 250 CRC errors");
     T_EQ_I(sev_after(unreadable, NVS_HC_ECC, n, sizeof n), NVS_SEV_WARN);
     T_CONTAINS(n, "NVML does not know");
+    /* a GPU lost during the run fails every check, though its readings from before look clean */
+    for (int c = 0; c < NVS_HC_COUNT; c++) {
+        T_EQ_I(sev_after(lost_during, (nvs_health_check)c, n, sizeof n), NVS_SEV_FAIL);
+        T_CONTAINS(n, "nvmlDeviceGetTemperature during the run answered \"GPU is lost\" (NVML 15)");
+    }
+    T_EQ_I(sev_after(reset_after, NVS_HC_MEMORY, n, sizeof n), NVS_SEV_FAIL);
+    T_CONTAINS(n, "after the run answered \"GPU requires reset\" (NVML 16): reset the GPU");
+    /* a refused call is named where it left a counter unknown, not called "does not report it" */
+    T_EQ_I(sev_after(replay_refused, NVS_HC_PCIE_REPLAY, n, sizeof n), NVS_SEV_WARN);
+    T_CONTAINS(n, "NVML calls that failed on this GPU: nvmlDeviceGetPcieReplayCounter: Insufficient Permissions");
 }
 
 static void t_blame_link(void)
@@ -235,12 +264,17 @@ static void t_json_round_trip(void)
     g[1].after.links[2].recovery = 7;
     g[1].after.power_default_limit_w = NAN;
     g[0].after.pcie_replay = -1;
+    reset_after(&g[0]);
+    snprintf(g[0].read_errors, sizeof g[0].read_errors, "nvmlDeviceGetPowerUsage: Unknown Error");
     json_t *j = nvs_health_to_json(&r);
     T_ASSERT(j);
     char *text = json_dumps(j, JSON_COMPACT);
     T_CONTAINS(text, "\"replay_counter\":null");
     T_CONTAINS(text, "\"event_reason_names\":[\"SW power cap\"]");
     T_CONTAINS(text, "\"events\":[{\"xid\":79,\"count\":1}]");
+    T_CONTAINS(text, "\"lost\":{\"code\":16,\"call\":\"nvmlDeviceGetTemperature\",\"when\":\"after the run\"");
+    T_CONTAINS(text, "\"lost\":null");
+    T_CONTAINS(text, "\"read_errors\":\"nvmlDeviceGetPowerUsage: Unknown Error\"");
     nvs_health_report back;
     char err[256];
     T_EQ_I(nvs_health_from_json(j, &back, err, sizeof err), NVS_OK);
@@ -253,6 +287,10 @@ static void t_json_round_trip(void)
     T_NEAR(back.gpus[0].load.sm_mean_mhz, 1900, 1e-9);
     T_EQ_I(back.gpus[0].load.reasons_busy, (long long)NVS_CLK_SW_POWER_CAP);
     T_EQ_S(back.gpus[1].pci_bus_id, "0000:19:00.0");
+    T_EQ_I(back.gpus[0].lost.code, NVS_HEALTH_RESET_CODE);
+    T_EQ_S(back.gpus[0].lost.text, "GPU requires reset");
+    T_EQ_I(back.gpus[1].lost.code, 0);
+    T_EQ_S(back.gpus[0].read_errors, "nvmlDeviceGetPowerUsage: Unknown Error");
     /* the evaluation of what was read back is the evaluation of the original */
     nvs_health_findings a, b;
     T_EQ_I(nvs_health_evaluate(&r, &a), 0);
@@ -278,9 +316,13 @@ static void t_json_errors(void)
         "{\"gpus\": [{\"pci_bus_id\": \"0000:18:00.0\", \"before\": {\"ecc\": {\"uncorrected_volatile\": \"many\"}}}]}",
         "{\"gpus\": [{\"pci_bus_id\": \"0000:18:00.0\", \"after\": {\"nvlink\": [{\"active\": true}]}}]}",
         "{\"gpus\": [{\"pci_bus_id\": \"0000:18:00.0\", \"xid\": {\"events\": [{\"xid\": 79, \"count\": 0}]}}]}",
+        "{\"gpus\": [{\"pci_bus_id\": \"0000:18:00.0\", \"lost\": {\"code\": 3, \"call\": \"x\"}}]}",
+        "{\"gpus\": [{\"pci_bus_id\": \"0000:18:00.0\", \"lost\": \"yes\"}]}",
+        "{\"gpus\": [{\"pci_bus_id\": \"0000:18:00.0\", \"read_errors\": 4}]}",
     };
     const char *want[] = {"expected an object", "expected an object", "pci_bus_id", "health.gpus[0].before.uncorrected_volatile",
-                          "health.gpus[0].after.nvlink", "health.gpus[0].xid.events"};
+                          "health.gpus[0].after.nvlink", "health.gpus[0].xid.events", "health.gpus[0].lost",
+                          "health.gpus[0].lost", "health.gpus[0].read_errors"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         json_t *j = json_loads(bad[i], 0, NULL);
         T_ASSERT(j);
