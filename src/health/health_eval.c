@@ -17,7 +17,16 @@
 #define CLOCK_MEAN_MIN_FRAC 0.80    /* WARN when the mean SM clock under load is below this share of max */
 #define MEM_CLOCK_MIN_FRAC 0.90     /* WARN when the memory clock under load dropped below this share of max */
 #define POWER_LIMIT_MIN_FRAC 0.95   /* WARN when the enforced power limit is below this share of the default */
-#define NVLINK_CRC_FAIL 100         /* CRC errors of one link during the run from which it is a FAIL */
+
+/* NVIDIA's numbers, from DCGM's health watches (DCGM's dcgm_gpu_hardware_limits.h and DcgmHealthWatch.cpp):
+ * "RM has informed us that CRC errors only matter at rates of 100+ per second" (below: a warning); "8 replays per
+ * minute is the maximum recommended by RM" (above: a warning); a GPU with 63 or more retired pages (single- and
+ * double-bit together, pre-Ampere page retirement) fails; more than 15 double-bit retirements is DCGM's soft
+ * limit, a failure there only when they keep coming (more than one a week), which one run cannot see: a WARN. */
+#define NVLINK_CRC_FAIL_PER_S 100.0 /* DCGM_LIMIT_MAX_NVLINK_CRC_ERROR */
+#define PCIE_REPLAY_WARN_PER_MIN 8.0 /* DCGM_LIMIT_MAX_PCIREPLAY_RATE */
+#define RETIRED_PAGES_FAIL 63       /* DCGM_LIMIT_MAX_RETIRED_PAGES (60 before DCGM matched the field diag) */
+#define RETIRED_DBE_WARN 15         /* DCGM_LIMIT_MAX_RETIRED_PAGES_SOFT_LIMIT */
 
 static const char *const check_names[NVS_HC_COUNT] = {
     [NVS_HC_ECC] = "ecc",
@@ -177,6 +186,17 @@ static void eval_memory(nvs_health_finding *x, const nvs_health_gpu *g)
         worsen(x, NVS_SEV_FAIL);
         put(x->measured, sizeof x->measured, "retirement pending");
         note_add(x, "a page retirement is pending: reboot (or reload the driver) before using the GPU");
+    }
+    long long retired = (b->retired_sbe > 0 ? b->retired_sbe : 0) + (b->retired_dbe > 0 ? b->retired_dbe : 0);
+    if (retired >= RETIRED_PAGES_FAIL) {
+        worsen(x, NVS_SEV_FAIL);
+        note_add(x, "%lld pages retired (limit %d, as DCGM): the GPU's memory is wearing out (replace it)", retired,
+                 RETIRED_PAGES_FAIL);
+    } else if (b->retired_dbe > RETIRED_DBE_WARN) {
+        worsen(x, NVS_SEV_WARN);
+        note_add(x, "%lld pages retired for double-bit errors (more than %d): watch whether more come (DCGM fails "
+                    "more than one a week)",
+                 b->retired_dbe, RETIRED_DBE_WARN);
     }
     long long dr = delta(a->remap_unc, b->remap_unc), dd = delta(a->retired_dbe, b->retired_dbe);
     if (dr > 0 || dd > 0) {
@@ -396,10 +416,12 @@ static void eval_pcie(nvs_health_finding *x, const nvs_health_gpu *g)
     }
 }
 
-static void eval_pcie_replay(nvs_health_finding *x, const nvs_health_gpu *g)
+static void eval_pcie_replay(nvs_health_finding *x, const nvs_health_gpu *g, double window_s)
 {
-    put(x->expected, sizeof x->expected, "0 during the run");
-    x->expected_v = 0;
+    /* DCGM counts replays over a minute: a shorter run is held to the one-minute count, a longer one to its rate */
+    double minutes = window_s > 60 ? window_s / 60 : 1, limit = PCIE_REPLAY_WARN_PER_MIN * minutes;
+    put(x->expected, sizeof x->expected, "<= %.0f per minute", PCIE_REPLAY_WARN_PER_MIN);
+    x->expected_v = limit;
     long long d = delta(g->before.pcie_replay, now_of(g)->pcie_replay);
     if (now_of(g)->pcie_replay < 0) {
         unsupported(x, g, "PCIe replay counter");
@@ -413,10 +435,14 @@ static void eval_pcie_replay(nvs_health_finding *x, const nvs_health_gpu *g)
     }
     x->measured_v = (double)d;
     put(x->measured, sizeof x->measured, "%lld during the run", d);
-    if (d > 0) {
+    if (d > limit) {
         worsen(x, NVS_SEV_WARN);
-        note_add(x, "%lld PCIe replays (retransmitted packets): a marginal link; check the riser and slot", d);
-    }
+        note_add(x, "%lld PCIe replays (retransmitted packets) in %.0f s, over DCGM's %.0f per minute: a marginal "
+                    "link; check the riser and slot",
+                 d, window_s, PCIE_REPLAY_WARN_PER_MIN);
+    } else if (d > 0)
+        note_add(x, "%lld PCIe replay%s in %.0f s: within DCGM's %.0f per minute", d, d == 1 ? "" : "s", window_s,
+                 PCIE_REPLAY_WARN_PER_MIN);
 }
 
 static int active_links(const nvs_health_snap *s)
@@ -467,7 +493,7 @@ static void eval_nvlink(nvs_health_finding *x, const nvs_health_report *r, int g
             }
 }
 
-static void eval_nvlink_errors(nvs_health_finding *x, const nvs_health_gpu *g)
+static void eval_nvlink_errors(nvs_health_finding *x, const nvs_health_gpu *g, double window_s)
 {
     const nvs_health_snap *a = &g->before, *b = now_of(g);
     put(x->expected, sizeof x->expected, "0 during the run");
@@ -510,18 +536,26 @@ static void eval_nvlink_errors(nvs_health_finding *x, const nvs_health_gpu *g)
             worst = score;
             x->link = q->link;
         }
+        /* as DCGM: a recovery or a replay is a failure; CRC errors only at 100 a second or more (over at least a
+         * second: a window too short to time is held to the count) */
         if (rec > 0) {
             worsen(x, NVS_SEV_FAIL);
             note_add(x, "link %d: %lld recover%s (the link retrained: bridge, cable or NVSwitch port)", q->link, rec,
                      rec == 1 ? "y" : "ies");
         }
-        if (crc >= NVLINK_CRC_FAIL) {
+        if (rep > 0) {
             worsen(x, NVS_SEV_FAIL);
-            note_add(x, "link %d: %lld CRC errors", q->link, crc);
-        } else if (crc > 0 || rep > 0) {
+            note_add(x, "link %d: %lld replay%s (data sent again)", q->link, rep, rep == 1 ? "" : "s");
+        }
+        double per_s = (double)crc / (window_s > 1 ? window_s : 1);
+        if (per_s >= NVLINK_CRC_FAIL_PER_S) {
+            worsen(x, NVS_SEV_FAIL);
+            note_add(x, "link %d: %lld CRC errors, %.0f per second (DCGM fails %.0f)", q->link, crc, per_s,
+                     NVLINK_CRC_FAIL_PER_S);
+        } else if (crc > 0) {
             worsen(x, NVS_SEV_WARN);
-            note_add(x, "link %d: %lld CRC error%s, %lld replay%s", q->link, crc, crc == 1 ? "" : "s", rep,
-                     rep == 1 ? "" : "s");
+            note_add(x, "link %d: %lld CRC error%s (%.2g per second, under DCGM's %.0f)", q->link, crc,
+                     crc == 1 ? "" : "s", per_s, NVLINK_CRC_FAIL_PER_S);
         }
     }
     x->measured_v = (double)(tot_crc + tot_rep + tot_rec);
@@ -568,9 +602,9 @@ int nvs_health_evaluate(const nvs_health_report *r, nvs_health_findings *out)
             case NVS_HC_TEMPERATURE: eval_temperature(x, g); break;
             case NVS_HC_POWER: eval_power(x, g); break;
             case NVS_HC_PCIE: eval_pcie(x, g); break;
-            case NVS_HC_PCIE_REPLAY: eval_pcie_replay(x, g); break;
+            case NVS_HC_PCIE_REPLAY: eval_pcie_replay(x, g, r->window_s); break;
             case NVS_HC_NVLINK: eval_nvlink(x, r, gi); break;
-            case NVS_HC_NVLINK_ERRORS: eval_nvlink_errors(x, g); break;
+            case NVS_HC_NVLINK_ERRORS: eval_nvlink_errors(x, g, r->window_s); break;
             default: break;
             }
         }

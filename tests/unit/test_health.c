@@ -136,6 +136,20 @@ static void link_dropped(nvs_health_gpu *g) { g->after.links[7].active = 0; }
 static void recovery(nvs_health_gpu *g) { g->after.links[3].recovery = 1; }
 static void crc_few(nvs_health_gpu *g) { g->after.links[9].crc_flit = 5; }
 static void crc_many(nvs_health_gpu *g) { g->after.links[9].crc_data = 250; }
+static void crc_rate(nvs_health_gpu *g) { g->after.links[9].crc_data = 6000; } /* 100 a second over 60 s */
+static void nvlink_replay(nvs_health_gpu *g) { g->after.links[2].replay = 1; }
+static void replays_few(nvs_health_gpu *g) { g->after.pcie_replay = 11; } /* 8 in 60 s */
+static void retired_many(nvs_health_gpu *g)
+{
+    g->before.remap_pending = g->after.remap_pending = g->before.remap_failure = g->after.remap_failure = -1;
+    g->before.retired_pending = g->after.retired_pending = 0; /* pre-Ampere: page retirement, no remapper */
+    g->after.retired_sbe = 50, g->after.retired_dbe = 13;
+}
+static void retired_dbe(nvs_health_gpu *g)
+{
+    retired_many(g);
+    g->after.retired_sbe = 0, g->after.retired_dbe = 16;
+}
 static void no_ecc_at_all(nvs_health_gpu *g)
 {
     g->before.ecc_enabled = g->after.ecc_enabled = -1;
@@ -212,8 +226,20 @@ static void t_failure_paths(void)
     T_EQ_I(sev_after(recovery, NVS_HC_NVLINK_ERRORS, n, sizeof n), NVS_SEV_FAIL);
     T_CONTAINS(n, "link 3: 1 recovery");
     T_EQ_I(sev_after(crc_few, NVS_HC_NVLINK_ERRORS, n, sizeof n), NVS_SEV_WARN);
-    T_EQ_I(sev_after(crc_many, NVS_HC_NVLINK_ERRORS, n, sizeof n), NVS_SEV_FAIL);
-    T_CONTAINS(n, "link 9: 250 CRC errors");
+    /* DCGM's limits: CRC errors fail at 100 a second, a replay or a recovery at one; PCIe replays warn above 8 a
+     * minute; 63 retired pages fail, more than 15 for double-bit errors warn */
+    T_EQ_I(sev_after(crc_many, NVS_HC_NVLINK_ERRORS, n, sizeof n), NVS_SEV_WARN);
+    T_CONTAINS(n, "link 9: 250 CRC errors (4.2 per second, under DCGM's 100)");
+    T_EQ_I(sev_after(crc_rate, NVS_HC_NVLINK_ERRORS, n, sizeof n), NVS_SEV_FAIL);
+    T_CONTAINS(n, "link 9: 6000 CRC errors, 100 per second (DCGM fails 100)");
+    T_EQ_I(sev_after(nvlink_replay, NVS_HC_NVLINK_ERRORS, n, sizeof n), NVS_SEV_FAIL);
+    T_CONTAINS(n, "link 2: 1 replay (data sent again)");
+    T_EQ_I(sev_after(replays_few, NVS_HC_PCIE_REPLAY, n, sizeof n), NVS_SEV_PASS);
+    T_CONTAINS(n, "8 PCIe replays in 60 s: within DCGM's 8 per minute");
+    T_EQ_I(sev_after(retired_many, NVS_HC_MEMORY, n, sizeof n), NVS_SEV_FAIL);
+    T_CONTAINS(n, "63 pages retired (limit 63, as DCGM)");
+    T_EQ_I(sev_after(retired_dbe, NVS_HC_MEMORY, n, sizeof n), NVS_SEV_WARN);
+    T_CONTAINS(n, "16 pages retired for double-bit errors (more than 15)");
     T_EQ_I(sev_after(unreadable, NVS_HC_ECC, n, sizeof n), NVS_SEV_WARN);
     T_CONTAINS(n, "NVML does not know");
     /* a GPU lost during the run fails every check, though its readings from before look clean */
