@@ -49,7 +49,8 @@ static void usage(FILE *to)
             "                      [--sustain S] [--timeout S] [--print-rules] [-q | -v]\n"
             "Acceptance test of this machine (or every host under mpirun) in one launch, one verdict table.\n"
             "  --level 1          topology and GPU health through NVML (seconds)\n"
-            "  --level 2          + copies between GPUs and with host memory, all_reduce and all_gather at\n"
+            "  --level 2          + a self-test of every GPU (memory bandwidth, bf16 GEMM, both validated),\n"
+            "                     copies between GPUs and with host memory, all_reduce and all_gather at\n"
             "                     1 MiB .. 1 GiB, a short training step (default; about a minute)\n"
             "  --level 3          + every collective over the full sweep, the default training workloads and a\n"
             "                     sustained all_reduce load (--sustain S, default 120) with clocks sampled\n"
@@ -179,7 +180,7 @@ static void level_config(nvs_config *cfg, int level, int gpu)
         cfg->no_train = 1;
         return;
     }
-    cfg->phases |= NVS_PHASE_P2P | NVS_PHASE_H2D;
+    cfg->phases |= NVS_PHASE_SELFTEST | NVS_PHASE_P2P | NVS_PHASE_H2D;
     if (level == 2) {
         /* the sizes the default rules look at (1 GiB) and a few on the way: 1, 4, 16, 64, 256 MiB, 1 GiB */
         cfg->colls_mask = 1u << nvs_coll_index(&nvs_coll_all_reduce) | 1u << nvs_coll_index(&nvs_coll_all_gather);

@@ -25,6 +25,7 @@ enum {
     NVS_PHASE_H2D = 1u << 2,      /* pinned host<->device copies (phase_p2p.c) */
     NVS_PHASE_SUSTAIN = 1u << 3,  /* minutes of all_reduce load while the health sampler watches (phase_sustain.c) */
     NVS_PHASE_NO_SWEEP = 1u << 4, /* no collective sweep (accept --level 1) */
+    NVS_PHASE_SELFTEST = 1u << 5, /* every rank's GPU alone: memory bandwidth, bf16 GEMM (phase_selftest.c) */
 };
 
 enum { NVS_INPLACE_OUT = 1u << 0, NVS_INPLACE_IN = 1u << 1 };

@@ -160,6 +160,7 @@ json_t *nvs_ctx_to_json(const nvs_ctx *run, nvs_result_t status, double duration
     if (run->health) json_object_set(root, "health", run->health);
     if (run->p2p) json_object_set(root, "p2p", run->p2p);
     if (run->sustain) json_object_set(root, "sustain", run->sustain);
+    if (run->selftest) json_object_set(root, "gpu_selftest", run->selftest);
     long long wrong = run->phase_wrong;
     for (size_t i = 0; i < run->rows.n; i++)
         if (run->rows.v[i].wrong > 0) wrong += run->rows.v[i].wrong;

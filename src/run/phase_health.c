@@ -78,5 +78,6 @@ void nvs_phase_extra_cleanup(nvs_ctx *run)
     json_decref(run->health);
     json_decref(run->p2p);
     json_decref(run->sustain);
-    run->health = run->p2p = run->sustain = NULL;
+    json_decref(run->selftest);
+    run->health = run->p2p = run->sustain = run->selftest = NULL;
 }

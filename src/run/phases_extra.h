@@ -17,6 +17,9 @@ nvs_result_t nvs_phase_copies(nvs_ctx *run);
 /* phase_sustain.c: all_reduce of a large buffer over every rank for cfg->sustain_s seconds, results validated
  * at the end (NVS_PHASE_SUSTAIN). */
 nvs_result_t nvs_phase_sustain(nvs_ctx *run);
+/* phase_selftest.c: every rank's GPU alone, all at once (memory bandwidth, bf16 GEMM, both validated:
+ * selftest/selftest.h), gathered into run->selftest (NVS_PHASE_SELFTEST). */
+nvs_result_t nvs_phase_selftest(nvs_ctx *run);
 /* A monitor still running (a phase failed) stopped, the sections freed. */
 void nvs_phase_extra_cleanup(nvs_ctx *run);
 

@@ -48,6 +48,7 @@ typedef struct nvs_ctx {
     json_t *health;   /* rank 0: the health section (NVS_PHASE_HEALTH) */
     json_t *p2p;      /* rank 0: the p2p section, GPU pairs and/or host copies (NVS_PHASE_P2P / _H2D) */
     json_t *sustain;  /* rank 0: the sustained-load section (NVS_PHASE_SUSTAIN) */
+    json_t *selftest; /* rank 0: the GPU self-test section (NVS_PHASE_SELFTEST) */
     long long phase_wrong; /* wrong elements found by the extra phases (copies, sustained load) */
     char out_dir[NVS_PATH_MAX];   /* where this run writes while it runs: <final_dir>.partial */
     char final_dir[NVS_PATH_MAX]; /* the name it takes once it has ended (completed, failed or interrupted) */

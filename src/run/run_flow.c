@@ -318,7 +318,7 @@ static nvs_result_t total_wrong(const nvs_ctx *run)
 static int measured_anything(const nvs_ctx *run)
 {
     return run->rows.n > 0 || (run->trains && json_array_size(run->trains) > 0) || run->p2p || run->sustain ||
-           run->health;
+           run->selftest || run->health;
 }
 
 static nvs_result_t run_rank(nvs_rt *rt, void *arg)
@@ -372,6 +372,7 @@ static nvs_result_t run_rank(nvs_rt *rt, void *arg)
     int trains = !strcmp(sub, "train") || req->cfg.model[0];
     if (trains) NVS_CHECK_GOTO(nvs_phase_train_preflight(&run), res, end);
     NVS_CHECK_GOTO(nvs_run_checkpoint(&run, 1), res, end);
+    if (phases & NVS_PHASE_SELFTEST) NVS_CHECK_GOTO(nvs_phase_selftest(&run), res, end);
     if (phases & (NVS_PHASE_P2P | NVS_PHASE_H2D)) NVS_CHECK_GOTO(nvs_phase_copies(&run), res, end);
     if (strcmp(sub, "train") && !(phases & NVS_PHASE_NO_SWEEP)) {
         NVS_CHECK_GOTO(sweep_phase(&run), res, end);

@@ -2,7 +2,7 @@
 # On a GPU machine: nvscale p2p --host validates every host copy and stays below the PCIe bound; nvscale accept
 # --level 1 reads NVML health for every GPU (no counter silently zero: supported or null), and --level 2 under
 # mpirun (or standalone with one GPU) gives one table whose rows are all PASS or WARN with a note, with its
-# JSON, JUnit and Prometheus outputs well formed. Needs one GPU (two for the p2p rows and mpirun).
+# JSON, JUnit and Prometheus outputs well formed, and a GPU self-test of every rank's GPU (validated, plausible). Needs one GPU (two for the p2p rows and mpirun).
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
 need_nvscale
@@ -76,6 +76,22 @@ for key in ("health", "p2p", "topology", "train"):
         errors.append("run.json lacks %s" % key)
 if "host_copies" not in r.get("p2p", {}):
     errors.append("run.json lacks p2p.host_copies")
+# the GPU self-test: every rank's GPU measured, validated, and within what a GPU can do (no HBM reaches 20 TB/s,
+# no GPU 5 PFLOPS of dense bf16: a timing bug would)
+st = r.get("gpu_selftest")
+ranks = r["world"]["size"]
+if not st or st.get("skipped"):
+    errors.append("gpu_selftest: %s" % (st.get("skipped") if st else "absent"))
+else:
+    if len(st["gpus"]) != ranks:
+        errors.append("gpu_selftest: %d GPUs for %s ranks" % (len(st["gpus"]), ranks))
+    for g in st["gpus"]:
+        print("self-test %s GPU%s (%s): %.1f GB/s, %.1f TFLOPS, wrong %s/%s" % (g["host"], g["gpu"], g["name"],
+              g["membw_gbps"] or -1, g["gemm_tflops"] or -1, g["membw_wrong"], g["gemm_wrong"]))
+        if g["why"] or g["membw_wrong"] != 0 or g["gemm_wrong"] != 0:
+            errors.append("gpu_selftest GPU%s: %s" % (g["gpu"], g))
+        elif not (100 < g["membw_gbps"] < 20000 and 1 < g["gemm_tflops"] < 5000):
+            errors.append("gpu_selftest GPU%s: implausible %s GB/s, %s TFLOPS" % (g["gpu"], g["membw_gbps"], g["gemm_tflops"]))
 t = ET.parse(d + "/l2.xml").getroot()
 if t.get("failures") != "0":
     errors.append("junit: %s failures" % t.get("failures"))

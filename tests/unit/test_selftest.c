@@ -1,0 +1,84 @@
+/* The GPU self-test's pure parts (selftest/): the structured GEMM's closed form is the product (checked here by
+ * a plain triple loop, no GPU), its inputs are exact in bf16, and the run.json pieces write null for what was not
+ * measured. The measurement itself: test_selftest_gpu.c and tests/t/gpu_accept.sh on a GPU machine. */
+#include <math.h>
+#include <string.h>
+
+#include "selftest/selftest.h"
+#include "selftest/selftest_kernels.h"
+#include "t.h"
+
+/* exact in bf16: 8 significant bits, so small integers are */
+static int bf16_exact(float v)
+{
+    uint32_t b;
+    memcpy(&b, &v, sizeof b);
+    return (b & 0xffffu) == 0;
+}
+
+static void t_closed_form(void)
+{
+    enum { N = 96 };
+    static float a[N * N], b[N * N]; /* column-major, as cuBLAS */
+    for (int col = 0; col < N; col++)
+        for (int row = 0; row < N; row++) {
+            a[row + col * N] = nvs_selftest_s(row, NVS_SELFTEST_SEED_S) * nvs_selftest_u(col, NVS_SELFTEST_SEED_U);
+            b[row + col * N] = nvs_selftest_u(row, NVS_SELFTEST_SEED_V) * nvs_selftest_s(col, NVS_SELFTEST_SEED_T);
+        }
+    long long dot = 0;
+    int plus = 0;
+    for (int l = 0; l < N; l++) {
+        dot += (long long)(nvs_selftest_u(l, NVS_SELFTEST_SEED_U) * nvs_selftest_u(l, NVS_SELFTEST_SEED_V));
+        plus += nvs_selftest_u(l, NVS_SELFTEST_SEED_U) > 0;
+    }
+    /* the signs are mixed (a constant u would make every product the same) */
+    T_ASSERT(plus > N / 4 && plus < 3 * N / 4);
+    int bad = 0, values[4] = {0};
+    for (int j = 0; j < N; j++)
+        for (int i = 0; i < N; i++) {
+            double c = 0;
+            for (int l = 0; l < N; l++) c += (double)a[i + l * N] * b[l + j * N];
+            float want = (float)dot * nvs_selftest_s(i, NVS_SELFTEST_SEED_S) * nvs_selftest_s(j, NVS_SELFTEST_SEED_T);
+            bad += c != (double)want;
+            bad += !bf16_exact(a[i + j * N]) || !bf16_exact(b[i + j * N]);
+            values[(int)fabsf(nvs_selftest_s(i, NVS_SELFTEST_SEED_S))]++;
+        }
+    T_EQ_I(bad, 0);
+    T_ASSERT(values[1] && values[2] && values[3] && !values[0]); /* s takes 1, 2 and 3 */
+    /* the bound of selftest_kernels.h: 9 n stays exact in fp32 up to n = 2^16 */
+    T_ASSERT(9.0 * 65536 < 16777216.0);
+}
+
+static void t_words_differ(void)
+{
+    /* neighbouring words differ in many bits, and the seed changes them */
+    int low = 0;
+    for (uint64_t i = 0; i < 4096; i++) {
+        uint32_t x = nvs_selftest_word(i, 7) ^ nvs_selftest_word(i + 1, 7);
+        low += __builtin_popcount(x) < 6;
+        T_ASSERT(nvs_selftest_word(i, 7) != nvs_selftest_word(i, 8) || i == 0);
+    }
+    T_ASSERT(low < 40);
+}
+
+static void t_json(void)
+{
+    nvs_selftest_result r = {.membw_gbps = 4213.5, .membw_wrong = 0, .gemm_tflops = -1, .gemm_wrong = -1};
+    snprintf(r.why, sizeof r.why, "the GEMM test needs 0.50 GiB, 0.10 GiB free");
+    json_t *j = nvs_selftest_result_json(&r);
+    char *t = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
+    T_EQ_S(t, "{\"gemm_tflops\":null,\"gemm_wrong\":null,\"membw_gbps\":4213.5,\"membw_wrong\":0,"
+              "\"why\":\"the GEMM test needs 0.50 GiB, 0.10 GiB free\"}");
+    free(t);
+    json_decref(j);
+    nvs_selftest_cfg c = nvs_selftest_defaults();
+    j = nvs_selftest_head_json(&c);
+    t = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
+    T_EQ_S(t, "{\"gemm\":{\"accumulate\":\"fp32\",\"iters\":20,\"n\":8192,\"type\":\"bf16\",\"warmup\":3},"
+              "\"membw\":{\"bytes\":1073741824,\"iters\":20,\"warmup\":3}}");
+    free(t);
+    json_decref(j);
+}
+
+T_LIST = {T_CASE(t_closed_form), T_CASE(t_words_differ), T_CASE(t_json)};
+T_MAIN
