@@ -18,7 +18,7 @@
 
 const char *nvs_rule_metric_name(nvs_rule_metric m)
 {
-    static const char *const names[] = {"busbw", "p2p", "efficiency", "health", "host", "sustain"};
+    static const char *const names[] = {"busbw", "p2p", "efficiency", "health", "host", "sustain", "gpu"};
     return (unsigned)m < NVS_RULE_METRIC_COUNT ? names[m] : "?";
 }
 
@@ -35,9 +35,9 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
 /* Keys, which metrics take them, and which comparison each accepts. */
 enum { OP_EQ = 1, OP_GE = 2, OP_LE = 4 };
 enum { K_SIZE, K_N, K_TYPE, K_OP, K_INPLACE, K_PAIR, K_MIN, K_BELOW, K_MIN_BOUND, K_SEVERITY, K_MODE, K_GPU,
-       K_MAX_DROP, K_COUNT };
+       K_MAX_DROP, K_MIN_PEER, K_COUNT };
 #define M_(m) (1u << (m))
-#define M_ALL (M_(NVS_RULE_BUSBW) | M_(NVS_RULE_P2P) | M_(NVS_RULE_EFFICIENCY) | M_(NVS_RULE_HEALTH) | M_(NVS_RULE_HOST) | M_(NVS_RULE_SUSTAIN))
+#define M_ALL (M_(NVS_RULE_BUSBW) | M_(NVS_RULE_P2P) | M_(NVS_RULE_EFFICIENCY) | M_(NVS_RULE_HEALTH) | M_(NVS_RULE_HOST) | M_(NVS_RULE_SUSTAIN) | M_(NVS_RULE_GPU))
 static const struct {
     const char *name;
     unsigned metrics; /* bit per nvs_rule_metric */
@@ -49,14 +49,18 @@ static const struct {
     [K_OP] = {"op", 1u << NVS_RULE_BUSBW, OP_EQ},
     [K_INPLACE] = {"inplace", 1u << NVS_RULE_BUSBW, OP_EQ},
     [K_PAIR] = {"pair", 1u << NVS_RULE_P2P, OP_EQ},
-    [K_MIN] = {"min", M_(NVS_RULE_BUSBW) | M_(NVS_RULE_P2P) | M_(NVS_RULE_EFFICIENCY) | M_(NVS_RULE_HOST) | M_(NVS_RULE_SUSTAIN), OP_EQ},
+    [K_MIN] = {"min", M_(NVS_RULE_BUSBW) | M_(NVS_RULE_P2P) | M_(NVS_RULE_EFFICIENCY) | M_(NVS_RULE_HOST) | M_(NVS_RULE_SUSTAIN) | M_(NVS_RULE_GPU), OP_EQ},
     [K_BELOW] = {"below_baseline", 1u << NVS_RULE_BUSBW | 1u << NVS_RULE_P2P | 1u << NVS_RULE_EFFICIENCY, OP_LE},
-    [K_MIN_BOUND] = {"min_bound", M_(NVS_RULE_BUSBW) | M_(NVS_RULE_P2P) | M_(NVS_RULE_HOST), OP_EQ},
+    [K_MIN_BOUND] = {"min_bound", M_(NVS_RULE_BUSBW) | M_(NVS_RULE_P2P) | M_(NVS_RULE_HOST) | M_(NVS_RULE_GPU), OP_EQ},
     [K_SEVERITY] = {"severity", M_ALL, OP_EQ},
     [K_MODE] = {"mode", M_(NVS_RULE_HOST), OP_EQ},
-    [K_GPU] = {"gpu", M_(NVS_RULE_HOST), OP_EQ},
+    [K_GPU] = {"gpu", M_(NVS_RULE_HOST) | M_(NVS_RULE_GPU), OP_EQ},
     [K_MAX_DROP] = {"max_drop", M_(NVS_RULE_SUSTAIN), OP_EQ},
+    [K_MIN_PEER] = {"min_peer", M_(NVS_RULE_GPU), OP_EQ},
 };
+
+/* The unit of min= for a metric other than efficiency (a fraction): gpu gemm is TFLOPS, the rest GB/s. */
+static const char *min_unit(const nvs_rule *r) { return r->metric == NVS_RULE_GPU && r->gpu_test == 1 ? "TFLOPS" : "GB/s"; }
 
 /* "ecc, memory, ..." */
 static const char *health_list(void)
@@ -207,10 +211,11 @@ static int parse_cond(const char *tok, nvs_rule *r, unsigned seen[K_COUNT], char
                     return fail(err, errlen, "min: efficiency %s out of range (0, 1] (or give a percent: 90%%)", v);
             }
         } else {
-            if (pct) return fail(err, errlen, "min: '%s': %s min is in GB/s, not a percent", v,
-                                 nvs_rule_metric_name(r->metric));
-            if (nvs_parse_double(v, &x)) return fail(err, errlen, "min: '%s' is not a number (GB/s)", v);
-            if (!(x > 0 && x < 1e6)) return fail(err, errlen, "min: %s GB/s out of range (0, 1e6)", v);
+            if (pct) return fail(err, errlen, "min: '%s': %s min is in %s, not a percent%s", v,
+                                 nvs_rule_metric_name(r->metric), min_unit(r),
+                                 r->metric == NVS_RULE_GPU ? " (min_bound= or min_peer= take one)" : "");
+            if (nvs_parse_double(v, &x)) return fail(err, errlen, "min: '%s' is not a number (%s)", v, min_unit(r));
+            if (!(x > 0 && x < 1e6)) return fail(err, errlen, "min: %s %s out of range (0, 1e6)", v, min_unit(r));
         }
         r->has_min = 1;
         r->min = x;
@@ -222,6 +227,15 @@ static int parse_cond(const char *tok, nvs_rule *r, unsigned seen[K_COUNT], char
         if (!(x > 0 && x <= 100)) return fail(err, errlen, "min_bound: %s out of range (0%%, 100%%]", v);
         r->has_min_bound = 1;
         r->min_bound_pct = x;
+        break;
+    }
+    case K_MIN_PEER: {
+        double x;
+        if (parse_pct(v, &x))
+            return fail(err, errlen, "min_peer: '%s' is not a percent of the peers' median (e.g. 90%%)", v);
+        if (!(x > 0 && x <= 100)) return fail(err, errlen, "min_peer: %s out of range (0%%, 100%%]", v);
+        r->has_min_peer = 1;
+        r->min_peer_pct = x;
         break;
     }
     case K_MAX_DROP: {
@@ -296,7 +310,7 @@ int nvs_rule_parse_line(const char *line, nvs_rule *r, char *err, size_t errlen)
     for (m = 0; m < NVS_RULE_METRIC_COUNT; m++)
         if (!strcmp(tok[0], nvs_rule_metric_name((nvs_rule_metric)m))) break;
     if (m == NVS_RULE_METRIC_COUNT)
-        return fail(err, errlen, "unknown metric '%s' (expected busbw, p2p, efficiency, health, host or sustain)", tok[0]);
+        return fail(err, errlen, "unknown metric '%s' (expected busbw, p2p, efficiency, health, host, sustain or gpu)", tok[0]);
     r->metric = (nvs_rule_metric)m;
 
     /* the subject */
@@ -339,6 +353,12 @@ int nvs_rule_parse_line(const char *line, nvs_rule *r, char *err, size_t errlen)
         if (!subj || strcmp(subj, "busbw"))
             return fail(err, errlen, "sustain needs 'busbw' after it (the sustained-load phase's bus bandwidth)");
         break;
+    case NVS_RULE_GPU:
+        if (!subj) return fail(err, errlen, "gpu needs membw or gemm after it (the per-GPU self-test)");
+        if (!strcmp(subj, "membw")) r->gpu_test = 0;
+        else if (!strcmp(subj, "gemm")) r->gpu_test = 1;
+        else return fail(err, errlen, "gpu: unknown test '%s' (membw or gemm)", subj);
+        break;
     default: break;
     }
 
@@ -354,7 +374,9 @@ int nvs_rule_parse_line(const char *line, nvs_rule *r, char *err, size_t errlen)
         return fail(err, errlen, "n=1: one GPU has no bus bandwidth (nothing crosses a link); give n >= 2, * or max");
     if (r->metric == NVS_RULE_SUSTAIN && !r->has_min && !r->has_max_drop)
         return fail(err, errlen, "missing threshold: give min=... (GB/s) or max_drop=...%%");
-    if (r->metric != NVS_RULE_HEALTH && r->metric != NVS_RULE_SUSTAIN && !r->has_min && !r->has_below && !r->has_min_bound)
+    if (r->metric == NVS_RULE_GPU && !r->has_min && !r->has_min_bound && !r->has_min_peer)
+        return fail(err, errlen, "missing threshold: give min=... (%s), min_bound=...%% or min_peer=...%%", min_unit(r));
+    if (r->metric != NVS_RULE_HEALTH && r->metric != NVS_RULE_SUSTAIN && r->metric != NVS_RULE_GPU && !r->has_min && !r->has_below && !r->has_min_bound)
         return fail(err, errlen, "missing threshold: give min=..., min_bound=...%% or below_baseline<=...%%");
     return 0;
 }

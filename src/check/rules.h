@@ -6,6 +6,7 @@
  *   p2p uni min=350                                        # every ordered GPU pair of the p2p matrix
  *   p2p bidir pair=0,1 min=700
  *   efficiency train n=* min=0.9                           # or min=90%
+ *   gpu gemm min_peer=90% min_bound=50%                    # every GPU's self-test (accept --level 2)
  *
  * One rule per line: METRIC SUBJECT KEY<op>VALUE ...  Every key at most once, every token must parse, at least
  * one threshold (min= or below_baseline<=). Thresholds given as flags (--min-busbw ...) are turned into the same
@@ -18,7 +19,7 @@
 #define NVS_RULES_HEADER "nvscale-rules"
 #define NVS_RULES_VERSION 1
 
-/* busbw, p2p, efficiency: check_eval.c. health, host, sustain (issue 12, accept): check_accept.c. */
+/* busbw, p2p, efficiency: check_eval.c. health, host, sustain, gpu (issue 12, accept): check_accept.c. */
 typedef enum {
     NVS_RULE_BUSBW = 0,
     NVS_RULE_P2P,
@@ -26,6 +27,7 @@ typedef enum {
     NVS_RULE_HEALTH,  /* health CHECK|*: the findings of health/health_eval.c for that check, every GPU */
     NVS_RULE_HOST,    /* host h2d|d2h|bidir: pinned host<->device copies (p2p.host_copies) */
     NVS_RULE_SUSTAIN, /* sustain busbw: the sustained-load phase's busbw from first to last chunk */
+    NVS_RULE_GPU,     /* gpu membw|gemm: each GPU's self-test alone (gpu_selftest.gpus) */
     NVS_RULE_METRIC_COUNT
 } nvs_rule_metric;
 
@@ -58,15 +60,18 @@ typedef struct {
     int health_check;         /* nvs_health_check, -1 = every check (`health *`) */
     int host_dir;             /* 0 h2d, 1 d2h, 2 bidir */
     int host_mode;            /* NVS_H2D_SINGLE / ALL / REMOTE order: 0 single, 1 all, 2 remote */
-    int gpu;                  /* gpu=N (topology index); -1 = every GPU */
+    int gpu;                  /* gpu=N (topology index); -1 = every GPU (host and gpu) */
+    int gpu_test;             /* gpu: 0 membw (GB/s), 1 gemm (TFLOPS) */
 
     /* thresholds (at least one, except for health, whose thresholds are the evaluation's own) */
     int has_min;
-    double min; /* GB/s for busbw, p2p and host; a fraction in (0, 1] for efficiency */
+    double min; /* GB/s for busbw, p2p, host and gpu membw; TFLOPS for gpu gemm; a fraction in (0, 1] for efficiency */
     int has_below;
     double below_pct; /* at most this many % below the baseline's value, in [0, 100) */
     int has_min_bound;
-    double min_bound_pct; /* at least this many % of the bound (ring, pair or PCIe link), in (0, 100] */
+    double min_bound_pct; /* at least this many % of the bound (ring, pair, PCIe link or datasheet peak), in (0, 100] */
+    int has_min_peer;
+    double min_peer_pct;  /* gpu: at least this many % of the median of the run's GPUs of the same name, in (0, 100] */
     int has_max_drop;
     double max_drop_pct; /* sustain: the last chunk at most this many % below the first, in [0, 100) */
     int warn_only;        /* severity=warn: a miss is a WARN, not a FAIL */

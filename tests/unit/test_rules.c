@@ -122,9 +122,51 @@ static const struct {
     {"efficiency train n=2 min=101%", "out of range (0%, 100%]"},
     {"efficiency train n=2 size=1M min=0.9", "unknown key 'size' for efficiency"},
     {"efficiency train min=0.9", "missing n="},
+    {"gpu", "gpu needs membw or gemm"},
+    {"gpu min=1", "gpu needs membw or gemm"},
+    {"gpu stream min=1", "gpu: unknown test 'stream' (membw or gemm)"},
+    {"gpu membw", "missing threshold: give min=... (GB/s), min_bound=...% or min_peer=...%"},
+    {"gpu gemm gpu=1", "missing threshold: give min=... (TFLOPS)"},
+    {"gpu membw min_peer=0%", "min_peer: 0% out of range (0%, 100%]"},
+    {"gpu membw min_peer=101", "min_peer: 101 out of range (0%, 100%]"},
+    {"gpu membw min_peer=most", "min_peer: 'most' is not a percent"},
+    {"gpu membw min_peer=90% min_peer=80%", "duplicate key 'min_peer='"},
+    {"gpu membw min_peer>=90%", "min_peer takes =, not >="},
+    {"gpu gemm min=90%", "min: '90%': gpu min is in TFLOPS, not a percent"},
+    {"gpu gemm min=fast", "min: 'fast' is not a number (TFLOPS)"},
+    {"gpu membw min=0", "min: 0 GB/s out of range (0, 1e6)"},
+    {"gpu membw gpu=x min=1", "gpu: 'x' is not a GPU index"},
+    {"gpu membw gpu=-1 min=1", "gpu: '-1' is not a GPU index"},
+    {"gpu membw n=2 min=1", "unknown key 'n' for gpu (expected min, min_bound, severity, gpu, min_peer)"},
+    {"gpu membw mode=all min=1", "unknown key 'mode' for gpu"},
+    {"gpu membw min_bound=150%", "min_bound: 150% out of range (0%, 100%]"},
+    {"gpu gemm min=1 severity=info", "severity: 'info' is not warn or fail"},
+    {"host h2d min_peer=90%", "unknown key 'min_peer' for host"},
+    {"p2p uni min_peer=90%", "unknown key 'min_peer' for p2p"},
     {"   # only a comment", "empty rule"},
     {"busbw all_reduce n=2 \x01min=1", "control character 0x01"},
 };
+
+/* gpu membw|gemm: the per-GPU self-test (accept --level 2) */
+static void t_gpu_rules(void)
+{
+    nvs_rule r = parse_ok("gpu membw min_peer=90% min_bound=70%");
+    T_EQ_I(r.metric, NVS_RULE_GPU);
+    T_EQ_I(r.gpu_test, 0);
+    T_EQ_I(r.gpu, -1);
+    T_EQ_I(r.has_min_peer && r.has_min_bound && !r.has_min, 1);
+    T_NEAR(r.min_peer_pct, 90, 1e-12);
+    T_NEAR(r.min_bound_pct, 70, 1e-12);
+    r = parse_ok("gpu gemm gpu=3 min=600 severity=warn");
+    T_EQ_I(r.gpu_test, 1);
+    T_EQ_I(r.gpu, 3);
+    T_NEAR(r.min, 600, 1e-12);
+    T_EQ_I(r.warn_only, 1);
+    T_EQ_I(r.has_min_peer || r.has_min_bound, 0);
+    r = parse_ok("gpu membw min_peer=87.5");
+    T_NEAR(r.min_peer_pct, 87.5, 1e-12);
+    T_EQ_S(nvs_rule_metric_name(NVS_RULE_GPU), "gpu");
+}
 
 static void t_bad_lines(void)
 {
@@ -216,7 +258,7 @@ static void t_size_zero(void)
 }
 
 T_LIST = {
-    T_CASE(t_size_zero), T_CASE(t_busbw_exact), T_CASE(t_busbw_range_and_selectors), T_CASE(t_p2p_and_efficiency), T_CASE(t_bad_lines),
+    T_CASE(t_size_zero), T_CASE(t_busbw_exact), T_CASE(t_busbw_range_and_selectors), T_CASE(t_p2p_and_efficiency), T_CASE(t_gpu_rules), T_CASE(t_bad_lines),
     T_CASE(t_file_text),   T_CASE(t_bad_files),                 T_CASE(t_long_line),
 };
 T_MAIN
