@@ -18,6 +18,7 @@ typedef struct {
     int bounds;     /* the run has ring bounds (explain[].slowest_hop) */
     int train;      /* a training step was measured */
     int sustain;    /* the sustained-load phase ran */
+    int selftest;   /* the per-GPU self-test ran (gpu_selftest lists GPUs, not skipped) */
 } nvs_accept_facts;
 
 /* The rules text (header and one rule per line, each with a comment saying why), into buf. Lines for things

@@ -1,11 +1,13 @@
-/* health / host / sustain rules against a run document (check_accept.h). */
+/* health / host / sustain / gpu rules against a run document (check_accept.h). */
 #include "check/check_accept.h"
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check/check_num.h"
+#include "check/gpu_specs.h"
 #include "health/health.h"
 
 static const char *const dir_key[3] = {"h2d_gbps", "d2h_gbps", "bidir_gbps"};
@@ -288,6 +290,172 @@ static int eval_sustain(const nvs_rule *r, const json_t *root, nvs_verdicts *vs)
     return 0;
 }
 
+/* gpu membw|gemm: run.json's gpu_selftest.gpus[], one row per GPU */
+static const char *const selftest_name[2] = {"membw", "gemm"};
+static const char *const selftest_value[2] = {"membw_gbps", "gemm_tflops"};
+static const char *const selftest_wrong[2] = {"membw_wrong", "gemm_wrong"};
+static const char *const selftest_unit[2] = {"GB/s", "TFLOPS"};
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The value of a self-test entry, NAN when it was not measured (null, or a reason in why). */
+static double selftest_value_of(const json_t *g, int test)
+{
+    const char *why = json_string_value(json_object_get(g, "why"));
+    return why && *why ? NAN : num(g, selftest_value[test]);
+}
+
+/* The median of the measured values of the GPUs named `name` (this one included); *count gets how many there
+ * are. NAN when fewer than two: one GPU of a model has no peer to be compared with. -1 when out of memory. */
+static int peer_median(const json_t *gpus, int test, const char *name, double *median, size_t *count)
+{
+    size_t n = json_array_size(gpus), k = 0;
+    *median = NAN;
+    *count = 0;
+    double *v = malloc((n ? n : 1) * sizeof *v);
+    if (!v) return -1;
+    for (size_t i = 0; name && i < n; i++) {
+        const json_t *g = json_array_get(gpus, i);
+        const char *nm = json_string_value(json_object_get(g, "name"));
+        double x = selftest_value_of(g, test);
+        if (nm && !strcmp(nm, name) && !isnan(x)) v[k++] = x;
+    }
+    if (k >= 2) {
+        qsort(v, k, sizeof *v, cmp_double);
+        *median = k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2;
+    }
+    *count = k;
+    free(v);
+    return 0;
+}
+
+/* appends "; text" (or text, first) to the row's note */
+static void note_add(nvs_verdict *v, const char *text)
+{
+    size_t l = strlen(v->note);
+    snprintf(v->note + l, sizeof v->note - l, "%s%s", l ? "; " : "", text);
+}
+
+static int eval_gpu(const nvs_rule *r, const json_t *root, nvs_verdicts *vs)
+{
+    const int t = r->gpu_test;
+    const char *unit = selftest_unit[t];
+    const json_t *st = json_object_get(root, "gpu_selftest"), *gpus = json_object_get(st, "gpus");
+    const char *skipped = json_string_value(json_object_get(st, "skipped"));
+    if (!json_is_object(st) || (skipped && *skipped) || !json_array_size(gpus)) {
+        nvs_verdict *v = row(vs, r, "gpu");
+        if (!v) return -1;
+        snprintf(v->metric, sizeof v->metric, "%s", r->text);
+        not_measured(vs, v, r, !json_is_object(st) ? "the run has no GPU self-test (nvscale accept --level 2 runs it)"
+                               : skipped && *skipped ? skipped : "no GPU in the self-test");
+        return 0;
+    }
+    int matched = 0;
+    for (size_t i = 0; i < json_array_size(gpus); i++) {
+        const json_t *g = json_array_get(gpus, i), *gj = json_object_get(g, "gpu"), *rj = json_object_get(g, "rank");
+        int gpu = json_is_integer(gj) ? (int)json_integer_value(gj) : -1;
+        if (r->gpu >= 0 && gpu != r->gpu) continue;
+        matched++;
+        nvs_verdict *v = row(vs, r, "gpu");
+        if (!v) return -1;
+        v->unit = unit;
+        v->gpu = gpu;
+        v->rank = json_is_integer(rj) ? (int)json_integer_value(rj) : rank_of_gpu(root, gpu);
+        const char *host = json_string_value(json_object_get(g, "host"));
+        const char *name = json_string_value(json_object_get(g, "name"));
+        const char *why = json_string_value(json_object_get(g, "why"));
+        snprintf(v->host, sizeof v->host, "%s", host ? host : "");
+        snprintf(v->metric, sizeof v->metric, "gpu %s GPU%d", selftest_name[t], gpu);
+        if (why && *why) {
+            not_measured(vs, v, r, why);
+            continue;
+        }
+        double val = num(g, selftest_value[t]);
+        const json_t *w = json_object_get(g, selftest_wrong[t]);
+        /* wrong results are a FAIL whatever the thresholds: a fast GPU that computes wrong values is broken */
+        if (json_is_integer(w) && json_integer_value(w) > 0) {
+            if (!isnan(val)) {
+                snprintf(v->measured, sizeof v->measured, "%.1f %s", val, unit);
+                v->measured_v = val;
+            }
+            snprintf(v->note, sizeof v->note, "%lld wrong elements: the GPU computes or stores wrong values",
+                     (long long)json_integer_value(w));
+            nvs_verdict_set(vs, v, NVS_SEV_FAIL);
+            continue;
+        }
+        if (isnan(val)) {
+            not_measured(vs, v, r, "no value in the run");
+            continue;
+        }
+        /* the threshold: the highest of min=, min_bound= of the datasheet peak and min_peer= of the peers' median;
+         * a part whose reference is unknown is not judged and the row says so */
+        const nvs_gpu_spec *spec = nvs_gpu_spec_find(name);
+        double bound = spec ? (t ? spec->bf16_tflops : spec->membw_gbps) : NAN, median = NAN;
+        size_t npeers = 0;
+        if (r->has_min_peer && peer_median(gpus, t, name, &median, &npeers)) return -1;
+        double expected = r->has_min ? r->min : NAN;
+        enum { BY_MIN, BY_BOUND, BY_PEER } by = BY_MIN;
+        char unknown[2][160] = {"", ""};
+        if (r->has_min_bound) {
+            if (isnan(bound))
+                snprintf(unknown[0], sizeof unknown[0], "no datasheet peak for '%.60s' (min_bound not judged)",
+                         name ? name : "?");
+            else if (isnan(expected) || bound * r->min_bound_pct / 100 > expected)
+                expected = bound * r->min_bound_pct / 100, by = BY_BOUND;
+        }
+        if (r->has_min_peer) {
+            if (isnan(median))
+                snprintf(unknown[1], sizeof unknown[1], "no other GPU named '%.60s' measured in the run: no peer (min_peer not judged)",
+                         name ? name : "?");
+            else if (isnan(expected) || median * r->min_peer_pct / 100 > expected)
+                expected = median * r->min_peer_pct / 100, by = BY_PEER;
+        }
+        v->measured_v = val;
+        if (isnan(expected)) { /* no threshold could be computed: not a pass (as min_bound without a bound) */
+            char whyn[384];
+            snprintf(whyn, sizeof whyn, "%s%s%s; give min= instead", unknown[0], unknown[0][0] && unknown[1][0] ? "; " : "", unknown[1]);
+            not_measured(vs, v, r, whyn);
+            snprintf(v->measured, sizeof v->measured, "%.1f %s", val, unit);
+            snprintf(v->note, sizeof v->note, "threshold unknown: %.360s", whyn);
+            continue;
+        }
+        v->expected_v = expected;
+        v->margin_v = val - expected;
+        int d = nvs_check_decimals(val, expected, 1);
+        snprintf(v->measured, sizeof v->measured, "%.*f %s", d, val, unit);
+        if (by == BY_BOUND)
+            snprintf(v->expected, sizeof v->expected, ">= %.*f %s (%g%% of %.1f)", d, expected, unit, r->min_bound_pct, bound);
+        else if (by == BY_PEER)
+            snprintf(v->expected, sizeof v->expected, ">= %.*f %s (%g%% of peer median %.1f)", d, expected, unit,
+                     r->min_peer_pct, median);
+        else snprintf(v->expected, sizeof v->expected, ">= %.*f %s", d, expected, unit);
+        char pct[24];
+        snprintf(v->margin, sizeof v->margin, "%+.*f %s (%s)", d, val - expected, unit,
+                 nvs_check_pct((val - expected) / expected * 100, pct, sizeof pct));
+        if (name) snprintf(v->note, sizeof v->note, "%.80s", name);
+        if (r->has_min_peer && !isnan(median)) {
+            char m[96];
+            snprintf(m, sizeof m, "median of %zu GPUs of this name %.1f %s", npeers, median, unit);
+            note_add(v, m);
+        }
+        for (int k = 0; k < 2; k++)
+            if (unknown[k][0]) note_add(v, unknown[k]);
+        if (val < expected) miss(vs, v, r);
+        else nvs_verdict_set(vs, v, NVS_SEV_PASS);
+    }
+    if (!matched) {
+        nvs_verdict *v = row(vs, r, "gpu");
+        if (!v) return -1;
+        snprintf(v->metric, sizeof v->metric, "%s", r->text);
+        not_measured(vs, v, r, "no such GPU in the self-test");
+    }
+    return 0;
+}
+
 int nvs_check_eval_accept(const nvs_ruleset *rules, const json_t *root, nvs_verdicts *out)
 {
     for (size_t i = 0; i < rules->n; i++) {
@@ -296,6 +464,7 @@ int nvs_check_eval_accept(const nvs_ruleset *rules, const json_t *root, nvs_verd
         if (r->metric == NVS_RULE_HEALTH) rc = eval_health(r, root, out);
         else if (r->metric == NVS_RULE_HOST) rc = eval_host(r, root, out);
         else if (r->metric == NVS_RULE_SUSTAIN) rc = eval_sustain(r, root, out);
+        else if (r->metric == NVS_RULE_GPU) rc = eval_gpu(r, root, out);
         if (rc) return -1;
     }
     return 0;

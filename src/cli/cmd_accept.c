@@ -228,6 +228,9 @@ static nvs_accept_facts facts_of(const json_t *root, int level)
         f.train |= json_is_integer(n) && json_integer_value(n) >= 2;
     }
     f.sustain = json_is_object(json_object_get(root, "sustain"));
+    const json_t *st = json_object_get(root, "gpu_selftest");
+    const char *st_skipped = json_string_value(json_object_get(st, "skipped"));
+    f.selftest = has_items(st, "gpus") && !(st_skipped && *st_skipped);
     return f;
 }
 
@@ -327,7 +330,7 @@ int cmd_accept(int argc, char **argv)
         return rc < 0 ? 0 : rc;
     }
     if (o.print_rules) {
-        nvs_accept_facts all = {o.level, 1, 1, 1, 1, 1, 1, 1};
+        nvs_accept_facts all = {o.level, 1, 1, 1, 1, 1, 1, 1, 1};
         char text[4096];
         rc = nvs_accept_rules_text(&all, text, sizeof text, NULL) < 0 ? 1 : fputs(text, stdout) == EOF;
         free(cfg);

@@ -9,7 +9,8 @@
 #     refuses is named in the WARN of what it left unknown
 #   - no NVML library: health skipped with the reason, exit 0
 #   - a rules file overrides the built-in rules (severity=warn turns the ECC FAIL into a WARN, exit 0)
-#   - level 2 and level 3: what a host backend cannot measure is said, not failed; under mpirun one table
+#   - level 2 and level 3: what a host backend cannot measure is said, not failed (the GPU self-test's rules are
+#     skipped); under mpirun one table
 #   - bad input: exit 2 before anything runs
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
@@ -140,6 +141,11 @@ rc=$?
 [ "$rc" -eq 0 ] || { fail "accept --level 2 exited $rc"; tail -5 "$dir/l2.err"; cat "$dir/l2.txt"; }
 grep -q "skipped: p2p and host copies on host .*: no GPU: the host (MPI) backend runs" "$dir/l2.txt" ||
     fail "level 2 on the host backend does not say that copies were skipped"
+# the per-GPU self-test's rules are skipped there (no GPU), not "not measured" FAILs
+grep -q "^gpu \(membw\|gemm\)" "$dir/l2.txt" && { fail "level 2 on the host backend judges the GPU self-test"; cat "$dir/l2.txt"; }
+"$NVS" accept --level 2 --print-rules >"$dir/l2.rules"
+grep -qx "gpu membw min_peer=90% min_bound=70%" "$dir/l2.rules" && grep -qx "gpu gemm min_peer=90% min_bound=50%" "$dir/l2.rules" ||
+    fail "--print-rules lacks the level 2 GPU self-test rules"
 # under mpirun: every rank measures, one verdict table (rank 0), the health of the host read once
 if command -v mpirun >/dev/null 2>&1; then
     $MPIRUN -np 2 -x HWLOC_XMLFILE -x LD_LIBRARY_PATH="$dir/lib" -x FAKE_NVML_FAULT=xid:1 \

@@ -1,11 +1,13 @@
 /* accept's pure parts: the new rule metrics and keys (rules.c), the built-in rules per level
- * (accept_rules.c) and the judging of health / host / sustain rules on a run document (check_accept.c). */
+ * (accept_rules.c) and the judging of health / host / sustain / gpu rules on a run document (check_accept.c), with
+ * the GPU datasheet table (gpu_specs.c). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check/accept_rules.h"
 #include "check/check_accept.h"
+#include "check/gpu_specs.h"
 #include "t.h"
 
 static void t_parse_new_rules(void)
@@ -234,6 +236,256 @@ static void t_not_measured(void)
     json_decref(root);
 }
 
+/* ---- gpu membw|gemm: the per-GPU self-test (gpu_selftest) ---- */
+
+/* one entry of gpu_selftest.gpus; rank = gpu */
+#define G(i, name, bw, tf)                                                                                        \
+    "{\"host\": \"n1\", \"gpu\": " #i ", \"rank\": " #i ", \"pci_bus_id\": \"0000:0" #i ":00.0\", \"name\": \""    \
+    name "\", \"membw_gbps\": " #bw ", \"membw_wrong\": 0, \"gemm_tflops\": " #tf ", \"gemm_wrong\": 0, \"why\": \"\"}"
+#define ST(gpus)                                                                                                   \
+    "{\"gpu_selftest\": {\"membw\": {\"bytes\": 2147483648, \"iters\": 20}, \"gemm\": {\"type\": \"bf16\", "     \
+    "\"n\": 8192, \"iters\": 20}, \"skipped\": \"\", \"gpus\": [" gpus "]}}"
+
+static nvs_verdicts judge_text(const char *rules_text, const char *doc_text)
+{
+    nvs_ruleset rs = {0};
+    int line;
+    char err[256];
+    if (nvs_rules_parse_text(rules_text, "t.rules", &rs, &line, err, sizeof err)) T_FAIL("rules: %d: %s", line, err);
+    json_error_t je;
+    json_t *root = json_loads(doc_text, 0, &je);
+    if (!root) T_FAIL("doc: %s", je.text);
+    nvs_verdicts vs = {0};
+    T_EQ_I(nvs_check_eval_accept(&rs, root, &vs), 0);
+    nvs_ruleset_free(&rs);
+    json_decref(root);
+    return vs;
+}
+
+static void t_gpu_specs(void)
+{
+    const nvs_gpu_spec *h200 = nvs_gpu_spec_find("NVIDIA H200");
+    T_ASSERT(h200);
+    T_NEAR(h200->membw_gbps, 4800, 1e-9);
+    T_NEAR(h200->bf16_tflops, 989.5, 1e-9);
+    T_NEAR(nvs_gpu_spec_find("NVIDIA H100 80GB HBM3")->membw_gbps, 3350, 1e-9);
+    T_NEAR(nvs_gpu_spec_find("NVIDIA A100-SXM4-80GB")->membw_gbps, 2039, 1e-9);
+    T_NEAR(nvs_gpu_spec_find("NVIDIA A100-SXM4-40GB")->bf16_tflops, 312, 1e-9);
+    /* other boards of the same chips have other numbers: they must not take the SXM entry's */
+    T_ASSERT(!nvs_gpu_spec_find("NVIDIA H200 NVL"));
+    T_ASSERT(!nvs_gpu_spec_find("NVIDIA H100 PCIe"));
+    T_ASSERT(!nvs_gpu_spec_find("NVIDIA H100 NVL"));
+    T_ASSERT(!nvs_gpu_spec_find("NVIDIA A100-PCIE-40GB"));
+    T_ASSERT(!nvs_gpu_spec_find("nvidia h200"));
+    T_ASSERT(!nvs_gpu_spec_find(NULL));
+}
+
+/* two healthy H200s: each passes against the higher of 90 % of their median and 70 % of the datasheet's 4.8 TB/s */
+static void t_gpu_pass(void)
+{
+    nvs_verdicts vs = judge_text("nvscale-rules 1\ngpu membw min_peer=90% min_bound=70%\ngpu gemm min_peer=90% min_bound=50%\n",
+                                 ST(G(0, "NVIDIA H200", 4200.0, 700.0) "," G(1, "NVIDIA H200", 4220.0, 704.0)));
+    T_EQ_U(vs.n, 4);
+    T_EQ_U(vs.failed + vs.warned, 0);
+    const nvs_verdict *v = find(&vs, "gpu membw GPU0");
+    T_EQ_S(v->measured, "4200.0 GB/s");
+    T_EQ_S(v->expected, ">= 3789.0 GB/s (90% of peer median 4210.0)");
+    T_NEAR(v->expected_v, 3789, 1e-9);
+    T_EQ_S(v->kind, "gpu");
+    T_EQ_S(v->unit, "GB/s");
+    T_EQ_S(v->host, "n1");
+    T_EQ_I(v->gpu, 0);
+    T_EQ_I(v->rank, 0);
+    T_CONTAINS(v->note, "NVIDIA H200");
+    v = find(&vs, "gpu gemm GPU1");
+    T_EQ_S(v->measured, "704.0 TFLOPS");
+    T_EQ_S(v->expected, ">= 631.8 TFLOPS (90% of peer median 702.0)");
+    T_EQ_S(v->unit, "TFLOPS");
+    T_EQ_I(v->rank, 1);
+    nvs_verdicts_free(&vs);
+}
+
+/* one GPU of four below 90 % of the median: that one FAILs (a WARN under severity=warn), the others pass */
+static void t_gpu_below_peers(void)
+{
+    const char *doc4 = ST(G(0, "NVIDIA H200", 4200.0, 700.0) "," G(1, "NVIDIA H200", 4210.0, 700.0) ","
+                          G(2, "NVIDIA H200", 4220.0, 700.0) "," G(3, "NVIDIA H200", 3500.0, 700.0));
+    nvs_verdicts vs = judge_text("nvscale-rules 1\ngpu membw min_peer=90% min_bound=70%\n", doc4);
+    T_EQ_U(vs.n, 4);
+    T_EQ_U(vs.failed, 1);
+    const nvs_verdict *v = find(&vs, "gpu membw GPU3");
+    T_EQ_I(v->severity, NVS_SEV_FAIL);
+    T_EQ_S(v->expected, ">= 3784.5 GB/s (90% of peer median 4205.0)"); /* median of 3500, 4200, 4210, 4220 */
+    T_EQ_I(v->gpu, 3);
+    T_EQ_I(v->rank, 3);
+    T_CONTAINS(v->note, "median of 4 GPUs");
+    T_EQ_I(find(&vs, "gpu membw GPU0")->severity, NVS_SEV_PASS);
+    nvs_verdicts_free(&vs);
+    vs = judge_text("nvscale-rules 1\ngpu membw min_peer=90% severity=warn\n", doc4);
+    T_EQ_U(vs.failed, 0);
+    T_EQ_U(vs.warned, 1);
+    T_EQ_I(find(&vs, "gpu membw GPU3")->severity, NVS_SEV_WARN);
+    nvs_verdicts_free(&vs);
+    /* just below the threshold, where one decimal would print both as 3784.5: the digits that tell them apart */
+    vs = judge_text("nvscale-rules 1\ngpu membw min_peer=90%\n",
+                    ST(G(0, "NVIDIA H200", 4200.0, 700.0) "," G(1, "NVIDIA H200", 4210.0, 700.0) ","
+                       G(2, "NVIDIA H200", 4220.0, 700.0) "," G(3, "NVIDIA H200", 3784.46, 700.0)));
+    const nvs_verdict *c = find(&vs, "gpu membw GPU3");
+    T_EQ_I(c->severity, NVS_SEV_FAIL);
+    T_EQ_S(c->measured, "3784.46 GB/s");
+    T_EQ_S(c->expected, ">= 3784.50 GB/s (90% of peer median 4205.0)");
+    nvs_verdicts_free(&vs);
+}
+
+/* GPUs all slow alike pass their peers but not the datasheet floor */
+static void t_gpu_below_datasheet(void)
+{
+    nvs_verdicts vs = judge_text("nvscale-rules 1\ngpu membw min_peer=90% min_bound=70%\ngpu gemm min_peer=90% min_bound=50%\n",
+                                 ST(G(0, "NVIDIA H200", 3000.0, 450.0) "," G(1, "NVIDIA H200", 3010.0, 452.0)));
+    T_EQ_U(vs.failed, 4);
+    const nvs_verdict *v = find(&vs, "gpu membw GPU0");
+    T_EQ_S(v->expected, ">= 3360.0 GB/s (70% of 4800.0)");
+    T_CONTAINS(v->margin, "-360.0 GB/s");
+    v = find(&vs, "gpu gemm GPU1");
+    T_NEAR(v->expected_v, 494.75, 1e-9);
+    T_CONTAINS(v->expected, "(50% of 989.5)");
+    nvs_verdicts_free(&vs);
+    /* min= above both: the highest threshold applies */
+    vs = judge_text("nvscale-rules 1\ngpu membw min=4215 min_peer=90% min_bound=70%\n",
+                    ST(G(0, "NVIDIA H200", 4200.0, 700.0) "," G(1, "NVIDIA H200", 4220.0, 704.0)));
+    T_EQ_S(find(&vs, "gpu membw GPU0")->expected, ">= 4215.0 GB/s");
+    T_EQ_I(find(&vs, "gpu membw GPU0")->severity, NVS_SEV_FAIL);
+    T_EQ_I(find(&vs, "gpu membw GPU1")->severity, NVS_SEV_PASS);
+    nvs_verdicts_free(&vs);
+}
+
+/* wrong elements FAIL whatever the thresholds, even under severity=warn */
+static void t_gpu_wrong(void)
+{
+    nvs_verdicts vs = judge_text(
+        "nvscale-rules 1\ngpu gemm min=1 severity=warn\ngpu membw min=1\n",
+        "{\"gpu_selftest\": {\"skipped\": \"\", \"gpus\": [{\"host\": \"n1\", \"gpu\": 0, \"rank\": 0, \"name\": \"NVIDIA H200\","
+        " \"membw_gbps\": 4200.0, \"membw_wrong\": 0, \"gemm_tflops\": 702.3, \"gemm_wrong\": 3, \"why\": \"\"}]}}");
+    T_EQ_U(vs.n, 2);
+    const nvs_verdict *v = find(&vs, "gpu gemm GPU0");
+    T_EQ_I(v->severity, NVS_SEV_FAIL);
+    T_EQ_S(v->note, "3 wrong elements: the GPU computes or stores wrong values");
+    T_EQ_S(v->measured, "702.3 TFLOPS");
+    T_EQ_I(find(&vs, "gpu membw GPU0")->severity, NVS_SEV_PASS);
+    nvs_verdicts_free(&vs);
+}
+
+/* a reference that is unknown is not judged and says so; with nothing left to judge the row is not a pass */
+static void t_gpu_unknown_reference(void)
+{
+    /* a model without a datasheet entry, min_bound only */
+    nvs_verdicts vs = judge_text("nvscale-rules 1\ngpu membw min_bound=70%\n",
+                                 ST(G(0, "NVIDIA L40S", 800.0, 300.0) "," G(1, "NVIDIA L40S", 810.0, 300.0)));
+    T_EQ_U(vs.n, 2);
+    T_EQ_U(vs.failed, 2);
+    const nvs_verdict *v = find(&vs, "gpu membw GPU0");
+    T_EQ_S(v->measured, "800.0 GB/s");
+    T_CONTAINS(v->note, "no datasheet peak for 'NVIDIA L40S'");
+    T_ASSERT(isnan(v->expected_v));
+    nvs_verdicts_free(&vs);
+    /* an H200 NVL does not take the H200 SXM's peak */
+    vs = judge_text("nvscale-rules 1\ngpu gemm min_bound=50%\n", ST(G(0, "NVIDIA H200 NVL", 1.0, 600.0)));
+    T_EQ_U(vs.failed, 1);
+    T_CONTAINS(vs.v[0].note, "no datasheet peak for 'NVIDIA H200 NVL'");
+    nvs_verdicts_free(&vs);
+    /* one GPU of its model: no peer; the datasheet part is judged, the row says the peer part is not */
+    vs = judge_text("nvscale-rules 1\ngpu membw min_peer=90% min_bound=70%\n",
+                    ST(G(0, "NVIDIA H200", 4200.0, 700.0) "," G(1, "NVIDIA H200", 4220.0, 704.0) ","
+                       G(2, "NVIDIA H100 80GB HBM3", 3000.0, 700.0)));
+    T_EQ_U(vs.failed, 0);
+    v = find(&vs, "gpu membw GPU2");
+    T_EQ_I(v->severity, NVS_SEV_PASS);
+    T_EQ_S(v->expected, ">= 2345.0 GB/s (70% of 3350.0)");
+    T_CONTAINS(v->note, "no other GPU named 'NVIDIA H100 80GB HBM3' measured in the run: no peer (min_peer not judged)");
+    /* the H100 is not the H200s' peer: their median is theirs */
+    T_CONTAINS(find(&vs, "gpu membw GPU0")->expected, "(90% of peer median 4210.0)");
+    nvs_verdicts_free(&vs);
+    /* one GPU and min_peer alone: nothing to judge, not a pass */
+    vs = judge_text("nvscale-rules 1\ngpu membw min_peer=90%\n", ST(G(0, "NVIDIA H200", 4200.0, 700.0)));
+    T_EQ_U(vs.failed, 1);
+    T_CONTAINS(vs.v[0].note, "no peer");
+    nvs_verdicts_free(&vs);
+    /* a peer that was not measured is no peer */
+    vs = judge_text("nvscale-rules 1\ngpu membw min_peer=90%\n",
+                    ST(G(0, "NVIDIA H200", 4200.0, 700.0) "," G(1, "NVIDIA H200", null, null)));
+    T_EQ_U(vs.n, 2);
+    T_EQ_U(vs.failed, 2);
+    T_CONTAINS(find(&vs, "gpu membw GPU0")->note, "no peer");
+    T_CONTAINS(find(&vs, "gpu membw GPU1")->note, "not measured: no value in the run");
+    nvs_verdicts_free(&vs);
+}
+
+/* not measured: no section, the phase skipped, a GPU with a reason, a GPU not in the run */
+static void t_gpu_not_measured(void)
+{
+    const char *rules = "nvscale-rules 1\ngpu membw min_peer=90% min_bound=70%\n";
+    nvs_verdicts vs = judge_text(rules, "{}");
+    T_EQ_U(vs.n, 1);
+    T_EQ_U(vs.failed, 1);
+    T_EQ_S(vs.v[0].measured, "not measured");
+    T_CONTAINS(vs.v[0].note, "the run has no GPU self-test");
+    nvs_verdicts_free(&vs);
+    vs = judge_text(rules, "{\"gpu_selftest\": {\"skipped\": \"no GPU: the host (MPI) backend runs\", \"gpus\": []}}");
+    T_EQ_U(vs.failed, 1);
+    T_CONTAINS(vs.v[0].note, "not measured: no GPU: the host (MPI) backend runs");
+    nvs_verdicts_free(&vs);
+    vs = judge_text("nvscale-rules 1\ngpu gemm min=1 severity=warn\n",
+                    "{\"gpu_selftest\": {\"skipped\": \"\", \"gpus\": [{\"host\": \"n1\", \"gpu\": 1, \"rank\": 0, "
+                    "\"name\": \"NVIDIA H200\", \"membw_gbps\": null, \"membw_wrong\": null, \"gemm_tflops\": null, "
+                    "\"gemm_wrong\": null, \"why\": \"cuBLAS: CUBLAS_STATUS_NOT_INITIALIZED\"}]}}");
+    T_EQ_U(vs.n, 1);
+    T_EQ_I(vs.v[0].severity, NVS_SEV_WARN); /* severity=warn, as host rules' not-measured rows */
+    T_EQ_S(vs.v[0].metric, "gpu gemm GPU1");
+    T_CONTAINS(vs.v[0].note, "not measured: cuBLAS: CUBLAS_STATUS_NOT_INITIALIZED");
+    T_EQ_I(vs.v[0].gpu, 1);
+    nvs_verdicts_free(&vs);
+    vs = judge_text("nvscale-rules 1\ngpu membw gpu=1 min=1\ngpu membw gpu=9 min=1\n",
+                    ST(G(0, "NVIDIA H200", 4200.0, 700.0) "," G(1, "NVIDIA H200", 4220.0, 704.0)));
+    T_EQ_U(vs.n, 2);
+    T_EQ_S(vs.v[0].metric, "gpu membw GPU1");
+    T_EQ_I(vs.v[0].severity, NVS_SEV_PASS);
+    T_CONTAINS(vs.v[1].note, "no such GPU in the self-test");
+    T_EQ_I(vs.v[1].severity, NVS_SEV_FAIL);
+    nvs_verdicts_free(&vs);
+}
+
+/* the built-in level 2 rules judge the self-test when it ran, and say why not when it did not */
+static void t_gpu_default_rules(void)
+{
+    char text[4096];
+    int n;
+    nvs_accept_facts st = {2, 1, 1, 1, 1, 1, 1, 0, 1};
+    T_ASSERT(nvs_accept_rules_text(&st, text, sizeof text, &n) > 0);
+    T_EQ_I(n, 23);
+    T_CONTAINS(text, "\ngpu membw min_peer=90% min_bound=70%\n");
+    T_CONTAINS(text, "\ngpu gemm min_peer=90% min_bound=50%\n");
+    nvs_accept_facts nost = {2, 1, 1, 1, 1, 1, 1, 0, 0};
+    T_ASSERT(nvs_accept_rules_text(&nost, text, sizeof text, &n) > 0);
+    T_EQ_I(n, 21);
+    T_CONTAINS(text, "# skipped (no GPU self-test in the run): gpu membw min_peer=90% min_bound=70%");
+    nvs_accept_facts host = {2, 0, 0, 0, 0, 0, 0, 0, 0};
+    T_ASSERT(nvs_accept_rules_text(&host, text, sizeof text, &n) > 0);
+    T_CONTAINS(text, "# skipped (no GPU: the host backend ran): gpu gemm min_peer=90% min_bound=50%");
+    nvs_accept_facts l1 = {1, 1, 1, 1, 1, 1, 1, 1, 1};
+    T_ASSERT(nvs_accept_rules_text(&l1, text, sizeof text, &n) > 0);
+    T_ASSERT(!strstr(text, "gpu membw"));
+    nvs_accept_facts l3 = {3, 1, 1, 1, 1, 1, 1, 1, 1};
+    T_ASSERT(nvs_accept_rules_text(&l3, text, sizeof text, &n) > 0);
+    T_EQ_I(n, 24);
+    nvs_ruleset rs = {0};
+    char err[256];
+    T_EQ_I(nvs_accept_default_rules(&l3, &rs, err, sizeof err), 0);
+    T_EQ_U(rs.n, 24);
+    nvs_ruleset_free(&rs);
+}
+
 T_LIST = {T_CASE(t_parse_new_rules), T_CASE(t_default_rules), T_CASE(t_health_rows), T_CASE(t_host_rows),
-          T_CASE(t_sustain_rows), T_CASE(t_host_all_one_gpu), T_CASE(t_not_measured)};
+          T_CASE(t_sustain_rows), T_CASE(t_host_all_one_gpu), T_CASE(t_not_measured), T_CASE(t_gpu_specs),
+          T_CASE(t_gpu_pass), T_CASE(t_gpu_below_peers), T_CASE(t_gpu_below_datasheet), T_CASE(t_gpu_wrong),
+          T_CASE(t_gpu_unknown_reference), T_CASE(t_gpu_not_measured), T_CASE(t_gpu_default_rules)};
 T_MAIN
