@@ -713,7 +713,7 @@ int nvs_check_eval(const nvs_ruleset *rules, const nvs_run *run, const nvs_run *
     for (size_t i = 0; i < rules->n; i++) {
         const nvs_rule *r = &rules->v[i];
         size_t first = out->n;
-        if (r->metric > NVS_RULE_EFFICIENCY) continue; /* health, host, sustain: check_accept.c */
+        if (r->metric > NVS_RULE_EFFICIENCY) continue; /* health, host, sustain, gpu: check_accept.c */
         if ((r->has_min || r->has_min_bound) && eval_min(r, run, out)) return -1;
         if (r->has_below && eval_below(r, run, base, out)) return -1;
         for (size_t k = first; r->warn_only && k < out->n; k++) /* severity=warn: a miss of this rule warns */
