@@ -15,11 +15,12 @@
  *   gpu      each GPU alone (gpu_selftest), the higher of two thresholds: 90 % of the median of the run's GPUs of
  *            the same model, which catches the one slow GPU of a node whatever the model, and a floor under the
  *            datasheet peak (check/gpu_specs.c), which catches a node whose GPUs are all slow alike. The floors are
- *            our own margins below typical measurements, not NVIDIA's: a device-local copy kernel reaches about
- *            85-90 % of the HBM datasheet bandwidth (4.8 TB/s on H200) -> 70 %; cuBLAS bf16 GEMM at n = 8192
- *            about 65-75 % of the dense BF16 peak (989.5 TFLOPS on H200) -> 50 %. These typical numbers are
- *            to be replaced by a measured H200 run's; 90 % of the peers leaves room for the few % that GPUs of one
- *            model differ by (clocks, HBM) while a GPU throttling or with a bad memory stack falls below it
+ *            our own margins below what the self-test measured on 1x H200 (results/h200x1-selftest, three rounds
+ *            beside PyTorch): the copy 4110-4134 GB/s, 86 % of the 4.8 TB/s datasheet (PyTorch's copy_ the same)
+ *            -> 70 %; the bf16 GEMM at n = 8192 784-796 TFLOPS, 79-80 % of the 989.5 dense peak (torch.matmul
+ *            794-829) -> 60 %, room for boards that reach less of their peak (H100 SXM: cuBLAS about 70-75 %).
+ *            90 % of the peers (the median of the other GPUs of the model) leaves room for the few % that GPUs of
+ *            one model differ by (clocks, HBM) while a GPU throttling or with a bad memory stack falls below it
  *   efficiency  a WARN below 80 % at the largest N: the threshold depends on the model and the network more
  *            than on the machine's health. */
 #include "check/accept_rules.h"
@@ -92,7 +93,7 @@ int nvs_accept_rules_text(const nvs_accept_facts *f, char *buf, size_t len, int 
         line(&o, "# each GPU alone (as dcgmi diag's memory bandwidth and targeted stress): memory bandwidth and bf16 GEMM,");
         line(&o, "# against the median of the run's GPUs of the same model and under the model's datasheet peak");
         rule(&o, f->selftest, f->gpu ? "no GPU self-test in the run" : nogpu, "gpu membw min_peer=90% min_bound=70%");
-        rule(&o, f->selftest, f->gpu ? "no GPU self-test in the run" : nogpu, "gpu gemm min_peer=90% min_bound=50%");
+        rule(&o, f->selftest, f->gpu ? "no GPU self-test in the run" : nogpu, "gpu gemm min_peer=90% min_bound=60%");
         line(&o, "# collectives at the largest GPU count, against the ring's slowest link");
         rule(&o, f->bounds, f->gpu ? "no ring bound in the run" : nogpu,
              "busbw all_reduce size=1G n=max min_bound=60%");

@@ -6,7 +6,7 @@
  *   p2p uni min=350                                        # every ordered GPU pair of the p2p matrix
  *   p2p bidir pair=0,1 min=700
  *   efficiency train n=* min=0.9                           # or min=90%
- *   gpu gemm min_peer=90% min_bound=50%                    # every GPU's self-test (accept --level 2)
+ *   gpu gemm min_peer=90% min_bound=60%                    # every GPU's self-test (accept --level 2)
  *
  * One rule per line: METRIC SUBJECT KEY<op>VALUE ...  Every key at most once, every token must parse, at least
  * one threshold (min= or below_baseline<=). Thresholds given as flags (--min-busbw ...) are turned into the same
