@@ -102,9 +102,11 @@ int nvs_accept_rules_text(const nvs_accept_facts *f, char *buf, size_t len, int 
         rule(&o, f->train, "no training step", "efficiency train n=max min=80% severity=warn");
     }
     if (f->level >= 3) {
-        line(&o, "# minutes of load: the busbw must hold");
+        line(&o, "# minutes of load: the busbw and every GPU's GEMM must hold");
         rule(&o, f->sustain && f->gpu, f->gpu ? "no sustained-load phase" : "no GPU: a shared CPU host's bandwidth varies with its other load",
              "sustain busbw max_drop=10%");
+        rule(&o, f->burn, f->gpu ? "no GEMM burn in the run" : "no GPU: the host backend ran",
+             "sustain gemm max_drop=10%");
     }
     if (rules) *rules = o.rules;
     return o.over ? -1 : (int)o.used;

@@ -19,6 +19,7 @@ typedef struct {
     int train;      /* a training step was measured */
     int sustain;    /* the sustained-load phase ran */
     int selftest;   /* the per-GPU self-test ran (gpu_selftest lists GPUs, not skipped) */
+    int burn;       /* the GEMM burn ran (gpu_selftest.burn_s) */
 } nvs_accept_facts;
 
 /* The rules text (header and one rule per line, each with a comment saying why), into buf. Lines for things

@@ -237,28 +237,18 @@ static int eval_host(const nvs_rule *r, const json_t *root, nvs_verdicts *vs)
     return 0;
 }
 
-static int eval_sustain(const nvs_rule *r, const json_t *root, nvs_verdicts *vs)
+/* A sustained load's first and last chunk against max_drop=, its lowest against min=: fills the row's values and
+ * returns whether it passes. `unit`: GB/s or TFLOPS. */
+static int judge_drop(const nvs_rule *r, nvs_verdict *v, double first, double last, double lo, double elapsed,
+                      const char *unit)
 {
-    const json_t *s = json_object_get(root, "sustain");
-    nvs_verdict *v = row(vs, r, "sustain");
-    if (!v) return -1;
-    v->unit = "GB/s";
-    const char *measure = json_string_value(json_object_get(s, "measure"));
-    snprintf(v->metric, sizeof v->metric, "sustained all_reduce %s", measure ? measure : "busbw");
-    double first = num(s, "busbw_first_gbps"), last = num(s, "busbw_last_gbps"), lo = num(s, "busbw_min_gbps");
-    if (!json_is_object(s) || isnan(first) || isnan(last)) {
-        not_measured(vs, v, r, s ? "fewer than two timed chunks (a longer --sustain)" : "the run has no sustained-load phase (accept --level 3)");
-        return 0;
-    }
-    const json_t *w = json_object_get(s, "wrong");
-    double elapsed = num(s, "elapsed_s");
     int ok = 1;
     if (r->has_max_drop) {
         double drop = first > 0 ? (first - last) / first * 100 : 0;
         v->measured_v = drop;
         v->expected_v = r->max_drop_pct;
         v->unit = "%";
-        snprintf(v->measured, sizeof v->measured, "%.1f -> %.1f GB/s", first, last);
+        snprintf(v->measured, sizeof v->measured, "%.1f -> %.1f %s", first, last, unit);
         snprintf(v->expected, sizeof v->expected, "drop <= %g%%", r->max_drop_pct);
         int dd = nvs_check_decimals(drop, r->max_drop_pct, 1);
         snprintf(v->margin, sizeof v->margin, "%+.*f pts", dd, r->max_drop_pct - drop);
@@ -273,13 +263,80 @@ static int eval_sustain(const nvs_rule *r, const json_t *root, nvs_verdicts *vs)
             v->expected_v = r->min;
             v->margin_v = lo - r->min;
             int d = nvs_check_decimals(lo, r->min, 1);
-            snprintf(v->measured, sizeof v->measured, "min %.*f GB/s", d, lo);
-            snprintf(v->expected, sizeof v->expected, ">= %.*f GB/s", d, r->min);
-            snprintf(v->margin, sizeof v->margin, "%+.*f GB/s", d, lo - r->min);
+            snprintf(v->measured, sizeof v->measured, "min %.*f %s", d, lo, unit);
+            snprintf(v->expected, sizeof v->expected, ">= %.*f %s", d, r->min, unit);
+            snprintf(v->margin, sizeof v->margin, "%+.*f %s", d, lo - r->min, unit);
         } else if (!pass)
-            snprintf(v->note + strlen(v->note), sizeof v->note - strlen(v->note), "; lowest chunk %.1f GB/s < %.1f", lo, r->min);
+            snprintf(v->note + strlen(v->note), sizeof v->note - strlen(v->note), "; lowest chunk %.1f %s < %.1f", lo, unit, r->min);
         ok = ok && pass;
     }
+    return ok;
+}
+
+/* sustain gemm: every GPU's burn (gpu_selftest.gpus[].burn, accept --level 3), one row per GPU */
+static int eval_sustain_gemm(const nvs_rule *r, const json_t *root, nvs_verdicts *vs)
+{
+    const json_t *st = json_object_get(root, "gpu_selftest"), *gpus = json_object_get(st, "gpus");
+    const char *skipped = json_string_value(json_object_get(st, "skipped"));
+    int matched = 0;
+    for (size_t i = 0; json_is_object(st) && !(skipped && *skipped) && i < json_array_size(gpus); i++) {
+        const json_t *g = json_array_get(gpus, i), *gj = json_object_get(g, "gpu"), *rj = json_object_get(g, "rank");
+        const json_t *b = json_object_get(g, "burn");
+        int gpu = json_is_integer(gj) ? (int)json_integer_value(gj) : -1;
+        if (r->gpu >= 0 && gpu != r->gpu) continue;
+        matched++;
+        nvs_verdict *v = row(vs, r, "sustain");
+        if (!v) return -1;
+        v->unit = "TFLOPS";
+        v->gpu = gpu;
+        v->rank = json_is_integer(rj) ? (int)json_integer_value(rj) : rank_of_gpu(root, gpu);
+        const char *host = json_string_value(json_object_get(g, "host"));
+        snprintf(v->host, sizeof v->host, "%s", host ? host : "");
+        snprintf(v->metric, sizeof v->metric, "sustained gemm GPU%d", gpu);
+        const char *why = json_string_value(json_object_get(b, "why"));
+        double first = num(b, "tflops_first"), last = num(b, "tflops_last"), lo = num(b, "tflops_min");
+        const json_t *w = json_object_get(b, "wrong");
+        if (!json_is_object(b) || (why && *why) || isnan(first) || isnan(last)) {
+            not_measured(vs, v, r, !json_is_object(b) ? "the run has no GEMM burn (accept --level 3)"
+                                   : why && *why ? why : "fewer than two timed chunks (a longer --sustain)");
+            continue;
+        }
+        int ok = judge_drop(r, v, first, last, lo, num(b, "elapsed_s"), "TFLOPS");
+        if (json_is_integer(w) && json_integer_value(w) > 0) {
+            snprintf(v->note, sizeof v->note, "%lld wrong elements in a product checked after the load: the GPU "
+                     "computes wrong values when hot", (long long)json_integer_value(w));
+            nvs_verdict_set(vs, v, NVS_SEV_FAIL);
+            continue;
+        }
+        if (ok) nvs_verdict_set(vs, v, NVS_SEV_PASS);
+        else miss(vs, v, r);
+    }
+    if (!matched) {
+        nvs_verdict *v = row(vs, r, "sustain");
+        if (!v) return -1;
+        snprintf(v->metric, sizeof v->metric, "%s", r->text);
+        not_measured(vs, v, r, !json_is_object(st) ? "the run has no GPU self-test (accept --level 3 burns each GPU)"
+                               : skipped && *skipped ? skipped : "no such GPU in the self-test");
+    }
+    return 0;
+}
+
+static int eval_sustain(const nvs_rule *r, const json_t *root, nvs_verdicts *vs)
+{
+    if (r->sustain_gemm) return eval_sustain_gemm(r, root, vs);
+    const json_t *s = json_object_get(root, "sustain");
+    nvs_verdict *v = row(vs, r, "sustain");
+    if (!v) return -1;
+    v->unit = "GB/s";
+    const char *measure = json_string_value(json_object_get(s, "measure"));
+    snprintf(v->metric, sizeof v->metric, "sustained all_reduce %s", measure ? measure : "busbw");
+    double first = num(s, "busbw_first_gbps"), last = num(s, "busbw_last_gbps"), lo = num(s, "busbw_min_gbps");
+    if (!json_is_object(s) || isnan(first) || isnan(last)) {
+        not_measured(vs, v, r, s ? "fewer than two timed chunks (a longer --sustain)" : "the run has no sustained-load phase (accept --level 3)");
+        return 0;
+    }
+    const json_t *w = json_object_get(s, "wrong");
+    int ok = judge_drop(r, v, first, last, lo, num(s, "elapsed_s"), "GB/s");
     if (json_is_integer(w) && json_integer_value(w) > 0) {
         snprintf(v->note, sizeof v->note, "%lld wrong elements in the all_reduce results under load", (long long)json_integer_value(w));
         nvs_verdict_set(vs, v, NVS_SEV_FAIL);

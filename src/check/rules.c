@@ -54,13 +54,19 @@ static const struct {
     [K_MIN_BOUND] = {"min_bound", M_(NVS_RULE_BUSBW) | M_(NVS_RULE_P2P) | M_(NVS_RULE_HOST) | M_(NVS_RULE_GPU), OP_EQ},
     [K_SEVERITY] = {"severity", M_ALL, OP_EQ},
     [K_MODE] = {"mode", M_(NVS_RULE_HOST), OP_EQ},
-    [K_GPU] = {"gpu", M_(NVS_RULE_HOST) | M_(NVS_RULE_GPU), OP_EQ},
+    [K_GPU] = {"gpu", M_(NVS_RULE_HOST) | M_(NVS_RULE_GPU) | M_(NVS_RULE_SUSTAIN), OP_EQ},
     [K_MAX_DROP] = {"max_drop", M_(NVS_RULE_SUSTAIN), OP_EQ},
     [K_MIN_PEER] = {"min_peer", M_(NVS_RULE_GPU), OP_EQ},
 };
 
-/* The unit of min= for a metric other than efficiency (a fraction): gpu gemm is TFLOPS, the rest GB/s. */
-static const char *min_unit(const nvs_rule *r) { return r->metric == NVS_RULE_GPU && r->gpu_test == 1 ? "TFLOPS" : "GB/s"; }
+/* The unit of min= for a metric other than efficiency (a fraction): gpu gemm and sustain gemm are TFLOPS, the
+ * rest GB/s. */
+static const char *min_unit(const nvs_rule *r)
+{
+    return (r->metric == NVS_RULE_GPU && r->gpu_test == 1) || (r->metric == NVS_RULE_SUSTAIN && r->sustain_gemm)
+               ? "TFLOPS"
+               : "GB/s";
+}
 
 /* "ecc, memory, ..." */
 static const char *health_list(void)
@@ -350,8 +356,10 @@ int nvs_rule_parse_line(const char *line, nvs_rule *r, char *err, size_t errlen)
         else return fail(err, errlen, "host: unknown direction '%s' (h2d, d2h or bidir)", subj);
         break;
     case NVS_RULE_SUSTAIN:
-        if (!subj || strcmp(subj, "busbw"))
-            return fail(err, errlen, "sustain needs 'busbw' after it (the sustained-load phase's bus bandwidth)");
+        if (subj && !strcmp(subj, "gemm")) r->sustain_gemm = 1;
+        else if (!subj || strcmp(subj, "busbw"))
+            return fail(err, errlen, "sustain needs 'busbw' (the sustained all_reduce's bus bandwidth) or 'gemm' (each "
+                                     "GPU's GEMM burn) after it");
         break;
     case NVS_RULE_GPU:
         if (!subj) return fail(err, errlen, "gpu needs membw or gemm after it (the per-GPU self-test)");
@@ -373,7 +381,9 @@ int nvs_rule_parse_line(const char *line, nvs_rule *r, char *err, size_t errlen)
     if (r->metric == NVS_RULE_BUSBW && r->n == 1)
         return fail(err, errlen, "n=1: one GPU has no bus bandwidth (nothing crosses a link); give n >= 2, * or max");
     if (r->metric == NVS_RULE_SUSTAIN && !r->has_min && !r->has_max_drop)
-        return fail(err, errlen, "missing threshold: give min=... (GB/s) or max_drop=...%%");
+        return fail(err, errlen, "missing threshold: give min=... (%s) or max_drop=...%%", min_unit(r));
+    if (r->metric == NVS_RULE_SUSTAIN && !r->sustain_gemm && r->gpu >= 0)
+        return fail(err, errlen, "gpu=%d: sustain busbw is one number for all ranks (gpu= is for sustain gemm)", r->gpu);
     if (r->metric == NVS_RULE_GPU && !r->has_min && !r->has_min_bound && !r->has_min_peer)
         return fail(err, errlen, "missing threshold: give min=... (%s), min_bound=...%% or min_peer=...%%", min_unit(r));
     if (r->metric != NVS_RULE_HEALTH && r->metric != NVS_RULE_SUSTAIN && r->metric != NVS_RULE_GPU && !r->has_min && !r->has_below && !r->has_min_bound)

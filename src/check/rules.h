@@ -26,7 +26,8 @@ typedef enum {
     NVS_RULE_EFFICIENCY,
     NVS_RULE_HEALTH,  /* health CHECK|*: the findings of health/health_eval.c for that check, every GPU */
     NVS_RULE_HOST,    /* host h2d|d2h|bidir: pinned host<->device copies (p2p.host_copies) */
-    NVS_RULE_SUSTAIN, /* sustain busbw: the sustained-load phase's busbw from first to last chunk */
+    NVS_RULE_SUSTAIN, /* sustain busbw|gemm: the sustained all_reduce's busbw, or each GPU's GEMM burn, from first
+                       * to last chunk */
     NVS_RULE_GPU,     /* gpu membw|gemm: each GPU's self-test alone (gpu_selftest.gpus) */
     NVS_RULE_METRIC_COUNT
 } nvs_rule_metric;
@@ -62,6 +63,7 @@ typedef struct {
     int host_mode;            /* NVS_H2D_SINGLE / ALL / REMOTE order: 0 single, 1 all, 2 remote */
     int gpu;                  /* gpu=N (topology index); -1 = every GPU (host and gpu) */
     int gpu_test;             /* gpu: 0 membw (GB/s), 1 gemm (TFLOPS) */
+    int sustain_gemm;         /* sustain: 0 busbw (the sustained all_reduce), 1 gemm (each GPU's burn, TFLOPS) */
 
     /* thresholds (at least one, except for health, whose thresholds are the evaluation's own) */
     int has_min;

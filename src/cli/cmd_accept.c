@@ -52,8 +52,9 @@ static void usage(FILE *to)
             "  --level 2          + a self-test of every GPU (memory bandwidth, bf16 GEMM, both validated),\n"
             "                     copies between GPUs and with host memory, all_reduce and all_gather at\n"
             "                     1 MiB .. 1 GiB, a short training step (default; about a minute)\n"
-            "  --level 3          + every collective over the full sweep, the default training workloads and a\n"
-            "                     sustained all_reduce load (--sustain S, default 120) with clocks sampled\n"
+            "  --level 3          + every collective over the full sweep, the default training workloads, a GEMM\n"
+            "                     burn on every GPU at once and a sustained all_reduce load (--sustain S each,\n"
+            "                     default 120) with clocks sampled\n"
             "  --rules FILE       judge with these rules instead of the built-in ones (docs/check.md, docs/accept.md)\n"
             "  --print-rules      print the level's built-in rules (a rules file to start from) and exit\n"
             "  --junit FILE       the verdicts as JUnit XML (one testcase per check)\n"
@@ -203,7 +204,7 @@ static void level_config(nvs_config *cfg, int level, int gpu)
     cfg->max_bytes = gpu ? (size_t)1 << 30 : (size_t)16 << 20;
     cfg->step_factor = gpu ? 2 : 4;
     snprintf(cfg->model, sizeof cfg->model, "%s", gpu ? "bert-large,resnet50" : "resnet50");
-    cfg->phases |= NVS_PHASE_SUSTAIN;
+    cfg->phases |= NVS_PHASE_SUSTAIN | NVS_PHASE_BURN;
     if (cfg->sustain_s <= 0) cfg->sustain_s = gpu ? DEFAULT_SUSTAIN_S : 10;
 }
 
@@ -231,6 +232,7 @@ static nvs_accept_facts facts_of(const json_t *root, int level)
     const json_t *st = json_object_get(root, "gpu_selftest");
     const char *st_skipped = json_string_value(json_object_get(st, "skipped"));
     f.selftest = has_items(st, "gpus") && !(st_skipped && *st_skipped);
+    f.burn = f.selftest && json_is_number(json_object_get(st, "burn_s"));
     return f;
 }
 

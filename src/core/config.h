@@ -26,6 +26,7 @@ enum {
     NVS_PHASE_SUSTAIN = 1u << 3,  /* minutes of all_reduce load while the health sampler watches (phase_sustain.c) */
     NVS_PHASE_NO_SWEEP = 1u << 4, /* no collective sweep (accept --level 1) */
     NVS_PHASE_SELFTEST = 1u << 5, /* every rank's GPU alone: memory bandwidth, bf16 GEMM (phase_selftest.c) */
+    NVS_PHASE_BURN = 1u << 6,     /* with SELFTEST: the GEMM back to back for sustain_s seconds on every GPU */
 };
 
 enum { NVS_INPLACE_OUT = 1u << 0, NVS_INPLACE_IN = 1u << 1 };

@@ -1,7 +1,9 @@
 /* The GPU self-test inside a run (NVS_PHASE_SELFTEST, `nvscale accept --level 2` and 3): every rank measures its
  * own GPU alone (selftest/selftest.h), all at once, as a job loads them all; rank 0 gathers the results into
  * run.json's "gpu_selftest" section with who measured what (host, topology GPU, rank, bus id, name). On the
- * host backend there is no GPU: the section says so ("skipped"), and check's `gpu` rules read "not measured". */
+ * host backend there is no GPU: the section says so ("skipped"), and check's `gpu` rules read "not measured".
+ * With NVS_PHASE_BURN (level 3) every GPU then runs the GEMM back to back for cfg->sustain_s seconds, all at
+ * once, as a job heats a node: each GPU's "burn" gets its throughput per chunk. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,6 +21,8 @@ static nvs_result_t section(nvs_ctx *run, const nvs_selftest_cfg *sc, int gpu, c
         if (!s) json_decref(gpus);
         return NVS_ERR_NOMEM;
     }
+    if ((run->cfg->phases & NVS_PHASE_BURN) && json_object_set_new(s, "burn_s", json_real(run->cfg->sustain_s)))
+        goto nomem;
     if (json_object_set_new(s, "skipped", json_string(gpu ? "" : "no GPU: the host (MPI) backend runs"))) goto nomem;
     for (int r = 0; gpu && r < run->rt->size; r++) {
         json_error_t je;
@@ -40,6 +44,8 @@ static nvs_result_t section(nvs_ctx *run, const nvs_selftest_cfg *sc, int gpu, c
         json_t *w;
         for (const char *const *k = (const char *const[]){"membw_wrong", "gemm_wrong", NULL}; *k; k++)
             if (json_is_integer(w = json_object_get(g, *k))) run->phase_wrong += json_integer_value(w);
+        if (json_is_integer(w = json_object_get(json_object_get(g, "burn"), "wrong")))
+            run->phase_wrong += json_integer_value(w);
         json_decref(g);
     }
     run->selftest = s;
@@ -56,16 +62,23 @@ nvs_result_t nvs_phase_selftest(nvs_ctx *run)
     nvs_selftest_cfg sc = nvs_selftest_defaults();
     nvs_selftest_result mine;
     nvs_result_t r = NVS_OK;
+    nvs_selftest_burn burn;
+    int want_burn = (run->cfg->phases & NVS_PHASE_BURN) != 0;
     if (gpu) {
         nvs_progress("selftest", "GPU self-test: memory bandwidth and bf16 GEMM on every GPU at once");
         r = nvs_selftest_measure(&sc, &mine);
         nvs_progress_done();
+        if (r == NVS_OK && want_burn) r = nvs_selftest_burn_run(&sc, run->cfg->sustain_s, &burn);
     }
     r = nvs_rt_agree_result(rt, r);
     if (r != NVS_OK) return r;
     char *text = NULL;
     if (gpu) {
         json_t *j = nvs_selftest_result_json(&mine);
+        if (j && want_burn && json_object_set_new(j, "burn", nvs_selftest_burn_json(&burn))) {
+            json_decref(j);
+            j = NULL;
+        }
         text = j ? json_dumps(j, JSON_COMPACT) : NULL;
         json_decref(j);
         if (!text) r = NVS_ERR_NOMEM;

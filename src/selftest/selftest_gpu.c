@@ -3,6 +3,7 @@
  * in release(), whatever was allocated by then. */
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +23,7 @@ typedef struct {
     cublasHandle_t blas;
     void *a, *b, *c;              /* copy: a source, b destination; GEMM: a, b inputs (bf16), c output (fp32) */
     unsigned long long *d_wrong;
-    double *ms;                   /* [iters] */
+    double *ms;                   /* [iters]: seconds of each timed operation */
 } res;
 
 nvs_selftest_cfg nvs_selftest_defaults(void)
@@ -62,14 +63,14 @@ static void release(res *r)
 }
 
 /* Whether `need` bytes fit beside what the process already holds; if not, why (appended to out->why). */
-static nvs_result_t fits(size_t need, const char *what, nvs_selftest_result *out, int *ok)
+static nvs_result_t fits(size_t need, const char *what, char *why, size_t whylen, int *ok)
 {
     size_t free_b = 0, total_b = 0;
     CUDA_TRY(cudaMemGetInfo(&free_b, &total_b));
     *ok = need + HEADROOM_BYTES <= free_b;
     if (!*ok) {
-        size_t l = strlen(out->why);
-        snprintf(out->why + l, sizeof out->why - l, "%s%s needs %.2f GiB, %.2f GiB free", l ? "; " : "", what,
+        size_t l = strlen(why);
+        snprintf(why + l, whylen - l, "%s%s needs %.2f GiB, %.2f GiB free", l ? "; " : "", what,
                  need / 1073741824.0, free_b / 1073741824.0);
     }
     return NVS_OK;
@@ -88,7 +89,7 @@ static nvs_result_t membw(const nvs_selftest_cfg *c, res *r, nvs_selftest_result
 {
     size_t bytes = c->membw_bytes & ~(size_t)15, words = bytes / 4; /* whole 16-byte accesses */
     int ok;
-    NVS_CHECK(fits(2 * bytes, "the memory bandwidth test", out, &ok));
+    NVS_CHECK(fits(2 * bytes, "the memory bandwidth test", out->why, sizeof out->why, &ok));
     if (!ok) return NVS_OK;
     CUDA_TRY(cudaMalloc(&r->a, bytes));
     CUDA_TRY(cudaMalloc(&r->b, bytes));
@@ -102,9 +103,9 @@ static nvs_result_t membw(const nvs_selftest_cfg *c, res *r, nvs_selftest_result
         CUDA_TRY(cudaEventSynchronize(r->stop));
         float ms = 0;
         CUDA_TRY(cudaEventElapsedTime(&ms, r->start, r->stop));
-        r->ms[i] = ms;
+        r->ms[i] = ms / 1e3;
     }
-    double t = median(r->ms, c->iters) / 1e3;
+    double t = median(r->ms, c->iters);
     out->membw_gbps = t > 0 ? 2.0 * (double)bytes / t / 1e9 : -1; /* read + write */
     CUDA_TRY(cudaMemsetAsync(r->d_wrong, 0, sizeof *r->d_wrong, r->s));
     CUDA_TRY(nvs_selftest_verify_words(r->b, words, 0x5e1f, r->d_wrong, r->s));
@@ -116,48 +117,101 @@ static nvs_result_t membw(const nvs_selftest_cfg *c, res *r, nvs_selftest_result
     return NVS_OK;
 }
 
-static nvs_result_t gemm(const nvs_selftest_cfg *c, res *r, nvs_selftest_result *out)
+/* The GEMM's buffers (bf16 A and B with pseudo-random values, fp32 C), or why they do not fit (*ok = 0). */
+static nvs_result_t gemm_alloc(res *r, int n, const char *what, char *why, size_t whylen, int *ok)
 {
-    int n = c->gemm_n;
     size_t nn = (size_t)n * (size_t)n;
-    int ok;
-    NVS_CHECK(fits(nn * (2 + 2 + 4), "the GEMM test", out, &ok));
-    if (!ok) return NVS_OK;
+    NVS_CHECK(fits(nn * (2 + 2 + 4), what, why, whylen, ok));
+    if (!*ok) return NVS_OK;
     CUDA_TRY(cudaMalloc(&r->a, nn * 2));
     CUDA_TRY(cudaMalloc(&r->b, nn * 2));
     CUDA_TRY(cudaMalloc(&r->c, nn * 4));
-    const float one = 1.0f, zero = 0.0f;
-#define GEMM()                                                                                                 \
-    BLAS_TRY(cublasGemmEx(r->blas, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, r->a, CUDA_R_16BF, n, r->b,        \
-                          CUDA_R_16BF, n, &zero, r->c, CUDA_R_32F, n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT))
     CUDA_TRY(nvs_selftest_random_bf16(r->a, nn, 1, r->s));
     CUDA_TRY(nvs_selftest_random_bf16(r->b, nn, 2, r->s));
-    for (int i = 0; i < c->warmup; i++) GEMM();
-    for (int i = 0; i < c->iters; i++) {
-        CUDA_TRY(cudaEventRecord(r->start, r->s));
-        GEMM();
-        CUDA_TRY(cudaEventRecord(r->stop, r->s));
-        CUDA_TRY(cudaEventSynchronize(r->stop));
-        float ms = 0;
-        CUDA_TRY(cudaEventElapsedTime(&ms, r->start, r->stop));
-        r->ms[i] = ms;
-    }
-    double t = median(r->ms, c->iters) / 1e3;
-    out->gemm_tflops = t > 0 ? 2.0 * (double)n * n * n / t / 1e12 : -1;
-    /* the structured product, known exactly: dot = u.v, computed here in integers */
+    return NVS_OK;
+}
+
+/* C = A B, n x n x n: bf16 inputs, fp32 accumulate and output */
+static nvs_result_t gemm_once(res *r, int n)
+{
+    const float one = 1.0f, zero = 0.0f;
+    BLAS_TRY(cublasGemmEx(r->blas, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, r->a, CUDA_R_16BF, n, r->b, CUDA_R_16BF,
+                          n, &zero, r->c, CUDA_R_32F, n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+    return NVS_OK;
+}
+
+/* `k` GEMMs back to back, timed with events: seconds of GPU time */
+static nvs_result_t gemm_timed(res *r, int n, int k, double *seconds)
+{
+    CUDA_TRY(cudaEventRecord(r->start, r->s));
+    for (int i = 0; i < k; i++) NVS_CHECK(gemm_once(r, n));
+    CUDA_TRY(cudaEventRecord(r->stop, r->s));
+    CUDA_TRY(cudaEventSynchronize(r->stop));
+    float ms = 0;
+    CUDA_TRY(cudaEventElapsedTime(&ms, r->start, r->stop));
+    *seconds = ms / 1e3;
+    return NVS_OK;
+}
+
+/* The structured product (selftest_kernels.h), known exactly: dot = u.v computed here in integers; the wrong
+ * elements counted on the GPU. Overwrites A and B. */
+static nvs_result_t gemm_check(res *r, int n, long long *wrong)
+{
+    size_t nn = (size_t)n * (size_t)n;
     long long dot = 0;
     for (int l = 0; l < n; l++)
         dot += (long long)(nvs_selftest_u(l, NVS_SELFTEST_SEED_U) * nvs_selftest_u(l, NVS_SELFTEST_SEED_V));
     CUDA_TRY(nvs_selftest_gemm_inputs(r->a, r->b, n, r->s));
     CUDA_TRY(cudaMemsetAsync(r->c, 0x7f, nn * 4, r->s));
-    GEMM();
-#undef GEMM
+    NVS_CHECK(gemm_once(r, n));
     CUDA_TRY(cudaMemsetAsync(r->d_wrong, 0, sizeof *r->d_wrong, r->s));
     CUDA_TRY(nvs_selftest_gemm_verify(r->c, n, (float)dot, r->d_wrong, r->s));
-    NVS_CHECK(wrong_count(r, &out->gemm_wrong));
-    if (out->gemm_wrong)
+    NVS_CHECK(wrong_count(r, wrong));
+    if (*wrong)
         nvs_error("self-test: %lld of %zu elements of a GEMM with a known product are wrong: the GPU computes "
-                  "wrong values", out->gemm_wrong, nn);
+                  "wrong values", *wrong, nn);
+    return NVS_OK;
+}
+
+static nvs_result_t gemm(const nvs_selftest_cfg *c, res *r, nvs_selftest_result *out)
+{
+    int n = c->gemm_n, ok;
+    NVS_CHECK(gemm_alloc(r, n, "the GEMM test", out->why, sizeof out->why, &ok));
+    if (!ok) return NVS_OK;
+    for (int i = 0; i < c->warmup; i++) NVS_CHECK(gemm_once(r, n));
+    for (int i = 0; i < c->iters; i++) NVS_CHECK(gemm_timed(r, n, 1, &r->ms[i]));
+    double t = median(r->ms, c->iters);
+    out->gemm_tflops = t > 0 ? 2.0 * (double)n * n * n / t / 1e12 : -1;
+    NVS_CHECK(gemm_check(r, n, &out->gemm_wrong));
+    free_buffers(r);
+    return NVS_OK;
+}
+
+#define BURN_CHUNK_S 10.0 /* a reading every 10 s, as the sustained all_reduce (run/phase_sustain.c) */
+#define BURN_PROBE 5      /* GEMMs of the probe chunk that sizes the others */
+
+static nvs_result_t burn(const nvs_selftest_cfg *c, double seconds, res *r, nvs_selftest_burn *out)
+{
+    int n = c->gemm_n, ok;
+    NVS_CHECK(gemm_alloc(r, n, "the burn", out->why, sizeof out->why, &ok));
+    if (!ok) return NVS_OK;
+    /* at least 4 readings in a short burn, at most NVS_SELFTEST_BURN_CHUNKS in a long one */
+    double chunk_s = fmax(fmin(BURN_CHUNK_S, seconds / 4), seconds / (NVS_SELFTEST_BURN_CHUNKS - 2));
+    double flops = 2.0 * (double)n * n * n, t = 0;
+    int k = BURN_PROBE;
+    while (out->nchunks < NVS_SELFTEST_BURN_CHUNKS) {
+        double dt;
+        NVS_CHECK(gemm_timed(r, n, k, &dt));
+        t += dt;
+        out->end_s[out->nchunks] = t;
+        out->tflops[out->nchunks++] = dt > 0 ? flops * k / dt / 1e12 : 0;
+        nvs_progress("burn", "GPU burn: bf16 GEMM for %.0f of %.0f s", t, seconds);
+        if (t >= seconds || dt <= 0) break;
+        k = (int)fmax(1, fmin(1e6, fmin(chunk_s, seconds - t) / (dt / k)));
+    }
+    nvs_progress_done();
+    out->elapsed_s = t;
+    NVS_CHECK(gemm_check(r, n, &out->wrong));
     free_buffers(r);
     return NVS_OK;
 }
@@ -172,6 +226,19 @@ static nvs_result_t setup(const nvs_selftest_cfg *cfg, res *r)
     BLAS_TRY(cublasCreate(&r->blas));
     BLAS_TRY(cublasSetStream(r->blas, r->s));
     return NVS_OK;
+}
+
+nvs_result_t nvs_selftest_burn_run(const nvs_selftest_cfg *cfg, double seconds, nvs_selftest_burn *out)
+{
+    memset(out, 0, sizeof *out);
+    out->requested_s = seconds;
+    out->wrong = -1;
+    if (!(seconds > 0) || cfg->iters < 1 || cfg->gemm_n < 16 || cfg->gemm_n > 65536) return NVS_ERR_USAGE;
+    res r = {0};
+    nvs_result_t e = setup(cfg, &r);
+    if (e == NVS_OK) e = burn(cfg, seconds, &r, out);
+    release(&r);
+    return e;
 }
 
 nvs_result_t nvs_selftest_measure(const nvs_selftest_cfg *cfg, nvs_selftest_result *out)

@@ -464,6 +464,58 @@ static void t_gpu_not_measured(void)
 }
 
 /* the built-in level 2 rules judge the self-test when it ran, and say why not when it did not */
+/* sustain gemm: each GPU's burn (accept --level 3), first chunk against last; wrong elements after the load FAIL */
+#define B(i, first, last, lo, wrong, why)                                                                         \
+    "{\"host\": \"n1\", \"gpu\": " #i ", \"rank\": " #i ", \"name\": \"NVIDIA H200\", \"membw_gbps\": 4100, "       \
+    "\"membw_wrong\": 0, \"gemm_tflops\": 780, \"gemm_wrong\": 0, \"why\": \"\", \"burn\": {\"requested_s\": 120, " \
+    "\"elapsed_s\": 120.5, \"tflops_first\": " #first ", \"tflops_last\": " #last ", \"tflops_min\": " #lo ", "    \
+    "\"wrong\": " #wrong ", \"why\": \"" why "\", \"chunks\": []}}"
+static void t_sustain_gemm(void)
+{
+    const char *doc = ST(B(0, 780.0, 770.0, 765.0, 0, "") "," B(1, 780.0, 650.0, 650.0, 0, "") ","
+                         B(2, 780.0, 779.0, 779.0, 3, "") "," B(3, null, null, null, null, "the burn needs 0.50 GiB, 0.10 GiB free") ","
+                         G(4, "NVIDIA H200", 4100, 780));
+    nvs_verdicts vs = judge_text("nvscale-rules 1\nsustain gemm max_drop=10%\n", doc);
+    T_EQ_U(vs.n, 5);
+    const nvs_verdict *v = find(&vs, "sustained gemm GPU0");
+    T_EQ_I(v->severity, NVS_SEV_PASS);
+    T_EQ_S(v->measured, "780.0 -> 770.0 TFLOPS");
+    T_CONTAINS(v->note, "1.3% lower at the end over 120 s of load");
+    v = find(&vs, "sustained gemm GPU1");
+    T_EQ_I(v->severity, NVS_SEV_FAIL);
+    T_EQ_S(v->expected, "drop <= 10%");
+    T_CONTAINS(v->note, "16.7% lower at the end");
+    T_EQ_I(v->gpu, 1);
+    T_EQ_I(v->rank, 1);
+    v = find(&vs, "sustained gemm GPU2");
+    T_EQ_I(v->severity, NVS_SEV_FAIL);
+    T_CONTAINS(v->note, "3 wrong elements in a product checked after the load");
+    T_CONTAINS(find(&vs, "sustained gemm GPU3")->note, "not measured: the burn needs 0.50 GiB");
+    T_CONTAINS(find(&vs, "sustained gemm GPU4")->note, "not measured: the run has no GEMM burn (accept --level 3)");
+    T_EQ_U(vs.failed, 4);
+    nvs_verdicts_free(&vs);
+    /* one GPU, and min= over the lowest chunk */
+    vs = judge_text("nvscale-rules 1\nsustain gemm gpu=0 min=770\n", doc);
+    T_EQ_U(vs.n, 1);
+    T_EQ_I(vs.v[0].severity, NVS_SEV_FAIL);
+    T_EQ_S(vs.v[0].measured, "min 765.0 TFLOPS");
+    nvs_verdicts_free(&vs);
+    /* no self-test at all; the host backend */
+    vs = judge_text("nvscale-rules 1\nsustain gemm max_drop=10%\n", "{}");
+    T_EQ_U(vs.failed, 1);
+    T_CONTAINS(vs.v[0].note, "the run has no GPU self-test");
+    nvs_verdicts_free(&vs);
+    /* the rule's own errors */
+    nvs_rule r;
+    char err[256];
+    T_EQ_I(nvs_rule_parse_line("sustain gemm gpu=0", &r, err, sizeof err), -1);
+    T_CONTAINS(err, "give min=... (TFLOPS) or max_drop=...%");
+    T_EQ_I(nvs_rule_parse_line("sustain busbw gpu=1 max_drop=10%", &r, err, sizeof err), -1);
+    T_CONTAINS(err, "gpu=1: sustain busbw is one number for all ranks");
+    T_EQ_I(nvs_rule_parse_line("sustain flops max_drop=10%", &r, err, sizeof err), -1);
+    T_CONTAINS(err, "sustain needs 'busbw'");
+}
+
 static void t_gpu_default_rules(void)
 {
     char text[4096];
@@ -483,13 +535,17 @@ static void t_gpu_default_rules(void)
     nvs_accept_facts l1 = {1, 1, 1, 1, 1, 1, 1, 1, 1};
     T_ASSERT(nvs_accept_rules_text(&l1, text, sizeof text, &n) > 0);
     T_ASSERT(!strstr(text, "gpu membw"));
-    nvs_accept_facts l3 = {3, 1, 1, 1, 1, 1, 1, 1, 1};
+    nvs_accept_facts l3 = {3, 1, 1, 1, 1, 1, 1, 1, 1, 1};
     T_ASSERT(nvs_accept_rules_text(&l3, text, sizeof text, &n) > 0);
-    T_EQ_I(n, 24);
+    T_EQ_I(n, 25);
+    T_CONTAINS(text, "\nsustain gemm max_drop=10%\n");
+    nvs_accept_facts l3h = {3, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    T_ASSERT(nvs_accept_rules_text(&l3h, text, sizeof text, NULL) > 0);
+    T_CONTAINS(text, "# skipped (no GPU: the host backend ran): sustain gemm max_drop=10%");
     nvs_ruleset rs = {0};
     char err[256];
     T_EQ_I(nvs_accept_default_rules(&l3, &rs, err, sizeof err), 0);
-    T_EQ_U(rs.n, 24);
+    T_EQ_U(rs.n, 25);
     /* the built-in rules on a lone GPU of a model without a datasheet entry: nothing to hold it to, a WARN (not
      * a FAIL: the GPU is not faulty for it; a rule the user wrote FAILs, t_gpu_unknown_reference) */
     json_t *root = json_loads(ST(G(0, "NVIDIA L40S", 800.0, 300.0)), 0, NULL);
@@ -508,5 +564,5 @@ static void t_gpu_default_rules(void)
 T_LIST = {T_CASE(t_parse_new_rules), T_CASE(t_default_rules), T_CASE(t_health_rows), T_CASE(t_host_rows),
           T_CASE(t_sustain_rows), T_CASE(t_host_all_one_gpu), T_CASE(t_not_measured), T_CASE(t_gpu_specs),
           T_CASE(t_gpu_pass), T_CASE(t_gpu_below_peers), T_CASE(t_gpu_below_datasheet), T_CASE(t_gpu_wrong),
-          T_CASE(t_gpu_unknown_reference), T_CASE(t_gpu_not_measured), T_CASE(t_gpu_default_rules)};
+          T_CASE(t_gpu_unknown_reference), T_CASE(t_gpu_not_measured), T_CASE(t_gpu_default_rules), T_CASE(t_sustain_gemm)};
 T_MAIN

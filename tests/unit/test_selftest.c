@@ -80,5 +80,28 @@ static void t_json(void)
     json_decref(j);
 }
 
-T_LIST = {T_CASE(t_closed_form), T_CASE(t_words_differ), T_CASE(t_json)};
+/* a burn's JSON: the probe (chunk 0) is listed but not the first reading; first, last and lowest of the rest */
+static void t_burn_json(void)
+{
+    nvs_selftest_burn b = {.requested_s = 30, .elapsed_s = 30.2, .nchunks = 4, .wrong = 0};
+    double end[4] = {0.01, 10.1, 20.1, 30.2}, tf[4] = {600.0, 790.0, 770.0, 780.0};
+    memcpy(b.end_s, end, sizeof end);
+    memcpy(b.tflops, tf, sizeof tf);
+    json_t *j = nvs_selftest_burn_json(&b);
+    T_ASSERT(j);
+    T_NEAR(json_real_value(json_object_get(j, "tflops_first")), 790.0, 1e-12);
+    T_NEAR(json_real_value(json_object_get(j, "tflops_last")), 780.0, 1e-12);
+    T_NEAR(json_real_value(json_object_get(j, "tflops_min")), 770.0, 1e-12);
+    T_EQ_U(json_array_size(json_object_get(j, "chunks")), 4);
+    T_EQ_I(json_integer_value(json_object_get(j, "wrong")), 0);
+    json_decref(j);
+    /* the probe alone: nothing to compare, null */
+    b.nchunks = 1;
+    b.wrong = -1;
+    j = nvs_selftest_burn_json(&b);
+    T_ASSERT(json_is_null(json_object_get(j, "tflops_first")) && json_is_null(json_object_get(j, "wrong")));
+    json_decref(j);
+}
+
+T_LIST = {T_CASE(t_closed_form), T_CASE(t_words_differ), T_CASE(t_json), T_CASE(t_burn_json)};
 T_MAIN

@@ -1,6 +1,7 @@
 /* The GPU self-test on a GPU (selftest/): a small run measures and finds nothing wrong (so the closed form of the
  * structured product is what cuBLAS computes), and each check can fail: one word of a copy changed, one element
- * of a product changed, are counted. Skipped without a GPU. */
+ * of a product changed, are counted; a short burn reads its chunks and checks the product after. Skipped without
+ * a GPU. */
 #include <cuda_runtime_api.h>
 #include <stdlib.h>
 
@@ -75,5 +76,22 @@ static void t_checks_fail(void)
     T_EQ_I(cudaFree(d), cudaSuccess);
 }
 
-T_LIST = {T_CASE(t_measure_small), T_CASE(t_checks_fail)};
+/* a short burn: the probe and at least four chunks over two seconds of GPU time, checked after */
+static void t_burn_short(void)
+{
+    need_gpu();
+    nvs_selftest_cfg c = {.membw_bytes = 64u << 20, .gemm_n = 2048, .iters = 3, .warmup = 1};
+    nvs_selftest_burn *b = calloc(1, sizeof *b);
+    T_ASSERT(b);
+    T_EQ_I(nvs_selftest_burn_run(&c, 2.0, b), NVS_OK);
+    T_EQ_S(b->why, "");
+    T_ASSERT(b->nchunks >= 5);
+    T_ASSERT(b->elapsed_s >= 2.0 && b->elapsed_s < 3.0);
+    for (int i = 0; i < b->nchunks; i++) T_ASSERT(b->tflops[i] > 0);
+    T_EQ_I(b->wrong, 0);
+    T_EQ_I(nvs_selftest_burn_run(&c, 0, b), NVS_ERR_USAGE);
+    free(b);
+}
+
+T_LIST = {T_CASE(t_measure_small), T_CASE(t_checks_fail), T_CASE(t_burn_short)};
 T_MAIN
