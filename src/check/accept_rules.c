@@ -11,7 +11,8 @@
  *            bound, each GPU alone; all GPUs at once 50 %, as a WARN: a shared switch or root port is a design
  *            choice to know about, not a fault
  *   sustain  the busbw of the last 10 s chunk at most 10 % below the first: more is throttling or a link
- *            retraining under load
+ *            retraining under load; each GPU's GEMM burn the same: a healthy H200 held 660.3 -> 659.9 TFLOPS
+ *            (0.1 % lower) over 120 s at its 700 W power limit (results/h200x1-burn)
  *   gpu      each GPU alone (gpu_selftest), the higher of two thresholds: 90 % of the median of the run's GPUs of
  *            the same model, which catches the one slow GPU of a node whatever the model, and a floor under the
  *            datasheet peak (check/gpu_specs.c), which catches a node whose GPUs are all slow alike. The floors are
