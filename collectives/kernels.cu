@@ -5,19 +5,13 @@
 #include <stdint.h>
 
 #include "collectives/copy_split.h"
+#include "collectives/grid.h"
 #include "collectives/kernels.h"
 
 namespace {
 
-constexpr int kThreads = 256;
-
-// A grid that covers `n` with grid-stride loops without launching absurd numbers of blocks.
-unsigned blocks_for(size_t n)
-{
-    size_t b = (n + kThreads - 1) / kThreads;
-    if (b > 65535u * 8u) b = 65535u * 8u;
-    return b ? (unsigned)b : 1u;
-}
+using nvs_grid::blocks_for;
+using nvs_grid::kThreads;
 
 template <typename T> __device__ __forceinline__ T from_double(double v) { return (T)v; }
 template <> __device__ __forceinline__ __half from_double<__half>(double v) { return __float2half_rn((float)v); }

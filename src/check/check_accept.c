@@ -273,57 +273,71 @@ static int judge_drop(const nvs_rule *r, nvs_verdict *v, double first, double la
     return ok;
 }
 
-/* sustain gemm: every GPU's burn (gpu_selftest.gpus[].burn, accept --level 3), one row per GPU */
-static int eval_sustain_gemm(const nvs_rule *r, const json_t *root, nvs_verdicts *vs)
+/* The self-test entries a rule looks at (gpu_selftest.gpus[], gpu= or every one), each through `judge`, which
+ * fills the row made for it here with its host, GPU and rank; one "not measured" row for the rule when the
+ * section is absent or skipped or no entry matches. 0, -1 out of memory. */
+typedef int (*selftest_judge)(const nvs_rule *r, const json_t *gpus, size_t i, nvs_verdict *v, nvs_verdicts *vs);
+static int each_selftest_gpu(const nvs_rule *r, const json_t *root, const char *kind, const char *absent,
+                             selftest_judge judge, nvs_verdicts *vs)
 {
     const json_t *st = json_object_get(root, "gpu_selftest"), *gpus = json_object_get(st, "gpus");
     const char *skipped = json_string_value(json_object_get(st, "skipped"));
     int matched = 0;
     for (size_t i = 0; json_is_object(st) && !(skipped && *skipped) && i < json_array_size(gpus); i++) {
         const json_t *g = json_array_get(gpus, i), *gj = json_object_get(g, "gpu"), *rj = json_object_get(g, "rank");
-        const json_t *b = json_object_get(g, "burn");
         int gpu = json_is_integer(gj) ? (int)json_integer_value(gj) : -1;
         if (r->gpu >= 0 && gpu != r->gpu) continue;
         matched++;
-        nvs_verdict *v = row(vs, r, "sustain");
+        nvs_verdict *v = row(vs, r, kind);
         if (!v) return -1;
-        v->unit = "TFLOPS";
         v->gpu = gpu;
         v->rank = json_is_integer(rj) ? (int)json_integer_value(rj) : rank_of_gpu(root, gpu);
         const char *host = json_string_value(json_object_get(g, "host"));
         snprintf(v->host, sizeof v->host, "%s", host ? host : "");
-        snprintf(v->metric, sizeof v->metric, "sustained gemm GPU%d", gpu);
-        const char *why = json_string_value(json_object_get(b, "why"));
-        double first = num(b, "tflops_first"), last = num(b, "tflops_last"), lo = num(b, "tflops_min");
-        const json_t *w = json_object_get(b, "wrong");
-        if (!json_is_object(b) || (why && *why) || isnan(first) || isnan(last)) {
-            not_measured(vs, v, r, !json_is_object(b) ? "the run has no GEMM burn (accept --level 3)"
-                                   : why && *why ? why : "fewer than two timed chunks (a longer --sustain)");
-            continue;
-        }
-        int ok = judge_drop(r, v, first, last, lo, num(b, "elapsed_s"), "TFLOPS");
-        if (json_is_integer(w) && json_integer_value(w) > 0) {
-            snprintf(v->note, sizeof v->note, "%lld wrong elements in a product checked after the load: the GPU "
-                     "computes wrong values when hot", (long long)json_integer_value(w));
-            nvs_verdict_set(vs, v, NVS_SEV_FAIL);
-            continue;
-        }
-        if (ok) nvs_verdict_set(vs, v, NVS_SEV_PASS);
-        else miss(vs, v, r);
+        if (judge(r, gpus, i, v, vs)) return -1;
     }
     if (!matched) {
-        nvs_verdict *v = row(vs, r, "sustain");
+        nvs_verdict *v = row(vs, r, kind);
         if (!v) return -1;
         snprintf(v->metric, sizeof v->metric, "%s", r->text);
-        not_measured(vs, v, r, !json_is_object(st) ? "the run has no GPU self-test (accept --level 3 burns each GPU)"
-                               : skipped && *skipped ? skipped : "no such GPU in the self-test");
+        not_measured(vs, v, r, !json_is_object(st) ? absent
+                               : skipped && *skipped ? skipped
+                               : json_array_size(gpus) ? "no such GPU in the self-test" : "no GPU in the self-test");
     }
+    return 0;
+}
+
+/* sustain gemm: one GPU's burn (gpu_selftest.gpus[].burn, accept --level 3) */
+static int judge_burn(const nvs_rule *r, const json_t *gpus, size_t i, nvs_verdict *v, nvs_verdicts *vs)
+{
+    const json_t *b = json_object_get(json_array_get(gpus, i), "burn");
+    v->unit = "TFLOPS";
+    snprintf(v->metric, sizeof v->metric, "sustained gemm GPU%d", v->gpu);
+    const char *why = json_string_value(json_object_get(b, "why"));
+    double first = num(b, "tflops_first"), last = num(b, "tflops_last"), lo = num(b, "tflops_min");
+    const json_t *w = json_object_get(b, "wrong");
+    if (!json_is_object(b) || (why && *why) || isnan(first) || isnan(last)) {
+        not_measured(vs, v, r, !json_is_object(b) ? "the run has no GEMM burn (accept --level 3)"
+                               : why && *why ? why : "fewer than two timed chunks (a longer --sustain)");
+        return 0;
+    }
+    int ok = judge_drop(r, v, first, last, lo, num(b, "elapsed_s"), "TFLOPS");
+    if (json_is_integer(w) && json_integer_value(w) > 0) {
+        snprintf(v->note, sizeof v->note, "%lld wrong elements in a product checked after the load: the GPU "
+                 "computes wrong values when hot", (long long)json_integer_value(w));
+        nvs_verdict_set(vs, v, NVS_SEV_FAIL);
+    } else if (ok)
+        nvs_verdict_set(vs, v, NVS_SEV_PASS);
+    else
+        miss(vs, v, r);
     return 0;
 }
 
 static int eval_sustain(const nvs_rule *r, const json_t *root, nvs_verdicts *vs)
 {
-    if (r->sustain_gemm) return eval_sustain_gemm(r, root, vs);
+    if (r->sustain_gemm)
+        return each_selftest_gpu(r, root, "sustain", "the run has no GPU self-test (accept --level 3 burns each GPU)",
+                                 judge_burn, vs);
     const json_t *s = json_object_get(root, "sustain");
     nvs_verdict *v = row(vs, r, "sustain");
     if (!v) return -1;
@@ -398,125 +412,104 @@ static void note_add(nvs_verdict *v, const char *text)
     snprintf(v->note + l, sizeof v->note - l, "%s%s", l ? "; " : "", text);
 }
 
-static int eval_gpu(const nvs_rule *r, const json_t *root, nvs_verdicts *vs)
+/* gpu membw|gemm: one GPU's self-test entry */
+static int judge_selftest(const nvs_rule *r, const json_t *gpus, size_t i, nvs_verdict *v, nvs_verdicts *vs)
 {
     const int t = r->gpu_test;
     const char *unit = selftest_unit[t];
-    const json_t *st = json_object_get(root, "gpu_selftest"), *gpus = json_object_get(st, "gpus");
-    const char *skipped = json_string_value(json_object_get(st, "skipped"));
-    if (!json_is_object(st) || (skipped && *skipped) || !json_array_size(gpus)) {
-        nvs_verdict *v = row(vs, r, "gpu");
-        if (!v) return -1;
-        snprintf(v->metric, sizeof v->metric, "%s", r->text);
-        not_measured(vs, v, r, !json_is_object(st) ? "the run has no GPU self-test (nvscale accept --level 2 runs it)"
-                               : skipped && *skipped ? skipped : "no GPU in the self-test");
+    const json_t *g = json_array_get(gpus, i);
+    v->unit = unit;
+    const char *name = json_string_value(json_object_get(g, "name"));
+    const char *why = json_string_value(json_object_get(g, "why"));
+    snprintf(v->metric, sizeof v->metric, "gpu %s GPU%d", selftest_name[t], v->gpu);
+    if (why && *why) {
+        not_measured(vs, v, r, why);
         return 0;
     }
-    int matched = 0;
-    for (size_t i = 0; i < json_array_size(gpus); i++) {
-        const json_t *g = json_array_get(gpus, i), *gj = json_object_get(g, "gpu"), *rj = json_object_get(g, "rank");
-        int gpu = json_is_integer(gj) ? (int)json_integer_value(gj) : -1;
-        if (r->gpu >= 0 && gpu != r->gpu) continue;
-        matched++;
-        nvs_verdict *v = row(vs, r, "gpu");
-        if (!v) return -1;
-        v->unit = unit;
-        v->gpu = gpu;
-        v->rank = json_is_integer(rj) ? (int)json_integer_value(rj) : rank_of_gpu(root, gpu);
-        const char *host = json_string_value(json_object_get(g, "host"));
-        const char *name = json_string_value(json_object_get(g, "name"));
-        const char *why = json_string_value(json_object_get(g, "why"));
-        snprintf(v->host, sizeof v->host, "%s", host ? host : "");
-        snprintf(v->metric, sizeof v->metric, "gpu %s GPU%d", selftest_name[t], gpu);
-        if (why && *why) {
-            not_measured(vs, v, r, why);
-            continue;
-        }
-        double val = num(g, selftest_value[t]);
-        const json_t *w = json_object_get(g, selftest_wrong[t]);
-        /* wrong results are a FAIL whatever the thresholds: a fast GPU that computes wrong values is broken */
-        if (json_is_integer(w) && json_integer_value(w) > 0) {
-            if (!isnan(val)) {
-                snprintf(v->measured, sizeof v->measured, "%.1f %s", val, unit);
-                v->measured_v = val;
-            }
-            snprintf(v->note, sizeof v->note, "%lld wrong elements: the GPU computes or stores wrong values",
-                     (long long)json_integer_value(w));
-            nvs_verdict_set(vs, v, NVS_SEV_FAIL);
-            continue;
-        }
-        if (isnan(val)) {
-            not_measured(vs, v, r, "no value in the run");
-            continue;
-        }
-        /* the threshold: the highest of min=, min_bound= of the datasheet peak and min_peer= of the peers' median;
-         * a part whose reference is unknown is not judged and the row says so */
-        const nvs_gpu_spec *spec = nvs_gpu_spec_find(name);
-        double bound = spec ? (t ? spec->bf16_tflops : spec->membw_gbps) : NAN, median = NAN;
-        size_t npeers = 0;
-        if (r->has_min_peer && peer_median(gpus, t, name, i, &median, &npeers)) return -1;
-        double expected = r->has_min ? r->min : NAN;
-        enum { BY_MIN, BY_BOUND, BY_PEER } by = BY_MIN;
-        char unknown[2][160] = {"", ""};
-        if (r->has_min_bound) {
-            if (isnan(bound))
-                snprintf(unknown[0], sizeof unknown[0], "no datasheet peak for '%.60s' (min_bound not judged)",
-                         name ? name : "?");
-            else if (isnan(expected) || bound * r->min_bound_pct / 100 > expected)
-                expected = bound * r->min_bound_pct / 100, by = BY_BOUND;
-        }
-        if (r->has_min_peer) {
-            if (isnan(median))
-                snprintf(unknown[1], sizeof unknown[1], "no other GPU named '%.60s' measured in the run: no peer (min_peer not judged)",
-                         name ? name : "?");
-            else if (isnan(expected) || median * r->min_peer_pct / 100 > expected)
-                expected = median * r->min_peer_pct / 100, by = BY_PEER;
-        }
-        v->measured_v = val;
-        if (isnan(expected)) { /* no threshold could be computed: not a pass (as min_bound without a bound) */
-            char whyn[384];
-            snprintf(whyn, sizeof whyn, "%s%s%s; give min= instead", unknown[0], unknown[0][0] && unknown[1][0] ? "; " : "", unknown[1]);
+    double val = num(g, selftest_value[t]);
+    const json_t *w = json_object_get(g, selftest_wrong[t]);
+    /* wrong results are a FAIL whatever the thresholds: a fast GPU that computes wrong values is broken */
+    if (json_is_integer(w) && json_integer_value(w) > 0) {
+        if (!isnan(val)) {
             snprintf(v->measured, sizeof v->measured, "%.1f %s", val, unit);
-            snprintf(v->note, sizeof v->note, "threshold unknown: %.360s", whyn);
-            /* a rule the user wrote asked for a judgement that cannot be made: a miss (FAIL, or WARN under
-             * severity=warn); the built-in rules meet every GPU, and a lone GPU of a model not in gpu_specs.c is
-             * not faulty for that: WARN */
-            if (!strncmp(r->source, "built-in", 8)) nvs_verdict_set(vs, v, NVS_SEV_WARN);
-            else miss(vs, v, r);
-            continue;
+            v->measured_v = val;
         }
-        v->expected_v = expected;
-        v->margin_v = val - expected;
-        int d = nvs_check_decimals(val, expected, 1);
-        snprintf(v->measured, sizeof v->measured, "%.*f %s", d, val, unit);
-        if (by == BY_BOUND)
-            snprintf(v->expected, sizeof v->expected, ">= %.*f %s (%g%% of %.1f)", d, expected, unit, r->min_bound_pct, bound);
-        else if (by == BY_PEER)
-            snprintf(v->expected, sizeof v->expected, ">= %.*f %s (%g%% of peer median %.1f)", d, expected, unit,
-                     r->min_peer_pct, median);
-        else snprintf(v->expected, sizeof v->expected, ">= %.*f %s", d, expected, unit);
-        char pct[24];
-        snprintf(v->margin, sizeof v->margin, "%+.*f %s (%s)", d, val - expected, unit,
-                 nvs_check_pct((val - expected) / expected * 100, pct, sizeof pct));
-        if (name) snprintf(v->note, sizeof v->note, "%.80s", name);
-        if (r->has_min_peer && !isnan(median)) {
-            char m[96];
-            snprintf(m, sizeof m, "median of the %zu other GPU%s of this name %.1f %s", npeers, npeers == 1 ? "" : "s",
-                     median, unit);
-            note_add(v, m);
-        }
-        for (int k = 0; k < 2; k++)
-            if (unknown[k][0]) note_add(v, unknown[k]);
-        if (val < expected) miss(vs, v, r);
-        else nvs_verdict_set(vs, v, NVS_SEV_PASS);
+        snprintf(v->note, sizeof v->note, "%lld wrong elements: the GPU computes or stores wrong values",
+                 (long long)json_integer_value(w));
+        nvs_verdict_set(vs, v, NVS_SEV_FAIL);
+        return 0;
     }
-    if (!matched) {
-        nvs_verdict *v = row(vs, r, "gpu");
-        if (!v) return -1;
-        snprintf(v->metric, sizeof v->metric, "%s", r->text);
-        not_measured(vs, v, r, "no such GPU in the self-test");
+    if (isnan(val)) {
+        not_measured(vs, v, r, "no value in the run");
+        return 0;
     }
+    /* the threshold: the highest of min=, min_bound= of the datasheet peak and min_peer= of the peers' median;
+     * a part whose reference is unknown is not judged and the row says so */
+    const nvs_gpu_spec *spec = nvs_gpu_spec_find(name);
+    double bound = spec ? (t ? spec->bf16_tflops : spec->membw_gbps) : NAN, median = NAN;
+    size_t npeers = 0;
+    if (r->has_min_peer && peer_median(gpus, t, name, i, &median, &npeers)) return -1;
+    double expected = r->has_min ? r->min : NAN;
+    enum { BY_MIN, BY_BOUND, BY_PEER } by = BY_MIN;
+    char unknown[2][160] = {"", ""};
+    if (r->has_min_bound) {
+        if (isnan(bound))
+            snprintf(unknown[0], sizeof unknown[0], "no datasheet peak for '%.60s' (min_bound not judged)",
+                     name ? name : "?");
+        else if (isnan(expected) || bound * r->min_bound_pct / 100 > expected)
+            expected = bound * r->min_bound_pct / 100, by = BY_BOUND;
+    }
+    if (r->has_min_peer) {
+        if (isnan(median))
+            snprintf(unknown[1], sizeof unknown[1], "no other GPU named '%.60s' measured in the run: no peer (min_peer not judged)",
+                     name ? name : "?");
+        else if (isnan(expected) || median * r->min_peer_pct / 100 > expected)
+            expected = median * r->min_peer_pct / 100, by = BY_PEER;
+    }
+    v->measured_v = val;
+    if (isnan(expected)) { /* no threshold could be computed: not a pass (as min_bound without a bound) */
+        char whyn[384];
+        snprintf(whyn, sizeof whyn, "%s%s%s; give min= instead", unknown[0], unknown[0][0] && unknown[1][0] ? "; " : "", unknown[1]);
+        snprintf(v->measured, sizeof v->measured, "%.1f %s", val, unit);
+        snprintf(v->note, sizeof v->note, "threshold unknown: %.360s", whyn);
+        /* a rule the user wrote asked for a judgement that cannot be made: a miss (FAIL, or WARN under
+         * severity=warn); the built-in rules meet every GPU, and a lone GPU of a model not in gpu_specs.c is
+         * not faulty for that: WARN */
+        if (!strncmp(r->source, "built-in", 8)) nvs_verdict_set(vs, v, NVS_SEV_WARN);
+        else miss(vs, v, r);
+        return 0;
+    }
+    v->expected_v = expected;
+    v->margin_v = val - expected;
+    int d = nvs_check_decimals(val, expected, 1);
+    snprintf(v->measured, sizeof v->measured, "%.*f %s", d, val, unit);
+    if (by == BY_BOUND)
+        snprintf(v->expected, sizeof v->expected, ">= %.*f %s (%g%% of %.1f)", d, expected, unit, r->min_bound_pct, bound);
+    else if (by == BY_PEER)
+        snprintf(v->expected, sizeof v->expected, ">= %.*f %s (%g%% of peer median %.1f)", d, expected, unit,
+                 r->min_peer_pct, median);
+    else snprintf(v->expected, sizeof v->expected, ">= %.*f %s", d, expected, unit);
+    char pct[24];
+    snprintf(v->margin, sizeof v->margin, "%+.*f %s (%s)", d, val - expected, unit,
+             nvs_check_pct((val - expected) / expected * 100, pct, sizeof pct));
+    if (name) snprintf(v->note, sizeof v->note, "%.80s", name);
+    if (r->has_min_peer && !isnan(median)) {
+        char m[96];
+        snprintf(m, sizeof m, "median of the %zu other GPU%s of this name %.1f %s", npeers, npeers == 1 ? "" : "s",
+                 median, unit);
+        note_add(v, m);
+    }
+    for (int k = 0; k < 2; k++)
+        if (unknown[k][0]) note_add(v, unknown[k]);
+    if (val < expected) miss(vs, v, r);
+    else nvs_verdict_set(vs, v, NVS_SEV_PASS);
     return 0;
+}
+
+static int eval_gpu(const nvs_rule *r, const json_t *root, nvs_verdicts *vs)
+{
+    return each_selftest_gpu(r, root, "gpu", "the run has no GPU self-test (nvscale accept --level 2 runs it)",
+                             judge_selftest, vs);
 }
 
 int nvs_check_eval_accept(const nvs_ruleset *rules, const json_t *root, nvs_verdicts *out)

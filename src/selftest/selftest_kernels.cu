@@ -2,18 +2,13 @@
 // pseudo-random GEMM inputs, and the check of the structured product.
 #include <cuda_bf16.h>
 
+#include "collectives/grid.h"
 #include "selftest/selftest_kernels.h"
 
 namespace {
 
-constexpr int kThreads = 256;
-
-unsigned blocks_for(size_t n)
-{
-    size_t b = (n + kThreads - 1) / kThreads;
-    if (b > 65535u * 8u) b = 65535u * 8u;
-    return b ? (unsigned)b : 1u;
-}
+using nvs_grid::blocks_for;
+using nvs_grid::kThreads;
 
 // one atomic per block: the count of a block's threads, summed in shared memory
 __device__ void add_block(unsigned long long mine, unsigned long long *total)
