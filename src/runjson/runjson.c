@@ -732,6 +732,48 @@ static void read_p2p(vctx *v, nvs_run *r)
     }
 }
 
+/* gpu_selftest (selftest/selftest_json.c, phase_selftest.c), which check's gpu and sustain gemm rules judge: only
+ * validated here (check_accept.c reads it from the document), so that a value of the wrong type or range is bad
+ * input naming its path rather than a row judged on a guess. Every key may be absent or null (not measured). */
+static void read_selftest(vctx *v, nvs_run *r)
+{
+    json_t *t = get_typed(v, r->root, "gpu_selftest", "", JSON_OBJECT, 0);
+    if (!t) return;
+    (void)get_str(v, t, "skipped", "gpu_selftest", 0);
+    (void)get_num(v, t, "burn_s", "gpu_selftest", 0);
+    json_t *a = get_typed(v, t, "gpus", "gpu_selftest", JSON_ARRAY, 0);
+    for (size_t i = 0; a && i < json_array_size(a) && !v->failed; i++) {
+        char p[PATH_MAX_LEN], q[PATH_MAX_LEN], c[PATH_MAX_LEN];
+        json_t *e = elem_obj(v, a, i, "gpu_selftest.gpus", p);
+        if (!e) break;
+        (void)get_str(v, e, "host", p, 0);
+        (void)get_int(v, e, "gpu", p, -1, 1000000000, -1, 0);
+        (void)get_int(v, e, "rank", p, 0, 1000000000, -1, 0);
+        (void)get_str(v, e, "pci_bus_id", p, 0);
+        (void)get_str(v, e, "name", p, 0);
+        (void)get_str(v, e, "why", p, 0);
+        (void)get_num(v, e, "membw_gbps", p, 0);
+        (void)get_num(v, e, "gemm_tflops", p, 0);
+        (void)get_int(v, e, "membw_wrong", p, 0, LLONG_MAX, -1, 0);
+        (void)get_int(v, e, "gemm_wrong", p, 0, LLONG_MAX, -1, 0);
+        json_t *b = get_typed(v, e, "burn", p, JSON_OBJECT, 0);
+        if (!b) continue;
+        kpath(q, p, "burn");
+        static const char *const nums[] = {"requested_s", "elapsed_s", "tflops_first", "tflops_last", "tflops_min"};
+        for (size_t k = 0; k < sizeof nums / sizeof nums[0]; k++) (void)get_num(v, b, nums[k], q, 0);
+        (void)get_int(v, b, "wrong", q, 0, LLONG_MAX, -1, 0);
+        (void)get_str(v, b, "why", q, 0);
+        json_t *ch = get_typed(v, b, "chunks", q, JSON_ARRAY, 0);
+        for (size_t k = 0; ch && k < json_array_size(ch) && !v->failed; k++) {
+            char qc[PATH_MAX_LEN];
+            json_t *x = elem_obj(v, ch, k, kpath(c, q, "chunks"), qc);
+            if (!x) break;
+            (void)get_num(v, x, "end_s", qc, 0);
+            (void)get_num(v, x, "tflops", qc, 0);
+        }
+    }
+}
+
 static void read_explain(vctx *v, nvs_run *r)
 {
     json_t *a = get_typed(v, r->root, "explain", "", JSON_ARRAY, 0);
@@ -837,6 +879,7 @@ static nvs_result_t from_json(json_t *root, const char *name, unsigned need, nvs
     if (!v->failed) read_transports(v, r);
     if (!v->failed) read_train(v, r);
     if (!v->failed) read_p2p(v, r);
+    if (!v->failed) read_selftest(v, r);
     if (!v->failed) read_explain(v, r);
     if (v->failed) goto out;
     if ((need & NVS_RUN_NEED_COLLECTIVES) && !r->has_collectives)

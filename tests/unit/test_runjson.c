@@ -253,6 +253,47 @@ static void t_messages(void)
         {"{\"schema\": \"nvscale.run/1\", \"ranks\": [{\"rank\": 0, \"host\": 7}]}", "ranks[0].host: expected a string, got 7"},
         {"{\"schema\": \"nvscale.run/1\", \"p2p\": []}", "p2p: expected an object, got an array"},
         {"{\"schema\": \"nvscale.run/1\", \"p2p\": {\"pairs\": [{\"src\": 0}]}}", "p2p.pairs[0].dst: missing"},
+        /* gpu_selftest (check's gpu and sustain gemm rules): a value of the wrong type or range is bad input, not a
+         * row judged on a guess (a string gemm_wrong passed, a 1e308 TFLOPS passed as "1000...0 TFLOPS") */
+        {"{\"schema\": \"nvscale.run/1\", \"gpu_selftest\": {\"skipped\": \"\", \"burn_s\": 120, \"gpus\": [{\"host\": "
+         "\"h\", \"gpu\": 0, \"rank\": 0, \"name\": \"G\", \"membw_gbps\": 4100.5, \"membw_wrong\": 0, \"gemm_tflops\": "
+         "null, \"gemm_wrong\": null, \"why\": \"\", \"burn\": {\"requested_s\": 120, \"elapsed_s\": 120.1, "
+         "\"tflops_first\": 660, \"tflops_last\": 659, \"tflops_min\": 658, \"wrong\": 0, \"why\": \"\", \"chunks\": "
+         "[{\"end_s\": 1, \"tflops\": 600}]}}]}}",
+         ""},
+        {"{\"schema\": \"nvscale.run/1\", \"gpu_selftest\": \"x\"}", "gpu_selftest: expected an object, got"},
+        {"{\"schema\": \"nvscale.run/1\", \"gpu_selftest\": {\"gpus\": {}}}", "gpu_selftest.gpus: expected an array"},
+        {"{\"schema\": \"nvscale.run/1\", \"gpu_selftest\": {\"gpus\": [1]}}", "gpu_selftest.gpus[0]: expected an object"},
+        {"{\"schema\": \"nvscale.run/1\", \"gpu_selftest\": {\"skipped\": 3}}", "gpu_selftest.skipped: expected a string"},
+        {"{\"schema\": \"nvscale.run/1\", \"gpu_selftest\": {\"burn_s\": \"120\"}}", "gpu_selftest.burn_s: expected a number"},
+        {"{\"schema\": \"nvscale.run/1\", \"gpu_selftest\": {\"gpus\": [{\"gemm_wrong\": \"7\"}]}}",
+         "gpu_selftest.gpus[0].gemm_wrong: expected an integer >= 0, got"},
+        {"{\"schema\": \"nvscale.run/1\", \"gpu_selftest\": {\"gpus\": [{\"membw_wrong\": 7.0}]}}",
+         "gpu_selftest.gpus[0].membw_wrong: expected an integer >= 0, got"},
+        {"{\"schema\": \"nvscale.run/1\", \"gpu_selftest\": {\"gpus\": [{\"gemm_tflops\": -5}]}}",
+         "gpu_selftest.gpus[0].gemm_tflops: expected a number from 0"},
+        {"{\"schema\": \"nvscale.run/1\", \"gpu_selftest\": {\"gpus\": [{\"gemm_tflops\": 1e308}]}}",
+         "gpu_selftest.gpus[0].gemm_tflops: expected a number from 0 to 9.0072e+15, got 1e+308"},
+        {"{\"schema\": \"nvscale.run/1\", \"gpu_selftest\": {\"gpus\": [{\"membw_gbps\": \"4100\"}]}}",
+         "gpu_selftest.gpus[0].membw_gbps: expected a number"},
+        {"{\"schema\": \"nvscale.run/1\", \"gpu_selftest\": {\"gpus\": [{\"gpu\": \"0\"}]}}",
+         "gpu_selftest.gpus[0].gpu: expected an integer"},
+        {"{\"schema\": \"nvscale.run/1\", \"gpu_selftest\": {\"gpus\": [{\"name\": 5}]}}",
+         "gpu_selftest.gpus[0].name: expected a string"},
+        {"{\"schema\": \"nvscale.run/1\", \"gpu_selftest\": {\"gpus\": [{\"why\": 5}]}}",
+         "gpu_selftest.gpus[0].why: expected a string"},
+        {"{\"schema\": \"nvscale.run/1\", \"gpu_selftest\": {\"gpus\": [{\"burn\": \"x\"}]}}",
+         "gpu_selftest.gpus[0].burn: expected an object"},
+        {"{\"schema\": \"nvscale.run/1\", \"gpu_selftest\": {\"gpus\": [{\"burn\": {\"tflops_first\": -1}}]}}",
+         "gpu_selftest.gpus[0].burn.tflops_first: expected a number from 0"},
+        {"{\"schema\": \"nvscale.run/1\", \"gpu_selftest\": {\"gpus\": [{\"burn\": {\"tflops_last\": \"1\"}}]}}",
+         "gpu_selftest.gpus[0].burn.tflops_last: expected a number"},
+        {"{\"schema\": \"nvscale.run/1\", \"gpu_selftest\": {\"gpus\": [{\"burn\": {\"wrong\": -1}}]}}",
+         "gpu_selftest.gpus[0].burn.wrong: expected an integer >= 0, got -1"},
+        {"{\"schema\": \"nvscale.run/1\", \"gpu_selftest\": {\"gpus\": [{\"burn\": {\"tflops_min\": 1e300}}]}}",
+         "gpu_selftest.gpus[0].burn.tflops_min: expected a number from 0 to 9.0072e+15, got 1e+300"},
+        {"{\"schema\": \"nvscale.run/1\", \"gpu_selftest\": {\"gpus\": [{\"burn\": {\"chunks\": [{\"tflops\": \"a\"}]}}]}}",
+         "gpu_selftest.gpus[0].burn.chunks[0].tflops: expected a number"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         json_error_t je;
