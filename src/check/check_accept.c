@@ -255,8 +255,22 @@ static int judge_drop(const nvs_rule *r, nvs_verdict *v, double first, double la
         v->margin_v = r->max_drop_pct - drop;
         ok = drop <= r->max_drop_pct;
         snprintf(v->note, sizeof v->note, "%.*f%% %s over %.0f s of load", dd, fabs(drop), drop >= 0 ? "lower at the end" : "higher at the end", elapsed);
+        if (!(first > 0)) { /* nothing to drop from: "0.0% lower" would pass a load that never ran */
+            ok = 0;
+            snprintf(v->margin, sizeof v->margin, "-");
+            v->margin_v = NAN;
+            snprintf(v->note, sizeof v->note, "first chunk %.1f %s: no throughput to compare the last with", first,
+                     unit);
+        }
     }
-    if (r->has_min) {
+    if (r->has_min && isnan(lo)) { /* not "min nan" */
+        if (!r->has_max_drop) {
+            snprintf(v->measured, sizeof v->measured, "not measured");
+            snprintf(v->note, sizeof v->note, "not measured: no lowest chunk in the run");
+        } else
+            snprintf(v->note + strlen(v->note), sizeof v->note - strlen(v->note), "; no lowest chunk in the run");
+        ok = 0;
+    } else if (r->has_min) {
         int pass = lo >= r->min;
         if (!r->has_max_drop) {
             v->measured_v = lo;

@@ -500,6 +500,19 @@ static void t_sustain_gemm(void)
     T_EQ_I(vs.v[0].severity, NVS_SEV_FAIL);
     T_EQ_S(vs.v[0].measured, "min 765.0 TFLOPS");
     nvs_verdicts_free(&vs);
+    /* a first chunk of no throughput has nothing to drop from: not a pass (0 -> 0 read "0.0% lower", PASS); a
+     * lowest chunk the run does not give is not "min nan TFLOPS" */
+    doc = ST(B(0, 0, 0, 0, 0, "") "," B(1, 780.0, 770.0, null, 0, ""));
+    vs = judge_text("nvscale-rules 1\nsustain gemm max_drop=10%\nsustain gemm min=600\n", doc);
+    T_EQ_U(vs.n, 4);
+    T_EQ_I(vs.v[0].severity, NVS_SEV_FAIL);
+    T_CONTAINS(vs.v[0].note, "first chunk 0.0 TFLOPS: no throughput to compare the last with");
+    T_EQ_I(vs.v[1].severity, NVS_SEV_PASS);
+    T_EQ_I(vs.v[2].severity, NVS_SEV_FAIL);
+    T_EQ_I(vs.v[3].severity, NVS_SEV_FAIL);
+    T_EQ_S(vs.v[3].measured, "not measured");
+    T_CONTAINS(vs.v[3].note, "no lowest chunk in the run");
+    nvs_verdicts_free(&vs);
     /* no self-test at all; the host backend */
     vs = judge_text("nvscale-rules 1\nsustain gemm max_drop=10%\n", "{}");
     T_EQ_U(vs.failed, 1);
