@@ -419,7 +419,14 @@ nvs_result_t nvs_health_from_json(const json_t *j, nvs_health_report *out, char 
         /* both absent from runs written before 3 December 2026: the GPU answered, nothing failed */
         snprintf(c.path, sizeof c.path, "%s", base);
         if ((x = get_obj(&c, o, "lost"))) {
+            snprintf(c.path, sizeof c.path, "%s.lost", base); /* its keys' errors name it */
             long long code = get_int(&c, x, "code");
+            static const char *const keys[3] = {"call", "when", "text"};
+            for (int k = 0; k < 3; k++) {
+                const json_t *sv = json_object_get(x, keys[k]);
+                if (sv && !json_is_string(sv) && !json_is_null(sv)) bad_field(&c, keys[k], "a string or null");
+            }
+            snprintf(c.path, sizeof c.path, "%s", base);
             if (code != NVS_HEALTH_LOST_CODE && code != NVS_HEALTH_RESET_CODE)
                 bad_field(&c, "lost", "{\"code\": 15 or 16, \"call\", \"when\", \"text\"} or null");
             g->lost.code = (int)code;

@@ -345,10 +345,13 @@ static void t_json_errors(void)
         "{\"gpus\": [{\"pci_bus_id\": \"0000:18:00.0\", \"lost\": {\"code\": 3, \"call\": \"x\"}}]}",
         "{\"gpus\": [{\"pci_bus_id\": \"0000:18:00.0\", \"lost\": \"yes\"}]}",
         "{\"gpus\": [{\"pci_bus_id\": \"0000:18:00.0\", \"read_errors\": 4}]}",
+        "{\"gpus\": [{\"pci_bus_id\": \"0000:18:00.0\", \"lost\": {\"code\": \"15\"}}]}",
+        "{\"gpus\": [{\"pci_bus_id\": \"0000:18:00.0\", \"lost\": {\"code\": 15, \"when\": 5}}]}",
     };
     const char *want[] = {"expected an object", "expected an object", "pci_bus_id", "health.gpus[0].before.uncorrected_volatile",
                           "health.gpus[0].after.nvlink", "health.gpus[0].xid.events", "health.gpus[0].lost",
-                          "health.gpus[0].lost", "health.gpus[0].read_errors"};
+                          "health.gpus[0].lost", "health.gpus[0].read_errors", "health.gpus[0].lost.code: expected",
+                          "health.gpus[0].lost.when: expected a string"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         json_t *j = json_loads(bad[i], 0, NULL);
         T_ASSERT(j);
