@@ -387,12 +387,9 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* The value of a self-test entry, NAN when it was not measured (null, or a reason in why). */
-static double selftest_value_of(const json_t *g, int test)
-{
-    const char *why = json_string_value(json_object_get(g, "why"));
-    return why && *why ? NAN : num(g, selftest_value[test]);
-}
+/* The value of a self-test entry, NAN when it was not measured (null). `why` is no test of it: selftest_gpu.c
+ * sets it for the part that did not fit in memory and still measures the other. */
+static double selftest_value_of(const json_t *g, int test) { return num(g, selftest_value[test]); }
 
 /* The median of the measured values of the other GPUs named `name` (entry `self` left out: with itself in, on a
  * 2-GPU machine the median is the mean of the two, and a GPU at 82 % of the other still passes 90 %); *count
@@ -436,11 +433,7 @@ static int judge_selftest(const nvs_rule *r, const json_t *gpus, size_t i, nvs_v
     const char *name = json_string_value(json_object_get(g, "name"));
     const char *why = json_string_value(json_object_get(g, "why"));
     snprintf(v->metric, sizeof v->metric, "gpu %s GPU%d", selftest_name[t], v->gpu);
-    if (why && *why) {
-        not_measured(vs, v, r, why);
-        return 0;
-    }
-    double val = num(g, selftest_value[t]);
+    double val = selftest_value_of(g, t);
     const json_t *w = json_object_get(g, selftest_wrong[t]);
     /* wrong results are a FAIL whatever the thresholds: a fast GPU that computes wrong values is broken */
     if (json_is_integer(w) && json_integer_value(w) > 0) {
@@ -454,7 +447,7 @@ static int judge_selftest(const nvs_rule *r, const json_t *gpus, size_t i, nvs_v
         return 0;
     }
     if (isnan(val)) {
-        not_measured(vs, v, r, "no value in the run");
+        not_measured(vs, v, r, why && *why ? why : "no value in the run");
         return 0;
     }
     /* the threshold: the highest of min=, min_bound= of the datasheet peak and min_peer= of the peers' median;

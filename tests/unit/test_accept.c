@@ -453,6 +453,28 @@ static void t_gpu_not_measured(void)
     T_CONTAINS(vs.v[0].note, "not measured: cuBLAS: CUBLAS_STATUS_NOT_INITIALIZED");
     T_EQ_I(vs.v[0].gpu, 1);
     nvs_verdicts_free(&vs);
+    /* one part skipped for memory (selftest_gpu.c sets why for it and measures the other): the measured part is
+     * judged, its wrong elements FAIL, and only the skipped part reads "not measured" with the reason */
+    {
+        const char *part = "{\"gpu_selftest\": {\"skipped\": \"\", \"gpus\": [{\"host\": \"n1\", \"gpu\": 0, "
+                           "\"rank\": 0, \"name\": \"NVIDIA H200\", \"membw_gbps\": 4100.0, \"membw_wrong\": %d, "
+                           "\"gemm_tflops\": null, \"gemm_wrong\": null, \"why\": \"the GEMM test needs 0.50 GiB, 0.10 "
+                           "GiB free\"}]}}";
+        char d[512];
+        snprintf(d, sizeof d, part, 0);
+        vs = judge_text("nvscale-rules 1\ngpu membw min=3000\ngpu gemm min=500\n", d);
+        T_EQ_U(vs.n, 2);
+        T_EQ_I(vs.v[0].severity, NVS_SEV_PASS);
+        T_EQ_S(vs.v[0].measured, "4100.0 GB/s");
+        T_EQ_I(vs.v[1].severity, NVS_SEV_FAIL);
+        T_CONTAINS(vs.v[1].note, "not measured: the GEMM test needs 0.50 GiB");
+        nvs_verdicts_free(&vs);
+        snprintf(d, sizeof d, part, 5);
+        vs = judge_text("nvscale-rules 1\ngpu membw min=3000\n", d);
+        T_EQ_I(vs.v[0].severity, NVS_SEV_FAIL);
+        T_CONTAINS(vs.v[0].note, "5 wrong elements");
+        nvs_verdicts_free(&vs);
+    }
     vs = judge_text("nvscale-rules 1\ngpu membw gpu=1 min=1\ngpu membw gpu=9 min=1\n",
                     ST(G(0, "NVIDIA H200", 4200.0, 700.0) "," G(1, "NVIDIA H200", 4220.0, 704.0)));
     T_EQ_U(vs.n, 2);
