@@ -223,7 +223,7 @@ static void bad_field(rd *c, const char *key, const char *want)
 {
     if (c->bad) return;
     c->bad = 1;
-    snprintf(c->err, c->len, "health.%s.%s: expected %s", c->path, key, want);
+    snprintf(c->err, c->len, "health.%s%s%s: expected %s", c->path, c->path[0] ? "." : "", key, want);
 }
 
 static long long get_int(rd *c, const json_t *o, const char *key)
@@ -346,6 +346,10 @@ nvs_result_t nvs_health_from_json(const json_t *j, nvs_health_report *out, char 
     }
     copy_str(out->source, sizeof out->source, json_object_get(j, "source"));
     out->window_s = get_num(&c, j, "window_s");
+    /* the window turns counts into DCGM's rates (PCIe replays per minute, NVLink CRC errors per second): 1e300 s
+     * would pass any count */
+    if (!isnan(out->window_s) && !(out->window_s >= 0 && out->window_s <= 1e9))
+        bad_field(&c, "window_s", "a number of seconds from 0 to 1e9 or null");
     out->sample_ms = (int)get_int(&c, j, "sample_ms");
     size_t n = json_array_size(gpus);
     out->gpus = calloc(n ? n : 1, sizeof *out->gpus);

@@ -347,11 +347,14 @@ static void t_json_errors(void)
         "{\"gpus\": [{\"pci_bus_id\": \"0000:18:00.0\", \"read_errors\": 4}]}",
         "{\"gpus\": [{\"pci_bus_id\": \"0000:18:00.0\", \"lost\": {\"code\": \"15\"}}]}",
         "{\"gpus\": [{\"pci_bus_id\": \"0000:18:00.0\", \"lost\": {\"code\": 15, \"when\": 5}}]}",
+        "{\"window_s\": 1e300, \"gpus\": []}",
+        "{\"window_s\": \"120\", \"gpus\": []}",
     };
     const char *want[] = {"expected an object", "expected an object", "pci_bus_id", "health.gpus[0].before.uncorrected_volatile",
                           "health.gpus[0].after.nvlink", "health.gpus[0].xid.events", "health.gpus[0].lost",
                           "health.gpus[0].lost", "health.gpus[0].read_errors", "health.gpus[0].lost.code: expected",
-                          "health.gpus[0].lost.when: expected a string"};
+                          "health.gpus[0].lost.when: expected a string",
+                          "health.window_s: expected a number of seconds from 0 to 1e9", "health.window_s: expected a number"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         json_t *j = json_loads(bad[i], 0, NULL);
         T_ASSERT(j);
