@@ -35,14 +35,14 @@ __global__ void verify_words(const uint32_t *p, size_t n, uint32_t seed, unsigne
     add_block(mine, wrong);
 }
 
-__global__ void gemm_inputs(__nv_bfloat16 *a, __nv_bfloat16 *b, int n)
+__global__ void gemm_inputs(__nv_bfloat16 *a, __nv_bfloat16 *b, int n, uint32_t seed_v)
 {
     size_t total = (size_t)n * n;
     for (size_t k = blockIdx.x * (size_t)blockDim.x + threadIdx.x; k < total; k += (size_t)gridDim.x * blockDim.x) {
         int row = (int)(k % n), col = (int)(k / n);
         // A(row = i, col = l) = s(i) u(l); B(row = l, col = j) = v(l) t(j)
         a[k] = __float2bfloat16_rn(nvs_selftest_s(row, NVS_SELFTEST_SEED_S) * nvs_selftest_u(col, NVS_SELFTEST_SEED_U));
-        b[k] = __float2bfloat16_rn(nvs_selftest_u(row, NVS_SELFTEST_SEED_V) * nvs_selftest_s(col, NVS_SELFTEST_SEED_T));
+        b[k] = __float2bfloat16_rn(nvs_selftest_u(row, seed_v) * nvs_selftest_s(col, NVS_SELFTEST_SEED_T));
     }
 }
 
@@ -78,9 +78,10 @@ extern "C" int nvs_selftest_verify_words(const uint32_t *p, size_t n, uint32_t s
     return cudaGetLastError();
 }
 
-extern "C" int nvs_selftest_gemm_inputs(void *a_bf16, void *b_bf16, int n, cudaStream_t s)
+extern "C" int nvs_selftest_gemm_inputs(void *a_bf16, void *b_bf16, int n, uint32_t seed_v, cudaStream_t s)
 {
-    gemm_inputs<<<blocks_for((size_t)n * n), kThreads, 0, s>>>((__nv_bfloat16 *)a_bf16, (__nv_bfloat16 *)b_bf16, n);
+    gemm_inputs<<<blocks_for((size_t)n * n), kThreads, 0, s>>>((__nv_bfloat16 *)a_bf16, (__nv_bfloat16 *)b_bf16, n,
+                                                               seed_v);
     return cudaGetLastError();
 }
 

@@ -37,6 +37,13 @@ NVS_HD float nvs_selftest_u(int l, uint32_t seed)
 }
 enum { NVS_SELFTEST_SEED_S = 11, NVS_SELFTEST_SEED_T = 12, NVS_SELFTEST_SEED_U = 13, NVS_SELFTEST_SEED_V = 14 };
 
+/* u.v over n terms with v drawn from `seed_v` (an integer, exact). */
+long long nvs_selftest_dot(int n, uint32_t seed_v);
+/* The first seed for v from NVS_SELFTEST_SEED_V on whose u.v is not 0: with u.v = 0 the product would be all
+ * zeros, and a GPU that writes zeros would pass (it is 0 for 338 sizes n <= 2^16 with the first seed, n = 16
+ * among them). selftest_product.c, pure. */
+uint32_t nvs_selftest_seed_v(int n);
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -46,8 +53,8 @@ int nvs_selftest_fill_words(uint32_t *p, size_t n, uint32_t seed, cudaStream_t s
 /* Adds to *d_wrong (device memory, zero it first) the words of p that differ from nvs_selftest_word(i, seed). */
 int nvs_selftest_verify_words(const uint32_t *p, size_t n, uint32_t seed, unsigned long long *d_wrong,
                               cudaStream_t s);
-/* bf16 A = s u^T, B = v t^T (column-major n x n) */
-int nvs_selftest_gemm_inputs(void *a_bf16, void *b_bf16, int n, cudaStream_t s);
+/* bf16 A = s u^T, B = v t^T (column-major n x n), v drawn from seed_v (nvs_selftest_seed_v) */
+int nvs_selftest_gemm_inputs(void *a_bf16, void *b_bf16, int n, uint32_t seed_v, cudaStream_t s);
 /* Pseudo-random bf16 values in [-1, 1) (timing inputs: no zeros, no simple pattern) */
 int nvs_selftest_random_bf16(void *p, size_t n, uint32_t seed, cudaStream_t s);
 /* Adds to *d_wrong the elements of the fp32 C (column-major n x n) that differ from dot * s(i) * t(j). */

@@ -20,17 +20,16 @@ static void t_closed_form(void)
 {
     enum { N = 96 };
     static float a[N * N], b[N * N]; /* column-major, as cuBLAS */
+    const uint32_t seed_v = nvs_selftest_seed_v(N);
     for (int col = 0; col < N; col++)
         for (int row = 0; row < N; row++) {
             a[row + col * N] = nvs_selftest_s(row, NVS_SELFTEST_SEED_S) * nvs_selftest_u(col, NVS_SELFTEST_SEED_U);
-            b[row + col * N] = nvs_selftest_u(row, NVS_SELFTEST_SEED_V) * nvs_selftest_s(col, NVS_SELFTEST_SEED_T);
+            b[row + col * N] = nvs_selftest_u(row, seed_v) * nvs_selftest_s(col, NVS_SELFTEST_SEED_T);
         }
-    long long dot = 0;
+    long long dot = nvs_selftest_dot(N, seed_v);
+    T_ASSERT(dot != 0);
     int plus = 0;
-    for (int l = 0; l < N; l++) {
-        dot += (long long)(nvs_selftest_u(l, NVS_SELFTEST_SEED_U) * nvs_selftest_u(l, NVS_SELFTEST_SEED_V));
-        plus += nvs_selftest_u(l, NVS_SELFTEST_SEED_U) > 0;
-    }
+    for (int l = 0; l < N; l++) plus += nvs_selftest_u(l, NVS_SELFTEST_SEED_U) > 0;
     /* the signs are mixed (a constant u would make every product the same) */
     T_ASSERT(plus > N / 4 && plus < 3 * N / 4);
     int bad = 0, values[4] = {0};
@@ -47,6 +46,23 @@ static void t_closed_form(void)
     T_ASSERT(values[1] && values[2] && values[3] && !values[0]); /* s takes 1, 2 and 3 */
     /* the bound of selftest_kernels.h: 9 n stays exact in fp32 up to n = 2^16 */
     T_ASSERT(9.0 * 65536 < 16777216.0);
+}
+
+/* u.v is never 0 (a product of zeros would pass a GPU that writes zeros): with the first seed it is at some sizes
+ * (n = 16 among them), and the seed moves on there */
+static void t_dot_not_zero(void)
+{
+    T_EQ_I(nvs_selftest_dot(16, NVS_SELFTEST_SEED_V), 0);
+    T_ASSERT(nvs_selftest_seed_v(16) != NVS_SELFTEST_SEED_V);
+    int moved = 0;
+    for (int n = 16; n <= 8192; n++) {
+        uint32_t seed = nvs_selftest_seed_v(n);
+        if (nvs_selftest_dot(n, seed) == 0) T_FAIL("n = %d: u.v = 0 with seed %u", n, seed);
+        moved += seed != NVS_SELFTEST_SEED_V;
+    }
+    T_ASSERT(moved > 0);
+    T_EQ_I(nvs_selftest_seed_v(8192), NVS_SELFTEST_SEED_V); /* the default size keeps the first seed (u.v = 12) */
+    T_EQ_I(nvs_selftest_dot(8192, NVS_SELFTEST_SEED_V), 12);
 }
 
 static void t_words_differ(void)
@@ -103,5 +119,5 @@ static void t_burn_json(void)
     json_decref(j);
 }
 
-T_LIST = {T_CASE(t_closed_form), T_CASE(t_words_differ), T_CASE(t_json), T_CASE(t_burn_json)};
+T_LIST = {T_CASE(t_closed_form), T_CASE(t_dot_not_zero), T_CASE(t_words_differ), T_CASE(t_json), T_CASE(t_burn_json)};
 T_MAIN
