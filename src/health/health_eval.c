@@ -242,7 +242,7 @@ static void eval_xid(nvs_health_finding *x, const nvs_health_gpu *g, double wind
     for (int i = 0; i < g->nxid; i++) total += g->xids[i].count;
     x->measured_v = total;
     if (!total) {
-        if (window_s > 0) put(x->measured, sizeof x->measured, "none in %.0f s", window_s);
+        if (window_s > 0) put(x->measured, sizeof x->measured, "none in %.*f s", window_s < 10 ? 1 : 0, window_s);
         else put(x->measured, sizeof x->measured, "none");
         return;
     }
@@ -435,13 +435,15 @@ static void eval_pcie_replay(nvs_health_finding *x, const nvs_health_gpu *g, dou
     }
     x->measured_v = (double)d;
     put(x->measured, sizeof x->measured, "%lld during the run", d);
+    char in[32] = ""; /* a run without its window (before 3 December 2026) is held to one minute's count */
+    if (window_s > 0) snprintf(in, sizeof in, " in %.0f s", window_s);
     if (d > limit) {
         worsen(x, NVS_SEV_WARN);
-        note_add(x, "%lld PCIe replays (retransmitted packets) in %.0f s, over DCGM's %.0f per minute: a marginal "
-                    "link; check the riser and slot",
-                 d, window_s, PCIE_REPLAY_WARN_PER_MIN);
+        note_add(x, "%lld PCIe replays (retransmitted packets)%s, over DCGM's %.0f per minute: a marginal link; "
+                    "check the riser and slot",
+                 d, in, PCIE_REPLAY_WARN_PER_MIN);
     } else if (d > 0)
-        note_add(x, "%lld PCIe replay%s in %.0f s: within DCGM's %.0f per minute", d, d == 1 ? "" : "s", window_s,
+        note_add(x, "%lld PCIe replay%s%s: within DCGM's %.0f per minute", d, d == 1 ? "" : "s", in,
                  PCIE_REPLAY_WARN_PER_MIN);
 }
 

@@ -254,6 +254,24 @@ static void t_failure_paths(void)
     T_CONTAINS(n, "NVML calls that failed on this GPU: nvmlDeviceGetPcieReplayCounter: Insufficient Permissions");
 }
 
+/* a run written before the window was kept (window_s unknown): replays are held to one minute's count, and no note
+ * prints "nan s" */
+static void t_no_window(void)
+{
+    nvs_health_gpu g[2];
+    nvs_health_report r = two(g);
+    r.window_s = NAN;
+    g[1].after.pcie_replay = 40;
+    nvs_health_findings f;
+    T_EQ_I(nvs_health_evaluate(&r, &f), 0);
+    const nvs_health_finding *x = get(&f, 1, NVS_HC_PCIE_REPLAY);
+    T_EQ_I(x->severity, NVS_SEV_WARN);
+    T_CONTAINS(x->note, "37 PCIe replays (retransmitted packets), over DCGM's 8 per minute");
+    for (size_t i = 0; i < f.n; i++)
+        if (strstr(f.v[i].note, "nan") || strstr(f.v[i].measured, "nan")) T_FAIL("%s: %s", f.v[i].what, f.v[i].note);
+    nvs_health_findings_free(&f);
+}
+
 static void t_blame_link(void)
 {
     nvs_health_gpu g[2];
@@ -378,7 +396,7 @@ static void t_reason_names(void)
 }
 
 T_LIST = {
-    T_CASE(t_healthy_passes), T_CASE(t_failure_paths), T_CASE(t_blame_link),   T_CASE(t_no_nvlink_gpu),
+    T_CASE(t_healthy_passes), T_CASE(t_no_window), T_CASE(t_failure_paths), T_CASE(t_blame_link),   T_CASE(t_no_nvlink_gpu),
     T_CASE(t_json_round_trip), T_CASE(t_json_errors), T_CASE(t_reason_names),
 };
 T_MAIN
