@@ -387,10 +387,6 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* The value of a self-test entry, NAN when it was not measured (null). `why` is no test of it: selftest_gpu.c
- * sets it for the part that did not fit in memory and still measures the other. */
-static double selftest_value_of(const json_t *g, int test) { return num(g, selftest_value[test]); }
-
 /* The median of the measured values of the other GPUs named `name` (entry `self` left out: with itself in, on a
  * 2-GPU machine the median is the mean of the two, and a GPU at 82 % of the other still passes 90 %); *count
  * gets how many there are. NAN when there is none: one GPU of a model has no peer. -1 when out of memory. */
@@ -404,7 +400,7 @@ static int peer_median(const json_t *gpus, int test, const char *name, size_t se
     for (size_t i = 0; name && i < n; i++) {
         const json_t *g = json_array_get(gpus, i);
         const char *nm = json_string_value(json_object_get(g, "name"));
-        double x = selftest_value_of(g, test);
+        double x = num(g, selftest_value[test]);
         if (i != self && nm && !strcmp(nm, name) && !isnan(x)) v[k++] = x;
     }
     if (k >= 1) {
@@ -433,7 +429,9 @@ static int judge_selftest(const nvs_rule *r, const json_t *gpus, size_t i, nvs_v
     const char *name = json_string_value(json_object_get(g, "name"));
     const char *why = json_string_value(json_object_get(g, "why"));
     snprintf(v->metric, sizeof v->metric, "gpu %s GPU%d", selftest_name[t], v->gpu);
-    double val = selftest_value_of(g, t);
+    /* NAN when not measured (null); `why` is no test of it: selftest_gpu.c sets it for the part that did not fit
+     * in memory and still measures the other */
+    double val = num(g, selftest_value[t]);
     const json_t *w = json_object_get(g, selftest_wrong[t]);
     /* wrong results are a FAIL whatever the thresholds: a fast GPU that computes wrong values is broken */
     if (json_is_integer(w) && json_integer_value(w) > 0) {
