@@ -392,6 +392,9 @@ static void missing_text(const nvs_rule *r, const point *p, const nvs_run *run, 
         break;
     case NVS_RULE_P2P:
         if (!run->p2p.present) snprintf(buf, len, "not measured: the run has no p2p section");
+        else if (!run->p2p.npairs && run->p2p.skipped_why)
+            snprintf(buf, len, "not measured: skipped on host %s: %s", run->p2p.skipped_host ? run->p2p.skipped_host : "?",
+                     run->p2p.skipped_why);
         else snprintf(buf, len, "not measured: pair %d->%d is not in the p2p matrix", p->src, p->dst);
         break;
     case NVS_RULE_EFFICIENCY:

@@ -49,8 +49,13 @@ static void slowest_pair_line(FILE *f, const nvs_run *run, int idx)
         if (h->hop_class && *h->hop_class)
             fprintf(f, " (%s%s%s)", nvs_esc_term(h->hop_class, c, sizeof c), *link ? ", " : "", nvs_esc_term(link, l, sizeof l));
         fprintf(f, "\n");
+    } else if (run->p2p.skipped_why) {
+        char hb[NVS_ESC_SIZE(64)], wb[NVS_ESC_SIZE(160)];
+        fprintf(f, "slowest pair: not measured (skipped on host %s: %s)\n",
+                nvs_esc_term(run->p2p.skipped_host ? run->p2p.skipped_host : "?", hb, sizeof hb),
+                nvs_esc_term(run->p2p.skipped_why, wb, sizeof wb));
     } else
-        fprintf(f, "slowest pair: not measured (the run has no p2p section)\n");
+        fprintf(f, "slowest pair: not measured (the run has no p2p %s)\n", run->p2p.present ? "pairs" : "section");
 }
 
 /* Who a row blames, short, for the table: "vm rank 1 GPU 1", "vm 0->1"; "" when the row names nobody. */

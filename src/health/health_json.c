@@ -1,4 +1,5 @@
 /* run.json's "health" section (docs/run-json.md): writing and reading back (PURE). null = unsupported. */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -192,7 +193,8 @@ static json_t *gpu_json(const nvs_health_gpu *g)
 json_t *nvs_health_to_json(const nvs_health_report *r)
 {
     json_t *a = json_array();
-    json_t *o = json_pack("{s:s, s:f, s:i}", "source", r->source, "window_s", r->window_s, "sample_ms", r->sample_ms);
+    /* window_s NAN (unknown) is null: json_pack's "f" refuses a NAN and the section would be lost */
+    json_t *o = json_pack("{s:s, s:o, s:i}", "source", r->source, "window_s", jnum(r->window_s), "sample_ms", r->sample_ms);
     if (!a || !o) {
         json_decref(a);
         json_decref(o);
@@ -212,40 +214,65 @@ json_t *nvs_health_to_json(const nvs_health_report *r)
 
 /* ---- reading ---------------------------------------------------------------------------------------------- */
 
+/* Every field may be absent or null (unknown). A field of another type or out of range is bad input: the message
+ * names its whole path ("health.gpus[0].before.ecc.corrected_volatile"), as run.json's reader does for the rest of
+ * the document (runjson.c, which calls this one). */
 typedef struct {
     char *err;
     size_t len;
     int bad;
-    char path[96];
+    char path[128]; /* the object being read, below "health." */
 } rd;
 
-static void bad_field(rd *c, const char *key, const char *want)
+/* 2^53, the largest whole number a double holds exactly: far above any counter, watt or MHz (runjson.c's bound) */
+#define HEALTH_MAX_NUM 9007199254740992.0
+/* the fields kept in an int (clocks, temperatures, link numbers, the topology index) */
+#define HEALTH_MAX_SMALL 1000000000LL
+
+static void bad_field(rd *c, const char *key, const char *want, const json_t *got)
 {
     if (c->bad) return;
     c->bad = 1;
-    snprintf(c->err, c->len, "health.%s%s%s: expected %s", c->path, c->path[0] ? "." : "", key, want);
+    char shown[48] = "";
+    char *d = got ? json_dumps(got, JSON_ENCODE_ANY | JSON_COMPACT) : NULL;
+    if (d) snprintf(shown, sizeof shown, ", got %.32s%s", d, strlen(d) > 32 ? "..." : "");
+    free(d);
+    snprintf(c->err, c->len, "health.%s%s%s: expected %s%s", c->path, c->path[0] ? "." : "", key, want, shown);
 }
 
-static long long get_int(rd *c, const json_t *o, const char *key)
+static long long get_int_in(rd *c, const json_t *o, const char *key, long long hi, const char *want)
 {
     const json_t *v = json_object_get(o, key);
     if (!v || json_is_null(v)) return -1;
-    if (!json_is_integer(v) || json_integer_value(v) < 0) {
-        bad_field(c, key, "an integer >= 0 or null");
+    if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > hi) {
+        bad_field(c, key, want, v);
         return -1;
     }
     return (long long)json_integer_value(v);
+}
+
+/* a counter or bit mask */
+static long long get_int(rd *c, const json_t *o, const char *key)
+{
+    return get_int_in(c, o, key, LLONG_MAX, "an integer >= 0 or null");
+}
+
+/* a value kept in an int */
+static int get_small(rd *c, const json_t *o, const char *key)
+{
+    return (int)get_int_in(c, o, key, HEALTH_MAX_SMALL, "an integer from 0 to 1000000000 or null");
 }
 
 static double get_num(rd *c, const json_t *o, const char *key)
 {
     const json_t *v = json_object_get(o, key);
     if (!v || json_is_null(v)) return NAN;
-    if (!json_is_number(v)) {
-        bad_field(c, key, "a number or null");
+    double d = json_is_number(v) ? json_number_value(v) : -1;
+    if (!(d >= 0 && d <= HEALTH_MAX_NUM)) {
+        bad_field(c, key, "a number from 0 to 2^53 or null", v);
         return NAN;
     }
-    return json_number_value(v);
+    return d;
 }
 
 static int get_bool(rd *c, const json_t *o, const char *key)
@@ -253,76 +280,101 @@ static int get_bool(rd *c, const json_t *o, const char *key)
     const json_t *v = json_object_get(o, key);
     if (!v || json_is_null(v)) return -1;
     if (!json_is_boolean(v)) {
-        bad_field(c, key, "true, false or null");
+        bad_field(c, key, "true, false or null", v);
         return -1;
     }
     return json_is_true(v);
 }
 
+/* a string (cut to dst's size) or "" when absent or null */
+static void get_str(rd *c, const json_t *o, const char *key, char *dst, size_t len)
+{
+    const json_t *v = json_object_get(o, key);
+    dst[0] = '\0';
+    if (json_is_string(v)) snprintf(dst, len, "%s", json_string_value(v));
+    else if (v && !json_is_null(v)) bad_field(c, key, "a string or null", v);
+}
+
 static const json_t *get_obj(rd *c, const json_t *o, const char *key)
 {
     const json_t *v = json_object_get(o, key);
-    if (v && !json_is_object(v) && !json_is_null(v)) bad_field(c, key, "an object");
+    if (v && !json_is_object(v) && !json_is_null(v)) bad_field(c, key, "an object or null", v);
     return json_is_object(v) ? v : NULL;
+}
+
+/* The object `key` of o, read at path base; the path then points into it (base.key) until the next call. */
+static const json_t *enter(rd *c, const json_t *o, const char *key, const char *base)
+{
+    snprintf(c->path, sizeof c->path, "%s", base);
+    const json_t *x = get_obj(c, o, key);
+    if (x) snprintf(c->path, sizeof c->path, "%s.%s", base, key);
+    return x;
 }
 
 static void read_snap(rd *c, const json_t *o, nvs_health_snap *s)
 {
+    char base[64]; /* "gpus[N].before" */
+    snprintf(base, sizeof base, "%.63s", c->path);
     nvs_health_snap_unknown(s);
     const json_t *x;
-    if ((x = get_obj(c, o, "ecc"))) {
+    if ((x = enter(c, o, "ecc", base))) {
         s->ecc_enabled = get_bool(c, x, "enabled");
         s->ecc_corr_volatile = get_int(c, x, "corrected_volatile");
         s->ecc_unc_volatile = get_int(c, x, "uncorrected_volatile");
         s->ecc_corr_aggregate = get_int(c, x, "corrected_aggregate");
         s->ecc_unc_aggregate = get_int(c, x, "uncorrected_aggregate");
     }
-    if ((x = get_obj(c, o, "retired_pages"))) {
+    if ((x = enter(c, o, "retired_pages", base))) {
         s->retired_sbe = get_int(c, x, "single_bit");
         s->retired_dbe = get_int(c, x, "double_bit");
         s->retired_pending = get_bool(c, x, "pending");
     }
-    if ((x = get_obj(c, o, "row_remap"))) {
+    if ((x = enter(c, o, "row_remap", base))) {
         s->remap_corr = get_int(c, x, "corrected");
         s->remap_unc = get_int(c, x, "uncorrected");
         s->remap_pending = get_bool(c, x, "pending");
         s->remap_failure = get_bool(c, x, "failure");
     }
-    if ((x = get_obj(c, o, "clocks"))) {
-        s->sm_mhz = (int)get_int(c, x, "sm_mhz");
-        s->sm_max_mhz = (int)get_int(c, x, "sm_max_mhz");
-        s->mem_mhz = (int)get_int(c, x, "mem_mhz");
-        s->mem_max_mhz = (int)get_int(c, x, "mem_max_mhz");
+    if ((x = enter(c, o, "clocks", base))) {
+        s->sm_mhz = get_small(c, x, "sm_mhz");
+        s->sm_max_mhz = get_small(c, x, "sm_max_mhz");
+        s->mem_mhz = get_small(c, x, "mem_mhz");
+        s->mem_max_mhz = get_small(c, x, "mem_max_mhz");
         s->clock_reasons = get_int(c, x, "event_reasons");
     }
-    if ((x = get_obj(c, o, "temperature"))) {
-        s->temp_c = (int)get_int(c, x, "gpu_c");
-        s->temp_slowdown_c = (int)get_int(c, x, "slowdown_c");
-        s->temp_shutdown_c = (int)get_int(c, x, "shutdown_c");
+    if ((x = enter(c, o, "temperature", base))) {
+        s->temp_c = get_small(c, x, "gpu_c");
+        s->temp_slowdown_c = get_small(c, x, "slowdown_c");
+        s->temp_shutdown_c = get_small(c, x, "shutdown_c");
     }
-    if ((x = get_obj(c, o, "power"))) {
+    if ((x = enter(c, o, "power", base))) {
         s->power_w = get_num(c, x, "draw_w");
         s->power_limit_w = get_num(c, x, "limit_w");
         s->power_default_limit_w = get_num(c, x, "default_limit_w");
     }
-    if ((x = get_obj(c, o, "pcie"))) {
-        s->pcie_gen = (int)get_int(c, x, "gen");
-        s->pcie_width = (int)get_int(c, x, "width");
-        s->pcie_max_gen = (int)get_int(c, x, "max_gen");
-        s->pcie_max_width = (int)get_int(c, x, "max_width");
+    if ((x = enter(c, o, "pcie", base))) {
+        s->pcie_gen = get_small(c, x, "gen");
+        s->pcie_width = get_small(c, x, "width");
+        s->pcie_max_gen = get_small(c, x, "max_gen");
+        s->pcie_max_width = get_small(c, x, "max_width");
         s->pcie_replay = get_int(c, x, "replay_counter");
     }
+    snprintf(c->path, sizeof c->path, "%s", base);
     const json_t *nl = json_object_get(o, "nvlink");
     if (json_is_array(nl)) {
         s->nlinks = 0;
-        for (size_t i = 0; i < json_array_size(nl) && s->nlinks < NVS_HEALTH_MAX_LINKS; i++) {
+        for (size_t i = 0; i < json_array_size(nl) && s->nlinks < NVS_HEALTH_MAX_LINKS && !c->bad; i++) {
             const json_t *l = json_array_get(nl, i);
-            nvs_health_link *k = &s->links[s->nlinks++];
-            if (!json_is_object(l) || !json_is_integer(json_object_get(l, "link"))) {
-                bad_field(c, "nvlink", "an array of {\"link\": N, ...}");
+            snprintf(c->path, sizeof c->path, "%s.nvlink[%zu]", base, i);
+            if (!json_is_object(l)) {
+                snprintf(c->path, sizeof c->path, "%s", base);
+                bad_field(c, "nvlink", "an array of {\"link\": N, ...}", l);
                 return;
             }
-            k->link = (int)json_integer_value(json_object_get(l, "link"));
+            nvs_health_link *k = &s->links[s->nlinks++];
+            long long link = get_int_in(c, l, "link", HEALTH_MAX_SMALL, "an integer from 0 to 1000000000");
+            if (link < 0) bad_field(c, "link", "an integer from 0 to 1000000000", json_object_get(l, "link"));
+            k->link = (int)link;
             k->active = get_bool(c, l, "active") == 1;
             k->replay = get_int(c, l, "replay");
             k->recovery = get_int(c, l, "recovery");
@@ -330,10 +382,87 @@ static void read_snap(rd *c, const json_t *o, nvs_health_snap *s)
             k->crc_data = get_int(c, l, "crc_data");
         }
     } else if (nl && !json_is_null(nl))
-        bad_field(c, "nvlink", "an array or null");
+        bad_field(c, "nvlink", "an array or null", nl);
+    snprintf(c->path, sizeof c->path, "%s", base);
 }
 
-static void copy_str(char *dst, size_t len, const json_t *v) { snprintf(dst, len, "%s", json_is_string(v) ? json_string_value(v) : ""); }
+static void read_load(rd *c, const json_t *x, nvs_health_load *l)
+{
+    long long v = get_small(c, x, "samples");
+    l->samples = v < 0 ? 0 : (int)v;
+    v = get_small(c, x, "busy_samples");
+    l->busy_samples = v < 0 ? 0 : (int)v;
+    l->sm_min_mhz = get_small(c, x, "sm_min_mhz");
+    l->sm_mean_mhz = get_num(c, x, "sm_mean_mhz");
+    l->mem_min_mhz = get_small(c, x, "mem_min_mhz");
+    l->reasons_busy = get_int(c, x, "event_reasons");
+    l->temp_max_c = get_small(c, x, "temp_max_c");
+    l->power_max_w = get_num(c, x, "power_max_w");
+    l->pcie_gen_max = get_small(c, x, "pcie_gen_max");
+    l->pcie_width_max = get_small(c, x, "pcie_width_max");
+}
+
+static void read_xid(rd *c, const json_t *x, nvs_health_gpu *g)
+{
+    g->xid_watched = get_bool(c, x, "watched") == 1;
+    get_str(c, x, "why", g->xid_why, sizeof g->xid_why);
+    long long other = get_small(c, x, "other");
+    g->xid_other = other < 0 ? 0 : (int)other;
+    const json_t *ev = json_object_get(x, "events");
+    if (ev && !json_is_array(ev) && !json_is_null(ev)) bad_field(c, "events", "an array or null", ev);
+    for (size_t k = 0; json_is_array(ev) && k < json_array_size(ev) && !c->bad; k++) {
+        const json_t *e = json_array_get(ev, k);
+        long long xid = get_int(c, e, "xid"), cnt = get_small(c, e, "count");
+        if (xid < 0 || cnt < 1) {
+            bad_field(c, "events", "[{\"xid\": N, \"count\": N >= 1}]", e);
+            break;
+        }
+        if (g->nxid < NVS_HEALTH_MAX_XIDS) {
+            g->xids[g->nxid].xid = (unsigned long long)xid;
+            g->xids[g->nxid++].count = (int)cnt;
+        }
+    }
+}
+
+/* "lost": null or {"code": 15 | 16, "call", "when", "text"}; absent from runs written before 3 December 2026 */
+static void read_lost(rd *c, const json_t *o, nvs_health_gpu *g, const char *base)
+{
+    const json_t *x = enter(c, o, "lost", base);
+    if (!x) return;
+    long long code = get_int(c, x, "code");
+    get_str(c, x, "call", g->lost.call, sizeof g->lost.call);
+    get_str(c, x, "when", g->lost.when, sizeof g->lost.when);
+    get_str(c, x, "text", g->lost.text, sizeof g->lost.text);
+    snprintf(c->path, sizeof c->path, "%s", base);
+    if (code != NVS_HEALTH_LOST_CODE && code != NVS_HEALTH_RESET_CODE)
+        bad_field(c, "lost", "{\"code\": 15 or 16, \"call\", \"when\", \"text\"} or null", x);
+    g->lost.code = (int)code;
+}
+
+static void read_gpu(rd *c, const json_t *o, nvs_health_gpu *g, size_t i)
+{
+    char base[48];
+    snprintf(base, sizeof base, "gpus[%zu]", i);
+    snprintf(c->path, sizeof c->path, "%s", base);
+    get_str(c, o, "host", g->host, sizeof g->host);
+    get_str(c, o, "pci_bus_id", g->pci_bus_id, sizeof g->pci_bus_id);
+    get_str(c, o, "name", g->name, sizeof g->name);
+    g->gpu = get_small(c, o, "gpu");
+    char status[sizeof g->why];
+    get_str(c, o, "status", status, sizeof status);
+    if (strcmp(status, "ok")) memcpy(g->why, status, sizeof g->why);
+    const json_t *x;
+    if ((x = enter(c, o, "before", base))) read_snap(c, x, &g->before);
+    if ((x = enter(c, o, "after", base))) {
+        read_snap(c, x, &g->after);
+        g->have_after = 1;
+    }
+    if ((x = enter(c, o, "under_load", base))) read_load(c, x, &g->load);
+    if ((x = enter(c, o, "xid", base))) read_xid(c, x, g);
+    read_lost(c, o, g, base);
+    snprintf(c->path, sizeof c->path, "%s", base);
+    get_str(c, o, "read_errors", g->read_errors, sizeof g->read_errors);
+}
 
 nvs_result_t nvs_health_from_json(const json_t *j, nvs_health_report *out, char *err, size_t errlen)
 {
@@ -344,13 +473,13 @@ nvs_result_t nvs_health_from_json(const json_t *j, nvs_health_report *out, char 
         snprintf(err, errlen, "health: expected an object with a \"gpus\" array");
         return NVS_ERR_INPUT;
     }
-    copy_str(out->source, sizeof out->source, json_object_get(j, "source"));
+    get_str(&c, j, "source", out->source, sizeof out->source);
     out->window_s = get_num(&c, j, "window_s");
     /* the window turns counts into DCGM's rates (PCIe replays per minute, NVLink CRC errors per second): 1e300 s
      * would pass any count */
-    if (!isnan(out->window_s) && !(out->window_s >= 0 && out->window_s <= 1e9))
-        bad_field(&c, "window_s", "a number of seconds from 0 to 1e9 or null");
-    out->sample_ms = (int)get_int(&c, j, "sample_ms");
+    if (!isnan(out->window_s) && !(out->window_s <= 1e9))
+        bad_field(&c, "window_s", "a number of seconds from 0 to 1e9 or null", json_object_get(j, "window_s"));
+    out->sample_ms = get_small(&c, j, "sample_ms");
     size_t n = json_array_size(gpus);
     out->gpus = calloc(n ? n : 1, sizeof *out->gpus);
     if (!out->gpus) {
@@ -361,86 +490,12 @@ nvs_result_t nvs_health_from_json(const json_t *j, nvs_health_report *out, char 
         const json_t *o = json_array_get(gpus, i);
         nvs_health_gpu *g = &out->gpus[out->ngpus++];
         nvs_health_gpu_init(g);
-        snprintf(c.path, sizeof c.path, "gpus[%zu]", i);
         if (!json_is_object(o) || !json_is_string(json_object_get(o, "pci_bus_id"))) {
             snprintf(err, errlen, "health.gpus[%zu]: expected an object with a \"pci_bus_id\"", i);
             nvs_health_report_free(out);
             return NVS_ERR_INPUT;
         }
-        copy_str(g->host, sizeof g->host, json_object_get(o, "host"));
-        copy_str(g->pci_bus_id, sizeof g->pci_bus_id, json_object_get(o, "pci_bus_id"));
-        copy_str(g->name, sizeof g->name, json_object_get(o, "name"));
-        g->gpu = (int)get_int(&c, o, "gpu");
-        const json_t *st = json_object_get(o, "status");
-        if (json_is_string(st) && strcmp(json_string_value(st), "ok")) copy_str(g->why, sizeof g->why, st);
-        const json_t *x;
-        char base[48];
-        snprintf(base, sizeof base, "gpus[%zu]", i);
-        if ((x = get_obj(&c, o, "before"))) {
-            snprintf(c.path, sizeof c.path, "%s.before", base);
-            read_snap(&c, x, &g->before);
-        }
-        if ((x = get_obj(&c, o, "after"))) {
-            snprintf(c.path, sizeof c.path, "%s.after", base);
-            read_snap(&c, x, &g->after);
-            g->have_after = 1;
-        }
-        snprintf(c.path, sizeof c.path, "%s", base);
-        if ((x = get_obj(&c, o, "under_load"))) {
-            nvs_health_load *l = &g->load;
-            snprintf(c.path, sizeof c.path, "%s.under_load", base);
-            long long v = get_int(&c, x, "samples");
-            l->samples = v < 0 ? 0 : (int)v;
-            v = get_int(&c, x, "busy_samples");
-            l->busy_samples = v < 0 ? 0 : (int)v;
-            l->sm_min_mhz = (int)get_int(&c, x, "sm_min_mhz");
-            l->sm_mean_mhz = get_num(&c, x, "sm_mean_mhz");
-            l->mem_min_mhz = (int)get_int(&c, x, "mem_min_mhz");
-            l->reasons_busy = get_int(&c, x, "event_reasons");
-            l->temp_max_c = (int)get_int(&c, x, "temp_max_c");
-            l->power_max_w = get_num(&c, x, "power_max_w");
-            l->pcie_gen_max = (int)get_int(&c, x, "pcie_gen_max");
-            l->pcie_width_max = (int)get_int(&c, x, "pcie_width_max");
-        }
-        snprintf(c.path, sizeof c.path, "%s.xid", base);
-        if ((x = get_obj(&c, o, "xid"))) {
-            g->xid_watched = get_bool(&c, x, "watched") == 1;
-            copy_str(g->xid_why, sizeof g->xid_why, json_object_get(x, "why"));
-            long long other = get_int(&c, x, "other");
-            g->xid_other = other < 0 ? 0 : (int)other;
-            const json_t *ev = json_object_get(x, "events");
-            for (size_t k = 0; json_is_array(ev) && k < json_array_size(ev) && g->nxid < NVS_HEALTH_MAX_XIDS; k++) {
-                const json_t *e = json_array_get(ev, k);
-                long long xid = get_int(&c, e, "xid"), cnt = get_int(&c, e, "count");
-                if (xid < 0 || cnt < 1) {
-                    bad_field(&c, "events", "[{\"xid\": N, \"count\": N >= 1}]");
-                    break;
-                }
-                g->xids[g->nxid].xid = (unsigned long long)xid;
-                g->xids[g->nxid++].count = (int)cnt;
-            }
-        }
-        /* both absent from runs written before 3 December 2026: the GPU answered, nothing failed */
-        snprintf(c.path, sizeof c.path, "%s", base);
-        if ((x = get_obj(&c, o, "lost"))) {
-            snprintf(c.path, sizeof c.path, "%s.lost", base); /* its keys' errors name it */
-            long long code = get_int(&c, x, "code");
-            static const char *const keys[3] = {"call", "when", "text"};
-            for (int k = 0; k < 3; k++) {
-                const json_t *sv = json_object_get(x, keys[k]);
-                if (sv && !json_is_string(sv) && !json_is_null(sv)) bad_field(&c, keys[k], "a string or null");
-            }
-            snprintf(c.path, sizeof c.path, "%s", base);
-            if (code != NVS_HEALTH_LOST_CODE && code != NVS_HEALTH_RESET_CODE)
-                bad_field(&c, "lost", "{\"code\": 15 or 16, \"call\", \"when\", \"text\"} or null");
-            g->lost.code = (int)code;
-            copy_str(g->lost.call, sizeof g->lost.call, json_object_get(x, "call"));
-            copy_str(g->lost.when, sizeof g->lost.when, json_object_get(x, "when"));
-            copy_str(g->lost.text, sizeof g->lost.text, json_object_get(x, "text"));
-        }
-        const json_t *re = json_object_get(o, "read_errors");
-        if (json_is_string(re)) copy_str(g->read_errors, sizeof g->read_errors, re);
-        else if (re && !json_is_null(re)) bad_field(&c, "read_errors", "a string or null");
+        read_gpu(&c, o, g, i);
     }
     if (c.bad) {
         nvs_health_report_free(out);

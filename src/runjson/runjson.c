@@ -14,6 +14,7 @@
 
 #include "core/log.h"
 #include "core/out_file.h"
+#include "health/health.h"
 
 /* ---- validation context --------------------------------------------------------------------------------- */
 
@@ -706,11 +707,61 @@ nvs_result_t nvs_run_select_train(nvs_run *r, const char *name, const char *alt,
     return NVS_OK;
 }
 
+/* p2p.host_copies (topo/h2d_report.c), which check's host rules and fleet read from the document: validated here
+ * so that a value of the wrong type or range is bad input naming its path, not a row judged on a guess. */
+static void read_host_copies(vctx *v, const json_t *p2p)
+{
+    json_t *t = get_typed(v, p2p, "host_copies", "p2p", JSON_OBJECT, 0);
+    if (!t) return;
+    static const char *const prefix = "p2p.host_copies";
+    (void)get_bytes(v, t, "copy_bytes", prefix);
+    (void)get_int(v, t, "iters", prefix, 0, INT_MAX, 0, 0);
+    (void)get_int(v, t, "warmup", prefix, 0, INT_MAX, 0, 0);
+    (void)get_str(v, t, "numa_binding", prefix, 0);
+    json_t *a = get_typed(v, t, "gpus", prefix, JSON_ARRAY, 0);
+    static const char *const modes[] = {"single", "all", "remote"};
+    static const char *const nums[] = {"h2d_gbps", "d2h_gbps", "bidir_gbps", "h2d_pct_of_bound", "d2h_pct_of_bound",
+                                       "bidir_pct_of_bound"};
+    for (size_t i = 0; a && i < json_array_size(a) && !v->failed; i++) {
+        char p[PATH_MAX_LEN], q[PATH_MAX_LEN];
+        json_t *e = elem_obj(v, a, i, "p2p.host_copies.gpus", p);
+        if (!e) break;
+        (void)get_int(v, e, "gpu", p, 0, 1000000000, -1, 0);
+        (void)get_str(v, e, "host", p, 0);
+        (void)get_str(v, e, "pci_bus_id", p, 0);
+        (void)get_int(v, e, "gpu_numa_node", p, 0, 1000000000, -1, 0);
+        (void)get_num(v, e, "bound_gbps", p, 0);
+        (void)get_str(v, e, "bound_source", p, 0);
+        (void)get_str(v, e, "remote_why", p, 0);
+        for (size_t m = 0; m < sizeof modes / sizeof modes[0] && !v->failed; m++) {
+            json_t *x = get_typed(v, e, modes[m], p, JSON_OBJECT, 0);
+            if (!x) continue;
+            kpath(q, p, modes[m]);
+            (void)get_int(v, x, "numa_node", q, 0, 1000000000, -1, 0);
+            for (size_t k = 0; k < sizeof nums / sizeof nums[0]; k++) (void)get_num(v, x, nums[k], q, 0);
+            (void)get_int(v, x, "wrong", q, 0, LLONG_MAX, -1, 0);
+        }
+    }
+}
+
 static void read_p2p(vctx *v, nvs_run *r)
 {
     json_t *t = get_typed(v, r->root, "p2p", "", JSON_OBJECT, 0);
     if (!t) return;
     r->p2p.present = 1;
+    read_host_copies(v, t);
+    json_t *sk = get_typed(v, t, "skipped", "p2p", JSON_ARRAY, 0);
+    for (size_t i = 0; sk && i < json_array_size(sk) && !v->failed; i++) {
+        char p[PATH_MAX_LEN];
+        json_t *e = elem_obj(v, sk, i, "p2p.skipped", p);
+        if (!e) break;
+        const char *host = get_str(v, e, "host", p, 0), *what = get_str(v, e, "what", p, 0);
+        const char *why = get_str(v, e, "why", p, 0);
+        if (!r->p2p.skipped_why && what && !strncmp(what, "p2p", 3) && why && *why) {
+            r->p2p.skipped_host = host;
+            r->p2p.skipped_why = why;
+        }
+    }
     r->p2p.copy_bytes = get_bytes(v, t, "copy_bytes", "p2p");
     json_t *a = get_typed(v, t, "pairs", "p2p", JSON_ARRAY, 0);
     if (!a || !(r->p2p.pairs = alloc(v, json_array_size(a), sizeof *r->p2p.pairs))) return;
@@ -772,6 +823,53 @@ static void read_selftest(vctx *v, nvs_run *r)
             (void)get_num(v, x, "tflops", qc, 0);
         }
     }
+}
+
+/* sustain (run/phase_sustain.c), which check's sustain busbw rule judges from the document: validated here, as
+ * gpu_selftest is. */
+static void read_sustain(vctx *v, nvs_run *r)
+{
+    json_t *t = get_typed(v, r->root, "sustain", "", JSON_OBJECT, 0);
+    if (!t) return;
+    (void)get_str(v, t, "collective", "sustain", 0);
+    const char *m = get_str(v, t, "measure", "sustain", 0);
+    if (m && strcmp(m, "busbw") && strcmp(m, "algbw"))
+        vfail(v, "sustain.measure: expected \"busbw\" or \"algbw\", got \"%.40s\"", m);
+    (void)get_bytes(v, t, "bytes", "sustain");
+    (void)get_int(v, t, "n", "sustain", 1, 1000000000, 0, 0);
+    static const char *const nums[] = {"requested_s", "elapsed_s", "busbw_first_gbps", "busbw_last_gbps",
+                                       "busbw_min_gbps"};
+    for (size_t k = 0; k < sizeof nums / sizeof nums[0]; k++) (void)get_num(v, t, nums[k], "sustain", 0);
+    (void)get_int(v, t, "wrong", "sustain", 0, LLONG_MAX, -1, 0);
+    json_t *ch = get_typed(v, t, "chunks", "sustain", JSON_ARRAY, 0);
+    for (size_t k = 0; ch && k < json_array_size(ch) && !v->failed; k++) {
+        char p[PATH_MAX_LEN];
+        json_t *x = elem_obj(v, ch, k, "sustain.chunks", p);
+        if (!x) break;
+        (void)get_num(v, x, "end_s", p, 0);
+        (void)get_int(v, x, "iters", p, 0, LLONG_MAX, -1, 0);
+        (void)get_num(v, x, "busbw_gbps", p, 0);
+        (void)get_num(v, x, "algbw_gbps", p, 0);
+        (void)get_int(v, x, "wrong", p, 0, LLONG_MAX, -1, 0);
+    }
+}
+
+/* health (health/health_json.c), which check's health rules judge: read through the section's own reader, which
+ * names the bad field's path, so that a malformed section is bad input (exit 2), not "not measured". */
+static void read_health(vctx *v, nvs_run *r)
+{
+    json_t *t = json_object_get(r->root, "health");
+    if (!t || json_is_null(t)) return;
+    nvs_health_report rep;
+    char err[256];
+    nvs_result_t res = nvs_health_from_json(t, &rep, err, sizeof err);
+    if (res == NVS_ERR_NOMEM) {
+        v->nomem = 1;
+        vfail(v, "out of memory");
+    } else if (res != NVS_OK)
+        vfail(v, "%s", err);
+    else
+        nvs_health_report_free(&rep);
 }
 
 static void read_explain(vctx *v, nvs_run *r)
@@ -880,6 +978,8 @@ static nvs_result_t from_json(json_t *root, const char *name, unsigned need, nvs
     if (!v->failed) read_train(v, r);
     if (!v->failed) read_p2p(v, r);
     if (!v->failed) read_selftest(v, r);
+    if (!v->failed) read_sustain(v, r);
+    if (!v->failed) read_health(v, r);
     if (!v->failed) read_explain(v, r);
     if (v->failed) goto out;
     if ((need & NVS_RUN_NEED_COLLECTIVES) && !r->has_collectives)

@@ -148,6 +148,8 @@ typedef struct {
     double copy_bytes;
     nvs_run_p2p_pair *pairs;
     size_t npairs;
+    /* the first "skipped" entry whose "what" names the pairs ("p2p", "p2p and host copies"): why there are none */
+    const char *skipped_host, *skipped_why;
 } nvs_run_p2p;
 
 typedef struct {

@@ -163,6 +163,30 @@ json_get "$dir/l3/run.json" "len(set(c['collective'] for c in d['collectives']))
     grep -q True || fail "level 3 lacks a collective or the sustained load"
 "$NVS" accept --level 3 --print-rules | grep -q "^sustain busbw max_drop=10%" ||
     fail "--print-rules lacks the level 3 rule"
+# the run's sections that check judges from the document, hand-edited: bad input naming the field (exit 2), not a
+# row "not measured" (exit 3, as before 3 December 2026); the file as written still judges (exit 0)
+printf 'nvscale-rules 1\nhealth ecc\n' >"$dir/ecc.rules"
+expect 0 "result: PASS" "$NVS" check "$dir/l3/run.json" --rules "$dir/ecc.rules"
+# and says why it has no pair to name (was "the run has no p2p section" beside a p2p section that said why)
+expect 0 "slowest pair: not measured \(skipped on host [^:]+: no GPU: the host \(MPI\) backend runs\)" \
+    "$NVS" check "$dir/l3/run.json" --rules "$dir/ecc.rules"
+edit() { # edit NAME PYTHON: $dir/NAME.json = the level 3 run with d changed by PYTHON
+    python3 -c "import json,sys; d=json.load(open(sys.argv[1])); $2; json.dump(d, open(sys.argv[2], 'w'))" \
+        "$dir/l3/run.json" "$dir/$1.json" || fail "cannot write $1.json"
+}
+edit h_ecc "d['health']['gpus'][1]['after']['ecc']['uncorrected_volatile'] = 'many'"
+expect 2 "h_ecc.json: health.gpus\[1\].after.ecc.uncorrected_volatile: expected an integer >= 0 or null, got \"many\"" \
+    "$NVS" check "$dir/h_ecc.json" --rules "$dir/ecc.rules"
+edit h_name "d['health']['gpus'][0]['name'] = 7"
+expect 2 "h_name.json: health.gpus\[0\].name: expected a string or null, got 7" "$NVS" check "$dir/h_name.json" --rules "$dir/ecc.rules"
+edit s_first "d['sustain']['busbw_first_gbps'] = 'fast'"
+expect 2 "s_first.json: sustain.busbw_first_gbps: expected a number" "$NVS" check "$dir/s_first.json" --rules "$dir/ecc.rules"
+edit s_measure "d['sustain']['measure'] = 'latency'"
+expect 2 "s_measure.json: sustain.measure: expected \"busbw\" or \"algbw\", got \"latency\"" "$NVS" check "$dir/s_measure.json" --rules "$dir/ecc.rules"
+edit p_skip "d['p2p']['skipped'][0]['why'] = 5"
+expect 2 "p_skip.json: p2p.skipped\[0\].why: expected a string" "$NVS" check "$dir/p_skip.json" --rules "$dir/ecc.rules"
+edit p_hc "d['p2p']['host_copies'] = {'gpus': [{'gpu': 0, 'single': {'h2d_gbps': -3}}]}"
+expect 2 "p_hc.json: p2p.host_copies.gpus\[0\].single.h2d_gbps: expected a number from 0" "$NVS" check "$dir/p_hc.json" --rules "$dir/ecc.rules"
 
 # bad input: exit 2, nothing measured
 expect 2 "invalid value '4' for --level" "$NVS" accept --level 4

@@ -294,6 +294,52 @@ static void t_messages(void)
          "gpu_selftest.gpus[0].burn.tflops_min: expected a number from 0 to 9.0072e+15, got 1e+300"},
         {"{\"schema\": \"nvscale.run/1\", \"gpu_selftest\": {\"gpus\": [{\"burn\": {\"chunks\": [{\"tflops\": \"a\"}]}}]}}",
          "gpu_selftest.gpus[0].burn.chunks[0].tflops: expected a number"},
+        /* sustain, p2p.host_copies, p2p.skipped and health, which check judges from the document: bad input naming
+         * the path (were rows "not measured", exit 3, or judged on a guess) */
+        {"{\"schema\": \"nvscale.run/1\", \"sustain\": {\"collective\": \"all_reduce\", \"measure\": \"busbw\", "
+         "\"bytes\": 268435456, \"n\": 2, \"requested_s\": 120, \"elapsed_s\": 121.4, \"busbw_first_gbps\": 330.2, "
+         "\"busbw_last_gbps\": 329.1, \"busbw_min_gbps\": null, \"wrong\": 0, \"chunks\": [{\"end_s\": 10.1, "
+         "\"iters\": 9000, \"busbw_gbps\": 330.2, \"wrong\": null}]}}",
+         ""},
+        {"{\"schema\": \"nvscale.run/1\", \"sustain\": 5}", "sustain: expected an object, got 5"},
+        {"{\"schema\": \"nvscale.run/1\", \"sustain\": {\"busbw_first_gbps\": \"fast\"}}",
+         "sustain.busbw_first_gbps: expected a number, got the string"},
+        {"{\"schema\": \"nvscale.run/1\", \"sustain\": {\"busbw_last_gbps\": 1e300}}",
+         "sustain.busbw_last_gbps: expected a number from 0 to 9.0072e+15"},
+        {"{\"schema\": \"nvscale.run/1\", \"sustain\": {\"wrong\": \"0\"}}", "sustain.wrong: expected an integer >= 0"},
+        {"{\"schema\": \"nvscale.run/1\", \"sustain\": {\"measure\": \"latency\"}}",
+         "sustain.measure: expected \"busbw\" or \"algbw\", got \"latency\""},
+        {"{\"schema\": \"nvscale.run/1\", \"sustain\": {\"n\": 0}}", "sustain.n: expected an integer from 1"},
+        {"{\"schema\": \"nvscale.run/1\", \"sustain\": {\"chunks\": [{\"algbw_gbps\": -2}]}}",
+         "sustain.chunks[0].algbw_gbps: expected a number from 0"},
+        {"{\"schema\": \"nvscale.run/1\", \"p2p\": {\"host_copies\": {\"copy_bytes\": 268435456, \"iters\": 20, "
+         "\"warmup\": 5, \"numa_binding\": \"x\", \"gpus\": [{\"gpu\": 0, \"host\": \"vm\", \"pci_bus_id\": \"b\", "
+         "\"gpu_numa_node\": null, \"bound_gbps\": 63.0, \"bound_source\": \"gen5 x16\", \"single\": {\"numa_node\": 0, "
+         "\"h2d_gbps\": 55.1, \"d2h_gbps\": 53.9, \"bidir_gbps\": 98.2, \"h2d_pct_of_bound\": 87.4, \"wrong\": 0}, "
+         "\"all\": null, \"remote\": null, \"remote_why\": \"one node\"}]}, \"skipped\": [{\"host\": \"vm\", "
+         "\"what\": \"p2p\", \"why\": \"one GPU\"}]}}",
+         ""},
+        {"{\"schema\": \"nvscale.run/1\", \"p2p\": {\"host_copies\": []}}", "p2p.host_copies: expected an object"},
+        {"{\"schema\": \"nvscale.run/1\", \"p2p\": {\"host_copies\": {\"gpus\": [{\"gpu\": \"0\"}]}}}",
+         "p2p.host_copies.gpus[0].gpu: expected an integer"},
+        {"{\"schema\": \"nvscale.run/1\", \"p2p\": {\"host_copies\": {\"gpus\": [{\"all\": 3}]}}}",
+         "p2p.host_copies.gpus[0].all: expected an object, got 3"},
+        {"{\"schema\": \"nvscale.run/1\", \"p2p\": {\"host_copies\": {\"gpus\": [{\"single\": {\"d2h_gbps\": -1}}]}}}",
+         "p2p.host_copies.gpus[0].single.d2h_gbps: expected a number from 0"},
+        {"{\"schema\": \"nvscale.run/1\", \"p2p\": {\"host_copies\": {\"gpus\": [{\"remote\": {\"wrong\": 1.5}}]}}}",
+         "p2p.host_copies.gpus[0].remote.wrong: expected an integer >= 0"},
+        {"{\"schema\": \"nvscale.run/1\", \"p2p\": {\"host_copies\": {\"gpus\": [{\"remote_why\": 1}]}}}",
+         "p2p.host_copies.gpus[0].remote_why: expected a string"},
+        {"{\"schema\": \"nvscale.run/1\", \"p2p\": {\"skipped\": {}}}", "p2p.skipped: expected an array"},
+        {"{\"schema\": \"nvscale.run/1\", \"p2p\": {\"skipped\": [{\"why\": 5}]}}", "p2p.skipped[0].why: expected a string"},
+        {"{\"schema\": \"nvscale.run/1\", \"health\": {\"window_s\": 63.2, \"gpus\": [{\"pci_bus_id\": \"b\", "
+         "\"before\": {\"ecc\": {\"enabled\": true, \"uncorrected_volatile\": 0}}}]}}",
+         ""},
+        {"{\"schema\": \"nvscale.run/1\", \"health\": null}", ""},
+        {"{\"schema\": \"nvscale.run/1\", \"health\": []}", "health: expected an object with a \"gpus\" array"},
+        {"{\"schema\": \"nvscale.run/1\", \"health\": {\"gpus\": [{\"pci_bus_id\": \"b\", \"after\": {\"pcie\": "
+         "{\"replay_counter\": -4}}}]}}",
+         "health.gpus[0].after.pcie.replay_counter: expected an integer >= 0 or null, got -4"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         json_error_t je;
