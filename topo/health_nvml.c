@@ -518,7 +518,9 @@ nvs_result_t nvs_health_monitor_finish(nvs_health_monitor *m, nvs_health_report 
     for (int i = 0; i < m->n && r == NVS_OK; i++) {
         mon_gpu *mg = &m->gpus[i];
         nvs_health_gpu *g = &mg->g;
-        if (!g->why[0]) {
+        /* a GPU NVML called lost or in need of a reset is not asked again: every check already FAILs on it, and
+         * on a GPU that fell off the bus each call can wait for the driver's timeout */
+        if (!g->why[0] && !g->lost.code) {
             const reader c = {m->nvml, g, "after the run"};
             read_snap(&c, &m->f, mg->dev, &g->after);
             g->have_after = 1;

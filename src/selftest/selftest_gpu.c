@@ -252,11 +252,8 @@ nvs_result_t nvs_selftest_measure(const nvs_selftest_cfg *cfg, nvs_selftest_resu
         return NVS_ERR_USAGE;
     res r = {0};
     nvs_result_t e = setup(cfg, &r);
-    if (e == NVS_OK) e = membw(cfg, &r, out);
-    if (e == NVS_OK) {
-        free_buffers(&r);
-        e = gemm(cfg, &r, out);
-    }
+    if (e == NVS_OK) e = membw(cfg, &r, out); /* each part frees its buffers before it returns */
+    if (e == NVS_OK) e = gemm(cfg, &r, out);
     release(&r);
     return e;
 }

@@ -101,6 +101,11 @@ done
 FAKE_NVML_FAULT=lost:1 acc lost "$dir/lib" 3 --level 1 &&
     verdict lost "ecc 0000:00:07.0" FAIL 'answered "GPU is lost" (NVML 15)' &&
     verdict lost "nvlink 0000:00:07.0" FAIL "fell off the bus" && verdict lost "ecc 0000:00:06.0" PASS
+# and is not asked again after the run (on a GPU off the bus every call can wait for the driver's timeout): its
+# "after" is null, the other GPU's is read
+FAKE_NVML_FAULT=lost:1 LD_LIBRARY_PATH="$dir/lib" "$NVS" accept --level 1 --out "$dir/lostrun" -q >/dev/null 2>&1
+json_get "$dir/lostrun/run.json" "[g['after'] is None for g in d['health']['gpus']] == [False, True] and d['health']['gpus'][1]['lost']['code'] == 15" |
+    grep -qx True || fail "a lost GPU was read again after the run, or the healthy one was not"
 FAKE_NVML_FAULT=reset:0 acc reset "$dir/lib" 3 --level 1 &&
     verdict reset "pcie 0000:00:06.0" FAIL 'answered "GPU requires reset" (NVML 16)' &&
     verdict reset "pcie 0000:00:07.0" PASS
