@@ -596,8 +596,69 @@ static void t_gpu_default_rules(void)
     nvs_ruleset_free(&rs);
 }
 
+static int cmp_dbl(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The peer median against the definition, brute force: for each of 301 GPUs of three names (values drawn from a
+ * few, so that ties with the GPU's own value occur; some entries unnamed or unmeasured), the median of the values
+ * of the OTHER measured GPUs of its name. check_accept.c finds it by binary search in one sorted table. */
+static void t_gpu_peer_median_brute(void)
+{
+    enum { N = 301 };
+    static const char *const names[3] = {"NVIDIA H200", "NVIDIA H100 80GB HBM3", "Odd GPU"};
+    double val[N];
+    int nm[N];
+    unsigned seed = 12345;
+    size_t cap = (size_t)N * 160 + 128, len = 0;
+    char *doc = malloc(cap);
+    T_ASSERT(doc);
+    len += (size_t)snprintf(doc + len, cap - len, "{\"gpu_selftest\": {\"skipped\": \"\", \"gpus\": [");
+    for (int i = 0; i < N; i++) {
+        seed = seed * 1103515245u + 12345u;
+        nm[i] = (int)((seed >> 16) % 4) - 1; /* -1: no name */
+        seed = seed * 1103515245u + 12345u;
+        val[i] = (seed >> 16) % 7 == 0 ? NAN : 4000 + (double)((seed >> 8) % 9) * 12.5;
+        char v[32];
+        if (isnan(val[i])) snprintf(v, sizeof v, "null");
+        else snprintf(v, sizeof v, "%.1f", val[i]);
+        len += (size_t)snprintf(doc + len, cap - len, "%s{\"gpu\": %d, \"rank\": %d, \"name\": %s%s%s, \"membw_gbps\": %s, \"membw_wrong\": 0}",
+                                i ? ", " : "", i, i, nm[i] < 0 ? "" : "\"", nm[i] < 0 ? "null" : names[nm[i]],
+                                nm[i] < 0 ? "" : "\"", v);
+    }
+    snprintf(doc + len, cap - len, "]}}");
+    nvs_verdicts vs = judge_text("nvscale-rules 1\ngpu membw min_peer=90%\n", doc);
+    free(doc);
+    int judged = 0, lone = 0;
+    for (int i = 0; i < N; i++) {
+        if (isnan(val[i]) || nm[i] < 0) continue;
+        double o[N];
+        size_t k = 0;
+        for (int j = 0; j < N; j++)
+            if (j != i && nm[j] == nm[i] && !isnan(val[j])) o[k++] = val[j];
+        char metric[48];
+        snprintf(metric, sizeof metric, "gpu membw GPU%d", i);
+        const nvs_verdict *v = find(&vs, metric);
+        if (!k) { /* no peer: not judged by it */
+            T_ASSERT(isnan(v->expected_v));
+            lone++;
+            continue;
+        }
+        qsort(o, k, sizeof o[0], cmp_dbl);
+        double med = k % 2 ? o[k / 2] : (o[k / 2 - 1] + o[k / 2]) / 2;
+        if (fabs(v->expected_v - med * 0.9) > 1e-9) T_FAIL("GPU%d: expected %.6f, brute force %.6f", i, v->expected_v, med * 0.9);
+        judged++;
+    }
+    T_ASSERT(judged > 150); /* the draw gives every name dozens of GPUs (193 judged) */
+    (void)lone;
+    nvs_verdicts_free(&vs);
+}
+
 T_LIST = {T_CASE(t_parse_new_rules), T_CASE(t_default_rules), T_CASE(t_health_rows), T_CASE(t_host_rows),
           T_CASE(t_sustain_rows), T_CASE(t_host_all_one_gpu), T_CASE(t_not_measured), T_CASE(t_gpu_specs),
           T_CASE(t_gpu_pass), T_CASE(t_gpu_below_peers), T_CASE(t_gpu_below_datasheet), T_CASE(t_gpu_wrong),
-          T_CASE(t_gpu_unknown_reference), T_CASE(t_gpu_not_measured), T_CASE(t_gpu_default_rules), T_CASE(t_sustain_gemm)};
+          T_CASE(t_gpu_unknown_reference), T_CASE(t_gpu_not_measured), T_CASE(t_gpu_default_rules), T_CASE(t_sustain_gemm),
+          T_CASE(t_gpu_peer_median_brute)};
 T_MAIN
