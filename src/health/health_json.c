@@ -237,7 +237,8 @@ static void bad_field(rd *c, const char *key, const char *want, const json_t *go
     char *d = got ? json_dumps(got, JSON_ENCODE_ANY | JSON_COMPACT) : NULL;
     if (d) snprintf(shown, sizeof shown, ", got %.32s%s", d, strlen(d) > 32 ? "..." : "");
     free(d);
-    snprintf(c->err, c->len, "health.%s%s%s: expected %s%s", c->path, c->path[0] ? "." : "", key, want, shown);
+    snprintf(c->err, c->len, "health.%s%s%s: expected %s%s", c->path, c->path[0] && key[0] ? "." : "", key, want,
+             shown);
 }
 
 static long long get_int_in(rd *c, const json_t *o, const char *key, long long hi, const char *want)
@@ -311,6 +312,22 @@ static const json_t *enter(rd *c, const json_t *o, const char *key, const char *
     return x;
 }
 
+/* One entry of "nvlink": its index and state are always written (nvs_health_to_json), so null is bad input too:
+ * an "active" read as down would FAIL the GPU on a guess. */
+static void read_link(rd *c, const json_t *l, nvs_health_link *k)
+{
+    long long link = get_int_in(c, l, "link", HEALTH_MAX_SMALL, "an integer from 0 to 1000000000");
+    if (link < 0) bad_field(c, "link", "an integer from 0 to 1000000000", json_object_get(l, "link"));
+    k->link = (int)link;
+    int active = get_bool(c, l, "active");
+    if (active < 0) bad_field(c, "active", "true or false", json_object_get(l, "active"));
+    k->active = active == 1;
+    k->replay = get_int(c, l, "replay");
+    k->recovery = get_int(c, l, "recovery");
+    k->crc_flit = get_int(c, l, "crc_flit");
+    k->crc_data = get_int(c, l, "crc_data");
+}
+
 static void read_snap(rd *c, const json_t *o, nvs_health_snap *s)
 {
     char base[64]; /* "gpus[N].before" */
@@ -363,7 +380,14 @@ static void read_snap(rd *c, const json_t *o, nvs_health_snap *s)
     const json_t *nl = json_object_get(o, "nvlink");
     if (json_is_array(nl)) {
         s->nlinks = 0;
-        for (size_t i = 0; i < json_array_size(nl) && s->nlinks < NVS_HEALTH_MAX_LINKS && !c->bad; i++) {
+        /* more links than NVML reports: those past the last kept would go unjudged (a link down among them PASSes) */
+        if (json_array_size(nl) > NVS_HEALTH_MAX_LINKS) {
+            char want[64];
+            snprintf(want, sizeof want, "at most %d links (NVML's most), got %zu", NVS_HEALTH_MAX_LINKS,
+                     json_array_size(nl));
+            bad_field(c, "nvlink", want, NULL);
+        }
+        for (size_t i = 0; i < json_array_size(nl) && !c->bad; i++) {
             const json_t *l = json_array_get(nl, i);
             snprintf(c->path, sizeof c->path, "%s.nvlink[%zu]", base, i);
             if (!json_is_object(l)) {
@@ -371,15 +395,7 @@ static void read_snap(rd *c, const json_t *o, nvs_health_snap *s)
                 bad_field(c, "nvlink", "an array of {\"link\": N, ...}", l);
                 return;
             }
-            nvs_health_link *k = &s->links[s->nlinks++];
-            long long link = get_int_in(c, l, "link", HEALTH_MAX_SMALL, "an integer from 0 to 1000000000");
-            if (link < 0) bad_field(c, "link", "an integer from 0 to 1000000000", json_object_get(l, "link"));
-            k->link = (int)link;
-            k->active = get_bool(c, l, "active") == 1;
-            k->replay = get_int(c, l, "replay");
-            k->recovery = get_int(c, l, "recovery");
-            k->crc_flit = get_int(c, l, "crc_flit");
-            k->crc_data = get_int(c, l, "crc_data");
+            read_link(c, l, &s->links[s->nlinks++]);
         }
     } else if (nl && !json_is_null(nl))
         bad_field(c, "nvlink", "an array or null", nl);
@@ -402,8 +418,26 @@ static void read_load(rd *c, const json_t *x, nvs_health_load *l)
     l->pcie_width_max = get_small(c, x, "pcie_width_max");
 }
 
+/* One entry of xid.events, read with the path pointing into it ("gpus[0].xid.events[2].count"); 0 if bad. */
+static int read_xid_event(rd *c, const json_t *e, unsigned long long *xid, int *count)
+{
+    if (!json_is_object(e)) {
+        bad_field(c, "", "{\"xid\": N, \"count\": N >= 1}", e);
+        return 0;
+    }
+    long long x = get_int_in(c, e, "xid", LLONG_MAX, "an integer >= 0");
+    long long n = get_int_in(c, e, "count", HEALTH_MAX_SMALL, "an integer from 1 to 1000000000");
+    if (x < 0) bad_field(c, "xid", "an integer >= 0", json_object_get(e, "xid"));
+    if (n < 1) bad_field(c, "count", "an integer from 1 to 1000000000", json_object_get(e, "count"));
+    *xid = (unsigned long long)x;
+    *count = (int)n;
+    return !c->bad;
+}
+
 static void read_xid(rd *c, const json_t *x, nvs_health_gpu *g)
 {
+    char base[64]; /* "gpus[N].xid" */
+    snprintf(base, sizeof base, "%.63s", c->path);
     g->xid_watched = get_bool(c, x, "watched") == 1;
     get_str(c, x, "why", g->xid_why, sizeof g->xid_why);
     long long other = get_small(c, x, "other");
@@ -411,17 +445,15 @@ static void read_xid(rd *c, const json_t *x, nvs_health_gpu *g)
     const json_t *ev = json_object_get(x, "events");
     if (ev && !json_is_array(ev) && !json_is_null(ev)) bad_field(c, "events", "an array or null", ev);
     for (size_t k = 0; json_is_array(ev) && k < json_array_size(ev) && !c->bad; k++) {
-        const json_t *e = json_array_get(ev, k);
-        long long xid = get_int(c, e, "xid"), cnt = get_small(c, e, "count");
-        if (xid < 0 || cnt < 1) {
-            bad_field(c, "events", "[{\"xid\": N, \"count\": N >= 1}]", e);
-            break;
-        }
-        if (g->nxid < NVS_HEALTH_MAX_XIDS) {
-            g->xids[g->nxid].xid = (unsigned long long)xid;
-            g->xids[g->nxid++].count = (int)cnt;
+        unsigned long long xid;
+        int count;
+        snprintf(c->path, sizeof c->path, "%s.events[%zu]", base, k);
+        if (read_xid_event(c, json_array_get(ev, k), &xid, &count) && g->nxid < NVS_HEALTH_MAX_XIDS) {
+            g->xids[g->nxid].xid = xid;
+            g->xids[g->nxid++].count = count;
         }
     }
+    snprintf(c->path, sizeof c->path, "%s", base);
 }
 
 /* "lost": null or {"code": 15 | 16, "call", "when", "text"}; absent from runs written before 3 December 2026 */

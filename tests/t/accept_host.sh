@@ -184,6 +184,9 @@ expect 2 "h_ecc.json: health.gpus\[1\].after.ecc.uncorrected_volatile: expected 
     "$NVS" check "$dir/h_ecc.json" --rules "$dir/ecc.rules"
 edit h_name "d['health']['gpus'][0]['name'] = 7"
 expect 2 "h_name.json: health.gpus\[0\].name: expected a string or null, got 7" "$NVS" check "$dir/h_name.json" --rules "$dir/ecc.rules"
+edit h_link "d['health']['gpus'][0]['after']['nvlink'][0]['active'] = None"
+expect 2 "h_link.json: health.gpus\[0\].after.nvlink\[0\].active: expected true or false, got null" \
+    "$NVS" check "$dir/h_link.json" --rules "$dir/ecc.rules"
 edit s_first "d['sustain']['busbw_first_gbps'] = 'fast'"
 expect 2 "s_first.json: sustain.busbw_first_gbps: expected a number" "$NVS" check "$dir/s_first.json" --rules "$dir/ecc.rules"
 edit s_measure "d['sustain']['measure'] = 'latency'"

@@ -356,6 +356,7 @@ static void t_json_round_trip(void)
 static void t_json_errors(void)
 {
 #define G "{\"gpus\": [{\"pci_bus_id\": \"0000:18:00.0\", "
+#define L "{\"link\": 0, \"active\": true}, "
     static const struct {
         const char *json, *want;
     } cases[] = {
@@ -366,10 +367,24 @@ static void t_json_errors(void)
          "health.gpus[0].before.ecc.uncorrected_volatile: expected an integer >= 0 or null, got \"many\""},
         {G "\"after\": {\"nvlink\": [{\"active\": true}]}}]}", "health.gpus[0].after.nvlink[0].link: expected an integer"},
         {G "\"after\": {\"nvlink\": [{\"link\": -1}]}}]}", "health.gpus[0].after.nvlink[0].link: expected an integer from 0"},
-        {G "\"after\": {\"nvlink\": [{\"link\": 0, \"crc_flit\": 1.5}]}}]}", "health.gpus[0].after.nvlink[0].crc_flit"},
+        {G "\"after\": {\"nvlink\": [{\"link\": 0, \"active\": true, \"crc_flit\": 1.5}]}}]}",
+         "health.gpus[0].after.nvlink[0].crc_flit"},
+        /* a link's state is always written: null or absent read as "down" would FAIL the GPU on a guess */
+        {G "\"after\": {\"nvlink\": [{\"link\": 0, \"active\": null}]}}]}",
+         "health.gpus[0].after.nvlink[0].active: expected true or false, got null"},
+        {G "\"before\": {\"nvlink\": [{\"link\": 3}]}}]}", "health.gpus[0].before.nvlink[0].active: expected true or false"},
+        /* more links than NVML has: those past the 18 kept were never validated nor judged (a 19th down PASSed) */
+        {G "\"after\": {\"nvlink\": [" L L L L L L L L L L L L L L L L L L "{\"link\": 18, \"active\": \"x\"}]}}]}",
+         "health.gpus[0].after.nvlink: expected at most 18 links (NVML's most), got 19"},
         {G "\"after\": {\"nvlink\": [7]}}]}", "health.gpus[0].after.nvlink: expected an array of"},
         {G "\"after\": {\"nvlink\": {}}}]}", "health.gpus[0].after.nvlink: expected an array or null"},
-        {G "\"xid\": {\"events\": [{\"xid\": 79, \"count\": 0}]}}]}", "health.gpus[0].xid.events"},
+        {G "\"xid\": {\"events\": [{\"xid\": 79, \"count\": 0}]}}]}",
+         "health.gpus[0].xid.events[0].count: expected an integer from 1 to 1000000000, got 0"},
+        /* the event's own path (was "health.gpus[0].xid.count") */
+        {G "\"xid\": {\"events\": [{\"xid\": 79, \"count\": 1}, {\"xid\": \"79\", \"count\": 1}]}}]}",
+         "health.gpus[0].xid.events[1].xid: expected an integer >= 0, got \"79\""},
+        {G "\"xid\": {\"events\": [{\"count\": 1}]}}]}", "health.gpus[0].xid.events[0].xid: expected an integer >= 0"},
+        {G "\"xid\": {\"events\": [5]}}]}", "health.gpus[0].xid.events[0]: expected {\"xid\": N, \"count\": N >= 1}, got 5"},
         {G "\"xid\": {\"events\": 79}}]}", "health.gpus[0].xid.events: expected an array or null, got 79"},
         {G "\"xid\": {\"why\": 1}}]}", "health.gpus[0].xid.why: expected a string"},
         {G "\"lost\": {\"code\": 3, \"call\": \"x\"}}]}", "health.gpus[0].lost"},
@@ -396,6 +411,7 @@ static void t_json_errors(void)
         {G "\"under_load\": {\"power_max_w\": -1}}]}", "health.gpus[0].under_load.power_max_w"},
     };
 #undef G
+#undef L
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         json_t *j = json_loads(cases[i].json, 0, NULL);
         if (!j) T_FAIL("case %zu does not parse", i);
@@ -408,7 +424,7 @@ static void t_json_errors(void)
     /* and the same fields well formed, null or absent read back */
     json_t *ok = json_loads("{\"source\": null, \"window_s\": null, \"sample_ms\": null, \"gpus\": [{\"pci_bus_id\": "
                             "\"0000:18:00.0\", \"name\": null, \"gpu\": 3, \"before\": {\"power\": {\"draw_w\": 80.5}, "
-                            "\"nvlink\": [{\"link\": 17, \"crc_flit\": 2}]}, \"xid\": {\"events\": null}}]}", 0, NULL);
+                            "\"nvlink\": [{\"link\": 17, \"active\": false, \"crc_flit\": 2}]}, \"xid\": {\"events\": null}}]}", 0, NULL);
     T_ASSERT(ok);
     nvs_health_report r;
     char err[256] = "";
