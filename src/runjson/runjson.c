@@ -389,6 +389,28 @@ static void read_ranks(vctx *v, nvs_run *r)
     }
 }
 
+/* topology.hosts, which check's host rules read from the document (a host with one GPU: its "all at once" copies
+ * are the single ones): validated so that a hand-edited name or GPU list is bad input naming its path, not a row
+ * "not measured" on a guess. Only checked: no reader here keeps it. */
+static void read_topo_hosts(vctx *v, const json_t *t)
+{
+    json_t *a = get_typed(v, t, "hosts", "topology", JSON_ARRAY, 0);
+    for (size_t i = 0; a && i < json_array_size(a) && !v->failed; i++) {
+        char p[PATH_MAX_LEN], q[PATH_MAX_LEN], e[PATH_MAX_LEN];
+        json_t *h = elem_obj(v, a, i, "topology.hosts", p);
+        if (!h) break;
+        (void)get_str(v, h, "name", p, 0);
+        (void)get_str(v, h, "machine", p, 0);
+        json_t *g = get_typed(v, h, "gpus", p, JSON_ARRAY, 0);
+        kpath(q, p, "gpus");
+        for (size_t k = 0; g && k < json_array_size(g) && !v->failed; k++) {
+            json_t *x = json_array_get(g, k);
+            if (!json_is_integer(x) || json_integer_value(x) < 0 || json_integer_value(x) > 1000000000)
+                type_fail(v, ipath(e, q, k), "an integer from 0 to 1000000000", x);
+        }
+    }
+}
+
 static void read_topology(vctx *v, nvs_run *r)
 {
     json_t *t = get_typed(v, r->root, "topology", "", JSON_OBJECT, 0);
@@ -396,6 +418,7 @@ static void read_topology(vctx *v, nvs_run *r)
     nvs_run_topology *tp = &r->topology;
     tp->present = 1;
     tp->source = get_str(v, t, "source", "topology", 0);
+    read_topo_hosts(v, t);
     json_t *g = get_typed(v, t, "gpus", "topology", JSON_ARRAY, 0);
     if (g && (tp->gpus = alloc(v, json_array_size(g), sizeof *tp->gpus))) {
         for (size_t i = 0; i < json_array_size(g) && !v->failed; i++) {

@@ -340,6 +340,19 @@ static void t_messages(void)
         {"{\"schema\": \"nvscale.run/1\", \"health\": {\"gpus\": [{\"pci_bus_id\": \"b\", \"after\": {\"pcie\": "
          "{\"replay_counter\": -4}}}]}}",
          "health.gpus[0].after.pcie.replay_counter: expected an integer >= 0 or null, got -4"},
+        /* topology.hosts, which check's host rules read (a host's only GPU: its "all" copies are the single ones) */
+        {"{\"schema\": \"nvscale.run/1\", \"topology\": {\"hosts\": [{\"name\": \"vm\", \"gpus\": [0, 1], "
+         "\"numa_nodes\": 1, \"packages\": null, \"machine\": \"box\"}]}}",
+         ""},
+        {"{\"schema\": \"nvscale.run/1\", \"topology\": {\"hosts\": 5}}", "topology.hosts: expected an array, got 5"},
+        {"{\"schema\": \"nvscale.run/1\", \"topology\": {\"hosts\": [\"vm\"]}}",
+         "topology.hosts[0]: expected an object, got the string"},
+        {"{\"schema\": \"nvscale.run/1\", \"topology\": {\"hosts\": [{\"name\": 5}]}}",
+         "topology.hosts[0].name: expected a string, got 5"},
+        {"{\"schema\": \"nvscale.run/1\", \"topology\": {\"hosts\": [{\"name\": \"vm\", \"gpus\": \"0,1\"}]}}",
+         "topology.hosts[0].gpus: expected an array"},
+        {"{\"schema\": \"nvscale.run/1\", \"topology\": {\"hosts\": [{\"name\": \"vm\", \"gpus\": [0, -1]}]}}",
+         "topology.hosts[0].gpus[1]: expected an integer from 0 to 1000000000, got -1"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         json_error_t je;
