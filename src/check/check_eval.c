@@ -273,6 +273,9 @@ static int expand_p2p(const nvs_rule *r, const nvs_run *ref, const char *what, p
         point p = {.src = r->src, .dst = r->dst};
         return push(ps, &p);
     }
+    if (!ref->p2p.npairs && ref->p2p.skipped_why) /* the host that skipped them says why (p2p.skipped) */
+        return push_empty(ps, "%s measured no GPU pair: skipped on host %.40s: %.80s", what,
+                          ref->p2p.skipped_host ? ref->p2p.skipped_host : "?", ref->p2p.skipped_why);
     if (!ref->p2p.npairs) return push_empty(ps, "%s measured no GPU pair", what);
     for (size_t i = 0; i < ref->p2p.npairs; i++) {
         point p = {.src = ref->p2p.pairs[i].src, .dst = ref->p2p.pairs[i].dst};

@@ -175,6 +175,10 @@ expect 0 "result: PASS" "$NVS" check "$dir/l3/run.json" --rules "$dir/ecc.rules"
 # and says why it has no pair to name (was "the run has no p2p section" beside a p2p section that said why)
 expect 0 "slowest pair: not measured \(skipped on host [^:]+: no GPU: the host \(MPI\) backend runs\)" \
     "$NVS" check "$dir/l3/run.json" --rules "$dir/ecc.rules"
+# a rule over every pair too (was "the run measured no GPU pair", the reason only under pair=)
+printf 'nvscale-rules 1\np2p uni min=1\n' >"$dir/p2p.rules"
+expect 3 "not measured: the run measured no GPU pair: skipped on host [^:]+: no GPU: the host \(MPI\) backend runs" \
+    "$NVS" check "$dir/l3/run.json" --rules "$dir/p2p.rules"
 edit() { # edit NAME PYTHON: $dir/NAME.json = the level 3 run with d changed by PYTHON
     python3 -c "import json,sys; d=json.load(open(sys.argv[1])); $2; json.dump(d, open(sys.argv[2], 'w'))" \
         "$dir/l3/run.json" "$dir/$1.json" || fail "cannot write $1.json"
