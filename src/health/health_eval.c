@@ -454,6 +454,15 @@ static int active_links(const nvs_health_snap *s)
     return n;
 }
 
+/* The entry of link number `link` in a reading, NULL if it has none: the two readings are compared link by link
+ * by number, not by place in the list (a run.json edited or written in another order would compare other links). */
+static const nvs_health_link *link_in(const nvs_health_snap *s, int link)
+{
+    for (int i = 0; i < s->nlinks; i++)
+        if (s->links[i].link == link) return &s->links[i];
+    return NULL;
+}
+
 static void eval_nvlink(nvs_health_finding *x, const nvs_health_report *r, int gi)
 {
     const nvs_health_gpu *g = &r->gpus[gi];
@@ -487,12 +496,14 @@ static void eval_nvlink(nvs_health_finding *x, const nvs_health_report *r, int g
                  up, peer, g->name[0] ? g->name : "same", peer);
     }
     if (g->have_after)
-        for (int i = 0; i < a->nlinks && i < b->nlinks; i++)
-            if (a->links[i].active && !b->links[i].active) {
+        for (int i = 0; i < b->nlinks; i++) {
+            const nvs_health_link *p = link_in(a, b->links[i].link);
+            if (p && p->active && !b->links[i].active) {
                 worsen(x, NVS_SEV_FAIL);
                 x->link = b->links[i].link;
                 note_add(x, "link %d went down during the run", b->links[i].link);
             }
+        }
 }
 
 static void eval_nvlink_errors(nvs_health_finding *x, const nvs_health_gpu *g, double window_s)
@@ -522,8 +533,9 @@ static void eval_nvlink_errors(nvs_health_finding *x, const nvs_health_gpu *g, d
         return;
     }
     long long tot_crc = 0, tot_rep = 0, tot_rec = 0, worst = 0;
-    for (int i = 0; i < a->nlinks && i < b->nlinks; i++) {
-        const nvs_health_link *p = &a->links[i], *q = &b->links[i];
+    for (int i = 0; i < b->nlinks; i++) {
+        const nvs_health_link *q = &b->links[i], *p = link_in(a, q->link);
+        if (!p) continue; /* not read before the run: no change to compute */
         long long crc = 0, d;
         if ((d = delta(p->crc_flit, q->crc_flit)) > 0) crc += d;
         if ((d = delta(p->crc_data, q->crc_data)) > 0) crc += d;

@@ -442,6 +442,33 @@ static void t_json_errors(void)
     json_decref(ok);
 }
 
+/* The two readings compared link by link number, not by place: "after" listed in reverse order (a run.json
+ * edited or written in another order) changes nothing; link 5, down before the run, did not "go down during" it;
+ * link 9's CRC count, high but unchanged, is no error of link 8 */
+static void t_links_by_number(void)
+{
+    nvs_health_gpu g[2];
+    nvs_health_report r = two(g);
+    for (int k = 0; k < 2; k++) {
+        g[k].before.links[5].active = 0;
+        g[k].before.links[9].crc_flit = 500;
+        for (int l = 0; l < 18; l++) g[k].after.links[l] = g[k].before.links[17 - l];
+    }
+    nvs_health_findings f;
+    T_EQ_I(nvs_health_evaluate(&r, &f), 0);
+    const nvs_health_finding *nl = get(&f, 0, NVS_HC_NVLINK), *ne = get(&f, 0, NVS_HC_NVLINK_ERRORS);
+    T_ASSERT(nl && ne);
+    if (strstr(nl->note, "went down during the run")) T_FAIL("nvlink: %s", nl->note);
+    T_EQ_S(nl->measured, "17 links up");
+    if (ne->severity != NVS_SEV_PASS) T_FAIL("nvlink_errors: %s %s", nvs_severity_name(ne->severity), ne->note);
+    /* and a link that does go down is still named, wherever it sits in the list */
+    g[1].after.links[17 - 3].active = 0; /* link 3 */
+    nvs_health_findings_free(&f);
+    T_EQ_I(nvs_health_evaluate(&r, &f), 0);
+    T_CONTAINS(get(&f, 1, NVS_HC_NVLINK)->note, "link 3 went down during the run");
+    nvs_health_findings_free(&f);
+}
+
 static void t_reason_names(void)
 {
     char b[160];
@@ -455,6 +482,6 @@ static void t_reason_names(void)
 
 T_LIST = {
     T_CASE(t_healthy_passes), T_CASE(t_no_window), T_CASE(t_failure_paths), T_CASE(t_blame_link),   T_CASE(t_no_nvlink_gpu),
-    T_CASE(t_json_round_trip), T_CASE(t_json_errors), T_CASE(t_reason_names),
+    T_CASE(t_json_round_trip), T_CASE(t_json_errors), T_CASE(t_reason_names), T_CASE(t_links_by_number),
 };
 T_MAIN
