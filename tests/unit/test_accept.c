@@ -656,9 +656,23 @@ static void t_gpu_peer_median_brute(void)
     nvs_verdicts_free(&vs);
 }
 
+/* A row's rank, where the entry does not say it, from ranks[].topo_gpu: listed in any order, the first rank naming
+ * the GPU; none naming it: -1 (check_accept.c looks it up in one sorted table) */
+static void t_rank_of_gpu(void)
+{
+    nvs_verdicts vs = judge_text("nvscale-rules 1\ngpu membw min=1\n",
+                                 "{\"ranks\": [{\"rank\": 0, \"topo_gpu\": 2}, {\"rank\": 1, \"topo_gpu\": 0}, {\"rank\": 2, "
+                                 "\"topo_gpu\": 0}, {\"rank\": 3}], \"gpu_selftest\": {\"skipped\": \"\", \"gpus\": [{\"gpu\": 0, "
+                                 "\"membw_gbps\": 4000}, {\"gpu\": 1, \"membw_gbps\": 4000}, {\"gpu\": 2, \"membw_gbps\": 4000}]}}");
+    T_EQ_I(find(&vs, "gpu membw GPU0")->rank, 1);
+    T_EQ_I(find(&vs, "gpu membw GPU1")->rank, -1);
+    T_EQ_I(find(&vs, "gpu membw GPU2")->rank, 0);
+    nvs_verdicts_free(&vs);
+}
+
 T_LIST = {T_CASE(t_parse_new_rules), T_CASE(t_default_rules), T_CASE(t_health_rows), T_CASE(t_host_rows),
           T_CASE(t_sustain_rows), T_CASE(t_host_all_one_gpu), T_CASE(t_not_measured), T_CASE(t_gpu_specs),
           T_CASE(t_gpu_pass), T_CASE(t_gpu_below_peers), T_CASE(t_gpu_below_datasheet), T_CASE(t_gpu_wrong),
           T_CASE(t_gpu_unknown_reference), T_CASE(t_gpu_not_measured), T_CASE(t_gpu_default_rules), T_CASE(t_sustain_gemm),
-          T_CASE(t_gpu_peer_median_brute)};
+          T_CASE(t_gpu_peer_median_brute), T_CASE(t_rank_of_gpu)};
 T_MAIN
