@@ -55,6 +55,12 @@ typedef struct {
     const char *bound_source;
 } nvs_run_pair;
 
+/* a pair's place in pairs[] under its key: the lower GPU index, then the higher */
+typedef struct {
+    int lo, hi;
+    size_t pos;
+} nvs_run_pair_key;
+
 typedef struct {
     int present;
     const char *source;
@@ -62,6 +68,7 @@ typedef struct {
     size_t ngpus;
     nvs_run_pair *pairs;
     size_t npairs;
+    nvs_run_pair_key *pair_index; /* the pairs' keys, sorted: the lookups' binary search (NULL: they scan) */
 } nvs_run_topology;
 
 typedef struct {

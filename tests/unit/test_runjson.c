@@ -430,6 +430,42 @@ static void t_select_train(void)
     nvs_run_free(&r);
 }
 
+/* Pair lookups by GPU indices, either order, through the loader's sorted index: pairs listed in any order and
+ * orientation; a pair listed twice is found as its first entry (as the scan found it); one not listed is NULL;
+ * and the answer is the scan's for every pair of 40 GPUs */
+static void t_pair_lookup(void)
+{
+    char doc[16384];
+    size_t len = (size_t)snprintf(doc, sizeof doc, "{\"schema\": \"nvscale.run/1\", \"topology\": {\"pairs\": ["
+                                  "{\"a\": 7, \"b\": 3, \"class\": \"NV4\"}, {\"a\": 3, \"b\": 7, \"class\": \"SYS\"}, "
+                                  "{\"a\": 0, \"b\": 1, \"class\": \"PIX\"}");
+    /* then every pair (i, 39 - i) backwards, in alternating orientation: 20 more */
+    for (int i = 19; i >= 0; i--)
+        len += (size_t)snprintf(doc + len, sizeof doc - len, ", {\"a\": %d, \"b\": %d, \"class\": \"NV%d\"}",
+                                i % 2 ? i : 39 - i, i % 2 ? 39 - i : i, i + 1);
+    snprintf(doc + len, sizeof doc - len, "]}}");
+    json_t *root = json_loads(doc, 0, NULL);
+    T_ASSERT(root);
+    nvs_run r;
+    char err[256];
+    T_EQ_I(nvs_run_from_json(root, "x.json", 0, &r, err, sizeof err), NVS_OK);
+    json_decref(root);
+    T_EQ_S(nvs_run_pair_of(&r, 3, 7)->cls, "NV4"); /* the first of the two */
+    T_EQ_S(nvs_run_pair_of(&r, 7, 3)->cls, "NV4");
+    T_EQ_S(nvs_run_pair_of(&r, 1, 0)->cls, "PIX");
+    T_ASSERT(nvs_run_pair_of(&r, 0, 2) == NULL);
+    T_ASSERT(nvs_run_pair_of(&r, 40, 41) == NULL);
+    T_EQ_S(nvs_run_pair_of(&r, 38, 1)->cls, "NV2");
+    /* the index against a scan of the same pairs */
+    nvs_run_topology scan = r.topology;
+    scan.pair_index = NULL;
+    for (int a = 0; a < 42; a++)
+        for (int b = 0; b < 42; b++)
+            if (nvs_run_topology_pair(&r.topology, a, b) != nvs_run_topology_pair(&scan, a, b))
+                T_FAIL("pair %d-%d: the index and the scan differ", a, b);
+    nvs_run_free(&r);
+}
+
 T_LIST = {T_CASE(t_nvlink_fixture), T_CASE(t_minimal_and_optional), T_CASE(t_issue_by), T_CASE(t_box3090), T_CASE(t_bad_files),
-          T_CASE(t_messages), T_CASE(t_select_train)};
+          T_CASE(t_messages), T_CASE(t_select_train), T_CASE(t_pair_lookup)};
 T_MAIN
