@@ -154,6 +154,9 @@ nvs_result_t nvs_topo_alloc_nics(nvs_topology *t, int n);
 /* Fills every pair's class from paths and NVLink data, then the NIC classes and each GPU's NET bound
  * (nvs_topo_nic_assign). Called by discovery; exposed for tests. */
 void nvs_topo_classify_all(nvs_topology *t);
+/* Pairs of GPUs of two hosts not classed yet ("?") become NET: no CUDA P2P, no NVLink, no PCIe class. The merge
+ * of hosts and the run.json reader (whose "pairs" lists only pairs within a host) both call it. */
+void nvs_topo_mark_across_hosts(nvs_topology *t);
 /* A new topology with only GPUs keep[0..n-1] (in that order; NVLink peers left out become -1), every host and
  * NIC kept. NULL when out of memory or an index is out of range. */
 nvs_topology *nvs_topo_subset(const nvs_topology *t, const int *keep, int n);

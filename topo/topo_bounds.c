@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "core/link_class.h"
+#include "core/net_bound.h"
 #include "topo/topo.h"
 
 double nvs_topo_pcie_gbps(int gen, int width)
@@ -85,30 +86,12 @@ static void hop_init(nvs_topo_hop *h, const nvs_topology *t, int a, int b)
 static double net_hop(const nvs_topology *t, int a, int b, nvs_topo_hop *h)
 {
     const nvs_topo_gpu *ga = &t->gpus[a], *gb = &t->gpus[b];
-    const nvs_topo_host *ha = &t->hosts[ga->host], *hb = &t->hosts[gb->host];
+    const nvs_net_end ea = {ga->index, ga->net.gbps, ga->net.source, t->hosts[ga->host].machine};
+    const nvs_net_end eb = {gb->index, gb->net.gbps, gb->net.source, t->hosts[gb->host].machine};
     set_link(h, NVS_LINK_NETWORK);
-    if (ha->machine[0] && !strcmp(ha->machine, hb->machine)) {
-        snprintf(h->source, sizeof h->source,
-                 "network between virtual hosts of %.60s (--emulate-nodes): the traffic stays inside the machine "
-                 "(loopback socket, or HCA loopback), so no NIC rate bounds it",
-                 ha->machine);
-        return -1;
-    }
-    if (t->net_gbps > 0) {
-        h->bound_gbps = t->net_gbps;
-        snprintf(h->source, sizeof h->source, "network: %.2f GB/s per direction (given)", t->net_gbps);
-        return h->bound_gbps;
-    }
-    const nvs_topo_gpu *slow = ga->net.gbps <= gb->net.gbps ? ga : gb;
-    if (!(ga->net.gbps > 0) || !(gb->net.gbps > 0)) {
-        const nvs_topo_gpu *u = ga->net.gbps > 0 ? gb : ga;
-        snprintf(h->source, sizeof h->source, "network: no bound known (GPU%d: %.300s)", u->index,
-                 u->net.source[0] ? u->net.source : "no NIC information");
-        return -1;
-    }
-    h->bound_gbps = slow->net.gbps;
-    snprintf(h->source, sizeof h->source, "network, the slower side: GPU%d's %.300s", slow->index, slow->net.source);
-    return h->bound_gbps;
+    double v = nvs_net_hop_bound(&ea, &eb, t->net_gbps, h->source, sizeof h->source);
+    if (v > 0) h->bound_gbps = v;
+    return v;
 }
 
 double nvs_topo_pair_hop(const nvs_topology *t, int a, int b, int p2p_allowed, nvs_topo_hop *hop)

@@ -115,15 +115,8 @@ nvs_result_t nvs_topo_merge(nvs_topology *const *parts, int nparts, nvs_topology
         go += s->ngpus;
         no += s->nnics;
     }
-    /* across hosts: the network, whatever the rest says */
-    for (int a = 0; a < ng; a++)
-        for (int b = 0; b < ng; b++) {
-            if (a == b || t->gpus[a].host == t->gpus[b].host) continue;
-            nvs_topo_pair *p = &t->pairs[a * ng + b];
-            memset(p, 0, sizeof *p);
-            nvs_link_class_name(NVS_CLASS_NET, 0, p->cls, sizeof p->cls);
-            p->p2p_cuda = 0;
-        }
+    /* across hosts: the network (the pairs copied above are all within a host) */
+    nvs_topo_mark_across_hosts(t);
     if (nh > 1) snprintf(t->source, sizeof t->source, "gathered from %d hosts", nh);
     *out = t;
     return NVS_OK;

@@ -148,8 +148,11 @@ json_t *nvs_topo_to_json(const nvs_topology *t)
         json_array_append_new(hosts, hj);
     }
     for (int i = 0; i < t->ngpus; i++) json_array_append_new(gpus, gpu_json(t, &t->gpus[i]));
+    /* pairs within a host only: two GPUs of different hosts are NET, their bound each GPU's "net" (core/net_bound.h);
+     * listing them grew the file as n^2 (44 MB at 512 GPUs, past the readers' 256 MiB at about 1,100) */
     for (int a = 0; a < t->ngpus; a++)
         for (int b = a + 1; b < t->ngpus; b++) {
+            if (t->gpus[a].host != t->gpus[b].host) continue;
             const nvs_topo_pair *p = nvs_topo_pair_at(t, a, b);
             json_t *pj = json_object(), *p2p = json_object();
             json_object_set_new(pj, "a", json_integer(a));
@@ -366,6 +369,7 @@ nvs_result_t nvs_topo_from_json(const json_t *j, nvs_topology **out, char *err, 
             get_str(p2p, "nvml_read", p->nvml_read, sizeof p->nvml_read);
         }
     }
+    nvs_topo_mark_across_hosts(t); /* not listed since 3 December 2026 */
     *out = t;
     return NVS_OK;
 fail:

@@ -142,6 +142,18 @@ void nvs_topo_classify_all(nvs_topology *t)
     nvs_topo_nic_assign(t);
 }
 
+void nvs_topo_mark_across_hosts(nvs_topology *t)
+{
+    for (int a = 0; a < t->ngpus; a++)
+        for (int b = 0; b < t->ngpus; b++) {
+            nvs_topo_pair *p = &t->pairs[(size_t)a * (size_t)t->ngpus + (size_t)b];
+            if (a == b || t->gpus[a].host == t->gpus[b].host || strcmp(p->cls, "?")) continue;
+            memset(p, 0, sizeof *p);
+            nvs_link_class_name(NVS_CLASS_NET, 0, p->cls, sizeof p->cls);
+            p->p2p_cuda = 0;
+        }
+}
+
 
 /* Reads exactly `maxd` or fewer hex digits (at least 1) ending at `stop`; -1 on anything else. */
 static int hex_field(const char **p, int maxd, char stop, unsigned long *out)

@@ -335,22 +335,30 @@ void nvs_explain_facts_from_run(const nvs_run *r, int n, nvs_explain_facts *f)
         int *ring = malloc((size_t)n * sizeof *ring);
         if (ring && ring_gpus(r, n, ring)) {
             const nvs_run_pair *worst = NULL;
+            /* a hop between hosts is built in `cur` (run.json lists no such pair); the worst one is kept in
+             * `kept`, as the next hop reuses `cur` */
+            nvs_run_pair_buf cur, kept;
             for (int i = 0; i < n; i++) {
                 int a = ring[i], b = ring[(i + 1) % n];
                 if (a == b) continue;
-                const nvs_run_pair *p = nvs_run_pair_of(r, a, b);
+                const nvs_run_pair *p = nvs_run_pair_of(r, a, b, &cur);
                 if (!p) continue;
-                if (!worst) {
-                    worst = p;
-                    continue;
-                }
                 /* both bounds known: the lower one (ties: the worse class); else the worse class, so that a
                  * network hop of unknown rate is not taken for faster than NVLink */
-                int pr = nvs_link_class_rank_of(p->cls), wr = nvs_link_class_rank_of(worst->cls);
-                if (isnan(p->bound_gbps) || isnan(worst->bound_gbps) ? pr > wr
-                                                                       : p->bound_gbps < worst->bound_gbps ||
-                                                                             (p->bound_gbps == worst->bound_gbps && pr > wr))
-                    worst = p;
+                int take = !worst;
+                if (!take) {
+                    int pr = nvs_link_class_rank_of(p->cls), wr = nvs_link_class_rank_of(worst->cls);
+                    take = isnan(p->bound_gbps) || isnan(worst->bound_gbps)
+                               ? pr > wr
+                               : p->bound_gbps < worst->bound_gbps || (p->bound_gbps == worst->bound_gbps && pr > wr);
+                }
+                if (!take) continue;
+                if (p == &cur.pair) {
+                    kept = cur;
+                    kept.pair.bound_source = kept.source;
+                    p = &kept.pair;
+                }
+                worst = p;
             }
             if (worst)
                 nvs_explain_set_hop(f, worst->a, worst->b, worst->cls, worst->bound_gbps, worst->bound_source,

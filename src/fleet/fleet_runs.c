@@ -113,9 +113,11 @@ void nvs_fleet_machine_of(const nvs_run *r, nvs_fleet_machine *m)
     m->ngpus = r->topology.present ? (int)r->topology.ngpus : -1;
     m->gpu_name = r->topology.ngpus ? r->topology.gpus[0].name : NULL;
     if (!m->gpu_name && r->nranks) m->gpu_name = r->ranks[0].gpu;
+    /* the classes within hosts: pairs across hosts (NET) are listed only by runs before 3 December 2026 */
     for (size_t k = 0; k < r->topology.npairs && strlen(m->classes) + 16 < sizeof m->classes; k++)
-        snprintf(m->classes + strlen(m->classes), sizeof m->classes - strlen(m->classes), "%s%s",
-                 m->classes[0] ? " " : "", r->topology.pairs[k].cls ? r->topology.pairs[k].cls : "?");
+        if (!r->topology.pairs[k].cls || strcmp(r->topology.pairs[k].cls, "NET"))
+            snprintf(m->classes + strlen(m->classes), sizeof m->classes - strlen(m->classes), "%s%s",
+                     m->classes[0] ? " " : "", r->topology.pairs[k].cls ? r->topology.pairs[k].cls : "?");
     /* the transport settings: what makes the same machine measure differently on purpose */
     for (size_t k = 0; k < r->nenv; k++)
         if (!strncmp(r->env[k].key, "NCCL_", 5) && strcmp(r->env[k].key, "NCCL_DEBUG") &&

@@ -73,6 +73,12 @@ static const char *guess_machine(const nvs_run *r, const char *gpu_preset, char 
     for (size_t i = 0; i < r->topology.npairs; i++) {
         if (!nvs_link_class_is_nvlink(r->topology.pairs[i].cls)) all_nv = 0;
     }
+    /* GPUs of several hosts talk over the network: the pairs between hosts are not listed (NET) since 3 December
+     * 2026, and no preset is one machine of them */
+    for (size_t i = 1; i < r->topology.ngpus; i++) {
+        const char *h0 = r->topology.gpus[0].host, *hi = r->topology.gpus[i].host;
+        if (h0 && hi && strcmp(h0, hi)) all_nv = 0;
+    }
     size_t ngpus = r->topology.ngpus;
     const char *cls0 = r->topology.pairs[0].cls ? r->topology.pairs[0].cls : "?";
     const char *pick = NULL;

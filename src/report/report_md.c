@@ -342,7 +342,8 @@ static void topology_section(const nvs_run *r, FILE *f)
                 fprintf(f, " X |");
                 continue;
             }
-            const nvs_run_pair *p = nvs_run_pair_of(r, t->gpus[i].index, t->gpus[j].index);
+            nvs_run_pair_buf nb;
+            const nvs_run_pair *p = nvs_run_pair_of(r, t->gpus[i].index, t->gpus[j].index, &nb);
             fputc(' ', f);
             cell(f, p ? p->cls : NULL);
             fprintf(f, " |");
@@ -353,6 +354,12 @@ static void topology_section(const nvs_run *r, FILE *f)
         fprintf(f, " |\n");
     }
     fprintf(f, "\n");
+    int hosts = 0;
+    for (size_t i = 1; i < t->ngpus && !hosts; i++)
+        hosts = t->gpus[i].host && t->gpus[0].host && strcmp(t->gpus[i].host, t->gpus[0].host);
+    if (hosts) /* run.json lists the pairs within a host only (since 3 December 2026) */
+        fprintf(f, "GPUs of different hosts are NET: a ring crossing hosts is bounded by the slower GPU's network "
+                   "(its nearest NICs, `net` in run.json), or by `net_gbps` when a topology file gives one.\n\n");
     if (!t->npairs) return;
     fprintf(f, "| GPUs | class | CUDA P2P | bound (GB/s per direction) | bound from |\n|---|---|---|---|---|\n");
     for (size_t k = 0; k < t->npairs; k++) {

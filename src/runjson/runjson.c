@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "core/log.h"
+#include "core/net_bound.h"
 #include "core/out_file.h"
 #include "health/health.h"
 
@@ -442,6 +443,18 @@ static void read_topo_hosts(vctx *v, const json_t *t)
     }
 }
 
+/* The machine of the host named `host` in topology.hosts (validated by read_topo_hosts), NULL if none says */
+static const char *host_machine(const json_t *t, const char *host)
+{
+    const json_t *hosts = json_object_get(t, "hosts");
+    for (size_t i = 0; host && i < json_array_size(hosts); i++) {
+        const json_t *h = json_array_get(hosts, i);
+        const char *n = json_string_value(json_object_get(h, "name"));
+        if (n && !strcmp(n, host)) return json_string_value(json_object_get(h, "machine"));
+    }
+    return NULL;
+}
+
 static void read_topology(vctx *v, nvs_run *r)
 {
     json_t *t = get_typed(v, r->root, "topology", "", JSON_OBJECT, 0);
@@ -480,8 +493,17 @@ static void read_topology(vctx *v, nvs_run *r)
                 x->nvlink_version = (int)get_int(v, nv, "version", q, 0, 100, -1, 0);
                 x->nvlink_gbps_per_link = get_num(v, nv, "gbps_per_link", q, 0);
             }
+            x->net_gbps = NAN;
+            json_t *net = get_typed(v, e, "net", p, JSON_OBJECT, 0);
+            if (net) {
+                kpath(q, p, "net");
+                x->net_gbps = get_num(v, net, "gbps", q, 0);
+                x->net_source = get_str(v, net, "source", q, 0);
+            }
+            x->machine = host_machine(t, x->host);
         }
     }
+    tp->net_gbps_given = get_num(v, t, "net_gbps", "topology", 0);
     json_t *pa = get_typed(v, t, "pairs", "topology", JSON_ARRAY, 0);
     if (pa && (tp->pairs = alloc(v, json_array_size(pa), sizeof *tp->pairs))) {
         for (size_t i = 0; i < json_array_size(pa) && !v->failed; i++) {
@@ -1136,7 +1158,35 @@ const nvs_run_pair *nvs_run_topology_pair(const nvs_run_topology *t, int a, int 
     return k && k->lo == ka && k->hi == kb ? &t->pairs[k->pos] : NULL;
 }
 
-const nvs_run_pair *nvs_run_pair_of(const nvs_run *r, int a, int b) { return nvs_run_topology_pair(&r->topology, a, b); }
+/* the GPU with topology index `index` (its place in gpus[] when they are in order, as nvscale writes them) */
+static const nvs_run_gpu *gpu_at(const nvs_run_topology *t, int index)
+{
+    if (index >= 0 && (size_t)index < t->ngpus && t->gpus[index].index == index) return &t->gpus[index];
+    for (size_t i = 0; i < t->ngpus; i++)
+        if (t->gpus[i].index == index) return &t->gpus[i];
+    return NULL;
+}
+
+const nvs_run_pair *nvs_run_pair_of(const nvs_run *r, int a, int b, nvs_run_pair_buf *buf)
+{
+    const nvs_run_topology *t = &r->topology;
+    const nvs_run_pair *p = nvs_run_topology_pair(t, a, b);
+    if (p || !buf || a == b) return p;
+    const nvs_run_gpu *ga = gpu_at(t, a), *gb = gpu_at(t, b);
+    if (!ga || !gb || !ga->host || !gb->host || !strcmp(ga->host, gb->host)) return NULL;
+    const nvs_net_end ea = {a, ga->net_gbps, ga->net_source, ga->machine}, eb = {b, gb->net_gbps, gb->net_source, gb->machine};
+    memset(buf, 0, sizeof *buf);
+    nvs_run_pair *x = &buf->pair;
+    x->a = a;
+    x->b = b;
+    x->cls = "NET";
+    x->nvlinks = 0;
+    x->p2p_cuda = 0;
+    double v = nvs_net_hop_bound(&ea, &eb, t->net_gbps_given, buf->source, sizeof buf->source);
+    x->bound_gbps = v > 0 ? v : NAN;
+    x->bound_source = buf->source;
+    return x;
+}
 
 const nvs_run_scaling *nvs_run_scaling_of(const nvs_run *r, int n)
 {

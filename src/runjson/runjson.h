@@ -43,6 +43,9 @@ typedef struct {
     double pcie_gbps;                   /* NAN unknown */
     int nvlink_links_up, nvlink_version; /* -1 unknown (0 = no NVLink) */
     double nvlink_gbps_per_link;        /* NAN unknown */
+    double net_gbps;                    /* "net": the bound of its nearest NICs, GB/s per direction; NAN unknown */
+    const char *net_source;             /* where that comes from; NULL unknown */
+    const char *machine;                /* its host's machine (--emulate-nodes' virtual hosts); NULL none */
 } nvs_run_gpu;
 
 typedef struct {
@@ -69,7 +72,14 @@ typedef struct {
     nvs_run_pair *pairs;
     size_t npairs;
     nvs_run_pair_key *pair_index; /* the pairs' keys, sorted: the lookups' binary search (NULL: they scan) */
+    double net_gbps_given;        /* "net_gbps": the NET bound the user gave; NAN not given */
 } nvs_run_topology;
+
+/* Room for a pair the file does not list: two GPUs of different hosts (NET), built from their "net" */
+typedef struct {
+    nvs_run_pair pair;
+    char source[400];
+} nvs_run_pair_buf;
 
 typedef struct {
     int n;
@@ -241,8 +251,11 @@ const nvs_run_train *nvs_run_workload_named(const nvs_run *r, const char *model)
 /* Lookups (NULL / -1 when absent). */
 const char *nvs_run_env(const nvs_run *r, const char *key);
 const char *nvs_run_version(const nvs_run *r, const char *key);
-const nvs_run_pair *nvs_run_pair_of(const nvs_run *r, int gpu_a, int gpu_b); /* either order */
-const nvs_run_pair *nvs_run_topology_pair(const nvs_run_topology *t, int gpu_a, int gpu_b); /* the same */
+/* The pair of two topology GPUs, either order: its entry in "pairs"; for two GPUs of different hosts that it does
+ * not list (since 3 December 2026 run.json lists the pairs within a host only), the NET pair built into *buf from
+ * the GPUs' "net" by the live topology's formula (core/net_bound.h), when buf is given. NULL: neither. */
+const nvs_run_pair *nvs_run_pair_of(const nvs_run *r, int gpu_a, int gpu_b, nvs_run_pair_buf *buf);
+const nvs_run_pair *nvs_run_topology_pair(const nvs_run_topology *t, int gpu_a, int gpu_b); /* listed pairs only */
 const nvs_run_scaling *nvs_run_scaling_of(const nvs_run *r, int n);
 const nvs_run_transport *nvs_run_transport_of(const nvs_run *r, int n);
 const nvs_run_train_result *nvs_run_train_of(const nvs_run *r, int n);

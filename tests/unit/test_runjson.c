@@ -36,12 +36,12 @@ static void t_nvlink_fixture(void)
     T_EQ_U(r.topology.ngpus, 2);
     T_EQ_I(r.topology.gpus[0].nvlink_links_up, 18);
     T_NEAR(r.topology.gpus[0].pcie_gbps, 63.0, 1e-9);
-    const nvs_run_pair *p = nvs_run_pair_of(&r, 1, 0);
+    const nvs_run_pair *p = nvs_run_pair_of(&r, 1, 0, NULL);
     T_ASSERT(p);
     T_EQ_S(p->cls, "NV18");
     T_NEAR(p->bound_gbps, 478.1, 1e-9);
     T_EQ_I(p->p2p_cuda, 1);
-    T_ASSERT(nvs_run_pair_of(&r, 0, 2) == NULL);
+    T_ASSERT(nvs_run_pair_of(&r, 0, 2, NULL) == NULL);
     T_EQ_U(r.ncolls, 22);
     const nvs_run_coll *c = nvs_run_coll_find(&r, "all_reduce", 2, 1073741824.0);
     T_ASSERT(c);
@@ -148,8 +148,8 @@ static void t_box3090(void)
     nvs_run r;
     T_EQ_I(nvs_run_load(RUNS "box3090_8gpu_shm.json", 0, &r), NVS_OK);
     T_EQ_U(r.topology.npairs, 28);
-    T_EQ_S(nvs_run_pair_of(&r, 3, 4)->cls, "SYS");
-    T_EQ_I(nvs_run_pair_of(&r, 3, 4)->p2p_cuda, 0);
+    T_EQ_S(nvs_run_pair_of(&r, 3, 4, NULL)->cls, "SYS");
+    T_EQ_I(nvs_run_pair_of(&r, 3, 4, NULL)->p2p_cuda, 0);
     T_EQ_I(r.topology.gpus[5].numa_node, 1);
     T_EQ_I(r.topology.gpus[5].nvlink_version, -1); /* null */
     T_EQ_U(r.ntransports, 3);
@@ -450,12 +450,12 @@ static void t_pair_lookup(void)
     char err[256];
     T_EQ_I(nvs_run_from_json(root, "x.json", 0, &r, err, sizeof err), NVS_OK);
     json_decref(root);
-    T_EQ_S(nvs_run_pair_of(&r, 3, 7)->cls, "NV4"); /* the first of the two */
-    T_EQ_S(nvs_run_pair_of(&r, 7, 3)->cls, "NV4");
-    T_EQ_S(nvs_run_pair_of(&r, 1, 0)->cls, "PIX");
-    T_ASSERT(nvs_run_pair_of(&r, 0, 2) == NULL);
-    T_ASSERT(nvs_run_pair_of(&r, 40, 41) == NULL);
-    T_EQ_S(nvs_run_pair_of(&r, 38, 1)->cls, "NV2");
+    T_EQ_S(nvs_run_pair_of(&r, 3, 7, NULL)->cls, "NV4"); /* the first of the two */
+    T_EQ_S(nvs_run_pair_of(&r, 7, 3, NULL)->cls, "NV4");
+    T_EQ_S(nvs_run_pair_of(&r, 1, 0, NULL)->cls, "PIX");
+    T_ASSERT(nvs_run_pair_of(&r, 0, 2, NULL) == NULL);
+    T_ASSERT(nvs_run_pair_of(&r, 40, 41, NULL) == NULL);
+    T_EQ_S(nvs_run_pair_of(&r, 38, 1, NULL)->cls, "NV2");
     /* the index against a scan of the same pairs */
     nvs_run_topology scan = r.topology;
     scan.pair_index = NULL;

@@ -1,6 +1,11 @@
 /* Topology JSON both ways (topo/topo_json.c) and the gather over ranks (topo/topo_gather.c, threads runtime). */
 #include <pthread.h>
 
+#include <math.h>
+#include <string.h>
+
+#include "runjson/runjson.h"
+#include "runjson/runjson_schema.h"
 #include "topo/topo.h"
 #include "t.h"
 
@@ -148,5 +153,79 @@ static void t_gather(void)
     }
 }
 
-T_LIST = {T_CASE(t_roundtrip), T_CASE(t_json_fields), T_CASE(t_json_errors), T_CASE(t_gather)};
+/* GPUs of three hosts: the file lists the pairs within a host only (n^2 pairs across hosts grew a 1,100-GPU run.json
+ * past the readers' 256 MiB), and both readers give every pair across hosts what the live topology gives it: NET,
+ * no CUDA P2P, and the same bound and source (core/net_bound.h) - from the GPUs' NICs (one host's unknown), from a
+ * rate the user gave, and between virtual hosts of one machine */
+static void t_across_hosts(void)
+{
+    nvs_topology *parts[3] = {load("pcie8.xml"), load("nvlink_pairs.xml"), load("h200x2.xml")}, *t = NULL;
+    T_EQ_I(nvs_topo_merge(parts, 3, &t), NVS_OK);
+    for (int k = 0; k < 3; k++) nvs_topo_free(parts[k]);
+    T_EQ_I(t->nhosts, 3);
+    for (int i = 0; i < t->ngpus; i++) { /* host 0: 50 and 25 GB/s NICs; host 1: none known; host 2: 50 */
+        nvs_topo_gpu *g = &t->gpus[i];
+        g->net.gbps = g->host == 1 ? 0 : g->host == 0 && i % 2 ? 25 : 50;
+        snprintf(g->net.source, sizeof g->net.source, g->host == 1 ? "" : "nic%d of GPU%d", i % 3, i);
+    }
+    for (int variant = 0; variant < 3; variant++) {
+        if (variant == 1) t->net_gbps = 12.5;
+        if (variant == 2) {
+            t->net_gbps = 0;
+            for (int h = 0; h < t->nhosts; h++) snprintf(t->hosts[h].machine, sizeof t->hosts[h].machine, "box");
+        }
+        json_t *j = nvs_topo_to_json(t);
+        size_t within = 0;
+        for (int a = 0; a < t->ngpus; a++)
+            for (int b = a + 1; b < t->ngpus; b++) within += t->gpus[a].host == t->gpus[b].host;
+        T_EQ_U(json_array_size(json_object_get(j, "pairs")), within);
+        char *text = json_dumps(j, 0);
+        json_decref(j);
+        /* topo's own reader */
+        json_t *back = json_loads(text, 0, NULL);
+        nvs_topology *u = NULL;
+        char err[256] = "";
+        T_EQ_I(nvs_topo_from_json(back, &u, err, sizeof err), NVS_OK);
+        json_decref(back);
+        /* the run.json reader */
+        json_t *topo = json_loads(text, 0, NULL);
+        free(text);
+        json_t *doc = json_pack("{s:s, s:o}", "schema", NVS_RUN_SCHEMA, "topology", topo);
+        nvs_run r;
+        T_EQ_I(nvs_run_from_json(doc, "x.json", 0, &r, err, sizeof err), NVS_OK);
+        json_decref(doc);
+        int across = 0;
+        for (int a = 0; a < t->ngpus; a++)
+            for (int b = 0; b < t->ngpus; b++) {
+                if (a == b || t->gpus[a].host == t->gpus[b].host) continue;
+                across++;
+                nvs_topo_hop h;
+                double live = nvs_topo_pair_hop(t, a, b, 1, &h);
+                T_EQ_S(nvs_topo_pair_class(u, a, b), "NET");
+                T_EQ_I(nvs_topo_pair_at(u, a, b)->p2p_cuda, 0);
+                T_NEAR(nvs_topo_pair_bound_gbps(u, a, b, 1, NULL, 0), live, 1e-12);
+                nvs_run_pair_buf buf;
+                const nvs_run_pair *p = nvs_run_pair_of(&r, a, b, &buf);
+                if (!p) T_FAIL("variant %d: no pair %d-%d in the run", variant, a, b);
+                T_EQ_S(p->cls, "NET");
+                T_EQ_I(p->p2p_cuda, 0);
+                if (live > 0) T_NEAR(p->bound_gbps, live, 1e-12);
+                else T_ASSERT(isnan(p->bound_gbps));
+                T_EQ_S(p->bound_source, h.source);
+                T_ASSERT(nvs_run_pair_of(&r, a, b, NULL) == NULL); /* not in the file */
+            }
+        T_ASSERT(across > 100);
+        nvs_run_free(&r);
+        nvs_topo_free(u);
+    }
+    /* the sources the three variants name */
+    nvs_topo_hop h;
+    t->net_gbps = 0;
+    for (int k = 0; k < t->nhosts; k++) t->hosts[k].machine[0] = '\0';
+    T_NEAR(nvs_topo_pair_hop(t, 1, t->ngpus - 1, 1, &h), 25, 1e-12);
+    T_CONTAINS(h.source, "network, the slower side: GPU1's nic1 of GPU1");
+    nvs_topo_free(t);
+}
+
+T_LIST = {T_CASE(t_roundtrip), T_CASE(t_json_fields), T_CASE(t_json_errors), T_CASE(t_gather), T_CASE(t_across_hosts)};
 T_MAIN
