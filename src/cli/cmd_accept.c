@@ -23,6 +23,7 @@
 #include "cli/commands.h"
 #include "collectives/backend.h"
 #include "collectives/coll.h"
+#include "core/escape.h"
 #include "core/log.h"
 #include "core/out_file.h"
 #include "core/units.h"
@@ -243,17 +244,25 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
 }
 
 /* What was not measured and why, under the table: the hosts' own reasons. */
+/* a string of the run for the terminal: escaped (core/escape.h), "?" when the key is absent or null (the loader
+ * lets every one be: a NULL given to %s is undefined) */
+static const char *term_str(const json_t *o, const char *key, char *buf, size_t len)
+{
+    const char *v = json_string_value(json_object_get(o, key));
+    return nvs_esc_term(v ? v : "?", buf, len);
+}
+
 static void print_skipped(const json_t *root, FILE *to)
 {
     const json_t *sk = json_object_get(json_object_get(root, "p2p"), "skipped");
+    char what[NVS_ESC_SIZE(64)], host[NVS_ESC_SIZE(64)], why[NVS_ESC_SIZE(300)];
     for (size_t i = 0; i < json_array_size(sk); i++) {
         const json_t *s = json_array_get(sk, i);
-        fprintf(to, "skipped: %s on host %s: %s\n", json_string_value(json_object_get(s, "what")),
-                json_string_value(json_object_get(s, "host")), json_string_value(json_object_get(s, "why")));
+        fprintf(to, "skipped: %s on host %s: %s\n", term_str(s, "what", what, sizeof what),
+                term_str(s, "host", host, sizeof host), term_str(s, "why", why, sizeof why));
     }
     const json_t *h = json_object_get(root, "health");
-    if (h && !has_items(h, "gpus"))
-        fprintf(to, "skipped: GPU health: %s\n", json_string_value(json_object_get(h, "source")));
+    if (h && !has_items(h, "gpus")) fprintf(to, "skipped: GPU health: %s\n", term_str(h, "source", why, sizeof why));
 }
 
 /* Judges the run in dir/run.json and writes what was asked. Returns the exit code. */
