@@ -478,6 +478,7 @@ static double peer_median(const peer_table *pt, const char *name, double self, s
     if (!name) return NAN;
     size_t first = peer_lower(pt, name, -INFINITY), end = peer_lower(pt, name, INFINITY);
     if (end < pt->n && !strcmp(pt->v[end].name, name)) end++; /* a value of +inf would sit at `end` */
+    if (end == first) return NAN; /* not even self: never so for an entry of the table's own array */
     size_t skip = peer_lower(pt, name, self); /* self's entry: the table holds it */
     size_t k = end - first - 1;
     *count = k;
