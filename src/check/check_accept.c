@@ -83,43 +83,60 @@ static int rank_of_gpu(const gpu_ranks *gr, int gpu)
     return gpu >= 0 && lo < gr->n && gr->v[lo].gpu == gpu ? gr->v[lo].rank : -1;
 }
 
-static int eval_health(const nvs_rule *r, const json_t *root, const gpu_ranks *gr, nvs_verdicts *vs)
-{
-    const json_t *hj = json_object_get(root, "health");
-    const char *name = r->health_check < 0 ? "*" : nvs_health_check_name((nvs_health_check)r->health_check);
-    nvs_health_report rep;
+/* The run's health section, read and evaluated once for all health rules (the built-in ones are ten: reading it
+ * per rule took 9.2 s of `check` on 8192 GPUs, 2.4 s once) */
+typedef struct {
+    const json_t *section; /* NULL: the run has none */
+    int unreadable;        /* the section is malformed: err says how */
     char err[256];
-    if (!hj || nvs_health_from_json(hj, &rep, err, sizeof err) != NVS_OK) {
+    nvs_health_report rep;
+    nvs_health_findings f;
+} health_facts;
+
+/* 0, -1 out of memory */
+static int health_facts_read(const json_t *root, health_facts *h)
+{
+    memset(h, 0, sizeof *h);
+    h->section = json_object_get(root, "health");
+    if (!h->section) return 0;
+    nvs_result_t res = nvs_health_from_json(h->section, &h->rep, h->err, sizeof h->err);
+    if (res == NVS_ERR_NOMEM) return -1;
+    if (res != NVS_OK) {
+        h->unreadable = 1;
+        return 0;
+    }
+    if (h->rep.ngpus && nvs_health_evaluate(&h->rep, &h->f)) {
+        nvs_health_report_free(&h->rep);
+        return -1;
+    }
+    return 0;
+}
+
+static void health_facts_free(health_facts *h)
+{
+    if (!h->section || h->unreadable) return;
+    if (h->rep.ngpus) nvs_health_findings_free(&h->f);
+    nvs_health_report_free(&h->rep);
+}
+
+static int eval_health(const nvs_rule *r, const health_facts *h, const gpu_ranks *gr, nvs_verdicts *vs)
+{
+    const char *name = r->health_check < 0 ? "*" : nvs_health_check_name((nvs_health_check)r->health_check);
+    if (!h->section || h->unreadable || !h->rep.ngpus) {
         nvs_verdict *v = row(vs, r, "health");
         if (!v) return -1;
         snprintf(v->metric, sizeof v->metric, "health %s", name);
-        not_measured(vs, v, r, hj ? err : "the run has no health section (nvscale accept measures it)");
+        not_measured(vs, v, r, !h->section ? "the run has no health section (nvscale accept measures it)"
+                               : h->unreadable ? h->err
+                               : h->rep.source[0] ? h->rep.source : "no GPU in the health section");
         return 0;
     }
-    if (!rep.ngpus) {
-        nvs_verdict *v = row(vs, r, "health");
-        if (v) {
-            snprintf(v->metric, sizeof v->metric, "health %s", name);
-            not_measured(vs, v, r, rep.source[0] ? rep.source : "no GPU in the health section");
-        }
-        nvs_health_report_free(&rep);
-        return v ? 0 : -1;
-    }
-    nvs_health_findings f;
-    if (nvs_health_evaluate(&rep, &f)) {
-        nvs_health_report_free(&rep);
-        return -1;
-    }
-    int res = 0;
-    for (size_t i = 0; i < f.n; i++) {
-        const nvs_health_finding *x = &f.v[i];
+    for (size_t i = 0; i < h->f.n; i++) {
+        const nvs_health_finding *x = &h->f.v[i];
         if (r->health_check >= 0 && (int)x->check != r->health_check) continue;
-        const nvs_health_gpu *g = &rep.gpus[x->gpu_entry];
+        const nvs_health_gpu *g = &h->rep.gpus[x->gpu_entry];
         nvs_verdict *v = row(vs, r, "health");
-        if (!v) {
-            res = -1;
-            break;
-        }
+        if (!v) return -1;
         snprintf(v->metric, sizeof v->metric, "%s", x->what);
         snprintf(v->measured, sizeof v->measured, "%.47s", x->measured);
         snprintf(v->expected, sizeof v->expected, "%.47s", x->expected);
@@ -133,9 +150,7 @@ static int eval_health(const nvs_rule *r, const json_t *root, const gpu_ranks *g
         if (sev == NVS_SEV_FAIL && r->warn_only) sev = NVS_SEV_WARN;
         nvs_verdict_set(vs, v, sev);
     }
-    nvs_health_findings_free(&f);
-    nvs_health_report_free(&rep);
-    return res;
+    return 0;
 }
 
 static double num(const json_t *o, const char *k)
@@ -606,14 +621,20 @@ int nvs_check_eval_accept(const nvs_ruleset *rules, const json_t *root, nvs_verd
 {
     gpu_ranks gr;
     if (gpu_ranks_build(root, &gr)) return -1;
+    health_facts hf;
+    if (health_facts_read(root, &hf)) {
+        free(gr.v);
+        return -1;
+    }
     int rc = 0;
     for (size_t i = 0; i < rules->n && !rc; i++) {
         const nvs_rule *r = &rules->v[i];
-        if (r->metric == NVS_RULE_HEALTH) rc = eval_health(r, root, &gr, out);
+        if (r->metric == NVS_RULE_HEALTH) rc = eval_health(r, &hf, &gr, out);
         else if (r->metric == NVS_RULE_HOST) rc = eval_host(r, root, &gr, out);
         else if (r->metric == NVS_RULE_SUSTAIN) rc = eval_sustain(r, root, &gr, out);
         else if (r->metric == NVS_RULE_GPU) rc = eval_gpu(r, root, &gr, out);
     }
+    health_facts_free(&hf);
     free(gr.v);
     return rc ? -1 : 0;
 }
