@@ -32,8 +32,10 @@
  * their XML is a few MB. Above these an XML is refused with a message (exit 2): the pair matrix, its JSON and
  * the bound of every pair grow with the square of the GPU count (4096 GPUs took > 300 s, 2048 GPUs 4.7 GB). */
 #define NVS_TOPO_MAX_GPUS_PER_HOST 256
-/* GPUs of a gathered (many-host) topology or one read from a run.json: its pair matrix takes ~64 bytes a pair,
- * 1 GB at this count (nvs_topo_alloc refuses more) */
+/* GPUs of a gathered (many-host) topology or one read from a run.json (nvs_topo_alloc refuses more). Classes are
+ * kept host by host (topo_store.c): 512 hosts of 8 GPUs and 8 NICs merge, write and read back in 2.1 s and 0.2 GB
+ * (2 cores; 42.6 s and 5.8 GB with the full matrices before 3 December 2026). Pair searches over every GPU
+ * (placement, subsets) still take n^2 steps. */
 #define NVS_TOPO_MAX_GPUS 4096
 #define NVS_TOPO_MAX_XML_BYTES (64 << 20)
 /* Network functions of one host: a few PFs and, with SR-IOV, up to 127 VFs each (ConnectX); the NIC-to-NIC
@@ -122,20 +124,32 @@ typedef struct {
     char machine[64];         /* a virtual host (--emulate-nodes): the machine it is part of; "" a real host */
 } nvs_topo_host;
 
+/* One host's share of the class storage (topo_store.c): its GPUs and NICs, and where its blocks start. */
+typedef struct {
+    int ngpus, nnics;
+    size_t pair_off, gpu_nic_off, nic_nic_off;
+} nvs_topo_block;
+
 typedef struct nvs_topology {
     char source[4200]; /* "live" | "hwloc-xml:<path>" | "gathered" */
     int nhosts;
     nvs_topo_host *hosts;
     int ngpus;
     nvs_topo_gpu *gpus;
-    nvs_topo_pair *pairs; /* ngpus * ngpus, symmetric; diagonal unused */
     double net_gbps;      /* bound for NET hops when given (overrides the NICs'); 0 = not given */
     int nnics;
     nvs_topo_nic *nics;
-    char *gpu_nic_cls;    /* ngpus x nnics classes, NVS_TOPO_CLS_LEN each ("NET" across hosts) */
-    char *nic_nic_cls;    /* nnics x nnics */
     char nvml_status[160]; /* "ok, driver 580.159.04" or "unsupported: <why>" */
     char cuda_status[160];
+    /* Class storage, private to topo_store.c: read it with nvs_topo_pair_at and nvs_topo_*_class, write it with
+     * the *_cell functions. Two GPUs, a GPU and a NIC, or two NICs of different hosts are always NET (no P2P, no
+     * PCIe class), so only each host's blocks are kept: its GPUs squared, its GPUs x its NICs, its NICs squared.
+     * The full matrices took ~64 bytes a GPU pair and 24 a GPU-NIC and NIC pair (about 1.4 GB at 4096 GPUs with
+     * a NIC each), on every rank. */
+    nvs_topo_pair *pairs;
+    char *gpu_nic_cls, *nic_nic_cls; /* NVS_TOPO_CLS_LEN each */
+    int *gpu_slot, *nic_slot;        /* place of each GPU / NIC among its host's */
+    nvs_topo_block *blocks;          /* one per host (at least one); NULL until laid out */
 } nvs_topology;
 
 /* --- life cycle and discovery ----------------------------------------------------------------------------- */
@@ -146,17 +160,24 @@ nvs_result_t nvs_topo_discover(const char *hwloc_xml, nvs_topology **out);
 /* The offline half from an hwloc XML in memory (the fuzz harness; `name` for messages), as --hwloc-xml. */
 nvs_result_t nvs_topo_discover_xml_buffer(const char *name, const char *buf, size_t len, nvs_topology **out);
 void nvs_topo_free(nvs_topology *t);
-/* Allocation helper (gpus/pairs zeroed, pairs "?"), used by discovery, JSON reading and tests. NULL when out
- * of memory or ngpus > NVS_TOPO_MAX_GPUS. */
+/* --- storage (topo_store.c, PURE) ---------------------------------------------------------------------------- */
+/* Allocation (gpus zeroed, each on host 0), used by discovery, JSON reading, merging and tests. With one host the
+ * classes are laid out at once ("?" everywhere); with more, the caller sets every GPU's and NIC's host and then
+ * calls nvs_topo_layout. NULL when out of memory or ngpus > NVS_TOPO_MAX_GPUS. */
 nvs_topology *nvs_topo_alloc(int nhosts, int ngpus);
-/* NIC arrays (nics, both class matrices, "?" everywhere) for n NICs; 0 or NVS_ERR_NOMEM. */
+/* n NICs (zeroed, on host 0); with the classes laid out already (one host), their NIC classes too ("?").
+ * 0 or NVS_ERR_NOMEM. */
 nvs_result_t nvs_topo_alloc_nics(nvs_topology *t, int n);
+/* (Re)lays out every class from the GPUs' and NICs' hosts, "?" everywhere (what was stored is dropped). The hosts
+ * must not change afterwards. NVS_ERR_INPUT when a host index is out of range, NVS_ERR_NOMEM. */
+nvs_result_t nvs_topo_layout(nvs_topology *t);
+/* Writable cells: NULL out of range, before the layout, or for two of different hosts (always NET). */
+nvs_topo_pair *nvs_topo_pair_cell(nvs_topology *t, int a, int b);
+char *nvs_topo_gpu_nic_cell(nvs_topology *t, int gpu, int nic);
+char *nvs_topo_nic_nic_cell(nvs_topology *t, int a, int b);
 /* Fills every pair's class from paths and NVLink data, then the NIC classes and each GPU's NET bound
  * (nvs_topo_nic_assign). Called by discovery; exposed for tests. */
 void nvs_topo_classify_all(nvs_topology *t);
-/* Pairs of GPUs of two hosts not classed yet ("?") become NET: no CUDA P2P, no NVLink, no PCIe class. The merge
- * of hosts and the run.json reader (whose "pairs" lists only pairs within a host) both call it. */
-void nvs_topo_mark_across_hosts(nvs_topology *t);
 /* A new topology with only GPUs keep[0..n-1] (in that order; NVLink peers left out become -1), every host and
  * NIC kept. NULL when out of memory or an index is out of range. */
 nvs_topology *nvs_topo_subset(const nvs_topology *t, const int *keep, int n);
@@ -179,8 +200,9 @@ nvs_result_t nvs_topo_discover_host(nvs_rt *rt, const char *my_bus_id, nvs_topol
 /* GPU-NIC and NIC-NIC classes from the PCIe paths (the rule of nvs_topo_classify_pcie; NET across hosts), then
  * every GPU's net.* : the NICs NCCL would use for it and the bound they make (see topo_nic.c). */
 void nvs_topo_nic_assign(nvs_topology *t);
-const char *nvs_topo_gpu_nic_class(const nvs_topology *t, int gpu, int nic); /* NULL out of range */
-const char *nvs_topo_nic_nic_class(const nvs_topology *t, int a, int b);    /* "X" when a == b */
+/* (topo_store.c) NULL out of range; "NET" across hosts; nic_nic "X" when a == b */
+const char *nvs_topo_gpu_nic_class(const nvs_topology *t, int gpu, int nic);
+const char *nvs_topo_nic_nic_class(const nvs_topology *t, int a, int b);
 /* A link rate as Linux sysfs writes it for an IB port ("400 Gb/sec (4X NDR)", "2.5 Gb/sec (1X SDR)") or as
  * "<n> Gb/s" / "<n> Mb/s": GB/s per direction (Gbit/s / 8), 0 when not a rate. */
 double nvs_topo_parse_rate(const char *text);
@@ -199,6 +221,8 @@ const char *nvs_topo_gpu_name(const nvs_topology *t, int i);
 const char *nvs_topo_gpu_busid(const nvs_topology *t, int i);
 const char *nvs_topo_gpu_host(const nvs_topology *t, int i);
 const char *nvs_topo_pair_class(const nvs_topology *t, int a, int b); /* "X" when a == b, NULL out of range */
+/* (topo_store.c) NULL out of range; two GPUs of different hosts get one shared NET pair (no NVLink, no PCIe
+ * class, no CUDA P2P) */
 const nvs_topo_pair *nvs_topo_pair_at(const nvs_topology *t, int a, int b);
 /* Canonical bus id: lower case, 4-digit domain when the domain fits ("00000000:00:06.0" -> "0000:00:06.0").
  * 0 on success, -1 when `in` is not a bus id. */

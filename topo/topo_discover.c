@@ -344,7 +344,8 @@ static nvs_result_t discover_live(nvs_topology **out)
     for (int a = 0; a < ngpus; a++)
         for (int b = 0; b < ngpus; b++) {
             if (a == b) continue;
-            nvs_topo_pair *p = &t->pairs[a * ngpus + b];
+            nvs_topo_pair *p = nvs_topo_pair_cell(t, a, b); /* one host: never NULL */
+            if (!p) continue;
             if (ncuda > 0) {
                 int ab = nvs_cuda_can_access_peer(a, b), ba = nvs_cuda_can_access_peer(b, a);
                 p->p2p_cuda = ab < 0 || ba < 0 ? -1 : ab && ba;

@@ -77,9 +77,8 @@ nvs_result_t nvs_topo_merge(nvs_topology *const *parts, int nparts, nvs_topology
         nvs_topo_free(t);
         return NVS_ERR_NOMEM;
     }
-    /* NIC classes: within a part as it says, across parts the network */
-    for (int i = 0; i < ng * nn; i++) strcpy(t->gpu_nic_cls + (size_t)i * NVS_TOPO_CLS_LEN, "NET");
-    for (int i = 0; i < nn * nn; i++) strcpy(t->nic_nic_cls + (size_t)i * NVS_TOPO_CLS_LEN, "NET");
+    /* first every GPU and NIC with its host, then the classes within each part (across parts, and so across
+     * hosts, they are NET and not stored: topo_store.c) */
     int ho = 0, go = 0, no = 0, used = 0;
     for (int p = 0; p < nparts; p++) {
         const nvs_topology *s = parts[p];
@@ -93,19 +92,12 @@ nvs_result_t nvs_topo_merge(nvs_topology *const *parts, int nparts, nvs_topology
             g->host += ho;
             for (int k = 0; k < g->nvlink.nlinks; k++)
                 if (g->nvlink.links[k].remote_gpu >= 0) g->nvlink.links[k].remote_gpu += go;
-            for (int j = 0; j < s->ngpus; j++) t->pairs[(go + i) * ng + go + j] = s->pairs[i * s->ngpus + j];
         }
         for (int k = 0; k < s->nnics; k++) {
             nvs_topo_nic *n = &t->nics[no + k];
             *n = s->nics[k];
             n->index = no + k;
             n->host += ho;
-            for (int m = 0; m < s->nnics; m++)
-                memcpy(t->nic_nic_cls + ((size_t)(no + k) * nn + no + m) * NVS_TOPO_CLS_LEN,
-                       s->nic_nic_cls + ((size_t)k * s->nnics + m) * NVS_TOPO_CLS_LEN, NVS_TOPO_CLS_LEN);
-            for (int i = 0; i < s->ngpus; i++)
-                memcpy(t->gpu_nic_cls + ((size_t)(go + i) * nn + no + k) * NVS_TOPO_CLS_LEN,
-                       s->gpu_nic_cls + ((size_t)i * s->nnics + k) * NVS_TOPO_CLS_LEN, NVS_TOPO_CLS_LEN);
         }
         if (!t->nvml_status[0]) snprintf(t->nvml_status, sizeof t->nvml_status, "%s", s->nvml_status);
         if (!t->cuda_status[0]) snprintf(t->cuda_status, sizeof t->cuda_status, "%s", s->cuda_status);
@@ -115,8 +107,33 @@ nvs_result_t nvs_topo_merge(nvs_topology *const *parts, int nparts, nvs_topology
         go += s->ngpus;
         no += s->nnics;
     }
-    /* across hosts: the network (the pairs copied above are all within a host) */
-    nvs_topo_mark_across_hosts(t);
+    nvs_result_t r = nvs_topo_layout(t); /* NVS_ERR_INPUT: a part's GPU or NIC names a host the part lacks */
+    if (r != NVS_OK) {
+        nvs_topo_free(t);
+        return r;
+    }
+    go = no = 0;
+    for (int p = 0; p < nparts; p++) {
+        const nvs_topology *s = parts[p];
+        if (!s) continue;
+        for (int i = 0; i < s->ngpus; i++) {
+            for (int j = 0; j < s->ngpus; j++) {
+                nvs_topo_pair *c = nvs_topo_pair_cell(t, go + i, go + j);
+                if (c) *c = *nvs_topo_pair_at(s, i, j);
+            }
+            for (int k = 0; k < s->nnics; k++) {
+                char *c = nvs_topo_gpu_nic_cell(t, go + i, no + k);
+                if (c) snprintf(c, NVS_TOPO_CLS_LEN, "%s", nvs_topo_gpu_nic_class(s, i, k));
+            }
+        }
+        for (int k = 0; k < s->nnics; k++)
+            for (int m = 0; m < s->nnics; m++) {
+                char *c = k == m ? NULL : nvs_topo_nic_nic_cell(t, no + k, no + m);
+                if (c) snprintf(c, NVS_TOPO_CLS_LEN, "%s", nvs_topo_nic_nic_class(s, k, m));
+            }
+        go += s->ngpus;
+        no += s->nnics;
+    }
     if (nh > 1) snprintf(t->source, sizeof t->source, "gathered from %d hosts", nh);
     *out = t;
     return NVS_OK;

@@ -94,12 +94,17 @@ static json_t *gpu_json(const nvs_topology *t, const nvs_topo_gpu *g)
     return o;
 }
 
+/* A NIC's classes to the GPUs (of_gpus) or NICs of its own host, in index order: to those of other hosts they are
+ * NET (topo_store.c). Rows listed every GPU and NIC before 3 December 2026, which grew as n^2 (at 4096 GPUs with a
+ * NIC each, ~235 MB); the reader takes both. */
 static json_t *class_row(const nvs_topology *t, int nic, int of_gpus)
 {
     json_t *a = json_array();
-    int n = of_gpus ? t->ngpus : t->nnics;
-    for (int i = 0; i < n; i++)
+    int n = of_gpus ? t->ngpus : t->nnics, host = t->nics[nic].host;
+    for (int i = 0; i < n; i++) {
+        if ((of_gpus ? t->gpus[i].host : t->nics[i].host) != host) continue;
         json_array_append_new(a, json_string(of_gpus ? nvs_topo_gpu_nic_class(t, i, nic) : nvs_topo_nic_nic_class(t, nic, i)));
+    }
     return a;
 }
 
@@ -220,6 +225,7 @@ static int class_cell(const json_t *row, size_t i, char *out)
 static int read_nics(const json_t *j, nvs_topology *t, char *err, size_t errlen)
 {
     const json_t *nics = json_object_get(j, "nics");
+    int *per_host = NULL;
     if (!nics) return 0; /* run.json files from before NICs were discovered */
     if (!json_is_array(nics)) FAIL("topology: \"nics\" must be an array");
     int n = (int)json_array_size(nics);
@@ -244,19 +250,72 @@ static int read_nics(const json_t *j, nvs_topology *t, char *err, size_t errlen)
         get_str(nj, "rate_source", nic->rate_source, sizeof nic->rate_source);
         nic->numa_node = get_int(nj, "numa_node", -1);
         nic->gbps = get_num(nj, "gbps");
-        const json_t *gc = json_object_get(nj, "gpu_classes"), *nc = json_object_get(nj, "nic_classes");
-        if (!json_is_array(gc) || json_array_size(gc) != (size_t)t->ngpus || !json_is_array(nc) ||
-            json_array_size(nc) != (size_t)n)
-            FAIL("topology: nics[%d] needs \"gpu_classes\" (%d) and \"nic_classes\" (%d)", k, t->ngpus, n);
-        for (int g = 0; g < t->ngpus; g++)
-            if (class_cell(gc, (size_t)g, t->gpu_nic_cls + ((size_t)g * n + k) * NVS_TOPO_CLS_LEN))
-                FAIL("topology: nics[%d].gpu_classes[%d] is not a class", k, g);
-        for (int b = 0; b < n; b++)
-            if (class_cell(nc, (size_t)b, t->nic_nic_cls + ((size_t)k * n + b) * NVS_TOPO_CLS_LEN))
-                FAIL("topology: nics[%d].nic_classes[%d] is not a class", k, b);
     }
+    /* a host's NIC classes grow with the square of its NICs: the bound discovery keeps (topo/topo.h) */
+    per_host = calloc((size_t)(t->nhosts > 0 ? t->nhosts : 1), sizeof *per_host);
+    if (!per_host) FAIL("topology: out of memory");
+    for (int k = 0; k < n; k++)
+        if (++per_host[t->nics[k].host] > NVS_TOPO_MAX_NICS_PER_HOST)
+            FAIL("topology: host \"%s\" lists more than %d NICs (topo/topo.h)", t->hosts[t->nics[k].host].name,
+                 NVS_TOPO_MAX_NICS_PER_HOST);
+    free(per_host);
     return 0;
 fail:
+    free(per_host);
+    return -1;
+}
+
+/* One class row of NIC `nic`: one class per GPU (of_gpus) or NIC of its host, in index order; or, as written
+ * before 3 December 2026, one per GPU or NIC of the topology, where those of other hosts are NET and not kept
+ * (checked to be classes all the same). Returns -1 when read, -2 when the row's length is neither, else the
+ * index of the cell that is not a class. */
+static long class_row_read(const json_t *row, nvs_topology *t, int nic, int of_gpus, int local_n)
+{
+    int n = of_gpus ? t->ngpus : t->nnics, host = t->nics[nic].host;
+    size_t len = json_array_size(row), at = 0;
+    int full = len == (size_t)n;
+    if (!json_is_array(row) || (!full && len != (size_t)local_n)) return -2;
+    for (int i = 0; i < n; i++) {
+        int mine = (of_gpus ? t->gpus[i].host : t->nics[i].host) == host;
+        if (!mine && !full) continue;
+        char cell[NVS_TOPO_CLS_LEN];
+        if (class_cell(row, at, cell)) return (long)at;
+        at++;
+        char *dst = !mine ? NULL : of_gpus ? nvs_topo_gpu_nic_cell(t, i, nic)
+                                 : i == nic ? NULL : nvs_topo_nic_nic_cell(t, nic, i);
+        if (dst) snprintf(dst, NVS_TOPO_CLS_LEN, "%s", cell);
+    }
+    return -1;
+}
+
+/* The NICs' class rows, once every GPU and NIC has its host and the classes are laid out. */
+static int read_nic_classes(const json_t *j, nvs_topology *t, char *err, size_t errlen)
+{
+    const json_t *nics = json_object_get(j, "nics");
+    int *gpus_of = calloc((size_t)(t->nhosts > 0 ? t->nhosts : 1), sizeof *gpus_of),
+        *nics_of = calloc((size_t)(t->nhosts > 0 ? t->nhosts : 1), sizeof *nics_of);
+    if (!gpus_of || !nics_of) FAIL("topology: out of memory");
+    for (int i = 0; i < t->ngpus; i++) gpus_of[t->gpus[i].host]++;
+    for (int k = 0; k < t->nnics; k++) nics_of[t->nics[k].host]++;
+    for (int k = 0; k < t->nnics; k++) {
+        const json_t *nj = json_array_get(nics, (size_t)k);
+        int h = t->nics[k].host;
+        for (int of_gpus = 1; of_gpus >= 0; of_gpus--) {
+            const char *key = of_gpus ? "gpu_classes" : "nic_classes";
+            int local = of_gpus ? gpus_of[h] : nics_of[h];
+            long bad = class_row_read(json_object_get(nj, key), t, k, of_gpus, local);
+            if (bad == -2)
+                FAIL("topology: nics[%d] needs \"%s\": one class per %s of its host \"%s\" (%d)", k, key,
+                     of_gpus ? "GPU" : "NIC", t->hosts[h].name, local);
+            if (bad >= 0) FAIL("topology: nics[%d].%s[%ld] is not a class", k, key, bad);
+        }
+    }
+    free(gpus_of);
+    free(nics_of);
+    return 0;
+fail:
+    free(gpus_of);
+    free(nics_of);
     return -1;
 }
 
@@ -350,6 +409,8 @@ nvs_result_t nvs_topo_from_json(const json_t *j, nvs_topology **out, char *err, 
         }
     }
     if (read_nics(j, t, err, errlen)) goto fail;
+    if (nvs_topo_layout(t) != NVS_OK) FAIL("topology: out of memory"); /* every host was checked above */
+    if (json_object_get(j, "nics") && read_nic_classes(j, t, err, errlen)) goto fail;
     for (size_t k = 0; pairs && k < json_array_size(pairs); k++) {
         const json_t *pj = json_array_get(pairs, k);
         int a = get_int(pj, "a", -1), b = get_int(pj, "b", -1);
@@ -359,7 +420,9 @@ nvs_result_t nvs_topo_from_json(const json_t *j, nvs_topology **out, char *err, 
         if (!json_is_string(c) || nvs_link_class_parse(json_string_value(c), &nv) == NVS_CLASS_UNKNOWN)
             FAIL("topology: pairs[%zu]: \"class\" must be NV#, PIX, PXB, PHB, NODE, SYS or NET", k);
         for (int dir = 0; dir < 2; dir++) {
-            nvs_topo_pair *p = &t->pairs[(dir ? b : a) * ng + (dir ? a : b)];
+            /* a pair across hosts (listed before 3 December 2026) is NET and not stored */
+            nvs_topo_pair *p = nvs_topo_pair_cell(t, dir ? b : a, dir ? a : b);
+            if (!p) continue;
             snprintf(p->cls, sizeof p->cls, "%s", json_string_value(c));
             p->nvlinks = get_int(pj, "nvlinks", nv);
             get_str(pj, "pcie_class", p->pcie_cls, sizeof p->pcie_cls);
@@ -369,7 +432,6 @@ nvs_result_t nvs_topo_from_json(const json_t *j, nvs_topology **out, char *err, 
             get_str(p2p, "nvml_read", p->nvml_read, sizeof p->nvml_read);
         }
     }
-    nvs_topo_mark_across_hosts(t); /* not listed since 3 December 2026 */
     *out = t;
     return NVS_OK;
 fail:

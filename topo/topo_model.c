@@ -1,4 +1,4 @@
-/* The topology structure: allocation, pair classification, lookups (PURE). */
+/* The topology structure: subsets, pair classification, lookups (PURE; the storage is topo_store.c). */
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
@@ -6,105 +6,54 @@
 #include "core/link_class.h"
 #include "topo/topo.h"
 
-nvs_topology *nvs_topo_alloc(int nhosts, int ngpus)
-{
-    if (ngpus > NVS_TOPO_MAX_GPUS || nhosts > NVS_TOPO_MAX_GPUS) return NULL;
-    nvs_topology *t = calloc(1, sizeof *t);
-    if (!t) return NULL;
-    t->nhosts = nhosts;
-    t->ngpus = ngpus;
-    t->hosts = calloc(nhosts > 0 ? (size_t)nhosts : 1, sizeof *t->hosts);
-    t->gpus = calloc(ngpus > 0 ? (size_t)ngpus : 1, sizeof *t->gpus);
-    t->pairs = calloc(ngpus > 0 ? (size_t)ngpus * (size_t)ngpus : 1, sizeof *t->pairs);
-    if (!t->hosts || !t->gpus || !t->pairs) {
-        nvs_topo_free(t);
-        return NULL;
-    }
-    for (int i = 0; i < ngpus; i++) {
-        nvs_topo_gpu *g = &t->gpus[i];
-        g->index = i;
-        g->cuda_device = -1;
-        g->numa_node = -1;
-        g->path.numa_node = -1;
-    }
-    for (size_t i = 0; i < (size_t)ngpus * (size_t)ngpus; i++) {
-        strcpy(t->pairs[i].cls, "?");
-        t->pairs[i].p2p_cuda = -1;
-    }
-    return t;
-}
-
-void nvs_topo_free(nvs_topology *t)
-{
-    if (!t) return;
-    free(t->hosts);
-    free(t->gpus);
-    free(t->pairs);
-    free(t->nics);
-    free(t->gpu_nic_cls);
-    free(t->nic_nic_cls);
-    free(t);
-}
-
-nvs_result_t nvs_topo_alloc_nics(nvs_topology *t, int n)
-{
-    free(t->nics);
-    free(t->gpu_nic_cls);
-    free(t->nic_nic_cls);
-    t->nnics = 0;
-    size_t ng = t->ngpus > 0 ? (size_t)t->ngpus : 1, nn = n > 0 ? (size_t)n : 1;
-    t->nics = calloc(nn, sizeof *t->nics);
-    t->gpu_nic_cls = calloc(ng * nn, NVS_TOPO_CLS_LEN);
-    t->nic_nic_cls = calloc(nn * nn, NVS_TOPO_CLS_LEN);
-    if (!t->nics || !t->gpu_nic_cls || !t->nic_nic_cls) return NVS_ERR_NOMEM;
-    t->nnics = n;
-    for (int i = 0; i < n; i++) {
-        t->nics[i].index = i;
-        t->nics[i].numa_node = -1;
-        t->nics[i].path.numa_node = -1;
-    }
-    for (size_t i = 0; i < ng * nn; i++) strcpy(t->gpu_nic_cls + i * NVS_TOPO_CLS_LEN, "?");
-    for (size_t i = 0; i < nn * nn; i++) strcpy(t->nic_nic_cls + i * NVS_TOPO_CLS_LEN, "?");
-    return NVS_OK;
-}
-
 nvs_topology *nvs_topo_subset(const nvs_topology *t, const int *keep, int n)
 {
     for (int i = 0; i < n; i++)
         if (keep[i] < 0 || keep[i] >= t->ngpus) return NULL;
     nvs_topology *s = nvs_topo_alloc(t->nhosts, n);
-    if (!s) return NULL;
-    if (nvs_topo_alloc_nics(s, t->nnics) != NVS_OK) {
-        nvs_topo_free(s);
-        return NULL;
-    }
+    int *newpos = malloc((size_t)(t->ngpus > 0 ? t->ngpus : 1) * sizeof *newpos);
+    if (!s || !newpos || nvs_topo_alloc_nics(s, t->nnics) != NVS_OK) goto fail;
     memcpy(s->hosts, t->hosts, (size_t)t->nhosts * sizeof *s->hosts);
     memcpy(s->source, t->source, sizeof s->source);
     memcpy(s->nvml_status, t->nvml_status, sizeof s->nvml_status);
     memcpy(s->cuda_status, t->cuda_status, sizeof s->cuda_status);
     s->net_gbps = t->net_gbps;
-    if (t->nnics) {
-        memcpy(s->nics, t->nics, (size_t)t->nnics * sizeof *s->nics);
-        memcpy(s->nic_nic_cls, t->nic_nic_cls, (size_t)t->nnics * (size_t)t->nnics * NVS_TOPO_CLS_LEN);
-    }
+    if (t->nnics) memcpy(s->nics, t->nics, (size_t)t->nnics * sizeof *s->nics);
+    /* each kept GPU's new place (the first, if kept twice), for its NVLink peers */
+    for (int i = 0; i < t->ngpus; i++) newpos[i] = -1;
+    for (int i = n - 1; i >= 0; i--) newpos[keep[i]] = i;
     for (int i = 0; i < n; i++) {
         nvs_topo_gpu *g = &s->gpus[i];
         *g = t->gpus[keep[i]];
         g->index = i;
         for (int k = 0; k < g->nvlink.nlinks; k++) {
             nvs_topo_link *l = &g->nvlink.links[k];
-            if (l->remote != NVS_REMOTE_GPU || l->remote_gpu < 0) continue;
-            int to = -1;
-            for (int j = 0; j < n && to < 0; j++)
-                if (keep[j] == l->remote_gpu) to = j;
-            l->remote_gpu = to; /* a peer left out stays known by its bus id */
+            if (l->remote == NVS_REMOTE_GPU && l->remote_gpu >= 0 && l->remote_gpu < t->ngpus)
+                l->remote_gpu = newpos[l->remote_gpu]; /* a peer left out stays known by its bus id */
         }
-        for (int j = 0; j < n; j++) s->pairs[i * n + j] = t->pairs[keep[i] * t->ngpus + keep[j]];
-        for (int k = 0; k < t->nnics; k++)
-            memcpy(s->gpu_nic_cls + ((size_t)i * t->nnics + k) * NVS_TOPO_CLS_LEN,
-                   t->gpu_nic_cls + ((size_t)keep[i] * t->nnics + k) * NVS_TOPO_CLS_LEN, NVS_TOPO_CLS_LEN);
     }
+    if (nvs_topo_layout(s) != NVS_OK) goto fail;
+    for (int i = 0; i < n; i++) {
+        for (int j = 0; j < n; j++) {
+            nvs_topo_pair *p = nvs_topo_pair_cell(s, i, j);
+            if (p) *p = *nvs_topo_pair_at(t, keep[i], keep[j]);
+        }
+        for (int k = 0; k < t->nnics; k++) {
+            char *c = nvs_topo_gpu_nic_cell(s, i, k);
+            if (c) snprintf(c, NVS_TOPO_CLS_LEN, "%s", nvs_topo_gpu_nic_class(t, keep[i], k));
+        }
+    }
+    for (int a = 0; a < t->nnics; a++)
+        for (int b = 0; b < t->nnics; b++) {
+            char *c = a == b ? NULL : nvs_topo_nic_nic_cell(s, a, b);
+            if (c) snprintf(c, NVS_TOPO_CLS_LEN, "%s", nvs_topo_nic_nic_class(t, a, b));
+        }
+    free(newpos);
     return s;
+fail:
+    free(newpos);
+    nvs_topo_free(s);
+    return NULL;
 }
 
 static int direct_links(const nvs_topo_gpu *g, int peer)
@@ -119,15 +68,9 @@ void nvs_topo_classify_all(nvs_topology *t)
 {
     for (int a = 0; a < t->ngpus; a++)
         for (int b = 0; b < t->ngpus; b++) {
-            if (a == b) continue;
-            nvs_topo_pair *p = &t->pairs[a * t->ngpus + b];
+            nvs_topo_pair *p = a == b ? NULL : nvs_topo_pair_cell(t, a, b);
+            if (!p) continue; /* itself, or on another host: NET, nothing stored */
             const nvs_topo_gpu *ga = &t->gpus[a], *gb = &t->gpus[b];
-            if (ga->host != gb->host) {
-                nvs_link_class_name(NVS_CLASS_NET, 0, p->cls, sizeof p->cls);
-                p->pcie_cls[0] = '\0';
-                p->nvlinks = 0;
-                continue;
-            }
             /* links seen from either side (an NVML answer for one GPU is enough) */
             int da = direct_links(ga, b), db = direct_links(gb, a);
             int direct = da > db ? da : db;
@@ -141,19 +84,6 @@ void nvs_topo_classify_all(nvs_topology *t)
         }
     nvs_topo_nic_assign(t);
 }
-
-void nvs_topo_mark_across_hosts(nvs_topology *t)
-{
-    for (int a = 0; a < t->ngpus; a++)
-        for (int b = 0; b < t->ngpus; b++) {
-            nvs_topo_pair *p = &t->pairs[(size_t)a * (size_t)t->ngpus + (size_t)b];
-            if (a == b || t->gpus[a].host == t->gpus[b].host || strcmp(p->cls, "?")) continue;
-            memset(p, 0, sizeof *p);
-            nvs_link_class_name(NVS_CLASS_NET, 0, p->cls, sizeof p->cls);
-            p->p2p_cuda = 0;
-        }
-}
-
 
 /* Reads exactly `maxd` or fewer hex digits (at least 1) ending at `stop`; -1 on anything else. */
 static int hex_field(const char **p, int maxd, char stop, unsigned long *out)
@@ -217,11 +147,6 @@ const char *nvs_topo_gpu_busid(const nvs_topology *t, int i)
 const char *nvs_topo_gpu_host(const nvs_topology *t, int i)
 {
     return t && i >= 0 && i < t->ngpus ? t->hosts[t->gpus[i].host].name : NULL;
-}
-const nvs_topo_pair *nvs_topo_pair_at(const nvs_topology *t, int a, int b)
-{
-    if (!t || a < 0 || b < 0 || a >= t->ngpus || b >= t->ngpus) return NULL;
-    return &t->pairs[a * t->ngpus + b];
 }
 const char *nvs_topo_pair_class(const nvs_topology *t, int a, int b)
 {

@@ -25,28 +25,14 @@
 
 #define MAX_NEAR 64 /* NICs equally near one GPU; an HGX has 2 at most */
 
-static char *gn(const nvs_topology *t, int g, int n) { return t->gpu_nic_cls + ((size_t)g * t->nnics + n) * NVS_TOPO_CLS_LEN; }
-static char *nn(const nvs_topology *t, int a, int b) { return t->nic_nic_cls + ((size_t)a * t->nnics + b) * NVS_TOPO_CLS_LEN; }
+/* a GPU's class to a NIC as stored (topo_store.c): "NET" across hosts */
+static const char *gn(const nvs_topology *t, int g, int n) { return nvs_topo_gpu_nic_class(t, g, n); }
 
-const char *nvs_topo_gpu_nic_class(const nvs_topology *t, int gpu, int nic)
-{
-    if (!t || gpu < 0 || nic < 0 || gpu >= t->ngpus || nic >= t->nnics) return NULL;
-    return gn(t, gpu, nic);
-}
-
-const char *nvs_topo_nic_nic_class(const nvs_topology *t, int a, int b)
-{
-    if (!t || a < 0 || b < 0 || a >= t->nnics || b >= t->nnics) return NULL;
-    return a == b ? "X" : nn(t, a, b);
-}
-
-static void class_of(const nvs_topo_pcipath *a, const nvs_topo_pcipath *b, int same_host, char *out)
+/* a class within a host; across hosts nothing is stored (the cell is NULL: always NET) */
+static void class_of(const nvs_topo_pcipath *a, const nvs_topo_pcipath *b, char *out)
 {
     char buf[NVS_TOPO_CLS_LEN];
-    if (!same_host) {
-        snprintf(out, NVS_TOPO_CLS_LEN, "NET");
-        return;
-    }
+    if (!out) return;
     nvs_link_class c = nvs_topo_classify_pcie(a, b);
     snprintf(out, NVS_TOPO_CLS_LEN, "%s", c == NVS_CLASS_UNKNOWN ? "?" : nvs_link_class_name(c, 0, buf, sizeof buf));
 }
@@ -157,10 +143,10 @@ void nvs_topo_nic_assign(nvs_topology *t)
 {
     for (int g = 0; g < t->ngpus; g++)
         for (int k = 0; k < t->nnics; k++)
-            class_of(&t->gpus[g].path, &t->nics[k].path, t->gpus[g].host == t->nics[k].host, gn(t, g, k));
+            class_of(&t->gpus[g].path, &t->nics[k].path, nvs_topo_gpu_nic_cell(t, g, k));
     for (int a = 0; a < t->nnics; a++)
         for (int b = 0; b < t->nnics; b++)
-            if (a != b) class_of(&t->nics[a].path, &t->nics[b].path, t->nics[a].host == t->nics[b].host, nn(t, a, b));
+            if (a != b) class_of(&t->nics[a].path, &t->nics[b].path, nvs_topo_nic_nic_cell(t, a, b));
     for (int g = 0; g < t->ngpus; g++) assign_gpu(t, g);
 }
 

@@ -201,7 +201,11 @@ static void print_p2p(const nvs_topology *t, FILE *to, int w)
 {
     static line_t l;
     int known = 0;
-    for (int i = 0; i < t->ngpus * t->ngpus; i++) known |= t->pairs[i].p2p_cuda >= 0 || t->pairs[i].nvml_read[0];
+    for (int a = 0; a < t->ngpus && !known; a++)
+        for (int b = 0; b < t->ngpus && !known; b++) {
+            const nvs_topo_pair *p = a == b || t->gpus[a].host != t->gpus[b].host ? NULL : nvs_topo_pair_at(t, a, b);
+            known = p && (p->p2p_cuda >= 0 || p->nvml_read[0]);
+        }
     if (!known) {
         fprintf(to, "\nP2P access: unknown (neither CUDA nor NVML answered; offline they are not asked)\n");
         return;
@@ -212,7 +216,7 @@ static void print_p2p(const nvs_topology *t, FILE *to, int w)
     for (int a = 0; a < t->ngpus; a++) {
         lcat(&l, "GPU%-*d", w - 3, a);
         for (int b = 0; b < t->ngpus; b++) {
-            const nvs_topo_pair *p = &t->pairs[a * t->ngpus + b];
+            const nvs_topo_pair *p = nvs_topo_pair_at(t, a, b);
             int net = nvs_link_class_parse(p->cls, NULL) == NVS_CLASS_NET;
             lcat(&l, "%-*s", w, a == b ? " X" : net ? "NET" : p2p_cell(p));
         }

@@ -85,18 +85,11 @@ nvs_result_t nvs_phase_place(nvs_ctx *run, int n, int *ranks)
         }
     }
     /* search among the run's GPUs only: a sub-topology in rank order */
-    sub = nvs_topo_alloc(run->topo->nhosts, world);
+    sub = nvs_topo_subset(run->topo, gpus, world);
     if (!sub) {
-        res = NVS_ERR_NOMEM;
+        res = NVS_ERR_NOMEM; /* the indices were checked above */
         goto out;
     }
-    memcpy(sub->hosts, run->topo->hosts, (size_t)run->topo->nhosts * sizeof *sub->hosts);
-    for (int a = 0; a < world; a++) {
-        sub->gpus[a] = run->topo->gpus[gpus[a]];
-        sub->gpus[a].index = a;
-        for (int b = 0; b < world; b++) sub->pairs[a * world + b] = run->topo->pairs[gpus[a] * run->topo->ngpus + gpus[b]];
-    }
-    sub->net_gbps = run->topo->net_gbps;
     if (nvs_topo_pick_gpus(sub, n, run->cfg->placement == NVS_PLACE_BEST, pick) == 0)
         for (int i = 0; i < n; i++) ranks[i] = pick[i]; /* sub-topology index = rank */
 out:

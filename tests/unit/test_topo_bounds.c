@@ -56,7 +56,7 @@ static nvs_topology *two_gpus(int links, int p2p)
         g->path.numa_node = 0;
     }
     nvs_topo_classify_all(t);
-    t->pairs[1].p2p_cuda = t->pairs[2].p2p_cuda = p2p;
+    nvs_topo_pair_cell(t, 0, 1)->p2p_cuda = nvs_topo_pair_cell(t, 1, 0)->p2p_cuda = p2p;
     return t;
 }
 

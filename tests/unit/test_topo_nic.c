@@ -360,6 +360,132 @@ static void t_subset_nvlink(void)
     nvs_topo_free(t);
 }
 
+/* Every class of `u` equals `t`'s: GPU pairs (class, PCIe class, CUDA P2P), GPU-NIC and NIC-NIC. */
+static void expect_same_classes(const nvs_topology *t, const nvs_topology *u)
+{
+    T_EQ_I(u->ngpus, t->ngpus);
+    T_EQ_I(u->nnics, t->nnics);
+    for (int a = 0; a < t->ngpus; a++) {
+        for (int b = 0; b < t->ngpus; b++) {
+            T_EQ_S(nvs_topo_pair_class(u, a, b), nvs_topo_pair_class(t, a, b));
+            if (a == b) continue;
+            T_EQ_S(nvs_topo_pair_at(u, a, b)->pcie_cls, nvs_topo_pair_at(t, a, b)->pcie_cls);
+            T_EQ_I(nvs_topo_pair_at(u, a, b)->p2p_cuda, nvs_topo_pair_at(t, a, b)->p2p_cuda);
+        }
+        for (int k = 0; k < t->nnics; k++) T_EQ_S(nvs_topo_gpu_nic_class(u, a, k), nvs_topo_gpu_nic_class(t, a, k));
+    }
+    for (int a = 0; a < t->nnics; a++)
+        for (int b = 0; b < t->nnics; b++) T_EQ_S(nvs_topo_nic_nic_class(u, a, b), nvs_topo_nic_nic_class(t, a, b));
+}
+
+/* Classes are stored host by host (topo/topo_store.c): across hosts nothing is stored and everything reads NET;
+ * run.json's NIC rows list the NIC's own host only, and rows listing every GPU and NIC (files written before
+ * 3 December 2026) read the same. */
+static void t_classes_per_host(void)
+{
+    nvs_topology *parts[3] = {load("hgx8nic.xml"), load("pcie_nic.xml"), load("hgx8nic.xml")}, *m = NULL;
+    snprintf(parts[2]->hosts[0].name, sizeof parts[2]->hosts[0].name, "hgx-b");
+    T_EQ_I(nvs_topo_merge(parts, 3, &m), NVS_OK);
+    T_EQ_I(m->nhosts, 3);
+    T_EQ_I(m->nnics, 17);
+    int g2 = m->ngpus - 8, n2 = m->nnics - 8; /* the second HGX's first GPU and NIC */
+    /* within a host: the part's classes, in cells of their own */
+    T_EQ_S(nvs_topo_pair_class(m, g2 + 0, g2 + 1), nvs_topo_pair_class(parts[2], 0, 1));
+    T_EQ_S(nvs_topo_gpu_nic_class(m, g2 + 5, n2 + 4), "PIX");
+    T_EQ_S(nvs_topo_nic_nic_class(m, n2 + 0, n2 + 7), "SYS");
+    T_ASSERT(nvs_topo_pair_cell(m, 0, 1) != nvs_topo_pair_cell(m, g2, g2 + 1));
+    /* across hosts: no cell, NET everywhere, no P2P */
+    T_ASSERT(nvs_topo_pair_cell(m, 0, g2) == NULL);
+    T_ASSERT(nvs_topo_gpu_nic_cell(m, 0, n2) == NULL);
+    T_ASSERT(nvs_topo_nic_nic_cell(m, 0, n2) == NULL);
+    T_EQ_S(nvs_topo_pair_class(m, 0, g2), "NET");
+    T_EQ_I(nvs_topo_pair_at(m, g2, 0)->p2p_cuda, 0);
+    T_EQ_S(nvs_topo_pair_at(m, g2, 0)->pcie_cls, "");
+    T_EQ_S(nvs_topo_gpu_nic_class(m, g2, 0), "NET");
+    T_EQ_S(nvs_topo_nic_nic_class(m, n2, 0), "NET");
+    T_EQ_S(nvs_topo_nic_nic_class(m, n2, n2), "X");
+    T_ASSERT(nvs_topo_pair_at(m, 0, m->ngpus) == NULL);
+    T_ASSERT(nvs_topo_gpu_nic_class(m, 0, m->nnics) == NULL);
+
+    /* run.json: each row as long as its host's GPUs and NICs; read back class for class */
+    json_t *j = nvs_topo_to_json(m);
+    const json_t *nics = json_object_get(j, "nics");
+    T_EQ_U(json_array_size(json_object_get(json_array_get(nics, 0), "gpu_classes")), 8);
+    T_EQ_U(json_array_size(json_object_get(json_array_get(nics, 8), "gpu_classes")), (size_t)parts[1]->ngpus);
+    T_EQ_U(json_array_size(json_object_get(json_array_get(nics, 8), "nic_classes")), 1);
+    T_EQ_U(json_array_size(json_object_get(json_array_get(nics, n2), "nic_classes")), 8);
+    nvs_topology *u = NULL;
+    char err[256] = "";
+    T_EQ_I(nvs_topo_from_json(j, &u, err, sizeof err), NVS_OK);
+    expect_same_classes(m, u);
+    nvs_topo_free(u);
+
+    /* the former rows: one class per GPU and NIC of the whole topology, NET across hosts */
+    for (size_t k = 0; k < json_array_size(nics); k++) {
+        json_t *nj = json_array_get(nics, k), *gc = json_array(), *nc = json_array();
+        for (int g = 0; g < m->ngpus; g++) json_array_append_new(gc, json_string(nvs_topo_gpu_nic_class(m, g, (int)k)));
+        for (int b = 0; b < m->nnics; b++) json_array_append_new(nc, json_string(nvs_topo_nic_nic_class(m, (int)k, b)));
+        json_object_set_new(nj, "gpu_classes", gc);
+        json_object_set_new(nj, "nic_classes", nc);
+    }
+    T_EQ_I(nvs_topo_from_json(j, &u, err, sizeof err), NVS_OK);
+    expect_same_classes(m, u);
+    nvs_topo_free(u);
+    /* a row of neither length is refused, naming the host; so is a cell across hosts that is not a class */
+    json_t *nj = json_array_get(nics, 8);
+    json_array_remove(json_object_get(nj, "gpu_classes"), 0);
+    T_EQ_I(nvs_topo_from_json(j, &u, err, sizeof err), NVS_ERR_INPUT);
+    T_CONTAINS(err, "nics[8] needs \"gpu_classes\": one class per GPU of its host");
+    T_ASSERT(u == NULL);
+    json_object_set_new(nj, "gpu_classes", json_array());
+    for (int g = 0; g < m->ngpus; g++) json_array_append_new(json_object_get(nj, "gpu_classes"), json_string(g ? "NET" : "WAN"));
+    T_EQ_I(nvs_topo_from_json(j, &u, err, sizeof err), NVS_ERR_INPUT);
+    T_CONTAINS(err, "nics[8].gpu_classes[0] is not a class");
+    json_decref(j);
+
+    /* a subset in an order that interleaves the hosts keeps every class and NVLink peer */
+    int keep[] = {g2 + 3, 1, g2 + 2, 0, 8};
+    nvs_topology *s = nvs_topo_subset(m, keep, 5);
+    T_ASSERT(s != NULL);
+    for (int a = 0; a < 5; a++) {
+        for (int b = 0; b < 5; b++) T_EQ_S(nvs_topo_pair_class(s, a, b), nvs_topo_pair_class(m, keep[a], keep[b]));
+        for (int k = 0; k < m->nnics; k++) T_EQ_S(nvs_topo_gpu_nic_class(s, a, k), nvs_topo_gpu_nic_class(m, keep[a], k));
+    }
+    for (int a = 0; a < m->nnics; a++)
+        for (int b = 0; b < m->nnics; b++) T_EQ_S(nvs_topo_nic_nic_class(s, a, b), nvs_topo_nic_nic_class(m, a, b));
+    nvs_topo_free(s);
+
+    /* a GPU or NIC on a host the topology lacks cannot be laid out */
+    m->gpus[3].host = m->nhosts;
+    T_EQ_I(nvs_topo_layout(m), NVS_ERR_INPUT);
+    T_ASSERT(nvs_topo_pair_at(m, 0, 1) == NULL);
+    m->gpus[3].host = 0;
+    m->nics[2].host = -1;
+    T_EQ_I(nvs_topo_layout(m), NVS_ERR_INPUT);
+    m->nics[2].host = 0;
+    T_EQ_I(nvs_topo_layout(m), NVS_OK);
+    T_EQ_S(nvs_topo_pair_class(m, 0, 1), "?"); /* laid out again: what was stored is dropped */
+    T_EQ_S(nvs_topo_pair_class(m, 0, g2), "NET");
+    nvs_topo_free(m);
+    for (int k = 0; k < 3; k++) nvs_topo_free(parts[k]);
+}
+
+/* A host with more NICs than discovery ever keeps is refused when read (its NIC classes grow with the square). */
+static void t_json_nics_per_host(void)
+{
+    json_t *nics = json_array();
+    for (int k = 0; k <= NVS_TOPO_MAX_NICS_PER_HOST; k++)
+        json_array_append_new(nics, json_pack("{s:s, s:s, s:[], s:[]}", "name", "m", "host", "a", "gpu_classes",
+                                              "nic_classes"));
+    json_t *j = json_pack("{s:[{s:s}], s:[], s:o}", "hosts", "name", "a", "gpus", "nics", nics);
+    nvs_topology *t = NULL;
+    char err[256] = "";
+    T_EQ_I(nvs_topo_from_json(j, &t, err, sizeof err), NVS_ERR_INPUT);
+    T_CONTAINS(err, "host \"a\" lists more than 1024 NICs");
+    T_ASSERT(t == NULL);
+    json_decref(j);
+}
+
 static void t_json_errors(void)
 {
     const char *docs[] = {
@@ -384,5 +510,6 @@ static void t_json_errors(void)
 }
 
 T_LIST = {T_CASE(t_hgx8nic), T_CASE(t_hgx8nic_oem), T_CASE(t_pcie_nic), T_CASE(t_h200x2_eth), T_CASE(t_parse), T_CASE(t_sysfs),
-          T_CASE(t_json_and_hosts), T_CASE(t_subset_nvlink), T_CASE(t_json_errors)};
+          T_CASE(t_json_and_hosts), T_CASE(t_subset_nvlink), T_CASE(t_json_errors),
+          T_CASE(t_classes_per_host), T_CASE(t_json_nics_per_host)};
 T_MAIN
