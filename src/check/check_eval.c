@@ -273,9 +273,9 @@ static int expand_p2p(const nvs_rule *r, const nvs_run *ref, const char *what, p
         point p = {.src = r->src, .dst = r->dst};
         return push(ps, &p);
     }
-    if (!ref->p2p.npairs && ref->p2p.skipped_why) /* the host that skipped them says why (p2p.skipped) */
-        return push_empty(ps, "%s measured no GPU pair: skipped on host %.40s: %.80s", what,
-                          ref->p2p.skipped_host ? ref->p2p.skipped_host : "?", ref->p2p.skipped_why);
+    char skipped[160];
+    if (!ref->p2p.npairs && nvs_run_p2p_skipped(ref, skipped, sizeof skipped)) /* the host that skipped them says why */
+        return push_empty(ps, "%s measured no GPU pair: %.130s", what, skipped);
     if (!ref->p2p.npairs) return push_empty(ps, "%s measured no GPU pair", what);
     for (size_t i = 0; i < ref->p2p.npairs; i++) {
         point p = {.src = ref->p2p.pairs[i].src, .dst = ref->p2p.pairs[i].dst};
@@ -385,7 +385,7 @@ static void missing_text(const nvs_rule *r, const point *p, const nvs_run *run, 
     int *ns = run_ns(run, &nns);
     for (size_t i = 0; i < nns; i++) has_n |= ns[i] == p->n;
     free(ns);
-    char sz[32];
+    char sz[32], skipped[240];
     switch (r->metric) {
     case NVS_RULE_BUSBW:
         if (!has_n) snprintf(buf, len, "not measured: the run has no n=%d", p->n);
@@ -395,9 +395,8 @@ static void missing_text(const nvs_rule *r, const point *p, const nvs_run *run, 
         break;
     case NVS_RULE_P2P:
         if (!run->p2p.present) snprintf(buf, len, "not measured: the run has no p2p section");
-        else if (!run->p2p.npairs && run->p2p.skipped_why)
-            snprintf(buf, len, "not measured: skipped on host %s: %s", run->p2p.skipped_host ? run->p2p.skipped_host : "?",
-                     run->p2p.skipped_why);
+        else if (!run->p2p.npairs && nvs_run_p2p_skipped(run, skipped, sizeof skipped))
+            snprintf(buf, len, "not measured: %s", skipped);
         else snprintf(buf, len, "not measured: pair %d->%d is not in the p2p matrix", p->src, p->dst);
         break;
     case NVS_RULE_EFFICIENCY:

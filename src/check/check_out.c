@@ -29,6 +29,7 @@ static void slowest_rank_line(FILE *f, const nvs_slowest_rank *s)
 
 static void slowest_pair_line(FILE *f, const nvs_run *run, int idx)
 {
+    char skipped[240];
     if (idx >= 0) {
         const nvs_run_p2p_pair *p = &run->p2p.pairs[idx];
         fprintf(f, "slowest pair: GPU %d -> GPU %d", p->src, p->dst);
@@ -49,11 +50,9 @@ static void slowest_pair_line(FILE *f, const nvs_run *run, int idx)
         if (h->hop_class && *h->hop_class)
             fprintf(f, " (%s%s%s)", nvs_esc_term(h->hop_class, c, sizeof c), *link ? ", " : "", nvs_esc_term(link, l, sizeof l));
         fprintf(f, "\n");
-    } else if (run->p2p.skipped_why) {
-        char hb[NVS_ESC_SIZE(64)], wb[NVS_ESC_SIZE(160)];
-        fprintf(f, "slowest pair: not measured (skipped on host %s: %s)\n",
-                nvs_esc_term(run->p2p.skipped_host ? run->p2p.skipped_host : "?", hb, sizeof hb),
-                nvs_esc_term(run->p2p.skipped_why, wb, sizeof wb));
+    } else if (nvs_run_p2p_skipped(run, skipped, sizeof skipped)) {
+        char wb[NVS_ESC_SIZE(240)];
+        fprintf(f, "slowest pair: not measured (%s)\n", nvs_esc_term(skipped, wb, sizeof wb));
     } else
         fprintf(f, "slowest pair: not measured (the run has no p2p %s)\n", run->p2p.present ? "pairs" : "section");
 }

@@ -1230,6 +1230,14 @@ const nvs_run_coll *nvs_run_coll_find(const nvs_run *r, const char *collective, 
 
 static int same_str(const char *a, const char *b) { return a == b || (a && b && !strcmp(a, b)); }
 
+const char *nvs_run_p2p_skipped(const nvs_run *r, char *buf, size_t len)
+{
+    if (len) buf[0] = '\0';
+    if (!r->p2p.skipped_why || !len) return NULL;
+    snprintf(buf, len, "skipped on host %s: %s", r->p2p.skipped_host ? r->p2p.skipped_host : "?", r->p2p.skipped_why);
+    return buf;
+}
+
 const char *nvs_run_coll_variant(const nvs_run *r, const nvs_run_coll *picked, char *buf, size_t len)
 {
     if (len) buf[0] = '\0';

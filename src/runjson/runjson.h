@@ -266,6 +266,10 @@ const nvs_run_coll *nvs_run_coll_find(const nvs_run *r, const char *collective, 
  * several types or ops (-d float,double -o sum,max): "float sum" ("float" where the op is none) in buf when the collective has rows of more than
  * one (type, op) in the run, "" otherwise (then there is nothing to say). Returns buf. */
 const char *nvs_run_coll_variant(const nvs_run *r, const nvs_run_coll *picked, char *buf, size_t len);
+/* Why the run has no GPU pairs when a host said so (p2p.skipped): "skipped on host H: WHY" in buf ("?" for a host
+ * it does not name; not escaped), as check's rules, its table and its summary all say it. NULL (buf "") when no
+ * host said. Returns buf. */
+const char *nvs_run_p2p_skipped(const nvs_run *r, char *buf, size_t len);
 
 /* Distinct values in ascending order (caller frees). Returns the count; -1 on out of memory. */
 int nvs_run_ns(const nvs_run *r, int **out);                 /* every N of collectives, train and scaling */
