@@ -1,0 +1,118 @@
+/* How the topology scales with hosts (a CPU benchmark, no GPU): H copies of one host's saved hwloc XML (the HGX
+ * fixture: 8 GPUs, 8 NICs) are merged as the gather merges them, written as run.json's "topology", read back, and
+ * cut to every GPU in round-robin rank order (--map-by node), as placement does. Prints the wall time of each
+ * step, the JSON's size and the peak RSS, and checks that the read-back classes are the merged ones.
+ * Usage: build/topo_scale [HOSTS [XML]]   (make topo-scale; results/cpu-topo-scale/) */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "core/out_file.h"
+#include "topo/topo.h"
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static long peak_rss_mb(void)
+{
+    struct rusage u;
+    getrusage(RUSAGE_SELF, &u);
+    return u.ru_maxrss / 1024; /* Linux: KB */
+}
+
+/* every class of u equals t's (pairs, GPU-NIC, NIC-NIC) */
+static int same_classes(const nvs_topology *t, const nvs_topology *u)
+{
+    if (t->ngpus != u->ngpus || t->nnics != u->nnics) return 0;
+    for (int a = 0; a < t->ngpus; a++) {
+        for (int b = 0; b < t->ngpus; b++)
+            if (strcmp(nvs_topo_pair_class(t, a, b), nvs_topo_pair_class(u, a, b))) return 0;
+        for (int k = 0; k < t->nnics; k++)
+            if (strcmp(nvs_topo_gpu_nic_class(t, a, k), nvs_topo_gpu_nic_class(u, a, k))) return 0;
+    }
+    for (int a = 0; a < t->nnics; a++)
+        for (int b = 0; b < t->nnics; b++)
+            if (strcmp(nvs_topo_nic_nic_class(t, a, b), nvs_topo_nic_nic_class(u, a, b))) return 0;
+    return 1;
+}
+
+int main(int argc, char **argv)
+{
+    char *end = NULL;
+    long hosts = argc > 1 ? strtol(argv[1], &end, 10) : 64;
+    const char *xml = argc > 2 ? argv[2] : "tests/fixtures/topo/hgx8nic.xml";
+    if (argc > 3) {
+        fprintf(stderr, "topo_scale: unexpected argument '%s' (usage: topo_scale [HOSTS] [HWLOC_XML])\n", argv[3]);
+        return 2;
+    }
+    if (argc > 1 && (end == argv[1] || *end || hosts < 1 || hosts > NVS_TOPO_MAX_GPUS)) {
+        fprintf(stderr, "topo_scale: HOSTS '%s': expected a whole number from 1 to %d\n", argv[1], NVS_TOPO_MAX_GPUS);
+        return 2;
+    }
+    char *text = NULL;
+    nvs_topology *one = NULL;
+    if (nvs_read_text_file(xml, 64u << 20, &text) != NVS_OK ||
+        nvs_topo_discover_xml_buffer(xml, text, strlen(text), &one) != NVS_OK) {
+        fprintf(stderr, "topo_scale: cannot read %s\n", xml);
+        return 2;
+    }
+    free(text);
+    if ((long)one->ngpus * hosts > NVS_TOPO_MAX_GPUS) {
+        fprintf(stderr, "topo_scale: %ld hosts of %d GPUs: more than %d GPUs\n", hosts, one->ngpus, NVS_TOPO_MAX_GPUS);
+        return 2;
+    }
+    nvs_topology **parts = calloc((size_t)hosts, sizeof *parts);
+    int *keep = malloc((size_t)(one->ngpus ? one->ngpus : 1) * sizeof *keep);
+    if (!parts || !keep) return 1;
+    for (int i = 0; i < one->ngpus; i++) keep[i] = i;
+    for (long h = 0; h < hosts; h++) {
+        if (!(parts[h] = nvs_topo_subset(one, keep, one->ngpus))) return 1;
+        snprintf(parts[h]->hosts[0].name, sizeof parts[h]->hosts[0].name, "node%04ld", h);
+    }
+    double t0 = now();
+    nvs_topology *m = NULL, *back = NULL;
+    if (nvs_topo_merge(parts, (int)hosts, &m) != NVS_OK) return 1;
+    double t1 = now();
+    json_t *j = nvs_topo_to_json(m);
+    char *s = j ? json_dumps(j, JSON_COMPACT) : NULL;
+    json_decref(j);
+    if (!s) return 1;
+    double t2 = now();
+    size_t bytes = strlen(s);
+    json_t *jb = json_loads(s, 0, NULL);
+    free(s);
+    char err[256] = "";
+    if (!jb || nvs_topo_from_json(jb, &back, err, sizeof err) != NVS_OK) {
+        fprintf(stderr, "topo_scale: read back: %s\n", err);
+        return 1;
+    }
+    json_decref(jb);
+    double t3 = now();
+    int n = m->ngpus, per = one->ngpus;
+    int *order = malloc((size_t)(n ? n : 1) * sizeof *order);
+    if (!order) return 1;
+    for (int r = 0; r < n; r++) order[r] = (r % (int)hosts) * per + r / (int)hosts; /* rank r on host r % H */
+    nvs_topology *sub = nvs_topo_subset(back, order, n);
+    double t4 = now();
+    int ok = sub && same_classes(m, back);
+    for (int r = 0; ok && r < n; r++)
+        for (int q = 0; ok && q < n; q += 7) ok = !strcmp(nvs_topo_pair_class(sub, r, q), nvs_topo_pair_class(m, order[r], order[q]));
+    printf("hosts=%ld gpus=%d nics=%d merge_s=%.3f write_s=%.3f json_mb=%.2f read_s=%.3f subset_s=%.3f peak_rss_mb=%ld "
+           "classes=%s\n", hosts, m->ngpus, m->nnics, t1 - t0, t2 - t1, (double)bytes / 1e6, t3 - t2, t4 - t3,
+           peak_rss_mb(), ok ? "same" : "DIFFERENT");
+    nvs_topo_free(sub);
+    nvs_topo_free(back);
+    nvs_topo_free(m);
+    for (long h = 0; h < hosts; h++) nvs_topo_free(parts[h]);
+    nvs_topo_free(one);
+    free(parts);
+    free(keep);
+    free(order);
+    return ok ? 0 : 1;
+}
