@@ -328,6 +328,17 @@ static void read_link(rd *c, const json_t *l, nvs_health_link *k)
     k->crc_data = get_int(c, l, "crc_data");
 }
 
+/* "event_reason_names" is written beside "event_reasons" for people (reason_list) and read by nothing, but a
+ * wrong type there is a hand edit all the same: refused like any other field. */
+static void check_reason_names(rd *c, const json_t *x)
+{
+    const json_t *v = json_object_get(x, "event_reason_names");
+    if (!v || json_is_null(v)) return;
+    int ok = json_is_array(v);
+    for (size_t i = 0; ok && i < json_array_size(v); i++) ok = json_is_string(json_array_get(v, i));
+    if (!ok) bad_field(c, "event_reason_names", "an array of names or null", v);
+}
+
 static void read_snap(rd *c, const json_t *o, nvs_health_snap *s)
 {
     char base[64]; /* "gpus[N].before" */
@@ -358,6 +369,7 @@ static void read_snap(rd *c, const json_t *o, nvs_health_snap *s)
         s->mem_mhz = get_small(c, x, "mem_mhz");
         s->mem_max_mhz = get_small(c, x, "mem_max_mhz");
         s->clock_reasons = get_int(c, x, "event_reasons");
+        check_reason_names(c, x);
     }
     if ((x = enter(c, o, "temperature", base))) {
         s->temp_c = get_small(c, x, "gpu_c");
@@ -412,6 +424,7 @@ static void read_load(rd *c, const json_t *x, nvs_health_load *l)
     l->sm_mean_mhz = get_num(c, x, "sm_mean_mhz");
     l->mem_min_mhz = get_small(c, x, "mem_min_mhz");
     l->reasons_busy = get_int(c, x, "event_reasons");
+    check_reason_names(c, x);
     l->temp_max_c = get_small(c, x, "temp_max_c");
     l->power_max_w = get_num(c, x, "power_max_w");
     l->pcie_gen_max = get_small(c, x, "pcie_gen_max");

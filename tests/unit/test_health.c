@@ -378,6 +378,11 @@ static void t_json_errors(void)
          "health.gpus[0].after.nvlink: expected at most 18 links (NVML's most), got 19"},
         {G "\"after\": {\"nvlink\": [7]}}]}", "health.gpus[0].after.nvlink: expected an array of"},
         {G "\"after\": {\"nvlink\": {}}}]}", "health.gpus[0].after.nvlink: expected an array or null"},
+        /* the reasons' names are for people and read by nothing, but a wrong type is still a hand edit */
+        {G "\"before\": {\"clocks\": {\"event_reasons\": 4, \"event_reason_names\": \"SwPowerCap\"}}}]}",
+         "health.gpus[0].before.clocks.event_reason_names: expected an array of names or null, got \"SwPowerCap\""},
+        {G "\"under_load\": {\"event_reason_names\": [\"SwPowerCap\", 7]}}]}",
+         "health.gpus[0].under_load.event_reason_names: expected an array of names or null"},
         {G "\"xid\": {\"events\": [{\"xid\": 79, \"count\": 0}]}}]}",
          "health.gpus[0].xid.events[0].count: expected an integer from 1 to 1000000000, got 0"},
         /* the event's own path (was "health.gpus[0].xid.count") */
