@@ -150,7 +150,7 @@ int cmd_report(int argc, char **argv)
     nvs_result_t res = NVS_OK;
     int loaded = 0;
     for (int i = 0; i < nruns; i++) {
-        res = nvs_run_load(argv[optind + i], NVS_RUN_NEED_COLLECTIVES, &runs[i]);
+        res = nvs_run_load(argv[optind + i], NVS_RUN_NEED_MEASURED, &runs[i]);
         if (res != NVS_OK) break;
         loaded++;
     }

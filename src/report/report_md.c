@@ -548,9 +548,12 @@ static void scaling_tables(const nvs_run *r, FILE *f)
     }
     /* efficiency vs N: collectives (busbw relative to the smallest N >= 2) and the training step */
     if (kall > 1) {
-        fprintf(f, "Efficiency vs GPU count: for a collective, busbw(N) / busbw(smallest N >= 2) at the largest "
-                   "size measured at every N (busbw of an ideal ring does not change with N); for training, "
-                   "step(1) / step(N) with a fixed per-GPU batch.\n\n| N |");
+        if (r->has_collectives)
+            fprintf(f, "Efficiency vs GPU count: for a collective, busbw(N) / busbw(smallest N >= 2) at the largest "
+                       "size measured at every N (busbw of an ideal ring does not change with N); for training, "
+                       "step(1) / step(N) with a fixed per-GPU batch.\n\n| N |");
+        else /* a run of `nvscale train`: training only */
+            fprintf(f, "Training efficiency vs GPU count: step(1) / step(N) with a fixed per-GPU batch.\n\n| N |");
         double *at = calloc((size_t)(nn > 0 ? nn : 1), sizeof *at);
         int *base = calloc((size_t)(nn > 0 ? nn : 1), sizeof *base);
         if (!at || !base) {

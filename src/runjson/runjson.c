@@ -741,6 +741,13 @@ const nvs_run_train *nvs_run_workload(const nvs_run *r, size_t i)
     return i == 0 && r->train.present ? &r->train : NULL;
 }
 
+static int has_train_results(const nvs_run *r)
+{
+    for (size_t i = 0; i < nvs_run_workloads(r); i++)
+        if (nvs_run_workload(r, i)->nresults) return 1;
+    return 0;
+}
+
 const nvs_run_train *nvs_run_workload_named(const nvs_run *r, const char *model)
 {
     for (size_t i = 0; i < nvs_run_workloads(r); i++) {
@@ -1060,7 +1067,10 @@ static nvs_result_t from_json(json_t *root, const char *name, unsigned need, nvs
     if (!v->failed) read_health(v, r);
     if (!v->failed) read_explain(v, r);
     if (v->failed) goto out;
-    if ((need & NVS_RUN_NEED_COLLECTIVES) && !r->has_collectives)
+    if ((need & NVS_RUN_NEED_MEASURED) && !r->has_collectives && !has_train_results(r) && !r->p2p.npairs)
+        vfail(v, "nothing to report: no \"collectives\", no \"train\" results and no GPU pairs in \"p2p\" (a run "
+                 "of `nvscale run`, `coll`, `train` or `p2p` has them)");
+    else if ((need & NVS_RUN_NEED_COLLECTIVES) && !r->has_collectives)
         vfail(v, "no \"collectives\" array: nothing to report (a run of `nvscale run` or `nvscale coll` has one)");
     else if ((need & NVS_RUN_NEED_TRAIN) && (!r->train.present || !r->train.nresults))
         vfail(v, "no \"train\" results (a run of `nvscale train` or `nvscale run --model` has them)");

@@ -24,6 +24,7 @@ enum {
     NVS_RUN_NEED_TRAIN = 1 << 1,       /* "train" object with a non-empty "results" */
     NVS_RUN_NEED_TOPOLOGY = 1 << 2,    /* "topology" object */
     NVS_RUN_NEED_P2P = 1 << 3,         /* "p2p" object */
+    NVS_RUN_NEED_MEASURED = 1 << 4,    /* any of: "collectives", "train" results, p2p pairs (what a report shows) */
 };
 
 typedef struct {

@@ -16,7 +16,7 @@ expect2 "$B/not_json.json: not JSON" "$B/not_json.json"
 expect2 "$B/empty.json: empty file" "$B/empty.json"
 expect2 "$B/wrong_schema.json: schema is the string \"nvscale.run/2\"" "$B/wrong_schema.json"
 expect2 "$B/no_schema.json: no \"schema\" key" "$B/no_schema.json"
-expect2 "$B/no_collectives.json: no \"collectives\" array" "$B/no_collectives.json"
+expect2 "$B/no_collectives.json: nothing to report: no \"collectives\", no \"train\" results and no GPU pairs" "$B/no_collectives.json"
 expect2 "$B/n_is_string.json: collectives[0].n: expected an integer" "$B/n_is_string.json"
 expect2 "$B/negative_busbw.json: collectives[0].busbw_gbps" "$B/negative_busbw.json"
 expect2 "$B/top_array.json: not a run.json" "$B/top_array.json"
@@ -39,5 +39,24 @@ expect_err 2 "not a directory" "$NVS" report --no-plots -o "$tmp/afile" tests/fi
 "$NVS" model --lambda --format json >"$tmp/lambda.json" || fail "model --lambda --format json"
 expect_err 2 "a what-if projection (nvscale model --format json), not a measurement" "$NVS" report --no-plots \
     -o "$tmp/rep" "$tmp/lambda.json"
+# a run that measured only training (nvscale train) or only GPU pairs (nvscale p2p) has a report: what it measured
+python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+for k in ('collectives', 'sweep'): d.pop(k)
+json.dump(d, open(sys.argv[2], 'w'))
+for k in ('train', 'scaling', 'transports'): d.pop(k)
+d['p2p'] = {'copy_bytes': 268435456, 'pairs': [{'src': 0, 'dst': 1, 'path': 'P2P', 'class': 'NV18', 'uni_gbps': 390.1,
+            'bidir_gbps': 760.2, 'latency_us': 2.1, 'bound_gbps': 478.1, 'pct_of_bound': 81.6, 'wrong': 0}]}
+json.dump(d, open(sys.argv[3], 'w'))
+d['p2p'] = {'pairs': [], 'skipped': [{'host': 'vm', 'what': 'p2p', 'why': 'one GPU'}]}
+json.dump(d, open(sys.argv[4], 'w'))" tests/fixtures/runs/h200x2_nvlink.json "$tmp/train_only.json" "$tmp/p2p_only.json" \
+    "$tmp/p2p_none.json" || stop "cannot make the partial runs"
+"$NVS" report --no-plots -o "$tmp/tr" "$tmp/train_only.json" >/dev/null 2>"$tmp/tr.err" || fail "train-only run: $(cat "$tmp/tr.err")"
+grep -q "^### Training step" "$tmp/tr/report.md" || fail "train-only run: no training section"
+grep -q "busbw" "$tmp/tr/report.md" && fail "train-only run: a busbw table out of nothing"
+"$NVS" report --no-plots -o "$tmp/pp" "$tmp/p2p_only.json" >/dev/null 2>"$tmp/pp.err" || fail "p2p-only run: $(cat "$tmp/pp.err")"
+grep -q "^| 0 -> 1 | P2P | NV18 | 390.1 | 760.2 |" "$tmp/pp/report.md" || fail "p2p-only run: no pair row"
+expect2 "p2p_none.json: nothing to report" "$tmp/p2p_none.json"
 "$NVS" report --help >"$tmp/help" 2>&1 && grep -q "usage: nvscale report" "$tmp/help" || fail "--help"
 finish
