@@ -13,6 +13,7 @@
 #include "fuzz/fuzz_profile.c"
 #include "fuzz/fuzz_rules.c"
 #include "fuzz/fuzz_runjson.c"
+#include "fuzz/fuzz_topo_json.c"
 #include "t.h"
 
 typedef int (*harness_fn)(const uint8_t *, size_t);
@@ -71,7 +72,8 @@ static void t_preset(void) { replay("preset", nvs_fuzz_preset); }
 static void t_profile(void) { replay("profile", nvs_fuzz_profile); }
 static void t_rules(void) { replay("rules", nvs_fuzz_rules); }
 static void t_runjson(void) { replay("runjson", nvs_fuzz_runjson); }
+static void t_topo_json(void) { replay("topo_json", nvs_fuzz_topo_json); }
 
 T_LIST = {T_CASE(t_cli),     T_CASE(t_hwloc_xml), T_CASE(t_nccl_log), T_CASE(t_preset),
-          T_CASE(t_profile), T_CASE(t_rules),     T_CASE(t_runjson)};
+          T_CASE(t_profile), T_CASE(t_rules),     T_CASE(t_runjson),  T_CASE(t_topo_json)};
 T_MAIN
