@@ -4,6 +4,7 @@
 #include <jansson.h>
 
 #include "fuzz/fuzz.h"
+#include "fuzz/fuzz_topo.h"
 #include "topo/topo.h"
 
 #ifndef NVS_FUZZ_REPLAY
@@ -22,15 +23,7 @@ NVS_FUZZ_TARGET(hwloc_xml)
     FILE *sink = nvs_fuzz_sink();
     nvs_topology *t = NULL;
     if (nvs_topo_discover_xml_buffer("fuzz.xml", (const char *)data, size, &t) != NVS_OK) return 0;
-    nvs_topo_print(t, sink);
-    nvs_topo_print_csv(t, sink);
-    int n = t->ngpus < 8 ? t->ngpus : 8, pick[8], all[8];
-    for (int i = 0; i < n; i++) all[i] = i;
-    nvs_topo_hop hop;
-    nvs_topo_ring_bound_gbps(t, all, n, 1, &hop);
-    nvs_topo_ring_bound_gbps(t, all, n, 0, &hop);
-    if (n >= 2) nvs_topo_pick_gpus(t, 2, 1, pick);
-    nvs_topo_pick_gpus(t, n, 0, pick);
+    nvs_fuzz_topo_use(t, sink);
     json_t *j = nvs_topo_to_json(t);
     nvs_topology *back = NULL;
     char err[256];

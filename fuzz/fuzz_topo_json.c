@@ -5,6 +5,7 @@
 #include <jansson.h>
 
 #include "fuzz/fuzz.h"
+#include "fuzz/fuzz_topo.h"
 #include "topo/topo.h"
 
 NVS_FUZZ_TARGET(topo_json)
@@ -20,14 +21,7 @@ NVS_FUZZ_TARGET(topo_json)
     }
     json_decref(j);
     FILE *sink = nvs_fuzz_sink();
-    nvs_topo_print(t, sink);
-    nvs_topo_print_csv(t, sink);
-    int n = t->ngpus < 8 ? t->ngpus : 8, pick[8], all[8];
-    for (int i = 0; i < n; i++) all[i] = i;
-    nvs_topo_hop hop;
-    nvs_topo_ring_bound_gbps(t, all, n, 1, &hop);
-    nvs_topo_ring_bound_gbps(t, all, n, 0, &hop);
-    if (n >= 2) nvs_topo_pick_gpus(t, 2, 1, pick);
+    nvs_fuzz_topo_use(t, sink);
     int rev[64], nr = t->ngpus < 64 ? t->ngpus : 64;
     for (int i = 0; i < nr; i++) rev[i] = nr - 1 - i;
     if ((s = nvs_topo_subset(t, rev, nr))) nvs_topo_print_matrix(s, sink);

@@ -159,32 +159,33 @@ nvs_result_t nvs_topo_alloc_nics(nvs_topology *t, int n)
 }
 
 /* --- cells ------------------------------------------------------------------------------------------------- */
+/* The cell of (x, y), x of host hx at slot sx and y of host hy at slot sy, in host hx's block that starts at
+ * `off` with `width` cells a row; SIZE_MAX when they are of different hosts (nothing stored: NET). */
+static size_t block_cell(int hx, int hy, size_t off, int sx, int sy, int width)
+{
+    return hx != hy ? SIZE_MAX : off + (size_t)sx * (size_t)width + (size_t)sy;
+}
+
 /* SIZE_MAX: out of range, not laid out, or of different hosts */
 static size_t pair_index(const nvs_topology *t, int a, int b)
 {
     if (!t || !t->blocks || a < 0 || b < 0 || a >= t->ngpus || b >= t->ngpus) return SIZE_MAX;
-    int h = t->gpus[a].host;
-    if (h != t->gpus[b].host) return SIZE_MAX;
-    const nvs_topo_block *k = &t->blocks[h];
-    return k->pair_off + (size_t)t->gpu_slot[a] * (size_t)k->ngpus + (size_t)t->gpu_slot[b];
+    const nvs_topo_block *k = &t->blocks[t->gpus[a].host];
+    return block_cell(t->gpus[a].host, t->gpus[b].host, k->pair_off, t->gpu_slot[a], t->gpu_slot[b], k->ngpus);
 }
 
 static size_t gpu_nic_index(const nvs_topology *t, int g, int n)
 {
     if (!t || !t->gpu_nic_cls || g < 0 || n < 0 || g >= t->ngpus || n >= t->nnics) return SIZE_MAX;
-    int h = t->gpus[g].host;
-    if (h != t->nics[n].host) return SIZE_MAX;
-    const nvs_topo_block *k = &t->blocks[h];
-    return k->gpu_nic_off + (size_t)t->gpu_slot[g] * (size_t)k->nnics + (size_t)t->nic_slot[n];
+    const nvs_topo_block *k = &t->blocks[t->gpus[g].host];
+    return block_cell(t->gpus[g].host, t->nics[n].host, k->gpu_nic_off, t->gpu_slot[g], t->nic_slot[n], k->nnics);
 }
 
 static size_t nic_nic_index(const nvs_topology *t, int a, int b)
 {
     if (!t || !t->nic_nic_cls || a < 0 || b < 0 || a >= t->nnics || b >= t->nnics) return SIZE_MAX;
-    int h = t->nics[a].host;
-    if (h != t->nics[b].host) return SIZE_MAX;
-    const nvs_topo_block *k = &t->blocks[h];
-    return k->nic_nic_off + (size_t)t->nic_slot[a] * (size_t)k->nnics + (size_t)t->nic_slot[b];
+    const nvs_topo_block *k = &t->blocks[t->nics[a].host];
+    return block_cell(t->nics[a].host, t->nics[b].host, k->nic_nic_off, t->nic_slot[a], t->nic_slot[b], k->nnics);
 }
 
 nvs_topo_pair *nvs_topo_pair_cell(nvs_topology *t, int a, int b)
