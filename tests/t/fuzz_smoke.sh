@@ -1,7 +1,7 @@
 #!/bin/sh
-# Every libFuzzer harness of fuzz/ (profiles, rules, presets, run.json, hwloc XML, topology JSON, NCCL log,
-# command line) built with clang and run a few seconds (FUZZ_SMOKE_S, default 3) on its corpus and seeds: nothing
-# crashes, leaks, hangs or trips ASan/UBSan (fuzz/README.md). The long runs are `make fuzz FUZZ_S=N`; the inputs found so far
+# Every libFuzzer harness of fuzz/ (profiles, rules, presets, run.json, hwloc XML, topology JSON, NCCL log, command
+# line) built with clang and run a few seconds (FUZZ_SMOKE_S, default 3) on its corpus and seeds: nothing crashes,
+# leaks, hangs or trips ASan/UBSan (fuzz/README.md). The long runs are `make fuzz FUZZ_S=N`; the inputs found so far
 # are replayed by every make check in tests/unit/test_fuzz_corpus.c. Skipped under make check SAN=... (the plain
 # make check runs it: the fuzz build is sanitized already) and where clang has no libFuzzer.
 cd "$(dirname "$0")/../.." || exit 1
