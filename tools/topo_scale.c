@@ -1,7 +1,8 @@
 /* How the topology scales with hosts (a CPU benchmark, no GPU): H copies of one host's saved hwloc XML (the HGX
  * fixture: 8 GPUs, 8 NICs) are merged as the gather merges them, written as run.json's "topology", read back, and
- * cut to every GPU in round-robin rank order (--map-by node), as placement does. Prints the wall time of each
- * step, the JSON's size and the peak RSS, and checks that the read-back classes are the merged ones.
+ * cut to every GPU in round-robin rank order (--map-by node), as placement does, then the bound of a ring over
+ * them all (what the explanation of each N computes). Prints the wall time of each step, the JSON's size and the
+ * peak RSS, and checks that the read-back classes are the merged ones.
  * Usage: build/topo_scale [HOSTS [XML]]   (make topo-scale; results/cpu-topo-scale/) */
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,12 +101,15 @@ int main(int argc, char **argv)
     for (int r = 0; r < n; r++) order[r] = (r % (int)hosts) * per + r / (int)hosts; /* rank r on host r % H */
     nvs_topology *sub = nvs_topo_subset(back, order, n);
     double t4 = now();
+    nvs_topo_hop hop; /* the bound of a ring over every GPU, as the explanation of each N asks it */
+    double ring = sub ? nvs_topo_ring_bound_gbps(sub, order, n, 1, &hop) : -1;
+    double t5 = now();
     int ok = sub && same_classes(m, back);
     for (int r = 0; ok && r < n; r++)
         for (int q = 0; ok && q < n; q += 7) ok = !strcmp(nvs_topo_pair_class(sub, r, q), nvs_topo_pair_class(m, order[r], order[q]));
-    printf("hosts=%ld gpus=%d nics=%d merge_s=%.3f write_s=%.3f json_mb=%.2f read_s=%.3f subset_s=%.3f peak_rss_mb=%ld "
-           "classes=%s\n", hosts, m->ngpus, m->nnics, t1 - t0, t2 - t1, (double)bytes / 1e6, t3 - t2, t4 - t3,
-           peak_rss_mb(), ok ? "same" : "DIFFERENT");
+    printf("hosts=%ld gpus=%d nics=%d merge_s=%.3f write_s=%.3f json_mb=%.2f read_s=%.3f subset_s=%.3f ring_s=%.3f "
+           "ring_gbps=%.6g peak_rss_mb=%ld classes=%s\n", hosts, m->ngpus, m->nnics, t1 - t0, t2 - t1,
+           (double)bytes / 1e6, t3 - t2, t4 - t3, t5 - t4, ring, peak_rss_mb(), ok ? "same" : "DIFFERENT");
     nvs_topo_free(sub);
     nvs_topo_free(back);
     nvs_topo_free(m);

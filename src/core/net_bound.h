@@ -16,9 +16,10 @@ typedef struct {
     const char *machine;
 } nvs_net_end;
 
-/* GB/s per direction, or -1 when no bound is known; `source` (len bytes) says why. `given_gbps` > 0: the rate a
- * topology file gives ("net_gbps"), which overrides the NICs'. Otherwise the slower side's NICs: a ring's bytes cross both
- * hosts' links. Virtual hosts of one machine have no NIC between them: unknown. */
+/* GB/s per direction, or -1 when no bound is known; `source` (len bytes; NULL and 0: not wanted) says why.
+ * `given_gbps` > 0: the rate a topology file gives ("net_gbps"), which overrides the NICs'. Otherwise the slower
+ * side's NICs: a ring's bytes cross both hosts' links. Virtual hosts of one machine have no NIC between them:
+ * unknown. */
 double nvs_net_hop_bound(const nvs_net_end *a, const nvs_net_end *b, double given_gbps, char *source, size_t len);
 
 #endif

@@ -214,6 +214,36 @@ static void expect_pick(nvs_topology *t, int n, int best, const int *want)
         if (got[i] != want[i]) T_FAIL("pick n=%d best=%d: position %d is GPU%d, expected GPU%d", n, best, i, got[i], want[i]);
 }
 
+/* The searches ask for values only (no hop: no text is made); each value equals the one given with its text, for
+ * every pair of every fixture and both paths (P2P, host memory), and across hosts (given rate, NICs unknown). */
+static void t_value_only(void)
+{
+    const char *files[] = {"pcie8.xml", "nvlink_pairs.xml", "nvswitch8.xml", "h200x2.xml", "hgx8nic.xml"};
+    nvs_topology *parts[5] = {0}, *m = NULL;
+    for (int f = 0; f < 5; f++) {
+        parts[f] = load(files[f]);
+        if (!parts[f]) T_FAIL("cannot load %s", files[f]);
+        snprintf(parts[f]->hosts[0].name, sizeof parts[f]->hosts[0].name, "host%d", f);
+    }
+    T_EQ_I(nvs_topo_merge(parts, 5, &m), NVS_OK);
+    int checked = 0;
+    for (int given = 0; given < 2; given++) {
+        m->net_gbps = given ? 12.5 : 0;
+        for (int a = 0; a < m->ngpus; a++)
+            for (int b = 0; b < m->ngpus; b++)
+                for (int p2p = 0; p2p < 2; p2p++) {
+                    nvs_topo_hop h;
+                    double with = nvs_topo_pair_hop(m, a, b, p2p, &h), alone = nvs_topo_pair_hop(m, a, b, p2p, NULL);
+                    if (with != alone) T_FAIL("GPU%d-GPU%d p2p %d: %g with its text, %g without", a, b, p2p, with, alone);
+                    T_ASSERT(h.source[0] != '\0');
+                    checked++;
+                }
+    }
+    T_ASSERT(checked > 2000);
+    for (int f = 0; f < 5; f++) nvs_topo_free(parts[f]);
+    nvs_topo_free(m);
+}
+
 static void t_placement(void)
 {
     nvs_topology *t = load("nvlink_pairs.xml");
@@ -278,6 +308,6 @@ static void t_placement_scale(void)
     nvs_topo_free(t);
 }
 
-T_LIST = {T_CASE(t_placement_scale), T_CASE(t_pcie_rates), T_CASE(t_nvlink_rates), T_CASE(t_pair_bounds), T_CASE(t_net_bound),
+T_LIST = {T_CASE(t_value_only), T_CASE(t_placement_scale), T_CASE(t_pcie_rates), T_CASE(t_nvlink_rates), T_CASE(t_pair_bounds), T_CASE(t_net_bound),
           T_CASE(t_ring_search), T_CASE(t_ring_fixtures), T_CASE(t_placement)};
 T_MAIN
