@@ -3,7 +3,8 @@
  * cut to every GPU in round-robin rank order (--map-by node), as placement does, then the bound of a ring over
  * them all (what the explanation of each N computes). Prints the wall time of each step, the JSON's size and the
  * peak RSS, and checks that the read-back classes are the merged ones.
- * Usage: build/topo_scale [HOSTS [XML]]   (make topo-scale; results/cpu-topo-scale/) */
+ * --pick: also placement's greedy search for half the GPUs (--placement best).
+ * Usage: build/topo_scale [HOSTS] [HWLOC_XML] [--pick]   (make topo-scale; results/cpu-topo-scale/) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,15 +46,24 @@ static int same_classes(const nvs_topology *t, const nvs_topology *u)
 
 int main(int argc, char **argv)
 {
-    char *end = NULL;
-    long hosts = argc > 1 ? strtol(argv[1], &end, 10) : 64;
-    const char *xml = argc > 2 ? argv[2] : "tests/fixtures/topo/hgx8nic.xml";
-    if (argc > 3) {
-        fprintf(stderr, "topo_scale: unexpected argument '%s' (usage: topo_scale [HOSTS] [HWLOC_XML])\n", argv[3]);
-        return 2;
+    const char *pos[2] = {NULL, NULL}, *usage = "usage: topo_scale [HOSTS] [HWLOC_XML] [--pick]";
+    int npos = 0, pick = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--pick")) pick = 1;
+        else if (argv[i][0] == '-' && argv[i][1] && (argv[i][1] < '0' || argv[i][1] > '9')) {
+            fprintf(stderr, "topo_scale: unknown option '%s' (%s)\n", argv[i], usage);
+            return 2;
+        } else if (npos < 2) pos[npos++] = argv[i];
+        else {
+            fprintf(stderr, "topo_scale: unexpected argument '%s' (%s)\n", argv[i], usage);
+            return 2;
+        }
     }
-    if (argc > 1 && (end == argv[1] || *end || hosts < 1 || hosts > NVS_TOPO_MAX_GPUS)) {
-        fprintf(stderr, "topo_scale: HOSTS '%s': expected a whole number from 1 to %d\n", argv[1], NVS_TOPO_MAX_GPUS);
+    char *end = NULL;
+    long hosts = pos[0] ? strtol(pos[0], &end, 10) : 64;
+    const char *xml = pos[1] ? pos[1] : "tests/fixtures/topo/hgx8nic.xml";
+    if (pos[0] && (end == pos[0] || *end || hosts < 1 || hosts > NVS_TOPO_MAX_GPUS)) {
+        fprintf(stderr, "topo_scale: HOSTS '%s': expected a whole number from 1 to %d\n", pos[0], NVS_TOPO_MAX_GPUS);
         return 2;
     }
     char *text = NULL;
@@ -104,12 +114,18 @@ int main(int argc, char **argv)
     nvs_topo_hop hop; /* the bound of a ring over every GPU, as the explanation of each N asks it */
     double ring = sub ? nvs_topo_ring_bound_gbps(sub, order, n, 1, &hop) : -1;
     double t5 = now();
+    /* --pick: placement's greedy search for half the GPUs (--placement best), O(N n^2) */
+    int *picked = pick ? malloc((size_t)(n ? n : 1) * sizeof *picked) : NULL;
+    int pick_rc = pick && picked && sub && n >= 2 ? nvs_topo_pick_gpus(sub, n / 2, 1, picked) : -1;
+    double t6 = now();
+    free(picked);
     int ok = sub && same_classes(m, back);
     for (int r = 0; ok && r < n; r++)
         for (int q = 0; ok && q < n; q += 7) ok = !strcmp(nvs_topo_pair_class(sub, r, q), nvs_topo_pair_class(m, order[r], order[q]));
     printf("hosts=%ld gpus=%d nics=%d merge_s=%.3f write_s=%.3f json_mb=%.2f read_s=%.3f subset_s=%.3f ring_s=%.3f "
            "ring_gbps=%.6g peak_rss_mb=%ld classes=%s\n", hosts, m->ngpus, m->nnics, t1 - t0, t2 - t1,
            (double)bytes / 1e6, t3 - t2, t4 - t3, t5 - t4, ring, peak_rss_mb(), ok ? "same" : "DIFFERENT");
+    if (pick) printf("pick_half_s=%.3f pick_rc=%d\n", t6 - t5, pick_rc);
     nvs_topo_free(sub);
     nvs_topo_free(back);
     nvs_topo_free(m);

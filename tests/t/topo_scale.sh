@@ -10,6 +10,8 @@ expect 2 "HOSTS 'x': expected a whole number from 1 to 4096" build/topo_scale x
 expect 2 "HOSTS '0'" build/topo_scale 0
 expect 2 "more than 4096 GPUs" build/topo_scale 513
 expect 2 "cannot read tests/fixtures/topo/none.xml" build/topo_scale 2 tests/fixtures/topo/none.xml
+expect 2 "unknown option '--bogus'" build/topo_scale --bogus
+expect 0 "pick_half_s=[0-9.]+ pick_rc=0" build/topo_scale 4 --pick
 small=$(build/topo_scale 16) || fail "topo_scale 16: $small"
 big=$(build/topo_scale 64) || fail "topo_scale 64: $big"
 for line in "$small" "$big"; do
