@@ -6,29 +6,13 @@
 #include <string.h>
 
 #include "fleet/fleet.h"
+#include "report/md_fmt.h"
 #include "report/report.h"
+#include "report/report_topo.h"
 #include "explain/explain.h"
 #include "core/escape.h"
 #include "core/units.h"
 #include "runjson/sanity.h"
-
-#define DASH "—"
-
-/* ---- formatting ------------------------------------------------------------------------------------------- */
-
-/* Text from a run.json in Markdown (a table cell, a heading, a paragraph): core/escape.h, so that a host or
- * collective name cannot end the cell, the row or the block, nor become a link, an image or HTML. */
-static void cell(FILE *f, const char *s)
-{
-    if (!s || !*s) {
-        fputs(DASH, f);
-        return;
-    }
-    nvs_esc_fputs(NVS_ESC_MD, s, f);
-}
-
-/* The same for printf: escaped into buf */
-static const char *md(const char *s, char *buf, size_t len) { return nvs_esc_md(s, buf, len); }
 
 /* Inline code (a file path, a command line): inside backticks Markdown escapes do not work, so control
  * characters are made visible (core/escape.h, terminal form) and a backtick or '|' (the end of the span, of
@@ -44,26 +28,6 @@ void nvs_report_md_code(FILE *f, const char *s)
     }
     free(buf);
     fputc('`', f);
-}
-
-static const char *fnum(double v, const char *fmt, char *buf, size_t len)
-{
-    if (isnan(v)) return DASH;
-    snprintf(buf, len, fmt, v);
-    return buf;
-}
-
-static const char *fsize(double bytes, char *buf, size_t len)
-{
-    if (isnan(bytes) || bytes < 0) return DASH;
-    return nvs_format_size((size_t)bytes, buf, len);
-}
-
-static const char *fint(long long v, char *buf, size_t len)
-{
-    if (v < 0) return DASH;
-    snprintf(buf, len, "%lld", v);
-    return buf;
 }
 
 /* ---- shared helpers ---------------------------------------------------------------------------------------- */
@@ -315,63 +279,6 @@ static void sanity_section(const nvs_run *r, FILE *f)
         fprintf(f, "\n");
     }
     if (n > 32) fprintf(f, "- **WARN** and %zu more of these\n", n - 32);
-    fprintf(f, "\n");
-}
-
-static void topology_section(const nvs_run *r, FILE *f)
-{
-    const nvs_run_topology *t = &r->topology;
-    if (!t->present || !t->ngpus) return;
-    fprintf(f, "### Topology\n\n");
-    if (t->source) {
-        fprintf(f, "Source: ");
-        cell(f, t->source);
-        fprintf(f, ". Classes as `nvidia-smi topo -m`: NV# = # NVLinks, PIX = one PCIe switch, PXB = several, "
-                   "PHB = a CPU host bridge, NODE = between host bridges of one NUMA node, SYS = between NUMA "
-                   "nodes.\n\n");
-    }
-    fprintf(f, "| |");
-    for (size_t j = 0; j < t->ngpus; j++) fprintf(f, " GPU%d |", t->gpus[j].index);
-    fprintf(f, " NUMA | CPU affinity |\n|---|");
-    for (size_t j = 0; j < t->ngpus; j++) fprintf(f, "---|");
-    fprintf(f, "---|---|\n");
-    for (size_t i = 0; i < t->ngpus; i++) {
-        fprintf(f, "| GPU%d |", t->gpus[i].index);
-        for (size_t j = 0; j < t->ngpus; j++) {
-            if (i == j) {
-                fprintf(f, " X |");
-                continue;
-            }
-            nvs_run_pair_buf nb;
-            const nvs_run_pair *p = nvs_run_pair_of(r, t->gpus[i].index, t->gpus[j].index, &nb);
-            fputc(' ', f);
-            cell(f, p ? p->cls : NULL);
-            fprintf(f, " |");
-        }
-        char b[32];
-        fprintf(f, " %s | ", fint(t->gpus[i].numa_node, b, sizeof b));
-        cell(f, t->gpus[i].cpuset);
-        fprintf(f, " |\n");
-    }
-    fprintf(f, "\n");
-    int hosts = 0;
-    for (size_t i = 1; i < t->ngpus && !hosts; i++)
-        hosts = t->gpus[i].host && t->gpus[0].host && strcmp(t->gpus[i].host, t->gpus[0].host);
-    if (hosts) /* run.json lists the pairs within a host only (since 3 December 2026) */
-        fprintf(f, "GPUs of different hosts are NET: a ring crossing hosts is bounded by the slower GPU's network "
-                   "(its nearest NICs, `net` in run.json), or by `net_gbps` when a topology file gives one.\n\n");
-    if (!t->npairs) return;
-    fprintf(f, "| GPUs | class | CUDA P2P | bound (GB/s per direction) | bound from |\n|---|---|---|---|---|\n");
-    for (size_t k = 0; k < t->npairs; k++) {
-        const nvs_run_pair *p = &t->pairs[k];
-        char b[32];
-        fprintf(f, "| %d-%d | ", p->a, p->b);
-        cell(f, p->cls);
-        fprintf(f, " | %s | %s | ", p->p2p_cuda < 0 ? DASH : p->p2p_cuda ? "yes" : "no",
-                fnum(p->bound_gbps, "%.1f", b, sizeof b));
-        cell(f, p->bound_source);
-        fprintf(f, " |\n");
-    }
     fprintf(f, "\n");
 }
 
@@ -1058,7 +965,7 @@ nvs_result_t nvs_report_write_md(const nvs_report *rep, FILE *f)
         const nvs_run *r = &rep->runs[i];
         run_header(rep, i, f);
         sanity_section(r, f);
-        topology_section(r, f);
+        nvs_report_topology_md(r, f);
         p2p_section(r, f);
         coll_tables(r, f);
         scaling_tables(r, f);
