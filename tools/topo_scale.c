@@ -66,59 +66,61 @@ int main(int argc, char **argv)
         fprintf(stderr, "topo_scale: HOSTS '%s': expected a whole number from 1 to %d\n", pos[0], NVS_TOPO_MAX_GPUS);
         return 2;
     }
-    char *text = NULL;
-    nvs_topology *one = NULL;
+    /* every exit goes through `done`, freeing what it holds (the sanitizer build counts a leak as a failure) */
+    int rc = 1, n = 0;
+    char *text = NULL, *s = NULL;
+    nvs_topology *one = NULL, **parts = NULL, *m = NULL, *back = NULL, *sub = NULL;
+    int *keep = NULL, *order = NULL, *picked = NULL;
+    json_t *jb = NULL;
     if (nvs_read_text_file(xml, 64u << 20, &text) != NVS_OK ||
         nvs_topo_discover_xml_buffer(xml, text, strlen(text), &one) != NVS_OK) {
         fprintf(stderr, "topo_scale: cannot read %s\n", xml);
-        return 2;
+        rc = 2;
+        goto done;
     }
-    free(text);
     if ((long)one->ngpus * hosts > NVS_TOPO_MAX_GPUS) {
         fprintf(stderr, "topo_scale: %ld hosts of %d GPUs: more than %d GPUs\n", hosts, one->ngpus, NVS_TOPO_MAX_GPUS);
-        return 2;
+        rc = 2;
+        goto done;
     }
-    nvs_topology **parts = calloc((size_t)hosts, sizeof *parts);
-    int *keep = malloc((size_t)(one->ngpus ? one->ngpus : 1) * sizeof *keep);
-    if (!parts || !keep) return 1;
+    parts = calloc((size_t)hosts, sizeof *parts);
+    keep = malloc((size_t)(one->ngpus ? one->ngpus : 1) * sizeof *keep);
+    if (!parts || !keep) goto done;
     for (int i = 0; i < one->ngpus; i++) keep[i] = i;
     for (long h = 0; h < hosts; h++) {
-        if (!(parts[h] = nvs_topo_subset(one, keep, one->ngpus))) return 1;
+        if (!(parts[h] = nvs_topo_subset(one, keep, one->ngpus))) goto done;
         snprintf(parts[h]->hosts[0].name, sizeof parts[h]->hosts[0].name, "node%04ld", h);
     }
     double t0 = now();
-    nvs_topology *m = NULL, *back = NULL;
-    if (nvs_topo_merge(parts, (int)hosts, &m) != NVS_OK) return 1;
+    if (nvs_topo_merge(parts, (int)hosts, &m) != NVS_OK) goto done;
     double t1 = now();
     json_t *j = nvs_topo_to_json(m);
-    char *s = j ? json_dumps(j, JSON_COMPACT) : NULL;
+    s = j ? json_dumps(j, JSON_COMPACT) : NULL;
     json_decref(j);
-    if (!s) return 1;
+    if (!s) goto done;
     double t2 = now();
     size_t bytes = strlen(s);
-    json_t *jb = json_loads(s, 0, NULL);
-    free(s);
+    jb = json_loads(s, 0, NULL);
     char err[256] = "";
     if (!jb || nvs_topo_from_json(jb, &back, err, sizeof err) != NVS_OK) {
         fprintf(stderr, "topo_scale: read back: %s\n", err);
-        return 1;
+        goto done;
     }
-    json_decref(jb);
     double t3 = now();
-    int n = m->ngpus, per = one->ngpus;
-    int *order = malloc((size_t)(n ? n : 1) * sizeof *order);
-    if (!order) return 1;
+    n = m->ngpus;
+    int per = one->ngpus;
+    order = malloc((size_t)(n ? n : 1) * sizeof *order);
+    if (!order) goto done;
     for (int r = 0; r < n; r++) order[r] = (r % (int)hosts) * per + r / (int)hosts; /* rank r on host r % H */
-    nvs_topology *sub = nvs_topo_subset(back, order, n);
+    sub = nvs_topo_subset(back, order, n);
     double t4 = now();
     nvs_topo_hop hop; /* the bound of a ring over every GPU, as the explanation of each N asks it */
     double ring = sub ? nvs_topo_ring_bound_gbps(sub, order, n, 1, &hop) : -1;
     double t5 = now();
     /* --pick: placement's greedy search for half the GPUs (--placement best), O(N n^2) */
-    int *picked = pick ? malloc((size_t)(n ? n : 1) * sizeof *picked) : NULL;
+    picked = pick ? malloc((size_t)(n ? n : 1) * sizeof *picked) : NULL;
     int pick_rc = pick && picked && sub && n >= 2 ? nvs_topo_pick_gpus(sub, n / 2, 1, picked) : -1;
     double t6 = now();
-    free(picked);
     int ok = sub && same_classes(m, back);
     for (int r = 0; ok && r < n; r++)
         for (int q = 0; ok && q < n; q += 7) ok = !strcmp(nvs_topo_pair_class(sub, r, q), nvs_topo_pair_class(m, order[r], order[q]));
@@ -126,13 +128,19 @@ int main(int argc, char **argv)
            "ring_gbps=%.6g peak_rss_mb=%ld classes=%s\n", hosts, m->ngpus, m->nnics, t1 - t0, t2 - t1,
            (double)bytes / 1e6, t3 - t2, t4 - t3, t5 - t4, ring, peak_rss_mb(), ok ? "same" : "DIFFERENT");
     if (pick) printf("pick_half_s=%.3f pick_rc=%d\n", t6 - t5, pick_rc);
+    rc = ok ? 0 : 1;
+done:
+    json_decref(jb);
+    free(s);
+    free(text);
     nvs_topo_free(sub);
     nvs_topo_free(back);
     nvs_topo_free(m);
-    for (long h = 0; h < hosts; h++) nvs_topo_free(parts[h]);
+    for (long h = 0; parts && h < hosts; h++) nvs_topo_free(parts[h]);
     nvs_topo_free(one);
     free(parts);
     free(keep);
     free(order);
-    return ok ? 0 : 1;
+    free(picked);
+    return rc;
 }
