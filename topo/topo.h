@@ -33,9 +33,9 @@
  * the bound of every pair grow with the square of the GPU count (4096 GPUs took > 300 s, 2048 GPUs 4.7 GB). */
 #define NVS_TOPO_MAX_GPUS_PER_HOST 256
 /* GPUs of a gathered (many-host) topology or one read from a run.json (nvs_topo_alloc refuses more). Classes are
- * kept host by host (topo_store.c): 512 hosts of 8 GPUs and 8 NICs merge, write and read back in 2.1 s and 0.2 GB
- * (2 cores; 42.6 s and 5.8 GB with the full matrices before 3 December 2026). Pair searches over every GPU
- * (placement, subsets) still take n^2 steps. */
+ * kept host by host (topo_store.c): 512 hosts of 8 GPUs and 8 NICs merge, write and read back in about 1.3 s
+ * (2 cores; 35 s with the full matrices before 3 December 2026, results/cpu-topo-scale). A ring over every GPU
+ * takes n^2 steps (0.75 s at this count), placement's greedy search N n^2 (95 s for half of them). */
 #define NVS_TOPO_MAX_GPUS 4096
 #define NVS_TOPO_MAX_XML_BYTES (64 << 20)
 /* Network functions of one host: a few PFs and, with SR-IOV, up to 127 VFs each (ConnectX); the NIC-to-NIC
