@@ -332,6 +332,14 @@ static nvs_result_t discover_live(nvs_topology **out)
         } else if (!g->nvlink.known)
             snprintf(g->nvlink.why_unknown, sizeof g->nvlink.why_unknown, "%.127s", nvml_why);
     }
+    /* the host's NICs as hwloc found them (live: with sysfs's link layer, state and rate): their classes to the
+     * GPUs and each GPU's NET bound are made by nvs_topo_classify_all below, from the PCIe paths. They were left
+     * behind here until 3 December 2026, so a live run knew no NIC and no NET bound. */
+    if (hw && hw->nnics > 0) {
+        if ((res = nvs_topo_alloc_nics(t, hw->nnics)) != NVS_OK) goto out;
+        memcpy(t->nics, hw->nics, (size_t)hw->nnics * sizeof *t->nics);
+        for (int k = 0; k < t->nnics; k++) t->nics[k].host = 0;
+    }
     /* NVLink peers: bus id -> our GPU (a peer hidden by CUDA_VISIBLE_DEVICES stays -1) */
     for (int i = 0; i < ngpus; i++)
         for (int k = 0; k < t->gpus[i].nvlink.nlinks; k++) {

@@ -77,10 +77,18 @@ static void netdev_link(const char *root, nvs_topo_nic *nic, int rdma)
         for (char *c = line; *c; c++) *c = (char)(*c >= 'a' && *c <= 'z' ? *c - 32 : *c);
         snprintf(nic->state, sizeof nic->state, "%.15s", line);
     }
-    if (read_line(line, sizeof line, "%s/class/net/%s/speed", root, nic->netdev)) return;
+    if (read_line(line, sizeof line, "%s/class/net/%s/speed", root, nic->netdev)) {
+        snprintf(nic->rate_source, sizeof nic->rate_source, "sysfs class/net/%.32s/speed: unreadable", nic->netdev);
+        return;
+    }
     char *end;
     long mbps = strtol(line, &end, 10);
-    if (end == line || mbps <= 0 || mbps > 100000000) return; /* -1: unknown (link down, no ethtool settings) */
+    if (end == line || mbps <= 0 || mbps > 100000000) { /* -1: unknown (link down, no ethtool settings, virtio) */
+        snprintf(nic->rate_source, sizeof nic->rate_source,
+                 "sysfs class/net/%.20s/speed is %.6s: no rate (virtual port or link down)",
+                 nic->netdev, line);
+        return;
+    }
     nic->gbps = mbps / 8000.0;
     snprintf(nic->rate, sizeof nic->rate, "%ld Mb/s", mbps);
     snprintf(nic->rate_source, sizeof nic->rate_source, "sysfs class/net/%.32s/speed", nic->netdev);

@@ -41,7 +41,8 @@ def rows(path):
             out[f[0]] = f[1:1 + n]
     return out
 smi, ours = rows(sys.argv[1]), rows(sys.argv[2])
-# the GPU columns: nvidia-smi lists RDMA NICs only, nvscale also the VM's Ethernet port (eth0, a NIC column)
+# the GPU columns: nvidia-smi lists RDMA NICs only, nvscale also the VM's Ethernet port (eth0, a NIC column,
+# checked below)
 ours = {g: c[:len(smi.get(g, []))] for g, c in ours.items()}
 if not smi or smi != ours:
     print("FAIL: classes differ from nvidia-smi topo -m: nvidia-smi %s, nvscale %s" % (smi, ours))
@@ -84,6 +85,13 @@ p = t["pairs"][0]
 want(p["class"] == "NV18" and p["pcie_class"] == "PHB", "h200: pair classes %s/%s" % (p["class"], p["pcie_class"]))
 want(abs(p["bound_gbps"] - 478.125) < 1e-9 and p["bound_link"] == "NVLink", "h200: bound %s" % p["bound_gbps"])
 want(p["p2p"]["nvml_read"] == "OK" and p["p2p"]["cuda"] is None, "h200: p2p %s" % p["p2p"])
+# the host's NICs come with the live topology too (they were left behind until 3 December 2026): the VM's virtio
+# Ethernet port on the GPUs' host bridge, and each GPU's NET line names it
+nics = t["nics"]
+want([x["name"] for x in nics] == ["eth0"] and nics[0]["kind"] == "Ethernet", "h200: nics %s" % [x["name"] for x in nics])
+want(nics and nics[0]["gpu_classes"] == ["PHB", "PHB"] and nics[0]["nic_classes"] == ["X"],
+     "h200: NIC classes %s" % [(x["gpu_classes"], x["nic_classes"]) for x in nics])
+want(g["net"]["class"] == "PHB" and g["net"]["nearest"] == "eth0", "h200: GPU0's NET %s" % g["net"])
 
 n = load("hopper7.json")["gpus"][1]["nvlink"]
 want(abs(n["gbps_per_link"] - 26.562) < 1e-9 and "NVML" in n["source"], "hopper7: rate %s from %s" % (n["gbps_per_link"], n["source"]))

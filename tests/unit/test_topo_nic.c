@@ -269,6 +269,7 @@ static void t_sysfs(void)
     nvs_topo_nic_sysfs(root, &c, 0);
     T_EQ_S(c.state, "DOWN");
     T_EQ_I(c.gbps > 0, 0);
+    T_EQ_S(c.rate_source, "sysfs class/net/eno1/speed is -1: no rate (virtual port or link down)");
     /* a name that is a path is never read */
     nvs_topo_nic d = {.numa_node = -1};
     snprintf(d.name, sizeof d.name, "../../etc");
