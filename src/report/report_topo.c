@@ -20,6 +20,7 @@ typedef struct {
     size_t *gpus;
     size_t n;
     int group;
+    int first; /* the first host of its group: the one the others are compared with */
 } host_gpus;
 
 static int same_str(const char *a, const char *b) { return !strcmp(a ? a : "", b ? b : ""); }
@@ -144,11 +145,14 @@ static void group_numbering(const nvs_run *r, const host_gpus *hs, size_t nh, in
 static void several_hosts(const nvs_run *r, host_gpus *hs, size_t nh, FILE *f)
 {
     int ngroups = 0;
-    for (size_t k = 0; k < nh; k++) {
+    for (size_t k = 0; k < nh; k++) { /* each host against the first host of each group so far */
         hs[k].group = -1;
         for (size_t m = 0; m < k && hs[k].group < 0; m++)
-            if (hs[m].group >= 0 && alike(r, &hs[m], &hs[k])) hs[k].group = hs[m].group;
-        if (hs[k].group < 0) hs[k].group = ngroups++;
+            if (hs[m].first && alike(r, &hs[m], &hs[k])) hs[k].group = hs[m].group;
+        if (hs[k].group < 0) {
+            hs[k].group = ngroups++;
+            hs[k].first = 1;
+        }
     }
     fprintf(f, "%zu hosts, %d layout%s of the GPUs within a host. GPUs of different hosts are NET: a ring crossing "
                "hosts is bounded by the slower GPU's network (its nearest NICs, `net` in run.json), or by `net_gbps` "
