@@ -46,7 +46,8 @@ for i in range(3):
         c = i * 10 + j
         ev.append(dict(ph="X", cat="cuda_runtime", name="cudaLaunchKernel", ts=i * 100 + j * 5, dur=1, tid=tid,
                        args=dict(correlation=c)))
-        ev.append(dict(ph="X", cat="kernel", name=name, ts=i * 100 + j * 5 + 2, dur=1, tid=7, args=dict(correlation=c)))
+        ev.append(dict(ph="X", cat="kernel", name=name, ts=i * 100 + j * 5 + 2, dur=1 + 2 * (j == 0), tid=7,
+                       args=dict(correlation=c)))
 json.dump(dict(traceEvents=ev), open(sys.argv[1], "w"))
 PY
 python3 tools/device/kernel_census.py "$d/trace.json" >"$d/census" 2>&1 || fail "census: $(cat "$d/census")"
@@ -58,6 +59,9 @@ check "d['steps']" 2
 check "d['kernels_per_step']" 4.0
 check "d['by_pass']" "{'autograd': 2.0, 'main': 1.0, 'optimizer': 1.0}"
 check "(d['top'][0]['name'], d['top'][0]['per_step'])" "('elementwise_kernel', 2.0)"
+check "d['by_kind_us']" "{'gemm_conv': 3.0, 'optimizer': 1.0, 'other': 2.0}"
+check "[(t['name'], t['us_per_step'], t['calls_per_step']) for t in d['top_time'][:2]]" \
+    "[('sm90_xmma_gemm', 3.0, 1.0), ('elementwise_kernel', 2.0, 2.0)]"
 echo '{"traceEvents": []}' >"$d/empty.json"
 expect 2 "fewer than 2 nvs_step_ marks" python3 tools/device/kernel_census.py "$d/empty.json"
 echo '[1, 2]' >"$d/list.json"

@@ -14,6 +14,8 @@ Per trace, over the steps marked nvs_step_<i> (the first dropped, as ddp_bench's
                             kernels) is split out of "main"
   by_kind                   kernels per step by ddp_bench.kernel_kind
   top                       the most frequent kernel names, calls per step and pass
+  by_kind_us                GPU time per step by kind (kernels' durations summed, overlaps counted twice)
+  top_time                  the kernel names that take the most GPU time: us and calls per step, kind and pass
 A kernel is matched to its launch by the trace's correlation id; one with no launch found is counted under
 "unmatched". Exit 2 on a file that is not such a trace.
 """
@@ -50,7 +52,7 @@ def census(trace, top):
         elif cat in ("cuda_runtime", "cuda_driver") and "correlation" in args:
             launches[args["correlation"]] = e.get("tid")
         elif cat == "kernel":
-            kernels.append((ts, name, args.get("correlation")))
+            kernels.append((ts, name, args.get("correlation"), dur))
     windows.sort()
     if len(windows) < 2:
         raise ValueError("fewer than 2 nvs_step_ marks")
@@ -59,7 +61,8 @@ def census(trace, top):
     n = len(windows)
     by_pass, by_kind = collections.Counter(), collections.Counter()
     names = collections.Counter()
-    for ts, name, corr in kernels:
+    kind_us, name_us, name_n = collections.Counter(), collections.Counter(), collections.Counter()
+    for ts, name, corr, dur in kernels:
         i = bisect.bisect_right(starts, ts) - 1
         if i < 0 or ts > windows[i][1]:
             continue
@@ -74,11 +77,18 @@ def census(trace, top):
         by_pass[p] += 1
         by_kind[kind] += 1
         names[(p, name[:120])] += 1
+        kind_us[kind] += dur
+        name_us[(kind, p, name[:160])] += dur
+        name_n[(kind, p, name[:160])] += 1
     total = sum(by_pass.values())
     return dict(steps=n, kernels_per_step=total / n,
                 by_pass={k: v / n for k, v in sorted(by_pass.items())},
                 by_kind={k: v / n for k, v in sorted(by_kind.items())},
-                top=[dict(name=nm, passname=p, per_step=c / n) for (p, nm), c in names.most_common(top)])
+                top=[dict(name=nm, passname=p, per_step=c / n) for (p, nm), c in names.most_common(top)],
+                by_kind_us={k: round(v / n, 1) for k, v in sorted(kind_us.items())},
+                top_time=[dict(name=nm, kind=k, passname=p, us_per_step=round(us / n, 1),
+                               calls_per_step=name_n[(k, p, nm)] / n)
+                          for (k, p, nm), us in name_us.most_common(top)])
 
 
 def main():
