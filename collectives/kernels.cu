@@ -151,16 +151,43 @@ __global__ void sgd_kernel(float *w, float *m, const void *g, int g_bf16, size_t
     }
 }
 
-__global__ void convert_kernel(const void *src, int src_elem, void *dst, int dst_bf16, size_t count)
+__global__ void convert_kernel(const void *src, int src_elem, void *dst, int dst_elem, size_t count)
 {
     for (size_t k = blockIdx.x * (size_t)blockDim.x + threadIdx.x; k < count; k += (size_t)gridDim.x * blockDim.x) {
         float v = src_elem == NVS_ELEM_BF16  ? __bfloat162float(((const __nv_bfloat16 *)src)[k])
                   : src_elem == NVS_ELEM_F16 ? __half2float(((const __half *)src)[k])
                                              : ((const float *)src)[k];
-        if (dst_bf16)
+        if (dst_elem == NVS_ELEM_BF16)
             ((__nv_bfloat16 *)dst)[k] = __float2bfloat16_rn(v);
+        else if (dst_elem == NVS_ELEM_F16)
+            ((__half *)dst)[k] = __float2half_rn(v);
         else
             ((float *)dst)[k] = v;
+    }
+}
+
+// y += a * x, y float and x float in 16-byte accesses (both 16-byte aligned: PyTorch's foreach kernels move
+// 4 floats per access where they can, multi_tensor_apply's ILP), else one element per thread and x of any
+// element type
+__global__ void axpy4_kernel(float4 *y, const float4 *x, size_t nvec, float a)
+{
+    for (size_t k = blockIdx.x * (size_t)blockDim.x + threadIdx.x; k < nvec; k += (size_t)gridDim.x * blockDim.x) {
+        float4 u = y[k], v = x[k];
+        u.x += a * v.x;
+        u.y += a * v.y;
+        u.z += a * v.z;
+        u.w += a * v.w;
+        y[k] = u;
+    }
+}
+
+__global__ void axpy_kernel(float *y, const void *x, int x_elem, size_t count, float a)
+{
+    for (size_t k = blockIdx.x * (size_t)blockDim.x + threadIdx.x; k < count; k += (size_t)gridDim.x * blockDim.x) {
+        float v = x_elem == NVS_ELEM_BF16  ? __bfloat162float(((const __nv_bfloat16 *)x)[k])
+                  : x_elem == NVS_ELEM_F16 ? __half2float(((const __half *)x)[k])
+                                           : ((const float *)x)[k];
+        y[k] += a * v;
     }
 }
 
@@ -271,11 +298,31 @@ extern "C" int nvs_kern_sgd(float *w, float *m, const void *g, int g_bf16, size_
     return cudaGetLastError();
 }
 
-extern "C" int nvs_kern_convert(const void *src, int src_elem, void *dst, int dst_bf16, size_t count,
+extern "C" int nvs_kern_convert(const void *src, int src_elem, void *dst, int dst_elem, size_t count,
                                 cudaStream_t s)
 {
     if (!count) return cudaSuccess;
-    if (src_elem < NVS_ELEM_F32 || src_elem > NVS_ELEM_F16) return cudaErrorInvalidValue;
-    convert_kernel<<<blocks_for(count), kThreads, 0, s>>>(src, src_elem, dst, dst_bf16, count);
+    if (src_elem < NVS_ELEM_F32 || src_elem > NVS_ELEM_F16 || dst_elem < NVS_ELEM_F32 || dst_elem > NVS_ELEM_F16)
+        return cudaErrorInvalidValue;
+    convert_kernel<<<blocks_for(count), kThreads, 0, s>>>(src, src_elem, dst, dst_elem, count);
+    return cudaGetLastError();
+}
+
+extern "C" int nvs_kern_axpy(float *y, const void *x, int x_elem, size_t count, float a, cudaStream_t s)
+{
+    if (!count) return cudaSuccess;
+    if (x_elem < NVS_ELEM_F32 || x_elem > NVS_ELEM_F16) return cudaErrorInvalidValue;
+    if (x_elem == NVS_ELEM_F32 && (uintptr_t)y % 16 == 0 && (uintptr_t)x % 16 == 0) {
+        size_t nvec = count / 4, body = nvec * 4;
+        if (nvec) {
+            axpy4_kernel<<<blocks_for(nvec), kThreads, 0, s>>>((float4 *)y, (const float4 *)x, nvec, a);
+            cudaError_t e = cudaGetLastError();
+            if (e != cudaSuccess) return e;
+        }
+        if (count > body)
+            axpy_kernel<<<1, kThreads, 0, s>>>(y + body, (const float *)x + body, x_elem, count - body, a);
+    } else {
+        axpy_kernel<<<blocks_for(count), kThreads, 0, s>>>(y, x, x_elem, count, a);
+    }
     return cudaGetLastError();
 }

@@ -42,9 +42,12 @@ int nvs_kern_sgd(float *w, float *m, const void *g, int g_bf16, size_t count, fl
  * (cuDNN's NCHW<->NHWC) does: accesses as wide as both pointers allow (16 bytes when dst - src is a multiple of
  * 16), whatever the offsets and size (collectives/copy_split.h), in one launch. */
 int nvs_kern_copy(void *dst, const void *src, size_t bytes, cudaStream_t s);
-/* Copy a float, bfloat16 or half buffer (src_elem: NVS_ELEM_*) into a float or bfloat16 one (dst_bf16): a
- * weight gradient into the gradients' type. */
-int nvs_kern_convert(const void *src, int src_elem, void *dst, int dst_bf16, size_t count, cudaStream_t s);
+/* Copy a float, bfloat16 or half buffer (src_elem: NVS_ELEM_*) into another of any of those types (dst_elem): a
+ * weight gradient into the gradients' type, fp32 parameters into the half-precision copy autocast makes. */
+int nvs_kern_convert(const void *src, int src_elem, void *dst, int dst_elem, size_t count, cudaStream_t s);
+/* y += a * x over `count` elements, y float, x float, bfloat16 or half (x_elem): one of the foreach passes of an
+ * unfused optimizer (PyTorch's SGD: momentum += grad, param += -lr * momentum). */
+int nvs_kern_axpy(float *y, const void *x, int x_elem, size_t count, float a, cudaStream_t s);
 
 #ifdef __cplusplus
 }

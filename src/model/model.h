@@ -223,8 +223,10 @@ void nvs_layer_us(const nvs_layer *l, int first, int batch, const nvs_gpu_spec *
 /* A memory-bound pass moving `bytes` (read + write counted) at sustained memory bandwidth (us), scaled as
  * compute is. */
 double nvs_mem_pass_us(double bytes, const nvs_gpu_spec *g, const nvs_compute_terms *t);
-/* Optimizer pass: params x (4+4 w, 4+4 m, grad_bytes g) bytes at sustained memory bandwidth (us). */
-double nvs_optimizer_us(double params, double grad_bytes, const nvs_gpu_spec *g, const nvs_compute_terms *t);
+/* Optimizer (SGD with momentum) at sustained memory bandwidth (us): one fused pass, params x (4+4 w, 4+4 m,
+ * grad_bytes g) bytes; as three foreach passes (foreach = 1, workload/framework.h), params x (28 + grad_bytes). */
+double nvs_optimizer_us(double params, double grad_bytes, int foreach, const nvs_gpu_spec *g,
+                        const nvs_compute_terms *t);
 
 /* --- buckets and the overlap schedule -------------------------------------------------------------------------- */
 

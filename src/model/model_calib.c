@@ -514,6 +514,8 @@ nvs_result_t nvs_calibrate(const char *run_path, const nvs_presets *ps, const nv
                 out->fw.grad_scaler = t->fw_grad_scaler > 0;
                 out->fw.broadcast_buffers = t->fw_broadcast_buffers > 0; /* runs before it had none */
                 out->fw.host_us_per_buffer_op = isfinite(t->fw_host_us_per_buffer_op) ? t->fw_host_us_per_buffer_op : 0;
+                out->fw.weight_casts = t->fw_weight_casts > 0; /* runs before 3 December 2026 had neither */
+                out->fw.optimizer_foreach = t->fw_optimizer_foreach > 0;
                 out->fw.source = "the run's train.framework";
                 if (t->conv_engine && !strcmp(t->conv_engine, "cudnn") && t->conv_layers == t->conv_geometry_layers) {
                     /* cuDNN ran every convolution with a geometry and made its layout transforms inside them: no

@@ -185,6 +185,15 @@ static nvs_result_t step_lanes(const nvs_model_config *c, const nvs_model_bucket
             fwd[i] += fw->nchw_copies_fwd * one;
             if (!ly->nograd) bwd[i] += fw->nchw_copies_bwd * one;
         }
+        /* autocast's weight casts (framework.h weight_casts): the layer's fp32 parameters read and written in 16 bits
+         * before its forward GEMM; backward, its 16-bit weight gradient read and written in fp32 (the matrix only,
+         * as train_gpu.c casts it) */
+        if (fw->weight_casts && half && ly->gemm_m > 0 && ly->params > 0) {
+            double cnt = fmin(ly->params, ly->gemm_n * ly->gemm_k);
+            double one = nvs_mem_pass_us(cnt * (4.0 + esz), &c->gpu, &c->ct);
+            fwd[i] += one;
+            if (!ly->nograd) bwd[i] += one;
+        }
         /* the reducer copies the layer's gradients into its bucket */
         if (copies && !ly->nograd && ly->params > 0)
             bwd[i] += nvs_mem_pass_us(2.0 * ly->params * c->grad_bytes, &c->gpu, &c->ct);
@@ -195,7 +204,8 @@ static nvs_result_t step_lanes(const nvs_model_config *c, const nvs_model_bucket
     double grads = p->total_params * c->grad_bytes;
     if (scaler) /* unscale_ with its inf/NaN check, one pass; the host then waits for found_inf */
         after[na++] = (nvs_lane_item){op, nvs_mem_pass_us(2.0 * grads, &c->gpu, &c->ct), 1};
-    after[na++] = (nvs_lane_item){op, nvs_optimizer_us(p->total_params, c->grad_bytes, &c->gpu, &c->ct), 0};
+    const int foreach = fw && fw->optimizer_foreach;
+    after[na++] = (nvs_lane_item){op, nvs_optimizer_us(p->total_params, c->grad_bytes, foreach, &c->gpu, &c->ct), 0};
     if (scaler) after[na++] = (nvs_lane_item){op, 0, 0}; /* the scale's update */
     /* DDP's buffer broadcast (framework.h) before the forward of the step with the reducer; not under no_sync(),
      * the compute-only step (train/step.c says why) */

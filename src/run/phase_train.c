@@ -214,6 +214,9 @@ static json_t *train_json(const nvs_ctx *run, const char *model, const nvs_profi
                                   pl->framework->broadcast_buffers, "host_us_per_buffer_op",
                                   pl->framework->host_us_per_buffer_op, "source", pl->framework->source,
                                   "cpu_work_units_per_us", work_rate));
+    json_object_set_new(json_object_get(o, "framework"), "weight_casts", json_boolean(pl->framework->weight_casts));
+    json_object_set_new(json_object_get(o, "framework"), "optimizer_foreach",
+                        json_boolean(pl->framework->optimizer_foreach));
     if (charged[0] >= 0) {
         json_t *fwj = json_object_get(o, "framework");
         json_object_set_new(fwj, "ops_per_step", json_real(charged[0]));

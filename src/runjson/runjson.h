@@ -142,7 +142,7 @@ typedef struct {
     /* the framework's numbers the run used (train.framework): NAN / -1 where the run does not say */
     double fw_host_us_per_op, fw_reducer_us_per_bucket, fw_nchw_copies_fwd, fw_nchw_copies_bwd,
         fw_host_us_per_buffer_op;
-    int fw_autocast, fw_bucket_copy, fw_grad_scaler, fw_broadcast_buffers;
+    int fw_autocast, fw_bucket_copy, fw_grad_scaler, fw_broadcast_buffers, fw_weight_casts, fw_optimizer_foreach;
     /* how the step ran its convolutions (train.conv.engine: "cudnn" or "gemm"; NULL in runs without it), and how
      * many of those with a geometry it ran there (train.conv.layers, .geometry_layers; -1 absent) */
     const char *conv_engine;

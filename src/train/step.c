@@ -92,6 +92,19 @@ static nvs_result_t layout_copies(nvs_train_exec *x, int l, int backward)
     return NVS_OK;
 }
 
+/* Autocast's weight cast before layer l's forward GEMM (framework.h weight_casts): at half precision, a layer with
+ * a GEMM and parameters. Memory traffic like the layout copies, so it runs in every variant of the step. */
+static nvs_result_t weight_cast(nvs_train_exec *x, int l)
+{
+    const nvs_train_plan *pl = x->plan;
+    const nvs_layer *ly = &pl->profile->layers[l];
+    if (!pl->framework->weight_casts || !nvs_precision_info_of(pl->precision)->half || ly->gemm_m <= 0 ||
+        ly->params <= 0)
+        return NVS_OK;
+    ISSUE(x, NVS_ISSUE_COPIES, x->ops->cast_weights(x, l));
+    return NVS_OK;
+}
+
 static int native_norm(const nvs_train_exec *x, int l) { return x->norm_native && x->norm_native[l]; }
 
 /* a batch norm's issue kind: in the library, or in the executor's own kernels */
@@ -160,6 +173,7 @@ static nvs_result_t issue_step(nvs_train_exec *x, int mode)
     for (int l = 0; l < p->nlayers; l++) {
         const nvs_layer *ly = &p->layers[l];
         op_work(x, layer_ops(pl, l, 0));
+        NVS_CHECK(weight_cast(x, l));
         if (ly->gemm_m > 0 && mode != NVS_STEP_NO_GEMM) ISSUE(x, gemm_kind(x, l), x->ops->gemm(x, l, NVS_GEMM_FWD));
         NVS_CHECK(layout_copies(x, l, 0));
         NVS_CHECK(passes(x, l, 0));

@@ -21,6 +21,9 @@ struct nvs_train_exec_ops {
     /* `copies` copies of layer l's output to scratch (a library's layout transform: the tensor read once and
      * written once elsewhere, by the SMs); a fraction copies that share of it. */
     nvs_result_t (*copy_out)(nvs_train_exec *x, int layer, double copies);
+    /* Autocast's cast of layer l's fp32 parameters into the 16-bit copy its forward GEMM reads (a framework with
+     * weight_casts, at half precision: step.c). */
+    nvs_result_t (*cast_weights)(nvs_train_exec *x, int layer);
     /* The gradient of a layer with parameters but no GEMM (embedding, norm): one pass over its slot. */
     nvs_result_t (*grad_pass)(nvs_train_exec *x, int layer);
     /* Layer l's batch norm run as a norm (x->norm_native[l]): forward, or backward with its parameters'

@@ -351,21 +351,25 @@ static nvs_result_t ggemm(nvs_train_exec *x, int l, int kind)
                               ab, m, ct, CUBLAS_GEMM_DEFAULT));
         break;
     default: {
-        /* into the layer's gradient slot when its parameters hold the whole matrix and the types agree;
-         * otherwise into fp32 scratch, then cast or copied into the gradients (autocast's half-precision weight
-         * gradient accumulated into fp32 .grad, or bf16 gradients of an fp32 step) */
-        size_t slot = (size_t)ly->params;
-        int same_type = el == NVS_ELEM_BF16 ? pl->grad_bf16 : el == NVS_ELEM_F32 && !pl->grad_bf16;
-        int direct = slot >= (size_t)k * (size_t)n && same_type;
+        /* A layer without parameters (attention's second operand): an activation's gradient, in the step's type.
+         * Under autocast (weight_casts, half precision) the weight's gradient is computed in 16 bits, as autograd
+         * does for the 16-bit copy, then cast into the fp32 gradient (the cast's backward). Otherwise straight into
+         * the layer's gradient slot when its parameters hold the whole matrix and cuBLAS can write the gradients'
+         * type (fp32 from any operands; bf16 from bf16), else fp32 scratch cast into them (bf16 gradients of an
+         * fp32 or fp16 step). */
+        size_t slot = (size_t)ly->params, kn = (size_t)k * (size_t)n;
+        const int half = el != NVS_ELEM_F32;
+        const int cast16 = half && pl->framework->weight_casts && !pl->grad_bf16;
+        const int writable = pl->grad_bf16 ? el == NVS_ELEM_BF16 : 1;
+        const int direct = slot >= kn && !cast16 && writable;
         void *C = direct ? (char *)g->grads + pl->grad_offset[l] * (pl->grad_bf16 ? 2 : 4) : (void *)g->ws_w;
-        cudaDataType_t ct_out = direct ? (pl->grad_bf16 ? CUDA_R_16BF : CUDA_R_32F) : CUDA_R_32F;
+        const int out_el = direct ? (pl->grad_bf16 ? NVS_ELEM_BF16 : NVS_ELEM_F32)
+                                  : (slot == 0 || cast16 ? el : NVS_ELEM_F32);
         BLAS_TRY(cublasGemmEx(g->blas, CUBLAS_OP_T, CUBLAS_OP_N, k, n, m, &one, g->ws_x, ab, m, Y, ab, m, &zero, C,
-                              ct_out, k, ct, CUBLAS_GEMM_DEFAULT));
-        if (!direct && slot > 0) {
-            size_t cnt = slot < (size_t)k * (size_t)n ? slot : (size_t)k * (size_t)n;
-            CUDA_TRY(nvs_kern_convert(g->ws_w, 0, (char *)g->grads + pl->grad_offset[l] * (pl->grad_bf16 ? 2 : 4),
-                                      pl->grad_bf16, cnt, g->compute));
-        }
+                              cuda_type_of(out_el), k, ct, CUBLAS_GEMM_DEFAULT));
+        if (!direct && slot > 0)
+            CUDA_TRY(nvs_kern_convert(g->ws_w, out_el, (char *)g->grads + pl->grad_offset[l] * (pl->grad_bf16 ? 2 : 4),
+                                      pl->grad_bf16 ? NVS_ELEM_BF16 : NVS_ELEM_F32, slot < kn ? slot : kn, g->compute));
         break;
     }
     }
@@ -384,6 +388,20 @@ static nvs_result_t gew(nvs_train_exec *x, int l, double passes)
     for (int i = 0; i < whole; i++) CUDA_TRY(nvs_kern_axpb(Y, count, el, 0.999f, 0.001f, g->compute));
     size_t part = (size_t)((passes - whole) * (double)count); /* a fractional pass: that share of the tensor */
     if (part) CUDA_TRY(nvs_kern_axpb(Y, part, el, 0.999f, 0.001f, g->compute));
+    return NVS_OK;
+}
+
+/* Autocast's cast of layer l's fp32 parameters (the master copy) into the 16-bit weights its forward reads: the
+ * matrix's share of them (a bias, at most a 1/K-th of the parameters, stays out: the weights buffer holds the
+ * matrix only). */
+static nvs_result_t gcast(nvs_train_exec *x, int l)
+{
+    struct gpu_impl *g = G(x);
+    const nvs_train_plan *pl = x->plan;
+    const nvs_layer *ly = &pl->profile->layers[l];
+    size_t kn = (size_t)(ly->gemm_n * ly->gemm_k), cnt = (size_t)ly->params < kn ? (size_t)ly->params : kn;
+    CUDA_TRY(nvs_kern_convert(g->master + pl->grad_offset[l], NVS_ELEM_F32, (char *)g->weights + pl->w_off[l] * g->es,
+                              elem_of(pl), cnt, g->compute));
     return NVS_OK;
 }
 
@@ -443,7 +461,15 @@ static nvs_result_t gopt(nvs_train_exec *x)
     struct gpu_impl *g = G(x);
     const nvs_train_plan *pl = x->plan;
     /* SGD with momentum 0.9, lr 1e-4 (values do not matter; the memory traffic does). Gradients are summed by
-     * the all-reduce and divided by N here, as DDP averages them. */
+     * the all-reduce and divided by N here, as DDP averages them. A framework whose optimizer runs foreach passes
+     * (framework.h) makes three: momentum *= mu, momentum += grad, param += -lr * momentum. */
+    if (pl->framework->optimizer_foreach) {
+        const int gel = pl->grad_bf16 ? NVS_ELEM_BF16 : NVS_ELEM_F32;
+        CUDA_TRY(nvs_kern_axpb(g->momentum, pl->grad_elems, NVS_ELEM_F32, 0.9f, 0.0f, g->compute));
+        CUDA_TRY(nvs_kern_axpy(g->momentum, g->grads, gel, pl->grad_elems, 1.0f / (float)x->nranks, g->compute));
+        CUDA_TRY(nvs_kern_axpy(g->master, g->momentum, NVS_ELEM_F32, pl->grad_elems, -1e-4f, g->compute));
+        return NVS_OK;
+    }
     CUDA_TRY(nvs_kern_sgd(g->master, g->momentum, g->grads, pl->grad_bf16, pl->grad_elems, 1.0f / (float)x->nranks,
                           1e-4f, 0.9f, g->compute));
     return NVS_OK;
@@ -567,7 +593,8 @@ static void gteardown(nvs_train_exec *x)
 }
 
 static const struct nvs_train_exec_ops gpu_ops = {
-    .name = "GPU", .setup = gsetup, .gemm = ggemm, .ew = gew, .copy_out = gcopy, .grad_pass = ggrad,
+    .name = "GPU", .setup = gsetup, .gemm = ggemm, .ew = gew, .copy_out = gcopy, .cast_weights = gcast,
+    .grad_pass = ggrad,
     .bucket_ready = gbucket,
     .join_comm = gjoin, .unscale = gunscale, .optimizer = gopt, .sync = gsync, .mark = gmark, .span = gspan,
     .grad_to_bucket = ggrad_to_bucket, .bucket_to_grad = gbucket_to_grad, .memory = gmem, .norm = gnorm,

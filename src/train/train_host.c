@@ -195,6 +195,17 @@ static nvs_result_t hcopy(nvs_train_exec *x, int l, double copies)
     return NVS_OK;
 }
 
+/* Autocast's weight casts, likewise at half precision only (step.c): the host's copy is of the same type */
+static nvs_result_t hcast(nvs_train_exec *x, int l)
+{
+    struct host_impl *h = H(x);
+    const nvs_train_plan *pl = x->plan;
+    const nvs_layer *ly = &pl->profile->layers[l];
+    size_t kn = (size_t)(ly->gemm_n * ly->gemm_k), cnt = (size_t)ly->params < kn ? (size_t)ly->params : kn;
+    memcpy(h->weights + pl->w_off[l], h->master + pl->grad_offset[l], cnt * sizeof(float));
+    return NVS_OK;
+}
+
 static nvs_result_t hgrad(nvs_train_exec *x, int l)
 {
     struct host_impl *h = H(x);
@@ -361,7 +372,8 @@ static void hteardown(nvs_train_exec *x)
 }
 
 static const struct nvs_train_exec_ops host_ops = {
-    .name = "host", .setup = hsetup, .gemm = hgemm, .ew = hew, .copy_out = hcopy, .grad_pass = hgrad,
+    .name = "host", .setup = hsetup, .gemm = hgemm, .ew = hew, .copy_out = hcopy, .cast_weights = hcast,
+    .grad_pass = hgrad,
     .bucket_ready = hbucket,
     .join_comm = hjoin, .unscale = hunscale, .optimizer = hopt, .sync = hsync, .mark = hmark, .span = hspan,
     .grad_to_bucket = hgrad_to_bucket, .bucket_to_grad = hbucket_to_grad, .memory = hmem, .buffers = hbuffers,

@@ -7,7 +7,7 @@ static const nvs_framework frameworks[] = {
     {"pytorch-ddp",
      "PyTorch eager + DistributedDataParallel (defaults): host work per operation and per bucket, bucket copies, "
      "NCHW layout copies around convolutions at bf16/fp16, a gradient scaler at fp16, its buffers broadcast "
-     "before each synchronised forward",
+     "before each synchronised forward, autocast's weight casts at bf16/fp16, a foreach SGD",
      /* Fitted on ONE configuration, declared: lm290m at bf16, batch 8, on H200 (PyTorch 2.11), a host-bound step
       * (results/diag-issue9: 38.3 ms while the GPU was busy 25.9 ms). Its profile (tools/profiles/lm290m.prof)
       * dispatches 1,298 operations per step at bf16 (ops= 241 forward + 692 backward,
@@ -40,11 +40,18 @@ static const nvs_framework frameworks[] = {
       * batch 128 (two calls) and 64, the DDP step at world 1 loses a median 2.98 ms more with it than without
       * (results/h200x1-buffers, -buffers-r2, -buffers-b64; docs/fidelity.md): 2.98 ms / 163 operations. */
      1, 18.3,
+     /* autocast's weight casts and the foreach optimizer: PyTorch 2.11's profile of lm290m at bf16, batch 8, DDP at
+      * world 1 on H200 (results/h200x1-tfm-census2, census.txt) has 182 bfloat16_copy_kernel launches in the forward
+      * (0.83 ms per step) and 182 direct_copy_kernel launches in the backward (bf16 to fp32, 1.44 ms): one per
+      * parameter tensor of its GEMM layers (145) and per LayerNorm output (37, activations: not modelled); and 45
+      * multi_tensor_apply_kernel launches in the optimizer, 2.45 ms, where one fused pass of 20 bytes per
+      * parameter took nvscale's step 1.67 ms (ncu-lm290m-bf16-sum.txt) */
+     1, 1,
      "fitted on lm290m bf16 batch 8, H200, PyTorch 2.11: medians of 34 runs of the 1-GPU step without DDP and with "
      "DDP at world 1 (tools/fidelity_fit.py); operations per layer from tools/gen_profiles.py; NCHW layout copies "
      "counted in PyTorch's profile of resnet50 bf16 (results/h200x1-census)"},
     {"ideal", "the hardware alone: kernels queued at once, gradients written straight into the buckets", 0.0, 0.0, 0,
-     0, 0.0, 0.0, 0, 0, 0.0, "no framework cost"},
+     0, 0.0, 0.0, 0, 0, 0.0, 0, 0, "no framework cost"},
 };
 #define NFW ((int)(sizeof frameworks / sizeof frameworks[0]))
 

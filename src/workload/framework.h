@@ -13,7 +13,8 @@
  *                bucket, and after the all-reduces a copy back into the gradients (gradient_as_bucket_view=False,
  *                torch/nn/parallel/distributed.py; reducer.cpp); and around each convolution (conv=1) at bf16/fp16 the
  *                layout transforms cuDNN makes of PyTorch's default NCHW tensors, as copies of the layer's output;
- *                at fp16 its GradScaler (torch/amp/grad_scaler.py). */
+ *                at fp16 its GradScaler (torch/amp/grad_scaler.py); at bf16/fp16 autocast's weight casts; its
+ *                optimizer as foreach passes. */
 #ifndef NVS_FRAMEWORK_H
 #define NVS_FRAMEWORK_H
 
@@ -47,6 +48,17 @@ typedef struct {
      * dispatches them, not the interpreter, so they cost less than host_us_per_op */
     int broadcast_buffers;
     double host_us_per_buffer_op;
+    /* at bf16/fp16, autocast's casts on the GPU: before each forward GEMM (or convolution) the layer's fp32
+     * parameters cast into a 16-bit copy, and in the backward pass the weight gradient computed in 16 bits, then
+     * cast into the fp32 gradient (the cast's backward). Autocast casts again at every forward: its cache lives
+     * only inside the autocast region (torch/amp/autocast_mode.py). 0: the GEMMs read a 16-bit copy that is never
+     * refreshed and write fp32 weight gradients straight into the gradients */
+    int weight_casts;
+    /* the optimizer as separate passes over every parameter, as torch.optim.SGD with momentum runs on CUDA tensors
+     * by default (foreach=None picks foreach, torch/optim/optimizer.py _default_to_fused_or_foreach; _multi_tensor_sgd
+     * in torch/optim/sgd.py): momentum *= mu, momentum += grad, param += -lr * momentum, 32 bytes per fp32
+     * parameter; 0: one fused pass (read param, momentum, grad; write param, momentum: 20 bytes) */
+    int optimizer_foreach;
     const char *source;         /* where the numbers come from */
 } nvs_framework;
 

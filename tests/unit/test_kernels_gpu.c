@@ -1,7 +1,9 @@
 /* The GPU kernels of the training step: a library's layout transforms (collectives/kernels.h: nvs_kern_copy):
  * every byte arrives at every access width its split picks (collectives/copy_split.h: 16, 8, 4, 2 or 1 bytes,
  * with head and tail bytes around the body), and nothing outside the copy is touched; the element-wise pass
- * (nvs_kern_axpb) on every element, vectorized or not, and nothing past its end; the batch norm in nvscale's own
+ * (nvs_kern_axpb) on every element, vectorized or not, and nothing past its end; the foreach optimizer's pass
+ * (nvs_kern_axpy) likewise, from float, bf16 and fp16; the casts between those types (nvs_kern_convert), exact on
+ * small integers; the batch norm in nvscale's own
  * kernels (train/norm_kernels.h) against the textbook formulas computed here. Skipped without a GPU. */
 #include <cuda_runtime_api.h>
 #include <math.h>
@@ -109,6 +111,73 @@ static void t_axpb(void)
     }
 }
 
+/* y += -0.5 x over `count` floats at float offset `off` (y and x at the same offset: 16-byte vectors when it is a
+ * multiple of 4), x of element type `el` holding 2.0 (bf16 and fp16 0x4000) or i % 97 (float); the float after
+ * untouched */
+static void check_axpy(size_t off, size_t count, int el)
+{
+    float *y = (float *)dev_dst, *h = (float *)host_dst;
+    for (size_t i = 0; i < off + count + 1; i++) h[i] = (float)(i % 89);
+    T_EQ_I(cudaMemcpy(y, h, (off + count + 1) * 4, cudaMemcpyHostToDevice), cudaSuccess);
+    const size_t es = el == NVS_ELEM_F32 ? 4 : 2;
+    unsigned char *hx = host_src + N_BYTES / 2; /* x in the second halves of host_src and dev_src, kept equal */
+    for (size_t i = 0; i < off + count; i++) {
+        if (el == NVS_ELEM_F32) ((float *)hx)[i] = (float)(i % 97);
+        else ((unsigned short *)hx)[i] = 0x4000;
+    }
+    unsigned char *x = dev_src + N_BYTES / 2;
+    T_EQ_I(cudaMemcpy(x, hx, (off + count) * es, cudaMemcpyHostToDevice), cudaSuccess);
+    T_EQ_I(nvs_kern_axpy(y + off, x + off * es, el, count, -0.5f, 0), cudaSuccess);
+    T_EQ_I(cudaMemcpy(h, y, (off + count + 1) * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+    size_t bad = 0;
+    for (size_t i = 0; i < off + count + 1; i++) {
+        float want = (float)(i % 89);
+        if (i >= off && i < off + count) want += -0.5f * (el == NVS_ELEM_F32 ? (float)(i % 97) : 2.0f);
+        bad += h[i] != want;
+    }
+    T_EQ_U(bad, 0);
+}
+
+static void t_axpy(void)
+{
+    need_gpu();
+    check_axpy(0, 4096, NVS_ELEM_F32);  /* float4 only */
+    check_axpy(0, 4099, NVS_ELEM_F32);  /* and a tail of 3 */
+    check_axpy(1, 1000, NVS_ELEM_F32);  /* not 16-byte aligned: one element per thread */
+    check_axpy(0, 2, NVS_ELEM_F32);     /* all tail */
+    check_axpy(0, 1001, NVS_ELEM_BF16); /* bf16 gradients */
+    check_axpy(3, 1001, NVS_ELEM_F16);
+    T_EQ_I(nvs_kern_axpy((float *)dev_dst, dev_src, 7, 10, 1.0f, 0), cudaErrorInvalidValue);
+}
+
+/* every cast between float, bf16 and fp16 of the integers -64..63 (exact in all three), and nothing past the end */
+static void t_convert(void)
+{
+    need_gpu();
+    const size_t n = 128;
+    for (int from = NVS_ELEM_F32; from <= NVS_ELEM_F16; from++)
+        for (int to = NVS_ELEM_F32; to <= NVS_ELEM_F16; to++) {
+            float *f = (float *)host_dst;
+            for (size_t i = 0; i < n; i++) f[i] = (float)i - 64.0f;
+            /* the source in its type: float, or cast on the GPU from float (checked by the round trip below) */
+            T_EQ_I(cudaMemcpy(dev_dst, f, n * 4, cudaMemcpyHostToDevice), cudaSuccess);
+            unsigned char *src = dev_dst + 4096, *dst = dev_dst + 8192, *back = dev_dst + 16384;
+            T_EQ_I(nvs_kern_convert(dev_dst, NVS_ELEM_F32, src, from, n, 0), cudaSuccess);
+            T_EQ_I(cudaMemset(dst, 0xa5, 4 * (n + 1)), cudaSuccess);
+            T_EQ_I(nvs_kern_convert(src, from, dst, to, n, 0), cudaSuccess);
+            T_EQ_I(nvs_kern_convert(dst, to, back, NVS_ELEM_F32, n, 0), cudaSuccess);
+            T_EQ_I(cudaMemcpy(f, back, n * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+            size_t bad = 0;
+            for (size_t i = 0; i < n; i++) bad += f[i] != (float)i - 64.0f;
+            if (bad) T_FAIL("cast %d -> %d: %zu of %zu values wrong", from, to, bad, n);
+            unsigned char past[4];
+            const size_t es = to == NVS_ELEM_F32 ? 4 : 2;
+            T_EQ_I(cudaMemcpy(past, dst + n * es, es, cudaMemcpyDeviceToHost), cudaSuccess);
+            for (size_t b = 0; b < es; b++) T_EQ_U(past[b], 0xa5);
+        }
+    T_EQ_I(nvs_kern_convert(dev_src, NVS_ELEM_F32, dev_dst, 3, 1, 0), cudaErrorInvalidValue);
+}
+
 /* Batch norm forward and backward in fp32 on n x c x hw against the formulas in double */
 static void t_batchnorm(void)
 {
@@ -174,5 +243,6 @@ static void t_batchnorm(void)
     T_EQ_I(nvs_kern_bn_fwd(dev_dst, dev_dst, 7, 1, 1, 1, w, b, stats, 0.1f, 1e-5f, 0), cudaErrorInvalidValue);
 }
 
-T_LIST = {T_CASE(t_copy_aligned), T_CASE(t_copy_unaligned), T_CASE(t_axpb), T_CASE(t_batchnorm)};
+T_LIST = {T_CASE(t_copy_aligned), T_CASE(t_copy_unaligned), T_CASE(t_axpb), T_CASE(t_axpy), T_CASE(t_convert),
+          T_CASE(t_batchnorm)};
 T_MAIN

@@ -258,8 +258,11 @@ static void t_layer_times(void)
     REL(f, 2 * (2400 + 1600), 1e-12);
     /* optimizer: 1000 params x (16 + 4) bytes at 1 B/us */
     t = (nvs_compute_terms){1, 1, 1};
-    REL(nvs_optimizer_us(1000, 4, &g, &t), 20000, 1e-12);
-    REL(nvs_optimizer_us(1000, 2, &g, &t), 18000, 1e-12);
+    REL(nvs_optimizer_us(1000, 4, 0, &g, &t), 20000, 1e-12);
+    REL(nvs_optimizer_us(1000, 2, 0, &g, &t), 18000, 1e-12);
+    /* foreach: m *= mu (8 bytes), m += g (8 + 4), w += -lr m (12): PyTorch's SGD on CUDA */
+    REL(nvs_optimizer_us(1000, 4, 1, &g, &t), 32000, 1e-12);
+    REL(nvs_optimizer_us(1000, 2, 1, &g, &t), 30000, 1e-12);
 }
 
 /* The roofline of a GEMM, a convolution's rate, and a batch norm run as the framework runs it at each precision */
@@ -574,7 +577,7 @@ static void t_eval_framework(void)
     nvs_profile p;
     nvs_model_config c;
     toy_config(&c, &p);
-    nvs_framework fw = {"t", "test", 1e4, 0, 0, 0, 0, 0, 0, 0, 0, "test"};
+    nvs_framework fw = {"t", "test", 1e4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, "test"};
     c.fw = &fw;
     nvs_model_point pt;
     char err[256];
@@ -620,14 +623,18 @@ static void t_framework_counts(void)
         nvs_precision prec;
         int buckets;
         double ops, layout_bytes;
+        /* the weights autocast casts at half precision: the matrices of the layers with a GEMM and parameters
+         * (lm290m: 18 x (3 + 1 + 4 + 4) x 1024^2 + 32000 x 1024; resnet50: its 25,557,032 parameters less 53,120
+         * of batch norms and the classifier's 1,000 biases) */
+        double cast_elems;
     } want[] = {
-        {"tools/profiles/lm290m.prof", 8, NVS_PREC_BF16, 29, 1298 + 29, 0},
-        {"tools/profiles/lm290m.prof", 8, NVS_PREC_FP32, 29, 934 + 29, 0},
-        {"resnet50", 128, NVS_PREC_BF16, 5, 520 + 5, (78.0 + 167.0) / 53 * 2 * 11113984.0 * 128 * 2},
-        {"resnet50", 128, NVS_PREC_FP32, 5, 408 + 5, 0},
-        {"resnet50", 128, NVS_PREC_FP16, 5, 520 + 5 + 4, (78.0 + 167.0) / 53 * 2 * 11113984.0 * 128 * 2},
-        {"tools/profiles/lm290m.prof", 8, NVS_PREC_FP16, 29, 1298 + 29 + 4, 0},
-        {"bert-large-mlm128", 32, NVS_PREC_BF16, 38, 1962 + 38, 0},
+        {"tools/profiles/lm290m.prof", 8, NVS_PREC_BF16, 29, 1298 + 29, 0, 259260416},
+        {"tools/profiles/lm290m.prof", 8, NVS_PREC_FP32, 29, 934 + 29, 0, 0},
+        {"resnet50", 128, NVS_PREC_BF16, 5, 520 + 5, (78.0 + 167.0) / 53 * 2 * 11113984.0 * 128 * 2, 25502912},
+        {"resnet50", 128, NVS_PREC_FP32, 5, 408 + 5, 0, 0},
+        {"resnet50", 128, NVS_PREC_FP16, 5, 520 + 5 + 4, (78.0 + 167.0) / 53 * 2 * 11113984.0 * 128 * 2, 25502912},
+        {"tools/profiles/lm290m.prof", 8, NVS_PREC_FP16, 29, 1298 + 29 + 4, 0, 259260416},
+        {"bert-large-mlm128", 32, NVS_PREC_BF16, 38, 1962 + 38, 0, 303068986},
     };
     const nvs_framework *fw = nvs_framework_find("pytorch-ddp");
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
@@ -662,6 +669,21 @@ static void t_framework_counts(void)
         T_EQ_I(nvs_model_eval(&c, 1, 1, &b, err, sizeof err), NVS_OK);
         double bw = c.gpu.mem_gbps * 1e3 * c.ct.mem_eff; /* bytes per us */
         T_NEAR(a.t.compute_us - b.t.compute_us, want[i].layout_bytes / bw, 1e-6 * (1 + want[i].layout_bytes / bw));
+        /* autocast's weight casts, forward and backward, each a read and a write: 4 + 2 bytes per element */
+        nvs_framework no_casts = no_copies, fused;
+        no_casts.weight_casts = 0;
+        fused = no_casts;
+        fused.optimizer_foreach = 0;
+        nvs_model_point d, e;
+        c.fw = &no_casts;
+        T_EQ_I(nvs_model_eval(&c, 1, 1, &d, err, sizeof err), NVS_OK);
+        c.fw = &fused;
+        T_EQ_I(nvs_model_eval(&c, 1, 1, &e, err, sizeof err), NVS_OK);
+        double cast_us = 2 * want[i].cast_elems * 6 / bw;
+        T_NEAR(b.t.compute_us - d.t.compute_us, cast_us, 1e-6 * (1 + cast_us));
+        /* PyTorch's foreach SGD moves 12 bytes per parameter more than one fused pass (fp32 gradients) */
+        double opt_us = p.total_params * 12 / bw;
+        T_NEAR(d.t.compute_us - e.t.compute_us, opt_us, 1e-6 * (1 + opt_us));
         nvs_profile_free(&p);
     }
 }

@@ -180,6 +180,13 @@ static nvs_result_t dry_ew(nvs_train_exec *x, int l, double p)
     return NVS_OK;
 }
 static nvs_result_t dry_copy(nvs_train_exec *x, int l, double p) { (void)x, (void)l, (void)p; return NVS_OK; }
+static double dry_cast_elems; /* weight matrix elements autocast cast (framework weight_casts) */
+static nvs_result_t dry_cast(nvs_train_exec *x, int l)
+{
+    const nvs_layer *ly = &x->plan->profile->layers[l];
+    dry_cast_elems += ly->params < ly->gemm_n * ly->gemm_k ? ly->params : ly->gemm_n * ly->gemm_k;
+    return NVS_OK;
+}
 static nvs_result_t dry_norm(nvs_train_exec *x, int l, int bwd) { (void)x, (void)l; dry_norms[bwd ? 1 : 0]++; return NVS_OK; }
 static nvs_result_t dry_grad(nvs_train_exec *x, int l) { (void)x, (void)l; dry_grad_passes++; return NVS_OK; }
 static nvs_result_t dry_one(nvs_train_exec *x, int i) { (void)x, (void)i; return NVS_OK; }
@@ -189,7 +196,8 @@ static nvs_result_t dry_unscale(nvs_train_exec *x) { (void)x; dry_unscales++; re
 static int dry_buffer_calls; /* buffer broadcasts issued */
 static nvs_result_t dry_buffers(nvs_train_exec *x) { (void)x; dry_buffer_calls++; return NVS_OK; }
 static const struct nvs_train_exec_ops dry_ops = {
-    .name = "dry", .gemm = dry_layer, .ew = dry_ew, .copy_out = dry_copy, .grad_pass = dry_grad, .bucket_ready = dry_one,
+    .name = "dry", .gemm = dry_layer, .ew = dry_ew, .copy_out = dry_copy, .cast_weights = dry_cast, .grad_pass = dry_grad,
+    .bucket_ready = dry_one,
     .norm = dry_norm, .buffers = dry_buffers,
     .join_comm = dry_op, .unscale = dry_unscale, .optimizer = dry_op, .sync = dry_op, .mark = dry_one, .grad_to_bucket = dry_one,
     .bucket_to_grad = dry_one, .span = dry_span};
@@ -209,18 +217,22 @@ static void t_host_work_counts(void)
         nvs_precision prec;
         int buckets;
         double ops, tensors, layout_bytes, buffer_ops;
+        /* autocast's weight casts at bf16/fp16, each GEMM layer's matrix (test_model.c t_framework_counts says
+         * where the numbers come from) */
+        double cast_elems;
     } want[] = {
-        {"tools/profiles/lm290m.prof", 8, NVS_PREC_BF16, 29, 1298 + 29, 221, 0, 0},
-        {"tools/profiles/lm290m.prof", 8, NVS_PREC_FP32, 29, 934 + 29, 221, 0, 0},
+        {"tools/profiles/lm290m.prof", 8, NVS_PREC_BF16, 29, 1298 + 29, 221, 0, 0, 259260416},
+        {"tools/profiles/lm290m.prof", 8, NVS_PREC_FP32, 29, 934 + 29, 221, 0, 0, 0},
         /* the NCHW layout copies at bf16 (framework.h): (78 + 167) / 53 copies, each read and written, of the
          * outputs of the 53 convolutions, 11,113,984 elements per image (tools/gen_profiles.py --summary) */
-        {"resnet50", 128, NVS_PREC_BF16, 5, 520 + 5 + 163, 161, (78.0 + 167.0) / 53 * 2 * 11113984.0 * 128 * 2, 163},
-        {"resnet50", 128, NVS_PREC_FP32, 5, 408 + 5 + 163, 161, 0, 163},
+        {"resnet50", 128, NVS_PREC_BF16, 5, 520 + 5 + 163, 161, (78.0 + 167.0) / 53 * 2 * 11113984.0 * 128 * 2, 163,
+         25502912},
+        {"resnet50", 128, NVS_PREC_FP32, 5, 408 + 5 + 163, 161, 0, 163, 0},
         /* fp16: bf16's, and the GradScaler's 4 operations (the loss scaled, its backward, unscale_, update) */
         {"resnet50", 128, NVS_PREC_FP16, 5, 520 + 5 + 4 + 163, 161, (78.0 + 167.0) / 53 * 2 * 11113984.0 * 128 * 2,
-         163},
-        {"tools/profiles/lm290m.prof", 8, NVS_PREC_FP16, 29, 1298 + 29 + 4, 221, 0, 0},
-        {"bert-large-mlm128", 32, NVS_PREC_BF16, 38, 1962 + 38, 394, 0, 0},
+         163, 25502912},
+        {"tools/profiles/lm290m.prof", 8, NVS_PREC_FP16, 29, 1298 + 29 + 4, 221, 0, 0, 259260416},
+        {"bert-large-mlm128", 32, NVS_PREC_BF16, 38, 1962 + 38, 394, 0, 0, 303068986},
     };
     nvs_progress_enable(0);
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
@@ -233,7 +245,9 @@ static void t_host_work_counts(void)
         nvs_train_exec x = {.ops = &dry_ops, .plan = &pl, .nranks = 2}; /* work_per_us 0: counted, not done */
         nvs_step_medians m = {0};
         dry_unscales = dry_buffer_calls = 0;
+        dry_cast_elems = 0;
         T_EQ_I(nvs_train_time_steps(&x, NVS_STEP_FULL, 0, 1, 2, &m), NVS_OK);
+        T_NEAR(dry_cast_elems, want[i].cast_elems, 0);
         T_NEAR(x.host_buffer_ops, want[i].buffer_ops, 0);
         T_EQ_I(dry_buffer_calls, want[i].buffer_ops > 0);
         /* the host time owed: the buffer broadcast's operations at their own (lower) cost */
@@ -261,10 +275,12 @@ static void t_host_work_counts(void)
         T_NEAR(x.host_ops, want[i].ops - pl.nbuckets - want[i].buffer_ops, 0);
         T_NEAR(x.host_buffer_ops, 0, 0);
         T_EQ_I(dry_buffer_calls, 0);
-        /* the ideal framework broadcasts nothing, in the full step either */
+        /* the ideal framework broadcasts nothing, in the full step either, and casts no weights */
         nvs_train_plan_set_framework(&pl, nvs_framework_find("ideal"));
         T_EQ_I(pl.buffers, 0);
+        dry_cast_elems = 0;
         T_EQ_I(nvs_train_time_steps(&x, NVS_STEP_FULL, 0, 1, 2, &m), NVS_OK);
+        T_NEAR(dry_cast_elems, 0, 0);
         T_NEAR(x.host_buffer_ops, 0, 0);
         T_EQ_I(dry_buffer_calls, 0);
         nvs_train_plan_free(&pl);

@@ -4,7 +4,8 @@
 # tools/device/kernel_census.py: by_kind_us, top_time), beside every kernel of nvscale's step for the same shapes
 # under Nsight Compute ($NCU, durations only; read by tools/device/ncu_kernels.py) and a plain `nvscale train`
 # of them (gemm_us, no_gemm_us). Usage: tools/device/tfm_census.sh DIR
-# CONFIGS=model:precision:batch,... (ddp_bench's names) changes the shapes; NCU=0 skips Nsight Compute.
+# CONFIGS=model:precision:batch,... (ddp_bench's names) changes the shapes; PROFILE_NVS=0 skips Nsight Compute;
+# PROFILE_PT=0 skips PyTorch's profile (nvscale's kernels only, against a census made earlier in the session).
 . "$(dirname "$0")/lib.sh"
 R=$1
 O=${OUT:-/tmp}
@@ -15,11 +16,13 @@ gpu_build "$R" nvscale
 describe "$R"
 commands_header
 C=${CONFIGS:-lm290m:fp32:8,lm290m:bf16:8,bert-large:fp32:32,bert-large:bf16:32}
-step "PyTorch with the profiler"
-rec pt-prof timeout 300 python3 tools/ddp_bench.py --configs "$C" --steps 8 --warmup 3 --profile --profile-steps 3 \
-    --trace-dir "$R/traces" --json "$R/raw/pt-prof.jsonl" --max-seconds 280
-step census
-rec census python3 tools/device/kernel_census.py --top 60 "$R"/traces/*gpu1_ddp1*.json
+if [ "${PROFILE_PT:-1}" = 1 ]; then
+    step "PyTorch with the profiler"
+    rec pt-prof timeout 300 python3 tools/ddp_bench.py --configs "$C" --steps 8 --warmup 3 --profile \
+        --profile-steps 3 --trace-dir "$R/traces" --json "$R/raw/pt-prof.jsonl" --max-seconds 280
+    step census
+    rec census python3 tools/device/kernel_census.py --top 60 "$R"/traces/*gpu1_ddp1*.json
+fi
 # nvscale's names: the LM profile file ddp_bench's lm290m matches, the MLM BERT ddp_bench's bert-large runs
 nvs_model() {
     case $1 in
@@ -34,7 +37,7 @@ for cfg in ${C//,/ }; do
     step "nvscale $cfg"
     rec "nvs-$M-$P" timeout 120 ./nvscale train --model "$T" --precision "$P" --batch "$B" --gpus 1 --steps 8 \
         --warmup-steps 3 --out "$R/raw/nvs-$M-$P"
-    if [ "${NCU:-1}" = 1 ]; then
+    if [ "${PROFILE_NVS:-1}" = 1 ]; then
         # one step of each variant (full, compute-only, communication-only, compute-only without the framework's
         # host work, without GEMMs: src/run/phase_train.c), every kernel timed
         rec "ncu-$M-$P" timeout 240 $NCU --cache-control none --metrics gpu__time_duration.sum --csv \
