@@ -418,6 +418,17 @@ static void t_cudnn_run(void)
         T_FAIL("%s", err);
     T_ASSERT(cal.fw.nchw_copies_fwd > 1);
     T_EQ_I(cal.cfg.conv_native, 0);
+    /* a run made before autocast's weight casts and the foreach SGD came to the step had neither */
+    T_EQ_I(cal.fw.weight_casts, 0);
+    T_EQ_I(cal.fw.optimizer_foreach, 0);
+    nvs_calibration_free(&cal);
+    /* one made after: both, as its train.framework says (results/fidelity/n1-1gpu-casts, 1x H200) */
+    nvs_calib_opts o3 = {NULL, NULL, "lm290m", 0};
+    if (nvs_calibrate("results/fidelity/n1-1gpu-casts/raw/nvs-bf16-1/run.json", &ps, &o3, &cal, err, sizeof err) !=
+        NVS_OK)
+        T_FAIL("%s", err);
+    T_EQ_I(cal.fw.weight_casts, 1);
+    T_EQ_I(cal.fw.optimizer_foreach, 1);
     nvs_calibration_free(&cal);
     nvs_presets_free(&ps);
 }
