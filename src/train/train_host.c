@@ -307,7 +307,14 @@ static nvs_result_t hopt(nvs_train_exec *x)
 {
     struct host_impl *h = H(x);
     float scale = 1.0f / (float)x->nranks;
-    for (size_t i = 0; i < x->plan->grad_elems; i++) {
+    const size_t n = x->plan->grad_elems;
+    if (x->plan->framework->optimizer_foreach) { /* three passes, as the GPU executor makes them (framework.h) */
+        for (size_t i = 0; i < n; i++) h->momentum[i] *= 0.9f;
+        for (size_t i = 0; i < n; i++) h->momentum[i] += h->grads[i] * scale;
+        for (size_t i = 0; i < n; i++) h->master[i] -= 1e-4f * h->momentum[i];
+        return NVS_OK;
+    }
+    for (size_t i = 0; i < n; i++) {
         h->momentum[i] = 0.9f * h->momentum[i] + h->grads[i] * scale;
         h->master[i] -= 1e-4f * h->momentum[i];
     }
