@@ -1,6 +1,7 @@
 #!/bin/sh
 # tools/fidelity_fit.py (the pytorch-ddp framework's host costs, fitted on lm290m's PyTorch runs) and
-# tools/device/kernel_census.py (PyTorch's kernels per step, from a profiler trace). The fit from the committed
+# tools/device/kernel_census.py (PyTorch's kernels per step, from a profiler trace) and tools/device/ncu_kernels.py
+# (nvscale's, from an Nsight Compute CSV). The fit from the committed
 # inputs equals the constants in src/workload/framework.c and the committed results/fidelity/fit.md; from made-up
 # records it computes the medians it says; both refuse missing or malformed input with exit 2. CPU only.
 cd "$(dirname "$0")/../.." || exit 1
@@ -67,4 +68,25 @@ expect 2 "fewer than 2 nvs_step_ marks" python3 tools/device/kernel_census.py "$
 echo '[1, 2]' >"$d/list.json"
 expect 2 "no traceEvents list" python3 tools/device/kernel_census.py "$d/list.json"
 expect 2 "must be >= 0" python3 tools/device/kernel_census.py --top -1 "$d/trace.json"
+
+# ncu_kernels: an Nsight Compute CSV after ncu's notes, durations in ns and us summed by kernel, per --div
+{
+    echo '==PROF== Connected to process 1'
+    echo '"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size","Grid Size","Device","CC","Section Name","Metric Name","Metric Unit","Metric Value"'
+    echo '"0","1","nvscale","h","sm90_xmma_gemm","1","7","(128, 1, 1)","(4, 1, 1)","0","9.0","Command line profiler metrics","gpu__time_duration.sum","nsecond","3,000"'
+    echo '"1","1","nvscale","h","axpb_kernel","1","7","(128, 1, 1)","(4, 1, 1)","0","9.0","Command line profiler metrics","gpu__time_duration.sum","usecond","1.5"'
+    echo '"2","1","nvscale","h","axpb_kernel","1","7","(128, 1, 1)","(4, 1, 1)","0","9.0","Command line profiler metrics","gpu__time_duration.sum","usecond","0.5"'
+} >"$d/ncu.csv"
+python3 tools/device/ncu_kernels.py --div 2 "$d/ncu.csv" >"$d/ncu.json" 2>&1 || fail "ncu_kernels: $(cat "$d/ncu.json")"
+got=$(python3 -c "import json; d = json.load(open('$d/ncu.json')); print(d['total_us'], d['by_kind_us'], [(t['name'], t['us'], t['calls']) for t in d['top_time']])")
+[ "$got" = "2.5 {'gemm_conv': 1.5, 'other': 1.0} [('sm90_xmma_gemm', 1.5, 0.5), ('axpb_kernel', 1.0, 1.0)]" ] ||
+    fail "ncu_kernels: $got"
+printf 'not a csv\n' >"$d/garbage.csv"
+expect 2 "no ncu CSV header" python3 tools/device/ncu_kernels.py "$d/garbage.csv"
+head -2 "$d/ncu.csv" >"$d/header-only.csv"
+expect 2 "no kernel with gpu__time_duration.sum" python3 tools/device/ncu_kernels.py "$d/header-only.csv"
+sed 's/"nsecond"/"furlong"/' "$d/ncu.csv" >"$d/unit.csv"
+expect 2 "unknown unit 'furlong'" python3 tools/device/ncu_kernels.py "$d/unit.csv"
+expect 2 "must be > 0" python3 tools/device/ncu_kernels.py --div 0 "$d/ncu.csv"
+expect 2 "No such file" python3 tools/device/ncu_kernels.py "$d/missing.csv"
 finish
