@@ -186,11 +186,11 @@ static nvs_result_t step_lanes(const nvs_model_config *c, const nvs_model_bucket
             if (!ly->nograd) bwd[i] += fw->nchw_copies_bwd * one;
         }
         /* autocast's weight casts (framework.h weight_casts): the layer's fp32 parameters read and written in 16 bits
-         * before its forward GEMM; backward, its 16-bit weight gradient read and written in fp32 (the matrix only,
-         * as train_gpu.c casts it) */
-        if (fw->weight_casts && half && ly->gemm_m > 0 && ly->params > 0) {
-            double cnt = fmin(ly->params, ly->gemm_n * ly->gemm_k);
-            double one = nvs_mem_pass_us(cnt * (4.0 + esz), &c->gpu, &c->ct);
+         * before its forward GEMM; backward, its 16-bit weight gradient read and written in fp32 (the matrix only:
+         * nvs_framework_weight_cast_elems, as the training step casts it) */
+        const double cast = nvs_framework_weight_cast_elems(fw, ly, c->prec);
+        if (cast > 0) {
+            double one = nvs_mem_pass_us(cast * (4.0 + esz), &c->gpu, &c->ct);
             fwd[i] += one;
             if (!ly->nograd) bwd[i] += one;
         }

@@ -97,10 +97,7 @@ static nvs_result_t layout_copies(nvs_train_exec *x, int l, int backward)
 static nvs_result_t weight_cast(nvs_train_exec *x, int l)
 {
     const nvs_train_plan *pl = x->plan;
-    const nvs_layer *ly = &pl->profile->layers[l];
-    if (!pl->framework->weight_casts || !nvs_precision_info_of(pl->precision)->half || ly->gemm_m <= 0 ||
-        ly->params <= 0)
-        return NVS_OK;
+    if (nvs_framework_weight_cast_elems(pl->framework, &pl->profile->layers[l], pl->precision) <= 0) return NVS_OK;
     ISSUE(x, NVS_ISSUE_COPIES, x->ops->cast_weights(x, l));
     return NVS_OK;
 }

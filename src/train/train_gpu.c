@@ -49,6 +49,9 @@ static int elem_of(const nvs_train_plan *pl)
     return pl->precision == NVS_PREC_FP16 ? NVS_ELEM_F16 : NVS_ELEM_F32;
 }
 
+/* The gradients' element type (fp32, or bf16 with --grad-type bf16) */
+static int grad_elem_of(const nvs_train_plan *pl) { return pl->grad_bf16 ? NVS_ELEM_BF16 : NVS_ELEM_F32; }
+
 static cudaDataType_t cuda_type_of(int elem)
 {
     return elem == NVS_ELEM_BF16 ? CUDA_R_16BF : elem == NVS_ELEM_F16 ? CUDA_R_16F : CUDA_R_32F;
@@ -362,14 +365,12 @@ static nvs_result_t ggemm(nvs_train_exec *x, int l, int kind)
         const int cast16 = half && pl->framework->weight_casts && !pl->grad_bf16;
         const int writable = pl->grad_bf16 ? el == NVS_ELEM_BF16 : 1;
         const int direct = slot >= kn && !cast16 && writable;
-        void *C = direct ? (char *)g->grads + pl->grad_offset[l] * (pl->grad_bf16 ? 2 : 4) : (void *)g->ws_w;
-        const int out_el = direct ? (pl->grad_bf16 ? NVS_ELEM_BF16 : NVS_ELEM_F32)
-                                  : (slot == 0 || cast16 ? el : NVS_ELEM_F32);
-        BLAS_TRY(cublasGemmEx(g->blas, CUBLAS_OP_T, CUBLAS_OP_N, k, n, m, &one, g->ws_x, ab, m, Y, ab, m, &zero, C,
-                              cuda_type_of(out_el), k, ct, CUBLAS_GEMM_DEFAULT));
+        char *gslot = (char *)g->grads + pl->grad_offset[l] * (pl->grad_bf16 ? 2 : 4);
+        const int out_el = direct ? grad_elem_of(pl) : (slot == 0 || cast16 ? el : NVS_ELEM_F32);
+        BLAS_TRY(cublasGemmEx(g->blas, CUBLAS_OP_T, CUBLAS_OP_N, k, n, m, &one, g->ws_x, ab, m, Y, ab, m, &zero,
+                              direct ? (void *)gslot : g->ws_w, cuda_type_of(out_el), k, ct, CUBLAS_GEMM_DEFAULT));
         if (!direct && slot > 0)
-            CUDA_TRY(nvs_kern_convert(g->ws_w, out_el, (char *)g->grads + pl->grad_offset[l] * (pl->grad_bf16 ? 2 : 4),
-                                      pl->grad_bf16 ? NVS_ELEM_BF16 : NVS_ELEM_F32, slot < kn ? slot : kn, g->compute));
+            CUDA_TRY(nvs_kern_convert(g->ws_w, out_el, gslot, grad_elem_of(pl), slot < kn ? slot : kn, g->compute));
         break;
     }
     }
@@ -392,14 +393,12 @@ static nvs_result_t gew(nvs_train_exec *x, int l, double passes)
 }
 
 /* Autocast's cast of layer l's fp32 parameters (the master copy) into the 16-bit weights its forward reads: the
- * matrix's share of them (a bias, at most a 1/K-th of the parameters, stays out: the weights buffer holds the
- * matrix only). */
+ * matrix's share of them (framework.h: the weights buffer holds the matrix only). */
 static nvs_result_t gcast(nvs_train_exec *x, int l)
 {
     struct gpu_impl *g = G(x);
     const nvs_train_plan *pl = x->plan;
-    const nvs_layer *ly = &pl->profile->layers[l];
-    size_t kn = (size_t)(ly->gemm_n * ly->gemm_k), cnt = (size_t)ly->params < kn ? (size_t)ly->params : kn;
+    size_t cnt = (size_t)nvs_framework_weight_cast_elems(pl->framework, &pl->profile->layers[l], pl->precision);
     CUDA_TRY(nvs_kern_convert(g->master + pl->grad_offset[l], NVS_ELEM_F32, (char *)g->weights + pl->w_off[l] * g->es,
                               elem_of(pl), cnt, g->compute));
     return NVS_OK;
@@ -464,9 +463,9 @@ static nvs_result_t gopt(nvs_train_exec *x)
      * the all-reduce and divided by N here, as DDP averages them. A framework whose optimizer runs foreach passes
      * (framework.h) makes three: momentum *= mu, momentum += grad, param += -lr * momentum. */
     if (pl->framework->optimizer_foreach) {
-        const int gel = pl->grad_bf16 ? NVS_ELEM_BF16 : NVS_ELEM_F32;
         CUDA_TRY(nvs_kern_axpb(g->momentum, pl->grad_elems, NVS_ELEM_F32, 0.9f, 0.0f, g->compute));
-        CUDA_TRY(nvs_kern_axpy(g->momentum, g->grads, gel, pl->grad_elems, 1.0f / (float)x->nranks, g->compute));
+        CUDA_TRY(nvs_kern_axpy(g->momentum, g->grads, grad_elem_of(pl), pl->grad_elems, 1.0f / (float)x->nranks,
+                               g->compute));
         CUDA_TRY(nvs_kern_axpy(g->master, g->momentum, NVS_ELEM_F32, pl->grad_elems, -1e-4f, g->compute));
         return NVS_OK;
     }
@@ -481,8 +480,7 @@ static nvs_result_t gunscale(nvs_train_exec *x)
 {
     struct gpu_impl *g = G(x);
     const nvs_train_plan *pl = x->plan;
-    CUDA_TRY(nvs_kern_axpb(g->grads, pl->grad_elems, pl->grad_bf16 ? NVS_ELEM_BF16 : NVS_ELEM_F32, 1.0f, 0.0f,
-                           g->compute));
+    CUDA_TRY(nvs_kern_axpb(g->grads, pl->grad_elems, grad_elem_of(pl), 1.0f, 0.0f, g->compute));
     return NVS_OK;
 }
 

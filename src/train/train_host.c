@@ -200,8 +200,7 @@ static nvs_result_t hcast(nvs_train_exec *x, int l)
 {
     struct host_impl *h = H(x);
     const nvs_train_plan *pl = x->plan;
-    const nvs_layer *ly = &pl->profile->layers[l];
-    size_t kn = (size_t)(ly->gemm_n * ly->gemm_k), cnt = (size_t)ly->params < kn ? (size_t)ly->params : kn;
+    size_t cnt = (size_t)nvs_framework_weight_cast_elems(pl->framework, &pl->profile->layers[l], pl->precision);
     memcpy(h->weights + pl->w_off[l], h->master + pl->grad_offset[l], cnt * sizeof(float));
     return NVS_OK;
 }

@@ -74,6 +74,13 @@ double nvs_layer_param_tensors(const nvs_layer *ly)
     return ly->params >= 2 ? 2 : ly->params > 0 ? 1 : 0;
 }
 
+double nvs_framework_weight_cast_elems(const nvs_framework *fw, const nvs_layer *ly, nvs_precision prec)
+{
+    if (!fw || !fw->weight_casts || !nvs_precision_info_of(prec)->half || ly->gemm_m <= 0 || ly->params <= 0) return 0;
+    double kn = ly->gemm_n * ly->gemm_k;
+    return ly->params < kn ? ly->params : kn;
+}
+
 int nvs_ew_kernels(double passes)
 {
     int whole = (int)passes;

@@ -75,6 +75,10 @@ const char *nvs_framework_choices(void);
 int nvs_layer_no_input_grad(const nvs_profile *p, int l);
 /* A layer's parameter tensors: the profile's tensors=, else weight and bias (one when it has one parameter). */
 double nvs_layer_param_tensors(const nvs_layer *ly);
+/* The elements of layer l's weight matrix that framework fw's autocast casts at precision prec, each way (weight_casts:
+ * a layer with a GEMM and parameters, at half precision; its matrix, min(params, N x K): a bias stays out); 0 where it
+ * casts none. The training step (train/step.c, the executors) and the what-if model (model/model_eval.c) both. */
+double nvs_framework_weight_cast_elems(const nvs_framework *fw, const nvs_layer *ly, nvs_precision prec);
 /* Kernels an element-wise call of `passes` passes launches in the training step (train_gpu.c: whole passes,
  * then a partial one). */
 int nvs_ew_kernels(double passes);

@@ -3,7 +3,7 @@
 # tools/device/kernel_census.py (PyTorch's kernels per step, from a profiler trace) and tools/device/ncu_kernels.py
 # (nvscale's, from an Nsight Compute CSV). The fit from the committed
 # inputs equals the constants in src/workload/framework.c and the committed results/fidelity/fit.md; from made-up
-# records it computes the medians it says; both refuse missing or malformed input with exit 2. CPU only.
+# records it computes the medians it says; each refuses missing or malformed input with exit 2. CPU only.
 cd "$(dirname "$0")/../.." || exit 1
 export PYTHONDONTWRITEBYTECODE=1 # no __pycache__ in the tree
 . tests/lib.sh
