@@ -106,7 +106,7 @@ class Profile:
         self.frozen = False
 
     def layer(self, name, params=0, gemm=None, act=0, ew=0.0, gemm_ops=None, conv=False, tensors=None, casts=None,
-              extra=(0, 0), bn=None):
+              extra=(0, 0), bn=None, ew32=0.0):
         """One profile line. Besides the shapes, what eager PyTorch dispatches for the layer (the ops=, casts=,
         tensors= keys; docs/profiles.md):
           ops      forward: 1 for the GEMM + the ew operations; backward: the ew operations + the GEMM's: a
@@ -118,7 +118,10 @@ class Profile:
           tensors  parameter tensors: a GEMM layer's weight, and its bias when params = N*K + N; a layer without
                    a GEMM (a norm) weight and bias; anything else must say (an embedding's tables, a tied weight)
           casts    what autocast casts to bf16/fp16 for the layer: a GEMM layer's weight and bias; a fp32 input
-                   (an image, a LayerNorm's output) must be given, as must a tied weight"""
+                   (an image, a LayerNorm's output) must be given, as must a tied weight
+          ew32     of the ew passes, those autocast runs over fp32 data at bf16/fp16 (profile.h): an embedding's
+                   gathers and adds (fp32 tables), LayerNorm (autocast's fp32 list) and what follows it before a
+                   GEMM, and a residual add onto that fp32 stream (type promotion)"""
         assert len(name) < 64 and " " not in name, name
         if self.frozen:
             params = 0
@@ -170,6 +173,9 @@ class Profile:
             s += " act=%d" % act
         if ew:
             s += " ew=%s" % fmt_ew(ew)
+        if ew32:
+            assert float(ew32) <= float(ew) - float(bn or 0), (name, ew32, ew)
+            s += " ew32=%s" % fmt_ew(ew32)
         if bn is not None:
             # a 2-d batch norm over the output (C = params / 2 channels): the share of ew that is its own
             assert params and not gemm and float(bn) <= float(ew) and act % (params // 2) == 0, (name, bn, ew)
@@ -432,10 +438,11 @@ def maskrcnn_layers(P, H, W, rois, pos, classes, frozen_at):
 # --- transformers -----------------------------------------------------------------------------------------------
 def bert_encoder(P, s, d, h, f, L, V):
     """BertEmbeddings (word, position 512, token type 2) and L post-LayerNorm encoder layers."""
+    # fp32 under autocast (here and below: ew32=) from the fp32 tables to the next GEMM, which casts the output
     P.layer("embeddings", params=V * d + 512 * d + 2 * d, act=s * d, ew=3 * COPY + 2 * ADD,  # 3 gathers, 2 adds
-            tensors=3)
+            tensors=3, ew32=3 * COPY + 2 * ADD)
     # + dropout; autocast keeps LayerNorm in fp32, so the next GEMM casts its output (here and below)
-    P.layer("embeddings.LayerNorm", params=2 * d, act=s * d, ew=NORM + UNARY, casts=1)
+    P.layer("embeddings.LayerNorm", params=2 * d, act=s * d, ew=NORM + UNARY, casts=1, ew32=NORM + UNARY)
     with P.repeat(L, "encoder.layer.0..%d" % (L - 1)):
         # query, key and value are three Linear modules (HF BertSelfAttention, DLE modeling.py): one GEMM of
         # their total size here, 3 operations forward and 3 x 3 backward, 6 tensors
@@ -444,11 +451,13 @@ def bert_encoder(P, s, d, h, f, L, V):
         # scores = Q K^T over all heads; scale, mask add, softmax, dropout
         P.layer("layer.attention.scores", gemm=(s, s, d), act=h * s * s, ew=UNARY + ADD + SOFTMAX + UNARY)
         P.layer("layer.attention.context", gemm=(s, d, s), act=s * d, ew=COPY)  # probs x V, merge heads
-        P.layer("layer.attention.output.dense", params=d * d + d, gemm=(s, d, d), act=s * d, ew=UNARY + ADD)
-        P.layer("layer.attention.output.LayerNorm", params=2 * d, act=s * d, ew=NORM, casts=1)
+        # dropout on the bf16 output, then the residual add onto the fp32 stream (the last LayerNorm's output)
+        P.layer("layer.attention.output.dense", params=d * d + d, gemm=(s, d, d), act=s * d, ew=UNARY + ADD,
+                ew32=ADD)
+        P.layer("layer.attention.output.LayerNorm", params=2 * d, act=s * d, ew=NORM, casts=1, ew32=NORM)
         P.layer("layer.intermediate.dense", params=d * f + f, gemm=(s, f, d), act=s * f, ew=UNARY)  # GELU
-        P.layer("layer.output.dense", params=f * d + d, gemm=(s, d, f), act=s * d, ew=UNARY + ADD)
-        P.layer("layer.output.LayerNorm", params=2 * d, act=s * d, ew=NORM, casts=1)
+        P.layer("layer.output.dense", params=f * d + d, gemm=(s, d, f), act=s * d, ew=UNARY + ADD, ew32=ADD)
+        P.layer("layer.output.LayerNorm", params=2 * d, act=s * d, ew=NORM, casts=1, ew32=NORM)
 
 
 def make_bert_large_squad():
@@ -489,7 +498,7 @@ def make_bert_large():
     bert_encoder(P, s, d, h, f, L, V)
     P.layer("pooler.dense", params=d * d + d, gemm=(1, d, d), act=d, ew=UNARY)  # first token, tanh
     P.layer("cls.predictions.transform.dense", params=d * d + d, gemm=(s, d, d), act=s * d, ew=UNARY)  # GELU
-    P.layer("cls.predictions.transform.LayerNorm", params=2 * d, act=s * d, ew=NORM, casts=1)
+    P.layer("cls.predictions.transform.LayerNorm", params=2 * d, act=s * d, ew=NORM, casts=1, ew32=NORM)
     # decoder: weight tied to the word embeddings (its gradient lands there), own bias; log-softmax over vocab
     P.layer("cls.predictions.decoder", params=V, gemm=(s, V, d), act=s * V, ew=WIDE_SOFTMAX, tensors=1, casts=2)
     P.layer("cls.seq_relationship", params=2 * d + 2, gemm=(1, 2, d), act=2, ew=CROSS_ENTROPY)
@@ -510,8 +519,10 @@ def make_bert_large_mlm128():
                     "(inside the fused kernel), attention output and FFN output. Attention through PyTorch's fused SDPA",
                     "(transformers' default): scores stay on chip. The MLM decoder runs over all 128 positions.",
                 ])
-    P.layer("embeddings", params=V * d + 512 * d + 2 * d, act=s * d, ew=3 * COPY + 2 * ADD, tensors=3)
-    P.layer("embeddings.LayerNorm", params=2 * d, act=s * d, ew=NORM + UNARY, casts=1)       # + dropout
+    P.layer("embeddings", params=V * d + 512 * d + 2 * d, act=s * d, ew=3 * COPY + 2 * ADD, tensors=3,
+            ew32=3 * COPY + 2 * ADD)  # fp32 under autocast (ew32=) up to the next GEMM, as in bert_encoder
+    P.layer("embeddings.LayerNorm", params=2 * d, act=s * d, ew=NORM + UNARY, casts=1,       # + dropout
+            ew32=NORM + UNARY)
     with P.repeat(L, "encoder.layer.0..23"):
         # query, key, value: three Linear modules (as bert_encoder); HF's backward dispatches per layer about 8
         # operations beyond these layers' count (fp32: 951 backward kernels per step, ~38 per layer, against 28
@@ -521,13 +532,15 @@ def make_bert_large_mlm128():
         # fused SDPA, one head's scratch: one operation each way, its two products counted here
         P.layer("layer.attention.scores", gemm=(s, s, d), act=s * s, gemm_ops=(1, 1))
         P.layer("layer.attention.context", gemm=(s, d, s), act=s * d, ew=COPY, gemm_ops=(0, 0))  # merge heads
-        P.layer("layer.attention.output.dense", params=d * d + d, gemm=(s, d, d), act=s * d, ew=UNARY + ADD)
-        P.layer("layer.attention.output.LayerNorm", params=2 * d, act=s * d, ew=NORM, casts=1)
+        # dropout on the bf16 output, then the residual add onto the fp32 stream (the last LayerNorm's output)
+        P.layer("layer.attention.output.dense", params=d * d + d, gemm=(s, d, d), act=s * d, ew=UNARY + ADD,
+                ew32=ADD)
+        P.layer("layer.attention.output.LayerNorm", params=2 * d, act=s * d, ew=NORM, casts=1, ew32=NORM)
         P.layer("layer.intermediate.dense", params=d * f + f, gemm=(s, f, d), act=s * f, ew=UNARY)  # GELU
-        P.layer("layer.output.dense", params=f * d + d, gemm=(s, d, f), act=s * d, ew=UNARY + ADD)
-        P.layer("layer.output.LayerNorm", params=2 * d, act=s * d, ew=NORM, casts=1)
+        P.layer("layer.output.dense", params=f * d + d, gemm=(s, d, f), act=s * d, ew=UNARY + ADD, ew32=ADD)
+        P.layer("layer.output.LayerNorm", params=2 * d, act=s * d, ew=NORM, casts=1, ew32=NORM)
     P.layer("cls.predictions.transform.dense", params=d * d + d, gemm=(s, d, d), act=s * d, ew=UNARY)  # GELU
-    P.layer("cls.predictions.transform.LayerNorm", params=2 * d, act=s * d, ew=NORM, casts=1)
+    P.layer("cls.predictions.transform.LayerNorm", params=2 * d, act=s * d, ew=NORM, casts=1, ew32=NORM)
     # decoder: weight tied to the word embeddings (its gradient lands there), own bias; cross-entropy over vocab
     P.layer("cls.predictions.decoder", params=V, gemm=(s, V, d), act=s * V, ew=WIDE_SOFTMAX, tensors=1, casts=2)
     return P
@@ -546,17 +559,18 @@ def make_gpt2_xl():
                     "after the product. GELU (tanh approximation) counted as one fused pass.",
                 ])
     P.layer("transformer.wte+wpe", params=V * d + s * d, act=s * d, ew=2 * COPY + ADD + UNARY,  # + dropout
-            tensors=2)
+            tensors=2, ew32=2 * COPY + ADD + UNARY)  # fp32 tables: fp32 under autocast up to ln_1
     with P.repeat(L, "transformer.h.0..47"):
-        P.layer("h.ln_1", params=2 * d, act=s * d, ew=NORM, casts=1)  # its fp32 output cast for c_attn
+        P.layer("h.ln_1", params=2 * d, act=s * d, ew=NORM, casts=1, ew32=NORM)  # its fp32 output cast for c_attn
         P.layer("h.attn.c_attn", params=d * 3 * d + 3 * d, gemm=(s, 3 * d, d), act=3 * s * d)
         P.layer("h.attn.scores", gemm=(s, s, d), act=h * s * s, ew=UNARY + UNARY + SOFTMAX + UNARY)  # scale, mask
         P.layer("h.attn.context", gemm=(s, d, s), act=s * d, ew=COPY)
-        P.layer("h.attn.c_proj", params=d * d + d, gemm=(s, d, d), act=s * d, ew=UNARY + ADD)  # dropout, residual
-        P.layer("h.ln_2", params=2 * d, act=s * d, ew=NORM, casts=1)
+        P.layer("h.attn.c_proj", params=d * d + d, gemm=(s, d, d), act=s * d, ew=UNARY + ADD,  # dropout, residual
+                ew32=ADD)  # onto the fp32 residual stream
+        P.layer("h.ln_2", params=2 * d, act=s * d, ew=NORM, casts=1, ew32=NORM)
         P.layer("h.mlp.c_fc", params=d * f + f, gemm=(s, f, d), act=s * f, ew=UNARY)  # GELU
-        P.layer("h.mlp.c_proj", params=f * d + d, gemm=(s, d, f), act=s * d, ew=UNARY + ADD)
-    P.layer("transformer.ln_f", params=2 * d, act=s * d, ew=NORM, casts=1)
+        P.layer("h.mlp.c_proj", params=f * d + d, gemm=(s, d, f), act=s * d, ew=UNARY + ADD, ew32=ADD)
+    P.layer("transformer.ln_f", params=2 * d, act=s * d, ew=NORM, casts=1, ew32=NORM)
     # tied: gradient goes to wte (whose weight autocast casts here); cross-entropy
     P.layer("lm_head", gemm=(s, V, d), act=s * V, ew=WIDE_SOFTMAX, casts=1)
     return P
@@ -601,11 +615,12 @@ def make_transformer_xl_large():
         P.layer("dec_attn.scores", gemm=(q, k, 2 * d), act=h * q * k,
                 ew=COPY + ADD + UNARY + UNARY + SOFTMAX + UNARY + COPY)
         P.layer("dec_attn.context", gemm=(q, d, k), act=q * d, ew=COPY)
-        P.layer("dec_attn.o_net", params=d * d, gemm=(q, d, d), act=q * d, ew=UNARY + ADD)
-        P.layer("dec_attn.layer_norm", params=2 * d, act=q * d, ew=NORM, casts=1)
+        # post-LayerNorm: the residual add onto the last LayerNorm's fp32 output is fp32 under autocast (ew32=)
+        P.layer("dec_attn.o_net", params=d * d, gemm=(q, d, d), act=q * d, ew=UNARY + ADD, ew32=ADD)
+        P.layer("dec_attn.layer_norm", params=2 * d, act=q * d, ew=NORM, casts=1, ew32=NORM)
         P.layer("pos_ff.CoreNet.0", params=d * f + f, gemm=(q, f, d), act=q * f, ew=UNARY + UNARY)  # ReLU, dropout
-        P.layer("pos_ff.CoreNet.3", params=f * d + d, gemm=(q, d, f), act=q * d, ew=UNARY + ADD)
-        P.layer("pos_ff.layer_norm", params=2 * d, act=q * d, ew=NORM, casts=1)
+        P.layer("pos_ff.CoreNet.3", params=f * d + d, gemm=(q, d, f), act=q * d, ew=UNARY + ADD, ew32=ADD)
+        P.layer("pos_ff.layer_norm", params=2 * d, act=q * d, ew=NORM, casts=1, ew32=NORM)
     P.layer("drop", act=q * d, ew=UNARY)
     # head cluster: untied projection (tie_projs[0] is False), then logits over 20000 words + 3 cluster tokens
     P.layer("crit.out_projs.0", params=d * d, gemm=(q, d, d), act=q * d)
@@ -622,9 +637,11 @@ def make_transformer_xl_large():
 def lm290m_profile(P, s, d, h, f, L, V):
     """The lm290m model of tools/ddp_bench.py (nn.TransformerEncoderLayer, norm_first, GELU, dropout 0,
     NON-causal scaled_dot_product_attention, as the fidelity issue's reference LM): keep the two in step."""
-    P.layer("tok_emb+pos_emb", params=V * d + s * d, act=s * d, ew=2 * COPY + ADD, tensors=2)
+    # fp32 under autocast (ew32=): the fp32 tables' gathers and sum, the LayerNorms, the residual adds onto that
+    # stream; each LayerNorm's output cast to bf16 by the GEMM that reads it (casts=1)
+    P.layer("tok_emb+pos_emb", params=V * d + s * d, act=s * d, ew=2 * COPY + ADD, tensors=2, ew32=2 * COPY + ADD)
     with P.repeat(L, "blocks.layers.0..%d" % (L - 1)):
-        P.layer("norm1", params=2 * d, act=s * d, ew=NORM, casts=1)  # fp32 under autocast: in_proj casts it
+        P.layer("norm1", params=2 * d, act=s * d, ew=NORM, casts=1, ew32=NORM)  # fp32: in_proj casts it
         # nn.MultiheadAttention's backward dispatches per block about 18 operations beyond its GEMMs and passes:
         # copies of the q/k/v views' gradients, zero-filled gradients, gradient accumulations (fp32 backward:
         # 751 kernels per step, ~41 per block, against 20 counted from the layers below; results/h200x1-census)
@@ -635,11 +652,11 @@ def lm290m_profile(P, s, d, h, f, L, V):
         # (one operation each way, counted here)
         P.layer("self_attn.scores", gemm=(s, s, d), act=s * s, gemm_ops=(1, 1))
         P.layer("self_attn.context", gemm=(s, d, s), act=s * d, ew=COPY, gemm_ops=(0, 0))
-        P.layer("self_attn.out_proj", params=d * d + d, gemm=(s, d, d), act=s * d, ew=ADD)  # residual
-        P.layer("norm2", params=2 * d, act=s * d, ew=NORM, casts=1)
+        P.layer("self_attn.out_proj", params=d * d + d, gemm=(s, d, d), act=s * d, ew=ADD, ew32=ADD)  # residual
+        P.layer("norm2", params=2 * d, act=s * d, ew=NORM, casts=1, ew32=NORM)
         P.layer("linear1", params=d * f + f, gemm=(s, f, d), act=s * f, ew=UNARY)  # GELU
-        P.layer("linear2", params=f * d + d, gemm=(s, d, f), act=s * d, ew=ADD)  # residual
-    P.layer("norm", params=2 * d, act=s * d, ew=NORM, casts=1)
+        P.layer("linear2", params=f * d + d, gemm=(s, d, f), act=s * d, ew=ADD, ew32=ADD)  # residual
+    P.layer("norm", params=2 * d, act=s * d, ew=NORM, casts=1, ew32=NORM)
     P.layer("head", params=d * V, gemm=(s, V, d), act=s * V, ew=WIDE_SOFTMAX)  # untied, no bias; cross-entropy
 
 

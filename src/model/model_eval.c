@@ -194,6 +194,21 @@ static nvs_result_t step_lanes(const nvs_model_config *c, const nvs_model_bucket
             fwd[i] += one;
             if (!ly->nograd) bwd[i] += one;
         }
+        /* autocast's fp32 tensors (framework.h autocast_fp32): the ew32= passes at 4 bytes an element where
+         * nvs_layer_us counted the step's precision, and the casts of an fp32 output to 16 bits (a read of 4 bytes
+         * and a write of esz), each way */
+        const double f32 = nvs_framework_ew32_passes(fw, ly, c->prec);
+        if (f32 > 0) {
+            double one = nvs_mem_pass_us(2.0 * ly->act_elems * c->batch * (4.0 - esz), &c->gpu, &c->ct);
+            fwd[i] += f32 * one;
+            if (!ly->nograd) bwd[i] += 2.0 * f32 * one;
+        }
+        const double acasts = nvs_framework_act_casts(fw, ly, c->prec);
+        if (acasts > 0) {
+            double one = nvs_mem_pass_us(ly->act_elems * c->batch * (4.0 + esz), &c->gpu, &c->ct);
+            fwd[i] += acasts * one;
+            if (!ly->nograd) bwd[i] += acasts * one;
+        }
         /* the reducer copies the layer's gradients into its bucket */
         if (copies && !ly->nograd && ly->params > 0)
             bwd[i] += nvs_mem_pass_us(2.0 * ly->params * c->grad_bytes, &c->gpu, &c->ct);

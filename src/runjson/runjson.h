@@ -143,6 +143,7 @@ typedef struct {
     double fw_host_us_per_op, fw_reducer_us_per_bucket, fw_nchw_copies_fwd, fw_nchw_copies_bwd,
         fw_host_us_per_buffer_op;
     int fw_autocast, fw_bucket_copy, fw_grad_scaler, fw_broadcast_buffers, fw_weight_casts, fw_optimizer_foreach;
+    int fw_autocast_fp32; /* train.framework.autocast_fp32 (-1: absent, runs before 3 December 2026 evening) */
     /* how the step ran its convolutions (train.conv.engine: "cudnn" or "gemm"; NULL in runs without it), and how
      * many of those with a geometry it ran there (train.conv.layers, .geometry_layers; -1 absent) */
     const char *conv_engine;

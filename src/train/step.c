@@ -118,18 +118,32 @@ static int gemm_kind(const nvs_train_exec *x, int l)
 
 /* Layer l's memory-bound passes, forward (ew) or backward (2 ew). A batch norm the executor runs in a library
  * (bn= of the profile, train/conv.h) is that library's call forward, and the rest of the passes (the ReLU, the
- * add that follow it); backward, the rest here, the norm's own in place of the layer's gradient pass. */
+ * add that follow it); backward, the rest here, the norm's own in place of the layer's gradient pass. Under a
+ * framework that keeps autocast's fp32 tensors, the profile's ew32= of them run over fp32 data (framework.h). */
 static nvs_result_t passes(nvs_train_exec *x, int l, int backward)
 {
-    const nvs_layer *ly = &x->plan->profile->layers[l];
+    const nvs_train_plan *pl = x->plan;
+    const nvs_layer *ly = &pl->profile->layers[l];
     if (ly->act_elems <= 0) return NVS_OK;
     double ew = ly->ew_passes;
     if (native_norm(x, l)) {
         if (!backward) ISSUE(x, norm_kind(x, l), x->ops->norm(x, l, 0));
         ew -= ly->bn_passes;
     }
-    if (ew <= 0) return NVS_OK;
-    ISSUE(x, NVS_ISSUE_PASSES, x->ops->ew(x, l, backward ? 2 * ew : ew));
+    double f32 = nvs_framework_ew32_passes(pl->framework, ly, pl->precision);
+    const double k = backward ? 2 : 1;
+    if (ew - f32 > 0) ISSUE(x, NVS_ISSUE_PASSES, x->ops->ew(x, l, k * (ew - f32), 0));
+    if (f32 > 0) ISSUE(x, NVS_ISSUE_PASSES, x->ops->ew(x, l, k * f32, 1));
+    return NVS_OK;
+}
+
+/* Autocast's casts of layer l's fp32 output to 16 bits for the GEMM that reads it, forward, or of their gradients
+ * back to fp32, backward (framework.h autocast_fp32): memory traffic, in every variant of the step. */
+static nvs_result_t act_casts(nvs_train_exec *x, int l, int backward)
+{
+    const nvs_train_plan *pl = x->plan;
+    double n = nvs_framework_act_casts(pl->framework, &pl->profile->layers[l], pl->precision);
+    for (int i = 0; i < (int)n; i++) ISSUE(x, NVS_ISSUE_COPIES, x->ops->cast_act(x, l, backward));
     return NVS_OK;
 }
 
@@ -174,14 +188,18 @@ static nvs_result_t issue_step(nvs_train_exec *x, int mode)
         if (ly->gemm_m > 0 && mode != NVS_STEP_NO_GEMM) ISSUE(x, gemm_kind(x, l), x->ops->gemm(x, l, NVS_GEMM_FWD));
         NVS_CHECK(layout_copies(x, l, 0));
         NVS_CHECK(passes(x, l, 0));
+        NVS_CHECK(act_casts(x, l, 0));
     }
     if (scaler) op_work(x, 2); /* the loss scaled, and that product's backward */
     for (int l = p->nlayers - 1; l >= 0; l--) {
         const nvs_layer *ly = &p->layers[l];
         if (ly->nograd) continue; /* a frozen stem: autograd never reaches it (profile.h) */
         op_work(x, layer_ops(pl, l, 1));
+        NVS_CHECK(act_casts(x, l, 1));
         NVS_CHECK(passes(x, l, 1));
         NVS_CHECK(layout_copies(x, l, 1));
+        /* a bias's gradient, a read of the output gradient: memory-bound, so in every variant */
+        if (nvs_layer_bias_elems(ly) > 0) ISSUE(x, NVS_ISSUE_PASSES, x->ops->bias_grad(x, l));
         if (ly->gemm_m > 0 && mode == NVS_STEP_NO_GEMM) {
             /* skipped: this variant measures the memory-bound rest */
         } else if (ly->gemm_m > 0) {

@@ -44,6 +44,11 @@ typedef struct {
      * input (forward input / input gradient scratch) and weight matrix (weight-gradient scratch) */
     size_t *w_off, *a_off;
     size_t max_x_elems, max_w_elems;
+    /* the most rows (M x batch) of a layer with a bias (profile.h nvs_layer_bias_elems): a vector of ones that
+     * long sums a bias's gradient in one matrix-vector product; and, under a framework that keeps autocast's fp32
+     * tensors (framework.h autocast_fp32, at half precision), the largest output with fp32 passes (the fp32 scratch
+     * they run over; 0: none) */
+    size_t max_bias_rows, f32_elems;
     /* memory, bytes per GPU (what train_gpu.c allocates) */
     double weight_bytes;    /* GEMM weights in the compute precision */
     double master_bytes;    /* fp32 parameters and momentum (SGD state) */
@@ -56,7 +61,8 @@ typedef struct {
     double buffer_floats, buffer_bytes;
     size_t *buffer_size; /* each buffer's bytes, in the order they are copied back (nvs_profile_buffers) */
     double act_bytes;       /* stored layer outputs (batch * act * element size) */
-    double workspace_bytes; /* GEMM input / input-gradient scratch (largest layer) */
+    double workspace_bytes; /* GEMM input / input-gradient scratch (largest layer), the ones for the bias gradients */
+    double f32_bytes;       /* autocast's fp32 scratch (f32_elems), with the framework */
     double total_bytes;
     double fwd_flops;       /* per step per GPU */
     double step_flops;      /* forward + backward GEMM FLOPs per step per GPU */

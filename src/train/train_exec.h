@@ -17,7 +17,15 @@ struct nvs_train_exec_ops {
     /* Allocates everything the plan needs, once (a model that does not fit is refused before this). */
     nvs_result_t (*setup)(nvs_train_exec *x);
     nvs_result_t (*gemm)(nvs_train_exec *x, int layer, int kind);
-    nvs_result_t (*ew)(nvs_train_exec *x, int layer, double passes);
+    /* `passes` memory-bound passes over layer l's output, in the step's precision, or (fp32 = 1) over an fp32 tensor
+     * of its size (autocast's fp32 residual stream: framework.h autocast_fp32) */
+    nvs_result_t (*ew)(nvs_train_exec *x, int layer, double passes, int fp32);
+    /* Autocast's cast of layer l's fp32 output into the 16-bit tensor the next GEMM reads (forward), or of that
+     * tensor's gradient back into fp32 (backward = 1): framework.h autocast_fp32, step.c */
+    nvs_result_t (*cast_act)(nvs_train_exec *x, int layer, int backward);
+    /* The gradient of layer l's bias (profile.h nvs_layer_bias_elems): its output gradient summed over the rows,
+     * into the bias's part of the layer's gradient slot */
+    nvs_result_t (*bias_grad)(nvs_train_exec *x, int layer);
     /* `copies` copies of layer l's output to scratch (a library's layout transform: the tensor read once and
      * written once elsewhere, by the SMs); a fraction copies that share of it. */
     nvs_result_t (*copy_out)(nvs_train_exec *x, int layer, double copies);

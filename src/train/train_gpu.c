@@ -27,6 +27,8 @@ struct gpu_impl {
     cudaEvent_t mark[2]; /* compute timeline: step start, end of backward (timing events) */
     void *weights, *acts, *ws_x, *ws_dx;
     float *ws_w;           /* fp32 weight-gradient scratch */
+    void *ones;            /* plan->max_bias_rows ones of the compute type: the bias gradients' sums */
+    float *f32;            /* autocast's fp32 tensors (plan->f32_elems), else NULL */
     float *master, *momentum;
     void *grads;
     void *buckets;         /* the framework's bucket buffers (plan->bucket_bytes > 0), else NULL */
@@ -295,6 +297,15 @@ static nvs_result_t gsetup(nvs_train_exec *x)
     NVS_CHECK(dalloc(&g->ws_x, (double)maxx * g->es, "GEMM input workspace"));
     NVS_CHECK(dalloc(&g->ws_dx, (double)maxx * g->es, "input-gradient workspace"));
     NVS_CHECK(dalloc((void **)&g->ws_w, (double)maxw * 4, "weight-gradient workspace"));
+    if (pl->max_bias_rows > 0) {
+        NVS_CHECK(dalloc(&g->ones, (double)pl->max_bias_rows * g->es, "ones for the bias gradients"));
+        CUDA_TRY(cudaMemsetAsync(g->ones, 0, pl->max_bias_rows * g->es, g->compute));
+        CUDA_TRY(nvs_kern_axpb(g->ones, pl->max_bias_rows, el, 0.0f, 1.0f, g->compute));
+    }
+    if (pl->f32_elems > 0) {
+        NVS_CHECK(dalloc((void **)&g->f32, (double)pl->f32_elems * 4, "autocast's fp32 tensors"));
+        CUDA_TRY(nvs_kern_init_random(g->f32, pl->f32_elems, NVS_ELEM_F32, 8, 1.0f, g->compute));
+    }
     NVS_CHECK(dalloc((void **)&g->master, (double)pl->grad_elems * 4, "fp32 parameters"));
     NVS_CHECK(dalloc((void **)&g->momentum, (double)pl->grad_elems * 4, "momentum"));
     NVS_CHECK(dalloc(&g->grads, (double)pl->grad_elems * (pl->grad_bf16 ? 2 : 4), "gradients"));
@@ -377,14 +388,23 @@ static nvs_result_t ggemm(nvs_train_exec *x, int l, int kind)
     return NVS_OK;
 }
 
-static nvs_result_t gew(nvs_train_exec *x, int l, double passes)
+/* A buffer the plan did not size for the call (internal error: the plan and the step disagree) */
+static nvs_result_t not_sized(int l, const char *what)
+{
+    nvs_error("layer %d: %s larger than the plan allocated (internal error)", l, what);
+    return NVS_ERR_SYSTEM;
+}
+
+static nvs_result_t gew(nvs_train_exec *x, int l, double passes, int fp32)
 {
     struct gpu_impl *g = G(x);
     const nvs_train_plan *pl = x->plan;
     const nvs_layer *ly = &pl->profile->layers[l];
     size_t count = (size_t)(ly->act_elems * pl->batch);
-    const int el = elem_of(pl);
-    void *Y = (char *)g->acts + pl->a_off[l] * g->es;
+    /* fp32 passes over autocast's fp32 tensor of the output's size (the plan sized it for the largest) */
+    const int el = fp32 ? NVS_ELEM_F32 : elem_of(pl);
+    void *Y = fp32 ? (void *)g->f32 : (char *)g->acts + pl->a_off[l] * g->es;
+    if (fp32 && (!g->f32 || count > pl->f32_elems)) return not_sized(l, "fp32 passes");
     int whole = (int)floor(passes);
     for (int i = 0; i < whole; i++) CUDA_TRY(nvs_kern_axpb(Y, count, el, 0.999f, 0.001f, g->compute));
     size_t part = (size_t)((passes - whole) * (double)count); /* a fractional pass: that share of the tensor */
@@ -401,6 +421,47 @@ static nvs_result_t gcast(nvs_train_exec *x, int l)
     size_t cnt = (size_t)nvs_framework_weight_cast_elems(pl->framework, &pl->profile->layers[l], pl->precision);
     CUDA_TRY(nvs_kern_convert(g->master + pl->grad_offset[l], NVS_ELEM_F32, (char *)g->weights + pl->w_off[l] * g->es,
                               elem_of(pl), cnt, g->compute));
+    return NVS_OK;
+}
+
+/* Autocast's cast of layer l's fp32 output (autocast's fp32 tensor) into its 16-bit output, which the next GEMM
+ * reads; backward, the 16-bit gradient cast back into fp32 */
+static nvs_result_t gcast_act(nvs_train_exec *x, int l, int backward)
+{
+    struct gpu_impl *g = G(x);
+    const nvs_train_plan *pl = x->plan;
+    size_t count = (size_t)(pl->profile->layers[l].act_elems * pl->batch);
+    void *Y = (char *)g->acts + pl->a_off[l] * g->es;
+    if (!g->f32 || count > pl->f32_elems) return not_sized(l, "an fp32 output's cast");
+    if (backward)
+        CUDA_TRY(nvs_kern_convert(Y, elem_of(pl), g->f32, NVS_ELEM_F32, count, g->compute));
+    else
+        CUDA_TRY(nvs_kern_convert(g->f32, NVS_ELEM_F32, Y, elem_of(pl), count, g->compute));
+    return NVS_OK;
+}
+
+/* The bias's gradient: the output gradient (m x n, column-major) summed over its m rows, as one matrix-vector
+ * product with a vector of ones (cuBLAS reads the gradient once), into the bias's part of the layer's slot, after
+ * the N x K matrix; through the fp32 scratch where cuBLAS cannot write the gradients' type (ggemm's rule). */
+static nvs_result_t gbias(nvs_train_exec *x, int l)
+{
+    struct gpu_impl *g = G(x);
+    const nvs_train_plan *pl = x->plan;
+    const nvs_layer *ly = &pl->profile->layers[l];
+    double rows = ly->gemm_m * pl->batch, n = nvs_layer_bias_elems(ly);
+    if (rows > (double)pl->max_bias_rows || rows > INT_MAX || n <= 0 || n > INT_MAX)
+        return not_sized(l, "a bias gradient's rows");
+    const int el = elem_of(pl), m = (int)rows;
+    const int direct = pl->grad_bf16 ? el == NVS_ELEM_BF16 : 1;
+    const int out_el = direct ? grad_elem_of(pl) : NVS_ELEM_F32;
+    cudaDataType_t ab = cuda_type_of(el);
+    cublasComputeType_t ct = pl->precision == NVS_PREC_TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+    const float one = 1.0f, zero = 0.0f;
+    const char *Y = (const char *)g->acts + pl->a_off[l] * g->es;
+    char *gb = (char *)g->grads + (pl->grad_offset[l] + (size_t)(ly->gemm_n * ly->gemm_k)) * (pl->grad_bf16 ? 2 : 4);
+    BLAS_TRY(cublasGemmEx(g->blas, CUBLAS_OP_T, CUBLAS_OP_N, (int)n, 1, m, &one, Y, ab, m, g->ones, ab, m, &zero,
+                          direct ? (void *)gb : g->ws_w, cuda_type_of(out_el), (int)n, ct, CUBLAS_GEMM_DEFAULT));
+    if (!direct) CUDA_TRY(nvs_kern_convert(g->ws_w, out_el, gb, grad_elem_of(pl), (size_t)n, g->compute));
     return NVS_OK;
 }
 
@@ -566,8 +627,8 @@ static void gteardown(nvs_train_exec *x)
     if (!g) return;
     /* after every workload, and after a failed one: a failure here is a warning (gpu_check.h), since a buffer
      * not freed is memory the next workload lacks */
-    void *bufs[] = {g->weights, g->acts,     g->ws_x,  g->ws_dx,   g->ws_w,     g->master,
-                    g->momentum, g->grads, g->buckets, g->bn_stats, g->bufs, g->bufs_flat};
+    void *bufs[] = {g->weights, g->acts,     g->ws_x,  g->ws_dx,   g->ws_w,     g->master, g->momentum,
+                    g->grads,   g->buckets, g->bn_stats, g->bufs, g->bufs_flat, g->ones, g->f32};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         if (bufs[i]) CUDA_CLEANUP(cudaFree(bufs[i]));
     if (g->bucket_ev)
@@ -592,7 +653,7 @@ static void gteardown(nvs_train_exec *x)
 
 static const struct nvs_train_exec_ops gpu_ops = {
     .name = "GPU", .setup = gsetup, .gemm = ggemm, .ew = gew, .copy_out = gcopy, .cast_weights = gcast,
-    .grad_pass = ggrad,
+    .cast_act = gcast_act, .bias_grad = gbias, .grad_pass = ggrad,
     .bucket_ready = gbucket,
     .join_comm = gjoin, .unscale = gunscale, .optimizer = gopt, .sync = gsync, .mark = gmark, .span = gspan,
     .grad_to_bucket = ggrad_to_bucket, .bucket_to_grad = gbucket_to_grad, .memory = gmem, .norm = gnorm,

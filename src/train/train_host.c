@@ -23,6 +23,7 @@
 struct host_impl {
     float *weights, *acts, *ws_x, *ws_dx, *ws_w, *master, *momentum, *grads;
     float *buckets; /* the framework's bucket buffers (plan->bucket_bytes > 0), else NULL */
+    float *f32;     /* autocast's fp32 tensors (plan->f32_elems > 0), else NULL */
     char *bufs, *bufs_flat; /* the module buffers a framework broadcasts (plan->buffers > 0), and their flat copy */
     MPI_Request *reqs;
     int nreqs;
@@ -89,6 +90,7 @@ static nvs_result_t hsetup(nvs_train_exec *x)
         !(h->momentum = halloc(pl->grad_elems, "momentum", 7)) || !(h->grads = halloc(pl->grad_elems, "gradients", 8)))
         return NVS_ERR_NOMEM;
     if (pl->bucket_bytes > 0 && !(h->buckets = halloc(pl->grad_elems, "gradient buckets", 9))) return NVS_ERR_NOMEM;
+    if (pl->f32_elems > 0 && !(h->f32 = halloc(pl->f32_elems, "autocast's fp32 tensors", 12))) return NVS_ERR_NOMEM;
     if (pl->buffers > 0) {
         size_t b = (size_t)(pl->buffer_bytes / 2);
         if (!(h->bufs = (char *)halloc(b / 4 + 1, "module buffers", 10)) ||
@@ -164,12 +166,17 @@ static nvs_result_t hgemm(nvs_train_exec *x, int l, int kind)
     return NVS_OK;
 }
 
-static nvs_result_t hew(nvs_train_exec *x, int l, double passes)
+/* fp32 passes (autocast's, at half precision only: step.c) run over the fp32 scratch; the host's data are fp32 */
+static nvs_result_t hew(nvs_train_exec *x, int l, double passes, int fp32)
 {
     struct host_impl *h = H(x);
     const nvs_train_plan *pl = x->plan;
     size_t count = (size_t)(pl->profile->layers[l].act_elems * pl->batch);
-    float *Y = h->acts + pl->a_off[l];
+    if (fp32 && (!h->f32 || count > pl->f32_elems)) {
+        nvs_error("layer %d: fp32 passes larger than the plan allocated (internal error)", l);
+        return NVS_ERR_SYSTEM;
+    }
+    float *Y = fp32 ? h->f32 : h->acts + pl->a_off[l];
     size_t total = (size_t)(passes * (double)count);
     for (size_t done = 0; done < total; done += count) {
         size_t c = total - done < count ? total - done : count;
@@ -202,6 +209,43 @@ static nvs_result_t hcast(nvs_train_exec *x, int l)
     const nvs_train_plan *pl = x->plan;
     size_t cnt = (size_t)nvs_framework_weight_cast_elems(pl->framework, &pl->profile->layers[l], pl->precision);
     memcpy(h->weights + pl->w_off[l], h->master + pl->grad_offset[l], cnt * sizeof(float));
+    return NVS_OK;
+}
+
+/* Autocast's cast of an fp32 output to its 16-bit copy and back (half precision only, step.c): a copy here */
+static nvs_result_t hcast_act(nvs_train_exec *x, int l, int backward)
+{
+    struct host_impl *h = H(x);
+    const nvs_train_plan *pl = x->plan;
+    size_t count = (size_t)(pl->profile->layers[l].act_elems * pl->batch);
+    if (!h->f32 || count > pl->f32_elems) {
+        nvs_error("layer %d: an fp32 output's cast larger than the plan allocated (internal error)", l);
+        return NVS_ERR_SYSTEM;
+    }
+    float *Y = h->acts + pl->a_off[l];
+    if (backward)
+        memcpy(h->f32, Y, count * sizeof(float));
+    else
+        memcpy(Y, h->f32, count * sizeof(float));
+    return NVS_OK;
+}
+
+/* The bias's gradient: the output gradient (m x n, column-major) summed over its rows, after the matrix in the
+ * layer's slot */
+static nvs_result_t hbias(nvs_train_exec *x, int l)
+{
+    struct host_impl *h = H(x);
+    const nvs_train_plan *pl = x->plan;
+    const nvs_layer *ly = &pl->profile->layers[l];
+    size_t m = (size_t)(ly->gemm_m * pl->batch), n = (size_t)nvs_layer_bias_elems(ly);
+    const float *Y = h->acts + pl->a_off[l];
+    float *gb = h->grads + pl->grad_offset[l] + (size_t)(ly->gemm_n * ly->gemm_k);
+    for (size_t j = 0; j < n; j++) {
+        float sum = 0;
+        for (size_t i = 0; i < m; i++) sum += Y[j * m + i];
+        gb[j] = sum;
+    }
+    progress(h);
     return NVS_OK;
 }
 
@@ -369,8 +413,8 @@ static void hteardown(nvs_train_exec *x)
         x->impl = NULL;
         return;
     }
-    void *bufs[] = {h->weights, h->acts,  h->ws_x,    h->ws_dx, h->ws_w,     h->master,
-                    h->momentum, h->grads, h->buckets, h->bufs,  h->bufs_flat};
+    void *bufs[] = {h->weights, h->acts,    h->ws_x,    h->ws_dx, h->ws_w,      h->master,
+                    h->momentum, h->grads, h->buckets, h->bufs,  h->bufs_flat, h->f32};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) free(bufs[i]);
     free(h->reqs);
     free(h);
@@ -379,6 +423,7 @@ static void hteardown(nvs_train_exec *x)
 
 static const struct nvs_train_exec_ops host_ops = {
     .name = "host", .setup = hsetup, .gemm = hgemm, .ew = hew, .copy_out = hcopy, .cast_weights = hcast,
+    .cast_act = hcast_act, .bias_grad = hbias,
     .grad_pass = hgrad,
     .bucket_ready = hbucket,
     .join_comm = hjoin, .unscale = hunscale, .optimizer = hopt, .sync = hsync, .mark = hmark, .span = hspan,

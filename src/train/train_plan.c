@@ -93,6 +93,8 @@ nvs_result_t nvs_train_plan_make(const nvs_profile *p, int batch, nvs_precision 
         if (ly->bn_passes > 0 && (size_t)(ly->act_elems * batch) > x) /* a batch norm's output and its gradient */
             x = (size_t)(ly->act_elems * batch);
         if (ly->bn_passes > 0 && (size_t)ly->params > w) w = (size_t)ly->params; /* its fp32 parameter gradients */
+        if (nvs_layer_bias_elems(ly) > 0 && (size_t)(ly->gemm_m * batch) > plan->max_bias_rows)
+            plan->max_bias_rows = (size_t)(ly->gemm_m * batch);
         if (x > plan->max_x_elems) plan->max_x_elems = x;
         if (w > plan->max_w_elems) plan->max_w_elems = w;
         double f = nvs_layer_fwd_flops(ly) * batch;
@@ -108,9 +110,9 @@ nvs_result_t nvs_train_plan_make(const nvs_profile *p, int batch, nvs_precision 
     plan->grad_bytes = (double)plan->grad_elems * (double)gsize;
     /* two scratch buffers of the largest GEMM input (forward input / input gradient), an fp32 one of the largest
      * weight matrix (weight-gradient scratch for GEMMs without parameters, or before a cast to bf16 gradients),
-     * and 64 MiB for cuBLAS's workspace */
+     * the bias gradients' ones, and 64 MiB for cuBLAS's workspace */
     plan->workspace_bytes = 2.0 * (double)plan->max_x_elems * (double)es + (double)plan->max_w_elems * 4.0 +
-                            64.0 * 1024 * 1024;
+                            (double)plan->max_bias_rows * (double)es + 64.0 * 1024 * 1024;
     plan->total_bytes = plan->weight_bytes + plan->master_bytes + plan->grad_bytes + plan->act_bytes +
                         plan->workspace_bytes;
     plan->framework = nvs_framework_find("ideal");
@@ -120,7 +122,15 @@ nvs_result_t nvs_train_plan_make(const nvs_profile *p, int batch, nvs_precision 
 void nvs_train_plan_set_framework(nvs_train_plan *plan, const nvs_framework *fw)
 {
     plan->framework = fw ? fw : nvs_framework_find("ideal");
-    plan->total_bytes -= plan->bucket_bytes + plan->buffer_bytes;
+    plan->total_bytes -= plan->bucket_bytes + plan->buffer_bytes + plan->f32_bytes;
+    plan->f32_elems = 0;
+    for (int l = 0; l < plan->profile->nlayers; l++) {
+        const nvs_layer *ly = &plan->profile->layers[l];
+        size_t n = (size_t)(ly->act_elems * plan->batch);
+        if (nvs_framework_ew32_passes(plan->framework, ly, plan->precision) > 0 && n > plan->f32_elems)
+            plan->f32_elems = n;
+    }
+    plan->f32_bytes = (double)plan->f32_elems * 4.0;
     plan->bucket_bytes = plan->framework->bucket_copy ? plan->grad_bytes : 0.0;
     plan->buffers = plan->buffer_longs = 0;
     plan->buffer_floats = plan->buffer_bytes = 0;
@@ -130,7 +140,7 @@ void nvs_train_plan_set_framework(nvs_train_plan *plan, const nvs_framework *fw)
         /* the buffers, and their flat copy for the broadcast */
         plan->buffer_bytes = 2.0 * (plan->buffer_floats * 4.0 + plan->buffer_longs * 8.0);
     }
-    plan->total_bytes += plan->bucket_bytes + plan->buffer_bytes;
+    plan->total_bytes += plan->bucket_bytes + plan->buffer_bytes + plan->f32_bytes;
 }
 
 double nvs_predict_allreduce_us(const double *sizes, const double *t, int n, double bytes)

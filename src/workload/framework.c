@@ -7,7 +7,7 @@ static const nvs_framework frameworks[] = {
     {"pytorch-ddp",
      "PyTorch eager + DistributedDataParallel (defaults): host work per operation and per bucket, bucket copies, "
      "NCHW layout copies around convolutions at bf16/fp16, a gradient scaler at fp16, its buffers broadcast "
-     "before each synchronised forward, autocast's weight casts at bf16/fp16, a foreach SGD",
+     "before each synchronised forward, autocast's weight casts and fp32 residual stream at bf16/fp16, a foreach SGD",
      /* Fitted on ONE configuration, declared: lm290m at bf16, batch 8, on H200 (PyTorch 2.11), a host-bound step
       * (results/diag-issue9: 38.3 ms while the GPU was busy 25.9 ms). Its profile (tools/profiles/lm290m.prof)
       * dispatches 1,298 operations per step at bf16 (ops= 241 forward + 692 backward,
@@ -43,15 +43,21 @@ static const nvs_framework frameworks[] = {
      /* autocast's weight casts and the foreach optimizer: PyTorch 2.11's profile of lm290m at bf16, batch 8, DDP at
       * world 1 on H200 (results/h200x1-tfm-census2, census.txt) has 182 bfloat16_copy_kernel launches in the forward
       * (0.83 ms per step) and 182 direct_copy_kernel launches in the backward (bf16 to fp32, 1.44 ms): one per
-      * parameter tensor of its GEMM layers (145) and per LayerNorm output (37, activations: not modelled); and 45
+      * parameter tensor of its GEMM layers (145) and per LayerNorm output (37: autocast_fp32 below); and 45
       * multi_tensor_apply_kernel launches in the optimizer, 2.45 ms, where one fused pass of 20 bytes per
       * parameter took nvscale's step 1.67 ms (ncu-lm290m-bf16-sum.txt) */
      1, 1,
+     /* autocast's fp32 residual stream and LayerNorms: the same profile (census.txt) has 37 LayerNorm forward kernels
+      * in fp32 (vectorized_layer_norm_kernel<float, float>, 0.54 ms), 36 fp32 adds of a bf16 output to the stream
+      * (0.66 ms), their backward in fp32 (layer_norm_grad_input and GammaBetaBackward<float>, 1.37 ms; fp32 adds
+      * 0.45 ms), and the 37 casts of a LayerNorm's output to bf16 for the next GEMM (among the 182 forward casts) with
+      * their 37 gradients' casts back */
+     1,
      "fitted on lm290m bf16 batch 8, H200, PyTorch 2.11: medians of 34 runs of the 1-GPU step without DDP and with "
      "DDP at world 1 (tools/fidelity_fit.py); operations per layer from tools/gen_profiles.py; NCHW layout copies "
      "counted in PyTorch's profile of resnet50 bf16 (results/h200x1-census)"},
     {"ideal", "the hardware alone: kernels queued at once, gradients written straight into the buckets", 0.0, 0.0, 0,
-     0, 0.0, 0.0, 0, 0, 0.0, 0, 0, "no framework cost"},
+     0, 0.0, 0.0, 0, 0, 0.0, 0, 0, 0, "no framework cost"},
 };
 #define NFW ((int)(sizeof frameworks / sizeof frameworks[0]))
 
@@ -81,6 +87,18 @@ double nvs_framework_weight_cast_elems(const nvs_framework *fw, const nvs_layer 
     return ly->params < kn ? ly->params : kn;
 }
 
+double nvs_framework_ew32_passes(const nvs_framework *fw, const nvs_layer *ly, nvs_precision prec)
+{
+    if (!fw || !fw->autocast_fp32 || !nvs_precision_info_of(prec)->half || ly->act_elems <= 0) return 0;
+    return ly->ew32_passes;
+}
+
+double nvs_framework_act_casts(const nvs_framework *fw, const nvs_layer *ly, nvs_precision prec)
+{
+    if (nvs_framework_ew32_passes(fw, ly, prec) <= 0 || ly->gemm_m > 0 || ly->casts <= 0) return 0;
+    return ly->casts;
+}
+
 int nvs_ew_kernels(double passes)
 {
     int whole = (int)passes;
@@ -97,7 +115,8 @@ double nvs_framework_layer_ops(const nvs_framework *fw, const nvs_profile *p, in
         ops = (ly->gemm_m > 0) + (ly->act_elems > 0 ? nvs_ew_kernels(ly->ew_passes) : 0);
     else
         ops = (ly->act_elems > 0 ? nvs_ew_kernels(2 * ly->ew_passes) : 0) +
-              (ly->gemm_m > 0 ? (nvs_layer_no_input_grad(p, l) ? 1 : 2) : ly->params > 0 ? 1 : 0);
+              (ly->gemm_m > 0 ? (nvs_layer_no_input_grad(p, l) ? 1 : 2) : ly->params > 0 ? 1 : 0) +
+              (nvs_layer_bias_elems(ly) > 0); /* the bias's gradient, a sum of its own */
     if (nvs_precision_info_of(prec)->half && fw->autocast)
         ops += ly->casts >= 0 ? ly->casts : (ly->gemm_m > 0 ? nvs_layer_param_tensors(ly) : 0);
     return ops;

@@ -13,8 +13,9 @@
  *                bucket, and after the all-reduces a copy back into the gradients (gradient_as_bucket_view=False,
  *                torch/nn/parallel/distributed.py; reducer.cpp); and around each convolution (conv=1) at bf16/fp16 the
  *                layout transforms cuDNN makes of PyTorch's default NCHW tensors, as copies of the layer's output;
- *                at fp16 its GradScaler (torch/amp/grad_scaler.py); at bf16/fp16 autocast's weight casts; its
- *                optimizer as foreach passes. */
+ *                at fp16 its GradScaler (torch/amp/grad_scaler.py); at bf16/fp16 autocast's weight casts, and
+ *                the fp32 residual stream and LayerNorms autocast keeps (ew32=) with their casts; its optimizer as
+ *                foreach passes. */
 #ifndef NVS_FRAMEWORK_H
 #define NVS_FRAMEWORK_H
 
@@ -59,6 +60,10 @@ typedef struct {
      * in torch/optim/sgd.py): momentum *= mu, momentum += grad, param += -lr * momentum, 32 bytes per fp32
      * parameter; 0: one fused pass (read param, momentum, grad; write param, momentum: 20 bytes) */
     int optimizer_foreach;
+    /* at bf16/fp16, what autocast keeps in fp32 (a profile's ew32=, profile.h): those passes over fp32 data, and a
+     * layer without a GEMM whose fp32 output a GEMM reads (its casts=) cast to 16 bits each forward and its gradient
+     * cast back each backward. 0: every pass at the step's precision, nothing cast */
+    int autocast_fp32;
     const char *source;         /* where the numbers come from */
 } nvs_framework;
 
@@ -79,6 +84,12 @@ double nvs_layer_param_tensors(const nvs_layer *ly);
  * a layer with a GEMM and parameters, at half precision; its matrix, min(params, N x K): a bias stays out); 0 where it
  * casts none. The training step (train/step.c, the executors) and the what-if model (model/model_eval.c) both. */
 double nvs_framework_weight_cast_elems(const nvs_framework *fw, const nvs_layer *ly, nvs_precision prec);
+/* Under framework fw at precision prec: of layer l's ew passes, those over fp32 data (autocast_fp32: the profile's
+ * ew32=, at half precision; else 0), and the casts of its fp32 output to 16 bits, each way (a layer without a GEMM
+ * with ew32= and casts=; else 0). The training step (train/step.c) runs them, the what-if model
+ * (model/model_eval.c) costs them. */
+double nvs_framework_ew32_passes(const nvs_framework *fw, const nvs_layer *ly, nvs_precision prec);
+double nvs_framework_act_casts(const nvs_framework *fw, const nvs_layer *ly, nvs_precision prec);
 /* Kernels an element-wise call of `passes` passes launches in the training step (train_gpu.c: whole passes,
  * then a partial one). */
 int nvs_ew_kernels(double passes);

@@ -32,7 +32,7 @@
 /* framework operations, casts or parameter tensors of one layer: a transformer block, the largest layer
  * group a profile line stands for, has tens */
 #define MAX_OPS 10000.0
-#define LAYER_KEYS "params, gemm, act, ew, bn, nograd, conv, conv2d, ops, casts, tensors"
+#define LAYER_KEYS "params, gemm, act, ew, ew32, bn, nograd, conv, conv2d, ops, casts, tensors"
 /* conv2d: a filter of at most 64 x 64 pixels, stride at most 64, an input of at most 2^20 pixels a side
  * (real networks: filters 1-11, strides 1-4, inputs up to a few thousand pixels) */
 #define MAX_GEOM_WIN 64.0
@@ -307,7 +307,7 @@ static nvs_result_t parse_layer(struct parser *ps, char **tok, const int *quoted
     if (check_name(ps, "layer name", tok[1], sizeof l.name, 0)) return NVS_ERR_INPUT;
     strcpy(l.name, tok[1]);
     int seen_params = 0, seen_gemm = 0, seen_act = 0, seen_ew = 0, seen_nograd = 0, seen_conv = 0, seen_ops = 0,
-        seen_casts = 0, seen_tensors = 0, seen_geom = 0, seen_bn = 0;
+        seen_casts = 0, seen_tensors = 0, seen_geom = 0, seen_bn = 0, seen_ew32 = 0;
     for (int i = 2; i < ntok; i++) {
         char *kv = tok[i];
         char *eq = strchr(kv, '=');
@@ -318,6 +318,7 @@ static nvs_result_t parse_layer(struct parser *ps, char **tok, const int *quoted
                     : !strcmp(key, "gemm") ? &seen_gemm
                     : !strcmp(key, "act")  ? &seen_act
                     : !strcmp(key, "ew")   ? &seen_ew
+                    : !strcmp(key, "ew32") ? &seen_ew32
                     : !strcmp(key, "bn")   ? &seen_bn
                     : !strcmp(key, "nograd") ? &seen_nograd
                     : !strcmp(key, "conv")   ? &seen_conv
@@ -343,6 +344,8 @@ static nvs_result_t parse_layer(struct parser *ps, char **tok, const int *quoted
             if (parse_geom(ps, val, &l)) return NVS_ERR_INPUT;
         } else if (!strcmp(key, "bn")) {
             if (parse_number(ps, key, val, &l.bn_passes)) return NVS_ERR_INPUT;
+        } else if (!strcmp(key, "ew32")) {
+            if (parse_number(ps, key, val, &l.ew32_passes)) return NVS_ERR_INPUT;
         } else if (!strcmp(key, "ew")) {
             if (parse_number(ps, key, val, &l.ew_passes)) return NVS_ERR_INPUT;
             if (l.ew_passes > MAX_EW) return fail(ps, "ew=%s: at most %.0f passes", val, MAX_EW);
@@ -378,6 +381,9 @@ static nvs_result_t parse_layer(struct parser *ps, char **tok, const int *quoted
                     l.name, seen_geom ? "conv2d=" : "conv=1");
     if (seen_geom && check_geom(ps, &l)) return NVS_ERR_INPUT;
     if (seen_bn && check_bn(ps, &l)) return NVS_ERR_INPUT;
+    if (seen_ew32 && l.ew32_passes > l.ew_passes - l.bn_passes)
+        return fail(ps, "layer '%s': ew32=%g fp32 passes, more than its %g ew passes%s", l.name, l.ew32_passes,
+                    l.ew_passes - l.bn_passes, l.bn_passes > 0 ? " beside its batch norm's own (bn=)" : "");
     if (l.nograd && l.params > 0)
         return fail(ps, "layer '%s': nograd=1 with params=%.0f: a layer autograd never reaches has no gradients",
                     l.name, l.params);

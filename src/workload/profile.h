@@ -35,6 +35,12 @@
  * bn=B says the layer is a 2-d batch norm over its output (C = params / 2 channels, act = C * pixels), B of its
  * ew passes being the norm's own (the rest: the ReLU, residual add that follow it). The GPU step may run those
  * in cuDNN's batch norm, as PyTorch does at fp32 and fp16; elsewhere they are passes like the others.
+ * ew32=F says F of the layer's ew passes (not a batch norm's own) run over fp32 data where an autocasting framework
+ * runs the step at bf16/fp16: PyTorch's autocast runs layer_norm in fp32, and adding a half-precision output to an
+ * fp32 tensor (the residual stream that an fp32 LayerNorm or embedding starts) gives fp32 (torch/amp autocast
+ * op lists; type promotion). Under such a framework (framework.h autocast_fp32) the step runs those F passes, and
+ * their 2F backward, at 4 bytes per element, and a layer without a GEMM that says ew32= and casts=C has its fp32
+ * output cast to 16 bits C times forward (for the GEMM that reads it) and the cast's gradient back C times.
  *
  * Rules (src/workload/profile.c enforces them; docs/profiles.md is the user guide): the header line comes first; name
  * ([A-Za-z0-9._-], < 64 chars) and source are required, sample (default "one sample"), batch (default 1) and
@@ -63,6 +69,7 @@ typedef struct {
     double act_elems;           /* output activation elements per sample */
     double ew_passes;           /* memory-bound forward passes over the output */
     double bn_passes;           /* bn=: of those, a 2-d batch norm's own (0: not a batch norm) */
+    double ew32_passes;         /* ew32=: of those, the passes autocast runs over fp32 data (0: none) */
     int nograd;                 /* 1: autograd never reaches the layer (a frozen stem): no backward, nothing
                                  * saved for it; only a prefix of the layers, without params */
     int conv;                   /* conv=1: the GEMM is a convolution (cuDNN), not a matrix product: a framework
@@ -123,5 +130,13 @@ static inline int nvs_layer_geom_out(int in, int win, int stride, int pad) { ret
 static inline double nvs_layer_geom_channels(const nvs_layer *l) { return l->gemm_k / ((double)l->geom.r * l->geom.s); }
 
 static inline double nvs_layer_fwd_flops(const nvs_layer *l) { return 2.0 * l->gemm_m * l->gemm_n * l->gemm_k; }
+
+/* A GEMM layer whose parameters are its N x K matrix and a bias of N (params = N*K + N): the bias's elements, N,
+ * whose gradient backward sums the output gradient over its M rows (a read of it: PyTorch's Linear backward runs
+ * that sum as a reduction kernel of its own, 72 per lm290m step: results/h200x1-tfm-census2); else 0. */
+static inline double nvs_layer_bias_elems(const nvs_layer *l)
+{
+    return l->gemm_m > 0 && l->params > 0 && l->params == l->gemm_n * l->gemm_k + l->gemm_n ? l->gemm_n : 0;
+}
 
 #endif

@@ -56,13 +56,16 @@ j=$d/run.json
 check "[r['n'] for r in d['train']['results']]" "[1, 2]"
 check "(d['train']['framework']['broadcast_buffers'], d['train']['framework']['buffer_ops_per_step'])" "(True, 10.0)"
 check "d['train']['framework']['host_us_per_buffer_op'] > 0" "True"
-# autocast's weight casts (at bf16/fp16, which the host backend refuses) and PyTorch's foreach SGD: said in run.json
+# autocast's weight casts and fp32 tensors (at bf16/fp16, which the host backend refuses) and PyTorch's foreach SGD:
+# said in run.json
 check "(d['train']['framework']['weight_casts'], d['train']['framework']['optimizer_foreach'])" "(True, True)"
+check "d['train']['framework']['autocast_fp32']" "True"
 rm -rf "$d"
 expect 0 "Training step: tiny-bn" $MPIRUN -np 2 $NVS train --backend mpi --model tests/fixtures/train/tiny-bn.prof \
     --framework ideal --steps 2 --warmup-steps 1 --out "$d"
 check "(d['train']['framework']['broadcast_buffers'], d['train']['framework']['buffer_ops_per_step'])" "(False, 0.0)"
 check "(d['train']['framework']['weight_casts'], d['train']['framework']['optimizer_foreach'])" "(False, False)"
+check "d['train']['framework']['autocast_fp32']" "False"
 j=$TMP/train_host/run.json
 # refused up front, with the bytes needed and available
 expect 2 "needs .* GiB per host .* free: lower --batch" $NVS train --backend mpi --model resnet50 --batch 1000000 --no-save

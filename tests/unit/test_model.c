@@ -577,7 +577,7 @@ static void t_eval_framework(void)
     nvs_profile p;
     nvs_model_config c;
     toy_config(&c, &p);
-    nvs_framework fw = {"t", "test", 1e4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, "test"};
+    nvs_framework fw = {"t", "test", 1e4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, "test"};
     c.fw = &fw;
     nvs_model_point pt;
     char err[256];
@@ -627,14 +627,20 @@ static void t_framework_counts(void)
          * (lm290m: 18 x (3 + 1 + 4 + 4) x 1024^2 + 32000 x 1024; resnet50: its 25,557,032 parameters less 53,120
          * of batch norms and the classifier's 1,000 biases) */
         double cast_elems;
+        /* autocast's fp32 tensors per sample (test_train.c t_host_work_counts counts them the same): the ew32=
+         * passes forward and twice backward times their outputs, and the LayerNorm outputs cast, times their size */
+        double passes32, cast_act_elems;
     } want[] = {
-        {"tools/profiles/lm290m.prof", 8, NVS_PREC_BF16, 29, 1298 + 29, 0, 259260416},
-        {"tools/profiles/lm290m.prof", 8, NVS_PREC_FP32, 29, 934 + 29, 0, 0},
-        {"resnet50", 128, NVS_PREC_BF16, 5, 520 + 5, (78.0 + 167.0) / 53 * 2 * 11113984.0 * 128 * 2, 25502912},
-        {"resnet50", 128, NVS_PREC_FP32, 5, 408 + 5, 0, 0},
-        {"resnet50", 128, NVS_PREC_FP16, 5, 520 + 5 + 4, (78.0 + 167.0) / 53 * 2 * 11113984.0 * 128 * 2, 25502912},
-        {"tools/profiles/lm290m.prof", 8, NVS_PREC_FP16, 29, 1298 + 29 + 4, 0, 259260416},
-        {"bert-large-mlm128", 32, NVS_PREC_BF16, 38, 1962 + 38, 0, 303068986},
+        {"tools/profiles/lm290m.prof", 8, NVS_PREC_BF16, 29, 1298 + 29, 0, 259260416, 3 * 113 * 524288.0,
+         37 * 524288.0},
+        {"tools/profiles/lm290m.prof", 8, NVS_PREC_FP32, 29, 934 + 29, 0, 0, 0, 0},
+        {"resnet50", 128, NVS_PREC_BF16, 5, 520 + 5, (78.0 + 167.0) / 53 * 2 * 11113984.0 * 128 * 2, 25502912, 0, 0},
+        {"resnet50", 128, NVS_PREC_FP32, 5, 408 + 5, 0, 0, 0, 0},
+        {"resnet50", 128, NVS_PREC_FP16, 5, 520 + 5 + 4, (78.0 + 167.0) / 53 * 2 * 11113984.0 * 128 * 2, 25502912, 0,
+         0},
+        {"tools/profiles/lm290m.prof", 8, NVS_PREC_FP16, 29, 1298 + 29 + 4, 0, 259260416, 3 * 113 * 524288.0,
+         37 * 524288.0},
+        {"bert-large-mlm128", 32, NVS_PREC_BF16, 38, 1962 + 38, 0, 303068986, 3 * 154 * 131072.0, 50 * 131072.0},
     };
     const nvs_framework *fw = nvs_framework_find("pytorch-ddp");
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
@@ -684,6 +690,39 @@ static void t_framework_counts(void)
         /* PyTorch's foreach SGD moves 12 bytes per parameter more than one fused pass (fp32 gradients) */
         double opt_us = p.total_params * 12 / bw;
         T_NEAR(d.t.compute_us - e.t.compute_us, opt_us, 1e-6 * (1 + opt_us));
+        /* autocast's fp32 tensors: each fp32 pass 2 more bytes per access (2 accesses) than at 16 bits, each cast of
+         * an fp32 output a read of 4 bytes and a write of 2, forward and backward */
+        nvs_framework no_f32 = no_casts;
+        no_f32.autocast_fp32 = 0;
+        nvs_model_point f;
+        c.fw = &no_f32;
+        T_EQ_I(nvs_model_eval(&c, 1, 1, &f, err, sizeof err), NVS_OK);
+        double f32_us = (want[i].passes32 * 4 + 2 * want[i].cast_act_elems * 6) * want[i].batch / bw;
+        T_NEAR(d.t.compute_us - f.t.compute_us, f32_us, 1e-6 * (1 + f32_us));
+        nvs_profile_free(&p);
+    }
+    /* a bias's gradient reads the output gradient once, under any framework or none: a layer of 64 x 32 outputs per
+     * sample with a bias of 32 against the same without it, at bf16, batch 4 */
+    double us[2];
+    for (int k = 0; k < 2; k++) {
+        nvs_profile p;
+        char err[256];
+        T_EQ_I(nvs_profile_parse(k ? "nvscale-profile 1\nname b\nsource s\nlayer l params=2080 gemm=64,32,64\n"
+                                   : "nvscale-profile 1\nname b\nsource s\nlayer l params=2048 gemm=64,32,64\n",
+                                 "t", &p, err, sizeof err),
+               NVS_OK);
+        nvs_model_config c;
+        nvs_model_config_init(&c);
+        c.gpu = (nvs_gpu_spec){"toy", 100, 100, 400, 1000, 1e12, 1, 0, 0};
+        c.machine = pcie8(1, 4, 1, NVS_NVLINK_NONE);
+        c.profile = &p;
+        c.batch = 4;
+        c.prec = NVS_PREC_BF16;
+        nvs_model_point pt;
+        T_EQ_I(nvs_model_eval(&c, 1, 1, &pt, err, sizeof err), NVS_OK);
+        us[k] = pt.t.compute_us;
+        /* and the optimizer's one fused pass over the 32 more parameters: 20 bytes each */
+        if (k) T_NEAR(us[1] - us[0], (4 * 64 * 32 * 2 + 32 * 20) / (c.gpu.mem_gbps * 1e3 * c.ct.mem_eff), 1e-9);
         nvs_profile_free(&p);
     }
 }

@@ -429,6 +429,7 @@ static void t_cudnn_run(void)
         T_FAIL("%s", err);
     T_EQ_I(cal.fw.weight_casts, 1);
     T_EQ_I(cal.fw.optimizer_foreach, 1);
+    T_EQ_I(cal.fw.autocast_fp32, 0); /* made before autocast's fp32 tensors came to the step */
     nvs_calibration_free(&cal);
     nvs_presets_free(&ps);
 }

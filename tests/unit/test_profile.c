@@ -492,11 +492,39 @@ static void t_framework_keys(void)
     nvs_profile_free(&p);
 }
 
+/* ew32=: of the ew passes, those autocast runs in fp32 (profile.h); the whole ew at most (a batch norm's own apart:
+ * bad_ew32_*.prof); the built-in transformers carry it where tools/gen_profiles.py says, the CNNs nowhere. A bias
+ * is N of params = N x K + N, and only that. */
+static void t_ew32_and_bias(void)
+{
+    nvs_profile p;
+    T_EQ_I(nvs_profile_parse("nvscale-profile 1\nname x\nsource s\nlayer n params=2 act=8 ew=2.5 ew32=2.5\n"
+                             "layer l params=12 gemm=1,3,3 act=3 ew=1.5 ew32=0\nlayer m params=9 gemm=1,3,3\n"
+                             "layer b params=3 gemm=1,3,3\n",
+                             "t", &p, err, sizeof err),
+           NVS_OK);
+    T_NEAR(p.layers[0].ew32_passes, 2.5, 0);
+    T_NEAR(p.layers[1].ew32_passes, 0, 0);
+    T_NEAR(nvs_layer_bias_elems(&p.layers[0]), 0, 0); /* no GEMM */
+    T_NEAR(nvs_layer_bias_elems(&p.layers[1]), 3, 0); /* 3 x 3 + 3 */
+    T_NEAR(nvs_layer_bias_elems(&p.layers[2]), 0, 0); /* the matrix alone */
+    T_NEAR(nvs_layer_bias_elems(&p.layers[3]), 0, 0); /* a tied weight's own bias: not N x K + N */
+    nvs_profile_free(&p);
+    T_EQ_I(nvs_profile_load("tools/profiles/lm290m.prof", &p, err, sizeof err), NVS_OK);
+    double f32 = 0;
+    for (int l = 0; l < p.nlayers; l++) f32 += p.layers[l].ew32_passes;
+    T_NEAR(f32, 3.5 + 18 * 4 * 1.5 + 1.5, 1e-9); /* embeddings, 2 LayerNorms + 2 residual adds a block, the last norm */
+    nvs_profile_free(&p);
+    T_EQ_I(nvs_profile_load("resnet50", &p, err, sizeof err), NVS_OK);
+    for (int l = 0; l < p.nlayers; l++) T_NEAR(p.layers[l].ew32_passes, 0, 0);
+    nvs_profile_free(&p);
+}
+
 T_LIST = {
     T_CASE(t_good_minimal),   T_CASE(t_good_full),      T_CASE(t_good_crlf),     T_CASE(t_repeat_nested),
     T_CASE(t_layer_cap),      T_CASE(t_bad_fixtures),   T_CASE(t_parse_edges),   T_CASE(t_load_errors),
     T_CASE(t_builtin_totals), T_CASE(t_lm290m),         T_CASE(t_builtin_flops), T_CASE(t_builtin_names),
     T_CASE(t_resnet50_layers), T_CASE(t_dp_mode),     T_CASE(t_framework_keys),
-    T_CASE(t_conv2d),
+    T_CASE(t_conv2d),         T_CASE(t_ew32_and_bias),
 };
 T_MAIN

@@ -172,11 +172,21 @@ static void t_split(void)
 static nvs_result_t dry_op(nvs_train_exec *x) { (void)x; return NVS_OK; }
 static nvs_result_t dry_layer(nvs_train_exec *x, int l, int k) { (void)x, (void)l, (void)k; return NVS_OK; }
 static double dry_passes;   /* ew passes issued (times the layer's output elements: the traffic) */
+static double dry_passes32; /* of those, over fp32 data (autocast's: framework autocast_fp32) */
 static int dry_norms[2];     /* library batch norms issued, forward and backward */
 static int dry_grad_passes;  /* gradient passes of layers without a GEMM */
-static nvs_result_t dry_ew(nvs_train_exec *x, int l, double p)
+static nvs_result_t dry_ew(nvs_train_exec *x, int l, double p, int fp32)
 {
     dry_passes += p * x->plan->profile->layers[l].act_elems;
+    if (fp32) dry_passes32 += p * x->plan->profile->layers[l].act_elems;
+    return NVS_OK;
+}
+static int dry_act_casts[2]; /* casts of an fp32 output to 16 bits (forward) and of its gradient back */
+static nvs_result_t dry_cast_act(nvs_train_exec *x, int l, int bwd) { (void)x, (void)l; dry_act_casts[bwd ? 1 : 0]++; return NVS_OK; }
+static double dry_bias_elems; /* bias gradients summed, their elements */
+static nvs_result_t dry_bias(nvs_train_exec *x, int l)
+{
+    dry_bias_elems += nvs_layer_bias_elems(&x->plan->profile->layers[l]);
     return NVS_OK;
 }
 static nvs_result_t dry_copy(nvs_train_exec *x, int l, double p) { (void)x, (void)l, (void)p; return NVS_OK; }
@@ -197,6 +207,7 @@ static int dry_buffer_calls; /* buffer broadcasts issued */
 static nvs_result_t dry_buffers(nvs_train_exec *x) { (void)x; dry_buffer_calls++; return NVS_OK; }
 static const struct nvs_train_exec_ops dry_ops = {
     .name = "dry", .gemm = dry_layer, .ew = dry_ew, .copy_out = dry_copy, .cast_weights = dry_cast, .grad_pass = dry_grad,
+    .cast_act = dry_cast_act, .bias_grad = dry_bias,
     .bucket_ready = dry_one,
     .norm = dry_norm, .buffers = dry_buffers,
     .join_comm = dry_op, .unscale = dry_unscale, .optimizer = dry_op, .sync = dry_op, .mark = dry_one, .grad_to_bucket = dry_one,
@@ -220,19 +231,34 @@ static void t_host_work_counts(void)
         /* autocast's weight casts at bf16/fp16, each GEMM layer's matrix (test_model.c t_framework_counts says
          * where the numbers come from) */
         double cast_elems;
+        /* autocast's fp32 passes (ew32=) forward and twice backward, times their layers' outputs per sample; the
+         * casts of an fp32 output to 16 bits (each way); the bias gradients' elements, at every precision */
+        double passes32;
+        int act_casts;
+        double bias_elems;
     } want[] = {
-        {"tools/profiles/lm290m.prof", 8, NVS_PREC_BF16, 29, 1298 + 29, 221, 0, 0, 259260416},
-        {"tools/profiles/lm290m.prof", 8, NVS_PREC_FP32, 29, 934 + 29, 221, 0, 0, 0},
+        /* lm290m: ew32 = 3.5 (embeddings) + 18 x 4 x 1.5 (two LayerNorms, two residual adds) + 1.5 (the final
+         * LayerNorm) = 113 passes over 512 x 1024 outputs; 2 x 18 + 1 LayerNorm outputs cast; biases of in_proj,
+         * out_proj, linear1, linear2: 18 x (3072 + 1024 + 4096 + 1024); the head has none */
+        {"tools/profiles/lm290m.prof", 8, NVS_PREC_BF16, 29, 1298 + 29, 221, 0, 0, 259260416, 3 * 113 * 524288.0, 37,
+         18 * 9216.0},
+        {"tools/profiles/lm290m.prof", 8, NVS_PREC_FP32, 29, 934 + 29, 221, 0, 0, 0, 0, 0, 18 * 9216.0},
         /* the NCHW layout copies at bf16 (framework.h): (78 + 167) / 53 copies, each read and written, of the
          * outputs of the 53 convolutions, 11,113,984 elements per image (tools/gen_profiles.py --summary) */
         {"resnet50", 128, NVS_PREC_BF16, 5, 520 + 5 + 163, 161, (78.0 + 167.0) / 53 * 2 * 11113984.0 * 128 * 2, 163,
-         25502912},
-        {"resnet50", 128, NVS_PREC_FP32, 5, 408 + 5 + 163, 161, 0, 163, 0},
+         25502912, 0, 0, 1000}, /* the fc layer's bias only: torchvision's convolutions have none */
+        {"resnet50", 128, NVS_PREC_FP32, 5, 408 + 5 + 163, 161, 0, 163, 0, 0, 0, 1000},
         /* fp16: bf16's, and the GradScaler's 4 operations (the loss scaled, its backward, unscale_, update) */
         {"resnet50", 128, NVS_PREC_FP16, 5, 520 + 5 + 4 + 163, 161, (78.0 + 167.0) / 53 * 2 * 11113984.0 * 128 * 2,
-         163, 25502912},
-        {"tools/profiles/lm290m.prof", 8, NVS_PREC_FP16, 29, 1298 + 29 + 4, 221, 0, 0, 259260416},
-        {"bert-large-mlm128", 32, NVS_PREC_BF16, 38, 1962 + 38, 394, 0, 0, 303068986},
+         163, 25502912, 0, 0, 1000},
+        {"tools/profiles/lm290m.prof", 8, NVS_PREC_FP16, 29, 1298 + 29 + 4, 221, 0, 0, 259260416, 3 * 113 * 524288.0,
+         37, 18 * 9216.0},
+        /* BERT: ew32 = 6 (embeddings' 3 gathers, 2 adds) + 2.5 (their LayerNorm and dropout) + 24 x 4 x 1.5 (two
+         * residual adds, two LayerNorms per layer) + 1.5 (the MLM transform's LayerNorm) = 154 passes over 128 x
+         * 1024 outputs; 1 + 2 x 24 + 1 LayerNorm outputs cast; biases of qkv, attention output, intermediate,
+         * output: 24 x 9216, and the transform's 1024 (the decoder's bias alone: no N x K + N layer) */
+        {"bert-large-mlm128", 32, NVS_PREC_BF16, 38, 1962 + 38, 394, 0, 0, 303068986, 3 * 154 * 131072.0, 50,
+         24 * 9216.0 + 1024},
     };
     nvs_progress_enable(0);
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
@@ -245,9 +271,18 @@ static void t_host_work_counts(void)
         nvs_train_exec x = {.ops = &dry_ops, .plan = &pl, .nranks = 2}; /* work_per_us 0: counted, not done */
         nvs_step_medians m = {0};
         dry_unscales = dry_buffer_calls = 0;
-        dry_cast_elems = 0;
+        dry_cast_elems = dry_passes32 = dry_bias_elems = 0;
+        dry_act_casts[0] = dry_act_casts[1] = 0;
         T_EQ_I(nvs_train_time_steps(&x, NVS_STEP_FULL, 0, 1, 2, &m), NVS_OK);
         T_NEAR(dry_cast_elems, want[i].cast_elems, 0);
+        T_NEAR(dry_passes32, want[i].passes32, 0);
+        T_EQ_I(dry_act_casts[0], want[i].act_casts);
+        T_EQ_I(dry_act_casts[1], want[i].act_casts);
+        T_NEAR(dry_bias_elems, want[i].bias_elems, 0);
+        /* the fp32 scratch: the largest output with fp32 passes, at half precision only */
+        T_EQ_U(pl.f32_elems, want[i].passes32 > 0 ? (size_t)(want[i].model[0] == 'b' ? 128 * 1024 : 512 * 1024) *
+                                                        (size_t)want[i].batch
+                                                  : 0);
         T_NEAR(x.host_buffer_ops, want[i].buffer_ops, 0);
         T_EQ_I(dry_buffer_calls, want[i].buffer_ops > 0);
         /* the host time owed: the buffer broadcast's operations at their own (lower) cost */
@@ -278,9 +313,14 @@ static void t_host_work_counts(void)
         /* the ideal framework broadcasts nothing, in the full step either, and casts no weights */
         nvs_train_plan_set_framework(&pl, nvs_framework_find("ideal"));
         T_EQ_I(pl.buffers, 0);
-        dry_cast_elems = 0;
+        dry_cast_elems = dry_passes32 = dry_bias_elems = 0;
+        dry_act_casts[0] = dry_act_casts[1] = 0;
         T_EQ_I(nvs_train_time_steps(&x, NVS_STEP_FULL, 0, 1, 2, &m), NVS_OK);
         T_NEAR(dry_cast_elems, 0, 0);
+        T_NEAR(dry_passes32, 0, 0); /* every pass at the step's precision, nothing cast */
+        T_EQ_I(dry_act_casts[0] + dry_act_casts[1], 0);
+        T_NEAR(dry_bias_elems, want[i].bias_elems, 0); /* bias gradients are the model's, under any framework */
+        T_EQ_U(pl.f32_elems, 0);
         T_NEAR(x.host_buffer_ops, 0, 0);
         T_EQ_I(dry_buffer_calls, 0);
         nvs_train_plan_free(&pl);
@@ -289,14 +329,14 @@ static void t_host_work_counts(void)
 }
 
 /* A profile without ops=, casts=, tensors=: the step counts its own kernels as operations (one per GEMM, two in
- * backward after the first layer, one per element-wise pass begun, one per gradient pass), a GEMM layer's
+ * backward after the first layer, one per element-wise pass begun, one per gradient pass, one per bias gradient), a GEMM layer's
  * parameter tensors as its casts, two tensors per layer with parameters (one with a single parameter); a
  * frozen (nograd) layer has no backward at all. */
 static void t_host_work_defaults(void)
 {
     static const char text[] = "nvscale-profile 1\nname t\nsource \"test\"\n"
                                "layer stem gemm=4,4,4 act=16 ew=2.5 nograd=1\n"  /* fwd 1 + 3 */
-                               "layer a params=20 gemm=4,4,4 act=16 ew=1.5\n"    /* fwd 1 + 2, bwd 3 + 1 (first), casts 2 */
+                               "layer a params=20 gemm=4,4,4 act=16 ew=1.5\n"    /* fwd 1 + 2, bwd 3 + 1 (first) + 1 (its bias: 4 x 4 + 4), casts 2 */
                                "layer n params=1 act=16\n"                        /* fwd 0, bwd 1 (grad pass) */
                                "layer b params=20 gemm=4,4,4 act=16 ops=5,7 casts=3 tensors=1\n";
     nvs_profile p;
@@ -308,8 +348,8 @@ static void t_host_work_defaults(void)
     nvs_train_exec x = {.ops = &dry_ops, .plan = &pl, .nranks = 2};
     nvs_step_medians m = {0};
     T_EQ_I(nvs_train_time_steps(&x, NVS_STEP_COMPUTE, 0, 1, 2, &m), NVS_OK);
-    /* fp32: stem 4 + a (3 + 4) + n (0 + 1) + b (5 + 7) + optimizer 1 */
-    T_NEAR(x.host_ops, 4 + 7 + 1 + 12 + 1, 0);
+    /* fp32: stem 4 + a (3 + 5) + n (0 + 1) + b (5 + 7) + optimizer 1 */
+    T_NEAR(x.host_ops, 4 + 8 + 1 + 12 + 1, 0);
     T_EQ_I(nvs_train_time_steps(&x, NVS_STEP_FULL, 0, 1, 2, &m), NVS_OK);
     T_NEAR(x.host_tensors, 2 + 1 + 1, 0);
     nvs_train_plan_free(&pl);
@@ -318,7 +358,7 @@ static void t_host_work_defaults(void)
     nvs_train_plan_set_framework(&pl, nvs_framework_find("pytorch-ddp"));
     x.plan = &pl;
     T_EQ_I(nvs_train_time_steps(&x, NVS_STEP_COMPUTE, 0, 1, 2, &m), NVS_OK);
-    T_NEAR(x.host_ops, 25 + 2 * (2 + 3), 0);
+    T_NEAR(x.host_ops, 26 + 2 * (2 + 3), 0);
     nvs_train_plan_free(&pl);
     nvs_profile_free(&p);
 }
