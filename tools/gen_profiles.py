@@ -644,9 +644,13 @@ def lm290m_profile(P, s, d, h, f, L, V):
         P.layer("norm1", params=2 * d, act=s * d, ew=NORM, casts=1, ew32=NORM)  # fp32: in_proj casts it
         # nn.MultiheadAttention's backward dispatches per block about 18 operations beyond its GEMMs and passes:
         # copies of the q/k/v views' gradients, zero-filled gradients, gradient accumulations (fp32 backward:
-        # 751 kernels per step, ~41 per block, against 20 counted from the layers below; results/h200x1-census)
-        P.layer("self_attn.in_proj", params=3 * d * d + 3 * d, gemm=(s, 3 * d, d), act=3 * s * d, ew=COPY,
-                extra=(1, 18))
+        # 751 kernels per step, ~41 per block, against 20 counted from the layers below; results/h200x1-census).
+        # With batch_first its input is a transposed view, so the projection's bias is added by a kernel of its
+        # own (18 strided bf16 adds per step beside 18 GEMMs without a bias epilogue, 0.55 ms), and the output is
+        # copied to split the heads (the strided copies, 36 forward and 54 backward: 1.73 ms;
+        # results/h200x1-tfm-census2): ADD + COPY, one of its operations and one of the backward's among extra
+        P.layer("self_attn.in_proj", params=3 * d * d + 3 * d, gemm=(s, 3 * d, d), act=3 * s * d, ew=ADD + COPY,
+                extra=(0, 17))
         # fused attention (flash SDPA): every score computed, none written to memory; the output of this
         # FLOP-equivalent GEMM is one head's worth (s x s), the scratch the synthetic step writes into
         # (one operation each way, counted here)
