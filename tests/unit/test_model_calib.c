@@ -431,6 +431,13 @@ static void t_cudnn_run(void)
     T_EQ_I(cal.fw.optimizer_foreach, 1);
     T_EQ_I(cal.fw.autocast_fp32, 0); /* made before autocast's fp32 tensors came to the step */
     nvs_calibration_free(&cal);
+    /* and one made after those: all three (results/fidelity/n1-1gpu-f32, 1x H200) */
+    if (nvs_calibrate("results/fidelity/n1-1gpu-f32/raw/nvs-bf16-1/run.json", &ps, &o3, &cal, err, sizeof err) != NVS_OK)
+        T_FAIL("%s", err);
+    T_EQ_I(cal.fw.weight_casts, 1);
+    T_EQ_I(cal.fw.optimizer_foreach, 1);
+    T_EQ_I(cal.fw.autocast_fp32, 1);
+    nvs_calibration_free(&cal);
     nvs_presets_free(&ps);
 }
 
