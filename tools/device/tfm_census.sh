@@ -22,6 +22,9 @@ if [ "${PROFILE_PT:-1}" = 1 ]; then
         --profile-steps 3 --trace-dir "$R/traces" --json "$R/raw/pt-prof.jsonl" --max-seconds 280
     step census
     rec census python3 tools/device/kernel_census.py --top 60 "$R"/traces/*gpu1_ddp1*.json
+    # and the plain step without DDP, like for like with nvscale's compute-only step (ideal_compute_us), which has
+    # no reducer and so none of DDP's copies of the gradients into their buckets
+    rec census-nodp python3 tools/device/kernel_census.py --top 60 "$R"/traces/*gpu1_nodp*.json
 fi
 # nvscale's names: the LM profile file ddp_bench's lm290m matches, the MLM BERT ddp_bench's bert-large runs
 nvs_model() {
