@@ -113,8 +113,8 @@ static const opt_spec specs[] = {
                                                      "host whose speed drifts slows both sides of a ratio (default 1)"},
     {"framework", OPT_FRAMEWORK, 1, S_RUN | S_TRAIN, NULL, "pytorch-ddp|ideal", "what the framework adds to the hardware's step: PyTorch DDP's host\n"
                                                          "work per operation and per bucket, bucket copies, NCHW layout copies\n"
-                                                         "around convolutions and autocast's weight casts at bf16/fp16, a\n"
-                                                         "foreach SGD (default), or none"},
+                                                         "around convolutions, autocast's weight casts and fp32 residual\n"
+                                                         "stream at bf16/fp16, a foreach SGD (default), or none"},
     {"cudnn", OPT_CUDNN, 1, S_RUN | S_TRAIN, NULL, "auto|on|off", "run in cuDNN what PyTorch runs there: convolutions whose geometry\n"
                                                          "the profile gives, batch norms at fp32/fp16. auto (default):\n"
                                                          "when libcudnn.so.9 loads; on: or stop; off: implicit GEMMs, passes"},
