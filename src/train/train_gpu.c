@@ -54,6 +54,10 @@ static int elem_of(const nvs_train_plan *pl)
 /* The gradients' element type (fp32, or bf16 with --grad-type bf16) */
 static int grad_elem_of(const nvs_train_plan *pl) { return pl->grad_bf16 ? NVS_ELEM_BF16 : NVS_ELEM_F32; }
 
+/* Whether cuBLAS can write a product of the step's operands in the gradients' type: fp32 from any operands, bf16
+ * from bf16 ones (else the product goes through fp32 scratch and a cast) */
+static int blas_writes_grads(const nvs_train_plan *pl) { return pl->grad_bf16 ? elem_of(pl) == NVS_ELEM_BF16 : 1; }
+
 static cudaDataType_t cuda_type_of(int elem)
 {
     return elem == NVS_ELEM_BF16 ? CUDA_R_16BF : elem == NVS_ELEM_F16 ? CUDA_R_16F : CUDA_R_32F;
@@ -374,8 +378,7 @@ static nvs_result_t ggemm(nvs_train_exec *x, int l, int kind)
         size_t slot = (size_t)ly->params, kn = (size_t)k * (size_t)n;
         const int half = el != NVS_ELEM_F32;
         const int cast16 = half && pl->framework->weight_casts && !pl->grad_bf16;
-        const int writable = pl->grad_bf16 ? el == NVS_ELEM_BF16 : 1;
-        const int direct = slot >= kn && !cast16 && writable;
+        const int direct = slot >= kn && !cast16 && blas_writes_grads(pl);
         char *gslot = (char *)g->grads + pl->grad_offset[l] * (pl->grad_bf16 ? 2 : 4);
         const int out_el = direct ? grad_elem_of(pl) : (slot == 0 || cast16 ? el : NVS_ELEM_F32);
         BLAS_TRY(cublasGemmEx(g->blas, CUBLAS_OP_T, CUBLAS_OP_N, k, n, m, &one, g->ws_x, ab, m, Y, ab, m, &zero,
@@ -442,7 +445,7 @@ static nvs_result_t gcast_act(nvs_train_exec *x, int l, int backward)
 
 /* The bias's gradient: the output gradient (m x n, column-major) summed over its m rows, as one matrix-vector
  * product with a vector of ones (cuBLAS reads the gradient once), into the bias's part of the layer's slot, after
- * the N x K matrix; through the fp32 scratch where cuBLAS cannot write the gradients' type (ggemm's rule). */
+ * the N x K matrix; through the fp32 scratch where cuBLAS cannot write the gradients' type (blas_writes_grads). */
 static nvs_result_t gbias(nvs_train_exec *x, int l)
 {
     struct gpu_impl *g = G(x);
@@ -452,7 +455,7 @@ static nvs_result_t gbias(nvs_train_exec *x, int l)
     if (rows > (double)pl->max_bias_rows || rows > INT_MAX || n <= 0 || n > INT_MAX)
         return not_sized(l, "a bias gradient's rows");
     const int el = elem_of(pl), m = (int)rows;
-    const int direct = pl->grad_bf16 ? el == NVS_ELEM_BF16 : 1;
+    const int direct = blas_writes_grads(pl);
     const int out_el = direct ? grad_elem_of(pl) : NVS_ELEM_F32;
     cudaDataType_t ab = cuda_type_of(el);
     cublasComputeType_t ct = pl->precision == NVS_PREC_TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
