@@ -106,7 +106,7 @@ class Profile:
         self.frozen = False
 
     def layer(self, name, params=0, gemm=None, act=0, ew=0.0, gemm_ops=None, conv=False, tensors=None, casts=None,
-              extra=(0, 0), bn=None, ew32=0.0):
+              extra=(0, 0), bn=None, ew32=0.0, ewb=0.0):
         """One profile line. Besides the shapes, what eager PyTorch dispatches for the layer (the ops=, casts=,
         tensors= keys; docs/profiles.md):
           ops      forward: 1 for the GEMM + the ew operations; backward: the ew operations + the GEMM's: a
@@ -121,7 +121,9 @@ class Profile:
                    (an image, a LayerNorm's output) must be given, as must a tied weight
           ew32     of the ew passes, those autocast runs over fp32 data at bf16/fp16 (profile.h): an embedding's
                    gathers and adds (fp32 tables), LayerNorm (autocast's fp32 list) and what follows it before a
-                   GEMM, and a residual add onto that fp32 stream (type promotion)"""
+                   GEMM, and a residual add onto that fp32 stream (type promotion)
+          ewb      passes over the output in the backward only, beyond 2 x ew (profile.h): autograd assembling the
+                   gradient of an output used through several views (their operations go in extra=)"""
         assert len(name) < 64 and " " not in name, name
         if self.frozen:
             params = 0
@@ -176,6 +178,9 @@ class Profile:
         if ew32:
             assert float(ew32) <= float(ew) - float(bn or 0), (name, ew32, ew)
             s += " ew32=%s" % fmt_ew(ew32)
+        if ewb:
+            assert act and not self.frozen, (name, ewb)
+            s += " ewb=%s" % fmt_ew(ewb)
         if bn is not None:
             # a 2-d batch norm over the output (C = params / 2 channels): the share of ew that is its own
             assert params and not gemm and float(bn) <= float(ew) and act % (params // 2) == 0, (name, bn, ew)
@@ -436,28 +441,41 @@ def maskrcnn_layers(P, H, W, rois, pos, classes, frozen_at):
 
 
 # --- transformers -----------------------------------------------------------------------------------------------
+# HF's and DLE's BERT read a LayerNorm's output with three Linear modules (query, key, value), and autocast casts
+# that fp32 output once for each: PyTorch's BERT-large bf16 step launches 390 fp32-to-bf16 casts forward, 146
+# weights, 146 biases and 98 LayerNorm outputs (results/h200x1-tfm-census6, census-nodp.txt)
+QKV_CASTS = 3
+
+
 def bert_encoder(P, s, d, h, f, L, V):
     """BertEmbeddings (word, position 512, token type 2) and L post-LayerNorm encoder layers."""
     # fp32 under autocast (here and below: ew32=) from the fp32 tables to the next GEMM, which casts the output
     P.layer("embeddings", params=V * d + 512 * d + 2 * d, act=s * d, ew=3 * COPY + 2 * ADD,  # 3 gathers, 2 adds
             tensors=3, ew32=3 * COPY + 2 * ADD)
-    # + dropout; autocast keeps LayerNorm in fp32, so the next GEMM casts its output (here and below)
-    P.layer("embeddings.LayerNorm", params=2 * d, act=s * d, ew=NORM + UNARY, casts=1, ew32=NORM + UNARY)
-    with P.repeat(L, "encoder.layer.0..%d" % (L - 1)):
-        # query, key and value are three Linear modules (HF BertSelfAttention, DLE modeling.py): one GEMM of
-        # their total size here, 3 operations forward and 3 x 3 backward, 6 tensors
-        P.layer("layer.attention.qkv", params=3 * d * d + 3 * d, gemm=(s, 3 * d, d), act=3 * s * d,
-                gemm_ops=(3, 9), tensors=6, casts=6)
-        # scores = Q K^T over all heads; scale, mask add, softmax, dropout
-        P.layer("layer.attention.scores", gemm=(s, s, d), act=h * s * s, ew=UNARY + ADD + SOFTMAX + UNARY)
-        P.layer("layer.attention.context", gemm=(s, d, s), act=s * d, ew=COPY)  # probs x V, merge heads
-        # dropout on the bf16 output, then the residual add onto the fp32 stream (the last LayerNorm's output)
-        P.layer("layer.attention.output.dense", params=d * d + d, gemm=(s, d, d), act=s * d, ew=UNARY + ADD,
-                ew32=ADD)
-        P.layer("layer.attention.output.LayerNorm", params=2 * d, act=s * d, ew=NORM, casts=1, ew32=NORM)
-        P.layer("layer.intermediate.dense", params=d * f + f, gemm=(s, f, d), act=s * f, ew=UNARY)  # GELU
-        P.layer("layer.output.dense", params=f * d + d, gemm=(s, d, f), act=s * d, ew=UNARY + ADD, ew32=ADD)
-        P.layer("layer.output.LayerNorm", params=2 * d, act=s * d, ew=NORM, casts=1, ew32=NORM)
+    # + dropout; autocast keeps LayerNorm in fp32, so each GEMM that reads the output casts it (here and below):
+    # query, key and value, three casts (QKV_CASTS)
+    P.layer("embeddings.LayerNorm", params=2 * d, act=s * d, ew=NORM + UNARY, casts=QKV_CASTS, ew32=NORM + UNARY)
+    with P.repeat(L - 1, "encoder.layer.0..%d" % (L - 2)):
+        bert_layer(P, s, d, h, f, QKV_CASTS)
+    bert_layer(P, s, d, h, f, 1)  # the last layer: its output goes to the head's one GEMM (and the pooler's slice)
+
+
+def bert_layer(P, s, d, h, f, out_casts):
+    """One post-LayerNorm encoder layer; out_casts: the GEMMs that read its output (the next layer's three)."""
+    # query, key and value are three Linear modules (HF BertSelfAttention, DLE modeling.py): one GEMM of
+    # their total size here, 3 operations forward and 3 x 3 backward, 6 tensors
+    P.layer("layer.attention.qkv", params=3 * d * d + 3 * d, gemm=(s, 3 * d, d), act=3 * s * d,
+            gemm_ops=(3, 9), tensors=6, casts=6)
+    # scores = Q K^T over all heads; scale, mask add, softmax, dropout
+    P.layer("layer.attention.scores", gemm=(s, s, d), act=h * s * s, ew=UNARY + ADD + SOFTMAX + UNARY)
+    P.layer("layer.attention.context", gemm=(s, d, s), act=s * d, ew=COPY)  # probs x V, merge heads
+    # dropout on the bf16 output, then the residual add onto the fp32 stream (the last LayerNorm's output)
+    P.layer("layer.attention.output.dense", params=d * d + d, gemm=(s, d, d), act=s * d, ew=UNARY + ADD,
+            ew32=ADD)
+    P.layer("layer.attention.output.LayerNorm", params=2 * d, act=s * d, ew=NORM, casts=1, ew32=NORM)
+    P.layer("layer.intermediate.dense", params=d * f + f, gemm=(s, f, d), act=s * f, ew=UNARY)  # GELU
+    P.layer("layer.output.dense", params=f * d + d, gemm=(s, d, f), act=s * d, ew=UNARY + ADD, ew32=ADD)
+    P.layer("layer.output.LayerNorm", params=2 * d, act=s * d, ew=NORM, casts=out_casts, ew32=NORM)
 
 
 def make_bert_large_squad():
@@ -521,9 +539,10 @@ def make_bert_large_mlm128():
                 ])
     P.layer("embeddings", params=V * d + 512 * d + 2 * d, act=s * d, ew=3 * COPY + 2 * ADD, tensors=3,
             ew32=3 * COPY + 2 * ADD)  # fp32 under autocast (ew32=) up to the next GEMM, as in bert_encoder
-    P.layer("embeddings.LayerNorm", params=2 * d, act=s * d, ew=NORM + UNARY, casts=1,       # + dropout
+    P.layer("embeddings.LayerNorm", params=2 * d, act=s * d, ew=NORM + UNARY, casts=QKV_CASTS,  # + dropout
             ew32=NORM + UNARY)
-    with P.repeat(L, "encoder.layer.0..23"):
+
+    def layer(out_casts):
         # query, key, value: three Linear modules (as bert_encoder); HF's backward dispatches per layer about 8
         # operations beyond these layers' count (fp32: 951 backward kernels per step, ~38 per layer, against 28
         # counted, 2 of them LayerNorm's second kernel; results/h200x1-census)
@@ -538,7 +557,12 @@ def make_bert_large_mlm128():
         P.layer("layer.attention.output.LayerNorm", params=2 * d, act=s * d, ew=NORM, casts=1, ew32=NORM)
         P.layer("layer.intermediate.dense", params=d * f + f, gemm=(s, f, d), act=s * f, ew=UNARY)  # GELU
         P.layer("layer.output.dense", params=f * d + d, gemm=(s, d, f), act=s * d, ew=UNARY + ADD, ew32=ADD)
-        P.layer("layer.output.LayerNorm", params=2 * d, act=s * d, ew=NORM, casts=1, ew32=NORM)
+        # read by the next layer's query, key and value (three casts), the last layer's by the head's dense
+        P.layer("layer.output.LayerNorm", params=2 * d, act=s * d, ew=NORM, casts=out_casts, ew32=NORM)
+
+    with P.repeat(L - 1, "encoder.layer.0..22"):
+        layer(QKV_CASTS)
+    layer(1)  # encoder.layer.23
     P.layer("cls.predictions.transform.dense", params=d * d + d, gemm=(s, d, d), act=s * d, ew=UNARY)  # GELU
     P.layer("cls.predictions.transform.LayerNorm", params=2 * d, act=s * d, ew=NORM, casts=1, ew32=NORM)
     # decoder: weight tied to the word embeddings (its gradient lands there), own bias; cross-entropy over vocab
@@ -648,9 +672,12 @@ def lm290m_profile(P, s, d, h, f, L, V):
         # With batch_first its input is a transposed view, so the projection's bias is added by a kernel of its
         # own (18 strided bf16 adds per step beside 18 GEMMs without a bias epilogue, 0.55 ms), and the output is
         # copied to split the heads (the strided copies, 36 forward and 54 backward: 1.73 ms;
-        # results/h200x1-tfm-census2): ADD + COPY, one of its operations and one of the backward's among extra
+        # results/h200x1-tfm-census2): ADD + COPY, one of its operations and one of the backward's among extra.
+        # Backward, the q/k/v views' gradients are each a zero-filled tensor of the whole output, summed by two
+        # adds (54 bf16 fills and 36 bf16 adds per step, 0.45 + 0.59 ms; results/h200x1-tfm-census6,
+        # census-nodp.txt): ewb = 3 x 0.5 (a write) + 2 x 1.5 (two reads, a write), their operations among extra
         P.layer("self_attn.in_proj", params=3 * d * d + 3 * d, gemm=(s, 3 * d, d), act=3 * s * d, ew=ADD + COPY,
-                extra=(0, 17))
+                extra=(0, 17), ewb=3 * 0.5 + 2 * 1.5)
         # fused attention (flash SDPA): every score computed, none written to memory; the output of this
         # FLOP-equivalent GEMM is one head's worth (s x s), the scratch the synthetic step writes into
         # (one operation each way, counted here)

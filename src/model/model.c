@@ -536,12 +536,14 @@ void nvs_layer_us(const nvs_layer *l, int first, int batch, const nvs_gpu_spec *
     }
     double ew_bytes = passes * 2.0 * batch * l->act_elems * (double)nvs_precision_bytes(p);
     double ew = bw > 0 ? ew_bytes / bw : 0;
+    /* the backward's own passes (profile.h ewb=) */
+    double ewb = bw > 0 ? l->ewb_passes * 2.0 * batch * l->act_elems * (double)nvs_precision_bytes(p) / bw : 0;
     /* a bias's gradient reads the output gradient once (profile.h nvs_layer_bias_elems) */
     double bias_bytes = nvs_layer_bias_elems(l) > 0 ? batch * l->gemm_m * l->gemm_n * (double)nvs_precision_bytes(p) : 0;
     double bias = bw > 0 ? bias_bytes / bw : 0;
     *fwd_us = (gemm + ew + bn_f) * t->compute_scale;
     /* a layer autograd never reaches (frozen stem) has no backward */
-    *bwd_us = l->nograd ? 0 : ((first ? 1.0 : 2.0) * gemm + 2.0 * ew + bias + bn_b) * t->compute_scale;
+    *bwd_us = l->nograd ? 0 : ((first ? 1.0 : 2.0) * gemm + 2.0 * ew + ewb + bias + bn_b) * t->compute_scale;
 }
 
 double nvs_mem_pass_us(double bytes, const nvs_gpu_spec *g, const nvs_compute_terms *t)

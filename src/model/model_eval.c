@@ -186,9 +186,11 @@ static nvs_result_t step_lanes(const nvs_model_config *c, const nvs_model_bucket
             if (!ly->nograd) bwd[i] += fw->nchw_copies_bwd * one;
         }
         /* autocast's weight casts (framework.h weight_casts): the layer's fp32 parameters read and written in 16 bits
-         * before its forward GEMM; backward, its 16-bit weight gradient read and written in fp32 (the matrix only:
-         * nvs_framework_weight_cast_elems, as the training step casts it) */
-        const double cast = nvs_framework_weight_cast_elems(fw, ly, c->prec);
+         * before its forward GEMM; backward, its 16-bit gradients read and written in fp32 (the matrix and a bias,
+         * nvs_framework_cast_split, as the training step casts them; bytes only: the launches of a bias's few
+         * elements cost the GPU microseconds the bandwidth term does not see) */
+        nvs_cast_split sp;
+        const double cast = nvs_framework_cast_split(fw, ly, c->prec, &sp) ? sp.w_elems + sp.b_elems : 0;
         if (cast > 0) {
             double one = nvs_mem_pass_us(cast * (4.0 + esz), &c->gpu, &c->ct);
             fwd[i] += one;

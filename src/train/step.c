@@ -119,7 +119,8 @@ static int gemm_kind(const nvs_train_exec *x, int l)
 /* Layer l's memory-bound passes, forward (ew) or backward (2 ew). A batch norm the executor runs in a library
  * (bn= of the profile, train/conv.h) is that library's call forward, and the rest of the passes (the ReLU, the
  * add that follow it); backward, the rest here, the norm's own in place of the layer's gradient pass. Under a
- * framework that keeps autocast's fp32 tensors, the profile's ew32= of them run over fp32 data (framework.h). */
+ * framework that keeps autocast's fp32 tensors, the profile's ew32= of them run over fp32 data (framework.h).
+ * Backward, the profile's ewb= passes follow. */
 static nvs_result_t passes(nvs_train_exec *x, int l, int backward)
 {
     const nvs_train_plan *pl = x->plan;
@@ -134,6 +135,8 @@ static nvs_result_t passes(nvs_train_exec *x, int l, int backward)
     const double k = backward ? 2 : 1;
     if (ew - f32 > 0) ISSUE(x, NVS_ISSUE_PASSES, x->ops->ew(x, l, k * (ew - f32), 0));
     if (f32 > 0) ISSUE(x, NVS_ISSUE_PASSES, x->ops->ew(x, l, k * f32, 1));
+    /* the backward's own passes (ewb=: assembling a gradient from its views' gradients), at the step's precision */
+    if (backward && ly->ewb_passes > 0) ISSUE(x, NVS_ISSUE_PASSES, x->ops->ew(x, l, ly->ewb_passes, 0));
     return NVS_OK;
 }
 

@@ -63,6 +63,20 @@ static cudaDataType_t cuda_type_of(int elem)
     return elem == NVS_ELEM_BF16 ? CUDA_R_16BF : elem == NVS_ELEM_F16 ? CUDA_R_16F : CUDA_R_32F;
 }
 
+/* A cast of `elems` elements as `pieces` launches, one per tensor autocast casts (framework.h
+ * nvs_framework_cast_split); element sizes from the types */
+static nvs_result_t convert_pieces(const void *src, int src_el, void *dst, int dst_el, double elems, int pieces,
+                                   cudaStream_t s)
+{
+    const size_t ss = src_el == NVS_ELEM_F32 ? 4 : 2, ds = dst_el == NVS_ELEM_F32 ? 4 : 2;
+    for (int i = 0; i < (pieces > 0 ? pieces : 1); i++) {
+        size_t first, count;
+        nvs_cast_piece(elems, pieces > 0 ? pieces : 1, i, &first, &count);
+        CUDA_TRY(nvs_kern_convert((const char *)src + first * ss, src_el, (char *)dst + first * ds, dst_el, count, s));
+    }
+    return NVS_OK;
+}
+
 static nvs_result_t gmem(nvs_train_exec *x, double *free_bytes)
 {
     (void)x;
@@ -253,7 +267,9 @@ static nvs_result_t gconv(nvs_train_exec *x, int l, int kind)
     NVS_CHECK(nvs_cudnn_wgrad(x->dnn, l, g->ws_x, Y, direct ? (void *)slot : (void *)g->ws_w));
     if (!direct && ly->params > 0) {
         size_t cnt = (size_t)ly->params < wn ? (size_t)ly->params : wn;
-        CUDA_TRY(nvs_kern_convert(g->ws_w, el, slot, pl->grad_bf16, cnt, g->compute));
+        nvs_cast_split sp; /* under autocast, one cast per weight tensor */
+        int pieces = nvs_framework_cast_split(pl->framework, ly, pl->precision, &sp) && !pl->grad_bf16 ? sp.w_pieces : 1;
+        NVS_CHECK(convert_pieces(g->ws_w, el, slot, pl->grad_bf16, (double)cnt, pieces, g->compute));
     }
     return NVS_OK;
 }
@@ -383,8 +399,12 @@ static nvs_result_t ggemm(nvs_train_exec *x, int l, int kind)
         const int out_el = direct ? grad_elem_of(pl) : (slot == 0 || cast16 ? el : NVS_ELEM_F32);
         BLAS_TRY(cublasGemmEx(g->blas, CUBLAS_OP_T, CUBLAS_OP_N, k, n, m, &one, g->ws_x, ab, m, Y, ab, m, &zero,
                               direct ? (void *)gslot : g->ws_w, cuda_type_of(out_el), k, ct, CUBLAS_GEMM_DEFAULT));
-        if (!direct && slot > 0)
-            CUDA_TRY(nvs_kern_convert(g->ws_w, out_el, gslot, grad_elem_of(pl), slot < kn ? slot : kn, g->compute));
+        if (!direct && slot > 0) { /* under autocast one cast per weight tensor (nvs_framework_cast_split) */
+            nvs_cast_split sp;
+            int pieces = cast16 && nvs_framework_cast_split(pl->framework, ly, pl->precision, &sp) ? sp.w_pieces : 1;
+            NVS_CHECK(convert_pieces(g->ws_w, out_el, gslot, grad_elem_of(pl), (double)(slot < kn ? slot : kn), pieces,
+                                     g->compute));
+        }
         break;
     }
     }
@@ -421,9 +441,17 @@ static nvs_result_t gcast(nvs_train_exec *x, int l)
 {
     struct gpu_impl *g = G(x);
     const nvs_train_plan *pl = x->plan;
-    size_t cnt = (size_t)nvs_framework_weight_cast_elems(pl->framework, &pl->profile->layers[l], pl->precision);
-    CUDA_TRY(nvs_kern_convert(g->master + pl->grad_offset[l], NVS_ELEM_F32, (char *)g->weights + pl->w_off[l] * g->es,
-                              elem_of(pl), cnt, g->compute));
+    const nvs_layer *ly = &pl->profile->layers[l];
+    nvs_cast_split sp;
+    if (!nvs_framework_cast_split(pl->framework, ly, pl->precision, &sp)) return NVS_OK;
+    const float *m = g->master + pl->grad_offset[l];
+    NVS_CHECK(convert_pieces(m, NVS_ELEM_F32, (char *)g->weights + pl->w_off[l] * g->es, elem_of(pl), sp.w_elems,
+                             sp.w_pieces, g->compute));
+    /* the bias's 16-bit copy: nvscale's GEMM has no bias epilogue, so it lands in the weight-gradient scratch,
+     * free until this layer's backward */
+    if (sp.b_pieces)
+        NVS_CHECK(convert_pieces(m + (size_t)(ly->gemm_n * ly->gemm_k), NVS_ELEM_F32, g->ws_w, elem_of(pl), sp.b_elems,
+                                 sp.b_pieces, g->compute));
     return NVS_OK;
 }
 
@@ -455,8 +483,14 @@ static nvs_result_t gbias(nvs_train_exec *x, int l)
     if (rows > (double)pl->max_bias_rows || rows > INT_MAX || n <= 0 || n > INT_MAX)
         return not_sized(l, "a bias gradient's rows");
     const int el = elem_of(pl), m = (int)rows;
-    const int direct = blas_writes_grads(pl);
-    const int out_el = direct ? grad_elem_of(pl) : NVS_ELEM_F32;
+    /* under autocast (weight_casts, half precision, fp32 gradients) the bias's gradient is summed in 16 bits, as
+     * autograd does for the cast bias (PyTorch's reduce_kernel over bf16), then cast into fp32, one launch per
+     * bias tensor (nvs_framework_cast_split) */
+    nvs_cast_split sp;
+    const int cast16 = el != NVS_ELEM_F32 && pl->framework->weight_casts && !pl->grad_bf16 &&
+                       nvs_framework_cast_split(pl->framework, ly, pl->precision, &sp) && sp.b_pieces > 0;
+    const int direct = !cast16 && blas_writes_grads(pl);
+    const int out_el = direct ? grad_elem_of(pl) : cast16 ? el : NVS_ELEM_F32;
     cudaDataType_t ab = cuda_type_of(el);
     cublasComputeType_t ct = pl->precision == NVS_PREC_TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
     const float one = 1.0f, zero = 0.0f;
@@ -464,7 +498,8 @@ static nvs_result_t gbias(nvs_train_exec *x, int l)
     char *gb = (char *)g->grads + (pl->grad_offset[l] + (size_t)(ly->gemm_n * ly->gemm_k)) * (pl->grad_bf16 ? 2 : 4);
     BLAS_TRY(cublasGemmEx(g->blas, CUBLAS_OP_T, CUBLAS_OP_N, (int)n, 1, m, &one, Y, ab, m, g->ones, ab, m, &zero,
                           direct ? (void *)gb : g->ws_w, cuda_type_of(out_el), (int)n, ct, CUBLAS_GEMM_DEFAULT));
-    if (!direct) CUDA_TRY(nvs_kern_convert(g->ws_w, out_el, gb, grad_elem_of(pl), (size_t)n, g->compute));
+    if (!direct)
+        NVS_CHECK(convert_pieces(g->ws_w, out_el, gb, grad_elem_of(pl), n, cast16 ? sp.b_pieces : 1, g->compute));
     return NVS_OK;
 }
 

@@ -15,7 +15,8 @@ static const nvs_framework frameworks[] = {
       * December 2026; results/fidelity/fit.md, made by tools/fidelity_fit.py), the plain 1-GPU step's median is
       * 42.8 ms: 42.8 ms / 1,298 = 32.9 us per operation; DDP at world 1 took a median 9.8 ms more, over its 29
       * buckets: 338 us per bucket. Every other configuration validates these: in the same runs bert-large-mlm128's
-      * medians are 65.6 and 77.4 ms, against 64.6 and 77.5 ms by these counts (1,962 operations, 38 buckets), and
+      * medians are 65.6 and 77.4 ms, against 67.8 and 80.6 ms by these counts (2,058 operations, 38 buckets;
+      * 64.6 and 77.5 ms before the casts of a LayerNorm's output for each of query, key and value were counted), and
       * resnet50's host work, 17 ms, stays below its GPU work as PyTorch's does. In one call's profile DDP
       * at world 1 cost lm290m and bert-large-mlm128 283 and 284 us per bucket, but 37 and 27 us per parameter
       * tensor: the reducer's cost goes with its buckets (results/h200x1-census, docs/fidelity.md). */
@@ -87,6 +88,29 @@ double nvs_framework_weight_cast_elems(const nvs_framework *fw, const nvs_layer 
     return ly->params < kn ? ly->params : kn;
 }
 
+int nvs_framework_cast_split(const nvs_framework *fw, const nvs_layer *ly, nvs_precision prec, nvs_cast_split *out)
+{
+    *out = (nvs_cast_split){0, 0, 0, 0};
+    out->w_elems = nvs_framework_weight_cast_elems(fw, ly, prec);
+    if (out->w_elems <= 0) return 0;
+    out->b_elems = nvs_layer_bias_elems(ly);
+    double c = ly->casts >= 0 ? ly->casts : nvs_layer_param_tensors(ly);
+    int t = c > 1 ? (int)c : 1;
+    out->b_pieces = out->b_elems > 0 ? (t / 2 > 1 ? t / 2 : 1) : 0;
+    out->w_pieces = t - out->b_pieces > 1 ? t - out->b_pieces : 1;
+    /* never more pieces than elements */
+    if (out->w_pieces > out->w_elems) out->w_pieces = (int)out->w_elems;
+    if (out->b_pieces > out->b_elems) out->b_pieces = (int)out->b_elems;
+    return out->w_pieces + out->b_pieces;
+}
+
+void nvs_cast_piece(double elems, int n, int i, size_t *first, size_t *count)
+{
+    size_t e = (size_t)elems, per = n > 0 ? e / (size_t)n : 0;
+    *first = per * (size_t)i;
+    *count = i == n - 1 ? e - *first : per;
+}
+
 double nvs_framework_ew32_passes(const nvs_framework *fw, const nvs_layer *ly, nvs_precision prec)
 {
     if (!fw || !fw->autocast_fp32 || !nvs_precision_info_of(prec)->half || ly->act_elems <= 0) return 0;
@@ -114,7 +138,7 @@ double nvs_framework_layer_ops(const nvs_framework *fw, const nvs_profile *p, in
     else if (!backward)
         ops = (ly->gemm_m > 0) + (ly->act_elems > 0 ? nvs_ew_kernels(ly->ew_passes) : 0);
     else
-        ops = (ly->act_elems > 0 ? nvs_ew_kernels(2 * ly->ew_passes) : 0) +
+        ops = (ly->act_elems > 0 ? nvs_ew_kernels(2 * ly->ew_passes) + nvs_ew_kernels(ly->ewb_passes) : 0) +
               (ly->gemm_m > 0 ? (nvs_layer_no_input_grad(p, l) ? 1 : 2) : ly->params > 0 ? 1 : 0) +
               (nvs_layer_bias_elems(ly) > 0); /* the bias's gradient, a sum of its own */
     if (nvs_precision_info_of(prec)->half && fw->autocast)

@@ -84,6 +84,21 @@ double nvs_layer_param_tensors(const nvs_layer *ly);
  * a layer with a GEMM and parameters, at half precision; its matrix, min(params, N x K): a bias stays out); 0 where it
  * casts none. The training step (train/step.c, the executors) and the what-if model (model/model_eval.c) both. */
 double nvs_framework_weight_cast_elems(const nvs_framework *fw, const nvs_layer *ly, nvs_precision prec);
+/* How autocast's casts of layer l's parameters launch: one cast per tensor, as autocast casts each parameter a
+ * module passes to an op on its own (one _to_copy per tensor; PyTorch's profile of lm290m and BERT at bf16 counts
+ * a bfloat16_copy_kernel forward and a copy back to fp32 backward for every Linear weight and bias,
+ * results/h200x1-tfm-census6). The casts= tensors of a GEMM layer (else its parameter tensors): with a bias
+ * (nvs_layer_bias_elems), half of them, at least one, are the bias's pieces, the rest the matrix's (HF's query,
+ * key and value, one profile layer: three matrices and three biases). w_elems is
+ * nvs_framework_weight_cast_elems; b_elems the bias (0 where the framework casts none). */
+typedef struct {
+    double w_elems, b_elems;
+    int w_pieces, b_pieces;
+} nvs_cast_split;
+/* Returns w_pieces + b_pieces (0: nothing cast). */
+int nvs_framework_cast_split(const nvs_framework *fw, const nvs_layer *ly, nvs_precision prec, nvs_cast_split *out);
+/* Piece i of n of a run of `elems` elements: its first element and its count (the last takes the remainder). */
+void nvs_cast_piece(double elems, int n, int i, size_t *first, size_t *count);
 /* Under framework fw at precision prec: of layer l's ew passes, those over fp32 data (autocast_fp32: the profile's
  * ew32=, at half precision; else 0), and the casts of its fp32 output to 16 bits, each way (a layer without a GEMM
  * with ew32= and casts=; else 0). The training step (train/step.c) runs them, the what-if model

@@ -32,7 +32,7 @@
 /* framework operations, casts or parameter tensors of one layer: a transformer block, the largest layer
  * group a profile line stands for, has tens */
 #define MAX_OPS 10000.0
-#define LAYER_KEYS "params, gemm, act, ew, ew32, bn, nograd, conv, conv2d, ops, casts, tensors"
+#define LAYER_KEYS "params, gemm, act, ew, ew32, ewb, bn, nograd, conv, conv2d, ops, casts, tensors"
 /* conv2d: a filter of at most 64 x 64 pixels, stride at most 64, an input of at most 2^20 pixels a side
  * (real networks: filters 1-11, strides 1-4, inputs up to a few thousand pixels) */
 #define MAX_GEOM_WIN 64.0
@@ -307,7 +307,7 @@ static nvs_result_t parse_layer(struct parser *ps, char **tok, const int *quoted
     if (check_name(ps, "layer name", tok[1], sizeof l.name, 0)) return NVS_ERR_INPUT;
     strcpy(l.name, tok[1]);
     int seen_params = 0, seen_gemm = 0, seen_act = 0, seen_ew = 0, seen_nograd = 0, seen_conv = 0, seen_ops = 0,
-        seen_casts = 0, seen_tensors = 0, seen_geom = 0, seen_bn = 0, seen_ew32 = 0;
+        seen_casts = 0, seen_tensors = 0, seen_geom = 0, seen_bn = 0, seen_ew32 = 0, seen_ewb = 0;
     for (int i = 2; i < ntok; i++) {
         char *kv = tok[i];
         char *eq = strchr(kv, '=');
@@ -319,6 +319,7 @@ static nvs_result_t parse_layer(struct parser *ps, char **tok, const int *quoted
                     : !strcmp(key, "act")  ? &seen_act
                     : !strcmp(key, "ew")   ? &seen_ew
                     : !strcmp(key, "ew32") ? &seen_ew32
+                    : !strcmp(key, "ewb")  ? &seen_ewb
                     : !strcmp(key, "bn")   ? &seen_bn
                     : !strcmp(key, "nograd") ? &seen_nograd
                     : !strcmp(key, "conv")   ? &seen_conv
@@ -346,6 +347,9 @@ static nvs_result_t parse_layer(struct parser *ps, char **tok, const int *quoted
             if (parse_number(ps, key, val, &l.bn_passes)) return NVS_ERR_INPUT;
         } else if (!strcmp(key, "ew32")) {
             if (parse_number(ps, key, val, &l.ew32_passes)) return NVS_ERR_INPUT;
+        } else if (!strcmp(key, "ewb")) {
+            if (parse_number(ps, key, val, &l.ewb_passes)) return NVS_ERR_INPUT;
+            if (l.ewb_passes > MAX_EW) return fail(ps, "ewb=%s: at most %.0f passes", val, MAX_EW);
         } else if (!strcmp(key, "ew")) {
             if (parse_number(ps, key, val, &l.ew_passes)) return NVS_ERR_INPUT;
             if (l.ew_passes > MAX_EW) return fail(ps, "ew=%s: at most %.0f passes", val, MAX_EW);
@@ -372,6 +376,11 @@ static nvs_result_t parse_layer(struct parser *ps, char **tok, const int *quoted
         return fail(ps, "layer '%s' has none of params, gemm, act: it would do nothing", l.name);
     if (l.ew_passes > 0 && l.act_elems <= 0)
         return fail(ps, "layer '%s': ew=%g passes over an output of act=0 elements: give act", l.name, l.ew_passes);
+    if (l.ewb_passes > 0 && l.act_elems <= 0)
+        return fail(ps, "layer '%s': ewb=%g passes over an output of act=0 elements: give act", l.name, l.ewb_passes);
+    if (l.ewb_passes > 0 && l.nograd)
+        return fail(ps, "layer '%s': ewb=%g with nograd=1: a layer autograd never reaches has no backward passes",
+                    l.name, l.ewb_passes);
     if (seen_geom && seen_conv && !l.conv)
         return fail(ps, "layer '%s': conv2d= with conv=0: a layer with a convolution's geometry is a convolution",
                     l.name);

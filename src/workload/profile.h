@@ -41,6 +41,11 @@
  * op lists; type promotion). Under such a framework (framework.h autocast_fp32) the step runs those F passes, and
  * their 2F backward, at 4 bytes per element, and a layer without a GEMM that says ew32= and casts=C has its fp32
  * output cast to 16 bits C times forward (for the GEMM that reads it) and the cast's gradient back C times.
+ * ewb=B adds B memory-bound passes over the output in the backward pass only, at the step's precision, beyond its
+ * 2 ew: what autograd does to assemble the gradient of an output used through several views (nn.MultiheadAttention
+ * splits its packed q/k/v projection into three views; their gradients are zero-filled tensors of the whole
+ * output, a write each, summed by two adds, two reads and a write each: 3 x 0.5 + 2 x 1.5 = 4.5 passes). Any
+ * framework runs them: they are how the model's backward is computed, not a framework's host cost.
  *
  * Rules (src/workload/profile.c enforces them; docs/profiles.md is the user guide): the header line comes first; name
  * ([A-Za-z0-9._-], < 64 chars) and source are required, sample (default "one sample"), batch (default 1) and
@@ -70,6 +75,7 @@ typedef struct {
     double ew_passes;           /* memory-bound forward passes over the output */
     double bn_passes;           /* bn=: of those, a 2-d batch norm's own (0: not a batch norm) */
     double ew32_passes;         /* ew32=: of those, the passes autocast runs over fp32 data (0: none) */
+    double ewb_passes;          /* ewb=: passes over the output in the backward pass only, beyond its 2 ew */
     int nograd;                 /* 1: autograd never reaches the layer (a frozen stem): no backward, nothing
                                  * saved for it; only a prefix of the layers, without params */
     int conv;                   /* conv=1: the GEMM is a convolution (cuDNN), not a matrix product: a framework

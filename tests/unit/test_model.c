@@ -625,22 +625,24 @@ static void t_framework_counts(void)
         double ops, layout_bytes;
         /* the weights autocast casts at half precision: the matrices of the layers with a GEMM and parameters
          * (lm290m: 18 x (3 + 1 + 4 + 4) x 1024^2 + 32000 x 1024; resnet50: its 25,557,032 parameters less 53,120
-         * of batch norms and the classifier's 1,000 biases) */
+         * of batch norms and the classifier's 1,000 biases), and their biases (test_train.c's bias elements) */
         double cast_elems;
         /* autocast's fp32 tensors per sample (test_train.c t_host_work_counts counts them the same): the ew32=
          * passes forward and twice backward times their outputs, and the LayerNorm outputs cast, times their size */
         double passes32, cast_act_elems;
     } want[] = {
-        {"tools/profiles/lm290m.prof", 8, NVS_PREC_BF16, 29, 1298 + 29, 0, 259260416, 3 * 113 * 524288.0,
+        {"tools/profiles/lm290m.prof", 8, NVS_PREC_BF16, 29, 1298 + 29, 0, 259260416 + 18 * 9216, 3 * 113 * 524288.0,
          37 * 524288.0},
         {"tools/profiles/lm290m.prof", 8, NVS_PREC_FP32, 29, 934 + 29, 0, 0, 0, 0},
-        {"resnet50", 128, NVS_PREC_BF16, 5, 520 + 5, (78.0 + 167.0) / 53 * 2 * 11113984.0 * 128 * 2, 25502912, 0, 0},
-        {"resnet50", 128, NVS_PREC_FP32, 5, 408 + 5, 0, 0, 0, 0},
-        {"resnet50", 128, NVS_PREC_FP16, 5, 520 + 5 + 4, (78.0 + 167.0) / 53 * 2 * 11113984.0 * 128 * 2, 25502912, 0,
+        {"resnet50", 128, NVS_PREC_BF16, 5, 520 + 5, (78.0 + 167.0) / 53 * 2 * 11113984.0 * 128 * 2, 25502912 + 1000, 0,
          0},
-        {"tools/profiles/lm290m.prof", 8, NVS_PREC_FP16, 29, 1298 + 29 + 4, 0, 259260416, 3 * 113 * 524288.0,
+        {"resnet50", 128, NVS_PREC_FP32, 5, 408 + 5, 0, 0, 0, 0},
+        {"resnet50", 128, NVS_PREC_FP16, 5, 520 + 5 + 4, (78.0 + 167.0) / 53 * 2 * 11113984.0 * 128 * 2,
+         25502912 + 1000, 0, 0},
+        {"tools/profiles/lm290m.prof", 8, NVS_PREC_FP16, 29, 1298 + 29 + 4, 0, 259260416 + 18 * 9216, 3 * 113 * 524288.0,
          37 * 524288.0},
-        {"bert-large-mlm128", 32, NVS_PREC_BF16, 38, 1962 + 38, 0, 303068986, 3 * 154 * 131072.0, 50 * 131072.0},
+        {"bert-large-mlm128", 32, NVS_PREC_BF16, 38, 2058 + 38, 0, 303068986 + 24 * 9216 + 1024, 3 * 154 * 131072.0,
+         98 * 131072.0},
     };
     const nvs_framework *fw = nvs_framework_find("pytorch-ddp");
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
@@ -1093,11 +1095,40 @@ static void t_gap_link(void)
     nvs_profile_free(&p);
 }
 
+/* ewb= (profile.h): backward-only passes count as the backward's kernels where a layer does not give ops=, and the
+ * model charges their bytes in the backward only (test_profile.c t_ewb: the key) */
+static void t_ewb(void)
+{
+    nvs_profile p;
+    char err[256];
+    T_EQ_I(nvs_profile_parse("nvscale-profile 1\nname x\nsource s\nlayer a params=20 gemm=4,4,4 act=16\n"
+                             "layer b params=20 gemm=4,4,4 act=16 ew=1 ewb=2.5\n",
+                             "t", &p, err, sizeof err),
+           NVS_OK);
+    const nvs_framework *fw = nvs_framework_find("ideal");
+    /* b backward: 2 ew passes (2 kernels) + 2.5 ewb (3 kernels) + input and weight gradients + its bias's sum */
+    T_NEAR(nvs_framework_layer_ops(fw, &p, 1, 1, NVS_PREC_FP32), 2 + 3 + 2 + 1, 0);
+    T_NEAR(nvs_framework_layer_ops(fw, &p, 1, 0, NVS_PREC_FP32), 1 + 1, 0); /* forward: none of them */
+    nvs_gpu_spec g;
+    memset(&g, 0, sizeof g);
+    g.mem_gbps = 1000;
+    nvs_compute_terms t;
+    memset(&t, 0, sizeof t);
+    t.mem_eff = t.compute_scale = 1;
+    double fa, ba, fb, bb;
+    nvs_layer_us(&p.layers[1], 0, 10, &g, NVS_PREC_FP32, &t, &fb, &bb);
+    p.layers[1].ewb_passes = 0;
+    nvs_layer_us(&p.layers[1], 0, 10, &g, NVS_PREC_FP32, &t, &fa, &ba);
+    T_NEAR(fb, fa, 0);
+    T_NEAR(bb - ba, 2.5 * 2 * 10 * 16 * 4 / 1000e3, 1e-12); /* 2.5 passes, a read and a write of 10 x 16 fp32 */
+    nvs_profile_free(&p);
+}
+
 T_LIST = {
     T_CASE(t_ring_table),    T_CASE(t_tree_table), T_CASE(t_allreduce_shapes), T_CASE(t_classes),
     T_CASE(t_ring_links),    T_CASE(t_inter_share), T_CASE(t_layer_times), T_CASE(t_layer_kinds),     T_CASE(t_buckets),
     T_CASE(t_schedule_by_hand), T_CASE(t_lanes), T_CASE(t_lanes_overlap), T_CASE(t_interference), T_CASE(t_eval_toy), T_CASE(t_eval_framework), T_CASE(t_framework_counts), T_CASE(t_memory),          T_CASE(t_shapley),
     T_CASE(t_gap_link),      T_CASE(t_nccl_rules), T_CASE(t_host_budget),     T_CASE(t_dp_modes),
-    T_CASE(t_stragglers),    T_CASE(t_nvls_gpu),
+    T_CASE(t_stragglers),    T_CASE(t_nvls_gpu),     T_CASE(t_ewb),
 };
 T_MAIN

@@ -520,11 +520,36 @@ static void t_ew32_and_bias(void)
     nvs_profile_free(&p);
 }
 
+/* ewb=: backward-only passes (profile.h), fractional, beside ew; lm290m's in_proj carries 4.5 (three zero-filled
+ * view gradients, two adds: tools/gen_profiles.py), nothing else in it (bad_ewb_*.prof: the refusals; test_model.c
+ * t_ewb: the kernels and the model's bytes) */
+static void t_ewb(void)
+{
+    nvs_profile p;
+    T_EQ_I(nvs_profile_parse("nvscale-profile 1\nname x\nsource s\nlayer a params=20 gemm=4,4,4 act=16\n"
+                             "layer b params=20 gemm=4,4,4 act=16 ew=1 ewb=2.5\n",
+                             "t", &p, err, sizeof err),
+           NVS_OK);
+    T_NEAR(p.layers[0].ewb_passes, 0, 0);
+    T_NEAR(p.layers[1].ewb_passes, 2.5, 0);
+    nvs_profile_free(&p);
+    T_EQ_I(nvs_profile_load("tools/profiles/lm290m.prof", &p, err, sizeof err), NVS_OK);
+    double ewb = 0;
+    int layers = 0;
+    for (int l = 0; l < p.nlayers; l++) {
+        ewb += p.layers[l].ewb_passes;
+        layers += p.layers[l].ewb_passes > 0;
+    }
+    T_NEAR(ewb, 18 * 4.5, 1e-9);
+    T_EQ_I(layers, 18);
+    nvs_profile_free(&p);
+}
+
 T_LIST = {
     T_CASE(t_good_minimal),   T_CASE(t_good_full),      T_CASE(t_good_crlf),     T_CASE(t_repeat_nested),
     T_CASE(t_layer_cap),      T_CASE(t_bad_fixtures),   T_CASE(t_parse_edges),   T_CASE(t_load_errors),
     T_CASE(t_builtin_totals), T_CASE(t_lm290m),         T_CASE(t_builtin_flops), T_CASE(t_builtin_names),
     T_CASE(t_resnet50_layers), T_CASE(t_dp_mode),     T_CASE(t_framework_keys),
-    T_CASE(t_conv2d),         T_CASE(t_ew32_and_bias),
+    T_CASE(t_conv2d),         T_CASE(t_ew32_and_bias),  T_CASE(t_ewb),
 };
 T_MAIN

@@ -255,9 +255,12 @@ static void t_host_work_counts(void)
          37, 18 * 9216.0},
         /* BERT: ew32 = 6 (embeddings' 3 gathers, 2 adds) + 2.5 (their LayerNorm and dropout) + 24 x 4 x 1.5 (two
          * residual adds, two LayerNorms per layer) + 1.5 (the MLM transform's LayerNorm) = 154 passes over 128 x
-         * 1024 outputs; 1 + 2 x 24 + 1 LayerNorm outputs cast; biases of qkv, attention output, intermediate,
-         * output: 24 x 9216, and the transform's 1024 (the decoder's bias alone: no N x K + N layer) */
-        {"bert-large-mlm128", 32, NVS_PREC_BF16, 38, 1962 + 38, 394, 0, 0, 303068986, 3 * 154 * 131072.0, 50,
+         * 1024 outputs; LayerNorm outputs cast once per GEMM that reads them: the embeddings' and 23 layers'
+         * output LayerNorms by query, key and value, 3 x 24, the last layer's, each attention output LayerNorm and the
+         * transform's once, 1 + 24 + 1 (98, PyTorch's profile: 390 casts forward less 146 weights and 146 biases);
+         * biases of qkv, attention output, intermediate, output: 24 x 9216, and the transform's 1024 (the
+         * decoder's bias alone: no N x K + N layer) */
+        {"bert-large-mlm128", 32, NVS_PREC_BF16, 38, 2058 + 38, 394, 0, 0, 303068986, 3 * 154 * 131072.0, 98,
          24 * 9216.0 + 1024},
     };
     nvs_progress_enable(0);
@@ -378,6 +381,45 @@ static void t_copy_pieces(void)
     T_EQ_U(k, 4);
     T_EQ_U(done, 14);
     T_EQ_U(nvs_copy_piece(0, 2.0, 0, 4, &off), 0); /* an empty tensor: nothing */
+}
+
+/* Autocast's casts of the parameters, one launch per tensor (framework.h nvs_framework_cast_split): for BERT-MLM at
+ * bf16, 146 weights and 146 biases in PyTorch's profile (results/h200x1-tfm-census6: 390 fp32-to-bf16 casts forward,
+ * 98 of them LayerNorm outputs); the profile merges query, key and value into one layer (casts=6: three pieces of
+ * its matrix, three of its bias), and the decoder's tied weight stands as two pieces of its own parameters. The
+ * pieces cover each run exactly; at fp32, or under ideal, nothing. */
+static void t_cast_split(void)
+{
+    nvs_profile p;
+    char err[256];
+    T_EQ_I(nvs_profile_load("bert-large-mlm128", &p, err, sizeof err), NVS_OK);
+    const nvs_framework *pt = nvs_framework_find("pytorch-ddp"), *ideal = nvs_framework_find("ideal");
+    int w = 0, b = 0, any = 0;
+    for (int l = 0; l < p.nlayers; l++) {
+        nvs_cast_split sp;
+        int n = nvs_framework_cast_split(pt, &p.layers[l], NVS_PREC_BF16, &sp);
+        T_EQ_I(n, sp.w_pieces + sp.b_pieces);
+        w += sp.w_pieces;
+        b += sp.b_pieces;
+        T_NEAR(sp.w_elems, nvs_framework_weight_cast_elems(pt, &p.layers[l], NVS_PREC_BF16), 0);
+        if (sp.b_pieces) T_NEAR(sp.b_elems, nvs_layer_bias_elems(&p.layers[l]), 0);
+        any += nvs_framework_cast_split(pt, &p.layers[l], NVS_PREC_FP32, &sp);
+        any += nvs_framework_cast_split(ideal, &p.layers[l], NVS_PREC_BF16, &sp);
+    }
+    T_EQ_I(w, 24 * 6 + 1 + 2); /* qkv 3, attention output, intermediate, output; the transform; the decoder */
+    T_EQ_I(b, 24 * 6 + 1);
+    T_EQ_I(w + b, 146 + 146);
+    T_EQ_I(any, 0);
+    nvs_profile_free(&p);
+    /* pieces: 10 elements in 3 launches, 3 + 3 + 4 */
+    size_t first, count, next = 0;
+    for (int i = 0; i < 3; i++) {
+        nvs_cast_piece(10, 3, i, &first, &count);
+        T_EQ_U(first, next);
+        T_EQ_U(count, i < 2 ? 3 : 4);
+        next = first + count;
+    }
+    T_EQ_U(next, 10);
 }
 
 /* The convolutions' plan (train/conv.h): shapes from a profile's geometry, cuDNN's types as PyTorch asks for
@@ -515,6 +557,31 @@ static void t_native_norm(void)
     nvs_profile_free(&p);
 }
 
+/* ewb= passes run in the backward pass only, after the layer's 2 ew, in every variant of the step (memory-bound
+ * work): 2.5 of them over c's 6400 elements beside its ew 1 */
+static void t_backward_passes(void)
+{
+    static const char text[] = "nvscale-profile 1\nname t\nsource \"test\"\n"
+                               "layer a params=4096 gemm=100,64,64 act=6400\n"
+                               "layer c params=4160 gemm=100,64,64 act=6400 ew=1 ewb=2.5\n";
+    nvs_profile p;
+    char err[256];
+    T_EQ_I(nvs_profile_parse(text, "t", &p, err, sizeof err), NVS_OK);
+    nvs_train_plan pl;
+    T_EQ_I(nvs_train_plan_make(&p, 8, NVS_PREC_FP32, 0, 1 << 20, 25 << 20, &pl), NVS_OK);
+    nvs_progress_enable(0);
+    nvs_train_exec x = {.ops = &dry_ops, .plan = &pl, .nranks = 1};
+    nvs_step_medians md = {0};
+    const int modes[] = {NVS_STEP_COMPUTE, NVS_STEP_NO_GEMM, NVS_STEP_FULL};
+    for (int i = 0; i < 3; i++) {
+        dry_passes = 0;
+        T_EQ_I(nvs_train_time_steps(&x, modes[i], 0, 1, 1, &md), NVS_OK);
+        T_NEAR(dry_passes, (3 * 1.0 + 2.5) * 6400, 0);
+    }
+    nvs_train_plan_free(&pl);
+    nvs_profile_free(&p);
+}
+
 /* --rounds: a point is its median round (step, compute, all-reduces and split from one stretch of the host), its
  * efficiency the median of the rounds' own ratios against the same round's first point, the host's rates the
  * widest, the hardware-only and GEMM-less steps round 0's. */
@@ -594,6 +661,6 @@ static void t_rounds_merge(void)
 
 T_LIST = {T_CASE(t_ddp_buckets), T_CASE(t_plan_uses_shared_buckets), T_CASE(t_builtin_resnet50_buckets),
           T_CASE(t_predict), T_CASE(t_split), T_CASE(t_host_work_counts),
-          T_CASE(t_host_work_defaults), T_CASE(t_copy_pieces), T_CASE(t_conv_plan),
-          T_CASE(t_native_norm), T_CASE(t_rounds_merge)};
+          T_CASE(t_host_work_defaults), T_CASE(t_copy_pieces), T_CASE(t_cast_split), T_CASE(t_conv_plan),
+          T_CASE(t_native_norm), T_CASE(t_backward_passes), T_CASE(t_rounds_merge)};
 T_MAIN
