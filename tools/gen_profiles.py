@@ -469,12 +469,18 @@ def bert_layer(P, s, d, h, f, out_casts):
     # scores = Q K^T over all heads; scale, mask add, softmax, dropout
     P.layer("layer.attention.scores", gemm=(s, s, d), act=h * s * s, ew=UNARY + ADD + SOFTMAX + UNARY)
     P.layer("layer.attention.context", gemm=(s, d, s), act=s * d, ew=COPY)  # probs x V, merge heads
+    bert_layer_rest(P, s, d, f, out_casts)
+
+
+def bert_layer_rest(P, s, d, f, out_casts):
+    """An encoder layer after its attention: output projection, LayerNorm, feed-forward, LayerNorm (both BERTs)."""
     # dropout on the bf16 output, then the residual add onto the fp32 stream (the last LayerNorm's output)
     P.layer("layer.attention.output.dense", params=d * d + d, gemm=(s, d, d), act=s * d, ew=UNARY + ADD,
             ew32=ADD)
     P.layer("layer.attention.output.LayerNorm", params=2 * d, act=s * d, ew=NORM, casts=1, ew32=NORM)
     P.layer("layer.intermediate.dense", params=d * f + f, gemm=(s, f, d), act=s * f, ew=UNARY)  # GELU
     P.layer("layer.output.dense", params=f * d + d, gemm=(s, d, f), act=s * d, ew=UNARY + ADD, ew32=ADD)
+    # read by the next layer's query, key and value (three casts), the last layer's by the head's one GEMM
     P.layer("layer.output.LayerNorm", params=2 * d, act=s * d, ew=NORM, casts=out_casts, ew32=NORM)
 
 
@@ -551,14 +557,7 @@ def make_bert_large_mlm128():
         # fused SDPA, one head's scratch: one operation each way, its two products counted here
         P.layer("layer.attention.scores", gemm=(s, s, d), act=s * s, gemm_ops=(1, 1))
         P.layer("layer.attention.context", gemm=(s, d, s), act=s * d, ew=COPY, gemm_ops=(0, 0))  # merge heads
-        # dropout on the bf16 output, then the residual add onto the fp32 stream (the last LayerNorm's output)
-        P.layer("layer.attention.output.dense", params=d * d + d, gemm=(s, d, d), act=s * d, ew=UNARY + ADD,
-                ew32=ADD)
-        P.layer("layer.attention.output.LayerNorm", params=2 * d, act=s * d, ew=NORM, casts=1, ew32=NORM)
-        P.layer("layer.intermediate.dense", params=d * f + f, gemm=(s, f, d), act=s * f, ew=UNARY)  # GELU
-        P.layer("layer.output.dense", params=f * d + d, gemm=(s, d, f), act=s * d, ew=UNARY + ADD, ew32=ADD)
-        # read by the next layer's query, key and value (three casts), the last layer's by the head's dense
-        P.layer("layer.output.LayerNorm", params=2 * d, act=s * d, ew=NORM, casts=out_casts, ew32=NORM)
+        bert_layer_rest(P, s, d, f, out_casts)
 
     with P.repeat(L - 1, "encoder.layer.0..22"):
         layer(QKV_CASTS)
