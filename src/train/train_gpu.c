@@ -58,12 +58,22 @@ static int grad_elem_of(const nvs_train_plan *pl) { return pl->grad_bf16 ? NVS_E
  * from bf16 ones (else the product goes through fp32 scratch and a cast) */
 static int blas_writes_grads(const nvs_train_plan *pl) { return pl->grad_bf16 ? elem_of(pl) == NVS_ELEM_BF16 : 1; }
 
+/* The launches in which autocast casts layer ly's 16-bit gradients back into the fp32 gradients, one per tensor
+ * (framework.h nvs_framework_cast_split): its weight's pieces (bias = 0) or its bias's; 0 where nothing is cast back
+ * (fp32, bf16 gradients, a framework without weight casts, no such tensor) */
+static int grad_cast_pieces(const nvs_train_plan *pl, const nvs_layer *ly, int bias)
+{
+    nvs_cast_split sp;
+    if (pl->grad_bf16 || !nvs_framework_cast_split(pl->framework, ly, pl->precision, &sp)) return 0;
+    return bias ? sp.b_pieces : sp.w_pieces;
+}
+
 static cudaDataType_t cuda_type_of(int elem)
 {
     return elem == NVS_ELEM_BF16 ? CUDA_R_16BF : elem == NVS_ELEM_F16 ? CUDA_R_16F : CUDA_R_32F;
 }
 
-/* A cast of `elems` elements as `pieces` launches, one per tensor autocast casts (framework.h
+/* A cast of `elems` elements as `pieces` launches (0: one), one per tensor autocast casts (framework.h
  * nvs_framework_cast_split); element sizes from the types */
 static nvs_result_t convert_pieces(const void *src, int src_el, void *dst, int dst_el, double elems, int pieces,
                                    cudaStream_t s)
@@ -267,9 +277,7 @@ static nvs_result_t gconv(nvs_train_exec *x, int l, int kind)
     NVS_CHECK(nvs_cudnn_wgrad(x->dnn, l, g->ws_x, Y, direct ? (void *)slot : (void *)g->ws_w));
     if (!direct && ly->params > 0) {
         size_t cnt = (size_t)ly->params < wn ? (size_t)ly->params : wn;
-        nvs_cast_split sp; /* under autocast, one cast per weight tensor */
-        int pieces = nvs_framework_cast_split(pl->framework, ly, pl->precision, &sp) && !pl->grad_bf16 ? sp.w_pieces : 1;
-        NVS_CHECK(convert_pieces(g->ws_w, el, slot, pl->grad_bf16, (double)cnt, pieces, g->compute));
+        NVS_CHECK(convert_pieces(g->ws_w, el, slot, pl->grad_bf16, (double)cnt, grad_cast_pieces(pl, ly, 0), g->compute));
     }
     return NVS_OK;
 }
@@ -392,19 +400,15 @@ static nvs_result_t ggemm(nvs_train_exec *x, int l, int kind)
          * type (fp32 from any operands; bf16 from bf16), else fp32 scratch cast into them (bf16 gradients of an
          * fp32 or fp16 step). */
         size_t slot = (size_t)ly->params, kn = (size_t)k * (size_t)n;
-        const int half = el != NVS_ELEM_F32;
-        const int cast16 = half && pl->framework->weight_casts && !pl->grad_bf16;
+        const int pieces = grad_cast_pieces(pl, ly, 0), cast16 = pieces > 0;
         const int direct = slot >= kn && !cast16 && blas_writes_grads(pl);
         char *gslot = (char *)g->grads + pl->grad_offset[l] * (pl->grad_bf16 ? 2 : 4);
         const int out_el = direct ? grad_elem_of(pl) : (slot == 0 || cast16 ? el : NVS_ELEM_F32);
         BLAS_TRY(cublasGemmEx(g->blas, CUBLAS_OP_T, CUBLAS_OP_N, k, n, m, &one, g->ws_x, ab, m, Y, ab, m, &zero,
                               direct ? (void *)gslot : g->ws_w, cuda_type_of(out_el), k, ct, CUBLAS_GEMM_DEFAULT));
-        if (!direct && slot > 0) { /* under autocast one cast per weight tensor (nvs_framework_cast_split) */
-            nvs_cast_split sp;
-            int pieces = cast16 && nvs_framework_cast_split(pl->framework, ly, pl->precision, &sp) ? sp.w_pieces : 1;
+        if (!direct && slot > 0) /* under autocast one cast per weight tensor, else one */
             NVS_CHECK(convert_pieces(g->ws_w, out_el, gslot, grad_elem_of(pl), (double)(slot < kn ? slot : kn), pieces,
                                      g->compute));
-        }
         break;
     }
     }
@@ -486,9 +490,7 @@ static nvs_result_t gbias(nvs_train_exec *x, int l)
     /* under autocast (weight_casts, half precision, fp32 gradients) the bias's gradient is summed in 16 bits, as
      * autograd does for the cast bias (PyTorch's reduce_kernel over bf16), then cast into fp32, one launch per
      * bias tensor (nvs_framework_cast_split) */
-    nvs_cast_split sp;
-    const int cast16 = el != NVS_ELEM_F32 && pl->framework->weight_casts && !pl->grad_bf16 &&
-                       nvs_framework_cast_split(pl->framework, ly, pl->precision, &sp) && sp.b_pieces > 0;
+    const int pieces = grad_cast_pieces(pl, ly, 1), cast16 = pieces > 0;
     const int direct = !cast16 && blas_writes_grads(pl);
     const int out_el = direct ? grad_elem_of(pl) : cast16 ? el : NVS_ELEM_F32;
     cudaDataType_t ab = cuda_type_of(el);
@@ -499,7 +501,7 @@ static nvs_result_t gbias(nvs_train_exec *x, int l)
     BLAS_TRY(cublasGemmEx(g->blas, CUBLAS_OP_T, CUBLAS_OP_N, (int)n, 1, m, &one, Y, ab, m, g->ones, ab, m, &zero,
                           direct ? (void *)gb : g->ws_w, cuda_type_of(out_el), (int)n, ct, CUBLAS_GEMM_DEFAULT));
     if (!direct)
-        NVS_CHECK(convert_pieces(g->ws_w, out_el, gb, grad_elem_of(pl), n, cast16 ? sp.b_pieces : 1, g->compute));
+        NVS_CHECK(convert_pieces(g->ws_w, out_el, gb, grad_elem_of(pl), n, pieces, g->compute));
     return NVS_OK;
 }
 
