@@ -56,6 +56,8 @@ static void usage(FILE *to)
             "                         where the NVSwitch reduces; Hopper or later GPUs) | collnet (IB SHARP) |\n"
             "                         auto (the fastest per bucket)\n"
             "  --p2p on|off           off models NCCL_P2P_DISABLE=1 (SHM through host memory everywhere)\n"
+            "  --shm on|off           off models NCCL_SHM_DISABLE=1: what P2P does not join goes over NCCL's NET\n"
+            "                         transport (sockets inside the node; the machine's net_local_gbps)\n"
             "  --nccl VERSION         NCCL's P2P rule of that version, e.g. 2.7.8 (default: today's)\n"
             "  --dp ddp|delay|none    data-parallel mode (default: the profile's): buckets overlapping backward,\n"
             "                         one all-reduce after backward (apex delay_allreduce), no all-reduce\n"
@@ -85,7 +87,7 @@ static void usage(FILE *to)
 #define usage_error(...) nvs_cli_usage("model", __VA_ARGS__)
 
 typedef struct {
-    const char *gpu, *machine, *model, *batch, *gpus, *nodes, *gpn, *net, *precision, *grad, *algo, *p2p;
+    const char *gpu, *machine, *model, *batch, *gpus, *nodes, *gpn, *net, *precision, *grad, *algo, *p2p, *shm;
     const char *bucket_first, *bucket_cap, *calibrate, *format, *output, *tolerance, *overlap;
     const char *nccl, *dp, *step_cv, *host_mem, *framework;
     const char *output_flag; /* -o or --output, as given: for messages */
@@ -96,7 +98,7 @@ typedef struct {
 
 enum {
     O_GPU = 1000, O_MACHINE, O_MODEL, O_BATCH, O_GPUS, O_NODES, O_GPN, O_NET, O_PRECISION, O_GRAD, O_ALGO, O_P2P,
-    O_BFIRST, O_BCAP, O_CALIBRATE, O_LAMBDA, O_LIST, O_PRESET_FILE, O_FORMAT, O_TOL, O_OVERLAP, O_NCCL, O_DP,
+    O_SHM, O_BFIRST, O_BCAP, O_CALIBRATE, O_LAMBDA, O_LIST, O_PRESET_FILE, O_FORMAT, O_TOL, O_OVERLAP, O_NCCL, O_DP,
     O_STEP_CV, O_FIT, O_HOST_MEM, O_FRAMEWORK, O_PAIRS
 };
 
@@ -331,6 +333,14 @@ static int common_settings(const opts *o, const nvs_presets *ps, nvs_model_confi
         else
             return usage_error("--p2p '%s': expected on or off", o->p2p);
     }
+    if (o->shm) {
+        if (!strcmp(o->shm, "on"))
+            c->shm_disabled = 0;
+        else if (!strcmp(o->shm, "off"))
+            c->shm_disabled = 1;
+        else
+            return usage_error("--shm '%s': expected on or off", o->shm);
+    }
     if (o->overlap) {
         /* interference: the share of the time the GPU computes beside an all-reduce that still lengthens the
          * step (NCCL takes SMs, memory and PCIe bandwidth from the compute); by default per transport
@@ -430,6 +440,7 @@ static const char *projection_setting(const opts *o)
            : o->grad         ? "--grad"
            : o->algo         ? "--algo"
            : o->p2p          ? "--p2p"
+           : o->shm          ? "--shm"
            : o->overlap      ? "--overlap-penalty"
            : o->bucket_first ? "--bucket-first"
            : o->bucket_cap   ? "--bucket-cap"
@@ -783,6 +794,7 @@ int cmd_model(int argc, char **argv)
         {"grad", required_argument, 0, O_GRAD},
         {"algo", required_argument, 0, O_ALGO},
         {"p2p", required_argument, 0, O_P2P},
+        {"shm", required_argument, 0, O_SHM},
         {"bucket-first", required_argument, 0, O_BFIRST},
         {"bucket-cap", required_argument, 0, O_BCAP},
         {"calibrate", required_argument, 0, O_CALIBRATE},
@@ -830,6 +842,7 @@ int cmd_model(int argc, char **argv)
         case O_GRAD: slot = &o.grad; break;
         case O_ALGO: slot = &o.algo; break;
         case O_P2P: slot = &o.p2p; break;
+        case O_SHM: slot = &o.shm; break;
         case O_BFIRST: slot = &o.bucket_first; break;
         case O_BCAP: slot = &o.bucket_cap; break;
         case O_CALIBRATE: slot = &o.calibrate; break;

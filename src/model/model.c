@@ -269,14 +269,14 @@ int nvs_machine_p2p_level(const nvs_machine_spec *m, int n)
     return m->p2p_by_rules ? nvs_nccl_p2p_level(m->nccl, m->cpu, n) : m->p2p_level;
 }
 
-nvs_transport nvs_machine_transport(const nvs_machine_spec *m, const nvs_gpu_spec *g, int a, int b, int n,
-                                    int p2p_disabled)
+nvs_transport nvs_machine_transport(const nvs_machine_spec *m, const nvs_gpu_spec *g, int a, int b, int n, int off)
 {
-    if (p2p_disabled) return NVS_TR_SHM; /* NCCL_P2P_DISABLE=1 turns off the P2P transport, NVLink included */
-    int cls = nvs_machine_class(m, g, a, b);
-    if (cls == NVS_CLS_NV) return NVS_TR_NVLINK;
-    if (g->p2p_pcie && cls <= nvs_machine_p2p_level(m, n)) return NVS_TR_P2P;
-    return NVS_TR_SHM;
+    if (!(off & NVS_OFF_P2P)) { /* NCCL_P2P_DISABLE=1 turns off the P2P transport, NVLink included */
+        int cls = nvs_machine_class(m, g, a, b);
+        if (cls == NVS_CLS_NV) return NVS_TR_NVLINK;
+        if (g->p2p_pcie && cls <= nvs_machine_p2p_level(m, n)) return NVS_TR_P2P;
+    }
+    return (off & NVS_OFF_SHM) ? NVS_TR_NET : NVS_TR_SHM;
 }
 
 /* Directed links of one node, as indices into small arrays. */
@@ -322,11 +322,10 @@ static void down_from_cpu(const nvs_machine_spec *m, int b, flow_path *f)
     f->link[f->n++] = L_GPU_DN + b;
 }
 
-static void route(const nvs_machine_spec *m, const nvs_gpu_spec *g, int a, int b, int n, int p2p_disabled,
-                  flow_path *f)
+static void route(const nvs_machine_spec *m, const nvs_gpu_spec *g, int a, int b, int n, int off, flow_path *f)
 {
     memset(f, 0, sizeof *f);
-    f->tr = nvs_machine_transport(m, g, a, b, n, p2p_disabled);
+    f->tr = nvs_machine_transport(m, g, a, b, n, off);
     int ka = socket_of(m, a), kb = socket_of(m, b);
     if (f->tr == NVS_TR_NVLINK) {
         f->link[f->n++] = L_NV_UP + a;
@@ -348,6 +347,12 @@ static void route(const nvs_machine_spec *m, const nvs_gpu_spec *g, int a, int b
             f->link[f->n++] = L_GPU_DN + b;
             return;
         }
+    } else if (f->tr == NVS_TR_NET) {
+        /* NET inside the node: without GPUDirect RDMA, the GPU's kernel writes into pinned host memory, the
+         * proxy threads move it through a socket, the peer's kernel reads it from host memory (NCCL
+         * src/transport/net.cc): both PCIe links carry it, the sockets cap it (net_local_gbps) */
+        f->hop_us = m->net_local_hop_us;
+        f->cap = m->net_local_gbps;
     } else {
         /* SHM: the sender writes into host memory, the receiver reads it (NCCL shm transport) */
         f->hop_us = m->shm_hop_us;
@@ -391,7 +396,7 @@ static void link_name(const nvs_machine_spec *m, int l, char *buf, size_t len)
     else snprintf(buf, len, "socket %d host memory path (SHM budget %.3g GB/s)", l - L_HOST, m->host_gbps);
 }
 
-nvs_result_t nvs_ring_links_of(const nvs_machine_spec *m, const nvs_gpu_spec *g, int n, int p2p_disabled,
+nvs_result_t nvs_ring_links_of(const nvs_machine_spec *m, const nvs_gpu_spec *g, int n, int off,
                                nvs_ring_links *out)
 {
     memset(out, 0, sizeof *out);
@@ -402,7 +407,13 @@ nvs_result_t nvs_ring_links_of(const nvs_machine_spec *m, const nvs_gpu_spec *g,
     int flows[L_COUNT] = {0};
     flow_path f[MAXG];
     for (int i = 0; i < n; i++) {
-        route(m, g, i, (i + 1) % n, n, p2p_disabled, &f[i]);
+        route(m, g, i, (i + 1) % n, n, off, &f[i]);
+        if (f[i].tr == NVS_TR_NET && !(m->net_local_gbps > 0)) {
+            snprintf(out->why, sizeof out->why,
+                     "GPU %d -> GPU %d: NCCL's NET transport inside machine '%s', whose net_local_gbps is not known",
+                     i, (i + 1) % n, m->id ? m->id : "?");
+            return NVS_ERR_INPUT;
+        }
         for (int k = 0; k < f[i].n; k++) {
             count[f[i].link[k]] += f[i].load[k] > 0 ? f[i].load[k] : 1.0; /* unset: an ordinary link, load 1 */
             flows[f[i].link[k]]++;
@@ -428,7 +439,11 @@ nvs_result_t nvs_ring_links_of(const nvs_machine_spec *m, const nvs_gpu_spec *g,
             out->to = b;
             out->transport = f[i].tr;
             out->cls = nvs_machine_class(m, g, i, b);
-            if (lim < 0)
+            if (lim < 0 && f[i].tr == NVS_TR_NET)
+                snprintf(out->why, sizeof out->why,
+                         "GPU %d -> GPU %d (%s, NET): sockets inside the node, %.3g GB/s per flow (net_local_gbps)", i,
+                         b, nvs_class_name(out->cls), bw);
+            else if (lim < 0)
                 snprintf(out->why, sizeof out->why, "GPU %d -> GPU %d (%s, SHM): the SHM transport's cap, %.3g GB/s per flow",
                          i, b, nvs_class_name(out->cls), bw);
             else {

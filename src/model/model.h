@@ -95,6 +95,10 @@ typedef struct {
     double host_gbps, xsocket_shm_cost;
     double host_mem_gbps; /* host memory bandwidth of a socket (STREAM copy, read + write), 0 = unknown: reported */
     double nvlink_hop_us, p2p_hop_us, shm_hop_us, coll_base_us;
+    /* NCCL's NET transport between two GPUs of this node (NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1, or SHM off where
+     * P2P cannot go): sockets through the kernel's loopback, bound by the host CPU, not by a NIC. Cap per flow
+     * (GB/s) and latency per ring step; net_local_gbps 0 = not known for this machine: not modelled. */
+    double net_local_gbps, net_local_hop_us;
     int nics;
     int measured_only;   /* no preset: a measured run's machine, only its measured GPU counts can be modelled */
 } nvs_machine_spec;
@@ -173,10 +177,16 @@ int nvs_machine_p2p_level(const nvs_machine_spec *m, int n);
 
 /* Path class between GPUs a and b of machine m (NVS_CLS_NV if NVLink joins them). */
 int nvs_machine_class(const nvs_machine_spec *m, const nvs_gpu_spec *g, int a, int b);
+/* The NCCL transports the environment turns off, as flags (the `off` arguments below; 0 = none):
+ *   NVS_OFF_P2P  NCCL_P2P_DISABLE=1: no P2P transport, NVLink included
+ *   NVS_OFF_SHM  NCCL_SHM_DISABLE=1: no SHM transport; a pair P2P cannot join goes over NCCL's NET transport
+ * (NCCL src/transport.cc tries P2P, SHM, NET in that order for each peer and takes the first that can connect;
+ * a disabled one cannot). */
+#define NVS_OFF_P2P 1
+#define NVS_OFF_SHM 2
 /* Transport NCCL uses between a and b: NVLink, else P2P if the GPU allows peer access over PCIe and the class
- * is within p2p_level, else SHM through host memory. p2p_disabled = NCCL_P2P_DISABLE=1 (SHM everywhere). */
-nvs_transport nvs_machine_transport(const nvs_machine_spec *m, const nvs_gpu_spec *g, int a, int b, int n,
-                                    int p2p_disabled);
+ * is within p2p_level, else SHM through host memory, else (SHM off) NET. */
+nvs_transport nvs_machine_transport(const nvs_machine_spec *m, const nvs_gpu_spec *g, int a, int b, int n, int off);
 
 typedef struct {
     double gbps;            /* bus bandwidth of the ring: its slowest flow */
@@ -187,8 +197,10 @@ typedef struct {
     char why[160];          /* "GPU 3 -> GPU 4: SHM via host memory; switch 0 uplink shared by 4 flows" */
 } nvs_ring_links;
 
-/* The ring over GPUs 0..n-1 of one node. NVS_ERR_INPUT if n > m->gpus or n < 2. */
-nvs_result_t nvs_ring_links_of(const nvs_machine_spec *m, const nvs_gpu_spec *g, int n, int p2p_disabled,
+/* The ring over GPUs 0..n-1 of one node, with the transports `off` turns off (NVS_OFF_*). NVS_ERR_INPUT if
+ * n > m->gpus or n < 2, or a flow goes over NET inside a node whose net_local_gbps is not known (out->why says
+ * so). */
+nvs_result_t nvs_ring_links_of(const nvs_machine_spec *m, const nvs_gpu_spec *g, int n, int off,
                                nvs_ring_links *out);
 /* The node's network bandwidth for an all-reduce across nodes: nics x min(net GB/s, the PCIe link a NIC sits on).
  * Not divided by the GPUs: NCCL's rings share the node's NICs, so their bus bandwidth is bounded by the sum

@@ -68,6 +68,8 @@ void nvs_machine_spec_from(const nvs_preset *p, nvs_machine_spec *m)
     m->p2p_hop_us = p->f[NVS_M_P2P_HOP_US].v;
     m->shm_hop_us = p->f[NVS_M_SHM_HOP_US].v;
     m->coll_base_us = p->f[NVS_M_COLL_BASE_US].v;
+    m->net_local_gbps = p->f[NVS_M_NET_LOCAL_GBPS].v;
+    m->net_local_hop_us = p->f[NVS_M_NET_LOCAL_HOP_US].v;
     m->nics = (int)p->f[NVS_M_NICS].v;
 }
 
@@ -118,7 +120,16 @@ nvs_result_t nvs_model_ar_params(const nvs_model_config *c, int nodes, int gpn, 
                      "give --machine", gpn);
             return NVS_ERR_INPUT;
         }
-        NVS_CHECK(nvs_ring_links_of(&c->machine, &c->gpu, gpn, c->p2p_disabled, rl));
+        int off = (c->p2p_disabled ? NVS_OFF_P2P : 0) | (c->shm_disabled ? NVS_OFF_SHM : 0);
+        nvs_result_t r = nvs_ring_links_of(&c->machine, &c->gpu, gpn, off, rl);
+        if (r != NVS_OK) {
+            if (rl->why[0])
+                snprintf(err, errlen, "%s: a machine preset gives it (net_local_gbps, from NCCL's all_reduce with "
+                         "NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1; --preset-file, docs/model.md)", rl->why);
+            else
+                snprintf(err, errlen, "the ring inside the node cannot be modelled");
+            return r;
+        }
         if (m) {
             ar->base_us = m->base_us;
             ar->intra_alpha_us = m->alpha_us;

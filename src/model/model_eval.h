@@ -36,6 +36,7 @@ typedef struct {
     int batch_is_max;              /* the batch came from the memory estimate */
     nvs_algo algo;
     int p2p_disabled;              /* model NCCL_P2P_DISABLE=1 */
+    int shm_disabled;              /* model NCCL_SHM_DISABLE=1: what P2P cannot join goes over NET (model.h) */
     nvs_compute_terms ct;
     int compute_measured;          /* ct.compute_scale came from a measured run */
     int compute_host_bound;        /* ... no: that step was bound by the framework's host work (scale left 1) */

@@ -51,6 +51,7 @@ static void hybrid(const nvs_model_config *a, const nvs_model_config *b, int mas
         h->gpu.nvlink_gen = b->gpu.nvlink_gen;
         h->gpu.compute_capability = b->gpu.compute_capability;
         h->p2p_disabled = b->p2p_disabled;
+        h->shm_disabled = b->shm_disabled;
     }
     if (mask & (1 << NVS_CAUSE_HOST)) h->machine = b->machine;
     if (mask & (1 << NVS_CAUSE_BATCH)) h->batch = b->batch;

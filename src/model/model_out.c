@@ -122,6 +122,10 @@ static int build_terms(const nvs_presets *ps, const nvs_model_series *s, term *t
         }
         add_preset(t, &n, mp, NVS_M_P2P_HOP_US, "us");
         add_preset(t, &n, mp, NVS_M_SHM_HOP_US, "us");
+        if (c->shm_disabled) {
+            add_preset(t, &n, mp, NVS_M_NET_LOCAL_GBPS, "GB/s");
+            add_preset(t, &n, mp, NVS_M_NET_LOCAL_HOP_US, "us");
+        }
         add_preset(t, &n, mp, NVS_M_COLL_BASE_US, "us");
         /* NVLink SHARP where the algorithm may use it: the machine's number, or why the GPU changes it */
         nvs_algo a = c->algo;
@@ -265,7 +269,11 @@ static void print_one(FILE *f, const nvs_presets *ps, const nvs_model_series *s)
     fprintf(f, "%s: %s, %s, %s all-reduce%s%s, batch %d per GPU", c->label, c->profile->name,
             nvs_precision_name(c->prec), nvs_algo_name(c->algo),
             fell_back ? " asked (where the machine cannot run it, the ring: the algo column)" : "",
-            c->p2p_disabled ? " (P2P disabled)" : "", c->batch);
+            c->p2p_disabled && c->shm_disabled ? " (P2P and SHM disabled: NET)"
+            : c->p2p_disabled                   ? " (P2P disabled)"
+            : c->shm_disabled                   ? " (SHM disabled)"
+                                                : "",
+            c->batch);
     if (c->batch_is_max)
         fprintf(f, " (the largest that fits %.1f GB: %.2f GB fixed + %.1f MB per sample)", c->gpu.memory_bytes / 1e9,
                 (s->mem.weights_bytes + s->mem.grads_bytes + s->mem.buckets_bytes + s->mem.optimizer_bytes +
@@ -402,6 +410,7 @@ static json_t *json_series_one(const nvs_presets *ps, const nvs_model_series *s)
     bad |= jset(o, "grad_bytes", json_real(c->grad_bytes));
     bad |= jset(o, "algo", json_string(nvs_algo_name(c->algo)));
     bad |= jset(o, "p2p_disabled", json_boolean(c->p2p_disabled));
+    bad |= jset(o, "shm_disabled", json_boolean(c->shm_disabled));
     bad |= jset(o, "batch", json_integer(c->batch));
     bad |= jset(o, "batch_source", json_string(batch_how(c)));
     bad |= jset(o, "bucket_first_bytes", json_real(c->bucket_first_bytes));

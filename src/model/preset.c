@@ -68,6 +68,8 @@ static const keydef keys[] = {
     {NVS_PK_MACHINE, "xsocket_shm_cost", NVS_M_XSOCKET_SHM_COST, PT_NUM, 0.1, 100, 1, 0, NULL},
     {NVS_PK_MACHINE, "host_mem_gbps", NVS_M_HOST_MEM_GBPS, PT_NUM, 0.1, 1e5, 1, 0, NULL},
     {NVS_PK_MACHINE, "nvls_gbps", NVS_M_NVLS_GBPS, PT_NUM, 0.1, 1e5, 1, 0, NULL},
+    {NVS_PK_MACHINE, "net_local_gbps", NVS_M_NET_LOCAL_GBPS, PT_NUM, 0.01, 1e4, 1, 0, NULL},
+    {NVS_PK_MACHINE, "net_local_hop_us", NVS_M_NET_LOCAL_HOP_US, PT_NUM, 0, 1e5, 1, 0, NULL},
 
     {NVS_PK_NET, "name", F_NAME, PT_STR, 0, 0, 0, 1, NULL},
     {NVS_PK_NET, "gbps", NVS_N_GBPS, PT_NUM, 0.01, 1e4, 1, 1, NULL},
@@ -263,6 +265,10 @@ static const char *check_block(nvs_preset *p, char *buf, size_t len)
         set_default(p, NVS_M_XSOCKET_SHM_COST, 1, "default: a cross-socket SHM flow loads each socket once");
         set_default(p, NVS_M_HOST_MEM_GBPS, 0, "not measured");
         set_default(p, NVS_M_NVLS_GBPS, 0, "no NVLink SHARP");
+        /* 0: the sockets' rate depends on the host (its CPU copies every byte through the kernel's loopback) and
+         * no formula gives it; a machine that has not measured it does not model NET between its own GPUs */
+        set_default(p, NVS_M_NET_LOCAL_GBPS, 0, "not measured: NET between the node's own GPUs is not modelled");
+        set_default(p, NVS_M_NET_LOCAL_HOP_US, 0, "not measured");
         if (p->f[NVS_M_NVLS_GBPS].v > 0 && (int)p->f[NVS_M_NVLINK].v != NVS_NVLINK_SWITCH) {
             snprintf(buf, len, "machine '%s': nvls_gbps needs an NVSwitch (nvlink nvswitch)", p->id);
             return buf;

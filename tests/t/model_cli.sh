@@ -88,6 +88,21 @@ done
 expect 0 " 41.1 ring " $M --gpu rtx3090 $H8 --algo auto --gpus 8
 expect 0 " 481 nvls +NVLink SHARP: the NVSwitch reduces, 275 GB/s" $M --gpu h100-sxm $H8 --algo nvls --gpus 8
 expect 2 "--p2p 'maybe'" $M $OK --p2p maybe
+expect 2 "--shm 'maybe'" $M $OK --shm maybe
+# NCCL_SHM_DISABLE=1: the 3090s (no P2P) go over NET, whose rate inside this machine no preset knows: refused,
+# no file written
+expect 2 "GPU 0 -> GPU 1: NCCL's NET transport inside machine 'pcie4-2s-8gpu-switch', whose net_local_gbps is not known" \
+    $M $OK --gpus 1,2 --shm off -o "$nv/shm.txt"
+[ -e "$nv/shm.txt" ] && fail "--shm off without net_local_gbps wrote its output file"
+# ... the A6000 peers over P2P there: SHM off changes nothing
+expect 0 " P2P\)" $M --gpu rtxa6000 --machine pcie4-2s-8gpu-switch --model resnet50 --gpus 1,4 --shm off
+# the 2xH200 box's sockets (shared/reference/h200x2/allreduce_net.txt), and a user's own in a preset file
+expect 0 "\(NV, NET\): sockets inside the node, 3.4 GB/s per flow \(net_local_gbps\)" \
+    $M --gpu h200-sxm --machine nvlink-2gpu --model resnet50 --gpus 1,2 --p2p off --shm off
+expect 0 "nvlink-2gpu.net_local_hop_us +118 us" \
+    $M --gpu h200-sxm --machine nvlink-2gpu --model resnet50 --gpus 1,2 --p2p off --shm off
+expect 0 "sockets inside the node, 2.1 GB/s" \
+    $M --preset-file $P/good.txt --gpu rtx3090 --machine lab-4gpu --model resnet50 --gpus 1,2 --shm off
 expect 2 "--bucket-cap '0'" $M $OK --bucket-cap 0
 expect 2 "--bucket-first 'big'" $M $OK --bucket-first big
 expect 2 "--format 'xml'" $M $OK --format xml

@@ -32,10 +32,14 @@ n=$(grep -c "$data" "$d/rows-1")
 tail -1 "$d/t-1.md" | grep -q "^$((n - outs)) of $n configurations within 15 %\.\$" ||
     fail "summary line: $(tail -1 "$d/t-1.md")"
 
-# the same at world 2 (results/model/model-vs-pytorch-n2.md): efficiency in points, records over sockets listed
-# as not modelled
+# the same at world 2 (results/model/model-vs-pytorch-n2.md): efficiency in points, over all three transports
+# the PyTorch records were made on (nvlink, shm, and net: sockets, from the machine's net_local_gbps)
 committed_table 2 results/model/model-vs-pytorch-n2.md
-grep -q '| net | .* | not modelled: no preset' "$d/rows-2" || fail "--world 2: the rows over sockets are not marked"
+for tr in nvlink shm net; do
+    grep -Eq "^\| [a-z0-9-]+ \| [a-z0-9]+ \| [0-9]+ \| $tr \| .* \| [+-][0-9.]+ \| (ok|\*\*OUT\*\*) \|\$" "$d/rows-2" ||
+        fail "--world 2: no modelled row over $tr"
+done
+grep -q 'not modelled' "$d/rows-2" && fail "--world 2: a row is not modelled: $(grep 'not modelled' "$d/rows-2")"
 
 # made-up records: resnet50 fp32 batch 128 at 130 and 134 ms (median 132); the same with channels_last (not the
 # plain configuration) and an A100's are left out; a line that is not JSON is skipped
@@ -62,23 +66,34 @@ python3 tools/model_vs_pytorch.py --tolerance 0.001 --list "$d/list" >"$d/o2" 2>
 [ $? -eq 3 ] || fail "a row outside a 0.001 % tolerance must exit 3: $(tail -2 "$d/o2")"
 grep -q '\*\*OUT\*\*' "$d/o2" || fail "the row outside is not marked"
 
-# made-up records at world 2 over SHM: efficiency 90 and 94 % (median 92), against the model with --p2p off
+# made-up records at world 2 over SHM: efficiency 90 and 94 % (median 92), against the model with --p2p off; one
+# over sockets (50 %), against the model with --p2p off --shm off; one over a transport the script has no flags for
 wrec() { # eff transport
     printf '{"tool": "ddp_bench", "model": "resnet50", "precision": "fp32", "batch_per_gpu": 128, "gpu": "NVIDIA H200", "world_size": 2, "transport": "%s", "eff_ddp1": %s, "step_ddp1_us": 130000}\n' "$2" "$1"
 }
-{ wrec 0.90 shm; wrec 0.94 shm; wrec 0.5 net; } >"$d/w.jsonl"
-"$NVS" model --gpu h200-sxm --machine nvlink-2gpu --model resnet50 --precision fp32 --batch 128 --gpus 1,2 --p2p off \
-    --format json >"$d/wm.json" || fail "nvscale model --p2p off"
-we=$(python3 -c "import json; print('%.1f' % (100 * json.load(open('$d/wm.json'))['configurations'][0]['points'][1]['efficiency']))")
+{ wrec 0.90 shm; wrec 0.94 shm; wrec 0.5 net; wrec 0.6 pigeon; } >"$d/w.jsonl"
+meff() { # model efficiency at 2 GPUs, in %, with the flags given
+    "$NVS" model --gpu h200-sxm --machine nvlink-2gpu --model resnet50 --precision fp32 --batch 128 --gpus 1,2 "$@" \
+        --format json >"$d/wm.json" || fail "nvscale model $*"
+    python3 -c "import json; print('%.1f' % (100 * json.load(open('$d/wm.json'))['configurations'][0]['points'][1]['efficiency']))"
+}
+we=$(meff --p2p off)
 wd=$(python3 -c "print('%+.1f' % ($we - 92))")
+ne=$(meff --p2p off --shm off)
+nd=$(python3 -c "print('%+.1f' % ($ne - 50))")
 python3 tools/model_vs_pytorch.py --world 2 --tolerance 50 "$d/w.jsonl" >"$d/o3" 2>&1 || fail "--world 2, tolerance 50: $(cat "$d/o3")"
 grep -q "^| resnet50 | fp32 | 128 | shm | 2 | 92.0 | 90.0-94.0 | $we | .* | $wd | ok |\$" "$d/o3" ||
     fail "made-up world-2 row (model $we %, diff $wd): $(grep '^| res' "$d/o3")"
-grep -q "^1 of 1 modelled configurations within 50 points\.\$" "$d/o3" || fail "world-2 summary: $(tail -1 "$d/o3")"
+grep -q "^| resnet50 | fp32 | 128 | net | 1 | 50.0 | 50.0-50.0 | $ne | .* | $nd | ok |\$" "$d/o3" ||
+    fail "made-up world-2 row over sockets (model $ne %, diff $nd): $(grep '^| res' "$d/o3")"
+[ "$we" != "$ne" ] || fail "the model gives SHM and sockets the same efficiency ($we %)"
+grep -q "^| resnet50 | fp32 | 128 | pigeon | 1 | 60.0 | .* not modelled: transport pigeon has no flags" "$d/o3" ||
+    fail "the row over an unknown transport is not marked: $(grep pigeon "$d/o3")"
+grep -q "^2 of 2 modelled configurations within 50 points\.\$" "$d/o3" || fail "world-2 summary: $(tail -1 "$d/o3")"
 expect 2 "at world 4" python3 tools/model_vs_pytorch.py --world 4 "$d/w.jsonl"
-grep '"net"' "$d/w.jsonl" >"$d/wnet.jsonl"
-expect 2 "no configuration at world 2 over a transport the model has presets for" \
-    python3 tools/model_vs_pytorch.py --world 2 "$d/wnet.jsonl"
+grep '"pigeon"' "$d/w.jsonl" >"$d/wpig.jsonl"
+expect 2 "no configuration at world 2 over a transport the model has flags for \(net, nvlink, shm\)" \
+    python3 tools/model_vs_pytorch.py --world 2 "$d/wpig.jsonl"
 expect 2 "must be 1 or more" python3 tools/model_vs_pytorch.py --world 0 "$d/w.jsonl"
 
 # bad input

@@ -163,6 +163,42 @@ static void t_classes(void)
     T_EQ_I(nvs_machine_transport(&pairs, &g, 0, 1, 8, 1), NVS_TR_SHM);
     sw1.p2p_level = NVS_CLS_SYS; /* NCCL_P2P_LEVEL=SYS */
     T_EQ_I(nvs_machine_transport(&sw1, &a, 0, 5, 8, 0), NVS_TR_P2P);
+    /* NCCL_SHM_DISABLE=1: what would go through host memory goes over NET; P2P and NVLink stay */
+    T_EQ_I(nvs_machine_transport(&cas, &g, 0, 1, 8, NVS_OFF_SHM), NVS_TR_NET);
+    T_EQ_I(nvs_machine_transport(&cas, &a, 0, 5, 8, NVS_OFF_SHM), NVS_TR_P2P);
+    T_EQ_I(nvs_machine_transport(&pairs, &g, 0, 1, 8, NVS_OFF_SHM), NVS_TR_NVLINK);
+    /* ... and with P2P off too, every pair, NVLink ones included */
+    T_EQ_I(nvs_machine_transport(&pairs, &g, 0, 1, 8, NVS_OFF_P2P | NVS_OFF_SHM), NVS_TR_NET);
+    T_EQ_I(nvs_machine_transport(&cas, &a, 0, 5, 8, NVS_OFF_P2P | NVS_OFF_SHM), NVS_TR_NET);
+}
+
+/* NET between GPUs of one node: the sockets' cap and latency, the PCIe links still shared; refused where the
+ * machine does not know its sockets' rate */
+static void t_ring_links_net(void)
+{
+    nvs_gpu_spec g = gpu_3090(), a = gpu_a6000();
+    nvs_ring_links r;
+    nvs_machine_spec cas = pcie8(1, 4, 1, NVS_NVLINK_NONE);
+    T_EQ_I(nvs_ring_links_of(&cas, &g, 8, NVS_OFF_SHM, &r), NVS_ERR_INPUT);
+    T_CONTAINS(r.why, "net_local_gbps");
+    T_CONTAINS(r.why, "'test'");
+    cas.net_local_gbps = 3.4;
+    cas.net_local_hop_us = 118;
+    /* 2 GPUs of one switch: the sockets (3.4) bind before the shared links; the hop is the sockets' */
+    T_EQ_I(nvs_ring_links_of(&cas, &g, 2, NVS_OFF_SHM, &r), NVS_OK);
+    REL(r.gbps, 3.4, 1e-12);
+    T_EQ_I(r.transport, NVS_TR_NET);
+    REL(r.alpha_us, 118, 1e-12);
+    T_CONTAINS(r.why, "sockets");
+    /* 8 GPUs: every flow crosses the parent switch's x16 (24 / 8 = 3 GB/s), below the sockets' cap */
+    T_EQ_I(nvs_ring_links_of(&cas, &g, 8, NVS_OFF_SHM, &r), NVS_OK);
+    REL(r.gbps, 3, 1e-12);
+    T_EQ_I(r.transport, NVS_TR_NET);
+    /* the A6000 peers over P2P with SHM off alone: the sockets' rate is never asked for */
+    cas.net_local_gbps = 0;
+    T_EQ_I(nvs_ring_links_of(&cas, &a, 8, NVS_OFF_SHM, &r), NVS_OK);
+    T_EQ_I(r.transport, NVS_TR_P2P);
+    REL(r.gbps, 24, 1e-12);
 }
 
 static void t_ring_links(void)
@@ -1126,7 +1162,7 @@ static void t_ewb(void)
 
 T_LIST = {
     T_CASE(t_ring_table),    T_CASE(t_tree_table), T_CASE(t_allreduce_shapes), T_CASE(t_classes),
-    T_CASE(t_ring_links),    T_CASE(t_inter_share), T_CASE(t_layer_times), T_CASE(t_layer_kinds),     T_CASE(t_buckets),
+    T_CASE(t_ring_links),    T_CASE(t_ring_links_net), T_CASE(t_inter_share), T_CASE(t_layer_times), T_CASE(t_layer_kinds),     T_CASE(t_buckets),
     T_CASE(t_schedule_by_hand), T_CASE(t_lanes), T_CASE(t_lanes_overlap), T_CASE(t_interference), T_CASE(t_eval_toy), T_CASE(t_eval_framework), T_CASE(t_framework_counts), T_CASE(t_memory),          T_CASE(t_shapley),
     T_CASE(t_gap_link),      T_CASE(t_nccl_rules), T_CASE(t_host_budget),     T_CASE(t_dp_modes),
     T_CASE(t_stragglers),    T_CASE(t_nvls_gpu),     T_CASE(t_ewb),

@@ -138,6 +138,50 @@ static void t_one_node(void)
     printf("# %d points\n", points);
 }
 
+/* NET between the GPUs of one node (--shm off, alone or with --p2p off): P3, P4 at every point, and P1 for the
+ * sockets: twice their rate at half their latency never slows the step nor lowers the efficiency. Built-in
+ * machines other than nvlink-2gpu do not know their sockets' rate; they get nvlink-2gpu's here. */
+static void t_sockets(void)
+{
+    load();
+    int points = 0;
+    const char *ms[] = {"pcie4-2s-8gpu-switch", "pcie4-1s-8gpu-cascade", "hgx-h100-8", "nvlink-2gpu"};
+    for (size_t gi = 0; gi < sizeof gpus / sizeof gpus[0]; gi++)
+        for (size_t mi = 0; mi < sizeof ms / sizeof ms[0]; mi++)
+            for (int mo = 0; mo < NMODELS; mo++)
+                for (size_t pr = 0; pr < 3; pr++)
+                    for (int off = 0; off < 2; off++) {
+                        nvs_model_config c;
+                        config(&c, gpus[gi], ms[mi], mo);
+                        c.prec = precs[pr];
+                        c.fw = nvs_framework_default();
+                        c.shm_disabled = 1;
+                        c.p2p_disabled = off;
+                        if (!(c.machine.net_local_gbps > 0)) {
+                            c.machine.net_local_gbps = 3.4;
+                            c.machine.net_local_hop_us = 118;
+                        }
+                        for (int n = 1; n <= c.machine.gpus; n *= 2) {
+                            char what[200];
+                            snprintf(what, sizeof what, "%s @ %s, %s, %s, SHM off%s, N %d", gpus[gi], ms[mi],
+                                     models[mo], nvs_precision_name(c.prec), off ? ", P2P off" : "", n);
+                            nvs_model_point p = eval(&c, 1, n);
+                            check_point(&c, &p, what);
+                            if (off && n > 1 && p.transport != NVS_TR_NET)
+                                T_FAIL("%s: transport %s, not NET", what, nvs_transport_name(p.transport));
+                            nvs_model_config f = c;
+                            f.machine.net_local_gbps *= 2;
+                            f.machine.net_local_hop_us /= 2;
+                            nvs_model_point q = eval(&f, 1, n);
+                            if (q.t.step_us > p.t.step_us * (1 + 1e-12) || q.efficiency < p.efficiency - 1e-12)
+                                T_FAIL("P1 %s: faster sockets: step %.3f -> %.3f us, efficiency %.6f -> %.6f", what,
+                                       p.t.step_us, q.t.step_us, p.efficiency, q.efficiency);
+                            points++;
+                        }
+                    }
+    printf("# %d points\n", points);
+}
+
 /* Networks by speed: each at least as fast as the one before, at no more latency (the built-in presets) */
 static const char *nets_by_speed[][2] = {{"eth-10g", "eth-25g"},  {"eth-25g", "eth-100g"},   {"eth-100g", "eth-400g"},
                                          {"ib-edr100", "ib-hdr200"}, {"ib-hdr200", "ib-ndr400"}, {"eth-100g", "ib-edr100"}};
@@ -323,5 +367,5 @@ static void t_golden_multinode(void)
     }
 }
 
-T_LIST = {T_CASE(t_one_node), T_CASE(t_nodes), T_CASE(t_tree_nodes), T_CASE(t_golden_multinode)};
+T_LIST = {T_CASE(t_one_node), T_CASE(t_sockets), T_CASE(t_nodes), T_CASE(t_tree_nodes), T_CASE(t_golden_multinode)};
 T_MAIN

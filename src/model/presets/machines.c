@@ -160,6 +160,8 @@ const char nvs_presets_machines[] =
     "  p2p_hop_us 1.5 | assumption: a PCIe peer step costs more than an NVLink one (NCCL src/graph/tuning.cc hwLat: PCI >= NVLink)\n"
     "  shm_hop_us 3.0 | assumption: host-memory flag polling per step; SHM allreduce of 1 MiB on 2xH200 takes 64 us (reference allreduce_shm.txt)\n"
     "  coll_base_us 7.0 | fitted: 9.3 us 8-byte allreduce on 2xH200 (shared/reference/h200x2/allreduce.txt) minus two 1 us NVLink steps\n"
+    "  net_local_gbps 3.4 | NCCL NET/Socket allreduce busbw between the box's 2 GPUs over loopback, NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1: 3.34-3.43 GB/s from 16 MiB to 1 GiB (shared/reference/h200x2/allreduce_net.txt)\n"
+    "  net_local_hop_us 118 | fitted: the 1 MiB socket allreduce on 2xH200 takes 551 us = coll_base_us 7 + 2 steps + 1 MiB / 3.4 GB/s (shared/reference/h200x2/allreduce_net.txt; DDP's first bucket is 1 MiB)\n"
     "end\n"
     "\n"
     "machine g482-z53-epyc7662\n"
