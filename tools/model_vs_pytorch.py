@@ -23,7 +23,8 @@ With --world N (N >= 2) it compares scaling instead: the records of DDP at world
 world 1 over the slowest rank's at world N), grouped by model, precision, batch and transport, against the
 model's efficiency at N (`--gpus 1,N`; `--p2p off` for the records over SHM, which were made with
 NCCL_P2P_DISABLE=1; `--p2p off --shm off` for those over NCCL's sockets between GPUs of one box, transport net,
-made with NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1). A transport the script does not know is listed as not modelled.
+made with an NCCL_HOSTID per rank and NCCL_NET=Socket over lo: the same NET/Socket path between the box's GPUs
+as NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1, whose nccl-tests rate is the machine's net_local_gbps). A transport the script does not know is listed as not modelled.
 The tolerance is then in points (default 3, issue 9's bar).
 """
 import argparse

@@ -729,7 +729,7 @@ static int mode_calibrate(const opts *o, const nvs_presets *ps, int json)
     for (int i = 0; c.machine_preset[0] && i < c.nlinks && nhc < NVS_MODEL_MAX_MEAS; i++) {
         nvs_ring_links rl;
         int n = c.links[i].n;
-        if (n < 2 || nvs_ring_links_of(&c.cfg.machine, &c.cfg.gpu, n, c.p2p_disabled, &rl) != NVS_OK ||
+        if (n < 2 || nvs_ring_links_of(&c.cfg.machine, &c.cfg.gpu, n, nvs_model_off(&c.cfg), &rl) != NVS_OK ||
             rl.transport != NVS_TR_SHM)
             continue;
         if (nvs_host_check_eval(&c.cfg.machine, &c.cfg.gpu, n, c.links[i].busbw_gbps, host_mem, &hc[nhc]) == NVS_OK)

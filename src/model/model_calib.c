@@ -238,6 +238,13 @@ static int net_at(const nvs_calibration *c, int n)
     return 0;
 }
 
+/* Whether the machine preset describes the run's ring at n: any transport but NET, and NET where it joined the GPUs
+ * of one host and the preset knows that host's sockets (net_local_gbps) */
+static int preset_describes(const nvs_calibration *c, int n)
+{
+    return !net_at(c, n) || (c->net_local && c->cfg.machine.net_local_gbps > 0);
+}
+
 static int has_link(const nvs_model_config *cfg, int n)
 {
     for (int k = 0; k < cfg->nmeas; k++)
@@ -252,13 +259,13 @@ static int has_link(const nvs_model_config *cfg, int n)
  * *nbuckets says how many all-reduces the time was of. Returns 0, or -1 where the measured time is no longer than
  * the latency alone (then it says nothing of the bandwidth), where the bisection ends at its bracket's edge, or
  * where no slot is left. */
-static int fit_step_link(nvs_model_config *cfg, int n, int net, double comm_us, int *nbuckets, char *err,
-                         size_t errlen)
+static int fit_step_link(nvs_model_config *cfg, int n, int net, int preset_ok, double comm_us, int *nbuckets,
+                         char *err, size_t errlen)
 {
     nvs_ring_links rl;
     double base = 0, alpha = 0;
-    if (!net && !cfg->machine.measured_only &&
-        nvs_ring_links_of(&cfg->machine, &cfg->gpu, n, cfg->p2p_disabled, &rl) == NVS_OK) {
+    if (preset_ok && !cfg->machine.measured_only &&
+        nvs_ring_links_of(&cfg->machine, &cfg->gpu, n, nvs_model_off(cfg), &rl) == NVS_OK) {
         base = cfg->machine.coll_base_us;
         alpha = rl.alpha_us;
     }
@@ -344,6 +351,18 @@ nvs_result_t nvs_calibrate(const char *run_path, const nvs_presets *ps, const nv
         p2p_seen |= out->tr[i].p2p;
     }
     if (shm_only > 0 && !p2p_seen) out->p2p_disabled = 1;
+    const char *shm = nvs_run_env(&r, "NCCL_SHM_DISABLE");
+    out->shm_env = shm && !strcmp(shm, "1");
+    int net_only = 0, other_seen = 0, one_host = r.topology.ngpus > 0;
+    for (int i = 0; i < out->ntr; i++) {
+        net_only += out->tr[i].net && !out->tr[i].shm && !out->tr[i].p2p;
+        other_seen |= out->tr[i].shm || out->tr[i].p2p;
+    }
+    for (size_t i = 1; i < r.topology.ngpus; i++) {
+        const char *h0 = r.topology.gpus[0].host, *hi = r.topology.gpus[i].host;
+        if (!h0 || !hi || strcmp(h0, hi)) one_host = 0;
+    }
+    out->net_local = net_only > 0 && !other_seen && one_host;
 
     /* --- the machine ----------------------------------------------------------------------------------------- */
     const nvs_preset *mp = NULL;
@@ -384,7 +403,8 @@ nvs_result_t nvs_calibrate(const char *run_path, const nvs_presets *ps, const nv
         nvs_machine_spec_from(mp, &cfg->machine);
     else
         measured_only_machine(&cfg->machine, maxn);
-    cfg->p2p_disabled = out->p2p_disabled;
+    cfg->p2p_disabled = out->p2p_disabled || out->net_local;
+    cfg->shm_disabled = out->shm_env || out->net_local;
     snprintf(cfg->label, sizeof cfg->label, "%s @ %s (calibrated on %s)", gp->id, mp ? mp->id : "measured machine",
              run_path);
 
@@ -434,8 +454,8 @@ nvs_result_t nvs_calibrate(const char *run_path, const nvs_presets *ps, const nv
     for (int i = 0; i < out->nlinks; i++) {
         nvs_calib_link *l = &out->links[i];
         nvs_ring_links rl;
-        if (mp && !net_at(out, l->n) &&
-            nvs_ring_links_of(&cfg->machine, &cfg->gpu, l->n, cfg->p2p_disabled, &rl) == NVS_OK)
+        if (mp && preset_describes(out, l->n) &&
+            nvs_ring_links_of(&cfg->machine, &cfg->gpu, l->n, nvs_model_off(cfg), &rl) == NVS_OK)
             l->preset_gbps = rl.gbps;
     }
 
@@ -448,7 +468,7 @@ nvs_result_t nvs_calibrate(const char *run_path, const nvs_presets *ps, const nv
         int meas;
         char e2[256];
         NVS_CHECK_GOTO(nvs_model_ar_params(cfg, 1, n, &ar, &rl, &meas, err, errlen), res, fail);
-        int have_preset = mp && !net_at(out, n) &&
+        int have_preset = mp && preset_describes(out, n) &&
                           nvs_model_ar_params(&out->preset_cfg, 1, n, &arp, &rl, &meas, e2, sizeof e2) == NVS_OK;
         for (int j = 0; j < nsz; j++) {
             const nvs_run_coll *rc = nvs_run_coll_find(&r, "all_reduce", n, sizes[j]);
@@ -603,7 +623,9 @@ nvs_result_t nvs_calibrate(const char *run_path, const nvs_presets *ps, const nv
             int have = 0, nb = 0;
             for (int k = 0; k < cfg->nmeas; k++) have |= cfg->meas[k].n == tr->n;
             if (tr->n < 2 || have || tr->n > cfg->machine.gpus || !(tr->comm_us > 0)) continue;
-            if (fit_step_link(cfg, tr->n, net_at(out, tr->n), tr->comm_us, &nb, e2, sizeof e2) != 0) continue;
+            if (fit_step_link(cfg, tr->n, net_at(out, tr->n), preset_describes(out, tr->n), tr->comm_us, &nb, e2,
+                              sizeof e2) != 0)
+                continue;
             const nvs_meas_link *m = &cfg->meas[cfg->nmeas - 1];
             nvs_calib_link *l = &out->links[out->nlinks++];
             memset(l, 0, sizeof *l);
@@ -613,8 +635,8 @@ nvs_result_t nvs_calibrate(const char *run_path, const nvs_presets *ps, const nv
             l->nbuckets = nb;
             l->preset_gbps = NAN;
             nvs_ring_links rl;
-            if (mp && !net_at(out, tr->n) &&
-                nvs_ring_links_of(&cfg->machine, &cfg->gpu, tr->n, cfg->p2p_disabled, &rl) == NVS_OK)
+            if (mp && preset_describes(out, tr->n) &&
+                nvs_ring_links_of(&cfg->machine, &cfg->gpu, tr->n, nvs_model_off(cfg), &rl) == NVS_OK)
                 l->preset_gbps = rl.gbps;
         }
         /* 3. the interference's share, over the time the model's GPU computes beside the all-reduces at each N
@@ -676,7 +698,8 @@ nvs_result_t nvs_calibrate(const char *run_path, const nvs_presets *ps, const nv
             row->model_exposed_us = pt.t.exposed_us;
             row->model_efficiency = pt.efficiency;
             row->preset_step_us = row->preset_efficiency = NAN;
-            if (mp && !net_at(out, tr->n) && eval_at(&out->preset_cfg, tr->n, &pt, e2, sizeof e2) == NVS_OK) {
+            if (mp && preset_describes(out, tr->n) &&
+                eval_at(&out->preset_cfg, tr->n, &pt, e2, sizeof e2) == NVS_OK) {
                 row->preset_step_us = pt.t.step_us;
                 row->preset_efficiency = pt.efficiency;
             }

@@ -41,7 +41,8 @@ typedef struct {
     int npts;                      /* sizes of the sweep fitted; 0: found from the step's own all-reduces */
     int nbuckets;                  /* from the step: its buckets, all-reduced back to back (train.results[].comm_us) */
     double preset_gbps;            /* the link graph's ring bandwidth at this N; NAN without a machine preset, or
-                                    * where the run's transport is one the preset does not describe (NET) */
+                                    * where the run's transport is one the preset does not describe (NET, unless
+                                    * between the GPUs of one host and the preset knows its sockets) */
 } nvs_calib_link;
 
 /* What NCCL connected the run's ring with at one N (run.json transports[]: its INIT log, parsed) */
@@ -59,6 +60,11 @@ typedef struct {
     char machine_how[96];     /* "--machine" / "guessed from topology: NV18, 2 GPUs" / "none" */
     int p2p_disabled;         /* env NCCL_P2P_DISABLE=1 in the run, or its rings ran SHM without P2P */
     int p2p_env;              /* env NCCL_P2P_DISABLE=1 in the run */
+    int shm_env;              /* env NCCL_SHM_DISABLE=1 in the run */
+    /* every ring of the run went over NCCL's NET transport and every GPU is on one host (ranks told apart by
+     * NCCL_HOSTID, or P2P and SHM disabled): the node's own sockets, which a machine preset with net_local_gbps
+     * describes (cfg then models P2P and SHM off) */
+    int net_local;
     nvs_calib_transport tr[NVS_MODEL_MAX_MEAS];
     int ntr;
     nvs_calib_link links[NVS_MODEL_MAX_MEAS];

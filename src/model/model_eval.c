@@ -120,8 +120,7 @@ nvs_result_t nvs_model_ar_params(const nvs_model_config *c, int nodes, int gpn, 
                      "give --machine", gpn);
             return NVS_ERR_INPUT;
         }
-        int off = (c->p2p_disabled ? NVS_OFF_P2P : 0) | (c->shm_disabled ? NVS_OFF_SHM : 0);
-        nvs_result_t r = nvs_ring_links_of(&c->machine, &c->gpu, gpn, off, rl);
+        nvs_result_t r = nvs_ring_links_of(&c->machine, &c->gpu, gpn, nvs_model_off(c), rl);
         if (r != NVS_OK) {
             if (rl->why[0])
                 snprintf(err, errlen, "%s: a machine preset gives it (net_local_gbps, from NCCL's all_reduce with "

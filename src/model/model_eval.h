@@ -67,6 +67,12 @@ typedef struct {
     int nmeas;
 } nvs_model_config;
 
+/* The NCCL transports c turns off, as nvs_ring_links_of takes them (NVS_OFF_* flags, model.h) */
+static inline int nvs_model_off(const nvs_model_config *c)
+{
+    return (c->p2p_disabled ? NVS_OFF_P2P : 0) | (c->shm_disabled ? NVS_OFF_SHM : 0);
+}
+
 typedef struct {
     int n, nodes, gpn;
     nvs_step_times t;

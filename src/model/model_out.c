@@ -162,7 +162,7 @@ static int build_terms(const nvs_presets *ps, const nvs_model_series *s, term *t
         snprintf(name, sizeof name, "ring_alpha_us@n=%d", c->meas[i].n);
         const char *origin = !step ? "measured" : c->meas[i].alpha_us > 0 ? "preset" : "default";
         add(t, &n, name, c->meas[i].alpha_us, "us", origin,
-            step ? "the machine preset's hop latency, 0 over NET or without a preset (one comm time does not "
+            step ? "the machine preset's hop latency, 0 over a NET the preset does not describe or without one (one comm time does not "
                    "separate latency from bandwidth)"
                  : src);
     }
@@ -533,6 +533,13 @@ void nvs_model_print_calibration(FILE *f, const nvs_presets *ps, const nvs_calib
             if (!c->tr[i].net) continue;
             int linked = 0;
             for (int k = 0; k < c->nlinks; k++) linked |= c->links[k].n == c->tr[i].n;
+            if (c->net_local && c->cfg.machine.net_local_gbps > 0) {
+                fprintf(f, "  at N=%d NCCL went through its network transport between GPUs of one host (hosts told "
+                           "apart, e.g. NCCL_HOSTID, or P2P and SHM disabled): the node's own sockets, which the "
+                           "preset columns take from %s's net_local_gbps (%.3g GB/s)\n",
+                        c->tr[i].n, c->machine_preset, c->cfg.machine.net_local_gbps);
+                continue;
+            }
             fprintf(f, "  at N=%d NCCL went through its network transport between GPUs of one node (hosts told apart, "
                        "e.g. NCCL_HOSTID): no machine preset describes that path, so the preset columns are empty "
                        "there and %s\n",
@@ -544,7 +551,7 @@ void nvs_model_print_calibration(FILE *f, const nvs_presets *ps, const nvs_calib
     }
     if (c->nlinks > 0) {
         fprintf(f, "all_reduce link per N: T(S) = latency + 2(N-1)/N * S / busbw; from the run's sweep (relative least "
-                   "squares), or from its training step's all-reduces back to back (ARs; latency: the preset's, 0 over NET)\n");
+                   "squares), or from its training step's all-reduces back to back (ARs; latency: the preset's, 0 over a NET it does not describe)\n");
         fprintf(f, "  %4s %12s %12s %12s %14s\n", "N", "from", "latency_us", "busbw_GB/s", "preset_GB/s");
         for (int i = 0; i < c->nlinks; i++) {
             char pg[24], from[24];
@@ -632,6 +639,8 @@ json_t *nvs_model_json_calibration(const nvs_presets *ps, const nvs_calibration 
     bad |= jset(o, "machine_how", json_string(c->machine_how));
     bad |= jset(o, "p2p_disabled", json_boolean(c->p2p_disabled));
     bad |= jset(o, "p2p_disabled_env", json_boolean(c->p2p_env));
+    bad |= jset(o, "shm_disabled_env", json_boolean(c->shm_env));
+    bad |= jset(o, "net_local", json_boolean(c->net_local));
     json_t *trs = json_array();
     bad |= !trs;
     for (int i = 0; i < c->ntr && !bad; i++) {

@@ -73,10 +73,10 @@ if command -v jq >/dev/null 2>&1; then
                ([.terms[] | select(.origin == "measured")] | length >= 4)' "$tmp/c.json" >/dev/null ||
         fail "calibration JSON"
     "$NVS" model --calibrate $F/h200x2_net_three_fp32.json --format json >"$tmp/n.json" &&
-        jq -e '.nccl_transports == [{"n": 2, "transports": "NET/Socket/0", "net": true}] and
-               .links[0].from == "step" and .links[0].preset_busbw_gbps == null and
-               .train[1].preset_step_us == null and ((.train[1].comm_err_pct | fabs) < 0.01)' "$tmp/n.json" >/dev/null ||
-        fail "calibration JSON of a run over NET/Socket"
+        jq -e '.nccl_transports == [{"n": 2, "transports": "NET/Socket/0", "net": true}] and .net_local == true and
+               .links[0].from == "step" and .links[0].preset_busbw_gbps == 3.4 and
+               (.train[1].preset_step_us > 0) and ((.train[1].comm_err_pct | fabs) < 0.01)' "$tmp/n.json" >/dev/null ||
+        fail "calibration JSON of a run over NET/Socket between the GPUs of one host (the preset's sockets)"
     # the 2xH200 box: NCCL SHM at 2 ranks runs at its host memory bandwidth (budget = copy bandwidth / 2)
     "$NVS" model --calibrate results/call3/shm-allreduce/run.json --machine nvlink-2gpu --format json >"$tmp/h.json" &&
         jq -e '.host_check[0] | .n == 2 and .host_mem_gbps == 112 and

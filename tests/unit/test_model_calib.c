@@ -146,10 +146,25 @@ static void t_round_trip(void)
     nvs_presets_free(&ps);
 }
 
+/* Adds topology.gpus to the run.json at path: two GPUs on hosts h0 and h1 */
+static int add_hosts(const char *path, const char *h0, const char *h1)
+{
+    json_error_t je;
+    json_t *root = json_load_file(path, 0, &je);
+    if (!root) return -1;
+    json_t *topo = json_pack("{s:[{s:i, s:s, s:s}, {s:i, s:s, s:s}]}", "gpus", "index", 0, "host", h0, "name",
+                             "NVIDIA H200", "index", 1, "host", h1, "name", "NVIDIA H200");
+    int rc = !topo || json_object_set_new(root, "topology", topo) || json_dump_file(root, path, 0) ? -1 : 0;
+    json_decref(root);
+    return rc;
+}
+
 /* A run without an all_reduce sweep (`nvscale train`) gives its link from the step's own all-reduces: the
  * bandwidth at which the model's buckets, back to back, take the measured comm time. Over P2P the preset's latency
- * is kept; where NCCL's INIT log shows NET between GPUs of one node (NCCL_HOSTID), the latency is 0, no preset
- * column is given (no preset describes the path), and the model at N=2 is the measured one. */
+ * is kept. Where NCCL's INIT log shows NET (case 1: hosts not known; 2: two GPUs of one host, as NCCL_HOSTID or
+ * P2P and SHM disabled make it; 3: two hosts), the model at N=2 is the measured one; only between the GPUs of one
+ * host does the machine preset describe the path (its sockets, net_local_gbps): there the preset's latency and
+ * columns are given, elsewhere the latency is 0 and the preset columns are empty. */
 static void t_step_link(void)
 {
     nvs_presets ps;
@@ -157,7 +172,8 @@ static void t_step_link(void)
     builtin_presets(&ps);
     nvs_profile prof;
     if (nvs_profile_load("resnet50", &prof, err, sizeof err) != NVS_OK) T_FAIL("resnet50: %s", err);
-    for (int net = 0; net <= 1; net++) {
+    for (int kase = 0; kase <= 3; kase++) {
+        const int net = kase > 0, local = kase == 2;
         /* the truth: 40 GB/s (sockets: 3.5) with the preset's latency (over NET: none) */
         const double B = net ? 3.5 : 40;
         nvs_model_config c;
@@ -168,7 +184,9 @@ static void t_step_link(void)
         T_EQ_I(nvs_ring_links_of(&c.machine, &c.gpu, 2, 0, &rl), NVS_OK);
         c.profile = &prof;
         c.batch = 64;
-        c.meas[0] = (nvs_meas_link){2, net ? 0 : c.machine.coll_base_us, net ? 0 : rl.alpha_us, B, 1, net};
+        /* over NET the latency is the preset's sockets' where it describes them (one host), else none */
+        c.meas[0] = (nvs_meas_link){2, net && !local ? 0 : c.machine.coll_base_us,
+                                    local ? c.machine.net_local_hop_us : net ? 0 : rl.alpha_us, B, 1, net};
         c.nmeas = 1;
         nvs_model_point p1, p2;
         T_EQ_I(nvs_model_eval(&c, 1, 1, &p1, err, sizeof err), NVS_OK);
@@ -184,6 +202,7 @@ static void t_step_link(void)
                          : json_pack("[{s:i, s:{s:i}}]", "n", 2, "summary", "P2P", 48);
         const char *path = "tests/tmp/test_model_calib_steplink.json";
         T_EQ_I(write_run(path, "transports", tr, results), 0);
+        if (kase >= 2) T_EQ_I(add_hosts(path, "vm", kase == 2 ? "vm" : "vm2"), 0);
         nvs_calibration cal;
         nvs_calib_opts o = {"nvlink-2gpu", NULL, NULL, 0};
         if (nvs_calibrate(path, &ps, &o, &cal, err, sizeof err) != NVS_OK) T_FAIL("calibrate: %s", err);
@@ -202,7 +221,15 @@ static void t_step_link(void)
         nvs_model_point q;
         T_EQ_I(nvs_model_eval(&cal.cfg, 1, 2, &q, err, sizeof err), NVS_OK);
         T_EQ_I(q.transport, net ? NVS_TR_NET : NVS_TR_NVLINK);
-        if (net) {
+        T_EQ_I(cal.net_local, local);
+        T_EQ_I(cal.cfg.shm_disabled, local);
+        if (local) {
+            /* the sockets of nvlink-2gpu: 3.4 GB/s, 118 us a step */
+            REL(cal.links[0].latency_us, c.machine.coll_base_us + 2 * c.machine.net_local_hop_us, 1e-9);
+            REL(cal.links[0].preset_gbps, c.machine.net_local_gbps, 1e-9);
+            T_ASSERT(isfinite(cal.train[1].preset_step_us));
+            T_EQ_I(cal.cfg.p2p_disabled, 1);
+        } else if (net) {
             REL(cal.links[0].latency_us + 1, 1, 1e-12);
             T_ASSERT(!isfinite(cal.links[0].preset_gbps) && !isfinite(cal.train[1].preset_step_us));
         } else {
