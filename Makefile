@@ -135,7 +135,7 @@ OBJS := $(C_SRCS:%.c=$(OBJDIR)/%.o) $(CU_SRCS:%.cu=build/%.cu.o)
 TEST_SRCS := $(wildcard tests/unit/test_*.c)
 TEST_BINS := $(TEST_SRCS:tests/unit/%.c=build/tests/%)
 
-.PHONY: all check run deps install clean test-bins hostbw devcopy cpuprobe contend topo-scale fuzz fuzz-bins FORCE
+.PHONY: all check run deps install clean test-bins hostbw devcopy biasgrad cpuprobe contend topo-scale fuzz fuzz-bins FORCE
 all: nvscale
 
 FORCE:
@@ -173,6 +173,12 @@ build/hostbw: tools/hostbw.c
 # optional: device copy bandwidth of the training step's layout copies beside cudaMemcpy (a GPU benchmark)
 devcopy: build/devcopy
 build/devcopy: tools/devcopy.c $(OBJDIR)/libnvscale.a build/flavor
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(OBJDIR)/libnvscale.a $(LDLIBS)
+
+# optional: the bias gradient's reduction as PyTorch launches it beside cuBLAS's (a GPU benchmark)
+biasgrad: build/biasgrad
+build/biasgrad: tools/biasgrad.c $(OBJDIR)/libnvscale.a build/flavor
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(OBJDIR)/libnvscale.a $(LDLIBS)
 

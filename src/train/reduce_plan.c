@@ -1,0 +1,31 @@
+/* The launch shape of the bias-gradient reduction (reduce_kernels.h): pure arithmetic, no CUDA, so the shapes are
+ * tested without a GPU (tests/unit/test_train.c). */
+#include "train/reduce_kernels.h"
+
+/* 128 threads a block: 32 columns groups of 4 across, 4 rows down (reduce_kernels.h) */
+enum { COLS_PER_BLOCK = 32 * 4, ROWS_PER_BLOCK = 4, BLOCKS_PER_SM = 2048 / 128 };
+
+static long long div_up(long long a, long long b) { return (a + b - 1) / b; }
+
+int nvs_outer_sum_ctas(long long rows, int cols, int sms)
+{
+    if (rows < 1 || cols < 1 || sms < 1) return 1;
+    long long gx = div_up(cols, COLS_PER_BLOCK);
+    long long fill = div_up((long long)sms * BLOCKS_PER_SM, gx);            /* blocks the GPU holds at once */
+    long long work = div_up(rows, (long long)ROWS_PER_BLOCK * NVS_OUTER_SUM_MIN_ROWS); /* each thread's fewest rows */
+    long long g = fill < work ? fill : work;
+    if (g < 1) g = 1;
+    if (g > 65535) g = 65535; /* gridDim.y */
+    return (int)g;
+}
+
+size_t nvs_outer_sum_staging(long long rows, int cols, int sms)
+{
+    int g = nvs_outer_sum_ctas(rows, cols, sms);
+    return g > 1 ? (size_t)g * (size_t)cols : 0;
+}
+
+int nvs_outer_sum_sems(long long rows, int cols, int sms)
+{
+    return nvs_outer_sum_ctas(rows, cols, sms) > 1 ? (int)div_up(cols, COLS_PER_BLOCK) : 0;
+}
