@@ -182,9 +182,12 @@ static nvs_result_t step_lanes(const nvs_model_config *c, const nvs_model_bucket
         return NVS_ERR_NOMEM;
     }
     double *fwd = v, *bwd = v + n, *hf = v + 2 * n, *hb = v + 3 * n;
+    /* the bias gradients in the framework's own reduction kernel where it has one, else cuBLAS's (framework.h) */
+    nvs_compute_terms ct = c->ct;
+    if (!(fw && fw->bias_reduce)) ct.bias_reduce_eff = 0;
     for (int i = 0; i < n; i++) {
         const nvs_layer *ly = &p->layers[i];
-        nvs_layer_us(ly, nvs_layer_no_input_grad(p, i), c->batch, &c->gpu, c->prec, &c->ct, &fwd[i], &bwd[i]);
+        nvs_layer_us(ly, nvs_layer_no_input_grad(p, i), c->batch, &c->gpu, c->prec, &ct, &fwd[i], &bwd[i]);
         if (!fw) continue;
         hf[i] = op * nvs_framework_layer_ops(fw, p, i, 0, c->prec);
         hb[i] = ly->nograd ? 0 : op * nvs_framework_layer_ops(fw, p, i, 1, c->prec);

@@ -18,10 +18,14 @@
 #include <cuda_runtime_api.h>
 #include <stddef.h>
 
-/* The fewest rows each thread of a block sums (so a block covers at least 4 x this many rows): fitted on
- * PyTorch's reduce_kernel times for the bias gradients of BERT-large and lm290m on an H200 (docs/fidelity.md,
- * "Bias gradients as PyTorch reduces them") */
-#define NVS_OUTER_SUM_MIN_ROWS 16
+/* The fewest rows each thread of a block sums (a block covers at least 4 x this many rows). Fitted, not PyTorch's
+ * own (its heuristic splits BERT's 4096 rows over 64 blocks, but its generic indexing spends more per element than
+ * this kernel does): at 64, G = 16 for a 4096-token gradient, and the kernel takes 15.5-16.0 us per bf16 sum of
+ * 4096 x 1024 ... 4096 x 4096 on an H200, 15.3-34.1 at fp32 (results/h200x1-biasgrad, nvs-*.txt, G = 16), so that
+ * the per-step sums of BERT-large's 145 and lm290m's 72 bias gradients come to +9.8 and -4.8 % of PyTorch's
+ * reduce_kernel times at bf16 (2.06 and 1.19 ms, results/h200x1-tfm-census6), +9.5 and +8.5 % at fp32 (2.44,
+ * 1.54 ms). At 16 (G = 64) it took 9.0-11.5 us, 32 to 36 % below them. */
+#define NVS_OUTER_SUM_MIN_ROWS 64
 
 #ifdef __cplusplus
 extern "C" {

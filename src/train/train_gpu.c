@@ -17,6 +17,7 @@
 #include "core/log.h"
 #include "train/conv_cudnn.h"
 #include "train/norm_kernels.h"
+#include "train/reduce_kernels.h"
 #include "train/train_exec.h"
 #include "workload/framework.h"
 
@@ -28,6 +29,12 @@ struct gpu_impl {
     void *weights, *acts, *ws_x, *ws_dx;
     float *ws_w;           /* fp32 weight-gradient scratch */
     void *ones;            /* plan->max_bias_rows ones of the compute type: the bias gradients' sums */
+    /* the framework's own bias-gradient reduction (framework.h bias_reduce; train/reduce_kernels.h): its staging
+     * floats and semaphores, sized for the largest of the step's bias gradients on this GPU's SMs */
+    float *bias_staging;
+    unsigned *bias_sems;
+    size_t bias_staging_elems;
+    int bias_nsems, sms;
     float *f32;            /* autocast's fp32 tensors (plan->f32_elems), else NULL */
     float *master, *momentum;
     void *grads;
@@ -302,6 +309,34 @@ static nvs_result_t bn_kernels_setup(nvs_train_exec *x)
     return cuda_sync(g->compute);
 }
 
+/* The staging and semaphores of the framework's bias-gradient reduction: the most any bias of the step needs on
+ * this GPU (a few MB at most: G <= rows / 256 partial sums per column, reduce_kernels.h); the semaphores start at
+ * zero and every launch leaves them so */
+static nvs_result_t bias_reduce_setup(nvs_train_exec *x)
+{
+    struct gpu_impl *g = G(x);
+    const nvs_train_plan *pl = x->plan;
+    int dev = 0;
+    CUDA_TRY(cudaGetDevice(&dev));
+    CUDA_TRY(cudaDeviceGetAttribute(&g->sms, cudaDevAttrMultiProcessorCount, dev));
+    for (int l = 0; l < pl->profile->nlayers; l++) {
+        const nvs_layer *ly = &pl->profile->layers[l];
+        double rows = ly->gemm_m * pl->batch, n = nvs_layer_bias_elems(ly);
+        if (n <= 0 || n > INT_MAX || rows < 1) continue;
+        size_t st = nvs_outer_sum_staging((long long)rows, (int)n, g->sms);
+        int se = nvs_outer_sum_sems((long long)rows, (int)n, g->sms);
+        if (st > g->bias_staging_elems) g->bias_staging_elems = st;
+        if (se > g->bias_nsems) g->bias_nsems = se;
+    }
+    if (g->bias_staging_elems > 0)
+        NVS_CHECK(dalloc((void **)&g->bias_staging, (double)g->bias_staging_elems * 4, "bias-gradient staging"));
+    if (g->bias_nsems > 0) {
+        NVS_CHECK(dalloc((void **)&g->bias_sems, (double)g->bias_nsems * sizeof(unsigned), "bias-gradient semaphores"));
+        CUDA_TRY(cudaMemsetAsync(g->bias_sems, 0, (size_t)g->bias_nsems * sizeof(unsigned), g->compute));
+    }
+    return NVS_OK;
+}
+
 static nvs_result_t gsetup(nvs_train_exec *x)
 {
     struct gpu_impl *g = G(x);
@@ -330,6 +365,7 @@ static nvs_result_t gsetup(nvs_train_exec *x)
         CUDA_TRY(cudaMemsetAsync(g->ones, 0, pl->max_bias_rows * g->es, g->compute));
         CUDA_TRY(nvs_kern_axpb(g->ones, pl->max_bias_rows, el, 0.0f, 1.0f, g->compute));
     }
+    if (pl->max_bias_rows > 0 && pl->framework->bias_reduce) NVS_CHECK(bias_reduce_setup(x));
     if (pl->f32_elems > 0) {
         NVS_CHECK(dalloc((void **)&g->f32, (double)pl->f32_elems * 4, "autocast's fp32 tensors"));
         CUDA_TRY(nvs_kern_init_random(g->f32, pl->f32_elems, NVS_ELEM_F32, 8, 1.0f, g->compute));
@@ -475,9 +511,13 @@ static nvs_result_t gcast_act(nvs_train_exec *x, int l, int backward)
     return NVS_OK;
 }
 
-/* The bias's gradient: the output gradient (m x n, column-major) summed over its m rows, as one matrix-vector
- * product with a vector of ones (cuBLAS reads the gradient once), into the bias's part of the layer's slot, after
- * the N x K matrix; through the fp32 scratch where cuBLAS cannot write the gradients' type (blas_writes_grads). */
+/* The bias's gradient: the output gradient summed over its m rows, into the bias's part of the layer's slot,
+ * after the N x K matrix. Under a framework with its own reduction (framework.h bias_reduce: PyTorch's eager
+ * Linear) in that kernel, launched as PyTorch launches it, over the gradient's bytes read as PyTorch holds them
+ * (tokens x features, the features contiguous: train/reduce_kernels.h; the step's values are synthetic, the
+ * bytes and the access pattern are what it reproduces); else as one matrix-vector product of the m x n
+ * column-major gradient with a vector of ones (cuBLAS reads the gradient once), through the fp32 scratch where
+ * cuBLAS cannot write the gradients' type (blas_writes_grads). */
 static nvs_result_t gbias(nvs_train_exec *x, int l)
 {
     struct gpu_impl *g = G(x);
@@ -491,15 +531,21 @@ static nvs_result_t gbias(nvs_train_exec *x, int l)
      * autograd does for the cast bias (PyTorch's reduce_kernel over bf16), then cast into fp32, one launch per
      * bias tensor (nvs_framework_cast_split) */
     const int pieces = grad_cast_pieces(pl, ly, 1), cast16 = pieces > 0;
-    const int direct = !cast16 && blas_writes_grads(pl);
+    const int own = pl->framework->bias_reduce && g->sms > 0;
+    const int direct = !cast16 && (own || blas_writes_grads(pl));
     const int out_el = direct ? grad_elem_of(pl) : cast16 ? el : NVS_ELEM_F32;
     cudaDataType_t ab = cuda_type_of(el);
     cublasComputeType_t ct = pl->precision == NVS_PREC_TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
     const float one = 1.0f, zero = 0.0f;
     const char *Y = (const char *)g->acts + pl->a_off[l] * g->es;
     char *gb = (char *)g->grads + (pl->grad_offset[l] + (size_t)(ly->gemm_n * ly->gemm_k)) * (pl->grad_bf16 ? 2 : 4);
-    BLAS_TRY(cublasGemmEx(g->blas, CUBLAS_OP_T, CUBLAS_OP_N, (int)n, 1, m, &one, Y, ab, m, g->ones, ab, m, &zero,
-                          direct ? (void *)gb : g->ws_w, cuda_type_of(out_el), (int)n, ct, CUBLAS_GEMM_DEFAULT));
+    if (own)
+        CUDA_TRY(nvs_kern_outer_sum(Y, el, m, (int)n, direct ? (void *)gb : g->ws_w, out_el, g->bias_staging,
+                                    g->bias_staging_elems, g->bias_sems, g->bias_nsems, g->sms, g->compute));
+    else
+        BLAS_TRY(cublasGemmEx(g->blas, CUBLAS_OP_T, CUBLAS_OP_N, (int)n, 1, m, &one, Y, ab, m, g->ones, ab, m,
+                              &zero, direct ? (void *)gb : g->ws_w, cuda_type_of(out_el), (int)n, ct,
+                              CUBLAS_GEMM_DEFAULT));
     if (!direct)
         NVS_CHECK(convert_pieces(g->ws_w, out_el, gb, grad_elem_of(pl), n, pieces, g->compute));
     return NVS_OK;
@@ -668,7 +714,8 @@ static void gteardown(nvs_train_exec *x)
     /* after every workload, and after a failed one: a failure here is a warning (gpu_check.h), since a buffer
      * not freed is memory the next workload lacks */
     void *bufs[] = {g->weights, g->acts,     g->ws_x,  g->ws_dx,   g->ws_w,     g->master, g->momentum,
-                    g->grads,   g->buckets, g->bn_stats, g->bufs, g->bufs_flat, g->ones, g->f32};
+                    g->grads,   g->buckets, g->bn_stats, g->bufs, g->bufs_flat, g->ones, g->f32,
+                    g->bias_staging, g->bias_sems};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         if (bufs[i]) CUDA_CLEANUP(cudaFree(bufs[i]));
     if (g->bucket_ev)

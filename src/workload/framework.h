@@ -64,6 +64,11 @@ typedef struct {
      * layer without a GEMM whose fp32 output a GEMM reads (its casts=) cast to 16 bits each forward and its gradient
      * cast back each backward. 0: every pass at the step's precision, nothing cast */
     int autocast_fp32;
+    /* a GEMM layer's bias gradient summed from its output gradient in the framework's own reduction kernel, as
+     * PyTorch's eager Linear backward does (TensorIterator's reduce_kernel, a launch per bias: train/reduce_kernels.h),
+     * at the modelled share of the memory bandwidth (nvs_compute_terms.bias_reduce_eff); 0: a cuBLAS matrix-vector
+     * product with a vector of ones, read at the memory's rate */
+    int bias_reduce;
     const char *source;         /* where the numbers come from */
 } nvs_framework;
 

@@ -60,12 +60,15 @@ check "d['train']['framework']['host_us_per_buffer_op'] > 0" "True"
 # said in run.json
 check "(d['train']['framework']['weight_casts'], d['train']['framework']['optimizer_foreach'])" "(True, True)"
 check "d['train']['framework']['autocast_fp32']" "True"
+# the bias gradients in PyTorch's own reduction kernel (on the GPU; the host backend sums columns either way)
+check "d['train']['framework']['bias_reduce']" "True"
 rm -rf "$d"
 expect 0 "Training step: tiny-bn" $MPIRUN -np 2 $NVS train --backend mpi --model tests/fixtures/train/tiny-bn.prof \
     --framework ideal --steps 2 --warmup-steps 1 --out "$d"
 check "(d['train']['framework']['broadcast_buffers'], d['train']['framework']['buffer_ops_per_step'])" "(False, 0.0)"
 check "(d['train']['framework']['weight_casts'], d['train']['framework']['optimizer_foreach'])" "(False, False)"
 check "d['train']['framework']['autocast_fp32']" "False"
+check "d['train']['framework']['bias_reduce']" "False"
 j=$TMP/train_host/run.json
 # refused up front, with the bytes needed and available
 expect 2 "needs .* GiB per host .* free: lower --batch" $NVS train --backend mpi --model resnet50 --batch 1000000 --no-save

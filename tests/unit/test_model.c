@@ -613,7 +613,7 @@ static void t_eval_framework(void)
     nvs_profile p;
     nvs_model_config c;
     toy_config(&c, &p);
-    nvs_framework fw = {"t", "test", 1e4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, "test"};
+    nvs_framework fw = {"t", "test", 1e4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, "test"};
     c.fw = &fw;
     nvs_model_point pt;
     char err[256];
@@ -740,7 +740,12 @@ static void t_framework_counts(void)
         nvs_profile_free(&p);
     }
     /* a bias's gradient reads the output gradient once, under any framework or none: a layer of 64 x 32 outputs per
-     * sample with a bias of 32 against the same without it, at bf16, batch 4 */
+     * sample with a bias of 32 against the same without it, at bf16, batch 4; at mem_eff (cuBLAS's product with
+     * ones), or under a framework with its own reduction kernel (bias_reduce) a launch's fixed time plus the bytes
+     * at bias_reduce_eff */
+    nvs_framework own = *nvs_framework_find("ideal");
+    own.bias_reduce = 1;
+    for (int withown = 0; withown < 2; withown++) {
     double us[2];
     for (int k = 0; k < 2; k++) {
         nvs_profile p;
@@ -756,13 +761,21 @@ static void t_framework_counts(void)
         c.profile = &p;
         c.batch = 4;
         c.prec = NVS_PREC_BF16;
+        c.fw = withown ? &own : NULL;
         nvs_model_point pt;
         T_EQ_I(nvs_model_eval(&c, 1, 1, &pt, err, sizeof err), NVS_OK);
         us[k] = pt.t.compute_us;
         /* and the optimizer's one fused pass over the 32 more parameters: 20 bytes each */
-        if (k) T_NEAR(us[1] - us[0], (4 * 64 * 32 * 2 + 32 * 20) / (c.gpu.mem_gbps * 1e3 * c.ct.mem_eff), 1e-9);
+        const double bw = c.gpu.mem_gbps * 1e3, bias_bytes = 4 * 64 * 32 * 2;
+        const double bias_us = withown ? c.ct.bias_reduce_us + bias_bytes / (bw * c.ct.bias_reduce_eff)
+                                       : bias_bytes / (bw * c.ct.mem_eff);
+        if (k) T_NEAR(us[1] - us[0], bias_us + 32 * 20 / (bw * c.ct.mem_eff), 1e-9);
         nvs_profile_free(&p);
     }
+    }
+    T_ASSERT(nvs_framework_find("pytorch-ddp")->bias_reduce && !nvs_framework_find("ideal")->bias_reduce);
+    REL(nvs_compute_defaults().bias_reduce_us, 8.5, 0);
+    REL(nvs_compute_defaults().bias_reduce_eff, 0.57, 0);
 }
 
 static void t_memory(void)

@@ -464,6 +464,25 @@ static void t_cudnn_run(void)
     T_EQ_I(cal.fw.weight_casts, 1);
     T_EQ_I(cal.fw.optimizer_foreach, 1);
     T_EQ_I(cal.fw.autocast_fp32, 1);
+    T_EQ_I(cal.fw.bias_reduce, 0); /* made before the bias gradients ran in PyTorch's reduction kernel */
+    nvs_calibration_free(&cal);
+    /* the same run as if made after: its train.framework.bias_reduce is taken */
+    json_error_t je;
+    json_t *root = json_load_file("results/fidelity/n1-1gpu-f32/raw/nvs-bf16-1/run.json", 0, &je);
+    T_ASSERT(root != NULL);
+    json_t *trains = json_object_get(root, "trains"); /* lm290m is the second workload */
+    T_ASSERT(json_array_size(trains) == 3);
+    for (size_t i = 0; i < json_array_size(trains); i++) {
+        json_t *fwj = json_object_get(json_array_get(trains, i), "framework");
+        T_ASSERT(fwj != NULL);
+        T_EQ_I(json_object_set_new(fwj, "bias_reduce", json_true()), 0);
+    }
+    const char *path = "tests/tmp/test_model_calib_bias_reduce.json";
+    mkdir("tests/tmp", 0755);
+    T_EQ_I(json_dump_file(root, path, 0), 0);
+    json_decref(root);
+    if (nvs_calibrate(path, &ps, &o3, &cal, err, sizeof err) != NVS_OK) T_FAIL("%s", err);
+    T_EQ_I(cal.fw.bias_reduce, 1);
     nvs_calibration_free(&cal);
     nvs_presets_free(&ps);
 }
