@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """PyTorch's bias-gradient reduction timed on the shapes build/biasgrad times nvscale's (tools/biasgrad.c): x.sum(0)
-of a rows x cols tensor, as Linear's backward sums grad_output over the tokens, with CUDA events over 50 calls, and
-the name of the kernel it launched (torch.profiler, one call).
+of a rows x cols tensor, as Linear's backward sums grad_output over the tokens. Two times per shape: its reduction
+kernel's own, from torch.profiler over 50 calls (the memset PyTorch launches before it apart), and the calls'
+elapsed time by CUDA events, which a slow host makes launch-bound (each x.sum(0) costs the host ~15-35 us).
 
     python3 tools/device/biasgrad_torch.py [--elem bf16|fp32] ROWSxCOLS ...
 
-One line per shape, as build/biasgrad prints them: "shape elem torch_sum - us GB/s kernel"."""
+One line per shape, as build/biasgrad prints them: "shape elem torch_reduce_kernel - us GB/s kernel", then
+"shape elem torch_sum_events - us GB/s"."""
 import argparse
 import sys
 
@@ -38,9 +40,18 @@ def main():
         y = x.sum(0)
         torch.cuda.synchronize()
         with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
-            x.sum(0)
+            for _ in range(REPS):
+                x.sum(0)
             torch.cuda.synchronize()
-        names = [e.name for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA]
+        kern = [e for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA
+                and "reduce" in e.name.lower()]
+        gb = x.numel() * x.element_size() / 1e9
+        if kern:
+            kus = sum(e.time_range.elapsed_us() for e in kern) / REPS
+            print("%dx%d %s torch_reduce_kernel - %.2f %.1f %s" % (r, c, a.elem, kus, gb / (kus * 1e-6),
+                                                                 kern[0].name[:60].replace(" ", "_")))
+        else:
+            print("%dx%d %s torch_reduce_kernel - no reduction kernel in the profile" % (r, c, a.elem))
         e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         e0.record()
         for _ in range(REPS):
@@ -48,9 +59,7 @@ def main():
         e1.record()
         torch.cuda.synchronize()
         us = e0.elapsed_time(e1) * 1000.0 / REPS
-        gb = x.numel() * x.element_size() / 1e9
-        print("%dx%d %s torch_sum - %.2f %.1f %s" % (r, c, a.elem, us, gb / (us * 1e-6),
-                                                     (names[0] if names else "?")[:60].replace(" ", "_")))
+        print("%dx%d %s torch_sum_events - %.2f %.1f" % (r, c, a.elem, us, gb / (us * 1e-6)))
         del x, y
     return 0
 
