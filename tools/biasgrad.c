@@ -122,8 +122,8 @@ int main(int argc, char **argv)
         const double gb = (double)n * es / 1e9;
         for (int k = 0; k < nl; k++) {
             TRY(cudaMemset(out, 0, (size_t)cols * sizeof(float)));
-            TRY(nvs_kern_outer_sum_g(x, elem, rows, cols, out, NVS_ELEM_F32, staging, (size_t)gmax * cols, sems,
-                                     nsems, list[k], 0));
+            TRY(nvs_kern_outer_sum_g(x, elem, rows, cols, cols, out, NVS_ELEM_F32, staging, (size_t)gmax * cols,
+                                     sems, nsems, list[k], 0));
             TRY(cudaMemcpy(got, out, (size_t)cols * sizeof(float), cudaMemcpyDeviceToHost));
             for (int c = 0; c < cols; c++)
                 if (fabs(got[c] - want[c]) > 1e-6 * want[c] + 0.5) {
@@ -133,8 +133,8 @@ int main(int argc, char **argv)
                 }
             TRY(cudaEventRecord(e0, 0));
             for (int i = 0; i < REPS; i++)
-                TRY(nvs_kern_outer_sum_g(x, elem, rows, cols, out, elem, staging, (size_t)gmax * cols, sems, nsems,
-                                         list[k], 0));
+                TRY(nvs_kern_outer_sum_g(x, elem, rows, cols, cols, out, elem, staging, (size_t)gmax * cols, sems,
+                                         nsems, list[k], 0));
             TRY(cudaEventRecord(e1, 0));
             float us = timed(e0, e1);
             printf("%s %s outer_sum%s %d %.2f %.1f\n", argv[a], es == 2 ? "bf16" : "fp32", k ? "" : "(default)",

@@ -564,8 +564,8 @@ void nvs_layer_us(const nvs_layer *l, int first, int batch, const nvs_gpu_spec *
     /* a bias's gradient reads the output gradient once (profile.h nvs_layer_bias_elems) */
     double bias_bytes = nvs_layer_bias_elems(l) > 0 ? batch * l->gemm_m * l->gemm_n * (double)nvs_precision_bytes(p) : 0;
     double bias_bw = g->mem_gbps * GBPS_TO_BPUS * t->bias_reduce_eff, bias = 0;
-    if (bias_bytes > 0 && t->bias_reduce_eff > 0)
-        bias = t->bias_reduce_us + bias_bytes / bias_bw;
+    if (bias_bytes > 0 && t->bias_reduce_eff > 0) /* a launch per bias tensor (q, k and v: three) */
+        bias = t->bias_reduce_us * nvs_layer_bias_tensors(l) + bias_bytes / bias_bw;
     else if (bias_bytes > 0 && bw > 0)
         bias = bias_bytes / bw;
     *fwd_us = (gemm + ew + bn_f) * t->compute_scale;

@@ -219,8 +219,9 @@ typedef struct {
      * of the peak memory bandwidth, counted in 4-byte elements whatever the precision (defaults 0.445, 0.31) */
     double bn_cudnn_eff, bn_own_eff;
     /* a bias's gradient in the framework's own reduction kernel (workload/framework.h bias_reduce): a fixed time per
-     * launch (us) plus its bytes at this share of the peak memory bandwidth (defaults 8.5, 0.57); the share 0: the
-     * bytes at mem_eff and no fixed time (cuBLAS's product with ones: `ideal`) */
+     * launch, one per bias tensor (nvs_layer_bias_tensors), in us, plus its bytes at this share of the peak memory
+     * bandwidth (defaults 8.5, 0.57); the share 0: the bytes at mem_eff and no fixed time (cuBLAS's product with
+     * ones: `ideal`) */
     double bias_reduce_us, bias_reduce_eff;
 } nvs_compute_terms;
 

@@ -44,14 +44,14 @@ __device__ __forceinline__ void load4(const T *x, size_t at, bool vec, int left,
 
 // grid: (column groups of 128, G row slices); block (32, 4)
 template <typename T>
-__global__ void outer_sum_kernel(const T *x, long long rows, int cols, void *out, int out_elem, float *staging,
-                                 unsigned *sems)
+__global__ void outer_sum_kernel(const T *x, long long rows, int cols, long long ld, void *out, int out_elem,
+                                 float *staging, unsigned *sems)
 {
     __shared__ float part[kBy][kBx * kVec];
     __shared__ bool last;
     const int c0 = (blockIdx.x * kBx + threadIdx.x) * kVec;
     const int left = cols - c0;
-    const bool vec = ((cols % kVec) == 0) && left >= kVec &&
+    const bool vec = ((ld % kVec) == 0) && left >= kVec &&
                      ((reinterpret_cast<size_t>(x) % (kVec * sizeof(T))) == 0);
     const long long per = (rows + gridDim.y - 1) / gridDim.y;
     const long long r0 = (long long)blockIdx.y * per, r1 = r0 + per < rows ? r0 + per : rows;
@@ -59,7 +59,7 @@ __global__ void outer_sum_kernel(const T *x, long long rows, int cols, void *out
     if (left > 0)
         for (long long r = r0 + threadIdx.y; r < r1; r += kBy) {
             float v[kVec];
-            load4<T>(x, (size_t)r * cols + c0, vec, left, v);
+            load4<T>(x, (size_t)r * (size_t)ld + c0, vec, left, v);
             for (int k = 0; k < kVec; k++) acc[k] += v[k];
         }
     for (int k = 0; k < kVec; k++) part[threadIdx.y][threadIdx.x * kVec + k] = acc[k];
@@ -89,31 +89,33 @@ __global__ void outer_sum_kernel(const T *x, long long rows, int cols, void *out
 
 } // namespace
 
-extern "C" int nvs_kern_outer_sum_g(const void *x, int elem, long long rows, int cols, void *out, int out_elem,
-                                    float *staging, size_t staging_elems, unsigned *sems, int nsems, int g,
-                                    cudaStream_t s)
+extern "C" int nvs_kern_outer_sum_g(const void *x, int elem, long long rows, int cols, long long ld, void *out,
+                                    int out_elem, float *staging, size_t staging_elems, unsigned *sems, int nsems,
+                                    int g, cudaStream_t s)
 {
     const long long gx = (cols + kBx * kVec - 1) / (kBx * kVec);
-    if (rows < 1 || cols < 1 || g < 1 || g > 65535 || elem < NVS_ELEM_F32 || elem > NVS_ELEM_F16 ||
+    if (rows < 1 || cols < 1 || ld < cols || g < 1 || g > 65535 || elem < NVS_ELEM_F32 || elem > NVS_ELEM_F16 ||
         out_elem < NVS_ELEM_F32 || out_elem > NVS_ELEM_F16)
         return cudaErrorInvalidValue;
     if (g > 1 && (!staging || !sems || staging_elems < (size_t)g * (size_t)cols || nsems < gx))
         return cudaErrorInvalidValue;
     dim3 grid((unsigned)gx, (unsigned)g), block(kBx, kBy);
     if (elem == NVS_ELEM_BF16)
-        outer_sum_kernel<__nv_bfloat16><<<grid, block, 0, s>>>((const __nv_bfloat16 *)x, rows, cols, out, out_elem,
-                                                               staging, sems);
+        outer_sum_kernel<__nv_bfloat16><<<grid, block, 0, s>>>((const __nv_bfloat16 *)x, rows, cols, ld, out,
+                                                               out_elem, staging, sems);
     else if (elem == NVS_ELEM_F16)
-        outer_sum_kernel<__half><<<grid, block, 0, s>>>((const __half *)x, rows, cols, out, out_elem, staging, sems);
+        outer_sum_kernel<__half><<<grid, block, 0, s>>>((const __half *)x, rows, cols, ld, out, out_elem, staging,
+                                                        sems);
     else
-        outer_sum_kernel<float><<<grid, block, 0, s>>>((const float *)x, rows, cols, out, out_elem, staging, sems);
+        outer_sum_kernel<float><<<grid, block, 0, s>>>((const float *)x, rows, cols, ld, out, out_elem, staging,
+                                                       sems);
     return cudaGetLastError();
 }
 
-extern "C" int nvs_kern_outer_sum(const void *x, int elem, long long rows, int cols, void *out, int out_elem,
-                                  float *staging, size_t staging_elems, unsigned *sems, int nsems, int sms,
-                                  cudaStream_t s)
+extern "C" int nvs_kern_outer_sum(const void *x, int elem, long long rows, int cols, long long ld, void *out,
+                                  int out_elem, float *staging, size_t staging_elems, unsigned *sems, int nsems,
+                                  int sms, cudaStream_t s)
 {
-    return nvs_kern_outer_sum_g(x, elem, rows, cols, out, out_elem, staging, staging_elems, sems, nsems,
+    return nvs_kern_outer_sum_g(x, elem, rows, cols, ld, out, out_elem, staging, staging_elems, sems, nsems,
                                 nvs_outer_sum_ctas(rows, cols, sms), s);
 }

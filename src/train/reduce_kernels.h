@@ -19,13 +19,13 @@
 #include <stddef.h>
 
 /* The fewest rows each thread of a block sums (a block covers at least 4 x this many rows). Fitted, not PyTorch's
- * own (its heuristic splits BERT's 4096 rows over 64 blocks, but its generic indexing spends more per element than
- * this kernel does): at 64, G = 16 for a 4096-token gradient, and the kernel takes 15.5-16.0 us per bf16 sum of
- * 4096 x 1024 ... 4096 x 4096 on an H200, 15.3-34.1 at fp32 (results/h200x1-biasgrad, nvs-*.txt, G = 16), so that
- * the per-step sums of BERT-large's 145 and lm290m's 72 bias gradients come to +9.8 and -4.8 % of PyTorch's
- * reduce_kernel times at bf16 (2.06 and 1.19 ms, results/h200x1-tfm-census6), +9.5 and +8.5 % at fp32 (2.44,
- * 1.54 ms). At 16 (G = 64) it took 9.0-11.5 us, 32 to 36 % below them. */
-#define NVS_OUTER_SUM_MIN_ROWS 64
+ * own heuristic's (which splits a 4096-row gradient over 64 blocks, but spends more per element in its generic
+ * indexing than this kernel does): the kernel alone against PyTorch's reduce_kernel alone, on the bias shapes of
+ * BERT-large and lm290m on an H200, the same session (results/h200x1-biasgrad: nvs-*.txt at G = 16, 32, 64;
+ * h200x1-biasgrad2: torch-kernel-*.txt, PyTorch's kernel time from its profiler). At 32 (G = 32 for 4096 rows) a
+ * step's bias sums come to -8 % (lm290m) and +4 % (BERT-large, 121 of 4096 x 1024 and 24 of 4096 x 4096) of
+ * PyTorch's at bf16, +1 and +5 % at fp32; at 16 (G = 64) to -16 and -9 %, -11 and -7 %. */
+#define NVS_OUTER_SUM_MIN_ROWS 32
 
 #ifdef __cplusplus
 extern "C" {
@@ -37,14 +37,15 @@ int nvs_outer_sum_ctas(long long rows, int cols, int sms);
 size_t nvs_outer_sum_staging(long long rows, int cols, int sms);
 int nvs_outer_sum_sems(long long rows, int cols, int sms);
 
-/* out[c] = sum over r of x[r * cols + c], x of `elem` (collectives/kernels.h NVS_ELEM_*), out of `out_elem`.
- * staging: nvs_outer_sum_staging floats; sems: nvs_outer_sum_sems unsigned ints, zero before the first launch
- * (every launch leaves them zero again). cudaErrorInvalidValue for a bad type, shape or too small a buffer. */
-int nvs_kern_outer_sum(const void *x, int elem, long long rows, int cols, void *out, int out_elem, float *staging,
-                       size_t staging_elems, unsigned *sems, int nsems, int sms, cudaStream_t s);
+/* out[c] = sum over r of x[r * ld + c] for c < cols (ld >= cols: one bias's columns of a wider gradient), x of
+ * `elem` (collectives/kernels.h NVS_ELEM_*), out of `out_elem`. staging: nvs_outer_sum_staging floats; sems:
+ * nvs_outer_sum_sems unsigned ints, zero before the first launch (every launch leaves them zero again; launches in
+ * one stream may share them). cudaErrorInvalidValue for a bad type, shape or too small a buffer. */
+int nvs_kern_outer_sum(const void *x, int elem, long long rows, int cols, long long ld, void *out, int out_elem,
+                       float *staging, size_t staging_elems, unsigned *sems, int nsems, int sms, cudaStream_t s);
 /* The same with the row split G given (1 ... 65535): for tools/biasgrad.c, which measures the choice */
-int nvs_kern_outer_sum_g(const void *x, int elem, long long rows, int cols, void *out, int out_elem, float *staging,
-                         size_t staging_elems, unsigned *sems, int nsems, int g, cudaStream_t s);
+int nvs_kern_outer_sum_g(const void *x, int elem, long long rows, int cols, long long ld, void *out, int out_elem,
+                         float *staging, size_t staging_elems, unsigned *sems, int nsems, int g, cudaStream_t s);
 
 #ifdef __cplusplus
 }

@@ -323,10 +323,15 @@ static nvs_result_t bias_reduce_setup(nvs_train_exec *x)
         const nvs_layer *ly = &pl->profile->layers[l];
         double rows = ly->gemm_m * pl->batch, n = nvs_layer_bias_elems(ly);
         if (n <= 0 || n > INT_MAX || rows < 1) continue;
-        size_t st = nvs_outer_sum_staging((long long)rows, (int)n, g->sms);
-        int se = nvs_outer_sum_sems((long long)rows, (int)n, g->sms);
-        if (st > g->bias_staging_elems) g->bias_staging_elems = st;
-        if (se > g->bias_nsems) g->bias_nsems = se;
+        const int pieces = nvs_layer_bias_tensors(ly);
+        for (int i = 0; i < pieces; i++) { /* a launch per bias tensor (gbias) */
+            size_t first, count;
+            nvs_cast_piece(n, pieces, i, &first, &count);
+            size_t st = nvs_outer_sum_staging((long long)rows, (int)count, g->sms);
+            int se = nvs_outer_sum_sems((long long)rows, (int)count, g->sms);
+            if (st > g->bias_staging_elems) g->bias_staging_elems = st;
+            if (se > g->bias_nsems) g->bias_nsems = se;
+        }
     }
     if (g->bias_staging_elems > 0)
         NVS_CHECK(dalloc((void **)&g->bias_staging, (double)g->bias_staging_elems * 4, "bias-gradient staging"));
@@ -539,10 +544,20 @@ static nvs_result_t gbias(nvs_train_exec *x, int l)
     const float one = 1.0f, zero = 0.0f;
     const char *Y = (const char *)g->acts + pl->a_off[l] * g->es;
     char *gb = (char *)g->grads + (pl->grad_offset[l] + (size_t)(ly->gemm_n * ly->gemm_k)) * (pl->grad_bf16 ? 2 : 4);
-    if (own)
-        CUDA_TRY(nvs_kern_outer_sum(Y, el, m, (int)n, direct ? (void *)gb : g->ws_w, out_el, g->bias_staging,
-                                    g->bias_staging_elems, g->bias_sems, g->bias_nsems, g->sms, g->compute));
-    else
+    if (own) {
+        /* a launch per bias tensor, over its columns (HF's query, key and value: three), as autograd sums each
+         * Linear's bias on its own */
+        const int pieces = nvs_layer_bias_tensors(ly);
+        char *dst = direct ? gb : (char *)g->ws_w;
+        const size_t oes = out_el == NVS_ELEM_F32 ? 4 : 2;
+        for (int i = 0; i < pieces; i++) {
+            size_t first, count;
+            nvs_cast_piece(n, pieces, i, &first, &count);
+            CUDA_TRY(nvs_kern_outer_sum(Y + first * g->es, el, m, (int)count, (long long)n, dst + first * oes, out_el,
+                                        g->bias_staging, g->bias_staging_elems, g->bias_sems, g->bias_nsems, g->sms,
+                                        g->compute));
+        }
+    } else
         BLAS_TRY(cublasGemmEx(g->blas, CUBLAS_OP_T, CUBLAS_OP_N, (int)n, 1, m, &one, Y, ab, m, g->ones, ab, m,
                               &zero, direct ? (void *)gb : g->ws_w, cuda_type_of(out_el), (int)n, ct,
                               CUBLAS_GEMM_DEFAULT));

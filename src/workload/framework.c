@@ -85,6 +85,15 @@ double nvs_layer_param_tensors(const nvs_layer *ly)
     return ly->params >= 2 ? 2 : ly->params > 0 ? 1 : 0;
 }
 
+int nvs_layer_bias_tensors(const nvs_layer *ly)
+{
+    double b = nvs_layer_bias_elems(ly);
+    if (b <= 0) return 0;
+    double c = ly->casts >= 0 ? ly->casts : nvs_layer_param_tensors(ly);
+    int t = c > 1 ? (int)c : 1, n = t / 2 > 1 ? t / 2 : 1;
+    return n > b ? (int)b : n;
+}
+
 double nvs_framework_weight_cast_elems(const nvs_framework *fw, const nvs_layer *ly, nvs_precision prec)
 {
     if (!fw || !fw->weight_casts || !nvs_precision_info_of(prec)->half || ly->gemm_m <= 0 || ly->params <= 0) return 0;
@@ -99,12 +108,11 @@ int nvs_framework_cast_split(const nvs_framework *fw, const nvs_layer *ly, nvs_p
     if (out->w_elems <= 0) return 0;
     out->b_elems = nvs_layer_bias_elems(ly);
     double c = ly->casts >= 0 ? ly->casts : nvs_layer_param_tensors(ly);
-    int t = c > 1 ? (int)c : 1;
-    out->b_pieces = out->b_elems > 0 ? (t / 2 > 1 ? t / 2 : 1) : 0;
-    out->w_pieces = t - out->b_pieces > 1 ? t - out->b_pieces : 1;
+    int t = c > 1 ? (int)c : 1, b = out->b_elems > 0 ? (t / 2 > 1 ? t / 2 : 1) : 0;
+    out->w_pieces = t - b > 1 ? t - b : 1;
+    out->b_pieces = nvs_layer_bias_tensors(ly);
     /* never more pieces than elements */
     if (out->w_pieces > out->w_elems) out->w_pieces = (int)out->w_elems;
-    if (out->b_pieces > out->b_elems) out->b_pieces = (int)out->b_elems;
     return out->w_pieces + out->b_pieces;
 }
 

@@ -85,6 +85,11 @@ const char *nvs_framework_choices(void);
 int nvs_layer_no_input_grad(const nvs_profile *p, int l);
 /* A layer's parameter tensors: the profile's tensors=, else weight and bias (one when it has one parameter). */
 double nvs_layer_param_tensors(const nvs_layer *ly);
+/* The bias tensors of a GEMM layer with a bias (nvs_layer_bias_elems): half of its casts= tensors (else of its
+ * parameter tensors), at least one, at most its bias elements (HF's query, key and value, one profile layer with
+ * casts=6: three); 0 without a bias. A framework that sums each bias's gradient in a kernel of its own launches
+ * one per tensor, over its share of the bias (nvs_cast_piece). */
+int nvs_layer_bias_tensors(const nvs_layer *ly);
 /* The elements of layer l's weight matrix that framework fw's autocast casts at precision prec, each way (weight_casts:
  * a layer with a GEMM and parameters, at half precision; its matrix, min(params, N x K): a bias stays out); 0 where it
  * casts none. The training step (train/step.c, the executors) and the what-if model (model/model_eval.c) both. */

@@ -180,17 +180,18 @@ static void t_convert(void)
     T_EQ_I(nvs_kern_convert(dev_src, NVS_ELEM_F32, dev_dst, 3, 1, 0), cudaErrorInvalidValue);
 }
 
-/* The bias-gradient reduction (train/reduce_kernels.h): rows x cols of small integers summed over the rows,
- * exact in fp32, from each input type into each output type; with the rows split over G blocks and a global step
- * (4096 x 1024: G = 16 on an H200), twice in a row (the semaphores are left at zero), and in one block (G = 1);
+/* The bias-gradient reduction (train/reduce_kernels.h): cols columns from column coff of a rows x ld matrix of small
+ * integers summed over the rows, exact in fp32, from each input type into each output type; with the rows split
+ * over G blocks and a global step (4096 x 1024: G > 1 on an H200), twice in a row (the semaphores are left at
+ * zero), and in one block (G = 1); one bias's columns of a wider gradient (ld > cols, as the query's of q/k/v);
  * columns not a multiple of 4 and an unaligned start (the one-element path); nothing past the output touched. */
-static void outer_sum_case(long long rows, int cols, int from, int to, size_t xoff, int sms)
+static void outer_sum_case(long long rows, int cols, int ld, int coff, int from, int to, size_t xoff, int sms)
 {
-    const size_t n = (size_t)rows * (size_t)cols, es = from == NVS_ELEM_F32 ? 4 : 2, os = to == NVS_ELEM_F32 ? 4 : 2;
+    const size_t n = (size_t)rows * (size_t)ld, es = from == NVS_ELEM_F32 ? 4 : 2, os = to == NVS_ELEM_F32 ? 4 : 2;
     float *hx = malloc(n * 4), *got = malloc((size_t)cols * 4);
     T_ASSERT(hx && got);
     for (long long r = 0; r < rows; r++)
-        for (int c = 0; c < cols; c++) hx[(size_t)r * cols + c] = (float)((r * 7 + c) % 5);
+        for (int c = 0; c < ld; c++) hx[(size_t)r * ld + c] = (float)((r * 7 + c) % 5);
     float *d32;
     unsigned char *x, *out, *back;
     T_EQ_I(cudaMalloc((void **)&d32, n * 4), cudaSuccess);
@@ -210,19 +211,21 @@ static void outer_sum_case(long long rows, int cols, int from, int to, size_t xo
     }
     for (int rep = 0; rep < 2; rep++) {
         T_EQ_I(cudaMemset(out, 0xa5, (size_t)cols * 4 + 16), cudaSuccess);
-        T_EQ_I(nvs_kern_outer_sum(x + xoff, from, rows, cols, out, to, staging, st, sems, ns, sms, 0), cudaSuccess);
+        T_EQ_I(nvs_kern_outer_sum(x + xoff + (size_t)coff * es, from, rows, cols, ld, out, to, staging, st, sems, ns,
+                                  sms, 0),
+               cudaSuccess);
         T_EQ_I(nvs_kern_convert(out, to, back, NVS_ELEM_F32, (size_t)cols, 0), cudaSuccess);
         T_EQ_I(cudaMemcpy(got, back, (size_t)cols * 4, cudaMemcpyDeviceToHost), cudaSuccess);
         size_t bad = 0;
         for (int c = 0; c < cols; c++) {
             double want = 0;
-            for (long long r = 0; r < rows; r++) want += hx[(size_t)r * cols + c];
+            for (long long r = 0; r < rows; r++) want += hx[(size_t)r * ld + coff + c];
             /* a 16-bit output rounds the sum: 8 bits of mantissa */
             bad += fabs(got[c] - want) > (os == 2 ? want / 128.0 : 0);
         }
         if (bad)
-            T_FAIL("outer sum %lldx%d %d -> %d (G %d), launch %d: %zu of %d columns wrong", rows, cols, from, to,
-                   nvs_outer_sum_ctas(rows, cols, sms), rep + 1, bad, cols);
+            T_FAIL("outer sum %lldx%d (ld %d, from column %d) %d -> %d (G %d), launch %d: %zu of %d columns wrong", rows,
+                   cols, ld, coff, from, to, nvs_outer_sum_ctas(rows, cols, sms), rep + 1, bad, cols);
         unsigned char past[16];
         T_EQ_I(cudaMemcpy(past, out + (size_t)cols * os, 16, cudaMemcpyDeviceToHost), cudaSuccess);
         for (int b = 0; b < 16; b++) T_EQ_U(past[b], 0xa5);
@@ -245,12 +248,16 @@ static void t_outer_sum(void)
     T_EQ_I(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), cudaSuccess);
     T_ASSERT(nvs_outer_sum_ctas(4096, 1024, sms) > 1);
     for (int from = NVS_ELEM_F32; from <= NVS_ELEM_F16; from++)
-        for (int to = NVS_ELEM_F32; to <= NVS_ELEM_F16; to++) outer_sum_case(4096, 1024, from, to, 0, sms);
-    outer_sum_case(4096, 1030, NVS_ELEM_BF16, NVS_ELEM_F32, 2, sms); /* odd columns, start off 4 elements */
-    outer_sum_case(7, 5, NVS_ELEM_F32, NVS_ELEM_F32, 0, sms);       /* one block: G = 1 */
-    T_EQ_I(nvs_kern_outer_sum(dev_src, NVS_ELEM_F32, 4096, 1024, dev_dst, NVS_ELEM_F32, NULL, 0, NULL, 0, sms, 0),
+        for (int to = NVS_ELEM_F32; to <= NVS_ELEM_F16; to++) outer_sum_case(4096, 1024, 1024, 0, from, to, 0, sms);
+    outer_sum_case(4096, 1024, 3072, 1024, NVS_ELEM_BF16, NVS_ELEM_BF16, 0, sms); /* the key's bias of q/k/v */
+    outer_sum_case(4096, 1030, 1030, 0, NVS_ELEM_BF16, NVS_ELEM_F32, 2, sms);     /* odd columns, start off */
+    outer_sum_case(7, 5, 5, 0, NVS_ELEM_F32, NVS_ELEM_F32, 0, sms);               /* one block: G = 1 */
+    T_EQ_I(nvs_kern_outer_sum(dev_src, NVS_ELEM_F32, 4096, 1024, 1024, dev_dst, NVS_ELEM_F32, NULL, 0, NULL, 0, sms, 0),
            cudaErrorInvalidValue); /* G > 1 needs its staging */
-    T_EQ_I(nvs_kern_outer_sum(dev_src, 3, 7, 5, dev_dst, NVS_ELEM_F32, NULL, 0, NULL, 0, sms, 0), cudaErrorInvalidValue);
+    T_EQ_I(nvs_kern_outer_sum(dev_src, 3, 7, 5, 5, dev_dst, NVS_ELEM_F32, NULL, 0, NULL, 0, sms, 0),
+           cudaErrorInvalidValue);
+    T_EQ_I(nvs_kern_outer_sum(dev_src, NVS_ELEM_F32, 7, 5, 4, dev_dst, NVS_ELEM_F32, NULL, 0, NULL, 0, sms, 0),
+           cudaErrorInvalidValue); /* ld below the columns */
 }
 
 /* Batch norm forward and backward in fp32 on n x c x hw against the formulas in double */

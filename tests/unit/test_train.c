@@ -661,20 +661,20 @@ static void t_rounds_merge(void)
 }
 
 /* The bias-gradient reduction's launch shape (train/reduce_kernels.h): on an H200 (132 SMs) BERT's and lm290m's
- * 4096-token gradients split their rows over 16 blocks per column group (each thread sums 64 rows); a vocabulary's
- * 30,522 columns fill the GPU first (9); a few rows stay in one block, nothing staged; bad shapes give 1. */
+ * 4096-token gradients split their rows over 32 blocks per column group (each thread sums 32 rows); a vocabulary's
+ * 30,522 columns fill the GPU first (9); up to 128 rows stay in one block, nothing staged; bad shapes give 1. */
 static void t_outer_sum_shape(void)
 {
-    T_EQ_I(nvs_outer_sum_ctas(4096, 1024, 132), 16);
-    T_EQ_I(nvs_outer_sum_ctas(4096, 4096, 132), 16);
+    T_EQ_I(nvs_outer_sum_ctas(4096, 1024, 132), 32);
+    T_EQ_I(nvs_outer_sum_ctas(4096, 4096, 132), 32);
     T_EQ_I(nvs_outer_sum_ctas(4096, 30522, 132), 9); /* 239 column groups: 2112 blocks / 239 */
-    T_EQ_U(nvs_outer_sum_staging(4096, 1024, 132), 16 * 1024);
+    T_EQ_U(nvs_outer_sum_staging(4096, 1024, 132), 32 * 1024);
     T_EQ_I(nvs_outer_sum_sems(4096, 1024, 132), 8);
     T_EQ_I(nvs_outer_sum_sems(4096, 1030, 132), 9);
-    T_EQ_I(nvs_outer_sum_ctas(255, 1024, 132), 1);
-    T_EQ_U(nvs_outer_sum_staging(255, 1024, 132), 0);
-    T_EQ_I(nvs_outer_sum_sems(255, 1024, 132), 0);
-    T_EQ_I(nvs_outer_sum_ctas(257, 1024, 132), 2);
+    T_EQ_I(nvs_outer_sum_ctas(128, 1024, 132), 1);
+    T_EQ_U(nvs_outer_sum_staging(128, 1024, 132), 0);
+    T_EQ_I(nvs_outer_sum_sems(128, 1024, 132), 0);
+    T_EQ_I(nvs_outer_sum_ctas(129, 1024, 132), 2);
     T_EQ_I(nvs_outer_sum_ctas(1LL << 40, 128, 132), 2112); /* the GPU full: 16 blocks of 128 threads per SM */
     T_EQ_I(nvs_outer_sum_ctas(0, 1024, 132), 1);
     T_EQ_I(nvs_outer_sum_ctas(4096, 1024, 0), 1);
