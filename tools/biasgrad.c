@@ -140,12 +140,13 @@ int main(int argc, char **argv)
             printf("%s %s outer_sum%s %d %.2f %.1f\n", argv[a], es == 2 ? "bf16" : "fp32", k ? "" : "(default)",
                    list[k], us, gb / (us * 1e-6));
         }
-        /* cuBLAS: the matrix as column-major cols x rows (the same bytes), times the ones */
+        /* cuBLAS as the step's `ideal` bias gradient calls it (train_gpu.c gbias): the gradient column-major rows x
+         * cols (the same bytes), transposed, times the ones */
         cudaDataType_t t = es == 2 ? CUDA_R_16BF : CUDA_R_32F;
         const float one = 1.0f, zero = 0.0f;
         TRY(cudaEventRecord(e0, 0));
         for (int i = 0; i < REPS; i++)
-            TRY(cublasGemmEx(blas, CUBLAS_OP_N, CUBLAS_OP_N, cols, 1, (int)rows, &one, x, t, cols, ones, t,
+            TRY(cublasGemmEx(blas, CUBLAS_OP_T, CUBLAS_OP_N, cols, 1, (int)rows, &one, x, t, (int)rows, ones, t,
                              (int)rows, &zero, out, t, cols, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
         TRY(cudaEventRecord(e1, 0));
         float us = timed(e0, e1);
