@@ -115,6 +115,7 @@ int main(int argc, char **argv)
         TRY(cudaMalloc((void **)&sems, (size_t)nsems * sizeof(unsigned)));
         TRY(cudaMemset(sems, 0, (size_t)nsems * sizeof(unsigned)));
         TRY(cudaMemcpy(x, hx, n * es, cudaMemcpyHostToDevice));
+        TRY(cudaMemset(ones, 0, (size_t)rows * es)); /* y = 0 * y + 1 needs a finite y */
         TRY(nvs_kern_axpb(ones, (size_t)rows, elem, 0.0f, 1.0f, 0));
         int list[MAXG + 1], nl = 0;
         list[nl++] = nvs_outer_sum_ctas(rows, cols, sms);
