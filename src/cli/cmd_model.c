@@ -285,6 +285,16 @@ static int load_presets(const opts *o, nvs_presets *ps)
     return 0;
 }
 
+/* --p2p / --shm VALUE: on (the transport as NCCL's rules have it) or off (turned off); 2 after a usage message */
+static int transport_off(const char *flag, const char *v, int *off)
+{
+    if (!strcmp(v, "on") || !strcmp(v, "off")) {
+        *off = !strcmp(v, "off");
+        return 0;
+    }
+    return usage_error("%s '%s': expected on or off", flag, v);
+}
+
 /* Settings shared by every configuration (precision, grad, algo, p2p, buckets, net). */
 static int common_settings(const opts *o, const nvs_presets *ps, nvs_model_config *c)
 {
@@ -325,22 +335,9 @@ static int common_settings(const opts *o, const nvs_presets *ps, nvs_model_confi
         char why[320];
         if (!nvs_gpu_nvls(&c->gpu, why, sizeof why)) return usage_error("--algo %s: %s", nvs_algo_name(c->algo), why);
     }
-    if (o->p2p) {
-        if (!strcmp(o->p2p, "on"))
-            c->p2p_disabled = 0;
-        else if (!strcmp(o->p2p, "off"))
-            c->p2p_disabled = 1;
-        else
-            return usage_error("--p2p '%s': expected on or off", o->p2p);
-    }
-    if (o->shm) {
-        if (!strcmp(o->shm, "on"))
-            c->shm_disabled = 0;
-        else if (!strcmp(o->shm, "off"))
-            c->shm_disabled = 1;
-        else
-            return usage_error("--shm '%s': expected on or off", o->shm);
-    }
+    /* NCCL transports turned off, as the environment would (NCCL_P2P_DISABLE=1, NCCL_SHM_DISABLE=1) */
+    if (o->p2p && transport_off("--p2p", o->p2p, &c->p2p_disabled)) return 2;
+    if (o->shm && transport_off("--shm", o->shm, &c->shm_disabled)) return 2;
     if (o->overlap) {
         /* interference: the share of the time the GPU computes beside an all-reduce that still lengthens the
          * step (NCCL takes SMs, memory and PCIe bandwidth from the compute); by default per transport
