@@ -18,24 +18,11 @@
 #include <cuda_runtime_api.h>
 #include <stddef.h>
 
-/* The fewest rows each thread of a block sums (a block covers at least 4 x this many rows). Fitted, not PyTorch's
- * own heuristic's (which splits a 4096-row gradient over 64 blocks, but spends more per element in its generic
- * indexing than this kernel does): the kernel alone against PyTorch's reduce_kernel alone, on the bias shapes of
- * BERT-large and lm290m on an H200, the same session (results/h200x1-biasgrad: nvs-*.txt at G = 16, 32, 64;
- * h200x1-biasgrad2: torch-kernel-*.txt, PyTorch's kernel time from its profiler). At 32 (G = 32 for 4096 rows) a
- * step's bias sums come to -8 % (lm290m) and +4 % (BERT-large, 121 of 4096 x 1024 and 24 of 4096 x 4096) of
- * PyTorch's at bf16, +1 and +5 % at fp32; at 16 (G = 64) to -16 and -9 %, -11 and -7 %. */
-#define NVS_OUTER_SUM_MIN_ROWS 32
+#include "train/reduce_plan.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* G, the blocks that split the rows of one column group, for `rows` x `cols` on a GPU of `sms` SMs (>= 1) */
-int nvs_outer_sum_ctas(long long rows, int cols, int sms);
-/* The staging floats and semaphores the launch needs (0 semaphores: G is 1, nothing staged) */
-size_t nvs_outer_sum_staging(long long rows, int cols, int sms);
-int nvs_outer_sum_sems(long long rows, int cols, int sms);
 
 /* out[c] = sum over r of x[r * ld + c] for c < cols (ld >= cols: one bias's columns of a wider gradient), x of
  * `elem` (collectives/kernels.h NVS_ELEM_*), out of `out_elem`. staging: nvs_outer_sum_staging floats; sems:

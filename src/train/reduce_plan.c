@@ -1,6 +1,5 @@
-/* The launch shape of the bias-gradient reduction (reduce_kernels.h): pure arithmetic, no CUDA, so the shapes are
- * tested without a GPU (tests/unit/test_train.c). */
-#include "train/reduce_kernels.h"
+/* The launch shape of the bias-gradient reduction (reduce_plan.h). */
+#include "train/reduce_plan.h"
 
 /* 128 threads a block: 32 columns groups of 4 across, 4 rows down (reduce_kernels.h) */
 enum { COLS_PER_BLOCK = 32 * 4, ROWS_PER_BLOCK = 4, BLOCKS_PER_SM = 2048 / 128 };
@@ -28,4 +27,11 @@ size_t nvs_outer_sum_staging(long long rows, int cols, int sms)
 int nvs_outer_sum_sems(long long rows, int cols, int sms)
 {
     return nvs_outer_sum_ctas(rows, cols, sms) > 1 ? (int)div_up(cols, COLS_PER_BLOCK) : 0;
+}
+
+size_t nvs_outer_sum_staging_max(long long rows, int cols)
+{
+    if (rows < 1 || cols < 1) return 0;
+    long long g = div_up(rows, (long long)ROWS_PER_BLOCK * NVS_OUTER_SUM_MIN_ROWS);
+    return g > 1 ? (size_t)g * (size_t)cols : 0;
 }

@@ -49,6 +49,8 @@ typedef struct {
      * tensors (framework.h autocast_fp32, at half precision), the largest output with fp32 passes (the fp32 scratch
      * they run over; 0: none) */
     size_t max_bias_rows, f32_elems;
+    size_t bias_staging_elems; /* the most staging floats a bias reduction of the framework's own can need
+                                * (reduce_plan.h nvs_outer_sum_staging_max: any GPU, any split into tensors) */
     /* memory, bytes per GPU (what train_gpu.c allocates) */
     double weight_bytes;    /* GEMM weights in the compute precision */
     double master_bytes;    /* fp32 parameters and momentum (SGD state) */

@@ -310,7 +310,8 @@ static nvs_result_t bn_kernels_setup(nvs_train_exec *x)
 }
 
 /* The staging and semaphores of the framework's bias-gradient reduction: the most any bias of the step needs on
- * this GPU (a few MB at most: G <= rows / 256 partial sums per column, reduce_kernels.h); the semaphores start at
+ * this GPU (a few MB at most: G <= rows / 128 partial sums per column, reduce_kernels.h; inside the 64 MB the
+ * plan's memory check keeps spare, train_plan.c); the semaphores start at
  * zero and every launch leaves them so */
 static nvs_result_t bias_reduce_setup(nvs_train_exec *x)
 {
@@ -547,12 +548,12 @@ static nvs_result_t gbias(nvs_train_exec *x, int l)
     if (own) {
         /* a launch per bias tensor, over its columns (HF's query, key and value: three), as autograd sums each
          * Linear's bias on its own */
-        const int pieces = nvs_layer_bias_tensors(ly);
+        const int tensors = nvs_layer_bias_tensors(ly);
         char *dst = direct ? gb : (char *)g->ws_w;
         const size_t oes = out_el == NVS_ELEM_F32 ? 4 : 2;
-        for (int i = 0; i < pieces; i++) {
+        for (int i = 0; i < tensors; i++) {
             size_t first, count;
-            nvs_cast_piece(n, pieces, i, &first, &count);
+            nvs_cast_piece(n, tensors, i, &first, &count);
             CUDA_TRY(nvs_kern_outer_sum(Y + first * g->es, el, m, (int)count, (long long)n, dst + first * oes, out_el,
                                         g->bias_staging, g->bias_staging_elems, g->bias_sems, g->bias_nsems, g->sms,
                                         g->compute));

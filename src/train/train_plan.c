@@ -1,8 +1,10 @@
 /* PURE planning of the synthetic step: DDP buckets, gradient layout, memory, FLOPs. */
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "train/reduce_plan.h"
 #include "train/train.h"
 #include "workload/buckets.h"
 
@@ -95,6 +97,10 @@ nvs_result_t nvs_train_plan_make(const nvs_profile *p, int batch, nvs_precision 
         if (ly->bn_passes > 0 && (size_t)ly->params > w) w = (size_t)ly->params; /* its fp32 parameter gradients */
         if (nvs_layer_bias_elems(ly) > 0 && (size_t)(ly->gemm_m * batch) > plan->max_bias_rows)
             plan->max_bias_rows = (size_t)(ly->gemm_m * batch);
+        if (nvs_layer_bias_elems(ly) > 0 && nvs_layer_bias_elems(ly) <= INT_MAX) {
+            size_t st = nvs_outer_sum_staging_max((long long)(ly->gemm_m * batch), (int)nvs_layer_bias_elems(ly));
+            if (st > plan->bias_staging_elems) plan->bias_staging_elems = st;
+        }
         if (x > plan->max_x_elems) plan->max_x_elems = x;
         if (w > plan->max_w_elems) plan->max_w_elems = w;
         double f = nvs_layer_fwd_flops(ly) * batch;
@@ -110,9 +116,11 @@ nvs_result_t nvs_train_plan_make(const nvs_profile *p, int batch, nvs_precision 
     plan->grad_bytes = (double)plan->grad_elems * (double)gsize;
     /* two scratch buffers of the largest GEMM input (forward input / input gradient), an fp32 one of the largest
      * weight matrix (weight-gradient scratch for GEMMs without parameters, or before a cast to bf16 gradients),
-     * the bias gradients' ones, and 64 MiB for cuBLAS's workspace */
+     * the bias gradients' ones, the staging of their reduction (framework.h bias_reduce), and 64 MiB for cuBLAS's
+     * workspace */
     plan->workspace_bytes = 2.0 * (double)plan->max_x_elems * (double)es + (double)plan->max_w_elems * 4.0 +
-                            (double)plan->max_bias_rows * (double)es + 64.0 * 1024 * 1024;
+                            (double)plan->max_bias_rows * (double)es + (double)plan->bias_staging_elems * 4.0 +
+                            64.0 * 1024 * 1024;
     plan->total_bytes = plan->weight_bytes + plan->master_bytes + plan->grad_bytes + plan->act_bytes +
                         plan->workspace_bytes;
     plan->framework = nvs_framework_find("ideal");

@@ -7,7 +7,7 @@
 #include "core/log.h"
 #include "collectives/kernels.h"
 #include "train/conv.h"
-#include "train/reduce_kernels.h"
+#include "train/reduce_plan.h"
 #include "train/rounds.h"
 #include "train/split.h"
 #include "train/train_exec.h"
@@ -678,6 +678,14 @@ static void t_outer_sum_shape(void)
     T_EQ_I(nvs_outer_sum_ctas(1LL << 40, 128, 132), 2112); /* the GPU full: 16 blocks of 128 threads per SM */
     T_EQ_I(nvs_outer_sum_ctas(0, 1024, 132), 1);
     T_EQ_I(nvs_outer_sum_ctas(4096, 1024, 0), 1);
+    /* the plan's bound on the staging holds on any GPU and for any tensor's share of the columns */
+    T_EQ_U(nvs_outer_sum_staging_max(4096, 1024), 32 * 1024);
+    T_EQ_U(nvs_outer_sum_staging_max(128, 1024), 0);
+    for (int sms = 1; sms <= 1024; sms *= 2)
+        for (int cols = 1; cols <= 40000; cols = cols * 3 + 1)
+            if (nvs_outer_sum_staging(4096, cols, sms) > nvs_outer_sum_staging_max(4096, cols))
+                T_FAIL("staging %zu above the bound %zu (%d SMs, %d columns)", nvs_outer_sum_staging(4096, cols, sms),
+                       nvs_outer_sum_staging_max(4096, cols), sms, cols);
 }
 
 T_LIST = {T_CASE(t_ddp_buckets), T_CASE(t_plan_uses_shared_buckets), T_CASE(t_builtin_resnet50_buckets),
