@@ -161,6 +161,6 @@ int main(int argc, char **argv)
         free(want);
         free(got);
     }
-    cublasDestroy(blas);
+    TRY(cublasDestroy(blas));
     return 0;
 }
