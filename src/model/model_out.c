@@ -162,8 +162,8 @@ static int build_terms(const nvs_presets *ps, const nvs_model_series *s, term *t
         snprintf(name, sizeof name, "ring_alpha_us@n=%d", c->meas[i].n);
         const char *origin = !step ? "measured" : c->meas[i].alpha_us > 0 ? "preset" : "default";
         add(t, &n, name, c->meas[i].alpha_us, "us", origin,
-            step ? "the machine preset's hop latency, 0 over a NET the preset does not describe or without one (one comm time does not "
-                   "separate latency from bandwidth)"
+            step ? "the machine preset's hop latency, 0 over a NET the preset does not describe or without one (one "
+                   "comm time does not separate latency from bandwidth)"
                  : src);
     }
     if (c->host_scale_measured)
@@ -551,7 +551,8 @@ void nvs_model_print_calibration(FILE *f, const nvs_presets *ps, const nvs_calib
     }
     if (c->nlinks > 0) {
         fprintf(f, "all_reduce link per N: T(S) = latency + 2(N-1)/N * S / busbw; from the run's sweep (relative least "
-                   "squares), or from its training step's all-reduces back to back (ARs; latency: the preset's, 0 over a NET it does not describe)\n");
+                   "squares), or from its training step's all-reduces back to back (ARs; latency: the preset's, 0 over "
+                   "a NET it does not describe)\n");
         fprintf(f, "  %4s %12s %12s %12s %14s\n", "N", "from", "latency_us", "busbw_GB/s", "preset_GB/s");
         for (int i = 0; i < c->nlinks; i++) {
             char pg[24], from[24];

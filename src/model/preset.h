@@ -68,7 +68,8 @@ enum {
     NVS_M_XSOCKET_SHM_COST, /* how many times a cross-socket SHM flow loads each socket's host budget (default 1) */
     NVS_M_HOST_MEM_GBPS,    /* host memory bandwidth of one socket (STREAM-like copy), GB/s: a bound, reported */
     NVS_M_NVLS_GBPS,        /* NVLink SHARP all-reduce algbw of the node's NVSwitch, GB/s (0 = none) */
-    NVS_M_NET_LOCAL_GBPS,   /* NCCL's NET transport between two GPUs of the node (sockets): cap per flow (0 = unknown) */
+    NVS_M_NET_LOCAL_GBPS,   /* NCCL's NET transport between two GPUs of the node (sockets): cap per flow (0: not
+                             * known) */
     NVS_M_NET_LOCAL_HOP_US, /* ... and its per ring step latency */
     NVS_M_COUNT,
     /* net */
