@@ -85,12 +85,20 @@ double nvs_layer_param_tensors(const nvs_layer *ly)
     return ly->params >= 2 ? 2 : ly->params > 0 ? 1 : 0;
 }
 
+/* A GEMM layer's parameter tensors as casts= (else its parameters) count them, at least one; of those, the bias's
+ * are half, at least one (nvs_layer_bias_tensors, before its cap by the bias's elements) */
+static int layer_tensors(const nvs_layer *ly)
+{
+    double c = ly->casts >= 0 ? ly->casts : nvs_layer_param_tensors(ly);
+    return c > 1 ? (int)c : 1;
+}
+static int bias_share(int tensors) { return tensors / 2 > 1 ? tensors / 2 : 1; }
+
 int nvs_layer_bias_tensors(const nvs_layer *ly)
 {
     double b = nvs_layer_bias_elems(ly);
     if (b <= 0) return 0;
-    double c = ly->casts >= 0 ? ly->casts : nvs_layer_param_tensors(ly);
-    int t = c > 1 ? (int)c : 1, n = t / 2 > 1 ? t / 2 : 1;
+    int n = bias_share(layer_tensors(ly));
     return n > b ? (int)b : n;
 }
 
@@ -107,8 +115,7 @@ int nvs_framework_cast_split(const nvs_framework *fw, const nvs_layer *ly, nvs_p
     out->w_elems = nvs_framework_weight_cast_elems(fw, ly, prec);
     if (out->w_elems <= 0) return 0;
     out->b_elems = nvs_layer_bias_elems(ly);
-    double c = ly->casts >= 0 ? ly->casts : nvs_layer_param_tensors(ly);
-    int t = c > 1 ? (int)c : 1, b = out->b_elems > 0 ? (t / 2 > 1 ? t / 2 : 1) : 0;
+    int t = layer_tensors(ly), b = out->b_elems > 0 ? bias_share(t) : 0;
     out->w_pieces = t - b > 1 ? t - b : 1;
     out->b_pieces = nvs_layer_bias_tensors(ly);
     /* never more pieces than elements */
