@@ -106,7 +106,7 @@ class Profile:
         self.frozen = False
 
     def layer(self, name, params=0, gemm=None, act=0, ew=0.0, gemm_ops=None, conv=False, tensors=None, casts=None,
-              extra=(0, 0), bn=None, ew32=0.0, ewb=0.0):
+              extra=(0, 0), bn=None, ew32=0.0, ewb=0.0, perm=0.0):
         """One profile line. Besides the shapes, what eager PyTorch dispatches for the layer (the ops=, casts=,
         tensors= keys; docs/profiles.md):
           ops      forward: 1 for the GEMM + the ew operations; backward: the ew operations + the GEMM's: a
@@ -123,7 +123,10 @@ class Profile:
                    gathers and adds (fp32 tables), LayerNorm (autocast's fp32 list) and what follows it before a
                    GEMM, and a residual add onto that fp32 stream (type promotion)
           ewb      passes over the output in the backward only, beyond 2 x ew (profile.h): autograd assembling the
-                   gradient of an output used through several views (their operations go in extra=)"""
+                   gradient of an output used through several views (their operations go in extra=)
+          perm     of the ew passes, copies through a view whose batch and rows (the GEMM's M) are swapped, one
+                   forward and one of the backward's each (profile.h): nn.MultiheadAttention's head split and merge
+                   under batch_first, which PyTorch copies element by element"""
         assert len(name) < 64 and " " not in name, name
         if self.frozen:
             params = 0
@@ -181,6 +184,9 @@ class Profile:
         if ewb:
             assert act and not self.frozen, (name, ewb)
             s += " ewb=%s" % fmt_ew(ewb)
+        if perm:
+            assert gemm and act % gemm[0] == 0 and float(perm) <= float(ew) - float(ew32), (name, perm, ew)
+            s += " perm=%s" % fmt_ew(perm)
         if bn is not None:
             # a 2-d batch norm over the output (C = params / 2 channels): the share of ew that is its own
             assert params and not gemm and float(bn) <= float(ew) and act % (params // 2) == 0, (name, bn, ew)
@@ -551,12 +557,16 @@ def make_bert_large_mlm128():
     def layer(out_casts):
         # query, key, value: three Linear modules (as bert_encoder); HF's backward dispatches per layer about 8
         # operations beyond these layers' count (fp32: 951 backward kernels per step, ~38 per layer, against 28
-        # counted, 2 of them LayerNorm's second kernel; results/h200x1-census)
-        P.layer("layer.attention.qkv", params=3 * d * d + 3 * d, gemm=(s, 3 * d, d), act=3 * s * d, ew=COPY,
-                gemm_ops=(3, 9), tensors=6, casts=6, extra=(0, 8))
+        # counted, 2 of them LayerNorm's second kernel; results/h200x1-census). The heads are views (view +
+        # transpose, an operation each way without a kernel): SDPA reads them strided and writes its output in
+        # (batch, sequence) order, so merging the heads back is a view too; PyTorch's profile has no copy of
+        # either (results/h200x1-tfm-census9, census-nodp.txt), so neither has a pass here (ew=COPY before
+        # 4 December, which the GPU step ran and PyTorch does not)
+        P.layer("layer.attention.qkv", params=3 * d * d + 3 * d, gemm=(s, 3 * d, d), act=3 * s * d,
+                gemm_ops=(3, 9), tensors=6, casts=6, extra=(1, 9))
         # fused SDPA, one head's scratch: one operation each way, its two products counted here
         P.layer("layer.attention.scores", gemm=(s, s, d), act=s * s, gemm_ops=(1, 1))
-        P.layer("layer.attention.context", gemm=(s, d, s), act=s * d, ew=COPY, gemm_ops=(0, 0))  # merge heads
+        P.layer("layer.attention.context", gemm=(s, d, s), act=s * d, gemm_ops=(1, 1))  # merge heads: a view
         bert_layer_rest(P, s, d, f, out_casts)
 
     with P.repeat(L - 1, "encoder.layer.0..22"):
@@ -671,17 +681,19 @@ def lm290m_profile(P, s, d, h, f, L, V):
         # With batch_first its input is a transposed view, so the projection's bias is added by a kernel of its
         # own (18 strided bf16 adds per step beside 18 GEMMs without a bias epilogue, 0.55 ms), and the output is
         # copied to split the heads (the strided copies, 36 forward and 54 backward: 1.73 ms;
-        # results/h200x1-tfm-census2): ADD + COPY, one of its operations and one of the backward's among extra.
+        # results/h200x1-tfm-census2): ADD + COPY, one of its operations and one of the backward's among extra;
+        # the copy is through the (sequence, batch) view (perm=), with context's merge the 36 forward copies.
         # Backward, the q/k/v views' gradients are each a zero-filled tensor of the whole output, summed by two
         # adds (54 bf16 fills and 36 bf16 adds per step, 0.45 + 0.59 ms; results/h200x1-tfm-census6,
         # census-nodp.txt): ewb = 3 x 0.5 (a write) + 2 x 1.5 (two reads, a write), their operations among extra
         P.layer("self_attn.in_proj", params=3 * d * d + 3 * d, gemm=(s, 3 * d, d), act=3 * s * d, ew=ADD + COPY,
-                extra=(0, 17), ewb=3 * 0.5 + 2 * 1.5)
+                extra=(0, 17), ewb=3 * 0.5 + 2 * 1.5, perm=COPY)
         # fused attention (flash SDPA): every score computed, none written to memory; the output of this
         # FLOP-equivalent GEMM is one head's worth (s x s), the scratch the synthetic step writes into
         # (one operation each way, counted here)
         P.layer("self_attn.scores", gemm=(s, s, d), act=s * s, gemm_ops=(1, 1))
-        P.layer("self_attn.context", gemm=(s, d, s), act=s * d, ew=COPY, gemm_ops=(0, 0))
+        # the heads merged back through the (sequence, batch) view: attn_output.permute(2, 0, 1, 3).contiguous()
+        P.layer("self_attn.context", gemm=(s, d, s), act=s * d, ew=COPY, gemm_ops=(0, 0), perm=COPY)
         P.layer("self_attn.out_proj", params=d * d + d, gemm=(s, d, d), act=s * d, ew=ADD, ew32=ADD)  # residual
         P.layer("norm2", params=2 * d, act=s * d, ew=NORM, casts=1, ew32=NORM)
         P.layer("linear1", params=d * f + f, gemm=(s, f, d), act=s * f, ew=UNARY)  # GELU

@@ -501,6 +501,11 @@ nvs_compute_terms nvs_compute_defaults(void)
      * 2.72 / 4.8 = 0.57 of the peak. With those the four sums come to -7.7, +5.5, -6.6 and +4.3 %. */
     t.bias_reduce_us = 8.5;
     t.bias_reduce_eff = 0.57;
+    /* PyTorch's copies through lm290m's (batch, sequence)-swapped views, the profile's perm= passes (a read and a
+     * write of in_proj's and context's outputs, 1.21 GB per step each way at bf16, batch 8), took 0.73 ms forward
+     * and 0.99 ms backward in PyTorch 2.11's profile on H200 (results/h200x1-tfm-census9, census-nodp.txt:
+     * elementwise_kernel<128, 4> and <128, 2> direct copies): 2.42 GB in 1.72 ms = 1.40 TB/s, 0.29 of the peak */
+    t.view_copy_eff = 0.29;
     return t;
 }
 
@@ -559,6 +564,14 @@ void nvs_layer_us(const nvs_layer *l, int first, int batch, const nvs_gpu_spec *
     }
     double ew_bytes = passes * 2.0 * batch * l->act_elems * (double)nvs_precision_bytes(p);
     double ew = bw > 0 ? ew_bytes / bw : 0;
+    /* perm= passes as copies through a view (a framework with view_copies), one each way: in place of as many of
+     * the passes, forward and backward */
+    double view = 0, view_as_ew = 0;
+    if (l->perm_passes > 0 && t->view_copy_eff > 0 && bw > 0) {
+        double vbytes = l->perm_passes * 2.0 * batch * l->act_elems * (double)nvs_precision_bytes(p);
+        view = vbytes / (g->mem_gbps * GBPS_TO_BPUS * t->view_copy_eff);
+        view_as_ew = vbytes / bw;
+    }
     /* the backward's own passes (profile.h ewb=) */
     double ewb = bw > 0 ? l->ewb_passes * 2.0 * batch * l->act_elems * (double)nvs_precision_bytes(p) / bw : 0;
     /* a bias's gradient reads the output gradient once (profile.h nvs_layer_bias_elems) */
@@ -568,9 +581,11 @@ void nvs_layer_us(const nvs_layer *l, int first, int batch, const nvs_gpu_spec *
         bias = t->bias_reduce_us * nvs_layer_bias_tensors(l) + bias_bytes / bias_bw;
     else if (bias_bytes > 0 && bw > 0)
         bias = bias_bytes / bw;
-    *fwd_us = (gemm + ew + bn_f) * t->compute_scale;
+    *fwd_us = (gemm + ew - view_as_ew + view + bn_f) * t->compute_scale;
     /* a layer autograd never reaches (frozen stem) has no backward */
-    *bwd_us = l->nograd ? 0 : ((first ? 1.0 : 2.0) * gemm + 2.0 * ew + ewb + bias + bn_b) * t->compute_scale;
+    *bwd_us = l->nograd ? 0
+                        : ((first ? 1.0 : 2.0) * gemm + 2.0 * ew - view_as_ew + view + ewb + bias + bn_b) *
+                              t->compute_scale;
 }
 
 double nvs_mem_pass_us(double bytes, const nvs_gpu_spec *g, const nvs_compute_terms *t)

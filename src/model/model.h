@@ -223,6 +223,10 @@ typedef struct {
      * bandwidth (defaults 8.5, 0.57); the share 0: the bytes at mem_eff and no fixed time (cuBLAS's product with
      * ones: `ideal`) */
     double bias_reduce_us, bias_reduce_eff;
+    /* a profile's perm= passes as copies through a view, element by element (workload/framework.h view_copies): a
+     * read and a write of the output at this share of the peak memory bandwidth, forward and again backward
+     * (default 0.30); 0: passes at mem_eff (`ideal`) */
+    double view_copy_eff;
 } nvs_compute_terms;
 
 /* Defaults, with why, in model.c. */

@@ -538,6 +538,7 @@ nvs_result_t nvs_calibrate(const char *run_path, const nvs_presets *ps, const nv
                 out->fw.optimizer_foreach = t->fw_optimizer_foreach > 0;
                 out->fw.autocast_fp32 = t->fw_autocast_fp32 > 0; /* nor this, before its evening */
                 out->fw.bias_reduce = t->fw_bias_reduce > 0;     /* nor this, before 4 December */
+                out->fw.view_copies = t->fw_view_copies > 0;     /* nor this, before its afternoon */
                 out->fw.source = "the run's train.framework";
                 if (t->conv_engine && !strcmp(t->conv_engine, "cudnn") && t->conv_layers == t->conv_geometry_layers) {
                     /* cuDNN ran every convolution with a geometry and made its layout transforms inside them: no

@@ -185,6 +185,8 @@ static nvs_result_t step_lanes(const nvs_model_config *c, const nvs_model_bucket
     /* the bias gradients in the framework's own reduction kernel where it has one, else cuBLAS's (framework.h) */
     nvs_compute_terms ct = c->ct;
     if (!(fw && fw->bias_reduce)) ct.bias_reduce_eff = 0;
+    /* the copies through views element by element where the framework makes them so, else passes (framework.h) */
+    if (!(fw && fw->view_copies)) ct.view_copy_eff = 0;
     for (int i = 0; i < n; i++) {
         const nvs_layer *ly = &p->layers[i];
         nvs_layer_us(ly, nvs_layer_no_input_grad(p, i), c->batch, &c->gpu, c->prec, &ct, &fwd[i], &bwd[i]);

@@ -219,6 +219,7 @@ static json_t *train_json(const nvs_ctx *run, const char *model, const nvs_profi
                         json_boolean(pl->framework->optimizer_foreach));
     json_object_set_new(json_object_get(o, "framework"), "autocast_fp32", json_boolean(pl->framework->autocast_fp32));
     json_object_set_new(json_object_get(o, "framework"), "bias_reduce", json_boolean(pl->framework->bias_reduce));
+    json_object_set_new(json_object_get(o, "framework"), "view_copies", json_boolean(pl->framework->view_copies));
     if (charged[0] >= 0) {
         json_t *fwj = json_object_get(o, "framework");
         json_object_set_new(fwj, "ops_per_step", json_real(charged[0]));

@@ -662,6 +662,7 @@ static void read_train_obj(vctx *v, nvs_run_train *tr, json_t *t, const char *pr
     tr->fw_host_us_per_buffer_op = NAN;
     tr->fw_autocast = tr->fw_bucket_copy = tr->fw_grad_scaler = tr->fw_broadcast_buffers = -1;
     tr->fw_weight_casts = tr->fw_optimizer_foreach = tr->fw_autocast_fp32 = tr->fw_bias_reduce = -1;
+    tr->fw_view_copies = -1;
     if (fw) {
         tr->framework = get_str(v, fw, "name", pfw, 1);
         tr->fw_host_us_per_op = get_num_in(v, fw, "host_us_per_op", pfw, 0, 1e6);
@@ -677,6 +678,7 @@ static void read_train_obj(vctx *v, nvs_run_train *tr, json_t *t, const char *pr
         tr->fw_optimizer_foreach = get_bool(v, fw, "optimizer_foreach", pfw, -1);
         tr->fw_autocast_fp32 = get_bool(v, fw, "autocast_fp32", pfw, -1);
         tr->fw_bias_reduce = get_bool(v, fw, "bias_reduce", pfw, -1);
+        tr->fw_view_copies = get_bool(v, fw, "view_copies", pfw, -1);
     }
     char pconv[PATH_MAX_LEN];
     snprintf(pconv, sizeof pconv, "%s.conv", pre);

@@ -145,6 +145,7 @@ typedef struct {
     int fw_autocast, fw_bucket_copy, fw_grad_scaler, fw_broadcast_buffers, fw_weight_casts, fw_optimizer_foreach;
     int fw_autocast_fp32; /* train.framework.autocast_fp32 (-1: absent, runs before 3 December 2026 evening) */
     int fw_bias_reduce;   /* train.framework.bias_reduce (-1: absent, runs before 4 December 2026) */
+    int fw_view_copies;   /* train.framework.view_copies (-1: absent, runs before its afternoon) */
     /* how the step ran its convolutions (train.conv.engine: "cudnn" or "gemm"; NULL in runs without it), and how
      * many of those with a geometry it ran there (train.conv.layers, .geometry_layers; -1 absent) */
     const char *conv_engine;

@@ -119,8 +119,9 @@ static int gemm_kind(const nvs_train_exec *x, int l)
 /* Layer l's memory-bound passes, forward (ew) or backward (2 ew). A batch norm the executor runs in a library
  * (bn= of the profile, train/conv.h) is that library's call forward, and the rest of the passes (the ReLU, the
  * add that follow it); backward, the rest here, the norm's own in place of the layer's gradient pass. Under a
- * framework that keeps autocast's fp32 tensors, the profile's ew32= of them run over fp32 data (framework.h).
- * Backward, the profile's ewb= passes follow. */
+ * framework that keeps autocast's fp32 tensors, the profile's ew32= of them run over fp32 data, and under one
+ * that copies through views element by element its perm= of them so (framework.h). Backward, the profile's ewb=
+ * passes follow. */
 static nvs_result_t passes(nvs_train_exec *x, int l, int backward)
 {
     const nvs_train_plan *pl = x->plan;
@@ -132,8 +133,12 @@ static nvs_result_t passes(nvs_train_exec *x, int l, int backward)
         ew -= ly->bn_passes;
     }
     double f32 = nvs_framework_ew32_passes(pl->framework, ly, pl->precision);
+    /* perm= copies through a view, one way forward and back backward (framework.h view_copies); an executor
+     * without such copies runs them as passes */
+    double view = x->ops->view_copy ? nvs_framework_view_passes(pl->framework, ly) : 0;
     const double k = backward ? 2 : 1;
-    if (ew - f32 > 0) ISSUE(x, NVS_ISSUE_PASSES, x->ops->ew(x, l, k * (ew - f32), 0));
+    if (k * (ew - f32) - view > 0) ISSUE(x, NVS_ISSUE_PASSES, x->ops->ew(x, l, k * (ew - f32) - view, 0));
+    if (view > 0) ISSUE(x, NVS_ISSUE_COPIES, x->ops->view_copy(x, l, view, backward));
     if (f32 > 0) ISSUE(x, NVS_ISSUE_PASSES, x->ops->ew(x, l, k * f32, 1));
     /* the backward's own passes (ewb=: assembling a gradient from its views' gradients), at the step's precision */
     if (backward && ly->ewb_passes > 0) ISSUE(x, NVS_ISSUE_PASSES, x->ops->ew(x, l, ly->ewb_passes, 0));

@@ -29,6 +29,10 @@ struct nvs_train_exec_ops {
     /* `copies` copies of layer l's output to scratch (a library's layout transform: the tensor read once and
      * written once elsewhere, by the SMs); a fraction copies that share of it. */
     nvs_result_t (*copy_out)(nvs_train_exec *x, int layer, double copies);
+    /* `passes` copies of layer l's output through a view that swaps its batch and its rows (the profile's perm=,
+     * under a framework with view_copies), forward; backward the gradient copied back. Optional: an executor
+     * without it runs them as passes (step.c). */
+    nvs_result_t (*view_copy)(nvs_train_exec *x, int layer, double passes, int backward);
     /* Autocast's cast of layer l's fp32 parameters into the 16-bit copy its forward GEMM reads (a framework with
      * weight_casts, at half precision: step.c). */
     nvs_result_t (*cast_weights)(nvs_train_exec *x, int layer);

@@ -18,6 +18,7 @@
 #include "train/conv_cudnn.h"
 #include "train/norm_kernels.h"
 #include "train/reduce_kernels.h"
+#include "train/view_kernels.h"
 #include "train/train_exec.h"
 #include "workload/framework.h"
 
@@ -580,6 +581,30 @@ static nvs_result_t gcopy(nvs_train_exec *x, int l, double copies)
     return NVS_OK;
 }
 
+/* Copies of layer l's output through a view that swaps its batch and its rows (framework.h view_copies), into the
+ * input-gradient scratch (the plan sized it for the output); backward the gradient's copy back, the other way
+ * round. A fractional pass copies that share of the samples. */
+static nvs_result_t gview(nvs_train_exec *x, int l, double passes, int backward)
+{
+    struct gpu_impl *g = G(x);
+    const nvs_train_plan *pl = x->plan;
+    const nvs_layer *ly = &pl->profile->layers[l];
+    const long long rows = (long long)ly->gemm_m, run = (long long)(ly->act_elems / ly->gemm_m);
+    if ((size_t)(ly->act_elems * pl->batch) > pl->max_x_elems) return not_sized(l, "a copy through a view");
+    const char *Y = (const char *)g->acts + pl->a_off[l] * g->es;
+    int whole = (int)floor(passes);
+    long long part = llround((passes - whole) * pl->batch);
+    if (passes > whole && part < 1) part = 1;
+    for (int i = 0; i <= whole; i++) {
+        long long samples = i < whole ? pl->batch : part;
+        if (samples < 1) continue;
+        /* forward (samples, rows) -> (rows, samples); backward the other way */
+        CUDA_TRY(nvs_kern_view_copy(Y, g->ws_dx, elem_of(pl), 1, backward ? rows : samples, backward ? samples : rows,
+                                    run, g->compute));
+    }
+    return NVS_OK;
+}
+
 static nvs_result_t ggrad(nvs_train_exec *x, int l)
 {
     struct gpu_impl *g = G(x);
@@ -755,7 +780,7 @@ static void gteardown(nvs_train_exec *x)
 }
 
 static const struct nvs_train_exec_ops gpu_ops = {
-    .name = "GPU", .setup = gsetup, .gemm = ggemm, .ew = gew, .copy_out = gcopy, .cast_weights = gcast,
+    .name = "GPU", .setup = gsetup, .gemm = ggemm, .ew = gew, .copy_out = gcopy, .view_copy = gview, .cast_weights = gcast,
     .cast_act = gcast_act, .bias_grad = gbias, .grad_pass = ggrad,
     .bucket_ready = gbucket,
     .join_comm = gjoin, .unscale = gunscale, .optimizer = gopt, .sync = gsync, .mark = gmark, .span = gspan,

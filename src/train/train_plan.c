@@ -94,6 +94,9 @@ nvs_result_t nvs_train_plan_make(const nvs_profile *p, int batch, nvs_precision 
         }
         if (ly->bn_passes > 0 && (size_t)(ly->act_elems * batch) > x) /* a batch norm's output and its gradient */
             x = (size_t)(ly->act_elems * batch);
+        /* a copy through a view (perm=, under a framework with view_copies) lands in the input-gradient scratch */
+        if (ly->perm_passes > 0 && (size_t)(ly->act_elems * batch) > x)
+            x = (size_t)(ly->act_elems * batch);
         if (ly->bn_passes > 0 && (size_t)ly->params > w) w = (size_t)ly->params; /* its fp32 parameter gradients */
         if (nvs_layer_bias_elems(ly) > 0 && (size_t)(ly->gemm_m * batch) > plan->max_bias_rows)
             plan->max_bias_rows = (size_t)(ly->gemm_m * batch);

@@ -58,11 +58,15 @@ static const nvs_framework frameworks[] = {
       * has 145 reduce_kernel<128, 4> launches in the backward, one per Linear bias, 2.06 ms per step; lm290m's 72,
       * 1.19 ms; at fp32 146 and 73 (2.44 and 1.54 ms) */
      1,
+     /* the copies through views: the same profile of lm290m has the head split and merge as elementwise_kernel<128,
+      * 4> direct copies, 36 forward (0.73 ms) and 36 backward (0.75 ms) beside 18 elementwise_kernel<128, 2> (0.25
+      * ms; results/h200x1-tfm-census9, census-nodp.txt); BERT's SDPA takes strided heads and has none */
+     1,
      "fitted on lm290m bf16 batch 8, H200, PyTorch 2.11: medians of 34 runs of the 1-GPU step without DDP and with "
      "DDP at world 1 (tools/fidelity_fit.py); operations per layer from tools/gen_profiles.py; NCHW layout copies "
      "counted in PyTorch's profile of resnet50 bf16 (results/h200x1-census)"},
     {"ideal", "the hardware alone: kernels queued at once, gradients written straight into the buckets", 0.0, 0.0, 0,
-     0, 0.0, 0.0, 0, 0, 0.0, 0, 0, 0, 0, "no framework cost"},
+     0, 0.0, 0.0, 0, 0, 0.0, 0, 0, 0, 0, 0, "no framework cost"},
 };
 #define NFW ((int)(sizeof frameworks / sizeof frameworks[0]))
 
@@ -134,6 +138,11 @@ double nvs_framework_ew32_passes(const nvs_framework *fw, const nvs_layer *ly, n
 {
     if (!fw || !fw->autocast_fp32 || !nvs_precision_info_of(prec)->half || ly->act_elems <= 0) return 0;
     return ly->ew32_passes;
+}
+
+double nvs_framework_view_passes(const nvs_framework *fw, const nvs_layer *ly)
+{
+    return fw && fw->view_copies && ly->act_elems > 0 && ly->gemm_m > 0 ? ly->perm_passes : 0;
 }
 
 double nvs_framework_act_casts(const nvs_framework *fw, const nvs_layer *ly, nvs_precision prec)

@@ -15,7 +15,8 @@
  *                layout transforms cuDNN makes of PyTorch's default NCHW tensors, as copies of the layer's output;
  *                at fp16 its GradScaler (torch/amp/grad_scaler.py); at bf16/fp16 autocast's weight casts, and
  *                the fp32 residual stream and LayerNorms autocast keeps (ew32=) with their casts; its optimizer as
- *                foreach passes. */
+ *                foreach passes, its bias gradients in reduction kernels of their own, and copies through
+ *                non-contiguous views (perm=) element by element. */
 #ifndef NVS_FRAMEWORK_H
 #define NVS_FRAMEWORK_H
 
@@ -69,6 +70,11 @@ typedef struct {
      * at the modelled share of the memory bandwidth (nvs_compute_terms.bias_reduce_eff); 0: a cuBLAS matrix-vector
      * product with a vector of ones, read at the memory's rate */
     int bias_reduce;
+    /* a profile's perm= passes as copies through the permuted view, element by element, as PyTorch's TensorIterator
+     * copies a non-contiguous tensor (its legacy elementwise_kernel: 128 threads, 4 elements a thread at 2 bytes, 2
+     * at 4; no vector loads; each element's offset computed dimension by dimension: train/view_kernels.h), at the
+     * modelled share of the memory bandwidth (nvs_compute_terms.view_copy_eff); 0: passes like the others */
+    int view_copies;
     const char *source;         /* where the numbers come from */
 } nvs_framework;
 
@@ -115,6 +121,10 @@ void nvs_cast_piece(double elems, int n, int i, size_t *first, size_t *count);
  * (model/model_eval.c) costs them. */
 double nvs_framework_ew32_passes(const nvs_framework *fw, const nvs_layer *ly, nvs_precision prec);
 double nvs_framework_act_casts(const nvs_framework *fw, const nvs_layer *ly, nvs_precision prec);
+/* Of layer l's ew passes, forward (and as many of its 2 ew backward), the copies through a view that framework fw
+ * makes element by element (view_copies: the profile's perm=; else 0). The training step runs them, the what-if
+ * model costs them. */
+double nvs_framework_view_passes(const nvs_framework *fw, const nvs_layer *ly);
 /* Kernels an element-wise call of `passes` passes launches in the training step (train_gpu.c: whole passes,
  * then a partial one). */
 int nvs_ew_kernels(double passes);

@@ -32,7 +32,7 @@
 /* framework operations, casts or parameter tensors of one layer: a transformer block, the largest layer
  * group a profile line stands for, has tens */
 #define MAX_OPS 10000.0
-#define LAYER_KEYS "params, gemm, act, ew, ew32, ewb, bn, nograd, conv, conv2d, ops, casts, tensors"
+#define LAYER_KEYS "params, gemm, act, ew, ew32, ewb, perm, bn, nograd, conv, conv2d, ops, casts, tensors"
 /* conv2d: a filter of at most 64 x 64 pixels, stride at most 64, an input of at most 2^20 pixels a side
  * (real networks: filters 1-11, strides 1-4, inputs up to a few thousand pixels) */
 #define MAX_GEOM_WIN 64.0
@@ -307,7 +307,8 @@ static nvs_result_t parse_layer(struct parser *ps, char **tok, const int *quoted
     if (check_name(ps, "layer name", tok[1], sizeof l.name, 0)) return NVS_ERR_INPUT;
     strcpy(l.name, tok[1]);
     int seen_params = 0, seen_gemm = 0, seen_act = 0, seen_ew = 0, seen_nograd = 0, seen_conv = 0, seen_ops = 0,
-        seen_casts = 0, seen_tensors = 0, seen_geom = 0, seen_bn = 0, seen_ew32 = 0, seen_ewb = 0;
+        seen_casts = 0, seen_tensors = 0, seen_geom = 0, seen_bn = 0, seen_ew32 = 0, seen_ewb = 0,
+        seen_perm = 0;
     for (int i = 2; i < ntok; i++) {
         char *kv = tok[i];
         char *eq = strchr(kv, '=');
@@ -320,6 +321,7 @@ static nvs_result_t parse_layer(struct parser *ps, char **tok, const int *quoted
                     : !strcmp(key, "ew")   ? &seen_ew
                     : !strcmp(key, "ew32") ? &seen_ew32
                     : !strcmp(key, "ewb")  ? &seen_ewb
+                    : !strcmp(key, "perm") ? &seen_perm
                     : !strcmp(key, "bn")   ? &seen_bn
                     : !strcmp(key, "nograd") ? &seen_nograd
                     : !strcmp(key, "conv")   ? &seen_conv
@@ -347,6 +349,8 @@ static nvs_result_t parse_layer(struct parser *ps, char **tok, const int *quoted
             if (parse_number(ps, key, val, &l.bn_passes)) return NVS_ERR_INPUT;
         } else if (!strcmp(key, "ew32")) {
             if (parse_number(ps, key, val, &l.ew32_passes)) return NVS_ERR_INPUT;
+        } else if (!strcmp(key, "perm")) {
+            if (parse_number(ps, key, val, &l.perm_passes)) return NVS_ERR_INPUT;
         } else if (!strcmp(key, "ewb")) {
             if (parse_number(ps, key, val, &l.ewb_passes)) return NVS_ERR_INPUT;
             if (l.ewb_passes > MAX_EW) return fail(ps, "ewb=%s: at most %.0f passes", val, MAX_EW);
@@ -393,6 +397,15 @@ static nvs_result_t parse_layer(struct parser *ps, char **tok, const int *quoted
     if (seen_ew32 && l.ew32_passes > l.ew_passes - l.bn_passes)
         return fail(ps, "layer '%s': ew32=%g fp32 passes, more than its %g ew passes%s", l.name, l.ew32_passes,
                     l.ew_passes - l.bn_passes, l.bn_passes > 0 ? " beside its batch norm's own (bn=)" : "");
+    if (seen_perm && l.perm_passes > l.ew_passes - l.bn_passes - l.ew32_passes)
+        return fail(ps, "layer '%s': perm=%g copies through a view, more than its %g ew passes at the step's precision",
+                    l.name, l.perm_passes, l.ew_passes - l.bn_passes - l.ew32_passes);
+    if (l.perm_passes > 0 && l.gemm_m <= 0)
+        return fail(ps, "layer '%s': perm=%g without gemm: the view swaps the batch with the GEMM's M rows", l.name,
+                    l.perm_passes);
+    if (l.perm_passes > 0 && fmod(l.act_elems, l.gemm_m) != 0)
+        return fail(ps, "layer '%s': perm=%g with act=%.0f, not a whole number of the GEMM's %.0f rows", l.name,
+                    l.perm_passes, l.act_elems, l.gemm_m);
     if (l.nograd && l.params > 0)
         return fail(ps, "layer '%s': nograd=1 with params=%.0f: a layer autograd never reaches has no gradients",
                     l.name, l.params);

@@ -46,6 +46,13 @@
  * splits its packed q/k/v projection into three views; their gradients are zero-filled tensors of the whole
  * output, a write each, summed by two adds, two reads and a write each: 3 x 0.5 + 2 x 1.5 = 4.5 passes). Any
  * framework runs them: they are how the model's backward is computed, not a framework's host cost.
+ * perm=P says P of the layer's ew passes (at the step's precision: not its ew32=, nor a batch norm's own) are
+ * copies through a permuted view, forward, and P of its 2 ew their gradients copied back: nn.MultiheadAttention
+ * with batch_first works on a (sequence, batch) view of its input, so its head split and merge copy a tensor whose
+ * batch and sequence dimensions are swapped (F.multi_head_attention_forward's .contiguous() calls). A layer with
+ * a GEMM only: the view swaps the batch with the GEMM's M rows. Under a framework that copies through views
+ * element by element (framework.h view_copies: PyTorch's TensorIterator) the step runs them so; elsewhere they are
+ * passes like the others.
  *
  * Rules (src/workload/profile.c enforces them; docs/profiles.md is the user guide): the header line comes first; name
  * ([A-Za-z0-9._-], < 64 chars) and source are required, sample (default "one sample"), batch (default 1) and
@@ -76,6 +83,8 @@ typedef struct {
     double bn_passes;           /* bn=: of those, a 2-d batch norm's own (0: not a batch norm) */
     double ew32_passes;         /* ew32=: of those, the passes autocast runs over fp32 data (0: none) */
     double ewb_passes;          /* ewb=: passes over the output in the backward pass only, beyond its 2 ew */
+    double perm_passes;         /* perm=: of the ew passes, copies through a (batch, rows)-swapped view; as many
+                                 * of the 2 ew backward */
     int nograd;                 /* 1: autograd never reaches the layer (a frozen stem): no backward, nothing
                                  * saved for it; only a prefix of the layers, without params */
     int conv;                   /* conv=1: the GEMM is a convolution (cuDNN), not a matrix product: a framework

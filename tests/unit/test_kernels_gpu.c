@@ -5,14 +5,17 @@
  * (nvs_kern_axpy) likewise, from float, bf16 and fp16; the casts between those types (nvs_kern_convert), exact on
  * small integers; the batch norm in nvscale's own
  * kernels (train/norm_kernels.h) against the textbook formulas computed here; the bias-gradient reduction
- * (train/reduce_kernels.h) against sums computed here. Skipped without a GPU. */
+ * (train/reduce_kernels.h) against sums computed here; the copy through a permuted view (train/view_kernels.h)
+ * element by element, for 2- and 4-byte elements. Skipped without a GPU. */
 #include <cuda_runtime_api.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "collectives/kernels.h"
 #include "train/norm_kernels.h"
 #include "train/reduce_kernels.h"
+#include "train/view_kernels.h"
 #include "t.h"
 
 #define N_BYTES (1u << 20)
@@ -325,6 +328,53 @@ static void t_batchnorm(void)
     T_EQ_I(nvs_kern_bn_fwd(dev_dst, dev_dst, 7, 1, 1, 1, w, b, stats, 0.1f, 1e-5f, 0), cudaErrorInvalidValue);
 }
 
+/* dst[o][j][i][r] = src[o][i][j][r] for 2- and 4-byte elements, and nothing past the copy's end written */
+static void check_view(int elem, long long o, long long a, long long b, long long r)
+{
+    const size_t es = elem == NVS_ELEM_F32 ? 4 : 2, n = (size_t)(o * a * b * r), guard = 4096;
+    unsigned char *src = NULL, *dst = NULL;
+    unsigned char *h_src = malloc(n * es), *h_dst = malloc(n * es + guard);
+    T_ASSERT(h_src && h_dst);
+    for (size_t k = 0; k < n * es; k++) h_src[k] = (unsigned char)(k * 2654435761u >> 13);
+    T_EQ_I(cudaMalloc((void **)&src, n * es), cudaSuccess);
+    T_EQ_I(cudaMalloc((void **)&dst, n * es + guard), cudaSuccess);
+    T_EQ_I(cudaMemcpy(src, h_src, n * es, cudaMemcpyHostToDevice), cudaSuccess);
+    T_EQ_I(cudaMemset(dst, 0xa5, n * es + guard), cudaSuccess);
+    T_EQ_I(nvs_kern_view_copy(src, dst, elem, o, a, b, r, 0), cudaSuccess);
+    T_EQ_I(cudaDeviceSynchronize(), cudaSuccess);
+    T_EQ_I(cudaMemcpy(h_dst, dst, n * es + guard, cudaMemcpyDeviceToHost), cudaSuccess);
+    for (size_t idx = 0; idx < n; idx++) {
+        size_t rr = idx % (size_t)r, t = idx / (size_t)r, i = t % (size_t)a, j = t / (size_t)a % (size_t)b,
+               oo = t / (size_t)a / (size_t)b;
+        size_t s = ((oo * (size_t)a + i) * (size_t)b + j) * (size_t)r + rr;
+        if (memcmp(h_dst + idx * es, h_src + s * es, es))
+            T_FAIL("view copy %lldx%lldx%lldx%lld (%zu-byte): element %zu is not source element %zu", o, a, b, r, es, idx,
+                   s);
+    }
+    for (size_t k = n * es; k < n * es + guard; k++)
+        if (h_dst[k] != 0xa5) T_FAIL("view copy wrote byte %zu past its end", k - n * es);
+    T_EQ_I(cudaFree(src), cudaSuccess);
+    T_EQ_I(cudaFree(dst), cudaSuccess);
+    free(h_src);
+    free(h_dst);
+}
+
+static void t_view_copy(void)
+{
+    need_gpu();
+    const int elems[] = {NVS_ELEM_BF16, NVS_ELEM_F32, NVS_ELEM_F16};
+    for (int e = 0; e < 3; e++) {
+        check_view(elems[e], 1, 8, 512, 3072); /* lm290m's head split at batch 8 */
+        check_view(elems[e], 1, 512, 8, 1024); /* and a gradient's copy back */
+        check_view(elems[e], 2, 3, 5, 7);
+        check_view(elems[e], 1, 3, 1000, 37);
+        check_view(elems[e], 1, 1, 1, 1);
+    }
+    /* refused: a bad type, an empty dimension */
+    T_EQ_I(nvs_kern_view_copy(dev_src, dev_dst, 7, 1, 2, 2, 2, 0), cudaErrorInvalidValue);
+    T_EQ_I(nvs_kern_view_copy(dev_src, dev_dst, NVS_ELEM_BF16, 1, 0, 2, 2, 0), cudaErrorInvalidValue);
+}
+
 T_LIST = {T_CASE(t_copy_aligned), T_CASE(t_copy_unaligned), T_CASE(t_axpb), T_CASE(t_axpy), T_CASE(t_convert),
-          T_CASE(t_batchnorm), T_CASE(t_outer_sum)};
+          T_CASE(t_batchnorm), T_CASE(t_outer_sum), T_CASE(t_view_copy)};
 T_MAIN

@@ -613,7 +613,7 @@ static void t_eval_framework(void)
     nvs_profile p;
     nvs_model_config c;
     toy_config(&c, &p);
-    nvs_framework fw = {"t", "test", 1e4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, "test"};
+    nvs_framework fw = {"t", "test", 1e4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, "test"};
     c.fw = &fw;
     nvs_model_point pt;
     char err[256];
@@ -1173,11 +1173,44 @@ static void t_ewb(void)
     nvs_profile_free(&p);
 }
 
+/* perm=: with view_copy_eff (a framework with view_copies) one pass forward and one backward cost their bytes at that
+ * share of the peak in place of mem_eff's; without it nothing changes; and the evaluation turns it off under ideal */
+static void t_view_copies(void)
+{
+    nvs_profile p;
+    char err[256];
+    T_EQ_I(nvs_profile_parse("nvscale-profile 1\nname x\nsource s\nlayer a params=20 gemm=4,4,4 act=16\n"
+                             "layer b params=20 gemm=4,4,4 act=16 ew=2.5 perm=1\n",
+                             "t", &p, err, sizeof err),
+           NVS_OK);
+    nvs_gpu_spec g;
+    memset(&g, 0, sizeof g);
+    g.mem_gbps = 1000;
+    nvs_compute_terms t;
+    memset(&t, 0, sizeof t);
+    t.mem_eff = t.compute_scale = 1;
+    double f0, b0, f1, b1;
+    nvs_layer_us(&p.layers[1], 0, 10, &g, NVS_PREC_BF16, &t, &f0, &b0);
+    t.view_copy_eff = 0.25;
+    nvs_layer_us(&p.layers[1], 0, 10, &g, NVS_PREC_BF16, &t, &f1, &b1);
+    const double pass = 2 * 10 * 16 * 2 / 1000e3; /* a read and a write of 10 x 16 bf16 at 1000 GB/s */
+    T_NEAR(f1 - f0, pass / 0.25 - pass, 1e-12);
+    T_NEAR(b1 - b0, pass / 0.25 - pass, 1e-12);
+    /* the default share, and ideal's evaluation without it (model_eval.c) */
+    T_NEAR(nvs_compute_defaults().view_copy_eff, 0.29, 0);
+    T_EQ_I(nvs_framework_find("ideal")->view_copies, 0);
+    T_EQ_I(nvs_framework_find("pytorch-ddp")->view_copies, 1);
+    T_NEAR(nvs_framework_view_passes(nvs_framework_find("pytorch-ddp"), &p.layers[1]), 1, 0);
+    T_NEAR(nvs_framework_view_passes(nvs_framework_find("ideal"), &p.layers[1]), 0, 0);
+    nvs_profile_free(&p);
+}
+
 T_LIST = {
     T_CASE(t_ring_table),    T_CASE(t_tree_table), T_CASE(t_allreduce_shapes), T_CASE(t_classes),
     T_CASE(t_ring_links),    T_CASE(t_ring_links_net), T_CASE(t_inter_share), T_CASE(t_layer_times), T_CASE(t_layer_kinds),     T_CASE(t_buckets),
     T_CASE(t_schedule_by_hand), T_CASE(t_lanes), T_CASE(t_lanes_overlap), T_CASE(t_interference), T_CASE(t_eval_toy), T_CASE(t_eval_framework), T_CASE(t_framework_counts), T_CASE(t_memory),          T_CASE(t_shapley),
     T_CASE(t_gap_link),      T_CASE(t_nccl_rules), T_CASE(t_host_budget),     T_CASE(t_dp_modes),
     T_CASE(t_stragglers),    T_CASE(t_nvls_gpu),     T_CASE(t_ewb),
+    T_CASE(t_view_copies),
 };
 T_MAIN

@@ -465,6 +465,7 @@ static void t_cudnn_run(void)
     T_EQ_I(cal.fw.optimizer_foreach, 1);
     T_EQ_I(cal.fw.autocast_fp32, 1);
     T_EQ_I(cal.fw.bias_reduce, 0); /* made before the bias gradients ran in PyTorch's reduction kernel */
+    T_EQ_I(cal.fw.view_copies, 0); /* and before the copies through views */
     nvs_calibration_free(&cal);
     /* the same run as if made after: its train.framework.bias_reduce is taken */
     json_error_t je;
@@ -476,6 +477,7 @@ static void t_cudnn_run(void)
         json_t *fwj = json_object_get(json_array_get(trains, i), "framework");
         T_ASSERT(fwj != NULL);
         T_EQ_I(json_object_set_new(fwj, "bias_reduce", json_true()), 0);
+        T_EQ_I(json_object_set_new(fwj, "view_copies", json_true()), 0);
     }
     const char *path = "tests/tmp/test_model_calib_bias_reduce.json";
     mkdir("tests/tmp", 0755);
@@ -483,6 +485,7 @@ static void t_cudnn_run(void)
     json_decref(root);
     if (nvs_calibrate(path, &ps, &o3, &cal, err, sizeof err) != NVS_OK) T_FAIL("%s", err);
     T_EQ_I(cal.fw.bias_reduce, 1);
+    T_EQ_I(cal.fw.view_copies, 1);
     nvs_calibration_free(&cal);
     nvs_presets_free(&ps);
 }

@@ -545,11 +545,32 @@ static void t_ewb(void)
     nvs_profile_free(&p);
 }
 
+/* perm=: copies through a (batch, rows)-swapped view (profile.h); lm290m's in_proj and context carry one each (the
+ * head split and merge), BERT's SDPA none (bad_perm_*.prof: the refusals; test_train.c t_view_passes: the step) */
+static void t_perm(void)
+{
+    nvs_profile p;
+    T_EQ_I(nvs_profile_parse("nvscale-profile 1\nname x\nsource s\nlayer a params=20 gemm=4,4,4 act=16 ew=2.5 perm=0.5\n",
+                             "t", &p, err, sizeof err),
+           NVS_OK);
+    T_NEAR(p.layers[0].perm_passes, 0.5, 0);
+    nvs_profile_free(&p);
+    const char *names[] = {"tools/profiles/lm290m.prof", "bert-large-mlm128"};
+    for (int k = 0; k < 2; k++) {
+        T_EQ_I(nvs_profile_load(names[k], &p, err, sizeof err), NVS_OK);
+        double perm = 0;
+        for (int l = 0; l < p.nlayers; l++) perm += p.layers[l].perm_passes;
+        T_NEAR(perm, k == 0 ? 18 * 2 : 0, 0);
+        nvs_profile_free(&p);
+    }
+}
+
 T_LIST = {
     T_CASE(t_good_minimal),   T_CASE(t_good_full),      T_CASE(t_good_crlf),     T_CASE(t_repeat_nested),
     T_CASE(t_layer_cap),      T_CASE(t_bad_fixtures),   T_CASE(t_parse_edges),   T_CASE(t_load_errors),
     T_CASE(t_builtin_totals), T_CASE(t_lm290m),         T_CASE(t_builtin_flops), T_CASE(t_builtin_names),
     T_CASE(t_resnet50_layers), T_CASE(t_dp_mode),     T_CASE(t_framework_keys),
     T_CASE(t_conv2d),         T_CASE(t_ew32_and_bias),  T_CASE(t_ewb),
+    T_CASE(t_perm),
 };
 T_MAIN

@@ -8,6 +8,7 @@
 #include "collectives/kernels.h"
 #include "train/conv.h"
 #include "train/reduce_plan.h"
+#include "train/view_plan.h"
 #include "train/rounds.h"
 #include "train/split.h"
 #include "train/train_exec.h"
@@ -191,6 +192,12 @@ static nvs_result_t dry_bias(nvs_train_exec *x, int l)
     return NVS_OK;
 }
 static nvs_result_t dry_copy(nvs_train_exec *x, int l, double p) { (void)x, (void)l, (void)p; return NVS_OK; }
+static double dry_views[2]; /* copies through a view issued, forward and backward (times the output's elements) */
+static nvs_result_t dry_view(nvs_train_exec *x, int l, double p, int bwd)
+{
+    dry_views[bwd ? 1 : 0] += p * x->plan->profile->layers[l].act_elems;
+    return NVS_OK;
+}
 static double dry_cast_elems; /* weight matrix elements autocast cast (framework weight_casts) */
 static nvs_result_t dry_cast(nvs_train_exec *x, int l)
 {
@@ -207,7 +214,7 @@ static nvs_result_t dry_unscale(nvs_train_exec *x) { (void)x; dry_unscales++; re
 static int dry_buffer_calls; /* buffer broadcasts issued */
 static nvs_result_t dry_buffers(nvs_train_exec *x) { (void)x; dry_buffer_calls++; return NVS_OK; }
 static const struct nvs_train_exec_ops dry_ops = {
-    .name = "dry", .gemm = dry_layer, .ew = dry_ew, .copy_out = dry_copy, .cast_weights = dry_cast, .grad_pass = dry_grad,
+    .name = "dry", .gemm = dry_layer, .ew = dry_ew, .copy_out = dry_copy, .view_copy = dry_view, .cast_weights = dry_cast, .grad_pass = dry_grad,
     .cast_act = dry_cast_act, .bias_grad = dry_bias,
     .bucket_ready = dry_one,
     .norm = dry_norm, .buffers = dry_buffers,
@@ -688,8 +695,82 @@ static void t_outer_sum_shape(void)
                        nvs_outer_sum_staging_max(4096, cols), sms, cols);
 }
 
+/* perm= passes: under a framework that copies through views (pytorch-ddp) one copy forward and one backward in
+ * place of as many passes, the traffic unchanged; under ideal passes, none copied */
+static void t_view_passes(void)
+{
+    static const char text[] = "nvscale-profile 1\nname t\nsource \"test\"\n"
+                               "layer a params=4096 gemm=100,64,64 act=6400\n"
+                               "layer c params=12480 gemm=100,192,64 act=19200 ew=2.5 perm=1\n";
+    nvs_profile p;
+    char err[256];
+    T_EQ_I(nvs_profile_parse(text, "t", &p, err, sizeof err), NVS_OK);
+    nvs_train_plan pl;
+    T_EQ_I(nvs_train_plan_make(&p, 8, NVS_PREC_BF16, 0, 1 << 20, 25 << 20, &pl), NVS_OK);
+    /* the copy's destination, the input-gradient scratch, holds the whole output */
+    T_EQ_U(pl.max_x_elems, 19200 * 8);
+    nvs_progress_enable(0);
+    nvs_train_exec x = {.ops = &dry_ops, .plan = &pl, .nranks = 1};
+    nvs_step_medians md = {0};
+    const char *fws[] = {"pytorch-ddp", "ideal"};
+    for (int f = 0; f < 2; f++) {
+        nvs_train_plan_set_framework(&pl, nvs_framework_find(fws[f]));
+        dry_passes = dry_views[0] = dry_views[1] = 0;
+        T_EQ_I(nvs_train_time_steps(&x, NVS_STEP_COMPUTE, 0, 1, 1, &md), NVS_OK);
+        T_NEAR(dry_views[0], f == 0 ? 19200 : 0, 0);
+        T_NEAR(dry_views[1], f == 0 ? 19200 : 0, 0);
+        T_NEAR(dry_passes + dry_views[0] + dry_views[1], 3 * 2.5 * 19200, 0);
+    }
+    nvs_train_plan_free(&pl);
+    nvs_profile_free(&p);
+}
+
+/* The copy through a view (view_plan.h): the divider divides every index exactly, the source index is the swap's,
+ * and the launch is PyTorch's legacy shape (128 threads; 4 elements a thread at 2 bytes, 2 at 4) */
+static void t_view_plan(void)
+{
+    static const unsigned ds[] = {1, 2, 3, 7, 8, 64, 100, 512, 1000, 1024, 3072, 65537, 1u << 20, 2147483647u};
+    for (size_t k = 0; k < sizeof ds / sizeof ds[0]; k++) {
+        nvs_divider v = nvs_divider_of(ds[k]);
+        for (unsigned n = 0; n < 100000; n++)
+            if (nvs_divider_div(&v, n) != n / ds[k]) T_FAIL("%u / %u: %u", n, ds[k], nvs_divider_div(&v, n));
+        for (unsigned n = 2147483647u; n > 2147483647u - 100000; n--)
+            if (nvs_divider_div(&v, n) != n / ds[k]) T_FAIL("%u / %u: %u", n, ds[k], nvs_divider_div(&v, n));
+        for (unsigned n = 1, s = 0; s < 200000; s++, n = n * 1103515245u + 12345u)
+            if (nvs_divider_div(&v, n & 0x7fffffffu) != (n & 0x7fffffffu) / ds[k]) T_FAIL("%u / %u", n, ds[k]);
+    }
+    nvs_view_plan p;
+    /* lm290m's head split at bf16, batch 8: 8 x 512 x 3072 elements */
+    T_EQ_I(nvs_view_plan_of(1, 8, 512, 3072, 2, &p), 0);
+    T_EQ_U(p.n, 8u * 512 * 3072);
+    T_EQ_I(p.unroll, 4);
+    T_EQ_U(p.blocks, 8u * 512 * 3072 / 512);
+    T_EQ_I(nvs_view_plan_of(1, 8, 512, 3072, 4, &p), 0);
+    T_EQ_I(p.unroll, 2);
+    T_EQ_U(p.blocks, 8u * 512 * 3072 / 256);
+    /* every output element reads a distinct source element, the one the swap names */
+    const long long o = 2, a = 3, b = 5, r = 7;
+    T_EQ_I(nvs_view_plan_of(o, a, b, r, 2, &p), 0);
+    T_EQ_U(p.blocks, 1);
+    static unsigned char seen[2 * 3 * 5 * 7];
+    for (unsigned idx = 0; idx < p.n; idx++) {
+        unsigned rr = idx % r, i = idx / r % a, j = idx / r / a % b, oo = idx / r / a / b;
+        unsigned src = nvs_view_src_index(&p, idx);
+        T_EQ_U(src, ((oo * a + i) * b + j) * r + rr);
+        seen[src]++;
+    }
+    for (size_t k = 0; k < sizeof seen; k++) T_EQ_I(seen[k], 1);
+    /* refused: an empty dimension, an element that is neither 2 nor 4 bytes, 2^31 elements */
+    T_EQ_I(nvs_view_plan_of(1, 0, 5, 7, 2, &p), -1);
+    T_EQ_I(nvs_view_plan_of(1, 3, 5, 7, 8, &p), -1);
+    T_EQ_I(nvs_view_plan_of(1, 1 << 16, 1 << 15, 1, 2, &p), -1);
+    T_EQ_I(nvs_view_plan_of(1, (1 << 16) - 1, 1 << 15, 1, 2, &p), 0);
+    T_EQ_I(nvs_view_plan_of(3, 1LL << 30, 1, 1, 2, &p), -1);
+}
+
 T_LIST = {T_CASE(t_ddp_buckets), T_CASE(t_plan_uses_shared_buckets), T_CASE(t_builtin_resnet50_buckets),
           T_CASE(t_predict), T_CASE(t_split), T_CASE(t_host_work_counts),
           T_CASE(t_host_work_defaults), T_CASE(t_copy_pieces), T_CASE(t_cast_split), T_CASE(t_conv_plan),
-          T_CASE(t_native_norm), T_CASE(t_backward_passes), T_CASE(t_rounds_merge), T_CASE(t_outer_sum_shape)};
+          T_CASE(t_native_norm), T_CASE(t_backward_passes), T_CASE(t_rounds_merge), T_CASE(t_outer_sum_shape),
+          T_CASE(t_view_passes), T_CASE(t_view_plan)};
 T_MAIN
