@@ -135,7 +135,7 @@ OBJS := $(C_SRCS:%.c=$(OBJDIR)/%.o) $(CU_SRCS:%.cu=build/%.cu.o)
 TEST_SRCS := $(wildcard tests/unit/test_*.c)
 TEST_BINS := $(TEST_SRCS:tests/unit/%.c=build/tests/%)
 
-.PHONY: all check run deps install clean test-bins hostbw devcopy biasgrad cpuprobe contend topo-scale fuzz fuzz-bins FORCE
+.PHONY: all check run deps install clean test-bins hostbw devcopy biasgrad viewbench cpuprobe contend topo-scale fuzz fuzz-bins FORCE
 all: nvscale
 
 FORCE:
@@ -179,6 +179,12 @@ build/devcopy: tools/devcopy.c $(OBJDIR)/libnvscale.a build/flavor
 # optional: the bias gradient's reduction as PyTorch launches it beside cuBLAS's (a GPU benchmark)
 biasgrad: build/biasgrad
 build/biasgrad: tools/biasgrad.c $(OBJDIR)/libnvscale.a build/flavor
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(OBJDIR)/libnvscale.a $(LDLIBS)
+
+# optional: the copy through a permuted view as PyTorch launches it beside a contiguous copy (a GPU benchmark)
+viewbench: build/viewbench
+build/viewbench: tools/viewbench.c $(OBJDIR)/libnvscale.a build/flavor
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(OBJDIR)/libnvscale.a $(LDLIBS)
 
