@@ -135,7 +135,7 @@ OBJS := $(C_SRCS:%.c=$(OBJDIR)/%.o) $(CU_SRCS:%.cu=build/%.cu.o)
 TEST_SRCS := $(wildcard tests/unit/test_*.c)
 TEST_BINS := $(TEST_SRCS:tests/unit/%.c=build/tests/%)
 
-.PHONY: all check run deps install clean test-bins hostbw devcopy biasgrad viewbench cpuprobe contend topo-scale fuzz fuzz-bins FORCE
+.PHONY: all check run deps install clean test-bins hostbw devcopy biasgrad viewbench lnbench cpuprobe contend topo-scale fuzz fuzz-bins FORCE
 all: nvscale
 
 FORCE:
@@ -185,6 +185,13 @@ build/biasgrad: tools/biasgrad.c $(OBJDIR)/libnvscale.a build/flavor
 # optional: the copy through a permuted view as PyTorch launches it beside a contiguous copy (a GPU benchmark)
 viewbench: build/viewbench
 build/viewbench: tools/viewbench.c $(OBJDIR)/libnvscale.a build/flavor
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(OBJDIR)/libnvscale.a $(LDLIBS)
+
+# optional: LayerNorm's three kernels in PyTorch's launch shapes, each timed alone (a GPU benchmark;
+# tools/device/ln_torch.py times PyTorch's on the same shapes)
+lnbench: build/lnbench
+build/lnbench: tools/lnbench.c $(OBJDIR)/libnvscale.a build/flavor
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(OBJDIR)/libnvscale.a $(LDLIBS)
 

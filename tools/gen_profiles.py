@@ -106,7 +106,7 @@ class Profile:
         self.frozen = False
 
     def layer(self, name, params=0, gemm=None, act=0, ew=0.0, gemm_ops=None, conv=False, tensors=None, casts=None,
-              extra=(0, 0), bn=None, ew32=0.0, ewb=0.0, perm=0.0):
+              extra=(0, 0), bn=None, ew32=0.0, ewb=0.0, perm=0.0, ln=None):
         """One profile line. Besides the shapes, what eager PyTorch dispatches for the layer (the ops=, casts=,
         tensors= keys; docs/profiles.md):
           ops      forward: 1 for the GEMM + the ew operations; backward: the ew operations + the GEMM's: a
@@ -126,7 +126,9 @@ class Profile:
                    gradient of an output used through several views (their operations go in extra=)
           perm     of the ew passes, copies through a view whose batch and rows (the GEMM's M) are swapped, one
                    forward and one of the backward's each (profile.h): nn.MultiheadAttention's head split and merge
-                   under batch_first, which PyTorch copies element by element"""
+                   under batch_first, which PyTorch copies element by element
+          ln       of the ew passes, a LayerNorm's own over rows of params / 2 features (profile.h): the GPU step
+                   runs them in LayerNorm kernels as PyTorch launches its own"""
         assert len(name) < 64 and " " not in name, name
         if self.frozen:
             params = 0
@@ -187,6 +189,11 @@ class Profile:
         if perm:
             assert gemm and act % gemm[0] == 0 and float(perm) <= float(ew) - float(ew32), (name, perm, ew)
             s += " perm=%s" % fmt_ew(perm)
+        if ln is not None:
+            # a LayerNorm over the output's last dimension (params / 2 features); fp32 under autocast with its ew32
+            assert params and not gemm and float(ln) <= float(ew) and act % (params // 2) == 0, (name, ln, ew)
+            assert not ew32 or float(ew32) >= float(ln), (name, ln, ew32)
+            s += " ln=%s" % fmt_ew(ln)
         if bn is not None:
             # a 2-d batch norm over the output (C = params / 2 channels): the share of ew that is its own
             assert params and not gemm and float(bn) <= float(ew) and act % (params // 2) == 0, (name, bn, ew)
@@ -460,7 +467,7 @@ def bert_encoder(P, s, d, h, f, L, V):
             tensors=3, ew32=3 * COPY + 2 * ADD)
     # + dropout; autocast keeps LayerNorm in fp32, so each GEMM that reads the output casts it (here and below):
     # query, key and value, three casts (QKV_CASTS)
-    P.layer("embeddings.LayerNorm", params=2 * d, act=s * d, ew=NORM + UNARY, casts=QKV_CASTS, ew32=NORM + UNARY)
+    P.layer("embeddings.LayerNorm", params=2 * d, act=s * d, ew=NORM + UNARY, ln=NORM, casts=QKV_CASTS, ew32=NORM + UNARY)
     with P.repeat(L - 1, "encoder.layer.0..%d" % (L - 2)):
         bert_layer(P, s, d, h, f, QKV_CASTS)
     bert_layer(P, s, d, h, f, 1)  # the last layer: its output goes to the head's one GEMM (and the pooler's slice)
@@ -483,11 +490,11 @@ def bert_layer_rest(P, s, d, f, out_casts):
     # dropout on the bf16 output, then the residual add onto the fp32 stream (the last LayerNorm's output)
     P.layer("layer.attention.output.dense", params=d * d + d, gemm=(s, d, d), act=s * d, ew=UNARY + ADD,
             ew32=ADD)
-    P.layer("layer.attention.output.LayerNorm", params=2 * d, act=s * d, ew=NORM, casts=1, ew32=NORM)
+    P.layer("layer.attention.output.LayerNorm", params=2 * d, act=s * d, ew=NORM, ln=NORM, casts=1, ew32=NORM)
     P.layer("layer.intermediate.dense", params=d * f + f, gemm=(s, f, d), act=s * f, ew=UNARY)  # GELU
     P.layer("layer.output.dense", params=f * d + d, gemm=(s, d, f), act=s * d, ew=UNARY + ADD, ew32=ADD)
     # read by the next layer's query, key and value (three casts), the last layer's by the head's one GEMM
-    P.layer("layer.output.LayerNorm", params=2 * d, act=s * d, ew=NORM, casts=out_casts, ew32=NORM)
+    P.layer("layer.output.LayerNorm", params=2 * d, act=s * d, ew=NORM, ln=NORM, casts=out_casts, ew32=NORM)
 
 
 def make_bert_large_squad():
@@ -528,7 +535,7 @@ def make_bert_large():
     bert_encoder(P, s, d, h, f, L, V)
     P.layer("pooler.dense", params=d * d + d, gemm=(1, d, d), act=d, ew=UNARY)  # first token, tanh
     P.layer("cls.predictions.transform.dense", params=d * d + d, gemm=(s, d, d), act=s * d, ew=UNARY)  # GELU
-    P.layer("cls.predictions.transform.LayerNorm", params=2 * d, act=s * d, ew=NORM, casts=1, ew32=NORM)
+    P.layer("cls.predictions.transform.LayerNorm", params=2 * d, act=s * d, ew=NORM, ln=NORM, casts=1, ew32=NORM)
     # decoder: weight tied to the word embeddings (its gradient lands there), own bias; log-softmax over vocab
     P.layer("cls.predictions.decoder", params=V, gemm=(s, V, d), act=s * V, ew=WIDE_SOFTMAX, tensors=1, casts=2)
     P.layer("cls.seq_relationship", params=2 * d + 2, gemm=(1, 2, d), act=2, ew=CROSS_ENTROPY)
@@ -551,7 +558,7 @@ def make_bert_large_mlm128():
                 ])
     P.layer("embeddings", params=V * d + 512 * d + 2 * d, act=s * d, ew=3 * COPY + 2 * ADD, tensors=3,
             ew32=3 * COPY + 2 * ADD)  # fp32 under autocast (ew32=) up to the next GEMM, as in bert_encoder
-    P.layer("embeddings.LayerNorm", params=2 * d, act=s * d, ew=NORM + UNARY, casts=QKV_CASTS,  # + dropout
+    P.layer("embeddings.LayerNorm", params=2 * d, act=s * d, ew=NORM + UNARY, ln=NORM, casts=QKV_CASTS,  # + dropout
             ew32=NORM + UNARY)
 
     def layer(out_casts):
@@ -573,7 +580,7 @@ def make_bert_large_mlm128():
         layer(QKV_CASTS)
     layer(1)  # encoder.layer.23
     P.layer("cls.predictions.transform.dense", params=d * d + d, gemm=(s, d, d), act=s * d, ew=UNARY)  # GELU
-    P.layer("cls.predictions.transform.LayerNorm", params=2 * d, act=s * d, ew=NORM, casts=1, ew32=NORM)
+    P.layer("cls.predictions.transform.LayerNorm", params=2 * d, act=s * d, ew=NORM, ln=NORM, casts=1, ew32=NORM)
     # decoder: weight tied to the word embeddings (its gradient lands there), own bias; cross-entropy over vocab
     P.layer("cls.predictions.decoder", params=V, gemm=(s, V, d), act=s * V, ew=WIDE_SOFTMAX, tensors=1, casts=2)
     return P
@@ -594,16 +601,16 @@ def make_gpt2_xl():
     P.layer("transformer.wte+wpe", params=V * d + s * d, act=s * d, ew=2 * COPY + ADD + UNARY,  # + dropout
             tensors=2, ew32=2 * COPY + ADD + UNARY)  # fp32 tables: fp32 under autocast up to ln_1
     with P.repeat(L, "transformer.h.0..47"):
-        P.layer("h.ln_1", params=2 * d, act=s * d, ew=NORM, casts=1, ew32=NORM)  # its fp32 output cast for c_attn
+        P.layer("h.ln_1", params=2 * d, act=s * d, ew=NORM, ln=NORM, casts=1, ew32=NORM)  # its fp32 output cast for c_attn
         P.layer("h.attn.c_attn", params=d * 3 * d + 3 * d, gemm=(s, 3 * d, d), act=3 * s * d)
         P.layer("h.attn.scores", gemm=(s, s, d), act=h * s * s, ew=UNARY + UNARY + SOFTMAX + UNARY)  # scale, mask
         P.layer("h.attn.context", gemm=(s, d, s), act=s * d, ew=COPY)
         P.layer("h.attn.c_proj", params=d * d + d, gemm=(s, d, d), act=s * d, ew=UNARY + ADD,  # dropout, residual
                 ew32=ADD)  # onto the fp32 residual stream
-        P.layer("h.ln_2", params=2 * d, act=s * d, ew=NORM, casts=1, ew32=NORM)
+        P.layer("h.ln_2", params=2 * d, act=s * d, ew=NORM, ln=NORM, casts=1, ew32=NORM)
         P.layer("h.mlp.c_fc", params=d * f + f, gemm=(s, f, d), act=s * f, ew=UNARY)  # GELU
         P.layer("h.mlp.c_proj", params=f * d + d, gemm=(s, d, f), act=s * d, ew=UNARY + ADD, ew32=ADD)
-    P.layer("transformer.ln_f", params=2 * d, act=s * d, ew=NORM, casts=1, ew32=NORM)
+    P.layer("transformer.ln_f", params=2 * d, act=s * d, ew=NORM, ln=NORM, casts=1, ew32=NORM)
     # tied: gradient goes to wte (whose weight autocast casts here); cross-entropy
     P.layer("lm_head", gemm=(s, V, d), act=s * V, ew=WIDE_SOFTMAX, casts=1)
     return P
@@ -650,10 +657,10 @@ def make_transformer_xl_large():
         P.layer("dec_attn.context", gemm=(q, d, k), act=q * d, ew=COPY)
         # post-LayerNorm: the residual add onto the last LayerNorm's fp32 output is fp32 under autocast (ew32=)
         P.layer("dec_attn.o_net", params=d * d, gemm=(q, d, d), act=q * d, ew=UNARY + ADD, ew32=ADD)
-        P.layer("dec_attn.layer_norm", params=2 * d, act=q * d, ew=NORM, casts=1, ew32=NORM)
+        P.layer("dec_attn.layer_norm", params=2 * d, act=q * d, ew=NORM, ln=NORM, casts=1, ew32=NORM)
         P.layer("pos_ff.CoreNet.0", params=d * f + f, gemm=(q, f, d), act=q * f, ew=UNARY + UNARY)  # ReLU, dropout
         P.layer("pos_ff.CoreNet.3", params=f * d + d, gemm=(q, d, f), act=q * d, ew=UNARY + ADD, ew32=ADD)
-        P.layer("pos_ff.layer_norm", params=2 * d, act=q * d, ew=NORM, casts=1, ew32=NORM)
+        P.layer("pos_ff.layer_norm", params=2 * d, act=q * d, ew=NORM, ln=NORM, casts=1, ew32=NORM)
     P.layer("drop", act=q * d, ew=UNARY)
     # head cluster: untied projection (tie_projs[0] is False), then logits over 20000 words + 3 cluster tokens
     P.layer("crit.out_projs.0", params=d * d, gemm=(q, d, d), act=q * d)
@@ -674,7 +681,7 @@ def lm290m_profile(P, s, d, h, f, L, V):
     # stream; each LayerNorm's output cast to bf16 by the GEMM that reads it (casts=1)
     P.layer("tok_emb+pos_emb", params=V * d + s * d, act=s * d, ew=2 * COPY + ADD, tensors=2, ew32=2 * COPY + ADD)
     with P.repeat(L, "blocks.layers.0..%d" % (L - 1)):
-        P.layer("norm1", params=2 * d, act=s * d, ew=NORM, casts=1, ew32=NORM)  # fp32: in_proj casts it
+        P.layer("norm1", params=2 * d, act=s * d, ew=NORM, ln=NORM, casts=1, ew32=NORM)  # fp32: in_proj casts it
         # nn.MultiheadAttention's backward dispatches per block about 18 operations beyond its GEMMs and passes:
         # copies of the q/k/v views' gradients, zero-filled gradients, gradient accumulations (fp32 backward:
         # 751 kernels per step, ~41 per block, against 20 counted from the layers below; results/h200x1-census).
@@ -695,10 +702,10 @@ def lm290m_profile(P, s, d, h, f, L, V):
         # the heads merged back through the (sequence, batch) view: attn_output.permute(2, 0, 1, 3).contiguous()
         P.layer("self_attn.context", gemm=(s, d, s), act=s * d, ew=COPY, gemm_ops=(0, 0), perm=COPY)
         P.layer("self_attn.out_proj", params=d * d + d, gemm=(s, d, d), act=s * d, ew=ADD, ew32=ADD)  # residual
-        P.layer("norm2", params=2 * d, act=s * d, ew=NORM, casts=1, ew32=NORM)
+        P.layer("norm2", params=2 * d, act=s * d, ew=NORM, ln=NORM, casts=1, ew32=NORM)
         P.layer("linear1", params=d * f + f, gemm=(s, f, d), act=s * f, ew=UNARY)  # GELU
         P.layer("linear2", params=f * d + d, gemm=(s, d, f), act=s * d, ew=ADD, ew32=ADD)  # residual
-    P.layer("norm", params=2 * d, act=s * d, ew=NORM, casts=1, ew32=NORM)
+    P.layer("norm", params=2 * d, act=s * d, ew=NORM, ln=NORM, casts=1, ew32=NORM)
     P.layer("head", params=d * V, gemm=(s, V, d), act=s * V, ew=WIDE_SOFTMAX)  # untied, no bias; cross-entropy
 
 

@@ -506,6 +506,11 @@ nvs_compute_terms nvs_compute_defaults(void)
      * and 0.99 ms backward in PyTorch 2.11's profile on H200 (results/h200x1-tfm-census9, census-nodp.txt:
      * elementwise_kernel<128, 4> and <128, 2> direct copies): 2.42 GB in 1.72 ms = 1.40 TB/s, 0.29 of the peak */
     t.view_copy_eff = 0.29;
+    /* PyTorch's LayerNorm kernels on H200 at fp32, 4096 x 1024 (a transformer's LayerNorm under autocast; per
+     * kernel in results/h200x1-tfm-census9, census-nodp.txt, lm290m's 37): forward 14.5 us for 2 accesses of the
+     * 16.8 MB tensor (2.31 TB/s), input gradient 14.2 us for 3, weight and bias gradients 22.6 us for 2: 5 accesses
+     * in 36.8 us (2.28 TB/s) backward; both 0.48 of the 4.8 TB/s peak */
+    t.ln_eff = 0.48;
     return t;
 }
 
@@ -528,6 +533,22 @@ double nvs_gemm_tflops(const nvs_gpu_spec *g, nvs_precision p)
  * write of the input gradient (cuDNN's bn_bw_1C11 and PyTorch's batch_norm_backward_kernel alike). */
 #define BN_FWD_ACCESSES 3.0
 #define BN_BWD_ACCESSES 5.0
+/* A LayerNorm (PyTorch's vectorized kernels, train/ln_kernels.h): forward a read of x and a write of y (its second
+ * read of a row hits the cache); backward the input gradient reads dy and x and writes dx, the weight and bias
+ * gradients read dy and x again */
+#define LN_FWD_ACCESSES 2.0
+#define LN_BWD_ACCESSES 5.0
+
+void nvs_ln_us(const nvs_layer *l, int batch, const nvs_gpu_spec *g, double elem_bytes, const nvs_compute_terms *t,
+               double *fwd_us, double *bwd_us)
+{
+    *fwd_us = *bwd_us = 0;
+    double bw = g->mem_gbps * GBPS_TO_BPUS * t->ln_eff;
+    if (!(l->ln_passes > 0) || !(bw > 0)) return;
+    double bytes = (double)batch * l->act_elems * elem_bytes;
+    *fwd_us = LN_FWD_ACCESSES * bytes / bw * t->compute_scale;
+    *bwd_us = l->nograd ? 0 : LN_BWD_ACCESSES * bytes / bw * t->compute_scale;
+}
 
 /* The longer of a GEMM's FLOPs at the matrix rate and its bytes at the memory rate (us, unscaled). A convolution
  * with its geometry reads its input (C x H x W); without one, an input of its output's size stands in (over a
@@ -562,6 +583,14 @@ void nvs_layer_us(const nvs_layer *l, int first, int batch, const nvs_gpu_spec *
         bn_f = BN_FWD_ACCESSES * el / bn_rate;
         bn_b = BN_BWD_ACCESSES * el / bn_rate;
     }
+    /* a LayerNorm (ln=) in its kernels, at the step's precision (model_eval.c adds autocast's fp32) */
+    double ln_f = 0, ln_b = 0;
+    if (l->ln_passes > 0 && t->ln_eff > 0) {
+        passes -= l->ln_passes;
+        nvs_ln_us(l, batch, g, (double)nvs_precision_bytes(p), t, &ln_f, &ln_b);
+        ln_f /= t->compute_scale;
+        ln_b /= t->compute_scale;
+    }
     double ew_bytes = passes * 2.0 * batch * l->act_elems * (double)nvs_precision_bytes(p);
     double ew = bw > 0 ? ew_bytes / bw : 0;
     /* perm= passes as copies through a view (a framework with view_copies), one each way: in place of as many of
@@ -581,10 +610,10 @@ void nvs_layer_us(const nvs_layer *l, int first, int batch, const nvs_gpu_spec *
         bias = t->bias_reduce_us * nvs_layer_bias_tensors(l) + bias_bytes / bias_bw;
     else if (bias_bytes > 0 && bw > 0)
         bias = bias_bytes / bw;
-    *fwd_us = (gemm + ew - view_as_ew + view + bn_f) * t->compute_scale;
+    *fwd_us = (gemm + ew - view_as_ew + view + bn_f + ln_f) * t->compute_scale;
     /* a layer autograd never reaches (frozen stem) has no backward */
     *bwd_us = l->nograd ? 0
-                        : ((first ? 1.0 : 2.0) * gemm + 2.0 * ew - view_as_ew + view + ewb + bias + bn_b) *
+                        : ((first ? 1.0 : 2.0) * gemm + 2.0 * ew - view_as_ew + view + ewb + bias + bn_b + ln_b) *
                               t->compute_scale;
 }
 

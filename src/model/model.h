@@ -227,8 +227,15 @@ typedef struct {
      * read and a write of the output at this share of the peak memory bandwidth, forward and again backward
      * (default 0.30); 0: passes at mem_eff (`ideal`) */
     double view_copy_eff;
+    /* a LayerNorm (a profile's ln=) in PyTorch's LayerNorm kernels: 2 accesses of its tensor forward, 5 backward, at
+     * this share of the peak memory bandwidth (default 0.48); 0: its passes at mem_eff */
+    double ln_eff;
 } nvs_compute_terms;
 
+/* A LayerNorm layer's (ln=) forward and backward in its kernels over elements of elem_bytes, at batch B (us; 0 for
+ * other layers or ln_eff 0) */
+void nvs_ln_us(const nvs_layer *l, int batch, const nvs_gpu_spec *g, double elem_bytes, const nvs_compute_terms *t,
+               double *fwd_us, double *bwd_us);
 /* Defaults, with why, in model.c. */
 nvs_compute_terms nvs_compute_defaults(void);
 /* Peak matrix rate (TFLOP/s) for a precision: fp32 -> fp32_tflops (CUDA cores), tf32, bf16 -> tensor rates. */

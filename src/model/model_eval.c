@@ -215,10 +215,18 @@ static nvs_result_t step_lanes(const nvs_model_config *c, const nvs_model_bucket
          * nvs_layer_us counted the step's precision, and the casts of an fp32 output to 16 bits (a read of 4 bytes
          * and a write of esz), each way */
         const double f32 = nvs_framework_ew32_passes(fw, ly, c->prec);
-        if (f32 > 0) {
+        /* a LayerNorm in its kernels among them: its accesses at 4 bytes too (nvs_ln_us) */
+        const double ln32 = f32 > 0 && ly->ln_passes > 0 && ct.ln_eff > 0 ? ly->ln_passes : 0;
+        if (f32 - ln32 > 0) {
             double one = nvs_mem_pass_us(2.0 * ly->act_elems * c->batch * (4.0 - esz), &c->gpu, &c->ct);
-            fwd[i] += f32 * one;
-            if (!ly->nograd) bwd[i] += 2.0 * f32 * one;
+            fwd[i] += (f32 - ln32) * one;
+            if (!ly->nograd) bwd[i] += 2.0 * (f32 - ln32) * one;
+        }
+        if (ln32 > 0) {
+            double lf, lb;
+            nvs_ln_us(ly, c->batch, &c->gpu, 4.0 - esz, &ct, &lf, &lb);
+            fwd[i] += lf;
+            bwd[i] += lb;
         }
         const double acasts = nvs_framework_act_casts(fw, ly, c->prec);
         if (acasts > 0) {

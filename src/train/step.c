@@ -110,6 +110,18 @@ static int norm_kind(const nvs_train_exec *x, int l)
     return x->norm_native[l] == NVS_NORM_CUDNN ? NVS_ISSUE_NORM_LIB : NVS_ISSUE_NORM_KERN;
 }
 
+/* Layer l is a LayerNorm the executor runs in LayerNorm kernels (profile.h ln=), and whether over fp32: where the
+ * framework runs the layer's passes over fp32 (autocast_fp32), its own are among them (profile.c checks ew32 >= ln) */
+static int ln_kernels(const nvs_train_exec *x, int l)
+{
+    return x->plan->profile->layers[l].ln_passes > 0 && x->ops->layer_norm;
+}
+static int ln_fp32(const nvs_train_exec *x, int l)
+{
+    const nvs_train_plan *pl = x->plan;
+    return nvs_framework_ew32_passes(pl->framework, &pl->profile->layers[l], pl->precision) > 0;
+}
+
 /* a GEMM layer's issue kind: a convolution the library runs, or a GEMM */
 static int gemm_kind(const nvs_train_exec *x, int l)
 {
@@ -121,7 +133,7 @@ static int gemm_kind(const nvs_train_exec *x, int l)
  * add that follow it); backward, the rest here, the norm's own in place of the layer's gradient pass. Under a
  * framework that keeps autocast's fp32 tensors, the profile's ew32= of them run over fp32 data, and under one
  * that copies through views element by element its perm= of them so (framework.h). Backward, the profile's ewb=
- * passes follow. */
+ * passes follow. A LayerNorm the executor runs in its kernels (ln=) is those kernels in place of its own passes. */
 static nvs_result_t passes(nvs_train_exec *x, int l, int backward)
 {
     const nvs_train_plan *pl = x->plan;
@@ -133,6 +145,13 @@ static nvs_result_t passes(nvs_train_exec *x, int l, int backward)
         ew -= ly->bn_passes;
     }
     double f32 = nvs_framework_ew32_passes(pl->framework, ly, pl->precision);
+    /* a LayerNorm's own passes in its kernels: forward here, backward with its parameters' gradients (below) */
+    if (ln_kernels(x, l)) {
+        const int fp32 = ln_fp32(x, l);
+        if (!backward) ISSUE(x, NVS_ISSUE_NORM_KERN, x->ops->layer_norm(x, l, 0, fp32));
+        ew -= ly->ln_passes;
+        if (fp32) f32 -= ly->ln_passes;
+    }
     /* perm= copies through a view, one way forward and back backward (framework.h view_copies); an executor
      * without such copies runs them as passes */
     double view = x->ops->view_copy ? nvs_framework_view_passes(pl->framework, ly) : 0;
@@ -215,6 +234,8 @@ static nvs_result_t issue_step(nvs_train_exec *x, int mode)
             ISSUE(x, gemm_kind(x, l), x->ops->gemm(x, l, NVS_GEMM_WGRAD));
         } else if (native_norm(x, l)) {
             ISSUE(x, norm_kind(x, l), x->ops->norm(x, l, 1)); /* after the passes that follow it forward (ReLU, add) */
+        } else if (ln_kernels(x, l)) {
+            ISSUE(x, NVS_ISSUE_NORM_KERN, x->ops->layer_norm(x, l, 1, ln_fp32(x, l))); /* likewise (a dropout) */
         } else if (ly->params > 0) {
             ISSUE(x, NVS_ISSUE_PASSES, x->ops->grad_pass(x, l));
         }

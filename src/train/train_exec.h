@@ -41,6 +41,10 @@ struct nvs_train_exec_ops {
     /* Layer l's batch norm run as a norm (x->norm_native[l]): forward, or backward with its parameters'
      * gradients (in place of grad_pass). */
     nvs_result_t (*norm)(nvs_train_exec *x, int layer, int backward);
+    /* Layer l's LayerNorm (the profile's ln=) in LayerNorm kernels, over fp32 (autocast's fp32 tensor) or the step's
+     * precision: forward, or backward with its parameters' gradients (in place of grad_pass). Optional: an executor
+     * without it runs them as passes (step.c). */
+    nvs_result_t (*layer_norm)(nvs_train_exec *x, int layer, int backward, int fp32);
     /* Start all-reducing bucket b (its gradients are complete on the compute stream). */
     nvs_result_t (*bucket_ready)(nvs_train_exec *x, int bucket);
     /* The optimizer may start only when every bucket is reduced: join the communication. */

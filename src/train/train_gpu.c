@@ -18,6 +18,8 @@
 #include "train/conv_cudnn.h"
 #include "train/norm_kernels.h"
 #include "train/reduce_kernels.h"
+#include "train/ln_kernels.h"
+#include "train/ln_step.h"
 #include "train/view_kernels.h"
 #include "train/train_exec.h"
 #include "workload/framework.h"
@@ -44,6 +46,7 @@ struct gpu_impl {
     /* the batch norms' statistics for the executor's own kernels: layer l's 4 x its channels at bn_off[l] */
     float *bn_stats;
     size_t *bn_off;
+    nvs_ln_bufs ln;        /* the LayerNorms' statistics and scratch (train/ln_step.h) */
     /* the module buffers a framework broadcasts before a full step's forward (plan->buffers > 0): the floats, then the int64s;
      * their flat copy laid out the same; events between the compute stream and the broadcast */
     char *bufs, *bufs_flat;
@@ -123,6 +126,13 @@ static nvs_result_t dalloc(void **p, double bytes, const char *what)
  * batch_norm_transform_input: results/h200x1-census). */
 /* cudaMalloc's alignment (256 bytes), which the buffers cuDNN's Find times its candidates on have */
 static int aligned(const void *p) { return ((uintptr_t)p & 255) == 0; }
+
+/* A buffer the plan did not size for the call (internal error: the plan and the step disagree) */
+static nvs_result_t not_sized(int l, const char *what)
+{
+    nvs_error("layer %d: %s larger than the plan allocated (internal error)", l, what);
+    return NVS_ERR_SYSTEM;
+}
 
 static nvs_result_t cuda_sync(cudaStream_t s)
 {
@@ -262,6 +272,37 @@ static nvs_result_t gnorm(nvs_train_exec *x, int l, int backward)
     return NVS_OK;
 }
 
+/* Layer l's LayerNorm in the LayerNorm kernels (ln_kernels.h), over autocast's fp32 tensor (fp32) or the stored
+ * output: forward into the GEMM input scratch, backward from it (the gradient arriving) into the input-gradient
+ * scratch, the weight and bias gradients as gnorm writes a batch norm's. gamma, beta: the fp32 master parameters. */
+static nvs_result_t gln(nvs_train_exec *x, int l, int backward, int fp32)
+{
+    struct gpu_impl *g = G(x);
+    const nvs_train_plan *pl = x->plan;
+    const nvs_layer *ly = &pl->profile->layers[l];
+    const int cols = nvs_ln_cols(ly), el = fp32 ? NVS_ELEM_F32 : elem_of(pl);
+    const long long rows = nvs_ln_rows(ly, pl->batch);
+    const size_t count = (size_t)rows * (size_t)cols, es = fp32 ? 4 : g->es;
+    if (fp32 && (!g->f32 || count > pl->f32_elems)) return not_sized(l, "an fp32 LayerNorm");
+    if (count * es > pl->max_x_elems * g->es || rows > g->ln.rows || (size_t)ly->params > pl->max_w_elems)
+        return not_sized(l, "a LayerNorm");
+    const void *X = fp32 ? (const void *)g->f32 : (const char *)g->acts + pl->a_off[l] * g->es;
+    const float *gamma = g->master + pl->grad_offset[l], *mean = g->ln.stats, *rstd = g->ln.stats + g->ln.rows;
+    if (!backward) {
+        CUDA_TRY(nvs_kern_ln_fwd(X, g->ws_x, el, rows, cols, gamma, gamma + cols, g->ln.stats, g->ln.stats + g->ln.rows,
+                                 (float)NVS_LN_EPS, g->compute));
+        return NVS_OK;
+    }
+    CUDA_TRY(nvs_kern_ln_bwd_input(g->ws_x, X, g->ws_dx, el, rows, cols, gamma, mean, rstd, g->compute));
+    char *slot = (char *)g->grads + pl->grad_offset[l] * (pl->grad_bf16 ? 2 : 4);
+    const int direct = !pl->grad_bf16 && aligned(slot);
+    float *dw = direct ? (float *)slot : g->ws_w;
+    CUDA_TRY(nvs_kern_ln_bwd_params(g->ws_x, X, el, rows, cols, mean, rstd, dw, dw + cols, g->ln.scratch,
+                                    g->ln.scratch_floats, g->ln.sems, g->ln.nsems, g->ln.sms, g->compute));
+    if (!direct) CUDA_TRY(nvs_kern_convert(g->ws_w, NVS_ELEM_F32, slot, pl->grad_bf16, 2 * (size_t)cols, g->compute));
+    return NVS_OK;
+}
+
 /* Layer l's convolution in cuDNN: input (ws_x) and output (the layer's stored output) in NCHW. The weight
  * gradient goes straight into the layer's gradient slot when the types agree (an fp32 step with fp32 gradients,
  * bf16 with bf16) and the slot is aligned; otherwise cuDNN writes it in the data type into scratch, and it is
@@ -373,6 +414,12 @@ static nvs_result_t gsetup(nvs_train_exec *x)
         CUDA_TRY(nvs_kern_axpb(g->ones, pl->max_bias_rows, el, 0.0f, 1.0f, g->compute));
     }
     if (pl->max_bias_rows > 0 && pl->framework->bias_reduce) NVS_CHECK(bias_reduce_setup(x));
+    {
+        int dev = 0, sms = 0;
+        CUDA_TRY(cudaGetDevice(&dev));
+        CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+        NVS_CHECK(nvs_ln_bufs_setup(&g->ln, pl, sms, g->compute));
+    }
     if (pl->f32_elems > 0) {
         NVS_CHECK(dalloc((void **)&g->f32, (double)pl->f32_elems * 4, "autocast's fp32 tensors"));
         CUDA_TRY(nvs_kern_init_random(g->f32, pl->f32_elems, NVS_ELEM_F32, 8, 1.0f, g->compute));
@@ -456,13 +503,6 @@ static nvs_result_t ggemm(nvs_train_exec *x, int l, int kind)
     }
     }
     return NVS_OK;
-}
-
-/* A buffer the plan did not size for the call (internal error: the plan and the step disagree) */
-static nvs_result_t not_sized(int l, const char *what)
-{
-    nvs_error("layer %d: %s larger than the plan allocated (internal error)", l, what);
-    return NVS_ERR_SYSTEM;
 }
 
 static nvs_result_t gew(nvs_train_exec *x, int l, double passes, int fp32)
@@ -768,6 +808,7 @@ static void gteardown(nvs_train_exec *x)
         if (g->buf_ev[i]) CUDA_CLEANUP(cudaEventDestroy(g->buf_ev[i]));
     }
     if (g->blas) BLAS_CLEANUP(cublasDestroy(g->blas));
+    nvs_ln_bufs_free(&g->ln);
     nvs_train_exec_cudnn_off(x); /* before its stream goes */
     free(x->conv_native);
     x->conv_native = x->norm_native = NULL;
@@ -784,7 +825,7 @@ static const struct nvs_train_exec_ops gpu_ops = {
     .cast_act = gcast_act, .bias_grad = gbias, .grad_pass = ggrad,
     .bucket_ready = gbucket,
     .join_comm = gjoin, .unscale = gunscale, .optimizer = gopt, .sync = gsync, .mark = gmark, .span = gspan,
-    .grad_to_bucket = ggrad_to_bucket, .bucket_to_grad = gbucket_to_grad, .memory = gmem, .norm = gnorm,
+    .grad_to_bucket = ggrad_to_bucket, .bucket_to_grad = gbucket_to_grad, .memory = gmem, .norm = gnorm, .layer_norm = gln,
     .buffers = gbuffers,
     .teardown = gteardown};
 

@@ -97,6 +97,11 @@ nvs_result_t nvs_train_plan_make(const nvs_profile *p, int batch, nvs_precision 
         /* a copy through a view (perm=, under a framework with view_copies) lands in the input-gradient scratch */
         if (ly->perm_passes > 0 && (size_t)(ly->act_elems * batch) > x)
             x = (size_t)(ly->act_elems * batch);
+        /* a LayerNorm in its kernels (ln=): output and gradient in the scratch, at 4 bytes where autocast makes it
+         * fp32; its parameters' gradients in the fp32 weight scratch */
+        if (ly->ln_passes > 0 && (size_t)(ly->act_elems * batch * (ly->ew32_passes > 0 ? 4.0 / es : 1)) > x)
+            x = (size_t)(ly->act_elems * batch * (ly->ew32_passes > 0 ? 4.0 / es : 1));
+        if (ly->ln_passes > 0 && (size_t)ly->params > w) w = (size_t)ly->params;
         if (ly->bn_passes > 0 && (size_t)ly->params > w) w = (size_t)ly->params; /* its fp32 parameter gradients */
         if (nvs_layer_bias_elems(ly) > 0 && (size_t)(ly->gemm_m * batch) > plan->max_bias_rows)
             plan->max_bias_rows = (size_t)(ly->gemm_m * batch);

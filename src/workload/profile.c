@@ -32,7 +32,7 @@
 /* framework operations, casts or parameter tensors of one layer: a transformer block, the largest layer
  * group a profile line stands for, has tens */
 #define MAX_OPS 10000.0
-#define LAYER_KEYS "params, gemm, act, ew, ew32, ewb, perm, bn, nograd, conv, conv2d, ops, casts, tensors"
+#define LAYER_KEYS "params, gemm, act, ew, ew32, ewb, perm, bn, ln, nograd, conv, conv2d, ops, casts, tensors"
 /* conv2d: a filter of at most 64 x 64 pixels, stride at most 64, an input of at most 2^20 pixels a side
  * (real networks: filters 1-11, strides 1-4, inputs up to a few thousand pixels) */
 #define MAX_GEOM_WIN 64.0
@@ -210,6 +210,31 @@ static int check_bn(struct parser *ps, const nvs_layer *l)
     return 0;
 }
 
+static int check_ln(struct parser *ps, const nvs_layer *l)
+{
+    if (l->ln_passes <= 0)
+        return fail(ps, "layer '%s': ln=0: a LayerNorm makes passes of its own (leave ln= out for other layers)",
+                    l->name), -1;
+    if (l->bn_passes > 0) return fail(ps, "layer '%s': ln= with bn=: a layer is one norm or the other", l->name), -1;
+    if (l->ln_passes > l->ew_passes)
+        return fail(ps, "layer '%s': ln=%g passes of its LayerNorm, more than its ew=%g", l->name, l->ln_passes,
+                    l->ew_passes), -1;
+    if (l->gemm_m > 0) return fail(ps, "layer '%s': ln= with gemm: a LayerNorm is a layer of its own", l->name), -1;
+    if (l->params < 2 || fmod(l->params, 2) != 0)
+        return fail(ps, "layer '%s': ln= with params=%.0f: a LayerNorm has a weight and a bias per feature (params = "
+                        "2 * features)", l->name, l->params), -1;
+    if (fmod(l->act_elems, l->params / 2) != 0)
+        return fail(ps, "layer '%s': ln= over act=%.0f elements, not a whole number of rows of its %.0f features",
+                    l->name, l->act_elems, l->params / 2), -1;
+    if (l->ew32_passes > 0 && l->ew32_passes < l->ln_passes)
+        return fail(ps, "layer '%s': ln=%g with ew32=%g: autocast runs a LayerNorm in fp32, so its own passes are "
+                        "among the fp32 ones", l->name, l->ln_passes, l->ew32_passes), -1;
+    if (l->params / 2 > 2147483647.0)
+        return fail(ps, "layer '%s': a LayerNorm of %.0f features is beyond the kernels' int sizes", l->name,
+                    l->params / 2), -1;
+    return 0;
+}
+
 /* A plain positive integer (repeat count, batch): digits only. */
 static int parse_int(struct parser *ps, const char *what, const char *s, long lo, long hi, long *out)
 {
@@ -308,7 +333,7 @@ static nvs_result_t parse_layer(struct parser *ps, char **tok, const int *quoted
     strcpy(l.name, tok[1]);
     int seen_params = 0, seen_gemm = 0, seen_act = 0, seen_ew = 0, seen_nograd = 0, seen_conv = 0, seen_ops = 0,
         seen_casts = 0, seen_tensors = 0, seen_geom = 0, seen_bn = 0, seen_ew32 = 0, seen_ewb = 0,
-        seen_perm = 0;
+        seen_perm = 0, seen_ln = 0;
     for (int i = 2; i < ntok; i++) {
         char *kv = tok[i];
         char *eq = strchr(kv, '=');
@@ -323,6 +348,7 @@ static nvs_result_t parse_layer(struct parser *ps, char **tok, const int *quoted
                     : !strcmp(key, "ewb")  ? &seen_ewb
                     : !strcmp(key, "perm") ? &seen_perm
                     : !strcmp(key, "bn")   ? &seen_bn
+                    : !strcmp(key, "ln")   ? &seen_ln
                     : !strcmp(key, "nograd") ? &seen_nograd
                     : !strcmp(key, "conv")   ? &seen_conv
                     : !strcmp(key, "conv2d") ? &seen_geom
@@ -345,6 +371,8 @@ static nvs_result_t parse_layer(struct parser *ps, char **tok, const int *quoted
             l.conv = val[0] == '1';
         } else if (!strcmp(key, "conv2d")) {
             if (parse_geom(ps, val, &l)) return NVS_ERR_INPUT;
+        } else if (!strcmp(key, "ln")) {
+            if (parse_number(ps, key, val, &l.ln_passes)) return NVS_ERR_INPUT;
         } else if (!strcmp(key, "bn")) {
             if (parse_number(ps, key, val, &l.bn_passes)) return NVS_ERR_INPUT;
         } else if (!strcmp(key, "ew32")) {
@@ -394,6 +422,7 @@ static nvs_result_t parse_layer(struct parser *ps, char **tok, const int *quoted
                     l.name, seen_geom ? "conv2d=" : "conv=1");
     if (seen_geom && check_geom(ps, &l)) return NVS_ERR_INPUT;
     if (seen_bn && check_bn(ps, &l)) return NVS_ERR_INPUT;
+    if (seen_ln && check_ln(ps, &l)) return NVS_ERR_INPUT;
     if (seen_ew32 && l.ew32_passes > l.ew_passes - l.bn_passes)
         return fail(ps, "layer '%s': ew32=%g fp32 passes, more than its %g ew passes%s", l.name, l.ew32_passes,
                     l.ew_passes - l.bn_passes, l.bn_passes > 0 ? " beside its batch norm's own (bn=)" : "");

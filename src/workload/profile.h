@@ -35,6 +35,12 @@
  * bn=B says the layer is a 2-d batch norm over its output (C = params / 2 channels, act = C * pixels), B of its
  * ew passes being the norm's own (the rest: the ReLU, residual add that follow it). The GPU step may run those
  * in cuDNN's batch norm, as PyTorch does at fp32 and fp16; elsewhere they are passes like the others.
+ * ln=L says the layer is a LayerNorm over the last dimension of its output (params / 2 features, act a whole number
+ * of rows of them), L of its ew passes being the norm's own (the rest: what follows it, a dropout). The GPU step
+ * runs those in LayerNorm kernels launched as PyTorch launches its own (src/train/ln_kernels.h): forward one kernel,
+ * backward the input gradient and the weight and bias gradients (in place of the layer's gradient pass); in fp32
+ * when the layer's ew32= runs over fp32 data (autocast runs layer_norm in fp32: then ew32 >= L), else at the
+ * step's precision; elsewhere they are passes like the others.
  * ew32=F says F of the layer's ew passes (not a batch norm's own) run over fp32 data where an autocasting framework
  * runs the step at bf16/fp16: PyTorch's autocast runs layer_norm in fp32, and adding a half-precision output to an
  * fp32 tensor (the residual stream that an fp32 LayerNorm or embedding starts) gives fp32 (torch/amp autocast
@@ -81,6 +87,7 @@ typedef struct {
     double act_elems;           /* output activation elements per sample */
     double ew_passes;           /* memory-bound forward passes over the output */
     double bn_passes;           /* bn=: of those, a 2-d batch norm's own (0: not a batch norm) */
+    double ln_passes;           /* ln=: of those, a LayerNorm's own over rows of params / 2 (0: not one) */
     double ew32_passes;         /* ew32=: of those, the passes autocast runs over fp32 data (0: none) */
     double ewb_passes;          /* ewb=: passes over the output in the backward pass only, beyond its 2 ew */
     double perm_passes;         /* perm=: of the ew passes, copies through a (batch, rows)-swapped view; as many

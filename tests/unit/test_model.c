@@ -735,7 +735,13 @@ static void t_framework_counts(void)
         nvs_model_point f;
         c.fw = &no_f32;
         T_EQ_I(nvs_model_eval(&c, 1, 1, &f, err, sizeof err), NVS_OK);
-        double f32_us = (want[i].passes32 * 4 + 2 * want[i].cast_act_elems * 6) * want[i].batch / bw;
+        /* of those passes, the LayerNorms' own (ln=) run in their kernels: 2 + 5 accesses, each 2 bytes more, at
+         * ln_eff of the peak */
+        double ln_elems = 0;
+        for (int l = 0; l < p.nlayers; l++)
+            if (p.layers[l].ln_passes > 0 && want[i].passes32 > 0) ln_elems += p.layers[l].act_elems;
+        double f32_us = ((want[i].passes32 - 3 * 1.5 * ln_elems) * 4 + 2 * want[i].cast_act_elems * 6) * want[i].batch / bw +
+                        ln_elems * want[i].batch * 7 * 2 / (c.gpu.mem_gbps * 1e3 * c.ct.ln_eff);
         T_NEAR(d.t.compute_us - f.t.compute_us, f32_us, 1e-6 * (1 + f32_us));
         nvs_profile_free(&p);
     }
@@ -1205,12 +1211,47 @@ static void t_view_copies(void)
     nvs_profile_free(&p);
 }
 
+/* ln=: the LayerNorm's own passes cost 2 accesses forward and 5 backward at ln_eff of the peak, in place of the
+ * passes at mem_eff; ln_eff 0 leaves the passes */
+static void t_ln_cost(void)
+{
+    nvs_profile p;
+    char err[256];
+    T_EQ_I(nvs_profile_parse("nvscale-profile 1\nname x\nsource s\nlayer a params=20 gemm=4,4,4 act=16\n"
+                             "layer n params=8 act=16 ew=2.5 ln=1.5\n",
+                             "t", &p, err, sizeof err),
+           NVS_OK);
+    nvs_gpu_spec g;
+    memset(&g, 0, sizeof g);
+    g.mem_gbps = 1000;
+    nvs_compute_terms t;
+    memset(&t, 0, sizeof t);
+    t.mem_eff = t.compute_scale = 1;
+    double f0, b0, f1, b1, lf, lb;
+    nvs_layer_us(&p.layers[1], 0, 10, &g, NVS_PREC_FP32, &t, &f0, &b0);
+    const double pass = 2 * 10 * 16 * 4 / 1000e3; /* a read and a write of 10 x 16 fp32 at 1000 GB/s */
+    T_NEAR(f0, 2.5 * pass, 1e-12);
+    T_NEAR(b0, 5 * pass, 1e-12);
+    t.ln_eff = 0.5;
+    nvs_layer_us(&p.layers[1], 0, 10, &g, NVS_PREC_FP32, &t, &f1, &b1);
+    const double access = 10 * 16 * 4 / (1000e3 * 0.5);
+    T_NEAR(f1, 1.0 * pass + 2 * access, 1e-12);
+    T_NEAR(b1, 2.0 * pass + 5 * access, 1e-12);
+    nvs_ln_us(&p.layers[1], 10, &g, 4, &t, &lf, &lb);
+    T_NEAR(lf, 2 * access, 1e-12);
+    T_NEAR(lb, 5 * access, 1e-12);
+    nvs_ln_us(&p.layers[0], 10, &g, 4, &t, &lf, &lb); /* not a LayerNorm */
+    T_NEAR(lf + lb, 0, 0);
+    T_NEAR(nvs_compute_defaults().ln_eff, 0.48, 0);
+    nvs_profile_free(&p);
+}
+
 T_LIST = {
     T_CASE(t_ring_table),    T_CASE(t_tree_table), T_CASE(t_allreduce_shapes), T_CASE(t_classes),
     T_CASE(t_ring_links),    T_CASE(t_ring_links_net), T_CASE(t_inter_share), T_CASE(t_layer_times), T_CASE(t_layer_kinds),     T_CASE(t_buckets),
     T_CASE(t_schedule_by_hand), T_CASE(t_lanes), T_CASE(t_lanes_overlap), T_CASE(t_interference), T_CASE(t_eval_toy), T_CASE(t_eval_framework), T_CASE(t_framework_counts), T_CASE(t_memory),          T_CASE(t_shapley),
     T_CASE(t_gap_link),      T_CASE(t_nccl_rules), T_CASE(t_host_budget),     T_CASE(t_dp_modes),
     T_CASE(t_stragglers),    T_CASE(t_nvls_gpu),     T_CASE(t_ewb),
-    T_CASE(t_view_copies),
+    T_CASE(t_view_copies), T_CASE(t_ln_cost),
 };
 T_MAIN

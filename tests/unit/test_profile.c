@@ -565,12 +565,33 @@ static void t_perm(void)
     }
 }
 
+/* ln=: a LayerNorm's own passes (profile.h); every LayerNorm of the built-in transformers carries NORM's 1.5 (lm290m's
+ * 37, BERT-MLM's 50), nothing else (bad_ln_*.prof: the refusals; test_train.c t_ln_issue: the step) */
+static void t_ln(void)
+{
+    const char *names[] = {"tools/profiles/lm290m.prof", "bert-large-mlm128", "resnet50"};
+    const int want[] = {37, 50, 0};
+    for (int k = 0; k < 3; k++) {
+        nvs_profile p;
+        T_EQ_I(nvs_profile_load(names[k], &p, err, sizeof err), NVS_OK);
+        int n = 0;
+        for (int l = 0; l < p.nlayers; l++) {
+            if (p.layers[l].ln_passes <= 0) continue;
+            n++;
+            T_NEAR(p.layers[l].ln_passes, 1.5, 0);
+            T_NEAR(p.layers[l].params, 2048, 0);
+        }
+        T_EQ_I(n, want[k]);
+        nvs_profile_free(&p);
+    }
+}
+
 T_LIST = {
     T_CASE(t_good_minimal),   T_CASE(t_good_full),      T_CASE(t_good_crlf),     T_CASE(t_repeat_nested),
     T_CASE(t_layer_cap),      T_CASE(t_bad_fixtures),   T_CASE(t_parse_edges),   T_CASE(t_load_errors),
     T_CASE(t_builtin_totals), T_CASE(t_lm290m),         T_CASE(t_builtin_flops), T_CASE(t_builtin_names),
     T_CASE(t_resnet50_layers), T_CASE(t_dp_mode),     T_CASE(t_framework_keys),
     T_CASE(t_conv2d),         T_CASE(t_ew32_and_bias),  T_CASE(t_ewb),
-    T_CASE(t_perm),
+    T_CASE(t_perm),           T_CASE(t_ln),
 };
 T_MAIN

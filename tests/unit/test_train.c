@@ -213,6 +213,18 @@ static int dry_unscales; /* gradient-scaler passes issued */
 static nvs_result_t dry_unscale(nvs_train_exec *x) { (void)x; dry_unscales++; return NVS_OK; }
 static int dry_buffer_calls; /* buffer broadcasts issued */
 static nvs_result_t dry_buffers(nvs_train_exec *x) { (void)x; dry_buffer_calls++; return NVS_OK; }
+static int dry_lns[2][2]; /* LayerNorms issued: [backward][fp32] */
+static nvs_result_t dry_ln(nvs_train_exec *x, int l, int bwd, int fp32)
+{
+    (void)x, (void)l;
+    dry_lns[bwd ? 1 : 0][fp32 ? 1 : 0]++;
+    return NVS_OK;
+}
+static const struct nvs_train_exec_ops dry_ln_ops = {
+    .name = "dry-ln", .gemm = dry_layer, .ew = dry_ew, .copy_out = dry_copy, .cast_weights = dry_cast,
+    .grad_pass = dry_grad, .cast_act = dry_cast_act, .bias_grad = dry_bias, .bucket_ready = dry_one, .norm = dry_norm,
+    .layer_norm = dry_ln, .buffers = dry_buffers, .join_comm = dry_op, .unscale = dry_unscale, .optimizer = dry_op,
+    .sync = dry_op, .mark = dry_one, .grad_to_bucket = dry_one, .bucket_to_grad = dry_one, .span = dry_span};
 static const struct nvs_train_exec_ops dry_ops = {
     .name = "dry", .gemm = dry_layer, .ew = dry_ew, .copy_out = dry_copy, .view_copy = dry_view, .cast_weights = dry_cast, .grad_pass = dry_grad,
     .cast_act = dry_cast_act, .bias_grad = dry_bias,
@@ -768,9 +780,50 @@ static void t_view_plan(void)
     T_EQ_I(nvs_view_plan_of(3, 1LL << 30, 1, 1, 2, &p), -1);
 }
 
+/* ln=: an executor with LayerNorm kernels runs the norm's own passes as one kernel forward and one backward (in
+ * place of the gradient pass), over fp32 where autocast keeps the layer's passes in fp32 (pytorch-ddp at bf16),
+ * the rest (a dropout) as passes; without such kernels, all passes as before */
+static void t_ln_issue(void)
+{
+    static const char text[] = "nvscale-profile 1\nname t\nsource \"test\"\n"
+                               "layer a params=4096 gemm=100,64,64 act=6400\n"
+                               "layer n params=128 act=6400 ew=2.5 ew32=2.5 ln=1.5 casts=1\n"
+                               "layer b params=4096 gemm=100,64,64 act=6400\n";
+    nvs_profile p;
+    char err[256];
+    T_EQ_I(nvs_profile_parse(text, "t", &p, err, sizeof err), NVS_OK);
+    nvs_train_plan pl;
+    T_EQ_I(nvs_train_plan_make(&p, 8, NVS_PREC_BF16, 0, 1 << 20, 25 << 20, &pl), NVS_OK);
+    /* the scratch holds the fp32 output: 6400 x 8 x 4 bytes in 2-byte elements */
+    T_ASSERT(pl.max_x_elems >= 2 * 6400 * 8);
+    nvs_progress_enable(0);
+    nvs_step_medians md = {0};
+    const char *fws[] = {"pytorch-ddp", "ideal"};
+    for (int f = 0; f < 2; f++) {
+        nvs_train_plan_set_framework(&pl, nvs_framework_find(fws[f]));
+        for (int k = 0; k < 2; k++) {
+            nvs_train_exec x = {.ops = k ? &dry_ops : &dry_ln_ops, .plan = &pl, .nranks = 1};
+            memset(dry_lns, 0, sizeof dry_lns);
+            dry_passes = dry_passes32 = 0;
+            dry_grad_passes = 0;
+            T_EQ_I(nvs_train_time_steps(&x, NVS_STEP_COMPUTE, 0, 1, 1, &md), NVS_OK);
+            const int fp32 = f == 0; /* autocast's fp32 tensors under pytorch-ddp */
+            T_EQ_I(dry_lns[0][fp32], k ? 0 : 1);
+            T_EQ_I(dry_lns[1][fp32], k ? 0 : 1);
+            T_EQ_I(dry_lns[0][!fp32] + dry_lns[1][!fp32], 0);
+            T_EQ_I(dry_grad_passes, k ? 1 : 0);
+            /* the dropout's pass forward and two backward, or all 2.5 x 3 without the kernels */
+            T_NEAR(dry_passes, (k ? 2.5 : 1.0) * 3 * 6400, 0);
+            T_NEAR(dry_passes32, fp32 ? (k ? 2.5 : 1.0) * 3 * 6400 : 0, 0);
+        }
+    }
+    nvs_train_plan_free(&pl);
+    nvs_profile_free(&p);
+}
+
 T_LIST = {T_CASE(t_ddp_buckets), T_CASE(t_plan_uses_shared_buckets), T_CASE(t_builtin_resnet50_buckets),
           T_CASE(t_predict), T_CASE(t_split), T_CASE(t_host_work_counts),
           T_CASE(t_host_work_defaults), T_CASE(t_copy_pieces), T_CASE(t_cast_split), T_CASE(t_conv_plan),
           T_CASE(t_native_norm), T_CASE(t_backward_passes), T_CASE(t_rounds_merge), T_CASE(t_outer_sum_shape),
-          T_CASE(t_view_passes), T_CASE(t_view_plan)};
+          T_CASE(t_view_passes), T_CASE(t_view_plan), T_CASE(t_ln_issue)};
 T_MAIN

@@ -1,0 +1,62 @@
+/* The training step's LayerNorm buffers (ln_step.h). */
+#include "train/ln_step.h"
+
+#include "core/gpu_check.h"
+#include "core/log.h"
+#include "train/ln_plan.h"
+
+int nvs_ln_cols(const nvs_layer *ly) { return ly->ln_passes > 0 ? (int)(ly->params / 2) : 0; }
+
+long long nvs_ln_rows(const nvs_layer *ly, int batch)
+{
+    int cols = nvs_ln_cols(ly);
+    return cols > 0 ? (long long)(ly->act_elems / cols) * batch : 0;
+}
+
+static nvs_result_t ln_alloc(void **p, size_t bytes, const char *what)
+{
+    cudaError_t e = cudaMalloc(p, bytes ? bytes : 256);
+    if (e == cudaSuccess) return NVS_OK;
+    *p = NULL;
+    nvs_error("cudaMalloc of %zu bytes for the LayerNorms' %s failed: %s", bytes, what, cudaGetErrorString(e));
+    return e == cudaErrorMemoryAllocation ? NVS_ERR_NOMEM : NVS_ERR_CUDA;
+}
+
+nvs_result_t nvs_ln_bufs_setup(nvs_ln_bufs *b, const nvs_train_plan *pl, int sms, cudaStream_t s)
+{
+    b->sms = sms;
+    for (int l = 0; l < pl->profile->nlayers; l++) {
+        const nvs_layer *ly = &pl->profile->layers[l];
+        long long rows = nvs_ln_rows(ly, pl->batch);
+        if (rows <= 0) continue;
+        if (rows > b->rows) b->rows = rows;
+        struct nvs_ln_plan lp;
+        /* 4-byte elements: the most scratch either type asks (an fp32 LayerNorm under autocast) */
+        if (nvs_ln_make_plan(rows, nvs_ln_cols(ly), 4, sms, &lp)) continue; /* the kernels refuse it, said then */
+        if (lp.scratch_floats > b->scratch_floats) b->scratch_floats = lp.scratch_floats;
+        if (lp.sems > b->nsems) b->nsems = lp.sems;
+    }
+    if (b->rows == 0) return NVS_OK;
+    NVS_CHECK(ln_alloc((void **)&b->stats, 2 * (size_t)b->rows * sizeof(float), "row statistics"));
+    /* finite statistics before the first forward writes them */
+    CUDA_TRY(cudaMemsetAsync(b->stats, 0, 2 * (size_t)b->rows * sizeof(float), s));
+    if (b->scratch_floats > 0)
+        NVS_CHECK(ln_alloc((void **)&b->scratch, b->scratch_floats * sizeof(float), "partial sums"));
+    if (b->nsems > 0) {
+        NVS_CHECK(ln_alloc((void **)&b->sems, (size_t)b->nsems * sizeof(unsigned), "semaphores"));
+        CUDA_TRY(cudaMemsetAsync(b->sems, 0, (size_t)b->nsems * sizeof(unsigned), s));
+    }
+    return NVS_OK;
+}
+
+void nvs_ln_bufs_free(nvs_ln_bufs *b)
+{
+    void *p[] = {b->stats, b->scratch, b->sems};
+    for (size_t i = 0; i < sizeof p / sizeof p[0]; i++)
+        if (p[i]) CUDA_CLEANUP(cudaFree(p[i]));
+    b->stats = b->scratch = NULL;
+    b->sems = NULL;
+    b->rows = 0;
+    b->scratch_floats = 0;
+    b->nsems = 0;
+}
