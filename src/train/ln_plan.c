@@ -60,3 +60,7 @@ int nvs_ln_make_plan(long long rows, int cols, int elem_size, int sms, struct nv
 }
 
 int nvs_ln_aligned(const void *ptr, int bytes) { return bytes > 0 && (uintptr_t)ptr % (uintptr_t)bytes == 0; }
+
+size_t nvs_ln_beta_at(int cols) { return cols > 0 ? ((size_t)cols + NVS_LN_VEC - 1) / NVS_LN_VEC * NVS_LN_VEC : 0; }
+
+size_t nvs_ln_param_floats(int cols) { return 2 * nvs_ln_beta_at(cols); }

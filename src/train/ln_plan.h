@@ -89,6 +89,13 @@ int nvs_ln_make_plan(long long rows, int cols, int elem_size, int sms, struct nv
 /* PyTorch's can_vectorize: the address a multiple of `bytes` */
 int nvs_ln_aligned(const void *ptr, int bytes);
 
+/* A LayerNorm's weight and bias as PyTorch holds them, each a tensor of its own (the caching allocator aligns every
+ * tensor to at least 16 bytes, which the vector paths ask of gamma and beta): `cols` floats of gamma, beta at
+ * nvs_ln_beta_at(cols) floats after it, nvs_ln_param_floats(cols) in all, both multiples of NVS_LN_VEC. 0 for
+ * cols < 1. */
+size_t nvs_ln_beta_at(int cols);
+size_t nvs_ln_param_floats(int cols);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,6 +1,9 @@
 /* The training step's LayerNorm buffers (ln_step.h). */
 #include "train/ln_step.h"
 
+#include <stdlib.h>
+
+#include "collectives/kernels.h"
 #include "core/gpu_check.h"
 #include "core/log.h"
 #include "train/ln_plan.h"
@@ -25,11 +28,16 @@ static nvs_result_t ln_alloc(void **p, size_t bytes, const char *what)
 nvs_result_t nvs_ln_bufs_setup(nvs_ln_bufs *b, const nvs_train_plan *pl, int sms, cudaStream_t s)
 {
     b->sms = sms;
-    for (int l = 0; l < pl->profile->nlayers; l++) {
+    const int nl = pl->profile->nlayers;
+    b->param_at = calloc(nl > 0 ? (size_t)nl : 1, sizeof *b->param_at);
+    if (!b->param_at) return nvs_error("out of host memory for the LayerNorms' parameter offsets"), NVS_ERR_NOMEM;
+    for (int l = 0; l < nl; l++) {
         const nvs_layer *ly = &pl->profile->layers[l];
         long long rows = nvs_ln_rows(ly, pl->batch);
         if (rows <= 0) continue;
         if (rows > b->rows) b->rows = rows;
+        b->param_at[l] = b->params_floats;
+        b->params_floats += nvs_ln_param_floats(nvs_ln_cols(ly));
         struct nvs_ln_plan lp;
         /* 4-byte elements: the most scratch either type asks (an fp32 LayerNorm under autocast) */
         if (nvs_ln_make_plan(rows, nvs_ln_cols(ly), 4, sms, &lp)) continue; /* the kernels refuse it, said then */
@@ -46,16 +54,32 @@ nvs_result_t nvs_ln_bufs_setup(nvs_ln_bufs *b, const nvs_train_plan *pl, int sms
         NVS_CHECK(ln_alloc((void **)&b->sems, (size_t)b->nsems * sizeof(unsigned), "semaphores"));
         CUDA_TRY(cudaMemsetAsync(b->sems, 0, (size_t)b->nsems * sizeof(unsigned), s));
     }
+    NVS_CHECK(ln_alloc((void **)&b->params, b->params_floats * sizeof(float), "weights and biases"));
+    CUDA_TRY(cudaMemsetAsync(b->params, 0, b->params_floats * sizeof(float), s)); /* the biases: 0 */
+    for (int l = 0; l < nl; l++) {
+        int cols = nvs_ln_cols(&pl->profile->layers[l]);
+        if (cols > 0 && nvs_ln_rows(&pl->profile->layers[l], pl->batch) > 0)
+            CUDA_TRY(nvs_kern_axpb(b->params + b->param_at[l], (size_t)cols, NVS_ELEM_F32, 0.0f, 1.0f, s)); /* weights */
+    }
     return NVS_OK;
+}
+
+void nvs_ln_params(const nvs_ln_bufs *b, int l, int cols, const float **gamma, const float **beta)
+{
+    *gamma = b->params + b->param_at[l];
+    *beta = *gamma + nvs_ln_beta_at(cols);
 }
 
 void nvs_ln_bufs_free(nvs_ln_bufs *b)
 {
-    void *p[] = {b->stats, b->scratch, b->sems};
+    void *p[] = {b->stats, b->scratch, b->sems, b->params};
     for (size_t i = 0; i < sizeof p / sizeof p[0]; i++)
         if (p[i]) CUDA_CLEANUP(cudaFree(p[i]));
-    b->stats = b->scratch = NULL;
+    b->stats = b->scratch = b->params = NULL;
     b->sems = NULL;
+    free(b->param_at);
+    b->param_at = NULL;
+    b->params_floats = 0;
     b->rows = 0;
     b->scratch_floats = 0;
     b->nsems = 0;

@@ -2,7 +2,12 @@
  * (train/ln_kernels.h): the buffers those need beside the step's own, sized once for a plan on one GPU. The row
  * statistics are shared by every LayerNorm of the step (each layer's backward reads what the last forward left:
  * finite numbers, which is all a synthetic step needs); the weight gradients' scratch and semaphores serve
- * PyTorch's M >> N path (more than 64 Ki rows, train/ln_plan.h), and stay empty otherwise. */
+ * PyTorch's M >> N path (more than 64 Ki rows, train/ln_plan.h), and stay empty otherwise. Each LayerNorm's weight
+ * and bias live apart from the step's packed parameters, aligned as PyTorch's parameter tensors are
+ * (nvs_ln_param_floats): packed in bucket order a layer's gamma may start at any float (BERT's 30,522 decoder biases
+ * put every later layer 2 floats off), and PyTorch's kernels would then take their unvectorized paths, which
+ * PyTorch, whose parameters are tensors of their own, never does. They hold PyTorch's initial values (weight 1,
+ * bias 0); the optimizer updates the packed copy, which only the timing of its passes needs. */
 #ifndef NVS_TRAIN_LN_STEP_H
 #define NVS_TRAIN_LN_STEP_H
 
@@ -19,6 +24,9 @@ typedef struct {
     size_t scratch_floats;
     unsigned *sems;
     int nsems, sms;
+    float *params;         /* every ln= layer's gamma and beta, each layer's at param_at[l] floats */
+    size_t *param_at;      /* host, one per layer of the plan's profile (0 for the others) */
+    size_t params_floats;
 } nvs_ln_bufs;
 
 /* Layer ly's LayerNorm at batch B: its features (params / 2) and rows (B x act / features); 0 rows when the layer
@@ -28,6 +36,8 @@ long long nvs_ln_rows(const nvs_layer *ly, int batch);
 /* Allocates what plan pl's ln= layers need on a GPU of `sms` SMs (nothing when it has none); the semaphores
  * zeroed on stream s. NVS_ERR_NOMEM (said) when the GPU has no room. */
 nvs_result_t nvs_ln_bufs_setup(nvs_ln_bufs *b, const nvs_train_plan *pl, int sms, cudaStream_t s);
+/* Layer l's gamma and beta (an ln= layer of the plan the buffers were set up for) */
+void nvs_ln_params(const nvs_ln_bufs *b, int l, int cols, const float **gamma, const float **beta);
 /* Frees them (warnings only: after a failure too) */
 void nvs_ln_bufs_free(nvs_ln_bufs *b);
 

@@ -199,6 +199,23 @@ static void t_cover(void)
     check_cover(600000, 40, H200_SMS); /* grid.y capped at 32768 / 2: each block walks several tiles */
 }
 
+/* a LayerNorm's own weight and bias: gamma then beta, each starting on a 4-float boundary (16 bytes: what the vector
+ * paths ask of them) whatever the width */
+static void t_param_layout(void)
+{
+    static const int cols[] = {1, 3, 4, 5, 7, 1024, 1030, 30522};
+    for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++) {
+        size_t b = nvs_ln_beta_at(cols[i]), n = nvs_ln_param_floats(cols[i]);
+        T_ASSERT(b >= (size_t)cols[i] && b < (size_t)cols[i] + NVS_LN_VEC); /* room for gamma, no more than a vector */
+        T_EQ_U(b % NVS_LN_VEC, 0);
+        T_EQ_U(n, 2 * b); /* room for beta, and the next layer's gamma aligned after it */
+    }
+    T_EQ_U(nvs_ln_beta_at(1024), 1024);
+    T_EQ_U(nvs_ln_beta_at(1030), 1032);
+    T_EQ_U(nvs_ln_param_floats(0), 0);
+    T_EQ_U(nvs_ln_param_floats(-4), 0);
+}
+
 T_LIST = {T_CASE(t_transformer_shapes), T_CASE(t_vectorized_conditions), T_CASE(t_gamma_beta_tiles),
-          T_CASE(t_gamma_beta_partial), T_CASE(t_cover)};
+          T_CASE(t_gamma_beta_partial), T_CASE(t_cover), T_CASE(t_param_layout)};
 T_MAIN
