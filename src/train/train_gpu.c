@@ -46,7 +46,7 @@ struct gpu_impl {
     /* the batch norms' statistics for the executor's own kernels: layer l's 4 x its channels at bn_off[l] */
     float *bn_stats;
     size_t *bn_off;
-    nvs_ln_bufs ln;        /* the LayerNorms' statistics and scratch (train/ln_step.h) */
+    nvs_ln_bufs ln;        /* the LayerNorms' statistics, scratch, weights (train/ln_step.h) */
     /* the module buffers a framework broadcasts before a full step's forward (plan->buffers > 0): the floats, then the int64s;
      * their flat copy laid out the same; events between the compute stream and the broadcast */
     char *bufs, *bufs_flat;
@@ -274,7 +274,8 @@ static nvs_result_t gnorm(nvs_train_exec *x, int l, int backward)
 
 /* Layer l's LayerNorm in the LayerNorm kernels (ln_kernels.h), over autocast's fp32 tensor (fp32) or the stored
  * output: forward into the GEMM input scratch, backward from it (the gradient arriving) into the input-gradient
- * scratch, the weight and bias gradients as gnorm writes a batch norm's. gamma, beta: the fp32 master parameters. */
+ * scratch, the weight and bias gradients as gnorm writes a batch norm's. gamma, beta: the layer's own, aligned as
+ * PyTorch's parameter tensors are (ln_step.h). */
 static nvs_result_t gln(nvs_train_exec *x, int l, int backward, int fp32)
 {
     struct gpu_impl *g = G(x);
@@ -287,9 +288,10 @@ static nvs_result_t gln(nvs_train_exec *x, int l, int backward, int fp32)
     if (count * es > pl->max_x_elems * g->es || rows > g->ln.rows || (size_t)ly->params > pl->max_w_elems)
         return not_sized(l, "a LayerNorm");
     const void *X = fp32 ? (const void *)g->f32 : (const char *)g->acts + pl->a_off[l] * g->es;
-    const float *gamma = g->master + pl->grad_offset[l], *mean = g->ln.stats, *rstd = g->ln.stats + g->ln.rows;
+    const float *gamma, *beta, *mean = g->ln.stats, *rstd = g->ln.stats + g->ln.rows;
+    nvs_ln_params(&g->ln, l, cols, &gamma, &beta);
     if (!backward) {
-        CUDA_TRY(nvs_kern_ln_fwd(X, g->ws_x, el, rows, cols, gamma, gamma + cols, g->ln.stats, g->ln.stats + g->ln.rows,
+        CUDA_TRY(nvs_kern_ln_fwd(X, g->ws_x, el, rows, cols, gamma, beta, g->ln.stats, g->ln.stats + g->ln.rows,
                                  (float)NVS_LN_EPS, g->compute));
         return NVS_OK;
     }
@@ -471,16 +473,20 @@ static nvs_result_t ggemm(nvs_train_exec *x, int l, int kind)
     const float one = 1.0f, zero = 0.0f;
     char *W = (char *)g->weights + pl->w_off[l] * g->es;
     char *Y = (char *)g->acts + pl->a_off[l] * g->es;
-    /* Column-major shapes (cuBLAS): Y[m x n] = X[m x k] W[k x n]; dX[m x k] = dY W^T; dW[k x n] = X^T dY.
-     * The data are random: only shapes, precision and FLOPs matter. */
+    /* PyTorch's layouts, as nn.Linear calls cuBLAS (column-major): X [m x k] and Y [m x n] row-major, the weight
+     * [n x k] row-major. Forward y = x W^T: Y^T (n x m, ld n) = op_T(W: k x n, ld k) X^T (k x m, ld k); input
+     * gradient dX = dY W: dX^T (k x m, ld k) = W (k x n) dY^T (n x m, ld n); weight gradient dW = dY^T X: dW^T
+     * (k x n, ld k) = X^T (k x m) op_T(dY^T). The leading dimensions are the features, not the rows: cuBLAS picks
+     * its kernels by them (a vocabulary of 30,522 makes BERT's decoder rows 4-byte aligned, and cuBLAS runs
+     * slower kernels for it, as under PyTorch). The data are random: only shapes, layouts, precision matter. */
     switch (kind) {
     case NVS_GEMM_FWD:
-        BLAS_TRY(cublasGemmEx(g->blas, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &one, g->ws_x, ab, m, W, ab, k, &zero, Y,
-                              ab, m, ct, CUBLAS_GEMM_DEFAULT));
+        BLAS_TRY(cublasGemmEx(g->blas, CUBLAS_OP_T, CUBLAS_OP_N, n, m, k, &one, W, ab, k, g->ws_x, ab, k, &zero, Y,
+                              ab, n, ct, CUBLAS_GEMM_DEFAULT));
         break;
     case NVS_GEMM_DGRAD:
-        BLAS_TRY(cublasGemmEx(g->blas, CUBLAS_OP_N, CUBLAS_OP_T, m, k, n, &one, Y, ab, m, W, ab, k, &zero, g->ws_dx,
-                              ab, m, ct, CUBLAS_GEMM_DEFAULT));
+        BLAS_TRY(cublasGemmEx(g->blas, CUBLAS_OP_N, CUBLAS_OP_N, k, m, n, &one, W, ab, k, Y, ab, n, &zero, g->ws_dx,
+                              ab, k, ct, CUBLAS_GEMM_DEFAULT));
         break;
     default: {
         /* A layer without parameters (attention's second operand): an activation's gradient, in the step's type.
@@ -494,7 +500,7 @@ static nvs_result_t ggemm(nvs_train_exec *x, int l, int kind)
         const int direct = slot >= kn && !cast16 && blas_writes_grads(pl);
         char *gslot = (char *)g->grads + pl->grad_offset[l] * (pl->grad_bf16 ? 2 : 4);
         const int out_el = direct ? grad_elem_of(pl) : (slot == 0 || cast16 ? el : NVS_ELEM_F32);
-        BLAS_TRY(cublasGemmEx(g->blas, CUBLAS_OP_T, CUBLAS_OP_N, k, n, m, &one, g->ws_x, ab, m, Y, ab, m, &zero,
+        BLAS_TRY(cublasGemmEx(g->blas, CUBLAS_OP_N, CUBLAS_OP_T, k, n, m, &one, g->ws_x, ab, k, Y, ab, n, &zero,
                               direct ? (void *)gslot : g->ws_w, cuda_type_of(out_el), k, ct, CUBLAS_GEMM_DEFAULT));
         if (!direct && slot > 0) /* under autocast one cast per weight tensor, else one */
             NVS_CHECK(convert_pieces(g->ws_w, out_el, gslot, grad_elem_of(pl), (double)(slot < kn ? slot : kn), pieces,
@@ -600,7 +606,8 @@ static nvs_result_t gbias(nvs_train_exec *x, int l)
                                         g->compute));
         }
     } else
-        BLAS_TRY(cublasGemmEx(g->blas, CUBLAS_OP_T, CUBLAS_OP_N, (int)n, 1, m, &one, Y, ab, m, g->ones, ab, m,
+        /* Y row-major [m x n] (ggemm): Y^T (n x m, ld n) times a column of ones */
+        BLAS_TRY(cublasGemmEx(g->blas, CUBLAS_OP_N, CUBLAS_OP_N, (int)n, 1, m, &one, Y, ab, (int)n, g->ones, ab, m,
                               &zero, direct ? (void *)gb : g->ws_w, cuda_type_of(out_el), (int)n, ct,
                               CUBLAS_GEMM_DEFAULT));
     if (!direct)
