@@ -511,6 +511,11 @@ nvs_compute_terms nvs_compute_defaults(void)
      * 16.8 MB tensor (2.31 TB/s), input gradient 14.2 us for 3, weight and bias gradients 22.6 us for 2: 5 accesses
      * in 36.8 us (2.28 TB/s) backward; both 0.48 of the 4.8 TB/s peak */
     t.ln_eff = 0.48;
+    /* BERT-large's MLM decoder (4096 x 30522 x 1024, rows of 61,044 bytes) under PyTorch 2.11 on H200 at bf16: its
+     * forward, input and weight gradients in cutlass_80_tensorop_bf16_s16816gemm_bf16_*_align2 kernels, 1012, 953
+     * and 1024 us for 3 x 256 GFLOP (results/h200x1-tfm-census6, census-nodp.txt): 257 TFLOP/s, 0.26 of 989.5,
+     * where the aligned GEMMs of the same step run at about 0.70 */
+    t.gemm_unaligned_eff = 0.26;
     return t;
 }
 
@@ -550,13 +555,23 @@ void nvs_ln_us(const nvs_layer *l, int batch, const nvs_gpu_spec *g, double elem
     *bwd_us = l->nograd ? 0 : LN_BWD_ACCESSES * bytes / bw * t->compute_scale;
 }
 
+int nvs_gemm_unaligned(const nvs_layer *l, nvs_precision p)
+{
+    const nvs_precision_info *pi = nvs_precision_info_of(p);
+    if (l->conv || !pi->half || !(l->gemm_m > 0)) return 0;
+    /* the leading dimensions of PyTorch's layouts (train/train_gpu.c ggemm): the features, N and K */
+    return fmod(l->gemm_n * 2, 16) != 0 || fmod(l->gemm_k * 2, 16) != 0;
+}
+
 /* The longer of a GEMM's FLOPs at the matrix rate and its bytes at the memory rate (us, unscaled). A convolution
  * with its geometry reads its input (C x H x W); without one, an input of its output's size stands in (over a
  * bottleneck block the inputs and outputs of its convolutions add up to the same). */
 static double gemm_us(const nvs_layer *l, int batch, const nvs_gpu_spec *g, nvs_precision p,
                       const nvs_compute_terms *t)
 {
-    double eff = l->conv && t->conv_eff > 0 ? t->conv_eff : t->gemm_eff;
+    double eff = l->conv && t->conv_eff > 0                                 ? t->conv_eff
+                 : t->gemm_unaligned_eff > 0 && nvs_gemm_unaligned(l, p) ? t->gemm_unaligned_eff
+                                                                           : t->gemm_eff;
     double rate = nvs_gemm_tflops(g, p) * TFLOPS_TO_FPUS * eff;
     double flops = nvs_layer_fwd_flops(l) * batch;
     if (!(rate > 0) || !(flops > 0)) return 0;

@@ -230,6 +230,11 @@ typedef struct {
     /* a LayerNorm (a profile's ln=) in PyTorch's LayerNorm kernels: 2 accesses of its tensor forward, 5 backward, at
      * this share of the peak memory bandwidth (default 0.48); 0: its passes at mem_eff */
     double ln_eff;
+    /* a matrix product (not conv=) at 16 bits whose rows are off 16 bytes in PyTorch's row-major layouts (its N or
+     * K features times 2 bytes not a multiple of 16: BERT's 30,522-word decoder), where cuBLAS runs its
+     * less-aligned kernels: share of the peak matrix rate (default 0.26, measured on 4-byte rows: the one case
+     * seen); 0: gemm_eff */
+    double gemm_unaligned_eff;
 } nvs_compute_terms;
 
 /* A LayerNorm layer's (ln=) forward and backward in its kernels over elements of elem_bytes, at batch B (us; 0 for
@@ -238,6 +243,8 @@ void nvs_ln_us(const nvs_layer *l, int batch, const nvs_gpu_spec *g, double elem
                double *fwd_us, double *bwd_us);
 /* Defaults, with why, in model.c. */
 nvs_compute_terms nvs_compute_defaults(void);
+/* Whether layer l's matrix product at precision p runs on rows off 16 bytes (gemm_unaligned_eff) */
+int nvs_gemm_unaligned(const nvs_layer *l, nvs_precision p);
 /* Peak matrix rate (TFLOP/s) for a precision: fp32 -> fp32_tflops (CUDA cores), tf32, bf16 -> tensor rates. */
 double nvs_gemm_tflops(const nvs_gpu_spec *g, nvs_precision p);
 /* Forward and backward time of one layer at batch B (us). A GEMM (or a convolution's implicit GEMM) takes its

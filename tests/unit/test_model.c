@@ -1246,12 +1246,50 @@ static void t_ln_cost(void)
     nvs_profile_free(&p);
 }
 
+/* A 16-bit matrix product whose rows are off 16 bytes in PyTorch's layouts (N or K times 2 bytes) runs at
+ * gemm_unaligned_eff; fp32, aligned shapes and convolutions keep their rates */
+static void t_gemm_unaligned(void)
+{
+    nvs_profile p;
+    char err[256];
+    T_EQ_I(nvs_profile_parse("nvscale-profile 1\nname x\nsource s\nlayer a params=1024 gemm=4,1024,1024 act=4096\n"
+                             "layer dec params=30522 gemm=4,30522,1024 act=122088\n"
+                             "layer k1032 params=4 gemm=4,1024,1032 act=4096\n"
+                             "layer k4 params=4 gemm=4,1024,1020 act=4096\n"
+                             "layer c params=4 gemm=4,30522,1024 act=122088 conv=1\n",
+                             "t", &p, err, sizeof err),
+           NVS_OK);
+    T_EQ_I(nvs_gemm_unaligned(&p.layers[0], NVS_PREC_BF16), 0);
+    T_EQ_I(nvs_gemm_unaligned(&p.layers[1], NVS_PREC_BF16), 1);
+    T_EQ_I(nvs_gemm_unaligned(&p.layers[1], NVS_PREC_FP16), 1);
+    T_EQ_I(nvs_gemm_unaligned(&p.layers[1], NVS_PREC_FP32), 0); /* no evidence at fp32: its SIMT kernels */
+    T_EQ_I(nvs_gemm_unaligned(&p.layers[2], NVS_PREC_BF16), 0); /* 1032 x 2 = 2064 bytes: 16-byte rows */
+    T_EQ_I(nvs_gemm_unaligned(&p.layers[3], NVS_PREC_BF16), 1); /* 2040 bytes: 8-byte rows */
+    T_EQ_I(nvs_gemm_unaligned(&p.layers[4], NVS_PREC_BF16), 0); /* a convolution: conv_eff */
+    nvs_gpu_spec g;
+    memset(&g, 0, sizeof g);
+    g.bf16_tflops = 1000;
+    g.mem_gbps = 1e9; /* the FLOPs bound */
+    nvs_compute_terms t = nvs_compute_defaults();
+    t.compute_scale = 1;
+    double f0, b0, f1, b1;
+    nvs_layer_us(&p.layers[1], 0, 8, &g, NVS_PREC_BF16, &t, &f1, &b1);
+    const double flops = 2.0 * 4 * 8 * 30522 * 1024;
+    T_NEAR(f1, flops / (1000e6 * 0.26), 1e-9 * f1);
+    t.gemm_unaligned_eff = 0;
+    nvs_layer_us(&p.layers[1], 0, 8, &g, NVS_PREC_BF16, &t, &f0, &b0);
+    T_NEAR(f0, flops / (1000e6 * t.gemm_eff), 1e-9 * f0);
+    T_NEAR(b1 / b0, t.gemm_eff / 0.26, 1e-9);
+    T_NEAR(nvs_compute_defaults().gemm_unaligned_eff, 0.26, 0);
+    nvs_profile_free(&p);
+}
+
 T_LIST = {
     T_CASE(t_ring_table),    T_CASE(t_tree_table), T_CASE(t_allreduce_shapes), T_CASE(t_classes),
     T_CASE(t_ring_links),    T_CASE(t_ring_links_net), T_CASE(t_inter_share), T_CASE(t_layer_times), T_CASE(t_layer_kinds),     T_CASE(t_buckets),
     T_CASE(t_schedule_by_hand), T_CASE(t_lanes), T_CASE(t_lanes_overlap), T_CASE(t_interference), T_CASE(t_eval_toy), T_CASE(t_eval_framework), T_CASE(t_framework_counts), T_CASE(t_memory),          T_CASE(t_shapley),
     T_CASE(t_gap_link),      T_CASE(t_nccl_rules), T_CASE(t_host_budget),     T_CASE(t_dp_modes),
     T_CASE(t_stragglers),    T_CASE(t_nvls_gpu),     T_CASE(t_ewb),
-    T_CASE(t_view_copies), T_CASE(t_ln_cost),
+    T_CASE(t_view_copies), T_CASE(t_ln_cost), T_CASE(t_gemm_unaligned),
 };
 T_MAIN
