@@ -13,17 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench.h"
 #include "collectives/kernels.h"
 #include "train/reduce_kernels.h"
 
-#define TRY(call)                                                                                           \
-    do {                                                                                                    \
-        int e_ = (int)(call);                                                                               \
-        if (e_ != 0) {                                                                                      \
-            fprintf(stderr, "biasgrad: %s: error %d\n", #call, e_);                                         \
-            exit(1);                                                                                        \
-        }                                                                                                   \
-    } while (0)
+#define TRY(call) BENCH_TRY("biasgrad", call)
 
 enum { REPS = 50, MAXG = 16 };
 

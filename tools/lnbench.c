@@ -14,18 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench.h"
 #include "collectives/kernels.h"
 #include "train/ln_kernels.h"
 #include "train/ln_plan.h"
 
-#define TRY(call)                                                                                           \
-    do {                                                                                                    \
-        int e_ = (int)(call);                                                                               \
-        if (e_ != 0) {                                                                                      \
-            fprintf(stderr, "lnbench: %s: error %d\n", #call, e_);                                          \
-            exit(1);                                                                                        \
-        }                                                                                                   \
-    } while (0)
+#define TRY(call) BENCH_TRY("lnbench", call)
 
 enum { WARM = 3, KERNELS = 3 };
 

@@ -12,17 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench.h"
 #include "collectives/kernels.h"
 #include "train/view_kernels.h"
 
-#define TRY(call)                                                                                           \
-    do {                                                                                                    \
-        int e_ = (int)(call);                                                                               \
-        if (e_ != 0) {                                                                                      \
-            fprintf(stderr, "viewbench: %s: error %d\n", #call, e_);                                        \
-            exit(1);                                                                                        \
-        }                                                                                                   \
-    } while (0)
+#define TRY(call) BENCH_TRY("viewbench", call)
 
 enum { REPS = 50 };
 

@@ -6,6 +6,7 @@
 #include <cuda_fp16.h>
 
 #include "collectives/kernels.h"
+#include "train/elem_access.cuh"
 #include "train/ln_kernels.h"
 #include "train/ln_plan.h"
 #include "train/reduce_kernels.h"
@@ -14,14 +15,6 @@ namespace {
 
 constexpr unsigned kFull = 0xffffffffu;
 constexpr int kWarp = NVS_LN_WARP, kVec = NVS_LN_VEC, kGbCols = NVS_LN_GB_COLS;
-
-// --- element access in fp32 --------------------------------------------------------------------------------
-__device__ __forceinline__ float ld(const float *p, long long i) { return p[i]; }
-__device__ __forceinline__ float ld(const __half *p, long long i) { return __half2float(p[i]); }
-__device__ __forceinline__ float ld(const __nv_bfloat16 *p, long long i) { return __bfloat162float(p[i]); }
-__device__ __forceinline__ void st(float *p, long long i, float v) { p[i] = v; }
-__device__ __forceinline__ void st(__half *p, long long i, float v) { p[i] = __float2half_rn(v); }
-__device__ __forceinline__ void st(__nv_bfloat16 *p, long long i, float v) { p[i] = __float2bfloat16_rn(v); }
 
 // 4 adjacent elements in one access (PyTorch's vec_size = 4 whatever the type): 16 bytes of float, 8 of a 16-bit
 // type; the launcher checked the alignment (ln_plan.h align_bytes)

@@ -5,6 +5,7 @@
 #include <cuda_fp16.h>
 
 #include "collectives/kernels.h"
+#include "train/elem_access.cuh"
 #include "train/norm_kernels.h"
 
 namespace {
@@ -19,13 +20,6 @@ int threads_for(long long n)
         if (n <= t) return t;
     return kMaxBlock;
 }
-
-__device__ __forceinline__ float ld(const float *p, long long i) { return p[i]; }
-__device__ __forceinline__ float ld(const __half *p, long long i) { return __half2float(p[i]); }
-__device__ __forceinline__ float ld(const __nv_bfloat16 *p, long long i) { return __bfloat162float(p[i]); }
-__device__ __forceinline__ void st(float *p, long long i, float v) { p[i] = v; }
-__device__ __forceinline__ void st(__half *p, long long i, float v) { p[i] = __float2half_rn(v); }
-__device__ __forceinline__ void st(__nv_bfloat16 *p, long long i, float v) { p[i] = __float2bfloat16_rn(v); }
 
 // Sums a and b over the block (at most kMaxBlock threads); every thread gets the totals.
 __device__ void block_sum2(float &a, float &b)

@@ -13,17 +13,12 @@ import sys
 
 import torch
 
+from bench_args import dims
+
 REPS = 50
 
 
-def shape(s):
-    try:
-        r, c = (int(v) for v in s.split("x"))
-    except ValueError:
-        raise argparse.ArgumentTypeError("%r: expected ROWSxCOLS" % s)
-    if r < 1 or c < 1:
-        raise argparse.ArgumentTypeError("%r: expected positive sizes" % s)
-    return r, c
+shape = dims(2, "ROWSxCOLS")
 
 
 def main():

@@ -16,17 +16,12 @@ from collections import defaultdict
 
 import torch
 
+from bench_args import dims
+
 DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}
 
 
-def shape(s):
-    try:
-        r, c = (int(v) for v in s.split("x"))
-    except ValueError:
-        raise argparse.ArgumentTypeError("%r: expected ROWSxCOLS" % s)
-    if r < 1 or c < 1:
-        raise argparse.ArgumentTypeError("%r: expected positive sizes" % s)
-    return r, c
+shape = dims(2, "ROWSxCOLS")
 
 
 def profile(fn, reps):

@@ -11,17 +11,12 @@ import sys
 
 import torch
 
+from bench_args import dims
+
 REPS = 50
 
 
-def shape(s):
-    try:
-        a, b, r = (int(v) for v in s.split("x"))
-    except ValueError:
-        raise argparse.ArgumentTypeError("%r: expected AxBxR" % s)
-    if min(a, b, r) < 1:
-        raise argparse.ArgumentTypeError("%r: expected positive sizes" % s)
-    return a, b, r
+shape = dims(3, "AxBxR")
 
 
 def main():
