@@ -52,6 +52,44 @@ static void add_share(term *t, int *n, nvs_transport tr, int *seen)
     add(t, n, name, in->share, "", in->measured ? "preset" : "assumed", in->source);
 }
 
+/* The kinds of layer the profile has that run below gemm_eff and mem_eff (model.h nvs_compute_terms), each once,
+ * with the layers that pay it: why those layers take longer than their FLOPs and bytes say */
+static void add_layer_terms(term *t, int *n, const nvs_model_config *c)
+{
+    const nvs_profile *p = c->profile;
+    int lns = 0, perms = 0, unaligned = 0, first = -1;
+    for (int l = 0; p && l < p->nlayers; l++) {
+        const nvs_layer *ly = &p->layers[l];
+        lns += ly->ln_passes > 0;
+        perms += ly->perm_passes > 0;
+        if (nvs_gemm_unaligned(ly, c->prec) && unaligned++ == 0) first = l;
+    }
+    char src[sizeof t->source];
+    if (lns && c->ct.ln_eff > 0) {
+        snprintf(src, sizeof src,
+                 "model default: %d LayerNorm%s (ln=) in PyTorch's kernels, 2 accesses forward and 5 backward at this "
+                 "share of the peak bandwidth (lm290m's on H200, results/h200x1-tfm-census9; src/model/model.c)", lns,
+                 lns > 1 ? "s" : "");
+        add(t, n, "ln_eff", c->ct.ln_eff, "", "default", src);
+    }
+    if (perms && c->fw && c->fw->view_copies && c->ct.view_copy_eff > 0) {
+        snprintf(src, sizeof src,
+                 "model default: %d layer%s' copies through a view (perm=), element by element as PyTorch copies a "
+                 "non-contiguous tensor (lm290m's on H200, results/h200x1-tfm-census9; src/model/model.c)", perms,
+                 perms > 1 ? "s" : "");
+        add(t, n, "view_copy_eff", c->ct.view_copy_eff, "", "default", src);
+    }
+    if (unaligned && c->ct.gemm_unaligned_eff > 0) {
+        const nvs_layer *ly = &p->layers[first];
+        snprintf(src, sizeof src,
+                 "model default: %d GEMM layer%s (%.48s: N %.0f, K %.0f) on rows off 16 bytes at 16 bits, in "
+                 "cuBLAS's less-aligned kernels (BERT's decoder on H200, results/h200x1-tfm-census6); widths padded "
+                 "to a multiple of 8 run at gemm_eff",
+                 unaligned, unaligned > 1 ? "s" : "", ly->name, ly->gemm_n, ly->gemm_k);
+        add(t, n, "gemm_unaligned_eff", c->ct.gemm_unaligned_eff, "", "default", src);
+    }
+}
+
 static int build_terms(const nvs_presets *ps, const nvs_model_series *s, term *t)
 {
     int n = 0;
@@ -89,6 +127,7 @@ static int build_terms(const nvs_presets *ps, const nvs_model_series *s, term *t
         add(t, &n, "bn_own_eff", c->ct.bn_own_eff, "", "default",
             "model default: PyTorch's own batch-norm kernels (bf16) at 31% of the peak bandwidth in 4-byte units "
             "(results/h200x1-census-fp16; src/model/model.c)");
+    add_layer_terms(t, &n, c);
     add(t, &n, "compute_scale", c->ct.compute_scale, "",
         c->compute_measured && !c->compute_host_bound ? "measured" : "default",
         c->compute_host_bound ? "1: not measured: the run's compute-only step at 1 GPU is no longer than the "
