@@ -140,9 +140,10 @@ int main(int argc, char **argv)
         cudaDataType_t t = es == 2 ? CUDA_R_16BF : CUDA_R_32F;
         const float one = 1.0f, zero = 0.0f;
         TRY(cudaEventRecord(e0, 0));
+        /* as `ideal` calls it (train_gpu.c gbias): x row-major [rows x cols], x^T (cols x rows, ld cols) times ones */
         for (int i = 0; i < REPS; i++)
-            TRY(cublasGemmEx(blas, CUBLAS_OP_T, CUBLAS_OP_N, cols, 1, (int)rows, &one, x, t, (int)rows, ones, t,
-                             (int)rows, &zero, out, t, cols, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+            TRY(cublasGemmEx(blas, CUBLAS_OP_N, CUBLAS_OP_N, cols, 1, (int)rows, &one, x, t, cols, ones, t, (int)rows,
+                             &zero, out, t, cols, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
         TRY(cudaEventRecord(e1, 0));
         float us = timed(e0, e1);
         printf("%s %s cublas_gemv - %.2f %.1f\n", argv[a], es == 2 ? "bf16" : "fp32", us, gb / (us * 1e-6));
