@@ -8,6 +8,7 @@
  * One line per shape and method: "shape elem method g us GB/s" (bytes: the matrix read once). */
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,7 +78,7 @@ int main(int argc, char **argv)
         int cols = 0;
         char tail = 0;
         if (sscanf(argv[a], "%lldx%d%c", &rows, &cols, &tail) != 2 || rows < 1 || cols < 1 ||
-            rows * (long long)cols > (1LL << 31))
+            rows > INT_MAX || rows > (1LL << 31) / cols) /* cuBLAS takes the rows as an int */
             usage(argv[a]);
         size_t n = (size_t)rows * (size_t)cols;
         /* x[r][c] = (r + c) % 3: small integers, exact in bf16 and in fp32 sums below 2^24 */
@@ -139,6 +140,17 @@ int main(int argc, char **argv)
          * cols (the same bytes), transposed, times the ones */
         cudaDataType_t t = es == 2 ? CUDA_R_16BF : CUDA_R_32F;
         const float one = 1.0f, zero = 0.0f;
+        /* once into fp32, checked (and cuBLAS's first call, its set-up, kept out of the timing) */
+        TRY(cudaMemset(out, 0, (size_t)cols * sizeof(float)));
+        TRY(cublasGemmEx(blas, CUBLAS_OP_N, CUBLAS_OP_N, cols, 1, (int)rows, &one, x, t, cols, ones, t, (int)rows,
+                         &zero, out, CUDA_R_32F, cols, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+        TRY(cudaMemcpy(got, out, (size_t)cols * sizeof(float), cudaMemcpyDeviceToHost));
+        for (int c = 0; c < cols; c++)
+            if (fabs(got[c] - want[c]) > 1e-6 * want[c] + 0.5) {
+                fprintf(stderr, "biasgrad: %s cuBLAS: column %d sums to %g, expected %g\n", argv[a], c, got[c],
+                        want[c]);
+                return 1;
+            }
         TRY(cudaEventRecord(e0, 0));
         /* as `ideal` calls it (train_gpu.c gbias): x row-major [rows x cols], x^T (cols x rows, ld cols) times ones */
         for (int i = 0; i < REPS; i++)

@@ -71,7 +71,8 @@ static void describe(const struct bufs *s, int k, char *name, size_t nn, char *s
     snprintf(shape, ns, "%ux%u %ux%u", l->grid_x, l->grid_y, l->block_x, l->block_y);
 }
 
-/* y of rows 0 and rows - 1, dbeta of columns 0 and cols - 1, against the host */
+/* y of rows 0 and rows - 1, dbeta of columns 0 and cols - 1, against the host (the input gradient and dgamma:
+ * tests/unit/test_ln_gpu.c checks those kernels) */
 static void check(const struct bufs *s, const float *hx, const float *hdy, const float *hg, const float *hb)
 {
     const size_t C = (size_t)s->cols;
@@ -119,7 +120,7 @@ static void bench(const char *arg, int elem, int reps, int sms, cudaEvent_t e0, 
     struct bufs s = {0};
     char tail = 0;
     if (sscanf(arg, "%lldx%d%c", &s.rows, &s.cols, &tail) != 2 || s.rows < 1 || s.cols < 1 ||
-        s.rows * (long long)s.cols > (1LL << 31))
+        s.rows > (1LL << 31) / s.cols)
         usage(arg);
     s.elem = elem, s.sms = sms;
     const size_t es = elem == NVS_ELEM_F32 ? 4 : 2, n = (size_t)s.rows * (size_t)s.cols, C = (size_t)s.cols;

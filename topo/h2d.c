@@ -78,12 +78,12 @@ static int numa_count(const hctx *c) { return c->topo ? hwloc_get_nbobjs_by_type
 static void hbuf_free(hctx *c, hbuf *h)
 {
     if (!h->p) return;
-    /* teardown: a failure changes no result */
+    /* teardown: a failure changes no result, and is said (gpu_check.h: memory the next phase lacks) */
     if (h->by_hwloc) {
-        (void)cudaHostUnregister(h->p);
-        (void)hwloc_free(c->topo, h->p, h->bytes);
+        CUDA_CLEANUP(cudaHostUnregister(h->p));
+        if (hwloc_free(c->topo, h->p, h->bytes) != 0) nvs_warn("cleanup: hwloc_free of %zu bytes failed", h->bytes);
     } else
-        (void)cudaFreeHost(h->p);
+        CUDA_CLEANUP(cudaFreeHost(h->p));
     memset(h, 0, sizeof *h);
 }
 
@@ -149,16 +149,16 @@ static nvs_result_t dev_init(hctx *c, hdev *d, int dev)
 
 static void dev_free(hctx *c, hdev *d)
 {
-    if (cudaSetDevice(d->dev) != cudaSuccess) return;
-    /* teardown: failures here change no result */
-    if (d->src) (void)cudaFree(d->src);
-    if (d->dst) (void)cudaFree(d->dst);
-    if (d->d_wrong) (void)cudaFree(d->d_wrong);
+    if (cudaSetDevice(d->dev) != cudaSuccess) return; /* nothing of it can be freed from elsewhere */
+    /* teardown: failures here change no result, and are said (gpu_check.h) */
+    if (d->src) CUDA_CLEANUP(cudaFree(d->src));
+    if (d->dst) CUDA_CLEANUP(cudaFree(d->dst));
+    if (d->d_wrong) CUDA_CLEANUP(cudaFree(d->d_wrong));
     for (int k = 0; k < 2; k++)
-        if (d->s[k]) (void)cudaStreamDestroy(d->s[k]);
-    if (d->start) (void)cudaEventDestroy(d->start);
-    if (d->stop) (void)cudaEventDestroy(d->stop);
-    if (d->mid) (void)cudaEventDestroy(d->mid);
+        if (d->s[k]) CUDA_CLEANUP(cudaStreamDestroy(d->s[k]));
+    if (d->start) CUDA_CLEANUP(cudaEventDestroy(d->start));
+    if (d->stop) CUDA_CLEANUP(cudaEventDestroy(d->stop));
+    if (d->mid) CUDA_CLEANUP(cudaEventDestroy(d->mid));
     hbuf_free(c, &d->a);
     hbuf_free(c, &d->b);
 }

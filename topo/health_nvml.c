@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "core/clock.h"
+#include "core/interrupt.h"
 #include "core/log.h"
 #include "topo/health_monitor.h"
 #include "topo/nvml_min.h"
@@ -491,7 +492,7 @@ nvs_result_t nvs_health_monitor_start(const char *host, const char (*busids)[32]
     m->t0 = nvs_now_s();
     m->sample_ms = sample_ms;
     if (sample_ms > 0 && m->n > 0) {
-        if (pthread_create(&m->thread, NULL, sampler, m) == 0) m->thread_on = 1;
+        if (nvs_thread_start(&m->thread, sampler, m) == 0) m->thread_on = 1; /* signals: the main thread's */
         else nvs_warn("health: cannot start the sampler thread: clocks under load will not be known");
     }
     *out = m;

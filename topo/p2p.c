@@ -60,20 +60,20 @@ static void ctx_free(p2p_ctx *c)
     for (int i = 0; c->d && i < c->ndev; i++) {
         dev_ctx *d = &c->d[i];
         if (cudaSetDevice(i) != cudaSuccess) continue;
-        /* teardown: failures here change no result, and the process ends right after */
-        if (d->src) (void)cudaFree(d->src);
-        if (d->dst) (void)cudaFree(d->dst);
-        if (d->d_wrong) (void)cudaFree(d->d_wrong);
+        /* teardown: failures here change no result, and are said (gpu_check.h: memory the next phase lacks) */
+        if (d->src) CUDA_CLEANUP(cudaFree(d->src));
+        if (d->dst) CUDA_CLEANUP(cudaFree(d->dst));
+        if (d->d_wrong) CUDA_CLEANUP(cudaFree(d->d_wrong));
         for (int k = 0; k < 2; k++) {
-            if (d->s[k]) (void)cudaStreamDestroy(d->s[k]);
-            if (d->staged[k]) (void)cudaEventDestroy(d->staged[k]);
-            if (d->done[k]) (void)cudaEventDestroy(d->done[k]);
+            if (d->s[k]) CUDA_CLEANUP(cudaStreamDestroy(d->s[k]));
+            if (d->staged[k]) CUDA_CLEANUP(cudaEventDestroy(d->staged[k]));
+            if (d->done[k]) CUDA_CLEANUP(cudaEventDestroy(d->done[k]));
         }
-        if (d->start) (void)cudaEventDestroy(d->start);
-        if (d->stop) (void)cudaEventDestroy(d->stop);
+        if (d->start) CUDA_CLEANUP(cudaEventDestroy(d->start));
+        if (d->stop) CUDA_CLEANUP(cudaEventDestroy(d->stop));
     }
     for (int k = 0; k < 2; k++)
-        if (c->host[k]) (void)cudaFreeHost(c->host[k]);
+        if (c->host[k]) CUDA_CLEANUP(cudaFreeHost(c->host[k]));
     free(c->d);
 }
 

@@ -9,7 +9,16 @@ nvs_result_t nvs_cuda_fail(const char *context, const char *call, cudaError_t e)
 {
     nvs_error("%s%s%s failed: %s (%s)", context ? context : "", context ? ": " : "", call, cudaGetErrorString(e),
               cudaGetErrorName(e));
+    (void)cudaGetLastError(); /* said now: not again at the next launch (gpu_check.h) */
     return NVS_ERR_CUDA;
+}
+
+nvs_result_t nvs_cuda_alloc_fail(size_t bytes, const char *what, cudaError_t e)
+{
+    nvs_error("cudaMalloc of %zu bytes for %s failed: %s (%s)", bytes, what, cudaGetErrorString(e),
+              cudaGetErrorName(e));
+    (void)cudaGetLastError(); /* said now: not again at the next launch (gpu_check.h) */
+    return e == cudaErrorMemoryAllocation ? NVS_ERR_NOMEM : NVS_ERR_CUDA;
 }
 
 nvs_result_t nvs_blas_fail(const char *call, cublasStatus_t s)
@@ -33,6 +42,7 @@ static int cleanup_level(void) { return cleanup_failures++ ? NVS_LOG_DEBUG : NVS
 void nvs_cuda_cleanup_fail(const char *call, cudaError_t e)
 {
     nvs_log(cleanup_level(), "cleanup: %s failed: %s (%s)", call, cudaGetErrorString(e), cudaGetErrorName(e));
+    (void)cudaGetLastError(); /* said now: not again at the next launch (gpu_check.h) */
 }
 
 void nvs_blas_cleanup_fail(const char *call, cublasStatus_t s)

@@ -7,6 +7,10 @@
  *   BLAS_TRY(call)            NVS_ERR_CUBLAS
  *   NCCL_TRY(call, comm)      NVS_ERR_NCCL (comm may be NULL)
  *
+ * A failure said here is read off the thread (cudaGetLastError): a non-sticky error such as a failed allocation
+ * would otherwise stay the thread's last error, and the next kernel launch's check would report it as its own,
+ * so a fallback taken after it (--cudnn auto) would fail at an unrelated kernel. A sticky error stays anyway.
+ *
  * Cleanup (a teardown, or undoing a set-up that failed): what was measured is in, or the run has already failed,
  * so a failure there is a warning and the cleanup goes on; it is still said, since a buffer not freed is memory
  * the next workload lacks. Only a thread's first cleanup failure is a warning: after a failed kernel every later
@@ -24,6 +28,9 @@
 nvs_result_t nvs_cuda_fail(const char *context, const char *call, cudaError_t e);
 nvs_result_t nvs_blas_fail(const char *call, cublasStatus_t s);
 nvs_result_t nvs_nccl_fail(const char *call, ncclResult_t r, ncclComm_t comm);
+/* A failed cudaMalloc whose code the caller holds: "cudaMalloc of B bytes for WHAT failed: ...", and
+ * NVS_ERR_NOMEM when memory ran out (else NVS_ERR_CUDA). Like nvs_cuda_fail, it reads the error off (below). */
+nvs_result_t nvs_cuda_alloc_fail(size_t bytes, const char *what, cudaError_t e);
 void nvs_cuda_cleanup_fail(const char *call, cudaError_t e);
 void nvs_blas_cleanup_fail(const char *call, cublasStatus_t s);
 void nvs_nccl_cleanup_fail(const char *call, ncclResult_t r);

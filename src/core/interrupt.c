@@ -32,3 +32,17 @@ int nvs_interrupt_install(void)
 int nvs_interrupted(void) { return (int)g_sig; }
 
 void nvs_interrupt_raise(int sig) { g_sig = sig; }
+
+int nvs_thread_start(pthread_t *t, void *(*fn)(void *), void *arg)
+{
+    sigset_t all, old;
+    sigemptyset(&all);
+    sigaddset(&all, SIGINT);
+    sigaddset(&all, SIGTERM);
+    sigaddset(&all, SIGHUP);
+    int e = pthread_sigmask(SIG_BLOCK, &all, &old);
+    if (e != 0) return e;
+    e = pthread_create(t, NULL, fn, arg);
+    int e2 = pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return e != 0 ? e : e2;
+}

@@ -80,15 +80,7 @@ nvs_rescue *nvs_rescue_start(const char *dir)
     snprintf(r->dir, sizeof r->dir, "%s", dir);
     int e = pthread_mutex_init(&r->lock, NULL);
     if (e == 0) {
-        /* the signals stay with the main thread: its waits are the ones that must notice them */
-        sigset_t all, old;
-        sigemptyset(&all);
-        sigaddset(&all, SIGINT);
-        sigaddset(&all, SIGTERM);
-        sigaddset(&all, SIGHUP);
-        pthread_sigmask(SIG_BLOCK, &all, &old);
-        e = pthread_create(&r->thread, NULL, watch, r);
-        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        e = nvs_thread_start(&r->thread, watch, r); /* the signals stay with the main thread */
         if (e != 0) pthread_mutex_destroy(&r->lock);
     }
     if (e != 0) {

@@ -428,20 +428,14 @@ nvs_result_t nvs_cudnn_workspace(nvs_cudnn *c, double *bytes)
     }
     if (c->bn_stat_total > 0 && !c->bn_stats) {
         cudaError_t e = cudaMalloc((void **)&c->bn_stats, c->bn_stat_total * sizeof(float));
-        if (e != cudaSuccess) {
-            nvs_error("cudaMalloc of the batch norms' statistics failed: %s", cudaGetErrorString(e));
-            return NVS_ERR_CUDA;
-        }
+        if (e != cudaSuccess)
+            return nvs_cuda_alloc_fail(c->bn_stat_total * sizeof(float), "the batch norms' statistics", e);
         /* finite values before the first forward writes them */
         CUDA_TRY(cudaMemset(c->bn_stats, 0, c->bn_stat_total * sizeof(float)));
     }
     if (c->bn_reserve_total > 0 && !c->bn_reserve) {
         cudaError_t e = cudaMalloc((void **)&c->bn_reserve, c->bn_reserve_total);
-        if (e != cudaSuccess) {
-            nvs_error("cudaMalloc of %zu bytes for the batch norms' reserve space failed: %s", c->bn_reserve_total,
-                      cudaGetErrorString(e));
-            return NVS_ERR_CUDA;
-        }
+        if (e != cudaSuccess) return nvs_cuda_alloc_fail(c->bn_reserve_total, "the batch norms' reserve space", e);
     }
     size_t need = 0;
     for (int i = 0; i < c->nshapes; i++)
@@ -542,6 +536,7 @@ static nvs_result_t conv_call(nvs_cudnn *c, int l, int d, const void *a, const v
     /* relaxed: cuDNN may make calls a stricter capture mode refuses (attributes, queries), none of which runs work */
     cudaError_t err = cudaStreamBeginCapture(c->stream, cudaStreamCaptureModeRelaxed);
     if (err != cudaSuccess) {
+        (void)cudaGetLastError(); /* not sticky: read it off before the direct call's own checks (gpu_check.h) */
         graph_off(c, g, "cudaStreamBeginCapture", err);
         return conv_direct(c, e, d, a, b, out);
     }

@@ -1,6 +1,7 @@
 /* The training step's LayerNorm buffers (ln_step.h). */
 #include "train/ln_step.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "collectives/kernels.h"
@@ -18,11 +19,13 @@ long long nvs_ln_rows(const nvs_layer *ly, int batch)
 
 static nvs_result_t ln_alloc(void **p, size_t bytes, const char *what)
 {
-    cudaError_t e = cudaMalloc(p, bytes ? bytes : 256);
+    char w[96];
+    const size_t b = bytes ? bytes : 256;
+    cudaError_t e = cudaMalloc(p, b);
     if (e == cudaSuccess) return NVS_OK;
     *p = NULL;
-    nvs_error("cudaMalloc of %zu bytes for the LayerNorms' %s failed: %s", bytes, what, cudaGetErrorString(e));
-    return e == cudaErrorMemoryAllocation ? NVS_ERR_NOMEM : NVS_ERR_CUDA;
+    snprintf(w, sizeof w, "the LayerNorms' %s", what);
+    return nvs_cuda_alloc_fail(b, w, e);
 }
 
 nvs_result_t nvs_ln_bufs_setup(nvs_ln_bufs *b, const nvs_train_plan *pl, int sms, cudaStream_t s)

@@ -111,11 +111,7 @@ static nvs_result_t dalloc(void **p, double bytes, const char *what)
 {
     size_t b = bytes > 0 ? (size_t)ceil(bytes) : 256;
     cudaError_t e = cudaMalloc(p, b);
-    if (e != cudaSuccess) {
-        nvs_error("cudaMalloc of %zu bytes for %s failed: %s", b, what, cudaGetErrorString(e));
-        return NVS_ERR_CUDA;
-    }
-    return NVS_OK;
+    return e == cudaSuccess ? NVS_OK : nvs_cuda_alloc_fail(b, what, e);
 }
 
 /* What PyTorch runs in cuDNN runs in cuDNN (train/conv.h), unless --cudnn off, or cuDNN is missing under --cudnn
@@ -231,6 +227,7 @@ static nvs_result_t cudnn_setup(nvs_train_exec *x)
     }
     if (r == NVS_OK) return cuda_sync(g->compute);
     if (x->cudnn_mode == NVS_CUDNN_AUTO && r != NVS_ERR_NOMEM) { /* --cudnn auto: GEMMs and passes, and why */
+        (void)cudaGetLastError(); /* what cuDNN's failure left is not the GEMMs' (gpu_check.h) */
         nvs_train_exec_cudnn_off(x);
         snprintf(x->conv_why, sizeof x->conv_why, "%s", why);
         return cuda_sync(g->compute);

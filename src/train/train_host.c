@@ -2,6 +2,7 @@
  * MPI_Iallreduce per bucket, progressed between layers. It makes CPU clusters measurable and lets machines
  * without GPUs run the whole training path (buckets, overlap, timing, efficiency); its numbers are CPU
  * numbers, not predictions of a GPU. */
+#include <limits.h>
 #include <math.h>
 #include <sched.h>
 #include <stdio.h>
@@ -79,6 +80,19 @@ static nvs_result_t hsetup(nvs_train_exec *x)
     int local = x->backend->rt->local_size > 0 ? x->backend->rt->local_size : 1;
     openblas_set_num_threads(cores / local > 0 ? cores / local : 1);
 #endif
+    /* MPI-3's counts are ints: a bucket (--bucket-cap) or a buffer group past INT_MAX elements would be cut short */
+    for (int b = 0; b < pl->nbuckets; b++)
+        if (pl->buckets[b].elems > (size_t)INT_MAX) {
+            nvs_error("gradient bucket %d holds %zu floats: the host backend's MPI all-reduce takes at most %d a "
+                      "call (lower --bucket-cap)",
+                      b, pl->buckets[b].elems, INT_MAX);
+            return NVS_ERR_USAGE;
+        }
+    if (pl->buffer_floats > INT_MAX) { /* buffer_longs is an int */
+        nvs_error("the module buffers' %.0f floats exceed the %d elements of one MPI broadcast", pl->buffer_floats,
+                  INT_MAX);
+        return NVS_ERR_USAGE;
+    }
     h->reqs = calloc((size_t)pl->nbuckets + 1, sizeof(MPI_Request));
     if (!h->reqs) return NVS_ERR_NOMEM;
     /* the buffer layout is the plan's (train_plan.c), the same the memory check counted */
