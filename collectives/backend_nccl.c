@@ -190,6 +190,20 @@ static nvs_result_t nverify(nvs_backend *b, nvs_dtype t, const void *out, const 
     return NVS_OK;
 }
 
+/* Ends the group of point-to-point calls an operation opened, also when one of them failed: a group left open
+ * would take every later NCCL call of this thread into it. The first failure is said and returned; the group's
+ * end then fails as well, as a consequence (a cleanup warning). */
+static nvs_result_t p2p_group_end(ncclResult_t first, ncclComm_t comm)
+{
+    if (first == ncclSuccess) {
+        NCCL_TRY(ncclGroupEnd(), comm);
+        return NVS_OK;
+    }
+    nvs_nccl_fail("ncclSend/ncclRecv", first, comm);
+    NCCL_CLEANUP(ncclGroupEnd());
+    return NVS_ERR_NCCL;
+}
+
 static nvs_result_t nlaunch(nvs_backend *b, nvs_comm *c, const nvs_op *op)
 {
     struct nccl_impl *im = impl_of(b);
@@ -219,19 +233,19 @@ static nvs_result_t nlaunch(nvs_backend *b, nvs_comm *c, const nvs_op *op)
         /* grouped point-to-point, block r to rank r (as nccl-tests' alltoall_perf) */
         size_t chunk = k->send_count / (size_t)c->size;
         NCCL_TRY(ncclGroupStart(), c->comm);
-        for (int r = 0; r < c->size; r++) {
-            NCCL_TRY(ncclSend((const char *)op->send + (size_t)r * chunk * ts, chunk, ty, r, c->comm, s), c->comm);
-            NCCL_TRY(ncclRecv((char *)op->recv + (size_t)r * chunk * ts, chunk, ty, r, c->comm, s), c->comm);
+        ncclResult_t r = ncclSuccess;
+        for (int p = 0; p < c->size && r == ncclSuccess; p++) {
+            r = ncclSend((const char *)op->send + (size_t)p * chunk * ts, chunk, ty, p, c->comm, s);
+            if (r == ncclSuccess) r = ncclRecv((char *)op->recv + (size_t)p * chunk * ts, chunk, ty, p, c->comm, s);
         }
-        NCCL_TRY(ncclGroupEnd(), c->comm);
-        break;
+        return p2p_group_end(r, c->comm);
     }
-    case NVS_PRIM_SENDRECV:
+    case NVS_PRIM_SENDRECV: {
         NCCL_TRY(ncclGroupStart(), c->comm);
-        NCCL_TRY(ncclSend(op->send, k->send_count, ty, nvs_ring_next(c->rank, c->size), c->comm, s), c->comm);
-        NCCL_TRY(ncclRecv(op->recv, k->recv_count, ty, nvs_ring_prev(c->rank, c->size), c->comm, s), c->comm);
-        NCCL_TRY(ncclGroupEnd(), c->comm);
-        break;
+        ncclResult_t r = ncclSend(op->send, k->send_count, ty, nvs_ring_next(c->rank, c->size), c->comm, s);
+        if (r == ncclSuccess) r = ncclRecv(op->recv, k->recv_count, ty, nvs_ring_prev(c->rank, c->size), c->comm, s);
+        return p2p_group_end(r, c->comm);
+    }
     }
     return NVS_OK;
 }

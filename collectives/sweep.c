@@ -138,14 +138,86 @@ struct cfg_point {
     int inplace;
 };
 
-/* One timed iteration: -m operations, in one group where the backend has groups (nccl-tests' agg_iters). */
+/* One operation, unless a signal came: a backend whose launch completes the operation (mpi: a 1 GiB all-reduce
+ * takes the host about a second) never reaches a wait that polls for it, and -w/-n/-m loops of them would run
+ * on for minutes after Ctrl-C. Every rank got the signal (mpirun forwards it) and stops at its next launch; one
+ * that launched once more waits for its peers in that operation's wait, which polls for the signal too. */
+static nvs_result_t launch_one(nvs_backend *b, nvs_comm *c, const nvs_op *op)
+{
+    if (nvs_interrupted()) return NVS_ERR_INTERRUPTED;
+    return b->ops->launch(b, c, op);
+}
+
+/* One timed iteration: -m operations, in one group where the backend has groups (nccl-tests' agg_iters). The
+ * group is closed also after a failed launch (an open group would take every later call of this thread into it);
+ * the first error is the one returned. */
 static nvs_result_t launch_iter(nvs_backend *b, nvs_comm *c, const nvs_op *op, const nvs_config *cfg)
 {
     int grouped = cfg->agg_iters > 1 && b->ops->group_begin;
     if (grouped) NVS_CHECK(b->ops->group_begin(b));
-    for (int j = 0; j < cfg->agg_iters; j++) NVS_CHECK(b->ops->launch(b, c, op));
-    if (grouped) NVS_CHECK(b->ops->group_end(b));
-    return NVS_OK;
+    nvs_result_t res = NVS_OK;
+    for (int j = 0; j < cfg->agg_iters && res == NVS_OK; j++) res = launch_one(b, c, op);
+    if (grouped) {
+        nvs_result_t end = b->ops->group_end(b);
+        if (res == NVS_OK) res = end;
+    }
+    return res;
+}
+
+/* -G: the timed loop captured into one graph. A failure while capturing still ends the capture (a stream left
+ * capturing fails every later call, with errors that hide this one) and frees what was captured; the first error
+ * is the one returned. */
+static nvs_result_t capture_loop(nvs_backend *b, nvs_comm *c, const nvs_op *op, int iters, void **graph)
+{
+    *graph = NULL;
+    NVS_CHECK(b->ops->graph_begin(b));
+    nvs_result_t res = NVS_OK;
+    for (int i = 0; i < iters && res == NVS_OK; i++) res = launch_iter(b, c, op, b->cfg);
+    if (res == NVS_OK) return b->ops->graph_end(b, graph);
+    void *partial = NULL;
+    (void)b->ops->graph_end(b, &partial); /* fails too where the capture was invalidated: said after ours */
+    if (partial) b->ops->graph_free(b, partial);
+    return res;
+}
+
+/* The timed loop: every rank starts it together (a host barrier); each active member times its own launches to
+ * completion, *us per operation (-1 on the others). With -G the loop is captured first and replayed; the graph is
+ * freed on every way out. */
+static nvs_result_t timed_loop(nvs_backend *b, nvs_comm *c, const nvs_op *op, int iters, int active, double *us)
+{
+    const nvs_config *cfg = b->cfg;
+    int launches = cfg->graph_launches;
+    void *graph = NULL;
+    nvs_result_t res = NVS_OK;
+    *us = -1;
+    if (active && launches) {
+        NVS_CHECK(capture_loop(b, c, op, iters, &graph));
+        NVS_CHECK_GOTO(b->ops->graph_launch(b, graph), res, out); /* first replay uploads the graph: not timed */
+        NVS_CHECK_GOTO(b->ops->wait(b, c, op), res, out);
+    }
+    NVS_CHECK_GOTO(nvs_barrier(b->rt, "start of a timed loop"), res, out);
+    if (active) {
+        /* A host barrier releases ranks microseconds apart; one untimed operation, waited for, lines the members
+         * up on the GPU side, so that a rank leaving the barrier early does not count the others' lateness as
+         * collective time (it matters for short loops: -n 20 of 10 us). */
+        NVS_CHECK_GOTO(launch_one(b, c, op), res, out);
+        NVS_CHECK_GOTO(b->ops->wait(b, c, op), res, out);
+        double t0 = nvs_now_us();
+        if (launches) {
+            for (int l = 0; l < launches && res == NVS_OK; l++)
+                res = nvs_interrupted() ? NVS_ERR_INTERRUPTED : b->ops->graph_launch(b, graph);
+        } else {
+            for (int i = 0; i < iters && res == NVS_OK; i++) {
+                res = launch_iter(b, c, op, cfg);
+                if (res == NVS_OK && cfg->blocking) res = b->ops->wait(b, c, op); /* -z 1 */
+            }
+        }
+        if (res == NVS_OK) res = b->ops->wait(b, c, op);
+        if (res == NVS_OK) *us = (nvs_now_us() - t0) / ((double)iters * (launches ? launches : 1) * cfg->agg_iters);
+    }
+out:
+    if (graph) b->ops->graph_free(b, graph);
+    return res;
 }
 
 /* Warm-up, choose iterations, time, validate one configuration. Members and idle ranks alike. */
@@ -178,11 +250,11 @@ static nvs_result_t run_point(nvs_backend *b, nvs_comm *c, int n, const nvs_swee
     double probe_us = 0;
     if (member && !stall) {
         NVS_CHECK(fill_inputs(b, &op, &pat, crank));
-        for (int i = 0; i < cfg->warmup; i++) NVS_CHECK(b->ops->launch(b, c, &op));
+        for (int i = 0; i < cfg->warmup; i++) NVS_CHECK(launch_one(b, c, &op));
         NVS_CHECK(b->ops->wait(b, c, &op));
         if (cfg->iters == 0) {
             double t0 = nvs_now_us();
-            for (int i = 0; i < 4; i++) NVS_CHECK(b->ops->launch(b, c, &op));
+            for (int i = 0; i < 4; i++) NVS_CHECK(launch_one(b, c, &op));
             NVS_CHECK(b->ops->wait(b, c, &op));
             probe_us = (nvs_now_us() - t0) / 4;
         }
@@ -194,38 +266,9 @@ static nvs_result_t run_point(nvs_backend *b, nvs_comm *c, int n, const nvs_swee
     }
 
     /* timed loop: all ranks start together; each measures its own launches to completion */
-    void *graph = NULL;
     int launches = cfg->graph_launches;
-    if (member && !stall && launches) {
-        NVS_CHECK(b->ops->graph_begin(b));
-        for (int i = 0; i < iters; i++) NVS_CHECK(launch_iter(b, c, &op, cfg));
-        NVS_CHECK(b->ops->graph_end(b, &graph));
-        NVS_CHECK(b->ops->graph_launch(b, graph)); /* first replay uploads the graph: not timed */
-        NVS_CHECK(b->ops->wait(b, c, &op));
-    }
-    NVS_CHECK(nvs_barrier(rt, "start of a timed loop"));
-    double my_us = -1;
-    if (member && !stall) {
-        /* A host barrier releases ranks microseconds apart; one untimed operation, waited for, lines the members
-         * up on the GPU side, so that a rank leaving the barrier early does not count the others' lateness as
-         * collective time (it matters for short loops: -n 20 of 10 us). */
-        NVS_CHECK(b->ops->launch(b, c, &op));
-        NVS_CHECK(b->ops->wait(b, c, &op));
-        double t0 = nvs_now_us();
-        nvs_result_t w = NVS_OK;
-        if (launches) {
-            for (int l = 0; l < launches; l++) NVS_CHECK(b->ops->graph_launch(b, graph));
-        } else {
-            for (int i = 0; i < iters && w == NVS_OK; i++) {
-                w = launch_iter(b, c, &op, cfg);
-                if (w == NVS_OK && cfg->blocking) w = b->ops->wait(b, c, &op); /* -z 1 */
-            }
-        }
-        if (w == NVS_OK) w = b->ops->wait(b, c, &op);
-        if (graph) b->ops->graph_free(b, graph);
-        NVS_CHECK(w);
-        my_us = (nvs_now_us() - t0) / ((double)iters * (launches ? launches : 1) * cfg->agg_iters);
-    }
+    double my_us;
+    NVS_CHECK(timed_loop(b, c, &op, iters, member && !stall, &my_us));
     double *all = malloc((size_t)rt->size * sizeof *all);
     if (!all) return NVS_ERR_NOMEM;
     nvs_result_t res = nvs_allgather(rt, &my_us, all, sizeof my_us, "gathering times");

@@ -352,13 +352,15 @@ static nvs_result_t prepare(nvs_ctx *run, const char *model, nvs_profile *prof, 
     return NVS_ERR_USAGE;
 }
 
-/* Every rank runs the convolutions and batch norms the same way: if one could not load cuDNN (--cudnn auto), none
- * uses it, rather than some ranks running cuDNN's kernels and others GEMMs in one step. */
-static nvs_result_t conv_agree(nvs_rt *rt, nvs_train_exec *x)
+/* After each rank's setup (`setup`: its result), in one agreement that every rank enters whatever its setup did: a
+ * setup that failed on one rank (out of GPU memory, say) stops every rank here, the others naming it. And every
+ * rank runs the convolutions and batch norms the same way: if one could not load cuDNN (--cudnn auto), none uses
+ * it, rather than some ranks running cuDNN's kernels and others GEMMs in one step. */
+static nvs_result_t conv_agree(nvs_rt *rt, nvs_train_exec *x, nvs_result_t setup)
 {
-    double mine = x->dnn ? 1.0 : 0.0, all = mine;
-    NVS_CHECK(nvs_allreduce_f64(rt, &all, 1, NVS_RT_MIN, "agreeing on the convolution library"));
-    if (all > 0 || mine == 0) return NVS_OK;
+    double lacks = x->dnn ? 0.0 : 1.0; /* maximised: whether some rank lacks cuDNN */
+    NVS_CHECK(nvs_rt_agree_ok(rt, setup, &lacks, "the training step's setup"));
+    if (lacks == 0 || !x->dnn) return NVS_OK;
     nvs_train_exec_cudnn_off(x);
     snprintf(x->conv_why, sizeof x->conv_why, "another rank could not use cuDNN, so no rank does");
     return NVS_OK;
@@ -487,8 +489,8 @@ static nvs_result_t train_one(nvs_ctx *run, const char *model)
     double charged[5] = {-1, -1, -1, -1, -1}; /* rank 0's count of the framework's host work in one full step */
     nvs_result_t res = prepare(run, model, &prof, &plan, &x, &have_exec, &free_min);
     if (res != NVS_OK) goto out;
-    NVS_CHECK_GOTO(x.ops->setup(&x), res, out);
-    NVS_CHECK_GOTO(conv_agree(rt, &x), res, out);
+    res = x.ops->setup(&x);
+    NVS_CHECK_GOTO(conv_agree(rt, &x, res), res, out); /* every rank, also one whose setup failed */
     /* the framework's host work is an amount of CPU work: each rank measures its rate ALONE, in turn, so that
      * ranks sharing cores later take longer for the same work, as a framework's host threads would */
     if (plan.framework->host_us_per_op > 0 || plan.framework->reducer_us_per_bucket > 0) {

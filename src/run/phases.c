@@ -210,20 +210,22 @@ nvs_result_t nvs_phase_transports(nvs_ctx *run)
             closedir(d);
         }
     }
+    /* every rank enters both agreements whatever failed on it (a log it cannot read, memory), so that they all
+     * stop together rather than wait in the gather for one that left */
     double maxlen = (double)len;
-    if (res == NVS_OK) res = nvs_allreduce_f64(rt, &maxlen, 1, NVS_RT_MAX, "NCCL log collection");
-    char *all = NULL;
+    res = nvs_rt_agree_ok(rt, res, &maxlen, "NCCL log collection");
+    char *all = NULL, *padded = NULL;
     size_t slot = (size_t)maxlen + 1;
     if (res == NVS_OK) {
-        char *padded = calloc(1, slot);
+        padded = calloc(1, slot);
         all = malloc(slot * (size_t)rt->size);
-        if (!padded || !all) res = NVS_ERR_NOMEM;
-        else {
-            memcpy(padded, mine, len);
-            res = nvs_allgather(rt, padded, all, slot, "NCCL log collection");
-        }
-        free(padded);
+        res = nvs_rt_agree_ok(rt, padded && all ? NVS_OK : NVS_ERR_NOMEM, NULL, "NCCL log collection");
     }
+    if (res == NVS_OK) {
+        memcpy(padded, mine, len);
+        res = nvs_allgather(rt, padded, all, slot, "NCCL log collection");
+    }
+    free(padded);
     free(mine);
     if (res == NVS_OK && rt->rank == 0) {
         nvs_nccl_log log;

@@ -4,13 +4,21 @@
  *   mpi      one process per rank under mpirun/srun; local rank from an MPI shared-memory split.
  *   threads  no launcher: one process, one thread per visible GPU (CUDA_VISIBLE_DEVICES honoured).
  * Every host collective takes the run's timeout: a rank that never arrives turns into NVS_ERR_TIMEOUT and a
- * message naming what was awaited, never a silent hang. */
+ * message naming what was awaited, never a silent hang.
+ *
+ * A collective given up on (NVS_ERR_TIMEOUT, NVS_ERR_INTERRUPTED, or an MPI error while waiting) may still be in
+ * flight under MPI: the runtime then works on its own copy of the buffers, which it never frees, so the caller's
+ * memory is free to go; every later collective of the rank fails at once with the same result (the other ranks
+ * would pair it with the abandoned one), and the MPI runtime ends the job with MPI_Abort instead of MPI_Finalize
+ * once `fn` has returned. So a rank writes what it measured before returning, without any collective (run_flow's
+ * rank 0 does). The threads backend is alike: once a wait failed, every later collective fails. */
 #ifndef NVS_RUNTIME_H
 #define NVS_RUNTIME_H
 
 #include <stddef.h>
 
 #include "core/err.h"
+#include "core/log.h"
 
 typedef struct nvs_rt nvs_rt;
 
@@ -100,6 +108,28 @@ static inline nvs_result_t nvs_bcast(nvs_rt *rt, void *buf, size_t b, int root, 
 static inline nvs_result_t nvs_allreduce_f64(nvs_rt *rt, double *v, int n, nvs_rt_op op, const char *what)
 {
     return rt->ops->allreduce_f64(rt, v, n, op, what);
+}
+
+/* One rank's local failure (out of memory, a setup that failed on its GPU), made known to every rank in one
+ * allreduce that each enters whatever happened to it: a rank that failed alone and skipped the next collective
+ * would leave the others waiting in it until --timeout, which then blames a "stalled or gone" rank. `mine`: this
+ * rank's result so far; `max` (may be NULL): a value maximised over the ranks in the same call. Returns NVS_OK
+ * when no rank failed; else `mine` where it failed (its own message says why) and NVS_ERR_ABORTED on the others,
+ * where rank 0 names the first rank that failed and its error. */
+static inline nvs_result_t nvs_rt_agree_ok(nvs_rt *rt, nvs_result_t mine, double *max, const char *what)
+{
+    /* [1]: the lowest rank that failed and its result, as (size - rank) * 1000 + result; 0: none failed */
+    double v[2] = {max ? *max : 0, mine != NVS_OK ? (double)(rt->size - rt->rank) * 1000.0 + (double)mine : 0};
+    nvs_result_t r = nvs_allreduce_f64(rt, v, 2, NVS_RT_MAX, what);
+    if (mine != NVS_OK) return mine;
+    if (r != NVS_OK) return r;
+    if (max) *max = v[0];
+    if (v[1] == 0) return NVS_OK;
+    long first = (long)v[1];
+    if (rt->rank == 0)
+        nvs_error("rank %ld failed in %s: %s; every rank stops", rt->size - first / 1000, what,
+                  nvs_result_text((nvs_result_t)(first % 1000)));
+    return NVS_ERR_ABORTED;
 }
 
 /* Backend entry points (runtime_mpi.c, runtime_threads.c). */

@@ -20,7 +20,12 @@
 
 struct mpi_impl {
     MPI_Comm world;
+    /* NVS_OK, or why a host collective was given up on (timeout, signal, MPI error) while its request was still
+     * active: every later collective returns this at once, and the end is MPI_Abort, not MPI_Finalize (runtime.h) */
+    nvs_result_t abandoned;
 };
+
+static struct mpi_impl *impl_of(nvs_rt *rt) { return rt->impl; }
 
 /* MPI's own text for an error code, or the code when MPI cannot say (an invalid code, MPI gone) */
 static const char *mpi_text(int rc, char msg[MPI_MAX_ERROR_STRING])
@@ -68,37 +73,92 @@ static nvs_result_t wait_req(nvs_rt *rt, MPI_Request *req, const char *what)
     }
 }
 
-static MPI_Comm comm_of(nvs_rt *rt) { return ((struct mpi_impl *)rt->impl)->world; }
+static MPI_Comm comm_of(nvs_rt *rt) { return impl_of(rt)->world; }
+
+/* A host collective works on the runtime's own copy of the caller's buffer (`stage`, malloc'd by the caller of
+ * this; NULL for a barrier), never on the caller's memory: a request given up on stays active inside MPI, which
+ * may still write into its buffer at any later MPI call of this process, long after the caller's stack frame or
+ * buffer is gone. Once the request completed, `n` bytes at `result` are copied out to `out` and the stage freed;
+ * if it did not, the stage is left to MPI (never freed, never reused) and the runtime is marked abandoned. */
+static nvs_result_t finish(nvs_rt *rt, MPI_Request *req, void *stage, const void *result, void *out, size_t n,
+                           const char *what)
+{
+    nvs_result_t r = wait_req(rt, req, what);
+    if (r != NVS_OK) {
+        impl_of(rt)->abandoned = r;
+        return r;
+    }
+    if (n) memcpy(out, result, n);
+    free(stage);
+    return NVS_OK;
+}
+
+/* After an abandoned request every collective is refused with its error: on the other ranks a new one would pair
+ * with the abandoned one (collectives match by order), and mixing them is undefined in MPI. */
+static nvs_result_t refused(nvs_rt *rt, const char *what)
+{
+    nvs_result_t r = impl_of(rt)->abandoned;
+    if (r != NVS_OK)
+        nvs_debug("%s not started: an earlier host collective was given up on (%s)", what, nvs_result_text(r));
+    return r;
+}
 
 static nvs_result_t mbarrier(nvs_rt *rt, const char *what)
 {
+    NVS_CHECK(refused(rt, what));
     MPI_Request req;
     MPI_TRY(MPI_Ibarrier(comm_of(rt), &req));
-    return wait_req(rt, &req, what);
+    return finish(rt, &req, NULL, NULL, NULL, 0, what);
 }
 
 static nvs_result_t mallgather(nvs_rt *rt, const void *send, void *recv, size_t bytes, const char *what)
 {
     if (bytes > (size_t)INT32_MAX) return nvs_mpi_fail("MPI_Iallgather (message over 2 GiB)", MPI_ERR_COUNT);
+    NVS_CHECK(refused(rt, what));
+    size_t all = bytes * (size_t)rt->size;
+    char *stage = malloc(bytes + all + 1); /* this rank's block, then every rank's */
+    if (!stage) return NVS_ERR_NOMEM;
+    if (bytes) memcpy(stage, send, bytes);
     MPI_Request req;
-    MPI_TRY(MPI_Iallgather(send, (int)bytes, MPI_BYTE, recv, (int)bytes, MPI_BYTE, comm_of(rt), &req));
-    return wait_req(rt, &req, what);
+    int rc = MPI_Iallgather(stage, (int)bytes, MPI_BYTE, stage + bytes, (int)bytes, MPI_BYTE, comm_of(rt), &req);
+    if (rc != MPI_SUCCESS) {
+        free(stage);
+        return nvs_mpi_fail("MPI_Iallgather", rc);
+    }
+    return finish(rt, &req, stage, stage + bytes, recv, all, what);
 }
 
 static nvs_result_t mbcast(nvs_rt *rt, void *buf, size_t bytes, int root, const char *what)
 {
     if (bytes > (size_t)INT32_MAX) return nvs_mpi_fail("MPI_Ibcast (message over 2 GiB)", MPI_ERR_COUNT);
+    NVS_CHECK(refused(rt, what));
+    char *stage = malloc(bytes + 1);
+    if (!stage) return NVS_ERR_NOMEM;
+    if (bytes) memcpy(stage, buf, bytes);
     MPI_Request req;
-    MPI_TRY(MPI_Ibcast(buf, (int)bytes, MPI_BYTE, root, comm_of(rt), &req));
-    return wait_req(rt, &req, what);
+    int rc = MPI_Ibcast(stage, (int)bytes, MPI_BYTE, root, comm_of(rt), &req);
+    if (rc != MPI_SUCCESS) {
+        free(stage);
+        return nvs_mpi_fail("MPI_Ibcast", rc);
+    }
+    return finish(rt, &req, stage, stage, buf, bytes, what);
 }
 
 static nvs_result_t mallreduce(nvs_rt *rt, double *vals, int n, nvs_rt_op op, const char *what)
 {
+    NVS_CHECK(refused(rt, what));
     MPI_Op mop = op == NVS_RT_SUM ? MPI_SUM : op == NVS_RT_MAX ? MPI_MAX : MPI_MIN;
+    size_t bytes = (size_t)n * sizeof *vals;
+    double *stage = malloc(bytes + 1);
+    if (!stage) return NVS_ERR_NOMEM;
+    memcpy(stage, vals, bytes);
     MPI_Request req;
-    MPI_TRY(MPI_Iallreduce(MPI_IN_PLACE, vals, n, MPI_DOUBLE, mop, comm_of(rt), &req));
-    return wait_req(rt, &req, what);
+    int rc = MPI_Iallreduce(MPI_IN_PLACE, stage, n, MPI_DOUBLE, mop, comm_of(rt), &req);
+    if (rc != MPI_SUCCESS) {
+        free(stage);
+        return nvs_mpi_fail("MPI_Iallreduce", rc);
+    }
+    return finish(rt, &req, stage, stage, vals, bytes, what);
 }
 
 static void mabort(nvs_rt *rt, int exit_code)
@@ -257,6 +317,12 @@ nvs_result_t nvs_rt_mpi_run(double timeout_s, int emulate_nodes, nvs_rank_main f
     }
     res = nvs_rt_agree_result(&rt, res);
 out:
+    if (impl.abandoned != NVS_OK) {
+        /* A host collective given up on is still active: MPI_Finalize would wait for it (its peers may never come)
+         * and freeing the communicator could progress it. What was measured is written by now (rank 0 writes it
+         * before fn returns): the job ends here, as after any other failure of a rank. */
+        MPI_Abort(MPI_COMM_WORLD, nvs_exit_code(res != NVS_OK ? res : impl.abandoned));
+    }
     /* the result is decided: a failure now is a warning (mpi_check.h) */
     if (impl.world != MPI_COMM_NULL) MPI_CLEANUP(MPI_Comm_free(&impl.world));
     NVS_LSAN_IGNORE_BEGIN();

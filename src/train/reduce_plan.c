@@ -1,7 +1,10 @@
 /* The launch shape of the bias-gradient reduction (reduce_plan.h). */
 #include "train/reduce_plan.h"
 
-/* 128 threads a block: 32 columns groups of 4 across, 4 rows down (reduce_kernels.h) */
+/* 128 threads a block: 32 columns groups of 4 across, 4 rows down (reduce_kernels.h). BLOCKS_PER_SM: the blocks
+ * an SM holds at once, as PyTorch's setReduceConfig (ATen/native/cuda/Reduce.cuh) counts them, the device's
+ * maxThreadsPerMultiProcessor over the block's threads: 2048 on sm_80 and sm_90 (the H200 the kernel was fitted
+ * on). On sm_86 and sm_89 (1536) PyTorch's G is up to a quarter lower than this one's: not followed yet. */
 enum { COLS_PER_BLOCK = 32 * 4, ROWS_PER_BLOCK = 4, BLOCKS_PER_SM = 2048 / 128 };
 
 static long long div_up(long long a, long long b) { return (a + b - 1) / b; }

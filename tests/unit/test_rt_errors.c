@@ -1,0 +1,152 @@
+/* The runtime after a failure (src/runtime): nvs_rt_agree_ok, where one rank's local failure stops every rank in
+ * one collective (the others get NVS_ERR_ABORTED and rank 0 names the rank), and the MPI runtime after a host
+ * collective it gave up on (timeout): every later collective fails at once, and the job ends with MPI_Abort even
+ * when the rank function goes on as if nothing happened. The MPI case starts this binary again under mpirun. */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/clock.h"
+#include "runtime/runtime.h"
+#include "t.h"
+
+/* ---- nvs_rt_agree_ok on the threads runtime ---------------------------------------------------------------- */
+
+struct agree_job {
+    unsigned fail_mask; /* ranks whose local step failed */
+    nvs_result_t got[3];
+    double max[3];
+};
+
+static nvs_result_t agree_rank(nvs_rt *rt, void *arg)
+{
+    struct agree_job *j = arg;
+    double v = 10.0 * rt->rank;
+    nvs_result_t mine = j->fail_mask & (1u << rt->rank) ? NVS_ERR_CUDA : NVS_OK;
+    j->got[rt->rank] = nvs_rt_agree_ok(rt, mine, &v, "the test's setup");
+    j->max[rt->rank] = v;
+    return NVS_OK; /* the results are looked at by the case */
+}
+
+/* runs the agreement on 3 ranks; returns what went to stderr (malloc'd) */
+static char *agree(struct agree_job *j)
+{
+    fflush(stderr);
+    FILE *cap = tmpfile();
+    T_ASSERT(cap != NULL);
+    int keep = dup(2);
+    dup2(fileno(cap), 2);
+    nvs_result_t r = nvs_rt_threads_run(3, 10, 0, agree_rank, j);
+    fflush(stderr);
+    dup2(keep, 2);
+    close(keep);
+    char *err = t_slurp(cap);
+    fclose(cap);
+    T_EQ_I(r, NVS_OK);
+    return err;
+}
+
+static void t_agree_none_failed(void)
+{
+    struct agree_job j = {0};
+    char *err = agree(&j);
+    for (int r = 0; r < 3; r++) {
+        T_EQ_I(j.got[r], NVS_OK);
+        T_NEAR(j.max[r], 20, 0); /* the value maximised in the same call */
+    }
+    T_EQ_S(err, "");
+    free(err);
+}
+
+static void t_agree_one_failed(void)
+{
+    struct agree_job j = {.fail_mask = 1u << 1};
+    char *err = agree(&j);
+    T_EQ_I(j.got[1], NVS_ERR_CUDA); /* its own error, said by whatever failed */
+    T_EQ_I(j.got[0], NVS_ERR_ABORTED);
+    T_EQ_I(j.got[2], NVS_ERR_ABORTED);
+    T_CONTAINS(err, "rank 1 failed in the test's setup: CUDA error");
+    free(err);
+    /* two failed: the first is named, once */
+    j = (struct agree_job){.fail_mask = 1u << 1 | 1u << 2};
+    err = agree(&j);
+    T_EQ_I(j.got[0], NVS_ERR_ABORTED);
+    T_EQ_I(j.got[2], NVS_ERR_CUDA);
+    T_CONTAINS(err, "rank 1 failed in");
+    T_ASSERT(!strstr(strstr(err, "rank 1 failed in") + strlen("rank 1 failed in"), "failed in"));
+    free(err);
+    /* rank 0 failed itself: nobody else speaks (its own message says why) */
+    j = (struct agree_job){.fail_mask = 1u};
+    err = agree(&j);
+    T_EQ_I(j.got[0], NVS_ERR_CUDA);
+    T_EQ_I(j.got[1], NVS_ERR_ABORTED);
+    T_EQ_S(err, "");
+    free(err);
+}
+
+/* ---- a host collective given up on, under mpirun ------------------------------------------------------------ */
+
+#define CHILD_ENV "NVS_T_RT_ABANDON_CHILD"
+
+/* Rank 1 comes to the all-reduce long after rank 0 gave up on it. Rank 0 then frees the buffer, asks for a
+ * barrier, and returns NVS_OK regardless. */
+static nvs_result_t abandon_rank(nvs_rt *rt, void *arg)
+{
+    (void)arg;
+    if (rt->rank == 1) nanosleep(&(struct timespec){5, 500000000}, NULL); /* past rank 0's 2 + 2 s */
+    double *v = calloc(4, sizeof *v);
+    if (!v) return NVS_ERR_NOMEM;
+    double t0 = nvs_now_s();
+    nvs_result_t first = nvs_allreduce_f64(rt, v, 4, NVS_RT_MAX, "the test's all-reduce");
+    double t1 = nvs_now_s();
+    free(v); /* the runtime must not write here any more */
+    nvs_result_t second = nvs_barrier(rt, "the test's barrier");
+    double t2 = nvs_now_s();
+    if (rt->rank == 0) {
+        printf("rank 0: first %s after %.1f s, then %s after %.3f s\n", nvs_result_name(first), t1 - t0,
+               nvs_result_name(second), t2 - t1);
+        fflush(stdout);
+    }
+    return NVS_OK;
+}
+
+static void t_abandoned_collective(void)
+{
+    if (getenv(CHILD_ENV)) exit(nvs_exit_code(nvs_rt_mpi_run(2, 0, abandon_rank, NULL)));
+    if (system("command -v mpirun >/dev/null 2>&1") != 0) T_SKIP("no mpirun");
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    T_ASSERT(n > 0);
+    self[n] = '\0';
+    char cmd[PATH_MAX + 256];
+    snprintf(cmd, sizeof cmd,
+             "mpirun --allow-run-as-root --oversubscribe --mca btl_vader_single_copy_mechanism none -np 2 -x "
+             "%s=1 '%s' 2>&1",
+             CHILD_ENV, self);
+    double t0 = nvs_now_s();
+    FILE *p = popen(cmd, "r");
+    T_ASSERT(p != NULL);
+    char out[16384];
+    size_t len = fread(out, 1, sizeof out - 1, p);
+    out[len] = '\0';
+    int st = pclose(p);
+    double took = nvs_now_s() - t0;
+    if (!strstr(out, "then NVS_ERR_TIMEOUT after 0.0")) printf("# mpirun said:\n%s\n", out);
+    T_CONTAINS(out, "rank 0: first NVS_ERR_TIMEOUT after");
+    /* refused at once: not paired with rank 1's late all-reduce, not another wait of --timeout */
+    T_CONTAINS(out, "then NVS_ERR_TIMEOUT after 0.0");
+    /* the rank went on as if nothing happened, yet the job fails (MPI_Abort, not MPI_Finalize) */
+    T_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) != 0);
+    T_ASSERT(took < 30);
+}
+
+T_LIST = {
+    T_CASE(t_abandoned_collective), /* first: under mpirun the binary runs only its child side */
+    T_CASE(t_agree_none_failed),
+    T_CASE(t_agree_one_failed),
+};
+T_MAIN

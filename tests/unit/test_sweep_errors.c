@@ -1,0 +1,231 @@
+/* The sweep's error paths (collectives/sweep.c), on a fake backend that counts what is open: a launch that fails
+ * inside a group (-m) still closes the group; one that fails while the timed loop is captured (-G) still ends the
+ * capture and frees what was captured; a replay or a wait that fails after the graph was made still frees it. In
+ * each case the first error is the one returned. One rank of the threads runtime: no GPU, no launcher. */
+#include <string.h>
+
+#include "collectives/backend.h"
+#include "collectives/coll.h"
+#include "collectives/sweep.h"
+#include "core/log.h"
+#include "runtime/runtime.h"
+#include "t.h"
+
+struct nvs_comm {
+    int unused;
+};
+
+/* what the fake backend saw; fail_* = the call number (1-based) that fails, 0 = none */
+static struct {
+    int launches, graph_launches, waits;
+    int fail_launch, fail_graph_launch, fail_wait;
+    int group_depth, groups_ended;
+    int capturing, captures_ended, live_graphs;
+    int in_capture_launches; /* launches made while capturing */
+} fk;
+
+#define FAKE_ERR NVS_ERR_NCCL  /* what a failing launch, replay or wait returns */
+#define FAKE_GRAPH ((void *)&fk) /* the one graph handle */
+
+static int frank(const nvs_comm *c) { return (void)c, 0; }
+static int fsize(const nvs_comm *c) { return (void)c, 1; }
+static nvs_result_t ffill(nvs_backend *b, nvs_dtype t, void *p, size_t n, const nvs_pattern *pat, int r, size_t o)
+{
+    (void)b, (void)t, (void)p, (void)n, (void)pat, (void)r, (void)o;
+    return NVS_OK;
+}
+static nvs_result_t fpoison(nvs_backend *b, void *p, size_t n) { return (void)b, (void)p, (void)n, NVS_OK; }
+static nvs_result_t flaunch(nvs_backend *b, nvs_comm *c, const nvs_op *op)
+{
+    (void)b, (void)c, (void)op;
+    fk.in_capture_launches += fk.capturing;
+    return ++fk.launches == fk.fail_launch ? FAKE_ERR : NVS_OK;
+}
+static nvs_result_t fwait(nvs_backend *b, nvs_comm *c, const nvs_op *op)
+{
+    (void)b, (void)c, (void)op;
+    T_ASSERT(!fk.capturing); /* a wait inside a capture would be an error of the sweep itself */
+    return ++fk.waits == fk.fail_wait ? FAKE_ERR : NVS_OK;
+}
+static nvs_result_t fgraph_begin(nvs_backend *b)
+{
+    (void)b;
+    T_ASSERT(!fk.capturing);
+    fk.capturing = 1;
+    return NVS_OK;
+}
+static nvs_result_t fgraph_end(nvs_backend *b, void **graph)
+{
+    (void)b;
+    T_ASSERT(fk.capturing);
+    fk.capturing = 0;
+    fk.captures_ended++;
+    fk.live_graphs++;
+    *graph = FAKE_GRAPH;
+    return NVS_OK;
+}
+static nvs_result_t fgraph_launch(nvs_backend *b, void *graph)
+{
+    (void)b;
+    T_ASSERT(graph == FAKE_GRAPH && fk.live_graphs == 1);
+    return ++fk.graph_launches == fk.fail_graph_launch ? FAKE_ERR : NVS_OK;
+}
+static void fgraph_free(nvs_backend *b, void *graph)
+{
+    (void)b;
+    T_ASSERT(graph == FAKE_GRAPH);
+    fk.live_graphs--;
+}
+static nvs_result_t fgroup_begin(nvs_backend *b)
+{
+    (void)b;
+    fk.group_depth++;
+    return NVS_OK;
+}
+static nvs_result_t fgroup_end(nvs_backend *b)
+{
+    (void)b;
+    T_ASSERT(fk.group_depth > 0);
+    fk.group_depth--;
+    fk.groups_ended++;
+    return NVS_OK;
+}
+
+static const struct nvs_backend_ops fake_ops = {
+    .name = "fake", .comm_rank = frank, .comm_size = fsize, .fill = ffill, .poison = fpoison, .launch = flaunch,
+    .wait = fwait, .graph_begin = fgraph_begin, .graph_end = fgraph_end, .graph_launch = fgraph_launch,
+    .graph_free = fgraph_free, .group_begin = fgroup_begin, .group_end = fgroup_end,
+};
+
+/* one all_reduce of 1 KiB float, out of place, -n 4, no warm-up, no validation */
+struct sweep_job {
+    int agg_iters, graph_launches;
+    nvs_result_t res;
+    size_t rows;
+};
+
+static nvs_result_t sweep_rank(nvs_rt *rt, void *arg)
+{
+    struct sweep_job *job = arg;
+    nvs_config cfg;
+    nvs_config_defaults(&cfg);
+    cfg.min_bytes = cfg.max_bytes = 1024;
+    cfg.step_factor = 2;
+    cfg.step_bytes = 0;
+    cfg.iters = 4;
+    cfg.warmup = 0;
+    cfg.check = 0;
+    cfg.agg_iters = job->agg_iters;
+    cfg.graph_launches = job->graph_launches;
+    cfg.blocking = 0;
+    cfg.types_mask = 1u << NVS_FLOAT;
+    cfg.ops_mask = 1u << NVS_SUM;
+    cfg.inplace_mask = NVS_INPLACE_OUT;
+    cfg.colls_mask = 0;
+    for (int i = 0; i < nvs_coll_count(); i++)
+        if (nvs_coll_at(i) == nvs_coll_find("all_reduce")) cfg.colls_mask = 1u << i;
+    cfg.stall_rank = cfg.corrupt_rank = -1;
+    nvs_backend b = {.ops = &fake_ops, .rt = rt, .cfg = &cfg};
+    struct nvs_comm comm = {0};
+    char buf_a[1024], buf_b[1024];
+    nvs_sweep_buffers bufs = {.buf_a = buf_a, .buf_b = buf_b, .bytes = sizeof buf_a};
+    nvs_coll_rows rows = {0};
+    job->res = nvs_sweep_run(&b, &comm, 1, &bufs, &rows);
+    job->rows = rows.n;
+    nvs_rows_free(&rows);
+    return NVS_OK;
+}
+
+/* runs the sweep with these failures planted; the fake's counters are left for the case to look at */
+static struct sweep_job sweep(int agg_iters, int graph_launches, int fail_launch, int fail_graph_launch,
+                              int fail_wait)
+{
+    memset(&fk, 0, sizeof fk);
+    fk.fail_launch = fail_launch;
+    fk.fail_graph_launch = fail_graph_launch;
+    fk.fail_wait = fail_wait;
+    struct sweep_job job = {.agg_iters = agg_iters, .graph_launches = graph_launches};
+    nvs_progress_enable(0);
+    T_EQ_I(nvs_rt_threads_run(1, 10, 0, sweep_rank, &job), NVS_OK);
+    return job;
+}
+
+static void t_clean_runs(void)
+{
+    /* the fake itself: a whole sweep point, plain, grouped and captured, ends with nothing left open */
+    struct sweep_job j = sweep(1, 0, 0, 0, 0);
+    T_EQ_I(j.res, NVS_OK);
+    T_EQ_I(j.rows, 1);
+    j = sweep(3, 0, 0, 0, 0);
+    T_EQ_I(j.res, NVS_OK);
+    T_EQ_I(fk.group_depth, 0);
+    T_EQ_I(fk.groups_ended, 4); /* -n 4 iterations of -m 3 */
+    j = sweep(1, 2, 0, 0, 0);
+    T_EQ_I(j.res, NVS_OK);
+    T_EQ_I(j.rows, 1);
+    T_EQ_I(fk.in_capture_launches, 4);
+    T_EQ_I(fk.graph_launches, 3); /* the untimed upload, then -G 2 */
+    T_EQ_I(fk.live_graphs, 0);
+}
+
+static void t_group_closed_after_failed_launch(void)
+{
+    /* -m 3: launch 1 lines the ranks up, launches 2-4 are the first group: launch 3 fails in its middle */
+    struct sweep_job j = sweep(3, 0, 3, 0, 0);
+    T_EQ_I(j.res, FAKE_ERR);
+    T_EQ_I(j.rows, 0);
+    T_EQ_I(fk.launches, 3); /* nothing launched after the failure */
+    T_EQ_I(fk.group_depth, 0);
+    T_EQ_I(fk.groups_ended, 1);
+}
+
+static void t_capture_ended_after_failed_launch(void)
+{
+    /* -G: the 2nd of the 4 captured launches fails: the capture is ended and its graph freed */
+    struct sweep_job j = sweep(1, 1, 2, 0, 0);
+    T_EQ_I(j.res, FAKE_ERR);
+    T_EQ_I(fk.capturing, 0);
+    T_EQ_I(fk.captures_ended, 1);
+    T_EQ_I(fk.live_graphs, 0);
+    T_EQ_I(fk.graph_launches, 0); /* never replayed */
+    /* with -m 2 the failure is inside a group inside the capture: both are closed */
+    j = sweep(2, 1, 3, 0, 0);
+    T_EQ_I(j.res, FAKE_ERR);
+    T_EQ_I(fk.group_depth, 0);
+    T_EQ_I(fk.capturing, 0);
+    T_EQ_I(fk.live_graphs, 0);
+}
+
+static void t_graph_freed_on_every_exit(void)
+{
+    /* the untimed upload fails */
+    struct sweep_job j = sweep(1, 2, 0, 1, 0);
+    T_EQ_I(j.res, FAKE_ERR);
+    T_EQ_I(fk.live_graphs, 0);
+    /* the wait after the upload fails (waits: the warm-up's, the upload's, the line-up's, the loop's) */
+    j = sweep(1, 2, 0, 0, 2);
+    T_EQ_I(j.res, FAKE_ERR);
+    T_EQ_I(fk.live_graphs, 0);
+    /* the launch that lines the ranks up (the first launch outside the capture: 4 captured before it) */
+    j = sweep(1, 2, 5, 0, 0);
+    T_EQ_I(j.res, FAKE_ERR);
+    T_EQ_I(fk.live_graphs, 0);
+    /* a timed replay (the 2nd of -G 2; the upload was the 1st) */
+    j = sweep(1, 2, 0, 3, 0);
+    T_EQ_I(j.res, FAKE_ERR);
+    T_EQ_I(fk.graph_launches, 3);
+    T_EQ_I(fk.live_graphs, 0);
+    /* the wait at the end of the timed loop */
+    j = sweep(1, 2, 0, 0, 4);
+    T_EQ_I(j.res, FAKE_ERR);
+    T_EQ_I(j.rows, 0);
+    T_EQ_I(fk.live_graphs, 0);
+}
+
+T_LIST = {
+    T_CASE(t_clean_runs),
+    T_CASE(t_group_closed_after_failed_launch),
+    T_CASE(t_capture_ended_after_failed_launch),
+    T_CASE(t_graph_freed_on_every_exit),
+};
+T_MAIN
