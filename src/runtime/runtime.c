@@ -2,6 +2,7 @@
 #include "runtime/runtime.h"
 
 #include "core/launch_env.h"
+#include "core/log.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,4 +90,21 @@ nvs_result_t nvs_rt_agree_result(nvs_rt *rt, nvs_result_t mine)
     nvs_result_t r = nvs_allreduce_f64(rt, v, 2, NVS_RT_MAX, "agreeing on the run's result");
     if (r != NVS_OK) return nvs_result_severity(r) >= nvs_result_severity(mine) ? r : mine;
     return (nvs_result_t)((long)v[1] % 1000);
+}
+
+/* See runtime.h. */
+nvs_result_t nvs_rt_agree_ok(nvs_rt *rt, nvs_result_t mine, double *max, const char *what)
+{
+    /* [1]: the lowest rank that failed and its result, as (size - rank) * 1000 + result; 0: none failed */
+    double v[2] = {max ? *max : 0, mine != NVS_OK ? (double)(rt->size - rt->rank) * 1000.0 + (double)mine : 0};
+    nvs_result_t r = nvs_allreduce_f64(rt, v, 2, NVS_RT_MAX, what);
+    if (mine != NVS_OK) return mine;
+    if (r != NVS_OK) return r;
+    if (max) *max = v[0];
+    if (v[1] == 0) return NVS_OK;
+    long first = (long)v[1];
+    if (rt->rank == 0)
+        nvs_error("rank %ld failed in %s: %s; every rank stops", rt->size - first / 1000, what,
+                  nvs_result_text((nvs_result_t)(first % 1000)));
+    return NVS_ERR_ABORTED;
 }

@@ -18,7 +18,6 @@
 #include <stddef.h>
 
 #include "core/err.h"
-#include "core/log.h"
 
 typedef struct nvs_rt nvs_rt;
 
@@ -116,21 +115,7 @@ static inline nvs_result_t nvs_allreduce_f64(nvs_rt *rt, double *v, int n, nvs_r
  * rank's result so far; `max` (may be NULL): a value maximised over the ranks in the same call. Returns NVS_OK
  * when no rank failed; else `mine` where it failed (its own message says why) and NVS_ERR_ABORTED on the others,
  * where rank 0 names the first rank that failed and its error. */
-static inline nvs_result_t nvs_rt_agree_ok(nvs_rt *rt, nvs_result_t mine, double *max, const char *what)
-{
-    /* [1]: the lowest rank that failed and its result, as (size - rank) * 1000 + result; 0: none failed */
-    double v[2] = {max ? *max : 0, mine != NVS_OK ? (double)(rt->size - rt->rank) * 1000.0 + (double)mine : 0};
-    nvs_result_t r = nvs_allreduce_f64(rt, v, 2, NVS_RT_MAX, what);
-    if (mine != NVS_OK) return mine;
-    if (r != NVS_OK) return r;
-    if (max) *max = v[0];
-    if (v[1] == 0) return NVS_OK;
-    long first = (long)v[1];
-    if (rt->rank == 0)
-        nvs_error("rank %ld failed in %s: %s; every rank stops", rt->size - first / 1000, what,
-                  nvs_result_text((nvs_result_t)(first % 1000)));
-    return NVS_ERR_ABORTED;
-}
+nvs_result_t nvs_rt_agree_ok(nvs_rt *rt, nvs_result_t mine, double *max, const char *what);
 
 /* Backend entry points (runtime_mpi.c, runtime_threads.c). */
 nvs_result_t nvs_rt_mpi_run(double timeout_s, int emulate_nodes, nvs_rank_main fn, void *arg);
