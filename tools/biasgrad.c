@@ -1,6 +1,6 @@
 /* The bias gradient's reduction, timed: nvscale's outer-dimension sum as PyTorch launches it
  * (train/reduce_kernels.h) at its own row split G and at others, beside cuBLAS's matrix-vector product with a
- * vector of ones (what `--framework ideal` ran until 4 December, in nn.Linear's layout), on one GPU. Each sum is checked against the host's first.
+ * vector of ones (what `--framework ideal` runs), on one GPU. Each sum is checked against the host's first.
  * tools/device/biasgrad_torch.py times PyTorch's x.sum(0) on the same shapes, for the comparison.
  *
  *   make biasgrad && build/biasgrad [--elem bf16|fp32] [--g G,G,...] ROWSxCOLS ...

@@ -220,8 +220,8 @@ typedef struct {
     double bn_cudnn_eff, bn_own_eff;
     /* a bias's gradient in the framework's own reduction kernel (workload/framework.h bias_reduce): a fixed time per
      * launch, one per bias tensor (nvs_layer_bias_tensors), in us, plus its bytes at this share of the peak memory
-     * bandwidth (defaults 8.5, 0.57); the share 0: the bytes at mem_eff and no fixed time (`ideal`: one launch
-     * per layer, reading the gradient once) */
+     * bandwidth (defaults 8.5, 0.57); the share 0: the bytes at mem_eff and no fixed time (cuBLAS's product with
+     * ones: `ideal`) */
     double bias_reduce_us, bias_reduce_eff;
     /* a profile's perm= passes as copies through a view, element by element (workload/framework.h view_copies): a
      * read and a write of the output at this share of the peak memory bandwidth, forward and again backward

@@ -44,12 +44,12 @@ typedef struct {
      * input (forward input / input gradient scratch) and weight matrix (weight-gradient scratch) */
     size_t *w_off, *a_off;
     size_t max_x_elems, max_w_elems;
-    /* the most rows (M x batch) of a layer with a bias (profile.h nvs_layer_bias_elems: the longest reduction of a
-     * bias gradient, reduce_kernels.h); and, under a framework that keeps autocast's fp32
+    /* the most rows (M x batch) of a layer with a bias (profile.h nvs_layer_bias_elems): a vector of ones that
+     * long sums a bias's gradient in one matrix-vector product; and, under a framework that keeps autocast's fp32
      * tensors (framework.h autocast_fp32, at half precision), the largest output with fp32 passes (the fp32 scratch
      * they run over; 0: none) */
     size_t max_bias_rows, f32_elems;
-    size_t bias_staging_elems; /* the most staging floats a bias gradient's reduction can need
+    size_t bias_staging_elems; /* the most staging floats a bias reduction of the framework's own can need
                                 * (reduce_plan.h nvs_outer_sum_staging_max: any GPU, any split into tensors) */
     /* memory, bytes per GPU (what train_gpu.c allocates) */
     double weight_bytes;    /* GEMM weights in the compute precision */

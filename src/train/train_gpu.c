@@ -31,8 +31,9 @@ struct gpu_impl {
     cudaEvent_t mark[2]; /* compute timeline: step start, end of backward (timing events) */
     void *weights, *acts, *ws_x, *ws_dx;
     float *ws_w;           /* fp32 weight-gradient scratch */
-    /* the bias gradients' reduction (train/reduce_kernels.h): its staging floats and semaphores, sized for the
-     * largest of the step's bias gradients on this GPU's SMs */
+    void *ones;            /* plan->max_bias_rows ones of the compute type: the bias gradients' sums */
+    /* the framework's own bias-gradient reduction (framework.h bias_reduce; train/reduce_kernels.h): its staging
+     * floats and semaphores, sized for the largest of the step's bias gradients on this GPU's SMs */
     float *bias_staging;
     unsigned *bias_sems;
     size_t bias_staging_elems;
@@ -349,15 +350,7 @@ static nvs_result_t bn_kernels_setup(nvs_train_exec *x)
     return cuda_sync(g->compute);
 }
 
-/* The launches that sum a layer's bias gradient: one per bias tensor (HF's query, key and value: three) under a
- * framework with its own reduction (framework.h bias_reduce: PyTorch's eager Linear sums each on its own), else
- * one over all of the layer's bias columns */
-static int bias_launches(const nvs_train_plan *pl, const nvs_layer *ly)
-{
-    return pl->framework->bias_reduce ? nvs_layer_bias_tensors(ly) : 1;
-}
-
-/* The staging and semaphores of the bias-gradient reduction: the most any bias of the step needs on
+/* The staging and semaphores of the framework's bias-gradient reduction: the most any bias of the step needs on
  * this GPU (a few MB at most: G <= rows / 128 partial sums per column, reduce_kernels.h; inside the 64 MB the
  * plan's memory check keeps spare, train_plan.c); the semaphores start at
  * zero and every launch leaves them so */
@@ -372,8 +365,8 @@ static nvs_result_t bias_reduce_setup(nvs_train_exec *x)
         const nvs_layer *ly = &pl->profile->layers[l];
         double rows = ly->gemm_m * pl->batch, n = nvs_layer_bias_elems(ly);
         if (n <= 0 || n > INT_MAX || rows < 1) continue;
-        const int pieces = bias_launches(pl, ly);
-        for (int i = 0; i < pieces; i++) { /* gbias's launches */
+        const int pieces = nvs_layer_bias_tensors(ly);
+        for (int i = 0; i < pieces; i++) { /* a launch per bias tensor (gbias) */
             size_t first, count;
             nvs_cast_piece(n, pieces, i, &first, &count);
             size_t st = nvs_outer_sum_staging((long long)rows, (int)count, g->sms);
@@ -414,7 +407,12 @@ static nvs_result_t gsetup(nvs_train_exec *x)
     NVS_CHECK(dalloc(&g->ws_x, (double)maxx * g->es, "GEMM input workspace"));
     NVS_CHECK(dalloc(&g->ws_dx, (double)maxx * g->es, "input-gradient workspace"));
     NVS_CHECK(dalloc((void **)&g->ws_w, (double)maxw * 4, "weight-gradient workspace"));
-    if (pl->max_bias_rows > 0) NVS_CHECK(bias_reduce_setup(x));
+    if (pl->max_bias_rows > 0) {
+        NVS_CHECK(dalloc(&g->ones, (double)pl->max_bias_rows * g->es, "ones for the bias gradients"));
+        CUDA_TRY(cudaMemsetAsync(g->ones, 0, pl->max_bias_rows * g->es, g->compute));
+        CUDA_TRY(nvs_kern_axpb(g->ones, pl->max_bias_rows, el, 0.0f, 1.0f, g->compute));
+    }
+    if (pl->max_bias_rows > 0 && pl->framework->bias_reduce) NVS_CHECK(bias_reduce_setup(x));
     {
         int dev = 0, sms = 0;
         CUDA_TRY(cudaGetDevice(&dev));
@@ -564,12 +562,12 @@ static nvs_result_t gcast_act(nvs_train_exec *x, int l, int backward)
 }
 
 /* The bias's gradient: the output gradient summed over its m rows, into the bias's part of the layer's slot,
- * after the N x K matrix, in the outer-dimension reduction launched as PyTorch launches its own, over the
- * gradient's bytes read as PyTorch holds them (tokens x features, the features contiguous:
- * train/reduce_kernels.h; the step's values are synthetic, the bytes and the access pattern are what it
- * reproduces), in bias_launches launches. Not cuBLAS's product with a vector of ones, which `ideal` used until
- * 4 December: in nn.Linear's layout cuBLAS 13 picks kernels that take 55 us for a bf16 4096 x 4096 gradient and
- * 1.6 ms for 4096 x 1024, where this reduction takes 11.8 and 10.5 us (tools/biasgrad.c, results/h200x1-review). */
+ * after the N x K matrix. Under a framework with its own reduction (framework.h bias_reduce: PyTorch's eager
+ * Linear) in that kernel, launched as PyTorch launches it, over the gradient's bytes read as PyTorch holds them
+ * (tokens x features, the features contiguous: train/reduce_kernels.h; the step's values are synthetic, the
+ * bytes and the access pattern are what it reproduces); else as one matrix-vector product of the m x n
+ * column-major gradient with a vector of ones (cuBLAS reads the gradient once), through the fp32 scratch where
+ * cuBLAS cannot write the gradients' type (blas_writes_grads). */
 static nvs_result_t gbias(nvs_train_exec *x, int l)
 {
     struct gpu_impl *g = G(x);
@@ -583,20 +581,32 @@ static nvs_result_t gbias(nvs_train_exec *x, int l)
      * autograd does for the cast bias (PyTorch's reduce_kernel over bf16), then cast into fp32, one launch per
      * bias tensor (nvs_framework_cast_split) */
     const int pieces = grad_cast_pieces(pl, ly, 1), cast16 = pieces > 0;
-    const int direct = !cast16; /* the reduction writes any of the gradients' types */
-    const int out_el = direct ? grad_elem_of(pl) : el;
+    const int own = pl->framework->bias_reduce && g->sms > 0;
+    const int direct = !cast16 && (own || blas_writes_grads(pl));
+    const int out_el = direct ? grad_elem_of(pl) : cast16 ? el : NVS_ELEM_F32;
+    cudaDataType_t ab = cuda_type_of(el);
+    cublasComputeType_t ct = pl->precision == NVS_PREC_TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+    const float one = 1.0f, zero = 0.0f;
     const char *Y = (const char *)g->acts + pl->a_off[l] * g->es;
     char *gb = (char *)g->grads + (pl->grad_offset[l] + (size_t)(ly->gemm_n * ly->gemm_k)) * (pl->grad_bf16 ? 2 : 4);
-    const int launches = bias_launches(pl, ly);
-    char *dst = direct ? gb : (char *)g->ws_w;
-    const size_t oes = out_el == NVS_ELEM_F32 ? 4 : 2;
-    for (int i = 0; i < launches; i++) {
-        size_t first, count;
-        nvs_cast_piece(n, launches, i, &first, &count);
-        CUDA_TRY(nvs_kern_outer_sum(Y + first * g->es, el, m, (int)count, (long long)n, dst + first * oes, out_el,
-                                    g->bias_staging, g->bias_staging_elems, g->bias_sems, g->bias_nsems, g->sms,
-                                    g->compute));
-    }
+    if (own) {
+        /* a launch per bias tensor, over its columns (HF's query, key and value: three), as autograd sums each
+         * Linear's bias on its own */
+        const int tensors = nvs_layer_bias_tensors(ly);
+        char *dst = direct ? gb : (char *)g->ws_w;
+        const size_t oes = out_el == NVS_ELEM_F32 ? 4 : 2;
+        for (int i = 0; i < tensors; i++) {
+            size_t first, count;
+            nvs_cast_piece(n, tensors, i, &first, &count);
+            CUDA_TRY(nvs_kern_outer_sum(Y + first * g->es, el, m, (int)count, (long long)n, dst + first * oes, out_el,
+                                        g->bias_staging, g->bias_staging_elems, g->bias_sems, g->bias_nsems, g->sms,
+                                        g->compute));
+        }
+    } else
+        /* Y row-major [m x n] (ggemm): Y^T (n x m, ld n) times a column of ones */
+        BLAS_TRY(cublasGemmEx(g->blas, CUBLAS_OP_N, CUBLAS_OP_N, (int)n, 1, m, &one, Y, ab, (int)n, g->ones, ab, m,
+                              &zero, direct ? (void *)gb : g->ws_w, cuda_type_of(out_el), (int)n, ct,
+                              CUBLAS_GEMM_DEFAULT));
     if (!direct)
         NVS_CHECK(convert_pieces(g->ws_w, out_el, gb, grad_elem_of(pl), n, pieces, g->compute));
     return NVS_OK;
@@ -789,7 +799,7 @@ static void gteardown(nvs_train_exec *x)
     /* after every workload, and after a failed one: a failure here is a warning (gpu_check.h), since a buffer
      * not freed is memory the next workload lacks */
     void *bufs[] = {g->weights, g->acts,     g->ws_x,  g->ws_dx,   g->ws_w,     g->master, g->momentum,
-                    g->grads,   g->buckets, g->bn_stats, g->bufs, g->bufs_flat, g->f32,
+                    g->grads,   g->buckets, g->bn_stats, g->bufs, g->bufs_flat, g->ones, g->f32,
                     g->bias_staging, g->bias_sems};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         if (bufs[i]) CUDA_CLEANUP(cudaFree(bufs[i]));

@@ -124,9 +124,11 @@ nvs_result_t nvs_train_plan_make(const nvs_profile *p, int batch, nvs_precision 
     plan->grad_bytes = (double)plan->grad_elems * (double)gsize;
     /* two scratch buffers of the largest GEMM input (forward input / input gradient), an fp32 one of the largest
      * weight matrix (weight-gradient scratch for GEMMs without parameters, or before a cast to bf16 gradients),
-     * the staging of the bias gradients' reduction (reduce_kernels.h), and 64 MiB for cuBLAS's workspace */
+     * the bias gradients' ones, the staging of their reduction (framework.h bias_reduce), and 64 MiB for cuBLAS's
+     * workspace */
     plan->workspace_bytes = 2.0 * (double)plan->max_x_elems * (double)es + (double)plan->max_w_elems * 4.0 +
-                            (double)plan->bias_staging_elems * 4.0 + 64.0 * 1024 * 1024;
+                            (double)plan->max_bias_rows * (double)es + (double)plan->bias_staging_elems * 4.0 +
+                            64.0 * 1024 * 1024;
     plan->total_bytes = plan->weight_bytes + plan->master_bytes + plan->grad_bytes + plan->act_bytes +
                         plan->workspace_bytes;
     plan->framework = nvs_framework_find("ideal");

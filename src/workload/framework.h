@@ -67,8 +67,8 @@ typedef struct {
     int autocast_fp32;
     /* a GEMM layer's bias gradient summed from its output gradient in the framework's own reduction kernel, as
      * PyTorch's eager Linear backward does (TensorIterator's reduce_kernel, a launch per bias: train/reduce_kernels.h),
-     * at the modelled share of the memory bandwidth (nvs_compute_terms.bias_reduce_eff); 0: one launch per layer,
-     * modelled as its bytes read at the memory's rate (the GPU step runs the same kernel: train_gpu.c gbias) */
+     * at the modelled share of the memory bandwidth (nvs_compute_terms.bias_reduce_eff); 0: a cuBLAS matrix-vector
+     * product with a vector of ones, read at the memory's rate */
     int bias_reduce;
     /* a profile's perm= passes as copies through the permuted view, element by element, as PyTorch's TensorIterator
      * copies a non-contiguous tensor (its legacy elementwise_kernel: 128 threads, 4 elements a thread at 2 bytes, 2
