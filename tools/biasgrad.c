@@ -152,10 +152,12 @@ int main(int argc, char **argv)
                 return 1;
             }
         TRY(cudaEventRecord(e0, 0));
-        /* as `ideal` calls it (train_gpu.c gbias): x row-major [rows x cols], x^T (cols x rows, ld cols) times ones */
+        /* as `ideal` calls it (train_gpu.c gbias): x row-major [rows x cols], x^T (cols x rows, ld cols) times ones,
+         * into the gradients' fp32 (the default --grad-type; a bf16 output makes cuBLAS pick other kernels: 1.6 ms
+         * for 4096x1024, results/h200x1-review) */
         for (int i = 0; i < REPS; i++)
             TRY(cublasGemmEx(blas, CUBLAS_OP_N, CUBLAS_OP_N, cols, 1, (int)rows, &one, x, t, cols, ones, t, (int)rows,
-                             &zero, out, t, cols, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+                             &zero, out, CUDA_R_32F, cols, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
         TRY(cudaEventRecord(e1, 0));
         float us = timed(e0, e1);
         printf("%s %s cublas_gemv - %.2f %.1f\n", argv[a], es == 2 ? "bf16" : "fp32", us, gb / (us * 1e-6));
