@@ -358,7 +358,7 @@ static nvs_result_t hwloc_load(const char *xml, const char *buf, size_t len, nvs
         /* hwloc: lanes x rate x encoding / 8 of the link as the OS reports it (current speed), GB/s. PCIe 1.0 x1
          * moves 0.25 GB/s, PCIe 7.0 x16 about 242: outside [0.1, 1000] it is not a link speed. An XML file is
          * the user's input: refused with the value; a live topology: left unknown. */
-        if (ls > 0 && !(ls >= 0.1 && ls <= 1000)) {
+        if (ls != 0 && !(ls >= 0.1 && ls <= 1000)) { /* NaN and negative ones too: 0 is hwloc's "unknown" */
             if (xml) {
                 snprintf(err, errlen, "%s: GPU %s: pci_link_speed %g GB/s: expected 0.1 to 1000 (a PCIe link)", xml,
                          g->pci_bus_id, ls);
@@ -376,6 +376,12 @@ static nvs_result_t hwloc_load(const char *xml, const char *buf, size_t len, nvs
                      : "hwloc has no NVLink data");
     }
     qsort(t->gpus, (size_t)ngpus, sizeof *t->gpus, cmp_gpu_bus);
+    for (int k = 1; xml && k < ngpus; k++) /* one device per bus id: a second one is an edited file */
+        if (!strcmp(t->gpus[k].pci_bus_id, t->gpus[k - 1].pci_bus_id)) {
+            snprintf(err, errlen, "%s: two GPUs with PCI bus id %s", xml, t->gpus[k].pci_bus_id);
+            res = NVS_ERR_INPUT;
+            goto out;
+        }
     for (int k = 0; k < ngpus; k++) t->gpus[k].index = k;
     res = read_nvlink_matrix(topo, t, err, errlen);
     if (res != NVS_OK) goto out;

@@ -28,10 +28,4 @@ int nvs_check_print_junit(FILE *f, const nvs_export_info *info, const nvs_verdic
  * that repeats gets " #2", " #3" so that no two samples share a label set. 0, or -1 when writing failed. */
 int nvs_check_print_prometheus(FILE *f, const nvs_export_info *info, const nvs_verdicts *vs);
 
-/* One of the printers above into `path`, whole or not at all (core/out_file.h). 0, or 1 when it could not be
- * written (said on stderr, "nvscale WHO: ..."). */
-int nvs_check_write_file(const char *who, const char *path,
-                         int (*print)(FILE *, const nvs_export_info *, const nvs_verdicts *),
-                         const nvs_export_info *info, const nvs_verdicts *vs);
-
 #endif

@@ -404,6 +404,35 @@ int nvs_ruleset_add(nvs_ruleset *rs, const nvs_rule *r)
     return 0;
 }
 
+/* The same check: metric, every selector and the severity alike, and a threshold of the same kind in both (a
+ * health rule's thresholds are the evaluation's own). */
+static int same_check(const nvs_rule *a, const nvs_rule *b)
+{
+    if (a->metric != b->metric || strcmp(a->coll, b->coll) || a->size_lo != b->size_lo || a->size_hi != b->size_hi ||
+        a->size_exact != b->size_exact || a->n != b->n || a->type != b->type || a->op != b->op ||
+        a->inplace != b->inplace || a->bidir != b->bidir || a->src != b->src || a->dst != b->dst ||
+        a->health_check != b->health_check || a->host_dir != b->host_dir || a->host_mode != b->host_mode ||
+        a->gpu != b->gpu || a->gpu_test != b->gpu_test || a->sustain_gemm != b->sustain_gemm ||
+        a->warn_only != b->warn_only)
+        return 0;
+    return a->metric == NVS_RULE_HEALTH || (a->has_min && b->has_min) || (a->has_below && b->has_below) ||
+           (a->has_min_bound && b->has_min_bound) || (a->has_min_peer && b->has_min_peer) ||
+           (a->has_max_drop && b->has_max_drop);
+}
+
+const nvs_rule *nvs_ruleset_same_check(const nvs_ruleset *rs, const nvs_rule *r)
+{
+    for (size_t i = 0; i < rs->n; i++)
+        if (same_check(&rs->v[i], r)) return &rs->v[i];
+    return NULL;
+}
+
+void nvs_rule_where(const nvs_rule *r, char *buf, size_t len)
+{
+    if (r->line) snprintf(buf, len, "%s:%d", r->source, r->line);
+    else snprintf(buf, len, "%s", r->source);
+}
+
 int nvs_ruleset_needs_baseline(const nvs_ruleset *rs)
 {
     for (size_t i = 0; i < rs->n; i++)

@@ -97,6 +97,13 @@ int nvs_rules_parse_text(const char *text, const char *source, nvs_ruleset *rs, 
 
 /* Append one rule (copied). 0, or -1 when out of memory. */
 int nvs_ruleset_add(nvs_ruleset *rs, const nvs_rule *r);
+/* The rule of rs that R would repeat or contradict (two values for one threshold, each evaluated): the same metric,
+ * selectors (collective, size, n, type, pair, GPU, ...) and severity, and a threshold of the same kind (min=,
+ * below_baseline<=, ...); NULL if none. A warn and a fail threshold of one check stay allowed. The rules files of
+ * check and accept (rules_file.h) and check's threshold flags refuse such a rule, naming both. */
+const nvs_rule *nvs_ruleset_same_check(const nvs_ruleset *rs, const nvs_rule *r);
+/* Where R came from, for messages: "FILE:LINE", or the flag and its value. */
+void nvs_rule_where(const nvs_rule *r, char *buf, size_t len);
 int nvs_ruleset_needs_baseline(const nvs_ruleset *rs); /* any below_baseline threshold */
 void nvs_ruleset_free(nvs_ruleset *rs);
 

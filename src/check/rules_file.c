@@ -1,5 +1,6 @@
 /* Reading a rules file for check and accept: the file's text through core/out_file.h's reader, the rules
- * through rules.c's parser, and what is wrong ("FILE:LINE: why") for the caller to print as its usage error. */
+ * through rules.c's parser (a rule that repeats a check already read refused: nvs_ruleset_same_check), and what is
+ * wrong ("FILE:LINE: why") for the caller to print as its usage error. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -12,10 +13,24 @@ int nvs_rules_load(const char *path, nvs_ruleset *rs, char *err, size_t errlen)
 {
     char *text, why[256];
     int line;
+    size_t before = rs->n;
     err[0] = '\0';
     if (nvs_read_text_file(path, MAX_RULES_BYTES, &text) != NVS_OK) return 2; /* it said why */
     int rc = nvs_rules_parse_text(text, path, rs, &line, why, sizeof why);
     free(text);
+    /* two thresholds for one check, in this file or against the rules already read (an earlier file, a flag) */
+    for (size_t i = before; !rc && i < rs->n; i++) {
+        nvs_ruleset earlier = {rs->v, i, rs->cap};
+        const nvs_rule *same = nvs_ruleset_same_check(&earlier, &rs->v[i]);
+        if (same) {
+            char where[300];
+            nvs_rule_where(same, where, sizeof where);
+            snprintf(err, errlen, "%s:%d: the same check as %s ('%s'): one threshold per check and severity", path,
+                     rs->v[i].line, where, same->text);
+            rs->n = before;
+            return 2;
+        }
+    }
     if (rc == -2) {
         snprintf(err, errlen, "out of memory");
         return 1;

@@ -2,8 +2,11 @@
 #include "cli/cli_common.h"
 
 #include <errno.h>
+#include <getopt.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -11,6 +14,7 @@
 #include "check/rules_file.h"
 #include "core/launch_env.h"
 #include "core/log.h"
+#include "core/out_file.h"
 #include "runtime/runtime.h"
 #include "runjson/runjson_write.h"
 
@@ -87,20 +91,79 @@ int nvs_cli_output_file_ok(const char *sub, const char *flag, const char *path, 
     if (prev) return nvs_cli_usage(sub, "%s given twice", flag);
     if (!*path) return nvs_cli_usage(sub, "%s needs a file name", flag);
     struct stat st;
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+    int there = stat(path, &st) == 0;
+    if (there && S_ISDIR(st.st_mode))
         return nvs_cli_usage(sub, "%s %s: is a directory, not a file", flag, path);
-    char dir[NVS_PATH_MAX];
-    if (snprintf(dir, sizeof dir, "%s", path) >= (int)sizeof dir)
-        return nvs_cli_usage(sub, "%s: path too long (%zu bytes)", flag, strlen(path));
+    /* a device, a FIFO, /dev/stdout: written through, nothing is made (core/out_file.h) */
+    if (there && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode) ||
+                  (S_ISREG(st.st_mode) && (!strncmp(path, "/dev/", 5) || !strncmp(path, "/proc/", 6)))))
+        return 0;
+    if (there && !S_ISREG(st.st_mode))
+        return nvs_cli_usage(sub, "%s %s: not a regular file, a device or a FIFO", flag, path);
+    if (!there && lstat(path, &st) == 0)
+        return nvs_cli_usage(sub, "%s %s: a symbolic link to nothing; nvscale does not replace links", flag, path);
+    /* the writer makes its temporary file beside the file (a link's: beside the file it points to) */
+    char dir[PATH_MAX];
+    if (there ? !realpath(path, dir) : snprintf(dir, sizeof dir, "%s", path) >= (int)sizeof dir)
+        return nvs_cli_usage(sub, "%s %s: %s", flag, path, there ? strerror(errno) : "path too long");
     char *slash = strrchr(dir, '/');
     if (slash) *slash = '\0';
     const char *d = slash ? (dir[0] ? dir : "/") : ".";
     if (stat(d, &st) != 0)
         return nvs_cli_usage(sub, "%s %s: cannot write in directory '%s': %s", flag, path, d, strerror(errno));
     if (!S_ISDIR(st.st_mode)) return nvs_cli_usage(sub, "%s %s: '%s' is not a directory", flag, path, d);
-    if (access(d, W_OK) != 0)
+    /* a file made there and removed, as the writer will: access(W_OK) is not enough (root passes it on /proc and
+     * /sys, where nothing can be made, and on a read-only file system) */
+    char probe[PATH_MAX + 32];
+    snprintf(probe, sizeof probe, "%s/.nvscale-probe-XXXXXX", d);
+    int fd = mkstemp(probe);
+    if (fd < 0)
         return nvs_cli_usage(sub, "%s %s: cannot write in directory '%s': %s", flag, path, d, strerror(errno));
+    close(fd);
+    unlink(probe);
     return 0;
+}
+
+int nvs_cli_write_exports(const char *sub, const nvs_cli_export *e, size_t n, const nvs_export_info *info,
+                          const nvs_verdicts *vs)
+{
+    nvs_outfile o[NVS_CLI_MAX_EXPORTS];
+    size_t k = 0;
+    int rc = 0;
+    for (; k < n && k < NVS_CLI_MAX_EXPORTS && !rc; k++) {
+        memset(&o[k], 0, sizeof o[k]);
+        if (!e[k].path) continue;
+        nvs_result_t r = nvs_outfile_open(&o[k], e[k].path);
+        if (r != NVS_OK) {
+            rc = nvs_exit_code(r); /* it said why: 2 for a path that cannot be written */
+            continue;
+        }
+        errno = 0;
+        /* on disk before any is renamed: a full disk shows here, while every one can still be discarded */
+        if (e[k].print(o[k].f, info, vs) || fflush(o[k].f) != 0 || (!o[k].through && fsync(fileno(o[k].f)) != 0)) {
+            fprintf(stderr, "nvscale %s: cannot write %s: %s\n", sub, e[k].path, errno ? strerror(errno) : "I/O error");
+            rc = 1;
+        }
+    }
+    /* renamed into place only once every one is written: all of them, or none */
+    for (size_t i = 0; i < k; i++) {
+        if (!o[i].f) continue;
+        if (rc) nvs_outfile_discard(&o[i]);
+        else if (nvs_outfile_commit(&o[i]) != NVS_OK) rc = 1;
+    }
+    return rc;
+}
+
+const char *nvs_cli_bad_option(char **argv, int at, char *buf, size_t len)
+{
+    const char *arg = argv[optind - 1];
+    /* inside a cluster ("-Zq") getopt has not moved on: argv[optind - 1] is then an argument before it, one that
+     * an earlier call read (index < at) or one it stepped over (not an option); a long option is named as typed */
+    if (optopt > 0 && optopt < 128 && (optind - 1 < at || strncmp(arg, "--", 2)))
+        snprintf(buf, len, "-%c", optopt);
+    else
+        snprintf(buf, len, "%.60s", arg);
+    return buf;
 }
 
 /* The directory of PATH (its text before the last '/', "/" or ".") as a stat, and its last component. -1 when the

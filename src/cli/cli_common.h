@@ -5,6 +5,7 @@
 
 #include <jansson.h>
 
+#include "check/check_export.h"
 #include "check/rules.h"
 #include "core/config.h"
 #include "core/err.h"
@@ -30,11 +31,26 @@ void nvs_cli_out_abandon(nvs_cli_out *o);
  * the exit status of a usage error. */
 int nvs_cli_usage(const char *sub, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* An output file asked for by FLAG (--junit, --prometheus): checked before anything is measured or judged, so that
- * a typo does not cost the run. PATH must be non-empty, not an existing directory, and its directory must exist,
- * be a directory and be writable. PREV (may be NULL): the value FLAG already had (given twice, the first would be
- * lost). That it names no input and no other output: nvs_cli_files_distinct, once every flag is read. Returns 0,
+ * a typo does not cost the run. PATH must be non-empty, not an existing directory nor a link to nothing, and its
+ * directory must exist and take a new file (one is made there and removed, as the writer will: core/out_file.h);
+ * a device or FIFO (/dev/stdout) is written through and needs nothing made. PREV (may be NULL): the value FLAG
+ * already had (given twice, the first would be lost). That it names no input and no other output: nvs_cli_files_distinct, once every flag is read. Returns 0,
  * or 2 after one usage message of subcommand SUB. */
 int nvs_cli_output_file_ok(const char *sub, const char *flag, const char *path, const char *prev);
+/* The verdict exports asked for (check/check_export.h): PATH NULL when not. */
+#define NVS_CLI_MAX_EXPORTS 4
+typedef struct {
+    const char *path;
+    int (*print)(FILE *, const nvs_export_info *, const nvs_verdicts *);
+} nvs_cli_export;
+/* Writes E[0..N) (N <= NVS_CLI_MAX_EXPORTS) all or none: each printed to its temporary file (core/out_file.h),
+ * and renamed into place only once every one is written. Returns 0, or the exit code after one message: 2 when a
+ * path cannot be written (the directory went away since nvs_cli_output_file_ok), 1 when writing failed. */
+int nvs_cli_write_exports(const char *sub, const nvs_cli_export *e, size_t n, const nvs_export_info *info,
+                          const nvs_verdicts *vs);
+/* The option getopt_long just refused ('?' or ':'), for "unknown option '%s'": a short one alone ("-Z" of "-qZ" or
+ * "-Zq": getopt's optopt), a long one as typed. AT: optind before that getopt_long call. Returns buf. */
+const char *nvs_cli_bad_option(char **argv, int at, char *buf, size_t len);
 /* A file named on a command line: `what` names it in messages (a flag such as "--rules", or "the run" for an
  * argument), `output` says the command writes it (replacing what is there). */
 typedef struct {

@@ -85,10 +85,20 @@ static int parse_flags(int argc, char **argv, nvs_config *cfg, accept_opts *o, n
 {
     optind = 1;
     opterr = 0;
-    int quiet = 0, verbose = 0, c;
-    while ((c = getopt_long(argc, argv, ":qvh", opts, NULL)) != -1) {
+    int quiet = 0, verbose = 0, c, li = -1;
+    unsigned char given[sizeof opts / sizeof opts[0]] = {0};
+    for (int at = optind; (c = getopt_long(argc, argv, ":qvh", opts, &li)) != -1; at = optind, li = -1) {
         const char *a = optarg;
         double d;
+        char shown[64];
+        /* every option once (a second value would silently replace the first), except --rules (several files) and
+         * -v (-vv) */
+        for (size_t i = 0; opts[i].name; i++)
+            if (opts[i].val == c && given[i]++ && c != O_RULES && c != 'v') {
+                if (li >= 0) snprintf(shown, sizeof shown, "--%s", opts[li].name);
+                else snprintf(shown, sizeof shown, "-%c", c);
+                return bad("option %s given twice", shown);
+            }
         switch (c) {
         case O_LEVEL:
             if (strcmp(a, "1") && strcmp(a, "2") && strcmp(a, "3")) return bad("invalid value '%s' for --level: expected 1, 2 or 3", a);
@@ -120,6 +130,8 @@ static int parse_flags(int argc, char **argv, nvs_config *cfg, accept_opts *o, n
         case O_OUT:
             if (!*a || strlen(a) >= sizeof cfg->out_dir - 64) return bad("invalid value '%s' for --out: expected a directory path", a);
             snprintf(cfg->out_dir, sizeof cfg->out_dir, "%s", a);
+            /* "runs/x/" names the directory runs/x, as for the measuring commands (options.c) */
+            for (size_t l = strlen(cfg->out_dir); l > 1 && cfg->out_dir[l - 1] == '/'; l--) cfg->out_dir[l - 1] = '\0';
             break;
         case O_NO_SAVE: cfg->save = 0; break;
         case O_BACKEND:
@@ -141,11 +153,15 @@ static int parse_flags(int argc, char **argv, nvs_config *cfg, accept_opts *o, n
         case 'q': quiet = 1; break;
         case 'v': verbose++; break;
         case 'h': usage(stdout); return -1;
-        case ':': return bad("option %s needs a value", argv[optind - 1]);
-        default: return bad("unknown option '%s'", argv[optind - 1]);
+        case ':': return bad("option %s needs a value", nvs_cli_bad_option(argv, at, shown, sizeof shown));
+        default: return bad("unknown option '%s'", nvs_cli_bad_option(argv, at, shown, sizeof shown));
         }
     }
     if (optind < argc) return bad("unexpected argument '%s' (accept measures this machine; nvscale check judges a run.json)", argv[optind]);
+    /* the printed rules depend on the level alone: any other flag would be silently ignored */
+    for (size_t i = 0; o->print_rules && opts[i].name; i++)
+        if (given[i] && opts[i].val != O_PRINT && opts[i].val != O_LEVEL)
+            return bad("--print-rules with --%s: it takes only --level", opts[i].name);
     if (quiet && verbose) return bad("%s", "-q/--quiet and -v/--verbose exclude each other");
     if (cfg->sustain_s > 0 && o->level != 3) return bad("%s", "--sustain is for --level 3 (the sustained-load phase)");
     if (!cfg->save && cfg->out_dir[0]) return bad("%s", "--out and --no-save exclude each other");
@@ -316,9 +332,10 @@ static int judge(const accept_opts *o, const char *dir, int run_wrong, int save_
         } else if (nvs_outfile_commit(&vf) != NVS_OK)
             wrc = 1;
     }
-    if (o->junit) wrc |= nvs_check_write_file("accept", o->junit, nvs_check_print_junit, &info, &vs);
-    if (o->prometheus) wrc |= nvs_check_write_file("accept", o->prometheus, nvs_check_print_prometheus, &info, &vs);
-    rc = pr != NVS_OK || wrc ? 1 : vs.failed || run_wrong ? 3 : 0;
+    /* both or neither; a FAIL stays exit 3 (the message says what was not written) */
+    nvs_cli_export ex[] = {{o->junit, nvs_check_print_junit}, {o->prometheus, nvs_check_print_prometheus}};
+    int erc = nvs_cli_write_exports("accept", ex, 2, &info, &vs);
+    rc = pr != NVS_OK || wrc ? 1 : vs.failed || run_wrong ? 3 : erc;
 out:
     nvs_verdicts_free(&vs);
     nvs_ruleset_free(&builtin);

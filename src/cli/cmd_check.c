@@ -75,6 +75,13 @@ static int flag_rule(nvs_ruleset *rs, const char *flag, const char *value, const
     }
     snprintf(r.source, sizeof r.source, "%s %s", flag, value);
     r.line = 0;
+    const nvs_rule *same = nvs_ruleset_same_check(rs, &r);
+    if (same) {
+        char where[300];
+        nvs_rule_where(same, where, sizeof where);
+        return usage_error("%s '%s': the same check as %s ('%s'): one threshold per check and severity", flag, value,
+                           where, same->text);
+    }
     if (nvs_ruleset_add(rs, &r)) {
         fprintf(stderr, "nvscale check: out of memory\n");
         return 1;
@@ -133,7 +140,7 @@ static const struct option opts[] = {
 int cmd_check(int argc, char **argv)
 {
     nvs_ruleset rs = {0};
-    const char *base_path = NULL, *save_path = NULL, *junit = NULL, *prom = NULL;
+    const char *base_path = NULL, *save_path = NULL, *junit = NULL, *prom = NULL, *format = NULL, *fleet = NULL;
     double fleet_pct = NVS_FLEET_MAX_BELOW_PCT;
     int json = 0, rc = 0;
     char desc[1024] = "";
@@ -149,7 +156,7 @@ int cmd_check(int argc, char **argv)
     optind = 1;
     opterr = 0;
     for (;;) {
-        int opt = getopt_long(argc, argv, ":h", opts, NULL);
+        int at = optind, opt = getopt_long(argc, argv, ":h", opts, NULL);
         if (opt == -1) break;
         const char *a = optarg;
         size_t before = rs.n;
@@ -185,6 +192,11 @@ int cmd_check(int argc, char **argv)
             ADD_FILE("--save-baseline", a, 1);
             continue;
         case O_FORMAT:
+            if (format) {
+                rc = usage_error("--format given twice ('%s' and '%s')", format, a);
+                goto out;
+            }
+            format = a;
             if (!strcasecmp(a, "table")) json = 0;
             else if (!strcasecmp(a, "json")) json = 1;
             else {
@@ -201,6 +213,11 @@ int cmd_check(int argc, char **argv)
             ADD_FILE(opt == O_JUNIT ? "--junit" : "--prometheus", a, 1);
             continue;
         case O_FLEET:
+            if (fleet) {
+                rc = usage_error("--fleet-max-below given twice ('%s' and '%s')", fleet, a);
+                goto out;
+            }
+            fleet = a;
             if (nvs_parse_double(a, &fleet_pct) || !(fleet_pct >= 0 && fleet_pct < 100)) {
                 rc = usage_error("invalid value '%s' for --fleet-max-below: expected a percent in [0, 100)%s", a, "");
                 goto out;
@@ -210,11 +227,12 @@ int cmd_check(int argc, char **argv)
             usage(stdout);
             goto out;
         case ':':
-            rc = usage_error("option %s needs a value%s", argv[optind - 1], "");
+        default: {
+            char shown[64];
+            nvs_cli_bad_option(argv, at, shown, sizeof shown);
+            rc = opt == ':' ? usage_error("option %s needs a value", shown) : usage_error("unknown option '%s'", shown);
             goto out;
-        default:
-            rc = usage_error("unknown option '%s'%s", argv[optind - 1], "");
-            goto out;
+        }
         }
         if (rc) goto out;
         snprintf(desc + strlen(desc), sizeof desc - strlen(desc), "%s%s", desc[0] ? ", " : "", rs.v[rs.n - 1].source);
@@ -231,6 +249,10 @@ int cmd_check(int argc, char **argv)
                          "its own median)", nruns == 2 ? "two" : "several");
         goto out;
     }
+    if (fleet && nruns == 1) {
+        rc = usage_error("--fleet-max-below %s: the fleet view needs several runs; one was given", fleet);
+        goto out;
+    }
     if (!rs.n && !save_path && nruns == 1) {
         rc = usage_error("nothing to check: give --rules FILE or a threshold (--min-busbw, --min-p2p, "
                          "--min-efficiency, --max-below-baseline), or several runs for the fleet view%s%s", "", "");
@@ -239,8 +261,7 @@ int cmd_check(int argc, char **argv)
     for (size_t i = 0; i < rs.n; i++)
         if (rs.v[i].has_below && !base_path) {
             char where[300];
-            if (rs.v[i].line) snprintf(where, sizeof where, "%s:%d", rs.v[i].source, rs.v[i].line);
-            else snprintf(where, sizeof where, "%s", rs.v[i].source);
+            nvs_rule_where(&rs.v[i], where, sizeof where);
             rc = usage_error("%s: below_baseline needs --baseline FILE%s", where, "");
             goto out;
         }
@@ -328,8 +349,10 @@ int cmd_check(int argc, char **argv)
     rc = res != NVS_OK ? nvs_exit_code(res) : nvs_check_exit_code(&rep);
     nvs_export_info info = {"nvscale check", run_path, rep.rules_desc, runs[0].started_utc, runs[0].host,
                             isnan(runs[0].duration_s) ? -1 : runs[0].duration_s};
-    if (junit && nvs_check_write_file("check", junit, nvs_check_print_junit, &info, &vs)) rc = 1;
-    if (prom && nvs_check_write_file("check", prom, nvs_check_print_prometheus, &info, &vs)) rc = 1;
+    /* both or neither; a FAIL stays exit 3 (the message says what was not written) */
+    nvs_cli_export ex[] = {{junit, nvs_check_print_junit}, {prom, nvs_check_print_prometheus}};
+    int wrc = nvs_cli_write_exports("check", ex, 2, &info, &vs);
+    if (!rc) rc = wrc;
 done:
     nvs_verdicts_free(&vs);
     for (int i = 0; i < loaded && runs; i++) nvs_run_free(&runs[i]);

@@ -817,7 +817,7 @@ int cmd_model(int argc, char **argv)
     optind = 1;
     opterr = 0;
     int c, li = -1;
-    while ((c = getopt_long(argc, argv, ":ho:", lopts, &li)) != -1) {
+    for (int at = optind; (c = getopt_long(argc, argv, ":ho:", lopts, &li)) != -1; at = optind) {
         const char **slot = NULL;
         /* the flag as given, for messages: getopt_long sets li only for a long option ("--output", not "-o") */
         char flag[40];
@@ -862,8 +862,8 @@ int cmd_model(int argc, char **argv)
             if (o.npreset_files == MAX_PRESET_FILES) return usage_error("%s", "at most 16 --preset-file");
             o.preset_files[o.npreset_files++] = optarg;
             break;
-        case ':': return usage_error("option '%s' needs a value", argv[optind - 1]);
-        default: return usage_error("unknown option '%s'", argv[optind - 1]);
+        case ':': return usage_error("option '%s' needs a value", nvs_cli_bad_option(argv, at, flag, sizeof flag));
+        default: return usage_error("unknown option '%s'", nvs_cli_bad_option(argv, at, flag, sizeof flag));
         }
         if (slot) {
             if (*slot) return usage_error("option %s given twice", flag);

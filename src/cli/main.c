@@ -35,6 +35,10 @@ static const int ntable = (int)(sizeof table / sizeof table[0]);
  * an unknown name is an error (exit 2). */
 static int cmd_help(int argc, char **argv)
 {
+    if (argc > 2) {
+        fprintf(nvs_stderr_once(), "nvscale help: unexpected argument '%s'\nTry 'nvscale help'.\n", argv[2]);
+        return 2;
+    }
     if (argc >= 2 && strcmp(argv[1], "help")) {
         for (int i = 0; i < ntable; i++)
             if (!strcmp(argv[1], table[i].name)) {
@@ -54,8 +58,10 @@ static int cmd_help(int argc, char **argv)
 
 static int cmd_version(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
+    if (argc > 1) { /* nothing to choose: a word after it is a mistake, not a request */
+        fprintf(nvs_stderr_once(), "nvscale version: unexpected argument '%s'\nTry 'nvscale help'.\n", argv[1]);
+        return 2;
+    }
     nvs_print_versions(stdout);
     return 0;
 }

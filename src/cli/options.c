@@ -5,6 +5,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "cli/cli_common.h"
 #include "collectives/coll.h"
 #include "core/dtype.h"
 #include "core/launch_env.h"
@@ -327,11 +328,10 @@ nvs_result_t nvs_config_parse(nvs_config *c, const char *sub, int argc, char **a
                  * parse in one process, as the fuzz harness does, must not read the first one's argv */
     opterr = 0;
     for (;;) {
-        int li = -1;
+        int li = -1, at = optind;
         int opt = getopt_long(argc, argv, short_opts, long_opts, &li);
         if (opt == -1) break;
 
-        const char *flag_name = argv[optind - 1];
         char flag[64];
         if (li >= 0)
             snprintf(flag, sizeof flag, "--%s", long_opts[li].name);
@@ -555,10 +555,7 @@ nvs_result_t nvs_config_parse(nvs_config *c, const char *sub, int argc, char **a
         default: {
             /* a short option inside a cluster ("-qX") is named alone: getopt's optopt; a long one as typed */
             char shown[64];
-            if (strncmp(flag_name, "--", 2) && optopt > 0 && optopt < 128)
-                snprintf(shown, sizeof shown, "-%c", optopt);
-            else
-                snprintf(shown, sizeof shown, "%.60s", flag_name);
+            nvs_cli_bad_option(argv, at, shown, sizeof shown);
             if (opt == ':')
                 fprintf(nvs_stderr_once(), "nvscale %s: option %s needs a value\nTry 'nvscale %s --help'.\n", sub,
                         shown, sub);

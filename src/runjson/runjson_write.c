@@ -185,6 +185,14 @@ nvs_result_t nvs_rj_check_out_dir(const char *out)
                         "choose another --out or remove it\n", out);
         return NVS_ERR_USAGE;
     }
+    /* "new/." and "new/.." name new or its parent once new is made: directories that exist by then */
+    const char *last = strrchr(out, '/');
+    last = last ? last + 1 : out;
+    if (!strcmp(last, ".") || !strcmp(last, "..")) {
+        fprintf(nvs_stderr_once(), "nvscale: --out %s: ends in '%s': name the new directory itself (nvscale makes "
+                                   "it, and never writes into one that exists)\n", out, last);
+        return NVS_ERR_USAGE;
+    }
     /* the nearest existing ancestor must be a directory we can write in */
     char anc[4096];
     snprintf(anc, sizeof anc, "%s", out);
@@ -221,8 +229,9 @@ void nvs_rj_unmake_parents(void)
     if (!made_top[0]) return;
     char p[4096];
     snprintf(p, sizeof p, "%s", made_parent);
-    /* rmdir, not a tree removal: only what is still empty goes (another run may have written there since) */
-    while (rmdir(p) == 0 && strcmp(p, made_top)) {
+    /* rmdir, not a tree removal: only what is still empty goes (another run may have written there since); one
+     * that is not there (mkdir -p stopped short of it) is passed over */
+    while ((rmdir(p) == 0 || errno == ENOENT) && strcmp(p, made_top)) {
         char *s = strrchr(p, '/');
         if (!s || s == p) break;
         *s = '\0';
@@ -256,7 +265,11 @@ nvs_result_t nvs_rj_open_run_dir(const char *out, const char *subcommand, char *
             if (!s || s == p) break;
             *s = '\0';
         }
-        NVS_CHECK(nvs_mkdir_p(parent));
+        nvs_result_t r = nvs_mkdir_p(parent);
+        if (r != NVS_OK) {
+            nvs_rj_unmake_parents();
+            return r;
+        }
     }
     for (int k = 1; k < 1000; k++) {
         if (k == 1)
@@ -275,6 +288,7 @@ nvs_result_t nvs_rj_open_run_dir(const char *out, const char *subcommand, char *
         } else if (!taken && errno != EEXIST) {
             int e = errno;
             nvs_error("cannot create the run directory %s: %s", partial, strerror(e));
+            nvs_rj_unmake_parents(); /* a refused run leaves nothing behind */
             /* a place that cannot be written is the user's to fix (exit 2); a failing disk is not */
             return e == EACCES || e == EPERM || e == EROFS || e == ENOTDIR || e == ENAMETOOLONG || e == ELOOP ||
                            e == ENOENT
@@ -288,10 +302,12 @@ nvs_result_t nvs_rj_open_run_dir(const char *out, const char *subcommand, char *
             else
                 fprintf(stderr, "nvscale: --out %s: %s exists: an earlier run into it was cut short (its run.json "
                                 "holds what it measured); remove it or choose another --out\n", out, partial);
+            nvs_rj_unmake_parents();
             return NVS_ERR_USAGE;
         }
     }
     nvs_error("no free run directory name under %s", base);
+    nvs_rj_unmake_parents();
     return NVS_ERR_SYSTEM;
 }
 

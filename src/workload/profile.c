@@ -12,7 +12,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "core/out_file.h"
 #include "core/units.h"
 #include "workload/profiles/builtin.h"
 
@@ -694,18 +693,27 @@ nvs_result_t nvs_profile_load(const char *name_or_path, nvs_profile *p, char *er
                 (long long)st.st_size, NVS_PROFILE_MAX_FILE_BYTES);
         return NVS_ERR_INPUT;
     }
-    char *text = NULL;
-    nvs_result_t r = nvs_read_text_file(name_or_path, NVS_PROFILE_MAX_FILE_BYTES, &text);
-    if (r != NVS_OK) {
-        set_err(err, errlen, "cannot read model profile %s (%s)", name_or_path, nvs_result_text(r));
-        return r;
+    /* read here, not through core/out_file.h's reader: that one prints its reason, and the callers print err (one
+     * message, not two) */
+    FILE *f = fopen(name_or_path, "rb");
+    char *text = f ? malloc(NVS_PROFILE_MAX_FILE_BYTES + 1) : NULL;
+    size_t len = text ? fread(text, 1, NVS_PROFILE_MAX_FILE_BYTES, f) : 0;
+    int e = errno, bad = !f || !text || ferror(f);
+    if (f) fclose(f);
+    if (bad) {
+        if (!f) set_err(err, errlen, "cannot open model profile %s: %s", name_or_path, strerror(e));
+        else if (!text) set_err(err, errlen, "out of memory reading model profile %s", name_or_path);
+        else set_err(err, errlen, "cannot read model profile %s: %s", name_or_path, strerror(e));
+        free(text);
+        return f && !text ? NVS_ERR_NOMEM : NVS_ERR_INPUT;
     }
-    if ((long long)strlen(text) < (long long)st.st_size) {
+    text[len] = '\0';
+    if (strlen(text) < len) {
         set_err(err, errlen, "model profile %s contains a NUL byte: not a text file", name_or_path);
         free(text);
         return NVS_ERR_INPUT;
     }
-    r = nvs_profile_parse(text, name_or_path, p, err, errlen);
+    nvs_result_t r = nvs_profile_parse(text, name_or_path, p, err, errlen);
     free(text);
     return r;
 }

@@ -217,6 +217,31 @@ expect 2 "--junit $dir/in.rules: that is an input file \(--rules $dir/in.rules\)
     "$NVS" accept --level 1 --rules "$dir/in.rules" --junit "$dir/in.rules" --no-save
 cmp -s tests/fixtures/rules/h200x2.rules "$dir/in.rules" || fail "accept replaced its rules file with an output"
 expect 2 "--prometheus given twice" "$NVS" accept --prometheus "$dir/o1" --prometheus "$dir/o2"
+# every other flag given twice: the first value was lost (accept --level 1 --level 2 ran level 2, exit 0)
+for f in "--level 1" "--out $dir/o1" "--format json" "--backend mpi" "--timeout 9" "--sustain 9" "-q"; do
+    # shellcheck disable=SC2086 # f is a flag and its value
+    expect 2 "option ${f%% *} given twice" "$NVS" accept --level 3 $f $f
+done
+[ -e "$dir/o1" ] && fail "a refused accept left $dir/o1"
+# --print-rules prints the level's built-in rules: any other flag was ignored (exit 0)
+for f in "--rules tests/fixtures/rules/h200x2.rules" "--format json" "--out $dir/o1" "--junit $dir/o1" "--no-save"; do
+    # shellcheck disable=SC2086
+    expect_err 2 "--print-rules with ${f%% *}: it takes only --level" "$NVS" accept --print-rules $f
+done
+expect 0 "^nvscale-rules 1" "$NVS" accept --print-rules --level 3
+# a short option inside a cluster is named alone (was 'accept', or the whole cluster)
+expect 2 "unknown option '-Z'" "$NVS" accept -Zq
+expect 2 "unknown option '-Z'" "$NVS" accept --level 1 -qZ
+# a directory where nothing can be made (root passes access() on /proc): refused before the run (was exit 1
+# after it, with the other outputs written)
+expect 2 "--junit /proc/nvscale-x.xml: cannot write in directory '/proc'" "$NVS" accept --level 1 --no-save \
+    --prometheus "$dir/p0.prom" --junit /proc/nvscale-x.xml
+[ -e "$dir/p0.prom" ] && fail "accept wrote --prometheus although --junit was refused"
+# --out DIR/ is DIR (was refused as existing, an empty DIR left); DIR/. is refused, nothing left
+expect 0 "" "$NVS" accept --level 1 --out "$dir/slash/"
+[ -s "$dir/slash/run.json" ] || fail "accept --out DIR/: no DIR/run.json"
+expect 2 "--out $dir/dot/new/.: ends in '.'" "$NVS" accept --level 1 --out "$dir/dot/new/."
+[ -e "$dir/dot" ] && fail "accept --out NEW/.: left $dir/dot"
 expect 2 "invalid value '0.01' for --timeout" "$NVS" accept --timeout 0.01 --no-save
 expect 2 "--sustain is for --level 3" "$NVS" accept --sustain 10
 printf 'nvscale-rules 1\nhealth eccs\n' >"$dir/bad.rules"

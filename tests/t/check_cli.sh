@@ -21,6 +21,22 @@ refused "other.json: No such file or directory" "$NVS" check "$good" other.json 
 refused "--baseline and --save-baseline take one RUN.json; two were given" "$NVS" check "$good" "$good" --save-baseline "$tmp/x.json"
 refused "invalid value 'xml' for --format" "$NVS" check "$good" --min-p2p 1 --format xml
 # output files checked before judging (were exit 1 after the verdicts were printed)
+# a directory where nothing can be made, though access() says writable as root (was exit 1 after the verdicts,
+# with the other outputs written)
+refused "--junit /proc/nvscale-x.xml: cannot write in directory '/proc'" "$NVS" check "$good" --min-p2p 1 \
+    --prometheus "$tmp/p0.prom" --save-baseline "$tmp/b0.json" --junit /proc/nvscale-x.xml
+for f in p0.prom b0.json; do [ -e "$tmp/$f" ] && fail "$f was written although --junit was refused"; done
+# an export that fails while written (a full disk, NVS_TEST_WRITE_FAIL): neither is written; the verdict's exit
+# code stays (3 for a FAIL: was 1)
+expect_err 1 "cannot write $tmp/e1.xml" env NVS_TEST_WRITE_FAIL=1 "$NVS" check "$good" --min-p2p 1 --junit "$tmp/e1.xml" \
+    --prometheus "$tmp/e1.prom"
+expect_err 3 "cannot write $tmp/e3.xml" env NVS_TEST_WRITE_FAIL=1 "$NVS" check "$fx/run_slow.json" \
+    --rules tests/fixtures/rules/h200x2.rules --junit "$tmp/e3.xml" --prometheus "$tmp/e3.prom"
+# all or none: the Prometheus file is not renamed into place when the JUnit one cannot be written (/dev/full)
+[ -c /dev/full ] && expect_err 1 "cannot write /dev/full: No space left on device" "$NVS" check "$good" --min-p2p 1 \
+    --prometheus "$tmp/f.prom" --junit /dev/full
+for f in e1.xml e1.prom e3.xml e3.prom f.prom; do [ -e "$tmp/$f" ] && fail "$f was written although an export failed"; done
+ls "$tmp" | grep -q 'tmp\.' && fail "an export's temporary file was left: $(ls "$tmp")"
 refused "--junit $tmp: is a directory, not a file" "$NVS" check "$good" --min-p2p 1 --junit "$tmp"
 refused "the same file as another output" "$NVS" check "$good" --min-p2p 1 --junit "$tmp/o" --prometheus "$tmp/o"
 refused "--junit given twice" "$NVS" check "$good" --min-p2p 1 --junit "$tmp/o1" --junit "$tmp/o2"
@@ -42,6 +58,22 @@ refused "--max-below-baseline 5: below_baseline needs --baseline FILE" "$NVS" ch
 refused "tests/fixtures/rules/baseline.rules:3: below_baseline needs --baseline FILE" "$NVS" check "$good" --rules tests/fixtures/rules/baseline.rules
 refused "no rule compares with it" "$NVS" check "$good" --baseline "$good" --min-p2p 1
 refused "--baseline given twice" "$NVS" check "$good" --baseline "$good" --baseline "$good" --max-below-baseline 1
+# given twice, the first value was lost; --fleet-max-below with one run was dropped (all exit 0)
+refused "--format given twice ('json' and 'table')" "$NVS" check "$good" --min-p2p 1 --format json --format table
+refused "--fleet-max-below given twice ('10' and '20')" "$NVS" check "$good" "$good" --fleet-max-below 10 --fleet-max-below 20
+refused "--fleet-max-below 10: the fleet view needs several runs; one was given" "$NVS" check "$good" --min-p2p 1 --fleet-max-below 10
+# a short option inside a cluster is named alone (was the argument before it: the run's file name)
+refused "unknown option '-Z'" "$NVS" check "$good" -Zq
+refused "unknown option '-Z'" "$NVS" check "$good" --min-p2p 1 -Zh
+# two thresholds for one check (each was evaluated): refused, naming both; a warn and a fail level stay allowed
+refused "--min-busbw 'all_reduce:1G:2:100': the same check as --min-busbw all_reduce:1G:2:300 ('busbw all_reduce size=1G n=2 min=300')" \
+    "$NVS" check "$good" --min-busbw all_reduce:1G:2:300 --min-busbw all_reduce:1G:2:100
+refused "--min-p2p '1': the same check as tests/fixtures/rules/h200x2.rules:7 ('p2p uni min=350')" \
+    "$NVS" check "$good" --rules tests/fixtures/rules/h200x2.rules --min-p2p 1
+refused "tests/fixtures/rules/h200x2.rules:5: the same check as tests/fixtures/rules/h200x2.rules:5" \
+    "$NVS" check "$good" --rules tests/fixtures/rules/h200x2.rules --rules tests/fixtures/rules/h200x2.rules
+printf 'nvscale-rules 1\np2p uni min=300 severity=warn\np2p uni min=200\n' >"$tmp/tiers.rules"
+expect 0 "PASS" "$NVS" check "$good" --rules "$tmp/tiers.rules"
 refused "cannot open tests/fixtures/rules/none.rules" "$NVS" check "$good" --rules tests/fixtures/rules/none.rules
 refused "$fx/none.json: No such file or directory" "$NVS" check "$fx/none.json" --min-p2p 1
 refused "$fx/none.json: No such file or directory" "$NVS" check "$good" --baseline "$fx/none.json" --max-below-baseline 1

@@ -37,6 +37,10 @@ expect 2 "--model is required" $NVS train --out $out
 expect 2 "invalid value 'resnet50,bert-large,resnet50' for --model: 'resnet50' given twice" $NVS train --model resnet50,bert-large,resnet50 --out $out
 expect 2 "unknown option '--bogus'" $NVS coll --bogus --out $out
 expect 2 "option -b needs a value" $NVS coll -b
+# a short option inside a cluster is named alone, whatever came before it (was '--no-save', the argument before)
+expect 2 "unknown option '-Z'" $NVS coll --no-save -Zq
+expect 2 "unknown option '-Z'" $NVS coll --out $out -qZ
+expect 2 "option -b needs a value" $NVS coll --no-save -qb
 expect 2 "unexpected argument 'extra'" $NVS coll extra --out $out
 expect 2 "unknown subcommand 'frobnicate'" $NVS frobnicate
 expect 2 "expected RANK:SIZE" env NVS_TEST_STALL=banana $NVS coll --out $out
@@ -60,6 +64,10 @@ expect 0 "nccl-tests style" $NVS help
 expect 0 "usage: nvscale model --gpu" $NVS help model
 expect 2 "nvscale help: unknown subcommand 'bogus'" $NVS help bogus
 expect 0 "NCCL" $NVS version
+# words after version or help SUBCOMMAND were ignored (exit 0)
+expect 2 "nvscale version: unexpected argument 'extra'" $NVS version extra
+expect 2 "nvscale version: unexpected argument '--bogus'" $NVS version --bogus
+expect 2 "nvscale help: unexpected argument 'extra'" $NVS help run extra
 # every built-in profile is named in the --help of the commands that take --model
 for name in $(sed -n 's/^extern const char nvs_profile_text_\([a-z0-9_]*\)\[\];/\1/p' src/workload/profiles/builtin.h | tr _ -); do
     for cmd in train model; do

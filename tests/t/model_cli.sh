@@ -15,6 +15,9 @@ expect 2 "--machine is required" $M --gpu rtx3090
 expect 2 "--model is required" $M --gpu rtx3090 --machine pcie4-2s-8gpu-switch
 expect 2 "--overlap-penalty .1.5.: expected a fraction from 0 to 1" $M $OK --overlap-penalty 1.5
 expect 2 "unknown option '--bogus'" $M $OK --bogus
+# a short option inside a cluster is named alone (was 'model', or the value before it)
+expect 2 "unknown option '-Z'" $M -Zq --lambda
+expect 2 "unknown option '-Z'" $M $OK -Zq
 expect 2 "needs a value" $M $OK --gpus
 expect 2 "unexpected argument 'extra'" $M $OK extra
 expect 2 "option --gpu given twice" $M $OK --gpu rtxa6000

@@ -56,6 +56,29 @@ sed 's/pci_link_speed="[0-9.]*"/pci_link_speed="3e38"/' tests/fixtures/topo/h200
 expect 2 "pci_link_speed 3e.38 GB/s: expected 0.1 to 1000" $to $NVS topo --hwloc-xml "$d/ls.xml" --no-save
 sed 's/pci_link_speed="[0-9.]*"/pci_link_speed="0.0000001"/' tests/fixtures/topo/h200x2.xml >"$d/ls0.xml"
 expect 2 "pci_link_speed 1e-07 GB/s" $to $NVS topo --hwloc-xml "$d/ls0.xml" --no-save
+# NaN and a negative speed are no link either (were taken as "unknown", exit 0); 0 is hwloc's unknown and stays
+for v in nan -5; do
+    sed "s/pci_link_speed=\"63.015385\"/pci_link_speed=\"$v\"/" tests/fixtures/topo/h200x2.xml >"$d/ls_$v.xml"
+    expect 2 "pci_link_speed $v GB/s: expected 0.1 to 1000" $to $NVS topo --hwloc-xml "$d/ls_$v.xml" --no-save
+done
+# two GPUs at one PCI bus id: an edited file (was exit 0, both listed)
+sed 's/pci_busid="0000:00:07.0" pci_type="0302/pci_busid="0000:00:06.0" pci_type="0302/' \
+    tests/fixtures/topo/h200x2.xml >"$d/dupbus.xml"
+expect 2 "dupbus.xml: two GPUs with PCI bus id 0000:00:06.0" $to $NVS topo --hwloc-xml "$d/dupbus.xml" --no-save
+# a profile with a NUL byte, or one that cannot be opened: one message naming it (was the reader's, then a vague
+# "cannot read model profile ... (invalid input)")
+printf 'nvscale-profile 1\nname x\0\n' >"$d/nul.prof"
+for cmd in "model --gpu a100-sxm --machine hgx-a100-8" "train --backend mpi --no-save"; do
+    # shellcheck disable=SC2086 # cmd is words
+    expect_err 2 "model profile $d/nul.prof contains a NUL byte" $to $NVS $cmd --model "$d/nul.prof" &&
+        [ "$(grep -c . "$ERR")" -ne 1 ] && fail "$cmd: a NUL profile gave $(grep -c . "$ERR") lines: $(cat "$ERR")"
+done
+if [ "$(id -u)" = 0 ] && command -v runuser >/dev/null 2>&1; then
+    mkdir -p "$d/nb" && chmod 755 "$d" "$d/nb" && printf 'nvscale-profile 1\n' >"$d/nb/u.prof" && chmod 000 "$d/nb/u.prof"
+    expect_err 2 "cannot open model profile $d/nb/u.prof: Permission denied" \
+        runuser -u nobody -- $NVS model --gpu a100-sxm --machine hgx-a100-8 --model "$d/nb/u.prof" &&
+        [ "$(grep -c . "$ERR")" -ne 1 ] && fail "an unreadable profile gave $(grep -c . "$ERR") lines: $(cat "$ERR")"
+fi
 # hwloc 2.9 aborts or crashes on some malformed XML (lstopo too): nvscale's reader process dies, nvscale says so
 python3 tests/fixtures/topo/gen_many.py 2 | sed 's/complete_cpuset="0x00000001"/complete_cpuset=",0x00000001"/' >"$d/badset.xml"
 expect 2 "badset.xml:[0-9]*: an object's sets are not what hwloc writes" $to $NVS topo --hwloc-xml "$d/badset.xml" --no-save

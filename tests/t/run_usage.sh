@@ -4,7 +4,7 @@
 #    rank 0 only, naming the rank and its free memory; nothing is left on disk;
 #  - a precision the host backend cannot train is refused before launch;
 #  - under mpirun, a bad flag is said once, not once per rank; a short option inside a cluster is named alone;
-#  - --out with a trailing slash names the same directory.
+#  - --out with a trailing slash names the same directory; one ending in /. or /.. is refused, its parents not left.
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
 need_nvscale
@@ -60,4 +60,12 @@ expect 2 "option -b needs a value" "$NVS" coll -qb
 expect 0 "" "$NVS" coll --backend mpi -b 1K -e 1K -n 2 -w 1 --out "$d/slash/"
 [ -s "$d/slash/run.json" ] || fail "--out DIR/: no DIR/run.json"
 [ ! -e "$d/slash/.partial" ] && [ ! -e "$d/slash.partial" ] || fail "--out DIR/: a .partial was left"
+# NEW/. and NEW/.. name a directory that exists once NEW is made: refused, naming it, and NEW not left behind
+# (was "it exists" after NEW was made)
+for last in . ..; do
+    expect 2 "--out $d/dot/new/$last: ends in '$last'" "$NVS" coll --backend mpi -b 1K -e 1K -n 2 -w 1 --out "$d/dot/new/$last"
+    expect 2 "--out $d/dot/new/$last: ends in '$last'" "$NVS" topo --hwloc-xml tests/fixtures/topo/h200x2.xml \
+        --out "$d/dot/new/$last"
+done
+[ ! -e "$d/dot" ] || fail "--out NEW/. or NEW/..: left $(find "$d/dot" | head -3)"
 finish
