@@ -14,7 +14,7 @@ int nvs_interrupt_install(void);
 int nvs_interrupted(void);
 /* pthread_create with the signals above blocked in the new thread: they stay with the main thread, whose waits
  * are the ones that must notice them (a blocking call is cut short only in the thread the signal lands on).
- * Helper threads start this way (rescue, the NVML sampler). Returns pthread_create's code. */
+ * Helper threads start this way (rescue, the NVML sampler, MPI_Init's watchdog). Returns pthread_create's code. */
 int nvs_thread_start(pthread_t *t, void *(*fn)(void *), void *arg);
 /* For tests: as if `sig` had arrived. */
 void nvs_interrupt_raise(int sig);

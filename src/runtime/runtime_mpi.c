@@ -251,7 +251,7 @@ nvs_result_t nvs_rt_mpi_run(double timeout_s, int emulate_nodes, nvs_rank_main f
     int provided = 0;
     struct init_watch watch = {.timeout_s = timeout_s};
     pthread_t wt;
-    int have_watch = pthread_create(&wt, NULL, init_watchdog, &watch) == 0;
+    int have_watch = nvs_thread_start(&wt, init_watchdog, &watch) == 0; /* signals: the main thread's */
     NVS_LSAN_IGNORE_BEGIN(); /* core/san.h: Open MPI's own allocations until exit */
     int rc = MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided);
     NVS_LSAN_IGNORE_END();

@@ -694,10 +694,11 @@ nvs_result_t nvs_profile_load(const char *name_or_path, nvs_profile *p, char *er
         return NVS_ERR_INPUT;
     }
     /* read here, not through core/out_file.h's reader: that one prints its reason, and the callers print err (one
-     * message, not two) */
+     * message, not two); the size stat gave, bounded above (what grew since is not read) */
+    const size_t size = (size_t)st.st_size;
     FILE *f = fopen(name_or_path, "rb");
-    char *text = f ? malloc(NVS_PROFILE_MAX_FILE_BYTES + 1) : NULL;
-    size_t len = text ? fread(text, 1, NVS_PROFILE_MAX_FILE_BYTES, f) : 0;
+    char *text = f ? malloc(size + 1) : NULL;
+    size_t len = text ? fread(text, 1, size, f) : 0;
     int e = errno, bad = !f || !text || ferror(f);
     if (f) fclose(f);
     if (bad) {
