@@ -64,9 +64,11 @@ int main(int argc, char **argv)
         }
     }
     if (first >= argc) usage("no shape");
-    int dev = 0, sms = 0;
+    int dev = 0;
+    nvs_sm_shape sms = {0, 0};
     TRY(cudaGetDevice(&dev));
-    TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    TRY(cudaDeviceGetAttribute(&sms.sms, cudaDevAttrMultiProcessorCount, dev));
+    TRY(cudaDeviceGetAttribute(&sms.threads, cudaDevAttrMaxThreadsPerMultiProcessor, dev));
     cublasHandle_t blas;
     TRY(cublasCreate(&blas));
     cudaEvent_t e0, e1;

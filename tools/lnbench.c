@@ -32,7 +32,8 @@ static void usage(const char *bad)
 /* the buffers of one shape, on the device */
 struct bufs {
     long long rows;
-    int cols, elem, sms;
+    int cols, elem;
+    nvs_sm_shape sms;
     void *x, *y, *dy, *dx;
     float *g, *b, *mean, *rstd, *dg, *db, *scratch;
     unsigned *sems;
@@ -115,7 +116,7 @@ static void check(const struct bufs *s, const float *hx, const float *hdy, const
     free(db);
 }
 
-static void bench(const char *arg, int elem, int reps, int sms, cudaEvent_t e0, cudaEvent_t e1)
+static void bench(const char *arg, int elem, int reps, nvs_sm_shape sms, cudaEvent_t e0, cudaEvent_t e1)
 {
     struct bufs s = {0};
     char tail = 0;
@@ -216,9 +217,11 @@ int main(int argc, char **argv)
         }
     }
     if (first >= argc) usage("no shape");
-    int dev = 0, sms = 0;
+    int dev = 0;
+    nvs_sm_shape sms = {0, 0};
     TRY(cudaGetDevice(&dev));
-    TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    TRY(cudaDeviceGetAttribute(&sms.sms, cudaDevAttrMultiProcessorCount, dev));
+    TRY(cudaDeviceGetAttribute(&sms.threads, cudaDevAttrMaxThreadsPerMultiProcessor, dev));
     cudaEvent_t e0, e1;
     TRY(cudaEventCreate(&e0));
     TRY(cudaEventCreate(&e1));

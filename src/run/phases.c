@@ -36,6 +36,13 @@ nvs_result_t nvs_phase_validate(const nvs_config *cfg)
     char (*names)[NVS_PATH_MAX] = malloc(NVS_MAX_WORKLOADS * sizeof *names);
     if (!names) return NVS_ERR_NOMEM;
     int n = nvs_phase_models(cfg, names, NVS_MAX_WORKLOADS);
+    /* the workload names loaded so far: the results are keyed by it, so one workload under two spellings (a
+     * built-in and a profile file of the same name) would report twice under one key */
+    char (*loaded)[sizeof ((nvs_profile *)0)->name] = malloc(NVS_MAX_WORKLOADS * sizeof *loaded);
+    if (!loaded) {
+        free(names);
+        return NVS_ERR_NOMEM;
+    }
     nvs_result_t r = NVS_OK;
     /* a model that cannot be loaded is a usage error: say so before any GPU is touched */
     for (int i = 0; i < n && r == NVS_OK; i++) {
@@ -47,11 +54,19 @@ nvs_result_t nvs_phase_validate(const nvs_config *cfg)
         } else if (nvs_profile_load(names[i], &p, err, sizeof err) != NVS_OK) {
             r = NVS_ERR_USAGE;
         } else {
+            snprintf(loaded[i], sizeof loaded[i], "%s", p.name);
+            for (int j = 0; j < i && r == NVS_OK; j++)
+                if (!strcmp(loaded[j], p.name)) {
+                    snprintf(err, sizeof err, "'%.200s' and '%.200s' are both the workload '%.64s' (rename one)",
+                             names[j], names[i], p.name);
+                    r = NVS_ERR_USAGE;
+                }
             nvs_profile_free(&p);
         }
         if (r != NVS_OK && nvs_rt_launcher_rank() == 0)
             fprintf(stderr, "nvscale %s: --model %s: %s\n", cfg->subcommand, cfg->model, err);
     }
+    free(loaded);
     free(names);
     return r;
 }

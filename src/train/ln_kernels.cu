@@ -397,7 +397,7 @@ int gamma_beta(const nvs_ln_plan &p, const T *dy, const T *x, const float *mean,
 
 template <typename T>
 int bwd_params(const nvs_ln_plan &p, const void *dyv, const void *xv, const float *mean, const float *rstd,
-               float *dgamma, float *dbeta, float *scratch, unsigned *sems, int nsems, int sms, cudaStream_t s)
+               float *dgamma, float *dbeta, float *scratch, unsigned *sems, int nsems, nvs_sm_shape sm, cudaStream_t s)
 {
     const T *dy = (const T *)dyv, *x = (const T *)xv;
     if (p.gb_kind == NVS_LN_GB_PARTIAL) {
@@ -407,10 +407,10 @@ int bwd_params(const nvs_ln_plan &p, const void *dyv, const void *xv, const floa
         int e = gamma_beta<T, 1, 32>(p, dy, x, mean, rstd, pg, pb, s);
         if (e != cudaSuccess) return e;
         e = nvs_kern_outer_sum(pg, NVS_ELEM_F32, p.gb.grid_y, p.cols, p.cols, dgamma, NVS_ELEM_F32, staging,
-                               p.scratch_floats - 2 * part, sems, nsems, sms, s);
+                               p.scratch_floats - 2 * part, sems, nsems, sm, s);
         if (e != cudaSuccess) return e;
         return nvs_kern_outer_sum(pb, NVS_ELEM_F32, p.gb.grid_y, p.cols, p.cols, dbeta, NVS_ELEM_F32, staging,
-                                  p.scratch_floats - 2 * part, sems, nsems, sms, s);
+                                  p.scratch_floats - 2 * part, sems, nsems, sm, s);
     }
     switch (p.gb_rows_per_block) {
     case 8: return gamma_beta<T, 1, 8>(p, dy, x, mean, rstd, dgamma, dbeta, s);
@@ -420,13 +420,16 @@ int bwd_params(const nvs_ln_plan &p, const void *dyv, const void *xv, const floa
     }
 }
 
+// the forward's and the input gradient's shapes do not depend on the GPU: any will do for their plan
+const nvs_sm_shape kAnyGpu = {1, 2048};
+
 } // namespace
 
 extern "C" int nvs_kern_ln_fwd(const void *x, void *y, int elem, long long rows, int cols, const float *gamma,
                                const float *beta, float *mean, float *rstd, float eps, cudaStream_t s)
 {
     nvs_ln_plan p;
-    if (!x || !y || !gamma || !beta || !mean || !rstd || nvs_ln_make_plan(rows, cols, elem_size(elem), 1, &p) != 0)
+    if (!x || !y || !gamma || !beta || !mean || !rstd || nvs_ln_make_plan(rows, cols, elem_size(elem), kAnyGpu, &p) != 0)
         return cudaErrorInvalidValue;
     switch (elem) {
     case NVS_ELEM_F32: return fwd<float>(p, x, y, gamma, beta, mean, rstd, eps, s);
@@ -439,7 +442,7 @@ extern "C" int nvs_kern_ln_bwd_input(const void *dy, const void *x, void *dx, in
                                      const float *gamma, const float *mean, const float *rstd, cudaStream_t s)
 {
     nvs_ln_plan p;
-    if (!dy || !x || !dx || !gamma || !mean || !rstd || nvs_ln_make_plan(rows, cols, elem_size(elem), 1, &p) != 0)
+    if (!dy || !x || !dx || !gamma || !mean || !rstd || nvs_ln_make_plan(rows, cols, elem_size(elem), kAnyGpu, &p) != 0)
         return cudaErrorInvalidValue;
     switch (elem) {
     case NVS_ELEM_F32: return bwd_input<float>(p, dy, x, dx, gamma, mean, rstd, s);
@@ -450,19 +453,19 @@ extern "C" int nvs_kern_ln_bwd_input(const void *dy, const void *x, void *dx, in
 
 extern "C" int nvs_kern_ln_bwd_params(const void *dy, const void *x, int elem, long long rows, int cols,
                                       const float *mean, const float *rstd, float *dgamma, float *dbeta,
-                                      float *scratch, size_t scratch_floats, unsigned *sems, int nsems, int sms,
+                                      float *scratch, size_t scratch_floats, unsigned *sems, int nsems, nvs_sm_shape sm,
                                       cudaStream_t s)
 {
     nvs_ln_plan p;
     if (!dy || !x || !mean || !rstd || !dgamma || !dbeta ||
-        nvs_ln_make_plan(rows, cols, elem_size(elem), sms, &p) != 0)
+        nvs_ln_make_plan(rows, cols, elem_size(elem), sm, &p) != 0)
         return cudaErrorInvalidValue;
     if (p.scratch_floats && (!scratch || scratch_floats < p.scratch_floats)) return cudaErrorInvalidValue;
     if (p.sems && (!sems || nsems < p.sems)) return cudaErrorInvalidValue;
     switch (elem) {
-    case NVS_ELEM_F32: return bwd_params<float>(p, dy, x, mean, rstd, dgamma, dbeta, scratch, sems, nsems, sms, s);
+    case NVS_ELEM_F32: return bwd_params<float>(p, dy, x, mean, rstd, dgamma, dbeta, scratch, sems, nsems, sm, s);
     case NVS_ELEM_BF16:
-        return bwd_params<__nv_bfloat16>(p, dy, x, mean, rstd, dgamma, dbeta, scratch, sems, nsems, sms, s);
-    default: return bwd_params<__half>(p, dy, x, mean, rstd, dgamma, dbeta, scratch, sems, nsems, sms, s);
+        return bwd_params<__nv_bfloat16>(p, dy, x, mean, rstd, dgamma, dbeta, scratch, sems, nsems, sm, s);
+    default: return bwd_params<__half>(p, dy, x, mean, rstd, dgamma, dbeta, scratch, sems, nsems, sm, s);
     }
 }

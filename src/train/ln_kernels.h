@@ -42,13 +42,13 @@ int nvs_kern_ln_fwd(const void *x, void *y, int elem, long long rows, int cols, 
 int nvs_kern_ln_bwd_input(const void *dy, const void *x, void *dx, int elem, long long rows, int cols,
                           const float *gamma, const float *mean, const float *rstd, cudaStream_t s);
 
-/* dgamma and dbeta (cols floats each), written, not accumulated. `sms`: the GPU's SM count (PyTorch's choice of
- * the M >> N path depends on it). scratch / sems: what nvs_ln_make_plan(rows, cols, elem size, sms) says the launch
+/* dgamma and dbeta (cols floats each), written, not accumulated. `sm`: the GPU (PyTorch's choice of the M >> N
+ * path depends on its SM count). scratch / sems: what nvs_ln_make_plan(rows, cols, elem size, sm) says the launch
  * needs (scratch_floats floats, sems unsigned ints zero before the first launch; launches leave them zero and, in
  * one stream, may share them); NULL / 0 when it says 0, as for every rows <= 64 Ki. */
 int nvs_kern_ln_bwd_params(const void *dy, const void *x, int elem, long long rows, int cols, const float *mean,
                            const float *rstd, float *dgamma, float *dbeta, float *scratch, size_t scratch_floats,
-                           unsigned *sems, int nsems, int sms, cudaStream_t s);
+                           unsigned *sems, int nsems, nvs_sm_shape sm, cudaStream_t s);
 
 #ifdef __cplusplus
 }

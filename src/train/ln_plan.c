@@ -12,10 +12,10 @@ static struct nvs_ln_launch launch(long long gx, long long gy, int bx, int by, l
     return l;
 }
 
-int nvs_ln_make_plan(long long rows, int cols, int elem_size, int sms, struct nvs_ln_plan *p)
+int nvs_ln_make_plan(long long rows, int cols, int elem_size, nvs_sm_shape sm, struct nvs_ln_plan *p)
 {
     memset(p, 0, sizeof *p);
-    if (rows < 1 || rows > NVS_LN_MAX_ROWS || cols < 1 || (elem_size != 2 && elem_size != 4) || sms < 1) return -1;
+    if (rows < 1 || rows > NVS_LN_MAX_ROWS || cols < 1 || (elem_size != 2 && elem_size != 4) || sm.sms < 1) return -1;
     p->rows = rows;
     p->cols = cols;
     p->elem_size = elem_size;
@@ -35,14 +35,14 @@ int nvs_ln_make_plan(long long rows, int cols, int elem_size, int sms, struct nv
     /* gamma/beta (LaunchGammaBetaBackwardCUDAKernel) */
     const long long gx = (cols + NVS_LN_GB_COLS - 1) / NVS_LN_GB_COLS;
     int by, rpb;
-    if (rows > NVS_LN_GB_PARTIAL_ROWS && cols / NVS_LN_GB_COLS < sms / 2) {
+    if (rows > NVS_LN_GB_PARTIAL_ROWS && cols / NVS_LN_GB_COLS < sm.sms / 2) {
         by = 1, rpb = 32;
         long long gy = (rows + rpb - 1) / rpb, cap = NVS_LN_GB_PARTIAL_GRID / gx;
         if (gy > cap) gy = cap;
         p->gb_kind = NVS_LN_GB_PARTIAL;
         p->gb = launch(gx, gy, NVS_LN_GB_COLS, by, 0); /* no shared memory: no reduction across threads */
-        p->scratch_floats = 2 * (size_t)gy * (size_t)cols + nvs_outer_sum_staging(gy, cols, sms);
-        p->sems = nvs_outer_sum_sems(gy, cols, sms);
+        p->scratch_floats = 2 * (size_t)gy * (size_t)cols + nvs_outer_sum_staging(gy, cols, sm);
+        p->sems = nvs_outer_sum_sems(gy, cols, sm);
     } else {
         /* the tile grows with M: "for small M it is faster to have a smaller tile" */
         if (rows < 64) by = 1, rpb = 8;

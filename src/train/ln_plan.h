@@ -40,6 +40,8 @@
 
 #include <stddef.h>
 
+#include "train/reduce_plan.h"
+
 #define NVS_LN_VEC 4                      /* vec_size: elements per vector access, whatever the type */
 #define NVS_LN_VEC_MAX_COLS (1LL << 24)   /* the vectorized forward's N <= 2^24 (float digits) */
 #define NVS_LN_WARP 32                    /* C10_WARP_SIZE */
@@ -82,9 +84,9 @@ struct nvs_ln_plan {
 extern "C" {
 #endif
 
-/* The plan for rows x cols of elem_size-byte elements (4: float, 2: bf16/fp16) on a GPU of `sms` SMs: 0, or -1
- * (and *p zeroed) for rows outside 1 .. NVS_LN_MAX_ROWS, cols < 1, another element size or sms < 1 */
-int nvs_ln_make_plan(long long rows, int cols, int elem_size, int sms, struct nvs_ln_plan *p);
+/* The plan for rows x cols of elem_size-byte elements (4: float, 2: bf16/fp16) on GPU `sm`: 0, or -1 (and *p
+ * zeroed) for rows outside 1 .. NVS_LN_MAX_ROWS, cols < 1, another element size or sm.sms < 1 */
+int nvs_ln_make_plan(long long rows, int cols, int elem_size, nvs_sm_shape sm, struct nvs_ln_plan *p);
 
 /* PyTorch's can_vectorize: the address a multiple of `bytes` */
 int nvs_ln_aligned(const void *ptr, int bytes);

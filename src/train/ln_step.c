@@ -28,9 +28,9 @@ static nvs_result_t ln_alloc(void **p, size_t bytes, const char *what)
     return nvs_cuda_alloc_fail(b, w, e);
 }
 
-nvs_result_t nvs_ln_bufs_setup(nvs_ln_bufs *b, const nvs_train_plan *pl, int sms, cudaStream_t s)
+nvs_result_t nvs_ln_bufs_setup(nvs_ln_bufs *b, const nvs_train_plan *pl, nvs_sm_shape sm, cudaStream_t s)
 {
-    b->sms = sms;
+    b->sm = sm;
     const int nl = pl->profile->nlayers;
     b->param_at = calloc(nl > 0 ? (size_t)nl : 1, sizeof *b->param_at);
     if (!b->param_at) return nvs_error("out of host memory for the LayerNorms' parameter offsets"), NVS_ERR_NOMEM;
@@ -43,7 +43,7 @@ nvs_result_t nvs_ln_bufs_setup(nvs_ln_bufs *b, const nvs_train_plan *pl, int sms
         b->params_floats += nvs_ln_param_floats(nvs_ln_cols(ly));
         struct nvs_ln_plan lp;
         /* 4-byte elements: the most scratch either type asks (an fp32 LayerNorm under autocast) */
-        if (nvs_ln_make_plan(rows, nvs_ln_cols(ly), 4, sms, &lp)) continue; /* the kernels refuse it, said then */
+        if (nvs_ln_make_plan(rows, nvs_ln_cols(ly), 4, sm, &lp)) continue; /* the kernels refuse it, said then */
         if (lp.scratch_floats > b->scratch_floats) b->scratch_floats = lp.scratch_floats;
         if (lp.sems > b->nsems) b->nsems = lp.sems;
     }

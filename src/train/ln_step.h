@@ -15,6 +15,7 @@
 #include <stddef.h>
 
 #include "core/err.h"
+#include "train/reduce_plan.h"
 #include "train/train.h"
 
 typedef struct {
@@ -23,7 +24,8 @@ typedef struct {
     float *scratch;        /* the gamma/beta kernel's partial sums (NULL: none needed) */
     size_t scratch_floats;
     unsigned *sems;
-    int nsems, sms;
+    int nsems;
+    nvs_sm_shape sm;       /* the GPU the plans were made for */
     float *params;         /* every ln= layer's gamma and beta, each layer's at param_at[l] floats */
     size_t *param_at;      /* host, one per layer of the plan's profile (0 for the others) */
     size_t params_floats;
@@ -33,9 +35,9 @@ typedef struct {
  * is not one */
 int nvs_ln_cols(const nvs_layer *ly);
 long long nvs_ln_rows(const nvs_layer *ly, int batch);
-/* Allocates what plan pl's ln= layers need on a GPU of `sms` SMs (nothing when it has none); the semaphores
+/* Allocates what plan pl's ln= layers need on GPU `sm` (nothing when it has none); the semaphores
  * zeroed on stream s. NVS_ERR_NOMEM (said) when the GPU has no room. */
-nvs_result_t nvs_ln_bufs_setup(nvs_ln_bufs *b, const nvs_train_plan *pl, int sms, cudaStream_t s);
+nvs_result_t nvs_ln_bufs_setup(nvs_ln_bufs *b, const nvs_train_plan *pl, nvs_sm_shape sm, cudaStream_t s);
 /* Layer l's gamma and beta (an ln= layer of the plan the buffers were set up for) */
 void nvs_ln_params(const nvs_ln_bufs *b, int l, int cols, const float **gamma, const float **beta);
 /* Frees them (warnings only: after a failure too) */

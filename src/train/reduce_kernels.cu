@@ -114,8 +114,8 @@ extern "C" int nvs_kern_outer_sum_g(const void *x, int elem, long long rows, int
 
 extern "C" int nvs_kern_outer_sum(const void *x, int elem, long long rows, int cols, long long ld, void *out,
                                   int out_elem, float *staging, size_t staging_elems, unsigned *sems, int nsems,
-                                  int sms, cudaStream_t s)
+                                  nvs_sm_shape sm, cudaStream_t s)
 {
     return nvs_kern_outer_sum_g(x, elem, rows, cols, ld, out, out_elem, staging, staging_elems, sems, nsems,
-                                nvs_outer_sum_ctas(rows, cols, sms), s);
+                                nvs_outer_sum_ctas(rows, cols, sm), s);
 }

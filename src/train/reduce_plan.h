@@ -14,15 +14,22 @@
  * PyTorch's at bf16, +1 and +5 % at fp32; at 16 (G = 64) to -16 and -9 %, -11 and -7 %. */
 #define NVS_OUTER_SUM_MIN_ROWS 32
 
+/* The GPU a launch fills: its SMs and the threads an SM holds at once (cudaDevAttrMaxThreadsPerMultiProcessor:
+ * 2048 on sm_80 and sm_90, 1536 on sm_86 and sm_89, per the CUDA C Programming Guide's compute capability table) */
+typedef struct {
+    int sms, threads;
+} nvs_sm_shape;
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* G, the blocks that split the rows of one column group, for `rows` x `cols` on a GPU of `sms` SMs (>= 1) */
-int nvs_outer_sum_ctas(long long rows, int cols, int sms);
+/* G, the blocks that split the rows of one column group, for `rows` x `cols` on GPU `sm` (1 for sms or threads
+ * below 1, or threads below a block's 128) */
+int nvs_outer_sum_ctas(long long rows, int cols, nvs_sm_shape sm);
 /* The staging floats and semaphores the launch needs (0 semaphores: G is 1, nothing staged) */
-size_t nvs_outer_sum_staging(long long rows, int cols, int sms);
-int nvs_outer_sum_sems(long long rows, int cols, int sms);
+size_t nvs_outer_sum_staging(long long rows, int cols, nvs_sm_shape sm);
+int nvs_outer_sum_sems(long long rows, int cols, nvs_sm_shape sm);
 
 /* The staging floats any GPU can need for `rows` x `cols`: G is never above rows / (4 x NVS_OUTER_SUM_MIN_ROWS) */
 size_t nvs_outer_sum_staging_max(long long rows, int cols);

@@ -37,7 +37,8 @@ struct gpu_impl {
     float *bias_staging;
     unsigned *bias_sems;
     size_t bias_staging_elems;
-    int bias_nsems, sms;
+    int bias_nsems;
+    nvs_sm_shape sm;       /* this GPU, for the reductions' launch shapes (reduce_plan.h) */
     float *f32;            /* autocast's fp32 tensors (plan->f32_elems), else NULL */
     float *master, *momentum;
     void *grads;
@@ -297,7 +298,7 @@ static nvs_result_t gln(nvs_train_exec *x, int l, int backward, int fp32)
     const int direct = !pl->grad_bf16 && aligned(slot);
     float *dw = direct ? (float *)slot : g->ws_w;
     CUDA_TRY(nvs_kern_ln_bwd_params(g->ws_x, X, el, rows, cols, mean, rstd, dw, dw + cols, g->ln.scratch,
-                                    g->ln.scratch_floats, g->ln.sems, g->ln.nsems, g->ln.sms, g->compute));
+                                    g->ln.scratch_floats, g->ln.sems, g->ln.nsems, g->ln.sm, g->compute));
     if (!direct) CUDA_TRY(nvs_kern_convert(g->ws_w, NVS_ELEM_F32, slot, pl->grad_bf16, 2 * (size_t)cols, g->compute));
     return NVS_OK;
 }
@@ -358,9 +359,6 @@ static nvs_result_t bias_reduce_setup(nvs_train_exec *x)
 {
     struct gpu_impl *g = G(x);
     const nvs_train_plan *pl = x->plan;
-    int dev = 0;
-    CUDA_TRY(cudaGetDevice(&dev));
-    CUDA_TRY(cudaDeviceGetAttribute(&g->sms, cudaDevAttrMultiProcessorCount, dev));
     for (int l = 0; l < pl->profile->nlayers; l++) {
         const nvs_layer *ly = &pl->profile->layers[l];
         double rows = ly->gemm_m * pl->batch, n = nvs_layer_bias_elems(ly);
@@ -369,8 +367,8 @@ static nvs_result_t bias_reduce_setup(nvs_train_exec *x)
         for (int i = 0; i < pieces; i++) { /* a launch per bias tensor (gbias) */
             size_t first, count;
             nvs_cast_piece(n, pieces, i, &first, &count);
-            size_t st = nvs_outer_sum_staging((long long)rows, (int)count, g->sms);
-            int se = nvs_outer_sum_sems((long long)rows, (int)count, g->sms);
+            size_t st = nvs_outer_sum_staging((long long)rows, (int)count, g->sm);
+            int se = nvs_outer_sum_sems((long long)rows, (int)count, g->sm);
             if (st > g->bias_staging_elems) g->bias_staging_elems = st;
             if (se > g->bias_nsems) g->bias_nsems = se;
         }
@@ -412,13 +410,14 @@ static nvs_result_t gsetup(nvs_train_exec *x)
         CUDA_TRY(cudaMemsetAsync(g->ones, 0, pl->max_bias_rows * g->es, g->compute));
         CUDA_TRY(nvs_kern_axpb(g->ones, pl->max_bias_rows, el, 0.0f, 1.0f, g->compute));
     }
-    if (pl->max_bias_rows > 0 && pl->framework->bias_reduce) NVS_CHECK(bias_reduce_setup(x));
     {
-        int dev = 0, sms = 0;
+        int dev = 0;
         CUDA_TRY(cudaGetDevice(&dev));
-        CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-        NVS_CHECK(nvs_ln_bufs_setup(&g->ln, pl, sms, g->compute));
+        CUDA_TRY(cudaDeviceGetAttribute(&g->sm.sms, cudaDevAttrMultiProcessorCount, dev));
+        CUDA_TRY(cudaDeviceGetAttribute(&g->sm.threads, cudaDevAttrMaxThreadsPerMultiProcessor, dev));
     }
+    if (pl->max_bias_rows > 0 && pl->framework->bias_reduce) NVS_CHECK(bias_reduce_setup(x));
+    NVS_CHECK(nvs_ln_bufs_setup(&g->ln, pl, g->sm, g->compute));
     if (pl->f32_elems > 0) {
         NVS_CHECK(dalloc((void **)&g->f32, (double)pl->f32_elems * 4, "autocast's fp32 tensors"));
         CUDA_TRY(nvs_kern_init_random(g->f32, pl->f32_elems, NVS_ELEM_F32, 8, 1.0f, g->compute));
@@ -581,7 +580,7 @@ static nvs_result_t gbias(nvs_train_exec *x, int l)
      * autograd does for the cast bias (PyTorch's reduce_kernel over bf16), then cast into fp32, one launch per
      * bias tensor (nvs_framework_cast_split) */
     const int pieces = grad_cast_pieces(pl, ly, 1), cast16 = pieces > 0;
-    const int own = pl->framework->bias_reduce && g->sms > 0;
+    const int own = pl->framework->bias_reduce && g->sm.sms > 0;
     const int direct = !cast16 && (own || blas_writes_grads(pl));
     const int out_el = direct ? grad_elem_of(pl) : cast16 ? el : NVS_ELEM_F32;
     cudaDataType_t ab = cuda_type_of(el);
@@ -599,7 +598,7 @@ static nvs_result_t gbias(nvs_train_exec *x, int l)
             size_t first, count;
             nvs_cast_piece(n, tensors, i, &first, &count);
             CUDA_TRY(nvs_kern_outer_sum(Y + first * g->es, el, m, (int)count, (long long)n, dst + first * oes, out_el,
-                                        g->bias_staging, g->bias_staging_elems, g->bias_sems, g->bias_nsems, g->sms,
+                                        g->bias_staging, g->bias_staging_elems, g->bias_sems, g->bias_nsems, g->sm,
                                         g->compute));
         }
     } else

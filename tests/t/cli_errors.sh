@@ -55,6 +55,10 @@ if command -v mpirun >/dev/null 2>&1; then # per-rank blocks of 16 B (nccl-tests
     expect 2 "-b 8 to -e 32 measures nothing" $MPIRUN -np 4 $NVS coll --backend mpi --coll all_gather -b 8 -e 32 --out $out
 fi
 expect 2 "(unknown|no such|cannot open).*no-such-model" $NVS train --model no-such-model --backend mpi --out $out
+# one workload under two spellings (a built-in and a file of the same name) would report twice under one key
+sed 's/^name cap$/name resnet50/' tests/fixtures/profiles/good_cap.prof > "$TMP/cli_errors_r50.prof"
+expect 2 "'resnet50' and '$TMP/cli_errors_r50.prof' are both the workload 'resnet50'" $NVS train \
+    --model "resnet50,$TMP/cli_errors_r50.prof" --backend mpi --out $out
 expect 2 "invalid value 'yes' for --cudnn.*expected auto, on or off" $NVS train --model resnet50 --cudnn yes --out $out
 expect 2 "--cudnn on: the mpi backend runs the training step on the CPU" $NVS train --model resnet50 --cudnn on \
     --backend mpi --out $out

@@ -188,7 +188,7 @@ static void t_convert(void)
  * over G blocks and a global step (4096 x 1024: G > 1 on an H200), twice in a row (the semaphores are left at
  * zero), and in one block (G = 1); one bias's columns of a wider gradient (ld > cols, as the query's of q/k/v);
  * columns not a multiple of 4 and an unaligned start (the one-element path); nothing past the output touched. */
-static void outer_sum_case(long long rows, int cols, int ld, int coff, int from, int to, size_t xoff, int sms)
+static void outer_sum_case(long long rows, int cols, int ld, int coff, int from, int to, size_t xoff, nvs_sm_shape sms)
 {
     const size_t n = (size_t)rows * (size_t)ld, es = from == NVS_ELEM_F32 ? 4 : 2, os = to == NVS_ELEM_F32 ? 4 : 2;
     float *hx = malloc(n * 4), *got = malloc((size_t)cols * 4);
@@ -246,9 +246,11 @@ static void outer_sum_case(long long rows, int cols, int ld, int coff, int from,
 static void t_outer_sum(void)
 {
     need_gpu();
-    int dev = 0, sms = 0;
+    int dev = 0;
+    nvs_sm_shape sms = {0, 0};
     T_EQ_I(cudaGetDevice(&dev), cudaSuccess);
-    T_EQ_I(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), cudaSuccess);
+    T_EQ_I(cudaDeviceGetAttribute(&sms.sms, cudaDevAttrMultiProcessorCount, dev), cudaSuccess);
+    T_EQ_I(cudaDeviceGetAttribute(&sms.threads, cudaDevAttrMaxThreadsPerMultiProcessor, dev), cudaSuccess);
     T_ASSERT(nvs_outer_sum_ctas(4096, 1024, sms) > 1);
     for (int from = NVS_ELEM_F32; from <= NVS_ELEM_F16; from++)
         for (int to = NVS_ELEM_F32; to <= NVS_ELEM_F16; to++) outer_sum_case(4096, 1024, 1024, 0, from, to, 0, sms);

@@ -24,14 +24,15 @@
 #define FILL_GUARD 0xa5
 #define FILL_OUT 0x7f
 
-static int sms;
+static nvs_sm_shape sms;
 
 static void need_gpu(void)
 {
     int n = 0, dev = 0;
     if (cudaGetDeviceCount(&n) != cudaSuccess || n < 1) T_SKIP("no GPU on this machine");
     T_EQ_I(cudaGetDevice(&dev), cudaSuccess);
-    T_EQ_I(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), cudaSuccess);
+    T_EQ_I(cudaDeviceGetAttribute(&sms.sms, cudaDevAttrMultiProcessorCount, dev), cudaSuccess);
+    T_EQ_I(cudaDeviceGetAttribute(&sms.threads, cudaDevAttrMaxThreadsPerMultiProcessor, dev), cudaSuccess);
 }
 
 static size_t esize(int elem) { return elem == NVS_ELEM_F32 ? 4 : 2; }
@@ -307,7 +308,7 @@ static void t_ln_errors(void)
     T_EQ_I(nvs_kern_ln_fwd(d, d, NVS_ELEM_F32, 4, 0, d, d, d, d, 1e-5f, 0), cudaErrorInvalidValue);
     T_EQ_I(nvs_kern_ln_fwd(d, d, NVS_ELEM_F32, 4, 4, NULL, d, d, d, 1e-5f, 0), cudaErrorInvalidValue);
     T_EQ_I(nvs_kern_ln_bwd_input(d, d, d, NVS_ELEM_BF16, 4, 4, d, NULL, d, 0), cudaErrorInvalidValue);
-    T_EQ_I(nvs_kern_ln_bwd_params(d, d, NVS_ELEM_F16, 4, 4, d, d, d, d, NULL, 0, NULL, 0, 0, 0),
+    T_EQ_I(nvs_kern_ln_bwd_params(d, d, NVS_ELEM_F16, 4, 4, d, d, d, d, NULL, 0, NULL, 0, (nvs_sm_shape){0, 0}, 0),
            cudaErrorInvalidValue); /* no SM count */
     struct nvs_ln_plan p;
     T_EQ_I(nvs_ln_make_plan(70000, 64, 4, sms, &p), 0);

@@ -10,7 +10,8 @@
 #include "train/reduce_plan.h"
 #include "t.h"
 
-#define H200_SMS 132
+/* an H200: 132 SMs of 2048 threads */
+#define H200_SMS ((nvs_sm_shape){132, 2048})
 
 static void t_transformer_shapes(void)
 {
@@ -84,7 +85,7 @@ static void t_vectorized_conditions(void)
     T_EQ_I(nvs_ln_make_plan(0, 8, 4, H200_SMS, &p), -1);
     T_EQ_I(nvs_ln_make_plan(8, 0, 4, H200_SMS, &p), -1);
     T_EQ_I(nvs_ln_make_plan(8, 8, 3, H200_SMS, &p), -1);
-    T_EQ_I(nvs_ln_make_plan(8, 8, 4, 0, &p), -1);
+    T_EQ_I(nvs_ln_make_plan(8, 8, 4, (nvs_sm_shape){0, 2048}, &p), -1);
     T_EQ_I(nvs_ln_make_plan(NVS_LN_MAX_ROWS + 1, 8, 4, H200_SMS, &p), -1);
     T_EQ_U(p.fwd_vec.grid_x, 0); /* zeroed */
 }
@@ -146,7 +147,7 @@ static void t_gamma_beta_partial(void)
     T_EQ_I(nvs_ln_make_plan(131072, 2112, 4, H200_SMS, &p), 0); /* 66 column blocks */
     T_EQ_I(p.gb_kind, NVS_LN_GB_TILED);
     T_EQ_U(p.scratch_floats, 0);
-    T_EQ_I(nvs_ln_make_plan(131072, 1024, 4, 64, &p), 0); /* 32 < 64 / 2 is false */
+    T_EQ_I(nvs_ln_make_plan(131072, 1024, 4, (nvs_sm_shape){64, 2048}, &p), 0); /* 32 < 64 / 2 is false */
     T_EQ_I(p.gb_kind, NVS_LN_GB_TILED);
     T_EQ_I(nvs_ln_make_plan(600000, 40, 4, H200_SMS, &p), 0);
     T_EQ_U(p.gb.grid_y, 16384); /* ceil(600000 / 32) = 18750, capped at 32768 / 2 column blocks */
@@ -156,7 +157,7 @@ static void t_gamma_beta_partial(void)
  * bx * 32 + tx (if < cols) and, in each tile r0 = by * rpb, by * rpb + rpb * grid_y, ..., rows r0 + ty * rpt
  * + 0 .. rpt - 1 (if < rows); the forward and input-gradient launches: one block per row, its threads striding
  * the row (by vectors of 4 when vectorized). */
-static void check_cover(long long rows, int cols, int sms)
+static void check_cover(long long rows, int cols, nvs_sm_shape sms)
 {
     struct nvs_ln_plan p;
     T_EQ_I(nvs_ln_make_plan(rows, cols, 2, sms, &p), 0);

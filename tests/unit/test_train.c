@@ -684,27 +684,38 @@ static void t_rounds_merge(void)
  * 30,522 columns fill the GPU first (9); up to 128 rows stay in one block, nothing staged; bad shapes give 1. */
 static void t_outer_sum_shape(void)
 {
-    T_EQ_I(nvs_outer_sum_ctas(4096, 1024, 132), 32);
-    T_EQ_I(nvs_outer_sum_ctas(4096, 4096, 132), 32);
-    T_EQ_I(nvs_outer_sum_ctas(4096, 30522, 132), 9); /* 239 column groups: 2112 blocks / 239 */
-    T_EQ_U(nvs_outer_sum_staging(4096, 1024, 132), 32 * 1024);
-    T_EQ_I(nvs_outer_sum_sems(4096, 1024, 132), 8);
-    T_EQ_I(nvs_outer_sum_sems(4096, 1030, 132), 9);
-    T_EQ_I(nvs_outer_sum_ctas(128, 1024, 132), 1);
-    T_EQ_U(nvs_outer_sum_staging(128, 1024, 132), 0);
-    T_EQ_I(nvs_outer_sum_sems(128, 1024, 132), 0);
-    T_EQ_I(nvs_outer_sum_ctas(129, 1024, 132), 2);
-    T_EQ_I(nvs_outer_sum_ctas(1LL << 40, 128, 132), 2112); /* the GPU full: 16 blocks of 128 threads per SM */
-    T_EQ_I(nvs_outer_sum_ctas(0, 1024, 132), 1);
-    T_EQ_I(nvs_outer_sum_ctas(4096, 1024, 0), 1);
+    const nvs_sm_shape H200 = {132, 2048};
+    T_EQ_I(nvs_outer_sum_ctas(4096, 1024, H200), 32);
+    T_EQ_I(nvs_outer_sum_ctas(4096, 4096, H200), 32);
+    T_EQ_I(nvs_outer_sum_ctas(4096, 30522, H200), 9); /* 239 column groups: 2112 blocks / 239 */
+    T_EQ_U(nvs_outer_sum_staging(4096, 1024, H200), 32 * 1024);
+    T_EQ_I(nvs_outer_sum_sems(4096, 1024, H200), 8);
+    T_EQ_I(nvs_outer_sum_sems(4096, 1030, H200), 9);
+    T_EQ_I(nvs_outer_sum_ctas(128, 1024, H200), 1);
+    T_EQ_U(nvs_outer_sum_staging(128, 1024, H200), 0);
+    T_EQ_I(nvs_outer_sum_sems(128, 1024, H200), 0);
+    T_EQ_I(nvs_outer_sum_ctas(129, 1024, H200), 2);
+    T_EQ_I(nvs_outer_sum_ctas(1LL << 40, 128, H200), 2112); /* the GPU full: 16 blocks of 128 threads per SM */
+    T_EQ_I(nvs_outer_sum_ctas(0, 1024, H200), 1);
+    T_EQ_I(nvs_outer_sum_ctas(4096, 1024, ((nvs_sm_shape){0, 2048})), 1);
+    T_EQ_I(nvs_outer_sum_ctas(4096, 1024, ((nvs_sm_shape){132, 64})), 1); /* not even one block an SM */
+    /* an sm_86/sm_89 GPU holds 1536 threads an SM, 12 of these blocks: the grid fills at 3/4 of an H200's per SM
+     * (an RTX A6000's 84 SMs: 1008 blocks; over the vocabulary's 239 column groups, 5) */
+    T_EQ_I(nvs_outer_sum_ctas(1LL << 40, 128, ((nvs_sm_shape){132, 1536})), 1584);
+    T_EQ_I(nvs_outer_sum_ctas(4096, 30522, ((nvs_sm_shape){84, 1536})), 5);
+    T_EQ_I(nvs_outer_sum_ctas(4096, 1024, ((nvs_sm_shape){84, 1536})), 32); /* still bound by the rows */
     /* the plan's bound on the staging holds on any GPU and for any tensor's share of the columns */
     T_EQ_U(nvs_outer_sum_staging_max(4096, 1024), 32 * 1024);
     T_EQ_U(nvs_outer_sum_staging_max(128, 1024), 0);
     for (int sms = 1; sms <= 1024; sms *= 2)
-        for (int cols = 1; cols <= 40000; cols = cols * 3 + 1)
-            if (nvs_outer_sum_staging(4096, cols, sms) > nvs_outer_sum_staging_max(4096, cols))
-                T_FAIL("staging %zu above the bound %zu (%d SMs, %d columns)", nvs_outer_sum_staging(4096, cols, sms),
-                       nvs_outer_sum_staging_max(4096, cols), sms, cols);
+        for (int threads = 1024; threads <= 2048; threads += 512)
+            for (int cols = 1; cols <= 40000; cols = cols * 3 + 1) {
+                const nvs_sm_shape sm = {sms, threads};
+                if (nvs_outer_sum_staging(4096, cols, sm) > nvs_outer_sum_staging_max(4096, cols))
+                    T_FAIL("staging %zu above the bound %zu (%d SMs of %d threads, %d columns)",
+                           nvs_outer_sum_staging(4096, cols, sm), nvs_outer_sum_staging_max(4096, cols), sms, threads,
+                           cols);
+            }
 }
 
 /* perm= passes: under a framework that copies through views (pytorch-ddp) one copy forward and one backward in
