@@ -108,7 +108,8 @@ def main():
             o, i = ours[size]
             cells = []
             for r, m in ((rbo, o), (rbi, i)):
-                if m is None:
+                # no row, or no bandwidth: an in-place all_reduce/broadcast at one GPU is a no-op (nvscale: null)
+                if m is None or m[1] is None:
                     cells += ["%.2f" % r, "-", "-"]
                     continue
                 dd = pct(m[1], r)
