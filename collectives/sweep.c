@@ -11,6 +11,7 @@
 #include "core/log.h"
 #include "core/metrics.h"
 #include "core/units.h"
+#include "collectives/slices.h"
 
 #define MAX_SIZES 4096
 /* automatic -n: time each size for about this long, within [AUTO_MIN, AUTO_MAX] iterations. 20 ms keeps the
@@ -35,6 +36,25 @@ size_t nvs_sweep_buffer_bytes(const nvs_config *cfg)
 {
     /* every collective's send and receive buffers fit in the sweep size (coll.h counts round down) */
     return cfg->max_bytes;
+}
+
+nvs_result_t nvs_sweep_buffers_alloc(nvs_backend *b, const nvs_config *cfg, nvs_sweep_buffers *bufs)
+{
+    memset(bufs, 0, sizeof *bufs);
+    bufs->bytes = nvs_sweep_buffer_bytes(cfg);
+    nvs_result_t res = b->ops->alloc(b, bufs->bytes, &bufs->buf_a);
+    if (res == NVS_OK) res = b->ops->alloc(b, bufs->bytes, &bufs->buf_b);
+    if (res == NVS_OK) res = b->ops->poison(b, bufs->buf_a, bufs->bytes);
+    if (res == NVS_OK) res = b->ops->poison(b, bufs->buf_b, bufs->bytes);
+    if (res != NVS_OK) nvs_sweep_buffers_free(b, bufs);
+    return res;
+}
+
+void nvs_sweep_buffers_free(nvs_backend *b, nvs_sweep_buffers *bufs)
+{
+    if (bufs->buf_a) b->ops->free(b, bufs->buf_a);
+    if (bufs->buf_b) b->ops->free(b, bufs->buf_b);
+    bufs->buf_a = bufs->buf_b = NULL;
 }
 
 nvs_result_t nvs_sweep_validate(const nvs_config *cfg, const char *backend, int min_n, int print)
@@ -148,15 +168,26 @@ static nvs_result_t launch_one(nvs_backend *b, nvs_comm *c, const nvs_op *op)
     return b->ops->launch(b, c, op);
 }
 
+/* The same operation in iteration i's slice of the sweep buffers (slices.h: nccl-tests' rotation) */
+static nvs_result_t launch_at(nvs_backend *b, nvs_comm *c, const nvs_op *op, nvs_slices sl, unsigned long long i)
+{
+    nvs_op at = *op;
+    size_t off = nvs_slice_offset(sl, i);
+    at.send = (char *)op->send + off;
+    at.recv = (char *)op->recv + off;
+    return launch_one(b, c, &at);
+}
+
 /* One timed iteration: -m operations, in one group where the backend has groups (nccl-tests' agg_iters). The
  * group is closed also after a failed launch (an open group would take every later call of this thread into it);
  * the first error is the one returned. */
-static nvs_result_t launch_iter(nvs_backend *b, nvs_comm *c, const nvs_op *op, const nvs_config *cfg)
+static nvs_result_t launch_iter(nvs_backend *b, nvs_comm *c, const nvs_op *op, const nvs_config *cfg, nvs_slices sl,
+                                unsigned long long i)
 {
     int grouped = cfg->agg_iters > 1 && b->ops->group_begin;
     if (grouped) NVS_CHECK(b->ops->group_begin(b));
     nvs_result_t res = NVS_OK;
-    for (int j = 0; j < cfg->agg_iters && res == NVS_OK; j++) res = launch_one(b, c, op);
+    for (int j = 0; j < cfg->agg_iters && res == NVS_OK; j++) res = launch_at(b, c, op, sl, i); /* one slice a group */
     if (grouped) {
         nvs_result_t end = b->ops->group_end(b);
         if (res == NVS_OK) res = end;
@@ -167,12 +198,13 @@ static nvs_result_t launch_iter(nvs_backend *b, nvs_comm *c, const nvs_op *op, c
 /* -G: the timed loop captured into one graph. A failure while capturing still ends the capture (a stream left
  * capturing fails every later call, with errors that hide this one) and frees what was captured; the first error
  * is the one returned. */
-static nvs_result_t capture_loop(nvs_backend *b, nvs_comm *c, const nvs_op *op, int iters, void **graph)
+static nvs_result_t capture_loop(nvs_backend *b, nvs_comm *c, const nvs_op *op, nvs_slices sl, int iters,
+                                 void **graph)
 {
     *graph = NULL;
     NVS_CHECK(b->ops->graph_begin(b));
     nvs_result_t res = NVS_OK;
-    for (int i = 0; i < iters && res == NVS_OK; i++) res = launch_iter(b, c, op, b->cfg);
+    for (int i = 0; i < iters && res == NVS_OK; i++) res = launch_iter(b, c, op, b->cfg, sl, (unsigned long long)i);
     if (res == NVS_OK) return b->ops->graph_end(b, graph);
     void *partial = NULL;
     (void)b->ops->graph_end(b, &partial); /* fails too where the capture was invalidated: said after ours */
@@ -181,9 +213,10 @@ static nvs_result_t capture_loop(nvs_backend *b, nvs_comm *c, const nvs_op *op, 
 }
 
 /* The timed loop: every rank starts it together (a host barrier); each active member times its own launches to
- * completion, *us per operation (-1 on the others). With -G the loop is captured first and replayed; the graph is
- * freed on every way out. */
-static nvs_result_t timed_loop(nvs_backend *b, nvs_comm *c, const nvs_op *op, int iters, int active, double *us)
+ * completion, *us per operation (-1 on the others), iteration i in slice i of the buffers. With -G the loop is
+ * captured first and replayed; the graph is freed on every way out. */
+static nvs_result_t timed_loop(nvs_backend *b, nvs_comm *c, const nvs_op *op, nvs_slices sl, int iters, int active,
+                               double *us)
 {
     const nvs_config *cfg = b->cfg;
     int launches = cfg->graph_launches;
@@ -191,7 +224,7 @@ static nvs_result_t timed_loop(nvs_backend *b, nvs_comm *c, const nvs_op *op, in
     nvs_result_t res = NVS_OK;
     *us = -1;
     if (active && launches) {
-        NVS_CHECK(capture_loop(b, c, op, iters, &graph));
+        NVS_CHECK(capture_loop(b, c, op, sl, iters, &graph));
         NVS_CHECK_GOTO(b->ops->graph_launch(b, graph), res, out); /* first replay uploads the graph: not timed */
         NVS_CHECK_GOTO(b->ops->wait(b, c, op), res, out);
     }
@@ -208,7 +241,7 @@ static nvs_result_t timed_loop(nvs_backend *b, nvs_comm *c, const nvs_op *op, in
                 res = nvs_interrupted() ? NVS_ERR_INTERRUPTED : b->ops->graph_launch(b, graph);
         } else {
             for (int i = 0; i < iters && res == NVS_OK; i++) {
-                res = launch_iter(b, c, op, cfg);
+                res = launch_iter(b, c, op, cfg, sl, (unsigned long long)i);
                 if (res == NVS_OK && cfg->blocking) res = b->ops->wait(b, c, op); /* -z 1 */
             }
         }
@@ -242,6 +275,7 @@ static nvs_result_t run_point(nvs_backend *b, nvs_comm *c, int n, const nvs_swee
      * moves nothing and times only the launch; nvs_sweep_validate refuses a sweep left with no size at all) */
     if (agree[0] > 0) return NVS_OK;
     resolve(&op, bufs);
+    const nvs_slices sl = nvs_slices_plan(nvs_slices_extent(&op.counts, ts, op.inplace), bufs->bytes);
     nvs_pattern pat = {.op = op.op, .nranks = n,
                        .magnitude = nvs_pattern_magnitude(nvs_dtype_exact_int(pt->type), n),
                        .seed = seed_of(pt->ci, pt->type, pt->opi, pt->size, pt->inplace, n)};
@@ -250,11 +284,11 @@ static nvs_result_t run_point(nvs_backend *b, nvs_comm *c, int n, const nvs_swee
     double probe_us = 0;
     if (member && !stall) {
         NVS_CHECK(fill_inputs(b, &op, &pat, crank));
-        for (int i = 0; i < cfg->warmup; i++) NVS_CHECK(launch_one(b, c, &op));
+        for (int i = 0; i < cfg->warmup; i++) NVS_CHECK(launch_at(b, c, &op, sl, (unsigned long long)i));
         NVS_CHECK(b->ops->wait(b, c, &op));
         if (cfg->iters == 0) {
             double t0 = nvs_now_us();
-            for (int i = 0; i < 4; i++) NVS_CHECK(launch_one(b, c, &op));
+            for (int i = 0; i < 4; i++) NVS_CHECK(launch_at(b, c, &op, sl, (unsigned long long)i));
             NVS_CHECK(b->ops->wait(b, c, &op));
             probe_us = (nvs_now_us() - t0) / 4;
         }
@@ -268,7 +302,7 @@ static nvs_result_t run_point(nvs_backend *b, nvs_comm *c, int n, const nvs_swee
     /* timed loop: all ranks start together; each measures its own launches to completion */
     int launches = cfg->graph_launches;
     double my_us;
-    NVS_CHECK(timed_loop(b, c, &op, iters, member && !stall, &my_us));
+    NVS_CHECK(timed_loop(b, c, &op, sl, iters, member && !stall, &my_us));
     double *all = malloc((size_t)rt->size * sizeof *all);
     if (!all) return NVS_ERR_NOMEM;
     nvs_result_t res = nvs_allgather(rt, &my_us, all, sizeof my_us, "gathering times");

@@ -15,6 +15,11 @@ typedef struct {
 
 /* Largest buffer the sweep of this configuration needs. */
 size_t nvs_sweep_buffer_bytes(const nvs_config *cfg);
+/* The two buffers of that size, every byte poisoned once: the timed loops move through slices of them (slices.h)
+ * that no fill reaches, and sum what is there, which must not be denormal floats (slow on a CPU) or anything
+ * left by an earlier program. On failure nothing stays allocated. */
+nvs_result_t nvs_sweep_buffers_alloc(nvs_backend *b, const nvs_config *cfg, nvs_sweep_buffers *bufs);
+void nvs_sweep_buffers_free(nvs_backend *b, nvs_sweep_buffers *bufs);
 /* Sizes the configuration sweeps (same on every rank). 0 with a message if the sweep is empty or too long. */
 size_t nvs_sweep_plan_sizes(const nvs_config *cfg, size_t *sizes, size_t cap);
 /* Up-front checks of the configuration against the backend (sizes MPI can count, -G without CUDA, root < the

@@ -33,11 +33,10 @@ nvs_result_t nvs_phase_sustain(nvs_ctx *run)
     c.graph_launches = 0;
     c.agg_iters = 1;
     c.iters = 0; /* the first chunk: automatic, to learn the time of one operation */
-    nvs_sweep_buffers bufs = {.bytes = nvs_sweep_buffer_bytes(&c)};
+    nvs_sweep_buffers bufs;
     nvs_coll_rows rows = {0};
     nvs_comm *comm = NULL;
-    nvs_result_t res = b->ops->alloc(b, bufs.bytes, &bufs.buf_a);
-    if (res == NVS_OK) res = b->ops->alloc(b, bufs.bytes, &bufs.buf_b);
+    nvs_result_t res = nvs_sweep_buffers_alloc(b, &c, &bufs);
     if (res == NVS_OK) res = b->ops->comm_split(b, 1, &comm);
     b->cfg = &c; /* the sweep engine reads its configuration from the backend */
     double t0 = nvs_now_s(), elapsed = 0;
@@ -57,8 +56,7 @@ nvs_result_t nvs_phase_sustain(nvs_ctx *run)
     nvs_progress_done();
     b->cfg = orig;
     if (comm) b->ops->comm_free(b, comm);
-    if (bufs.buf_a) b->ops->free(b, bufs.buf_a);
-    if (bufs.buf_b) b->ops->free(b, bufs.buf_b);
+    nvs_sweep_buffers_free(b, &bufs);
     if (res == NVS_OK && run->rt->rank == 0) {
         json_t *chunks = json_array();
         long long wrong = 0;

@@ -147,9 +147,8 @@ static int is_member(const nvs_scale_point *p, int rank)
 static nvs_result_t sweep_phase(nvs_ctx *run)
 {
     nvs_backend *b = &run->backend;
-    nvs_sweep_buffers bufs = {.bytes = nvs_sweep_buffer_bytes(run->cfg)};
-    nvs_result_t res = b->ops->alloc(b, bufs.bytes, &bufs.buf_a);
-    if (res == NVS_OK) res = b->ops->alloc(b, bufs.bytes, &bufs.buf_b);
+    nvs_sweep_buffers bufs;
+    nvs_result_t res = nvs_sweep_buffers_alloc(b, run->cfg, &bufs);
     for (int i = 0; res == NVS_OK && i < run->npoints; i++) {
         nvs_scale_point *p = &run->points[i];
         nvs_comm *c = NULL;
@@ -159,8 +158,7 @@ static nvs_result_t sweep_phase(nvs_ctx *run)
         res = nvs_sweep_run(b, c, p->n, &bufs, &run->rows);
         b->ops->comm_free(b, c);
     }
-    if (bufs.buf_a) b->ops->free(b, bufs.buf_a);
-    if (bufs.buf_b) b->ops->free(b, bufs.buf_b);
+    nvs_sweep_buffers_free(b, &bufs);
     return res;
 }
 

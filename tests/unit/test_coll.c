@@ -6,6 +6,7 @@
 
 #include "collectives/coll.h"
 #include "collectives/pattern.h"
+#include "collectives/slices.h"
 #include "core/half.h"
 #include "t.h"
 
@@ -227,6 +228,54 @@ static void t_pattern_exact_many_ranks(void)
     }
 }
 
+/* The timed loops' slices (collectives/slices.h): nccl-tests' rotation, strides aligned to 256 B; every slice of
+ * every collective's placement, at any size and world size, lies inside the sweep buffers. */
+static void t_slices(void)
+{
+    nvs_slices s = nvs_slices_plan(16u << 20, 512u << 20); /* 16 MiB in 512 MiB: 32 slices */
+    T_EQ_U(s.stride, 16u << 20);
+    T_EQ_U(s.count, 32);
+    T_EQ_U(nvs_slice_offset(s, 0), 0);
+    T_EQ_U(nvs_slice_offset(s, 31), 31u * (16u << 20));
+    T_EQ_U(nvs_slice_offset(s, 32), 0);
+    s = nvs_slices_plan(8, 1024); /* 8 B: strides of 256 */
+    T_EQ_U(s.stride, 256);
+    T_EQ_U(s.count, 4);
+    T_EQ_U(nvs_slice_offset(s, 5), 256);
+    s = nvs_slices_plan(1000, 1024); /* one slice: always at 0 */
+    T_EQ_U(s.count, 1);
+    T_EQ_U(nvs_slice_offset(s, 7), 0);
+    s = nvs_slices_plan(1000, 1000); /* the largest size: no room to move */
+    T_EQ_U(s.count, 1);
+    T_EQ_U(nvs_slice_offset(s, 3), 0);
+    s = nvs_slices_plan(0, 1024);
+    T_EQ_U(nvs_slice_offset(s, 3), 0);
+    s = nvs_slices_plan(2048, 1024); /* cannot happen in a sweep; still never out of the buffer */
+    T_EQ_U(nvs_slice_offset(s, 3), 0);
+    s = nvs_slices_plan((size_t)-1, (size_t)-1); /* the rounding would overflow */
+    T_EQ_U(nvs_slice_offset(s, 1), 0);
+
+    const size_t buffer = 3u << 20; /* a sweep's buffers: -e 3 MiB */
+    const size_t sizes[] = {8, 24, 1000, 4096, 65536 + 4, 1u << 20, (3u << 20) - 4, 3u << 20};
+    const int ns[] = {1, 2, 3, 8, 64};
+    for (int ci = 0; ci < nvs_coll_count(); ci++)
+        for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
+            for (size_t ni = 0; ni < sizeof ns / sizeof ns[0]; ni++)
+                for (int ip = 0; ip < 2; ip++)
+                    for (int rank = 0; rank < ns[ni]; rank += ns[ni] > 2 ? ns[ni] - 1 : 1) {
+                        nvs_coll_counts k;
+                        if (nvs_coll_at(ci)->counts(sizes[si], 4, ns[ni], rank, &k)) continue;
+                        size_t ext = nvs_slices_extent(&k, 4, ip);
+                        T_ASSERT(ext <= buffer);
+                        nvs_slices sl = nvs_slices_plan(ext, buffer);
+                        for (unsigned long long i = 0; i < 2 * sl.count + 1; i++)
+                            if (nvs_slice_offset(sl, i) + ext > buffer || nvs_slice_offset(sl, i) % NVS_SLICE_ALIGN)
+                                T_FAIL("%s %zu B n=%d rank %d %s: slice %llu at %zu + %zu B outside %zu B or unaligned",
+                                       nvs_coll_at(ci)->name, sizes[si], ns[ni], rank, ip ? "in-place" : "out-of-place",
+                                       i, nvs_slice_offset(sl, i), ext, buffer);
+                    }
+}
+
 T_LIST = {T_CASE(t_factors), T_CASE(t_registry), T_CASE(t_counts_match_nccl_tests), T_CASE(t_expectations_hold),
-          T_CASE(t_validation_catches_mistakes), T_CASE(t_pattern_exact_many_ranks)};
+          T_CASE(t_validation_catches_mistakes), T_CASE(t_pattern_exact_many_ranks), T_CASE(t_slices)};
 T_MAIN

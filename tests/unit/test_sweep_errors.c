@@ -1,4 +1,6 @@
-/* The sweep's error paths (collectives/sweep.c), on a fake backend that counts what is open: a launch that fails
+/* The sweep's loops and error paths (collectives/sweep.c), on a fake backend that counts what is open and where
+ * each launch points: the warm-up, probe and timed launches move through slices of the buffers as nccl-tests'
+ * do (collectives/slices.h), the line-up and validation launches stay at the start. A launch that fails
  * inside a group (-m) still closes the group; one that fails while the timed loop is captured (-G) still ends the
  * capture and frees what was captured; a replay or a wait that fails after the graph was made still frees it. In
  * each case the first error is the one returned. One rank of the threads runtime: no GPU, no launcher. */
@@ -22,6 +24,8 @@ static struct {
     int group_depth, groups_ended;
     int capturing, captures_ended, live_graphs;
     int in_capture_launches; /* launches made while capturing */
+    char *base_a, *base_b;   /* the sweep buffers */
+    long send_off[32], recv_off[32]; /* each launch's send (from base_a) and receive (from base_b) offsets */
 } fk;
 
 #define FAKE_ERR NVS_ERR_NCCL  /* what a failing launch, replay or wait returns */
@@ -37,8 +41,12 @@ static nvs_result_t ffill(nvs_backend *b, nvs_dtype t, void *p, size_t n, const 
 static nvs_result_t fpoison(nvs_backend *b, void *p, size_t n) { return (void)b, (void)p, (void)n, NVS_OK; }
 static nvs_result_t flaunch(nvs_backend *b, nvs_comm *c, const nvs_op *op)
 {
-    (void)b, (void)c, (void)op;
+    (void)b, (void)c;
     fk.in_capture_launches += fk.capturing;
+    if (fk.launches < 32) {
+        fk.send_off[fk.launches] = (long)((char *)op->send - fk.base_a);
+        fk.recv_off[fk.launches] = (long)((char *)op->recv - fk.base_b);
+    }
     return ++fk.launches == fk.fail_launch ? FAKE_ERR : NVS_OK;
 }
 static nvs_result_t fwait(nvs_backend *b, nvs_comm *c, const nvs_op *op)
@@ -97,9 +105,10 @@ static const struct nvs_backend_ops fake_ops = {
     .graph_free = fgraph_free, .group_begin = fgroup_begin, .group_end = fgroup_end,
 };
 
-/* one all_reduce of 1 KiB float, out of place, -n 4, no warm-up, no validation */
+/* one all_reduce of 1 KiB float, out of place, -n 4, no warm-up (or -w warmup), no validation, in buffers of
+ * 1 KiB (or buf_bytes, at most 4 KiB) */
 struct sweep_job {
-    int agg_iters, graph_launches;
+    int agg_iters, graph_launches, warmup, buf_bytes;
     nvs_result_t res;
     size_t rows;
 };
@@ -113,7 +122,7 @@ static nvs_result_t sweep_rank(nvs_rt *rt, void *arg)
     cfg.step_factor = 2;
     cfg.step_bytes = 0;
     cfg.iters = 4;
-    cfg.warmup = 0;
+    cfg.warmup = job->warmup;
     cfg.check = 0;
     cfg.agg_iters = job->agg_iters;
     cfg.graph_launches = job->graph_launches;
@@ -127,8 +136,10 @@ static nvs_result_t sweep_rank(nvs_rt *rt, void *arg)
     cfg.stall_rank = cfg.corrupt_rank = -1;
     nvs_backend b = {.ops = &fake_ops, .rt = rt, .cfg = &cfg};
     struct nvs_comm comm = {0};
-    char buf_a[1024], buf_b[1024];
-    nvs_sweep_buffers bufs = {.buf_a = buf_a, .buf_b = buf_b, .bytes = sizeof buf_a};
+    char buf_a[4096], buf_b[4096];
+    nvs_sweep_buffers bufs = {.buf_a = buf_a, .buf_b = buf_b, .bytes = job->buf_bytes ? (size_t)job->buf_bytes : 1024};
+    fk.base_a = buf_a;
+    fk.base_b = buf_b;
     nvs_coll_rows rows = {0};
     job->res = nvs_sweep_run(&b, &comm, 1, &bufs, &rows);
     job->rows = rows.n;
@@ -222,8 +233,37 @@ static void t_graph_freed_on_every_exit(void)
     T_EQ_I(fk.live_graphs, 0);
 }
 
+static void t_launches_move_through_slices(void)
+{
+    /* buffers of 3.5 KiB hold three slices of a 1 KiB operation: -w 2, then 4 timed iterations */
+    memset(&fk, 0, sizeof fk);
+    struct sweep_job j = {.agg_iters = 1, .warmup = 2, .buf_bytes = 3584};
+    nvs_progress_enable(0);
+    T_EQ_I(nvs_rt_threads_run(1, 10, 0, sweep_rank, &j), NVS_OK);
+    T_EQ_I(j.res, NVS_OK);
+    T_EQ_I(fk.launches, 2 + 1 + 4); /* warm-up, line-up, timed */
+    const long want[] = {0, 1024, /* warm-up */ 0, /* line-up */ 0, 1024, 2048, 0 /* timed: the 4th wraps */};
+    for (int k = 0; k < 7; k++) {
+        T_EQ_I(fk.send_off[k], want[k]);
+        T_EQ_I(fk.recv_off[k], want[k]);
+    }
+    /* -m 2: both operations of an iteration (one group) in its slice */
+    memset(&fk, 0, sizeof fk);
+    j = (struct sweep_job){.agg_iters = 2, .buf_bytes = 3584};
+    T_EQ_I(nvs_rt_threads_run(1, 10, 0, sweep_rank, &j), NVS_OK);
+    T_EQ_I(j.res, NVS_OK);
+    const long grouped[] = {0, /* line-up */ 0, 0, 1024, 1024, 2048, 2048, 0, 0};
+    for (int k = 0; k < 9; k++) T_EQ_I(fk.recv_off[k], grouped[k]);
+    /* buffers no larger than the operation: every launch at the start */
+    memset(&fk, 0, sizeof fk);
+    j = (struct sweep_job){.agg_iters = 1, .warmup = 2, .buf_bytes = 1024};
+    T_EQ_I(nvs_rt_threads_run(1, 10, 0, sweep_rank, &j), NVS_OK);
+    for (int k = 0; k < fk.launches && k < 32; k++) T_EQ_I(fk.recv_off[k], 0);
+}
+
 T_LIST = {
     T_CASE(t_clean_runs),
+    T_CASE(t_launches_move_through_slices),
     T_CASE(t_group_closed_after_failed_launch),
     T_CASE(t_capture_ended_after_failed_launch),
     T_CASE(t_graph_freed_on_every_exit),
