@@ -91,6 +91,8 @@ def main():
              " At one GPU busbw is undefined: algbw is compared." if n == 1 else ""))
     summary = []
     for ref_file, coll, run, tol, what in PAIRS:
+        if n == 1:  # one GPU: no link, whatever the pairing was named for
+            what = what.replace("NVLink, ", "")
         rp = os.path.join(ref_dir, ref_file)
         op = os.path.join(res_dir, run, "run.json")
         if not (os.path.exists(rp) and os.path.exists(op)):

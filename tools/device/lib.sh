@@ -36,6 +36,19 @@ gpu_build() {
         { tail -30 "$d/build.log"; exit 1; }
 }
 
+# nccl_tests_build DIR: nccl-tests from .ref/nccl-tests (a git archive of NVIDIA/nccl-tests, carried; git-ignored),
+# without MPI, for the H200 only; its binaries in $NT_BIN, its log in DIR/nccl-tests-build.log, its version in
+# DIR/MACHINE.md
+nccl_tests_build() {
+    local d=$1 ch
+    ch=$(dirname "$(dirname "$(command -v nvcc)")")
+    step "nccl-tests build"
+    make -C .ref/nccl-tests -j16 CUDA_HOME="$ch" NVCC_GENCODE="$SM90_GENCODE" >"$d/nccl-tests-build.log" 2>&1 ||
+        { tail -20 "$d/nccl-tests-build.log"; exit 1; }
+    NT_BIN=.ref/nccl-tests/build
+    echo "nccl-tests: $(grep -ho 'NCCL_TESTS_VERSION.*' .ref/nccl-tests/src/*.h 2>/dev/null | head -1) (.ref/nccl-tests, built here)" >>"$d/MACHINE.md"
+}
+
 # machine and versions, once per results directory
 describe() {
     local d=$1
