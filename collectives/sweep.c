@@ -168,11 +168,19 @@ static nvs_result_t launch_one(nvs_backend *b, nvs_comm *c, const nvs_op *op)
     return b->ops->launch(b, c, op);
 }
 
-/* The same operation in iteration i's slice of the sweep buffers (slices.h: nccl-tests' rotation) */
-static nvs_result_t launch_at(nvs_backend *b, nvs_comm *c, const nvs_op *op, nvs_slices sl, unsigned long long i)
+/* Where the next operation of a point goes: slice `next` of the buffers (slices.h: nccl-tests' rotation). One
+ * count runs through a point's warm-up, probe and timed loop, so that the timed loop starts on slices those did
+ * not just touch (nccl-tests warms every size up front, before it times any). */
+typedef struct {
+    nvs_slices sl;
+    unsigned long long next;
+} slice_cursor;
+
+/* The same operation in the cursor's next slice, which then moves on */
+static nvs_result_t launch_at(nvs_backend *b, nvs_comm *c, const nvs_op *op, slice_cursor *cur)
 {
     nvs_op at = *op;
-    size_t off = nvs_slice_offset(sl, i);
+    size_t off = nvs_slice_offset(cur->sl, cur->next++);
     at.send = (char *)op->send + off;
     at.recv = (char *)op->recv + off;
     return launch_one(b, c, &at);
@@ -181,13 +189,14 @@ static nvs_result_t launch_at(nvs_backend *b, nvs_comm *c, const nvs_op *op, nvs
 /* One timed iteration: -m operations, in one group where the backend has groups (nccl-tests' agg_iters). The
  * group is closed also after a failed launch (an open group would take every later call of this thread into it);
  * the first error is the one returned. */
-static nvs_result_t launch_iter(nvs_backend *b, nvs_comm *c, const nvs_op *op, const nvs_config *cfg, nvs_slices sl,
-                                unsigned long long i)
+static nvs_result_t launch_iter(nvs_backend *b, nvs_comm *c, const nvs_op *op, const nvs_config *cfg,
+                                slice_cursor *cur)
 {
     int grouped = cfg->agg_iters > 1 && b->ops->group_begin;
     if (grouped) NVS_CHECK(b->ops->group_begin(b));
     nvs_result_t res = NVS_OK;
-    for (int j = 0; j < cfg->agg_iters && res == NVS_OK; j++) res = launch_at(b, c, op, sl, i); /* one slice a group */
+    /* each operation of the group in its own slice, as nccl-tests' iter * agg_iters + aiter */
+    for (int j = 0; j < cfg->agg_iters && res == NVS_OK; j++) res = launch_at(b, c, op, cur);
     if (grouped) {
         nvs_result_t end = b->ops->group_end(b);
         if (res == NVS_OK) res = end;
@@ -198,13 +207,13 @@ static nvs_result_t launch_iter(nvs_backend *b, nvs_comm *c, const nvs_op *op, c
 /* -G: the timed loop captured into one graph. A failure while capturing still ends the capture (a stream left
  * capturing fails every later call, with errors that hide this one) and frees what was captured; the first error
  * is the one returned. */
-static nvs_result_t capture_loop(nvs_backend *b, nvs_comm *c, const nvs_op *op, nvs_slices sl, int iters,
+static nvs_result_t capture_loop(nvs_backend *b, nvs_comm *c, const nvs_op *op, slice_cursor *cur, int iters,
                                  void **graph)
 {
     *graph = NULL;
     NVS_CHECK(b->ops->graph_begin(b));
     nvs_result_t res = NVS_OK;
-    for (int i = 0; i < iters && res == NVS_OK; i++) res = launch_iter(b, c, op, b->cfg, sl, (unsigned long long)i);
+    for (int i = 0; i < iters && res == NVS_OK; i++) res = launch_iter(b, c, op, b->cfg, cur);
     if (res == NVS_OK) return b->ops->graph_end(b, graph);
     void *partial = NULL;
     (void)b->ops->graph_end(b, &partial); /* fails too where the capture was invalidated: said after ours */
@@ -213,10 +222,10 @@ static nvs_result_t capture_loop(nvs_backend *b, nvs_comm *c, const nvs_op *op, 
 }
 
 /* The timed loop: every rank starts it together (a host barrier); each active member times its own launches to
- * completion, *us per operation (-1 on the others), iteration i in slice i of the buffers. With -G the loop is
+ * completion, *us per operation (-1 on the others), each operation in the cursor's next slice. With -G the loop is
  * captured first and replayed; the graph is freed on every way out. */
-static nvs_result_t timed_loop(nvs_backend *b, nvs_comm *c, const nvs_op *op, nvs_slices sl, int iters, int active,
-                               double *us)
+static nvs_result_t timed_loop(nvs_backend *b, nvs_comm *c, const nvs_op *op, slice_cursor *cur, int iters,
+                               int active, double *us)
 {
     const nvs_config *cfg = b->cfg;
     int launches = cfg->graph_launches;
@@ -224,7 +233,7 @@ static nvs_result_t timed_loop(nvs_backend *b, nvs_comm *c, const nvs_op *op, nv
     nvs_result_t res = NVS_OK;
     *us = -1;
     if (active && launches) {
-        NVS_CHECK(capture_loop(b, c, op, sl, iters, &graph));
+        NVS_CHECK(capture_loop(b, c, op, cur, iters, &graph));
         NVS_CHECK_GOTO(b->ops->graph_launch(b, graph), res, out); /* first replay uploads the graph: not timed */
         NVS_CHECK_GOTO(b->ops->wait(b, c, op), res, out);
     }
@@ -241,7 +250,7 @@ static nvs_result_t timed_loop(nvs_backend *b, nvs_comm *c, const nvs_op *op, nv
                 res = nvs_interrupted() ? NVS_ERR_INTERRUPTED : b->ops->graph_launch(b, graph);
         } else {
             for (int i = 0; i < iters && res == NVS_OK; i++) {
-                res = launch_iter(b, c, op, cfg, sl, (unsigned long long)i);
+                res = launch_iter(b, c, op, cfg, cur);
                 if (res == NVS_OK && cfg->blocking) res = b->ops->wait(b, c, op); /* -z 1 */
             }
         }
@@ -275,7 +284,7 @@ static nvs_result_t run_point(nvs_backend *b, nvs_comm *c, int n, const nvs_swee
      * moves nothing and times only the launch; nvs_sweep_validate refuses a sweep left with no size at all) */
     if (agree[0] > 0) return NVS_OK;
     resolve(&op, bufs);
-    const nvs_slices sl = nvs_slices_plan(nvs_slices_extent(&op.counts, ts, op.inplace), bufs->bytes);
+    slice_cursor cur = {nvs_slices_plan(nvs_slices_extent(&op.counts, ts, op.inplace), bufs->bytes), 0};
     nvs_pattern pat = {.op = op.op, .nranks = n,
                        .magnitude = nvs_pattern_magnitude(nvs_dtype_exact_int(pt->type), n),
                        .seed = seed_of(pt->ci, pt->type, pt->opi, pt->size, pt->inplace, n)};
@@ -284,11 +293,11 @@ static nvs_result_t run_point(nvs_backend *b, nvs_comm *c, int n, const nvs_swee
     double probe_us = 0;
     if (member && !stall) {
         NVS_CHECK(fill_inputs(b, &op, &pat, crank));
-        for (int i = 0; i < cfg->warmup; i++) NVS_CHECK(launch_at(b, c, &op, sl, (unsigned long long)i));
+        for (int i = 0; i < cfg->warmup; i++) NVS_CHECK(launch_at(b, c, &op, &cur));
         NVS_CHECK(b->ops->wait(b, c, &op));
         if (cfg->iters == 0) {
             double t0 = nvs_now_us();
-            for (int i = 0; i < 4; i++) NVS_CHECK(launch_at(b, c, &op, sl, (unsigned long long)i));
+            for (int i = 0; i < 4; i++) NVS_CHECK(launch_at(b, c, &op, &cur));
             NVS_CHECK(b->ops->wait(b, c, &op));
             probe_us = (nvs_now_us() - t0) / 4;
         }
@@ -302,7 +311,7 @@ static nvs_result_t run_point(nvs_backend *b, nvs_comm *c, int n, const nvs_swee
     /* timed loop: all ranks start together; each measures its own launches to completion */
     int launches = cfg->graph_launches;
     double my_us;
-    NVS_CHECK(timed_loop(b, c, &op, sl, iters, member && !stall, &my_us));
+    NVS_CHECK(timed_loop(b, c, &op, &cur, iters, member && !stall, &my_us));
     double *all = malloc((size_t)rt->size * sizeof *all);
     if (!all) return NVS_ERR_NOMEM;
     nvs_result_t res = nvs_allgather(rt, &my_us, all, sizeof my_us, "gathering times");

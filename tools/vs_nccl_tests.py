@@ -90,6 +90,7 @@ def main():
           % ("" if n == 2 else " --n %d" % n, ref_dir, res_dir, ref_dir, bw,
              " At one GPU busbw is undefined: algbw is compared." if n == 1 else ""))
     summary = []
+    compared = 0
     for ref_file, coll, run, tol, what in PAIRS:
         if n == 1:  # one GPU: no link, whatever the pairing was named for
             what = what.replace("NVLink, ", "")
@@ -127,19 +128,25 @@ def main():
         lat = ""
         if 8 in ref and 8 in ours and ours[8][0]:
             lat = "; 8 B: nccl-tests %.2f us, nvscale %.2f us" % (ref[8][0][0], ours[8][0][0])
-        verdict = "within" if abs(worst) <= tol else "OUTSIDE"
-        summary.append("| %s | %s | %d | %+.1f %% at %s B | %s | +-%d %% | %s | %s |" % (
-            coll, what, checked, worst, worst_size,
+        # nothing compared (no size >= 1 MiB in both, e.g. --n that the run does not hold) passes nothing
+        verdict = "nothing compared" if checked == 0 else "within" if abs(worst) <= tol else "OUTSIDE"
+        largest = "%+.1f %% at %s B" % (worst, worst_size) if checked else "-"
+        summary.append("| %s | %s | %d | %s | %s | +-%d %% | %s | %s |" % (
+            coll, what, checked, largest,
             "%+.1f %% at %s B" % (worst64, worst64_size) if worst64_size else "-", tol, verdict,
             lat.replace("; 8 B: ", "") or "-"))
-        print("\nLargest " + bw + " difference at sizes >= 1 MiB: %+.1f %% (at %s B), tolerance +-%d %%: %s%s.\n"
-              % (worst, worst_size, tol, verdict, lat))
+        print("\nLargest " + bw + " difference at sizes >= 1 MiB: %s, tolerance +-%d %%: %s%s.\n"
+              % ("%+.1f %% (at %s B)" % (worst, worst_size) if checked else "-", tol, verdict, lat))
+        compared += checked
     print("## Summary\n")
     print("| collective | setting | " + bw + " values >= 1 MiB compared | largest difference >= 1 MiB |"
           " largest difference >= 64 MiB | tolerance | verdict (>= 1 MiB) | 8 B time |")
     print("|---|---|---:|---:|---:|---:|---|---|")
     for s in summary:
         print(s)
+    if not compared:
+        print("vs_nccl_tests: no size >= 1 MiB is in both (world size %d): nothing compared" % n, file=sys.stderr)
+        sys.exit(1)
 
 
 if __name__ == "__main__":

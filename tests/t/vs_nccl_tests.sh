@@ -37,9 +37,13 @@ grep -q "| 1048576 | 104.86 | 110.10 | +5.0 % | 104.86 | 110.10 | +5.0 % |" "$tm
     fail "--n 1: the 1 MiB row is not +5.0 %"
 grep -q "Largest algbw difference at sizes >= 1 MiB: -10.0 % (at 2097152 B), tolerance +-2 %: OUTSIDE" "$tmp/n1.md" ||
     fail "--n 1: the largest difference is not -10.0 % at 2 MiB, outside"
-# the same files at n=2 hold no row to compare: nothing is said to pass
+# the same files at n=2 hold no row to compare: nothing is said to pass, and it exits 1
 python3 tools/vs_nccl_tests.py "$tmp/ref" "$tmp/res" >"$tmp/n2.md" 2>&1
+rc=$?
+[ "$rc" -eq 1 ] || fail "--n 2 with nothing to compare exited $rc, expected 1"
 grep -q "| 1048576 |" "$tmp/n2.md" && fail "--n 2 compared n=1 rows"
+grep -q "within" "$tmp/n2.md" && fail "--n 2 says within with nothing compared"
+grep -q "nothing compared" "$tmp/n2.md" || fail "--n 2 does not say nothing was compared"
 
 expect 2 "--n 'x': expected a world size of 1 or more" python3 tools/vs_nccl_tests.py --n x "$tmp/ref" "$tmp/res"
 expect 2 "--n '0': expected" python3 tools/vs_nccl_tests.py --n 0 "$tmp/ref" "$tmp/res"

@@ -26,6 +26,7 @@ static struct {
     int in_capture_launches; /* launches made while capturing */
     char *base_a, *base_b;   /* the sweep buffers */
     long send_off[32], recv_off[32]; /* each launch's send (from base_a) and receive (from base_b) offsets */
+    long last_recv_off, verified_off; /* the last launch's; the buffer validation read (-1: none) */
 } fk;
 
 #define FAKE_ERR NVS_ERR_NCCL  /* what a failing launch, replay or wait returns */
@@ -47,7 +48,17 @@ static nvs_result_t flaunch(nvs_backend *b, nvs_comm *c, const nvs_op *op)
         fk.send_off[fk.launches] = (long)((char *)op->send - fk.base_a);
         fk.recv_off[fk.launches] = (long)((char *)op->recv - fk.base_b);
     }
+    fk.last_recv_off = (long)((char *)op->recv - fk.base_b);
     return ++fk.launches == fk.fail_launch ? FAKE_ERR : NVS_OK;
+}
+static nvs_result_t fverify(nvs_backend *b, nvs_dtype t, const void *out, const nvs_pattern *pat,
+                            const nvs_expect *e, unsigned long long *wrong, unsigned long long *first)
+{
+    (void)b, (void)t, (void)pat, (void)e;
+    fk.verified_off = (long)((const char *)out - fk.base_b);
+    *wrong = 0;
+    *first = 0;
+    return NVS_OK;
 }
 static nvs_result_t fwait(nvs_backend *b, nvs_comm *c, const nvs_op *op)
 {
@@ -100,15 +111,16 @@ static nvs_result_t fgroup_end(nvs_backend *b)
 }
 
 static const struct nvs_backend_ops fake_ops = {
-    .name = "fake", .comm_rank = frank, .comm_size = fsize, .fill = ffill, .poison = fpoison, .launch = flaunch,
+    .name = "fake", .comm_rank = frank, .comm_size = fsize, .fill = ffill, .poison = fpoison, .verify = fverify,
+    .launch = flaunch,
     .wait = fwait, .graph_begin = fgraph_begin, .graph_end = fgraph_end, .graph_launch = fgraph_launch,
     .graph_free = fgraph_free, .group_begin = fgroup_begin, .group_end = fgroup_end,
 };
 
-/* one all_reduce of 1 KiB float, out of place, -n 4, no warm-up (or -w warmup), no validation, in buffers of
- * 1 KiB (or buf_bytes, at most 4 KiB) */
+/* one all_reduce of 1 KiB float, out of place, -n 4 (or automatic: auto_iters), no warm-up (or -w warmup), no
+ * validation (or check), in buffers of 1 KiB (or buf_bytes, at most 4 KiB) */
 struct sweep_job {
-    int agg_iters, graph_launches, warmup, buf_bytes;
+    int agg_iters, graph_launches, warmup, buf_bytes, auto_iters, check;
     nvs_result_t res;
     size_t rows;
 };
@@ -121,9 +133,9 @@ static nvs_result_t sweep_rank(nvs_rt *rt, void *arg)
     cfg.min_bytes = cfg.max_bytes = 1024;
     cfg.step_factor = 2;
     cfg.step_bytes = 0;
-    cfg.iters = 4;
+    cfg.iters = job->auto_iters ? 0 : 4;
     cfg.warmup = job->warmup;
-    cfg.check = 0;
+    cfg.check = job->check;
     cfg.agg_iters = job->agg_iters;
     cfg.graph_launches = job->graph_launches;
     cfg.blocking = 0;
@@ -233,32 +245,44 @@ static void t_graph_freed_on_every_exit(void)
     T_EQ_I(fk.live_graphs, 0);
 }
 
-static void t_launches_move_through_slices(void)
+static struct sweep_job sliced(struct sweep_job j)
 {
-    /* buffers of 3.5 KiB hold three slices of a 1 KiB operation: -w 2, then 4 timed iterations */
     memset(&fk, 0, sizeof fk);
-    struct sweep_job j = {.agg_iters = 1, .warmup = 2, .buf_bytes = 3584};
+    fk.verified_off = -1;
     nvs_progress_enable(0);
     T_EQ_I(nvs_rt_threads_run(1, 10, 0, sweep_rank, &j), NVS_OK);
     T_EQ_I(j.res, NVS_OK);
-    T_EQ_I(fk.launches, 2 + 1 + 4); /* warm-up, line-up, timed */
-    const long want[] = {0, 1024, /* warm-up */ 0, /* line-up */ 0, 1024, 2048, 0 /* timed: the 4th wraps */};
+    return j;
+}
+
+static void t_launches_move_through_slices(void)
+{
+    /* buffers of 3.5 KiB hold three slices of a 1 KiB operation: -w 2 in slices 0 and 1, the line-up at the
+     * start, then 4 timed iterations from slice 2 on, past what the warm-up touched */
+    sliced((struct sweep_job){.agg_iters = 1, .warmup = 2, .buf_bytes = 3584});
+    T_EQ_I(fk.launches, 2 + 1 + 4);
+    const long want[] = {0, 1024, /* warm-up */ 0, /* line-up */ 2048, 0, 1024, 2048 /* timed, wrapping */};
     for (int k = 0; k < 7; k++) {
         T_EQ_I(fk.send_off[k], want[k]);
         T_EQ_I(fk.recv_off[k], want[k]);
     }
-    /* -m 2: both operations of an iteration (one group) in its slice */
-    memset(&fk, 0, sizeof fk);
-    j = (struct sweep_job){.agg_iters = 2, .buf_bytes = 3584};
-    T_EQ_I(nvs_rt_threads_run(1, 10, 0, sweep_rank, &j), NVS_OK);
-    T_EQ_I(j.res, NVS_OK);
-    const long grouped[] = {0, /* line-up */ 0, 0, 1024, 1024, 2048, 2048, 0, 0};
+    /* -m 2: each operation of a group in its own slice (nccl-tests' iter * agg_iters + aiter) */
+    sliced((struct sweep_job){.agg_iters = 2, .buf_bytes = 3584});
+    const long grouped[] = {0, /* line-up */ 0, 1024, 2048, 0, 1024, 2048, 0, 1024};
+    T_EQ_I(fk.launches, 9);
     for (int k = 0; k < 9; k++) T_EQ_I(fk.recv_off[k], grouped[k]);
+    /* automatic -n: the 4 probe launches go on from the warm-up's slices, the timed loop from theirs; validation
+     * runs and reads at the start */
+    sliced((struct sweep_job){.agg_iters = 1, .warmup = 1, .buf_bytes = 3584, .auto_iters = 1, .check = 1});
+    const long probed[] = {0, /* warm-up */ 1024, 2048, 0, 1024, /* probe */ 0, /* line-up */ 2048, 0 /* timed */};
+    T_ASSERT(fk.launches > 8);
+    for (int k = 0; k < 8; k++) T_EQ_I(fk.recv_off[k], probed[k]);
+    T_EQ_I(fk.last_recv_off, 0);
+    T_EQ_I(fk.verified_off, 0);
     /* buffers no larger than the operation: every launch at the start */
-    memset(&fk, 0, sizeof fk);
-    j = (struct sweep_job){.agg_iters = 1, .warmup = 2, .buf_bytes = 1024};
-    T_EQ_I(nvs_rt_threads_run(1, 10, 0, sweep_rank, &j), NVS_OK);
-    for (int k = 0; k < fk.launches && k < 32; k++) T_EQ_I(fk.recv_off[k], 0);
+    sliced((struct sweep_job){.agg_iters = 1, .warmup = 2, .buf_bytes = 1024});
+    T_EQ_I(fk.launches, 2 + 1 + 4);
+    for (int k = 0; k < fk.launches; k++) T_EQ_I(fk.recv_off[k], 0);
 }
 
 T_LIST = {
