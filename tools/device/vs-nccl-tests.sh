@@ -3,7 +3,8 @@
 # interleaved (nccl-tests, then nvscale), each tool in one process driving every visible GPU (nccl-tests -g N,
 # nvscale's threads launcher), then tools/vs_nccl_tests.py --n N on each round. nccl-tests is built here from
 # .ref/nccl-tests (git-ignored: put a `git archive` of NVIDIA/nccl-tests there and carry it; never committed).
-# SIZES (default "-b 8 -e 8G -f 2") are both tools' size flags; NT_FLAGS are added to nccl-tests' (e.g. "-w 40").
+# SIZES (default "-b 8 -e 8G -f 2") are both tools' size flags; NT_FLAGS are added to nccl-tests' (e.g. "-w 40");
+# NGPUS the GPU count (default: all that nvidia-smi lists).
 # Usage: tools/device/vs-nccl-tests.sh DIR [ROUNDS (default 2)]
 . "$(dirname "$0")/lib.sh"
 R=$1
@@ -19,7 +20,7 @@ gpu_build "$R" nvscale
 describe "$R"
 commands_header
 nccl_tests_build "$R"
-N=$(nvidia-smi -L | wc -l)
+N=${NGPUS:-$(nvidia-smi -L | wc -l)} # every GPU nvidia-smi lists, or NGPUS (with CUDA_VISIBLE_DEVICES: set it)
 for i in $(seq 1 "$ROUNDS"); do
     step "round $i"
     mkdir -p "$R/nt-$i" "$R/nvs-$i"
