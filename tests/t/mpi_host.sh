@@ -32,6 +32,15 @@ done
 [ "$(json_get $TMP/mpi_host_4/run.json "[s['n'] for s in d['scaling']]")" = "[1, 2, 4]" ] ||
     fail "scaling plan"
 
+# sizes off a power of two up to -e itself, 3 ranks, in and out of place: the timed loops move through slices
+# of the buffers (collectives/slices.h) and every slice stays inside them (the sanitizer pass would say if not)
+d=$TMP/mpi_host_slices
+rm -rf "$d"
+expect 0 "" $MPIRUN -np 3 $NVS coll --backend mpi --coll all -d float,double -o sum -b 1000 -e 20000 -i 3000 \
+    -n 7 -w 2 --inplace both --out "$d" &&
+    [ "$(json_get $d/run.json "sum(1 for c in d['collectives'] if c['wrong'] != 0)")" = "0" ] ||
+    fail "the sliced sweep at -np 3 with -i steps has wrong rows"
+
 # a planted wrong element on rank 1 is caught: exit 3, status "wrong", rank named
 d=$TMP/mpi_host_corrupt
 rm -rf "$d"
