@@ -32,16 +32,10 @@ size_t nvs_sweep_plan_sizes(const nvs_config *cfg, size_t *sizes, size_t cap)
     return n;
 }
 
-size_t nvs_sweep_buffer_bytes(const nvs_config *cfg)
-{
-    /* every collective's send and receive buffers fit in the sweep size (coll.h counts round down) */
-    return cfg->max_bytes;
-}
-
 nvs_result_t nvs_sweep_buffers_alloc(nvs_backend *b, const nvs_config *cfg, nvs_sweep_buffers *bufs)
 {
     memset(bufs, 0, sizeof *bufs);
-    bufs->bytes = nvs_sweep_buffer_bytes(cfg);
+    bufs->bytes = cfg->max_bytes; /* every collective's send and receive buffers fit in it (coll.h rounds down) */
     nvs_result_t res = b->ops->alloc(b, bufs->bytes, &bufs->buf_a);
     if (res == NVS_OK) res = b->ops->alloc(b, bufs->bytes, &bufs->buf_b);
     if (res == NVS_OK) res = b->ops->poison(b, bufs->buf_a, bufs->bytes);

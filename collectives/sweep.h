@@ -13,11 +13,9 @@ typedef struct {
     size_t bytes;
 } nvs_sweep_buffers;
 
-/* Largest buffer the sweep of this configuration needs. */
-size_t nvs_sweep_buffer_bytes(const nvs_config *cfg);
-/* The two buffers of that size, every byte poisoned once: the timed loops move through slices of them (slices.h)
- * that no fill reaches, and sum what is there, which must not be denormal floats (slow on a CPU) or anything
- * left by an earlier program. On failure nothing stays allocated. */
+/* The two buffers the sweep of this configuration needs, -e bytes each, every byte poisoned once: the timed loops
+ * move through slices of them (slices.h) that no fill reaches, and sum what is there, which must not be denormal
+ * floats (slow on a CPU) or anything left by an earlier program. On failure nothing stays allocated. */
 nvs_result_t nvs_sweep_buffers_alloc(nvs_backend *b, const nvs_config *cfg, nvs_sweep_buffers *bufs);
 void nvs_sweep_buffers_free(nvs_backend *b, nvs_sweep_buffers *bufs);
 /* Sizes the configuration sweeps (same on every rank). 0 with a message if the sweep is empty or too long. */

@@ -107,7 +107,7 @@ def main():
         worst, worst_size, checked = 0.0, None, 0
         worst64, worst64_size = 0.0, None
         for size in sorted(set(ref) & set(ours)):
-            (rto, rbo), (rti, rbi) = (ref[size][0][0], ref[size][0][bw_at]), (ref[size][1][0], ref[size][1][bw_at])
+            (rto, rbo), (rti, rbi) = ((r[0], r[bw_at]) for r in ref[size])
             o, i = ours[size]
             cells = []
             for r, m in ((rbo, o), (rbi, i)):

@@ -38,11 +38,7 @@ nvs_result_t nvs_phase_validate(const nvs_config *cfg)
     int n = nvs_phase_models(cfg, names, NVS_MAX_WORKLOADS);
     /* the workload names loaded so far: the results are keyed by it, so one workload under two spellings (a
      * built-in and a profile file of the same name) would report twice under one key */
-    char (*loaded)[sizeof ((nvs_profile *)0)->name] = malloc(NVS_MAX_WORKLOADS * sizeof *loaded);
-    if (!loaded) {
-        free(names);
-        return NVS_ERR_NOMEM;
-    }
+    char loaded[NVS_MAX_WORKLOADS][sizeof ((nvs_profile *)0)->name];
     nvs_result_t r = NVS_OK;
     /* a model that cannot be loaded is a usage error: say so before any GPU is touched */
     for (int i = 0; i < n && r == NVS_OK; i++) {
@@ -66,7 +62,6 @@ nvs_result_t nvs_phase_validate(const nvs_config *cfg)
         if (r != NVS_OK && nvs_rt_launcher_rank() == 0)
             fprintf(stderr, "nvscale %s: --model %s: %s\n", cfg->subcommand, cfg->model, err);
     }
-    free(loaded);
     free(names);
     return r;
 }
