@@ -19,13 +19,14 @@ done
 mkdir -p "$tmp/ref" "$tmp/res/coll-threads"
 cat >"$tmp/ref/allreduce.txt" <<'T'
 #       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong
+          64            16     float     sum      -1    10.00    0.01    0.00      0    10.00    0.01    0.00      0
      1048576        262144     float     sum      -1    10.00  104.86    0.00      0    10.00  104.86    0.00      0
      2097152        524288     float     sum      -1    20.00  104.86    0.00      0    20.00  104.86    0.00      0
 T
 python3 - "$tmp/res/coll-threads/run.json" <<'PY'
 import json, sys
 rows = []
-for size, algbw in ((1048576, 110.10), (2097152, 94.37)):
+for size, algbw in ((64, 64 / 5.0 / 1e3), (1048576, 110.10), (2097152, 94.37)):
     for inplace in (False, True):
         rows.append({"collective": "all_reduce", "n": 1, "type": "float", "inplace": inplace, "bytes": size,
                      "time_us": {"max": size / algbw / 1e3}, "algbw_gbps": algbw, "busbw_gbps": None, "wrong": 0})
@@ -35,6 +36,9 @@ python3 tools/vs_nccl_tests.py --n 1 "$tmp/ref" "$tmp/res" >"$tmp/n1.md" 2>&1 ||
 grep -q "algbw is compared" "$tmp/n1.md" || fail "--n 1 does not say it compares algbw"
 grep -q "| 1048576 | 104.86 | 110.10 | +5.0 % | 104.86 | 110.10 | +5.0 % |" "$tmp/n1.md" ||
     fail "--n 1: the 1 MiB row is not +5.0 %"
+# below 1 GB/s nccl-tests' two decimals hold under 3 digits (0.01): the delta comes from the times, 10 us against 5
+grep -q "| 64 | 0.01 | 0.01 | +100.0 % | 0.01 | 0.01 | +100.0 % |" "$tmp/n1.md" ||
+    fail "--n 1: the 64 B row is not +100.0 % (from the times)"
 grep -q "Largest algbw difference at sizes >= 1 MiB: -10.0 % (at 2097152 B), tolerance +-2 %: OUTSIDE" "$tmp/n1.md" ||
     fail "--n 1: the largest difference is not -10.0 % at 2 MiB, outside"
 # the same files at n=2 hold no row to compare: nothing is said to pass, and it exits 1
