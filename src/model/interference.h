@@ -26,12 +26,16 @@ typedef struct {
     double share;       /* of the time the GPU computes beside an all-reduce, paid on the step */
     int measured;       /* 1: fitted on measurements of this transport; 0: assumed (source says from what) */
     const char *source;
+    /* > 0: the ring's rate (GB/s busbw) the share was fitted at; a slower link of this transport pays
+     * share x its rate / this (nvs_interference_share), 0: the share at any rate */
+    double fit_gbps;
 } nvs_interference;
 
 /* The entry of transport t (NVS_TR_NONE: share 0). Never NULL. */
 const nvs_interference *nvs_interference_of(nvs_transport t);
 
-/* The share a configuration pays at a point: its own when set (>= 0), else the transport's. */
-double nvs_interference_share(double overlap_penalty, nvs_transport t);
+/* The share a configuration pays at a point whose ring runs at ring_gbps (busbw; <= 0: not known): its own when set
+ * (>= 0), else the transport's, scaled down for a link slower than the one it was fitted on (fit_gbps). */
+double nvs_interference_share(double overlap_penalty, nvs_transport t, double ring_gbps);
 
 #endif

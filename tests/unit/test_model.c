@@ -516,10 +516,18 @@ static void t_interference(void)
         T_EQ_I(in->transport, tr[i]);
         T_ASSERT(in->share > 0 && in->share < 1);
         T_ASSERT(in->source && strlen(in->source) > 20);
-        REL(nvs_interference_share(NVS_OVERLAP_BY_TRANSPORT, tr[i]), in->share, 0);
-        REL(nvs_interference_share(0.3, tr[i]), 0.3, 0);
-        REL(nvs_interference_share(0, tr[i]), 0, 0);
+        REL(nvs_interference_share(NVS_OVERLAP_BY_TRANSPORT, tr[i], 0), in->share, 0);    /* rate not known */
+        REL(nvs_interference_share(NVS_OVERLAP_BY_TRANSPORT, tr[i], 1000), in->share, 0); /* above any fit */
+        REL(nvs_interference_share(0.3, tr[i], 10), 0.3, 0);
+        REL(nvs_interference_share(0, tr[i], 10), 0, 0);
     }
+    /* NVLink's share was fitted at 348 GB/s: a slower NVLink pays it by its rate, the others at any rate */
+    const nvs_interference *nv = nvs_interference_of(NVS_TR_NVLINK);
+    REL(nv->fit_gbps, 348, 0);
+    REL(nvs_interference_share(NVS_OVERLAP_BY_TRANSPORT, NVS_TR_NVLINK, 349), nv->share, 0);
+    REL(nvs_interference_share(NVS_OVERLAP_BY_TRANSPORT, NVS_TR_NVLINK, 87), nv->share / 4, 1e-12);
+    REL(nvs_interference_share(NVS_OVERLAP_BY_TRANSPORT, NVS_TR_SHM, 5), nvs_interference_of(NVS_TR_SHM)->share, 0);
+    REL(nvs_interference_share(NVS_OVERLAP_BY_TRANSPORT, NVS_TR_P2P, 5), nvs_interference_of(NVS_TR_P2P)->share, 0);
     /* the faster the transport moves data through the GPU, the more it takes from the compute (measured) */
     T_ASSERT(nvs_interference_of(NVS_TR_NVLINK)->share > nvs_interference_of(NVS_TR_SHM)->share);
     T_ASSERT(nvs_interference_of(NVS_TR_SHM)->share > nvs_interference_of(NVS_TR_NET)->share);

@@ -10,6 +10,8 @@
  *      nodes never raises the busbw nor shortens the all-reduce; the tree at every N is the formula docs/model.md
  *      states (one node: base + 2(g-1) alpha + 2(g-1)/g S / (0.92 B)), NVLSTree's formula at N = 1 is NVLS's, and
  *      auto is the fastest of the algorithms the shape allows
+ *   P7 the same box with its GPUs NVLink-bridged in pairs never steps slower than with PCIe peer links alone, at
+ *      any N: a link of a faster kind is a faster link (the NVLink share scaled by the bridge's rate: interference.c)
  * Expected exceptions, each for a documented reason (docs/model.md), are named where they are skipped. */
 #include <math.h>
 #include <string.h>
@@ -135,6 +137,39 @@ static void t_one_node(void)
                                 }
                             }
                         }
+    printf("# %d points\n", points);
+}
+
+/* P7 (and P3, P4): pcie4-2s-8gpu-nvpairs is pcie4-2s-8gpu-switch with NVLink bridges on GPU pairs 0-1, 2-3, ... */
+static void t_link_kinds(void)
+{
+    load();
+    static const char *bridged[] = {"rtx3090", "rtxa6000"}; /* GA102 cards with an NVLink bridge connector */
+    static const int batches[] = {1, 8, 32};
+    int points = 0;
+    for (size_t gi = 0; gi < sizeof bridged / sizeof bridged[0]; gi++)
+        for (int mo = 0; mo < NMODELS; mo++)
+            for (size_t pr = 0; pr < 3; pr++)
+                for (int fw = 0; fw < 2; fw++)
+                    for (size_t bi = 0; bi < sizeof batches / sizeof batches[0]; bi++) {
+                        nvs_model_config pcie, nv;
+                        config(&pcie, bridged[gi], "pcie4-2s-8gpu-switch", mo);
+                        config(&nv, bridged[gi], "pcie4-2s-8gpu-nvpairs", mo);
+                        pcie.prec = nv.prec = precs[pr];
+                        pcie.fw = nv.fw = fw ? nvs_framework_default() : NULL;
+                        pcie.batch = nv.batch = batches[bi];
+                        for (int n = 2; n <= nv.machine.gpus; n *= 2) {
+                            char what[200];
+                            snprintf(what, sizeof what, "%s, %s, %s, %s, batch %d, N %d", bridged[gi], models[mo],
+                                     nvs_precision_name(nv.prec), fw ? "pytorch-ddp" : "ideal", nv.batch, n);
+                            nvs_model_point a = eval(&pcie, 1, n), b = eval(&nv, 1, n);
+                            check_point(&nv, &b, what);
+                            points++;
+                            if (b.t.step_us > a.t.step_us * (1 + 1e-12) || b.efficiency < a.efficiency - 1e-12)
+                                T_FAIL("P7 %s: NVLink pairs step %.3f us (%.4f), PCIe alone %.3f us (%.4f)", what,
+                                       b.t.step_us, b.efficiency, a.t.step_us, a.efficiency);
+                        }
+                    }
     printf("# %d points\n", points);
 }
 
@@ -367,5 +402,5 @@ static void t_golden_multinode(void)
     }
 }
 
-T_LIST = {T_CASE(t_one_node), T_CASE(t_sockets), T_CASE(t_nodes), T_CASE(t_tree_nodes), T_CASE(t_golden_multinode)};
+T_LIST = {T_CASE(t_one_node), T_CASE(t_link_kinds), T_CASE(t_sockets), T_CASE(t_nodes), T_CASE(t_tree_nodes), T_CASE(t_golden_multinode)};
 T_MAIN
