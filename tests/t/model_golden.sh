@@ -44,6 +44,14 @@ check calibrate_three_bert_noideal --calibrate $F/h200x1_bf16_three_models_no_id
 expect 2 "h200x1_bf16_three_models.json: trained resnet50, lm290m, bert-large-mlm128, not bert-large" \
     "$NVS" model --calibrate $F/h200x1_bf16_three_models.json --model bert-large
 
+# docs/model.md quotes the Lambda table ("Result (tests/golden/model_lambda.txt)"): the quote is the golden's table,
+# from its "fp32 (TF32 GEMMs)" line to its "cells compared" line, as the model prints it now
+sed -n '/^fp32 (TF32 GEMMs)$/,/cells compared (not fitted)/p' tests/golden/model_lambda.txt >"$tmp/lambda_table"
+awk '/^### Result \(tests\/golden\/model_lambda.txt\)$/ { on = 1 } on && /^fp32 \(TF32 GEMMs\)$/ { p = 1 }
+     p { print } p && /cells compared \(not fitted\)/ { exit }' docs/model.md >"$tmp/lambda_doc"
+[ -s "$tmp/lambda_table" ] && diff -u "$tmp/lambda_table" "$tmp/lambda_doc" ||
+    fail "docs/model.md's Lambda table differs from tests/golden/model_lambda.txt (diff above)"
+
 # the Lambda case in JSON: rows keyed by model, an eff_a/eff_b pair (model, Lambda, published) per precision and
 # N; A6000 > 3090 at 8 GPUs for maskrcnn and the overlap mode takes a share of the gap; every model cell within
 # the issue's tolerance of Lambda's same-machine cell but the one named miss; shares add up to the gap
