@@ -51,6 +51,11 @@ awk '/^### Result \(tests\/golden\/model_lambda.txt\)$/ { on = 1 } on && /^fp32 
      p { print } p && /cells compared \(not fitted\)/ { exit }' docs/model.md >"$tmp/lambda_doc"
 [ -s "$tmp/lambda_table" ] && diff -u "$tmp/lambda_table" "$tmp/lambda_doc" ||
     fail "docs/model.md's Lambda table differs from tests/golden/model_lambda.txt (diff above)"
+# ... and the efficiencies it quotes from tests/golden/model_multinode.txt at 1, 2 and 8 nodes ("Limits")
+mn=$(awk '$2 == 1 || $2 == 2 || $2 == 8 { if ($3 == "x") printf "%s%s", sep, $12; sep = ", " }' \
+    tests/golden/model_multinode.txt)
+grep -q "model_multinode.txt\` now falls $mn % at 1, 2, 8 nodes" docs/model.md ||
+    fail "docs/model.md does not quote tests/golden/model_multinode.txt's efficiencies ($mn % at 1, 2, 8 nodes)"
 
 # the Lambda case in JSON: rows keyed by model, an eff_a/eff_b pair (model, Lambda, published) per precision and
 # N; A6000 > 3090 at 8 GPUs for maskrcnn and the overlap mode takes a share of the gap; every model cell within
