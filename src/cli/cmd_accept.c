@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "check/accept_rules.h"
@@ -401,9 +402,19 @@ int cmd_accept(int argc, char **argv)
     }
     if (lead && tmp[0] && (r == NVS_OK || r == NVS_ERR_WRONG))
         nftw(tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-    else if (lead && tmp[0]) /* stopped before a verdict: what was measured stays, and where */
-        fprintf(stderr, "nvscale accept: no verdict (%s); what was measured is kept in %s/run.json (--no-save's "
-                        "directory, not removed)\n", nvs_result_text(r), cfg->out_dir);
+    else if (lead && tmp[0]) { /* stopped before a verdict: what was measured stays, and where */
+        char kept[sizeof cfg->out_dir + 32];
+        struct stat st;
+        snprintf(kept, sizeof kept, "%s/run.json", cfg->out_dir);
+        if (stat(kept, &st) != 0) snprintf(kept, sizeof kept, "%s.partial/run.json", cfg->out_dir);
+        if (stat(kept, &st) == 0)
+            fprintf(stderr, "nvscale accept: no verdict (%s); what was measured is kept in %s (--no-save's "
+                            "directory, not removed)\n", nvs_result_text(r), kept);
+        else /* stopped before the run wrote anything (--backend nccl without a GPU, a start-up failure): naming
+              * a run.json that is not there would send the user looking for it, and the empty directory would
+              * stay in /tmp for nothing */
+            nftw(tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    }
     free(cfg);
     nvs_ruleset_free(&o.rules);
     return rc;

@@ -248,6 +248,15 @@ printf 'nvscale-rules 1\nhealth eccs\n' >"$dir/bad.rules"
 expect 2 "bad.rules:2: health: unknown check 'eccs'" "$NVS" accept --rules "$dir/bad.rules"
 expect 2 "unexpected argument 'run.json'" "$NVS" accept run.json
 
+# --no-save stopped before the run wrote anything (--backend nccl, no GPU here): the temporary directory is
+# removed, no run.json named (was: "what was measured is kept in /tmp/nvscale-accept-X/run/run.json", a file
+# that was never written, and the empty directory left in /tmp)
+expect_err 1 "--backend nccl needs a GPU" "$NVS" accept --level 1 --no-save --backend nccl
+grep -q "is kept in" "$ERR" && fail "accept --no-save --backend nccl: names a run.json it did not write"
+tdir=$(sed -n 's|.*results in \(/tmp/nvscale-accept-[^ ]*\)/run (--no-save.*|\1|p' "$ERR")
+[ -n "$tdir" ] || fail "accept --no-save --backend nccl: does not name its directory"
+[ -n "$tdir" ] && [ -e "$tdir" ] && fail "accept --no-save --backend nccl: left $tdir" && rm -rf "$tdir"
+
 # --no-save measures into a temporary directory that it names: removed once judged; kept, and named again, when
 # the run stops before a verdict (Ctrl-C: what was measured is not lost with the directory)
 "$NVS" accept --level 1 --no-save >"$dir/ns.out" 2>"$dir/ns.err" || fail "accept --no-save: $(tail -3 "$dir/ns.err")"
