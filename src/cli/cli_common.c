@@ -78,7 +78,13 @@ int nvs_cli_usage(const char *sub, const char *fmt, ...)
 int nvs_cli_rules_load(const char *sub, const char *path, nvs_ruleset *rs)
 {
     char err[512];
+    /* Every rank of a launch reads the same file before the runtime starts: the reader's own message (a missing
+     * file, a FIFO, one too large: core/out_file.h) once, from rank 0, as for every other input (nvs_stderr_once),
+     * not once per rank. The other ranks still fail with it, so that the job stops everywhere. */
+    int level = nvs_log_level();
+    if (nvs_launcher_rank() != 0) nvs_log_set_level(NVS_LOG_ERROR - 1);
     int rc = nvs_rules_load(path, rs, err, sizeof err);
+    nvs_log_set_level(level);
     if (rc == 2 && err[0]) return nvs_cli_usage(sub, "%s", err);
     /* a file that could not be read: the reader said why (core/out_file.h); the hint, as after any usage error */
     if (rc == 2) fprintf(nvs_stderr_once(), "Try 'nvscale %s --help'.\n", sub);

@@ -21,6 +21,7 @@ static _Thread_local int t_nranks = 1;
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 
 void nvs_log_set_level(int level) { g_level = level; }
+int nvs_log_level(void) { return g_level; }
 void nvs_log_set_rank(int rank, int nranks)
 {
     t_rank = rank;

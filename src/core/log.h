@@ -10,7 +10,8 @@
 
 enum nvs_log_level { NVS_LOG_ERROR = 0, NVS_LOG_WARN = 1, NVS_LOG_INFO = 2, NVS_LOG_DEBUG = 3 };
 
-void nvs_log_set_level(int level);
+void nvs_log_set_level(int level); /* below NVS_LOG_ERROR: nothing at all */
+int nvs_log_level(void);
 void nvs_log_set_rank(int rank, int nranks); /* per thread */
 
 void nvs_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

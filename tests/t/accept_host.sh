@@ -159,6 +159,12 @@ if command -v mpirun >/dev/null 2>&1; then
     [ "$rc" -eq 3 ] || { fail "mpirun -np 2 accept --level 1 with an XID exited $rc, expected 3"; tail -5 "$dir/mpi.err"; }
     [ "$(grep -c '^result: ' "$dir/mpi.txt")" -eq 1 ] || { fail "not exactly one verdict table under mpirun"; cat "$dir/mpi.txt"; }
     [ "$(grep -c '^xid ' "$dir/mpi.txt")" -eq 2 ] || { fail "the host's GPUs counted twice under mpirun"; cat "$dir/mpi.txt"; }
+    # a rules file that cannot be read: its message once, as every other input's (was: once per rank)
+    $MPIRUN -np 3 "$NVS" accept --level 1 --rules "$dir/none.rules" --no-save >/dev/null 2>"$dir/mpi_rules.err"
+    rc=$?
+    [ "$rc" -eq 2 ] || { fail "mpirun -np 3 accept --rules MISSING exited $rc, expected 2"; tail -5 "$dir/mpi_rules.err"; }
+    [ "$(grep -c "cannot open $dir/none.rules" "$dir/mpi_rules.err")" -eq 1 ] ||
+        { fail "mpirun -np 3 accept --rules MISSING: not exactly one message"; cat "$dir/mpi_rules.err"; }
 fi
 # level 3: every collective, the sustained load (its drop is not judged on a shared CPU host: said, not failed)
 LD_LIBRARY_PATH="$dir/lib" "$NVS" accept --level 3 --sustain 2 --out "$dir/l3" -q >"$dir/l3.txt" 2>"$dir/l3.err"
