@@ -1,4 +1,5 @@
 /* nvscale entry point: a git-style table of subcommands. With no subcommand (or only flags), `run`. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -66,7 +67,20 @@ static int cmd_version(int argc, char **argv)
     return 0;
 }
 
-int main(int argc, char **argv)
+/* What a subcommand printed may still sit in stdio's buffer, written only at exit, where a failure (a full disk)
+ * goes unsaid: `nvscale accept --print-rules > my.rules` exited 0 with my.rules cut or empty. A subcommand that
+ * failed has said why already (one that checks its own output names the write it lost). */
+static int stdout_flushed(int rc)
+{
+    errno = 0;
+    if (fflush(stdout) == 0 && !ferror(stdout)) return rc;
+    if (rc) return rc;
+    fprintf(stderr, "nvscale: error: cannot write to the standard output%s%s\n", errno ? ": " : "",
+            errno ? strerror(errno) : "");
+    return 1;
+}
+
+static int dispatch(int argc, char **argv)
 {
     if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) return cmd_help(argc - 1, argv + 1);
     if (argc >= 2 && !strcmp(argv[1], "--version")) return cmd_version(argc - 1, argv + 1);
@@ -80,3 +94,5 @@ int main(int argc, char **argv)
     fprintf(nvs_stderr_once(), "nvscale: unknown subcommand '%s'\nTry 'nvscale help'.\n", argv[1]);
     return 2;
 }
+
+int main(int argc, char **argv) { return stdout_flushed(dispatch(argc, argv)); }

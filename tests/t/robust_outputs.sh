@@ -101,5 +101,12 @@ expect 2 "--out $d/runs: it exists" $NVS coll --backend mpi -b 8 -e 64 -n 1 -w 0
 expect 0 "" $NVS coll --backend mpi -b 8 -e 64 -n 1 -w 0 --out "$d/coll"
 [ -s "$d/coll/run.json" ] && [ -s "$d/coll/collectives.csv" ] || { echo "FAIL: coll --out wrote no results"; fails=$((fails + 1)); }
 expect 2 "--out $d/coll: it exists" $NVS coll --backend mpi -b 8 -e 64 -n 1 -w 0 --out "$d/coll"
+# standard output on a full disk: what stdio still buffers is written at exit, where its failure went unsaid (exit 0,
+# `accept --print-rules > my.rules` left my.rules empty): exit 1 with the error named
+if [ -c /dev/full ]; then
+    for c in "version" "help" "coll --help" "accept --print-rules"; do
+        expect_err 1 "cannot write to the standard output: No space left on device" sh -c "$NVS $c >/dev/full"
+    done
+fi
 rm -rf "$d"
 finish
