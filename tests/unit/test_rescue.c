@@ -112,8 +112,8 @@ static void t_reason(void)
 {
     char b[320];
     nvs_interrupt_reason(SIGHUP, b, sizeof b);
-    T_EQ_S(b, "interrupted by signal 1 (SIGHUP: the terminal went away): the rows and steps measured before it are "
-              "kept");
+    T_EQ_S(b, "interrupted by signal 1 (SIGHUP: the terminal went away): the rows and the training points finished "
+              "before it are kept");
     nvs_interrupt_reason(SIGUSR1, b, sizeof b);
     T_CONTAINS(b, "(a signal)");
 }
