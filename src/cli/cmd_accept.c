@@ -386,11 +386,12 @@ int cmd_accept(int argc, char **argv)
         cfg->save = 1;
     } else if (!cfg->out_dir[0])
         nvs_rj_default_dir("accept", cfg->out_dir, sizeof cfg->out_dir);
-    /* --no-save's directory is named too: a run stopped by Ctrl-C or a failure keeps what it measured there (an
+    /* (--backend nccl without a GPU is not run on the host backend: the run refuses it, naming why) --no-save's
+     * directory is named too: a run stopped by Ctrl-C or a failure keeps what it measured there (an
      * MPI job's ranks end inside the run, so that the directory cannot be removed after it) */
     if (lead && !cfg->quiet)
         fprintf(stderr, "nvscale accept: level %d%s; results in %s%s\n", o.level,
-                gpu ? "" : " on the host backend (no GPU)", cfg->out_dir,
+                gpu || cfg->backend == NVS_BACKEND_NCCL ? "" : " on the host backend (no GPU)", cfg->out_dir,
                 tmp[0] ? " (--no-save: removed once judged)" : "");
     nvs_result_t r = nvs_run_measure(cfg);
     if (!lead) rc = nvs_exit_code(r);

@@ -259,6 +259,7 @@ expect 2 "unexpected argument 'run.json'" "$NVS" accept run.json
 # that was never written, and the empty directory left in /tmp)
 expect_err 1 "--backend nccl needs a GPU" "$NVS" accept --level 1 --no-save --backend nccl
 grep -q "is kept in" "$ERR" && fail "accept --no-save --backend nccl: names a run.json it did not write"
+grep -q "on the host backend" "$ERR" && fail "accept --backend nccl: announces the host backend it will not run on"
 tdir=$(sed -n 's|.*results in \(/tmp/nvscale-accept-[^ ]*\)/run (--no-save.*|\1|p' "$ERR")
 [ -n "$tdir" ] || fail "accept --no-save --backend nccl: does not name its directory"
 [ -n "$tdir" ] && [ -e "$tdir" ] && fail "accept --no-save --backend nccl: left $tdir" && rm -rf "$tdir"
