@@ -22,7 +22,7 @@ static const nvs_interference table[] = {
     {NVS_TR_NVLINK, 0.675, 1,
      "fitted: nvscale train fp32 at N=2 over NVLink, lm290m and bert-large-mlm128, 2x H200, NCCL 2.28.3: "
      "interference / hidden comm (results/fidelity/run3-nvlink; src/model/interference.h); a slower NVLink pays "
-     "it x its ring's GB/s / 348 (assumed: as many NCCL channels as its rate needs)",
+     "it x its preset ring's GB/s / 348 (assumed: as many NCCL channels as its rate needs)",
      NVS_INTERFERENCE_NVLINK_FIT_GBPS},
     {NVS_TR_P2P, 0.181, 0,
      "assumed: SHM's share (both move the data over PCIe with the GPU's SMs at PCIe speed); P2P over PCIe was not "

@@ -34,8 +34,9 @@ typedef struct {
 /* The entry of transport t (NVS_TR_NONE: share 0). Never NULL. */
 const nvs_interference *nvs_interference_of(nvs_transport t);
 
-/* The share a configuration pays at a point whose ring runs at ring_gbps (busbw; <= 0: not known): its own when set
- * (>= 0), else the transport's, scaled down for a link slower than the one it was fitted on (fit_gbps). */
+/* The share a configuration pays at a point whose ring's links run at ring_gbps (busbw, from the machine's presets:
+ * the rate NCCL sizes its channels by, not a measured rate that something else may have slowed; <= 0: not known):
+ * its own when set (>= 0), else the transport's, scaled down for links slower than the fit's (fit_gbps). */
 double nvs_interference_share(double overlap_penalty, nvs_transport t, double ring_gbps);
 
 #endif

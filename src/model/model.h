@@ -190,6 +190,9 @@ nvs_transport nvs_machine_transport(const nvs_machine_spec *m, const nvs_gpu_spe
 
 typedef struct {
     double gbps;            /* bus bandwidth of the ring: its slowest flow */
+    double link_gbps;       /* gbps from the machine's presets alone, kept where a measured ring replaces gbps
+                             * (nvs_model_ar_params): the links' own rate, what NCCL sizes its channels by
+                             * (model/interference.h); 0: no preset describes them */
     double alpha_us;        /* per step latency: the slowest flow's transport */
     int from, to;           /* the slowest flow */
     nvs_transport transport;

@@ -129,6 +129,7 @@ nvs_result_t nvs_model_ar_params(const nvs_model_config *c, int nodes, int gpn, 
                 snprintf(err, errlen, "the ring inside the node cannot be modelled");
             return r;
         }
+        rl->link_gbps = c->machine.measured_only ? 0 : rl->gbps;
         if (m) {
             ar->base_us = m->base_us;
             ar->intra_alpha_us = m->alpha_us;
@@ -375,7 +376,7 @@ nvs_result_t nvs_model_eval(const nvs_model_config *c, int nodes, int gpn, nvs_m
      * bottleneck moved back into the node (tests/unit/test_model_props.c). */
     out->share_transport = gpn >= 2 && !ml_net(c, gpn) ? rl.transport : out->transport;
     out->interference_share =
-        out->n > 1 && nb > 0 ? nvs_interference_share(c->overlap_penalty, out->share_transport, rl.gbps) : 0;
+        out->n > 1 && nb > 0 ? nvs_interference_share(c->overlap_penalty, out->share_transport, rl.link_gbps) : 0;
     /* the step without the reducer (compute), with it but no communication (the reducer's cost), and whole */
     nvs_step_times compute, quiet;
     nvs_result_t r = step_lanes(c, b, 0, NULL, &compute);
