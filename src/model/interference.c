@@ -14,7 +14,7 @@
  * slow the compute"): a slower NVLink (a bridged pair of GA102 cards: 41 GB/s; A100's NVLink3: ~219) holds fewer,
  * so its share per second of overlap is scaled by its rate, a cost per byte below the fit's rate. ASSUMED: no
  * NVLink other than the H200's was measured. Unscaled, a 41 GB/s bridge paid the H200's 0.675 and made a bridged
- * pair of A6000s slower than the same pair over PCIe P2P (0.181: tests/unit/test_model_props.c, P6). */
+ * pair of A6000s slower than the same pair over PCIe P2P (0.181: tests/unit/test_model_props.c, P7). */
 #define NVS_INTERFERENCE_NVLINK_FIT_GBPS 348.0
 
 static const nvs_interference table[] = {

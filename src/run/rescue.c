@@ -27,7 +27,8 @@ struct nvs_rescue {
 
 void nvs_interrupt_reason(int sig, char *buf, size_t len)
 {
-    snprintf(buf, len, "interrupted by signal %d (%s): the rows and the training points finished before it are kept", sig,
+    snprintf(buf, len, "interrupted by signal %d (%s): the rows and the training points finished before it are kept",
+             sig,
              sig == SIGINT    ? "SIGINT, Ctrl-C"
              : sig == SIGTERM ? "SIGTERM: Ctrl-C on mpirun (which passes it on as SIGTERM), another rank failed "
                                 "and the launcher stopped the job, or a batch system or a user stopped it"
