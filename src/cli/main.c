@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/commands.h"
 #include "core/launch_env.h"
@@ -95,4 +96,15 @@ static int dispatch(int argc, char **argv)
     return 2;
 }
 
-int main(int argc, char **argv) { return stdout_flushed(dispatch(argc, argv)); }
+/* A usage error is said once, by the launcher's rank 0 (nvs_stderr_once); every other rank exits 2 without a word.
+ * mpirun aborts the job at the first rank that exits non-zero, so a silent rank that got there first killed rank 0
+ * before it had written why (1 launch in 8 of `mpirun -np 3 nvscale accept --rules MISSING` on 2 busy cores): the
+ * silent ranks leave 2 s later, time for rank 0 to say it and exit, which ends the job. */
+#define NVS_SILENT_RANK_EXIT_DELAY_S 2
+static int said_once(int rc)
+{
+    if (rc == 2 && nvs_launcher_rank() > 0) sleep(NVS_SILENT_RANK_EXIT_DELAY_S);
+    return rc;
+}
+
+int main(int argc, char **argv) { return said_once(stdout_flushed(dispatch(argc, argv))); }
