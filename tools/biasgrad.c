@@ -67,7 +67,8 @@ int main(int argc, char **argv)
     int dev = 0;
     nvs_sm_shape sms = {0, 0};
     TRY(cudaGetDevice(&dev));
-    TRY(nvs_sm_shape_of(dev, &sms));
+    TRY(cudaDeviceGetAttribute(&sms.sms, cudaDevAttrMultiProcessorCount, dev));
+    TRY(cudaDeviceGetAttribute(&sms.threads, cudaDevAttrMaxThreadsPerMultiProcessor, dev));
     cublasHandle_t blas;
     TRY(cublasCreate(&blas));
     cudaEvent_t e0, e1;
