@@ -67,8 +67,7 @@ int main(int argc, char **argv)
     int dev = 0;
     nvs_sm_shape sms = {0, 0};
     TRY(cudaGetDevice(&dev));
-    TRY(cudaDeviceGetAttribute(&sms.sms, cudaDevAttrMultiProcessorCount, dev));
-    TRY(cudaDeviceGetAttribute(&sms.threads, cudaDevAttrMaxThreadsPerMultiProcessor, dev));
+    TRY(nvs_sm_shape_of(dev, &sms));
     cublasHandle_t blas;
     TRY(cublasCreate(&blas));
     cudaEvent_t e0, e1;

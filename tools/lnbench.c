@@ -18,6 +18,7 @@
 #include "collectives/kernels.h"
 #include "train/ln_kernels.h"
 #include "train/ln_plan.h"
+#include "train/reduce_kernels.h"
 
 #define TRY(call) BENCH_TRY("lnbench", call)
 
@@ -220,8 +221,7 @@ int main(int argc, char **argv)
     int dev = 0;
     nvs_sm_shape sms = {0, 0};
     TRY(cudaGetDevice(&dev));
-    TRY(cudaDeviceGetAttribute(&sms.sms, cudaDevAttrMultiProcessorCount, dev));
-    TRY(cudaDeviceGetAttribute(&sms.threads, cudaDevAttrMaxThreadsPerMultiProcessor, dev));
+    TRY(nvs_sm_shape_of(dev, &sms));
     cudaEvent_t e0, e1;
     TRY(cudaEventCreate(&e0));
     TRY(cudaEventCreate(&e1));

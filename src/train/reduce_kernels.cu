@@ -119,3 +119,12 @@ extern "C" int nvs_kern_outer_sum(const void *x, int elem, long long rows, int c
     return nvs_kern_outer_sum_g(x, elem, rows, cols, ld, out, out_elem, staging, staging_elems, sems, nsems,
                                 nvs_outer_sum_ctas(rows, cols, sm), s);
 }
+
+extern "C" int nvs_sm_shape_of(int dev, nvs_sm_shape *out)
+{
+    nvs_sm_shape sm = {0, 0};
+    cudaError_t e = cudaDeviceGetAttribute(&sm.sms, cudaDevAttrMultiProcessorCount, dev);
+    if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sm.threads, cudaDevAttrMaxThreadsPerMultiProcessor, dev);
+    if (e == cudaSuccess) *out = sm;
+    return e;
+}

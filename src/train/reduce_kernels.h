@@ -24,6 +24,9 @@
 extern "C" {
 #endif
 
+/* The shape of CUDA device `dev` (its SMs and threads per SM, cudaDeviceGetAttribute), for the launch plans of this
+ * header and of ln_kernels.h: the one place it is read (the executor, its GPU tests and the benchmark tools) */
+int nvs_sm_shape_of(int dev, nvs_sm_shape *out);
 /* out[c] = sum over r of x[r * ld + c] for c < cols (ld >= cols: one bias's columns of a wider gradient), x of
  * `elem` (collectives/kernels.h NVS_ELEM_*), out of `out_elem`. staging: nvs_outer_sum_staging floats; sems:
  * nvs_outer_sum_sems unsigned ints, zero before the first launch (every launch leaves them zero again; launches in

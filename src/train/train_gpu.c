@@ -413,8 +413,7 @@ static nvs_result_t gsetup(nvs_train_exec *x)
     {
         int dev = 0;
         CUDA_TRY(cudaGetDevice(&dev));
-        CUDA_TRY(cudaDeviceGetAttribute(&g->sm.sms, cudaDevAttrMultiProcessorCount, dev));
-        CUDA_TRY(cudaDeviceGetAttribute(&g->sm.threads, cudaDevAttrMaxThreadsPerMultiProcessor, dev));
+        CUDA_TRY(nvs_sm_shape_of(dev, &g->sm));
     }
     if (pl->max_bias_rows > 0 && pl->framework->bias_reduce) NVS_CHECK(bias_reduce_setup(x));
     NVS_CHECK(nvs_ln_bufs_setup(&g->ln, pl, g->sm, g->compute));
@@ -580,7 +579,7 @@ static nvs_result_t gbias(nvs_train_exec *x, int l)
      * autograd does for the cast bias (PyTorch's reduce_kernel over bf16), then cast into fp32, one launch per
      * bias tensor (nvs_framework_cast_split) */
     const int pieces = grad_cast_pieces(pl, ly, 1), cast16 = pieces > 0;
-    const int own = pl->framework->bias_reduce && g->sm.sms > 0;
+    const int own = pl->framework->bias_reduce;
     const int direct = !cast16 && (own || blas_writes_grads(pl));
     const int out_el = direct ? grad_elem_of(pl) : cast16 ? el : NVS_ELEM_F32;
     cudaDataType_t ab = cuda_type_of(el);

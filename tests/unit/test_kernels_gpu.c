@@ -249,8 +249,7 @@ static void t_outer_sum(void)
     int dev = 0;
     nvs_sm_shape sms = {0, 0};
     T_EQ_I(cudaGetDevice(&dev), cudaSuccess);
-    T_EQ_I(cudaDeviceGetAttribute(&sms.sms, cudaDevAttrMultiProcessorCount, dev), cudaSuccess);
-    T_EQ_I(cudaDeviceGetAttribute(&sms.threads, cudaDevAttrMaxThreadsPerMultiProcessor, dev), cudaSuccess);
+    T_EQ_I(nvs_sm_shape_of(dev, &sms), cudaSuccess);
     T_ASSERT(nvs_outer_sum_ctas(4096, 1024, sms) > 1);
     for (int from = NVS_ELEM_F32; from <= NVS_ELEM_F16; from++)
         for (int to = NVS_ELEM_F32; to <= NVS_ELEM_F16; to++) outer_sum_case(4096, 1024, 1024, 0, from, to, 0, sms);

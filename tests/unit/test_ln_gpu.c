@@ -18,6 +18,7 @@
 #include "core/half.h"
 #include "train/ln_kernels.h"
 #include "train/ln_plan.h"
+#include "train/reduce_kernels.h"
 #include "t.h"
 
 #define GUARD 256      /* bytes checked on either side of every buffer */
@@ -31,8 +32,7 @@ static void need_gpu(void)
     int n = 0, dev = 0;
     if (cudaGetDeviceCount(&n) != cudaSuccess || n < 1) T_SKIP("no GPU on this machine");
     T_EQ_I(cudaGetDevice(&dev), cudaSuccess);
-    T_EQ_I(cudaDeviceGetAttribute(&sms.sms, cudaDevAttrMultiProcessorCount, dev), cudaSuccess);
-    T_EQ_I(cudaDeviceGetAttribute(&sms.threads, cudaDevAttrMaxThreadsPerMultiProcessor, dev), cudaSuccess);
+    T_EQ_I(nvs_sm_shape_of(dev, &sms), cudaSuccess);
 }
 
 static size_t esize(int elem) { return elem == NVS_ELEM_F32 ? 4 : 2; }
