@@ -8,6 +8,8 @@
 namespace {
 
 constexpr int kBx = 32, kBy = 4, kVec = 4; // 128 threads; 4 columns a thread
+// rows a thread loads before it adds them (PyTorch's reduce_kernel keeps 4 loads in flight too: Reduce.cuh vt0 = 4)
+constexpr int kRows = 4;
 
 template <typename T> __device__ __forceinline__ float load_f(const T *p, size_t i) { return (float)p[i]; }
 template <> __device__ __forceinline__ float load_f<__nv_bfloat16>(const __nv_bfloat16 *p, size_t i)
@@ -74,12 +76,24 @@ __global__ void outer_sum_kernel(const T *x, long long rows, int cols, long long
     const long long per = (rows + gridDim.y - 1) / gridDim.y;
     const long long r0 = (long long)blockIdx.y * per, r1 = r0 + per < rows ? r0 + per : rows;
     float acc[kVec] = {0, 0, 0, 0};
-    if (left > 0)
-        for (long long r = r0 + threadIdx.y; r < r1; r += kBy) {
+    if (left > 0) {
+        // kRows rows' loads issued before any is added (the adds keep the rows' order: the same sums as one row at
+        // a time): one row's 8 or 16 bytes a thread in flight left HBM idle on a matrix that does not fit in L2
+        long long r = r0 + threadIdx.y;
+        for (; r + (kRows - 1) * kBy < r1; r += kRows * kBy) {
+            float v[kRows][kVec];
+#pragma unroll
+            for (int u = 0; u < kRows; u++) load4<T>(x, (size_t)(r + u * kBy) * (size_t)ld + c0, width, left, v[u]);
+#pragma unroll
+            for (int u = 0; u < kRows; u++)
+                for (int k = 0; k < kVec; k++) acc[k] += v[u][k];
+        }
+        for (; r < r1; r += kBy) {
             float v[kVec];
             load4<T>(x, (size_t)r * (size_t)ld + c0, width, left, v);
             for (int k = 0; k < kVec; k++) acc[k] += v[k];
         }
+    }
     for (int k = 0; k < kVec; k++) part[threadIdx.y][threadIdx.x * kVec + k] = acc[k];
     __syncthreads();
     // the block's 128 column sums: thread (tx, ty) finishes column tx + 32 ty of the block
