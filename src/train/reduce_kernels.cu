@@ -8,8 +8,9 @@
 namespace {
 
 constexpr int kBx = 32, kBy = 4, kVec = 4; // 128 threads; 4 columns a thread
-// rows a thread loads before it adds them (PyTorch's reduce_kernel keeps 4 loads in flight too: Reduce.cuh vt0 = 4)
-constexpr int kRows = 4;
+// rows a thread loads before it adds them: 64 bytes in flight a thread whatever the type (PyTorch's reduce_kernel
+// keeps 4 loads in flight: Reduce.cuh vt0 = 4)
+template <typename T> __host__ __device__ constexpr int rows_in_flight() { return sizeof(T) == 2 ? 8 : 4; }
 
 template <typename T> __device__ __forceinline__ float load_f(const T *p, size_t i) { return (float)p[i]; }
 template <> __device__ __forceinline__ float load_f<__nv_bfloat16>(const __nv_bfloat16 *p, size_t i)
@@ -79,6 +80,7 @@ __global__ void outer_sum_kernel(const T *x, long long rows, int cols, long long
     if (left > 0) {
         // kRows rows' loads issued before any is added (the adds keep the rows' order: the same sums as one row at
         // a time): one row's 8 or 16 bytes a thread in flight left HBM idle on a matrix that does not fit in L2
+        constexpr int kRows = rows_in_flight<T>();
         long long r = r0 + threadIdx.y;
         for (; r + (kRows - 1) * kBy < r1; r += kRows * kBy) {
             float v[kRows][kVec];

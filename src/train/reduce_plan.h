@@ -14,6 +14,12 @@
  * PyTorch's at bf16, +1 and +5 % at fp32; at 16 (G = 64) to -16 and -9 %, -11 and -7 %. */
 #define NVS_OUTER_SUM_MIN_ROWS 32
 
+/* The most waves of blocks a launch may take (a wave: the blocks the GPU holds at once). A wide gradient, whose
+ * column groups alone nearly fill the GPU, is bound by the rows in flight, not by the blocks' turns: BERT's MLM
+ * decoder bias (4096 x 30522) at bf16 took 149.6 us at one wave (G = 9) and 103.1 at 3.6 (G = 32), fp32 122.2 and
+ * 124.0, on an H200 (results/h200x1-session45b). */
+#define NVS_OUTER_SUM_WAVES 4
+
 /* The GPU a launch fills: its SMs and the threads an SM holds at once (cudaDevAttrMaxThreadsPerMultiProcessor:
  * 2048 on sm_80 and sm_90, 1536 on sm_86 and sm_89, per the CUDA C Programming Guide's compute capability table) */
 typedef struct {
