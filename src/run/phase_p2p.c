@@ -41,10 +41,15 @@ nvs_result_t nvs_phase_copies(nvs_ctx *run)
             snprintf(what, sizeof what, "%s", want_p2p && want_host ? "p2p and host copies" : want_p2p ? "p2p" : "host copies");
             snprintf(why, sizeof why, "%s", gpu ? "the topology of this host could not be discovered"
                                                 : "no GPU: the host (MPI) backend runs");
+        } else if (want_p2p && local->ngpus < 2) {
+            snprintf(what, sizeof what, "p2p");
+            snprintf(why, sizeof why, "the run drives %d GPU on this %shost: no pair to copy between", local->ngpus,
+                     rt->emulated_nodes > 1 ? "virtual " : "");
         } else if (want_p2p && n < 2) {
             snprintf(what, sizeof what, "p2p");
-            snprintf(why, sizeof why, "one process sees %d GPU of this host (CUDA_VISIBLE_DEVICES set per rank, or one "
-                     "GPU per virtual host?): copies between GPUs need two in one process", n);
+            snprintf(why, sizeof why, "one process sees %d of this host's %d GPUs (CUDA_VISIBLE_DEVICES set per "
+                     "rank, or one GPU per virtual host?): copies between GPUs need two in one process", n,
+                     local->ngpus);
         }
     }
     /* virtual hosts share one machine's links: they measure one after the other, never at once */

@@ -8,9 +8,10 @@
 namespace {
 
 constexpr int kBx = 32, kBy = 4, kVec = 4; // 128 threads; 4 columns a thread
-// rows a thread loads before it adds them: 64 bytes in flight a thread whatever the type (PyTorch's reduce_kernel
-// keeps 4 loads in flight: Reduce.cuh vt0 = 4)
-template <typename T> __host__ __device__ constexpr int rows_in_flight() { return sizeof(T) == 2 ? 8 : 4; }
+// rows a thread loads before it adds them (PyTorch's reduce_kernel keeps 4 loads in flight too: Reduce.cuh vt0 = 4).
+// 8 at 16-bit types was slower where it matters: 124.6 against 103.1 us at 4096 x 30522 bf16, G = 32
+// (results/h200x1-session45c, h200x1-session45b)
+constexpr int kRows = 4;
 
 template <typename T> __device__ __forceinline__ float load_f(const T *p, size_t i) { return (float)p[i]; }
 template <> __device__ __forceinline__ float load_f<__nv_bfloat16>(const __nv_bfloat16 *p, size_t i)
@@ -29,36 +30,20 @@ __device__ __forceinline__ void store_f(void *out, int elem, int c, float v)
         ((float *)out)[c] = v;
 }
 
-// How a thread reads its 4 adjacent columns of a row: one 4-element access where every row start is aligned to 4
-// elements (ld a multiple of 4), two 2-element accesses where rows are aligned only to 2 (ld = 2 mod 4: BERT's
-// 30522-word vocabulary, whose bias sum took 121 us against PyTorch's 74 one element at a time,
-// results/h200x1-smshape), else four. The column start c0 is a multiple of 4, so the row start decides.
-template <typename T> __device__ __forceinline__ int width_of(const T *x, long long ld, int left)
-{
-    const size_t a = reinterpret_cast<size_t>(x);
-    if (left < kVec) return 1;
-    if (ld % 4 == 0 && a % (4 * sizeof(T)) == 0) return 4;
-    if (ld % 2 == 0 && a % (2 * sizeof(T)) == 0) return 2;
-    return 1;
-}
-
+// 4 adjacent columns of one row: one 4-element access where the row start and column allow it (vec), else four.
+// A row start aligned to 2 elements only (ld = 2 mod 4: BERT's 30522-word vocabulary) takes the four: two
+// 2-element accesses measured no faster there (103.1 against 104.6 us at 4096 x 30522 and 30523 bf16, G = 32,
+// results/h200x1-session45b)
 template <typename T>
-__device__ __forceinline__ void load4(const T *x, size_t at, int width, int left, float *v)
+__device__ __forceinline__ void load4(const T *x, size_t at, bool vec, int left, float *v)
 {
-    if (width == 4 && sizeof(T) == 2) {
+    if (vec && sizeof(T) == 2) {
         uint2 u = *(const uint2 *)(x + at);
         const T *h = (const T *)&u;
         for (int k = 0; k < kVec; k++) v[k] = load_f<T>(h, k);
-    } else if (width == 4) {
+    } else if (vec) {
         float4 u = *(const float4 *)(x + at);
         v[0] = u.x, v[1] = u.y, v[2] = u.z, v[3] = u.w;
-    } else if (width == 2 && sizeof(T) == 2) {
-        unsigned u[2] = {*(const unsigned *)(x + at), *(const unsigned *)(x + at + 2)};
-        const T *h = (const T *)u;
-        for (int k = 0; k < kVec; k++) v[k] = load_f<T>(h, k);
-    } else if (width == 2) {
-        float2 a = *(const float2 *)(x + at), b = *(const float2 *)(x + at + 2);
-        v[0] = a.x, v[1] = a.y, v[2] = b.x, v[3] = b.y;
     } else {
         for (int k = 0; k < kVec; k++) v[k] = k < left ? load_f<T>(x, at + k) : 0.0f;
     }
@@ -73,26 +58,26 @@ __global__ void outer_sum_kernel(const T *x, long long rows, int cols, long long
     __shared__ bool last;
     const int c0 = (blockIdx.x * kBx + threadIdx.x) * kVec;
     const int left = cols - c0;
-    const int width = width_of<T>(x, ld, left);
+    const bool vec = ((ld % kVec) == 0) && left >= kVec &&
+                     ((reinterpret_cast<size_t>(x) % (kVec * sizeof(T))) == 0);
     const long long per = (rows + gridDim.y - 1) / gridDim.y;
     const long long r0 = (long long)blockIdx.y * per, r1 = r0 + per < rows ? r0 + per : rows;
     float acc[kVec] = {0, 0, 0, 0};
     if (left > 0) {
         // kRows rows' loads issued before any is added (the adds keep the rows' order: the same sums as one row at
         // a time): one row's 8 or 16 bytes a thread in flight left HBM idle on a matrix that does not fit in L2
-        constexpr int kRows = rows_in_flight<T>();
         long long r = r0 + threadIdx.y;
         for (; r + (kRows - 1) * kBy < r1; r += kRows * kBy) {
             float v[kRows][kVec];
 #pragma unroll
-            for (int u = 0; u < kRows; u++) load4<T>(x, (size_t)(r + u * kBy) * (size_t)ld + c0, width, left, v[u]);
+            for (int u = 0; u < kRows; u++) load4<T>(x, (size_t)(r + u * kBy) * (size_t)ld + c0, vec, left, v[u]);
 #pragma unroll
             for (int u = 0; u < kRows; u++)
                 for (int k = 0; k < kVec; k++) acc[k] += v[u][k];
         }
         for (; r < r1; r += kBy) {
             float v[kVec];
-            load4<T>(x, (size_t)r * (size_t)ld + c0, width, left, v);
+            load4<T>(x, (size_t)r * (size_t)ld + c0, vec, left, v);
             for (int k = 0; k < kVec; k++) acc[k] += v[k];
         }
     }

@@ -187,8 +187,8 @@ static void t_convert(void)
  * integers summed over the rows, exact in fp32, from each input type into each output type; with the rows split
  * over G blocks and a global step (4096 x 1024: G > 1 on an H200), twice in a row (the semaphores are left at
  * zero), and in one block (G = 1); one bias's columns of a wider gradient (ld > cols, as the query's of q/k/v);
- * columns not a multiple of 4 and an unaligned start (the one-element path); rows aligned to 2 elements only (the
- * two-pair path); nothing past the output touched. */
+ * columns not a multiple of 4 and an unaligned start (the one-element path); rows aligned to 2 elements only, and odd
+ * ld; rows not a multiple of the 16 a block loads at once (the kernel's tail loop); nothing past the output touched. */
 static void outer_sum_case(long long rows, int cols, int ld, int coff, int from, int to, size_t xoff, nvs_sm_shape sms)
 {
     const size_t n = (size_t)rows * (size_t)ld, es = from == NVS_ELEM_F32 ? 4 : 2, os = to == NVS_ELEM_F32 ? 4 : 2;
@@ -257,10 +257,10 @@ static void t_outer_sum(void)
         for (int to = NVS_ELEM_F32; to <= NVS_ELEM_F16; to++) outer_sum_case(4096, 1024, 1024, 0, from, to, 0, sms);
     outer_sum_case(4096, 1024, 3072, 1024, NVS_ELEM_BF16, NVS_ELEM_BF16, 0, sms); /* the key's bias of q/k/v */
     outer_sum_case(4096, 1030, 1030, 0, NVS_ELEM_BF16, NVS_ELEM_F32, 2, sms);     /* odd columns, start off */
-    /* rows aligned to 2 elements only (ld = 2 mod 4, BERT's vocabulary): the two-pair path, tail included */
+    /* rows aligned to 2 elements only (ld = 2 mod 4, BERT's vocabulary): a wide gradient over split rows, tail included */
     outer_sum_case(512, 30522, 30522, 0, NVS_ELEM_BF16, NVS_ELEM_BF16, 0, sms);
     outer_sum_case(512, 30522, 30522, 0, NVS_ELEM_F32, NVS_ELEM_F32, 0, sms);
-    outer_sum_case(4096, 1030, 1030, 0, NVS_ELEM_F16, NVS_ELEM_F32, 4, sms); /* 4 bytes in: pairs still aligned */
+    outer_sum_case(4103, 1030, 1030, 0, NVS_ELEM_F16, NVS_ELEM_F32, 4, sms); /* G 33 of 125 rows: 7 x 16 + 13 */
     outer_sum_case(4096, 1029, 1031, 2, NVS_ELEM_F32, NVS_ELEM_F32, 0, sms); /* odd ld: one element at a time */
     outer_sum_case(7, 5, 5, 0, NVS_ELEM_F32, NVS_ELEM_F32, 0, sms);               /* one block: G = 1 */
     T_EQ_I(nvs_kern_outer_sum(dev_src, NVS_ELEM_F32, 4096, 1024, 1024, dev_dst, NVS_ELEM_F32, NULL, 0, NULL, 0, sms, 0),
