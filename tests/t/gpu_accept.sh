@@ -105,5 +105,12 @@ if errors:
     print("FAIL: " + "\n      ".join(errors))
     sys.exit(1)
 PY
+# p2p's skip names its cause: with one GPU there is no pair (not a CUDA_VISIBLE_DEVICES per rank)
+if [ "$ngpu" -eq 1 ]; then
+    grep -q "the run drives 1 GPU on this host: no pair to copy between" "$dir/l2.txt" ||
+        fail "accept on one GPU does not say there is no pair: $(grep -m1 'skipped: p2p' "$dir/l2.txt")"
+elif grep -q "no pair to copy between" "$dir/l2.txt"; then
+    fail "accept on $ngpu GPUs says there is no pair"
+fi
 [ "$took" -le 180 ] || fail "accept --level 2 took $took s (the target is under 2 minutes on 8 GPUs)"
 finish
