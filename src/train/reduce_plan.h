@@ -10,14 +10,16 @@
  * indexing than this kernel does): the kernel alone against PyTorch's reduce_kernel alone, on the bias shapes of
  * BERT-large and lm290m on an H200, the same session (results/h200x1-biasgrad: nvs-*.txt at G = 16, 32, 64;
  * h200x1-biasgrad2: torch-kernel-*.txt, PyTorch's kernel time from its profiler). At 32 (G = 32 for 4096 rows) a
- * step's bias sums come to -8 % (lm290m) and +4 % (BERT-large, 121 of 4096 x 1024 and 24 of 4096 x 4096) of
- * PyTorch's at bf16, +1 and +5 % at fp32; at 16 (G = 64) to -16 and -9 %, -11 and -7 %. */
+ * step's bias sums came to -8 % (lm290m) and +4 % (BERT-large, 121 of 4096 x 1024 and 24 of 4096 x 4096) of
+ * PyTorch's at bf16, +1 and +5 % at fp32; at 16 (G = 64) to -16 and -9 %, -11 and -7 %. With four rows in flight
+ * a thread (5 December, results/h200x1-session45d, the decoder's 4096 x 30522 counted): -8.7 and +3.8 % at bf16,
+ * -23.6 and -21.4 % at fp32 (0.3-0.4 ms a step faster than PyTorch's; not refitted, docs/fidelity.md). */
 #define NVS_OUTER_SUM_MIN_ROWS 32
 
 /* The most waves of blocks a launch may take (a wave: the blocks the GPU holds at once). A wide gradient, whose
  * column groups alone nearly fill the GPU, is bound by the rows in flight, not by the blocks' turns: BERT's MLM
- * decoder bias (4096 x 30522) at bf16 took 149.6 us at one wave (G = 9) and 103.1 at 3.6 (G = 32), fp32 122.2 and
- * 124.0, on an H200 (results/h200x1-session45b). */
+ * decoder bias (4096 x 30522) at bf16 took 117.4 us at one wave (G = 9) and 100.3 at 3.6 (G = 32), fp32 122.9 and
+ * 126.0, on an H200 (results/h200x1-session45d; PyTorch 73.5 and 125.7). */
 #define NVS_OUTER_SUM_WAVES 4
 
 /* The GPU a launch fills: its SMs and the threads an SM holds at once (cudaDevAttrMaxThreadsPerMultiProcessor:
