@@ -29,9 +29,21 @@ int nvs_interrupt_install(void)
     return 0;
 }
 
-int nvs_interrupted(void) { return (int)g_sig; }
+static int g_after, g_after_sig; /* nvs_interrupt_raise_after's countdown: tests only */
+
+int nvs_interrupted(void)
+{
+    if (g_after > 0 && --g_after == 0) g_sig = g_after_sig;
+    return (int)g_sig;
+}
 
 void nvs_interrupt_raise(int sig) { g_sig = sig; }
+
+void nvs_interrupt_raise_after(int polls, int sig)
+{
+    g_after_sig = sig;
+    g_after = polls;
+}
 
 int nvs_thread_start(pthread_t *t, void *(*fn)(void *), void *arg)
 {

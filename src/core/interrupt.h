@@ -18,5 +18,8 @@ int nvs_interrupted(void);
 int nvs_thread_start(pthread_t *t, void *(*fn)(void *), void *arg);
 /* For tests: as if `sig` had arrived. */
 void nvs_interrupt_raise(int sig);
+/* For tests whose one thread polls: as if `sig` arrived just before the `polls`-th nvs_interrupted() from now
+ * (1: the next), to see where a loop looks at the flag. */
+void nvs_interrupt_raise_after(int polls, int sig);
 
 #endif

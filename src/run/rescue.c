@@ -27,6 +27,11 @@ struct nvs_rescue {
 
 void nvs_interrupt_reason(int sig, char *buf, size_t len)
 {
+    if (sig == 0) { /* this rank saw none: another rank's signal reached it through an agreement */
+        snprintf(buf, len, "interrupted by a signal to another rank: the rows and the training points finished "
+                           "before it are kept");
+        return;
+    }
     snprintf(buf, len, "interrupted by signal %d (%s): the rows and the training points finished before it are kept",
              sig,
              sig == SIGINT    ? "SIGINT, Ctrl-C"

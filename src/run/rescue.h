@@ -24,7 +24,8 @@ void nvs_rescue_unlock(nvs_rescue *r);
 /* Ends the watch before the final write (and the directory's rename); returns whether it marked the checkpoint. */
 int nvs_rescue_stop(nvs_rescue *r);
 
-/* The reason run.json gives for an interruption by signal `sig`. */
+/* The reason run.json gives for an interruption by signal `sig` (0: none reached this rank; another rank's came
+ * through an agreement). */
 void nvs_interrupt_reason(int sig, char *buf, size_t len);
 
 /* Marks DIR/run.json "interrupted" by signal `sig`, keeping everything else in it (an atomic rewrite). The

@@ -32,8 +32,8 @@ __device__ __forceinline__ void store_f(void *out, int elem, int c, float v)
 
 // 4 adjacent columns of one row: one 4-element access where the row start and column allow it (vec), else four.
 // A row start aligned to 2 elements only (ld = 2 mod 4: BERT's 30522-word vocabulary) takes the four: two
-// 2-element accesses measured no faster there (103.1 against 104.6 us at 4096 x 30522 and 30523 bf16, G = 32,
-// results/h200x1-session45b)
+// 2-element accesses measured no faster there (4096 x 30522 bf16, four rows in flight: 103.1 us at G = 32 and
+// 149.6 at G = 9 as pairs, results/h200x1-session45b; 100.3 and 117.4 as four, h200x1-session45d)
 template <typename T>
 __device__ __forceinline__ void load4(const T *x, size_t at, bool vec, int left, float *v)
 {

@@ -13,9 +13,10 @@ int nvs_outer_sum_ctas(long long rows, int cols, nvs_sm_shape sm)
 {
     if (rows < 1 || cols < 1 || sm.sms < 1 || sm.threads < BLOCK_THREADS) return 1;
     long long gx = div_up(cols, COLS_PER_BLOCK);
-    long long fill = div_up((long long)sm.sms * (sm.threads / BLOCK_THREADS), gx); /* blocks the GPU holds at once */
+    long long slots = (long long)sm.sms * (sm.threads / BLOCK_THREADS); /* blocks the GPU holds at once */
+    long long waves = NVS_OUTER_SUM_WAVES * slots / gx;                 /* the most G within that many waves */
     long long work = div_up(rows, (long long)ROWS_PER_BLOCK * NVS_OUTER_SUM_MIN_ROWS); /* each thread's fewest rows */
-    long long g = NVS_OUTER_SUM_WAVES * fill < work ? NVS_OUTER_SUM_WAVES * fill : work;
+    long long g = waves < work ? waves : work;
     if (g < 1) g = 1;
     if (g > 65535) g = 65535; /* gridDim.y */
     return (int)g;

@@ -16,10 +16,11 @@
  * -23.6 and -21.4 % at fp32 (0.3-0.4 ms a step faster than PyTorch's; not refitted, docs/fidelity.md). */
 #define NVS_OUTER_SUM_MIN_ROWS 32
 
-/* The most waves of blocks a launch may take (a wave: the blocks the GPU holds at once). A wide gradient, whose
- * column groups alone nearly fill the GPU, is bound by the rows in flight, not by the blocks' turns: BERT's MLM
- * decoder bias (4096 x 30522) at bf16 took 117.4 us at one wave (G = 9) and 100.3 at 3.6 (G = 32), fp32 122.9 and
- * 126.0, on an H200 (results/h200x1-session45d; PyTorch 73.5 and 125.7). */
+/* The most waves of blocks a launch may take (a wave: the blocks the GPU holds at once; G rounds down, at least
+ * 1). A wide gradient, whose column groups alone nearly fill the GPU, is bound at bf16 by the
+ * rows in flight, not by the blocks' turns: BERT's MLM decoder bias (4096 x 30522) took 117.4 us at one wave
+ * (G = 9) and 100.3 at 3.6 (G = 32) on an H200 (results/h200x1-session45d; PyTorch 73.5). At fp32 the same split
+ * cost 3 us: 122.9 against 126.0 (PyTorch 125.7); one value for both precisions, not fitted per precision. */
 #define NVS_OUTER_SUM_WAVES 4
 
 /* The GPU a launch fills: its SMs and the threads an SM holds at once (cudaDevAttrMaxThreadsPerMultiProcessor:

@@ -44,6 +44,25 @@ static nvs_result_t passes(nvs_rt *rt, void *arg)
     T_EQ_U(wrong, 1);
     T_EQ_U(first, count - 1);
 
+    /* a signal between the first piece and the second: the first written, the rest not */
+    memset(p, 0, BYTES);
+    nvs_interrupt_raise_after(2, SIGINT);
+    T_EQ_I(b.ops->poison(&b, p, BYTES), NVS_ERR_INTERRUPTED);
+    T_EQ_U(p[0], 0x7f);
+    T_EQ_U(p[PIECE - 1], 0x7f);
+    T_EQ_U(p[PIECE], 0);
+    T_EQ_U(p[BYTES - 1], 0);
+    nvs_interrupt_raise(0);
+    memset(p, 0, BYTES);
+    nvs_interrupt_raise_after(2, SIGINT);
+    T_EQ_I(b.ops->fill(&b, NVS_FLOAT, p, count, &pat, 0, 0), NVS_ERR_INTERRUPTED);
+    size_t first_piece = PIECE / sizeof(float), nonzero = 0;
+    for (size_t k = 0; k < first_piece; k++) nonzero += ((float *)p)[k] != 0.0f;
+    T_ASSERT(nonzero > first_piece / 2); /* values of -3..3: about 6 in 7 are not 0 */
+    for (size_t k = first_piece; k < count; k++)
+        if (((float *)p)[k] != 0.0f) T_FAIL("element %zu past the first piece was filled", k);
+    nvs_interrupt_raise(0);
+
     /* a signal already seen: nothing written, nothing read, the run's own stop code */
     memset(p, 0, BYTES);
     nvs_interrupt_raise(SIGINT);

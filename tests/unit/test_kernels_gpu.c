@@ -257,7 +257,8 @@ static void t_outer_sum(void)
         for (int to = NVS_ELEM_F32; to <= NVS_ELEM_F16; to++) outer_sum_case(4096, 1024, 1024, 0, from, to, 0, sms);
     outer_sum_case(4096, 1024, 3072, 1024, NVS_ELEM_BF16, NVS_ELEM_BF16, 0, sms); /* the key's bias of q/k/v */
     outer_sum_case(4096, 1030, 1030, 0, NVS_ELEM_BF16, NVS_ELEM_F32, 2, sms);     /* odd columns, start off */
-    /* rows aligned to 2 elements only (ld = 2 mod 4, BERT's vocabulary): a wide gradient over split rows, tail included */
+    /* rows aligned to 2 elements only (ld = 2 mod 4, BERT's vocabulary): a wide gradient over split rows (G = 4 on an
+     * H200), its last 2 columns a part group */
     outer_sum_case(512, 30522, 30522, 0, NVS_ELEM_BF16, NVS_ELEM_BF16, 0, sms);
     outer_sum_case(512, 30522, 30522, 0, NVS_ELEM_F32, NVS_ELEM_F32, 0, sms);
     outer_sum_case(4103, 1030, 1030, 0, NVS_ELEM_F16, NVS_ELEM_F32, 4, sms); /* G 33 of 125 rows: 7 x 16 + 13 */

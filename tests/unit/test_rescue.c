@@ -116,6 +116,8 @@ static void t_reason(void)
               "before it are kept");
     nvs_interrupt_reason(SIGUSR1, b, sizeof b);
     T_CONTAINS(b, "(a signal)");
+    nvs_interrupt_reason(0, b, sizeof b); /* rank 0 saw none: another rank's came through an agreement */
+    T_EQ_S(b, "interrupted by a signal to another rank: the rows and the training points finished before it are kept");
 }
 
 T_LIST = {T_CASE(t_mark), T_CASE(t_thread), T_CASE(t_reason)};

@@ -681,9 +681,9 @@ static void t_rounds_merge(void)
 
 /* The bias-gradient reduction's launch shape (train/reduce_kernels.h): on an H200 (132 SMs) BERT's and lm290m's
  * 4096-token gradients split their rows over 32 blocks per column group (each thread sums 32 rows); a vocabulary's
- * 30,522 columns fill the GPU at 9 and may take 4 waves (NVS_OUTER_SUM_WAVES), so the rows bind there too (32);
- * 8 waves' worth of columns are held to 4 waves; up to 128 rows stay in one block, nothing staged; bad shapes
- * give 1. */
+ * 30,522 columns fill the GPU at 9 and may take 4 waves (NVS_OUTER_SUM_WAVES: 35), so the rows bind there too
+ * (32); wider gradients are held to 4 waves, G rounded down (never 5 waves' worth of blocks), and columns beyond 4
+ * waves get 1; up to 128 rows stay in one block, nothing staged; bad shapes give 1. */
 static void t_outer_sum_shape(void)
 {
     const nvs_sm_shape H200 = {132, 2048};
@@ -691,6 +691,9 @@ static void t_outer_sum_shape(void)
     T_EQ_I(nvs_outer_sum_ctas(4096, 4096, H200), 32);
     T_EQ_I(nvs_outer_sum_ctas(4096, 30522, H200), 32); /* 239 column groups: 2112 blocks / 239 = 9, 4 waves 36 */
     T_EQ_I(nvs_outer_sum_ctas(1LL << 20, 270336, H200), 4); /* 2112 column groups: one a slot, 4 waves */
+    T_EQ_I(nvs_outer_sum_ctas(1LL << 20, 270208, H200), 4); /* 2111 groups: 8444 blocks, not 5 x 2111 = 10555 */
+    T_EQ_I(nvs_outer_sum_ctas(1LL << 20, 540672, H200), 2); /* 4224 groups: 2 waves a G */
+    T_EQ_I(nvs_outer_sum_ctas(1LL << 20, 8449 * 128, H200), 1); /* more groups than 4 waves hold */
     T_EQ_U(nvs_outer_sum_staging(4096, 1024, H200), 32 * 1024);
     T_EQ_I(nvs_outer_sum_sems(4096, 1024, H200), 8);
     T_EQ_I(nvs_outer_sum_sems(4096, 1030, H200), 9);
@@ -703,9 +706,9 @@ static void t_outer_sum_shape(void)
     T_EQ_I(nvs_outer_sum_ctas(4096, 1024, ((nvs_sm_shape){0, 2048})), 1);
     T_EQ_I(nvs_outer_sum_ctas(4096, 1024, ((nvs_sm_shape){132, 64})), 1); /* not even one block an SM */
     /* an sm_86/sm_89 GPU holds 1536 threads an SM, 12 of these blocks: the grid fills at 3/4 of an H200's per SM
-     * (an RTX A6000's 84 SMs: 1008 blocks; over the vocabulary's 239 column groups, 5 a wave, 20 in 4) */
+     * (an RTX A6000's 84 SMs: 1008 blocks; over the vocabulary's 239 column groups, 4 waves hold 16) */
     T_EQ_I(nvs_outer_sum_ctas(1LL << 40, 128, ((nvs_sm_shape){132, 1536})), 4 * 1584);
-    T_EQ_I(nvs_outer_sum_ctas(4096, 30522, ((nvs_sm_shape){84, 1536})), 20);
+    T_EQ_I(nvs_outer_sum_ctas(4096, 30522, ((nvs_sm_shape){84, 1536})), 16);
     T_EQ_I(nvs_outer_sum_ctas(4096, 1024, ((nvs_sm_shape){84, 1536})), 32); /* still bound by the rows */
     /* the plan's bound on the staging holds on any GPU and for any tensor's share of the columns */
     T_EQ_U(nvs_outer_sum_staging_max(4096, 1024), 32 * 1024);
