@@ -171,14 +171,15 @@ static void mfree_buf(nvs_backend *b, void *p)
  * start-up or a large size's fill is acted on within a piece's time rather than the buffer's. */
 #define HOST_PASS_BYTES ((size_t)64 << 20)
 
+static size_t pass_elems(nvs_dtype t) { return HOST_PASS_BYTES / nvs_dtype_size(t); }
+
 static nvs_result_t mfill(nvs_backend *b, nvs_dtype t, void *p, size_t count, const nvs_pattern *pat, int rank,
                           size_t off)
 {
     (void)b;
-    const size_t piece = HOST_PASS_BYTES / nvs_dtype_size(t);
-    for (size_t k0 = 0; k0 < count; k0 += piece) {
+    for (size_t k0 = 0; k0 < count; k0 += pass_elems(t)) {
         if (nvs_interrupted()) return NVS_ERR_INTERRUPTED;
-        size_t k1 = count - k0 < piece ? count : k0 + piece;
+        size_t k1 = count - k0 < pass_elems(t) ? count : k0 + pass_elems(t);
         for (size_t k = k0; k < k1; k++) store(t, p, k, nvs_pattern_value(pat, rank, off + k));
     }
     return NVS_OK;
@@ -201,15 +202,19 @@ static nvs_result_t mverify(nvs_backend *b, nvs_dtype t, const void *out, const 
     (void)b;
     *wrong = 0;
     *first = ~0ull;
-    const size_t piece = HOST_PASS_BYTES / nvs_dtype_size(t);
-    for (size_t k = 0; k < e->check_count; k++) {
-        if (k % piece == 0 && nvs_interrupted()) return NVS_ERR_INTERRUPTED;
-        size_t idx = e->index_offset + (e->chunk ? k % e->chunk : k);
-        double want = e->reduce ? nvs_pattern_reduced(pat, idx)
-                                : nvs_pattern_value(pat, e->fixed_src >= 0 ? e->fixed_src : (int)(k / e->chunk), idx);
-        if (load(t, out, k) != through(t, want)) {
-            if (!*wrong) *first = k;
-            (*wrong)++;
+    const size_t count = e->check_count;
+    for (size_t k0 = 0; k0 < count; k0 += pass_elems(t)) {
+        if (nvs_interrupted()) return NVS_ERR_INTERRUPTED;
+        size_t k1 = count - k0 < pass_elems(t) ? count : k0 + pass_elems(t);
+        for (size_t k = k0; k < k1; k++) {
+            size_t idx = e->index_offset + (e->chunk ? k % e->chunk : k);
+            double want = e->reduce             ? nvs_pattern_reduced(pat, idx)
+                          : e->fixed_src >= 0 ? nvs_pattern_value(pat, e->fixed_src, idx)
+                                              : nvs_pattern_value(pat, (int)(k / e->chunk), idx);
+            if (load(t, out, k) != through(t, want)) {
+                if (!*wrong) *first = k;
+                (*wrong)++;
+            }
         }
     }
     return NVS_OK;

@@ -40,6 +40,7 @@ nvs_result_t nvs_sweep_buffers_alloc(nvs_backend *b, const nvs_config *cfg, nvs_
     if (res == NVS_OK) res = b->ops->alloc(b, bufs->bytes, &bufs->buf_b);
     if (res == NVS_OK) res = b->ops->poison(b, bufs->buf_a, bufs->bytes);
     if (res == NVS_OK) res = b->ops->poison(b, bufs->buf_b, bufs->bytes);
+    res = nvs_rt_agree_result(b->rt, res);
     if (res != NVS_OK) nvs_sweep_buffers_free(b, bufs);
     return res;
 }

@@ -15,7 +15,10 @@ typedef struct {
 
 /* The two buffers the sweep of this configuration needs, -e bytes each, every byte poisoned once: the timed loops
  * move through slices of them (slices.h) that no fill reaches, and sum what is there, which must not be denormal
- * floats (slow on a CPU) or anything left by an earlier program. On failure nothing stays allocated. */
+ * floats (slow on a CPU) or anything left by an earlier program. The result is agreed over every rank (a host
+ * collective): a rank out of memory, or stopped by a signal while poisoning (host memory stops between pieces),
+ * must not leave the others in the communicator split that follows, which no signal or timeout cuts short. On
+ * failure, here or on another rank, nothing stays allocated. */
 nvs_result_t nvs_sweep_buffers_alloc(nvs_backend *b, const nvs_config *cfg, nvs_sweep_buffers *bufs);
 void nvs_sweep_buffers_free(nvs_backend *b, nvs_sweep_buffers *bufs);
 /* Sizes the configuration sweeps (same on every rank). 0 with a message if the sweep is empty or too long. */

