@@ -435,10 +435,27 @@ void nvs_summary_verdict(const nvs_summary_facts *f, char *buf, size_t len)
     int big = -1;
     for (int i = 0; i < 4; i++)
         if (isfinite(f->part_us[i]) && f->part_us[i] > 0 && (big < 0 || f->part_us[i] > f->part_us[big])) big = i;
-    if (isfinite(f->worst_eff) && f->worst_eff < 0.90 && f->loss_us > 0 && big >= 0)
-        k += snprintf(buf + k, len > (size_t)k ? len - k : 0,
-                      ", and the largest part of the %.1f ms it loses per step is %s (%.1f ms)", f->loss_us / 1e3,
-                      part_words[big], f->part_us[big] / 1e3);
+    /* The parts add up to the loss with their signs: the compute alone can run faster at N than at the
+     * reference (contention < 0), and then one part alone can exceed the whole loss. "The largest part of the
+     * 213.5 ms it loses is ... (214.0 ms)" reads as a sum that does not add up, so that case says what offset it. */
+    if (isfinite(f->worst_eff) && f->worst_eff < 0.90 && f->loss_us > 0 && big >= 0) {
+        if (f->part_us[big] <= f->loss_us)
+            k += snprintf(buf + k, len > (size_t)k ? len - k : 0,
+                          ", and the largest part of the %.1f ms it loses per step is %s (%.1f ms)", f->loss_us / 1e3,
+                          part_words[big], f->part_us[big] / 1e3);
+        else {
+            double gain = f->part_us[NVS_LOSS_CONTENTION];
+            k += snprintf(buf + k, len > (size_t)k ? len - k : 0,
+                          ", and it loses %.1f ms per step: %s took %.1f ms, and the rest of the step ran %.1f ms "
+                          "faster than at %d %s%s",
+                          f->loss_us / 1e3, part_words[big], f->part_us[big] / 1e3,
+                          (f->part_us[big] - f->loss_us) / 1e3, f->ref_n > 0 ? f->ref_n : 1, f->gpu ? "GPU" : "rank",
+                          (f->ref_n > 1) ? "s" : "");
+            if (isfinite(gain) && gain < 0)
+                k += snprintf(buf + k, len > (size_t)k ? len - k : 0, " (the compute alone: %.1f ms faster)",
+                              -gain / 1e3);
+        }
+    }
     if (isfinite(f->pct_of_bound))
         k += snprintf(buf + k, len > (size_t)k ? len - k : 0, "%s%s reaches %.0f %% of the %s bound%s",
                       isfinite(f->worst_eff) ? "; " : ": ", f->collective ? f->collective : "the collective",
@@ -480,6 +497,7 @@ static void verdict_facts(const nvs_ctx *run, const json_t *root, nvs_summary_fa
                 size_t m;
                 json_t *q;
                 json_int_t ref = json_integer_value(json_object_get(r, "efficiency_reference_n"));
+                f->ref_n = ref ? (int)ref : 1;
                 json_array_foreach(json_object_get(t, "results"), m, q)
                     if (json_integer_value(json_object_get(q, "n")) == (ref ? ref : 1))
                         f->loss_us = jnum(r, "step_us") - jnum(q, "step_us");

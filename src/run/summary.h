@@ -16,6 +16,7 @@ typedef struct {
     /* the worst workload's step at n over its step at the reference N (us; <= 0 or NAN unknown), and the parts
      * of it (run.json train.results): NVS_LOSS_* order; NAN or 0 for a part the run does not have */
     double loss_us, part_us[4];
+    int ref_n; /* that reference N (0: 1) */
 } nvs_summary_facts;
 
 /* The parts of the worst workload's lost time, as the training table splits the step (train/split.h). */
@@ -24,7 +25,9 @@ enum { NVS_LOSS_CONTENTION, NVS_LOSS_INTERFERENCE, NVS_LOSS_EXPOSED, NVS_LOSS_RA
 /* "GOOD: at 8 GPUs bert-large keeps 93.1 % of linear scaling (the worst workload); all_reduce reaches 71 % of
  * the NV18 bound". GOOD >= 90 %, FAIR >= 70 %, POOR below; MEASURED when no training step ran. Below GOOD it
  * names the largest part of the worst workload's lost time: ", and the largest part of the 6.4 ms it loses per
- * step is waiting for a slower rank (5.2 ms)". */
+ * step is waiting for a slower rank (5.2 ms)"; where that part alone exceeds the loss (the compute ran faster
+ * than at the reference), ", and it loses 213.5 ms per step: ... took 214.0 ms, and the rest of the step ran
+ * 0.5 ms faster than at 1 rank (the compute alone: 7.6 ms faster)". */
 void nvs_summary_verdict(const nvs_summary_facts *f, char *buf, size_t len);
 
 /* The training table's note for a row whose compute-only step (timed apart from the full step) came out longer

@@ -90,6 +90,26 @@ static void t_loss_named(void)
     nvs_summary_verdict(&f, v, sizeof v);
     T_EQ_S(v, "GOOD: at 2 GPUs resnet50 keeps 93.0 % of linear scaling (the worst workload); all_reduce reaches 68 % "
               "of the NV18 bound");
+    /* the compute alone ran faster at N than at 1 (contention < 0), so one part exceeds the whole loss: the
+     * clause says what offset it rather than calling 214.0 ms a part of 213.5 (CPU ranks, 2 December) */
+    nvs_summary_facts g = {.gpu = 0, .n = 2, .nworkloads = 1, .worst_eff = 0.45, .worst_model = "bert-large",
+                           .pct_of_bound = NAN, .loss_us = 213500, .part_us = {-7600, 0, 214000, 7100}, .ref_n = 1};
+    nvs_summary_verdict(&g, v, sizeof v);
+    T_CONTAINS(v, "POOR: at 2 ranks bert-large keeps 45.0 % of linear scaling, and it loses 213.5 ms per step: "
+                  "communication left exposed took 214.0 ms, and the rest of the step ran 0.5 ms faster than at 1 "
+                  "rank (the compute alone: 7.6 ms faster) (host backend");
+    T_ASSERT(!strstr(v, "largest part"));
+    g.part_us[NVS_LOSS_CONTENTION] = 0; /* the reducer's share, not the compute, offset it: no compute clause */
+    g.loss_us = 213900;
+    g.n = 4;
+    g.ref_n = 2; /* --gpus 2,4: the reference is 2 GPUs */
+    g.gpu = 1;
+    nvs_summary_verdict(&g, v, sizeof v);
+    T_EQ_S(v, "POOR: at 4 GPUs bert-large keeps 45.0 % of linear scaling, and it loses 213.9 ms per step: "
+              "communication left exposed took 214.0 ms, and the rest of the step ran 0.1 ms faster than at 2 GPUs");
+    g.loss_us = 214000; /* equal: the plain clause */
+    nvs_summary_verdict(&g, v, sizeof v);
+    T_CONTAINS(v, "the largest part of the 214.0 ms it loses per step is communication left exposed (214.0 ms)");
     f.worst_eff = 0.5;
     f.loss_us = NAN; /* no reference step: no clause */
     nvs_summary_verdict(&f, v, sizeof v);
