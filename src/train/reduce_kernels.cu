@@ -49,6 +49,20 @@ __device__ __forceinline__ void load4(const T *x, size_t at, bool vec, int left,
     }
 }
 
+// Rows r, r + kBy, ... (n of them) added into acc: the n rows' loads are issued before any is added (the adds keep
+// the rows' order: the same sums as one row at a time). One row's 8 or 16 bytes a thread in flight left HBM idle on
+// a matrix that does not fit in L2.
+template <int n, typename T>
+__device__ __forceinline__ void add_rows(const T *x, long long r, long long ld, int c0, bool vec, int left, float *acc)
+{
+    float v[n][kVec];
+#pragma unroll
+    for (int u = 0; u < n; u++) load4<T>(x, (size_t)(r + u * kBy) * (size_t)ld + c0, vec, left, v[u]);
+#pragma unroll
+    for (int u = 0; u < n; u++)
+        for (int k = 0; k < kVec; k++) acc[k] += v[u][k];
+}
+
 // grid: (column groups of 128, G row slices); block (32, 4)
 template <typename T>
 __global__ void outer_sum_kernel(const T *x, long long rows, int cols, long long ld, void *out, int out_elem,
@@ -64,22 +78,9 @@ __global__ void outer_sum_kernel(const T *x, long long rows, int cols, long long
     const long long r0 = (long long)blockIdx.y * per, r1 = r0 + per < rows ? r0 + per : rows;
     float acc[kVec] = {0, 0, 0, 0};
     if (left > 0) {
-        // kRows rows' loads issued before any is added (the adds keep the rows' order: the same sums as one row at
-        // a time): one row's 8 or 16 bytes a thread in flight left HBM idle on a matrix that does not fit in L2
         long long r = r0 + threadIdx.y;
-        for (; r + (kRows - 1) * kBy < r1; r += kRows * kBy) {
-            float v[kRows][kVec];
-#pragma unroll
-            for (int u = 0; u < kRows; u++) load4<T>(x, (size_t)(r + u * kBy) * (size_t)ld + c0, vec, left, v[u]);
-#pragma unroll
-            for (int u = 0; u < kRows; u++)
-                for (int k = 0; k < kVec; k++) acc[k] += v[u][k];
-        }
-        for (; r < r1; r += kBy) {
-            float v[kVec];
-            load4<T>(x, (size_t)r * (size_t)ld + c0, vec, left, v);
-            for (int k = 0; k < kVec; k++) acc[k] += v[k];
-        }
+        for (; r + (kRows - 1) * kBy < r1; r += kRows * kBy) add_rows<kRows, T>(x, r, ld, c0, vec, left, acc);
+        for (; r < r1; r += kBy) add_rows<1, T>(x, r, ld, c0, vec, left, acc);
     }
     for (int k = 0; k < kVec; k++) part[threadIdx.y][threadIdx.x * kVec + k] = acc[k];
     __syncthreads();
