@@ -472,6 +472,22 @@ static void print_series_cb(FILE *f, const void *a)
     nvs_model_print_series(f, x->ps, x->s, x->ns, x->gap, x->gap_n);
 }
 
+/* The points of a and b at the largest N above 1 both have (returns 1 if there is one): the gap is explained there, each
+ * configuration at its own shape (two boxes of 4 and 8 GPUs run 16 GPUs as 4 x 4 and 2 x 8; with --nodes their
+ * N differ altogether), so that it splits the efficiencies their rows show */
+static int gap_points(const nvs_model_series *a, const nvs_model_series *b, const nvs_model_point **pa,
+                      const nvs_model_point **pb)
+{
+    for (int i = a->npts - 1; i >= 0; i--)
+        for (int j = b->npts - 1; j >= 0 && a->pts[i].n > 1; j--)
+            if (b->pts[j].n == a->pts[i].n) {
+                *pa = &a->pts[i];
+                *pb = &b->pts[j];
+                return 1;
+            }
+    return 0;
+}
+
 static int mode_project(const opts *o, const nvs_presets *ps, int json)
 {
     char *gcopy = NULL, *mcopy = NULL, *gw[MAX_CONFIGS], *mw[MAX_CONFIGS];
@@ -536,12 +552,12 @@ static int mode_project(const opts *o, const nvs_presets *ps, int json)
     if (!rc) {
         nvs_gap gap, *gp = NULL;
         int gap_n = 0;
-        if (ns == 2 && ng == 2 && s[0].npts > 0 && s[0].npts == s[1].npts) {
-            const nvs_model_point *last = &s[0].pts[s[0].npts - 1];
-            gap_n = last->n;
-            if (gap_n > 1 && nvs_model_gap(&s[0].cfg, &s[1].cfg, last->nodes, last->gpn, &gap, err, sizeof err) ==
-                                 NVS_OK)
-                gp = &gap;
+        const nvs_model_point *pa, *pb;
+        if (ns == 2 && ng == 2 && gap_points(&s[0], &s[1], &pa, &pb) &&
+            nvs_model_gap_at(&s[0].cfg, pa->nodes, pa->gpn, &s[1].cfg, pb->nodes, pb->gpn, &gap, err, sizeof err) ==
+                NVS_OK) {
+            gp = &gap;
+            gap_n = pa->n;
         }
         series_args a = {ps, s, ns, gp, gap_n};
         rc = render_and_emit(o, json, print_series_cb, &a, json ? nvs_model_json_series(ps, s, ns, gp, gap_n) : NULL);

@@ -65,15 +65,19 @@ static void hybrid(const nvs_model_config *a, const nvs_model_config *b, int mas
     }
 }
 
-static nvs_result_t shapley_gap(const nvs_model_config *a, const nvs_model_config *b, int nodes, int gpn,
-                                double *share, double *eff_a, double *eff_b, char *err, size_t errlen)
+/* Each hybrid at the shape of the machine it has: the shape (nodes x GPUs per node at N) comes with the machine, so
+ * switching the host factor switches it (two boxes of 4 and 8 GPUs run 16 GPUs as 4 x 4 and 2 x 8) */
+static nvs_result_t shapley_gap(const nvs_model_config *a, const nvs_model_config *b, const int shape_a[2],
+                                const int shape_b[2], double *share, double *eff_a, double *eff_b, char *err,
+                                size_t errlen)
 {
     double v[1 << NVS_SHAPLEY_FACTORS];
     for (int m = 0; m < (1 << NVS_SHAPLEY_FACTORS); m++) {
         nvs_model_config h;
         nvs_model_point pt;
         hybrid(a, b, m, &h);
-        NVS_CHECK(nvs_model_eval(&h, nodes, gpn, &pt, err, errlen));
+        const int *shape = (m & (1 << NVS_CAUSE_HOST)) ? shape_b : shape_a;
+        NVS_CHECK(nvs_model_eval(&h, shape[0], shape[1], &pt, err, errlen));
         v[m] = pt.efficiency;
     }
     for (int i = 0; i < NVS_SHAPLEY_FACTORS; i++) share[i] = nvs_shapley(v, NVS_SHAPLEY_FACTORS, i);
@@ -82,12 +86,13 @@ static nvs_result_t shapley_gap(const nvs_model_config *a, const nvs_model_confi
     return NVS_OK;
 }
 
-nvs_result_t nvs_model_gap(const nvs_model_config *a, const nvs_model_config *b, int nodes, int gpn, nvs_gap *out,
-                           char *err, size_t errlen)
+nvs_result_t nvs_model_gap_at(const nvs_model_config *a, int nodes_a, int gpn_a, const nvs_model_config *b,
+                              int nodes_b, int gpn_b, nvs_gap *out, char *err, size_t errlen)
 {
+    const int sa[2] = {nodes_a, gpn_a}, sb[2] = {nodes_b, gpn_b};
     memset(out, 0, sizeof *out);
     double ea, eb;
-    NVS_CHECK(shapley_gap(a, b, nodes, gpn, out->share, &ea, &eb, err, errlen));
+    NVS_CHECK(shapley_gap(a, b, sa, sb, out->share, &ea, &eb, err, errlen));
     out->eff_a = ea;
     out->eff_b = eb;
     out->gap = eb - ea;
@@ -96,7 +101,7 @@ nvs_result_t nvs_model_gap(const nvs_model_config *a, const nvs_model_config *b,
         nvs_model_config a2 = *a, b2 = *b;
         a2.dp = b2.dp = NVS_DP_DDP;
         double ea2, eb2;
-        NVS_CHECK(shapley_gap(&a2, &b2, nodes, gpn, out->share, &ea2, &eb2, err, errlen));
+        NVS_CHECK(shapley_gap(&a2, &b2, sa, sb, out->share, &ea2, &eb2, err, errlen));
         out->share[NVS_CAUSE_OVERLAP] = out->gap - (eb2 - ea2);
     }
     out->cause = -1;
@@ -110,6 +115,12 @@ nvs_result_t nvs_model_gap(const nvs_model_config *a, const nvs_model_config *b,
         }
     }
     return NVS_OK;
+}
+
+nvs_result_t nvs_model_gap(const nvs_model_config *a, const nvs_model_config *b, int nodes, int gpn, nvs_gap *out,
+                           char *err, size_t errlen)
+{
+    return nvs_model_gap_at(a, nodes, gpn, b, nodes, gpn, out, err, errlen);
 }
 
 nvs_result_t nvs_model_loss(const nvs_model_config *c, int nodes, int gpn, nvs_loss *out, char *err, size_t errlen)

@@ -39,6 +39,10 @@ double nvs_shapley3(const double v[8], int i);
 /* Explain eff_b - eff_a at nodes x gpn. A and B share the profile; their machines may differ. */
 nvs_result_t nvs_model_gap(const nvs_model_config *a, const nvs_model_config *b, int nodes, int gpn, nvs_gap *out,
                            char *err, size_t errlen);
+/* The same at one N where A runs nodes_a x gpn_a and B nodes_b x gpn_b (machines of different GPU counts): the
+ * shape goes with the machine, so a hybrid with B's machine (the host factor) runs at B's shape */
+nvs_result_t nvs_model_gap_at(const nvs_model_config *a, int nodes_a, int gpn_a, const nvs_model_config *b,
+                              int nodes_b, int gpn_b, nvs_gap *out, char *err, size_t errlen);
 
 /* One configuration's loss at N, in fractions of step(N) (they add up to 1 - efficiency):
  *   comm      communication the schedule leaves exposed (incl. the per-call cost), of which mode_comm is what

@@ -352,6 +352,24 @@ static void print_one(FILE *f, const nvs_presets *ps, const nvs_model_series *s)
     print_terms(f, t, nt);
 }
 
+/* Series s's point at N, or NULL */
+static const nvs_model_point *point_at(const nvs_model_series *s, int n)
+{
+    for (int k = 0; k < s->npts; k++)
+        if (s->pts[k].n == n) return &s->pts[k];
+    return NULL;
+}
+
+/* The smallest N above `after` that any of the ns series has, or 0 */
+static int next_n(const nvs_model_series *s, int ns, int after)
+{
+    int best = 0;
+    for (int i = 0; i < ns; i++)
+        for (int k = 0; k < s[i].npts; k++)
+            if (s[i].pts[k].n > after && (!best || s[i].pts[k].n < best)) best = s[i].pts[k].n;
+    return best;
+}
+
 void nvs_model_print_series(FILE *f, const nvs_presets *ps, const nvs_model_series *s, int ns, const nvs_gap *gap,
                             int gap_n)
 {
@@ -375,11 +393,15 @@ void nvs_model_print_series(FILE *f, const nvs_presets *ps, const nvs_model_seri
         fprintf(f, "efficiency %% side by side\n  %6s", "N");
         for (int i = 0; i < ns; i++) fprintf(f, "  %-34.34s", s[i].cfg.label);
         fprintf(f, "\n");
-        for (int k = 0; k < s[0].npts; k++) {
-            fprintf(f, "  %6d", s[0].pts[k].n);
+        /* a row per N any configuration has, in increasing order, each cell that configuration's point at that N:
+         * machines of different GPU counts have different N (--nodes 1,2: 4, 8 and 8, 16), so rows are matched by
+         * N, never by position */
+        for (int n = next_n(s, ns, 0); n > 0; n = next_n(s, ns, n)) {
+            fprintf(f, "  %6d", n);
             for (int i = 0; i < ns; i++) {
-                if (k < s[i].npts)
-                    fprintf(f, "  %-34.1f", 100 * s[i].pts[k].efficiency);
+                const nvs_model_point *p = point_at(&s[i], n);
+                if (p)
+                    fprintf(f, "  %-34.1f", 100 * p->efficiency);
                 else
                     fprintf(f, "  %-34s", "-");
             }

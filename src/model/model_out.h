@@ -21,8 +21,8 @@ typedef struct {
     int npts;
 } nvs_model_series;
 
-/* Projection: one table per configuration, then (with several) efficiency side by side; with exactly two GPU
- * configurations on one machine, `gap` (may be NULL) explains the difference at the largest N. */
+/* Projection: one table per configuration, then (with several) efficiency side by side, a row per N; with two GPU
+ * configurations, `gap` (may be NULL) explains the difference at gap_n, the largest N both have. */
 void nvs_model_print_series(FILE *f, const nvs_presets *ps, const nvs_model_series *s, int ns, const nvs_gap *gap,
                             int gap_n);
 json_t *nvs_model_json_series(const nvs_presets *ps, const nvs_model_series *s, int ns, const nvs_gap *gap,
