@@ -666,7 +666,12 @@ void nvs_model_print_calibration(FILE *f, const nvs_presets *ps, const nvs_calib
                 snprintf(ps_, sizeof ps_, "-");
                 snprintf(pe, sizeof pe, "-");
             }
-            char mc[24], me[16];
+            char ms[24], mc[24], me[16];
+            /* a point of the run without its step time (run.json allows null): '-', as the JSON's null */
+            if (isfinite(r->meas_step_us))
+                snprintf(ms, sizeof ms, "%.2f", r->meas_step_us / 1e3);
+            else
+                snprintf(ms, sizeof ms, "-");
             if (isfinite(r->meas_comm_us) && r->n > 1)
                 snprintf(mc, sizeof mc, "%.2f", r->meas_comm_us / 1e3);
             else
@@ -675,8 +680,8 @@ void nvs_model_print_calibration(FILE *f, const nvs_presets *ps, const nvs_calib
                 snprintf(me, sizeof me, "%.1f", 100 * r->meas_efficiency);
             else
                 snprintf(me, sizeof me, "-");
-            fprintf(f, "  %4d %12.2f %13.2f %7s %14s %7s %10s %10.2f %11s %11.1f %9s\n", r->n, r->meas_step_us / 1e3,
-                    r->model_step_us / 1e3, e1, ps_, e2, mc, r->model_comm_us / 1e3, me, 100 * r->model_efficiency, pe);
+            fprintf(f, "  %4d %12s %13.2f %7s %14s %7s %10s %10.2f %11s %11.1f %9s\n", r->n, ms, r->model_step_us / 1e3,
+                    e1, ps_, e2, mc, r->model_comm_us / 1e3, me, 100 * r->model_efficiency, pe);
         }
         fprintf(f, "  (comm in ms; preset = the model with preset terms only, before calibration)\n\n");
     }

@@ -195,4 +195,17 @@ nvs=$(cd "$(dirname "$NVS")" && pwd)/$(basename "$NVS")
 expect 0 "" sh -c "cd '$out' && : >resnet50 && '$nvs' model $OK -o resnet50"
 [ -s "$out/resnet50" ] || fail "-o resnet50 beside --model resnet50 (built in) wrote nothing"
 
+# --calibrate on a run whose step time at an N is not given (null, as the reader allows: a point without its step):
+# the table says '-' there as the JSON says null (it printed 'nan' in the measured step column)
+python3 - "$out" <<'PY'
+import json, sys
+d = json.load(open("tests/fixtures/model/h200x2_nvlink_resnet50.json"))
+d["train"]["results"][1]["step_us"] = None
+json.dump(d, open(sys.argv[1] + "/no-step.json", "w"))
+PY
+expect 0 "" $M --calibrate "$out/no-step.json" -o "$out/no-step.txt"
+grep -qi nan "$out/no-step.txt" && fail "--calibrate, a step not measured: the table says nan"
+awk '$1 == 2 && $2 == "-" && $4 == "-" { ok = 1 } END { exit !ok }' "$out/no-step.txt" ||
+    fail "--calibrate, a step not measured: N=2's measured step and its error are not '-'"
+
 finish
