@@ -56,6 +56,13 @@ mn=$(awk '$2 == 1 || $2 == 2 || $2 == 8 { if ($3 == "x") printf "%s%s", sep, $12
     tests/golden/model_multinode.txt)
 grep -q "model_multinode.txt\` now falls $mn % at 1, 2, 8 nodes" docs/model.md ||
     fail "docs/model.md does not quote tests/golden/model_multinode.txt's efficiencies ($mn % at 1, 2, 8 nodes)"
+# ... and the bridged A6000 pair against the same pair over PCIe ("Interference": the NVLink share scaled by the
+# bridge's rate), as the model prints them now (the quote said 99.0 and 97.4 after the model had moved on)
+eff2() { "$NVS" model --gpu rtxa6000 --machine "$1" --model bert-large --batch 8 --gpus 2 |
+    awk '$1 == 2 && $3 == "x" { print $12 }'; }
+nv=$(eff2 pcie4-2s-8gpu-nvpairs) pcie=$(eff2 pcie4-2s-8gpu-switch)
+grep -q "now $nv against $pcie %" docs/model.md ||
+    fail "docs/model.md does not quote the bridged A6000 pair at N=2 as the model prints it ($nv against $pcie %)"
 
 # the Lambda case in JSON: rows keyed by model, an eff_a/eff_b pair (model, Lambda, published) per precision and
 # N; A6000 > 3090 at 8 GPUs for maskrcnn and the overlap mode takes a share of the gap; every model cell within
