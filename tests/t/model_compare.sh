@@ -75,4 +75,17 @@ check lengths 2 --gpu h200-sxm,h100-sxm --machine nvlink-2gpu,hgx-h100-8 --pairs
 # one machine: unchanged (the gap at the largest N)
 check one_machine 8 --gpu rtx3090,rtxa6000 --machine pcie4-2s-8gpu-switch --model resnet50 --batch 32
 
+# docs/model.md's projection schema names the gap's shares and causes the JSON has (it listed link, batch, compute
+# after host and overlap had been added)
+python3 - "$tmp/one_machine.json" <<'EOF' || fail "docs/model.md's projection gap lists other shares than the JSON"
+import json, re, sys
+g = json.load(open(sys.argv[1]))["gap"]
+doc = open("docs/model.md").read()
+m = re.search(r'"gap": \{"n": 8, .*?"shares": \{([^}]*)\},\s*"cause": ([^}]*)\}\}', doc, re.S)
+shares = re.findall(r'"(\w+)"', m.group(1)) if m else []
+causes = re.findall(r'"(\w+)"', m.group(2)) if m else []
+if sorted(shares) != sorted(g["shares"]) or sorted(causes) != sorted(g["shares"]):
+    sys.exit("docs: shares %s, causes %s; JSON: %s" % (shares, causes, sorted(g["shares"])))
+EOF
+
 finish
