@@ -485,9 +485,22 @@ static void eval_nvlink(nvs_health_finding *x, const nvs_health_report *r, int g
     x->expected_v = peer;
     put(x->measured, sizeof x->measured, "%d link%s up", up, up == 1 ? "" : "s");
     put(x->expected, sizeof x->expected, "%d up", peer);
-    if (!peer) {
+    if (!peer && !b->nlinks) { /* NVML lists no link: a GPU without NVLink (GeForce, a VM's lone GPU) */
         put(x->measured, sizeof x->measured, "no NVLink");
         put(x->expected, sizeof x->expected, "-");
+        return;
+    }
+    if (!peer) {
+        /* NVML lists this GPU's links (nvmlDeviceGetNvLinkState: NVML_FEATURE_DISABLED, inactive) and no GPU of
+         * its model here has one up: nothing to compare with, so not a FAIL, but not "no NVLink" either. It is
+         * what a box of NVLink-capable cards whose bridges are all missing looks like, and every transfer of
+         * the run went over PCIe or host memory. */
+        put(x->measured, sizeof x->measured, "0 of %d links up", b->nlinks);
+        put(x->expected, sizeof x->expected, "-");
+        worsen(x, NVS_SEV_WARN);
+        note_add(x, "NVML lists %d NVLink%s on this GPU, none up, on every %s GPU of the host: NVLink carried nothing "
+                    "in this run (bridges missing or not seated; on NVSwitch systems, the fabric)",
+                 b->nlinks, b->nlinks == 1 ? "" : "s", g->name[0] ? g->name : "such");
         return;
     }
     if (up < peer) {
@@ -515,8 +528,8 @@ static void eval_nvlink_errors(nvs_health_finding *x, const nvs_health_gpu *g, d
         unsupported(x, g, "NVLink error counters");
         return;
     }
-    if (!active_links(b)) {
-        put(x->measured, sizeof x->measured, "no NVLink");
+    if (!active_links(b)) { /* no counter to read: none listed, or none up (eval_nvlink says which matters) */
+        put(x->measured, sizeof x->measured, b->nlinks ? "no link up" : "no NVLink");
         put(x->expected, sizeof x->expected, "-");
         return;
     }

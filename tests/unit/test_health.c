@@ -300,6 +300,30 @@ static void t_no_nvlink_gpu(void)
     nvs_health_findings_free(&f);
 }
 
+/* NVML lists the links but none is up on any GPU of the model (an NVLink-capable box with every bridge missing):
+ * not "no NVLink" and not a PASS without a word, but a WARN, since no GPU shows what it should have */
+static void t_nvlink_all_down(void)
+{
+    nvs_health_gpu g[2];
+    nvs_health_report r = two(g);
+    for (int i = 0; i < 2; i++)
+        for (int l = 0; l < g[i].after.nlinks; l++) g[i].before.links[l].active = g[i].after.links[l].active = 0;
+    nvs_health_findings f;
+    T_EQ_I(nvs_health_evaluate(&r, &f), 0);
+    const nvs_health_finding *x = get(&f, 1, NVS_HC_NVLINK);
+    T_EQ_I(x->severity, NVS_SEV_WARN);
+    T_EQ_S(x->measured, "0 of 18 links up");
+    T_CONTAINS(x->note, "NVML lists 18 NVLinks on this GPU, none up");
+    T_EQ_S(get(&f, 0, NVS_HC_NVLINK_ERRORS)->measured, "no link up");
+    T_EQ_I(get(&f, 0, NVS_HC_NVLINK_ERRORS)->severity, NVS_SEV_PASS);
+    nvs_health_findings_free(&f);
+    /* one GPU with its links up: the other's zero is a link down (FAIL), as before */
+    for (int l = 0; l < g[0].after.nlinks; l++) g[0].after.links[l].active = 1;
+    T_EQ_I(nvs_health_evaluate(&r, &f), 0);
+    T_EQ_I(get(&f, 1, NVS_HC_NVLINK)->severity, NVS_SEV_FAIL);
+    nvs_health_findings_free(&f);
+}
+
 static void t_json_round_trip(void)
 {
     nvs_health_gpu g[2];
@@ -486,7 +510,7 @@ static void t_reason_names(void)
 }
 
 T_LIST = {
-    T_CASE(t_healthy_passes), T_CASE(t_no_window), T_CASE(t_failure_paths), T_CASE(t_blame_link),   T_CASE(t_no_nvlink_gpu),
+    T_CASE(t_healthy_passes), T_CASE(t_no_window), T_CASE(t_failure_paths), T_CASE(t_blame_link),   T_CASE(t_no_nvlink_gpu), T_CASE(t_nvlink_all_down),
     T_CASE(t_json_round_trip), T_CASE(t_json_errors), T_CASE(t_reason_names), T_CASE(t_links_by_number),
 };
 T_MAIN
