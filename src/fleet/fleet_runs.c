@@ -105,6 +105,12 @@ int nvs_fleet_collect(const nvs_run *const *runs, size_t nruns, nvs_fleet_sample
     return 0;
 }
 
+/* An NCCL variable that changes what NCCL does (its debug output does not) */
+static int is_setting(const char *key)
+{
+    return !strncmp(key, "NCCL_", 5) && strcmp(key, "NCCL_DEBUG") && strncmp(key, "NCCL_DEBUG_", 11);
+}
+
 void nvs_fleet_machine_of(const nvs_run *r, nvs_fleet_machine *m)
 {
     memset(m, 0, sizeof *m);
@@ -118,10 +124,18 @@ void nvs_fleet_machine_of(const nvs_run *r, nvs_fleet_machine *m)
         if (!r->topology.pairs[k].cls || strcmp(r->topology.pairs[k].cls, "NET"))
             snprintf(m->classes + strlen(m->classes), sizeof m->classes - strlen(m->classes), "%s%s",
                      m->classes[0] ? " " : "", r->topology.pairs[k].cls ? r->topology.pairs[k].cls : "?");
-    /* the transport settings: what makes the same machine measure differently on purpose */
-    for (size_t k = 0; k < r->nenv; k++)
-        if (!strncmp(r->env[k].key, "NCCL_", 5) && strcmp(r->env[k].key, "NCCL_DEBUG") &&
-            strncmp(r->env[k].key, "NCCL_DEBUG_", 11))
-            snprintf(m->settings + strlen(m->settings), sizeof m->settings - strlen(m->settings), "%s%s=%s",
-                     m->settings[0] ? " " : "", r->env[k].key, r->env[k].value ? r->env[k].value : "");
+    /* the transport settings: what makes the same machine measure differently on purpose. In the keys' order,
+     * not the file's: run.json lists env in the launcher's environ order, which differs between launches of the
+     * same settings and made them read as different machines. */
+    for (const char *last = NULL;;) {
+        const nvs_run_kv *next = NULL;
+        for (size_t k = 0; k < r->nenv; k++)
+            if (is_setting(r->env[k].key) && (!last || strcmp(r->env[k].key, last) > 0) &&
+                (!next || strcmp(r->env[k].key, next->key) < 0))
+                next = &r->env[k];
+        if (!next) break;
+        snprintf(m->settings + strlen(m->settings), sizeof m->settings - strlen(m->settings), "%s%s=%s",
+                 m->settings[0] ? " " : "", next->key, next->value ? next->value : "");
+        last = next->key;
+    }
 }

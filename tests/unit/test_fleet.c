@@ -120,5 +120,29 @@ static void t_collect(void)
     for (int i = 0; i < 3; i++) nvs_run_free(&runs[i]);
 }
 
-T_LIST = {T_CASE(t_outlier), T_CASE(t_machines), T_CASE(t_collect)};
+/* Two runs of one machine whose environments list the same NCCL settings in another order (the order of the
+ * launcher's environ): the same machine, the settings said in one order (was "NCCL settings A=0 B=1 vs B=1 A=0") */
+static void t_settings_order(void)
+{
+    const char *doc[2] = {
+        "{\"schema\": \"nvscale.run/1\", \"env\": {\"NCCL_NVLS_ENABLE\": \"0\", \"NCCL_DEBUG\": \"INFO\","
+        " \"NCCL_VERSION\": \"2.28.3-1\"}}",
+        "{\"schema\": \"nvscale.run/1\", \"env\": {\"NCCL_VERSION\": \"2.28.3-1\", \"NCCL_NVLS_ENABLE\": \"0\"}}"};
+    nvs_run runs[2];
+    nvs_fleet_machine m[2];
+    char err[256], why[256];
+    for (int i = 0; i < 2; i++) {
+        json_t *d = json_loads(doc[i], 0, NULL);
+        T_ASSERT(d);
+        if (nvs_run_from_json(d, "r", 0, &runs[i], err, sizeof err) != NVS_OK) T_FAIL("%s", err);
+        json_decref(d);
+        nvs_fleet_machine_of(&runs[i], &m[i]);
+    }
+    T_EQ_S(m[0].settings, "NCCL_NVLS_ENABLE=0 NCCL_VERSION=2.28.3-1");
+    T_EQ_S(m[1].settings, m[0].settings);
+    T_EQ_I(nvs_fleet_machines_differ(&m[0], &m[1], why, sizeof why), 0);
+    for (int i = 0; i < 2; i++) nvs_run_free(&runs[i]);
+}
+
+T_LIST = {T_CASE(t_outlier), T_CASE(t_machines), T_CASE(t_collect), T_CASE(t_settings_order)};
 T_MAIN
