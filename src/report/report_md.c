@@ -263,6 +263,12 @@ static void run_header(const nvs_report *rep, int i, FILE *f)
     fprintf(f, " |\n| result | ");
     cell(f, r->result_status);
     if (r->result_exit_code >= 0) fprintf(f, " (exit %d)", r->result_exit_code);
+    /* why it did not end well: "running" alone read as a run still measuring, where it is a checkpoint a killed
+     * run left, and an interrupted run's tables hold only what was measured before the signal */
+    if (r->result_reason && *r->result_reason) {
+        fprintf(f, ": ");
+        cell(f, r->result_reason);
+    }
     fprintf(f, " |\n\n");
 }
 
