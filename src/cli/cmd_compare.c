@@ -45,6 +45,7 @@ typedef struct {
     char status[NVS_PATH_MAX + 128]; /* "exit 0, 41.2 s", "read from DIR/shm/run.json" */
     char tail[2048];     /* stderr tail of a failed child */
     int dropped_env;     /* inherited NCCL_P2P_DISABLE/NCCL_SHM_DISABLE removed */
+    char unfinished[600]; /* a loaded run whose result is not ok: "interrupted: WHY"; "" ended well (or unknown) */
     nvs_tp_verification ver;
     int loaded;
     nvs_run run;
@@ -222,13 +223,28 @@ static void load_one(const char *dir, tp_result *t)
     snprintf(t->status, sizeof t->status, "read from %s", json_path);
 }
 
+/* A run read back whose result is not ok (--report-only reads what an mpirun left: one stopped by Ctrl-C, a kill's
+ * checkpoint, wrong results): its rows are what it measured, shown, but it is a run that failed, not one that "ran
+ * as asked" (exit 0). Said once on stderr with the run.json's own reason. */
+static void mark_unfinished(const char *dir, tp_result *t)
+{
+    const char *st = t->run.result_status;
+    if (!t->loaded || !st || !strcmp(st, "ok")) return;
+    const char *why = t->run.result_reason;
+    snprintf(t->unfinished, sizeof t->unfinished, "the run did not end well (%s%s%.500s): its rows are what it "
+             "measured before", st, why ? ": " : "", why ? why : "");
+    nvs_error("compare: %s: %s/%s/run.json: %s", nvs_tp(t->kind)->name, dir, nvs_tp(t->kind)->name, t->unfinished);
+}
+
 /* ---- output ------------------------------------------------------------------------------------------------ */
 
 static const char *state_word(const tp_result *t)
 {
     switch (t->state) {
     case ST_SKIPPED: return "skipped";
-    case ST_RAN: return t->ver.verdict == NVS_TP_MISMATCH ? "ran, WRONG TRANSPORT" : "ran";
+    case ST_RAN:
+        if (t->unfinished[0]) return "ran, DID NOT END WELL";
+        return t->ver.verdict == NVS_TP_MISMATCH ? "ran, WRONG TRANSPORT" : "ran";
     case ST_FAILED: return "FAILED";
     default: return "not run";
     }
@@ -250,7 +266,8 @@ static void status_table(FILE *f, const tp_result *t, int n, int markdown)
         for (int e = 0; d->env[e]; e++) snprintf(env + strlen(env), sizeof env - strlen(env), "%s%s", e ? " " : "", d->env[e]);
         if (!env[0]) snprintf(env, sizeof env, "(unchanged)");
         if (t[i].state == ST_RAN)
-            snprintf(verdict, sizeof verdict, "%s%s%s", t[i].ver.text, t[i].note[0] ? "; " : "", t[i].note);
+            snprintf(verdict, sizeof verdict, "%s%s%s%s%s", t[i].ver.text, t[i].note[0] ? "; " : "", t[i].note,
+                     t[i].unfinished[0] ? "; " : "", t[i].unfinished);
         else
             snprintf(verdict, sizeof verdict, "%s", t[i].why);
         char st[NVS_PATH_MAX + 256];
@@ -602,6 +619,8 @@ int cmd_compare(int argc, char **argv)
     int ran = 0, failed = 0, mismatch = 0;
     for (int i = 0; i < nk; i++) {
         if (t[i].loaded) {
+            mark_unfinished(dir, &t[i]);
+            failed += t[i].unfinished[0] != '\0';
             nvs_tp_verify(kinds[i], &t[i].run, &t[i].ver);
             if (!host) host = t[i].run.host;
             if (t[i].ver.verdict == NVS_TP_MISMATCH) {

@@ -2,7 +2,7 @@
 # nvscale compare when things go wrong: usage errors exit 2 before anything runs; a failing run is reported
 # with its exit code and stderr tail while the others still run (exit 1); a run that used another transport
 # than asked is said loudly (exit 3); no feasible transport, or no topology, exit 1 with the reason; --report-only
-# of an unreadable run, or of none, exit 2 with nothing written.
+# of an unreadable run, or of none, exit 2 with nothing written; of a run that did not end well, exit 1.
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
 need_nvscale
@@ -76,5 +76,26 @@ mkdir -p "$base/empty"
 cmp_expect 2 "no run to compare in '$base/empty': none of nvlink/run.json, shm/run.json is there" \
     --report-only --transports nvlink,shm --out "$base/empty"
 [ -e "$base/empty/compare.md" ] && fail "--report-only of nothing wrote compare.md"
+
+# --report-only of a run that did not end well (an mpirun stopped by Ctrl-C, a kill -9's checkpoint, wrong results):
+# it is shown, its rows being what it measured before, but as a run that failed (exit 1), not "ran ... as asked"
+# with exit 0
+mkdir -p "$base/cut/nvlink" "$base/cut/shm"
+cp "$fx/run_h200x2.json" "$base/cut/nvlink/run.json"
+python3 -c "import json, sys
+d = json.load(open(sys.argv[1]))
+t = d['transports'][-1]
+t['summary'] = {'SHM': 2}
+t.pop('link')
+for c in t['channels']: c.update(transport='SHM', detail='SHM/direct', link='host memory')
+d['result'] = {'status': 'interrupted', 'exit_code': 130, 'wrong_total': 0,
+               'reason': 'interrupted by signal 2 (SIGINT, Ctrl-C)'}
+json.dump(d, open(sys.argv[2], 'w'))" "$fx/run_h200x2.json" "$base/cut/shm/run.json" || stop "cannot make the cut run"
+cmp_expect 1 "compare: shm: $base/cut/shm/run.json: the run did not end well (interrupted: interrupted by signal 2" \
+    --report-only --transports nvlink,shm --out "$base/cut"
+grep -q "^| shm | .* | ran, DID NOT END WELL (read from $base/cut/shm/run.json) | " "$base/cut/compare.md" ||
+    fail "--report-only: the interrupted run is not marked: $(grep '^| shm' "$base/cut/compare.md")"
+grep -q "^| nvlink | .* | ran (read from $base/cut/nvlink/run.json) | " "$base/cut/compare.md" ||
+    fail "--report-only: the good run is marked too"
 
 finish "compare: failures reported as they should"
