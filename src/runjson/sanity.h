@@ -2,7 +2,7 @@
  * silent number. PURE, over what the run.json reader gives (runjson.h); used by the run flow (a WARN line on
  * stderr once run.json is written), check (a WARN row) and report (a Warnings section).
  *
- *   efficiency  the training step's efficiency step(ref)/step(N) above 100 % by more than the timing noise
+ *   efficiency  a training step's efficiency step(ref)/step(N), of any workload, above 100 % by more than the noise
  *               (NVS_SANITY_NOISE): N GPUs finished the step faster than the reference did. Not physics: the
  *               reference step was slowed by something the others were not (host launch overhead of a tiny
  *               model, CPU frequency, another process), and the efficiencies of that run mean little.
