@@ -89,6 +89,7 @@ typedef struct {
     series *s;           /* line plots: one per data block */
     int ns;
     int xtics[64], nx;   /* efficiency: the Ns */
+    double ymax;         /* efficiency: the largest value drawn (%) */
 } plot_def;
 
 _Static_assert(sizeof((plot_def *)0)->file == sizeof((nvs_plot_ref *)0)->file, "plot file names are copied whole");
@@ -220,7 +221,9 @@ static nvs_result_t efficiency_data(const nvs_report *rep, const char *dir, plot
                 nvs_plot_comment(o.f, title);
                 for (int m = 0; m < kn; m++) {
                     double e = nvs_report_coll_efficiency(r, names[c], ns[m], at, NULL);
-                    if (!isnan(e)) fprintf(o.f, "%d %.3f\n", ns[m], 100 * e);
+                    if (isnan(e)) continue;
+                    fprintf(o.f, "%d %.3f\n", ns[m], 100 * e);
+                    p->ymax = fmax(p->ymax, 100 * e);
                 }
                 fprintf(o.f, "\n\n");
                 for (int m = 0; m < kn; m++) {
@@ -247,6 +250,7 @@ static nvs_result_t efficiency_data(const nvs_report *rep, const char *dir, plot
                 const nvs_run_train_result *t = &tr->results[k];
                 if (isnan(t->efficiency)) continue;
                 fprintf(o.f, "%d %.3f\n", t->n, 100 * t->efficiency);
+                p->ymax = fmax(p->ymax, 100 * t->efficiency);
                 int seen = 0;
                 for (int x = 0; x < p->nx && !seen; x++) seen = p->xtics[x] == t->n;
                 if (!seen && p->nx < 64) p->xtics[p->nx++] = t->n;
@@ -344,9 +348,12 @@ static void script_plot(FILE *f, const plot_def *p, const char *ext)
             if (p->xtics[i] < lo) lo = p->xtics[i];
             if (p->xtics[i] > hi) hi = p->xtics[i];
         }
-        /* a margin around the first and last N so their points and tics are not on the border */
+        /* a margin around the first and last N so their points and tics are not on the border; 0-110 %, or up
+         * to the largest point: a collective whose busbw grows with N, or a training efficiency above 100 %
+         * (the report warns of it), was drawn off a fixed 0-110 % */
+        double top = p->ymax > 105 ? ceil(p->ymax * 1.05 / 10) * 10 : 110;
         fprintf(f, "set xlabel 'GPUs (N)'\nset ylabel 'efficiency (%%)'\nset logscale x 2\nset xrange [%g:%g]\n"
-                   "set yrange [0:110]\nset key bottom left\nset xtics (", lo / 1.25, hi * 1.25);
+                   "set yrange [0:%g]\nset key bottom left\nset xtics (", lo / 1.25, hi * 1.25, top);
         for (int i = 0; i < p->nx; i++) fprintf(f, "%s%d", i ? ", " : "", p->xtics[i]);
         fprintf(f, ")\nplot ");
         for (int i = 0; i < p->ns; i++) {
