@@ -296,6 +296,25 @@ static int fit_step_link(nvs_model_config *cfg, int n, int net, int preset_ok, d
     return 0;
 }
 
+/* The workload's training results as calibration reads them: one result per N. The fits look an N up (its
+ * first result) and the error table prints every result, so a second result at an N would be printed beside
+ * the first and dropped from the fits (the measured link at N silently falling back to the defaults): a file
+ * whose results contradict themselves is refused, naming the N, not calibrated on half of it. */
+static nvs_result_t check_train_results(const char *run_path, const nvs_run_train *t, char *err, size_t errlen)
+{
+    const char *key = t->key[0] ? t->key : "train";
+    for (size_t i = 0; i < t->nresults; i++)
+        for (size_t j = 0; j < i; j++)
+            if (t->results[j].n == t->results[i].n) {
+                snprintf(err, errlen,
+                         "%s: %s.results[%zu].n: N=%d given twice (first at %s.results[%zu]) for workload %s: one "
+                         "result per N",
+                         run_path, key, i, t->results[i].n, key, j, t->model ? t->model : "(unnamed)");
+                return NVS_ERR_INPUT;
+            }
+    return NVS_OK;
+}
+
 nvs_result_t nvs_calibrate(const char *run_path, const nvs_presets *ps, const nvs_calib_opts *o,
                            nvs_calibration *out, char *err, size_t errlen)
 {
@@ -325,6 +344,7 @@ nvs_result_t nvs_calibrate(const char *run_path, const nvs_presets *ps, const nv
         res = NVS_ERR_INPUT;
         goto fail;
     }
+    if (r.train.present && (res = check_train_results(run_path, &r.train, err, errlen)) != NVS_OK) goto fail;
 
     /* --- the GPU ------------------------------------------------------------------------------------------- */
     const char *gname = r.nranks > 0 && r.ranks[0].gpu ? r.ranks[0].gpu : NULL;

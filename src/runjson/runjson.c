@@ -652,6 +652,7 @@ static void read_train_obj(vctx *v, nvs_run_train *tr, json_t *t, const char *pr
     snprintf(pfw, sizeof pfw, "%s.framework", pre);
     snprintf(pres, sizeof pres, "%s.results", pre);
     tr->present = 1;
+    snprintf(tr->key, sizeof tr->key, "%s", pre);
     tr->model = get_str(v, t, "model", pre, 0);
     tr->source = get_str(v, t, "source", pre, 0);
     tr->precision = get_str(v, t, "precision", pre, 0);

@@ -136,6 +136,7 @@ typedef struct {
 
 typedef struct {
     int present;
+    char key[32]; /* where in run.json it was read: "train", "trains[2]" (for messages) */
     const char *model, *source, *precision, *grad_type;
     const char *framework; /* train.framework.name (--framework); NULL in runs made before it existed */
     const char *profile_file; /* the profile file the model was read from (train.profile_file); NULL built in */

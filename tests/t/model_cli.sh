@@ -156,6 +156,31 @@ expect 2 "--host-mem-gbps 'x'" $M --calibrate tests/fixtures/runs/h200x2_shm.jso
 expect 2 "--host-mem-gbps: the run has no SHM all-reduce" $M --calibrate tests/fixtures/model/h200x2_nvlink_resnet50.json --host-mem-gbps 100
 expect 0 "budget = host memory bandwidth / 2" $M --calibrate tests/fixtures/runs/h200x2_shm.json --machine nvlink-2gpu --host-mem-gbps 180
 
+# calibration inputs that contradict themselves or hold impossible values: refused before anything is written
+# (here, before `tmp_dir out` below makes a directory at expect_err's $OUT)
+tmp_dir cal
+# --calibrate on a run that lists an N twice: refused, one message naming the file, the workload and the N, no file
+# written (was exit 0: two conflicting N=1 rows, and the fits at N=2 silently fell back to the defaults)
+python3 - "$cal" <<'PY'
+import json, sys
+d = json.load(open("tests/fixtures/model/h200x2_nvlink_resnet50.json"))
+d["train"]["results"][1]["n"] = 1
+json.dump(d, open(sys.argv[1] + "/dup-n.json", "w"))
+PY
+expect_err 2 "$cal/dup-n.json: train.results[1].n: N=1 given twice (first at train.results[0]) for workload resnet50" \
+    $M --calibrate "$cal/dup-n.json" -o "$cal/dup-n.txt" &&
+    { [ "$(wc -l <"$ERR")" -eq 1 ] || fail "--calibrate, N given twice: $(wc -l <"$ERR") lines on stderr"; }
+[ -e "$cal/dup-n.txt" ] && fail "--calibrate, N given twice: wrote its output file"
+# ... in the workload --model picks from a run that trained several, named by its own key
+python3 - "$cal" <<'PY'
+import json, sys
+d = json.load(open("tests/fixtures/model/h200x1_bf16_three_models.json"))
+d["trains"][1]["results"].append(dict(d["trains"][1]["results"][0]))
+json.dump(d, open(sys.argv[1] + "/dup-n3.json", "w"))
+PY
+expect_err 2 "$cal/dup-n3.json: trains[1].results[1].n: N=1 given twice (first at trains[1].results[0]) for workload lm290m" \
+    $M --calibrate "$cal/dup-n3.json" --model lm290m
+
 # output file: whole or nothing; a directory that does not exist is a bad output path (exit 2, issue 14; was 1),
 # no file appears
 tmp_dir out
