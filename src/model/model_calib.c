@@ -296,13 +296,29 @@ static int fit_step_link(nvs_model_config *cfg, int n, int net, int preset_ok, d
     return 0;
 }
 
-/* The workload's training results as calibration reads them: one result per N. The fits look an N up (its
- * first result) and the error table prints every result, so a second result at an N would be printed beside
- * the first and dropped from the fits (the measured link at N silently falling back to the defaults): a file
- * whose results contradict themselves is refused, naming the N, not calibrated on half of it. */
+/* A measured time of a result that must be above 0 where it is given: the reader takes any number >= 0, and a 0
+ * here would be read as measured (0.00 in the table) while the fits, which skip what is not above 0, silently
+ * drop it. null (NAN) stays allowed: a time not measured. */
+static nvs_result_t check_time(const char *run_path, const char *key, size_t i, const char *field, int n, double us,
+                               char *err, size_t errlen)
+{
+    if (isnan(us) || us > 0) return NVS_OK;
+    snprintf(err, errlen, "%s: %s.results[%zu].%s: expected a time above 0 at N=%d (null where not measured), got %g",
+             run_path, key, i, field, n, us);
+    return NVS_ERR_INPUT;
+}
+
+/* The workload's training results as calibration reads them: one result per N, its times possible. The fits
+ * look an N up (its first result) and the error table prints every result, so a second result at an N would be
+ * printed beside the first and dropped from the fits (the measured link at N silently falling back to the
+ * defaults): a file whose results contradict themselves is refused, naming the N, not calibrated on half of it. */
 static nvs_result_t check_train_results(const char *run_path, const nvs_run_train *t, char *err, size_t errlen)
 {
     const char *key = t->key[0] ? t->key : "train";
+    for (size_t i = 0; i < t->nresults; i++) {
+        const nvs_run_train_result *x = &t->results[i];
+        NVS_CHECK(check_time(run_path, key, i, "step_us", x->n, x->step_us, err, errlen));
+    }
     for (size_t i = 0; i < t->nresults; i++)
         for (size_t j = 0; j < i; j++)
             if (t->results[j].n == t->results[i].n) {

@@ -180,6 +180,21 @@ json.dump(d, open(sys.argv[1] + "/dup-n3.json", "w"))
 PY
 expect_err 2 "$cal/dup-n3.json: trains[1].results[1].n: N=1 given twice (first at trains[1].results[0]) for workload lm290m" \
     $M --calibrate "$cal/dup-n3.json" --model lm290m
+# a measured step of 0 µs: refused as the reader refuses a negative one, naming the file, the field, the N and the
+# value (was exit 0: 0.00 in the table as measured, and the measured interference share dropped); null (not
+# measured) stays allowed, below
+python3 - "$cal" <<'PY'
+import json, sys
+d = json.load(open("tests/fixtures/model/h200x2_nvlink_resnet50.json"))
+d["train"]["results"][1]["step_us"] = 0
+json.dump(d, open(sys.argv[1] + "/step0.json", "w"))
+d["train"]["results"][1]["step_us"] = -1
+json.dump(d, open(sys.argv[1] + "/step-neg.json", "w"))
+PY
+expect_err 2 "$cal/step0.json: train.results[1].step_us: expected a time above 0 at N=2 (null where not measured), got 0" \
+    $M --calibrate "$cal/step0.json" -o "$cal/step0.txt"
+[ -e "$cal/step0.txt" ] && fail "--calibrate, a step of 0: wrote its output file"
+expect_err 2 "$cal/step-neg.json: train.results[1].step_us: expected a number from 0" $M --calibrate "$cal/step-neg.json"
 
 # output file: whole or nothing; a directory that does not exist is a bad output path (exit 2, issue 14; was 1),
 # no file appears
