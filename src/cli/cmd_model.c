@@ -635,10 +635,10 @@ static void print_host_checks(FILE *f, const nvs_host_check *hc, int n)
         fprintf(f, "\n    host budget that reproduces it if the host path binds: host_gbps %.4g per socket\n",
                 h->implied_host_gbps);
         fprintf(f, "    machine preset: %.4g GB/s (%+.1f %%): %s\n", h->preset_gbps,
-                100 * (h->preset_gbps - h->meas_gbps) / h->meas_gbps, h->preset_why);
+                nvs_model_pct1(100 * (h->preset_gbps - h->meas_gbps) / h->meas_gbps), h->preset_why);
         if (isfinite(h->mem_model_gbps))
             fprintf(f, "    budget = host memory bandwidth / 2: %.4g GB/s (%+.1f %%): %s\n", h->mem_model_gbps,
-                    100 * (h->mem_model_gbps - h->meas_gbps) / h->meas_gbps, h->mem_model_why);
+                    nvs_model_pct1(100 * (h->mem_model_gbps - h->meas_gbps) / h->meas_gbps), h->mem_model_why);
         else
             fprintf(f, "    (give --host-mem-gbps X, from `make hostbw && build/hostbw`, to test host memory as the "
                        "bound)\n");

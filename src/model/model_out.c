@@ -553,10 +553,12 @@ static double pct_err(double model, double meas)
     return (meas > 0 && isfinite(model)) ? 100.0 * (model - meas) / meas : NAN;
 }
 
+double nvs_model_pct1(double pct) { return fabs(pct) < 0.05 ? 0.0 : pct; }
+
 static void fmt_pct(char *buf, size_t len, double v)
 {
     if (isfinite(v))
-        snprintf(buf, len, "%+.1f", v);
+        snprintf(buf, len, "%+.1f", nvs_model_pct1(v));
     else
         snprintf(buf, len, "-");
 }

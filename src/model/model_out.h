@@ -32,6 +32,9 @@ json_t *nvs_model_json_series(const nvs_presets *ps, const nvs_model_series *s, 
 json_t *nvs_model_json_gap(const nvs_gap *g);
 
 void nvs_model_print_calibration(FILE *f, const nvs_presets *ps, const nvs_calibration *c);
+/* A signed percentage as "%+.1f" prints it in the calibration's tables: one that rounds to 0.0 is +0.0, never
+ * -0.0 (a model equal to the measurement gave (m - m) / m as -2e-14 %: "-0.0" read as a small error). */
+double nvs_model_pct1(double pct);
 json_t *nvs_model_json_calibration(const nvs_presets *ps, const nvs_calibration *c);
 
 void nvs_model_print_presets(FILE *f, const nvs_presets *ps);

@@ -196,6 +196,15 @@ expect_err 2 "$cal/step0.json: train.results[1].step_us: expected a time above 0
 [ -e "$cal/step0.txt" ] && fail "--calibrate, a step of 0: wrote its output file"
 expect_err 2 "$cal/step-neg.json: train.results[1].step_us: expected a number from 0" $M --calibrate "$cal/step-neg.json"
 
+# an error that rounds to 0.0 reads +0.0, never -0.0: the N=1 step, where the compute scale makes the model equal
+# the measurement ((m - m) / m came out -2e-14 %), and the SHM host check's preset against its measured busbw
+expect_err 0 "" $M --calibrate tests/fixtures/model/h200x2_nvlink_resnet50.json &&
+    awk '$1 == 1 && $2 == "68.50" { f = 1; if ($4 != "+0.0") bad = 1 } END { exit !(f && !bad) }' "$OUT" ||
+    fail "--calibrate: the N=1 step error is not +0.0"
+for f in tests/fixtures/model/h200x2_nvlink_resnet50.json tests/fixtures/model/h200x2_shm_bert.json; do
+    $M --calibrate $f 2>&1 | grep -E -- '(^|[ (])-0\.0([ %)]|$)' && fail "--calibrate $f prints -0.0"
+done
+
 # output file: whole or nothing; a directory that does not exist is a bad output path (exit 2, issue 14; was 1),
 # no file appears
 tmp_dir out
