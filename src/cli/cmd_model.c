@@ -109,15 +109,14 @@ static int parse_int_list(const char *flag, const char *s, long hi, int *out, in
     int k = nvs_list_split(s, &copy, w, MAX_LIST, why, sizeof why);
     if (k < 0) {
         free(copy);
-        fprintf(stderr, "nvscale model: %s '%s': %s (expected a comma-separated list of at most %d numbers)\n", flag,
-                s, why, MAX_LIST);
+        usage_error("%s '%s': %s (expected a comma-separated list of at most %d numbers)", flag, s, why, MAX_LIST);
         return -1;
     }
     *n = 0;
     for (int i = 0; i < k; i++) {
         long v;
         if (nvs_parse_long(w[i], &v) || v < 1 || v > hi) {
-            fprintf(stderr, "nvscale model: %s: '%s' is not a whole number in 1..%ld\n", flag, w[i], hi);
+            usage_error("%s: '%s' is not a whole number in 1..%ld", flag, w[i], hi);
             free(copy);
             return -1;
         }
@@ -141,7 +140,7 @@ static int parse_size_flag(const char *flag, const char *s, double *out)
 {
     size_t v;
     if (nvs_parse_size(s, &v) || v == 0 || v > ((size_t)1 << 40)) {
-        fprintf(stderr, "nvscale model: %s '%s': expected a size in 1..1T (e.g. 25M)\n", flag, s);
+        usage_error("%s '%s': expected a size in 1..1T (e.g. 25M)", flag, s);
         return -1;
     }
     *out = (double)v;
@@ -218,8 +217,7 @@ static int shapes_of(const opts *o, const nvs_model_config *c, int *nodes, int *
     if (o->gpn) {
         long v;
         if (nvs_parse_long(o->gpn, &v) || v < 1 || v > c->machine.gpus) {
-            fprintf(stderr, "nvscale model: --gpus-per-node '%s': machine '%s' has 1..%d GPUs\n", o->gpn,
-                    c->machine.id, c->machine.gpus);
+            usage_error("--gpus-per-node '%s': machine '%s' has 1..%d GPUs", o->gpn, c->machine.id, c->machine.gpus);
             return -1;
         }
         g = (int)v;
@@ -228,7 +226,7 @@ static int shapes_of(const opts *o, const nvs_model_config *c, int *nodes, int *
         if (parse_int_list("--nodes", o->nodes, MAX_TOTAL_GPUS, list, &nl)) return -1;
         for (int i = 0; i < nl; i++) {
             if ((long)list[i] * g > MAX_TOTAL_GPUS) {
-                fprintf(stderr, "nvscale model: --nodes %d x %d GPUs: more than %d GPUs\n", list[i], g, MAX_TOTAL_GPUS);
+                usage_error("--nodes %d x %d GPUs: more than %d GPUs", list[i], g, MAX_TOTAL_GPUS);
                 return -1;
             }
             nodes[k] = list[i];
@@ -246,10 +244,8 @@ static int shapes_of(const opts *o, const nvs_model_config *c, int *nodes, int *
                 nodes[k] = list[i] / g;
                 gpn[k++] = g;
             } else {
-                fprintf(stderr,
-                        "nvscale model: --gpus %d: more than one node of %d GPUs (machine '%s') must be a multiple "
-                        "of %d\n",
-                        list[i], g, c->machine.id, g);
+                usage_error("--gpus %d: more than one node of %d GPUs (machine '%s') must be a multiple of %d", list[i],
+                            g, c->machine.id, g);
                 return -1;
             }
         }
@@ -382,9 +378,7 @@ static int set_batch(const opts *o, nvs_model_config *c, nvs_mem_estimate *mem)
     }
     long v;
     if (nvs_parse_long(o->batch, &v) || v < 1 || v > MAX_BATCH) {
-        fprintf(stderr, "nvscale model: --batch '%s': expected a whole number in 1..%d or 'max'\n", o->batch,
-                MAX_BATCH);
-        return 2;
+        return usage_error("--batch '%s': expected a whole number in 1..%d or 'max'", o->batch, MAX_BATCH);
     }
     c->batch = (int)v;
     if (v > maxb)

@@ -108,6 +108,14 @@ expect 0 "sockets inside the node, 2.1 GB/s" \
     $M --preset-file $P/good.txt --gpu rtx3090 --machine lab-4gpu --model resnet50 --gpus 1,2 --shm off
 expect 2 "--bucket-cap '0'" $M $OK --bucket-cap 0
 expect 2 "--bucket-first 'big'" $M $OK --bucket-first big
+# every usage error ends with the help hint, as --step-cv's and --nccl's do (cli_common.h, nvs_cli_usage); these
+# left it out (exit 2 with the message alone)
+for a in "--batch 0" "--gpus 0" "--gpus 1,,2" "--nodes 1,x --net ib-hdr200" "--bucket-cap 0" "--gpus 12 --net ib-hdr200" \
+    "--nodes 10000 --net ib-hdr200" "--nodes 2 --gpus-per-node 9 --net ib-hdr200"; do
+    # shellcheck disable=SC2086 # $a is flags and their values, split on purpose
+    expect_err 2 "Try 'nvscale model --help'." $M $OK $a
+done
+expect_err 2 "Try 'nvscale model --help'." $M --calibrate tests/fixtures/model/h200x2_nvlink_resnet50.json --gpus 0
 expect 2 "--format 'xml'" $M $OK --format xml
 expect 2 "at most 16 combinations" $M --gpu a,b,c,d,e --machine a,b,c,d --model resnet50
 expect 2 "give one of them" $M --lambda --list-presets
