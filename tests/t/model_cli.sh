@@ -203,6 +203,24 @@ expect_err 2 "$cal/step0.json: train.results[1].step_us: expected a time above 0
     $M --calibrate "$cal/step0.json" -o "$cal/step0.txt"
 [ -e "$cal/step0.txt" ] && fail "--calibrate, a step of 0: wrote its output file"
 expect_err 2 "$cal/step-neg.json: train.results[1].step_us: expected a number from 0" $M --calibrate "$cal/step-neg.json"
+# ... and so are a compute-only step of 0 (the compute scale silently stayed the presets') and a comm-only time of 0
+# at N >= 2 (the per-call overhead silently fell back to 0); comm_us 0 at N=1, as runs write it, stays allowed
+python3 - "$cal" <<'PY'
+import json, sys
+d = json.load(open("tests/fixtures/model/h200x2_nvlink_resnet50.json"))
+d["train"]["results"][0]["compute_us"] = 0
+json.dump(d, open(sys.argv[1] + "/compute0.json", "w"))
+d = json.load(open("tests/fixtures/model/h200x2_nvlink_resnet50.json"))
+d["train"]["results"][1]["comm_us"] = 0
+json.dump(d, open(sys.argv[1] + "/comm0.json", "w"))
+d["train"]["results"][1]["comm_us"], d["train"]["results"][0]["comm_us"] = 520.0, 0
+json.dump(d, open(sys.argv[1] + "/comm0-n1.json", "w"))
+PY
+expect_err 2 "$cal/compute0.json: train.results[0].compute_us: expected a time above 0 at N=1 (null where not measured), got 0" \
+    $M --calibrate "$cal/compute0.json"
+expect_err 2 "$cal/comm0.json: train.results[1].comm_us: expected a time above 0 at N=2 (null where not measured), got 0" \
+    $M --calibrate "$cal/comm0.json"
+expect_err 0 "" $M --calibrate "$cal/comm0-n1.json"
 
 # an error that rounds to 0.0 reads +0.0, never -0.0: the N=1 step, where the compute scale makes the model equal
 # the measurement ((m - m) / m came out -2e-14 %), and the SHM host check's preset against its measured busbw
