@@ -188,6 +188,26 @@ json.dump(d, open(sys.argv[1] + "/dup-n3.json", "w"))
 PY
 expect_err 2 "$cal/dup-n3.json: trains[1].results[1].n: N=1 given twice (first at trains[1].results[0]) for workload lm290m" \
     $M --calibrate "$cal/dup-n3.json" --model lm290m
+# a run without N=1 (--gpus 2,4) fits the compute from its smallest N, whatever order the file lists them in (was the
+# first listed: 4 before 2 gave compute_scale 0.82 against 0.55, and another overlap penalty)
+python3 - "$cal" <<'PY'
+import json, sys, copy
+d = json.load(open("tests/fixtures/model/h200x2_nvlink_resnet50.json"))
+r2 = d["train"]["results"][1]
+r4 = copy.deepcopy(r2)
+r4.update(n=4, compute_us=r2["compute_us"] * 1.5, step_us=r2["step_us"] * 1.6)
+d["train"]["results"] = [r2, r4]
+json.dump(d, open(sys.argv[1] + "/n24.json", "w"))
+d["train"]["results"] = [r4, r2]
+json.dump(d, open(sys.argv[1] + "/n42.json", "w"))
+PY
+for o in 24 42; do
+    $M --calibrate "$cal/n$o.json" --machine pcie4-2s-8gpu-switch --format json >"$cal/n$o.out" 2>&1 ||
+        fail "--calibrate n$o.json: exit $?"
+done
+s24=$(json_get "$cal/n24.out" "[t['value'] for t in d['terms'] if t['name'] == 'compute_scale'][0]" 2>/dev/null)
+s42=$(json_get "$cal/n42.out" "[t['value'] for t in d['terms'] if t['name'] == 'compute_scale'][0]" 2>/dev/null)
+[ -n "$s24" ] && [ "$s24" = "$s42" ] || fail "--calibrate without N=1: compute_scale $s24 (N=2 first) vs $s42 (N=4 first)"
 # a measured step of 0 µs: refused as the reader refuses a negative one, naming the file, the field, the N and the
 # value (was exit 0: 0.00 in the table as measured, and the measured interference share dropped); null (not
 # measured) stays allowed, below
