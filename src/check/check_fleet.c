@@ -34,15 +34,53 @@ int nvs_check_eval_machine(const nvs_run *run, const nvs_run *base, nvs_verdicts
                        "the baseline's numbers may not be this machine's to reach");
 }
 
+/* what tells a run from another of its host: its file's name less .json; for a run.json (every run directory
+ * holds one) its directory's name; "" when the path has none */
+static void run_name(const char *path, char *buf, size_t len)
+{
+    const char *end = path ? path + strlen(path) : NULL, *p;
+    buf[0] = '\0';
+    if (!end) return;
+    for (p = end; p > path && p[-1] != '/'; p--) {}
+    if (!strcmp(p, "run.json")) { /* the directory's name: the component before p */
+        for (end = p; end > path && end[-1] == '/'; end--) {}
+        for (p = end; p > path && p[-1] != '/'; p--) {}
+    } else if (end - p > 5 && !strcmp(end - 5, ".json"))
+        end -= 5;
+    if (!strcmp(p, "run.json") || end - p == 0 || (end - p == 1 && *p == '.')) return;
+    snprintf(buf, len, "%.*s", (int)(end - p), p);
+}
+
+static int same_host(const nvs_run *a, const nvs_run *b) { return a->host && b->host && !strcmp(a->host, b->host); }
+
+const char *nvs_check_run_label(const nvs_run *const *runs, size_t nruns, size_t i, char *buf, size_t len)
+{
+    const char *host = runs[i]->host ? runs[i]->host : runs[i]->path;
+    char name[128], other[128];
+    int repeats = 0, name_repeats = 0;
+    run_name(runs[i]->path, name, sizeof name);
+    for (size_t k = 0; k < nruns; k++) {
+        if (k == i || !same_host(runs[i], runs[k])) continue;
+        repeats = 1;
+        run_name(runs[k]->path, other, sizeof other);
+        name_repeats |= !strcmp(name, other);
+    }
+    /* one run of its host: the host alone, as a fleet of different hosts always read */
+    if (!repeats) snprintf(buf, len, "%.60s", host ? host : "");
+    else if (name[0] && !name_repeats) snprintf(buf, len, "%.60s (%.60s)", host, name);
+    else snprintf(buf, len, "%.60s (run %zu)", host, i + 1);
+    return buf;
+}
+
 int nvs_check_eval_fleet(const nvs_run *const *runs, size_t nruns, double max_below_pct, nvs_verdicts *out)
 {
     nvs_fleet_machine m0, m;
-    char why[1200], what[96];
+    char why[1200], what[160], label[136];
     nvs_fleet_machine_of(runs[0], &m0);
     for (size_t i = 1; i < nruns; i++) {
         nvs_fleet_machine_of(runs[i], &m);
         if (!nvs_fleet_machines_differ(&m0, &m, why, sizeof why)) continue;
-        snprintf(what, sizeof what, "fleet machine %s", runs[i]->host ? runs[i]->host : runs[i]->path);
+        snprintf(what, sizeof what, "fleet machine %s", nvs_check_run_label(runs, nruns, i, label, sizeof label));
         if (machine_row(out, "fleet", what, runs[i], why, "compared with the others with care")) return -1;
     }
     nvs_fleet_samples s;
@@ -61,7 +99,9 @@ int nvs_check_eval_fleet(const nvs_run *const *runs, size_t nruns, double max_be
             break;
         }
         double want = x->median * (1 - max_below_pct / 100);
-        snprintf(v->metric, sizeof v->metric, "fleet %s @ %s", x->sample->key, x->sample->host);
+        /* the run, not only its host: two runs of one machine read "@ vm" both */
+        nvs_check_run_label(runs, nruns, (size_t)x->sample->run, label, sizeof label);
+        snprintf(v->metric, sizeof v->metric, "fleet %s @ %s", x->sample->key, label);
         /* enough decimals that a FAIL never reads as meeting its limit ("1.7 GB/s >= 1.7 GB/s" did) */
         int d = nvs_check_decimals(x->sample->value, want, 1);
         snprintf(v->measured, sizeof v->measured, "%.*f %s", d, x->sample->value, x->sample->unit);

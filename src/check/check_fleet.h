@@ -13,5 +13,9 @@ int nvs_check_eval_fleet(const nvs_run *const *runs, size_t nruns, double max_be
 /* A WARN row when the baseline's machine differs from the run's (GPU model, count, pair classes, backend, NCCL
  * settings); nothing when they are alike. 0, or -1 when out of memory. */
 int nvs_check_eval_machine(const nvs_run *run, const nvs_run *base, nvs_verdicts *out);
+/* The name of run i among several, for its rows: its host; where another run has the same host (two runs of one
+ * machine), "host (NAME)", NAME its file's name without .json or, for a run.json, its directory's ("vm (default)"),
+ * or "host (run K)" (K from 1, in the order given) where that name repeats too. Into buf; returns buf. */
+const char *nvs_check_run_label(const nvs_run *const *runs, size_t nruns, size_t i, char *buf, size_t len);
 
 #endif

@@ -315,9 +315,11 @@ int cmd_check(int argc, char **argv)
         bad = nvs_check_eval(&rs, &runs[i], base_path ? &base : NULL, &vs) ||
               nvs_check_eval_accept(&rs, runs[i].root, &vs) ||
               (base_path && nvs_check_eval_machine(&runs[i], &base, &vs));
+        char label[136];
+        if (nruns > 1) nvs_check_run_label(dp, (size_t)nruns, (size_t)i, label, sizeof label);
         for (size_t k = first; nruns > 1 && !bad && k < vs.n; k++) { /* which run each row is about */
             char m[sizeof vs.v[k].metric];
-            snprintf(m, sizeof m, "%.60s: %.190s", runs[i].host ? runs[i].host : paths[i], vs.v[k].metric);
+            snprintf(m, sizeof m, "%s: %.*s", label, (int)(sizeof m - 3 - strlen(label)), vs.v[k].metric);
             memcpy(vs.v[k].metric, m, sizeof m);
         }
     }

@@ -140,6 +140,30 @@ expect 2 "invalid value '100' for --fleet-max-below" "$NVS" check "$dir/node0.js
 # a different machine in the fleet is said (a WARN: its numbers are shown, compared with care)
 expect 0 "fleet machine node9 .*different machine .*WARN" "$NVS" check "$dir/node0.json" "$dir/node1.json" "$dir/h100.json"
 
+# two runs of one machine: each row names its run, not only the host ("vm: run result" twice, "@ vm" twice;
+# results/h200x2-final5/default against h200x2-final3/default-run): the host and the run's directory (a run.json)
+# or file name, its position where those repeat too; a host that ran once keeps its bare name
+mkdir -p "$dir/a" "$dir/b" "$dir/x/a" "$dir/y/a"
+for d in a b x/a y/a; do cp "$dir/node0.json" "$dir/$d/run.json"; done
+"$NVS" check "$dir/a/run.json" "$dir/b/run.json" "$dir/node1.json" --format json >"$dir/same.json" 2>/dev/null
+"$NVS" check "$dir/x/a/run.json" "$dir/y/a/run.json" --format json >"$dir/same2.json" 2>/dev/null
+python3 - "$dir" <<'PY' || fails=$((fails + 1))
+import json, sys
+d = sys.argv[1]
+errors = []
+for f, want in (("same.json", ["node0 (a): run result", "node0 (b): run result", "node1: run result",
+                               "fleet busbw all_reduce 1 GiB n=2 @ node0 (b)", "fleet busbw all_reduce 1 GiB n=2 @ node1"]),
+                ("same2.json", ["node0 (run 1): run result", "node0 (run 2): run result",
+                                "fleet busbw all_reduce 1 GiB n=2 @ node0 (run 2)"])):
+    m = [x["metric"] for x in json.load(open(d + "/" + f))["verdicts"]]
+    if len(set(m)) != len(m):
+        errors.append("%s: rows of the same name: %s" % (f, sorted(x for x in set(m) if m.count(x) > 1)[:4]))
+    errors += ["%s: no row '%s' (%s)" % (f, w, m[:3]) for w in want if w not in m]
+if errors:
+    print("FAIL: " + "\n      ".join(errors))
+    sys.exit(1)
+PY
+
 # a baseline from an H100 box: said, as a WARN row and on stderr; the rules decide the verdict
 expect 0 "warning: .*h100.json and .*node0.json are not the same kind of machine: GPU NVIDIA H100 80GB HBM3 vs NVIDIA H200" \
     "$NVS" check "$dir/node0.json" --baseline "$dir/h100.json" --max-below-baseline 5
