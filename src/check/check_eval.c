@@ -445,7 +445,9 @@ static void expected_only(nvs_verdict *v, const nvs_rule *r, double expected)
 {
     v->expected_v = expected;
     if (r->metric == NVS_RULE_EFFICIENCY) snprintf(v->expected, sizeof v->expected, ">= %.1f%%", expected * 100);
-    else snprintf(v->expected, sizeof v->expected, ">= %.1f GB/s", expected);
+    /* below 1 GB/s three significant digits, as fill_values says a measured row's limit: "%.1f" printed the
+     * limit of a baseline's small sizes, not measured in the run, as ">= 0.0 GB/s" */
+    else snprintf(v->expected, sizeof v->expected, fabs(expected) < 1 ? ">= %.3g GB/s" : ">= %.1f GB/s", expected);
 }
 
 /* A measured value that cannot be trusted: null or wrong results. Returns 1 when it wrote a failing row. */
