@@ -174,6 +174,10 @@ json_get "$dir/l3/run.json" "len(set(c['collective'] for c in d['collectives']))
     grep -q True || fail "level 3 lacks a collective or the sustained load"
 "$NVS" accept --level 3 --print-rules | grep -q "^sustain busbw max_drop=10%" ||
     fail "--print-rules lacks the level 3 rule"
+# ... every one of them as a rule, none as "# skipped" (level 3's GEMM burn rule was, so a rules file begun from
+# this output lost it)
+"$NVS" accept --level 3 --print-rules | grep -q "^sustain gemm max_drop=10%" ||
+    fail "--print-rules level 3: the GEMM burn rule is not a rule: $("$NVS" accept --level 3 --print-rules | grep gemm)"
 # the run's sections that check judges from the document, hand-edited: bad input naming the field (exit 2), not a
 # row "not measured" (exit 3, as before 3 December 2026); the file as written still judges (exit 0)
 printf 'nvscale-rules 1\nhealth ecc\n' >"$dir/ecc.rules"
