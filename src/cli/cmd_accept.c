@@ -53,7 +53,7 @@ static void usage(FILE *to)
             "  --level 1          topology and GPU health through NVML (seconds)\n"
             "  --level 2          + a self-test of every GPU (memory bandwidth, bf16 GEMM, both validated),\n"
             "                     copies between GPUs and with host memory, all_reduce and all_gather at\n"
-            "                     1 MiB .. 1 GiB, a short training step (default; 7-9 s on 1-2 H200s)\n"
+            "                     1 MiB .. 1 GiB, a short training step (default; about 10 s on 1-2 H200s)\n"
             "  --level 3          + every collective over the full sweep, the default training workloads, a GEMM\n"
             "                     burn on every GPU at once and a sustained all_reduce load (--sustain S each,\n"
             "                     default 120) with clocks sampled\n"
