@@ -267,13 +267,20 @@ static void t_min_bound_pct(void)
     pairs[0].bound_gbps = 0;
 }
 
+/* A baseline run whose collective rows are a copy of the run's, in brows, to change one by one. */
+static nvs_run baseline_of(nvs_run_coll *brows, size_t nbrows)
+{
+    nvs_run base = make_run();
+    memcpy(brows, rows, nbrows * sizeof *brows);
+    base.colls = brows;
+    return base;
+}
+
 static void t_below_baseline(void)
 {
     static nvs_run_coll brows[16];
     nvs_run run = make_run();
-    nvs_run base = make_run();
-    memcpy(brows, rows, sizeof brows);
-    base.colls = brows;
+    nvs_run base = baseline_of(brows, 16);
     /* baseline 1 GiB n=4 = 320: the run's 300 is 6.25% below */
     brows[6].busbw_gbps = 320.0;
     const char *ok[] = {"busbw all_reduce size=1G n=4 below_baseline<=6.25%", NULL};
@@ -325,9 +332,7 @@ static void t_below_baseline_small_not_measured(void)
 {
     static nvs_run_coll brows[16];
     nvs_run run = make_run();
-    nvs_run base = make_run();
-    memcpy(brows, rows, sizeof brows);
-    base.colls = brows;
+    nvs_run base = baseline_of(brows, 16);
     base.ncolls = 8;
     brows[7] = row("broadcast", 2, G, 0, 0.0012, 0, 1, 1); /* the run has no broadcast at n=2 */
     const char *lines[] = {"busbw broadcast n=2 below_baseline<=10%", NULL};
