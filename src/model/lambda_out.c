@@ -25,7 +25,7 @@ static double tolerance(int n) { return n == 8 ? 0.05 : 0.08; }
 static void fmt_err(char *buf, size_t len, double model, double meas, int fitted, int n)
 {
     if (isfinite(model) && isfinite(meas))
-        snprintf(buf, len, "%+.1f%s", fabs(100 * (model - meas)) < 0.05 ? 0.0 : 100 * (model - meas),
+        snprintf(buf, len, "%+.1f%s", nvs_model_pct1(100 * (model - meas)),
                  fitted ? "*" : fabs(model - meas) > tolerance(n) ? "!" : "");
     else
         snprintf(buf, len, "-");
