@@ -361,17 +361,14 @@ static int set_batch(const opts *o, nvs_model_config *c, nvs_mem_estimate *mem)
 {
     int maxb = nvs_model_max_batch(c, mem);
     if (!o->batch || !strcmp(o->batch, "max")) {
-        if (maxb < 1) {
-            fprintf(stderr,
-                    "nvscale model: %s does not fit on %s even at batch 1 by the memory estimate "
-                    "(%.2f GB for weights, gradients, optimizer and reserve of %.1f GB; %.1f MB per sample): "
-                    "give --batch\n",
-                    c->profile->name, c->gpu.id,
-                    (mem->weights_bytes + mem->grads_bytes + mem->buckets_bytes + mem->optimizer_bytes +
-                     mem->reserve_bytes) / 1e9,
-                    c->gpu.memory_bytes / 1e9, mem->per_sample_bytes / 1e6);
-            return 2;
-        }
+        if (maxb < 1)
+            return usage_error("%s does not fit on %s even at batch 1 by the memory estimate "
+                               "(%.2f GB for weights, gradients, optimizer and reserve of %.1f GB; %.1f MB per "
+                               "sample): give --batch",
+                               c->profile->name, c->gpu.id,
+                               (mem->weights_bytes + mem->grads_bytes + mem->buckets_bytes + mem->optimizer_bytes +
+                                mem->reserve_bytes) / 1e9,
+                               c->gpu.memory_bytes / 1e9, mem->per_sample_bytes / 1e6);
         c->batch = maxb;
         c->batch_is_max = 1;
         return 0;
@@ -397,9 +394,10 @@ static int eval_series(const opts *o, nvs_model_series *s)
     for (int i = 0; i < k; i++) {
         char err[512];
         nvs_result_t r = nvs_model_eval(&s->cfg, nodes[i], gpn[i], &s->pts[i], err, sizeof err);
+        if (r == NVS_ERR_INPUT) return usage_error("%s: %s", s->cfg.label, err); /* a shape the flags asked for */
         if (r != NVS_OK) {
             fprintf(stderr, "nvscale model: %s: %s\n", s->cfg.label, err);
-            return r == NVS_ERR_INPUT ? 2 : 1;
+            return 1;
         }
         s->npts++;
     }

@@ -116,6 +116,10 @@ for a in "--batch 0" "--gpus 0" "--gpus 1,,2" "--nodes 1,x --net ib-hdr200" "--b
     expect_err 2 "Try 'nvscale model --help'." $M $OK $a
 done
 expect_err 2 "Try 'nvscale model --help'." $M --calibrate tests/fixtures/model/h200x2_nvlink_resnet50.json --gpus 0
+# ... and so do the shapes the flags ask for that the model then refuses (2 nodes without --net; a model that
+# does not fit even at batch 1): model_eval.c / set_batch said why and stopped there
+expect_err 2 "Try 'nvscale model --help'." $M $OK --nodes 2
+expect_err 2 "Try 'nvscale model --help'." $M --gpu rtx3090 --machine pcie4-2s-8gpu-switch --model gpt2-xl
 expect 2 "--format 'xml'" $M $OK --format xml
 expect 2 "at most 16 combinations" $M --gpu a,b,c,d,e --machine a,b,c,d --model resnet50
 expect 2 "give one of them" $M --lambda --list-presets
