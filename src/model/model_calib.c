@@ -336,6 +336,19 @@ static nvs_result_t check_train_results(const char *run_path, const nvs_run_trai
     return NVS_OK;
 }
 
+/* qsort orders of the tables: by N (Ns are distinct: the reader refuses a run that gives one twice) */
+static int by_train_n(const void *a, const void *b)
+{
+    int x = ((const nvs_calib_train_row *)a)->n, y = ((const nvs_calib_train_row *)b)->n;
+    return (x > y) - (x < y);
+}
+
+static int by_link_n(const void *a, const void *b)
+{
+    int x = ((const nvs_calib_link *)a)->n, y = ((const nvs_calib_link *)b)->n;
+    return (x > y) - (x < y);
+}
+
 nvs_result_t nvs_calibrate(const char *run_path, const nvs_presets *ps, const nvs_calib_opts *o,
                            nvs_calibration *out, char *err, size_t errlen)
 {
@@ -752,7 +765,11 @@ nvs_result_t nvs_calibrate(const char *run_path, const nvs_presets *ps, const nv
             }
             out->ntrain++;
         }
+        /* the table by N, whatever order the file lists them in (a --gpus 4,2 run's rows read 4 before 2) */
+        qsort(out->train, (size_t)out->ntrain, sizeof *out->train, by_train_n);
     }
+    /* the links by N too: those found from the step (1b) were appended after the sweep's */
+    qsort(out->links, (size_t)out->nlinks, sizeof *out->links, by_link_n);
     if (out->nlinks == 0 && !out->has_train) {
         snprintf(err, errlen, "%s: nothing to calibrate: no all_reduce results at N >= 2 and no train results",
                  run_path);

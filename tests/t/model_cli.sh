@@ -212,6 +212,11 @@ done
 s24=$(json_get "$cal/n24.out" "[t['value'] for t in d['terms'] if t['name'] == 'compute_scale'][0]" 2>/dev/null)
 s42=$(json_get "$cal/n42.out" "[t['value'] for t in d['terms'] if t['name'] == 'compute_scale'][0]" 2>/dev/null)
 [ -n "$s24" ] && [ "$s24" = "$s42" ] || fail "--calibrate without N=1: compute_scale $s24 (N=2 first) vs $s42 (N=4 first)"
+# ... and its tables list the rows by N, as the file lists them or not (the step table read N=4 before N=2)
+for o in 24 42; do
+    $M --calibrate "$cal/n$o.json" --machine pcie4-2s-8gpu-switch 2>&1 | sed "s/n$o\.json/nXX.json/g" >"$cal/n$o.txt"
+done
+cmp -s "$cal/n24.txt" "$cal/n42.txt" || fail "--calibrate: the tables differ with the order of train.results[]: $(diff "$cal/n24.txt" "$cal/n42.txt" | head -6)"
 # a measured step of 0 µs: refused as the reader refuses a negative one, naming the file, the field, the N and the
 # value (was exit 0: 0.00 in the table as measured, and the measured interference share dropped); null (not
 # measured) stays allowed, below
