@@ -6,9 +6,11 @@
  *   busbw    all_reduce 69.1 % and all_gather 56.5 % of the ring bound at 1 GiB on the same machine, as nccl-tests
  *            measures them there too (coll3/VS-NCCL-TESTS.md): NCCL's protocols do not reach the line rate
  *                                                                                     -> 60 % and 48 %
- *   host     pinned copies reach 80-90 % of a PCIe gen4/gen5 x16 link's data rate (nvbandwidth's
- *            host_to_device/device_to_host on such links); one direction 70 %, both at once 55 % of twice the
- *            bound, each GPU alone; all GPUs at once 50 %, as a WARN: a shared switch or root port is a design
+ *   host     pinned copies, each GPU alone, measured 54.3-55.6 GB/s (h2d) and 54.8-55.4 (d2h) on the H200s'
+ *            PCIe gen5 x16 links, 86-88 % of 63.0 GB/s, and 90.1-101.8 GB/s both ways at once, 72-81 % of 126
+ *            (29 accept runs: accept*.txt under results/h200x1-* and results/h200x2-final/accept-l2-mpi.txt; a
+ *            gen4 link was not measured)                                   -> one direction 70 %, both at once 55 %
+ *            of twice the bound; all GPUs at once 50 %, as a WARN: a shared switch or root port is a design
  *            choice to know about, not a fault
  *   sustain  the busbw of the last 10 s chunk at most 10 % below the first: more is throttling or a link
  *            retraining under load; each GPU's GEMM burn the same: a healthy H200 held 660.3 -> 659.9 TFLOPS
