@@ -235,6 +235,18 @@ static nvs_result_t write_outputs(nvs_ctx *run, nvs_result_t status)
             }
         }
     }
+    /* the run has ended (however): <dir>.partial takes its name, before anything goes to standard output (a
+     * reader gone, `| head -1`, kills the process with SIGPIPE there). A directory left with .partial was cut
+     * short; its run.json says "running" and holds what was measured until then. */
+    if (cfg->save && run->final_dir[0] && strcmp(run->final_dir, run->out_dir)) {
+        if (nvs_rj_rename_run_dir(run->out_dir, run->final_dir) != 0) {
+            nvs_error("cannot rename %s to %s: %s (the results are in the former)", run->out_dir, run->final_dir,
+                      strerror(errno));
+            if (res == NVS_OK) res = NVS_ERR_SYSTEM;
+        } else {
+            snprintf(run->out_dir, sizeof run->out_dir, "%s", run->final_dir);
+        }
+    }
     if (nvs_exit_code(status) == 1 || nvs_exit_code(status) == 2) {
         /* a failed run prints no tables: it says where what it measured went */
         if (cfg->save && res == NVS_OK) fprintf(stderr, "nvscale: %s; what was measured is in %s/run.json\n",
@@ -268,17 +280,6 @@ static nvs_result_t write_outputs(nvs_ctx *run, nvs_result_t status)
         res = NVS_ERR_SYSTEM;
     }
     json_decref(root);
-    /* the run has ended (however): <dir>.partial takes its name. A directory left with .partial was cut
-     * short; its run.json says "running" and holds what was measured until then. */
-    if (cfg->save && run->final_dir[0] && strcmp(run->final_dir, run->out_dir)) {
-        if (nvs_rj_rename_run_dir(run->out_dir, run->final_dir) != 0) {
-            nvs_error("cannot rename %s to %s: %s (the results are in the former)", run->out_dir, run->final_dir,
-                      strerror(errno));
-            if (res == NVS_OK) res = NVS_ERR_SYSTEM;
-        } else {
-            snprintf(run->out_dir, sizeof run->out_dir, "%s", run->final_dir);
-        }
-    }
     if (cfg->save && res != NVS_OK) {
         /* the end could not be written (a full disk): say what is left of the run */
         char path[NVS_PATH_MAX + 16];
