@@ -235,6 +235,7 @@ static nvs_result_t write_outputs(nvs_ctx *run, nvs_result_t status)
             }
         }
     }
+    nvs_result_t saved = res; /* what the files came to: a failed rename or standard output is not theirs */
     /* the run has ended (however): <dir>.partial takes its name, before anything goes to standard output (a
      * reader gone, `| head -1`, kills the process with SIGPIPE there). A directory left with .partial was cut
      * short; its run.json says "running" and holds what was measured until then. */
@@ -280,7 +281,7 @@ static nvs_result_t write_outputs(nvs_ctx *run, nvs_result_t status)
         res = NVS_ERR_SYSTEM;
     }
     json_decref(root);
-    if (cfg->save && res != NVS_OK) {
+    if (cfg->save && saved != NVS_OK) {
         /* the end could not be written (a full disk): say what is left of the run */
         char path[NVS_PATH_MAX + 16];
         struct stat st;

@@ -1,7 +1,9 @@
 #!/bin/sh
 # Standard output gone at the end of a run (issue 14), on the MPI host backend:
-# piped into a reader that has exited (`| head -1`): SIGPIPE at the first write may end the process, but the
-# run directory has its final name already (not DIR.partial, which says "cut short") with the final run.json.
+#  1. piped into a reader that has exited (`| head -1`): SIGPIPE at the first write may end the process, but the
+#     run directory has its final name already (not DIR.partial, which says "cut short") with the final run.json;
+#  2. standard output closed: exit 1, the failed write named, and no claim that run.json is an older checkpoint
+#     (it is the final one, "ok").
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
 need_nvscale
@@ -17,4 +19,13 @@ SWEEP="coll --backend mpi -b 8 -e 64K -f 2 -n 2 -w 0 --coll all"
 [ "$(json_get "$d/pipe/run.json" "d['result']['status']" 2>/dev/null)" = ok ] ||
     fail "stdout to a closed pipe: no final run.json ('ok') in $d/pipe"
 
+# 2. stdout closed
+"$NVS" $SWEEP --out "$d/closed" >&- 2>"$d/closed.err"
+rc=$?
+[ $rc -eq 1 ] || fail "stdout closed: exit $rc, expected 1"
+grep -q "writing to standard output failed" "$d/closed.err" || fail "stdout closed: the failed write is not named"
+! grep -q "last checkpoint" "$d/closed.err" ||
+    fail "stdout closed: says run.json is the last checkpoint, but the final one was written: $(grep checkpoint "$d/closed.err")"
+[ "$(json_get "$d/closed/run.json" "d['result']['status']" 2>/dev/null)" = ok ] ||
+    fail "stdout closed: no final run.json ('ok') in $d/closed"
 finish
