@@ -209,9 +209,15 @@ static void load_one(const char *dir, tp_result *t)
     struct stat sb;
     snprintf(json_path, sizeof json_path, "%s/%s/run.json", dir, d->name);
     if (stat(json_path, &sb) != 0) {
-        t->state = ST_NOT_RUN;
-        snprintf(t->why, sizeof t->why, "no %s", json_path);
-        return;
+        /* a run whose rank 0 was killed (SIGKILL, the OOM killer) left its last checkpoint in DIR.partial */
+        char partial[sizeof json_path];
+        snprintf(partial, sizeof partial, "%s/%s.partial/run.json", dir, d->name);
+        if (stat(partial, &sb) != 0) {
+            t->state = ST_NOT_RUN;
+            snprintf(t->why, sizeof t->why, "no %s", json_path);
+            return;
+        }
+        snprintf(json_path, sizeof json_path, "%s", partial);
     }
     if (nvs_run_load(json_path, 0, &t->run) != NVS_OK) {
         t->state = ST_FAILED;
@@ -233,7 +239,7 @@ static void mark_unfinished(const char *dir, tp_result *t)
     const char *why = t->run.result_reason;
     snprintf(t->unfinished, sizeof t->unfinished, "the run did not end well (%s%s%.500s): its rows are what it "
              "measured before", st, why ? ": " : "", why ? why : "");
-    nvs_error("compare: %s: %s/%s/run.json: %s", nvs_tp(t->kind)->name, dir, nvs_tp(t->kind)->name, t->unfinished);
+    nvs_error("compare: %s: %s: %s", nvs_tp(t->kind)->name, t->run.path ? t->run.path : dir, t->unfinished);
 }
 
 /* ---- output ------------------------------------------------------------------------------------------------ */

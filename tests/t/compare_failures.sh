@@ -2,7 +2,8 @@
 # nvscale compare when things go wrong: usage errors exit 2 before anything runs; a failing run is reported
 # with its exit code and stderr tail while the others still run (exit 1); a run that used another transport
 # than asked is said loudly (exit 3); no feasible transport, or no topology, exit 1 with the reason; --report-only
-# of an unreadable run, or of none, exit 2 with nothing written; of a run that did not end well, exit 1.
+# of an unreadable run, or of none, exit 2 with nothing written; of a run that did not end well (its checkpoint
+# in DIR/<transport>.partial included), exit 1.
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
 need_nvscale
@@ -97,5 +98,21 @@ grep -q "^| shm | .* | ran, DID NOT END WELL (read from $base/cut/shm/run.json) 
     fail "--report-only: the interrupted run is not marked: $(grep '^| shm' "$base/cut/compare.md")"
 grep -q "^| nvlink | .* | ran (read from $base/cut/nvlink/run.json) | " "$base/cut/compare.md" ||
     fail "--report-only: the good run is marked too"
+
+# a run whose rank 0 was killed (kill -9, the OOM killer) left only its checkpoint in DIR/<transport>.partial: its
+# rows are read from there (they were dropped: "not run: no DIR/shm/run.json")
+mkdir -p "$base/killed/nvlink" "$base/killed/shm.partial"
+cp "$fx/run_h200x2.json" "$base/killed/nvlink/run.json"
+python3 -c "import json, sys
+d = json.load(open(sys.argv[1]))
+d['result'] = {'status': 'running', 'exit_code': 0, 'wrong_total': 0,
+               'reason': 'a checkpoint: the run had not ended when this was written'}
+json.dump(d, open(sys.argv[2], 'w'))" "$base/cut/shm/run.json" "$base/killed/shm.partial/run.json" ||
+    stop "cannot make the killed run"
+cmp_expect 1 "compare: shm: $base/killed/shm.partial/run.json: the run did not end well (running: a checkpoint" \
+    --report-only --transports nvlink,shm --out "$base/killed"
+grep -q "^| shm | .* | ran, DID NOT END WELL (read from $base/killed/shm.partial/run.json) | " \
+    "$base/killed/compare.md" || fail "--report-only: the checkpoint in shm.partial is not read: $(grep '^| shm' \
+    "$base/killed/compare.md")"
 
 finish "compare: failures reported as they should"
