@@ -25,6 +25,7 @@
 #include "run/rescue.h"
 #include "run/run.h"
 #include "run/run_flow.h"
+#include "run/same_command.h"
 #include "runjson/runjson_write.h"
 #include "runjson/sanity.h"
 
@@ -329,6 +330,9 @@ static nvs_result_t run_rank(nvs_rt *rt, void *arg)
     unsigned phases = req->cfg.phases;
     nvs_result_t res = NVS_OK;
     nvs_rj_utc_stamp((long)time(NULL), run.started_utc, sizeof run.started_utc);
+
+    res = nvs_same_command(rt, &req->cfg); /* before anything is made or measured */
+    if (res != NVS_OK) goto out;
 
     /* one run directory for all ranks: rank 0 creates it (exclusively, <name>.partial) and tells the others; the
      * threads runtime's ranks share the request, so only rank 0 writes into it */
