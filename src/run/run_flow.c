@@ -163,6 +163,11 @@ static nvs_result_t sweep_phase(nvs_ctx *run)
     return res;
 }
 
+/* A file of the run that cannot be written once the run has begun: the run directory was made and written when
+ * it began, so a path error now (the file system remounted read-only, its permissions taken away) is the
+ * system's, exit 1 as a full disk, not bad input (exit 2, "stopped by a usage error") */
+static nvs_result_t write_error(nvs_result_t r) { return r == NVS_ERR_USAGE ? NVS_ERR_SYSTEM : r; }
+
 /* Checkpoints are throttled: a run.json of a large sweep is a few MB, and the rows come every few ms. */
 #define NVS_CHECKPOINT_EVERY_S 2.0
 
@@ -180,7 +185,7 @@ nvs_result_t nvs_run_checkpoint(nvs_ctx *run, int force)
     run->running = 0;
     if (!root) return NVS_ERR_NOMEM;
     nvs_rescue_lock(run->rescue);
-    nvs_result_t r = nvs_rj_save(root, run->out_dir);
+    nvs_result_t r = write_error(nvs_rj_save(root, run->out_dir));
     nvs_rescue_unlock(run->rescue);
     json_decref(root);
     if (r != NVS_OK) nvs_error("cannot keep the results in %s: stopping the run", run->out_dir);
@@ -236,6 +241,7 @@ static nvs_result_t write_outputs(nvs_ctx *run, nvs_result_t status)
             }
         }
     }
+    res = write_error(res);
     nvs_result_t saved = res; /* what the files came to: a failed rename or standard output is not theirs */
     /* the run has ended (however): <dir>.partial takes its name, before anything goes to standard output (a
      * reader gone, `| head -1`, kills the process with SIGPIPE there). A directory left with .partial was cut

@@ -3,6 +3,7 @@
 # run directory keeps the last run.json that was written whole: never "ok", never an empty directory, no
 # temporary files left. On a 96 KiB tmpfs where this machine lets us mount one (root), else with the simulated
 # write failure of core/out_file.c (NVS_TEST_WRITE_FAIL=K: the K-th file and every later one fail with ENOSPC).
+# A file system remounted read-only mid-run is the same: exit 1.
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
 need_nvscale
@@ -40,6 +41,30 @@ if mount -t tmpfs -o size=96k tmpfs "$d/mnt" 2>/dev/null; then
     umount "$d/mnt"
 else
     echo "note: cannot mount a tmpfs here: the simulated full disk below stands for it"
+fi
+
+# 1b. the file system turns read-only mid-run (remounted by an admin, or by the kernel after an I/O error): a write
+#     error as a full disk is, exit 1 (it was exit 2, "stopped by a usage error"), the last checkpoint kept
+mkdir -p "$d/ro"
+if mount --bind "$d/ro" "$d/ro" 2>/dev/null; then
+    "$NVS" $SWEEP --out "$d/ro/r" >"$d/ro.out" 2>"$d/ro.err" &
+    pid=$!
+    i=0
+    while [ $i -lt 600 ] && [ "$(json_get "$d/ro/r.partial/run.json" "len(d.get('collectives') or [])" 2>/dev/null ||
+        echo 0)" -lt 1 ]; do
+        sleep 0.1
+        i=$((i + 1))
+    done
+    mount -o remount,ro,bind "$d/ro" || fail "cannot remount $d/ro read-only"
+    wait $pid
+    rc=$?
+    [ $rc -eq 1 ] || fail "read-only mid-run: exit $rc, expected 1: $(grep -v '^nvscale: \[' "$d/ro.err" | head -n 3)"
+    grep -q "Read-only file system" "$d/ro.err" || fail "read-only mid-run: the write error is not named"
+    n=$(json_get "$d/ro/r.partial/run.json" "len(d['collectives'])" 2>/dev/null || echo 0)
+    [ "$n" -ge 1 ] || fail "read-only mid-run: the checkpoint's rows were not kept"
+    umount "$d/ro"
+else
+    echo "note: cannot bind-mount here: the read-only case is not run"
 fi
 
 # 2. the simulated full disk: the first checkpoints succeed, the 6th write fails
