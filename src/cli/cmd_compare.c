@@ -142,6 +142,20 @@ static nvs_result_t discover_topology(const char *prog, const char *dir, nvs_run
 
 /* ---- one transport ----------------------------------------------------------------------------------------- */
 
+/* DIR/<transport>/run.json into `path`; where only DIR/<transport>.partial/run.json is there (the checkpoint of a
+ * run whose rank 0 was killed: SIGKILL, the OOM killer), that one. 0 when neither exists (`path`: the first). */
+static int find_run_json(const char *dir, const char *name, char *path, size_t len)
+{
+    struct stat sb;
+    char partial[NVS_PATH_MAX + 64];
+    snprintf(partial, sizeof partial, "%s/%s.partial/run.json", dir, name);
+    snprintf(path, len, "%s/%s/run.json", dir, name);
+    if (stat(path, &sb) == 0) return 1;
+    if (stat(partial, &sb) != 0) return 0;
+    snprintf(path, len, "%s", partial);
+    return 1;
+}
+
 static void run_one(const char *prog, const char *dir, int pc, char **pass, tp_result *t)
 {
     const nvs_tp_desc *d = nvs_tp(t->kind);
@@ -189,6 +203,16 @@ static void run_one(const char *prog, const char *dir, int pc, char **pass, tp_r
         nvs_file_tail(err_path, TAIL_LINES, t->tail, sizeof t->tail);
         snprintf(t->why, sizeof t->why, "nvscale run failed (%s); its stderr: %s", s, err_path);
         nvs_error("compare: %s: nvscale run failed (%s); last lines of %s:\n%s", d->name, s, err_path, t->tail);
+        /* what it measured before it stopped (Ctrl-C, a timeout, a kill) is shown, marked as a run that did not
+         * end well (mark_unfinished), as --report-only shows it */
+        if (find_run_json(dir, d->name, json_path, sizeof json_path) && nvs_run_load(json_path, 0, &t->run) == NVS_OK) {
+            if (t->run.result_status && strcmp(t->run.result_status, "ok")) {
+                t->loaded = 1;
+                t->state = ST_RAN;
+            } else {
+                nvs_run_free(&t->run);
+            }
+        }
         return;
     }
     nvs_info("compare: %s: done (%s)", d->name, t->status);
@@ -206,18 +230,10 @@ static void load_one(const char *dir, tp_result *t)
 {
     const nvs_tp_desc *d = nvs_tp(t->kind);
     char json_path[NVS_PATH_MAX + 64];
-    struct stat sb;
-    snprintf(json_path, sizeof json_path, "%s/%s/run.json", dir, d->name);
-    if (stat(json_path, &sb) != 0) {
-        /* a run whose rank 0 was killed (SIGKILL, the OOM killer) left its last checkpoint in DIR.partial */
-        char partial[sizeof json_path];
-        snprintf(partial, sizeof partial, "%s/%s.partial/run.json", dir, d->name);
-        if (stat(partial, &sb) != 0) {
-            t->state = ST_NOT_RUN;
-            snprintf(t->why, sizeof t->why, "no %s", json_path);
-            return;
-        }
-        snprintf(json_path, sizeof json_path, "%s", partial);
+    if (!find_run_json(dir, d->name, json_path, sizeof json_path)) {
+        t->state = ST_NOT_RUN;
+        snprintf(t->why, sizeof t->why, "no %s", json_path);
+        return;
     }
     if (nvs_run_load(json_path, 0, &t->run) != NVS_OK) {
         t->state = ST_FAILED;

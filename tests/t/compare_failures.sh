@@ -1,9 +1,9 @@
 #!/bin/sh
 # nvscale compare when things go wrong: usage errors exit 2 before anything runs; a failing run is reported
-# with its exit code and stderr tail while the others still run (exit 1); a run that used another transport
-# than asked is said loudly (exit 3); no feasible transport, or no topology, exit 1 with the reason; --report-only
-# of an unreadable run, or of none, exit 2 with nothing written; of a run that did not end well (its checkpoint
-# in DIR/<transport>.partial included), exit 1.
+# with its exit code and stderr tail while the others still run (exit 1), one interrupted with the rows it
+# measured; a run that used another transport than asked is said loudly (exit 3); no feasible transport, or no
+# topology, exit 1 with the reason; --report-only of an unreadable run, or of none, exit 2 with nothing written;
+# of a run that did not end well (its checkpoint in DIR/<transport>.partial included), exit 1.
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
 need_nvscale
@@ -47,6 +47,14 @@ grep -q "NCCL error: unhandled system error (asked for shm)" "$ERR" || fail "the
 grep -q "^  shm     FAILED " "$OUT" || fail "stdout does not say shm failed"
 grep -q "^| shm | .* | FAILED (exit 1, [0-9.]* s) | - | nvscale run failed (exit 1); its stderr: $base/f/shm.stderr.txt |" "$base/f/compare.md" || fail "compare.md does not report the failure"
 grep -q "^fake nvscale: see NCCL_DEBUG=INFO for details" "$base/f/compare.md" || fail "compare.md lacks the stderr tail"
+
+# one run is interrupted (Ctrl-C, a timeout, a kill): the rows it measured before are in the comparison, the run
+# marked DID NOT END WELL, exit 1 (they were dropped: "FAILED", no column)
+FAKE_CUT=shm cmp_expect 1 "compare: shm: $base/c/shm/run.json: the run did not end well (interrupted: interrupted by" \
+    --transports nvlink,shm --out "$base/c"
+grep -q "^| shm | .* | ran, DID NOT END WELL (exit 130, [0-9.]* s) | SHM over host memory" "$base/c/compare.md" ||
+    fail "an interrupted run is not shown with its rows: $(grep '^| shm' "$base/c/compare.md")"
+grep -q "^ *1 GiB *329.65 *27.37 " "$OUT" || fail "the interrupted run's rows are not in the busbw table"
 
 # a run used another transport than asked: loud, exit 3
 FAKE_MISMATCH=shm cmp_expect 3 "compare: shm: MISMATCH: asked for shm (SHM), NCCL used P2P over NVLink (2 channels) at n=2" \
