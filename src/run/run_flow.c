@@ -430,7 +430,9 @@ end:;
         if (w != NVS_OK && res == NVS_OK) res = w;
         /* said last, after the outputs (which name the run directory), so that the end of the terminal says
          * why the run stopped: Open MPI's abort banner alone did not */
-        if (final == NVS_ERR_INTERRUPTED) fprintf(stderr, "nvscale: %s (run.json: status \"interrupted\")\n", run.reason);
+        if (final == NVS_ERR_INTERRUPTED)
+            fprintf(stderr, "nvscale: %s%s\n", run.reason,
+                    req->cfg.save ? " (run.json: status \"interrupted\")" : " (--no-save: on standard output only, no run.json)");
     }
     if (final != NVS_OK && res == NVS_OK) res = final;
 out:

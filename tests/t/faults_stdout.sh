@@ -3,7 +3,8 @@
 #  1. piped into a reader that has exited (`| head -1`): SIGPIPE at the first write may end the process, but the
 #     run directory has its final name already (not DIR.partial, which says "cut short") with the final run.json;
 #  2. standard output closed: exit 1, the failed write named, and no claim that run.json is an older checkpoint
-#     (it is the final one, "ok").
+#     (it is the final one, "ok");
+#  3. Ctrl-C with --no-save: exit 130, the rows measured printed, no run.json named on stderr.
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
 need_nvscale
@@ -28,4 +29,21 @@ grep -q "writing to standard output failed" "$d/closed.err" || fail "stdout clos
     fail "stdout closed: says run.json is the last checkpoint, but the final one was written: $(grep checkpoint "$d/closed.err")"
 [ "$(json_get "$d/closed/run.json" "d['result']['status']" 2>/dev/null)" = ok ] ||
     fail "stdout closed: no final run.json ('ok') in $d/closed"
+
+# 3. Ctrl-C with --no-save: the rows measured are printed, and stderr does not point at a run.json that is not there
+"$NVS" coll --backend mpi -b 1K -e 64M -n 100 -w 1 --no-save >"$d/nosave.out" 2>"$d/nosave.err" &
+pid=$!
+i=0
+while [ $i -lt 600 ] && ! grep -q "sweep N=1 " "$d/nosave.err"; do
+    sleep 0.1
+    i=$((i + 1))
+done
+sleep 1 # the small sizes take milliseconds each; 64 MiB at 100 iterations takes many seconds
+kill -INT $pid
+wait $pid
+rc=$?
+[ $rc -eq 130 ] || fail "Ctrl-C with --no-save: exit $rc, expected 130"
+grep -q "^ *1024 " "$d/nosave.out" || fail "Ctrl-C with --no-save: the rows measured are not printed"
+! grep -q "run.json: status" "$d/nosave.err" ||
+    fail "Ctrl-C with --no-save: stderr names a run.json: $(grep 'run.json' "$d/nosave.err")"
 finish
