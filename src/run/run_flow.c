@@ -216,11 +216,11 @@ static nvs_result_t write_outputs(nvs_ctx *run, nvs_result_t status)
     json_t *explain = nvs_ctx_explain(run, root);
     if (explain) json_object_set_new(root, "explain", explain);
     warn_sanity(root);
-    nvs_result_t res = NVS_OK;
+    nvs_result_t res = NVS_OK, json_res = NVS_OK;
     const char *shown = run->final_dir[0] ? run->final_dir : run->out_dir; /* its name once written */
     if (cfg->save) {
         char path[NVS_PATH_MAX + 32];
-        res = nvs_rj_save(root, run->out_dir);
+        res = json_res = nvs_rj_save(root, run->out_dir);
         if (res == NVS_OK && run->rows.n) {
             snprintf(path, sizeof path, "%s/collectives.csv", run->out_dir);
             nvs_outfile o;
@@ -293,7 +293,9 @@ static nvs_result_t write_outputs(nvs_ctx *run, nvs_result_t status)
         char path[NVS_PATH_MAX + 16];
         struct stat st;
         snprintf(path, sizeof path, "%s/run.json", run->out_dir);
-        if (stat(path, &st) == 0 && st.st_size > 0)
+        if (json_res == NVS_OK) /* only table.txt or collectives.csv failed */
+            nvs_error("%s is the final one, with every result measured: only the tables beside it are missing", path);
+        else if (stat(path, &st) == 0 && st.st_size > 0)
             nvs_error("%s holds the last checkpoint written (status \"running\"): what was measured after it is lost",
                       path);
         else

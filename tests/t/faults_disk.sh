@@ -3,7 +3,8 @@
 # run directory keeps the last run.json that was written whole: never "ok", never an empty directory, no
 # temporary files left. On a 96 KiB tmpfs where this machine lets us mount one (root), else with the simulated
 # write failure of core/out_file.c (NVS_TEST_WRITE_FAIL=K: the K-th file and every later one fail with ENOSPC).
-# A file system remounted read-only mid-run is the same: exit 1.
+# A file system remounted read-only mid-run is the same: exit 1. A disk that fills after the final run.json (at
+# the tables) says that run.json is whole.
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
 need_nvscale
@@ -72,6 +73,28 @@ NVS_TEST_WRITE_FAIL=6 "$NVS" $SWEEP --out "$d/sim" >"$d/sim.out" 2>"$d/sim.err"
 rc=$?
 [ $rc -eq 1 ] || fail "simulated full disk: exit $rc, expected 1"
 check_kept "$d/sim" "$d/sim.err" "simulated full disk"
+# 3. the disk fills after the final run.json, at collectives.csv: run.json is said to be the final one (it was
+#    called "the last checkpoint ... what was measured after it is lost"), exit 1. The K-th write is that file
+#    when no checkpoint came mid-sweep (a loaded machine may add one): K is searched
+k=3
+while [ $k -le 8 ]; do
+    rm -rf "$d/csv" "$d/csv.partial"
+    NVS_TEST_WRITE_FAIL=$k "$NVS" coll --backend mpi -b 1K -e 4K -n 3 --out "$d/csv" >/dev/null 2>"$d/csv.err"
+    rc=$?
+    grep -q "cannot write .*collectives.csv" "$d/csv.err" && break
+    k=$((k + 1))
+done
+if [ $k -le 8 ]; then
+    [ $rc -eq 1 ] || fail "full disk at collectives.csv: exit $rc, expected 1"
+    [ "$(json_get "$d/csv/run.json" "d['result']['status']" 2>/dev/null)" = ok ] ||
+        fail "full disk at collectives.csv: run.json is not the final one"
+    grep -q "run.json is the final one, with every result measured" "$d/csv.err" ||
+        fail "full disk at collectives.csv: not said that run.json is whole: $(grep error "$d/csv.err" | head -n 3)"
+    ! grep -q "last checkpoint" "$d/csv.err" || fail "full disk at collectives.csv: run.json called a checkpoint"
+else
+    fail "full disk at collectives.csv: no K made collectives.csv the failing write"
+fi
+
 # the hook's value is validated like every input: one message, exit 2, nothing made
 expect 2 "invalid value 'x' for environment variable NVS_TEST_WRITE_FAIL" env NVS_TEST_WRITE_FAIL=x \
     "$NVS" coll --backend mpi -b 1K -e 4K --out "$d/nohook"
