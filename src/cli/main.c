@@ -1,5 +1,6 @@
 /* nvscale entry point: a git-style table of subcommands. With no subcommand (or only flags), `run`. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -107,4 +108,23 @@ static int said_once(int rc)
     return rc;
 }
 
-int main(int argc, char **argv) { return said_once(stdout_flushed(dispatch(argc, argv))); }
+/* A standard descriptor closed at launch (`nvscale ... >&-`) would be the next file opened: MPI's start-up pipe,
+ * a run.json temporary, and what nvscale prints would go into it (Open MPI's singleton start-up took fd 1, seen
+ * under `nvscale coll >&-`). Each closed one is held on /dev/null, opened the wrong way round (stdin for writing,
+ * stdout and stderr for reading), so that using it still fails with EBADF as a closed one does: a write to
+ * stdout is still reported. */
+static void hold_closed_std_fds(void)
+{
+    for (int fd = 0; fd <= 2; fd++)
+        if (fcntl(fd, F_GETFD) == -1 && errno == EBADF) {
+            int got = open("/dev/null", fd == 0 ? O_WRONLY : O_RDONLY);
+            if (got < 0) return;             /* nothing better to do: it stays closed */
+            if (got != fd) (void)close(got); /* cannot happen: the lowest free descriptor is fd */
+        }
+}
+
+int main(int argc, char **argv)
+{
+    hold_closed_std_fds();
+    return said_once(stdout_flushed(dispatch(argc, argv)));
+}

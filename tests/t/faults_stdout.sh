@@ -4,7 +4,9 @@
 #     run directory has its final name already (not DIR.partial, which says "cut short") with the final run.json;
 #  2. standard output closed: exit 1, the failed write named, and no claim that run.json is an older checkpoint
 #     (it is the final one, "ok");
-#  3. Ctrl-C with --no-save: exit 130, the rows measured printed, no run.json named on stderr.
+#  3. Ctrl-C with --no-save: exit 130, the rows measured printed, no run.json named on stderr;
+#  4. standard output closed at launch: descriptor 1 is not handed to the next file opened (held on /dev/null
+#     from the start: Open MPI's start-up pipe took it, and what nvscale printed would have gone there).
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
 need_nvscale
@@ -46,4 +48,22 @@ rc=$?
 grep -q "^ *1024 " "$d/nosave.out" || fail "Ctrl-C with --no-save: the rows measured are not printed"
 ! grep -q "run.json: status" "$d/nosave.err" ||
     fail "Ctrl-C with --no-save: stderr names a run.json: $(grep 'run.json' "$d/nosave.err")"
+
+# 4. a sweep started with stdout closed: its descriptor 1, looked at once the sweep has begun (before the fix:
+#    closed, or whatever the process opened next: Open MPI's start-up pipe was seen there)
+if [ -d /proc/self/fd ]; then
+    "$NVS" coll --backend mpi -b 8 -e 64M -f 2 -n 20 -w 0 --no-save >&- 2>"$d/fd1.err" &
+    pid=$!
+    i=0
+    while [ $i -lt 300 ] && kill -0 $pid 2>/dev/null && ! grep -q "sweep N=1 " "$d/fd1.err"; do
+        sleep 0.1
+        i=$((i + 1))
+    done
+    fd1=$(readlink "/proc/$pid/fd/1" 2>/dev/null)
+    kill -INT $pid 2>/dev/null
+    wait $pid
+    [ "$fd1" = /dev/null ] || fail "stdout closed at launch: descriptor 1 is '${fd1:-closed}', not held on /dev/null"
+else
+    skip "no /proc: descriptor 1 not looked at"
+fi
 finish
