@@ -123,14 +123,14 @@ int cmd_report(int argc, char **argv)
                 nvs_error("report: unknown option -%c", optopt);
             else
                 nvs_error("report: unknown option %s", argv[optind - 1]);
-            usage(stderr);
+            fprintf(stderr, "Try 'nvscale report --help'.\n"); /* one message, not the whole help */
             return 2;
         }
     }
     int nruns = argc - optind;
     if (nruns < 1) {
         nvs_error("report: no run.json given");
-        usage(stderr);
+        fprintf(stderr, "Try 'nvscale report --help'.\n");
         return 2;
     }
     /* model projections (nvscale model --format json) get their own report: efficiency vs N per configuration */

@@ -33,6 +33,12 @@ expect2 "option --title needs a value" tests/fixtures/runs/minimal_coll.json --t
 # a value given to a flag that takes none is named as typed (getopt's optopt named a "-P" that does not exist)
 expect2 "option --no-plots takes no value (got --no-plots=1)" --no-plots=1 tests/fixtures/runs/minimal_coll.json
 expect2 "unknown option --bogus=1" --bogus=1 tests/fixtures/runs/minimal_coll.json
+# a usage error is one message and the help hint, as every subcommand's (was the message and the whole help)
+for args in "" "--bogus tests/fixtures/runs/minimal_coll.json" "-x tests/fixtures/runs/minimal_coll.json"; do
+    # shellcheck disable=SC2086 # args is words
+    expect_err 2 "Try 'nvscale report --help'." "$NVS" report --no-plots $args &&
+        [ "$(grep -c . "$ERR")" -ne 2 ] && fail "report $args: $(grep -c . "$ERR") lines on stderr, not 2: $(cat "$ERR")"
+done
 : >"$tmp/afile"
 expect_err 2 "not a directory" "$NVS" report --no-plots -o "$tmp/afile" tests/fixtures/runs/minimal_coll.json
 # a what-if projection is not a run: said so, not "another nvscale version"
