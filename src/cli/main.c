@@ -42,7 +42,9 @@ static int cmd_help(int argc, char **argv)
         fprintf(nvs_stderr_once(), "nvscale help: unexpected argument '%s'\nTry 'nvscale help'.\n", argv[2]);
         return 2;
     }
-    if (argc >= 2 && strcmp(argv[1], "help")) {
+    /* `nvscale help --help`, as the list below says of every subcommand: the list */
+    int self = argc >= 2 && (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"));
+    if (argc >= 2 && !self) {
         for (int i = 0; i < ntable; i++)
             if (!strcmp(argv[1], table[i].name)) {
                 char *args[] = {argv[1], "--help", NULL};
@@ -61,6 +63,10 @@ static int cmd_help(int argc, char **argv)
 
 static int cmd_version(int argc, char **argv)
 {
+    if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) { /* and `nvscale help version` */
+        printf("usage: nvscale version\nPrints the versions of nvscale and of the libraries it was built with.\n");
+        return 0;
+    }
     if (argc > 1) { /* nothing to choose: a word after it is a mistake, not a request */
         fprintf(nvs_stderr_once(), "nvscale version: unexpected argument '%s'\nTry 'nvscale help'.\n", argv[1]);
         return 2;

@@ -72,6 +72,13 @@ expect 0 "NCCL" $NVS version
 expect 2 "nvscale version: unexpected argument 'extra'" $NVS version extra
 expect 2 "nvscale version: unexpected argument '--bogus'" $NVS version --bogus
 expect 2 "nvscale help: unexpected argument 'extra'" $NVS help run extra
+# 'nvscale SUBCOMMAND --help' works for every subcommand, as `nvscale help` says (version and help refused it, and
+# so `nvscale help version` failed: exit 2)
+expect 0 "usage: nvscale version" $NVS version --help
+expect 0 "usage: nvscale version" $NVS version -h
+expect 0 "usage: nvscale version" $NVS help version
+expect 0 "nccl-tests style" $NVS help --help
+expect 0 "nccl-tests style" $NVS help -h
 # every built-in profile is named in the --help of the commands that take --model
 for name in $(sed -n 's/^extern const char nvs_profile_text_\([a-z0-9_]*\)\[\];/\1/p' src/workload/profiles/builtin.h | tr _ -); do
     for cmd in train model; do
