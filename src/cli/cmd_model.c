@@ -858,14 +858,23 @@ int cmd_model(int argc, char **argv)
         case O_STEP_CV: slot = &o.step_cv; break;
         case O_FRAMEWORK: slot = &o.framework; break;
         case O_HOST_MEM: slot = &o.host_mem; break;
-        case O_FIT: o.fit = 1; break;
+        case O_FIT:
+            if (o.fit) return usage_error("%s", "option --fit given twice");
+            o.fit = 1;
+            break;
         case O_FORMAT: slot = &o.format; break;
-        case O_LAMBDA: o.lambda = 1; break;
+        case O_LAMBDA:
+            if (o.lambda) return usage_error("%s", "option --lambda given twice");
+            o.lambda = 1;
+            break;
         case O_PAIRS:
             if (o.pairs) return usage_error("%s", "option --pairs given twice");
             o.pairs = 1;
             break;
-        case O_LIST: o.list = 1; break;
+        case O_LIST:
+            if (o.list) return usage_error("%s", "option --list-presets given twice");
+            o.list = 1;
+            break;
         case O_PRESET_FILE:
             if (o.npreset_files == MAX_PRESET_FILES) return usage_error("%s", "at most 16 --preset-file");
             o.preset_files[o.npreset_files++] = optarg;

@@ -21,6 +21,10 @@ expect 2 "unknown option '-Z'" $M $OK -Zq
 expect 2 "needs a value" $M $OK --gpus
 expect 2 "unexpected argument 'extra'" $M $OK extra
 expect 2 "option --gpu given twice" $M $OK --gpu rtxa6000
+# the mode flags too, as --pairs (were taken twice without a word, exit 0)
+expect 2 "option --lambda given twice" $M --lambda --lambda
+expect 2 "option --fit given twice" $M --lambda --fit --fit
+expect 2 "option --list-presets given twice" $M --list-presets --list-presets
 expect 2 "option --batch needs a non-empty value" $M $OK --batch ""
 # the flag as given (was "option --o")
 expect 2 "option -o needs a non-empty value" $M $OK -o ""
