@@ -136,9 +136,10 @@ nvs_result_t nvs_check_print_table(FILE *f, const nvs_check_report *rep)
     if (!rep->nslowest) fprintf(f, "slowest rank: not known (no collective row at n >= 2 names one)\n");
     slowest_pair_line(f, rep->run, rep->slowest_pair);
     if (vs->failed)
-        fprintf(f, "result: FAIL (%zu of %zu checks failed)\n", vs->failed, vs->n);
-    else
-        fprintf(f, "result: PASS (%zu checks%s)\n", vs->n, vs->warned ? ", some with a warning: read their notes" : "");
+        fprintf(f, "result: FAIL (%zu of %zu check%s failed)\n", vs->failed, vs->n, vs->n == 1 ? "" : "s");
+    else /* "1 checks" read wrong: a host without NVML judges the run result alone */
+        fprintf(f, "result: PASS (%zu check%s%s)\n", vs->n, vs->n == 1 ? "" : "s",
+                vs->warned ? ", some with a warning: read their notes" : "");
     if (fflush(f) != 0 || ferror(f)) {
         nvs_error("cannot write the verdict table to stdout");
         return NVS_ERR_SYSTEM;

@@ -132,6 +132,9 @@ rc=$?
 [ "$rc" -eq 0 ] || fail "accept without NVML exited $rc"
 grep -q "skipped: GPU health: unsupported: libnvidia-ml.so.1 not loaded" "$dir/nonvml.txt" ||
     { fail "accept without NVML does not say why health was skipped"; cat "$dir/nonvml.txt"; }
+# its one check is counted in the singular (was "result: PASS (1 checks)")
+grep -q "^result: PASS (1 check)$" "$dir/nonvml.txt" ||
+    { fail "accept without NVML: no 'result: PASS (1 check)' line"; grep '^result' "$dir/nonvml.txt"; }
 
 # a rules file overrides the built-in rules
 printf 'nvscale-rules 1\nhealth ecc severity=warn\nhealth xid\n' >"$dir/warn.rules"
