@@ -16,8 +16,11 @@ static nvs_sanity *next(nvs_sanity *out, size_t cap, size_t *n)
 }
 
 /* One workload's efficiencies above 100 % beyond noise; `model` names it in a run of several, else NULL */
-static void efficiency_findings(const nvs_run_train *t, const char *model, nvs_sanity *out, size_t cap, size_t *n)
+static void efficiency_findings(const nvs_run *run, const nvs_run_train *t, const char *model, nvs_sanity *out,
+                                size_t cap, size_t *n)
 {
+    /* the host backend's ranks are CPU processes (a run.json before command.backend: GPUs, as it said then) */
+    const char *units = run->backend && strcmp(run->backend, "nccl") ? "ranks" : "GPUs";
     for (size_t i = 0; i < t->nresults; i++) {
         const nvs_run_train_result *x = &t->results[i];
         if (!(x->efficiency > 1 + NVS_SANITY_NOISE)) continue; /* NaN: not measured, nothing to say */
@@ -31,9 +34,9 @@ static void efficiency_findings(const nvs_run_train *t, const char *model, nvs_s
         s->limit = 1 + NVS_SANITY_NOISE;
         snprintf(s->text, sizeof s->text,
                  "%.64s%straining efficiency %.1f %% at N=%d is above 100 %% by more than timing noise (%.0f %%): N "
-                 "GPUs stepped faster than the reference; its step was slowed by something else (host launch overhead "
+                 "%s stepped faster than the reference; its step was slowed by something else (host launch overhead "
                  "of a small model, CPU clocks, another process): this run's efficiencies are not scaling",
-                 model ? model : "", model ? "'s " : "", 100 * x->efficiency, x->n, 100 * NVS_SANITY_NOISE);
+                 model ? model : "", model ? "'s " : "", 100 * x->efficiency, x->n, 100 * NVS_SANITY_NOISE, units);
     }
 }
 
@@ -44,7 +47,7 @@ size_t nvs_sanity_of(const nvs_run *run, nvs_sanity *out, size_t cap)
     size_t nw = nvs_run_workloads(run);
     for (size_t w = 0; w < nw; w++) {
         const nvs_run_train *t = nvs_run_workload(run, w);
-        efficiency_findings(t, nw > 1 ? (t->model ? t->model : "?") : NULL, out, cap, &n);
+        efficiency_findings(run, t, nw > 1 ? (t->model ? t->model : "?") : NULL, out, cap, &n);
     }
     for (size_t i = 0; i < run->ncolls; i++) {
         const nvs_run_coll *c = &run->colls[i];

@@ -64,5 +64,24 @@ static void t_workloads(void)
     nvs_run_free(&r);
 }
 
-T_LIST = {T_CASE(t_findings), T_CASE(t_workloads)};
+/* The host backend's ranks are CPU processes: its finding says "ranks", not "GPUs" (it said "N GPUs stepped
+ * faster" in a run without a GPU) */
+static void t_host_backend(void)
+{
+    nvs_run r = load("{\"schema\": \"nvscale.run/1\", \"command\": {\"subcommand\": \"run\", \"backend\": \"mpi\"},"
+                     " \"train\": {\"model\": \"resnet50\", \"results\": ["
+                     "  {\"n\": 1, \"efficiency\": 1.0}, {\"n\": 2, \"efficiency\": 1.143}]}}");
+    nvs_sanity s[4];
+    T_EQ_U(nvs_sanity_of(&r, s, 4), 1);
+    T_CONTAINS(s[0].text, ": N ranks stepped faster than the reference");
+    nvs_run_free(&r);
+    r = load("{\"schema\": \"nvscale.run/1\", \"command\": {\"subcommand\": \"run\", \"backend\": \"nccl\"},"
+             " \"train\": {\"model\": \"resnet50\", \"results\": ["
+             "  {\"n\": 1, \"efficiency\": 1.0}, {\"n\": 2, \"efficiency\": 1.143}]}}");
+    T_EQ_U(nvs_sanity_of(&r, s, 4), 1);
+    T_CONTAINS(s[0].text, ": N GPUs stepped faster than the reference");
+    nvs_run_free(&r);
+}
+
+T_LIST = {T_CASE(t_findings), T_CASE(t_workloads), T_CASE(t_host_backend)};
 T_MAIN
