@@ -633,9 +633,10 @@ static int eval_below(const nvs_rule *r, const nvs_run *run, const nvs_run *base
         if (r->metric == NVS_RULE_EFFICIENCY)
             snprintf(v->note, sizeof v->note, "baseline %.1f%%, %.*f%% %s it (limit %.*f%%)", b.value * 100, dp,
                      fabs(below), below >= 0 ? "below" : "above", dp, r->below_pct);
-        else { /* below 0.05 GB/s "%.1f" printed a baseline of 0.0 (a host backend's tiny sizes): 2 digits */
+        else { /* below 1 GB/s (a host backend's small sizes) three digits, as expected_only says the limit:
+                * "%.1f" printed 0.0508 as "baseline 0.1 GB/s" beside ">= 0.0483 GB/s" */
             char bv[32];
-            snprintf(bv, sizeof bv, b.value < 0.05 ? "%.2g" : "%.1f", b.value);
+            snprintf(bv, sizeof bv, fabs(b.value) < 1 ? "%.3g" : "%.1f", b.value);
             snprintf(v->note, sizeof v->note, "baseline %s GB/s, %.*f%% %s it (limit %.*f%%)", bv, dp, fabs(below),
                      below >= 0 ? "below" : "above", dp, r->below_pct);
         }
