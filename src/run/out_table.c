@@ -81,8 +81,10 @@ static void ranks_line(const nvs_ctx *run, int n, FILE *to)
         fprintf(to, "#  ranks:");
         for (int i = 0; i < n && i < 16; i++) {
             int r = run->points[p].ranks[i];
-            fprintf(to, " %d[%s%s%s]", r, run->ranks ? run->ranks[r].host : "", run->ranks ? ":" : "",
-                    run->ranks ? run->ranks[r].pci_bus_id : "");
+            /* a host backend's rank has no bus id: "0[vm]", not "0[vm:]" */
+            int bus = run->ranks && run->ranks[r].pci_bus_id[0];
+            fprintf(to, " %d[%s%s%s]", r, run->ranks ? run->ranks[r].host : "", bus ? ":" : "",
+                    bus ? run->ranks[r].pci_bus_id : "");
         }
         if (n > 16) fprintf(to, " ... (%d more)", n - 16);
         fputc('\n', to);
@@ -134,10 +136,16 @@ void nvs_print_table(const nvs_ctx *run, FILE *to)
     fprintf(to, "# nvscale %s  %s  backend %s  launcher %s  %d rank%s\n", NVS_VERSION, cfg->subcommand,
             run->have_backend || run->backend.ops ? run->backend.ops->name : "?", run->launcher, run->rt->size,
             run->rt->size > 1 ? "s" : "");
+    const int gpu = run->backend.ops && !strcmp(run->backend.ops->name, "nccl");
     if (run->ranks)
-        for (int r = 0; r < run->rt->size && r < 64; r++)
+        for (int r = 0; r < run->rt->size && r < 64; r++) {
+            if (!gpu) { /* the host backend: a CPU process, no device (it read "device  0 []") */
+                fprintf(to, "#  Rank %3d on %16s  %s\n", r, run->ranks[r].host, run->ranks[r].gpu);
+                continue;
+            }
             fprintf(to, "#  Rank %3d on %16s device %2d [%s] %s\n", r, run->ranks[r].host, run->ranks[r].device,
                     run->ranks[r].pci_bus_id, run->ranks[r].gpu);
+        }
     hosts_lines(run, to);
     for (size_t i = 0; i < run->rows.n; i++) {
         const nvs_coll_row *r = &run->rows.v[i];

@@ -86,6 +86,35 @@ static void t_table(void)
     nvs_rows_free(&ctx.rows);
 }
 
+/* The host backend (no GPU): a rank is a CPU process with no device or bus id; its header lines said
+ * "device  0 [] host memory (MPI)" and "ranks: 0[gpuhost:]" */
+static void t_table_host_backend(void)
+{
+    static const struct nvs_backend_ops fake_mpi = {.name = "mpi"};
+    nvs_config cfg;
+    nvs_rt rt;
+    nvs_ctx ctx;
+    make_ctx(&ctx, &cfg, &rt);
+    ctx.backend.ops = &fake_mpi;
+    nvs_rank_info ranks[2];
+    for (int r = 0; r < 2; r++) {
+        ranks[r] = ctx.ranks[r];
+        ranks[r].pci_bus_id[0] = '\0';
+        strcpy(ranks[r].gpu, "host memory (MPI)");
+    }
+    ctx.ranks = ranks;
+    FILE *f = tmpfile();
+    nvs_print_table(&ctx, f);
+    char *got = t_slurp(f);
+    fclose(f);
+    T_CONTAINS(got, "#  Rank   1 on          gpuhost  host memory (MPI)\n");
+    T_CONTAINS(got, "#  ranks: 0[gpuhost] 1[gpuhost]\n");
+    T_CONTAINS(got, "# all_reduce on 2 ranks");
+    T_ASSERT(!strstr(got, "[]"));
+    free(got);
+    nvs_rows_free(&ctx.rows);
+}
+
 /* -a 1 (mean): the time column is the mean's, the one the bandwidths come from (not the slowest rank's) */
 static void t_table_time_basis(void)
 {
@@ -175,5 +204,5 @@ static void t_json(void)
     nvs_rows_free(&ctx.rows);
 }
 
-T_LIST = {T_CASE(t_table), T_CASE(t_table_time_basis), T_CASE(t_table_repeated_sizes), T_CASE(t_csv), T_CASE(t_json)};
+T_LIST = {T_CASE(t_table), T_CASE(t_table_host_backend), T_CASE(t_table_time_basis), T_CASE(t_table_repeated_sizes), T_CASE(t_csv), T_CASE(t_json)};
 T_MAIN
