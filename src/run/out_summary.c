@@ -3,6 +3,7 @@
  * count, one verdict line and why. Fewer than 60 lines at 8 GPUs; every number comes from the run's own
  * run.json document (or the rows and topology it was made from), so screen and file cannot disagree. The
  * nccl-tests tables of every size stay in the results directory (table.txt) and under -v. */
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -514,8 +515,7 @@ static void verdict_facts(const nvs_ctx *run, const json_t *root, nvs_summary_fa
     f->hop_class = json_string_value(json_object_get(json_object_get(e, "slowest_hop"), "class"));
 }
 
-/* A paragraph wrapped at 110 columns with a two-space indent. */
-static void print_wrapped(const char *text, FILE *to)
+void nvs_summary_wrap(const char *text, FILE *to)
 {
     const int width = 110;
     const char *p = text;
@@ -525,8 +525,11 @@ static void print_wrapped(const char *text, FILE *to)
             fprintf(to, "  %s\n", p);
             return;
         }
+        /* never after a number: its unit goes with it ("1\n  GiB", "5.5\n  ms" split a value from its unit) */
         int cut = width - 2;
-        while (cut > 20 && p[cut] != ' ') cut--;
+        while (cut > 20 && (p[cut] != ' ' || isdigit((unsigned char)p[cut - 1]))) cut--;
+        if (cut == 20) /* no such space: any space */
+            for (cut = width - 2; cut > 20 && p[cut] != ' '; cut--) {}
         fprintf(to, "  %.*s\n", cut, p);
         p += cut;
         while (*p == ' ') p++;
@@ -553,6 +556,6 @@ void nvs_print_summary(const nvs_ctx *run, const json_t *root, FILE *to)
         if (!text || !*text || json_integer_value(json_object_get(e, "n")) < 2) continue;
         if (first) fprintf(to, "\nWhy\n");
         first = 0;
-        print_wrapped(text, to);
+        nvs_summary_wrap(text, to);
     }
 }

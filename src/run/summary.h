@@ -3,6 +3,7 @@
 #define NVS_SUMMARY_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 typedef struct {
     int gpu;                 /* NCCL on GPUs (else the host backend's ranks) */
@@ -45,5 +46,9 @@ int nvs_summary_compute_note(const char *model, int n, double step_us, double co
 int nvs_summary_cudnn_note(const char *what, const char *model, int native, const char *library, int layers,
                            int total, const char *detail, const char *fallback, const char *mode, const char *why,
                            char *buf, size_t len);
+
+/* A "Why" paragraph to `to`, wrapped at 110 columns with a two-space indent, never breaking between a number
+ * and the word after it (its unit) where another space can break the line. */
+void nvs_summary_wrap(const char *text, FILE *to);
 
 #endif

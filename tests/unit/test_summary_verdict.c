@@ -1,6 +1,7 @@
 /* The one-line verdict of `nvscale run` (run/summary.h): the word from the worst workload's efficiency, the
  * collective named as explain measured it, the bound's class. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "run/summary.h"
@@ -157,5 +158,32 @@ static void t_conv_note(void)
     T_EQ_S(v, "batch norms of resnet50: 53 as memory passes (--cudnn off)");
 }
 
-T_LIST = {T_CASE(t_words), T_CASE(t_above_linear), T_CASE(t_collective_named), T_CASE(t_one_gpu), T_CASE(t_loss_named), T_CASE(t_compute_note), T_CASE(t_conv_note)};
+/* the "Why" paragraph keeps a number with its unit: the 2x H200 run's read "331 GB/s at 1\n  GiB" */
+static void t_wrap_units(void)
+{
+    const char *why = "At 2 GPUs the ring runs over NVLink (NV18) and NCCL used P2P over NVLink: all_reduce busbw is "
+                      "331 GB/s at 1 GiB, 69 % of the 478 GB/s bound of that hop, and 6.4 % of the training step is "
+                      "communication the backward pass could not hide; the gradient all-reduces took 5.6 ms where the "
+                      "measured all_reduce curve predicts 5.5 ms.";
+    FILE *f = tmpfile();
+    T_ASSERT(f != NULL);
+    nvs_summary_wrap(why, f);
+    char *got = t_slurp(f);
+    fclose(f);
+    T_CONTAINS(got, " 1 GiB,");
+    T_CONTAINS(got, " 5.5 ms.");
+    /* the words, in order, and no line longer than 110 columns */
+    char flat[1024] = "";
+    for (const char *l = got; *l;) {
+        const char *e = strchr(l, '\n');
+        T_ASSERT(e != NULL && e - l <= 110 && !strncmp(l, "  ", 2));
+        if (flat[0]) strcat(flat, " ");
+        strncat(flat, l + 2, (size_t)(e - l - 2));
+        l = e + 1;
+    }
+    T_EQ_S(flat, why);
+    free(got);
+}
+
+T_LIST = {T_CASE(t_wrap_units), T_CASE(t_words), T_CASE(t_above_linear), T_CASE(t_collective_named), T_CASE(t_one_gpu), T_CASE(t_loss_named), T_CASE(t_compute_note), T_CASE(t_conv_note)};
 T_MAIN
