@@ -410,8 +410,8 @@ void nvs_summary_verdict(const nvs_summary_facts *f, char *buf, size_t len)
      * mostly wait (Lambda's 3090 BERT-large: 12 %). A collective far below its link bound (< 50 %) points at the
      * path (transport, binding, topology) rather than the links. */
     if (f->n < 2) {
-        snprintf(buf, len, "one %s: nothing to scale; run on more (mpirun -np N nvscale, or more visible GPUs)",
-                 f->gpu ? "GPU" : "rank");
+        snprintf(buf, len, "one %s: nothing to scale; run on more (mpirun -np N nvscale%s)", f->gpu ? "GPU" : "rank",
+                 f->gpu ? ", or more visible GPUs" : ""); /* the host backend has no GPUs to make visible */
         return;
     }
     /* Even the worst workload above 100 % by more than timing noise: the N-rank steps beat the reference, which

@@ -65,6 +65,11 @@ static void t_one_gpu(void)
     nvs_summary_facts f = {.gpu = 0, .n = 1, .worst_eff = NAN, .pct_of_bound = NAN};
     nvs_summary_verdict(&f, v, sizeof v);
     T_CONTAINS(v, "one rank: nothing to scale");
+    /* the host backend has no GPUs to make visible (it said "or more visible GPUs") */
+    T_ASSERT(!strstr(v, "GPU"));
+    f.gpu = 1;
+    nvs_summary_verdict(&f, v, sizeof v);
+    T_CONTAINS(v, "one GPU: nothing to scale; run on more (mpirun -np N nvscale, or more visible GPUs)");
 }
 
 /* below GOOD the verdict names the largest part of the lost time, so a slow host is not read as a slow link */
