@@ -123,6 +123,14 @@ static struct mpi_impl *impl_of(nvs_backend *b) { return b->impl; }
 
 MPI_Comm nvs_mpi_comm(nvs_comm *c) { return c ? c->comm : MPI_COMM_NULL; }
 
+static void mfree_comm(nvs_backend *b, nvs_comm *c)
+{
+    (void)b;
+    if (!c) return;
+    if (c->comm != MPI_COMM_NULL) MPI_CLEANUP(MPI_Comm_free(&c->comm));
+    free(c);
+}
+
 static nvs_result_t msplit(nvs_backend *b, int member, nvs_comm **out)
 {
     *out = NULL;
@@ -130,21 +138,22 @@ static nvs_result_t msplit(nvs_backend *b, int member, nvs_comm **out)
     MPI_TRY(MPI_Comm_split(impl_of(b)->world, member ? 0 : MPI_UNDEFINED, b->rt->rank, &nc));
     if (!member) return NVS_OK;
     nvs_comm *c = calloc(1, sizeof *c);
-    if (!c) return NVS_ERR_NOMEM;
+    if (!c) {
+        MPI_CLEANUP(MPI_Comm_free(&nc));
+        return NVS_ERR_NOMEM;
+    }
     c->comm = nc;
-    MPI_TRY(MPI_Comm_set_errhandler(nc, MPI_ERRORS_RETURN));
-    MPI_TRY(MPI_Comm_rank(nc, &c->rank));
-    MPI_TRY(MPI_Comm_size(nc, &c->size));
+    int rc = MPI_Comm_set_errhandler(nc, MPI_ERRORS_RETURN);
+    const char *call = "MPI_Comm_set_errhandler";
+    if (rc == MPI_SUCCESS && (rc = MPI_Comm_rank(nc, &c->rank)) != MPI_SUCCESS) call = "MPI_Comm_rank";
+    if (rc == MPI_SUCCESS && (rc = MPI_Comm_size(nc, &c->size)) != MPI_SUCCESS) call = "MPI_Comm_size";
+    if (rc != MPI_SUCCESS) { /* the communicator and c are not handed out: freed here (comm_free never sees them) */
+        nvs_result_t r = nvs_mpi_fail(call, rc);
+        mfree_comm(b, c);
+        return r;
+    }
     *out = c;
     return NVS_OK;
-}
-
-static void mfree_comm(nvs_backend *b, nvs_comm *c)
-{
-    (void)b;
-    if (!c) return;
-    if (c->comm != MPI_COMM_NULL) MPI_CLEANUP(MPI_Comm_free(&c->comm));
-    free(c);
 }
 
 static int mcrank(const nvs_comm *c) { return c->rank; }

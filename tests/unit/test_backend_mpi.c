@@ -1,7 +1,9 @@
 /* The MPI host backend's passes over a whole buffer (collectives/backend_mpi.c): poison, fill and verify stop at a
  * signal within one piece of HOST_PASS_BYTES (64 MiB) instead of finishing a 1 GiB buffer first, and otherwise
  * write and check every byte. Ctrl-C at `nvscale coll --backend mpi -e 1G` start-up took 5-7 s to act while two
- * 1 GiB buffers were poisoned; a signal seen between pieces stops it at once. One singleton MPI rank (no mpirun). */
+ * 1 GiB buffers were poisoned; a signal seen between pieces stops it at once. And a communicator whose set-up
+ * fails is freed. One singleton MPI rank (no mpirun). */
+#include <mpi.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +15,29 @@
 #include "core/interrupt.h"
 #include "runtime/runtime.h"
 #include "t.h"
+
+/* MPI's profiling interface (MPI-3.1 section 14.2): these definitions stand in for the library's and call the
+ * PMPI_ names, so that a test can make one call fail and count the communicators made and freed. */
+static int fail_errhandler, comms_made, comms_freed;
+
+int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
+{
+    int rc = PMPI_Comm_split(comm, color, key, newcomm);
+    comms_made += rc == MPI_SUCCESS && *newcomm != MPI_COMM_NULL;
+    return rc;
+}
+
+int MPI_Comm_free(MPI_Comm *comm)
+{
+    int rc = PMPI_Comm_free(comm);
+    comms_freed += rc == MPI_SUCCESS;
+    return rc;
+}
+
+int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler eh)
+{
+    return fail_errhandler ? MPI_ERR_OTHER : PMPI_Comm_set_errhandler(comm, eh);
+}
 
 #define PIECE ((size_t)64 << 20) /* backend_mpi.c HOST_PASS_BYTES */
 #define BYTES (3 * PIECE + 4096) /* three whole pieces and a part */
@@ -78,9 +103,41 @@ static nvs_result_t passes(nvs_rt *rt, void *arg)
     return NVS_OK;
 }
 
-static void t_passes_stop_at_a_signal(void) { T_EQ_I(nvs_rt_mpi_run(10, 0, passes, NULL), NVS_OK); }
+/* A communicator whose set-up fails after MPI_Comm_split made it: an error, nothing handed out, and the
+ * communicator freed (it was left behind, with the backend's handle of it, until MPI_Finalize). */
+static nvs_result_t split_fails(nvs_rt *rt)
+{
+    nvs_config cfg;
+    nvs_config_defaults(&cfg);
+    nvs_backend b;
+    T_EQ_I(nvs_backend_mpi_init(&b, rt, &cfg), NVS_OK);
+    nvs_comm *c = NULL;
+    int made = comms_made, freed = comms_freed; /* the runtime's own communicators are not counted */
+    T_EQ_I(b.ops->comm_split(&b, 1, &c), NVS_OK);
+    T_ASSERT(c != NULL);
+    b.ops->comm_free(&b, c);
+    T_EQ_I(comms_freed - freed, comms_made - made);
+    fail_errhandler = 1;
+    c = (nvs_comm *)&b; /* anything but NULL */
+    T_EQ_I(b.ops->comm_split(&b, 1, &c), NVS_ERR_MPI);
+    fail_errhandler = 0;
+    T_ASSERT(c == NULL);
+    T_EQ_I(comms_made - made, 2);
+    T_EQ_I(comms_freed - freed, 2);
+    b.ops->finalize(&b);
+    return NVS_OK;
+}
+
+/* one MPI_Init per process: every case of this file in one run */
+static nvs_result_t rank_main(nvs_rt *rt, void *arg)
+{
+    NVS_CHECK(passes(rt, arg));
+    return split_fails(rt);
+}
+
+static void t_passes_stop_at_a_signal_and_split_failure_frees(void) { T_EQ_I(nvs_rt_mpi_run(10, 0, rank_main, NULL), NVS_OK); }
 
 T_LIST = {
-    T_CASE(t_passes_stop_at_a_signal),
+    T_CASE(t_passes_stop_at_a_signal_and_split_failure_frees),
 };
 T_MAIN
