@@ -179,15 +179,22 @@ static nvs_result_t discover_nodes(nvs_rt *rt)
 {
     MPI_Comm local;
     MPI_TRY(MPI_Comm_split_type(comm_of(rt), MPI_COMM_TYPE_SHARED, rt->rank, MPI_INFO_NULL, &local));
-    MPI_TRY(MPI_Comm_rank(local, &rt->local_rank));
-    MPI_TRY(MPI_Comm_size(local, &rt->local_size));
     int leader = rt->rank;
-    MPI_TRY(MPI_Bcast(&leader, 1, MPI_INT, 0, local)); /* world rank of this host's local rank 0 */
+    const char *call = "MPI_Comm_rank";
+    int rc = MPI_Comm_rank(local, &rt->local_rank);
+    if (rc == MPI_SUCCESS && (rc = MPI_Comm_size(local, &rt->local_size)) != MPI_SUCCESS) call = "MPI_Comm_size";
+    /* world rank of this host's local rank 0 */
+    if (rc == MPI_SUCCESS && (rc = MPI_Bcast(&leader, 1, MPI_INT, 0, local)) != MPI_SUCCESS) call = "MPI_Bcast";
+    if (rc != MPI_SUCCESS) { /* the host's communicator goes too */
+        nvs_result_t r = nvs_mpi_fail(call, rc);
+        MPI_CLEANUP(MPI_Comm_free(&local));
+        return r;
+    }
     MPI_TRY(MPI_Comm_free(&local));
     int *leaders = malloc((size_t)rt->size * sizeof *leaders);
     if (!leaders) return NVS_ERR_NOMEM;
     int is_leader = rt->local_rank == 0 ? rt->rank : -1;
-    int rc = MPI_Allgather(&is_leader, 1, MPI_INT, leaders, 1, MPI_INT, comm_of(rt));
+    rc = MPI_Allgather(&is_leader, 1, MPI_INT, leaders, 1, MPI_INT, comm_of(rt));
     if (rc != MPI_SUCCESS) {
         free(leaders);
         return nvs_mpi_fail("MPI_Allgather", rc);
