@@ -41,8 +41,15 @@ json_t *nvs_baseline_build(const nvs_run *run)
         if (json_object_get(t, "log_files")) bad |= json_object_del(t, "log_files") != 0;
     }
     if (!bad) {
-        json_t *meta = json_pack("{s:s}", "source_run", run->path);
-        bad = !meta || json_object_set_new(b, "baseline", meta) != 0;
+        /* the path as given: a file name need not be UTF-8, which json_pack's "s" refuses */
+        json_t *meta = json_object(), *src = nvs_rj_text(run->path);
+        if (!meta || !src || json_object_set_new(meta, "source_run", src) != 0) { /* set_new took src */
+            json_decref(meta);
+            if (!meta) json_decref(src);
+            bad = 1;
+        } else {
+            bad = json_object_set_new(b, "baseline", meta) != 0;
+        }
     }
     if (bad) {
         json_decref(b);

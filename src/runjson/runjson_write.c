@@ -11,11 +11,24 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/escape.h"
 #include "core/launch_env.h"
 #include "core/log.h"
 #include "core/out_file.h"
 
 extern char **environ;
+
+json_t *nvs_rj_text(const char *s)
+{
+    json_t *j = json_string(s);
+    if (j || !s) return j;
+    size_t n = NVS_ESC_SIZE(strlen(s));
+    char *buf = malloc(n);
+    if (!buf) return NULL;
+    j = json_string(nvs_esc_term(s, buf, n));
+    free(buf);
+    return j;
+}
 
 /* One serialization for every run.json: one space of indent (a 1024-GPU run is a few MB), keys in the order
  * written, 10 significant digits (microsecond times of multi-second steps keep their last digit). */

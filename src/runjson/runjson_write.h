@@ -30,6 +30,11 @@ typedef struct {
     const nvs_versions *versions; /* NULL = collected now */
 } nvs_rj_head;
 
+/* A JSON string of text from the command line, the environment or a file name: as it is when it is UTF-8 (all
+ * JSON can hold), else with the bytes that are not UTF-8 (and control characters) written as visible \xNN
+ * (core/escape.h, terminal form), rather than nothing: jansson's json_string refuses such text. NULL only on
+ * out of memory. */
+json_t *nvs_rj_text(const char *s);
 json_t *nvs_rj_versions(const nvs_versions *v);
 json_t *nvs_rj_env(void); /* every NCCL_* variable, CUDA_VISIBLE_DEVICES, CUDA_DEVICE_ORDER */
 /* A new document holding the head; NULL on out of memory. */

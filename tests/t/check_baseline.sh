@@ -54,4 +54,11 @@ grep -q "busbw all_reduce 1 GiB n=2 vs baseline .* FAIL .*not measured" "$OUT" |
 run 2 check $fx/run_h200x2.json --save-baseline "$dir/no/such/dir/b.json"
 [ -e "$dir/no" ] && fail "something was created for an unwritable baseline"
 
+# a run whose file name is not UTF-8 (a Latin-1 directory): the baseline names it with the byte made visible, as
+# every message does; it said "out of memory building the baseline" and exited 1 (json_pack refuses such text)
+odd="$dir/run-$(printf '\377').json"
+cp $fx/run_h200x2.json "$odd"
+run 0 check "$odd" --save-baseline "$dir/odd_base.json"
+grep -q '"source_run": ".*/run-\\\\xff.json"' "$dir/odd_base.json" || { fail "source_run of a non-UTF-8 path"; cat "$dir/odd_base.json" | grep source_run; }
+
 finish "baseline round trip ok"
