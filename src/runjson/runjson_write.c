@@ -49,7 +49,7 @@ json_t *nvs_rj_env(void)
         if (klen >= sizeof key) continue;
         memcpy(key, *p, klen);
         key[klen] = '\0';
-        json_object_set_new(e, key, json_string(eq + 1));
+        json_object_set_new(e, key, nvs_rj_text(eq + 1)); /* a value that is not UTF-8 made visible, not dropped */
     }
     return e;
 }
@@ -107,7 +107,8 @@ json_t *nvs_rj_doc_new(const nvs_rj_head *h)
     json_object_set_new(doc, "tool", json_pack("{s:s, s:s, s:s}", "name", "nvscale", "version", v->nvscale, "git",
                                                v->git));
     json_array_append_new(argv, json_string("nvscale"));
-    for (int i = 0; i < h->argc; i++) json_array_append_new(argv, json_string(h->argv[i]));
+    /* every argument, one that is not UTF-8 (a Latin-1 file name) made visible: dropped, it shifted the rest */
+    for (int i = 0; i < h->argc; i++) json_array_append_new(argv, nvs_rj_text(h->argv[i]));
     json_object_set_new(cmd, "subcommand", json_string(h->subcommand ? h->subcommand : "?"));
     json_object_set_new(cmd, "argv", argv);
     json_object_set_new(cmd, "launcher", h->launcher ? json_string(h->launcher) : json_null());

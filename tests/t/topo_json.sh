@@ -44,6 +44,20 @@ PY
 "$NVS" topo --hwloc-xml tests/fixtures/topo/nvswitch8.xml --format csv --no-save >"$dir/out.csv" 2>"$dir/err"
 [ "$(wc -l <"$dir/out.csv")" -eq 29 ] || fail "csv has $(wc -l <"$dir/out.csv") lines, expected 1 + 28"
 grep -q '^0,7,hgx-h100,hgx-h100,NV18,18,SYS,,,450.000,NVLink$' "$dir/out.csv" || { fail "csv row 0,7"; head -3 "$dir/out.csv"; }
+# command.argv and env keep an argument or a value that is not UTF-8 (a Latin-1 directory name), its byte made
+# visible: both were dropped (jansson refuses such text), and argv read "... --out" with no value
+odd="$dir/odd-$(printf '\377')"
+NCCL_SOCKET_IFNAME="e$(printf '\377')" "$NVS" topo --hwloc-xml tests/fixtures/topo/nvlink_pairs.xml --out "$odd" \
+    >/dev/null 2>&1 || fail "topo --out $odd: exit $?"
+python3 - "$odd/run.json" <<'PY' || fail "run.json of a non-UTF-8 --out (above)"
+import json, sys
+d = json.load(open(sys.argv[1].encode("utf-8", "surrogateescape")))
+argv, env = d["command"]["argv"], d["env"]
+ok = len(argv) == 6 and argv[4] == "--out" and argv[5].endswith("/odd-\\xff") and env.get("NCCL_SOCKET_IFNAME") == "e\\xff"
+if not ok: print("FAIL: argv %r, env %r" % (argv, env))
+sys.exit(0 if ok else 1)
+PY
+
 # under mpirun the offline file is read once: one document on stdout (was one per rank: not JSON), and a bad
 # file is named once
 if command -v mpirun >/dev/null 2>&1; then
