@@ -701,7 +701,7 @@ json_t *nvs_model_json_calibration(const nvs_presets *ps, const nvs_calibration 
     json_t *o = nvs_model_json_envelope("calibration"), *links = json_array(), *coll = json_array(),
            *train = json_array();
     int bad = !o || !links || !coll || !train;
-    bad |= jset(o, "run", json_string(c->run_path));
+    bad |= jset(o, "run", nvs_rj_text(c->run_path)); /* a path that is not UTF-8: its bytes \xNN, not a failure */
     bad |= jset(o, "gpu_name", json_string(c->gpu_name));
     bad |= jset(o, "gpu", json_string(c->gpu_preset));
     bad |= jset(o, "machine", c->machine_preset[0] ? json_string(c->machine_preset) : json_null());

@@ -316,4 +316,12 @@ grep -qi nan "$out/no-step.txt" && fail "--calibrate, a step not measured: the t
 awk '$1 == 2 && $2 == "-" && $4 == "-" { ok = 1 } END { exit !ok }' "$out/no-step.txt" ||
     fail "--calibrate, a step not measured: N=2's measured step and its error are not '-'"
 
+# --calibrate of a run whose path is not UTF-8 (a Latin-1 directory), as JSON: "run" names it with the byte made
+# visible; it said "out of memory building the JSON output" and exited 1 (jansson refuses such text)
+odd="$out/r-$(printf '\377').json"
+cp tests/fixtures/model/h200x2_nvlink_resnet50.json "$odd"
+"$NVS" model --calibrate "$odd" --format json >"$out/odd.json" 2>"$out/odd.err" ||
+    { fail "--calibrate of a non-UTF-8 path, --format json: exit $?"; cat "$out/odd.err"; }
+grep -q '"run": ".*/r-\\\\xff.json"' "$out/odd.json" || fail "--calibrate --format json: 'run' of a non-UTF-8 path"
+
 finish
