@@ -16,17 +16,18 @@ tmp_dir d
 # a sweep that lasts: 1 KiB .. 64 MiB, every collective, 200 iterations each
 SWEEP="coll --backend mpi -b 1K -e 64M -f 2 -n 200 -w 1 --coll all"
 
-# wait_rows DIR: until DIR.partial/run.json (a checkpoint) holds at least one collective row; 0 when it does
+# wait_rows DIR PID: until DIR.partial/run.json (a checkpoint) holds at least one collective row; 0 when it does,
+# 1 after 120 s or as soon as the job PID has ended (a job that died at start-up was polled for minutes: each
+# python3 takes a second or two on a loaded 2-core box)
 wait_rows() {
-    i=0
-    while [ $i -lt 600 ]; do
+    t0=$(date +%s)
+    while [ $(($(date +%s) - t0)) -lt 120 ] && kill -0 "$2" 2>/dev/null; do
         if [ -s "$1.partial/run.json" ] &&
             python3 -c "import json,sys; sys.exit(0 if json.load(open(sys.argv[1])).get('collectives') else 1)" \
                 "$1.partial/run.json" 2>/dev/null; then
             return 0
         fi
         sleep 0.1
-        i=$((i + 1))
     done
     return 1
 }
@@ -42,7 +43,7 @@ kept() {
 # 1. SIGINT to one process
 "$NVS" $SWEEP --out "$d/int1" >"$d/int1.out" 2>"$d/int1.err" &
 pid=$!
-if wait_rows "$d/int1"; then
+if wait_rows "$d/int1" $pid; then
     kill -INT $pid
     wait $pid
     rc=$?
@@ -55,13 +56,13 @@ if wait_rows "$d/int1"; then
         fail "SIGINT: stderr does not say the run was interrupted: $(tail -n 3 "$d/int1.err")"
 else
     kill -9 $pid 2>/dev/null
-    fail "no checkpoint with rows appeared within 60 s"
+    fail "no checkpoint with rows appeared within 120 s, or the job ended first"
 fi
 
 # 2. SIGINT to mpirun
 $MPIRUN -np 2 "$NVS" $SWEEP --out "$d/int2" >"$d/int2.out" 2>&1 &
 pid=$!
-if wait_rows "$d/int2"; then
+if wait_rows "$d/int2" $pid; then
     kill -INT $pid
     wait $pid
     rc=$?
@@ -72,13 +73,13 @@ if wait_rows "$d/int2"; then
     echo "SIGINT to mpirun: exit $rc, run.json '$1' with $2 rows"
 else
     kill -9 $pid 2>/dev/null
-    fail "mpirun: no checkpoint with rows appeared within 60 s"
+    fail "mpirun: no checkpoint with rows appeared within 120 s, or the job ended first"
 fi
 
 # 3. kill -9 of rank 1
 $MPIRUN -np 2 "$NVS" $SWEEP --out "$d/kill" >"$d/kill.out" 2>&1 &
 pid=$!
-if wait_rows "$d/kill"; then
+if wait_rows "$d/kill" $pid; then
     victim=""
     for p in $(pgrep -f "nvscale $SWEEP --out $d/kill"); do
         tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=1" && victim=$p
@@ -98,7 +99,7 @@ if wait_rows "$d/kill"; then
     fi
 else
     kill -9 $pid 2>/dev/null
-    fail "kill -9: no checkpoint with rows appeared within 60 s"
+    fail "kill -9: no checkpoint with rows appeared within 120 s, or the job ended first"
 fi
 
 # 4. a rank stopped at start-up: the others are out within --timeout (+ slack), naming MPI's start-up

@@ -30,14 +30,14 @@ t = d.get('trains') or []
 print(d['result']['status'], len(t[0]['results']) if t else 0)" "$f"
 }
 
-# wait_point DIR: until the checkpoint holds a training point (the N=1 one)
+# wait_point DIR PID: until the checkpoint holds a training point (the N=1 one); 1 after 180 s or as soon as the
+# job PID has ended (see faults.sh's wait_rows)
 wait_point() {
-    i=0
-    while [ $i -lt 900 ]; do
-        set -- "$1" $(points "$1")
-        [ "${3:-0}" -ge 1 ] && return 0
+    t0=$(date +%s)
+    while [ $(($(date +%s) - t0)) -lt 180 ] && kill -0 "$2" 2>/dev/null; do
+        set -- "$1" "$2" $(points "$1")
+        [ "${4:-0}" -ge 1 ] && return 0
         sleep 0.1
-        i=$((i + 1))
     done
     return 1
 }
@@ -51,7 +51,7 @@ rank_pid() { # rank_pid PATTERN RANK: the pid of that rank's nvscale process
 # 1. SIGINT to mpirun mid-train
 $MPIRUN -np 2 "$NVS" $TRAIN --out "$d/int" >"$d/int.out" 2>&1 &
 pid=$!
-if wait_point "$d/int"; then
+if wait_point "$d/int" $pid; then
     kill -INT $pid
     wait $pid
     rc=$?
@@ -63,14 +63,14 @@ if wait_point "$d/int"; then
 else
     kill -9 $pid 2>/dev/null
     wait $pid 2>/dev/null
-    fail "SIGINT mid-train: no checkpoint with a training point within 90 s"
+    fail "SIGINT mid-train: no checkpoint with a training point within 180 s, or the job ended first"
     sed 's/^/    /' "$d/int.out" | tail -5
 fi
 
 # 2. kill -9 of rank 1 mid-train
 $MPIRUN -np 2 "$NVS" $TRAIN --out "$d/kill" >"$d/kill.out" 2>&1 &
 pid=$!
-if wait_point "$d/kill"; then
+if wait_point "$d/kill" $pid; then
     victim=$(rank_pid "nvscale $TRAIN --out $d/kill" 1)
     if [ -n "$victim" ]; then
         kill -9 "$victim"
@@ -88,7 +88,7 @@ if wait_point "$d/kill"; then
 else
     kill -9 $pid 2>/dev/null
     wait $pid 2>/dev/null
-    fail "kill -9 mid-train: no checkpoint with a training point within 90 s"
+    fail "kill -9 mid-train: no checkpoint with a training point within 180 s, or the job ended first"
 fi
 
 # 3. rank 1 stopped mid-sweep
@@ -127,7 +127,7 @@ fi
 # 4. SIGINT mid-train, rank 0 slow to stop
 env NVS_TEST_SLOW_STOP=20 $MPIRUN -np 2 -x NVS_TEST_SLOW_STOP "$NVS" $TRAIN --out "$d/slow" >"$d/slow.out" 2>&1 &
 pid=$!
-if wait_point "$d/slow"; then
+if wait_point "$d/slow" $pid; then
     t0=$(date +%s)
     kill -INT $pid
     wait $pid
@@ -147,6 +147,6 @@ if wait_point "$d/slow"; then
 else
     kill -9 $pid 2>/dev/null
     wait $pid 2>/dev/null
-    fail "SIGINT mid-train, rank 0 slow to stop: no checkpoint with a training point within 90 s"
+    fail "SIGINT mid-train, rank 0 slow to stop: no checkpoint with a training point within 180 s, or the job ended first"
 fi
 finish
