@@ -4,6 +4,7 @@
 #include <pthread.h>
 #include <mpi.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -230,14 +231,14 @@ static nvs_result_t emulate(nvs_rt *rt, int k)
  * others inside MPI_Init for good. This thread ends the process after timeout_s unless start-up finished. */
 struct init_watch {
     double timeout_s;
-    volatile int done;
+    atomic_int done; /* written by the main thread, read by the watchdog: volatile alone is a data race in C11 */
 };
 
 static void *init_watchdog(void *p)
 {
     struct init_watch *w = p;
     double t0 = nvs_now_s();
-    while (!w->done) {
+    while (!atomic_load(&w->done)) {
         if (nvs_now_s() - t0 > w->timeout_s) {
             char msg[256];
             int n = snprintf(msg, sizeof msg,
@@ -272,7 +273,7 @@ nvs_result_t nvs_rt_mpi_run(double timeout_s, int emulate_nodes, nvs_rank_main f
                (barrier_rc = MPI_Test(&req, &done, MPI_STATUS_IGNORE)) == MPI_SUCCESS)
             if (!done) nanosleep(&(struct timespec){0, 1000000}, NULL);
     }
-    watch.done = 1;
+    atomic_store(&watch.done, 1);
     if (have_watch) pthread_join(wt, NULL);
     if (nvs_interrupted()) {
         /* Ctrl-C while ranks were still starting: nothing was measured yet (the run directory comes later) */
