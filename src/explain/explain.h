@@ -39,6 +39,9 @@ typedef struct {
     double prev_busbw_gbps;      /* same collective and size at prev_n; NAN unknown */
     /* training step: exposed communication as % of the step at this N (NAN: no training measured) */
     double exposed_comm_pct;
+    /* the workload the training figures are of, where the run trained several: the one with the lowest efficiency
+     * at this N, as the verdict names (borrowed); NULL in a run of one workload */
+    const char *workload;
     double predicted_comm_us, measured_comm_us; /* the buckets' comm: predicted from the curve vs measured; NAN */
     /* the host's CPU speed before the training steps at this N (framework host work units per us: lowest rank's
      * 10th and highest rank's 90th percentile); NAN unknown or no host work */
@@ -67,7 +70,8 @@ size_t nvs_explain_text(const nvs_explain_facts *f, char *buf, size_t len);
 /* Facts for GPU count n from a run: the ring is scaling[n].gpus in order (else ranks 0..n-1 mapped through
  * ranks[].topo_gpu, else GPUs 0..n-1); the slowest hop is the ring pair with the lowest bound (ties: the worse
  * class); the collective is "all_reduce" if measured at n, else the first one measured at n. The const char *
- * strings point into the run. An unknown bound does not hide a worse class: a NET hop of unknown rate is the
+ * strings point into the run. The training figures are of the workload with the lowest efficiency at n (the first
+ * listed where none has one). An unknown bound does not hide a worse class: a NET hop of unknown rate is the
  * slowest hop of a ring that also has NVLink hops. Never fails: what the run lacks stays unknown. */
 void nvs_explain_facts_from_run(const nvs_run *r, int n, nvs_explain_facts *f);
 
