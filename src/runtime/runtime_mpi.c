@@ -311,6 +311,9 @@ nvs_result_t nvs_rt_mpi_run(double timeout_s, int emulate_nodes, nvs_rank_main f
     nvs_rt_set_machine(&rt);
     if (emulate_nodes > 0) NVS_CHECK_GOTO(emulate(&rt, emulate_nodes), res, out);
     res = fn(&rt, arg);
+    /* A job of one process has no peer to stop: it ends as any program does, without MPI_Abort's banner (17
+     * lines of Open MPI's on stderr after nvscale's own message, e.g. `nvscale coll >&-`) */
+    if (rt.size == 1 && impl.abandoned == NVS_OK) goto out;
     if (res == NVS_ERR_INTERRUPTED) {
         /* rank 0 has written what was measured; it ends the job. The others wait for that (a few seconds at
          * most: if rank 0 is gone, nobody will) rather than finalize with operations in flight. */

@@ -54,6 +54,7 @@ if wait_rows "$d/int1" $pid; then
     json_get "$d/int1/run.json" "d['result']['reason']" | grep -q "SIGINT" || fail "SIGINT: no reason in run.json"
     grep -q "^nvscale: interrupted by signal 2 (SIGINT.*status \"interrupted\"" "$d/int1.err" ||
         fail "SIGINT: stderr does not say the run was interrupted: $(tail -n 3 "$d/int1.err")"
+    ! grep -q "MPI_ABORT" "$d/int1.err" || fail "SIGINT, one process: Open MPI's MPI_ABORT banner on stderr"
 else
     kill -9 $pid 2>/dev/null
     fail "no checkpoint with rows appeared within 120 s, or the job ended first"

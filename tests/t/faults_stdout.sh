@@ -27,6 +27,8 @@ SWEEP="coll --backend mpi -b 8 -e 64K -f 2 -n 2 -w 0 --coll all"
 rc=$?
 [ $rc -eq 1 ] || fail "stdout closed: exit $rc, expected 1"
 grep -q "writing to standard output failed" "$d/closed.err" || fail "stdout closed: the failed write is not named"
+# one process: nothing to abort, so none of Open MPI's MPI_ABORT banner after nvscale's own message
+! grep -q "MPI_ABORT" "$d/closed.err" || fail "stdout closed, one process: Open MPI's MPI_ABORT banner on stderr"
 ! grep -q "last checkpoint" "$d/closed.err" ||
     fail "stdout closed: says run.json is the last checkpoint, but the final one was written: $(grep checkpoint "$d/closed.err")"
 [ "$(json_get "$d/closed/run.json" "d['result']['status']" 2>/dev/null)" = ok ] ||
