@@ -4,7 +4,6 @@
  * JUnit and Prometheus copies of the verdicts on request. Exit 0 every check PASS or WARN, 3 any FAIL (or wrong
  * results), 2 bad input, 1 runtime error. docs/accept.md. */
 #include <errno.h>
-#include <ftw.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -254,10 +253,12 @@ static nvs_accept_facts facts_of(const json_t *root, int level)
     return f;
 }
 
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+/* --no-save's directory, once judged: what is left behind in /tmp does not change the verdict, but is said */
+static void remove_tmp(const char *tmp)
 {
-    (void)st, (void)flag, (void)ftw;
-    return remove(path); /* a file left behind in /tmp is harmless: the result does not depend on it */
+    if (nvs_remove_tree(tmp) != 0)
+        fprintf(stderr, "nvscale accept: warning: could not remove --no-save's directory %s: %s\n", tmp,
+                strerror(errno));
 }
 
 /* What was not measured and why, under the table: the hosts' own reasons. */
@@ -405,7 +406,7 @@ int cmd_accept(int argc, char **argv)
         if (!tmp[0] && !cfg->quiet && !o.json) printf("results: %s/run.json\n", cfg->out_dir);
     }
     if (lead && tmp[0] && (r == NVS_OK || r == NVS_ERR_WRONG))
-        nftw(tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+        remove_tmp(tmp);
     else if (lead && tmp[0]) { /* stopped before a verdict: what was measured stays, and where */
         char kept[sizeof cfg->out_dir + 32];
         struct stat st;
@@ -417,7 +418,7 @@ int cmd_accept(int argc, char **argv)
         else /* stopped before the run wrote anything (--backend nccl without a GPU, a start-up failure): naming
               * a run.json that is not there would send the user looking for it, and the empty directory would
               * stay in /tmp for nothing */
-            nftw(tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+            remove_tmp(tmp);
     }
     free(cfg);
     nvs_ruleset_free(&o.rules);
