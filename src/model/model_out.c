@@ -410,9 +410,12 @@ void nvs_model_print_series(FILE *f, const nvs_presets *ps, const nvs_model_seri
         fprintf(f, "\n");
     }
     if (gap) {
+        /* the gap as the two efficiencies read (one decimal each): 99.63 vs 98.37 read "99.6% vs 98.4% (gap +1.3
+         * points)"; the JSON keeps the exact one */
+        double eb = round(1000 * gap->eff_b) / 10, ea = round(1000 * gap->eff_a) / 10;
         fprintf(f, "why %s scales %s than %s at %d GPUs: efficiency %.1f%% vs %.1f%% (gap %+.1f points)\n",
-                s[1].cfg.gpu.id, gap->gap >= 0 ? "better" : "worse", s[0].cfg.gpu.id, gap_n, 100 * gap->eff_b,
-                100 * gap->eff_a, 100 * gap->gap);
+                s[1].cfg.gpu.id, gap->gap >= 0 ? "better" : "worse", s[0].cfg.gpu.id, gap_n, eb, ea,
+                nvs_model_pct1(eb - ea));
         for (int i = 0; i < NVS_CAUSE_COUNT; i++)
             fprintf(f, "  %-16s %+6.1f points\n", nvs_cause_name(i), 100 * gap->share[i]);
         fprintf(f, "  cause: %s\n", gap->cause >= 0 ? nvs_cause_name(gap->cause) : "none (gap under 0.5 points)");
