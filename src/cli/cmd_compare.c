@@ -565,16 +565,19 @@ int cmd_compare(int argc, char **argv)
     if (report_only) {
         if (!is_dir(dir)) return usage_error("--report-only: no such directory", dir);
     } else {
-        for (int i = 0; i < nk; i++) {
-            char p[NVS_PATH_MAX + 32];
-            struct stat sb;
-            snprintf(p, sizeof p, "%s/%s", dir, nvs_tp(kinds[i])->name);
-            if (stat(p, &sb) == 0) {
-                fprintf(stderr, "nvscale compare: %s already exists: compare does not mix new runs with old ones; "
-                                "choose another --out (or --report-only to compare what is there)\n", p);
-                return 2;
+        /* DIR/<transport>.partial too: a killed run's checkpoint, which compare reads where the run itself left
+         * nothing (find_run_json); the new child would refuse it as stale and its old rows read as this run's */
+        for (int i = 0; i < nk; i++)
+            for (int part = 0; part < 2; part++) {
+                char p[NVS_PATH_MAX + 40];
+                struct stat sb;
+                snprintf(p, sizeof p, "%s/%s%s", dir, nvs_tp(kinds[i])->name, part ? ".partial" : "");
+                if (stat(p, &sb) == 0) {
+                    fprintf(stderr, "nvscale compare: %s already exists: compare does not mix new runs with old "
+                                    "ones; choose another --out (or --report-only to compare what is there)\n", p);
+                    return 2;
+                }
             }
-        }
         if ((rc = child_program(prog, sizeof prog))) return rc;
         if (nvs_mkdir_p(dir) != NVS_OK) return 1;
     }

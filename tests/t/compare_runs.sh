@@ -44,6 +44,14 @@ FAKE_TOPO=$fx/topo_nv18.json "$NVS" compare --transports shm --out "$dir" >/dev/
 rc=$?
 [ "$rc" -eq 2 ] || fail "compare into a used directory: exit $rc, expected 2"
 grep -q "$dir/shm already exists" "$dir.log2" || fail "no message about the existing run directory"
+# ... and so is one where only a killed run's checkpoint is left (DIR/pcie.partial): compare reads such a
+# checkpoint where the new run leaves nothing, so its old rows would have read as the new run's
+mkdir -p "$dir/pcie.partial"
+FAKE_TOPO=$fx/topo_nv18.json "$NVS" compare --transports pcie --out "$dir" >/dev/null 2>"$dir.log3"
+rc=$?
+[ "$rc" -eq 2 ] || fail "compare over a left .partial checkpoint: exit $rc, expected 2"
+grep -q "$dir/pcie.partial already exists" "$dir.log3" || fail "no message about the left .partial: $(cat "$dir.log3")"
+rmdir "$dir/pcie.partial"
 
 # --report-only: the same comparison from what is on disk (the mpirun route); pcie was never run
 rm -f "$dir/compare.md"
