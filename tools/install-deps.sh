@@ -14,9 +14,10 @@ for p in build-essential pkg-config libopenmpi-dev openmpi-bin libhwloc-dev hwlo
     have_pkg "$p" || need="$need $p"
 done
 # libFuzzer's runtime: its own package on Debian 12 (libclang-rt-dev); Ubuntu ships it inside clang's. Installed
-# where the distribution has it; without it the fuzz smoke test says "skipped".
+# where the distribution has it; without it the fuzz smoke test says "skipped". strace: tests/t/log_one_write.sh
+# counts the writes of a message to stderr (skipped without it).
 opt=""
-for p in libclang-rt-dev; do
+for p in libclang-rt-dev strace; do
     have_pkg "$p" || opt="$opt $p"
 done
 if [ -n "$need$opt" ]; then
@@ -25,7 +26,7 @@ if [ -n "$need$opt" ]; then
             echo "install-deps: missing packages:$need (run as root, or: sudo apt-get install$need)" >&2
             exit 1
         fi
-        echo "install-deps: optional, for the fuzz harnesses:$opt (sudo apt-get install$opt)" >&2
+        echo "install-deps: optional, for the fuzz harnesses and log_one_write.sh:$opt (sudo apt-get install$opt)" >&2
     else
         export DEBIAN_FRONTEND=noninteractive
         apt-get update -q >/dev/null

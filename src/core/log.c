@@ -1,7 +1,9 @@
 #include "core/log.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -41,23 +43,40 @@ void nvs_log(int level, const char *fmt, ...)
     size_t n = strlen(msg);
     while (n && msg[n - 1] == '\n') msg[--n] = '\0';
     pthread_mutex_lock(&g_lock);
+    /* The message is composed whole and written with one write(2): stderr is unbuffered, and written piece by piece
+     * (prefix, text, newline) the lines of two ranks forwarded by mpirun interleaved mid-line ("... were s" then
+     * rank 1's line, then "tarted with ..."). One write of up to PIPE_BUF bytes to a pipe is not split. */
+    char *whole = NULL;
+    size_t wlen = 0;
+    FILE *m = open_memstream(&whole, &wlen);
+    FILE *to = m ? m : stderr;
     if (g_progress_dirty) {
-        fputs("\r\033[K", stderr);
+        fputs("\r\033[K", to);
         g_progress_dirty = 0;
     }
     if (t_nranks > 1)
-        fprintf(stderr, "nvscale[rank %d]: %s: ", t_rank, level_names[level]);
+        fprintf(to, "nvscale[rank %d]: %s: ", t_rank, level_names[level]);
     else
-        fprintf(stderr, "nvscale: %s: ", level_names[level]);
+        fprintf(to, "nvscale: %s: ", level_names[level]);
     /* Messages quote values from files and other processes: control characters reach the terminal only as
      * visible text (core/escape.h); the line breaks of a multi-line message (a child's last lines) stay. */
     for (char *line = msg, *nl;; line = nl + 1) {
         nl = strchr(line, '\n');
         if (nl) *nl = '\0';
-        nvs_esc_fputs(NVS_ESC_TERM, line, stderr);
-        fputc('\n', stderr);
+        nvs_esc_fputs(NVS_ESC_TERM, line, to);
+        fputc('\n', to);
         if (!nl) break;
     }
+    if (m && fclose(m) == 0 && whole) {
+        fflush(stderr);
+        for (size_t off = 0; off < wlen;) {
+            ssize_t w = write(STDERR_FILENO, whole + off, wlen - off);
+            if (w < 0 && errno == EINTR) continue;
+            if (w <= 0) break; /* stderr gone: nowhere left to say it */
+            off += (size_t)w;
+        }
+    }
+    free(whole);
     fflush(stderr);
     pthread_mutex_unlock(&g_lock);
 }

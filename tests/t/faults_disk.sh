@@ -50,13 +50,16 @@ mkdir -p "$d/ro"
 if mount --bind "$d/ro" "$d/ro" 2>/dev/null; then
     "$NVS" $SWEEP --out "$d/ro/r" >"$d/ro.out" 2>"$d/ro.err" &
     pid=$!
-    i=0
-    while [ $i -lt 600 ] && [ "$(json_get "$d/ro/r.partial/run.json" "len(d.get('collectives') or [])" 2>/dev/null ||
-        echo 0)" -lt 1 ]; do
+    # until the first checkpoint with a row; no longer than 120 s, nor once the job has ended
+    t0=$(date +%s)
+    while [ $(($(date +%s) - t0)) -lt 120 ] && kill -0 $pid 2>/dev/null &&
+        [ "$(json_get "$d/ro/r.partial/run.json" "len(d.get('collectives') or [])" 2>/dev/null || echo 0)" -lt 1 ]; do
         sleep 0.1
-        i=$((i + 1))
     done
-    mount -o remount,ro,bind "$d/ro" || fail "cannot remount $d/ro read-only"
+    if ! mount -o remount,ro,bind "$d/ro"; then
+        fail "cannot remount $d/ro read-only"
+        kill -INT $pid 2>/dev/null # not a sweep to the end for nothing
+    fi
     wait $pid
     rc=$?
     [ $rc -eq 1 ] || fail "read-only mid-run: exit $rc, expected 1: $(grep -v '^nvscale: \[' "$d/ro.err" | head -n 3)"
