@@ -263,7 +263,11 @@ static nvs_result_t write_outputs(nvs_ctx *run, nvs_result_t status)
         nvs_result_t w = nvs_rj_print(root, stdout);
         if (res == NVS_OK) res = w;
     } else if (cfg->format == NVS_FMT_CSV) {
-        if (res == NVS_OK) res = nvs_print_csv(run, stdout);
+        /* as before the rename moved up: a directory that kept its .partial name does not stop the table */
+        if (saved == NVS_OK) {
+            nvs_result_t w = nvs_print_csv(run, stdout);
+            if (res == NVS_OK) res = w;
+        }
     } else if (!strcmp(cfg->subcommand, "accept")) {
         /* accept prints its one verdict table itself, from the run.json written here */
     } else if (!strcmp(cfg->subcommand, "run")) {

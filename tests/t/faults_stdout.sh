@@ -35,14 +35,14 @@ grep -q "writing to standard output failed" "$d/closed.err" || fail "stdout clos
     fail "stdout closed: no final run.json ('ok') in $d/closed"
 
 # 3. Ctrl-C with --no-save: the rows measured are printed, and stderr does not point at a run.json that is not there
-"$NVS" coll --backend mpi -b 1K -e 64M -n 100 -w 1 --no-save >"$d/nosave.out" 2>"$d/nosave.err" &
+"$NVS" coll --backend mpi -b 1K -e 256M -n 1000 -w 1 --no-save >"$d/nosave.out" 2>"$d/nosave.err" &
 pid=$!
 i=0
 while [ $i -lt 600 ] && ! grep -q "sweep N=1 " "$d/nosave.err"; do
     sleep 0.1
     i=$((i + 1))
 done
-sleep 1 # the small sizes take milliseconds each; 64 MiB at 100 iterations takes many seconds
+sleep 1 # the small sizes take milliseconds each; 256 MiB at 1000 iterations takes minutes: the signal lands mid-run
 kill -INT $pid
 wait $pid
 rc=$?
