@@ -23,6 +23,14 @@ grep -q "rank 1 has: nvscale coll .*--coll all_reduce,broadcast -w 3" "$d/mm.out
 [ $t -lt 40 ] || fail "ranks with different options: $t s, it waited for --timeout (60 s)"
 [ ! -e "$d/mm" ] && [ ! -e "$d/mm.partial" ] || fail "ranks with different options: a run directory was made"
 
+# rank 0 the odd one of 5: every other rank differs from it, and only the first 3 of them show their command line
+$MPIRUN --oversubscribe -np 5 sh -c 'if [ "$OMPI_COMM_WORLD_RANK" = 0 ]; then set -- "$@" -w 3; fi
+    exec "$0" "$@"' "$NVS" coll --backend mpi -b 1K -e 4K -n 2 --timeout 60 --no-save >"$d/odd.out" 2>&1
+rc=$?
+[ $rc -eq 2 ] || fail "rank 0 the odd one: exit $rc, expected 2"
+shown=$(grep -c "error: rank [0-9] has: nvscale coll" "$d/odd.out")
+[ "$shown" -eq 4 ] || fail "rank 0 the odd one of 5: $shown command lines shown, expected 4 (rank 0's and 3 others)"
+
 # the same options on both ranks: a run
 $MPIRUN -np 2 "$NVS" coll --backend mpi -b 1K -e 4K -n 5 --out "$d/same" >"$d/same.out" 2>&1 ||
     fail "the same options on both ranks: exit $?: $(tail -n 3 "$d/same.out")"
