@@ -19,6 +19,7 @@
 
 #include "cli/commands.h"
 #include "core/escape.h"
+#include "core/interrupt.h"
 #include "compare/compare.h"
 #include "compare/compare_child.h"
 #include "core/config.h"
@@ -580,6 +581,10 @@ int cmd_compare(int argc, char **argv)
             }
         if ((rc = child_program(prog, sizeof prog))) return rc;
         if (nvs_mkdir_p(dir) != NVS_OK) return 1;
+        /* Ctrl-C or SIGTERM: the run going on stops as interrupted (compare_child.c passes it on), the transports
+         * not begun are not, and compare.md is written of what there is (exit 130) */
+        int e = nvs_interrupt_install();
+        if (e) nvs_warn("compare: signals keep their default action (sigaction: %s)", strerror(e));
     }
 
     tp_result *t = calloc((size_t)nk, sizeof *t);
@@ -615,6 +620,12 @@ int cmd_compare(int argc, char **argv)
                 continue;
             }
             if (fz.note[0]) nvs_warn("compare: %s: %s", nvs_tp(kinds[i])->name, fz.note);
+            if (nvs_interrupted()) {
+                t[i].state = ST_NOT_RUN;
+                snprintf(t[i].why, sizeof t[i].why, "compare was interrupted (signal %d) before it began",
+                         nvs_interrupted());
+                continue;
+            }
             run_one(prog, dir, pc - 1, pass + 1, &t[i]);
         }
     } else {
@@ -667,6 +678,7 @@ int cmd_compare(int argc, char **argv)
         if (res == NVS_OK) res = NVS_ERR_SYSTEM;
     }
     if (res != NVS_OK) rc = nvs_exit_code(res);
+    else if (!report_only && nvs_interrupted()) rc = 130; /* what was measured is in compare.md */
     else if (failed) rc = 1;
     else if (!ran) {
         nvs_error("compare: no transport could %s on this machine: nothing was compared",

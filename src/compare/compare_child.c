@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/interrupt.h"
 #include "core/log.h"
 
 /* In the child after fork: only async-signal-safe calls until execve. */
@@ -26,6 +27,17 @@ static void child_exec(const char *prog, char *const argv[], char *const envp[],
     const char *why = strerror(errno); /* not async-signal-safe in theory; the process is about to exit */
     if (write(2, msg, sizeof msg - 1) < 0 || write(2, why, strlen(why)) < 0 || write(2, "\n", 1) < 0) _exit(127);
     _exit(127);
+}
+
+/* compare interrupted (Ctrl-C, SIGTERM, SIGHUP: core/interrupt.h) while a child runs: the child is asked to stop
+ * too, once, with SIGTERM, and stops as an interrupted run does (run.json "interrupted" with what it measured). A
+ * Ctrl-C at the terminal reached it already (one process group); SIGTERM, not a second SIGINT, which would end it at
+ * once without a word. A SIGTERM sent to compare alone reached only compare. */
+static void pass_on_stop(pid_t pid, int *stopped)
+{
+    if (*stopped || !nvs_interrupted()) return;
+    *stopped = 1;
+    if (kill(pid, SIGTERM) != 0 && errno != ESRCH) nvs_warn("cannot stop the child %ld: %s", (long)pid, strerror(errno));
 }
 
 nvs_result_t nvs_child_run(const char *prog, char *const argv[], char *const envp[], const char *stdout_path,
@@ -69,7 +81,7 @@ nvs_result_t nvs_child_run(const char *prog, char *const argv[], char *const env
     }
     if (pid == 0) child_exec(prog, argv, envp, out_fd, err_fd);
 
-    int read_failed = 0;
+    int read_failed = 0, stopped = 0;
     if (capture) {
         close(pipe_fd[1]);
         pipe_fd[1] = -1;
@@ -87,7 +99,10 @@ nvs_result_t nvs_child_run(const char *prog, char *const argv[], char *const env
                 cap = ncap;
             }
             ssize_t r = read(pipe_fd[0], buf + len, cap - len - 1);
-            if (r < 0 && errno == EINTR) continue;
+            if (r < 0 && errno == EINTR) {
+                pass_on_stop(pid, &stopped);
+                continue;
+            }
             if (r < 0) {
                 read_failed = errno;
                 break;
@@ -104,8 +119,10 @@ nvs_result_t nvs_child_run(const char *prog, char *const argv[], char *const env
     }
     int status;
     pid_t w;
-    do w = waitpid(pid, &status, 0);
-    while (w < 0 && errno == EINTR);
+    do {
+        w = waitpid(pid, &status, 0);
+        if (w < 0 && errno == EINTR) pass_on_stop(pid, &stopped);
+    } while (w < 0 && errno == EINTR);
     if (w < 0) {
         nvs_error("waitpid: %s", strerror(errno));
         goto out;

@@ -123,4 +123,26 @@ grep -q "^| shm | .* | ran, DID NOT END WELL (read from $base/killed/shm.partial
     "$base/killed/compare.md" || fail "--report-only: the checkpoint in shm.partial is not read: $(grep '^| shm' \
     "$base/killed/compare.md")"
 
+# compare stopped by SIGTERM (a batch system's time limit) while its shm run goes on: the run is asked to stop too
+# and stops as an interrupted run does, net is not begun, and compare.md shows what there is; exit 130 (compare
+# had no handler: it died at once, no compare.md, and its child ran on)
+FAKE_SLOW=shm "$NVS" compare --transports nvlink,shm,net --out "$base/term" >"$base/term.out" 2>"$base/term.err" &
+pid=$!
+i=0
+while [ $i -lt 300 ] && [ ! -e "$base/term/shm.slow-started" ] && kill -0 $pid 2>/dev/null; do
+    sleep 0.1
+    i=$((i + 1))
+done
+kill -TERM $pid
+wait $pid
+rc=$?
+[ $rc -eq 130 ] || fail "compare stopped by SIGTERM: exit $rc, expected 130"
+[ -s "$base/term/compare.md" ] || fail "compare stopped by SIGTERM: no compare.md"
+grep -q "^  nvlink  ran " "$base/term.out" || fail "compare stopped by SIGTERM: nvlink's row is not 'ran'"
+grep -q "^  shm     ran, DID NOT END WELL .*interrupted by signal 15" "$base/term.out" ||
+    fail "compare stopped by SIGTERM: the shm run was not stopped as interrupted: $(grep shm "$base/term.out")"
+grep -q "^  net     not run .*compare was interrupted (signal 15) before it began" "$base/term.out" ||
+    fail "compare stopped by SIGTERM: net not said to be not begun: $(grep net "$base/term.out")"
+[ ! -e "$base/term/net" ] || fail "compare stopped by SIGTERM: the net run was begun"
+
 finish "compare: failures reported as they should"
