@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "cli/commands.h"
+#include "core/config.h"
 #include "core/log.h"
 #include "core/out_file.h"
 #include <jansson.h>
@@ -99,9 +100,19 @@ int cmd_report(int argc, char **argv)
                 nvs_error("report: -o/--output given twice");
                 return 2;
             }
+            /* room for the file names inside it (the report's buffers are NVS_PATH_MAX): a longer one was cut
+             * short silently, the cut directory made, and the report then failed to be written */
+            if (strlen(optarg) > NVS_PATH_MAX - 256) {
+                nvs_error("report: -o: a directory name of %zu bytes: at most %d", strlen(optarg), NVS_PATH_MAX - 256);
+                return 2;
+            }
             outdir = optarg;
             break;
         case 't':
+            if (!*optarg) { /* was taken as no title: the default, without a word */
+                nvs_error("report: -t needs a title, got an empty string");
+                return 2;
+            }
             if (title) {
                 nvs_error("report: -t/--title given twice");
                 return 2;

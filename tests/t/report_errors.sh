@@ -41,6 +41,12 @@ for args in "" "--bogus tests/fixtures/runs/minimal_coll.json" "-x tests/fixture
 done
 : >"$tmp/afile"
 expect_err 2 "not a directory" "$NVS" report --no-plots -o "$tmp/afile" tests/fixtures/runs/minimal_coll.json
+# an empty title (was the default title without a word) and an -o too long to hold the report's file names (was cut
+# short silently: the cut directory made, then the report failed to be written)
+expect2 "-t needs a title, got an empty string" -t "" tests/fixtures/runs/minimal_coll.json
+long=$tmp/$(printf '%04000d' 0)
+expect_err 2 "-o: a directory name of 4" "$NVS" report --no-plots -o "$long" tests/fixtures/runs/minimal_coll.json
+[ -e "$(printf '%.4090s' "$long")" ] && fail "report -o TOO-LONG: a cut directory was made"
 # a what-if projection is not a run: said so, not "another nvscale version"
 "$NVS" model --lambda --format json >"$tmp/lambda.json" || fail "model --lambda --format json"
 expect_err 2 "a what-if projection (nvscale model --format json), not a measurement" "$NVS" report --no-plots \
