@@ -166,6 +166,7 @@ int cmd_report(int argc, char **argv)
         loaded++;
     }
     char dir[4096];
+    int made = 0; /* dir did not exist: made for this report */
     if (res == NVS_OK) {
         if (outdir)
             snprintf(dir, sizeof dir, "%s", outdir);
@@ -174,11 +175,13 @@ int cmd_report(int argc, char **argv)
         size_t n = strlen(dir);
         while (n > 1 && dir[n - 1] == '/') dir[--n] = '\0';
         struct stat st;
-        if (stat(dir, &st) == 0 && !S_ISDIR(st.st_mode)) {
+        int there = stat(dir, &st) == 0;
+        if (there && !S_ISDIR(st.st_mode)) {
             nvs_error("report: -o %s: not a directory", dir);
             res = NVS_ERR_USAGE;
         } else {
             res = nvs_mkdir_p(dir);
+            made = !there && res == NVS_OK;
         }
     }
     nvs_report rep = {.runs = runs, .nruns = nruns, .title = title && *title ? title : NULL};
@@ -203,6 +206,10 @@ int cmd_report(int argc, char **argv)
         }
     }
     if (res == NVS_OK) printf("%s\n", path);
+    /* no report.md (a full disk): a directory this command made goes with what it held (the plots' data), rather
+     * than be left empty or half-filled; one that was there keeps what it had */
+    if (res != NVS_OK && made && nvs_remove_tree(dir) != 0)
+        nvs_warn("report: could not remove %s, made for the report that failed: %s", dir, strerror(errno));
     for (int i = 0; i < loaded; i++) nvs_run_free(&runs[i]);
     free(runs);
     if (res != NVS_OK) return nvs_exit_code(res);

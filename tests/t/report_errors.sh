@@ -47,6 +47,14 @@ expect2 "-t needs a title, got an empty string" -t "" tests/fixtures/runs/minima
 long=$tmp/$(printf '%04000d' 0)
 expect_err 2 "-o: a directory name of 4" "$NVS" report --no-plots -o "$long" tests/fixtures/runs/minimal_coll.json
 [ -e "$(printf '%.4090s' "$long")" ] && fail "report -o TOO-LONG: a cut directory was made"
+# a full disk (simulated: core/out_file.c) at the report's first or second file: exit 1, and the directory it made
+# is not left behind empty or with the plots' data alone
+for k in 1 2; do
+    NVS_TEST_WRITE_FAIL=$k "$NVS" report -o "$tmp/full$k" tests/fixtures/runs/h200x2_nvlink.json >/dev/null 2>&1
+    rc=$?
+    [ $rc -eq 1 ] || fail "report, write $k failing: exit $rc, expected 1"
+    [ ! -e "$tmp/full$k" ] || fail "report, write $k failing: left $tmp/full$k: $(ls "$tmp/full$k" | tr '\n' ' ')"
+done
 # a what-if projection is not a run: said so, not "another nvscale version"
 "$NVS" model --lambda --format json >"$tmp/lambda.json" || fail "model --lambda --format json"
 expect_err 2 "a what-if projection (nvscale model --format json), not a measurement" "$NVS" report --no-plots \
