@@ -68,16 +68,24 @@ static void make_ctx(nvs_ctx *ctx, nvs_config *cfg, nvs_rt *rt)
                 }
 }
 
+/* nvs_print_table's text (the caller frees it) */
+static char *table_text(const nvs_ctx *ctx)
+{
+    FILE *f = tmpfile();
+    T_ASSERT(f != NULL);
+    nvs_print_table(ctx, f);
+    char *got = t_slurp(f);
+    fclose(f);
+    return got;
+}
+
 static void t_table(void)
 {
     nvs_config cfg;
     nvs_rt rt;
     nvs_ctx ctx;
     make_ctx(&ctx, &cfg, &rt);
-    FILE *f = tmpfile();
-    nvs_print_table(&ctx, f);
-    char *got = t_slurp(f);
-    fclose(f);
+    char *got = table_text(&ctx);
     T_GOLDEN("out_table.txt", got);
     /* independent of the golden file: the numbers a reader checks first */
     T_CONTAINS(got, "  1073741824     268435456     float     sum      -1  3280.00  327.36  327.36       0");
@@ -103,10 +111,7 @@ static void t_table_host_backend(void)
         strcpy(ranks[r].gpu, "host memory (MPI)");
     }
     ctx.ranks = ranks;
-    FILE *f = tmpfile();
-    nvs_print_table(&ctx, f);
-    char *got = t_slurp(f);
-    fclose(f);
+    char *got = table_text(&ctx);
     T_CONTAINS(got, "#  Rank   1 on          gpuhost  host memory (MPI)\n");
     T_CONTAINS(got, "#  ranks: 0[gpuhost] 1[gpuhost]\n");
     T_CONTAINS(got, "# all_reduce on 2 ranks");
@@ -123,10 +128,7 @@ static void t_table_time_basis(void)
     nvs_ctx ctx;
     make_ctx(&ctx, &cfg, &rt);
     for (size_t i = 0; i < ctx.rows.n; i++) ctx.rows.v[i].t_basis_us = ctx.rows.v[i].t_avg_us;
-    FILE *f = tmpfile();
-    nvs_print_table(&ctx, f);
-    char *got = t_slurp(f);
-    fclose(f);
+    char *got = table_text(&ctx);
     T_CONTAINS(got, "  1073741824     268435456     float     sum      -1  3263.60");
     T_ASSERT(!strstr(got, "  1073741824     268435456     float     sum      -1  3280.00"));
     free(got);
@@ -153,10 +155,7 @@ static void t_table_repeated_sizes(void)
                                 .wrong_rank = -1};
             nvs_rows_push(&ctx.rows, &row);
         }
-    FILE *f = tmpfile();
-    nvs_print_table(&ctx, f);
-    char *got = t_slurp(f);
-    fclose(f);
+    char *got = table_text(&ctx);
     T_CONTAINS(got, "-1    10.00    0.00    0.00       0    10.50");
     T_CONTAINS(got, "-1    11.00    0.00    0.00       0    11.50");
     T_CONTAINS(got, "-1    12.00    0.00    0.00       0    12.50");
