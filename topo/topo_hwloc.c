@@ -375,6 +375,16 @@ static nvs_result_t hwloc_load(const char *xml, const char *buf, size_t len, nvs
                  xml ? "not visible offline: the XML has no NVLinkBandwidth matrix (hwloc had no NVML backend)"
                      : "hwloc has no NVLink data");
     }
+    /* A file saved without its PCI bridges (lstopo --filter bridge:none) puts every GPU straight under its CPU
+     * side: the switches that make a pair PIX or PXB are gone, and every pair of one socket reads PHB. Said, not
+     * guessed: the classes below are what the file shows. */
+    int bare = 0;
+    for (int k = 0; k < i; k++) bare += t->gpus[k].path.n == 1 && (t->gpus[k].path.bridge[0] >> 63);
+    if (xml && bare > 0 && hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_BRIDGE) == 0)
+        nvs_warn("%s has no PCI bridges (saved with lstopo --filter bridge:none?): %d GPU%s sit straight under their "
+                 "CPU, so GPU pairs behind one PCIe switch (PIX, PXB) read PHB here; export with the bridges "
+                 "(lstopo --of xml, hwloc's default) for the real classes",
+                 xml, bare, bare == 1 ? "" : "s");
     qsort(t->gpus, (size_t)ngpus, sizeof *t->gpus, cmp_gpu_bus);
     for (int k = 1; xml && k < ngpus; k++) /* one device per bus id: a second one is an edited file */
         if (!strcmp(t->gpus[k].pci_bus_id, t->gpus[k - 1].pci_bus_id)) {

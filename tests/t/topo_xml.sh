@@ -37,5 +37,18 @@ for k in bad: print("FAIL: %s: nvidia-smi %s, nvscale %s" % (k, smi[0][k], ours[
 if len(smi[0]) != 16 or smi[1] != ours[1]: print("FAIL: rows %d, legend %s vs %s" % (len(smi[0]), smi[1], ours[1])); bad = 1
 sys.exit(1 if bad else 0)
 PY
+# a file saved without its PCI bridges (lstopo --filter bridge:none): every pair of one socket reads PHB, which is
+# said (was silent: the 8-GPU box's PIX and PXB pairs read PHB as if no switch were there)
+if command -v lstopo-no-graphics >/dev/null 2>&1 &&
+    lstopo-no-graphics -i tests/fixtures/topo/pcie8.xml --filter bridge:none --of xml "$dir/nobridge.xml" 2>/dev/null; then
+    "$NVS" topo --hwloc-xml "$dir/nobridge.xml" --no-save >/dev/null 2>"$dir/nobridge.err" ||
+        fail "topo of the bridgeless XML: exit $?: $(cat "$dir/nobridge.err")"
+    grep -q "warning: .*nobridge.xml has no PCI bridges .*8 GPUs sit straight under their CPU" "$dir/nobridge.err" ||
+        fail "topo of the bridgeless XML: not said: $(cat "$dir/nobridge.err")"
+    "$NVS" topo --hwloc-xml tests/fixtures/topo/pcie8.xml --no-save >/dev/null 2>"$dir/bridges.err" || fail "pcie8.xml: exit $?"
+    grep -q "no PCI bridges" "$dir/bridges.err" && fail "pcie8.xml (with its bridges): warned of none"
+else
+    echo "note: lstopo-no-graphics cannot write the bridgeless XML here: that case is not run"
+fi
 [ -d results ] && find results -newer "$dir" -name run.json | grep -q . && fail "--no-save wrote a run.json"
 finish
