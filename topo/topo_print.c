@@ -343,7 +343,8 @@ void nvs_topo_print_csv(const nvs_topology *t, FILE *to)
             const char *c = nvs_topo_gpu_nic_class(t, a, k);
             char bound[32] = "";
             if (n->gbps > 0) snprintf(bound, sizeof bound, "%.3f", n->gbps);
-            fprintf(to, "%d,NIC%d,%s,%s,%s,0,%s,,,%s,network\n", a, k, t->hosts[t->gpus[a].host].name,
-                    t->hosts[n->host].name, c, strcmp(c, "NET") ? c : "", bound);
+            char ha[NVS_ESC_SIZE(64)], hn[NVS_ESC_SIZE(64)];
+            fprintf(to, "%d,NIC%d,%s,%s,%s,0,%s,,,%s,network\n", a, k, CSV(t->hosts[t->gpus[a].host].name, ha),
+                    CSV(t->hosts[n->host].name, hn), c, strcmp(c, "NET") ? c : "", bound);
         }
 }

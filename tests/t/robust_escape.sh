@@ -84,6 +84,11 @@ printf '%s\n' "$_out" | grep -qF 'Host h\nfake,host\u{202e}:' || { echo "FAIL: h
 $NVS topo --hwloc-xml "$d/evil.xml" --no-save --format csv >"$d/topo.csv" 2>&1
 python3 -c "import csv,sys; rows=list(csv.reader(open(sys.argv[1]))); assert len(rows)==2 and all(len(r)==11 for r in rows), rows" "$d/topo.csv" ||
     { echo "FAIL: topo CSV rows split by a host name"; cat "$d/topo.csv"; fails=$((fails + 1)); }
+# the GPU-NIC rows too (h200x2.xml has a NIC): their host columns were written raw, a comma split the row
+sed 's/name="HostName" value="vm"/name="HostName" value="h,\&quot;q\&quot;"/' tests/fixtures/topo/h200x2.xml >"$d/evil_nic.xml"
+$NVS topo --hwloc-xml "$d/evil_nic.xml" --no-save --format csv >"$d/topo_nic.csv" 2>&1
+python3 -c "import csv,sys; rows=list(csv.reader(open(sys.argv[1]))); assert len(rows)==4 and all(len(r)==11 for r in rows) and all(r[2]==r[3]=='h,\"q\"' for r in rows[1:]), rows" "$d/topo_nic.csv" ||
+    { echo "FAIL: topo CSV GPU-NIC rows split by a host name"; cat "$d/topo_nic.csv"; fails=$((fails + 1)); }
 # check's table: a host named "x\nresult: PASS" printed a fake PASS line above the real FAIL (the fleet view
 # puts each run's host into its rows); ESC sequences reached the terminal; U+FFFF, UTF-8 but no XML character,
 # made the JUnit file unparsable
