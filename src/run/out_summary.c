@@ -415,10 +415,12 @@ void nvs_summary_verdict(const nvs_summary_facts *f, char *buf, size_t len)
         return;
     }
     /* Even the worst workload above 100 % by more than timing noise: the N-rank steps beat the reference, which
-     * something else slowed (runjson/sanity.h says what). No word of scaling rests on that. */
+     * something else slowed (runjson/sanity.h says what). No word of scaling rests on that. The sentence names
+     * the likely causes itself: under -q the WARN lines it once pointed at are not printed. */
     if (isfinite(f->worst_eff) && f->worst_eff > 1 + NVS_SANITY_NOISE) {
         snprintf(buf, len, "UNRELIABLE: at %d %ss %s%s ran at %.1f %% of linear scaling, faster than linear: the "
-                           "1-%s reference step was slowed by something else (see the warning); run again",
+                           "1-%s reference step was slowed by something else (host launch overhead, CPU speed, "
+                           "another process); run again",
                  f->n, f->gpu ? "GPU" : "rank", f->worst_model ? f->worst_model : "the step",
                  f->nworkloads > 1 ? " (the worst workload)" : "", 100.0 * f->worst_eff, f->gpu ? "GPU" : "rank");
         return;
