@@ -1,7 +1,6 @@
 /* Discovery: hwloc for locality and the PCIe tree, NVML for links, CUDA for ordinals and P2P, combined into one
  * nvs_topology. Offline (a saved hwloc XML) only hwloc's part exists: NVLink shows only when the XML holds
  * hwloc's NVLinkBandwidth matrix, and P2P access is unknown. */
-#include <ctype.h>
 #include <errno.h>
 #include <hwloc.h>
 #include <jansson.h>
@@ -16,62 +15,12 @@
 #include "core/log.h"
 #include "core/out_file.h"
 #include "topo/topo_live.h"
+#include "topo/topo_xml_lint.h"
 
 #define MAX_CUDA_GPUS 256 /* per process; far above any node (HGX: 8, NVL72 tray: 4) */
 
-/* hwloc's bitmap text (hwloc_bitmap_sscanf): comma-separated 0x-prefixed hex words, the first possibly the
- * infinite "0xf...f". Anything else (an empty word: ",0x00000002") trips an assertion in hwloc 2.9 (found by
- * fuzz/fuzz_hwloc_xml.c; lstopo aborts the same way). */
-static int bitmap_ok(const char *v, const char *end)
-{
-    if (end - v >= 7 && !strncmp(v, "0xf...f", 7)) {
-        v += 7;
-        if (v == end) return 1;
-        if (*v++ != ',') return 0;
-    }
-    for (;;) {
-        if (end - v < 3 || v[0] != '0' || (v[1] != 'x' && v[1] != 'X')) return 0;
-        v += 2;
-        int digits = 0;
-        while (v < end && isxdigit((unsigned char)*v)) v++, digits++;
-        if (!digits || digits > 16) return 0;
-        if (v == end) return 1;
-        if (*v++ != ',') return 0;
-    }
-}
-
-/* Objects hwloc 2.9 cannot take: a cpuset without its complete_cpuset (or a nodeset without its
- * complete_nodeset) crashes hwloc_topology_load (NULL pointer in hwloc_bitmap_compare_first; lstopo 2.9.0 too),
- * a set that is not bitmap text trips an assertion; both found by fuzz/fuzz_hwloc_xml.c. 0, or -1 with the line
- * of the first such object. */
-static int lint_sets(const char *text, int *line)
-{
-    *line = 1;
-    const char *lstart = text;
-    static const char *const names[6] = {"cpuset", "complete_cpuset", "nodeset", "complete_nodeset",
-                                         "allowed_cpuset", "allowed_nodeset"};
-    for (const char *p = text; (p = strstr(p, "<object"));) {
-        for (; lstart < p; lstart++) *line += *lstart == '\n';
-        const char *end = strchr(p, '>');
-        if (!end) return 0; /* unterminated: hwloc refuses it cleanly */
-        int seen[6] = {0};
-        for (const char *q = p + 7; q < end; q++) {
-            if (q[-1] != ' ' && q[-1] != '\t' && q[-1] != '\n' && q[-1] != '\r') continue;
-            for (int k = 0; k < 6; k++) {
-                size_t l = strlen(names[k]);
-                if ((size_t)(end - q) <= l + 1 || strncmp(q, names[k], l) || q[l] != '=') continue;
-                seen[k] = 1;
-                const char *v = q + l + 1, *ve;
-                if (*v != '"' || !(ve = memchr(v + 1, '"', (size_t)(end - v - 1))) || !bitmap_ok(v + 1, ve)) return -1;
-            }
-        }
-        if (seen[0] != seen[1] || seen[2] != seen[3]) return -1;
-        p = end;
-    }
-    return 0;
-}
-
-/* Catch what hwloc would only report as "load failed", or not survive: empty, not XML, XML v3, the sets above. */
+/* Catch what hwloc would only report as "load failed", or not survive, or drop silently: empty, not XML, XML v3,
+ * the sets and PCI attributes topo_xml_lint.h checks. */
 static nvs_result_t check_xml_text(const char *path, const char *text)
 {
     if (!*text) {
@@ -97,11 +46,21 @@ static nvs_result_t check_xml_text(const char *path, const char *text)
         }
     }
     int line;
-    if (lint_sets(text, &line)) {
+    if (nvs_topo_xml_lint_sets(text, &line)) {
         nvs_error("%s:%d: an object's sets are not what hwloc writes (a cpuset without complete_cpuset, a nodeset "
                   "without complete_nodeset, or a set that is not 0x-hex words): not a valid hwloc XML topology (save "
                   "it again with `lstopo --of xml FILE`)",
                   path, line);
+        return NVS_ERR_INPUT;
+    }
+    char attr[16], value[64];
+    if (nvs_topo_xml_lint_pci(text, &line, attr, sizeof attr, value, sizeof value)) {
+        nvs_error("%s:%d: %s \"%s\" is not what hwloc writes (%s): hwloc ignores it without a word, and the "
+                  "device is lost (a GPU with it); correct the value or save the file again with `lstopo --of xml FILE`",
+                  path, line, attr, value,
+                  !strcmp(attr, "pci_busid") ? "domain:bus:device.function in hex, e.g. 0000:13:00.0"
+                                             : "class [vendor:device] [subvendor:subdevice] revision in hex, e.g. "
+                                               "0300 [10de:2335] [10de:18be] a1");
         return NVS_ERR_INPUT;
     }
     return NVS_OK;

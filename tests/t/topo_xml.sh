@@ -50,5 +50,21 @@ if command -v lstopo-no-graphics >/dev/null 2>&1 &&
 else
     echo "note: lstopo-no-graphics cannot write the bridgeless XML here: that case is not run"
 fi
+# a GPU's pci_busid or pci_type edited into what hwloc does not read: hwloc ignores the attribute and the device
+# without a word (HWLOC_XML_VERBOSE=1 only), so the 8-GPU box read as 7 GPUs, or as "no NVIDIA GPU"; now exit 2
+# naming the line and the value, nothing written
+sed 's/pci_busid="0000:13:00.0"/pci_busid="0000:zz:00.0"/' tests/fixtures/topo/pcie8.xml >"$dir/badbus.xml"
+sed 's/pci_type="0300 \[10de:2204\] \[10de:1454\] a1"/pci_type="0300 [10de:2204] a1"/' tests/fixtures/topo/pcie8.xml >"$dir/badtype.xml"
+for c in 'badbus.xml:42: pci_busid "0000:zz:00.0" is not what hwloc writes' \
+         'badtype.xml:42: pci_type "0300 \[10de:2204\] a1" is not what hwloc writes'; do
+    f=${c%%:*}
+    cmp -s "$dir/$f" tests/fixtures/topo/pcie8.xml && fail "$f: the edit did not apply"
+    "$NVS" topo --hwloc-xml "$dir/$f" --no-save >"$dir/bad.out" 2>"$dir/bad.err"
+    rc=$?
+    [ $rc = 2 ] || fail "$f: exit $rc, expected 2"
+    [ "$(wc -l <"$dir/bad.err")" = 1 ] && grep -q "^nvscale: error: .*$c" "$dir/bad.err" ||
+        fail "$f: not one line naming the value: $(cat "$dir/bad.err")"
+    [ -s "$dir/bad.out" ] && fail "$f: printed a topology"
+done
 [ -d results ] && find results -newer "$dir" -name run.json | grep -q . && fail "--no-save wrote a run.json"
 finish
