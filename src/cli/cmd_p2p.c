@@ -57,7 +57,9 @@ static nvs_result_t emit(const nvs_config *cfg, nvs_cli_out *dir, const char *la
     json_object_set_new(res, "exit_code", json_integer(wrong ? 3 : 0));
     json_object_set_new(res, "wrong_total", json_integer(wrong));
     json_object_set_new(doc, "result", res);
-    nvs_result_t rc = NVS_OK;
+    /* saved before anything goes to stdout: a reader that stops early (`| head`) ends the process with SIGPIPE,
+     * and the copies measured must be kept by then (and DIR.partial renamed) */
+    nvs_result_t saved = nvs_cli_save_run(cfg, dir, doc), rc = NVS_OK;
     if (cfg->format == NVS_FMT_JSON)
         rc = nvs_rj_print(doc, stdout);
     else {
@@ -77,7 +79,7 @@ static nvs_result_t emit(const nvs_config *cfg, nvs_cli_out *dir, const char *la
             rc = NVS_ERR_SYSTEM;
         }
     }
-    if (rc == NVS_OK) rc = nvs_cli_save_run(cfg, dir, doc);
+    if (saved != NVS_OK) rc = saved;
     json_decref(doc);
     if (rc == NVS_OK && wrong) {
         nvs_error("%lld wrong elements in the copies: the data path is broken", wrong);

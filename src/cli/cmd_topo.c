@@ -32,7 +32,9 @@ static nvs_result_t emit(const nvs_config *cfg, nvs_cli_out *dir, const nvs_topo
         return NVS_ERR_NOMEM;
     }
     json_object_set_new(doc, "topology", tj);
-    nvs_result_t r = NVS_OK;
+    /* saved before anything goes to stdout: a reader that stops early (`| head`) ends the process with SIGPIPE,
+     * and that must not leave DIR.partial behind (an empty one, under a name a rerun with --out refuses) */
+    nvs_result_t saved = nvs_cli_save_run(cfg, dir, doc), r = NVS_OK;
     if (cfg->format == NVS_FMT_JSON)
         r = nvs_rj_print(doc, stdout);
     else {
@@ -47,9 +49,8 @@ static nvs_result_t emit(const nvs_config *cfg, nvs_cli_out *dir, const nvs_topo
             r = NVS_ERR_SYSTEM;
         }
     }
-    if (r == NVS_OK) r = nvs_cli_save_run(cfg, dir, doc);
     json_decref(doc);
-    return r;
+    return saved != NVS_OK ? saved : r;
 }
 
 static nvs_result_t topo_rank(nvs_rt *rt, void *arg)

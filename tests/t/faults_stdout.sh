@@ -6,7 +6,9 @@
 #     (it is the final one, "ok");
 #  3. Ctrl-C with --no-save: exit 130, the rows measured printed, no run.json named on stderr;
 #  4. standard output closed at launch: descriptor 1 is not handed to the next file opened (held on /dev/null
-#     from the start: Open MPI's start-up pipe took it, and what nvscale printed would have gone there).
+#     from the start: Open MPI's start-up pipe took it, and what nvscale printed would have gone there);
+#  5. `nvscale topo` piped into a reader that has exited: its run directory is saved and renamed before it prints
+#     (it printed first: SIGPIPE left an empty DIR.partial, which a rerun with the same --out refused).
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
 need_nvscale
@@ -68,4 +70,10 @@ if [ -d /proc/self/fd ]; then
 else
     skip "no /proc: descriptor 1 not looked at"
 fi
+
+# 5. topo (an offline XML: no GPU, no MPI) to a closed pipe
+"$NVS" topo --hwloc-xml tests/fixtures/topo/pcie8.xml --out "$d/topo" 2>"$d/topo.err" | true
+[ ! -e "$d/topo.partial" ] || fail "topo to a closed pipe: $d/topo.partial left behind"
+[ -n "$(json_get "$d/topo/run.json" "d['topology']['hosts'][0]['name']" 2>/dev/null)" ] ||
+    fail "topo to a closed pipe: no run.json with the topology in $d/topo: $(ls "$d"; cat "$d/topo.err")"
 finish
