@@ -13,22 +13,39 @@
 /* a label value: backslash, double quote and line feed escaped, as the format requires (core/escape.h) */
 static void label_value(FILE *f, const char *s) { nvs_esc_fputs(NVS_ESC_PROM, s ? s : "", f); }
 
-/* the row's check label, made unique: the second row named "x" is "x #2" */
-static void check_label(const nvs_verdicts *vs, size_t i, char *buf, size_t len)
+/* Every row's check label, unique among the rows (a repeated series is a scrape error in Prometheus): the second
+ * row named "x" is "x #2", or "x #3" when another row is named "x #2" itself. NULL when out of memory. */
+typedef char check_label_t[300];
+
+static int label_taken(const nvs_verdicts *vs, const check_label_t *got, size_t i, const char *cand)
 {
-    int seen = 0;
-    for (size_t k = 0; k < i; k++) seen += !strcmp(vs->v[k].metric, vs->v[i].metric);
-    if (seen) snprintf(buf, len, "%s #%d", vs->v[i].metric, seen + 1);
-    else snprintf(buf, len, "%s", vs->v[i].metric);
+    for (size_t k = 0; k < vs->n; k++)
+        if ((k < i && !strcmp(got[k], cand)) || (k != i && !strcmp(vs->v[k].metric, cand))) return 1;
+    return 0;
 }
 
-static void labels(FILE *f, const nvs_verdicts *vs, size_t i, int with_unit)
+static check_label_t *check_labels(const nvs_verdicts *vs)
+{
+    check_label_t *got = calloc(vs->n ? vs->n : 1, sizeof *got);
+    if (!got) return NULL;
+    for (size_t i = 0; i < vs->n; i++) {
+        int seen = 0; /* rows before of that name: the first number tried, and nearly always the one taken */
+        for (size_t k = 0; k < i; k++) seen += !strcmp(vs->v[k].metric, vs->v[i].metric);
+        snprintf(got[i], sizeof got[i], "%s", vs->v[i].metric);
+        for (int n = seen + 1, dup = seen > 0; dup; n++) {
+            snprintf(got[i], sizeof got[i], "%s #%d", vs->v[i].metric, n);
+            dup = label_taken(vs, got, i, got[i]);
+        }
+    }
+    return got;
+}
+
+static void labels(FILE *f, const nvs_verdicts *vs, const check_label_t *check, size_t i, int with_unit)
 {
     const nvs_verdict *v = &vs->v[i];
-    char check[300], n[32];
-    check_label(vs, i, check, sizeof check);
+    char n[32];
     fputs("{check=\"", f);
-    label_value(f, check);
+    label_value(f, check[i]);
     fputs("\",kind=\"", f);
     label_value(f, v->kind);
     fputs("\",host=\"", f);
@@ -59,10 +76,12 @@ static void family(FILE *f, const char *name, const char *help)
 int nvs_check_print_prometheus(FILE *f, const nvs_export_info *info, const nvs_verdicts *vs)
 {
     (void)info;
+    check_label_t *check = check_labels(vs);
+    if (!check) return -1;
     family(f, "nvscale_check_status", "Verdict of one nvscale acceptance check: 0 PASS, 1 WARN, 2 FAIL.");
     for (size_t i = 0; i < vs->n; i++) {
         fputs("nvscale_check_status", f);
-        labels(f, vs, i, 0);
+        labels(f, vs, check, i, 0);
         fprintf(f, " %d\n", vs->v[i].severity);
     }
     static const struct {
@@ -82,7 +101,7 @@ int nvs_check_print_prometheus(FILE *f, const nvs_export_info *info, const nvs_v
             if (isnan(x) || isinf(x)) continue; /* not measured: no sample, rather than a made-up number */
             if (!any++) family(f, values[k].name, values[k].help);
             fputs(values[k].name, f);
-            labels(f, vs, i, 1);
+            labels(f, vs, check, i, 1);
             fprintf(f, " %.12g\n", x); /* 12 digits: more than any measurement holds */
         }
     }
@@ -90,5 +109,6 @@ int nvs_check_print_prometheus(FILE *f, const nvs_export_info *info, const nvs_v
     fprintf(f, "nvscale_checks{verdict=\"PASS\"} %zu\n", vs->n - vs->failed - vs->warned);
     fprintf(f, "nvscale_checks{verdict=\"WARN\"} %zu\n", vs->warned);
     fprintf(f, "nvscale_checks{verdict=\"FAIL\"} %zu\n", vs->failed);
+    free(check);
     return ferror(f) ? -1 : 0;
 }

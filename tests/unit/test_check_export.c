@@ -115,5 +115,35 @@ static void t_prometheus(void)
     nvs_verdicts_free(&vs);
 }
 
-T_LIST = {T_CASE(t_junit), T_CASE(t_prometheus)};
+/* check labels stay unique when a row is itself named like a numbered repeat: "x", "x", "x #2" was "x", "x #2",
+ * "x #2": two series with one label set, which Prometheus refuses at the scrape */
+static void t_prometheus_unique(void)
+{
+    nvs_verdicts vs;
+    memset(&vs, 0, sizeof vs);
+    static const char *const names[] = {"x", "x", "x #2", "x #2", "x"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        nvs_verdict *v = nvs_verdicts_add(&vs, "run");
+        T_ASSERT(v);
+        snprintf(v->metric, sizeof v->metric, "%s", names[i]);
+        nvs_verdict_set(&vs, v, NVS_SEV_PASS);
+    }
+    FILE *f = tmpfile();
+    T_ASSERT(f);
+    T_EQ_I(nvs_check_print_prometheus(f, &info, &vs), 0);
+    char *got = t_slurp(f);
+    fclose(f);
+    /* one status line per row, each label once */
+    static const char *const want[] = {"\"x\"", "\"x #3\"", "\"x #2\"", "\"x #2 #2\"", "\"x #4\""};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        char line[64];
+        snprintf(line, sizeof line, "nvscale_check_status{check=%s,", want[i]);
+        const char *at = strstr(got, line);
+        if (!at || strstr(at + 1, line)) T_FAIL("%s: not exactly once in\n%s", line, got);
+    }
+    free(got);
+    nvs_verdicts_free(&vs);
+}
+
+T_LIST = {T_CASE(t_junit), T_CASE(t_prometheus), T_CASE(t_prometheus_unique)};
 T_MAIN
