@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +34,11 @@ static void child_exec(const char *prog, char *const argv[], char *const envp[],
  * too, once, with SIGTERM, and stops as an interrupted run does (run.json "interrupted" with what it measured). A
  * Ctrl-C at the terminal reached it already (one process group); SIGTERM, not a second SIGINT, which would end it at
  * once without a word. A SIGTERM sent to compare alone reached only compare. */
+/* Every wait below looks at the flag at least every POLL_MS: a signal that lands just before a blocking read or
+ * waitpid interrupts nothing (the handler has already run), and compare would have waited for the whole child
+ * run before passing the stop on. 100 ms: no one notices it after a Ctrl-C, and a child runs seconds or more. */
+#define POLL_MS 100
+
 static void pass_on_stop(pid_t pid, int *stopped)
 {
     if (*stopped || !nvs_interrupted()) return;
@@ -98,11 +104,16 @@ nvs_result_t nvs_child_run(const char *prog, char *const argv[], char *const env
                 buf = nb;
                 cap = ncap;
             }
-            ssize_t r = read(pipe_fd[0], buf + len, cap - len - 1);
-            if (r < 0 && errno == EINTR) {
-                pass_on_stop(pid, &stopped);
-                continue;
+            pass_on_stop(pid, &stopped);
+            struct pollfd pfd = {.fd = pipe_fd[0], .events = POLLIN};
+            int ready = poll(&pfd, 1, POLL_MS);
+            if (ready == 0 || (ready < 0 && errno == EINTR)) continue;
+            if (ready < 0) {
+                read_failed = errno;
+                break;
             }
+            ssize_t r = read(pipe_fd[0], buf + len, cap - len - 1);
+            if (r < 0 && errno == EINTR) continue;
             if (r < 0) {
                 read_failed = errno;
                 break;
@@ -119,10 +130,12 @@ nvs_result_t nvs_child_run(const char *prog, char *const argv[], char *const env
     }
     int status;
     pid_t w;
-    do {
-        w = waitpid(pid, &status, 0);
-        if (w < 0 && errno == EINTR) pass_on_stop(pid, &stopped);
-    } while (w < 0 && errno == EINTR);
+    for (;;) {
+        pass_on_stop(pid, &stopped);
+        w = waitpid(pid, &status, WNOHANG);
+        if (w == pid || (w < 0 && errno != EINTR)) break;
+        nanosleep(&(struct timespec){0, POLL_MS * 1000000L}, NULL); /* EINTR: looks at the flag at once */
+    }
     if (w < 0) {
         nvs_error("waitpid: %s", strerror(errno));
         goto out;
