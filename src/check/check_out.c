@@ -153,6 +153,21 @@ static void set(json_t *o, const char *k, json_t *v, int *bad)
     if (!v || json_object_set_new(o, k, v)) *bad = 1;
 }
 
+/* A string for the JSON. JSON text is UTF-8 and jansson refuses anything else (NULL, as for out of memory): a
+ * file name in another encoding, or a name cut inside a character to fit a row's metric or blame, is given as the
+ * table shows it (core/escape.h: the bytes that are not UTF-8 as \xNN); valid text stays exactly as it is. */
+static json_t *text(const char *s)
+{
+    json_t *j = json_string(s ? s : "");
+    if (j || !s) return j;
+    size_t len = NVS_ESC_SIZE(strlen(s));
+    char *buf = malloc(len);
+    if (!buf) return NULL;
+    j = json_string(nvs_esc(NVS_ESC_TERM, s, buf, len));
+    free(buf);
+    return j;
+}
+
 static json_t *build_json(const nvs_check_report *rep)
 {
     int bad = 0;
@@ -160,19 +175,20 @@ static json_t *build_json(const nvs_check_report *rep)
     json_t *root = json_object(), *arr = json_array(), *sr = json_array();
     if (!root || !arr || !sr) goto fail;
     set(root, "schema", json_string(NVS_CHECK_SCHEMA), &bad);
-    set(root, "run", json_string(rep->run->path), &bad);
-    set(root, "baseline", rep->base ? json_string(rep->base->path) : json_null(), &bad);
-    set(root, "rules", json_string(rep->rules_desc), &bad);
+    set(root, "run", text(rep->run->path), &bad);
+    set(root, "baseline", rep->base ? text(rep->base->path) : json_null(), &bad);
+    set(root, "rules", text(rep->rules_desc), &bad);
     for (size_t i = 0; i < vs->n; i++) {
         const nvs_verdict *v = &vs->v[i];
-        json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:s}", "metric", v->metric,
-                              "measured", v->measured, "expected", v->expected, "margin", v->margin, "verdict",
-                              nvs_verdict_word(v), "note", v->note, "unit", v->unit, "measured_value",
-                              nvs_rj_num(v->measured_v), "expected_value", nvs_rj_num(v->expected_v),
-                              "margin_value", nvs_rj_num(v->margin_v), "rule", v->rule);
+        json_t *o = json_pack("{s:o, s:o, s:o, s:o, s:s, s:o, s:s, s:o, s:o, s:o, s:o}", "metric", text(v->metric),
+                              "measured", text(v->measured), "expected", text(v->expected), "margin",
+                              text(v->margin), "verdict", nvs_verdict_word(v), "note", text(v->note), "unit",
+                              v->unit, "measured_value", nvs_rj_num(v->measured_v), "expected_value",
+                              nvs_rj_num(v->expected_v), "margin_value", nvs_rj_num(v->margin_v), "rule",
+                              text(v->rule));
         if (!o) goto fail;
-        set(o, "kind", json_string(v->kind), &bad);
-        set(o, "host", v->host[0] ? json_string(v->host) : json_null(), &bad);
+        set(o, "kind", text(v->kind), &bad);
+        set(o, "host", v->host[0] ? text(v->host) : json_null(), &bad);
         set(o, "rank", v->rank >= 0 ? json_integer(v->rank) : json_null(), &bad);
         set(o, "gpu", v->gpu >= 0 ? json_integer(v->gpu) : json_null(), &bad);
         set(o, "pair", v->src >= 0 && v->dst >= 0 ? json_pack("[i, i]", v->src, v->dst) : json_null(), &bad);
@@ -182,8 +198,8 @@ static json_t *build_json(const nvs_check_report *rep)
     arr = NULL;
     for (size_t i = 0; i < rep->nslowest; i++) {
         const nvs_slowest_rank *s = &rep->slowest[i];
-        json_t *o = json_pack("{s:i, s:i, s:s?, s:o, s:i, s:i, s:o}", "n", s->n, "rank", s->rank, "host",
-                              s->host[0] ? s->host : NULL, "device", nvs_rj_int(s->device),
+        json_t *o = json_pack("{s:i, s:i, s:o, s:o, s:i, s:i, s:o}", "n", s->n, "rank", s->rank, "host",
+                              s->host[0] ? text(s->host) : json_null(), "device", nvs_rj_int(s->device),
                               "slowest_in", s->slowest_in, "configs", s->configs, "lag_pct", nvs_rj_num(s->lag_pct));
         if (!o || json_array_append_new(sr, o)) goto fail;
     }
@@ -192,7 +208,7 @@ static json_t *build_json(const nvs_check_report *rep)
     if (rep->slowest_pair >= 0) {
         const nvs_run_p2p_pair *p = &rep->run->p2p.pairs[rep->slowest_pair];
         set(root, "slowest_pair",
-            json_pack("{s:i, s:i, s:s, s:o}", "src", p->src, "dst", p->dst, "class", p->cls ? p->cls : "", "uni_gbps",
+            json_pack("{s:i, s:i, s:o, s:o}", "src", p->src, "dst", p->dst, "class", text(p->cls), "uni_gbps",
                       nvs_rj_num(p->uni_gbps)),
             &bad);
     } else

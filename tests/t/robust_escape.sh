@@ -114,5 +114,29 @@ python3 -c "import json,sys; d=json.load(open(sys.argv[1])); d['collectives'][0]
 expect 2 'collectives\[0\]\.n: expected' $NVS report "$d/badn.json" -o "$d/badn" --no-plots
 printf '%s\n' "$_out" | grep -q "$(printf '\033')" && { echo "FAIL: ESC from a run.json in an error message"; fails=$((fails + 1)); }
 printf '%s\n' "$_out" | grep -q '^result: PASS' && { echo "FAIL: a fake line in an error message"; fails=$((fails + 1)); }
+# check --format json: JSON is UTF-8. Two runs of one host named in 3-byte characters (the label cuts the host
+# inside one to fit) and a file name that is not UTF-8 printed "out of memory building the JSON verdicts" and
+# exit 1 where the verdict was FAIL (3); now the bytes read as the table shows them (\xNN) and the exit is 3.
+python3 - tests/fixtures/check/run_h200x2.json "$d" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+host = "x" + "\u30ce\u30fc\u30c9" * 10
+d["host"] = host
+for k in d["ranks"]:
+    k["host"] = host
+for g in d["topology"]["gpus"]:
+    g["host"] = host
+for name in ("utf8a.json", "utf8b.json", "caf\udce9.json"):
+    with open(sys.argv[2].encode() + b"/" + name.encode("utf-8", "surrogateescape"), "w") as f:
+        json.dump(d, f)
+PY
+for pair in "utf8a.json utf8b.json" "$(printf 'caf\351.json') utf8a.json"; do
+    set -- $pair
+    $NVS check "$d/$1" "$d/$2" --min-busbw all_reduce:1G:2:100000 --format json >"$d/v.json" 2>"$d/v.err"
+    rc=$?
+    [ "$rc" -eq 3 ] || { echo "FAIL: check --format json of $pair exited $rc, expected 3"; cat "$d/v.err"; fails=$((fails + 1)); }
+    python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['result'] == 'FAIL' and d['exit_code'] == 3" \
+        "$d/v.json" || { echo "FAIL: check --format json of $pair: not the verdicts as JSON"; fails=$((fails + 1)); }
+done
 rm -rf "$d"
 finish
