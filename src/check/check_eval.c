@@ -692,15 +692,20 @@ static int eval_sanity(const nvs_run *run, nvs_verdicts *vs)
         if (!v) return -1;
         int eff = !strcmp(s[i].kind, "efficiency");
         snprintf(v->metric, sizeof v->metric, "sanity: %s", s[i].what);
-        double k = eff ? 100 : 1; /* a value over its limit must not print as the limit */
-        int d = nvs_check_decimals(k * s[i].value, k * s[i].limit, 1);
-        snprintf(v->measured, sizeof v->measured, eff ? "%.*f%%" : "%.*f GB/s", d, k * s[i].value);
-        snprintf(v->expected, sizeof v->expected, eff ? "<= %.*f%%" : "<= %.*f GB/s", d, k * s[i].limit);
+        if (!strcmp(s[i].kind, "unvalidated")) {
+            snprintf(v->measured, sizeof v->measured, "%.0f rows not validated", s[i].value);
+            snprintf(v->expected, sizeof v->expected, "validated (-c 1)");
+        } else {
+            double k = eff ? 100 : 1; /* a value over its limit must not print as the limit */
+            int d = nvs_check_decimals(k * s[i].value, k * s[i].limit, 1);
+            snprintf(v->measured, sizeof v->measured, eff ? "%.*f%%" : "%.*f GB/s", d, k * s[i].value);
+            snprintf(v->expected, sizeof v->expected, eff ? "<= %.*f%%" : "<= %.*f GB/s", d, k * s[i].limit);
+            v->measured_v = s[i].value;
+            v->expected_v = s[i].limit;
+        }
         snprintf(v->note, sizeof v->note, "%s", s[i].text);
         snprintf(v->host, sizeof v->host, "%s", run->host ? run->host : "");
         snprintf(v->rule, sizeof v->rule, "(always)");
-        v->measured_v = s[i].value;
-        v->expected_v = s[i].limit;
         nvs_verdict_set(vs, v, NVS_SEV_WARN);
     }
     if (n > 16) {

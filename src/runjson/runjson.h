@@ -200,6 +200,8 @@ typedef struct {
     double duration_s;
     const char *host;
     int time_basis;                     /* sweep.time_basis (-a): NVS_RUN_TIME_*; SLOWEST when absent */
+    int unvalidated;                    /* sweep.check is 0 (-c 0): the collectives were not validated; 0 when it
+                                         * is 1 or absent (a zeroed nvs_run is a validated one) */
     nvs_run_kv *env;                    /* in file order */
     size_t nenv;
     nvs_run_kv *versions;

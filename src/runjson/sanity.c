@@ -70,5 +70,20 @@ size_t nvs_sanity_of(const nvs_run *run, nvs_sanity *out, size_t cap)
                  c->busbw_gbps, e->bound_gbps, e->hop_class ? " (" : "", e->hop_class ? e->hop_class : "",
                  e->hop_class ? ")" : "", c->n);
     }
+    /* -c 0: nothing below says whether the data arrived right; said once, after the numbers it concerns */
+    if (run->unvalidated && run->ncolls > 0) {
+        nvs_sanity *s = next(out, cap, &n);
+        if (s) {
+            snprintf(s->kind, sizeof s->kind, "unvalidated");
+            snprintf(s->what, sizeof s->what, "collectives not validated");
+            s->value = (double)run->ncolls;
+            s->limit = 0;
+            snprintf(s->text, sizeof s->text,
+                     "the %zu collective rows were not validated (run with -c 0): a wrong result would have gone "
+                     "unseen, so their bandwidths do not show the data path works; run again with -c 1 (the "
+                     "default) for an acceptance",
+                     run->ncolls);
+        }
+    }
     return n;
 }

@@ -9,6 +9,8 @@
  *   bound       a collective's busbw above the bound of the link its ring ran on (run.json explain[].bound_gbps,
  *               the ring's slowest hop) by more than NVS_SANITY_BOUND_SLACK: the topology missed a faster path, or
  *               NCCL reduced in the switch (NVLS, SHARP), or the bound's per-link rate is wrong.
+ *   unvalidated a run whose collectives were not validated (sweep.check 0: -c 0): a wrong result would have gone
+ *               unseen (every row's "wrong" is null), so its bandwidths prove less than they seem to.
  * A baseline from another kind of machine or backend is check's (check/check_fleet.h: a WARN row as well). */
 #ifndef NVS_RUNJSON_SANITY_H
 #define NVS_RUNJSON_SANITY_H
@@ -25,11 +27,11 @@
 #define NVS_SANITY_BOUND_SLACK 0.05
 
 typedef struct {
-    char kind[16];   /* "efficiency", "bound" */
+    char kind[16];   /* "efficiency", "bound", "unvalidated" */
     char what[128];  /* "training efficiency n=2", "busbw all_reduce 1 GiB n=2" */
     int n;
-    double value;    /* the number (efficiency as a fraction, busbw in GB/s) */
-    double limit;    /* what it should not exceed */
+    double value;    /* the number (efficiency as a fraction, busbw in GB/s; unvalidated: the rows) */
+    double limit;    /* what it should not exceed (unvalidated: 0 rows) */
     char text[384];  /* one sentence: the number, the limit, what it means */
 } nvs_sanity;
 

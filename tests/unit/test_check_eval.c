@@ -475,7 +475,28 @@ static void t_every_workload(void)
     nvs_verdicts_free(&vs);
 }
 
-T_LIST = {T_CASE(t_appends), 
+/* collectives not validated (-c 0): a WARN row of its own, whatever the rules; the rows still pass on their
+ * numbers (the verdict is not made up), and the exit status stays (a WARN never changes it) */
+static void t_unvalidated_warns(void)
+{
+    nvs_run run = make_run();
+    run.unvalidated = 1;
+    for (size_t i = 0; i < run.ncolls; i++) run.colls[i].wrong = -1;
+    const char *one[] = {"busbw all_reduce size=1G n=2 min=1", NULL};
+    nvs_verdicts vs = eval(one, &run, NULL);
+    int warn = -1;
+    for (size_t i = 0; i < vs.n; i++)
+        if (!strcmp(vs.v[i].metric, "sanity: collectives not validated")) warn = (int)i;
+    T_ASSERT(warn >= 0);
+    T_EQ_I(vs.v[warn].severity, NVS_SEV_WARN);
+    T_EQ_S(vs.v[warn].measured, "8 rows not validated");
+    T_EQ_S(vs.v[warn].expected, "validated (-c 1)");
+    T_EQ_U(vs.failed, 0);
+    nvs_verdicts_free(&vs);
+    for (size_t i = 0; i < run.ncolls; i++) run.colls[i].wrong = 0;
+}
+
+T_LIST = {T_CASE(t_unvalidated_warns), T_CASE(t_appends), 
     T_CASE(t_status_row),         T_CASE(t_min_edges_and_worst_variant), T_CASE(t_n_selection),
     T_CASE(t_not_measured_fails), T_CASE(t_every_collective_and_range),  T_CASE(t_wrong_results_fail),
     T_CASE(t_p2p_and_efficiency), T_CASE(t_min_bound_pct), T_CASE(t_below_baseline), T_CASE(t_below_baseline_small_not_measured),              T_CASE(t_baseline_equal_to_run_passes),

@@ -83,5 +83,25 @@ static void t_host_backend(void)
     nvs_run_free(&r);
 }
 
-T_LIST = {T_CASE(t_findings), T_CASE(t_workloads), T_CASE(t_host_backend)};
+/* -c 0: the rows' "wrong" is null, nothing says the data arrived right; check passed such a run with no word */
+static void t_unvalidated(void)
+{
+    static const char *const fmt = "{\"schema\": \"nvscale.run/1\", \"sweep\": {\"check\": %s},"
+                                   " \"collectives\": [{\"collective\": \"all_reduce\", \"n\": 2, \"bytes\": 8,"
+                                   " \"busbw_gbps\": 1, \"wrong\": %s}]}";
+    char text[512];
+    nvs_sanity s[2];
+    snprintf(text, sizeof text, fmt, "0", "null");
+    nvs_run r = load(text);
+    T_EQ_U(nvs_sanity_of(&r, s, 2), 1);
+    T_EQ_S(s[0].kind, "unvalidated");
+    T_CONTAINS(s[0].text, "the 1 collective rows were not validated (run with -c 0)");
+    nvs_run_free(&r);
+    snprintf(text, sizeof text, fmt, "1", "0"); /* validated: nothing to say */
+    r = load(text);
+    T_EQ_U(nvs_sanity_of(&r, s, 2), 0);
+    nvs_run_free(&r);
+}
+
+T_LIST = {T_CASE(t_unvalidated), T_CASE(t_findings), T_CASE(t_workloads), T_CASE(t_host_backend)};
 T_MAIN
