@@ -526,6 +526,16 @@ static int mode_project(const opts *o, const nvs_presets *ps, int json)
                 rc = usage_error("--machine '%s': unknown machine (nvscale model --list-presets)", mw[j]);
                 break;
             }
+            /* the same GPU on the same machine twice (--gpu a,a, --machine x,x, or a pair given twice) would
+             * print one configuration twice and explain a gap of nothing between them */
+            int dup = 0;
+            for (int k = 0; k < ns && !dup; k++)
+                dup = !strcmp(s[k].cfg.gpu.id, gp->id) && !strcmp(s[k].cfg.machine.id, mp->id);
+            if (dup) {
+                rc = usage_error("--gpu '%s' on --machine '%s' given twice: each configuration once", gp->id,
+                                 mp->id);
+                break;
+            }
             nvs_model_series *x = &s[ns++];
             nvs_model_config_init(&x->cfg);
             x->cfg.fw = nvs_framework_default(); /* as `nvscale train` runs its step; --framework changes it */

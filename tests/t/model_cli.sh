@@ -160,6 +160,14 @@ expect 0 "why rtxa6000 scales better than rtx3090 at 8 GPUs" $M --gpu rtx3090,rt
 expect 2 "--pairs: 2 --gpu value\(s\) and 1 --machine value\(s\)" $M --gpu rtx3090,rtxa6000 --machine g482-z53-epyc7662 \
     --model bert-large --pairs
 expect 2 "--pairs goes with --gpu and --machine" $M --lambda --pairs
+# the same configuration twice: refused (was modelled twice, exit 0, with 'why rtx3090 scales better than rtx3090')
+expect 2 "--gpu 'rtx3090' on --machine 'pcie4-2s-8gpu-switch' given twice" $M --gpu rtx3090,rtx3090 \
+    --machine pcie4-2s-8gpu-switch --model resnet50
+expect 2 "--gpu 'rtx3090' on --machine 'g482-z53-epyc7662' given twice" $M --gpu rtx3090,rtxa6000 \
+    --machine g482-z53-epyc7662,g482-z53-epyc7662 --model resnet50
+expect 2 "given twice" $M --gpu rtx3090,rtx3090 --machine g482-z53-epyc7662,g482-z53-epyc7662 --pairs --model resnet50
+# the same GPU in two boxes is a comparison, not a duplicate
+expect 0 "why" $M --gpu rtx3090,rtx3090 --machine g482-z53-epyc7662,as-4124gs-epyc7502 --pairs --model resnet50 --gpus 1,8
 
 # calibration inputs
 expect 2 "cannot open|no such|No such" $M --calibrate tests/fixtures/model/none.json
