@@ -390,6 +390,13 @@ static int eval_series(const opts *o, nvs_model_series *s)
     int nodes[MAX_LIST + 16], gpn[MAX_LIST + 16];
     int k = shapes_of(o, &s->cfg, nodes, gpn);
     if (k < 0) return 2;
+    /* a network given but never crossed: the label says "+ NET", and a planner would take it as modelled */
+    int across = 0;
+    for (int i = 0; i < k; i++) across |= nodes[i] > 1;
+    if (s->cfg.has_net && !across)
+        nvs_warn("--net %s: %s: every GPU count asked for fits on one machine of %d GPUs, so nothing crosses the "
+                 "network (give --gpus above %d, or --nodes)",
+                 o->net, s->cfg.label, s->cfg.machine.gpus, s->cfg.machine.gpus);
     s->pts = calloc((size_t)k, sizeof *s->pts);
     if (!s->pts) return 1;
     for (int i = 0; i < k; i++) {

@@ -335,4 +335,12 @@ cp tests/fixtures/model/h200x2_nvlink_resnet50.json "$odd"
     { fail "--calibrate of a non-UTF-8 path, --format json: exit $?"; cat "$out/odd.err"; }
 grep -q '"run": ".*/r-\\\\xff.json"' "$out/odd.json" || fail "--calibrate --format json: 'run' of a non-UTF-8 path"
 
+# --net with every N on one machine: said (the label read "+ ib-hdr200" though no point crossed it); not said when
+# a point spans nodes
+"$NVS" model $OK --gpus 1,8 --net ib-hdr200 >/dev/null 2>"$out/net.err" || fail "--net within one node: exit $?"
+grep -q "warning: --net ib-hdr200: .*nothing crosses the network" "$out/net.err" ||
+    fail "--net within one node: not said: $(cat "$out/net.err")"
+"$NVS" model $OK --gpus 1,16 --net ib-hdr200 >/dev/null 2>"$out/net2.err" || fail "--net over 2 nodes: exit $?"
+grep -q "nothing crosses" "$out/net2.err" && fail "--net over 2 nodes: warned that nothing crosses it"
+
 finish
