@@ -137,30 +137,49 @@ static void nfree_comm(nvs_backend *b, nvs_comm *c)
 static int ncrank(const nvs_comm *c) { return c->rank; }
 static int ncsize(const nvs_comm *c) { return c->size; }
 
+/* The free memory after a failed allocation, for its message; *fr = 0 when unknown. */
+static int free_memory(size_t *fr, size_t *tot)
+{
+    *fr = *tot = 0;
+    (void)cudaGetLastError(); /* an out-of-memory failure is not sticky: clear it before asking */
+    return cudaMemGetInfo(fr, tot) == cudaSuccess;
+}
+
+/* cudaMalloc, or ncclMemAlloc with --alloc nccl: NCCL's cuMem allocation (cuMemCreate at the recommended
+ * granularity, mapped for every peer it can reach), which nccl-tests uses for its buffers since NCCL 2.19. */
 static nvs_result_t nalloc(nvs_backend *b, size_t bytes, void **p)
 {
-    (void)b;
-    cudaError_t e = cudaMalloc(p, bytes ? bytes : 1);
-    if (e != cudaSuccess) {
-        size_t fr = 0, tot = 0;
-        (void)cudaGetLastError(); /* an out-of-memory failure is not sticky: clear it before asking */
-        if (cudaMemGetInfo(&fr, &tot) == cudaSuccess)
-            nvs_error("cudaMalloc of %zu bytes failed: %s (GPU has %zu bytes free of %zu)", bytes,
-                      cudaGetErrorString(e), fr, tot);
-        else /* the free memory is not known: no made-up figure */
-            nvs_error("cudaMalloc of %zu bytes failed: %s", bytes, cudaGetErrorString(e));
-        return NVS_ERR_CUDA;
+    const int via_nccl = b->cfg && b->cfg->alloc_nccl;
+    const char *call = via_nccl ? "ncclMemAlloc" : "cudaMalloc";
+    const char *why;
+    if (via_nccl) {
+        ncclResult_t r = ncclMemAlloc(p, bytes ? bytes : 1);
+        if (r == ncclSuccess) return NVS_OK;
+        why = ncclGetErrorString(r);
+    } else {
+        cudaError_t e = cudaMalloc(p, bytes ? bytes : 1);
+        if (e == cudaSuccess) return NVS_OK;
+        why = cudaGetErrorString(e);
     }
-    return NVS_OK;
+    *p = NULL;
+    size_t fr, tot;
+    if (free_memory(&fr, &tot))
+        nvs_error("%s of %zu bytes failed: %s (GPU has %zu bytes free of %zu)", call, bytes, why, fr, tot);
+    else /* the free memory is not known: no made-up figure */
+        nvs_error("%s of %zu bytes failed: %s", call, bytes, why);
+    return via_nccl ? NVS_ERR_NCCL : NVS_ERR_CUDA;
 }
 
 static void nfree(nvs_backend *b, void *p)
 {
-    (void)b;
-    if (p) {
-        cudaError_t e = cudaFree(p);
-        if (e != cudaSuccess) nvs_cuda_fail(NULL, "cudaFree", e);
+    if (!p) return;
+    if (b->cfg && b->cfg->alloc_nccl) {
+        ncclResult_t r = ncclMemFree(p);
+        if (r != ncclSuccess) nvs_nccl_fail("ncclMemFree", r, NULL);
+        return;
     }
+    cudaError_t e = cudaFree(p);
+    if (e != cudaSuccess) nvs_cuda_fail(NULL, "cudaFree", e);
 }
 
 static nvs_result_t nfill(nvs_backend *b, nvs_dtype t, void *p, size_t count, const nvs_pattern *pat, int rank,

@@ -60,6 +60,10 @@ nvs_result_t nvs_sweep_validate(const nvs_config *cfg, const char *backend, int 
             fprintf(stderr, "nvscale: -G/--cudagraph needs the NCCL backend (CUDA graphs); --backend mpi has none\n");
         return NVS_ERR_USAGE;
     }
+    if (mpi && cfg->alloc_nccl) {
+        if (print) fprintf(stderr, "nvscale: --alloc nccl needs the NCCL backend (GPU buffers); --backend mpi has none\n");
+        return NVS_ERR_USAGE;
+    }
     for (int t = 0; t < NVS_DTYPE_COUNT; t++) {
         if (!(cfg->types_mask & (1u << t))) continue;
         if (mpi && cfg->max_bytes / nvs_dtype_size((nvs_dtype)t) > (size_t)INT_MAX) {

@@ -52,7 +52,7 @@ enum {
     OPT_COLL = 1000, OPT_BACKEND, OPT_GPUS, OPT_PLACEMENT, OPT_TIMEOUT, OPT_FORMAT, OPT_OUT, OPT_NO_SAVE,
     OPT_INPLACE, OPT_MODEL, OPT_BATCH, OPT_PRECISION, OPT_GRAD, OPT_BFIRST, OPT_BCAP, OPT_STEPS, OPT_WSTEPS, OPT_ROUNDS,
     OPT_XML, OPT_COPY_BYTES, OPT_COPY_ITERS, OPT_NO_NCCL_LOG, OPT_NO_TRAIN, OPT_FRAMEWORK, OPT_EMULATE, OPT_HOST,
-    OPT_CUDNN,
+    OPT_CUDNN, OPT_ALLOC,
 };
 
 /* Which subcommands take an option: each lists only its own in --help and refuses the others by name. */
@@ -91,6 +91,8 @@ static const opt_spec specs[] = {
     {"coll", OPT_COLL, 1, S_RUN | S_COLL, NULL, "LIST", "all_reduce,broadcast,reduce,all_gather,reduce_scatter,alltoall,\n"
                                                  "sendrecv or all (default all_reduce,broadcast)"},
     {"inplace", OPT_INPLACE, 1, S_RUN | S_COLL, NULL, "out|in|both", "out-of-place, in-place or both (default both)"},
+    {"alloc", OPT_ALLOC, 1, S_RUN | S_COLL, NULL, "cuda|nccl", "the sweep's GPU buffers from cudaMalloc (default) or ncclMemAlloc,\n"
+                                               "as nccl-tests >= 2.19 allocates its own (NCCL backend only)"},
     {"ngpus", 'g', 1, S_RUN | S_COLL, NULL, "1", "GPUs per process: always 1 (mpirun -np N, or plain nvscale: a thread\n"
                                               "per GPU)"},
     {"nthreads", 't', 1, S_RUN | S_COLL, NULL, "1", "threads per process: 1 under mpirun; without a launcher nvscale\n"
@@ -387,6 +389,10 @@ nvs_result_t nvs_config_parse(nvs_config *c, const char *sub, int argc, char **a
             break;
         }
         case OPT_HOST: c->p2p_host = 1; break;
+        case OPT_ALLOC:
+            if (strcmp(a, "cuda") && strcmp(a, "nccl")) return bad(sub, flag, a, "expected cuda or nccl");
+            c->alloc_nccl = !strcmp(a, "nccl");
+            break;
         case 'b':
             c->sizes_explicit = 1;
             if (parse_size_arg(a, 1, &c->min_bytes)) return bad(sub, flag, a, "expected a size from 1 to 1T such as 8, 64K, 1M");

@@ -70,7 +70,8 @@ static const char *tname(int i) { return nvs_dtype_name((nvs_dtype)i); }
 static const char *oname(int i) { return nvs_redop_name((nvs_redop)i); }
 static const char *cname(int i) { return nvs_coll_at(i)->name; }
 
-static json_t *sweep_json(const nvs_config *c)
+/* `host`: the host backend's buffers are host memory (malloc), whatever --alloc says (it refuses --alloc nccl) */
+static json_t *sweep_json(const nvs_config *c, int host)
 {
     json_t *o = json_pack("{s:I, s:I, s:f, s:I, s:i, s:i, s:i, s:i, s:f, s:i}", "min_bytes", (json_int_t)c->min_bytes,
                           "max_bytes", (json_int_t)c->max_bytes, "step_factor", c->step_factor, "step_bytes",
@@ -82,6 +83,7 @@ static json_t *sweep_json(const nvs_config *c)
     put(o, "collectives", mask_names(c->colls_mask, nvs_coll_count(), cname));
     put(o, "agg_iters", json_integer(c->agg_iters));
     put(o, "blocking", json_boolean(c->blocking));
+    put(o, "alloc", json_string(host ? "host" : c->alloc_nccl ? "ncclMemAlloc" : "cudaMalloc"));
     static const char *const basis[] = {"rank0", "mean", "fastest", "slowest"};
     put(o, "time_basis", json_string(basis[c->time_basis & 3]));
     put(o, "inplace", json_string(c->inplace_mask == (NVS_INPLACE_IN | NVS_INPLACE_OUT) ? "both"
@@ -148,7 +150,7 @@ json_t *nvs_ctx_to_json(const nvs_ctx *run, nvs_result_t status, double duration
     put(root, "world", world_json(run));
     if (run->ranks) put(root, "ranks", ranks_json(run));
     if (run->topology) json_object_set(root, "topology", run->topology);
-    if (strcmp(cfg->subcommand, "train")) put(root, "sweep", sweep_json(cfg));
+    if (strcmp(cfg->subcommand, "train")) put(root, "sweep", sweep_json(cfg, h.backend && !strcmp(h.backend, "mpi")));
     put(root, "scaling", scaling_json(run));
     put(root, "collectives", rows_json(run)); /* always present (empty for `train`): readers can rely on it */
     if (run->transports) json_object_set(root, "transports", run->transports);

@@ -46,6 +46,9 @@ expect 2 "unknown subcommand 'frobnicate'" $NVS frobnicate
 expect 2 "expected RANK:SIZE" env NVS_TEST_STALL=banana $NVS coll --out $out
 expect 2 "NVS_TEST_SLOW_STOP: expected seconds" env NVS_TEST_SLOW_STOP=0 $NVS coll --out $out
 expect 2 "-G/--cudagraph needs the NCCL backend" $NVS coll --backend mpi -G 2 --out $out
+expect 2 "--alloc nccl needs the NCCL backend" $NVS coll --backend mpi --alloc nccl --out $out
+expect 2 "invalid value 'cudamalloc' for --alloc: expected cuda or nccl" $NVS run --alloc cudamalloc --out $out
+expect 2 "option --alloc is not one of train's" $NVS train --alloc nccl --out $out
 expect 2 "more than 2\^31-1 elements" $NVS coll --backend mpi -e 16G --out $out
 expect 2 "root" $NVS coll --backend mpi --coll broadcast -r 3 --out $out
 # a sweep in which no size gives a rank one element measures nothing: refused, not an empty run that exits 0

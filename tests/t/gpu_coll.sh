@@ -1,7 +1,7 @@
 #!/bin/sh
 # NCCL backend on real GPUs: every collective, type and operation validated, one process (threads) and under
-# mpirun; CUDA-graph launches; a planted wrong element exits 3; a stalled rank is named and the communicators
-# aborted. Skipped on machines without a GPU.
+# mpirun; buffers from ncclMemAlloc; CUDA-graph launches; a planted wrong element exits 3; a stalled rank is named
+# and the communicators aborted. Skipped on machines without a GPU.
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
 has_gpu || skip "no GPU on this machine"
@@ -30,6 +30,11 @@ expect 0 "CUDA graph launches" $NVS coll -G 3 -b 8 -e 64K -f 8 -n 10 --out "$d/g
 [ "$(json_get $d/graph/run.json "all(c['graph'] and c['wrong'] == 0 for c in d['collectives'])")" = "True" ] ||
     fail "graph rows"
 expect 3 "wrong element" env NVS_TEST_CORRUPT=0 $NVS coll -b 1M -e 1M --no-save
+# buffers from ncclMemAlloc (nccl-tests' allocation): every collective validated, run.json says which allocator
+expect 0 "Wrong elements     : 0 OK" $NVS coll -v --alloc nccl --coll all -b 1K -e 4M -f 64 -n 5 -w 2 --out "$d/ncclmem"
+[ "$(json_get $d/ncclmem/run.json "d['sweep']['alloc']")" = "ncclMemAlloc" ] || fail "sweep.alloc ncclMemAlloc"
+[ "$(json_get $d/ncclmem/run.json "sum(1 for c in d['collectives'] if c['wrong'] != 0)")" = "0" ] || fail "ncclmem rows"
+[ "$(json_get $d/threads/run.json "d['sweep']['alloc']")" = "cudaMalloc" ] || fail "sweep.alloc cudaMalloc"
 # more ranks on a host than GPUs: refused before any NCCL call
 if command -v mpirun >/dev/null; then
     # several visible GPUs: the extra rank has none; one visible GPU (the launcher's choice per rank): two
