@@ -19,6 +19,7 @@ void nvs_explain_facts_init(nvs_explain_facts *f, int n)
     f->bound_gbps = f->busbw_gbps = f->busbw_bytes = f->prev_busbw_gbps = NAN;
     f->exposed_comm_pct = f->predicted_comm_us = f->measured_comm_us = NAN;
     f->host_rate_p10 = f->host_rate_p90 = f->rank_wait_pct = f->issue_pct = NAN;
+    f->contention_ms = f->interference_ms = f->step_ms = NAN;
 }
 
 /* A host whose CPU runs at two speeds. On a quiet vCPU the host-work probe's rate stays within about 10 %
@@ -210,6 +211,17 @@ size_t nvs_explain_text(const nvs_explain_facts *f, char *buf, size_t len)
         if (f->rank_wait_pct >= 1)
             sbf(&s, "; beyond that, %s %% of the step went to waiting at the all-reduces for a slower rank",
                 num(f->rank_wait_pct, a, sizeof a));
+        /* the compute's own loss (the verdict's other parts), each once it is 1 % of the step: a step that hid
+         * all its communication can still lose half its speed there (2 CPU ranks on 2 cores: 30 -> 50 s) */
+        double one = f->step_ms / 100;
+        int cont = f->contention_ms >= one, intf = f->interference_ms >= one;
+        if (cont || intf) sbf(&s, "; the compute ran ");
+        if (cont) /* in ms to 0.1, as the table's columns */
+            sbf(&s, "%.1f ms slower than at the reference by sharing the machine (memory, power, host)",
+                f->contention_ms);
+        if (intf)
+            sbf(&s, "%s%.1f ms slower beside the all-reduces (interference: they share its SMs and memory)",
+                cont ? ", and " : "", f->interference_ms);
     }
     sbf(&s, ".");
     /* A host-bound step: the host was still issuing it until near its end, so the GPU waited on the host. 90 %:
@@ -447,6 +459,9 @@ void nvs_explain_facts_from_run(const nvs_run *r, int n, nvs_explain_facts *f)
         f->predicted_comm_us = tr->predicted_comm_us;
         f->measured_comm_us = tr->comm_us;
         if (!isnan(tr->rank_wait_us)) f->rank_wait_pct = 100.0 * tr->rank_wait_us / tr->step_us;
+        f->step_ms = tr->step_us / 1e3;
+        f->contention_ms = tr->contention_us / 1e3;
+        f->interference_ms = tr->interference_us / 1e3;
         f->host_rate_p10 = tr->host_rate_p10;
         f->host_rate_p90 = tr->host_rate_p90;
         if (!isnan(tr->issue_us)) f->issue_pct = 100.0 * tr->issue_us / tr->step_us;

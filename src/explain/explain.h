@@ -48,6 +48,9 @@ typedef struct {
     double host_rate_p10, host_rate_p90;
     /* waiting at the all-reduces for a slower rank, % of the step at this N (NAN unknown) */
     double rank_wait_pct;
+    /* the compute slowed, in ms at this N (NAN unknown): by sharing the machine (compute alone, against the
+     * reference's), and beside the all-reduces (interference) */
+    double contention_ms, interference_ms, step_ms;
     /* the host's time to issue the step, % of the step at this N (NAN unknown); and the two kinds of work it
      * spent most of that on (run.json issue_by_us keys, borrowed; NULL unknown) with their ms */
     double issue_pct;

@@ -710,6 +710,7 @@ static void read_train_obj(vctx *v, nvs_run_train *tr, json_t *t, const char *pr
         /* step - compute can come out slightly negative from noise: accept it as measured */
         x->exposed_comm_us = get_num(v, e, "exposed_comm_us", p, -INFINITY);
         x->interference_us = get_num(v, e, "interference_us", p, 0);
+        x->contention_us = get_num_in(v, e, "contention_us", p, -MAX_NUM, MAX_NUM); /* faster at N: < 0 */
         x->host_rate_p10 = get_num(v, e, "host_rate_p10", p, 0);
         x->host_rate_p90 = get_num(v, e, "host_rate_p90", p, 0);
         x->rank_wait_us = get_num(v, e, "rank_wait_us", p, 0);

@@ -114,6 +114,8 @@ typedef struct {
     int n, steps;
     double step_us, compute_us, comm_us, exposed_comm_us, predicted_comm_us, samples_per_s, efficiency;
     double interference_us; /* compute slowed while the all-reduces ran beside it; NAN in runs before it existed */
+    double contention_us;   /* compute(N) - compute(reference): the compute slowed by sharing the machine (< 0:
+                             * faster); NAN in runs before it existed */
     /* the host's CPU speed before the steps, work units per us (lowest rank's 10th, highest rank's 90th
      * percentile); NAN where the framework had no host work, and in runs before it existed */
     double host_rate_p10, host_rate_p90;
