@@ -276,14 +276,16 @@ nvs_result_t nvs_phase_transports(nvs_ctx *run)
 /* busbw of the largest size of each collective at each N: the scaling table's last line of defence against
  * reading the wrong number, printed under the per-N tables. */
 static void print_scaling(const nvs_ctx *run, FILE *to);
-static void print_train(const json_t *t, FILE *to);
+static void print_train(const json_t *t, const char *unit, FILE *to);
 
 void nvs_phase_print_summary(const nvs_ctx *run, FILE *to)
 {
     print_scaling(run, to);
     size_t i;
     json_t *t;
-    json_array_foreach(run->trains, i, t) print_train(t, to);
+    /* the host backend's ranks are CPU processes, not GPUs */
+    const char *unit = run->backend.ops && !strcmp(run->backend.ops->name, "mpi") ? "rank" : "GPU";
+    json_array_foreach(run->trains, i, t) print_train(t, unit, to);
 }
 
 static void print_scaling(const nvs_ctx *run, FILE *to)
@@ -328,13 +330,13 @@ static double jnum(const json_t *o, const char *k)
 }
 
 /* The training table, from run.json's train section so that screen and file cannot disagree. */
-static void print_train(const json_t *t, FILE *to)
+static void print_train(const json_t *t, const char *unit, FILE *to)
 {
-    fprintf(to, "#\n# Training step: %s, batch %d per GPU, %s, gradients %s, %zu buckets (%.1f M parameters, %.1f "
-                "GFLOP per step per GPU)\n",
-            json_string_value(json_object_get(t, "model")), (int)json_integer_value(json_object_get(t, "batch")),
+    fprintf(to, "#\n# Training step: %s, batch %d per %s, %s, gradients %s, %zu buckets (%.1f M parameters, %.1f "
+                "GFLOP per step per %s)\n",
+            json_string_value(json_object_get(t, "model")), (int)json_integer_value(json_object_get(t, "batch")), unit,
             json_string_value(json_object_get(t, "precision")), json_string_value(json_object_get(t, "grad_type")),
-            json_array_size(json_object_get(t, "buckets")), jnum(t, "params") / 1e6, jnum(t, "step_gflops"));
+            json_array_size(json_object_get(t, "buckets")), jnum(t, "params") / 1e6, jnum(t, "step_gflops"), unit);
     fprintf(to, "#  %5s  %10s  %12s  %10s  %12s  %10s  %10s  %10s\n", "N", "step(ms)", "compute(ms)", "comm(ms)",
             "exposed(ms)", "exposed%", "samples/s", "efficiency");
     size_t i;

@@ -8,7 +8,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 prof=tests/fixtures/train/tiny-mlp.prof
 d=$TMP/train_host
 rm -rf "$d"
-expect 0 "Training step: tiny-mlp" $MPIRUN -np 2 $NVS train --backend mpi --model $prof --bucket-first 64K --bucket-cap 256K \
+expect 0 "Training step: tiny-mlp, batch [0-9]* per rank, .* GFLOP per step per rank" $MPIRUN -np 2 $NVS train --backend mpi --model $prof --bucket-first 64K --bucket-cap 256K \
     --steps 4 --warmup-steps 1 --out "$d"
 j=$d/run.json
 check() { [ "$(json_get $j "$1")" = "$2" ] || fail "$1 is $(json_get $j "$1"), expected $2"; }
