@@ -480,6 +480,11 @@ static int measured_in_run(const nvs_rule *r, const nvs_run *run, const point *p
         return 0;
     }
     if (unusable(v, m)) {
+        /* busbw at one GPU is null by definition (nothing crosses a link): say that, not "records no value" (a
+         * rule at n=max, as accept --print-rules writes them, lands there on a one-GPU run) */
+        if (r->metric == NVS_RULE_BUSBW && p->n == 1 && !m->wrong)
+            snprintf(v->note, sizeof v->note, "%s", "the run has one GPU at this point: one GPU has no bus bandwidth "
+                                                    "(nothing crosses a link); run on two or more");
         finish(vs, v, 0);
         return 0;
     }

@@ -496,7 +496,25 @@ static void t_unvalidated_warns(void)
     for (size_t i = 0; i < run.ncolls; i++) run.colls[i].wrong = 0;
 }
 
-T_LIST = {T_CASE(t_unvalidated_warns), T_CASE(t_appends), 
+/* a busbw rule at n=max on a run of one GPU (accept --print-rules' rules given to check): FAIL, said as one GPU
+ * having no bus bandwidth, not as a value the run failed to record */
+static void t_one_gpu_busbw(void)
+{
+    nvs_run run = make_run();
+    run.ncolls = 2; /* only the N=1 rows (1 MiB, 1 GiB), and training at N=1 */
+    run.train.nresults = 1;
+    run.world_size = 1;
+    run.colls[0].busbw_gbps = run.colls[1].busbw_gbps = NAN;
+    const char *max[] = {"busbw all_reduce size=1G n=max min=50", NULL};
+    nvs_verdicts vs = eval(max, &run, NULL);
+    T_EQ_U(vs.n, 2);
+    T_EQ_I(vs.v[1].pass, 0);
+    T_EQ_S(vs.v[1].measured, "not measured");
+    T_CONTAINS(vs.v[1].note, "one GPU has no bus bandwidth");
+    nvs_verdicts_free(&vs);
+}
+
+T_LIST = {T_CASE(t_one_gpu_busbw), T_CASE(t_unvalidated_warns), T_CASE(t_appends), 
     T_CASE(t_status_row),         T_CASE(t_min_edges_and_worst_variant), T_CASE(t_n_selection),
     T_CASE(t_not_measured_fails), T_CASE(t_every_collective_and_range),  T_CASE(t_wrong_results_fail),
     T_CASE(t_p2p_and_efficiency), T_CASE(t_min_bound_pct), T_CASE(t_below_baseline), T_CASE(t_below_baseline_small_not_measured),              T_CASE(t_baseline_equal_to_run_passes),
