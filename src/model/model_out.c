@@ -8,6 +8,7 @@
 
 #include "core/version.h"
 #include "runjson/runjson_write.h"
+#include "runjson/sanity.h"
 #include "workload/framework.h"
 
 /* --- the terms of a configuration: value and where it comes from -------------------------------------------- */
@@ -688,7 +689,15 @@ void nvs_model_print_calibration(FILE *f, const nvs_presets *ps, const nvs_calib
             fprintf(f, "  %4d %12s %13.2f %7s %14s %7s %10s %10.2f %11s %11.1f %9s\n", r->n, ms, r->model_step_us / 1e3,
                     e1, ps_, e2, mc, r->model_comm_us / 1e3, me, 100 * r->model_efficiency, pe);
         }
-        fprintf(f, "  (comm in ms; preset = the model with preset terms only, before calibration)\n\n");
+        fprintf(f, "  (comm in ms; preset = the model with preset terms only, before calibration)\n");
+        /* a measured point above linear scaling beyond noise is not scaling: the reference step was slowed
+         * (runjson/sanity.h); said, so that a model that misses it is not read as wrong there */
+        for (int i = 0; i < c->ntrain; i++)
+            if (c->train[i].meas_efficiency > 1 + NVS_SANITY_NOISE)
+                fprintf(f, "  note: N=%d measured %.1f %% efficiency, above 100 %% by more than timing noise: the "
+                           "run's reference step was slowed by something else, so that point is not scaling\n",
+                        c->train[i].n, 100 * c->train[i].meas_efficiency);
+        fprintf(f, "\n");
     }
     if (c->has_train) {
         nvs_model_series s = {c->cfg, {0}, NULL, 0};
