@@ -30,15 +30,15 @@ static void child_exec(const char *prog, char *const argv[], char *const envp[],
     _exit(127);
 }
 
-/* compare interrupted (Ctrl-C, SIGTERM, SIGHUP: core/interrupt.h) while a child runs: the child is asked to stop
- * too, once, with SIGTERM, and stops as an interrupted run does (run.json "interrupted" with what it measured). A
- * Ctrl-C at the terminal reached it already (one process group); SIGTERM, not a second SIGINT, which would end it at
- * once without a word. A SIGTERM sent to compare alone reached only compare. */
 /* Every wait below looks at the flag at least every POLL_MS: a signal that lands just before a blocking read or
  * waitpid interrupts nothing (the handler has already run), and compare would have waited for the whole child
  * run before passing the stop on. 100 ms: no one notices it after a Ctrl-C, and a child runs seconds or more. */
 #define POLL_MS 100
 
+/* compare interrupted (Ctrl-C, SIGTERM, SIGHUP: core/interrupt.h) while a child runs: the child is asked to stop
+ * too, once, with SIGTERM, and stops as an interrupted run does (run.json "interrupted" with what it measured). A
+ * Ctrl-C at the terminal reached it already (one process group); SIGTERM, not a second SIGINT, which would end it at
+ * once without a word. A SIGTERM sent to compare alone reached only compare. */
 static void pass_on_stop(pid_t pid, int *stopped)
 {
     if (*stopped || !nvs_interrupted()) return;
