@@ -220,8 +220,8 @@ size_t nvs_explain_text(const nvs_explain_facts *f, char *buf, size_t len)
             sbf(&s, "%.1f ms slower than at the reference by sharing the machine (memory, power, host)",
                 f->contention_ms);
         if (intf)
-            sbf(&s, "%s%.1f ms slower beside the all-reduces (interference: they share its SMs and memory)",
-                cont ? ", and " : "", f->interference_ms);
+            sbf(&s, "%s%.1f ms slower beside the all-reduces (interference: they share its %s and memory)",
+                cont ? ", and " : "", f->interference_ms, f->host_ranks ? "cores" : "SMs");
     }
     sbf(&s, ".");
     /* A host-bound step: the host was still issuing it until near its end, so the GPU waited on the host. 90 %:

@@ -175,6 +175,10 @@ static void t_host_rate(void)
     nvs_explain_text(&f, text, sizeof text);
     T_CONTAINS(text, "; the compute ran 15.5 ms slower than at the reference by sharing the machine (memory, power, "
                      "host), and 3.1 ms slower beside the all-reduces (interference: they share its SMs and memory).");
+    f.host_ranks = 1; /* CPU ranks: their cores, not SMs */
+    nvs_explain_text(&f, text, sizeof text);
+    T_CONTAINS(text, "(interference: they share its cores and memory)");
+    f.host_ranks = 0;
     f.contention_ms = -2; /* faster alone at N than at the reference: nothing lost there */
     nvs_explain_text(&f, text, sizeof text);
     T_CONTAINS(text, "; the compute ran 3.1 ms slower beside the all-reduces (interference");
