@@ -25,7 +25,10 @@
  *            90 % of the peers (the median of the other GPUs of the model) leaves room for the few % that GPUs of
  *            one model differ by (clocks, HBM) while a GPU throttling or with a bad memory stack falls below it
  *   efficiency  a WARN below 80 % at the largest N: the threshold depends on the model and the network more
- *            than on the machine's health. */
+ *            than on the machine's health.
+ *   gpus     at least one GPU on every host (--expect-gpus N: N), at every level: without it a host whose driver
+ *            cannot start CUDA ran on the host backend, every GPU rule was left out as not applicable, and the
+ *            machine passed; a GPU fallen off the bus left the others to pass every rule. */
 #include "check/accept_rules.h"
 
 #include <stdarg.h>
@@ -73,6 +76,10 @@ int nvs_accept_rules_text(const nvs_accept_facts *f, char *buf, size_t len, int 
     const char *nogpu = "no GPU: the host backend ran";
     line(&o, "# nvscale accept, level %d: built-in rules (docs/accept.md explains each threshold)", f->level);
     line(&o, "nvscale-rules 1");
+    line(&o, "# GPUs each host's ranks ran on: a GPU off the bus or a driver CUDA cannot use shows here first");
+    char gpus[64];
+    snprintf(gpus, sizeof gpus, "gpus per_host min=%d", f->gpus_min > 0 ? f->gpus_min : 1);
+    rule(&o, f->gpus_min > 0, "--backend mpi: a host without GPUs asked for", gpus);
     const char *nohealth = f->gpu ? "NVML could not read the GPUs" : "no GPU health to read";
     line(&o, "# health: what dcgmi diag rejects too (ECC, row remaps, XIDs, throttling, downtrained links)");
     static const char *const level1[] = {"ecc", "memory", "xid", "throttle", "temperature", "power",
@@ -123,7 +130,7 @@ int nvs_accept_default_rules(const nvs_accept_facts *f, nvs_ruleset *rs, char *e
         snprintf(err, errlen, "built-in rules longer than their buffer");
         return -1;
     }
-    if (!n) return 0; /* nothing applies (no GPU and no NVML): only the run's own result is judged */
+    if (!n) return 0; /* nothing applies (--backend mpi, no NVML): only the run's own result is judged */
     snprintf(source, sizeof source, "built-in level %d", f->level);
     int line;
     return nvs_rules_parse_text(text, source, rs, &line, err, errlen);

@@ -20,6 +20,8 @@ typedef struct {
     int sustain;    /* the sustained-load phase ran */
     int selftest;   /* the per-GPU self-test ran (gpu_selftest lists GPUs, not skipped) */
     int burn;       /* the GEMM burn ran (gpu_selftest.burn_s) */
+    int gpus_min;   /* GPUs each host must show (accept --expect-gpus, else 1); 0: no such rule (--backend mpi asked
+                     * for a host without GPUs) */
 } nvs_accept_facts;
 
 /* The rules text (header and one rule per line, each with a comment saying why), into buf. Lines for things

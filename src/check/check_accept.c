@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check/check_gpus.h"
 #include "check/check_num.h"
 #include "check/gpu_specs.h"
 #include "health/health.h"
@@ -14,26 +15,11 @@ static const char *const dir_key[3] = {"h2d_gbps", "d2h_gbps", "bidir_gbps"};
 static const char *const dir_name[3] = {"h2d", "d2h", "bidir"};
 static const char *const mode_name[3] = {"single", "all", "remote"};
 
-static nvs_verdict *row(nvs_verdicts *vs, const nvs_rule *r, const char *kind)
-{
-    nvs_verdict *v = nvs_verdicts_add(vs, kind);
-    if (!v) return NULL;
-    if (r->line) snprintf(v->rule, sizeof v->rule, "%s:%d", r->source, r->line);
-    else snprintf(v->rule, sizeof v->rule, "%s", r->source);
-    return v;
-}
-
-/* a miss of this rule: FAIL, or WARN under severity=warn */
-static void miss(nvs_verdicts *vs, nvs_verdict *v, const nvs_rule *r)
-{
-    nvs_verdict_set(vs, v, r->warn_only ? NVS_SEV_WARN : NVS_SEV_FAIL);
-}
-
 static void not_measured(nvs_verdicts *vs, nvs_verdict *v, const nvs_rule *r, const char *why)
 {
     snprintf(v->measured, sizeof v->measured, "not measured");
     snprintf(v->note, sizeof v->note, "not measured: %.170s", why);
-    miss(vs, v, r);
+    nvs_verdict_miss(vs, v, r);
 }
 
 /* Which rank drives which GPU (ranks[].topo_gpu), sorted by GPU and then by place in "ranks": looked up once per
@@ -123,7 +109,7 @@ static int eval_health(const nvs_rule *r, const health_facts *h, const gpu_ranks
 {
     const char *name = r->health_check < 0 ? "*" : nvs_health_check_name((nvs_health_check)r->health_check);
     if (!h->section || h->unreadable || !h->rep.ngpus) {
-        nvs_verdict *v = row(vs, r, "health");
+        nvs_verdict *v = nvs_verdicts_add_rule(vs, r, "health");
         if (!v) return -1;
         snprintf(v->metric, sizeof v->metric, "health %s", name);
         not_measured(vs, v, r, !h->section ? "the run has no health section (nvscale accept measures it)"
@@ -135,7 +121,7 @@ static int eval_health(const nvs_rule *r, const health_facts *h, const gpu_ranks
         const nvs_health_finding *x = &h->f.v[i];
         if (r->health_check >= 0 && (int)x->check != r->health_check) continue;
         const nvs_health_gpu *g = &h->rep.gpus[x->gpu_entry];
-        nvs_verdict *v = row(vs, r, "health");
+        nvs_verdict *v = nvs_verdicts_add_rule(vs, r, "health");
         if (!v) return -1;
         snprintf(v->metric, sizeof v->metric, "%s", x->what);
         snprintf(v->measured, sizeof v->measured, "%.47s", x->measured);
@@ -195,7 +181,7 @@ static int eval_host(const nvs_rule *r, const json_t *root, const gpu_ranks *gr,
     if (!json_is_array(gpus) || !json_array_size(gpus)) {
         char why[256];
         skipped_why(p2p, why, sizeof why);
-        nvs_verdict *v = row(vs, r, "host");
+        nvs_verdict *v = nvs_verdicts_add_rule(vs, r, "host");
         if (!v) return -1;
         snprintf(v->metric, sizeof v->metric, "%s", r->text);
         not_measured(vs, v, r, why[0] ? why : "the run has no host copies (nvscale p2p --host or accept measures them)");
@@ -207,7 +193,7 @@ static int eval_host(const nvs_rule *r, const json_t *root, const gpu_ranks *gr,
         int gpu = json_is_integer(json_object_get(g, "gpu")) ? (int)json_integer_value(json_object_get(g, "gpu")) : -1;
         if (r->gpu >= 0 && gpu != r->gpu) continue;
         matched++;
-        nvs_verdict *v = row(vs, r, "host");
+        nvs_verdict *v = nvs_verdicts_add_rule(vs, r, "host");
         if (!v) return -1;
         v->unit = "GB/s";
         v->gpu = gpu;
@@ -275,12 +261,12 @@ static int eval_host(const nvs_rule *r, const json_t *root, const gpu_ranks *gr,
             if (r->host_mode == 1)
                 snprintf(v->note + strlen(v->note), sizeof v->note - strlen(v->note),
                          "%sall GPUs at once: GPUs behind one PCIe switch or root port share its uplink", node[0] ? "; " : "");
-            miss(vs, v, r);
+            nvs_verdict_miss(vs, v, r);
         } else
             nvs_verdict_set(vs, v, NVS_SEV_PASS);
     }
     if (!matched) {
-        nvs_verdict *v = row(vs, r, "host");
+        nvs_verdict *v = nvs_verdicts_add_rule(vs, r, "host");
         if (!v) return -1;
         snprintf(v->metric, sizeof v->metric, "%s", r->text);
         not_measured(vs, v, r, "no such GPU among the host copies");
@@ -354,7 +340,7 @@ static int each_selftest_gpu(const nvs_rule *r, const json_t *root, const gpu_ra
         int gpu = json_is_integer(gj) ? (int)json_integer_value(gj) : -1;
         if (r->gpu >= 0 && gpu != r->gpu) continue;
         matched++;
-        nvs_verdict *v = row(vs, r, kind);
+        nvs_verdict *v = nvs_verdicts_add_rule(vs, r, kind);
         if (!v) return -1;
         v->gpu = gpu;
         v->rank = json_is_integer(rj) ? (int)json_integer_value(rj) : rank_of_gpu(gr, gpu);
@@ -363,7 +349,7 @@ static int each_selftest_gpu(const nvs_rule *r, const json_t *root, const gpu_ra
         if (judge(r, gpus, i, ctx, v, vs)) return -1;
     }
     if (!matched) {
-        nvs_verdict *v = row(vs, r, kind);
+        nvs_verdict *v = nvs_verdicts_add_rule(vs, r, kind);
         if (!v) return -1;
         snprintf(v->metric, sizeof v->metric, "%s", r->text);
         not_measured(vs, v, r, !json_is_object(st) ? absent
@@ -397,7 +383,7 @@ static int judge_burn(const nvs_rule *r, const json_t *gpus, size_t i, const voi
     } else if (ok)
         nvs_verdict_set(vs, v, NVS_SEV_PASS);
     else
-        miss(vs, v, r);
+        nvs_verdict_miss(vs, v, r);
     return 0;
 }
 
@@ -407,7 +393,7 @@ static int eval_sustain(const nvs_rule *r, const json_t *root, const gpu_ranks *
         return each_selftest_gpu(r, root, gr, "sustain", "the run has no GPU self-test (accept --level 3 burns each GPU)",
                                  judge_burn, NULL, vs);
     const json_t *s = json_object_get(root, "sustain");
-    nvs_verdict *v = row(vs, r, "sustain");
+    nvs_verdict *v = nvs_verdicts_add_rule(vs, r, "sustain");
     if (!v) return -1;
     v->unit = "GB/s";
     const char *measure = json_string_value(json_object_get(s, "measure"));
@@ -425,7 +411,7 @@ static int eval_sustain(const nvs_rule *r, const json_t *root, const gpu_ranks *
         return 0;
     }
     if (ok) nvs_verdict_set(vs, v, NVS_SEV_PASS);
-    else miss(vs, v, r);
+    else nvs_verdict_miss(vs, v, r);
     return 0;
 }
 
@@ -575,7 +561,7 @@ static int judge_selftest(const nvs_rule *r, const json_t *gpus, size_t i, const
          * severity=warn); the built-in rules meet every GPU, and a lone GPU of a model not in gpu_specs.c is
          * not faulty for that: WARN */
         if (!strncmp(r->source, "built-in", 8)) nvs_verdict_set(vs, v, NVS_SEV_WARN);
-        else miss(vs, v, r);
+        else nvs_verdict_miss(vs, v, r);
         return 0;
     }
     v->expected_v = expected;
@@ -600,7 +586,7 @@ static int judge_selftest(const nvs_rule *r, const json_t *gpus, size_t i, const
     }
     for (int k = 0; k < 2; k++)
         if (unknown[k][0]) note_add(v, unknown[k]);
-    if (val < expected) miss(vs, v, r);
+    if (val < expected) nvs_verdict_miss(vs, v, r);
     else nvs_verdict_set(vs, v, NVS_SEV_PASS);
     return 0;
 }
@@ -633,6 +619,7 @@ int nvs_check_eval_accept(const nvs_ruleset *rules, const json_t *root, nvs_verd
         else if (r->metric == NVS_RULE_HOST) rc = eval_host(r, root, &gr, out);
         else if (r->metric == NVS_RULE_SUSTAIN) rc = eval_sustain(r, root, &gr, out);
         else if (r->metric == NVS_RULE_GPU) rc = eval_gpu(r, root, &gr, out);
+        else if (r->metric == NVS_RULE_GPUS) rc = nvs_check_eval_gpus(r, root, out);
     }
     health_facts_free(&hf);
     free(gr.v);

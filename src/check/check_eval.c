@@ -345,10 +345,7 @@ static nvs_verdict *new_row(nvs_verdicts *vs, const nvs_rule *r)
     nvs_verdict *v = nvs_verdicts_add(vs, !r ? "run" : r->metric == NVS_RULE_BUSBW ? "busbw" : r->metric == NVS_RULE_P2P ? "p2p" : "efficiency");
     if (!v) return NULL;
     v->unit = !r ? "" : r->metric == NVS_RULE_EFFICIENCY ? "fraction" : "GB/s";
-    if (r) {
-        if (r->line) snprintf(v->rule, sizeof v->rule, "%s:%d", r->source, r->line);
-        else snprintf(v->rule, sizeof v->rule, "%s", r->source);
-    }
+    if (r) nvs_rule_where(r, v->rule, sizeof v->rule);
     return v;
 }
 
@@ -734,7 +731,7 @@ int nvs_check_eval(const nvs_ruleset *rules, const nvs_run *run, const nvs_run *
     for (size_t i = 0; i < rules->n; i++) {
         const nvs_rule *r = &rules->v[i];
         size_t first = out->n;
-        if (r->metric > NVS_RULE_EFFICIENCY) continue; /* health, host, sustain, gpu: check_accept.c */
+        if (r->metric > NVS_RULE_EFFICIENCY) continue; /* health, host, sustain, gpu, gpus: check_accept.c */
         if ((r->has_min || r->has_min_bound) && eval_min(r, run, out)) return -1;
         if (r->has_below && eval_below(r, run, base, out)) return -1;
         for (size_t k = first; r->warn_only && k < out->n; k++) /* severity=warn: a miss of this rule warns */

@@ -36,7 +36,8 @@ typedef struct {
     double measured_v, expected_v, margin_v; /* NAN when not measured */
     /* added for accept (verdicts.c): a WARN is a pass that deserves a look (pass = severity != FAIL) */
     int severity;       /* nvs_severity (health/health.h): PASS, WARN, FAIL */
-    char kind[16];      /* what is checked: "run", "busbw", "p2p", "host", "efficiency", "health", "sustain", "fleet" */
+    char kind[16];      /* what is checked: "run", "busbw", "p2p", "host", "efficiency", "health", "sustain", "gpu", "gpus",
+                         * "fleet" */
     char host[64];      /* who to blame: the host, "" unknown */
     int rank, gpu, src, dst; /* the rank, the GPU, the GPU pair (src -> dst); -1 unknown */
 } nvs_verdict;
@@ -58,6 +59,10 @@ nvs_result_t nvs_check_run_names(nvs_run *run, char *err, size_t errlen);
 nvs_verdict *nvs_verdicts_add(nvs_verdicts *vs, const char *kind);
 /* Sets the row's severity and counts it (call once per row). */
 void nvs_verdict_set(nvs_verdicts *vs, nvs_verdict *v, int severity);
+/* A new row for rule R, its `rule` column saying where R came from (FILE:LINE or the flag); NULL out of memory. */
+nvs_verdict *nvs_verdicts_add_rule(nvs_verdicts *vs, const nvs_rule *r, const char *kind);
+/* A miss of rule R: FAIL, or WARN under severity=warn (counted as nvs_verdict_set does). */
+void nvs_verdict_miss(nvs_verdicts *vs, nvs_verdict *v, const nvs_rule *r);
 const char *nvs_verdict_word(const nvs_verdict *v); /* "PASS", "WARN", "FAIL" */
 
 /* Evaluate every rule, appending the rows to `out` (start from nvs_verdicts vs = {0}; several runs go into one

@@ -7,6 +7,7 @@
  *   p2p bidir pair=0,1 min=700
  *   efficiency train n=* min=0.9                           # or min=90%
  *   gpu gemm min_peer=90% min_bound=60%                    # every GPU's self-test (accept --level 2)
+ *   gpus per_host min=8                                    # GPUs each host ran on (accept --expect-gpus)
  *
  * One rule per line: METRIC SUBJECT KEY<op>VALUE ...  Every key at most once, every token must parse, at least
  * one threshold (min= or below_baseline<=). Thresholds given as flags (--min-busbw ...) are turned into the same
@@ -19,7 +20,8 @@
 #define NVS_RULES_HEADER "nvscale-rules"
 #define NVS_RULES_VERSION 1
 
-/* busbw, p2p, efficiency: check_eval.c. health, host, sustain, gpu (issue 12, accept): check_accept.c. */
+/* busbw, p2p, efficiency: check_eval.c. health, host, sustain, gpu (issue 12, accept): check_accept.c; gpus:
+ * check_gpus.c. */
 typedef enum {
     NVS_RULE_BUSBW = 0,
     NVS_RULE_P2P,
@@ -29,8 +31,13 @@ typedef enum {
     NVS_RULE_SUSTAIN, /* sustain busbw|gemm: the sustained all_reduce's busbw, or each GPU's GEMM burn, from first
                        * to last chunk */
     NVS_RULE_GPU,     /* gpu membw|gemm: each GPU's self-test alone (gpu_selftest.gpus) */
+    NVS_RULE_GPUS,    /* gpus per_host: how many GPUs each host's ranks ran on (check_gpus.c) */
     NVS_RULE_METRIC_COUNT
 } nvs_rule_metric;
+
+/* gpus per_host min=: at most what one host's topology holds (topo/topo.h, NVS_TOPO_MAX_GPUS_PER_HOST; check may
+ * not include topo) */
+#define NVS_RULE_GPUS_MAX 256
 
 /* Special values of nvs_rule.n */
 enum {
@@ -67,7 +74,8 @@ typedef struct {
 
     /* thresholds (at least one, except for health, whose thresholds are the evaluation's own) */
     int has_min;
-    double min; /* GB/s for busbw, p2p, host and gpu membw; TFLOPS for gpu gemm; a fraction in (0, 1] for efficiency */
+    double min; /* GB/s for busbw, p2p, host and gpu membw; TFLOPS for gpu gemm; a fraction in (0, 1] for efficiency;
+                 * a whole number of GPUs for gpus */
     int has_below;
     double below_pct; /* at most this many % below the baseline's value, in [0, 100) */
     int has_min_bound;

@@ -34,4 +34,17 @@ void nvs_verdict_set(nvs_verdicts *vs, nvs_verdict *v, int severity)
     else if (severity == NVS_SEV_WARN) vs->warned++;
 }
 
+nvs_verdict *nvs_verdicts_add_rule(nvs_verdicts *vs, const nvs_rule *r, const char *kind)
+{
+    nvs_verdict *v = nvs_verdicts_add(vs, kind);
+    if (!v) return NULL;
+    nvs_rule_where(r, v->rule, sizeof v->rule);
+    return v;
+}
+
+void nvs_verdict_miss(nvs_verdicts *vs, nvs_verdict *v, const nvs_rule *r)
+{
+    nvs_verdict_set(vs, v, r->warn_only ? NVS_SEV_WARN : NVS_SEV_FAIL);
+}
+
 const char *nvs_verdict_word(const nvs_verdict *v) { return nvs_severity_name((nvs_severity)v->severity); }

@@ -40,6 +40,8 @@ typedef struct {
     const char *junit, *prometheus;
     int json;
     int print_rules;
+    int expect_gpus; /* --expect-gpus N; 0: not given */
+    int host_asked;  /* --backend mpi: a host without GPUs is what the user accepts */
 } accept_opts;
 
 static void usage(FILE *to)
@@ -47,7 +49,7 @@ static void usage(FILE *to)
     fprintf(to,
             "usage: nvscale accept [--level 1|2|3] [--rules FILE]... [--junit FILE] [--prometheus FILE]\n"
             "                      [--format table|json] [--out DIR | --no-save] [--backend nccl|mpi]\n"
-            "                      [--sustain S] [--timeout S] [--print-rules] [-q | -v]\n"
+            "                      [--expect-gpus N] [--sustain S] [--timeout S] [--print-rules] [-q | -v]\n"
             "Acceptance test of this machine (or every host under mpirun) in one launch, one verdict table.\n"
             "  --level 1          topology and GPU health through NVML (seconds)\n"
             "  --level 2          + a self-test of every GPU (memory bandwidth, bf16 GEMM, both validated),\n"
@@ -56,6 +58,8 @@ static void usage(FILE *to)
             "  --level 3          + every collective over the full sweep, the default training workloads, a GEMM\n"
             "                     burn on every GPU at once and a sustained all_reduce load (--sustain S each,\n"
             "                     default 120) with clocks sampled\n"
+            "  --expect-gpus N    each host must show N GPUs (default 1: a host where no GPU is usable fails;\n"
+            "                     --backend mpi accepts the host backend on a machine without GPUs)\n"
             "  --rules FILE       judge with these rules instead of the built-in ones (docs/check.md, docs/accept.md)\n"
             "  --print-rules      print the level's built-in rules (a rules file to start from) and exit\n"
             "  --junit FILE       the verdicts as JUnit XML (one testcase per check)\n"
@@ -69,23 +73,46 @@ static void usage(FILE *to)
 /* a usage error: one message and the help hint (cli_common.h) */
 #define bad(...) nvs_cli_usage("accept", __VA_ARGS__)
 
-enum { O_LEVEL = 1000, O_RULES, O_JUNIT, O_PROM, O_FORMAT, O_OUT, O_NO_SAVE, O_BACKEND, O_SUSTAIN, O_TIMEOUT, O_PRINT };
+enum { O_LEVEL = 1000, O_RULES, O_JUNIT, O_PROM, O_FORMAT, O_OUT, O_NO_SAVE, O_BACKEND, O_SUSTAIN, O_TIMEOUT, O_PRINT,
+       O_EXPECT };
 static const struct option opts[] = {
     {"level", required_argument, 0, O_LEVEL},     {"rules", required_argument, 0, O_RULES},
     {"junit", required_argument, 0, O_JUNIT},     {"prometheus", required_argument, 0, O_PROM},
     {"format", required_argument, 0, O_FORMAT},   {"out", required_argument, 0, O_OUT},
     {"no-save", no_argument, 0, O_NO_SAVE},       {"backend", required_argument, 0, O_BACKEND},
     {"sustain", required_argument, 0, O_SUSTAIN}, {"timeout", required_argument, 0, O_TIMEOUT},
-    {"print-rules", no_argument, 0, O_PRINT},     {"quiet", no_argument, 0, 'q'},
+    {"print-rules", no_argument, 0, O_PRINT},     {"expect-gpus", required_argument, 0, O_EXPECT},
+    {"quiet", no_argument, 0, 'q'},
     {"verbose", no_argument, 0, 'v'},             {"help", no_argument, 0, 'h'},
     {0, 0, 0, 0},
 };
+
+/* --expect-gpus beside --rules FILE: the flag is one more rule, refused when a file sets the same one */
+static int expect_rule(accept_opts *o)
+{
+    char text[64], err[256], where[300];
+    nvs_rule r;
+    snprintf(text, sizeof text, "gpus per_host min=%d", o->expect_gpus);
+    if (nvs_rule_parse_line(text, &r, err, sizeof err)) return bad("--expect-gpus %d: %s", o->expect_gpus, err);
+    snprintf(r.source, sizeof r.source, "--expect-gpus %d", o->expect_gpus);
+    const nvs_rule *same = nvs_ruleset_same_check(&o->rules, &r);
+    if (same) {
+        nvs_rule_where(same, where, sizeof where);
+        return bad("--expect-gpus %d and %s ('%s') set the same check", o->expect_gpus, where, same->text);
+    }
+    if (nvs_ruleset_add(&o->rules, &r)) {
+        fprintf(stderr, "nvscale accept: out of memory\n");
+        return 1;
+    }
+    snprintf(o->rules_desc + strlen(o->rules_desc), sizeof o->rules_desc - strlen(o->rules_desc), ", %s", r.source);
+    return 0;
+}
 
 static int parse_flags(int argc, char **argv, nvs_config *cfg, accept_opts *o, nvs_cli_file *files, size_t *nfiles)
 {
     optind = 1;
     opterr = 0;
-    int quiet = 0, verbose = 0, c, li = -1;
+    int quiet = 0, verbose = 0, c, li = -1, rc;
     unsigned char given[sizeof opts / sizeof opts[0]] = {0};
     for (int at = optind; (c = getopt_long(argc, argv, ":qvh", opts, &li)) != -1; at = optind, li = -1) {
         const char *a = optarg;
@@ -105,7 +132,7 @@ static int parse_flags(int argc, char **argv, nvs_config *cfg, accept_opts *o, n
             o->level = a[0] - '0';
             break;
         case O_RULES: {
-            int rc = nvs_cli_rules_load("accept", a, &o->rules);
+            rc = nvs_cli_rules_load("accept", a, &o->rules);
             if (rc) return rc;
             files[(*nfiles)++] = (nvs_cli_file){"--rules", a, 0};
             snprintf(o->rules_desc + strlen(o->rules_desc), sizeof o->rules_desc - strlen(o->rules_desc), "%s%s",
@@ -150,6 +177,13 @@ static int parse_flags(int argc, char **argv, nvs_config *cfg, accept_opts *o, n
             cfg->timeout_s = d;
             break;
         case O_PRINT: o->print_rules = 1; break;
+        case O_EXPECT: {
+            long n;
+            if (nvs_parse_long(a, &n) || n < 1 || n > NVS_RULE_GPUS_MAX)
+                return bad("invalid value '%s' for --expect-gpus: expected a GPU count from 1 to %d", a, NVS_RULE_GPUS_MAX);
+            o->expect_gpus = (int)n;
+            break;
+        }
         case 'q': quiet = 1; break;
         case 'v': verbose++; break;
         case 'h': usage(stdout); return -1;
@@ -158,10 +192,14 @@ static int parse_flags(int argc, char **argv, nvs_config *cfg, accept_opts *o, n
         }
     }
     if (optind < argc) return bad("unexpected argument '%s' (accept measures this machine; nvscale check judges a run.json)", argv[optind]);
-    /* the printed rules depend on the level alone: any other flag would be silently ignored */
+    /* the printed rules depend on the level and the GPU count alone: any other flag would be silently ignored */
     for (size_t i = 0; o->print_rules && opts[i].name; i++)
-        if (given[i] && opts[i].val != O_PRINT && opts[i].val != O_LEVEL)
-            return bad("--print-rules with --%s: it takes only --level", opts[i].name);
+        if (given[i] && opts[i].val != O_PRINT && opts[i].val != O_LEVEL && opts[i].val != O_EXPECT)
+            return bad("--print-rules with --%s: it takes only --level and --expect-gpus", opts[i].name);
+    o->host_asked = cfg->backend_explicit && cfg->backend == NVS_BACKEND_MPI;
+    if (o->host_asked && o->expect_gpus)
+        return bad("--expect-gpus %d with --backend mpi: the host backend runs on no GPU", o->expect_gpus);
+    if (o->expect_gpus && o->rules.n && (rc = expect_rule(o))) return rc;
     if (quiet && verbose) return bad("%s", "-q/--quiet and -v/--verbose exclude each other");
     if (cfg->sustain_s > 0 && o->level != 3) return bad("%s", "--sustain is for --level 3 (the sustained-load phase)");
     if (!cfg->save && cfg->out_dir[0]) return bad("%s", "--out and --no-save exclude each other");
@@ -292,6 +330,7 @@ static int judge(const accept_opts *o, const char *dir, int run_wrong, int save_
     if (nvs_check_load_run(path, &run) != NVS_OK) return 1; /* our own run.json: unreadable is a bug, not bad input */
     const json_t *root = run.root;
     nvs_accept_facts facts = facts_of(root, o->level);
+    facts.gpus_min = o->host_asked ? 0 : o->expect_gpus ? o->expect_gpus : 1;
     nvs_ruleset builtin = {0};
     const nvs_ruleset *rules = &o->rules;
     char desc[600];
@@ -363,7 +402,8 @@ int cmd_accept(int argc, char **argv)
         /* named fields: a positional list stopped one short when `burn` was added, and level 3's GEMM burn rule
          * came out as "# skipped (no GEMM burn in the run)" */
         nvs_accept_facts all = {.level = o.level, .gpu = 1, .health = 1, .host_copies = 1, .p2p = 1, .bounds = 1,
-                                .train = 1, .sustain = 1, .selftest = 1, .burn = 1};
+                                .train = 1, .sustain = 1, .selftest = 1, .burn = 1,
+                                .gpus_min = o.expect_gpus ? o.expect_gpus : 1};
         char text[4096];
         rc = nvs_accept_rules_text(&all, text, sizeof text, NULL) < 0 ? 1 : fputs(text, stdout) == EOF;
         free(cfg);

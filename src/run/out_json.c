@@ -142,7 +142,8 @@ json_t *nvs_ctx_to_json(const nvs_ctx *run, nvs_result_t status, double duration
 {
     const nvs_config *cfg = run->cfg;
     nvs_rj_head h = {.subcommand = cfg->subcommand, .argc = cfg->argc, .argv = cfg->argv, .launcher = run->launcher,
-                     .backend = run->backend.ops ? run->backend.ops->name : "none", .started_utc = run->started_utc,
+                     .backend = run->backend.ops ? run->backend.ops->name : "none", .no_gpu = run->no_gpu,
+                     .started_utc = run->started_utc,
                      .host = run->rt->host, .versions = &run->versions};
     json_t *root = nvs_rj_doc_new(&h);
     if (!root) return NULL;

@@ -61,6 +61,7 @@ typedef struct nvs_ctx {
     char started_utc[32];
     double t_start;
     const char *launcher;
+    const char *no_gpu; /* the host backend ran because no GPU was found (no --backend given): why; "" otherwise */
 } nvs_ctx;
 
 /* Hosts spanned by the ranks of GPU count n (0: unknown). */

@@ -33,6 +33,7 @@ struct run_request {
     nvs_config cfg;
     nvs_backend_kind backend;
     const char *launcher;
+    char no_gpu[256];             /* why the host backend was chosen for want of a GPU; "" when asked for or not */
     char out_dir[NVS_PATH_MAX];   /* decided and created before launch: <final>.partial */
     char final_dir[NVS_PATH_MAX]; /* its name once the run has ended */
     char nccl_log_dir[NVS_PATH_MAX]; /* one-process case: set up before the threads start */
@@ -337,7 +338,7 @@ static int measured_anything(const nvs_ctx *run)
 static nvs_result_t run_rank(nvs_rt *rt, void *arg)
 {
     struct run_request *req = arg;
-    nvs_ctx run = {.cfg = &req->cfg, .rt = rt, .launcher = req->launcher, .t_start = nvs_now_s()};
+    nvs_ctx run = {.cfg = &req->cfg, .rt = rt, .launcher = req->launcher, .no_gpu = req->no_gpu, .t_start = nvs_now_s()};
     const char *sub = req->cfg.subcommand;
     unsigned phases = req->cfg.phases;
     nvs_result_t res = NVS_OK;
@@ -511,6 +512,7 @@ nvs_result_t nvs_run_measure(const nvs_config *cfg_in)
     req->backend = cfg->backend;
     if (req->backend == NVS_BACKEND_AUTO) {
         req->backend = gpus ? NVS_BACKEND_NCCL : NVS_BACKEND_MPI;
+        if (!gpus) snprintf(req->no_gpu, sizeof req->no_gpu, "%s", why);
         if (!gpus && !cfg->quiet && nvs_rt_launcher_rank() == 0)
             fprintf(stderr, "nvscale: no GPU found (%s): running collectives on host memory with the MPI "
                             "backend (--backend mpi)\n",

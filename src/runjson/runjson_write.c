@@ -113,6 +113,7 @@ json_t *nvs_rj_doc_new(const nvs_rj_head *h)
     json_object_set_new(cmd, "argv", argv);
     json_object_set_new(cmd, "launcher", h->launcher ? json_string(h->launcher) : json_null());
     if (h->backend) json_object_set_new(cmd, "backend", json_string(h->backend));
+    if (h->no_gpu && *h->no_gpu) json_object_set_new(cmd, "no_gpu", nvs_rj_text(h->no_gpu));
     json_object_set_new(doc, "command", cmd);
     json_object_set_new(doc, "started_utc", json_string(stamp));
     json_object_set_new(doc, "host", json_string(host));

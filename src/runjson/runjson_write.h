@@ -25,6 +25,8 @@ typedef struct {
     char **argv;             /* after the subcommand name, as typed */
     const char *launcher;    /* "mpi", "threads", NULL = absent (JSON null) */
     const char *backend;     /* "nccl", "mpi", "none"; NULL = key left out */
+    const char *no_gpu;      /* no backend was asked for and none was usable, so the host one ran: why (the CUDA
+                              * error); NULL or "" = key left out */
     const char *started_utc; /* NULL = now */
     const char *host;        /* NULL = gethostname() */
     const nvs_versions *versions; /* NULL = collected now */

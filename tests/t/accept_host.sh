@@ -25,11 +25,12 @@ mkdir -p "$dir/lib" "$dir/lib_nohealth" "$dir/empty"
 "$CC" -shared -fPIC -DFAKE_NO_HEALTH -o "$dir/lib_nohealth/libnvidia-ml.so.1" tests/fixtures/topo/fake_nvml.c || exit 1
 export HWLOC_XMLFILE=tests/fixtures/topo/h200x2.xml
 
-# acc NAME LIBDIR WANT_EXIT [accept args...]: runs accept with the stand-in, JSON verdicts in $dir/NAME.json
+# acc NAME LIBDIR WANT_EXIT [accept args...]: runs accept with the stand-in, JSON verdicts in $dir/NAME.json; on the
+# host backend asked for (--backend mpi), as a CPU-only machine is accepted (without it, no GPU is a FAIL: below)
 acc() {
     name=$1 lib=$2 want=$3
     shift 3
-    LD_LIBRARY_PATH="$lib" "$NVS" accept --no-save -q --format json "$@" >"$dir/$name.json" 2>"$dir/$name.err"
+    LD_LIBRARY_PATH="$lib" "$NVS" accept --backend mpi --no-save -q --format json "$@" >"$dir/$name.json" 2>"$dir/$name.err"
     rc=$?
     if [ "$rc" -ne "$want" ]; then
         fail "accept $name exited $rc, expected $want"
@@ -103,7 +104,7 @@ FAKE_NVML_FAULT=lost:1 acc lost "$dir/lib" 3 --level 1 &&
     verdict lost "nvlink 0000:00:07.0" FAIL "fell off the bus" && verdict lost "ecc 0000:00:06.0" PASS
 # and is not asked again after the run (on a GPU off the bus every call can wait for the driver's timeout): its
 # "after" is null, the other GPU's is read
-FAKE_NVML_FAULT=lost:1 LD_LIBRARY_PATH="$dir/lib" "$NVS" accept --level 1 --out "$dir/lostrun" -q >/dev/null 2>&1
+FAKE_NVML_FAULT=lost:1 LD_LIBRARY_PATH="$dir/lib" "$NVS" accept --backend mpi --level 1 --out "$dir/lostrun" -q >/dev/null 2>&1
 json_get "$dir/lostrun/run.json" "[g['after'] is None for g in d['health']['gpus']] == [False, True] and d['health']['gpus'][1]['lost']['code'] == 15" |
     grep -qx True || fail "a lost GPU was read again after the run, or the healthy one was not"
 FAKE_NVML_FAULT=reset:0 acc reset "$dir/lib" 3 --level 1 &&
@@ -127,7 +128,7 @@ FAKE_NVML_FAULT=xid:1,eventwait:0 acc eventwait_xid "$dir/lib" 3 --level 1 &&
 acc nohealth "$dir/lib_nohealth" 0 --level 1 && verdict nohealth "ecc 0000:00:06.0" WARN "cannot be checked" &&
     verdict nohealth "xid 0000:00:07.0" WARN "not watched"
 # no NVML: nothing to judge but the run; the reason is printed under the table
-LD_LIBRARY_PATH="$dir/empty" "$NVS" accept --level 1 --no-save -q >"$dir/nonvml.txt" 2>&1
+LD_LIBRARY_PATH="$dir/empty" "$NVS" accept --backend mpi --level 1 --no-save -q >"$dir/nonvml.txt" 2>&1
 rc=$?
 [ "$rc" -eq 0 ] || fail "accept without NVML exited $rc"
 grep -q "skipped: GPU health: unsupported: libnvidia-ml.so.1 not loaded" "$dir/nonvml.txt" ||
@@ -144,7 +145,7 @@ FAKE_NVML_FAULT=ecc:1 acc override "$dir/lib" 0 --level 1 --rules "$dir/warn.rul
         "$dir/override.json" || fail "the rules file did not replace the built-in rules"
 
 # level 2: collectives and the training step run on the host backend; GPU copies are skipped with the reason
-LD_LIBRARY_PATH="$dir/lib" "$NVS" accept --level 2 --no-save -q >"$dir/l2.txt" 2>"$dir/l2.err"
+LD_LIBRARY_PATH="$dir/lib" "$NVS" accept --backend mpi --level 2 --no-save -q >"$dir/l2.txt" 2>"$dir/l2.err"
 rc=$?
 [ "$rc" -eq 0 ] || { fail "accept --level 2 exited $rc"; tail -5 "$dir/l2.err"; cat "$dir/l2.txt"; }
 grep -q "skipped: p2p and host copies on host .*: no GPU: the host (MPI) backend runs" "$dir/l2.txt" ||
@@ -157,7 +158,7 @@ grep -qx "gpu membw min_peer=90% min_bound=70%" "$dir/l2.rules" && grep -qx "gpu
 # under mpirun: every rank measures, one verdict table (rank 0), the health of the host read once
 if command -v mpirun >/dev/null 2>&1; then
     $MPIRUN -np 2 -x HWLOC_XMLFILE -x LD_LIBRARY_PATH="$dir/lib" -x FAKE_NVML_FAULT=xid:1 \
-        "$NVS" accept --level 1 --no-save -q >"$dir/mpi.txt" 2>"$dir/mpi.err"
+        "$NVS" accept --backend mpi --level 1 --no-save -q >"$dir/mpi.txt" 2>"$dir/mpi.err"
     rc=$?
     [ "$rc" -eq 3 ] || { fail "mpirun -np 2 accept --level 1 with an XID exited $rc, expected 3"; tail -5 "$dir/mpi.err"; }
     [ "$(grep -c '^result: ' "$dir/mpi.txt")" -eq 1 ] || { fail "not exactly one verdict table under mpirun"; cat "$dir/mpi.txt"; }
@@ -170,7 +171,7 @@ if command -v mpirun >/dev/null 2>&1; then
         { fail "mpirun -np 3 accept --rules MISSING: not exactly one message"; cat "$dir/mpi_rules.err"; }
 fi
 # level 3: every collective, the sustained load (its drop is not judged on a shared CPU host: said, not failed)
-LD_LIBRARY_PATH="$dir/lib" "$NVS" accept --level 3 --sustain 2 --out "$dir/l3" -q >"$dir/l3.txt" 2>"$dir/l3.err"
+LD_LIBRARY_PATH="$dir/lib" "$NVS" accept --backend mpi --level 3 --sustain 2 --out "$dir/l3" -q >"$dir/l3.txt" 2>"$dir/l3.err"
 rc=$?
 [ "$rc" -eq 0 ] || { fail "accept --level 3 exited $rc"; tail -5 "$dir/l3.err"; }
 json_get "$dir/l3/run.json" "len(set(c['collective'] for c in d['collectives'])) == 7 and d['sustain']['measure'] == 'algbw' and len(d['sustain']['chunks']) >= 3" |
@@ -213,6 +214,29 @@ expect 2 "p_skip.json: p2p.skipped\[0\].why: expected a string" "$NVS" check "$d
 edit p_hc "d['p2p']['host_copies'] = {'gpus': [{'gpu': 0, 'single': {'h2d_gbps': -3}}]}"
 expect 2 "p_hc.json: p2p.host_copies.gpus\[0\].single.h2d_gbps: expected a number from 0" "$NVS" check "$dir/p_hc.json" --rules "$dir/ecc.rules"
 
+# no GPU usable and no --backend asked for: the host backend measures, and acceptance FAILs on "gpus on HOST" with
+# CUDA's reason (was PASS, exit 0: a GPU node whose driver CUDA cannot use was accepted, every GPU rule left out)
+acc_auto() { # acc without --backend mpi
+    name=$1 want=$2
+    shift 2
+    LD_LIBRARY_PATH="$dir/lib" "$NVS" accept --no-save -q --format json "$@" >"$dir/$name.json" 2>"$dir/$name.err"
+    rc=$?
+    [ "$rc" -eq "$want" ] || { fail "accept $name exited $rc, expected $want"; tail -5 "$dir/$name.err"; return 1; }
+}
+acc_auto nogpu 3 --level 1 && verdict nogpu "gpus on " FAIL "no GPU found (" && verdict nogpu "gpus on " FAIL "NVML lists 2"
+acc_auto nogpu_l2 3 --level 2 && verdict nogpu_l2 "gpus on " FAIL "--backend mpi accepts a host without GPUs"
+# --expect-gpus N: the rule's count, in the built-in rules and beside a rules file
+acc_auto expect_rules 3 --level 1 --rules "$dir/ecc.rules" --expect-gpus 2 &&
+    verdict expect_rules "gpus on " FAIL "NVML lists 2" && verdict expect_rules "ecc 0000:00:06.0" PASS
+expect 0 "^gpus per_host min=8$" "$NVS" accept --print-rules --expect-gpus 8
+expect 0 "^gpus per_host min=1$" "$NVS" accept --print-rules --level 1
+printf 'nvscale-rules 1\ngpus per_host min=1\n' >"$dir/gpus.rules"
+expect 2 "--expect-gpus 2 and .*gpus.rules:2 \('gpus per_host min=1'\) set the same check" \
+    "$NVS" accept --rules "$dir/gpus.rules" --expect-gpus 2
+expect 2 "--expect-gpus 2 with --backend mpi: the host backend runs on no GPU" "$NVS" accept --expect-gpus 2 --backend mpi
+expect 2 "invalid value '0' for --expect-gpus" "$NVS" accept --expect-gpus 0
+expect 2 "invalid value '2x' for --expect-gpus" "$NVS" accept --expect-gpus 2x
+
 # bad input: exit 2, nothing measured
 expect 2 "invalid value '4' for --level" "$NVS" accept --level 4
 expect 2 "cannot write in directory '$dir/nowhere'" "$NVS" accept --junit "$dir/nowhere/x.xml"
@@ -231,7 +255,7 @@ expect 2 "--junit $dir/in.rules: that is an input file \(--rules $dir/in.rules\)
 cmp -s tests/fixtures/rules/h200x2.rules "$dir/in.rules" || fail "accept replaced its rules file with an output"
 expect 2 "--prometheus given twice" "$NVS" accept --prometheus "$dir/o1" --prometheus "$dir/o2"
 # every other flag given twice: the first value was lost (accept --level 1 --level 2 ran level 2, exit 0)
-for f in "--level 1" "--out $dir/o1" "--format json" "--backend mpi" "--timeout 9" "--sustain 9" "-q"; do
+for f in "--level 1" "--out $dir/o1" "--format json" "--backend mpi" "--timeout 9" "--sustain 9" "--expect-gpus 2" "-q"; do
     # shellcheck disable=SC2086 # f is a flag and its value
     expect 2 "option ${f%% *} given twice" "$NVS" accept --level 3 $f $f
 done
@@ -251,7 +275,7 @@ expect 2 "--junit /proc/nvscale-x.xml: cannot write in directory '/proc'" "$NVS"
     --prometheus "$dir/p0.prom" --junit /proc/nvscale-x.xml
 [ -e "$dir/p0.prom" ] && fail "accept wrote --prometheus although --junit was refused"
 # --out DIR/ is DIR (was refused as existing, an empty DIR left); DIR/. is refused, nothing left
-expect 0 "" "$NVS" accept --level 1 --out "$dir/slash/"
+expect 0 "" "$NVS" accept --backend mpi --level 1 --out "$dir/slash/"
 [ -s "$dir/slash/run.json" ] || fail "accept --out DIR/: no DIR/run.json"
 expect 2 "--out $dir/dot/new/.: ends in '.'" "$NVS" accept --level 1 --out "$dir/dot/new/."
 [ -e "$dir/dot" ] && fail "accept --out NEW/.: left $dir/dot"
@@ -273,7 +297,7 @@ tdir=$(sed -n 's|.*results in \(/tmp/nvscale-accept-[^ ]*\)/run (--no-save.*|\1|
 
 # --no-save measures into a temporary directory that it names: removed once judged; kept, and named again, when
 # the run stops before a verdict (Ctrl-C: what was measured is not lost with the directory)
-"$NVS" accept --level 1 --no-save >"$dir/ns.out" 2>"$dir/ns.err" || fail "accept --no-save: $(tail -3 "$dir/ns.err")"
+"$NVS" accept --backend mpi --level 1 --no-save >"$dir/ns.out" 2>"$dir/ns.err" || fail "accept --no-save: $(tail -3 "$dir/ns.err")"
 tdir=$(sed -n 's|.*results in \(/tmp/nvscale-accept-[^ ]*\)/run (--no-save: removed once judged)$|\1|p' "$dir/ns.err")
 [ -n "$tdir" ] || fail "--no-save does not name its directory: $(head -2 "$dir/ns.err")"
 [ -n "$tdir" ] && [ -e "$tdir" ] && fail "--no-save left $tdir"

@@ -2,7 +2,7 @@
 # On a GPU machine: nvscale p2p --host validates every host copy and stays below the PCIe bound; nvscale accept
 # --level 1 reads NVML health for every GPU (no counter silently zero: supported or null), and --level 2 under
 # mpirun (or standalone with one GPU) gives one table whose rows are all PASS or WARN with a note, with its
-# JSON, JUnit and Prometheus outputs well formed, and a GPU self-test of every rank's GPU (validated, plausible). Needs one GPU (two for the p2p rows and mpirun).
+# JSON, JUnit and Prometheus outputs well formed, and a GPU self-test of every rank's GPU (validated, plausible). Needs one GPU (two for the p2p rows and mpirun). --expect-gpus N counts every GPU on the host.
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
 need_nvscale
@@ -32,9 +32,19 @@ if errors:
     sys.exit(1)
 PY
 
-"$NVS" accept --level 1 --out "$dir/l1" --format json >"$dir/l1.json" 2>"$dir/l1.err"
+"$NVS" accept --level 1 --expect-gpus "$ngpu" --out "$dir/l1" --format json >"$dir/l1.json" 2>"$dir/l1.err"
 rc=$?
 [ "$rc" -eq 0 ] || [ "$rc" -eq 3 ] || { fail "accept --level 1 exit $rc"; cat "$dir/l1.err"; }
+# every GPU CUDA shows is counted on its host: --expect-gpus N passes with N, fails with N + 1 (naming the count)
+gpus_row() { # gpus_row FILE.json VERDICT MEASURED
+    python3 -c "import json,sys; r=[v for v in json.load(open(sys.argv[1]))['verdicts'] if v['metric'].startswith('gpus on ')]; \
+sys.exit(0 if len(r) == 1 and r[0]['verdict'] == sys.argv[2] and r[0]['measured'] == sys.argv[3] else 1)" "$@"
+}
+gpus_row "$dir/l1.json" PASS "$ngpu" || fail "accept --level 1 --expect-gpus $ngpu: no PASS row 'gpus on HOST' measuring $ngpu"
+"$NVS" accept --level 1 --expect-gpus $((ngpu + 1)) --no-save --format json >"$dir/l1x.json" 2>"$dir/l1x.err"
+rc=$?
+[ "$rc" -eq 3 ] || fail "accept --level 1 --expect-gpus $((ngpu + 1)) on $ngpu GPUs: exit $rc, expected 3"
+gpus_row "$dir/l1x.json" FAIL "$ngpu" || fail "accept --expect-gpus $((ngpu + 1)): no FAIL row 'gpus on HOST' measuring $ngpu"
 python3 - "$dir/l1/run.json" "$ngpu" <<'PY' || fails=$((fails + 1))
 import json, sys
 h = json.load(open(sys.argv[1]))["health"]

@@ -2,7 +2,8 @@
 # Every command of README.md's shell blocks (```sh) runs as written: `make deps && make run`, and each nvscale
 # and mpirun line of the Quick start (mpirun gets --allow-run-as-root --oversubscribe, which CI's root user and 2
 # cores need). Each must exit 0, except where this machine lacks what it needs, and then with the message
-# that says so: without a GPU, those that need one (topo of this machine, p2p, compare) exit 1; with one GPU,
+# that says so: without a GPU, those that need one (topo of this machine, p2p, compare) exit 1 and accept fails its
+# "gpus on HOST" check (exit 3: a machine without a usable GPU is not accepted); with one GPU,
 # p2p and compare (GPU pairs) exit 1; `mpirun -np K` with fewer than K GPUs exits 2 (one rank per GPU). `make deps && make check` is the suite
 # this test belongs to: it is not run from inside itself. Run directories the commands make are removed after.
 cd "$(dirname "$0")/../.." || exit 1
@@ -43,6 +44,7 @@ while IFS= read -r line; do
     if [ "$ngpu" -eq 0 ]; then
         case "$line" in
         "nvscale topo" | "nvscale p2p"* | "nvscale compare"*) want=1 pat="GPU" ;;
+        "nvscale accept"*) want=3 pat="gpus on .* FAIL .*no GPU found" ;;
         esac
     else
         case "$line" in

@@ -71,6 +71,19 @@ static void t_default_rules(void)
     T_ASSERT(nvs_accept_rules_text(&l3, text, sizeof text, &n) > 0);
     T_EQ_I(n, 22);
     T_CONTAINS(text, "sustain busbw max_drop=10%");
+    /* the GPU count: a rule at every level, first; skipped only when the host backend was asked for */
+    l1.gpus_min = 8;
+    T_ASSERT(nvs_accept_rules_text(&l1, text, sizeof text, &n) > 0);
+    T_EQ_I(n, 11);
+    T_CONTAINS(text, "\ngpus per_host min=8\n# health");
+    none.gpus_min = 1;
+    T_EQ_I(nvs_accept_default_rules(&none, &rs, err, sizeof err), 0);
+    T_EQ_U(rs.n, 1);
+    T_EQ_I(rs.v[0].metric, NVS_RULE_GPUS);
+    nvs_ruleset_free(&rs);
+    none.gpus_min = 0;
+    T_ASSERT(nvs_accept_rules_text(&none, text, sizeof text, &n) > 0);
+    T_CONTAINS(text, "# skipped (--backend mpi: a host without GPUs asked for): gpus per_host min=1");
 }
 
 /* a run document with two GPUs' health, host copies of one GPU and a sustained-load section */
@@ -670,9 +683,86 @@ static void t_rank_of_gpu(void)
     nvs_verdicts_free(&vs);
 }
 
+/* gpus per_host: one row per host, the GPUs its ranks ran on; the note says what else saw more */
+static nvs_verdicts judge_doc(const char *rules_text, const char *text)
+{
+    nvs_ruleset rs = {0};
+    int line;
+    char err[256];
+    if (nvs_rules_parse_text(rules_text, "t.rules", &rs, &line, err, sizeof err)) T_FAIL("rules: %d: %s", line, err);
+    json_error_t je;
+    json_t *root = json_loads(text, 0, &je);
+    if (!root) T_FAIL("doc: %s", je.text);
+    nvs_verdicts vs = {0};
+    T_EQ_I(nvs_check_eval_accept(&rs, root, &vs), 0);
+    nvs_ruleset_free(&rs);
+    json_decref(root);
+    return vs;
+}
+
+static void t_gpus_rows(void)
+{
+    /* n1: two ranks on two GPUs; n2: one rank (mpirun) on a host whose topology and NVML show two */
+    const char *two_hosts =
+        "{\"command\": {\"launcher\": \"mpi\", \"backend\": \"nccl\"},"
+        " \"world\": {\"size\": 3, \"hosts\": [{\"name\": \"n1\"}, {\"name\": \"n2\"}]},"
+        " \"ranks\": [{\"rank\": 0, \"host\": \"n1\", \"pci_bus_id\": \"0000:18:00.0\"},"
+        "  {\"rank\": 1, \"host\": \"n1\", \"pci_bus_id\": \"0000:19:00.0\"},"
+        "  {\"rank\": 2, \"host\": \"n2\", \"pci_bus_id\": \"0000:18:00.0\"}],"
+        " \"topology\": {\"hosts\": [{\"name\": \"n1\", \"gpus\": [0, 1]}, {\"name\": \"n2\", \"gpus\": [2, 3]}]},"
+        " \"health\": {\"gpus\": [{\"host\": \"n2\"}, {\"host\": \"n2\"}, {\"host\": \"n1\"}, {\"host\": \"n1\"}]}}";
+    nvs_verdicts vs = judge_doc("nvscale-rules 1\ngpus per_host min=2\n", two_hosts);
+    T_EQ_U(vs.n, 2);
+    const nvs_verdict *a = find(&vs, "gpus on n1"), *b = find(&vs, "gpus on n2");
+    T_EQ_I(a->severity, NVS_SEV_PASS);
+    T_EQ_S(a->measured, "2");
+    T_EQ_S(a->note, "");
+    T_EQ_I(b->severity, NVS_SEV_FAIL);
+    T_EQ_S(b->measured, "1");
+    T_EQ_S(b->margin, "-1");
+    T_EQ_S(b->host, "n2");
+    T_EQ_S(b->rule, "t.rules:2");
+    T_EQ_S(b->note, "2 GPUs in its topology (PCI); NVML lists 2; 1 rank ran there: launch one per GPU");
+    T_EQ_U(vs.failed, 1);
+    nvs_verdicts_free(&vs);
+    /* severity=warn: the same miss is a WARN */
+    vs = judge_doc("nvscale-rules 1\ngpus per_host min=2 severity=warn\n", two_hosts);
+    T_EQ_I(find(&vs, "gpus on n2")->severity, NVS_SEV_WARN);
+    T_EQ_U(vs.failed, 0);
+    nvs_verdicts_free(&vs);
+    /* the host backend chosen for want of a GPU: 0, with CUDA's reason */
+    vs = judge_doc("nvscale-rules 1\ngpus per_host min=1\n",
+                   "{\"command\": {\"launcher\": \"threads\", \"backend\": \"mpi\", \"no_gpu\": \"cudaGetDeviceCount: no CUDA-capable device is detected\"},"
+                   " \"world\": {\"size\": 1, \"hosts\": [{\"name\": \"ci\"}]},"
+                   " \"ranks\": [{\"rank\": 0, \"host\": \"ci\", \"pci_bus_id\": \"\"}]}");
+    T_EQ_S(find(&vs, "gpus on ci")->measured, "0");
+    T_EQ_S(find(&vs, "gpus on ci")->note, "no GPU found (cudaGetDeviceCount: no CUDA-capable device is detected); "
+                                           "--backend mpi accepts a host without GPUs");
+    nvs_verdicts_free(&vs);
+    /* one process took every GPU CUDA showed, fewer than the topology: CUDA's view is named, not mpirun's */
+    vs = judge_doc("nvscale-rules 1\ngpus per_host min=2\n",
+                   "{\"command\": {\"launcher\": \"threads\", \"backend\": \"nccl\"},"
+                   " \"ranks\": [{\"rank\": 0, \"host\": \"a\", \"pci_bus_id\": \"0000:18:00.0\"}],"
+                   " \"topology\": {\"hosts\": [{\"name\": \"a\", \"gpus\": [0, 1]}]}}");
+    T_EQ_S(find(&vs, "gpus on a")->note, "2 GPUs in its topology (PCI); CUDA showed 1 (CUDA_VISIBLE_DEVICES, or a GPU CUDA "
+                                          "cannot start: nvidia-smi)");
+    nvs_verdicts_free(&vs);
+    /* nothing else saw more: the GPU is gone from the bus */
+    vs = judge_doc("nvscale-rules 1\ngpus per_host min=8\n",
+                   "{\"ranks\": [{\"rank\": 0, \"host\": \"a\", \"pci_bus_id\": \"0000:18:00.0\"}]}");
+    T_CONTAINS(find(&vs, "gpus on a")->note, "a GPU missing from the PCI bus?");
+    nvs_verdicts_free(&vs);
+    /* no ranks at all: not measured, a FAIL */
+    vs = judge_doc("nvscale-rules 1\ngpus per_host min=1\n", "{}");
+    T_EQ_U(vs.n, 1);
+    T_EQ_S(vs.v[0].measured, "not measured");
+    T_EQ_U(vs.failed, 1);
+    nvs_verdicts_free(&vs);
+}
+
 T_LIST = {T_CASE(t_parse_new_rules), T_CASE(t_default_rules), T_CASE(t_health_rows), T_CASE(t_host_rows),
           T_CASE(t_sustain_rows), T_CASE(t_host_all_one_gpu), T_CASE(t_not_measured), T_CASE(t_gpu_specs),
           T_CASE(t_gpu_pass), T_CASE(t_gpu_below_peers), T_CASE(t_gpu_below_datasheet), T_CASE(t_gpu_wrong),
           T_CASE(t_gpu_unknown_reference), T_CASE(t_gpu_not_measured), T_CASE(t_gpu_default_rules), T_CASE(t_sustain_gemm),
-          T_CASE(t_gpu_peer_median_brute), T_CASE(t_rank_of_gpu)};
+          T_CASE(t_gpu_peer_median_brute), T_CASE(t_rank_of_gpu), T_CASE(t_gpus_rows)};
 T_MAIN

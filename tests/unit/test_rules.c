@@ -78,6 +78,12 @@ static const struct {
 } bad_lines[] = {
     {"bandwidth all_reduce n=2 min=1", "unknown metric 'bandwidth'"},
     {"busbw", "busbw needs a collective"},
+    {"gpus min=8", "gpus needs 'per_host' after it"},
+    {"gpus per_host", "missing threshold: give min=... (GPUs per host)"},
+    {"gpus per_host min=0", "min: '0' is not a GPU count (a whole number from 1 to 256)"},
+    {"gpus per_host min=2.5", "min: '2.5' is not a GPU count"},
+    {"gpus per_host min=257", "min: '257' is not a GPU count"},
+    {"gpus per_host min_bound=50%", "unknown key 'min_bound' for gpus (expected min, severity)"},
     {"busbw n=2 min=1", "busbw needs a collective"},
     {"busbw allgatherz n=2 min=1", "unknown collective 'allgatherz'"},
     {"busbw all_reduce size=12X n=2 min=1", "size: '12X' is not a size"},
@@ -166,6 +172,17 @@ static void t_gpu_rules(void)
     r = parse_ok("gpu membw min_peer=87.5");
     T_NEAR(r.min_peer_pct, 87.5, 1e-12);
     T_EQ_S(nvs_rule_metric_name(NVS_RULE_GPU), "gpu");
+}
+
+static void t_gpus_rules(void)
+{
+    nvs_rule r = parse_ok("gpus per_host min=8");
+    T_EQ_I(r.metric, NVS_RULE_GPUS);
+    T_EQ_I(r.has_min, 1);
+    T_NEAR(r.min, 8, 1e-12);
+    r = parse_ok("gpus per_host min=1 severity=warn");
+    T_EQ_I(r.warn_only, 1);
+    T_EQ_S(nvs_rule_metric_name(NVS_RULE_GPUS), "gpus");
 }
 
 static void t_bad_lines(void)
@@ -258,7 +275,7 @@ static void t_size_zero(void)
 }
 
 T_LIST = {
-    T_CASE(t_size_zero), T_CASE(t_busbw_exact), T_CASE(t_busbw_range_and_selectors), T_CASE(t_p2p_and_efficiency), T_CASE(t_gpu_rules), T_CASE(t_bad_lines),
+    T_CASE(t_size_zero), T_CASE(t_busbw_exact), T_CASE(t_busbw_range_and_selectors), T_CASE(t_p2p_and_efficiency), T_CASE(t_gpu_rules), T_CASE(t_gpus_rules), T_CASE(t_bad_lines),
     T_CASE(t_file_text),   T_CASE(t_bad_files),                 T_CASE(t_long_line),
 };
 T_MAIN
