@@ -195,7 +195,8 @@ static void add_link(nvs_topo_gpu *g, nvs_topo_remote r, int remote_gpu, const c
 /* The NVLinkBandwidth matrix into links. Its values are checked: a pair or a GPU with more links than any
  * NVLink generation has (NVS_TOPO_MAX_LINKS_PER_GPU) makes the XML invalid (NVS_ERR_INPUT, message in err):
  * 53687091200000 MB/s once became "-2147483648 links up". */
-static nvs_result_t read_nvlink_matrix(hwloc_topology_t topo, nvs_topology *t, char *err, size_t errlen)
+static nvs_result_t read_nvlink_matrix(hwloc_topology_t topo, const char *xml, nvs_topology *t, char *err,
+                                       size_t errlen)
 {
     struct hwloc_distances_s *d[4];
     unsigned nr = 4;
@@ -251,9 +252,9 @@ static nvs_result_t read_nvlink_matrix(hwloc_topology_t topo, nvs_topology *t, c
                 if (pci && pci->type == HWLOC_OBJ_PCI_DEVICE) busid_of(pci, bus, sizeof bus);
                 if (lk > (hwloc_uint64_t)(NVS_TOPO_MAX_LINKS_PER_GPU - g->nvlink.nlinks)) {
                     snprintf(err, errlen,
-                             "NVLinkBandwidth: %llu MB/s from GPU %s to %s is %llu NVLinks (%d more already): a GPU "
-                             "has at most %d; not a valid hwloc XML",
-                             (unsigned long long)v, g->pci_bus_id, bus[0] ? bus : "another object",
+                             "%s%sNVLinkBandwidth: %llu MB/s from GPU %s to %s is %llu NVLinks (%d more already): a "
+                             "GPU has at most %d; not a valid hwloc XML",
+                             xml ? xml : "", xml ? ": " : "", (unsigned long long)v, g->pci_bus_id, bus[0] ? bus : "another object",
                              (unsigned long long)lk, g->nvlink.nlinks, NVS_TOPO_MAX_LINKS_PER_GPU);
                     res = NVS_ERR_INPUT;
                     break;
@@ -393,7 +394,7 @@ static nvs_result_t hwloc_load(const char *xml, const char *buf, size_t len, nvs
             goto out;
         }
     for (int k = 0; k < ngpus; k++) t->gpus[k].index = k;
-    res = read_nvlink_matrix(topo, t, err, errlen);
+    res = read_nvlink_matrix(topo, xml, t, err, errlen);
     if (res != NVS_OK) goto out;
     if ((res = read_nics(topo, t, xml == NULL)) != NVS_OK) {
         if (res == NVS_ERR_INPUT)
