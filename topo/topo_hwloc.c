@@ -405,6 +405,19 @@ static nvs_result_t hwloc_load(const char *xml, const char *buf, size_t len, nvs
         if (!xml && res == NVS_ERR_INPUT) res = NVS_ERR_UNSUPPORTED;
         goto out;
     }
+    /* one PCI function per bus id, as for the GPUs above: a NIC sharing one with another NIC or a GPU is an
+     * edited file (the NICs are sorted by bus id) */
+    for (int k = 0; xml && k < t->nnics; k++) {
+        const char *b = t->nics[k].pci_bus_id;
+        int twice = k > 0 && !strcmp(b, t->nics[k - 1].pci_bus_id);
+        for (int g = 0; !twice && g < ngpus; g++) twice = !strcmp(b, t->gpus[g].pci_bus_id) ? 2 : 0;
+        if (twice) {
+            snprintf(err, errlen, "%s: two PCI devices with bus id %s (%s%s and NIC %s)", xml, b,
+                     twice == 1 ? "NIC " : "a GPU", twice == 1 ? t->nics[k - 1].name : "", t->nics[k].name);
+            res = NVS_ERR_INPUT;
+            goto out;
+        }
+    }
     *out = t;
     t = NULL;
 out:

@@ -66,5 +66,20 @@ for c in 'badbus.xml:42: pci_busid "0000:zz:00.0" is not what hwloc writes' \
         fail "$f: not one line naming the value: $(cat "$dir/bad.err")"
     [ -s "$dir/bad.out" ] && fail "$f: printed a topology"
 done
+# a NIC's bus id edited into another NIC's or a GPU's: one PCI function cannot be two devices (GPUs sharing one
+# were refused; NICs were read as if the file were right); exit 2 naming the file and the bus id, nothing printed
+sed 's/0000:1e:00.0/0000:1d:00.0/g' tests/fixtures/topo/hgx8nic.xml >"$dir/dupnic.xml"
+sed 's/pci_busid="0000:1d:00.0"/pci_busid="0000:1b:00.0"/' tests/fixtures/topo/hgx8nic.xml >"$dir/gpunic.xml"
+for c in 'dupnic.xml: two PCI devices with bus id 0000:1d:00.0 (NIC mlx5_0 and NIC mlx5_1)' \
+         'gpunic.xml: two PCI devices with bus id 0000:1b:00.0 (a GPU and NIC mlx5_0)'; do
+    f=${c%%:*}
+    cmp -s "$dir/$f" tests/fixtures/topo/hgx8nic.xml && fail "$f: the edit did not apply"
+    "$NVS" topo --hwloc-xml "$dir/$f" --no-save >"$dir/bad.out" 2>"$dir/bad.err"
+    rc=$?
+    [ $rc = 2 ] || fail "$f: exit $rc, expected 2"
+    [ "$(wc -l <"$dir/bad.err")" = 1 ] && grep -qF "nvscale: error: $dir/$c" "$dir/bad.err" ||
+        fail "$f: not one line naming the bus id: $(cat "$dir/bad.err")"
+    [ -s "$dir/bad.out" ] && fail "$f: printed a topology"
+done
 [ -d results ] && find results -newer "$dir" -name run.json | grep -q . && fail "--no-save wrote a run.json"
 finish
