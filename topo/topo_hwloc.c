@@ -312,14 +312,18 @@ static nvs_result_t hwloc_load(const char *xml, const char *buf, size_t len, nvs
         res = NVS_ERR_INPUT;
         goto out;
     }
+    errno = 0;
     if (hwloc_topology_load(topo) != 0) {
+        /* some refusals set no errno (an XML without a NUMA node: hwloc prints its reason itself); "failed:
+         * Success" said nothing */
+        const char *why = errno ? strerror(errno) : "no error code";
         if (xml)
             snprintf(err, errlen,
                      "%s: not a valid hwloc XML topology (hwloc_topology_load failed: %s; HWLOC_XML_VERBOSE=1 "
                      "shows hwloc's reason)",
-                     xml, strerror(errno));
+                     xml, why);
         else
-            snprintf(err, errlen, "hwloc_topology_load failed: %s", strerror(errno));
+            snprintf(err, errlen, "hwloc_topology_load failed: %s", why);
         res = xml ? NVS_ERR_INPUT : NVS_ERR_HWLOC;
         goto out;
     }
