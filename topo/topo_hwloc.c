@@ -224,6 +224,14 @@ static nvs_result_t read_nvlink_matrix(hwloc_topology_t topo, const char *xml, n
             int gi = gidx[i];
             if (gi < 0) continue;
             nvs_topo_gpu *g = &t->gpus[gi];
+            /* a GPU listed twice (an edited index list) gave it the links of both rows, to itself */
+            for (unsigned j = 0; j < i && res == NVS_OK; j++)
+                if (gidx[j] == gi) {
+                    snprintf(err, errlen, "%s%sNVLinkBandwidth lists GPU %s twice; not a valid hwloc XML",
+                             xml ? xml : "", xml ? ": " : "", g->pci_bus_id);
+                    res = NVS_ERR_INPUT;
+                }
+            if (res != NVS_OK) break;
             /* one unit per GPU: 25000 MB/s (NVLink 2-4) unless only 20000 (NVLink1) divides the row */
             int all25 = 1, all20 = 1;
             for (unsigned j = 0; j < n; j++) {

@@ -81,5 +81,14 @@ for c in 'dupnic.xml: two PCI devices with bus id 0000:1d:00.0 (NIC mlx5_0 and N
         fail "$f: not one line naming the bus id: $(cat "$dir/bad.err")"
     [ -s "$dir/bad.out" ] && fail "$f: printed a topology"
 done
+# one GPU listed twice in the NVLinkBandwidth matrix (its index list edited): it read "8 links up, 8 to GPU0", links
+# to itself; now exit 2 naming the file and the GPU
+sed 's/<indexes length="11">23 27 49 52/<indexes length="11">23 23 49 52/' tests/fixtures/topo/nvlink_pairs.xml >"$dir/dupidx.xml"
+cmp -s "$dir/dupidx.xml" tests/fixtures/topo/nvlink_pairs.xml && fail "dupidx.xml: the edit did not apply"
+"$NVS" topo --hwloc-xml "$dir/dupidx.xml" --no-save >"$dir/bad.out" 2>"$dir/bad.err"
+rc=$?
+[ $rc = 2 ] && [ "$(wc -l <"$dir/bad.err")" = 1 ] && [ ! -s "$dir/bad.out" ] &&
+    grep -qF "nvscale: error: $dir/dupidx.xml: NVLinkBandwidth lists GPU 0000:16:00.0 twice" "$dir/bad.err" ||
+    fail "dupidx.xml: exit $rc, not one line naming the GPU: $(cat "$dir/bad.err")"
 [ -d results ] && find results -newer "$dir" -name run.json | grep -q . && fail "--no-save wrote a run.json"
 finish
