@@ -200,12 +200,17 @@ static const char *p2p_cell(const nvs_topo_pair *p)
 static void print_p2p(const nvs_topology *t, FILE *to, int w)
 {
     static line_t l;
-    int known = 0;
+    int known = 0, pairs = 0;
     for (int a = 0; a < t->ngpus && !known; a++)
         for (int b = 0; b < t->ngpus && !known; b++) {
             const nvs_topo_pair *p = a == b || t->gpus[a].host != t->gpus[b].host ? NULL : nvs_topo_pair_at(t, a, b);
+            pairs += p != NULL;
             known = p && (p->p2p_cuda >= 0 || p->nvml_read[0]);
         }
+    if (!pairs) { /* one GPU, or one per host: "neither CUDA nor NVML answered" stood beside "CUDA: ok" */
+        fprintf(to, "\nP2P access: no two GPUs on one host (nothing to ask)\n");
+        return;
+    }
     if (!known) {
         fprintf(to, "\nP2P access: unknown (neither CUDA nor NVML answered; offline they are not asked)\n");
         return;

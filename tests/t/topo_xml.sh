@@ -90,5 +90,11 @@ rc=$?
 [ $rc = 2 ] && [ "$(wc -l <"$dir/bad.err")" = 1 ] && [ ! -s "$dir/bad.out" ] &&
     grep -qF "nvscale: error: $dir/dupidx.xml: NVLinkBandwidth lists GPU 0000:16:00.0 twice" "$dir/bad.err" ||
     fail "dupidx.xml: exit $rc, not one line naming the GPU: $(cat "$dir/bad.err")"
+# one GPU: no pair to ask CUDA or NVML about; said so, not "neither CUDA nor NVML answered" (which a live 1-GPU box
+# printed under "NVML: ok" and "CUDA: ok, 1 device")
+python3 tests/fixtures/topo/gen_many.py 1 >"$dir/one.xml"
+"$NVS" topo --hwloc-xml "$dir/one.xml" --no-save >"$dir/one.out" 2>&1 || fail "one.xml: exit $?"
+grep -qx 'P2P access: no two GPUs on one host (nothing to ask)' "$dir/one.out" && ! grep -q 'neither CUDA' "$dir/one.out" ||
+    fail "one GPU: P2P line: $(grep 'P2P access' "$dir/one.out")"
 [ -d results ] && find results -newer "$dir" -name run.json | grep -q . && fail "--no-save wrote a run.json"
 finish
