@@ -56,6 +56,11 @@ live "$dir/lib" noinit noinit.json --format json
 live "$dir/lib_noremote" h200 noremote.json --format json
 live "$dir/empty" h200 nolib.json --format json
 live "$dir/lib" geforce geforce.txt
+# live with neither NVML nor CUDA: the PCIe generation is unknown because NVML is missing, not "offline" (which
+# stood under "Topology: live")
+live "$dir/empty" h200 nolib.txt
+grep -q "PCIe: generation/width unknown (no NVML); bound 63.02" "$dir/nolib.txt" && ! grep -q "unknown offline" "$dir/nolib.txt" ||
+    fail "live without NVML: $(grep 'PCIe:' "$dir/nolib.txt" | head -1)"
 # one link's state unreadable: 17 links counted, and said on stderr (not a silent NV17)
 live "$dir/lib" linkerr linkerr.json --format json
 grep -q "nvmlDeviceGetNvLinkState failed on 1 link (.*): 17 NVLinks counted" "$dir/linkerr.json.err" ||
