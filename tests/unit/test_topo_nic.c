@@ -270,6 +270,20 @@ static void t_sysfs(void)
     T_EQ_S(c.state, "DOWN");
     T_EQ_I(c.gbps > 0, 0);
     T_EQ_S(c.rate_source, "sysfs class/net/eno1/speed is -1: no rate (virtual port or link down)");
+    /* RoCE whose netdev knows no speed (-1: an SR-IOV VF in a VM): the port's rate stays, with its own source
+     * (the source said "speed is -1: no rate" beside the port's 12.5 GB/s) */
+    put(root, "class/infiniband/mlx5_2/ports/1/state", "4: ACTIVE\n");
+    put(root, "class/infiniband/mlx5_2/ports/1/link_layer", "Ethernet\n");
+    put(root, "class/infiniband/mlx5_2/ports/1/rate", "100 Gb/sec (4X EDR)\n");
+    put(root, "class/net/ens2/speed", "-1\n");
+    nvs_topo_nic e = {.numa_node = -1};
+    snprintf(e.name, sizeof e.name, "mlx5_2");
+    snprintf(e.netdev, sizeof e.netdev, "ens2");
+    nvs_topo_nic_sysfs(root, &e, 1);
+    T_EQ_S(e.kind, "RoCE");
+    T_NEAR(e.gbps, 12.5, 1e-12);
+    T_EQ_S(e.rate, "100 Gb/sec (4X EDR)");
+    T_EQ_S(e.rate_source, "sysfs class/infiniband/mlx5_2/ports/1/rate");
     /* a name that is a path is never read */
     nvs_topo_nic d = {.numa_node = -1};
     snprintf(d.name, sizeof d.name, "../../etc");
