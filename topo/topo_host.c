@@ -14,15 +14,20 @@ struct rank_gpu {
 };
 
 /* The GPUs of `t` that the ranks of virtual host `node` drive: by bus id where the rank knows it, else by CUDA
- * ordinal. keep[] gets topology indices in rank order; returns how many. */
+ * ordinal. When CUDA did not answer (NVML and hwloc did: no GPU of `t` has an ordinal), the list is hwloc's, in
+ * bus id order, and the ordinal is taken as the place in it (CUDA_DEVICE_ORDER=PCI_BUS_ID's numbering): every
+ * virtual host found none and the run stopped. keep[] gets topology indices in rank order; returns how many. */
 static int gpus_of_node(const nvs_topology *t, const struct rank_gpu *all, int nranks, int node, int *keep)
 {
-    int n = 0;
+    int n = 0, cuda = 0;
+    for (int i = 0; i < t->ngpus; i++) cuda |= t->gpus[i].cuda_device >= 0;
     for (int r = 0; r < nranks; r++) {
         if (all[r].node != node) continue;
         int g = -1;
         if (all[r].bus[0])
             g = nvs_topo_find_gpu(t, NULL, all[r].bus);
+        else if (!cuda)
+            g = all[r].device >= 0 && all[r].device < t->ngpus ? all[r].device : -1;
         else
             for (int i = 0; i < t->ngpus && g < 0; i++)
                 if (t->gpus[i].cuda_device >= 0 && t->gpus[i].cuda_device == all[r].device) g = i;

@@ -195,7 +195,8 @@ static void add_link(nvs_topo_gpu *g, nvs_topo_remote r, int remote_gpu, const c
 /* The NVLinkBandwidth matrix into links. Its values are checked: a pair or a GPU with more links than any
  * NVLink generation has (NVS_TOPO_MAX_LINKS_PER_GPU) makes the XML invalid (NVS_ERR_INPUT, message in err):
  * 53687091200000 MB/s once became "-2147483648 links up". */
-static nvs_result_t read_nvlink_matrix(hwloc_topology_t topo, nvs_topology *t, char *err, size_t errlen)
+static nvs_result_t read_nvlink_matrix(hwloc_topology_t topo, const char *xml, nvs_topology *t, char *err,
+                                       size_t errlen)
 {
     struct hwloc_distances_s *d[4];
     unsigned nr = 4;
@@ -223,6 +224,14 @@ static nvs_result_t read_nvlink_matrix(hwloc_topology_t topo, nvs_topology *t, c
             int gi = gidx[i];
             if (gi < 0) continue;
             nvs_topo_gpu *g = &t->gpus[gi];
+            /* a GPU listed twice (an edited index list) gave it the links of both rows, to itself */
+            for (unsigned j = 0; j < i && res == NVS_OK; j++)
+                if (gidx[j] == gi) {
+                    snprintf(err, errlen, "%s%sNVLinkBandwidth lists GPU %s twice; not a valid hwloc XML",
+                             xml ? xml : "", xml ? ": " : "", g->pci_bus_id);
+                    res = NVS_ERR_INPUT;
+                }
+            if (res != NVS_OK) break;
             /* one unit per GPU: 25000 MB/s (NVLink 2-4) unless only 20000 (NVLink1) divides the row */
             int all25 = 1, all20 = 1;
             for (unsigned j = 0; j < n; j++) {
@@ -251,9 +260,9 @@ static nvs_result_t read_nvlink_matrix(hwloc_topology_t topo, nvs_topology *t, c
                 if (pci && pci->type == HWLOC_OBJ_PCI_DEVICE) busid_of(pci, bus, sizeof bus);
                 if (lk > (hwloc_uint64_t)(NVS_TOPO_MAX_LINKS_PER_GPU - g->nvlink.nlinks)) {
                     snprintf(err, errlen,
-                             "NVLinkBandwidth: %llu MB/s from GPU %s to %s is %llu NVLinks (%d more already): a GPU "
-                             "has at most %d; not a valid hwloc XML",
-                             (unsigned long long)v, g->pci_bus_id, bus[0] ? bus : "another object",
+                             "%s%sNVLinkBandwidth: %llu MB/s from GPU %s to %s is %llu NVLinks (%d more already): a "
+                             "GPU has at most %d; not a valid hwloc XML",
+                             xml ? xml : "", xml ? ": " : "", (unsigned long long)v, g->pci_bus_id, bus[0] ? bus : "another object",
                              (unsigned long long)lk, g->nvlink.nlinks, NVS_TOPO_MAX_LINKS_PER_GPU);
                     res = NVS_ERR_INPUT;
                     break;
@@ -311,14 +320,18 @@ static nvs_result_t hwloc_load(const char *xml, const char *buf, size_t len, nvs
         res = NVS_ERR_INPUT;
         goto out;
     }
+    errno = 0;
     if (hwloc_topology_load(topo) != 0) {
+        /* some refusals set no errno (an XML without a NUMA node: hwloc prints its reason itself); "failed:
+         * Success" said nothing */
+        const char *why = errno ? strerror(errno) : "no error code";
         if (xml)
             snprintf(err, errlen,
                      "%s: not a valid hwloc XML topology (hwloc_topology_load failed: %s; HWLOC_XML_VERBOSE=1 "
                      "shows hwloc's reason)",
-                     xml, strerror(errno));
+                     xml, why);
         else
-            snprintf(err, errlen, "hwloc_topology_load failed: %s", strerror(errno));
+            snprintf(err, errlen, "hwloc_topology_load failed: %s", why);
         res = xml ? NVS_ERR_INPUT : NVS_ERR_HWLOC;
         goto out;
     }
@@ -393,7 +406,7 @@ static nvs_result_t hwloc_load(const char *xml, const char *buf, size_t len, nvs
             goto out;
         }
     for (int k = 0; k < ngpus; k++) t->gpus[k].index = k;
-    res = read_nvlink_matrix(topo, t, err, errlen);
+    res = read_nvlink_matrix(topo, xml, t, err, errlen);
     if (res != NVS_OK) goto out;
     if ((res = read_nics(topo, t, xml == NULL)) != NVS_OK) {
         if (res == NVS_ERR_INPUT)
@@ -403,6 +416,19 @@ static nvs_result_t hwloc_load(const char *xml, const char *buf, size_t len, nvs
             snprintf(err, errlen, "out of memory");
         if (!xml && res == NVS_ERR_INPUT) res = NVS_ERR_UNSUPPORTED;
         goto out;
+    }
+    /* one PCI function per bus id, as for the GPUs above: a NIC sharing one with another NIC or a GPU is an
+     * edited file (the NICs are sorted by bus id) */
+    for (int k = 0; xml && k < t->nnics; k++) {
+        const char *b = t->nics[k].pci_bus_id;
+        int twice = k > 0 && !strcmp(b, t->nics[k - 1].pci_bus_id);
+        for (int g = 0; !twice && g < ngpus; g++) twice = !strcmp(b, t->gpus[g].pci_bus_id) ? 2 : 0;
+        if (twice) {
+            snprintf(err, errlen, "%s: two PCI devices with bus id %s (%s%s and NIC %s)", xml, b,
+                     twice == 1 ? "NIC " : "a GPU", twice == 1 ? t->nics[k - 1].name : "", t->nics[k].name);
+            res = NVS_ERR_INPUT;
+            goto out;
+        }
     }
     *out = t;
     t = NULL;

@@ -5,11 +5,15 @@
  *
  * NET bound of a GPU: the NICs NCCL would use for it. NCCL's ncclTopoGetLocalNet (src/graph/search.cc, 2.19 ..
  * 2.28) takes the NICs with the best path to the GPU ("local nets"), the GPUs with the best path to the first of
- * them ("local GPUs"), and spreads the GPU's channels over DIVUP(local nets, local GPUs) of those NICs. So:
+ * them ("local GPUs"), and spreads the GPU's channels over DIVUP(local nets, local GPUs) of those NICs. "Best"
+ * is ncclTopoGetLocal's: the highest path bandwidth, then the nearest path type. So:
  *   - usable NICs: on the GPU's host, not known to be down; RDMA ones (InfiniBand, RoCE) only when the host has
  *     any, since NCCL's IB transport takes precedence over its socket transport (src/net.cc tries IB first);
- *   - nearest NICs: the usable NICs of the best class (PIX < PXB < PHB < NODE < SYS) to the GPU;
- *   - sharing: the GPUs whose best class to the first nearest NIC is that NIC's best class to any GPU;
+ *   - path bandwidth: the slower of the NIC's rate and the GPU's PCIe link (the CPU interconnect a SYS path also
+ *     crosses is not known here); when a usable NIC's rate is unknown, classes alone decide;
+ *   - nearest NICs: the usable NICs of the highest path bandwidth and, among those, the best class (PIX < PXB <
+ *     PHB < NODE < SYS) to the GPU: a 25G port on the GPU's switch is not taken over 400G HCAs one switch away;
+ *   - sharing: the GPUs whose path to the first nearest NIC is that NIC's best to any GPU (same order);
  *   - bound: the sum of the line rates of DIVUP(nearest, sharing) nearest NICs (the fastest ones), unknown
  *     (0) when a rate is unknown. An HGX with one NIC per GPU (PIX) gets one NIC's rate; two GPUs behind one
  *     switch with one NIC get that NIC's rate each (they share it: the bound of each alone).
@@ -58,6 +62,22 @@ static int usable(const nvs_topo_nic *n, int host, int rdma_only)
     return !n->state[0] || !strcmp(n->state, "ACTIVE") || !strcmp(n->state, "UP") || !strcmp(n->state, "UNKNOWN");
 }
 
+/* ncclTopoGetLocal's path bandwidth between a GPU and a NIC: the slower of the NIC's rate and the GPU's PCIe
+ * link; 0 when the NIC's rate is unknown */
+static double path_bw(const nvs_topo_gpu *g, const nvs_topo_nic *n)
+{
+    if (!(n->gbps > 0)) return 0;
+    return g->pcie.gbps > 0 && g->pcie.gbps < n->gbps ? g->pcie.gbps : n->gbps;
+}
+
+/* the order of ncclTopoGetLocal: higher bandwidth (when by_bw), then the nearer class; <0: (bx, rx) is better */
+static int path_cmp(int by_bw, double bx, int rx, double by, int ry)
+{
+    if (by_bw && bx > by * (1 + 1e-9)) return -1;
+    if (by_bw && by > bx * (1 + 1e-9)) return 1;
+    return rx < ry ? -1 : rx > ry;
+}
+
 static int cmp_desc(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -78,10 +98,16 @@ static void assign_gpu(nvs_topology *t, int g)
         snprintf(gpu->net.source, sizeof gpu->net.source, "no usable NIC found on this host");
         return;
     }
+    /* bandwidth decides first only when every candidate's rate is known */
+    int by_bw = 1;
+    for (int k = 0; k < t->nnics; k++)
+        if (usable(&t->nics[k], host, rdma_only) && rank_of(gn(t, g, k)) && !(t->nics[k].gbps > 0)) by_bw = 0;
     int best = 0;
+    double best_bw = 0;
     for (int k = 0; k < t->nnics; k++) {
         int r = usable(&t->nics[k], host, rdma_only) ? rank_of(gn(t, g, k)) : 0;
-        if (r && (!best || r < best)) best = r;
+        double bw = path_bw(gpu, &t->nics[k]);
+        if (r && (!best || path_cmp(by_bw, bw, r, best_bw, best) < 0)) best = r, best_bw = bw;
     }
     if (!best) {
         snprintf(gpu->net.source, sizeof gpu->net.source, "NIC position unknown: no PCIe path to compare");
@@ -92,7 +118,9 @@ static void assign_gpu(nvs_topology *t, int g)
     int unknown_rate = 0;
     size_t used = 0;
     for (int k = 0; k < t->nnics && nnear < (int)(sizeof near / sizeof near[0]); k++) {
-        if (!usable(&t->nics[k], host, rdma_only) || rank_of(gn(t, g, k)) != best) continue;
+        if (!usable(&t->nics[k], host, rdma_only) || !rank_of(gn(t, g, k)) ||
+            path_cmp(by_bw, path_bw(gpu, &t->nics[k]), rank_of(gn(t, g, k)), best_bw, best) != 0)
+            continue;
         if (first < 0) first = k;
         rates[nnear] = t->nics[k].gbps;
         unknown_rate |= !(t->nics[k].gbps > 0);
@@ -102,14 +130,18 @@ static void assign_gpu(nvs_topology *t, int g)
         if (w > 0 && (size_t)w < sizeof gpu->net.names - used) used += (size_t)w;
     }
     snprintf(gpu->net.cls, sizeof gpu->net.cls, "%s", gn(t, g, first));
-    /* GPUs sharing the first nearest NIC: those at its best class from it */
+    /* GPUs sharing the first nearest NIC: those at its best path from it */
+    const nvs_topo_nic *fn = &t->nics[first];
     int nic_best = 0, sharing = 0;
+    double nic_best_bw = 0;
     for (int j = 0; j < t->ngpus; j++) {
         int r = t->gpus[j].host == host ? rank_of(gn(t, j, first)) : 0;
-        if (r && (!nic_best || r < nic_best)) nic_best = r;
+        double bw = path_bw(&t->gpus[j], fn);
+        if (r && (!nic_best || path_cmp(by_bw, bw, r, nic_best_bw, nic_best) < 0)) nic_best = r, nic_best_bw = bw;
     }
     for (int j = 0; j < t->ngpus; j++)
-        sharing += t->gpus[j].host == host && rank_of(gn(t, j, first)) == nic_best;
+        sharing += t->gpus[j].host == host && rank_of(gn(t, j, first)) &&
+                   path_cmp(by_bw, path_bw(&t->gpus[j], fn), rank_of(gn(t, j, first)), nic_best_bw, nic_best) == 0;
     if (sharing < 1) sharing = 1;
     int per_gpu = (nnear + sharing - 1) / sharing;
     gpu->net.nics = per_gpu;

@@ -77,16 +77,19 @@ static void netdev_link(const char *root, nvs_topo_nic *nic, int rdma)
         for (char *c = line; *c; c++) *c = (char)(*c >= 'a' && *c <= 'z' ? *c - 32 : *c);
         snprintf(nic->state, sizeof nic->state, "%.15s", line);
     }
+    /* RoCE whose netdev knows no speed (an SR-IOV VF): the port's rate, already read, stays with its source */
     if (read_line(line, sizeof line, "%s/class/net/%s/speed", root, nic->netdev)) {
-        snprintf(nic->rate_source, sizeof nic->rate_source, "sysfs class/net/%.32s/speed: unreadable", nic->netdev);
+        if (!(nic->gbps > 0))
+            snprintf(nic->rate_source, sizeof nic->rate_source, "sysfs class/net/%.32s/speed: unreadable",
+                     nic->netdev);
         return;
     }
     char *end;
     long mbps = strtol(line, &end, 10);
     if (end == line || mbps <= 0 || mbps > 100000000) { /* -1: unknown (link down, no ethtool settings, virtio) */
-        snprintf(nic->rate_source, sizeof nic->rate_source,
-                 "sysfs class/net/%.20s/speed is %.6s: no rate (virtual port or link down)",
-                 nic->netdev, line);
+        if (!(nic->gbps > 0))
+            snprintf(nic->rate_source, sizeof nic->rate_source,
+                     "sysfs class/net/%.20s/speed is %.6s: no rate (virtual port or link down)", nic->netdev, line);
         return;
     }
     nic->gbps = mbps / 8000.0;

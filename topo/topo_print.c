@@ -88,14 +88,16 @@ static void print_nvlink(const nvs_topology *t, const nvs_topo_gpu *g, FILE *to)
     fprintf(to, "\n");
 }
 
-static void print_pcie(const nvs_topo_gpu *g, FILE *to)
+static void print_pcie(const nvs_topology *t, const nvs_topo_gpu *g, FILE *to)
 {
+    /* offline is the XML's topology; live without CUDA (cuda_device -1) NVML did not answer either */
+    int offline = !strncmp(t->source, "hwloc-xml:", 10);
     fprintf(to, "      PCIe: ");
     if (g->pcie.gen && g->pcie.width) {
         fprintf(to, "gen%d x%d now", g->pcie.gen, g->pcie.width);
         if (g->pcie.max_gen && g->pcie.max_width) fprintf(to, ", max gen%d x%d", g->pcie.max_gen, g->pcie.max_width);
     } else
-        fprintf(to, "generation/width unknown%s", g->cuda_device < 0 ? " offline" : " (no NVML)");
+        fprintf(to, "generation/width unknown%s", offline ? " offline" : " (no NVML)");
     if (g->pcie.gbps > 0) fprintf(to, "; bound %.2f GB/s per direction (%s)", g->pcie.gbps, g->pcie.gbps_source);
     fprintf(to, "\n");
     if (g->pcie.width && g->pcie.max_width && g->pcie.width < g->pcie.max_width)
@@ -200,12 +202,17 @@ static const char *p2p_cell(const nvs_topo_pair *p)
 static void print_p2p(const nvs_topology *t, FILE *to, int w)
 {
     static line_t l;
-    int known = 0;
+    int known = 0, pairs = 0;
     for (int a = 0; a < t->ngpus && !known; a++)
         for (int b = 0; b < t->ngpus && !known; b++) {
             const nvs_topo_pair *p = a == b || t->gpus[a].host != t->gpus[b].host ? NULL : nvs_topo_pair_at(t, a, b);
+            pairs += p != NULL;
             known = p && (p->p2p_cuda >= 0 || p->nvml_read[0]);
         }
+    if (!pairs) { /* one GPU, or one per host: "neither CUDA nor NVML answered" stood beside "CUDA: ok" */
+        fprintf(to, "\nP2P access: no two GPUs on one host (nothing to ask)\n");
+        return;
+    }
     if (!known) {
         fprintf(to, "\nP2P access: unknown (neither CUDA nor NVML answered; offline they are not asked)\n");
         return;
@@ -294,7 +301,7 @@ void nvs_topo_print(const nvs_topology *t, FILE *to)
                     TERM(g->cpuset[0] ? g->cpuset : "N/A", e3));
             if (g->cuda_device >= 0) fprintf(to, "  (CUDA device %d)", g->cuda_device);
             fprintf(to, "\n");
-            print_pcie(g, to);
+            print_pcie(t, g, to);
             print_nvlink(t, g, to);
             if (host_has_nics(t, h)) fprintf(to, "      NET: %s\n", g->net.source[0] ? g->net.source : "unknown");
         }

@@ -22,6 +22,10 @@ refused "'$dir/junk.xml' is not an hwloc XML topology" "$NVS" topo --hwloc-xml "
 refused "'$dir/v3.xml' is version 3.x " "$NVS" topo --hwloc-xml "$dir/v3.xml" --no-save &&
     { grep -Eq "'$dir/v3.xml' is version 3.x .*cannot read it" "$ERR" || fail "v3.xml: stderr lacks 'cannot read it'"; }
 refused "'$dir/nogpu.xml' has no NVIDIA GPU" "$NVS" topo --hwloc-xml "$dir/nogpu.xml" --no-save
+# every NUMA node cut out: hwloc refuses it without an errno, which read "hwloc_topology_load failed: Success"
+grep -v 'type="NUMANode"' tests/fixtures/topo/pcie8.xml >"$dir/nonuma.xml"
+refused "$dir/nonuma.xml: not a valid hwloc XML topology (hwloc_topology_load failed: no error code" \
+    "$NVS" topo --hwloc-xml "$dir/nonuma.xml" --no-save && grep -q "Success" "$ERR" && fail "nonuma.xml: 'Success'"
 refused "unknown option '--bogus'" "$NVS" topo --bogus
 refused "invalid value 'yaml' for --format" "$NVS" topo --format yaml --hwloc-xml tests/fixtures/topo/h200x2.xml
 refused "option --hwloc-xml needs a value" "$NVS" topo --hwloc-xml

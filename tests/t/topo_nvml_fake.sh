@@ -56,6 +56,11 @@ live "$dir/lib" noinit noinit.json --format json
 live "$dir/lib_noremote" h200 noremote.json --format json
 live "$dir/empty" h200 nolib.json --format json
 live "$dir/lib" geforce geforce.txt
+# live with neither NVML nor CUDA: the PCIe generation is unknown because NVML is missing, not "offline" (which
+# stood under "Topology: live")
+live "$dir/empty" h200 nolib.txt
+grep -q "PCIe: generation/width unknown (no NVML); bound 63.02" "$dir/nolib.txt" && ! grep -q "unknown offline" "$dir/nolib.txt" ||
+    fail "live without NVML: $(grep 'PCIe:' "$dir/nolib.txt" | head -1)"
 # one link's state unreadable: 17 links counted, and said on stderr (not a silent NV17)
 live "$dir/lib" linkerr linkerr.json --format json
 grep -q "nvmlDeviceGetNvLinkState failed on 1 link (.*): 17 NVLinks counted" "$dir/linkerr.json.err" ||
@@ -133,6 +138,21 @@ t = d["topology"]
 ok = d["command"]["launcher"] == "mpi" and len(t["hosts"]) == 1 and len(t["gpus"]) == 2 and t["pairs"][0]["class"] == "NV18"
 if not ok:
     print("FAIL: mpirun topology: launcher %s, hosts %s, pairs %s" % (d["command"]["launcher"], t["hosts"], t["pairs"]))
+    sys.exit(1)
+PY
+    # --emulate-nodes 2 where NVML answers and CUDA does not: each virtual host keeps the GPU its rank drives
+    # (the GPU list is hwloc's, bus id order); every virtual host found none ("none of the GPUs its ranks drive
+    # was found") and the run stopped
+    $MPIRUN -np 2 -x HWLOC_XMLFILE -x LD_LIBRARY_PATH="$dir/lib" "$NVS" topo --emulate-nodes 2 --no-save \
+        --format json >"$dir/emu.json" 2>"$dir/emu.err"
+    rc=$?
+    [ "$rc" -eq 0 ] || { fail "mpirun -np 2 topo --emulate-nodes 2: exit $rc"; cat "$dir/emu.err"; }
+    python3 - "$dir/emu.json" <<'PY' || fail "the topology under --emulate-nodes 2 (above)"
+import json, sys
+t = json.load(open(sys.argv[1]))["topology"]
+got = [(h["name"], [t["gpus"][g]["pci_bus_id"] for g in h["gpus"]]) for h in t["hosts"]]
+if got != [("vm/vnode0", ["0000:00:06.0"]), ("vm/vnode1", ["0000:00:07.0"])]:
+    print("FAIL: virtual hosts and their GPUs: %s" % got)
     sys.exit(1)
 PY
 fi

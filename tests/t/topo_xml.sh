@@ -66,5 +66,35 @@ for c in 'badbus.xml:42: pci_busid "0000:zz:00.0" is not what hwloc writes' \
         fail "$f: not one line naming the value: $(cat "$dir/bad.err")"
     [ -s "$dir/bad.out" ] && fail "$f: printed a topology"
 done
+# a NIC's bus id edited into another NIC's or a GPU's: one PCI function cannot be two devices (GPUs sharing one
+# were refused; NICs were read as if the file were right); exit 2 naming the file and the bus id, nothing printed
+sed 's/0000:1e:00.0/0000:1d:00.0/g' tests/fixtures/topo/hgx8nic.xml >"$dir/dupnic.xml"
+sed 's/pci_busid="0000:1d:00.0"/pci_busid="0000:1b:00.0"/' tests/fixtures/topo/hgx8nic.xml >"$dir/gpunic.xml"
+for c in 'dupnic.xml: two PCI devices with bus id 0000:1d:00.0 (NIC mlx5_0 and NIC mlx5_1)' \
+         'gpunic.xml: two PCI devices with bus id 0000:1b:00.0 (a GPU and NIC mlx5_0)'; do
+    f=${c%%:*}
+    cmp -s "$dir/$f" tests/fixtures/topo/hgx8nic.xml && fail "$f: the edit did not apply"
+    "$NVS" topo --hwloc-xml "$dir/$f" --no-save >"$dir/bad.out" 2>"$dir/bad.err"
+    rc=$?
+    [ $rc = 2 ] || fail "$f: exit $rc, expected 2"
+    [ "$(wc -l <"$dir/bad.err")" = 1 ] && grep -qF "nvscale: error: $dir/$c" "$dir/bad.err" ||
+        fail "$f: not one line naming the bus id: $(cat "$dir/bad.err")"
+    [ -s "$dir/bad.out" ] && fail "$f: printed a topology"
+done
+# one GPU listed twice in the NVLinkBandwidth matrix (its index list edited): it read "8 links up, 8 to GPU0", links
+# to itself; now exit 2 naming the file and the GPU
+sed 's/<indexes length="11">23 27 49 52/<indexes length="11">23 23 49 52/' tests/fixtures/topo/nvlink_pairs.xml >"$dir/dupidx.xml"
+cmp -s "$dir/dupidx.xml" tests/fixtures/topo/nvlink_pairs.xml && fail "dupidx.xml: the edit did not apply"
+"$NVS" topo --hwloc-xml "$dir/dupidx.xml" --no-save >"$dir/bad.out" 2>"$dir/bad.err"
+rc=$?
+[ $rc = 2 ] && [ "$(wc -l <"$dir/bad.err")" = 1 ] && [ ! -s "$dir/bad.out" ] &&
+    grep -qF "nvscale: error: $dir/dupidx.xml: NVLinkBandwidth lists GPU 0000:16:00.0 twice" "$dir/bad.err" ||
+    fail "dupidx.xml: exit $rc, not one line naming the GPU: $(cat "$dir/bad.err")"
+# one GPU: no pair to ask CUDA or NVML about; said so, not "neither CUDA nor NVML answered" (which a live 1-GPU box
+# printed under "NVML: ok" and "CUDA: ok, 1 device")
+python3 tests/fixtures/topo/gen_many.py 1 >"$dir/one.xml"
+"$NVS" topo --hwloc-xml "$dir/one.xml" --no-save >"$dir/one.out" 2>&1 || fail "one.xml: exit $?"
+grep -qx 'P2P access: no two GPUs on one host (nothing to ask)' "$dir/one.out" && ! grep -q 'neither CUDA' "$dir/one.out" ||
+    fail "one GPU: P2P line: $(grep 'P2P access' "$dir/one.out")"
 [ -d results ] && find results -newer "$dir" -name run.json | grep -q . && fail "--no-save wrote a run.json"
 finish

@@ -143,6 +143,27 @@ static void t_hgx8nic_oem(void)
     nvs_topo_free(t);
 }
 
+/* NCCL ranks a GPU's NICs by path bandwidth before class (ncclTopoGetLocal): GPU0's two PIX ports slowed to
+ * 100G, the 400G HCAs one switch away (NODE, shared with GPU2/3 that are PIX to them) carry its traffic: 50 GB/s.
+ * Classes alone took the 100G pair: 12.5 GB/s. Unknown rates leave the classes to decide. */
+static void t_nic_bandwidth_first(void)
+{
+    nvs_topology *t = load("hgx8nic.xml");
+    t->nics[0].gbps = t->nics[1].gbps = 12.5;
+    nvs_topo_nic_assign(t);
+    T_EQ_S(t->gpus[0].net.cls, "NODE");
+    T_EQ_S(t->gpus[0].net.names, "mlx5_2,mlx5_3");
+    T_EQ_I(t->gpus[0].net.nics, 1);
+    T_NEAR(t->gpus[0].net.gbps, 50.0, 1e-9);
+    T_EQ_S(t->gpus[2].net.names, "mlx5_2,mlx5_3"); /* GPU2 unchanged */
+    T_NEAR(t->gpus[2].net.gbps, 50.0, 1e-9);
+    t->nics[1].gbps = 0; /* one rate unknown: the class decides, as before */
+    nvs_topo_nic_assign(t);
+    T_EQ_S(t->gpus[0].net.cls, "PIX");
+    T_EQ_S(t->gpus[0].net.names, "mlx5_0,mlx5_1");
+    nvs_topo_free(t);
+}
+
 static void t_pcie_nic(void)
 {
     nvs_topology *t = load("pcie_nic.xml");
@@ -270,6 +291,20 @@ static void t_sysfs(void)
     T_EQ_S(c.state, "DOWN");
     T_EQ_I(c.gbps > 0, 0);
     T_EQ_S(c.rate_source, "sysfs class/net/eno1/speed is -1: no rate (virtual port or link down)");
+    /* RoCE whose netdev knows no speed (-1: an SR-IOV VF in a VM): the port's rate stays, with its own source
+     * (the source said "speed is -1: no rate" beside the port's 12.5 GB/s) */
+    put(root, "class/infiniband/mlx5_2/ports/1/state", "4: ACTIVE\n");
+    put(root, "class/infiniband/mlx5_2/ports/1/link_layer", "Ethernet\n");
+    put(root, "class/infiniband/mlx5_2/ports/1/rate", "100 Gb/sec (4X EDR)\n");
+    put(root, "class/net/ens2/speed", "-1\n");
+    nvs_topo_nic e = {.numa_node = -1};
+    snprintf(e.name, sizeof e.name, "mlx5_2");
+    snprintf(e.netdev, sizeof e.netdev, "ens2");
+    nvs_topo_nic_sysfs(root, &e, 1);
+    T_EQ_S(e.kind, "RoCE");
+    T_NEAR(e.gbps, 12.5, 1e-12);
+    T_EQ_S(e.rate, "100 Gb/sec (4X EDR)");
+    T_EQ_S(e.rate_source, "sysfs class/infiniband/mlx5_2/ports/1/rate");
     /* a name that is a path is never read */
     nvs_topo_nic d = {.numa_node = -1};
     snprintf(d.name, sizeof d.name, "../../etc");
@@ -510,7 +545,7 @@ static void t_json_errors(void)
     }
 }
 
-T_LIST = {T_CASE(t_hgx8nic), T_CASE(t_hgx8nic_oem), T_CASE(t_pcie_nic), T_CASE(t_h200x2_eth), T_CASE(t_parse), T_CASE(t_sysfs),
+T_LIST = {T_CASE(t_hgx8nic), T_CASE(t_hgx8nic_oem), T_CASE(t_nic_bandwidth_first), T_CASE(t_pcie_nic), T_CASE(t_h200x2_eth), T_CASE(t_parse), T_CASE(t_sysfs),
           T_CASE(t_json_and_hosts), T_CASE(t_subset_nvlink), T_CASE(t_json_errors),
           T_CASE(t_classes_per_host), T_CASE(t_json_nics_per_host)};
 T_MAIN
