@@ -77,6 +77,8 @@ mkdir -p "$d"
 printf 'nvscale-profile 1\nname huge\nsource "a test"\nsample "x"\nbatch 1\ndp ddp\nlayer a params=1000 gemm=2147483647,2147483647,2147483647 act=10\n' >"$d/huge.prof"
 expect 2 "free: it does not fit even at batch 1" $NVS train --backend mpi --model "$d/huge.prof" --batch 1 --no-save
 expect 2 "bf16 precision needs the NCCL backend" $NVS train --backend mpi --model $prof --precision bf16 --no-save
+# tf32 too: OpenBLAS has none, and a run.json saying tf32 would describe an fp32 run
+expect 2 "tf32 precision needs the NCCL backend" $NVS train --backend mpi --model $prof --precision tf32 --no-save
 expect 2 "tests/fixtures/profiles/does-not-exist.prof" $NVS train --backend mpi --model tests/fixtures/profiles/does-not-exist.prof --no-save
 # run --model: sweep and training step in one run
 d=$TMP/train_run
