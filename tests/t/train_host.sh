@@ -72,6 +72,18 @@ check "d['train']['framework']['bias_reduce']" "False"
 j=$TMP/train_host/run.json
 # refused up front, with the bytes needed and available
 expect 2 "needs .* GiB per host .* free: lower --batch" $NVS train --backend mpi --model resnet50 --batch 1000000 --no-save
+# two ranks on one machine share its memory, each with a whole plan: a batch at which one rank's plan takes 60 % of
+# the free memory fits one rank, not two. (ulimit -v: 40 % each, so a rank that went ahead anyway could not take
+# the machine's memory; the refusal comes before any allocation.)
+per=$($NVS train --backend mpi --model resnet50 --batch 1000 --no-save 2>&1 | sed -n 's/.* needs \([0-9.]*\) GiB per host .* has \([0-9.]*\) GiB free.*/\1 \2/p')
+if [ -n "$per" ]; then
+    b=$(echo "$per" | awk '{ printf "%d", 0.6 * $2 / ($1 / 1000) }')
+    lim=$(awk '/^MemAvailable:/ { printf "%d", 0.4 * $2 }' /proc/meminfo)
+    expect 2 "needs .* GiB per host rank .*, .* GiB for the 2 ranks on its machine, but rank [01] .* free: lower --batch" \
+        sh -c "ulimit -v $lim && $MPIRUN -np 2 $NVS train --backend mpi --model resnet50 --batch $b --no-save"
+else
+    fail "no 'needs X GiB per host' from resnet50 at batch 1000"
+fi
 # at batch 1 a lower batch is no advice
 mkdir -p "$d"
 printf 'nvscale-profile 1\nname huge\nsource "a test"\nsample "x"\nbatch 1\ndp ddp\nlayer a params=1000 gemm=2147483647,2147483647,2147483647 act=10\n' >"$d/huge.prof"
