@@ -265,7 +265,9 @@ static nvs_result_t write_outputs(nvs_ctx *run, nvs_result_t status)
     } else if (cfg->format == NVS_FMT_CSV) {
         /* as before the rename moved up: a directory that kept its .partial name does not stop the table */
         if (saved == NVS_OK) {
-            nvs_result_t w = nvs_print_csv(run, stdout);
+            /* train sweeps nothing: its rows are the training step's */
+            nvs_result_t w = !strcmp(cfg->subcommand, "train") ? nvs_phase_print_train_csv(run, stdout)
+                                                                : nvs_print_csv(run, stdout);
             if (res == NVS_OK) res = w;
         }
     } else if (!strcmp(cfg->subcommand, "accept")) {

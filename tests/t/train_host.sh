@@ -92,7 +92,13 @@ expect 2 "bf16 precision needs the NCCL backend" $NVS train --backend mpi --mode
 # tf32 too: OpenBLAS has none, and a run.json saying tf32 would describe an fp32 run
 expect 2 "tf32 precision needs the NCCL backend" $NVS train --backend mpi --model $prof --precision tf32 --no-save
 expect 2 "tests/fixtures/profiles/does-not-exist.prof" $NVS train --backend mpi --model tests/fixtures/profiles/does-not-exist.prof --no-save
-# run --model: sweep and training step in one run
+# --format csv: the training step's rows (train sweeps no collective), one per workload and N, numbers as run.json's
+$MPIRUN -np 2 $NVS train --backend mpi --model $prof --steps 2 --warmup-steps 1 --format csv -q --no-save >"$OUT" 2>"$ERR" ||
+    fail "train --format csv exited $?: $(tail -2 "$ERR")"
+head -1 "$OUT" | grep -q "^model,batch,precision,grad_type,framework,n,step_us,compute_us," ||
+    fail "train --format csv: header is '$(head -1 "$OUT")'"
+[ "$(grep -c '^tiny-mlp,1,fp32,fp32,pytorch-ddp,[12],[0-9.]*,[0-9.]*,' "$OUT")" = 2 ] ||
+    fail "train --format csv: not one row per N: $(cat "$OUT")"
 d=$TMP/train_run
 rm -rf "$d"
 expect 0 "Training step" $MPIRUN -np 2 $NVS run --backend mpi --model $prof -b 64K -e 1M -f 4 --coll all_reduce \
