@@ -51,6 +51,7 @@ typedef struct {
     int mixed_type; /* the rows differ in type or op */
     char worst[48]; /* the variant the value comes from: "in-place", "out-of-place half max" */
     int null;    /* a matching row has no value */
+    int self_ref; /* efficiency: the point is its own reference (--gpus 2 alone): its 100 % is no scaling */
     double value;
     long long wrong; /* summed wrong elements of the matching rows (0 when unchecked) */
     int slowest_rank; /* busbw: the slowest rank of the row the value comes from; -1 unknown */
@@ -143,7 +144,8 @@ static meas measure(const nvs_rule *r, const nvs_run *run, const point *p)
             const nvs_run_train_result *t = &tr->results[i];
             if (t->n != p->n) continue;
             m.found = 1;
-            if (isnan(t->efficiency)) m.null = 1;
+            if (t->n > 1 && t->reference_n == t->n) m.null = m.self_ref = 1;
+            else if (isnan(t->efficiency)) m.null = 1;
             else if (isnan(m.value) || t->efficiency < m.value) m.value = t->efficiency;
         }
         break;
@@ -482,6 +484,9 @@ static int measured_in_run(const nvs_rule *r, const nvs_run *run, const point *p
         if (r->metric == NVS_RULE_BUSBW && p->n == 1 && !m->wrong)
             snprintf(v->note, sizeof v->note, "%s", "the run has one GPU at this point: one GPU has no bus bandwidth "
                                                     "(nothing crosses a link); run on two or more");
+        if (m->self_ref)
+            snprintf(v->note, sizeof v->note, "the run trained at no smaller N: n=%d is its own reference, so its "
+                                              "100 %% is no scaling; train at 1 too (--gpus 1,..)", p->n);
         finish(vs, v, 0);
         return 0;
     }

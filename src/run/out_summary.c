@@ -425,6 +425,17 @@ void nvs_summary_verdict(const nvs_summary_facts *f, char *buf, size_t len)
                  f->nworkloads > 1 ? " (the worst workload)" : "", 100.0 * f->worst_eff, f->gpu ? "GPU" : "rank");
         return;
     }
+    /* The largest N is its own reference (--gpus 2: no smaller count measured): its 100 % compares the step with
+     * itself, and the reference's step - compute (its communication too) reads as the reducer. Nothing graded. */
+    if (isfinite(f->worst_eff) && (f->ref_n > 0 ? f->ref_n : 1) == f->n) {
+        int k = snprintf(buf, len, "MEASURED: the training step ran at %d %ss only, its own reference, so no "
+                                   "scaling is graded (add 1 to --gpus)", f->n, f->gpu ? "GPU" : "rank");
+        if (isfinite(f->pct_of_bound))
+            snprintf(buf + k, len > (size_t)k ? len - k : 0, "; %s reaches %.0f %% of the %s bound%s",
+                     f->collective ? f->collective : "the collective", f->pct_of_bound,
+                     f->hop_class ? f->hop_class : "link", f->pct_of_bound < 50 ? " (low: see Why)" : "");
+        return;
+    }
     const char *word = !isfinite(f->worst_eff) ? "MEASURED" : f->worst_eff >= 0.90 ? "GOOD" : f->worst_eff >= 0.70 ? "FAIR" : "POOR";
     int k = snprintf(buf, len, "%s", word);
     if (isfinite(f->worst_eff))

@@ -328,25 +328,35 @@ static nvs_result_t prepare(nvs_ctx *run, const char *model, nvs_profile *prof, 
     *have_exec = 1; /* teardown frees whatever setup got to */
 
     /* refuse up front what does not fit, naming the bytes needed and available: the smallest free memory of
-     * any rank, and whose it is */
+     * any rank, and whose it is. The host executor's ranks on one machine share its memory (MemAvailable), each
+     * allocating a whole plan: what counts is each rank's share of it. */
     double free_bytes = 0;
     NVS_CHECK(x->ops->memory(x, &free_bytes));
-    double free_min = free_bytes, who = rt->rank;
+    const int sharing = gpu ? 1 : (rt->machine.local_size > 1 ? rt->machine.local_size : 1);
+    double free_min = free_bytes, share_min = free_bytes / sharing, who = rt->rank;
     NVS_CHECK(nvs_allreduce_f64(rt, &free_min, 1, NVS_RT_MIN, "training memory check"));
-    if (free_bytes != free_min) who = -1;
+    NVS_CHECK(nvs_allreduce_f64(rt, &share_min, 1, NVS_RT_MIN, "training memory check"));
+    if (free_bytes / sharing != share_min) who = -1;
     NVS_CHECK(nvs_allreduce_f64(rt, &who, 1, NVS_RT_MAX, "training memory check"));
+    double who_free = who == rt->rank ? free_bytes : 0, who_sharing = who == rt->rank ? sharing : 0;
+    NVS_CHECK(nvs_allreduce_f64(rt, &who_free, 1, NVS_RT_MAX, "training memory check"));
+    NVS_CHECK(nvs_allreduce_f64(rt, &who_sharing, 1, NVS_RT_MAX, "training memory check"));
     *free_min_out = free_min;
-    if (plan->total_bytes <= free_min * 0.95) return NVS_OK; /* 5% headroom: NCCL and cuBLAS allocate too */
+    if (plan->total_bytes <= share_min * 0.95) return NVS_OK; /* 5% headroom: NCCL and cuBLAS allocate too */
     if (rt->rank == 0) {
         const nvs_rank_info *ri = who >= 0 && who < rt->size && run->ranks ? &run->ranks[(int)who] : NULL;
-        nvs_error("%s at batch %d (%s) needs %.2f GiB per %s (weights %.2f, fp32 state %.2f, gradients %.2f, "
-                  "activations %.2f, workspace %.2f GiB) but rank %d (%s%s%s) has %.2f GiB free: %s",
+        char all[96] = "";
+        if (who_sharing > 1)
+            snprintf(all, sizeof all, ", %.2f GiB for the %d ranks on its machine,",
+                     plan->total_bytes * who_sharing / 1073741824.0, (int)who_sharing);
+        nvs_error("%s at batch %d (%s) needs %.2f GiB per %s%s (weights %.2f, fp32 state %.2f, gradients %.2f, "
+                  "activations %.2f, workspace %.2f GiB)%s but rank %d (%s%s%s) has %.2f GiB free: %s",
                   prof->name, batch, nvs_precision_name(cfg->precision), plan->total_bytes / 1073741824.0,
-                  x->ops->name, plan->weight_bytes / 1073741824.0, plan->master_bytes / 1073741824.0,
-                  plan->grad_bytes / 1073741824.0, plan->act_bytes / 1073741824.0,
-                  plan->workspace_bytes / 1073741824.0, (int)who, ri ? ri->host : "?",
-                  ri && ri->pci_bus_id[0] ? ", GPU " : "", ri && ri->pci_bus_id[0] ? ri->pci_bus_id : "",
-                  free_min / 1073741824.0,
+                  x->ops->name, who_sharing > 1 ? " rank" : "", plan->weight_bytes / 1073741824.0,
+                  plan->master_bytes / 1073741824.0, plan->grad_bytes / 1073741824.0,
+                  plan->act_bytes / 1073741824.0, plan->workspace_bytes / 1073741824.0, all, (int)who,
+                  ri ? ri->host : "?", ri && ri->pci_bus_id[0] ? ", GPU " : "",
+                  ri && ri->pci_bus_id[0] ? ri->pci_bus_id : "", who_free / 1073741824.0,
                   batch > 1 ? "lower --batch" : "it does not fit even at batch 1 (a smaller model, or more memory)");
     }
     return NVS_ERR_USAGE;

@@ -354,6 +354,40 @@ static void print_train(const json_t *t, const char *unit, FILE *to)
     nvs_print_cudnn_notes(t, "#  ", to);
 }
 
+nvs_result_t nvs_phase_print_train_csv(const nvs_ctx *run, FILE *to)
+{
+    static const char *const keys[] = {"step_us",       "compute_us",  "reducer_us",      "interference_us",
+                                       "exposed_comm_us", "rank_wait_us", "comm_us",       "contention_us",
+                                       "samples_per_s", "efficiency"};
+    const size_t nk = sizeof keys / sizeof keys[0];
+    if (fprintf(to, "model,batch,precision,grad_type,framework,n") < 0) return NVS_ERR_SYSTEM;
+    for (size_t k = 0; k < nk; k++) fprintf(to, ",%s", keys[k]);
+    fputc('\n', to);
+    size_t i;
+    json_t *t;
+    json_array_foreach(run->trains, i, t)
+    {
+        const char *fw = json_string_value(json_object_get(json_object_get(t, "framework"), "name"));
+        size_t j;
+        json_t *r;
+        json_array_foreach(json_object_get(t, "results"), j, r)
+        {
+            fprintf(to, "%s,%lld,%s,%s,%s,%lld", json_string_value(json_object_get(t, "model")),
+                    (long long)json_integer_value(json_object_get(t, "batch")),
+                    json_string_value(json_object_get(t, "precision")),
+                    json_string_value(json_object_get(t, "grad_type")), fw ? fw : "",
+                    (long long)json_integer_value(json_object_get(r, "n")));
+            for (size_t k = 0; k < nk; k++) {
+                const json_t *v = json_object_get(r, keys[k]);
+                if (json_is_number(v)) fprintf(to, ",%.10g", json_number_value(v));
+                else fputc(',', to);
+            }
+            fputc('\n', to);
+        }
+    }
+    return ferror(to) ? NVS_ERR_SYSTEM : NVS_OK;
+}
+
 void nvs_phase_cleanup(nvs_ctx *run)
 {
     if (run->topo) nvs_topo_free(run->topo);

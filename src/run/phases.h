@@ -25,6 +25,9 @@ nvs_result_t nvs_phase_train(nvs_ctx *run);
 nvs_result_t nvs_phase_transports(nvs_ctx *run);
 /* Scaling summary and explanation under the table (rank 0). */
 void nvs_phase_print_summary(const nvs_ctx *run, FILE *to);
+/* `train --format csv`: one row per workload and GPU count, from run.json's train sections (times in us, the
+ * step's split as in docs/run-json.md; empty where run.json has no number). NVS_ERR_SYSTEM: a write failed. */
+nvs_result_t nvs_phase_print_train_csv(const nvs_ctx *run, FILE *to);
 void nvs_phase_cleanup(nvs_ctx *run);
 
 #endif

@@ -266,7 +266,9 @@ static nvs_result_t write_outputs(nvs_ctx *run, nvs_result_t status)
     } else if (cfg->format == NVS_FMT_CSV) {
         /* as before the rename moved up: a directory that kept its .partial name does not stop the table */
         if (saved == NVS_OK) {
-            nvs_result_t w = nvs_print_csv(run, stdout);
+            /* train sweeps nothing: its rows are the training step's */
+            nvs_result_t w = !strcmp(cfg->subcommand, "train") ? nvs_phase_print_train_csv(run, stdout)
+                                                                : nvs_print_csv(run, stdout);
             if (res == NVS_OK) res = w;
         }
     } else if (!strcmp(cfg->subcommand, "accept")) {
@@ -476,17 +478,17 @@ static void apply_backend_defaults(nvs_config *cfg, nvs_backend_kind backend)
 }
 
 /* The training step computes what the backend can: fp32/tf32/bf16/fp16 GEMMs on GPUs, fp32 on the host
- * (OpenBLAS). Said before launch, not after the sweeps. */
+ * (OpenBLAS: no TF32 there, so a host run recorded as tf32 would be an fp32 run under another name). Said
+ * before launch, not after the sweeps. */
 static nvs_result_t check_train_precision(const nvs_config *cfg, nvs_backend_kind backend)
 {
     if (!cfg->model[0] && strcmp(cfg->subcommand, "train")) return NVS_OK;
     const char *sub = cfg->subcommand;
-    if (backend == NVS_BACKEND_MPI && (cfg->precision == NVS_PREC_BF16 || cfg->precision == NVS_PREC_FP16 ||
-                                       cfg->grad_bf16)) {
-        fprintf(nvs_stderr_once(), "nvscale %s: %s %s needs the NCCL backend (GPUs); the host backend trains in "
+    if (backend == NVS_BACKEND_MPI && (cfg->precision != NVS_PREC_FP32 || cfg->grad_bf16)) {
+        fprintf(nvs_stderr_once(), "nvscale %s: %s %s the NCCL backend (GPUs); the host backend trains in "
                                    "fp32 (drop the flag, or model it: nvscale model --precision ...)\n",
                 sub, cfg->grad_bf16 ? "bf16" : nvs_precision_name(cfg->precision),
-                cfg->grad_bf16 ? "gradients" : "precision");
+                cfg->grad_bf16 ? "gradients need" : "precision needs");
         return NVS_ERR_USAGE;
     }
     return NVS_OK;

@@ -24,7 +24,8 @@ typedef struct {
 enum { NVS_LOSS_CONTENTION, NVS_LOSS_INTERFERENCE, NVS_LOSS_EXPOSED, NVS_LOSS_RANK_WAIT };
 
 /* "GOOD: at 8 GPUs bert-large keeps 93.1 % of linear scaling (the worst workload); all_reduce reaches 71 % of
- * the NV18 bound". GOOD >= 90 %, FAIR >= 70 %, POOR below; MEASURED when no training step ran. Below GOOD it
+ * the NV18 bound". GOOD >= 90 %, FAIR >= 70 %, POOR below; MEASURED when no training step ran, or when it ran
+ * only at its reference N (ref_n == n: nothing to compare). Below GOOD it
  * names the largest part of the worst workload's lost time: ", and the largest part of the 6.4 ms it loses per
  * step is waiting for a slower rank (5.2 ms)"; where that part alone exceeds the loss (the compute ran faster
  * than at the reference), ", and it loses 213.5 ms per step: ... took 214.0 ms, and the rest of the step ran

@@ -722,6 +722,7 @@ static void read_train_obj(vctx *v, nvs_run_train *tr, json_t *t, const char *pr
         /* a fraction: 100 (10,000 %) is already nonsense, and the sanity check (sanity.h) flags far less */
         x->efficiency = get_num_in(v, e, "efficiency", p, 0, 100);
         x->rounds = (int)get_int(v, e, "rounds_measured", p, 1, 100000, 0, 0);
+        x->reference_n = (int)get_int(v, e, "efficiency_reference_n", p, 1, 1000000, 0, 0);
         x->efficiency_min = get_num_in(v, e, "efficiency_min", p, 0, 100);
         x->efficiency_max = get_num_in(v, e, "efficiency_max", p, 0, 100);
     }

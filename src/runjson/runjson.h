@@ -124,6 +124,7 @@ typedef struct {
      * efficiencies; NAN without */
     int rounds;
     double efficiency_min, efficiency_max;
+    int reference_n; /* efficiency_reference_n: the N efficiency is relative to (0: not in the file, i.e. 1) */
     double issue_us;     /* the host's time to issue the slowest rank's step (train/step.c); NAN in older runs */
     /* issue_us by what the host issued (issue_by_us: kind, us; src/train/issue.h), in the file's order, at most
      * NVS_RUN_ISSUE_KINDS_MAX kinds (the rest ignored); 0 kinds in runs before 3 December */

@@ -72,13 +72,33 @@ check "d['train']['framework']['bias_reduce']" "False"
 j=$TMP/train_host/run.json
 # refused up front, with the bytes needed and available
 expect 2 "needs .* GiB per host .* free: lower --batch" $NVS train --backend mpi --model resnet50 --batch 1000000 --no-save
+# two ranks on one machine share its memory, each with a whole plan: a batch at which one rank's plan takes 60 % of
+# the free memory fits one rank, not two. (ulimit -v: 40 % each, so a rank that went ahead anyway could not take
+# the machine's memory; the refusal comes before any allocation.)
+per=$($NVS train --backend mpi --model resnet50 --batch 1000 --no-save 2>&1 | sed -n 's/.* needs \([0-9.]*\) GiB per host .* has \([0-9.]*\) GiB free.*/\1 \2/p')
+if [ -n "$per" ]; then
+    b=$(echo "$per" | awk '{ printf "%d", 0.6 * $2 / ($1 / 1000) }')
+    lim=$(awk '/^MemAvailable:/ { printf "%d", 0.4 * $2 }' /proc/meminfo)
+    expect 2 "needs .* GiB per host rank .*, .* GiB for the 2 ranks on its machine, but rank [01] .* free: lower --batch" \
+        sh -c "ulimit -v $lim && $MPIRUN -np 2 $NVS train --backend mpi --model resnet50 --batch $b --no-save"
+else
+    fail "no 'needs X GiB per host' from resnet50 at batch 1000"
+fi
 # at batch 1 a lower batch is no advice
 mkdir -p "$d"
 printf 'nvscale-profile 1\nname huge\nsource "a test"\nsample "x"\nbatch 1\ndp ddp\nlayer a params=1000 gemm=2147483647,2147483647,2147483647 act=10\n' >"$d/huge.prof"
 expect 2 "free: it does not fit even at batch 1" $NVS train --backend mpi --model "$d/huge.prof" --batch 1 --no-save
 expect 2 "bf16 precision needs the NCCL backend" $NVS train --backend mpi --model $prof --precision bf16 --no-save
+# tf32 too: OpenBLAS has none, and a run.json saying tf32 would describe an fp32 run
+expect 2 "tf32 precision needs the NCCL backend" $NVS train --backend mpi --model $prof --precision tf32 --no-save
 expect 2 "tests/fixtures/profiles/does-not-exist.prof" $NVS train --backend mpi --model tests/fixtures/profiles/does-not-exist.prof --no-save
-# run --model: sweep and training step in one run
+# --format csv: the training step's rows (train sweeps no collective), one per workload and N, numbers as run.json's
+$MPIRUN -np 2 $NVS train --backend mpi --model $prof --steps 2 --warmup-steps 1 --format csv -q --no-save >"$OUT" 2>"$ERR" ||
+    fail "train --format csv exited $?: $(tail -2 "$ERR")"
+head -1 "$OUT" | grep -q "^model,batch,precision,grad_type,framework,n,step_us,compute_us," ||
+    fail "train --format csv: header is '$(head -1 "$OUT")'"
+[ "$(grep -c '^tiny-mlp,1,fp32,fp32,pytorch-ddp,[12],[0-9.]*,[0-9.]*,' "$OUT")" = 2 ] ||
+    fail "train --format csv: not one row per N: $(cat "$OUT")"
 d=$TMP/train_run
 rm -rf "$d"
 expect 0 "Training step" $MPIRUN -np 2 $NVS run --backend mpi --model $prof -b 64K -e 1M -f 4 --coll all_reduce \

@@ -514,7 +514,33 @@ static void t_one_gpu_busbw(void)
     nvs_verdicts_free(&vs);
 }
 
-T_LIST = {T_CASE(t_one_gpu_busbw), T_CASE(t_unvalidated_warns), T_CASE(t_appends), 
+/* a run that trained at N=2 only (--gpus 2): N=2 is its own reference and its efficiency 1.0 by construction;
+ * an efficiency rule there FAILs as not measured, not PASS at 100 % (a run of N=1 and 2 is held to its number) */
+static void t_self_reference_efficiency(void)
+{
+    static nvs_run_train_result only2[1];
+    only2[0] = (nvs_run_train_result){.n = 2, .efficiency = 1.0, .reference_n = 2};
+    nvs_run run = make_run();
+    run.train.results = only2;
+    run.train.nresults = 1;
+    const char *min[] = {"efficiency train n=max min=90%", NULL};
+    nvs_verdicts vs = eval(min, &run, NULL);
+    T_EQ_U(vs.n, 2);
+    T_EQ_S(vs.v[1].metric, "efficiency train n=2");
+    T_EQ_I(vs.v[1].pass, 0);
+    T_EQ_S(vs.v[1].measured, "not measured");
+    T_CONTAINS(vs.v[1].note, "n=2 is its own reference");
+    nvs_verdicts_free(&vs);
+    run = make_run(); /* reference 1 (as written, or absent in older runs): graded */
+    train[1].reference_n = 1;
+    const char *two[] = {"efficiency train n=2 min=90%", NULL};
+    vs = eval(two, &run, NULL);
+    T_EQ_I(vs.v[1].pass, 1);
+    nvs_verdicts_free(&vs);
+    train[1].reference_n = 0;
+}
+
+T_LIST = {T_CASE(t_self_reference_efficiency), T_CASE(t_one_gpu_busbw), T_CASE(t_unvalidated_warns), T_CASE(t_appends), 
     T_CASE(t_status_row),         T_CASE(t_min_edges_and_worst_variant), T_CASE(t_n_selection),
     T_CASE(t_not_measured_fails), T_CASE(t_every_collective_and_range),  T_CASE(t_wrong_results_fail),
     T_CASE(t_p2p_and_efficiency), T_CASE(t_min_bound_pct), T_CASE(t_below_baseline), T_CASE(t_below_baseline_small_not_measured),              T_CASE(t_baseline_equal_to_run_passes),

@@ -46,6 +46,26 @@ static void t_above_linear(void)
     T_ASSERT(!strstr(v, "host backend"));
 }
 
+/* --gpus 2 alone: the one N measured is its own reference; its 100 % is no scaling, and no level is given */
+static void t_reference_only(void)
+{
+    char v[512];
+    nvs_summary_facts f = {.gpu = 0, .n = 2, .nworkloads = 1, .worst_eff = 1.0, .worst_model = "tiny-mlp",
+                           .collective = "all_reduce", .pct_of_bound = NAN, .ref_n = 2};
+    nvs_summary_verdict(&f, v, sizeof v);
+    T_EQ_S(v, "MEASURED: the training step ran at 2 ranks only, its own reference, so no scaling is graded (add 1 "
+              "to --gpus)");
+    f.gpu = 1;
+    f.pct_of_bound = 80;
+    f.hop_class = "NV18";
+    nvs_summary_verdict(&f, v, sizeof v);
+    T_EQ_S(v, "MEASURED: the training step ran at 2 GPUs only, its own reference, so no scaling is graded (add 1 "
+              "to --gpus); all_reduce reaches 80 % of the NV18 bound");
+    f.ref_n = 1; /* with the 1-GPU reference: graded */
+    nvs_summary_verdict(&f, v, sizeof v);
+    T_ASSERT(!strncmp(v, "GOOD: ", 6));
+}
+
 static void t_collective_named(void)
 {
     /* a run that swept only broadcast (-c broadcast): the bound is broadcast's, and the verdict says so */
@@ -191,5 +211,5 @@ static void t_wrap_units(void)
     free(got);
 }
 
-T_LIST = {T_CASE(t_wrap_units), T_CASE(t_words), T_CASE(t_above_linear), T_CASE(t_collective_named), T_CASE(t_one_gpu), T_CASE(t_loss_named), T_CASE(t_compute_note), T_CASE(t_conv_note)};
+T_LIST = {T_CASE(t_wrap_units), T_CASE(t_words), T_CASE(t_above_linear), T_CASE(t_reference_only), T_CASE(t_collective_named), T_CASE(t_one_gpu), T_CASE(t_loss_named), T_CASE(t_compute_note), T_CASE(t_conv_note)};
 T_MAIN
