@@ -351,6 +351,16 @@ int cmd_check(int argc, char **argv)
     rc = res != NVS_OK ? nvs_exit_code(res) : nvs_check_exit_code(&rep);
     nvs_export_info info = {"nvscale check", run_path, rep.rules_desc, runs[0].started_utc, runs[0].host,
                             isnan(runs[0].duration_s) ? -1 : runs[0].duration_s};
+    if (nruns > 1) { /* the fleet's header: when its first run started; each testcase names its host */
+        info.runs = (const char *const *)paths;
+        info.nruns = (size_t)nruns;
+        info.hostname = NULL;
+        info.duration_s = -1;
+        info.timestamp = NULL;
+        for (int i = 0; i < nruns; i++) /* ISO 8601 UTC, one format: the earliest sorts first */
+            if (runs[i].started_utc && (!info.timestamp || strcmp(runs[i].started_utc, info.timestamp) < 0))
+                info.timestamp = runs[i].started_utc;
+    }
     /* both or neither; a FAIL stays exit 3 (the message says what was not written) */
     nvs_cli_export ex[] = {{junit, nvs_check_print_junit}, {prom, nvs_check_print_prometheus}};
     int wrc = nvs_cli_write_exports("check", ex, 2, &info, &vs);

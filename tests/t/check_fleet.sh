@@ -19,6 +19,8 @@ ref, d = json.load(open(sys.argv[1])), sys.argv[2]
 for i, host in enumerate(["node0", "node1", "node2", "node3"]):
     r = copy.deepcopy(ref)
     r["host"] = host
+    r["started_utc"] = "2026-11-29T%02d:00:00Z" % [12, 11, 9, 13][i]  # node2's the earliest
+    r["duration_s"] = 40.0 + i
     for k in r["ranks"]:
         k["host"] = host
     for g in r["topology"]["gpus"]:
@@ -61,6 +63,19 @@ if not any("25.0% below the median" in x["note"] or "below the median" in x["not
 t = ET.parse(d + "/fleet.xml").getroot()
 if t.get("failures") != str(len(fails)):
     errors.append("junit: %s failures for %d FAIL rows" % (t.get("failures"), len(fails)))
+if len(t.findall("testsuite/testcase")) != len(v):
+    errors.append("junit: %d testcases for %d rows" % (len(t.findall("testsuite/testcase")), len(v)))
+# the header holds for the whole fleet, not for its first run: when the fleet's measurements began (node2's
+# start, the earliest), no one host, no one run's duration; every run named (the first run's host, time and
+# path stood for all four)
+s = t.find("testsuite")
+if s.get("timestamp") != "2026-11-29T09:00:00Z" or s.get("hostname") is not None or s.get("time") is not None \
+        or t.get("time") is not None:
+    errors.append("junit header: timestamp %s hostname %s time %s (want the earliest start, no host, no time)"
+                  % (s.get("timestamp"), s.get("hostname"), s.get("time")))
+runs = [p.get("value") for p in s.findall("properties/property") if p.get("name") == "run"]
+if [r.rsplit("/", 1)[-1] for r in runs] != ["node%d.json" % i for i in range(4)]:
+    errors.append("junit: run properties %s, want the four runs" % runs)
 if 'host="node3"' not in open(d + "/fleet.prom").read():
     errors.append("prometheus: node3 not labelled")
 if errors:
