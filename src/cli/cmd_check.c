@@ -321,6 +321,10 @@ int cmd_check(int argc, char **argv)
             char m[sizeof vs.v[k].metric];
             snprintf(m, sizeof m, "%s: %.*s", label, (int)(sizeof m - 3 - strlen(label)), vs.v[k].metric);
             memcpy(vs.v[k].metric, m, sizeof m);
+            /* a row that blames no host (run result, efficiency) is still one host's: its host label, so that
+             * the JSON, JUnit and Prometheus rows of a fleet can be told apart and selected by host */
+            if (!vs.v[k].host[0] && runs[i].host)
+                snprintf(vs.v[k].host, sizeof vs.v[k].host, "%s", runs[i].host);
         }
     }
     if (!bad && nruns > 1) bad = nvs_check_eval_fleet(dp, (size_t)nruns, fleet_pct, &vs);

@@ -78,6 +78,13 @@ if [r.rsplit("/", 1)[-1] for r in runs] != ["node%d.json" % i for i in range(4)]
     errors.append("junit: run properties %s, want the four runs" % runs)
 if 'host="node3"' not in open(d + "/fleet.prom").read():
     errors.append("prometheus: node3 not labelled")
+# every row of a fleet is one host's, and says which (run result and efficiency rows blame no rank: their host
+# label was empty, so a per-host alert on node3's Prometheus series missed a failed run of node3)
+for x in v:
+    if not x["host"]:
+        errors.append("row '%s' has no host" % x["metric"])
+if any('host=""' in l for l in open(d + "/fleet.prom") if l.startswith("nvscale_check_status")):
+    errors.append("prometheus: a row with host=\"\"")
 if errors:
     print("FAIL: " + "\n      ".join(errors))
     sys.exit(1)
