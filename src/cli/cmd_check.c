@@ -273,7 +273,9 @@ int cmd_check(int argc, char **argv)
     for (int i = 0; i < nruns; i++) ADD_FILE("the run", paths[i], 0);
 #undef ADD_FILE
     /* before anything is loaded or written: the outputs are written last, over whatever they name */
-    if ((rc = nvs_cli_files_distinct("check", files, nfiles))) goto out;
+    if ((rc = nvs_cli_files_distinct("check", files, nfiles)) ||
+        (rc = nvs_cli_inputs_distinct("check", paths, (size_t)nruns)))
+        goto out;
 
     /* every file read and validated before anything is judged: a bad one is exit 2 with nothing printed */
     nvs_run *runs = calloc((size_t)nruns, sizeof *runs);

@@ -158,6 +158,10 @@ if errors:
     print("FAIL: " + "\n      ".join(errors[:12]))
     sys.exit(1)
 PY
+# one run named twice (a glob and a name, a link): refused, not counted twice in the median. node0 twice made
+# the median node0's and node1..node3 read against it
+expect 2 "node0.json and .*/./node0.json are the same file" "$NVS" check "$dir/node0.json" "$dir/node1.json" \
+    "$dir/./node0.json"
 expect 2 "invalid value '100' for --fleet-max-below" "$NVS" check "$dir/node0.json" "$dir/node1.json" --fleet-max-below 100
 # a different machine in the fleet is said (a WARN: its numbers are shown, compared with care)
 expect 0 "fleet machine node9 .*different machine .*WARN" "$NVS" check "$dir/node0.json" "$dir/node1.json" "$dir/h100.json"
