@@ -30,13 +30,16 @@ static double common_size(const nvs_run *const *runs, size_t nruns, const char *
     return best;
 }
 
-/* the smallest value of a host-copy field over a run's GPUs (each GPU alone); NAN if none */
+/* the smallest value of a host-copy field over a run's GPUs (each GPU alone); NAN if none. A copy whose data came
+ * back wrong is no bandwidth (left out) */
 static double slowest_host_copy(const nvs_run *r, const char *field)
 {
     const json_t *g = json_object_get(json_object_get(json_object_get(r->root, "p2p"), "host_copies"), "gpus");
     double lo = NAN;
     for (size_t i = 0; i < json_array_size(g); i++) {
-        const json_t *v = json_object_get(json_object_get(json_array_get(g, i), "single"), field);
+        const json_t *single = json_object_get(json_array_get(g, i), "single");
+        const json_t *v = json_object_get(single, field), *w = json_object_get(single, "wrong");
+        if (json_is_integer(w) && json_integer_value(w) > 0) continue;
         if (json_is_number(v) && (isnan(lo) || json_number_value(v) < lo)) lo = json_number_value(v);
     }
     return lo;
@@ -76,13 +79,17 @@ int nvs_fleet_collect(const nvs_run *const *runs, size_t nruns, nvs_fleet_sample
                              pick->op && strcmp(pick->op, "none") ? pick->op : "");
                 snprintf(key + strlen(key), sizeof key - strlen(key), " (%.40s)", vb);
             }
-            if (nvs_fleet_add(out, key, "GB/s", (int)i, runs[i]->host, pick->busbw_gbps)) return -1;
+            /* a row whose results were wrong has no bandwidth to compare (its run's result row fails): neither
+             * in the median nor a row of its own */
+            if (pick->wrong <= 0 && nvs_fleet_add(out, key, "GB/s", (int)i, runs[i]->host, pick->busbw_gbps))
+                return -1;
         }
     for (size_t i = 0; i < nruns; i++) {
         const nvs_run *r = runs[i];
         double uni = NAN, bi = NAN;
         for (size_t k = 0; k < r->p2p.npairs; k++) {
             const nvs_run_p2p_pair *p = &r->p2p.pairs[k];
+            if (p->wrong > 0) continue; /* wrong data: no bandwidth */
             if (!isnan(p->uni_gbps) && (isnan(uni) || p->uni_gbps < uni)) uni = p->uni_gbps;
             if (!isnan(p->bidir_gbps) && (isnan(bi) || p->bidir_gbps < bi)) bi = p->bidir_gbps;
         }
