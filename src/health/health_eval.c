@@ -427,10 +427,11 @@ static void eval_pcie_replay(nvs_health_finding *x, const nvs_health_gpu *g, dou
         unsupported(x, g, "PCIe replay counter");
         return;
     }
-    if (!g->have_after) {
-        put(x->measured, sizeof x->measured, "%lld in total", g->before.pcie_replay);
+    if (!g->have_after || d < 0) { /* d < 0: the reading before the run failed ("-1 during the run", a PASS) */
+        put(x->measured, sizeof x->measured, "%lld in total", now_of(g)->pcie_replay);
         worsen(x, NVS_SEV_WARN);
-        note_add(x, "one reading only: no change over the run can be computed");
+        note_add(x, "%s: no change over the run can be computed",
+                 g->have_after ? "the counter was not read before the run" : "one reading only");
         return;
     }
     x->measured_v = (double)d;
