@@ -346,6 +346,8 @@ int cmd_check(int argc, char **argv)
     nvs_check_report rep = {
         .title = title,
         .run = &runs[0],
+        .runs = dp,
+        .nruns = (size_t)nruns,
         .base = base_path ? &base : NULL,
         .rules_desc = desc[0] ? desc : "(none: the fleet view only)",
         .verdicts = &vs,

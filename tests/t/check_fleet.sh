@@ -73,6 +73,10 @@ if s.get("timestamp") != "2026-11-29T09:00:00Z" or s.get("hostname") is not None
         or t.get("time") is not None:
     errors.append("junit header: timestamp %s hostname %s time %s (want the earliest start, no host, no time)"
                   % (s.get("timestamp"), s.get("hostname"), s.get("time")))
+# the JSON names every run judged ("run" alone is the first's)
+jr = json.load(open(d + "/fleet.json")).get("runs") or []
+if [r.rsplit("/", 1)[-1] for r in jr] != ["node%d.json" % i for i in range(4)]:
+    errors.append("json: runs %s, want the four runs" % jr)
 runs = [p.get("value") for p in s.findall("properties/property") if p.get("name") == "run"]
 if [r.rsplit("/", 1)[-1] for r in runs] != ["node%d.json" % i for i in range(4)]:
     errors.append("junit: run properties %s, want the four runs" % runs)
