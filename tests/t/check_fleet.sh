@@ -169,6 +169,10 @@ expect 2 "node0.json and .*/./node0.json are the same file" "$NVS" check "$dir/n
 expect 2 "invalid value '100' for --fleet-max-below" "$NVS" check "$dir/node0.json" "$dir/node1.json" --fleet-max-below 100
 # a different machine in the fleet is said (a WARN: its numbers are shown, compared with care)
 expect 0 "fleet machine node9 .*different machine .*WARN" "$NVS" check "$dir/node0.json" "$dir/node1.json" "$dir/h100.json"
+# the odd machine is named whatever its place: given first, it was the H200 boxes that read "different machine"
+"$NVS" check "$dir/h100.json" "$dir/node0.json" "$dir/node1.json" >"$dir/odd.txt" 2>&1
+grep -q "^fleet machine node9 .*WARN .*H200 vs NVIDIA H100 80GB HBM3" "$dir/odd.txt" && ! grep -q "^fleet machine node[01]" "$dir/odd.txt" ||
+    fail "the H100 box given first: $(grep '^fleet machine' "$dir/odd.txt" | head -2)"
 
 # two runs of one machine: each row names its run, not only the host ("vm: run result" twice, "@ vm" twice;
 # results/h200x2-final5/default against h200x2-final3/default-run): the host and the run's directory (a run.json)
