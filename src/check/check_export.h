@@ -15,6 +15,11 @@ typedef struct {
     const char *timestamp;  /* ISO 8601 UTC of the run ("2026-11-30T12:00:00Z"); NULL: none */
     const char *hostname;   /* the run's host (rank 0); NULL: none */
     double duration_s;      /* of the run; < 0 unknown */
+    /* several runs (check's fleet view): every run's path, one "run" property each (run_path is then unused);
+     * NULL: run_path alone. The caller gives the header what holds for the whole fleet (check: the earliest
+     * run's start, no hostname and no time: the hosts are the testcases') */
+    const char *const *runs;
+    size_t nruns;
 } nvs_export_info;
 
 /* One <testsuite> with one <testcase> per row: FAIL rows carry a <failure>, WARN rows a "WARN: ..." line in

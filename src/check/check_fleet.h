@@ -7,8 +7,8 @@
 #include "runjson/runjson.h"
 
 /* One row per run and shared measurement: PASS when the run is within max_below_pct of the fleet's median,
- * FAIL (the outlier, its host named) when further below. Runs of a different kind of machine than the first
- * get a WARN row first. 0, or -1 when out of memory. */
+ * FAIL (the outlier, its host named) when further below. Runs of a different kind of machine than most runs
+ * are of (the first run's kind on a tie) get a WARN row first. 0, or -1 when out of memory. */
 int nvs_check_eval_fleet(const nvs_run *const *runs, size_t nruns, double max_below_pct, nvs_verdicts *out);
 /* A WARN row when the baseline's machine differs from the run's (GPU model, count, pair classes, backend, NCCL
  * settings); nothing when they are alike. 0, or -1 when out of memory. */

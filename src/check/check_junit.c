@@ -65,7 +65,10 @@ int nvs_check_print_junit(FILE *f, const nvs_export_info *info, const nvs_verdic
     if (info->timestamp) attr(f, "timestamp", info->timestamp);
     if (info->hostname) attr(f, "hostname", info->hostname);
     fputs(">\n    <properties>\n", f);
-    property(f, "      ", "run", info->run_path);
+    if (info->runs)
+        for (size_t i = 0; i < info->nruns; i++) property(f, "      ", "run", info->runs[i]);
+    else
+        property(f, "      ", "run", info->run_path);
     property(f, "      ", "rules", info->rules_desc);
     snprintf(num, sizeof num, "%zu", vs->warned);
     property(f, "      ", "warnings", num);

@@ -176,6 +176,10 @@ static json_t *build_json(const nvs_check_report *rep)
     if (!root || !arr || !sr) goto fail;
     set(root, "schema", json_string(NVS_CHECK_SCHEMA), &bad);
     set(root, "run", text(rep->run->path), &bad);
+    json_t *runs = json_array(); /* every run judged: the one, or the fleet's (whose rows "run" alone left out) */
+    for (size_t i = 0; runs && i < (rep->runs ? rep->nruns : 1); i++)
+        if (json_array_append_new(runs, text((rep->runs ? rep->runs[i] : rep->run)->path))) bad = 1;
+    set(root, "runs", runs, &bad);
     set(root, "baseline", rep->base ? text(rep->base->path) : json_null(), &bad);
     set(root, "rules", text(rep->rules_desc), &bad);
     for (size_t i = 0; i < vs->n; i++) {

@@ -12,7 +12,9 @@
 
 typedef struct {
     const char *title;           /* first word of the table: "nvscale accept"; NULL = "nvscale check" */
-    const nvs_run *run;
+    const nvs_run *run;          /* the run (of several: the first, whose slowest rank and pair are shown) */
+    const nvs_run *const *runs;  /* several runs (check's fleet view): every one, for the JSON's "runs"; NULL: run */
+    size_t nruns;
     const nvs_run *base;      /* NULL without --baseline */
     const char *rules_desc;      /* "rules.txt (4 rules), --min-p2p" */
     const nvs_verdicts *verdicts;

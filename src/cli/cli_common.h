@@ -65,6 +65,10 @@ typedef struct {
  * never replaced: /dev/stdout twice is not refused. Call it once every flag is read and before anything is
  * measured or written. Returns 0, or 2 after one usage message of subcommand SUB naming both. */
 int nvs_cli_files_distinct(const char *sub, const nvs_cli_file *f, size_t n);
+/* That no input file is named twice among PATHS[0..N) (the runs of a fleet: one file given twice would count twice
+ * in the fleet's median, and outvote the others). Same file: both exist as one regular file (device and inode).
+ * Returns 0, or 2 after one usage message of subcommand SUB naming both. */
+int nvs_cli_inputs_distinct(const char *sub, char *const *paths, size_t n);
 /* The rules file PATH appended to rs (check/rules_file.h) for subcommand SUB: a malformed one is a usage error of
  * SUB ("nvscale SUB: FILE:LINE: why" and the help hint), like a bad threshold flag. Returns the exit code: 0, 2 or
  * 1 (out of memory), after one message. */

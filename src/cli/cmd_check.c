@@ -273,7 +273,9 @@ int cmd_check(int argc, char **argv)
     for (int i = 0; i < nruns; i++) ADD_FILE("the run", paths[i], 0);
 #undef ADD_FILE
     /* before anything is loaded or written: the outputs are written last, over whatever they name */
-    if ((rc = nvs_cli_files_distinct("check", files, nfiles))) goto out;
+    if ((rc = nvs_cli_files_distinct("check", files, nfiles)) ||
+        (rc = nvs_cli_inputs_distinct("check", paths, (size_t)nruns)))
+        goto out;
 
     /* every file read and validated before anything is judged: a bad one is exit 2 with nothing printed */
     nvs_run *runs = calloc((size_t)nruns, sizeof *runs);
@@ -321,6 +323,10 @@ int cmd_check(int argc, char **argv)
             char m[sizeof vs.v[k].metric];
             snprintf(m, sizeof m, "%s: %.*s", label, (int)(sizeof m - 3 - strlen(label)), vs.v[k].metric);
             memcpy(vs.v[k].metric, m, sizeof m);
+            /* a row that blames no host (run result, efficiency) is still one host's: its host label, so that
+             * the JSON, JUnit and Prometheus rows of a fleet can be told apart and selected by host */
+            if (!vs.v[k].host[0] && runs[i].host)
+                snprintf(vs.v[k].host, sizeof vs.v[k].host, "%s", runs[i].host);
         }
     }
     if (!bad && nruns > 1) bad = nvs_check_eval_fleet(dp, (size_t)nruns, fleet_pct, &vs);
@@ -340,6 +346,8 @@ int cmd_check(int argc, char **argv)
     nvs_check_report rep = {
         .title = title,
         .run = &runs[0],
+        .runs = dp,
+        .nruns = (size_t)nruns,
         .base = base_path ? &base : NULL,
         .rules_desc = desc[0] ? desc : "(none: the fleet view only)",
         .verdicts = &vs,
@@ -351,6 +359,16 @@ int cmd_check(int argc, char **argv)
     rc = res != NVS_OK ? nvs_exit_code(res) : nvs_check_exit_code(&rep);
     nvs_export_info info = {"nvscale check", run_path, rep.rules_desc, runs[0].started_utc, runs[0].host,
                             isnan(runs[0].duration_s) ? -1 : runs[0].duration_s};
+    if (nruns > 1) { /* the fleet's header: when its first run started; each testcase names its host */
+        info.runs = (const char *const *)paths;
+        info.nruns = (size_t)nruns;
+        info.hostname = NULL;
+        info.duration_s = -1;
+        info.timestamp = NULL;
+        for (int i = 0; i < nruns; i++) /* ISO 8601 UTC, one format: the earliest sorts first */
+            if (runs[i].started_utc && (!info.timestamp || strcmp(runs[i].started_utc, info.timestamp) < 0))
+                info.timestamp = runs[i].started_utc;
+    }
     /* both or neither; a FAIL stays exit 3 (the message says what was not written) */
     nvs_cli_export ex[] = {{junit, nvs_check_print_junit}, {prom, nvs_check_print_prometheus}};
     int wrc = nvs_cli_write_exports("check", ex, 2, &info, &vs);

@@ -72,8 +72,8 @@ int nvs_fleet_machines_differ(const nvs_fleet_machine *a, const nvs_fleet_machin
 /* The samples several runs have in common: for every (collective, N) that two or more runs measured, busbw at
  * the largest size all of those runs measured ("busbw all_reduce 1 GiB n=8"); the slowest GPU pair's copy
  * bandwidth one way and both ways; the slowest GPU's pinned host->GPU and GPU->host bandwidth (each GPU alone);
- * the training step's efficiency of every workload (nvs_run_workloads) at each N >= 2. Each run's host is
- * run->host. 0, or -1 when out of memory. */
+ * the training step's efficiency of every workload (nvs_run_workloads) at each N >= 2. A row, pair or copy whose
+ * data came back wrong (wrong > 0) gives no sample. Each run's host is run->host. 0, or -1 when out of memory. */
 int nvs_fleet_collect(const nvs_run *const *runs, size_t nruns, nvs_fleet_samples *out);
 /* The machine of a run, for nvs_fleet_machines_differ (the strings point into r). */
 void nvs_fleet_machine_of(const nvs_run *r, nvs_fleet_machine *m);

@@ -30,28 +30,67 @@ static double common_size(const nvs_run *const *runs, size_t nruns, const char *
     return best;
 }
 
-/* the smallest value of a host-copy field over a run's GPUs (each GPU alone); NAN if none */
+/* the smallest value of a host-copy field over a run's GPUs (each GPU alone); NAN if none. A copy whose data came
+ * back wrong is no bandwidth (left out) */
 static double slowest_host_copy(const nvs_run *r, const char *field)
 {
     const json_t *g = json_object_get(json_object_get(json_object_get(r->root, "p2p"), "host_copies"), "gpus");
     double lo = NAN;
     for (size_t i = 0; i < json_array_size(g); i++) {
-        const json_t *v = json_object_get(json_object_get(json_array_get(g, i), "single"), field);
+        const json_t *single = json_object_get(json_array_get(g, i), "single");
+        const json_t *v = json_object_get(single, field), *w = json_object_get(single, "wrong");
+        if (json_is_integer(w) && json_integer_value(w) > 0) continue;
         if (json_is_number(v) && (isnan(lo) || json_number_value(v) < lo)) lo = json_number_value(v);
     }
     return lo;
 }
 
+/* common_size of each (collective, n), computed once: it reads every row of every run, and was computed again for
+ * every row of every run (64 hosts of a 448-row sweep took minutes) */
+typedef struct {
+    const char *coll;
+    int n;
+    double bytes;
+} size_memo;
+
+static int memo_size(size_memo **m, size_t *nm, const nvs_run *const *runs, size_t nruns, const char *coll, int n,
+                     double *bytes)
+{
+    for (size_t i = 0; i < *nm; i++)
+        if ((*m)[i].n == n && !strcmp((*m)[i].coll, coll)) {
+            *bytes = (*m)[i].bytes;
+            return 0;
+        }
+    size_memo *v = realloc(*m, (*nm + 1) * sizeof *v);
+    if (!v) return -1;
+    *m = v;
+    v[*nm] = (size_memo){coll, n, common_size(runs, nruns, coll, n)};
+    *bytes = v[(*nm)++].bytes;
+    return 0;
+}
+
+static int collect(const nvs_run *const *runs, size_t nruns, nvs_fleet_samples *out, size_memo **memo, size_t *nmemo);
+
 int nvs_fleet_collect(const nvs_run *const *runs, size_t nruns, nvs_fleet_samples *out)
 {
+    size_memo *memo = NULL;
+    size_t nmemo = 0;
     memset(out, 0, sizeof *out);
+    int rc = collect(runs, nruns, out, &memo, &nmemo);
+    free(memo);
+    return rc;
+}
+
+static int collect(const nvs_run *const *runs, size_t nruns, nvs_fleet_samples *out, size_memo **memo, size_t *nmemo)
+{
     /* collectives: every (collective, n >= 2) of any run, once */
     for (size_t i = 0; i < nruns; i++)
         for (size_t k = 0; k < runs[i]->ncolls; k++) {
             const nvs_run_coll *c = &runs[i]->colls[k];
             if (c->n < 2) continue;
             char key[96], sz[32];
-            double bytes = common_size(runs, nruns, c->collective, c->n);
+            double bytes;
+            if (memo_size(memo, nmemo, runs, nruns, c->collective, c->n, &bytes)) return -1;
             if (bytes <= 0 || c->bytes != bytes) continue; /* the one row of this run that stands for the key */
             snprintf(key, sizeof key, "busbw %s %s n=%d", c->collective, nvs_format_size((size_t)bytes, sz, sizeof sz), c->n);
             int seen = 0;
@@ -76,13 +115,17 @@ int nvs_fleet_collect(const nvs_run *const *runs, size_t nruns, nvs_fleet_sample
                              pick->op && strcmp(pick->op, "none") ? pick->op : "");
                 snprintf(key + strlen(key), sizeof key - strlen(key), " (%.40s)", vb);
             }
-            if (nvs_fleet_add(out, key, "GB/s", (int)i, runs[i]->host, pick->busbw_gbps)) return -1;
+            /* a row whose results were wrong has no bandwidth to compare (its run's result row fails): neither
+             * in the median nor a row of its own */
+            if (pick->wrong <= 0 && nvs_fleet_add(out, key, "GB/s", (int)i, runs[i]->host, pick->busbw_gbps))
+                return -1;
         }
     for (size_t i = 0; i < nruns; i++) {
         const nvs_run *r = runs[i];
         double uni = NAN, bi = NAN;
         for (size_t k = 0; k < r->p2p.npairs; k++) {
             const nvs_run_p2p_pair *p = &r->p2p.pairs[k];
+            if (p->wrong > 0) continue; /* wrong data: no bandwidth */
             if (!isnan(p->uni_gbps) && (isnan(uni) || p->uni_gbps < uni)) uni = p->uni_gbps;
             if (!isnan(p->bidir_gbps) && (isnan(bi) || p->bidir_gbps < bi)) bi = p->bidir_gbps;
         }

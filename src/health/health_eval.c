@@ -427,10 +427,11 @@ static void eval_pcie_replay(nvs_health_finding *x, const nvs_health_gpu *g, dou
         unsupported(x, g, "PCIe replay counter");
         return;
     }
-    if (!g->have_after) {
-        put(x->measured, sizeof x->measured, "%lld in total", g->before.pcie_replay);
+    if (!g->have_after || d < 0) { /* d < 0: the reading before the run failed ("-1 during the run", a PASS) */
+        put(x->measured, sizeof x->measured, "%lld in total", now_of(g)->pcie_replay);
         worsen(x, NVS_SEV_WARN);
-        note_add(x, "one reading only: no change over the run can be computed");
+        note_add(x, "%s: no change over the run can be computed",
+                 g->have_after ? "the counter was not read before the run" : "one reading only");
         return;
     }
     x->measured_v = (double)d;
@@ -546,9 +547,12 @@ static void eval_nvlink_errors(nvs_health_finding *x, const nvs_health_gpu *g, d
         return;
     }
     long long tot_crc = 0, tot_rep = 0, tot_rec = 0, worst = 0;
+    int compared = 0; /* links with a counter read both before and after */
     for (int i = 0; i < b->nlinks; i++) {
         const nvs_health_link *q = &b->links[i], *p = link_in(a, q->link);
         if (!p) continue; /* not read before the run: no change to compute */
+        compared |= delta(p->crc_flit, q->crc_flit) >= 0 || delta(p->crc_data, q->crc_data) >= 0 ||
+                    delta(p->replay, q->replay) >= 0 || delta(p->recovery, q->recovery) >= 0;
         long long crc = 0, d;
         if ((d = delta(p->crc_flit, q->crc_flit)) > 0) crc += d;
         if ((d = delta(p->crc_data, q->crc_data)) > 0) crc += d;
@@ -584,6 +588,12 @@ static void eval_nvlink_errors(nvs_health_finding *x, const nvs_health_gpu *g, d
             note_add(x, "link %d: %lld CRC error%s (%.2g per second, under DCGM's %.0f)", q->link, crc,
                      crc == 1 ? "" : "s", per_s, NVLINK_CRC_FAIL_PER_S);
         }
+    }
+    if (!compared) { /* every counter unread before the run: "0 CRC, 0 replay, 0 recovery" would be a guess */
+        put(x->measured, sizeof x->measured, "not read before");
+        worsen(x, NVS_SEV_WARN);
+        note_add(x, "the error counters were not read before the run: no change over the run can be computed");
+        return;
     }
     x->measured_v = (double)(tot_crc + tot_rep + tot_rec);
     put(x->measured, sizeof x->measured, "%lld CRC, %lld replay, %lld recovery", tot_crc, tot_rep, tot_rec);

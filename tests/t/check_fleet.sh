@@ -19,6 +19,8 @@ ref, d = json.load(open(sys.argv[1])), sys.argv[2]
 for i, host in enumerate(["node0", "node1", "node2", "node3"]):
     r = copy.deepcopy(ref)
     r["host"] = host
+    r["started_utc"] = "2026-11-29T%02d:00:00Z" % [12, 11, 9, 13][i]  # node2's the earliest
+    r["duration_s"] = 40.0 + i
     for k in r["ranks"]:
         k["host"] = host
     for g in r["topology"]["gpus"]:
@@ -61,8 +63,32 @@ if not any("25.0% below the median" in x["note"] or "below the median" in x["not
 t = ET.parse(d + "/fleet.xml").getroot()
 if t.get("failures") != str(len(fails)):
     errors.append("junit: %s failures for %d FAIL rows" % (t.get("failures"), len(fails)))
+if len(t.findall("testsuite/testcase")) != len(v):
+    errors.append("junit: %d testcases for %d rows" % (len(t.findall("testsuite/testcase")), len(v)))
+# the header holds for the whole fleet, not for its first run: when the fleet's measurements began (node2's
+# start, the earliest), no one host, no one run's duration; every run named (the first run's host, time and
+# path stood for all four)
+s = t.find("testsuite")
+if s.get("timestamp") != "2026-11-29T09:00:00Z" or s.get("hostname") is not None or s.get("time") is not None \
+        or t.get("time") is not None:
+    errors.append("junit header: timestamp %s hostname %s time %s (want the earliest start, no host, no time)"
+                  % (s.get("timestamp"), s.get("hostname"), s.get("time")))
+# the JSON names every run judged ("run" alone is the first's)
+jr = json.load(open(d + "/fleet.json")).get("runs") or []
+if [r.rsplit("/", 1)[-1] for r in jr] != ["node%d.json" % i for i in range(4)]:
+    errors.append("json: runs %s, want the four runs" % jr)
+runs = [p.get("value") for p in s.findall("properties/property") if p.get("name") == "run"]
+if [r.rsplit("/", 1)[-1] for r in runs] != ["node%d.json" % i for i in range(4)]:
+    errors.append("junit: run properties %s, want the four runs" % runs)
 if 'host="node3"' not in open(d + "/fleet.prom").read():
     errors.append("prometheus: node3 not labelled")
+# every row of a fleet is one host's, and says which (run result and efficiency rows blame no rank: their host
+# label was empty, so a per-host alert on node3's Prometheus series missed a failed run of node3)
+for x in v:
+    if not x["host"]:
+        errors.append("row '%s' has no host" % x["metric"])
+if any('host=""' in l for l in open(d + "/fleet.prom") if l.startswith("nvscale_check_status")):
+    errors.append("prometheus: a row with host=\"\"")
 if errors:
     print("FAIL: " + "\n      ".join(errors))
     sys.exit(1)
@@ -136,9 +162,17 @@ if errors:
     print("FAIL: " + "\n      ".join(errors[:12]))
     sys.exit(1)
 PY
+# one run named twice (a glob and a name, a link): refused, not counted twice in the median. node0 twice made
+# the median node0's and node1..node3 read against it
+expect 2 "node0.json and .*/./node0.json are the same file" "$NVS" check "$dir/node0.json" "$dir/node1.json" \
+    "$dir/./node0.json"
 expect 2 "invalid value '100' for --fleet-max-below" "$NVS" check "$dir/node0.json" "$dir/node1.json" --fleet-max-below 100
 # a different machine in the fleet is said (a WARN: its numbers are shown, compared with care)
 expect 0 "fleet machine node9 .*different machine .*WARN" "$NVS" check "$dir/node0.json" "$dir/node1.json" "$dir/h100.json"
+# the odd machine is named whatever its place: given first, it was the H200 boxes that read "different machine"
+"$NVS" check "$dir/h100.json" "$dir/node0.json" "$dir/node1.json" >"$dir/odd.txt" 2>&1
+grep -q "^fleet machine node9 .*WARN .*H200 vs NVIDIA H100 80GB HBM3" "$dir/odd.txt" && ! grep -q "^fleet machine node[01]" "$dir/odd.txt" ||
+    fail "the H100 box given first: $(grep '^fleet machine' "$dir/odd.txt" | head -2)"
 
 # two runs of one machine: each row names its run, not only the host ("vm: run result" twice, "@ vm" twice;
 # results/h200x2-final5/default against h200x2-final3/default-run): the host and the run's directory (a run.json)
@@ -169,6 +203,32 @@ expect 0 "warning: .*h100.json and .*node0.json are not the same kind of machine
     "$NVS" check "$dir/node0.json" --baseline "$dir/h100.json" --max-below-baseline 5
 "$NVS" check "$dir/node0.json" --baseline "$dir/h100.json" --max-below-baseline 5 2>/dev/null | grep -q "^baseline machine .*WARN" ||
     fail "no WARN row for the baseline's machine"
+
+# a fleet of 64 hosts, each a full sweep (2 collectives x 28 sizes x both in-place modes x N = 1, 2, 4, 8): the
+# largest size every host measured was looked for again for every row of every run, and this took about
+# 80 s on 2 cores (minutes for a larger cluster); once per collective and N it takes a few seconds
+mkdir -p "$dir/big"
+python3 - "$ref" "$dir/big" <<'PY'
+import copy, json, sys
+ref, d = json.load(open(sys.argv[1])), sys.argv[2]
+row = ref["collectives"][0]
+rows = []
+for coll in ("all_reduce", "broadcast"):
+    for n in (1, 2, 4, 8):
+        for e in range(3, 31):
+            for inplace in (False, True):
+                x = dict(row, collective=coll, n=n, bytes=2 ** e, count=2 ** e // 4, inplace=inplace,
+                         root=-1 if coll == "all_reduce" else 0, busbw_gbps=0.0 if n == 1 else 100.0 + e)
+                rows.append(x)
+ref["collectives"] = rows
+for i in range(64):
+    ref["host"] = "big%02d" % i
+    json.dump(ref, open("%s/big%02d.json" % (d, i), "w"))
+PY
+start=$(date +%s)
+timeout 60 "$NVS" check "$dir"/big/big*.json --format json >"$dir/big.json" 2>/dev/null
+rc=$? took=$(($(date +%s) - start))
+[ "$rc" -eq 0 ] && [ "$took" -le 30 ] || fail "64 hosts x 448 rows: exit $rc after $took s (want 0 within 30 s)"
 
 # accept's health rules on a saved run
 printf 'nvscale-rules 1\nhealth xid\nhealth ecc\n' >"$dir/health.rules"

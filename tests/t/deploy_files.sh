@@ -32,6 +32,10 @@ tpn=$(sed -n 's/^#SBATCH --ntasks-per-node=\([0-9]*\).*/\1/p' $sb)
 gpn=$(sed -n 's/^#SBATCH --gpus-per-node=\([0-9]*\).*/\1/p' $sb)
 [ -n "$tpn" ] && [ "$tpn" = "$gpn" ] || fail "$sb: --ntasks-per-node=$tpn, --gpus-per-node=$gpn"
 grep -q 'srun --mpi=pmix' $sb || fail "$sb does not start ranks with srun --mpi=pmix"
+# srun >= 22.05 does not inherit sbatch's --cpus-per-task: without it on the srun line each rank gets one CPU
+if grep -q '^#SBATCH --cpus-per-task=' $sb; then
+    grep -q 'srun .*--cpus-per-task=' $sb || fail "$sb: #SBATCH --cpus-per-task, but srun is not given it (Slurm >= 22.05)"
+fi
 
 [ "$fails" -eq 0 ] || finish
 command -v python3 >/dev/null && python3 -c 'import yaml' 2>/dev/null ||

@@ -120,6 +120,42 @@ static void t_collect(void)
     for (int i = 0; i < 3; i++) nvs_run_free(&runs[i]);
 }
 
+/* A run whose all_reduce at 1 GiB, GPU pair and host copy came back with wrong data: those bandwidths mean nothing,
+ * so they are no samples (they sat in the median and got a fleet PASS of their own; the run's result row fails) */
+static void t_wrong_left_out(void)
+{
+    nvs_run runs[3];
+    const nvs_run *rp[3];
+    const char *hosts[] = {"a", "b", "c"};
+    char err[256];
+    for (int i = 0; i < 3; i++) {
+        json_t *d = run_doc(hosts[i], 330, 0, 395, 55);
+        T_ASSERT(d);
+        if (i == 2) {
+            json_t *p2p = json_object_get(d, "p2p");
+            json_object_set_new(json_array_get(json_object_get(d, "collectives"), 1), "wrong", json_integer(5));
+            json_object_set_new(json_array_get(json_object_get(p2p, "pairs"), 0), "wrong", json_integer(3));
+            json_object_set_new(json_object_get(json_array_get(json_object_get(json_object_get(p2p, "host_copies"),
+                                                                                 "gpus"), 0), "single"),
+                                "wrong", json_integer(2));
+        }
+        if (nvs_run_from_json(d, hosts[i], 0, &runs[i], err, sizeof err) != NVS_OK) T_FAIL("%s", err);
+        json_decref(d);
+        rp[i] = &runs[i];
+    }
+    nvs_fleet_samples s;
+    T_EQ_I(nvs_fleet_collect(rp, 3, &s), 0);
+    int n1g = 0;
+    for (size_t i = 0; i < s.n; i++) {
+        if (!strcmp(s.v[i].key, "busbw all_reduce 1 GiB n=2")) n1g++;
+        if (!strcmp(s.v[i].host, "c"))
+            T_ASSERT(!strstr(s.v[i].key, "busbw") && !strstr(s.v[i].key, "p2p") && !strstr(s.v[i].key, "host h2d"));
+    }
+    T_EQ_I(n1g, 2); /* a and b: still compared with each other, at the size all three measured */
+    nvs_fleet_samples_free(&s);
+    for (int i = 0; i < 3; i++) nvs_run_free(&runs[i]);
+}
+
 /* Two runs of one machine whose environments list the same NCCL settings in another order (the order of the
  * launcher's environ): the same machine, the settings said in one order (was "NCCL settings A=0 B=1 vs B=1 A=0") */
 static void t_settings_order(void)
@@ -144,5 +180,5 @@ static void t_settings_order(void)
     for (int i = 0; i < 2; i++) nvs_run_free(&runs[i]);
 }
 
-T_LIST = {T_CASE(t_outlier), T_CASE(t_machines), T_CASE(t_collect), T_CASE(t_settings_order)};
+T_LIST = {T_CASE(t_outlier), T_CASE(t_machines), T_CASE(t_collect), T_CASE(t_wrong_left_out), T_CASE(t_settings_order)};
 T_MAIN

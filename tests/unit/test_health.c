@@ -272,6 +272,44 @@ static void t_no_window(void)
     nvs_health_findings_free(&f);
 }
 
+/* the replay counter unread before the run and read after it: no change can be computed (it read "-1 during the
+ * run", a PASS, over a counter that may have climbed by any amount) */
+static void t_replay_unread_before(void)
+{
+    nvs_health_gpu g[2];
+    nvs_health_report r = two(g);
+    g[0].before.pcie_replay = -1;
+    g[0].after.pcie_replay = 50;
+    nvs_health_findings f;
+    T_EQ_I(nvs_health_evaluate(&r, &f), 0);
+    const nvs_health_finding *x = get(&f, 0, NVS_HC_PCIE_REPLAY);
+    T_EQ_I(x->severity, NVS_SEV_WARN);
+    T_EQ_S(x->measured, "50 in total");
+    T_CONTAINS(x->note, "not read before the run: no change over the run can be computed");
+    T_EQ_I(get(&f, 1, NVS_HC_PCIE_REPLAY)->severity, NVS_SEV_PASS);
+    nvs_health_findings_free(&f);
+}
+
+/* NVLink error counters unread before the run (every one), read after it with a climbing CRC count: no change can
+ * be computed (it read "0 CRC, 0 replay, 0 recovery", a PASS) */
+static void t_nvlink_counters_unread_before(void)
+{
+    nvs_health_gpu g[2];
+    nvs_health_report r = two(g);
+    for (int l = 0; l < 18; l++) {
+        nvs_health_link *k = &g[1].before.links[l];
+        k->replay = k->recovery = k->crc_flit = k->crc_data = -1;
+    }
+    g[1].after.links[9].crc_flit = 1000000;
+    nvs_health_findings f;
+    T_EQ_I(nvs_health_evaluate(&r, &f), 0);
+    const nvs_health_finding *x = get(&f, 1, NVS_HC_NVLINK_ERRORS);
+    T_EQ_I(x->severity, NVS_SEV_WARN);
+    T_CONTAINS(x->note, "not read before the run: no change over the run can be computed");
+    T_EQ_I(get(&f, 0, NVS_HC_NVLINK_ERRORS)->severity, NVS_SEV_PASS);
+    nvs_health_findings_free(&f);
+}
+
 static void t_blame_link(void)
 {
     nvs_health_gpu g[2];
@@ -512,5 +550,6 @@ static void t_reason_names(void)
 T_LIST = {
     T_CASE(t_healthy_passes), T_CASE(t_no_window), T_CASE(t_failure_paths), T_CASE(t_blame_link),   T_CASE(t_no_nvlink_gpu), T_CASE(t_nvlink_all_down),
     T_CASE(t_json_round_trip), T_CASE(t_json_errors), T_CASE(t_reason_names), T_CASE(t_links_by_number),
+    T_CASE(t_replay_unread_before), T_CASE(t_nvlink_counters_unread_before),
 };
 T_MAIN
