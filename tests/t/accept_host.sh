@@ -103,8 +103,9 @@ FAKE_NVML_FAULT=lost:1 acc lost "$dir/lib" 3 --level 1 &&
     verdict lost "ecc 0000:00:07.0" FAIL 'answered "GPU is lost" (NVML 15)' &&
     verdict lost "nvlink 0000:00:07.0" FAIL "fell off the bus" && verdict lost "ecc 0000:00:06.0" PASS
 # and is not asked again after the run (on a GPU off the bus every call can wait for the driver's timeout): its
-# "after" is null, the other GPU's is read
-FAKE_NVML_FAULT=lost:1 LD_LIBRARY_PATH="$dir/lib" "$NVS" accept --backend mpi --level 1 --out "$dir/lostrun" -q >/dev/null 2>&1
+# "after" is null, the other GPU's is read. Level 2, whose run lasts seconds: level 1's could end before the
+# sampler's first reading (every 100 ms), the GPU then lost during the after-reading itself (1 run in 8 here)
+FAKE_NVML_FAULT=lost:1 LD_LIBRARY_PATH="$dir/lib" "$NVS" accept --backend mpi --level 2 --out "$dir/lostrun" -q >/dev/null 2>&1
 json_get "$dir/lostrun/run.json" "[g['after'] is None for g in d['health']['gpus']] == [False, True] and d['health']['gpus'][1]['lost']['code'] == 15" |
     grep -qx True || fail "a lost GPU was read again after the run, or the healthy one was not"
 FAKE_NVML_FAULT=reset:0 acc reset "$dir/lib" 3 --level 1 &&
