@@ -20,6 +20,7 @@ void nvs_explain_facts_init(nvs_explain_facts *f, int n)
     f->exposed_comm_pct = f->predicted_comm_us = f->measured_comm_us = NAN;
     f->host_rate_p10 = f->host_rate_p90 = f->rank_wait_pct = f->issue_pct = NAN;
     f->contention_ms = f->interference_ms = f->step_ms = NAN;
+    f->train_lost_ms = NAN;
 }
 
 /* A host whose CPU runs at two speeds. On a quiet vCPU the host-work probe's rate stays within about 10 %
@@ -198,12 +199,21 @@ size_t nvs_explain_text(const nvs_explain_facts *f, char *buf, size_t len)
         /* a run of several workloads: the one the figures are of (the one that scales worst here) */
         char of[80] = "";
         if (f->workload) snprintf(of, sizeof of, " of %.60s", f->workload);
-        if (e >= 1)
+        /* no 1-GPU step (--gpus 2,...): the reference's loss beyond compute was charged to the reducer */
+        int ref_above_1 = f->train_ref_n > 1;
+        if (ref_above_1 && f->n == f->train_ref_n && !isnan(f->train_lost_ms))
+            sbf(&s, "%s the training step%s spent %s ms beyond its compute, the framework's reducer and exposed "
+                    "communication together: only a 1-%s step tells them apart, and this run has none (--gpus)",
+                isnan(f->busbw_gbps) ? ":" : ", and", of, num(f->train_lost_ms, a, sizeof a), U1);
+        else if (e >= 1)
             sbf(&s, "%s %s %% of the training step%s is communication the backward pass could not hide",
                 isnan(f->busbw_gbps) ? ":" : ", and", num(e, a, sizeof a), of);
         else
             sbf(&s, "%s the backward pass%s hid almost all communication (%s %% of the step exposed)",
                 isnan(f->busbw_gbps) ? ":" : ", and", of, num(e, a, sizeof a));
+        if (ref_above_1 && f->n > f->train_ref_n)
+            sbf(&s, " (beyond what the %d-%s step lost, taken as the reducer's: no 1-%s step in this run)",
+                f->train_ref_n, U1, U1);
         if (!isnan(f->predicted_comm_us) && !isnan(f->measured_comm_us) && f->predicted_comm_us > 0)
             sbf(&s, "; the gradient all-reduces took %s ms where the measured all_reduce curve predicts %s ms",
                 num(f->measured_comm_us / 1e3, b, sizeof b), num(f->predicted_comm_us / 1e3, c, sizeof c));
@@ -342,7 +352,16 @@ void nvs_explain_set_hop(nvs_explain_facts *f, int from_gpu, int to_gpu, const c
 
 /* The training result at n of the workload with the lowest efficiency there (the first listed where none has
  * one), and that workload's model name (may be NULL) */
-static const nvs_run_train_result *worst_train_at(const nvs_run *r, int n, const char **model)
+/* the smallest N the workload trained at: its efficiencies' reference */
+static int train_ref_n(const nvs_run_train *t)
+{
+    int ref = 0;
+    for (size_t i = 0; i < t->nresults; i++)
+        if (t->results[i].n >= 1 && (!ref || t->results[i].n < ref)) ref = t->results[i].n;
+    return ref;
+}
+
+static const nvs_run_train_result *worst_train_at(const nvs_run *r, int n, const char **model, int *ref_n)
 {
     const nvs_run_train_result *worst = NULL;
     for (size_t w = 0; w < nvs_run_workloads(r); w++) {
@@ -353,6 +372,7 @@ static const nvs_run_train_result *worst_train_at(const nvs_run *r, int n, const
             if (!worst || (!isnan(x->efficiency) && (isnan(worst->efficiency) || x->efficiency < worst->efficiency))) {
                 worst = x;
                 *model = t->model;
+                *ref_n = train_ref_n(t);
             }
             break;
         }
@@ -450,9 +470,10 @@ void nvs_explain_facts_from_run(const nvs_run *r, int n, nvs_explain_facts *f)
      * beside a verdict naming another: results/h200x2-final5 "resnet50 keeps 88.9 %" over bert-large's "0.1 % of
      * the step exposed", where resnet50's was 9.8 %) */
     const char *model = NULL;
-    const nvs_run_train_result *tr = worst_train_at(r, n, &model);
+    const nvs_run_train_result *tr = worst_train_at(r, n, &model, &f->train_ref_n);
     if (tr && nvs_run_workloads(r) > 1) f->workload = model;
     if (tr && !isnan(tr->step_us) && tr->step_us > 0) {
+        if (!isnan(tr->compute_us)) f->train_lost_ms = fmax(0.0, tr->step_us - tr->compute_us) / 1e3;
         double exposed = tr->exposed_comm_us;
         if (isnan(exposed) && !isnan(tr->compute_us)) exposed = tr->step_us - tr->compute_us;
         if (!isnan(exposed)) f->exposed_comm_pct = 100.0 * exposed / tr->step_us;

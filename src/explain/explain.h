@@ -39,6 +39,12 @@ typedef struct {
     double prev_busbw_gbps;      /* same collective and size at prev_n; NAN unknown */
     /* training step: exposed communication as % of the step at this N (NAN: no training measured) */
     double exposed_comm_pct;
+    /* the smallest N the workload trained at, its reference (0 unknown). Above 1 (--gpus 2,4) the reference step
+     * had communication of its own: what it lost beyond compute is taken as the framework's reducer, so at that N
+     * reducer and exposed communication cannot be told apart, and above it the exposed figure leaves out what the
+     * reference lost. train_lost_ms: step - compute at this N (NAN unknown). */
+    int train_ref_n;
+    double train_lost_ms;
     /* the workload the training figures are of, where the run trained several: the one with the lowest efficiency
      * at this N, as the verdict names (borrowed); NULL in a run of one workload */
     const char *workload;

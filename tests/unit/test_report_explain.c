@@ -358,6 +358,34 @@ static void t_worst_workload(void)
     nvs_run_free(&r);
 }
 
-T_LIST = {T_CASE(t_worst_workload), T_CASE(t_facts_3090), T_CASE(t_facts_nvlink_and_shm), T_CASE(t_text_shapes), T_CASE(t_host_rate), T_CASE(t_classes_and_json),
+/* no 1-GPU step (--gpus 2 or 2,4): at the reference N reducer and exposed communication cannot be told apart (was
+ * "hid almost all communication (0.0 % exposed)": the reference's whole loss had been charged to the reducer);
+ * above it the exposed figure says what it leaves out */
+static void t_reference_above_one(void)
+{
+    nvs_explain_facts f;
+    char text[1024];
+    nvs_explain_facts_init(&f, 2);
+    f.exposed_comm_pct = 0;
+    f.train_ref_n = 2;
+    f.train_lost_ms = 281.4;
+    nvs_explain_text(&f, text, sizeof text);
+    T_EQ_S(text, "At 2 GPUs (neither the topology nor NCCL's transport is in this run): the training step spent 281 ms "
+                 "beyond its compute, the framework's reducer and exposed communication together: only a 1-GPU step "
+                 "tells them apart, and this run has none (--gpus).");
+    nvs_explain_facts_init(&f, 4);
+    f.exposed_comm_pct = 12;
+    f.train_ref_n = 2;
+    f.train_lost_ms = 300;
+    nvs_explain_text(&f, text, sizeof text);
+    T_CONTAINS(text, "12 % of the training step is communication the backward pass could not hide (beyond what the "
+                     "2-GPU step lost, taken as the reducer's: no 1-GPU step in this run).");
+    /* with a 1-GPU reference: as before */
+    f.train_ref_n = 1;
+    nvs_explain_text(&f, text, sizeof text);
+    T_ASSERT(!strstr(text, "beyond what"));
+}
+
+T_LIST = {T_CASE(t_reference_above_one), T_CASE(t_worst_workload), T_CASE(t_facts_3090), T_CASE(t_facts_nvlink_and_shm), T_CASE(t_text_shapes), T_CASE(t_host_rate), T_CASE(t_classes_and_json),
           T_CASE(t_two_hosts)};
 T_MAIN
