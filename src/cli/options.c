@@ -6,6 +6,7 @@
 #include <strings.h>
 
 #include "cli/cli_common.h"
+#include "cli/nccl_tests_flags.h"
 #include "collectives/coll.h"
 #include "core/dtype.h"
 #include "core/launch_env.h"
@@ -562,9 +563,12 @@ nvs_result_t nvs_config_parse(nvs_config *c, const char *sub, int argc, char **a
             /* a short option inside a cluster ("-qX") is named alone: getopt's optopt; a long one as typed */
             char shown[64];
             nvs_cli_bad_option(argv, at, shown, sizeof shown);
+            char why[256];
             if (opt == ':')
                 fprintf(nvs_stderr_once(), "nvscale %s: option %s needs a value\nTry 'nvscale %s --help'.\n", sub,
                         shown, sub);
+            else if ((mine & (S_RUN | S_COLL)) && nvs_nccl_tests_flag(shown, why, sizeof why))
+                fprintf(nvs_stderr_once(), "nvscale %s: %s\nTry 'nvscale %s --help'.\n", sub, why, sub);
             else
                 fprintf(nvs_stderr_once(), "nvscale %s: unknown option '%s'\nTry 'nvscale %s --help'.\n", sub,
                         shown, sub);
