@@ -98,7 +98,8 @@ static const opt_spec specs[] = {
                                               "per GPU)"},
     {"nthreads", 't', 1, S_RUN | S_COLL, NULL, "1", "threads per process: 1 under mpirun; without a launcher nvscale\n"
                                                  "runs one thread per visible GPU by itself"},
-    {"gpus", OPT_GPUS, 1, S_MEASURE, "scaling and placement", "LIST", "GPU counts to measure, e.g. 1,2,4,8 (default 1,2,4,.. up to all)"},
+    {"gpus", OPT_GPUS, 1, S_MEASURE, "scaling and placement", "LIST", "GPU counts to measure, e.g. 1,2,4,8 (default 1,2,4,.. up to all;\n"
+                                                                       "coll: the world size only, as nccl-tests)"},
     {"placement", OPT_PLACEMENT, 1, S_MEASURE, NULL, "first|best|worst", "which GPUs make up each count (default first)"},
     {"model", OPT_MODEL, 1, S_RUN | S_TRAIN, "training step", "NAME|FILE[,..]", "resnet50 ssd300 maskrcnn maskrcnn-nvidia bert-large\n"
                                                              "bert-large-mlm128 bert-large-squad transformer-xl-large\n"

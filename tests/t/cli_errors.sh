@@ -88,5 +88,8 @@ for name in $(sed -n 's/^extern const char nvs_profile_text_\([a-z0-9_]*\)\[\];/
         $NVS $cmd --help 2>&1 | tr -s ' \n' '  ' | grep -q " $name[ ,]" || fail "nvscale $cmd --help does not name the built-in profile $name"
     done
 done
+# coll measures the world size alone (as nccl-tests): its --help said "default 1,2,4,.. up to all", run's default
+$NVS coll --help | grep -A1 -- '--gpus' | tr -s ' \n' '  ' | grep -q "coll: the world size only" ||
+    fail "nvscale coll --help does not give coll's --gpus default (the world size only)"
 [ -e "$out" ] && fail "a rejected command left $out behind"
 finish
