@@ -6,6 +6,7 @@
 #include <strings.h>
 
 #include "cli/cli_common.h"
+#include "cli/nccl_tests_flags.h"
 #include "collectives/coll.h"
 #include "core/dtype.h"
 #include "core/launch_env.h"
@@ -75,7 +76,7 @@ typedef struct {
 static const opt_spec specs[] = {
     {"minbytes", 'b', 1, S_RUN | S_COLL, "collective sweep (nccl-tests flags)", "SIZE", "smallest size (default 8; K/M/G are powers of 1024)"},
     {"maxbytes", 'e', 1, S_RUN | S_COLL, NULL, "SIZE", "largest size (default 1G; 16M on the host backend's default run)"},
-    {"stepfactor", 'f', 1, S_RUN | S_COLL, NULL, "X", "multiply the size by X each step (default 2)"},
+    {"stepfactor", 'f', 1, S_RUN | S_COLL, NULL, "X", "multiply the size by X each step (default 2; 1 with -i: none)"},
     {"stepbytes", 'i', 1, S_RUN | S_COLL, NULL, "SIZE", "add SIZE each step instead of -f"},
     {"iters", 'n', 1, S_RUN | S_COLL, NULL, "N|auto", "timed iterations per size (default auto: about 20 ms, 20..1000)"},
     {"warmup_iters", 'w', 1, S_RUN | S_COLL, NULL, "N", "warm-up iterations (default 5)"},
@@ -97,7 +98,8 @@ static const opt_spec specs[] = {
                                               "per GPU)"},
     {"nthreads", 't', 1, S_RUN | S_COLL, NULL, "1", "threads per process: 1 under mpirun; without a launcher nvscale\n"
                                                  "runs one thread per visible GPU by itself"},
-    {"gpus", OPT_GPUS, 1, S_MEASURE, "scaling and placement", "LIST", "GPU counts to measure, e.g. 1,2,4,8 (default 1,2,4,.. up to all)"},
+    {"gpus", OPT_GPUS, 1, S_MEASURE, "scaling and placement", "LIST", "GPU counts to measure, e.g. 1,2,4,8 (default 1,2,4,.. up to all;\n"
+                                                                       "coll: the world size only, as nccl-tests)"},
     {"placement", OPT_PLACEMENT, 1, S_MEASURE, NULL, "first|best|worst", "which GPUs make up each count (default first)"},
     {"model", OPT_MODEL, 1, S_RUN | S_TRAIN, "training step", "NAME|FILE[,..]", "resnet50 ssd300 maskrcnn maskrcnn-nvidia bert-large\n"
                                                              "bert-large-mlm128 bert-large-squad transformer-xl-large\n"
@@ -306,6 +308,7 @@ nvs_result_t nvs_config_parse(nvs_config *c, const char *sub, int argc, char **a
 {
     char badname[192];
     int have_f = 0, have_i = 0, pm;
+    char flag_f1[64] = "-f";
     /* which options were given (by index in specs[]): one given twice would silently lose its first value; and
      * --no-train with a training flag would silently ignore the flag */
     unsigned char given[NSPECS];
@@ -402,9 +405,11 @@ nvs_result_t nvs_config_parse(nvs_config *c, const char *sub, int argc, char **a
             if (parse_size_arg(a, 1, &c->max_bytes)) return bad(sub, flag, a, "expected a size from 1 to 1T such as 128M or 8G");
             break;
         case 'f':
-            if (nvs_parse_double(a, &c->step_factor) || c->step_factor <= 1.0 || c->step_factor > 1024)
+            if (nvs_parse_double(a, &c->step_factor) || c->step_factor < 1.0 || c->step_factor > 1024)
                 return bad(sub, flag, a, "expected a factor above 1 (e.g. 2)");
-            have_f = 1;
+            /* nccl-tests' -f 1: no factor, its -i steps (nccl-tests' default); taken with -i alone, below */
+            have_f = c->step_factor > 1.0 ? 1 : -1;
+            snprintf(flag_f1, sizeof flag_f1, "%s", flag);
             c->sizes_explicit = 1;
             break;
         case 'i':
@@ -562,9 +567,12 @@ nvs_result_t nvs_config_parse(nvs_config *c, const char *sub, int argc, char **a
             /* a short option inside a cluster ("-qX") is named alone: getopt's optopt; a long one as typed */
             char shown[64];
             nvs_cli_bad_option(argv, at, shown, sizeof shown);
+            char why[256];
             if (opt == ':')
                 fprintf(nvs_stderr_once(), "nvscale %s: option %s needs a value\nTry 'nvscale %s --help'.\n", sub,
                         shown, sub);
+            else if ((mine & (S_RUN | S_COLL)) && nvs_nccl_tests_flag(shown, why, sizeof why))
+                fprintf(nvs_stderr_once(), "nvscale %s: %s\nTry 'nvscale %s --help'.\n", sub, why, sub);
             else
                 fprintf(nvs_stderr_once(), "nvscale %s: unknown option '%s'\nTry 'nvscale %s --help'.\n", sub,
                         shown, sub);
@@ -576,7 +584,10 @@ nvs_result_t nvs_config_parse(nvs_config *c, const char *sub, int argc, char **a
         fprintf(nvs_stderr_once(), "nvscale %s: unexpected argument '%s'\nTry 'nvscale %s --help'.\n", sub, argv[optind], sub);
         return NVS_ERR_USAGE;
     }
-    if (have_f && have_i) {
+    if (have_f < 0 && !have_i)
+        return bad(sub, flag_f1, "1", "expected a factor above 1 (e.g. 2); -f 1 (nccl-tests: no factor) only with "
+                                      "-i/--stepbytes SIZE, the step it then takes");
+    if (have_f > 0 && have_i) {
         fprintf(nvs_stderr_once(), "nvscale %s: -f/--stepfactor and -i/--stepbytes exclude each other\n", sub);
         return NVS_ERR_USAGE;
     }

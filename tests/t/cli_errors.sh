@@ -9,6 +9,11 @@ expect 2 "invalid value '0' for -e" $NVS coll -e 0 --out $out
 expect 2 "larger than -e" $NVS coll -b 2M -e 1M --out $out
 expect 2 "invalid value '1' for -f" $NVS coll -f 1 --out $out
 expect 2 "exclude each other" $NVS coll -f 2 -i 1K --out $out
+# nccl-tests' -f 1 is "no factor" (its -i then steps): with -i it is taken, sizes 1K, 2K, 3K; alone it is refused
+$NVS coll --backend mpi -f 1 -i 1K -b 1K -e 3K -n 1 -w 0 --coll all_reduce --no-save --format csv 2>&1 |
+    awk -F, 'NR > 1 && !$6 { s = s $7 " " } END { print s }' | grep -qx "1024 2048 3072 " ||
+    fail "coll -f 1 -i 1K -b 1K -e 3K does not measure 1K, 2K, 3K"
+expect 2 "invalid value '1' for -f.*-i" $NVS coll -f 1 --out $out
 # a flag given twice (the first value was silently lost), --out with --no-save (--out was ignored), and a
 # training flag with --no-train (ignored): refused
 expect 2 "option -b given twice" $NVS coll -b 8 -b 16 --out $out
@@ -88,5 +93,8 @@ for name in $(sed -n 's/^extern const char nvs_profile_text_\([a-z0-9_]*\)\[\];/
         $NVS $cmd --help 2>&1 | tr -s ' \n' '  ' | grep -q " $name[ ,]" || fail "nvscale $cmd --help does not name the built-in profile $name"
     done
 done
+# coll measures the world size alone (as nccl-tests): its --help said "default 1,2,4,.. up to all", run's default
+$NVS coll --help | grep -A1 -- '--gpus' | tr -s ' \n' '  ' | grep -q "coll: the world size only" ||
+    fail "nvscale coll --help does not give coll's --gpus default (the world size only)"
 [ -e "$out" ] && fail "a rejected command left $out behind"
 finish
