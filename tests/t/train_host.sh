@@ -10,6 +10,12 @@ d=$TMP/train_host
 rm -rf "$d"
 expect 0 "Training step: tiny-mlp, batch [0-9]* per rank, .* GFLOP per step per rank" $MPIRUN -np 2 $NVS train --backend mpi --model $prof --bucket-first 64K --bucket-cap 256K \
     --steps 4 --warmup-steps 1 --out "$d"
+# the table's parts add up to the step (train/split.h): step = compute + reducer + slowed + exposed + waited, to
+# the rounding of 5 printed parts; a row whose compute-only step took longer than the step says so instead
+printf '%s\n' "$_out" | grep -q '^#  *N  *step  *compute  *reducer  *slowed  *exposed  *waited  *comm ' ||
+    fail "train's table has no reducer/slowed/waited columns: $(printf '%s\n' "$_out" | grep -A2 'Training step')"
+bad=$(printf '%s\n' "$_out" | awk '/^#  *N  *step/ { t = 1; next } t && /^ +[0-9]+ / { if ($3 <= $2 && ($2 - $3 - $4 - $5 - $6 - $7) ^ 2 > 0.03 ^ 2) print } /^#$/ { t = 0 }')
+[ -z "$bad" ] || fail "train's table: parts do not add up to the step: $bad"
 j=$d/run.json
 check() { [ "$(json_get $j "$1")" = "$2" ] || fail "$1 is $(json_get $j "$1"), expected $2"; }
 check "d['train']['model']" "tiny-mlp"
