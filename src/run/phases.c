@@ -336,11 +336,11 @@ static double jnum(const json_t *o, const char *k)
 static void print_train(const json_t *t, const char *unit, FILE *to)
 {
     size_t nb = json_array_size(json_object_get(t, "buckets"));
-    fprintf(to, "#\n# Training step: %s, batch %d per %s, %s, gradients %s, %zu buckets (%.1f M parameters, %.1f "
+    fprintf(to, "#\n# Training step: %s, batch %d per %s, %s, gradients %s, %zu bucket%s (%.1f M parameters, %.1f "
                 "GFLOP per step per %s)\n",
             json_string_value(json_object_get(t, "model")), (int)json_integer_value(json_object_get(t, "batch")), unit,
             json_string_value(json_object_get(t, "precision")), json_string_value(json_object_get(t, "grad_type")),
-            nb, jnum(t, "params") / 1e6, jnum(t, "step_gflops"), unit);
+            nb, nb == 1 ? "" : "s", jnum(t, "params") / 1e6, jnum(t, "step_gflops"), unit);
     fprintf(to, "#  ms: step = compute + reducer + slowed + exposed + waited. compute: the step without the "
                 "all-reduces, at this N;\n#  reducer: the framework's hooks and bucket copies; slowed: the compute "
                 "slowed beside the all-reduces;\n#  exposed: communication not hidden; waited: for a slower %s; comm: "

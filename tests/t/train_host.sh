@@ -16,6 +16,8 @@ printf '%s\n' "$_out" | grep -q '^#  *N  *step  *compute  *reducer  *slowed  *ex
     fail "train's table has no reducer/slowed/waited columns: $(printf '%s\n' "$_out" | grep -A2 'Training step')"
 bad=$(printf '%s\n' "$_out" | awk '/^#  *N  *step/ { t = 1; next } t && /^ +[0-9]+ / { if ($3 <= $2 && ($2 - $3 - $4 - $5 - $6 - $7) ^ 2 > 0.03 ^ 2) print } /^#$/ { t = 0 }')
 [ -z "$bad" ] || fail "train's table: parts do not add up to the step: $bad"
+# one bucket is "1 bucket" (tiny-mlp's 1 MB of gradients fit pytorch-ddp's default 25 MB bucket)
+expect 0 "fp32, 1 bucket \(0.3 M parameters" $NVS train --backend mpi --model $prof --steps 2 --warmup-steps 1 --no-save
 j=$d/run.json
 check() { [ "$(json_get $j "$1")" = "$2" ] || fail "$1 is $(json_get $j "$1"), expected $2"; }
 check "d['train']['model']" "tiny-mlp"
