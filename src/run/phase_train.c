@@ -177,13 +177,16 @@ static json_t *train_json(const nvs_ctx *run, const char *model, const nvs_profi
                           const nvs_train_point *pts, int npts, const nvs_train_point *raw, int npoints)
 {
     const nvs_config *cfg = run->cfg;
-    json_t *o = json_pack("{s:s, s:s, s:s, s:f, s:f, s:i, s:s, s:s, s:I, s:I, s:f, s:f}", "model", p->name, "source",
-                          p->source, "sample", p->sample, "params", p->total_params, "fwd_gflops_per_sample",
+    /* params and layers are counts: integers, as docs/run-json.md shows them (the profile's params= are whole
+     * numbers; runs before 5 December wrote them as reals, which readers take as well) */
+    json_t *o = json_pack("{s:s, s:s, s:s, s:I, s:f, s:i, s:s, s:s, s:I, s:I, s:f, s:i}", "model", p->name, "source",
+                          p->source, "sample", p->sample, "params", (json_int_t)llround(p->total_params),
+                          "fwd_gflops_per_sample",
                           p->fwd_flops_per_sample / 1e9, "batch", pl->batch, "precision",
                           nvs_precision_name(pl->precision), "grad_type", pl->grad_bf16 ? "bf16" : "fp32",
                           "bucket_first_bytes", (json_int_t)cfg->bucket_first_bytes, "bucket_cap_bytes",
                           (json_int_t)cfg->bucket_cap_bytes, "step_gflops", pl->step_flops / 1e9, "layers",
-                          (double)p->nlayers);
+                          p->nlayers);
     if (!o) return NULL;
     json_t *bk = json_array();
     for (int b = 0; b < pl->nbuckets; b++)

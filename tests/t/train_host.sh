@@ -21,6 +21,8 @@ expect 0 "fp32, 1 bucket \(0.3 M parameters" $NVS train --backend mpi --model $p
 j=$d/run.json
 check() { [ "$(json_get $j "$1")" = "$2" ] || fail "$1 is $(json_get $j "$1"), expected $2"; }
 check "d['train']['model']" "tiny-mlp"
+# counts are integers, as docs/run-json.md shows them: 5 layers, 65536 + 3*65792 + 2570 parameters
+check "(d['train']['layers'], d['train']['params'])" "(5, 265482)"
 check "[r['n'] for r in d['train']['results']]" "[1, 2]"
 check "d['train']['results'][0]['efficiency']" "1.0"
 # every parameter in exactly one bucket: 65536 + 3*65792 + 2570 fp32 gradients
