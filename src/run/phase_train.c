@@ -352,12 +352,22 @@ static nvs_result_t prepare(nvs_ctx *run, const char *model, nvs_profile *prof, 
         if (who_sharing > 1)
             snprintf(all, sizeof all, ", %.2f GiB for the %d ranks on its machine,",
                      plan->total_bytes * who_sharing / 1073741824.0, (int)who_sharing);
+        /* every part plan->total_bytes counts (train_plan.c), so that the list adds up to it; the framework's
+         * parts only where it has them */
+        char extra[160] = "";
+        int ne = 0;
+        if (plan->bucket_bytes > 0)
+            ne += snprintf(extra + ne, sizeof extra - ne, ", bucket copies %.2f", plan->bucket_bytes / 1073741824.0);
+        if (plan->buffer_bytes > 0 && ne < (int)sizeof extra)
+            ne += snprintf(extra + ne, sizeof extra - ne, ", buffers %.2f", plan->buffer_bytes / 1073741824.0);
+        if (plan->f32_bytes > 0 && ne < (int)sizeof extra)
+            snprintf(extra + ne, sizeof extra - ne, ", fp32 copies %.2f", plan->f32_bytes / 1073741824.0);
         nvs_error("%s at batch %d (%s) needs %.2f GiB per %s%s (weights %.2f, fp32 state %.2f, gradients %.2f, "
-                  "activations %.2f, workspace %.2f GiB)%s but rank %d (%s%s%s) has %.2f GiB free: %s",
+                  "activations %.2f, workspace %.2f%s GiB)%s but rank %d (%s%s%s) has %.2f GiB free: %s",
                   prof->name, batch, nvs_precision_name(cfg->precision), plan->total_bytes / 1073741824.0,
                   x->ops->name, who_sharing > 1 ? " rank" : "", plan->weight_bytes / 1073741824.0,
                   plan->master_bytes / 1073741824.0, plan->grad_bytes / 1073741824.0,
-                  plan->act_bytes / 1073741824.0, plan->workspace_bytes / 1073741824.0, all, (int)who,
+                  plan->act_bytes / 1073741824.0, plan->workspace_bytes / 1073741824.0, extra, all, (int)who,
                   ri ? ri->host : "?", ri && ri->pci_bus_id[0] ? ", GPU " : "",
                   ri && ri->pci_bus_id[0] ? ri->pci_bus_id : "", who_free / 1073741824.0,
                   batch > 1 ? "lower --batch" : "it does not fit even at batch 1 (a smaller model, or more memory)");

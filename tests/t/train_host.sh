@@ -82,6 +82,10 @@ check "d['train']['framework']['bias_reduce']" "False"
 j=$TMP/train_host/run.json
 # refused up front, with the bytes needed and available
 expect 2 "needs .* GiB per host .* free: lower --batch" $NVS train --backend mpi --model resnet50 --batch 1000000 --no-save
+# ... and its parts add up to it (to the rounding of each to 0.01 GiB): every part the plan counts is listed
+sum=$(printf '%s\n' "$_out" | sed -n 's/.* needs \([0-9.]*\) GiB per host (\([^)]*\) GiB).*/\1 \2/p' |
+    awk '{ s = 0; n = 0; for (i = 2; i <= NF; i++) if ($i ~ /^[0-9.]+,?$/) { s += $i; n++ } d = $1 - s; print (d * d <= (0.005 * (n + 1)) ^ 2 && n >= 5) ? "ok" : "parts sum to " s " of " $1 }')
+[ "$sum" = ok ] || fail "the memory refusal's parts do not add up: ${sum:-no parts in '$(printf '%s\n' "$_out" | tail -1)'}"
 # two ranks on one machine share its memory, each with a whole plan: a batch at which one rank's plan takes 60 % of
 # the free memory fits one rank, not two. (ulimit -v: 40 % each, so a rank that went ahead anyway could not take
 # the machine's memory; the refusal comes before any allocation.)
