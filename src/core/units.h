@@ -24,7 +24,8 @@ typedef enum {
     NVS_NUM_NEGATIVE, /* "-1" where only non-negative numbers are allowed */
     NVS_NUM_SUFFIX,   /* "25M": a unit suffix on a plain number */
     NVS_NUM_SYNTAX,   /* "0x10", "1,5", "abc", " 1", "+1", "inf" */
-    NVS_NUM_RANGE,    /* "1e400", "1e-400": not representable */
+    NVS_NUM_RANGE,    /* "1e400": too large for a double */
+    NVS_NUM_TINY,     /* "1e-400": not 0, but below the smallest normal double (underflow) */
 } nvs_num_status;
 
 /* A non-negative decimal number (profiles' rule: no sign at all). */

@@ -113,8 +113,9 @@ static void hosts_lines(const nvs_ctx *run, FILE *to)
     const nvs_rt *rt = run->rt;
     if (!run->ranks || (rt->nnodes < 2 && !rt->emulated_nodes)) return;
     if (rt->emulated_nodes)
-        fprintf(to, "#  %d virtual hosts of %d ranks on %s (--emulate-nodes %d): NCCL sees each as a host\n",
-                rt->nnodes, rt->size / rt->nnodes, run->ranks[0].machine, rt->emulated_nodes);
+        fprintf(to, "#  %d virtual hosts of %d rank%s on %s (--emulate-nodes %d): NCCL sees each as a host\n",
+                rt->nnodes, rt->size / rt->nnodes, rt->size / rt->nnodes == 1 ? "" : "s", run->ranks[0].machine,
+                rt->emulated_nodes);
     for (int node = 0; node < rt->nnodes; node++) {
         int first = -1, count = 0;
         for (int r = 0; r < rt->size; r++)

@@ -177,13 +177,16 @@ static json_t *train_json(const nvs_ctx *run, const char *model, const nvs_profi
                           const nvs_train_point *pts, int npts, const nvs_train_point *raw, int npoints)
 {
     const nvs_config *cfg = run->cfg;
-    json_t *o = json_pack("{s:s, s:s, s:s, s:f, s:f, s:i, s:s, s:s, s:I, s:I, s:f, s:f}", "model", p->name, "source",
-                          p->source, "sample", p->sample, "params", p->total_params, "fwd_gflops_per_sample",
+    /* params and layers are counts: integers, as docs/run-json.md shows them (the profile's params= are whole
+     * numbers; runs before 5 December wrote them as reals, which readers take as well) */
+    json_t *o = json_pack("{s:s, s:s, s:s, s:I, s:f, s:i, s:s, s:s, s:I, s:I, s:f, s:i}", "model", p->name, "source",
+                          p->source, "sample", p->sample, "params", (json_int_t)llround(p->total_params),
+                          "fwd_gflops_per_sample",
                           p->fwd_flops_per_sample / 1e9, "batch", pl->batch, "precision",
                           nvs_precision_name(pl->precision), "grad_type", pl->grad_bf16 ? "bf16" : "fp32",
                           "bucket_first_bytes", (json_int_t)cfg->bucket_first_bytes, "bucket_cap_bytes",
                           (json_int_t)cfg->bucket_cap_bytes, "step_gflops", pl->step_flops / 1e9, "layers",
-                          (double)p->nlayers);
+                          p->nlayers);
     if (!o) return NULL;
     json_t *bk = json_array();
     for (int b = 0; b < pl->nbuckets; b++)
@@ -349,12 +352,22 @@ static nvs_result_t prepare(nvs_ctx *run, const char *model, nvs_profile *prof, 
         if (who_sharing > 1)
             snprintf(all, sizeof all, ", %.2f GiB for the %d ranks on its machine,",
                      plan->total_bytes * who_sharing / 1073741824.0, (int)who_sharing);
+        /* every part plan->total_bytes counts (train_plan.c), so that the list adds up to it; the framework's
+         * parts only where it has them */
+        char extra[160] = "";
+        int ne = 0;
+        if (plan->bucket_bytes > 0)
+            ne += snprintf(extra + ne, sizeof extra - ne, ", bucket copies %.2f", plan->bucket_bytes / 1073741824.0);
+        if (plan->buffer_bytes > 0 && ne < (int)sizeof extra)
+            ne += snprintf(extra + ne, sizeof extra - ne, ", buffers %.2f", plan->buffer_bytes / 1073741824.0);
+        if (plan->f32_bytes > 0 && ne < (int)sizeof extra)
+            snprintf(extra + ne, sizeof extra - ne, ", fp32 copies %.2f", plan->f32_bytes / 1073741824.0);
         nvs_error("%s at batch %d (%s) needs %.2f GiB per %s%s (weights %.2f, fp32 state %.2f, gradients %.2f, "
-                  "activations %.2f, workspace %.2f GiB)%s but rank %d (%s%s%s) has %.2f GiB free: %s",
+                  "activations %.2f, workspace %.2f%s GiB)%s but rank %d (%s%s%s) has %.2f GiB free: %s",
                   prof->name, batch, nvs_precision_name(cfg->precision), plan->total_bytes / 1073741824.0,
                   x->ops->name, who_sharing > 1 ? " rank" : "", plan->weight_bytes / 1073741824.0,
                   plan->master_bytes / 1073741824.0, plan->grad_bytes / 1073741824.0,
-                  plan->act_bytes / 1073741824.0, plan->workspace_bytes / 1073741824.0, all, (int)who,
+                  plan->act_bytes / 1073741824.0, plan->workspace_bytes / 1073741824.0, extra, all, (int)who,
                   ri ? ri->host : "?", ri && ri->pci_bus_id[0] ? ", GPU " : "",
                   ri && ri->pci_bus_id[0] ? ri->pci_bus_id : "", who_free / 1073741824.0,
                   batch > 1 ? "lower --batch" : "it does not fit even at batch 1 (a smaller model, or more memory)");

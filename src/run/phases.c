@@ -12,6 +12,7 @@
 #include "core/out_file.h"
 #include "workload/profile.h"
 #include "train/train.h"
+#include "run/summary.h"
 
 int nvs_phase_models(const nvs_config *cfg, char names[][NVS_PATH_MAX], int max)
 {
@@ -329,26 +330,44 @@ static double jnum(const json_t *o, const char *k)
     return json_number_value(json_object_get(o, k));
 }
 
-/* The training table, from run.json's train section so that screen and file cannot disagree. */
+/* The training table, from run.json's train section so that screen and file cannot disagree. Its columns add up:
+ * step = compute + reducer + slowed + exposed + waited (train/split.h), as in the run summary's table; comm (the
+ * all-reduces alone) and exposed% stand beside them. */
 static void print_train(const json_t *t, const char *unit, FILE *to)
 {
-    fprintf(to, "#\n# Training step: %s, batch %d per %s, %s, gradients %s, %zu buckets (%.1f M parameters, %.1f "
+    size_t nb = json_array_size(json_object_get(t, "buckets"));
+    fprintf(to, "#\n# Training step: %s, batch %d per %s, %s, gradients %s, %zu bucket%s (%.1f M parameters, %.1f "
                 "GFLOP per step per %s)\n",
             json_string_value(json_object_get(t, "model")), (int)json_integer_value(json_object_get(t, "batch")), unit,
             json_string_value(json_object_get(t, "precision")), json_string_value(json_object_get(t, "grad_type")),
-            json_array_size(json_object_get(t, "buckets")), jnum(t, "params") / 1e6, jnum(t, "step_gflops"), unit);
-    fprintf(to, "#  %5s  %10s  %12s  %10s  %12s  %10s  %10s  %10s\n", "N", "step(ms)", "compute(ms)", "comm(ms)",
-            "exposed(ms)", "exposed%", "samples/s", "efficiency");
+            nb, nb == 1 ? "" : "s", jnum(t, "params") / 1e6, jnum(t, "step_gflops"), unit);
+    fprintf(to, "#  ms: step = compute + reducer + slowed + exposed + waited. compute: the step without the "
+                "all-reduces, at this N;\n#  reducer: the framework's hooks and bucket copies; slowed: the compute "
+                "slowed beside the all-reduces;\n#  exposed: communication not hidden; waited: for a slower %s; comm: "
+                "the all-reduces alone, back to back\n",
+            unit);
+    fprintf(to, "#  %5s  %9s  %9s  %9s  %9s  %9s  %9s  %9s  %9s  %10s  %10s\n", "N", "step", "compute", "reducer",
+            "slowed", "exposed", "waited", "comm", "exposed%", "samples/s", "efficiency");
     size_t i;
     json_t *r;
     json_array_foreach(json_object_get(t, "results"), i, r)
     {
         double step = jnum(r, "step_us");
-        fprintf(to, "   %5d  %10.2f  %12.2f  %10.2f  %12.2f  %9.1f%%  %10.1f  %9.1f%%\n",
+        fprintf(to, "   %5d  %9.2f  %9.2f  %9.2f  %9.2f  %9.2f  %9.2f  %9.2f  %8.1f%%  %10.1f  %9.1f%%\n",
                 (int)json_integer_value(json_object_get(r, "n")), step / 1e3, jnum(r, "compute_us") / 1e3,
-                jnum(r, "comm_us") / 1e3, jnum(r, "exposed_comm_us") / 1e3,
+                jnum(r, "reducer_us") / 1e3, jnum(r, "interference_us") / 1e3, jnum(r, "exposed_comm_us") / 1e3,
+                jnum(r, "rank_wait_us") / 1e3, jnum(r, "comm_us") / 1e3,
                 step > 0 ? 100.0 * jnum(r, "exposed_comm_us") / step : 0.0, jnum(r, "samples_per_s"),
                 100.0 * jnum(r, "efficiency"));
+    }
+    /* the rows whose parts cannot add up to their step, with the reason (as the run summary says it) */
+    json_array_foreach(json_object_get(t, "results"), i, r)
+    {
+        char note[256];
+        if (nvs_summary_compute_note(json_string_value(json_object_get(t, "model")),
+                                     (int)json_integer_value(json_object_get(r, "n")), jnum(r, "step_us"),
+                                     jnum(r, "compute_us"), note, sizeof note))
+            fprintf(to, "#  %s\n", note);
     }
     nvs_print_rounds_note(t, "#  ", to);
     nvs_print_cudnn_notes(t, "#  ", to);

@@ -100,6 +100,11 @@ static int parse_number(struct parser *ps, const char *key, const char *s, doubl
                     key, s),
                -1;
     case NVS_NUM_RANGE: return fail(ps, "%s=%s: not a finite number", key, s), -1;
+    case NVS_NUM_TINY:
+        return fail(ps, "%s=%s: too small: not 0, but below the smallest number held (2.2e-308); write 0 or a larger "
+                        "value",
+                    key, s),
+               -1;
     default:
         return fail(ps, "%s=%s: not a finite decimal number (plain or scientific notation, e.g. 4096 or 2.5e7)",
                     key, s),

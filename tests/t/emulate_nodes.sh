@@ -34,6 +34,14 @@ if expect 0 "Host $host/vnode1 +node 1: 2 ranks: 2 3" $MPIRUN $LO -np 4 $NVS col
         { echo "FAIL: table lacks the virtual hosts line"; fails=$((fails + 1)); }
 fi
 
+# 2 ranks in 2 virtual hosts: "of 1 rank"
+d=$TMP/emulate_one
+rm -rf "$d"
+if expect 0 "" $MPIRUN $LO -np 2 $NVS coll --backend mpi --emulate-nodes 2 -b 1K -e 1K --coll all_reduce --out "$d"; then
+    grep -q "2 virtual hosts of 1 rank on $host (--emulate-nodes 2)" "$d/table.txt" ||
+        { echo "FAIL: not '2 virtual hosts of 1 rank': $(grep 'virtual hosts' "$d/table.txt")"; fails=$((fails + 1)); }
+fi
+
 # run: N = 1, 2 (inside virtual host 0) and 4 (across both); the one-screen answer says where each N ran
 d=$TMP/emulate_run
 rm -rf "$d"

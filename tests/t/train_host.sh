@@ -10,9 +10,19 @@ d=$TMP/train_host
 rm -rf "$d"
 expect 0 "Training step: tiny-mlp, batch [0-9]* per rank, .* GFLOP per step per rank" $MPIRUN -np 2 $NVS train --backend mpi --model $prof --bucket-first 64K --bucket-cap 256K \
     --steps 4 --warmup-steps 1 --out "$d"
+# the table's parts add up to the step (train/split.h): step = compute + reducer + slowed + exposed + waited, to
+# the rounding of 5 printed parts; a row whose compute-only step took longer than the step says so instead
+printf '%s\n' "$_out" | grep -q '^#  *N  *step  *compute  *reducer  *slowed  *exposed  *waited  *comm ' ||
+    fail "train's table has no reducer/slowed/waited columns: $(printf '%s\n' "$_out" | grep -A2 'Training step')"
+bad=$(printf '%s\n' "$_out" | awk '/^#  *N  *step/ { t = 1; next } t && /^ +[0-9]+ / { if ($3 <= $2 && ($2 - $3 - $4 - $5 - $6 - $7) ^ 2 > 0.03 ^ 2) print } /^#$/ { t = 0 }')
+[ -z "$bad" ] || fail "train's table: parts do not add up to the step: $bad"
+# one bucket is "1 bucket" (tiny-mlp's 1 MB of gradients fit pytorch-ddp's default 25 MB bucket)
+expect 0 "fp32, 1 bucket \(0.3 M parameters" $NVS train --backend mpi --model $prof --steps 2 --warmup-steps 1 --no-save
 j=$d/run.json
 check() { [ "$(json_get $j "$1")" = "$2" ] || fail "$1 is $(json_get $j "$1"), expected $2"; }
 check "d['train']['model']" "tiny-mlp"
+# counts are integers, as docs/run-json.md shows them: 5 layers, 65536 + 3*65792 + 2570 parameters
+check "(d['train']['layers'], d['train']['params'])" "(5, 265482)"
 check "[r['n'] for r in d['train']['results']]" "[1, 2]"
 check "d['train']['results'][0]['efficiency']" "1.0"
 # every parameter in exactly one bucket: 65536 + 3*65792 + 2570 fp32 gradients
@@ -72,6 +82,10 @@ check "d['train']['framework']['bias_reduce']" "False"
 j=$TMP/train_host/run.json
 # refused up front, with the bytes needed and available
 expect 2 "needs .* GiB per host .* free: lower --batch" $NVS train --backend mpi --model resnet50 --batch 1000000 --no-save
+# ... and its parts add up to it (to the rounding of each to 0.01 GiB): every part the plan counts is listed
+sum=$(printf '%s\n' "$_out" | sed -n 's/.* needs \([0-9.]*\) GiB per host (\([^)]*\) GiB).*/\1 \2/p' |
+    awk '{ s = 0; n = 0; for (i = 2; i <= NF; i++) if ($i ~ /^[0-9.]+,?$/) { s += $i; n++ } d = $1 - s; print (d * d <= (0.005 * (n + 1)) ^ 2 && n >= 5) ? "ok" : "parts sum to " s " of " $1 }')
+[ "$sum" = ok ] || fail "the memory refusal's parts do not add up: ${sum:-no parts in '$(printf '%s\n' "$_out" | tail -1)'}"
 # two ranks on one machine share its memory, each with a whole plan: a batch at which one rank's plan takes 60 % of
 # the free memory fits one rank, not two. (ulimit -v: 40 % each, so a rank that went ahead anyway could not take
 # the machine's memory; the refusal comes before any allocation.)

@@ -71,7 +71,9 @@ static void t_parse_decimal_only(void)
     T_EQ_I(nvs_parse_decimal("-1", &d), NVS_NUM_NEGATIVE);
     T_EQ_I(nvs_parse_decimal("25M", &d), NVS_NUM_SUFFIX);
     T_EQ_I(nvs_parse_decimal("0x10", &d), NVS_NUM_SYNTAX);
-    T_EQ_I(nvs_parse_decimal("1e-400", &d), NVS_NUM_RANGE);
+    T_EQ_I(nvs_parse_decimal("1e-400", &d), NVS_NUM_TINY); /* underflow: too small, not "not finite" */
+    T_EQ_I(nvs_parse_decimal("1e400", &d), NVS_NUM_RANGE);
+    T_ASSERT(strstr(nvs_num_status_text(NVS_NUM_TINY), "too small") != NULL);
     T_EQ_I(nvs_parse_decimal("", &d), NVS_NUM_EMPTY);
 }
 

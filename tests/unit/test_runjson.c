@@ -114,6 +114,26 @@ static void t_minimal_and_optional(void)
     T_ASSERT(r.root == NULL); /* left freed */
 }
 
+/* train.params and train.layers: integers (from 5 December) and reals (runs before) both load */
+static void t_train_counts(void)
+{
+    const char *js[] = {"{\"schema\": \"nvscale.run/1\", \"train\": {\"params\": 25557032, \"layers\": 109, "
+                        "\"results\": [{\"n\": 1, \"step_us\": 30000}]}}",
+                        "{\"schema\": \"nvscale.run/1\", \"train\": {\"params\": 25557032.0, \"layers\": 109.0, "
+                        "\"results\": [{\"n\": 1, \"step_us\": 30000}]}}"};
+    for (int i = 0; i < 2; i++) {
+        json_error_t je;
+        json_t *root = json_loads(js[i], 0, &je);
+        T_ASSERT(root);
+        nvs_run r;
+        char err[256];
+        T_EQ_I(nvs_run_from_json(root, "x.json", 0, &r, err, sizeof err), NVS_OK);
+        json_decref(root);
+        T_NEAR(r.train.params, 25557032, 0);
+        nvs_run_free(&r);
+    }
+}
+
 /* a result's issue_by_us: every kind in the file's order, as written by train/step.c */
 static void t_issue_by(void)
 {
@@ -466,6 +486,6 @@ static void t_pair_lookup(void)
     nvs_run_free(&r);
 }
 
-T_LIST = {T_CASE(t_nvlink_fixture), T_CASE(t_minimal_and_optional), T_CASE(t_issue_by), T_CASE(t_box3090), T_CASE(t_bad_files),
+T_LIST = {T_CASE(t_nvlink_fixture), T_CASE(t_minimal_and_optional), T_CASE(t_issue_by), T_CASE(t_train_counts), T_CASE(t_box3090), T_CASE(t_bad_files),
           T_CASE(t_messages), T_CASE(t_select_train), T_CASE(t_pair_lookup)};
 T_MAIN
