@@ -551,8 +551,9 @@ static void exposed_over_note(const nvs_run_train *t, FILE *f)
     if (any) fprintf(f, ".\n\n");
 }
 
-/* One workload's paragraph and table of the training step. */
-static void train_table(const nvs_run_train *t, FILE *f)
+/* One workload's paragraph and table of the training step. `unit`: what a rank drives, "GPU" or (the MPI host
+ * backend) "rank". */
+static void train_table(const nvs_run_train *t, const char *unit, FILE *f)
 {
     char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32], b7[32], b8[32];
     fprintf(f, "Model ");
@@ -562,7 +563,7 @@ static void train_table(const nvs_run_train *t, FILE *f)
         fprintf(f, "%s%s GFLOP forward per sample", isnan(t->params) ? " (" : ", ",
                 fnum(t->fwd_gflops_per_sample, "%.1f", b2, sizeof b2));
     if (!isnan(t->params) || !isnan(t->fwd_gflops_per_sample)) fprintf(f, ")");
-    if (t->batch > 0) fprintf(f, ", batch %d per GPU", t->batch);
+    if (t->batch > 0) fprintf(f, ", batch %d per %s", t->batch, unit);
     if (t->precision) {
         fprintf(f, ", ");
         cell(f, t->precision);
@@ -644,7 +645,7 @@ static void train_section(const nvs_run *r, FILE *f)
         const nvs_run_train *t = nvs_run_workload(r, w);
         if (!t->nresults) continue;
         if (!any++) fprintf(f, "### Training step\n\n");
-        train_table(t, f);
+        train_table(t, r->backend && !strcmp(r->backend, "mpi") ? "rank" : "GPU", f);
     }
 }
 

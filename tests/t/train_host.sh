@@ -32,6 +32,10 @@ check "all(r['step_us'] > 0 and r['compute_us'] > 0 and r['exposed_comm_us'] >= 
 check "d['train']['results'][1]['comm_us'] > 0" "True"
 check "0 < d['train']['results'][1]['efficiency'] <= 1.5" "True"
 check "d['collectives']" "[]"
+# its report says what the batch is per: a rank of the host backend, not a GPU (was "batch 8 per GPU")
+expect 0 "" $NVS report "$j" -o "$d.report"
+grep -q "^Model tiny-mlp (.*, batch [0-9]* per rank," "$d.report/report.md" ||
+    fail "report of a host-backend run: $(grep -o '^Model tiny-mlp.*per [a-zA-Z]*' "$d.report/report.md")"
 # the host's speed before the steps (the framework's host work, pytorch-ddp by default): p10 <= p90, both > 0
 check "all(0 < r['host_rate_p10'] <= r['host_rate_p90'] for r in d['train']['results'])" "True"
 # what the framework's host work charged per full step: tiny-mlp's operations (its own kernels: its profile has no
