@@ -22,7 +22,7 @@ void nvs_config_defaults(nvs_config *c)
     c->max_bytes = (size_t)1 << 30; /* issue 2: default sweep 8 B .. 1 GiB */
     c->step_factor = 2.0;
     c->iters = 0; /* automatic */
-    c->warmup = 5; /* nccl-tests' default -w */
+    c->warmup = 5; /* nvscale's own default; nccl-tests 2.19.6 warms up once (-w 1 matches it) */
     c->check = 1;
     c->types_mask = 1u << NVS_FLOAT;
     c->ops_mask = 1u << NVS_SUM;
