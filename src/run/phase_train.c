@@ -197,10 +197,12 @@ static json_t *train_json(const nvs_ctx *run, const char *model, const nvs_profi
     /* a user's profile file, as given: `nvscale model --calibrate` reloads the layers from it */
     if (strchr(model, '/') || strstr(model, ".prof")) json_object_set_new(o, "profile_file", json_string(model));
     json_object_set_new(o, "memory",
-                        json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "needed_bytes", pl->total_bytes,
-                                  "free_bytes", free_min, "weight_bytes", pl->weight_bytes, "master_bytes",
-                                  pl->master_bytes, "grad_bytes", pl->grad_bytes, "activation_bytes", pl->act_bytes,
-                                  "workspace_bytes", pl->workspace_bytes));
+                        json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "needed_bytes",
+                                  pl->total_bytes, "free_bytes", free_min, "weight_bytes", pl->weight_bytes,
+                                  "master_bytes", pl->master_bytes, "grad_bytes", pl->grad_bytes, "activation_bytes",
+                                  pl->act_bytes, "workspace_bytes", pl->workspace_bytes, "bucket_bytes",
+                                  pl->bucket_bytes, "buffer_bytes", pl->buffer_bytes, "f32_copy_bytes",
+                                  pl->f32_bytes));
     json_t *cj = conv_json(x), *bj = bn_json(x);
     if (cj) json_object_set_new(o, "conv", cj);
     if (bj) json_object_set_new(o, "batchnorm", bj);

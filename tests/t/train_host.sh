@@ -32,6 +32,8 @@ check "all(r['step_us'] > 0 and r['compute_us'] > 0 and r['exposed_comm_us'] >= 
 check "d['train']['results'][1]['comm_us'] > 0" "True"
 check "0 < d['train']['results'][1]['efficiency'] <= 1.5" "True"
 check "d['collectives']" "[]"
+# run.json's memory parts add up to what it needed (bucket copies, buffers and fp32 copies were left out)
+check "abs(sum(v for k, v in d['train']['memory'].items() if k not in ('needed_bytes', 'free_bytes')) - d['train']['memory']['needed_bytes']) < 1" "True"
 # its report says what the batch is per: a rank of the host backend, not a GPU (was "batch 8 per GPU")
 expect 0 "" $NVS report "$j" -o "$d.report"
 grep -q "^Model tiny-mlp (.*, batch [0-9]* per rank," "$d.report/report.md" ||
