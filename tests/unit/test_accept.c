@@ -684,22 +684,6 @@ static void t_rank_of_gpu(void)
 }
 
 /* gpus per_host: one row per host, the GPUs its ranks ran on; the note says what else saw more */
-static nvs_verdicts judge_doc(const char *rules_text, const char *text)
-{
-    nvs_ruleset rs = {0};
-    int line;
-    char err[256];
-    if (nvs_rules_parse_text(rules_text, "t.rules", &rs, &line, err, sizeof err)) T_FAIL("rules: %d: %s", line, err);
-    json_error_t je;
-    json_t *root = json_loads(text, 0, &je);
-    if (!root) T_FAIL("doc: %s", je.text);
-    nvs_verdicts vs = {0};
-    T_EQ_I(nvs_check_eval_accept(&rs, root, &vs), 0);
-    nvs_ruleset_free(&rs);
-    json_decref(root);
-    return vs;
-}
-
 static void t_gpus_rows(void)
 {
     /* n1: two ranks on two GPUs; n2: one rank (mpirun) on a host whose topology and NVML show two */
@@ -711,7 +695,7 @@ static void t_gpus_rows(void)
         "  {\"rank\": 2, \"host\": \"n2\", \"pci_bus_id\": \"0000:18:00.0\"}],"
         " \"topology\": {\"hosts\": [{\"name\": \"n1\", \"gpus\": [0, 1]}, {\"name\": \"n2\", \"gpus\": [2, 3]}]},"
         " \"health\": {\"gpus\": [{\"host\": \"n2\"}, {\"host\": \"n2\"}, {\"host\": \"n1\"}, {\"host\": \"n1\"}]}}";
-    nvs_verdicts vs = judge_doc("nvscale-rules 1\ngpus per_host min=2\n", two_hosts);
+    nvs_verdicts vs = judge_text("nvscale-rules 1\ngpus per_host min=2\n", two_hosts);
     T_EQ_U(vs.n, 2);
     const nvs_verdict *a = find(&vs, "gpus on n1"), *b = find(&vs, "gpus on n2");
     T_EQ_I(a->severity, NVS_SEV_PASS);
@@ -726,12 +710,12 @@ static void t_gpus_rows(void)
     T_EQ_U(vs.failed, 1);
     nvs_verdicts_free(&vs);
     /* severity=warn: the same miss is a WARN */
-    vs = judge_doc("nvscale-rules 1\ngpus per_host min=2 severity=warn\n", two_hosts);
+    vs = judge_text("nvscale-rules 1\ngpus per_host min=2 severity=warn\n", two_hosts);
     T_EQ_I(find(&vs, "gpus on n2")->severity, NVS_SEV_WARN);
     T_EQ_U(vs.failed, 0);
     nvs_verdicts_free(&vs);
     /* the host backend chosen for want of a GPU: 0, with CUDA's reason */
-    vs = judge_doc("nvscale-rules 1\ngpus per_host min=1\n",
+    vs = judge_text("nvscale-rules 1\ngpus per_host min=1\n",
                    "{\"command\": {\"launcher\": \"threads\", \"backend\": \"mpi\", \"no_gpu\": \"cudaGetDeviceCount: no CUDA-capable device is detected\"},"
                    " \"world\": {\"size\": 1, \"hosts\": [{\"name\": \"ci\"}]},"
                    " \"ranks\": [{\"rank\": 0, \"host\": \"ci\", \"pci_bus_id\": \"\"}]}");
@@ -740,7 +724,7 @@ static void t_gpus_rows(void)
                                            "--backend mpi accepts a host without GPUs");
     nvs_verdicts_free(&vs);
     /* one process took every GPU CUDA showed, fewer than the topology: CUDA's view is named, not mpirun's */
-    vs = judge_doc("nvscale-rules 1\ngpus per_host min=2\n",
+    vs = judge_text("nvscale-rules 1\ngpus per_host min=2\n",
                    "{\"command\": {\"launcher\": \"threads\", \"backend\": \"nccl\"},"
                    " \"ranks\": [{\"rank\": 0, \"host\": \"a\", \"pci_bus_id\": \"0000:18:00.0\"}],"
                    " \"topology\": {\"hosts\": [{\"name\": \"a\", \"gpus\": [0, 1]}]}}");
@@ -748,12 +732,12 @@ static void t_gpus_rows(void)
                                           "cannot start: nvidia-smi)");
     nvs_verdicts_free(&vs);
     /* nothing else saw more: the GPU is gone from the bus */
-    vs = judge_doc("nvscale-rules 1\ngpus per_host min=8\n",
+    vs = judge_text("nvscale-rules 1\ngpus per_host min=8\n",
                    "{\"ranks\": [{\"rank\": 0, \"host\": \"a\", \"pci_bus_id\": \"0000:18:00.0\"}]}");
     T_CONTAINS(find(&vs, "gpus on a")->note, "a GPU missing from the PCI bus?");
     nvs_verdicts_free(&vs);
     /* no ranks at all: not measured, a FAIL */
-    vs = judge_doc("nvscale-rules 1\ngpus per_host min=1\n", "{}");
+    vs = judge_text("nvscale-rules 1\ngpus per_host min=1\n", "{}");
     T_EQ_U(vs.n, 1);
     T_EQ_S(vs.v[0].measured, "not measured");
     T_EQ_U(vs.failed, 1);
