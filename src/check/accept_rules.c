@@ -8,10 +8,13 @@
  *                                                                                     -> 60 % and 48 %
  *   host     pinned copies, each GPU alone, measured 54.3-55.6 GB/s (h2d) and 54.8-55.4 (d2h) on the H200s'
  *            PCIe gen5 x16 links, 86-88 % of 63.0 GB/s, and 90.1-101.8 GB/s both ways at once, 72-81 % of 126
- *            (29 accept runs: accept*.txt under results/h200x1-* and results/h200x2-final/accept-l2-mpi.txt; a
- *            gen4 link was not measured)                                   -> one direction 70 %, both at once 55 %
- *            of twice the bound; all GPUs at once 50 %, as a WARN: a shared switch or root port is a design
- *            choice to know about, not a fault
+ *            (29 accept runs: accept*.txt under results/h200x1-* and results/h200x2-final/accept-l2-mpi.txt); on
+ *            a one-H100 VM 42.7-55.1 (h2d, 68-87 %), 48.8-55.2 (d2h) and 71.2-95.8 both ways (57-76 %) in 5 runs
+ *            of one session (results/h100x1-session49b), where 70 % failed one run of a healthy link. A link
+ *            at x8 or one generation down has half the bound, and copies reach about 86 % of a bound: about
+ *            43 %, in one direction or both at once -> one direction 60 %, both at once 50 % of twice the
+ *            bound, each above a halved link and below the lowest healthy run; all GPUs at once 50 %, as a
+ *            WARN: a shared switch or root port is a design choice to know about, not a fault
  *   sustain  the busbw of the last 10 s chunk at most 10 % below the first: more is throttling or a link
  *            retraining under load; each GPU's GEMM burn the same: a healthy H200 held 660.3 -> 659.9 TFLOPS
  *            (0.1 % lower) over 120 s at its 700 W power limit (results/h200x1-burn)
@@ -95,9 +98,9 @@ int nvs_accept_rules_text(const nvs_accept_facts *f, char *buf, size_t len, int 
         rule(&o, f->p2p, f->gpu ? "no pair measured" : nogpu, "p2p uni min_bound=75%");
         rule(&o, f->p2p, f->gpu ? "no pair measured" : nogpu, "p2p bidir min_bound=75%");
         line(&o, "# pinned host memory <-> GPU, against the GPU's PCIe link");
-        rule(&o, f->host_copies, nogpu, "host h2d mode=single min_bound=70%");
-        rule(&o, f->host_copies, nogpu, "host d2h mode=single min_bound=70%");
-        rule(&o, f->host_copies, nogpu, "host bidir mode=single min_bound=55%");
+        rule(&o, f->host_copies, nogpu, "host h2d mode=single min_bound=60%");
+        rule(&o, f->host_copies, nogpu, "host d2h mode=single min_bound=60%");
+        rule(&o, f->host_copies, nogpu, "host bidir mode=single min_bound=50%");
         rule(&o, f->host_copies, nogpu, "host h2d mode=all min_bound=50% severity=warn   # a shared uplink");
         rule(&o, f->host_copies, nogpu, "host d2h mode=all min_bound=50% severity=warn");
         line(&o, "# each GPU alone (as dcgmi diag's memory bandwidth and targeted stress): memory bandwidth and bf16 GEMM,");
