@@ -28,8 +28,8 @@ static json_t *mode_json(const nvs_h2d_mode *m, double bound)
 
 json_t *nvs_h2d_to_json(const nvs_topology *t, const nvs_h2d_result *r)
 {
-    json_t *o = json_pack("{s:I, s:i, s:i, s:s}", "copy_bytes", (json_int_t)r->copy_bytes, "iters", r->iters, "warmup",
-                          r->warmup, "numa_binding", r->numa_binding);
+    json_t *o = json_pack("{s:I, s:i, s:i, s:i, s:s}", "copy_bytes", (json_int_t)r->copy_bytes, "iters", r->iters,
+                          "samples", r->samples, "warmup", r->warmup, "numa_binding", r->numa_binding);
     json_t *gpus = json_array();
     if (!o || !gpus) {
         json_decref(o);
@@ -70,6 +70,9 @@ nvs_result_t nvs_h2d_from_json(const json_t *j, const nvs_topology *t, nvs_h2d_r
     out->copy_bytes = (size_t)json_integer_value(json_object_get(j, "copy_bytes"));
     out->iters = (int)json_integer_value(json_object_get(j, "iters"));
     out->warmup = (int)json_integer_value(json_object_get(j, "warmup"));
+    /* runs written before the samples were kept timed one block: 1 */
+    const json_t *sm = json_object_get(j, "samples");
+    out->samples = json_is_integer(sm) ? (int)json_integer_value(sm) : 1;
     const json_t *nb = json_object_get(j, "numa_binding");
     snprintf(out->numa_binding, sizeof out->numa_binding, "%s", json_is_string(nb) ? json_string_value(nb) : "");
     size_t n = json_array_size(gpus);
@@ -125,8 +128,10 @@ void nvs_h2d_print(const nvs_topology *t, const nvs_h2d_result *r, FILE *to)
     char size[64];
     if (r->copy_bytes % (1u << 20) == 0) snprintf(size, sizeof size, "%zu MiB", r->copy_bytes >> 20);
     else snprintf(size, sizeof size, "%zu B", r->copy_bytes);
-    fprintf(to, "Host <-> device copies of %s, %d timed after %d warm-up; pinned host buffers placed by %s\n", size,
-            r->iters, r->warmup, r->numa_binding[0] ? r->numa_binding : "cudaHostAlloc");
+    char blocks[48] = "";
+    if (r->samples > 1) snprintf(blocks, sizeof blocks, ", the median of %d such blocks", r->samples);
+    fprintf(to, "Host <-> device copies of %s, %d timed after %d warm-up%s; pinned host buffers placed by %s\n", size,
+            r->iters, r->warmup, blocks, r->numa_binding[0] ? r->numa_binding : "cudaHostAlloc");
     fprintf(to, "GB/s (%% of the GPU's PCIe bound per direction; bidir: of twice it)\n\n");
     fprintf(to, "%-5s %-7s %-6s %-16s %-16s %-16s %s\n", "GPU", "mode", "buffer", "host->GPU", "GPU->host", "both",
             "wrong");

@@ -793,6 +793,7 @@ static void read_host_copies(vctx *v, const json_t *p2p)
     static const char *const prefix = "p2p.host_copies";
     (void)get_bytes(v, t, "copy_bytes", prefix);
     (void)get_int(v, t, "iters", prefix, 0, INT_MAX, 0, 0);
+    (void)get_int(v, t, "samples", prefix, 1, INT_MAX, 1, 0); /* absent before session 50: one block */
     (void)get_int(v, t, "warmup", prefix, 0, INT_MAX, 0, 0);
     (void)get_str(v, t, "numa_binding", prefix, 0);
     json_t *a = get_typed(v, t, "gpus", prefix, JSON_ARRAY, 0);

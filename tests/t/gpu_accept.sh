@@ -19,6 +19,8 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 g = d["p2p"]["host_copies"]["gpus"]
 errors = []
+if d["p2p"]["host_copies"].get("samples") != 3:
+    errors.append("samples %s, expected 3 (the median of 3 timed blocks)" % d["p2p"]["host_copies"].get("samples"))
 if len(g) != int(sys.argv[2]):
     errors.append("%d GPUs measured of %s" % (len(g), sys.argv[2]))
 for x in g:
@@ -31,6 +33,8 @@ if errors:
     print("FAIL: " + "\n      ".join(errors))
     sys.exit(1)
 PY
+
+grep -q "timed after [0-9]* warm-up, the median of 3 such blocks" "$dir/host.txt" || fail "p2p --host: the table does not say the median of 3 blocks"
 
 "$NVS" accept --level 1 --expect-gpus "$ngpu" --out "$dir/l1" --format json >"$dir/l1.json" 2>"$dir/l1.err"
 rc=$?

@@ -340,6 +340,8 @@ static void t_messages(void)
          "\"what\": \"p2p\", \"why\": \"one GPU\"}]}}",
          ""},
         {"{\"schema\": \"nvscale.run/1\", \"p2p\": {\"host_copies\": []}}", "p2p.host_copies: expected an object"},
+        {"{\"schema\": \"nvscale.run/1\", \"p2p\": {\"host_copies\": {\"samples\": 0, \"gpus\": []}}}",
+         "p2p.host_copies.samples: expected an integer from 1"},
         {"{\"schema\": \"nvscale.run/1\", \"p2p\": {\"host_copies\": {\"gpus\": [{\"gpu\": \"0\"}]}}}",
          "p2p.host_copies.gpus[0].gpu: expected an integer"},
         {"{\"schema\": \"nvscale.run/1\", \"p2p\": {\"host_copies\": {\"gpus\": [{\"all\": 3}]}}}",
