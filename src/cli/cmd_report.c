@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cli/cli_common.h"
 #include "cli/commands.h"
 #include "core/config.h"
 #include "core/log.h"
@@ -148,6 +149,9 @@ int cmd_report(int argc, char **argv)
     {
         for (int i = optind; i < argc; i++) /* regular files only: a FIFO would block the JSON reader forever */
             if (nvs_input_file_ok(argv[i], NULL, 0)) return 2;
+        /* one run given twice was reported as two, and counted twice in the fleet's median: a slow host given
+         * three times outvoted its peers and was no longer named (as `check` refuses it) */
+        if (nvs_cli_inputs_distinct("report", argv + optind, (size_t)nruns)) return 2;
         json_t *first = json_load_file(argv[optind], 0, NULL);
         int is_model = first && nvs_report_is_model(first);
         json_decref(first);

@@ -26,6 +26,10 @@ expect2 "$B: is a directory" "$B"
 expect2 "$tmp/nope.json: No such file" "$tmp/nope.json"
 # one bad file among good ones still stops everything
 expect2 "$B/empty.json: empty file" tests/fixtures/runs/minimal_coll.json "$B/empty.json"
+# one run given twice (here under two names) is refused: it counted twice in the fleet's median, so a slow host given
+# three times outvoted its peers and was no longer named
+expect2 "tests/fixtures/runs/minimal_coll.json and tests/fixtures/runs/./minimal_coll.json are the same file" \
+    tests/fixtures/runs/minimal_coll.json tests/fixtures/runs/h200x2_nvlink.json tests/fixtures/runs/./minimal_coll.json
 # command line
 expect2 "no run.json given"
 expect2 "unknown option --bogus" --bogus tests/fixtures/runs/minimal_coll.json
