@@ -190,7 +190,9 @@ int cmd_report(int argc, char **argv)
     }
     nvs_report rep = {.runs = runs, .nruns = nruns, .title = title && *title ? title : NULL};
     nvs_result_t plot_res = NVS_OK;
+    nvs_plot_files old = {0}; /* an earlier report's plots in dir: pruned once report.md is written */
     if (res == NVS_OK) {
+        nvs_report_plots_old(dir, &old);
         if (plots)
             plot_res = nvs_report_plots(&rep, dir);
         else
@@ -209,6 +211,7 @@ int cmd_report(int argc, char **argv)
                 nvs_outfile_discard(&o);
         }
     }
+    if (res == NVS_OK) nvs_report_plots_prune(dir, &old, &rep);
     if (res == NVS_OK) printf("%s\n", path);
     /* no report.md (a full disk): a directory this command made goes with what it held (the plots' data), rather
      * than be left empty or half-filled; one that was there keeps what it had */

@@ -503,7 +503,8 @@ nvs_result_t nvs_report_plots(nvs_report *rep, const char *dir)
         if (!ok) res = NVS_ERR_SYSTEM;
         rep->plots = res == NVS_OK ? NVS_PLOTS_OK : NVS_PLOTS_FAILED;
     }
-    if (res == NVS_OK)
+    /* also when gnuplot failed: their data and plots.gp are kept (redrawn by hand), not pruned as stale */
+    if (nd && rep->plots != NVS_PLOTS_NOTHING)
         for (int i = 0; i < nd; i++) {
             memcpy(rep->plot[i].file, defs[i].file, sizeof rep->plot[i].file);
             memcpy(rep->plot[i].title, defs[i].title, sizeof rep->plot[i].title);
@@ -512,4 +513,64 @@ nvs_result_t nvs_report_plots(nvs_report *rep, const char *dir)
     for (int i = 0; i < NVS_REPORT_MAX_PLOTS; i++) free(defs[i].s);
     if (res != NVS_OK && rep->plots != NVS_PLOTS_FAILED) rep->plots = NVS_PLOTS_FAILED;
     return res;
+}
+
+/* A NAME from plots.gp that may be removed: a plain file name in the directory, of the characters safe_name()
+ * and the fixed names use (a plots.gp edited by hand names nothing outside the directory). */
+static int plot_file_name_ok(const char *s, size_t n)
+{
+    if (!n || s[0] == '.') return 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-'))
+            return 0;
+    }
+    return 1;
+}
+
+void nvs_report_plots_old(const char *dir, nvs_plot_files *old)
+{
+    memset(old, 0, sizeof *old);
+    char path[4200], line[512];
+    if (snprintf(path, sizeof path, "%s/plots.gp", dir) >= (int)sizeof path) return;
+    FILE *f = fopen(path, "r");
+    if (!f) return;
+    old->script = 1;
+    static const char key[] = "set output '";
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, key, sizeof key - 1)) continue;
+        const char *name = line + sizeof key - 1, *dot = strchr(name, '.');
+        if (!dot || (strncmp(dot, ".svg.tmp'", 9) && strncmp(dot, ".png.tmp'", 9))) continue;
+        size_t n = (size_t)(dot - name);
+        if (!plot_file_name_ok(name, n) || n >= sizeof old->name[0]) continue;
+        int seen = 0;
+        for (int i = 0; i < old->n && !seen; i++) seen = strlen(old->name[i]) == n && !strncmp(old->name[i], name, n);
+        if (!seen && old->n < NVS_REPORT_MAX_PLOTS) snprintf(old->name[old->n++], sizeof old->name[0], "%.*s", (int)n, name);
+    }
+    fclose(f);
+}
+
+static void remove_stale(const char *dir, const char *name)
+{
+    char path[4200];
+    if (snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path) return;
+    if (unlink(path) != 0 && errno != ENOENT)
+        nvs_warn("report: could not remove %s, left from an earlier report: %s", path, strerror(errno));
+}
+
+void nvs_report_plots_prune(const char *dir, const nvs_plot_files *old, const nvs_report *rep)
+{
+    static const char *const exts[] = {"svg", "png", "dat"};
+    for (int i = 0; i < old->n; i++) {
+        int current = 0;
+        for (int k = 0; k < rep->nplots && !current; k++) current = !strcmp(rep->plot[k].file, old->name[i]);
+        if (current && rep->plots == NVS_PLOTS_OK) continue;
+        /* one this report drew again but gnuplot failed on: its data is this report's, the images the old ones */
+        for (int e = 0; e < (current ? 2 : 3); e++) {
+            char name[112];
+            snprintf(name, sizeof name, "%s.%s", old->name[i], exts[e]);
+            remove_stale(dir, name);
+        }
+    }
+    if (old->script && !rep->nplots) remove_stale(dir, "plots.gp");
 }

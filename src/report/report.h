@@ -31,6 +31,7 @@ typedef struct {
     int nruns;
     const char *title;          /* NULL: a default from the runs */
     enum nvs_plots_state plots; /* filled before the Markdown is written */
+    /* the plots whose data and script this report wrote; their images are there only when plots is NVS_PLOTS_OK */
     nvs_plot_ref plot[NVS_REPORT_MAX_PLOTS];
     int nplots;
 } nvs_report;
@@ -56,6 +57,20 @@ double nvs_report_common_size(const nvs_run *r, const char *coll);
 /* Plots: data files, script, then gnuplot. Fills rep->plots / plot[] / nplots. Returns NVS_OK also when gnuplot
  * is missing (a notice on stderr); NVS_ERR_SYSTEM when gnuplot or a write failed (already logged). */
 nvs_result_t nvs_report_plots(nvs_report *rep, const char *dir);
+/* The plots a previous report left in its directory, as its plots.gp names them (`set output 'NAME.EXT.tmp'`):
+ * read before this report's plots replace plots.gp, then, once report.md is written, every NAME.svg/.png/.dat that
+ * this report did not write again (rep->plot[]) is removed (the images alone of those it wrote when gnuplot failed
+ * on them), and plots.gp too when this report wrote none. Without it a report into an existing -o directory left
+ * the earlier runs' images beside it (a step_breakdown.png of runs no longer in the report), and --no-plots or a
+ * failed gnuplot left the old images as if current. Only plain file names of nvscale's own kind are taken: nothing
+ * outside the directory, nothing plots.gp does not name. */
+typedef struct {
+    char name[NVS_REPORT_MAX_PLOTS][96]; /* NAME, without extension */
+    int n;
+    int script; /* plots.gp was there */
+} nvs_plot_files;
+void nvs_report_plots_old(const char *dir, nvs_plot_files *old);
+void nvs_report_plots_prune(const char *dir, const nvs_plot_files *old, const nvs_report *rep);
 /* Full path of gnuplot on PATH into buf; 0 if found, -1 if not. */
 int nvs_find_on_path(const char *prog, char *buf, size_t len);
 /* Run gnuplot on `script` inside `dir` (its stdout goes to stderr); 0 when it exited 0. */

@@ -28,7 +28,39 @@ grep -q "exited with status 3" "$tmp/err2" || fail "failing gnuplot: no message:
 grep -q "Plots failed" "$tmp/badgp/report.md" || fail "report does not say plots failed"
 ls "$tmp/badgp" | grep -qE '\.(svg|png|tmp[.0-9]*)$' && fail "leftovers: $(ls "$tmp/badgp")"
 
-# 3. the real gnuplot, if there is one
+# 3. a report into a directory that holds an earlier report's plots: what this report does not draw again goes
+# (was left: the step_breakdown.png of runs no longer in the report beside a report of one collective run), and with
+# --no-plots or a failing gnuplot no old image stays as if it were this report's; files it did not write stay.
+# A stand-in gnuplot draws every image plots.gp names, so that this runs without gnuplot.
+mkdir -p "$tmp/drawbin"
+printf '#!/bin/sh\nsed -n "s/^set output '"'"'\\(.*\\)'"'"'$/\\1/p" "$1" | while read -r f; do echo drawn >"$f"; done\n' \
+    >"$tmp/drawbin/gnuplot"
+chmod +x "$tmp/drawbin/gnuplot"
+d=$tmp/again
+PATH="$tmp/drawbin:$PATH" "$NVS" report -o "$d" "$R/h200x2_nvlink.json" >/dev/null 2>"$tmp/err4" || fail "stand-in gnuplot: $(cat "$tmp/err4")"
+[ -s "$d/step_breakdown.png" ] && [ -s "$d/busbw_broadcast.svg" ] || fail "stand-in gnuplot drew nothing: $(ls "$d")"
+echo mine >"$d/notes.txt"
+echo mine >"$d/busbw_mine.png"
+PATH="$tmp/drawbin:$PATH" "$NVS" report -o "$d" "$R/minimal_coll.json" >/dev/null 2>"$tmp/err4" || fail "again: $(cat "$tmp/err4")"
+left=$(ls "$d" | grep -E '^(busbw_broadcast|efficiency|step_breakdown)\.')
+[ -z "$left" ] || fail "plots of the earlier report left beside the new one: $left"
+[ -s "$d/busbw_all_reduce.svg" ] && [ -s "$d/busbw_all_reduce.dat" ] || fail "the plot drawn again is gone: $(ls "$d")"
+PATH="$tmp/badbin:$PATH" "$NVS" report -o "$d" "$R/minimal_coll.json" >/dev/null 2>&1
+left=$(ls "$d" | grep -E '^busbw_all_reduce\.(svg|png)$')
+[ -z "$left" ] || fail "gnuplot failed, yet the earlier report's images are there: $left"
+[ -s "$d/busbw_all_reduce.dat" ] && [ -s "$d/plots.gp" ] || fail "gnuplot failed: its data and script are gone"
+"$NVS" report --no-plots -o "$d" "$R/minimal_coll.json" >/dev/null 2>&1
+left=$(ls "$d" | grep -vxE 'report\.md|notes\.txt|busbw_mine\.png')
+[ -z "$left" ] || fail "--no-plots: the earlier report's plots left: $left"
+[ -s "$d/notes.txt" ] && [ -s "$d/busbw_mine.png" ] || fail "a file the report did not write was removed"
+# a plots.gp edited by hand names nothing the report removes outside its directory
+echo mine >"$tmp/victim.svg"
+mkdir -p "$d/sub" && echo mine >"$d/sub/x.png"
+printf "set output '../victim.svg.tmp'\nset output 'sub/x.png.tmp'\n" >"$d/plots.gp"
+"$NVS" report --no-plots -o "$d" "$R/minimal_coll.json" >/dev/null 2>&1
+[ -s "$tmp/victim.svg" ] && [ -s "$d/sub/x.png" ] || fail "a file outside the report's own names was removed"
+
+# 4. the real gnuplot, if there is one
 if ! command -v gnuplot >/dev/null 2>&1; then
     [ "$fails" -eq 0 ] || finish
     skip "gnuplot is not installed here: the plots themselves were not drawn (parts 1 and 2 passed)"
