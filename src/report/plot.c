@@ -364,6 +364,9 @@ static void script_plot(FILE *f, const plot_def *p, const char *ext)
     } else {
         fprintf(f, "set ylabel 'time per step (ms)'\nset style data histograms\nset style histogram rowstacked\n"
                    "set style fill solid 0.85 border -1\nset boxwidth 0.7\nset yrange [0:*]\nset xtics rotate by -30\n"
+                   /* the key below, off the bars: inside at the top left it hid the first bars' tops, and their
+                    * bars hid its "rest" entry, in a run whose steps reach the top of the plot */
+                   "set key below horizontal\n"
                    "plot '%s.dat' using 2:xtic(1) title 'compute', '' using 3 title 'exposed communication', "
                    "'' using 4 title 'rest: framework, slowed compute, waiting'\n",
                    p->file);
