@@ -90,6 +90,7 @@ typedef struct {
     int ns;
     int xtics[64], nx;   /* efficiency: the Ns */
     double ymax;         /* efficiency: the largest value drawn (%) */
+    int first_label;     /* stacked bars: characters of the first bar's label */
 } plot_def;
 
 _Static_assert(sizeof((plot_def *)0)->file == sizeof((nvs_plot_ref *)0)->file, "plot file names are copied whole");
@@ -316,9 +317,10 @@ static nvs_result_t breakdown_data(const nvs_report *rep, const char *dir, plot_
             double exposed = isnan(t->exposed_comm_us) ? beyond : t->exposed_comm_us;
             if (exposed < 0) exposed = 0;
             if (exposed > beyond) exposed = beyond;
-            char q[48];
-            fprintf(o.f, "\"%s%s%sN=%d\" %.3f %.3f %.3f\n", lab, lab[0] ? " " : "", plot_label(mod, q, sizeof q), t->n,
-                    t->compute_us / 1e3, exposed / 1e3, (beyond - exposed) / 1e3);
+            char q[48], bar[96];
+            snprintf(bar, sizeof bar, "%s%s%sN=%d", lab, lab[0] ? " " : "", plot_label(mod, q, sizeof q), t->n);
+            if (!p->first_label) p->first_label = (int)strlen(bar);
+            fprintf(o.f, "\"%s\" %.3f %.3f %.3f\n", bar, t->compute_us / 1e3, exposed / 1e3, (beyond - exposed) / 1e3);
         }
         }
     }
@@ -362,8 +364,13 @@ static void script_plot(FILE *f, const plot_def *p, const char *ext)
         }
         fprintf(f, "\n");
     } else {
+        /* the labels slant down to the left, ending at their bar: slanting right (-30 degrees), the last bars'
+         * labels ran off the image's right edge. The first label then reaches left by cos(30) of its length, so
+         * the left margin (in characters) is at least that, less the half bar before the first tic. */
+        int lm = (int)ceil(p->first_label * 0.87) - 1;
+        if (lm > 10) fprintf(f, "set lmargin %d\n", lm);
         fprintf(f, "set ylabel 'time per step (ms)'\nset style data histograms\nset style histogram rowstacked\n"
-                   "set style fill solid 0.85 border -1\nset boxwidth 0.7\nset yrange [0:*]\nset xtics rotate by -30\n"
+                   "set style fill solid 0.85 border -1\nset boxwidth 0.7\nset yrange [0:*]\nset xtics rotate by 30 right\n"
                    /* the key below, off the bars: inside at the top left it hid the first bars' tops, and their
                     * bars hid its "rest" entry, in a run whose steps reach the top of the plot */
                    "set key below horizontal\n"

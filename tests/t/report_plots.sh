@@ -59,6 +59,22 @@ left=$(ls "$d" | grep -vxE 'report\.md|notes\.txt|busbw_mine\.png')
 PATH="$tmp/drawbin:$PATH" "$NVS" report -o "$tmp/keys" "$R/h200x2_nvlink.json" >/dev/null 2>&1
 sed -n "/^set output 'step_breakdown.svg.tmp'/,/^plot /p" "$tmp/keys/plots.gp" | tail -2 | head -1 | grep -qx 'set key below horizontal' ||
     fail "step_breakdown: the key is not placed below the plot: $(sed -n "/^set output 'step_breakdown.svg/,/^plot /p" "$tmp/keys/plots.gp")"
+# the bar labels slant down to the left, ending at their bar (slanting right, the last ones ran off the image), and
+# a long first label gets the left margin it reaches into: about cos(30) of its characters
+sb=$(sed -n "/^set output 'step_breakdown.svg.tmp'/,/^plot /p" "$tmp/keys/plots.gp")
+echo "$sb" | grep -qx 'set xtics rotate by 30 right' || fail "step_breakdown: labels not slanted to end at their bar: $sb"
+python3 - "$R/h200x2_nvlink.json" "$tmp/long.json" <<'PY' || fail "could not write the long-label run"
+import json, sys
+d = json.load(open(sys.argv[1]))
+# two workloads: each bar is then named by its model
+t = dict(d["train"], model="a-model-name-of-forty-characters-exactly")
+d["trains"] = [t, dict(d["train"], model="short")]
+d["train"] = t
+json.dump(d, open(sys.argv[2], "w"))
+PY
+PATH="$tmp/drawbin:$PATH" "$NVS" report -o "$tmp/long" "$tmp/long.json" >/dev/null 2>&1
+lm=$(sed -n "/^set output 'step_breakdown.svg.tmp'/,/^plot /p" "$tmp/long/plots.gp" | sed -n 's/^set lmargin //p')
+[ "${lm:-0}" -ge 35 ] || fail "step_breakdown: a 44-character first label got left margin '${lm}', it needs about 40"
 # a plots.gp edited by hand names nothing the report removes outside its directory
 echo mine >"$tmp/victim.svg"
 mkdir -p "$d/sub" && echo mine >"$d/sub/x.png"
