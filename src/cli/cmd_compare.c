@@ -314,6 +314,35 @@ static void status_table(FILE *f, const tp_result *t, int n, int markdown)
     if (markdown) fprintf(f, "\n");
 }
 
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* sorted v[0..n) without repeats; returns the new count */
+static int uniq_int(int *v, int n)
+{
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        if (!k || v[k - 1] != v[i]) v[k++] = v[i];
+    return k;
+}
+
+static int uniq_dbl(double *v, int n)
+{
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        if (!k || v[k - 1] != v[i]) v[k++] = v[i];
+    return k;
+}
+
 /* busbw per size, one column per transport that ran, for every (collective, N >= 2) any of them measured; the
  * out-of-place row when both exist (nvs_run_coll_find). The ratio column is against the first transport. */
 static void busbw_tables(FILE *f, const tp_result *t, int n, int markdown)
@@ -340,42 +369,47 @@ static void busbw_tables(FILE *f, const tp_result *t, int n, int markdown)
         free(cn);
     }
     for (int c = 0; c < nc; c++) {
-        int ns[64], kn = 0;
+        /* every N and size any run has, however many (-i 1M up to 1G is 1024 sizes: a fixed array kept the first
+         * 256 and dropped the largest sizes from the table without a word) */
+        int *ns = NULL, kn = 0;
         for (int i = 0; i < nr; i++) {
             int *v = NULL, k = nvs_run_coll_ns(runs[i], colls[c], &v);
-            for (int j = 0; j < k; j++) {
-                int seen = 0;
-                for (int m = 0; m < kn; m++) seen |= ns[m] == v[j];
-                if (!seen && v[j] >= 2 && kn < 64) ns[kn++] = v[j]; /* busbw is 0 at N = 1 */
+            int *grown = k > 0 ? realloc(ns, (size_t)(kn + k) * sizeof *ns) : ns;
+            if (!grown) {
+                nvs_error("compare: out of memory: the busbw table of %s lacks GPU counts", colls[c]);
+                free(v);
+                break;
             }
+            ns = grown;
+            for (int j = 0; j < k; j++)
+                if (v[j] >= 2) ns[kn++] = v[j]; /* busbw is 0 at N = 1 */
             free(v);
         }
-        for (int a = 1; a < kn; a++)
-            for (int b = a; b > 0 && ns[b - 1] > ns[b]; b--) {
-                int x = ns[b];
-                ns[b] = ns[b - 1];
-                ns[b - 1] = x;
-            }
+        if (kn > 1) qsort(ns, (size_t)kn, sizeof *ns, cmp_int);
+        kn = uniq_int(ns, kn);
         for (int m = 0; m < kn; m++) {
-            double sizes[256];
+            double *sizes = NULL;
             int ks = 0;
             for (int i = 0; i < nr; i++) {
                 double *v = NULL;
                 int k = nvs_run_coll_sizes(runs[i], colls[c], &v);
-                for (int j = 0; j < k; j++) {
-                    int seen = 0;
-                    for (int s = 0; s < ks; s++) seen |= sizes[s] == v[j];
-                    if (!seen && ks < 256 && nvs_run_coll_find(runs[i], colls[c], ns[m], v[j])) sizes[ks++] = v[j];
+                double *grown = k > 0 ? realloc(sizes, (size_t)(ks + k) * sizeof *sizes) : sizes;
+                if (!grown) {
+                    nvs_error("compare: out of memory: the busbw table of %s lacks sizes", colls[c]);
+                    free(v);
+                    break;
                 }
+                sizes = grown;
+                for (int j = 0; j < k; j++)
+                    if (nvs_run_coll_find(runs[i], colls[c], ns[m], v[j])) sizes[ks++] = v[j];
                 free(v);
             }
-            for (int a = 1; a < ks; a++)
-                for (int b = a; b > 0 && sizes[b - 1] > sizes[b]; b--) {
-                    double x = sizes[b];
-                    sizes[b] = sizes[b - 1];
-                    sizes[b - 1] = x;
-                }
-            if (!ks) continue;
+            if (ks > 1) qsort(sizes, (size_t)ks, sizeof *sizes, cmp_dbl);
+            ks = uniq_dbl(sizes, ks);
+            if (!ks) {
+                free(sizes);
+                continue;
+            }
             char cn[NVS_ESC_SIZE(64)];
             nvs_esc(markdown ? NVS_ESC_MD : NVS_ESC_TERM, colls[c], cn, sizeof cn);
             /* a sweep of several types or ops: each cell is the first out-of-place row, named in the heading */
@@ -420,7 +454,9 @@ static void busbw_tables(FILE *f, const tp_result *t, int n, int markdown)
                 fprintf(f, "\n");
             }
             if (markdown) fprintf(f, "\n");
+            free(sizes);
         }
+        free(ns);
     }
 }
 
