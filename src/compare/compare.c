@@ -249,22 +249,27 @@ void nvs_tp_verify(nvs_tp_kind k, const nvs_run *r, nvs_tp_verification *v)
         if (!strcmp(w, "NET") && t->net_detail) w = t->net_detail;
         snprintf(words + strlen(words), sizeof words - strlen(words), "%s%s", words[0] ? "+" : "", w);
     }
-    snprintf(v->found, sizeof v->found, "%s%s%s (%ld channel%s)", words, t->link ? " over " : "",
-             t->link ? t->link : "", total, total == 1 ? "" : "s");
+    /* "P2P (link unknown)": NCCL used P2P between GPUs whose class the run's topology did not know (nccl_log.c's
+     * link_kind); nothing says it was not the link asked for: unverified below, not a mismatch */
+    int unknown = nvs_link_kind_parse(t->link) == NVS_LINK_P2P_UNKNOWN;
+    const char *link = unknown ? NULL : t->link;
+    snprintf(v->found, sizeof v->found, "%s%s%s%s (%ld channel%s)", words, link ? " over " : "", link ? link : "",
+             unknown ? ", link unknown" : "", total, total == 1 ? "" : "s");
     if (!expected || others) {
         v->verdict = NVS_TP_MISMATCH;
         snprintf(v->text, sizeof v->text, "MISMATCH: asked for %s (%s), NCCL used %s at n=%d", d->name, d->nccl,
                  v->found, t->n);
         return;
     }
-    if (d->link && t->link && strcmp(d->link, t->link)) {
+    if (d->link && link && strcmp(d->link, link)) {
         v->verdict = NVS_TP_MISMATCH;
         snprintf(v->text, sizeof v->text, "MISMATCH: asked for %s (%s over %s), NCCL used %s at n=%d", d->name,
                  d->nccl, d->link, v->found, t->n);
         return;
     }
-    if (d->link && !t->link) {
-        snprintf(v->text, sizeof v->text, "%s used at n=%d, but run.json does not say over which link", d->nccl, t->n);
+    if (d->link && !link) {
+        snprintf(v->text, sizeof v->text, "not verified: %s used at n=%d, but run.json does not say over which link",
+                 d->nccl, t->n);
         return; /* unverified: P2P, link unknown */
     }
     v->verdict = NVS_TP_VERIFIED;

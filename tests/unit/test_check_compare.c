@@ -213,6 +213,17 @@ static void t_verify(void)
     T_CONTAINS(v.found, "P2P+SHM");
     v = verify(NVS_TP_NVLINK, "[{\"n\": 2, \"summary\": {\"P2P\": 24}}]", "nccl"); /* link not recorded */
     T_EQ_I(v.verdict, NVS_TP_UNVERIFIED);
+    /* P2P between GPUs whose class the run's topology lacked: the log says "P2P (link unknown)", which is no
+     * proof of another link (it was a MISMATCH, exit 3, on a run that may well have used NVLink) */
+    const char *p2p_unknown = "[{\"n\": 2, \"summary\": {\"P2P\": 24}, \"link\": \"P2P (link unknown)\"}]";
+    v = verify(NVS_TP_NVLINK, p2p_unknown, "nccl");
+    T_EQ_I(v.verdict, NVS_TP_UNVERIFIED);
+    T_CONTAINS(v.text, "not verified: P2P used at n=2, but run.json does not say over which link");
+    T_EQ_S(v.found, "P2P, link unknown (24 channels)");
+    v = verify(NVS_TP_PCIE, p2p_unknown, "nccl");
+    T_EQ_I(v.verdict, NVS_TP_UNVERIFIED);
+    v = verify(NVS_TP_SHM, p2p_unknown, "nccl"); /* P2P where SHM was asked: a mismatch whatever the link */
+    T_EQ_I(v.verdict, NVS_TP_MISMATCH);
     v = verify(NVS_TP_SHM, NULL, "nccl");
     T_EQ_I(v.verdict, NVS_TP_UNVERIFIED);
     T_CONTAINS(v.text, "not verified");
