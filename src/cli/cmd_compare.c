@@ -581,6 +581,14 @@ int cmd_compare(int argc, char **argv)
     if (help) return usage_error("--help of the run options: see 'nvscale run --help'", NULL);
     if (cfg.backend == NVS_BACKEND_MPI)
         return usage_error("--backend mpi runs host MPI collectives, which have no NCCL transport to compare", NULL);
+    /* --gpus 1 alone: no run has two GPUs, so there is no transport to compare; every transport was skipped as
+     * "1 GPU on this host", which is not what the host has, and compare exited 1 after creating DIR */
+    int most = 0;
+    for (int i = 0; i < cfg.n_gpu_counts; i++)
+        if (cfg.gpu_counts[i] > most) most = cfg.gpu_counts[i];
+    if (cfg.n_gpu_counts && most < 2)
+        return usage_error("--gpus 1: one GPU has no transport to another; compare needs a GPU count of 2 or more, "
+                           "e.g.", "--gpus 2");
     nvs_log_set_level(cfg.quiet ? NVS_LOG_WARN : NVS_LOG_INFO); /* progress of the runs, on stderr */
     if (report_only && pc > 1)
         return usage_error("--report-only runs nothing: run options make no sense with it, e.g.", pass[1]);

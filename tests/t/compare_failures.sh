@@ -32,6 +32,8 @@ cmp_expect 2 "--no-save cannot be passed" --no-save --out "$base/u1"
 cmp_expect 2 "--backend mpi runs host MPI collectives" --backend mpi --out "$base/u1"
 cmp_expect 2 "nvscale run: invalid value '0' for -b" -b 0 --out "$base/u1"
 cmp_expect 2 "unknown option '--frobnicate'" --frobnicate --out "$base/u1"
+# --gpus 1 (on the 2-GPU fixture): nothing to compare; it skipped every transport as "1 GPU on this host", exit 1
+cmp_expect 2 "--gpus 1: one GPU has no transport to another" --gpus 1 --out "$base/u1"
 cmp_expect 2 "--report-only: no such directory '$base/none'" --report-only --out "$base/none"
 cmp_expect 2 "run options make no sense with it" --report-only -b 1M --out "$base"
 [ -e "$base/u1" ] && fail "a usage error created the output directory"
