@@ -47,6 +47,11 @@ int nvs_tp_parse_list(const char *s, nvs_tp_kind *out, int cap, char *err, size_
         int k;
         for (k = 0; k < NVS_TP_COUNT; k++)
             if (!strcasecmp(items[j], table[k].name)) break;
+        if (k == NVS_TP_COUNT && !strcasecmp(items[j], "all")) { /* "unknown transport 'all' (expected ... or all)" */
+            snprintf(err, errlen, "'all' stands alone: it is every transport, in '%s'", s);
+            n = -1;
+            break;
+        }
         if (k == NVS_TP_COUNT) {
             snprintf(err, errlen, "unknown transport '%s' (expected nvlink, pcie, shm, net, or all)", items[j]);
             n = -1;

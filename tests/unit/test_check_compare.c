@@ -21,6 +21,7 @@ static void t_parse_list(void)
         {"", "empty list"},       {"nvlink,", "empty item"},      {",shm", "empty item"},
         {"shm,,net", "empty item"}, {"ib", "unknown transport 'ib'"}, {"shm,net,shm", "'shm' given twice"},
         {"nvlink pcie", "unknown transport 'nvlink pcie'"},
+        {"all,shm", "'all' stands alone: it is every transport, in 'all,shm'"}, {"net,ALL", "'all' stands alone"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         err[0] = '\0';
