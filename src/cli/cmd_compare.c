@@ -69,7 +69,7 @@ static void usage(FILE *to)
             "Every other option goes to `nvscale run` unchanged (-b, -e, -f, -n, --coll, --gpus, --model, ...;\n"
             "note that -o is run's reduction operation, as in nccl-tests: compare's directory is --out).\n"
             "Exit: 0 all ran as asked; 1 a run failed or nothing could run; 3 a run used another transport than\n"
-            "asked; 2 bad usage.\n");
+            "asked; 2 bad usage; 130 compare was stopped (Ctrl-C, SIGTERM, SIGHUP): compare.md has what ran.\n");
 }
 
 static int usage_error(const char *msg, const char *val)

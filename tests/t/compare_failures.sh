@@ -20,6 +20,10 @@ cmp_expect() { # cmp_expect EXIT "TEXT ON STDERR" compare-arguments...: stdout i
 
 "$NVS" compare --help >"$OUT" 2>&1 || fail "compare --help exits $?"
 grep -q -- "--transports LIST" "$OUT" || fail "--help does not describe --transports"
+# every exit status compare gives (130, when it is stopped, was missing)
+for c in "0 all ran" "1 a run failed" "3 a run used another transport" "2 bad usage" "130 compare was stopped"; do
+    grep -q "$c" "$OUT" || fail "--help does not describe exit status: $c"
+done
 
 # usage errors: nothing is created
 cmp_expect 2 "unknown transport 'ib'" --transports nvlink,ib --out "$base/u1"
