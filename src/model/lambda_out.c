@@ -254,7 +254,7 @@ json_t *nvs_lambda_json(const nvs_lambda_report *rep)
         bad |= jset(pr, "batch_b", json_integer(r->d[1]->batch));
         bad |= jset(pr, "max_batch_a", json_integer(r->max_batch[0]));
         bad |= jset(pr, "max_batch_b", json_integer(r->max_batch[1]));
-        bad |= jset(pr, "grad_bytes_a", json_real(r->d[0]->grad_bytes));
+        bad |= jset(pr, "grad_bytes_a", json_integer((json_int_t)llround(r->d[0]->grad_bytes))); /* 2 or 4 */
         bad |= jset(pr, "compute_scale_a", jnum(r->compute_scale[0]));
         bad |= jset(pr, "compute_scale_b", jnum(r->compute_scale[1]));
         bad |= jset(pr, "throughput_1gpu_a", jnum(r->d[0]->t1));

@@ -284,7 +284,9 @@ json_t *nvs_model_json_profile(const nvs_profile *p)
     int bad = !o;
     bad |= jset(o, "name", json_string(p->name));
     bad |= jset(o, "source", json_string(p->source));
-    bad |= jset(o, "params", json_real(p->total_params));
+    /* a count: an integer, as run.json's train.params (the profile's params= are whole numbers); it was written
+     * as a real (25557032.0). Readers (report, tools) take any JSON number. */
+    bad |= jset(o, "params", json_integer((json_int_t)llround(p->total_params)));
     bad |= jset(o, "fwd_gflops_per_sample", json_real(p->fwd_flops_per_sample / 1e9));
     bad |= jset(o, "layers", json_integer(p->nlayers));
     if (bad) {
@@ -472,14 +474,15 @@ static json_t *json_series_one(const nvs_presets *ps, const nvs_model_series *s)
     bad |= jset(o, "net", c->has_net ? json_string(c->net.id) : json_null());
     bad |= jset(o, "precision", json_string(nvs_precision_name(c->prec)));
     bad |= jset(o, "framework", json_string(c->fw ? c->fw->name : "ideal"));
-    bad |= jset(o, "grad_bytes", json_real(c->grad_bytes));
+    /* element size and bucket sizes are whole bytes, integers as in run.json (were 4.0, 1048576.0) */
+    bad |= jset(o, "grad_bytes", json_integer((json_int_t)llround(c->grad_bytes)));
     bad |= jset(o, "algo", json_string(nvs_algo_name(c->algo)));
     bad |= jset(o, "p2p_disabled", json_boolean(c->p2p_disabled));
     bad |= jset(o, "shm_disabled", json_boolean(c->shm_disabled));
     bad |= jset(o, "batch", json_integer(c->batch));
     bad |= jset(o, "batch_source", json_string(batch_how(c)));
-    bad |= jset(o, "bucket_first_bytes", json_real(c->bucket_first_bytes));
-    bad |= jset(o, "bucket_cap_bytes", json_real(c->bucket_cap_bytes));
+    bad |= jset(o, "bucket_first_bytes", json_integer((json_int_t)llround(c->bucket_first_bytes)));
+    bad |= jset(o, "bucket_cap_bytes", json_integer((json_int_t)llround(c->bucket_cap_bytes)));
     bad |= jset(mem, "memory_bytes", json_real(c->gpu.memory_bytes));
     bad |= jset(mem, "weights_bytes", json_real(s->mem.weights_bytes));
     bad |= jset(mem, "grads_bytes", json_real(s->mem.grads_bytes));

@@ -88,6 +88,14 @@ if command -v jq >/dev/null 2>&1; then
     "$NVS" model --gpu rtx3090 --machine pcie4-2s-8gpu-switch --model resnet50 --format json >"$tmp/p.json" &&
         jq -e '.configurations[0].points | length == 4 and (.[0].efficiency == 1) and (.[3].n == 8)' "$tmp/p.json" \
             >/dev/null || fail "projection JSON"
+    # counts and whole sizes are JSON integers, as in run.json (params was written 25557032.0); jq cannot tell
+    # 4 from 4.0, Python's json can
+    [ "$(json_get "$tmp/p.json" 'all(type(v) is int for v in [d["model"]["params"], d["model"]["layers"],
+        d["configurations"][0]["grad_bytes"], d["configurations"][0]["bucket_first_bytes"],
+        d["configurations"][0]["bucket_cap_bytes"]])')" = True ] ||
+        fail "projection JSON: params, layers, grad_bytes or bucket sizes not integers"
+    [ "$(json_get "$tmp/lambda.json" 'type(d["rows"]["resnet50"]["fp32"]["grad_bytes_a"]) is int')" = True ] ||
+        fail "lambda JSON: grad_bytes_a not an integer"
     "$NVS" model --calibrate $F/h200x2_nvlink_resnet50.json --format json --gpus 1,2 >"$tmp/c.json" &&
         jq -e '.kind == "calibration" and (.train | length == 2) and (.projection.configurations | length == 1) and
                ([.terms[] | select(.origin == "measured")] | length >= 4)' "$tmp/c.json" >/dev/null ||
