@@ -549,6 +549,15 @@ nvs_result_t nvs_calibrate(const char *run_path, const nvs_presets *ps, const nv
         if ((res = nvs_profile_load(model, &out->profile, err, errlen)) != NVS_OK) goto fail;
         out->has_profile = 1;
         cfg->profile = &out->profile;
+        /* --batch stands in for a train.batch the run lacks; against a recorded one it would fit the model at
+         * another batch to the measured step (compute_scale absorbs the difference) and print that batch as the
+         * run's: refused, as --model naming another workload is */
+        if (o->batch > 0 && r.train.batch > 0 && o->batch != r.train.batch) {
+            snprintf(err, errlen, "%s: trained at batch %d per GPU, not %d (--batch only gives a batch the run does "
+                                  "not record)", run_path, r.train.batch, o->batch);
+            res = NVS_ERR_INPUT;
+            goto fail;
+        }
         cfg->batch = o->batch > 0 ? o->batch : r.train.batch;
         if (cfg->batch < 1) {
             snprintf(err, errlen, "%s: train.batch is absent: give --batch", run_path);

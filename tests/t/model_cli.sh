@@ -178,6 +178,10 @@ expect_err 2 'no "schema" key' $M --calibrate tests/fixtures/runs/bad/no_schema.
 expect 2 "no GPU preset matches" $M --calibrate tests/fixtures/runs/minimal_coll.json
 expect 2 "unknown --gpu 'nope'" $M --calibrate tests/fixtures/model/h200x2_nvlink_resnet50.json --gpu nope
 expect 2 "were not measured and no machine preset" $M --calibrate tests/fixtures/runs/box3090_8gpu_shm.json --gpus 1,3
+# --batch only stands in for a batch the run does not record: another one was fitted to the measured step (its
+# compute_scale absorbed a batch of 7 against 128) and printed as "training step (resnet50, batch 7)"
+expect_err 2 "trained at batch 128 per GPU, not 7" $M --calibrate tests/fixtures/model/h200x2_nvlink_resnet50.json --batch 7
+expect 0 "training step \(resnet50, batch 128," $M --calibrate tests/fixtures/model/h200x2_nvlink_resnet50.json --batch 128
 expect 2 "--calibrate takes one --gpu" $M --calibrate tests/fixtures/model/h200x2_nvlink_resnet50.json --gpu a,b
 expect 2 "--host-mem-gbps 'x'" $M --calibrate tests/fixtures/runs/h200x2_shm.json --machine nvlink-2gpu --host-mem-gbps x
 expect 2 "--host-mem-gbps: the run has no SHM all-reduce" $M --calibrate tests/fixtures/model/h200x2_nvlink_resnet50.json --host-mem-gbps 100
