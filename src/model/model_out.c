@@ -483,7 +483,7 @@ static json_t *json_series_one(const nvs_presets *ps, const nvs_model_series *s)
     bad |= jset(o, "batch_source", json_string(batch_how(c)));
     bad |= jset(o, "bucket_first_bytes", json_integer((json_int_t)llround(c->bucket_first_bytes)));
     bad |= jset(o, "bucket_cap_bytes", json_integer((json_int_t)llround(c->bucket_cap_bytes)));
-    bad |= jset(mem, "memory_bytes", json_real(c->gpu.memory_bytes));
+    bad |= jset(mem, "memory_bytes", json_integer((json_int_t)llround(c->gpu.memory_bytes))); /* whole bytes */
     bad |= jset(mem, "weights_bytes", json_real(s->mem.weights_bytes));
     bad |= jset(mem, "grads_bytes", json_real(s->mem.grads_bytes));
     bad |= jset(mem, "buckets_bytes", json_real(s->mem.buckets_bytes));
@@ -841,7 +841,16 @@ json_t *nvs_model_json_presets(const nvs_presets *ps)
             bad |= jset(x, "origin", json_string(p->origin));
             for (int fi = 0; fi < nfields[k] && !bad; fi++) {
                 json_t *v = json_object();
-                bad |= jset(v, "value", jnum(p->f[fi].v));
+                /* as the preset file writes it: counts and flags as integers (were 8.0), a choice by its name
+                 * (were its index: "nvlink": 2.0, "cpu": 2.0), a byte count whole (at 10 digits a real wrote
+                 * rtx3090's memory_bytes 25769803776 as 25769803780.0) */
+                const char *name;
+                int form = nvs_preset_value_form((nvs_preset_kind)k, fi, p->f[fi].v, &name);
+                double fv = p->f[fi].v;
+                int whole = form == NVS_PV_INTEGER || (k == NVS_PK_GPU && fi == NVS_G_MEMORY_BYTES);
+                bad |= jset(v, "value", form == NVS_PV_NAME ? (name ? json_string(name) : json_null())
+                                        : whole && isfinite(fv) ? json_integer((json_int_t)llround(fv))
+                                                                 : jnum(fv));
                 bad |= jset(v, "source", json_string(p->f[fi].src));
                 bad |= jset(keys, nvs_preset_key_name((nvs_preset_kind)k, fi), v);
             }

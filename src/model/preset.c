@@ -93,6 +93,20 @@ const char *nvs_preset_key_name(nvs_preset_kind k, int field)
     return "?";
 }
 
+int nvs_preset_value_form(nvs_preset_kind k, int field, double v, const char **name)
+{
+    *name = NULL;
+    for (int i = 0; i < nkeys; i++) {
+        if (keys[i].kind != k || keys[i].field != field) continue;
+        if (keys[i].type == PT_INT || keys[i].type == PT_BOOL) return NVS_PV_INTEGER;
+        if (keys[i].type != PT_ENUM) return NVS_PV_NUMBER;
+        for (int e = 0; keys[i].enums[e]; e++)
+            if (e == (int)v && v >= 0) *name = keys[i].enums[e];
+        return NVS_PV_NAME;
+    }
+    return NVS_PV_NUMBER;
+}
+
 static const keydef *find_key(nvs_preset_kind k, const char *key)
 {
     for (int i = 0; i < nkeys; i++)

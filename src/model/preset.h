@@ -113,6 +113,11 @@ typedef struct {
 
 const char *nvs_preset_kind_name(nvs_preset_kind k); /* "gpu" / "machine" / "net" */
 const char *nvs_preset_key_name(nvs_preset_kind k, int field);
+/* How a key's value v reads: NVS_PV_NUMBER, NVS_PV_INTEGER (a count or a 0/1 flag), or NVS_PV_NAME with *name the
+ * name the preset file writes (nvlink pairs, cpu amd), NULL where v is the default that has none (p2p_level -1:
+ * NCCL's own rule) */
+enum { NVS_PV_NUMBER, NVS_PV_INTEGER, NVS_PV_NAME };
+int nvs_preset_value_form(nvs_preset_kind k, int field, double v, const char **name);
 
 /* Parse `text` (its name in messages: `origin`) and merge into `ps`: a preset whose id already exists replaces
  * it (user files override built-ins); the same id twice in one text is an error. On error `ps` is unchanged,

@@ -113,6 +113,13 @@ if command -v jq >/dev/null 2>&1; then
     "$NVS" model --list-presets --format json >"$tmp/ps.json" &&
         jq -e '[.gpus[].keys.fp32_tflops.source | length > 0] | all' "$tmp/ps.json" >/dev/null ||
         fail "presets JSON lacks sources"
+    # values as the preset file writes them: choices by name (nvlink was 2.0, its index), counts and byte sizes as
+    # integers (rtx3090's memory_bytes 25769803776 read 25769803780.0 at 10 digits)
+    [ "$(json_get "$tmp/ps.json" '[[m["keys"][k]["value"] for k in ("nvlink", "p2p_level", "cpu", "gpus")] for m in
+        d["machines"] if m["id"] == "hgx-h100-8"][0] == ["nvswitch", None, "unknown", 8] and
+        [g["keys"]["memory_bytes"]["value"] for g in d["gpus"] if g["id"] == "rtx3090"] == [25769803776] and
+        type([g for g in d["gpus"] if g["id"] == "rtx3090"][0]["keys"]["nvlink_links"]["value"]) is int')" = True ] ||
+        fail "presets JSON: enum keys not by name, or counts and memory_bytes not exact integers"
 else
     grep -q '"cause": "link"' "$tmp/lambda.json" || fail "lambda JSON names no link cause"
     echo "note: jq not installed: JSON checked by grep only"
