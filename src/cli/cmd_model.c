@@ -792,8 +792,13 @@ static int mode_calibrate(const opts *o, const nvs_presets *ps, int json)
                 rc = 3;
             }
         }
-        if (!checked) fprintf(stderr, "nvscale model: %s: no training step measured: --tolerance checked nothing\n",
-                              o->calibrate);
+        /* a gate that checked nothing must not pass: a run without training results (a killed run, a p2p run)
+         * fails it, as check fails a rule whose number was not measured */
+        if (!checked) {
+            fprintf(stderr, "nvscale model: %s: no training step measured: --tolerance checked nothing (exit 3)\n",
+                    o->calibrate);
+            rc = 3;
+        }
     }
 out:
     free(proj.pts);

@@ -138,6 +138,11 @@ expect 2 "--tolerance goes with --calibrate" $M $OK --tolerance 5
 expect 2 "--host-mem-gbps goes with --calibrate" $M $OK --host-mem-gbps 100
 expect 2 "--fit goes with --lambda" $M $OK --fit
 expect 2 "--tolerance 'x'" $M --calibrate tests/fixtures/model/h200x2_nvlink_resnet50.json --tolerance x
+# a gate that checked nothing fails: the same run without its training results (a killed or p2p-only run)
+python3 -c "import json, sys; d = json.load(open(sys.argv[1])); [d.pop(k, None) for k in ('train', 'trains')]; json.dump(d, open(sys.argv[2], 'w'))" \
+    tests/fixtures/model/h200x2_nvlink_resnet50.json "$TMP/model_cli_notrain.$$.json"
+expect 3 "no training step measured: --tolerance checked nothing" $M --calibrate "$TMP/model_cli_notrain.$$.json" --tolerance 10
+rm -f "$TMP/model_cli_notrain.$$.json"
 expect 2 "does not fit on rtx3090 even at batch 1" $M --gpu rtx3090 --machine pcie4-2s-8gpu-switch --model gpt2-xl
 # a batch above the memory estimate is modelled, with a warning
 expect 0 "above the largest the memory estimate allows" $M $OK --batch 100000 --gpus 1,2
