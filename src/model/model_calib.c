@@ -349,6 +349,11 @@ static int by_link_n(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+static void nothing_to_calibrate(const char *run_path, char *err, size_t errlen)
+{
+    snprintf(err, errlen, "%s: nothing to calibrate: no all_reduce results at N >= 2 and no train results", run_path);
+}
+
 nvs_result_t nvs_calibrate(const char *run_path, const nvs_presets *ps, const nvs_calib_opts *o,
                            nvs_calibration *out, char *err, size_t errlen)
 {
@@ -379,6 +384,16 @@ nvs_result_t nvs_calibrate(const char *run_path, const nvs_presets *ps, const nv
         goto fail;
     }
     if (r.train.present && (res = check_train_results(run_path, &r.train, err, errlen)) != NVS_OK) goto fail;
+    /* a run with neither is said so first: asked for a GPU preset, the user of a p2p-only run would give one
+     * and only then hear there was nothing to calibrate (the complete test comes after the fits, below) */
+    int timed = r.train.present && r.train.nresults > 0;
+    for (size_t i = 0; i < r.ncolls && !timed; i++)
+        timed = r.colls[i].n >= 2 && !strcmp(r.colls[i].collective, "all_reduce") && r.colls[i].time_max_us > 0;
+    if (!timed) {
+        nothing_to_calibrate(run_path, err, errlen);
+        res = NVS_ERR_INPUT;
+        goto fail;
+    }
 
     /* --- the GPU ------------------------------------------------------------------------------------------- */
     const char *gname = r.nranks > 0 && r.ranks[0].gpu ? r.ranks[0].gpu : NULL;
@@ -780,8 +795,7 @@ nvs_result_t nvs_calibrate(const char *run_path, const nvs_presets *ps, const nv
     /* the links by N too: those found from the step (1b) were appended after the sweep's */
     qsort(out->links, (size_t)out->nlinks, sizeof *out->links, by_link_n);
     if (out->nlinks == 0 && !out->has_train) {
-        snprintf(err, errlen, "%s: nothing to calibrate: no all_reduce results at N >= 2 and no train results",
-                 run_path);
+        nothing_to_calibrate(run_path, err, errlen);
         res = NVS_ERR_INPUT;
         goto fail;
     }

@@ -498,17 +498,25 @@ static void t_bad_runs(void)
     nvs_calibration cal;
     nvs_calib_opts o = {NULL, NULL, NULL, 0};
     mkdir("tests/tmp", 0755);
-    /* a GPU with no preset */
+    /* nothing measured: said first, before the GPU preset the user would otherwise be asked for in vain */
     json_t *root = json_pack("{s:s, s:[{s:i, s:s}]}", "schema", "nvscale.run/1", "ranks", "rank", 0, "gpu",
                              "Tesla K80");
+    T_EQ_I(json_dump_file(root, "tests/tmp/test_model_calib_k80.json", 0), 0);
+    T_EQ_I(nvs_calibrate("tests/tmp/test_model_calib_k80.json", &ps, &o, &cal, err, sizeof err), NVS_ERR_INPUT);
+    T_CONTAINS(err, "nothing to calibrate");
+    o.gpu = "rtx3090";
+    T_EQ_I(nvs_calibrate("tests/tmp/test_model_calib_k80.json", &ps, &o, &cal, err, sizeof err), NVS_ERR_INPUT);
+    T_CONTAINS(err, "nothing to calibrate");
+    o.gpu = NULL;
+    /* a GPU with no preset, in a run with an all_reduce at 2 GPUs to calibrate */
+    json_object_set_new(root, "collectives",
+                        json_pack("[{s:s, s:s, s:s, s:i, s:i, s:i, s:{s:f}, s:f}]", "collective", "all_reduce", "type",
+                                  "float", "op", "sum", "n", 2, "bytes", 1 << 20, "count", 1 << 18, "time_us", "max",
+                                  40.0, "busbw_gbps", 26.2));
     T_EQ_I(json_dump_file(root, "tests/tmp/test_model_calib_k80.json", 0), 0);
     json_decref(root);
     T_EQ_I(nvs_calibrate("tests/tmp/test_model_calib_k80.json", &ps, &o, &cal, err, sizeof err), NVS_ERR_INPUT);
     T_CONTAINS(err, "no GPU preset matches ranks[0].gpu \"Tesla K80\"");
-    /* the GPU given, but nothing measured */
-    o.gpu = "rtx3090";
-    T_EQ_I(nvs_calibrate("tests/tmp/test_model_calib_k80.json", &ps, &o, &cal, err, sizeof err), NVS_ERR_INPUT);
-    T_CONTAINS(err, "nothing to calibrate");
     /* unknown machine */
     o.machine = "no-such-box";
     T_EQ_I(nvs_calibrate("tests/fixtures/model/h200x2_nvlink_resnet50.json", &ps, &o, &cal, err, sizeof err),
