@@ -417,6 +417,17 @@ static void busbw_tables(FILE *f, const tp_result *t, int n, int markdown)
             for (int i = 0; i < nr && !var[0]; i++)
                 for (int s = 0; s < ks && !var[0]; s++)
                     nvs_run_coll_variant(runs[i], nvs_run_coll_find(runs[i], colls[c], ns[m], sizes[s]), var, sizeof var);
+            /* a run of --inplace in has no out-of-place row: its in-place rows are shown, and the heading says so
+             * (--report-only refused runs whose shown rows differ in kind, nvs_tp_runs_alike) */
+            int in = 0, cells = 0;
+            for (int i = 0; i < nr; i++)
+                for (int s = 0; s < ks; s++) {
+                    const nvs_run_coll *x = nvs_run_coll_find(runs[i], colls[c], ns[m], sizes[s]);
+                    cells += x != NULL;
+                    in += x && x->inplace;
+                }
+            if (in) snprintf(var + strlen(var), sizeof var - strlen(var), "%s%s", var[0] ? ", " : "",
+                             in == cells ? "in-place" : "in-place where there is no out-of-place row");
             nvs_esc(markdown ? NVS_ESC_MD : NVS_ESC_TERM, var, vn, sizeof vn);
             fprintf(f, markdown ? "### %s%s%s, N=%d: busbw (GB/s)\n\n| size |" : "\n%s%s%s, N=%d: busbw (GB/s)\n%10s", cn,
                     var[0] ? " " : "", vn, ns[m], markdown ? "" : "size");
@@ -480,8 +491,8 @@ static nvs_result_t write_compare_md(const char *dir, const tp_result *t, int n,
             fprintf(f, "Last lines of the failed %s run's stderr:\n\n```\n%s\n```\n\n", nvs_tp(t[i].kind)->name,
                     t[i].tail);
         }
-    fprintf(f, "## busbw side by side\n\nThe out-of-place rows of each run; the ratio columns are against the first "
-               "transport.\n\n");
+    fprintf(f, "## busbw side by side\n\nThe out-of-place rows of each run (the in-place ones where a run has only "
+               "those, said in the table's heading); the ratio columns are against the first transport.\n\n");
     busbw_tables(f, t, n, 1);
     nvs_run runs[NVS_TP_COUNT];
     int nr = 0;
@@ -691,6 +702,26 @@ int cmd_compare(int argc, char **argv)
             fprintf(stderr, "nvscale compare: --report-only: no run to compare in '%s': none of", dir);
             for (int i = 0; i < nk; i++) fprintf(stderr, "%s %s/run.json", i ? "," : "", nvs_tp(kinds[i])->name);
             fprintf(stderr, " is there\n");
+            rc = 2;
+            goto out;
+        }
+        /* runs written by separate mpiruns may have been made with different options (-d float for one, -d double
+         * for another, --inplace in): side by side they would differ in more than the transport. compare's own
+         * runs share one set of options, so only here. Bad input: exit 2, compare.md left as it was */
+        const nvs_run *lr[NVS_TP_COUNT];
+        const char *ln[NVS_TP_COUNT];
+        int nl = 0;
+        for (int i = 0; i < nk; i++)
+            if (t[i].loaded) {
+                lr[nl] = &t[i].run;
+                ln[nl++] = nvs_tp(kinds[i])->name;
+            }
+        char why[512];
+        if (!nvs_tp_runs_alike(lr, ln, nl, why, sizeof why)) {
+            fprintf(stderr, "nvscale compare: --report-only: the runs in '%s' were not made with the same options "
+                            "(%s): a comparison of transports compares the same measurement; run them again with "
+                            "the same -d, -o, -r, --inplace and -G (or see them all with 'nvscale report %s/*/run.json')\n",
+                    dir, why, dir);
             rc = 2;
             goto out;
         }

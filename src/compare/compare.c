@@ -303,3 +303,37 @@ nvs_result_t nvs_tp_parse_topology(const char *text, nvs_run *r, char *err, size
     json_decref(doc);
     return res;
 }
+
+static int same_s(const char *a, const char *b) { return a == b || (a && b && !strcmp(a, b)); }
+
+void nvs_tp_row_kind(const nvs_run_coll *c, char *buf, size_t len)
+{
+    char root[32] = "";
+    int no_op = !c->op || !strcmp(c->op, "none"); /* broadcast, all_gather: no reduction */
+    if (c->root >= 0) snprintf(root, sizeof root, " root %d", c->root);
+    snprintf(buf, len, "%s%s%s%s %s%s", c->type ? c->type : "(no type)", no_op ? "" : " ", no_op ? "" : c->op, root,
+             c->inplace ? "in-place" : "out-of-place", c->graph ? ", CUDA graph" : "");
+}
+
+int nvs_tp_runs_alike(const nvs_run *const *runs, const char *const *names, int nr, char *err, size_t errlen)
+{
+    for (int i = 1; i < nr; i++)
+        for (size_t k = 0; k < runs[i]->ncolls; k++) {
+            const nvs_run_coll *x = &runs[i]->colls[k];
+            if (nvs_run_coll_find(runs[i], x->collective, x->n, x->bytes) != x) continue; /* not a row shown */
+            for (int j = 0; j < i; j++) {
+                const nvs_run_coll *y = nvs_run_coll_find(runs[j], x->collective, x->n, x->bytes);
+                if (!y || (same_s(x->type, y->type) && same_s(x->op, y->op) && x->root == y->root &&
+                           x->inplace == y->inplace && x->graph == y->graph))
+                    continue;
+                char kx[128], ky[128], sz[32];
+                nvs_tp_row_kind(x, kx, sizeof kx);
+                nvs_tp_row_kind(y, ky, sizeof ky);
+                nvs_format_size((size_t)x->bytes, sz, sizeof sz);
+                snprintf(err, errlen, "%s N=%d %s: %s measured %s, %s %s", x->collective, x->n, sz, names[j], ky,
+                         names[i], kx);
+                return 0;
+            }
+        }
+    return 1;
+}

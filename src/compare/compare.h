@@ -68,4 +68,15 @@ typedef struct {
 } nvs_tp_verification;
 void nvs_tp_verify(nvs_tp_kind k, const nvs_run *r, nvs_tp_verification *v);
 
+/* Do the runs measure the same thing? For every (collective, N, size) that two runs both have, the row the
+ * side-by-side table shows of each (nvs_run_coll_find: the out-of-place one, else the in-place one) must be of the
+ * same data type, operation, root, in-place setting and CUDA-graph setting: a transport comparison compares like
+ * with like (runs made with `-d float` and `-d double`, or `--inplace in` and `out`, differ in more than the
+ * transport). names[i] is how run i is called in the message. Returns 1 when alike; 0 with the first difference in
+ * err ("all_reduce N=2 1 MiB: nvlink measured float sum out-of-place, shm double sum out-of-place"). */
+int nvs_tp_runs_alike(const nvs_run *const *runs, const char *const *names, int nr, char *err, size_t errlen);
+
+/* The kind of row the table shows: "float sum out-of-place", "float root 0 in-place, CUDA graph". */
+void nvs_tp_row_kind(const nvs_run_coll *c, char *buf, size_t len);
+
 #endif

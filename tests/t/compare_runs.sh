@@ -61,6 +61,37 @@ rc=$?
 grep -q "^| pcie | .* | not run | - | no $dir/pcie/run.json |" "$dir/compare.md" || fail "--report-only: pcie not listed as not run"
 grep -q "^| net | .* | ran (read from $dir/net/run.json) | NET/Socket/0 over network (2 channels) | as asked (n=2) |" "$dir/compare.md" || fail "--report-only: net not read back"
 
+# runs made by separate mpiruns with different options are not put side by side as if only the transport
+# differed: -d double for shm (nvlink -d float), then --inplace in for net (nvlink out-of-place); exit 2,
+# compare.md left as it was
+cp "$dir/compare.md" "$dir.md0"
+cp "$dir/shm/run.json" "$dir.shm.json"
+sed 's/"type": "float"/"type": "double"/' "$dir.shm.json" >"$dir/shm/run.json"
+"$NVS" compare --report-only --transports nvlink,shm,net --out "$dir" >"$dir.out" 2>"$dir.log"
+rc=$?
+[ "$rc" -eq 2 ] || fail "--report-only of a float and a double run: exit $rc, expected 2"
+grep -q "were not made with the same options (all_reduce N=2 1 MiB: nvlink measured float sum out-of-place, shm double sum out-of-place)" "$dir.log" || \
+    fail "--report-only of a float and a double run: no message naming the difference: $(cat "$dir.log")"
+cmp -s "$dir/compare.md" "$dir.md0" || fail "--report-only of unlike runs rewrote compare.md"
+cp "$dir.shm.json" "$dir/shm/run.json"
+cp "$dir/net/run.json" "$dir.net.json"
+sed 's/"inplace": false/"inplace": true/' "$dir.net.json" >"$dir/net/run.json"
+"$NVS" compare --report-only --transports nvlink,shm,net --out "$dir" >"$dir.out" 2>"$dir.log"
+rc=$?
+[ "$rc" -eq 2 ] || fail "--report-only of an out-of-place and an in-place run: exit $rc, expected 2"
+grep -q "nvlink measured float sum out-of-place, net float sum in-place" "$dir.log" || \
+    fail "--report-only of out-of-place and in-place runs: no message naming the difference: $(cat "$dir.log")"
+# all of them in-place (--inplace in): alike, and the tables say they are of the in-place rows
+for t in nvlink shm; do
+    sed -i 's/"inplace": false/"inplace": true/' "$dir/$t/run.json"
+done
+"$NVS" compare --report-only --transports nvlink,shm,net --out "$dir" >"$dir.out" 2>"$dir.log"
+rc=$?
+[ "$rc" -eq 0 ] || fail "--report-only of in-place runs: exit $rc, expected 0: $(cat "$dir.log")"
+grep -q "^### all_reduce in-place, N=2: busbw (GB/s)" "$dir/compare.md" || fail "the table of in-place rows does not say so"
+grep -q "^all_reduce in-place, N=2: busbw (GB/s)" "$dir.out" || fail "stdout: the table of in-place rows does not say so"
+cp "$dir.shm.json" "$dir/shm/run.json"
+
 # a PCIe machine: nvlink skipped, pcie runs and is verified
 FAKE_TOPO=$fx/topo_pcie.json FAKE_LINK=PCIe "$NVS" compare --transports nvlink,pcie --out "$dir.pcie" >"$dir.out" 2>"$dir.log"
 rc=$?
