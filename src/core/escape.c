@@ -196,3 +196,17 @@ int nvs_esc_fputs(nvs_esc_kind kind, const char *s, FILE *f)
     if (needs_quotes(kind, s)) put(&k, "\"", 1);
     return k.err || ferror(f) ? EOF : 0;
 }
+
+int nvs_sh_fputs(const char *s, FILE *f)
+{
+    static const char plain[] = "_@%+=:,./-";
+    int quote = !s || !*s;
+    for (const char *p = s; p && *p && !quote; p++)
+        quote = !(isalnum((unsigned char)*p) && (unsigned char)*p < 0x80) && !strchr(plain, *p);
+    if (!quote) return fputs(s, f) == EOF ? EOF : 0;
+    int bad = fputc('\'', f) == EOF;
+    for (const char *p = s; p && *p; p++)
+        bad |= (*p == '\'' ? fputs("'\\''", f) : fputc(*p, f)) == EOF;
+    bad |= fputc('\'', f) == EOF;
+    return bad || ferror(f) ? EOF : 0;
+}

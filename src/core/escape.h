@@ -40,6 +40,13 @@ static inline char *nvs_esc_term(const char *s, char *buf, size_t len) { return 
 /* The whole text, escaped, to a stream (no length limit). Returns EOF on a write error, like fputs. */
 int nvs_esc_fputs(nvs_esc_kind kind, const char *s, FILE *f);
 
+/* One word of a POSIX shell command line (a command printed for the user to copy: compare's mpirun sequence), to
+ * a stream, never cut. A word of only A-Z a-z 0-9 and _ @ % + = : , . / - is written as it is; any other (empty,
+ * a space, a quote, $ ` \ * ? ; & | < > ( ) ~ # !, a line break, non-ASCII) inside single quotes, where the shell
+ * expands nothing and a single quote is written '\'' (POSIX.1-2017 XCU 2.2.2 and 2.2.3). Returns EOF on a write
+ * error. */
+int nvs_sh_fputs(const char *s, FILE *f);
+
 /* Buffer sizes that hold any escaped form of a text of n bytes uncut: each byte becomes at most 6 (&quot;; a
  * 3-byte character at most 8, \u{NNNN}), plus CSV's two quotes, the room kept for "..." and the NUL. */
 #define NVS_ESC_SIZE(n) (6 * (n) + 6)

@@ -24,6 +24,22 @@ rc=$?
 [ "$rc" -eq 2 ] || fail "rank 1 under mpirun: exit $rc, expected 2"
 [ -s "$ERR" ] && fail "rank 1 printed the sequence too: $(head -1 "$ERR")"
 
+# the printed commands are for a shell: an option value with a space, a quote or a $ is quoted so that the shell
+# gives nvscale run the same words; a long option list is printed whole (it was cut at 2048 bytes without a word)
+long=-b$(printf '0%.0s' $(seq 1 2100))1M
+OMPI_COMM_WORLD_SIZE=2 OMPI_COMM_WORLD_RANK=0 "$NVS" compare --transports shm --model "it's a \$HOME.prof" \
+    "$long" -e 1G --out 'res dir' >"$OUT" 2>"$ERR"
+rc=$?
+[ "$rc" -eq 2 ] || fail "under mpirun with quoted options: exit $rc, expected 2"
+line=$(grep '^  mpirun -np 2 ' "$ERR")
+words=$(sh -c "set -- ${line#  mpirun}; printf '%s\n' \"\$@\"" 2>&1)
+want=$(printf '%s\n' -np 2 -x NCCL_P2P_DISABLE=1 nvscale run --model "it's a \$HOME.prof" "$long" -e 1G --out 'res dir/shm')
+[ "$words" = "$want" ] || fail "the printed mpirun line does not give the shell the options given: $line"
+line=$(grep '^  (or: nvscale report ' "$ERR")
+[ "$line" = "  (or: nvscale report 'res dir'/*/run.json)" ] || fail "the report line is not quoted: $line"
+grep -qxF "  nvscale compare --report-only --transports shm --out 'res dir'" "$ERR" || fail "the --report-only line is not quoted"
+[ -e 'res dir' ] && fail "something was created under mpirun"
+
 if command -v mpirun >/dev/null 2>&1; then
     OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
         mpirun -np 2 --oversubscribe "$NVS" compare --transports shm --out res/cmp2 >"$OUT" 2>"$ERR"
