@@ -153,6 +153,12 @@ static nvs_result_t discover_topology(const char *prog, const char *dir, nvs_run
     nvs_info("compare: discovering the topology (nvscale topo --format json --no-save)");
     nvs_result_t res = nvs_child_run(prog, argv, environ, NULL, &text, TOPO_MAX_BYTES, err_path, &st);
     if (res != NVS_OK) return res;
+    if (!nvs_child_ok(&st) && nvs_interrupted()) { /* Ctrl-C, SIGTERM: not a failure of topo; the caller stops */
+        nvs_warn("compare: stopped (signal %d) while discovering the topology: no transport was begun",
+                 nvs_interrupted());
+        free(text);
+        return NVS_ERR_SYSTEM;
+    }
     if (!nvs_child_ok(&st)) {
         char s[64];
         nvs_child_status_text(&st, s, sizeof s);
@@ -679,7 +685,16 @@ int cmd_compare(int argc, char **argv)
     const char *host = NULL;
     if (!report_only) {
         nvs_result_t res = discover_topology(prog, dir, &topo);
-        if (res != NVS_OK) {
+        /* stopped while topo ran (Ctrl-C reaches it too): as any stop, exit 130 with compare.md of what there is,
+         * here every transport "not run" (it was exit 1, "nvscale topo failed (killed by signal 2)") */
+        if (res != NVS_OK && nvs_interrupted()) {
+            for (int i = 0; i < nk; i++) {
+                t[i].kind = kinds[i];
+                t[i].state = ST_NOT_RUN;
+                snprintf(t[i].why, sizeof t[i].why, "compare was interrupted (signal %d) before it began",
+                         nvs_interrupted());
+            }
+        } else if (res != NVS_OK) {
             rc = nvs_exit_code(res);
             goto out;
         }
@@ -690,7 +705,7 @@ int cmd_compare(int argc, char **argv)
         /* --placement best/worst may pick any GPUs: then every GPU of the host must qualify */
         if (cfg.placement != NVS_PLACE_FIRST) count = 0;
         int nused = nvs_tp_used_gpus(&topo.topology, count, used, 1024);
-        for (int i = 0; i < nk; i++) {
+        for (int i = 0; i < nk && res == NVS_OK; i++) {
             nvs_tp_feasibility fz;
             t[i].kind = kinds[i];
             nvs_tp_feasible(kinds[i], &topo.topology, used, nused, &fz);

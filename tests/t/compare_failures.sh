@@ -151,4 +151,23 @@ grep -q "^  net     not run .*compare was interrupted (signal 15) before it bega
     fail "compare stopped by SIGTERM: net not said to be not begun: $(grep net "$base/term.out")"
 [ ! -e "$base/term/net" ] || fail "compare stopped by SIGTERM: the net run was begun"
 
+# compare stopped by Ctrl-C (SIGINT) while it discovers the topology: a stop as any other, exit 130, every
+# transport "not run" in compare.md (it was exit 1, "cannot discover the topology: nvscale topo failed")
+FAKE_TOPO_SLOW="$base/topo-started" "$NVS" compare --transports nvlink,shm --out "$base/int" >"$base/int.out" \
+    2>"$base/int.err" &
+pid=$!
+i=0
+while [ $i -lt 300 ] && [ ! -e "$base/topo-started" ] && kill -0 $pid 2>/dev/null; do
+    sleep 0.1
+    i=$((i + 1))
+done
+kill -INT $pid
+wait $pid
+rc=$?
+[ $rc -eq 130 ] || fail "compare stopped by SIGINT during topology discovery: exit $rc, expected 130: $(cat "$base/int.err")"
+grep -q "nvscale topo failed" "$base/int.err" && fail "compare stopped by SIGINT: topo called failed: $(cat "$base/int.err")"
+grep -q "stopped (signal 2) while discovering the topology" "$base/int.err" || fail "compare stopped by SIGINT: not said"
+grep -q "^| shm | .* | not run | - | compare was interrupted (signal 2) before it began |" "$base/int/compare.md" ||
+    fail "compare stopped by SIGINT during topology discovery: shm not listed as not run"
+
 finish "compare: failures reported as they should"
