@@ -538,14 +538,13 @@ static int plot_file_name_ok(const char *s, size_t n)
     return 1;
 }
 
-void nvs_report_plots_old(const char *dir, nvs_plot_files *old)
+static void read_script(const char *dir, const char *script, nvs_plot_files *old, int *there)
 {
-    memset(old, 0, sizeof *old);
     char path[4200], line[512];
-    if (snprintf(path, sizeof path, "%s/plots.gp", dir) >= (int)sizeof path) return;
+    if (snprintf(path, sizeof path, "%s/%s", dir, script) >= (int)sizeof path) return;
     FILE *f = fopen(path, "r");
     if (!f) return;
-    old->script = 1;
+    *there = 1;
     static const char key[] = "set output '";
     while (fgets(line, sizeof line, f)) {
         if (strncmp(line, key, sizeof key - 1)) continue;
@@ -555,9 +554,17 @@ void nvs_report_plots_old(const char *dir, nvs_plot_files *old)
         if (!plot_file_name_ok(name, n) || n >= sizeof old->name[0]) continue;
         int seen = 0;
         for (int i = 0; i < old->n && !seen; i++) seen = strlen(old->name[i]) == n && !strncmp(old->name[i], name, n);
-        if (!seen && old->n < NVS_REPORT_MAX_PLOTS) snprintf(old->name[old->n++], sizeof old->name[0], "%.*s", (int)n, name);
+        if (!seen && old->n < (int)(sizeof old->name / sizeof old->name[0]))
+            snprintf(old->name[old->n++], sizeof old->name[0], "%.*s", (int)n, name);
     }
     fclose(f);
+}
+
+void nvs_report_plots_old(const char *dir, nvs_plot_files *old)
+{
+    memset(old, 0, sizeof *old);
+    read_script(dir, "plots.gp", old, &old->script);
+    read_script(dir, "model_plots.gp", old, &old->model_script); /* report_model.c's */
 }
 
 static void remove_stale(const char *dir, const char *name)
@@ -568,13 +575,14 @@ static void remove_stale(const char *dir, const char *name)
         nvs_warn("report: could not remove %s, left from an earlier report: %s", path, strerror(errno));
 }
 
-void nvs_report_plots_prune(const char *dir, const nvs_plot_files *old, const nvs_report *rep)
+void nvs_plot_prune(const char *dir, const nvs_plot_files *old, const char *script, const char *const *names, int n,
+                    int drawn)
 {
     static const char *const exts[] = {"svg", "png", "dat"};
     for (int i = 0; i < old->n; i++) {
         int current = 0;
-        for (int k = 0; k < rep->nplots && !current; k++) current = !strcmp(rep->plot[k].file, old->name[i]);
-        if (current && rep->plots == NVS_PLOTS_OK) continue;
+        for (int k = 0; k < n && !current; k++) current = !strcmp(names[k], old->name[i]);
+        if (current && drawn) continue;
         /* one this report drew again but gnuplot failed on: its data is this report's, the images the old ones */
         for (int e = 0; e < (current ? 2 : 3); e++) {
             char name[112];
@@ -582,5 +590,13 @@ void nvs_report_plots_prune(const char *dir, const nvs_plot_files *old, const nv
             remove_stale(dir, name);
         }
     }
-    if (old->script && !rep->nplots) remove_stale(dir, "plots.gp");
+    if (old->script && !(script && !strcmp(script, "plots.gp"))) remove_stale(dir, "plots.gp");
+    if (old->model_script && !(script && !strcmp(script, "model_plots.gp"))) remove_stale(dir, "model_plots.gp");
+}
+
+void nvs_report_plots_prune(const char *dir, const nvs_plot_files *old, const nvs_report *rep)
+{
+    const char *names[NVS_REPORT_MAX_PLOTS];
+    for (int k = 0; k < rep->nplots; k++) names[k] = rep->plot[k].file;
+    nvs_plot_prune(dir, old, rep->nplots ? "plots.gp" : NULL, names, rep->nplots, rep->plots == NVS_PLOTS_OK);
 }

@@ -57,19 +57,27 @@ double nvs_report_common_size(const nvs_run *r, const char *coll);
 /* Plots: data files, script, then gnuplot. Fills rep->plots / plot[] / nplots. Returns NVS_OK also when gnuplot
  * is missing (a notice on stderr); NVS_ERR_SYSTEM when gnuplot or a write failed (already logged). */
 nvs_result_t nvs_report_plots(nvs_report *rep, const char *dir);
-/* The plots a previous report left in its directory, as its plots.gp names them (`set output 'NAME.EXT.tmp'`):
- * read before this report's plots replace plots.gp, then, once report.md is written, every NAME.svg/.png/.dat that
- * this report did not write again (rep->plot[]) is removed (the images alone of those it wrote when gnuplot failed
- * on them), and plots.gp too when this report wrote none. Without it a report into an existing -o directory left
- * the earlier runs' images beside it (a step_breakdown.png of runs no longer in the report), and --no-plots or a
- * failed gnuplot left the old images as if current. Only plain file names of nvscale's own kind are taken: nothing
- * outside the directory, nothing plots.gp does not name. */
+/* The plots a previous report left in its directory, as its scripts name them (`set output 'NAME.EXT.tmp'`): a
+ * run report's plots.gp and a model report's model_plots.gp, both, as either kind of report may be written over
+ * either. Read before this report's plots replace a script, then, once report.md is written, every
+ * NAME.svg/.png/.dat that this report did not write again is removed (the images alone of those it wrote when
+ * gnuplot failed on them), and each script this report did not write. Without it a report into an existing -o
+ * directory left the earlier runs' images beside it (a step_breakdown.png of runs no longer in the report, a
+ * model_efficiency.png beside a report of runs), and --no-plots or a failed gnuplot left the old images as if
+ * current. Only plain file names of nvscale's own kind are taken: nothing outside the directory, nothing the
+ * scripts do not name. */
 typedef struct {
-    char name[NVS_REPORT_MAX_PLOTS][96]; /* NAME, without extension */
+    char name[2 * NVS_REPORT_MAX_PLOTS][96]; /* NAME, without extension */
     int n;
-    int script; /* plots.gp was there */
+    int script;       /* plots.gp was there */
+    int model_script; /* model_plots.gp was there */
 } nvs_plot_files;
 void nvs_report_plots_old(const char *dir, nvs_plot_files *old);
+/* Prune what `old` names and this report did not write: `script` is the script it wrote ("plots.gp",
+ * "model_plots.gp", NULL none), names[0..n) the plots it wrote data for, drawn whether gnuplot drew them. */
+void nvs_plot_prune(const char *dir, const nvs_plot_files *old, const char *script, const char *const *names, int n,
+                    int drawn);
+/* nvs_plot_prune for a run report: its plots (rep->plot[]) and plots.gp. */
 void nvs_report_plots_prune(const char *dir, const nvs_plot_files *old, const nvs_report *rep);
 /* Full path of gnuplot on PATH into buf; 0 if found, -1 if not. */
 int nvs_find_on_path(const char *prog, char *buf, size_t len);

@@ -72,9 +72,10 @@ static nvs_result_t validate(const json_t *doc, const char *name)
     return NVS_OK;
 }
 
-static nvs_result_t write_plot(json_t *const *docs, int n, const char *dir, int *drawn)
+/* *wrote: model_efficiency.dat and model_plots.gp are this report's; *drawn: and so are the images */
+static nvs_result_t write_plot(json_t *const *docs, int n, const char *dir, int *drawn, int *wrote)
 {
-    *drawn = 0;
+    *drawn = *wrote = 0;
     char gnuplot[4096];
     if (nvs_find_on_path("gnuplot", gnuplot, sizeof gnuplot) != 0) {
         nvs_warn("gnuplot is not on PATH: plots skipped (the report is written without them)");
@@ -126,6 +127,7 @@ static nvs_result_t write_plot(json_t *const *docs, int n, const char *dir, int 
     res = nvs_outfile_commit(&dat);
     if (res == NVS_OK) res = nvs_outfile_commit(&gp);
     else nvs_outfile_discard(&gp);
+    *wrote = res == NVS_OK;
     if (res != NVS_OK || !series) return res;
     int ok = nvs_plot_run_gnuplot(gnuplot, dir, "model_plots.gp") == 0;
     static const char *const ext[] = {"png", "svg"};
@@ -156,8 +158,10 @@ nvs_result_t nvs_report_model(json_t *const *docs, const char *const *names, int
                               const char *title, int plots)
 {
     NVS_CHECK(nvs_report_model_check(docs, names, n)); /* safe on its own; the CLI checks before making dir */
-    int drawn = 0;
-    nvs_result_t plot_res = plots ? write_plot(docs, n, dir, &drawn) : NVS_OK;
+    int drawn = 0, wrote = 0;
+    nvs_plot_files old; /* an earlier report's plots in dir, of either kind: pruned once report.md is written */
+    nvs_report_plots_old(dir, &old);
+    nvs_result_t plot_res = plots ? write_plot(docs, n, dir, &drawn, &wrote) : NVS_OK;
     char path[4300];
     snprintf(path, sizeof path, "%s/report.md", dir);
     nvs_outfile o;
@@ -210,6 +214,10 @@ nvs_result_t nvs_report_model(json_t *const *docs, const char *const *names, int
     if (drawn) fprintf(f, "## Plot\n\n![efficiency vs N](model_efficiency.svg)\n");
     else fprintf(f, "## Plot\n\n%s\n", plots ? "Not drawn (gnuplot missing or failed)." : "Not requested (--no-plots).");
     nvs_result_t res = nvs_outfile_commit(&o);
-    if (res == NVS_OK) printf("%s\n", path);
+    if (res == NVS_OK) {
+        const char *mine[] = {"model_efficiency"};
+        nvs_plot_prune(dir, &old, wrote ? "model_plots.gp" : NULL, mine, wrote, drawn);
+        printf("%s\n", path);
+    }
     return res != NVS_OK ? res : plot_res;
 }

@@ -53,6 +53,27 @@ left=$(ls "$d" | grep -E '^busbw_all_reduce\.(svg|png)$')
 left=$(ls "$d" | grep -vxE 'report\.md|notes\.txt|busbw_mine\.png')
 [ -z "$left" ] || fail "--no-plots: the earlier report's plots left: $left"
 [ -s "$d/notes.txt" ] && [ -s "$d/busbw_mine.png" ] || fail "a file the report did not write was removed"
+# ... and across the two kinds of report: a model report (model_plots.gp, model_efficiency.*) over a run report and
+# a run report over a model report each left the other's plots and script beside them as if current
+"$NVS" model --gpu rtx3090 --machine pcie4-2s-8gpu-switch --model maskrcnn --format json -o "$tmp/m.json" \
+    >/dev/null 2>&1 || fail "cannot make a model projection"
+PATH="$tmp/drawbin:$PATH" "$NVS" report -o "$d" "$R/h200x2_nvlink.json" >/dev/null 2>&1
+PATH="$tmp/drawbin:$PATH" "$NVS" report -o "$d" "$tmp/m.json" >/dev/null 2>"$tmp/err5" || fail "model report: $(cat "$tmp/err5")"
+left=$(ls "$d" | grep -vxE 'report\.md|notes\.txt|busbw_mine\.png|model_plots\.gp|model_efficiency\.(dat|svg|png)')
+[ -z "$left" ] || fail "a model report left the earlier run report's plots: $left"
+[ -s "$d/model_efficiency.svg" ] || fail "the model report's plot is not there: $(ls "$d")"
+PATH="$tmp/badbin:$PATH" "$NVS" report -o "$d" "$tmp/m.json" >/dev/null 2>&1
+[ -e "$d/model_efficiency.svg" ] || [ -e "$d/model_efficiency.png" ] && fail "model report: gnuplot failed, yet the old images are there"
+[ -s "$d/model_efficiency.dat" ] && [ -s "$d/model_plots.gp" ] || fail "model report: gnuplot failed: its data and script are gone"
+PATH="$tmp/drawbin:$PATH" "$NVS" report -o "$d" "$tmp/m.json" >/dev/null 2>&1
+PATH="$tmp/drawbin:$PATH" "$NVS" report -o "$d" "$R/minimal_coll.json" >/dev/null 2>"$tmp/err5" || fail "run report: $(cat "$tmp/err5")"
+left=$(ls "$d" | grep -E '^model_')
+[ -z "$left" ] || fail "a run report left the earlier model report's plots: $left"
+PATH="$tmp/drawbin:$PATH" "$NVS" report -o "$d" "$tmp/m.json" >/dev/null 2>&1
+"$NVS" report --no-plots -o "$d" "$tmp/m.json" >/dev/null 2>&1
+left=$(ls "$d" | grep -vxE 'report\.md|notes\.txt|busbw_mine\.png')
+[ -z "$left" ] || fail "model report --no-plots: the earlier model report's plots left: $left"
+[ -s "$d/notes.txt" ] && [ -s "$d/busbw_mine.png" ] || fail "a file the model report did not write was removed"
 # the step breakdown's key is outside the bars: inside, at the top left, it was drawn over the first bars of a run
 # whose steps reach the top of the plot (results/h200x2-final5/default: "rest: framework, ..." and its colour were
 # hidden behind the 85.7 and 90.2 ms bars of bert-large)
