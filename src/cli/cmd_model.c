@@ -104,7 +104,7 @@ enum {
     O_STEP_CV, O_FIT, O_HOST_MEM, O_FRAMEWORK, O_PAIRS
 };
 
-/* A list of positive integers in 1..hi, sorted, without duplicates. */
+/* A list of positive integers in 1..hi, sorted; one given twice is refused. */
 static int parse_int_list(const char *flag, const char *s, long hi, int *out, int *n)
 {
     char *copy, *w[MAX_LIST], why[160];
@@ -127,9 +127,10 @@ static int parse_int_list(const char *flag, const char *s, long hi, int *out, in
             out[j] = out[j - 1];
             j--;
         }
-        if (j > 0 && out[j - 1] == v) { /* duplicate: undo the shift */
-            for (; j < *n; j++) out[j] = out[j + 1];
-            continue;
+        if (j > 0 && out[j - 1] == v) { /* as run's --gpus: a repeat is a typo, not a second point */
+            usage_error("%s '%s': %ld given twice (each count once)", flag, s, v);
+            free(copy);
+            return -1;
         }
         out[j] = (int)v;
         (*n)++;

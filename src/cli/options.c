@@ -242,19 +242,29 @@ static int lookup_coll(const char *s) { return nvs_coll_find(s) ? nvs_coll_index
 
 static int cmp_int(const void *a, const void *b) { return *(const int *)a - *(const int *)b; }
 
-static int parse_gpu_counts(const char *s, nvs_config *c)
+/* The counts, smallest first: the scaling table and its reference (the first count) go up in N whatever order they
+ * were typed in. A count given twice is refused, as a workload (--model) or a transport (compare --transports)
+ * given twice: it would be measured once and the list's other typo (4,4 for 4,8?) go unseen. 0 ok; -1 with *why
+ * set. */
+static int parse_gpu_counts(const char *s, nvs_config *c, char *why, size_t wl)
 {
-    char *copy, *items[NVS_MAX_GPU_COUNTS], err[160];
-    int n = nvs_list_split(s, &copy, items, NVS_MAX_GPU_COUNTS, err, sizeof err);
+    char *copy, *items[NVS_MAX_GPU_COUNTS];
+    int n = nvs_list_split(s, &copy, items, NVS_MAX_GPU_COUNTS, why, wl);
     for (int k = 0; k < n; k++)
-        if (parse_int_range(items[k], 1, 1 << 20, &c->gpu_counts[k])) n = -1;
+        if (parse_int_range(items[k], 1, 1 << 20, &c->gpu_counts[k])) {
+            snprintf(why, wl, "'%.40s' is not a GPU count >= 1 (expected a comma-separated list such as 1,2,4,8)",
+                     items[k]);
+            n = -1;
+        }
     free(copy);
     if (n <= 0) return -1;
     qsort(c->gpu_counts, (size_t)n, sizeof(int), cmp_int);
-    int u = 0;
-    for (int i = 0; i < n; i++)
-        if (!u || c->gpu_counts[u - 1] != c->gpu_counts[i]) c->gpu_counts[u++] = c->gpu_counts[i];
-    c->n_gpu_counts = u;
+    for (int i = 1; i < n; i++)
+        if (c->gpu_counts[i - 1] == c->gpu_counts[i]) {
+            snprintf(why, wl, "%d given twice (each GPU count once)", c->gpu_counts[i]);
+            return -1;
+        }
+    c->n_gpu_counts = n;
     return 0;
 }
 
@@ -467,9 +477,11 @@ nvs_result_t nvs_config_parse(nvs_config *c, const char *sub, int argc, char **a
             else return bad(sub, flag, a, "expected nccl, mpi or auto");
             c->backend_explicit = c->backend != NVS_BACKEND_AUTO;
             break;
-        case OPT_GPUS:
-            if (parse_gpu_counts(a, c)) return bad(sub, flag, a, "expected a comma-separated list of GPU counts >= 1, e.g. 1,2,4,8");
+        case OPT_GPUS: {
+            char why[160];
+            if (parse_gpu_counts(a, c, why, sizeof why)) return bad(sub, flag, a, why);
             break;
+        }
         case OPT_PLACEMENT:
             if (!strcasecmp(a, "first")) c->placement = NVS_PLACE_FIRST;
             else if (!strcasecmp(a, "best")) c->placement = NVS_PLACE_BEST;

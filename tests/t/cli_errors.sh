@@ -32,6 +32,9 @@ expect 2 "invalid value '-1' for -r" $NVS coll -r -1 --out $out
 expect 2 "invalid value 'scatter' for --coll" $NVS coll --coll all_reduce,scatter --out $out
 expect 2 "invalid value 'fast' for --backend" $NVS coll --backend fast --out $out
 expect 2 "invalid value '0,2' for --gpus" $NVS run --gpus 0,2 --out $out
+# a count given twice is refused by name (was measured once, the repeat dropped without a word); the order is free
+expect 2 "invalid value '2,1,2' for --gpus: 2 given twice" $NVS run --gpus 2,1,2 --out $out
+expect 2 "invalid value '1,x' for --gpus: 'x' is not a GPU count" $NVS train --model resnet50 --gpus 1,x --out $out
 expect 2 "invalid value 'middle' for --placement" $NVS run --placement middle --out $out
 expect 2 "invalid value '-3' for --timeout" $NVS coll --timeout -3 --out $out
 expect 2 "invalid value 'xml' for --format" $NVS coll --format xml --out $out

@@ -39,6 +39,8 @@ expect 2 "--batch '2000000'" $M $OK --batch 2000000
 expect 2 "--gpus: '0' is not a whole number" $M $OK --gpus 0
 expect 2 "--gpus: 'x' is not a whole number" $M $OK --gpus 1,x
 expect 2 "--gpus '1,,2'" $M $OK --gpus 1,,2
+expect 2 "--gpus '4,1,4': 4 given twice" $M $OK --gpus 4,1,4
+expect 2 "--nodes '2,2': 2 given twice" $M $OK --nodes 2,2 --net ib-hdr200
 expect 2 "must be a multiple of 8" $M $OK --gpus 12 --net ib-hdr200
 expect 2 "need a network between them" $M $OK --gpus 16
 expect 2 "need a network between them" $M $OK --nodes 2
