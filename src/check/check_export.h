@@ -13,14 +13,26 @@ typedef struct {
     const char *run_path;   /* the run.json judged */
     const char *rules_desc; /* where the rules came from */
     const char *timestamp;  /* ISO 8601 UTC of the run ("2026-11-30T12:00:00Z"); NULL: none */
-    const char *hostname;   /* the run's host (rank 0); NULL: none */
+    const char *hostname;   /* the run's one host; NULL: none, or a run over several (see hosts) */
     double duration_s;      /* of the run; < 0 unknown */
     /* several runs (check's fleet view): every run's path, one "run" property each (run_path is then unused);
      * NULL: run_path alone. The caller gives the header what holds for the whole fleet (check: the earliest
      * run's start, no hostname and no time: the hosts are the testcases') */
     const char *const *runs;
     size_t nruns;
+    /* one run over several hosts: each host, one "host" property each (node order), and no hostname: JUnit's
+     * hostname names the one machine the tests ran on, and rank 0's would claim the others' results as its own */
+    const char *const *hosts;
+    size_t nhosts;
 } nvs_export_info;
+
+/* The hosts of run R, each once, in the order of its ranks: a malloc'd array of its strings (the caller frees the
+ * array only) and *n; NULL with *n = 0 when R names no host or memory ran out. */
+const char **nvs_export_run_hosts(const nvs_run *r, size_t *n);
+
+/* info's header for run R alone: hostname R's host when it ran on one; when its ranks name several hosts (or
+ * world.nodes says several) no hostname, and the hosts as properties. HOSTS: what nvs_export_run_hosts gave. */
+void nvs_export_set_hosts(nvs_export_info *info, const nvs_run *r, const char *const *hosts, size_t nhosts);
 
 /* One <testsuite> with one <testcase> per row: FAIL rows carry a <failure>, WARN rows a "WARN: ..." line in
  * <system-out> (JUnit has no warning state) and a verdict property. Escapes &<>"' and drops characters XML 1.0

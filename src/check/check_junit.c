@@ -2,6 +2,7 @@
  * format that Jenkins, GitLab and GitHub test reporters read: testsuites > testsuite > testcase, with failure,
  * system-out and properties. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check/check_export.h"
@@ -69,6 +70,7 @@ int nvs_check_print_junit(FILE *f, const nvs_export_info *info, const nvs_verdic
         for (size_t i = 0; i < info->nruns; i++) property(f, "      ", "run", info->runs[i]);
     else
         property(f, "      ", "run", info->run_path);
+    for (size_t i = 0; i < info->nhosts; i++) property(f, "      ", "host", info->hosts[i]);
     property(f, "      ", "rules", info->rules_desc);
     snprintf(num, sizeof num, "%zu", vs->warned);
     property(f, "      ", "warnings", num);
@@ -109,4 +111,33 @@ int nvs_check_print_junit(FILE *f, const nvs_export_info *info, const nvs_verdic
     }
     fputs("  </testsuite>\n</testsuites>\n", f);
     return ferror(f) ? -1 : 0;
+}
+
+const char **nvs_export_run_hosts(const nvs_run *r, size_t *n)
+{
+    *n = 0;
+    const char **h = r->nranks ? malloc(r->nranks * sizeof *h) : NULL;
+    if (!h) return NULL;
+    for (size_t i = 0; i < r->nranks; i++) {
+        const char *x = r->ranks[i].host;
+        size_t k = *n;
+        /* the ranks of a host are usually together: the last one first, then the rest */
+        if (!x || !x[0] || (k && !strcmp(h[k - 1], x))) continue;
+        while (k > 0 && strcmp(h[k - 1], x)) k--;
+        if (k == 0) h[(*n)++] = x;
+    }
+    if (!*n) {
+        free(h);
+        return NULL;
+    }
+    return h;
+}
+
+void nvs_export_set_hosts(nvs_export_info *info, const nvs_run *r, const char *const *hosts, size_t nhosts)
+{
+    if (nhosts > 1 || r->world_nodes > 1) {
+        info->hostname = NULL;
+        info->hosts = hosts;
+        info->nhosts = nhosts;
+    }
 }

@@ -361,6 +361,9 @@ static int judge(const accept_opts *o, const char *dir, int run_wrong, int save_
     if (!o->json) print_skipped(root, stdout);
     nvs_export_info info = {"nvscale accept", path, desc, run.started_utc, run.host,
                             isnan(run.duration_s) ? -1 : run.duration_s};
+    size_t nhosts = 0;
+    const char **hosts = nvs_export_run_hosts(&run, &nhosts);
+    nvs_export_set_hosts(&info, &run, hosts, nhosts);
     int wrc = 0;
     if (save_verdicts) { /* the verdicts beside the run they judge, whatever stdout showed */
         char vp[NVS_PATH_MAX + 32];
@@ -376,6 +379,7 @@ static int judge(const accept_opts *o, const char *dir, int run_wrong, int save_
     /* both or neither; a FAIL stays exit 3 (the message says what was not written) */
     nvs_cli_export ex[] = {{o->junit, nvs_check_print_junit}, {o->prometheus, nvs_check_print_prometheus}};
     int erc = nvs_cli_write_exports("accept", ex, 2, &info, &vs);
+    free(hosts);
     rc = pr != NVS_OK || wrc ? 1 : vs.failed || run_wrong ? 3 : erc;
 out:
     nvs_verdicts_free(&vs);

@@ -359,6 +359,9 @@ int cmd_check(int argc, char **argv)
     rc = res != NVS_OK ? nvs_exit_code(res) : nvs_check_exit_code(&rep);
     nvs_export_info info = {"nvscale check", run_path, rep.rules_desc, runs[0].started_utc, runs[0].host,
                             isnan(runs[0].duration_s) ? -1 : runs[0].duration_s};
+    size_t nhosts = 0;
+    const char **hosts = nruns == 1 ? nvs_export_run_hosts(&runs[0], &nhosts) : NULL;
+    if (nruns == 1) nvs_export_set_hosts(&info, &runs[0], hosts, nhosts);
     if (nruns > 1) { /* the fleet's header: when its first run started; each testcase names its host */
         info.runs = (const char *const *)paths;
         info.nruns = (size_t)nruns;
@@ -372,6 +375,7 @@ int cmd_check(int argc, char **argv)
     /* both or neither; a FAIL stays exit 3 (the message says what was not written) */
     nvs_cli_export ex[] = {{junit, nvs_check_print_junit}, {prom, nvs_check_print_prometheus}};
     int wrc = nvs_cli_write_exports("check", ex, 2, &info, &vs);
+    free(hosts);
     if (!rc) rc = wrc;
 done:
     nvs_verdicts_free(&vs);

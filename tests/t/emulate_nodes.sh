@@ -65,6 +65,12 @@ if expect 0 "At 4 ranks on 2 hosts \(2 each\)" $MPIRUN $LO -np 4 $NVS run --back
     slow_host=$(json_get "$j" "[r['host'] for r in d['ranks'] if r['rank'] == max(d['collectives'], key=lambda c: c['n'])['slowest_rank']][0]")
     expect 3 "slowest rank at n=4: rank [0-3] \(host $host/vnode[01]" $NVS check "$j" --min-busbw 'all_reduce:256K:4:100000'
     case "$slow_host" in "$host"/vnode[01]) ;; *) echo "FAIL: slowest rank's host '$slow_host'"; fails=$((fails + 1)) ;; esac
+    # its JUnit header claims no one host (was hostname="$host/vnode0", rank 0's): each host is a property
+    expect 3 "" $NVS check "$j" --min-busbw 'all_reduce:256K:4:100000' --junit "$d.xml"
+    grep -q 'hostname=' "$d.xml" && { echo "FAIL: junit of a 2-host run names one host: $(grep -o 'hostname="[^"]*"' "$d.xml")"; fails=$((fails + 1)); }
+    [ "$(grep -c "<property name=\"host\" value=\"$host/vnode[01]\"/>" "$d.xml")" = 2 ] ||
+        { echo "FAIL: junit of a 2-host run lacks its hosts: $(grep 'property' "$d.xml")"; fails=$((fails + 1)); }
+    rm -f "$d.xml"
 fi
 
 # refusals: one message, exit 2, nothing written

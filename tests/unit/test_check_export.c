@@ -145,5 +145,46 @@ static void t_prometheus_unique(void)
     nvs_verdicts_free(&vs);
 }
 
-T_LIST = {T_CASE(t_junit), T_CASE(t_prometheus), T_CASE(t_prometheus_unique)};
+/* one run over several hosts: no hostname in the header (rank 0's host was there, as if every result were its
+ * own), each host once as a property instead; a run on one host keeps its hostname */
+static void t_junit_hosts(void)
+{
+    nvs_run_rank rk[5] = {{.host = "b"}, {.host = "b"}, {.host = "a"}, {.host = NULL}, {.host = "b"}};
+    nvs_run r = {.ranks = rk, .nranks = 5, .world_nodes = 2};
+    size_t n = 0;
+    const char **h = nvs_export_run_hosts(&r, &n);
+    T_EQ_I((int)n, 2);
+    T_ASSERT(h && !strcmp(h[0], "b") && !strcmp(h[1], "a"));
+    nvs_export_info two = info;
+    nvs_export_set_hosts(&two, &r, h, n);
+    nvs_verdicts vs;
+    rows(&vs);
+    FILE *f = tmpfile();
+    T_ASSERT(f);
+    T_EQ_I(nvs_check_print_junit(f, &two, &vs), 0);
+    char *got = t_slurp(f);
+    fclose(f);
+    T_ASSERT(!strstr(got, "hostname="));
+    T_CONTAINS(got, "<property name=\"host\" value=\"b\"/>\n      <property name=\"host\" value=\"a\"/>");
+    free(got);
+    nvs_verdicts_free(&vs);
+    free(h);
+    /* one host: the header keeps it */
+    nvs_run_rank one[2] = {{.host = "node1"}, {.host = "node1"}};
+    nvs_run r1 = {.ranks = one, .nranks = 2, .world_nodes = 1};
+    h = nvs_export_run_hosts(&r1, &n);
+    T_EQ_I((int)n, 1);
+    nvs_export_info single = info;
+    nvs_export_set_hosts(&single, &r1, h, n);
+    T_ASSERT(single.hostname && !strcmp(single.hostname, "node1") && single.nhosts == 0);
+    free(h);
+    /* no ranks, but world.nodes says 2: no hostname either */
+    nvs_run r0 = {.world_nodes = 2};
+    T_ASSERT(!nvs_export_run_hosts(&r0, &n) && n == 0);
+    nvs_export_info none = info;
+    nvs_export_set_hosts(&none, &r0, NULL, 0);
+    T_ASSERT(!none.hostname);
+}
+
+T_LIST = {T_CASE(t_junit), T_CASE(t_junit_hosts), T_CASE(t_prometheus), T_CASE(t_prometheus_unique)};
 T_MAIN
