@@ -461,12 +461,17 @@ static void scaling_tables(const nvs_run *r, FILE *f)
     }
     /* efficiency vs N: collectives (busbw relative to the smallest N >= 2) and the training step */
     if (kall > 1) {
+        /* training's reference: the smallest N trained (1 unless --gpus left it out: then step(2) / step(N)) */
+        int tref = nvs_run_train_ref_n(r);
+        char tw[96] = "";
+        if (tref > 1) snprintf(tw, sizeof tw, " (no 1-GPU step in this run: relative to %d GPUs)", tref);
         if (r->has_collectives)
             fprintf(f, "Efficiency vs GPU count: for a collective, busbw(N) / busbw(smallest N >= 2) at the largest "
                        "size measured at every N (busbw of an ideal ring does not change with N); for training, "
-                       "step(1) / step(N) with a fixed per-GPU batch.\n\n| N |");
+                       "step(%d) / step(N) with a fixed per-GPU batch%s.\n\n| N |", tref > 1 ? tref : 1, tw);
         else /* a run of `nvscale train`: training only */
-            fprintf(f, "Training efficiency vs GPU count: step(1) / step(N) with a fixed per-GPU batch.\n\n| N |");
+            fprintf(f, "Training efficiency vs GPU count: step(%d) / step(N) with a fixed per-GPU batch%s.\n\n| N |",
+                    tref > 1 ? tref : 1, tw);
         double *at = calloc((size_t)(nn > 0 ? nn : 1), sizeof *at);
         int *base = calloc((size_t)(nn > 0 ? nn : 1), sizeof *base);
         if (!at || !base) {
@@ -604,6 +609,11 @@ static void train_table(const nvs_run_train *t, const char *unit, FILE *f)
                                  "the all-reduces"
                                : "); the rest of step - compute is compute slowed beside the all-reduces")
                     : "");
+    /* no 1-GPU step (--gpus 2,4): the efficiency is relative to the smallest N, and says so */
+    int ref = nvs_run_workload_ref_n(t);
+    if (ref > 1)
+        fprintf(f, " Efficiency = step(%d) / step(N), relative to %d %ss: the run has no 1-%s step.", ref, ref, unit,
+                unit);
     if (rounds > 1)
         fprintf(f, " Every N was timed %d times in turn (--rounds): each row is its median round, and its "
                    "efficiency the median of the rounds' own, with their range.",
@@ -922,7 +932,15 @@ static void side_by_side(const nvs_report *rep, FILE *f)
         if (nw > 1) fprintf(f, "### Training step, workload %zu of %zu\n\n", w + 1, nw);
         else fprintf(f, "### Training step\n\n");
         fprintf(f, "Samples per second of each run; a ratio only where the two runs trained the same model at the "
-                   "same per-GPU batch.\n\n| N |");
+                   "same per-GPU batch.");
+        /* efficiency is step(ref) / step(N): a run without a 1-GPU step (--gpus 2,4) is relative to its smallest
+         * N, and its column is not the others' measure */
+        for (int i = 0; i < rep->nruns; i++) {
+            int ref = nvs_run_workload_ref_n(tr[i]);
+            if (ref > 1)
+                fprintf(f, " R%d efficiency = step(%d) / step(N): that run has no 1-GPU step.", i + 1, ref);
+        }
+        fprintf(f, "\n\n| N |");
         for (int i = 0; i < rep->nruns; i++) {
             const char *model = tr[i] ? tr[i]->model : NULL;
             char mb[NVS_ESC_SIZE(128)];

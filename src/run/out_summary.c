@@ -278,12 +278,19 @@ static void print_training(const json_t *trains, int gpu, FILE *to)
     if (!json_array_size(trains)) return;
     const json_t *t0 = json_array_get(trains, 0);
     const json_t *fw = json_object_get(t0, "framework");
-    fprintf(to, "\nTraining step: synthetic data-parallel step as %s, %s GEMMs, %s gradients; efficiency = step(1) /\n"
+    /* the reference is the smallest N trained (phase_train.c): 1 unless --gpus left it out (--gpus 2,4), and then
+     * the header says step(2), not step(1) (every workload trains at the same counts) */
+    int ref = (int)json_integer_value(
+        json_object_get(json_array_get(json_object_get(t0, "results"), 0), "efficiency_reference_n"));
+    fprintf(to, "\nTraining step: synthetic data-parallel step as %s, %s GEMMs, %s gradients; efficiency = step(%d) /\n"
                 "step(N) at the same batch per %s; ms: step = compute + reducer + compute slowed by comm + exposed comm\n"
                 "+ waited for a slower rank\n",
             json_string_value(json_object_get(fw, "name")) ? json_string_value(json_object_get(fw, "name")) : "?",
             json_string_value(json_object_get(t0, "precision")), json_string_value(json_object_get(t0, "grad_type")),
-            gpu ? "GPU" : "rank");
+            ref > 1 ? ref : 1, gpu ? "GPU" : "rank");
+    if (ref > 1)
+        fprintf(to, "(no 1-%s step in this run: every efficiency is relative to %d %ss, the smallest count in --gpus)\n",
+                gpu ? "GPU" : "rank", ref, gpu ? "GPU" : "rank");
     fprintf(to, "  %-24s %3s  %8s  %8s  %8s  %9s  %8s  %7s  %10s  %10s\n",
             gpu ? "model (batch/GPU)" : "model (batch/rank)", "N", "step", "compute", "reducer", "slowed", "exposed",
             "waited", "samples/s", "efficiency");

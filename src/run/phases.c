@@ -346,6 +346,13 @@ static void print_train(const json_t *t, const char *unit, FILE *to)
                 "slowed beside the all-reduces;\n#  exposed: communication not hidden; waited: for a slower %s; comm: "
                 "the all-reduces alone, back to back\n",
             unit);
+    /* efficiency is step(ref) / step(N) with ref the smallest N trained: said where it is not 1 (--gpus 2,4), as a
+     * 100 % at N=2 would otherwise read as perfect scaling from one rank */
+    int ref = (int)json_integer_value(
+        json_object_get(json_array_get(json_object_get(t, "results"), 0), "efficiency_reference_n"));
+    if (ref > 1)
+        fprintf(to, "#  efficiency = step(%d) / step(N): no 1-%s step in this run (--gpus), so %d %ss are the reference\n",
+                ref, unit, ref, unit);
     fprintf(to, "#  %5s  %9s  %9s  %9s  %9s  %9s  %9s  %9s  %9s  %10s  %10s\n", "N", "step", "compute", "reducer",
             "slowed", "exposed", "waited", "comm", "exposed%", "samples/s", "efficiency");
     size_t i;

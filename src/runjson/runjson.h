@@ -255,6 +255,11 @@ nvs_result_t nvs_run_select_train(nvs_run *r, const char *name, const char *alt,
  * `--model bert-large,resnet50` is not left out (r->train alone is the first). */
 size_t nvs_run_workloads(const nvs_run *r);
 const nvs_run_train *nvs_run_workload(const nvs_run *r, size_t i);
+/* The N a workload's efficiencies are relative to, step(ref) / step(N): the smallest N it trained at (1 unless
+ * --gpus left 1 out), as efficiency_reference_n says; 1 in runs from before that key; 0 for no workload or no
+ * result. nvs_run_train_ref_n: the first workload's that has results (every workload trains at the same N). */
+int nvs_run_workload_ref_n(const nvs_run_train *t);
+int nvs_run_train_ref_n(const nvs_run *r);
 /* The workload whose model is `model`; NULL when the run did not train it. */
 const nvs_run_train *nvs_run_workload_named(const nvs_run *r, const char *model);
 

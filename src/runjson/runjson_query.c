@@ -27,6 +27,23 @@ const nvs_run_train *nvs_run_workload_named(const nvs_run *r, const char *model)
     return NULL;
 }
 
+int nvs_run_workload_ref_n(const nvs_run_train *t)
+{
+    if (!t || !t->nresults) return 0;
+    for (size_t i = 0; i < t->nresults; i++)
+        if (t->results[i].reference_n > 0) return t->results[i].reference_n;
+    return 1;
+}
+
+int nvs_run_train_ref_n(const nvs_run *r)
+{
+    for (size_t i = 0; i < nvs_run_workloads(r); i++) {
+        int ref = nvs_run_workload_ref_n(nvs_run_workload(r, i));
+        if (ref) return ref;
+    }
+    return 0;
+}
+
 /* ---- lookups ----------------------------------------------------------------------------------------------- */
 
 static const char *kv_get(const nvs_run_kv *kv, size_t n, const char *key)

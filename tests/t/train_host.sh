@@ -128,4 +128,24 @@ expect 0 "Training step" $MPIRUN -np 2 $NVS run --backend mpi --model $prof -b 6
     --steps 3 --warmup-steps 1 --out "$d"
 [ "$(json_get $d/run.json "d['train']['results'][1]['predicted_comm_us'] is not None")" = "True" ] ||
     fail "no predicted_comm_us from the all_reduce sweep"
+# no 1-rank step (--gpus 2,3): every efficiency is step(2) / step(N), and the tables, the summary and the report
+# say so (they said step(1) / step(N), or nothing, beside N=2's 100 %)
+d=$TMP/train_ref2
+rm -rf "$d"
+expect 0 "#  efficiency = step\(2\) / step\(N\): no 1-rank step in this run" $MPIRUN -np 3 $NVS train --backend mpi \
+    --model $prof --gpus 2,3 --steps 2 --warmup-steps 1 --out "$d"
+[ "$(json_get $d/run.json "[(r['n'], r['efficiency_reference_n'], r['efficiency']) for r in d['train']['results']][0]")" = "(2, 2, 1.0)" ] ||
+    fail "--gpus 2,3: the reference is not N=2 in run.json"
+expect 0 "" $NVS report "$d/run.json" -o "$d.report"
+grep -q "step(2) / step(N) with a fixed per-GPU batch (no 1-GPU step in this run: relative to 2 GPUs)" "$d.report/report.md" ||
+    fail "report of --gpus 2,3: $(grep 'efficiency vs GPU count' "$d.report/report.md")"
+grep -q "Efficiency = step(2) / step(N), relative to 2 ranks: the run has no 1-rank step" "$d.report/report.md" ||
+    fail "report of --gpus 2,3: the training table does not say its reference"
+grep -q "step(1)" "$d.report/report.md" && fail "report of --gpus 2,3 claims step(1): $(grep 'step(1)' "$d.report/report.md")"
+rm -rf "$d.report"
+expect 0 "no 1-rank step in this run: every efficiency is relative to 2 ranks" \
+    $MPIRUN -np 3 $NVS run --backend mpi --model $prof --gpus 2,3 -b 1K -e 1K --coll all_reduce --steps 2 \
+    --warmup-steps 1 --no-save
+printf '%s\n' "$_out" | grep -q "efficiency = step(2) /$" || fail "run --gpus 2,3: no step(2) in the header"
+printf '%s\n' "$_out" | grep -q "step(1)" && fail "run --gpus 2,3 claims step(1): $(printf '%s\n' "$_out" | grep 'step(1)')"
 finish
