@@ -52,6 +52,7 @@ typedef struct {
     char worst[48]; /* the variant the value comes from: "in-place", "out-of-place half max" */
     int null;    /* a matching row has no value */
     int self_ref; /* efficiency: the point is its own reference (--gpus 2 alone): its 100 % is no scaling */
+    int ref_n;    /* efficiency: the N it is relative to, step(ref_n) / step(N) (1 in runs without the key) */
     double value;
     long long wrong; /* summed wrong elements of the matching rows (0 when unchecked) */
     int slowest_rank; /* busbw: the slowest rank of the row the value comes from; -1 unknown */
@@ -144,6 +145,7 @@ static meas measure(const nvs_rule *r, const nvs_run *run, const point *p)
             const nvs_run_train_result *t = &tr->results[i];
             if (t->n != p->n) continue;
             m.found = 1;
+            m.ref_n = t->reference_n > 0 ? t->reference_n : 1;
             if (t->n > 1 && t->reference_n == t->n) m.null = m.self_ref = 1;
             else if (isnan(t->efficiency)) m.null = 1;
             else if (isnan(m.value) || t->efficiency < m.value) m.value = t->efficiency;
@@ -581,6 +583,10 @@ static int eval_min(const nvs_rule *r, const nvs_run *run, nvs_verdicts *vs)
                      thr * 100 / r->min_bound_pct);
         }
         if (m.worst[0]) snprintf(v->note, sizeof v->note, "worst of %d rows: %s", m.rows, m.worst);
+        /* --gpus 2,4: a threshold written for step(1)/step(N) meets step(2)/step(N); the row says which it is */
+        if (r->metric == NVS_RULE_EFFICIENCY && m.ref_n > 1)
+            snprintf(v->note, sizeof v->note, "step(%d)/step(N): the run has no N=1 step, so N=%d is the reference",
+                     m.ref_n, m.ref_n);
         finish(vs, v, m.value >= thr);
     }
     free(ps.v);
@@ -635,6 +641,13 @@ static int eval_below(const nvs_rule *r, const nvs_run *run, const nvs_run *base
         meas m;
         if (!measured_in_run(r, run, p, v, vs, &m)) continue;
         fill_values(v, r, m.value, expected);
+        /* step(1)/step(N) against step(2)/step(N) is no comparison: the one measured from 2 GPUs reads higher */
+        if (r->metric == NVS_RULE_EFFICIENCY && m.ref_n != b.ref_n) {
+            snprintf(v->note, sizeof v->note, "not comparable: the run's efficiency is step(%d)/step(N), the "
+                     "baseline's step(%d)/step(N); measure both from the same smallest N (--gpus)", m.ref_n, b.ref_n);
+            finish(vs, v, 0);
+            continue;
+        }
         double below = b.value > 0 ? (b.value - m.value) / b.value * 100 : 0;
         int dp = nvs_check_decimals(below, r->below_pct, 1); /* "5.0% below it (limit 5.0%)" read as within it */
         if (r->metric == NVS_RULE_EFFICIENCY)

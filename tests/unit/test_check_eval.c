@@ -540,7 +540,41 @@ static void t_self_reference_efficiency(void)
     train[1].reference_n = 0;
 }
 
-T_LIST = {T_CASE(t_self_reference_efficiency), T_CASE(t_one_gpu_busbw), T_CASE(t_unvalidated_warns), T_CASE(t_appends), 
+/* --gpus 2,4: efficiency is step(2)/step(N). A min= row says so (it was the bare number, read against a threshold
+ * written for step(1)/step(N)); against a baseline measured from N=1 it is no comparison and does not pass */
+static void t_reference_above_one(void)
+{
+    static nvs_run_train_result from2[2], from1[2];
+    from2[0] = (nvs_run_train_result){.n = 2, .step_us = 100000, .efficiency = 1.0, .reference_n = 2};
+    from2[1] = (nvs_run_train_result){.n = 4, .step_us = 104000, .efficiency = 0.96, .reference_n = 2};
+    from1[0] = (nvs_run_train_result){.n = 1, .step_us = 80000, .efficiency = 1.0, .reference_n = 1};
+    from1[1] = (nvs_run_train_result){.n = 4, .step_us = 104000, .efficiency = 0.77, .reference_n = 1};
+    nvs_run run = make_run(), base = make_run();
+    run.train.results = from2;
+    run.train.nresults = 2;
+    base.train.results = from1;
+    base.train.nresults = 2;
+    const char *min[] = {"efficiency train n=4 min=90%", NULL};
+    nvs_verdicts vs = eval(min, &run, NULL);
+    T_EQ_I(vs.v[1].pass, 1);
+    T_CONTAINS(vs.v[1].note, "step(2)/step(N): the run has no N=1 step");
+    nvs_verdicts_free(&vs);
+    const char *below[] = {"efficiency train n=4 below_baseline<=5%", NULL};
+    vs = eval(below, &run, &base); /* 96 % from N=2 is not 25 % above 77 % from N=1 */
+    T_EQ_I(vs.v[1].pass, 0);
+    T_CONTAINS(vs.v[1].note, "not comparable: the run's efficiency is step(2)/step(N), the baseline's step(1)/step(N)");
+    nvs_verdicts_free(&vs);
+    base.train.results = from2; /* the same reference: compared */
+    vs = eval(below, &run, &base);
+    T_EQ_I(vs.v[1].pass, 1);
+    nvs_verdicts_free(&vs);
+    base.train.results = from1;
+    vs = eval(min, &base, NULL); /* a run from N=1: no note */
+    T_EQ_S(vs.v[1].note, "");
+    nvs_verdicts_free(&vs);
+}
+
+T_LIST = {T_CASE(t_self_reference_efficiency), T_CASE(t_reference_above_one), T_CASE(t_one_gpu_busbw), T_CASE(t_unvalidated_warns), T_CASE(t_appends), 
     T_CASE(t_status_row),         T_CASE(t_min_edges_and_worst_variant), T_CASE(t_n_selection),
     T_CASE(t_not_measured_fails), T_CASE(t_every_collective_and_range),  T_CASE(t_wrong_results_fail),
     T_CASE(t_p2p_and_efficiency), T_CASE(t_min_bound_pct), T_CASE(t_below_baseline), T_CASE(t_below_baseline_small_not_measured),              T_CASE(t_baseline_equal_to_run_passes),
