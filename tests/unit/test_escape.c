@@ -100,5 +100,45 @@ static void t_stream(void)
     free(mem);
 }
 
-T_LIST = {T_CASE(t_markdown), T_CASE(t_html), T_CASE(t_csv), T_CASE(t_xml_prom), T_CASE(t_terminal), T_CASE(t_cut), T_CASE(t_stream)};
+/* one word of a shell command line: plain words as they are, the rest single-quoted with ' as '\'' */
+static char *sh_word(const char *w)
+{
+    char *mem = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&mem, &n);
+    if (!f) return NULL;
+    int rc = nvs_sh_fputs(w, f);
+    fclose(f);
+    if (rc != 0) {
+        free(mem);
+        return NULL;
+    }
+    return mem;
+}
+
+static void t_shell_word(void)
+{
+    static const char *const cases[][2] = {
+        {"--model", "--model"},
+        {"results/h200x2/run.json", "results/h200x2/run.json"},
+        {"a=b,c:d@e%f+g", "a=b,c:d@e%f+g"},
+        {"", "''"},
+        {"x y.json", "'x y.json'"},
+        {"it's", "'it'\\''s'"},
+        {"$HOME", "'$HOME'"},
+        {"*.json", "'*.json'"},
+        {"a;rm -rf /", "'a;rm -rf /'"},
+        {"~user", "'~user'"},
+        {"caf\xc3\xa9", "'caf\xc3\xa9'"}, /* non-ASCII: quoted, bytes kept */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *got = sh_word(cases[i][0]);
+        T_ASSERT(got);
+        T_EQ_S(got, cases[i][1]);
+        free(got);
+    }
+}
+
+T_LIST = {T_CASE(t_markdown), T_CASE(t_html), T_CASE(t_csv), T_CASE(t_xml_prom), T_CASE(t_terminal), T_CASE(t_cut), T_CASE(t_stream),
+          T_CASE(t_shell_word)};
 T_MAIN
