@@ -465,13 +465,6 @@ static void scaling_tables(const nvs_run *r, FILE *f)
         int tref = nvs_run_train_ref_n(r);
         char tw[96] = "";
         if (tref > 1) snprintf(tw, sizeof tw, " (no 1-GPU step in this run: relative to %d GPUs)", tref);
-        if (r->has_collectives)
-            fprintf(f, "Efficiency vs GPU count: for a collective, busbw(N) / busbw(smallest N >= 2) at the largest "
-                       "size measured at every N (busbw of an ideal ring does not change with N); for training, "
-                       "step(%d) / step(N) with a fixed per-GPU batch%s.\n\n| N |", tref > 1 ? tref : 1, tw);
-        else /* a run of `nvscale train`: training only */
-            fprintf(f, "Training efficiency vs GPU count: step(%d) / step(N) with a fixed per-GPU batch%s.\n\n| N |",
-                    tref > 1 ? tref : 1, tw);
         double *at = calloc((size_t)(nn > 0 ? nn : 1), sizeof *at);
         int *base = calloc((size_t)(nn > 0 ? nn : 1), sizeof *base);
         if (!at || !base) {
@@ -479,9 +472,32 @@ static void scaling_tables(const nvs_run *r, FILE *f)
             free(base);
             goto out;
         }
-        char b[32];
+        /* the text names only the columns the table has: a `train` run writes "collectives": [] (none measured),
+         * a `coll` run trains nothing */
+        int coll_cols = 0, train_cols = 0;
         for (int c = 0; c < nn; c++) {
             at[c] = nvs_report_common_size(r, names[c]);
+            if (!isnan(at[c])) coll_cols = 1;
+        }
+        for (size_t w = 0; w < nvs_run_workloads(r); w++)
+            if (nvs_run_workload(r, w)->nresults) train_cols = 1;
+        if (!coll_cols && !train_cols) { /* a table of N alone says nothing */
+            free(at);
+            free(base);
+            goto out;
+        }
+        const char *coll_txt = "busbw(N) / busbw(smallest N >= 2) at the largest size measured at every N (busbw of "
+                               "an ideal ring does not change with N)";
+        if (coll_cols && train_cols)
+            fprintf(f, "Efficiency vs GPU count: for a collective, %s; for training, step(%d) / step(N) with a fixed "
+                       "per-GPU batch%s.\n\n| N |", coll_txt, tref > 1 ? tref : 1, tw);
+        else if (coll_cols)
+            fprintf(f, "Efficiency vs GPU count: for a collective, %s.\n\n| N |", coll_txt);
+        else
+            fprintf(f, "Training efficiency vs GPU count: step(%d) / step(N) with a fixed per-GPU batch%s.\n\n| N |",
+                    tref > 1 ? tref : 1, tw);
+        char b[32];
+        for (int c = 0; c < nn; c++) {
             if (isnan(at[c])) continue;
             nvs_report_coll_efficiency(r, names[c], 2, at[c], &base[c]);
             char nb[NVS_ESC_SIZE(64)];

@@ -142,7 +142,22 @@ grep -q "step(2) / step(N) with a fixed per-GPU batch (no 1-GPU step in this run
 grep -q "Efficiency = step(2) / step(N), relative to 2 ranks: the run has no 1-rank step" "$d.report/report.md" ||
     fail "report of --gpus 2,3: the training table does not say its reference"
 grep -q "step(1)" "$d.report/report.md" && fail "report of --gpus 2,3 claims step(1): $(grep 'step(1)' "$d.report/report.md")"
+# the efficiency text names only what the run has: a train run writes "collectives": [] and measured none (its
+# report read "for a collective, busbw(N) / busbw(...)"), a coll run trains nothing (its read "for training, ...")
+grep -q "^Training efficiency vs GPU count: step(2) / step(N)" "$d.report/report.md" ||
+    fail "report of a train run: $(grep 'fficiency vs GPU count' "$d.report/report.md")"
+grep -q "for a collective" "$d.report/report.md" &&
+    fail "report of a train run describes collectives: $(grep 'for a collective' "$d.report/report.md")"
 rm -rf "$d.report"
+d=$TMP/coll_eff
+rm -rf "$d"
+expect 0 "" $MPIRUN -np 3 $NVS coll --backend mpi --gpus 2,3 -b 1K -e 4K --coll all_reduce --out "$d"
+expect 0 "" $NVS report "$d/run.json" -o "$d.report"
+grep -q "^Efficiency vs GPU count: for a collective, busbw(N) / busbw(smallest N >= 2)" "$d.report/report.md" ||
+    fail "report of a coll run: $(grep 'fficiency vs GPU count' "$d.report/report.md")"
+grep -q "for training" "$d.report/report.md" &&
+    fail "report of a coll run describes training: $(grep 'for training' "$d.report/report.md")"
+rm -rf "$d" "$d.report"
 expect 0 "no 1-rank step in this run: every efficiency is relative to 2 ranks" \
     $MPIRUN -np 3 $NVS run --backend mpi --model $prof --gpus 2,3 -b 1K -e 1K --coll all_reduce --steps 2 \
     --warmup-steps 1 --no-save
