@@ -209,8 +209,12 @@ static int parse_int_range(const char *s, long lo, long hi, int *out)
 }
 
 /* Comma-separated names into a bit mask; "all" = every bit of `count`. -1 with *badp set to an unknown name;
- * -2 with *badp set to the reason when the list itself is malformed ("a,,b": core/units.h, one list splitter). */
-static int parse_mask(const char *s, int (*lookup)(const char *), int count, unsigned *mask, char *badp, size_t bl)
+ * -2 with *badp set to the reason when the list itself is malformed ("a,,b": core/units.h, one list splitter), names
+ * one `what` twice (by itself or by an alias: -d float,fp32), or has "all" beside other items: each would be
+ * measured once and the list's typo (all_reduce,all_reduce for all_reduce,all_gather?) go unseen, as --gpus,
+ * --model and compare --transports refuse a repeat and 'all' with other transports. */
+static int parse_mask(const char *s, int (*lookup)(const char *), int count, unsigned *mask, const char *what,
+                      char *badp, size_t bl)
 {
     if (!strcasecmp(s, "all")) {
         *mask = (1u << count) - 1;
@@ -226,10 +230,26 @@ static int parse_mask(const char *s, int (*lookup)(const char *), int count, uns
     unsigned m = 0;
     for (int k = 0; k < n; k++) {
         int i = lookup(items[k]);
+        if (i < 0 && !strcasecmp(items[k], "all")) {
+            snprintf(badp, bl, "'all' stands alone: it is every %s", what);
+            free(copy);
+            return -2;
+        }
         if (i < 0) {
             snprintf(badp, bl, "%s", items[k]);
             free(copy);
             return -1;
+        }
+        if (m & (1u << i)) {
+            int j = 0; /* the earlier item naming it, for an alias */
+            while (j < k && lookup(items[j]) != i) j++;
+            if (!strcasecmp(items[j], items[k]))
+                snprintf(badp, bl, "'%.40s' given twice (each %s once)", items[k], what);
+            else
+                snprintf(badp, bl, "'%.40s' given twice, the second time as '%.40s' (each %s once)", items[j], items[k],
+                         what);
+            free(copy);
+            return -2;
         }
         m |= 1u << i;
     }
@@ -441,13 +461,13 @@ nvs_result_t nvs_config_parse(nvs_config *c, const char *sub, int argc, char **a
             if (parse_int_range(a, 0, 1000000, &c->graph_launches)) return bad(sub, flag, a, "expected 0..1000000");
             break;
         case 'd':
-            if ((pm = parse_mask(a, nvs_dtype_parse, NVS_DTYPE_COUNT, &c->types_mask, badname, sizeof badname)) == -2)
+            if ((pm = parse_mask(a, nvs_dtype_parse, NVS_DTYPE_COUNT, &c->types_mask, "type", badname, sizeof badname)) == -2)
                 return bad(sub, flag, a, badname);
             else if (pm)
                 return bad(sub, flag, badname, "types are float, half, bfloat16, int32, double, or all");
             break;
         case 'o':
-            if ((pm = parse_mask(a, nvs_redop_parse, NVS_OP_COUNT, &c->ops_mask, badname, sizeof badname)) == -2)
+            if ((pm = parse_mask(a, nvs_redop_parse, NVS_OP_COUNT, &c->ops_mask, "operation", badname, sizeof badname)) == -2)
                 return bad(sub, flag, a, badname);
             else if (pm)
                 return bad(sub, flag, badname, "operations are sum, max, min, prod, or all");
@@ -456,7 +476,7 @@ nvs_result_t nvs_config_parse(nvs_config *c, const char *sub, int argc, char **a
             if (parse_int_range(a, 0, 1 << 20, &c->root)) return bad(sub, flag, a, "expected a rank >= 0");
             break;
         case OPT_COLL:
-            if ((pm = parse_mask(a, lookup_coll, nvs_coll_count(), &c->colls_mask, badname, sizeof badname)) == -2)
+            if ((pm = parse_mask(a, lookup_coll, nvs_coll_count(), &c->colls_mask, "collective", badname, sizeof badname)) == -2)
                 return bad(sub, flag, a, badname);
             else if (pm)
                 return bad(sub, flag, badname,

@@ -30,6 +30,14 @@ expect 2 "invalid value 'float8' for -d" $NVS coll -d float8 --out $out
 expect 2 "invalid value 'avg' for -o" $NVS coll -o avg --out $out
 expect 2 "invalid value '-1' for -r" $NVS coll -r -1 --out $out
 expect 2 "invalid value 'scatter' for --coll" $NVS coll --coll all_reduce,scatter --out $out
+# a collective, type or operation given twice is refused by name (was measured once, the repeat dropped without a
+# word), as --gpus 1,1 and compare --transports shm,shm; 'all' with other items is every one of them plus a repeat
+expect 2 "invalid value 'all_reduce,broadcast,all_reduce' for --coll: 'all_reduce' given twice \(each collective once\)" \
+    $NVS coll --coll all_reduce,broadcast,all_reduce --out $out
+expect 2 "invalid value 'all,all_reduce' for --coll: 'all' stands alone: it is every collective" \
+    $NVS run --coll all,all_reduce --out $out
+expect 2 "invalid value 'float,fp32' for -d: 'float' given twice, the second time as 'fp32'" $NVS coll -d float,fp32 --out $out
+expect 2 "invalid value 'sum,max,sum' for -o: 'sum' given twice" $NVS coll -o sum,max,sum --out $out
 expect 2 "invalid value 'fast' for --backend" $NVS coll --backend fast --out $out
 expect 2 "invalid value '0,2' for --gpus" $NVS run --gpus 0,2 --out $out
 # a count given twice is refused by name (was measured once, the repeat dropped without a word); the order is free
