@@ -20,8 +20,9 @@ typedef struct {
      * run's start, no hostname and no time: the hosts are the testcases') */
     const char *const *runs;
     size_t nruns;
-    /* one run over several hosts: each host, one "host" property each (node order), and no hostname: JUnit's
-     * hostname names the one machine the tests ran on, and rank 0's would claim the others' results as its own */
+    /* one run over several hosts, or a fleet: each host, one "host" property each (node order; a fleet's run by
+     * run, each host once), and no hostname: JUnit's hostname names the one machine the tests ran on, and rank 0's
+     * would claim the others' results as its own */
     const char *const *hosts;
     size_t nhosts;
 } nvs_export_info;
@@ -29,6 +30,10 @@ typedef struct {
 /* The hosts of run R, each once, in the order of its ranks: a malloc'd array of its strings (the caller frees the
  * array only) and *n; NULL with *n = 0 when R names no host or memory ran out. */
 const char **nvs_export_run_hosts(const nvs_run *r, size_t *n);
+
+/* The hosts of a fleet of runs, each once over all of them, run by run in the order of their ranks (a run whose
+ * ranks name none: its host): as nvs_export_run_hosts. */
+const char **nvs_export_fleet_hosts(const nvs_run *const *runs, size_t nruns, size_t *n);
 
 /* info's header for run R alone: hostname R's host when it ran on one; when its ranks name several hosts (or
  * world.nodes says several) no hostname, and the hosts as properties. HOSTS: what nvs_export_run_hosts gave. */

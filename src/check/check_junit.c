@@ -113,18 +113,43 @@ int nvs_check_print_junit(FILE *f, const nvs_export_info *info, const nvs_verdic
     return ferror(f) ? -1 : 0;
 }
 
+/* X into H[0..*n) unless it is there: the ranks of a host are usually together, so the last one is tried first */
+static void add_host(const char **h, size_t *n, const char *x)
+{
+    size_t k = *n;
+    if (!x || !x[0] || (k && !strcmp(h[k - 1], x))) return;
+    while (k > 0 && strcmp(h[k - 1], x)) k--;
+    if (k == 0) h[(*n)++] = x;
+}
+
 const char **nvs_export_run_hosts(const nvs_run *r, size_t *n)
 {
     *n = 0;
     const char **h = r->nranks ? malloc(r->nranks * sizeof *h) : NULL;
     if (!h) return NULL;
-    for (size_t i = 0; i < r->nranks; i++) {
-        const char *x = r->ranks[i].host;
-        size_t k = *n;
-        /* the ranks of a host are usually together: the last one first, then the rest */
-        if (!x || !x[0] || (k && !strcmp(h[k - 1], x))) continue;
-        while (k > 0 && strcmp(h[k - 1], x)) k--;
-        if (k == 0) h[(*n)++] = x;
+    for (size_t i = 0; i < r->nranks; i++) add_host(h, n, r->ranks[i].host);
+    if (!*n) {
+        free(h);
+        return NULL;
+    }
+    return h;
+}
+
+const char **nvs_export_fleet_hosts(const nvs_run *const *runs, size_t nruns, size_t *n)
+{
+    *n = 0;
+    size_t cap = 0;
+    for (size_t i = 0; i < nruns; i++) cap += runs[i]->nranks + 1;
+    const char **h = cap ? malloc(cap * sizeof *h) : NULL;
+    if (!h) return NULL;
+    for (size_t i = 0; i < nruns; i++) {
+        int seen = 0;
+        for (size_t k = 0; k < runs[i]->nranks; k++) {
+            const char *x = runs[i]->ranks[k].host;
+            seen |= x && x[0];
+            add_host(h, n, x);
+        }
+        if (!seen) add_host(h, n, runs[i]->host); /* a run without per-rank hosts: its one host */
     }
     if (!*n) {
         free(h);

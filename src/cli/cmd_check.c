@@ -360,12 +360,16 @@ int cmd_check(int argc, char **argv)
     nvs_export_info info = {"nvscale check", run_path, rep.rules_desc, runs[0].started_utc, runs[0].host,
                             isnan(runs[0].duration_s) ? -1 : runs[0].duration_s};
     size_t nhosts = 0;
-    const char **hosts = nruns == 1 ? nvs_export_run_hosts(&runs[0], &nhosts) : NULL;
+    const char **hosts = nruns == 1 ? nvs_export_run_hosts(&runs[0], &nhosts)
+                                    : nvs_export_fleet_hosts(dp, (size_t)nruns, &nhosts);
     if (nruns == 1) nvs_export_set_hosts(&info, &runs[0], hosts, nhosts);
-    if (nruns > 1) { /* the fleet's header: when its first run started; each testcase names its host */
+    if (nruns > 1) { /* the fleet's header: when its first run started; every host of every run once (a run over
+                      * several hosts has a testcase per run, labelled by rank 0's host) */
         info.runs = (const char *const *)paths;
         info.nruns = (size_t)nruns;
         info.hostname = NULL;
+        info.hosts = hosts;
+        info.nhosts = nhosts;
         info.duration_s = -1;
         info.timestamp = NULL;
         for (int i = 0; i < nruns; i++) /* ISO 8601 UTC, one format: the earliest sorts first */

@@ -71,6 +71,16 @@ if expect 0 "At 4 ranks on 2 hosts \(2 each\)" $MPIRUN $LO -np 4 $NVS run --back
     [ "$(grep -c "<property name=\"host\" value=\"$host/vnode[01]\"/>" "$d.xml")" = 2 ] ||
         { echo "FAIL: junit of a 2-host run lacks its hosts: $(grep 'property' "$d.xml")"; fails=$((fails + 1)); }
     rm -f "$d.xml"
+    # a fleet of it and the coll run (the same two virtual hosts): each host once (the fleet's JUnit named none)
+    c=$TMP/emulate_coll/run.json
+    if [ -f "$c" ]; then
+        $NVS check "$j" "$c" --junit "$d.xml" >/dev/null 2>&1
+        [ -f "$d.xml" ] && [ "$(grep -c "<property name=\"host\" value=\"$host/vnode[01]\"/>" "$d.xml")" = 2 ] &&
+            [ "$(grep -c '<property name="host"' "$d.xml")" = 2 ] ||
+            { echo "FAIL: junit of a fleet of 2-host runs: hosts $(grep 'name="host"' "$d.xml" 2>/dev/null)"; fails=$((fails + 1)); }
+        grep -q 'hostname=' "$d.xml" && { echo "FAIL: junit of a fleet names one host"; fails=$((fails + 1)); }
+        rm -f "$d.xml"
+    fi
 fi
 
 # refusals: one message, exit 2, nothing written

@@ -186,5 +186,49 @@ static void t_junit_hosts(void)
     T_ASSERT(!none.hostname);
 }
 
-T_LIST = {T_CASE(t_junit), T_CASE(t_junit_hosts), T_CASE(t_prometheus), T_CASE(t_prometheus_unique)};
+/* a fleet: every host of every run once, run by run (the fleet's JUnit had none: the hosts of a run over several
+ * were named only for that run checked alone); a run whose ranks name no host gives its host */
+static void t_junit_fleet_hosts(void)
+{
+    nvs_run_rank two[4] = {{.host = "n/vnode0"}, {.host = "n/vnode0"}, {.host = "n/vnode1"}, {.host = "n/vnode1"}};
+    nvs_run_rank one[2] = {{.host = "m"}, {.host = "m"}};
+    nvs_run_rank again[2] = {{.host = "n/vnode1"}, {.host = "n/vnode0"}};
+    nvs_run a = {.ranks = two, .nranks = 4, .world_nodes = 2, .host = "n/vnode0"};
+    nvs_run b = {.ranks = one, .nranks = 2, .world_nodes = 1, .host = "m"};
+    nvs_run c = {.ranks = again, .nranks = 2, .world_nodes = 2, .host = "n/vnode1"};
+    nvs_run d = {.host = "old"};
+    const nvs_run *const fleet[] = {&a, &b, &c, &d};
+    size_t n = 0;
+    const char **h = nvs_export_fleet_hosts(fleet, 4, &n);
+    T_EQ_I((int)n, 4);
+    T_ASSERT(h && !strcmp(h[0], "n/vnode0") && !strcmp(h[1], "n/vnode1") && !strcmp(h[2], "m") &&
+             !strcmp(h[3], "old"));
+    nvs_export_info fi = info;
+    static const char *const paths[] = {"a/run.json", "b/run.json", "c/run.json", "d/run.json"};
+    fi.runs = paths;
+    fi.nruns = 4;
+    fi.hostname = NULL;
+    fi.hosts = h;
+    fi.nhosts = n;
+    nvs_verdicts vs;
+    rows(&vs);
+    FILE *f = tmpfile();
+    T_ASSERT(f);
+    T_EQ_I(nvs_check_print_junit(f, &fi, &vs), 0);
+    char *got = t_slurp(f);
+    fclose(f);
+    T_ASSERT(!strstr(got, "hostname="));
+    T_CONTAINS(got, "<property name=\"host\" value=\"n/vnode0\"/>\n      <property name=\"host\" value=\"n/vnode1\"/>\n"
+                    "      <property name=\"host\" value=\"m\"/>\n      <property name=\"host\" value=\"old\"/>");
+    free(got);
+    nvs_verdicts_free(&vs);
+    free(h);
+    /* no host anywhere: none */
+    nvs_run e = {0};
+    const nvs_run *const none[] = {&e};
+    T_ASSERT(!nvs_export_fleet_hosts(none, 1, &n) && n == 0);
+}
+
+T_LIST = {T_CASE(t_junit), T_CASE(t_junit_hosts), T_CASE(t_junit_fleet_hosts), T_CASE(t_prometheus),
+          T_CASE(t_prometheus_unique)};
 T_MAIN
