@@ -216,7 +216,7 @@ json_t *nvs_health_to_json(const nvs_health_report *r)
 
 /* Every field may be absent or null (unknown). A field of another type or out of range is bad input: the message
  * names its whole path ("health.gpus[0].before.ecc.corrected_volatile"), as run.json's reader does for the rest of
- * the document (runjson.c, which calls this one). */
+ * the document (runjson_health.c, which calls this one). */
 typedef struct {
     char *err;
     size_t len;
@@ -224,7 +224,8 @@ typedef struct {
     char path[128]; /* the object being read, below "health." */
 } rd;
 
-/* 2^53, the largest whole number a double holds exactly: far above any counter, watt or MHz (runjson.c's bound) */
+/* 2^53, the largest whole number a double holds exactly: far above any counter, watt or MHz (runjson_read.h's
+ * MAX_NUM) */
 #define HEALTH_MAX_NUM 9007199254740992.0
 /* the fields kept in an int (clocks, temperatures, link numbers, the topology index) */
 #define HEALTH_MAX_SMALL 1000000000LL
