@@ -24,6 +24,7 @@
 #include "compare/compare_child.h"
 #include "core/config.h"
 #include "core/log.h"
+#include "core/metrics.h"
 #include "core/out_file.h"
 #include "report/report.h"
 #include "runjson/runjson.h"
@@ -347,35 +348,6 @@ static void status_table(FILE *f, const tp_result *t, int n, int markdown)
     if (markdown) fprintf(f, "\n");
 }
 
-static int cmp_int(const void *a, const void *b)
-{
-    int x = *(const int *)a, y = *(const int *)b;
-    return (x > y) - (x < y);
-}
-
-static int cmp_dbl(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* sorted v[0..n) without repeats; returns the new count */
-static int uniq_int(int *v, int n)
-{
-    int k = 0;
-    for (int i = 0; i < n; i++)
-        if (!k || v[k - 1] != v[i]) v[k++] = v[i];
-    return k;
-}
-
-static int uniq_dbl(double *v, int n)
-{
-    int k = 0;
-    for (int i = 0; i < n; i++)
-        if (!k || v[k - 1] != v[i]) v[k++] = v[i];
-    return k;
-}
-
 /* busbw per size, one column per transport that ran, for every (collective, N >= 2) any of them measured; the
  * out-of-place row when both exist (nvs_run_coll_find). The ratio column is against the first transport. */
 static void busbw_tables(FILE *f, const tp_result *t, int n, int markdown)
@@ -418,8 +390,7 @@ static void busbw_tables(FILE *f, const tp_result *t, int n, int markdown)
                 if (v[j] >= 2) ns[kn++] = v[j]; /* busbw is 0 at N = 1 */
             free(v);
         }
-        if (kn > 1) qsort(ns, (size_t)kn, sizeof *ns, cmp_int);
-        kn = uniq_int(ns, kn);
+        kn = nvs_sort_unique_int(ns, kn);
         for (int m = 0; m < kn; m++) {
             double *sizes = NULL;
             int ks = 0;
@@ -437,8 +408,7 @@ static void busbw_tables(FILE *f, const tp_result *t, int n, int markdown)
                     if (nvs_run_coll_find(runs[i], colls[c], ns[m], v[j])) sizes[ks++] = v[j];
                 free(v);
             }
-            if (ks > 1) qsort(sizes, (size_t)ks, sizeof *sizes, cmp_dbl);
-            ks = uniq_dbl(sizes, ks);
+            ks = nvs_sort_unique_double(sizes, ks);
             if (!ks) {
                 free(sizes);
                 continue;

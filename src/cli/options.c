@@ -10,6 +10,7 @@
 #include "collectives/coll.h"
 #include "core/dtype.h"
 #include "core/launch_env.h"
+#include "core/metrics.h"
 #include "core/units.h"
 #include "run/phases.h"
 #include "train/conv.h"
@@ -260,8 +261,6 @@ static int parse_mask(const char *s, int (*lookup)(const char *), int count, uns
 
 static int lookup_coll(const char *s) { return nvs_coll_find(s) ? nvs_coll_index(nvs_coll_find(s)) : -1; }
 
-static int cmp_int(const void *a, const void *b) { return *(const int *)a - *(const int *)b; }
-
 /* The counts, smallest first: the scaling table and its reference (the first count) go up in N whatever order they
  * were typed in. A count given twice is refused, as a workload (--model) or a transport (compare --transports)
  * given twice: it would be measured once and the list's other typo (4,4 for 4,8?) go unseen. 0 ok; -1 with *why
@@ -278,7 +277,7 @@ static int parse_gpu_counts(const char *s, nvs_config *c, char *why, size_t wl)
         }
     free(copy);
     if (n <= 0) return -1;
-    qsort(c->gpu_counts, (size_t)n, sizeof(int), cmp_int);
+    qsort(c->gpu_counts, (size_t)n, sizeof(int), nvs_cmp_int);
     for (int i = 1; i < n; i++)
         if (c->gpu_counts[i - 1] == c->gpu_counts[i]) {
             snprintf(why, wl, "%d given twice (each GPU count once)", c->gpu_counts[i]);

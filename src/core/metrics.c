@@ -37,10 +37,34 @@ double nvs_busbw_gbps(double bytes, double time_us, double factor)
     return nvs_algbw_gbps(bytes, time_us) * factor;
 }
 
-static int cmp_double(const void *a, const void *b)
+int nvs_cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
+}
+
+int nvs_cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+int nvs_sort_unique_int(int *v, int n)
+{
+    if (n > 1) qsort(v, (size_t)n, sizeof *v, nvs_cmp_int);
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        if (!k || v[k - 1] != v[i]) v[k++] = v[i];
+    return k;
+}
+
+int nvs_sort_unique_double(double *v, int n)
+{
+    if (n > 1) qsort(v, (size_t)n, sizeof *v, nvs_cmp_double);
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        if (!k || v[k - 1] != v[i]) v[k++] = v[i];
+    return k;
 }
 
 /* A sorted copy of v (n > 0), NULL on out of memory: the caller frees it. */
@@ -49,7 +73,7 @@ static double *sorted_copy(const double *v, size_t n)
     double *c = malloc(n * sizeof *c);
     if (!c) return NULL;
     memcpy(c, v, n * sizeof *c);
-    qsort(c, n, sizeof *c, cmp_double);
+    qsort(c, n, sizeof *c, nvs_cmp_double);
     return c;
 }
 

@@ -20,6 +20,13 @@ typedef struct {
 /* Statistics of n values (n may be 0: all zero). Does not reorder `v`. */
 nvs_stats nvs_stats_of(const double *v, size_t n);
 double nvs_median(const double *v, size_t n);
+/* qsort comparators, ascending (no subtraction: it overflows for ints far apart, and is wrong for doubles) */
+int nvs_cmp_int(const void *a, const void *b);
+int nvs_cmp_double(const void *a, const void *b);
+/* Sort v[0..n) ascending and drop repeats, in place; returns how many are left (the lists of Ns and sizes that
+ * tables are made of). */
+int nvs_sort_unique_int(int *v, int n);
+int nvs_sort_unique_double(double *v, int n);
 /* The q-quantile (0 <= q <= 1) of n values by linear interpolation between the order statistics (q = 0.5 is the
  * median, 0 the minimum, 1 the maximum); 0 when n is 0, NAN when q is outside [0, 1] or on out of memory. Does
  * not reorder `v`. */

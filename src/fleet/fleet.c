@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/metrics.h"
+
 int nvs_fleet_add(nvs_fleet_samples *s, const char *key, const char *unit, int run, const char *host, double value)
 {
     if (isnan(value) || isinf(value)) return 0; /* not measured: not part of the fleet */
@@ -32,15 +34,9 @@ void nvs_fleet_samples_free(nvs_fleet_samples *s)
     memset(s, 0, sizeof *s);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 static double median(double *v, size_t n)
 {
-    qsort(v, n, sizeof *v, cmp_double);
+    qsort(v, n, sizeof *v, nvs_cmp_double);
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/metrics.h"
 #include "core/net_bound.h"
 
 /* ---- workloads -------------------------------------------------------------------------------------------- */
@@ -172,26 +173,6 @@ const char *nvs_run_coll_variant(const nvs_run *r, const nvs_run_coll *picked, c
     return buf;
 }
 
-static int cmp_int(const void *a, const void *b)
-{
-    int x = *(const int *)a, y = *(const int *)b;
-    return (x > y) - (x < y);
-}
-static int cmp_dbl(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* Sort and remove duplicates in place; returns the new count. */
-static int uniq_int(int *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_int);
-    int k = 0;
-    for (int i = 0; i < n; i++)
-        if (!k || v[k - 1] != v[i]) v[k++] = v[i];
-    return k;
-}
 
 int nvs_run_ns(const nvs_run *r, int **out)
 {
@@ -204,7 +185,7 @@ int nvs_run_ns(const nvs_run *r, int **out)
     for (size_t i = 0; i < r->nscaling; i++) v[n++] = r->scaling[i].n;
     for (size_t i = 0; i < r->ntransports; i++) v[n++] = r->transports[i].n;
     *out = v;
-    return uniq_int(v, n);
+    return nvs_sort_unique_int(v, n);
 }
 
 int nvs_run_coll_ns(const nvs_run *r, const char *collective, int **out)
@@ -215,7 +196,7 @@ int nvs_run_coll_ns(const nvs_run *r, const char *collective, int **out)
     for (size_t i = 0; i < r->ncolls; i++)
         if (!strcmp(r->colls[i].collective, collective)) v[n++] = r->colls[i].n;
     *out = v;
-    return uniq_int(v, n);
+    return nvs_sort_unique_int(v, n);
 }
 
 int nvs_run_coll_sizes(const nvs_run *r, const char *collective, double **out)
@@ -225,10 +206,7 @@ int nvs_run_coll_sizes(const nvs_run *r, const char *collective, double **out)
     int n = 0;
     for (size_t i = 0; i < r->ncolls; i++)
         if (!strcmp(r->colls[i].collective, collective)) v[n++] = r->colls[i].bytes;
-    qsort(v, (size_t)n, sizeof *v, cmp_dbl);
-    int k = 0;
-    for (int i = 0; i < n; i++)
-        if (!k || v[k - 1] != v[i]) v[k++] = v[i];
+    int k = nvs_sort_unique_double(v, n);
     *out = v;
     return k;
 }

@@ -241,7 +241,23 @@ static void t_half(void)
     T_NEAR(nvs_f16_to_f32(0x0001), 5.9604645e-8, 1e-15);
 }
 
+static void t_sort_unique(void)
+{
+    int v[] = {8, 2, 2, 1, 8, 4, -2147483647, 2147483647};
+    T_EQ_I(nvs_sort_unique_int(v, 8), 6);
+    int want[] = {-2147483647, 1, 2, 4, 8, 2147483647}; /* far apart: a comparator by subtraction overflows */
+    for (int i = 0; i < 6; i++) T_EQ_I(v[i], want[i]);
+    double d[] = {1048576, 1024, 1048576, 8, 1024};
+    T_EQ_I(nvs_sort_unique_double(d, 5), 3);
+    T_NEAR(d[0], 8, 0);
+    T_NEAR(d[1], 1024, 0);
+    T_NEAR(d[2], 1048576, 0);
+    T_EQ_I(nvs_sort_unique_int(v, 0), 0);
+    T_EQ_I(nvs_sort_unique_double(d, 1), 1);
+}
+
 T_LIST = {T_CASE(t_parse_size), T_CASE(t_parse_numbers), T_CASE(t_parse_decimal_only), T_CASE(t_list_split),
           T_CASE(t_sweep_huge), T_CASE(t_format_size), T_CASE(t_dtypes),
-          T_CASE(t_sweep_sizes), T_CASE(t_bandwidth), T_CASE(t_stats),   T_CASE(t_efficiency), T_CASE(t_half)};
+          T_CASE(t_sweep_sizes), T_CASE(t_bandwidth), T_CASE(t_stats),   T_CASE(t_efficiency), T_CASE(t_half),
+          T_CASE(t_sort_unique)};
 T_MAIN
