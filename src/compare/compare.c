@@ -315,8 +315,39 @@ void nvs_tp_row_kind(const nvs_run_coll *c, char *buf, size_t len)
              c->inplace ? "in-place" : "out-of-place", c->graph ? ", CUDA graph" : "");
 }
 
+/* The sweep settings of a whole run that change its times (-a decides whose time a bandwidth is; -w, -m, -z and
+ * --alloc change the time itself): 1 when runs a and b agree on all that both of them recorded, else 0 with the
+ * first difference in err. An absent one (-1, NULL: a run from before the key) is not a difference. */
+static int sweeps_alike(const nvs_run *a, const nvs_run *b, const char *na, const char *nb, char *err, size_t errlen)
+{
+    static const char *const basis[] = {"rank 0", "the mean rank", "the fastest rank", "the slowest rank"};
+    if (a->time_basis != b->time_basis && a->time_basis >= 0 && a->time_basis < 4 && b->time_basis >= 0 &&
+        b->time_basis < 4) {
+        snprintf(err, errlen, "-a: %s timed %s, %s %s", na, basis[a->time_basis], nb, basis[b->time_basis]);
+        return 0;
+    }
+    const struct {
+        const char *flag, *what;
+        int x, y;
+    } f[] = {{"-w", "warm-up iterations", a->sweep_warmup, b->sweep_warmup},
+             {"-m", "operations per NCCL group", a->sweep_agg_iters, b->sweep_agg_iters},
+             {"-z", "blocking (1) or not (0)", a->sweep_blocking, b->sweep_blocking}};
+    for (size_t k = 0; k < sizeof f / sizeof f[0]; k++)
+        if (f[k].x >= 0 && f[k].y >= 0 && f[k].x != f[k].y) {
+            snprintf(err, errlen, "%s, %s: %s %d, %s %d", f[k].flag, f[k].what, na, f[k].x, nb, f[k].y);
+            return 0;
+        }
+    if (a->sweep_alloc && b->sweep_alloc && strcmp(a->sweep_alloc, b->sweep_alloc)) {
+        snprintf(err, errlen, "--alloc: %s used %s buffers, %s %s", na, a->sweep_alloc, nb, b->sweep_alloc);
+        return 0;
+    }
+    return 1;
+}
+
 int nvs_tp_runs_alike(const nvs_run *const *runs, const char *const *names, int nr, char *err, size_t errlen)
 {
+    for (int i = 1; i < nr; i++)
+        if (!sweeps_alike(runs[0], runs[i], names[0], names[i], err, errlen)) return 0;
     for (int i = 1; i < nr; i++)
         for (size_t k = 0; k < runs[i]->ncolls; k++) {
             const nvs_run_coll *x = &runs[i]->colls[k];
@@ -324,12 +355,20 @@ int nvs_tp_runs_alike(const nvs_run *const *runs, const char *const *names, int 
             for (int j = 0; j < i; j++) {
                 const nvs_run_coll *y = nvs_run_coll_find(runs[j], x->collective, x->n, x->bytes);
                 if (!y || (same_s(x->type, y->type) && same_s(x->op, y->op) && x->root == y->root &&
-                           x->inplace == y->inplace && x->graph == y->graph))
+                           x->inplace == y->inplace && x->graph == y->graph &&
+                           (x->iters < 0 || y->iters < 0 || x->iters == y->iters)))
                     continue;
-                char kx[128], ky[128], sz[32];
+                char sz[32];
+                nvs_format_size((size_t)x->bytes, sz, sizeof sz);
+                if (x->iters != y->iters && same_s(x->type, y->type) && same_s(x->op, y->op) && x->root == y->root &&
+                    x->inplace == y->inplace && x->graph == y->graph) { /* -n: the time is a mean over iters */
+                    snprintf(err, errlen, "-n: %s N=%d %s: %s timed %d iterations, %s %d", x->collective, x->n, sz,
+                             names[j], y->iters, names[i], x->iters);
+                    return 0;
+                }
+                char kx[128], ky[128];
                 nvs_tp_row_kind(x, kx, sizeof kx);
                 nvs_tp_row_kind(y, ky, sizeof ky);
-                nvs_format_size((size_t)x->bytes, sz, sizeof sz);
                 snprintf(err, errlen, "%s N=%d %s: %s measured %s, %s %s", x->collective, x->n, sz, names[j], ky,
                          names[i], kx);
                 return 0;

@@ -205,6 +205,11 @@ typedef struct {
     int time_basis;                     /* sweep.time_basis (-a): NVS_RUN_TIME_*; SLOWEST when absent */
     int unvalidated;                    /* sweep.check is 0 (-c 0): the collectives were not validated; 0 when it
                                          * is 1 or absent (a zeroed nvs_run is a validated one) */
+    /* the rest of the sweep's settings that change a measured time (compare --report-only refuses runs that
+     * differ in them): sweep.warmup (-w), sweep.agg_iters (-m), sweep.blocking (-z), -1 absent; sweep.alloc
+     * ("cudaMalloc", "ncclMemAlloc" or "host"), NULL absent */
+    int sweep_warmup, sweep_agg_iters, sweep_blocking;
+    const char *sweep_alloc;
     nvs_run_kv *env;                    /* in file order */
     size_t nenv;
     nvs_run_kv *versions;

@@ -50,6 +50,11 @@ void rj_read_command(vctx *v, nvs_run *r)
     json_t *sw = rj_typed(v, r->root, "sweep", "", JSON_OBJECT, 0);
     const char *tb = sw ? rj_str(v, sw, "time_basis", "sweep", 0) : NULL;
     r->unvalidated = sw && rj_int(v, sw, "check", "sweep", 0, 1, 1, 0) == 0;
+    /* bounds: the options' own (src/cli/options.c: -w 0..1000000, -m 1..1024, -z 0 or 1) */
+    r->sweep_warmup = sw ? (int)rj_int(v, sw, "warmup", "sweep", 0, 1000000, -1, 0) : -1;
+    r->sweep_agg_iters = sw ? (int)rj_int(v, sw, "agg_iters", "sweep", 1, 1024, -1, 0) : -1;
+    r->sweep_blocking = sw ? rj_bool(v, sw, "blocking", "sweep", -1) : -1;
+    r->sweep_alloc = sw ? rj_str(v, sw, "alloc", "sweep", 0) : NULL;
     if (tb) {
         static const char *const basis[] = {"rank0", "mean", "fastest", "slowest"};
         int k = 0;

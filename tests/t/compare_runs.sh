@@ -74,6 +74,36 @@ grep -q "were not made with the same options (all_reduce N=2 1 MiB: nvlink measu
     fail "--report-only of a float and a double run: no message naming the difference: $(cat "$dir.log")"
 cmp -s "$dir/compare.md" "$dir.md0" || fail "--report-only of unlike runs rewrote compare.md"
 cp "$dir.shm.json" "$dir/shm/run.json"
+# ... nor runs timed differently: -n (each row's iters), -a (whose time: sweep.time_basis), -w (sweep.warmup);
+# a setting only one run recorded (a run from before the key) is no difference
+unlike() { # what, expected message
+    "$NVS" compare --report-only --transports nvlink,shm --out "$dir" >"$dir.out" 2>"$dir.log"
+    rc=$?
+    [ "$rc" -eq 2 ] || fail "--report-only of runs with different $1: exit $rc, expected 2"
+    grep -qF "were not made with the same options ($2)" "$dir.log" || \
+        fail "--report-only of runs with different $1: no message naming it: $(cat "$dir.log")"
+    cmp -s "$dir/compare.md" "$dir.md0" || fail "--report-only of runs with different $1 rewrote compare.md"
+}
+sed 's/"iters": 20/"iters": 5/' "$dir.shm.json" >"$dir/shm/run.json"
+unlike "-n" "-n: all_reduce N=2 1 MiB: nvlink timed 20 iterations, shm 5"
+sweep() { sed "s/\"collectives\": \[/\"sweep\": {$1}, \"collectives\": [/" "$2"; }
+sweep '"time_basis": "rank0"' "$dir.shm.json" >"$dir/shm/run.json"
+unlike "-a" "-a: nvlink timed the slowest rank, shm rank 0"
+cp "$dir/nvlink/run.json" "$dir.nvlink.json"
+sweep '"warmup": 5' "$dir.nvlink.json" >"$dir/nvlink/run.json"
+sweep '"warmup": 1' "$dir.shm.json" >"$dir/shm/run.json"
+unlike "-w" "-w, warm-up iterations: nvlink 5, shm 1"
+sweep '"warmup": 5, "alloc": "cudaMalloc"' "$dir.nvlink.json" >"$dir/nvlink/run.json"
+sweep '"warmup": 5, "alloc": "ncclMemAlloc"' "$dir.shm.json" >"$dir/shm/run.json"
+unlike "--alloc" "--alloc: nvlink used cudaMalloc buffers, shm ncclMemAlloc"
+sweep '"warmup": 5' "$dir.nvlink.json" >"$dir/nvlink/run.json"
+sweep '"warmup": 5, "alloc": "ncclMemAlloc"' "$dir.shm.json" >"$dir/shm/run.json"
+"$NVS" compare --report-only --transports nvlink,shm --out "$dir" >"$dir.out" 2>"$dir.log"
+rc=$?
+[ "$rc" -eq 0 ] || fail "--report-only of runs alike where both recorded a setting: exit $rc, expected 0: $(cat "$dir.log")"
+cp "$dir.md0" "$dir/compare.md"
+cp "$dir.nvlink.json" "$dir/nvlink/run.json"
+cp "$dir.shm.json" "$dir/shm/run.json"
 cp "$dir/net/run.json" "$dir.net.json"
 sed 's/"inplace": false/"inplace": true/' "$dir.net.json" >"$dir/net/run.json"
 "$NVS" compare --report-only --transports nvlink,shm,net --out "$dir" >"$dir.out" 2>"$dir.log"

@@ -339,6 +339,14 @@ static void t_messages(void)
          "\"all\": null, \"remote\": null, \"remote_why\": \"one node\"}]}, \"skipped\": [{\"host\": \"vm\", "
          "\"what\": \"p2p\", \"why\": \"one GPU\"}]}}",
          ""},
+        /* the sweep's timing settings compare --report-only holds runs to */
+        {"{\"schema\": \"nvscale.run/1\", \"sweep\": {\"warmup\": 5, \"agg_iters\": 4, \"blocking\": false, "
+         "\"alloc\": \"ncclMemAlloc\", \"time_basis\": \"mean\"}}",
+         ""},
+        {"{\"schema\": \"nvscale.run/1\", \"sweep\": {\"warmup\": -1}}", "sweep.warmup: expected an integer from 0"},
+        {"{\"schema\": \"nvscale.run/1\", \"sweep\": {\"agg_iters\": 0}}", "sweep.agg_iters: expected an integer from 1"},
+        {"{\"schema\": \"nvscale.run/1\", \"sweep\": {\"blocking\": 1}}", "sweep.blocking: expected true or false"},
+        {"{\"schema\": \"nvscale.run/1\", \"sweep\": {\"alloc\": 7}}", "sweep.alloc: expected a string"},
         {"{\"schema\": \"nvscale.run/1\", \"p2p\": {\"host_copies\": []}}", "p2p.host_copies: expected an object"},
         {"{\"schema\": \"nvscale.run/1\", \"p2p\": {\"host_copies\": {\"samples\": 0, \"gpus\": []}}}",
          "p2p.host_copies.samples: expected an integer from 1"},
