@@ -11,6 +11,7 @@
 #include "collectives/coll.h"
 #include "core/dtype.h"
 #include "core/units.h"
+#include "fleet/fleet.h"
 #include "runjson/sanity.h"
 
 /* A string of the run that may be absent (NULL) as text. */
@@ -535,7 +536,13 @@ static void blame(const nvs_rule *r, const nvs_run *run, const point *p, const m
     if (r->metric == NVS_RULE_P2P) {
         v->src = p->src;
         v->dst = p->dst;
-        snprintf(v->host, sizeof v->host, "%s", run->host ? run->host : "");
+        const char *h = run->host; /* the pair's own host (a multi-host run's pair is not rank 0's host's) */
+        for (size_t i = 0; i < run->p2p.npairs; i++)
+            if (run->p2p.pairs[i].src == p->src && run->p2p.pairs[i].dst == p->dst && run->p2p.pairs[i].host) {
+                h = run->p2p.pairs[i].host;
+                break;
+            }
+        snprintf(v->host, sizeof v->host, "%s", h ? h : "");
     } else if (r->metric == NVS_RULE_BUSBW && m->slowest_rank >= 0) {
         v->rank = m->slowest_rank;
         for (size_t i = 0; i < run->nranks; i++)
@@ -724,7 +731,7 @@ static int eval_sanity(const nvs_run *run, nvs_verdicts *vs)
             v->expected_v = s[i].limit;
         }
         snprintf(v->note, sizeof v->note, "%s", s[i].text);
-        snprintf(v->host, sizeof v->host, "%s", run->host ? run->host : "");
+        nvs_fleet_hosts_of(run, NULL, 0, v->host, sizeof v->host); /* the run's: every host of it */
         snprintf(v->rule, sizeof v->rule, "(always)");
         nvs_verdict_set(vs, v, NVS_SEV_WARN);
     }

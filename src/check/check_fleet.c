@@ -18,7 +18,7 @@ static int machine_row(nvs_verdicts *vs, const char *kind, const char *what, con
     snprintf(v->measured, sizeof v->measured, "different machine");
     snprintf(v->expected, sizeof v->expected, "the same kind");
     snprintf(v->note, sizeof v->note, "%.120s: %s", why, consequence);
-    snprintf(v->host, sizeof v->host, "%s", run->host ? run->host : "");
+    nvs_fleet_hosts_of(run, NULL, 0, v->host, sizeof v->host); /* a multi-host run: all of its hosts */
     snprintf(v->rule, sizeof v->rule, "(always)");
     nvs_verdict_set(vs, v, NVS_SEV_WARN);
     return 0;
@@ -52,11 +52,21 @@ static void run_name(const char *path, char *buf, size_t len)
     snprintf(buf, len, "%.*s", (int)(end - p), p);
 }
 
-static int same_host(const nvs_run *a, const nvs_run *b) { return a->host && b->host && !strcmp(a->host, b->host); }
+/* the same host or hosts: two runs of a 2-host pair node1+node2 are two runs of the same hosts; a run of node1
+ * alone is not one of them */
+static int same_host(const nvs_run *a, const nvs_run *b)
+{
+    char ha[64], hb[64];
+    nvs_fleet_hosts_of(a, NULL, 0, ha, sizeof ha);
+    nvs_fleet_hosts_of(b, NULL, 0, hb, sizeof hb);
+    return ha[0] && !strcmp(ha, hb);
+}
 
 const char *nvs_check_run_label(const nvs_run *const *runs, size_t nruns, size_t i, char *buf, size_t len)
 {
-    const char *host = runs[i]->host ? runs[i]->host : runs[i]->path;
+    char hosts[64];
+    const char *host = nvs_fleet_hosts_of(runs[i], NULL, 0, hosts, sizeof hosts);
+    if (!host[0]) host = runs[i]->path;
     char name[128], other[128];
     int repeats = 0, name_repeats = 0;
     run_name(runs[i]->path, name, sizeof name);

@@ -325,8 +325,8 @@ int cmd_check(int argc, char **argv)
             memcpy(vs.v[k].metric, m, sizeof m);
             /* a row that blames no host (run result, efficiency) is still one host's: its host label, so that
              * the JSON, JUnit and Prometheus rows of a fleet can be told apart and selected by host */
-            if (!vs.v[k].host[0] && runs[i].host)
-                snprintf(vs.v[k].host, sizeof vs.v[k].host, "%s", runs[i].host);
+            if (!vs.v[k].host[0]) /* a multi-host run's row: all of its hosts, not rank 0's */
+                nvs_fleet_hosts_of(&runs[i], NULL, 0, vs.v[k].host, sizeof vs.v[k].host);
         }
     }
     if (!bad && nruns > 1) bad = nvs_check_eval_fleet(dp, (size_t)nruns, fleet_pct, &vs);

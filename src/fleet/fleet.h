@@ -19,7 +19,7 @@ typedef struct {
     char key[96];
     char unit[16];  /* "GB/s", "%" */
     int run;        /* index of the run (into the caller's list) */
-    char host[64];  /* the run's host */
+    char host[64];  /* the host(s) the value was measured on: nvs_fleet_hosts_of */
     double value;
 } nvs_fleet_sample;
 
@@ -73,8 +73,14 @@ int nvs_fleet_machines_differ(const nvs_fleet_machine *a, const nvs_fleet_machin
  * the largest size all of those runs measured ("busbw all_reduce 1 GiB n=8"); the slowest GPU pair's copy
  * bandwidth one way and both ways; the slowest GPU's pinned host->GPU and GPU->host bandwidth (each GPU alone);
  * the training step's efficiency of every workload (nvs_run_workloads) at each N >= 2. A row, pair or copy whose
- * data came back wrong (wrong > 0) gives no sample. Each run's host is run->host. 0, or -1 when out of memory. */
+ * data came back wrong (wrong > 0) gives no sample. Each sample's host is where it was measured: the hosts of
+ * the ranks of its N, the slowest pair's or GPU's host (nvs_fleet_hosts_of). 0, or -1 when out of memory. */
 int nvs_fleet_collect(const nvs_run *const *runs, size_t nruns, nvs_fleet_samples *out);
+/* The hosts of `ranks` (n of them; NULL: every rank of the run) into buf, each once, in rank order, joined by
+ * "+" ("node1+node2"), ending "+..." where buf is too short; the run's host ("host") when the run is of one host
+ * or its ranks name none.
+ * A multi-host run's value is not rank 0's host's alone: fleet samples, verdicts and labels blame what this says. */
+const char *nvs_fleet_hosts_of(const nvs_run *r, const int *ranks, size_t n, char *buf, size_t len);
 /* The machine of a run, for nvs_fleet_machines_differ (the strings point into r). */
 void nvs_fleet_machine_of(const nvs_run *r, nvs_fleet_machine *m);
 

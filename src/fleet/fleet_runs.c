@@ -31,18 +31,69 @@ static double common_size(const nvs_run *const *runs, size_t nruns, const char *
 }
 
 /* the smallest value of a host-copy field over a run's GPUs (each GPU alone); NAN if none. A copy whose data came
- * back wrong is no bandwidth (left out) */
-static double slowest_host_copy(const nvs_run *r, const char *field)
+ * back wrong is no bandwidth (left out). *host: that GPU's host (the run's where the entry names none) */
+static double slowest_host_copy(const nvs_run *r, const char *field, const char **host)
 {
     const json_t *g = json_object_get(json_object_get(json_object_get(r->root, "p2p"), "host_copies"), "gpus");
     double lo = NAN;
+    *host = r->host;
     for (size_t i = 0; i < json_array_size(g); i++) {
-        const json_t *single = json_object_get(json_array_get(g, i), "single");
+        const json_t *gi = json_array_get(g, i), *single = json_object_get(gi, "single");
         const json_t *v = json_object_get(single, field), *w = json_object_get(single, "wrong");
         if (json_is_integer(w) && json_integer_value(w) > 0) continue;
-        if (json_is_number(v) && (isnan(lo) || json_number_value(v) < lo)) lo = json_number_value(v);
+        if (json_is_number(v) && (isnan(lo) || json_number_value(v) < lo)) {
+            lo = json_number_value(v);
+            const char *h = json_string_value(json_object_get(gi, "host"));
+            *host = h ? h : r->host;
+        }
     }
     return lo;
+}
+
+/* does the run span more than one host (its ranks name two or more)? */
+static int multi_host(const nvs_run *r)
+{
+    for (size_t i = 1; i < r->nranks; i++)
+        if (r->ranks[i].host && r->ranks[0].host && strcmp(r->ranks[i].host, r->ranks[0].host)) return 1;
+    return 0;
+}
+
+const char *nvs_fleet_hosts_of(const nvs_run *r, const int *ranks, size_t n, char *buf, size_t len)
+{
+    size_t used = 0, count = ranks ? n : r->nranks;
+    int cut = 0;
+    buf[0] = '\0';
+    if (!multi_host(r) && r->host) { /* one host: the run's own name of it, as every single-host reader says */
+        snprintf(buf, len, "%s", r->host);
+        return buf;
+    }
+    for (size_t i = 0; i < count && !cut; i++) {
+        int k = ranks ? ranks[i] : (int)i;
+        if (k < 0 || (size_t)k >= r->nranks || !r->ranks[k].host) continue;
+        const char *h = r->ranks[k].host;
+        int seen = 0; /* an earlier rank of the list on the same host */
+        for (size_t j = 0; j < i && !seen; j++) {
+            int q = ranks ? ranks[j] : (int)j;
+            seen = q >= 0 && (size_t)q < r->nranks && r->ranks[q].host && !strcmp(r->ranks[q].host, h);
+        }
+        if (seen) continue;
+        size_t need = strlen(h) + (used ? 1 : 0);
+        if (used + need + 4 >= len) { /* room for "+..." */
+            cut = 1;
+            break;
+        }
+        used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? "+" : "", h);
+    }
+    if (cut) snprintf(buf + used, len - used, "%s...", used ? "+" : "");
+    else if (!used) snprintf(buf, len, "%s", r->host ? r->host : "");
+    return buf;
+}
+
+/* the hosts of the ranks a run measured at N with; the run's hosts when it has no such scaling point */
+static const char *hosts_at(const nvs_run *r, int n, char *buf, size_t len)
+{
+    const nvs_run_scaling *s = nvs_run_scaling_of(r, n);
+    return s && s->nranks ? nvs_fleet_hosts_of(r, s->ranks, s->nranks, buf, len) : nvs_fleet_hosts_of(r, NULL, 0, buf, len);
 }
 
 /* common_size of each (collective, n), computed once: it reads every row of every run, and was computed again for
@@ -117,22 +168,32 @@ static int collect(const nvs_run *const *runs, size_t nruns, nvs_fleet_samples *
             }
             /* a row whose results were wrong has no bandwidth to compare (its run's result row fails): neither
              * in the median nor a row of its own */
-            if (pick->wrong <= 0 && nvs_fleet_add(out, key, "GB/s", (int)i, runs[i]->host, pick->busbw_gbps))
+            char hosts[64];
+            if (pick->wrong <= 0 &&
+                nvs_fleet_add(out, key, "GB/s", (int)i, hosts_at(runs[i], c->n, hosts, sizeof hosts), pick->busbw_gbps))
                 return -1;
         }
     for (size_t i = 0; i < nruns; i++) {
         const nvs_run *r = runs[i];
         double uni = NAN, bi = NAN;
+        const char *uni_host = r->host, *bi_host = r->host, *h2d_host, *d2h_host; /* the slowest one's host */
         for (size_t k = 0; k < r->p2p.npairs; k++) {
             const nvs_run_p2p_pair *p = &r->p2p.pairs[k];
             if (p->wrong > 0) continue; /* wrong data: no bandwidth */
-            if (!isnan(p->uni_gbps) && (isnan(uni) || p->uni_gbps < uni)) uni = p->uni_gbps;
-            if (!isnan(p->bidir_gbps) && (isnan(bi) || p->bidir_gbps < bi)) bi = p->bidir_gbps;
+            if (!isnan(p->uni_gbps) && (isnan(uni) || p->uni_gbps < uni)) {
+                uni = p->uni_gbps;
+                uni_host = p->host ? p->host : r->host;
+            }
+            if (!isnan(p->bidir_gbps) && (isnan(bi) || p->bidir_gbps < bi)) {
+                bi = p->bidir_gbps;
+                bi_host = p->host ? p->host : r->host;
+            }
         }
-        if (nvs_fleet_add(out, "p2p uni, slowest pair", "GB/s", (int)i, r->host, uni) ||
-            nvs_fleet_add(out, "p2p bidir, slowest pair", "GB/s", (int)i, r->host, bi) ||
-            nvs_fleet_add(out, "host h2d, slowest GPU", "GB/s", (int)i, r->host, slowest_host_copy(r, "h2d_gbps")) ||
-            nvs_fleet_add(out, "host d2h, slowest GPU", "GB/s", (int)i, r->host, slowest_host_copy(r, "d2h_gbps")))
+        double h2d = slowest_host_copy(r, "h2d_gbps", &h2d_host), d2h = slowest_host_copy(r, "d2h_gbps", &d2h_host);
+        if (nvs_fleet_add(out, "p2p uni, slowest pair", "GB/s", (int)i, uni_host, uni) ||
+            nvs_fleet_add(out, "p2p bidir, slowest pair", "GB/s", (int)i, bi_host, bi) ||
+            nvs_fleet_add(out, "host h2d, slowest GPU", "GB/s", (int)i, h2d_host, h2d) ||
+            nvs_fleet_add(out, "host d2h, slowest GPU", "GB/s", (int)i, d2h_host, d2h))
             return -1;
         for (size_t w = 0; w < nvs_run_workloads(r); w++) { /* every workload, each its own measurement */
             const nvs_run_train *tr = nvs_run_workload(r, w);
@@ -141,7 +202,9 @@ static int collect(const nvs_run *const *runs, size_t nruns, nvs_fleet_samples *
                 char key[96];
                 if (t->n < 2) continue;
                 snprintf(key, sizeof key, "efficiency %s n=%d", tr->model ? tr->model : "train", t->n);
-                if (nvs_fleet_add(out, key, "%", (int)i, r->host, t->efficiency * 100)) return -1;
+                char hosts[64];
+                if (nvs_fleet_add(out, key, "%", (int)i, hosts_at(r, t->n, hosts, sizeof hosts), t->efficiency * 100))
+                    return -1;
             }
         }
     }

@@ -163,6 +163,7 @@ typedef struct {
 
 typedef struct {
     int src, dst;
+    const char *host;                   /* the pair's host; NULL absent */
     const char *path, *cls;
     double uni_gbps, bidir_gbps, latency_us, bound_gbps, pct_of_bound;
     long long wrong;

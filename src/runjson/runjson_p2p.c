@@ -72,6 +72,7 @@ void rj_read_p2p(vctx *v, nvs_run *r)
         nvs_run_p2p_pair *x = &r->p2p.pairs[r->p2p.npairs++];
         x->src = (int)rj_int(v, e, "src", p, 0, 1000000000, -1, 1);
         x->dst = (int)rj_int(v, e, "dst", p, 0, 1000000000, -1, 1);
+        x->host = rj_str(v, e, "host", p, 0);
         x->path = rj_str(v, e, "path", p, 0);
         x->cls = rj_str(v, e, "class", p, 0);
         x->uni_gbps = rj_num(v, e, "uni_gbps", p, 0);

@@ -79,6 +79,10 @@ if expect 0 "At 4 ranks on 2 hosts \(2 each\)" $MPIRUN $LO -np 4 $NVS run --back
             [ "$(grep -c '<property name="host"' "$d.xml")" = 2 ] ||
             { echo "FAIL: junit of a fleet of 2-host runs: hosts $(grep 'name="host"' "$d.xml" 2>/dev/null)"; fails=$((fails + 1)); }
         grep -q 'hostname=' "$d.xml" && { echo "FAIL: junit of a fleet names one host"; fails=$((fails + 1)); }
+        # the fleet row of all_reduce at N=4 (both virtual hosts) blames both, not rank 0's host
+        grep -A5 '<testcase classname="nvscale.fleet" name="fleet busbw all_reduce [^"]* n=4 @' "$d.xml" |
+            grep -qF "<property name=\"blame\" value=\"host $host/vnode0+$host/vnode1\"/>" ||
+            { echo "FAIL: junit fleet row at n=4 blames: $(grep -A5 'n=4 @' "$d.xml" | grep blame)"; fails=$((fails + 1)); }
         rm -f "$d.xml"
     fi
 fi

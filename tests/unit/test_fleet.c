@@ -180,5 +180,51 @@ static void t_settings_order(void)
     for (int i = 0; i < 2; i++) nvs_run_free(&runs[i]);
 }
 
-T_LIST = {T_CASE(t_outlier), T_CASE(t_machines), T_CASE(t_collect), T_CASE(t_wrong_left_out), T_CASE(t_settings_order)};
+/* A 2-host run (node1: ranks 0-1, node2: ranks 2-3): a value measured at N=2 (ranks 0-1) is node1's, at N=4 both
+ * hosts', the slowest pair's and GPU's their own host's; rank 0's host alone was blamed for all of them */
+static void t_multi_host(void)
+{
+    const char *doc =
+        "{\"schema\": \"nvscale.run/1\", \"host\": \"node1\","
+        " \"ranks\": [{\"rank\": 0, \"host\": \"node1\"}, {\"rank\": 1, \"host\": \"node1\"},"
+        "  {\"rank\": 2, \"host\": \"node2\"}, {\"rank\": 3, \"host\": \"node2\"}],"
+        " \"scaling\": [{\"n\": 2, \"ranks\": [0, 1]}, {\"n\": 4, \"ranks\": [0, 1, 2, 3]}],"
+        " \"collectives\": [{\"collective\": \"all_reduce\", \"n\": 2, \"bytes\": 1048576, \"busbw_gbps\": 300},"
+        "  {\"collective\": \"all_reduce\", \"n\": 4, \"bytes\": 1048576, \"busbw_gbps\": 40}],"
+        " \"p2p\": {\"pairs\": [{\"src\": 0, \"dst\": 1, \"host\": \"node1\", \"uni_gbps\": 390, \"bidir_gbps\": 700},"
+        "  {\"src\": 2, \"dst\": 3, \"host\": \"node2\", \"uni_gbps\": 380, \"bidir_gbps\": 710}],"
+        "  \"host_copies\": {\"gpus\": [{\"gpu\": 0, \"host\": \"node1\", \"single\": {\"h2d_gbps\": 55, \"d2h_gbps\": 40}},"
+        "   {\"gpu\": 2, \"host\": \"node2\", \"single\": {\"h2d_gbps\": 50, \"d2h_gbps\": 52}}]}}}";
+    nvs_run r;
+    char err[256], buf[64];
+    json_t *d = json_loads(doc, 0, NULL);
+    T_ASSERT(d);
+    if (nvs_run_from_json(d, "r", 0, &r, err, sizeof err) != NVS_OK) T_FAIL("%s", err);
+    json_decref(d);
+    T_EQ_S(nvs_fleet_hosts_of(&r, NULL, 0, buf, sizeof buf), "node1+node2");
+    int lo[] = {1, 0};
+    T_EQ_S(nvs_fleet_hosts_of(&r, lo, 2, buf, sizeof buf), "node1");
+    T_EQ_S(nvs_fleet_hosts_of(&r, NULL, 0, buf, 10), "node1+..."); /* cut where the room ends, and says so */
+    T_EQ_S(nvs_fleet_hosts_of(&r, NULL, 0, buf, 6), "...");
+    const nvs_run *rp[] = {&r};
+    nvs_fleet_samples s;
+    T_EQ_I(nvs_fleet_collect(rp, 1, &s), 0);
+    const char *want[][2] = {{"busbw all_reduce 1 MiB n=2", "node1"}, {"busbw all_reduce 1 MiB n=4", "node1+node2"},
+                             {"p2p uni, slowest pair", "node2"},      {"p2p bidir, slowest pair", "node1"},
+                             {"host h2d, slowest GPU", "node2"},      {"host d2h, slowest GPU", "node1"}};
+    for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
+        int found = 0;
+        for (size_t i = 0; i < s.n; i++)
+            if (!strcmp(s.v[i].key, want[k][0])) {
+                found = 1;
+                T_EQ_S(s.v[i].host, want[k][1]);
+            }
+        T_ASSERT(found);
+    }
+    nvs_fleet_samples_free(&s);
+    nvs_run_free(&r);
+}
+
+T_LIST = {T_CASE(t_outlier), T_CASE(t_machines), T_CASE(t_collect), T_CASE(t_wrong_left_out), T_CASE(t_settings_order),
+          T_CASE(t_multi_host)};
 T_MAIN
