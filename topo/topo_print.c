@@ -8,6 +8,11 @@
 #include "core/link_class.h"
 #include "topo/topo.h"
 
+/* Names come from an XML file, a run.json or other hosts: printed through core/escape.h (no control character
+ * reaches the terminal, no comma or line end splits a CSV row) */
+#define TERM(s, b) nvs_esc_term((s), (b), sizeof(b))
+#define CSV(s, b) nvs_esc_csv((s), (b), sizeof(b))
+
 /* Matrix rows are built in a buffer so that trailing blanks can be cut (golden files, diff-friendly). */
 typedef struct {
     char buf[16384];
@@ -168,8 +173,9 @@ static void nic_legend(const nvs_topology *t, FILE *to)
     if (!t->nnics) return;
     fprintf(to, "\nNIC Legend:\n");
     for (int k = 0; k < t->nnics; k++) {
-        fprintf(to, "  NIC%d: %s", k, t->nics[k].name);
-        if (t->nhosts > 1) fprintf(to, " (host %s)", t->hosts[t->nics[k].host].name);
+        char e1[NVS_ESC_SIZE(sizeof t->nics[k].name)], e2[NVS_ESC_SIZE(sizeof t->hosts[0].name)];
+        fprintf(to, "  NIC%d: %s", k, TERM(t->nics[k].name, e1));
+        if (t->nhosts > 1) fprintf(to, " (host %s)", TERM(t->hosts[t->nics[k].host].name, e2));
         fprintf(to, "\n");
     }
 }
@@ -187,7 +193,10 @@ void nvs_topo_print_matrix_brief(const nvs_topology *t, FILE *to)
     /* the NIC legend on one line: "NICs: NIC0 mlx5_0, NIC1 mlx5_1" */
     static line_t l;
     lcat(&l, "NICs:");
-    for (int k = 0; k < t->nnics; k++) lcat(&l, "%s NIC%d %s", k ? "," : "", k, t->nics[k].name);
+    for (int k = 0; k < t->nnics; k++) {
+        char e[NVS_ESC_SIZE(sizeof t->nics[k].name)];
+        lcat(&l, "%s NIC%d %s", k ? "," : "", k, TERM(t->nics[k].name, e));
+    }
     lend(&l, to);
 }
 
@@ -252,11 +261,6 @@ static void print_bounds(const nvs_topology *t, FILE *to, int w)
     }
 }
 
-/* Names come from an XML file, a run.json or other hosts: printed through core/escape.h (no control character
- * reaches the terminal, no comma or line end splits a CSV row) */
-#define TERM(s, b) nvs_esc_term((s), (b), sizeof(b))
-#define CSV(s, b) nvs_esc_csv((s), (b), sizeof(b))
-
 static int host_has_nics(const nvs_topology *t, int h)
 {
     for (int k = 0; k < t->nnics; k++)
@@ -268,15 +272,17 @@ static void print_nic(const nvs_topo_nic *n, FILE *to)
 {
     char numa[16] = "N/A";
     if (n->numa_node >= 0) snprintf(numa, sizeof numa, "%d", n->numa_node);
-    char e1[NVS_ESC_SIZE(sizeof n->name)], e2[NVS_ESC_SIZE(sizeof n->netdev)], e3[NVS_ESC_SIZE(sizeof n->state)];
+    char e1[NVS_ESC_SIZE(sizeof n->name)], e2[NVS_ESC_SIZE(sizeof n->netdev)], e3[NVS_ESC_SIZE(sizeof n->state)],
+        e4[NVS_ESC_SIZE(sizeof n->rate_source)];
     fprintf(to, "NIC%-3d%s", n->index, TERM(n->name, e1));
     if (n->netdev[0] && strcmp(n->netdev, n->name)) fprintf(to, " (%s)", TERM(n->netdev, e2));
     fprintf(to, "  %s  %s  NUMA %s  %s\n", n->kind, TERM(n->pci_bus_id, e1), numa,
             n->state[0] ? TERM(n->state, e3) : "state unknown");
     if (n->gbps > 0)
-        fprintf(to, "      rate: %s = %.6g GB/s per direction (%s)\n", TERM(n->rate, e1), n->gbps, n->rate_source);
+        fprintf(to, "      rate: %s = %.6g GB/s per direction (%s)\n", TERM(n->rate, e1), n->gbps,
+                TERM(n->rate_source, e4)); /* the source names the device */
     else
-        fprintf(to, "      rate: unknown (%s)\n", n->rate_source[0] ? n->rate_source
+        fprintf(to, "      rate: unknown (%s)\n", n->rate_source[0] ? TERM(n->rate_source, e4)
                                                                    : "offline: hwloc stores no link rate; an XML info "
                                                                      "LinkRate gives one");
 }
@@ -303,7 +309,8 @@ void nvs_topo_print(const nvs_topology *t, FILE *to)
             fprintf(to, "\n");
             print_pcie(t, g, to);
             print_nvlink(t, g, to);
-            if (host_has_nics(t, h)) fprintf(to, "      NET: %s\n", g->net.source[0] ? g->net.source : "unknown");
+            if (host_has_nics(t, h)) /* the source names the NICs */
+                fprintf(to, "      NET: %s\n", g->net.source[0] ? TERM(g->net.source, e3) : "unknown");
         }
         for (int k = 0; k < t->nnics; k++)
             if (t->nics[k].host == h) print_nic(&t->nics[k], to);

@@ -96,5 +96,18 @@ python3 tests/fixtures/topo/gen_many.py 1 >"$dir/one.xml"
 "$NVS" topo --hwloc-xml "$dir/one.xml" --no-save >"$dir/one.out" 2>&1 || fail "one.xml: exit $?"
 grep -qx 'P2P access: no two GPUs on one host (nothing to ask)' "$dir/one.out" && ! grep -q 'neither CUDA' "$dir/one.out" ||
     fail "one GPU: P2P line: $(grep 'P2P access' "$dir/one.out")"
+# a NIC named with a control character (hwloc's own XML reader, HWLOC_LIBXML_IMPORT=0, takes raw bytes that libxml2
+# refuses): its row was escaped, but the NIC Legend, each GPU's NET line and the rate's source wrote the ESC to the
+# terminal (`-q` too, and `nvscale p2p`'s matrix); now every place shows it as \e
+esc=$(printf '\033')
+sed "s/name=\"mlx5_0\"/name=\"mlx5_0${esc}[2J\"/; s/name=\"ens5f0np0\"/name=\"ens5f0${esc}[2J\"/" \
+    tests/fixtures/topo/pcie_nic.xml >"$dir/escnic.xml"
+cmp -s "$dir/escnic.xml" tests/fixtures/topo/pcie_nic.xml && fail "escnic.xml: the edit did not apply"
+for q in "" -q; do
+    HWLOC_LIBXML_IMPORT=0 "$NVS" topo --hwloc-xml "$dir/escnic.xml" --no-save $q >"$dir/esc.out" 2>&1 ||
+        fail "escnic.xml $q: exit $?: $(cat "$dir/esc.out")"
+    grep -q "$esc" "$dir/esc.out" && fail "escnic.xml $q: an ESC reached the output: $(grep -n "$esc" "$dir/esc.out" | cat -v)"
+    grep -qF '  NIC0: mlx5_0\e[2J' "$dir/esc.out" || fail "escnic.xml $q: the NIC Legend does not show the name escaped"
+done
 [ -d results ] && find results -newer "$dir" -name run.json | grep -q . && fail "--no-save wrote a run.json"
 finish
