@@ -28,7 +28,9 @@ static int bitmap_ok(const char *v, const char *end)
 
 /* The value of attribute name in the tag [p, end): its first character, *vend its closing quote; NULL if the
  * tag has no such attribute (one preceded by white space: "complete_cpuset" is not "cpuset") or it is not
- * quoted. Set *bad when the attribute is there but its value is unterminated. */
+ * quoted. Set *bad when the attribute is there but its value is unterminated. XML quotes a value with " or '
+ * (XML 1.0, AttValue); hwloc writes ", libxml2 reads both, and a file passed through another XML tool may hold
+ * ' (read as "unterminated", such a file was refused with a message saying hwloc would drop its devices). */
 static const char *attr_value(const char *p, const char *end, const char *name, const char **vend, int *bad)
 {
     size_t l = strlen(name);
@@ -36,7 +38,7 @@ static const char *attr_value(const char *p, const char *end, const char *name, 
         if (q[-1] != ' ' && q[-1] != '\t' && q[-1] != '\n' && q[-1] != '\r') continue;
         if ((size_t)(end - q) <= l + 1 || strncmp(q, name, l) || q[l] != '=') continue;
         const char *v = q + l + 1;
-        if (*v != '"' || !(*vend = memchr(v + 1, '"', (size_t)(end - v - 1)))) {
+        if ((*v != '"' && *v != '\'') || !(*vend = memchr(v + 1, *v, (size_t)(end - v - 1)))) {
             *bad = 1;
             return NULL;
         }

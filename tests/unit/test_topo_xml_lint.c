@@ -17,6 +17,20 @@ static void t_pci_good(void)
         "  <object type=\"Package\" cpuset=\"0x000000ff\" complete_cpuset=\"0x000000ff\">\n</topology>\n";
     T_EQ_I(nvs_topo_xml_lint_pci(ok, &line, a, sizeof a, v, sizeof v), 0);
     T_EQ_I(nvs_topo_xml_lint_sets(ok, &line), 0);
+    /* values in single quotes (XML's other AttValue form, which libxml2 and so hwloc read) are values too: they
+     * read as "unterminated" and the file was refused */
+    const char *sq = "<topology>\n  <object type='PCIDev' pci_busid='0000:13:00.0' pci_type='0300 [10de:2204] "
+                     "[10de:1454] a1'>\n  <object type=\"Package\" cpuset='0x000000ff' complete_cpuset='0x000000ff'>\n"
+                     "</topology>\n";
+    T_EQ_I(nvs_topo_xml_lint_pci(sq, &line, a, sizeof a, v, sizeof v), 0);
+    T_EQ_I(nvs_topo_xml_lint_sets(sq, &line), 0);
+    /* and still checked: a bad value in single quotes is found, with the value */
+    const char *sqbad = "<topology>\n  <object type='PCIDev' pci_busid='0000:zz:00.0' pci_type='0300 [10de:2204] "
+                        "[10de:1454] a1'>\n  <object cpuset='0x00000001,' complete_cpuset='0x1'>\n</topology>\n";
+    T_EQ_I(nvs_topo_xml_lint_pci(sqbad, &line, a, sizeof a, v, sizeof v), -1);
+    T_EQ_S(v, "0000:zz:00.0");
+    T_EQ_I(nvs_topo_xml_lint_sets(sqbad, &line), -1);
+    T_EQ_I(line, 3);
 }
 
 static void t_pci_bad(void)
