@@ -35,7 +35,7 @@
 
 typedef struct {
     int link;       /* NVML link index */
-    int active;     /* 1 active, 0 inactive */
+    int active;     /* 1 active, 0 inactive, -1 unknown: NVML answered the state call with an error (read_errors) */
     long long replay, recovery, crc_flit, crc_data; /* nvmlNvLinkErrorCounter_t DL_*; -1 unsupported */
 } nvs_health_link;
 

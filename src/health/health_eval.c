@@ -451,7 +451,20 @@ static void eval_pcie_replay(nvs_health_finding *x, const nvs_health_gpu *g, dou
 static int active_links(const nvs_health_snap *s)
 {
     int n = 0;
-    for (int i = 0; i < s->nlinks; i++) n += s->links[i].active;
+    for (int i = 0; i < s->nlinks; i++) n += s->links[i].active == 1;
+    return n;
+}
+
+/* The links whose state NVML did not give (active -1), their numbers into list ("7, 9"); how many. */
+static int unread_links(const nvs_health_snap *s, char *list, size_t len)
+{
+    int n = 0;
+    list[0] = '\0';
+    for (int i = 0; i < s->nlinks; i++) {
+        if (s->links[i].active >= 0) continue;
+        size_t l = strlen(list);
+        snprintf(list + l, len - l, "%s%d", n++ ? ", " : "", s->links[i].link);
+    }
     return n;
 }
 
@@ -482,12 +495,25 @@ static void eval_nvlink(nvs_health_finding *x, const nvs_health_report *r, int g
         int u = active_links(now_of(o));
         if (u > peer) peer = u;
     }
+    char unread_list[96];
+    int unread = unread_links(b, unread_list, sizeof unread_list);
     x->measured_v = up;
     x->expected_v = peer;
-    put(x->measured, sizeof x->measured, "%d link%s up", up, up == 1 ? "" : "s");
+    if (unread) put(x->measured, sizeof x->measured, "%d up, %d not read", up, unread);
+    else put(x->measured, sizeof x->measured, "%d link%s up", up, up == 1 ? "" : "s");
     put(x->expected, sizeof x->expected, "%d up", peer);
+    if (unread) { /* neither up nor down: a state unknown is judged as such, never counted as a PASS */
+        worsen(x, NVS_SEV_WARN);
+        note_add(x, "the state of link%s %s was not read (%s), so %s cannot be checked", unread == 1 ? "" : "s",
+                 unread_list, g->read_errors[0] ? g->read_errors : "NVML answered with an error",
+                 unread == 1 ? "it" : "they");
+    }
     if (!peer && !b->nlinks) { /* NVML lists no link: a GPU without NVLink (GeForce, a VM's lone GPU) */
         put(x->measured, sizeof x->measured, "no NVLink");
+        put(x->expected, sizeof x->expected, "-");
+        return;
+    }
+    if (!peer && unread) { /* nothing known up here: the links not read are all there is to say */
         put(x->expected, sizeof x->expected, "-");
         return;
     }
@@ -504,7 +530,10 @@ static void eval_nvlink(nvs_health_finding *x, const nvs_health_report *r, int g
                  b->nlinks, b->nlinks == 1 ? "" : "s", g->name[0] ? g->name : "such");
         return;
     }
-    if (up < peer) {
+    if (up < peer && up + unread >= peer) /* the links not read may be the ones up elsewhere: said above */
+        note_add(x, "%d of %d links known up: the host's other %s GPUs have %d", up, peer,
+                 g->name[0] ? g->name : "same", peer);
+    else if (up < peer) {
         worsen(x, NVS_SEV_FAIL);
         note_add(x, "%d of %d links up: the host's other %s GPUs have %d (a link is down: bridge, cable or NVSwitch)",
                  up, peer, g->name[0] ? g->name : "same", peer);
@@ -512,7 +541,7 @@ static void eval_nvlink(nvs_health_finding *x, const nvs_health_report *r, int g
     if (g->have_after)
         for (int i = 0; i < b->nlinks; i++) {
             const nvs_health_link *p = link_in(a, b->links[i].link);
-            if (p && p->active && !b->links[i].active) {
+            if (p && p->active == 1 && b->links[i].active == 0) {
                 worsen(x, NVS_SEV_FAIL);
                 x->link = b->links[i].link;
                 note_add(x, "link %d went down during the run", b->links[i].link);

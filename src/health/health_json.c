@@ -150,8 +150,8 @@ static json_t *snap_json(const nvs_health_snap *s)
         json_t *a = json_array();
         for (int i = 0; a && i < s->nlinks; i++) {
             const nvs_health_link *l = &s->links[i];
-            json_array_append_new(a, json_pack("{s:i, s:b, s:o, s:o, s:o, s:o}", "link", l->link, "active",
-                                               l->active, "replay", jint(l->replay), "recovery", jint(l->recovery),
+            json_array_append_new(a, json_pack("{s:i, s:o, s:o, s:o, s:o, s:o}", "link", l->link, "active",
+                                               jbool(l->active), "replay", jint(l->replay), "recovery", jint(l->recovery),
                                                "crc_flit", jint(l->crc_flit), "crc_data", jint(l->crc_data)));
         }
         json_object_set_new(o, "nvlink", a);
@@ -313,16 +313,16 @@ static const json_t *enter(rd *c, const json_t *o, const char *key, const char *
     return x;
 }
 
-/* One entry of "nvlink": its index and state are always written (nvs_health_to_json), so null is bad input too:
- * an "active" read as down would FAIL the GPU on a guess. */
+/* One entry of "nvlink": its index and state are always written (nvs_health_to_json), so an absent one is bad
+ * input: an "active" read as down would FAIL the GPU on a guess. null is a state NVML could not read (-1). */
 static void read_link(rd *c, const json_t *l, nvs_health_link *k)
 {
     long long link = get_int_in(c, l, "link", HEALTH_MAX_SMALL, "an integer from 0 to 1000000000");
     if (link < 0) bad_field(c, "link", "an integer from 0 to 1000000000", json_object_get(l, "link"));
     k->link = (int)link;
     int active = get_bool(c, l, "active");
-    if (active < 0) bad_field(c, "active", "true or false", json_object_get(l, "active"));
-    k->active = active == 1;
+    if (!json_object_get(l, "active")) bad_field(c, "active", "true, false or null (not read)", NULL);
+    k->active = active;
     k->replay = get_int(c, l, "replay");
     k->recovery = get_int(c, l, "recovery");
     k->crc_flit = get_int(c, l, "crc_flit");

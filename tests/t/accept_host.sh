@@ -3,7 +3,8 @@
 # answers the health calls, so that every health FAIL path is proven here:
 #   - level 1 healthy: every health check PASS, exit 0; JUnit and Prometheus files written and well formed
 #   - each fault of the stand-in (FAKE_NVML_FAULT=FAULT:GPU): exit 3, the FAIL row names that GPU's bus id
-#   - PCIe replays, a lowered power limit: WARN, exit 0; no health calls at all: WARN "unsupported", exit 0
+#   - PCIe replays, a lowered power limit, an NVLink state NVML cannot read: WARN, exit 0; no health calls at all:
+#     WARN "unsupported", exit 0
 #   - the XID event wait failing mid-run: WARN "not watched" with NVML's reason where no XID came before
 #   - a GPU lost (or needing a reset) during the run: every check of it FAILs with NVML's answer; a call NVML
 #     refuses is named in the WARN of what it left unknown
@@ -126,6 +127,11 @@ FAKE_NVML_FAULT=eventwait:0 acc eventwait "$dir/lib" 0 --level 1 &&
 FAKE_NVML_FAULT=xid:1,eventwait:0 acc eventwait_xid "$dir/lib" 3 --level 1 &&
     verdict eventwait_xid "xid 0000:00:07.0" FAIL "XID 79" &&
     verdict eventwait_xid "xid 0000:00:06.0" WARN "nvmlEventSetWait_v2 failed"
+# a link whose state NVML answers with an error (link 7, Unknown Error, on both GPUs): a WARN naming it (was left
+# out of the list: "17 links up" of 17, PASS)
+FAKE_NVML_MODE=linkerr acc linkerr "$dir/lib" 0 --level 1 &&
+    verdict linkerr "nvlink 0000:00:06.0" WARN "the state of link 7 was not read (nvmlDeviceGetNvLinkState: " &&
+    verdict linkerr "nvlink 0000:00:07.0" WARN "link 7 was not read"
 acc nohealth "$dir/lib_nohealth" 0 --level 1 && verdict nohealth "ecc 0000:00:06.0" WARN "cannot be checked" &&
     verdict nohealth "xid 0000:00:07.0" WARN "not watched"
 # no NVML: nothing to judge but the run; the reason is printed under the table
@@ -203,8 +209,8 @@ expect 2 "h_ecc.json: health.gpus\[1\].after.ecc.uncorrected_volatile: expected 
     "$NVS" check "$dir/h_ecc.json" --rules "$dir/ecc.rules"
 edit h_name "d['health']['gpus'][0]['name'] = 7"
 expect 2 "h_name.json: health.gpus\[0\].name: expected a string or null, got 7" "$NVS" check "$dir/h_name.json" --rules "$dir/ecc.rules"
-edit h_link "d['health']['gpus'][0]['after']['nvlink'][0]['active'] = None"
-expect 2 "h_link.json: health.gpus\[0\].after.nvlink\[0\].active: expected true or false, got null" \
+edit h_link "del d['health']['gpus'][0]['after']['nvlink'][0]['active']"
+expect 2 "h_link.json: health.gpus\[0\].after.nvlink\[0\].active: expected true, false or null \(not read\)" \
     "$NVS" check "$dir/h_link.json" --rules "$dir/ecc.rules"
 edit s_first "d['sustain']['busbw_first_gbps'] = 'fast'"
 expect 2 "s_first.json: sustain.busbw_first_gbps: expected a number" "$NVS" check "$dir/s_first.json" --rules "$dir/ecc.rules"

@@ -362,6 +362,65 @@ static void t_nvlink_all_down(void)
     nvs_health_findings_free(&f);
 }
 
+/* A link whose state NVML answered with an error (nvmlDeviceGetNvLinkState: Unknown Error) is neither up nor down:
+ * when every GPU failed on the same link, it was left out of the list and "17 links up" of 17 PASSed without a
+ * word. Now a WARN naming the link; where the others have more links up that the unread one may account for, a
+ * WARN too, and a link known down still FAILs. */
+static void t_nvlink_unread(void)
+{
+    nvs_health_gpu g[2];
+    nvs_health_report r = two(g);
+    for (int i = 0; i < 2; i++) {
+        g[i].before.links[7].active = g[i].after.links[7].active = -1;
+        g[i].before.links[7].replay = g[i].after.links[7].replay = -1;
+        g[i].before.links[7].recovery = g[i].after.links[7].recovery = -1;
+        g[i].before.links[7].crc_flit = g[i].after.links[7].crc_flit = -1;
+        g[i].before.links[7].crc_data = g[i].after.links[7].crc_data = -1;
+        snprintf(g[i].read_errors, sizeof g[i].read_errors, "nvmlDeviceGetNvLinkState: Unknown Error");
+    }
+    nvs_health_findings f;
+    T_EQ_I(nvs_health_evaluate(&r, &f), 0);
+    const nvs_health_finding *x = get(&f, 1, NVS_HC_NVLINK);
+    T_EQ_I(x->severity, NVS_SEV_WARN);
+    T_EQ_S(x->measured, "17 up, 1 not read");
+    T_CONTAINS(x->note, "the state of link 7 was not read (nvmlDeviceGetNvLinkState: Unknown Error)");
+    T_EQ_I(get(&f, 1, NVS_HC_NVLINK_ERRORS)->severity, NVS_SEV_PASS);
+    nvs_health_findings_free(&f);
+    /* only GPU 1 failed on link 7: its 17 of the other's 18 may be that link, a WARN, not a link down */
+    g[0].before.links[7].active = g[0].after.links[7].active = 1;
+    T_EQ_I(nvs_health_evaluate(&r, &f), 0);
+    T_EQ_I(get(&f, 1, NVS_HC_NVLINK)->severity, NVS_SEV_WARN);
+    T_EQ_I(get(&f, 0, NVS_HC_NVLINK)->severity, NVS_SEV_PASS);
+    nvs_health_findings_free(&f);
+    /* and link 5 down besides: 16 known up and one unread cannot make the other's 18, a FAIL */
+    g[1].after.links[5].active = 0;
+    T_EQ_I(nvs_health_evaluate(&r, &f), 0);
+    T_EQ_I(get(&f, 1, NVS_HC_NVLINK)->severity, NVS_SEV_FAIL);
+    nvs_health_findings_free(&f);
+    /* a state not read before the run is no "went down during the run" */
+    g[1].after.links[5].active = 1;
+    g[1].before.links[5].active = -1;
+    g[1].after.links[7].active = 0;
+    g[0].after.links[7].active = 0;
+    g[0].before.links[7].active = -1;
+    T_EQ_I(nvs_health_evaluate(&r, &f), 0);
+    if (strstr(get(&f, 1, NVS_HC_NVLINK)->note, "went down")) T_FAIL("nvlink: %s", get(&f, 1, NVS_HC_NVLINK)->note);
+    nvs_health_findings_free(&f);
+    /* run.json: an unread state is written null and read back as unread */
+    g[1].after.links[7].active = -1;
+    json_t *j = nvs_health_to_json(&r);
+    T_ASSERT(json_is_null(json_object_get(
+        json_array_get(json_object_get(json_object_get(json_array_get(json_object_get(j, "gpus"), 1), "after"), "nvlink"), 7),
+        "active")));
+    nvs_health_report back;
+    char err[256];
+    T_EQ_I(nvs_health_from_json(j, &back, err, sizeof err), NVS_OK);
+    T_EQ_I(back.gpus[1].after.links[7].active, -1);
+    T_EQ_I(back.gpus[1].after.links[6].active, 1);
+    nvs_health_report_free(&back);
+    json_decref(j);
+}
+
 static void t_json_round_trip(void)
 {
     nvs_health_gpu g[2];
@@ -431,10 +490,11 @@ static void t_json_errors(void)
         {G "\"after\": {\"nvlink\": [{\"link\": -1}]}}]}", "health.gpus[0].after.nvlink[0].link: expected an integer from 0"},
         {G "\"after\": {\"nvlink\": [{\"link\": 0, \"active\": true, \"crc_flit\": 1.5}]}}]}",
          "health.gpus[0].after.nvlink[0].crc_flit"},
-        /* a link's state is always written: null or absent read as "down" would FAIL the GPU on a guess */
-        {G "\"after\": {\"nvlink\": [{\"link\": 0, \"active\": null}]}}]}",
-         "health.gpus[0].after.nvlink[0].active: expected true or false, got null"},
-        {G "\"before\": {\"nvlink\": [{\"link\": 3}]}}]}", "health.gpus[0].before.nvlink[0].active: expected true or false"},
+        /* a link's state is always written (null: not read): absent read as "down" would FAIL the GPU on a guess */
+        {G "\"after\": {\"nvlink\": [{\"link\": 0, \"active\": 1}]}}]}",
+         "health.gpus[0].after.nvlink[0].active: expected true, false or null, got 1"},
+        {G "\"before\": {\"nvlink\": [{\"link\": 3}]}}]}",
+         "health.gpus[0].before.nvlink[0].active: expected true, false or null (not read)"},
         /* more links than NVML has: those past the 18 kept were never validated nor judged (a 19th down PASSed) */
         {G "\"after\": {\"nvlink\": [" L L L L L L L L L L L L L L L L L L "{\"link\": 18, \"active\": \"x\"}]}}]}",
          "health.gpus[0].after.nvlink: expected at most 18 links (NVML's most), got 19"},
@@ -548,7 +608,7 @@ static void t_reason_names(void)
 }
 
 T_LIST = {
-    T_CASE(t_healthy_passes), T_CASE(t_no_window), T_CASE(t_failure_paths), T_CASE(t_blame_link),   T_CASE(t_no_nvlink_gpu), T_CASE(t_nvlink_all_down),
+    T_CASE(t_healthy_passes), T_CASE(t_no_window), T_CASE(t_failure_paths), T_CASE(t_blame_link),   T_CASE(t_no_nvlink_gpu), T_CASE(t_nvlink_all_down), T_CASE(t_nvlink_unread),
     T_CASE(t_json_round_trip), T_CASE(t_json_errors), T_CASE(t_reason_names), T_CASE(t_links_by_number),
     T_CASE(t_replay_unread_before), T_CASE(t_nvlink_counters_unread_before),
 };
