@@ -238,15 +238,17 @@ static void eval_xid(nvs_health_finding *x, const nvs_health_gpu *g, double wind
                  g->xid_why[0] ? g->xid_why : "no NVML event set");
         return;
     }
-    int total = g->xid_other;
+    /* in a long long: run.json allows up to 1e9 per code and 16 codes besides "other", whose sum in an int
+     * wrapped (4 x 1e9 + 294967296 summed to 0: "none", PASS) */
+    long long total = g->xid_other;
     for (int i = 0; i < g->nxid; i++) total += g->xids[i].count;
-    x->measured_v = total;
+    x->measured_v = (double)total;
     if (!total) {
         if (window_s > 0) put(x->measured, sizeof x->measured, "none in %.*f s", window_s < 10 ? 1 : 0, window_s);
         else put(x->measured, sizeof x->measured, "none");
         return;
     }
-    put(x->measured, sizeof x->measured, "%d XID event%s", total, total == 1 ? "" : "s");
+    put(x->measured, sizeof x->measured, "%lld XID event%s", total, total == 1 ? "" : "s");
     worsen(x, NVS_SEV_FAIL);
     for (int i = 0; i < g->nxid; i++) {
         const char *m = xid_meaning(g->xids[i].xid);

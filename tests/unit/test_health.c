@@ -421,6 +421,25 @@ static void t_nvlink_unread(void)
     json_decref(j);
 }
 
+/* XID counts as run.json allows them (each up to 1e9) whose sum passes an int: 4 x 1e9 + 294967296 = 2^32 wrapped
+ * to 0 and the GPU read "none", PASS */
+static void t_xid_count_sum(void)
+{
+    nvs_health_gpu g[2];
+    nvs_health_report r = two(g);
+    for (int i = 0; i < 4; i++) {
+        g[1].xids[i].xid = 79 + (unsigned)i;
+        g[1].xids[i].count = 1000000000;
+    }
+    g[1].nxid = 4;
+    g[1].xid_other = 294967296;
+    nvs_health_findings f;
+    T_EQ_I(nvs_health_evaluate(&r, &f), 0);
+    T_EQ_I(get(&f, 1, NVS_HC_XID)->severity, NVS_SEV_FAIL);
+    T_EQ_S(get(&f, 1, NVS_HC_XID)->measured, "4294967296 XID events");
+    nvs_health_findings_free(&f);
+}
+
 static void t_json_round_trip(void)
 {
     nvs_health_gpu g[2];
@@ -608,7 +627,7 @@ static void t_reason_names(void)
 }
 
 T_LIST = {
-    T_CASE(t_healthy_passes), T_CASE(t_no_window), T_CASE(t_failure_paths), T_CASE(t_blame_link),   T_CASE(t_no_nvlink_gpu), T_CASE(t_nvlink_all_down), T_CASE(t_nvlink_unread),
+    T_CASE(t_healthy_passes), T_CASE(t_no_window), T_CASE(t_failure_paths), T_CASE(t_blame_link),   T_CASE(t_no_nvlink_gpu), T_CASE(t_nvlink_all_down), T_CASE(t_nvlink_unread), T_CASE(t_xid_count_sum),
     T_CASE(t_json_round_trip), T_CASE(t_json_errors), T_CASE(t_reason_names), T_CASE(t_links_by_number),
     T_CASE(t_replay_unread_before), T_CASE(t_nvlink_counters_unread_before),
 };
