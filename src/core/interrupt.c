@@ -25,7 +25,12 @@ int nvs_interrupt_install(void)
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
     sa.sa_flags = 0; /* no SA_RESTART: a blocking call returns, and the run notices */
-    if (sigaction(SIGINT, &sa, NULL) || sigaction(SIGTERM, &sa, NULL) || sigaction(SIGHUP, &sa, NULL)) return errno;
+    if (sigaction(SIGINT, &sa, NULL) || sigaction(SIGTERM, &sa, NULL)) return errno;
+    /* SIGHUP ignored when we start is `nohup nvscale ... &`: the user asked the run to outlive the terminal, so a
+     * hangup at logout must not stop it (it did: "interrupted by signal 1"). It stays ignored, as in nohup(1). */
+    struct sigaction old;
+    if (sigaction(SIGHUP, NULL, &old)) return errno;
+    if (old.sa_handler != SIG_IGN && sigaction(SIGHUP, &sa, NULL)) return errno;
     return 0;
 }
 
