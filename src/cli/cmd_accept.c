@@ -388,6 +388,41 @@ out:
     return rc;
 }
 
+/* The run ended without a verdict (Ctrl-C, a failure): --junit and --prometheus still get one, a FAIL row "run
+ * result" saying why, rather than being left as they were: a node_exporter textfile collector would go on
+ * reporting the previous run's PASS, and a CI job would read the last run's JUnit as this one's. The exit code
+ * stays the run's; a file that cannot be written is said (nvs_cli_write_exports) and changes nothing else. */
+static void export_no_verdict(const accept_opts *o, nvs_result_t r, const char *dir)
+{
+    if (!o->junit && !o->prometheus) return;
+    char kept[NVS_PATH_MAX + 32], host[256] = "";
+    struct stat st;
+    snprintf(kept, sizeof kept, "%s/run.json", dir);
+    if (stat(kept, &st) != 0) snprintf(kept, sizeof kept, "%s.partial/run.json", dir);
+    int have = stat(kept, &st) == 0;
+    if (gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
+    nvs_verdicts vs = {0};
+    nvs_verdict *v = nvs_verdicts_add(&vs, "run");
+    if (!v) {
+        fprintf(stderr, "nvscale accept: out of memory: --junit/--prometheus not written\n");
+        return;
+    }
+    snprintf(v->metric, sizeof v->metric, "run result");
+    snprintf(v->measured, sizeof v->measured, "%s", r == NVS_ERR_INTERRUPTED ? "interrupted" : "failed");
+    snprintf(v->expected, sizeof v->expected, "ok");
+    snprintf(v->rule, sizeof v->rule, "(always)");
+    /* the note's room is the row's; the file's path is whole in the run property */
+    snprintf(v->note, sizeof v->note, "accept ended before a verdict (%s); %s", nvs_result_text(r),
+             have ? "what was measured is in the run.json named by the run property" : "nothing was measured");
+    snprintf(v->host, sizeof v->host, "%s", host);
+    nvs_verdict_set(&vs, v, NVS_SEV_FAIL);
+    nvs_export_info info = {"nvscale accept", have ? kept : "(none)", "(no verdict: the run did not end)", NULL,
+                            host[0] ? host : NULL, -1};
+    nvs_cli_export ex[] = {{o->junit, nvs_check_print_junit}, {o->prometheus, nvs_check_print_prometheus}};
+    (void)nvs_cli_write_exports("accept", ex, 2, &info, &vs);
+    nvs_verdicts_free(&vs);
+}
+
 int cmd_accept(int argc, char **argv)
 {
     nvs_config *cfg = calloc(1, sizeof *cfg);
@@ -443,9 +478,10 @@ int cmd_accept(int argc, char **argv)
                 tmp[0] ? " (--no-save: removed once judged)" : "");
     nvs_result_t r = nvs_run_measure(cfg);
     if (!lead) rc = nvs_exit_code(r);
-    else if (r != NVS_OK && r != NVS_ERR_WRONG)
+    else if (r != NVS_OK && r != NVS_ERR_WRONG) {
         rc = nvs_exit_code(r); /* the run said what failed; there is nothing whole to judge */
-    else {
+        export_no_verdict(&o, r, cfg->out_dir);
+    } else {
         rc = judge(&o, cfg->out_dir, r == NVS_ERR_WRONG, !tmp[0]);
         if (!tmp[0] && !cfg->quiet && !o.json) printf("results: %s/run.json\n", cfg->out_dir);
     }

@@ -308,7 +308,11 @@ tdir=$(sed -n 's|.*results in \(/tmp/nvscale-accept-[^ ]*\)/run (--no-save.*|\1|
 tdir=$(sed -n 's|.*results in \(/tmp/nvscale-accept-[^ ]*\)/run (--no-save: removed once judged)$|\1|p' "$dir/ns.err")
 [ -n "$tdir" ] || fail "--no-save does not name its directory: $(head -2 "$dir/ns.err")"
 [ -n "$tdir" ] && [ -e "$tdir" ] && fail "--no-save left $tdir"
-"$NVS" accept --level 2 --no-save >"$dir/nsi.out" 2>"$dir/nsi.err" &
+# an earlier run's exports are there: an interrupted accept replaces them with its own FAIL (a textfile
+# collector went on reporting the old PASS)
+echo 'nvscale_check_status{check="old"} 0' >"$dir/nsi.prom"
+echo '<testsuites name="old"/>' >"$dir/nsi.xml"
+"$NVS" accept --level 2 --no-save --junit "$dir/nsi.xml" --prometheus "$dir/nsi.prom" >"$dir/nsi.out" 2>"$dir/nsi.err" &
 pid=$!
 i=0
 tdir=""
@@ -322,6 +326,13 @@ kill -INT $pid
 wait $pid
 rc=$?
 [ $rc -ne 0 ] || fail "accept interrupted: exit 0"
+if [ $rc -eq 130 ]; then
+    grep -q 'check="old"' "$dir/nsi.prom" && fail "accept interrupted: the earlier run's --prometheus file was left"
+    grep -q '^nvscale_check_status{check="run result",kind="run".*} 2$' "$dir/nsi.prom" ||
+        fail "accept interrupted: --prometheus lacks the failed run result: $(cat "$dir/nsi.prom")"
+    grep -q '<failure message="measured interrupted, expected ok' "$dir/nsi.xml" ||
+        fail "accept interrupted: --junit lacks the failed run result: $(cat "$dir/nsi.xml")"
+fi
 if [ -z "$tdir" ]; then
     fail "accept --no-save: no checkpoint within 30 s: $(tail -3 "$dir/nsi.err")"
 elif [ -s "$tdir/run/run.json" ] || [ -s "$tdir/run.partial/run.json" ]; then
