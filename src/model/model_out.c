@@ -253,6 +253,13 @@ static int jset(json_t *o, const char *k, json_t *v)
     return json_object_set_new(o, k, v) != 0;
 }
 static json_t *jnum(double v) { return nvs_rj_num(v); }
+/* a byte count: a JSON integer (whole bytes, as run.json writes them), where a double holds it exactly (< 2^53);
+ * null when not finite. The model's memory terms are products of counts and fractions (reserve, activations per
+ * sample): rounded to the byte; a reader taking "bytes" for an integer read 25769803776.0 as a real */
+static json_t *jbytes(double v)
+{
+    return isfinite(v) && fabs(v) < 9007199254740992.0 ? json_integer((json_int_t)llround(v)) : nvs_rj_num(v);
+}
 static int jpush(json_t *a, json_t *v)
 {
     if (!a || !v) {
@@ -484,12 +491,12 @@ static json_t *json_series_one(const nvs_presets *ps, const nvs_model_series *s)
     bad |= jset(o, "bucket_first_bytes", json_integer((json_int_t)llround(c->bucket_first_bytes)));
     bad |= jset(o, "bucket_cap_bytes", json_integer((json_int_t)llround(c->bucket_cap_bytes)));
     bad |= jset(mem, "memory_bytes", json_integer((json_int_t)llround(c->gpu.memory_bytes))); /* whole bytes */
-    bad |= jset(mem, "weights_bytes", json_real(s->mem.weights_bytes));
-    bad |= jset(mem, "grads_bytes", json_real(s->mem.grads_bytes));
-    bad |= jset(mem, "buckets_bytes", json_real(s->mem.buckets_bytes));
-    bad |= jset(mem, "optimizer_bytes", json_real(s->mem.optimizer_bytes));
-    bad |= jset(mem, "reserve_bytes", json_real(s->mem.reserve_bytes));
-    bad |= jset(mem, "per_sample_bytes", json_real(s->mem.per_sample_bytes));
+    bad |= jset(mem, "weights_bytes", jbytes(s->mem.weights_bytes));
+    bad |= jset(mem, "grads_bytes", jbytes(s->mem.grads_bytes));
+    bad |= jset(mem, "buckets_bytes", jbytes(s->mem.buckets_bytes));
+    bad |= jset(mem, "optimizer_bytes", jbytes(s->mem.optimizer_bytes));
+    bad |= jset(mem, "reserve_bytes", jbytes(s->mem.reserve_bytes));
+    bad |= jset(mem, "per_sample_bytes", jbytes(s->mem.per_sample_bytes));
     bad |= jset(mem, "max_batch", json_integer(s->mem.max_batch));
     bad |= jset(o, "memory", mem);
     bad |= jset(o, "terms", json_terms(ps, s));
@@ -751,7 +758,7 @@ json_t *nvs_model_json_calibration(const nvs_presets *ps, const nvs_calibration 
         const nvs_calib_coll_row *r = &c->coll[i];
         json_t *x = json_object();
         bad |= jset(x, "n", json_integer(r->n));
-        bad |= jset(x, "bytes", json_real(r->bytes));
+        bad |= jset(x, "bytes", jbytes(r->bytes));
         bad |= jset(x, "measured_us", jnum(r->measured_us));
         bad |= jset(x, "fitted_us", jnum(r->fit_us));
         bad |= jset(x, "fitted_err_pct", jnum(pct_err(r->fit_us, r->measured_us)));

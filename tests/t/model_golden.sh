@@ -94,12 +94,16 @@ if command -v jq >/dev/null 2>&1; then
         d["configurations"][0]["grad_bytes"], d["configurations"][0]["bucket_first_bytes"],
         d["configurations"][0]["bucket_cap_bytes"]])')" = True ] ||
         fail "projection JSON: params, layers, grad_bytes or bucket sizes not integers"
+    [ "$(json_get "$tmp/p.json" 'all(type(v) is int for k, v in d["configurations"][0]["memory"].items()
+        if k.endswith("_bytes"))')" = True ] || fail "projection JSON: memory byte counts not integers"
     [ "$(json_get "$tmp/lambda.json" 'type(d["rows"]["resnet50"]["fp32"]["grad_bytes_a"]) is int')" = True ] ||
         fail "lambda JSON: grad_bytes_a not an integer"
     "$NVS" model --calibrate $F/h200x2_nvlink_resnet50.json --format json --gpus 1,2 >"$tmp/c.json" &&
         jq -e '.kind == "calibration" and (.train | length == 2) and (.projection.configurations | length == 1) and
                ([.terms[] | select(.origin == "measured")] | length >= 4)' "$tmp/c.json" >/dev/null ||
         fail "calibration JSON"
+    [ "$(json_get "$tmp/c.json" 'len(d["all_reduce"]) > 0 and all(type(r["bytes"]) is int for r in d["all_reduce"])')" = True ] ||
+        fail "calibration JSON: all_reduce sizes not integers"
     "$NVS" model --calibrate $F/h200x2_net_three_fp32.json --format json >"$tmp/n.json" &&
         jq -e '.nccl_transports == [{"n": 2, "transports": "NET/Socket/0", "net": true}] and .net_local == true and
                .links[0].from == "step" and .links[0].preset_busbw_gbps == 3.4 and
