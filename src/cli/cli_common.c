@@ -78,6 +78,8 @@ int nvs_cli_usage(const char *sub, const char *fmt, ...)
 int nvs_cli_rules_load(const char *sub, const char *path, nvs_ruleset *rs)
 {
     char err[512];
+    /* the reader would say "cannot open : No such file or directory", naming neither the flag nor the value */
+    if (!*path) return nvs_cli_usage(sub, "--rules needs a file name, got ''");
     /* Every rank of a launch reads the same file before the runtime starts: the reader's own message (a missing
      * file, a FIFO, one too large: core/out_file.h) once, from rank 0, as for every other input (nvs_stderr_once),
      * not once per rank. The other ranks still fail with it, so that the job stops everywhere. */

@@ -291,6 +291,7 @@ expect 2 "--sustain is for --level 3" "$NVS" accept --sustain 10
 printf 'nvscale-rules 1\nhealth eccs\n' >"$dir/bad.rules"
 expect 2 "bad.rules:2: health: unknown check 'eccs'" "$NVS" accept --rules "$dir/bad.rules"
 expect 2 "unexpected argument 'run.json'" "$NVS" accept run.json
+expect 2 "--rules needs a file name, got ''" "$NVS" accept --rules ''
 
 # --no-save stopped before the run wrote anything (--backend nccl, no GPU here): the temporary directory is
 # removed, no run.json named (was: "what was measured is kept in /tmp/nvscale-accept-X/run/run.json", a file

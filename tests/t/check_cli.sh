@@ -75,6 +75,8 @@ refused "tests/fixtures/rules/h200x2.rules:5: the same check as tests/fixtures/r
 printf 'nvscale-rules 1\np2p uni min=300 severity=warn\np2p uni min=200\n' >"$tmp/tiers.rules"
 expect 0 "PASS" "$NVS" check "$good" --rules "$tmp/tiers.rules"
 refused "cannot open tests/fixtures/rules/none.rules" "$NVS" check "$good" --rules tests/fixtures/rules/none.rules
+# an empty file name is named as the flag's value (was "cannot open : No such file or directory")
+refused "--rules needs a file name, got ''" "$NVS" check "$good" --rules ''
 refused "$fx/none.json: No such file or directory" "$NVS" check "$fx/none.json" --min-p2p 1
 refused "$fx/none.json: No such file or directory" "$NVS" check "$good" --baseline "$fx/none.json" --max-below-baseline 1
 refused "that is an input file" "$NVS" check "$good" --save-baseline "$good"
