@@ -360,6 +360,32 @@ static int each_selftest_gpu(const nvs_rule *r, const json_t *root, const gpu_ra
 }
 
 /* sustain gemm: one GPU's burn (gpu_selftest.gpus[].burn, accept --level 3) */
+/* The timed chunks of a load (its `chunks` after the first, the short probe) that have a throughput under one of
+ * `keys`; -1 when the section lists no chunks (a document written without them: first and last are all there is).
+ * With one timed chunk, first and last are that chunk and their "0.0% lower" compares nothing with nothing. */
+static int timed_chunks(const json_t *section, const char *const *keys, size_t nkeys)
+{
+    const json_t *ch = json_object_get(section, "chunks");
+    if (!json_is_array(ch)) return -1;
+    int n = 0;
+    for (size_t i = 1; i < json_array_size(ch); i++)
+        for (size_t k = 0; k < nkeys; k++)
+            if (json_is_number(json_object_get(json_array_get(ch, i), keys[k]))) {
+                n++;
+                break;
+            }
+    return n;
+}
+
+/* a drop is judged between two timed chunks: max_drop over fewer is not measured (why into buf), 0 otherwise */
+static int drop_unjudged(const nvs_rule *r, int timed, char *buf, size_t len)
+{
+    if (!r->has_max_drop || timed < 0 || timed >= 2) return 0;
+    snprintf(buf, len, "%s timed chunk after the probe: no drop over the load to judge (a longer --sustain gives more "
+                       "10 s chunks)", timed ? "one" : "no");
+    return 1;
+}
+
 static int judge_burn(const nvs_rule *r, const json_t *gpus, size_t i, const void *ctx, nvs_verdict *v,
                       nvs_verdicts *vs)
 {
@@ -373,6 +399,12 @@ static int judge_burn(const nvs_rule *r, const json_t *gpus, size_t i, const voi
     if (!json_is_object(b) || (why && *why) || isnan(first) || isnan(last)) {
         not_measured(vs, v, r, !json_is_object(b) ? "the run has no GEMM burn (accept --level 3)"
                                : why && *why ? why : "fewer than two timed chunks (a longer --sustain)");
+        return 0;
+    }
+    static const char *const tkey[] = {"tflops"};
+    char why1[160];
+    if (!(json_is_integer(w) && json_integer_value(w) > 0) && drop_unjudged(r, timed_chunks(b, tkey, 1), why1, sizeof why1)) {
+        not_measured(vs, v, r, why1);
         return 0;
     }
     int ok = judge_drop(r, v, first, last, lo, num(b, "elapsed_s"), "TFLOPS");
@@ -403,7 +435,13 @@ static int eval_sustain(const nvs_rule *r, const json_t *root, const gpu_ranks *
         not_measured(vs, v, r, s ? "fewer than two timed chunks (a longer --sustain)" : "the run has no sustained-load phase (accept --level 3)");
         return 0;
     }
+    static const char *const bkey[] = {"busbw_gbps", "algbw_gbps"};
+    char why1[160];
     const json_t *w = json_object_get(s, "wrong");
+    if (!(json_is_integer(w) && json_integer_value(w) > 0) && drop_unjudged(r, timed_chunks(s, bkey, 2), why1, sizeof why1)) {
+        not_measured(vs, v, r, why1); /* wrong results fail below whatever the chunks */
+        return 0;
+    }
     int ok = judge_drop(r, v, first, last, lo, num(s, "elapsed_s"), "GB/s");
     if (json_is_integer(w) && json_integer_value(w) > 0) {
         snprintf(v->note, sizeof v->note, "%lld wrong elements in the all_reduce results under load", (long long)json_integer_value(w));

@@ -179,6 +179,8 @@ static void t_host_rows(void)
     json_decref(root);
 }
 
+static nvs_verdicts judge_text(const char *rules_text, const char *doc_text);
+
 static void t_sustain_rows(void)
 {
     json_t *root;
@@ -189,6 +191,15 @@ static void t_sustain_rows(void)
     T_EQ_I(vs.v[1].severity, NVS_SEV_PASS);
     nvs_verdicts_free(&vs);
     json_decref(root);
+    /* the probe and one timed chunk: nothing to compare the one chunk with (was "0.0% lower", PASS) */
+    vs = judge_text("nvscale-rules 1\nsustain busbw max_drop=10%\n",
+                    "{\"sustain\": {\"measure\": \"busbw\", \"elapsed_s\": 10.4, \"busbw_first_gbps\": 300.0, "
+                    "\"busbw_last_gbps\": 300.0, \"busbw_min_gbps\": 300.0, \"wrong\": 0, \"chunks\": [{\"end_s\": 0.1, "
+                    "\"busbw_gbps\": 290.0}, {\"end_s\": 10.4, \"busbw_gbps\": 300.0}]}}");
+    T_EQ_U(vs.n, 1);
+    T_EQ_I(vs.v[0].severity, NVS_SEV_FAIL);
+    T_CONTAINS(vs.v[0].note, "one timed chunk after the probe");
+    nvs_verdicts_free(&vs);
 }
 
 /* "all GPUs at once" with no "all" copies: on a host with one GPU the single copies answer it; on a host with
@@ -504,7 +515,8 @@ static void t_gpu_not_measured(void)
     "{\"host\": \"n1\", \"gpu\": " #i ", \"rank\": " #i ", \"name\": \"NVIDIA H200\", \"membw_gbps\": 4100, "       \
     "\"membw_wrong\": 0, \"gemm_tflops\": 780, \"gemm_wrong\": 0, \"why\": \"\", \"burn\": {\"requested_s\": 120, " \
     "\"elapsed_s\": 120.5, \"tflops_first\": " #first ", \"tflops_last\": " #last ", \"tflops_min\": " #lo ", "    \
-    "\"wrong\": " #wrong ", \"why\": \"" why "\", \"chunks\": []}}"
+    "\"wrong\": " #wrong ", \"why\": \"" why "\", \"chunks\": [{\"end_s\": 0.01, \"tflops\": 600}, "      \
+    "{\"end_s\": 60, \"tflops\": " #first "}, {\"end_s\": 120, \"tflops\": " #last "}]}}"
 static void t_sustain_gemm(void)
 {
     const char *doc = ST(B(0, 780.0, 770.0, 765.0, 0, "") "," B(1, 780.0, 650.0, 650.0, 0, "") ","
@@ -547,6 +559,21 @@ static void t_sustain_gemm(void)
     T_EQ_I(vs.v[3].severity, NVS_SEV_FAIL);
     T_EQ_S(vs.v[3].measured, "not measured");
     T_CONTAINS(vs.v[3].note, "no lowest chunk in the run");
+    nvs_verdicts_free(&vs);
+    /* the probe and one timed chunk: first and last are that chunk, "0.0% lower" judged nothing (was a PASS);
+     * min= still has its one chunk to judge */
+    doc = ST("{\"host\": \"n1\", \"gpu\": 0, \"rank\": 0, \"name\": \"NVIDIA H200\", \"burn\": {\"requested_s\": 5, "
+             "\"elapsed_s\": 10.2, \"tflops_first\": 700, \"tflops_last\": 700, \"tflops_min\": 700, \"wrong\": 0, "
+             "\"why\": \"\", \"chunks\": [{\"end_s\": 0.01, \"tflops\": 600}, {\"end_s\": 10.2, \"tflops\": 700}]}}");
+    vs = judge_text("nvscale-rules 1\nsustain gemm max_drop=10%\nsustain gemm min=600\n", doc);
+    T_EQ_U(vs.n, 2);
+    T_EQ_I(vs.v[0].severity, NVS_SEV_FAIL);
+    T_EQ_S(vs.v[0].measured, "not measured");
+    T_CONTAINS(vs.v[0].note, "one timed chunk after the probe: no drop over the load to judge");
+    T_EQ_I(vs.v[1].severity, NVS_SEV_PASS);
+    nvs_verdicts_free(&vs);
+    vs = judge_text("nvscale-rules 1\nsustain gemm max_drop=10% severity=warn\n", doc);
+    T_EQ_I(vs.v[0].severity, NVS_SEV_WARN);
     nvs_verdicts_free(&vs);
     /* no self-test at all; the host backend */
     vs = judge_text("nvscale-rules 1\nsustain gemm max_drop=10%\n", "{}");
