@@ -105,7 +105,9 @@ static void health_facts_free(health_facts *h)
     nvs_health_report_free(&h->rep);
 }
 
-static int eval_health(const nvs_rule *r, const health_facts *h, const gpu_ranks *gr, nvs_verdicts *vs)
+/* named: the checks that a health rule of the ruleset names itself (bit per nvs_health_check); `health *` leaves
+ * them to that rule (`health *` with `health ecc severity=warn`: ECC warns, everything else fails) */
+static int eval_health(const nvs_rule *r, const health_facts *h, const gpu_ranks *gr, unsigned named, nvs_verdicts *vs)
 {
     const char *name = r->health_check < 0 ? "*" : nvs_health_check_name((nvs_health_check)r->health_check);
     if (!h->section || h->unreadable || !h->rep.ngpus) {
@@ -120,6 +122,7 @@ static int eval_health(const nvs_rule *r, const health_facts *h, const gpu_ranks
     for (size_t i = 0; i < h->f.n; i++) {
         const nvs_health_finding *x = &h->f.v[i];
         if (r->health_check >= 0 && (int)x->check != r->health_check) continue;
+        if (r->health_check < 0 && (named >> x->check & 1u)) continue; /* its own rule judges it */
         const nvs_health_gpu *g = &h->rep.gpus[x->gpu_entry];
         nvs_verdict *v = nvs_verdicts_add_rule(vs, r, "health");
         if (!v) return -1;
@@ -651,9 +654,13 @@ int nvs_check_eval_accept(const nvs_ruleset *rules, const json_t *root, nvs_verd
         return -1;
     }
     int rc = 0;
+    unsigned named = 0;
+    for (size_t i = 0; i < rules->n; i++)
+        if (rules->v[i].metric == NVS_RULE_HEALTH && rules->v[i].health_check >= 0)
+            named |= 1u << rules->v[i].health_check;
     for (size_t i = 0; i < rules->n && !rc; i++) {
         const nvs_rule *r = &rules->v[i];
-        if (r->metric == NVS_RULE_HEALTH) rc = eval_health(r, &hf, &gr, out);
+        if (r->metric == NVS_RULE_HEALTH) rc = eval_health(r, &hf, &gr, named, out);
         else if (r->metric == NVS_RULE_HOST) rc = eval_host(r, root, &gr, out);
         else if (r->metric == NVS_RULE_SUSTAIN) rc = eval_sustain(r, root, &gr, out);
         else if (r->metric == NVS_RULE_GPU) rc = eval_gpu(r, root, &gr, out);

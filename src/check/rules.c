@@ -415,10 +415,12 @@ int nvs_ruleset_add(nvs_ruleset *rs, const nvs_rule *r)
     return 0;
 }
 
-/* The same check: metric, every selector and the severity alike, and a threshold of the same kind in both (a
- * health rule's thresholds are the evaluation's own). */
+/* The same check: metric, every selector and the severity alike, and a threshold of the same kind in both. A
+ * health rule's thresholds are the evaluation's own: a warn and a fail rule of one health check would judge the
+ * same finding twice (a FAIL and a WARN row of one fact), so the severity does not tell two of them apart. */
 static int same_check(const nvs_rule *a, const nvs_rule *b)
 {
+    if (a->metric == NVS_RULE_HEALTH && b->metric == NVS_RULE_HEALTH) return a->health_check == b->health_check;
     if (a->metric != b->metric || strcmp(a->coll, b->coll) || a->size_lo != b->size_lo || a->size_hi != b->size_hi ||
         a->size_exact != b->size_exact || a->n != b->n || a->type != b->type || a->op != b->op ||
         a->inplace != b->inplace || a->bidir != b->bidir || a->src != b->src || a->dst != b->dst ||

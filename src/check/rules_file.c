@@ -6,6 +6,7 @@
 
 #include "check/rules_file.h"
 #include "core/out_file.h"
+#include "health/health.h"
 
 #define MAX_RULES_BYTES ((size_t)1 << 20) /* a rules file is a few lines; 1 MiB is not one */
 
@@ -25,8 +26,14 @@ int nvs_rules_load(const char *path, nvs_ruleset *rs, char *err, size_t errlen)
         if (same) {
             char where[300];
             nvs_rule_where(same, where, sizeof where);
-            snprintf(err, errlen, "%s:%d: the same check as %s ('%s'): one threshold per check and severity", path,
-                     rs->v[i].line, where, same->text);
+            if (same->metric == NVS_RULE_HEALTH)
+                snprintf(err, errlen, "%s:%d: health %s is judged by %s ('%s') already: one rule per health check (a "
+                                      "health check has no threshold to set a warn and a fail level of)",
+                         path, rs->v[i].line, same->health_check < 0 ? "*" : nvs_health_check_name(same->health_check),
+                         where, same->text);
+            else
+                snprintf(err, errlen, "%s:%d: the same check as %s ('%s'): one threshold per check and severity", path,
+                         rs->v[i].line, where, same->text);
             rs->n = before;
             return 2;
         }

@@ -152,6 +152,24 @@ static void t_health_rows(void)
     json_decref(root);
 }
 
+/* `health *` beside a rule naming one check: that check is the named rule's alone (was judged by both, a FAIL and a
+ * WARN row for one GPU's ECC, overall FAIL) */
+static void t_health_star_override(void)
+{
+    json_t *root;
+    nvs_verdicts vs = judge("nvscale-rules 1\nhealth *\nhealth ecc severity=warn\n", &root);
+    size_t ecc = 0;
+    for (size_t i = 0; i < vs.n; i++) ecc += !strncmp(vs.v[i].metric, "ecc ", 4);
+    T_EQ_U(ecc, 2);
+    const nvs_verdict *e1 = find(&vs, "ecc GPU1 (0000:19:00.0)");
+    T_EQ_I(e1->severity, NVS_SEV_WARN);
+    T_EQ_S(e1->rule, "t.rules:3");
+    T_EQ_S(find(&vs, "xid GPU1 (0000:19:00.0)")->rule, "t.rules:2"); /* the others still `*`'s */
+    T_EQ_U(vs.n, 2 * NVS_HC_COUNT);
+    nvs_verdicts_free(&vs);
+    json_decref(root);
+}
+
 static void t_host_rows(void)
 {
     json_t *root;
@@ -771,7 +789,7 @@ static void t_gpus_rows(void)
     nvs_verdicts_free(&vs);
 }
 
-T_LIST = {T_CASE(t_parse_new_rules), T_CASE(t_default_rules), T_CASE(t_health_rows), T_CASE(t_host_rows),
+T_LIST = {T_CASE(t_parse_new_rules), T_CASE(t_default_rules), T_CASE(t_health_rows), T_CASE(t_health_star_override), T_CASE(t_host_rows),
           T_CASE(t_sustain_rows), T_CASE(t_host_all_one_gpu), T_CASE(t_not_measured), T_CASE(t_gpu_specs),
           T_CASE(t_gpu_pass), T_CASE(t_gpu_below_peers), T_CASE(t_gpu_below_datasheet), T_CASE(t_gpu_wrong),
           T_CASE(t_gpu_unknown_reference), T_CASE(t_gpu_not_measured), T_CASE(t_gpu_default_rules), T_CASE(t_sustain_gemm),
