@@ -43,6 +43,8 @@ typedef struct {
     size_t len, used;
     int over;
     int rules; /* lines that are rules, not comments */
+    nvs_verdicts *skips; /* non-NULL: a SKIP row for each rule left out (nvs_accept_skipped_verdicts) */
+    int level, oom;
 } out_t;
 
 static void line(out_t *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -62,19 +64,43 @@ static void line(out_t *o, const char *fmt, ...)
     o->buf[o->used] = '\0';
 }
 
+/* the SKIP row of a rule left out: the rule's text without its comment, and why */
+static void skip_row(out_t *o, const char *why_not, const char *text)
+{
+    char kind[16] = "", metric[256];
+    sscanf(text, "%15s", kind);
+    snprintf(metric, sizeof metric, "%s", text);
+    char *hash = strchr(metric, '#');
+    if (hash) *hash = '\0';
+    for (size_t l = strlen(metric); l && metric[l - 1] == ' '; l--) metric[l - 1] = '\0';
+    nvs_verdict *v = nvs_verdicts_add(o->skips, kind);
+    if (!v) {
+        o->oom = 1;
+        return;
+    }
+    snprintf(v->metric, sizeof v->metric, "%s", metric);
+    snprintf(v->measured, sizeof v->measured, "not checked");
+    snprintf(v->expected, sizeof v->expected, "-");
+    snprintf(v->note, sizeof v->note, "skipped: %s", why_not);
+    snprintf(v->rule, sizeof v->rule, "built-in level %d", o->level);
+    nvs_verdict_set(o->skips, v, NVS_SEV_SKIP);
+}
+
 /* a rule, or the same line commented out as skipped with the reason */
 static void rule(out_t *o, int applies, const char *why_not, const char *text)
 {
     if (applies) {
         line(o, "%s", text);
         o->rules++;
+    } else {
+        line(o, "# skipped (%s): %s", why_not, text);
+        if (o->skips && !o->oom) skip_row(o, why_not, text);
     }
-    else line(o, "# skipped (%s): %s", why_not, text);
 }
 
-int nvs_accept_rules_text(const nvs_accept_facts *f, char *buf, size_t len, int *rules)
+static int rules_text(const nvs_accept_facts *f, char *buf, size_t len, int *rules, nvs_verdicts *skips)
 {
-    out_t o = {buf, len, 0, 0, 0};
+    out_t o = {buf, len, 0, 0, 0, skips, f->level, 0};
     if (len) buf[0] = '\0';
     const char *nogpu = "no GPU: the host backend ran";
     line(&o, "# nvscale accept, level %d: built-in rules (docs/accept.md explains each threshold)", f->level);
@@ -83,7 +109,9 @@ int nvs_accept_rules_text(const nvs_accept_facts *f, char *buf, size_t len, int 
     char gpus[64];
     snprintf(gpus, sizeof gpus, "gpus per_host min=%d", f->gpus_min > 0 ? f->gpus_min : 1);
     rule(&o, f->gpus_min > 0, "--backend mpi: a host without GPUs asked for", gpus);
-    const char *nohealth = f->gpu ? "NVML could not read the GPUs" : "no GPU health to read";
+    const char *nohealth = f->health_why && *f->health_why ? f->health_why
+                           : f->gpu                        ? "NVML could not read the GPUs"
+                                                           : "no GPU health to read";
     line(&o, "# health: what dcgmi diag rejects too (ECC, row remaps, XIDs, throttling, downtrained links)");
     static const char *const level1[] = {"ecc", "memory", "xid", "throttle", "temperature", "power",
                                          "pcie", "pcie_replay", "nvlink", "nvlink_errors"};
@@ -122,7 +150,18 @@ int nvs_accept_rules_text(const nvs_accept_facts *f, char *buf, size_t len, int 
              "sustain gemm max_drop=10%");
     }
     if (rules) *rules = o.rules;
-    return o.over ? -1 : (int)o.used;
+    return o.over || o.oom ? -1 : (int)o.used;
+}
+
+int nvs_accept_rules_text(const nvs_accept_facts *f, char *buf, size_t len, int *rules)
+{
+    return rules_text(f, buf, len, rules, NULL);
+}
+
+int nvs_accept_skipped_verdicts(const nvs_accept_facts *f, nvs_verdicts *vs)
+{
+    char text[4096];
+    return rules_text(f, text, sizeof text, NULL, vs) < 0 ? -1 : 0;
 }
 
 int nvs_accept_default_rules(const nvs_accept_facts *f, nvs_ruleset *rs, char *err, size_t errlen)

@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 
+#include "check/check_eval.h"
 #include "check/rules.h"
 
 /* What the run can offer, which decides which rules apply (a host-backend run has no GPU to hold to a link). */
@@ -22,6 +23,8 @@ typedef struct {
     int burn;       /* the GEMM burn ran (gpu_selftest.burn_s) */
     int gpus_min;   /* GPUs each host must show (accept --expect-gpus, else 1); 0: no such rule (--backend mpi asked
                      * for a host without GPUs) */
+    const char *health_why; /* why the health section lists no GPU (its source: "unsupported: libnvidia-ml.so.1 not
+                             * loaded"); NULL or "": not said */
 } nvs_accept_facts;
 
 /* The rules text (header and one rule per line, each with a comment saying why), into buf. Lines for things
@@ -32,5 +35,9 @@ int nvs_accept_rules_text(const nvs_accept_facts *f, char *buf, size_t len, int 
 /* Parsed into rs (source "built-in level N"; empty when nothing applies). 0, -1 on a parse error (a bug: the
  * text is ours), -2 no memory. */
 int nvs_accept_default_rules(const nvs_accept_facts *f, nvs_ruleset *rs, char *err, size_t errlen);
+/* One SKIP row per built-in rule the facts leave out (the "# skipped (WHY): RULE" lines): metric the rule, measured
+ * "not checked", the note WHY, rule "built-in level N", so that the JSON, JUnit and Prometheus outputs say what
+ * was not checked as the table does. 0, -1 out of memory or built-in rules longer than their buffer. */
+int nvs_accept_skipped_verdicts(const nvs_accept_facts *f, nvs_verdicts *vs);
 
 #endif

@@ -34,8 +34,10 @@ typedef struct {
     int pass;
     const char *unit;   /* "GB/s", "fraction", "" */
     double measured_v, expected_v, margin_v; /* NAN when not measured */
-    /* added for accept (verdicts.c): a WARN is a pass that deserves a look (pass = severity != FAIL) */
-    int severity;       /* nvs_severity (health/health.h): PASS, WARN, FAIL */
+    /* added for accept (verdicts.c): a WARN is a pass that deserves a look; a SKIP is a check that could not be
+     * performed (NVML does not report it, no NVML, a built-in rule the machine gives nothing to judge): neither a
+     * pass nor a fail (pass = PASS or WARN) */
+    int severity;       /* nvs_severity (health/health.h): PASS, WARN, FAIL, SKIP */
     char kind[16];      /* what is checked: "run", "busbw", "p2p", "host", "efficiency", "health", "sustain", "gpu", "gpus",
                          * "fleet" */
     char host[64];      /* who to blame: the host, "" unknown */
@@ -47,6 +49,7 @@ typedef struct {
     size_t n, cap;
     size_t failed;
     size_t warned;
+    size_t skipped;     /* not checked: counted in n, never as passed or failed */
 } nvs_verdicts;
 
 /* The collectives a run names must be ones this nvscale knows: the rules name them by the registry's spelling
@@ -63,7 +66,7 @@ void nvs_verdict_set(nvs_verdicts *vs, nvs_verdict *v, int severity);
 nvs_verdict *nvs_verdicts_add_rule(nvs_verdicts *vs, const nvs_rule *r, const char *kind);
 /* A miss of rule R: FAIL, or WARN under severity=warn (counted as nvs_verdict_set does). */
 void nvs_verdict_miss(nvs_verdicts *vs, nvs_verdict *v, const nvs_rule *r);
-const char *nvs_verdict_word(const nvs_verdict *v); /* "PASS", "WARN", "FAIL" */
+const char *nvs_verdict_word(const nvs_verdict *v); /* "PASS", "WARN", "FAIL", "SKIP" */
 
 /* Evaluate every rule, appending the rows to `out` (start from nvs_verdicts vs = {0}; several runs go into one
  * list). `base` may be NULL when no rule has below_baseline. Returns 0, -1 when out of memory. */

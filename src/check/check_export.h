@@ -40,11 +40,12 @@ const char **nvs_export_fleet_hosts(const nvs_run *const *runs, size_t nruns, si
 void nvs_export_set_hosts(nvs_export_info *info, const nvs_run *r, const char *const *hosts, size_t nhosts);
 
 /* One <testsuite> with one <testcase> per row: FAIL rows carry a <failure>, WARN rows a "WARN: ..." line in
- * <system-out> (JUnit has no warning state) and a verdict property. Escapes &<>"' and drops characters XML 1.0
+ * <system-out> (JUnit has no warning state), SKIP rows a <skipped message="not checked: NOTE"/> (counted in the
+ * suite's skipped), and a verdict property. Escapes &<>"' and drops characters XML 1.0
  * cannot carry. 0, or -1 when writing failed. */
 int nvs_check_print_junit(FILE *f, const nvs_export_info *info, const nvs_verdicts *vs);
 
-/* Families nvscale_check_status (0 PASS, 1 WARN, 2 FAIL), nvscale_check_measured / _expected / _margin (rows
+/* Families nvscale_check_status (0 PASS, 1 WARN, 2 FAIL, -1 SKIP), nvscale_check_measured / _expected / _margin (rows
  * with a number) and nvscale_checks (count per verdict); labels check, kind, host, gpu, pair, rank (and unit).
  * When the run happened: node_exporter's own node_textfile_mtime_seconds of the file. Label values escaped as the exposition format says (\\ \" \n); a check name
  * that repeats gets " #2", " #3" so that no two samples share a label set. 0, or -1 when writing failed. */

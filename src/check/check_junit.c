@@ -49,7 +49,8 @@ static void suite_attrs(FILE *f, const nvs_export_info *info, const nvs_verdicts
     snprintf(num, sizeof num, "%zu", vs->failed);
     attr(f, "failures", num);
     attr(f, "errors", "0");
-    attr(f, "skipped", "0");
+    snprintf(num, sizeof num, "%zu", vs->skipped);
+    attr(f, "skipped", num);
     if (info->duration_s >= 0) {
         snprintf(num, sizeof num, "%.3f", info->duration_s);
         attr(f, "time", num);
@@ -106,6 +107,12 @@ int nvs_check_print_junit(FILE *f, const nvs_export_info *info, const nvs_verdic
                 xml(f, v->note);
             }
             fputs("</system-out>\n", f);
+        } else if (v->severity == NVS_SEV_SKIP) { /* JUnit's own state for a test that was not run */
+            char why[420];
+            snprintf(why, sizeof why, "not checked%s%s", v->note[0] ? ": " : "", v->note);
+            fputs("      <skipped", f);
+            attr(f, "message", why);
+            fputs("/>\n", f);
         }
         fputs("    </testcase>\n", f);
     }

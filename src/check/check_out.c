@@ -135,11 +135,14 @@ nvs_result_t nvs_check_print_table(FILE *f, const nvs_check_report *rep)
     for (size_t i = 0; i < rep->nslowest; i++) slowest_rank_line(f, &rep->slowest[i]);
     if (!rep->nslowest) fprintf(f, "slowest rank: not known (no collective row at n >= 2 names one)\n");
     slowest_pair_line(f, rep->run, rep->slowest_pair);
+    /* skipped checks are said beside either verdict: they were not checked, so neither passed nor failed */
+    char skipped[80] = "";
+    if (vs->skipped) snprintf(skipped, sizeof skipped, "; %zu skipped: not checked, see their notes", vs->skipped);
     if (vs->failed)
-        fprintf(f, "result: FAIL (%zu of %zu check%s failed)\n", vs->failed, vs->n, vs->n == 1 ? "" : "s");
+        fprintf(f, "result: FAIL (%zu of %zu check%s failed%s)\n", vs->failed, vs->n, vs->n == 1 ? "" : "s", skipped);
     else /* "1 checks" read wrong: a host without NVML judges the run result alone */
-        fprintf(f, "result: PASS (%zu check%s%s)\n", vs->n, vs->n == 1 ? "" : "s",
-                vs->warned ? ", some with a warning: read their notes" : "");
+        fprintf(f, "result: PASS (%zu check%s%s%s)\n", vs->n, vs->n == 1 ? "" : "s",
+                vs->warned ? ", some with a warning: read their notes" : "", skipped);
     if (fflush(f) != 0 || ferror(f)) {
         nvs_error("cannot write the verdict table to stdout");
         return NVS_ERR_SYSTEM;
@@ -220,6 +223,7 @@ static json_t *build_json(const nvs_check_report *rep)
     set(root, "checks", json_integer((json_int_t)vs->n), &bad);
     set(root, "failed", json_integer((json_int_t)vs->failed), &bad);
     set(root, "warned", json_integer((json_int_t)vs->warned), &bad);
+    set(root, "skipped", json_integer((json_int_t)vs->skipped), &bad);
     set(root, "result", json_string(vs->failed ? "FAIL" : "PASS"), &bad);
     set(root, "exit_code", json_integer(nvs_check_exit_code(rep)), &bad);
     if (bad) goto fail;

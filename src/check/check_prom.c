@@ -78,11 +78,14 @@ int nvs_check_print_prometheus(FILE *f, const nvs_export_info *info, const nvs_v
     (void)info;
     check_label_t *check = check_labels(vs);
     if (!check) return -1;
-    family(f, "nvscale_check_status", "Verdict of one nvscale acceptance check: 0 PASS, 1 WARN, 2 FAIL.");
+    /* a SKIP is -1, below PASS: an alert on "> 0" (WARN or worse) or "== 2" (FAIL) does not take a check that was
+     * not performed for a failing one, and "< 0" finds them */
+    family(f, "nvscale_check_status",
+           "Verdict of one nvscale acceptance check: 0 PASS, 1 WARN, 2 FAIL, -1 SKIP (not checked).");
     for (size_t i = 0; i < vs->n; i++) {
         fputs("nvscale_check_status", f);
         labels(f, vs, check, i, 0);
-        fprintf(f, " %d\n", vs->v[i].severity);
+        fprintf(f, " %d\n", vs->v[i].severity == NVS_SEV_SKIP ? -1 : vs->v[i].severity);
     }
     static const struct {
         const char *name, *help;
@@ -106,9 +109,10 @@ int nvs_check_print_prometheus(FILE *f, const nvs_export_info *info, const nvs_v
         }
     }
     family(f, "nvscale_checks", "Number of checks by verdict in the last nvscale acceptance run.");
-    fprintf(f, "nvscale_checks{verdict=\"PASS\"} %zu\n", vs->n - vs->failed - vs->warned);
+    fprintf(f, "nvscale_checks{verdict=\"PASS\"} %zu\n", vs->n - vs->failed - vs->warned - vs->skipped);
     fprintf(f, "nvscale_checks{verdict=\"WARN\"} %zu\n", vs->warned);
     fprintf(f, "nvscale_checks{verdict=\"FAIL\"} %zu\n", vs->failed);
+    fprintf(f, "nvscale_checks{verdict=\"SKIP\"} %zu\n", vs->skipped);
     free(check);
     return ferror(f) ? -1 : 0;
 }

@@ -29,9 +29,10 @@ nvs_verdict *nvs_verdicts_add(nvs_verdicts *vs, const char *kind)
 void nvs_verdict_set(nvs_verdicts *vs, nvs_verdict *v, int severity)
 {
     v->severity = severity;
-    v->pass = severity != NVS_SEV_FAIL;
+    v->pass = severity == NVS_SEV_PASS || severity == NVS_SEV_WARN; /* a SKIP is no pass, and no fail either */
     if (severity == NVS_SEV_FAIL) vs->failed++;
     else if (severity == NVS_SEV_WARN) vs->warned++;
+    else if (severity == NVS_SEV_SKIP) vs->skipped++;
 }
 
 nvs_verdict *nvs_verdicts_add_rule(nvs_verdicts *vs, const nvs_rule *r, const char *kind)

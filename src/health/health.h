@@ -131,8 +131,10 @@ json_t *nvs_health_to_json(const nvs_health_report *r);
 nvs_result_t nvs_health_from_json(const json_t *j, nvs_health_report *out, char *err, size_t errlen);
 
 /* --- evaluation (health_eval.c) --------------------------------------------------------------------------- */
-typedef enum { NVS_SEV_PASS = 0, NVS_SEV_WARN = 1, NVS_SEV_FAIL = 2 } nvs_severity;
-const char *nvs_severity_name(nvs_severity s); /* "PASS", "WARN", "FAIL" */
+/* PASS < WARN < FAIL is an order (a finding takes the worst of what it found). SKIP is outside it: the check could
+ * not be performed (NVML does not report what it looks at, or no NVML), so it is neither a pass nor a fail. */
+typedef enum { NVS_SEV_PASS = 0, NVS_SEV_WARN = 1, NVS_SEV_FAIL = 2, NVS_SEV_SKIP = 3 } nvs_severity;
+const char *nvs_severity_name(nvs_severity s); /* "PASS", "WARN", "FAIL", "SKIP" */
 
 /* What is judged, one finding per GPU (and category). The names are the rules file's health subjects. */
 typedef enum {
@@ -163,6 +165,7 @@ typedef struct {
     char expected[64];     /* "0 uncorrectable" */
     char note[224];        /* why it failed or warned, what to do; "" */
     double measured_v, expected_v; /* NAN when not a number */
+    int unchecked;         /* what it looks at is not reported ("unsupported"): with nothing else found, a SKIP */
 } nvs_health_finding;
 
 typedef struct {

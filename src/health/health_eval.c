@@ -2,8 +2,9 @@
  *
  * Counters are judged on what changed DURING the run (after - before) where a change is the symptom (ECC,
  * NVLink and PCIe errors, XIDs), and on the state itself where the state is the problem (pending remaps, a
- * link trained below its maximum, throttle reasons). What the GPU or driver does not report is a WARN
- * ("unsupported: cannot be checked"), never a silent PASS. */
+ * link trained below its maximum, throttle reasons). What the GPU or driver does not report is a SKIP
+ * ("unsupported: cannot be checked": not checked, never a silent PASS); a call that failed otherwise (no
+ * permission, an unknown error) is a WARN naming it. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -51,7 +52,10 @@ int nvs_health_check_parse(const char *name)
     return -1;
 }
 
-const char *nvs_severity_name(nvs_severity s) { return s == NVS_SEV_FAIL ? "FAIL" : s == NVS_SEV_WARN ? "WARN" : "PASS"; }
+const char *nvs_severity_name(nvs_severity s)
+{
+    return s == NVS_SEV_FAIL ? "FAIL" : s == NVS_SEV_WARN ? "WARN" : s == NVS_SEV_SKIP ? "SKIP" : "PASS";
+}
 
 static nvs_health_finding *add(nvs_health_findings *f, const nvs_health_report *r, int gi, nvs_health_check c)
 {
@@ -106,12 +110,14 @@ static long long delta(long long a, long long b) { return a >= 0 && b >= 0 ? b -
 static void unsupported(nvs_health_finding *x, const nvs_health_gpu *g, const char *what)
 {
     put(x->measured, sizeof x->measured, "unsupported");
-    worsen(x, NVS_SEV_WARN);
-    if (g->read_errors[0]) /* not necessarily "not supported": say which calls failed and how */
+    if (g->read_errors[0]) { /* not necessarily "not supported": a call failed, which deserves a look */
+        worsen(x, NVS_SEV_WARN);
         note_add(x, "%s: not reported, so it cannot be checked (NVML calls that failed on this GPU: %s)", what,
                  g->read_errors);
-    else
+    } else {
+        x->unchecked = 1; /* NVS_SEV_SKIP unless something else of this finding warns or fails */
         note_add(x, "%s: this GPU or driver does not report it, so it cannot be checked", what);
+    }
 }
 
 /* The reading that counts as "now": after the run when there is one. */
@@ -641,10 +647,10 @@ int nvs_health_evaluate(const nvs_health_report *r, nvs_health_findings *out)
                 nvs_health_findings_free(out);
                 return -1;
             }
-            if (g->why[0]) {
+            if (g->why[0]) { /* no NVML on its host, or NVML does not know it: nothing of it could be checked */
                 put(x->measured, sizeof x->measured, "not readable");
                 put(x->expected, sizeof x->expected, "readable");
-                worsen(x, NVS_SEV_WARN);
+                x->severity = NVS_SEV_SKIP;
                 note_add(x, "%s", g->why);
                 continue;
             }
@@ -675,6 +681,7 @@ int nvs_health_evaluate(const nvs_health_report *r, nvs_health_findings *out)
             case NVS_HC_NVLINK_ERRORS: eval_nvlink_errors(x, g, r->window_s); break;
             default: break;
             }
+            if (x->unchecked && x->severity == NVS_SEV_PASS) x->severity = NVS_SEV_SKIP;
         }
     }
     return 0;

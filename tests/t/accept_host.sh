@@ -4,11 +4,11 @@
 #   - level 1 healthy: every health check PASS, exit 0; JUnit and Prometheus files written and well formed
 #   - each fault of the stand-in (FAKE_NVML_FAULT=FAULT:GPU): exit 3, the FAIL row names that GPU's bus id
 #   - PCIe replays, a lowered power limit, an NVLink state NVML cannot read: WARN, exit 0; no health calls at all:
-#     WARN "unsupported", exit 0
+#     SKIP "unsupported" (JUnit <skipped>, Prometheus -1), exit 0
 #   - the XID event wait failing mid-run: WARN "not watched" with NVML's reason where no XID came before
 #   - a GPU lost (or needing a reset) during the run: every check of it FAILs with NVML's answer; a call NVML
 #     refuses is named in the WARN of what it left unknown
-#   - no NVML library: health skipped with the reason, exit 0
+#   - no NVML library: health skipped with the reason, a SKIP row per built-in rule left out (JSON too), exit 0
 #   - a rules file overrides the built-in rules (severity=warn turns the ECC FAIL into a WARN, exit 0)
 #   - level 2 and level 3: what a host backend cannot measure is said, not failed (the GPU self-test's rules are
 #     skipped); under mpirun one table
@@ -60,7 +60,7 @@ import json, re, sys, xml.etree.ElementTree as ET
 d = sys.argv[1]
 j = json.load(open(d + "/healthy.json"))
 errors = []
-health = [v for v in j["verdicts"] if v["metric"] != "run result"]
+health = [v for v in j["verdicts"] if v["kind"] == "health"]
 if len(health) != 20 or any(v["verdict"] != "PASS" for v in health):
     errors.append("healthy: %d health rows, not all PASS: %s" % (len(health), [(v["metric"], v["verdict"]) for v in health if v["verdict"] != "PASS"]))
 if j["result"] != "PASS" or j["exit_code"] != 0:
@@ -132,17 +132,44 @@ FAKE_NVML_FAULT=xid:1,eventwait:0 acc eventwait_xid "$dir/lib" 3 --level 1 &&
 FAKE_NVML_MODE=linkerr acc linkerr "$dir/lib" 0 --level 1 &&
     verdict linkerr "nvlink 0000:00:06.0" WARN "the state of link 7 was not read (nvmlDeviceGetNvLinkState: " &&
     verdict linkerr "nvlink 0000:00:07.0" WARN "link 7 was not read"
-acc nohealth "$dir/lib_nohealth" 0 --level 1 && verdict nohealth "ecc 0000:00:06.0" WARN "cannot be checked" &&
+# what NVML does not report is not checked: SKIP in every output, never a pass (was a WARN, in JUnit a passing
+# testcase with skipped="0")
+acc nohealth "$dir/lib_nohealth" 0 --level 1 --junit "$dir/nohealth.xml" --prometheus "$dir/nohealth.prom" &&
+    verdict nohealth "ecc 0000:00:06.0" SKIP "cannot be checked" &&
     verdict nohealth "xid 0000:00:07.0" WARN "not watched"
+python3 - "$dir" <<'PY' || fails=$((fails + 1))
+import json, sys, xml.etree.ElementTree as ET
+d = sys.argv[1]
+j = json.load(open(d + "/nohealth.json"))
+skips = [v for v in j["verdicts"] if v["verdict"] == "SKIP"]
+errors = []
+if not skips or j["skipped"] != len(skips) or j["result"] != "PASS":
+    errors.append("json: %d SKIP rows, skipped %s, result %s" % (len(skips), j.get("skipped"), j["result"]))
+suite = ET.parse(d + "/nohealth.xml").getroot().find("testsuite")
+sk = [c for c in suite.iter("testcase") if c.find("skipped") is not None]
+if suite.get("skipped") != str(len(skips)) or len(sk) != len(skips):
+    errors.append("junit: skipped=%s, %d <skipped> for %d SKIP rows" % (suite.get("skipped"), len(sk), len(skips)))
+elif "cannot be checked" not in "".join(c.find("skipped").get("message") for c in sk):
+    errors.append("junit: <skipped> without the reason")
+prom = open(d + "/nohealth.prom").read()
+if 'nvscale_checks{verdict="SKIP"} %d\n' % len(skips) not in prom or prom.count("} -1\n") != len(skips):
+    errors.append("prometheus: not one -1 status per SKIP row, or no SKIP count")
+if errors:
+    print("FAIL: " + "\n      ".join(errors))
+    sys.exit(1)
+PY
 # no NVML: nothing to judge but the run; the reason is printed under the table
 LD_LIBRARY_PATH="$dir/empty" "$NVS" accept --backend mpi --level 1 --no-save -q >"$dir/nonvml.txt" 2>&1
 rc=$?
 [ "$rc" -eq 0 ] || fail "accept without NVML exited $rc"
 grep -q "skipped: GPU health: unsupported: libnvidia-ml.so.1 not loaded" "$dir/nonvml.txt" ||
     { fail "accept without NVML does not say why health was skipped"; cat "$dir/nonvml.txt"; }
-# its one check is counted in the singular (was "result: PASS (1 checks)")
-grep -q "^result: PASS (1 check)$" "$dir/nonvml.txt" ||
-    { fail "accept without NVML: no 'result: PASS (1 check)' line"; grep '^result' "$dir/nonvml.txt"; }
+# the built-in rules it left out are SKIP rows, counted as such: PASS overall, exit 0 (the JSON had the run result
+# alone, nothing saying health was skipped)
+grep -q "^result: PASS (12 checks; 11 skipped: not checked, see their notes)$" "$dir/nonvml.txt" ||
+    { fail "accept without NVML: no 'result: PASS (12 checks; 11 skipped ...)' line"; grep '^result' "$dir/nonvml.txt"; }
+acc nonvml "$dir/empty" 0 --level 1 &&
+    verdict nonvml "health ecc" SKIP "skipped: unsupported: libnvidia-ml.so.1 not loaded"
 
 # a rules file overrides the built-in rules
 printf 'nvscale-rules 1\nhealth ecc severity=warn\nhealth xid\n' >"$dir/warn.rules"
@@ -157,8 +184,10 @@ rc=$?
 [ "$rc" -eq 0 ] || { fail "accept --level 2 exited $rc"; tail -5 "$dir/l2.err"; cat "$dir/l2.txt"; }
 grep -q "skipped: p2p and host copies on host .*: no GPU: the host (MPI) backend runs" "$dir/l2.txt" ||
     fail "level 2 on the host backend does not say that copies were skipped"
-# the per-GPU self-test's rules are skipped there (no GPU), not "not measured" FAILs
-grep -q "^gpu \(membw\|gemm\)" "$dir/l2.txt" && { fail "level 2 on the host backend judges the GPU self-test"; cat "$dir/l2.txt"; }
+# the per-GPU self-test's rules are skipped there (no GPU), SKIP rows, not "not measured" FAILs
+grep "^gpu \(membw\|gemm\)" "$dir/l2.txt" | grep -qv " SKIP .*skipped: no GPU" &&
+    { fail "level 2 on the host backend judges the GPU self-test"; cat "$dir/l2.txt"; }
+grep -q "^gpu membw .* SKIP " "$dir/l2.txt" || { fail "level 2 on the host backend: no SKIP row for gpu membw"; cat "$dir/l2.txt"; }
 "$NVS" accept --level 2 --print-rules >"$dir/l2.rules"
 grep -qx "gpu membw min_peer=90% min_bound=70%" "$dir/l2.rules" && grep -qx "gpu gemm min_peer=90% min_bound=60%" "$dir/l2.rules" ||
     fail "--print-rules lacks the level 2 GPU self-test rules"

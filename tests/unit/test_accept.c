@@ -622,6 +622,25 @@ static void t_gpu_default_rules(void)
     T_ASSERT(nvs_accept_rules_text(&nost, text, sizeof text, &n) > 0);
     T_EQ_I(n, 21);
     T_CONTAINS(text, "# skipped (no GPU self-test in the run): gpu membw min_peer=90% min_bound=70%");
+    /* each rule left out is a SKIP row with its reason, for the JSON, JUnit and Prometheus (the "# skipped" comment
+     * reached the table alone) */
+    nvs_verdicts sk = {0};
+    T_EQ_I(nvs_accept_skipped_verdicts(&nost, &sk), 0);
+    T_EQ_U(sk.n, 3); /* gpus per_host (gpus_min 0) and the two self-test rules */
+    T_EQ_U(sk.skipped, 3);
+    T_EQ_U(sk.failed + sk.warned, 0);
+    T_EQ_S(sk.v[1].metric, "gpu membw min_peer=90% min_bound=70%");
+    T_EQ_S(sk.v[1].kind, "gpu");
+    T_EQ_I(sk.v[1].severity, NVS_SEV_SKIP);
+    T_EQ_S(sk.v[1].note, "skipped: no GPU self-test in the run");
+    T_EQ_S(sk.v[1].rule, "built-in level 2");
+    nvs_verdicts_free(&sk);
+    nvs_accept_facts nonvml = {.level = 1, .gpus_min = 1, .health_why = "unsupported: libnvidia-ml.so.1 not loaded"};
+    T_EQ_I(nvs_accept_skipped_verdicts(&nonvml, &sk), 0);
+    T_EQ_U(sk.n, 10);
+    T_EQ_S(sk.v[0].metric, "health ecc");
+    T_EQ_S(sk.v[0].note, "skipped: unsupported: libnvidia-ml.so.1 not loaded");
+    nvs_verdicts_free(&sk);
     nvs_accept_facts host = {2, 0, 0, 0, 0, 0, 0, 0, 0};
     T_ASSERT(nvs_accept_rules_text(&host, text, sizeof text, &n) > 0);
     T_CONTAINS(text, "# skipped (no GPU: the host backend ran): gpu gemm min_peer=90% min_bound=60%");

@@ -58,6 +58,15 @@ static void rows(nvs_verdicts *vs)
     snprintf(v->expected, sizeof v->expected, "0 during the run");
     v->gpu = 1;
     nvs_verdict_set(vs, v, NVS_SEV_FAIL);
+
+    v = nvs_verdicts_add(vs, "health"); /* could not be performed: neither a pass nor a fail */
+    snprintf(v->metric, sizeof v->metric, "ecc GPU0 (0000:00:06.0)");
+    snprintf(v->measured, sizeof v->measured, "unsupported");
+    snprintf(v->expected, sizeof v->expected, "0 uncorrectable");
+    snprintf(v->note, sizeof v->note, "ECC mode and counters: this GPU or driver does not report it, so it cannot be checked");
+    snprintf(v->host, sizeof v->host, "node1");
+    v->gpu = 0;
+    nvs_verdict_set(vs, v, NVS_SEV_SKIP);
 }
 
 static const nvs_export_info info = {"nvscale accept", "results/x/run.json", "built-in (level 2) & <more>",
@@ -74,7 +83,9 @@ static void t_junit(void)
     fclose(f);
     T_GOLDEN("check_export.junit.xml", got);
     /* independent of the golden file */
-    T_CONTAINS(got, "tests=\"5\" failures=\"2\"");
+    T_CONTAINS(got, "tests=\"6\" failures=\"2\" errors=\"0\" skipped=\"1\"");
+    /* a skipped check is JUnit's <skipped>, with the reason (was a passing testcase, skipped="0") */
+    T_CONTAINS(got, "<skipped message=\"not checked: ECC mode and counters: this GPU or driver does not report it, so it cannot be checked\"/>");
     T_CONTAINS(got, "&quot;marginal&quot; link &amp; &lt;riser&gt;\\x01"); /* visible, as everywhere (core/escape.h) */
     T_ASSERT(!strchr(got, '\x01'));
     T_CONTAINS(got, "<failure message=\"measured 278.0 GB/s, expected &gt;= 300.0 GB/s, margin -22.0 GB/s (-7.3%); host node1, rank 1\" type=\"FAIL\">");
@@ -96,6 +107,9 @@ static void t_prometheus(void)
     T_CONTAINS(got, "host=\"rack\\\\7 \\\"b\\\"\\nnode2\"");
     T_CONTAINS(got, "check=\"pcie_replay GPU1 (0000:00:07.0) #2\"");
     T_CONTAINS(got, "nvscale_checks{verdict=\"FAIL\"} 2\n");
+    T_CONTAINS(got, "nvscale_checks{verdict=\"SKIP\"} 1\n");
+    T_CONTAINS(got, "nvscale_checks{verdict=\"PASS\"} 2\n"); /* a skip is no pass */
+    T_CONTAINS(got, "nvscale_check_status{check=\"ecc GPU0 (0000:00:06.0)\",kind=\"health\",host=\"node1\",gpu=\"0\",pair=\"\",rank=\"\"} -1\n");
     T_CONTAINS(got, "pair=\"0->1\"");
     /* a row without a number has no measured sample */
     T_ASSERT(!strstr(got, "nvscale_check_measured{check=\"pcie_replay GPU1 (0000:00:07.0) #2\""));

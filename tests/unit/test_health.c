@@ -187,7 +187,8 @@ static void t_failure_paths(void)
     T_EQ_I(sev_after(unc_old_aggregate, NVS_HC_ECC, n, sizeof n), NVS_SEV_WARN);
     T_CONTAINS(n, "lifetime");
     T_EQ_I(sev_after(ecc_off, NVS_HC_ECC, n, sizeof n), NVS_SEV_WARN);
-    T_EQ_I(sev_after(no_ecc_at_all, NVS_HC_ECC, n, sizeof n), NVS_SEV_WARN);
+    /* nothing of it reported: not checked, a SKIP (was a WARN, a passing testcase in JUnit) */
+    T_EQ_I(sev_after(no_ecc_at_all, NVS_HC_ECC, n, sizeof n), NVS_SEV_SKIP);
     T_CONTAINS(n, "cannot be checked");
     T_EQ_I(sev_after(remap_pending, NVS_HC_MEMORY, n, sizeof n), NVS_SEV_FAIL);
     T_CONTAINS(n, "reset the GPU");
@@ -240,7 +241,7 @@ static void t_failure_paths(void)
     T_CONTAINS(n, "63 pages retired (limit 63, as DCGM)");
     T_EQ_I(sev_after(retired_dbe, NVS_HC_MEMORY, n, sizeof n), NVS_SEV_WARN);
     T_CONTAINS(n, "16 pages retired for double-bit errors (more than 15)");
-    T_EQ_I(sev_after(unreadable, NVS_HC_ECC, n, sizeof n), NVS_SEV_WARN);
+    T_EQ_I(sev_after(unreadable, NVS_HC_ECC, n, sizeof n), NVS_SEV_SKIP);
     T_CONTAINS(n, "NVML does not know");
     /* a GPU lost during the run fails every check, though its readings from before look clean */
     for (int c = 0; c < NVS_HC_COUNT; c++) {
