@@ -113,6 +113,8 @@ for tc in t.iter("testcase"):
     v = [p.get("value") for p in tc.iter("property") if p.get("name") == "verdict"]
     if v == ["WARN"] and tc.find("system-out") is None:
         errors.append("junit: WARN without its reason: %s" % tc.get("name"))
+    if v == ["SKIP"] and tc.find("skipped") is None:
+        errors.append("junit: SKIP without <skipped>: %s" % tc.get("name"))
 if "nvscale_check_status{" not in open(d + "/l2.prom").read():
     errors.append("prometheus: no status samples")
 if errors:
