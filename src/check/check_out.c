@@ -88,6 +88,36 @@ static void row_of(const nvs_verdict *v, row_text *t)
     nvs_esc_term(v->note, t->note, sizeof t->note);
 }
 
+/* A SKIP row that blames nobody: the table lists such rows under it, one line per reason with the checks it
+ * left out (a host backend's accept has two dozen, each with the same reason: a column of "not checked - - SKIP"
+ * hid the rows that were judged). A SKIP row naming a host, rank or GPU keeps its row. */
+static int grouped_skip(const nvs_verdict *v, const row_text *t) { return v->severity == NVS_SEV_SKIP && !t->who[0]; }
+
+/* "SKIP (11): health ecc, health memory, ...\n      why" per distinct note, in the order of first appearance;
+ * every check is named, wrapped at about 110 columns */
+static void print_skips(FILE *f, const nvs_verdicts *vs, const row_text *rows)
+{
+    for (size_t i = 0; i < vs->n; i++) {
+        if (!grouped_skip(&vs->v[i], &rows[i])) continue;
+        int first = 1;
+        for (size_t k = 0; k < i && first; k++)
+            first = !(grouped_skip(&vs->v[k], &rows[k]) && !strcmp(rows[k].note, rows[i].note));
+        if (!first) continue;
+        size_t count = 0;
+        for (size_t k = i; k < vs->n; k++) count += grouped_skip(&vs->v[k], &rows[k]) && !strcmp(rows[k].note, rows[i].note);
+        int col = fprintf(f, "SKIP (%zu):", count);
+        for (size_t k = i, m = 0; k < vs->n; k++) {
+            if (!grouped_skip(&vs->v[k], &rows[k]) || strcmp(rows[k].note, rows[i].note)) continue;
+            size_t l = strlen(rows[k].metric);
+            if (m && col + (int)l + 2 > 110) col = fprintf(f, ",\n   ") - 2;
+            else if (m) col += fprintf(f, ",");
+            col += fprintf(f, " %s", rows[k].metric);
+            m++;
+        }
+        fprintf(f, "\n    %s\n", rows[i].note[0] ? rows[i].note : "(no reason given)");
+    }
+}
+
 nvs_result_t nvs_check_print_table(FILE *f, const nvs_check_report *rep)
 {
     const nvs_verdicts *vs = rep->verdicts;
@@ -104,6 +134,7 @@ nvs_result_t nvs_check_print_table(FILE *f, const nvs_check_report *rep)
         const nvs_verdict *v = &vs->v[i];
         row_text *t = &rows[i];
         row_of(v, t);
+        if (grouped_skip(v, t)) continue; /* listed under the table, not a column of it */
         any_who |= t->who[0] != '\0';
         const char *cols[6] = {t->metric, t->measured, t->expected, t->margin, nvs_verdict_word(v), t->who};
         for (int c = 0; c < 6; c++)
@@ -122,6 +153,7 @@ nvs_result_t nvs_check_print_table(FILE *f, const nvs_check_report *rep)
     for (size_t i = 0; i < vs->n; i++) {
         const nvs_verdict *v = &vs->v[i];
         const row_text *t = &rows[i];
+        if (grouped_skip(v, t)) continue;
         n = snprintf(line, sizeof line, "%-*s  %-*s  %-*s  %-*s  %-*s  ", (int)w[0], t->metric, (int)w[1], t->measured,
                      (int)w[2], t->expected, (int)w[3], t->margin, (int)w[4], nvs_verdict_word(v));
         if (any_who && n > 0 && (size_t)n < sizeof line) n += snprintf(line + n, sizeof line - (size_t)n, "%-*s  ", (int)w[5], t->who);
@@ -130,6 +162,7 @@ nvs_result_t nvs_check_print_table(FILE *f, const nvs_check_report *rep)
         while (l && line[l - 1] == ' ') line[--l] = '\0'; /* no trailing blanks when there is no note */
         fprintf(f, "%s\n", line);
     }
+    print_skips(f, vs, rows);
     free(rows);
     fprintf(f, "\n");
     for (size_t i = 0; i < rep->nslowest; i++) slowest_rank_line(f, &rep->slowest[i]);

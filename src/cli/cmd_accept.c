@@ -318,8 +318,7 @@ static void print_skipped(const json_t *root, FILE *to)
         fprintf(to, "skipped: %s on host %s: %s\n", term_str(s, "what", what, sizeof what),
                 term_str(s, "host", host, sizeof host), term_str(s, "why", why, sizeof why));
     }
-    const json_t *h = json_object_get(root, "health");
-    if (h && !has_items(h, "gpus")) fprintf(to, "skipped: GPU health: %s\n", term_str(h, "source", why, sizeof why));
+    /* (GPU health read nowhere: its SKIP rows say so, with the reason, in the table) */
 }
 
 /* Judges the run in dir/run.json and writes what was asked. Returns the exit code. */
@@ -350,12 +349,16 @@ static int judge(const accept_opts *o, const char *dir, int run_wrong, int save_
     } else
         snprintf(desc, sizeof desc, "%s", o->rules_desc);
     /* the built-in rules left out are SKIP rows: every output says what was not checked, not the table alone */
+    size_t before_left_out = 0;
     if (nvs_check_eval(rules, &run, NULL, &vs) || nvs_check_eval_accept(rules, root, &vs) ||
-        (rules == &builtin && nvs_accept_skipped_verdicts(&facts, &vs))) {
+        (before_left_out = vs.n, rules == &builtin && nvs_accept_skipped_verdicts(&facts, &vs))) {
         fprintf(stderr, "nvscale accept: out of memory\n");
         rc = 1;
         goto out;
     }
+    if (rules == &builtin && vs.n > before_left_out) /* "0 rules" read as if nothing were asked */
+        snprintf(desc, sizeof desc, "built-in level %d (%zu rules apply to this run, %zu do not: SKIP; nvscale accept "
+                 "--level %d --print-rules)", o->level, builtin.n, vs.n - before_left_out, o->level);
     nvs_slowest_rank slowest[MAX_SLOWEST];
     nvs_check_report rep = {.title = "nvscale accept", .run = &run, .rules_desc = desc, .verdicts = &vs, .slowest = slowest,
                             .nslowest = nvs_check_slowest_ranks(&run, slowest, MAX_SLOWEST),

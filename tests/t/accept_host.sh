@@ -162,8 +162,11 @@ PY
 LD_LIBRARY_PATH="$dir/empty" "$NVS" accept --backend mpi --level 1 --no-save -q >"$dir/nonvml.txt" 2>&1
 rc=$?
 [ "$rc" -eq 0 ] || fail "accept without NVML exited $rc"
-grep -q "skipped: GPU health: unsupported: libnvidia-ml.so.1 not loaded" "$dir/nonvml.txt" ||
+# (the table lists the SKIP rows that blame no one under it, one group per reason, every check named)
+grep -q "^SKIP (10): health ecc, health memory, health xid," "$dir/nonvml.txt" &&
+    grep -q "^    skipped: unsupported: libnvidia-ml.so.1 not loaded" "$dir/nonvml.txt" ||
     { fail "accept without NVML does not say why health was skipped"; cat "$dir/nonvml.txt"; }
+grep -q "^health ecc .*SKIP" "$dir/nonvml.txt" && fail "accept without NVML: a SKIP row in the table's columns"
 # the built-in rules it left out are SKIP rows, counted as such: PASS overall, exit 0 (the JSON had the run result
 # alone, nothing saying health was skipped)
 grep -q "^result: PASS (12 checks; 11 skipped: not checked, see their notes)$" "$dir/nonvml.txt" ||
@@ -187,7 +190,9 @@ grep -q "skipped: p2p and host copies on host .*: no GPU: the host (MPI) backend
 # the per-GPU self-test's rules are skipped there (no GPU), SKIP rows, not "not measured" FAILs
 grep "^gpu \(membw\|gemm\)" "$dir/l2.txt" | grep -qv " SKIP .*skipped: no GPU" &&
     { fail "level 2 on the host backend judges the GPU self-test"; cat "$dir/l2.txt"; }
-grep -q "^gpu membw .* SKIP " "$dir/l2.txt" || { fail "level 2 on the host backend: no SKIP row for gpu membw"; cat "$dir/l2.txt"; }
+grep -q "^ *\(SKIP ([0-9]*): \)\?.*gpu membw min_peer=90% min_bound=70%," "$dir/l2.txt" &&
+    grep -A5 "gpu membw min_peer" "$dir/l2.txt" | grep -q "^    skipped: no GPU: the host backend ran$" ||
+    { fail "level 2 on the host backend: no SKIP for gpu membw"; cat "$dir/l2.txt"; }
 "$NVS" accept --level 2 --print-rules >"$dir/l2.rules"
 grep -qx "gpu membw min_peer=90% min_bound=70%" "$dir/l2.rules" && grep -qx "gpu gemm min_peer=90% min_bound=60%" "$dir/l2.rules" ||
     fail "--print-rules lacks the level 2 GPU self-test rules"
