@@ -75,6 +75,19 @@ nvs_result_t nvs_sweep_validate(const nvs_config *cfg, const char *backend, int 
             return NVS_ERR_USAGE;
         }
     }
+    /* --inplace in with only collectives that have no in-place form (alltoall, sendrecv: coll.h) leaves the sweep
+     * nothing to run: refused, as an empty sweep is below, not an empty table and exit 0 */
+    if (!(cfg->inplace_mask & NVS_INPLACE_OUT)) {
+        int placeable = 0;
+        for (int i = 0; i < nvs_coll_count(); i++)
+            if ((cfg->colls_mask & (1u << i)) && !(nvs_coll_at(i)->flags & NVS_COLL_NO_INPLACE)) placeable = 1;
+        if (!placeable) {
+            if (print)
+                fprintf(stderr, "nvscale: --inplace in measures nothing here: the collectives asked (--coll) have "
+                                "no in-place form and run out of place only; use --inplace out or both\n");
+            return NVS_ERR_USAGE;
+        }
+    }
     int rooted = 0;
     for (int i = 0; i < nvs_coll_count(); i++)
         if ((cfg->colls_mask & (1u << i)) && (nvs_coll_at(i)->flags & NVS_COLL_HAS_ROOT)) rooted = 1;

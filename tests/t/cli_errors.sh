@@ -70,6 +70,9 @@ expect 2 "root" $NVS coll --backend mpi --coll broadcast -r 3 --out $out
 # a sweep in which no size gives a rank one element measures nothing: refused, not an empty run that exits 0
 expect 2 "-b 1 to -e 3 measures nothing" $NVS coll --backend mpi -b 1 -e 3 --out $out
 expect 2 "-b 1 to -e 3 measures nothing" $NVS run --backend mpi -b 1 -e 3 --no-train --out $out
+# --inplace in of collectives with no in-place form (alltoall, sendrecv) measured nothing: an empty table, exit 0
+expect 2 "--inplace in measures nothing" $NVS coll --backend mpi --coll alltoall,sendrecv --inplace in --out $out
+expect 2 "--inplace in measures nothing" $NVS run --backend mpi --coll alltoall --inplace in --no-train --out $out
 if command -v mpirun >/dev/null 2>&1; then # per-rank blocks of 16 B (nccl-tests): 4 ranks need 64 B
     expect 2 "-b 8 to -e 32 measures nothing" $MPIRUN -np 4 $NVS coll --backend mpi --coll all_gather -b 8 -e 32 --out $out
 fi
