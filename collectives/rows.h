@@ -16,6 +16,10 @@ typedef struct {
     int root;           /* -1 for collectives without one */
     int inplace;
     size_t bytes, count;
+    size_t size;        /* the sweep's size (-b .. -e) this row measured. `bytes` is that size as the collective
+                         * rounds it at this N (coll.h: all_gather, reduce_scatter and alltoall keep whole 16-byte
+                         * blocks per rank, so 64 KiB of float is 65520 B at N=3, 65536 B at N=2): rows of one size
+                         * at several N are matched by `size`, not `bytes` */
     int iters;          /* timed operations per rank */
     int graph_launches; /* 0: plain launches */
     double t_min_us, t_avg_us, t_max_us; /* per-operation time over the member ranks */

@@ -333,7 +333,7 @@ static nvs_result_t run_point(nvs_backend *b, nvs_comm *c, int n, const nvs_swee
     }
     nvs_coll_row row = {.coll = pt->ci, .n = n, .type = pt->type, .op = pt->opi,
                         .root = (pt->coll->flags & NVS_COLL_HAS_ROOT) ? cfg->root : -1, .inplace = pt->inplace,
-                        .bytes = op.counts.bytes, .count = op.counts.count, .iters = iters,
+                        .bytes = op.counts.bytes, .count = op.counts.count, .size = pt->size, .iters = iters,
                         .graph_launches = launches, .slowest_rank = -1, .wrong = -1, .wrong_rank = -1};
     double sum = 0, first_member = -1;
     int cnt = 0;

@@ -38,24 +38,26 @@ static const json_t *transport_of(const json_t *transports, int n)
     return NULL;
 }
 
-/* out-of-place busbw of `coll` at N and size, the first type/op measured; NAN when not measured */
-static double busbw_at(const nvs_ctx *run, int coll, int n, size_t bytes)
+/* out-of-place busbw of `coll` at N and sweep size (rows.h: `size`, the same at every N, where `bytes` is not),
+ * the first type/op measured; NAN when not measured */
+static double busbw_at(const nvs_ctx *run, int coll, int n, size_t size)
 {
     for (size_t i = 0; i < run->rows.n; i++) {
         const nvs_coll_row *r = &run->rows.v[i];
-        if (r->coll == coll && r->n == n && r->bytes == bytes && !r->inplace) return r->busbw_gbps;
+        if (r->coll == coll && r->n == n && r->size == size && !r->inplace) return r->busbw_gbps;
     }
     return NAN;
 }
 
 /* Up to `max` sizes to show: about 1 MiB (latency-bound), 64 MiB and the largest measured size (the bandwidth
- * the links allow), each the measured size nearest in log scale, distinct, ascending. */
+ * the links allow), each the measured size nearest in log scale, distinct, ascending: sweep sizes (rows.h), which
+ * every N shares. */
 static int pick_sizes(const nvs_ctx *run, int coll, size_t *out, int max)
 {
     static const double want[] = {1048576.0, 67108864.0, 1e30};
     size_t largest = 0;
     for (size_t i = 0; i < run->rows.n; i++)
-        if (run->rows.v[i].coll == coll && run->rows.v[i].bytes > largest) largest = run->rows.v[i].bytes;
+        if (run->rows.v[i].coll == coll && run->rows.v[i].size > largest) largest = run->rows.v[i].size;
     if (!largest) return 0;
     int k = 0;
     for (int w = 0; w < 3 && k < max; w++) {
@@ -65,10 +67,10 @@ static int pick_sizes(const nvs_ctx *run, int coll, size_t *out, int max)
         for (size_t i = 0; i < run->rows.n; i++) {
             const nvs_coll_row *r = &run->rows.v[i];
             if (r->coll != coll) continue;
-            double d = fabs(log((double)r->bytes) - log(target));
+            double d = fabs(log((double)r->size) - log(target));
             if (d < bd) {
                 bd = d;
-                best = r->bytes;
+                best = r->size;
             }
         }
         int dup = 0;

@@ -274,8 +274,7 @@ nvs_result_t nvs_phase_transports(nvs_ctx *run)
     return res;
 }
 
-/* busbw of the largest size of each collective at each N: the scaling table's last line of defence against
- * reading the wrong number, printed under the per-N tables. */
+/* busbw of each sweep size of each collective at each N, printed under the per-N tables. */
 static void print_scaling(const nvs_ctx *run, FILE *to);
 static void print_train(const json_t *t, const char *unit, FILE *to);
 
@@ -292,8 +291,10 @@ void nvs_phase_print_summary(const nvs_ctx *run, FILE *to)
 static void print_scaling(const nvs_ctx *run, FILE *to)
 {
     if (run->npoints < 2 || !run->rows.n) return;
-    fprintf(to, "#\n# Scaling: busbw (GB/s) at each GPU count, out-of-place\n#  %-14s %8s %5s %12s", "collective",
-            "type", "op", "size");
+    fprintf(to,
+            "#\n# Scaling: busbw (GB/s) at each GPU count, out-of-place, by the sweep's size (-b .. -e)\n"
+            "#  %-14s %8s %5s %12s",
+            "collective", "type", "op", "size");
     for (int i = 0; i < run->npoints; i++) fprintf(to, "   N=%-5d", run->points[i].n);
     fputc('\n', to);
     if (run->rt->nnodes > 1) {
@@ -306,18 +307,22 @@ static void print_scaling(const nvs_ctx *run, FILE *to)
         for (size_t i = 0; i < run->rows.n; i++) {
             const nvs_coll_row *r = &run->rows.v[i];
             if (r->coll != ci || r->inplace || r->n != run->points[0].n) continue;
-            /* one line per size present at the first N */
+            /* one line per sweep size present at the first N (the smallest: every size that gives the larger
+             * N's ranks an element gives its ranks one too). Matched by the sweep's size, which every N shares:
+             * the bytes of all_gather, reduce_scatter and alltoall differ between N (rows.h) and read '-' at
+             * every N but the first that does not divide them (N=3). */
             fprintf(to, "   %-14s %8s %5s %12zu", nvs_coll_at(ci)->name, nvs_dtype_name(r->type),
-                    r->op < 0 ? "none" : nvs_redop_name((nvs_redop)r->op), r->bytes);
+                    r->op < 0 ? "none" : nvs_redop_name((nvs_redop)r->op), r->size);
             for (int p = 0; p < run->npoints; p++) {
                 double bw = -1;
                 for (size_t j = 0; j < run->rows.n; j++) {
                     const nvs_coll_row *q = &run->rows.v[j];
-                    if (q->coll == ci && !q->inplace && q->n == run->points[p].n && q->bytes == r->bytes &&
+                    if (q->coll == ci && !q->inplace && q->n == run->points[p].n && q->size == r->size &&
                         q->type == r->type && q->op == r->op)
                         bw = q->busbw_gbps;
                 }
-                if (bw < 0) fprintf(to, "   %8s", "-");
+                /* '-' also for N=1's busbw: no bus crossed (NAN, as in the per-N tables; it printed "nan") */
+                if (!(bw >= 0)) fprintf(to, "   %8s", "-");
                 else fprintf(to, "   %8.2f", bw);
             }
             fputc('\n', to);
