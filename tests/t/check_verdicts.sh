@@ -49,4 +49,15 @@ else
     echo "note: python3 absent, JSON checked with grep only"
 fi
 
+# a rule's size is the sweep's: all_gather rounds it to whole 16-byte blocks per rank (nccl-tests), 1 MiB of float
+# is 1048560 B at N=3, and `all_gather:1M:3` read "not measured", a FAIL (so did accept's all_gather 1G rule on
+# 3, 5, 6 or 7 GPUs)
+if command -v mpirun >/dev/null 2>&1; then
+    $MPIRUN -np 3 "$NVS" coll --backend mpi --coll all_gather -b 1M -e 1M -n 2 -w 0 --out "$tmp/ag3" \
+        >/dev/null 2>&1 || fail "coll all_gather on 3 ranks"
+    grep -q '"bytes": 1048560' "$tmp/ag3/run.json" || fail "all_gather 1 MiB at N=3 is not 1048560 B"
+    expect_err 0 "" "$NVS" check "$tmp/ag3/run.json" --min-busbw all_gather:1M:3:0.000001
+    grep -q "busbw all_gather 1 MiB n=3 .* PASS" "$OUT" || fail "all_gather 1 MiB at n=3 not judged (above)"
+fi
+
 finish "check verdicts match the golden tables"
