@@ -391,6 +391,24 @@ static nvs_result_t conv_agree(nvs_rt *rt, nvs_train_exec *x, nvs_result_t setup
     return NVS_OK;
 }
 
+/* Said by a rank that sat point pt out and timed out waiting for its step times: which point, who measured it
+ * and where (the hosts of up to 8 of them), so that the stalled rank can be found. */
+static void sat_out_stalled(const nvs_ctx *run, const char *name, const nvs_scale_point *pt)
+{
+    const nvs_rt *rt = run->rt;
+    char who[640];
+    int k = 0;
+    for (int i = 0; i < pt->n && i < 8 && k < (int)sizeof who; i++) {
+        int r = pt->ranks[i];
+        k += snprintf(who + k, sizeof who - k, "%s%d (host %s)", i ? ", " : "", r, run->ranks ? run->ranks[r].host : "?");
+    }
+    if (pt->n > 8 && k < (int)sizeof who) snprintf(who + k, sizeof who - k, " and %d more", pt->n - 8);
+    nvs_error("rank %d (host %s) sat out train %s N=%d, measured by rank%s %s: no heartbeat from %s for %.0f s "
+              "(--timeout %.0f s + %.0f s): stalled or gone",
+              rt->rank, rt->host, name, pt->n, pt->n > 1 ? "s" : "", who, pt->n > 1 ? "them" : "it",
+              nvs_rt_host_timeout(rt), rt->timeout_s, NVS_RT_HOST_GRACE_S);
+}
+
 /* One N of one round: the members time the full step, the compute-only step and the all-reduces alone (and,
  * at the first N of the first round, the hardware's own step and the step without GEMMs), then every rank
  * gathers them into *out: the slowest rank's step and split, the longest of each variant, the widest host rates.
@@ -460,12 +478,12 @@ static nvs_result_t measure_point(nvs_ctx *run, const char *name, nvs_train_exec
     nvs_progress_done();
     double *all = malloc((size_t)rt->size * M_COUNT * sizeof *all);
     if (!all) return NVS_ERR_NOMEM;
-    /* a rank outside this N arrives here at once and waits while the members time every variant's steps
-     * (each wait of which they bound by --timeout themselves): its own bound is that long */
-    double keep_timeout = rt->timeout_s;
-    if (!member) rt->timeout_s = keep_timeout * (4.0 * (cfg->warmup_steps + cfg->steps) + 1.0);
+    /* a rank outside this N arrives here at once and waits while the members time every variant's steps: the
+     * members' heartbeats between steps (step.c) keep it waiting, for --timeout (+ grace) after the last one
+     * (runtime.h nvs_rt_beat), not for the worst case of all those steps (it was --timeout x (4 x (warmup +
+     * steps) + 1): 8.4 hours at the defaults) */
     res = nvs_allgather(rt, mine, all, sizeof mine, "gathering step times");
-    rt->timeout_s = keep_timeout;
+    if (res == NVS_ERR_TIMEOUT && !member) sat_out_stalled(run, name, pt);
     if (res == NVS_OK) {
         out->n = pt->n;
         out->slowest_rank = -1;

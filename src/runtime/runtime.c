@@ -1,6 +1,7 @@
 /* Runtime selection and the parts common to both backends. */
 #include "runtime/runtime.h"
 
+#include "core/clock.h"
 #include "core/launch_env.h"
 #include "core/log.h"
 
@@ -107,4 +108,13 @@ nvs_result_t nvs_rt_agree_ok(nvs_rt *rt, nvs_result_t mine, double *max, const c
         nvs_error("rank %ld failed in %s: %s; every rank stops", rt->size - first / 1000, what,
                   nvs_result_text((nvs_result_t)(first % 1000)));
     return NVS_ERR_ABORTED;
+}
+
+void nvs_rt_beat(nvs_rt *rt)
+{
+    if (rt->size < 2) return;
+    double now = nvs_now_s();
+    if (now - rt->beat_at < rt->timeout_s / NVS_RT_BEATS_PER_TIMEOUT) return;
+    rt->beat_at = now;
+    rt->ops->beat(rt);
 }

@@ -32,6 +32,9 @@ struct nvs_rt_ops {
     nvs_result_t (*allreduce_f64)(nvs_rt *rt, double *vals, int n, nvs_rt_op op, const char *what);
     /* Tell every rank to stop (another rank failed): threads wake from barriers; MPI calls MPI_Abort. */
     void (*abort)(nvs_rt *rt, int exit_code);
+    /* Send this rank's heartbeat to every other rank (nvs_rt_beat says when). Never blocks, never fails: a
+     * heartbeat that could not be sent only means the others time out sooner. */
+    void (*beat)(nvs_rt *rt);
 };
 
 struct nvs_rt {
@@ -51,6 +54,7 @@ struct nvs_rt {
         int node, nnodes, local_rank, local_size;
     } machine;
     double timeout_s; /* for host collectives and GPU waits */
+    double beat_at;   /* when this rank last sent its heartbeat (nvs_rt_beat), nvs_now_s() */
     void *impl;
 };
 
@@ -61,6 +65,16 @@ struct nvs_rt {
  * size and its GPU, and stops the job (every rank is still out within --timeout plus a few seconds). */
 #define NVS_RT_HOST_GRACE_S 2.0
 static inline double nvs_rt_host_timeout(const nvs_rt *rt) { return rt->timeout_s + NVS_RT_HOST_GRACE_S; }
+
+/* Heartbeats. A rank working alone for long, while others wait for it in a host collective (a training point that
+ * they sit out: run/phase_train.c), says it is still working with nvs_rt_beat() between its own bounded steps. A
+ * host wait gives up nvs_rt_host_timeout() after its start or after the last heartbeat it received, whichever is
+ * later: a rank stalled in such work is noticed within --timeout (+ grace + one interval), not after the
+ * worst case of all the work. nvs_rt_beat() sends at most NVS_RT_BEATS_PER_TIMEOUT heartbeats per --timeout (a
+ * clock read when none is due), so a waiting rank sees one at least every --timeout / 4 plus one step of the
+ * sender's: a step may take up to 3/4 of --timeout + the grace before the waiting ranks call it a stall. */
+#define NVS_RT_BEATS_PER_TIMEOUT 4.0
+void nvs_rt_beat(nvs_rt *rt);
 
 /* What a subcommand runs on every rank; its return value is that rank's result. */
 typedef nvs_result_t (*nvs_rank_main)(nvs_rt *rt, void *arg);

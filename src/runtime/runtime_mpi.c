@@ -21,6 +21,11 @@
 
 struct mpi_impl {
     MPI_Comm world;
+    /* Heartbeats (runtime.h nvs_rt_beat): empty messages on a communicator of their own, so that they never
+     * match a collective's. sent[r]: how many this rank sent to rank r; got[r]: how many it received from r.
+     * Every heartbeat is received before MPI_Finalize (drain_all_beats): a send left unmatched is erroneous. */
+    MPI_Comm beats;
+    long long *sent, *got;
     /* NVS_OK, or why a host collective was given up on (timeout, signal, MPI error) while its request was still
      * active: every later collective returns this at once, and the end is MPI_Abort, not MPI_Finalize (runtime.h) */
     nvs_result_t abandoned;
@@ -51,20 +56,67 @@ void nvs_mpi_cleanup_fail(const char *call, int rc)
     nvs_log(failures++ ? NVS_LOG_DEBUG : NVS_LOG_WARN, "cleanup: %s failed: %s", call, mpi_text(rc, msg));
 }
 
-/* Poll a request until done or the timeout passes. Yields, then sleeps, so that ranks oversubscribing a few
- * cores (CI runs 4 ranks on 2) leave the CPU to the rank they wait for. */
+/* Receives the heartbeats that have arrived; how many. An MPI error here only loses heartbeats (debug). */
+static int drain_beats(nvs_rt *rt)
+{
+    struct mpi_impl *im = impl_of(rt);
+    int n = 0;
+    for (;;) {
+        int flag = 0, rc;
+        MPI_Status st;
+        if (im->beats == MPI_COMM_NULL) return n;
+        if ((rc = MPI_Iprobe(MPI_ANY_SOURCE, 0, im->beats, &flag, &st)) != MPI_SUCCESS || !flag) {
+            if (rc != MPI_SUCCESS) nvs_debug("MPI_Iprobe for heartbeats failed (code %d)", rc);
+            return n;
+        }
+        if ((rc = MPI_Recv(NULL, 0, MPI_BYTE, st.MPI_SOURCE, 0, im->beats, MPI_STATUS_IGNORE)) != MPI_SUCCESS) {
+            nvs_debug("MPI_Recv of a heartbeat from rank %d failed (code %d)", st.MPI_SOURCE, rc);
+            return n;
+        }
+        im->got[st.MPI_SOURCE]++;
+        n++;
+    }
+}
+
+static void mbeat(nvs_rt *rt)
+{
+    struct mpi_impl *im = impl_of(rt);
+    if (im->beats == MPI_COMM_NULL) return;
+    for (int r = 0; r < rt->size; r++) {
+        if (r == rt->rank) continue;
+        MPI_Request req;
+        /* empty: it completes at once, and the receiver's drain matches it (freeing an active send is allowed) */
+        int rc = MPI_Isend(NULL, 0, MPI_BYTE, r, 0, im->beats, &req);
+        if (rc == MPI_SUCCESS) rc = MPI_Request_free(&req);
+        if (rc != MPI_SUCCESS) {
+            nvs_debug("heartbeat to rank %d not sent (code %d)", r, rc);
+            continue;
+        }
+        im->sent[r]++;
+    }
+}
+
+/* Poll a request until done or the timeout passes: counted from the wait's start or from the last heartbeat
+ * received, whichever is later (runtime.h). Yields, then sleeps, so that ranks oversubscribing a few cores (CI
+ * runs 4 ranks on 2) leave the CPU to the rank they wait for. */
 static nvs_result_t wait_req(nvs_rt *rt, MPI_Request *req, const char *what)
 {
-    double start = nvs_now_s();
+    double start = nvs_now_s(), since = start;
     int done = 0;
     for (unsigned spins = 0;; spins++) {
         MPI_TRY(MPI_Test(req, &done, MPI_STATUS_IGNORE));
         if (done) return NVS_OK;
         if (nvs_interrupted()) return NVS_ERR_INTERRUPTED; /* the run stops and keeps what it measured */
-        double waited = nvs_now_s() - start;
+        if (drain_beats(rt)) since = nvs_now_s();
+        double waited = nvs_now_s() - since;
         if (waited > nvs_rt_host_timeout(rt)) {
-            nvs_error("timed out after %.0f s waiting for all ranks at %s; some rank is stalled or gone",
-                      nvs_rt_host_timeout(rt), what);
+            if (since > start)
+                nvs_error("timed out after %.0f s without a heartbeat (%.0f s in all) waiting for all ranks at %s; "
+                          "some rank is stalled or gone",
+                          nvs_rt_host_timeout(rt), nvs_now_s() - start, what);
+            else
+                nvs_error("timed out after %.0f s waiting for all ranks at %s; some rank is stalled or gone",
+                          nvs_rt_host_timeout(rt), what);
             return NVS_ERR_TIMEOUT;
         }
         if (waited < 1e-3)
@@ -168,7 +220,45 @@ static void mabort(nvs_rt *rt, int exit_code)
     MPI_Abort(MPI_COMM_WORLD, exit_code);
 }
 
-static const struct nvs_rt_ops mpi_ops = {"mpi", mbarrier, mallgather, mbcast, mallreduce, mabort};
+static const struct nvs_rt_ops mpi_ops = {"mpi", mbarrier, mallgather, mbcast, mallreduce, mabort, mbeat};
+
+/* At the end of a run that ends well: every heartbeat sent to this rank, received (an all-to-all of the counts
+ * says how many), so that none is left unmatched at MPI_Finalize. They were sent before their senders got here:
+ * the wait is short, bounded all the same. */
+static nvs_result_t drain_all_beats(nvs_rt *rt)
+{
+    struct mpi_impl *im = impl_of(rt);
+    long long *want = calloc((size_t)rt->size + 1, sizeof *want);
+    if (!want) return NVS_ERR_NOMEM;
+    MPI_Request req;
+    int rc = MPI_Ialltoall(im->sent, 1, MPI_LONG_LONG, want, 1, MPI_LONG_LONG, im->world, &req);
+    if (rc != MPI_SUCCESS) {
+        free(want);
+        return nvs_mpi_fail("MPI_Ialltoall (heartbeat counts)", rc);
+    }
+    /* `want` must outlive a request given up on (finish's rule): kept then */
+    nvs_result_t r = wait_req(rt, &req, "counting heartbeats at the end");
+    if (r != NVS_OK) {
+        im->abandoned = r;
+        return r;
+    }
+    double t0 = nvs_now_s();
+    for (int s = 0; s < rt->size; s++)
+        while (im->got[s] < want[s]) {
+            if (!drain_beats(rt)) {
+                if (nvs_now_s() - t0 > nvs_rt_host_timeout(rt)) {
+                    nvs_error("%lld heartbeat(s) from rank %d never arrived within %.0f s", want[s] - im->got[s], s,
+                              nvs_rt_host_timeout(rt));
+                    free(want);
+                    im->abandoned = NVS_ERR_TIMEOUT; /* unmatched sends: MPI_Abort, not MPI_Finalize */
+                    return NVS_ERR_TIMEOUT;
+                }
+                nanosleep(&(struct timespec){0, 100000}, NULL);
+            }
+        }
+    free(want);
+    return NVS_OK;
+}
 
 void *nvs_rt_mpi_comm(nvs_rt *rt)
 {
@@ -288,7 +378,7 @@ nvs_result_t nvs_rt_mpi_run(double timeout_s, int emulate_nodes, nvs_rank_main f
         nvs_error("MPI_Init_thread failed (code %d): is this MPI library the one nvscale was built with?", rc);
         return NVS_ERR_MPI;
     }
-    struct mpi_impl impl = {.world = MPI_COMM_NULL};
+    struct mpi_impl impl = {.world = MPI_COMM_NULL, .beats = MPI_COMM_NULL};
     nvs_rt rt = {.ops = &mpi_ops, .device = -1, .timeout_s = timeout_s, .impl = &impl};
     nvs_result_t res = NVS_OK;
     if (barrier_rc != MPI_SUCCESS) { /* the ranks did not meet: nothing can be agreed on */
@@ -300,8 +390,15 @@ nvs_result_t nvs_rt_mpi_run(double timeout_s, int emulate_nodes, nvs_rank_main f
     if (rc == MPI_SUCCESS) rc = MPI_Comm_set_errhandler(impl.world, MPI_ERRORS_RETURN);
     if (rc == MPI_SUCCESS) rc = MPI_Comm_rank(impl.world, &rt.rank);
     if (rc == MPI_SUCCESS) rc = MPI_Comm_size(impl.world, &rt.size);
+    if (rc == MPI_SUCCESS) rc = MPI_Comm_dup(impl.world, &impl.beats); /* its error handler too */
     if (rc != MPI_SUCCESS) {
         res = nvs_mpi_fail("MPI communicator setup", rc);
+        goto out;
+    }
+    impl.sent = calloc((size_t)rt.size, sizeof *impl.sent);
+    impl.got = calloc((size_t)rt.size, sizeof *impl.got);
+    if (!impl.sent || !impl.got) {
+        res = NVS_ERR_NOMEM;
         goto out;
     }
     nvs_log_set_rank(rt.rank, rt.size);
@@ -327,6 +424,10 @@ nvs_result_t nvs_rt_mpi_run(double timeout_s, int emulate_nodes, nvs_rank_main f
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
     res = nvs_rt_agree_result(&rt, res);
+    if (impl.abandoned == NVS_OK) {
+        nvs_result_t d = drain_all_beats(&rt);
+        if (d != NVS_OK && res == NVS_OK) res = d;
+    }
 out:
     if (impl.abandoned != NVS_OK) {
         /* A host collective given up on is still active: MPI_Finalize would wait for it (its peers may never come)
@@ -335,7 +436,10 @@ out:
         MPI_Abort(MPI_COMM_WORLD, nvs_exit_code(res != NVS_OK ? res : impl.abandoned));
     }
     /* the result is decided: a failure now is a warning (mpi_check.h) */
+    if (impl.beats != MPI_COMM_NULL) MPI_CLEANUP(MPI_Comm_free(&impl.beats));
     if (impl.world != MPI_COMM_NULL) MPI_CLEANUP(MPI_Comm_free(&impl.world));
+    free(impl.sent);
+    free(impl.got);
     NVS_LSAN_IGNORE_BEGIN();
     MPI_CLEANUP(MPI_Finalize());
     NVS_LSAN_IGNORE_END();

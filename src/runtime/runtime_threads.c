@@ -21,6 +21,7 @@ struct shared {
     int arrived;
     unsigned long generation;
     int aborted;
+    double beat_at; /* the last heartbeat of any rank (runtime.h nvs_rt_beat), nvs_now_s(); under lock */
     const void **slots; /* per rank: pointer published for the current collective */
 };
 
@@ -46,7 +47,7 @@ static nvs_result_t tbarrier(nvs_rt *rt, const char *what)
         s->generation++;
         pthread_cond_broadcast(&s->cond);
     } else {
-        double t0 = nvs_now_s();
+        double start = nvs_now_s(), t0 = start;
         while (gen == s->generation && !s->aborted) {
             /* wake every 100 ms: a signal (Ctrl-C) stops every thread, not only the one it reached */
             struct timespec deadline;
@@ -64,10 +65,17 @@ static nvs_result_t tbarrier(nvs_rt *rt, const char *what)
                 res = NVS_ERR_INTERRUPTED;
                 break;
             }
-            /* this rank's own timeout: a rank outside a training point waits longer (phase_train.c) */
+            /* counted from the last heartbeat, if one came while waiting: a rank outside a training point waits
+             * while the others measure it (runtime.h) */
+            if (s->beat_at > t0) t0 = s->beat_at;
             if (nvs_now_s() - t0 > nvs_rt_host_timeout(rt)) {
-                nvs_error("timed out after %.0f s waiting for all ranks at %s (%d of %d arrived)",
-                          nvs_rt_host_timeout(rt), what, s->arrived, s->nthreads);
+                if (t0 > start)
+                    nvs_error("timed out after %.0f s without a heartbeat (%.0f s in all) waiting for all ranks at %s "
+                              "(%d of %d arrived)",
+                              nvs_rt_host_timeout(rt), nvs_now_s() - start, what, s->arrived, s->nthreads);
+                else
+                    nvs_error("timed out after %.0f s waiting for all ranks at %s (%d of %d arrived)",
+                              nvs_rt_host_timeout(rt), what, s->arrived, s->nthreads);
                 s->aborted = 1;
                 pthread_cond_broadcast(&s->cond);
                 res = NVS_ERR_TIMEOUT;
@@ -132,7 +140,15 @@ static void tabort(nvs_rt *rt, int exit_code)
     pthread_mutex_unlock(&s->lock);
 }
 
-static const struct nvs_rt_ops threads_ops = {"threads", tbarrier, tallgather, tbcast, tallreduce, tabort};
+static void tbeat(nvs_rt *rt)
+{
+    struct shared *s = rt->impl;
+    pthread_mutex_lock(&s->lock);
+    s->beat_at = nvs_now_s();
+    pthread_mutex_unlock(&s->lock);
+}
+
+static const struct nvs_rt_ops threads_ops = {"threads", tbarrier, tallgather, tbcast, tallreduce, tabort, tbeat};
 
 static void *thread_main(void *p)
 {

@@ -9,6 +9,7 @@
 #include "core/interrupt.h"
 #include "core/log.h"
 #include "core/metrics.h"
+#include "runtime/runtime.h"
 #include "train/train.h"
 #include "train/train_exec.h"
 
@@ -272,6 +273,13 @@ static nvs_result_t issue_step(nvs_train_exec *x, int mode)
     return NVS_OK;
 }
 
+/* Between steps, outside the timed ones: this rank's heartbeat to ranks that sit this N out and wait for its step
+ * times (runtime.h nvs_rt_beat; run/phase_train.c). A clock read unless one is due (a quarter of --timeout). */
+static void beat(nvs_train_exec *x)
+{
+    if (x->backend && x->backend->rt) nvs_rt_beat(x->backend->rt);
+}
+
 /* Medians of `steps` steps after `warmup` untimed ones; every step is waited for on the host (the next step's
  * forward may not start before the optimizer is done, as in a real loop). */
 nvs_result_t nvs_train_time_steps(nvs_train_exec *x, int mode, int warmup, int steps, int n, nvs_step_medians *out)
@@ -284,6 +292,7 @@ nvs_result_t nvs_train_time_steps(nvs_train_exec *x, int mode, int warmup, int s
     const int probe = x->work_per_us > 0;
     nvs_result_t res = NVS_OK;
     for (int i = 0; i < warmup && res == NVS_OK; i++) {
+        beat(x);
         res = issue_step(x, mode);
         if (res == NVS_OK) res = x->ops->sync(x);
     }
@@ -295,6 +304,7 @@ nvs_result_t nvs_train_time_steps(nvs_train_exec *x, int mode, int warmup, int s
         char left[32] = "";
         if (i) snprintf(left, sizeof left, ", ~%.0f s left in this phase", el / i * (steps - i) / 1e6);
         nvs_progress(key, "train %s N=%d: %s %d/%d%s", x->plan->profile->name, n, names[mode], i + 1, steps, left);
+        beat(x);
         if (probe) rate[i] = host_probe();
         double t0 = nvs_now_us();
         res = issue_step(x, mode);

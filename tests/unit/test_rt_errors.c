@@ -88,6 +88,79 @@ static void t_agree_one_failed(void)
     free(err);
 }
 
+/* ---- heartbeats on the threads runtime (runtime.h nvs_rt_beat) ----------------------------------------------- */
+
+/* Rank 0 works alone for `work_s`, beating every 50 ms (nvs_rt_beat sends one per timeout / 4), then stalls for
+ * `stall_s` without a beat before the barrier; rank 1 waits in the barrier meanwhile. --timeout 0.5 s: a host wait
+ * gives up 2.5 s after its start or its last heartbeat. */
+struct beat_job {
+    double work_s, stall_s;
+    nvs_result_t got[2];
+    double waited; /* rank 1's time in the barrier */
+};
+
+static nvs_result_t beat_rank(nvs_rt *rt, void *arg)
+{
+    struct beat_job *j = arg;
+    double t0 = nvs_now_s();
+    if (rt->rank == 0) {
+        while (nvs_now_s() - t0 < j->work_s) {
+            nvs_rt_beat(rt);
+            nanosleep(&(struct timespec){0, 50000000}, NULL);
+        }
+        double s = j->stall_s;
+        nanosleep(&(struct timespec){(time_t)s, (long)((s - (double)(time_t)s) * 1e9)}, NULL);
+    }
+    j->got[rt->rank] = nvs_barrier(rt, "the test's barrier");
+    if (rt->rank == 1) j->waited = nvs_now_s() - t0;
+    return NVS_OK;
+}
+
+static char *run_beats(struct beat_job *j)
+{
+    fflush(stderr);
+    FILE *cap = tmpfile();
+    T_ASSERT(cap != NULL);
+    int keep = dup(2);
+    dup2(fileno(cap), 2);
+    nvs_result_t r = nvs_rt_threads_run(2, 0.5, 0, beat_rank, j);
+    fflush(stderr);
+    dup2(keep, 2);
+    close(keep);
+    char *err = t_slurp(cap);
+    fclose(cap);
+    (void)r;
+    return err;
+}
+
+/* working alone longer than the wait's bound, with heartbeats: the waiting rank keeps waiting (it gave up after
+ * 2.5 s before heartbeats) */
+static void t_beats_keep_waiting(void)
+{
+    struct beat_job j = {.work_s = 4.0};
+    char *err = run_beats(&j);
+    T_EQ_I(j.got[0], NVS_OK);
+    T_EQ_I(j.got[1], NVS_OK);
+    T_ASSERT(j.waited >= 4.0);
+    T_EQ_S(err, "");
+    free(err);
+}
+
+/* heartbeats that stop: the wait gives up its bound after the last one, not after its own start, and says so */
+static void t_beats_stop(void)
+{
+    struct beat_job j = {.work_s = 1.5, .stall_s = 6.0};
+    char *err = run_beats(&j);
+    T_EQ_I(j.got[1], NVS_ERR_TIMEOUT);
+    T_EQ_I(j.got[0], NVS_ERR_ABORTED);
+    /* 1.5 s of beats, then 2.5 s (the last beat at most 0.125 s before the beats ended): stopped well before the
+     * stall ended */
+    T_ASSERT(j.waited >= 1.5 + 2.5 - 0.2);
+    T_ASSERT(j.waited < 1.5 + 6.0);
+    T_CONTAINS(err, "timed out after 2 s without a heartbeat");
+    free(err);
+}
+
 /* ---- a host collective given up on, under mpirun ------------------------------------------------------------ */
 
 #define CHILD_ENV "NVS_T_RT_ABANDON_CHILD"
@@ -148,5 +221,7 @@ T_LIST = {
     T_CASE(t_abandoned_collective), /* first: under mpirun the binary runs only its child side */
     T_CASE(t_agree_none_failed),
     T_CASE(t_agree_one_failed),
+    T_CASE(t_beats_keep_waiting),
+    T_CASE(t_beats_stop),
 };
 T_MAIN
