@@ -240,9 +240,10 @@ static nvs_result_t complete(nvs_backend *b, MPI_Request *reqs, int n, const nvs
         double waited = nvs_now_s() - start;
         if (waited > b->rt->timeout_s) {
             char sz[32];
-            nvs_error("%s of %s (%s, %s) did not complete within %.0f s on rank %d: a peer rank is stalled or gone",
+            nvs_error("%s of %s (%s, %s) did not complete within %.0f s on rank %d (host %s): a peer rank is stalled "
+                      "or gone",
                       op->coll->name, nvs_format_size(op->bytes, sz, sizeof sz), nvs_dtype_name(op->type),
-                      op->inplace ? "in-place" : "out-of-place", b->rt->timeout_s, b->rt->rank);
+                      op->inplace ? "in-place" : "out-of-place", b->rt->timeout_s, b->rt->rank, b->rt->host);
             return NVS_ERR_TIMEOUT;
         }
         if (waited > 1e-3) nanosleep(&(struct timespec){0, 50000}, NULL);

@@ -303,9 +303,9 @@ static nvs_result_t wait_reqs(nvs_train_exec *x, MPI_Request *reqs, int n, const
         if (done) return NVS_OK;
         if (nvs_interrupted()) return NVS_ERR_INTERRUPTED;
         if (nvs_now_s() - t0 > x->backend->rt->timeout_s) {
-            nvs_error("%s of the training step did not complete within %.0f s on rank %d: a peer rank is stalled or "
-                      "gone",
-                      what, x->backend->rt->timeout_s, x->backend->rt->rank);
+            nvs_error("%s of the training step did not complete within %.0f s on rank %d (host %s): a peer rank is "
+                      "stalled or gone",
+                      what, x->backend->rt->timeout_s, x->backend->rt->rank, x->backend->rt->host);
             return NVS_ERR_TIMEOUT;
         }
         sched_yield();

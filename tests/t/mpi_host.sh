@@ -48,7 +48,7 @@ expect 3 "wrong element.*first on rank 1" env NVS_TEST_CORRUPT=1 $MPIRUN -np 2 -
     --backend mpi -b 4K -e 4K --out "$d"
 [ "$(json_get $d/run.json "d['result']['status']")" = "wrong" ] || fail "corrupt status"
 
-# a rank that never joins: the others stop after --timeout and name the collective and size
-expect 1 "all_reduce of 64 KiB .* did not complete within 2 s" env NVS_TEST_STALL=1:64K \
+# a rank that never joins: the others stop after --timeout and name the collective and size, the rank and its host
+expect 1 "all_reduce of 64 KiB .* did not complete within 2 s on rank 0 \\(host $(hostname)\\)" env NVS_TEST_STALL=1:64K \
     $MPIRUN -np 2 -x NVS_TEST_STALL $NVS coll --backend mpi -b 4K -e 1M -f 4 --timeout 2 --no-save
 finish
