@@ -141,3 +141,10 @@ finish() {
     [ -n "${1:-}" ] && echo "$1"
     exit 0
 }
+
+# rank_pid PATTERN RANK: the pid of the Open MPI rank RANK's process whose command line matches PATTERN (pgrep -f)
+rank_pid() {
+    for p in $(pgrep -f "$1"); do
+        tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$2" && echo "$p"
+    done | head -n 1
+}

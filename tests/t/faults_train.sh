@@ -42,11 +42,6 @@ wait_point() {
     return 1
 }
 
-rank_pid() { # rank_pid PATTERN RANK: the pid of that rank's nvscale process
-    for p in $(pgrep -f "$1"); do
-        tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$2" && echo "$p"
-    done | head -n 1
-}
 
 # 1. SIGINT to mpirun mid-train
 $MPIRUN -np 2 "$NVS" $TRAIN --out "$d/int" >"$d/int.out" 2>&1 &
