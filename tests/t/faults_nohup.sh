@@ -16,8 +16,10 @@ SWEEP="coll --backend mpi -b 1K -e 16M -f 2 -n 40 -w 1 --coll all_reduce,all_gat
 hup_mid_run() {
     if [ -n "${2:-}" ]; then
         sh -c 'trap "" HUP; exec "$@"' sh "$NVS" $SWEEP --out "$d/$1" >"$d/$1.out" 2>"$d/$1.err" &
-    else
-        "$NVS" $SWEEP --out "$d/$1" >"$d/$1.out" 2>"$d/$1.err" &
+    else # SIGHUP to its default, whatever this script inherited (a suite run under nohup ignores it, and a shell
+        # cannot undo an ignore it started with)
+        python3 -c 'import os, signal, sys; signal.signal(signal.SIGHUP, signal.SIG_DFL); os.execv(sys.argv[1], sys.argv[1:])' \
+            "$NVS" $SWEEP --out "$d/$1" >"$d/$1.out" 2>"$d/$1.err" &
     fi
     pid=$!
     t0=$(date +%s)
