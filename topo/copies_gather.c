@@ -72,6 +72,7 @@ static nvs_result_t add_host(const nvs_topology *global, const json_t *hj, int r
     out->copy_bytes = part.copy_bytes;
     out->iters = part.iters;
     out->warmup = part.warmup;
+    out->samples = part.samples; /* was left 0: run.json's samples 0 failed its own read back (H100, 6 Dec) */
     memcpy(out->numa_binding, part.numa_binding, sizeof out->numa_binding);
     nvs_h2d_result_free(&part);
     return NVS_OK;
