@@ -401,7 +401,8 @@ out:
  * stays the run's; a file that cannot be written is said (nvs_cli_write_exports) and changes nothing else. */
 static void export_no_verdict(const accept_opts *o, nvs_result_t r, const char *dir)
 {
-    if (!o->junit && !o->prometheus) return;
+    /* bad input found by the run (exit 2) writes nothing, as every refusal; what did run and stopped writes */
+    if ((!o->junit && !o->prometheus) || nvs_exit_code(r) == 2) return;
     char kept[NVS_PATH_MAX + 32], host[256] = "";
     struct stat st;
     snprintf(kept, sizeof kept, "%s/run.json", dir);
