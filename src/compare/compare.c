@@ -354,14 +354,14 @@ int nvs_tp_runs_alike(const nvs_run *const *runs, const char *const *names, int 
             if (nvs_run_coll_find(runs[i], x->collective, x->n, x->bytes) != x) continue; /* not a row shown */
             for (int j = 0; j < i; j++) {
                 const nvs_run_coll *y = nvs_run_coll_find(runs[j], x->collective, x->n, x->bytes);
-                if (!y || (same_s(x->type, y->type) && same_s(x->op, y->op) && x->root == y->root &&
-                           x->inplace == y->inplace && x->graph == y->graph &&
-                           (x->iters < 0 || y->iters < 0 || x->iters == y->iters)))
-                    continue;
+                if (!y) continue;
+                int same_kind = same_s(x->type, y->type) && same_s(x->op, y->op) && x->root == y->root &&
+                                x->inplace == y->inplace && x->graph == y->graph;
+                int same_iters = x->iters < 0 || y->iters < 0 || x->iters == y->iters;
+                if (same_kind && same_iters) continue;
                 char sz[32];
                 nvs_format_size((size_t)x->bytes, sz, sizeof sz);
-                if (x->iters != y->iters && same_s(x->type, y->type) && same_s(x->op, y->op) && x->root == y->root &&
-                    x->inplace == y->inplace && x->graph == y->graph) { /* -n: the time is a mean over iters */
+                if (same_kind) { /* -n: the time is a mean over iters */
                     snprintf(err, errlen, "-n: %s N=%d %s: %s timed %d iterations, %s %d", x->collective, x->n, sz,
                              names[j], y->iters, names[i], x->iters);
                     return 0;
