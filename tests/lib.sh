@@ -18,6 +18,10 @@
 #                          (input refused) it printed nothing on stdout. Its stdout/stderr stay in $OUT / $ERR.
 #   golden GOT FILE        GOT equals the golden FILE (diff shown), or with UPDATE_GOLDEN=1 becomes it
 #   json_get FILE EXPR     a Python expression over the parsed JSON `d`
+#   as_fg CMD... &         CMD in the background with SIGINT at its default action, as a foreground job at a
+#                          terminal gets it: `kill -INT $!` is then a Ctrl-C (a plain `&` of this shell starts the
+#                          job with SIGINT ignored, which nvscale keeps: core/interrupt.c). Only with `&`: it execs.
+#                          Variables for CMD go through env: `as_fg env V=1 "$NVS" ... &`
 #   finish [MSG]           exit 1 if a check failed, else print MSG (if any) and exit 0
 NVS=${NVS:-./nvscale}
 TMP=${TMP:-tests/tmp}
@@ -132,6 +136,13 @@ golden() {
 
 # json_get FILE PYTHON-EXPR: evaluate EXPR with `d` = the parsed JSON (python3 is on every CI image we use)
 json_get() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
+
+# a shell cannot undo an ignore it started its child with (POSIX trap), so Python resets it before the exec. The
+# background subshell that runs the function execs too, so $! of `as_fg ... &` is CMD's pid, not a subshell's
+# (which ignores SIGINT: a kill -INT to it did nothing)
+as_fg() {
+    exec python3 -c 'import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); os.execvp(sys.argv[1], sys.argv[1:])' "$@"
+}
 
 finish() {
     if [ "$fails" -ne 0 ]; then

@@ -18,6 +18,15 @@ static void on_signal(int sig)
     if (!g_sig) g_sig = sig;
 }
 
+/* Catches `sig` unless it was ignored when the process started; then it stays ignored. 0 or errno. */
+static int catch_unless_ignored(int sig, const struct sigaction *sa)
+{
+    struct sigaction old;
+    if (sigaction(sig, NULL, &old)) return errno;
+    if (old.sa_handler == SIG_IGN) return 0;
+    return sigaction(sig, sa, NULL) ? errno : 0;
+}
+
 int nvs_interrupt_install(void)
 {
     struct sigaction sa;
@@ -25,13 +34,21 @@ int nvs_interrupt_install(void)
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
     sa.sa_flags = 0; /* no SA_RESTART: a blocking call returns, and the run notices */
-    if (sigaction(SIGINT, &sa, NULL) || sigaction(SIGTERM, &sa, NULL)) return errno;
-    /* SIGHUP ignored when we start is `nohup nvscale ... &`: the user asked the run to outlive the terminal, so a
-     * hangup at logout must not stop it (it did: "interrupted by signal 1"). It stays ignored, as in nohup(1). */
-    struct sigaction old;
-    if (sigaction(SIGHUP, NULL, &old)) return errno;
-    if (old.sa_handler != SIG_IGN && sigaction(SIGHUP, &sa, NULL)) return errno;
-    return 0;
+    /* A signal ignored when we start stays ignored, the Unix convention for a program that catches the terminal's
+     * signals (Kernighan & Pike, The UNIX Programming Environment, ch. 7: `if (signal(SIGINT, SIG_IGN) !=
+     * SIG_IGN)`; coreutils' sort; Python installs its KeyboardInterrupt handler only over SIG_DFL):
+     *   SIGINT  a POSIX shell without job control starts `nvscale ... &` with SIGINT (and SIGQUIT) ignored so that
+     *           the Ctrl-C typed for the foreground job reaches only that job; a `kill -INT` to the process group
+     *           stopped the background run too ("interrupted by signal 2"), because our handler replaced the
+     *           ignore.
+     *   SIGHUP  `nohup nvscale ... &`: the user asked the run to outlive the terminal, so the hangup at logout
+     *           must not stop it (it did: "interrupted by signal 1"), as in nohup(1).
+     * SIGTERM is caught always: no shell ignores it on its own, and it is the one way mpirun, batch systems,
+     * timeout(1) and compare (compare_child.c, to its child) ask a run to stop and keep what it measured. */
+    int e = catch_unless_ignored(SIGINT, &sa);
+    if (!e && sigaction(SIGTERM, &sa, NULL)) e = errno;
+    if (!e) e = catch_unless_ignored(SIGHUP, &sa);
+    return e;
 }
 
 static int g_after, g_after_sig; /* nvs_interrupt_raise_after's countdown: tests only */

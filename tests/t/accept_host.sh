@@ -347,7 +347,7 @@ tdir=$(sed -n 's|.*results in \(/tmp/nvscale-accept-[^ ]*\)/run (--no-save: remo
 # collector went on reporting the old PASS)
 echo 'nvscale_check_status{check="old"} 0' >"$dir/nsi.prom"
 echo '<testsuites name="old"/>' >"$dir/nsi.xml"
-"$NVS" accept --level 2 --no-save --junit "$dir/nsi.xml" --prometheus "$dir/nsi.prom" >"$dir/nsi.out" 2>"$dir/nsi.err" &
+as_fg "$NVS" accept --level 2 --no-save --junit "$dir/nsi.xml" --prometheus "$dir/nsi.prom" >"$dir/nsi.out" 2>"$dir/nsi.err" &
 pid=$!
 i=0
 tdir=""

@@ -11,7 +11,7 @@ tmp_dir d
 grep -q "^| 130 | interrupted" docs/accept.md || fail "docs/accept.md: exit 130 not in the table"
 
 # level 3 on the host backend lasts long enough (a 30 s sustained phase) to be stopped mid-run
-"$NVS" accept --backend mpi --level 3 --sustain 30 --timeout 10 --out "$d/acc" >"$d/out" 2>&1 &
+as_fg "$NVS" accept --backend mpi --level 3 --sustain 30 --timeout 10 --out "$d/acc" >"$d/out" 2>&1 &
 pid=$!
 # until something is measured (a sweep's progress line), or 60 s, or the run ended
 i=0

@@ -153,7 +153,7 @@ grep -q "^  net     not run .*compare was interrupted (signal 15) before it bega
 
 # compare stopped by Ctrl-C (SIGINT) while it discovers the topology: a stop as any other, exit 130, every
 # transport "not run" in compare.md (it was exit 1, "cannot discover the topology: nvscale topo failed")
-FAKE_TOPO_SLOW="$base/topo-started" "$NVS" compare --transports nvlink,shm --out "$base/int" >"$base/int.out" \
+as_fg env FAKE_TOPO_SLOW="$base/topo-started" "$NVS" compare --transports nvlink,shm --out "$base/int" >"$base/int.out" \
     2>"$base/int.err" &
 pid=$!
 i=0

@@ -41,7 +41,7 @@ kept() {
 }
 
 # 1. SIGINT to one process
-"$NVS" $SWEEP --out "$d/int1" >"$d/int1.out" 2>"$d/int1.err" &
+as_fg "$NVS" $SWEEP --out "$d/int1" >"$d/int1.out" 2>"$d/int1.err" &
 pid=$!
 if wait_rows "$d/int1" $pid; then
     kill -INT $pid

@@ -48,7 +48,7 @@ fi
 #     error as a full disk is, exit 1 (it was exit 2, "stopped by a usage error"), the last checkpoint kept
 mkdir -p "$d/ro"
 if mount --bind "$d/ro" "$d/ro" 2>/dev/null; then
-    "$NVS" $SWEEP --out "$d/ro/r" >"$d/ro.out" 2>"$d/ro.err" &
+    as_fg "$NVS" $SWEEP --out "$d/ro/r" >"$d/ro.out" 2>"$d/ro.err" &
     pid=$!
     # until the first checkpoint with a row; no longer than 120 s, nor once the job has ended
     t0=$(date +%s)

@@ -37,7 +37,7 @@ grep -q "writing to standard output failed" "$d/closed.err" || fail "stdout clos
     fail "stdout closed: no final run.json ('ok') in $d/closed"
 
 # 3. Ctrl-C with --no-save: the rows measured are printed, and stderr does not point at a run.json that is not there
-"$NVS" coll --backend mpi -b 1K -e 256M -n 1000 -w 1 --no-save >"$d/nosave.out" 2>"$d/nosave.err" &
+as_fg "$NVS" coll --backend mpi -b 1K -e 256M -n 1000 -w 1 --no-save >"$d/nosave.out" 2>"$d/nosave.err" &
 pid=$!
 i=0
 while [ $i -lt 600 ] && ! grep -q "sweep N=1 " "$d/nosave.err"; do
@@ -56,7 +56,7 @@ grep -q "^ *1024 " "$d/nosave.out" || fail "Ctrl-C with --no-save: the rows meas
 # 4. a sweep started with stdout closed: its descriptor 1, looked at once the sweep has begun (before the fix:
 #    closed, or whatever the process opened next: Open MPI's start-up pipe was seen there)
 if [ -d /proc/self/fd ]; then
-    "$NVS" coll --backend mpi -b 8 -e 64M -f 2 -n 20 -w 0 --no-save >&- 2>"$d/fd1.err" &
+    as_fg "$NVS" coll --backend mpi -b 8 -e 64M -f 2 -n 20 -w 0 --no-save >&- 2>"$d/fd1.err" &
     pid=$!
     i=0
     while [ $i -lt 300 ] && kill -0 $pid 2>/dev/null && ! grep -q "sweep N=1 " "$d/fd1.err"; do
