@@ -103,14 +103,20 @@ static int dispatch(int argc, char **argv)
     return 2;
 }
 
-/* A usage error is said once, by the launcher's rank 0 (nvs_stderr_once); every other rank exits 2 without a word.
+/* A usage error is said once, by the launcher's rank 0 (nvs_stderr_once); every other rank holds its message back.
  * mpirun aborts the job at the first rank that exits non-zero, so a silent rank that got there first killed rank 0
  * before it had written why (1 launch in 8 of `mpirun -np 3 nvscale accept --rules MISSING` on 2 busy cores): the
- * silent ranks leave 2 s later, time for rank 0 to say it and exit, which ends the job. */
+ * other ranks wait 2 s, time for rank 0 to say it and exit, which ends the job. A rank still there after that saw
+ * what rank 0 did not (a variable or a file on its host alone: rank 0 went on, into MPI's start-up) and says it
+ * itself, tagged with its rank, before it exits 2; before, it exited without a word and mpirun said only that
+ * rank 1 returned 2. */
 #define NVS_SILENT_RANK_EXIT_DELAY_S 2
 static int said_once(int rc)
 {
-    if (rc == 2 && nvs_launcher_rank() > 0) sleep(NVS_SILENT_RANK_EXIT_DELAY_S);
+    if (rc == 2 && nvs_launcher_rank() > 0) {
+        sleep(NVS_SILENT_RANK_EXIT_DELAY_S);
+        nvs_stderr_once_late(stderr);
+    }
     return rc;
 }
 

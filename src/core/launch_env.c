@@ -1,6 +1,7 @@
 /* See launch_env.h. */
 #include "core/launch_env.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,10 +35,31 @@ int nvs_launcher_rank(void)
     return 0;
 }
 
+/* What a non-zero rank wrote through nvs_stderr_once(): kept, not discarded, for nvs_stderr_once_late() */
+static char *held;
+static size_t held_len;
+static FILE *held_fp;
+
 FILE *nvs_stderr_once(void)
 {
-    static FILE *sink;
     if (nvs_launcher_rank() == 0) return stderr;
-    if (!sink) sink = fopen("/dev/null", "w"); /* kept open until exit: one per process */
-    return sink ? sink : stderr;
+    if (!held_fp) held_fp = open_memstream(&held, &held_len); /* kept open until exit: one per process */
+    return held_fp ? held_fp : stderr;
+}
+
+void nvs_stderr_once_late(FILE *to)
+{
+    if (!held_fp || fflush(held_fp) != 0 || !held_len) return;
+    int rank = nvs_launcher_rank();
+    /* every line tagged with the rank that saw it: rank 0 did not (it would have said so, and the job would be
+     * over), so the reader learns that the ranks disagree, e.g. a file or a variable missing on one host */
+    for (const char *p = held; *p;) {
+        const char *nl = strchr(p, '\n');
+        int n = nl ? (int)(nl - p) : (int)strlen(p);
+        fprintf(to, "[rank %d] %.*s\n", rank, n, p);
+        p += n + (nl != NULL);
+    }
+    fflush(to);
+    held_len = 0;
+    rewind(held_fp);
 }

@@ -11,8 +11,13 @@
  * sets beside it (OMPI_COMM_WORLD_SIZE, PMI_SIZE, SLURM_NTASKS) is missing or does not exceed it: a leftover
  * variable must not silence this process's messages. */
 int nvs_launcher_rank(void);
-/* stderr on launcher rank 0; on the other ranks a stream that discards (stderr again if /dev/null cannot be
- * opened: a message twice rather than none). */
+/* stderr on launcher rank 0; on the other ranks a stream that holds what is written to it until
+ * nvs_stderr_once_late() (stderr again if no memory: a message twice rather than none). */
 FILE *nvs_stderr_once(void);
+/* On a non-zero rank that refused its input, called once rank 0 had time to refuse too and so end the job (mpirun
+ * stops every rank at the first that exits non-zero): writes to `to` what the rank held back, each line tagged
+ * "[rank N] ". A refusal that only this rank saw (a variable set, a file missing, on its host alone) is then said,
+ * not lost: rank 0 went on and never said it. Nothing when nothing was held, and on rank 0. */
+void nvs_stderr_once_late(FILE *to);
 
 #endif

@@ -75,6 +75,16 @@ expect 2 "--inplace in measures nothing" $NVS coll --backend mpi --coll alltoall
 expect 2 "--inplace in measures nothing" $NVS run --backend mpi --coll alltoall --inplace in --no-train --out $out
 if command -v mpirun >/dev/null 2>&1; then # per-rank blocks of 16 B (nccl-tests): 4 ranks need 64 B
     expect 2 "-b 8 to -e 32 measures nothing" $MPIRUN -np 4 $NVS coll --backend mpi --coll all_gather -b 8 -e 32 --out $out
+    # a refusal every rank sees is said once (rank 0's); one that only rank 1 sees (a variable set on its host
+    # alone) is said by rank 1, tagged: it exited 2 without a word, rank 0 went on and mpirun named only the exit
+    expect 2 "" $MPIRUN -np 4 $NVS coll --bogus --out $out
+    n=$(printf '%s\n' "$_out" | grep -c "unknown option '--bogus'")
+    [ "$n" = 1 ] || fail "mpirun -np 4 --bogus: said $n times, not once"
+    expect 2 "^\[rank 1\] nvscale: invalid value 'x' for environment variable NVS_TEST_SLOW_STOP" \
+        $MPIRUN -np 4 sh -c '[ "$OMPI_COMM_WORLD_RANK" = 1 ] && export NVS_TEST_SLOW_STOP=x; exec "$@"' sh $NVS coll \
+        --backend mpi -n 2 -e 1K --out $out
+    n=$(printf '%s\n' "$_out" | grep -c "NVS_TEST_SLOW_STOP")
+    [ "$n" = 1 ] || fail "a refusal of rank 1 alone: said $n times, not once"
 fi
 expect 2 "(unknown|no such|cannot open).*no-such-model" $NVS train --model no-such-model --backend mpi --out $out
 # one workload under two spellings (a built-in and a file of the same name) would report twice under one key

@@ -1,6 +1,7 @@
 /* core/launch_env.c: the launcher's rank from the environment. A garbage or leftover rank variable must not make
  * a process believe it is a non-zero rank: every message of it would go to /dev/null (nvs_stderr_once), and a
  * usage error would exit 2 without a word. */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "core/launch_env.h"
@@ -51,5 +52,25 @@ static void t_garbage_or_leftover_is_rank_0(void)
     clear();
 }
 
-T_LIST = {T_CASE(t_ranks_of_a_job), T_CASE(t_garbage_or_leftover_is_rank_0)};
+/* A non-zero rank's refusal is held, not discarded: said late, tagged, if rank 0 did not end the job first (a
+ * variable or file on that rank's host alone). It was written to /dev/null: mpirun said only "exit code 2". */
+static void t_held_then_said_late(void)
+{
+    clear();
+    setenv("OMPI_COMM_WORLD_RANK", "2", 1);
+    setenv("OMPI_COMM_WORLD_SIZE", "4", 1);
+    fprintf(nvs_stderr_once(), "nvscale: invalid value 'x' for environment variable V\nTry it.\n");
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *to = open_memstream(&buf, &len);
+    T_ASSERT(to != NULL);
+    nvs_stderr_once_late(to);
+    nvs_stderr_once_late(to); /* said once: nothing held any more */
+    fclose(to);
+    T_EQ_S(buf, "[rank 2] nvscale: invalid value 'x' for environment variable V\n[rank 2] Try it.\n");
+    free(buf);
+    clear();
+}
+
+T_LIST = {T_CASE(t_ranks_of_a_job), T_CASE(t_garbage_or_leftover_is_rank_0), T_CASE(t_held_then_said_late)};
 T_MAIN
