@@ -61,6 +61,27 @@ done:
     return res;
 }
 
+/* Hosts of the same name (containers all called "localhost"): each becomes "<name>#<index>", the index being its
+ * place in the merged list, which is the runtime's node number in a gather, and the name the runtime gives such a
+ * host (runtime.h nvs_rt_distinct_host): the printed topology, run.json and whatever matches GPUs by host name
+ * (the health monitor) tell them apart. Every host sharing the name is renamed, the first too. */
+static void distinct_names(nvs_topology *t)
+{
+    char *dup = calloc((size_t)t->nhosts + 1, 1);
+    if (!dup) return; /* the names stay as they came: no worse than before */
+    for (int h = 0; h < t->nhosts; h++)
+        for (int k = h + 1; k < t->nhosts; k++)
+            if (!strcmp(t->hosts[h].name, t->hosts[k].name)) dup[h] = dup[k] = 1;
+    for (int h = 0; h < t->nhosts; h++) {
+        if (!dup[h]) continue;
+        char suffix[16], name[sizeof t->hosts[h].name];
+        int room = (int)sizeof name - 1 - snprintf(suffix, sizeof suffix, "#%d", h);
+        memcpy(name, t->hosts[h].name, sizeof name);
+        snprintf(t->hosts[h].name, sizeof t->hosts[h].name, "%.*s%s", room, name, suffix);
+    }
+    free(dup);
+}
+
 nvs_result_t nvs_topo_merge(nvs_topology *const *parts, int nparts, nvs_topology **out)
 {
     int nh = 0, ng = 0, nn = 0;
@@ -107,6 +128,7 @@ nvs_result_t nvs_topo_merge(nvs_topology *const *parts, int nparts, nvs_topology
         go += s->ngpus;
         no += s->nnics;
     }
+    distinct_names(t);
     nvs_result_t r = nvs_topo_layout(t); /* NVS_ERR_INPUT: a part's GPU or NIC names a host the part lacks */
     if (r != NVS_OK) {
         nvs_topo_free(t);

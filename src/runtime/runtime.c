@@ -39,6 +39,19 @@ void nvs_rt_set_machine(nvs_rt *rt)
     rt->machine.local_size = rt->local_size;
 }
 
+int nvs_rt_distinct_host(char *host, size_t len, int node, const char (*names)[64], const int *nodes, int n)
+{
+    int shared = 0;
+    for (int r = 0; r < n && !shared; r++) shared = nodes[r] != node && !strncmp(names[r], host, 64);
+    if (!shared || len < 2) return 0;
+    char suffix[16], name[64];
+    int sl = snprintf(suffix, sizeof suffix, "#%d", node);
+    snprintf(name, sizeof name, "%s", host);
+    int room = (int)len - 1 - sl;
+    snprintf(host, len, "%.*s%s", room > 0 ? room : 0, name, suffix);
+    return 1;
+}
+
 int nvs_rt_split_virtual(nvs_rt *rt, int k, const int *machine_node, char *err, size_t errlen)
 {
     int size = rt->size;

@@ -102,6 +102,13 @@ nvs_result_t nvs_rt_run(nvs_launch_kind kind, int nthreads, double timeout_s, in
  * err when k < 1, k > size, k does not divide size, or a virtual host would span two machines (NCCL would then
  * treat ranks of different machines as one host). */
 int nvs_rt_split_virtual(nvs_rt *rt, int k, const int *machine_node, char *err, size_t errlen);
+/* PURE. Two hosts of one job with the same name (containers all called "localhost", a cloned image) would be one
+ * name in every output that names a host (run.json's ranks, the merged topology, fleet labels) and one host to
+ * whatever matches GPUs by host name. Given every rank's host name (names[r]) and node (nodes[r]), renames
+ * `host` of node `node` to "<name>#<node>" (the name cut so that the suffix fits) when a rank of another node
+ * has the same name; unchanged otherwise. Every host sharing the name is renamed, the first too, so that no
+ * plain name stands for two. Returns 1 when renamed. */
+int nvs_rt_distinct_host(char *host, size_t len, int node, const char (*names)[64], const int *nodes, int n);
 /* Copies host/node/local fields into rt->machine (what every backend does before any emulation). */
 void nvs_rt_set_machine(nvs_rt *rt);
 

@@ -301,6 +301,41 @@ static nvs_result_t discover_nodes(nvs_rt *rt)
     return NVS_OK;
 }
 
+/* Hosts of the same name made distinct (nvs_rt_distinct_host): every rank's name and node to every rank. */
+struct host_id {
+    int node;
+    char host[64];
+};
+
+static nvs_result_t distinct_hosts(nvs_rt *rt)
+{
+    struct host_id me = {.node = rt->node}, *all = calloc((size_t)rt->size, sizeof *all);
+    char (*names)[64] = calloc((size_t)rt->size, sizeof *names);
+    int *nodes = calloc((size_t)rt->size, sizeof *nodes);
+    nvs_result_t res = NVS_ERR_NOMEM;
+    if (all && names && nodes) {
+        snprintf(me.host, sizeof me.host, "%s", rt->host);
+        res = nvs_allgather(rt, &me, all, sizeof me, "the host names");
+    }
+    if (res == NVS_OK) {
+        for (int r = 0; r < rt->size; r++) {
+            memcpy(names[r], all[r].host, sizeof names[r]);
+            names[r][63] = '\0';
+            nodes[r] = all[r].node;
+        }
+        char was[64];
+        snprintf(was, sizeof was, "%s", rt->host);
+        if (nvs_rt_distinct_host(rt->host, sizeof rt->host, rt->node, (const char(*)[64])names, nodes, rt->size) &&
+            rt->local_rank == 0)
+            nvs_warn("host %d is called '%s' as another host of this job: named '%s' in what this run writes", rt->node,
+                     was, rt->host);
+    }
+    free(all);
+    free(names);
+    free(nodes);
+    return res;
+}
+
 /* --emulate-nodes: every rank needs every rank's machine to check the split; all ranks reach the same verdict,
  * rank 0 says it. */
 static nvs_result_t emulate(nvs_rt *rt, int k)
@@ -404,6 +439,7 @@ nvs_result_t nvs_rt_mpi_run(double timeout_s, int emulate_nodes, nvs_rank_main f
     nvs_log_set_rank(rt.rank, rt.size);
     if (gethostname(rt.host, sizeof rt.host - 1) != 0) strcpy(rt.host, "unknown");
     NVS_CHECK_GOTO(discover_nodes(&rt), res, out);
+    if (rt.nnodes > 1) NVS_CHECK_GOTO(distinct_hosts(&rt), res, out);
     rt.device = rt.local_rank; /* the machine's local rank, also when emulating hosts */
     nvs_rt_set_machine(&rt);
     if (emulate_nodes > 0) NVS_CHECK_GOTO(emulate(&rt, emulate_nodes), res, out);

@@ -110,5 +110,34 @@ static void t_threads(void)
     T_EQ_I(calls, 2);
 }
 
-T_LIST = {T_CASE(t_split), T_CASE(t_refusals), T_CASE(t_threads)};
+/* Hosts of one name in a job (containers all "localhost"): each is told apart by its node, "<name>#<node>", as
+ * the merged topology names them; a name no other node has stays; a long name is cut so that the suffix fits. */
+static void t_distinct_hosts(void)
+{
+    const char names[4][64] = {"localhost", "localhost", "gpu-a", "localhost"};
+    const int nodes[4] = {0, 0, 1, 2}; /* ranks 0 and 1 on node 0 */
+    char h[64] = "localhost";
+    T_EQ_I(nvs_rt_distinct_host(h, sizeof h, 0, names, nodes, 4), 1);
+    T_EQ_S(h, "localhost#0");
+    snprintf(h, sizeof h, "localhost");
+    T_EQ_I(nvs_rt_distinct_host(h, sizeof h, 2, names, nodes, 4), 1);
+    T_EQ_S(h, "localhost#2");
+    snprintf(h, sizeof h, "gpu-a");
+    T_EQ_I(nvs_rt_distinct_host(h, sizeof h, 1, names, nodes, 4), 0);
+    T_EQ_S(h, "gpu-a");
+    /* one host of two ranks: its own ranks share its name, nothing to tell apart */
+    const int one[2] = {0, 0};
+    snprintf(h, sizeof h, "localhost");
+    T_EQ_I(nvs_rt_distinct_host(h, sizeof h, 0, names, one, 2), 0);
+    char longn[2][64];
+    memset(longn, 'x', sizeof longn);
+    longn[0][63] = longn[1][63] = '\0';
+    const int two[2] = {0, 11};
+    memcpy(h, longn[1], sizeof h);
+    T_EQ_I(nvs_rt_distinct_host(h, sizeof h, 11, (const char(*)[64])longn, two, 2), 1);
+    T_EQ_U(strlen(h), 63);
+    T_EQ_S(h + 60, "#11");
+}
+
+T_LIST = {T_CASE(t_split), T_CASE(t_refusals), T_CASE(t_threads), T_CASE(t_distinct_hosts)};
 T_MAIN

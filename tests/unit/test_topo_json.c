@@ -264,5 +264,22 @@ static void t_across_hosts(void)
     nvs_topo_free(t);
 }
 
-T_LIST = {T_CASE(t_roundtrip), T_CASE(t_json_fields), T_CASE(t_json_errors), T_CASE(t_gather), T_CASE(t_unknown_class), T_CASE(t_across_hosts)};
+/* Two hosts of one name (containers all called "localhost"): one name for both in the merged topology, so that
+ * its table, run.json and the health monitor's match by host name could not tell them apart. Each is
+ * "<name>#<index>" now (the runtime's name for such a host, runtime.h nvs_rt_distinct_host); another stays. */
+static void t_same_names(void)
+{
+    nvs_topology *parts[3] = {load("pcie8.xml"), load("h200x2.xml"), load("pcie8.xml")}, *t = NULL;
+    snprintf(parts[0]->hosts[0].name, sizeof parts[0]->hosts[0].name, "localhost");
+    snprintf(parts[1]->hosts[0].name, sizeof parts[1]->hosts[0].name, "other");
+    snprintf(parts[2]->hosts[0].name, sizeof parts[2]->hosts[0].name, "localhost");
+    T_EQ_I(nvs_topo_merge(parts, 3, &t), NVS_OK);
+    for (int k = 0; k < 3; k++) nvs_topo_free(parts[k]);
+    T_EQ_S(t->hosts[0].name, "localhost#0");
+    T_EQ_S(t->hosts[1].name, "other");
+    T_EQ_S(t->hosts[2].name, "localhost#2");
+    nvs_topo_free(t);
+}
+
+T_LIST = {T_CASE(t_roundtrip), T_CASE(t_json_fields), T_CASE(t_json_errors), T_CASE(t_gather), T_CASE(t_unknown_class), T_CASE(t_across_hosts), T_CASE(t_same_names)};
 T_MAIN
