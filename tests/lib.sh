@@ -141,7 +141,7 @@ json_get() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(
 # background subshell that runs the function execs too, so $! of `as_fg ... &` is CMD's pid, not a subshell's
 # (which ignores SIGINT: a kill -INT to it did nothing)
 as_fg() {
-    exec python3 -c 'import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); os.execvp(sys.argv[1], sys.argv[1:])' "$@"
+    exec python3 tools/as-fg "$@"
 }
 
 finish() {

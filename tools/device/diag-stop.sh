@@ -21,7 +21,7 @@ stacks() { # stacks PID LABEL
 }
 for phase in "step" "all-reduces"; do
     name=int-${phase%%-*}
-    ./nvscale train --model resnet50 --steps 400 --warmup-steps 2 -v --out "$R/$name" >"$R/$name.txt" 2>&1 &
+    tools/as-fg ./nvscale train --model resnet50 --steps 400 --warmup-steps 2 -v --out "$R/$name" >"$R/$name.txt" 2>&1 &
     p=$!
     # until that phase of the N=1 step runs
     for i in $(seq 1 600); do grep -q "N=1: $phase 1/400" "$R/$name.txt" && break; sleep 0.1; done

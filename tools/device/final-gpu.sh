@@ -35,7 +35,7 @@ step "issue 15: two emulated hosts of one GPU each (NET/Socket between them)"
 go 120 emulate-2x1 mpirun --allow-run-as-root -np 2 --bind-to none -x NCCL_NVLS_ENABLE $LO ./nvscale --emulate-nodes 2 \
     -b 8 -e 256M -f 4 --no-train --out "$R/emulate-2x1"
 step "issue 14: Ctrl-C and kill -9 on NCCL runs"
-( ./nvscale coll -b 1M -e 8G -f 2 -n 100 --out "$R/sigint" >"$R/sigint.txt" 2>&1 & p=$!
+( tools/as-fg ./nvscale coll -b 1M -e 8G -f 2 -n 100 --out "$R/sigint" >"$R/sigint.txt" 2>&1 & p=$!
   for i in $(seq 1 300); do [ -s "$R/sigint.partial/run.json" ] && grep -q '"collective"' "$R/sigint.partial/run.json" && break; sleep 0.1; done
   sleep 2; kill -INT $p; wait $p; echo "exit $?" >>"$R/sigint.txt" )
 ( $MR ./nvscale coll -b 1M -e 8G -f 2 -n 100 --out "$R/kill9" >"$R/kill9.txt" 2>&1 & p=$!
