@@ -138,6 +138,17 @@ typedef struct {
     const char *when; /* "before the run", "during the run", "after the run" */
 } reader;
 
+/* A failed call into g->read_errors ("call: NVML's text"), each call once. */
+static void read_error(nvs_health_gpu *g, const char *call, const char *text)
+{
+    char item[112];
+    snprintf(item, sizeof item, "%s: %s", call, text);
+    if (strstr(g->read_errors, item)) return;
+    size_t l = strlen(g->read_errors);
+    if (l + strlen(item) + 2 < sizeof g->read_errors)
+        snprintf(g->read_errors + l, sizeof g->read_errors - l, "%s%s", l ? "; " : "", item);
+}
+
 static ret_t seen(const reader *c, const char *call, ret_t r)
 {
     if (r == OK || r == NVS_NVML_ERROR_NOT_SUPPORTED || r == NVS_NVML_ERROR_INVALID_ARGUMENT ||
@@ -155,12 +166,7 @@ static ret_t seen(const reader *c, const char *call, ret_t r)
         }
         return r;
     }
-    char item[112];
-    snprintf(item, sizeof item, "%s: %s", call, text);
-    if (strstr(g->read_errors, item)) return r; /* each call once */
-    size_t l = strlen(g->read_errors);
-    if (l + strlen(item) + 2 < sizeof g->read_errors)
-        snprintf(g->read_errors + l, sizeof g->read_errors - l, "%s%s", l ? "; " : "", item);
+    read_error(g, call, text);
     return r;
 }
 
@@ -281,6 +287,8 @@ static void drain_events(nvs_health_monitor *m)
                 g->xid_watched = 0;
                 snprintf(g->xid_why, sizeof g->xid_why, "nvmlEventSetWait_v2 failed after %.0f s: %s",
                          nvs_now_s() - m->t0, nvs_nvml_error_text(m->nvml, r));
+                /* a call that failed: the xid check WARNs naming it (not watched for want of support: a SKIP) */
+                read_error(g, "nvmlEventSetWait_v2", nvs_nvml_error_text(m->nvml, r));
             }
             return;
         }
@@ -363,19 +371,24 @@ static void setup_events(nvs_health_monitor *m)
     const fns *f = &m->f;
     const char *why = NULL;
     char create_why[96];
-    ret_t r;
+    ret_t r, create_r = OK;
     if (!f->set_create || !f->set_register || !f->set_wait || !f->set_free)
         why = "this NVML has no event sets";
-    else if ((r = f->set_create(&m->set)) != OK) {
-        snprintf(create_why, sizeof create_why, "nvmlEventSetCreate: %s", nvs_nvml_error_text(m->nvml, r));
+    else if ((create_r = f->set_create(&m->set)) != OK) {
+        snprintf(create_why, sizeof create_why, "nvmlEventSetCreate: %s", nvs_nvml_error_text(m->nvml, create_r));
         why = create_why;
     } else
         m->have_set = 1;
+    /* a call that failed with more than "not supported" goes to read_errors too: the xid check WARNs naming it,
+     * where an XID watch this NVML or GPU does not offer is a SKIP (not checked) */
     for (int i = 0; i < m->n; i++) {
         nvs_health_gpu *g = &m->gpus[i].g;
+        const reader c = {m->nvml, g, "before the run"};
         if (g->why[0]) continue;
         if (why) {
             snprintf(g->xid_why, sizeof g->xid_why, "%s", why);
+            if (create_r != OK && create_r != NVS_NVML_ERROR_NOT_SUPPORTED)
+                read_error(g, "nvmlEventSetCreate", nvs_nvml_error_text(m->nvml, create_r));
             continue;
         }
         unsigned long long types = 0;
@@ -383,7 +396,8 @@ static void setup_events(nvs_health_monitor *m)
             snprintf(g->xid_why, sizeof g->xid_why, "this GPU does not deliver XID events");
             continue;
         }
-        r = f->set_register(m->gpus[i].dev, NVS_NVML_EVENT_TYPE_XID_CRITICAL_ERROR, m->set);
+        r = seen(&c, "nvmlDeviceRegisterEvents",
+                 f->set_register(m->gpus[i].dev, NVS_NVML_EVENT_TYPE_XID_CRITICAL_ERROR, m->set));
         if (r != OK) snprintf(g->xid_why, sizeof g->xid_why, "nvmlDeviceRegisterEvents: %s", nvs_nvml_error_text(m->nvml, r));
         else g->xid_watched = 1;
     }

@@ -3,8 +3,9 @@
  * Counters are judged on what changed DURING the run (after - before) where a change is the symptom (ECC,
  * NVLink and PCIe errors, XIDs), and on the state itself where the state is the problem (pending remaps, a
  * link trained below its maximum, throttle reasons). What the GPU or driver does not report is a SKIP
- * ("unsupported: cannot be checked": not checked, never a silent PASS); a call that failed otherwise (no
- * permission, an unknown error) is a WARN naming it. */
+ * ("unsupported: cannot be checked": not checked, never a silent PASS), and so is what a check had nothing to judge
+ * against (no XID event set, no busy sample, no reference value); a call that failed otherwise (no permission, an
+ * unknown error) is a WARN naming it. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -107,17 +108,27 @@ static void worsen(nvs_health_finding *x, nvs_severity s)
 
 static long long delta(long long a, long long b) { return a >= 0 && b >= 0 ? b - a : -1; }
 
-static void unsupported(nvs_health_finding *x, const nvs_health_gpu *g, const char *what)
+/* Something the check needs was not there, so it judges nothing: a SKIP (not checked) when nothing failed, a WARN
+ * naming the NVML calls that failed on this GPU when some did (no permission, an unknown error deserve a look). */
+static void not_judged(nvs_health_finding *x, const nvs_health_gpu *g, const char *why)
 {
-    put(x->measured, sizeof x->measured, "unsupported");
-    if (g->read_errors[0]) { /* not necessarily "not supported": a call failed, which deserves a look */
+    if (g->read_errors[0]) {
         worsen(x, NVS_SEV_WARN);
-        note_add(x, "%s: not reported, so it cannot be checked (NVML calls that failed on this GPU: %s)", what,
-                 g->read_errors);
+        note_add(x, "%s (NVML calls that failed on this GPU: %s)", why, g->read_errors);
     } else {
         x->unchecked = 1; /* NVS_SEV_SKIP unless something else of this finding warns or fails */
-        note_add(x, "%s: this GPU or driver does not report it, so it cannot be checked", what);
+        note_add(x, "%s", why);
     }
+}
+
+static void unsupported(nvs_health_finding *x, const nvs_health_gpu *g, const char *what)
+{
+    char why[160];
+    put(x->measured, sizeof x->measured, "unsupported");
+    /* with a failed call, not necessarily "not supported" */
+    put(why, sizeof why, "%s: %s, so it cannot be checked", what,
+        g->read_errors[0] ? "not reported" : "this GPU or driver does not report it");
+    not_judged(x, g, why);
 }
 
 /* The reading that counts as "now": after the run when there is one. */
@@ -237,11 +248,12 @@ static void eval_xid(nvs_health_finding *x, const nvs_health_gpu *g, double wind
 {
     put(x->expected, sizeof x->expected, "no XID");
     x->expected_v = 0;
-    if (!g->xid_watched) {
+    if (!g->xid_watched) { /* nothing judged: a SKIP, a WARN where an event call failed (in read_errors) */
+        char why[240];
         put(x->measured, sizeof x->measured, "not watched");
-        worsen(x, NVS_SEV_WARN);
-        note_add(x, "XID events were not watched (%s): look at the kernel log (dmesg | grep Xid)",
-                 g->xid_why[0] ? g->xid_why : "no NVML event set");
+        put(why, sizeof why, "XID events not watched (%s): see the kernel log (dmesg | grep Xid)",
+            g->xid_why[0] ? g->xid_why : "no NVML event set");
+        not_judged(x, g, why);
         return;
     }
     /* in a long long: run.json allows up to 1e9 per code and 16 codes besides "other", whose sum in an int
@@ -302,9 +314,9 @@ static void eval_clocks(nvs_health_finding *x, const nvs_health_gpu *g)
     put(x->expected, sizeof x->expected, ">= %.0f%% of max SM clock", CLOCK_MEAN_MIN_FRAC * 100);
     if (l->busy_samples == 0) {
         put(x->measured, sizeof x->measured, "not loaded");
-        worsen(x, NVS_SEV_WARN);
-        note_add(x, "no sample found the GPU busy, so the clocks under load are unknown (level 3 loads the GPUs for "
-                    "minutes)");
+        x->unchecked = 1; /* nothing measured to judge: not checked (level 1 does not load the GPUs) */
+        note_add(x, "no sample found the GPU busy, so the clocks under load are unknown and not checked (level 3 "
+                    "loads the GPUs for minutes)");
         return;
     }
     if (isnan(l->sm_mean_mhz) || b->sm_max_mhz <= 0) {
@@ -345,10 +357,9 @@ static void eval_temperature(nvs_health_finding *x, const nvs_health_gpu *g)
     }
     x->measured_v = t;
     put(x->measured, sizeof x->measured, "max %d C", t);
-    if (slow <= 0) { /* a temperature with nothing to hold it against is not a PASS */
-        worsen(x, NVS_SEV_WARN);
-        note_add(x, "the slowdown threshold is not reported (nvmlDeviceGetTemperatureThreshold), so the temperature "
-                    "cannot be judged");
+    if (slow <= 0) { /* a temperature with nothing to hold it against is not a PASS: not checked */
+        not_judged(x, g, "the slowdown threshold is not reported (nvmlDeviceGetTemperatureThreshold), so the "
+                         "temperature cannot be judged");
         return;
     }
     if (t >= slow) {
@@ -374,10 +385,9 @@ static void eval_power(nvs_health_finding *x, const nvs_health_gpu *g)
     x->measured_v = lim;
     if (!isnan(peak)) put(x->measured, sizeof x->measured, "peak %.0f W, limit %.0f W", peak, lim);
     else put(x->measured, sizeof x->measured, "limit %.0f W", lim);
-    if (isnan(def)) { /* a limit with no default to hold it against is not a PASS */
-        worsen(x, NVS_SEV_WARN);
-        note_add(x, "the default power limit is not reported (nvmlDeviceGetPowerManagementDefaultLimit): cannot tell "
-                    "whether the limit was lowered");
+    if (isnan(def)) { /* a limit with no default to hold it against is not a PASS: not checked */
+        not_judged(x, g, "the default power limit is not reported (nvmlDeviceGetPowerManagementDefaultLimit): "
+                         "cannot tell whether the limit was lowered");
         return;
     }
     x->expected_v = def;
