@@ -33,9 +33,21 @@ typedef struct {
     unsigned long long first_wrong; /* that rank's first wrong element index */
 } nvs_coll_row;
 
+/* Sizes of one (collective, N, type) the sweep left out because they give some rank no element (coll.h: 16-byte
+ * blocks per rank for all_gather, reduce_scatter, alltoall): said in the table and run.json, never a silent gap.
+ * The sweep's sizes rise, so those left out are the `sizes` from `first` to `last`; `planned` is how many it had. */
+typedef struct {
+    int coll, n;
+    nvs_dtype type;
+    size_t first, last;
+    int sizes, planned;
+} nvs_coll_skip;
+
 typedef struct {
     nvs_coll_row *v;
     size_t n, cap;
+    nvs_coll_skip *skips;
+    size_t nskips, skips_cap;
     /* called after every row pushed, e.g. to checkpoint what was measured so far (may be NULL); an error it
      * returns stops the sweep */
     nvs_result_t (*on_push)(void *arg);
@@ -43,6 +55,11 @@ typedef struct {
 } nvs_coll_rows;
 
 nvs_result_t nvs_rows_push(nvs_coll_rows *r, const nvs_coll_row *row);
+/* One size of (coll, n, type) left out as too small (counted once over its ops and placements). */
+nvs_result_t nvs_rows_skip(nvs_coll_rows *r, int coll, int n, nvs_dtype type, size_t size, int planned);
+/* Why an entry was left out, for people: "3 of 8 sizes (8 B to 32 B) left out: ..." or, where no size was left,
+ * "no size measured: ..." */
+char *nvs_coll_skip_text(const nvs_coll_skip *k, char *buf, size_t len);
 void nvs_rows_free(nvs_coll_rows *r);
 
 #endif

@@ -168,6 +168,7 @@ struct cfg_point {
     int opi; /* -1 = none */
     size_t size;
     int inplace;
+    int planned; /* sizes in the sweep */
 };
 
 /* One operation, unless a signal came: a backend whose launch completes the operation (mpi: a 1 GiB all-reduce
@@ -293,8 +294,9 @@ static nvs_result_t run_point(nvs_backend *b, nvs_comm *c, int n, const nvs_swee
     NVS_CHECK(nvs_allreduce_f64(rt, agree, 2, NVS_RT_MAX, "sweep configuration"));
     if (agree[1] > 0) return NVS_ERR_INTERRUPTED;
     /* too small to give every rank an element: left out (nccl-tests prints such a size as a row of 0 bytes, which
-     * moves nothing and times only the launch; nvs_sweep_validate refuses a sweep left with no size at all) */
-    if (agree[0] > 0) return NVS_OK;
+     * moves nothing and times only the launch; nvs_sweep_validate refuses a sweep left with no size at all), and
+     * kept as left out, so that the table and run.json say so (an N of all_gather with no size was a silent gap) */
+    if (agree[0] > 0) return nvs_rows_skip(rows, pt->ci, n, pt->type, pt->size, pt->planned);
     resolve(&op, bufs);
     slice_cursor cur = {nvs_slices_plan(nvs_slices_extent(&op.counts, ts, op.inplace), bufs->bytes), 0};
     nvs_pattern pat = {.op = op.op, .nranks = n,
@@ -418,7 +420,7 @@ nvs_result_t nvs_sweep_run(nvs_backend *b, nvs_comm *c, int n, const nvs_sweep_b
                                 total++;
                                 continue;
                             }
-                            struct cfg_point pt = {coll, ci, (nvs_dtype)t, has_op ? o : -1, sizes[s], ip};
+                            struct cfg_point pt = {coll, ci, (nvs_dtype)t, has_op ? o : -1, sizes[s], ip, (int)nsizes};
                             char sz[32];
                             /* time left: the configurations so far took this long each, on average (large
                              * sizes come last, so it errs short; it corrects itself as they run) */

@@ -92,6 +92,25 @@ static json_t *sweep_json(const nvs_config *c, int host)
     return o;
 }
 
+/* The sizes the sweep left out at some N as too small for its ranks (rows.h), each with why: no silent gap */
+static json_t *skipped_json(const nvs_coll_rows *rows)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; a && i < rows->nskips; i++) {
+        const nvs_coll_skip *k = &rows->skips[i];
+        char why[256];
+        json_t *o = json_pack("{s:s, s:i, s:s, s:i, s:i, s:I, s:I, s:s}", "collective", nvs_coll_at(k->coll)->name,
+                              "n", k->n, "type", nvs_dtype_name(k->type), "sizes", k->sizes, "of", k->planned,
+                              "from_bytes", (json_int_t)k->first, "to_bytes", (json_int_t)k->last, "why",
+                              nvs_coll_skip_text(k, why, sizeof why));
+        if (!o || json_array_append_new(a, o)) {
+            json_decref(a);
+            return NULL;
+        }
+    }
+    return a;
+}
+
 static json_t *scaling_json(const nvs_ctx *run)
 {
     json_t *a = json_array();
@@ -151,7 +170,11 @@ json_t *nvs_ctx_to_json(const nvs_ctx *run, nvs_result_t status, double duration
     put(root, "world", world_json(run));
     if (run->ranks) put(root, "ranks", ranks_json(run));
     if (run->topology) json_object_set(root, "topology", run->topology);
-    if (strcmp(cfg->subcommand, "train")) put(root, "sweep", sweep_json(cfg, h.backend && !strcmp(h.backend, "mpi")));
+    if (strcmp(cfg->subcommand, "train")) {
+        json_t *sw = sweep_json(cfg, h.backend && !strcmp(h.backend, "mpi"));
+        if (sw && run->rows.nskips) put(sw, "skipped", skipped_json(&run->rows));
+        put(root, "sweep", sw);
+    }
     put(root, "scaling", scaling_json(run));
     put(root, "collectives", rows_json(run)); /* always present (empty for `train`): readers can rely on it */
     if (run->transports) json_object_set(root, "transports", run->transports);

@@ -202,6 +202,13 @@ void nvs_print_table(const nvs_ctx *run, FILE *to)
         else
             fprintf(to, "# Avg bus bandwidth  : - (N=1: one %s, nothing crosses a link; the baseline)\n", unit);
     }
+    /* sizes left out as too small for the ranks: a whole N of a collective can have none, and no table at all */
+    for (size_t i = 0; i < run->rows.nskips; i++) {
+        const nvs_coll_skip *k = &run->rows.skips[i];
+        char why[256];
+        fprintf(to, "#\n# skipped: %s on %d rank%s: %s\n", nvs_coll_at(k->coll)->name, k->n, k->n > 1 ? "s" : "",
+                nvs_coll_skip_text(k, why, sizeof why));
+    }
 }
 
 nvs_result_t nvs_print_csv(const nvs_ctx *run, FILE *to)
