@@ -83,13 +83,14 @@ static int push_empty(points *ps, const char *fmt, ...)
     return push(ps, &p);
 }
 
-/* Whether row c measured the sweep size `size`: its bytes are that size, or that size as the collective rounds it
+/* Whether row c measured the sweep size `size`: its run.json "size" (or bytes) is that size, or (a file written
+ * before "size") its bytes are that size as the collective rounds it
  * at the row's N (collectives/coll.h: all_gather, reduce_scatter and alltoall keep whole 16-byte blocks per rank,
  * as nccl-tests does, so 1 GiB of float is 1073741808 B at N=3, while the rule says 1G: accept's `busbw
  * all_gather size=1G n=max` read "not measured", a FAIL, on every machine of 3, 5, 6 or 7 GPUs). */
 static int row_of_size(const nvs_run_coll *c, size_t size)
 {
-    if (c->bytes == (double)size) return 1;
+    if (c->size == (double)size || c->bytes == (double)size) return 1;
     const nvs_coll *k = nvs_coll_find(c->collective);
     int t = c->type ? nvs_dtype_parse(c->type) : -1;
     nvs_coll_counts cc;

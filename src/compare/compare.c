@@ -351,16 +351,16 @@ int nvs_tp_runs_alike(const nvs_run *const *runs, const char *const *names, int 
     for (int i = 1; i < nr; i++)
         for (size_t k = 0; k < runs[i]->ncolls; k++) {
             const nvs_run_coll *x = &runs[i]->colls[k];
-            if (nvs_run_coll_find(runs[i], x->collective, x->n, x->bytes) != x) continue; /* not a row shown */
+            if (nvs_run_coll_find(runs[i], x->collective, x->n, x->size) != x) continue; /* not a row shown */
             for (int j = 0; j < i; j++) {
-                const nvs_run_coll *y = nvs_run_coll_find(runs[j], x->collective, x->n, x->bytes);
+                const nvs_run_coll *y = nvs_run_coll_find(runs[j], x->collective, x->n, x->size);
                 if (!y) continue;
                 int same_kind = same_s(x->type, y->type) && same_s(x->op, y->op) && x->root == y->root &&
                                 x->inplace == y->inplace && x->graph == y->graph;
                 int same_iters = x->iters < 0 || y->iters < 0 || x->iters == y->iters;
                 if (same_kind && same_iters) continue;
                 char sz[32];
-                nvs_format_size((size_t)x->bytes, sz, sizeof sz);
+                nvs_format_size((size_t)x->size, sz, sizeof sz);
                 if (same_kind) { /* -n: the time is a mean over iters */
                     snprintf(err, errlen, "-n: %s N=%d %s: %s timed %d iterations, %s %d", x->collective, x->n, sz,
                              names[j], y->iters, names[i], x->iters);

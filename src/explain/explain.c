@@ -306,14 +306,14 @@ static int several_hosts(const nvs_run *r)
     return 0;
 }
 
-/* Largest size of `coll` measured at n with a busbw. */
+/* Largest sweep size of `coll` measured at n with a busbw (by size, not bytes: see nvs_run_coll.size). */
 static const nvs_run_coll *largest(const nvs_run *r, const char *coll, int n)
 {
     const nvs_run_coll *best = NULL;
     for (size_t i = 0; i < r->ncolls; i++) {
         const nvs_run_coll *c = &r->colls[i];
         if (c->n != n || strcmp(c->collective, coll) || isnan(c->busbw_gbps)) continue;
-        if (!best || c->bytes > best->bytes || (c->bytes == best->bytes && best->inplace && !c->inplace)) best = c;
+        if (!best || c->size > best->size || (c->size == best->size && best->inplace && !c->inplace)) best = c;
     }
     return best;
 }
@@ -447,16 +447,17 @@ void nvs_explain_facts_from_run(const nvs_run *r, int n, nvs_explain_facts *f)
         if (c) {
             f->busbw_gbps = c->busbw_gbps;
             f->busbw_bytes = c->bytes;
-            /* the previous N >= 2 with the same collective at the same size */
+            /* the previous N >= 2 with the same collective at the same sweep size (its bytes may differ: all_gather's
+             * 1 GiB of float is 1073741808 B at N=3 and 1073741824 B at N=2) */
             int best_prev = 0;
             for (size_t i = 0; i < r->ncolls; i++) {
                 const nvs_run_coll *p = &r->colls[i];
-                if (p->n >= 2 && p->n < n && p->n > best_prev && p->bytes == c->bytes &&
+                if (p->n >= 2 && p->n < n && p->n > best_prev && p->size == c->size &&
                     !strcmp(p->collective, coll) && !isnan(p->busbw_gbps))
                     best_prev = p->n;
             }
             if (best_prev) {
-                const nvs_run_coll *p = nvs_run_coll_find(r, coll, best_prev, c->bytes);
+                const nvs_run_coll *p = nvs_run_coll_find(r, coll, best_prev, c->size);
                 f->prev_n = best_prev;
                 f->prev_busbw_gbps = p ? p->busbw_gbps : NAN;
             }

@@ -18,14 +18,14 @@ static double common_size(const nvs_run *const *runs, size_t nruns, const char *
             if (runs[i]->colls[k].n == n && !strcmp(runs[i]->colls[k].collective, coll)) first = runs[i];
     for (size_t k = 0; first && k < first->ncolls; k++) {
         const nvs_run_coll *c = &first->colls[k];
-        if (c->n != n || strcmp(c->collective, coll) || isnan(c->busbw_gbps) || c->bytes <= best) continue;
+        if (c->n != n || strcmp(c->collective, coll) || isnan(c->busbw_gbps) || c->size <= best) continue;
         int all = 1;
         for (size_t i = 0; i < nruns && all; i++) {
             int has_coll = 0;
             for (size_t j = 0; j < runs[i]->ncolls; j++) has_coll |= runs[i]->colls[j].n == n && !strcmp(runs[i]->colls[j].collective, coll);
-            if (has_coll && !nvs_run_coll_find(runs[i], coll, n, c->bytes)) all = 0;
+            if (has_coll && !nvs_run_coll_find(runs[i], coll, n, c->size)) all = 0;
         }
-        if (all) best = c->bytes;
+        if (all) best = c->size;
     }
     return best;
 }
@@ -142,7 +142,7 @@ static int collect(const nvs_run *const *runs, size_t nruns, nvs_fleet_samples *
             char key[96], sz[32];
             double bytes;
             if (memo_size(memo, nmemo, runs, nruns, c->collective, c->n, &bytes)) return -1;
-            if (bytes <= 0 || c->bytes != bytes) continue; /* the one row of this run that stands for the key */
+            if (bytes <= 0 || c->size != bytes) continue; /* the one row of this run that stands for the key */
             snprintf(key, sizeof key, "busbw %s %s n=%d", c->collective, nvs_format_size((size_t)bytes, sz, sizeof sz), c->n);
             int seen = 0;
             for (size_t j = 0; j < out->n; j++)

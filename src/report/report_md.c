@@ -316,6 +316,7 @@ static int cmp_str(const char *a, const char *b) { return strcmp(a ? a : "", b ?
 static int cmp_coll(const void *a, const void *b)
 {
     const nvs_run_coll *x = *(const nvs_run_coll *const *)a, *y = *(const nvs_run_coll *const *)b;
+    if (x->size != y->size) return x->size < y->size ? -1 : 1;
     if (x->bytes != y->bytes) return x->bytes < y->bytes ? -1 : 1;
     int c = cmp_str(x->type, y->type);
     if (!c) c = cmp_str(x->op, y->op);
@@ -876,8 +877,8 @@ static void side_by_side(const nvs_report *rep, FILE *f)
                     const nvs_run_coll *x = &rep->runs[i].colls[k];
                     if (x->n != n || strcmp(x->collective, names[c])) continue;
                     int seen = 0;
-                    for (int s = 0; s < ks && !seen; s++) seen = sizes[s] == x->bytes;
-                    if (!seen && ks < 512) sizes[ks++] = x->bytes;
+                    for (int s = 0; s < ks && !seen; s++) seen = sizes[s] == x->size;
+                    if (!seen && ks < 512) sizes[ks++] = x->size;
                 }
             for (int a = 1; a < ks; a++)
                 for (int b = a; b > 0 && sizes[b - 1] > sizes[b]; b--) {

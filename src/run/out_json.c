@@ -135,10 +135,12 @@ static json_t *rows_json(const nvs_ctx *run)
     json_t *a = json_array();
     for (size_t i = 0; a && i < run->rows.n; i++) {
         const nvs_coll_row *r = &run->rows.v[i];
-        json_t *o = json_pack("{s:s, s:i, s:s, s:s, s:i, s:b, s:I, s:I, s:i, s:b, s:{s:f, s:f, s:f}, s:i, s:o, s:o}",
+        json_t *o = json_pack("{s:s, s:i, s:s, s:s, s:i, s:b, s:I, s:I, s:I, s:i, s:b, s:{s:f, s:f, s:f}, s:i, s:o,"
+                              " s:o}",
                               "collective", nvs_coll_at(r->coll)->name, "n", r->n, "type", nvs_dtype_name(r->type),
                               "op", r->op < 0 ? "none" : nvs_redop_name((nvs_redop)r->op), "root", r->root,
-                              "inplace", r->inplace, "bytes", (json_int_t)r->bytes, "count", (json_int_t)r->count,
+                              "inplace", r->inplace, "size", (json_int_t)r->size, "bytes", (json_int_t)r->bytes,
+                              "count", (json_int_t)r->count,
                               "iters", r->iters, "graph", r->graph_launches > 0, "time_us", "min", r->t_min_us, "avg",
                               r->t_avg_us, "max", r->t_max_us, "slowest_rank", r->slowest_rank, "algbw_gbps",
                               nvs_rj_num(r->algbw_gbps), "busbw_gbps", nvs_rj_num(r->busbw_gbps));

@@ -92,6 +92,10 @@ typedef struct {
     const char *collective, *type, *op;
     int n, root, inplace, graph;        /* root -1 = none; inplace/graph 0/1 */
     double bytes, count;                /* bytes: a whole number >= 0 (required) */
+    double size;                        /* the sweep size measured (whole, >= 0): bytes are that size as the
+                                         * collective rounds it at this N (all_gather, reduce_scatter and alltoall:
+                                         * whole 16-byte blocks per rank), so rows of one size at several N are
+                                         * matched by it; = bytes where the file does not say (before "size") */
     int iters;                          /* -1 absent */
     double time_min_us, time_avg_us, time_max_us; /* NAN absent */
     int slowest_rank;                   /* -1 absent */
@@ -281,8 +285,9 @@ const nvs_run_scaling *nvs_run_scaling_of(const nvs_run *r, int n);
 const nvs_run_transport *nvs_run_transport_of(const nvs_run *r, int n);
 const nvs_run_train_result *nvs_run_train_of(const nvs_run *r, int n);
 const nvs_run_explain *nvs_run_explain_of(const nvs_run *r, int n);
-/* The collective result for (collective, n, bytes), choosing out-of-place when both exist; NULL if none. */
-const nvs_run_coll *nvs_run_coll_find(const nvs_run *r, const char *collective, int n, double bytes);
+/* The collective result for (collective, n, sweep size: nvs_run_coll.size), choosing out-of-place when both
+ * exist; NULL if none. */
+const nvs_run_coll *nvs_run_coll_find(const nvs_run *r, const char *collective, int n, double size);
 /* Which row nvs_run_coll_find picked, for a table that shows one row per (collective, n, bytes) of a sweep of
  * several types or ops (-d float,double -o sum,max): "float sum" ("float" where the op is none) in buf when the collective has rows of more than
  * one (type, op) in the run, "" otherwise (then there is nothing to say). Returns buf. */
@@ -295,7 +300,7 @@ const char *nvs_run_p2p_skipped(const nvs_run *r, char *buf, size_t len);
 /* Distinct values in ascending order (caller frees). Returns the count; -1 on out of memory. */
 int nvs_run_ns(const nvs_run *r, int **out);                 /* every N of collectives, train and scaling */
 int nvs_run_coll_ns(const nvs_run *r, const char *collective, int **out);
-int nvs_run_coll_sizes(const nvs_run *r, const char *collective, double **out);
+int nvs_run_coll_sizes(const nvs_run *r, const char *collective, double **out); /* sweep sizes (.size) */
 int nvs_run_collective_names(const nvs_run *r, const char ***out); /* in first-appearance order */
 
 #endif

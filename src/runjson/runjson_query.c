@@ -135,12 +135,12 @@ const nvs_run_explain *nvs_run_explain_of(const nvs_run *r, int n)
     return NULL;
 }
 
-const nvs_run_coll *nvs_run_coll_find(const nvs_run *r, const char *collective, int n, double bytes)
+const nvs_run_coll *nvs_run_coll_find(const nvs_run *r, const char *collective, int n, double size)
 {
     const nvs_run_coll *inplace = NULL;
     for (size_t i = 0; i < r->ncolls; i++) {
         const nvs_run_coll *c = &r->colls[i];
-        if (c->n != n || c->bytes != bytes || strcmp(c->collective, collective)) continue;
+        if (c->n != n || c->size != size || strcmp(c->collective, collective)) continue;
         if (!c->inplace) return c;
         if (!inplace) inplace = c;
     }
@@ -205,7 +205,7 @@ int nvs_run_coll_sizes(const nvs_run *r, const char *collective, double **out)
     if (!v) return -1;
     int n = 0;
     for (size_t i = 0; i < r->ncolls; i++)
-        if (!strcmp(r->colls[i].collective, collective)) v[n++] = r->colls[i].bytes;
+        if (!strcmp(r->colls[i].collective, collective)) v[n++] = r->colls[i].size;
     int k = nvs_sort_unique_double(v, n);
     *out = v;
     return k;

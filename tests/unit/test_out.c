@@ -55,10 +55,10 @@ static void make_ctx(nvs_ctx *ctx, nvs_config *cfg, nvs_rt *rt)
                     double t = (s ? 3280.0 : 13.8) * (c ? 0.9 : 1.0) * (ip ? 1.01 : 1.0) / (n == 1 ? 8 : 1);
                     const nvs_coll *coll = c ? &nvs_coll_broadcast : &nvs_coll_all_reduce;
                     nvs_coll_row row = {.coll = c ? bc : ar, .n = n, .type = NVS_FLOAT, .op = c ? -1 : NVS_SUM,
-                                        .root = c ? 0 : -1, .inplace = ip, .bytes = sizes[s], .count = sizes[s] / 4,
-                                        .iters = s ? 20 : 1000, .t_min_us = t * 0.99, .t_avg_us = t * 0.995,
-                                        .t_max_us = t, .slowest_rank = n - 1, .t_basis_us = t, .wrong = 0,
-                                        .wrong_rank = -1};
+                                        .root = c ? 0 : -1, .inplace = ip, .bytes = sizes[s], .size = sizes[s],
+                                        .count = sizes[s] / 4, .iters = s ? 20 : 1000, .t_min_us = t * 0.99,
+                                        .t_avg_us = t * 0.995, .t_max_us = t, .slowest_rank = n - 1,
+                                        .t_basis_us = t, .wrong = 0, .wrong_rank = -1};
                     row.algbw_gbps = (double)sizes[s] / (t * 1e-6) / 1e9;
                     row.busbw_gbps = row.algbw_gbps * coll->busbw_factor(n);
                     if (n == 1) { /* as the sweep leaves them: no bus at N=1, nothing moved in place */
