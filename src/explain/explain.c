@@ -150,6 +150,11 @@ size_t nvs_explain_text(const nvs_explain_facts *f, char *buf, size_t len)
             U1);
         return s.used;
     }
+    if (f->not_measured) { /* an interrupted or failed run lists the counts it planned: say what is missing */
+        sbf(&s, "At %d %s nothing was measured: the run did not get to this count or failed at it (see its result).",
+            f->n, UN);
+        return s.used;
+    }
     int hop = f->has_hop && f->hop_class, tr = f->transport[0] != '\0';
     sbf(&s, "At %d %s ", f->n, UN);
     if (f->hosts > 1 && f->n % f->hosts == 0)
@@ -385,6 +390,12 @@ void nvs_explain_facts_from_run(const nvs_run *r, int n, nvs_explain_facts *f)
     nvs_explain_facts_init(f, n);
     f->host_ranks = r->backend && !strcmp(r->backend, "mpi");
     if (n < 1) return;
+    int measured = 0;
+    for (size_t i = 0; i < r->ncolls && !measured; i++) measured = r->colls[i].n == n;
+    for (size_t w = 0; w < nvs_run_workloads(r) && !measured; w++)
+        for (size_t i = 0; i < nvs_run_workload(r, w)->nresults && !measured; i++)
+            measured = nvs_run_workload(r, w)->results[i].n == n;
+    f->not_measured = !measured;
     /* slowest hop: of the GPUs' ring; ranks of the host backend move host memory, whatever GPUs the machine has */
     if (n >= 2 && r->topology.present && !f->host_ranks) {
         int *ring = malloc((size_t)n * sizeof *ring);

@@ -17,6 +17,9 @@
 
 typedef struct {
     int n;                       /* GPU count */
+    /* the run has no collective row and no training result at n (it ended or failed before this count, which
+     * the run's plan and "scaling" still list): the paragraph says so and nothing else. 0 in facts built by hand */
+    int not_measured;
     int host_ranks;              /* the run's ranks are CPU processes (MPI host backend): "ranks", not "GPUs" */
     const char *collective;      /* the collective the busbw figures are of ("all_reduce"); NULL: none */
     /* the slowest hop of the ring at this N, from the topology (has_hop 0: unknown) */

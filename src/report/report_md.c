@@ -713,12 +713,14 @@ static void why_section(const nvs_run *r, FILE *f)
     fprintf(f, "### Why\n\n");
     for (int i = 0; i < k; i++) {
         const nvs_run_explain *e = nvs_run_explain_of(r, ns[i]);
+        nvs_explain_facts fa;
+        nvs_explain_facts_from_run(r, ns[i], &fa);
         fprintf(f, "- **N=%d**: ", ns[i]);
-        if (e && e->text) {
+        /* a count nothing was measured at says so, whatever a file written before explain said it (its text read
+         * "At 2 ranks (neither the topology nor NCCL's transport is in this run)." as if 2 ranks had been measured) */
+        if (e && e->text && !fa.not_measured) {
             cell(f, e->text);
         } else {
-            nvs_explain_facts fa;
-            nvs_explain_facts_from_run(r, ns[i], &fa);
             char text[1024];
             nvs_explain_text(&fa, text, sizeof text);
             cell(f, text);

@@ -451,6 +451,32 @@ static void t_rows_by_size(void)
     json_decref(j);
 }
 
+/* A run interrupted or failed before some counts lists them in "scaling" (and the run's plan): their paragraphs
+ * said "At 2 ranks (neither the topology nor NCCL's transport is in this run)." as if 2 ranks had been measured
+ * (seen: mpirun -np 3 nvscale run --backend mpi, stopped during N=2: run.json has N=1 rows only) */
+static void t_not_measured(void)
+{
+    nvs_run r;
+    load_doc("{\"schema\": \"nvscale.run/1\","
+             " \"scaling\": [{\"n\": 1, \"ranks\": [0]}, {\"n\": 2, \"ranks\": [0, 1]}, {\"n\": 3, \"ranks\": [0, 1, 2]}],"
+             " \"collectives\": [{\"collective\": \"all_gather\", \"n\": 1, \"size\": 65536, \"bytes\": 65536}],"
+             " \"train\": {\"model\": \"resnet50\", \"results\": [{\"n\": 3, \"step_us\": 1000, \"compute_us\": 900}]}}",
+             &r);
+    nvs_explain_facts f;
+    char text[1024];
+    nvs_explain_facts_from_run(&r, 2, &f);
+    T_EQ_I(f.not_measured, 1);
+    nvs_explain_text(&f, text, sizeof text);
+    T_EQ_S(text, "At 2 GPUs nothing was measured: the run did not get to this count or failed at it (see its result).");
+    /* a training result is a measurement */
+    nvs_explain_facts_from_run(&r, 3, &f);
+    T_EQ_I(f.not_measured, 0);
+    nvs_explain_facts_from_run(&r, 1, &f);
+    T_EQ_I(f.not_measured, 0);
+    nvs_run_free(&r);
+}
+
 T_LIST = {T_CASE(t_reference_above_one), T_CASE(t_worst_workload), T_CASE(t_facts_3090), T_CASE(t_facts_nvlink_and_shm), T_CASE(t_text_shapes), T_CASE(t_host_rate), T_CASE(t_classes_and_json),
-          T_CASE(t_two_hosts), T_CASE(t_rows_by_size)};
+          T_CASE(t_two_hosts), T_CASE(t_rows_by_size),
+          T_CASE(t_not_measured)};
 T_MAIN
