@@ -720,10 +720,12 @@ static void why_section(const nvs_run *r, FILE *f)
          * "At 2 ranks (neither the topology nor NCCL's transport is in this run)." as if 2 ranks had been measured) */
         if (e && e->text && !fa.not_measured) {
             cell(f, e->text);
-        } else {
-            char text[1024];
-            nvs_explain_text(&fa, text, sizeof text);
-            cell(f, text);
+        } else { /* as long as the paragraph is: a host-bound step of several workloads passes 1 KiB */
+            size_t need = nvs_explain_text(&fa, NULL, 0) + 1;
+            char *text = malloc(need);
+            if (text) nvs_explain_text(&fa, text, need);
+            cell(f, text ? text : "(out of memory)");
+            free(text);
         }
         fprintf(f, "\n");
     }
