@@ -873,8 +873,15 @@ static void side_by_side(const nvs_report *rep, FILE *f)
                 free(v);
             }
             if (have < 2 || n < 2) continue; /* nothing to compare; busbw is 0 at N=1 */
-            /* union of sizes */
-            double sizes[512];
+            /* union of sizes: as many as the runs have (it kept 512, and a sweep of more, -b 1M -e 1G -i 1M, lost
+             * its largest sizes from the table without a word; compare's table had the same limit, 0813d01) */
+            size_t cap = 1;
+            for (int i = 0; i < rep->nruns; i++) cap += rep->runs[i].ncolls;
+            double *sizes = malloc(cap * sizeof *sizes);
+            if (!sizes) {
+                fprintf(f, "(out of memory: a side-by-side table is left out)\n\n");
+                continue;
+            }
             int ks = 0;
             for (int i = 0; i < rep->nruns; i++)
                 for (size_t k = 0; k < rep->runs[i].ncolls; k++) {
@@ -882,7 +889,7 @@ static void side_by_side(const nvs_report *rep, FILE *f)
                     if (x->n != n || strcmp(x->collective, names[c])) continue;
                     int seen = 0;
                     for (int s = 0; s < ks && !seen; s++) seen = sizes[s] == x->size;
-                    if (!seen && ks < 512) sizes[ks++] = x->size;
+                    if (!seen) sizes[ks++] = x->size;
                 }
             for (int a = 1; a < ks; a++)
                 for (int b = a; b > 0 && sizes[b - 1] > sizes[b]; b--) {
@@ -918,6 +925,7 @@ static void side_by_side(const nvs_report *rep, FILE *f)
                 fprintf(f, "\n");
             }
             fprintf(f, "\n");
+            free(sizes);
             printed = 1;
         }
     }
