@@ -145,14 +145,15 @@ size_t nvs_explain_text(const nvs_explain_facts *f, char *buf, size_t len)
     sb s = {buf, len, 0};
     if (len) buf[0] = '\0';
     char a[32], b[32], c[32];
+    /* an interrupted or failed run lists the counts it planned: say what is missing (1 included: no baseline) */
+    if (f->not_measured) {
+        sbf(&s, "At %d %s nothing was measured: the run did not get to this count or failed at it (see its result).",
+            f->n, f->n == 1 ? U1 : UN);
+        return s.used;
+    }
     if (f->n <= 1) {
         sbf(&s, "At 1 %s nothing crosses a link: this is the baseline the other %s counts are measured against.", U1,
             U1);
-        return s.used;
-    }
-    if (f->not_measured) { /* an interrupted or failed run lists the counts it planned: say what is missing */
-        sbf(&s, "At %d %s nothing was measured: the run did not get to this count or failed at it (see its result).",
-            f->n, UN);
         return s.used;
     }
     int hop = f->has_hop && f->hop_class, tr = f->transport[0] != '\0';

@@ -474,6 +474,12 @@ static void t_not_measured(void)
     nvs_explain_facts_from_run(&r, 1, &f);
     T_EQ_I(f.not_measured, 0);
     nvs_run_free(&r);
+    /* no N=1 row either (stopped before the baseline): not "this is the baseline" */
+    load_doc("{\"schema\": \"nvscale.run/1\", \"scaling\": [{\"n\": 1, \"ranks\": [0]}], \"collectives\": []}", &r);
+    nvs_explain_facts_from_run(&r, 1, &f);
+    nvs_explain_text(&f, text, sizeof text);
+    T_EQ_S(text, "At 1 GPU nothing was measured: the run did not get to this count or failed at it (see its result).");
+    nvs_run_free(&r);
 }
 
 T_LIST = {T_CASE(t_reference_above_one), T_CASE(t_worst_workload), T_CASE(t_facts_3090), T_CASE(t_facts_nvlink_and_shm), T_CASE(t_text_shapes), T_CASE(t_host_rate), T_CASE(t_classes_and_json),
