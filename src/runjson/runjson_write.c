@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "core/escape.h"
+#include "core/host_name.h"
 #include "core/launch_env.h"
 #include "core/log.h"
 #include "core/out_file.h"
@@ -101,8 +102,8 @@ json_t *nvs_rj_doc_new(const nvs_rj_head *h)
         nvs_rj_utc_stamp((long)time(NULL), stamp, sizeof stamp);
     if (h->host)
         snprintf(host, sizeof host, "%s", h->host);
-    else if (gethostname(host, sizeof host - 1) != 0)
-        snprintf(host, sizeof host, "unknown");
+    else
+        nvs_host_name(host, sizeof host);
     json_object_set_new(doc, "schema", json_string(NVS_RUN_SCHEMA));
     json_object_set_new(doc, "tool", json_pack("{s:s, s:s, s:s}", "name", "nvscale", "version", v->nvscale, "git",
                                                v->git));

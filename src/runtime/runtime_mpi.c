@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "core/clock.h"
+#include "core/host_name.h"
 #include "core/interrupt.h"
 #include "core/log.h"
 #include "core/san.h"
@@ -437,7 +438,7 @@ nvs_result_t nvs_rt_mpi_run(double timeout_s, int emulate_nodes, nvs_rank_main f
         goto out;
     }
     nvs_log_set_rank(rt.rank, rt.size);
-    if (gethostname(rt.host, sizeof rt.host - 1) != 0) strcpy(rt.host, "unknown");
+    nvs_host_name(rt.host, sizeof rt.host);
     NVS_CHECK_GOTO(discover_nodes(&rt), res, out);
     if (rt.nnodes > 1) NVS_CHECK_GOTO(distinct_hosts(&rt), res, out);
     rt.device = rt.local_rank; /* the machine's local rank, also when emulating hosts */

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "core/clock.h"
+#include "core/host_name.h"
 #include "core/interrupt.h"
 #include "core/log.h"
 
@@ -185,8 +186,8 @@ nvs_result_t nvs_rt_threads_run(int nthreads, double timeout_s, int emulate_node
         res = NVS_ERR_NOMEM;
         goto out;
     }
-    char host[64] = "localhost";
-    gethostname(host, sizeof host - 1);
+    char host[64];
+    nvs_host_name(host, sizeof host);
     int started = 0;
     for (int r = 0; r < nthreads; r++) {
         ta[r].rt = (nvs_rt){.ops = &threads_ops, .rank = r, .size = nthreads, .local_rank = r,

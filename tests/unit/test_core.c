@@ -1,10 +1,13 @@
 /* Pure core: size parsing, type tables, sweep sizes, bandwidths, statistics, efficiency, 16-bit conversions. */
 #include "core/dtype.h"
 #include "core/half.h"
+#include "core/host_name.h"
 #include "core/metrics.h"
 #include "core/units.h"
 
+#include <errno.h>
 #include <stdint.h>
+#include <string.h>
 #include "t.h"
 
 static void t_parse_size(void)
@@ -256,7 +259,36 @@ static void t_sort_unique(void)
     T_EQ_I(nvs_sort_unique_double(d, 1), 1);
 }
 
-T_LIST = {T_CASE(t_parse_size), T_CASE(t_parse_numbers), T_CASE(t_parse_decimal_only), T_CASE(t_list_split),
+/* gethostname's leftovers made a usable name: a full buffer left without a NUL (POSIX: unspecified on
+ * truncation; glibc does so with ENAMETOOLONG) is terminated, a failure or an empty name is "unknown" */
+static void t_host_name(void)
+{
+    char h[8];
+    memset(h, 'a', sizeof h);
+    T_EQ_I(nvs_host_name_fix(h, sizeof h, 0, 0), 0);
+    T_EQ_S(h, "aaaaaaa");
+    memset(h, 'b', sizeof h);
+    T_EQ_I(nvs_host_name_fix(h, sizeof h, -1, ENAMETOOLONG), 0);
+    T_EQ_S(h, "bbbbbbb");
+    memset(h, 'c', sizeof h);
+    T_EQ_I(nvs_host_name_fix(h, sizeof h, -1, EFAULT), -1);
+    T_EQ_S(h, "unknown");
+    h[0] = '\0';
+    T_EQ_I(nvs_host_name_fix(h, sizeof h, 0, 0), -1);
+    T_EQ_S(h, "unknown");
+    char tiny[4] = "xyzw";
+    T_EQ_I(nvs_host_name_fix(tiny, sizeof tiny, -1, EINVAL), -1);
+    T_EQ_S(tiny, "unk");
+    snprintf(h, sizeof h, "box");
+    T_EQ_I(nvs_host_name_fix(h, sizeof h, 0, 0), 0);
+    T_EQ_S(h, "box");
+    /* the real one: terminated and non-empty whatever the machine */
+    char real[64];
+    nvs_host_name(real, sizeof real);
+    T_ASSERT(real[0] && memchr(real, '\0', sizeof real));
+}
+
+T_LIST = {T_CASE(t_host_name), T_CASE(t_parse_size), T_CASE(t_parse_numbers), T_CASE(t_parse_decimal_only), T_CASE(t_list_split),
           T_CASE(t_sweep_huge), T_CASE(t_format_size), T_CASE(t_dtypes),
           T_CASE(t_sweep_sizes), T_CASE(t_bandwidth), T_CASE(t_stats),   T_CASE(t_efficiency), T_CASE(t_half),
           T_CASE(t_sort_unique)};
