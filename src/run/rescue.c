@@ -41,6 +41,12 @@ void nvs_interrupt_reason(int sig, char *buf, size_t len)
                               : "a signal");
 }
 
+nvs_result_t nvs_interrupt_final(nvs_result_t res, nvs_result_t agreed, int sig)
+{
+    if (!sig || res == NVS_ERR_TIMEOUT) return agreed;
+    return NVS_ERR_INTERRUPTED;
+}
+
 nvs_result_t nvs_rescue_mark(const char *dir, int sig)
 {
     char path[4200];

@@ -28,6 +28,13 @@ int nvs_rescue_stop(nvs_rescue *r);
  * through an agreement). */
 void nvs_interrupt_reason(int sig, char *buf, size_t len);
 
+/* The run's result once a signal `sig` (0: none) has come: NVS_ERR_INTERRUPTED, whatever error the signal caused on
+ * the way (a wait cut short, a peer's aborted NCCL communicator), except a timeout of this rank's own (`res`,
+ * before any agreement): every wait looks at the signal before its clock, so a timeout came first, and the signal
+ * is the launcher stopping the job because of that stall (another rank that timed out too called MPI_Abort
+ * first). `agreed`: the result so far (res, or the one agreed over the ranks). */
+nvs_result_t nvs_interrupt_final(nvs_result_t res, nvs_result_t agreed, int sig);
+
 /* Marks DIR/run.json "interrupted" by signal `sig`, keeping everything else in it (an atomic rewrite). The
  * thread's action, exposed for the tests. */
 nvs_result_t nvs_rescue_mark(const char *dir, int sig);

@@ -416,8 +416,8 @@ end:;
      * asking it would wait for nothing, so rank 0 says what it knows. */
     if (res == NVS_OK || res == NVS_ERR_WRONG) final = nvs_rt_agree_result(rt, res);
     /* a signal ends the run whatever error it caused on the way (a wait cut short, a peer's aborted NCCL
-     * communicator): the run was interrupted */
-    if (nvs_interrupted()) final = NVS_ERR_INTERRUPTED;
+     * communicator): the run was interrupted; but not a stall this rank timed out on before it (rescue.h) */
+    final = nvs_interrupt_final(res, final, nvs_interrupted());
     if (rt->rank == 0 && nvs_exit_code(final) == 2 && !measured_anything(&run)) {
         /* a usage error found once launched (a root beyond the ranks, --gpus beyond the world) before anything
          * was measured: nothing is left behind */

@@ -120,5 +120,18 @@ static void t_reason(void)
     T_EQ_S(b, "interrupted by a signal to another rank: the rows and the training points finished before it are kept");
 }
 
-T_LIST = {T_CASE(t_mark), T_CASE(t_thread), T_CASE(t_reason)};
+/* the run's result after a signal: interrupted, unless this rank had timed out on a stall first (mpirun -np 3 with
+ * rank 2 stopped: ranks 0 and 1 time out together, rank 1's MPI_Abort makes mpirun send SIGTERM to rank 0, whose
+ * run.json then said "interrupted by signal 15" and exit 130, after its own "did not complete within 3 s") */
+static void t_final(void)
+{
+    T_EQ_I(nvs_interrupt_final(NVS_ERR_TIMEOUT, NVS_ERR_TIMEOUT, SIGTERM), NVS_ERR_TIMEOUT);
+    T_EQ_I(nvs_interrupt_final(NVS_OK, NVS_OK, SIGINT), NVS_ERR_INTERRUPTED);
+    T_EQ_I(nvs_interrupt_final(NVS_ERR_NCCL, NVS_ERR_NCCL, SIGTERM), NVS_ERR_INTERRUPTED); /* a peer's abort */
+    T_EQ_I(nvs_interrupt_final(NVS_ERR_INTERRUPTED, NVS_ERR_INTERRUPTED, SIGTERM), NVS_ERR_INTERRUPTED);
+    T_EQ_I(nvs_interrupt_final(NVS_OK, NVS_ERR_TIMEOUT, SIGTERM), NVS_ERR_INTERRUPTED); /* another rank's */
+    T_EQ_I(nvs_interrupt_final(NVS_ERR_WRONG, NVS_ERR_WRONG, 0), NVS_ERR_WRONG);
+}
+
+T_LIST = {T_CASE(t_mark), T_CASE(t_thread), T_CASE(t_reason), T_CASE(t_final)};
 T_MAIN
