@@ -52,7 +52,7 @@ static nvs_result_t tbarrier(nvs_rt *rt, const char *what)
         while (gen == s->generation && !s->aborted) {
             /* wake every 100 ms: a signal (Ctrl-C) stops every thread, not only the one it reached */
             struct timespec deadline;
-            clock_gettime(CLOCK_REALTIME, &deadline);
+            clock_gettime(CLOCK_MONOTONIC, &deadline); /* the condition's clock (nvs_rt_threads_run) */
             deadline.tv_nsec += 100000000;
             if (deadline.tv_nsec >= 1000000000) {
                 deadline.tv_sec++;
@@ -174,8 +174,27 @@ nvs_result_t nvs_rt_threads_run(int nthreads, double timeout_s, int emulate_node
         return NVS_ERR_USAGE;
     }
     struct shared s = {.nthreads = nthreads};
-    pthread_mutex_init(&s.lock, NULL);
-    pthread_cond_init(&s.cond, NULL);
+    /* tbarrier's 100 ms waits are on CLOCK_MONOTONIC: on CLOCK_REALTIME a wall clock stepped back (an NTP step)
+     * would hold each wait, and with it Ctrl-C and --timeout, for as long as the step */
+    pthread_condattr_t cattr;
+    int prc = pthread_condattr_init(&cattr);
+    if (prc) {
+        nvs_error("pthread_condattr_init: %s", strerror(prc));
+        return NVS_ERR_SYSTEM;
+    }
+    prc = pthread_condattr_setclock(&cattr, CLOCK_MONOTONIC);
+    if (!prc) prc = pthread_cond_init(&s.cond, &cattr);
+    pthread_condattr_destroy(&cattr);
+    if (prc) {
+        nvs_error("a condition variable on CLOCK_MONOTONIC: %s", strerror(prc));
+        return NVS_ERR_SYSTEM;
+    }
+    prc = pthread_mutex_init(&s.lock, NULL);
+    if (prc) {
+        nvs_error("pthread_mutex_init: %s", strerror(prc));
+        pthread_cond_destroy(&s.cond);
+        return NVS_ERR_SYSTEM;
+    }
     s.slots = calloc((size_t)nthreads, sizeof *s.slots);
     struct thread_arg *ta = calloc((size_t)nthreads, sizeof *ta);
     pthread_t *tid = calloc((size_t)nthreads, sizeof *tid);
@@ -211,7 +230,11 @@ nvs_result_t nvs_rt_threads_run(int nthreads, double timeout_s, int emulate_node
         started = r;
     }
     if (res == NVS_OK) thread_main(&ta[0]);
-    for (int r = 1; r <= started; r++) pthread_join(tid[r], NULL);
+    for (int r = 1; r <= started; r++) {
+        int jrc = pthread_join(tid[r], NULL);
+        /* only EDEADLK/EINVAL/ESRCH, none possible for a thread created here and joined once: a bug if seen */
+        if (jrc) nvs_error("pthread_join of rank %d: %s", r, strerror(jrc));
+    }
     if (res == NVS_OK) {
         /* same severity order as nvs_rt_agree_result, over the threads */
         for (int r = 0; r < nthreads; r++) {
