@@ -410,6 +410,9 @@ static nvs_result_t parse_layer(struct parser *ps, char **tok, const int *quoted
     }
     if (!seen_params && !seen_gemm && !seen_act)
         return fail(ps, "layer '%s' has none of params, gemm, act: it would do nothing", l.name);
+    /* given, but zero: no gradients, no GEMM, no output, as much nothing as leaving them out */
+    if (!seen_gemm && !(l.params > 0) && !(l.act_elems > 0))
+        return fail(ps, "layer '%s': params=0 and act=0 without gemm: it would do nothing", l.name);
     if (l.ew_passes > 0 && l.act_elems <= 0)
         return fail(ps, "layer '%s': ew=%g passes over an output of act=0 elements: give act", l.name, l.ew_passes);
     if (l.ewb_passes > 0 && l.act_elems <= 0)
@@ -626,9 +629,18 @@ nvs_result_t nvs_profile_parse(const char *text, const char *origin, nvs_profile
     }
     if (!ps.have_sample) snprintf(p->sample, sizeof p->sample, "one sample");
     if (!ps.have_batch) p->default_batch = 1;
+    double passes = 0;
     for (int i = 0; i < p->nlayers; i++) {
         p->total_params += p->layers[i].params;
         p->fwd_flops_per_sample += nvs_layer_fwd_flops(&p->layers[i]);
+        passes += p->layers[i].ew_passes + p->layers[i].ewb_passes;
+    }
+    /* a step that computes nothing (outputs without passes over them, no GEMM, no parameters): its time is the
+     * framework's alone, and what divides by the compute (the model's calibration: the measured compute over
+     * the modelled one) would divide by zero */
+    if (!(p->total_params > 0) && !(p->fwd_flops_per_sample > 0) && !(passes > 0)) {
+        res = fail(&ps, "the profile computes nothing: no layer has params, gemm or ew passes over its act");
+        goto out;
     }
 out:
     if (res != NVS_OK) nvs_profile_free(p);
