@@ -366,7 +366,7 @@ static int set_batch(const opts *o, nvs_model_config *c, nvs_mem_estimate *mem)
     if (!o->batch || !strcmp(o->batch, "max")) {
         if (maxb < 1)
             return usage_error("%s does not fit on %s even at batch 1 by the memory estimate "
-                               "(%.2f GB for weights, gradients, optimizer and reserve of %.1f GB; %.1f MB per "
+                               "(weights, gradients, optimizer and reserve take %.2f GB of its %.1f GB; %.1f MB per "
                                "sample): give --batch",
                                c->profile->name, c->gpu.id,
                                (mem->weights_bytes + mem->grads_bytes + mem->buckets_bytes + mem->optimizer_bytes +

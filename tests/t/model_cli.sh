@@ -146,6 +146,9 @@ python3 -c "import json, sys; d = json.load(open(sys.argv[1])); [d.pop(k, None) 
 expect 3 "no training step measured: --tolerance checked nothing" $M --calibrate "$TMP/model_cli_notrain.$$.json" --tolerance 10
 rm -f "$TMP/model_cli_notrain.$$.json"
 expect 2 "does not fit on rtx3090 even at batch 1" $M --gpu rtx3090 --machine pcie4-2s-8gpu-switch --model gpt2-xl
+# the card's memory named as the card's (it read "... optimizer and reserve of 25.8 GB", the reserve being 2.4 GB of the 27.28)
+expect 2 "reserve take 27.28 GB of its 25.8 GB;" \
+    $M --gpu rtx3090 --machine pcie4-2s-8gpu-switch --model gpt2-xl
 # a batch above the memory estimate is modelled, with a warning
 expect 0 "above the largest the memory estimate allows" $M $OK --batch 100000 --gpus 1,2
 
