@@ -46,31 +46,22 @@ sig_mid_run() {
     echo "$rc $(json_get "$f" "d['result']['status']")"
 }
 
-set -- $(sig_mid_run HUP nohup trap)
-case "$1" in
-late) echo "the sweep ended before the hangup: nothing tested under nohup" ;;
-*) [ "$1" = 0 ] && [ "$2" = ok ] ||
-    fail "SIGHUP under nohup: exit $1, run.json '$2' (expected 0, ok: the run goes on): $(tail -n 2 "$d/nohup.err")" ;;
-esac
+# expect SIG MODE [trap] RC STATUS WHAT: the signal mid-run as sig_mid_run sends it must end the run with RC and
+# run.json STATUS (a sweep that ended first tested nothing, which is said)
+expect() {
+    local sig=$1 mode=$2 trap=
+    shift 2
+    [ "$1" = trap ] && { trap=trap; shift; }
+    set -- "$1" "$2" "$3" $(sig_mid_run "$sig" "$mode" $trap)
+    case "$4" in
+    late) echo "the sweep ended before the SIG$sig: nothing tested $3" ;;
+    *) [ "$4" = "$1" ] && [ "$5" = "$2" ] ||
+        fail "SIG$sig $3: exit $4, run.json '$5' (expected $1, $2): $(tail -n 2 "$d/$mode.err" 2>/dev/null)" ;;
+    esac
+}
 
-set -- $(sig_mid_run HUP hup)
-case "$1" in
-late) echo "the sweep ended before the hangup: nothing tested without nohup" ;;
-*) [ "$1" = 130 ] && [ "$2" = interrupted ] ||
-    fail "SIGHUP without nohup: exit $1, run.json '$2' (expected 130, interrupted)" ;;
-esac
-
-set -- $(sig_mid_run INT bg trap)
-case "$1" in
-late) echo "the sweep ended before the SIGINT: nothing tested in the background" ;;
-*) [ "$1" = 0 ] && [ "$2" = ok ] ||
-    fail "SIGINT ignored at start (\`nvscale ... &\` in a script): exit $1, run.json '$2' (expected 0, ok: the run goes on): $(tail -n 2 "$d/bg.err")" ;;
-esac
-
-set -- $(sig_mid_run INT fg)
-case "$1" in
-late) echo "the sweep ended before the SIGINT: nothing tested in the foreground" ;;
-*) [ "$1" = 130 ] && [ "$2" = interrupted ] ||
-    fail "SIGINT at its default (Ctrl-C): exit $1, run.json '$2' (expected 130, interrupted)" ;;
-esac
+expect HUP nohup trap 0 ok "under nohup (the run goes on)"
+expect HUP hup 130 interrupted "without nohup"
+expect INT bg trap 0 ok "ignored at start, \`nvscale ... &\` in a script (the run goes on)"
+expect INT fg 130 interrupted "at its default (Ctrl-C)"
 finish
