@@ -32,6 +32,7 @@
 
 #define MAX_SLOWEST 64
 #define DEFAULT_SUSTAIN_S 120.0 /* "minutes" of load at level 3: two, long enough for a GPU to heat up */
+#define DEFAULT_SUSTAIN_HOST_S 10.0 /* the host backend (no GPU): nothing heats up, a CI box finishes in seconds */
 
 typedef struct {
     int level;
@@ -57,7 +58,9 @@ static void usage(FILE *to)
             "                     1 MiB .. 1 GiB, a short training step (default; about 10 s on 1-2 H200s)\n"
             "  --level 3          + every collective over the full sweep, the default training workloads, a GEMM\n"
             "                     burn on every GPU at once and a sustained all_reduce load (--sustain S each,\n"
-            "                     default 120) with clocks sampled\n"
+            "                     default %.0f) with clocks sampled\n"
+            "                     On the host backend (no GPU) levels 2 and 3 are sized for seconds: sizes up\n"
+            "                     to 16 MiB, resnet50 alone at the host's steps, --sustain default %.0f\n"
             "  --expect-gpus N    each host must show N GPUs (default 1: a host where no GPU is usable fails;\n"
             "                     --backend mpi accepts the host backend on a machine without GPUs)\n"
             "  --rules FILE       judge with these rules instead of the built-in ones (docs/check.md, docs/accept.md)\n"
@@ -68,7 +71,8 @@ static void usage(FILE *to)
             "  --out DIR          results directory (default results/<date>-<time>-accept); --no-save: none\n"
             "  --backend, --timeout, -q, -v, -h: as for nvscale run\n"
             "Exit 0: every check PASS or WARN; 3: a check failed; 2: bad input; 1: runtime error; 130: interrupted\n"
-            "(Ctrl-C, SIGTERM: no verdict, what was measured is kept; under mpirun, mpirun's own status).\n");
+            "(Ctrl-C, SIGTERM: no verdict, what was measured is kept; under mpirun, mpirun's own status).\n",
+            DEFAULT_SUSTAIN_S, DEFAULT_SUSTAIN_HOST_S);
 }
 
 /* a usage error: one message and the help hint (cli_common.h) */
@@ -261,7 +265,7 @@ static void level_config(nvs_config *cfg, int level, int gpu)
     cfg->step_factor = gpu ? 2 : 4;
     snprintf(cfg->model, sizeof cfg->model, "%s", gpu ? "bert-large,resnet50" : "resnet50");
     cfg->phases |= NVS_PHASE_SUSTAIN | NVS_PHASE_BURN;
-    if (cfg->sustain_s <= 0) cfg->sustain_s = gpu ? DEFAULT_SUSTAIN_S : 10;
+    if (cfg->sustain_s <= 0) cfg->sustain_s = gpu ? DEFAULT_SUSTAIN_S : DEFAULT_SUSTAIN_HOST_S;
 }
 
 static int has_items(const json_t *o, const char *k) { return json_array_size(json_object_get(o, k)) > 0; }

@@ -323,6 +323,10 @@ expect 2 "--out $dir/dot/new/.: ends in '.'" "$NVS" accept --level 1 --out "$dir
 [ -e "$dir/dot" ] && fail "accept --out NEW/.: left $dir/dot"
 expect 2 "invalid value '0.01' for --timeout" "$NVS" accept --timeout 0.01 --no-save
 expect 2 "--sustain is for --level 3" "$NVS" accept --sustain 10
+# the host backend's own default of --sustain (10 s, not the GPUs' 120: a level 3 without --sustain ran 10 s on a
+# CPU box while --help and docs/accept.md said 120) is in the help
+expect 0 "default 120\) with clocks" "$NVS" accept --help
+expect 0 "--sustain default 10$" "$NVS" accept --help
 printf 'nvscale-rules 1\nhealth eccs\n' >"$dir/bad.rules"
 expect 2 "bad.rules:2: health: unknown check 'eccs'" "$NVS" accept --rules "$dir/bad.rules"
 expect 2 "unexpected argument 'run.json'" "$NVS" accept run.json
