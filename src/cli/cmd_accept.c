@@ -1,7 +1,7 @@
 /* nvscale accept [--level 1|2|3] [--rules FILE]: one launch measures what the level names (run/run_flow.c with
  * the phases of core/config.h NVS_PHASE_*), writes one run.json, and the run is judged by check's evaluation
  * (built-in rules derived from the topology's bounds, or the rules files given) into ONE verdict table; JSON,
- * JUnit and Prometheus copies of the verdicts on request. Exit 0 every check PASS or WARN, 3 any FAIL (or wrong
+ * JUnit and Prometheus copies of the verdicts on request. Exit 0 every check PASS, WARN or SKIP, 3 any FAIL (or wrong
  * results), 2 bad input, 1 runtime error, 130 interrupted (no verdict). docs/accept.md. */
 #include <errno.h>
 #include <getopt.h>
@@ -70,7 +70,8 @@ static void usage(FILE *to)
             "  --format table|json  what stdout shows (default table)\n"
             "  --out DIR          results directory (default results/<date>-<time>-accept); --no-save: none\n"
             "  --backend, --timeout, -q, -v, -h: as for nvscale run\n"
-            "Exit 0: every check PASS or WARN; 3: a check failed; 2: bad input; 1: runtime error; 130: interrupted\n"
+            "Exit 0: every check PASS, WARN or SKIP (not checked: read the skipped rows); 3: a check failed;\n"
+            "2: bad input; 1: runtime error; 130: interrupted\n"
             "(Ctrl-C, SIGTERM: no verdict, what was measured is kept; under mpirun, mpirun's own status).\n",
             DEFAULT_SUSTAIN_S, DEFAULT_SUSTAIN_HOST_S);
 }

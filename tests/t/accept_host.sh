@@ -327,6 +327,8 @@ expect 2 "--sustain is for --level 3" "$NVS" accept --sustain 10
 # CPU box while --help and docs/accept.md said 120) is in the help
 expect 0 "default 120\) with clocks" "$NVS" accept --help
 expect 0 "--sustain default 10$" "$NVS" accept --help
+# a run of PASS, WARN and SKIP rows exits 0 (the help said "every check PASS or WARN")
+expect 0 "^Exit 0: every check PASS, WARN or SKIP" "$NVS" accept --help
 printf 'nvscale-rules 1\nhealth eccs\n' >"$dir/bad.rules"
 expect 2 "bad.rules:2: health: unknown check 'eccs'" "$NVS" accept --rules "$dir/bad.rules"
 expect 2 "unexpected argument 'run.json'" "$NVS" accept run.json
