@@ -1,4 +1,5 @@
 /* run.json (schema nvscale.run/1, docs/run-json.md): everything a run measured, built with jansson. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,9 +19,12 @@ static json_t *ranks_json(const nvs_ctx *run)
     json_t *a = json_array();
     for (int r = 0; a && r < run->rt->size; r++) {
         const nvs_rank_info *ri = &run->ranks[r];
-        json_t *o = json_pack("{s:i, s:s, s:i, s:i, s:i, s:s, s:s, s:f}", "rank", ri->rank, "host", ri->host, "node",
-                              ri->node, "local_rank", ri->local_rank, "device", ri->device, "gpu", ri->gpu,
-                              "pci_bus_id", ri->pci_bus_id, "memory_bytes", ri->memory_bytes);
+        json_t *o = json_pack("{s:i, s:s, s:i, s:i, s:i, s:s}", "rank", ri->rank, "host", ri->host, "node", ri->node,
+                              "local_rank", ri->local_rank, "device", ri->device, "gpu", ri->gpu);
+        /* a GPU's: the host backend has no bus id and no device memory, and a value not measured is absent, never
+         * 0 or "" (docs/run-json.md); bytes are whole */
+        if (o && ri->pci_bus_id[0]) put(o, "pci_bus_id", json_string(ri->pci_bus_id));
+        if (o && ri->memory_bytes > 0) put(o, "memory_bytes", json_integer((json_int_t)llround(ri->memory_bytes)));
         if (o && ri->topo_gpu >= 0) put(o, "topo_gpu", json_integer(ri->topo_gpu));
         if (o && run->rt->emulated_nodes) put(o, "machine", json_string(ri->machine));
         if (o && ri->cpus_allowed > 0) put(o, "cpus_allowed", json_integer(ri->cpus_allowed));

@@ -16,6 +16,9 @@ for np in 1 2 4; do
     [ "$(json_get $j "d['schema']")" = "nvscale.run/1" ] || fail "schema np=$np"
     [ "$(json_get $j "d['world']['size']")" = "$np" ] || fail "world.size np=$np"
     [ "$(json_get $j "len(d['ranks'])")" = "$np" ] || fail "ranks np=$np"
+    # no GPU: no bus id and no device memory, absent (docs/run-json.md: never 0 or ""); they were "" and 0.0
+    [ "$(json_get $j "[k for r in d['ranks'] for k in ('pci_bus_id', 'memory_bytes') if k in r]")" = "[]" ] ||
+        fail "ranks np=$np name a GPU's bus id or memory on the host backend: $(json_get $j "d['ranks'][0]")"
     [ "$(json_get $j "d['command']['backend']")" = "mpi" ] || fail "backend np=$np"
     # every configuration validated, nothing wrong, a positive time
     bad=$(json_get $j "sum(1 for c in d['collectives'] if c['wrong'] != 0 or c['time_us']['max'] <= 0)")
