@@ -31,6 +31,7 @@ void nvs_run_free(nvs_run *r)
     }
     free(r->scaling);
     free(r->colls);
+    free(r->sweep_sizes);
     for (size_t i = 0; i < r->ntransports; i++) {
         free(r->transports[i].summary);
         free(r->transports[i].summary_counts);
@@ -78,6 +79,7 @@ static nvs_result_t from_json(json_t *root, const char *name, unsigned need, nvs
     }
     r->schema = json_string_value(s);
     rj_read_command(v, r);
+    if (!v->failed) rj_read_sweep(v, r);
     if (!v->failed) rj_read_ranks(v, r);
     if (!v->failed) rj_read_topology(v, r);
     if (!v->failed) rj_read_scaling(v, r);

@@ -215,6 +215,11 @@ typedef struct {
      * ("cudaMalloc", "ncclMemAlloc" or "host"), NULL absent */
     int sweep_warmup, sweep_agg_iters, sweep_blocking;
     const char *sweep_alloc;
+    /* the sizes the sweep planned (sweep.min_bytes, max_bytes, step_factor, step_bytes: core/metrics.h's
+     * nvs_sweep_sizes, as collectives/sweep.c plans them), ascending; NULL where the file has no sweep section or
+     * its plan is none collectives/sweep.c would run. They give a row written before "size" its size. */
+    size_t *sweep_sizes;
+    size_t nsweep_sizes;
     nvs_run_kv *env;                    /* in file order */
     size_t nenv;
     nvs_run_kv *versions;
@@ -302,5 +307,17 @@ int nvs_run_ns(const nvs_run *r, int **out);                 /* every N of colle
 int nvs_run_coll_ns(const nvs_run *r, const char *collective, int **out);
 int nvs_run_coll_sizes(const nvs_run *r, const char *collective, double **out); /* sweep sizes (.size) */
 int nvs_run_collective_names(const nvs_run *r, const char ***out); /* in first-appearance order */
+
+/* The bytes `collective` measures for a sweep size at n ranks with elements of type_size bytes, the rounding of
+ * collectives/coll.c: all_reduce, broadcast, reduce, sendrecv whole elements; all_gather, reduce_scatter,
+ * alltoall whole 16-byte blocks per rank (1 MiB of float over 3 ranks: 1048560 B). -1 for a collective it does
+ * not know (or no type, n < 1). PURE. */
+double nvs_run_coll_round(const char *collective, size_t type_size, int n, double size);
+/* The sweep size a row of `bytes` was measured at, for a file written before rows said it ("size"): the one size
+ * of `sizes` (the planned sweep, ascending) that the collective rounds to `bytes` at n ranks of `type` (a type
+ * name, as run.json writes it). `bytes` itself where the collective or type is unknown, no size rounds to it or
+ * more than one does. PURE. */
+double nvs_run_size_of_bytes(const char *collective, const char *type, int n, double bytes, const size_t *sizes,
+                             size_t nsizes);
 
 #endif

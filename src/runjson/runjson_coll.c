@@ -43,13 +43,14 @@ void rj_read_collectives(vctx *v, nvs_run *r)
             rj_type_fail(v, rj_kpath(q, p, "bytes"), "a whole number of bytes", json_object_get(e, "bytes"));
         /* the sweep size the row measured (run/out_json.c); "bytes" is that size as the collective rounds it at
          * this N, so rows of one size at several N are matched by it. Absent in run.json files written before it
-         * (6 December 2026): the bytes stand for it, as they did */
+         * (6 December 2026): the sweep size the file's plan (sweep) rounds to these bytes, or the bytes where it has
+         * none or several (runjson_size.c) */
         c->size = rj_bytes(v, e, "size", p);
         if (!isnan(c->size) && c->size != floor(c->size))
             rj_type_fail(v, rj_kpath(q, p, "size"), "a whole number of bytes", json_object_get(e, "size"));
-        else if (isnan(c->size))
-            c->size = c->bytes;
         c->type = rj_str(v, e, "type", p, 0);
+        if (isnan(c->size) && !v->failed) /* the planned size that rounds to these bytes at this N, if one does */
+            c->size = nvs_run_size_of_bytes(c->collective, c->type, c->n, c->bytes, r->sweep_sizes, r->nsweep_sizes);
         c->op = rj_str(v, e, "op", p, 0);
         c->root = (int)rj_int(v, e, "root", p, -1, 1000000000, -1, 0);
         c->inplace = rj_bool(v, e, "inplace", p, 0);

@@ -55,6 +55,7 @@ int *rj_int_array(vctx *v, const json_t *o, const char *key, const char *prefix,
 
 void rj_read_command(vctx *v, nvs_run *r);     /* runjson_head.c: tool, command, env, world, sweep, result */
 void rj_read_ranks(vctx *v, nvs_run *r);       /* runjson_head.c */
+void rj_read_sweep(vctx *v, nvs_run *r);       /* runjson_sweep.c: the sizes planned */
 void rj_read_topology(vctx *v, nvs_run *r);    /* runjson_topo.c */
 void rj_read_scaling(vctx *v, nvs_run *r);     /* runjson_coll.c */
 void rj_read_collectives(vctx *v, nvs_run *r); /* runjson_coll.c */

@@ -5,6 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "collectives/coll.h"
+#include "core/dtype.h"
+#include "core/metrics.h"
 #include "explain/explain.h"
 #include "runjson/runjson.h"
 #include "t.h"
@@ -224,6 +227,12 @@ static void t_messages(void)
          "\"wrong\": -1}]}",
          "collectives[0].wrong: expected an integer >= 0, got -1"},
         {"{\"schema\": \"nvscale.run/1\", \"env\": {\"NCCL_X\": 1}}", "env.NCCL_X: expected a string, got 1"},
+        {"{\"schema\": \"nvscale.run/1\", \"sweep\": {\"min_bytes\": \"8\"}}",
+         "x.json: sweep.min_bytes: expected a number, got the string \"8\""},
+        {"{\"schema\": \"nvscale.run/1\", \"sweep\": {\"max_bytes\": 8.5}}",
+         "x.json: sweep.max_bytes: expected a whole number of bytes, got 8.5"},
+        {"{\"schema\": \"nvscale.run/1\", \"sweep\": {\"step_factor\": 2000}}",
+         "x.json: sweep.step_factor: expected a number from 0 to 1024, got 2000"},
         {"{\"schema\": \"nvscale.run/1\", \"command\": {\"argv\": [\"a\", 2]}}",
          "command.argv[1]: expected a string, got 2"},
         {"{\"schema\": \"nvscale.run/1\", \"world\": {\"size\": 0}}", "world.size: expected an integer from 1"},
@@ -496,6 +505,84 @@ static void t_pair_lookup(void)
     nvs_run_free(&r);
 }
 
+/* runjson_size.c's rounding is collectives/coll.c's, by name: the same bytes for every collective, type, N and a
+ * spread of sizes (a collective added there without its name here would read -1) */
+static void t_coll_round(void)
+{
+    static const size_t sizes[] = {0, 1, 7, 8, 15, 16, 17, 48, 100, 1000, 1024, 4095, 65536, 1048576, 1048577,
+                                   3000000, 1073741824};
+    for (int i = 0; i < nvs_coll_count(); i++) {
+        const nvs_coll *c = nvs_coll_at(i);
+        for (int t = 0; t < NVS_DTYPE_COUNT; t++) {
+            size_t ts = nvs_dtype_size((nvs_dtype)t);
+            for (int n = 1; n <= 9; n++)
+                for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+                    nvs_coll_counts cc;
+                    double want = c->counts(sizes[k], ts, n, 0, &cc) == 0 ? (double)cc.bytes : 0;
+                    double got = nvs_run_coll_round(c->name, ts, n, (double)sizes[k]);
+                    if (got != want)
+                        T_FAIL("%s %s n=%d size %zu: runjson rounds to %.0f, the collective to %.0f", c->name,
+                               nvs_dtype_name((nvs_dtype)t), n, sizes[k], got, want);
+                }
+        }
+    }
+    T_NEAR(nvs_run_coll_round("all_gather", 4, 3, 1048576), 1048560, 0);
+    T_NEAR(nvs_run_coll_round("no_such", 4, 3, 1048576), -1, 0);
+}
+
+/* A row of a file written before "size": its size is the planned size that rounds to its bytes at that N */
+static void t_size_of_bytes(void)
+{
+    size_t plan[64];
+    size_t np = nvs_sweep_sizes(1024, 1 << 20, 4, 0, plan, 64); /* -b 1K -e 1M -f 4: 1K 4K 16K 64K 256K 1M */
+    T_EQ_U(np, 6);
+    T_NEAR(nvs_run_size_of_bytes("all_gather", "float", 3, 1048560, plan, np), 1048576, 0);
+    T_NEAR(nvs_run_size_of_bytes("reduce_scatter", "half", 7, 1048544, plan, np), 1048576, 0);
+    T_NEAR(nvs_run_size_of_bytes("alltoall", "double", 5, 960, plan, np), 1024, 0);
+    T_NEAR(nvs_run_size_of_bytes("all_gather", "float", 2, 1048576, plan, np), 1048576, 0);
+    T_NEAR(nvs_run_size_of_bytes("all_reduce", "float", 3, 1048576, plan, np), 1048576, 0);
+    /* nothing planned rounds to it, no plan, an unknown type or collective: the bytes stand */
+    T_NEAR(nvs_run_size_of_bytes("all_gather", "float", 3, 1048500, plan, np), 1048500, 0);
+    T_NEAR(nvs_run_size_of_bytes("all_gather", "float", 3, 1048560, NULL, 0), 1048560, 0);
+    T_NEAR(nvs_run_size_of_bytes("all_gather", "quad", 3, 1048560, plan, np), 1048560, 0);
+    T_NEAR(nvs_run_size_of_bytes("all_gather", NULL, 3, 1048560, plan, np), 1048560, 0);
+    T_NEAR(nvs_run_size_of_bytes("gather_all", "float", 3, 1048560, plan, np), 1048560, 0);
+    /* -i 8 from 48 B: 48 and 56 B both give 3 ranks one 16-byte block each (48 B): which, the file cannot say */
+    np = nvs_sweep_sizes(48, 64, 0, 8, plan, 64);
+    T_NEAR(nvs_run_size_of_bytes("all_gather", "float", 3, 48, plan, np), 48, 0);
+    /* -i 1000: 1000 B of double is 992 B (whole elements only when sent flat: 1000 / 8 = 125 elements = 1000) */
+    np = nvs_sweep_sizes(1000, 3000, 0, 1000, plan, 64);
+    T_NEAR(nvs_run_size_of_bytes("all_gather", "double", 6, 960, plan, np), 1000, 0);
+    T_NEAR(nvs_run_size_of_bytes("all_gather", "double", 6, 2976, plan, np), 3000, 0);
+
+    /* read back: a 3-rank all_gather row without "size", with and without the plan it swept */
+    const char *rows = "\"collectives\": [{\"collective\": \"all_gather\", \"n\": 3, \"type\": \"float\", "
+                       "\"bytes\": 1048560}, {\"collective\": \"all_gather\", \"n\": 2, \"type\": \"float\", "
+                       "\"bytes\": 1048576}]";
+    char doc[1024];
+    snprintf(doc, sizeof doc, "{\"schema\": \"nvscale.run/1\", \"sweep\": {\"min_bytes\": 1024, \"max_bytes\": "
+             "1048576, \"step_factor\": 4, \"step_bytes\": 0}, %s}", rows);
+    json_t *root = json_loads(doc, 0, NULL);
+    T_ASSERT(root);
+    nvs_run r;
+    char err[256];
+    T_EQ_I(nvs_run_from_json(root, "x.json", 0, &r, err, sizeof err), NVS_OK);
+    json_decref(root);
+    T_NEAR(r.colls[0].size, 1048576, 0);
+    T_ASSERT(nvs_run_coll_find(&r, "all_gather", 3, 1048576) == &r.colls[0]);
+    double *sz = NULL;
+    T_EQ_I(nvs_run_coll_sizes(&r, "all_gather", &sz), 1); /* one size at N=2 and 3, not two */
+    free(sz);
+    nvs_run_free(&r);
+    snprintf(doc, sizeof doc, "{\"schema\": \"nvscale.run/1\", %s}", rows);
+    root = json_loads(doc, 0, NULL);
+    T_EQ_I(nvs_run_from_json(root, "x.json", 0, &r, err, sizeof err), NVS_OK);
+    json_decref(root);
+    T_NEAR(r.colls[0].size, 1048560, 0);
+    nvs_run_free(&r);
+}
+
 T_LIST = {T_CASE(t_nvlink_fixture), T_CASE(t_minimal_and_optional), T_CASE(t_issue_by), T_CASE(t_train_counts), T_CASE(t_box3090), T_CASE(t_bad_files),
-          T_CASE(t_messages), T_CASE(t_select_train), T_CASE(t_pair_lookup)};
+          T_CASE(t_messages), T_CASE(t_select_train), T_CASE(t_pair_lookup),
+          T_CASE(t_coll_round), T_CASE(t_size_of_bytes)};
 T_MAIN
