@@ -404,12 +404,25 @@ static void missing_text(const nvs_rule *r, const point *p, const nvs_run *run, 
     free(ns);
     char sz[32], skipped[240];
     switch (r->metric) {
-    case NVS_RULE_BUSBW:
-        if (!has_n) snprintf(buf, len, "not measured: the run has no n=%d", p->n);
+    case NVS_RULE_BUSBW: {
+        /* a size the sweep left out as too small for the ranks (sweep.skipped): the left-out sizes are the plan's
+         * smallest, so every planned size from its first to its last */
+        const nvs_run_skip *k = NULL;
+        for (size_t i = 0; !k && i < run->nskipped; i++) {
+            const nvs_run_skip *e = &run->skipped[i];
+            if (e->n == p->n && !strcmp(e->collective, p->coll) && !isnan(e->from_bytes) && !isnan(e->to_bytes) &&
+                (double)p->bytes >= e->from_bytes && (double)p->bytes <= e->to_bytes)
+                k = e;
+        }
+        if (k)
+            snprintf(buf, len, "not measured: skipped by the sweep (%s at n=%d%s%s: %s)", p->coll, p->n,
+                     k->type ? ", " : "", k->type ? k->type : "", k->why ? k->why : "too small for the ranks");
+        else if (!has_n) snprintf(buf, len, "not measured: the run has no n=%d", p->n);
         else
             snprintf(buf, len, "not measured: no %s row of %s at n=%d%s", nvs_format_size(p->bytes, sz, sizeof sz),
                      p->coll, p->n, (r->type >= 0 || r->op >= 0 || r->inplace >= 0) ? " matching type/op/inplace" : "");
         break;
+    }
     case NVS_RULE_P2P:
         if (!run->p2p.present) snprintf(buf, len, "not measured: the run has no p2p section");
         else if (!run->p2p.npairs && nvs_run_p2p_skipped(run, skipped, sizeof skipped))

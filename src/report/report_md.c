@@ -338,11 +338,38 @@ static double row_time(const nvs_run *r, const nvs_run_coll *x)
     }
 }
 
+/* The sizes the sweep left out as too small for the ranks (sweep.skipped), in the words of the run's own table
+ * ("# skipped: all_gather on 4 ranks: ..."): an N with none of them has no table above, and must not look measured */
+static void skipped_list(const nvs_run *r, FILE *f)
+{
+    if (!r->nskipped) return;
+    fprintf(f, "Sizes the sweep left out (no row above, as the run's table said):\n\n");
+    for (size_t i = 0; i < r->nskipped; i++) {
+        const nvs_run_skip *k = &r->skipped[i];
+        char nb[NVS_ESC_SIZE(64)], a[32], b[32];
+        fprintf(f, "- skipped: %s on %d rank%s", md(k->collective, nb, sizeof nb), k->n, k->n > 1 ? "s" : "");
+        if (k->type) {
+            fprintf(f, " (");
+            cell(f, k->type);
+            fprintf(f, ")");
+        }
+        fprintf(f, ": ");
+        if (k->why) cell(f, k->why);
+        else if (k->sizes > 0 && k->of > 0 && !isnan(k->from_bytes) && !isnan(k->to_bytes))
+            fprintf(f, "%d of %d sizes (%s to %s) left out", k->sizes, k->of, fsize(k->from_bytes, a, sizeof a),
+                    fsize(k->to_bytes, b, sizeof b));
+        else
+            fprintf(f, "sizes left out (the run does not say which)");
+        fprintf(f, "\n");
+    }
+    fprintf(f, "\n");
+}
+
 static void coll_tables(const nvs_run *r, FILE *f)
 {
     const char **names = NULL;
     int nn = nvs_run_collective_names(r, &names);
-    if (nn <= 0) {
+    if (nn < 0 || (nn == 0 && !r->nskipped)) {
         free(names);
         return;
     }
@@ -404,6 +431,7 @@ static void coll_tables(const nvs_run *r, FILE *f)
     }
     free(rows);
     free(names);
+    skipped_list(r, f);
 }
 
 /* The result of one workload at N; NULL when the workload is NULL or has none there. */

@@ -32,6 +32,7 @@ void nvs_run_free(nvs_run *r)
     free(r->scaling);
     free(r->colls);
     free(r->sweep_sizes);
+    free(r->skipped);
     for (size_t i = 0; i < r->ntransports; i++) {
         free(r->transports[i].summary);
         free(r->transports[i].summary_counts);

@@ -192,6 +192,16 @@ typedef struct {
     const char *text;
 } nvs_run_explain;
 
+/* A (collective, N, type) whose sweep left sizes out as too small for the ranks (sweep.skipped, run/out_json.c):
+ * the run measured no row for them, and says so */
+typedef struct {
+    const char *collective;             /* required */
+    int n;                              /* required */
+    const char *type, *why;             /* NULL absent */
+    int sizes, of;                      /* sizes left out of the sweep's; -1 absent */
+    double from_bytes, to_bytes;        /* the first and last size left out; NAN absent */
+} nvs_run_skip;
+
 /* Whose time a run's algbw/busbw come from (sweep.time_basis, nccl-tests' -a): rank 0, the mean over the ranks,
  * the fastest or the slowest rank (the default). */
 enum { NVS_RUN_TIME_RANK0 = 0, NVS_RUN_TIME_MEAN, NVS_RUN_TIME_FASTEST, NVS_RUN_TIME_SLOWEST };
@@ -220,6 +230,8 @@ typedef struct {
      * its plan is none collectives/sweep.c would run. They give a row written before "size" its size. */
     size_t *sweep_sizes;
     size_t nsweep_sizes;
+    nvs_run_skip *skipped;              /* sweep.skipped, in file order */
+    size_t nskipped;
     nvs_run_kv *env;                    /* in file order */
     size_t nenv;
     nvs_run_kv *versions;

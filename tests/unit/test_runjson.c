@@ -233,6 +233,21 @@ static void t_messages(void)
          "x.json: sweep.max_bytes: expected a whole number of bytes, got 8.5"},
         {"{\"schema\": \"nvscale.run/1\", \"sweep\": {\"step_factor\": 2000}}",
          "x.json: sweep.step_factor: expected a number from 0 to 1024, got 2000"},
+        {"{\"schema\": \"nvscale.run/1\", \"sweep\": {\"skipped\": {}}}",
+         "x.json: sweep.skipped: expected an array, got an object"},
+        {"{\"schema\": \"nvscale.run/1\", \"sweep\": {\"skipped\": [{\"n\": 4}]}}",
+         "x.json: sweep.skipped[0].collective: missing"},
+        {"{\"schema\": \"nvscale.run/1\", \"sweep\": {\"skipped\": [{\"collective\": \"all_gather\", \"n\": 0}]}}",
+         "x.json: sweep.skipped[0].n: expected an integer from 1"},
+        {"{\"schema\": \"nvscale.run/1\", \"sweep\": {\"skipped\": [{\"collective\": \"all_gather\", \"n\": 4, "
+         "\"why\": 3}]}}",
+         "x.json: sweep.skipped[0].why: expected a string, got 3"},
+        {"{\"schema\": \"nvscale.run/1\", \"sweep\": {\"skipped\": [{\"collective\": \"all_gather\", \"n\": 4, "
+         "\"sizes\": 4, \"of\": 3}]}}",
+         "x.json: sweep.skipped[0]: 4 sizes left out of 3 planned"},
+        {"{\"schema\": \"nvscale.run/1\", \"sweep\": {\"skipped\": [{\"collective\": \"all_gather\", \"n\": 4, "
+         "\"from_bytes\": 32, \"to_bytes\": 8.5}]}}",
+         "x.json: sweep.skipped[0].to_bytes: expected a whole number of bytes, got 8.5"},
         {"{\"schema\": \"nvscale.run/1\", \"command\": {\"argv\": [\"a\", 2]}}",
          "command.argv[1]: expected a string, got 2"},
         {"{\"schema\": \"nvscale.run/1\", \"world\": {\"size\": 0}}", "world.size: expected an integer from 1"},
@@ -582,7 +597,33 @@ static void t_size_of_bytes(void)
     nvs_run_free(&r);
 }
 
+/* sweep.skipped read back: what report and check say was left out */
+static void t_skipped(void)
+{
+    const char *doc = "{\"schema\": \"nvscale.run/1\", \"sweep\": {\"skipped\": [{\"collective\": \"all_gather\", "
+                      "\"n\": 4, \"type\": \"float\", \"sizes\": 3, \"of\": 3, \"from_bytes\": 8, \"to_bytes\": 32, "
+                      "\"why\": \"no size measured\"}, {\"collective\": \"alltoall\", \"n\": 2}]}}";
+    json_t *root = json_loads(doc, 0, NULL);
+    T_ASSERT(root);
+    nvs_run r;
+    char err[256];
+    T_EQ_I(nvs_run_from_json(root, "x.json", 0, &r, err, sizeof err), NVS_OK);
+    json_decref(root);
+    T_EQ_U(r.nskipped, 2);
+    T_EQ_S(r.skipped[0].collective, "all_gather");
+    T_EQ_I(r.skipped[0].n, 4);
+    T_EQ_S(r.skipped[0].type, "float");
+    T_EQ_I(r.skipped[0].sizes, 3);
+    T_EQ_I(r.skipped[0].of, 3);
+    T_NEAR(r.skipped[0].from_bytes, 8, 0);
+    T_NEAR(r.skipped[0].to_bytes, 32, 0);
+    T_EQ_S(r.skipped[0].why, "no size measured");
+    T_ASSERT(r.skipped[1].type == NULL && r.skipped[1].why == NULL && r.skipped[1].sizes == -1);
+    T_ASSERT(isnan(r.skipped[1].from_bytes));
+    nvs_run_free(&r);
+}
+
 T_LIST = {T_CASE(t_nvlink_fixture), T_CASE(t_minimal_and_optional), T_CASE(t_issue_by), T_CASE(t_train_counts), T_CASE(t_box3090), T_CASE(t_bad_files),
           T_CASE(t_messages), T_CASE(t_select_train), T_CASE(t_pair_lookup),
-          T_CASE(t_coll_round), T_CASE(t_size_of_bytes)};
+          T_CASE(t_coll_round), T_CASE(t_size_of_bytes), T_CASE(t_skipped)};
 T_MAIN
