@@ -166,7 +166,9 @@ size_t nvs_explain_text(const nvs_explain_facts *f, char *buf, size_t len)
         sbf(&s, "on one host ");
     if (hop) hop_words(&s, f);
     if (tr) transport_words(&s, f);
-    if (!hop && !tr)
+    if (f->host_ranks && !tr) /* --backend mpi: host memory over MPI; no NCCL, no GPU (not "missing" from the run) */
+        sbf(&s, "(the MPI host backend: CPU processes over MPI, no GPUs and no NCCL transport)");
+    else if (!hop && !tr)
         sbf(&s, "(neither the topology nor NCCL's transport is in this run)");
     else if (!hop)
         sbf(&s, " (the topology is not in this run)");

@@ -150,7 +150,7 @@ static void t_host_rate(void)
     T_CONTAINS(text, "101 to 126 per us (1.25x apart)");
     f.host_ranks = 1; /* the ranks are CPU processes: their whole step is host work, timed as such */
     nvs_explain_text(&f, text, sizeof text);
-    T_EQ_S(text, "At 2 ranks (neither the topology nor NCCL's transport is in this run).");
+    T_EQ_S(text, "At 2 ranks (the MPI host backend: CPU processes over MPI, no GPUs and no NCCL transport).");
     f.host_ranks = 0;
     f.host_rate_p10 = NAN; /* unknown (no host work, an older run) */
     f.exposed_comm_pct = 0.2; /* the step grew by more than its all-reduces last: the rest waited for a rank */
@@ -219,7 +219,7 @@ static void t_host_rate(void)
     T_CONTAINS(text, "took 90 % of the step");
     f.host_ranks = 1; /* CPU ranks: the whole step is host work by construction */
     nvs_explain_text(&f, text, sizeof text);
-    T_EQ_S(text, "At 2 ranks (neither the topology nor NCCL's transport is in this run).");
+    T_EQ_S(text, "At 2 ranks (the MPI host backend: CPU processes over MPI, no GPUs and no NCCL transport).");
 }
 
 static void t_classes_and_json(void)
