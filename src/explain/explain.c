@@ -314,13 +314,19 @@ static int several_hosts(const nvs_run *r)
     return 0;
 }
 
-/* Largest sweep size of `coll` measured at n with a busbw (by size, not bytes: see nvs_run_coll.size). */
+/* A row that is evidence of a bandwidth: it has a busbw */
+static int evidence(const nvs_run_coll *c) { return !isnan(c->busbw_gbps); }
+
+static int same_str(const char *a, const char *b) { return a == b || (a && b && !strcmp(a, b)); }
+
+/* Largest sweep size of `coll` measured at n with a busbw (by size, not bytes: see nvs_run_coll.size), out of
+ * place where both are. */
 static const nvs_run_coll *largest(const nvs_run *r, const char *coll, int n)
 {
     const nvs_run_coll *best = NULL;
     for (size_t i = 0; i < r->ncolls; i++) {
         const nvs_run_coll *c = &r->colls[i];
-        if (c->n != n || strcmp(c->collective, coll) || isnan(c->busbw_gbps)) continue;
+        if (c->n != n || strcmp(c->collective, coll) || !evidence(c)) continue;
         if (!best || c->size > best->size || (c->size == best->size && best->inplace && !c->inplace)) best = c;
     }
     return best;
@@ -462,18 +468,20 @@ void nvs_explain_facts_from_run(const nvs_run *r, int n, nvs_explain_facts *f)
             f->busbw_gbps = c->busbw_gbps;
             f->busbw_bytes = c->bytes;
             /* the previous N >= 2 with the same collective at the same sweep size (its bytes may differ: all_gather's
-             * 1 GiB of float is 1073741808 B at N=3 and 1073741824 B at N=2) */
-            int best_prev = 0;
+             * 1 GiB of float is 1073741808 B at N=3 and 1073741824 B at N=2), type, op and placement: the row
+             * compared is the one that made that N the choice. Not a lookup after the choice: an in-place row with
+             * a busbw chose an N whose out-of-place row had none, and nothing was compared */
+            const nvs_run_coll *prev = NULL;
             for (size_t i = 0; i < r->ncolls; i++) {
                 const nvs_run_coll *p = &r->colls[i];
-                if (p->n >= 2 && p->n < n && p->n > best_prev && p->size == c->size &&
-                    !strcmp(p->collective, coll) && !isnan(p->busbw_gbps))
-                    best_prev = p->n;
+                if (p->n < 2 || p->n >= n || p->size != c->size || strcmp(p->collective, coll) ||
+                    p->inplace != c->inplace || !same_str(p->type, c->type) || !same_str(p->op, c->op) || !evidence(p))
+                    continue;
+                if (!prev || p->n > prev->n) prev = p;
             }
-            if (best_prev) {
-                const nvs_run_coll *p = nvs_run_coll_find(r, coll, best_prev, c->size);
-                f->prev_n = best_prev;
-                f->prev_busbw_gbps = p ? p->busbw_gbps : NAN;
+            if (prev) {
+                f->prev_n = prev->n;
+                f->prev_busbw_gbps = prev->busbw_gbps;
             }
         }
     }

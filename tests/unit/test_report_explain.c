@@ -482,7 +482,30 @@ static void t_not_measured(void)
     nvs_run_free(&r);
 }
 
+/* The previous N a busbw is compared with is the one whose row of the same placement has one: an in-place row with
+ * a busbw chose N=3, whose out-of-place row had none, and the paragraph compared nothing although N=2 had a row */
+static void t_prev_same_row(void)
+{
+    nvs_run r;
+    load_doc("{\"schema\": \"nvscale.run/1\", \"collectives\": ["
+             "{\"collective\": \"all_reduce\", \"n\": 2, \"size\": 1048576, \"bytes\": 1048576, \"inplace\": false,"
+             " \"busbw_gbps\": 100},"
+             "{\"collective\": \"all_reduce\", \"n\": 3, \"size\": 1048576, \"bytes\": 1048576, \"inplace\": false},"
+             "{\"collective\": \"all_reduce\", \"n\": 3, \"size\": 1048576, \"bytes\": 1048576, \"inplace\": true,"
+             " \"busbw_gbps\": 90},"
+             "{\"collective\": \"all_reduce\", \"n\": 4, \"size\": 1048576, \"bytes\": 1048576, \"inplace\": false,"
+             " \"busbw_gbps\": 40}]}", &r);
+    nvs_explain_facts f;
+    nvs_explain_facts_from_run(&r, 4, &f);
+    T_EQ_I(f.prev_n, 2);
+    T_NEAR(f.prev_busbw_gbps, 100.0, 1e-9);
+    char text[1024];
+    nvs_explain_text(&f, text, sizeof text);
+    T_CONTAINS(text, "all_reduce busbw fell from 100 GB/s at 2 GPUs to 40 GB/s");
+    nvs_run_free(&r);
+}
+
 T_LIST = {T_CASE(t_reference_above_one), T_CASE(t_worst_workload), T_CASE(t_facts_3090), T_CASE(t_facts_nvlink_and_shm), T_CASE(t_text_shapes), T_CASE(t_host_rate), T_CASE(t_classes_and_json),
           T_CASE(t_two_hosts), T_CASE(t_rows_by_size),
-          T_CASE(t_not_measured)};
+          T_CASE(t_not_measured), T_CASE(t_prev_same_row)};
 T_MAIN
