@@ -201,6 +201,12 @@ size_t nvs_explain_text(const nvs_explain_facts *f, char *buf, size_t len)
             sbf(&s, ", %s %% of the %s GB/s bound of that hop", num(100.0 * f->busbw_gbps / f->bound_gbps, c, sizeof c),
                 bound_num(f->bound_gbps, a, sizeof a));
     }
+    /* rows whose result check failed are no evidence of a bandwidth: named, never quoted */
+    if (f->failed_rows > 0)
+        sbf(&s, "%s %d %s row%s at %d %s failed the result check (%lld wrong elements): %s not used", isnan(f->busbw_gbps) ? ":" : ";",
+            f->failed_rows, coll, f->failed_rows > 1 ? "s" : "", f->n, UN, f->failed_wrong,
+            f->failed_rows > 1 ? "their busbw is" : "its busbw is");
+    int said = !isnan(f->busbw_gbps) || f->failed_rows > 0;
     if (!isnan(f->exposed_comm_pct)) {
         double e = f->exposed_comm_pct < 0 ? 0 : f->exposed_comm_pct;
         /* below 1 % of the step the overlap is as good as the measurement can tell */
@@ -212,13 +218,13 @@ size_t nvs_explain_text(const nvs_explain_facts *f, char *buf, size_t len)
         if (ref_above_1 && f->n == f->train_ref_n && !isnan(f->train_lost_ms))
             sbf(&s, "%s the training step%s spent %s ms beyond its compute, the framework's reducer and exposed "
                     "communication together: only a 1-%s step tells them apart, and this run has none (--gpus)",
-                isnan(f->busbw_gbps) ? ":" : ", and", of, num(f->train_lost_ms, a, sizeof a), U1);
+                said ? ", and" : ":", of, num(f->train_lost_ms, a, sizeof a), U1);
         else if (e >= 1)
             sbf(&s, "%s %s %% of the training step%s is communication the backward pass could not hide",
-                isnan(f->busbw_gbps) ? ":" : ", and", num(e, a, sizeof a), of);
+                said ? ", and" : ":", num(e, a, sizeof a), of);
         else
             sbf(&s, "%s the backward pass%s hid almost all communication (%s %% of the step exposed)",
-                isnan(f->busbw_gbps) ? ":" : ", and", of, num(e, a, sizeof a));
+                said ? ", and" : ":", of, num(e, a, sizeof a));
         if (ref_above_1 && f->n > f->train_ref_n)
             sbf(&s, " (beyond what the %d-%s step lost, taken as the reducer's: no 1-%s step in this run)",
                 f->train_ref_n, U1, U1);
@@ -314,8 +320,9 @@ static int several_hosts(const nvs_run *r)
     return 0;
 }
 
-/* A row that is evidence of a bandwidth: it has a busbw */
-static int evidence(const nvs_run_coll *c) { return !isnan(c->busbw_gbps); }
+/* A row that is evidence of a bandwidth: it has a busbw and did not fail its result check (wrong elements: a
+ * collective that moved the wrong data may have moved less of it, and fast) */
+static int evidence(const nvs_run_coll *c) { return !isnan(c->busbw_gbps) && c->wrong <= 0; }
 
 static int same_str(const char *a, const char *b) { return a == b || (a && b && !strcmp(a, b)); }
 
@@ -463,6 +470,11 @@ void nvs_explain_facts_from_run(const nvs_run *r, int n, nvs_explain_facts *f)
         if (r->colls[i].n == n) coll = r->colls[i].collective;
     if (coll) {
         f->collective = coll;
+        for (size_t i = 0; i < r->ncolls; i++)
+            if (r->colls[i].n == n && !strcmp(r->colls[i].collective, coll) && r->colls[i].wrong > 0) {
+                f->failed_rows++;
+                f->failed_wrong += r->colls[i].wrong;
+            }
         const nvs_run_coll *c = largest(r, coll, n);
         if (c) {
             f->busbw_gbps = c->busbw_gbps;

@@ -36,6 +36,9 @@ typedef struct {
     /* measured busbw of `collective` at the largest size measured at this N, and at the previous N (>= 2) */
     double busbw_gbps, busbw_bytes; /* NAN unknown */
     int prev_n;                  /* 0: none */
+    /* rows of `collective` at n whose result check failed, and their wrong elements: not used for busbw (0: none) */
+    int failed_rows;
+    long long failed_wrong;
     /* hosts the GPUs at n (and at prev_n) span, in a run with several hosts (real or --emulate-nodes); 0 in a
      * one-host run or unknown, so that one-host paragraphs do not mention hosts */
     int hosts, prev_hosts;

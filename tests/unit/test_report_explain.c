@@ -505,7 +505,38 @@ static void t_prev_same_row(void)
     nvs_run_free(&r);
 }
 
+/* A row whose result check failed (wrong elements) is no evidence of a bandwidth: its busbw was quoted as the N's
+ * figure and as the previous N's, without a word */
+static void t_failed_rows(void)
+{
+    nvs_run r;
+    load_doc("{\"schema\": \"nvscale.run/1\", \"collectives\": ["
+             "{\"collective\": \"all_reduce\", \"n\": 2, \"size\": 1048576, \"bytes\": 1048576, \"busbw_gbps\": 100,"
+             " \"wrong\": 0},"
+             "{\"collective\": \"all_reduce\", \"n\": 3, \"size\": 1048576, \"bytes\": 1048576, \"busbw_gbps\": 999,"
+             " \"wrong\": 12},"
+             "{\"collective\": \"all_reduce\", \"n\": 4, \"size\": 65536, \"bytes\": 65536, \"busbw_gbps\": 30,"
+             " \"wrong\": 0},"
+             "{\"collective\": \"all_reduce\", \"n\": 4, \"size\": 1048576, \"bytes\": 1048576, \"busbw_gbps\": 500,"
+             " \"wrong\": 7}]}", &r);
+    nvs_explain_facts f;
+    char text[1024];
+    nvs_explain_facts_from_run(&r, 3, &f);
+    T_ASSERT(isnan(f.busbw_gbps));
+    T_EQ_I(f.failed_rows, 1);
+    nvs_explain_text(&f, text, sizeof text);
+    T_ASSERT(!strstr(text, "999"));
+    T_CONTAINS(text, "1 all_reduce row at 3 GPUs failed the result check (12 wrong elements): its busbw is not used");
+    nvs_explain_facts_from_run(&r, 4, &f);
+    T_NEAR(f.busbw_gbps, 30.0, 1e-9); /* the largest size that passed */
+    T_EQ_I(f.prev_n, 0);               /* no passing 64 KiB row before */
+    nvs_explain_text(&f, text, sizeof text);
+    T_ASSERT(!strstr(text, "500"));
+    T_CONTAINS(text, "all_reduce busbw is 30 GB/s at 64 KiB; 1 all_reduce row at 4 GPUs failed the result check (7 wrong");
+    nvs_run_free(&r);
+}
+
 T_LIST = {T_CASE(t_reference_above_one), T_CASE(t_worst_workload), T_CASE(t_facts_3090), T_CASE(t_facts_nvlink_and_shm), T_CASE(t_text_shapes), T_CASE(t_host_rate), T_CASE(t_classes_and_json),
           T_CASE(t_two_hosts), T_CASE(t_rows_by_size),
-          T_CASE(t_not_measured), T_CASE(t_prev_same_row)};
+          T_CASE(t_not_measured), T_CASE(t_prev_same_row), T_CASE(t_failed_rows)};
 T_MAIN
