@@ -46,9 +46,9 @@ sig_mid_run() {
     echo "$rc $(json_get "$f" "d['result']['status']")"
 }
 
-# expect SIG MODE [trap] RC STATUS WHAT: the signal mid-run as sig_mid_run sends it must end the run with RC and
+# expect_sig SIG MODE [trap] RC STATUS WHAT: the signal mid-run as sig_mid_run sends it must end the run with RC and
 # run.json STATUS (a sweep that ended first tested nothing, which is said)
-expect() {
+expect_sig() {
     local sig=$1 mode=$2 trap=
     shift 2
     [ "$1" = trap ] && { trap=trap; shift; }
@@ -60,8 +60,8 @@ expect() {
     esac
 }
 
-expect HUP nohup trap 0 ok "under nohup (the run goes on)"
-expect HUP hup 130 interrupted "without nohup"
-expect INT bg trap 0 ok "ignored at start, \`nvscale ... &\` in a script (the run goes on)"
-expect INT fg 130 interrupted "at its default (Ctrl-C)"
+expect_sig HUP nohup trap 0 ok "under nohup (the run goes on)"
+expect_sig HUP hup 130 interrupted "without nohup"
+expect_sig INT bg trap 0 ok "ignored at start, \`nvscale ... &\` in a script (the run goes on)"
+expect_sig INT fg 130 interrupted "at its default (Ctrl-C)"
 finish
