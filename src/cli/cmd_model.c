@@ -26,7 +26,7 @@
 #define MAX_CONFIGS 16       /* --gpu x --machine */
 #define MAX_PRESET_FILES 16
 #define MAX_TOTAL_GPUS 65536 /* a what-if, not a census: beyond this the alpha-beta model says nothing new */
-#define MAX_BATCH 1000000
+#define MAX_BATCH NVS_MODEL_MAX_BATCH /* model.h: the bound --batch max has too */
 
 static void usage(FILE *to)
 {

@@ -794,6 +794,8 @@ void nvs_memory_estimate(const nvs_layer *layers, int nlayers, double params, co
         return;
     }
     /* nothing that grows with the batch (no activations, no GEMM): memory does not bound it */
-    double b = out->per_sample_bytes > 0 ? floor(room / out->per_sample_bytes) : 1e6;
-    out->max_batch = b > 1e6 ? 1000000 : (int)b;
+    double b = out->per_sample_bytes > 0 ? floor(room / out->per_sample_bytes) : INFINITY;
+    out->fit_batch = b;
+    out->batch_capped = b > NVS_MODEL_MAX_BATCH;
+    out->max_batch = out->batch_capped ? NVS_MODEL_MAX_BATCH : (int)b;
 }

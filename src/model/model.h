@@ -341,6 +341,11 @@ double nvs_expected_max_normal(int n);
 
 /* --- memory: the largest per-GPU batch --------------------------------------------------------------------------- */
 
+/* The largest per-GPU batch the model takes, from the memory estimate or from --batch (cmd_model.c): a what-if
+ * bound, not a hardware one. A profile whose memory barely grows with the batch (few or no activations) would
+ * otherwise get a batch of billions, or none at all where nothing grows; the output says when it decided. */
+#define NVS_MODEL_MAX_BATCH 1000000
+
 typedef struct {
     double weights_bytes;    /* fp32 master weights (+ a bf16 copy under bf16) */
     double grads_bytes;      /* gradients in grad precision */
@@ -348,7 +353,10 @@ typedef struct {
     double optimizer_bytes;  /* momentum, fp32 */
     double reserve_bytes;    /* CUDA context, library workspaces, allocator slack */
     double per_sample_bytes; /* activations kept for backward, per sample */
-    int max_batch;           /* 0 if not even one sample fits */
+    int max_batch;           /* 0 if not even one sample fits; at most NVS_MODEL_MAX_BATCH */
+    int batch_capped;        /* 1: the memory holds more than NVS_MODEL_MAX_BATCH (or nothing grows with the
+                              * batch): max_batch is that cap, not the largest that fits */
+    double fit_batch;        /* what the memory holds before the cap (INFINITY: nothing grows with the batch) */
 } nvs_mem_estimate;
 
 void nvs_memory_estimate(const nvs_layer *layers, int nlayers, double params, const nvs_gpu_spec *g,

@@ -323,11 +323,21 @@ static void print_one(FILE *f, const nvs_presets *ps, const nvs_model_series *s)
             : c->shm_disabled                   ? " (SHM disabled)"
                                                 : "",
             c->batch);
-    if (c->batch_is_max)
-        fprintf(f, " (the largest that fits %.1f GB: %.2f GB fixed + %.1f MB per sample)", c->gpu.memory_bytes / 1e9,
-                (s->mem.weights_bytes + s->mem.grads_bytes + s->mem.buckets_bytes + s->mem.optimizer_bytes +
-                 s->mem.reserve_bytes) / 1e9,
+    double fixed = s->mem.weights_bytes + s->mem.grads_bytes + s->mem.buckets_bytes + s->mem.optimizer_bytes +
+                   s->mem.reserve_bytes;
+    /* a batch the cap decided is not "the largest that fits": the memory holds more (model.h NVS_MODEL_MAX_BATCH) */
+    if (c->batch_is_max && s->mem.batch_capped && s->mem.per_sample_bytes > 0)
+        fprintf(f, " (capped: the model's limit is %d; the memory estimate allows %.3g in %.1f GB: %.2f GB fixed + "
+                   "%.3f MB per sample)",
+                NVS_MODEL_MAX_BATCH, s->mem.fit_batch, c->gpu.memory_bytes / 1e9, fixed / 1e9,
                 s->mem.per_sample_bytes / 1e6);
+    else if (c->batch_is_max && s->mem.batch_capped)
+        fprintf(f, " (capped: the model's limit is %d; nothing in the memory estimate grows with the batch: "
+                   "%.2f GB fixed of %.1f GB)",
+                NVS_MODEL_MAX_BATCH, fixed / 1e9, c->gpu.memory_bytes / 1e9);
+    else if (c->batch_is_max)
+        fprintf(f, " (the largest that fits %.1f GB: %.2f GB fixed + %.1f MB per sample)", c->gpu.memory_bytes / 1e9,
+                fixed / 1e9, s->mem.per_sample_bytes / 1e6);
     fprintf(f, "\n");
     if (c->fw && (c->fw->host_us_per_op > 0 || c->fw->reducer_us_per_bucket > 0))
         fprintf(f, "  as %s: host_ms is the framework's host work per step (the GPU waits for it where it is\n"
@@ -498,6 +508,7 @@ static json_t *json_series_one(const nvs_presets *ps, const nvs_model_series *s)
     bad |= jset(mem, "reserve_bytes", jbytes(s->mem.reserve_bytes));
     bad |= jset(mem, "per_sample_bytes", jbytes(s->mem.per_sample_bytes));
     bad |= jset(mem, "max_batch", json_integer(s->mem.max_batch));
+    bad |= jset(mem, "max_batch_capped", json_boolean(s->mem.batch_capped));
     bad |= jset(o, "memory", mem);
     bad |= jset(o, "terms", json_terms(ps, s));
     for (int i = 0; i < s->npts && !bad; i++) {

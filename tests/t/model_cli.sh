@@ -369,4 +369,18 @@ expect 0 "note: N=2 measured 114.2 % efficiency, above 100 % by more than timing
 "$NVS" model --calibrate tests/fixtures/model/h200x2_nvlink_resnet50.json 2>&1 | grep -q "above 100 %" &&
     fail "--calibrate of a run within 100 %: the note is there"
 
+# --batch max where the memory holds more than the model's limit: the header says the limit decided (it said "the
+# largest that fits 85.9 GB" of a batch of 1000000 that was the cap), in the table and in JSON
+P1=tests/fixtures/profiles/good_minimal.prof
+expect 0 "batch 1000000 per GPU \(capped: the model's limit is 1000000; nothing in the memory estimate grows" \
+    $M --gpu h100-sxm --machine hgx-h100-8 --model $P1 --gpus 1,8
+printf '%s\n' "$_out" | grep -q "largest that fits" && fail "--batch max at the cap: still 'the largest that fits'"
+printf 'nvscale-profile 1\nname one\nsource "t"\nlayer a gemm=64,64,64 act=4096 ew=1\n' >"$out/one.prof"
+expect 0 "capped: the model's limit is 1000000; the memory estimate allows 1.23e\+06" \
+    $M --gpu h100-sxm --machine hgx-h100-8 --model "$out/one.prof" --gpus 1,8
+"$NVS" model --gpu h100-sxm --machine hgx-h100-8 --model "$out/one.prof" --gpus 1,8 --format json >"$out/cap.json" ||
+    fail "--format json at the cap: exit $?"
+[ "$(json_get "$out/cap.json" 'd["configurations"][0]["memory"]["max_batch_capped"]')" = True ] ||
+    fail "--format json at the cap: memory.max_batch_capped is not true"
+
 finish

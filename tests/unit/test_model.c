@@ -809,6 +809,7 @@ static void t_memory(void)
     REL(m.per_sample_bytes, 18e6, 1e-12);
     REL(m.reserve_bytes, 1173741824.0, 1e-12);
     T_EQ_I(m.max_batch, 45);
+    T_EQ_I(m.batch_capped, 0);
     /* bf16: activations halve (9e6 per sample), weights gain a bf16 copy (+2e6): room 808258176 / 9e6 = 89 */
     nvs_memory_estimate(L, 2, 1e6, &g, NVS_PREC_BF16, 4, &m);
     T_EQ_I(m.max_batch, 89);
@@ -816,10 +817,26 @@ static void t_memory(void)
     g.memory_bytes = 4e9;
     nvs_memory_estimate(L, 2, 1e6, &g, NVS_PREC_FP32, 4, &m);
     T_EQ_I(m.max_batch, (int)floor((4e9 - 16e6 - (1073741824.0 + 2e8)) / 18e6));
+    /* the memory holds more than the model's limit: the cap decides, and says so (was: 1000000 as "the largest that
+     * fits"). 4e9 bytes, a layer of 100 elements: 400 kept + 800 of backward's gradients = 1200 bytes per sample,
+     * room 2.71e9: 2.26 million */
+    nvs_layer tiny[1];
+    memset(tiny, 0, sizeof tiny);
+    tiny[0].act_elems = 100;
+    nvs_memory_estimate(tiny, 1, 1e6, &g, NVS_PREC_FP32, 4, &m);
+    T_EQ_I(m.max_batch, NVS_MODEL_MAX_BATCH);
+    T_EQ_I(m.batch_capped, 1);
+    REL(m.fit_batch, floor((4e9 - 16e6 - (1073741824.0 + 2e8)) / 1200), 1e-12);
+    /* nothing grows with the batch (parameters only): capped, and the memory bound is none */
+    nvs_memory_estimate(tiny, 0, 1e6, &g, NVS_PREC_FP32, 4, &m);
+    T_EQ_I(m.max_batch, NVS_MODEL_MAX_BATCH);
+    T_EQ_I(m.batch_capped, 1);
+    T_ASSERT(isinf(m.fit_batch));
     /* nothing fits */
     g.memory_bytes = 1e9;
     nvs_memory_estimate(L, 2, 1e6, &g, NVS_PREC_FP32, 4, &m);
     T_EQ_I(m.max_batch, 0);
+    T_EQ_I(m.batch_capped, 0);
     /* fp16 (AMP) counts like bf16: 2-byte activations and a 16-bit weight copy */
     g.memory_bytes = 2e9;
     nvs_memory_estimate(L, 2, 1e6, &g, NVS_PREC_FP16, 4, &m);
