@@ -271,18 +271,28 @@ static int ml_net(const nvs_model_config *c, int gpn)
 
 /* The point's transport (its ring's slowest hop; NET where the network binds or the measured ring went over
  * sockets) and its bottleneck's words. */
-static void name_bottleneck(const nvs_model_config *c, int nodes, int gpn, nvs_dp_mode dp, int measured,
-                            const nvs_ar_params *ar, const nvs_ring_links *rl, nvs_algo largest_algo,
+static void name_bottleneck(const nvs_model_config *c, int nodes, int gpn, nvs_dp_mode dp, int nbuckets,
+                            int measured, const nvs_ar_params *ar, const nvs_ring_links *rl, nvs_algo largest_algo,
                             nvs_model_point *out)
 {
     out->transport = gpn >= 2 ? rl->transport : NVS_TR_NONE;
     if (ml_net(c, gpn)) out->transport = NVS_TR_NET; /* the run's ring went over sockets, whatever the links are */
     out->cls = rl->cls;
-    if (out->n <= 1)
+    /* nothing all-reduced: no link or network binds anything, whatever the node's ring or NICs would do (the
+     * words below named a link, or across nodes the network, for a row with no busbw and no algorithm) */
+    if (out->n <= 1) {
         snprintf(out->bottleneck, sizeof out->bottleneck, "one GPU: nothing to all-reduce");
-    else if (dp == NVS_DP_NONE)
+        return;
+    }
+    if (dp == NVS_DP_NONE) {
         snprintf(out->bottleneck, sizeof out->bottleneck, "no gradient all-reduce (dp none: independent replicas)");
-    else if (gpn >= 2 && measured)
+        return;
+    }
+    if (nbuckets == 0) {
+        snprintf(out->bottleneck, sizeof out->bottleneck, "no gradients (no trainable parameters): nothing crosses a link");
+        return;
+    }
+    if (gpn >= 2 && measured)
         snprintf(out->bottleneck, sizeof out->bottleneck, "measured ring at %d GPUs: %.3g GB/s", gpn, ar->intra_gbps);
     else if (gpn >= 2)
         snprintf(out->bottleneck, sizeof out->bottleneck, "%s", rl->why);
@@ -361,7 +371,7 @@ nvs_result_t nvs_model_eval(const nvs_model_config *c, int nodes, int gpn, nvs_m
         }
     }
     out->n = nodes * gpn;
-    name_bottleneck(c, nodes, gpn, dp, measured, &ar, &rl, largest_algo, out);
+    name_bottleneck(c, nodes, gpn, dp, nb, measured, &ar, &rl, largest_algo, out);
     /* interference: the compute and the all-reduces beside it contend for SMs and memory (NCCL's kernels); the
      * lane on the step's critical path is slowed, by a share of their overlap per transport
      * (model/interference.h) unless the configuration sets its own. Where the GPU waits for the host, the

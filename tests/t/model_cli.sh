@@ -383,4 +383,15 @@ expect 0 "capped: the model's limit is 1000000; the memory estimate allows 1.23e
 [ "$(json_get "$out/cap.json" 'd["configurations"][0]["memory"]["max_batch_capped"]')" = True ] ||
     fail "--format json at the cap: memory.max_batch_capped is not true"
 
+# nothing all-reduced: the bottleneck column names no link nor network (a profile without parameters named "GPU 0 ->
+# GPU 1 (NV, NVLink): ... shared by 1 flow" on a row with no busbw and no algorithm; --dp none across nodes named
+# the network)
+"$NVS" model --gpu h100-sxm --machine hgx-h100-8 --model "$out/one.prof" --nodes 1,2 --net ib-hdr200 --batch 8 \
+    >"$out/nograd.txt" 2>&1 || fail "a profile without parameters: exit $?"
+[ "$(grep -c '^ *\(8 *1 x 8\|16 *2 x 8\) .*no gradients (no trainable parameters): nothing crosses a link$' \
+    "$out/nograd.txt")" = 2 ] || fail "a profile without parameters: $(grep -E '^ +(8|16) ' "$out/nograd.txt")"
+grep -Eq "GPU 0 -> GPU 1|network ib-hdr200" "$out/nograd.txt" && fail "a profile without parameters names a link"
+expect 0 " 2 x 8 .* no gradient all-reduce \(dp none: independent replicas\)" \
+    $M --gpu h100-sxm --machine hgx-h100-8 --model resnet50 --dp none --nodes 2 --net ib-hdr200
+
 finish
