@@ -692,6 +692,9 @@ nvs_result_t nvs_calibrate(const char *run_path, const nvs_presets *ps, const nv
             for (int k = 0; k < cfg->nmeas; k++) measured |= cfg->meas[k].n == tr->n && !cfg->meas[k].from_step;
             if (tr->n < 2 || !(tr->comm_us > 0) || !measured) continue;
             NVS_CHECK_GOTO(eval_at(cfg, tr->n, &pt, err, errlen), res, fail);
+            /* no bucket (a profile without trainable parameters): the run's comm is timer noise around empty
+             * calls, no per-call cost; divided by 0 it made per_call_us inf, "measured" */
+            if (pt.nbuckets < 1) continue;
             excess += (tr->comm_us - pt.t.comm_us) / pt.nbuckets;
             nex++;
         }

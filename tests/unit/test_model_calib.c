@@ -361,6 +361,42 @@ static void t_interference_host_bound(void)
     nvs_presets_free(&ps);
 }
 
+/* A run whose profile has no trainable parameters (0 buckets) but a measured comm_us (timer noise: a host run
+ * of `layer a gemm=64,64,64 act=4096 ew=1` read 0.39 us) at an N with a sweep: the per-call overhead is not
+ * fitted from it (it divided by 0 buckets: per_call_us inf, "measured"), and the projection stays finite. */
+static void t_no_buckets(void)
+{
+    const char *fx = "tests/fixtures/model/h200x2_nvlink_resnet50.json", *path = "tests/tmp/test_model_calib_nob.json",
+               *prof = "tests/tmp/test_model_calib_nob.prof";
+    FILE *f = fopen(prof, "w");
+    T_ASSERT(f != NULL);
+    fprintf(f, "nvscale-profile 1\nname nob\nsource \"test\"\nlayer a gemm=64,64,64 act=4096 ew=1\n");
+    fclose(f);
+    json_error_t je;
+    json_t *root = json_load_file(fx, 0, &je), *t = json_object_get(root, "train");
+    T_ASSERT(root && t);
+    json_object_set_new(t, "model", json_string("nob"));
+    json_object_set_new(t, "profile_file", json_string(prof));
+    T_EQ_I(json_dump_file(root, path, 0), 0);
+    json_decref(root);
+    nvs_presets ps;
+    char err[1024] = "";
+    builtin_presets(&ps);
+    nvs_calib_opts o = {NULL, NULL, NULL, 0};
+    nvs_calibration cal;
+    if (nvs_calibrate(path, &ps, &o, &cal, err, sizeof err) != NVS_OK) T_FAIL("calibrate: %s", err);
+    T_EQ_I(cal.has_per_call, 0);
+    T_ASSERT(isfinite(cal.cfg.per_call_us));
+    nvs_model_point p;
+    T_EQ_I(nvs_model_eval(&cal.cfg, 1, 2, &p, err, sizeof err), NVS_OK);
+    T_EQ_I(p.nbuckets, 0);
+    T_ASSERT(isfinite(p.t.step_us) && p.t.step_us > 0);
+    nvs_calibration_free(&cal);
+    nvs_presets_free(&ps);
+    remove(path);
+    remove(prof);
+}
+
 static void t_host_scale(void)
 {
     json_error_t je;
@@ -535,7 +571,7 @@ T_LIST = {
     T_CASE(t_fit_relative),
     T_CASE(t_round_trip),
     T_CASE(t_step_link),
-    T_CASE(t_host_scale), T_CASE(t_interference_host_bound),
+    T_CASE(t_host_scale), T_CASE(t_interference_host_bound), T_CASE(t_no_buckets),
     T_CASE(t_transports_odd),
     T_CASE(t_fixtures_within_tolerance),
     T_CASE(t_bad_runs), T_CASE(t_cudnn_run),
