@@ -18,7 +18,9 @@
 #define PROFILE_MAGIC "nvscale-profile"
 #define PROFILE_VERSION "1"
 #define MAX_LINE NVS_LINE_MAX /* characters per line (core/units.h): a layer line is < 200 */
-#define MAX_TOKENS 16      /* "layer NAME" + the 11 keys, with room to say "too many" precisely */
+/* "layer NAME" + at most 13 of the 15 keys (LAYER_KEYS: bn and ln each exclude gemm and each other), with room for
+ * one more, so that a 14th key gets its own precise refusal (e.g. "bn= with gemm") before "too many fields" */
+#define MAX_TOKENS 16
 #define MAX_DEPTH 8        /* repeat nesting: transformer stacks need 1-2 */
 #define MAX_REPEAT 100000L /* repeat count */
 #define MAX_BATCH 1000000L
