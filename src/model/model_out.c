@@ -530,10 +530,13 @@ static json_t *json_series_one(const nvs_presets *ps, const nvs_model_series *s)
         bad |= jset(x, "efficiency", jnum(p->efficiency));
         bad |= jset(x, "samples_per_s", jnum(p->samples_per_s));
         bad |= jset(x, "buckets", json_integer(p->nbuckets));
-        bad |= jset(x, "algo", json_string(nvs_algo_name(p->algo_used)));
+        /* nothing all-reduced (one GPU, dp none, no trainable parameters): no algorithm ran and none has a bus
+         * bandwidth, as the table's '-' (were "ring" and 0) */
+        int reduced = p->n > 1 && p->nbuckets > 0;
+        bad |= jset(x, "algo", reduced ? json_string(nvs_algo_name(p->algo_used)) : json_null());
         bad |= jset(x, "busbw_gbps", p->gpn >= 2 ? jnum(p->intra_gbps) : json_null());
         bad |= jset(x, "inter_gbps", p->nodes > 1 ? jnum(p->inter_gbps) : json_null());
-        bad |= jset(x, "allreduce_busbw_gbps", p->n > 1 ? jnum(p->allreduce_busbw) : json_null());
+        bad |= jset(x, "allreduce_busbw_gbps", reduced ? jnum(p->allreduce_busbw) : json_null());
         bad |= jset(x, "transport", p->n > 1 ? json_string(nvs_transport_name(p->transport)) : json_null());
         bad |= jset(x, "class", p->n > 1 && p->cls >= 0 && p->transport != NVS_TR_NET
                                     ? json_string(nvs_class_name(p->cls)) : json_null());

@@ -394,4 +394,18 @@ grep -Eq "GPU 0 -> GPU 1|network ib-hdr200" "$out/nograd.txt" && fail "a profile
 expect 0 " 2 x 8 .* no gradient all-reduce \(dp none: independent replicas\)" \
     $M --gpu h100-sxm --machine hgx-h100-8 --model resnet50 --dp none --nodes 2 --net ib-hdr200
 
+# JSON of points where nothing is all-reduced: no algorithm and no all-reduce bus bandwidth, as the table's '-'
+# (were "algo": "ring" and 0 at N=1, with --dp none and without parameters); a point that all-reduces keeps both
+for a in "--model $out/one.prof" "--model resnet50 --dp none"; do
+    # shellcheck disable=SC2086 # $a is two or three flags
+    "$NVS" model --gpu h100-sxm --machine hgx-h100-8 $a --gpus 1,8 --batch 8 --format json >"$out/noar.json" ||
+        fail "$a --format json: exit $?"
+    [ "$(json_get "$out/noar.json" '[(p["algo"], p["allreduce_busbw_gbps"]) for p in d["configurations"][0]["points"]]')" = \
+        "[(None, None), (None, None)]" ] || fail "$a: algo/allreduce_busbw_gbps where nothing is all-reduced"
+done
+"$NVS" model --gpu h100-sxm --machine hgx-h100-8 --model resnet50 --gpus 8 --format json >"$out/ar.json" ||
+    fail "resnet50 --format json: exit $?"
+[ "$(json_get "$out/ar.json" 'd["configurations"][0]["points"][0]["algo"]')" = ring ] ||
+    fail "resnet50 at 8 GPUs: algo is not ring"
+
 finish
