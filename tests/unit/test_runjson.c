@@ -484,6 +484,17 @@ static void t_select_train(void)
     nvs_run_free(&r);
 }
 
+/* doc read as run.json "x.json": nvs_run_from_json's result, -1 when doc is not JSON */
+static int read_doc(const char *doc, nvs_run *r)
+{
+    char err[256];
+    json_t *root = json_loads(doc, 0, NULL);
+    if (!root) return -1;
+    int rc = nvs_run_from_json(root, "x.json", 0, r, err, sizeof err);
+    json_decref(root);
+    return rc;
+}
+
 /* Pair lookups by GPU indices, either order, through the loader's sorted index: pairs listed in any order and
  * orientation; a pair listed twice is found as its first entry (as the scan found it); one not listed is NULL;
  * and the answer is the scan's for every pair of 40 GPUs */
@@ -498,12 +509,8 @@ static void t_pair_lookup(void)
         len += (size_t)snprintf(doc + len, sizeof doc - len, ", {\"a\": %d, \"b\": %d, \"class\": \"NV%d\"}",
                                 i % 2 ? i : 39 - i, i % 2 ? 39 - i : i, i + 1);
     snprintf(doc + len, sizeof doc - len, "]}}");
-    json_t *root = json_loads(doc, 0, NULL);
-    T_ASSERT(root);
     nvs_run r;
-    char err[256];
-    T_EQ_I(nvs_run_from_json(root, "x.json", 0, &r, err, sizeof err), NVS_OK);
-    json_decref(root);
+    T_EQ_I(read_doc(doc, &r), NVS_OK);
     T_EQ_S(nvs_run_pair_of(&r, 3, 7, NULL)->cls, "NV4"); /* the first of the two */
     T_EQ_S(nvs_run_pair_of(&r, 7, 3, NULL)->cls, "NV4");
     T_EQ_S(nvs_run_pair_of(&r, 1, 0, NULL)->cls, "PIX");
@@ -577,12 +584,8 @@ static void t_size_of_bytes(void)
     char doc[1024];
     snprintf(doc, sizeof doc, "{\"schema\": \"nvscale.run/1\", \"sweep\": {\"min_bytes\": 1024, \"max_bytes\": "
              "1048576, \"step_factor\": 4, \"step_bytes\": 0}, %s}", rows);
-    json_t *root = json_loads(doc, 0, NULL);
-    T_ASSERT(root);
     nvs_run r;
-    char err[256];
-    T_EQ_I(nvs_run_from_json(root, "x.json", 0, &r, err, sizeof err), NVS_OK);
-    json_decref(root);
+    T_EQ_I(read_doc(doc, &r), NVS_OK);
     T_NEAR(r.colls[0].size, 1048576, 0);
     T_ASSERT(nvs_run_coll_find(&r, "all_gather", 3, 1048576) == &r.colls[0]);
     double *sz = NULL;
@@ -590,9 +593,7 @@ static void t_size_of_bytes(void)
     free(sz);
     nvs_run_free(&r);
     snprintf(doc, sizeof doc, "{\"schema\": \"nvscale.run/1\", %s}", rows);
-    root = json_loads(doc, 0, NULL);
-    T_EQ_I(nvs_run_from_json(root, "x.json", 0, &r, err, sizeof err), NVS_OK);
-    json_decref(root);
+    T_EQ_I(read_doc(doc, &r), NVS_OK);
     T_NEAR(r.colls[0].size, 1048560, 0);
     nvs_run_free(&r);
 }
@@ -603,12 +604,8 @@ static void t_skipped(void)
     const char *doc = "{\"schema\": \"nvscale.run/1\", \"sweep\": {\"skipped\": [{\"collective\": \"all_gather\", "
                       "\"n\": 4, \"type\": \"float\", \"sizes\": 3, \"of\": 3, \"from_bytes\": 8, \"to_bytes\": 32, "
                       "\"why\": \"no size measured\"}, {\"collective\": \"alltoall\", \"n\": 2}]}}";
-    json_t *root = json_loads(doc, 0, NULL);
-    T_ASSERT(root);
     nvs_run r;
-    char err[256];
-    T_EQ_I(nvs_run_from_json(root, "x.json", 0, &r, err, sizeof err), NVS_OK);
-    json_decref(root);
+    T_EQ_I(read_doc(doc, &r), NVS_OK);
     T_EQ_U(r.nskipped, 2);
     T_EQ_S(r.skipped[0].collective, "all_gather");
     T_EQ_I(r.skipped[0].n, 4);
