@@ -1,7 +1,7 @@
 /* hwloc part of discovery: NUMA node, CPU affinity and PCIe ancestry of every NVIDIA GPU, from this machine or
  * from a saved hwloc 2.x XML, plus NVLink counts from the "NVLinkBandwidth" distance matrix that hwloc's NVML
- * backend writes (hwloc/topology-nvml.c: 20000 MB/s per NVLink1 link, 25000 per NVLink 2-4 link, 1000000 on
- * the diagonal; the matrix lists the GPUs' "nvml" OS devices plus NVSwitch PCI devices or CPU objects).
+ * backend writes (hwloc/topology-nvml.c: 20000 MB/s per NVLink1 link, 25000 per NVLink 2-4 link, since hwloc
+ * 2.12 50000 per NVLink5 link, 1000000 on the diagonal; the matrix lists the GPUs' "nvml" OS devices plus NVSwitch PCI devices or CPU objects).
  *
  * A GPU is a PCI device of class 03xx and vendor 0x10de. Without a CUDA/NVML backend hwloc keeps only the PCI
  * objects (the reference h200x2 XML is like that), so PCI devices are the one source; the I/O type filter is set
@@ -232,22 +232,32 @@ static nvs_result_t read_nvlink_matrix(hwloc_topology_t topo, const char *xml, n
                     res = NVS_ERR_INPUT;
                 }
             if (res != NVS_OK) break;
-            /* one unit per GPU: 25000 MB/s (NVLink 2-4) unless only 20000 (NVLink1) divides the row */
-            int all25 = 1, all20 = 1;
+            /* one unit per GPU: 25000 MB/s (NVLink 2-4) unless only 20000 (NVLink1) divides the row. hwloc 2.12
+             * and later write 50000 per NVLink5 link (NEWS 2.12.0: "Update NVLink bandwidth ... up to NVIDIA
+             * Blackwell"), which is also two NVLink 2-4 links: a row that at 25000 would give the GPU more links
+             * than any GPU has (NVS_TOPO_MAX_NVLINKS) and at 50000 does not is NVLink5 (an 18-link Blackwell box read
+             * "36 links up", NV36); more than that is refused below at 25000. A Blackwell GPU with half its links down or fewer stays ambiguous and reads as NVLink 2-4. */
+            int all25 = 1, all20 = 1, all50 = 1;
+            double at25 = 0;
             for (unsigned j = 0; j < n; j++) {
                 hwloc_uint64_t v = d[m]->values[(size_t)i * n + j];
                 if (j == i || !v) continue;
                 all25 &= v % 25000 == 0;
                 all20 &= v % 20000 == 0;
+                all50 &= v % 50000 == 0;
+                at25 += (double)v / 25000;
             }
-            unsigned unit = !all25 && all20 ? 20000 : 25000;
+            int nvl5 = all50 && at25 > NVS_TOPO_MAX_NVLINKS && at25 <= 2 * NVS_TOPO_MAX_NVLINKS; /* else: no GPU at all */
+            unsigned unit = !all25 && all20 ? 20000 : nvl5 ? 50000 : 25000;
             g->nvlink.known = 1;
-            g->nvlink.version = unit == 20000 ? 1 : 0;
+            g->nvlink.version = unit == 20000 ? 1 : unit == 50000 ? 5 : 0;
             g->nvlink.gbps_per_link = unit / 1000.0;
             snprintf(g->nvlink.rate_source, sizeof g->nvlink.rate_source,
-                     unit == 20000 ? "hwloc NVLinkBandwidth matrix: 20000 MB/s per link (NVLink1)"
-                                   : "hwloc NVLinkBandwidth matrix: 25000 MB/s per link (NVLink 2-4; the XML does "
-                                     "not say which)");
+                     unit == 20000   ? "hwloc NVLinkBandwidth matrix: 20000 MB/s per link (NVLink1)"
+                     : unit == 50000 ? "hwloc NVLinkBandwidth matrix: 50000 MB/s per link (NVLink5: at 25000 the GPU "
+                                       "would have more links than any GPU)"
+                                     : "hwloc NVLinkBandwidth matrix: 25000 MB/s per link (NVLink 2-4; the XML does "
+                                       "not say which)");
             for (unsigned j = 0; j < n; j++) {
                 hwloc_uint64_t v = d[m]->values[(size_t)i * n + j];
                 if (j == i || !v) continue;

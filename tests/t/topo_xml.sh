@@ -6,7 +6,7 @@ cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
 need_nvscale
 tmp_dir dir
-for f in pcie8 nvlink_pairs nvswitch8 h200x2 hgx8nic hgx8nic_oem pcie_nic; do
+for f in pcie8 nvlink_pairs nvswitch8 nvswitch8_nvl5 h200x2 hgx8nic hgx8nic_oem pcie_nic; do
     expect_err 0 "" "$NVS" topo --hwloc-xml tests/fixtures/topo/$f.xml --no-save || continue
     [ -s "$ERR" ] && { fail "$f: unexpected stderr"; cat "$ERR"; }
     golden "$OUT" tests/golden/topo_$f.txt

@@ -96,6 +96,27 @@ static void t_nvswitch8(void)
     nvs_topo_free(t);
 }
 
+/* NVLink5 as hwloc 2.12 and later write it, 50000 MB/s a link: the same 18 links as nvswitch8 (NV18, 900 GB/s).
+ * Read at 25000 MB/s a link, every GPU had "36 links up" and every pair read NV36, more links than a GPU has. */
+static void t_nvswitch8_nvl5(void)
+{
+    nvs_topology *t = load("nvswitch8_nvl5.xml");
+    for (int a = 0; a < 8; a++)
+        for (int b = 0; b < 8; b++) T_EQ_S(nvs_topo_pair_class(t, a, b), a == b ? "X" : "NV18");
+    const nvs_topo_gpu *g = &t->gpus[3];
+    T_EQ_I(g->nvlink.links_up, 18);
+    T_EQ_I(g->nvlink.to_switch, 18);
+    T_EQ_I(g->nvlink.version, 5);
+    T_NEAR(g->nvlink.gbps_per_link, 50.0, 1e-9);
+    T_NEAR(nvs_topo_pair_bound_gbps(t, 3, 6, 1, NULL, 0), 900.0, 1e-9);
+    nvs_topo_free(t);
+    /* the 25000 unit stays where 18 links fit: nvswitch8 itself (5+4+4+5 x 25000) */
+    t = load("nvswitch8.xml");
+    T_EQ_I(t->gpus[3].nvlink.version, 0);
+    T_NEAR(t->gpus[3].nvlink.gbps_per_link, 25.0, 1e-9);
+    nvs_topo_free(t);
+}
+
 /* the reference 2xH200 machine: flat virtual PCI bus, no NVML backend in its hwloc: PHB offline (NV18 live) */
 static void t_h200x2(void)
 {
@@ -174,6 +195,6 @@ static void t_busid_lookup(void)
     nvs_topo_free(t);
 }
 
-T_LIST = {T_CASE(t_pcie8), T_CASE(t_nvlink_pairs), T_CASE(t_nvswitch8), T_CASE(t_h200x2), T_CASE(t_bad_inputs),
+T_LIST = {T_CASE(t_pcie8), T_CASE(t_nvlink_pairs), T_CASE(t_nvswitch8), T_CASE(t_nvswitch8_nvl5), T_CASE(t_h200x2), T_CASE(t_bad_inputs),
           T_CASE(t_busid_lookup)};
 T_MAIN
