@@ -353,8 +353,25 @@ static nvs_result_t emulate(nvs_rt *rt, int k)
     return res;
 }
 
+/* Ctrl-C or SIGTERM while ranks were still starting: nothing was measured yet (the run directory comes later).
+ * Said and ended with write and _exit only: the watchdog thread calls it while the main thread may be inside
+ * MPI_Init, whose locks and stdio state are not ours to touch. */
+static void exit_interrupted_at_startup(void)
+{
+    char msg[160];
+    int n = snprintf(msg, sizeof msg, "nvscale[rank %d]: interrupted by signal %d during MPI start-up: nothing "
+                                      "was measured\n", nvs_rt_launcher_rank(), nvs_interrupted());
+    if (n > 0 && write(STDERR_FILENO, msg, (size_t)n) < 0) { /* nothing more to do */
+    }
+    _exit(130);
+}
+
 /* --timeout covers MPI's start-up too: a rank that never starts (stopped, lost, a launcher stuck) would leave the
- * others inside MPI_Init for good. This thread ends the process after timeout_s unless start-up finished. */
+ * others inside MPI_Init for good. This thread ends the process after timeout_s unless start-up finished, and at
+ * once on a signal (interrupt.h): MPI_Init retries the waits a signal cuts short, so the main thread would notice
+ * a Ctrl-C only when MPI_Init returns; with a rank missing that was --timeout later, ending in exit 1 and "did not
+ * complete within" instead of 130 and "interrupted" (seen: SIGINT to rank 0 of `mpirun -np 2` with rank 1
+ * stopped, --timeout 31: out after 35 s). */
 struct init_watch {
     double timeout_s;
     atomic_int done; /* written by the main thread, read by the watchdog: volatile alone is a data race in C11 */
@@ -365,6 +382,7 @@ static void *init_watchdog(void *p)
     struct init_watch *w = p;
     double t0 = nvs_now_s();
     while (!atomic_load(&w->done)) {
+        if (nvs_interrupted()) exit_interrupted_at_startup();
         if (nvs_now_s() - t0 > w->timeout_s) {
             char msg[256];
             int n = snprintf(msg, sizeof msg,
@@ -401,15 +419,7 @@ nvs_result_t nvs_rt_mpi_run(double timeout_s, int emulate_nodes, nvs_rank_main f
     }
     atomic_store(&watch.done, 1);
     if (have_watch) pthread_join(wt, NULL);
-    if (nvs_interrupted()) {
-        /* Ctrl-C while ranks were still starting: nothing was measured yet (the run directory comes later) */
-        char msg[160];
-        int n = snprintf(msg, sizeof msg, "nvscale[rank %d]: interrupted by signal %d during MPI start-up: nothing "
-                                          "was measured\n", nvs_rt_launcher_rank(), nvs_interrupted());
-        if (n > 0 && write(STDERR_FILENO, msg, (size_t)n) < 0) { /* nothing more to do */
-        }
-        _exit(130);
-    }
+    if (nvs_interrupted()) exit_interrupted_at_startup();
     if (rc != MPI_SUCCESS) {
         nvs_error("MPI_Init_thread failed (code %d): is this MPI library the one nvscale was built with?", rc);
         return NVS_ERR_MPI;

@@ -4,7 +4,8 @@
 #     "interrupted" with the rows measured before the signal and the reason;
 #  2. SIGINT to mpirun mid-sweep, and 3. kill -9 of one rank mid-sweep: a readable run.json with rows (the final
 #     one, "interrupted", or the last checkpoint in DIR.partial, "running", if the launcher killed rank 0 first);
-#  4. a rank stopped at start-up: every rank out within --timeout plus a few seconds, the start-up named;
+#  4. a rank stopped at start-up: every rank out within --timeout plus a few seconds, the start-up named; and
+#     Ctrl-C to rank 0 then: out at once, saying it was interrupted;
 #  5. an existing file, an existing directory and a stale DIR.partial as --out: exit 2 before anything runs.
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
@@ -112,6 +113,32 @@ t=$(($(date +%s) - t0))
 [ $rc -ne 0 ] || fail "stopped rank: exit 0"
 [ $t -le 40 ] || fail "stopped rank: the job took $t s with --timeout 5"
 grep -q "did not complete within 5 s" "$d/stop.out" || { fail "stopped rank: the stall is not named"; cat "$d/stop.out"; }
+
+# 4b. Ctrl-C to rank 0 while it waits inside MPI_Init for a stopped rank: out at once with 130, "interrupted",
+#     not --timeout (60 s here) later with "did not complete" (MPI_Init retries the wait a signal cuts short)
+t0=$(date +%s)
+as_fg $MPIRUN -np 2 sh -c 'if [ "$OMPI_COMM_WORLD_RANK" = 1 ]; then kill -STOP $$; fi; exec "$0" "$@"' "$NVS" \
+    coll --backend mpi -b 1K -e 4K --timeout 61 --no-save >"$d/stopint.out" 2>&1 &
+pid=$!
+p0=
+while [ -z "$p0" ] && [ $(($(date +%s) - t0)) -lt 30 ]; do
+    sleep 0.5
+    p0=$(rank_pid "coll --backend mpi -b 1K -e 4K --timeout 61" 0)
+done
+sleep 2 # rank 0 inside MPI's start-up
+if [ -n "$p0" ]; then
+    kill -INT "$p0"
+    wait $pid
+    rc=$?
+    t=$(($(date +%s) - t0))
+    [ $t -le 45 ] || fail "Ctrl-C at start-up: the job took $t s (--timeout 61)"
+    [ $rc -ne 0 ] || fail "Ctrl-C at start-up: exit 0"
+    grep -q "^nvscale\[rank 0\]: interrupted by signal 2 during MPI start-up" "$d/stopint.out" ||
+        { fail "Ctrl-C at start-up: not said"; cat "$d/stopint.out"; }
+else
+    kill $pid 2>/dev/null
+    fail "Ctrl-C at start-up: rank 0 never appeared"
+fi
 
 # 5. outputs refused before anything runs
 : >"$d/afile"
