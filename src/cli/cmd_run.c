@@ -24,7 +24,7 @@ static int run_main(const char *sub, int argc, char **argv)
     cfg->argc = argc;
     cfg->argv = argv;
     if (!strcmp(sub, "train") && !cfg->model[0]) {
-        fprintf(nvs_stderr_once(), "nvscale train: --model is required (a built-in name or a profile file)\n"
+        fprintf(nvs_stderr_cmdline(), "nvscale train: --model is required (a built-in name or a profile file)\n"
                         "Try 'nvscale train --help'.\n");
         free(cfg);
         return 2;

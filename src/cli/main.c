@@ -50,7 +50,7 @@ static int cmd_help(int argc, char **argv)
                 char *args[] = {argv[1], "--help", NULL};
                 return table[i].fn(2, args);
             }
-        fprintf(nvs_stderr_once(), "nvscale help: unknown subcommand '%s'\nTry 'nvscale help'.\n", argv[1]);
+        fprintf(nvs_stderr_cmdline(), "nvscale help: unknown subcommand '%s'\nTry 'nvscale help'.\n", argv[1]);
         return 2;
     }
     printf("nvscale %s: how well do your GPUs talk to each other, and what does it do to training?\n\n"

@@ -196,8 +196,8 @@ void nvs_config_usage(const char *sub, FILE *to)
 
 static nvs_result_t bad(const char *sub, const char *flag, const char *value, const char *why)
 {
-    fprintf(nvs_stderr_once(), "nvscale %s: invalid value '%s' for %s: %s\n", sub, value, flag, why);
-    fprintf(nvs_stderr_once(), "Try 'nvscale %s --help'.\n", sub);
+    fprintf(nvs_stderr_cmdline(), "nvscale %s: invalid value '%s' for %s: %s\n", sub, value, flag, why);
+    fprintf(nvs_stderr_cmdline(), "Try 'nvscale %s --help'.\n", sub);
     return NVS_ERR_USAGE;
 }
 
@@ -375,7 +375,7 @@ nvs_result_t nvs_config_parse(nvs_config *c, const char *sub, int argc, char **a
         for (int i = 0; i < NSPECS && opt != '?' && opt != ':'; i++) {
             if (specs[i].key != opt) continue;
             if (given[i] && opt != 'v') { /* -v counts (-vv: debug) */
-                fprintf(nvs_stderr_once(), "nvscale %s: option %s given twice\nTry 'nvscale %s --help'.\n", sub, flag,
+                fprintf(nvs_stderr_cmdline(), "nvscale %s: option %s given twice\nTry 'nvscale %s --help'.\n", sub, flag,
                         sub);
                 return NVS_ERR_USAGE;
             }
@@ -383,7 +383,7 @@ nvs_result_t nvs_config_parse(nvs_config *c, const char *sub, int argc, char **a
             if (!(specs[i].subs & mine)) {
                 char who[64];
                 owners(specs[i].subs, who, sizeof who);
-                fprintf(nvs_stderr_once(), "nvscale %s: option %s is not one of %s's (it belongs to: %s)\nTry 'nvscale %s --help'.\n",
+                fprintf(nvs_stderr_cmdline(), "nvscale %s: option %s is not one of %s's (it belongs to: %s)\nTry 'nvscale %s --help'.\n",
                         sub, flag, sub, who, sub);
                 return NVS_ERR_USAGE;
             }
@@ -600,26 +600,26 @@ nvs_result_t nvs_config_parse(nvs_config *c, const char *sub, int argc, char **a
             nvs_cli_bad_option(argv, at, shown, sizeof shown);
             char why[256];
             if (opt == ':')
-                fprintf(nvs_stderr_once(), "nvscale %s: option %s needs a value\nTry 'nvscale %s --help'.\n", sub,
+                fprintf(nvs_stderr_cmdline(), "nvscale %s: option %s needs a value\nTry 'nvscale %s --help'.\n", sub,
                         shown, sub);
             else if ((mine & (S_RUN | S_COLL)) && nvs_nccl_tests_flag(shown, why, sizeof why))
-                fprintf(nvs_stderr_once(), "nvscale %s: %s\nTry 'nvscale %s --help'.\n", sub, why, sub);
+                fprintf(nvs_stderr_cmdline(), "nvscale %s: %s\nTry 'nvscale %s --help'.\n", sub, why, sub);
             else
-                fprintf(nvs_stderr_once(), "nvscale %s: unknown option '%s'\nTry 'nvscale %s --help'.\n", sub,
+                fprintf(nvs_stderr_cmdline(), "nvscale %s: unknown option '%s'\nTry 'nvscale %s --help'.\n", sub,
                         shown, sub);
             return NVS_ERR_USAGE;
         }
         }
     }
     if (optind < argc) {
-        fprintf(nvs_stderr_once(), "nvscale %s: unexpected argument '%s'\nTry 'nvscale %s --help'.\n", sub, argv[optind], sub);
+        fprintf(nvs_stderr_cmdline(), "nvscale %s: unexpected argument '%s'\nTry 'nvscale %s --help'.\n", sub, argv[optind], sub);
         return NVS_ERR_USAGE;
     }
     if (have_f < 0 && !have_i)
         return bad(sub, flag_f1, "1", "expected a factor above 1 (e.g. 2); -f 1 (nccl-tests: no factor) only with "
                                       "-i/--stepbytes SIZE, the step it then takes");
     if (have_f > 0 && have_i) {
-        fprintf(nvs_stderr_once(), "nvscale %s: -f/--stepfactor and -i/--stepbytes exclude each other\n", sub);
+        fprintf(nvs_stderr_cmdline(), "nvscale %s: -f/--stepfactor and -i/--stepbytes exclude each other\n", sub);
         return NVS_ERR_USAGE;
     }
     if (have_i) c->step_factor = 0;
@@ -629,17 +629,17 @@ nvs_result_t nvs_config_parse(nvs_config *c, const char *sub, int argc, char **a
         return bad(sub, "-b/--minbytes", v, "larger than -e/--maxbytes");
     }
     if (c->quiet && c->verbose) {
-        fprintf(nvs_stderr_once(), "nvscale %s: -q/--quiet and -v/--verbose exclude each other\n", sub);
+        fprintf(nvs_stderr_cmdline(), "nvscale %s: -q/--quiet and -v/--verbose exclude each other\n", sub);
         return NVS_ERR_USAGE;
     }
     if (!c->save && c->out_dir[0]) {
-        fprintf(nvs_stderr_once(), "nvscale %s: --out and --no-save exclude each other\n", sub);
+        fprintf(nvs_stderr_cmdline(), "nvscale %s: --out and --no-save exclude each other\n", sub);
         return NVS_ERR_USAGE;
     }
     /* the training step's flags (run's and train's alone) mean nothing without a training step */
     for (int i = 0; c->no_train && i < NSPECS; i++)
         if (given[i] && specs[i].subs == (S_RUN | S_TRAIN)) {
-            fprintf(nvs_stderr_once(), "nvscale %s: --no-train and --%s exclude each other\n", sub, specs[i].name);
+            fprintf(nvs_stderr_cmdline(), "nvscale %s: --no-train and --%s exclude each other\n", sub, specs[i].name);
             return NVS_ERR_USAGE;
         }
     return parse_stall_env(c);

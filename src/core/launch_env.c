@@ -39,6 +39,8 @@ int nvs_launcher_rank(void)
 static char *held;
 static size_t held_len;
 static FILE *held_fp;
+/* a refusal of the command line was held: rank 0 refused the same (nvs_stderr_cmdline) */
+static int held_cmdline;
 
 FILE *nvs_stderr_once(void)
 {
@@ -47,15 +49,37 @@ FILE *nvs_stderr_once(void)
     return held_fp ? held_fp : stderr;
 }
 
+/* Open MPI names each command line's rank count in OMPI_APP_CTX_NUM_PROCS, blank-separated ("1 1" for
+ * `mpirun -np 1 A : -np 1 B`); other launchers start one command line per job step (srun --multi-prog aside). */
+static int one_command_line(void)
+{
+    const char *apps = getenv("OMPI_APP_CTX_NUM_PROCS");
+    return !apps || !strchr(apps, ' ');
+}
+
+FILE *nvs_stderr_cmdline(void)
+{
+    FILE *f = nvs_stderr_once();
+    if (f != stderr && one_command_line()) held_cmdline = 1;
+    return f;
+}
+
 void nvs_stderr_once_late(FILE *to)
 {
     if (!held_fp || fflush(held_fp) != 0 || !held_len) return;
+    if (held_cmdline) { /* rank 0 said it (nvs_stderr_cmdline) */
+        held_cmdline = 0;
+        held_len = 0;
+        rewind(held_fp);
+        return;
+    }
     int rank = nvs_launcher_rank();
     /* every line tagged with the rank that saw it: rank 0 did not (it would have said so, and the job would be
      * over), so the reader learns that the ranks disagree, e.g. a file or a variable missing on one host */
-    for (const char *p = held; *p;) {
-        const char *nl = strchr(p, '\n');
-        int n = nl ? (int)(nl - p) : (int)strlen(p);
+    /* held_len bounds it, not a NUL: after a rewind the buffer keeps older, longer text past the new */
+    for (const char *p = held, *end = held + held_len; p < end;) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        int n = nl ? (int)(nl - p) : (int)(end - p);
         fprintf(to, "[rank %d] %.*s\n", rank, n, p);
         p += n + (nl != NULL);
     }

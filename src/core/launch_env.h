@@ -14,10 +14,19 @@ int nvs_launcher_rank(void);
 /* stderr on launcher rank 0; on the other ranks a stream that holds what is written to it until
  * nvs_stderr_once_late() (stderr again if no memory: a message twice rather than none). */
 FILE *nvs_stderr_once(void);
+/* nvs_stderr_once() for a refusal of the command line alone (a flag, its value, the subcommand): every rank of a
+ * job runs the same command line, so rank 0 refused it too and said it, and nvs_stderr_once_late() keeps it back.
+ * srun, unlike mpirun, does not end the job when rank 0 exits non-zero (unless --kill-on-bad-exit): each other rank
+ * said `nvscale coll --bogus`'s refusal again, tagged, 2 s after rank 0. Under an Open MPI job of several command
+ * lines (mpirun -np 1 A : -np 1 B) the text is said late as nvs_stderr_once()'s: rank 0 may have had another. */
+FILE *nvs_stderr_cmdline(void);
 /* On a non-zero rank that refused its input, called once rank 0 had time to refuse too and so end the job (mpirun
  * stops every rank at the first that exits non-zero): writes to `to` what the rank held back, each line tagged
  * "[rank N] ". A refusal that only this rank saw (a variable set, a file missing, on its host alone) is then said,
- * not lost: rank 0 went on and never said it. Nothing when nothing was held, and on rank 0. */
+ * not lost: rank 0 went on and never said it. Nothing when nothing was held, on rank 0, and after a refusal of the
+ * command line (nvs_stderr_cmdline). Under srun, which lets the job go on, a refusal of an input every host shares
+ * (a file missing on a shared file system) is still said by rank 0 and again by each rank: one rank cannot tell
+ * what another saw before MPI connects them. */
 void nvs_stderr_once_late(FILE *to);
 
 #endif

@@ -10,7 +10,7 @@
 static void clear(void)
 {
     static const char *const v[] = {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK",
-                                    "PMI_SIZE", "SLURM_PROCID", "SLURM_NTASKS"};
+                                    "PMI_SIZE", "SLURM_PROCID", "SLURM_NTASKS", "OMPI_APP_CTX_NUM_PROCS"};
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) unsetenv(v[i]);
 }
 
@@ -72,5 +72,44 @@ static void t_held_then_said_late(void)
     clear();
 }
 
-T_LIST = {T_CASE(t_ranks_of_a_job), T_CASE(t_garbage_or_leftover_is_rank_0), T_CASE(t_held_then_said_late)};
+/* What nvs_stderr_once_late writes now, as a string (the caller frees it). */
+static char *said_late(void)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *to = open_memstream(&buf, &len);
+    T_ASSERT(to != NULL);
+    nvs_stderr_once_late(to);
+    fclose(to);
+    return buf;
+}
+
+/* A refusal of the command line is rank 0's too: said by it alone. Under srun (the job goes on after rank 0 exits
+ * 2) each other rank said `nvscale coll --bogus`'s refusal again, tagged, 2 s later. */
+static void t_cmdline_refusal_not_said_late(void)
+{
+    clear();
+    setenv("SLURM_PROCID", "1", 1);
+    setenv("SLURM_NTASKS", "4", 1);
+    fprintf(nvs_stderr_cmdline(), "nvscale coll: unknown option '--bogus'\n");
+    char *buf = said_late();
+    T_EQ_S(buf, "");
+    free(buf);
+    /* one of several command lines (mpirun -np 1 A : -np 3 B): rank 0 ran another, so it is said */
+    setenv("OMPI_APP_CTX_NUM_PROCS", "1 3", 1);
+    fprintf(nvs_stderr_cmdline(), "nvscale coll: unknown option '--bogus'\n");
+    buf = said_late();
+    T_EQ_S(buf, "[rank 1] nvscale coll: unknown option '--bogus'\n");
+    free(buf);
+    /* a refusal of this host's input after all that: said */
+    unsetenv("OMPI_APP_CTX_NUM_PROCS");
+    fprintf(nvs_stderr_once(), "nvscale: invalid value 'x' for environment variable V\n");
+    buf = said_late();
+    T_EQ_S(buf, "[rank 1] nvscale: invalid value 'x' for environment variable V\n");
+    free(buf);
+    clear();
+}
+
+T_LIST = {T_CASE(t_ranks_of_a_job), T_CASE(t_garbage_or_leftover_is_rank_0), T_CASE(t_held_then_said_late),
+          T_CASE(t_cmdline_refusal_not_said_late)};
 T_MAIN
