@@ -324,10 +324,12 @@ static void print_training(const json_t *trains, int gpu, FILE *to)
         json_t *r;
         json_array_foreach(json_object_get(t, "results"), j, r)
         {
-            char note[256];
+            char note[512];
+            const double range[4] = {jnum(r, "step_min_us"), jnum(r, "step_max_us"), jnum(r, "compute_min_us"),
+                                     jnum(r, "compute_max_us")};
             if (nvs_summary_compute_note(json_string_value(json_object_get(t, "model")),
                                          (int)json_integer_value(json_object_get(r, "n")), jnum(r, "step_us"),
-                                         jnum(r, "compute_us"), note, sizeof note))
+                                         jnum(r, "compute_us"), range, note, sizeof note))
                 fprintf(to, "  %s\n", note);
         }
     }
@@ -403,12 +405,29 @@ int nvs_summary_cudnn_note(const char *what, const char *model, int native, cons
     return 1;
 }
 
-int nvs_summary_compute_note(const char *model, int n, double step_us, double compute_us, char *buf, size_t len)
+int nvs_summary_compute_note(const char *model, int n, double step_us, double compute_us, const double range[4],
+                             char *buf, size_t len)
 {
     if (!(step_us > 0 && compute_us > step_us)) return 0;
-    snprintf(buf, len, "note: %s N=%d: the compute-only step, timed apart, took %.2f ms (%.1f %%) longer than the "
-                       "full step: run-to-run noise, so its parts read 0",
-             model ? model : "?", n, (compute_us - step_us) / 1e3, 100.0 * (compute_us - step_us) / step_us);
+    const char *m = model ? model : "?";
+    const double over = (compute_us - step_us) / 1e3, pct = 100.0 * (compute_us - step_us) / step_us;
+    /* range: the full step's fastest and slowest timed step, then the compute-only step's (run.json step_min_us ..
+     * compute_max_us; absent in runs before 6 December) */
+    const int known = range && range[0] > 0 && range[1] >= range[0] && range[2] > 0 && range[3] >= range[2];
+    if (!known)
+        snprintf(buf, len, "note: %s N=%d: the compute-only step, timed apart, took %.2f ms (%.1f %%) longer than the "
+                           "full step: run-to-run noise, so its parts read 0",
+                 m, n, over, pct);
+    else if (range[2] <= range[1]) /* the two variants' steps overlap: the medians differ by less than the spread */
+        snprintf(buf, len, "note: %s N=%d: the compute-only step, timed apart, took %.2f ms (%.1f %%) longer than the "
+                           "full step, within the spread of their steps (full %.2f-%.2f ms, compute-only %.2f-%.2f "
+                           "ms): noise, so its parts read 0",
+                 m, n, over, pct, range[0] / 1e3, range[1] / 1e3, range[2] / 1e3, range[3] / 1e3);
+    else /* no overlap: not the spread of the steps but a host that ran slower while the compute-only steps ran */
+        snprintf(buf, len, "note: %s N=%d: every compute-only step (%.2f-%.2f ms) took longer than every full step "
+                           "(%.2f-%.2f ms): the host ran slower while they were timed, so the step's parts read 0 "
+                           "(more --steps or --rounds to see it settle)",
+                 m, n, range[2] / 1e3, range[3] / 1e3, range[0] / 1e3, range[1] / 1e3);
     return 1;
 }
 

@@ -267,6 +267,13 @@ static json_t *train_json(const nvs_ctx *run, const char *model, const nvs_profi
                 }
         json_object_set_new(r, "gpus", g);
         json_object_set_new(r, "efficiency_reference_n", json_integer(ref_n));
+        /* the timed steps' range of both variants whose medians the split compares (absent when not known) */
+        if (t->step_min_us > 0 && t->compute_min_us > 0) {
+            json_object_set_new(r, "step_min_us", json_real(t->step_min_us));
+            json_object_set_new(r, "step_max_us", json_real(t->step_max_us));
+            json_object_set_new(r, "compute_min_us", json_real(t->compute_min_us));
+            json_object_set_new(r, "compute_max_us", json_real(t->compute_max_us));
+        }
         json_object_set_new(r, "issue_us", json_real(t->issue_us));
         json_object_set_new(r, "compute_issue_us", json_real(t->compute_issue_us));
         json_t *by = json_object();
@@ -429,7 +436,8 @@ static nvs_result_t measure_point(nvs_ctx *run, const char *name, nvs_train_exec
      * step's issue time by what it issued */
     enum {
         M_STEP, M_SPAN, M_COMP, M_COMP_SPAN, M_COMM, M_NOGEMM, M_RATE_LO, M_RATE_HI, M_ISSUE, M_COMP_ISSUE,
-        M_IDEAL_COMP, M_IDEAL_ISSUE, M_ISSUE_BY, M_COUNT = M_ISSUE_BY + NVS_ISSUE_KINDS
+        M_IDEAL_COMP, M_IDEAL_ISSUE, M_ISSUE_BY, M_STEP_MIN = M_ISSUE_BY + NVS_ISSUE_KINDS, M_STEP_MAX, M_COMP_MIN,
+        M_COMP_MAX, M_COUNT
     };
     double mine[M_COUNT] = {-1, -1, -1, -1, -1, -1, 0, 0, 0, 0, -1, -1};
     if (member) {
@@ -472,6 +480,10 @@ static nvs_result_t measure_point(nvs_ctx *run, const char *name, nvs_train_exec
         mine[M_IDEAL_COMP] = ideal.step_us;
         mine[M_IDEAL_ISSUE] = ideal.step_us < 0 ? -1 : ideal.issue_us;
         for (int k = 0; k < NVS_ISSUE_KINDS; k++) mine[M_ISSUE_BY + k] = full.issue_by_us[k];
+        mine[M_STEP_MIN] = full.step_min_us;
+        mine[M_STEP_MAX] = full.step_max_us;
+        mine[M_COMP_MIN] = comp.step_min_us;
+        mine[M_COMP_MAX] = comp.step_max_us;
     }
     run->backend.ops->comm_free(&run->backend, c);
     if (res != NVS_OK) return res;
@@ -500,6 +512,12 @@ static nvs_result_t measure_point(nvs_ctx *run, const char *name, nvs_train_exec
                 out->span_diff_us = a[M_SPAN] - a[M_COMP_SPAN];
                 out->issue_us = a[M_ISSUE];
                 for (int k = 0; k < NVS_ISSUE_KINDS; k++) out->issue_by_us[k] = a[M_ISSUE_BY + k];
+                out->step_min_us = a[M_STEP_MIN];
+                out->step_max_us = a[M_STEP_MAX];
+            }
+            if (a[M_COMP] > out->compute_us) { /* the range of the steps whose median compute_us is */
+                out->compute_min_us = a[M_COMP_MIN];
+                out->compute_max_us = a[M_COMP_MAX];
             }
             out->compute_us = fmax(out->compute_us, a[M_COMP]);
             out->compute_issue_us = fmax(out->compute_issue_us, a[M_COMP_ISSUE]);

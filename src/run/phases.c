@@ -375,10 +375,12 @@ static void print_train(const json_t *t, const char *unit, FILE *to)
     /* the rows whose parts cannot add up to their step, with the reason (as the run summary says it) */
     json_array_foreach(json_object_get(t, "results"), i, r)
     {
-        char note[256];
+        char note[512];
+        const double range[4] = {jnum(r, "step_min_us"), jnum(r, "step_max_us"), jnum(r, "compute_min_us"),
+                                 jnum(r, "compute_max_us")};
         if (nvs_summary_compute_note(json_string_value(json_object_get(t, "model")),
                                      (int)json_integer_value(json_object_get(r, "n")), jnum(r, "step_us"),
-                                     jnum(r, "compute_us"), note, sizeof note))
+                                     jnum(r, "compute_us"), range, note, sizeof note))
             fprintf(to, "#  %s\n", note);
     }
     nvs_print_rounds_note(t, "#  ", to);

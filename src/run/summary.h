@@ -33,9 +33,13 @@ enum { NVS_LOSS_CONTENTION, NVS_LOSS_INTERFERENCE, NVS_LOSS_EXPOSED, NVS_LOSS_RA
 void nvs_summary_verdict(const nvs_summary_facts *f, char *buf, size_t len);
 
 /* The training table's note for a row whose compute-only step (timed apart from the full step) came out longer
- * than the full step: its parts cannot add up to the step and read 0 (train/split.c). Writes "note: MODEL N=n:
- * ..." into buf and returns 1, or returns 0 (buf untouched) for a row that needs no note. */
-int nvs_summary_compute_note(const char *model, int n, double step_us, double compute_us, char *buf, size_t len);
+ * than the full step: its parts cannot add up to the step and read 0 (train/split.c). range (NULL or 0s: not
+ * known, runs before 6 December): the full step's fastest and slowest timed step, then the compute-only step's;
+ * where they overlap the note says noise, where every compute-only step was slower, that the host ran slower
+ * meanwhile. Writes "note: MODEL N=n: ..." into buf and returns 1, or returns 0 (buf untouched) for a row that needs
+ * no note. */
+int nvs_summary_compute_note(const char *model, int n, double step_us, double compute_us, const double range[4],
+                             char *buf, size_t len);
 
 /* The training table's line on how a workload ran the layers PyTorch runs in cuDNN (run.json train.conv and
  * train.batchnorm, train/conv.h): "WHAT of MODEL: 53 in cuDNN 9.19.0 (DETAIL)", or "...: 53 as FALLBACK (--cudnn

@@ -17,6 +17,10 @@ typedef struct {
     /* the compute-only step without the framework's host work, the hardware's own; first N, first round only,
      * else < 0: the GEMMs' share of it is ideal_compute_us - no_gemm_us */
     double ideal_compute_us;
+    /* the fastest and slowest timed step of the slowest rank's full step, and of the compute-only step of the rank
+     * whose compute_us it is (0: not known): where the compute-only step's median came out above the full step's,
+     * whether the two variants' steps overlap (noise) or not (the host ran at another speed meanwhile) */
+    double step_min_us, step_max_us, compute_min_us, compute_max_us;
     double span_diff_us; /* the slowest rank's compute span, full step minus compute-only step: the reducer's work
                           * in the backward pass plus the slowdown of the compute beside the all-reduces */
     int slowest_rank;

@@ -317,6 +317,8 @@ nvs_result_t nvs_train_time_steps(nvs_train_exec *x, int mode, int warmup, int s
     }
     if (res == NVS_OK) {
         out->step_us = nvs_median(t, (size_t)steps);
+        out->step_min_us = nvs_quantile(t, (size_t)steps, 0.0);
+        out->step_max_us = nvs_quantile(t, (size_t)steps, 1.0);
         out->span_us = nvs_median(span, (size_t)steps);
         out->issue_us = nvs_median(issue, (size_t)steps);
         for (int k = 0; k < NVS_ISSUE_KINDS; k++) out->issue_by_us[k] = nvs_median(by + k * steps, (size_t)steps);

@@ -149,6 +149,9 @@ typedef struct {
     /* issue_us by what was issued (NVS_ISSUE_*): each kind's median over the steps (so they need not add up to
      * issue_us exactly) */
     double issue_by_us[NVS_ISSUE_KINDS];
+    /* the fastest and the slowest of the timed steps: how far apart the steps of one variant fell, so that the
+     * medians of two variants timed apart (the full step and the compute-only one) can be told apart from noise */
+    double step_min_us, step_max_us;
 } nvs_step_medians;
 
 /* The step driver (step.c): medians of `steps` steps of `mode` (NVS_STEP_*) after `warmup` untimed ones; every

@@ -30,6 +30,9 @@ check "sum(b['bytes'] for b in d['train']['buckets'])" "$(( (65536 + 3 * 65792 +
 check "len(d['train']['buckets']) >= 3" "True"
 check "all(r['step_us'] > 0 and r['compute_us'] > 0 and r['exposed_comm_us'] >= 0 for r in d['train']['results'])" "True"
 check "d['train']['results'][1]['comm_us'] > 0" "True"
+# the timed steps' range of the full and the compute-only step, around their medians (the table's note on a compute
+# above the step tells noise from a host that slowed by them)
+check "all(0 < r['step_min_us'] <= r['step_us'] <= r['step_max_us'] and 0 < r['compute_min_us'] <= r['compute_us'] <= r['compute_max_us'] for r in d['train']['results'])" "True"
 check "0 < d['train']['results'][1]['efficiency'] <= 1.5" "True"
 check "d['collectives']" "[]"
 # run.json's memory parts add up to what it needed (bucket copies, buffers and fp32 copies were left out)

@@ -150,13 +150,29 @@ static void t_loss_named(void)
 static void t_compute_note(void)
 {
     char v[256] = "untouched";
-    T_EQ_I(nvs_summary_compute_note("bert-large", 1, 77580, 77580, v, sizeof v), 0);
-    T_EQ_I(nvs_summary_compute_note("bert-large", 1, 77580, 70000, v, sizeof v), 0);
-    T_EQ_I(nvs_summary_compute_note("bert-large", 1, NAN, 79460, v, sizeof v), 0);
+    T_EQ_I(nvs_summary_compute_note("bert-large", 1, 77580, 77580, NULL, v, sizeof v), 0);
+    T_EQ_I(nvs_summary_compute_note("bert-large", 1, 77580, 70000, NULL, v, sizeof v), 0);
+    T_EQ_I(nvs_summary_compute_note("bert-large", 1, NAN, 79460, NULL, v, sizeof v), 0);
     T_EQ_S(v, "untouched");
-    T_EQ_I(nvs_summary_compute_note("bert-large", 1, 77580, 79460, v, sizeof v), 1);
+    T_EQ_I(nvs_summary_compute_note("bert-large", 1, 77580, 79460, NULL, v, sizeof v), 1);
     T_EQ_S(v, "note: bert-large N=1: the compute-only step, timed apart, took 1.88 ms (2.4 %) longer than the full "
               "step: run-to-run noise, so its parts read 0");
+    /* with the timed steps' ranges (run.json step_min_us .. compute_max_us): overlapping, noise ... */
+    const double overlap[4] = {550, 20000, 600, 21000};
+    T_EQ_I(nvs_summary_compute_note("tiny-mlp", 1, 560, 10500, overlap, v, sizeof v), 1);
+    T_EQ_S(v, "note: tiny-mlp N=1: the compute-only step, timed apart, took 9.94 ms (1775.0 %) longer than the full "
+              "step, within the spread of their steps (full 0.55-20.00 ms, compute-only 0.60-21.00 ms): noise, so "
+              "its parts read 0");
+    /* ... apart, the host ran slower while the compute-only steps were timed: not called noise */
+    const double apart[4] = {540, 580, 800, 900};
+    T_EQ_I(nvs_summary_compute_note("tiny-mlp", 2, 560, 850, apart, v, sizeof v), 1);
+    T_EQ_S(v, "note: tiny-mlp N=2: every compute-only step (0.80-0.90 ms) took longer than every full step (0.54-0.58 "
+              "ms): the host ran slower while they were timed, so the step's parts read 0 (more --steps or --rounds "
+              "to see it settle)");
+    /* ranges not known (zeros: keys absent from an older run.json) read as before */
+    const double none[4] = {0, 0, 0, 0};
+    T_EQ_I(nvs_summary_compute_note("bert-large", 1, 77580, 79460, none, v, sizeof v), 1);
+    T_ASSERT(strstr(v, "run-to-run noise") != NULL);
 }
 
 static void t_conv_note(void)
