@@ -113,7 +113,10 @@ nvs_result_t nvs_train_plan_make(const nvs_profile *p, int batch, nvs_precision 
         if (w > plan->max_w_elems) plan->max_w_elems = w;
         double f = nvs_layer_fwd_flops(ly) * batch;
         plan->fwd_flops += f;
-        plan->step_flops += f + (l > 0 ? 2 * f : f); /* backward: weight gradient always, input gradient after l 0 */
+        /* backward, as step.c issues it: none for a frozen layer (autograd never reaches it), else the weight
+         * gradient, and the input gradient where the layer's input needs one (not the first layer's, nor one after a
+         * frozen layer: framework.h nvs_layer_no_input_grad) */
+        plan->step_flops += f + (ly->nograd ? 0 : nvs_layer_no_input_grad(p, l) ? f : 2 * f);
     }
     plan->w_off[L] = wtot;
     plan->a_off[L] = atot;

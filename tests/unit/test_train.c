@@ -375,6 +375,12 @@ static void t_host_work_defaults(void)
     T_NEAR(x.host_ops, 4 + 8 + 1 + 12 + 1, 0);
     T_EQ_I(nvs_train_time_steps(&x, NVS_STEP_FULL, 0, 1, 2, &m), NVS_OK);
     T_NEAR(x.host_tensors, 2 + 1 + 1, 0);
+    /* the GEMM FLOPs the step runs (run.json step_gflops, gemm_tflops): the frozen stem forward only, a (after it)
+     * forward and weight gradient, b all three; they counted the stem's backward and a's input gradient */
+    const double fs = nvs_layer_fwd_flops(&p.layers[0]), fa = nvs_layer_fwd_flops(&p.layers[1]),
+                 fb = nvs_layer_fwd_flops(&p.layers[3]);
+    T_ASSERT(fs > 0 && fa > 0 && fb > 0);
+    T_NEAR(pl.step_flops, fs + 2 * fa + 3 * fb, 1e-6);
     nvs_train_plan_free(&pl);
     /* bf16 under autocast: a's 2 casts and b's 3, each way; the stem has none (no parameters) */
     T_EQ_I(nvs_train_plan_make(&p, 1, NVS_PREC_BF16, 0, 1 << 20, 25 << 20, &pl), NVS_OK);
