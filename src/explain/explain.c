@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/link_class.h"
+#include "core/ring.h"
 #include "core/units.h"
 #include "runjson/runjson_write.h"
 
@@ -371,6 +372,71 @@ void nvs_explain_set_hop(nvs_explain_facts *f, int from_gpu, int to_gpu, const c
     f->hop_p2p = p2p;
 }
 
+/* 1 when hop p is slower than worst: both bounds known, the lower one (ties: the worse class); else the worse
+ * class, so that a network hop of unknown rate is not taken for faster than NVLink */
+static int slower_hop(const nvs_run_pair *p, const nvs_run_pair *worst)
+{
+    if (!worst) return 1;
+    int pr = nvs_link_class_rank_of(p->cls), wr = nvs_link_class_rank_of(worst->cls);
+    if (isnan(p->bound_gbps) || isnan(worst->bound_gbps)) return pr > wr;
+    return p->bound_gbps < worst->bound_gbps || (p->bound_gbps == worst->bound_gbps && pr > wr);
+}
+
+/* The slowest hop of the best ring over the GPUs at n, as NCCL builds its rings over the GPUs it has, not in rank
+ * order. The run's own "explain" entry at n first: the run found that ring over its live topology with the
+ * transport NCCL used (run/out_explain.c), and its Why text, check's min_bound and the report's warnings quote
+ * that bound. Else the same search (core/ring.h) over the file's pairs; the ring in rank order (0-1-2-3 where
+ * 0-2-1-3 is faster) was the bound of a ring NCCL need not build, and the report's "% of bound" disagreed with
+ * the Why paragraph above it. */
+static void ring_hop(const nvs_run *r, int n, nvs_explain_facts *f)
+{
+    const nvs_run_explain *e = nvs_run_explain_of(r, n);
+    if (e && e->has_hop) {
+        nvs_run_pair_buf pb;
+        const nvs_run_pair *p = nvs_run_pair_of(r, e->hop_from_gpu, e->hop_to_gpu, &pb);
+        nvs_explain_set_hop(f, e->hop_from_gpu, e->hop_to_gpu, e->hop_class, e->bound_gbps, e->hop_source,
+                            p ? p->p2p_cuda : -1);
+        return;
+    }
+    int *ring = malloc((size_t)n * sizeof *ring), *order = malloc((size_t)n * sizeof *order), k = 0;
+    if (!ring || !order || !ring_gpus(r, n, ring)) goto out;
+    for (int i = 0; i < n; i++) { /* the distinct GPUs: several ranks on one GPU cross no link between them */
+        int seen = 0;
+        for (int j = 0; j < k && !seen; j++) seen = ring[j] == ring[i];
+        if (!seen) ring[k++] = ring[i];
+    }
+    if (k < 2) goto out;
+    double *w = malloc((size_t)k * (size_t)k * sizeof *w);
+    if (!w) goto out;
+    /* a pair the file does not list (a partial topology) is below every other: no ring is built through it
+     * where another exists, and it is not named as the slowest hop, as the file says nothing of it */
+    nvs_run_pair_buf cur, kept;
+    for (int i = 0; i < k; i++)
+        for (int j = 0; j < k; j++) {
+            const nvs_run_pair *p = i == j ? NULL : nvs_run_pair_of(r, ring[i], ring[j], &cur);
+            w[i * k + j] = i == j ? 0 : !p ? -2 : isnan(p->bound_gbps) ? -1 : p->bound_gbps;
+        }
+    nvs_ring_best_cycle(w, k, order);
+    free(w);
+    const nvs_run_pair *worst = NULL;
+    for (int i = 0; i < k; i++) {
+        const nvs_run_pair *p = nvs_run_pair_of(r, ring[order[i]], ring[order[(i + 1) % k]], &cur);
+        if (!p || !slower_hop(p, worst)) continue;
+        if (p == &cur.pair) { /* a hop between hosts is built in `cur`, which the next hop reuses */
+            kept = cur;
+            kept.pair.bound_source = kept.source;
+            p = &kept.pair;
+        }
+        worst = p;
+    }
+    if (worst)
+        nvs_explain_set_hop(f, worst->a, worst->b, worst->cls, worst->bound_gbps, worst->bound_source,
+                            worst->p2p_cuda);
+out:
+    free(ring);
+    free(order);
+}
+
 /* The training result at n of the workload with the lowest efficiency there (the first listed where none has
  * one), and that workload's model name (may be NULL) */
 /* the smallest N the workload trained at: its efficiencies' reference */
@@ -413,41 +479,7 @@ void nvs_explain_facts_from_run(const nvs_run *r, int n, nvs_explain_facts *f)
             measured = nvs_run_workload(r, w)->results[i].n == n;
     f->not_measured = !measured;
     /* slowest hop: of the GPUs' ring; ranks of the host backend move host memory, whatever GPUs the machine has */
-    if (n >= 2 && r->topology.present && !f->host_ranks) {
-        int *ring = malloc((size_t)n * sizeof *ring);
-        if (ring && ring_gpus(r, n, ring)) {
-            const nvs_run_pair *worst = NULL;
-            /* a hop between hosts is built in `cur` (run.json lists no such pair); the worst one is kept in
-             * `kept`, as the next hop reuses `cur` */
-            nvs_run_pair_buf cur, kept;
-            for (int i = 0; i < n; i++) {
-                int a = ring[i], b = ring[(i + 1) % n];
-                if (a == b) continue;
-                const nvs_run_pair *p = nvs_run_pair_of(r, a, b, &cur);
-                if (!p) continue;
-                /* both bounds known: the lower one (ties: the worse class); else the worse class, so that a
-                 * network hop of unknown rate is not taken for faster than NVLink */
-                int take = !worst;
-                if (!take) {
-                    int pr = nvs_link_class_rank_of(p->cls), wr = nvs_link_class_rank_of(worst->cls);
-                    take = isnan(p->bound_gbps) || isnan(worst->bound_gbps)
-                               ? pr > wr
-                               : p->bound_gbps < worst->bound_gbps || (p->bound_gbps == worst->bound_gbps && pr > wr);
-                }
-                if (!take) continue;
-                if (p == &cur.pair) {
-                    kept = cur;
-                    kept.pair.bound_source = kept.source;
-                    p = &kept.pair;
-                }
-                worst = p;
-            }
-            if (worst)
-                nvs_explain_set_hop(f, worst->a, worst->b, worst->cls, worst->bound_gbps, worst->bound_source,
-                                    worst->p2p_cuda);
-        }
-        free(ring);
-    }
+    if (n >= 2 && r->topology.present && !f->host_ranks) ring_hop(r, n, f);
     /* transport */
     const nvs_run_transport *t = nvs_run_transport_of(r, n);
     if (t) {

@@ -82,11 +82,12 @@ void nvs_explain_set_hop(nvs_explain_facts *f, int from_gpu, int to_gpu, const c
  * the whole text has. Deterministic: same facts, same words. */
 size_t nvs_explain_text(const nvs_explain_facts *f, char *buf, size_t len);
 
-/* Facts for GPU count n from a run: the ring is scaling[n].gpus in order (else ranks 0..n-1 mapped through
- * ranks[].topo_gpu, else GPUs 0..n-1); the slowest hop is the ring pair with the lowest bound (ties: the worse
- * class); the collective is "all_reduce" if measured at n, else the first one measured at n. The const char *
- * strings point into the run. The training figures are of the workload with the lowest efficiency at n (the first
- * listed where none has one). An unknown bound does not hide a worse class: a NET hop of unknown rate is the
+/* Facts for GPU count n from a run: the slowest hop is the run's own explain entry's at n (the best ring it found
+ * over its live topology) where it has one, else that of the best ring (core/ring.h) over the GPUs at n
+ * (scaling[n].gpus, else ranks 0..n-1 mapped through ranks[].topo_gpu, else GPUs 0..n-1) by the file's pairs:
+ * the ring's pair with the lowest bound (ties: the worse class); the collective is "all_reduce" if measured at n,
+ * else the first one measured at n. The const char * strings point into the run. The training figures are of the
+ * workload with the lowest efficiency at n (the first listed where none has one). An unknown bound does not hide a worse class: a NET hop of unknown rate is the
  * slowest hop of a ring that also has NVLink hops. Never fails: what the run lacks stays unknown. */
 void nvs_explain_facts_from_run(const nvs_run *r, int n, nvs_explain_facts *f);
 

@@ -536,7 +536,61 @@ static void t_failed_rows(void)
     nvs_run_free(&r);
 }
 
+/* Four GPUs whose NVLinks make the ring 0-1-3-2 (every hop NV4, 100 GB/s) where rank order 0-1-2-3 crosses SYS
+ * twice (10 GB/s). NCCL builds the former; the run's Why (run/out_explain.c) quoted it while the report's % of
+ * bound and plot took the ring in rank order: 800 % of a 10 GB/s bound beside "80 % of the 100 GB/s bound". */
+#define BEST_RING_DOC(EXPLAIN)                                                                                       \
+    "{\"schema\": \"nvscale.run/1\", \"world\": {\"size\": 4, \"nodes\": 1},"                                       \
+    " \"topology\": {\"gpus\": [{\"index\": 0}, {\"index\": 1}, {\"index\": 2}, {\"index\": 3}],"                  \
+    "   \"pairs\": [{\"a\": 0, \"b\": 1, \"class\": \"NV4\", \"bound_gbps\": 100.0},"                                 \
+    "             {\"a\": 0, \"b\": 2, \"class\": \"NV4\", \"bound_gbps\": 100.0},"                                   \
+    "             {\"a\": 0, \"b\": 3, \"class\": \"SYS\", \"bound_gbps\": 10.0},"                                    \
+    "             {\"a\": 1, \"b\": 2, \"class\": \"SYS\", \"bound_gbps\": 10.0},"                                    \
+    "             {\"a\": 1, \"b\": 3, \"class\": \"NV4\", \"bound_gbps\": 100.0},"                                   \
+    "             {\"a\": 2, \"b\": 3, \"class\": \"NV4\", \"bound_gbps\": 100.0}]},"                                 \
+    " \"scaling\": [{\"n\": 4, \"ranks\": [0, 1, 2, 3], \"gpus\": [0, 1, 2, 3]}],"                                 \
+    " \"collectives\": [{\"collective\": \"all_reduce\", \"n\": 4, \"size\": 1048576, \"bytes\": 1048576,"          \
+    "                    \"busbw_gbps\": 80.0}]" EXPLAIN "}"
+
+static void t_best_ring(void)
+{
+    nvs_run r;
+    nvs_explain_facts f;
+    char text[1024];
+    load_doc(BEST_RING_DOC(""), &r);
+    nvs_explain_facts_from_run(&r, 4, &f);
+    T_EQ_I(f.has_hop, 1);
+    T_EQ_S(f.hop_class, "NV4"); /* rank order said SYS, 10 GB/s */
+    T_NEAR(f.bound_gbps, 100.0, 1e-9);
+    nvs_explain_text(&f, text, sizeof text);
+    T_CONTAINS(text, "80 % of the 100 GB/s bound");
+    /* where every ring has the slow hop, it is still named */
+    nvs_run_free(&r);
+    load_doc("{\"schema\": \"nvscale.run/1\","
+             " \"topology\": {\"gpus\": [{\"index\": 0}, {\"index\": 1}, {\"index\": 2}],"
+             "   \"pairs\": [{\"a\": 0, \"b\": 1, \"class\": \"NV4\", \"bound_gbps\": 100.0},"
+             "             {\"a\": 0, \"b\": 2, \"class\": \"NV4\", \"bound_gbps\": 100.0},"
+             "             {\"a\": 1, \"b\": 2, \"class\": \"SYS\", \"bound_gbps\": 10.0}]},"
+             " \"scaling\": [{\"n\": 3, \"ranks\": [0, 1, 2], \"gpus\": [0, 1, 2]}],"
+             " \"collectives\": [{\"collective\": \"all_reduce\", \"n\": 3, \"bytes\": 1024, \"busbw_gbps\": 1.0}]}",
+             &r);
+    nvs_explain_facts_from_run(&r, 3, &f);
+    T_EQ_S(f.hop_class, "SYS"); /* a ring over three GPUs has every pair */
+    T_NEAR(f.bound_gbps, 10.0, 1e-9);
+    nvs_run_free(&r);
+    /* the run's own explain entry is the ring it found over its live topology (and the transport NCCL used):
+     * the facts take it, so the report's % of bound is of the bound the Why text quotes */
+    load_doc(BEST_RING_DOC(", \"explain\": [{\"n\": 4, \"slowest_hop\": {\"from_gpu\": 3, \"to_gpu\": 2, \"class\": "
+                           "\"NV4\", \"bound_gbps\": 90.0, \"source\": \"as the run found it\"}, \"text\": \"T\"}]"),
+             &r);
+    nvs_explain_facts_from_run(&r, 4, &f);
+    T_NEAR(f.bound_gbps, 90.0, 1e-9);
+    T_EQ_I(f.hop_from_gpu, 3);
+    T_EQ_S(f.bound_source, "as the run found it");
+    nvs_run_free(&r);
+}
+
 T_LIST = {T_CASE(t_reference_above_one), T_CASE(t_worst_workload), T_CASE(t_facts_3090), T_CASE(t_facts_nvlink_and_shm), T_CASE(t_text_shapes), T_CASE(t_host_rate), T_CASE(t_classes_and_json),
           T_CASE(t_two_hosts), T_CASE(t_rows_by_size),
-          T_CASE(t_not_measured), T_CASE(t_prev_same_row), T_CASE(t_failed_rows)};
+          T_CASE(t_not_measured), T_CASE(t_prev_same_row), T_CASE(t_failed_rows), T_CASE(t_best_ring)};
 T_MAIN
