@@ -11,6 +11,7 @@
 #include "report/report_topo.h"
 #include "explain/explain.h"
 #include "core/escape.h"
+#include "core/metrics.h"
 #include "core/units.h"
 #include "runjson/sanity.h"
 
@@ -442,6 +443,59 @@ static const nvs_run_train_result *train_at(const nvs_run_train *t, int n)
     return NULL;
 }
 
+/* The entry of sweep.skipped that left `size` of `coll` out at n (NULL: none says so). The left-out sizes are the
+ * plan's smallest, so every size from the first to the last left out; an entry of every size ("no size measured")
+ * covers any. An entry that does not say which sizes covers none: the cell stays unknown. */
+static const nvs_run_skip *skip_of(const nvs_run *r, const char *coll, int n, double size)
+{
+    for (size_t i = 0; i < r->nskipped; i++) {
+        const nvs_run_skip *k = &r->skipped[i];
+        if (k->n != n || strcmp(k->collective, coll)) continue;
+        if (k->sizes > 0 && k->sizes == k->of) return k;
+        if (!isnan(k->from_bytes) && !isnan(k->to_bytes) && size >= k->from_bytes && size <= k->to_bytes) return k;
+    }
+    return NULL;
+}
+
+/* A Scaling cell: the busbw of the row, else "skipped" where the sweep left the size out at n (its line is in the
+ * list under the collectives' tables), else unknown. *skipped is set when it says so. */
+static const char *busbw_cell(const nvs_run *r, const char *coll, int n, double size, char *buf, size_t len,
+                              int *skipped)
+{
+    const nvs_run_coll *x = nvs_run_coll_find(r, coll, n, size);
+    if (!x && skip_of(r, coll, n, size)) {
+        *skipped = 1;
+        return "skipped";
+    }
+    return fnum(x ? x->busbw_gbps : NAN, "%.2f", buf, len);
+}
+
+/* Under a Scaling table that has a "skipped" cell: what it means and where its reason is */
+static void skipped_note(int skipped, FILE *f)
+{
+    if (skipped)
+        fprintf(f, "skipped: the sweep left that size out at that GPU count as too small for the ranks (nothing "
+                   "measured; why: the list under the collectives' tables).\n\n");
+}
+
+/* The GPU counts of a collective's Scaling table: those measured and those the sweep skipped every size of (no row,
+ * but not a count the run did not plan). -1 on out of memory. */
+static int scaling_ns(const nvs_run *r, const char *coll, int **out)
+{
+    int *ns = NULL;
+    int k = nvs_run_coll_ns(r, coll, &ns);
+    if (k < 0) return -1;
+    int *v = realloc(ns, ((size_t)k + r->nskipped + 1) * sizeof *v);
+    if (!v) {
+        free(ns);
+        return -1;
+    }
+    for (size_t i = 0; i < r->nskipped; i++)
+        if (!strcmp(r->skipped[i].collective, coll)) v[k++] = r->skipped[i].n;
+    *out = v;
+    return nvs_sort_unique_int(v, k);
+}
+
 static void scaling_tables(const nvs_run *r, FILE *f)
 {
     const char **names = NULL;
@@ -459,7 +513,7 @@ static void scaling_tables(const nvs_run *r, FILE *f)
     for (int c = 0; c < nn; c++) {
         int *ns = NULL;
         double *sizes = NULL;
-        int kn = nvs_run_coll_ns(r, names[c], &ns), ks = nvs_run_coll_sizes(r, names[c], &sizes);
+        int kn = scaling_ns(r, names[c], &ns), ks = nvs_run_coll_sizes(r, names[c], &sizes), skipped = 0;
         if (kn > 1) {
             char nb[NVS_ESC_SIZE(64)];
             /* a sweep of several types or ops: the cells are the first out-of-place row's, which the heading names */
@@ -477,13 +531,12 @@ static void scaling_tables(const nvs_run *r, FILE *f)
             for (int s = 0; s < ks; s++) {
                 char b[32];
                 fprintf(f, "| %s |", fsize(sizes[s], b, sizeof b));
-                for (int i = 0; i < kn; i++) {
-                    const nvs_run_coll *x = nvs_run_coll_find(r, names[c], ns[i], sizes[s]);
-                    fprintf(f, " %s |", fnum(x ? x->busbw_gbps : NAN, "%.2f", b, sizeof b));
-                }
+                for (int i = 0; i < kn; i++)
+                    fprintf(f, " %s |", busbw_cell(r, names[c], ns[i], sizes[s], b, sizeof b, &skipped));
                 fprintf(f, "\n");
             }
             fprintf(f, "\n");
+            skipped_note(skipped, f);
         }
         free(ns);
         free(sizes);
@@ -548,14 +601,16 @@ static void scaling_tables(const nvs_run *r, FILE *f)
         for (size_t w = 0; w < nw; w++)
             if (nvs_run_workload(r, w)->nresults) fprintf(f, "---|");
         fprintf(f, "\n");
+        int skipped = 0;
         for (int i = 0; i < kall; i++) {
             fprintf(f, "| %d |", all[i]);
             for (int c = 0; c < nn; c++) {
                 if (isnan(at[c])) continue;
-                const nvs_run_coll *x = nvs_run_coll_find(r, names[c], all[i], at[c]);
+                int sk = 0;
                 double e = nvs_report_coll_efficiency(r, names[c], all[i], at[c], NULL);
-                fprintf(f, " %s |", fnum(x ? x->busbw_gbps : NAN, "%.2f", b, sizeof b));
-                fprintf(f, " %s |", fnum(100 * e, "%.1f %%", b, sizeof b));
+                fprintf(f, " %s |", busbw_cell(r, names[c], all[i], at[c], b, sizeof b, &sk));
+                fprintf(f, " %s |", sk ? "skipped" : fnum(100 * e, "%.1f %%", b, sizeof b));
+                skipped |= sk;
             }
             for (size_t w = 0; w < nw; w++) {
                 const nvs_run_train *tr = nvs_run_workload(r, w);
@@ -565,6 +620,7 @@ static void scaling_tables(const nvs_run *r, FILE *f)
             fprintf(f, "\n");
         }
         fprintf(f, "\n");
+        skipped_note(skipped, f);
         free(at);
         free(base);
     }
