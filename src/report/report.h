@@ -48,7 +48,8 @@ const char *nvs_report_label(const nvs_report *rep, int run, char *buf, size_t l
 const char *nvs_report_run_name(const nvs_report *rep, int run, char *buf, size_t len);
 /* Transport word at GPU count n for run i ("P2P", "SHM", ...; "" unknown). */
 const char *nvs_report_transport(const nvs_run *r, int n, char *buf, size_t len);
-/* Collective scaling efficiency: busbw(n) / busbw(base_n) at `bytes`; NAN if either is missing. base_n is the
+/* Collective scaling efficiency: busbw(n) / busbw(base_n) at `bytes`; NAN if either is missing or failed its
+ * result check (wrong elements). base_n is the
  * smallest N >= 2 measured for the collective (busbw is 0 at N = 1 by definition). */
 double nvs_report_coll_efficiency(const nvs_run *r, const char *coll, int n, double bytes, int *base_n);
 /* The largest size measured for `coll` at every N >= 2 it was measured at (NAN if none). */

@@ -86,6 +86,10 @@ const char *nvs_report_transport(const nvs_run *r, int n, char *buf, size_t len)
     return buf;
 }
 
+/* A row whose busbw says what the links carried: it has one and passed its result check (a collective that moved
+ * the wrong data may have moved less of it, and fast: explain uses no such row either) */
+static int failed_check(const nvs_run_coll *x) { return x && x->wrong > 0; }
+
 double nvs_report_coll_efficiency(const nvs_run *r, const char *coll, int n, double bytes, int *base_n)
 {
     int *ns = NULL;
@@ -98,6 +102,7 @@ double nvs_report_coll_efficiency(const nvs_run *r, const char *coll, int n, dou
     if (!base || n < 2) return NAN;
     const nvs_run_coll *a = nvs_run_coll_find(r, coll, n, bytes), *b = nvs_run_coll_find(r, coll, base, bytes);
     if (!a || !b || isnan(a->busbw_gbps) || isnan(b->busbw_gbps) || b->busbw_gbps <= 0) return NAN;
+    if (failed_check(a) || failed_check(b)) return NAN;
     return a->busbw_gbps / b->busbw_gbps;
 }
 
@@ -457,8 +462,9 @@ static const nvs_run_skip *skip_of(const nvs_run *r, const char *coll, int n, do
     return NULL;
 }
 
-/* A Scaling cell: the busbw of the row, else "skipped" where the sweep left the size out at n (its line is in the
- * list under the collectives' tables), else unknown. *skipped is set when it says so. */
+/* A Scaling cell: the busbw of the row, "failed check" where its result check found wrong elements (*skipped |= 2),
+ * else "skipped" where the sweep left the size out at n (its line is in the list under the collectives' tables;
+ * *skipped |= 1), else unknown. */
 static const char *busbw_cell(const nvs_run *r, const char *coll, int n, double size, char *buf, size_t len,
                               int *skipped)
 {
@@ -467,15 +473,24 @@ static const char *busbw_cell(const nvs_run *r, const char *coll, int n, double 
         *skipped = 1;
         return "skipped";
     }
+    if (failed_check(x)) {
+        *skipped |= 2;
+        return "failed check";
+    }
     return fnum(x ? x->busbw_gbps : NAN, "%.2f", buf, len);
 }
 
-/* Under a Scaling table that has a "skipped" cell: what it means and where its reason is */
+/* Under a Scaling table that has a "skipped" (bit 1) or "failed check" (bit 2) cell: what it means and where its
+ * reason is */
 static void skipped_note(int skipped, FILE *f)
 {
-    if (skipped)
+    if (skipped & 1)
         fprintf(f, "skipped: the sweep left that size out at that GPU count as too small for the ranks (nothing "
                    "measured; why: the list under the collectives' tables).\n\n");
+    if (skipped & 2)
+        fprintf(f, "failed check: the row's result check found wrong elements (the collectives' tables give its "
+                   "busbw and how many): its busbw is not evidence of what the links carry, and no efficiency is "
+                   "taken from it.\n\n");
 }
 
 /* The GPU counts of a collective's Scaling table: those measured and those the sweep skipped every size of (no row,
@@ -609,7 +624,7 @@ static void scaling_tables(const nvs_run *r, FILE *f)
                 int sk = 0;
                 double e = nvs_report_coll_efficiency(r, names[c], all[i], at[c], NULL);
                 fprintf(f, " %s |", busbw_cell(r, names[c], all[i], at[c], b, sizeof b, &sk));
-                fprintf(f, " %s |", sk ? "skipped" : fnum(100 * e, "%.1f %%", b, sizeof b));
+                fprintf(f, " %s |", sk & 1 ? "skipped" : fnum(100 * e, "%.1f %%", b, sizeof b));
                 skipped |= sk;
             }
             for (size_t w = 0; w < nw; w++) {
