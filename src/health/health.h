@@ -104,6 +104,9 @@ typedef struct {
     nvs_health_lost lost; /* code 0 unless NVML said the GPU is lost or needs a reset (then every check FAILs) */
     char read_errors[240]; /* "" or the calls that failed with something other than "not supported" (no permission,
                             * unknown error), "call: text" joined by "; ", each once: why a counter is unknown */
+    int read_errors_unknown; /* 1: read from a run.json without "read_errors" (written before 3 December 2026, when
+                              * failed calls were not recorded): a counter or an XID watch missing there may be a
+                              * failed call as well as an unsupported one, so it is a WARN, as it was then */
 } nvs_health_gpu;
 
 typedef struct {

@@ -109,12 +109,17 @@ static void worsen(nvs_health_finding *x, nvs_severity s)
 static long long delta(long long a, long long b) { return a >= 0 && b >= 0 ? b - a : -1; }
 
 /* Something the check needs was not there, so it judges nothing: a SKIP (not checked) when nothing failed, a WARN
- * naming the NVML calls that failed on this GPU when some did (no permission, an unknown error deserve a look). */
+ * naming the NVML calls that failed on this GPU when some did (no permission, an unknown error deserve a look).
+ * A run.json from before failed calls were recorded (no "read_errors") cannot rule a failed call out: a WARN, as it
+ * was judged when written (an XID watch whose event call failed read as a SKIP otherwise). */
 static void not_judged(nvs_health_finding *x, const nvs_health_gpu *g, const char *why)
 {
     if (g->read_errors[0]) {
         worsen(x, NVS_SEV_WARN);
         note_add(x, "%s (NVML calls that failed on this GPU: %s)", why, g->read_errors);
+    } else if (g->read_errors_unknown) {
+        worsen(x, NVS_SEV_WARN);
+        note_add(x, "%s (this run.json does not record failed NVML calls: a failed call is not ruled out)", why);
     } else {
         x->unchecked = 1; /* NVS_SEV_SKIP unless something else of this finding warns or fails */
         note_add(x, "%s", why);
@@ -127,7 +132,7 @@ static void unsupported(nvs_health_finding *x, const nvs_health_gpu *g, const ch
     put(x->measured, sizeof x->measured, "unsupported");
     /* with a failed call, not necessarily "not supported" */
     put(why, sizeof why, "%s: %s, so it cannot be checked", what,
-        g->read_errors[0] ? "not reported" : "this GPU or driver does not report it");
+        g->read_errors[0] || g->read_errors_unknown ? "not reported" : "this GPU or driver does not report it");
     not_judged(x, g, why);
 }
 

@@ -186,7 +186,9 @@ static json_t *gpu_json(const nvs_health_gpu *g)
     json_object_set_new(o, "lost", l->code ? json_pack("{s:i, s:s, s:s, s:s}", "code", l->code, "call", l->call,
                                                        "when", l->when, "text", l->text)
                                            : json_null());
-    json_object_set_new(o, "read_errors", g->read_errors[0] ? json_string(g->read_errors) : json_null());
+    /* left out where the run it came from did not record failed calls: null would say none failed */
+    if (!g->read_errors_unknown)
+        json_object_set_new(o, "read_errors", g->read_errors[0] ? json_string(g->read_errors) : json_null());
     return o;
 }
 
@@ -508,6 +510,8 @@ static void read_gpu(rd *c, const json_t *o, nvs_health_gpu *g, size_t i)
     read_lost(c, o, g, base);
     snprintf(c->path, sizeof c->path, "%s", base);
     get_str(c, o, "read_errors", g->read_errors, sizeof g->read_errors);
+    /* absent: written before failed calls were recorded (7067e8b), not "none failed" (null) */
+    g->read_errors_unknown = !json_object_get(o, "read_errors");
 }
 
 nvs_result_t nvs_health_from_json(const json_t *j, nvs_health_report *out, char *err, size_t errlen)

@@ -514,6 +514,45 @@ static void t_json_round_trip(void)
     json_decref(j);
 }
 
+/* A run.json written before failed NVML calls were recorded (no "read_errors", before 3 December 2026) cannot tell a
+ * failed event call or counter read from an unsupported one: what judged nothing there stays the WARN it was
+ * written as (it read back as a SKIP, hiding a refused XID watch), and a re-saved copy keeps the key absent. With
+ * "read_errors": null (nothing failed) the same facts are a SKIP. */
+static void t_json_old_without_read_errors(void)
+{
+    nvs_health_gpu g[2];
+    nvs_health_report r = two(g);
+    xid_unwatched(&g[0]);
+    snprintf(g[0].xid_why, sizeof g[0].xid_why, "nvmlEventSetCreate: Unknown Error");
+    no_ecc_at_all(&g[0]);
+    json_t *j = nvs_health_to_json(&r);
+    T_ASSERT(j);
+    for (int old = 0; old < 2; old++) {
+        if (old) json_object_del(json_array_get(json_object_get(j, "gpus"), 0), "read_errors");
+        nvs_health_report back;
+        char err[256];
+        T_EQ_I(nvs_health_from_json(j, &back, err, sizeof err), NVS_OK);
+        T_EQ_I(back.gpus[0].read_errors_unknown, old);
+        T_EQ_I(back.gpus[1].read_errors_unknown, 0);
+        nvs_health_findings f;
+        T_EQ_I(nvs_health_evaluate(&back, &f), 0);
+        const nvs_health_finding *x = get(&f, 0, NVS_HC_XID);
+        T_EQ_I(x->severity, old ? NVS_SEV_WARN : NVS_SEV_SKIP);
+        T_CONTAINS(x->note, "nvmlEventSetCreate: Unknown Error");
+        if (old) T_CONTAINS(x->note, "a failed call is not ruled out");
+        T_EQ_I(get(&f, 0, NVS_HC_ECC)->severity, old ? NVS_SEV_WARN : NVS_SEV_SKIP);
+        T_EQ_I(get(&f, 1, NVS_HC_XID)->severity, NVS_SEV_PASS); /* watched: nothing to doubt */
+        nvs_health_findings_free(&f);
+        /* written again (a merged or re-saved run): still without the key, not null ("none failed") */
+        json_t *again = nvs_health_to_json(&back);
+        T_ASSERT(again);
+        T_EQ_I(json_object_get(json_array_get(json_object_get(again, "gpus"), 0), "read_errors") != NULL, !old);
+        json_decref(again);
+        nvs_health_report_free(&back);
+    }
+    json_decref(j);
+}
+
 /* A malformed section: refused with the whole path of the bad field (run.json's reader passes the message on, exit
  * 2), and what it was, so that a hand-edited file is never judged on a guess. */
 static void t_json_errors(void)
@@ -651,7 +690,7 @@ static void t_reason_names(void)
 
 T_LIST = {
     T_CASE(t_healthy_passes), T_CASE(t_no_window), T_CASE(t_failure_paths), T_CASE(t_blame_link),   T_CASE(t_no_nvlink_gpu), T_CASE(t_nvlink_all_down), T_CASE(t_nvlink_unread), T_CASE(t_xid_count_sum),
-    T_CASE(t_json_round_trip), T_CASE(t_json_errors), T_CASE(t_reason_names), T_CASE(t_links_by_number),
+    T_CASE(t_json_round_trip), T_CASE(t_json_old_without_read_errors), T_CASE(t_json_errors), T_CASE(t_reason_names), T_CASE(t_links_by_number),
     T_CASE(t_replay_unread_before), T_CASE(t_nvlink_counters_unread_before),
 };
 T_MAIN
