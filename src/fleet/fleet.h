@@ -72,7 +72,8 @@ int nvs_fleet_machines_differ(const nvs_fleet_machine *a, const nvs_fleet_machin
 /* The samples several runs have in common: for every (collective, N) that two or more runs measured, busbw at
  * the largest size all of those runs measured ("busbw all_reduce 1 GiB n=8"); the slowest GPU pair's copy
  * bandwidth one way and both ways; the slowest GPU's pinned host->GPU and GPU->host bandwidth (each GPU alone);
- * the training step's efficiency of every workload (nvs_run_workloads) at each N >= 2. A row, pair or copy whose
+ * the training step's efficiency of every workload (nvs_run_workloads) at each N >= 2 (not at an N that is its own
+ * reference, whose 100 % is no scaling; keyed by its reference N where that is not 1). A row, pair or copy whose
  * data came back wrong (wrong > 0) gives no sample. Each sample's host is where it was measured: the hosts of
  * the ranks of its N, the slowest pair's or GPU's host (nvs_fleet_hosts_of). 0, or -1 when out of memory. */
 int nvs_fleet_collect(const nvs_run *const *runs, size_t nruns, nvs_fleet_samples *out);

@@ -225,6 +225,51 @@ static void t_multi_host(void)
     nvs_run_free(&r);
 }
 
+/* Training efficiency in the fleet: a run of --gpus 2,4 is relative to its N=2 step, and its N=2 is its own
+ * reference (100 %, no scaling). That 100 % was a sample: with two such runs beside one that scaled from 1 GPU
+ * (88 % at N=2) the median was 100 % and the run that measured scaling was named 12 % below it (FAIL); and its
+ * step(2)/step(4) shared the key of the others' step(1)/step(4). */
+static void t_efficiency_reference(void)
+{
+    static nvs_run_train_result from1[2], from2[3][2];
+    from1[0] = (nvs_run_train_result){.n = 2, .efficiency = 0.88, .reference_n = 1};
+    from1[1] = (nvs_run_train_result){.n = 4, .efficiency = 0.80, .reference_n = 1};
+    nvs_run runs[3];
+    const nvs_run *rp[3];
+    memset(runs, 0, sizeof runs);
+    const char *hosts[] = {"a", "b", "c"};
+    for (int i = 0; i < 3; i++) {
+        runs[i].host = hosts[i];
+        runs[i].train.present = 1;
+        runs[i].train.model = "resnet50";
+        if (i == 0) {
+            runs[i].train.results = from1;
+        } else {
+            from2[i][0] = (nvs_run_train_result){.n = 2, .efficiency = 1.0, .reference_n = 2};
+            from2[i][1] = (nvs_run_train_result){.n = 4, .efficiency = 0.91, .reference_n = 2};
+            runs[i].train.results = from2[i];
+        }
+        runs[i].train.nresults = 2;
+        rp[i] = &runs[i];
+    }
+    nvs_fleet_samples s;
+    T_EQ_I(nvs_fleet_collect(rp, 3, &s), 0);
+    int n2 = 0, n4 = 0, n4ref2 = 0;
+    for (size_t i = 0; i < s.n; i++) {
+        n2 += !strncmp(s.v[i].key, "efficiency resnet50 n=2", 23);
+        n4 += !strcmp(s.v[i].key, "efficiency resnet50 n=4");
+        n4ref2 += !strcmp(s.v[i].key, "efficiency resnet50 n=4 (vs n=2)");
+    }
+    T_EQ_I(n2, 1);     /* a's 88 % only: b's and c's N=2 is their reference */
+    T_EQ_I(n4, 1);     /* a's step(1)/step(4) */
+    T_EQ_I(n4ref2, 2); /* b's and c's step(2)/step(4), compared with each other */
+    nvs_fleet_findings f;
+    T_EQ_I(nvs_fleet_judge(&s, 10, &f), 0);
+    T_EQ_U(f.outliers, 0);
+    nvs_fleet_findings_free(&f);
+    nvs_fleet_samples_free(&s);
+}
+
 T_LIST = {T_CASE(t_outlier), T_CASE(t_machines), T_CASE(t_collect), T_CASE(t_wrong_left_out), T_CASE(t_settings_order),
-          T_CASE(t_multi_host)};
+          T_CASE(t_multi_host), T_CASE(t_efficiency_reference)};
 T_MAIN
