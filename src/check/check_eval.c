@@ -114,7 +114,46 @@ static const nvs_run_train *workload_of(const nvs_run *run, const point *p)
     return nvs_run_workload_named(run, p->model);
 }
 
-static meas measure(const nvs_rule *r, const nvs_run *run, const point *p)
+/* A busbw row's data type and reduction ("float", "sum"; op "none" where nothing is reduced): what a baseline's
+ * row must be compared with. */
+typedef struct {
+    const char *type, *op;
+} variant;
+#define MAX_VARIANTS 32 /* types x ops of one (collective, N, size): 5 x 4 in a sweep of every one */
+
+static int variant_of(const variant *v, size_t n, const nvs_run_coll *c)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(v[i].type, str(c->type)) && !strcmp(v[i].op, str(c->op))) return 1;
+    return 0;
+}
+
+/* The variants of the rows of `run` at busbw point p that rule r selects, each once, in file order; how many. */
+static size_t variants_at(const nvs_rule *r, const nvs_run *run, const point *p, variant *v, size_t cap)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < run->ncolls && k < cap; i++) {
+        const nvs_run_coll *c = &run->colls[i];
+        if (strcmp(c->collective, p->coll) || c->n != p->n || !row_of_size(c, p->bytes) || !row_matches(r, c) ||
+            variant_of(v, k, c))
+            continue;
+        v[k++] = (variant){str(c->type), str(c->op)};
+    }
+    return k;
+}
+
+/* "float sum, half sum" */
+static void variants_text(const variant *v, size_t n, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    for (size_t i = 0; i < n; i++)
+        snprintf(buf + strlen(buf), len - strlen(buf), "%s%s%s%s", i ? ", " : "", v[i].type,
+                 strcmp(v[i].op, "none") && v[i].op[0] ? " " : "", strcmp(v[i].op, "none") ? v[i].op : "");
+}
+
+/* What run holds at point p for rule r; busbw rows of a variant outside `only` (nonly > 0) are left out: compared
+ * with a baseline, the run's rows of the baseline's variants alone. */
+static meas measure_only(const nvs_rule *r, const nvs_run *run, const point *p, const variant *only, size_t nonly)
 {
     meas m = {.value = NAN, .slowest_rank = -1};
     const nvs_run_coll *first = NULL, *worst = NULL;
@@ -122,7 +161,8 @@ static meas measure(const nvs_rule *r, const nvs_run *run, const point *p)
     case NVS_RULE_BUSBW:
         for (size_t i = 0; i < run->ncolls; i++) {
             const nvs_run_coll *c = &run->colls[i];
-            if (strcmp(c->collective, p->coll) || c->n != p->n || !row_of_size(c, p->bytes) || !row_matches(r, c))
+            if (strcmp(c->collective, p->coll) || c->n != p->n || !row_of_size(c, p->bytes) || !row_matches(r, c) ||
+                (nonly && !variant_of(only, nonly, c)))
                 continue;
             if (m.found && (strcmp(str(c->type), str(first->type)) || strcmp(str(c->op), str(first->op))))
                 m.mixed_type = 1;
@@ -172,6 +212,8 @@ static meas measure(const nvs_rule *r, const nvs_run *run, const point *p)
     }
     return m;
 }
+
+static meas measure(const nvs_rule *r, const nvs_run *run, const point *p) { return measure_only(r, run, p, NULL, 0); }
 
 static int cmp_size(const void *a, const void *b)
 {
@@ -499,10 +541,10 @@ static int unusable(nvs_verdict *v, const meas *m)
 
 /* The run's value at point p: 1 when there is a usable one in *m; else the row is finished as FAIL ("not
  * measured", or why the value cannot be used) and 0 returned. */
-static int measured_in_run(const nvs_rule *r, const nvs_run *run, const point *p, nvs_verdict *v,
-                           nvs_verdicts *vs, meas *m)
+static int measured_in_run(const nvs_rule *r, const nvs_run *run, const point *p, const variant *only, size_t nonly,
+                           nvs_verdict *v, nvs_verdicts *vs, meas *m)
 {
-    *m = measure(r, run, p);
+    *m = measure_only(r, run, p, only, nonly);
     if (!m->found) {
         snprintf(v->measured, sizeof v->measured, "not measured");
         missing_text(r, p, run, v->note, sizeof v->note);
@@ -600,7 +642,7 @@ static int eval_min(const nvs_rule *r, const nvs_run *run, nvs_verdicts *vs)
             continue;
         }
         meas m;
-        if (!measured_in_run(r, run, p, v, vs, &m)) continue;
+        if (!measured_in_run(r, run, p, NULL, 0, v, vs, &m)) continue;
         blame(r, run, p, &m, v);
         if (isnan(thr)) { /* min_bound alone and no bound: the threshold is unknown, which is not a pass */
             snprintf(v->measured, sizeof v->measured, "%.1f GB/s", m.value);
@@ -673,8 +715,27 @@ static int eval_below(const nvs_rule *r, const nvs_run *run, const nvs_run *base
         }
         double expected = b.value * (1 - r->below_pct / 100);
         expected_only(v, r, expected);
+        /* like with like: the run's rows of the data types and reductions the baseline measured here, each of them
+         * (a run of -d half held to a float baseline, or of float alone to one of float and double, passed on a
+         * number of another measurement without a word) */
+        variant bv[MAX_VARIANTS], rv[MAX_VARIANTS];
+        size_t nb = r->metric == NVS_RULE_BUSBW ? variants_at(r, base, p, bv, MAX_VARIANTS) : 0;
+        size_t nr = nb ? variants_at(r, run, p, rv, MAX_VARIANTS) : 0, lacks = 0;
+        for (size_t k = 0; k < nb && nr; k++)
+            lacks += !variant_of(rv, nr, &(nvs_run_coll){.type = bv[k].type, .op = bv[k].op});
+        if (lacks) {
+            char bt[160], rt[160];
+            variants_text(bv, nb, bt, sizeof bt);
+            variants_text(rv, nr, rt, sizeof rt);
+            snprintf(v->measured, sizeof v->measured, "not comparable");
+            snprintf(v->note, sizeof v->note,
+                     "the baseline measured %.140s here, the run %.140s: measure the baseline's data types and "
+                     "reductions (-d, -o)", bt, rt);
+            finish(vs, v, 0);
+            continue;
+        }
         meas m;
-        if (!measured_in_run(r, run, p, v, vs, &m)) continue;
+        if (!measured_in_run(r, run, p, bv, nb, v, vs, &m)) continue;
         fill_values(v, r, m.value, expected);
         /* step(1)/step(N) against step(2)/step(N) is no comparison: the one measured from 2 GPUs reads higher */
         if (r->metric == NVS_RULE_EFFICIENCY && m.ref_n != b.ref_n) {

@@ -354,6 +354,46 @@ static void t_below_baseline_small_not_measured(void)
     nvs_verdicts_free(&vs);
 }
 
+/* A baseline and a run of other data types or reductions at a point: the run's number is of another measurement.
+ * A run of -d half against a float baseline passed "vs baseline" on its half row; a run of float alone against a
+ * baseline of float and double was held to the baseline's worst variant without a word. Now the run must have
+ * every variant the baseline measured there (else "not comparable", a FAIL), and only those are compared. */
+static void t_below_baseline_variants(void)
+{
+    static nvs_run_coll brows[16], rrows[16];
+    nvs_run run = make_run(), base = baseline_of(brows, 16);
+    memcpy(rrows, rows, sizeof rrows);
+    run.colls = rrows;
+    const char *lines[] = {"busbw all_reduce size=1G n=4 below_baseline<=5%", NULL};
+    rrows[6].type = "half"; /* the run's only 1 GiB n=4 row, 300 GB/s against the baseline's float 300 */
+    nvs_verdicts vs = eval(lines, &run, &base);
+    T_EQ_U(vs.n, 2);
+    T_EQ_I(vs.v[1].pass, 0);
+    T_EQ_S(vs.v[1].measured, "not comparable");
+    T_CONTAINS(vs.v[1].note, "the baseline measured float sum here, the run half sum");
+    nvs_verdicts_free(&vs);
+    /* the run has the baseline's float and also half (slower): only float is compared, and passes */
+    rrows[6].type = "float";
+    rrows[run.ncolls] = rrows[6];
+    rrows[run.ncolls].type = "half";
+    rrows[run.ncolls].busbw_gbps = 100;
+    run.ncolls++;
+    vs = eval(lines, &run, &base);
+    T_EQ_I(vs.v[1].pass, 1);
+    T_NEAR(vs.v[1].measured_v, 300, 1e-9);
+    nvs_verdicts_free(&vs);
+    /* the baseline measured double beside float; the run float alone: not comparable, not a pass on float */
+    brows[base.ncolls] = brows[6];
+    brows[base.ncolls].type = "double";
+    brows[base.ncolls].busbw_gbps = 200;
+    base.ncolls++;
+    run.ncolls--;
+    vs = eval(lines, &run, &base);
+    T_EQ_I(vs.v[1].pass, 0);
+    T_CONTAINS(vs.v[1].note, "the baseline measured float sum, double sum here, the run float sum");
+    nvs_verdicts_free(&vs);
+}
+
 static void t_baseline_equal_to_run_passes(void)
 {
     nvs_run run = make_run();
@@ -577,7 +617,7 @@ static void t_reference_above_one(void)
 T_LIST = {T_CASE(t_self_reference_efficiency), T_CASE(t_reference_above_one), T_CASE(t_one_gpu_busbw), T_CASE(t_unvalidated_warns), T_CASE(t_appends), 
     T_CASE(t_status_row),         T_CASE(t_min_edges_and_worst_variant), T_CASE(t_n_selection),
     T_CASE(t_not_measured_fails), T_CASE(t_every_collective_and_range),  T_CASE(t_wrong_results_fail),
-    T_CASE(t_p2p_and_efficiency), T_CASE(t_min_bound_pct), T_CASE(t_below_baseline), T_CASE(t_below_baseline_small_not_measured),              T_CASE(t_baseline_equal_to_run_passes),
+    T_CASE(t_p2p_and_efficiency), T_CASE(t_min_bound_pct), T_CASE(t_below_baseline), T_CASE(t_below_baseline_small_not_measured),              T_CASE(t_baseline_equal_to_run_passes), T_CASE(t_below_baseline_variants),
     T_CASE(t_slowest),            T_CASE(t_run_names),           T_CASE(t_every_workload),
 };
 T_MAIN
