@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "core/interrupt.h"
+#include "core/launch_env.h"
 #include "core/log.h"
 #include "core/metrics.h"
 #include "core/units.h"
@@ -57,18 +58,21 @@ nvs_result_t nvs_sweep_validate(const nvs_config *cfg, const char *backend, int 
     int mpi = !strcmp(backend, "mpi");
     if (mpi && cfg->graph_launches) {
         if (print)
-            fprintf(stderr, "nvscale: -G/--cudagraph needs the NCCL backend (CUDA graphs); --backend mpi has none\n");
+            fprintf(nvs_stderr_once(),
+                    "nvscale: -G/--cudagraph needs the NCCL backend (CUDA graphs); --backend mpi has none\n");
         return NVS_ERR_USAGE;
     }
     if (mpi && cfg->alloc_nccl) {
-        if (print) fprintf(stderr, "nvscale: --alloc nccl needs the NCCL backend (GPU buffers); --backend mpi has none\n");
+        if (print)
+            fprintf(nvs_stderr_once(),
+                    "nvscale: --alloc nccl needs the NCCL backend (GPU buffers); --backend mpi has none\n");
         return NVS_ERR_USAGE;
     }
     for (int t = 0; t < NVS_DTYPE_COUNT; t++) {
         if (!(cfg->types_mask & (1u << t))) continue;
         if (mpi && cfg->max_bytes / nvs_dtype_size((nvs_dtype)t) > (size_t)INT_MAX) {
             if (print)
-                fprintf(stderr,
+                fprintf(nvs_stderr_once(),
                     "nvscale: -e %zu of %s is more than 2^31-1 elements, the most one MPI call can count; use a "
                     "smaller -e with --backend mpi\n",
                     cfg->max_bytes, nvs_dtype_name((nvs_dtype)t));
@@ -83,8 +87,9 @@ nvs_result_t nvs_sweep_validate(const nvs_config *cfg, const char *backend, int 
             if ((cfg->colls_mask & (1u << i)) && !(nvs_coll_at(i)->flags & NVS_COLL_NO_INPLACE)) placeable = 1;
         if (!placeable) {
             if (print)
-                fprintf(stderr, "nvscale: --inplace in measures nothing here: the collectives asked (--coll) have "
-                                "no in-place form and run out of place only; use --inplace out or both\n");
+                fprintf(nvs_stderr_once(),
+                        "nvscale: --inplace in measures nothing here: the collectives asked (--coll) have no in-place "
+                        "form and run out of place only; use --inplace out or both\n");
             return NVS_ERR_USAGE;
         }
     }
@@ -93,8 +98,9 @@ nvs_result_t nvs_sweep_validate(const nvs_config *cfg, const char *backend, int 
         if ((cfg->colls_mask & (1u << i)) && (nvs_coll_at(i)->flags & NVS_COLL_HAS_ROOT)) rooted = 1;
     if (rooted && min_n > 0 && cfg->root >= min_n) {
         if (print)
-            fprintf(stderr, "nvscale: invalid value '%d' for -r/--root: the smallest communicator measured has %d "
-                        "rank%s (ranks 0..%d)\n",
+            fprintf(nvs_stderr_once(),
+                    "nvscale: invalid value '%d' for -r/--root: the smallest communicator measured has %d rank%s "
+                    "(ranks 0..%d)\n",
                 cfg->root, min_n, min_n > 1 ? "s" : "", min_n - 1);
         return NVS_ERR_USAGE;
     }
@@ -120,9 +126,10 @@ nvs_result_t nvs_sweep_validate(const nvs_config *cfg, const char *backend, int 
         free(sizes);
         if (!any) {
             if (print)
-                fprintf(stderr, "nvscale: the sweep from -b %zu to -e %zu measures nothing: no size gives each of "
-                                "the %d rank%s at least one element of the types asked (all_gather, reduce_scatter "
-                                "and alltoall: 16 bytes per rank, as nccl-tests); use a larger -e\n",
+                fprintf(nvs_stderr_once(),
+                        "nvscale: the sweep from -b %zu to -e %zu measures nothing: no size gives each of the %d "
+                        "rank%s at least one element of the types asked (all_gather, reduce_scatter and alltoall: 16 "
+                        "bytes per rank, as nccl-tests); use a larger -e\n",
                         cfg->min_bytes, cfg->max_bytes, min_n, min_n > 1 ? "s" : "");
             return NVS_ERR_USAGE;
         }

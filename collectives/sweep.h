@@ -24,7 +24,8 @@ void nvs_sweep_buffers_free(nvs_backend *b, nvs_sweep_buffers *bufs);
 /* Sizes the configuration sweeps (same on every rank). 0 with a message if the sweep is empty or too long. */
 size_t nvs_sweep_plan_sizes(const nvs_config *cfg, size_t *sizes, size_t cap);
 /* Up-front checks of the configuration against the backend (sizes MPI can count, -G without CUDA, root < the
- * smallest communicator `min_n`; 0 = not known yet). Prints the reason when `print`. */
+ * smallest communicator `min_n`; 0 = not known yet). Prints the reason when `print`, through nvs_stderr_once():
+ * called before the launch on every rank of `mpirun -np N`, it is said once, not N times. */
 nvs_result_t nvs_sweep_validate(const nvs_config *cfg, const char *backend, int min_n, int print);
 
 nvs_result_t nvs_sweep_run(nvs_backend *b, nvs_comm *c, int n, const nvs_sweep_buffers *bufs,

@@ -80,6 +80,12 @@ if command -v mpirun >/dev/null 2>&1; then # per-rank blocks of 16 B (nccl-tests
     expect 2 "" $MPIRUN -np 4 $NVS coll --bogus --out $out
     n=$(printf '%s\n' "$_out" | grep -c "unknown option '--bogus'")
     [ "$n" = 1 ] || fail "mpirun -np 4 --bogus: said $n times, not once"
+    # the sweep's own refusals before launch (collectives/sweep.c nvs_sweep_validate) too: each rank said them
+    for a in "-G 2" "--alloc nccl" "-e 16G" "--coll alltoall --inplace in"; do
+        expect 2 "" $MPIRUN -np 3 $NVS coll --backend mpi $a --out $out
+        n=$(printf '%s\n' "$_out" | grep -c "^nvscale: ")
+        [ "$n" = 1 ] || fail "mpirun -np 3 coll --backend mpi $a: refused $n times, not once"
+    done
     expect 2 "^\[rank 1\] nvscale: invalid value 'x' for environment variable NVS_TEST_SLOW_STOP" \
         $MPIRUN -np 4 sh -c '[ "$OMPI_COMM_WORLD_RANK" = 1 ] && export NVS_TEST_SLOW_STOP=x; exec "$@"' sh $NVS coll \
         --backend mpi -n 2 -e 1K --out $out
