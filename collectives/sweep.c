@@ -155,9 +155,11 @@ static void resolve(nvs_op *op, const nvs_sweep_buffers *bufs)
 static nvs_result_t fill_inputs(nvs_backend *b, const nvs_op *op, const nvs_pattern *pat, int crank)
 {
     size_t ts = nvs_dtype_size(op->type);
-    /* poison the whole receive buffer first (out-of-place) so unwritten output is caught; in-place the send
-     * region lies inside it and is filled right after */
-    if (!op->inplace || op->counts.send_in_recv) NVS_CHECK(b->ops->poison(b, op->recv, op->counts.recv_count * ts));
+    /* poison the whole receive buffer first so unwritten output is caught: out of place, and in place wherever the
+     * input does not cover the output (all_gather: the input is one block of it, at every rank, rank 0's at offset
+     * 0 included); the send region lies inside it and is filled right after */
+    if (!op->inplace || op->counts.send_count < op->counts.recv_count)
+        NVS_CHECK(b->ops->poison(b, op->recv, op->counts.recv_count * ts));
     return b->ops->fill(b, op->type, op->send, op->counts.send_count, pat, crank, 0);
 }
 

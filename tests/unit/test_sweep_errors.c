@@ -3,7 +3,8 @@
  * do (collectives/slices.h), the line-up and validation launches stay at the start. A launch that fails
  * inside a group (-m) still closes the group; one that fails while the timed loop is captured (-G) still ends the
  * capture and frees what was captured; a replay or a wait that fails after the graph was made still frees it. In
- * each case the first error is the one returned. One rank of the threads runtime: no GPU, no launcher. */
+ * each case the first error is the one returned. Validation reads an output every byte of which was poisoned or
+ * freshly filled. One rank of the threads runtime: no GPU, no launcher. */
 #include <string.h>
 
 #include "collectives/backend.h"
@@ -27,7 +28,19 @@ static struct {
     char *base_a, *base_b;   /* the sweep buffers */
     long send_off[32], recv_off[32]; /* each launch's send (from base_a) and receive (from base_b) offsets */
     long last_recv_off, verified_off; /* the last launch's; the buffer validation read (-1: none) */
+    /* bytes written by poison or fill since the last launch, and whether they covered the whole receive region of
+     * the launch after them (the last launch: validation's), so that an output block the collective leaves
+     * unwritten reads as poison, not as what an earlier operation left */
+    char written[4096];
+    int recv_covered;
 } fk;
+
+static void mark(const void *p, size_t n)
+{
+    long at = (long)((const char *)p - fk.base_b);
+    for (size_t k = 0; k < n; k++)
+        if (at + (long)k >= 0 && at + (long)k < (long)sizeof fk.written) fk.written[at + (long)k] = 1;
+}
 
 #define FAKE_ERR NVS_ERR_NCCL  /* what a failing launch, replay or wait returns */
 #define FAKE_GRAPH ((void *)&fk) /* the one graph handle */
@@ -36,10 +49,16 @@ static int frank(const nvs_comm *c) { return (void)c, 0; }
 static int fsize(const nvs_comm *c) { return (void)c, 1; }
 static nvs_result_t ffill(nvs_backend *b, nvs_dtype t, void *p, size_t n, const nvs_pattern *pat, int r, size_t o)
 {
-    (void)b, (void)t, (void)p, (void)n, (void)pat, (void)r, (void)o;
+    (void)b, (void)pat, (void)r, (void)o;
+    mark(p, n * nvs_dtype_size(t));
     return NVS_OK;
 }
-static nvs_result_t fpoison(nvs_backend *b, void *p, size_t n) { return (void)b, (void)p, (void)n, NVS_OK; }
+static nvs_result_t fpoison(nvs_backend *b, void *p, size_t n)
+{
+    (void)b;
+    mark(p, n);
+    return NVS_OK;
+}
 static nvs_result_t flaunch(nvs_backend *b, nvs_comm *c, const nvs_op *op)
 {
     (void)b, (void)c;
@@ -49,6 +68,11 @@ static nvs_result_t flaunch(nvs_backend *b, nvs_comm *c, const nvs_op *op)
         fk.recv_off[fk.launches] = (long)((char *)op->recv - fk.base_b);
     }
     fk.last_recv_off = (long)((char *)op->recv - fk.base_b);
+    fk.recv_covered = 1;
+    for (size_t k = 0; k < op->counts.recv_count * nvs_dtype_size(op->type); k++)
+        if (fk.last_recv_off + (long)k >= (long)sizeof fk.written || !fk.written[fk.last_recv_off + (long)k])
+            fk.recv_covered = 0;
+    memset(fk.written, 0, sizeof fk.written);
     return ++fk.launches == fk.fail_launch ? FAKE_ERR : NVS_OK;
 }
 static nvs_result_t fverify(nvs_backend *b, nvs_dtype t, const void *out, const nvs_pattern *pat,
@@ -121,6 +145,8 @@ static const struct nvs_backend_ops fake_ops = {
  * validation (or check), in buffers of 1 KiB (or buf_bytes, at most 4 KiB) */
 struct sweep_job {
     int agg_iters, graph_launches, warmup, buf_bytes, auto_iters, check;
+    const char *coll; /* NULL: all_reduce */
+    int inplace, n;   /* in place; the communicator's size (0: 1), of which the fake is rank 0 */
     nvs_result_t res;
     size_t rows;
 };
@@ -141,10 +167,10 @@ static nvs_result_t sweep_rank(nvs_rt *rt, void *arg)
     cfg.blocking = 0;
     cfg.types_mask = 1u << NVS_FLOAT;
     cfg.ops_mask = 1u << NVS_SUM;
-    cfg.inplace_mask = NVS_INPLACE_OUT;
+    cfg.inplace_mask = job->inplace ? NVS_INPLACE_IN : NVS_INPLACE_OUT;
     cfg.colls_mask = 0;
     for (int i = 0; i < nvs_coll_count(); i++)
-        if (nvs_coll_at(i) == nvs_coll_find("all_reduce")) cfg.colls_mask = 1u << i;
+        if (nvs_coll_at(i) == nvs_coll_find(job->coll ? job->coll : "all_reduce")) cfg.colls_mask = 1u << i;
     cfg.stall_rank = cfg.corrupt_rank = -1;
     nvs_backend b = {.ops = &fake_ops, .rt = rt, .cfg = &cfg};
     struct nvs_comm comm = {0};
@@ -153,7 +179,7 @@ static nvs_result_t sweep_rank(nvs_rt *rt, void *arg)
     fk.base_a = buf_a;
     fk.base_b = buf_b;
     nvs_coll_rows rows = {0};
-    job->res = nvs_sweep_run(&b, &comm, 1, &bufs, &rows);
+    job->res = nvs_sweep_run(&b, &comm, job->n ? job->n : 1, &bufs, &rows);
     job->rows = rows.n;
     nvs_rows_free(&rows);
     return NVS_OK;
@@ -285,7 +311,24 @@ static void t_launches_move_through_slices(void)
     for (int k = 0; k < fk.launches; k++) T_EQ_I(fk.recv_off[k], 0);
 }
 
+static void t_validation_poisons_the_whole_output(void)
+{
+    /* before the validation launch, every byte of its receive buffer was poisoned or filled with fresh input, on
+     * every collective and placement. In-place all_gather of 4 ranks at rank 0: the input is block 0 of the output
+     * (send_in_recv 0), and blocks 1-3 kept what the warm-up had left there (the rotation's slice 0) */
+    static const char *const colls[] = {"all_reduce", "broadcast", "reduce", "all_gather", "reduce_scatter"};
+    for (int c = 0; c < 5; c++)
+        for (int ip = 0; ip < 2; ip++) {
+            sliced((struct sweep_job){.agg_iters = 1, .warmup = 1, .buf_bytes = 1024, .check = 1, .coll = colls[c],
+                                      .inplace = ip, .n = 4});
+            T_EQ_I(fk.verified_off, fk.last_recv_off);
+            if (!fk.recv_covered) fprintf(stderr, "  %s %s: output not all poisoned\n", colls[c], ip ? "in" : "out");
+            T_ASSERT(fk.recv_covered);
+        }
+}
+
 T_LIST = {
+    T_CASE(t_validation_poisons_the_whole_output),
     T_CASE(t_clean_runs),
     T_CASE(t_launches_move_through_slices),
     T_CASE(t_group_closed_after_failed_launch),
