@@ -108,12 +108,23 @@ nvs_result_t nvs_sweep_validate(const nvs_config *cfg, const char *backend, int 
      * -e 3 of float; -e 32 of all_gather over 4 ranks: 16 B each, coll.h): a typo, refused before the run, not
      * an empty table and exit 0. Checked at the smallest communicator, where the blocks are largest: if nothing
      * fits there, nothing fits at any N. */
+    /* a plan too long to run (-b 1 -i 1 -e 1M: a million sizes) is a usage error, said here before the launch:
+     * found by the sweep itself, every rank of `mpirun -np N` said it, after the start-up */
+    size_t planned = nvs_sweep_sizes(cfg->min_bytes, cfg->max_bytes, cfg->step_factor, cfg->step_bytes, NULL, 0);
+    if (planned == 0 || planned > MAX_SIZES) {
+        if (print)
+            fprintf(nvs_stderr_once(),
+                    "nvscale: the sweep from -b %zu to -e %zu has %s sizes: use a larger -f or -i (at most %d "
+                    "sizes)\n",
+                    cfg->min_bytes, cfg->max_bytes, planned ? "too many" : "no", MAX_SIZES);
+        return NVS_ERR_USAGE;
+    }
     if (min_n > 0) {
         size_t *sizes = malloc(MAX_SIZES * sizeof *sizes); /* every rank thread calls this: not static */
         if (!sizes) return NVS_ERR_NOMEM;
         size_t ns = nvs_sweep_sizes(cfg->min_bytes, cfg->max_bytes, cfg->step_factor, cfg->step_bytes, sizes,
                                     MAX_SIZES);
-        int any = ns == 0 || ns > MAX_SIZES; /* an empty or too long plan is said by nvs_sweep_plan_sizes */
+        int any = 0;
         for (int i = 0; i < nvs_coll_count() && !any; i++) {
             if (!(cfg->colls_mask & (1u << i))) continue;
             for (int t = 0; t < NVS_DTYPE_COUNT && !any; t++) {

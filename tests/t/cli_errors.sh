@@ -70,6 +70,8 @@ expect 2 "root" $NVS coll --backend mpi --coll broadcast -r 3 --out $out
 # a sweep in which no size gives a rank one element measures nothing: refused, not an empty run that exits 0
 expect 2 "-b 1 to -e 3 measures nothing" $NVS coll --backend mpi -b 1 -e 3 --out $out
 expect 2 "-b 1 to -e 3 measures nothing" $NVS run --backend mpi -b 1 -e 3 --no-train --out $out
+# a sweep of more sizes than the sweep runs (4096): refused before the launch, not by each rank once started
+expect 2 "the sweep from -b 1 to -e 1048576 has too many sizes" $NVS coll --backend mpi -b 1 -i 1 -e 1M --out $out
 # --inplace in of collectives with no in-place form (alltoall, sendrecv) measured nothing: an empty table, exit 0
 expect 2 "--inplace in measures nothing" $NVS coll --backend mpi --coll alltoall,sendrecv --inplace in --out $out
 expect 2 "--inplace in measures nothing" $NVS run --backend mpi --coll alltoall --inplace in --no-train --out $out
@@ -81,7 +83,7 @@ if command -v mpirun >/dev/null 2>&1; then # per-rank blocks of 16 B (nccl-tests
     n=$(printf '%s\n' "$_out" | grep -c "unknown option '--bogus'")
     [ "$n" = 1 ] || fail "mpirun -np 4 --bogus: said $n times, not once"
     # the sweep's own refusals before launch (collectives/sweep.c nvs_sweep_validate) too: each rank said them
-    for a in "-G 2" "--alloc nccl" "-e 16G" "--coll alltoall --inplace in"; do
+    for a in "-G 2" "--alloc nccl" "-e 16G" "--coll alltoall --inplace in" "-b 1 -i 1 -e 1M"; do
         expect 2 "" $MPIRUN -np 3 $NVS coll --backend mpi $a --out $out
         n=$(printf '%s\n' "$_out" | grep -c "^nvscale: ")
         [ "$n" = 1 ] || fail "mpirun -np 3 coll --backend mpi $a: refused $n times, not once"
