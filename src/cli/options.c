@@ -435,7 +435,7 @@ nvs_result_t nvs_config_parse(nvs_config *c, const char *sub, int argc, char **a
             break;
         case 'f':
             if (nvs_parse_double(a, &c->step_factor) || c->step_factor < 1.0 || c->step_factor > 1024)
-                return bad(sub, flag, a, "expected a factor above 1 (e.g. 2)");
+                return bad(sub, flag, a, "expected a factor above 1, at most 1024 (e.g. 2)");
             /* nccl-tests' -f 1: no factor, its -i steps (nccl-tests' default); taken with -i alone, below */
             have_f = c->step_factor > 1.0 ? 1 : -1;
             snprintf(flag_f1, sizeof flag_f1, "%s", flag);
@@ -616,7 +616,7 @@ nvs_result_t nvs_config_parse(nvs_config *c, const char *sub, int argc, char **a
         return NVS_ERR_USAGE;
     }
     if (have_f < 0 && !have_i)
-        return bad(sub, flag_f1, "1", "expected a factor above 1 (e.g. 2); -f 1 (nccl-tests: no factor) only with "
+        return bad(sub, flag_f1, "1", "expected a factor above 1, at most 1024 (e.g. 2); -f 1 (nccl-tests: no factor) only with "
                                       "-i/--stepbytes SIZE, the step it then takes");
     if (have_f > 0 && have_i) {
         fprintf(nvs_stderr_cmdline(), "nvscale %s: -f/--stepfactor and -i/--stepbytes exclude each other\n", sub);

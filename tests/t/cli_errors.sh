@@ -14,6 +14,8 @@ $NVS coll --backend mpi -f 1 -i 1K -b 1K -e 3K -n 1 -w 0 --coll all_reduce --no-
     awk -F, 'NR > 1 && !$6 { s = s $7 " " } END { print s }' | grep -qx "1024 2048 3072 " ||
     fail "coll -f 1 -i 1K -b 1K -e 3K does not measure 1K, 2K, 3K"
 expect 2 "invalid value '1' for -f.*-i" $NVS coll -f 1 --out $out
+# a factor past the largest taken is refused naming the bound (was "expected a factor above 1": 2000 is)
+expect 2 "invalid value '2000' for -f: expected a factor above 1, at most 1024" $NVS coll -f 2000 --out $out
 # a flag given twice (the first value was silently lost), --out with --no-save (--out was ignored), and a
 # training flag with --no-train (ignored): refused
 expect 2 "option -b given twice" $NVS coll -b 8 -b 16 --out $out
