@@ -522,7 +522,11 @@ static json_t *json_series_one(const nvs_presets *ps, const nvs_model_series *s)
         bad |= jset(x, "comm_us", jnum(p->t.comm_us));
         bad |= jset(x, "exposed_comm_us", jnum(p->t.exposed_us));
         bad |= jset(x, "interference_us", jnum(p->t.penalty_us));
-        bad |= jset(x, "interference_share", jnum(p->interference_share));
+        /* nothing all-reduced (one GPU, dp none, no trainable parameters): no algorithm ran, no link was crossed and
+         * no all-reduce ran beside the compute: no algorithm, bus bandwidth, transport, link class or interference
+         * share, as the table's '-' (were "ring", 0, "NVLink", "NV", the ring's busbw and a 0 share) */
+        int reduced = p->n > 1 && p->nbuckets > 0;
+        bad |= jset(x, "interference_share", reduced ? jnum(p->interference_share) : json_null());
         /* waiting for the slowest rank (--step-cv): step_us = compute + reducer + exposed + interference + sync */
         bad |= jset(x, "sync_us", jnum(p->t.sync_us));
         bad |= jset(x, "reducer_us", jnum(p->t.reducer_us));
@@ -530,15 +534,12 @@ static json_t *json_series_one(const nvs_presets *ps, const nvs_model_series *s)
         bad |= jset(x, "efficiency", jnum(p->efficiency));
         bad |= jset(x, "samples_per_s", jnum(p->samples_per_s));
         bad |= jset(x, "buckets", json_integer(p->nbuckets));
-        /* nothing all-reduced (one GPU, dp none, no trainable parameters): no algorithm ran and none has a bus
-         * bandwidth, as the table's '-' (were "ring" and 0) */
-        int reduced = p->n > 1 && p->nbuckets > 0;
         bad |= jset(x, "algo", reduced ? json_string(nvs_algo_name(p->algo_used)) : json_null());
-        bad |= jset(x, "busbw_gbps", p->gpn >= 2 ? jnum(p->intra_gbps) : json_null());
-        bad |= jset(x, "inter_gbps", p->nodes > 1 ? jnum(p->inter_gbps) : json_null());
+        bad |= jset(x, "busbw_gbps", reduced && p->gpn >= 2 ? jnum(p->intra_gbps) : json_null());
+        bad |= jset(x, "inter_gbps", reduced && p->nodes > 1 ? jnum(p->inter_gbps) : json_null());
         bad |= jset(x, "allreduce_busbw_gbps", reduced ? jnum(p->allreduce_busbw) : json_null());
-        bad |= jset(x, "transport", p->n > 1 ? json_string(nvs_transport_name(p->transport)) : json_null());
-        bad |= jset(x, "class", p->n > 1 && p->cls >= 0 && p->transport != NVS_TR_NET
+        bad |= jset(x, "transport", reduced ? json_string(nvs_transport_name(p->transport)) : json_null());
+        bad |= jset(x, "class", reduced && p->cls >= 0 && p->transport != NVS_TR_NET
                                     ? json_string(nvs_class_name(p->cls)) : json_null());
         bad |= jset(x, "link_measured", json_boolean(p->link_measured));
         bad |= jset(x, "bottleneck", json_string(p->bottleneck));

@@ -402,11 +402,19 @@ for a in "--model $out/one.prof" "--model resnet50 --dp none"; do
         fail "$a --format json: exit $?"
     [ "$(json_get "$out/noar.json" '[(p["algo"], p["allreduce_busbw_gbps"]) for p in d["configurations"][0]["points"]]')" = \
         "[(None, None), (None, None)]" ] || fail "$a: algo/allreduce_busbw_gbps where nothing is all-reduced"
+    # nor a transport, link class, ring or network bandwidth or interference share (were "NVLink", "NV", 349 and 0)
+    [ "$(json_get "$out/noar.json" '[(p["transport"], p["class"], p["busbw_gbps"], p["interference_share"]) for p in d["configurations"][0]["points"]]')" = \
+        "[(None, None, None, None), (None, None, None, None)]" ] || fail "$a: a link or share where nothing is all-reduced"
 done
+# across nodes: no network bandwidth either where no gradient crosses it
+"$NVS" model --gpu h100-sxm --machine hgx-h100-8 --model resnet50 --dp none --nodes 2 --net ib-hdr200 --batch 8 \
+    --format json >"$out/noar2.json" || fail "--dp none --nodes 2 --format json: exit $?"
+[ "$(json_get "$out/noar2.json" '[(p["transport"], p["inter_gbps"]) for p in d["configurations"][0]["points"]]')" = \
+    "[(None, None)]" ] || fail "--dp none across nodes: a transport or network bandwidth"
 "$NVS" model --gpu h100-sxm --machine hgx-h100-8 --model resnet50 --gpus 8 --format json >"$out/ar.json" ||
     fail "resnet50 --format json: exit $?"
-[ "$(json_get "$out/ar.json" 'd["configurations"][0]["points"][0]["algo"]')" = ring ] ||
-    fail "resnet50 at 8 GPUs: algo is not ring"
+[ "$(json_get "$out/ar.json" '[d["configurations"][0]["points"][0][k] for k in ("algo", "transport", "class")]')" = \
+    "['ring', 'NVLink', 'NV']" ] || fail "resnet50 at 8 GPUs: algo, transport, class are not ring, NVLink, NV"
 
 # --step-cv where nothing is all-reduced: no rank waits for another (a profile without parameters paid a sync wait:
 # 89.4 % at 8 GPUs with --step-cv 0.1)
