@@ -104,8 +104,9 @@ static const opt_spec specs[] = {
     {"placement", OPT_PLACEMENT, 1, S_MEASURE, NULL, "first|best|worst", "which GPUs make up each count (default first)"},
     {"model", OPT_MODEL, 1, S_RUN | S_TRAIN, "training step", "NAME|FILE[,..]", "resnet50 ssd300 maskrcnn maskrcnn-nvidia bert-large\n"
                                                              "bert-large-mlm128 bert-large-squad transformer-xl-large\n"
-                                                             "gpt2-xl, or a profile file; several, comma-separated (run's\n"
-                                                             "default: bert-large,resnet50 on GPUs, resnet50 on the host)"},
+                                                             "gpt2-xl, or a profile file; several, comma-separated (train:\n"
+                                                             "required; run's default: bert-large,resnet50 on GPUs,\n"
+                                                             "resnet50 on the host)"},
     {"batch", OPT_BATCH, 1, S_RUN | S_TRAIN, NULL, "N", "samples per GPU (default: each profile's; 1 on the host backend)"},
     {"precision", OPT_PRECISION, 1, S_RUN | S_TRAIN, NULL, "fp32|tf32|bf16|fp16", "GEMM precision; fp16 = autocast with a gradient scaler (default bf16\n"
                                                          "on GPUs, fp32 on the host)"},
@@ -167,7 +168,8 @@ static void owners(unsigned subs, char *buf, size_t len)
 void nvs_config_usage(const char *sub, FILE *to)
 {
     unsigned m = sub_mask(sub);
-    fprintf(to, "usage: nvscale %s [options]\n", sub ? sub : "run");
+    /* train has no default workload (cmd_run.c refuses it without --model): its usage line names the flag */
+    fprintf(to, "usage: nvscale %s%s [options]\n", sub ? sub : "run", m == S_TRAIN ? " --model NAME|FILE[,..]" : "");
     const char *group = NULL;
     for (int i = 0; i < NSPECS; i++) {
         if (specs[i].group) group = specs[i].group;

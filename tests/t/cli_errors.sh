@@ -137,5 +137,10 @@ done
 # coll measures the world size alone (as nccl-tests): its --help said "default 1,2,4,.. up to all", run's default
 $NVS coll --help | grep -A1 -- '--gpus' | tr -s ' \n' '  ' | grep -q "coll: the world size only" ||
     fail "nvscale coll --help does not give coll's --gpus default (the world size only)"
+# train has no default workload and refuses to start without --model: its --help says so (it gave only run's default)
+$NVS train --help | head -1 | grep -q "^usage: nvscale train --model NAME|FILE" ||
+    fail "nvscale train --help: the usage line does not name the required --model"
+$NVS train --help | sed -n '/^ *--model/,+4p' | tr -s ' \n' '  ' | grep -q "train: required" ||
+    fail "nvscale train --help does not say --model is required"
 [ -e "$out" ] && fail "a rejected command left $out behind"
 finish
