@@ -638,7 +638,10 @@ int cmd_compare(int argc, char **argv)
                 }
             }
         if ((rc = child_program(prog, sizeof prog))) return rc;
-        if (nvs_mkdir_p(dir) != NVS_OK) return 1;
+        /* it said why; a --out that cannot be a directory (a file of that name, a parent that is a file or not
+         * writable) is bad usage, exit 2 as the help says, only the system's own failures exit 1 */
+        nvs_result_t made = nvs_mkdir_p(dir);
+        if (made != NVS_OK) return nvs_exit_code(made);
         /* Ctrl-C or SIGTERM: the run going on stops as interrupted (compare_child.c passes it on), the transports
          * not begun are not, and compare.md is written of what there is (exit 130) */
         int e = nvs_interrupt_install();

@@ -41,6 +41,10 @@ cmp_expect 2 "--gpus 1: one GPU has no transport to another" --gpus 1 --out "$ba
 cmp_expect 2 "--report-only: no such directory '$base/none'" --report-only --out "$base/none"
 cmp_expect 2 "run options make no sense with it" --report-only -b 1M --out "$base"
 [ -e "$base/u1" ] && fail "a usage error created the output directory"
+# an --out that cannot be a directory is bad usage, as the help's exit 2 says (it exited 1)
+: >"$base/afile"
+cmp_expect 2 "cannot create directory $base/afile: a file of that name exists" --out "$base/afile"
+cmp_expect 2 "cannot create directory $base/afile: a file of that name exists" --out "$base/afile/x/y"
 NVS_COMPARE_CHILD=$base/nothere cmp_expect 2 "invalid value '$base/nothere' for environment variable NVS_COMPARE_CHILD" --out "$base/u2"
 NVS_COMPARE_CHILD=$fx cmp_expect 2 "for environment variable NVS_COMPARE_CHILD: expected an executable file" --out "$base/u2"
 NVS_COMPARE_CHILD=$fx/topo_nv18.json cmp_expect 2 "expected an executable file" --out "$base/u2"
