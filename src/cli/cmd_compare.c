@@ -527,6 +527,41 @@ static int is_dir(const char *p)
     return stat(p, &sb) == 0 && S_ISDIR(sb.st_mode);
 }
 
+/* The highest directory of DIR that is not there yet ("" when DIR is): what compare's mkdir -p makes, and removes
+ * again (undo_dir) when it refuses the job once the topology is known. */
+static void first_missing(const char *dir, char *top, size_t len)
+{
+    char p[NVS_PATH_MAX];
+    struct stat sb;
+    top[0] = '\0';
+    snprintf(p, sizeof p, "%s", dir);
+    while (p[0] && stat(p, &sb) != 0) {
+        snprintf(top, len, "%s", p);
+        char *slash = strrchr(p, '/');
+        if (!slash || slash == p) break;
+        *slash = '\0';
+    }
+}
+
+/* A job refused after the topology was discovered: its files go, and the directories compare made (only those, and
+ * only while empty) */
+static void undo_dir(const char *dir, const char *top)
+{
+    char p[NVS_PATH_MAX + 32];
+    snprintf(p, sizeof p, "%s/topology.json", dir);
+    unlink(p);
+    snprintf(p, sizeof p, "%s/topology.stderr.txt", dir);
+    unlink(p);
+    if (!top[0]) return;
+    snprintf(p, sizeof p, "%s", dir);
+    for (;;) {
+        (void)rmdir(p);
+        char *slash = strrchr(p, '/');
+        if (!strcmp(p, top) || !slash || slash == p) break;
+        *slash = '\0';
+    }
+}
+
 /* NVS_COMPARE_CHILD (tests): must name an executable regular file. */
 static int child_program(char *buf, size_t len)
 {
@@ -551,7 +586,7 @@ int cmd_compare(int argc, char **argv)
     int nk = 0, report_only = 0, pc = 0, rc = 0, have_list = 0;
     const char *dir_arg = NULL, *list = "all";
     char *pass[MAX_PASS + 1];
-    char err[256], dir[NVS_PATH_MAX], prog[NVS_PATH_MAX];
+    char err[256], dir[NVS_PATH_MAX], prog[NVS_PATH_MAX], made_top[NVS_PATH_MAX] = "";
 
     pass[pc++] = (char *)"run"; /* argv[0] for nvs_config_parse */
     for (int i = 1; i < argc; i++) {
@@ -611,6 +646,14 @@ int cmd_compare(int argc, char **argv)
         print_mpirun_sequence(kinds, nk, pc - 1, pass + 1, dir_arg ? dir_arg : "results/compare");
         return 2;
     }
+    /* compare's runs are one process each, a thread per GPU, where run refuses --emulate-nodes above 1
+     * (runtime_threads.c): every transport failed the same way, after the topology, exit 1 */
+    if (cfg.emulate_nodes > 1) {
+        fprintf(stderr, "nvscale compare: --emulate-nodes %d needs one process per rank, and compare runs each transport "
+                        "as one process: run 'mpirun -np N nvscale compare --emulate-nodes %d ...' for the mpirun "
+                        "commands that do it\nTry 'nvscale compare --help'.\n", cfg.emulate_nodes, cfg.emulate_nodes);
+        return 2;
+    }
 
     if (dir_arg) snprintf(dir, sizeof dir, "%s", dir_arg);
     else {
@@ -638,6 +681,7 @@ int cmd_compare(int argc, char **argv)
                 }
             }
         if ((rc = child_program(prog, sizeof prog))) return rc;
+        first_missing(dir, made_top, sizeof made_top);
         /* it said why; a --out that cannot be a directory (a file of that name, a parent that is a file or not
          * writable) is bad usage, exit 2 as the help says, only the system's own failures exit 1 */
         nvs_result_t made = nvs_mkdir_p(dir);
@@ -672,9 +716,18 @@ int cmd_compare(int argc, char **argv)
             goto out;
         }
         int used[1024];
-        int count = 0;
-        for (int i = 0; i < cfg.n_gpu_counts; i++)
-            if (cfg.gpu_counts[i] > count) count = cfg.gpu_counts[i];
+        /* --gpus beyond the GPUs of this host: each run stopped at it (run's "only 2 ranks (GPUs) in this run",
+         * exit 2) after NCCL's start-up, every transport FAILED and compare exited 1; bad usage, said once */
+        int all = res == NVS_OK ? nvs_tp_used_gpus(&topo.topology, 0, used, 1024) : 0;
+        if (all > 0 && most > all) {
+            fprintf(stderr, "nvscale compare: invalid value '%d' in --gpus: this host has %d GPU%s (nvscale topo), and "
+                            "each transport runs on one host\nTry 'nvscale compare --help'.\n", most, all,
+                    all > 1 ? "s" : "");
+            undo_dir(dir, made_top);
+            rc = 2;
+            goto out;
+        }
+        int count = most;
         /* --placement best/worst may pick any GPUs: then every GPU of the host must qualify */
         if (cfg.placement != NVS_PLACE_FIRST) count = 0;
         int nused = nvs_tp_used_gpus(&topo.topology, count, used, 1024);

@@ -41,6 +41,15 @@ cmp_expect 2 "--gpus 1: one GPU has no transport to another" --gpus 1 --out "$ba
 cmp_expect 2 "--report-only: no such directory '$base/none'" --report-only --out "$base/none"
 cmp_expect 2 "run options make no sense with it" --report-only -b 1M --out "$base"
 [ -e "$base/u1" ] && fail "a usage error created the output directory"
+# what compare's runs (one process each, on the fixture's 2 GPUs) would each stop at: said once, before any run,
+# exit 2, nothing left (every transport FAILED the same way, exit 1; the fake ran them)
+cmp_expect 2 "invalid value '4' in --gpus: this host has 2 GPUs (nvscale topo)" --gpus 2,4 --out "$base/u3/a"
+[ -e "$base/u3" ] && fail "--gpus beyond the host's GPUs left the output directory: $(find "$base/u3" | head -3)"
+mkdir -p "$base/u4"
+cmp_expect 2 "invalid value '8' in --gpus" --gpus 8 --out "$base/u4"
+[ -d "$base/u4" ] && [ -z "$(ls -A "$base/u4")" ] || fail "--gpus beyond the host's GPUs: a directory that was there lost or got files"
+cmp_expect 2 "--emulate-nodes 2 needs one process per rank" --emulate-nodes 2 --out "$base/u3"
+[ -e "$base/u3" ] && fail "--emulate-nodes 2 created the output directory"
 # an --out that cannot be a directory is bad usage, as the help's exit 2 says (it exited 1)
 : >"$base/afile"
 cmp_expect 2 "cannot create directory $base/afile: a file of that name exists" --out "$base/afile"
