@@ -77,7 +77,8 @@ typedef struct {
 static const opt_spec specs[] = {
     {"minbytes", 'b', 1, S_RUN | S_COLL, "collective sweep (nccl-tests flags)", "SIZE", "smallest size (default 8; K/M/G are powers of 1024)"},
     {"maxbytes", 'e', 1, S_RUN | S_COLL, NULL, "SIZE", "largest size (default 1G; 16M on the host backend's default run)"},
-    {"stepfactor", 'f', 1, S_RUN | S_COLL, NULL, "X", "multiply the size by X each step (default 2; 1 with -i: none)"},
+    {"stepfactor", 'f', 1, S_RUN | S_COLL, NULL, "X", "multiply the size by X each step (default 2; 4 on the host\n"
+                                                "backend's default run; 1 with -i: none)"},
     {"stepbytes", 'i', 1, S_RUN | S_COLL, NULL, "SIZE", "add SIZE each step instead of -f"},
     {"iters", 'n', 1, S_RUN | S_COLL, NULL, "N|auto", "timed iterations per size (default auto: about 20 ms, 20..1000)"},
     {"warmup_iters", 'w', 1, S_RUN | S_COLL, NULL, "N", "warm-up iterations (default 5)"},

@@ -142,5 +142,10 @@ $NVS train --help | head -1 | grep -q "^usage: nvscale train --model NAME|FILE" 
     fail "nvscale train --help: the usage line does not name the required --model"
 $NVS train --help | sed -n '/^ *--model/,+4p' | tr -s ' \n' '  ' | grep -q "train: required" ||
     fail "nvscale train --help does not say --model is required"
+# the host backend's default run sweeps with factor 4 (run_flow.c apply_backend_defaults): -f's help said 'default 2'
+for cmd in run coll; do
+    $NVS $cmd --help | grep -A1 -- '--stepfactor' | tr -s ' \n' '  ' | grep -q "default 2; 4 on the host backend's default run" ||
+        fail "nvscale $cmd --help does not give -f's default on the host backend's default run (4)"
+done
 [ -e "$out" ] && fail "a rejected command left $out behind"
 finish
