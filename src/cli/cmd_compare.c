@@ -65,7 +65,7 @@ static void usage(FILE *to)
             "                          net: NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1\n"
             "      --out DIR           where the runs and compare.md go (default results/<date>-<time>-compare)\n"
             "      --report-only       run nothing: compare DIR/<transport>/run.json written before (e.g. by the\n"
-            "                          mpirun commands 'mpirun -np N nvscale compare' prints)\n"
+            "                          mpirun commands 'mpirun -np N nvscale compare' prints); needs --out DIR\n"
             "  -h, --help\n"
             "Every other option goes to `nvscale run` unchanged (-b, -e, -f, -n, --coll, --gpus, --model, ...;\n"
             "note that -o is run's reduction operation, as in nccl-tests: compare's directory is --out).\n"
@@ -641,6 +641,10 @@ int cmd_compare(int argc, char **argv)
     nvs_log_set_level(cfg.quiet ? NVS_LOG_WARN : NVS_LOG_INFO); /* progress of the runs, on stderr */
     if (report_only && pc > 1)
         return usage_error("--report-only runs nothing: run options make no sense with it, e.g.", pass[1]);
+    /* the default directory is named after the time now: no run can be in it (it said "--report-only: no such
+     * directory 'results/20261206-062424-compare'", a name the user never gave) */
+    if (report_only && !dir_arg)
+        return usage_error("--report-only needs --out DIR: the directory whose <transport>/run.json to compare", NULL);
 
     if (nvs_rt_launched_by_mpi()) {
         print_mpirun_sequence(kinds, nk, pc - 1, pass + 1, dir_arg ? dir_arg : "results/compare");

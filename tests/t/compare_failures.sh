@@ -40,6 +40,7 @@ cmp_expect 2 "unknown option '--frobnicate'" --frobnicate --out "$base/u1"
 cmp_expect 2 "--gpus 1: one GPU has no transport to another" --gpus 1 --out "$base/u1"
 cmp_expect 2 "--report-only: no such directory '$base/none'" --report-only --out "$base/none"
 cmp_expect 2 "run options make no sense with it" --report-only -b 1M --out "$base"
+cmp_expect 2 "--report-only needs --out DIR" --report-only --transports nvlink,shm
 [ -e "$base/u1" ] && fail "a usage error created the output directory"
 # what compare's runs (one process each, on the fixture's 2 GPUs) would each stop at: said once, before any run,
 # exit 2, nothing left (every transport FAILED the same way, exit 1; the fake ran them)
