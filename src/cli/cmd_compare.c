@@ -646,7 +646,10 @@ int cmd_compare(int argc, char **argv)
     if (report_only && !dir_arg)
         return usage_error("--report-only needs --out DIR: the directory whose <transport>/run.json to compare", NULL);
 
-    if (nvs_rt_launched_by_mpi()) {
+    /* --report-only runs nothing, so a launcher is no obstacle (it was refused, and told to run every transport
+     * again): rank 0 reads and writes, the other ranks' copies of the command stay silent */
+    if (report_only && nvs_rt_launched_by_mpi() && nvs_rt_launcher_rank() != 0) return 0;
+    if (!report_only && nvs_rt_launched_by_mpi()) {
         print_mpirun_sequence(kinds, nk, pc - 1, pass + 1, dir_arg ? dir_arg : "results/compare");
         return 2;
     }

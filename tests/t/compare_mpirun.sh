@@ -1,7 +1,7 @@
 #!/bin/sh
 # `mpirun -np 2 nvscale compare` cannot start one MPI job per transport: it refuses (exit 2) and prints the
 # equivalent mpirun sequence, once (rank 0). Emulated with Open MPI's environment variables, then for real when
-# mpirun is installed.
+# mpirun is installed. --report-only runs nothing: under mpirun rank 0 does it.
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
 need_nvscale
@@ -48,6 +48,18 @@ if command -v mpirun >/dev/null 2>&1; then
     [ "$(grep -c 'x NCCL_P2P_DISABLE=1 nvscale run --out res/cmp2/shm' "$ERR")" -eq 1 ] || \
         fail "real mpirun: the sequence is not printed exactly once: $(cat "$ERR")"
     [ -e res/cmp2 ] && fail "something was created under real mpirun"
+    # --report-only runs nothing: under a launcher it is done, once, by rank 0 (it was refused, exit 2, with the
+    # advice to run every transport again)
+    tmp_dir ro
+    NVS_COMPARE_CHILD=tests/fixtures/check/fake_nvscale FAKE_TOPO=tests/fixtures/check/topo_nv18.json \
+        "$NVS" compare -q --transports nvlink,shm --out "$ro/c" >/dev/null 2>&1 || stop "cannot make the runs to read"
+    rm -f "$ro/c/compare.md"
+    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+        mpirun -np 2 --oversubscribe "$NVS" compare --report-only --transports nvlink,shm --out "$ro/c" >"$OUT" 2>"$ERR"
+    rc=$?
+    [ "$rc" -eq 0 ] || fail "real mpirun, --report-only: exit $rc, expected 0: $(head -3 "$ERR")"
+    [ -s "$ro/c/compare.md" ] || fail "real mpirun, --report-only: no compare.md"
+    [ "$(grep -c '^side-by-side report:' "$OUT")" -eq 1 ] || fail "real mpirun, --report-only: not printed once"
 else
     echo "note: mpirun not installed, only the emulated launcher was tested"
 fi
