@@ -20,6 +20,7 @@
 #include "cli/commands.h"
 #include "core/escape.h"
 #include "core/interrupt.h"
+#include "core/launch_env.h"
 #include "compare/compare.h"
 #include "compare/compare_child.h"
 #include "core/config.h"
@@ -73,9 +74,10 @@ static void usage(FILE *to)
             "asked; 2 bad usage; 130 compare was stopped (Ctrl-C, SIGTERM, SIGHUP): compare.md has what ran.\n");
 }
 
+/* once under a launcher, from its rank 0 (nvs_stderr_once), as run's own usage errors: every rank said it */
 static int usage_error(const char *msg, const char *val)
 {
-    fprintf(stderr, "nvscale compare: %s%s%s%s\nTry 'nvscale compare --help'.\n", msg, val ? " '" : "",
+    fprintf(nvs_stderr_once(), "nvscale compare: %s%s%s%s\nTry 'nvscale compare --help'.\n", msg, val ? " '" : "",
             val ? val : "", val ? "'" : "");
     return 2;
 }

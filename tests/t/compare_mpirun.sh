@@ -48,6 +48,10 @@ if command -v mpirun >/dev/null 2>&1; then
     [ "$(grep -c 'x NCCL_P2P_DISABLE=1 nvscale run --out res/cmp2/shm' "$ERR")" -eq 1 ] || \
         fail "real mpirun: the sequence is not printed exactly once: $(cat "$ERR")"
     [ -e res/cmp2 ] && fail "something was created under real mpirun"
+    # compare's own usage errors, once (each rank said it)
+    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+        mpirun -np 2 --oversubscribe "$NVS" compare --transports bogus >"$OUT" 2>"$ERR"
+    [ "$(grep -c "unknown transport 'bogus'" "$ERR")" -eq 1 ] || fail "real mpirun: a usage error of compare is not said once: $(cat "$ERR")"
     # --report-only runs nothing: under a launcher it is done, once, by rank 0 (it was refused, exit 2, with the
     # advice to run every transport again)
     tmp_dir ro
