@@ -33,6 +33,12 @@ refused "unexpected argument 'extra'" "$NVS" topo --hwloc-xml tests/fixtures/top
 # an error leaves no result directory behind
 "$NVS" topo --hwloc-xml "$dir/nogpu.xml" --out "$dir/res" >/dev/null 2>&1
 [ -e "$dir/res" ] && fail "a failed topo created $dir/res"
+# --hwloc-xml with --emulate-nodes: said once under mpirun (every rank said it)
+if command -v mpirun >/dev/null 2>&1; then
+    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun -np 2 --oversubscribe "$NVS" topo \
+        --hwloc-xml tests/fixtures/topo/h200x2.xml --emulate-nodes 2 --no-save >"$OUT" 2>"$ERR"
+    [ "$(grep -c "emulate-nodes splits" "$ERR")" -eq 1 ] || fail "mpirun -np 2 topo --hwloc-xml --emulate-nodes 2: not said once: $(cat "$ERR")"
+fi
 # --help works
 "$NVS" topo --help >"$OUT" 2>&1 || fail "topo --help exit $?"
 grep -q -- "--hwloc-xml" "$OUT" || fail "topo --help does not list --hwloc-xml"
