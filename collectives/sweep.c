@@ -58,13 +58,13 @@ nvs_result_t nvs_sweep_validate(const nvs_config *cfg, const char *backend, int 
     int mpi = !strcmp(backend, "mpi");
     if (mpi && cfg->graph_launches) {
         if (print)
-            fprintf(nvs_stderr_once(),
+            fprintf(nvs_stderr_cmdline(),
                     "nvscale: -G/--cudagraph needs the NCCL backend (CUDA graphs); --backend mpi has none\n");
         return NVS_ERR_USAGE;
     }
     if (mpi && cfg->alloc_nccl) {
         if (print)
-            fprintf(nvs_stderr_once(),
+            fprintf(nvs_stderr_cmdline(),
                     "nvscale: --alloc nccl needs the NCCL backend (GPU buffers); --backend mpi has none\n");
         return NVS_ERR_USAGE;
     }
@@ -72,7 +72,7 @@ nvs_result_t nvs_sweep_validate(const nvs_config *cfg, const char *backend, int 
         if (!(cfg->types_mask & (1u << t))) continue;
         if (mpi && cfg->max_bytes / nvs_dtype_size((nvs_dtype)t) > (size_t)INT_MAX) {
             if (print)
-                fprintf(nvs_stderr_once(),
+                fprintf(nvs_stderr_cmdline(),
                     "nvscale: -e %zu of %s is more than 2^31-1 elements, the most one MPI call can count; use a "
                     "smaller -e with --backend mpi\n",
                     cfg->max_bytes, nvs_dtype_name((nvs_dtype)t));
@@ -87,7 +87,7 @@ nvs_result_t nvs_sweep_validate(const nvs_config *cfg, const char *backend, int 
             if ((cfg->colls_mask & (1u << i)) && !(nvs_coll_at(i)->flags & NVS_COLL_NO_INPLACE)) placeable = 1;
         if (!placeable) {
             if (print)
-                fprintf(nvs_stderr_once(),
+                fprintf(nvs_stderr_cmdline(),
                         "nvscale: --inplace in measures nothing here: the collectives asked (--coll) have no in-place "
                         "form and run out of place only; use --inplace out or both\n");
             return NVS_ERR_USAGE;
@@ -98,7 +98,7 @@ nvs_result_t nvs_sweep_validate(const nvs_config *cfg, const char *backend, int 
         if ((cfg->colls_mask & (1u << i)) && (nvs_coll_at(i)->flags & NVS_COLL_HAS_ROOT)) rooted = 1;
     if (rooted && min_n > 0 && cfg->root >= min_n) {
         if (print)
-            fprintf(nvs_stderr_once(),
+            fprintf(nvs_stderr_cmdline(),
                     "nvscale: invalid value '%d' for -r/--root: the smallest communicator measured has %d rank%s "
                     "(ranks 0..%d)\n",
                 cfg->root, min_n, min_n > 1 ? "s" : "", min_n - 1);
@@ -113,7 +113,7 @@ nvs_result_t nvs_sweep_validate(const nvs_config *cfg, const char *backend, int 
     size_t planned = nvs_sweep_sizes(cfg->min_bytes, cfg->max_bytes, cfg->step_factor, cfg->step_bytes, NULL, 0);
     if (planned == 0 || planned > MAX_SIZES) {
         if (print)
-            fprintf(nvs_stderr_once(),
+            fprintf(nvs_stderr_cmdline(),
                     "nvscale: the sweep from -b %zu to -e %zu has %s sizes: use a larger -f or -i (at most %d "
                     "sizes)\n",
                     cfg->min_bytes, cfg->max_bytes, planned ? "too many" : "no", MAX_SIZES);
@@ -137,7 +137,7 @@ nvs_result_t nvs_sweep_validate(const nvs_config *cfg, const char *backend, int 
         free(sizes);
         if (!any) {
             if (print)
-                fprintf(nvs_stderr_once(),
+                fprintf(nvs_stderr_cmdline(),
                         "nvscale: the sweep from -b %zu to -e %zu measures nothing: no size gives each of the %d "
                         "rank%s at least one element of the types asked (all_gather, reduce_scatter and alltoall: 16 "
                         "bytes per rank, as nccl-tests); use a larger -e\n",

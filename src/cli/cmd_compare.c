@@ -74,10 +74,10 @@ static void usage(FILE *to)
             "asked; 2 bad usage; 130 compare was stopped (Ctrl-C, SIGTERM, SIGHUP): compare.md has what ran.\n");
 }
 
-/* once under a launcher, from its rank 0 (nvs_stderr_once), as run's own usage errors: every rank said it */
+/* once under a launcher, from its rank 0 (nvs_stderr_cmdline: the command line alone), as run's own usage errors: every rank said it */
 static int usage_error(const char *msg, const char *val)
 {
-    fprintf(nvs_stderr_once(), "nvscale compare: %s%s%s%s\nTry 'nvscale compare --help'.\n", msg, val ? " '" : "",
+    fprintf(nvs_stderr_cmdline(), "nvscale compare: %s%s%s%s\nTry 'nvscale compare --help'.\n", msg, val ? " '" : "",
             val ? val : "", val ? "'" : "");
     return 2;
 }

@@ -85,7 +85,7 @@ int cmd_topo(int argc, char **argv)
     cfg.argv = argv;
     nvs_cli_set_verbosity(cfg.quiet, cfg.verbose);
     if (cfg.hwloc_xml[0] && cfg.emulate_nodes) {
-        fprintf(nvs_stderr_once(), "nvscale topo: --emulate-nodes splits the ranks of a live run into virtual hosts; with "
+        fprintf(nvs_stderr_cmdline(), "nvscale topo: --emulate-nodes splits the ranks of a live run into virtual hosts; with "
                         "--hwloc-xml nothing runs\nTry 'nvscale topo --help'.\n");
         return 2;
     }
