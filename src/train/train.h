@@ -78,6 +78,10 @@ nvs_result_t nvs_train_plan_make(const nvs_profile *p, int batch, nvs_precision 
 /* The framework the step emulates (NULL: ideal); call after nvs_train_plan_make (updates the memory). */
 void nvs_train_plan_set_framework(nvs_train_plan *plan, const nvs_framework *fw);
 void nvs_train_plan_free(nvs_train_plan *plan);
+/* The first layer whose GEMM has more rows (its M times the batch) than BLAS and cuBLAS take (their sizes are ints:
+ * 2^31-1; the profile holds M, N and K within that, profile.c), or -1: an executor refuses such a plan before it
+ * passes a wrapped size to the library. Needs no memory: the plan is enough. */
+int nvs_train_plan_rows_over_int(const nvs_train_plan *plan);
 
 /* Predicted time of the buckets' all-reduces, back to back, from a measured all_reduce curve (sizes ascending,
  * times in us): log-log interpolation, linear extrapolation in bytes beyond the ends. */

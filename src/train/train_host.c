@@ -93,6 +93,15 @@ static nvs_result_t hsetup(nvs_train_exec *x)
                   INT_MAX);
         return NVS_ERR_USAGE;
     }
+    /* BLAS's sizes are ints: more rows would reach cblas_sgemm wrapped (negative, or a fraction of the GEMM) */
+    int big = nvs_train_plan_rows_over_int(pl);
+    if (big >= 0) {
+        const nvs_layer *ly = &pl->profile->layers[big];
+        nvs_error("layer %s: a GEMM dimension exceeds what BLAS takes (2^31-1): %.0f rows (M %.0f x batch %d): "
+                  "lower --batch",
+                  ly->name, ly->gemm_m * pl->batch, ly->gemm_m, pl->batch);
+        return NVS_ERR_USAGE;
+    }
     h->reqs = calloc((size_t)pl->nbuckets + 1, sizeof(MPI_Request));
     if (!h->reqs) return NVS_ERR_NOMEM;
     /* the buffer layout is the plan's (train_plan.c), the same the memory check counted */

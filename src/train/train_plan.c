@@ -162,6 +162,13 @@ void nvs_train_plan_set_framework(nvs_train_plan *plan, const nvs_framework *fw)
     plan->total_bytes += plan->bucket_bytes + plan->buffer_bytes + plan->f32_bytes;
 }
 
+int nvs_train_plan_rows_over_int(const nvs_train_plan *plan)
+{
+    for (int l = 0; l < plan->profile->nlayers; l++)
+        if (plan->profile->layers[l].gemm_m * plan->batch > INT_MAX) return l;
+    return -1;
+}
+
 double nvs_predict_allreduce_us(const double *sizes, const double *t, int n, double bytes)
 {
     if (n <= 0 || bytes <= 0) return 0;

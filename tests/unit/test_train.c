@@ -112,6 +112,27 @@ static void t_predict(void)
     T_NEAR(nvs_predict_allreduce_us(s, t, 0, 100), 0, 0);
 }
 
+/* A GEMM's rows are its M times the batch, and BLAS and cuBLAS take ints: ResNet-50's stem (M = 112 x 112 = 12,544)
+ * fits at batch 171,196 (2,147,482,624 rows) and not at 171,197 (2,147,495,168 > 2^31-1). The host executor
+ * refuses such a plan at setup (train_host.c); the check needs no memory. */
+static void t_rows_over_int(void)
+{
+    static const char text[] = "nvscale-profile 1\nname t\nsource \"test\"\n"
+                               "layer a params=4096 gemm=64,64,64 act=4096\n"
+                               "layer stem params=9408 gemm=12544,64,147 act=802816\n";
+    nvs_profile p;
+    char err[256];
+    T_EQ_I(nvs_profile_parse(text, "t", &p, err, sizeof err), NVS_OK);
+    static const struct { int batch, want; } c[] = {{1, -1}, {171196, -1}, {171197, 1}, {2000000000, 0}};
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        nvs_train_plan pl;
+        T_EQ_I(nvs_train_plan_make(&p, c[i].batch, NVS_PREC_FP32, 0, 1 << 20, 25 << 20, &pl), NVS_OK);
+        T_EQ_I(nvs_train_plan_rows_over_int(&pl), c[i].want);
+        nvs_train_plan_free(&pl);
+    }
+    nvs_profile_free(&p);
+}
+
 /* The step's plan takes its buckets from the one planner the what-if model uses (workload/buckets.h): the same
  * buckets for every built-in profile, fp32 and bf16 gradients, DDP's caps and small ones. */
 static void t_plan_uses_shared_buckets(void)
@@ -845,7 +866,7 @@ static void t_ln_issue(void)
 }
 
 T_LIST = {T_CASE(t_ddp_buckets), T_CASE(t_plan_uses_shared_buckets), T_CASE(t_builtin_resnet50_buckets),
-          T_CASE(t_predict), T_CASE(t_split), T_CASE(t_host_work_counts),
+          T_CASE(t_predict), T_CASE(t_rows_over_int), T_CASE(t_split), T_CASE(t_host_work_counts),
           T_CASE(t_host_work_defaults), T_CASE(t_copy_pieces), T_CASE(t_cast_split), T_CASE(t_conv_plan),
           T_CASE(t_native_norm), T_CASE(t_backward_passes), T_CASE(t_rounds_merge), T_CASE(t_outer_sum_shape),
           T_CASE(t_view_passes), T_CASE(t_view_plan), T_CASE(t_ln_issue)};
