@@ -14,6 +14,11 @@ typedef struct nvs_train_exec nvs_train_exec;
 
 struct nvs_train_exec_ops {
     const char *name;
+    /* 1: every call returns only once its work is done (the host executor computes on the CPU it is called from),
+     * so the host time of the calls is the step's compute, not launches; 0: calls queue work and return (the GPU
+     * executor), so their host time is launches, which the framework's cost per operation includes. step.c's
+     * host_work counts the calls' host time against what the framework owes only when this is 0. */
+    int sync_issue;
     /* Allocates everything the plan needs, once (a model that does not fit is refused before this). */
     nvs_result_t (*setup)(nvs_train_exec *x);
     nvs_result_t (*gemm)(nvs_train_exec *x, int layer, int kind);

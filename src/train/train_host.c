@@ -445,7 +445,7 @@ static void hteardown(nvs_train_exec *x)
 }
 
 static const struct nvs_train_exec_ops host_ops = {
-    .name = "host", .setup = hsetup, .gemm = hgemm, .ew = hew, .copy_out = hcopy, .cast_weights = hcast,
+    .name = "host", .sync_issue = 1, .setup = hsetup, .gemm = hgemm, .ew = hew, .copy_out = hcopy, .cast_weights = hcast,
     .cast_act = hcast_act, .bias_grad = hbias,
     .grad_pass = hgrad,
     .bucket_ready = hbucket,
