@@ -249,7 +249,9 @@ static json_t *train_json(const nvs_ctx *run, const char *model, const nvs_profi
         double eff = t->eff;
         /* step(N) = compute(N) (no reducer, no all-reduce: DDP's no_sync) + reducer + interference + exposed
          * communication + waiting for a slower rank (train/split.h). compute(N) - compute(ref) is what sharing
-         * the machine with N-1 other ranks cost the compute (host and GPU). */
+         * the machine with N-1 other ranks cost the compute (host and GPU): signed, not clamped, as the verdict
+         * adds the loss's parts with their signs (out_summary.c); below 0 the compute ran faster at N (noise, or a
+         * host that sped up: docs/run-json.md). */
         nvs_step_split sp =
             nvs_step_split_of(t->step_us, t->compute_us, t->span_diff_us, t->comm_us, ref_lost, ref_diff);
         json_t *r = json_pack("{s:i, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:i}", "n", t->n, "step_us",
