@@ -480,17 +480,18 @@ static const char *busbw_cell(const nvs_run *r, const char *coll, int n, double 
     return fnum(x ? x->busbw_gbps : NAN, "%.2f", buf, len);
 }
 
-/* Under a Scaling table that has a "skipped" (bit 1) or "failed check" (bit 2) cell: what it means and where its
- * reason is */
-static void skipped_note(int skipped, FILE *f)
+/* Under a Scaling or side-by-side table that has a "skipped" (bit 1) or "failed check" (bit 2) cell: what it means
+ * and where its reason is. `whose`: whose collectives' tables list it ("the", "that run's"); `derived`: what the
+ * table does not take from such a row ("efficiency", "ratio") */
+static void skipped_note(int skipped, const char *whose, const char *derived, FILE *f)
 {
     if (skipped & 1)
         fprintf(f, "skipped: the sweep left that size out at that GPU count as too small for the ranks (nothing "
-                   "measured; why: the list under the collectives' tables).\n\n");
+                   "measured; why: the list under %s collectives' tables).\n\n", whose);
     if (skipped & 2)
-        fprintf(f, "failed check: the row's result check found wrong elements (the collectives' tables give its "
-                   "busbw and how many): its busbw is not evidence of what the links carry, and no efficiency is "
-                   "taken from it.\n\n");
+        fprintf(f, "failed check: the row's result check found wrong elements (%s collectives' tables give its "
+                   "busbw and how many): its busbw is not evidence of what the links carry, and no %s is "
+                   "taken from it.\n\n", whose, derived);
 }
 
 /* The GPU counts of a collective's Scaling table: those measured and those the sweep skipped every size of (no row,
@@ -551,7 +552,7 @@ static void scaling_tables(const nvs_run *r, FILE *f)
                 fprintf(f, "\n");
             }
             fprintf(f, "\n");
-            skipped_note(skipped, f);
+            skipped_note(skipped, "the", "efficiency", f);
         }
         free(ns);
         free(sizes);
@@ -635,7 +636,7 @@ static void scaling_tables(const nvs_run *r, FILE *f)
             fprintf(f, "\n");
         }
         fprintf(f, "\n");
-        skipped_note(skipped, f);
+        skipped_note(skipped, "the", "efficiency", f);
         free(at);
         free(base);
     }
@@ -997,6 +998,7 @@ static void side_by_side(const nvs_report *rep, FILE *f)
                     sizes[b - 1] = t;
                 }
             char nb[NVS_ESC_SIZE(64)];
+            int skipped = 0;
             fprintf(f, "### %s, N=%d\n\n| size |", md(names[c], nb, sizeof nb), n);
             for (int i = 0; i < rep->nruns; i++) {
                 char w[64], we[NVS_ESC_SIZE(64)];
@@ -1010,20 +1012,25 @@ static void side_by_side(const nvs_report *rep, FILE *f)
             for (int s = 0; s < ks; s++) {
                 char b[32];
                 fprintf(f, "| %s |", fsize(sizes[s], b, sizeof b));
-                for (int i = 0; i < rep->nruns; i++) {
-                    const nvs_run_coll *x = nvs_run_coll_find(&rep->runs[i], names[c], n, sizes[s]);
-                    fprintf(f, " %s |", fnum(x ? x->busbw_gbps : NAN, "%.2f", b, sizeof b));
-                }
+                /* the cells say as the Scaling tables do: a failed row's busbw is no evidence (and no ratio is
+                 * taken from it), a size the sweep left out is skipped, not lost */
+                for (int i = 0; i < rep->nruns; i++)
+                    fprintf(f, " %s |", busbw_cell(&rep->runs[i], names[c], n, sizes[s], b, sizeof b, &skipped));
                 const nvs_run_coll *x0 = nvs_run_coll_find(r0, names[c], n, sizes[s]);
+                int skip0 = !x0 && skip_of(r0, names[c], n, sizes[s]);
                 for (int i = 1; i < rep->nruns; i++) {
                     const nvs_run_coll *x = nvs_run_coll_find(&rep->runs[i], names[c], n, sizes[s]);
-                    double ratio = x && x0 && x0->busbw_gbps > 0 && !isnan(x->busbw_gbps) ? x->busbw_gbps / x0->busbw_gbps
-                                                                                          : NAN;
-                    fprintf(f, " %s |", fnum(ratio, "%.3f", b, sizeof b));
+                    int skip = skip0 || (!x && skip_of(&rep->runs[i], names[c], n, sizes[s]));
+                    double ratio = x && x0 && !failed_check(x) && !failed_check(x0) && x0->busbw_gbps > 0 &&
+                                           !isnan(x->busbw_gbps)
+                                       ? x->busbw_gbps / x0->busbw_gbps
+                                       : NAN;
+                    fprintf(f, " %s |", skip ? "skipped" : fnum(ratio, "%.3f", b, sizeof b));
                 }
                 fprintf(f, "\n");
             }
             fprintf(f, "\n");
+            skipped_note(skipped, "that run's", "ratio", f);
             free(sizes);
             printed = 1;
         }
