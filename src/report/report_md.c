@@ -470,7 +470,7 @@ static const char *busbw_cell(const nvs_run *r, const char *coll, int n, double 
 {
     const nvs_run_coll *x = nvs_run_coll_find(r, coll, n, size);
     if (!x && skip_of(r, coll, n, size)) {
-        *skipped = 1;
+        *skipped |= 1;
         return "skipped";
     }
     if (failed_check(x)) {

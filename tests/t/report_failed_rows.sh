@@ -21,4 +21,19 @@ grep -q '280.0 %' "$dir/o/report.md" && fail "280 % efficiency of a row with wro
 grep -q '^failed check: the row.s result check found wrong elements' "$dir/o/report.md" ||
     fail "no note says what failed check means"
 grep -q '^| 64 KiB | — | — | 28.00 | — | 8 |$' "$dir/o/report.md" || fail "the collectives' table lost the row"
+# a "skipped" cell after a "failed check" one in the same table lost the note of the failed one (busbw_cell set
+# the flags to "skipped" instead of adding it)
+cat >"$dir/s.json" <<'JSON'
+{"schema": "nvscale.run/1", "host": "box", "world": {"size": 3, "nodes": 1},
+ "sweep": {"skipped": [{"collective": "all_gather", "n": 3, "type": "float", "sizes": 1, "of": 2, "from_bytes": 16,
+                        "to_bytes": 16, "why": "1 of 2 sizes (16 B to 16 B) left out: too small"}]},
+ "collectives": [
+  {"collective": "all_gather", "n": 2, "size": 16, "bytes": 16, "busbw_gbps": 1.0, "wrong": 2},
+  {"collective": "all_gather", "n": 2, "size": 48, "bytes": 48, "busbw_gbps": 2.0, "wrong": 0},
+  {"collective": "all_gather", "n": 3, "size": 48, "bytes": 48, "busbw_gbps": 3.0, "wrong": 0}]}
+JSON
+expect_err 0 "" "$NVS" report --no-plots -o "$dir/s" "$dir/s.json" || stop "report"
+grep -q '^| 16 B | failed check | skipped |$' "$dir/s/report.md" || fail "the Scaling cells of 16 B"
+sed -n '/^### Scaling/,/^Efficiency/p' "$dir/s/report.md" | grep -q '^failed check: the row.s result check' ||
+    fail "a skipped cell after a failed one dropped the note of the failed one"
 finish
