@@ -10,7 +10,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "core/link_class.h"
 #include "core/log.h"
 #include "core/escape.h"
 #include "core/out_file.h"
@@ -168,9 +167,10 @@ static nvs_result_t busbw_data(const nvs_report *rep, const char *dir, const cha
              * sizes measured, so that a curve can be read against it (and a curve above it is a red flag) */
             nvs_explain_facts f;
             nvs_explain_facts_from_run(r, ns[m], &f);
-            /* an NVLink hop's bound says nothing of a run that went through host memory (SHM): not drawn there */
-            int unused_link = !strcmp(f.transport, "SHM") && nvs_link_class_is_nvlink(f.hop_class);
-            if (res == NVS_OK && f.has_hop && isfinite(f.bound_gbps) && f.bound_gbps > 0 && ks > 0 && !unused_link) {
+            /* an NVLink hop's bound says nothing of a run that went around it (SHM, NET): not drawn there, as the
+             * collectives' table gives no % of it */
+            if (res == NVS_OK && f.has_hop && isfinite(f.bound_gbps) && f.bound_gbps > 0 && ks > 0 &&
+                !nvs_report_hop_unused(&f)) {
                 snprintf(title, sizeof title, "bound N=%d: %s %.0f GB/s%s", ns[m], f.hop_class ? f.hop_class : "link",
                          f.bound_gbps, rep->nruns > 1 ? "" : "");
                 if (rep->nruns > 1)

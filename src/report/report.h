@@ -9,6 +9,7 @@
 
 #include "core/err.h"
 #include "runjson/runjson.h"
+#include "explain/explain.h"
 
 /* What happened to the plots: the Markdown says so in its "Plots" section. */
 enum nvs_plots_state {
@@ -48,6 +49,10 @@ const char *nvs_report_label(const nvs_report *rep, int run, char *buf, size_t l
 const char *nvs_report_run_name(const nvs_report *rep, int run, char *buf, size_t len);
 /* Transport word at GPU count n for run i ("P2P", "SHM", ...; "" unknown). */
 const char *nvs_report_transport(const nvs_run *r, int n, char *buf, size_t len);
+/* Whether NCCL went around the ring's slowest hop: an NVLink hop, and a transport known to be SHM (through host
+ * memory) or NET without P2P (explain's "NCCL did not use it"). That hop's bound then says nothing of what was
+ * measured: the table gives no % of it, the plot draws no line of it. */
+int nvs_report_hop_unused(const nvs_explain_facts *f);
 /* Collective scaling efficiency: busbw(n) / busbw(base_n) at `bytes`; NAN if either is missing or failed its
  * result check (wrong elements). base_n is the
  * smallest N >= 2 measured for the collective (busbw is 0 at N = 1 by definition). */

@@ -11,6 +11,7 @@
 #include "report/report_topo.h"
 #include "explain/explain.h"
 #include "core/escape.h"
+#include "core/link_class.h"
 #include "core/metrics.h"
 #include "core/units.h"
 #include "runjson/sanity.h"
@@ -162,12 +163,20 @@ static void gpus_words(const nvs_run *r, char *buf, size_t len)
     if (!k && r->world_size > 0) snprintf(buf, len, "%d GPUs", r->world_size);
 }
 
-/* The bound of the ring's slowest hop at n (NAN unknown). */
-static double bound_at(const nvs_run *r, int n)
+int nvs_report_hop_unused(const nvs_explain_facts *f)
 {
-    nvs_explain_facts f;
-    nvs_explain_facts_from_run(r, n, &f);
-    return f.has_hop ? f.bound_gbps : NAN;
+    const char *t = f->transport;
+    return f->has_hop && nvs_link_class_is_nvlink(f->hop_class) && !strstr(t, "P2P") &&
+           (strstr(t, "SHM") || strstr(t, "NET"));
+}
+
+/* The bound of the ring's slowest hop at n (NAN unknown, or a hop NCCL did not use: then *unused is set and the
+ * facts are left in f for the table to say why) */
+static double bound_at(const nvs_run *r, int n, nvs_explain_facts *f, int *unused)
+{
+    nvs_explain_facts_from_run(r, n, f);
+    *unused = nvs_report_hop_unused(f);
+    return f->has_hop && !*unused ? f->bound_gbps : NAN;
 }
 
 /* ---- sections ---------------------------------------------------------------------------------------------- */
@@ -398,7 +407,9 @@ static void coll_tables(const nvs_run *r, FILE *f)
                     mixed |= cmp_str(rows[0]->type, r->colls[k].type) || cmp_str(rows[0]->op, r->colls[k].op);
                 }
             qsort(rows, (size_t)nr, sizeof *rows, cmp_coll);
-            double bound = bound_at(r, n);
+            nvs_explain_facts fa;
+            int unused = 0;
+            double bound = bound_at(r, n, &fa, &unused);
             char nb[NVS_ESC_SIZE(64)];
             fprintf(f, "#### %s, N=%d", md(names[c], nb, sizeof nb), n);
             if (!mixed && (rows[0]->type || rows[0]->op)) {
@@ -410,7 +421,17 @@ static void coll_tables(const nvs_run *r, FILE *f)
                 }
                 fprintf(f, ")");
             }
-            fprintf(f, "\n\n| size |%s%s time (us) | algbw (GB/s) | busbw (GB/s) | %% of bound | wrong |\n"
+            fprintf(f, "\n\n");
+            /* a busbw over SHM divided by an NVLink bound is no % of what its path allows (the plot draws no such
+             * line either): say which path the bound is of and that the data did not take it */
+            if (unused) {
+                char cb[NVS_ESC_SIZE(32)], tb[NVS_ESC_SIZE(32)], bb[32];
+                fprintf(f, "%% of bound: none here: the ring's slowest hop is NVLink (%s, %s GB/s) but NCCL used %s, "
+                           "not that hop, and the bound of the path it took is not in the run.\n\n",
+                        md(fa.hop_class, cb, sizeof cb), fnum(fa.bound_gbps, "%.0f", bb, sizeof bb),
+                        md(fa.transport, tb, sizeof tb));
+            }
+            fprintf(f, "| size |%s%s time (us) | algbw (GB/s) | busbw (GB/s) | %% of bound | wrong |\n"
                        "|---|%s%s---|---|---|---|---|\n",
                     mixed ? " type | op |" : "", inplace ? " in place |" : "", mixed ? "---|---|" : "",
                     inplace ? "---|" : "");
