@@ -384,7 +384,12 @@ static void coll_tables(const nvs_run *r, FILE *f)
 {
     const char **names = NULL;
     int nn = nvs_run_collective_names(r, &names);
-    if (nn < 0 || (nn == 0 && !r->nskipped)) {
+    if (nn < 0) { /* left out without a word, it read as a run that measured no collective */
+        fprintf(f, "### Collectives\n\n(out of memory: the collectives' tables are left out)\n\n");
+        skipped_list(r, f);
+        return;
+    }
+    if (nn == 0 && !r->nskipped) {
         free(names);
         return;
     }
@@ -394,6 +399,8 @@ static void coll_tables(const nvs_run *r, FILE *f)
                "(GB = 1e9 bytes); %% of bound = busbw / the bandwidth bound of the ring's slowest hop at that GPU "
                "count.\n\n", whose[r->time_basis & 3]);
     const nvs_run_coll **rows = malloc((r->ncolls + 1) * sizeof *rows);
+    if (!rows) /* as above: not without a word */
+        fprintf(f, "(out of memory: the collectives' tables are left out)\n\n");
     for (int c = 0; rows && c < nn; c++) {
         int *ns = NULL;
         int kn = nvs_run_coll_ns(r, names[c], &ns);
