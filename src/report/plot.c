@@ -143,10 +143,12 @@ static nvs_result_t busbw_data(const nvs_report *rep, const char *dir, const cha
         int kn = nvs_run_coll_ns(r, coll, &ns), ks = nvs_run_coll_sizes(r, coll, &sizes);
         for (int m = 0; m < kn && res == NVS_OK; m++) {
             if (ns[m] < 2) continue; /* busbw is 0 by definition on one GPU */
-            int points = 0;
+            /* a row whose result check failed is no point of the curve (the tables say 'failed check'); the
+             * series' title says how many were left out, a series of none of its own is not drawn */
+            int points = 0, failed = 0;
             for (int s = 0; s < ks; s++) {
                 const nvs_run_coll *x = nvs_run_coll_find(r, coll, ns[m], sizes[s]);
-                if (x && !isnan(x->busbw_gbps)) points++;
+                if (x && !isnan(x->busbw_gbps)) nvs_report_failed_check(x) ? failed++ : points++;
             }
             if (!points) continue;
             char name[160], w[64], title[160];
@@ -156,11 +158,15 @@ static nvs_result_t busbw_data(const nvs_report *rep, const char *dir, const cha
                      w[0] ? (r->host ? r->host : "?") : "");
             if (rep->nruns > 1 && strstr(name, "(R")) snprintf(title + strlen(title), sizeof title - strlen(title),
                                                                 " (R%d)", i + 1);
+            if (failed)
+                snprintf(title + strlen(title), sizeof title - strlen(title), " (%d size%s failed check, left out)",
+                         failed, failed == 1 ? "" : "s");
             res = add_series(p, title);
             nvs_plot_comment(o.f, title);
             for (int s = 0; s < ks; s++) {
                 const nvs_run_coll *x = nvs_run_coll_find(r, coll, ns[m], sizes[s]);
-                if (x && !isnan(x->busbw_gbps)) fprintf(o.f, "%.0f %.4f\n", x->bytes, x->busbw_gbps);
+                if (x && !isnan(x->busbw_gbps) && !nvs_report_failed_check(x))
+                    fprintf(o.f, "%.0f %.4f\n", x->bytes, x->busbw_gbps);
             }
             fprintf(o.f, "\n\n");
             /* what the links allow: the bound of the slowest hop of the N GPUs' best ring, drawn across the

@@ -53,6 +53,9 @@ const char *nvs_report_transport(const nvs_run *r, int n, char *buf, size_t len)
  * memory) or NET without P2P (explain's "NCCL did not use it"). That hop's bound then says nothing of what was
  * measured: the table gives no % of it, the plot draws no line of it. */
 int nvs_report_hop_unused(const nvs_explain_facts *f);
+/* Whether a row's result check found wrong elements: its busbw is then no evidence of what the links carried (a
+ * collective that moved the wrong data may have moved less of it, and fast: explain uses no such row either) */
+int nvs_report_failed_check(const nvs_run_coll *x);
 /* Collective scaling efficiency: busbw(n) / busbw(base_n) at `bytes`; NAN if either is missing or failed its
  * result check (wrong elements). base_n is the
  * smallest N >= 2 measured for the collective (busbw is 0 at N = 1 by definition). */

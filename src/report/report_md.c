@@ -87,9 +87,7 @@ const char *nvs_report_transport(const nvs_run *r, int n, char *buf, size_t len)
     return buf;
 }
 
-/* A row whose busbw says what the links carried: it has one and passed its result check (a collective that moved
- * the wrong data may have moved less of it, and fast: explain uses no such row either) */
-static int failed_check(const nvs_run_coll *x) { return x && x->wrong > 0; }
+int nvs_report_failed_check(const nvs_run_coll *x) { return x && x->wrong > 0; }
 
 double nvs_report_coll_efficiency(const nvs_run *r, const char *coll, int n, double bytes, int *base_n)
 {
@@ -103,7 +101,7 @@ double nvs_report_coll_efficiency(const nvs_run *r, const char *coll, int n, dou
     if (!base || n < 2) return NAN;
     const nvs_run_coll *a = nvs_run_coll_find(r, coll, n, bytes), *b = nvs_run_coll_find(r, coll, base, bytes);
     if (!a || !b || isnan(a->busbw_gbps) || isnan(b->busbw_gbps) || b->busbw_gbps <= 0) return NAN;
-    if (failed_check(a) || failed_check(b)) return NAN;
+    if (nvs_report_failed_check(a) || nvs_report_failed_check(b)) return NAN;
     return a->busbw_gbps / b->busbw_gbps;
 }
 
@@ -501,7 +499,7 @@ static const char *busbw_cell(const nvs_run *r, const char *coll, int n, double 
         *skipped |= 1;
         return "skipped";
     }
-    if (failed_check(x)) {
+    if (nvs_report_failed_check(x)) {
         *skipped |= 2;
         return "failed check";
     }
@@ -1049,8 +1047,8 @@ static void side_by_side(const nvs_report *rep, FILE *f)
                 for (int i = 1; i < rep->nruns; i++) {
                     const nvs_run_coll *x = nvs_run_coll_find(&rep->runs[i], names[c], n, sizes[s]);
                     int skip = skip0 || (!x && skip_of(&rep->runs[i], names[c], n, sizes[s]));
-                    double ratio = x && x0 && !failed_check(x) && !failed_check(x0) && x0->busbw_gbps > 0 &&
-                                           !isnan(x->busbw_gbps)
+                    int usable = x && x0 && !nvs_report_failed_check(x) && !nvs_report_failed_check(x0);
+                    double ratio = usable && x0->busbw_gbps > 0 && !isnan(x->busbw_gbps)
                                        ? x->busbw_gbps / x0->busbw_gbps
                                        : NAN;
                     fprintf(f, " %s |", skip ? "skipped" : fnum(ratio, "%.3f", b, sizeof b));

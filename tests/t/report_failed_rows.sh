@@ -36,4 +36,21 @@ expect_err 0 "" "$NVS" report --no-plots -o "$dir/s" "$dir/s.json" || stop "repo
 grep -q '^| 16 B | failed check | skipped |$' "$dir/s/report.md" || fail "the Scaling cells of 16 B"
 sed -n '/^### Scaling/,/^Efficiency/p' "$dir/s/report.md" | grep -q '^failed check: the row.s result check' ||
     fail "a skipped cell after a failed one dropped the note of the failed one"
+# the busbw plot drew a failed row as a point of its curve (the efficiency plot already left it out): left out, and
+# the series' title says so. A stand-in gnuplot draws every image plots.gp names, so that this runs without one.
+mkdir -p "$dir/bin"
+printf '#!/bin/sh\nsed -n "s/^set output '"'"'\\(.*\\)'"'"'$/\\1/p" "$1" | while read -r f; do echo drawn >"$f"; done\n' \
+    >"$dir/bin/gnuplot"
+chmod +x "$dir/bin/gnuplot"
+cat >"$dir/p.json" <<'JSON'
+{"schema": "nvscale.run/1", "host": "box", "world": {"size": 3, "nodes": 1},
+ "collectives": [
+  {"collective": "all_reduce", "n": 3, "size": 65536, "bytes": 65536, "busbw_gbps": 28.0, "wrong": 8},
+  {"collective": "all_reduce", "n": 3, "size": 131072, "bytes": 131072, "busbw_gbps": 12.0, "wrong": 0}]}
+JSON
+PATH="$(cd "$dir/bin" && pwd):$PATH" expect_err 0 "" "$NVS" report -o "$dir/p" "$dir/p.json" || stop "report with plots"
+grep -q '^65536 ' "$dir/p/busbw_all_reduce.dat" && fail "the busbw plot draws a row that failed its check"
+grep -q '^131072 12.0000$' "$dir/p/busbw_all_reduce.dat" || fail "the busbw plot lost a clean row"
+grep -q '^# N=3 .*(1 size failed check, left out)$' "$dir/p/busbw_all_reduce.dat" ||
+    fail "the series does not say a failed row was left out"
 finish
