@@ -148,7 +148,8 @@ static nvs_result_t busbw_data(const nvs_report *rep, const char *dir, const cha
             int points = 0, failed = 0;
             for (int s = 0; s < ks; s++) {
                 const nvs_run_coll *x = nvs_run_coll_find(r, coll, ns[m], sizes[s]);
-                if (x && !isnan(x->busbw_gbps)) nvs_report_failed_check(x) ? failed++ : points++;
+                /* a log-scale axis cannot draw 0 (a file's rounded value): such a point is no point */
+                if (x && !isnan(x->busbw_gbps) && x->busbw_gbps > 0) nvs_report_failed_check(x) ? failed++ : points++;
             }
             if (!points) continue;
             char name[160], w[64], title[160];
@@ -156,7 +157,8 @@ static nvs_result_t busbw_data(const nvs_report *rep, const char *dir, const cha
             nvs_report_transport(r, ns[m], w, sizeof w);
             snprintf(title, sizeof title, "N=%d %.60s%s%.60s", ns[m], w[0] ? w : name, w[0] ? ", " : "",
                      w[0] ? (r->host ? r->host : "?") : "");
-            if (rep->nruns > 1 && strstr(name, "(R")) snprintf(title + strlen(title), sizeof title - strlen(title),
+            /* the run's name carries its "(R#)" already where it stands for the transport (w empty) */
+            if (w[0] && rep->nruns > 1 && strstr(name, "(R")) snprintf(title + strlen(title), sizeof title - strlen(title),
                                                                 " (R%d)", i + 1);
             if (failed)
                 snprintf(title + strlen(title), sizeof title - strlen(title), " (%d size%s failed check, left out)",
@@ -165,8 +167,9 @@ static nvs_result_t busbw_data(const nvs_report *rep, const char *dir, const cha
             nvs_plot_comment(o.f, title);
             for (int s = 0; s < ks; s++) {
                 const nvs_run_coll *x = nvs_run_coll_find(r, coll, ns[m], sizes[s]);
-                if (x && !isnan(x->busbw_gbps) && !nvs_report_failed_check(x))
-                    fprintf(o.f, "%.0f %.4f\n", x->bytes, x->busbw_gbps);
+                /* %.6g: a few-byte size's busbw is ~1e-4 GB/s, which %.4f rounded to 0 or one digit */
+                if (x && !isnan(x->busbw_gbps) && x->busbw_gbps > 0 && !nvs_report_failed_check(x))
+                    fprintf(o.f, "%.0f %.6g\n", x->bytes, x->busbw_gbps);
             }
             fprintf(o.f, "\n\n");
             /* what the links allow: the bound of the slowest hop of the N GPUs' best ring, drawn across the

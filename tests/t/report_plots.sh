@@ -37,19 +37,21 @@ printf '#!/bin/sh\nsed -n "s/^set output '"'"'\\(.*\\)'"'"'$/\\1/p" "$1" | while
     >"$tmp/drawbin/gnuplot"
 chmod +x "$tmp/drawbin/gnuplot"
 d=$tmp/again
+# minimal_coll.json's one busbw is 0.0, which a log-scale plot cannot draw (no point, report_plot_series.sh)
+sed 's/"busbw_gbps": 0.0,/"busbw_gbps": 0.5,/' "$R/minimal_coll.json" >"$tmp/minimal_pos.json"
 PATH="$tmp/drawbin:$PATH" "$NVS" report -o "$d" "$R/h200x2_nvlink.json" >/dev/null 2>"$tmp/err4" || fail "stand-in gnuplot: $(cat "$tmp/err4")"
 [ -s "$d/step_breakdown.png" ] && [ -s "$d/busbw_broadcast.svg" ] || fail "stand-in gnuplot drew nothing: $(ls "$d")"
 echo mine >"$d/notes.txt"
 echo mine >"$d/busbw_mine.png"
-PATH="$tmp/drawbin:$PATH" "$NVS" report -o "$d" "$R/minimal_coll.json" >/dev/null 2>"$tmp/err4" || fail "again: $(cat "$tmp/err4")"
+PATH="$tmp/drawbin:$PATH" "$NVS" report -o "$d" "$tmp/minimal_pos.json" >/dev/null 2>"$tmp/err4" || fail "again: $(cat "$tmp/err4")"
 left=$(ls "$d" | grep -E '^(busbw_broadcast|efficiency|step_breakdown)\.')
 [ -z "$left" ] || fail "plots of the earlier report left beside the new one: $left"
 [ -s "$d/busbw_all_reduce.svg" ] && [ -s "$d/busbw_all_reduce.dat" ] || fail "the plot drawn again is gone: $(ls "$d")"
-PATH="$tmp/badbin:$PATH" "$NVS" report -o "$d" "$R/minimal_coll.json" >/dev/null 2>&1
+PATH="$tmp/badbin:$PATH" "$NVS" report -o "$d" "$tmp/minimal_pos.json" >/dev/null 2>&1
 left=$(ls "$d" | grep -E '^busbw_all_reduce\.(svg|png)$')
 [ -z "$left" ] || fail "gnuplot failed, yet the earlier report's images are there: $left"
 [ -s "$d/busbw_all_reduce.dat" ] && [ -s "$d/plots.gp" ] || fail "gnuplot failed: its data and script are gone"
-"$NVS" report --no-plots -o "$d" "$R/minimal_coll.json" >/dev/null 2>&1
+"$NVS" report --no-plots -o "$d" "$tmp/minimal_pos.json" >/dev/null 2>&1
 left=$(ls "$d" | grep -vxE 'report\.md|notes\.txt|busbw_mine\.png')
 [ -z "$left" ] || fail "--no-plots: the earlier report's plots left: $left"
 [ -s "$d/notes.txt" ] && [ -s "$d/busbw_mine.png" ] || fail "a file the report did not write was removed"
