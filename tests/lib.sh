@@ -144,6 +144,14 @@ as_fg() {
     exec python3 tools/as-fg "$@"
 }
 
+# stand_in_gnuplot DIR: DIR/gnuplot "draws" every image its script names (each "set output 'FILE'" gets a non-empty
+# FILE), so that a test of report's plots runs without gnuplot; put DIR (absolute) first in PATH
+stand_in_gnuplot() {
+    mkdir -p "$1" || return 1
+    printf '#!/bin/sh\nsed -n "s/^set output '"'"'\\(.*\\)'"'"'$/\\1/p" "$1" | while read -r f; do echo drawn >"$f"; done\n' \
+        >"$1/gnuplot" && chmod +x "$1/gnuplot"
+}
+
 finish() {
     if [ "$fails" -ne 0 ]; then
         echo "$fails check(s) failed"

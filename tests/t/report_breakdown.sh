@@ -11,13 +11,7 @@ need_nvscale
 tmp_dir dir
 dir=$(cd "$dir" && pwd) # absolute: PATH must hold wherever nvscale runs gnuplot from
 
-mkdir -p "$dir/bin"
-cat >"$dir/bin/gnuplot" <<'G'
-#!/bin/sh
-# every "set output 'FILE'" of the script gets a non-empty FILE
-sed -n "s/^set output '\(.*\)'$/\1/p" "$1" | while read -r f; do echo image >"$f"; done
-G
-chmod +x "$dir/bin/gnuplot"
+stand_in_gnuplot "$dir/bin"
 
 # the N=2 step of the fixture: 162.1 ms, compute 160.3 ms; of the 1.8 ms beyond compute, 0.3 ms exposed
 python3 -c "import json, sys

@@ -38,10 +38,7 @@ sed -n '/^### Scaling/,/^Efficiency/p' "$dir/s/report.md" | grep -q '^failed che
     fail "a skipped cell after a failed one dropped the note of the failed one"
 # the busbw plot drew a failed row as a point of its curve (the efficiency plot already left it out): left out, and
 # the series' title says so. A stand-in gnuplot draws every image plots.gp names, so that this runs without one.
-mkdir -p "$dir/bin"
-printf '#!/bin/sh\nsed -n "s/^set output '"'"'\\(.*\\)'"'"'$/\\1/p" "$1" | while read -r f; do echo drawn >"$f"; done\n' \
-    >"$dir/bin/gnuplot"
-chmod +x "$dir/bin/gnuplot"
+stand_in_gnuplot "$dir/bin"
 cat >"$dir/p.json" <<'JSON'
 {"schema": "nvscale.run/1", "host": "box", "world": {"size": 3, "nodes": 1},
  "collectives": [

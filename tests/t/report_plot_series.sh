@@ -7,10 +7,7 @@ cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
 need_nvscale
 tmp_dir dir
-mkdir -p "$dir/bin"
-printf '#!/bin/sh\nsed -n "s/^set output '"'"'\\(.*\\)'"'"'$/\\1/p" "$1" | while read -r f; do echo drawn >"$f"; done\n' \
-    >"$dir/bin/gnuplot"
-chmod +x "$dir/bin/gnuplot"
+stand_in_gnuplot "$dir/bin"
 cat >"$dir/a.json" <<'JSON'
 {"schema": "nvscale.run/1", "host": "vm", "backend": "mpi", "world": {"size": 2, "nodes": 1},
  "collectives": [

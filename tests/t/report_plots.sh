@@ -32,10 +32,7 @@ ls "$tmp/badgp" | grep -qE '\.(svg|png|tmp[.0-9]*)$' && fail "leftovers: $(ls "$
 # (was left: the step_breakdown.png of runs no longer in the report beside a report of one collective run), and with
 # --no-plots or a failing gnuplot no old image stays as if it were this report's; files it did not write stay.
 # A stand-in gnuplot draws every image plots.gp names, so that this runs without gnuplot.
-mkdir -p "$tmp/drawbin"
-printf '#!/bin/sh\nsed -n "s/^set output '"'"'\\(.*\\)'"'"'$/\\1/p" "$1" | while read -r f; do echo drawn >"$f"; done\n' \
-    >"$tmp/drawbin/gnuplot"
-chmod +x "$tmp/drawbin/gnuplot"
+stand_in_gnuplot "$tmp/drawbin"
 d=$tmp/again
 # minimal_coll.json's one busbw is 0.0, which a log-scale plot cannot draw (no point, report_plot_series.sh)
 sed 's/"busbw_gbps": 0.0,/"busbw_gbps": 0.5,/' "$R/minimal_coll.json" >"$tmp/minimal_pos.json"
