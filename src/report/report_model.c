@@ -200,11 +200,11 @@ nvs_result_t nvs_report_model(json_t *const *docs, const char *const *names, int
             {
                 const char *bn = json_string_value(json_object_get(p, "bottleneck"));
                 /* interference_us: projections since the model's interference term; older files have none */
-                char itf[32] = "-";
+                char itf[32] = "-", xc[32] = "-"; /* null or absent: not modelled, not 0 */
                 if (isfinite(num(p, "interference_us"))) snprintf(itf, sizeof itf, "%.2f", num(p, "interference_us") / 1e3);
-                fprintf(f, "| %lld | %.2f | %.2f | %s | %.1f %% | ", (long long)json_integer_value(json_object_get(p, "n")),
-                        num(p, "step_us") / 1e3, isfinite(num(p, "exposed_comm_us")) ? num(p, "exposed_comm_us") / 1e3 : 0.0,
-                        itf, 100 * num(p, "efficiency"));
+                if (isfinite(num(p, "exposed_comm_us"))) snprintf(xc, sizeof xc, "%.2f", num(p, "exposed_comm_us") / 1e3);
+                fprintf(f, "| %lld | %.2f | %s | %s | %.1f %% | ", (long long)json_integer_value(json_object_get(p, "n")),
+                        num(p, "step_us") / 1e3, xc, itf, 100 * num(p, "efficiency"));
                 nvs_esc_fputs(NVS_ESC_MD, bn ? bn : "", f);
                 fputs(" |\n", f);
             }

@@ -36,6 +36,10 @@ for c in d['configurations']:
 json.dump(d, open('$d/old.json','w'))"
 expect 0 "report.md" $NVS report "$d/old.json" -o "$d/old" --no-plots
 grep -q "^| 8 | [0-9.]* | [0-9.]* | - |" "$d/old/report.md" || fail "an old projection's row does not say '-'"
+# an exposed communication of null (accepted: not modelled) is "-", not 0.00
+python3 -c "import json; d=json.load(open('$d/m.json')); d['configurations'][0]['points'][-1]['exposed_comm_us']=None; json.dump(d, open('$d/nullx.json','w'))"
+expect 0 "report.md" $NVS report "$d/nullx.json" -o "$d/nullx" --no-plots
+grep -q "^| 8 | [0-9.]* | - |" "$d/nullx/report.md" || fail "a null exposed communication is not '-'"
 python3 -c "import json; d=json.load(open('$d/m.json')); d['configurations'][0]['points'][1]['interference_us']=-3; json.dump(d, open('$d/negi.json','w'))"
 expect 2 "points\[1\]: interference_us: expected a time" $NVS report "$d/negi.json" -o "$d/negi"
 [ -e "$d/negi" ] && fail "an output directory made for a negative interference"
