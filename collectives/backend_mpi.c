@@ -1,7 +1,8 @@
 /* MPI host backend: the same collectives with MPI on host memory. A real benchmark for CPU clusters (and what
  * runs where there is no GPU). Each operation completes before the next starts (as OSU and IMB time them),
  * through the non-blocking call polled against the timeout so a stalled peer is reported, not waited on forever.
- * half and bfloat16 travel as 16-bit words with user-defined reductions (MPI has no such types). */
+ * half and bfloat16 travel as 16-bit words with user-defined reductions (MPI has no such types). MPI has no
+ * average either: avg is MPI_SUM, then a division by the communicator size here (divide_results). */
 #include <limits.h>
 #include <mpi.h>
 #include <sched.h>
@@ -59,6 +60,7 @@ DEFINE_16BIT_OP(bf16, NVS_MAX, nvs_bf16_to_f32, nvs_f32_to_bf16)
 DEFINE_16BIT_OP(bf16, NVS_MIN, nvs_bf16_to_f32, nvs_f32_to_bf16)
 DEFINE_16BIT_OP(bf16, NVS_PROD, nvs_bf16_to_f32, nvs_f32_to_bf16)
 
+/* every nvs_dtype, no default: a type added to core/dtype.h without a case here is a -Wswitch warning */
 static MPI_Datatype mpi_type(nvs_dtype t)
 {
     switch (t) {
@@ -66,12 +68,20 @@ static MPI_Datatype mpi_type(nvs_dtype t)
     case NVS_BF16: return MPI_UINT16_T;
     case NVS_INT32: return MPI_INT32_T;
     case NVS_DOUBLE: return MPI_DOUBLE;
-    default: return MPI_FLOAT;
+    case NVS_INT8: return MPI_INT8_T;
+    case NVS_UINT8: return MPI_UINT8_T;
+    case NVS_UINT32: return MPI_UINT32_T;
+    case NVS_INT64: return MPI_INT64_T;
+    case NVS_UINT64: return MPI_UINT64_T;
+    case NVS_FLOAT:
+    case NVS_DTYPE_COUNT: break;
     }
+    return MPI_FLOAT;
 }
 
 static MPI_Op mpi_op(struct mpi_impl *im, nvs_dtype t, nvs_redop op)
 {
+    if (op == NVS_AVG) op = NVS_SUM; /* then divide_results */
     if (t == NVS_HALF) return im->half_ops[op];
     if (t == NVS_BF16) return im->bf16_ops[op];
     switch (op) {
@@ -91,6 +101,12 @@ static void store(nvs_dtype t, void *p, size_t k, double v)
     case NVS_BF16: ((uint16_t *)p)[k] = nvs_f32_to_bf16((float)v); break;
     case NVS_INT32: ((int32_t *)p)[k] = (int32_t)v; break;
     case NVS_DOUBLE: ((double *)p)[k] = v; break;
+    /* the pattern puts no negative value in an unsigned type (collectives/pattern.h) */
+    case NVS_INT8: ((int8_t *)p)[k] = (int8_t)v; break;
+    case NVS_UINT8: ((uint8_t *)p)[k] = (uint8_t)v; break;
+    case NVS_UINT32: ((uint32_t *)p)[k] = (uint32_t)v; break;
+    case NVS_INT64: ((int64_t *)p)[k] = (int64_t)v; break;
+    case NVS_UINT64: ((uint64_t *)p)[k] = (uint64_t)v; break;
     default: ((float *)p)[k] = (float)v; break;
     }
 }
@@ -102,6 +118,11 @@ static double load(nvs_dtype t, const void *p, size_t k)
     case NVS_BF16: return nvs_bf16_to_f32(((const uint16_t *)p)[k]);
     case NVS_INT32: return ((const int32_t *)p)[k];
     case NVS_DOUBLE: return ((const double *)p)[k];
+    case NVS_INT8: return ((const int8_t *)p)[k];
+    case NVS_UINT8: return ((const uint8_t *)p)[k];
+    case NVS_UINT32: return ((const uint32_t *)p)[k];
+    case NVS_INT64: return (double)((const int64_t *)p)[k];
+    case NVS_UINT64: return (double)((const uint64_t *)p)[k];
     default: return ((const float *)p)[k];
     }
 }
@@ -114,6 +135,7 @@ static double through(nvs_dtype t, double v)
         float f;
         uint16_t h;
         int32_t i;
+        uint64_t u64; /* the widest integer types: 8 bytes, as d */
     } u;
     store(t, &u, 0, v);
     return load(t, &u, 0);
@@ -251,6 +273,30 @@ static nvs_result_t complete(nvs_backend *b, MPI_Request *reqs, int n, const nvs
     }
 }
 
+/* avg = sum / n, element by element in the type, as NCCL divides: integers with C's division (the validation's
+ * integer sums are multiples of n, pattern.h, so truncation never shows), floating types rounded once from the
+ * exact quotient (16-bit ones through binary32, as store() converts). Part of the timed operation, as the
+ * division is part of ncclAvg. */
+#define DIVIDE_IN(T) \
+    for (size_t k = 0; k < count; k++) ((T *)p)[k] = (T)(((T *)p)[k] / (T)n)
+static void divide_results(nvs_dtype t, void *p, size_t count, int n)
+{
+    switch (t) {
+    case NVS_INT8: DIVIDE_IN(int8_t); break;
+    case NVS_UINT8: DIVIDE_IN(uint8_t); break;
+    case NVS_INT32: DIVIDE_IN(int32_t); break;
+    case NVS_UINT32: DIVIDE_IN(uint32_t); break;
+    case NVS_INT64: DIVIDE_IN(int64_t); break;
+    case NVS_UINT64: DIVIDE_IN(uint64_t); break;
+    case NVS_FLOAT: DIVIDE_IN(float); break;
+    case NVS_DOUBLE: DIVIDE_IN(double); break;
+    default:
+        for (size_t k = 0; k < count; k++) store(t, p, k, load(t, p, k) / n);
+        break;
+    }
+}
+#undef DIVIDE_IN
+
 static nvs_result_t mlaunch(nvs_backend *b, nvs_comm *c, const nvs_op *op)
 {
     struct mpi_impl *im = impl_of(b);
@@ -297,6 +343,9 @@ static nvs_result_t mlaunch(nvs_backend *b, nvs_comm *c, const nvs_op *op)
     NVS_CHECK(complete(b, req, nreq, op));
     if (in && op->coll->prim == NVS_PRIM_REDUCESCATTER && op->recv != op->send)
         memmove(op->recv, op->send, k->recv_count * ts); /* to where NCCL's in-place puts it: block `rank` */
+    if (op->op == NVS_AVG && (op->coll->flags & NVS_COLL_HAS_OP) &&
+        (op->coll->prim != NVS_PRIM_REDUCE || c->rank == op->root))
+        divide_results(op->type, op->recv, k->recv_count, c->size);
     return NVS_OK;
 }
 
@@ -346,8 +395,9 @@ nvs_result_t nvs_backend_mpi_init(nvs_backend *b, nvs_rt *rt, const nvs_config *
     im->world = MPI_COMM_NULL;
     MPI_TRY(MPI_Comm_dup(*world, &im->world));
     MPI_TRY(MPI_Comm_set_errhandler(im->world, MPI_ERRORS_RETURN));
-    MPI_User_function *hf[NVS_OP_COUNT] = {half_NVS_SUM, half_NVS_MAX, half_NVS_MIN, half_NVS_PROD};
-    MPI_User_function *bf[NVS_OP_COUNT] = {bf16_NVS_SUM, bf16_NVS_MAX, bf16_NVS_MIN, bf16_NVS_PROD};
+    /* avg: the sum, then divide_results */
+    MPI_User_function *hf[NVS_OP_COUNT] = {half_NVS_SUM, half_NVS_MAX, half_NVS_MIN, half_NVS_PROD, half_NVS_SUM};
+    MPI_User_function *bf[NVS_OP_COUNT] = {bf16_NVS_SUM, bf16_NVS_MAX, bf16_NVS_MIN, bf16_NVS_PROD, bf16_NVS_SUM};
     for (int i = 0; i < NVS_OP_COUNT; i++) {
         MPI_TRY(MPI_Op_create(hf[i], 1, &im->half_ops[i]));
         MPI_TRY(MPI_Op_create(bf[i], 1, &im->bf16_ops[i]));

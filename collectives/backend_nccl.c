@@ -16,6 +16,7 @@
 #include "collectives/backend.h"
 #include "collectives/backend_nccl.h"
 #include "collectives/kernels.h"
+#include "collectives/nccl_types.h"
 
 struct nvs_comm {
     ncclComm_t comm;
@@ -64,27 +65,6 @@ int nvs_gpu_available(char *why, size_t len)
 }
 
 static struct nccl_impl *impl_of(nvs_backend *b) { return b->impl; }
-
-static ncclDataType_t nccl_type(nvs_dtype t)
-{
-    switch (t) {
-    case NVS_HALF: return ncclFloat16;
-    case NVS_BF16: return ncclBfloat16;
-    case NVS_INT32: return ncclInt32;
-    case NVS_DOUBLE: return ncclFloat64;
-    default: return ncclFloat32;
-    }
-}
-
-static ncclRedOp_t nccl_op(nvs_redop op)
-{
-    switch (op) {
-    case NVS_MAX: return ncclMax;
-    case NVS_MIN: return ncclMin;
-    case NVS_PROD: return ncclProd;
-    default: return ncclSum;
-    }
-}
 
 static nvs_result_t nsplit(nvs_backend *b, int member, nvs_comm **out)
 {
@@ -227,8 +207,8 @@ static nvs_result_t nlaunch(nvs_backend *b, nvs_comm *c, const nvs_op *op)
 {
     struct nccl_impl *im = impl_of(b);
     cudaStream_t s = im->stream;
-    ncclDataType_t ty = nccl_type(op->type);
-    ncclRedOp_t ro = nccl_op(op->op);
+    ncclDataType_t ty = nvs_nccl_type(op->type);
+    ncclRedOp_t ro = nvs_nccl_op(op->op);
     const nvs_coll_counts *k = &op->counts;
     size_t ts = nvs_dtype_size(op->type);
     im->active = c->comm;
@@ -485,6 +465,11 @@ nvs_result_t nvs_backend_nccl_init(nvs_backend *b, nvs_rt *rt, const nvs_config 
     b->ops = &nccl_ops;
     b->rt = rt;
     b->cfg = cfg;
+    if ((cfg->ops_mask & (1u << NVS_AVG)) && !nvs_nccl_has_avg()) {
+        nvs_error("-o avg needs ncclAvg, which NCCL has from 2.10; this nvscale was built against NCCL %d.%d",
+                  NCCL_MAJOR, NCCL_MINOR);
+        return NVS_ERR_USAGE;
+    }
     emulated_host_env(rt);
     int visible = 0;
     CUDA_TRY(cudaGetDeviceCount(&visible));

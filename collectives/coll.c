@@ -62,3 +62,12 @@ size_t nvs_coll_per_rank(size_t bytes, size_t type_size, int nranks)
     size_t align = type_size < 16 ? 16 / type_size : 1;
     return base - base % align;
 }
+
+nvs_pattern nvs_pattern_for(nvs_dtype t, int op, int n, uint32_t seed)
+{
+    nvs_pattern p = {.op = op < 0 ? NVS_SUM : op, .nranks = n,
+                     .magnitude = nvs_pattern_magnitude(nvs_dtype_exact_int(t), n), .seed = seed,
+                     .is_int = nvs_dtype_is_int(t), .is_unsigned = nvs_dtype_is_unsigned(t),
+                     .avg_unit = n > 0 ? nvs_dtype_round(t, 1.0 / n) : 0};
+    return p;
+}

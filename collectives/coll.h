@@ -21,6 +21,7 @@
 #include <stddef.h>
 
 #include "core/dtype.h"
+#include "collectives/pattern.h"
 
 typedef enum {
     NVS_PRIM_ALLREDUCE,
@@ -94,5 +95,9 @@ size_t nvs_coll_per_rank(size_t bytes, size_t type_size, int nranks);
 /* The ring neighbours of send/recv. */
 static inline int nvs_ring_prev(int rank, int nranks) { return (rank - 1 + nranks) % nranks; }
 static inline int nvs_ring_next(int rank, int nranks) { return (rank + 1) % nranks; }
+
+/* The validation pattern (pattern.h) of one configuration: type t, operation op (-1 for a collective without
+ * one: the sum pattern), n ranks. */
+nvs_pattern nvs_pattern_for(nvs_dtype t, int op, int n, uint32_t seed);
 
 #endif

@@ -236,6 +236,11 @@ extern "C" int nvs_kern_fill(nvs_dtype t, void *ptr, size_t count, const nvs_pat
     case NVS_BF16: return launch_fill<__nv_bfloat16>(ptr, count, p, rank, index_offset, s);
     case NVS_INT32: return launch_fill<int32_t>(ptr, count, p, rank, index_offset, s);
     case NVS_DOUBLE: return launch_fill<double>(ptr, count, p, rank, index_offset, s);
+    case NVS_INT8: return launch_fill<int8_t>(ptr, count, p, rank, index_offset, s);
+    case NVS_UINT8: return launch_fill<uint8_t>(ptr, count, p, rank, index_offset, s);
+    case NVS_UINT32: return launch_fill<uint32_t>(ptr, count, p, rank, index_offset, s);
+    case NVS_INT64: return launch_fill<int64_t>(ptr, count, p, rank, index_offset, s);
+    case NVS_UINT64: return launch_fill<uint64_t>(ptr, count, p, rank, index_offset, s);
     default: return cudaErrorInvalidValue;
     }
 }
@@ -254,6 +259,11 @@ extern "C" int nvs_kern_verify(nvs_dtype t, const void *ptr, const nvs_pattern *
     case NVS_BF16: return launch_verify<__nv_bfloat16>(ptr, p, e, d_wrong, d_first, s);
     case NVS_INT32: return launch_verify<int32_t>(ptr, p, e, d_wrong, d_first, s);
     case NVS_DOUBLE: return launch_verify<double>(ptr, p, e, d_wrong, d_first, s);
+    case NVS_INT8: return launch_verify<int8_t>(ptr, p, e, d_wrong, d_first, s);
+    case NVS_UINT8: return launch_verify<uint8_t>(ptr, p, e, d_wrong, d_first, s);
+    case NVS_UINT32: return launch_verify<uint32_t>(ptr, p, e, d_wrong, d_first, s);
+    case NVS_INT64: return launch_verify<int64_t>(ptr, p, e, d_wrong, d_first, s);
+    case NVS_UINT64: return launch_verify<uint64_t>(ptr, p, e, d_wrong, d_first, s);
     default: return cudaErrorInvalidValue;
     }
 }

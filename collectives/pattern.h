@@ -8,6 +8,15 @@
  *         only one rank per element holds a non-zero value ("sparse").
  *   max/min: any integer in [-32, 31].
  *   prod: +-1 everywhere except one rank per element that may hold +-2, so |product| <= 2.
+ *   avg:  integer types: every rank holds the same value v in [-M, M] (M as for sum), so the sum is n*v and the
+ *         average v exactly, whether the division truncates or floors (NCCL sums then divides integers). Floating
+ *         types: one rank per element holds +-1 or +-2, the others 0, so the result is v * round(1/n) exactly
+ *         (avg_unit): NCCL multiplies each input by 1/n held in the type, then sums (zeros add nothing, and a
+ *         power of two times the scalar is exact), and sum-then-divide rounds v/n to the same value.
+ *   unsigned integer types: the sum values are shifted to [0, 2M] (sparse: [0, 6]), max/min to [0, 63], prod
+ *         and avg use no negative value, so nothing wraps; dtype.c halves their exact bound to keep 2M*n in
+ *         range. E.g. int8 at 64 ranks: M = 1 (1*64 <= 127), every partial sum within [-64, 64]; uint8: values
+ *         in [0, 2], sums <= 128 <= 255; beyond 127 ranks both go sparse (one non-zero value, at most 6).
  * Element positions and ranks both enter the hash, so a block delivered to the wrong place or from the wrong
  * rank is caught (for the dense patterns; the sparse one trades that for exactness). */
 #ifndef NVS_PATTERN_H
@@ -22,10 +31,12 @@
 #endif
 
 typedef struct {
-    int op;       /* nvs_redop (SUM=0, MAX, MIN, PROD) */
+    int op;       /* nvs_redop (SUM=0, MAX, MIN, PROD, AVG) */
     int nranks;
     int magnitude; /* M of the sum pattern; 0 selects the sparse pattern */
     uint32_t seed; /* differs between configurations so stale data from the previous one cannot pass */
+    int is_int, is_unsigned; /* the element type's kind (core/dtype.h), for the avg and unsigned patterns */
+    double avg_unit;         /* floating avg: 1/nranks rounded to the element type (nvs_dtype_round) */
 } nvs_pattern;
 
 NVS_HD uint32_t nvs_pattern_hash(uint64_t j, int rank, uint32_t seed)
@@ -42,16 +53,25 @@ NVS_HD double nvs_pattern_value(const nvs_pattern *p, int rank, uint64_t j)
 {
     uint32_t h = nvs_pattern_hash(j, rank, p->seed);
     int owner = (int)(j % (uint64_t)p->nranks); /* the one rank per element that may differ */
+    int shift = p->is_unsigned ? 1 : 0;
     switch (p->op) {
     case 0: /* sum */
-        if (p->magnitude <= 0) return rank == owner ? (double)((int)(h % 7u) - 3) : 0.0;
-        return (double)((int)(h % (uint32_t)(2 * p->magnitude + 1)) - p->magnitude);
+        if (p->magnitude <= 0) return rank == owner ? (double)((int)(h % 7u) - 3 + 3 * shift) : 0.0;
+        return (double)((int)(h % (uint32_t)(2 * p->magnitude + 1)) - p->magnitude + p->magnitude * shift);
     case 3: { /* prod */
-        double s = (h & 1u) ? -1.0 : 1.0;
+        double s = (h & 1u) && !shift ? -1.0 : 1.0;
         return rank == owner && (h & 2u) ? 2.0 * s : s;
     }
+    case 4: /* avg */
+        if (p->is_int) {
+            if (p->magnitude <= 0) return 0.0;
+            uint32_t g = nvs_pattern_hash(j, 0, p->seed); /* the same on every rank */
+            return (double)((int)(g % (uint32_t)(2 * p->magnitude + 1)) - p->magnitude + p->magnitude * shift);
+        }
+        if (rank != owner) return 0.0;
+        return ((h & 1u) ? -1.0 : 1.0) * ((h & 2u) ? 2.0 : 1.0);
     default: /* max, min */
-        return (double)((int)(h % 64u) - 32);
+        return (double)((int)(h % 64u) - 32 + 32 * shift);
     }
 }
 
@@ -62,12 +82,14 @@ NVS_HD double nvs_pattern_reduced(const nvs_pattern *p, uint64_t j)
     for (int r = 1; r < p->nranks; r++) {
         double v = nvs_pattern_value(p, r, j);
         switch (p->op) {
-        case 0: acc += v; break;
+        case 0:
+        case 4: acc += v; break;
         case 1: acc = v > acc ? v : acc; break;
         case 2: acc = v < acc ? v : acc; break;
         default: acc *= v; break;
         }
     }
+    if (p->op == 4) return p->is_int ? acc / p->nranks : acc * p->avg_unit; /* both exact: see the top */
     return acc;
 }
 

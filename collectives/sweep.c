@@ -319,9 +319,7 @@ static nvs_result_t run_point(nvs_backend *b, nvs_comm *c, int n, const nvs_swee
     if (agree[0] > 0) return nvs_rows_skip(rows, pt->ci, n, pt->type, pt->size, pt->planned);
     resolve(&op, bufs);
     slice_cursor cur = {nvs_slices_plan(nvs_slices_extent(&op.counts, ts, op.inplace), bufs->bytes), 0};
-    nvs_pattern pat = {.op = op.op, .nranks = n,
-                       .magnitude = nvs_pattern_magnitude(nvs_dtype_exact_int(pt->type), n),
-                       .seed = seed_of(pt->ci, pt->type, pt->opi, pt->size, pt->inplace, n)};
+    nvs_pattern pat = nvs_pattern_for(pt->type, op.op, n, seed_of(pt->ci, pt->type, pt->opi, pt->size, pt->inplace, n));
 
     /* warm-up, then a short probe to size the timed loop */
     double probe_us = 0;

@@ -188,11 +188,14 @@ static int parse_cond(const char *tok, nvs_rule *r, unsigned seen[K_COUNT], char
         break;
     case K_TYPE:
         if ((r->type = nvs_dtype_parse(v)) < 0)
-            return fail(err, errlen, "type: unknown data type '%s' (float, half, bfloat16, int32, double)", v);
+            return fail(err, errlen,
+                        "type: unknown data type '%s' (int8, uint8, int32, uint32, int64, uint64, half, float, "
+                        "double, bfloat16)",
+                        v);
         break;
     case K_OP:
         if ((r->op = nvs_redop_parse(v)) < 0)
-            return fail(err, errlen, "op: unknown reduction '%s' (sum, max, min, prod)", v);
+            return fail(err, errlen, "op: unknown reduction '%s' (sum, prod, max, min, avg)", v);
         break;
     case K_INPLACE:
         if (!strcmp(v, "0")) r->inplace = 0;

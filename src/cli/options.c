@@ -88,8 +88,9 @@ static const opt_spec specs[] = {
     {"average", 'a', 1, S_RUN | S_COLL, NULL, "0|1|2|3", "time the bandwidths use: 0 rank 0, 1 mean, 2 fastest, 3 slowest\n"
                                                 "rank (default 3: a collective ends when its last rank does)"},
     {"blocking", 'z', 1, S_RUN | S_COLL, NULL, "0|1", "1: wait for each operation before launching the next (default 0)"},
-    {"datatype", 'd', 1, S_RUN | S_COLL, NULL, "LIST", "float,half,bfloat16,int32,double or all (default float)"},
-    {"op", 'o', 1, S_RUN | S_COLL, NULL, "LIST", "sum,max,min,prod or all (default sum)"},
+    {"datatype", 'd', 1, S_RUN | S_COLL, NULL, "LIST",
+     "int8,uint8,int32,uint32,int64,uint64,half,float,double,bfloat16 or all (default float)"},
+    {"op", 'o', 1, S_RUN | S_COLL, NULL, "LIST", "sum,prod,max,min,avg or all (default sum)"},
     {"root", 'r', 1, S_RUN | S_COLL, NULL, "R", "root of broadcast and reduce (default 0)"},
     {"coll", OPT_COLL, 1, S_RUN | S_COLL, NULL, "LIST", "all_reduce,broadcast,reduce,all_gather,reduce_scatter,alltoall,\n"
                                                  "sendrecv or all (default all_reduce,broadcast)"},
@@ -466,13 +467,15 @@ nvs_result_t nvs_config_parse(nvs_config *c, const char *sub, int argc, char **a
             if ((pm = parse_mask(a, nvs_dtype_parse, NVS_DTYPE_COUNT, &c->types_mask, "type", badname, sizeof badname)) == -2)
                 return bad(sub, flag, a, badname);
             else if (pm)
-                return bad(sub, flag, badname, "types are float, half, bfloat16, int32, double, or all");
+                return bad(sub, flag, badname,
+                           "types are int8, uint8, int32, uint32, int64, uint64, half, float, double, bfloat16, or "
+                           "all");
             break;
         case 'o':
             if ((pm = parse_mask(a, nvs_redop_parse, NVS_OP_COUNT, &c->ops_mask, "operation", badname, sizeof badname)) == -2)
                 return bad(sub, flag, a, badname);
             else if (pm)
-                return bad(sub, flag, badname, "operations are sum, max, min, prod, or all");
+                return bad(sub, flag, badname, "operations are sum, prod, max, min, avg, or all");
             break;
         case 'r':
             if (parse_int_range(a, 0, 1 << 20, &c->root)) return bad(sub, flag, a, "expected a rank >= 0");

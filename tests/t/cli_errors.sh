@@ -29,7 +29,7 @@ expect 2 "invalid value '0' for -n" $NVS coll -n 0 --out $out
 expect 2 "invalid value 'x' for -w" $NVS coll -w x --out $out
 expect 2 "invalid value '2' for -c" $NVS coll -c 2 --out $out
 expect 2 "invalid value 'float8' for -d" $NVS coll -d float8 --out $out
-expect 2 "invalid value 'avg' for -o" $NVS coll -o avg --out $out
+expect 2 "invalid value 'mean' for -o" $NVS coll -o mean --out $out
 expect 2 "invalid value '-1' for -r" $NVS coll -r -1 --out $out
 expect 2 "invalid value 'scatter' for --coll" $NVS coll --coll all_reduce,scatter --out $out
 # a collective, type or operation given twice is refused by name (was measured once, the repeat dropped without a

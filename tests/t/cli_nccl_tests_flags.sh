@@ -18,4 +18,19 @@ expect 2 "-N is nccl-tests' --run_cycles" $NVS run -N 2 --out $out
 expect 2 "unknown option '-Z'" $NVS coll -Z 1 --out $out
 expect 2 "unknown option '-p'" $NVS topo -p 1 --out $out
 [ -e "$out" ] && fail "a rejected command left $out behind"
+# nccl-tests' own -d names and -o avg are taken (int8 and avg were unknown names, exit 2), named in the table as
+# nccl-tests names them, and validated: the MPI host backend (no MPI_AVG: sum, then divide) reports 0 wrong
+if command -v mpirun >/dev/null 2>&1; then
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+    tmp_dir dir
+    if expect 0 "Wrong elements *: 0 OK" $MPIRUN -np 3 $NVS coll --backend mpi --coll all_reduce,reduce_scatter \
+        -d int8,uint8,uint32,int64,uint64 -o avg,sum -b 64 -e 1K -n 2 -w 1 --out "$dir/types"; then
+        for t in int8 uint8 uint32 int64 uint64; do
+            grep -Eq " $t +avg " "$dir/types/table.txt" || fail "table.txt has no $t avg row"
+        done
+        awk '$4 == "avg" || $4 == "sum" { if ($9 != 0 || ($13 != "" && $13 != 0)) bad = 1 } END { exit bad }' \
+            "$dir/types/table.txt" || fail "wrong elements in the new types' rows"
+    fi
+    expect 2 "invalid value 'int16' for -d.*types are int8, uint8" $NVS coll -d int16 --out $out
+fi
 finish

@@ -102,11 +102,24 @@ static double red(int op, double a, double b)
 static double sim_reduce(nvs_dtype t, const nvs_pattern *p, size_t j, int reverse)
 {
     int n = p->nranks;
-    double acc = as_type(t, nvs_pattern_value(p, reverse ? n - 1 : 0, j));
-    for (int k = 1; k < n; k++) {
+    /* avg as NCCL does it: floating types multiply each input by 1/n held in the type, then sum (PreMulSum);
+     * integers sum, then divide with C's truncation */
+    int premul = p->op == NVS_AVG && !nvs_dtype_is_int(t);
+    int op = p->op == NVS_AVG ? NVS_SUM : p->op;
+    double acc = 0;
+    for (int k = 0; k < n; k++) {
         int r = reverse ? n - 1 - k : k;
-        acc = as_type(t, red(p->op, acc, as_type(t, nvs_pattern_value(p, r, j))));
+        double v = as_type(t, nvs_pattern_value(p, r, j));
+        if (premul) v = as_type(t, v * p->avg_unit);
+        acc = k ? as_type(t, red(op, acc, v)) : v;
+        if (nvs_dtype_is_int(t)) { /* no partial result may leave the type's range */
+            double lo = nvs_dtype_is_unsigned(t) ? 0 : -nvs_dtype_exact_int(t);
+            double hi = nvs_dtype_is_unsigned(t) ? 2 * nvs_dtype_exact_int(t) + 1 : nvs_dtype_exact_int(t);
+            if (acc < lo || acc > hi) T_FAIL("%s element %zu: partial %g outside [%g, %g]", nvs_dtype_name(t), j, acc,
+                                             lo, hi);
+        }
     }
+    if (p->op == NVS_AVG && !premul) acc = (double)(int64_t)(acc / n);
     return acc;
 }
 
@@ -164,8 +177,7 @@ static size_t run_sim(const nvs_coll *c, nvs_dtype t, int op, int n, size_t byte
     for (int rank = 0; rank < n; rank++) {
         nvs_coll_counts k;
         if (c->counts(bytes, nvs_dtype_size(t), n, rank, &k)) continue;
-        nvs_pattern p = {.op = op, .nranks = n, .magnitude = nvs_pattern_magnitude(nvs_dtype_exact_int(t), n),
-                         .seed = 1234u + (uint32_t)n};
+        nvs_pattern p = nvs_pattern_for(t, op, n, 1234u + (uint32_t)n);
         double *out = malloc(k.recv_count * sizeof *out);
         simulate(c, t, &p, rank, root, &k, out, reverse, bug);
         nvs_expect e;
@@ -216,6 +228,32 @@ static void t_pattern_exact_many_ranks(void)
         double a = sim_reduce(NVS_BF16, &p, j, 0), b = sim_reduce(NVS_BF16, &p, j, 1);
         if (a != b || a != as_type(NVS_BF16, nvs_pattern_reduced(&p, j))) T_FAIL("element %zu: %g vs %g", j, a, b);
     }
+    /* int8 and uint8 sums and averages over many ranks never leave the type (sim_reduce checks every partial
+     * result): dense up to 127 ranks (M * n <= 127), sparse beyond */
+    static const int many[] = {2, 3, 31, 42, 64, 127, 128, 300};
+    static const nvs_dtype small[] = {NVS_INT8, NVS_UINT8};
+    for (size_t i = 0; i < sizeof many / sizeof many[0]; i++)
+        for (size_t d = 0; d < 2; d++)
+            for (int op = 0; op < NVS_OP_COUNT; op++) {
+                nvs_pattern q8 = nvs_pattern_for(small[d], op, many[i], 11);
+                for (size_t j = 0; j < 500; j++) {
+                    double a = sim_reduce(small[d], &q8, j, 0), b = sim_reduce(small[d], &q8, j, 1);
+                    double want = nvs_pattern_reduced(&q8, j);
+                    if (a != b || a != want || (nvs_dtype_is_unsigned(small[d]) && want < 0))
+                        T_FAIL("%s %s n %d element %zu: %g / %g, want %g", nvs_dtype_name(small[d]),
+                               nvs_redop_name((nvs_redop)op), many[i], j, a, b, want);
+                }
+            }
+    /* avg on floating types is not vacuous: non-zero results exist, and a missing division is caught */
+    nvs_pattern pa = nvs_pattern_for(NVS_HALF, NVS_AVG, 3, 5);
+    int nonzero = 0;
+    for (size_t j = 0; j < 100; j++) {
+        double r = nvs_pattern_reduced(&pa, j), s = 0;
+        for (int k = 0; k < 3; k++) s += nvs_pattern_value(&pa, k, j);
+        nonzero += r != 0;
+        if (r != 0 && as_type(NVS_HALF, s) == as_type(NVS_HALF, r)) T_FAIL("avg element %zu: sum %g == avg", j, s);
+    }
+    T_ASSERT(nonzero > 50);
     /* dense magnitudes: M * n within the exact range */
     T_EQ_I(nvs_pattern_magnitude(2048, 8), 4);
     T_EQ_I(nvs_pattern_magnitude(256, 128), 2);

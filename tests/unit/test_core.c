@@ -120,8 +120,32 @@ static void t_dtypes(void)
     T_EQ_I(nvs_dtype_parse("int"), NVS_INT32);
     T_EQ_I(nvs_dtype_parse("float8"), -1);
     T_EQ_I(nvs_redop_parse("prod"), NVS_PROD);
-    T_EQ_I(nvs_redop_parse("avg"), -1);
+    T_EQ_I(nvs_redop_parse("avg"), NVS_AVG);
+    T_EQ_S(nvs_redop_name(NVS_AVG), "avg");
     T_EQ_S(nvs_dtype_name(NVS_BF16), "bfloat16");
+    /* nccl-tests' other types, by its -d names, sizes and output names */
+    static const struct {
+        const char *name;
+        nvs_dtype t;
+        size_t size;
+        int is_unsigned;
+    } more[] = {{"int8", NVS_INT8, 1, 0},     {"uint8", NVS_UINT8, 1, 1},   {"uint32", NVS_UINT32, 4, 1},
+                {"int64", NVS_INT64, 8, 0},   {"uint64", NVS_UINT64, 8, 1}, {"int32", NVS_INT32, 4, 0}};
+    for (size_t i = 0; i < sizeof more / sizeof more[0]; i++) {
+        T_EQ_I(nvs_dtype_parse(more[i].name), more[i].t);
+        T_EQ_S(nvs_dtype_name(more[i].t), more[i].name);
+        T_EQ_U(nvs_dtype_size(more[i].t), more[i].size);
+        T_EQ_I(nvs_dtype_is_int(more[i].t), 1);
+        T_EQ_I(nvs_dtype_is_unsigned(more[i].t), more[i].is_unsigned);
+    }
+    T_EQ_I(nvs_dtype_parse("char"), NVS_INT8);
+    T_EQ_I(nvs_dtype_is_int(NVS_HALF), 0);
+    /* int8 sums: M * n <= 127 keeps every partial sum in [-127, 127]; uint8 shifts to [0, 2M]: 2M*n <= 254 */
+    T_NEAR(nvs_dtype_exact_int(NVS_INT8), 127, 0);
+    T_NEAR(nvs_dtype_exact_int(NVS_UINT8), 127, 0);
+    /* avg's unit: 1/n rounded to the type (through binary32 for 16-bit types) */
+    T_NEAR(nvs_dtype_round(NVS_FLOAT, 1.0 / 3), (float)(1.0 / 3), 0);
+    T_NEAR(nvs_dtype_round(NVS_BF16, 1.0 / 3), 0.333984375, 0);
     /* exact integer bounds: 2^(significand bits) */
     T_NEAR(nvs_dtype_exact_int(NVS_HALF), 2048, 0);
     T_NEAR(nvs_dtype_exact_int(NVS_BF16), 256, 0);

@@ -110,7 +110,7 @@ static const struct {
     {"busbw all_reduce n=2 min=nan", "not a number"},
     {"busbw all_reduce n=2 min=inf", "not a number"},
     {"busbw all_reduce n=2 type=fp8 min=1", "unknown data type 'fp8'"},
-    {"busbw all_reduce n=2 op=avg min=1", "unknown reduction 'avg'"},
+    {"busbw all_reduce n=2 op=mean min=1", "unknown reduction 'mean'"},
     {"busbw all_reduce n=2 inplace=2 min=1", "inplace: '2' is not 0"},
     {"busbw all_reduce n=2 min==1", "min: '=1' is not a number"},
     {"busbw all_reduce n=2 min>1", "the comparison must be =, >= or <="},
