@@ -793,9 +793,16 @@ static int mode_calibrate(const opts *o, const nvs_presets *ps, int json)
                 rc = 3;
             }
         }
+        /* a measured N the model could not evaluate is one the gate cannot vouch for: it fails, naming it (the
+         * gate passed on the Ns that were left, without a word) */
+        for (int i = 0; i < c.nskip; i++) {
+            fprintf(stderr, "nvscale model: %s: N=%d was measured but not modelled (%s): --tolerance cannot check it "
+                            "(exit 3)\n", o->calibrate, c.skip[i].n, c.skip[i].why);
+            rc = 3;
+        }
         /* a gate that checked nothing must not pass: a run without training results (a killed run, a p2p run)
          * fails it, as check fails a rule whose number was not measured */
-        if (!checked) {
+        if (!checked && !c.nskip) {
             fprintf(stderr, "nvscale model: %s: no training step measured: --tolerance checked nothing (exit 3)\n",
                     o->calibrate);
             rc = 3;

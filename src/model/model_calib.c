@@ -45,6 +45,7 @@ void nvs_calibration_free(nvs_calibration *c)
 {
     free(c->coll);
     free(c->train);
+    free(c->skip);
     if (c->has_profile) nvs_profile_free(&c->profile);
     memset(c, 0, sizeof *c);
 }
@@ -340,6 +341,12 @@ static nvs_result_t check_train_results(const char *run_path, const nvs_run_trai
 static int by_train_n(const void *a, const void *b)
 {
     int x = ((const nvs_calib_train_row *)a)->n, y = ((const nvs_calib_train_row *)b)->n;
+    return (x > y) - (x < y);
+}
+
+static int by_skip_n(const void *a, const void *b)
+{
+    int x = ((const nvs_calib_skip *)a)->n, y = ((const nvs_calib_skip *)b)->n;
     return (x > y) - (x < y);
 }
 
@@ -767,12 +774,40 @@ nvs_result_t nvs_calibrate(const char *run_path, const nvs_presets *ps, const nv
             res = NVS_ERR_NOMEM;
             goto fail;
         }
+        out->skip = calloc(r.train.nresults, sizeof *out->skip);
+        if (!out->skip) {
+            res = NVS_ERR_NOMEM;
+            goto fail;
+        }
         for (size_t i = 0; i < r.train.nresults; i++) {
             const nvs_run_train_result *tr = &r.train.results[i];
             nvs_calib_train_row *row = &out->train[out->ntrain];
-            if (tr->n < 1 || tr->n > cfg->machine.gpus) continue;
-            if (net_at(out, tr->n) && !has_link(cfg, tr->n)) continue; /* NET, and no link measured: not modelled */
-            if (eval_at(cfg, tr->n, &pt, e2, sizeof e2) != NVS_OK) continue; /* N not measured, no preset */
+            /* an N the model cannot evaluate is left out of the table, and said (it vanished without a word, and
+             * --tolerance passed on the Ns that were left) */
+            nvs_calib_skip *sk = &out->skip[out->nskip];
+            if (tr->n < 1) continue;
+            if (tr->n > cfg->machine.gpus) {
+                snprintf(sk->why, sizeof sk->why, "above the %d GPUs of machine %s", cfg->machine.gpus,
+                         cfg->machine.id);
+            } else if (net_at(out, tr->n) && !has_link(cfg, tr->n)) {
+                snprintf(sk->why, sizeof sk->why, "NCCL went through its network transport, which no machine preset "
+                                                  "describes, and the run measured no link there");
+            } else if (eval_at(cfg, tr->n, &pt, e2, sizeof e2) != NVS_OK) {
+                if (cfg->machine.measured_only && !has_link(cfg, tr->n))
+                    snprintf(sk->why, sizeof sk->why, "no machine preset (give --machine) and no link measured: no "
+                                                      "all_reduce sweep at this N, and %s",
+                             tr->comm_us > 0 ? "no ring bandwidth explains its step's comm time"
+                                             : "its step's comm time was not measured");
+                else
+                    snprintf(sk->why, sizeof sk->why, "%s", e2);
+            } else {
+                sk = NULL;
+            }
+            if (sk) {
+                sk->n = tr->n;
+                out->nskip++;
+                continue;
+            }
             row->n = tr->n;
             row->meas_step_us = tr->step_us;
             row->meas_compute_us = tr->compute_us;
@@ -794,6 +829,7 @@ nvs_result_t nvs_calibrate(const char *run_path, const nvs_presets *ps, const nv
         }
         /* the table by N, whatever order the file lists them in (a --gpus 4,2 run's rows read 4 before 2) */
         qsort(out->train, (size_t)out->ntrain, sizeof *out->train, by_train_n);
+        qsort(out->skip, (size_t)out->nskip, sizeof *out->skip, by_skip_n);
     }
     /* the links by N too: those found from the step (1b) were appended after the sweep's */
     qsort(out->links, (size_t)out->nlinks, sizeof *out->links, by_link_n);

@@ -35,6 +35,13 @@ typedef struct {
     double preset_step_us, preset_efficiency;     /* uncalibrated model; NAN without a machine preset */
 } nvs_calib_train_row;
 
+/* A training result the error table leaves out: the model cannot be evaluated at its N (no machine preset and no
+ * link measured there, or a NET the run measured no link over). Said, and --tolerance cannot pass over it. */
+typedef struct {
+    int n;
+    char why[256];
+} nvs_calib_skip;
+
 typedef struct {
     int n;
     double latency_us, busbw_gbps; /* the fit */
@@ -73,6 +80,8 @@ typedef struct {
     int ncoll;
     nvs_calib_train_row *train;
     int ntrain;
+    nvs_calib_skip *skip;     /* the training results not in train[], by N */
+    int nskip;
     int has_train;
     nvs_profile profile;      /* owned when has_train */
     int has_profile;

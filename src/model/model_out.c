@@ -715,6 +715,9 @@ void nvs_model_print_calibration(FILE *f, const nvs_presets *ps, const nvs_calib
                     e1, ps_, e2, mc, r->model_comm_us / 1e3, me, 100 * r->model_efficiency, pe);
         }
         fprintf(f, "  (comm in ms; preset = the model with preset terms only, before calibration)\n");
+        /* a measured N the model cannot evaluate: named with the reason, not dropped without a word */
+        for (int i = 0; i < c->nskip; i++)
+            fprintf(f, "  not modelled: N=%d (measured) is left out of the table: %s\n", c->skip[i].n, c->skip[i].why);
         /* a measured point above linear scaling beyond noise is not scaling: the reference step was slowed
          * (runjson/sanity.h); said, so that a model that misses it is not read as wrong there */
         for (int i = 0; i < c->ntrain; i++)
@@ -804,6 +807,17 @@ json_t *nvs_model_json_calibration(const nvs_presets *ps, const nvs_calibration 
         bad |= jpush(train, x);
     }
     bad |= jset(o, "train", train);
+    if (c->nskip > 0 && !bad) { /* only where some N is left out: the key is absent otherwise */
+        json_t *sk = json_array();
+        bad |= !sk;
+        for (int i = 0; i < c->nskip && !bad; i++) {
+            json_t *x = json_object();
+            bad |= jset(x, "n", json_integer(c->skip[i].n));
+            bad |= jset(x, "why", json_string(c->skip[i].why));
+            bad |= jpush(sk, x);
+        }
+        bad |= jset(o, "train_not_modelled", sk);
+    }
     if (c->has_train && !bad) {
         nvs_model_series s = {c->cfg, {0}, NULL, 0};
         bad |= jset(o, "model", nvs_model_json_profile(&c->profile));

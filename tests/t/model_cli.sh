@@ -145,6 +145,26 @@ python3 -c "import json, sys; d = json.load(open(sys.argv[1])); [d.pop(k, None) 
     tests/fixtures/model/h200x2_nvlink_resnet50.json "$TMP/model_cli_notrain.$$.json"
 expect 3 "no training step measured: --tolerance checked nothing" $M --calibrate "$TMP/model_cli_notrain.$$.json" --tolerance 10
 rm -f "$TMP/model_cli_notrain.$$.json"
+# a measured N the model cannot evaluate (no machine preset, no sweep, its step's comm time not measured): named
+# with the reason in the table, the JSON and the gate, which fails on it (N=4 vanished from the table without a
+# word, and --tolerance 5 passed on N=1 and N=2)
+python3 - "$TMP/model_cli_skip4.$$.json" <<'PY'
+import json, sys, copy
+d = json.load(open("tests/fixtures/model/h200x2_nvlink_resnet50.json"))
+d.pop("topology"); d.pop("collectives")
+r4 = copy.deepcopy(d["train"]["results"][1])
+r4.update(n=4, gpus=[0, 1, 2, 3], comm_us=None, step_us=70000.0)
+d["train"]["results"].append(r4)
+json.dump(d, open(sys.argv[1], "w"))
+PY
+expect_err 0 "" $M --calibrate "$TMP/model_cli_skip4.$$.json" &&
+    grep -q "not modelled: N=4 (measured) is left out of the table: no machine preset (give --machine) and no link measured: no all_reduce sweep at this N, and its step's comm time was not measured" "$OUT" ||
+    fail "--calibrate: a measured N the model cannot evaluate is not named: $(grep -i 'N=4' "$OUT")"
+$M --calibrate "$TMP/model_cli_skip4.$$.json" --format json >"$TMP/model_cli_skip4.$$.out" 2>&1
+[ "$(json_get "$TMP/model_cli_skip4.$$.out" "[x['n'] for x in d['train_not_modelled']]" 2>/dev/null)" = "[4]" ] ||
+    fail "--calibrate --format json: train_not_modelled does not list N=4"
+expect_err 3 "N=4 was measured but not modelled (no machine preset" $M --calibrate "$TMP/model_cli_skip4.$$.json" --tolerance 5
+rm -f "$TMP/model_cli_skip4.$$.json" "$TMP/model_cli_skip4.$$.out"
 expect 2 "does not fit on rtx3090 even at batch 1" $M --gpu rtx3090 --machine pcie4-2s-8gpu-switch --model gpt2-xl
 # the card's memory named as the card's (it read "... optimizer and reserve of 25.8 GB", the reserve being 2.4 GB of the 27.28)
 expect 2 "reserve take 27.28 GB of its 25.8 GB;" \

@@ -278,6 +278,10 @@ static void t_transports_odd(void)
     T_EQ_I(cal.nlinks, 0);
     T_EQ_I(cal.ntrain, 1); /* N=1 only */
     T_EQ_I(cal.train[0].n, 1);
+    /* ... and N=2 is said to be left out, with the reason (the gate of --tolerance fails on it) */
+    T_EQ_I(cal.nskip, 1);
+    T_EQ_I(cal.skip[0].n, 2);
+    T_ASSERT(strstr(cal.skip[0].why, "network transport") != NULL);
     nvs_calibration_free(&cal);
     nvs_presets_free(&ps);
 }
