@@ -658,12 +658,13 @@ nvs_result_t nvs_calibrate(const char *run_path, const nvs_presets *ps, const nv
         char e2[256];
         /* 1. compute: one scale factor from the measured compute-only step (every N runs the same compute); from
          * N=1, else the smallest N measured (the least shared machine), whatever order the file lists them in: a
-         * --gpus 2,4 run listed 4 before 2 took N=4's compute, scale 0.82 against 0.55 */
-        const nvs_run_train_result *t1 = nvs_run_train_of(&r, 1);
-        if (!t1)
-            for (size_t i = 0; i < r.train.nresults; i++)
-                if (r.train.results[i].compute_us > 0 && (!t1 || r.train.results[i].n < t1->n))
-                    t1 = &r.train.results[i];
+         * --gpus 2,4 run listed 4 before 2 took N=4's compute, scale 0.82 against 0.55. Only a result with its
+         * compute measured: an N=1 with compute_us null was taken all the same, and the scale stayed 1 (+83 % at
+         * N=1 on the 2xH200 fixture) though N=2 had measured it */
+        const nvs_run_train_result *t1 = NULL;
+        for (size_t i = 0; i < r.train.nresults; i++)
+            if (r.train.results[i].compute_us > 0 && (!t1 || r.train.results[i].n < t1->n))
+                t1 = &r.train.results[i];
         if (t1 && t1->compute_us > 0) {
             NVS_CHECK_GOTO(fit_compute_scale(cfg, t1, err, errlen), res, fail);
             cfg->compute_measured = 1;

@@ -261,6 +261,23 @@ done
 s24=$(json_get "$cal/n24.out" "[t['value'] for t in d['terms'] if t['name'] == 'compute_scale'][0]" 2>/dev/null)
 s42=$(json_get "$cal/n42.out" "[t['value'] for t in d['terms'] if t['name'] == 'compute_scale'][0]" 2>/dev/null)
 [ -n "$s24" ] && [ "$s24" = "$s42" ] || fail "--calibrate without N=1: compute_scale $s24 (N=2 first) vs $s42 (N=4 first)"
+# ... and an N=1 whose compute was not measured (compute_us null) is not the reference either: the scale comes from
+# N=2, as without an N=1 at all (it stayed 1, "no measurement", +83 % at N=1)
+python3 - "$cal" <<'PY'
+import json, sys
+d = json.load(open("tests/fixtures/model/h200x2_nvlink_resnet50.json"))
+d["train"]["results"][0]["compute_us"] = None
+json.dump(d, open(sys.argv[1] + "/n1null.json", "w"))
+d["train"]["results"] = d["train"]["results"][1:]
+json.dump(d, open(sys.argv[1] + "/n2only.json", "w"))
+PY
+for o in n1null n2only; do
+    $M --calibrate "$cal/$o.json" --format json >"$cal/$o.out" 2>&1 || fail "--calibrate $o.json: exit $?"
+done
+s1=$(json_get "$cal/n1null.out" "[(t['value'], t['origin']) for t in d['terms'] if t['name'] == 'compute_scale'][0]" 2>/dev/null)
+s2=$(json_get "$cal/n2only.out" "[(t['value'], t['origin']) for t in d['terms'] if t['name'] == 'compute_scale'][0]" 2>/dev/null)
+case "$s2" in *measured*) [ "$s1" = "$s2" ] ;; *) false ;; esac ||
+    fail "--calibrate, N=1 without compute_us: compute_scale $s1, against $s2 from N=2 alone"
 # ... and its tables list the rows by N, as the file lists them or not (the step table read N=4 before N=2)
 for o in 24 42; do
     $M --calibrate "$cal/n$o.json" --machine pcie4-2s-8gpu-switch 2>&1 | sed "s/n$o\.json/nXX.json/g" >"$cal/n$o.txt"
