@@ -667,7 +667,7 @@ nvs_result_t nvs_calibrate(const char *run_path, const nvs_presets *ps, const nv
                 t1 = &r.train.results[i];
         if (t1 && t1->compute_us > 0) {
             NVS_CHECK_GOTO(fit_compute_scale(cfg, t1, err, errlen), res, fail);
-            cfg->compute_measured = 1;
+            cfg->compute_measured = t1->n; /* the N it came from, for its source line */
             out->has_compute = 1;
         }
         /* 1a. the host: the framework's work as this run's host did it. The run times the host's own issue of

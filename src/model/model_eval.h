@@ -38,7 +38,7 @@ typedef struct {
     int p2p_disabled;              /* model NCCL_P2P_DISABLE=1 */
     int shm_disabled;              /* model NCCL_SHM_DISABLE=1: what P2P cannot join goes over NET (model.h) */
     nvs_compute_terms ct;
-    int compute_measured;          /* ct.compute_scale came from a measured run */
+    int compute_measured;          /* ct.compute_scale came from a measured run: the N of its compute-only step */
     int compute_host_bound;        /* ... no: that step was bound by the framework's host work (scale left 1) */
     double per_call_us;            /* calibration: extra cost per all-reduce call */
     int per_call_measured;

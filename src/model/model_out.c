@@ -129,11 +129,21 @@ static int build_terms(const nvs_presets *ps, const nvs_model_series *s, term *t
             "model default: PyTorch's own batch-norm kernels (bf16) at 31% of the peak bandwidth in 4-byte units "
             "(results/h200x1-census-fp16; src/model/model.c)");
     add_layer_terms(t, &n, c);
+    /* the N whose compute-only step the scale came from: 1, or the smallest measured where the run has none at 1
+     * (it read "at 1 GPU" for a --gpus 2,4 run) */
+    char at[64], csrc[224];
+    snprintf(at, sizeof at, c->compute_measured > 1 ? "at %d GPUs (none measured at 1)" : "at 1 GPU",
+             c->compute_measured);
+    if (c->compute_host_bound)
+        snprintf(csrc, sizeof csrc, "1: not measured: the run's compute-only step %s is no longer than the "
+                                    "framework's host work alone, so it does not say how fast the GPU is", at);
+    else if (c->compute_measured)
+        snprintf(csrc, sizeof csrc, "measured compute-only step %s / modelled%s", at,
+                 c->compute_measured > 1 ? " at 1 GPU" : "");
+    else
+        snprintf(csrc, sizeof csrc, "1: no measurement");
     add(t, &n, "compute_scale", c->ct.compute_scale, "",
-        c->compute_measured && !c->compute_host_bound ? "measured" : "default",
-        c->compute_host_bound ? "1: not measured: the run's compute-only step at 1 GPU is no longer than the "
-                                "framework's host work alone, so it does not say how fast the GPU is"
-        : c->compute_measured ? "measured compute-only step at 1 GPU / modelled" : "1: no measurement");
+        c->compute_measured && !c->compute_host_bound ? "measured" : "default", csrc);
     if (c->fw) {
         char name[96];
         snprintf(name, sizeof name, "%s.host_us_per_op", c->fw->name);

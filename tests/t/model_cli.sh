@@ -278,6 +278,10 @@ s1=$(json_get "$cal/n1null.out" "[(t['value'], t['origin']) for t in d['terms'] 
 s2=$(json_get "$cal/n2only.out" "[(t['value'], t['origin']) for t in d['terms'] if t['name'] == 'compute_scale'][0]" 2>/dev/null)
 case "$s2" in *measured*) [ "$s1" = "$s2" ] ;; *) false ;; esac ||
     fail "--calibrate, N=1 without compute_us: compute_scale $s1, against $s2 from N=2 alone"
+# ... and its source names the N it came from (it read "at 1 GPU")
+src=$(json_get "$cal/n2only.out" "[t['source'] for t in d['terms'] if t['name'] == 'compute_scale'][0]" 2>/dev/null)
+[ "$src" = "measured compute-only step at 2 GPUs (none measured at 1) / modelled at 1 GPU" ] ||
+    fail "--calibrate without compute at N=1: compute_scale's source reads '$src'"
 # ... and its tables list the rows by N, as the file lists them or not (the step table read N=4 before N=2)
 for o in 24 42; do
     $M --calibrate "$cal/n$o.json" --machine pcie4-2s-8gpu-switch 2>&1 | sed "s/n$o\.json/nXX.json/g" >"$cal/n$o.txt"
