@@ -305,7 +305,8 @@ static int parse_conn(const char *p, nvs_nccl_conn *cn)
     if (!n) return 0;
     copy_str(cn->detail, sizeof cn->detail, p, n);
     copy_str(cn->transport, sizeof cn->transport, p, strcspn(p, "/ "));
-    if (!strcmp(cn->transport, "NET")) {
+    /* the plugin's name follows "NET/"; a bare "NET" at the line's end names none (p + 4 was past its NUL) */
+    if (!strcmp(cn->transport, "NET") && p[3] == '/') {
         const char *q = p + 4;
         copy_str(cn->net, sizeof cn->net, q, strcspn(q, "/ ("));
     }

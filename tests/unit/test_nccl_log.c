@@ -415,7 +415,25 @@ static void t_version_overflow(void)
     T_EQ_S(small, "P2P+S");
 }
 
+/* "via NET" with nothing after it: the plugin's name was read from 1 byte past the line's end, out of whatever
+ * the line buffer held before (here the previous line's "IB"), and the Why said NET/IB for a line naming no
+ * plugin. */
+static void t_net_without_name(void)
+{
+    nvs_nccl_log log;
+    nvs_nccl_log_init(&log);
+    const char *a = "host:1:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] [send] via NET/IB/0/GDRDMA";
+    const char *b = "host:1:1 [0] NCCL INFO Channel 01/0 : 0[0] -> 1[1] [send] via NET";
+    T_EQ_I(nvs_nccl_log_parse_line(&log, a, strlen(a), 0), NVS_OK);
+    T_EQ_I(nvs_nccl_log_parse_line(&log, b, strlen(b), 0), NVS_OK);
+    T_EQ_U(log.norphans, 2);
+    T_EQ_S(log.orphans[0].net, "IB");
+    T_EQ_S(log.orphans[1].transport, "NET");
+    T_EQ_S(log.orphans[1].net, "");
+    nvs_nccl_log_free(&log);
+}
+
 T_LIST = {T_CASE(t_version_overflow), T_CASE(t_line_formats), T_CASE(t_junk_lines),    T_CASE(t_h200_p2p),          T_CASE(t_h200_shm_net),
           T_CASE(t_threads_split), T_CASE(t_ib_and_old),   T_CASE(t_text_and_versions), T_CASE(t_link_names),
-          T_CASE(t_json),          T_CASE(t_big_file),       T_CASE(t_missing_file)};
+          T_CASE(t_json),          T_CASE(t_big_file),       T_CASE(t_missing_file), T_CASE(t_net_without_name)};
 T_MAIN
