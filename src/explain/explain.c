@@ -10,6 +10,7 @@
 #include "core/link_class.h"
 #include "core/ring.h"
 #include "core/units.h"
+#include "explain/nccl_log.h"
 #include "runjson/runjson_write.h"
 
 void nvs_explain_facts_init(nvs_explain_facts *f, int n)
@@ -484,12 +485,7 @@ void nvs_explain_facts_from_run(const nvs_run *r, int n, nvs_explain_facts *f)
     const nvs_run_transport *t = nvs_run_transport_of(r, n);
     if (t) {
         transport_of(t, f->transport, sizeof f->transport);
-        if (t->net_detail && !strncmp(t->net_detail, "NET/", 4)) {
-            size_t k = strcspn(t->net_detail + 4, "/ (");
-            if (k >= sizeof f->net) k = sizeof f->net - 1;
-            memcpy(f->net, t->net_detail + 4, k);
-            f->net[k] = '\0';
-        }
+        nvs_nccl_net_name(t->net_detail, f->net, sizeof f->net);
     }
     const char *pd = nvs_run_env(r, "NCCL_P2P_DISABLE");
     if (pd && strcmp(pd, "0")) f->p2p_disabled_by = pd[0] == '1' && !pd[1] ? "NCCL_P2P_DISABLE=1" : "NCCL_P2P_DISABLE";

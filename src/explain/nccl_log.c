@@ -305,11 +305,7 @@ static int parse_conn(const char *p, nvs_nccl_conn *cn)
     if (!n) return 0;
     copy_str(cn->detail, sizeof cn->detail, p, n);
     copy_str(cn->transport, sizeof cn->transport, p, strcspn(p, "/ "));
-    /* the plugin's name follows "NET/"; a bare "NET" at the line's end names none (p + 4 was past its NUL) */
-    if (!strcmp(cn->transport, "NET") && p[3] == '/') {
-        const char *q = p + 4;
-        copy_str(cn->net, sizeof cn->net, q, strcspn(q, "/ ("));
-    }
+    nvs_nccl_net_name(cn->detail, cn->net, sizeof cn->net);
     return 1;
 }
 
@@ -461,6 +457,16 @@ nvs_result_t nvs_nccl_log_parse_file(const char *path, nvs_nccl_log *log)
         res = NVS_ERR_INPUT;
     }
     return res;
+}
+
+const char *nvs_nccl_net_name(const char *detail, char *buf, size_t len)
+{
+    if (!len) return buf;
+    buf[0] = '\0';
+    /* the name follows "NET/"; a bare "NET" names none (reading at detail + 4 there was past its NUL) */
+    if (!detail || strncmp(detail, "NET/", 4)) return buf;
+    copy_str(buf, len, detail + 4, strcspn(detail + 4, "/"));
+    return buf;
 }
 
 /* ---- summaries ---------------------------------------------------------------------------------------- */

@@ -114,6 +114,11 @@ void nvs_nccl_log_summary(const nvs_nccl_log *log, int nranks, nvs_nccl_summary 
 /* The transport word for a summary: "P2P", "SHM", "NET", "P2P+SHM", ... ("none" when nothing was counted). */
 const char *nvs_nccl_summary_transport(const nvs_nccl_summary *s, char *buf, size_t len);
 
+/* The NET plugin's name in a connection's detail, as NCCL prints it ("NET/%s/%d...", src/transport/net.cc): all
+ * up to the '/' before the device number, spaces included ("NET/AWS Libfabric/0/GDRDMA": "AWS Libfabric",
+ * aws-ofi-nccl's name); "" when the detail names none ("NET" alone, not NET). Returns buf. */
+const char *nvs_nccl_net_name(const char *detail, char *buf, size_t len);
+
 /* What physical path a transport takes (a link kind's word, core/link_class.h), given the nvidia-smi class of the
  * GPU pair (NULL if unknown): P2P over NV# = "NVLink", P2P over PIX..SYS = "PCIe", SHM = "host memory", NET =
  * "network". P2P with an unknown class (NULL, "?") is "P2P (link unknown)". NULL for another transport. */

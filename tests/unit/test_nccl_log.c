@@ -41,6 +41,12 @@ static void t_line_formats(void)
          ""},
         {"Channel 02/0 : 0[0] -> 3[3] via P2P/indirect/1[1]/read", 2, 0, 0, 3, 0, 3, 0, "P2P",
          "P2P/indirect/1[1]/read", ""},
+        /* a plugin whose name has a space (aws-ofi-nccl on EFA, aws/aws-ofi-nccl issue 715): the name ends at the
+         * '/' before the device number, not at the space */
+        {"Channel 04/1 : 15[7] -> 2[2] [receive] via NET/AWS Libfabric/1/GDRDMA/Shared", 4, 1, 15, 2, 7, 2, 2, "NET",
+         "NET/AWS Libfabric/1/GDRDMA/Shared", "AWS Libfabric"},
+        {"Channel 00/0 : 0[0] -> 1[1] [send] via NET/IB/0(1)/GDRDMA", 0, 0, 0, 1, 0, 1, 1, "NET",
+         "NET/IB/0(1)/GDRDMA", "IB"},
         /* before NCCL 2.12 the brackets held the PCI bus id in hex */
         {"Channel 00 : 0[1b000] -> 1[3d000] via P2P/IPC", 0, -1, 0, 1, -1, -1, 0, "P2P", "P2P/IPC", ""},
     };

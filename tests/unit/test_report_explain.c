@@ -590,7 +590,36 @@ static void t_best_ring(void)
     nvs_run_free(&r);
 }
 
+/* A NET plugin whose name has a space ("AWS Libfabric", aws-ofi-nccl on EFA): the Why named "NET/AWS" */
+static void t_net_name_with_space(void)
+{
+    const char *doc =
+        "{\"schema\": \"nvscale.run/1\", \"world\": {\"size\": 2},"
+        " \"transports\": [{\"n\": 2, \"summary\": {\"NET\": 2}, \"channels\": ["
+        "   {\"comm\": \"0x1\", \"channel\": 0, \"from_rank\": 0, \"to_rank\": 1, \"transport\": \"NET\","
+        "    \"detail\": \"NET/AWS Libfabric/0/GDRDMA\"}]}],"
+        " \"collectives\": [{\"collective\": \"all_reduce\", \"n\": 2, \"bytes\": 1048576, \"busbw_gbps\": 20.0}]}";
+    json_error_t je;
+    json_t *j = json_loads(doc, 0, &je);
+    if (!j) T_FAIL("fixture JSON: %s", je.text);
+    nvs_run r;
+    char err[256];
+    T_EQ_I(nvs_run_from_json(j, "mem", 0, &r, err, sizeof err), NVS_OK);
+    json_decref(j);
+    nvs_explain_facts f;
+    nvs_explain_facts_from_run(&r, 2, &f);
+    T_EQ_S(f.transport, "NET");
+    T_EQ_S(f.net, "AWS Libfabric");
+    char text[1024];
+    nvs_explain_text(&f, text, sizeof text);
+    T_CONTAINS(text, "NCCL used NET/AWS Libfabric (");
+    char tr[64];
+    T_EQ_S(nvs_report_transport(&r, 2, tr, sizeof tr), "NET/AWS Libfabric");
+    nvs_run_free(&r);
+}
+
 T_LIST = {T_CASE(t_reference_above_one), T_CASE(t_worst_workload), T_CASE(t_facts_3090), T_CASE(t_facts_nvlink_and_shm), T_CASE(t_text_shapes), T_CASE(t_host_rate), T_CASE(t_classes_and_json),
           T_CASE(t_two_hosts), T_CASE(t_rows_by_size),
-          T_CASE(t_not_measured), T_CASE(t_prev_same_row), T_CASE(t_failed_rows), T_CASE(t_best_ring)};
+          T_CASE(t_not_measured), T_CASE(t_prev_same_row), T_CASE(t_failed_rows), T_CASE(t_best_ring),
+          T_CASE(t_net_name_with_space)};
 T_MAIN
