@@ -26,10 +26,11 @@ static void best_ring(const nvs_ctx *ctx, const nvs_scale_point *pt, nvs_explain
         gpus[i] = ctx->ranks[pt->ranks[i]].topo_gpu;
         ok = gpus[i] >= 0;
     }
-    /* P2P counts as allowed unless NCCL was told not to use it or used something else */
-    int p2p = !(getenv("NCCL_P2P_DISABLE") && atoi(getenv("NCCL_P2P_DISABLE")) == 1) &&
-              (!f->transport[0] || strstr(f->transport, "P2P") != NULL);
-    double bound = ok ? nvs_topo_ring_bound_gbps(ctx->topo, gpus, pt->n, p2p, hop) : -1;
+    /* the bound of the hop's own link, the one its class names, as the report derives it from the file's pairs:
+     * where NCCL went around an NVLink hop (NCCL_P2P_DISABLE, SHM or NET), the bound of the host-memory path was
+     * quoted under the hop's NVLink class ("NV18 ... 63.0 GB/s bound of that hop"), and the verdict called it the
+     * NV18 bound. The Why says that NCCL did not use the hop; pairs without CUDA P2P still get the host path. */
+    double bound = ok ? nvs_topo_ring_bound_gbps(ctx->topo, gpus, pt->n, 1, hop) : -1;
     /* a network hop of unknown rate is still the ring's slowest: the best ring ranks unknown below known */
     if (ok && (bound >= 0 || nvs_link_class_parse(hop->cls, NULL) == NVS_CLASS_NET)) {
         const nvs_topo_pair *pr = nvs_topo_pair_at(ctx->topo, hop->from_gpu, hop->to_gpu);
