@@ -140,6 +140,13 @@ static void transport_words(sb *s, const nvs_explain_facts *f)
         sbf(s, ", because CUDA reports no peer-to-peer access between these GPUs (as on GeForce cards)");
 }
 
+int nvs_explain_hop_unused(const nvs_explain_facts *f)
+{
+    const char *t = f->transport;
+    return f->has_hop && nvs_link_class_is_nvlink(f->hop_class) && !strstr(t, "P2P") &&
+           (strstr(t, "SHM") || strstr(t, "NET"));
+}
+
 size_t nvs_explain_text(const nvs_explain_facts *f, char *buf, size_t len)
 {
     /* what a rank drives: a GPU, or (MPI host backend) a CPU process */
@@ -199,7 +206,10 @@ size_t nvs_explain_text(const nvs_explain_facts *f, char *buf, size_t len)
             sbf(&s, ": %s busbw is %s GB/s", coll, num(f->busbw_gbps, b, sizeof b));
         }
         if (size[0]) sbf(&s, " at %s", size);
-        if (!isnan(f->bound_gbps) && f->bound_gbps > 0)
+        /* a hop NCCL went around bounds nothing it measured: its rate is named as what was left unused, no % */
+        if (!isnan(f->bound_gbps) && f->bound_gbps > 0 && nvs_explain_hop_unused(f))
+            sbf(&s, ", where the hop NCCL went around is rated %s GB/s", bound_num(f->bound_gbps, a, sizeof a));
+        else if (!isnan(f->bound_gbps) && f->bound_gbps > 0)
             sbf(&s, ", %s %% of the %s GB/s bound of that hop", num(100.0 * f->busbw_gbps / f->bound_gbps, c, sizeof c),
                 bound_num(f->bound_gbps, a, sizeof a));
     }
@@ -598,7 +608,8 @@ json_t *nvs_explain_json(const nvs_explain_facts *f)
     PUT("collective", f->collective ? json_string(f->collective) : json_null());
     PUT("busbw_gbps", nvs_rj_num(f->busbw_gbps));
     PUT("busbw_bytes", nvs_rj_num(f->busbw_bytes));
-    PUT("pct_of_bound", !isnan(f->busbw_gbps) && !isnan(f->bound_gbps) && f->bound_gbps > 0
+    PUT("pct_of_bound", !isnan(f->busbw_gbps) && !isnan(f->bound_gbps) && f->bound_gbps > 0 &&
+                            !nvs_explain_hop_unused(f)
                             ? json_real(100.0 * f->busbw_gbps / f->bound_gbps)
                             : json_null());
     PUT("exposed_comm_pct", nvs_rj_num(f->exposed_comm_pct));

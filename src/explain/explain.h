@@ -91,6 +91,11 @@ size_t nvs_explain_text(const nvs_explain_facts *f, char *buf, size_t len);
  * slowest hop of a ring that also has NVLink hops. Never fails: what the run lacks stays unknown. */
 void nvs_explain_facts_from_run(const nvs_run *r, int n, nvs_explain_facts *f);
 
+/* Whether NCCL went around the ring's slowest hop: an NVLink hop, and a transport known to be SHM (through host
+ * memory) or NET without P2P (the text's "NCCL did not use it"). That hop's bound then says nothing of what was
+ * measured: no % of it is given (run.json's pct_of_bound is null), the tables give none, the plot draws no line. */
+int nvs_explain_hop_unused(const nvs_explain_facts *f);
+
 /* A run.json "explain" entry (docs/run-json.md) with the text; NULL on out of memory. */
 json_t *nvs_explain_json(const nvs_explain_facts *f);
 

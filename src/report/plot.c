@@ -179,7 +179,7 @@ static nvs_result_t busbw_data(const nvs_report *rep, const char *dir, const cha
             /* an NVLink hop's bound says nothing of a run that went around it (SHM, NET): not drawn there, as the
              * collectives' table gives no % of it */
             if (res == NVS_OK && f.has_hop && isfinite(f.bound_gbps) && f.bound_gbps > 0 && ks > 0 &&
-                !nvs_report_hop_unused(&f)) {
+                !nvs_explain_hop_unused(&f)) {
                 snprintf(title, sizeof title, "bound N=%d: %s %.0f GB/s%s", ns[m], f.hop_class ? f.hop_class : "link",
                          f.bound_gbps, rep->nruns > 1 ? "" : "");
                 if (rep->nruns > 1)

@@ -49,10 +49,6 @@ const char *nvs_report_label(const nvs_report *rep, int run, char *buf, size_t l
 const char *nvs_report_run_name(const nvs_report *rep, int run, char *buf, size_t len);
 /* Transport word at GPU count n for run i ("P2P", "SHM", ...; "" unknown). */
 const char *nvs_report_transport(const nvs_run *r, int n, char *buf, size_t len);
-/* Whether NCCL went around the ring's slowest hop: an NVLink hop, and a transport known to be SHM (through host
- * memory) or NET without P2P (explain's "NCCL did not use it"). That hop's bound then says nothing of what was
- * measured: the table gives no % of it, the plot draws no line of it. */
-int nvs_report_hop_unused(const nvs_explain_facts *f);
 /* Whether a row's result check found wrong elements: its busbw is then no evidence of what the links carried (a
  * collective that moved the wrong data may have moved less of it, and fast: explain uses no such row either) */
 int nvs_report_failed_check(const nvs_run_coll *x);

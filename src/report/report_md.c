@@ -161,19 +161,12 @@ static void gpus_words(const nvs_run *r, char *buf, size_t len)
     if (!k && r->world_size > 0) snprintf(buf, len, "%d GPUs", r->world_size);
 }
 
-int nvs_report_hop_unused(const nvs_explain_facts *f)
-{
-    const char *t = f->transport;
-    return f->has_hop && nvs_link_class_is_nvlink(f->hop_class) && !strstr(t, "P2P") &&
-           (strstr(t, "SHM") || strstr(t, "NET"));
-}
-
 /* The bound of the ring's slowest hop at n (NAN unknown, or a hop NCCL did not use: then *unused is set and the
  * facts are left in f for the table to say why) */
 static double bound_at(const nvs_run *r, int n, nvs_explain_facts *f, int *unused)
 {
     nvs_explain_facts_from_run(r, n, f);
-    *unused = nvs_report_hop_unused(f);
+    *unused = nvs_explain_hop_unused(f);
     return f->has_hop && !*unused ? f->bound_gbps : NAN;
 }
 
