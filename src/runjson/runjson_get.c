@@ -46,7 +46,11 @@ void rj_describe(const json_t *j, char *buf, size_t len)
         break;
     }
     case JSON_INTEGER: snprintf(buf, len, "%lld", (long long)json_integer_value(j)); break;
-    case JSON_REAL: snprintf(buf, len, "%g", json_real_value(j)); break;
+    case JSON_REAL: { /* a real shown as one: "expected an integer ..., got 2" for a 2.0 contradicted itself */
+        int w = snprintf(buf, len, "%.15g", json_real_value(j));
+        if (w > 0 && (size_t)w + 2 < len && !strpbrk(buf, ".en")) snprintf(buf + w, len - (size_t)w, ".0");
+        break;
+    }
     case JSON_TRUE: snprintf(buf, len, "true"); break;
     case JSON_FALSE: snprintf(buf, len, "false"); break;
     default: snprintf(buf, len, "null"); break;

@@ -215,6 +215,12 @@ static void t_messages(void)
          "collectives[0].n: expected an integer from 1"},
         {"{\"schema\": \"nvscale.run/1\", \"collectives\": [{\"collective\": \"a\", \"n\": 2.5, \"bytes\": 8}]}",
          "collectives[0].n: expected an integer"},
+        /* a whole number written as a real: shown as one, not as the integer the message asks for ("got 2") */
+        {"{\"schema\": \"nvscale.run/1\", \"collectives\": [{\"collective\": \"a\", \"n\": 2.0, \"bytes\": 8}]}",
+         "collectives[0].n: expected an integer from 1 to 1000000, got 2.0"},
+        {"{\"schema\": \"nvscale.run/1\", \"collectives\": [{\"collective\": \"a\", \"n\": 2, \"bytes\": 8, "
+         "\"wrong\": 1e3}]}",
+         "collectives[0].wrong: expected an integer >= 0, got 1000.0"},
         {"{\"schema\": \"nvscale.run/1\", \"collectives\": [{\"collective\": \"a\", \"n\": 2}]}",
          "collectives[0].bytes: missing"},
         {"{\"schema\": \"nvscale.run/1\", \"collectives\": [{\"collective\": \"a\", \"n\": 2, \"bytes\": 8, "
