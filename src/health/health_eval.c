@@ -249,6 +249,28 @@ static const char *xid_meaning(unsigned long long x)
     }
 }
 
+/* The event call whose failure xid.why names ("call: NVML's text"; topo/health_nvml.c setup_events and
+ * drain_events have written it so since 30 November 2026), NULL when it names none or NVML answered that the
+ * watch is not offered: the answers health_nvml.c's seen() keeps out of read_errors, as nvmlErrorString words
+ * them. read_errors lists these calls only since d861ffa (6 December 2026): a run.json of 3 to 6 December has
+ * the key (so it is no file "before failed calls were recorded") without them, and its refused event set read
+ * back as "not watched for want of support", a SKIP. The why is in every file, and it says the call failed. */
+static const char *xid_failed_call(const char *why)
+{
+    static const char *const calls[] = {"nvmlEventSetCreate", "nvmlDeviceRegisterEvents", "nvmlEventSetWait_v2"};
+    static const char *const not_offered[] = {"Not Supported", "Invalid Argument", "Insufficient Size"};
+    for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++) {
+        size_t n = strlen(calls[i]);
+        if (strncmp(why, calls[i], n) || (why[n] != ':' && why[n] != ' ')) continue;
+        const char *text = strstr(why + n, ": ");
+        if (!text) return NULL;
+        for (size_t k = 0; k < sizeof not_offered / sizeof not_offered[0]; k++)
+            if (!strcmp(text + 2, not_offered[k])) return NULL;
+        return calls[i];
+    }
+    return NULL;
+}
+
 static void eval_xid(nvs_health_finding *x, const nvs_health_gpu *g, double window_s)
 {
     put(x->expected, sizeof x->expected, "no XID");
@@ -258,6 +280,14 @@ static void eval_xid(nvs_health_finding *x, const nvs_health_gpu *g, double wind
         put(x->measured, sizeof x->measured, "not watched");
         put(why, sizeof why, "XID events not watched (%s): see the kernel log (dmesg | grep Xid)",
             g->xid_why[0] ? g->xid_why : "no NVML event set");
+        const char *call = xid_failed_call(g->xid_why);
+        if (call && !g->read_errors_unknown && !g->read_errors[0]) {
+            /* a run.json of 3 to 6 December: the failed call is in the why, not yet in read_errors (where read_errors
+             * lists other calls, not_judged's WARN names them, and the why this one) */
+            worsen(x, NVS_SEV_WARN);
+            note_add(x, "%s (the NVML call %s failed on this GPU)", why, call);
+            return;
+        }
         not_judged(x, g, why);
         return;
     }
