@@ -607,7 +607,7 @@ json_t *nvs_explain_json(const nvs_explain_facts *f)
     PUT("transport", f->transport[0] ? json_string(f->transport) : json_null());
     PUT("collective", f->collective ? json_string(f->collective) : json_null());
     PUT("busbw_gbps", nvs_rj_num(f->busbw_gbps));
-    PUT("busbw_bytes", nvs_rj_num(f->busbw_bytes));
+    PUT("busbw_bytes", nvs_rj_bytes(f->busbw_bytes));
     PUT("pct_of_bound", !isnan(f->busbw_gbps) && !isnan(f->bound_gbps) && f->bound_gbps > 0 &&
                             !nvs_explain_hop_unused(f)
                             ? json_real(100.0 * f->busbw_gbps / f->bound_gbps)

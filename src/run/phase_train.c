@@ -11,6 +11,7 @@
 #include "core/metrics.h"
 #include "run/phases.h"
 #include "run/run.h"
+#include "runjson/runjson_write.h"
 #include "train/rounds.h"
 #include "train/split.h"
 #include "train/train.h"
@@ -107,7 +108,7 @@ static json_t *conv_json(const nvs_train_exec *x)
     if (!o) return NULL;
     if (native) {
         json_object_set_new(o, "library", json_string(x->conv_engine));
-        json_object_set_new(o, "workspace_bytes", json_real(x->conv_ws_bytes));
+        json_object_set_new(o, "workspace_bytes", nvs_rj_bytes(x->conv_ws_bytes));
         int replayed = 0, direct = 0;
         const char *gwhy = NULL;
         nvs_cudnn_graphs(x->dnn, &replayed, &direct, &gwhy);
@@ -126,8 +127,8 @@ static json_t *conv_json(const nvs_train_exec *x)
             static const char *const dir[3] = {"fwd", "dgrad", "wgrad"};
             for (int d = 0; e && d < 3; d++) {
                 if (algo[d] < 0) continue;
-                json_object_set_new(e, dir[d], json_pack("{s:i, s:f, s:f}", "algo", algo[d], "find_ms", ms[d],
-                                                         "workspace_bytes", ws[d]));
+                json_object_set_new(e, dir[d], json_pack("{s:i, s:f, s:o}", "algo", algo[d], "find_ms", ms[d],
+                                                         "workspace_bytes", nvs_rj_bytes(ws[d])));
             }
             if (e) json_array_append_new(arr, e);
         }
@@ -196,13 +197,15 @@ static json_t *train_json(const nvs_ctx *run, const char *model, const nvs_profi
     json_object_set_new(o, "buckets", bk);
     /* a user's profile file, as given: `nvscale model --calibrate` reloads the layers from it */
     if (strchr(model, '/') || strstr(model, ".prof")) json_object_set_new(o, "profile_file", json_string(model));
+    /* whole byte counts (a real keeps 10 digits: "free_bytes": 2.454079898e10) */
     json_object_set_new(o, "memory",
-                        json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "needed_bytes",
-                                  pl->total_bytes, "free_bytes", free_min, "weight_bytes", pl->weight_bytes,
-                                  "master_bytes", pl->master_bytes, "grad_bytes", pl->grad_bytes, "activation_bytes",
-                                  pl->act_bytes, "workspace_bytes", pl->workspace_bytes, "bucket_bytes",
-                                  pl->bucket_bytes, "buffer_bytes", pl->buffer_bytes, "f32_copy_bytes",
-                                  pl->f32_bytes));
+                        json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "needed_bytes",
+                                  nvs_rj_bytes(pl->total_bytes), "free_bytes", nvs_rj_bytes(free_min), "weight_bytes",
+                                  nvs_rj_bytes(pl->weight_bytes), "master_bytes", nvs_rj_bytes(pl->master_bytes),
+                                  "grad_bytes", nvs_rj_bytes(pl->grad_bytes), "activation_bytes",
+                                  nvs_rj_bytes(pl->act_bytes), "workspace_bytes", nvs_rj_bytes(pl->workspace_bytes),
+                                  "bucket_bytes", nvs_rj_bytes(pl->bucket_bytes), "buffer_bytes",
+                                  nvs_rj_bytes(pl->buffer_bytes), "f32_copy_bytes", nvs_rj_bytes(pl->f32_bytes)));
     json_t *cj = conv_json(x), *bj = bn_json(x);
     if (cj) json_object_set_new(o, "conv", cj);
     if (bj) json_object_set_new(o, "batchnorm", bj);

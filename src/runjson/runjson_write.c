@@ -125,6 +125,11 @@ json_t *nvs_rj_doc_new(const nvs_rj_head *h)
 
 json_t *nvs_rj_num(double v) { return isfinite(v) ? json_real(v) : json_null(); }
 
+json_t *nvs_rj_bytes(double v)
+{
+    return isfinite(v) && v >= 0 && v <= 9007199254740992.0 ? json_integer((json_int_t)llround(v)) : json_null();
+}
+
 json_t *nvs_rj_int(long long v) { return v >= 0 ? json_integer((json_int_t)v) : json_null(); }
 
 int nvs_rj_set_result_reason(json_t *doc, nvs_result_t status, long long wrong_total, const char *reason)

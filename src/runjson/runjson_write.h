@@ -53,6 +53,10 @@ int nvs_rj_set_running(json_t *doc, long long wrong_total);
 /* A measured value, or null when there is none (NaN, or infinite: JSON has neither); readers take null as "not
  * measured", never 0. NULL only when out of memory. */
 json_t *nvs_rj_num(double v);
+/* A byte count: the whole number (a real was written to 10 significant digits, "free_bytes": 2.454079898e10, no
+ * whole count of bytes), or null when unknown (NaN, infinite, negative, or beyond 2^53 where doubles skip
+ * integers). */
+json_t *nvs_rj_bytes(double v);
 /* A count or index that may be unknown (< 0, the writers' and the reader's convention): the integer, or null. */
 json_t *nvs_rj_int(long long v);
 

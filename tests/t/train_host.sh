@@ -37,6 +37,9 @@ check "0 < d['train']['results'][1]['efficiency'] <= 1.5" "True"
 check "d['collectives']" "[]"
 # run.json's memory parts add up to what it needed (bucket copies, buffers and fp32 copies were left out)
 check "abs(sum(v for k, v in d['train']['memory'].items() if k not in ('needed_bytes', 'free_bytes')) - d['train']['memory']['needed_bytes']) < 1" "True"
+# ... each a whole number of bytes (a real kept 10 digits: "free_bytes": 2.454079898e10)
+check "all(isinstance(v, int) for v in d['train']['memory'].values())" "True"
+check "all(isinstance(e['busbw_bytes'], int) for e in d['explain'] if e.get('busbw_bytes') is not None)" "True"
 # its report says what the batch is per: a rank of the host backend, not a GPU (was "batch 8 per GPU")
 expect 0 "" $NVS report "$j" -o "$d.report"
 grep -q "^Model tiny-mlp (.*, batch [0-9]* per rank," "$d.report/report.md" ||
