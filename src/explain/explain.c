@@ -167,8 +167,8 @@ size_t nvs_explain_text(const nvs_explain_facts *f, char *buf, size_t len)
     }
     int hop = f->has_hop && f->hop_class, tr = f->transport[0] != '\0';
     sbf(&s, "At %d %s ", f->n, UN);
-    if (f->hosts > 1 && f->n % f->hosts == 0)
-        sbf(&s, "on %d hosts (%d each) ", f->hosts, f->n / f->hosts);
+    if (f->hosts > 1 && f->per_host > 0 && f->per_host * f->hosts == f->n)
+        sbf(&s, "on %d hosts (%d each) ", f->hosts, f->per_host);
     else if (f->hosts > 1)
         sbf(&s, "on %d hosts ", f->hosts);
     else if (f->hosts == 1)
@@ -305,12 +305,14 @@ static int ring_gpus(const nvs_run *r, int n, int *out)
     return 1;
 }
 
-/* Hosts spanned by the ranks at GPU count n, by host name (0 when the run does not say). */
-static int hosts_at(const nvs_run *r, int n)
+/* Hosts spanned by the ranks at GPU count n, by host name (0 when the run does not say); *each: the ranks on each
+ * of them where every host has as many, else 0 (3 + 1 ranks on two hosts are not "2 each") */
+static int hosts_at(const nvs_run *r, int n, int *each)
 {
+    if (each) *each = 0;
     const nvs_run_scaling *sc = nvs_run_scaling_of(r, n);
     if (!sc || !sc->ranks || sc->nranks != (size_t)n) return 0;
-    int hosts = 0;
+    int hosts = 0, same = 1, first_count = -1;
     for (int i = 0; i < n; i++) {
         const char *h = NULL, *seen = NULL;
         for (size_t k = 0; k < r->nranks; k++)
@@ -319,8 +321,20 @@ static int hosts_at(const nvs_run *r, int n)
         for (int j = 0; j < i && !seen; j++)
             for (size_t k = 0; k < r->nranks && !seen; k++)
                 if (r->ranks[k].rank == sc->ranks[j] && r->ranks[k].host && !strcmp(r->ranks[k].host, h)) seen = h;
-        hosts += !seen;
+        if (seen) continue;
+        hosts++;
+        /* a new host: how many of the n ranks sit on it */
+        int count = 0;
+        for (int j = 0; j < n; j++)
+            for (size_t k = 0; k < r->nranks; k++)
+                if (r->ranks[k].rank == sc->ranks[j] && r->ranks[k].host && !strcmp(r->ranks[k].host, h)) {
+                    count++;
+                    break;
+                }
+        if (first_count < 0) first_count = count;
+        same = same && count == first_count;
     }
+    if (each && same && hosts > 0) *each = first_count;
     return hosts;
 }
 
@@ -536,8 +550,8 @@ void nvs_explain_facts_from_run(const nvs_run *r, int n, nvs_explain_facts *f)
         }
     }
     if (several_hosts(r)) {
-        f->hosts = hosts_at(r, n);
-        if (f->prev_n) f->prev_hosts = hosts_at(r, f->prev_n);
+        f->hosts = hosts_at(r, n, &f->per_host);
+        if (f->prev_n) f->prev_hosts = hosts_at(r, f->prev_n, NULL);
     }
     /* training: of the workload that scales worst at n, which the verdict names (the first one's figures were said
      * beside a verdict naming another: results/h200x2-final5 "resnet50 keeps 88.9 %" over bert-large's "0.1 % of

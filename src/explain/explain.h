@@ -42,6 +42,8 @@ typedef struct {
     /* hosts the GPUs at n (and at prev_n) span, in a run with several hosts (real or --emulate-nodes); 0 in a
      * one-host run or unknown, so that one-host paragraphs do not mention hosts */
     int hosts, prev_hosts;
+    /* GPUs on each of those hosts where every host has as many (0: uneven, or unknown) */
+    int per_host;
     double prev_busbw_gbps;      /* same collective and size at prev_n; NAN unknown */
     /* training step: exposed communication as % of the step at this N (NAN: no training measured) */
     double exposed_comm_pct;

@@ -315,6 +315,22 @@ static void t_two_hosts(void)
     T_EQ_S(text, "At 4 GPUs on 2 hosts (2 each) the ring crosses the network between hosts (NET) and NCCL used P2P "
                  "inside each host and NET/Socket: all_reduce busbw fell from 330 GB/s at 2 GPUs on one host to 2.6 GB/s at "
                  "1 GiB.");
+    /* 3 + 1 ranks on the two hosts: not "(2 each)", which any even split of 4 over 2 hosts used to say */
+    size_t r1 = r.nranks;
+    for (size_t k = 0; k < r.nranks; k++)
+        if (r.ranks[k].rank == 1) r1 = k;
+    T_ASSERT(r1 < r.nranks);
+    const char *host1 = r.ranks[r1].host, *other = NULL;
+    for (size_t k = 0; k < r.nranks; k++)
+        if (r.ranks[k].rank == 3) other = r.ranks[k].host;
+    T_ASSERT(other && strcmp(other, host1));
+    r.ranks[r1].host = other;
+    nvs_explain_facts_from_run(&r, 4, &f);
+    T_EQ_I(f.hosts, 2);
+    T_EQ_I(f.per_host, 0);
+    nvs_explain_text(&f, text, sizeof text);
+    T_CONTAINS(text, "At 4 GPUs on 2 hosts the ring");
+    r.ranks[r1].host = host1;
     nvs_explain_facts_from_run(&r, 2, &f);
     T_EQ_S(f.hop_class, "NV18");
     T_EQ_I(f.hosts, 1);
