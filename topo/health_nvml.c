@@ -207,13 +207,17 @@ static void read_snap(const reader *c, const fns *f, dev_t_ d, nvs_health_snap *
     for (int i = 0; i < 4; i++)
         if (CALL(c, f, ecc_total, "nvmlDeviceGetTotalEccErrors", d, ecc_type[i], ecc_counter[i], &v) == OK)
             *ecc_into[i] = (long long)v;
-    /* pageCount 0 asks for the count only: NVML answers SUCCESS (none) or INSUFFICIENT_SIZE with the count */
+    /* pageCount 0 asks for the count only: NVML answers SUCCESS (none) or INSUFFICIENT_SIZE with the count. The
+     * address buffer must not be NULL even then: NVML's reference lists "addresses is NULL" among the causes of
+     * NVML_ERROR_INVALID_ARGUMENT, an answer seen() takes for "not here", which left a pre-Ampere GPU's retired
+     * pages unknown and never held to DCGM's 63-page limit. */
     unsigned cnt = 0;
+    unsigned long long addr[1];
     ret_t r = CALL(c, f, retired, "nvmlDeviceGetRetiredPages", d,
-                   NVS_NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS, &cnt, NULL);
+                   NVS_NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS, &cnt, addr);
     if (r == OK || r == NVS_NVML_ERROR_INSUFFICIENT_SIZE) s->retired_sbe = cnt;
     cnt = 0;
-    r = CALL(c, f, retired, "nvmlDeviceGetRetiredPages", d, NVS_NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR, &cnt, NULL);
+    r = CALL(c, f, retired, "nvmlDeviceGetRetiredPages", d, NVS_NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR, &cnt, addr);
     if (r == OK || r == NVS_NVML_ERROR_INSUFFICIENT_SIZE) s->retired_dbe = cnt;
     if (CALL(c, f, retired_pending, "nvmlDeviceGetRetiredPagesPendingStatus", d, &pend) == OK)
         s->retired_pending = pend == NVS_NVML_FEATURE_ENABLED;

@@ -2,7 +2,8 @@
 # nvscale accept without a GPU: the MPI host backend measures, the NVML stand-in (tests/fixtures/topo/fake_nvml.c)
 # answers the health calls, so that every health FAIL path is proven here:
 #   - level 1 healthy: every health check PASS, exit 0; JUnit and Prometheus files written and well formed
-#   - each fault of the stand-in (FAKE_NVML_FAULT=FAULT:GPU): exit 3, the FAIL row names that GPU's bus id
+#   - each fault of the stand-in (FAKE_NVML_FAULT=FAULT:GPU): exit 3, the FAIL row names that GPU's bus id (retired:
+#     a pre-Ampere GPU's retired pages, which NVML counts only for a non-NULL address buffer)
 #   - PCIe replays, a lowered power limit, an NVLink state NVML cannot read: WARN, exit 0; no health calls at all:
 #     SKIP "unsupported" (JUnit <skipped>, Prometheus -1), exit 0
 #   - the XID event wait failing mid-run: WARN "not watched" with NVML's reason where no XID came before; an NVML
@@ -92,7 +93,7 @@ PY
 # every FAIL path of the health checks, one fault at a time on GPU 1 (bus id 0000:00:07.0) or GPU 0 (06)
 for f in ecc:1:ecc:uncorrectable remap:0:memory:reset xid:1:xid:XID\ 79 throttle:1:throttle:HW\ slowdown \
     hot:0:temperature:slowdown\ threshold x8:1:pcie:x8\ of\ x16 linkdown:1:nvlink:17\ of\ 18 \
-    recovery:0:nvlink_errors:recover crc:1:nvlink_errors:CRC\ errors; do
+    recovery:0:nvlink_errors:recover crc:1:nvlink_errors:CRC\ errors retired:1:memory:64\ pages\ retired; do
     fault=$(echo "$f" | cut -d: -f1-2) check=$(echo "$f" | cut -d: -f3) note=$(echo "$f" | cut -d: -f4)
     gpu=${fault#*:}
     FAKE_NVML_FAULT=$fault acc "fault_$check$gpu" "$dir/lib" 3 --level 1 &&
