@@ -191,9 +191,13 @@ static void eval_memory(nvs_health_finding *x, const nvs_health_gpu *g)
     if (remap)
         put(x->measured, sizeof x->measured, "remapped rows %lld+%lld", b->remap_corr < 0 ? 0 : b->remap_corr,
             b->remap_unc < 0 ? 0 : b->remap_unc);
-    else
-        put(x->measured, sizeof x->measured, "retired pages %lld+%lld", b->retired_sbe < 0 ? 0 : b->retired_sbe,
-            b->retired_dbe < 0 ? 0 : b->retired_dbe);
+    else if (b->retired_sbe >= 0 && b->retired_dbe >= 0)
+        put(x->measured, sizeof x->measured, "retired pages %lld+%lld", b->retired_sbe, b->retired_dbe);
+    else { /* page retirement without its counts: "0+0" would pass a GPU whose 63 retired pages nobody read */
+        put(x->measured, sizeof x->measured, "retired pages unknown");
+        not_judged(x, g, "the retired page counts are not reported (nvmlDeviceGetRetiredPages), so the 63-page "
+                         "limit cannot be checked");
+    }
     if (b->remap_failure == 1) {
         worsen(x, NVS_SEV_FAIL);
         put(x->measured, sizeof x->measured, "remap failed");

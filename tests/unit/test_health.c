@@ -163,6 +163,17 @@ static void retired_dbe(nvs_health_gpu *g)
     retired_many(g);
     g->after.retired_sbe = 0, g->after.retired_dbe = 16;
 }
+/* pre-Ampere with the pending state read but not the counts: not "retired pages 0+0", PASS */
+static void retired_counts_unknown(nvs_health_gpu *g)
+{
+    retired_many(g);
+    g->before.retired_sbe = g->after.retired_sbe = g->before.retired_dbe = g->after.retired_dbe = -1;
+}
+static void retired_counts_refused(nvs_health_gpu *g)
+{
+    retired_counts_unknown(g);
+    snprintf(g->read_errors, sizeof g->read_errors, "nvmlDeviceGetRetiredPages: Unknown Error");
+}
 static void no_ecc_at_all(nvs_health_gpu *g)
 {
     g->before.ecc_enabled = g->after.ecc_enabled = -1;
@@ -263,6 +274,10 @@ static void t_failure_paths(void)
     T_CONTAINS(n, "63 pages retired (limit 63, as DCGM)");
     T_EQ_I(sev_after(retired_dbe, NVS_HC_MEMORY, n, sizeof n), NVS_SEV_WARN);
     T_CONTAINS(n, "16 pages retired for double-bit errors (more than 15)");
+    T_EQ_I(sev_after(retired_counts_unknown, NVS_HC_MEMORY, n, sizeof n), NVS_SEV_SKIP);
+    T_CONTAINS(n, "63-page limit cannot be checked");
+    T_EQ_I(sev_after(retired_counts_refused, NVS_HC_MEMORY, n, sizeof n), NVS_SEV_WARN);
+    T_CONTAINS(n, "nvmlDeviceGetRetiredPages: Unknown Error");
     T_EQ_I(sev_after(unreadable, NVS_HC_ECC, n, sizeof n), NVS_SEV_SKIP);
     T_CONTAINS(n, "NVML does not know");
     /* a GPU lost during the run fails every check, though its readings from before look clean */
