@@ -471,6 +471,12 @@ static nvs_result_t close_repeat(struct parser *ps)
     struct frame f = ps->stack[--ps->depth];
     long long len = ps->p->nlayers - f.start;
     if (len == 0) return fail(ps, "empty repeat block (the repeat is on line %d)", f.line);
+    /* parse_layer kept nograd=1 to a prefix of the block's first copy; a block of frozen and trainable layers
+     * repeated would put its next copy's frozen layers after trainable ones */
+    if (f.count > 1 && ps->p->layers[f.start].nograd && !ps->p->layers[ps->p->nlayers - 1].nograd)
+        return fail(ps, "layer '%s': nograd=1 after a layer with gradients in the block's next copy (the repeat on "
+                        "line %d): only a prefix of the layers (a frozen stem) is out of autograd's reach",
+                    ps->p->layers[f.start].name, f.line);
     long long total = ps->p->nlayers + len * (f.count - 1);
     nvs_result_t r = reserve(ps, total);
     if (r != NVS_OK) return r;

@@ -363,6 +363,14 @@ static void t_dp_mode(void)
          "t.prof:5: layer 'b': nograd=1 after a layer with gradients: only a prefix of the layers (a frozen stem) "
          "is out of autograd's reach"},
         {"layer a act=1 nograd=2\n", 0, 0, "t.prof:4: nograd=2: expected 0 or 1"},
+        /* a repeat block of frozen and trainable layers: its second copy's frozen layers would follow the first
+         * copy's trainable ones (the per-line check sees only the first copy) */
+        {"repeat 2\nlayer s act=1 nograd=1\nlayer a params=1\nend\n", 0, 0,
+         "t.prof:7: layer 's': nograd=1 after a layer with gradients in the block's next copy (the repeat on line 4): "
+         "only a prefix of the layers (a frozen stem) is out of autograd's reach"},
+        {"layer s0 act=1 nograd=1\nrepeat 2\nrepeat 3\nlayer s act=1 nograd=1\nend\nend\nlayer a params=1\n", 1,
+         NVS_DP_DDP, NULL},
+        {"repeat 1\nlayer s act=1 nograd=1\nlayer a params=1\nend\n", 1, NVS_DP_DDP, NULL},
     };
     for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
         char text[256];
