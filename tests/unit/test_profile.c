@@ -227,7 +227,10 @@ static void t_builtin_totals(void)
         double params;
     } want[] = {
         {"resnet50", 25557032},        /* torchvision resnet50 */
-        {"maskrcnn", 44401393},        /* torchvision maskrcnn_resnet50_fpn documentation */
+        /* torchvision maskrcnn_resnet50_fpn: 44,401,393 in its documentation, less conv1 and layer1, which its
+         * default trainable_backbone_layers=3 freezes (the same 222,400 weights as maskrcnn-nvidia's below) */
+        {"maskrcnn", 44401393.0 - 9408 -
+                         (64 * 64 + 64 * 64 * 9 + 64 * 256 + 64 * 256 + 2 * (256 * 64 + 64 * 64 * 9 + 64 * 256))},
         {"bert-large", 335141888.0 /* HF BertModel bert-large */ + (d * d + d) + 2 * d + 30522 + (2 * d + 2)},
         /* HF BertForMaskedLM bert-large-uncased: BertModel without the pooler, MLM transform + LayerNorm + bias */
         {"bert-large-mlm128", 335141888.0 - (d * d + d) + (d * d + d) + 2 * d + 30522},
@@ -386,13 +389,18 @@ static void t_dp_mode(void)
         }
     }
     T_EQ_S(nvs_dp_name(NVS_DP_DELAY), "delay");
-    /* maskrcnn-nvidia: its stem and layer1 are out of autograd's reach, the rest is not */
-    T_EQ_I(nvs_profile_load("maskrcnn-nvidia", &p, err, sizeof err), NVS_OK);
-    int frozen = 0;
-    while (frozen < p.nlayers && p.layers[frozen].nograd) frozen++;
-    T_EQ_I(frozen, 3 + 8 + 2 * 6); /* conv1, bn1, maxpool; layer1.0: 4 convs + 4 BNs; layer1.1-2: 3 + 3 each */
-    T_EQ_S(p.layers[frozen].name, "backbone.body.layer2.0.conv1");
-    nvs_profile_free(&p);
+    /* maskrcnn-nvidia (FREEZE_CONV_BODY_AT 2) and torchvision's maskrcnn (trainable_backbone_layers=3, its default
+     * with a pretrained backbone, as its reference recipe trains it): the stem and layer1 are out of autograd's
+     * reach, the rest is not */
+    static const char *const frozen_stem[] = {"maskrcnn-nvidia", "maskrcnn"};
+    for (int m = 0; m < 2; m++) {
+        T_EQ_I(nvs_profile_load(frozen_stem[m], &p, err, sizeof err), NVS_OK);
+        int frozen = 0;
+        while (frozen < p.nlayers && p.layers[frozen].nograd) frozen++;
+        T_EQ_I(frozen, 3 + 8 + 2 * 6); /* conv1, bn1, maxpool; layer1.0: 4 convs + 4 BNs; layer1.1-2: 3 + 3 each */
+        T_EQ_S(p.layers[frozen].name, "backbone.body.layer2.0.conv1");
+        nvs_profile_free(&p);
+    }
 }
 
 /* layer-level spot checks against the implicit-GEMM rule: conv1 of resnet50 is 7x7x3 -> 64 at 112x112 */
