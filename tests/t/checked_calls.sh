@@ -9,7 +9,10 @@
 #   - a kernel launch (<<<...>>>) is followed by cudaGetLastError() or cudaPeekAtLastError() (its value used)
 #     before the next launch and before its function ends;
 #   - cudaStreamQuery / cudaEventQuery: cudaErrorNotReady is told apart from real errors within 3 lines (treating
-#     every non-success as "not ready" hides a failed kernel).
+#     every non-success as "not ready" hides a failed kernel);
+#   - a check macro wraps a call of its own library: CUDA_TRY(ncclX()) or MPI_TRY(cudaX()) compile without a
+#     warning (CUDA_TRY casts to cudaError_t, MPI_TRY takes an int), and the code is then read as the wrong
+#     library's (a comparison of two libraries' result types outside these macros is -Wenum-compare, an error).
 # An allow-list entry that no longer matches anything is reported too. The checker is run on a planted file as
 # well, to show that it can fail.
 cd "$(dirname "$0")/../.." || exit 1
@@ -41,6 +44,17 @@ check_calls() {
               "hwloc_[a-z][a-z0-9_]*|cublas[A-Z][A-Za-z0-9_]*|cudnn[A-Z][A-Za-z0-9_]*|nvml[A-Z][A-Za-z0-9_]*)"
     }
     function report(l, what) { print rel ":" l ": " what; bad = 1 }
+    # the library a function name belongs to ("" for the functions of nvscale and anything else)
+    function lib_of(name) {
+        if (name ~ /^cublas[A-Z]/) return "cuBLAS"
+        if (name ~ /^cudnn[A-Z]/) return "cuDNN"
+        if (name ~ /^nccl[A-Z]/) return "NCCL"
+        if (name ~ /^(cuda[A-Z]|cu[A-Z])/) return "CUDA"
+        if (name ~ /^MPI_[A-Z]/) return "MPI"
+        if (name ~ /^hwloc_/) return "hwloc"
+        if (name ~ /^nvml[A-Z]/) return "NVML"
+        return ""
+    }
     # pass 1: functions the project defines itself (a definition starts in column 0) are not library calls
     pass == 1 {
         if ($0 ~ /^[ \t]*#[ \t]*define[ \t]+[A-Za-z_][A-Za-z0-9_]*\(/) { # and macros (CUDA_TRY, MPI_TRY)
@@ -85,6 +99,18 @@ check_calls() {
                 continue
             }
             rest = substr(line, i)
+            # a check macro of core/gpu_check.h or core/mpi_check.h around a call of another library: its cast
+            # (cudaError_t) or int hides the mismatch from the compiler, and the result is read with the meaning of
+            # the wrong library (an NCCL code in CUDA_TRY is named as a CUDA error)
+            if (substr(line, i - 1, 1) !~ /[A-Za-z0-9_]/ &&
+                match(rest, /^(CUDA_TRY_AT|CUDA_TRY|CUDA_CLEANUP|NCCL_TRY|NCCL_CLEANUP|BLAS_TRY|BLAS_CLEANUP|MPI_TRY|MPI_CLEANUP)[ \t]*\(/)) {
+                mac = substr(rest, 1, RLENGTH); sub(/[ \t]*\($/, "", mac)
+                arg = substr(rest, RLENGTH + 1); sub(/^[ \t]*(\([A-Za-z_][A-Za-z0-9_ \t]*\)[ \t]*)?/, "", arg)
+                callee = arg; sub(/[^A-Za-z0-9_].*$/, "", callee)
+                want = mac ~ /^CUDA/ ? "CUDA" : mac ~ /^NCCL/ ? "NCCL" : mac ~ /^BLAS/ ? "cuBLAS" : "MPI"
+                if (lib_of(callee) != "" && lib_of(callee) != want)
+                    report(FNR, mac "(" callee "()): a " lib_of(callee) " call checked as a " want " result")
+            }
             if (rest ~ /^<<</) {
                 # a launch in the else branch of one in the if branch is not the next launch after it
                 if (pending && !else_seen) report(pending, "kernel launch: cudaGetLastError() is not consulted before the next launch")
@@ -167,12 +193,17 @@ int plant(void *p, cudaStream_t s, struct api *c)
     int e = cudaDeviceSynchronize(), x = f(1, cudaGetDeviceCount(&e));
     hwloc_topology_destroy(t);
     cudaOwnHelper();
+    CUDA_TRY(ncclGroupEnd());
+    MPI_CLEANUP((int)cudaFree(p));
+    NCCL_TRY(ncclGroupEnd(), comm);
+    CUDA_TRY_AT((cudaError_t)nvs_kern_fill(p), "fill");
     return cudaGetLastError() ? 1 : x;
 }
 void launch_unchecked(void)
 {
     kern<<<1, 1>>>();
 }
+#define MPI_CLEANUP(call) do { int rc_ = (call); if (rc_) warn(rc_); } while (0)
 EOF
 printf 'src/none.c cudaNothing # stale\n' >"$tmp/allow2"
 bad=$(cd "$tmp" && check_calls allow2 plant/plant.cu) && fail "the checker passed a planted file"
@@ -180,10 +211,12 @@ for want in ":6: cudaFree()" ":7: cudaStreamDestroy()" ":9: ncclCommDestroy()" "
     ":11: hwloc_topology_set_io_types_filter()" ":12: (loaded) DestroyTensorDescriptor()" \
     ":13: kernel launch: cudaGetLastError() is not consulted before the next launch" \
     ":15: cudaStreamQuery(): cudaErrorNotReady" \
-    ":25: kernel launch: cudaGetLastError() is not consulted before the function ends" \
+    ":21: CUDA_TRY(ncclGroupEnd()): a NCCL call checked as a CUDA result" \
+    ":22: MPI_CLEANUP(cudaFree()): a CUDA call checked as a MPI result" \
+    ":29: kernel launch: cudaGetLastError() is not consulted before the function ends" \
     "src/none.c cudaNothing matches nothing"; do
     printf '%s\n' "$bad" | grep -qF "$want" || fail "the checker did not report '$want': $bad"
 done
 nbad=$(printf '%s\n' "$bad" | grep -c ':[0-9]*: ')
-[ "$nbad" -eq 9 ] || fail "the checker reported $nbad gaps in the planted file, not 9 (a correct form reported?): $bad"
+[ "$nbad" -eq 11 ] || fail "the checker reported $nbad gaps in the planted file, not 11 (a correct form reported?): $bad"
 finish "every library call in $n source files has its result checked"
