@@ -41,7 +41,7 @@ int nvs_cuda_can_access_peer(int a, int b)
 {
     int can = 0;
     if (cudaDeviceCanAccessPeer(&can, a, b) != cudaSuccess) {
-        (void)cudaGetLastError();
+        (void)cudaGetLastError(); /* not sticky: read off so that later calls start clean; -1 says unknown */
         return -1;
     }
     return can != 0;
