@@ -249,8 +249,13 @@ def parse_args(argv):
     ap.add_argument("--warmup", type=count(0), default=5, help="untimed steps before each phase (default 5)")
     ap.add_argument("--rounds", type=count(1), default=1,
                     help="time 1-rank DDP and world-W DDP this many times in turn (default 1; see above)")
-    ap.add_argument("--bucket-cap-mb", type=number(0, 65536, "MB", lo_open=True), default=25.0,
-                    help="DDP bucket_cap_mb (default 25)")
+    # not passed unless given: PyTorch 2.11's DDP keeps its 1 MiB first bucket (dist._DEFAULT_FIRST_BUCKET_BYTES)
+    # only while bucket_cap_mb is None; an explicit bucket_cap_mb=25 makes the first bucket 25 MiB too
+    # (torch/nn/parallel/distributed.py, "if self.bucket_bytes_cap_default"; results/h100x1-s54a/ddp-bucket.txt).
+    # Records before 6 December 2026 passed 25 and so ran a 25 MiB first bucket, not a plain script's 1 MiB.
+    ap.add_argument("--bucket-cap-mb", type=number(0, 65536, "MB", lo_open=True), default=None,
+                    help="DDP bucket_cap_mb (default: not passed, DDP's own 25 MB with a 1 MiB first bucket; "
+                         "PyTorch 2.x makes the first bucket this size too when it is passed)")
     ap.add_argument("--no-broadcast-buffers", action="store_true",
                     help="DDP broadcast_buffers=False (default True, as DDP's: the module's buffers broadcast from "
                          "rank 0 before each forward outside no_sync())")
@@ -907,8 +912,9 @@ class Bench:
         prec = cfg["precision"]
 
         def ddp(model, group=None):
-            kw = dict(device_ids=[lr], output_device=lr, bucket_cap_mb=args.bucket_cap_mb,
-                      broadcast_buffers=not args.no_broadcast_buffers)
+            kw = dict(device_ids=[lr], output_device=lr, broadcast_buffers=not args.no_broadcast_buffers)
+            if args.bucket_cap_mb is not None:
+                kw["bucket_cap_mb"] = args.bucket_cap_mb
             if group is not None:
                 kw["process_group"] = group
             return DDP(model, **kw)
@@ -955,6 +961,15 @@ class Bench:
                 if args.profile:
                     self.barrier()
                     prof[ph] = {"mine": self.try_profile(fn, cfg, ph)}
+            # the buckets DDP really all-reduced (bytes, in the order they were rebuilt after the first steps): the
+            # first-bucket rule changed between PyTorch versions, so the record says what ran
+            try:
+                sizes = net._get_ddp_logging_data().get("bucket_sizes")
+                res["ddp_bucket_sizes"] = [int(x) for x in str(sizes).split(",") if x.strip()] \
+                    if isinstance(sizes, str) else [int(x) for x in sizes] if sizes is not None else None
+            except Exception as e:  # a private API: its absence is said, never fatal
+                res["ddp_bucket_sizes"] = None
+                res["ddp_bucket_sizes_error"] = "%s: %s" % (type(e).__name__, e)
             if args.rounds > 1:
                 st["world_step"] = step  # timed again in the later rounds (its model stays)
             del net, opt, step, step_ns, m
@@ -1102,7 +1117,10 @@ class Bench:
             optimizer="SGD(momentum=0.9)" if args.optimizer == "sgd" else "AdamW",
             grad_dtype="float32", cudnn_benchmark=bool(torch.backends.cudnn.benchmark),
             bucket_cap_mb=args.bucket_cap_mb, broadcast_buffers=not args.no_broadcast_buffers,
-            first_bucket_bytes=getattr(dist, "_DEFAULT_FIRST_BUCKET_BYTES", None),
+            # DDP's default first bucket where bucket_cap_mb was not passed; with it, the version decides (the
+            # records' ddp_bucket_sizes say what ran)
+            first_bucket_bytes=getattr(dist, "_DEFAULT_FIRST_BUCKET_BYTES", None) if args.bucket_cap_mb is None
+            else None,
             channels_last=bool(args.channels_last), lm_causal=bool(args.lm_causal),
             steps=args.steps, warmup=args.warmup, sdpa_backends_enabled=sdpa, sdpa_choice=args.sdpa,
             env_nccl={k: v for k, v in sorted(os.environ.items()) if k.startswith("NCCL_")},

@@ -15,6 +15,10 @@ python3 -c "import py_compile, sys; py_compile.compile(sys.argv[1], cfile=sys.ar
     "$B" "$tmp/ddp_bench.pyc" || stop "$B does not compile"
 python3 "$B" --help >"$tmp/help" 2>&1 || stop "--help failed"
 grep -q -- "--bucket-cap-mb" "$tmp/help" || stop "--help lacks --bucket-cap-mb"
+# DDP as a plain script makes it: bucket_cap_mb not passed, since PyTorch 2.x makes an explicit one the first
+# bucket's size too (the harness passed 25 until 6 December 2026: a 25 MiB first bucket, where a plain script has 1 MiB)
+grep -q "bucket_cap_mb (default: not passed" "$tmp/help" || stop "--help: --bucket-cap-mb has a default value passed to DDP"
+grep -q 'if args.bucket_cap_mb is not None:' "$B" || stop "$B passes bucket_cap_mb to DDP unconditionally"
 grep -q -- "--no-broadcast-buffers" "$tmp/help" || stop "--help lacks --no-broadcast-buffers"
 grep -q -- "--rounds" "$tmp/help" || stop "--help lacks --rounds"
 
