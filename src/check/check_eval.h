@@ -10,8 +10,9 @@
  *   p2p     one point per ordered pair (pair=S,D: that pair), uni_gbps or bidir_gbps.
  *   efficiency  one point per N of train.results (n=*: N >= 2).
  * min=X passes when value >= X. below_baseline<=P takes its points from the BASELINE (the baseline says what
- * must be measured, for busbw down to the data types and reductions: the run's rows of those alone are compared,
- * and a run lacking one is "not comparable") and passes when value >= baseline * (1 - P/100).
+ * must be measured, for busbw down to the data types, reductions and placements: the run's rows of those alone are
+ * compared, each with the baseline's of the same, and a run lacking one is "not comparable") and passes when
+ * value >= baseline * (1 - P/100) for each.
  * A point that was demanded but not measured is a FAIL ("not measured"), never a skip: an acceptance test that
  * passes because nothing was measured accepts a machine nobody tested. A measured point with wrong results
  * (validation failed) fails too. The run's own result status is the first row. */

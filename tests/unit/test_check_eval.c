@@ -370,7 +370,7 @@ static void t_below_baseline_variants(void)
     T_EQ_U(vs.n, 2);
     T_EQ_I(vs.v[1].pass, 0);
     T_EQ_S(vs.v[1].measured, "not comparable");
-    T_CONTAINS(vs.v[1].note, "the baseline measured float sum here, the run half sum");
+    T_CONTAINS(vs.v[1].note, "the baseline measured float sum out-of-place here, the run half sum out-of-place");
     nvs_verdicts_free(&vs);
     /* the run has the baseline's float and also half (slower): only float is compared, and passes */
     rrows[6].type = "float";
@@ -390,7 +390,51 @@ static void t_below_baseline_variants(void)
     run.ncolls--;
     vs = eval(lines, &run, &base);
     T_EQ_I(vs.v[1].pass, 0);
-    T_CONTAINS(vs.v[1].note, "the baseline measured float sum, double sum here, the run float sum");
+    T_CONTAINS(vs.v[1].note, "the baseline measured float sum out-of-place, double sum out-of-place here, the run "
+                             "float sum out-of-place");
+    nvs_verdicts_free(&vs);
+}
+
+/* In-place and out-of-place are two measurements (NCCL's in-place all_reduce runs on one buffer): each is held to
+ * the baseline's of the same placement. Before, an in-place run passed against an out-of-place baseline, and the
+ * run's worst row was set against the baseline's worst row whichever placement each came from. */
+static void t_below_baseline_placement(void)
+{
+    static nvs_run_coll brows[16], rrows[16];
+    nvs_run run = make_run(), base = baseline_of(brows, 16);
+    memcpy(rrows, rows, sizeof rrows);
+    run.colls = rrows;
+    /* 1 GiB n=4: the baseline out-of-place 300, the run in-place 300 alone: not comparable */
+    const char *n4[] = {"busbw all_reduce size=1G n=4 below_baseline<=5%", NULL};
+    rrows[6].inplace = 1;
+    nvs_verdicts vs = eval(n4, &run, &base);
+    T_EQ_U(vs.n, 2);
+    T_EQ_I(vs.v[1].pass, 0);
+    T_EQ_S(vs.v[1].measured, "not comparable");
+    T_CONTAINS(vs.v[1].note, "the baseline measured float sum out-of-place here, the run float sum in-place");
+    nvs_verdicts_free(&vs);
+    /* the run has both, its in-place one far slower: the out-of-place baseline is compared with out-of-place */
+    rrows[6].inplace = 0;
+    rrows[run.ncolls] = rrows[6];
+    rrows[run.ncolls].inplace = 1;
+    rrows[run.ncolls].busbw_gbps = 100;
+    run.ncolls++;
+    vs = eval(n4, &run, &base);
+    T_EQ_I(vs.v[1].pass, 1);
+    T_NEAR(vs.v[1].measured_v, 300, 1e-9);
+    nvs_verdicts_free(&vs);
+    run.ncolls--;
+    /* 1 GiB n=2, both placements in both: the baseline out 330 / in 300, the run out 300 / in 327. Worst against
+     * worst is 300 vs 300; out-of-place is 9.1% below its baseline, a FAIL at 5% */
+    const char *n2[] = {"busbw all_reduce size=1G n=2 below_baseline<=5%", NULL};
+    brows[4].busbw_gbps = 300;
+    rrows[3].busbw_gbps = 300;
+    vs = eval(n2, &run, &base);
+    T_EQ_I(vs.v[1].pass, 0);
+    T_NEAR(vs.v[1].measured_v, 300, 1e-9);
+    T_NEAR(vs.v[1].expected_v, 330 * 0.95, 1e-9);
+    T_CONTAINS(vs.v[1].note, "baseline 330.0 GB/s, 9.1% below it (limit 5.0%); worst of 2 variants: float sum "
+                             "out-of-place");
     nvs_verdicts_free(&vs);
 }
 
@@ -617,7 +661,7 @@ static void t_reference_above_one(void)
 T_LIST = {T_CASE(t_self_reference_efficiency), T_CASE(t_reference_above_one), T_CASE(t_one_gpu_busbw), T_CASE(t_unvalidated_warns), T_CASE(t_appends), 
     T_CASE(t_status_row),         T_CASE(t_min_edges_and_worst_variant), T_CASE(t_n_selection),
     T_CASE(t_not_measured_fails), T_CASE(t_every_collective_and_range),  T_CASE(t_wrong_results_fail),
-    T_CASE(t_p2p_and_efficiency), T_CASE(t_min_bound_pct), T_CASE(t_below_baseline), T_CASE(t_below_baseline_small_not_measured),              T_CASE(t_baseline_equal_to_run_passes), T_CASE(t_below_baseline_variants),
+    T_CASE(t_p2p_and_efficiency), T_CASE(t_min_bound_pct), T_CASE(t_below_baseline), T_CASE(t_below_baseline_small_not_measured),              T_CASE(t_baseline_equal_to_run_passes), T_CASE(t_below_baseline_variants), T_CASE(t_below_baseline_placement),
     T_CASE(t_slowest),            T_CASE(t_run_names),           T_CASE(t_every_workload),
 };
 T_MAIN
