@@ -78,7 +78,8 @@ static void safe_name(const char *s, char *buf, size_t len)
 
 typedef struct {
     char title[160];
-    int bound; /* a link bound: a dashed horizontal line, not measured points */
+    int bound;  /* a link bound: a dashed horizontal line, not measured points */
+    int nodraw; /* a key entry alone, no data block: a series whose every point was left out */
 } series;
 
 typedef struct {
@@ -144,14 +145,15 @@ static nvs_result_t busbw_data(const nvs_report *rep, const char *dir, const cha
         for (int m = 0; m < kn && res == NVS_OK; m++) {
             if (ns[m] < 2) continue; /* busbw is 0 by definition on one GPU */
             /* a row whose result check failed is no point of the curve (the tables say 'failed check'); the
-             * series' title says how many were left out, a series of none of its own is not drawn */
+             * series' title says how many were left out, and a series of none of its own is a key entry that says
+             * so (it was left off the plot without a word: the plot read as if the run had not measured it) */
             int points = 0, failed = 0;
             for (int s = 0; s < ks; s++) {
                 const nvs_run_coll *x = nvs_run_coll_find(r, coll, ns[m], sizes[s]);
                 /* a log-scale axis cannot draw 0 (a file's rounded value): such a point is no point */
                 if (x && !isnan(x->busbw_gbps) && x->busbw_gbps > 0) nvs_report_failed_check(x) ? failed++ : points++;
             }
-            if (!points) continue;
+            if (!points && !failed) continue;
             char name[160], w[64], title[160];
             nvs_report_run_name(rep, i, name, sizeof name);
             nvs_report_transport(r, ns[m], w, sizeof w);
@@ -160,6 +162,14 @@ static nvs_result_t busbw_data(const nvs_report *rep, const char *dir, const cha
             /* the run's name carries its "(R#)" already where it stands for the transport (w empty) */
             if (w[0] && rep->nruns > 1 && strstr(name, "(R")) snprintf(title + strlen(title), sizeof title - strlen(title),
                                                                 " (R%d)", i + 1);
+            if (!points) {
+                snprintf(title + strlen(title), sizeof title - strlen(title), ": not drawn, %s failed check",
+                         failed == 1 ? "its one size" : "every size");
+                res = add_series(p, title);
+                if (res == NVS_OK) p->s[p->ns - 1].nodraw = 1;
+                nvs_plot_comment(o.f, title); /* no data block: the script draws none for it */
+                continue;
+            }
             if (failed)
                 snprintf(title + strlen(title), sizeof title - strlen(title), " (%d size%s failed check, left out)",
                          failed, failed == 1 ? "" : "s");
@@ -193,8 +203,11 @@ static nvs_result_t busbw_data(const nvs_report *rep, const char *dir, const cha
         free(ns);
         free(sizes);
     }
-    if (res != NVS_OK || !p->ns) {
+    int drawn = 0;
+    for (int i = 0; i < p->ns; i++) drawn += !p->s[i].nodraw;
+    if (res != NVS_OK || !drawn) { /* key entries alone are no plot (gnuplot cannot scale an axis on nothing) */
         nvs_outfile_discard(&o);
+        p->ns = 0;
         return res;
     }
     return nvs_outfile_commit(&o);
@@ -347,9 +360,13 @@ static void script_plot(FILE *f, const plot_def *p, const char *ext)
          * one plot; the bounds are dashed */
         fprintf(f, "set xlabel 'message size (bytes)'\nset ylabel 'busbw (GB/s, log scale)'\nset logscale x 2\n"
                    "set logscale y 10\nset format x '%%.0b%%B'\nset format y '%%g'\nset key below\nplot ");
-        for (int i = 0; i < p->ns; i++) {
-            fprintf(f, "%s'%s.dat' index %d using 1:2 with %s title ", i ? ", \\\n     " : "", p->file, i,
-                    p->s[i].bound ? "lines dt 2 lw 2" : "linespoints");
+        for (int i = 0, block = 0; i < p->ns; i++) {
+            fputs(i ? ", \\\n     " : "", f);
+            if (p->s[i].nodraw) /* its key entry alone: NaN draws nothing, 'lt nodraw' (gnuplot 5) no sample */
+                fputs("NaN with lines lt nodraw title ", f);
+            else
+                fprintf(f, "'%s.dat' index %d using 1:2 with %s title ", p->file, block++,
+                        p->s[i].bound ? "lines dt 2 lw 2" : "linespoints");
             nvs_plot_quote(f, p->s[i].title);
         }
         fprintf(f, "\n");

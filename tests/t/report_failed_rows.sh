@@ -50,4 +50,20 @@ grep -q '^65536 ' "$dir/p/busbw_all_reduce.dat" && fail "the busbw plot draws a 
 grep -q '^131072 12$' "$dir/p/busbw_all_reduce.dat" || fail "the busbw plot lost a clean row"
 grep -q '^# N=3 .*(1 size failed check, left out)$' "$dir/p/busbw_all_reduce.dat" ||
     fail "the series does not say a failed row was left out"
+# a series whose every size failed its check was left off the plot without a word (the plot read as if the run had
+# not measured N=2): its key entry says so, and it takes no data block (the next series keeps its own)
+cat >"$dir/q.json" <<'JSON'
+{"schema": "nvscale.run/1", "host": "box", "world": {"size": 3, "nodes": 1},
+ "collectives": [
+  {"collective": "all_reduce", "n": 2, "size": 65536, "bytes": 65536, "busbw_gbps": 9.0, "wrong": 4},
+  {"collective": "all_reduce", "n": 2, "size": 131072, "bytes": 131072, "busbw_gbps": 11.0, "wrong": 4},
+  {"collective": "all_reduce", "n": 3, "size": 65536, "bytes": 65536, "busbw_gbps": 10.0, "wrong": 0},
+  {"collective": "all_reduce", "n": 3, "size": 131072, "bytes": 131072, "busbw_gbps": 12.0, "wrong": 0}]}
+JSON
+PATH="$(cd "$dir/bin" && pwd):$PATH" expect_err 0 "" "$NVS" report -o "$dir/q" "$dir/q.json" || stop "report with plots"
+grep -q "^plot NaN with lines lt nodraw title 'N=2 [^']*: not drawn, every size failed check', \\\\$" \
+    "$dir/q/plots.gp" || { fail "the plot does not say N=2 was left out"; cat "$dir/q/plots.gp"; }
+grep -q "^ *'busbw_all_reduce.dat' index 0 using 1:2 with linespoints title 'N=3 " "$dir/q/plots.gp" ||
+    fail "the drawn series is not data block 0"
+grep -q '^131072 11$' "$dir/q/busbw_all_reduce.dat" && fail "the busbw plot draws a row that failed its check"
 finish
