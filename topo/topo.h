@@ -242,6 +242,10 @@ typedef struct {
 double nvs_topo_pcie_gbps(int gen, int width);
 /* Per-link, per-direction NVLink rate for a generation; 0 if unknown. `source` gets where it comes from. */
 double nvs_topo_nvlink_gbps(int version, char *source, size_t len);
+/* The NVLink generation a GPU model name says (2..5: "NVIDIA H100 80GB HBM3", "GH100 [H100 SXM5 80GB]" -> 4), by
+ * a whole word of it that names one product of one generation; 0 when no word does, or words of two do. For an
+ * offline matrix, which does not say the generation (hwloc writes 25000 MB/s a link for NVLink 2, 3 and 4). */
+int nvs_topo_nvlink_version_of_model(const char *name);
 /* Bound of a copy a -> b, GB/s per direction; < 0 when unknown (NET without net_gbps, no link data).
  * p2p_allowed = 0 (or P2P known unsupported): the host-memory (SHM) path. source/len may be NULL/0. */
 double nvs_topo_pair_bound_gbps(const nvs_topology *t, int a, int b, int p2p_allowed, char *source, size_t len);

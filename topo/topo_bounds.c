@@ -68,6 +68,32 @@ double nvs_topo_nvlink_gbps(int version, char *source, size_t len)
     return rates[version].gbps;
 }
 
+int nvs_topo_nvlink_version_of_model(const char *name)
+{
+    /* Products whose NVLink generation is one (NVIDIA's datasheets): V100 NVLink2; A100, A800 NVLink3 (the GA10x
+     * boards with NVLink, RTX A6000 and the like, run 14.0625 GB/s a link and are left out); H100, H200, H800, GH200
+     * NVLink4; B100, B200, GB200 NVLink5. A word, not a substring: "GH100" is the H100's chip, "A100X" another
+     * board. */
+    static const struct {
+        const char *word;
+        int version;
+    } models[] = {{"V100", 2}, {"A100", 3}, {"A800", 3},  {"H100", 4},  {"H200", 4},
+                  {"H800", 4}, {"GH200", 4}, {"B100", 5}, {"B200", 5}, {"GB200", 5}};
+    int found = 0;
+    for (const char *p = name ? name : ""; *p;) {
+        size_t n = 0;
+        while (p[n] && ((p[n] >= 'A' && p[n] <= 'Z') || (p[n] >= 'a' && p[n] <= 'z') || (p[n] >= '0' && p[n] <= '9')))
+            n++;
+        for (size_t i = 0; n && i < sizeof models / sizeof models[0]; i++)
+            if (strlen(models[i].word) == n && !strncmp(p, models[i].word, n)) {
+                if (found && found != models[i].version) return 0; /* two generations named: neither is known */
+                found = models[i].version;
+            }
+        p += n ? n : 1;
+    }
+    return found;
+}
+
 static double min2(double a, double b) { return a < b ? a : b; }
 
 /* The ring and placement searches ask for values only, for millions of pairs at a few thousand GPUs: they pass

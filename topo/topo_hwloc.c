@@ -258,6 +258,20 @@ static nvs_result_t read_nvlink_matrix(hwloc_topology_t topo, const char *xml, n
                                        "would have more links than any GPU)"
                                      : "hwloc NVLinkBandwidth matrix: 25000 MB/s per link (NVLink 2-4; the XML does "
                                        "not say which)");
+            /* hwloc's 25000 is NVIDIA's nominal 900 GB/s / 18 / 2 (topology-nvml.c, open-mpi/hwloc#574), below
+             * what an NVLink4 link carries (26.5625 GB/s, topo_bounds.c): an NV18 H100 pair read 450 GB/s where
+             * 478 is the bound. The GPU model (hwloc's GPUModel, or pci.ids' name) says the generation where it
+             * names one and the matrix agrees with it (NVLink 2-4 in 25000s, NVLink5 in 50000s, which also settles
+             * a Blackwell GPU with half its links down); else the matrix's reading above stands. */
+            int mv = nvs_topo_nvlink_version_of_model(g->name);
+            if ((mv >= 2 && mv <= 4 && unit == 25000 && all25) || (mv == 5 && all50)) {
+                char table[96];
+                unit = mv == 5 ? 50000 : 25000;
+                g->nvlink.version = mv;
+                g->nvlink.gbps_per_link = nvs_topo_nvlink_gbps(mv, table, sizeof table);
+                snprintf(g->nvlink.rate_source, sizeof g->nvlink.rate_source, "GPU model %.24s: %.90s", g->name,
+                         table);
+            }
             for (unsigned j = 0; j < n; j++) {
                 hwloc_uint64_t v = d[m]->values[(size_t)i * n + j];
                 if (j == i || !v) continue;

@@ -43,7 +43,7 @@ if errors:
 PY
 "$NVS" topo --hwloc-xml tests/fixtures/topo/nvswitch8.xml --format csv --no-save >"$dir/out.csv" 2>"$dir/err"
 [ "$(wc -l <"$dir/out.csv")" -eq 29 ] || fail "csv has $(wc -l <"$dir/out.csv") lines, expected 1 + 28"
-grep -q '^0,7,hgx-h100,hgx-h100,NV18,18,SYS,,,450.000,NVLink$' "$dir/out.csv" || { fail "csv row 0,7"; head -3 "$dir/out.csv"; }
+grep -q '^0,7,hgx-h100,hgx-h100,NV18,18,SYS,,,478.125,NVLink$' "$dir/out.csv" || { fail "csv row 0,7"; head -3 "$dir/out.csv"; }
 # command.argv and env keep an argument or a value that is not UTF-8 (a Latin-1 directory name), its byte made
 # visible: both were dropped (jansson refuses such text), and argv read "... --out" with no value
 odd="$dir/odd-$(printf '\377')"

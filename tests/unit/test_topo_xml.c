@@ -110,11 +110,46 @@ static void t_nvswitch8_nvl5(void)
     T_NEAR(g->nvlink.gbps_per_link, 50.0, 1e-9);
     T_NEAR(nvs_topo_pair_bound_gbps(t, 3, 6, 1, NULL, 0), 900.0, 1e-9);
     nvs_topo_free(t);
-    /* the 25000 unit stays where 18 links fit: nvswitch8 itself (5+4+4+5 x 25000) */
+    /* the 25000 unit stays where 18 links fit: nvswitch8 itself (5+4+4+5 x 25000); its H100s are NVLink4 */
     t = load("nvswitch8.xml");
-    T_EQ_I(t->gpus[3].nvlink.version, 0);
-    T_NEAR(t->gpus[3].nvlink.gbps_per_link, 25.0, 1e-9);
+    T_EQ_I(t->gpus[3].nvlink.links_up, 18);
+    T_EQ_I(t->gpus[3].nvlink.version, 4);
     nvs_topo_free(t);
+}
+
+/* hwloc writes 25000 MB/s a link for NVLink 2, 3 and 4 alike (NVIDIA's nominal 900 GB/s / 18 / 2): an H100 NV18
+ * pair read 450 GB/s offline, where its links carry 18 x 26.5625 = 478.125 (nvidia-smi nvlink -s: 26.562 GB/s).
+ * The GPU model says NVLink4; a model that says no generation (RTX A6000) keeps the matrix's 25 and says so. */
+static void t_nvlink_rate_from_model(void)
+{
+    nvs_topology *t = load("nvswitch8.xml");
+    const nvs_topo_gpu *g = &t->gpus[2];
+    T_EQ_I(g->nvlink.version, 4);
+    T_NEAR(g->nvlink.gbps_per_link, 26.5625, 1e-12);
+    T_CONTAINS(g->nvlink.rate_source, "GPU model NVIDIA H100 80GB HBM3: NVLink4");
+    T_NEAR(nvs_topo_pair_bound_gbps(t, 2, 5, 1, NULL, 0), 478.125, 1e-9);
+    nvs_topo_free(t);
+    t = load("nvlink_pairs.xml");
+    T_EQ_I(t->gpus[2].nvlink.version, 0);
+    T_NEAR(t->gpus[2].nvlink.gbps_per_link, 25.0, 1e-12);
+    T_CONTAINS(t->gpus[2].nvlink.rate_source, "the XML does not say which");
+    nvs_topo_free(t);
+    /* names: a word of one product, not a substring; two generations named are none */
+    T_EQ_I(nvs_topo_nvlink_version_of_model("NVIDIA H200"), 4);
+    T_EQ_I(nvs_topo_nvlink_version_of_model("GH100 [H100 SXM5 80GB]"), 4);
+    T_EQ_I(nvs_topo_nvlink_version_of_model("NVIDIA GH200 480GB"), 4);
+    T_EQ_I(nvs_topo_nvlink_version_of_model("NVIDIA H800"), 4);
+    T_EQ_I(nvs_topo_nvlink_version_of_model("NVIDIA A100-SXM4-80GB"), 3);
+    T_EQ_I(nvs_topo_nvlink_version_of_model("NVIDIA A800-SXM4-80GB"), 3);
+    T_EQ_I(nvs_topo_nvlink_version_of_model("NVIDIA B200"), 5);
+    T_EQ_I(nvs_topo_nvlink_version_of_model("NVIDIA GB200"), 5);
+    T_EQ_I(nvs_topo_nvlink_version_of_model("Tesla V100-SXM2-32GB"), 2);
+    T_EQ_I(nvs_topo_nvlink_version_of_model("GH100"), 0);
+    T_EQ_I(nvs_topo_nvlink_version_of_model("NVIDIA RTX A6000"), 0);
+    T_EQ_I(nvs_topo_nvlink_version_of_model("NVIDIA A100X"), 0);
+    T_EQ_I(nvs_topo_nvlink_version_of_model("A100 or H100"), 0);
+    T_EQ_I(nvs_topo_nvlink_version_of_model(""), 0);
+    T_EQ_I(nvs_topo_nvlink_version_of_model(NULL), 0);
 }
 
 /* the reference 2xH200 machine: flat virtual PCI bus, no NVML backend in its hwloc: PHB offline (NV18 live) */
@@ -195,6 +230,6 @@ static void t_busid_lookup(void)
     nvs_topo_free(t);
 }
 
-T_LIST = {T_CASE(t_pcie8), T_CASE(t_nvlink_pairs), T_CASE(t_nvswitch8), T_CASE(t_nvswitch8_nvl5), T_CASE(t_h200x2), T_CASE(t_bad_inputs),
+T_LIST = {T_CASE(t_pcie8), T_CASE(t_nvlink_pairs), T_CASE(t_nvswitch8), T_CASE(t_nvswitch8_nvl5), T_CASE(t_nvlink_rate_from_model), T_CASE(t_h200x2), T_CASE(t_bad_inputs),
           T_CASE(t_busid_lookup)};
 T_MAIN
