@@ -47,8 +47,9 @@ double nvs_topo_nvlink_gbps(int version, char *source, size_t len)
      *           when they disagree (topo_nvml.c)
      *   NVLink4 (H100, H200): 26.5625 GB/s: 2 lanes x 106.25 Gbit/s PAM4; nvidia-smi nvlink -s shows
      *           26.562 GB/s on the reference 2xH200 machine (NVIDIA's "900 GB/s" = 18 x 25 x 2 is nominal)
-     *   NVLink5 (B200): 50 GB/s: NVIDIA's 1.8 TB/s per GPU over 18 links, both directions (datasheet;
-     *           not checked against nvidia-smi here). */
+     *   NVLink5 (B200, GB200): 53.125 GB/s: 2 lanes x 212.5 Gbit/s, twice NVLink4; nvidia-smi nvlink -s shows
+     *           53.125 GB/s a link on GB200 (NVIDIA/k8s-test-infra#371; NVIDIA's "1.8 TB/s" = 18 x 50 x 2 is
+     *           nominal, as NVLink4's 900). */
     static const struct {
         double gbps;
         const char *src;
@@ -58,7 +59,7 @@ double nvs_topo_nvlink_gbps(int version, char *source, size_t len)
         {25.78125, "NVLink2: 8 lanes x 25.78125 Gbit/s (nvidia-smi nvlink -s: 25.781 GB/s)"},
         {25.0, "NVLink3: 4 lanes x 50 Gbit/s (nvidia-smi nvlink -s: 25 GB/s)"},
         {26.5625, "NVLink4: 2 lanes x 106.25 Gbit/s (nvidia-smi nvlink -s: 26.562 GB/s)"},
-        {50.0, "NVLink5: 1.8 TB/s per GPU / 18 links / 2 directions (NVIDIA datasheet)"},
+        {53.125, "NVLink5: 2 lanes x 212.5 Gbit/s (nvidia-smi nvlink -s on GB200: 53.125 GB/s)"},
     };
     if (version < 1 || version > 5) {
         if (source && len) snprintf(source, len, "NVLink version %d unknown", version);
