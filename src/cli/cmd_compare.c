@@ -424,7 +424,7 @@ static void busbw_tables(FILE *f, const tp_result *t, int n, int markdown)
                     nvs_run_coll_variant(runs[i], nvs_run_coll_find(runs[i], colls[c], ns[m], sizes[s]), var, sizeof var);
             /* a run of --inplace in has no out-of-place row: its in-place rows are shown, and the heading says so
              * (--report-only refused runs whose shown rows differ in kind, nvs_tp_runs_alike) */
-            int in = 0, cells = 0;
+            int in = 0, cells = 0, failed = 0;
             for (int i = 0; i < nr; i++)
                 for (int s = 0; s < ks; s++) {
                     const nvs_run_coll *x = nvs_run_coll_find(runs[i], colls[c], ns[m], sizes[s]);
@@ -452,23 +452,32 @@ static void busbw_tables(FILE *f, const tp_result *t, int n, int markdown)
                 nvs_format_size((size_t)sizes[s], sz, sizeof sz);
                 fprintf(f, markdown ? "| %s |" : "%10s", sz);
                 double v0 = NAN;
+                /* a row whose result check found wrong elements (nvs_report_failed_check, the report's one rule):
+                 * its busbw is no measurement of the transport, neither a cell nor a side of a ratio */
                 for (int i = 0; i < nr; i++) {
                     const nvs_run_coll *x = nvs_run_coll_find(runs[i], colls[c], ns[m], sizes[s]);
-                    double v = x ? x->busbw_gbps : NAN;
+                    int bad = nvs_report_failed_check(x);
+                    double v = x && !bad ? x->busbw_gbps : NAN;
                     if (i == 0) v0 = v;
-                    if (isnan(v)) snprintf(cellb, sizeof cellb, "-");
+                    failed |= bad;
+                    if (bad) snprintf(cellb, sizeof cellb, "failed check");
+                    else if (isnan(v)) snprintf(cellb, sizeof cellb, "-");
                     else snprintf(cellb, sizeof cellb, "%.2f", v);
                     fprintf(f, markdown ? " %s |" : " %9s", cellb);
                 }
                 for (int i = 1; i < nr; i++) {
                     const nvs_run_coll *x = nvs_run_coll_find(runs[i], colls[c], ns[m], sizes[s]);
-                    double v = x ? x->busbw_gbps : NAN;
+                    double v = x && !nvs_report_failed_check(x) ? x->busbw_gbps : NAN;
                     if (isnan(v) || isnan(v0) || v0 <= 0) snprintf(cellb, sizeof cellb, "-");
                     else snprintf(cellb, sizeof cellb, "%.3f", v / v0);
                     fprintf(f, markdown ? " %s |" : " %12s", cellb);
                 }
                 fprintf(f, "\n");
             }
+            if (failed)
+                fprintf(f, "%sfailed check: the row's result check found wrong elements (its run's collectives' "
+                           "tables give its busbw and how many): no measurement of the transport, and no ratio is "
+                           "taken from it.\n", markdown ? "\n" : "");
             if (markdown) fprintf(f, "\n");
             free(sizes);
         }
