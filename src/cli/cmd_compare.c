@@ -497,8 +497,9 @@ static nvs_result_t write_compare_md(const char *dir, const tp_result *t, int n,
     fprintf(f, "%s%s\n\n", host ? " on " : "", host ? host : "");
     fprintf(f, "Each transport ran as its own `nvscale run` process (NCCL reads its settings once per process), in "
                "its own directory `<transport>/`. \"NCCL used\" is read from NCCL's own INFO log in each run "
-               "(run.json \"transports\", at the largest GPU count); a run whose transport differs from the one "
-               "asked for is marked WRONG TRANSPORT. How to read it: docs/compare.md.\n\n");
+               "(run.json \"transports\", at every GPU count; the column shows the largest one's, or the one that "
+               "differs); a run whose transport differs at any GPU count from the one asked for is marked WRONG "
+               "TRANSPORT. How to read it: docs/compare.md.\n\n");
     status_table(f, t, n, 1);
     for (int i = 0; i < n; i++)
         if (t[i].state == ST_FAILED && t[i].tail[0]) {

@@ -221,24 +221,11 @@ char **nvs_tp_child_env(char *const *envp, nvs_tp_kind k, int *dropped)
     return env;
 }
 
-void nvs_tp_verify(nvs_tp_kind k, const nvs_run *r, nvs_tp_verification *v)
+/* The verdict of one GPU count's transports (t: a run.json "transports" entry that names some) */
+static void verify_at(const nvs_tp_desc *d, const nvs_run_transport *t, nvs_tp_verification *v)
 {
-    const nvs_tp_desc *d = &table[k];
     memset(v, 0, sizeof *v);
     v->verdict = NVS_TP_UNVERIFIED;
-    if (r->backend && !strcmp(r->backend, "mpi")) {
-        snprintf(v->text, sizeof v->text, "not verified: the run used the MPI host backend, not NCCL");
-        return;
-    }
-    const nvs_run_transport *t = NULL;
-    for (size_t i = 0; i < r->ntransports; i++)
-        if (!t || r->transports[i].n > t->n) t = &r->transports[i];
-    if (!t || !t->nsummary) {
-        snprintf(v->text, sizeof v->text,
-                 "not verified: run.json names no transport (NCCL's INFO log was not captured: --no-nccl-log, or "
-                 "NCCL_DEBUG set by the user)");
-        return;
-    }
     v->n = t->n;
     /* what was found: "P2P over NVLink (24 channels)", several words when NCCL mixed transports */
     int expected = 0, others = 0;
@@ -278,7 +265,44 @@ void nvs_tp_verify(nvs_tp_kind k, const nvs_run *r, nvs_tp_verification *v)
         return; /* unverified: P2P, link unknown */
     }
     v->verdict = NVS_TP_VERIFIED;
-    snprintf(v->text, sizeof v->text, "as asked (n=%d)", t->n);
+}
+
+/* how bad a verdict is: a mismatch at any N outweighs an unverified N, which outweighs a verified one */
+static int badness(int verdict) { return verdict == NVS_TP_MISMATCH ? 2 : verdict == NVS_TP_UNVERIFIED ? 1 : 0; }
+
+void nvs_tp_verify(nvs_tp_kind k, const nvs_run *r, nvs_tp_verification *v)
+{
+    const nvs_tp_desc *d = &table[k];
+    memset(v, 0, sizeof *v);
+    v->verdict = NVS_TP_UNVERIFIED;
+    if (r->backend && !strcmp(r->backend, "mpi")) {
+        snprintf(v->text, sizeof v->text, "not verified: the run used the MPI host backend, not NCCL");
+        return;
+    }
+    /* every GPU count the run measured, not the largest alone: the busbw table shows the rows of each N under the
+     * transport's name (--gpus 2,4 whose n=2 went through SHM while n=4 used P2P over NVLink read "as asked") */
+    char ns[128] = "";
+    int any = 0, cut = 0;
+    for (size_t i = 0; i < r->ntransports; i++) {
+        const nvs_run_transport *t = &r->transports[i];
+        if (!t->nsummary) continue; /* N = 1: nothing between GPUs */
+        nvs_tp_verification x;
+        verify_at(d, t, &x);
+        if (!any || badness(x.verdict) > badness(v->verdict) ||
+            (badness(x.verdict) == badness(v->verdict) && x.n > v->n))
+            *v = x;
+        any = 1;
+        size_t l = strlen(ns);
+        if (l + 16 < sizeof ns) snprintf(ns + l, sizeof ns - l, "%s%d", l ? ", " : "", t->n);
+        else if (!cut++) snprintf(ns + l, sizeof ns - l, ", ...");
+    }
+    if (!any) {
+        snprintf(v->text, sizeof v->text,
+                 "not verified: run.json names no transport (NCCL's INFO log was not captured: --no-nccl-log, or "
+                 "NCCL_DEBUG set by the user)");
+        return;
+    }
+    if (v->verdict == NVS_TP_VERIFIED) snprintf(v->text, sizeof v->text, "as asked (n=%s)", ns);
 }
 
 nvs_result_t nvs_tp_parse_topology(const char *text, nvs_run *r, char *err, size_t errlen)

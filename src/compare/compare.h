@@ -58,11 +58,13 @@ char **nvs_tp_child_env(char *const *envp, nvs_tp_kind k, int *dropped);
  * topology object alone (wrapped here for the shared reader). NVS_ERR_INPUT with a message in err. */
 nvs_result_t nvs_tp_parse_topology(const char *text, nvs_run *r, char *err, size_t errlen);
 
-/* Did NCCL use the transport that was asked for? From the run's transports at its largest N. */
+/* Did NCCL use the transport that was asked for? From the run's transports at every N it names: a mismatch at any
+ * N is the verdict (that N's), else an N not verified, else verified ("as asked (n=2, 4)"); of equal verdicts, the
+ * largest N's. */
 enum { NVS_TP_VERIFIED = 1, NVS_TP_MISMATCH = 0, NVS_TP_UNVERIFIED = -1 };
 typedef struct {
     int verdict;
-    int n;           /* the N it was read at; 0 none */
+    int n;           /* the N the verdict is of; 0 none */
     char found[128]; /* "P2P over NVLink (24 channels)", "NET/Socket/0 (2 channels)", "" */
     char text[320];  /* the sentence for the report */
 } nvs_tp_verification;

@@ -212,6 +212,22 @@ static void t_verify(void)
     T_EQ_I(v.verdict, NVS_TP_MISMATCH);
     T_EQ_I(v.n, 4);
     T_CONTAINS(v.found, "P2P+SHM");
+    /* every N is verified, not the largest alone: --gpus 2,4 whose n=2 went through SHM read "as asked (n=4)" */
+    const char *two_ns = "[{\"n\": 2, \"summary\": {\"SHM\": 2}, \"link\": \"host memory\"},"
+                         " {\"n\": 4, \"summary\": {\"P2P\": 24}, \"link\": \"NVLink\"}]";
+    v = verify(NVS_TP_NVLINK, two_ns, "nccl");
+    T_EQ_I(v.verdict, NVS_TP_MISMATCH);
+    T_EQ_I(v.n, 2);
+    T_CONTAINS(v.text, "MISMATCH: asked for nvlink (P2P), NCCL used SHM over host memory (2 channels) at n=2");
+    const char *both_nvl = "[{\"n\": 2, \"summary\": {\"P2P\": 12}, \"link\": \"NVLink\"},"
+                           " {\"n\": 4, \"summary\": {\"P2P\": 24}, \"link\": \"NVLink\"}]";
+    v = verify(NVS_TP_NVLINK, both_nvl, "nccl");
+    T_EQ_I(v.verdict, NVS_TP_VERIFIED);
+    T_EQ_I(v.n, 4);
+    T_EQ_S(v.found, "P2P over NVLink (24 channels)");
+    T_EQ_S(v.text, "as asked (n=2, 4)");
+    v = verify(NVS_TP_NVLINK, p2p_nvl, "nccl");
+    T_EQ_S(v.text, "as asked (n=2)");
     v = verify(NVS_TP_NVLINK, "[{\"n\": 2, \"summary\": {\"P2P\": 24}}]", "nccl"); /* link not recorded */
     T_EQ_I(v.verdict, NVS_TP_UNVERIFIED);
     /* P2P between GPUs whose class the run's topology lacked: the log says "P2P (link unknown)", which is no
