@@ -8,6 +8,8 @@
 #include "core/units.h"
 #include "fleet/fleet.h"
 
+static int same_str(const char *a, const char *b) { return a == b || (a && b && !strcmp(a, b)); }
+
 /* the largest size of (collective, n) that every run in `has` measured; 0 if none */
 static double common_size(const nvs_run *const *runs, size_t nruns, const char *coll, int n)
 {
@@ -152,10 +154,15 @@ static int collect(const nvs_run *const *runs, size_t nruns, nvs_fleet_samples *
             const nvs_run_coll *pick = nvs_run_coll_find(runs[i], c->collective, c->n, bytes);
             /* a sweep of several types or ops (-d float,double -o sum,max): the row is the first out-of-place
              * one, and the key says which, for every run when any run has several */
-            int multi = 0;
+            int multi = 0, in_differs = 0;
             for (size_t j = 0; j < nruns && !multi; j++) {
                 char vb[64];
-                multi = *nvs_run_coll_variant(runs[j], nvs_run_coll_find(runs[j], c->collective, c->n, bytes), vb, sizeof vb);
+                const nvs_run_coll *o = nvs_run_coll_find(runs[j], c->collective, c->n, bytes);
+                multi = *nvs_run_coll_variant(runs[j], o, vb, sizeof vb);
+                /* runs of one (type, op) each, but not the same one (-d float on one host, -d double on another):
+                 * not one measurement either, the key says which as above */
+                multi |= o && (!same_str(o->type, pick->type) || !same_str(o->op, pick->op));
+                in_differs |= o && o->inplace != pick->inplace;
             }
             if (multi) {
                 char vb[64];
@@ -166,6 +173,9 @@ static int collect(const nvs_run *const *runs, size_t nruns, nvs_fleet_samples *
                              pick->op && strcmp(pick->op, "none") ? pick->op : "");
                 snprintf(key + strlen(key), sizeof key - strlen(key), " (%.40s)", vb);
             }
+            /* a run of --inplace in has only in-place rows (nvs_run_coll_find's pick): they are compared with other
+             * in-place rows only, as compare refuses runs whose shown rows differ in kind (nvs_tp_runs_alike) */
+            if (pick->inplace && in_differs) snprintf(key + strlen(key), sizeof key - strlen(key), " in-place");
             /* a row whose results were wrong has no bandwidth to compare (its run's result row fails): neither
              * in the median nor a row of its own */
             char hosts[64];

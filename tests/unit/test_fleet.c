@@ -270,6 +270,49 @@ static void t_efficiency_reference(void)
     nvs_fleet_samples_free(&s);
 }
 
+/* Runs of one (type, op) each, but not the same one, or one of --inplace in: their busbw at 1 GiB is not one
+ * measurement (a double sum against a float sum, an in-place row against out-of-place ones); they shared the key
+ * "busbw all_reduce 1 GiB n=2", and the odd run was named a host below its peers */
+static void t_unlike_rows(void)
+{
+    const char *fmt = "{\"schema\": \"nvscale.run/1\", \"host\": \"%s\", \"collectives\": ["
+                      "{\"collective\": \"all_reduce\", \"n\": 2, \"bytes\": 1073741824, \"type\": \"%s\","
+                      " \"op\": \"sum\", \"inplace\": %s, \"busbw_gbps\": %g}]}";
+    const char *hosts[] = {"a", "b", "c", "d"}, *types[] = {"float", "float", "double", "float"};
+    const char *inplace[] = {"false", "false", "false", "true"};
+    double bw[] = {330, 328, 250, 240};
+    nvs_run runs[4];
+    const nvs_run *rp[4];
+    char text[1024], err[256];
+    for (int i = 0; i < 4; i++) {
+        snprintf(text, sizeof text, fmt, hosts[i], types[i], inplace[i], bw[i]);
+        json_t *d = json_loads(text, 0, NULL);
+        T_ASSERT(d);
+        if (nvs_run_from_json(d, hosts[i], 0, &runs[i], err, sizeof err) != NVS_OK) T_FAIL("%s", err);
+        json_decref(d);
+        rp[i] = &runs[i];
+    }
+    nvs_fleet_samples s;
+    T_EQ_I(nvs_fleet_collect(rp, 4, &s), 0);
+    const char *want[] = {"busbw all_reduce 1 GiB n=2 (float sum)", "busbw all_reduce 1 GiB n=2 (float sum)",
+                          "busbw all_reduce 1 GiB n=2 (double sum)", "busbw all_reduce 1 GiB n=2 (float sum) in-place"};
+    int found = 0;
+    for (size_t i = 0; i < s.n; i++)
+        if (strstr(s.v[i].key, "busbw")) {
+            T_EQ_S(s.v[i].key, want[s.v[i].run]);
+            found++;
+        }
+    T_EQ_I(found, 4);
+    nvs_fleet_findings f;
+    T_EQ_I(nvs_fleet_judge(&s, 10, &f), 0);
+    T_EQ_U(f.n, 2);        /* a and b, the two float sum out-of-place runs */
+    T_EQ_U(f.outliers, 0); /* c and d are not hosts below their peers */
+    nvs_fleet_findings_free(&f);
+    nvs_fleet_samples_free(&s);
+    for (int i = 0; i < 4; i++) nvs_run_free(&runs[i]);
+}
+
 T_LIST = {T_CASE(t_outlier), T_CASE(t_machines), T_CASE(t_collect), T_CASE(t_wrong_left_out), T_CASE(t_settings_order),
-          T_CASE(t_multi_host), T_CASE(t_efficiency_reference)};
+          T_CASE(t_multi_host), T_CASE(t_efficiency_reference),
+          T_CASE(t_unlike_rows)};
 T_MAIN
