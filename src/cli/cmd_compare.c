@@ -807,7 +807,7 @@ int cmd_compare(int argc, char **argv)
         if (!nvs_tp_runs_alike(lr, ln, nl, why, sizeof why)) {
             fprintf(stderr, "nvscale compare: --report-only: the runs in '%s' were not made with the same options "
                             "(%s): a comparison of transports compares the same measurement; run them again with "
-                            "the same -d, -o, -r, --inplace, -G, -n, -w, -m, -z, -a and --alloc (or see them all with 'nvscale report %s/*/run.json')\n",
+                            "the same -d, -o, -r, --inplace, -G, -n, -w, -m, -z, -a and --alloc, on the same host and GPUs (or see them all with 'nvscale report %s/*/run.json')\n",
                     dir, why, dir);
             rc = 2;
             goto out;

@@ -368,10 +368,55 @@ static int sweeps_alike(const nvs_run *a, const nvs_run *b, const char *na, cons
     return 1;
 }
 
+static void gpu_list(const nvs_run_scaling *s, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    for (size_t k = 0; k < s->ngpus && strlen(buf) + 16 < len; k++)
+        snprintf(buf + strlen(buf), len - strlen(buf), "%s%d", k ? "," : "", s->gpus[k]);
+}
+
+static int cmp_int(const void *a, const void *b) { return (*(const int *)a > *(const int *)b) - (*(const int *)a < *(const int *)b); }
+
+/* Were runs a and b made on the same host and, at every N both measured, on the same GPUs (run.json "scaling":
+ * topology indices)? Runs of separate mpiruns may land on other nodes of a hostfile, or on other GPUs
+ * (CUDA_VISIBLE_DEVICES=2,3 for one of them): side by side they differ in the GPUs' links, not in the transport
+ * alone. What either run does not record is not a difference. 1 alike, else 0 with the difference in err. */
+static int places_alike(const nvs_run *a, const nvs_run *b, const char *na, const char *nb, char *err, size_t errlen)
+{
+    if (a->host && b->host && strcmp(a->host, b->host)) {
+        snprintf(err, errlen, "%s ran on host %s, %s on host %s", na, a->host, nb, b->host);
+        return 0;
+    }
+    for (size_t i = 0; i < a->nscaling; i++) {
+        const nvs_run_scaling *x = &a->scaling[i], *y = nvs_run_scaling_of(b, x->n);
+        if (!y || !x->gpus || !y->gpus || !x->ngpus || !y->ngpus) continue;
+        int same = x->ngpus == y->ngpus;
+        if (same) { /* as sets: the ranks' order over the same GPUs is the same measurement */
+            int *u = malloc(2 * x->ngpus * sizeof *u);
+            if (!u) continue; /* out of memory: not a difference found */
+            memcpy(u, x->gpus, x->ngpus * sizeof *u);
+            memcpy(u + x->ngpus, y->gpus, x->ngpus * sizeof *u);
+            qsort(u, x->ngpus, sizeof *u, cmp_int);
+            qsort(u + x->ngpus, x->ngpus, sizeof *u, cmp_int);
+            same = !memcmp(u, u + x->ngpus, x->ngpus * sizeof *u);
+            free(u);
+        }
+        if (same) continue;
+        char ga[128], gb[128];
+        gpu_list(x, ga, sizeof ga);
+        gpu_list(y, gb, sizeof gb);
+        snprintf(err, errlen, "N=%d: %s ran on GPUs %s, %s on GPUs %s", x->n, na, ga, nb, gb);
+        return 0;
+    }
+    return 1;
+}
+
 int nvs_tp_runs_alike(const nvs_run *const *runs, const char *const *names, int nr, char *err, size_t errlen)
 {
     for (int i = 1; i < nr; i++)
-        if (!sweeps_alike(runs[0], runs[i], names[0], names[i], err, errlen)) return 0;
+        if (!places_alike(runs[0], runs[i], names[0], names[i], err, errlen) ||
+            !sweeps_alike(runs[0], runs[i], names[0], names[i], err, errlen))
+            return 0;
     for (int i = 1; i < nr; i++)
         for (size_t k = 0; k < runs[i]->ncolls; k++) {
             const nvs_run_coll *x = &runs[i]->colls[k];

@@ -86,6 +86,16 @@ unlike() { # what, expected message
 }
 sed 's/"iters": 20/"iters": 5/' "$dir.shm.json" >"$dir/shm/run.json"
 unlike "-n" "-n: all_reduce N=2 1 MiB: nvlink timed 20 iterations, shm 5"
+# ... nor runs of other hosts or other GPUs (separate mpiruns: another node of the hostfile, CUDA_VISIBLE_DEVICES):
+# they were compared as if only the transport differed; the same GPUs in another rank order are alike
+sed 's/"host": "fakehost"/"host": "node7"/' "$dir.shm.json" >"$dir/shm/run.json"
+unlike "hosts" "nvlink ran on host fakehost, shm on host node7"
+sed 's/"gpus": \[0, 1\]/"gpus": [2, 3]/' "$dir.shm.json" >"$dir/shm/run.json"
+unlike "GPUs" "N=2: nvlink ran on GPUs 0,1, shm on GPUs 2,3"
+sed 's/"gpus": \[0, 1\]/"gpus": [1, 0]/' "$dir.shm.json" >"$dir/shm/run.json"
+"$NVS" compare --report-only --transports nvlink,shm --out "$dir" >"$dir.out" 2>"$dir.log" ||
+    fail "--report-only of runs on the same GPUs in another rank order: exit $?: $(cat "$dir.log")"
+cp "$dir.md0" "$dir/compare.md"
 sweep() { sed "s/\"collectives\": \[/\"sweep\": {$1}, \"collectives\": [/" "$2"; }
 sweep '"time_basis": "rank0"' "$dir.shm.json" >"$dir/shm/run.json"
 unlike "-a" "-a: nvlink timed the slowest rank, shm rank 0"
