@@ -243,12 +243,14 @@ static void run_one(const char *prog, const char *dir, int pc, char **pass, tp_r
         /* what it measured before it stopped (Ctrl-C, a timeout, a kill) is shown, marked as a run that did not
          * end well (mark_unfinished), as --report-only shows it */
         if (find_run_json(dir, d->name, json_path, sizeof json_path) && nvs_run_load(json_path, 0, &t->run) == NVS_OK) {
-            if (t->run.result_status && strcmp(t->run.result_status, "ok")) {
-                t->loaded = 1;
-                t->state = ST_RAN;
-            } else {
-                nvs_run_free(&t->run);
-            }
+            t->loaded = 1;
+            t->state = ST_RAN;
+            /* its run.json says it ended well, the process did not (a crash in NCCL's teardown, a kill after the
+             * file was written): its rows were measured, and are kept (they were dropped with the run: FAILED, no
+             * column); the run still counts as failed. A run.json that says otherwise is said by mark_unfinished. */
+            if (!t->run.result_status || !strcmp(t->run.result_status, "ok"))
+                snprintf(t->unfinished, sizeof t->unfinished, "its run.json says %s, but the process did not end well (%s): "
+                         "its rows are what it measured", t->run.result_status ? "ok" : "no result", s);
         }
         return;
     }

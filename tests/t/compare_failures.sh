@@ -76,6 +76,13 @@ grep -q "^| shm | .* | ran, DID NOT END WELL (exit 130, [0-9.]* s) | SHM over ho
     fail "an interrupted run is not shown with its rows: $(grep '^| shm' "$base/c/compare.md")"
 grep -q "^ *1 GiB *329.65 *27.37 " "$OUT" || fail "the interrupted run's rows are not in the busbw table"
 
+# a run that wrote its run.json ("ok") and then crashed (SIGSEGV in NCCL's teardown): its rows are what it measured,
+# in the comparison, the run marked DID NOT END WELL with how the process ended, exit 1 (they were dropped: FAILED)
+FAKE_CRASH=shm cmp_expect 1 "compare: shm: nvscale run failed (killed by signal 11" --transports nvlink,shm --out "$base/k"
+grep -q "^| shm | .* | ran, DID NOT END WELL (killed by signal 11 .* | SHM over host memory .*its run.json says ok, but the process did not end well (killed by signal 11" "$base/k/compare.md" ||
+    fail "a run that crashed after its run.json is not shown with its rows: $(grep '^| shm' "$base/k/compare.md")"
+grep -q "^ *1 GiB *329.65 *27.37 " "$OUT" || fail "the crashed run's rows are not in the busbw table"
+
 # a run used another transport than asked: loud, exit 3
 FAKE_MISMATCH=shm cmp_expect 3 "compare: shm: MISMATCH: asked for shm (SHM), NCCL used P2P over NVLink (2 channels) at n=2" \
     --transports nvlink,shm --out "$base/m"
