@@ -71,7 +71,8 @@ static void usage(FILE *to)
             "  --overlap-penalty F    interference: share of the time the GPU computes beside an all-reduce that\n"
             "                         lengthens the step, at every N (default: a share per NCCL transport,\n"
             "                         fitted on 2x H200: the terms' interference@ lines)\n"
-            "  --bucket-first SIZE    first DDP bucket (default 1M); --bucket-cap SIZE: the others (default 25M)\n"
+            "  --bucket-first SIZE    first DDP bucket (default 1M); --bucket-cap SIZE: the others (default 25M),\n"
+            "                         and alone the first too, as DDP 2.x's bucket_cap_mb does\n"
             "  --calibrate RUN.json   fit link and overhead terms to a measured run and report the model's error\n"
             "  --tolerance PCT        with --calibrate: exit 3 when the step time error at any N exceeds PCT %%\n"
             "  --lambda               the Lambda case: the model beside Lambda's measured 8x RTX 3090 vs 8x RTX A6000\n"
@@ -348,6 +349,8 @@ static int common_settings(const opts *o, const nvs_presets *ps, nvs_model_confi
     }
     if (o->bucket_first && parse_size_flag("--bucket-first", o->bucket_first, &c->bucket_first_bytes)) return 2;
     if (o->bucket_cap && parse_size_flag("--bucket-cap", o->bucket_cap, &c->bucket_cap_bytes)) return 2;
+    /* as DDP 2.x: an explicit bucket_cap_mb sizes the first bucket too (src/cli/options.c says where from) */
+    if (o->bucket_cap && !o->bucket_first) c->bucket_first_bytes = c->bucket_cap_bytes;
     if (o->net) {
         const nvs_preset *np = nvs_presets_find(ps, NVS_PK_NET, o->net);
         if (!np) return usage_error("--net '%s': unknown network (nvscale model --list-presets)", o->net);

@@ -114,7 +114,7 @@ static const opt_spec specs[] = {
                                                          "on GPUs, fp32 on the host)"},
     {"grad-type", OPT_GRAD, 1, S_RUN | S_TRAIN, NULL, "fp32|bf16", "gradient (all-reduce) type (default fp32)"},
     {"bucket-first", OPT_BFIRST, 1, S_RUN | S_TRAIN, NULL, "SIZE", "first gradient bucket (default 1M, PyTorch DDP's)"},
-    {"bucket-cap", OPT_BCAP, 1, S_RUN | S_TRAIN, NULL, "SIZE", "other buckets (default 25M, DDP's bucket_cap_mb)"},
+    {"bucket-cap", OPT_BCAP, 1, S_RUN | S_TRAIN, NULL, "SIZE", "other buckets (default 25M, DDP's bucket_cap_mb); alone, the first one too, as DDP 2.x does"},
     {"steps", OPT_STEPS, 1, S_RUN | S_TRAIN, NULL, "N", "timed steps (default 20; 3 on the host backend)"},
     {"warmup-steps", OPT_WSTEPS, 1, S_RUN | S_TRAIN, NULL, "N", "untimed steps first (default 5; 1 on the host backend)"},
     {"rounds", OPT_ROUNDS, 1, S_RUN | S_TRAIN, NULL, "R", "measure every N R times in turn (1, 2, .., 1, 2, ..); efficiency =\n"
@@ -648,5 +648,15 @@ nvs_result_t nvs_config_parse(nvs_config *c, const char *sub, int argc, char **a
             fprintf(nvs_stderr_cmdline(), "nvscale %s: --no-train and --%s exclude each other\n", sub, specs[i].name);
             return NVS_ERR_USAGE;
         }
+    /* PyTorch DDP 2.x (torch/nn/parallel/distributed.py, "if self.bucket_bytes_cap_default"): an explicit
+     * bucket_cap_mb sizes the first bucket too; the 1 MiB first bucket stays only where no cap is passed
+     * (results/h100x1-s54a/ddp-bucket.txt, PyTorch 2.11). --bucket-cap alone does what DDP(bucket_cap_mb=) does;
+     * --bucket-first still sets the first bucket apart. */
+    int cap_given = 0, first_given = 0;
+    for (int i = 0; i < NSPECS; i++) {
+        if (specs[i].key == OPT_BCAP) cap_given = given[i];
+        if (specs[i].key == OPT_BFIRST) first_given = given[i];
+    }
+    if (cap_given && !first_given) c->bucket_first_bytes = c->bucket_cap_bytes;
     return parse_stall_env(c);
 }

@@ -114,6 +114,10 @@ expect 0 "sockets inside the node, 2.1 GB/s" \
     $M --preset-file $P/good.txt --gpu rtx3090 --machine lab-4gpu --model resnet50 --gpus 1,2 --shm off
 expect 2 "--bucket-cap '0'" $M $OK --bucket-cap 0
 expect 2 "--bucket-first 'big'" $M $OK --bucket-first big
+# --bucket-cap alone sizes the first bucket too, as DDP(bucket_cap_mb=50) does in PyTorch 2.x; --bucket-first apart
+expect 0 '"bucket_first_bytes": 52428800' $M $OK --bucket-cap 50M --format json
+expect 0 '"bucket_first_bytes": 2097152' $M $OK --bucket-cap 50M --bucket-first 2M --format json
+expect 0 '"bucket_first_bytes": 1048576' $M $OK --format json
 # every usage error ends with the help hint, as --step-cv's and --nccl's do (cli_common.h, nvs_cli_usage); these
 # left it out (exit 2 with the message alone)
 for a in "--batch 0" "--gpus 0" "--gpus 1,,2" "--nodes 1,x --net ib-hdr200" "--bucket-cap 0" "--gpus 12 --net ib-hdr200" \

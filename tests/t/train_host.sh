@@ -18,6 +18,11 @@ bad=$(printf '%s\n' "$_out" | awk '/^#  *N  *step/ { t = 1; next } t && /^ +[0-9
 [ -z "$bad" ] || fail "train's table: parts do not add up to the step: $bad"
 # one bucket is "1 bucket" (tiny-mlp's 1 MB of gradients fit pytorch-ddp's default 25 MB bucket)
 expect 0 "fp32, 1 bucket \(0.3 M parameters" $NVS train --backend mpi --model $prof --steps 2 --warmup-steps 1 --no-save
+# --bucket-cap alone is the first bucket's size too (DDP 2.x's bucket_cap_mb): 64K buckets from the first one
+expect 0 "" $NVS train --backend mpi --model $prof --bucket-cap 64K --steps 2 --warmup-steps 1 --out "$d.cap"
+[ "$(json_get "$d.cap/run.json" "(d['train']['bucket_first_bytes'], d['train']['bucket_cap_bytes'])")" = "(65536, 65536)" ] ||
+    fail "--bucket-cap 64K alone: $(json_get "$d.cap/run.json" "(d['train']['bucket_first_bytes'], d['train']['bucket_cap_bytes'])")"
+rm -rf "$d.cap"
 j=$d/run.json
 check() { [ "$(json_get $j "$1")" = "$2" ] || fail "$1 is $(json_get $j "$1"), expected $2"; }
 check "d['train']['model']" "tiny-mlp"
