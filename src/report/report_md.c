@@ -934,7 +934,15 @@ static void fleet_section(const nvs_report *rep, FILE *f)
             if (!fs.v[k].outlier) continue;
             fprintf(f, "%sR%d (", any++ ? "; " : "", fs.v[k].sample->run + 1);
             cell(f, fs.v[k].sample->host);
-            fprintf(f, "): %.1f %s, %.1f %% below", fs.v[k].sample->value, fs.v[k].sample->unit, fs.v[k].below_pct);
+            /* decimals enough that a share above the limit never prints as the limit ("10.0 % below" under "more
+             * than 10 % below" for 10.04) */
+            int dp = 1;
+            char lim[32], got[32];
+            snprintf(lim, sizeof lim, "%.*f", dp, NVS_FLEET_MAX_BELOW_PCT);
+            for (snprintf(got, sizeof got, "%.*f", dp, fs.v[k].below_pct); dp < 6 && atof(got) <= atof(lim);
+                 snprintf(got, sizeof got, "%.*f", dp, fs.v[k].below_pct))
+                dp++;
+            fprintf(f, "): %.1f %s, %s %% below", fs.v[k].sample->value, fs.v[k].sample->unit, got);
         }
         fprintf(f, "%s |\n", any ? "" : "none");
     }

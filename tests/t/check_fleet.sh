@@ -122,6 +122,12 @@ for i, host in enumerate(["edge0", "edge1", "edge2"]):
     json.dump(r, open("%s/%s.json" % (d, host), "w"))
 PY
 "$NVS" check "$dir/edge0.json" "$dir/edge1.json" "$dir/edge2.json" --fleet-max-below 10 --format json >"$dir/edge.json" 2>/dev/null
+# the report's fleet table too: edge2 is 10.01 % below the median, which "%.1f" printed as "10.0 % below" under
+# "more than 10 % below the median"
+"$NVS" report "$dir/edge0.json" "$dir/edge1.json" "$dir/edge2.json" -o "$dir/edgerep" >/dev/null 2>&1
+grep -q "more than 10 % below the median" "$dir/edgerep/report.md" || fail "report: no fleet table"
+grep -q "R3 (edge2): .*, 10\.01 % below" "$dir/edgerep/report.md" && ! grep -q "10\.0 % below" "$dir/edgerep/report.md" ||
+    fail "report's fleet table: $(grep -o 'R3 (edge2)[^|]*' "$dir/edgerep/report.md" | head -2)"
 # the other check tables: an efficiency and a busbw threshold just above the run's 0.9615 and 327.09 GB/s
 "$NVS" check "$ref" --min-efficiency 0.96152 --min-busbw all_reduce:1G:2:327.1 --format json >"$dir/edge1.json" 2>/dev/null
 # and held to a baseline 0.01 % past --max-below-baseline: the note's "N% below it (limit L%)" too
