@@ -461,12 +461,22 @@ nvs_result_t nvs_ring_links_of(const nvs_machine_spec *m, const nvs_gpu_spec *g,
     return NVS_OK;
 }
 
+int nvs_inter_nics(const nvs_machine_spec *m, int g)
+{
+    int nics = m->nics > 0 ? m->nics : 1;
+    if (g <= 0 || m->gpus <= 0 || g >= m->gpus) return nics;
+    int used = (int)(((long)nics * g + m->gpus - 1) / m->gpus); /* ceil(nics g / gpus) */
+    return used < 1 ? 1 : used > nics ? nics : used;
+}
+
 double nvs_inter_gbps(const nvs_machine_spec *m, const nvs_net_spec *net, int g)
 {
-    (void)g;
     /* a NIC sits on a PCIe link like a GPU's (machine gpu_link_gbps): it cannot move more than that */
     double per_nic = net->gbps < m->gpu_link_gbps || !(m->gpu_link_gbps > 0) ? net->gbps : m->gpu_link_gbps;
-    return per_nic * (m->nics > 0 ? m->nics : 1);
+    double bw = per_nic * nvs_inter_nics(m, g);
+    /* ... nor the GPUs more than their own PCIe links carry (more NICs than GPUs) */
+    if (g > 0 && m->gpu_link_gbps > 0 && bw > g * m->gpu_link_gbps) bw = g * m->gpu_link_gbps;
+    return bw;
 }
 
 /* --- compute ------------------------------------------------------------------------------------------------ */

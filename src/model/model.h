@@ -24,7 +24,7 @@
  *          one kernel, so the bus bandwidth is the MIN of the phases, not a sum of their times (NCCL
  *          src/graph/tuning.cc: one bandwidth per algorithm; /work notes ALGOS.md section 3):
  *          ring      busbw = min(B_i, B_net), B_net = NICs x min(NIC, its PCIe path) per node (the rings
- *                    share the node's NICs: no division by g); T = base + 2(n-N) alpha_i + 2(N-1) alpha_n
+ *                    share the NICs beside the node's g GPUs: no division by g; nvs_inter_gbps); T = base + 2(n-N) alpha_i + 2(N-1) alpha_n
  *                    + 2(n-1)/n * S/busbw
  *          tree      busbw = 0.92 x (B_i on 1 node, min(B_i, 2 B_net) on 2 (half the traffic crosses the
  *                    network, nccl#946; search.cc), min(B_i, B_net) beyond) (tuning.cc: 0.92 at every N);
@@ -205,9 +205,16 @@ typedef struct {
  * so). */
 nvs_result_t nvs_ring_links_of(const nvs_machine_spec *m, const nvs_gpu_spec *g, int n, int off,
                                nvs_ring_links *out);
-/* The node's network bandwidth for an all-reduce across nodes: nics x min(net GB/s, the PCIe link a NIC sits on).
- * Not divided by the GPUs: NCCL's rings share the node's NICs, so their bus bandwidth is bounded by the sum
- * (nccl-tests#119: 8 A100 + 4 HDR reach 96 GB/s = 4 x 24). g is unused, kept for the callers. */
+/* The NICs g GPUs of node m reach: all of them when the job takes the whole node, else the share of the node's
+ * NICs beside those GPUs, ceil(nics x g / gpus) (the NICs spread evenly over the GPUs, as on HGX boards: one per
+ * GPU; at least one). NCCL gives each GPU the NICs nearest it (src/graph/search.cc, ncclTopoGetLocalNet) and reaches
+ * another GPU's NIC only through that GPU by PXN (NCCL_PXN_DISABLE: "using NVLink and an intermediate GPU"), a
+ * GPU of the communicator: one GPU per node of an 8-NIC HGX box drives one NIC, not eight. */
+int nvs_inter_nics(const nvs_machine_spec *m, int g);
+/* The node's network bandwidth for an all-reduce across nodes of g GPUs each: the NICs they reach (nvs_inter_nics)
+ * x min(net GB/s, the PCIe link a NIC sits on), and at most g x the GPU's own PCIe link (GPUDirect RDMA moves each
+ * GPU's bytes over its link). Not divided by the GPUs: NCCL's rings share those NICs, so their bus bandwidth is
+ * bounded by the sum (nccl-tests#119: 8 A100 + 4 HDR reach 96 GB/s = 4 x 24). */
 double nvs_inter_gbps(const nvs_machine_spec *m, const nvs_net_spec *net, int g);
 
 /* --- compute ------------------------------------------------------------------------------------------------ */

@@ -318,9 +318,20 @@ static void name_bottleneck(const nvs_model_config *c, int nodes, int gpn, nvs_d
     else if (nodes > 1 && (gpn < 2 || !(node_bw > 0) || net_bw <= node_bw)) {
         out->transport = NVS_TR_NET;
         out->cls = -1;
-        snprintf(out->bottleneck, sizeof out->bottleneck, "network %s: %d NIC%s x %.3g GB/s = %.3g GB/s per node%s",
-                 c->net.id ? c->net.id : "?", c->machine.nics, c->machine.nics == 1 ? "" : "s",
-                 ar->inter_gbps / (c->machine.nics > 0 ? c->machine.nics : 1), ar->inter_gbps,
+        int nics = c->machine.nics > 0 ? c->machine.nics : 1, used = nvs_inter_nics(&c->machine, gpn);
+        char what[112];
+        /* more NICs than GPUs: the GPUs' own PCIe links bind (nvs_inter_gbps) */
+        double per_nic = c->machine.gpu_link_gbps > 0 && c->machine.gpu_link_gbps < c->net.gbps
+                             ? c->machine.gpu_link_gbps : c->net.gbps;
+        if (ar->inter_gbps < used * per_nic * (1 - 1e-12))
+            snprintf(what, sizeof what, "%d NIC%s, bound by the %s: %d x %.3g GB/s", used, used == 1 ? "" : "s",
+                     gpn == 1 ? "GPU's PCIe link" : "GPUs' PCIe links", gpn, ar->inter_gbps / gpn);
+        else
+            snprintf(what, sizeof what, "%d NIC%s%s x %.3g GB/s", used, used == 1 ? "" : "s",
+                     used < nics ? (gpn == 1 ? " (the one beside its GPU)" : " (those beside its GPUs)") : "",
+                     per_nic);
+        snprintf(out->bottleneck, sizeof out->bottleneck, "network %s: %s = %.3g GB/s per node%s",
+                 c->net.id ? c->net.id : "?", what, ar->inter_gbps,
                  collnet ? " (SHARP: each node sends its sum once)"
                  : net_bw > ar->inter_gbps ? " (x2 on 2 nodes: half the tree's traffic crosses it)" : "");
     }

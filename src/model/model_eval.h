@@ -94,7 +94,7 @@ typedef struct {
     double interference_share; /* of t.overlap_us, paid on the step (t.penalty_us): the config's or the
                                 * transport's (model/interference.h) */
     nvs_dp_mode dp;           /* the data-parallel mode evaluated */
-    char bottleneck[192];
+    char bottleneck[256];
 } nvs_model_point;
 
 /* Defaults of a configuration (DDP bucket sizes, precision fp32, ring, default compute terms, the profile's dp). */

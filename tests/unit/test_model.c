@@ -251,6 +251,22 @@ static void t_inter_share(void)
     REL(nvs_inter_gbps(&m, &n, 8), 192, 1e-12); /* the rings share all of them: 8 x 24, not divided by GPUs */
     n.gbps = 48;
     REL(nvs_inter_gbps(&m, &n, 8), 192, 1e-12); /* each NIC capped by its PCIe link (24) */
+    /* fewer GPUs of the node than it has: only the NICs beside them (one per GPU here); 1 GPU of an 8-NIC box drove
+     * all 8 (192 GB/s through its own 24 GB/s PCIe link) */
+    T_EQ_I(nvs_inter_nics(&m, 1), 1);
+    T_EQ_I(nvs_inter_nics(&m, 2), 2);
+    T_EQ_I(nvs_inter_nics(&m, 8), 8);
+    REL(nvs_inter_gbps(&m, &n, 1), 24, 1e-12);
+    REL(nvs_inter_gbps(&m, &n, 2), 48, 1e-12);
+    REL(nvs_inter_gbps(&m, &n, 4), 96, 1e-12);
+    m.nics = 2; /* 2 NICs for 8 GPUs: 1 GPU reaches one, 5 reach both */
+    T_EQ_I(nvs_inter_nics(&m, 1), 1);
+    T_EQ_I(nvs_inter_nics(&m, 5), 2);
+    m.nics = 1;
+    REL(nvs_inter_gbps(&m, &n, 1), 24, 1e-12);
+    m.nics = 16; /* more NICs than GPUs: the GPUs' own PCIe links bind, 24 GB/s each */
+    REL(nvs_inter_gbps(&m, &n, 1), 24, 1e-12);
+    REL(nvs_inter_gbps(&m, &n, 8), 192, 1e-12);
 }
 
 /* --- compute, buckets, schedule ---------------------------------------------------------------------------------- */
