@@ -146,6 +146,18 @@ const nvs_preset *nvs_presets_find(const nvs_presets *ps, nvs_preset_kind k, con
     return NULL;
 }
 
+/* Whether `m` occurs in `name` as whole words: neither end inside a letter or digit run, so that "H200" is not
+ * found in "NVIDIA GH200 480GB" (a Grace Hopper superchip, another memory) */
+static int has_words(const char *name, const char *m)
+{
+    size_t len = strlen(m);
+    for (const char *at = strstr(name, m); at; at = strstr(at + 1, m)) {
+        int before = at > name && isalnum((unsigned char)at[-1]), after = isalnum((unsigned char)at[len]);
+        if (!before && !after) return 1;
+    }
+    return 0;
+}
+
 const nvs_preset *nvs_presets_match_gpu(const nvs_presets *ps, const char *device_name)
 {
     const nvs_preset *best = NULL;
@@ -154,7 +166,7 @@ const nvs_preset *nvs_presets_match_gpu(const nvs_presets *ps, const char *devic
     for (int i = 0; i < ps->kind[NVS_PK_GPU].n; i++) {
         const nvs_preset *p = &ps->kind[NVS_PK_GPU].v[i];
         size_t len = strlen(p->match);
-        if (len && len > best_len && strstr(device_name, p->match)) {
+        if (len && len > best_len && has_words(device_name, p->match)) {
             best = p;
             best_len = len;
         }

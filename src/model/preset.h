@@ -97,7 +97,7 @@ typedef struct {
     nvs_preset_kind kind;
     char id[48];
     char name[96];
-    char match[64];   /* gpu: a substring of the CUDA device name ("RTX 3090"), for run.json calibration */
+    char match[64];   /* gpu: whole words of the CUDA device name ("RTX 3090"), for run.json calibration */
     char origin[160]; /* "builtin gpus:12" or "FILE:12": where the block starts */
     nvs_pval f[NVS_PF_MAX];
 } nvs_preset;
@@ -131,7 +131,8 @@ nvs_result_t nvs_presets_load_builtin(nvs_presets *ps, char *err, size_t errlen)
 void nvs_presets_free(nvs_presets *ps);
 
 const nvs_preset *nvs_presets_find(const nvs_presets *ps, nvs_preset_kind k, const char *id);
-/* The GPU preset whose `match` is a substring of `device_name` (longest match wins), or NULL. */
+/* The GPU preset whose `match` is a substring of `device_name` in whole words (not inside a letter or digit run:
+ * "H200" is not in "GH200"; longest match wins), or NULL. */
 const nvs_preset *nvs_presets_match_gpu(const nvs_presets *ps, const char *device_name);
 
 /* Built-in families: {family name, text}. NULL-terminated. */

@@ -86,6 +86,13 @@ static void t_match_gpu(void)
         T_EQ_S(p->id, v[i].id);
     }
     T_ASSERT(nvs_presets_match_gpu(&ps, "Tesla K80") == NULL);
+    /* other cards whose names hold a preset's: the H100 PCIe and NVL took the SXM5's 3.35 TB/s and 18 NVLinks, a
+     * Grace Hopper GH200 the H200's 141 GB */
+    T_ASSERT(nvs_presets_match_gpu(&ps, "NVIDIA H100 PCIe") == NULL);
+    T_ASSERT(nvs_presets_match_gpu(&ps, "NVIDIA H100 NVL") == NULL);
+    T_ASSERT(nvs_presets_match_gpu(&ps, "NVIDIA GH200 480GB") == NULL);
+    T_ASSERT(nvs_presets_match_gpu(&ps, "NVIDIA L40") == NULL);
+    T_ASSERT(nvs_presets_match_gpu(&ps, "NVIDIA A100-SXM4-40GB") == NULL);
     T_ASSERT(nvs_presets_match_gpu(&ps, NULL) == NULL);
     nvs_presets_free(&ps);
 }
