@@ -1048,6 +1048,10 @@ class Bench:
             rec["step_nodp_1_us_all"] = res["nodp1"]
             rec["step_nodp_1_t0_unix"] = res["nodp1_t0"]
             rec["step_nodp_1_detail"] = res["nodp1_detail"]
+        if "ddp_bucket_sizes" in res:  # rank 0's: every rank buckets the same parameters alike
+            rec["ddp_bucket_sizes"] = res["ddp_bucket_sizes"]
+            if res.get("ddp_bucket_sizes_error"):
+                rec["ddp_bucket_sizes_error"] = res["ddp_bucket_sizes_error"]
         if "ddp1" in res:
             rec["step_ddp1_us"] = statistics.median(res["ddp1"])
             rec["step_ddp1_us_all"] = res["ddp1"]
