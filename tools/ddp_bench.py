@@ -961,12 +961,21 @@ class Bench:
                 if args.profile:
                     self.barrier()
                     prof[ph] = {"mine": self.try_profile(fn, cfg, ph)}
-            # the buckets DDP really all-reduced (bytes, in the order they were rebuilt after the first steps): the
-            # first-bucket rule changed between PyTorch versions, so the record says what ran
+            # the buckets DDP really all-reduced, in bytes: the first-bucket rule changed between PyTorch versions,
+            # so the record says what ran. DDP's logger keeps the construction's buckets ("bucket_sizes": one
+            # bucket of everything in 2.x until the first backward) and, once its runtime stats were logged (at
+            # iterations 10, 20, ...), those rebuilt in gradient-ready order ("rebuilt_bucket_sizes")
             try:
-                sizes = net._get_ddp_logging_data().get("bucket_sizes")
-                res["ddp_bucket_sizes"] = [int(x) for x in str(sizes).split(",") if x.strip()] \
-                    if isinstance(sizes, str) else [int(x) for x in sizes] if sizes is not None else None
+                log = net._get_ddp_logging_data()
+
+                def sizes(key):
+                    v = log.get(key)
+                    if v is None or v == "":
+                        return None
+                    return [int(x) for x in v.split(",") if x.strip()] if isinstance(v, str) else [int(x) for x in v]
+                res["ddp_bucket_sizes"] = sizes("rebuilt_bucket_sizes") or sizes("bucket_sizes")
+                res["ddp_bucket_sizes_source"] = "rebuilt_bucket_sizes" if sizes("rebuilt_bucket_sizes") \
+                    else "bucket_sizes"
             except Exception as e:  # a private API: its absence is said, never fatal
                 res["ddp_bucket_sizes"] = None
                 res["ddp_bucket_sizes_error"] = "%s: %s" % (type(e).__name__, e)
@@ -1050,6 +1059,7 @@ class Bench:
             rec["step_nodp_1_detail"] = res["nodp1_detail"]
         if "ddp_bucket_sizes" in res:  # rank 0's: every rank buckets the same parameters alike
             rec["ddp_bucket_sizes"] = res["ddp_bucket_sizes"]
+            rec["ddp_bucket_sizes_source"] = res.get("ddp_bucket_sizes_source")
             if res.get("ddp_bucket_sizes_error"):
                 rec["ddp_bucket_sizes_error"] = res["ddp_bucket_sizes_error"]
         if "ddp1" in res:
