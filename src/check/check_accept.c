@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "check/check_gpus.h"
-#include "check/check_num.h"
+#include "core/digits.h"
 #include "check/gpu_specs.h"
 #include "health/health.h"
 
@@ -245,15 +245,15 @@ static int eval_host(const nvs_rule *r, const json_t *root, const gpu_ranks *gr,
         }
         v->measured_v = val;
         v->margin_v = val - expected;
-        { /* the value and its threshold with the decimals that tell them apart (check_num.h) */
-            int d = nvs_check_decimals(val, expected, 1);
+        { /* the value and its threshold with the decimals that tell them apart (core/digits.h) */
+            int d = nvs_decimals_apart(val, expected, 1);
             snprintf(v->measured, sizeof v->measured, "%.*f GB/s", d, val);
             if (r->has_min_bound && bound > 0)
                 snprintf(v->expected, sizeof v->expected, ">= %.*f GB/s (%g%% of %.1f)", d, expected, r->min_bound_pct, bound);
             else snprintf(v->expected, sizeof v->expected, ">= %.*f GB/s", d, expected);
             char pct[24];
             snprintf(v->margin, sizeof v->margin, "%+.*f GB/s (%s)", d, val - expected,
-                     nvs_check_pct((val - expected) / expected * 100, pct, sizeof pct));
+                     nvs_signed_pct((val - expected) / expected * 100, pct, sizeof pct));
         }
         snprintf(v->note, sizeof v->note, "%s%s", only_gpu ? "the host's only GPU, alone; " : "", node);
         if (json_is_integer(w) && json_integer_value(w) > 0) {
@@ -290,7 +290,7 @@ static int judge_drop(const nvs_rule *r, nvs_verdict *v, double first, double la
         v->unit = "%";
         snprintf(v->measured, sizeof v->measured, "%.1f -> %.1f %s", first, last, unit);
         snprintf(v->expected, sizeof v->expected, "drop <= %g%%", r->max_drop_pct);
-        int dd = nvs_check_decimals(drop, r->max_drop_pct, 1);
+        int dd = nvs_decimals_apart(drop, r->max_drop_pct, 1);
         snprintf(v->margin, sizeof v->margin, "%+.*f pts", dd, r->max_drop_pct - drop);
         v->margin_v = r->max_drop_pct - drop;
         ok = drop <= r->max_drop_pct;
@@ -316,7 +316,7 @@ static int judge_drop(const nvs_rule *r, nvs_verdict *v, double first, double la
             v->measured_v = lo;
             v->expected_v = r->min;
             v->margin_v = lo - r->min;
-            int d = nvs_check_decimals(lo, r->min, 1);
+            int d = nvs_decimals_apart(lo, r->min, 1);
             snprintf(v->measured, sizeof v->measured, "min %.*f %s", d, lo, unit);
             snprintf(v->expected, sizeof v->expected, ">= %.*f %s", d, r->min, unit);
             snprintf(v->margin, sizeof v->margin, "%+.*f %s", d, lo - r->min, unit);
@@ -607,7 +607,7 @@ static int judge_selftest(const nvs_rule *r, const json_t *gpus, size_t i, const
     }
     v->expected_v = expected;
     v->margin_v = val - expected;
-    int d = nvs_check_decimals(val, expected, 1);
+    int d = nvs_decimals_apart(val, expected, 1);
     snprintf(v->measured, sizeof v->measured, "%.*f %s", d, val, unit);
     if (by == BY_BOUND)
         snprintf(v->expected, sizeof v->expected, ">= %.*f %s (%g%% of %.1f)", d, expected, unit, r->min_bound_pct, bound);
@@ -617,7 +617,7 @@ static int judge_selftest(const nvs_rule *r, const json_t *gpus, size_t i, const
     else snprintf(v->expected, sizeof v->expected, ">= %.*f %s", d, expected, unit);
     char pct[24];
     snprintf(v->margin, sizeof v->margin, "%+.*f %s (%s)", d, val - expected, unit,
-             nvs_check_pct((val - expected) / expected * 100, pct, sizeof pct));
+             nvs_signed_pct((val - expected) / expected * 100, pct, sizeof pct));
     if (name) snprintf(v->note, sizeof v->note, "%.80s", name);
     if (r->has_min_peer && !isnan(median)) {
         char m[96];

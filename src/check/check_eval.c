@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check/check_num.h"
+#include "core/digits.h"
 #include "collectives/coll.h"
 #include "core/dtype.h"
 #include "core/units.h"
@@ -493,8 +493,8 @@ static void fill_values(nvs_verdict *v, const nvs_rule *r, double value, double 
     v->margin_v = value - expected;
     if (r->metric == NVS_RULE_EFFICIENCY) {
         v->unit = "fraction";
-        /* as many decimals as it takes for a value and its limit to read as they compare (check_num.h) */
-        int d = nvs_check_decimals(value * 100, expected * 100, 1);
+        /* as many decimals as it takes for a value and its limit to read as they compare (core/digits.h) */
+        int d = nvs_decimals_apart(value * 100, expected * 100, 1);
         snprintf(v->measured, sizeof v->measured, "%.*f%%", d, value * 100);
         snprintf(v->expected, sizeof v->expected, ">= %.*f%%", d, expected * 100);
         snprintf(v->margin, sizeof v->margin, "%+.*f pts", d, (value - expected) * 100);
@@ -503,7 +503,7 @@ static void fill_values(nvs_verdict *v, const nvs_rule *r, double value, double 
         /* below 1 GB/s (host backends, tiny sizes) three significant digits: "0.0 GB/s >= 0.0 GB/s (+140.8%)"
          * said nothing; more where a value and its limit would print alike ("1.7 GB/s >= 1.7 GB/s" FAIL) */
         int sig = fabs(value) < 1 || fabs(expected) < 1;
-        int p = sig ? nvs_check_digits(value, expected, 3) : nvs_check_decimals(value, expected, 1);
+        int p = sig ? nvs_digits_apart(value, expected, 3) : nvs_decimals_apart(value, expected, 1);
         const char *fm = sig ? "%.*g GB/s" : "%.*f GB/s";
         char e[40];
         snprintf(v->measured, sizeof v->measured, fm, p, value);
@@ -513,7 +513,7 @@ static void fill_values(nvs_verdict *v, const nvs_rule *r, double value, double 
         char mg[40], pct[24];
         snprintf(mg, sizeof mg, fmm, p, value - expected);
         if (expected > 0)
-            snprintf(v->margin, sizeof v->margin, "%s (%s)", mg, nvs_check_pct((value - expected) / expected * 100, pct, sizeof pct));
+            snprintf(v->margin, sizeof v->margin, "%s (%s)", mg, nvs_signed_pct((value - expected) / expected * 100, pct, sizeof pct));
         else snprintf(v->margin, sizeof v->margin, "%s", mg);
     }
 }
@@ -768,7 +768,7 @@ static int eval_below(const nvs_rule *r, const nvs_run *run, const nvs_run *base
             continue;
         }
         double below = b.value > 0 ? (b.value - m.value) / b.value * 100 : 0;
-        int dp = nvs_check_decimals(below, r->below_pct, 1); /* "5.0% below it (limit 5.0%)" read as within it */
+        int dp = nvs_decimals_apart(below, r->below_pct, 1); /* "5.0% below it (limit 5.0%)" read as within it */
         if (r->metric == NVS_RULE_EFFICIENCY)
             snprintf(v->note, sizeof v->note, "baseline %.1f%%, %.*f%% %s it (limit %.*f%%)", b.value * 100, dp,
                      fabs(below), below >= 0 ? "below" : "above", dp, r->below_pct);
@@ -836,7 +836,7 @@ static int eval_sanity(const nvs_run *run, nvs_verdicts *vs)
             snprintf(v->expected, sizeof v->expected, "validated (-c 1)");
         } else {
             double k = eff ? 100 : 1; /* a value over its limit must not print as the limit */
-            int d = nvs_check_decimals(k * s[i].value, k * s[i].limit, 1);
+            int d = nvs_decimals_apart(k * s[i].value, k * s[i].limit, 1);
             snprintf(v->measured, sizeof v->measured, eff ? "%.*f%%" : "%.*f GB/s", d, k * s[i].value);
             snprintf(v->expected, sizeof v->expected, eff ? "<= %.*f%%" : "<= %.*f GB/s", d, k * s[i].limit);
             v->measured_v = s[i].value;

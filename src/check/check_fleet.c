@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check/check_num.h"
+#include "core/digits.h"
 #include "fleet/fleet.h"
 
 static int machine_row(nvs_verdicts *vs, const char *kind, const char *what, const nvs_run *run, const char *why,
@@ -129,13 +129,13 @@ int nvs_check_eval_fleet(const nvs_run *const *runs, size_t nruns, double max_be
         nvs_check_run_label(runs, nruns, (size_t)x->sample->run, label, sizeof label);
         snprintf(v->metric, sizeof v->metric, "fleet %s @ %s", x->sample->key, label);
         /* enough decimals that a FAIL never reads as meeting its limit ("1.7 GB/s >= 1.7 GB/s" did) */
-        int d = nvs_check_decimals(x->sample->value, want, 1);
+        int d = nvs_decimals_apart(x->sample->value, want, 1);
         snprintf(v->measured, sizeof v->measured, "%.*f %s", d, x->sample->value, x->sample->unit);
         snprintf(v->expected, sizeof v->expected, ">= %.*f %s", d, want, x->sample->unit);
         snprintf(v->margin, sizeof v->margin, "%+.*f %s", d, x->sample->value - want,
                  strcmp(x->sample->unit, "%") ? x->sample->unit : "pts");
         /* "10.0% below" of a row 10.01 % below a 10 % limit read as within it */
-        int dp = nvs_check_decimals(x->below_pct, max_below_pct, 1);
+        int dp = nvs_decimals_apart(x->below_pct, max_below_pct, 1);
         snprintf(v->note, sizeof v->note, "%.*f%% %s the median %.1f %s of %d runs", dp, fabs(x->below_pct),
                  x->below_pct >= 0 ? "below" : "above", x->median, x->sample->unit, x->runs);
         snprintf(v->rule, sizeof v->rule, "fleet: at most %g%% below the median", max_below_pct);

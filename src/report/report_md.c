@@ -10,6 +10,7 @@
 #include "report/report.h"
 #include "report/report_topo.h"
 #include "explain/explain.h"
+#include "core/digits.h"
 #include "core/escape.h"
 #include "core/link_class.h"
 #include "core/metrics.h"
@@ -680,11 +681,9 @@ static void exposed_over_note(const nvs_run_train *t, FILE *f)
         const nvs_run_train_result *x = &t->results[i];
         if (!exposed_over_comm(x)) continue;
         char e[32], c[32];
-        for (int p = 2; p < 6; p++) {
-            snprintf(e, sizeof e, "%.*f", p, x->exposed_comm_us / 1e3);
-            snprintf(c, sizeof c, "%.*f", p, x->comm_us / 1e3);
-            if (strcmp(e, c)) break;
-        }
+        int p = nvs_decimals_apart(x->exposed_comm_us / 1e3, x->comm_us / 1e3, 2);
+        snprintf(e, sizeof e, "%.*f", p, x->exposed_comm_us / 1e3);
+        snprintf(c, sizeof c, "%.*f", p, x->comm_us / 1e3);
         fprintf(f, "%s N=%d, %s ms exposed against %s ms alone", any++ ? ";" : "Note: this run predates the cap of "
                 "exposed communication at comm alone (runs since 1 December 2026 count the excess as waited, time at "
                 "the all-reduces waiting for a slower rank), and its exposed comm is more than comm alone at", x->n, e, c);
@@ -936,12 +935,9 @@ static void fleet_section(const nvs_report *rep, FILE *f)
             cell(f, fs.v[k].sample->host);
             /* decimals enough that a share above the limit never prints as the limit ("10.0 % below" under "more
              * than 10 % below" for 10.04) */
-            int dp = 1;
-            char lim[32], got[32];
-            snprintf(lim, sizeof lim, "%.*f", dp, NVS_FLEET_MAX_BELOW_PCT);
-            for (snprintf(got, sizeof got, "%.*f", dp, fs.v[k].below_pct); dp < 6 && atof(got) <= atof(lim);
-                 snprintf(got, sizeof got, "%.*f", dp, fs.v[k].below_pct))
-                dp++;
+            char got[32];
+            snprintf(got, sizeof got, "%.*f", nvs_decimals_apart(fs.v[k].below_pct, NVS_FLEET_MAX_BELOW_PCT, 1),
+                     fs.v[k].below_pct);
             fprintf(f, "): %.1f %s, %s %% below", fs.v[k].sample->value, fs.v[k].sample->unit, got);
         }
         fprintf(f, "%s |\n", any ? "" : "none");

@@ -1,5 +1,5 @@
-/* Digits of a verdict row (check_num.h). */
-#include "check/check_num.h"
+/* Digits that tell two printed numbers apart (digits.h). */
+#include "core/digits.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -20,11 +20,11 @@ static int digits(double a, double b, int min, char conv)
     return min + 9;
 }
 
-int nvs_check_decimals(double a, double b, int min) { return digits(a, b, min, 'f'); }
+int nvs_decimals_apart(double a, double b, int min) { return digits(a, b, min, 'f'); }
 
-int nvs_check_digits(double a, double b, int min) { return digits(a, b, min, 'g'); }
+int nvs_digits_apart(double a, double b, int min) { return digits(a, b, min, 'g'); }
 
-const char *nvs_check_pct(double pct, char *buf, size_t len)
+const char *nvs_signed_pct(double pct, char *buf, size_t len)
 {
     snprintf(buf, len, pct != 0 && fabs(pct) < 0.05 ? "%+.1g%%" : "%+.1f%%", pct);
     return buf;
