@@ -140,11 +140,15 @@ static void transport_words(sb *s, const nvs_explain_facts *f)
         sbf(s, ", because CUDA reports no peer-to-peer access between these GPUs (as on GeForce cards)");
 }
 
+int nvs_explain_hop_unused_by(const char *hop_class, const char *transport)
+{
+    const char *t = transport ? transport : "";
+    return hop_class && nvs_link_class_is_nvlink(hop_class) && !strstr(t, "P2P") && (strstr(t, "SHM") || strstr(t, "NET"));
+}
+
 int nvs_explain_hop_unused(const nvs_explain_facts *f)
 {
-    const char *t = f->transport;
-    return f->has_hop && nvs_link_class_is_nvlink(f->hop_class) && !strstr(t, "P2P") &&
-           (strstr(t, "SHM") || strstr(t, "NET"));
+    return f->has_hop && nvs_explain_hop_unused_by(f->hop_class, f->transport);
 }
 
 size_t nvs_explain_text(const nvs_explain_facts *f, char *buf, size_t len)

@@ -98,6 +98,10 @@ void nvs_explain_facts_from_run(const nvs_run *r, int n, nvs_explain_facts *f);
  * measured: no % of it is given (run.json's pct_of_bound is null), the tables give none, the plot draws no line. */
 int nvs_explain_hop_unused(const nvs_explain_facts *f);
 
+/* The same rule over a hop's class ("NV18", "SYS"; NULL: no hop) and the transport NCCL reported ("" unknown),
+ * for a reader that has those two and no facts (the screen summary's table). */
+int nvs_explain_hop_unused_by(const char *hop_class, const char *transport);
+
 /* A run.json "explain" entry (docs/run-json.md) with the text; NULL on out of memory. */
 json_t *nvs_explain_json(const nvs_explain_facts *f);
 

@@ -248,15 +248,10 @@ static void print_collectives(const nvs_ctx *run, const json_t *root, FILE *to)
             snprintf(hoptxt, sizeof hoptxt, "unknown");
         fprintf(to, "  %3d  %s%-22s", n, hosts, hoptxt);
         /* an NVLink hop NCCL went around (SHM, NET) bounds nothing measured here: no % of it, as in the report */
-        if (hop && isfinite(bound)) {
-            nvs_explain_facts hf;
-            nvs_explain_facts_init(&hf, n);
-            hf.has_hop = 1;
-            hf.hop_class = json_string_value(json_object_get(hop, "class"));
-            const char *tw = json_string_value(json_object_get(e, "transport"));
-            snprintf(hf.transport, sizeof hf.transport, "%s", tw ? tw : "");
-            if (nvs_explain_hop_unused(&hf)) bound = NAN;
-        }
+        if (hop && isfinite(bound) &&
+            nvs_explain_hop_unused_by(json_string_value(json_object_get(hop, "class")),
+                                      json_string_value(json_object_get(e, "transport"))))
+            bound = NAN;
         for (int k = 0; k < ns + (s2 ? 1 : 0); k++) {
             double bw = k < ns ? busbw_at(run, main_coll, n, sizes[k]) : busbw_at(run, second, n, s2);
             char cell[40];

@@ -263,6 +263,43 @@ static void t_scaling_odd_n(void)
     nvs_rows_free(&ctx.rows);
 }
 
+/* The screen summary's collectives table over an NVLink hop: a % of its bound where NCCL used P2P, none where it went
+ * around the hop (SHM), as the report and run.json's pct_of_bound (explain.h, nvs_explain_hop_unused_by) */
+static void t_summary_hop_unused(void)
+{
+    nvs_config cfg;
+    nvs_rt rt;
+    nvs_ctx ctx;
+    make_ctx(&ctx, &cfg, &rt);
+    const char *tr[] = {"P2P/CUMEM", "SHM"};
+    for (int k = 0; k < 2; k++) {
+        char doc[600];
+        snprintf(doc, sizeof doc,
+                 "{\"explain\": [{\"n\": 2, \"transport\": \"%s\", \"slowest_hop\": {\"from_gpu\": 0, "
+                 "\"to_gpu\": 1, \"class\": \"NV18\", \"bound_gbps\": 478.0}}]}",
+                 tr[k]);
+        json_error_t je;
+        json_t *root = json_loads(doc, 0, &je);
+        if (!root) T_FAIL("fixture JSON: %s", je.text);
+        FILE *f = tmpfile();
+        T_ASSERT(f != NULL);
+        nvs_print_summary(&ctx, root, f);
+        char *got = t_slurp(f);
+        fclose(f);
+        const char *l2 = strstr(got, "\n    2  GPU0-1 NV18 478");
+        T_ASSERT(l2 != NULL);
+        const char *eol = strchr(l2 + 1, '\n');
+        const char *pct = strstr(l2, "%)");
+        if (k == 0)
+            T_ASSERT(pct && pct < eol);
+        else
+            T_ASSERT(!pct || pct > eol);
+        free(got);
+        json_decref(root);
+    }
+    nvs_rows_free(&ctx.rows);
+}
+
 T_LIST = {T_CASE(t_table), T_CASE(t_table_host_backend), T_CASE(t_table_time_basis), T_CASE(t_table_repeated_sizes), T_CASE(t_csv), T_CASE(t_json),
-          T_CASE(t_scaling_odd_n)};
+          T_CASE(t_scaling_odd_n), T_CASE(t_summary_hop_unused)};
 T_MAIN

@@ -636,8 +636,22 @@ static void t_net_name_with_space(void)
     nvs_run_free(&r);
 }
 
+/* The rule of a hop NCCL went around, over (class, transport) as the screen table reads them from run.json: an
+ * NVLink hop with SHM or NET and no P2P; a PCIe hop, a P2P transport, an unknown transport or no hop is used. */
+static void t_hop_unused_by(void)
+{
+    T_ASSERT(nvs_explain_hop_unused_by("NV18", "SHM"));
+    T_ASSERT(nvs_explain_hop_unused_by("NV4", "NET/Socket"));
+    T_ASSERT(!nvs_explain_hop_unused_by("NV18", "P2P/CUMEM"));
+    T_ASSERT(!nvs_explain_hop_unused_by("NV18", "P2P/IPC+SHM"));
+    T_ASSERT(!nvs_explain_hop_unused_by("NV18", ""));
+    T_ASSERT(!nvs_explain_hop_unused_by("NV18", NULL));
+    T_ASSERT(!nvs_explain_hop_unused_by("SYS", "SHM"));
+    T_ASSERT(!nvs_explain_hop_unused_by(NULL, "SHM"));
+}
+
 T_LIST = {T_CASE(t_reference_above_one), T_CASE(t_worst_workload), T_CASE(t_facts_3090), T_CASE(t_facts_nvlink_and_shm), T_CASE(t_text_shapes), T_CASE(t_host_rate), T_CASE(t_classes_and_json),
           T_CASE(t_two_hosts), T_CASE(t_rows_by_size),
           T_CASE(t_not_measured), T_CASE(t_prev_same_row), T_CASE(t_failed_rows), T_CASE(t_best_ring),
-          T_CASE(t_net_name_with_space)};
+          T_CASE(t_net_name_with_space), T_CASE(t_hop_unused_by)};
 T_MAIN
