@@ -315,30 +315,35 @@ static int hosts_at(const nvs_run *r, int n, int *each)
 {
     if (each) *each = 0;
     const nvs_run_scaling *sc = nvs_run_scaling_of(r, n);
-    if (!sc || !sc->ranks || sc->nranks != (size_t)n) return 0;
-    int hosts = 0, same = 1, first_count = -1;
-    for (int i = 0; i < n; i++) {
-        const char *h = NULL, *seen = NULL;
-        for (size_t k = 0; k < r->nranks; k++)
-            if (r->ranks[k].rank == sc->ranks[i]) h = r->ranks[k].host;
-        if (!h) return 0;
-        for (int j = 0; j < i && !seen; j++)
-            for (size_t k = 0; k < r->nranks && !seen; k++)
-                if (r->ranks[k].rank == sc->ranks[j] && r->ranks[k].host && !strcmp(r->ranks[k].host, h)) seen = h;
-        if (seen) continue;
-        hosts++;
-        /* a new host: how many of the n ranks sit on it */
-        int count = 0;
-        for (int j = 0; j < n; j++)
-            for (size_t k = 0; k < r->nranks; k++)
-                if (r->ranks[k].rank == sc->ranks[j] && r->ranks[k].host && !strcmp(r->ranks[k].host, h)) {
-                    count++;
-                    break;
-                }
-        if (first_count < 0) first_count = count;
-        same = same && count == first_count;
+    if (!sc || !sc->ranks || sc->nranks != (size_t)n || n <= 0) return 0;
+    /* one pass: each of the n ranks' host, tallied into the distinct hosts seen so far (host[i], count[i]) */
+    const char **host = calloc((size_t)n, sizeof *host);
+    int *count = calloc((size_t)n, sizeof *count);
+    int hosts = 0;
+    for (int i = 0; host && count && i < n; i++) {
+        const char *h = NULL;
+        int id = sc->ranks[i];
+        /* ranks are listed in rank order in a run.json: the direct index, else a search */
+        if (id >= 0 && (size_t)id < r->nranks && r->ranks[id].rank == id)
+            h = r->ranks[id].host;
+        else
+            for (size_t k = 0; k < r->nranks && !h; k++)
+                if (r->ranks[k].rank == id) h = r->ranks[k].host;
+        if (!h) {
+            hosts = 0;
+            break;
+        }
+        int j = 0;
+        while (j < hosts && strcmp(host[j], h)) j++;
+        if (j == hosts) host[hosts++] = h;
+        count[j]++;
     }
-    if (each && same && hosts > 0) *each = first_count;
+    if (!host || !count) hosts = 0;
+    int same = 1;
+    for (int j = 1; j < hosts; j++) same = same && count[j] == count[0];
+    if (each && same && hosts > 0) *each = count[0];
+    free(host);
+    free(count);
     return hosts;
 }
 
