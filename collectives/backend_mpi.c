@@ -28,7 +28,32 @@ struct nvs_comm {
 struct mpi_impl {
     MPI_Comm world;
     MPI_Op half_ops[NVS_OP_COUNT], bf16_ops[NVS_OP_COUNT];
+    /* NVS_OK, or why an operation was given up on (timeout, signal, MPI error) with its request still active:
+     * every later launch is refused with it, and no buffer is freed any more (left_to_mpi) */
+    nvs_result_t abandoned;
 };
+
+/* Buffers of an operation given up on. Its request stays active inside MPI, which may read the send buffer and
+ * write the receive buffer at any later MPI call of this process (Open MPI progresses every active request in
+ * each call), so they are never freed. Nothing can end the request instead: a non-blocking collective cannot be
+ * cancelled (MPI-3.1 section 5.12), cancelling a send is deprecated (MPI-4.0 section 3.8.4), and waiting for it
+ * waits for the peer that stalled. The process ends soon after (the runtime stops the job on the error this
+ * returns), so the memory is lost for seconds; kept reachable from here so that LeakSanitizer does not report
+ * a leak that is deliberate. */
+struct kept_buf {
+    void *p;
+    struct kept_buf *next;
+};
+static struct kept_buf *left_to_mpi;
+
+static void keep_for_mpi(void *p)
+{
+    struct kept_buf *k = malloc(sizeof *k);
+    if (!k) return; /* unreachable then, but still never freed: only LeakSanitizer would notice */
+    k->p = p;
+    k->next = left_to_mpi;
+    left_to_mpi = k;
+}
 
 
 /* ---- 16-bit reductions ---------------------------------------------------------------------------------- */
@@ -193,7 +218,10 @@ static nvs_result_t malloc_buf(nvs_backend *b, size_t bytes, void **p)
 
 static void mfree_buf(nvs_backend *b, void *p)
 {
-    (void)b;
+    if (impl_of(b) && impl_of(b)->abandoned != NVS_OK) {
+        keep_for_mpi(p); /* an active request may still use it: left_to_mpi */
+        return;
+    }
     free(p);
 }
 
@@ -256,7 +284,7 @@ static nvs_result_t complete(nvs_backend *b, MPI_Request *reqs, int n, const nvs
     double start = nvs_now_s();
     for (;;) {
         int done = 0;
-        MPI_TRY(MPI_Testall(n, reqs, &done, MPI_STATUSES_IGNORE));
+        MPI_TRY(MPI_Testall(n, reqs, &done, MPI_STATUSES_IGNORE)); /* an error: mlaunch takes them as active */
         if (done) return NVS_OK;
         if (nvs_interrupted()) return NVS_ERR_INTERRUPTED;
         double waited = nvs_now_s() - start;
@@ -297,16 +325,15 @@ static void divide_results(nvs_dtype t, void *p, size_t count, int n)
 }
 #undef DIVIDE_IN
 
-static nvs_result_t mlaunch(nvs_backend *b, nvs_comm *c, const nvs_op *op)
+/* Starts op's requests; *posted counts those started (active until completed, also when a later one fails). */
+static nvs_result_t post(struct mpi_impl *im, nvs_comm *c, const nvs_op *op, MPI_Request req[2], int *posted)
 {
-    struct mpi_impl *im = impl_of(b);
     const nvs_coll_counts *k = &op->counts;
     size_t ts = nvs_dtype_size(op->type);
     MPI_Datatype dt = mpi_type(op->type);
     MPI_Op mo = mpi_op(im, op->type, op->op);
-    MPI_Request req[2];
-    int nreq = 1;
     int in = op->inplace;
+    *posted = 0;
     /* MPI counts are int: the sweep refuses larger sizes up front (sweep.c) */
     int sc = (int)k->send_count, rc = (int)k->recv_count;
     switch (op->coll->prim) {
@@ -336,11 +363,34 @@ static nvs_result_t mlaunch(nvs_backend *b, nvs_comm *c, const nvs_op *op)
         break;
     case NVS_PRIM_SENDRECV:
         MPI_TRY(MPI_Irecv(op->recv, rc, dt, nvs_ring_prev(c->rank, c->size), 7, c->comm, &req[0]));
+        *posted = 1;
         MPI_TRY(MPI_Isend(op->send, sc, dt, nvs_ring_next(c->rank, c->size), 7, c->comm, &req[1]));
-        nreq = 2;
-        break;
+        *posted = 2;
+        return NVS_OK;
     }
-    NVS_CHECK(complete(b, req, nreq, op));
+    *posted = 1;
+    return NVS_OK;
+}
+
+static nvs_result_t mlaunch(nvs_backend *b, nvs_comm *c, const nvs_op *op)
+{
+    struct mpi_impl *im = impl_of(b);
+    const nvs_coll_counts *k = &op->counts;
+    size_t ts = nvs_dtype_size(op->type);
+    int in = op->inplace;
+    if (im->abandoned != NVS_OK) { /* the peers would pair this operation with the one given up on */
+        nvs_debug("%s not started: an earlier operation was given up on (%s)", op->coll->name,
+                  nvs_result_text(im->abandoned));
+        return im->abandoned;
+    }
+    MPI_Request req[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+    int nreq = 0;
+    nvs_result_t r = post(im, c, op, req, &nreq);
+    if (r == NVS_OK) r = complete(b, req, nreq, op);
+    if (r != NVS_OK) {
+        if (nreq > 0) im->abandoned = r; /* still active: its buffers are MPI's from now on (left_to_mpi) */
+        return r;
+    }
     if (in && op->coll->prim == NVS_PRIM_REDUCESCATTER && op->recv != op->send)
         memmove(op->recv, op->send, k->recv_count * ts); /* to where NCCL's in-place puts it: block `rank` */
     if (op->op == NVS_AVG && (op->coll->flags & NVS_COLL_HAS_OP) &&

@@ -2,7 +2,7 @@
  * signal within one piece of HOST_PASS_BYTES (64 MiB) instead of finishing a 1 GiB buffer first, and otherwise
  * write and check every byte. Ctrl-C at `nvscale coll --backend mpi -e 1G` start-up took 5-7 s to act while two
  * 1 GiB buffers were poisoned; a signal seen between pieces stops it at once. And a communicator whose set-up
- * fails is freed. One singleton MPI rank (no mpirun). */
+ * fails is freed; the buffers of an operation given up on stay allocated. One singleton MPI rank (no mpirun). */
 #include <mpi.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -37,6 +37,21 @@ int MPI_Comm_free(MPI_Comm *comm)
 int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler eh)
 {
     return fail_errhandler ? MPI_ERR_OTHER : PMPI_Comm_set_errhandler(comm, eh);
+}
+
+/* A peer that never comes: the backend's poll is told "not done" and the request stays active in MPI; the
+ * requests are kept so that the test can complete them itself at the end. */
+static int stall_testall;
+static MPI_Request stalled[2];
+static int nstalled;
+
+int MPI_Testall(int count, MPI_Request reqs[], int *flag, MPI_Status statuses[])
+{
+    if (!stall_testall) return PMPI_Testall(count, reqs, flag, statuses);
+    nstalled = count < 2 ? count : 2;
+    memcpy(stalled, reqs, (size_t)nstalled * sizeof *reqs);
+    *flag = 0;
+    return MPI_SUCCESS;
 }
 
 #define PIECE ((size_t)64 << 20) /* backend_mpi.c HOST_PASS_BYTES */
@@ -128,16 +143,67 @@ static nvs_result_t split_fails(nvs_rt *rt)
     return NVS_OK;
 }
 
+/* An operation given up on (its peer stalled: --timeout) is still active inside MPI, which may read its send
+ * buffer and write its receive buffer at any later MPI call. The sweep frees its buffers on the way out: the
+ * backend must keep them (a buffer handed back to the allocator had its first bytes overwritten by malloc's own
+ * list pointers, and MPI could write into whatever was allocated there next). A launch after it is refused. */
+static nvs_result_t stall_keeps_buffers(nvs_rt *rt)
+{
+    nvs_config cfg;
+    nvs_config_defaults(&cfg);
+    nvs_backend b;
+    T_EQ_I(nvs_backend_mpi_init(&b, rt, &cfg), NVS_OK);
+    nvs_comm *c = NULL;
+    T_EQ_I(b.ops->comm_split(&b, 1, &c), NVS_OK);
+    const size_t bytes = 4096;
+    unsigned char *send = NULL, *recv = NULL, *after = NULL;
+    T_EQ_I(b.ops->alloc(&b, bytes, (void **)&send), NVS_OK);
+    T_EQ_I(b.ops->alloc(&b, bytes, (void **)&recv), NVS_OK);
+    T_EQ_I(b.ops->alloc(&b, bytes, (void **)&after), NVS_OK); /* neither of the two borders free memory */
+    memset(send, 0xab, bytes);
+    memset(recv, 0xab, bytes);
+    nvs_op op = {.coll = nvs_coll_find("all_reduce"), .type = NVS_FLOAT, .op = NVS_SUM, .send = send, .recv = recv,
+                 .bytes = bytes};
+    T_ASSERT(op.coll != NULL);
+    T_EQ_I(op.coll->counts(bytes, sizeof(float), 1, 0, &op.counts), 0);
+    double timeout = rt->timeout_s;
+    rt->timeout_s = 0.2;
+    stall_testall = 1;
+    T_EQ_I(b.ops->launch(&b, c, &op), NVS_ERR_TIMEOUT);
+    stall_testall = 0;
+    rt->timeout_s = timeout;
+    T_EQ_I(nstalled, 1);
+    b.ops->free(&b, send);
+    b.ops->free(&b, recv);
+    for (size_t k = 0; k < 16; k++) {
+        if (send[k] != 0xab) T_FAIL("the send buffer of an active request was freed (byte %zu changed)", k);
+        if (recv[k] != 0xab) T_FAIL("the receive buffer of an active request was freed (byte %zu changed)", k);
+    }
+    /* the next operation would pair with the abandoned one on the other ranks: refused */
+    T_EQ_I(b.ops->launch(&b, c, &op), NVS_ERR_TIMEOUT);
+    T_EQ_I(nstalled, 1);
+    /* the peer came after all: MPI completes the request, into the buffers still there */
+    T_EQ_I(PMPI_Wait(&stalled[0], MPI_STATUS_IGNORE), MPI_SUCCESS);
+    b.ops->free(&b, after);
+    b.ops->comm_free(&b, c);
+    b.ops->finalize(&b);
+    return NVS_OK;
+}
+
 /* one MPI_Init per process: every case of this file in one run */
 static nvs_result_t rank_main(nvs_rt *rt, void *arg)
 {
     NVS_CHECK(passes(rt, arg));
-    return split_fails(rt);
+    NVS_CHECK(split_fails(rt));
+    return stall_keeps_buffers(rt);
 }
 
-static void t_passes_stop_at_a_signal_and_split_failure_frees(void) { T_EQ_I(nvs_rt_mpi_run(10, 0, rank_main, NULL), NVS_OK); }
+static void t_passes_stop_at_a_signal_and_split_failure_frees_and_stall_keeps_buffers(void)
+{
+    T_EQ_I(nvs_rt_mpi_run(10, 0, rank_main, NULL), NVS_OK);
+}
 
 T_LIST = {
-    T_CASE(t_passes_stop_at_a_signal_and_split_failure_frees),
+    T_CASE(t_passes_stop_at_a_signal_and_split_failure_frees_and_stall_keeps_buffers),
 };
 T_MAIN
