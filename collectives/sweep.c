@@ -198,6 +198,11 @@ struct cfg_point {
 static nvs_result_t launch_one(nvs_backend *b, nvs_comm *c, const nvs_op *op)
 {
     if (nvs_interrupted()) return NVS_ERR_INTERRUPTED;
+    /* Ranks outside this point's N wait in a host collective while the members warm up and time it (seconds to
+     * minutes: -n 1000 of a large size); a heartbeat now and then (a clock read when none is due, runtime.h) says
+     * the members are working, so that the waiting ranks do not take a loop longer than --timeout for a stall.
+     * A member stalled for good is still noticed: the beats stop, and its peers' own waits time out. */
+    nvs_rt_beat(b->rt);
     return b->ops->launch(b, c, op);
 }
 
