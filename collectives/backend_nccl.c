@@ -258,6 +258,10 @@ static nvs_result_t wait_stream(nvs_backend *b, nvs_comm *c, cudaStream_t s, con
     struct nccl_impl *im = impl_of(b);
     double start = nvs_now_s(), drain_until = 0;
     for (;;) {
+        /* a timed loop of a large size is queued at once and waited for here, for seconds to minutes: the ranks
+         * sitting out this point wait in a host collective meanwhile, and a heartbeat (runtime.h; a clock read
+         * when none is due) says this one is working (as sweep.c's launch_one for the MPI backend) */
+        nvs_rt_beat(b->rt);
         cudaError_t e = cudaStreamQuery(s);
         if (e == cudaSuccess) return drain_until > 0 ? NVS_ERR_INTERRUPTED : NVS_OK;
         if (e != cudaErrorNotReady) return nvs_cuda_fail(NULL, "cudaStreamQuery", e);
