@@ -443,6 +443,17 @@ void nvs_summary_verdict(const nvs_summary_facts *f, char *buf, size_t len)
      * (Lambda's A6000 at 8 GPUs: 89-98 %; 2x H200 NV18 at fp32: 98-99 %); below 70 % a user pays for GPUs that
      * mostly wait (Lambda's 3090 BERT-large: 12 %). A collective far below its link bound (< 50 %) points at the
      * path (transport, binding, topology) rather than the links. */
+    /* an interrupted or failed run with no row: "MEASURED" over nothing read as a result (SIGTERM during the
+     * first sweep point printed "Verdict: MEASURED") */
+    if (f->nothing) {
+        const char *st = f->status && strcmp(f->status, "ok") ? f->status : NULL;
+        if (st)
+            snprintf(buf, len, "NOT MEASURED: the run was %s before any collective or training step was measured; see "
+                               "its result (run.json) and the messages above", st);
+        else
+            snprintf(buf, len, "NOT MEASURED: no collective or training step was measured");
+        return;
+    }
     if (f->n < 2) {
         snprintf(buf, len, "one %s: nothing to scale; run on more (mpirun -np N nvscale%s)", f->gpu ? "GPU" : "rank",
                  f->gpu ? ", or more visible GPUs" : ""); /* the host backend has no GPUs to make visible */
@@ -556,6 +567,10 @@ static void verdict_facts(const nvs_ctx *run, const json_t *root, nvs_summary_fa
             }
         }
     }
+    int steps = 0;
+    json_array_foreach(json_object_get(root, "trains"), i, t) steps += (int)json_array_size(json_object_get(t, "results"));
+    f->nothing = run->rows.n == 0 && steps == 0;
+    f->status = json_string_value(json_object_get(json_object_get(root, "result"), "status"));
     const json_t *e = explain_of(json_object_get(root, "explain"), f->n);
     f->pct_of_bound = jnum(e, "pct_of_bound");
     f->collective = json_string_value(json_object_get(e, "collective"));

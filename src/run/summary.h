@@ -18,6 +18,10 @@ typedef struct {
      * of it (run.json train.results): NVS_LOSS_* order; NAN or 0 for a part the run does not have */
     double loss_us, part_us[4];
     int ref_n; /* that reference N (0: 1) */
+    /* nothing measured at all (no collective row, no training result): the verdict says so, with the run's
+     * status (run.json result.status: "interrupted", "failed"; NULL or "ok" when the run ended by itself) */
+    int nothing;
+    const char *status;
 } nvs_summary_facts;
 
 /* The parts of the worst workload's lost time, as the training table splits the step (train/split.h). */
@@ -27,7 +31,8 @@ enum { NVS_LOSS_CONTENTION, NVS_LOSS_INTERFERENCE, NVS_LOSS_EXPOSED, NVS_LOSS_RA
  * the NV18 bound". GOOD >= 90 %, FAIR >= 70 %, POOR below; MEASURED when no training step ran, or when it ran
  * only at its reference N (ref_n == n: nothing to compare). Below GOOD it
  * names the largest part of the worst workload's lost time: ", and the largest part of the 6.4 ms it loses per
- * step is waiting for a slower rank (5.2 ms)"; where that part alone exceeds the loss (the compute ran faster
+ * step is waiting for a slower rank (5.2 ms)"; NOT MEASURED when the run ended before any row or step (interrupted:
+ * "NOT MEASURED: the run was interrupted before ..."), rather than a bare MEASURED over nothing; where that part alone exceeds the loss (the compute ran faster
  * than at the reference), ", and it loses 213.5 ms per step: ... took 214.0 ms, and the rest of the step ran
  * 0.5 ms faster than at 1 rank (the compute alone: 7.6 ms faster)". */
 void nvs_summary_verdict(const nvs_summary_facts *f, char *buf, size_t len);

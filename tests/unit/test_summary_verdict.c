@@ -227,5 +227,22 @@ static void t_wrap_units(void)
     free(got);
 }
 
-T_LIST = {T_CASE(t_wrap_units), T_CASE(t_words), T_CASE(t_above_linear), T_CASE(t_reference_only), T_CASE(t_collective_named), T_CASE(t_one_gpu), T_CASE(t_loss_named), T_CASE(t_compute_note), T_CASE(t_conv_note)};
+/* nothing measured (SIGTERM during the first sweep point): not a bare "MEASURED", which read as a result */
+static void t_nothing(void)
+{
+    char v[512];
+    nvs_summary_facts f = {.gpu = 0, .n = 2, .worst_eff = NAN, .pct_of_bound = NAN, .nothing = 1,
+                           .status = "interrupted"};
+    nvs_summary_verdict(&f, v, sizeof v);
+    T_EQ_S(v, "NOT MEASURED: the run was interrupted before any collective or training step was measured; see its "
+              "result (run.json) and the messages above");
+    f.status = "ok";
+    nvs_summary_verdict(&f, v, sizeof v);
+    T_EQ_S(v, "NOT MEASURED: no collective or training step was measured");
+    f.nothing = 0;
+    nvs_summary_verdict(&f, v, sizeof v);
+    T_EQ_S(v, "MEASURED");
+}
+
+T_LIST = {T_CASE(t_wrap_units), T_CASE(t_words), T_CASE(t_above_linear), T_CASE(t_reference_only), T_CASE(t_collective_named), T_CASE(t_one_gpu), T_CASE(t_loss_named), T_CASE(t_compute_note), T_CASE(t_conv_note), T_CASE(t_nothing)};
 T_MAIN
