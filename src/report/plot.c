@@ -91,6 +91,8 @@ typedef struct {
     int xtics[64], nx;   /* efficiency: the Ns */
     double ymax;         /* efficiency: the largest value drawn (%) */
     int first_label;     /* stacked bars: characters of the first bar's label */
+    int placeholder;     /* busbw: every series is a key entry alone (every size failed its check): a figure that
+                          * says so, on fixed axes, instead of curves */
 } plot_def;
 
 _Static_assert(sizeof((plot_def *)0)->file == sizeof((nvs_plot_ref *)0)->file, "plot file names are copied whole");
@@ -205,10 +207,18 @@ static nvs_result_t busbw_data(const nvs_report *rep, const char *dir, const cha
     }
     int drawn = 0;
     for (int i = 0; i < p->ns; i++) drawn += !p->s[i].nodraw;
-    if (res != NVS_OK || !drawn) { /* key entries alone are no plot (gnuplot cannot scale an axis on nothing) */
+    if (res != NVS_OK || !p->ns) {
         nvs_outfile_discard(&o);
         p->ns = 0;
         return res;
+    }
+    /* key entries alone: every size of every series failed its check. Such a collective got no plot at all (the
+     * report's Plots read as if it had not been measured, while a partly failed one said what it left out): a
+     * figure on fixed axes (gnuplot cannot scale one on nothing) with the key entries and a line that says so */
+    if (!drawn) {
+        p->placeholder = 1;
+        snprintf(p->title, sizeof p->title, "%.60s: bus bandwidth not drawn, every size failed its result check",
+                 coll);
     }
     return nvs_outfile_commit(&o);
 }
@@ -355,7 +365,17 @@ static void script_plot(FILE *f, const plot_def *p, const char *ext)
     fprintf(f, "reset\nset output '%s.%s.tmp'\nset title ", p->file, ext);
     nvs_plot_quote(f, p->title);
     fprintf(f, "\nset grid\nset key top left\n");
-    if (p->kind == 0) {
+    if (p->kind == 0 && p->placeholder) {
+        fprintf(f, "set xrange [0:1]\nset yrange [0:1]\nunset xtics\nunset ytics\nunset grid\nset key below\n"
+                   "set label 1 'nothing drawn: every message size of every GPU count failed its result check "
+                   "(see the collective''s table)' at graph 0.5,0.5 center\nplot ");
+        for (int i = 0; i < p->ns; i++) {
+            fputs(i ? ", \\\n     " : "", f);
+            fputs("NaN with lines lt nodraw title ", f);
+            nvs_plot_quote(f, p->s[i].title);
+        }
+        fprintf(f, "\n");
+    } else if (p->kind == 0) {
         /* log scale on both axes: NVLink (hundreds of GB/s), SHM (tens) and sockets (a few) stay readable on
          * one plot; the bounds are dashed */
         fprintf(f, "set xlabel 'message size (bytes)'\nset ylabel 'busbw (GB/s, log scale)'\nset logscale x 2\n"

@@ -66,4 +66,27 @@ grep -q "^plot NaN with lines lt nodraw title 'N=2 [^']*: not drawn, every size 
 grep -q "^ *'busbw_all_reduce.dat' index 0 using 1:2 with linespoints title 'N=3 " "$dir/q/plots.gp" ||
     fail "the drawn series is not data block 0"
 grep -q '^131072 11$' "$dir/q/busbw_all_reduce.dat" && fail "the busbw plot draws a row that failed its check"
+# a collective whose every size failed its check got no plot at all (key entries alone were dropped: gnuplot cannot
+# scale an axis on nothing), and with nothing else to draw the Plots section said "Nothing to plot.": the report read
+# as if the collective had not been measured. A figure on fixed axes says so, with the series' key entries.
+cat >"$dir/a.json" <<'JSON'
+{"schema": "nvscale.run/1", "host": "box", "world": {"size": 2, "nodes": 1},
+ "collectives": [
+  {"collective": "all_reduce", "n": 2, "size": 65536, "bytes": 65536, "busbw_gbps": 9.0, "wrong": 4},
+  {"collective": "all_reduce", "n": 2, "size": 131072, "bytes": 131072, "busbw_gbps": 11.0, "wrong": 4}]}
+JSON
+PATH="$(cd "$dir/bin" && pwd):$PATH" expect_err 0 "" "$NVS" report -o "$dir/a" "$dir/a.json" || stop "report with plots"
+grep -q 'Nothing to plot' "$dir/a/report.md" && fail "a collective that failed every size has no plot"
+grep -q '^!\[all_reduce: bus bandwidth not drawn, every size failed its result check\](busbw_all_reduce.svg)$' \
+    "$dir/a/report.md" || { fail "the report shows no figure for the collective that failed every size"; sed -n '/Plots/,$p' "$dir/a/report.md"; }
+[ -s "$dir/a/busbw_all_reduce.svg" ] || fail "no image for the collective that failed every size"
+grep -q "^plot NaN with lines lt nodraw title 'N=2 [^']*: not drawn, every size failed check'$" "$dir/a/plots.gp" ||
+    { fail "its key entry does not say N=2 failed every size"; cat "$dir/a/plots.gp"; }
+grep -q "^set yrange \[0:1\]$" "$dir/a/plots.gp" || fail "the figure of nothing has no fixed axes"
+grep -q '^[0-9]' "$dir/a/busbw_all_reduce.dat" && fail "a failed row became a point"
+# and a real gnuplot draws it (an axis scaled on nothing is an error there)
+if command -v gnuplot >/dev/null 2>&1; then
+    expect_err 0 "" "$NVS" report -o "$dir/g" "$dir/a.json" || stop "report with gnuplot"
+    [ -s "$dir/g/busbw_all_reduce.svg" ] || fail "gnuplot drew no figure for the collective that failed every size"
+fi
 finish
