@@ -194,6 +194,7 @@ static nvs_result_t parse_comm_line(nvs_nccl_log *log, const line_ctx *lc, const
     if (!c && !(c = new_comm(log, lc, ptr))) return NVS_ERR_NOMEM;
     c->rank = rank;
     c->nranks = nranks;
+    c->comm_line = 1;
     int v;
     if (int_after(p, "nNodes", &v) == 0) c->nnodes = v;
     if (int_after(p, "localRanks", &v) == 0) c->local_ranks = v;
@@ -201,8 +202,11 @@ static nvs_result_t parse_comm_line(nvs_nccl_log *log, const line_ctx *lc, const
     return NVS_OK;
 }
 
-/* "[fn ]comm 0x.. rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 6000 (commId 0x.. | parent 0x.. ...) - Init COMPLETE" */
-static nvs_result_t parse_complete_line(nvs_nccl_log *log, const line_ctx *lc, const char *p)
+static nvs_result_t adopt_orphans(nvs_nccl_log *log, nvs_nccl_comm *c);
+
+/* "[fn ]comm 0x.. rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 6000 (commId 0x.. | parent 0x.. ...) - Init COMPLETE",
+ * or the same ending "- Init START" (`start`) */
+static nvs_result_t parse_complete_line(nvs_nccl_log *log, const line_ctx *lc, const char *p, int start)
 {
     char ptr[24];
     if (token_after(p, "comm", ptr, sizeof ptr) != 0 || strncmp(ptr, "0x", 2)) return NVS_OK;
@@ -221,8 +225,13 @@ static nvs_result_t parse_complete_line(nvs_nccl_log *log, const line_ctx *lc, c
     token_after(p, "busId", c->bus_id, sizeof c->bus_id);
     token_after(p, "commId", c->comm_id, sizeof c->comm_id);
     token_after(p, "parent", c->parent, sizeof c->parent);
+    if (start) {
+        c->comm_line = 1;
+        return NVS_OK;
+    }
     c->complete = 1;
-    return NVS_OK;
+    /* NCCL < 2.18.3: nothing named the communicator before its channel lines */
+    return c->comm_line ? NVS_OK : adopt_orphans(log, c);
 }
 
 /* "24 coll channels, 24 collnet channels, 0 nvls channels, 32 p2p channels, 32 p2p channels per peer" */
@@ -248,25 +257,77 @@ static void parse_channel_counts(nvs_nccl_log *log, const line_ctx *lc, const ch
     }
 }
 
-/* "R[D]": rank and bracketed device; dev -1 when the bracket holds something else (a hex bus id). */
-static int read_rank_dev(const char **pp, int *rank, int *dev)
+/* "R[ID]": rank and the bracket's text (see resolve_ids for what it holds). */
+static int read_rank_id(const char **pp, int *rank, char *id, size_t cap)
 {
     const char *p = skip_ws(*pp);
     if (!isdigit((unsigned char)*p) || read_int(&p, rank) != 0) return -1;
-    *dev = -1;
+    id[0] = '\0';
     if (*p == '[') {
         const char *q = p + 1;
         size_t n = strcspn(q, "]");
         if (q[n] != ']') return -1;
-        if (n && strspn(q, "0123456789") == n) {
-            int d;
-            const char *r = q;
-            if (read_int(&r, &d) == 0) *dev = d;
-        }
+        copy_str(id, cap, q, n);
         p = q + n + 1;
     }
     *pp = p;
     return 0;
+}
+
+/* 1 if version `v` ("2.18.3") is at least maj.min.patch */
+static int version_at_least(const char *v, int maj, int min, int patch)
+{
+    int a[3] = {0, 0, 0};
+    for (int i = 0; i < 3 && isdigit((unsigned char)*v); i++) {
+        a[i] = (int)strtol(v, (char **)&v, 10);
+        if (*v == '.') v++;
+    }
+    int want[3] = {maj, min, patch};
+    for (int i = 0; i < 3; i++)
+        if (a[i] != want[i]) return a[i] > want[i];
+    return 1;
+}
+
+/* What the brackets of `c`'s channel lines hold (c NULL: an orphan): NCCL 2.18.3 changed them from the PCI bus id to
+ * the nvmlDev (src/transport/{p2p,shm,net}.cc, "%d[%lx]" -> "%d[%d]") and added "nvmlDev" to the Init START and
+ * COMPLETE lines (src/init.cc) in the same release, so a communicator's own line says it for its channels, then
+ * the log's version line (rank 0's process alone prints it, so the other processes' files lack it). */
+static int ids_of(const nvs_nccl_log *log, const nvs_nccl_comm *c)
+{
+    if (c && c->nvml_dev >= 0) return NVS_NCCL_IDS_NVML;
+    if (c && c->complete) return NVS_NCCL_IDS_BUS; /* an Init COMPLETE without nvmlDev: before 2.18.3 */
+    if (log->version[0] && !log->version_conflict)
+        return version_at_least(log->version, 2, 18, 3) ? NVS_NCCL_IDS_NVML : NVS_NCCL_IDS_BUS;
+    return NVS_NCCL_IDS_UNKNOWN;
+}
+
+static int id_dev(const char *id, int ids)
+{
+    size_t n = strlen(id);
+    if (ids != NVS_NCCL_IDS_NVML || !n || n > 9 || strspn(id, "0123456789") != n) return -1;
+    return atoi(id);
+}
+
+/* from_dev/to_dev of a channel line by what its brackets hold. Hex letters are a bus id whatever the version. */
+static void resolve_ids(nvs_nccl_conn *cn, int ids)
+{
+    size_t nf = strlen(cn->from_id), nt = strlen(cn->to_id);
+    if ((nf && strspn(cn->from_id, "0123456789") != nf) || (nt && strspn(cn->to_id, "0123456789") != nt))
+        ids = NVS_NCCL_IDS_BUS;
+    cn->ids = ids;
+    cn->from_dev = id_dev(cn->from_id, ids);
+    cn->to_dev = id_dev(cn->to_id, ids);
+}
+
+/* Again for every channel line, once more is known (a version line, an Init COMPLETE of another file) */
+static void resolve_all(nvs_nccl_log *log)
+{
+    for (size_t i = 0; i < log->ncomms; i++) {
+        int ids = ids_of(log, &log->comms[i]);
+        for (size_t k = 0; k < log->comms[i].nconns; k++) resolve_ids(&log->comms[i].conns[k], ids);
+    }
+    int ids = ids_of(log, NULL);
+    for (size_t k = 0; k < log->norphans; k++) resolve_ids(&log->orphans[k], ids);
 }
 
 /* "Channel 00/0 : 0[0] -> 1[1] [send] via NET/Socket/0". 1 if understood (filled in), 0 if not. */
@@ -285,11 +346,11 @@ static int parse_conn(const char *p, nvs_nccl_conn *cn)
     p = skip_ws(p);
     if (*p != ':') return 0;
     p++;
-    if (read_rank_dev(&p, &cn->from_rank, &cn->from_dev) != 0) return 0;
+    if (read_rank_id(&p, &cn->from_rank, cn->from_id, sizeof cn->from_id) != 0) return 0;
     p = skip_ws(p);
     if (strncmp(p, "->", 2)) return 0;
     p += 2;
-    if (read_rank_dev(&p, &cn->to_rank, &cn->to_dev) != 0) return 0;
+    if (read_rank_id(&p, &cn->to_rank, cn->to_id, sizeof cn->to_id) != 0) return 0;
     p = skip_ws(p);
     if (!strncmp(p, "[send]", 6)) {
         cn->side = NVS_NCCL_SIDE_SEND;
@@ -309,23 +370,56 @@ static int parse_conn(const char *p, nvs_nccl_conn *cn)
     return 1;
 }
 
+/* Whether communicator c may take channel line cn: same process, device, the rank that logged it, enough ranks */
+static int conn_fits(const nvs_nccl_comm *c, const nvs_nccl_conn *cn, const line_ctx *lc)
+{
+    int me = cn->side == NVS_NCCL_SIDE_RECV ? cn->to_rank : cn->from_rank;
+    int top = cn->from_rank > cn->to_rank ? cn->from_rank : cn->to_rank;
+    if (!same_process(c, lc) || !comm_dev_matches(c, lc->dev)) return 0;
+    return c->rank == me && c->nranks > top;
+}
+
 static nvs_result_t add_conn(nvs_nccl_log *log, const line_ctx *lc, nvs_nccl_conn *cn)
 {
     cn->logged_dev = lc->dev;
-    int me = cn->side == NVS_NCCL_SIDE_RECV ? cn->to_rank : cn->from_rank;
-    int top = cn->from_rank > cn->to_rank ? cn->from_rank : cn->to_rank;
+    cn->pid = lc->pid;
+    cn->file_index = lc->file_index;
     log->conn_lines++;
     for (size_t i = log->ncomms; i-- > 0;) {
         nvs_nccl_comm *c = &log->comms[i];
-        if (!same_process(c, lc) || !comm_dev_matches(c, lc->dev)) continue;
-        if (c->rank != me || c->nranks <= top) continue;
+        if (!conn_fits(c, cn, lc)) continue;
+        resolve_ids(cn, ids_of(log, c));
         NVS_CHECK(grow((void **)&c->conns, &c->cap_conns, c->nconns + 1, sizeof *c->conns));
         c->conns[c->nconns++] = *cn;
         return NVS_OK;
     }
+    resolve_ids(cn, ids_of(log, NULL));
     NVS_CHECK(grow((void **)&log->orphans, &log->cap_orphans, log->norphans + 1, sizeof *log->orphans));
     log->orphans[log->norphans++] = *cn;
     return NVS_OK;
+}
+
+/* Init COMPLETE of a communicator that no line had named before (NCCL < 2.18.3): its channel lines, logged during
+ * its initialisation, went to the orphans; it takes those that fit it, in order. */
+static nvs_result_t adopt_orphans(nvs_nccl_log *log, nvs_nccl_comm *c)
+{
+    size_t keep = 0;
+    nvs_result_t res = NVS_OK;
+    for (size_t k = 0; k < log->norphans; k++) {
+        nvs_nccl_conn *cn = &log->orphans[k];
+        line_ctx lc = {.pid = cn->pid, .dev = cn->logged_dev, .file_index = cn->file_index};
+        set_str(lc.host, sizeof lc.host, c->host); /* the host is not kept per line: pid and file decide */
+        if (res == NVS_OK && cn->file_index == c->file_index && conn_fits(c, cn, &lc))
+            res = grow((void **)&c->conns, &c->cap_conns, c->nconns + 1, sizeof *c->conns);
+        if (res == NVS_OK && cn->file_index == c->file_index && conn_fits(c, cn, &lc)) {
+            resolve_ids(cn, ids_of(log, c));
+            c->conns[c->nconns++] = *cn;
+        } else {
+            log->orphans[keep++] = *cn;
+        }
+    }
+    log->norphans = keep;
+    return res;
 }
 
 /* Split the NCCL prefix "[time] host:pid:tid [dev] NCCL INFO " off; fills lc, returns the message or NULL. */
@@ -388,7 +482,9 @@ nvs_result_t nvs_nccl_log_parse_line(nvs_nccl_log *log, const char *line, size_t
 
     const char *v = strstr(msg, "NCCL version ");
     if (v) {
+        int had = log->version[0] != 0, conflict = log->version_conflict;
         parse_version(log, v + strlen("NCCL version "));
+        if (had != (log->version[0] != 0) || conflict != log->version_conflict) resolve_all(log);
         return NVS_OK;
     }
     const char *s = skip_ws(msg);
@@ -397,7 +493,8 @@ nvs_result_t nvs_nccl_log_parse_line(nvs_nccl_log *log, const char *line, size_t
         if (parse_conn(s, &cn)) return add_conn(log, &lc, &cn);
         return NVS_OK;
     }
-    if (strstr(msg, "Init COMPLETE")) return parse_complete_line(log, &lc, msg);
+    if (strstr(msg, "Init COMPLETE")) return parse_complete_line(log, &lc, msg, 0);
+    if (strstr(msg, "Init START")) return parse_complete_line(log, &lc, msg, 1);
     if (strstr(msg, " coll channels")) {
         parse_channel_counts(log, &lc, msg);
         return NVS_OK;
@@ -424,6 +521,7 @@ nvs_result_t nvs_nccl_log_parse_text(const char *text, size_t len, nvs_nccl_log 
         NVS_CHECK(nvs_nccl_log_parse_line(log, text + i, n, fi));
         i += n + 1;
     }
+    resolve_all(log); /* an Init COMPLETE after the channel lines tells what their brackets held */
     return NVS_OK;
 }
 
@@ -452,6 +550,7 @@ nvs_result_t nvs_nccl_log_parse_file(const char *path, nvs_nccl_log *log)
         res = NVS_ERR_NOMEM;
     }
     free(line);
+    resolve_all(log);
     if (fclose(f) != 0 && res == NVS_OK) {
         nvs_error("%s: %s", path, strerror(errno));
         res = NVS_ERR_INPUT;
@@ -565,6 +664,10 @@ static json_t *conn_json(const nvs_nccl_conn *cn, int *bad)
     put(o, "to_rank", json_integer(cn->to_rank), bad);
     put(o, "from_dev", nvs_rj_int(cn->from_dev), bad);
     put(o, "to_dev", nvs_rj_int(cn->to_dev), bad);
+    if (cn->ids == NVS_NCCL_IDS_BUS) { /* NCCL < 2.18.3: the PCI bus ids, hex as printed */
+        put(o, "from_bus_id", json_string(cn->from_id), bad);
+        put(o, "to_bus_id", json_string(cn->to_id), bad);
+    }
     put(o, "transport", json_string(cn->transport), bad);
     put(o, "detail", json_string(cn->detail), bad);
     if (cn->net[0]) put(o, "net", json_string(cn->net), bad);

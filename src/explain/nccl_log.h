@@ -2,7 +2,7 @@
  * which transport NCCL picked for every channel of every communicator, the channel counts and the NCCL version.
  * No CUDA or NCCL includes: it reads text, so it is unit-tested on machines without GPUs.
  *
- * Formats (NCCL 2.18 - 2.28, from src/debug.cc, src/init.cc and src/transport/{p2p,shm,net}.cc):
+ * Formats (NCCL 2.13 - 2.30, from src/debug.cc, src/init.cc and src/transport/{p2p,shm,net}.cc):
  *   prefix   "host:pid:tid [cudaDev] NCCL INFO "; since 2.26 an optional timestamp may come first
  *            (NCCL_DEBUG_TIMESTAMP_FORMAT, default "[%F %T] "). Lines without the prefix are still read.
  *   version  "NCCL version 2.28.3+cuda13.0"
@@ -17,9 +17,18 @@
  *            "Channel 00/0 : 1[1] -> 0[0] [send] via NET/Socket/0"
  *            "Channel 00/0 : 0[0] -> 1[1] [receive] via NET/IB/0/GDRDMA"
  *            "Channel CC/I : R1[D1] -> R2[D2]": channel, connection index (0 rings/trees, 1 p2p ops; absent
- *            before 2.12), sender rank -> receiver rank of the communicator (the direction of the data, also on
- *            [receive] lines), and in brackets the NVML device index (nvmlDev: the physical GPU index, which
- *            ignores CUDA_VISIBLE_DEVICES; releases before 2.12 printed the PCI bus id in hex there instead).
+ *            before 2.12, and on P2P lines before 2.17), sender rank -> receiver rank of the communicator (the
+ *            direction of the data, also on [receive] lines), and in brackets since 2.18.3 the NVML device index
+ *            (nvmlDev, "%d[%d]": the physical GPU index, which ignores CUDA_VISIBLE_DEVICES). Releases before
+ *            2.18.3 printed the PCI bus id there ("%d[%lx]", p2p.cc/shm.cc/net.cc of 2.7 - 2.18.1): the hex digits
+ *            of "dddd:bb:dd.f" run together without leading zeros, "0000:1b:00.0" as "1b000", "0000:07:00.0" as
+ *            "7000", "0000:00:05.0" (a VM's GPU) as "50". Digits alone read the same as a device number, so what
+ *            the brackets hold is decided by the version: the communicator's Init START/COMPLETE line names
+ *            nvmlDev since 2.18.3 (the same release), else the log's "NCCL version" line (rank 0 prints it).
+ *   old      before 2.20 no "comm .. nRanks" line; 2.18.3 - 2.19 print "comm 0x.. rank 0 nranks 2 cudaDev 0
+ *            nvmlDev 0 busId 6000 commId 0x.. - Init START" before connecting; before 2.18.3 the channel lines of
+ *            a communicator come before its Init COMPLETE, the first line that names it: that line takes the
+ *            channel lines of its process, device and rank that no communicator had been found for.
  *   rings    "Connected all rings, use ring PXN 0 GDR 1", "Connected all trees"
  *
  * Which communicator a channel line belongs to: the line does not say. Since 2.22 connections are made lazily at
@@ -40,12 +49,19 @@
 #include "core/err.h"
 
 enum nvs_nccl_side { NVS_NCCL_SIDE_NONE = 0, NVS_NCCL_SIDE_SEND = 1, NVS_NCCL_SIDE_RECV = 2 };
+/* What the brackets of a channel line hold: unknown (digits, and no version known), NVML device indices (NCCL >=
+ * 2.18.3), PCI bus ids (before 2.18.3, or hex letters in them). */
+enum nvs_nccl_ids { NVS_NCCL_IDS_UNKNOWN = 0, NVS_NCCL_IDS_NVML = 1, NVS_NCCL_IDS_BUS = 2 };
 
 typedef struct {
     int channel;           /* "Channel 03/1": 3 */
     int conn_index;        /* "/1": 1; -1 when the line has none (NCCL < 2.12) */
     int from_rank, to_rank; /* sender -> receiver, ranks of the communicator */
-    int from_dev, to_dev;  /* bracketed numbers (nvmlDev); -1 when not a decimal number */
+    int from_dev, to_dev;  /* bracketed numbers when they are nvmlDevs (NCCL >= 2.18.3); -1 otherwise */
+    char from_id[20], to_id[20]; /* the brackets' text as printed ("1", "1b000") */
+    int ids;               /* enum nvs_nccl_ids: what the brackets hold, as far as the log tells */
+    long pid;              /* the line's process (prefix; -1 without) and file: which communicator may take it */
+    int file_index;
     char transport[8];     /* "P2P", "SHM", "NET", or the first word after "via" for anything else */
     char detail[64];       /* everything after "via ": "P2P/CUMEM/read", "SHM/direct/direct", "NET/IB/0/GDRDMA" */
     char net[16];          /* for NET: the network plugin's name, "Socket", "IB", ...; "" otherwise */
@@ -66,6 +82,7 @@ typedef struct {
     int cuda_dev, nvml_dev; /* -1 unknown */
     char bus_id[24];       /* "6000" as printed (hex) */
     int complete;          /* "Init COMPLETE" seen */
+    int comm_line;         /* its "comm .. nRanks" line (NCCL >= 2.20) or "Init START" line (>= 2.18.3) seen */
     int coll_channels, collnet_channels, nvls_channels, p2p_channels, p2p_channels_per_peer; /* -1 unknown */
     int rings_connected, trees_connected; /* "Connected all rings/trees" lines attributed to it */
     nvs_nccl_conn *conns;

@@ -47,12 +47,15 @@ static void t_line_formats(void)
          "NET/AWS Libfabric/1/GDRDMA/Shared", "AWS Libfabric"},
         {"Channel 00/0 : 0[0] -> 1[1] [send] via NET/IB/0(1)/GDRDMA", 0, 0, 0, 1, 0, 1, 1, "NET",
          "NET/IB/0(1)/GDRDMA", "IB"},
-        /* before NCCL 2.12 the brackets held the PCI bus id in hex */
+        /* before NCCL 2.18.3 the brackets held the PCI bus id in hex: with letters it is one whatever the version */
         {"Channel 00 : 0[1b000] -> 1[3d000] via P2P/IPC", 0, -1, 0, 1, -1, -1, 0, "P2P", "P2P/IPC", ""},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         nvs_nccl_log log;
         nvs_nccl_log_init(&log);
+        /* the brackets hold nvmlDevs since 2.18.3 (t_bus_ids: before) */
+        static const char ver[] = "host:1:1 [0] NCCL INFO NCCL version 2.28.3+cuda13.0";
+        T_EQ_I(nvs_nccl_log_parse_line(&log, ver, strlen(ver), 0), NVS_OK);
         char line[256];
         snprintf(line, sizeof line, "host:1:1 [0] NCCL INFO %s\r\n", cases[i].line);
         T_EQ_I(nvs_nccl_log_parse_line(&log, line, strlen(line), 0), NVS_OK);
@@ -272,13 +275,113 @@ static void t_ib_and_old(void)
     c = &log.comms[0];
     T_EQ_S(c->init_fn, "");
     T_EQ_I(c->complete, 1);
-    T_EQ_I(c->nvml_dev, -1);
+    T_EQ_I(c->nvml_dev, 2);
     T_EQ_I(c->coll_channels, 2);
     T_EQ_I(c->collnet_channels, -1);
     T_EQ_I(c->nvls_channels, 0);
     T_EQ_U(c->nconns, 3);
     nvs_nccl_log_summary(&log, 4, &s);
     T_EQ_S(nvs_nccl_summary_transport(&s, buf, sizeof buf), "P2P+SHM");
+    nvs_nccl_log_free(&log);
+}
+
+/* NCCL before 2.18.3 printed the PCI bus id in the brackets ("%d[%lx]", src/transport/{p2p,shm,net}.cc up to
+ * v2.18.1-1; "%d[%x]" on 2.18.1's P2P/CUMEM line), since then the nvmlDev ("%d[%d]", v2.18.3-1). A bus id of
+ * digits alone ("0000:01:00.0" printed "1000") was read as device 1000. */
+static void t_bus_ids(void)
+{
+    static const struct {
+        const char *version, *line;
+        int from_dev, to_dev, ids;
+        const char *from_id, *to_id;
+    } cases[] = {
+        {"2.17.1", "Channel 00/0 : 0[1000] -> 1[2000] via P2P/IPC/read", -1, -1, NVS_NCCL_IDS_BUS, "1000", "2000"},
+        {"2.12.12", "Channel 00 : 0[1000] -> 1[2000] via P2P/IPC", -1, -1, NVS_NCCL_IDS_BUS, "1000", "2000"},
+        {"2.18.1", "Channel 00/0 : 0[7000] -> 1[8000] via P2P/CUMEM/read", -1, -1, NVS_NCCL_IDS_BUS, "7000", "8000"},
+        {"2.16.5", "Channel 01 : 1[50] -> 0[40] via SHM/direct/direct", -1, -1, NVS_NCCL_IDS_BUS, "50", "40"},
+        {"2.17.1", "Channel 00/0 : 1[2000] -> 0[1000] [receive] via NET/IB/0/GDRDMA", -1, -1, NVS_NCCL_IDS_BUS, "2000",
+         "1000"},
+        {"2.18.3", "Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM/read", 0, 1, NVS_NCCL_IDS_NVML, "0", "1"},
+        {"2.19.3", "Channel 00 : 1[3] -> 0[2] via SHM/direct/direct", 3, 2, NVS_NCCL_IDS_NVML, "3", "2"},
+        {"2.30.7", "Channel 00/0 : 1[7] -> 0[6] via P2P/CUMEM", 7, 6, NVS_NCCL_IDS_NVML, "7", "6"},
+        /* no version line (another rank's file) and no communicator: digits alone say nothing */
+        {NULL, "Channel 00/0 : 0[1000] -> 1[2000] via P2P/IPC/read", -1, -1, NVS_NCCL_IDS_UNKNOWN, "1000", "2000"},
+        {NULL, "Channel 00/0 : 0[0] -> 1[1] via P2P/IPC/read", -1, -1, NVS_NCCL_IDS_UNKNOWN, "0", "1"},
+        {NULL, "Channel 00/0 : 0[1b000] -> 1[1000] via P2P/IPC", -1, -1, NVS_NCCL_IDS_BUS, "1b000", "1000"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        nvs_nccl_log log;
+        nvs_nccl_log_init(&log);
+        char text[256];
+        snprintf(text, sizeof text, "%s%s%sh:1:1 [0] NCCL INFO %s\n", cases[i].version ? "h:1:1 [0] NCCL INFO NCCL version " : "",
+                 cases[i].version ? cases[i].version : "", cases[i].version ? "+cuda12.0\n" : "", cases[i].line);
+        T_EQ_I(nvs_nccl_log_parse_text(text, strlen(text), &log), NVS_OK);
+        T_EQ_U(log.norphans, 1);
+        const nvs_nccl_conn *c = &log.orphans[0];
+        T_EQ_I(c->from_dev, cases[i].from_dev);
+        T_EQ_I(c->to_dev, cases[i].to_dev);
+        T_EQ_I(c->ids, cases[i].ids);
+        T_EQ_S(c->from_id, cases[i].from_id);
+        T_EQ_S(c->to_id, cases[i].to_id);
+        nvs_nccl_log_free(&log);
+    }
+
+    /* two processes of NCCL 2.17.1: the version line is in rank 0's file only, and the channel lines come before
+     * the first line that names their communicator (Init COMPLETE, src/init.cc of v2.17.1-1). Rank 1's file first,
+     * as a caller may give them: its COMPLETE without nvmlDev says bus ids on its own. */
+    static const char *const files[] = {FIX "old2171_busid.nccl.box.3002.log", FIX "old2171_busid.nccl.box.3001.log",
+                                        NULL};
+    nvs_nccl_log log;
+    parse_files(&log, files);
+    T_EQ_S(log.version, "2.17.1");
+    T_EQ_U(log.ncomms, 2);
+    T_EQ_U(log.norphans, 0); /* each Init COMPLETE took its process's channel lines */
+    const nvs_nccl_comm *c1 = comm_by_ptr(&log, "0x7f3c10"), *c0 = comm_by_ptr(&log, "0x5600a0");
+    T_ASSERT(c0 && c1);
+    T_EQ_I(c1->rank, 1);
+    T_EQ_I(c1->complete, 1);
+    T_EQ_I(c1->nvml_dev, -1);
+    T_EQ_S(c1->bus_id, "2000");
+    T_EQ_U(c1->nconns, 3);
+    T_EQ_U(c0->nconns, 2);
+    for (size_t k = 0; k < c1->nconns; k++) {
+        T_EQ_I(c1->conns[k].from_dev, -1);
+        T_EQ_I(c1->conns[k].to_dev, -1);
+        T_EQ_I(c1->conns[k].ids, NVS_NCCL_IDS_BUS);
+        T_EQ_S(c1->conns[k].from_id, "2000");
+    }
+    T_EQ_I(c0->conns[0].ids, NVS_NCCL_IDS_BUS);
+    T_EQ_S(c0->conns[0].to_id, "2000");
+    nvs_nccl_summary s;
+    char buf[32];
+    nvs_nccl_log_summary(&log, 2, &s); /* what run.json's "transports" count: nothing before */
+    T_EQ_I(s.p2p, 4);
+    T_EQ_I(s.shm, 1);
+    T_EQ_I(s.nchannels, 2);
+    T_EQ_S(nvs_nccl_summary_transport(&s, buf, sizeof buf), "P2P+SHM");
+    json_t *j = nvs_nccl_log_to_json(&log);
+    T_ASSERT(j);
+    json_t *ch = json_array_get(json_object_get(json_array_get(json_object_get(j, "comms"), 0), "channels"), 0);
+    T_ASSERT(json_is_null(json_object_get(ch, "from_dev")));
+    T_EQ_S(json_string_value(json_object_get(ch, "from_bus_id")), "2000");
+    T_EQ_S(json_string_value(json_object_get(ch, "to_bus_id")), "1000");
+    json_decref(j);
+    nvs_nccl_log_free(&log);
+
+    /* 2.18.5's Init START names the communicator before its channel lines and says nvmlDev */
+    static const char *const old[] = {FIX "old218_pcie4.nccl.box3090.777.log", NULL};
+    parse_files(&log, old);
+    T_EQ_U(log.ncomms, 1);
+    T_EQ_U(log.norphans, 0);
+    T_EQ_U(log.comms[0].nconns, 3);
+    T_EQ_I(log.comms[0].conns[0].from_dev, 2);
+    T_EQ_I(log.comms[0].conns[0].to_dev, 3);
+    T_EQ_I(log.comms[0].conns[2].to_dev, 1);
+    j = nvs_nccl_log_to_json(&log);
+    T_ASSERT(j);
+    ch = json_array_get(json_object_get(json_array_get(json_object_get(j, "comms"), 0), "channels"), 0);
+    T_ASSERT(!json_object_get(ch, "from_bus_id"));
+    json_decref(j);
     nvs_nccl_log_free(&log);
 }
 
@@ -441,5 +544,5 @@ static void t_net_without_name(void)
 
 T_LIST = {T_CASE(t_version_overflow), T_CASE(t_line_formats), T_CASE(t_junk_lines),    T_CASE(t_h200_p2p),          T_CASE(t_h200_shm_net),
           T_CASE(t_threads_split), T_CASE(t_ib_and_old),   T_CASE(t_text_and_versions), T_CASE(t_link_names),
-          T_CASE(t_json),          T_CASE(t_big_file),       T_CASE(t_missing_file), T_CASE(t_net_without_name)};
+          T_CASE(t_json),          T_CASE(t_big_file),       T_CASE(t_missing_file), T_CASE(t_net_without_name), T_CASE(t_bus_ids)};
 T_MAIN
