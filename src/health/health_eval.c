@@ -203,15 +203,32 @@ static void eval_memory(nvs_health_finding *x, const nvs_health_gpu *g)
         put(x->measured, sizeof x->measured, "remap failed");
         note_add(x, "a row remapping failed: the GPU has run out of spare rows (replace it)");
     }
+    /* A pending remap or retirement alone is a WARN: the GPU can still run work, and the reset that applies it can
+     * wait for the next drain. NVML's reference for nvmlDeviceGetRemappedRows: "A pending remapping won't affect
+     * future work on the GPU since error-containment and dynamic page blacklisting will take care of that";
+     * NVIDIA's A100 memory error management guide: with the pending flag set "new workloads can be launched".
+     * DCGM's health watch (DcgmHealthWatch.cpp MonitorMemRetiredPending) answers a pending retirement with
+     * DCGM_HEALTH_RESULT_WARN, its next step DCGM_FR_PENDING_PAGE_RETIREMENTS_NEXT "Monitor - this GPU can still
+     * perform workload"; the health watch does not look at a pending remap. With an uncorrectable error since the
+     * driver loaded it is a FAIL, as DCGM's DCGM_FR_DBE_PENDING_PAGE_RETIREMENTS ("Drain the GPU and reset it or
+     * reboot the node"): the page or row waiting is the one that just failed. (dcgmi diag's software test,
+     * nvvs/src/Software.cpp, fails every pending state; its error codes say the GPU still runs work.) */
+    int unc_now = b->ecc_unc_volatile > 0;
     if (b->remap_pending == 1) {
-        worsen(x, NVS_SEV_FAIL);
-        put(x->measured, sizeof x->measured, "remap pending");
-        note_add(x, "a row remap is pending: reset the GPU (nvidia-smi -r) before using it");
+        worsen(x, unc_now ? NVS_SEV_FAIL : NVS_SEV_WARN);
+        if (b->remap_failure != 1) put(x->measured, sizeof x->measured, "remap pending");
+        note_add(x, unc_now ? "a row remap is pending after an uncorrectable error: drain the GPU and reset it "
+                              "(nvidia-smi -r) before using it again"
+                            : "a row remap is pending: the GPU can still run work; reset it (nvidia-smi -r) at the "
+                              "next drain to apply the remap");
     }
     if (b->retired_pending == 1) {
-        worsen(x, NVS_SEV_FAIL);
-        put(x->measured, sizeof x->measured, "retirement pending");
-        note_add(x, "a page retirement is pending: reboot (or reload the driver) before using the GPU");
+        worsen(x, unc_now ? NVS_SEV_FAIL : NVS_SEV_WARN);
+        if (b->remap_failure != 1 && b->remap_pending != 1) put(x->measured, sizeof x->measured, "retirement pending");
+        note_add(x, unc_now ? "a page retirement is pending after a double-bit error: drain the GPU and reset it or "
+                              "reboot before using it again"
+                            : "a page retirement is pending: the GPU can still run work; reset it or reboot at the "
+                              "next drain to retire the page");
     }
     long long retired = (b->retired_sbe > 0 ? b->retired_sbe : 0) + (b->retired_dbe > 0 ? b->retired_dbe : 0);
     if (retired >= RETIRED_PAGES_FAIL) {

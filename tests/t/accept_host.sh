@@ -91,7 +91,7 @@ if errors:
 PY
 
 # every FAIL path of the health checks, one fault at a time on GPU 1 (bus id 0000:00:07.0) or GPU 0 (06)
-for f in ecc:1:ecc:uncorrectable remap:0:memory:reset xid:1:xid:XID\ 79 throttle:1:throttle:HW\ slowdown \
+for f in ecc:1:ecc:uncorrectable xid:1:xid:XID\ 79 throttle:1:throttle:HW\ slowdown \
     hot:0:temperature:slowdown\ threshold x8:1:pcie:x8\ of\ x16 linkdown:1:nvlink:17\ of\ 18 \
     recovery:0:nvlink_errors:recover crc:1:nvlink_errors:CRC\ errors retired:1:memory:64\ pages\ retired; do
     fault=$(echo "$f" | cut -d: -f1-2) check=$(echo "$f" | cut -d: -f3) note=$(echo "$f" | cut -d: -f4)
@@ -118,9 +118,13 @@ FAKE_NVML_FAULT=reset:0 acc reset "$dir/lib" 3 --level 1 &&
 FAKE_NVML_FAULT=perm:1 acc perm "$dir/lib" 0 --level 1 &&
     verdict perm "pcie_replay 0000:00:07.0" WARN "nvmlDeviceGetPcieReplayCounter: Insufficient Permissions" &&
     verdict perm "pcie_replay 0000:00:06.0" PASS
-# WARN paths: the run still passes
-FAKE_NVML_FAULT=replay:1,powercap:0 acc warn "$dir/lib" 0 --level 1 &&
-    verdict warn "pcie_replay 0000:00:07.0" WARN "PCIe replays" && verdict warn "power 0000:00:06.0" WARN "lowered to 500 W"
+# WARN paths: the run still passes (a row remap pending alone: the GPU still runs work, as NVML and DCGM's health
+# watch say; after an uncorrectable error it is a FAIL, DCGM's "drain the GPU and reset it")
+FAKE_NVML_FAULT=replay:1,powercap:0,remap:1 acc warn "$dir/lib" 0 --level 1 &&
+    verdict warn "pcie_replay 0000:00:07.0" WARN "PCIe replays" && verdict warn "power 0000:00:06.0" WARN "lowered to 500 W" &&
+    verdict warn "memory 0000:00:07.0" WARN "can still run work"
+FAKE_NVML_FAULT=remap:0,ecc:0 acc remap_unc "$dir/lib" 3 --level 1 &&
+    verdict remap_unc "memory 0000:00:06.0" FAIL "drain the GPU and reset it" && verdict remap_unc "memory 0000:00:07.0" PASS
 # the XID watch failing mid-run: a GPU with no XID yet is "not watched" with NVML's reason (not a clean PASS), one
 # that reported an XID before still FAILs
 FAKE_NVML_FAULT=eventwait:0 acc eventwait "$dir/lib" 0 --level 1 &&

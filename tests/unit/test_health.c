@@ -95,6 +95,30 @@ static void unc_old_aggregate(nvs_health_gpu *g) { g->before.ecc_unc_aggregate =
 static void ecc_off(nvs_health_gpu *g) { g->before.ecc_enabled = g->after.ecc_enabled = 0; }
 static void remap_pending(nvs_health_gpu *g) { g->after.remap_pending = 1; }
 static void remap_failed(nvs_health_gpu *g) { g->after.remap_failure = 1; }
+/* pending after an uncorrectable error since the driver loaded: DCGM's "drain the GPU and reset it" */
+static void remap_pending_unc(nvs_health_gpu *g)
+{
+    g->after.remap_pending = 1;
+    g->after.ecc_unc_volatile = 1;
+}
+static void remap_failed_pending(nvs_health_gpu *g)
+{
+    g->after.remap_failure = 1;
+    g->after.remap_pending = 1;
+}
+/* pre-Ampere: a page waiting for the next reset to be retired */
+static void retire_pending(nvs_health_gpu *g)
+{
+    g->before.remap_pending = g->after.remap_pending = g->before.remap_failure = g->after.remap_failure = -1;
+    g->before.retired_sbe = g->after.retired_sbe = g->before.retired_dbe = g->after.retired_dbe = 0;
+    g->before.retired_pending = 0;
+    g->after.retired_pending = 1;
+}
+static void retire_pending_dbe(nvs_health_gpu *g)
+{
+    retire_pending(g);
+    g->after.ecc_unc_volatile = 1;
+}
 static void xid(nvs_health_gpu *g)
 {
     g->nxid = 1;
@@ -219,9 +243,18 @@ static void t_failure_paths(void)
     /* nothing of it reported: not checked, a SKIP (was a WARN, a passing testcase in JUnit) */
     T_EQ_I(sev_after(no_ecc_at_all, NVS_HC_ECC, n, sizeof n), NVS_SEV_SKIP);
     T_CONTAINS(n, "cannot be checked");
-    T_EQ_I(sev_after(remap_pending, NVS_HC_MEMORY, n, sizeof n), NVS_SEV_FAIL);
-    T_CONTAINS(n, "reset the GPU");
+    /* pending alone: the GPU still runs work (NVML, DCGM's health watch), a WARN; it was a FAIL */
+    T_EQ_I(sev_after(remap_pending, NVS_HC_MEMORY, n, sizeof n), NVS_SEV_WARN);
+    T_CONTAINS(n, "can still run work; reset it (nvidia-smi -r)");
+    T_EQ_I(sev_after(remap_pending_unc, NVS_HC_MEMORY, n, sizeof n), NVS_SEV_FAIL);
+    T_CONTAINS(n, "drain the GPU and reset it");
+    T_EQ_I(sev_after(retire_pending, NVS_HC_MEMORY, n, sizeof n), NVS_SEV_WARN);
+    T_CONTAINS(n, "page retirement is pending: the GPU can still run work");
+    T_EQ_I(sev_after(retire_pending_dbe, NVS_HC_MEMORY, n, sizeof n), NVS_SEV_FAIL);
+    T_CONTAINS(n, "after a double-bit error");
     T_EQ_I(sev_after(remap_failed, NVS_HC_MEMORY, n, sizeof n), NVS_SEV_FAIL);
+    T_EQ_I(sev_after(remap_failed_pending, NVS_HC_MEMORY, n, sizeof n), NVS_SEV_FAIL);
+    T_CONTAINS(n, "run out of spare rows");
     T_EQ_I(sev_after(xid, NVS_HC_XID, n, sizeof n), NVS_SEV_FAIL);
     T_CONTAINS(n, "XID 79 x1 (GPU has fallen off the bus)");
     /* what judges nothing is not checked, a SKIP (was a WARN, a passing testcase in JUnit): XID events this NVML
