@@ -338,8 +338,10 @@ static void sample_once(nvs_health_monitor *m)
         long long w = u1(c, "nvmlDeviceGetCurrPcieLinkWidth", f->width, d);
         if (g > l->pcie_gen_max) l->pcie_gen_max = (int)g;
         if (w > l->pcie_width_max) l->pcie_width_max = (int)w;
+        if (w > 0 && (l->pcie_width_min < 0 || w < l->pcie_width_min)) l->pcie_width_min = (int)w;
         if (!busy) continue;
         l->busy_samples++;
+        if (w > 0 && (l->pcie_width_min_busy < 0 || w < l->pcie_width_min_busy)) l->pcie_width_min_busy = (int)w;
         if (have_reasons) l->reasons_busy = (l->reasons_busy < 0 ? 0 : l->reasons_busy) | (long long)(reasons & 0x7fffffffffffffffull);
         long long sm = u2(c, "nvmlDeviceGetClockInfo", f->clock, d, NVS_NVML_CLOCK_SM);
         long long mem = u2(c, "nvmlDeviceGetClockInfo", f->clock, d, NVS_NVML_CLOCK_MEM);

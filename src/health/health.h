@@ -68,6 +68,9 @@ typedef struct {
     int temp_max_c;                  /* -1 none */
     double power_max_w;              /* NAN none */
     int pcie_gen_max, pcie_width_max; /* highest link state seen in any sample (links train up under load) */
+    /* lowest current link width (nvmlDeviceGetCurrPcieLinkWidth) in any sample and in busy samples; -1 none. The
+     * width is judged on these: a link that trained down to x8 for part of the run had x16 as its maximum */
+    int pcie_width_min, pcie_width_min_busy;
 } nvs_health_load;
 
 typedef struct {

@@ -454,6 +454,8 @@ static void eval_power(nvs_health_finding *x, const nvs_health_gpu *g)
 }
 
 static int maxi(int a, int b) { return a > b ? a : b; }
+/* the lower of two known (> 0) values, -1 when neither is known */
+static int min_known(int a, int b) { return a <= 0 ? (b > 0 ? b : -1) : b <= 0 || a < b ? a : b; }
 
 static void eval_pcie(nvs_health_finding *x, const nvs_health_gpu *g)
 {
@@ -462,7 +464,14 @@ static void eval_pcie(nvs_health_finding *x, const nvs_health_gpu *g)
     int maxg = b->pcie_max_gen, maxw = b->pcie_max_width;
     if (maxg > 0 && maxw > 0) put(x->expected, sizeof x->expected, "gen%d x%d", maxg, maxw);
     else put(x->expected, sizeof x->expected, "the link's maximum");
-    int w = maxi(maxi(a->pcie_width, b->pcie_width), l->pcie_width_max);
+    /* The width the link ran at: the lowest current width (nvmlDeviceGetCurrPcieLinkWidth) in any reading. The
+     * highest, judged until December 2026, passed a link that trained down to x8 for part of the run as long as one
+     * reading saw x16. Idle GPUs lower the link's generation (speed) to save power, not its width (lspci's LnkSta
+     * of an idle GPU: 2.5GT/s at full width), so an idle reading counts; a narrower width seen only outside load,
+     * with every busy sample at full width, is a WARN (the link changed width during the run, data moved at full
+     * width). The maximum (nvmlDeviceGetMaxPcieLinkWidth) is what the GPU and its slot allow together. */
+    int w = min_known(min_known(a->pcie_width, b->pcie_width), l->pcie_width_min);
+    int wbusy = l->busy_samples > 0 ? l->pcie_width_min_busy : -1;
     /* the sampler runs at every level, busy or not: only a sample that found the GPU busy (P0, where the link
      * trains to its top generation) says the link was used; idle samples show the power-saving generation */
     int gl = l->busy_samples > 0 ? l->pcie_gen_max : -1, gi = maxi(a->pcie_gen, b->pcie_gen);
@@ -473,9 +482,16 @@ static void eval_pcie(nvs_health_finding *x, const nvs_health_gpu *g)
         return;
     }
     put(x->measured, sizeof x->measured, "gen%d x%d", gen, w);
-    if (w < maxw) {
+    if (w < maxw && wbusy >= maxw) {
+        worsen(x, NVS_SEV_WARN);
+        put(x->measured, sizeof x->measured, "gen%d x%d, x%d idle", gen, wbusy, w);
+        note_add(x, "x%d of x%d lanes in a reading outside load, x%d in every busy sample: the link changed width "
+                    "during the run (watch it; reseat the GPU or riser if it recurs)",
+                 w, maxw, wbusy);
+    } else if (w < maxw) {
         worsen(x, NVS_SEV_FAIL);
-        note_add(x, "downtrained: x%d of x%d lanes (reseat the GPU or riser, check the slot)", w, maxw);
+        note_add(x, "downtrained: x%d of x%d lanes%s (reseat the GPU or riser, check the slot)", w, maxw,
+                 wbusy > 0 ? " under load" : "");
     }
     if (gen < maxg) {
         if (gl > 0) {

@@ -34,6 +34,7 @@ void nvs_health_load_init(nvs_health_load *l)
     l->temp_max_c = -1;
     l->power_max_w = NAN;
     l->pcie_gen_max = l->pcie_width_max = -1;
+    l->pcie_width_min = l->pcie_width_min_busy = -1;
 }
 
 void nvs_health_gpu_init(nvs_health_gpu *g)
@@ -161,12 +162,13 @@ static json_t *snap_json(const nvs_health_snap *s)
 
 static json_t *load_json(const nvs_health_load *l)
 {
-    return json_pack("{s:i, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "samples", l->samples, "busy_samples",
-                     l->busy_samples, "sm_min_mhz", jint(l->sm_min_mhz), "sm_mean_mhz", jnum(l->sm_mean_mhz),
-                     "mem_min_mhz", jint(l->mem_min_mhz), "event_reasons", jint(l->reasons_busy),
+    return json_pack("{s:i, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "samples", l->samples,
+                     "busy_samples", l->busy_samples, "sm_min_mhz", jint(l->sm_min_mhz), "sm_mean_mhz",
+                     jnum(l->sm_mean_mhz), "mem_min_mhz", jint(l->mem_min_mhz), "event_reasons", jint(l->reasons_busy),
                      "event_reason_names", reason_list(l->reasons_busy), "temp_max_c", jint(l->temp_max_c),
                      "power_max_w", jnum(l->power_max_w), "pcie_gen_max", jint(l->pcie_gen_max), "pcie_width_max",
-                     jint(l->pcie_width_max));
+                     jint(l->pcie_width_max), "pcie_width_min", jint(l->pcie_width_min), "pcie_width_min_busy",
+                     jint(l->pcie_width_min_busy));
 }
 
 static json_t *gpu_json(const nvs_health_gpu *g)
@@ -432,6 +434,9 @@ static void read_load(rd *c, const json_t *x, nvs_health_load *l)
     l->power_max_w = get_num(c, x, "power_max_w");
     l->pcie_gen_max = get_small(c, x, "pcie_gen_max");
     l->pcie_width_max = get_small(c, x, "pcie_width_max");
+    /* absent (run.json before 6 December 2026): -1, the width is judged on the two readings */
+    l->pcie_width_min = get_small(c, x, "pcie_width_min");
+    l->pcie_width_min_busy = get_small(c, x, "pcie_width_min_busy");
 }
 
 /* One entry of xid.events, read with the path pointing into it ("gpus[0].xid.events[2].count"); 0 if bad. */

@@ -35,7 +35,7 @@ static void healthy(nvs_health_gpu *g, int index)
     g->load.sm_min_mhz = 1755, g->load.sm_mean_mhz = 1900, g->load.mem_min_mhz = 3201;
     g->load.reasons_busy = NVS_CLK_SW_POWER_CAP;
     g->load.temp_max_c = 60, g->load.power_max_w = 690;
-    g->load.pcie_gen_max = 5, g->load.pcie_width_max = 16;
+    g->load.pcie_gen_max = 5, g->load.pcie_width_max = 16, g->load.pcie_width_min = g->load.pcie_width_min_busy = 16;
     g->xid_watched = 1;
 }
 
@@ -150,7 +150,24 @@ static void no_load(nvs_health_gpu *g) { g->load.busy_samples = 0; }
 static void hot(nvs_health_gpu *g) { g->load.temp_max_c = 88; }
 static void warm(nvs_health_gpu *g) { g->load.temp_max_c = 84; }
 static void power_capped(nvs_health_gpu *g) { g->after.power_limit_w = 500; }
-static void x8(nvs_health_gpu *g) { g->before.pcie_width = g->after.pcie_width = g->load.pcie_width_max = 8; }
+static void x8(nvs_health_gpu *g)
+{
+    g->before.pcie_width = g->after.pcie_width = g->load.pcie_width_max = 8;
+    g->load.pcie_width_min = g->load.pcie_width_min_busy = 8;
+}
+/* x16 before and after the run, x8 in some busy samples: the highest width seen (x16) passed it */
+static void x8_under_load(nvs_health_gpu *g) { g->load.pcie_width_min = g->load.pcie_width_min_busy = 8; }
+/* x8 once outside load (an idle sample), x16 in every busy sample: the link changed width, data moved at x16 */
+static void x8_idle_only(nvs_health_gpu *g) { g->load.pcie_width_min = 8; }
+/* x8 after the run only (the reading after it), and no busy sample to say what the run had: it ran at x8 */
+static void x8_after_unloaded(nvs_health_gpu *g)
+{
+    g->after.pcie_width = 8;
+    g->load.busy_samples = 0;
+    g->load.pcie_width_min_busy = -1;
+}
+/* a run.json from before the minimum widths were written: judged on the two readings */
+static void widths_unrecorded(nvs_health_gpu *g) { g->load.pcie_width_min = g->load.pcie_width_min_busy = -1; }
 static void gen3_loaded(nvs_health_gpu *g) { g->before.pcie_gen = g->after.pcie_gen = g->load.pcie_gen_max = 3; }
 static void gen1_idle(nvs_health_gpu *g)
 {
@@ -280,6 +297,13 @@ static void t_failure_paths(void)
     T_CONTAINS(n, "lowered to 500 W of the default 700 W");
     T_EQ_I(sev_after(x8, NVS_HC_PCIE, n, sizeof n), NVS_SEV_FAIL);
     T_CONTAINS(n, "x8 of x16");
+    T_EQ_I(sev_after(x8_under_load, NVS_HC_PCIE, n, sizeof n), NVS_SEV_FAIL);
+    T_CONTAINS(n, "downtrained: x8 of x16 lanes under load");
+    T_EQ_I(sev_after(x8_idle_only, NVS_HC_PCIE, n, sizeof n), NVS_SEV_WARN);
+    T_CONTAINS(n, "x16 in every busy sample");
+    T_EQ_I(sev_after(x8_after_unloaded, NVS_HC_PCIE, n, sizeof n), NVS_SEV_FAIL);
+    T_CONTAINS(n, "downtrained: x8 of x16 lanes (");
+    T_EQ_I(sev_after(widths_unrecorded, NVS_HC_PCIE, n, sizeof n), NVS_SEV_PASS);
     T_EQ_I(sev_after(gen3_loaded, NVS_HC_PCIE, n, sizeof n), NVS_SEV_FAIL);
     T_CONTAINS(n, "gen3 of gen5 even while");
     /* an idle link's generation is power saving, not a fault: not checked (SKIP); its width still is */
@@ -527,6 +551,7 @@ static void t_json_round_trip(void)
     g[1].after.links[2].recovery = 7;
     g[1].after.power_default_limit_w = NAN;
     g[0].after.pcie_replay = -1;
+    x8_under_load(&g[1]);
     reset_after(&g[0]);
     snprintf(g[0].read_errors, sizeof g[0].read_errors, "nvmlDeviceGetPowerUsage: Unknown Error");
     json_t *j = nvs_health_to_json(&r);
@@ -546,6 +571,9 @@ static void t_json_round_trip(void)
     T_EQ_U(back.gpus[1].xids[0].xid, 79);
     T_EQ_I(back.gpus[1].after.links[2].recovery, 7);
     T_EQ_I(back.gpus[0].after.pcie_replay, -1);
+    T_EQ_I(back.gpus[1].load.pcie_width_min, 8);
+    T_EQ_I(back.gpus[1].load.pcie_width_min_busy, 8);
+    T_EQ_I(back.gpus[0].load.pcie_width_min_busy, 16);
     T_ASSERT(isnan(back.gpus[1].after.power_default_limit_w));
     T_NEAR(back.gpus[0].load.sm_mean_mhz, 1900, 1e-9);
     T_EQ_I(back.gpus[0].load.reasons_busy, (long long)NVS_CLK_SW_POWER_CAP);
