@@ -64,11 +64,29 @@ FILE *nvs_stderr_cmdline(void)
     return f;
 }
 
+int nvs_launched_by_srun(void)
+{
+    /* mpirun (Open MPI: OMPI_COMM_WORLD_RANK) and MPICH's hydra (MPI_LOCALRANKID) started inside a Slurm allocation
+     * start their ranks under a srun of their own daemons, whose SLURM_PROCID the ranks inherit: theirs, not srun's */
+    if (getenv("OMPI_COMM_WORLD_RANK") || getenv("MPI_LOCALRANKID")) return 0;
+    if (!getenv("SLURM_STEP_ID") || env_count("SLURM_PROCID") < 0) return 0;
+    /* srun --mpi=pmi2/pmix sets PMI_RANK / PMIX_RANK to the task's SLURM_PROCID */
+    return nvs_launcher_rank() == env_count("SLURM_PROCID");
+}
+
 void nvs_stderr_once_late(FILE *to)
 {
     if (!held_fp || fflush(held_fp) != 0 || !held_len) return;
     if (held_cmdline) { /* rank 0 said it (nvs_stderr_cmdline) */
         held_cmdline = 0;
+        held_len = 0;
+        rewind(held_fp);
+        return;
+    }
+    if (nvs_launched_by_srun()) {
+        /* srun ends the step at rank 0's exit only with --kill-on-bad-exit, so being here says nothing of rank 0.
+         * Every task got the command line and the environment of the srun command (--export=ALL by default), so
+         * the same file names: rank 0 refused the same and said it. Each other rank said it again: N copies. */
         held_len = 0;
         rewind(held_fp);
         return;

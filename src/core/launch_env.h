@@ -16,17 +16,20 @@ int nvs_launcher_rank(void);
 FILE *nvs_stderr_once(void);
 /* nvs_stderr_once() for a refusal of the command line alone (a flag, its value, the subcommand): every rank of a
  * job runs the same command line, so rank 0 refused it too and said it, and nvs_stderr_once_late() keeps it back.
- * srun, unlike mpirun, does not end the job when rank 0 exits non-zero (unless --kill-on-bad-exit): each other rank
- * said `nvscale coll --bogus`'s refusal again, tagged, 2 s after rank 0. Under an Open MPI job of several command
- * lines (mpirun -np 1 A : -np 1 B) the text is said late as nvs_stderr_once()'s: rank 0 may have had another. */
+ * Under an Open MPI job of several command lines (mpirun -np 1 A : -np 1 B) the text is said late as
+ * nvs_stderr_once()'s: rank 0 may have had another. */
 FILE *nvs_stderr_cmdline(void);
+/* Whether srun started this process as a task of its step (SLURM_STEP_ID, and SLURM_PROCID is the rank taken), not
+ * mpirun or MPICH's mpiexec inside a Slurm allocation (their ranks inherit SLURM_* from the daemons they started
+ * with srun). srun, unlike them, does not end the job when rank 0 exits non-zero (unless --kill-on-bad-exit). */
+int nvs_launched_by_srun(void);
 /* On a non-zero rank that refused its input, called once rank 0 had time to refuse too and so end the job (mpirun
  * stops every rank at the first that exits non-zero): writes to `to` what the rank held back, each line tagged
  * "[rank N] ". A refusal that only this rank saw (a variable set, a file missing, on its host alone) is then said,
  * not lost: rank 0 went on and never said it. Nothing when nothing was held, on rank 0, and after a refusal of the
- * command line (nvs_stderr_cmdline). Under srun, which lets the job go on, a refusal of an input every host shares
- * (a file missing on a shared file system) is still said by rank 0 and again by each rank: one rank cannot tell
- * what another saw before MPI connects them. */
+ * command line (nvs_stderr_cmdline). Under srun, which lets the job go on, nothing either: every task has srun's
+ * command line and environment, so rank 0 refused the same and said it (each rank said it again: N copies). What
+ * only this rank saw (a file missing on its host alone) then goes unsaid: srun names the task that exited 2. */
 void nvs_stderr_once_late(FILE *to);
 
 #endif

@@ -1,0 +1,45 @@
+#!/bin/sh
+# A refusal of user input under a launcher of several ranks: said once when every rank saw it, said by the rank
+# that saw it when rank 0 did not, and every rank exits 2.
+# srun, which does not end the step when rank 0 exits 2 (unless --kill-on-bad-exit): every task has the caller's
+#   environment and command line, so a bad variable or a missing file is rank 0's refusal too. Each other rank
+#   said it again, tagged, 2 s later: N copies. Emulated with the variables srun sets, one process per task.
+cd "$(dirname "$0")/../.." || exit 1
+. tests/lib.sh
+need_nvscale
+tmp_dir d
+
+# srun_step N CMD...: CMD as the N tasks of one srun step (task 0 first), all at once; their stderr in $d/step.err,
+# each task's exit status in $d/rc.RANK
+srun_step() {
+    n=$1
+    shift
+    : >"$d/step.err"
+    r=0
+    while [ $r -lt "$n" ]; do
+        (env SLURM_JOB_ID=7 SLURM_STEP_ID=0 SLURM_PROCID=$r SLURM_LOCALID=$r SLURM_NODEID=0 SLURM_NTASKS="$n" \
+            SLURM_STEP_NUM_TASKS="$n" "$@" >/dev/null 2>>"$d/step.err"
+        echo $? >"$d/rc.$r") &
+        r=$((r + 1))
+    done
+    wait
+}
+
+# said_once WHAT TEXT: TEXT in one line of the step's stderr, and every task exited 2
+said_once() {
+    c=$(grep -cF -- "$2" "$d/step.err")
+    [ "$c" = 1 ] || fail "srun, $1: said $c times, not once: $(head -n 4 "$d/step.err")"
+    for f in "$d"/rc.*; do [ "$(cat "$f")" = 2 ] || fail "srun, $1: task ${f##*.} exited $(cat "$f"), not 2"; done
+    rm -f "$d"/rc.*
+}
+
+srun_step 3 env NVS_TEST_SLOW_STOP=x "$NVS" coll --backend mpi -e 1K --no-save
+said_once "a bad NVS_TEST_SLOW_STOP" "invalid value 'x' for environment variable NVS_TEST_SLOW_STOP"
+srun_step 3 "$NVS" accept --rules "$d/missing.rules" --no-save
+said_once "a missing --rules file" "Try 'nvscale accept --help'."
+mkdir "$d/exists"
+srun_step 3 "$NVS" coll --backend mpi -e 1K --out "$d/exists"
+said_once "an --out that exists" "it exists"
+srun_step 3 "$NVS" coll --bogus --no-save
+said_once "--bogus" "unknown option '--bogus'"
+finish
