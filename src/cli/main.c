@@ -107,9 +107,10 @@ static int dispatch(int argc, char **argv)
  * mpirun aborts the job at the first rank that exits non-zero, so a silent rank that got there first killed rank 0
  * before it had written why (1 launch in 8 of `mpirun -np 3 nvscale accept --rules MISSING` on 2 busy cores): the
  * other ranks wait 2 s, time for rank 0 to say it and exit, which ends the job. A rank still there after that saw
- * what rank 0 did not (a variable or a file on its host alone: rank 0 went on, into MPI's start-up) and says it
- * itself, tagged with its rank, before it exits 2; before, it exited without a word and mpirun said only that
- * rank 1 returned 2. */
+ * what rank 0 did not (a command line of its own, a variable or a file on its host alone: rank 0 went on, into
+ * MPI's start-up) and says it itself, tagged with its rank, before it exits 2; before, it exited without a word
+ * and mpirun said only that rank 1 returned 2. Under srun, which does not end the job, it keeps quiet
+ * (nvs_stderr_once_late). */
 #define NVS_SILENT_RANK_EXIT_DELAY_S 2
 static int said_once(int rc)
 {

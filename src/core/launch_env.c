@@ -39,8 +39,6 @@ int nvs_launcher_rank(void)
 static char *held;
 static size_t held_len;
 static FILE *held_fp;
-/* a refusal of the command line was held: rank 0 refused the same (nvs_stderr_cmdline) */
-static int held_cmdline;
 
 FILE *nvs_stderr_once(void)
 {
@@ -49,20 +47,10 @@ FILE *nvs_stderr_once(void)
     return held_fp ? held_fp : stderr;
 }
 
-/* Open MPI names each command line's rank count in OMPI_APP_CTX_NUM_PROCS, blank-separated ("1 1" for
- * `mpirun -np 1 A : -np 1 B`); other launchers start one command line per job step (srun --multi-prog aside). */
-static int one_command_line(void)
-{
-    const char *apps = getenv("OMPI_APP_CTX_NUM_PROCS");
-    return !apps || !strchr(apps, ' ');
-}
-
-FILE *nvs_stderr_cmdline(void)
-{
-    FILE *f = nvs_stderr_once();
-    if (f != stderr && one_command_line()) held_cmdline = 1;
-    return f;
-}
+/* Whether rank 0 refused the same is not told by the kind of input: one mpirun app runs different command lines
+ * through a per-rank wrapper (OMPI_APP_CTX_NUM_PROCS said "2" and rank 1's `--bogus` went unsaid), as MPICH's
+ * `mpiexec A : B` does without any variable saying so. nvs_stderr_once_late() decides for every refusal alike. */
+FILE *nvs_stderr_cmdline(void) { return nvs_stderr_once(); }
 
 int nvs_launched_by_srun(void)
 {
@@ -74,16 +62,14 @@ int nvs_launched_by_srun(void)
     return nvs_launcher_rank() == env_count("SLURM_PROCID");
 }
 
+/* srun's components of a heterogeneous step (`srun A : B`) each run their own command line; srun sets the number
+ * of components in SLURM_HET_SIZE */
+static int several_command_lines_under_srun(void) { return env_count("SLURM_HET_SIZE") > 1; }
+
 void nvs_stderr_once_late(FILE *to)
 {
     if (!held_fp || fflush(held_fp) != 0 || !held_len) return;
-    if (held_cmdline) { /* rank 0 said it (nvs_stderr_cmdline) */
-        held_cmdline = 0;
-        held_len = 0;
-        rewind(held_fp);
-        return;
-    }
-    if (nvs_launched_by_srun()) {
+    if (nvs_launched_by_srun() && !several_command_lines_under_srun()) {
         /* srun ends the step at rank 0's exit only with --kill-on-bad-exit, so being here says nothing of rank 0.
          * Every task got the command line and the environment of the srun command (--export=ALL by default), so
          * the same file names: rank 0 refused the same and said it. Each other rank said it again: N copies. */
@@ -92,8 +78,9 @@ void nvs_stderr_once_late(FILE *to)
         return;
     }
     int rank = nvs_launcher_rank();
-    /* every line tagged with the rank that saw it: rank 0 did not (it would have said so, and the job would be
-     * over), so the reader learns that the ranks disagree, e.g. a file or a variable missing on one host */
+    /* every line tagged with the rank that saw it: rank 0 did not (mpirun, MPICH's mpiexec end the job at the first
+     * rank that exits non-zero, rank 0 within the delay had it refused too), so the reader learns that the ranks
+     * disagree: a command line of their own, a file or a variable missing on one host */
     /* held_len bounds it, not a NUL: after a rewind the buffer keeps older, longer text past the new */
     for (const char *p = held, *end = held + held_len; p < end;) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));

@@ -14,10 +14,9 @@ int nvs_launcher_rank(void);
 /* stderr on launcher rank 0; on the other ranks a stream that holds what is written to it until
  * nvs_stderr_once_late() (stderr again if no memory: a message twice rather than none). */
 FILE *nvs_stderr_once(void);
-/* nvs_stderr_once() for a refusal of the command line alone (a flag, its value, the subcommand): every rank of a
- * job runs the same command line, so rank 0 refused it too and said it, and nvs_stderr_once_late() keeps it back.
- * Under an Open MPI job of several command lines (mpirun -np 1 A : -np 1 B) the text is said late as
- * nvs_stderr_once()'s: rank 0 may have had another. */
+/* nvs_stderr_once() for a refusal of the command line alone (a flag, its value, the subcommand). Said late as any
+ * other: ranks of one job may run different command lines (a per-rank wrapper under one mpirun app, MPICH's
+ * `mpiexec A : B`, srun's heterogeneous steps), and one rank cannot tell whether rank 0 had its own. */
 FILE *nvs_stderr_cmdline(void);
 /* Whether srun started this process as a task of its step (SLURM_STEP_ID, and SLURM_PROCID is the rank taken), not
  * mpirun or MPICH's mpiexec inside a Slurm allocation (their ranks inherit SLURM_* from the daemons they started
@@ -25,11 +24,12 @@ FILE *nvs_stderr_cmdline(void);
 int nvs_launched_by_srun(void);
 /* On a non-zero rank that refused its input, called once rank 0 had time to refuse too and so end the job (mpirun
  * stops every rank at the first that exits non-zero): writes to `to` what the rank held back, each line tagged
- * "[rank N] ". A refusal that only this rank saw (a variable set, a file missing, on its host alone) is then said,
- * not lost: rank 0 went on and never said it. Nothing when nothing was held, on rank 0, and after a refusal of the
- * command line (nvs_stderr_cmdline). Under srun, which lets the job go on, nothing either: every task has srun's
- * command line and environment, so rank 0 refused the same and said it (each rank said it again: N copies). What
- * only this rank saw (a file missing on its host alone) then goes unsaid: srun names the task that exited 2. */
+ * "[rank N] ". A refusal that only this rank saw (its own command line, a variable set or a file missing on its
+ * host alone) is then said, not lost: rank 0 went on and never said it. Nothing when nothing was held and on rank
+ * 0. Under srun, which lets the job go on, nothing either: every task has srun's command line and environment,
+ * so rank 0 refused the same and said it (each rank said it again: N copies). What only this rank saw (srun
+ * --multi-prog, a file missing on its host alone) then goes unsaid: srun names the task that exited 2. A
+ * heterogeneous step (SLURM_HET_SIZE above 1: several command lines) says it, as mpirun's ranks do. */
 void nvs_stderr_once_late(FILE *to);
 
 #endif

@@ -1,9 +1,12 @@
 #!/bin/sh
 # A refusal of user input under a launcher of several ranks: said once when every rank saw it, said by the rank
 # that saw it when rank 0 did not, and every rank exits 2.
-# srun, which does not end the step when rank 0 exits 2 (unless --kill-on-bad-exit): every task has the caller's
-#   environment and command line, so a bad variable or a missing file is rank 0's refusal too. Each other rank
-#   said it again, tagged, 2 s later: N copies. Emulated with the variables srun sets, one process per task.
+#  1. srun, which does not end the step when rank 0 exits 2 (unless --kill-on-bad-exit): every task has the caller's
+#     environment and command line, so a bad variable or a missing file is rank 0's refusal too. Each other rank
+#     said it again, tagged, 2 s later: N copies. Emulated with the variables srun sets, one process per task.
+#  2. ranks of one launch with different command lines (a per-rank wrapper under one mpirun app, MPICH's
+#     `mpiexec A : B`, which sets no OMPI_APP_CTX_NUM_PROCS): a refusal of rank 1's own command line was kept back
+#     as if rank 0 had said it; mpirun ended the job naming only "exit code 2".
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
 need_nvscale
@@ -42,4 +45,24 @@ srun_step 3 "$NVS" coll --backend mpi -e 1K --out "$d/exists"
 said_once "an --out that exists" "it exists"
 srun_step 3 "$NVS" coll --bogus --no-save
 said_once "--bogus" "unknown option '--bogus'"
+# a heterogeneous step (srun A : B) runs several command lines: rank 0 may have had another, so rank 1 says its own
+expect 2 "^\[rank 1\] nvscale coll: unknown option '--bogus'" env SLURM_JOB_ID=7 SLURM_STEP_ID=0 SLURM_PROCID=1 \
+    SLURM_NTASKS=2 SLURM_HET_SIZE=2 "$NVS" coll --bogus --no-save
+
+# MPICH's hydra (PMI_RANK, PMI_SIZE, MPI_LOCALRANKID), which ends the job when a rank exits non-zero: rank 1 still
+# there 2 s after its refusal is one rank 0 did not make (it would have ended the job): said, tagged
+expect 2 "^\[rank 1\] nvscale coll: unknown option '--bogus'" env PMI_RANK=1 PMI_SIZE=2 MPI_LOCALRANKID=1 \
+    "$NVS" coll --bogus --no-save
+
+if command -v mpirun >/dev/null 2>&1; then
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+    # one mpirun app, a wrapper giving rank 1 another command line: rank 1's refusal is said, the job exits 2
+    expect 2 "\[rank 1\] nvscale coll: unknown option '--bogus'" $MPIRUN -np 2 sh -c \
+        'if [ "$OMPI_COMM_WORLD_RANK" = 1 ]; then set -- "$@" --bogus; fi; exec "$@"' sh "$NVS" coll --backend mpi \
+        -e 1K -n 1 -w 0 --no-save -q
+    # the same refusal on every rank: once
+    expect 2 "" $MPIRUN -np 3 "$NVS" coll --bogus --no-save
+    n=$(printf '%s\n' "$_out" | grep -c "unknown option '--bogus'")
+    [ "$n" = 1 ] || fail "mpirun -np 3 --bogus: said $n times, not once"
+fi
 finish

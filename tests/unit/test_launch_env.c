@@ -106,6 +106,12 @@ static void t_srun_keeps_back(void)
     /* srun --mpi=pmix: PMIX_RANK, the same number */
     setenv("PMIX_RANK", "1", 1);
     T_ASSERT(nvs_launched_by_srun());
+    /* a heterogeneous step (srun A : B): rank 0 may have run another command line */
+    setenv("SLURM_HET_SIZE", "2", 1);
+    fprintf(nvs_stderr_cmdline(), "nvscale coll: unknown option '--bogus'\n");
+    buf = said_late();
+    T_EQ_S(buf, "[rank 1] nvscale coll: unknown option '--bogus'\n");
+    free(buf);
     clear();
 }
 
@@ -132,6 +138,30 @@ static void t_mpirun_in_slurm_is_not_srun(void)
     clear();
 }
 
+/* Ranks of one mpirun with different command lines (a per-rank wrapper under one app: OMPI_APP_CTX_NUM_PROCS "2";
+ * MPICH's mpiexec A : B, no variable at all): a refusal of rank 1's own command line was kept back as if rank 0
+ * had said it, and mpirun named only the exit code. Said, tagged. */
+static void t_cmdline_refusal_said_late(void)
+{
+    clear();
+    setenv("OMPI_COMM_WORLD_RANK", "1", 1);
+    setenv("OMPI_COMM_WORLD_SIZE", "2", 1);
+    setenv("OMPI_APP_CTX_NUM_PROCS", "2", 1);
+    fprintf(nvs_stderr_cmdline(), "nvscale coll: unknown option '--bogus'\n");
+    char *buf = said_late();
+    T_EQ_S(buf, "[rank 1] nvscale coll: unknown option '--bogus'\n");
+    free(buf);
+    clear();
+    setenv("PMI_RANK", "1", 1);
+    setenv("PMI_SIZE", "2", 1);
+    setenv("MPI_LOCALRANKID", "1", 1);
+    fprintf(nvs_stderr_cmdline(), "nvscale coll: unknown option '--bogus'\n");
+    buf = said_late();
+    T_EQ_S(buf, "[rank 1] nvscale coll: unknown option '--bogus'\n");
+    free(buf);
+    clear();
+}
+
 T_LIST = {T_CASE(t_ranks_of_a_job), T_CASE(t_garbage_or_leftover_is_rank_0), T_CASE(t_held_then_said_late),
-          T_CASE(t_srun_keeps_back), T_CASE(t_mpirun_in_slurm_is_not_srun)};
+          T_CASE(t_srun_keeps_back), T_CASE(t_mpirun_in_slurm_is_not_srun), T_CASE(t_cmdline_refusal_said_late)};
 T_MAIN
