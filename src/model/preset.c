@@ -146,16 +146,19 @@ const nvs_preset *nvs_presets_find(const nvs_presets *ps, nvs_preset_kind k, con
     return NULL;
 }
 
-/* Whether `m` occurs in `name` as whole words: neither end inside a letter or digit run, so that "H200" is not
- * found in "NVIDIA GH200 480GB" (a Grace Hopper superchip, another memory) */
-static int has_words(const char *name, const char *m)
+/* Whether `m` ends `name` (trailing blanks aside) as whole words: it does not start inside a letter or digit run,
+ * so that "H200" is not found in "NVIDIA GH200 480GB" (a Grace Hopper superchip, another memory), and nothing
+ * but blanks follows it, because NVIDIA names a sibling card by adding words after the base card's name:
+ * "NVIDIA H200 NVL" (PCIe card, NVLink bridges), "NVIDIA GeForce RTX 3090 Ti" (84 SMs, not 82), "RTX 4090 D",
+ * "... MIG 1g.10gb" (a slice), "L40S-48Q" (a vGPU profile). Words before it may differ ("NVIDIA GeForce" or,
+ * from older drivers, "GeForce"). */
+static int ends_with_words(const char *name, const char *m)
 {
-    size_t len = strlen(m);
-    for (const char *at = strstr(name, m); at; at = strstr(at + 1, m)) {
-        int before = at > name && isalnum((unsigned char)at[-1]), after = isalnum((unsigned char)at[len]);
-        if (!before && !after) return 1;
-    }
-    return 0;
+    size_t len = strlen(m), n = strlen(name);
+    while (n > 0 && (name[n - 1] == ' ' || name[n - 1] == '\t')) n--;
+    if (!len || len > n || strncmp(name + n - len, m, len)) return 0;
+    const char *at = name + n - len;
+    return !(at > name && isalnum((unsigned char)at[-1]));
 }
 
 const nvs_preset *nvs_presets_match_gpu(const nvs_presets *ps, const char *device_name)
@@ -166,7 +169,7 @@ const nvs_preset *nvs_presets_match_gpu(const nvs_presets *ps, const char *devic
     for (int i = 0; i < ps->kind[NVS_PK_GPU].n; i++) {
         const nvs_preset *p = &ps->kind[NVS_PK_GPU].v[i];
         size_t len = strlen(p->match);
-        if (len && len > best_len && has_words(device_name, p->match)) {
+        if (len && len > best_len && ends_with_words(device_name, p->match)) {
             best = p;
             best_len = len;
         }

@@ -131,8 +131,9 @@ nvs_result_t nvs_presets_load_builtin(nvs_presets *ps, char *err, size_t errlen)
 void nvs_presets_free(nvs_presets *ps);
 
 const nvs_preset *nvs_presets_find(const nvs_presets *ps, nvs_preset_kind k, const char *id);
-/* The GPU preset whose `match` is a substring of `device_name` in whole words (not inside a letter or digit run:
- * "H200" is not in "GH200"; longest match wins), or NULL. */
+/* The GPU preset whose `match` ends `device_name` in whole words (not inside a letter or digit run: "H200" is not
+ * in "GH200"; nothing after it: "H200" is not the "H200 NVL", "RTX 3090" not the "RTX 3090 Ti"; longest match
+ * wins), or NULL. */
 const nvs_preset *nvs_presets_match_gpu(const nvs_presets *ps, const char *device_name);
 
 /* Built-in families: {family name, text}. NULL-terminated. */

@@ -557,6 +557,9 @@ static void t_bad_runs(void)
     json_decref(root);
     T_EQ_I(nvs_calibrate("tests/tmp/test_model_calib_k80.json", &ps, &o, &cal, err, sizeof err), NVS_ERR_INPUT);
     T_CONTAINS(err, "no GPU preset matches ranks[0].gpu \"Tesla K80\"");
+    /* ... and says which GPU presets there are, so that the user can pick one with --gpu */
+    T_CONTAINS(err, "GPU presets: rtx3090, rtx4090,");
+    T_CONTAINS(err, "h200-sxm");
     /* unknown machine */
     o.machine = "no-such-box";
     T_EQ_I(nvs_calibrate("tests/fixtures/model/h200x2_nvlink_resnet50.json", &ps, &o, &cal, err, sizeof err),

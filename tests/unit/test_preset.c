@@ -94,6 +94,22 @@ static void t_match_gpu(void)
     T_ASSERT(nvs_presets_match_gpu(&ps, "NVIDIA L40") == NULL);
     T_ASSERT(nvs_presets_match_gpu(&ps, "NVIDIA A100-SXM4-40GB") == NULL);
     T_ASSERT(nvs_presets_match_gpu(&ps, NULL) == NULL);
+    /* sibling cards whose CUDA names START with a preset's: the H200 NVL (PCIe card, NVLink bridges, lower
+     * TDP) took the H200 SXM's 18 NVLinks and 4.8 TB/s; the RTX 3090 Ti (84 SMs, higher clocks) the 3090's
+     * 82 SMs; the RTX 4090 D (114 SMs) and the 4090 laptop part (another chip) the 4090's 128; a MIG slice or
+     * a vGPU profile a fraction of the card. A preset's match must end the name. */
+    T_ASSERT(nvs_presets_match_gpu(&ps, "NVIDIA H200 NVL") == NULL);
+    T_ASSERT(nvs_presets_match_gpu(&ps, "NVIDIA GeForce RTX 3090 Ti") == NULL);
+    T_ASSERT(nvs_presets_match_gpu(&ps, "NVIDIA GeForce RTX 4090 D") == NULL);
+    T_ASSERT(nvs_presets_match_gpu(&ps, "NVIDIA GeForce RTX 4090 Laptop GPU") == NULL);
+    T_ASSERT(nvs_presets_match_gpu(&ps, "NVIDIA A100-SXM4-80GB MIG 1g.10gb") == NULL);
+    T_ASSERT(nvs_presets_match_gpu(&ps, "NVIDIA L40S-48Q") == NULL);
+    T_ASSERT(nvs_presets_match_gpu(&ps, "NVIDIA RTX A6000 Ada Generation") == NULL);
+    /* older drivers leave out the "NVIDIA " prefix; a trailing blank is not a word */
+    const nvs_preset *old = nvs_presets_match_gpu(&ps, "GeForce RTX 3090");
+    T_ASSERT(old && !strcmp(old->id, "rtx3090"));
+    old = nvs_presets_match_gpu(&ps, "NVIDIA H200 ");
+    T_ASSERT(old && !strcmp(old->id, "h200-sxm"));
     nvs_presets_free(&ps);
 }
 
