@@ -107,6 +107,13 @@ int nvs_preset_value_form(nvs_preset_kind k, int field, double v, const char **n
     return NVS_PV_NUMBER;
 }
 
+/* The fastest network adapter, per direction, in GB/s: 1.6 Tb/s / 8. NVIDIA's ConnectX-8 SuperNIC runs 800 Gb/s
+ * (docs.nvidia.com/networking, ConnectX-8 SuperNIC User Manual, Introduction: "up to 800 gigabits per second");
+ * its successor ConnectX-9, announced for Vera Rubin (NVIDIA GTC DC, October 2025), 1.6 Tb/s per GPU. A net's
+ * `gbps` is GB/s (bytes, docs/model.md); a value above this one can only be a rate in Gb/s (bits): 400 for a
+ * 400 Gb/s NDR adapter would model 3.2 Tb/s, eight times the card. */
+#define NIC_MAX_GBYTES_PER_S 200.0
+
 static const keydef *find_key(nvs_preset_kind k, const char *key)
 {
     for (int i = 0; i < nkeys; i++)
@@ -420,6 +427,14 @@ static const char *parse_value(const keydef *k, const tokens *t, nvs_preset *p, 
         }
         if (v < k->lo || v > k->hi) {
             snprintf(buf, len, "'%s' = %s is outside %g..%g", k->key, val, k->lo, k->hi);
+            return buf;
+        }
+        if (k->kind == NVS_PK_NET && k->field == NVS_N_GBPS && v > NIC_MAX_GBYTES_PER_S) {
+            snprintf(buf, len,
+                     "'%s' = %s GB/s per direction (%g Gb/s) is faster than any NIC (the fastest, NVIDIA ConnectX-9, "
+                     "runs 1.6 Tb/s = %g GB/s): the key is GB/s (bytes); if %s is Gb/s, write %g (%s / 8), times "
+                     "the fraction of it the adapter achieves",
+                     k->key, val, v * 8, NIC_MAX_GBYTES_PER_S, val, v / 8, val);
             return buf;
         }
     }

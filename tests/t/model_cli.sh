@@ -181,6 +181,9 @@ expect 2 "$P/bad_nosource.txt:5: 'fp32_tflops' needs its source" $M --preset-fil
 expect 2 "$P/bad_sockets.txt:2: machine 'm': gpus 7 is not a multiple of sockets 2" $M --preset-file $P/bad_sockets.txt --list-presets
 expect 2 "$P/bad_header.txt:1: expected the header 'nvscale-presets 1'" $M --preset-file $P/bad_header.txt --list-presets
 expect 2 "$P/bad_number.txt:4: 'gbps' is not a number: '4OO'" $M --preset-file $P/bad_number.txt --list-presets
+# a NIC's rate in Gb/s where the key is GB/s: named with both readings, refused
+expect 2 "$P/bad_nic_gbits.txt:5: 'gbps' = 400 GB/s per direction \\(3200 Gb/s\\) is faster than any NIC.*write 50 \\(400 / 8\\)" \
+    $M --preset-file $P/bad_nic_gbits.txt --list-presets
 expect 2 "no_such.txt" $M --preset-file $P/no_such.txt --list-presets
 expect 2 "tests/fixtures: is a directory, not a regular file" $M --preset-file tests/fixtures --list-presets
 # a good user file: new GPU, machine and network usable, built-in override visible

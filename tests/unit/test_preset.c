@@ -165,6 +165,23 @@ static void t_good_text(void)
     nvs_presets_free(&ps);
 }
 
+/* The fastest NIC there is (preset.c: 1.6 Tb/s, 200 GB/s) still parses; above it the value is refused. */
+static void t_nic_bound(void)
+{
+    nvs_presets ps;
+    memset(&ps, 0, sizeof ps);
+    char err[512];
+    T_EQ_I(nvs_presets_parse(&ps, HDR "net n\n  name N\n  gbps 200 | s\n  hop_us 5 | s\nend\n", "t", err, sizeof err),
+           NVS_OK);
+    T_NEAR(nvs_presets_find(&ps, NVS_PK_NET, "n")->f[NVS_N_GBPS].v, 200, 0);
+    T_EQ_I(nvs_presets_parse(&ps, HDR "net n\n  name N\n  gbps 200.5 | s\n  hop_us 5 | s\nend\n", "t", err,
+                             sizeof err),
+           NVS_ERR_INPUT);
+    T_CONTAINS(err, "'gbps' = 200.5");
+    T_NEAR(nvs_presets_find(&ps, NVS_PK_NET, "n")->f[NVS_N_GBPS].v, 200, 0); /* unchanged */
+    nvs_presets_free(&ps);
+}
+
 static void t_bad_texts(void)
 {
     static const struct {
@@ -201,6 +218,10 @@ static void t_bad_texts(void)
              "  mem_gbps 500 | s\n  memory_bytes 1e10 | s\n  p2p_pcie 1 | s\n  nvlink_links 4 | s\n"
              "  pcie_gen 4 | s\nend\n",
          "t:2: gpu 'g' needs 'nvlink_gen' (it has NVLink links)"},
+        /* a NIC's rate typed in Gb/s (bits) where the key is GB/s (bytes): 400 GB/s is no NIC */
+        {HDR "net n\n  name N\n  gbps 400 | s\n  hop_us 5 | s\nend\n",
+         "t:4: 'gbps' = 400 GB/s per direction (3200 Gb/s) is faster than any NIC"},
+        {HDR "net n\n  name N\n  gbps 800 | s\n  hop_us 5 | s\nend\n", "if 800 is Gb/s, write 100 (800 / 8)"},
         {HDR MACH_OK "  nvlink bridge\nend\n", "t:14: 'nvlink' must be one of none pairs nvswitch, not 'bridge'"},
         {HDR MACH_OK "  p2p_level NV\nend\n", "'p2p_level' must be one of PIX PXB PHB NODE SYS, not 'NV'"},
         {HDR MACH_OK "  nvlink pairs\n  nvlink_hop_us 1 | s\nend\n", "t:2: machine 'm1' needs 'nvlink_eff'"},
@@ -257,7 +278,7 @@ static void t_override_and_atomic(void)
 }
 
 T_LIST = {
-    T_CASE(t_builtins_valid), T_CASE(t_match_gpu), T_CASE(t_good_text), T_CASE(t_bad_texts),
+    T_CASE(t_builtins_valid), T_CASE(t_match_gpu), T_CASE(t_good_text), T_CASE(t_bad_texts), T_CASE(t_nic_bound),
     T_CASE(t_override_and_atomic),
 };
 T_MAIN
