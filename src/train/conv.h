@@ -27,6 +27,17 @@ typedef enum {
 const char *nvs_cudnn_mode_name(nvs_cudnn_mode m); /* "auto" / "on" / "off" */
 int nvs_cudnn_mode_parse(const char *s, nvs_cudnn_mode *out); /* 0, or -1 when s is none of them */
 
+/* Whether a failure `r` opening or planning cuDNN turns it off (the convolutions then run as implicit GEMMs, the
+ * batch norms in nvscale's kernels, and run.json and the summary say why) rather than stopping the run: under
+ * --cudnn auto, any failure of cuDNN's, one of its own device buffers not fitting (device_oom: the workspace, the
+ * batch norms' statistics or reserve space, none of which the fallback needs) included; never under --cudnn on;
+ * never when the host is out of memory (NVS_ERR_NOMEM without device_oom). */
+int nvs_cudnn_falls_back(nvs_cudnn_mode m, nvs_result_t r, int device_oom);
+
+/* The reason said when one of cuDNN's device buffers did not fit: "out of memory for a B-byte WHAT (F MiB of GPU
+ * memory free)", truncated to len. */
+void nvs_cudnn_oom_why(char *buf, size_t len, const char *what, size_t bytes, size_t free_bytes);
+
 /* The layers of p cuDNN can run at prec: convolutions that give their geometry (*conv) and batch norms (*bn, 0 at
  * a precision where PyTorch does not run them there; *bn_total: all those the profile marks). Returns the sum of
  * the two (0: nothing for cuDNN to do). */

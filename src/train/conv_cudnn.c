@@ -417,26 +417,43 @@ nvs_result_t nvs_cudnn_bn_bwd(nvs_cudnn *c, int l, const void *x, const void *dy
     return NVS_OK;
 }
 
+/* One of cuDNN's own device buffers. Memory running out is told apart from other failures: *why then says what did
+ * not fit and how much was free, nothing is logged here, and the caller falls back or stops with it
+ * (nvs_cudnn_falls_back): NVS_ERR_NOMEM. Any other failure is an error said here (NVS_ERR_CUDA). */
+static nvs_result_t dnn_alloc(void **p, size_t bytes, const char *what, char *why, size_t len)
+{
+    cudaError_t e = cudaMalloc(p, bytes);
+    if (e == cudaSuccess) return NVS_OK;
+    *p = NULL;
+    if (e != cudaErrorMemoryAllocation) return nvs_cuda_alloc_fail(bytes, what, e);
+    (void)cudaGetLastError(); /* not sticky: said by the caller, not again at the next launch (gpu_check.h) */
+    size_t fr = 0, tot = 0;
+    if (cudaMemGetInfo(&fr, &tot) != cudaSuccess) {
+        (void)cudaGetLastError(); /* the free memory is only part of the message: 0 then */
+        fr = 0;
+    }
+    nvs_cudnn_oom_why(why, len, what, bytes, fr);
+    return NVS_ERR_NOMEM;
+}
+
 /* Once, after the last layer: the workspace is never moved afterwards, because the replayed convolutions
  * (conv_call) hold its address; a second call only says its size, and adding a layer or a batch norm after it is
- * refused (NVS_ERR_USAGE). */
-nvs_result_t nvs_cudnn_workspace(nvs_cudnn *c, double *bytes)
+ * refused (NVS_ERR_USAGE). Each of cuDNN's own buffers that does not fit, the workspace as the batch norms'
+ * statistics and reserve space: NVS_ERR_NOMEM and *why (dnn_alloc). */
+nvs_result_t nvs_cudnn_workspace(nvs_cudnn *c, double *bytes, char *why, size_t len)
 {
     if (c->planned) {
         *bytes = (double)c->ws_bytes;
         return NVS_OK;
     }
     if (c->bn_stat_total > 0 && !c->bn_stats) {
-        cudaError_t e = cudaMalloc((void **)&c->bn_stats, c->bn_stat_total * sizeof(float));
-        if (e != cudaSuccess)
-            return nvs_cuda_alloc_fail(c->bn_stat_total * sizeof(float), "the batch norms' statistics", e);
+        NVS_CHECK(dnn_alloc((void **)&c->bn_stats, c->bn_stat_total * sizeof(float), "batch-norm statistics buffer",
+                            why, len));
         /* finite values before the first forward writes them */
         CUDA_TRY(cudaMemset(c->bn_stats, 0, c->bn_stat_total * sizeof(float)));
     }
-    if (c->bn_reserve_total > 0 && !c->bn_reserve) {
-        cudaError_t e = cudaMalloc((void **)&c->bn_reserve, c->bn_reserve_total);
-        if (e != cudaSuccess) return nvs_cuda_alloc_fail(c->bn_reserve_total, "the batch norms' reserve space", e);
-    }
+    if (c->bn_reserve_total > 0 && !c->bn_reserve)
+        NVS_CHECK(dnn_alloc((void **)&c->bn_reserve, c->bn_reserve_total, "batch-norm reserve space", why, len));
     size_t need = 0;
     for (int i = 0; i < c->nshapes; i++)
         for (int d = 0; d < 3; d++)
@@ -446,13 +463,7 @@ nvs_result_t nvs_cudnn_workspace(nvs_cudnn *c, double *bytes)
         if (c->bns[i].ws_bwd > need) need = c->bns[i].ws_bwd;
     }
     *bytes = (double)need;
-    if (need > 0) {
-        cudaError_t e = cudaMalloc(&c->ws, need);
-        if (e != cudaSuccess) {
-            nvs_error("cudaMalloc of %zu bytes for cuDNN's workspace failed: %s", need, cudaGetErrorString(e));
-            return NVS_ERR_CUDA;
-        }
-    }
+    if (need > 0) NVS_CHECK(dnn_alloc(&c->ws, need, "workspace", why, len));
     c->ws_bytes = need;
     c->planned = 1;
     return NVS_OK;

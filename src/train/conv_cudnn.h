@@ -21,12 +21,13 @@ size_t nvs_cudnn_version(const nvs_cudnn *c);
  * within `ws_limit` bytes of workspace (PyTorch with cudnn.benchmark = True does the same); layers of one shape
  * share them, as PyTorch's benchmark cache does. `dgrad` = 0: no input gradient is ever asked for (the first
  * layer); `wgrad` = 0: no weight gradient (a frozen layer). After the last layer and batch norm,
- * nvs_cudnn_workspace() allocates, once, the largest workspace the choices need (and the batch norms' statistics);
+ * nvs_cudnn_workspace() allocates, once, the largest workspace the choices need (and the batch norms' statistics
+ * and reserve space; one that does not fit: NVS_ERR_NOMEM, and *why says which, its bytes and the memory free);
  * adding a layer or a batch norm after it is refused (NVS_ERR_USAGE): the convolutions replayed as CUDA graphs
  * hold the workspace's address, so it never moves. */
 nvs_result_t nvs_cudnn_add_layer(nvs_cudnn *c, int l, const nvs_conv_shape *s, int elem, int tf32, int dgrad,
                                  int wgrad, double ws_limit);
-nvs_result_t nvs_cudnn_workspace(nvs_cudnn *c, double *bytes);
+nvs_result_t nvs_cudnn_workspace(nvs_cudnn *c, double *bytes, char *why, size_t len);
 int nvs_cudnn_has_layer(const nvs_cudnn *c, int l);
 
 /* The three convolutions of layer l (NCHW tensors of the layer's shape; dw in the data type of x). */

@@ -1,5 +1,6 @@
 /* PURE: shapes, types and algorithm choice of the step's cuDNN convolutions (train/conv.h). */
 #include <limits.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "collectives/kernels.h"
@@ -21,6 +22,17 @@ int nvs_cudnn_mode_parse(const char *s, nvs_cudnn_mode *out)
             return 0;
         }
     return -1;
+}
+
+int nvs_cudnn_falls_back(nvs_cudnn_mode m, nvs_result_t r, int device_oom)
+{
+    return m == NVS_CUDNN_AUTO && r != NVS_OK && (r != NVS_ERR_NOMEM || device_oom);
+}
+
+void nvs_cudnn_oom_why(char *buf, size_t len, const char *what, size_t bytes, size_t free_bytes)
+{
+    snprintf(buf, len, "out of memory for a %zu-byte %s (%.1f MiB of GPU memory free)", bytes, what,
+             (double)free_bytes / 1048576.0);
 }
 
 int nvs_cudnn_layers(const nvs_profile *p, nvs_precision prec, int *conv, int *bn, int *bn_total)

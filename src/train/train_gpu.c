@@ -164,8 +164,9 @@ void nvs_train_exec_cudnn_off(nvs_train_exec *x)
     norms_to_kernels(x);
 }
 
-/* Plans every layer cuDNN runs (the library is open). */
-static nvs_result_t cudnn_plan(nvs_train_exec *x, int bn_ok)
+/* Plans every layer cuDNN runs (the library is open). One of cuDNN's own device buffers not fitting: NVS_ERR_NOMEM
+ * and *oom says which (nvs_cudnn_workspace). */
+static nvs_result_t cudnn_plan(nvs_train_exec *x, int bn_ok, char *oom, size_t oom_len)
 {
     const nvs_train_plan *pl = x->plan;
     const nvs_profile *p = pl->profile;
@@ -192,7 +193,7 @@ static nvs_result_t cudnn_plan(nvs_train_exec *x, int bn_ok)
         x->conv_native[l] = 1;
         x->conv_layers++;
     }
-    NVS_CHECK(nvs_cudnn_workspace(x->dnn, &x->conv_ws_bytes));
+    NVS_CHECK(nvs_cudnn_workspace(x->dnn, &x->conv_ws_bytes, oom, oom_len));
     if (too_big)
         snprintf(x->conv_why, sizeof x->conv_why,
                  "%d convolutions at batch %d hold 2^31 elements or more, beyond cuDNN's 4-d tensors: they run as "
@@ -218,17 +219,22 @@ static nvs_result_t cudnn_setup(nvs_train_exec *x)
     if (x->bn_total && !bn_ok)
         snprintf(x->bn_why, sizeof x->bn_why, "PyTorch runs bf16 batch norms in its own kernels, not cuDNN's");
     if (!any || x->cudnn_mode == NVS_CUDNN_OFF) return NVS_OK;
-    char why[sizeof x->conv_why] = "";
+    char why[sizeof x->conv_why] = "", oom[160] = "";
     nvs_result_t r = nvs_cudnn_open(g->compute, p->nlayers, &x->dnn, why, sizeof why);
     if (r == NVS_OK) {
         snprintf(x->conv_engine, sizeof x->conv_engine, "%s", nvs_cudnn_describe(x->dnn));
-        r = cudnn_plan(x, bn_ok);
-        if (r != NVS_OK) snprintf(why, sizeof why, "%s failed planning them (%s, above)", x->conv_engine,
-                                  nvs_result_text(r));
+        r = cudnn_plan(x, bn_ok, oom, sizeof oom);
+        if (r != NVS_OK && oom[0]) /* cuDNN's own buffers did not fit: said as such, whether it falls back or stops */
+            snprintf(why, sizeof why, "%s: %s", x->conv_engine, oom);
+        else if (r != NVS_OK)
+            snprintf(why, sizeof why, "%s failed planning them (%s, above)", x->conv_engine, nvs_result_text(r));
     }
     if (r == NVS_OK) return cuda_sync(g->compute);
-    if (x->cudnn_mode == NVS_CUDNN_AUTO && r != NVS_ERR_NOMEM) { /* --cudnn auto: GEMMs and passes, and why */
+    if (nvs_cudnn_falls_back(x->cudnn_mode, r, oom[0] != 0)) { /* --cudnn auto: GEMMs and kernels, and why */
         (void)cudaGetLastError(); /* what cuDNN's failure left is not the GEMMs' (gpu_check.h) */
+        if (oom[0])
+            nvs_warn("--cudnn auto: %s; the convolutions run as implicit GEMMs in cuBLAS and the batch norms in "
+                     "nvscale's kernels instead (run.json train.conv.why)", why);
         nvs_train_exec_cudnn_off(x);
         snprintf(x->conv_why, sizeof x->conv_why, "%s", why);
         return cuda_sync(g->compute);

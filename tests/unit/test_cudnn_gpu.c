@@ -96,7 +96,7 @@ static void t_conv_graphs(void)
     nvs_conv_shape sh = {N, C, H, W, K, R, S, 1, PAD, HO, WO};
     T_EQ_I(nvs_cudnn_add_layer(c, 0, &sh, NVS_ELEM_F32, 0, 1, 1, 1e9), NVS_OK);
     double ws = 0;
-    T_EQ_I(nvs_cudnn_workspace(c, &ws), NVS_OK);
+    T_EQ_I(nvs_cudnn_workspace(c, &ws, why, sizeof why), NVS_OK);
     float *d = NULL;
     T_EQ_I(cudaMalloc((void **)&d, sizeof(float) * (2 * (size_t)NX + 2 * NW + 3 * NY)), cudaSuccess);
     float *dx_ = d, *dX = d + NX, *dW = d + 2 * NX, *dDW = dW + NW, *dY = dDW + NW, *dDY = dY + NY, *spare = dDY + NY;
@@ -124,7 +124,7 @@ static void t_conv_graphs(void)
     T_EQ_I(nvs_cudnn_add_layer(c, 1, &sh, NVS_ELEM_F32, 0, 1, 1, 1e9), NVS_ERR_USAGE);
     T_EQ_I(nvs_cudnn_add_bn(c, 1, N, C, H * W, NVS_ELEM_F32), NVS_ERR_USAGE);
     double ws2 = -1;
-    T_EQ_I(nvs_cudnn_workspace(c, &ws2), NVS_OK);
+    T_EQ_I(nvs_cudnn_workspace(c, &ws2, why, sizeof why), NVS_OK);
     T_ASSERT(ws2 == ws);
     T_ASSERT(!nvs_cudnn_has_layer(c, 1) && !nvs_cudnn_has_bn(c, 1));
     three_calls(c, st, bufs, "after the refused additions");
@@ -136,5 +136,41 @@ static void t_conv_graphs(void)
     T_EQ_I(cudaStreamDestroy(st), cudaSuccess);
 }
 
-T_LIST = {T_CASE(t_conv_graphs)};
+/* One of cuDNN's own buffers not fitting (the batch norms' statistics here: 1 GiB, with all but 256 MiB of the GPU
+ * held): NVS_ERR_NOMEM, the reason naming the buffer, its bytes and the memory free, and the error read off the
+ * thread, so that --cudnn auto's fallback (train_gpu.c cudnn_setup) runs on a clean slate. */
+static void t_oom_said(void)
+{
+    int ndev = 0;
+    if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev < 1) T_SKIP("no GPU on this machine");
+    char why[256] = "";
+    if (nvs_cudnn_probe(why, sizeof why) != NVS_OK) T_SKIP(why);
+    cudaStream_t st;
+    T_EQ_I(cudaStreamCreate(&st), cudaSuccess);
+    nvs_cudnn *c = NULL;
+    T_EQ_I(nvs_cudnn_open(st, 1, &c, why, sizeof why), NVS_OK);
+    T_EQ_I(nvs_cudnn_add_bn(c, 0, 2, 1 << 26, 1, NVS_ELEM_F32), NVS_OK); /* 4 x 2^26 floats of statistics */
+    size_t fr = 0, tot = 0;
+    T_EQ_I(cudaMemGetInfo(&fr, &tot), cudaSuccess);
+    void *hog = NULL;
+    const size_t keep = (size_t)256 << 20, step = (size_t)64 << 20;
+    for (size_t b = fr > keep ? fr - keep : 0; b >= step; b -= step) {
+        if (cudaMalloc(&hog, b) == cudaSuccess) break;
+        (void)cudaGetLastError(); /* a failed try: the next one smaller */
+        hog = NULL;
+    }
+    T_ASSERT(hog != NULL);
+    double ws = -1;
+    why[0] = '\0';
+    T_EQ_I(nvs_cudnn_workspace(c, &ws, why, sizeof why), NVS_ERR_NOMEM);
+    if (!strstr(why, "out of memory for a 1073741824-byte batch-norm statistics buffer (") ||
+        !strstr(why, "MiB of GPU memory free)"))
+        T_FAIL("the reason: %s", why);
+    T_EQ_I(cudaGetLastError(), cudaSuccess);
+    T_EQ_I(cudaFree(hog), cudaSuccess);
+    nvs_cudnn_close(c);
+    T_EQ_I(cudaStreamDestroy(st), cudaSuccess);
+}
+
+T_LIST = {T_CASE(t_conv_graphs), T_CASE(t_oom_said)};
 T_MAIN

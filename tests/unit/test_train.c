@@ -603,6 +603,27 @@ static void t_conv_plan(void)
     nvs_profile_free(&p);
 }
 
+/* --cudnn auto and cuDNN's own device buffers not fitting: the workspace and the batch norms' buffers alike turn
+ * cuDNN off with the reason said (before, a workspace that did not fit fell back and batch-norm statistics or
+ * reserve space that did not fit stopped the run); --cudnn on stops; a host out of memory stops. */
+static void t_cudnn_oom_fallback(void)
+{
+    T_EQ_I(nvs_cudnn_falls_back(NVS_CUDNN_AUTO, NVS_ERR_NOMEM, 1), 1);  /* workspace or batch-norm buffers */
+    T_EQ_I(nvs_cudnn_falls_back(NVS_CUDNN_AUTO, NVS_ERR_NOMEM, 0), 0);  /* the host's memory */
+    T_EQ_I(nvs_cudnn_falls_back(NVS_CUDNN_AUTO, NVS_ERR_CUDNN, 0), 1);
+    T_EQ_I(nvs_cudnn_falls_back(NVS_CUDNN_AUTO, NVS_ERR_UNSUPPORTED, 0), 1); /* libcudnn.so.9 not loaded */
+    T_EQ_I(nvs_cudnn_falls_back(NVS_CUDNN_ON, NVS_ERR_NOMEM, 1), 0);
+    T_EQ_I(nvs_cudnn_falls_back(NVS_CUDNN_ON, NVS_ERR_CUDNN, 0), 0);
+    T_EQ_I(nvs_cudnn_falls_back(NVS_CUDNN_AUTO, NVS_OK, 0), 0);
+    char why[128];
+    nvs_cudnn_oom_why(why, sizeof why, "workspace", 536870912, 100 << 20);
+    T_EQ_S(why, "out of memory for a 536870912-byte workspace (100.0 MiB of GPU memory free)");
+    nvs_cudnn_oom_why(why, sizeof why, "batch-norm reserve space", 4096, 0);
+    T_EQ_S(why, "out of memory for a 4096-byte batch-norm reserve space (0.0 MiB of GPU memory free)");
+    nvs_cudnn_oom_why(why, 16, "workspace", 1, 0); /* truncated, terminated */
+    T_EQ_I((int)strlen(why), 15);
+}
+
 /* A batch norm (bn=) the executor runs in a library: its call forward and backward, in place of its share of the
  * passes (1.5 of ew 2.5 here: the ReLU's 1 stays, twice backward) and of the layer's gradient pass; elsewhere the
  * passes and the gradient pass as before. bn= also sizes the scratch for its output and parameter gradients. */
@@ -909,7 +930,7 @@ static void t_ln_issue(void)
 
 T_LIST = {T_CASE(t_ddp_buckets), T_CASE(t_plan_uses_shared_buckets), T_CASE(t_builtin_resnet50_buckets),
           T_CASE(t_predict), T_CASE(t_rows_over_int), T_CASE(t_split), T_CASE(t_host_work_counts),
-          T_CASE(t_host_work_defaults), T_CASE(t_host_work_sync_issue), T_CASE(t_copy_pieces), T_CASE(t_cast_split), T_CASE(t_conv_plan),
+          T_CASE(t_host_work_defaults), T_CASE(t_host_work_sync_issue), T_CASE(t_copy_pieces), T_CASE(t_cast_split), T_CASE(t_conv_plan), T_CASE(t_cudnn_oom_fallback),
           T_CASE(t_native_norm), T_CASE(t_backward_passes), T_CASE(t_rounds_merge), T_CASE(t_outer_sum_shape),
           T_CASE(t_view_passes), T_CASE(t_view_plan), T_CASE(t_ln_issue)};
 T_MAIN
