@@ -449,8 +449,9 @@ nvs_result_t nvs_cudnn_workspace(nvs_cudnn *c, double *bytes, char *why, size_t 
     if (c->bn_stat_total > 0 && !c->bn_stats) {
         NVS_CHECK(dnn_alloc((void **)&c->bn_stats, c->bn_stat_total * sizeof(float), "batch-norm statistics buffer",
                             why, len));
-        /* finite values before the first forward writes them */
-        CUDA_TRY(cudaMemset(c->bn_stats, 0, c->bn_stat_total * sizeof(float)));
+        /* finite values before the first forward writes them: on the stream the batch norms run on (a non-blocking
+         * one, which does not wait for the legacy default stream a plain cudaMemset runs on) */
+        CUDA_TRY(cudaMemsetAsync(c->bn_stats, 0, c->bn_stat_total * sizeof(float), c->stream));
     }
     if (c->bn_reserve_total > 0 && !c->bn_reserve)
         NVS_CHECK(dnn_alloc((void **)&c->bn_reserve, c->bn_reserve_total, "batch-norm reserve space", why, len));
