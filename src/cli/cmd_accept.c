@@ -138,8 +138,19 @@ static int parse_flags(int argc, char **argv, nvs_config *cfg, accept_opts *o, n
             o->level = a[0] - '0';
             break;
         case O_RULES: {
+            size_t before = o->rules.n;
             rc = nvs_cli_rules_load("accept", a, &o->rules);
             if (rc) return rc;
+            /* accept judges its run alone: a below_baseline rule could only fail "needs a baseline", and only once
+             * the whole level was measured */
+            for (size_t i = before; i < o->rules.n; i++)
+                if (o->rules.v[i].has_below) {
+                    char where[300];
+                    nvs_rule_where(&o->rules.v[i], where, sizeof where);
+                    return bad("%s: below_baseline needs a baseline, which accept does not take ('%s'; judge the "
+                               "run with it afterwards: nvscale check RUN.json --rules FILE --baseline BASE.json)",
+                               where, o->rules.v[i].text);
+                }
             files[(*nfiles)++] = (nvs_cli_file){"--rules", a, 0};
             snprintf(o->rules_desc + strlen(o->rules_desc), sizeof o->rules_desc - strlen(o->rules_desc), "%s%s",
                      o->rules_desc[0] ? ", " : "", a);

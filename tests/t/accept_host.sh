@@ -301,6 +301,12 @@ expect 2 "--junit $dir/in.rules: that is an input file \(--rules $dir/in.rules\)
     "$NVS" accept --level 1 --rules "$dir/in.rules" --junit "$dir/in.rules" --no-save
 cmp -s tests/fixtures/rules/h200x2.rules "$dir/in.rules" || fail "accept replaced its rules file with an output"
 expect 2 "--prometheus given twice" "$NVS" accept --prometheus "$dir/o1" --prometheus "$dir/o2"
+# a below_baseline rule: accept takes no baseline (was: the whole level measured, then a FAIL "below_baseline
+# needs a baseline (--baseline FILE)", a flag accept does not have, exit 3)
+printf 'nvscale-rules 1\np2p uni min=1\nbusbw * n=* below_baseline<=5%%\n' >"$dir/below.rules"
+expect_err 2 "$dir/below.rules:3: below_baseline needs a baseline, which accept does not take" \
+    "$NVS" accept --backend mpi --level 1 --out "$dir/below_run" --rules "$dir/below.rules"
+[ -e "$dir/below_run" ] && fail "accept measured although its rules file was refused"
 # every other flag given twice: the first value was lost (accept --level 1 --level 2 ran level 2, exit 0)
 for f in "--level 1" "--out $dir/o1" "--format json" "--backend mpi" "--timeout 9" "--sustain 9" "--expect-gpus 2" "-q"; do
     # shellcheck disable=SC2086 # f is a flag and its value
