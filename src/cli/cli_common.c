@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "check/rules_file.h"
+#include "core/escape.h"
 #include "core/launch_env.h"
 #include "core/log.h"
 #include "core/out_file.h"
@@ -66,12 +67,18 @@ void nvs_cli_set_verbosity(int quiet, int verbose)
 int nvs_cli_usage(const char *sub, const char *fmt, ...)
 {
     FILE *to = nvs_stderr_once();
+    char *msg = NULL;
     va_list ap;
     va_start(ap, fmt);
-    fprintf(to, "nvscale %s: ", sub);
-    vfprintf(to, fmt, ap);
-    fprintf(to, "\nTry 'nvscale %s --help'.\n", sub);
+    int n = vasprintf(&msg, fmt, ap);
     va_end(ap);
+    /* the message quotes flag values and rules-file text: their control, reordering (U+202E) and stray bytes reach
+     * the terminal only as visible text (core/escape.h), as nvs_error's do */
+    fprintf(to, "nvscale %s: ", sub);
+    if (n >= 0) nvs_esc_fputs(NVS_ESC_TERM, msg, to);
+    else fputs("bad input (and out of memory to say which)", to);
+    free(msg);
+    fprintf(to, "\nTry 'nvscale %s --help'.\n", sub);
     return 2;
 }
 

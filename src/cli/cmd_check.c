@@ -70,10 +70,7 @@ static int flag_rule(nvs_ruleset *rs, const char *flag, const char *value, const
 {
     nvs_rule r;
     char err[256];
-    if (nvs_rule_parse_line(line, &r, err, sizeof err)) {
-        fprintf(stderr, "nvscale check: %s '%s': %s\nTry 'nvscale check --help'.\n", flag, value, err);
-        return 2;
-    }
+    if (nvs_rule_parse_line(line, &r, err, sizeof err)) return usage_error("%s '%s': %s", flag, value, err);
     snprintf(r.source, sizeof r.source, "%s %s", flag, value);
     r.line = 0;
     const nvs_rule *same = nvs_ruleset_same_check(rs, &r);

@@ -32,4 +32,20 @@ for sub in check accept; do
     # shellcheck disable=SC2086
     expect_err 2 "$TMP: is a directory" "$NVS" $sub $a --rules "$TMP" && hint $sub "$TMP"
 done
+# a value quoted from the file or the command line: control and reordering characters shown as visible text
+# (core/escape.h), as in every other message (were written raw: U+202E turned the rest of the line around on the
+# terminal, DEL and a stray byte were invisible)
+tmp_dir bd
+printf 'nvscale-rules 1\np2p uni\342\200\256 min=1\n' >"$bd/bidi.rules"
+for sub in check accept; do
+    a=$run
+    [ $sub = accept ] && a=
+    # shellcheck disable=SC2086
+    expect_err 2 "$bd/bidi.rules:2: p2p: unknown direction 'uni\\u{202e}'" "$NVS" $sub $a --rules "$bd/bidi.rules"
+    grep -q "$(printf '\342\200\256')" "$ERR" && fail "$sub: U+202E of a rules file written raw to the terminal"
+done
+expect_err 2 "--min-p2p '1\\x7f': min: '1\\x7f' is not a number" "$NVS" check "$run" --min-p2p "$(printf '1\177')"
+grep -q "$(printf '\177')" "$ERR" && fail "check: DEL of a flag's value written raw to the terminal"
+expect_err 2 "unknown option '--\\xff'" "$NVS" check "$run" "$(printf -- '--\377')"
+grep -q "$(printf '\377')" "$ERR" && fail "check: a byte that is not UTF-8 written raw to the terminal"
 finish "all $n malformed rules files rejected with their line"
