@@ -180,6 +180,10 @@ typedef struct {
 } nvs_health_findings;
 
 /* One finding per GPU and check, in GPU order then check order. 0, or -1 when out of memory. */
+/* The PCIe replays a minute above which pcie_replay warns, for a link at gen `gen` with `lanes` lanes (DCGM's rate
+ * since 3.3.8: 8 at gen3 x16, 31 at gen5 x16; 8 where either is unknown, <= 0). */
+double nvs_health_pcie_replay_limit(int gen, int lanes);
+
 int nvs_health_evaluate(const nvs_health_report *r, nvs_health_findings *out);
 void nvs_health_findings_free(nvs_health_findings *f);
 

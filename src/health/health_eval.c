@@ -26,7 +26,7 @@
  * double-bit together, pre-Ampere page retirement) fails; more than 15 double-bit retirements is DCGM's soft
  * limit, a failure there only when they keep coming (more than one a week), which one run cannot see: a WARN. */
 #define NVLINK_CRC_FAIL_PER_S 100.0 /* DCGM_LIMIT_MAX_NVLINK_CRC_ERROR */
-#define PCIE_REPLAY_WARN_PER_MIN 8.0 /* DCGM_LIMIT_MAX_PCIREPLAY_RATE */
+#define PCIE_REPLAY_WARN_PER_MIN 8.0 /* DCGM_LIMIT_MAX_PCIREPLAY_RATE: the flat limit, where gen/width are unknown */
 #define RETIRED_PAGES_FAIL 63       /* DCGM_LIMIT_MAX_RETIRED_PAGES (60 before DCGM matched the field diag) */
 #define RETIRED_DBE_WARN 15         /* DCGM_LIMIT_MAX_RETIRED_PAGES_SOFT_LIMIT */
 
@@ -507,11 +507,32 @@ static void eval_pcie(nvs_health_finding *x, const nvs_health_gpu *g)
     }
 }
 
+/* Replays a minute DCGM expects of a link at gen `gen` with `lanes` lanes, as its health watch computes them since
+ * DCGM 3.3.8 (DcgmHealthWatch.cpp, GetExpectedPcieReplayRate): a bit error rate of 1e-12 at the generation's
+ * transfer rate per lane (2.5, 5, 8, 16, 32, 64 GT/s for gen1-6; above gen6, gen6's), times the lanes, over 60 s,
+ * rounded up: gen3 x16 8 (the flat DCGM_LIMIT_MAX_PCIREPLAY_RATE of earlier DCGM), gen4 x16 16, gen5 x16 31. The
+ * flat 8 warned on a healthy gen5 link at 9-31 a minute. Unknown gen or width: the flat 8. */
+double nvs_health_pcie_replay_limit(int gen, int lanes)
+{
+    static const double gts[] = {2.5, 5.0, 8.0, 16.0, 32.0, 64.0};
+    if (gen <= 0 || lanes <= 0) return PCIE_REPLAY_WARN_PER_MIN;
+    if (gen > (int)(sizeof gts / sizeof gts[0])) gen = (int)(sizeof gts / sizeof gts[0]);
+    return ceil(gts[gen - 1] * 1e9 * 1e-12 * 60 * lanes - 1e-9); /* 1e-9: 7.68 is 8, and 8.0000001 stays 8 */
+}
+
 static void eval_pcie_replay(nvs_health_finding *x, const nvs_health_gpu *g, double window_s)
 {
+    /* the link at its fastest state seen in the run (where the replays come from: more bits, more errors) */
+    const nvs_health_snap *a = &g->before, *b = now_of(g);
+    int gen = maxi(g->load.busy_samples > 0 ? g->load.pcie_gen_max : -1, maxi(a->pcie_gen, b->pcie_gen));
+    int lanes = maxi(g->load.pcie_width_max, maxi(a->pcie_width, b->pcie_width));
+    double per_min = nvs_health_pcie_replay_limit(gen, lanes);
     /* DCGM counts replays over a minute: a shorter run is held to the one-minute count, a longer one to its rate */
-    double minutes = window_s > 60 ? window_s / 60 : 1, limit = PCIE_REPLAY_WARN_PER_MIN * minutes;
-    put(x->expected, sizeof x->expected, "<= %.0f per minute", PCIE_REPLAY_WARN_PER_MIN);
+    double minutes = window_s > 60 ? window_s / 60 : 1, limit = per_min * minutes;
+    if (gen > 0 && lanes > 0)
+        put(x->expected, sizeof x->expected, "<= %.0f per minute (gen%d x%d)", per_min, gen, lanes);
+    else
+        put(x->expected, sizeof x->expected, "<= %.0f per minute", per_min);
     x->expected_v = limit;
     long long d = delta(g->before.pcie_replay, now_of(g)->pcie_replay);
     if (now_of(g)->pcie_replay < 0) {
@@ -533,10 +554,9 @@ static void eval_pcie_replay(nvs_health_finding *x, const nvs_health_gpu *g, dou
         worsen(x, NVS_SEV_WARN);
         note_add(x, "%lld PCIe replays (retransmitted packets)%s, over DCGM's %.0f per minute: a marginal link; "
                     "check the riser and slot",
-                 d, in, PCIE_REPLAY_WARN_PER_MIN);
+                 d, in, per_min);
     } else if (d > 0)
-        note_add(x, "%lld PCIe replay%s%s: within DCGM's %.0f per minute", d, d == 1 ? "" : "s", in,
-                 PCIE_REPLAY_WARN_PER_MIN);
+        note_add(x, "%lld PCIe replay%s%s: within DCGM's %.0f per minute", d, d == 1 ? "" : "s", in, per_min);
 }
 
 static int active_links(const nvs_health_snap *s)

@@ -325,8 +325,8 @@ static void t_failure_paths(void)
     T_EQ_I(sev_after(recovery, NVS_HC_NVLINK_ERRORS, n, sizeof n), NVS_SEV_FAIL);
     T_CONTAINS(n, "link 3: 1 recovery");
     T_EQ_I(sev_after(crc_few, NVS_HC_NVLINK_ERRORS, n, sizeof n), NVS_SEV_WARN);
-    /* DCGM's limits: CRC errors fail at 100 a second, a replay or a recovery at one; PCIe replays warn above 8 a
-     * minute; 63 retired pages fail, more than 15 for double-bit errors warn */
+    /* DCGM's limits: CRC errors fail at 100 a second, a replay or a recovery at one; PCIe replays warn above the
+     * link's rate (31 a minute at gen5 x16); 63 retired pages fail, more than 15 for double-bit errors warn */
     T_EQ_I(sev_after(crc_many, NVS_HC_NVLINK_ERRORS, n, sizeof n), NVS_SEV_WARN);
     T_CONTAINS(n, "link 9: 250 CRC errors (4.2 per second, under DCGM's 100)");
     T_EQ_I(sev_after(crc_rate, NVS_HC_NVLINK_ERRORS, n, sizeof n), NVS_SEV_FAIL);
@@ -334,7 +334,7 @@ static void t_failure_paths(void)
     T_EQ_I(sev_after(nvlink_replay, NVS_HC_NVLINK_ERRORS, n, sizeof n), NVS_SEV_FAIL);
     T_CONTAINS(n, "link 2: 1 replay (data sent again)");
     T_EQ_I(sev_after(replays_few, NVS_HC_PCIE_REPLAY, n, sizeof n), NVS_SEV_PASS);
-    T_CONTAINS(n, "8 PCIe replays in 60 s: within DCGM's 8 per minute");
+    T_CONTAINS(n, "8 PCIe replays in 60 s: within DCGM's 31 per minute");
     T_EQ_I(sev_after(retired_many, NVS_HC_MEMORY, n, sizeof n), NVS_SEV_FAIL);
     T_CONTAINS(n, "63 pages retired (limit 63, as DCGM)");
     T_EQ_I(sev_after(retired_dbe, NVS_HC_MEMORY, n, sizeof n), NVS_SEV_WARN);
@@ -369,7 +369,7 @@ static void t_no_window(void)
     T_EQ_I(nvs_health_evaluate(&r, &f), 0);
     const nvs_health_finding *x = get(&f, 1, NVS_HC_PCIE_REPLAY);
     T_EQ_I(x->severity, NVS_SEV_WARN);
-    T_CONTAINS(x->note, "37 PCIe replays (retransmitted packets), over DCGM's 8 per minute");
+    T_CONTAINS(x->note, "37 PCIe replays (retransmitted packets), over DCGM's 31 per minute");
     for (size_t i = 0; i < f.n; i++)
         if (strstr(f.v[i].note, "nan") || strstr(f.v[i].measured, "nan")) T_FAIL("%s: %s", f.v[i].what, f.v[i].note);
     nvs_health_findings_free(&f);
@@ -815,9 +815,45 @@ static void t_reason_names(void)
     T_EQ_I(nvs_health_check_parse("nvlinkerrors"), -1);
 }
 
+/* DCGM's replay rate per link (DcgmHealthWatch.cpp GetExpectedPcieReplayRate, since 3.3.8): 1e-12 of the bits a
+ * minute, rounded up. The flat 8 a minute warned on a gen5 x16 link at 20, which DCGM passes (limit 31) */
+static void t_replay_rate_by_link(void)
+{
+    T_NEAR(nvs_health_pcie_replay_limit(3, 16), 8, 0);
+    T_NEAR(nvs_health_pcie_replay_limit(4, 16), 16, 0);
+    T_NEAR(nvs_health_pcie_replay_limit(5, 16), 31, 0);
+    T_NEAR(nvs_health_pcie_replay_limit(5, 8), 16, 0);
+    T_NEAR(nvs_health_pcie_replay_limit(1, 16), 3, 0);
+    T_NEAR(nvs_health_pcie_replay_limit(6, 16), 62, 0);
+    T_NEAR(nvs_health_pcie_replay_limit(7, 16), 62, 0); /* beyond gen6: gen6's, as DCGM caps it */
+    T_NEAR(nvs_health_pcie_replay_limit(-1, 16), 8, 0); /* unknown: the flat DCGM_LIMIT_MAX_PCIREPLAY_RATE */
+    T_NEAR(nvs_health_pcie_replay_limit(5, -1), 8, 0);
+    nvs_health_gpu g[2];
+    nvs_health_report r = two(g);
+    r.window_s = 60;
+    g[1].after.pcie_replay = g[1].before.pcie_replay + 20;
+    nvs_health_findings f;
+    T_EQ_I(nvs_health_evaluate(&r, &f), 0);
+    const nvs_health_finding *x = get(&f, 1, NVS_HC_PCIE_REPLAY);
+    T_EQ_I(x->severity, NVS_SEV_PASS);
+    T_CONTAINS(x->expected, "<= 31 per minute (gen5 x16)");
+    nvs_health_findings_free(&f);
+    /* the same 20 on a gen3 x16 link: over its 8 */
+    for (int i = 0; i < 2; i++) {
+        nvs_health_snap *sn[] = {&g[1].before, &g[1].after};
+        sn[i]->pcie_gen = sn[i]->pcie_max_gen = 3;
+    }
+    g[1].load.pcie_gen_max = 3;
+    T_EQ_I(nvs_health_evaluate(&r, &f), 0);
+    x = get(&f, 1, NVS_HC_PCIE_REPLAY);
+    T_EQ_I(x->severity, NVS_SEV_WARN);
+    T_CONTAINS(x->note, "20 PCIe replays (retransmitted packets) in 60 s, over DCGM's 8 per minute");
+    nvs_health_findings_free(&f);
+}
+
 T_LIST = {
     T_CASE(t_healthy_passes), T_CASE(t_no_window), T_CASE(t_failure_paths), T_CASE(t_blame_link),   T_CASE(t_no_nvlink_gpu), T_CASE(t_nvlink_all_down), T_CASE(t_nvlink_unread), T_CASE(t_xid_count_sum),
     T_CASE(t_json_round_trip), T_CASE(t_json_old_without_read_errors), T_CASE(t_json_window_xid_why), T_CASE(t_json_errors), T_CASE(t_reason_names), T_CASE(t_links_by_number),
     T_CASE(t_replay_unread_before), T_CASE(t_nvlink_counters_unread_before),
-};
+    T_CASE(t_replay_rate_by_link)};
 T_MAIN
