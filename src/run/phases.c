@@ -7,6 +7,7 @@
 
 #include "collectives/coll.h"
 #include "topo/topo.h"
+#include "core/launch_env.h"
 #include "core/log.h"
 #include "explain/nccl_log.h"
 #include "core/out_file.h"
@@ -60,8 +61,8 @@ nvs_result_t nvs_phase_validate(const nvs_config *cfg)
                 }
             nvs_profile_free(&p);
         }
-        if (r != NVS_OK && nvs_rt_launcher_rank() == 0)
-            fprintf(stderr, "nvscale %s: --model %s: %s\n", cfg->subcommand, cfg->model, err);
+        /* said once (rank 0), or late by a rank that alone refused it (a file missing on its host: main.c) */
+        if (r != NVS_OK) fprintf(nvs_stderr_once(), "nvscale %s: --model %s: %s\n", cfg->subcommand, cfg->model, err);
     }
     free(names);
     return r;

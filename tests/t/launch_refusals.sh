@@ -54,6 +54,11 @@ expect 2 "^\[rank 1\] nvscale coll: unknown option '--bogus'" env SLURM_JOB_ID=7
 expect 2 "^\[rank 1\] nvscale coll: unknown option '--bogus'" env PMI_RANK=1 PMI_SIZE=2 MPI_LOCALRANKID=1 \
     "$NVS" coll --bogus --no-save
 
+# a --model profile missing on rank 1's host alone (its file system, not the command line): rank 1 says it, tagged
+# (was said on launcher rank 0 only: rank 1 exited 2 without a word)
+expect 2 "^\[rank 1\] nvscale train: --model $d/nonexist.prof: cannot open model profile" env OMPI_COMM_WORLD_RANK=1 \
+    OMPI_COMM_WORLD_SIZE=2 "$NVS" train --model "$d/nonexist.prof" --backend mpi --no-save
+
 if command -v mpirun >/dev/null 2>&1; then
     export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
     # one mpirun app, a wrapper giving rank 1 another command line: rank 1's refusal is said, the job exits 2
