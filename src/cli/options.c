@@ -342,6 +342,9 @@ nvs_result_t nvs_config_parse(nvs_config *c, const char *sub, int argc, char **a
     char badname[192];
     int have_f = 0, have_i = 0, pm;
     char flag_f1[64] = "-f";
+    /* -b and -e as typed (argv outlives the parse), for the message of an inverted range */
+    const char *b_typed = NULL, *e_typed = NULL;
+    char flag_b[64] = "-b", flag_e[64] = "-e";
     /* which options were given (by index in specs[]): one given twice would silently lose its first value; and
      * --no-train with a training flag would silently ignore the flag */
     unsigned char given[NSPECS];
@@ -432,10 +435,14 @@ nvs_result_t nvs_config_parse(nvs_config *c, const char *sub, int argc, char **a
         case 'b':
             c->sizes_explicit = 1;
             if (parse_size_arg(a, 1, &c->min_bytes)) return bad(sub, flag, a, "expected a size from 1 to 1T such as 8, 64K, 1M");
+            b_typed = a;
+            snprintf(flag_b, sizeof flag_b, "%s", flag);
             break;
         case 'e':
             c->sizes_explicit = 1;
             if (parse_size_arg(a, 1, &c->max_bytes)) return bad(sub, flag, a, "expected a size from 1 to 1T such as 128M or 8G");
+            e_typed = a;
+            snprintf(flag_e, sizeof flag_e, "%s", flag);
             break;
         case 'f':
             if (nvs_parse_double(a, &c->step_factor) || c->step_factor < 1.0 || c->step_factor > 1024)
@@ -629,10 +636,22 @@ nvs_result_t nvs_config_parse(nvs_config *c, const char *sub, int argc, char **a
         return NVS_ERR_USAGE;
     }
     if (have_i) c->step_factor = 0;
+    /* An inverted range names the flag(s) typed, as typed: `-e 4` alone is refused for -e (below -b's default 8),
+     * not as "-b 8", which the user never wrote. */
     if (c->min_bytes > c->max_bytes) {
-        char v[64];
-        snprintf(v, sizeof v, "%zu", c->min_bytes);
-        return bad(sub, "-b/--minbytes", v, "larger than -e/--maxbytes");
+        char why[160], v[32];
+        if (b_typed && e_typed) {
+            snprintf(why, sizeof why, "larger than %s %s (the smallest size above the largest)", flag_e, e_typed);
+            return bad(sub, flag_b, b_typed, why);
+        }
+        if (b_typed) {
+            snprintf(why, sizeof why, "larger than the largest size, %s by default: give -e/--maxbytes too",
+                     nvs_format_size(c->max_bytes, v, sizeof v));
+            return bad(sub, flag_b, b_typed, why);
+        }
+        snprintf(why, sizeof why, "smaller than the smallest size, %s by default: give -b/--minbytes too",
+                 nvs_format_size(c->min_bytes, v, sizeof v));
+        return bad(sub, flag_e, e_typed, why);
     }
     if (c->quiet && c->verbose) {
         fprintf(nvs_stderr_cmdline(), "nvscale %s: -q/--quiet and -v/--verbose exclude each other\n", sub);

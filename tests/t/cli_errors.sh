@@ -6,7 +6,11 @@ out=$TMP/cli_errors
 rm -rf "$out"
 expect 2 "invalid value '12Q' for -b" $NVS coll -b 12Q --out $out
 expect 2 "invalid value '0' for -e" $NVS coll -e 0 --out $out
-expect 2 "larger than -e" $NVS coll -b 2M -e 1M --out $out
+expect 2 "invalid value '2M' for -b: larger than -e 1M" $NVS coll -b 2M -e 1M --out $out
+# an inverted range names the flag typed, as typed, and the other end's default (was "invalid value '8' for
+# -b/--minbytes" for `-e 4` alone: a flag and a value never typed)
+expect 2 "invalid value '4' for -e: smaller than the smallest size, 8 B by default" $NVS coll -e 4 --out $out
+expect 2 "invalid value '2G' for --minbytes: larger than the largest size, 1 GiB by default" $NVS coll --minbytes 2G --out $out
 expect 2 "invalid value '1' for -f" $NVS coll -f 1 --out $out
 expect 2 "exclude each other" $NVS coll -f 2 -i 1K --out $out
 # nccl-tests' -f 1 is "no factor" (its -i then steps): with -i it is taken, sizes 1K, 2K, 3K; alone it is refused
