@@ -276,6 +276,12 @@ static nvs_result_t timed_loop(nvs_backend *b, nvs_comm *c, const nvs_op *op, sl
         NVS_CHECK_GOTO(b->ops->wait(b, c, op), res, out);
     }
     NVS_CHECK_GOTO(nvs_barrier(b->rt, "start of a timed loop"), res, out);
+    /* -z 1 as nccl-tests 2.19's (common.cu startColl: the wait, then Barrier, an MPI_Barrier of MPI_COMM_WORLD): a
+     * host barrier of every rank after each operation, the ranks outside this point too (iters is every rank's:
+     * agreed in run_point), so that they meet the members' barriers one for one */
+    const int barriers = cfg->blocking == 1 && !launches;
+    if (!active && barriers)
+        for (int i = 0; i < iters && res == NVS_OK; i++) res = nvs_barrier(b->rt, "-z 1 barrier after an operation");
     if (active) {
         /* A host barrier releases ranks microseconds apart; one untimed operation, waited for, lines the members
          * up on the GPU side, so that a rank leaving the barrier early does not count the others' lateness as
@@ -289,7 +295,8 @@ static nvs_result_t timed_loop(nvs_backend *b, nvs_comm *c, const nvs_op *op, sl
         } else {
             for (int i = 0; i < iters && res == NVS_OK; i++) {
                 res = launch_iter(b, c, op, cfg, cur);
-                if (res == NVS_OK && cfg->blocking) res = b->ops->wait(b, c, op); /* -z 1 */
+                if (res == NVS_OK && cfg->blocking) res = b->ops->wait(b, c, op); /* -z 1 and 2 */
+                if (res == NVS_OK && barriers) res = nvs_barrier(b->rt, "-z 1 barrier after an operation");
             }
         }
         if (res == NVS_OK) res = b->ops->wait(b, c, op);

@@ -87,8 +87,8 @@ static const opt_spec specs[] = {
     {"cudagraph", 'G', 1, S_RUN | S_COLL, NULL, "N", "launch the timed loop as a CUDA graph, N times (default 0: off)"},
     {"average", 'a', 1, S_RUN | S_COLL, NULL, "0|1|2|3", "time the bandwidths use: 0 rank 0, 1 mean, 2 fastest, 3 slowest\n"
                                                 "rank (default 3: a collective ends when its last rank does)"},
-    {"blocking", 'z', 1, S_RUN | S_COLL, NULL, "0|1", "1: wait for each operation before launching the next, no host\n"
-                                                "barrier (nccl-tests' -z 2; its -z 1 adds a barrier) (default 0)"},
+    {"blocking", 'z', 1, S_RUN | S_COLL, NULL, "0|1|2", "wait for each operation before launching the next, as\n"
+                                                "nccl-tests: 1 then a host barrier of every rank, 2 no barrier (default 0)"},
     {"datatype", 'd', 1, S_RUN | S_COLL, NULL, "LIST",
      "int8,uint8,int32,uint32,int64,uint64,half,float,double,bfloat16 or all (default float)"},
     {"op", 'o', 1, S_RUN | S_COLL, NULL, "LIST", "sum,prod,max,min,avg or all (default sum)"},
@@ -405,11 +405,10 @@ nvs_result_t nvs_config_parse(nvs_config *c, const char *sub, int argc, char **a
             break;
         case 'z':
             /* nccl-tests 2.19 (common.cu startColl): -z 1 syncs and barriers after each operation, -z 2 syncs only,
-             * -z 3 times only the synced operations; nvscale's 1 syncs only: named so an nccl-tests value is not a
-             * bare "expected 0 or 1" */
-            if (parse_int_range(a, 0, 1, &c->blocking))
-                return bad(sub, flag, a, "expected 0 or 1 (1: wait for each operation before the next, with no host "
-                                         "barrier, as nccl-tests' -z 2; its -z 3 is not taken)");
+             * -z 3 times only the synced operations (paired events), which nvscale does not: named, not a bare range */
+            if (parse_int_range(a, 0, 2, &c->blocking))
+                return bad(sub, flag, a, "expected 0, 1 or 2 (wait for each operation, 1 then a host barrier, 2 without, "
+                                         "as nccl-tests; its -z 3, timing only the waited operations, is not taken)");
             break;
         case 'g':
         case 't': {

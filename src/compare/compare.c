@@ -355,7 +355,7 @@ static int sweeps_alike(const nvs_run *a, const nvs_run *b, const char *na, cons
         int x, y;
     } f[] = {{"-w", "warm-up iterations", a->sweep_warmup, b->sweep_warmup},
              {"-m", "operations per NCCL group", a->sweep_agg_iters, b->sweep_agg_iters},
-             {"-z", "blocking (1) or not (0)", a->sweep_blocking, b->sweep_blocking}};
+             {"-z", "blocking (1 with a barrier, 2 without) or not (0)", a->sweep_blocking, b->sweep_blocking}};
     for (size_t k = 0; k < sizeof f / sizeof f[0]; k++)
         if (f[k].x >= 0 && f[k].y >= 0 && f[k].x != f[k].y) {
             snprintf(err, errlen, "%s, %s: %s %d, %s %d", f[k].flag, f[k].what, na, f[k].x, nb, f[k].y);

@@ -52,7 +52,7 @@ typedef struct nvs_config {
     int root;
     int agg_iters;      /* -m: operations per iteration, in one NCCL group */
     int time_basis;     /* -a: which rank's time the bandwidths use: 0 rank 0, 1 mean, 2 fastest, 3 slowest */
-    int blocking;       /* -z: wait for each operation before the next */
+    int blocking;       /* -z: wait for each operation before the next; 1: then a host barrier of every rank */
     int alloc_nccl;     /* --alloc nccl: the sweep's buffers from ncclMemAlloc, as nccl-tests allocates its own
                          * since NCCL 2.19 (common.cu AllocateBuffs); 0: cudaMalloc, as PyTorch's caching allocator */
     int sizes_explicit; /* -b/-e/-f/-i given (else the backend's default sweep) */

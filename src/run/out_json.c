@@ -86,7 +86,7 @@ static json_t *sweep_json(const nvs_config *c, int host)
     put(o, "ops", mask_names(c->ops_mask, NVS_OP_COUNT, oname));
     put(o, "collectives", mask_names(c->colls_mask, nvs_coll_count(), cname));
     put(o, "agg_iters", json_integer(c->agg_iters));
-    put(o, "blocking", json_boolean(c->blocking));
+    put(o, "blocking", json_integer(c->blocking)); /* -z: 0, 1 (a barrier after each wait), 2 (none) */
     put(o, "alloc", json_string(host ? "host" : c->alloc_nccl ? "ncclMemAlloc" : "cudaMalloc"));
     static const char *const basis[] = {"rank0", "mean", "fastest", "slowest"};
     put(o, "time_basis", json_string(basis[c->time_basis & 3]));

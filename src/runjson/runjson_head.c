@@ -50,10 +50,16 @@ void rj_read_command(vctx *v, nvs_run *r)
     json_t *sw = rj_typed(v, r->root, "sweep", "", JSON_OBJECT, 0);
     const char *tb = sw ? rj_str(v, sw, "time_basis", "sweep", 0) : NULL;
     r->unvalidated = sw && rj_int(v, sw, "check", "sweep", 0, 1, 1, 0) == 0;
-    /* bounds: the options' own (src/cli/options.c: -w 0..1000000, -m 1..1024, -z 0 or 1) */
+    /* bounds: the options' own (src/cli/options.c: -w 0..1000000, -m 1..1024, -z 0..2) */
     r->sweep_warmup = sw ? (int)rj_int(v, sw, "warmup", "sweep", 0, 1000000, -1, 0) : -1;
     r->sweep_agg_iters = sw ? (int)rj_int(v, sw, "agg_iters", "sweep", 1, 1024, -1, 0) : -1;
-    r->sweep_blocking = sw ? rj_bool(v, sw, "blocking", "sweep", -1) : -1;
+    /* -z as a number since 6 December 2026 (1: a barrier after each wait, 2: none, as nccl-tests); before, a boolean
+     * whose true was the wait alone, today's 2 */
+    json_t *bl = sw ? json_object_get(sw, "blocking") : NULL;
+    if (json_is_boolean(bl))
+        r->sweep_blocking = json_is_true(bl) ? 2 : 0;
+    else
+        r->sweep_blocking = sw ? (int)rj_int(v, sw, "blocking", "sweep", 0, 2, -1, 0) : -1;
     r->sweep_alloc = sw ? rj_str(v, sw, "alloc", "sweep", 0) : NULL;
     if (tb) {
         static const char *const basis[] = {"rank0", "mean", "fastest", "slowest"};

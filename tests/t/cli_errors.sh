@@ -33,7 +33,7 @@ expect 2 "invalid value '0' for -n" $NVS coll -n 0 --out $out
 expect 2 "invalid value 'x' for -w" $NVS coll -w x --out $out
 # nccl-tests' own values that nvscale does not take say what nvscale does instead (was a bare "expected 0 or 1")
 expect 2 "invalid value '2' for -c: expected 0 or 1 \(nccl-tests' -c N checks N iterations; nvscale validates" $NVS coll -c 2 --out $out
-expect 2 "invalid value '3' for -z: expected 0 or 1 \(1: wait for each operation .* nccl-tests' -z 2; its -z 3 is not taken" $NVS coll -z 3 --out $out
+expect 2 "invalid value '3' for -z: expected 0, 1 or 2 \(wait for each operation, 1 then a host barrier, 2 without, as nccl-tests; its -z 3, timing only the waited operations, is not taken" $NVS coll -z 3 --out $out
 expect 2 "invalid value 'float8' for -d" $NVS coll -d float8 --out $out
 expect 2 "invalid value 'mean' for -o" $NVS coll -o mean --out $out
 expect 2 "invalid value '-1' for -r" $NVS coll -r -1 --out $out

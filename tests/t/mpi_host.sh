@@ -51,6 +51,16 @@ expect 3 "wrong element.*first on rank 1" env NVS_TEST_CORRUPT=1 $MPIRUN -np 2 -
     --backend mpi -b 4K -e 4K --out "$d"
 [ "$(json_get $d/run.json "d['result']['status']")" = "wrong" ] || fail "corrupt status"
 
+# -z 1 as nccl-tests': a host barrier of every rank after each operation, the rank outside the point (--gpus 2 of 3)
+# too, one for one with the members' (it sat in the next collective instead and paired with the wrong barrier);
+# run.json says -z as a number
+d=$TMP/mpi_host_z1
+rm -rf "$d"
+expect 0 "" $MPIRUN -np 3 $NVS coll --backend mpi --gpus 2 --coll all_reduce -b 1K -e 4K -n 50 -w 2 -z 1 --timeout 5 \
+    --out "$d" -q
+[ "$(json_get $d/run.json "(d['sweep']['blocking'], len(d['collectives']), d['result']['status'])")" = "(1, 6, 'ok')" ] ||
+    fail "-z 1 at --gpus 2 of 3 ranks: $(json_get $d/run.json "(d['sweep']['blocking'], len(d['collectives']), d['result']['status'])")"
+
 # a rank that never joins: the others stop after --timeout and name the collective and size, the rank and its host
 expect 1 "all_reduce of 64 KiB .* did not complete within 2 s on rank 0 \\(host $(hostname)\\)" env NVS_TEST_STALL=1:64K \
     $MPIRUN -np 2 -x NVS_TEST_STALL $NVS coll --backend mpi -b 4K -e 1M -f 4 --timeout 2 --no-save

@@ -375,7 +375,8 @@ static void t_messages(void)
          ""},
         {"{\"schema\": \"nvscale.run/1\", \"sweep\": {\"warmup\": -1}}", "sweep.warmup: expected an integer from 0"},
         {"{\"schema\": \"nvscale.run/1\", \"sweep\": {\"agg_iters\": 0}}", "sweep.agg_iters: expected an integer from 1"},
-        {"{\"schema\": \"nvscale.run/1\", \"sweep\": {\"blocking\": 1}}", "sweep.blocking: expected true or false"},
+        {"{\"schema\": \"nvscale.run/1\", \"sweep\": {\"blocking\": 3}}", "sweep.blocking: expected an integer from 0"},
+        {"{\"schema\": \"nvscale.run/1\", \"sweep\": {\"blocking\": \"1\"}}", "sweep.blocking: expected an integer"},
         {"{\"schema\": \"nvscale.run/1\", \"sweep\": {\"alloc\": 7}}", "sweep.alloc: expected a string"},
         {"{\"schema\": \"nvscale.run/1\", \"p2p\": {\"host_copies\": []}}", "p2p.host_copies: expected an object"},
         {"{\"schema\": \"nvscale.run/1\", \"p2p\": {\"host_copies\": {\"samples\": 0, \"gpus\": []}}}",
@@ -626,7 +627,30 @@ static void t_skipped(void)
     nvs_run_free(&r);
 }
 
+/* sweep.blocking: -z as written since 6 December 2026 (0, 1 with a barrier, 2 without, as nccl-tests), and the older
+ * boolean, whose true was the wait alone (today's 2) */
+static void t_blocking(void)
+{
+    const char *js[] = {"{\"schema\": \"nvscale.run/1\", \"sweep\": {\"blocking\": 1}}",
+                        "{\"schema\": \"nvscale.run/1\", \"sweep\": {\"blocking\": 2}}",
+                        "{\"schema\": \"nvscale.run/1\", \"sweep\": {\"blocking\": true}}",
+                        "{\"schema\": \"nvscale.run/1\", \"sweep\": {\"blocking\": false}}",
+                        "{\"schema\": \"nvscale.run/1\", \"sweep\": {}}"};
+    const int want[] = {1, 2, 2, 0, -1};
+    for (int i = 0; i < 5; i++) {
+        json_error_t je;
+        json_t *root = json_loads(js[i], 0, &je);
+        T_ASSERT(root);
+        nvs_run r;
+        char err[256];
+        T_EQ_I(nvs_run_from_json(root, "x.json", 0, &r, err, sizeof err), NVS_OK);
+        json_decref(root);
+        T_EQ_I(r.sweep_blocking, want[i]);
+        nvs_run_free(&r);
+    }
+}
+
 T_LIST = {T_CASE(t_nvlink_fixture), T_CASE(t_minimal_and_optional), T_CASE(t_issue_by), T_CASE(t_train_counts), T_CASE(t_box3090), T_CASE(t_bad_files),
           T_CASE(t_messages), T_CASE(t_select_train), T_CASE(t_pair_lookup),
-          T_CASE(t_coll_round), T_CASE(t_size_of_bytes), T_CASE(t_skipped)};
+          T_CASE(t_coll_round), T_CASE(t_size_of_bytes), T_CASE(t_skipped), T_CASE(t_blocking)};
 T_MAIN
