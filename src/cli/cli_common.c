@@ -87,13 +87,14 @@ int nvs_cli_rules_load(const char *sub, const char *path, nvs_ruleset *rs)
     char err[512];
     /* the reader would say "cannot open : No such file or directory", naming neither the flag nor the value */
     if (!*path) return nvs_cli_usage(sub, "--rules needs a file name, got ''");
-    /* Every rank of a launch reads the same file before the runtime starts: the reader's own message (a missing
-     * file, a FIFO, one too large: core/out_file.h) once, from rank 0, as for every other input (nvs_stderr_once),
-     * not once per rank. The other ranks still fail with it, so that the job stops everywhere. */
-    int level = nvs_log_level();
-    if (nvs_launcher_rank() != 0) nvs_log_set_level(NVS_LOG_ERROR - 1);
+    /* Every rank of a launch reads the file before the runtime starts: the reader's own message (a missing file, a
+     * FIFO, one too large: core/out_file.h) once, from rank 0, as for every other input, not once per rank. The
+     * other ranks hold it back with the rest of the refusal (nvs_stderr_once) rather than drop it: a file missing
+     * on one rank's host alone (a per-host path) is then said by that rank, tagged, reason included (it said only
+     * "Try 'nvscale accept --help'."). */
+    FILE *sink = nvs_log_set_sink(nvs_launcher_rank() != 0 ? nvs_stderr_once() : NULL);
     int rc = nvs_rules_load(path, rs, err, sizeof err);
-    nvs_log_set_level(level);
+    nvs_log_set_sink(sink);
     if (rc == 2 && err[0]) return nvs_cli_usage(sub, "%s", err);
     /* a file that could not be read: the reader said why (core/out_file.h); the hint, as after any usage error */
     if (rc == 2) fprintf(nvs_stderr_once(), "Try 'nvscale %s --help'.\n", sub);

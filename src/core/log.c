@@ -22,7 +22,15 @@ static _Thread_local int t_nranks = 1;
 /* One lock so lines from the threads of the one-process runtime never interleave mid-line. */
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 
+static FILE *g_sink; /* NULL: stderr (nvs_log_set_sink) */
+
 void nvs_log_set_level(int level) { g_level = level; }
+FILE *nvs_log_set_sink(FILE *to)
+{
+    FILE *was = g_sink;
+    g_sink = to;
+    return was;
+}
 int nvs_log_level(void) { return g_level; }
 void nvs_log_set_rank(int rank, int nranks)
 {
@@ -67,7 +75,10 @@ void nvs_log(int level, const char *fmt, ...)
         fputc('\n', to);
         if (!nl) break;
     }
-    if (m && fclose(m) == 0 && whole) {
+    int composed = m && fclose(m) == 0 && whole;
+    if (composed && g_sink) {
+        fwrite(whole, 1, wlen, g_sink);
+    } else if (composed) {
         fflush(stderr);
         for (size_t off = 0; off < wlen;) {
             ssize_t w = write(STDERR_FILENO, whole + off, wlen - off);

@@ -7,11 +7,16 @@
 #define NVS_LOG_H
 
 #include <stdarg.h>
+#include <stdio.h>
 
 enum nvs_log_level { NVS_LOG_ERROR = 0, NVS_LOG_WARN = 1, NVS_LOG_INFO = 2, NVS_LOG_DEBUG = 3 };
 
 void nvs_log_set_level(int level); /* below NVS_LOG_ERROR: nothing at all */
 int nvs_log_level(void);
+/* Where the messages go: NULL (the default) is stderr, one write(2) a message; a stream (nvs_stderr_once() on a
+ * launcher rank other than 0) receives them whole instead, so that a reader's reason can be held back with the
+ * rest of a refusal and said by the rank that alone saw it. Returns the sink it replaces. */
+FILE *nvs_log_set_sink(FILE *to);
 void nvs_log_set_rank(int rank, int nranks); /* per thread */
 
 void nvs_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
