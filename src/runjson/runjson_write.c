@@ -233,10 +233,19 @@ nvs_result_t nvs_rj_check_out_dir(const char *out)
         fprintf(nvs_stderr_once(), "nvscale: --out %s: %s is not a directory\n", out, anc);
         return NVS_ERR_USAGE;
     }
-    if (access(anc, W_OK) != 0) {
-        fprintf(nvs_stderr_once(), "nvscale: --out %s: cannot write in %s: %s\n", out, anc, strerror(errno));
+    /* a directory made there and removed, as the run will make --out's: access(W_OK) is not enough (root passes it
+     * on /proc and /sys, where nothing can be made, and on a read-only file system). Found here, before the launch,
+     * every rank refuses it and rank 0 alone says it (nvs_stderr_once); found by rank 0's mkdir once launched, it
+     * was said by every rank that srun started without an MPI of its own (each one a world of one). */
+    char probe[4096 + 32];
+    snprintf(probe, sizeof probe, "%s/.nvscale-probe-XXXXXX", anc);
+    if (access(anc, W_OK) != 0 || !mkdtemp(probe)) {
+        /* mkdir in /proc fails with ENOENT, which would read as if the directory were not there */
+        fprintf(nvs_stderr_once(), "nvscale: --out %s: cannot write in %s: %s\n", out, anc,
+                errno == ENOENT ? "no directory can be made there" : strerror(errno));
         return NVS_ERR_USAGE;
     }
+    (void)rmdir(probe);
     return NVS_OK;
 }
 

@@ -45,6 +45,10 @@ srun_step 3 "$NVS" coll --backend mpi -e 1K --out "$d/exists"
 said_once "an --out that exists" "it exists"
 srun_step 3 "$NVS" coll --bogus --no-save
 said_once "--bogus" "unknown option '--bogus'"
+# an --out where no directory can be made although root may write (/proc): refused before the launch, once (was
+# found by each task's own MPI world of one, when making it: "cannot create directory /proc/x" from every task)
+srun_step 3 "$NVS" coll --backend mpi -e 1K --out /proc/nvscale-x/y
+said_once "--out /proc/nvscale-x/y" "/proc/nvscale-x"
 # a heterogeneous step (srun A : B) runs several command lines: rank 0 may have had another, so rank 1 says its own
 expect 2 "^\[rank 1\] nvscale coll: unknown option '--bogus'" env SLURM_JOB_ID=7 SLURM_STEP_ID=0 SLURM_PROCID=1 \
     SLURM_NTASKS=2 SLURM_HET_SIZE=2 "$NVS" coll --bogus --no-save
