@@ -29,6 +29,10 @@
 #define PCIE_REPLAY_WARN_PER_MIN 8.0 /* DCGM_LIMIT_MAX_PCIREPLAY_RATE: the flat limit, where gen/width are unknown */
 #define RETIRED_PAGES_FAIL 63       /* DCGM_LIMIT_MAX_RETIRED_PAGES (60 before DCGM matched the field diag) */
 #define RETIRED_DBE_WARN 15         /* DCGM_LIMIT_MAX_RETIRED_PAGES_SOFT_LIMIT */
+/* DCGM 4.6.0 common/DcgmGPUHardwareLimits.h: "This number of uncorrectable row remaps indicates GPU is in a bad
+ * state"; DcgmHealthWatch.cpp MonitorMemRowRemapUncorrectable warns (DCGM_HEALTH_RESULT_WARN,
+ * DCGM_FR_UNCORRECTABLE_ROW_REMAP_LIMIT, next step: run the field diagnostic) when the count meets or exceeds it */
+#define ROW_REMAP_UNC_WARN 512      /* DCGM_LIMIT_MAX_ROW_REMAP_UNCORRECTABLE */
 
 static const char *const check_names[NVS_HC_COUNT] = {
     [NVS_HC_ECC] = "ecc",
@@ -198,10 +202,21 @@ static void eval_memory(nvs_health_finding *x, const nvs_health_gpu *g)
         not_judged(x, g, "the retired page counts are not reported (nvmlDeviceGetRetiredPages), so the 63-page "
                          "limit cannot be checked");
     }
+    /* DCGM's health watch (DcgmHealthWatch.cpp MonitorMemRowRemapFailures) fails any row remap failure
+     * (DCGM_FR_ROW_REMAP_FAILURE: "unrecoverable memory hardware damage") */
     if (b->remap_failure == 1) {
         worsen(x, NVS_SEV_FAIL);
         put(x->measured, sizeof x->measured, "remap failed");
         note_add(x, "a row remapping failed: the GPU has run out of spare rows (replace it)");
+    }
+    /* the count of rows remapped for uncorrectable errors over the board's life, not its change during the run: DCGM
+     * judges the latest value (MonitorMemRowRemapUncorrectable, GetLatestSample). Until December 2026 nvscale did not
+     * look at it, so a GPU with thousands of remapped rows passed. */
+    if (b->remap_unc >= ROW_REMAP_UNC_WARN) {
+        worsen(x, NVS_SEV_WARN);
+        note_add(x, "%lld rows remapped for uncorrectable errors, at or over DCGM's limit of %d: the GPU's memory is "
+                    "wearing out (run dcgmi diag -r 3; replace it if it fails)",
+                 b->remap_unc, ROW_REMAP_UNC_WARN);
     }
     /* A pending remap or retirement alone is a WARN: the GPU can still run work, and the reset that applies it can
      * wait for the next drain. NVML's reference for nvmlDeviceGetRemappedRows: "A pending remapping won't affect

@@ -95,6 +95,9 @@ static void unc_old_aggregate(nvs_health_gpu *g) { g->before.ecc_unc_aggregate =
 static void ecc_off(nvs_health_gpu *g) { g->before.ecc_enabled = g->after.ecc_enabled = 0; }
 static void remap_pending(nvs_health_gpu *g) { g->after.remap_pending = 1; }
 static void remap_failed(nvs_health_gpu *g) { g->after.remap_failure = 1; }
+/* DCGM's DCGM_LIMIT_MAX_ROW_REMAP_UNCORRECTABLE is 512 (a WARN at or over it): 511 stays clean, 512 warns */
+static void remap_unc_511(nvs_health_gpu *g) { g->before.remap_unc = g->after.remap_unc = 511; }
+static void remap_unc_512(nvs_health_gpu *g) { g->before.remap_unc = g->after.remap_unc = 512; }
 /* pending after an uncorrectable error since the driver loaded: DCGM's "drain the GPU and reset it" */
 static void remap_pending_unc(nvs_health_gpu *g)
 {
@@ -270,6 +273,10 @@ static void t_failure_paths(void)
     T_EQ_I(sev_after(retire_pending_dbe, NVS_HC_MEMORY, n, sizeof n), NVS_SEV_FAIL);
     T_CONTAINS(n, "after a double-bit error");
     T_EQ_I(sev_after(remap_failed, NVS_HC_MEMORY, n, sizeof n), NVS_SEV_FAIL);
+    /* the uncorrectable remap count against DCGM's 512 (was not looked at: 512 and more passed) */
+    T_EQ_I(sev_after(remap_unc_511, NVS_HC_MEMORY, n, sizeof n), NVS_SEV_PASS);
+    T_EQ_I(sev_after(remap_unc_512, NVS_HC_MEMORY, n, sizeof n), NVS_SEV_WARN);
+    T_CONTAINS(n, "512 rows remapped for uncorrectable errors, at or over DCGM's limit of 512");
     T_EQ_I(sev_after(remap_failed_pending, NVS_HC_MEMORY, n, sizeof n), NVS_SEV_FAIL);
     T_CONTAINS(n, "run out of spare rows");
     T_EQ_I(sev_after(xid, NVS_HC_XID, n, sizeof n), NVS_SEV_FAIL);
