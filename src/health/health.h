@@ -184,6 +184,10 @@ typedef struct {
  * since 3.3.8: 8 at gen3 x16, 31 at gen5 x16; 8 where either is unknown, <= 0). */
 double nvs_health_pcie_replay_limit(int gen, int lanes);
 
+/* The PCIe lanes GPU model `name` (NVML's name) is built for, from its datasheet (pcie_spec.c), and where that comes
+ * from into *source; -1 (and NULL) when nvscale does not know the model. */
+int nvs_health_pcie_spec_width(const char *name, const char **source);
+
 int nvs_health_evaluate(const nvs_health_report *r, nvs_health_findings *out);
 void nvs_health_findings_free(nvs_health_findings *f);
 

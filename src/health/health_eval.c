@@ -508,6 +508,22 @@ static void eval_pcie(nvs_health_finding *x, const nvs_health_gpu *g)
         note_add(x, "downtrained: x%d of x%d lanes%s (reseat the GPU or riser, check the slot)", w, maxw,
                  wbusy > 0 ? " under load" : "");
     }
+    /* A link at its maximum is not healthy when the maximum is the slot's: NVML's maximum width already includes
+     * the slot (pcie_spec.c), so a x16 GPU in a x8 slot read "gen5 x8 of gen5 x8", a PASS, with half the host
+     * bandwidth. The GPU's own width is its datasheet's; a model nvscale has no entry for is "not known", and
+     * below x16 (the widest connector of the PCIe CEM slot specification) that is said, not guessed. */
+    const char *src = NULL;
+    int specw = nvs_health_pcie_spec_width(g->name, &src);
+    if (specw > 0 && maxw < specw) {
+        worsen(x, NVS_SEV_WARN);
+        put(x->expected, sizeof x->expected, "gen%d x%d (slot x%d)", maxg, specw, maxw);
+        note_add(x, "slot-limited: the link's maximum (GPU and slot together) is x%d, the GPU is x%d (%s): host "
+                    "transfers capped at x%d; move it to a x%d slot",
+                 maxw, specw, src, maxw, specw);
+    } else if (specw <= 0 && maxw < 16)
+        note_add(x, "the link's maximum is x%d; this GPU's own width is not known to nvscale, so whether the slot "
+                    "limits it cannot be told",
+                 maxw);
     if (gen < maxg) {
         if (gl > 0) {
             worsen(x, NVS_SEV_FAIL);

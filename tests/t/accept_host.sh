@@ -123,6 +123,9 @@ FAKE_NVML_FAULT=perm:1 acc perm "$dir/lib" 0 --level 1 &&
 FAKE_NVML_FAULT=replay:1,powercap:0,remap:1 acc warn "$dir/lib" 0 --level 1 &&
     verdict warn "pcie_replay 0000:00:07.0" WARN "PCIe replays" && verdict warn "power 0000:00:06.0" WARN "lowered to 500 W" &&
     verdict warn "memory 0000:00:07.0" WARN "can still run work"
+# a x16 GPU (the stand-in is an H200) in a x8 slot: NVML's maximum width is the slot's, x8 of x8 passed; a WARN
+FAKE_NVML_FAULT=slot8:1 acc slot8 "$dir/lib" 0 --level 1 &&
+    verdict slot8 "pcie 0000:00:07.0" WARN "slot-limited" && verdict slot8 "pcie 0000:00:06.0" PASS
 FAKE_NVML_FAULT=remap:0,ecc:0 acc remap_unc "$dir/lib" 3 --level 1 &&
     verdict remap_unc "memory 0000:00:06.0" FAIL "drain the GPU and reset it" && verdict remap_unc "memory 0000:00:07.0" PASS
 # the XID watch failing mid-run: a GPU with no XID yet is "not watched" with NVML's reason (not a clean PASS), one

@@ -160,6 +160,18 @@ static void x8(nvs_health_gpu *g)
 }
 /* x16 before and after the run, x8 in some busy samples: the highest width seen (x16) passed it */
 static void x8_under_load(nvs_health_gpu *g) { g->load.pcie_width_min = g->load.pcie_width_min_busy = 8; }
+/* a x16 GPU in a x8 slot: NVML's maximum width includes the slot, so current x8 = max x8 (was a PASS) */
+static void slot_x8(nvs_health_gpu *g)
+{
+    x8(g);
+    g->before.pcie_max_width = g->after.pcie_max_width = 8;
+}
+/* the same link on a model nvscale has no datasheet width for: said, not judged */
+static void slot_x8_unknown_model(nvs_health_gpu *g)
+{
+    slot_x8(g);
+    snprintf(g->name, sizeof g->name, "NVIDIA Future GPU");
+}
 /* x8 once outside load (an idle sample), x16 in every busy sample: the link changed width, data moved at x16 */
 static void x8_idle_only(nvs_health_gpu *g) { g->load.pcie_width_min = 8; }
 /* x8 after the run only (the reading after it), and no busy sample to say what the run had: it ran at x8 */
@@ -306,6 +318,10 @@ static void t_failure_paths(void)
     T_CONTAINS(n, "x8 of x16");
     T_EQ_I(sev_after(x8_under_load, NVS_HC_PCIE, n, sizeof n), NVS_SEV_FAIL);
     T_CONTAINS(n, "downtrained: x8 of x16 lanes under load");
+    T_EQ_I(sev_after(slot_x8, NVS_HC_PCIE, n, sizeof n), NVS_SEV_WARN);
+    T_CONTAINS(n, "slot-limited: the link's maximum (GPU and slot together) is x8, the GPU is x16 (H200 SXM datasheet");
+    T_EQ_I(sev_after(slot_x8_unknown_model, NVS_HC_PCIE, n, sizeof n), NVS_SEV_PASS);
+    T_CONTAINS(n, "own width is not known to nvscale");
     T_EQ_I(sev_after(x8_idle_only, NVS_HC_PCIE, n, sizeof n), NVS_SEV_WARN);
     T_CONTAINS(n, "x16 in every busy sample");
     T_EQ_I(sev_after(x8_after_unloaded, NVS_HC_PCIE, n, sizeof n), NVS_SEV_FAIL);
