@@ -366,6 +366,9 @@ static int parse_conn(const char *p, nvs_nccl_conn *cn)
     if (!n) return 0;
     copy_str(cn->detail, sizeof cn->detail, p, n);
     copy_str(cn->transport, sizeof cn->transport, p, strcspn(p, "/ "));
+    /* NCCL 2.7 - 2.12 named SHM in words: "via direct shared memory" (src/transport/shm.cc of v2.7.8-1 ..
+     * v2.12.12-1); "via SHM/%s/%s" since v2.13.4-1 */
+    if (!strcmp(cn->detail, "direct shared memory")) set_str(cn->transport, sizeof cn->transport, "SHM");
     nvs_nccl_net_name(cn->detail, cn->net, sizeof cn->net);
     return 1;
 }

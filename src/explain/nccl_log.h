@@ -2,7 +2,7 @@
  * which transport NCCL picked for every channel of every communicator, the channel counts and the NCCL version.
  * No CUDA or NCCL includes: it reads text, so it is unit-tested on machines without GPUs.
  *
- * Formats (NCCL 2.13 - 2.30, from src/debug.cc, src/init.cc and src/transport/{p2p,shm,net}.cc):
+ * Formats (NCCL 2.12 - 2.30, from src/debug.cc, src/init.cc and src/transport/{p2p,shm,net}.cc):
  *   prefix   "host:pid:tid [cudaDev] NCCL INFO "; since 2.26 an optional timestamp may come first
  *            (NCCL_DEBUG_TIMESTAMP_FORMAT, default "[%F %T] "). Lines without the prefix are still read.
  *   version  "NCCL version 2.28.3+cuda13.0"
@@ -14,6 +14,7 @@
  *            (2.18 lacks the collnet item; the parser reads whatever "<n> <name> channels" items there are)
  *   conns    "Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM/read"          (also P2P/IPC, P2P/direct pointer,
  *            "Channel 00 : 0[0] -> 1[1] via SHM/direct/direct"          P2P/indirect/2[2], P2P/MNNVL, .../CE)
+ *            "Channel 00 : 0[1b000] -> 1[3d000] via direct shared memory"  (SHM of NCCL 2.7 - 2.12, shm.cc)
  *            "Channel 00/0 : 1[1] -> 0[0] [send] via NET/Socket/0"
  *            "Channel 00/0 : 0[0] -> 1[1] [receive] via NET/IB/0/GDRDMA"
  *            "Channel CC/I : R1[D1] -> R2[D2]": channel, connection index (0 rings/trees, 1 p2p ops; absent

@@ -542,7 +542,37 @@ static void t_net_without_name(void)
     nvs_nccl_log_free(&log);
 }
 
+/* NCCL 2.7 - 2.12 printed SHM connections as "Channel %02d : %d[%lx] -> %d[%lx] via direct shared memory"
+ * (src/transport/shm.cc of v2.7.8-1 .. v2.12.12-1; "via SHM/%s/%s" since v2.13.4-1): the transport word was read
+ * as "direct", so a P2P-disabled run of NCCL 2.12 counted its SHM rings as "other". */
+static void t_old_shm(void)
+{
+    static const char *const files[] = {FIX "old21212_shm.nccl.box.5001.log", FIX "old21212_shm.nccl.box.5002.log",
+                                        NULL};
+    nvs_nccl_log log;
+    parse_files(&log, files);
+    T_EQ_S(log.version, "2.12.12");
+    T_EQ_U(log.ncomms, 2);
+    T_EQ_U(log.norphans, 0);
+    const nvs_nccl_comm *c1 = comm_by_ptr(&log, "0x7f2b40");
+    T_ASSERT(c1);
+    T_EQ_U(c1->nconns, 2);
+    T_EQ_S(c1->conns[0].transport, "SHM");
+    T_EQ_S(c1->conns[0].detail, "direct shared memory");
+    T_EQ_I(c1->conns[0].conn_index, -1);
+    T_EQ_S(c1->conns[0].from_id, "3d000");
+    nvs_nccl_summary s;
+    char buf[32];
+    nvs_nccl_log_summary(&log, 2, &s);
+    T_EQ_I(s.shm, 4);
+    T_EQ_I(s.other, 0);
+    T_EQ_S(nvs_nccl_summary_transport(&s, buf, sizeof buf), "SHM");
+    T_EQ_S(nvs_nccl_link_name(c1->conns[1].transport, NULL), "host memory");
+    nvs_nccl_log_free(&log);
+}
+
 T_LIST = {T_CASE(t_version_overflow), T_CASE(t_line_formats), T_CASE(t_junk_lines),    T_CASE(t_h200_p2p),          T_CASE(t_h200_shm_net),
           T_CASE(t_threads_split), T_CASE(t_ib_and_old),   T_CASE(t_text_and_versions), T_CASE(t_link_names),
-          T_CASE(t_json),          T_CASE(t_big_file),       T_CASE(t_missing_file), T_CASE(t_net_without_name), T_CASE(t_bus_ids)};
+          T_CASE(t_json),          T_CASE(t_big_file),       T_CASE(t_missing_file), T_CASE(t_net_without_name), T_CASE(t_bus_ids),
+          T_CASE(t_old_shm)};
 T_MAIN
