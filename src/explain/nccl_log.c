@@ -373,6 +373,48 @@ static int parse_conn(const char *p, nvs_nccl_conn *cn)
     return 1;
 }
 
+/* "CollNet 00/0 : 1 [send] via COLLNET/SHARP/0/GDRDMA": a CollNet (in-network reduction) connection of rank 1 to
+ * the network plugin's collective engine, logged by every rank on both sides (src/transport/coll_net.cc: "CollNet
+ * %02d : %d [send] via COLLNET/%s/%d%s" in v2.12.12-1 .. v2.16.5-1, "CollNet %02d/%1d : ..." since v2.17.1-1, a
+ * "(PCI)" after "/GDRDMA" since 2.19). No peer: from_rank = to_rank = the rank. 1 if understood, 0 if not. */
+static int parse_collnet(const char *p, nvs_nccl_conn *cn)
+{
+    memset(cn, 0, sizeof *cn);
+    p = skip_ws(p);
+    if (strncmp(p, "CollNet ", 8)) return 0;
+    p += 8;
+    if (!isdigit((unsigned char)*p) || read_int(&p, &cn->channel) != 0) return 0;
+    cn->conn_index = -1;
+    if (*p == '/') {
+        p++;
+        if (!isdigit((unsigned char)*p) || read_int(&p, &cn->conn_index) != 0) return 0;
+    }
+    p = skip_ws(p);
+    if (*p != ':') return 0;
+    p = skip_ws(p + 1);
+    if (!isdigit((unsigned char)*p) || read_int(&p, &cn->from_rank) != 0) return 0;
+    cn->to_rank = cn->from_rank;
+    p = skip_ws(p);
+    if (!strncmp(p, "[send]", 6)) {
+        cn->side = NVS_NCCL_SIDE_SEND;
+        p = skip_ws(p + 6);
+    } else if (!strncmp(p, "[receive]", 9)) {
+        cn->side = NVS_NCCL_SIDE_RECV;
+        p = skip_ws(p + 9);
+    } else {
+        return 0;
+    }
+    if (strncmp(p, "via COLLNET", 11)) return 0;
+    p = skip_ws(p + 4);
+    size_t n = strlen(p);
+    while (n && (p[n - 1] == ' ' || p[n - 1] == '\t')) n--;
+    copy_str(cn->detail, sizeof cn->detail, p, n);
+    set_str(cn->transport, sizeof cn->transport, "COLLNET");
+    if (!strncmp(cn->detail, "COLLNET/", 8))
+        copy_str(cn->net, sizeof cn->net, cn->detail + 8, strcspn(cn->detail + 8, "/"));
+    return 1;
+}
+
 /* Whether communicator c may take channel line cn: same process, device, the rank that logged it, enough ranks */
 static int conn_fits(const nvs_nccl_comm *c, const nvs_nccl_conn *cn, const line_ctx *lc)
 {
@@ -496,6 +538,11 @@ nvs_result_t nvs_nccl_log_parse_line(nvs_nccl_log *log, const char *line, size_t
         if (parse_conn(s, &cn)) return add_conn(log, &lc, &cn);
         return NVS_OK;
     }
+    if (!strncmp(s, "CollNet ", 8)) {
+        nvs_nccl_conn cn;
+        if (parse_collnet(s, &cn)) return add_conn(log, &lc, &cn);
+        return NVS_OK;
+    }
     if (strstr(msg, "Init COMPLETE")) return parse_complete_line(log, &lc, msg, 0);
     if (strstr(msg, "Init START")) return parse_complete_line(log, &lc, msg, 1);
     if (strstr(msg, " coll channels")) {
@@ -573,9 +620,10 @@ const char *nvs_nccl_net_name(const char *detail, char *buf, size_t len)
 
 /* ---- summaries ---------------------------------------------------------------------------------------- */
 
+/* NET and COLLNET connections are logged on both sides: the [send] line counts */
 static int counted(const nvs_nccl_conn *cn)
 {
-    return !(cn->side == NVS_NCCL_SIDE_RECV && !strcmp(cn->transport, "NET"));
+    return !(cn->side == NVS_NCCL_SIDE_RECV && (!strcmp(cn->transport, "NET") || !strcmp(cn->transport, "COLLNET")));
 }
 
 static void summary_add(nvs_nccl_summary *s, const nvs_nccl_conn *cn, unsigned char *seen, size_t nseen)
@@ -589,7 +637,9 @@ static void summary_add(nvs_nccl_summary *s, const nvs_nccl_conn *cn, unsigned c
     else if (!strcmp(cn->transport, "NET")) {
         s->net++;
         if (!s->net_name[0]) set_str(s->net_name, sizeof s->net_name, cn->net);
-    } else
+    } else if (!strcmp(cn->transport, "COLLNET"))
+        s->collnet++;
+    else
         s->other++;
     s->total++;
     if (cn->channel >= 0 && (size_t)cn->channel < nseen && !seen[cn->channel]) {
@@ -613,11 +663,11 @@ void nvs_nccl_log_summary(const nvs_nccl_log *log, int nranks, nvs_nccl_summary 
 
 const char *nvs_nccl_summary_transport(const nvs_nccl_summary *s, char *buf, size_t len)
 {
-    const char *names[4] = {"P2P", "SHM", "NET", "other"};
-    int counts[4] = {s->p2p, s->shm, s->net, s->other};
+    const char *names[5] = {"P2P", "SHM", "NET", "COLLNET", "other"};
+    int counts[5] = {s->p2p, s->shm, s->net, s->collnet, s->other};
     size_t used = 0;
     buf[0] = '\0';
-    for (int i = 0; i < 4 && used < len; i++) { /* never a pointer past the buffer */
+    for (int i = 0; i < 5 && used < len; i++) { /* never a pointer past the buffer */
         if (!counts[i]) continue;
         int w = snprintf(buf + used, len - used, "%s%s", used ? "+" : "", names[i]);
         if (w > 0) used += (size_t)w;
@@ -630,7 +680,7 @@ static nvs_link_kind link_kind(const char *transport, const char *pair_class)
 {
     if (!transport) return NVS_LINK_NONE;
     if (!strcmp(transport, "SHM")) return NVS_LINK_HOST_MEMORY;
-    if (!strcmp(transport, "NET")) return NVS_LINK_NETWORK;
+    if (!strcmp(transport, "NET") || !strcmp(transport, "COLLNET")) return NVS_LINK_NETWORK;
     if (!strcmp(transport, "P2P")) {
         nvs_link_kind k = nvs_link_kind_of_class(nvs_link_class_parse(pair_class, NULL));
         return k == NVS_LINK_NONE ? NVS_LINK_P2P_UNKNOWN : k;
@@ -688,6 +738,7 @@ static json_t *summary_json(const nvs_nccl_summary *s, int *bad)
     if (s->p2p) put(o, "P2P", json_integer(s->p2p), bad);
     if (s->shm) put(o, "SHM", json_integer(s->shm), bad);
     if (s->net) put(o, "NET", json_integer(s->net), bad);
+    if (s->collnet) put(o, "COLLNET", json_integer(s->collnet), bad);
     if (s->other) put(o, "other", json_integer(s->other), bad);
     return o;
 }

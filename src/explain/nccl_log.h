@@ -30,6 +30,9 @@
  *            nvmlDev 0 busId 6000 commId 0x.. - Init START" before connecting; before 2.18.3 the channel lines of
  *            a communicator come before its Init COMPLETE, the first line that names it: that line takes the
  *            channel lines of its process, device and rank that no communicator had been found for.
+ *   collnet  "CollNet 00/0 : 1 [send] via COLLNET/SHARP/0/GDRDMA" (src/transport/coll_net.cc; "CollNet 00 : .." before
+ *            2.17): rank 1's connection to the CollNet plugin's in-network reduction, logged [send] and [receive]
+ *            by every rank; transport "COLLNET", from_rank = to_rank = that rank, link "network"
  *   rings    "Connected all rings, use ring PXN 0 GDR 1", "Connected all trees"
  *
  * Which communicator a channel line belongs to: the line does not say. Since 2.22 connections are made lazily at
@@ -38,7 +41,7 @@
  * prefix) and rank match the line and that has enough ranks. Callers that create several communicators should
  * run their first collective on each before creating the next, so that this is unambiguous.
  *
- * Counting: P2P and SHM connections are logged once, by the sender; NET connections twice ([send] by the
+ * Counting: P2P and SHM connections are logged once, by the sender; NET and COLLNET connections twice ([send] by the
  * sender, [receive] by the receiver). Summaries count every line except NET [receive] lines, so each connection
  * counts once when the logs of all processes are parsed. */
 #ifndef NVS_NCCL_LOG_H
@@ -63,7 +66,7 @@ typedef struct {
     int ids;               /* enum nvs_nccl_ids: what the brackets hold, as far as the log tells */
     long pid;              /* the line's process (prefix; -1 without) and file: which communicator may take it */
     int file_index;
-    char transport[8];     /* "P2P", "SHM", "NET", or the first word after "via" for anything else */
+    char transport[8];     /* "P2P", "SHM", "NET", "COLLNET", or the first word after "via" for anything else */
     char detail[64];       /* everything after "via ": "P2P/CUMEM/read", "SHM/direct/direct", "NET/IB/0/GDRDMA" */
     char net[16];          /* for NET: the network plugin's name, "Socket", "IB", ...; "" otherwise */
     int side;              /* enum nvs_nccl_side: [send] / [receive] on NET lines */
@@ -91,7 +94,7 @@ typedef struct {
 } nvs_nccl_comm;
 
 typedef struct {
-    int p2p, shm, net, other; /* connections per transport (NET [receive] lines not counted) */
+    int p2p, shm, net, collnet, other; /* connections per transport (NET/COLLNET [receive] lines not counted) */
     int total;
     int nchannels;            /* distinct channel numbers among the counted connections */
     char net_name[16];        /* NET plugin name ("Socket", "IB") if any NET connection; "" otherwise */
@@ -129,7 +132,8 @@ nvs_result_t nvs_nccl_log_parse_line(nvs_nccl_log *log, const char *line, size_t
 
 /* Connection summary over the communicators with `nranks` ranks (0: all communicators and orphan lines). */
 void nvs_nccl_log_summary(const nvs_nccl_log *log, int nranks, nvs_nccl_summary *out);
-/* The transport word for a summary: "P2P", "SHM", "NET", "P2P+SHM", ... ("none" when nothing was counted). */
+/* The transport word for a summary: "P2P", "SHM", "NET", "NET+COLLNET", "P2P+SHM", ... ("none" when nothing was
+ * counted). */
 const char *nvs_nccl_summary_transport(const nvs_nccl_summary *s, char *buf, size_t len);
 
 /* The NET plugin's name in a connection's detail, as NCCL prints it ("NET/%s/%d...", src/transport/net.cc): all

@@ -416,7 +416,8 @@ static void t_link_names(void)
     T_EQ_S(nvs_nccl_link_name("P2P", NULL), "P2P (link unknown)");
     T_EQ_S(nvs_nccl_link_name("SHM", "NV18"), "host memory");
     T_EQ_S(nvs_nccl_link_name("NET", "SYS"), "network");
-    T_ASSERT(nvs_nccl_link_name("COLLNET", "SYS") == NULL);
+    T_EQ_S(nvs_nccl_link_name("COLLNET", "SYS"), "network"); /* the CollNet plugin's network (t_collnet) */
+    T_ASSERT(nvs_nccl_link_name("FOO", "SYS") == NULL);
 }
 
 static const char *cls_fn(void *ctx, int a, int b)
@@ -571,8 +572,73 @@ static void t_old_shm(void)
     nvs_nccl_log_free(&log);
 }
 
+/* CollNet (in-network reduction, e.g. SHARP): "CollNet %02d/%1d : %d [send] via COLLNET/%s/%d%s"
+ * (src/transport/coll_net.cc of v2.21.5-1; no "/%1d" before v2.17.1-1, "(PCI)" after /GDRDMA since 2.19) were
+ * ignored: a CollNet run's report had its NET rings but never said CollNet carried the reductions. */
+static void t_collnet(void)
+{
+    static const char *const files[] = {FIX "collnet_2node.nccl.node-a.6001.log", NULL};
+    nvs_nccl_log log;
+    parse_files(&log, files);
+    T_EQ_U(log.ncomms, 1);
+    T_EQ_U(log.norphans, 0);
+    const nvs_nccl_comm *c = &log.comms[0];
+    T_EQ_U(c->nconns, 8);
+    const nvs_nccl_conn *cn = &c->conns[6]; /* CollNet 00/1 : 0 [send] */
+    T_EQ_S(cn->transport, "COLLNET");
+    T_EQ_S(cn->detail, "COLLNET/SHARP/0/GDRDMA");
+    T_EQ_S(cn->net, "SHARP");
+    T_EQ_I(cn->channel, 0);
+    T_EQ_I(cn->conn_index, 1);
+    T_EQ_I(cn->from_rank, 0);
+    T_EQ_I(cn->to_rank, 0);
+    T_EQ_I(cn->side, NVS_NCCL_SIDE_SEND);
+    nvs_nccl_summary s;
+    char buf[32];
+    nvs_nccl_log_summary(&log, 2, &s);
+    T_EQ_I(s.net, 2);
+    T_EQ_I(s.other, 0);
+    T_EQ_S(nvs_nccl_summary_transport(&s, buf, sizeof buf), "NET+COLLNET");
+    json_t *j = nvs_nccl_log_transport_json(&log, 2, NULL, NULL, NULL);
+    T_ASSERT(j);
+    /* 2 [send] lines; the [receive] lines do not count again */
+    T_EQ_I(json_integer_value(json_object_get(json_object_get(j, "summary"), "COLLNET")), 2);
+    T_EQ_S(json_string_value(json_object_get(j, "link")), "network");
+    json_decref(j);
+    nvs_nccl_log_free(&log);
+
+    /* the other releases' forms, one line each; a line that is not a connection is left alone */
+    static const struct {
+        const char *line;
+        int ok, channel, conn, side;
+        const char *detail;
+    } cases[] = {
+        {"CollNet 03 : 5 [receive] via COLLNET/SHARP/1", 1, 3, -1, NVS_NCCL_SIDE_RECV, "COLLNET/SHARP/1"},
+        {"CollNet 00/1 : 5 [send] via COLLNET/SHARP/0/GDRDMA(PCI)", 1, 0, 1, NVS_NCCL_SIDE_SEND,
+         "COLLNET/SHARP/0/GDRDMA(PCI)"},
+        {"CollNet 00/1 : 5 via COLLNET/SHARP/0", 0, 0, 0, 0, ""},
+        {"CollNet 00/1 : x [send] via COLLNET/SHARP/0", 0, 0, 0, 0, ""},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        nvs_nccl_log_init(&log);
+        char line[160];
+        snprintf(line, sizeof line, "host:1:1 [0] NCCL INFO %s", cases[i].line);
+        T_EQ_I(nvs_nccl_log_parse_line(&log, line, strlen(line), 0), NVS_OK);
+        T_EQ_U(log.norphans, (size_t)cases[i].ok);
+        if (cases[i].ok && log.norphans == 1) {
+            T_EQ_S(log.orphans[0].transport, "COLLNET");
+            T_EQ_I(log.orphans[0].from_rank, 5);
+            T_EQ_I(log.orphans[0].channel, cases[i].channel);
+            T_EQ_I(log.orphans[0].conn_index, cases[i].conn);
+            T_EQ_I(log.orphans[0].side, cases[i].side);
+            T_EQ_S(log.orphans[0].detail, cases[i].detail);
+        }
+        nvs_nccl_log_free(&log);
+    }
+}
+
 T_LIST = {T_CASE(t_version_overflow), T_CASE(t_line_formats), T_CASE(t_junk_lines),    T_CASE(t_h200_p2p),          T_CASE(t_h200_shm_net),
           T_CASE(t_threads_split), T_CASE(t_ib_and_old),   T_CASE(t_text_and_versions), T_CASE(t_link_names),
           T_CASE(t_json),          T_CASE(t_big_file),       T_CASE(t_missing_file), T_CASE(t_net_without_name), T_CASE(t_bus_ids),
-          T_CASE(t_old_shm)};
+          T_CASE(t_old_shm), T_CASE(t_collnet)};
 T_MAIN
