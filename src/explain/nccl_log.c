@@ -234,6 +234,25 @@ static nvs_result_t parse_complete_line(nvs_nccl_log *log, const line_ctx *lc, c
     return c->comm_line ? NVS_OK : adopt_orphans(log, c);
 }
 
+/* "NVLS comm 0x.. headRank 0 nHeads 4 ..." (src/transport/nvls.cc of v2.18.3-1 .. v2.28.3-1; "NVLS comm 0x.. rank 0
+ * nranks 4 ..." in v2.17.1-1, local ranks): the communicator set up its NVLS buffers. The line names it: a
+ * communicator being set up, else a complete one that had a line naming it before its channel lines (NCCL >=
+ * 2.18.3: Init START; since 2.22 this line comes lazily, after COMPLETE), else a new one (before 2.18.3 this line
+ * comes before COMPLETE, the first line naming it, even where an older communicator had the same address). */
+static nvs_result_t parse_nvls_line(nvs_nccl_log *log, const line_ctx *lc, const char *p)
+{
+    char ptr[24];
+    if (token_after(p, "comm", ptr, sizeof ptr) != 0 || strncmp(ptr, "0x", 2)) return NVS_OK;
+    nvs_nccl_comm *c = find_comm(log, lc, ptr, 0);
+    if (!c) {
+        c = find_comm(log, lc, ptr, 1);
+        if (c && !c->comm_line) c = NULL;
+    }
+    if (!c && !(c = new_comm(log, lc, ptr))) return NVS_ERR_NOMEM;
+    c->nvls = 1;
+    return NVS_OK;
+}
+
 /* "24 coll channels, 24 collnet channels, 0 nvls channels, 32 p2p channels, 32 p2p channels per peer" */
 static void parse_channel_counts(nvs_nccl_log *log, const line_ctx *lc, const char *p)
 {
@@ -557,6 +576,12 @@ nvs_result_t nvs_nccl_log_parse_line(nvs_nccl_log *log, const char *line, size_t
         }
         return NVS_OK;
     }
+    if (!strncmp(s, "NVLS comm 0x", 12)) return parse_nvls_line(log, &lc, s);
+    if (!strncmp(s, "Connected NVLS tree", 19)) {
+        nvs_nccl_comm *c = current_comm(log, &lc);
+        if (c) c->nvls = 1;
+        return NVS_OK;
+    }
     if (!strncmp(s, "comm 0x", 7) && strstr(s, " nRanks ")) return parse_comm_line(log, &lc, s);
     return NVS_OK;
 }
@@ -798,6 +823,7 @@ json_t *nvs_nccl_log_to_json(const nvs_nccl_log *log)
         put(o, "p2p_channels_per_peer", nvs_rj_int(c->p2p_channels_per_peer), &bad);
         put(o, "rings_connected", json_boolean(c->rings_connected > 0), &bad);
         put(o, "trees_connected", json_boolean(c->trees_connected > 0), &bad);
+        put(o, "nvls", json_boolean(c->nvls), &bad);
         put(o, "channels", conns_json(c->conns, c->nconns, &bad), &bad);
         nvs_nccl_summary s = {0};
         unsigned char seen[1024] = {0};
@@ -826,9 +852,11 @@ json_t *nvs_nccl_log_transport_json(const nvs_nccl_log *log, int nranks, const i
     json_t *chans = json_array();
     put(o, "channels", chans, &bad);
     nvs_link_kind worst = NVS_LINK_NONE; /* the ring runs at the pace of its slowest hop */
+    int nvls = 0;
     for (size_t i = 0; chans && i < log->ncomms; i++) {
         const nvs_nccl_comm *c = &log->comms[i];
         if (c->nranks != nranks) continue;
+        nvls |= c->nvls;
         for (size_t k = 0; k < c->nconns; k++) {
             const nvs_nccl_conn *cn = &c->conns[k];
             if (!counted(cn)) continue;
@@ -861,6 +889,7 @@ json_t *nvs_nccl_log_transport_json(const nvs_nccl_log *log, int nranks, const i
     nvs_nccl_log_summary(log, nranks, &s);
     put(o, "summary", summary_json(&s, &bad), &bad);
     put(o, "nchannels", json_integer(s.nchannels), &bad);
+    put(o, "nvls", json_boolean(nvls), &bad); /* a communicator of these ranks used NVLS (NVLink SHARP) */
     put(o, "link", worst == NVS_LINK_NONE ? json_null() : json_string(nvs_link_kind_name(worst)), &bad);
     if (bad) {
         json_decref(o);

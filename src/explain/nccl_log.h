@@ -33,6 +33,10 @@
  *   collnet  "CollNet 00/0 : 1 [send] via COLLNET/SHARP/0/GDRDMA" (src/transport/coll_net.cc; "CollNet 00 : .." before
  *            2.17): rank 1's connection to the CollNet plugin's in-network reduction, logged [send] and [receive]
  *            by every rank; transport "COLLNET", from_rank = to_rank = that rank, link "network"
+ *   nvls     "NVLS comm 0x.. headRank 0 nHeads 4 ..." (src/transport/nvls.cc, 2.17+; "rank 0 nranks 4" in 2.17): the
+ *            communicator set up NVLS buffers (since 2.22 lazily, when an NVLS algorithm is first chosen);
+ *            "Connected NVLS tree" (src/init.cc 2.18 - 2.21, nvls.cc since): NVLS across nodes. "NVLS multicast
+ *            support is available" only says the GPU could, and names no communicator: not read.
  *   rings    "Connected all rings, use ring PXN 0 GDR 1", "Connected all trees"
  *
  * Which communicator a channel line belongs to: the line does not say. Since 2.22 connections are made lazily at
@@ -89,6 +93,7 @@ typedef struct {
     int comm_line;         /* its "comm .. nRanks" line (NCCL >= 2.20) or "Init START" line (>= 2.18.3) seen */
     int coll_channels, collnet_channels, nvls_channels, p2p_channels, p2p_channels_per_peer; /* -1 unknown */
     int rings_connected, trees_connected; /* "Connected all rings/trees" lines attributed to it */
+    int nvls;              /* it used NVLS (NVLink SHARP): its "NVLS comm 0x.." or "Connected NVLS tree" line seen */
     nvs_nccl_conn *conns;
     size_t nconns, cap_conns;
 } nvs_nccl_comm;

@@ -637,8 +637,59 @@ static void t_collnet(void)
     }
 }
 
+/* NVLS (NVLink SHARP multicast, NCCL 2.17+): "NVLS comm %p headRank %d nHeads %d ..." when a communicator sets up its
+ * NVLS buffers (src/transport/nvls.cc of v2.28.3-1; lazily, at the first NVLS collective, since 2.22) and
+ * "Connected NVLS tree" across nodes were ignored: nothing said which communicators used NVLS. */
+static void t_nvls(void)
+{
+    static const char *const files[] = {FIX "nvls_h100x4.nccl.dgx.7001.log", NULL};
+    nvs_nccl_log log;
+    parse_files(&log, files);
+    T_EQ_U(log.ncomms, 2);
+    T_EQ_U(log.norphans, 0);
+    const nvs_nccl_comm *c4 = comm_by_ptr(&log, "0x55aa001000"), *c2 = comm_by_ptr(&log, "0x55aa002000");
+    T_ASSERT(c4 && c2);
+    T_EQ_I(c4->nvls, 1);
+    T_EQ_I(c2->nvls, 0); /* NVLS was available to it (16 nvls channels) but it set none up */
+    T_EQ_I(c2->nvls_channels, 16);
+    json_t *j = nvs_nccl_log_to_json(&log);
+    T_ASSERT(j);
+    T_ASSERT(json_is_true(json_object_get(json_array_get(json_object_get(j, "comms"), 0), "nvls")));
+    T_ASSERT(json_is_false(json_object_get(json_array_get(json_object_get(j, "comms"), 1), "nvls")));
+    json_decref(j);
+    j = nvs_nccl_log_transport_json(&log, 4, NULL, NULL, NULL);
+    T_ASSERT(j && json_is_true(json_object_get(j, "nvls")));
+    json_decref(j);
+    j = nvs_nccl_log_transport_json(&log, 2, NULL, NULL, NULL);
+    T_ASSERT(j && json_is_false(json_object_get(j, "nvls")));
+    json_decref(j);
+    nvs_nccl_log_free(&log);
+
+    /* NCCL 2.17 - 2.18.1: the NVLS line names the communicator before anything else does (src/init.cc of
+     * v2.17.1-1: ncclNvlsSetup before Init COMPLETE), and the channel lines before COMPLETE are still adopted;
+     * across nodes (2.18+) "Connected NVLS tree" follows the communicator's lines */
+    static const char *const lines[] = {
+        "box:1:2 [0] NCCL INFO NVLS comm 0x5600a0 rank 0 nranks 2 buffSize 4194304 memSize 2097152 nvlsPerRankSize "
+        "201326592 nvlsTotalSize 402653184",
+        "box:1:2 [0] NCCL INFO Channel 00/0 : 0[1000] -> 1[2000] via P2P/IPC/read",
+        "box:1:2 [0] NCCL INFO comm 0x5600a0 rank 0 nranks 2 cudaDev 0 busId 1000 commId 0x1a2b - Init COMPLETE",
+        "box:1:2 [0] NCCL INFO comm 0x7700b0 rank 0 nranks 4 cudaDev 0 busId 1000 commId 0x3c4d - Init COMPLETE",
+        "box:1:2 [0] NCCL INFO Connected NVLS tree",
+    };
+    nvs_nccl_log_init(&log);
+    for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++)
+        T_EQ_I(nvs_nccl_log_parse_line(&log, lines[i], strlen(lines[i]), 0), NVS_OK);
+    T_EQ_U(log.ncomms, 2);
+    T_EQ_U(log.norphans, 0);
+    T_EQ_I(log.comms[0].nvls, 1);
+    T_EQ_I(log.comms[0].nranks, 2);
+    T_EQ_U(log.comms[0].nconns, 1);
+    T_EQ_I(log.comms[1].nvls, 1);
+    nvs_nccl_log_free(&log);
+}
+
 T_LIST = {T_CASE(t_version_overflow), T_CASE(t_line_formats), T_CASE(t_junk_lines),    T_CASE(t_h200_p2p),          T_CASE(t_h200_shm_net),
           T_CASE(t_threads_split), T_CASE(t_ib_and_old),   T_CASE(t_text_and_versions), T_CASE(t_link_names),
           T_CASE(t_json),          T_CASE(t_big_file),       T_CASE(t_missing_file), T_CASE(t_net_without_name), T_CASE(t_bus_ids),
-          T_CASE(t_old_shm), T_CASE(t_collnet)};
+          T_CASE(t_old_shm), T_CASE(t_collnet), T_CASE(t_nvls)};
 T_MAIN
