@@ -106,6 +106,19 @@ static int parse_pct(const char *s, double *out)
     return nvs_parse_double(buf, out);
 }
 
+/* min_bound= and min_peer= are percents; a bare value below 1 is most likely a fraction (0.8 for 80 %), which
+ * read as a percent would be a threshold 100 times laxer than meant, passing nearly anything. Refused unless the
+ * % is written: "0.8%" says the author means 0.8 %. Values >= 1 are read as percents as before. */
+static int pct_fraction_like(const char *key, const char *v, double x, char *err, size_t errlen)
+{
+    size_t l = strlen(v);
+    if (l && v[l - 1] == '%') return 0;
+    if (x > 0 && x < 1)
+        return fail(err, errlen, "%s: %s is read as %s %%; write %g or %g%% for %g %% (%s%% if %s %% is meant)", key,
+                    v, v, x * 100, x * 100, x * 100, v, v);
+    return 0;
+}
+
 static int parse_n(const char *v, int *n, char *err, size_t errlen)
 {
     long x;
@@ -239,6 +252,7 @@ static int parse_cond(const char *tok, nvs_rule *r, unsigned seen[K_COUNT], char
         double x;
         if (parse_pct(v, &x)) return fail(err, errlen, "min_bound: '%s' is not a percent of the bound (e.g. 80%%)", v);
         if (!(x > 0 && x <= 100)) return fail(err, errlen, "min_bound: %s out of range (0%%, 100%%]", v);
+        if (pct_fraction_like("min_bound", v, x, err, errlen)) return -1;
         r->has_min_bound = 1;
         r->min_bound_pct = x;
         break;
@@ -248,6 +262,7 @@ static int parse_cond(const char *tok, nvs_rule *r, unsigned seen[K_COUNT], char
         if (parse_pct(v, &x))
             return fail(err, errlen, "min_peer: '%s' is not a percent of the peers' median (e.g. 90%%)", v);
         if (!(x > 0 && x <= 100)) return fail(err, errlen, "min_peer: %s out of range (0%%, 100%%]", v);
+        if (pct_fraction_like("min_peer", v, x, err, errlen)) return -1;
         r->has_min_peer = 1;
         r->min_peer_pct = x;
         break;

@@ -31,6 +31,16 @@ static void t_parse_new_rules(void)
     T_NEAR(r.max_drop_pct, 10, 1e-12);
     T_EQ_I(nvs_rule_parse_line("p2p uni min_bound=0%", &r, err, sizeof err), -1);
     T_CONTAINS(err, "out of range");
+    /* a bare fraction would be a percent 100x laxer than meant: refused; with the % written, or >= 1, as before */
+    T_EQ_I(nvs_rule_parse_line("p2p uni min_bound=0.8", &r, err, sizeof err), -1);
+    T_CONTAINS(err, "min_bound: 0.8 is read as 0.8 %; write 80 or 80% for 80 %");
+    T_EQ_I(nvs_rule_parse_line("gpu gemm min_peer=0.925", &r, err, sizeof err), -1);
+    T_CONTAINS(err, "min_peer: 0.925 is read as 0.925 %; write 92.5 or 92.5% for 92.5 %");
+    T_EQ_I(nvs_rule_parse_line("p2p uni min_bound=0.8%", &r, err, sizeof err), 0);
+    T_NEAR(r.min_bound_pct, 0.8, 1e-12);
+    T_EQ_I(nvs_rule_parse_line("gpu gemm min_peer=90 min_bound=1", &r, err, sizeof err), 0);
+    T_NEAR(r.min_peer_pct, 90, 1e-12);
+    T_NEAR(r.min_bound_pct, 1, 1e-12);
     T_EQ_I(nvs_rule_parse_line("host h2d", &r, err, sizeof err), -1);
     T_CONTAINS(err, "missing threshold");
     T_EQ_I(nvs_rule_parse_line("efficiency train n=2 min_bound=50%", &r, err, sizeof err), -1);
