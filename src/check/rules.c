@@ -510,6 +510,9 @@ int nvs_rules_parse_text(const char *text, const char *source, nvs_ruleset *rs, 
     int lineno = 0, header_line = 0;
     size_t added = 0;
     *err_line = 0;
+    /* a UTF-8 byte-order mark, which Windows editors (Notepad, "UTF-8 with BOM") put before the first line: not
+     * text of the file (Unicode 15.0, section 23.8: U+FEFF at the start is a signature) */
+    if (!strncmp(text, "\xEF\xBB\xBF", 3)) text += 3;
     for (const char *p = text; *p;) {
         const char *eol = strchr(p, '\n');
         size_t len = eol ? (size_t)(eol - p) : strlen(p);

@@ -76,6 +76,10 @@ refused "tests/fixtures/rules/h200x2.rules:5: the same check as tests/fixtures/r
     "$NVS" check "$good" --rules tests/fixtures/rules/h200x2.rules --rules tests/fixtures/rules/h200x2.rules
 printf 'nvscale-rules 1\np2p uni min=300 severity=warn\np2p uni min=200\n' >"$tmp/tiers.rules"
 expect 0 "PASS" "$NVS" check "$good" --rules "$tmp/tiers.rules"
+# a rules file saved with a UTF-8 byte-order mark (Notepad's "UTF-8 with BOM") reads as without it (was: "expected
+# the header 'nvscale-rules 1' before any rule", not saying what it had found)
+printf '\357\273\277nvscale-rules 1\r\np2p uni min=200\r\n' >"$tmp/bom.rules"
+expect 0 "PASS" "$NVS" check "$good" --rules "$tmp/bom.rules"
 refused "cannot open tests/fixtures/rules/none.rules" "$NVS" check "$good" --rules tests/fixtures/rules/none.rules
 # an empty file name is named as the flag's value (was "cannot open : No such file or directory")
 refused "--rules needs a file name, got ''" "$NVS" check "$good" --rules ''

@@ -219,6 +219,29 @@ static void t_file_text(void)
     nvs_ruleset_free(&rs);
 }
 
+/* a UTF-8 byte-order mark before the header (Notepad's "UTF-8 with BOM") was a header error that did not show
+ * what it had found: it is skipped, at the start of the file only */
+static void t_file_bom(void)
+{
+    nvs_ruleset rs = {0};
+    int line = -1;
+    char err[256] = "";
+    T_EQ_I(nvs_rules_parse_text("\xEF\xBB\xBFnvscale-rules 1\r\np2p uni min=350\r\n", "bom.rules", &rs, &line, err,
+                                sizeof err), 0);
+    T_EQ_U(rs.n, 1);
+    T_EQ_I(rs.v[0].line, 2);
+    nvs_ruleset_free(&rs);
+    T_EQ_I(nvs_rules_parse_text("\xEF\xBB\xBF# node 7\nnvscale-rules 1\np2p uni min=350\n", "bom.rules", &rs, &line,
+                                err, sizeof err), 0);
+    T_EQ_U(rs.n, 1);
+    nvs_ruleset_free(&rs);
+    /* a BOM and no header is still the header's error, on line 1 */
+    T_EQ_I(nvs_rules_parse_text("\xEF\xBB\xBFp2p uni min=350\n", "bom.rules", &rs, &line, err, sizeof err), -1);
+    T_EQ_I(line, 1);
+    T_CONTAINS(err, "expected the header 'nvscale-rules 1'");
+    nvs_ruleset_free(&rs);
+}
+
 static const struct {
     const char *text;
     int line;
@@ -276,6 +299,6 @@ static void t_size_zero(void)
 
 T_LIST = {
     T_CASE(t_size_zero), T_CASE(t_busbw_exact), T_CASE(t_busbw_range_and_selectors), T_CASE(t_p2p_and_efficiency), T_CASE(t_gpu_rules), T_CASE(t_gpus_rules), T_CASE(t_bad_lines),
-    T_CASE(t_file_text),   T_CASE(t_bad_files),                 T_CASE(t_long_line),
+    T_CASE(t_file_text),   T_CASE(t_file_bom), T_CASE(t_bad_files),                 T_CASE(t_long_line),
 };
 T_MAIN
