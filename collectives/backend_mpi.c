@@ -287,6 +287,7 @@ static nvs_result_t complete(nvs_backend *b, MPI_Request *reqs, int n, const nvs
         MPI_TRY(MPI_Testall(n, reqs, &done, MPI_STATUSES_IGNORE)); /* an error: mlaunch takes them as active */
         if (done) return NVS_OK;
         if (nvs_interrupted()) return NVS_ERR_INTERRUPTED;
+        NVS_CHECK(nvs_rt_peer_failed(b->rt)); /* a peer that failed told us: not a stall (runtime.h) */
         double waited = nvs_now_s() - start;
         if (waited > b->rt->timeout_s) {
             char sz[32];

@@ -285,8 +285,12 @@ static nvs_result_t wait_stream(nvs_backend *b, nvs_comm *c, cudaStream_t s, con
             nanosleep(&(struct timespec){0, 1000000}, NULL);
             continue;
         }
-        if (interrupted || nvs_now_s() - start > b->rt->timeout_s) {
-            if (interrupted)
+        /* a peer that failed told us (runtime.h): its part of the collective will never come */
+        nvs_result_t peer = nvs_rt_peer_failed(b->rt);
+        if (interrupted || peer != NVS_OK || nvs_now_s() - start > b->rt->timeout_s) {
+            if (peer != NVS_OK && !interrupted)
+                nvs_info("%s on rank %d: another rank failed; aborting the NCCL communicators", what, b->rt->rank);
+            else if (interrupted)
                 nvs_info("interrupted during %s on rank %d: aborting the NCCL communicators", what, b->rt->rank);
             else
                 nvs_error("%s did not complete within %.0f s on rank %d (host %s, GPU %s): a peer rank is stalled "
@@ -296,7 +300,7 @@ static nvs_result_t wait_stream(nvs_backend *b, nvs_comm *c, cudaStream_t s, con
             if (im->world) NCCL_CLEANUP(ncclCommAbort(im->world));
             if (c) c->comm = NULL; /* aborted: nothing left to destroy */
             im->world = NULL;
-            return interrupted ? NVS_ERR_INTERRUPTED : NVS_ERR_TIMEOUT;
+            return interrupted ? NVS_ERR_INTERRUPTED : peer != NVS_OK ? peer : NVS_ERR_TIMEOUT;
         }
     }
 }

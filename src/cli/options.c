@@ -45,6 +45,7 @@ void nvs_config_defaults(nvs_config *c)
     c->nccl_log = 1;
     c->stall_rank = -1;
     c->corrupt_rank = -1;
+    c->train_fail_rank = -1;
     c->agg_iters = 1;
     snprintf(c->framework, sizeof c->framework, "%s", nvs_framework_default()->name);
     c->time_basis = 3; /* the slowest rank: a collective is done when its last rank is */
@@ -323,6 +324,22 @@ static nvs_result_t parse_stall_env(nvs_config *c)
         fprintf(nvs_stderr_once(), "nvscale: invalid value '%s' for environment variable NVS_TEST_SLOW_STOP: "
                                    "expected seconds, 1 to 600\n", slow);
         return NVS_ERR_USAGE;
+    }
+    const char *tf = getenv("NVS_TEST_TRAIN_FAIL");
+    if (tf && *tf) {
+        char rk[32];
+        const char *at = strchr(tf, ':');
+        size_t rl = at ? (size_t)(at - tf) : 0;
+        if (rl < sizeof rk) {
+            memcpy(rk, tf, rl);
+            rk[rl] = '\0';
+        }
+        if (!at || rl >= sizeof rk || parse_int_range(rk, 0, 1 << 20, &c->train_fail_rank) ||
+            parse_int_range(at + 1, 1, 1 << 20, &c->train_fail_n)) {
+            fprintf(nvs_stderr_once(), "nvscale: invalid value '%s' for environment variable NVS_TEST_TRAIN_FAIL: "
+                                       "expected RANK:N\n", tf);
+            return NVS_ERR_USAGE;
+        }
     }
     const char *s = getenv("NVS_TEST_STALL");
     if (!s || !*s) return NVS_OK;

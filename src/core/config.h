@@ -108,6 +108,10 @@ typedef struct nvs_config {
      * a rank aborting NCCL communicators or queued behind a stalled all-reduce may; tests/t/faults_train.sh shows
      * that the run.json left when the launcher's SIGKILL comes first says "interrupted" (run/rescue.h) */
     int slow_stop_s;
+    /* test hook (NVS_TEST_TRAIN_FAIL=rank:N): that rank fails with "out of memory" as it starts timing the training
+     * step at N, as a failed allocation would, while the other members go on into the step's all-reduces;
+     * tests/t/faults_train_fail.sh shows that the job ends at once, naming the rank and why */
+    int train_fail_rank, train_fail_n;
 } nvs_config;
 
 void nvs_config_defaults(nvs_config *c);

@@ -403,6 +403,18 @@ static nvs_result_t conv_agree(nvs_rt *rt, nvs_train_exec *x, nvs_result_t setup
     return NVS_OK;
 }
 
+/* This rank's own failure while timing a point that other ranks share (its step's all-reduces): told to them at
+ * once (runtime.h nvs_rt_tell_failed), so that they stop now, naming it, rather than wait out --timeout. A wait
+ * that timed out, was interrupted or stopped for another rank's failure is not this rank's to tell. */
+static void tell_failure(nvs_rt *rt, const char *name, int n, nvs_result_t res)
+{
+    if (res == NVS_OK || res == NVS_ERR_TIMEOUT || res == NVS_ERR_ABORTED || res == NVS_ERR_INTERRUPTED) return;
+    char why[NVS_RT_WHY_LEN];
+    snprintf(why, sizeof why, "rank %d (host %s): %s timing train %s N=%d", rt->rank, rt->host,
+             nvs_result_text(res), name, n);
+    nvs_rt_tell_failed(rt, why);
+}
+
 /* Said by a rank that sat point pt out and timed out waiting for its step times: which point, who measured it
  * and where (the hosts of up to 8 of them), so that the stalled rank can be found. */
 static void sat_out_stalled(const nvs_ctx *run, const char *name, const nvs_scale_point *pt)
@@ -449,7 +461,13 @@ static nvs_result_t measure_point(nvs_ctx *run, const char *name, nvs_train_exec
         nvs_step_medians full = {0}, comp = {0}, comm = {0}, nogemm = {-1, -1}, ideal = {-1, -1};
         x->comm = c;
         x->nranks = pt->n;
-        res = nvs_train_time_steps(x, NVS_STEP_FULL, warmup, cfg->steps, pt->n, &full);
+        if (rt->rank == cfg->train_fail_rank && pt->n == cfg->train_fail_n) { /* test hook: NVS_TEST_TRAIN_FAIL */
+            nvs_error("rank %d (host %s): out of memory starting train %s N=%d (injected: NVS_TEST_TRAIN_FAIL)",
+                      rt->rank, rt->host, name, pt->n);
+            res = NVS_ERR_NOMEM;
+        } else {
+            res = nvs_train_time_steps(x, NVS_STEP_FULL, warmup, cfg->steps, pt->n, &full);
+        }
         if (res == NVS_OK && rd == 0) {
             charged[0] = x->host_ops;
             charged[1] = x->host_buckets;
@@ -490,6 +508,7 @@ static nvs_result_t measure_point(nvs_ctx *run, const char *name, nvs_train_exec
         mine[M_COMP_MIN] = comp.step_min_us;
         mine[M_COMP_MAX] = comp.step_max_us;
     }
+    tell_failure(rt, name, pt->n, res);
     run->backend.ops->comm_free(&run->backend, c);
     if (res != NVS_OK) return res;
     nvs_progress_done();

@@ -431,6 +431,9 @@ end:;
         else if (nvs_exit_code(final) == 2)
             snprintf(run.reason, sizeof run.reason, "stopped by a usage error (see the message above): the results "
                      "measured before it are kept");
+        else if (final == NVS_ERR_ABORTED && rt->peer_failed) /* the rank that failed and why (runtime.h) */
+            snprintf(run.reason, sizeof run.reason, "stopped: %.200s; the results measured before are kept",
+                     rt->failed_why);
         else if (final != NVS_OK && final != NVS_ERR_WRONG)
             snprintf(run.reason, sizeof run.reason, "%s (see the ranks' messages above): the results measured "
                      "before are kept", nvs_result_text(final));

@@ -131,3 +131,26 @@ void nvs_rt_beat(nvs_rt *rt)
     rt->beat_at = now;
     rt->ops->beat(rt);
 }
+
+void nvs_rt_tell_failed(nvs_rt *rt, const char *why)
+{
+    if (rt->size < 2 || rt->told_failed || rt->peer_failed || !rt->ops->tell_failed) return; /* once; no echo */
+    char msg[NVS_RT_WHY_LEN];
+    snprintf(msg, sizeof msg, "%s", why);
+    rt->told_failed = 1;
+    rt->ops->tell_failed(rt, msg);
+}
+
+nvs_result_t nvs_rt_peer_failed(nvs_rt *rt)
+{
+    if (rt->peer_failed) return NVS_ERR_ABORTED;
+    if (rt->size < 2 || rt->told_failed || !rt->ops->heard_failed) return NVS_OK;
+    int from = -1;
+    char why[NVS_RT_WHY_LEN] = "";
+    if (!rt->ops->heard_failed(rt, &from, why)) return NVS_OK;
+    rt->peer_failed = 1;
+    rt->failed_rank = from;
+    snprintf(rt->failed_why, sizeof rt->failed_why, "%s", why);
+    if (rt->rank == 0) nvs_error("%s; every rank stops", why); /* the sentence names the rank */
+    return NVS_ERR_ABORTED;
+}

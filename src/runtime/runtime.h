@@ -35,7 +35,14 @@ struct nvs_rt_ops {
     /* Send this rank's heartbeat to every other rank (nvs_rt_beat says when). Never blocks, never fails: a
      * heartbeat that could not be sent only means the others time out sooner. */
     void (*beat)(nvs_rt *rt);
+    /* Tell every other rank that this one failed, with `why` (NVS_RT_WHY_LEN bytes, a sentence). Never blocks,
+     * never fails (the others then only learn it later, from --timeout). */
+    void (*tell_failed)(nvs_rt *rt, const char *why);
+    /* Whether some other rank told it failed: 1 with its rank and sentence; 0 when none did. Never blocks. */
+    int (*heard_failed)(nvs_rt *rt, int *rank, char *why);
 };
+
+#define NVS_RT_WHY_LEN 256
 
 struct nvs_rt {
     const struct nvs_rt_ops *ops;
@@ -55,6 +62,11 @@ struct nvs_rt {
     } machine;
     double timeout_s; /* for host collectives and GPU waits */
     double beat_at;   /* when this rank last sent its heartbeat (nvs_rt_beat), nvs_now_s() */
+    /* nvs_rt_tell_failed / nvs_rt_peer_failed: whether this rank told the others it failed; whether another told
+     * this one, which rank and its sentence */
+    int told_failed, peer_failed;
+    int failed_rank;
+    char failed_why[NVS_RT_WHY_LEN];
     void *impl;
 };
 
@@ -137,6 +149,16 @@ static inline nvs_result_t nvs_allreduce_f64(nvs_rt *rt, double *v, int n, nvs_r
  * when no rank failed; else `mine` where it failed (its own message says why) and NVS_ERR_ABORTED on the others,
  * where rank 0 names the first rank that failed and its error. */
 nvs_result_t nvs_rt_agree_ok(nvs_rt *rt, nvs_result_t mine, double *max, const char *what);
+
+/* A rank's own failure (out of memory, a CUDA error) in the middle of work that the other ranks share (a training
+ * point's all-reduces): the others would wait for it until --timeout, then blame a "stalled or gone" rank; and
+ * under MPI the failing rank's MPI_Abort reaches rank 0 as a SIGTERM, which calls the run "interrupted". So the
+ * failing rank tells the others at once, in a sentence ("rank 1 (host h): out of memory in train x N=2"), and every
+ * wait of theirs (host collectives, the backends' waits for a collective) polls nvs_rt_peer_failed(): NVS_OK, or
+ * NVS_ERR_ABORTED once a rank told it failed; rank 0 then says so, once. The failing rank leaves rank 0 a few
+ * seconds to write what was measured before the job ends (runtime_mpi.c). */
+void nvs_rt_tell_failed(nvs_rt *rt, const char *why);
+nvs_result_t nvs_rt_peer_failed(nvs_rt *rt);
 
 /* Backend entry points (runtime_mpi.c, runtime_threads.c). */
 nvs_result_t nvs_rt_mpi_run(double timeout_s, int emulate_nodes, nvs_rank_main fn, void *arg);

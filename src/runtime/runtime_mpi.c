@@ -30,7 +30,13 @@ struct mpi_impl {
     /* NVS_OK, or why a host collective was given up on (timeout, signal, MPI error) while its request was still
      * active: every later collective returns this at once, and the end is MPI_Abort, not MPI_Finalize (runtime.h) */
     nvs_result_t abandoned;
+    /* nvs_rt_tell_failed's sentence, sent (tag NOTICE_TAG on `beats`) to every other rank; it stays here until
+     * the job ends, as the sends may still read it */
+    char notice[NVS_RT_WHY_LEN];
 };
+
+/* a failure notice's tag on the heartbeats' communicator (heartbeats are tag 0) */
+#define NOTICE_TAG 1
 
 static struct mpi_impl *impl_of(nvs_rt *rt) { return rt->impl; }
 
@@ -97,6 +103,38 @@ static void mbeat(nvs_rt *rt)
     }
 }
 
+static void mtell(nvs_rt *rt, const char *why)
+{
+    struct mpi_impl *im = impl_of(rt);
+    if (im->beats == MPI_COMM_NULL) return;
+    snprintf(im->notice, sizeof im->notice, "%s", why);
+    for (int r = 0; r < rt->size; r++) {
+        if (r == rt->rank) continue;
+        MPI_Request req;
+        int rc = MPI_Isend(im->notice, (int)sizeof im->notice, MPI_CHAR, r, NOTICE_TAG, im->beats, &req);
+        if (rc == MPI_SUCCESS) rc = MPI_Request_free(&req); /* the job ends soon: nothing waits for it */
+        if (rc != MPI_SUCCESS) nvs_debug("failure notice to rank %d not sent (code %d)", r, rc);
+    }
+}
+
+static int mheard(nvs_rt *rt, int *rank, char *why)
+{
+    struct mpi_impl *im = impl_of(rt);
+    int flag = 0;
+    MPI_Status st;
+    if (im->beats == MPI_COMM_NULL) return 0;
+    int rc = MPI_Iprobe(MPI_ANY_SOURCE, NOTICE_TAG, im->beats, &flag, &st);
+    if (rc != MPI_SUCCESS || !flag) return 0;
+    rc = MPI_Recv(why, NVS_RT_WHY_LEN, MPI_CHAR, st.MPI_SOURCE, NOTICE_TAG, im->beats, MPI_STATUS_IGNORE);
+    if (rc != MPI_SUCCESS) {
+        nvs_debug("MPI_Recv of a failure notice from rank %d failed (code %d)", st.MPI_SOURCE, rc);
+        return 0;
+    }
+    why[NVS_RT_WHY_LEN - 1] = '\0';
+    *rank = st.MPI_SOURCE;
+    return 1;
+}
+
 /* Poll a request until done or the timeout passes: counted from the wait's start or from the last heartbeat
  * received, whichever is later (runtime.h). Yields, then sleeps, so that ranks oversubscribing a few cores (CI
  * runs 4 ranks on 2) leave the CPU to the rank they wait for. */
@@ -108,6 +146,7 @@ static nvs_result_t wait_req(nvs_rt *rt, MPI_Request *req, const char *what)
         MPI_TRY(MPI_Test(req, &done, MPI_STATUS_IGNORE));
         if (done) return NVS_OK;
         if (nvs_interrupted()) return NVS_ERR_INTERRUPTED; /* the run stops and keeps what it measured */
+        NVS_CHECK(nvs_rt_peer_failed(rt)); /* a rank that failed told us: not a stall */
         if (drain_beats(rt)) since = nvs_now_s();
         double waited = nvs_now_s() - since;
         if (waited > nvs_rt_host_timeout(rt)) {
@@ -221,7 +260,7 @@ static void mabort(nvs_rt *rt, int exit_code)
     MPI_Abort(MPI_COMM_WORLD, exit_code);
 }
 
-static const struct nvs_rt_ops mpi_ops = {"mpi", mbarrier, mallgather, mbcast, mallreduce, mabort, mbeat};
+static const struct nvs_rt_ops mpi_ops = {"mpi", mbarrier, mallgather, mbcast, mallreduce, mabort, mbeat, mtell, mheard};
 
 /* At the end of a run that ends well: every heartbeat sent to this rank, received (an all-to-all of the counts
  * says how many), so that none is left unmatched at MPI_Finalize. They were sent before their senders got here:
@@ -464,6 +503,13 @@ nvs_result_t nvs_rt_mpi_run(double timeout_s, int emulate_nodes, nvs_rank_main f
         if (rt.rank == 0) MPI_Abort(MPI_COMM_WORLD, 130);
         nanosleep(&(struct timespec){5, 0}, NULL);
         _exit(130);
+    }
+    if (nvs_exit_code(res) == 1 && rt.told_failed && rt.rank != 0) {
+        /* it told the others (nvs_rt_tell_failed): rank 0 writes what was measured and ends the job itself. An
+         * MPI_Abort now would reach rank 0 as the launcher's SIGTERM, maybe before its write, and call the run
+         * "interrupted". 5 s is the interrupted ranks' wait below; if rank 0 is stuck, the abort below ends it. */
+        double until = nvs_now_s() + 5.0;
+        while (nvs_now_s() < until && !nvs_interrupted()) nanosleep(&(struct timespec){0, 10000000}, NULL);
     }
     if (nvs_exit_code(res) == 1) {
         /* A rank that failed cannot take part in the agreement; stop the whole job now, as mpirun would. */

@@ -24,6 +24,9 @@ struct shared {
     int aborted;
     double beat_at; /* the last heartbeat of any rank (runtime.h nvs_rt_beat), nvs_now_s(); under lock */
     const void **slots; /* per rank: pointer published for the current collective */
+    /* nvs_rt_tell_failed: the first rank that told it failed (-1: none), and its sentence; under lock */
+    int failed_rank;
+    char failed_why[NVS_RT_WHY_LEN];
 };
 
 struct thread_arg {
@@ -149,7 +152,32 @@ static void tbeat(nvs_rt *rt)
     pthread_mutex_unlock(&s->lock);
 }
 
-static const struct nvs_rt_ops threads_ops = {"threads", tbarrier, tallgather, tbcast, tallreduce, tabort, tbeat};
+static void ttell(nvs_rt *rt, const char *why)
+{
+    struct shared *s = rt->impl;
+    pthread_mutex_lock(&s->lock);
+    if (s->failed_rank < 0) {
+        s->failed_rank = rt->rank;
+        snprintf(s->failed_why, sizeof s->failed_why, "%s", why);
+    }
+    pthread_mutex_unlock(&s->lock);
+}
+
+static int theard(nvs_rt *rt, int *rank, char *why)
+{
+    struct shared *s = rt->impl;
+    pthread_mutex_lock(&s->lock);
+    int heard = s->failed_rank >= 0 && s->failed_rank != rt->rank;
+    if (heard) {
+        *rank = s->failed_rank;
+        snprintf(why, NVS_RT_WHY_LEN, "%s", s->failed_why);
+    }
+    pthread_mutex_unlock(&s->lock);
+    return heard;
+}
+
+static const struct nvs_rt_ops threads_ops = {"threads", tbarrier, tallgather, tbcast, tallreduce, tabort, tbeat,
+                                              ttell, theard};
 
 static void *thread_main(void *p)
 {
@@ -173,7 +201,7 @@ nvs_result_t nvs_rt_threads_run(int nthreads, double timeout_s, int emulate_node
                 emulate_nodes, nthreads > emulate_nodes ? nthreads : emulate_nodes, emulate_nodes);
         return NVS_ERR_USAGE;
     }
-    struct shared s = {.nthreads = nthreads};
+    struct shared s = {.nthreads = nthreads, .failed_rank = -1};
     /* tbarrier's 100 ms waits are on CLOCK_MONOTONIC: on CLOCK_REALTIME a wall clock stepped back (an NTP step)
      * would hold each wait, and with it Ctrl-C and --timeout, for as long as the step */
     pthread_condattr_t cattr;

@@ -311,6 +311,7 @@ static nvs_result_t wait_reqs(nvs_train_exec *x, MPI_Request *reqs, int n, const
         }
         if (done) return NVS_OK;
         if (nvs_interrupted()) return NVS_ERR_INTERRUPTED;
+        NVS_CHECK(nvs_rt_peer_failed(x->backend->rt)); /* a peer that failed told us: not a stall (runtime.h) */
         if (nvs_now_s() - t0 > x->backend->rt->timeout_s) {
             nvs_error("%s of the training step did not complete within %.0f s on rank %d (host %s): a peer rank is "
                       "stalled or gone",
