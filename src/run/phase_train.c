@@ -151,7 +151,7 @@ static json_t *bn_json(const nvs_train_exec *x)
     if (!o) return NULL;
     if (native) json_object_set_new(o, "library", json_string(x->conv_engine));
     if (native && kern) json_object_set_new(o, "kernel_layers", json_integer(x->bn_kernel_layers));
-    const char *why = x->bn_why[0] ? x->bn_why : !native && x->conv_why[0] ? x->conv_why : NULL;
+    const char *why = nvs_bn_why(nvs_bn_in_cudnn(x->plan->precision), x->dnn != NULL, native, x->bn_why, x->conv_why);
     if (why) json_object_set_new(o, "why", json_string(why));
     return o;
 }

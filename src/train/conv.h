@@ -38,6 +38,12 @@ int nvs_cudnn_falls_back(nvs_cudnn_mode m, nvs_result_t r, int device_oom);
  * memory free)", truncated to len. */
 void nvs_cudnn_oom_why(char *buf, size_t len, const char *what, size_t bytes, size_t free_bytes);
 
+/* PURE. Why this rank's batch norms run where they do (run.json train.batchnorm.why; NULL: no reason). With cuDNN
+ * closed on this rank (cudnn_open 0) at a precision where PyTorch runs them in cuDNN (bn_prec_ok), what closed it
+ * (conv_why: missing, failed, or another rank lacking it under --cudnn auto), not bn_why, set while planning them
+ * (say, some too large for cuDNN) and stale once cuDNN is off; else bn_why, or conv_why when none ran in cuDNN
+ * (native 0). */
+const char *nvs_bn_why(int bn_prec_ok, int cudnn_open, int native, const char *bn_why, const char *conv_why);
 /* The layers of p cuDNN can run at prec: convolutions that give their geometry (*conv) and batch norms (*bn, 0 at
  * a precision where PyTorch does not run them there; *bn_total: all those the profile marks). Returns the sum of
  * the two (0: nothing for cuDNN to do). */

@@ -35,6 +35,13 @@ void nvs_cudnn_oom_why(char *buf, size_t len, const char *what, size_t bytes, si
              (double)free_bytes / 1048576.0);
 }
 
+const char *nvs_bn_why(int bn_prec_ok, int cudnn_open, int native, const char *bn_why, const char *conv_why)
+{
+    if (bn_prec_ok && !cudnn_open && conv_why[0]) return conv_why;
+    if (bn_why[0]) return bn_why;
+    return !native && conv_why[0] ? conv_why : NULL;
+}
+
 int nvs_cudnn_layers(const nvs_profile *p, nvs_precision prec, int *conv, int *bn, int *bn_total)
 {
     int c = 0, b = 0;

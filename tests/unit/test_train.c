@@ -603,6 +603,23 @@ static void t_conv_plan(void)
     nvs_profile_free(&p);
 }
 
+/* The batch norms' reason (run.json train.batchnorm.why, the summary's note) once cuDNN is off on this rank: what
+ * turned it off (another rank lacking it, under --cudnn auto: run/phase_train.c conv_agree), not the reason
+ * planning them set before (before, "3 at batch 4096 hold 2^31 elements or more..." stayed, while none ran in cuDNN
+ * for another reason). */
+static void t_bn_why(void)
+{
+    const char *off = "another rank could not use cuDNN, so no rank does";
+    const char *big = "3 at batch 4096 hold 2^31 elements or more, beyond cuDNN's sizes: they run in nvscale's kernels";
+    const char *bf16 = "PyTorch runs bf16 batch norms in its own kernels, not cuDNN's";
+    T_EQ_S(nvs_bn_why(1, 0, 0, big, off), off);   /* planned in cuDNN, then turned off by the agreement */
+    T_EQ_S(nvs_bn_why(1, 1, 1, big, ""), big);    /* cuDNN on: some in cuDNN, the others too large */
+    T_EQ_S(nvs_bn_why(1, 1, 0, big, ""), big);    /* cuDNN on, all of them too large */
+    T_EQ_S(nvs_bn_why(0, 0, 0, bf16, off), bf16); /* bf16: PyTorch's own kernels, whatever cuDNN did */
+    T_EQ_S(nvs_bn_why(1, 0, 0, "", "libcudnn.so.9: not found"), "libcudnn.so.9: not found");
+    T_EQ_I(nvs_bn_why(1, 0, 0, "", "") == NULL, 1); /* --cudnn off: no reason but the flag */
+}
+
 /* --cudnn auto and cuDNN's own device buffers not fitting: the workspace and the batch norms' buffers alike turn
  * cuDNN off with the reason said (before, a workspace that did not fit fell back and batch-norm statistics or
  * reserve space that did not fit stopped the run); --cudnn on stops; a host out of memory stops. */
@@ -930,7 +947,7 @@ static void t_ln_issue(void)
 
 T_LIST = {T_CASE(t_ddp_buckets), T_CASE(t_plan_uses_shared_buckets), T_CASE(t_builtin_resnet50_buckets),
           T_CASE(t_predict), T_CASE(t_rows_over_int), T_CASE(t_split), T_CASE(t_host_work_counts),
-          T_CASE(t_host_work_defaults), T_CASE(t_host_work_sync_issue), T_CASE(t_copy_pieces), T_CASE(t_cast_split), T_CASE(t_conv_plan), T_CASE(t_cudnn_oom_fallback),
+          T_CASE(t_host_work_defaults), T_CASE(t_host_work_sync_issue), T_CASE(t_copy_pieces), T_CASE(t_cast_split), T_CASE(t_conv_plan), T_CASE(t_cudnn_oom_fallback), T_CASE(t_bn_why),
           T_CASE(t_native_norm), T_CASE(t_backward_passes), T_CASE(t_rounds_merge), T_CASE(t_outer_sum_shape),
           T_CASE(t_view_passes), T_CASE(t_view_plan), T_CASE(t_ln_issue)};
 T_MAIN
