@@ -135,6 +135,7 @@ static json_t *conv_json(const nvs_train_exec *x)
         if (arr) json_object_set_new(o, "shapes", arr);
     }
     if (why[0]) json_object_set_new(o, "why", json_string(why));
+    if (x->cudnn_fallback) json_object_set_new(o, "fallback", json_true());
     return o;
 }
 
@@ -153,6 +154,7 @@ static json_t *bn_json(const nvs_train_exec *x)
     if (native && kern) json_object_set_new(o, "kernel_layers", json_integer(x->bn_kernel_layers));
     const char *why = nvs_bn_why(nvs_bn_in_cudnn(x->plan->precision), x->dnn != NULL, native, x->bn_why, x->conv_why);
     if (why) json_object_set_new(o, "why", json_string(why));
+    if (x->cudnn_fallback && nvs_bn_in_cudnn(x->plan->precision)) json_object_set_new(o, "fallback", json_true());
     return o;
 }
 
@@ -399,6 +401,7 @@ static nvs_result_t conv_agree(nvs_rt *rt, nvs_train_exec *x, nvs_result_t setup
     NVS_CHECK(nvs_rt_agree_ok(rt, setup, &lacks, "the training step's setup"));
     if (lacks == 0 || !x->dnn) return NVS_OK;
     nvs_train_exec_cudnn_off(x);
+    x->cudnn_fallback = 1;
     snprintf(x->conv_why, sizeof x->conv_why, "another rank could not use cuDNN, so no rank does");
     return NVS_OK;
 }

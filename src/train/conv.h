@@ -34,6 +34,12 @@ int nvs_cudnn_mode_parse(const char *s, nvs_cudnn_mode *out); /* 0, or -1 when s
  * never when the host is out of memory (NVS_ERR_NOMEM without device_oom). */
 int nvs_cudnn_falls_back(nvs_cudnn_mode m, nvs_result_t r, int device_oom);
 
+/* How a failure of cuDNN's while opening or planning it is logged: under a mode that falls back (--cudnn auto) it
+ * is no error, as the run goes on without cuDNN, saying why in an info line (nvs_cudnn_fallback_note) and in
+ * run.json: debug (NVS_LOG_*, core/log.h); else an error. */
+int nvs_cudnn_fail_level(nvs_cudnn_mode m);
+/* That info line: "--cudnn auto: WHY; the convolutions run as implicit GEMMs ... instead (run.json ...)". */
+void nvs_cudnn_fallback_note(char *buf, size_t len, const char *why);
 /* The reason said when one of cuDNN's device buffers did not fit: "out of memory for a B-byte WHAT (F MiB of GPU
  * memory free)", truncated to len. */
 void nvs_cudnn_oom_why(char *buf, size_t len, const char *what, size_t bytes, size_t free_bytes);

@@ -4,6 +4,7 @@
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +52,8 @@ struct nvs_cudnn {
     struct conv_graph *graphs; /* per layer and direction (l * 3 + d) */
     int graphs_ready, graphs_direct;
     char graph_why[160]; /* why the first one that could not be captured was not */
+    int fail_level;      /* nvs_cudnn_set_fail_level: NVS_LOG_ERROR unless set */
+    char last_error[256];
     struct nvsdnn_api api;
     nvsdnn_handle_t h;
     char describe[48];
@@ -73,10 +76,24 @@ struct nvs_cudnn {
     char *bn_reserve;
 };
 
-static nvs_result_t dnn_fail(const nvs_cudnn *c, const char *call, nvsdnn_status_t st)
+/* A failure of cuDNN's, said at the handle's level and kept as its last error */
+static void say(nvs_cudnn *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(nvs_cudnn *c, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->last_error, sizeof c->last_error, fmt, ap);
+    va_end(ap);
+    nvs_log(c->fail_level, "%s", c->last_error);
+}
+
+void nvs_cudnn_set_fail_level(nvs_cudnn *c, int level) { c->fail_level = level; }
+const char *nvs_cudnn_last_error(const nvs_cudnn *c) { return c->last_error; }
+
+static nvs_result_t dnn_fail(nvs_cudnn *c, const char *call, nvsdnn_status_t st)
 {
     const char *s = c->api.GetErrorString ? c->api.GetErrorString(st) : NULL;
-    nvs_error("%s failed: %s (cuDNN status %d)", call, s ? s : "unknown cuDNN error", st);
+    say(c, "%s failed: %s (cuDNN status %d)", call, s ? s : "unknown cuDNN error", st);
     return NVS_ERR_CUDNN;
 }
 
@@ -258,9 +275,9 @@ static nvs_result_t find(nvs_cudnn *c, struct shape_state *e, int d, double ws_l
     int i = nvs_conv_pick(perf, got, ws_limit);
     if (i < 0) {
         const nvs_conv_shape *s = &e->s;
-        nvs_error("cuDNN has no %s algorithm for the convolution %dx%dx%dx%d, %d filters %dx%d, stride %d, pad %d "
-                  "within %.0f MiB of workspace (%d tried)", what[d], s->n, s->c, s->h, s->w, s->k, s->r, s->s, s->u,
-                  s->p, ws_limit / 1048576.0, got);
+        say(c, "cuDNN has no %s algorithm for the convolution %dx%dx%dx%d, %d filters %dx%d, stride %d, pad %d "
+            "within %.0f MiB of workspace (%d tried)", what[d], s->n, s->c, s->h, s->w, s->k, s->r, s->s, s->u, s->p,
+            ws_limit / 1048576.0, got);
         return NVS_ERR_CUDNN;
     }
     e->algo[d] = perf[i].algo;
@@ -291,8 +308,8 @@ static nvs_result_t make_shape(nvs_cudnn *c, struct shape_state *e, int elem, in
     int n = 0, k = 0, ho = 0, wo = 0;
     DNN_TRY(c, c->api.GetConvolution2dForwardOutputDim(e->conv[0], e->x, e->w, &n, &k, &ho, &wo));
     if (n != s->n || k != s->k || ho != s->ho || wo != s->wo) {
-        nvs_error("cuDNN makes the convolution's output %dx%dx%dx%d, the profile %dx%dx%dx%d", n, k, ho, wo, s->n,
-                  s->k, s->ho, s->wo);
+        say(c, "cuDNN makes the convolution's output %dx%dx%dx%d, the profile %dx%dx%dx%d", n, k, ho, wo, s->n, s->k,
+            s->ho, s->wo);
         return NVS_ERR_CUDNN;
     }
     NVS_CHECK(find(c, e, 0, ws_limit));

@@ -55,6 +55,12 @@ void nvs_cudnn_shape_info(const nvs_cudnn *c, int i, nvs_conv_shape *s, int algo
  * of cuDNN's kernels, how many run direct because their capture failed, and why the first failed (NULL: none) */
 void nvs_cudnn_graphs(const nvs_cudnn *c, int *replayed, int *direct, const char **why);
 
+/* The level cuDNN's failures are logged at from here on (nvs_cudnn_fail_level: debug while planning under --cudnn
+ * auto, which falls back; an error otherwise, the default), and the last failure said, "" if none: for the
+ * caller's reason when it falls back. */
+void nvs_cudnn_set_fail_level(nvs_cudnn *c, int level);
+const char *nvs_cudnn_last_error(const nvs_cudnn *c);
+
 void nvs_cudnn_close(nvs_cudnn *c);
 
 #endif

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "collectives/kernels.h"
+#include "core/log.h"
 #include "train/conv.h"
 #include "workload/framework.h"
 
@@ -27,6 +28,17 @@ int nvs_cudnn_mode_parse(const char *s, nvs_cudnn_mode *out)
 int nvs_cudnn_falls_back(nvs_cudnn_mode m, nvs_result_t r, int device_oom)
 {
     return m == NVS_CUDNN_AUTO && r != NVS_OK && (r != NVS_ERR_NOMEM || device_oom);
+}
+
+int nvs_cudnn_fail_level(nvs_cudnn_mode m)
+{
+    return nvs_cudnn_falls_back(m, NVS_ERR_CUDNN, 0) ? NVS_LOG_DEBUG : NVS_LOG_ERROR;
+}
+
+void nvs_cudnn_fallback_note(char *buf, size_t len, const char *why)
+{
+    snprintf(buf, len, "--cudnn auto: %s; the convolutions run as implicit GEMMs in cuBLAS and the batch norms in "
+                       "nvscale's kernels instead (run.json train.conv.fallback and .why)", why);
 }
 
 void nvs_cudnn_oom_why(char *buf, size_t len, const char *what, size_t bytes, size_t free_bytes)

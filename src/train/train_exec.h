@@ -109,6 +109,9 @@ struct nvs_train_exec {
     nvs_cudnn_mode cudnn_mode;
     unsigned char *conv_native, *norm_native; /* norm_native[l]: NVS_NORM_CUDNN or NVS_NORM_KERNELS, 0 = passes */
     char conv_engine[48], conv_why[320], bn_why[160];
+    /* cuDNN failed or was lacking on some rank under --cudnn auto, and the step runs without it (run.json
+     * train.conv.fallback and train.batchnorm.fallback) */
+    int cudnn_fallback;
     int conv_layers, conv_geom_layers, bn_layers, bn_total;
     int bn_kernel_layers; /* batch norms in the executor's own kernels (train/norm_kernels.h), not cuDNN's */
     double conv_ws_bytes;

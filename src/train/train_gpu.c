@@ -221,20 +221,29 @@ static nvs_result_t cudnn_setup(nvs_train_exec *x)
     if (!any || x->cudnn_mode == NVS_CUDNN_OFF) return NVS_OK;
     char why[sizeof x->conv_why] = "", oom[160] = "";
     nvs_result_t r = nvs_cudnn_open(g->compute, p->nlayers, &x->dnn, why, sizeof why);
+    int opened = r == NVS_OK;
     if (r == NVS_OK) {
         snprintf(x->conv_engine, sizeof x->conv_engine, "%s", nvs_cudnn_describe(x->dnn));
+        /* under --cudnn auto a failure here falls back: said below as an info line, not an error */
+        nvs_cudnn_set_fail_level(x->dnn, nvs_cudnn_fail_level(x->cudnn_mode));
         r = cudnn_plan(x, bn_ok, oom, sizeof oom);
         if (r != NVS_OK && oom[0]) /* cuDNN's own buffers did not fit: said as such, whether it falls back or stops */
             snprintf(why, sizeof why, "%s: %s", x->conv_engine, oom);
+        else if (r != NVS_OK && nvs_cudnn_last_error(x->dnn)[0])
+            snprintf(why, sizeof why, "%s failed planning them: %s", x->conv_engine, nvs_cudnn_last_error(x->dnn));
         else if (r != NVS_OK)
             snprintf(why, sizeof why, "%s failed planning them (%s, above)", x->conv_engine, nvs_result_text(r));
+        nvs_cudnn_set_fail_level(x->dnn, NVS_LOG_ERROR); /* the step's calls: a failure there stops the run */
     }
     if (r == NVS_OK) return cuda_sync(g->compute);
     if (nvs_cudnn_falls_back(x->cudnn_mode, r, oom[0] != 0)) { /* --cudnn auto: GEMMs and kernels, and why */
         (void)cudaGetLastError(); /* what cuDNN's failure left is not the GEMMs' (gpu_check.h) */
-        if (oom[0])
-            nvs_warn("--cudnn auto: %s; the convolutions run as implicit GEMMs in cuBLAS and the batch norms in "
-                     "nvscale's kernels instead (run.json train.conv.why)", why);
+        if (opened) { /* it loaded, then failed: said (a library absent is said by the summary and run.json) */
+            char note[sizeof why + 192];
+            nvs_cudnn_fallback_note(note, sizeof note, why);
+            nvs_info("%s", note);
+        }
+        x->cudnn_fallback = 1;
         nvs_train_exec_cudnn_off(x);
         snprintf(x->conv_why, sizeof x->conv_why, "%s", why);
         return cuda_sync(g->compute);

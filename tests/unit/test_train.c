@@ -603,6 +603,20 @@ static void t_conv_plan(void)
     nvs_profile_free(&p);
 }
 
+/* A failure of cuDNN's while planning it under --cudnn auto, which then falls back and runs: not an error (before,
+ * "error: cudnnFind... failed" was printed and the run went on and succeeded); said as an info line that gives the
+ * reason and where run.json records the fallback. Under --cudnn on it stops the run: an error. */
+static void t_cudnn_fallback_said(void)
+{
+    T_EQ_I(nvs_cudnn_fail_level(NVS_CUDNN_AUTO), NVS_LOG_DEBUG);
+    T_EQ_I(nvs_cudnn_fail_level(NVS_CUDNN_ON), NVS_LOG_ERROR);
+    char note[512];
+    nvs_cudnn_fallback_note(note, sizeof note, "cuDNN 9.1.0 failed planning them: cudnnFind failed");
+    T_EQ_I(strncmp(note, "--cudnn auto: cuDNN 9.1.0 failed planning them: cudnnFind failed; ", 66), 0);
+    T_EQ_I(strstr(note, "run.json train.conv.fallback") != NULL, 1);
+    T_EQ_I(strstr(note, "error") == NULL, 1);
+}
+
 /* The batch norms' reason (run.json train.batchnorm.why, the summary's note) once cuDNN is off on this rank: what
  * turned it off (another rank lacking it, under --cudnn auto: run/phase_train.c conv_agree), not the reason
  * planning them set before (before, "3 at batch 4096 hold 2^31 elements or more..." stayed, while none ran in cuDNN
@@ -947,7 +961,7 @@ static void t_ln_issue(void)
 
 T_LIST = {T_CASE(t_ddp_buckets), T_CASE(t_plan_uses_shared_buckets), T_CASE(t_builtin_resnet50_buckets),
           T_CASE(t_predict), T_CASE(t_rows_over_int), T_CASE(t_split), T_CASE(t_host_work_counts),
-          T_CASE(t_host_work_defaults), T_CASE(t_host_work_sync_issue), T_CASE(t_copy_pieces), T_CASE(t_cast_split), T_CASE(t_conv_plan), T_CASE(t_cudnn_oom_fallback), T_CASE(t_bn_why),
+          T_CASE(t_host_work_defaults), T_CASE(t_host_work_sync_issue), T_CASE(t_copy_pieces), T_CASE(t_cast_split), T_CASE(t_conv_plan), T_CASE(t_cudnn_oom_fallback), T_CASE(t_bn_why), T_CASE(t_cudnn_fallback_said),
           T_CASE(t_native_norm), T_CASE(t_backward_passes), T_CASE(t_rounds_merge), T_CASE(t_outer_sum_shape),
           T_CASE(t_view_passes), T_CASE(t_view_plan), T_CASE(t_ln_issue)};
 T_MAIN
