@@ -182,6 +182,20 @@ const char *nvs_cli_bad_option(char **argv, int at, char *buf, size_t len)
     return buf;
 }
 
+int nvs_cli_value_on_flag(char **argv, const struct option *opts, char *buf, size_t len)
+{
+    const char *arg = optind > 0 ? argv[optind - 1] : NULL;
+    const char *eq = arg ? strchr(arg, '=') : NULL;
+    if (!eq || strncmp(arg, "--", 2) || !optopt) return 0;
+    size_t typed = (size_t)(eq - arg - 2); /* the name as typed: the option's or a prefix of it */
+    for (const struct option *o = opts; o->name; o++)
+        if (o->has_arg == no_argument && !o->flag && o->val == optopt && typed && !strncmp(o->name, arg + 2, typed)) {
+            snprintf(buf, len, "option --%s takes no value (got %.60s)", o->name, arg);
+            return 1;
+        }
+    return 0;
+}
+
 /* The directory of PATH (its text before the last '/', "/" or ".") as a stat, and its last component. -1 when the
  * directory cannot be read (then nothing can be said to be in it). */
 static int dir_entry(const char *path, struct stat *dir, const char **base)

@@ -51,6 +51,12 @@ int nvs_cli_write_exports(const char *sub, const nvs_cli_export *e, size_t n, co
 /* The option getopt_long just refused ('?' or ':'), for "unknown option '%s'": a short one alone ("-Z" of "-qZ" or
  * "-Zq": getopt's optopt), a long one as typed. AT: optind before that getopt_long call. Returns buf. */
 const char *nvs_cli_bad_option(char **argv, int at, char *buf, size_t len);
+/* When the option getopt_long just refused ('?') is a flag that takes no value given one ("--no-save=1", or
+ * "--no-sa=1", an abbreviation getopt resolved): writes "option --no-save takes no value (got --no-save=1)" to buf
+ * and returns 1; else 0 (the caller says "unknown option"). glibc's getopt_long sets optopt to the option's val
+ * for exactly this refusal, 0 for an unknown or ambiguous long option (posix/getopt.c process_long_option). */
+struct option; /* <getopt.h> */
+int nvs_cli_value_on_flag(char **argv, const struct option *opts, char *buf, size_t len);
 /* A file named on a command line: `what` names it in messages (a flag such as "--rules", or "the run" for an
  * argument), `output` says the command writes it (replacing what is there). */
 typedef struct {

@@ -205,7 +205,11 @@ static int parse_flags(int argc, char **argv, nvs_config *cfg, accept_opts *o, n
         case 'v': verbose++; break;
         case 'h': usage(stdout); return -1;
         case ':': return bad("option %s needs a value", nvs_cli_bad_option(argv, at, shown, sizeof shown));
-        default: return bad("unknown option '%s'", nvs_cli_bad_option(argv, at, shown, sizeof shown));
+        default: {
+            char why[160];
+            if (nvs_cli_value_on_flag(argv, opts, why, sizeof why)) return bad("%s", why);
+            return bad("unknown option '%s'", nvs_cli_bad_option(argv, at, shown, sizeof shown));
+        }
         }
     }
     if (optind < argc) return bad("unexpected argument '%s' (accept measures this machine; nvscale check judges a run.json)", argv[optind]);

@@ -228,7 +228,10 @@ int cmd_check(int argc, char **argv)
         default: {
             char shown[64];
             nvs_cli_bad_option(argv, at, shown, sizeof shown);
-            rc = opt == ':' ? usage_error("option %s needs a value", shown) : usage_error("unknown option '%s'", shown);
+            char why[160];
+            if (opt == ':') rc = usage_error("option %s needs a value", shown);
+            else if (nvs_cli_value_on_flag(argv, opts, why, sizeof why)) rc = usage_error("%s", why);
+            else rc = usage_error("unknown option '%s'", shown);
             goto out;
         }
         }

@@ -915,7 +915,11 @@ int cmd_model(int argc, char **argv)
             o.preset_files[o.npreset_files++] = optarg;
             break;
         case ':': return usage_error("option '%s' needs a value", nvs_cli_bad_option(argv, at, flag, sizeof flag));
-        default: return usage_error("unknown option '%s'", nvs_cli_bad_option(argv, at, flag, sizeof flag));
+        default: {
+            char why[160];
+            if (nvs_cli_value_on_flag(argv, lopts, why, sizeof why)) return usage_error("%s", why);
+            return usage_error("unknown option '%s'", nvs_cli_bad_option(argv, at, flag, sizeof flag));
+        }
         }
         if (slot) {
             if (*slot) return usage_error("option %s given twice", flag);

@@ -125,18 +125,19 @@ int cmd_report(int argc, char **argv)
         case ':':
             nvs_error("report: option %s needs a value", argv[optind - 1]);
             return 2;
-        default:
+        default: {
+            char why[160];
             /* a long option is named as typed: for "--no-plots=1" getopt's optopt is the option's value 'P',
              * which named a "-P" that does not exist */
-            if (optopt && !strncmp(argv[optind - 1], "--", 2) && strchr(argv[optind - 1], '='))
-                nvs_error("report: option %.*s takes no value (got %s)",
-                          (int)(strchr(argv[optind - 1], '=') - argv[optind - 1]), argv[optind - 1], argv[optind - 1]);
+            if (nvs_cli_value_on_flag(argv, opts, why, sizeof why))
+                nvs_error("report: %s", why);
             else if (optopt && strncmp(argv[optind - 1], "--", 2))
                 nvs_error("report: unknown option -%c", optopt);
             else
                 nvs_error("report: unknown option %s", argv[optind - 1]);
             fprintf(stderr, "Try 'nvscale report --help'.\n"); /* one message, not the whole help */
             return 2;
+        }
         }
     }
     int nruns = argc - optind;

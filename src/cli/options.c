@@ -640,6 +640,8 @@ nvs_result_t nvs_config_parse(nvs_config *c, const char *sub, int argc, char **a
             if (opt == ':')
                 fprintf(nvs_stderr_cmdline(), "nvscale %s: option %s needs a value\nTry 'nvscale %s --help'.\n", sub,
                         shown, sub);
+            else if (nvs_cli_value_on_flag(argv, long_opts, why, sizeof why))
+                fprintf(nvs_stderr_cmdline(), "nvscale %s: %s\nTry 'nvscale %s --help'.\n", sub, why, sub);
             else if ((mine & (S_RUN | S_COLL)) && nvs_nccl_tests_flag(shown, why, sizeof why))
                 fprintf(nvs_stderr_cmdline(), "nvscale %s: %s\nTry 'nvscale %s --help'.\n", sub, why, sub);
             else

@@ -61,6 +61,17 @@ expect 2 "--model is required" $NVS train --out $out
 expect 2 "invalid value 'resnet50,bert-large,resnet50' for --model: 'resnet50' given twice" $NVS train --model resnet50,bert-large,resnet50 --out $out
 expect 2 "unknown option '--bogus'" $NVS coll --bogus --out $out
 expect 2 "option -b needs a value" $NVS coll -b
+# a flag that takes no value, given one (--no-save=1), is refused naming the flag, every subcommand's alike (was
+# "unknown option '--no-save=1'", as for a typo); an abbreviation getopt resolves is named in full
+for a in "coll --no-save=1" "coll --no-nccl-log=0" "coll --quiet=yes" "coll --verbose=2" "coll --help=1" \
+    "run --no-train=1" "p2p --host=1" "accept --no-save=1" "accept --print-rules=1" "accept --quiet=1" \
+    "model --fit=1" "model --lambda=1" "model --pairs=1" "model --list-presets=1" "model --help=x" "check --help=1"; do
+    flag=${a#* } flag=${flag%%=*}
+    # shellcheck disable=SC2086
+    expect 2 "option $flag takes no value \(got ${a#* }\)" $NVS $a --out $out
+done
+expect 2 "nvscale coll: option --no-save takes no value \(got --no-sa=1\)" $NVS coll --no-sa=1 --out $out
+expect 2 "unknown option '--bogus=1'" $NVS coll --bogus=1 --out $out
 # a short option inside a cluster is named alone, whatever came before it (was '--no-save', the argument before)
 expect 2 "unknown option '-Z'" $NVS coll --no-save -Zq
 expect 2 "unknown option '-Z'" $NVS coll --out $out -qZ
