@@ -305,6 +305,17 @@ static int parse_size_arg(const char *s, size_t lo, size_t *out)
     return 0;
 }
 
+/* A refused size: one nccl-tests takes ("1.5M", "1e6": its parsesize reads a double) says what to write instead, when
+ * that is a size this flag takes (or when it is no whole number of bytes); anything else gets the flag's own why. */
+static nvs_result_t bad_size(const char *sub, const char *flag, const char *value, size_t lo, const char *why)
+{
+    char hint[192];
+    size_t b;
+    if (nvs_size_hint(value, &b, hint, sizeof hint) && (!b || (b >= lo && b <= MAX_SIZE_ARG)))
+        return bad(sub, flag, value, hint);
+    return bad(sub, flag, value, why);
+}
+
 static nvs_result_t parse_stall_env(nvs_config *c)
 {
     const char *k = getenv("NVS_TEST_CORRUPT");
@@ -456,13 +467,13 @@ nvs_result_t nvs_config_parse(nvs_config *c, const char *sub, int argc, char **a
             break;
         case 'b':
             c->sizes_explicit = 1;
-            if (parse_size_arg(a, 1, &c->min_bytes)) return bad(sub, flag, a, "expected a size from 1 to 1T such as 8, 64K, 1M");
+            if (parse_size_arg(a, 1, &c->min_bytes)) return bad_size(sub, flag, a, 1, "expected a size from 1 to 1T such as 8, 64K, 1M");
             b_typed = a;
             snprintf(flag_b, sizeof flag_b, "%s", flag);
             break;
         case 'e':
             c->sizes_explicit = 1;
-            if (parse_size_arg(a, 1, &c->max_bytes)) return bad(sub, flag, a, "expected a size from 1 to 1T such as 128M or 8G");
+            if (parse_size_arg(a, 1, &c->max_bytes)) return bad_size(sub, flag, a, 1, "expected a size from 1 to 1T such as 128M or 8G");
             e_typed = a;
             snprintf(flag_e, sizeof flag_e, "%s", flag);
             break;
@@ -475,7 +486,7 @@ nvs_result_t nvs_config_parse(nvs_config *c, const char *sub, int argc, char **a
             c->sizes_explicit = 1;
             break;
         case 'i':
-            if (parse_size_arg(a, 1, &c->step_bytes)) return bad(sub, flag, a, "expected a step size from 1 to 1T");
+            if (parse_size_arg(a, 1, &c->step_bytes)) return bad_size(sub, flag, a, 1, "expected a step size from 1 to 1T");
             have_i = 1;
             c->sizes_explicit = 1;
             break;
@@ -599,10 +610,10 @@ nvs_result_t nvs_config_parse(nvs_config *c, const char *sub, int argc, char **a
             else return bad(sub, flag, a, "expected fp32 or bf16");
             break;
         case OPT_BFIRST:
-            if (parse_size_arg(a, 1, &c->bucket_first_bytes)) return bad(sub, flag, a, "expected a size from 1 to 1T such as 1M");
+            if (parse_size_arg(a, 1, &c->bucket_first_bytes)) return bad_size(sub, flag, a, 1, "expected a size from 1 to 1T such as 1M");
             break;
         case OPT_BCAP:
-            if (parse_size_arg(a, 1, &c->bucket_cap_bytes)) return bad(sub, flag, a, "expected a size from 1 to 1T such as 25M");
+            if (parse_size_arg(a, 1, &c->bucket_cap_bytes)) return bad_size(sub, flag, a, 1, "expected a size from 1 to 1T such as 25M");
             break;
         case OPT_STEPS:
             if (parse_int_range(a, 1, 1000000, &c->steps)) return bad(sub, flag, a, "expected 1..1000000");
@@ -620,7 +631,7 @@ nvs_result_t nvs_config_parse(nvs_config *c, const char *sub, int argc, char **a
             snprintf(c->hwloc_xml, sizeof c->hwloc_xml, "%s", a);
             break;
         case OPT_COPY_BYTES:
-            if (parse_size_arg(a, 4, &c->copy_bytes)) return bad(sub, flag, a, "expected a size from 4 to 1T such as 256M");
+            if (parse_size_arg(a, 4, &c->copy_bytes)) return bad_size(sub, flag, a, 4, "expected a size from 4 to 1T such as 256M");
             break;
         case OPT_COPY_ITERS:
             if (parse_int_range(a, 1, 1000000, &c->copy_iters)) return bad(sub, flag, a, "expected 1..1000000");

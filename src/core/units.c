@@ -85,6 +85,40 @@ int nvs_parse_size(const char *s, size_t *out)
     return 0;
 }
 
+int nvs_size_hint(const char *s, size_t *bytes, char *buf, size_t len)
+{
+    static const char units[] = "KMGT";
+    size_t probe;
+    if (!s || !nvs_parse_size(s, &probe)) return 0;
+    size_t n = strspn(s, "0123456789.eE+-");
+    char num[64];
+    if (!n || n >= sizeof num) return 0;
+    memcpy(num, s, n);
+    num[n] = '\0';
+    const char *u = s + n, *up = *u ? strchr(units, toupper((unsigned char)*u)) : NULL;
+    int shift = up ? 10 * (int)(up - units + 1) : 0;
+    if (up) u++;
+    if (up && (*u == 'i' || *u == 'I')) u++;
+    if (*u == 'B' || *u == 'b') u++;
+    double v;
+    if (*u || nvs_parse_decimal(num, &v) != NVS_NUM_OK) return 0;
+    double b = ldexp(v, shift);
+    const char *what = "sizes are whole bytes with an optional K/M/G/T suffix (powers of 1024)";
+    if (b != floor(b)) {
+        *bytes = 0;
+        snprintf(buf, len, "%s: %.6g bytes is no whole number", what, b);
+        return 1;
+    }
+    if (b < 1 || b >= 9007199254740992.0) return 0; /* 2^53: every integer below it exact in a double */
+    unsigned long long w = (unsigned long long)b;
+    int k = 0; /* the largest unit that divides it: 1536K, not 1572864 */
+    while (k < 4 && w % 1024 == 0) w /= 1024, k++;
+    char sfx[2] = {k ? units[k - 1] : '\0', '\0'};
+    *bytes = (size_t)b;
+    snprintf(buf, len, "%s: write %llu%s", what, w, sfx);
+    return 1;
+}
+
 int nvs_parse_long(const char *s, long *out)
 {
     if (!s) return -1;

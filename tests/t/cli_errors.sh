@@ -6,6 +6,16 @@ out=$TMP/cli_errors
 rm -rf "$out"
 expect 2 "invalid value '12Q' for -b" $NVS coll -b 12Q --out $out
 expect 2 "invalid value '0' for -e" $NVS coll -e 0 --out $out
+# a fractional size nccl-tests takes (its parsesize reads a double: -b 1.5M is 1572864 bytes) says what nvscale takes
+# instead (was "expected a size from 1 to 1T such as 8, 64K, 1M")
+expect 2 "invalid value '1.5M' for -b: sizes are whole bytes with an optional K/M/G/T suffix \(powers of 1024\): write 1536K" \
+    $NVS coll -b 1.5M --out $out
+expect 2 "invalid value '0.5G' for --maxbytes: sizes are whole bytes .*: write 512M" $NVS coll --maxbytes 0.5G --out $out
+expect 2 "invalid value '1.3K' for -i: sizes are whole bytes .*: 1331.2 bytes is no whole number" $NVS coll -i 1.3K --out $out
+expect 2 "invalid value '2.5M' for --bucket-cap: sizes are whole bytes .*: write 2560K" $NVS train --model resnet50 \
+    --bucket-cap 2.5M --out $out
+expect 2 "invalid value '0.5K' for --copy-bytes: sizes are whole bytes .*: write 512" $NVS p2p --copy-bytes 0.5K --out $out
+expect 2 "invalid value '2000.5G' for -e: expected a size from 1 to 1T" $NVS coll -e 2000.5G --out $out
 expect 2 "invalid value '2M' for -b: larger than -e 1M" $NVS coll -b 2M -e 1M --out $out
 # an inverted range names the flag typed, as typed, and the other end's default (was "invalid value '8' for
 # -b/--minbytes" for `-e 4` alone: a flag and a value never typed)

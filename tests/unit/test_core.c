@@ -31,6 +31,33 @@ static void t_parse_size(void)
     }
 }
 
+/* A size nccl-tests takes and nvscale does not ("1.5M": its parsesize reads a double) says what to write */
+static void t_size_hint(void)
+{
+    static const struct {
+        const char *in;
+        int rc;
+        size_t bytes;
+        const char *says;
+    } cases[] = {
+        {"1.5M", 1, 1572864, "write 1536K"},    {"0.5G", 1, 536870912, "write 512M"},
+        {"1.5K", 1, 1536, "write 1536"},        {"1e6", 1, 1000000, "write 1000000"},
+        {"2.5MiB", 1, 2621440, "write 2560K"},  {"1.5", 1, 0, "1.5 bytes is no whole number"},
+        {"1.3K", 1, 0, "1331.2 bytes is no whole number"},
+        {"1M", 0, 0, NULL},   {"1.5x", 0, 0, NULL}, {"-1.5M", 0, 0, NULL}, {"abc", 0, 0, NULL},
+        {"0.0", 0, 0, NULL},  {"1e400", 0, 0, NULL}, {"", 0, 0, NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char buf[192] = "";
+        size_t b = 12345;
+        int rc = nvs_size_hint(cases[i].in, &b, buf, sizeof buf);
+        if (rc != cases[i].rc) T_FAIL("size_hint(\"%s\") returned %d, expected %d (%s)", cases[i].in, rc, cases[i].rc, buf);
+        if (rc && b != cases[i].bytes) T_FAIL("size_hint(\"%s\"): %zu bytes, expected %zu", cases[i].in, b, cases[i].bytes);
+        if (rc && (!strstr(buf, cases[i].says) || !strstr(buf, "whole bytes with an optional K/M/G/T suffix")))
+            T_FAIL("size_hint(\"%s\") says '%s', not '%s'", cases[i].in, buf, cases[i].says);
+    }
+}
+
 static void t_parse_numbers(void)
 {
     long l;
@@ -312,7 +339,7 @@ static void t_host_name(void)
     T_ASSERT(real[0] && memchr(real, '\0', sizeof real));
 }
 
-T_LIST = {T_CASE(t_host_name), T_CASE(t_parse_size), T_CASE(t_parse_numbers), T_CASE(t_parse_decimal_only), T_CASE(t_list_split),
+T_LIST = {T_CASE(t_host_name), T_CASE(t_parse_size), T_CASE(t_size_hint), T_CASE(t_parse_numbers), T_CASE(t_parse_decimal_only), T_CASE(t_list_split),
           T_CASE(t_sweep_huge), T_CASE(t_format_size), T_CASE(t_dtypes),
           T_CASE(t_sweep_sizes), T_CASE(t_bandwidth), T_CASE(t_stats),   T_CASE(t_efficiency), T_CASE(t_half),
           T_CASE(t_sort_unique)};
