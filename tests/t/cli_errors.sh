@@ -46,6 +46,10 @@ expect 2 "invalid value '2' for -c: expected 0 or 1 \(nccl-tests' -c N checks N 
 expect 2 "invalid value '3' for -z: expected 0, 1 or 2 \(wait for each operation, 1 then a host barrier, 2 without, as nccl-tests; its -z 3, timing only the waited operations, is not taken" $NVS coll -z 3 --out $out
 expect 2 "invalid value 'float8' for -d" $NVS coll -d float8 --out $out
 expect 2 "invalid value 'mean' for -o" $NVS coll -o mean --out $out
+# nccl-tests' fp8 types and mulsum say they are nccl-tests' and what nvscale takes (was the bare list alone)
+expect 2 "invalid value 'f8e4m3' for -d: nccl-tests' fp8 type, which nvscale does not measure: types are int8" $NVS coll -d float,f8e4m3 --out $out
+expect 2 "invalid value 'f8e5m2' for --datatype: nccl-tests' fp8 type, which nvscale does not measure" $NVS coll --datatype f8e5m2 --out $out
+expect 2 "invalid value 'mulsum' for -o: nccl-tests' premultiplied sum .*: operations are sum, prod, max, min, avg" $NVS coll -o mulsum --out $out
 expect 2 "invalid value '-1' for -r" $NVS coll -r -1 --out $out
 expect 2 "invalid value 'scatter' for --coll" $NVS coll --coll all_reduce,scatter --out $out
 # a collective, type or operation given twice is refused by name (was measured once, the repeat dropped without a
