@@ -297,10 +297,15 @@ static int parse_gpu_counts(const char *s, nvs_config *c, char *why, size_t wl)
  * size stays exact in a double, which the sweep's arithmetic uses (core/metrics.c). */
 #define MAX_SIZE_ARG ((size_t)1 << 40)
 
+/* A size as nccl-tests reads one too: its -b/-e/-i take a double with a K/M/G suffix (2.19.6 common.cu parsesize),
+ * so `-b 1.5M` is 1572864 bytes there and here. A value that is no whole number of bytes (1.3K) is refused, where
+ * nccl-tests would cut it to 1331: bad_size says so. */
 static int parse_size_arg(const char *s, size_t lo, size_t *out)
 {
     size_t v;
-    if (nvs_parse_size(s, &v) || v < lo || v > MAX_SIZE_ARG) return -1;
+    char hint[192];
+    if (nvs_parse_size(s, &v) && (!nvs_size_hint(s, &v, hint, sizeof hint) || v == 0)) return -1;
+    if (v < lo || v > MAX_SIZE_ARG) return -1;
     *out = v;
     return 0;
 }

@@ -36,9 +36,10 @@ const char *nvs_num_status_text(nvs_num_status st);
 /* 0 on success; -1 if `s` is not a size (empty, junk, negative, overflow). */
 int nvs_parse_size(const char *s, size_t *out);
 /* For a size nvs_parse_size refused that is a decimal number of bytes with an optional K/M/G/T ("1.5M", "0.5G",
- * "1e6": nccl-tests 2.19.6 reads its sizes with sscanf "%lf" and takes them, src/common.cu parsesize): 1 with
- * "sizes are whole bytes with an optional K/M/G/T suffix (powers of 1024): write 1536K" in buf and the bytes in
- * *bytes, or the same saying it is no whole number of bytes (*bytes 0); 0 for anything else (junk, negative). */
+ * "1e6": nccl-tests 2.19.6 reads its sizes with sscanf "%lf" and takes them, src/common.cu parsesize): 1 with the
+ * bytes in *bytes (the command line takes them then, as nccl-tests does) and "sizes are whole bytes with an optional
+ * K/M/G/T suffix (powers of 1024): write 1536K" in buf, or the same saying it is no whole number of bytes (*bytes 0);
+ * 0 for anything else (junk, negative). */
 int nvs_size_hint(const char *s, size_t *bytes, char *buf, size_t len);
 /* Strict integer/double parsing as above, an optional leading '-' allowed: the whole string must be consumed.
  * 0 on success, -1 otherwise. Callers check the range. */
