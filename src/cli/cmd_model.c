@@ -68,6 +68,9 @@ static void usage(FILE *to)
             "                         operation and per bucket, its bucket and layout copies | ideal: the hardware\n"
             "                         alone (--calibrate takes the run's own; with --gpus/--nodes this one\n"
             "                         for the projection)\n"
+            "  --optimizer sgd|adamw  the optimizer after the last all-reduce: sgd (default, as nvscale train):\n"
+            "                         SGD with momentum, one fp32 state | adamw: AdamW, two (m, v): 8 bytes a\n"
+            "                         parameter in the memory estimate, and its update's passes\n"
             "  --overlap-penalty F    interference: share of the time the GPU computes beside an all-reduce that\n"
             "                         lengthens the step, at every N (default: a share per NCCL transport,\n"
             "                         fitted on 2x H200: the terms' interference@ lines)\n"
@@ -92,7 +95,7 @@ static void usage(FILE *to)
 typedef struct {
     const char *gpu, *machine, *model, *batch, *gpus, *nodes, *gpn, *net, *precision, *grad, *algo, *p2p, *shm;
     const char *bucket_first, *bucket_cap, *calibrate, *format, *output, *tolerance, *overlap;
-    const char *nccl, *dp, *step_cv, *host_mem, *framework;
+    const char *nccl, *dp, *step_cv, *host_mem, *framework, *optimizer;
     const char *output_flag; /* -o or --output, as given: for messages */
     const char *preset_files[MAX_PRESET_FILES];
     int npreset_files;
@@ -102,7 +105,7 @@ typedef struct {
 enum {
     O_GPU = 1000, O_MACHINE, O_MODEL, O_BATCH, O_GPUS, O_NODES, O_GPN, O_NET, O_PRECISION, O_GRAD, O_ALGO, O_P2P,
     O_SHM, O_BFIRST, O_BCAP, O_CALIBRATE, O_LAMBDA, O_LIST, O_PRESET_FILE, O_FORMAT, O_TOL, O_OVERLAP, O_NCCL, O_DP,
-    O_STEP_CV, O_FIT, O_HOST_MEM, O_FRAMEWORK, O_PAIRS
+    O_STEP_CV, O_FIT, O_HOST_MEM, O_FRAMEWORK, O_PAIRS, O_OPTIMIZER
 };
 
 /* A list of positive integers in 1..hi, sorted; one given twice is refused. */
@@ -321,6 +324,8 @@ static int common_settings(const opts *o, const nvs_presets *ps, nvs_model_confi
     }
     if (o->framework && !(c->fw = nvs_framework_find(o->framework)))
         return usage_error("--framework '%s': expected %s", o->framework, nvs_framework_choices());
+    if (o->optimizer && nvs_optimizer_parse(o->optimizer, &c->opt))
+        return usage_error("--optimizer '%s': expected %s", o->optimizer, nvs_optimizer_choices());
     if (o->step_cv) {
         double v;
         if (nvs_parse_double(o->step_cv, &v) || v < 0 || v > 1)
@@ -448,6 +453,7 @@ static const char *projection_setting(const opts *o)
            : o->bucket_cap   ? "--bucket-cap"
            : o->gpn          ? "--gpus-per-node"
            : o->framework    ? "--framework"
+           : o->optimizer    ? "--optimizer"
            : o->nccl         ? "--nccl"
            : o->dp           ? "--dp"
            : o->step_cv      ? "--step-cv"
@@ -844,6 +850,7 @@ int cmd_model(int argc, char **argv)
         {"dp", required_argument, 0, O_DP},
         {"step-cv", required_argument, 0, O_STEP_CV},
         {"framework", required_argument, 0, O_FRAMEWORK},
+        {"optimizer", required_argument, 0, O_OPTIMIZER},
         {"fit", no_argument, 0, O_FIT},
         {"host-mem-gbps", required_argument, 0, O_HOST_MEM},
         {"lambda", no_argument, 0, O_LAMBDA},
@@ -892,6 +899,7 @@ int cmd_model(int argc, char **argv)
         case O_DP: slot = &o.dp; break;
         case O_STEP_CV: slot = &o.step_cv; break;
         case O_FRAMEWORK: slot = &o.framework; break;
+        case O_OPTIMIZER: slot = &o.optimizer; break;
         case O_HOST_MEM: slot = &o.host_mem; break;
         case O_FIT:
             if (o.fit) return usage_error("%s", "option --fit given twice");

@@ -49,6 +49,7 @@
 #include "core/precision.h" /* one precision table, shared with the measuring side */
 #include "core/err.h"
 #include "workload/buckets.h"
+#include "workload/optimizer.h"
 #include "workload/profile.h"
 
 typedef enum {
@@ -357,7 +358,7 @@ typedef struct {
     double weights_bytes;    /* fp32 master weights (+ a bf16 copy under bf16) */
     double grads_bytes;      /* gradients in grad precision */
     double buckets_bytes;    /* DDP's bucket copies of the gradients */
-    double optimizer_bytes;  /* momentum, fp32 */
+    double optimizer_bytes;  /* the optimizer's fp32 state: SGD's momentum, AdamW's m and v (workload/optimizer.h) */
     double reserve_bytes;    /* CUDA context, library workspaces, allocator slack */
     double per_sample_bytes; /* activations kept for backward, per sample */
     int max_batch;           /* 0 if not even one sample fits; at most NVS_MODEL_MAX_BATCH */
@@ -367,6 +368,6 @@ typedef struct {
 } nvs_mem_estimate;
 
 void nvs_memory_estimate(const nvs_layer *layers, int nlayers, double params, const nvs_gpu_spec *g,
-                         nvs_precision p, double grad_bytes, nvs_mem_estimate *out);
+                         nvs_precision p, double grad_bytes, nvs_optimizer opt, nvs_mem_estimate *out);
 
 #endif

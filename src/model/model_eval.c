@@ -156,7 +156,7 @@ nvs_result_t nvs_model_ar_params(const nvs_model_config *c, int nodes, int gpn, 
 int nvs_model_max_batch(const nvs_model_config *c, nvs_mem_estimate *mem)
 {
     const nvs_profile *p = c->profile;
-    nvs_memory_estimate(p->layers, p->nlayers, p->total_params, &c->gpu, c->prec, c->grad_bytes, mem);
+    nvs_memory_estimate(p->layers, p->nlayers, p->total_params, &c->gpu, c->prec, c->grad_bytes, c->opt, mem);
     return mem->max_batch;
 }
 

@@ -56,6 +56,9 @@ typedef struct {
      * work per operation and per bucket on the host's lane, its bucket and layout copies on the GPU's
      * (nvs_schedule_lanes). NULL: the hardware alone (the same as "ideal"). */
     const nvs_framework *fw;
+    /* the optimizer (workload/optimizer.h), as `nvscale train --optimizer`: its state in the memory estimate, its
+     * update's bytes after the last all-reduce. Default (0) SGD with momentum */
+    nvs_optimizer opt;
     /* calibration: the framework's host work as the measured run's host did it, per unit of fw's (its issue time
      * of the step at one GPU over the modelled host work; 1 = as fw says, 0 is taken as 1) */
     double host_scale;

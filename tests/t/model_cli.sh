@@ -57,6 +57,20 @@ expect 2 "--framework 'jax': expected pytorch-ddp|ideal" $M $OK --framework jax
 expect 2 "option --framework given twice" $M $OK --framework ideal --framework pytorch-ddp
 expect 2 "--lambda models Lambda's own runs" $M --lambda --framework ideal
 expect 2 "--framework with --calibrate sets a projection" $M --calibrate tests/fixtures/model/h200x2_nvlink_resnet50.json --framework ideal
+# --optimizer (workload/optimizer.h): validated; AdamW's two fp32 states (8 bytes a parameter, 4 more than SGD's
+# momentum) leave room for fewer samples: bert-large's 335M parameters take 1.34 GB more, the batch that fits drops
+expect 2 "--optimizer 'adam': expected sgd or adamw" $M $OK --optimizer adam
+expect 2 "option --optimizer given twice" $M $OK --optimizer sgd --optimizer adamw
+expect 2 "--lambda models Lambda's own runs" $M --lambda --optimizer adamw
+B="--gpu rtxa6000 --machine pcie4-2s-8gpu-switch --model bert-large-mlm128 --format json"
+$M $B >"$OUT" 2>&1 || fail "bert-large with SGD failed"
+sgd_fit=$(jq '.configurations[0].memory.max_batch' "$OUT")
+sgd_opt=$(jq '.configurations[0].memory.optimizer_bytes' "$OUT")
+$M $B --optimizer adamw >"$OUT" 2>&1 || fail "bert-large with AdamW failed"
+adam_fit=$(jq '.configurations[0].memory.max_batch' "$OUT")
+adam_opt=$(jq '.configurations[0].memory.optimizer_bytes' "$OUT")
+[ "$adam_opt" -eq $((2 * sgd_opt)) ] || fail "AdamW's state $adam_opt is not twice SGD's $sgd_opt"
+[ "$adam_fit" -lt "$sgd_fit" ] || fail "AdamW fits batch $adam_fit, SGD $sgd_fit: no smaller"
 # the framework's lane (docs/model.md): pytorch-ddp (the default) has host work and a reducer at every N, ideal none
 $M $OK --gpus 1,2 >"$OUT" 2>&1 || fail "the default projection failed"
 grep -q "as pytorch-ddp: host_ms" "$OUT" || fail "pytorch-ddp: no line on the framework"

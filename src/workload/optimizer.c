@@ -1,0 +1,59 @@
+/* The optimizers of optimizer.h. */
+#include "workload/optimizer.h"
+
+#include <math.h>
+#include <string.h>
+
+int nvs_optimizer_parse(const char *s, nvs_optimizer *out)
+{
+    if (!s) return -1;
+    if (!strcmp(s, "sgd")) {
+        *out = NVS_OPT_SGD;
+        return 0;
+    }
+    if (!strcmp(s, "adamw")) {
+        *out = NVS_OPT_ADAMW;
+        return 0;
+    }
+    return -1;
+}
+
+const char *nvs_optimizer_name(nvs_optimizer o) { return o == NVS_OPT_ADAMW ? "adamw" : "sgd"; }
+
+const char *nvs_optimizer_choices(void) { return "sgd or adamw"; }
+
+int nvs_optimizer_states(nvs_optimizer o) { return o == NVS_OPT_ADAMW ? 2 : 1; }
+
+double nvs_optimizer_pass_bytes(nvs_optimizer o, int foreach, double grad_bytes)
+{
+    if (o == NVS_OPT_ADAMW) {
+        /* Fused (torch._fused_adamw_, one kernel): read w, g, m, v; write w, m, v: 6 fp32 accesses and the gradient.
+         * Foreach: torch/optim/adam.py _multi_tensor_adam (AdamW: decoupled weight decay, capturable=False, the
+         * default) makes 8 passes over every parameter: _foreach_mul_(params) (w: read, write); _foreach_lerp_(exp_avgs,
+         * grads) (m: read, write; g read); _foreach_mul_(exp_avg_sqs) (v: 2); _foreach_addcmul_(exp_avg_sqs, grads,
+         * grads) (v: 2; g read, both operands the same tensor: once from memory); exp_avg_sq_sqrt =
+         * _foreach_sqrt(exp_avg_sqs) (read v, write a temporary); _foreach_div_ and _foreach_add_ (eps) on it (2
+         * each); _foreach_addcdiv_(params, exp_avgs, exp_avg_sq_sqrt) (read w, m, temporary; write w): 18 fp32
+         * accesses and the gradient twice */
+        return foreach ? 4.0 * 18 + 2.0 * grad_bytes : 4.0 * 6 + grad_bytes;
+    }
+    /* SGD with momentum, one fused pass: read w, m (fp32), g; write w, m. As foreach passes (torch/optim/sgd.py
+     * _multi_tensor_sgd): m *= mu (read, write m), m += g (read m, g; write m), w += -lr m (read w, m; write w) */
+    return foreach ? 4.0 * 7 + grad_bytes : 4.0 * 4 + grad_bytes;
+}
+
+nvs_adamw_hyper nvs_adamw_defaults(void)
+{
+    /* torch.optim.AdamW: betas (0.9, 0.999), eps 1e-8, weight_decay 1e-2; lr 1e-4 as the SGD step uses */
+    nvs_adamw_hyper h = {1e-4f, 0.9f, 0.999f, 1e-8f, 1e-2f};
+    return h;
+}
+
+void nvs_adamw_elem(float *w, float *m, float *v, float g, long long t, const nvs_adamw_hyper *h)
+{
+    float bc1 = 1.0f - powf(h->beta1, (float)t), bc2 = 1.0f - powf(h->beta2, (float)t);
+    *w *= 1.0f - h->lr * h->weight_decay;
+    *m = h->beta1 * *m + (1.0f - h->beta1) * g;
+    *v = h->beta2 * *v + (1.0f - h->beta2) * g * g;
+    *w -= h->lr / bc1 * *m / (sqrtf(*v / bc2) + h->eps);
+}
