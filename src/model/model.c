@@ -648,12 +648,11 @@ double nvs_mem_pass_us(double bytes, const nvs_gpu_spec *g, const nvs_compute_te
     return bw > 0 ? bytes / bw * t->compute_scale : 0;
 }
 
-double nvs_optimizer_us(double params, double grad_bytes, int foreach, const nvs_gpu_spec *g,
+double nvs_optimizer_us(double params, double grad_bytes, int foreach, nvs_optimizer opt, const nvs_gpu_spec *g,
                         const nvs_compute_terms *t)
 {
-    /* SGD with momentum, one fused pass: read w, m (fp32), g; write w, m. As foreach passes (framework.h
-     * optimizer_foreach): m *= mu (read, write m), m += g (read m, g; write m), w += -lr m (read w, m; write w) */
-    double bytes = params * (foreach ? 4.0 * 7 + grad_bytes : 4.0 + 4.0 + 4.0 + 4.0 + grad_bytes);
+    /* the passes and what each reads and writes: workload/optimizer.c */
+    double bytes = params * nvs_optimizer_pass_bytes(opt, foreach, grad_bytes);
     double bw = g->mem_gbps * GBPS_TO_BPUS * t->mem_eff;
     return bw > 0 ? bytes / bw * t->compute_scale : 0;
 }

@@ -269,9 +269,10 @@ void nvs_layer_us(const nvs_layer *l, int first, int batch, const nvs_gpu_spec *
 /* A memory-bound pass moving `bytes` (read + write counted) at sustained memory bandwidth (us), scaled as
  * compute is. */
 double nvs_mem_pass_us(double bytes, const nvs_gpu_spec *g, const nvs_compute_terms *t);
-/* Optimizer (SGD with momentum) at sustained memory bandwidth (us): one fused pass, params x (4+4 w, 4+4 m,
- * grad_bytes g) bytes; as three foreach passes (foreach = 1, workload/framework.h), params x (28 + grad_bytes). */
-double nvs_optimizer_us(double params, double grad_bytes, int foreach, const nvs_gpu_spec *g,
+/* The optimizer's update at sustained memory bandwidth (us): params x nvs_optimizer_pass_bytes (workload/optimizer.h).
+ * SGD with momentum: one fused pass, params x (4+4 w, 4+4 m, grad_bytes g) bytes; as three foreach passes (foreach =
+ * 1, workload/framework.h), params x (28 + grad_bytes). AdamW: fused 24 + grad_bytes, foreach 72 + 2 grad_bytes. */
+double nvs_optimizer_us(double params, double grad_bytes, int foreach, nvs_optimizer opt, const nvs_gpu_spec *g,
                         const nvs_compute_terms *t);
 
 /* --- buckets and the overlap schedule -------------------------------------------------------------------------- */

@@ -310,11 +310,28 @@ static void t_layer_times(void)
     REL(f, 2 * (2400 + 1600), 1e-12);
     /* optimizer: 1000 params x (16 + 4) bytes at 1 B/us */
     t = (nvs_compute_terms){1, 1, 1};
-    REL(nvs_optimizer_us(1000, 4, 0, &g, &t), 20000, 1e-12);
-    REL(nvs_optimizer_us(1000, 2, 0, &g, &t), 18000, 1e-12);
+    REL(nvs_optimizer_us(1000, 4, 0, NVS_OPT_SGD, &g, &t), 20000, 1e-12);
+    REL(nvs_optimizer_us(1000, 2, 0, NVS_OPT_SGD, &g, &t), 18000, 1e-12);
     /* foreach: m *= mu (8 bytes), m += g (8 + 4), w += -lr m (12): PyTorch's SGD on CUDA */
-    REL(nvs_optimizer_us(1000, 4, 1, &g, &t), 32000, 1e-12);
-    REL(nvs_optimizer_us(1000, 2, 1, &g, &t), 30000, 1e-12);
+    REL(nvs_optimizer_us(1000, 4, 1, NVS_OPT_SGD, &g, &t), 32000, 1e-12);
+    REL(nvs_optimizer_us(1000, 2, 1, NVS_OPT_SGD, &g, &t), 30000, 1e-12);
+    /* AdamW fused (torch._fused_adamw_): read w, g, m, v, write w, m, v: 24 + 4 bytes */
+    REL(nvs_optimizer_us(1000, 4, 0, NVS_OPT_ADAMW, &g, &t), 28000, 1e-12);
+    REL(nvs_optimizer_us(1000, 2, 0, NVS_OPT_ADAMW, &g, &t), 26000, 1e-12);
+    /* foreach (_multi_tensor_adam): w *= 1 - lr wd (8), lerp m, g (8 + g), v *= b2 (8), addcmul v, g, g (8 + g),
+     * sqrt v -> s (8), s /= bc2 (8), s += eps (8), addcdiv w, m, s (16): 72 + 2 g */
+    REL(nvs_optimizer_us(1000, 4, 1, NVS_OPT_ADAMW, &g, &t), 80000, 1e-12);
+    REL(nvs_optimizer_us(1000, 2, 1, NVS_OPT_ADAMW, &g, &t), 76000, 1e-12);
+    /* the parser: the two names, nothing else */
+    nvs_optimizer o = NVS_OPT_ADAMW;
+    T_EQ_I(nvs_optimizer_parse("sgd", &o), 0);
+    T_EQ_I(o, NVS_OPT_SGD);
+    T_EQ_I(nvs_optimizer_parse("adamw", &o), 0);
+    T_EQ_I(o, NVS_OPT_ADAMW);
+    T_EQ_I(nvs_optimizer_parse("adam", &o), -1);
+    T_EQ_I(nvs_optimizer_parse("", &o), -1);
+    T_EQ_I(nvs_optimizer_parse(NULL, &o), -1);
+    T_EQ_I(o, NVS_OPT_ADAMW);
 }
 
 /* The roofline of a GEMM, a convolution's rate, and a batch norm run as the framework runs it at each precision */
