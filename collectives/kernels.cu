@@ -151,6 +151,21 @@ __global__ void sgd_kernel(float *w, float *m, const void *g, int g_bf16, size_t
     }
 }
 
+__global__ void adamw_kernel(float *w, float *m, float *v, const void *g, int g_elem, size_t count, float gscale,
+                             float lr, float b1, float b2, float eps, float decay, float step_size, float bc2)
+{
+    for (size_t k = blockIdx.x * (size_t)blockDim.x + threadIdx.x; k < count; k += (size_t)gridDim.x * blockDim.x) {
+        float gv = g_elem == NVS_ELEM_BF16  ? __bfloat162float(((const __nv_bfloat16 *)g)[k])
+                   : g_elem == NVS_ELEM_F16 ? __half2float(((const __half *)g)[k])
+                                            : ((const float *)g)[k];
+        gv *= gscale;
+        float mv = b1 * m[k] + (1.0f - b1) * gv, vv = b2 * v[k] + (1.0f - b2) * gv * gv;
+        m[k] = mv;
+        v[k] = vv;
+        w[k] = w[k] * decay - step_size * mv / (sqrtf(vv / bc2) + eps);
+    }
+}
+
 __global__ void convert_kernel(const void *src, int src_elem, void *dst, int dst_elem, size_t count)
 {
     for (size_t k = blockIdx.x * (size_t)blockDim.x + threadIdx.x; k < count; k += (size_t)gridDim.x * blockDim.x) {
@@ -305,6 +320,19 @@ extern "C" int nvs_kern_sgd(float *w, float *m, const void *g, int g_bf16, size_
 {
     if (!count) return cudaSuccess;
     sgd_kernel<<<blocks_for(count), kThreads, 0, s>>>(w, m, g, g_bf16, count, gscale, lr, mu);
+    return cudaGetLastError();
+}
+
+extern "C" int nvs_kern_adamw(float *w, float *m, float *v, const void *g, int g_elem, size_t count, float gscale,
+                              float lr, float beta1, float beta2, float eps, float weight_decay, long long t,
+                              cudaStream_t s)
+{
+    if (!count) return cudaSuccess;
+    if (g_elem < NVS_ELEM_F32 || g_elem > NVS_ELEM_F16 || t < 1) return cudaErrorInvalidValue;
+    /* the bias corrections once, on the host, as PyTorch computes them per step */
+    float bc1 = 1.0f - powf(beta1, (float)t), bc2 = 1.0f - powf(beta2, (float)t);
+    adamw_kernel<<<blocks_for(count), kThreads, 0, s>>>(w, m, v, g, g_elem, count, gscale, lr, beta1, beta2, eps,
+                                                        1.0f - lr * weight_decay, lr / bc1, bc2);
     return cudaGetLastError();
 }
 

@@ -38,6 +38,12 @@ int nvs_kern_axpb(void *ptr, size_t count, int elem, float a, float b, cudaStrea
  * w and m are float; g is float or bfloat16. */
 int nvs_kern_sgd(float *w, float *m, const void *g, int g_bf16, size_t count, float gscale, float lr, float mu,
                  cudaStream_t s);
+/* AdamW's update, fused into one pass as torch._fused_adamw_ runs it (read w, g, m, v; write w, m, v): g's element
+ * type g_elem (NVS_ELEM_*), scaled by gscale (1/N: DDP's average); at step t (1, 2, ...): w *= 1 - lr wd;
+ * m = b1 m + (1 - b1) g; v = b2 v + (1 - b2) g^2; w -= lr / (1 - b1^t) * m / (sqrt(v / (1 - b2^t)) + eps).
+ * The formula of workload/optimizer.h nvs_adamw_elem (tests/unit/test_kernels_gpu.c checks the two agree). */
+int nvs_kern_adamw(float *w, float *m, float *v, const void *g, int g_elem, size_t count, float gscale, float lr,
+                   float beta1, float beta2, float eps, float weight_decay, long long t, cudaStream_t s);
 /* A plain device copy of `bytes` from src to dst (not overlapping) by the SMs, as a library's layout transform
  * (cuDNN's NCHW<->NHWC) does: accesses as wide as both pointers allow (16 bytes when dst - src is a multiple of
  * 16), whatever the offsets and size (collectives/copy_split.h), in one launch. */

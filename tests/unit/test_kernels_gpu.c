@@ -16,6 +16,7 @@
 #include "train/norm_kernels.h"
 #include "train/reduce_kernels.h"
 #include "train/view_kernels.h"
+#include "workload/optimizer.h"
 #include "t.h"
 
 #define N_BYTES (1u << 20)
@@ -384,6 +385,56 @@ static void t_view_copy(void)
     T_EQ_I(nvs_kern_view_copy(dev_src, dev_dst, NVS_ELEM_BF16, 1, 0, 2, 2, 0), cudaErrorInvalidValue);
 }
 
+/* AdamW's fused kernel against the host's formula (workload/optimizer.h nvs_adamw_elem), three steps running, from
+ * float and bf16 gradients (bf16: the host takes the gradient as the kernel reads it, exactly representable) */
+static void t_adamw(void)
+{
+    need_gpu();
+    enum { n = 1001 };
+    static float w[n], m[n], v[n], g[n], hw[n], hm[n], hv[n];
+    static unsigned short gb[n];
+    nvs_adamw_hyper h = nvs_adamw_defaults();
+    h.lr = 1e-2f;
+    for (int bf = 0; bf < 2; bf++) {
+        for (int i = 0; i < n; i++) {
+            hw[i] = w[i] = 0.5f - (float)i / n;
+            hm[i] = m[i] = hv[i] = v[i] = 0;
+            g[i] = ((float)(i % 17) - 8) / 8; /* multiples of 1/8: exact in bf16 */
+            union { float f; unsigned u; } c = {g[i]};
+            gb[i] = (unsigned short)(c.u >> 16);
+        }
+        float *dw, *dm, *dv;
+        void *dg;
+        T_EQ_I(cudaMalloc((void **)&dw, n * 4), cudaSuccess);
+        T_EQ_I(cudaMalloc((void **)&dm, n * 4), cudaSuccess);
+        T_EQ_I(cudaMalloc((void **)&dv, n * 4), cudaSuccess);
+        T_EQ_I(cudaMalloc(&dg, n * 4), cudaSuccess);
+        T_EQ_I(cudaMemcpy(dw, w, n * 4, cudaMemcpyHostToDevice), cudaSuccess);
+        T_EQ_I(cudaMemset(dm, 0, n * 4), cudaSuccess);
+        T_EQ_I(cudaMemset(dv, 0, n * 4), cudaSuccess);
+        T_EQ_I(cudaMemcpy(dg, bf ? (void *)gb : (void *)g, n * (bf ? 2 : 4), cudaMemcpyHostToDevice), cudaSuccess);
+        for (long long t = 1; t <= 3; t++) {
+            T_EQ_I(nvs_kern_adamw(dw, dm, dv, dg, bf ? NVS_ELEM_BF16 : NVS_ELEM_F32, n, 0.5f, h.lr, h.beta1, h.beta2,
+                                  h.eps, h.weight_decay, t, 0),
+                   cudaSuccess);
+            for (int i = 0; i < n; i++) nvs_adamw_elem(&hw[i], &hm[i], &hv[i], g[i] * 0.5f, t, &h);
+        }
+        T_EQ_I(cudaMemcpy(w, dw, n * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+        T_EQ_I(cudaMemcpy(m, dm, n * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+        T_EQ_I(cudaMemcpy(v, dv, n * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+        for (int i = 0; i < n; i++) {
+            T_NEAR(w[i], hw[i], 1e-6 + 1e-5 * fabs(hw[i]));
+            T_NEAR(m[i], hm[i], 1e-6 + 1e-5 * fabs(hm[i]));
+            T_NEAR(v[i], hv[i], 1e-9 + 1e-5 * fabs(hv[i]));
+        }
+        cudaFree(dw), cudaFree(dm), cudaFree(dv), cudaFree(dg);
+    }
+    /* step 0 and an unknown gradient type are refused */
+    T_EQ_I(nvs_kern_adamw(NULL, NULL, NULL, NULL, NVS_ELEM_F32, 1, 1, 1, 0.9f, 0.999f, 1e-8f, 0, 0, 0),
+           cudaErrorInvalidValue);
+    T_EQ_I(nvs_kern_adamw(NULL, NULL, NULL, NULL, 7, 1, 1, 1, 0.9f, 0.999f, 1e-8f, 0, 1, 0), cudaErrorInvalidValue);
+}
+
 T_LIST = {T_CASE(t_copy_aligned), T_CASE(t_copy_unaligned), T_CASE(t_axpb), T_CASE(t_axpy), T_CASE(t_convert),
-          T_CASE(t_batchnorm), T_CASE(t_outer_sum), T_CASE(t_view_copy)};
+          T_CASE(t_batchnorm), T_CASE(t_outer_sum), T_CASE(t_view_copy), T_CASE(t_adamw)};
 T_MAIN

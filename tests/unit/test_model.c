@@ -332,6 +332,27 @@ static void t_layer_times(void)
     T_EQ_I(nvs_optimizer_parse("", &o), -1);
     T_EQ_I(nvs_optimizer_parse(NULL, &o), -1);
     T_EQ_I(o, NVS_OPT_ADAMW);
+    /* AdamW's element update (the host executor's and the GPU kernel's reference) against the paper's formula in
+     * double (Loshchilov & Hutter, decoupled decay; torch.optim.AdamW's defaults), two steps from w 0.5, g 0.25, -0.1 */
+    nvs_adamw_hyper h = nvs_adamw_defaults();
+    h.lr = 1e-2f;
+    float w = 0.5f, m = 0, v = 0;
+    double rw = 0.5, rm = 0, rv = 0;
+    const double gs[2] = {0.25, -0.1};
+    for (int t = 1; t <= 2; t++) {
+        nvs_adamw_elem(&w, &m, &v, (float)gs[t - 1], t, &h);
+        rw *= 1 - 1e-2 * 1e-2;
+        rm = 0.9 * rm + 0.1 * gs[t - 1];
+        rv = 0.999 * rv + 0.001 * gs[t - 1] * gs[t - 1];
+        rw -= 1e-2 * (rm / (1 - pow(0.9, t))) / (sqrt(rv / (1 - pow(0.999, t))) + 1e-8);
+    }
+    REL(m, rm, 1e-5);
+    REL(v, rv, 1e-4);
+    REL(w, rw, 1e-6);
+    /* the first step moves w by lr (m-hat / sqrt(v-hat) = sign(g)) after the decay: 0.5 x (1 - 1e-4) - 1e-2 */
+    w = 0.5f, m = v = 0;
+    nvs_adamw_elem(&w, &m, &v, 0.25f, 1, &h);
+    REL(w, 0.5 * (1 - 1e-4) - 1e-2, 1e-6);
 }
 
 /* The roofline of a GEMM, a convolution's rate, and a batch norm run as the framework runs it at each precision */
