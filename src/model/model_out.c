@@ -325,8 +325,9 @@ static void print_one(FILE *f, const nvs_presets *ps, const nvs_model_series *s)
     int fell_back = 0;
     for (int i = 0; c->algo != NVS_ALGO_AUTO && i < s->npts; i++)
         fell_back |= s->pts[i].n > 1 && s->pts[i].algo_used != c->algo;
-    fprintf(f, "%s: %s, %s, %s all-reduce%s%s, batch %d per GPU", c->label, c->profile->name,
-            nvs_precision_name(c->prec), nvs_algo_name(c->algo),
+    /* the optimizer named where it is not the default SGD (the default's line unchanged) */
+    fprintf(f, "%s: %s, %s%s, %s all-reduce%s%s, batch %d per GPU", c->label, c->profile->name,
+            nvs_precision_name(c->prec), c->opt == NVS_OPT_ADAMW ? ", AdamW optimizer" : "", nvs_algo_name(c->algo),
             fell_back ? " asked (where the machine cannot run it, the ring: the algo column)" : "",
             c->p2p_disabled && c->shm_disabled ? " (P2P and SHM disabled: NET)"
             : c->p2p_disabled                   ? " (P2P disabled)"
@@ -501,6 +502,7 @@ static json_t *json_series_one(const nvs_presets *ps, const nvs_model_series *s)
     bad |= jset(o, "net", c->has_net ? json_string(c->net.id) : json_null());
     bad |= jset(o, "precision", json_string(nvs_precision_name(c->prec)));
     bad |= jset(o, "framework", json_string(c->fw ? c->fw->name : "ideal"));
+    bad |= jset(o, "optimizer", json_string(nvs_optimizer_name(c->opt)));
     /* element size and bucket sizes are whole bytes, integers as in run.json (were 4.0, 1048576.0) */
     bad |= jset(o, "grad_bytes", json_integer((json_int_t)llround(c->grad_bytes)));
     bad |= jset(o, "algo", json_string(nvs_algo_name(c->algo)));

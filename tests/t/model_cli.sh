@@ -71,6 +71,8 @@ adam_fit=$(jq '.configurations[0].memory.max_batch' "$OUT")
 adam_opt=$(jq '.configurations[0].memory.optimizer_bytes' "$OUT")
 [ "$adam_opt" -eq $((2 * sgd_opt)) ] || fail "AdamW's state $adam_opt is not twice SGD's $sgd_opt"
 [ "$adam_fit" -lt "$sgd_fit" ] || fail "AdamW fits batch $adam_fit, SGD $sgd_fit: no smaller"
+[ "$(jq -r '.configurations[0].optimizer' "$OUT")" = adamw ] || fail "the JSON does not name AdamW"
+expect 0 "fp32, AdamW optimizer, ring all-reduce" $M $OK --optimizer adamw
 # the framework's lane (docs/model.md): pytorch-ddp (the default) has host work and a reducer at every N, ideal none
 $M $OK --gpus 1,2 >"$OUT" 2>&1 || fail "the default projection failed"
 grep -q "as pytorch-ddp: host_ms" "$OUT" || fail "pytorch-ddp: no line on the framework"
