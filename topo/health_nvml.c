@@ -41,6 +41,7 @@ typedef struct {
     ret_t (*width)(dev_t_, unsigned *);
     ret_t (*max_gen)(dev_t_, unsigned *);
     ret_t (*max_width)(dev_t_, unsigned *);
+    ret_t (*gpu_max_gen)(dev_t_, unsigned *);
     ret_t (*replay)(dev_t_, unsigned *);
     ret_t (*link_state)(dev_t_, unsigned, int *);
     ret_t (*link_error)(dev_t_, unsigned, int, unsigned long long *);
@@ -113,6 +114,10 @@ static void load_fns(nvs_nvml *n, fns *f)
     sym(n, "nvmlDeviceGetCurrPcieLinkWidth", &f->width);
     sym(n, "nvmlDeviceGetMaxPcieLinkGeneration", &f->max_gen);
     sym(n, "nvmlDeviceGetMaxPcieLinkWidth", &f->max_width);
+    /* the GPU's own top generation, not lowered by the slot as the call above is (NVML API reference, Device
+     * Queries: "the maximum PCIe link generation supported by this device"); older drivers' libraries lack it:
+     * then the generation the GPU itself could run stays unknown and only the link's maximum is judged */
+    sym(n, "nvmlDeviceGetGpuMaxPcieLinkGeneration", &f->gpu_max_gen);
     sym(n, "nvmlDeviceGetPcieReplayCounter", &f->replay);
     sym(n, "nvmlDeviceGetNvLinkState", &f->link_state);
     sym(n, "nvmlDeviceGetNvLinkErrorCounter", &f->link_error);
@@ -245,6 +250,7 @@ static void read_snap(const reader *c, const fns *f, dev_t_ d, nvs_health_snap *
     s->pcie_width = (int)u1(c, "nvmlDeviceGetCurrPcieLinkWidth", f->width, d);
     s->pcie_max_gen = (int)u1(c, "nvmlDeviceGetMaxPcieLinkGeneration", f->max_gen, d);
     s->pcie_max_width = (int)u1(c, "nvmlDeviceGetMaxPcieLinkWidth", f->max_width, d);
+    s->pcie_gpu_max_gen = (int)u1(c, "nvmlDeviceGetGpuMaxPcieLinkGeneration", f->gpu_max_gen, d);
     s->pcie_replay = u1(c, "nvmlDeviceGetPcieReplayCounter", f->replay, d);
     if (f->link_state) {
         s->nlinks = 0;

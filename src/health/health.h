@@ -53,6 +53,9 @@ typedef struct {
     int temp_c, temp_slowdown_c, temp_shutdown_c;    /* -1 unsupported */
     double power_w, power_limit_w, power_default_limit_w; /* NAN unsupported */
     int pcie_gen, pcie_width, pcie_max_gen, pcie_max_width; /* -1 unsupported */
+    /* the GPU's own top generation, whatever the slot (nvmlDeviceGetGpuMaxPcieLinkGeneration; pcie_max_gen is
+     * GPU and slot together); -1 unknown: a driver without the call, or a run.json written before it was read */
+    int pcie_gpu_max_gen;
     long long pcie_replay;                           /* PCIe replay counter; -1 unsupported */
     int nlinks;                                      /* NVLink links probed; -1 NVLink state unsupported */
     nvs_health_link links[NVS_HEALTH_MAX_LINKS];

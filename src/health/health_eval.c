@@ -514,16 +514,32 @@ static void eval_pcie(nvs_health_finding *x, const nvs_health_gpu *g)
      * below x16 (the widest connector of the PCIe CEM slot specification) that is said, not guessed. */
     const char *src = NULL;
     int specw = nvs_health_pcie_spec_width(g->name, &src);
-    if (specw > 0 && maxw < specw) {
+    /* The same holds for the generation: NVML's maximum generation is the GPU's and the slot's together, so a gen5
+     * GPU in a gen4 slot read "gen4 of gen4". nvmlDeviceGetGpuMaxPcieLinkGeneration gives the GPU's own; a driver
+     * without it (or a run.json from before it was read) leaves it unknown and the generation unjudged here. */
+    int gpug = maxi(a->pcie_gpu_max_gen, b->pcie_gpu_max_gen);
+    int slotw = specw > 0 && maxw < specw, slotg = gpug > 0 && maxg < gpug;
+    if (slotw || slotg) {
         worsen(x, NVS_SEV_WARN);
-        put(x->expected, sizeof x->expected, "gen%d x%d (slot x%d)", maxg, specw, maxw);
+        char lim[32];
+        if (slotw && slotg) put(lim, sizeof lim, "gen%d x%d", maxg, maxw);
+        else if (slotw) put(lim, sizeof lim, "x%d", maxw);
+        else put(lim, sizeof lim, "gen%d", maxg);
+        put(x->expected, sizeof x->expected, "gen%d x%d (slot %s)", slotg ? gpug : maxg, slotw ? specw : maxw, lim);
+    }
+    if (slotw)
         note_add(x, "slot-limited: the link's maximum (GPU and slot together) is x%d, the GPU is x%d (%s): host "
                     "transfers capped at x%d; move it to a x%d slot",
                  maxw, specw, src, maxw, specw);
-    } else if (specw <= 0 && maxw < 16)
+    else if (specw <= 0 && maxw < 16)
         note_add(x, "the link's maximum is x%d; this GPU's own width is not known to nvscale, so whether the slot "
                     "limits it cannot be told",
                  maxw);
+    if (slotg)
+        note_add(x, "slot-limited: the link's maximum generation (GPU and slot together) is gen%d, the GPU is gen%d "
+                    "(nvmlDeviceGetGpuMaxPcieLinkGeneration): host transfers capped at gen%d speed; move it to a "
+                    "gen%d slot",
+                 maxg, gpug, maxg, gpug);
     if (gen < maxg) {
         if (gl > 0) {
             worsen(x, NVS_SEV_FAIL);

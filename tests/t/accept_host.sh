@@ -126,6 +126,11 @@ FAKE_NVML_FAULT=replay:1,powercap:0,remap:1 acc warn "$dir/lib" 0 --level 1 &&
 # a x16 GPU (the stand-in is an H200) in a x8 slot: NVML's maximum width is the slot's, x8 of x8 passed; a WARN
 FAKE_NVML_FAULT=slot8:1 acc slot8 "$dir/lib" 0 --level 1 &&
     verdict slot8 "pcie 0000:00:07.0" WARN "slot-limited" && verdict slot8 "pcie 0000:00:06.0" PASS
+# a gen5 GPU in a gen4 slot: NVML's maximum generation is the slot's, gen4 of gen4 passed; the GPU's own
+# (nvmlDeviceGetGpuMaxPcieLinkGeneration) says gen5: a WARN naming both
+FAKE_NVML_FAULT=slotgen4:0 acc slotgen4 "$dir/lib" 0 --level 1 &&
+    verdict slotgen4 "pcie 0000:00:06.0" WARN "generation (GPU and slot together) is gen4, the GPU is gen5" &&
+    verdict slotgen4 "pcie 0000:00:07.0" PASS
 FAKE_NVML_FAULT=remap:0,ecc:0 acc remap_unc "$dir/lib" 3 --level 1 &&
     verdict remap_unc "memory 0000:00:06.0" FAIL "drain the GPU and reset it" && verdict remap_unc "memory 0000:00:07.0" PASS
 # the XID watch failing mid-run: a GPU with no XID yet is "not watched" with NVML's reason (not a clean PASS), one

@@ -21,7 +21,7 @@ static void healthy(nvs_health_gpu *g, int index)
     s->sm_mhz = 345, s->sm_max_mhz = 1980, s->mem_mhz = 3201, s->mem_max_mhz = 3201;
     s->temp_c = 30, s->temp_slowdown_c = 87, s->temp_shutdown_c = 92;
     s->power_w = 80, s->power_limit_w = 700, s->power_default_limit_w = 700;
-    s->pcie_gen = 5, s->pcie_width = 16, s->pcie_max_gen = 5, s->pcie_max_width = 16;
+    s->pcie_gen = 5, s->pcie_width = 16, s->pcie_max_gen = 5, s->pcie_max_width = 16, s->pcie_gpu_max_gen = 5;
     s->pcie_replay = 3;
     s->nlinks = 18;
     for (int l = 0; l < 18; l++) {
@@ -171,6 +171,20 @@ static void slot_x8_unknown_model(nvs_health_gpu *g)
 {
     slot_x8(g);
     snprintf(g->name, sizeof g->name, "NVIDIA Future GPU");
+}
+/* a gen5 GPU in a gen4 slot: NVML's maximum generation includes the slot, so gen4 of gen4 (was a PASS);
+ * nvmlDeviceGetGpuMaxPcieLinkGeneration says the GPU itself runs gen5 */
+static void slot_gen4(nvs_health_gpu *g)
+{
+    g->before.pcie_gen = g->after.pcie_gen = g->load.pcie_gen_max = 4;
+    g->before.pcie_max_gen = g->after.pcie_max_gen = 4;
+    g->before.pcie_gpu_max_gen = g->after.pcie_gpu_max_gen = 5;
+}
+/* the same with a driver that lacks the call (or an older run.json): the GPU's generation is not known */
+static void slot_gen4_unknown(nvs_health_gpu *g)
+{
+    slot_gen4(g);
+    g->before.pcie_gpu_max_gen = g->after.pcie_gpu_max_gen = -1;
 }
 /* x8 once outside load (an idle sample), x16 in every busy sample: the link changed width, data moved at x16 */
 static void x8_idle_only(nvs_health_gpu *g) { g->load.pcie_width_min = 8; }
@@ -322,6 +336,9 @@ static void t_failure_paths(void)
     T_CONTAINS(n, "slot-limited: the link's maximum (GPU and slot together) is x8, the GPU is x16 (H200 SXM datasheet");
     T_EQ_I(sev_after(slot_x8_unknown_model, NVS_HC_PCIE, n, sizeof n), NVS_SEV_PASS);
     T_CONTAINS(n, "own width is not known to nvscale");
+    T_EQ_I(sev_after(slot_gen4, NVS_HC_PCIE, n, sizeof n), NVS_SEV_WARN);
+    T_CONTAINS(n, "slot-limited: the link's maximum generation (GPU and slot together) is gen4, the GPU is gen5");
+    T_EQ_I(sev_after(slot_gen4_unknown, NVS_HC_PCIE, n, sizeof n), NVS_SEV_PASS);
     T_EQ_I(sev_after(x8_idle_only, NVS_HC_PCIE, n, sizeof n), NVS_SEV_WARN);
     T_CONTAINS(n, "x16 in every busy sample");
     T_EQ_I(sev_after(x8_after_unloaded, NVS_HC_PCIE, n, sizeof n), NVS_SEV_FAIL);
@@ -594,6 +611,7 @@ static void t_json_round_trip(void)
     T_EQ_U(back.gpus[1].xids[0].xid, 79);
     T_EQ_I(back.gpus[1].after.links[2].recovery, 7);
     T_EQ_I(back.gpus[0].after.pcie_replay, -1);
+    T_EQ_I(back.gpus[0].after.pcie_gpu_max_gen, 5);
     T_EQ_I(back.gpus[1].load.pcie_width_min, 8);
     T_EQ_I(back.gpus[1].load.pcie_width_min_busy, 8);
     T_EQ_I(back.gpus[0].load.pcie_width_min_busy, 16);
@@ -616,6 +634,13 @@ static void t_json_round_trip(void)
     }
     nvs_health_findings_free(&a);
     nvs_health_findings_free(&b);
+    nvs_health_report_free(&back);
+    /* a run.json from before the GPU's own generation was read (no "gpu_max_gen") still reads: unknown */
+    json_t *pc = json_object_get(json_object_get(json_array_get(json_object_get(j, "gpus"), 0), "after"), "pcie");
+    T_ASSERT(pc && json_object_get(pc, "gpu_max_gen"));
+    json_object_del(pc, "gpu_max_gen");
+    T_EQ_I(nvs_health_from_json(j, &back, err, sizeof err), NVS_OK);
+    T_EQ_I(back.gpus[0].after.pcie_gpu_max_gen, -1);
     nvs_health_report_free(&back);
     free(text);
     json_decref(j);
