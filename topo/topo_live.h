@@ -18,6 +18,11 @@ nvs_result_t nvs_topo_hwloc_load_buffer(const char *name, const char *buf, size_
  * (topo_nic_sysfs.c). rdma: nic->name is an RDMA device (/sys/class/infiniband/<name>). Leaves what it cannot
  * read as it was. */
 void nvs_topo_nic_sysfs(const char *root, nvs_topo_nic *nic, int rdma);
+/* The PCIe width the device `busid` ("0000:00:06.0") is built for, whatever its slot: root/bus/pci/devices/<busid>/
+ * max_link_width (the device's Link Capabilities), -1 when sysfs does not have it (topo_pci_sysfs.c). root is "/sys"
+ * live, NVS_TEST_SYSFS_ROOT's tree in tests. */
+int nvs_topo_pci_max_link_width(const char *root, const char *busid);
+int nvs_topo_pci_width_parse(const char *s); /* "16\n" -> 16, -1 when not a PCIe link width */
 
 /* NVML (topo_nvml.c), loaded with dlopen: a missing library or symbol is "unsupported", never a crash. */
 typedef struct nvs_nvml nvs_nvml;

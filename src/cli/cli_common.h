@@ -29,6 +29,9 @@ nvs_result_t nvs_cli_save_run(const nvs_config *cfg, nvs_cli_out *o, const json_
 void nvs_cli_out_abandon(nvs_cli_out *o);
 /* A usage error of subcommand SUB: "nvscale SUB: <message>" and the help hint, once under mpirun. Returns 2,
  * the exit status of a usage error. */
+/* NVS_TEST_SYSFS_ROOT (tests: the tree topo/health_nvml.c reads instead of /sys), when set, is a directory: 0; else
+ * the message said, -1 (options.c) */
+int nvs_cli_sysfs_root_env_ok(void);
 int nvs_cli_usage(const char *sub, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* An output file asked for by FLAG (--junit, --prometheus): checked before anything is measured or judged, so that
  * a typo does not cost the run. PATH must be non-empty, not an existing directory nor a link to nothing, and its

@@ -241,6 +241,7 @@ static int parse(int argc, char **argv, nvs_config *cfg, accept_opts *o)
     }
     int rc = parse_flags(argc, argv, cfg, o, files, &nfiles);
     free(files);
+    if (!rc && nvs_cli_sysfs_root_env_ok()) return 2;
     return rc;
 }
 

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "cli/cli_common.h"
 #include "cli/nccl_tests_flags.h"
@@ -321,6 +322,16 @@ static nvs_result_t bad_size(const char *sub, const char *flag, const char *valu
     return bad(sub, flag, value, why);
 }
 
+int nvs_cli_sysfs_root_env_ok(void)
+{
+    const char *sys = getenv("NVS_TEST_SYSFS_ROOT"); /* read by topo/health_nvml.c: where /sys is, for tests */
+    struct stat st;
+    if (!sys || !*sys || (!stat(sys, &st) && S_ISDIR(st.st_mode))) return 0;
+    fprintf(nvs_stderr_once(), "nvscale: invalid value '%s' for environment variable NVS_TEST_SYSFS_ROOT: expected a "
+                               "directory (a stand-in for /sys)\n", sys);
+    return -1;
+}
+
 static nvs_result_t parse_stall_env(nvs_config *c)
 {
     const char *k = getenv("NVS_TEST_CORRUPT");
@@ -357,6 +368,7 @@ static nvs_result_t parse_stall_env(nvs_config *c)
             return NVS_ERR_USAGE;
         }
     }
+    if (nvs_cli_sysfs_root_env_ok()) return NVS_ERR_USAGE;
     const char *s = getenv("NVS_TEST_STALL");
     if (!s || !*s) return NVS_OK;
     char buf[64];

@@ -56,6 +56,9 @@ typedef struct {
     /* the GPU's own top generation, whatever the slot (nvmlDeviceGetGpuMaxPcieLinkGeneration; pcie_max_gen is
      * GPU and slot together); -1 unknown: a driver without the call, or a run.json written before it was read */
     int pcie_gpu_max_gen;
+    /* the GPU's own width, whatever the slot: Linux sysfs max_link_width (its Link Capabilities; topo_pci_sysfs.c);
+     * -1 unknown (no sysfs entry, a run.json from before it was read): then the datasheet table (pcie_spec.c) */
+    int pcie_gpu_max_width;
     long long pcie_replay;                           /* PCIe replay counter; -1 unsupported */
     int nlinks;                                      /* NVLink links probed; -1 NVLink state unsupported */
     nvs_health_link links[NVS_HEALTH_MAX_LINKS];

@@ -510,10 +510,13 @@ static void eval_pcie(nvs_health_finding *x, const nvs_health_gpu *g)
     }
     /* A link at its maximum is not healthy when the maximum is the slot's: NVML's maximum width already includes
      * the slot (pcie_spec.c), so a x16 GPU in a x8 slot read "gen5 x8 of gen5 x8", a PASS, with half the host
-     * bandwidth. The GPU's own width is its datasheet's; a model nvscale has no entry for is "not known", and
-     * below x16 (the widest connector of the PCIe CEM slot specification) that is said, not guessed. */
+     * bandwidth. The GPU's own width is sysfs's max_link_width (its Link Capabilities, any model: topo_pci_sysfs.c),
+     * else its datasheet's; a model with neither is "not known", and below x16 (the widest connector of the PCIe CEM
+     * slot specification) that is said, not guessed. */
     const char *src = NULL;
-    int specw = nvs_health_pcie_spec_width(g->name, &src);
+    int specw = maxi(a->pcie_gpu_max_width, b->pcie_gpu_max_width);
+    if (specw > 0) src = "its Link Capabilities: sysfs max_link_width";
+    else specw = nvs_health_pcie_spec_width(g->name, &src);
     /* The same holds for the generation: NVML's maximum generation is the GPU's and the slot's together, so a gen5
      * GPU in a gen4 slot read "gen4 of gen4". nvmlDeviceGetGpuMaxPcieLinkGeneration gives the GPU's own; a driver
      * without it (or a run.json from before it was read) leaves it unknown and the generation unjudged here. */
@@ -532,8 +535,8 @@ static void eval_pcie(nvs_health_finding *x, const nvs_health_gpu *g)
                     "transfers capped at x%d; move it to a x%d slot",
                  maxw, specw, src, maxw, specw);
     else if (specw <= 0 && maxw < 16)
-        note_add(x, "the link's maximum is x%d; this GPU's own width is not known to nvscale, so whether the slot "
-                    "limits it cannot be told",
+        note_add(x, "the link's maximum is x%d; this GPU's own width is not known to nvscale (no sysfs max_link_width, "
+                    "no datasheet entry), so whether the slot limits it cannot be told",
                  maxw);
     if (slotg)
         note_add(x, "slot-limited: the link's maximum generation (GPU and slot together) is gen%d, the GPU is gen%d "

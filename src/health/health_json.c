@@ -20,7 +20,7 @@ void nvs_health_snap_unknown(nvs_health_snap *s)
     s->sm_mhz = s->sm_max_mhz = s->mem_mhz = s->mem_max_mhz = -1;
     s->temp_c = s->temp_slowdown_c = s->temp_shutdown_c = -1;
     s->power_w = s->power_limit_w = s->power_default_limit_w = NAN;
-    s->pcie_gen = s->pcie_width = s->pcie_max_gen = s->pcie_max_width = s->pcie_gpu_max_gen = -1;
+    s->pcie_gen = s->pcie_width = s->pcie_max_gen = s->pcie_max_width = s->pcie_gpu_max_gen = s->pcie_gpu_max_width = -1;
     s->pcie_replay = -1;
     s->nlinks = -1;
 }
@@ -143,9 +143,10 @@ static json_t *snap_json(const nvs_health_snap *s)
                         json_pack("{s:o, s:o, s:o}", "draw_w", jnum(s->power_w), "limit_w", jnum(s->power_limit_w),
                                   "default_limit_w", jnum(s->power_default_limit_w)));
     json_object_set_new(o, "pcie",
-                        json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}", "gen", jint(s->pcie_gen), "width", jint(s->pcie_width),
-                                  "max_gen", jint(s->pcie_max_gen), "max_width", jint(s->pcie_max_width),
-                                  "gpu_max_gen", jint(s->pcie_gpu_max_gen), "replay_counter", jint(s->pcie_replay)));
+                        json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "gen", jint(s->pcie_gen), "width",
+                                  jint(s->pcie_width), "max_gen", jint(s->pcie_max_gen), "max_width",
+                                  jint(s->pcie_max_width), "gpu_max_gen", jint(s->pcie_gpu_max_gen), "gpu_max_width",
+                                  jint(s->pcie_gpu_max_width), "replay_counter", jint(s->pcie_replay)));
     if (s->nlinks < 0) json_object_set_new(o, "nvlink", json_null());
     else {
         json_t *a = json_array();
@@ -392,6 +393,7 @@ static void read_snap(rd *c, const json_t *o, nvs_health_snap *s)
         s->pcie_max_gen = get_small(c, x, "max_gen");
         s->pcie_max_width = get_small(c, x, "max_width");
         s->pcie_gpu_max_gen = get_small(c, x, "gpu_max_gen"); /* absent before 6 December 2026: unknown */
+        s->pcie_gpu_max_width = get_small(c, x, "gpu_max_width"); /* the same */
         s->pcie_replay = get_int(c, x, "replay_counter");
     }
     snprintf(c->path, sizeof c->path, "%s", base);

@@ -27,6 +27,10 @@ mkdir -p "$dir/lib" "$dir/lib_nohealth" "$dir/empty"
 "$CC" -shared -fPIC -o "$dir/lib/libnvidia-ml.so.1" tests/fixtures/topo/fake_nvml.c || exit 1
 "$CC" -shared -fPIC -DFAKE_NO_HEALTH -o "$dir/lib_nohealth/libnvidia-ml.so.1" tests/fixtures/topo/fake_nvml.c || exit 1
 export HWLOC_XMLFILE=tests/fixtures/topo/h200x2.xml
+# health reads the GPU's own PCIe width from sysfs (bus/pci/devices/<bus id>/max_link_width): the stand-in's bus
+# ids may be real devices of this machine, so every run reads an empty tree unless a case gives its own
+mkdir -p "$dir/sys_none"
+export NVS_TEST_SYSFS_ROOT="$dir/sys_none"
 
 # acc NAME LIBDIR WANT_EXIT [accept args...]: runs accept with the stand-in, JSON verdicts in $dir/NAME.json; on the
 # host backend asked for (--backend mpi), as a CPU-only machine is accepted (without it, no GPU is a FAIL: below)
@@ -131,6 +135,11 @@ FAKE_NVML_FAULT=slot8:1 acc slot8 "$dir/lib" 0 --level 1 &&
 FAKE_NVML_FAULT=slotgen4:0 acc slotgen4 "$dir/lib" 0 --level 1 &&
     verdict slotgen4 "pcie 0000:00:06.0" WARN "generation (GPU and slot together) is gen4, the GPU is gen5" &&
     verdict slotgen4 "pcie 0000:00:07.0" PASS
+# the GPU's own width from sysfs (max_link_width, its Link Capabilities) is preferred over the datasheet table
+mkdir -p "$dir/sys/bus/pci/devices/0000:00:07.0"
+echo 16 >"$dir/sys/bus/pci/devices/0000:00:07.0/max_link_width"
+NVS_TEST_SYSFS_ROOT="$dir/sys" FAKE_NVML_FAULT=slot8:1 acc slot8sys "$dir/lib" 0 --level 1 &&
+    verdict slot8sys "pcie 0000:00:07.0" WARN "the GPU is x16 (its Link Capabilities: sysfs max_link_width)"
 FAKE_NVML_FAULT=remap:0,ecc:0 acc remap_unc "$dir/lib" 3 --level 1 &&
     verdict remap_unc "memory 0000:00:06.0" FAIL "drain the GPU and reset it" && verdict remap_unc "memory 0000:00:07.0" PASS
 # the XID watch failing mid-run: a GPU with no XID yet is "not watched" with NVML's reason (not a clean PASS), one
@@ -293,6 +302,8 @@ expect 2 "invalid value '0' for --expect-gpus" "$NVS" accept --expect-gpus 0
 expect 2 "invalid value '2x' for --expect-gpus" "$NVS" accept --expect-gpus 2x
 
 # bad input: exit 2, nothing measured
+expect 2 "invalid value '$dir/nosys' for environment variable NVS_TEST_SYSFS_ROOT: expected a directory" \
+    env NVS_TEST_SYSFS_ROOT="$dir/nosys" "$NVS" accept --level 1 --no-save
 expect 2 "invalid value '4' for --level" "$NVS" accept --level 4
 expect 2 "cannot write in directory '$dir/nowhere'" "$NVS" accept --junit "$dir/nowhere/x.xml"
 # found before measuring, not after (were exit 1 once the run was done): a directory, a parent that is a file,

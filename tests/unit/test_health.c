@@ -172,6 +172,18 @@ static void slot_x8_unknown_model(nvs_health_gpu *g)
     slot_x8(g);
     snprintf(g->name, sizeof g->name, "NVIDIA Future GPU");
 }
+/* an unknown model in a x8 slot whose own width sysfs gives (max_link_width 16): judged, not "not known" */
+static void slot_x8_sysfs(nvs_health_gpu *g)
+{
+    slot_x8_unknown_model(g);
+    g->before.pcie_gpu_max_width = g->after.pcie_gpu_max_width = 16;
+}
+/* a model the table says is x16 whose sysfs says x8 (a x8 board): sysfs wins, no slot limit */
+static void x8_board_sysfs(nvs_health_gpu *g)
+{
+    slot_x8(g);
+    g->before.pcie_gpu_max_width = g->after.pcie_gpu_max_width = 8;
+}
 /* a gen5 GPU in a gen4 slot: NVML's maximum generation includes the slot, so gen4 of gen4 (was a PASS);
  * nvmlDeviceGetGpuMaxPcieLinkGeneration says the GPU itself runs gen5 */
 static void slot_gen4(nvs_health_gpu *g)
@@ -336,6 +348,9 @@ static void t_failure_paths(void)
     T_CONTAINS(n, "slot-limited: the link's maximum (GPU and slot together) is x8, the GPU is x16 (H200 SXM datasheet");
     T_EQ_I(sev_after(slot_x8_unknown_model, NVS_HC_PCIE, n, sizeof n), NVS_SEV_PASS);
     T_CONTAINS(n, "own width is not known to nvscale");
+    T_EQ_I(sev_after(slot_x8_sysfs, NVS_HC_PCIE, n, sizeof n), NVS_SEV_WARN);
+    T_CONTAINS(n, "is x8, the GPU is x16 (its Link Capabilities: sysfs max_link_width)");
+    T_EQ_I(sev_after(x8_board_sysfs, NVS_HC_PCIE, n, sizeof n), NVS_SEV_PASS);
     T_EQ_I(sev_after(slot_gen4, NVS_HC_PCIE, n, sizeof n), NVS_SEV_WARN);
     T_CONTAINS(n, "slot-limited: the link's maximum generation (GPU and slot together) is gen4, the GPU is gen5");
     T_EQ_I(sev_after(slot_gen4_unknown, NVS_HC_PCIE, n, sizeof n), NVS_SEV_PASS);
@@ -592,6 +607,7 @@ static void t_json_round_trip(void)
     g[1].after.power_default_limit_w = NAN;
     g[0].after.pcie_replay = -1;
     x8_under_load(&g[1]);
+    g[0].after.pcie_gpu_max_width = 16;
     reset_after(&g[0]);
     snprintf(g[0].read_errors, sizeof g[0].read_errors, "nvmlDeviceGetPowerUsage: Unknown Error");
     json_t *j = nvs_health_to_json(&r);
@@ -612,6 +628,7 @@ static void t_json_round_trip(void)
     T_EQ_I(back.gpus[1].after.links[2].recovery, 7);
     T_EQ_I(back.gpus[0].after.pcie_replay, -1);
     T_EQ_I(back.gpus[0].after.pcie_gpu_max_gen, 5);
+    T_EQ_I(back.gpus[0].after.pcie_gpu_max_width, 16);
     T_EQ_I(back.gpus[1].load.pcie_width_min, 8);
     T_EQ_I(back.gpus[1].load.pcie_width_min_busy, 8);
     T_EQ_I(back.gpus[0].load.pcie_width_min_busy, 16);
@@ -637,10 +654,12 @@ static void t_json_round_trip(void)
     nvs_health_report_free(&back);
     /* a run.json from before the GPU's own generation was read (no "gpu_max_gen") still reads: unknown */
     json_t *pc = json_object_get(json_object_get(json_array_get(json_object_get(j, "gpus"), 0), "after"), "pcie");
-    T_ASSERT(pc && json_object_get(pc, "gpu_max_gen"));
+    T_ASSERT(pc && json_object_get(pc, "gpu_max_gen") && json_object_get(pc, "gpu_max_width"));
     json_object_del(pc, "gpu_max_gen");
+    json_object_del(pc, "gpu_max_width");
     T_EQ_I(nvs_health_from_json(j, &back, err, sizeof err), NVS_OK);
     T_EQ_I(back.gpus[0].after.pcie_gpu_max_gen, -1);
+    T_EQ_I(back.gpus[0].after.pcie_gpu_max_width, -1);
     nvs_health_report_free(&back);
     free(text);
     json_decref(j);

@@ -315,6 +315,31 @@ static void t_sysfs(void)
     T_ASSERT(system(cmd) == 0);
 }
 
+/* A GPU's own PCIe width from sysfs (topo_pci_sysfs.c): the device's max_link_width, whatever the slot */
+static void t_pci_max_link_width(void)
+{
+    char root[128];
+    snprintf(root, sizeof root, "tests/tmp/fake_pci_sysfs.%d", (int)getpid());
+    mkdir("tests/tmp", 0755);
+    mkdir(root, 0755);
+    put(root, "bus/pci/devices/0000:18:00.0/max_link_width", "16\n");
+    put(root, "bus/pci/devices/0000:19:00.0/max_link_width", "255\n"); /* not a PCIe width */
+    put(root, "bus/pci/devices/0000:1a:00.0/max_link_width", "x16\n");
+    T_EQ_I(nvs_topo_pci_max_link_width(root, "0000:18:00.0"), 16);
+    T_EQ_I(nvs_topo_pci_max_link_width(root, "0000:19:00.0"), -1);
+    T_EQ_I(nvs_topo_pci_max_link_width(root, "0000:1a:00.0"), -1);
+    T_EQ_I(nvs_topo_pci_max_link_width(root, "0000:1b:00.0"), -1); /* no such device: not known */
+    T_EQ_I(nvs_topo_pci_max_link_width(root, "index 0"), -1);      /* no bus id */
+    T_EQ_I(nvs_topo_pci_max_link_width(root, "../../etc"), -1);    /* a path is never read */
+    T_EQ_I(nvs_topo_pci_width_parse("8"), 8);
+    T_EQ_I(nvs_topo_pci_width_parse("0\n"), -1);
+    T_EQ_I(nvs_topo_pci_width_parse("16\n16\n"), -1);
+    T_EQ_I(nvs_topo_pci_width_parse(""), -1);
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+    T_ASSERT(system(cmd) == 0);
+}
+
 /* JSON both ways keeps NICs and classes; merged hosts see each other's NICs as NET; the NET bound of a pair on
  * two hosts is the slower side's; between virtual hosts of one machine it is unknown. */
 static void t_json_and_hosts(void)
@@ -545,7 +570,7 @@ static void t_json_errors(void)
     }
 }
 
-T_LIST = {T_CASE(t_hgx8nic), T_CASE(t_hgx8nic_oem), T_CASE(t_nic_bandwidth_first), T_CASE(t_pcie_nic), T_CASE(t_h200x2_eth), T_CASE(t_parse), T_CASE(t_sysfs),
+T_LIST = {T_CASE(t_hgx8nic), T_CASE(t_hgx8nic_oem), T_CASE(t_nic_bandwidth_first), T_CASE(t_pcie_nic), T_CASE(t_h200x2_eth), T_CASE(t_parse), T_CASE(t_sysfs), T_CASE(t_pci_max_link_width),
           T_CASE(t_json_and_hosts), T_CASE(t_subset_nvlink), T_CASE(t_json_errors),
           T_CASE(t_classes_per_host), T_CASE(t_json_nics_per_host)};
 T_MAIN
