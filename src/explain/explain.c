@@ -109,7 +109,7 @@ static void transport_words(sb *s, const nvs_explain_facts *f)
     const char *t = f->transport;
     int hop = f->has_hop && f->hop_class;
     int nvlink = hop && nvs_link_class_is_nvlink(f->hop_class);
-    int p2p = has_word(t, "P2P"), shm = has_word(t, "SHM"), net = has_word(t, "NET");
+    int p2p = has_word(t, "P2P"), shm = has_word(t, "SHM"), net = has_word(t, "NET"), collnet = has_word(t, "COLLNET");
     if (!hop)
         sbf(s, "NCCL used ");
     else if (nvlink && !p2p)
@@ -129,6 +129,11 @@ static void transport_words(sb *s, const nvs_explain_facts *f)
     }
     if (net) {
         sbf(s, "%sNET%s%s", first ? "" : " and ", f->net[0] ? "/" : "", f->net);
+        first = 0;
+    }
+    if (collnet) { /* NCCL_COLLNET_ENABLE=1 and a collnet plugin (SHARP): the switches reduce (src/transport/coll_net.cc) */
+        sbf(s, "%sCollNet%s%s (in-network reduction through the network plugin)", first ? "" : " and ",
+            f->collnet[0] ? "/" : "", f->collnet);
         first = 0;
     }
     if (first) sbf(s, "%s", t);
@@ -519,6 +524,7 @@ void nvs_explain_facts_from_run(const nvs_run *r, int n, nvs_explain_facts *f)
     if (t) {
         transport_of(t, f->transport, sizeof f->transport);
         nvs_nccl_net_name(t->net_detail, f->net, sizeof f->net);
+        nvs_nccl_net_name(t->collnet_detail, f->collnet, sizeof f->collnet);
     }
     const char *pd = nvs_run_env(r, "NCCL_P2P_DISABLE");
     if (pd && strcmp(pd, "0")) f->p2p_disabled_by = pd[0] == '1' && !pd[1] ? "NCCL_P2P_DISABLE=1" : "NCCL_P2P_DISABLE";

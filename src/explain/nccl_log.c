@@ -637,7 +637,9 @@ const char *nvs_nccl_net_name(const char *detail, char *buf, size_t len)
 {
     if (!len) return buf;
     buf[0] = '\0';
-    /* the name follows "NET/"; a bare "NET" names none (reading at detail + 4 there was past its NUL) */
+    /* the name follows "NET/" (or CollNet's "COLLNET/"); a bare "NET" names none (reading at detail + 4 there was
+     * past its NUL) */
+    if (detail && !strncmp(detail, "COLLNET/", 8)) detail += 4;
     if (!detail || strncmp(detail, "NET/", 4)) return buf;
     copy_str(buf, len, detail + 4, strcspn(detail + 4, "/"));
     return buf;

@@ -143,7 +143,8 @@ const char *nvs_nccl_summary_transport(const nvs_nccl_summary *s, char *buf, siz
 
 /* The NET plugin's name in a connection's detail, as NCCL prints it ("NET/%s/%d...", src/transport/net.cc): all
  * up to the '/' before the device number, spaces included ("NET/AWS Libfabric/0/GDRDMA": "AWS Libfabric",
- * aws-ofi-nccl's name); "" when the detail names none ("NET" alone, not NET). Returns buf. */
+ * aws-ofi-nccl's name); likewise the CollNet plugin's ("COLLNET/SHARP/0/GDRDMA": "SHARP"); "" when the detail
+ * names none ("NET" alone, not NET). Returns buf. */
 const char *nvs_nccl_net_name(const char *detail, char *buf, size_t len);
 
 /* What physical path a transport takes (a link kind's word, core/link_class.h), given the nvidia-smi class of the

@@ -112,6 +112,7 @@ typedef struct {
     size_t nsummary;
     size_t nchannel_entries;            /* size of the "channels" array */
     const char *net_detail;             /* "detail" of the first NET channel ("NET/Socket/0"), NULL if none */
+    const char *collnet_detail;         /* of the first COLLNET channel ("COLLNET/SHARP/0/GDRDMA"), NULL if none */
 } nvs_run_transport;
 
 typedef struct {

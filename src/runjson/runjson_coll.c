@@ -94,6 +94,7 @@ void rj_read_transports(vctx *v, nvs_run *r)
             const char *tr = rj_str(v, ce, "transport", q, 0);
             const char *de = rj_str(v, ce, "detail", q, 0);
             if (!t->net_detail && tr && de && !strcmp(tr, "NET")) t->net_detail = de;
+            if (!t->collnet_detail && tr && de && !strcmp(tr, "COLLNET")) t->collnet_detail = de;
         }
         json_t *s = rj_typed(v, e, "summary", p, JSON_OBJECT, 0);
         if (s) {

@@ -636,6 +636,41 @@ static void t_net_name_with_space(void)
     nvs_run_free(&r);
 }
 
+/* CollNet (NCCL_COLLNET_ENABLE=1, a collnet plugin such as SHARP) beside the NET rings: the Why said only
+ * "NET/IB", as if nothing reduced in the network */
+static void t_collnet_words(void)
+{
+    const char *doc =
+        "{\"schema\": \"nvscale.run/1\", \"world\": {\"size\": 2},"
+        " \"transports\": [{\"n\": 2, \"summary\": {\"NET\": 4, \"COLLNET\": 2}, \"channels\": ["
+        "   {\"comm\": \"0x1\", \"channel\": 0, \"from_rank\": 0, \"to_rank\": 1, \"transport\": \"NET\","
+        "    \"detail\": \"NET/IB/0/GDRDMA\"},"
+        "   {\"comm\": \"0x1\", \"channel\": 0, \"from_rank\": 0, \"to_rank\": 0, \"transport\": \"COLLNET\","
+        "    \"detail\": \"COLLNET/SHARP/0/GDRDMA\"}]}],"
+        " \"collectives\": [{\"collective\": \"all_reduce\", \"n\": 2, \"bytes\": 1048576, \"busbw_gbps\": 20.0}]}";
+    json_error_t je;
+    json_t *j = json_loads(doc, 0, &je);
+    if (!j) T_FAIL("fixture JSON: %s", je.text);
+    nvs_run r;
+    char err[256];
+    T_EQ_I(nvs_run_from_json(j, "mem", 0, &r, err, sizeof err), NVS_OK);
+    json_decref(j);
+    nvs_explain_facts f;
+    nvs_explain_facts_from_run(&r, 2, &f);
+    T_EQ_S(f.transport, "NET+COLLNET");
+    T_EQ_S(f.net, "IB");
+    char text[1024];
+    nvs_explain_text(&f, text, sizeof text);
+    T_CONTAINS(text, "NCCL used NET/IB and CollNet/SHARP (in-network reduction through the network plugin)");
+    /* CollNet alone (a communicator whose only connections were CollNet's), no plugin known */
+    nvs_explain_facts g;
+    nvs_explain_facts_init(&g, 2);
+    snprintf(g.transport, sizeof g.transport, "COLLNET");
+    nvs_explain_text(&g, text, sizeof text);
+    T_CONTAINS(text, "NCCL used CollNet (in-network reduction");
+    nvs_run_free(&r);
+}
+
 /* The rule of a hop NCCL went around, over (class, transport) as the screen table reads them from run.json: an
  * NVLink hop with SHM or NET and no P2P; a PCIe hop, a P2P transport, an unknown transport or no hop is used. */
 static void t_hop_unused_by(void)
@@ -653,5 +688,5 @@ static void t_hop_unused_by(void)
 T_LIST = {T_CASE(t_reference_above_one), T_CASE(t_worst_workload), T_CASE(t_facts_3090), T_CASE(t_facts_nvlink_and_shm), T_CASE(t_text_shapes), T_CASE(t_host_rate), T_CASE(t_classes_and_json),
           T_CASE(t_two_hosts), T_CASE(t_rows_by_size),
           T_CASE(t_not_measured), T_CASE(t_prev_same_row), T_CASE(t_failed_rows), T_CASE(t_best_ring),
-          T_CASE(t_net_name_with_space), T_CASE(t_hop_unused_by)};
+          T_CASE(t_net_name_with_space), T_CASE(t_collnet_words), T_CASE(t_hop_unused_by)};
 T_MAIN
