@@ -137,6 +137,8 @@ static void transport_words(sb *s, const nvs_explain_facts *f)
         first = 0;
     }
     if (first) sbf(s, "%s", t);
+    /* NVLS is no connection of a ring: the communicator's "NVLS comm" line (src/transport/nvls.cc), see nccl_log.h */
+    if (f->nvls) sbf(s, ", with NVLink SHARP (NVLS: the NVSwitch reduces)");
     /* across hosts the network is the only path: no P2P is no news there */
     int across = f->hop_class && nvs_link_class_parse(f->hop_class, NULL) == NVS_CLASS_NET;
     if (!p2p && f->p2p_disabled_by && !across)
@@ -525,6 +527,7 @@ void nvs_explain_facts_from_run(const nvs_run *r, int n, nvs_explain_facts *f)
         transport_of(t, f->transport, sizeof f->transport);
         nvs_nccl_net_name(t->net_detail, f->net, sizeof f->net);
         nvs_nccl_net_name(t->collnet_detail, f->collnet, sizeof f->collnet);
+        f->nvls = t->nvls;
     }
     const char *pd = nvs_run_env(r, "NCCL_P2P_DISABLE");
     if (pd && strcmp(pd, "0")) f->p2p_disabled_by = pd[0] == '1' && !pd[1] ? "NCCL_P2P_DISABLE=1" : "NCCL_P2P_DISABLE";

@@ -33,6 +33,7 @@ typedef struct {
     char transport[32];
     char net[16];                /* the NET plugin when NET is used: "Socket", "IB"; "" otherwise */
     char collnet[16];            /* the CollNet plugin when COLLNET is used: "SHARP"; "" otherwise */
+    int nvls;                    /* a communicator at this N used NVLS (NVLink SHARP: the NVSwitch reduces) */
     const char *p2p_disabled_by; /* the setting that kept NCCL off P2P, "NCCL_P2P_DISABLE=1"; NULL none known */
     /* measured busbw of `collective` at the largest size measured at this N, and at the previous N (>= 2) */
     double busbw_gbps, busbw_bytes; /* NAN unknown */

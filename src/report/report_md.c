@@ -804,6 +804,7 @@ static void transport_section(const nvs_run *r, FILE *f)
         char w[64], b[32];
         fprintf(f, "| %d | ", t->n);
         cell(f, nvs_report_transport(r, t->n, w, sizeof w));
+        if (t->nvls) fprintf(f, ", with NVLink SHARP (NVLS)"); /* no connection of its own: not in the counts */
         fprintf(f, " | ");
         if (!t->nsummary) fputs(DASH, f);
         for (size_t k = 0; k < t->nsummary; k++) {

@@ -113,6 +113,10 @@ static void transport_text(const json_t *t, char *buf, size_t len)
         size_t l = strlen(buf);
         snprintf(buf + l, len - l, " (%s)", net);
     }
+    if (json_is_true(json_object_get(t, "nvls"))) { /* NVLink SHARP: no connection of its own, so not counted */
+        size_t l = strlen(buf);
+        snprintf(buf + l, len - l, " + NVLS");
+    }
 }
 
 static void print_header(const nvs_ctx *run, FILE *to)

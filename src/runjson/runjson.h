@@ -113,6 +113,7 @@ typedef struct {
     size_t nchannel_entries;            /* size of the "channels" array */
     const char *net_detail;             /* "detail" of the first NET channel ("NET/Socket/0"), NULL if none */
     const char *collnet_detail;         /* of the first COLLNET channel ("COLLNET/SHARP/0/GDRDMA"), NULL if none */
+    int nvls;                           /* a communicator of these ranks used NVLS (NVLink SHARP); 0 absent */
 } nvs_run_transport;
 
 typedef struct {

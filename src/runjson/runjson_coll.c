@@ -85,6 +85,7 @@ void rj_read_transports(vctx *v, nvs_run *r)
         t->nccl_version = rj_str(v, e, "nccl_version", p, 0);
         t->link = rj_str(v, e, "link", p, 0);
         t->nchannels = (int)rj_int(v, e, "nchannels", p, 0, 1000000, -1, 0);
+        t->nvls = rj_bool(v, e, "nvls", p, 0); /* absent in runs before NVLS was read: not known used */
         json_t *ch = rj_typed(v, e, "channels", p, JSON_ARRAY, 0);
         t->nchannel_entries = ch ? json_array_size(ch) : 0;
         for (size_t k = 0; k < t->nchannel_entries && !v->failed; k++) {

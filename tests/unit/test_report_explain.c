@@ -671,6 +671,46 @@ static void t_collnet_words(void)
     nvs_run_free(&r);
 }
 
+/* NVLS (NVLink SHARP) recorded per N in run.json's transports ("nvls": true): the Why said nothing of it, at that
+ * N or any; an N whose communicators did not use it (or a run.json without the key) says nothing */
+static void t_nvls_words(void)
+{
+    const char *doc =
+        "{\"schema\": \"nvscale.run/1\", \"world\": {\"size\": 4},"
+        " \"transports\": [{\"n\": 2, \"summary\": {\"P2P\": 8}, \"nvls\": false},"
+        "                  {\"n\": 4, \"summary\": {\"P2P\": 16}, \"nvls\": true},"
+        "                  {\"n\": 3, \"summary\": {\"P2P\": 12}}],"
+        " \"collectives\": [{\"collective\": \"all_reduce\", \"n\": 2, \"bytes\": 1048576, \"busbw_gbps\": 20.0},"
+        "                   {\"collective\": \"all_reduce\", \"n\": 3, \"bytes\": 1048576, \"busbw_gbps\": 20.0},"
+        "                   {\"collective\": \"all_reduce\", \"n\": 4, \"bytes\": 1048576, \"busbw_gbps\": 20.0}]}";
+    json_error_t je;
+    json_t *j = json_loads(doc, 0, &je);
+    if (!j) T_FAIL("fixture JSON: %s", je.text);
+    nvs_run r;
+    char err[256];
+    T_EQ_I(nvs_run_from_json(j, "mem", 0, &r, err, sizeof err), NVS_OK);
+    json_decref(j);
+    char text[1024];
+    nvs_explain_facts f;
+    nvs_explain_facts_from_run(&r, 4, &f);
+    T_EQ_I(f.nvls, 1);
+    nvs_explain_text(&f, text, sizeof text);
+    T_CONTAINS(text, "At 4 GPUs NCCL used P2P, with NVLink SHARP (NVLS: the NVSwitch reduces) (");
+    for (int n = 2; n <= 3; n++) {
+        nvs_explain_facts_from_run(&r, n, &f);
+        T_EQ_I(f.nvls, 0);
+        nvs_explain_text(&f, text, sizeof text);
+        T_ASSERT(!strstr(text, "NVLS"));
+    }
+    nvs_run_free(&r);
+    /* "nvls" is a boolean: anything else is a bad run.json, named */
+    j = json_loads("{\"schema\": \"nvscale.run/1\", \"transports\": [{\"n\": 2, \"nvls\": 1}]}", 0, &je);
+    if (!j) T_FAIL("fixture JSON: %s", je.text);
+    T_ASSERT(nvs_run_from_json(j, "mem", 0, &r, err, sizeof err) != NVS_OK);
+    T_CONTAINS(err, "nvls");
+    json_decref(j);
+}
+
 /* The rule of a hop NCCL went around, over (class, transport) as the screen table reads them from run.json: an
  * NVLink hop with SHM or NET and no P2P; a PCIe hop, a P2P transport, an unknown transport or no hop is used. */
 static void t_hop_unused_by(void)
@@ -688,5 +728,5 @@ static void t_hop_unused_by(void)
 T_LIST = {T_CASE(t_reference_above_one), T_CASE(t_worst_workload), T_CASE(t_facts_3090), T_CASE(t_facts_nvlink_and_shm), T_CASE(t_text_shapes), T_CASE(t_host_rate), T_CASE(t_classes_and_json),
           T_CASE(t_two_hosts), T_CASE(t_rows_by_size),
           T_CASE(t_not_measured), T_CASE(t_prev_same_row), T_CASE(t_failed_rows), T_CASE(t_best_ring),
-          T_CASE(t_net_name_with_space), T_CASE(t_collnet_words), T_CASE(t_hop_unused_by)};
+          T_CASE(t_net_name_with_space), T_CASE(t_collnet_words), T_CASE(t_nvls_words), T_CASE(t_hop_unused_by)};
 T_MAIN
