@@ -235,10 +235,15 @@ static void verify_at(const nvs_tp_desc *d, const nvs_run_transport *t, nvs_tp_v
         int c = t->summary_counts ? t->summary_counts[i] : 0;
         if (c <= 0) continue;
         total += c;
-        if (!strcmp(t->summary[i].key, d->nccl)) expected = 1;
+        /* CollNet (NCCL_COLLNET_ENABLE=1 with a collnet plugin such as SHARP) reduces in the network beside NET's
+         * rings, over the same NICs: part of the network path asked for, not another transport; where P2P or SHM
+         * was asked it is one more sign the ranks crossed the network */
+        int collnet = !strcmp(t->summary[i].key, "COLLNET");
+        if (!strcmp(t->summary[i].key, d->nccl) || (collnet && !strcmp(d->nccl, "NET"))) expected = 1;
         else others = 1;
         const char *w = t->summary[i].key;
         if (!strcmp(w, "NET") && t->net_detail) w = t->net_detail;
+        if (collnet && t->collnet_detail) w = t->collnet_detail;
         snprintf(words + strlen(words), sizeof words - strlen(words), "%s%s", words[0] ? "+" : "", w);
     }
     /* "P2P (link unknown)": NCCL used P2P between GPUs whose class the run's topology did not know (nccl_log.c's

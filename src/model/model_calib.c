@@ -223,9 +223,15 @@ static void read_transports(const nvs_run *r, nvs_calibration *out)
             c->net |= !strcmp(key, "NET");
             c->shm |= !strcmp(key, "SHM");
             c->p2p |= !strcmp(key, "P2P");
-            /* NET named by its plugin and device as NCCL printed it (NET/Socket/0, NET/IB/0) */
+            int collnet = !strcmp(key, "COLLNET");
+            c->collnet |= collnet;
+            /* NET and COLLNET named by their plugin and device as NCCL printed them (NET/Socket/0, NET/IB/0,
+             * COLLNET/SHARP/0/GDRDMA) */
             if (c->label[0]) label_add(c->label, sizeof c->label, "+");
-            label_add(c->label, sizeof c->label, !strcmp(key, "NET") && t->net_detail ? t->net_detail : key);
+            label_add(c->label, sizeof c->label,
+                      !strcmp(key, "NET") && t->net_detail       ? t->net_detail
+                      : collnet && t->collnet_detail             ? t->collnet_detail
+                                                                 : key);
         }
     }
 }

@@ -57,6 +57,7 @@ typedef struct {
     int n;
     char label[48]; /* "P2P", "SHM", "NET/Socket/0", "P2P+SHM": the transports of its channels */
     int net, shm, p2p;
+    int collnet;    /* CollNet's in-network reduction (COLLNET/SHARP/..) too: no bound of the model describes it */
 } nvs_calib_transport;
 
 typedef struct {

@@ -633,6 +633,15 @@ void nvs_model_print_calibration(FILE *f, const nvs_presets *ps, const nvs_calib
             fprintf(f, "%s N=%d %s", i ? "," : "", c->tr[i].n, nvs_esc_term(c->tr[i].label, e4, sizeof e4));
         }
         fprintf(f, "\n");
+        /* CollNet: the switches reduce (model.h, NVS_ALGO_COLLNET); a ring fit says nothing of a bound of its own,
+         * and the model has none to give: said, not invented */
+        for (int i = 0; i < c->ntr; i++)
+            if (c->tr[i].collnet)
+                fprintf(f, "  at N=%d NCCL also used CollNet (in-network reduction through the network plugin, e.g. "
+                           "SHARP): the link measured there includes it; the model has no bound of its own for "
+                           "CollNet (its collnet algorithm, --algo collnet, is bounded by the network preset's "
+                           "bandwidth), so no preset figure describes that N's reduction\n",
+                        c->tr[i].n);
         for (int i = 0; i < c->ntr; i++) {
             if (!c->tr[i].net) continue;
             int linked = 0;
@@ -769,6 +778,7 @@ json_t *nvs_model_json_calibration(const nvs_presets *ps, const nvs_calibration 
         bad |= jset(x, "n", json_integer(c->tr[i].n));
         bad |= jset(x, "transports", json_string(c->tr[i].label));
         bad |= jset(x, "net", json_boolean(c->tr[i].net));
+        bad |= jset(x, "collnet", json_boolean(c->tr[i].collnet));
         bad |= jpush(trs, x);
     }
     bad |= jset(o, "nccl_transports", trs);

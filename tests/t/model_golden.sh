@@ -105,7 +105,7 @@ if command -v jq >/dev/null 2>&1; then
     [ "$(json_get "$tmp/c.json" 'len(d["all_reduce"]) > 0 and all(type(r["bytes"]) is int for r in d["all_reduce"])')" = True ] ||
         fail "calibration JSON: all_reduce sizes not integers"
     "$NVS" model --calibrate $F/h200x2_net_three_fp32.json --format json >"$tmp/n.json" &&
-        jq -e '.nccl_transports == [{"n": 2, "transports": "NET/Socket/0", "net": true}] and .net_local == true and
+        jq -e '.nccl_transports == [{"n": 2, "transports": "NET/Socket/0", "net": true, "collnet": false}] and .net_local == true and
                .links[0].from == "step" and .links[0].preset_busbw_gbps == 3.4 and
                (.train[1].preset_step_us > 0) and ((.train[1].comm_err_pct | fabs) < 0.01)' "$tmp/n.json" >/dev/null ||
         fail "calibration JSON of a run over NET/Socket between the GPUs of one host (the preset's sockets)"

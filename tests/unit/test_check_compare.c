@@ -208,6 +208,16 @@ static void t_verify(void)
     v = verify(NVS_TP_NET, net, "nccl");
     T_EQ_I(v.verdict, NVS_TP_VERIFIED);
     T_CONTAINS(v.found, "NET/IB/0"); /* which network NCCL took */
+    /* CollNet's in-network reduction beside the NET rings is the network path asked for, named by its plugin;
+     * where SHM was asked it is no SHM */
+    const char *collnet = "[{\"n\": 2, \"summary\": {\"NET\": 4, \"COLLNET\": 2}, \"link\": \"network\", "
+                          "\"channels\": [{\"transport\": \"NET\", \"detail\": \"NET/IB/0\"},"
+                          " {\"transport\": \"COLLNET\", \"detail\": \"COLLNET/SHARP/0/GDRDMA\"}]}]";
+    v = verify(NVS_TP_NET, collnet, "nccl");
+    T_EQ_I(v.verdict, NVS_TP_VERIFIED);
+    T_EQ_S(v.found, "NET/IB/0+COLLNET/SHARP/0/GDRDMA over network (6 channels)");
+    v = verify(NVS_TP_SHM, collnet, "nccl");
+    T_EQ_I(v.verdict, NVS_TP_MISMATCH);
     v = verify(NVS_TP_SHM, mixed, "nccl"); /* mixed transports at the largest N: not "shm" */
     T_EQ_I(v.verdict, NVS_TP_MISMATCH);
     T_EQ_I(v.n, 4);

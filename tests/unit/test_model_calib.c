@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "model/model_calib.h"
+#include "model/model_out.h"
 #include "t.h"
 
 #define REL(a, b, r) T_NEAR((a), (b), fabs((double)(b)) * (r) + 1e-12)
@@ -282,6 +283,49 @@ static void t_transports_odd(void)
     T_EQ_I(cal.nskip, 1);
     T_EQ_I(cal.skip[0].n, 2);
     T_ASSERT(strstr(cal.skip[0].why, "network transport") != NULL);
+    nvs_calibration_free(&cal);
+    nvs_presets_free(&ps);
+}
+
+/* CollNet (run.json summary key COLLNET, beside NET): the calibration took it for an unknown word, its label
+ * "NET/IB/0+COLLNET" and nothing said that the model has no bound of its own for CollNet's in-network reduction */
+static void t_transports_collnet(void)
+{
+    json_error_t je;
+    json_t *root = json_load_file("tests/fixtures/model/h200x2_net_three_fp32.json", 0, &je);
+    T_ASSERT(root != NULL);
+    json_t *tr = json_pack("[{s:i, s:{s:i, s:i}, s:[{s:s, s:s}, {s:s, s:s}]}]", "n", 2, "summary", "NET", 4,
+                           "COLLNET", 2, "channels", "transport", "NET", "detail", "NET/IB/0", "transport", "COLLNET",
+                           "detail", "COLLNET/SHARP/0/GDRDMA");
+    T_ASSERT(tr != NULL);
+    json_object_set_new(root, "transports", tr);
+    const char *path = "tests/tmp/test_model_calib_collnet.json";
+    mkdir("tests/tmp", 0755);
+    T_EQ_I(json_dump_file(root, path, 0), 0);
+    json_decref(root);
+    nvs_presets ps;
+    char err[1024] = "";
+    builtin_presets(&ps);
+    nvs_calibration cal;
+    nvs_calib_opts o = {NULL, NULL, NULL, 0};
+    if (nvs_calibrate(path, &ps, &o, &cal, err, sizeof err) != NVS_OK) T_FAIL("calibrate: %s", err);
+    T_EQ_I(cal.ntr, 1);
+    T_EQ_I(cal.tr[0].net, 1);
+    T_EQ_I(cal.tr[0].collnet, 1);
+    T_EQ_S(cal.tr[0].label, "NET/IB/0+COLLNET/SHARP/0/GDRDMA");
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    T_ASSERT(f != NULL);
+    nvs_model_print_calibration(f, &ps, &cal);
+    fclose(f);
+    T_CONTAINS(text, "at N=2 NCCL also used CollNet (in-network reduction");
+    T_CONTAINS(text, "the model has no bound of its own for CollNet");
+    free(text);
+    json_t *j = nvs_model_json_calibration(&ps, &cal);
+    T_ASSERT(j != NULL);
+    T_ASSERT(json_is_true(json_object_get(json_array_get(json_object_get(j, "nccl_transports"), 0), "collnet")));
+    json_decref(j);
     nvs_calibration_free(&cal);
     nvs_presets_free(&ps);
 }
@@ -579,7 +623,7 @@ T_LIST = {
     T_CASE(t_round_trip),
     T_CASE(t_step_link),
     T_CASE(t_host_scale), T_CASE(t_interference_host_bound), T_CASE(t_no_buckets),
-    T_CASE(t_transports_odd),
+    T_CASE(t_transports_odd), T_CASE(t_transports_collnet),
     T_CASE(t_fixtures_within_tolerance),
     T_CASE(t_bad_runs), T_CASE(t_cudnn_run),
 };
