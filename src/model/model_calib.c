@@ -204,6 +204,31 @@ static void label_add(char *label, size_t size, const char *src)
 
 /* The transports NCCL connected the run's rings with at each N >= 2 (run.json transports[], from its INIT log);
  * entries of one N are merged. */
+/* The hosts the ranks at n were on: scaling[n]'s ranks (the first n ranks where the run lists none) looked up in
+ * ranks[]; 0 when a rank's host is not known. Several hosts at an N whose rings went over NET is the network between
+ * nodes, not the hosts-told-apart path of one node (net_local). */
+static int hosts_at_n(const nvs_run *r, int n)
+{
+    const nvs_run_scaling *sc = NULL;
+    for (size_t i = 0; i < r->nscaling && !sc; i++)
+        if (r->scaling[i].n == n && r->scaling[i].ranks && r->scaling[i].nranks == (size_t)n) sc = &r->scaling[i];
+    const char *seen[64]; /* more hosts than this read as 64: the sentence only tells one host from several */
+    int hosts = 0;
+    for (int k = 0; k < n; k++) {
+        int rank = sc ? sc->ranks[k] : k;
+        const char *h = NULL;
+        for (size_t j = 0; j < r->nranks && !h; j++)
+            if (r->ranks[j].rank == rank) h = r->ranks[j].host;
+        if (!h) return 0;
+        int known = 0;
+        for (int s = 0; s < hosts && !known; s++) known = !strcmp(seen[s], h);
+        if (known) continue;
+        if (hosts == (int)(sizeof seen / sizeof seen[0])) return hosts;
+        seen[hosts++] = h;
+    }
+    return hosts;
+}
+
 static void read_transports(const nvs_run *r, nvs_calibration *out)
 {
     for (size_t i = 0; i < r->ntransports; i++) {
@@ -217,6 +242,7 @@ static void read_transports(const nvs_run *r, nvs_calibration *out)
             c = &out->tr[out->ntr++];
             memset(c, 0, sizeof *c);
             c->n = t->n;
+            c->hosts = hosts_at_n(r, t->n);
         }
         for (size_t k = 0; k < t->nsummary; k++) {
             const char *key = t->summary[k].key ? t->summary[k].key : "?";

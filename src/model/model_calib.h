@@ -58,6 +58,7 @@ typedef struct {
     char label[48]; /* "P2P", "SHM", "NET/Socket/0", "P2P+SHM": the transports of its channels */
     int net, shm, p2p;
     int collnet;    /* CollNet's in-network reduction (COLLNET/SHARP/..) too: no bound of the model describes it */
+    int hosts;      /* the hosts the N ranks were on (run.json scaling[] and ranks[]); 0 = not known */
 } nvs_calib_transport;
 
 typedef struct {

@@ -653,10 +653,15 @@ void nvs_model_print_calibration(FILE *f, const nvs_presets *ps, const nvs_calib
                         c->tr[i].n, c->machine_preset, c->cfg.machine.net_local_gbps);
                 continue;
             }
-            fprintf(f, "  at N=%d NCCL went through its network transport between GPUs of one node (hosts told apart, "
-                       "e.g. NCCL_HOSTID): no machine preset describes that path, so the preset columns are empty "
-                       "there and %s\n",
-                    c->tr[i].n, linked ? "the model takes the measured link"
+            /* across hosts NET is the network between the nodes; on one host, ranks NCCL took for several */
+            char where[96];
+            if (c->tr[i].hosts > 1)
+                snprintf(where, sizeof where, "between the %d hosts its ranks were on", c->tr[i].hosts);
+            else
+                snprintf(where, sizeof where, "between GPUs of one node (hosts told apart, e.g. NCCL_HOSTID)");
+            fprintf(f, "  at N=%d NCCL went through its network transport %s: no machine preset describes that path, "
+                       "so the preset columns are empty there and %s\n",
+                    c->tr[i].n, where, linked ? "the model takes the measured link"
                                        : "the run measured no link there (no all_reduce sweep, no comm time of its "
                                          "step): that N is not modelled");
         }

@@ -31,6 +31,9 @@ check presets --list-presets
 # preset column is given where no preset describes the path
 check calibrate_net --calibrate $F/h200x2_net_three_fp32.json --tolerance 5
 check calibrate_net_bert --calibrate $F/h200x2_net_three_fp32.json --model bert-large-mlm128 --tolerance 5
+# the same run with its two ranks on two hosts (hosts and the pairs between them edited from the one above): NET is the
+# network between the nodes, not NCCL's hosts-told-apart path of one node (which was said of every NET N)
+check calibrate_net_hosts --calibrate $F/h200x2_net_two_hosts.json --tolerance 5
 # a run of three workloads under pytorch-ddp (results/fidelity/n1-1gpu-head, 1x H200): --model picks one, by its
 # name or profile file; the compute scale comes from the GPU's own compute-only step (ideal_compute_us). The same
 # file without ideal_compute_us (as runs before it had it): the scale is fitted through the host lane, and for a
