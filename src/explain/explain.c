@@ -103,6 +103,14 @@ static int has_word(const char *list, const char *w)
     return 0;
 }
 
+/* The collectives NVLS runs: NCCL's src/device/all_reduce.h, all_gather.h and reduce_scatter.h have NCCL_ALGO_NVLS
+ * kernels (the switch reduces or multicasts in place of the ring's steps); broadcast, reduce and all-to-all have
+ * none, so their ring bound stands */
+static int nvls_reduces(const char *coll)
+{
+    return !strcmp(coll, "all_reduce") || !strcmp(coll, "all_gather") || !strcmp(coll, "reduce_scatter");
+}
+
 /* What NCCL used, in words, and whether that wastes the hop. */
 static void transport_words(sb *s, const nvs_explain_facts *f)
 {
@@ -220,6 +228,12 @@ size_t nvs_explain_text(const nvs_explain_facts *f, char *buf, size_t len)
         /* a hop NCCL went around bounds nothing it measured: its rate is named as what was left unused, no % */
         if (!isnan(f->bound_gbps) && f->bound_gbps > 0 && nvs_explain_hop_unused(f))
             sbf(&s, ", where the hop NCCL went around is rated %s GB/s", bound_num(f->bound_gbps, a, sizeof a));
+        else if (!isnan(f->bound_gbps) && f->bound_gbps > 0 && f->nvls && nvls_reduces(coll))
+            /* with NVLS the NVSwitch reduces and multicasts: each GPU sends its data once and receives the result
+             * once, where a ring moves 2(N-1)/N of it each way, so busbw can pass the ring's hop bound (NCCL's
+             * tuning, src/graph/tuning.cc, gives NVLS its own bandwidth): no % of a bound it does not have */
+            sbf(&s, " (NVLS: the ring bound of that hop, %s GB/s, does not bound it)",
+                bound_num(f->bound_gbps, a, sizeof a));
         else if (!isnan(f->bound_gbps) && f->bound_gbps > 0)
             sbf(&s, ", %s %% of the %s GB/s bound of that hop", num(100.0 * f->busbw_gbps / f->bound_gbps, c, sizeof c),
                 bound_num(f->bound_gbps, a, sizeof a));

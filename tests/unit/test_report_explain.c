@@ -703,6 +703,23 @@ static void t_nvls_words(void)
         T_ASSERT(!strstr(text, "NVLS"));
     }
     nvs_run_free(&r);
+    /* with NVLS an all_reduce's busbw may pass the ring's hop bound (the switch reduces): no % of it; a broadcast,
+     * which NVLS does not run, keeps its % */
+    nvs_explain_facts_init(&f, 4);
+    f.has_hop = 1;
+    f.hop_class = "NV18";
+    f.bound_gbps = 450;
+    snprintf(f.transport, sizeof f.transport, "P2P");
+    f.nvls = 1;
+    f.collective = "all_reduce";
+    f.busbw_gbps = 480;
+    nvs_explain_text(&f, text, sizeof text);
+    T_CONTAINS(text, "all_reduce busbw is 480 GB/s (NVLS: the ring bound of that hop, 450 GB/s, does not bound it)");
+    T_ASSERT(!strstr(text, "% of the"));
+    f.collective = "broadcast";
+    f.busbw_gbps = 400;
+    nvs_explain_text(&f, text, sizeof text);
+    T_CONTAINS(text, "% of the 450 GB/s bound of that hop");
     /* "nvls" is a boolean: anything else is a bad run.json, named */
     j = json_loads("{\"schema\": \"nvscale.run/1\", \"transports\": [{\"n\": 2, \"nvls\": 1}]}", 0, &je);
     if (!j) T_FAIL("fixture JSON: %s", je.text);
