@@ -21,9 +21,12 @@ typedef struct {
     const nvs_slowest_rank *slowest;
     size_t nslowest;
     int slowest_pair;            /* index into run->p2p.pairs, -1 none */
+    int exit_code;               /* the JSON's "exit_code": the process's, known only once the exports are written
+                                  * (a failed --junit is exit 1) and the run's own result is counted (wrong results
+                                  * are exit 3 without a FAIL row); the caller sets it before printing */
 } nvs_check_report;
 
-/* 0 when every verdict passed, else 3 (the process exit code). */
+/* The verdicts' own exit code: 0 when every verdict passed, else 3. */
 int nvs_check_exit_code(const nvs_check_report *rep);
 nvs_result_t nvs_check_print_table(FILE *f, const nvs_check_report *rep);
 nvs_result_t nvs_check_print_json(FILE *f, const nvs_check_report *rep);

@@ -385,13 +385,18 @@ static int judge(const accept_opts *o, const char *dir, int run_wrong, int save_
     nvs_check_report rep = {.title = "nvscale accept", .run = &run, .rules_desc = desc, .verdicts = &vs, .slowest = slowest,
                             .nslowest = nvs_check_slowest_ranks(&run, slowest, MAX_SLOWEST),
                             .slowest_pair = nvs_check_slowest_pair(&run)};
-    nvs_result_t pr = o->json ? nvs_check_print_json(stdout, &rep) : nvs_check_print_table(stdout, &rep);
-    if (!o->json) print_skipped(root, stdout);
     nvs_export_info info = {"nvscale accept", path, desc, run.started_utc, run.host,
                             isnan(run.duration_s) ? -1 : run.duration_s};
     size_t nhosts = 0;
     const char **hosts = nvs_export_run_hosts(&run, &nhosts);
     nvs_export_set_hosts(&info, &run, hosts, nhosts);
+    /* the exports, then verdicts.json, then stdout: each JSON's exit_code is the one the process returns (a
+     * --junit that could not be written was exit 1, and wrong results without a FAIL row exit 3, under
+     * "exit_code": 0) */
+    nvs_cli_export ex[] = {{o->junit, nvs_check_print_junit}, {o->prometheus, nvs_check_print_prometheus}};
+    int erc = nvs_cli_write_exports("accept", ex, 2, &info, &vs); /* both or neither; a FAIL stays exit 3 */
+    free(hosts);
+    rep.exit_code = vs.failed || run_wrong ? 3 : erc;
     int wrc = 0;
     if (save_verdicts) { /* the verdicts beside the run they judge, whatever stdout showed */
         char vp[NVS_PATH_MAX + 32];
@@ -404,11 +409,10 @@ static int judge(const accept_opts *o, const char *dir, int run_wrong, int save_
         } else if (nvs_outfile_commit(&vf) != NVS_OK)
             wrc = 1;
     }
-    /* both or neither; a FAIL stays exit 3 (the message says what was not written) */
-    nvs_cli_export ex[] = {{o->junit, nvs_check_print_junit}, {o->prometheus, nvs_check_print_prometheus}};
-    int erc = nvs_cli_write_exports("accept", ex, 2, &info, &vs);
-    free(hosts);
-    rc = pr != NVS_OK || wrc ? 1 : vs.failed || run_wrong ? 3 : erc;
+    if (wrc) rep.exit_code = 1;
+    nvs_result_t pr = o->json ? nvs_check_print_json(stdout, &rep) : nvs_check_print_table(stdout, &rep);
+    if (!o->json) print_skipped(root, stdout);
+    rc = pr != NVS_OK ? 1 : rep.exit_code;
 out:
     nvs_verdicts_free(&vs);
     nvs_ruleset_free(&builtin);

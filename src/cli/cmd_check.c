@@ -356,8 +356,6 @@ int cmd_check(int argc, char **argv)
         .nslowest = nvs_check_slowest_ranks(&runs[0], slowest, MAX_SLOWEST),
         .slowest_pair = nvs_check_slowest_pair(&runs[0]),
     };
-    res = json ? nvs_check_print_json(stdout, &rep) : nvs_check_print_table(stdout, &rep);
-    rc = res != NVS_OK ? nvs_exit_code(res) : nvs_check_exit_code(&rep);
     nvs_export_info info = {"nvscale check", run_path, rep.rules_desc, runs[0].started_utc, runs[0].host,
                             isnan(runs[0].duration_s) ? -1 : runs[0].duration_s};
     size_t nhosts = 0;
@@ -381,7 +379,13 @@ int cmd_check(int argc, char **argv)
     nvs_cli_export ex[] = {{junit, nvs_check_print_junit}, {prom, nvs_check_print_prometheus}};
     int wrc = nvs_cli_write_exports("check", ex, 2, &info, &vs);
     free(hosts);
+    /* the exports before stdout: the JSON's exit_code is the one the process returns (a --junit that could not
+     * be written was exit 1 under "exit_code": 0) */
+    rc = nvs_check_exit_code(&rep);
     if (!rc) rc = wrc;
+    rep.exit_code = rc;
+    res = json ? nvs_check_print_json(stdout, &rep) : nvs_check_print_table(stdout, &rep);
+    if (res != NVS_OK) rc = nvs_exit_code(res);
 done:
     nvs_verdicts_free(&vs);
     for (int i = 0; i < loaded && runs; i++) nvs_run_free(&runs[i]);

@@ -37,6 +37,11 @@ expect_err 3 "cannot write $tmp/e3.xml" env NVS_TEST_WRITE_FAIL=1 "$NVS" check "
 # all or none: the Prometheus file is not renamed into place when the JUnit one cannot be written (/dev/full)
 [ -c /dev/full ] && expect_err 1 "cannot write /dev/full: No space left on device" "$NVS" check "$good" --min-p2p 1 \
     --prometheus "$tmp/f.prom" --junit /dev/full
+# the JSON's exit_code is the process's: the exports are written before it (was exit 1 under "exit_code": 0)
+if [ -c /dev/full ]; then
+    expect_err 1 "cannot write /dev/full" "$NVS" check "$good" --min-p2p 1 --format json --junit /dev/full
+    [ "$(json_get "$OUT" "d['exit_code']")" = 1 ] || fail "check --junit /dev/full: the JSON says exit_code $(json_get "$OUT" "d['exit_code']"), the process 1"
+fi
 for f in e1.xml e1.prom e3.xml e3.prom f.prom; do [ -e "$tmp/$f" ] && fail "$f was written although an export failed"; done
 ls "$tmp" | grep -q 'tmp\.' && fail "an export's temporary file was left: $(ls "$tmp")"
 refused "--junit $tmp: is a directory, not a file" "$NVS" check "$good" --min-p2p 1 --junit "$tmp"
