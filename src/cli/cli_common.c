@@ -162,10 +162,30 @@ int nvs_cli_write_exports(const char *sub, const nvs_cli_export *e, size_t n, co
         }
     }
     /* renamed into place only once every one is written: all of them, or none */
+    int done[NVS_CLI_MAX_EXPORTS] = {0};
     for (size_t i = 0; i < k; i++) {
         if (!o[i].f) continue;
-        if (rc) nvs_outfile_discard(&o[i]);
-        else if (nvs_outfile_commit(&o[i]) != NVS_OK) rc = 1;
+        if (rc) {
+            nvs_outfile_discard(&o[i]);
+            continue;
+        }
+        if (nvs_outfile_commit(&o[i]) == NVS_OK) {
+            done[i] = 1;
+            continue;
+        }
+        rc = 1;
+        /* a rename that failed after another succeeded (a full disk at the second fsync): the ones in place go
+         * too, so that this run's JUnit does not stand beside the previous run's Prometheus file, read as one
+         * run's. A file written through in place (a device, /dev/stdout) is not removed: it is not ours. */
+        for (size_t j = 0; j < i; j++) {
+            if (!done[j] || o[j].through) continue;
+            if (unlink(o[j].dest) == 0)
+                fprintf(stderr, "nvscale %s: %s removed: %s could not be written (the exports are all written or "
+                                "none)\n", sub, e[j].path, e[i].path);
+            else
+                fprintf(stderr, "nvscale %s: %s was written but %s not, and it cannot be removed: %s\n", sub,
+                        e[j].path, e[i].path, strerror(errno));
+        }
     }
     return rc;
 }

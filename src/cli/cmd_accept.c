@@ -343,13 +343,19 @@ static void print_skipped(const json_t *root, FILE *to)
     /* (GPU health read nowhere: its SKIP rows say so, with the reason, in the table) */
 }
 
-/* Judges the run in dir/run.json and writes what was asked. Returns the exit code. */
+static void export_no_verdict(const accept_opts *o, nvs_result_t r, const char *dir);
+
+/* Judges the run in dir/run.json and writes what was asked. Returns the exit code. Failing before a verdict, it
+ * still writes --junit and --prometheus (export_no_verdict): the previous run's would otherwise stay beside this run. */
 static int judge(const accept_opts *o, const char *dir, int run_wrong, int save_verdicts)
 {
     char path[NVS_PATH_MAX + 16];
     snprintf(path, sizeof path, "%s/run.json", dir);
     nvs_run run;
-    if (nvs_check_load_run(path, &run) != NVS_OK) return 1; /* our own run.json: unreadable is a bug, not bad input */
+    if (nvs_check_load_run(path, &run) != NVS_OK) { /* our own run.json: unreadable is a bug, not bad input */
+        export_no_verdict(o, NVS_ERR_SYSTEM, dir);
+        return 1;
+    }
     const json_t *root = run.root;
     nvs_accept_facts facts = facts_of(root, o->level);
     facts.gpus_min = o->host_asked ? 0 : o->expect_gpus ? o->expect_gpus : 1;
@@ -362,6 +368,7 @@ static int judge(const accept_opts *o, const char *dir, int run_wrong, int save_
         char err[256];
         if (nvs_accept_default_rules(&facts, &builtin, err, sizeof err)) {
             fprintf(stderr, "nvscale accept: built-in rules: %s\n", err);
+            export_no_verdict(o, NVS_ERR_SYSTEM, dir);
             rc = 1;
             goto out;
         }
@@ -375,6 +382,7 @@ static int judge(const accept_opts *o, const char *dir, int run_wrong, int save_
     if (nvs_check_eval(rules, &run, NULL, &vs) || nvs_check_eval_accept(rules, root, &vs) ||
         (before_left_out = vs.n, rules == &builtin && nvs_accept_skipped_verdicts(&facts, &vs))) {
         fprintf(stderr, "nvscale accept: out of memory\n");
+        export_no_verdict(o, NVS_ERR_NOMEM, dir);
         rc = 1;
         goto out;
     }

@@ -42,6 +42,14 @@ if [ -c /dev/full ]; then
     expect_err 1 "cannot write /dev/full" "$NVS" check "$good" --min-p2p 1 --format json --junit /dev/full
     [ "$(json_get "$OUT" "d['exit_code']")" = 1 ] || fail "check --junit /dev/full: the JSON says exit_code $(json_get "$OUT" "d['exit_code']"), the process 1"
 fi
+# the second export's rename fails after the first's was made (NVS_TEST_WRITE_FAIL=2): the first is removed (was
+# left in place: this run's JUnit beside the previous run's Prometheus file)
+echo old >"$tmp/m.xml"
+echo old >"$tmp/m.prom"
+expect_err 1 "$tmp/m.xml removed: $tmp/m.prom could not be written" env NVS_TEST_WRITE_FAIL=2 "$NVS" check "$good" \
+    --min-p2p 1 --junit "$tmp/m.xml" --prometheus "$tmp/m.prom"
+[ -e "$tmp/m.xml" ] && fail "--junit was left in place although --prometheus could not be written"
+rm -f "$tmp/m.xml" "$tmp/m.prom"
 for f in e1.xml e1.prom e3.xml e3.prom f.prom; do [ -e "$tmp/$f" ] && fail "$f was written although an export failed"; done
 ls "$tmp" | grep -q 'tmp\.' && fail "an export's temporary file was left: $(ls "$tmp")"
 refused "--junit $tmp: is a directory, not a file" "$NVS" check "$good" --min-p2p 1 --junit "$tmp"
