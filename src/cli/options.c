@@ -16,6 +16,7 @@
 #include "run/phases.h"
 #include "train/conv.h"
 #include "workload/framework.h"
+#include "workload/optimizer.h"
 
 void nvs_config_defaults(nvs_config *c)
 {
@@ -55,7 +56,7 @@ void nvs_config_defaults(nvs_config *c)
 enum {
     OPT_COLL = 1000, OPT_BACKEND, OPT_GPUS, OPT_PLACEMENT, OPT_TIMEOUT, OPT_FORMAT, OPT_OUT, OPT_NO_SAVE,
     OPT_INPLACE, OPT_MODEL, OPT_BATCH, OPT_PRECISION, OPT_GRAD, OPT_BFIRST, OPT_BCAP, OPT_STEPS, OPT_WSTEPS, OPT_ROUNDS,
-    OPT_XML, OPT_COPY_BYTES, OPT_COPY_ITERS, OPT_NO_NCCL_LOG, OPT_NO_TRAIN, OPT_FRAMEWORK, OPT_EMULATE, OPT_HOST,
+    OPT_XML, OPT_COPY_BYTES, OPT_COPY_ITERS, OPT_NO_NCCL_LOG, OPT_NO_TRAIN, OPT_FRAMEWORK, OPT_OPTIMIZER, OPT_EMULATE, OPT_HOST,
     OPT_CUDNN, OPT_ALLOC,
 };
 
@@ -127,6 +128,9 @@ static const opt_spec specs[] = {
                                                          "work per operation and per bucket, bucket copies, NCHW layout copies\n"
                                                          "around convolutions, autocast's weight casts and fp32 residual\n"
                                                          "stream at bf16/fp16, a foreach SGD (default), or none"},
+    {"optimizer", OPT_OPTIMIZER, 1, S_RUN | S_TRAIN, NULL, "sgd|adamw", "the update after the last all-reduce: sgd (default; momentum, one\n"
+                                                         "fp32 state) or adamw (two fp32 states, m and v; run as the fused\n"
+                                                         "one-pass update, torch.optim.AdamW(fused=True), under any framework)"},
     {"cudnn", OPT_CUDNN, 1, S_RUN | S_TRAIN, NULL, "auto|on|off", "run in cuDNN what PyTorch runs there: convolutions whose geometry\n"
                                                          "the profile gives, batch norms at fp32/fp16. auto (default):\n"
                                                          "when libcudnn.so.9 loads; on: or stop; off: implicit GEMMs, passes"},
@@ -471,6 +475,12 @@ nvs_result_t nvs_config_parse(nvs_config *c, const char *sub, int argc, char **a
             if (!nvs_framework_find(a)) return bad(sub, flag, a, "expected pytorch-ddp or ideal");
             snprintf(c->framework, sizeof c->framework, "%s", a);
             break;
+        case OPT_OPTIMIZER: {
+            nvs_optimizer o;
+            if (nvs_optimizer_parse(a, &o)) return bad(sub, flag, a, "expected sgd or adamw");
+            c->optimizer = (int)o;
+            break;
+        }
         case OPT_CUDNN: {
             nvs_cudnn_mode m;
             if (nvs_cudnn_mode_parse(a, &m)) return bad(sub, flag, a, "expected auto, on or off");

@@ -75,6 +75,7 @@ typedef struct nvs_config {
     int rounds; /* --rounds: every N measured this many times in turn, efficiency from the paired rounds */
     int precision_explicit, steps_explicit, warmup_steps_explicit;
     char framework[32]; /* --framework: workload/framework.h (default pytorch-ddp) */
+    int optimizer;      /* --optimizer: an nvs_optimizer (workload/optimizer.h); 0 = sgd, the default */
     int cudnn;          /* --cudnn: an nvs_cudnn_mode (train/conv.h); 0 = auto */
     int no_train; /* run --no-train */
 

@@ -632,6 +632,15 @@ nvs_result_t nvs_calibrate(const char *run_path, const nvs_presets *ps, const nv
         if (r.train.grad_type && !strcmp(r.train.grad_type, "bf16")) cfg->grad_bytes = 2;
         if (r.train.bucket_first_bytes > 0) cfg->bucket_first_bytes = r.train.bucket_first_bytes;
         if (r.train.bucket_cap_bytes > 0) cfg->bucket_cap_bytes = r.train.bucket_cap_bytes;
+        /* the optimizer the run's step ran (SGD before --optimizer existed): its states and update are in the
+         * measured compute the GPU's speed is fitted to, so the model's must be the same; AdamW ran fused */
+        if (nvs_optimizer_parse(r.train.optimizer, &cfg->opt)) {
+            snprintf(err, errlen, "%s: train.optimizer \"%s\" is not one this nvscale knows (%s)", run_path,
+                     r.train.optimizer, nvs_optimizer_choices());
+            res = NVS_ERR_INPUT;
+            goto fail;
+        }
+        cfg->adamw_fused = cfg->opt == NVS_OPT_ADAMW && r.train.optimizer_fused != 0;
         /* the framework the run's step ran under: its host work and copies are modelled as the step did them (a run
          * made before --framework existed had none) */
         if (r.train.framework) {

@@ -149,6 +149,10 @@ typedef struct {
     const char *model, *source, *precision, *grad_type;
     const char *framework; /* train.framework.name (--framework); NULL in runs made before it existed */
     const char *profile_file; /* the profile file the model was read from (train.profile_file); NULL built in */
+    /* train.optimizer ("sgd", "adamw": --optimizer; "sgd" in runs made before it existed, which ran SGD) and
+     * train.optimizer_fused (the update ran as one fused pass: 1/0, -1 absent) */
+    const char *optimizer;
+    int optimizer_fused;
     /* the framework's numbers the run used (train.framework): NAN / -1 where the run does not say */
     double fw_host_us_per_op, fw_reducer_us_per_bucket, fw_nchw_copies_fwd, fw_nchw_copies_bwd,
         fw_host_us_per_buffer_op;

@@ -40,6 +40,9 @@ static void read_train_obj(vctx *v, nvs_run_train *tr, json_t *t, const char *pr
     tr->precision = rj_str(v, t, "precision", pre, 0);
     tr->grad_type = rj_str(v, t, "grad_type", pre, 0);
     tr->profile_file = rj_str(v, t, "profile_file", pre, 0);
+    tr->optimizer = rj_str(v, t, "optimizer", pre, 0);
+    if (!tr->optimizer) tr->optimizer = "sgd"; /* runs before --optimizer ran SGD */
+    tr->optimizer_fused = rj_bool(v, t, "optimizer_fused", pre, -1);
     json_t *fw = rj_typed(v, t, "framework", pre, JSON_OBJECT, 0);
     tr->fw_host_us_per_op = tr->fw_reducer_us_per_bucket = tr->fw_nchw_copies_fwd = tr->fw_nchw_copies_bwd = NAN;
     tr->fw_host_us_per_buffer_op = NAN;

@@ -18,6 +18,7 @@
 #include "core/config.h"
 #include "core/err.h"
 #include "workload/framework.h"
+#include "workload/optimizer.h"
 #include "workload/profile.h"
 
 typedef struct {
@@ -30,6 +31,7 @@ typedef struct {
 typedef struct {
     const nvs_profile *profile;
     const nvs_framework *framework; /* never NULL after nvs_train_plan_make */
+    nvs_optimizer optimizer;        /* the update after the all-reduces (sgd after nvs_train_plan_make) */
     int batch;
     nvs_precision precision;
     int grad_bf16;
@@ -53,7 +55,7 @@ typedef struct {
                                 * (reduce_plan.h nvs_outer_sum_staging_max: any GPU, any split into tensors) */
     /* memory, bytes per GPU (what train_gpu.c allocates) */
     double weight_bytes;    /* GEMM weights in the compute precision */
-    double master_bytes;    /* fp32 parameters and momentum (SGD state) */
+    double master_bytes;    /* fp32 parameters and the optimizer's fp32 states (SGD: momentum; AdamW: m and v) */
     double grad_bytes;
     double bucket_bytes;    /* separate bucket buffers (a framework that copies gradients into buckets), else 0 */
     /* the module buffers a framework broadcasts before a full step's forward (framework.h broadcast_buffers; 0 without): how
@@ -77,6 +79,9 @@ nvs_result_t nvs_train_plan_make(const nvs_profile *p, int batch, nvs_precision 
                                  size_t first_bytes, size_t cap_bytes, nvs_train_plan *plan);
 /* The framework the step emulates (NULL: ideal); call after nvs_train_plan_make (updates the memory). */
 void nvs_train_plan_set_framework(nvs_train_plan *plan, const nvs_framework *fw);
+/* The optimizer the step runs (workload/optimizer.h); call after nvs_train_plan_make: its states change
+ * master_bytes and total_bytes. */
+void nvs_train_plan_set_optimizer(nvs_train_plan *plan, nvs_optimizer o);
 void nvs_train_plan_free(nvs_train_plan *plan);
 /* The first layer whose GEMM has more rows (its M times the batch) than BLAS and cuBLAS take (their sizes are ints:
  * 2^31-1; the profile holds M, N and K within that, profile.c), or -1: an executor refuses such a plan before it

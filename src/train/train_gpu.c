@@ -40,7 +40,9 @@ struct gpu_impl {
     int bias_nsems;
     nvs_sm_shape sm;       /* this GPU, for the reductions' launch shapes (reduce_plan.h) */
     float *f32;            /* autocast's fp32 tensors (plan->f32_elems), else NULL */
-    float *master, *momentum;
+    float *master, *momentum; /* momentum: SGD's, or AdamW's exp_avg (m) */
+    float *adam_v;            /* AdamW's exp_avg_sq (v); NULL under SGD */
+    long long adam_t;         /* AdamW's step count (its bias corrections) */
     void *grads;
     void *buckets;         /* the framework's bucket buffers (plan->bucket_bytes > 0), else NULL */
     size_t es;             /* element size of the compute precision */
@@ -438,6 +440,10 @@ static nvs_result_t gsetup(nvs_train_exec *x)
     }
     NVS_CHECK(dalloc((void **)&g->master, (double)pl->grad_elems * 4, "fp32 parameters"));
     NVS_CHECK(dalloc((void **)&g->momentum, (double)pl->grad_elems * 4, "momentum"));
+    if (pl->optimizer == NVS_OPT_ADAMW) {
+        NVS_CHECK(dalloc((void **)&g->adam_v, (double)pl->grad_elems * 4, "AdamW's second state"));
+        CUDA_TRY(cudaMemsetAsync(g->adam_v, 0, pl->grad_elems * 4, g->compute)); /* as torch's: v >= 0 */
+    }
     NVS_CHECK(dalloc(&g->grads, (double)pl->grad_elems * (pl->grad_bf16 ? 2 : 4), "gradients"));
     /* real-looking data everywhere: tensor cores run faster on zeros than on real data */
     CUDA_TRY(nvs_kern_init_random(g->weights, wtot, el, 1, 0.05f, g->compute));
@@ -707,6 +713,16 @@ static nvs_result_t gopt(nvs_train_exec *x)
     /* SGD with momentum 0.9, lr 1e-4 (values do not matter; the memory traffic does). Gradients are summed by
      * the all-reduce and divided by N here, as DDP averages them. A framework whose optimizer runs foreach passes
      * (framework.h) makes three: momentum *= mu, momentum += grad, param += -lr * momentum. */
+    if (pl->optimizer == NVS_OPT_ADAMW) {
+        /* AdamW as one fused pass under any framework, as torch.optim.AdamW(fused=True) (torch._fused_adamw_) runs
+         * it: PyTorch's default on CUDA is the foreach path (8 passes, workload/optimizer.c), which this step does not
+         * emulate; run.json says train.optimizer_fused and `nvscale model` times a run's AdamW fused */
+        const nvs_adamw_hyper hp = nvs_adamw_defaults();
+        CUDA_TRY(nvs_kern_adamw(g->master, g->momentum, g->adam_v, g->grads, grad_elem_of(pl), pl->grad_elems,
+                                1.0f / (float)x->nranks, hp.lr, hp.beta1, hp.beta2, hp.eps, hp.weight_decay,
+                                ++g->adam_t, g->compute));
+        return NVS_OK;
+    }
     if (pl->framework->optimizer_foreach) {
         CUDA_TRY(nvs_kern_axpb(g->momentum, pl->grad_elems, NVS_ELEM_F32, 0.9f, 0.0f, g->compute));
         CUDA_TRY(nvs_kern_axpy(g->momentum, g->grads, grad_elem_of(pl), pl->grad_elems, 1.0f / (float)x->nranks,
@@ -813,7 +829,7 @@ static void gteardown(nvs_train_exec *x)
      * not freed is memory the next workload lacks */
     void *bufs[] = {g->weights, g->acts,     g->ws_x,  g->ws_dx,   g->ws_w,     g->master, g->momentum,
                     g->grads,   g->buckets, g->bn_stats, g->bufs, g->bufs_flat, g->ones, g->f32,
-                    g->bias_staging, g->bias_sems};
+                    g->bias_staging, g->bias_sems, g->adam_v};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         if (bufs[i]) CUDA_CLEANUP(cudaFree(bufs[i]));
     if (g->bucket_ev)

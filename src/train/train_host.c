@@ -23,6 +23,8 @@
 
 struct host_impl {
     float *weights, *acts, *ws_x, *ws_dx, *ws_w, *master, *momentum, *grads;
+    float *adam_v;   /* AdamW's second state (exp_avg_sq; `momentum` is its exp_avg); NULL under SGD */
+    long long adam_t; /* AdamW's step count (its bias corrections) */
     float *buckets; /* the framework's bucket buffers (plan->bucket_bytes > 0), else NULL */
     float *f32;     /* autocast's fp32 tensors (plan->f32_elems > 0), else NULL */
     char *bufs, *bufs_flat; /* the module buffers a framework broadcasts (plan->buffers > 0), and their flat copy */
@@ -112,6 +114,11 @@ static nvs_result_t hsetup(nvs_train_exec *x)
         !(h->ws_w = halloc(mw, "weight gradient", 5)) || !(h->master = halloc(pl->grad_elems, "parameters", 6)) ||
         !(h->momentum = halloc(pl->grad_elems, "momentum", 7)) || !(h->grads = halloc(pl->grad_elems, "gradients", 8)))
         return NVS_ERR_NOMEM;
+    if (pl->optimizer == NVS_OPT_ADAMW) { /* both states start at 0, as torch.optim.AdamW's (v must be >= 0) */
+        if (!(h->adam_v = halloc(pl->grad_elems, "AdamW's second state", 13))) return NVS_ERR_NOMEM;
+        memset(h->adam_v, 0, pl->grad_elems * sizeof(float));
+        memset(h->momentum, 0, pl->grad_elems * sizeof(float));
+    }
     if (pl->bucket_bytes > 0 && !(h->buckets = halloc(pl->grad_elems, "gradient buckets", 9))) return NVS_ERR_NOMEM;
     if (pl->f32_elems > 0 && !(h->f32 = halloc(pl->f32_elems, "autocast's fp32 tensors", 12))) return NVS_ERR_NOMEM;
     if (pl->buffers > 0) {
@@ -375,6 +382,12 @@ static nvs_result_t hopt(nvs_train_exec *x)
     struct host_impl *h = H(x);
     float scale = 1.0f / (float)x->nranks;
     const size_t n = x->plan->grad_elems;
+    if (x->plan->optimizer == NVS_OPT_ADAMW) { /* one fused pass under any framework, as the GPU executor's */
+        const nvs_adamw_hyper hp = nvs_adamw_defaults();
+        const long long t = ++h->adam_t;
+        for (size_t i = 0; i < n; i++) nvs_adamw_elem(&h->master[i], &h->momentum[i], &h->adam_v[i], h->grads[i] * scale, t, &hp);
+        return NVS_OK;
+    }
     if (x->plan->framework->optimizer_foreach) { /* three passes, as the GPU executor makes them (framework.h) */
         for (size_t i = 0; i < n; i++) h->momentum[i] *= 0.9f;
         for (size_t i = 0; i < n; i++) h->momentum[i] += h->grads[i] * scale;
@@ -438,7 +451,7 @@ static void hteardown(nvs_train_exec *x)
         return;
     }
     void *bufs[] = {h->weights, h->acts,    h->ws_x,    h->ws_dx, h->ws_w,      h->master,
-                    h->momentum, h->grads, h->buckets, h->bufs,  h->bufs_flat, h->f32};
+                    h->momentum, h->grads, h->buckets, h->bufs,  h->bufs_flat, h->f32, h->adam_v};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) free(bufs[i]);
     free(h->reqs);
     free(h);

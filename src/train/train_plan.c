@@ -122,8 +122,10 @@ nvs_result_t nvs_train_plan_make(const nvs_profile *p, int batch, nvs_precision 
     plan->a_off[L] = atot;
     plan->weight_bytes = (double)wtot * (double)es;
     plan->act_bytes = (double)atot * (double)es;
-    /* fp32 master weights + momentum for every parameter (SGD with momentum keeps one buffer) */
-    plan->master_bytes = (double)plan->grad_elems * 4.0 * 2.0;
+    /* fp32 master weights + the optimizer's fp32 states for every parameter (SGD with momentum keeps one buffer;
+     * nvs_train_plan_set_optimizer changes it) */
+    plan->optimizer = NVS_OPT_SGD;
+    plan->master_bytes = (double)plan->grad_elems * 4.0 * (1.0 + nvs_optimizer_states(plan->optimizer));
     plan->grad_bytes = (double)plan->grad_elems * (double)gsize;
     /* two scratch buffers of the largest GEMM input (forward input / input gradient), an fp32 one of the largest
      * weight matrix (weight-gradient scratch for GEMMs without parameters, or before a cast to bf16 gradients),
@@ -160,6 +162,14 @@ void nvs_train_plan_set_framework(nvs_train_plan *plan, const nvs_framework *fw)
         plan->buffer_bytes = 2.0 * (plan->buffer_floats * 4.0 + plan->buffer_longs * 8.0);
     }
     plan->total_bytes += plan->bucket_bytes + plan->buffer_bytes + plan->f32_bytes;
+}
+
+void nvs_train_plan_set_optimizer(nvs_train_plan *plan, nvs_optimizer o)
+{
+    plan->total_bytes -= plan->master_bytes;
+    plan->optimizer = o;
+    plan->master_bytes = (double)plan->grad_elems * 4.0 * (1.0 + nvs_optimizer_states(o));
+    plan->total_bytes += plan->master_bytes;
 }
 
 int nvs_train_plan_rows_over_int(const nvs_train_plan *plan)

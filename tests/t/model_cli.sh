@@ -487,4 +487,27 @@ done
 [ "$(json_get "$out/cv.json" '(d["configurations"][0]["points"][0]["sync_us"], d["configurations"][0]["points"][0]["efficiency"])')" = \
     "(0.0, 1.0)" ] || fail "--step-cv without parameters: a sync wait where nothing is all-reduced"
 
+# --calibrate models the optimizer the run's step ran (train.optimizer; "sgd" where a run has none): its update is in
+# the measured compute the GPU's speed is fitted to. A run's AdamW ran as one fused pass (train.optimizer_fused): 28
+# bytes a parameter with fp32 gradients, fewer than the framework's foreach SGD (32), so a higher compute_scale than
+# SGD's; as foreach passes (80) a lower one
+opt_run() { # OPTIMIZER FUSED(True|False|None): the cuDNN fixture's run with that optimizer, into $out/opt.json
+    python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1])); t = d['train']; t['framework']['optimizer_foreach'] = True
+if sys.argv[2] != 'None': t['optimizer'] = sys.argv[2]
+if sys.argv[3] != 'None': t['optimizer_fused'] = sys.argv[3] == 'True'
+json.dump(d, open(sys.argv[4], 'w'))" tests/fixtures/model/h200x1_bf16_resnet50_cudnn.json "$1" "$2" "$out/opt.json"
+}
+cal_scale() { # OPTIMIZER FUSED: its compute_scale
+    opt_run "$1" "$2"
+    $M --calibrate "$out/opt.json" --format json >"$out/opt.out" || fail "--calibrate, train.optimizer $1: exit $?"
+    json_get "$out/opt.out" '[t["value"] for t in d["terms"] if t["name"] == "compute_scale"][0]'
+}
+none=$(cal_scale None None) sgd=$(cal_scale sgd None) fused=$(cal_scale adamw True) passes=$(cal_scale adamw False)
+awk -v n="$none" -v s="$sgd" -v f="$fused" -v p="$passes" 'BEGIN { exit !(n == s && f > s && p < s) }' ||
+    fail "--calibrate: compute_scale by train.optimizer: absent $none, sgd $sgd, adamw fused $fused, adamw passes $passes"
+opt_run adam None
+expect 2 "train.optimizer \"adam\" is not one this nvscale knows \(sgd or adamw\)" $M --calibrate "$out/opt.json"
+
 finish

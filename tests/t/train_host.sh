@@ -72,6 +72,19 @@ check "'ideal_compute_us' in d['train']['results'][1]" "False"
 check "(d['train']['framework']['layout_copy_bytes_per_step'], d['train']['framework']['nchw_copies_bwd'] > 0, d['train']['framework']['grad_scaler'])" "(0.0, True, True)"
 # and the reducer's work once per bucket it all-reduces
 check "d['train']['framework']['reducer_buckets_per_step'] == len(d['train']['buckets'])" "True"
+# --optimizer adamw: said in run.json (the default run above says sgd), run as one fused pass, and its second fp32
+# state (v) counted in the memory: 4 bytes more per parameter in master_bytes and needed_bytes
+check "(d['train']['optimizer'], d['train']['optimizer_fused'])" "('sgd', False)"
+expect 0 "Training step: tiny-mlp" $MPIRUN -np 2 $NVS train --backend mpi --model $prof --optimizer adamw --steps 2 \
+    --warmup-steps 1 --out "$d.adamw"
+ja=$d.adamw/run.json
+[ "$(json_get $ja "(d['train']['optimizer'], d['train']['optimizer_fused'])")" = "('adamw', True)" ] ||
+    fail "--optimizer adamw: run.json says $(json_get $ja "(d['train']['optimizer'], d['train']['optimizer_fused'])")"
+grow="$(json_get $ja "d['train']['memory']['master_bytes']") $(json_get $ja "d['train']['memory']['needed_bytes']") $(json_get $j "d['train']['memory']['master_bytes']") $(json_get $j "d['train']['memory']['needed_bytes']")"
+[ "$(echo $grow | awk '{ print $1 - $3, $2 - $4 }')" = "$((265482 * 4)) $((265482 * 4))" ] ||
+    fail "--optimizer adamw: memory (adamw master, needed; sgd master, needed) $grow: expected 4 bytes more a parameter"
+[ "$(json_get $ja "all(r['step_us'] > 0 for r in d['train']['results'])")" = True ] || fail "--optimizer adamw: no steps"
+rm -rf "$d.adamw"
 # DDP's buffer broadcast (pytorch-ddp), at N = 1 and 2: two batch norms of 256 and 32 channels hold 6 buffers
 # (running_mean, running_var, num_batches_tracked), each copied back, and per dtype a flatten and a broadcast: 10
 # operations; under --framework ideal none
