@@ -127,7 +127,8 @@ static const opt_spec specs[] = {
     {"framework", OPT_FRAMEWORK, 1, S_RUN | S_TRAIN, NULL, "pytorch-ddp|ideal", "what the framework adds to the hardware's step: PyTorch DDP's host\n"
                                                          "work per operation and per bucket, bucket copies, NCHW layout copies\n"
                                                          "around convolutions, autocast's weight casts and fp32 residual\n"
-                                                         "stream at bf16/fp16, a foreach SGD (default), or none"},
+                                                         "stream at bf16/fp16, a foreach SGD (default; AdamW runs\n"
+                                                         "fused: --optimizer), or none"},
     {"optimizer", OPT_OPTIMIZER, 1, S_RUN | S_TRAIN, NULL, "sgd|adamw", "the update after the last all-reduce: sgd (default; momentum, one\n"
                                                          "fp32 state) or adamw (two fp32 states, m and v; run as the fused\n"
                                                          "one-pass update, torch.optim.AdamW(fused=True), under any framework)"},

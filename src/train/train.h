@@ -5,8 +5,8 @@
  * GEMM (skipped for the first layer, whose input needs no gradient, as in PyTorch) and the weight-gradient GEMM
  * written into the layer's slot of the flat gradient buffer), gradients grouped into DDP buckets in reverse
  * layer order; a bucket is all-reduced on a second stream as soon as the backward of its last layer is done;
- * then an SGD-momentum pass over all parameters. Three variants are timed: the full step, the same step without
- * the all-reduces (compute only), and the all-reduces alone (communication only).
+ * then the optimizer over all parameters (SGD with momentum, or AdamW: --optimizer). Three variants are timed: the
+ * full step, the same step without the all-reduces (compute only), and the all-reduces alone (communication only).
  *
  * train_plan.c is PURE (buckets, memory, schedule: unit-tested); step.c drives the step through an executor
  * (train_gpu.c: cuBLAS + NCCL; train_host.c: CPU GEMMs + MPI, so machines without GPUs run the whole path). */

@@ -384,8 +384,7 @@ static nvs_result_t hopt(nvs_train_exec *x)
     const size_t n = x->plan->grad_elems;
     if (x->plan->optimizer == NVS_OPT_ADAMW) { /* one fused pass under any framework, as the GPU executor's */
         const nvs_adamw_hyper hp = nvs_adamw_defaults();
-        const long long t = ++h->adam_t;
-        for (size_t i = 0; i < n; i++) nvs_adamw_elem(&h->master[i], &h->momentum[i], &h->adam_v[i], h->grads[i] * scale, t, &hp);
+        nvs_adamw_update(h->master, h->momentum, h->adam_v, h->grads, n, scale, ++h->adam_t, &hp);
         return NVS_OK;
     }
     if (x->plan->framework->optimizer_foreach) { /* three passes, as the GPU executor makes them (framework.h) */

@@ -49,11 +49,24 @@ nvs_adamw_hyper nvs_adamw_defaults(void)
     return h;
 }
 
-void nvs_adamw_elem(float *w, float *m, float *v, float g, long long t, const nvs_adamw_hyper *h)
+/* the update with the step's bias corrections bc1 = 1 - b1^t, bc2 = 1 - b2^t */
+static inline void adamw_bc(float *w, float *m, float *v, float g, float bc1, float bc2, const nvs_adamw_hyper *h)
 {
-    float bc1 = 1.0f - powf(h->beta1, (float)t), bc2 = 1.0f - powf(h->beta2, (float)t);
     *w *= 1.0f - h->lr * h->weight_decay;
     *m = h->beta1 * *m + (1.0f - h->beta1) * g;
     *v = h->beta2 * *v + (1.0f - h->beta2) * g * g;
     *w -= h->lr / bc1 * *m / (sqrtf(*v / bc2) + h->eps);
+}
+
+void nvs_adamw_elem(float *w, float *m, float *v, float g, long long t, const nvs_adamw_hyper *h)
+{
+    adamw_bc(w, m, v, g, 1.0f - powf(h->beta1, (float)t), 1.0f - powf(h->beta2, (float)t), h);
+}
+
+void nvs_adamw_update(float *w, float *m, float *v, const float *g, size_t n, float scale, long long t,
+                      const nvs_adamw_hyper *h)
+{
+    /* powf per element made the host step's AdamW ~6x SGD's (9.6 against 1.5 ms, tiny-mlp at N=1) */
+    const float bc1 = 1.0f - powf(h->beta1, (float)t), bc2 = 1.0f - powf(h->beta2, (float)t);
+    for (size_t i = 0; i < n; i++) adamw_bc(&w[i], &m[i], &v[i], g[i] * scale, bc1, bc2, h);
 }

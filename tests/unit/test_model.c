@@ -353,6 +353,17 @@ static void t_layer_times(void)
     w = 0.5f, m = v = 0;
     nvs_adamw_elem(&w, &m, &v, 0.25f, 1, &h);
     REL(w, 0.5 * (1 - 1e-4) - 1e-2, 1e-6);
+    /* the host executor's loop (bias corrections once a step) is the element update, bit for bit, over three steps */
+    float wa[5], ma[5] = {0}, va[5] = {0}, wb[5], mb[5] = {0}, vb[5] = {0}, g5[5] = {0.25f, -0.1f, 3.0f, 0, 1e-3f};
+    for (int i = 0; i < 5; i++) wa[i] = wb[i] = 0.1f * (float)(i + 1);
+    for (int t = 1; t <= 3; t++) {
+        nvs_adamw_update(wa, ma, va, g5, 5, 0.5f, t, &h);
+        for (int i = 0; i < 5; i++) nvs_adamw_elem(&wb[i], &mb[i], &vb[i], g5[i] * 0.5f, t, &h);
+    }
+    for (int i = 0; i < 5; i++) {
+        T_ASSERT(wa[i] == wb[i]);
+        T_ASSERT(ma[i] == mb[i] && va[i] == vb[i]);
+    }
 }
 
 /* The roofline of a GEMM, a convolution's rate, and a batch norm run as the framework runs it at each precision */
