@@ -349,13 +349,15 @@ static void resolve_all(nvs_nccl_log *log)
     for (size_t k = 0; k < log->norphans; k++) resolve_ids(&log->orphans[k], ids);
 }
 
-/* "Channel 00/0 : 0[0] -> 1[1] [send] via NET/Socket/0". 1 if understood (filled in), 0 if not. */
-static int parse_conn(const char *p, nvs_nccl_conn *cn)
+/* The head of a connection line, "<word>NN/N :" or "<word>NN :" (the /N, the connection index, since NCCL 2.17):
+ * cn cleared, its channel and connection index set, *p past the colon. 1 if it is one, 0 if not. */
+static int read_line_head(const char **pp, const char *word, nvs_nccl_conn *cn)
 {
     memset(cn, 0, sizeof *cn);
-    p = skip_ws(p);
-    if (strncmp(p, "Channel ", 8)) return 0;
-    p += 8;
+    const char *p = skip_ws(*pp);
+    size_t wl = strlen(word);
+    if (strncmp(p, word, wl)) return 0;
+    p += wl;
     if (!isdigit((unsigned char)*p) || read_int(&p, &cn->channel) != 0) return 0;
     cn->conn_index = -1;
     if (*p == '/') {
@@ -364,20 +366,34 @@ static int parse_conn(const char *p, nvs_nccl_conn *cn)
     }
     p = skip_ws(p);
     if (*p != ':') return 0;
-    p++;
+    *pp = p + 1;
+    return 1;
+}
+
+/* "[send]" or "[receive]" at *p (after blanks): cn->side set, *p past it and the blanks after. 1 if one was there. */
+static int read_side(const char **pp, nvs_nccl_conn *cn)
+{
+    const char *p = skip_ws(*pp);
+    int side = !strncmp(p, "[send]", 6) ? NVS_NCCL_SIDE_SEND : !strncmp(p, "[receive]", 9) ? NVS_NCCL_SIDE_RECV : -1;
+    if (side < 0) {
+        *pp = p;
+        return 0;
+    }
+    cn->side = side;
+    *pp = skip_ws(p + (side == NVS_NCCL_SIDE_SEND ? 6 : 9));
+    return 1;
+}
+
+/* "Channel 00/0 : 0[0] -> 1[1] [send] via NET/Socket/0". 1 if understood (filled in), 0 if not. */
+static int parse_conn(const char *p, nvs_nccl_conn *cn)
+{
+    if (!read_line_head(&p, "Channel ", cn)) return 0;
     if (read_rank_id(&p, &cn->from_rank, cn->from_id, sizeof cn->from_id) != 0) return 0;
     p = skip_ws(p);
     if (strncmp(p, "->", 2)) return 0;
     p += 2;
     if (read_rank_id(&p, &cn->to_rank, cn->to_id, sizeof cn->to_id) != 0) return 0;
-    p = skip_ws(p);
-    if (!strncmp(p, "[send]", 6)) {
-        cn->side = NVS_NCCL_SIDE_SEND;
-        p = skip_ws(p + 6);
-    } else if (!strncmp(p, "[receive]", 9)) {
-        cn->side = NVS_NCCL_SIDE_RECV;
-        p = skip_ws(p + 9);
-    }
+    read_side(&p, cn);
     if (strncmp(p, "via ", 4)) return 0;
     p = skip_ws(p + 4);
     size_t n = strlen(p);
@@ -398,31 +414,11 @@ static int parse_conn(const char *p, nvs_nccl_conn *cn)
  * "(PCI)" after "/GDRDMA" since 2.19). No peer: from_rank = to_rank = the rank. 1 if understood, 0 if not. */
 static int parse_collnet(const char *p, nvs_nccl_conn *cn)
 {
-    memset(cn, 0, sizeof *cn);
+    if (!read_line_head(&p, "CollNet ", cn)) return 0;
     p = skip_ws(p);
-    if (strncmp(p, "CollNet ", 8)) return 0;
-    p += 8;
-    if (!isdigit((unsigned char)*p) || read_int(&p, &cn->channel) != 0) return 0;
-    cn->conn_index = -1;
-    if (*p == '/') {
-        p++;
-        if (!isdigit((unsigned char)*p) || read_int(&p, &cn->conn_index) != 0) return 0;
-    }
-    p = skip_ws(p);
-    if (*p != ':') return 0;
-    p = skip_ws(p + 1);
     if (!isdigit((unsigned char)*p) || read_int(&p, &cn->from_rank) != 0) return 0;
     cn->to_rank = cn->from_rank;
-    p = skip_ws(p);
-    if (!strncmp(p, "[send]", 6)) {
-        cn->side = NVS_NCCL_SIDE_SEND;
-        p = skip_ws(p + 6);
-    } else if (!strncmp(p, "[receive]", 9)) {
-        cn->side = NVS_NCCL_SIDE_RECV;
-        p = skip_ws(p + 9);
-    } else {
-        return 0;
-    }
+    if (!read_side(&p, cn)) return 0; /* CollNet lines always say their side */
     if (strncmp(p, "via COLLNET", 11)) return 0;
     p = skip_ws(p + 4);
     size_t n = strlen(p);
