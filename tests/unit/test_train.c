@@ -440,9 +440,17 @@ static void t_host_work_sync_issue(void)
         ops.gemm = busy_gemm;
         ops.sync_issue = sync;
         /* 0.01 units per us: the work itself is short, what matters is how much of the owed time it stands for */
-        nvs_train_exec x = {.ops = &ops, .plan = &pl, .nranks = 1, .work_per_us = 0.01};
-        nvs_step_medians m = {0};
-        T_EQ_I(nvs_train_time_steps(&x, NVS_STEP_COMPUTE, 0, 1, 1, &m), NVS_OK);
+        nvs_train_exec x;
+        nvs_step_medians m;
+        /* the step's own host time between its calls counts against the work owed (step.c host_work): a process
+         * descheduled there for milliseconds (seen once: a CI run on 2 cores with two fuzzers beside it) does less of it,
+         * never more, so the synchronous case takes the best of 3 tries */
+        for (int tries = 0; tries < (sync ? 3 : 1); tries++) {
+            x = (nvs_train_exec){.ops = &ops, .plan = &pl, .nranks = 1, .work_per_us = 0.01};
+            memset(&m, 0, sizeof m);
+            T_EQ_I(nvs_train_time_steps(&x, NVS_STEP_COMPUTE, 0, 1, 1, &m), NVS_OK);
+            if (x.work_units >= 0.9 * x.host_due_us * x.work_per_us) break;
+        }
         T_ASSERT(x.host_due_us > 100); /* the toy's operations at pytorch-ddp's cost each */
         T_ASSERT(m.issue_by_us[NVS_ISSUE_GEMM] > 10 * x.host_due_us);
         /* synchronous: all but the driver's own bookkeeping (microseconds) done as work; else none of it */
