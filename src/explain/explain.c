@@ -94,12 +94,16 @@ static void hop_words(sb *s, const nvs_explain_facts *f)
     }
 }
 
+/* Whether transport list ("P2P+NET", "P2P/IPC+SHM") has word w whole: words are separated by '+', and a word may
+ * carry NCCL's detail after a '/' ("NET/Socket"). "NET" is no word of "COLLNET", nor of an unknown "XNET". */
+static int word_end(char c) { return c == '\0' || c == '+' || c == '/'; }
+
 static int has_word(const char *list, const char *w)
 {
     if (!list) return 0;
     size_t n = strlen(w);
     for (const char *p = strstr(list, w); p; p = strstr(p + 1, w))
-        if ((p == list || p[-1] == '+') && (p[n] == '\0' || p[n] == '+')) return 1;
+        if ((p == list || p[-1] == '+') && word_end(p[n])) return 1;
     return 0;
 }
 
@@ -157,8 +161,11 @@ static void transport_words(sb *s, const nvs_explain_facts *f)
 
 int nvs_explain_hop_unused_by(const char *hop_class, const char *transport)
 {
-    const char *t = transport ? transport : "";
-    return hop_class && nvs_link_class_is_nvlink(hop_class) && !strstr(t, "P2P") && (strstr(t, "SHM") || strstr(t, "NET"));
+    /* whole words: a substring test took "NET" in "COLLNET" (and in any unknown word holding it) for NET, and an
+     * unknown word holding "P2P" for P2P. CollNet goes through the network plugin (src/transport/coll_net.cc),
+     * a path around an NVLink hop as NET is (nccl_log.c's link_kind: a network link) */
+    return hop_class && nvs_link_class_is_nvlink(hop_class) && !has_word(transport, "P2P") &&
+           (has_word(transport, "SHM") || has_word(transport, "NET") || has_word(transport, "COLLNET"));
 }
 
 int nvs_explain_hop_unused(const nvs_explain_facts *f)

@@ -742,8 +742,38 @@ static void t_hop_unused_by(void)
     T_ASSERT(!nvs_explain_hop_unused_by(NULL, "SHM"));
 }
 
+/* Transport words are matched whole: a substring test took "NET" inside "COLLNET" for NET (right by accident:
+ * CollNet is a network path too) and inside any word that merely holds it, as it did "SHM" and "P2P" */
+static void t_hop_unused_whole_words(void)
+{
+    /* CollNet goes through the network plugin: around an NVLink hop, as NET; beside P2P the hop is used */
+    T_ASSERT(nvs_explain_hop_unused_by("NV18", "COLLNET"));
+    T_ASSERT(nvs_explain_hop_unused_by("NV18", "NET+COLLNET"));
+    T_ASSERT(!nvs_explain_hop_unused_by("NV18", "P2P+COLLNET"));
+    /* words nvscale does not know are not NET, SHM (or P2P) for holding those letters */
+    T_ASSERT(!nvs_explain_hop_unused_by("NV18", "XNET"));
+    T_ASSERT(!nvs_explain_hop_unused_by("NV18", "NETX/1"));
+    T_ASSERT(!nvs_explain_hop_unused_by("NV18", "SHMEM"));
+    /* whole words with NCCL's detail after '/' are still words */
+    T_ASSERT(nvs_explain_hop_unused_by("NV18", "COLLNET/SHARP+SHM"));
+    /* the facts' rule is the same: a CollNet-only communicator around an NVLink hop has no % of its bound */
+    nvs_explain_facts f;
+    nvs_explain_facts_init(&f, 2);
+    nvs_explain_set_hop(&f, 0, 1, "NV18", 450.0, NULL, 1);
+    snprintf(f.transport, sizeof f.transport, "COLLNET");
+    f.collective = "all_reduce";
+    f.busbw_gbps = 20.0;
+    T_ASSERT(nvs_explain_hop_unused(&f));
+    snprintf(f.transport, sizeof f.transport, "P2P+COLLNET");
+    T_ASSERT(!nvs_explain_hop_unused(&f));
+    char text[1024];
+    nvs_explain_text(&f, text, sizeof text);
+    T_CONTAINS(text, "% of the 450 GB/s bound of that hop");
+}
+
 T_LIST = {T_CASE(t_reference_above_one), T_CASE(t_worst_workload), T_CASE(t_facts_3090), T_CASE(t_facts_nvlink_and_shm), T_CASE(t_text_shapes), T_CASE(t_host_rate), T_CASE(t_classes_and_json),
           T_CASE(t_two_hosts), T_CASE(t_rows_by_size),
           T_CASE(t_not_measured), T_CASE(t_prev_same_row), T_CASE(t_failed_rows), T_CASE(t_best_ring),
-          T_CASE(t_net_name_with_space), T_CASE(t_collnet_words), T_CASE(t_nvls_words), T_CASE(t_hop_unused_by)};
+          T_CASE(t_net_name_with_space), T_CASE(t_collnet_words), T_CASE(t_nvls_words), T_CASE(t_hop_unused_by),
+          T_CASE(t_hop_unused_whole_words)};
 T_MAIN
