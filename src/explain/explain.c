@@ -107,6 +107,36 @@ static int has_word(const char *list, const char *w)
     return 0;
 }
 
+/* The transport words nvscale knows: those NCCL's log names (nccl_log.c, nvs_nccl_summary_transport) */
+static int known_word(const char *w, size_t n)
+{
+    static const char *const known[] = {"P2P", "SHM", "NET", "COLLNET"};
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+        if (strlen(known[i]) == n && !strncmp(w, known[i], n)) return 1;
+    return 0;
+}
+
+/* Each word of the list that is none of the known ones, as it is: a future NCCL transport, or the log's "other"
+ * (connection lines of a transport nvscale does not know), is said, not dropped. Returns how many. */
+static int unknown_words(sb *s, const char *t, int first)
+{
+    int said = 0;
+    for (const char *w = t; *w;) {
+        size_t n = strcspn(w, "+"), name = strcspn(w, "+/");
+        if (name > n) name = n;
+        if (n && !known_word(w, name)) {
+            if (name == 5 && !strncmp(w, "other", 5))
+                sbf(s, "%sanother transport (not one nvscale knows)", first && !said ? "" : " and ");
+            else
+                sbf(s, "%s%.*s (not a transport nvscale knows)", first && !said ? "" : " and ", (int)n, w);
+            said++;
+        }
+        w += n;
+        if (*w == '+') w++;
+    }
+    return said;
+}
+
 /* The collectives NVLS runs: NCCL's src/device/all_reduce.h, all_gather.h and reduce_scatter.h have NCCL_ALGO_NVLS
  * kernels (the switch reduces or multicasts in place of the ring's steps); broadcast, reduce and all-to-all have
  * none, so their ring bound stands */
@@ -124,7 +154,7 @@ static void transport_words(sb *s, const nvs_explain_facts *f)
     int p2p = has_word(t, "P2P"), shm = has_word(t, "SHM"), net = has_word(t, "NET"), collnet = has_word(t, "COLLNET");
     if (!hop)
         sbf(s, "NCCL used ");
-    else if (nvlink && !p2p)
+    else if (nvs_explain_hop_unused_by(f->hop_class, t)) /* a word nvscale does not know is no path around it */
         sbf(s, " but NCCL did not use it: it used ");
     else
         sbf(s, " and NCCL used ");
@@ -148,6 +178,7 @@ static void transport_words(sb *s, const nvs_explain_facts *f)
             f->collnet[0] ? "/" : "", f->collnet);
         first = 0;
     }
+    if (unknown_words(s, t, first)) first = 0;
     if (first) sbf(s, "%s", t);
     /* NVLS is no connection of a ring: the communicator's "NVLS comm" line (src/transport/nvls.cc), see nccl_log.h */
     if (f->nvls) sbf(s, ", with NVLink SHARP (NVLS: the NVSwitch reduces)");

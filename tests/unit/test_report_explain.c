@@ -771,9 +771,55 @@ static void t_hop_unused_whole_words(void)
     T_CONTAINS(text, "% of the 450 GB/s bound of that hop");
 }
 
+/* Transport words nvscale does not know (a newer NCCL's transport, the log's "other") were dropped beside known
+ * ones, so the Why said "NCCL used P2P" of a communicator that also ran over something else */
+static void t_unknown_transport_words(void)
+{
+    const char *doc =
+        "{\"schema\": \"nvscale.run/1\", \"world\": {\"size\": 4},"
+        " \"transports\": [{\"n\": 2, \"summary\": {\"GIN\": 2, \"P2P\": 4}},"
+        "                  {\"n\": 4, \"summary\": {\"NET\": 8, \"other\": 2}}],"
+        " \"collectives\": [{\"collective\": \"all_reduce\", \"n\": 2, \"bytes\": 1048576, \"busbw_gbps\": 20.0},"
+        "                   {\"collective\": \"all_reduce\", \"n\": 4, \"bytes\": 1048576, \"busbw_gbps\": 20.0}]}";
+    json_error_t je;
+    json_t *j = json_loads(doc, 0, &je);
+    if (!j) T_FAIL("fixture JSON: %s", je.text);
+    nvs_run r;
+    char err[256];
+    T_EQ_I(nvs_run_from_json(j, "mem", 0, &r, err, sizeof err), NVS_OK);
+    json_decref(j);
+    char text[1024];
+    nvs_explain_facts f;
+    nvs_explain_facts_from_run(&r, 2, &f);
+    T_EQ_S(f.transport, "P2P+GIN");
+    nvs_explain_text(&f, text, sizeof text);
+    T_CONTAINS(text, "NCCL used P2P and GIN (not a transport nvscale knows)");
+    nvs_explain_facts_from_run(&r, 4, &f);
+    nvs_explain_text(&f, text, sizeof text);
+    T_CONTAINS(text, "NCCL used NET and another transport (not one nvscale knows)");
+    /* NCCL's detail after '/' is said with the word; several unknown words are each said */
+    nvs_explain_facts g;
+    nvs_explain_facts_init(&g, 2);
+    snprintf(g.transport, sizeof g.transport, "SHM+XYZ/1+ABC");
+    nvs_explain_text(&g, text, sizeof text);
+    T_CONTAINS(text, "NCCL used SHM through host memory and XYZ/1 (not a transport nvscale knows) and ABC (not a "
+                     "transport nvscale knows)");
+    /* an unknown word alone beside an NVLink hop is no known path around it: not "did not use it", and the % of
+     * the hop's bound is given, as run.json's pct_of_bound and the screen table (nvs_explain_hop_unused_by) do */
+    nvs_explain_set_hop(&g, 0, 1, "NV18", 450.0, NULL, 1);
+    snprintf(g.transport, sizeof g.transport, "XYZ");
+    g.collective = "all_reduce";
+    g.busbw_gbps = 20.0;
+    nvs_explain_text(&g, text, sizeof text);
+    T_CONTAINS(text, "the ring runs over NVLink (NV18) and NCCL used XYZ (not a transport nvscale knows)");
+    T_CONTAINS(text, "% of the 450 GB/s bound of that hop");
+    T_ASSERT(!strstr(text, "did not use it"));
+    nvs_run_free(&r);
+}
+
 T_LIST = {T_CASE(t_reference_above_one), T_CASE(t_worst_workload), T_CASE(t_facts_3090), T_CASE(t_facts_nvlink_and_shm), T_CASE(t_text_shapes), T_CASE(t_host_rate), T_CASE(t_classes_and_json),
           T_CASE(t_two_hosts), T_CASE(t_rows_by_size),
           T_CASE(t_not_measured), T_CASE(t_prev_same_row), T_CASE(t_failed_rows), T_CASE(t_best_ring),
           T_CASE(t_net_name_with_space), T_CASE(t_collnet_words), T_CASE(t_nvls_words), T_CASE(t_hop_unused_by),
-          T_CASE(t_hop_unused_whole_words)};
+          T_CASE(t_hop_unused_whole_words), T_CASE(t_unknown_transport_words)};
 T_MAIN
