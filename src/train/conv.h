@@ -38,6 +38,11 @@ int nvs_cudnn_falls_back(nvs_cudnn_mode m, nvs_result_t r, int device_oom);
  * is no error, as the run goes on without cuDNN, saying why in an info line (nvs_cudnn_fallback_note) and in
  * run.json: debug (NVS_LOG_*, core/log.h); else an error. */
 int nvs_cudnn_fail_level(nvs_cudnn_mode m);
+/* Whether a fallback under --cudnn auto is said in that info line: cuDNN loaded, then failed, while planning
+ * (opened) or while opening (nvs_cudnn_open's NVS_ERR_CUDNN: a call on its handle, such as cudnnSetStream); not
+ * when the library, an entry point or a handle is missing (NVS_ERR_UNSUPPORTED), which the summary and run.json
+ * say. */
+int nvs_cudnn_fallback_said(int opened, nvs_result_t r);
 /* That info line: "--cudnn auto: WHY; the convolutions run as implicit GEMMs ... instead (run.json ...)". */
 void nvs_cudnn_fallback_note(char *buf, size_t len, const char *why);
 /* The reason said when one of cuDNN's device buffers did not fit: "out of memory for a B-byte WHAT (F MiB of GPU

@@ -9,7 +9,8 @@ typedef struct nvs_cudnn nvs_cudnn;
 
 /* Loads cuDNN and makes a handle on the current GPU, issuing on `stream` (a cudaStream_t), for a profile of
  * `nlayers` layers. NVS_ERR_UNSUPPORTED with the reason in `why` when the library, one of its entry points or a
- * handle (no GPU it supports) is missing. */
+ * handle (no GPU it supports) is missing; NVS_ERR_CUDNN with the reason when a call on the handle it made failed.
+ * It logs nothing: the caller says the reason (nvs_cudnn_fallback_said). */
 nvs_result_t nvs_cudnn_open(void *stream, int nlayers, nvs_cudnn **out, char *why, size_t len);
 /* Whether cuDNN loads here, with every entry point (no GPU needed): NVS_ERR_UNSUPPORTED and the reason if not. */
 nvs_result_t nvs_cudnn_probe(char *why, size_t len);

@@ -35,6 +35,8 @@ int nvs_cudnn_fail_level(nvs_cudnn_mode m)
     return nvs_cudnn_falls_back(m, NVS_ERR_CUDNN, 0) ? NVS_LOG_DEBUG : NVS_LOG_ERROR;
 }
 
+int nvs_cudnn_fallback_said(int opened, nvs_result_t r) { return r != NVS_OK && (opened || r == NVS_ERR_CUDNN); }
+
 void nvs_cudnn_fallback_note(char *buf, size_t len, const char *why)
 {
     snprintf(buf, len, "--cudnn auto: %s; the convolutions run as implicit GEMMs in cuBLAS and the batch norms in "

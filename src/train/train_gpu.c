@@ -240,7 +240,8 @@ static nvs_result_t cudnn_setup(nvs_train_exec *x)
     if (r == NVS_OK) return cuda_sync(g->compute);
     if (nvs_cudnn_falls_back(x->cudnn_mode, r, oom[0] != 0)) { /* --cudnn auto: GEMMs and kernels, and why */
         (void)cudaGetLastError(); /* what cuDNN's failure left is not the GEMMs' (gpu_check.h) */
-        if (opened) { /* it loaded, then failed: said (a library absent is said by the summary and run.json) */
+        if (nvs_cudnn_fallback_said(opened, r)) { /* it loaded, then failed: said (a library absent is said by the
+                                                    * summary and run.json) */
             char note[sizeof why + 192];
             nvs_cudnn_fallback_note(note, sizeof note, why);
             nvs_info("%s", note);

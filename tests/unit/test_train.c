@@ -625,6 +625,22 @@ static void t_cudnn_fallback_said(void)
     T_EQ_I(strstr(note, "error") == NULL, 1);
 }
 
+/* cuDNN loaded, then a call on its handle failed while opening it (cudnnSetStream): under --cudnn auto that falls
+ * back and is said in the info line as a failure while planning is (before, nvs_cudnn_open printed "error:
+ * cudnnSetStream failed" and the fallback was not said); a library or handle missing is said by the summary and
+ * run.json, not there. nvs_cudnn_open itself needs libcudnn and a GPU: test_cudnn_gpu. */
+static void t_cudnn_open_fallback_said(void)
+{
+    T_EQ_I(nvs_cudnn_fallback_said(0, NVS_ERR_CUDNN), 1);       /* cudnnSetStream failed */
+    T_EQ_I(nvs_cudnn_fallback_said(0, NVS_ERR_UNSUPPORTED), 0); /* libcudnn.so.9 not loaded, no handle */
+    T_EQ_I(nvs_cudnn_fallback_said(1, NVS_ERR_CUDNN), 1);       /* cudnnFind failed, planning */
+    T_EQ_I(nvs_cudnn_fallback_said(1, NVS_ERR_NOMEM), 1);       /* its workspace did not fit */
+    T_EQ_I(nvs_cudnn_fallback_said(1, NVS_OK), 0);
+    /* and it falls back, under auto only, so that its level is no error there */
+    T_EQ_I(nvs_cudnn_falls_back(NVS_CUDNN_AUTO, NVS_ERR_CUDNN, 0), 1);
+    T_EQ_I(nvs_cudnn_falls_back(NVS_CUDNN_ON, NVS_ERR_CUDNN, 0), 0);
+}
+
 /* The batch norms' reason (run.json train.batchnorm.why, the summary's note) once cuDNN is off on this rank: what
  * turned it off (another rank lacking it, under --cudnn auto: run/phase_train.c conv_agree), not the reason
  * planning them set before (before, "3 at batch 4096 hold 2^31 elements or more..." stayed, while none ran in cuDNN
@@ -969,7 +985,7 @@ static void t_ln_issue(void)
 
 T_LIST = {T_CASE(t_ddp_buckets), T_CASE(t_plan_uses_shared_buckets), T_CASE(t_builtin_resnet50_buckets),
           T_CASE(t_predict), T_CASE(t_rows_over_int), T_CASE(t_split), T_CASE(t_host_work_counts),
-          T_CASE(t_host_work_defaults), T_CASE(t_host_work_sync_issue), T_CASE(t_copy_pieces), T_CASE(t_cast_split), T_CASE(t_conv_plan), T_CASE(t_cudnn_oom_fallback), T_CASE(t_bn_why), T_CASE(t_cudnn_fallback_said),
+          T_CASE(t_host_work_defaults), T_CASE(t_host_work_sync_issue), T_CASE(t_copy_pieces), T_CASE(t_cast_split), T_CASE(t_conv_plan), T_CASE(t_cudnn_oom_fallback), T_CASE(t_bn_why), T_CASE(t_cudnn_fallback_said), T_CASE(t_cudnn_open_fallback_said),
           T_CASE(t_native_norm), T_CASE(t_backward_passes), T_CASE(t_rounds_merge), T_CASE(t_outer_sum_shape),
           T_CASE(t_view_passes), T_CASE(t_view_plan), T_CASE(t_ln_issue)};
 T_MAIN
