@@ -820,6 +820,30 @@ static int eval_status(const nvs_run *run, nvs_verdicts *vs)
     return 0;
 }
 
+int nvs_check_run_wrong(nvs_verdicts *vs)
+{
+    nvs_verdict *v = NULL;
+    for (size_t i = 0; i < vs->n && !v; i++)
+        if (!strcmp(vs->v[i].kind, "run") && !strcmp(vs->v[i].metric, "run result")) v = &vs->v[i];
+    if (v && v->severity == NVS_SEV_FAIL) return 0; /* it says so already, and why */
+    if (!v) {
+        if (!(v = new_row(vs, NULL))) return -1;
+        snprintf(v->metric, sizeof v->metric, "run result");
+        snprintf(v->expected, sizeof v->expected, "ok");
+        snprintf(v->rule, sizeof v->rule, "(always)");
+    } else if (v->severity == NVS_SEV_WARN) /* recounted below as the FAIL it is */
+        vs->warned--;
+    else if (v->severity == NVS_SEV_SKIP)
+        vs->skipped--;
+    char was[sizeof v->measured];
+    snprintf(was, sizeof was, "%s", v->measured[0] ? v->measured : "no status");
+    snprintf(v->measured, sizeof v->measured, "wrong");
+    snprintf(v->note, sizeof v->note, "the run's own result check found wrong elements (exit 3: see its messages), "
+             "though its run.json says '%.60s'", was);
+    finish(vs, v, 0);
+    return 0;
+}
+
 /* Numbers of the run that cannot be right as they stand (runjson/sanity.h): a WARN row each, whatever the rules
  * ask, so that check never passes over them in silence (efficiency 146 % from a tiny profile did) */
 static int eval_sanity(const nvs_run *run, nvs_verdicts *vs)

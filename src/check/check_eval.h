@@ -74,6 +74,11 @@ const char *nvs_verdict_word(const nvs_verdict *v); /* "PASS", "WARN", "FAIL", "
  * list). `base` may be NULL when no rule has below_baseline. Returns 0, -1 when out of memory. */
 int nvs_check_eval(const nvs_ruleset *rules, const nvs_run *run, const nvs_run *base, nvs_verdicts *out);
 void nvs_verdicts_free(nvs_verdicts *v);
+/* The measuring itself found wrong results (it ended with NVS_ERR_WRONG, exit 3) while no row failed (its run.json
+ * status said "ok", or had no "run result" row): that row FAILs, "measured wrong", its note naming why, so that every
+ * output (table, JSON, JUnit, Prometheus) says FAIL with the exit code 3, never PASS. A row that already fails
+ * stays as it is. Returns 0, -1 when out of memory. */
+int nvs_check_run_wrong(nvs_verdicts *vs);
 
 /* The slowest rank at one N: the rank that was slowest (collectives[].slowest_rank) in the most configurations,
  * ties broken by the larger summed lag; lag = time_us.max - time_us.min of those configurations. */

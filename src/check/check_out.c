@@ -12,6 +12,11 @@
 
 int nvs_check_exit_code(const nvs_check_report *rep) { return rep->verdicts->failed ? 3 : 0; }
 
+/* The verdict the outputs print agrees with the process's exit code: 3 is a FAIL even when no row failed (the
+ * caller adds a failing row for wrong results, nvs_check_run_wrong; this holds should one ever not), so that a
+ * JSON reader or CI log never sees PASS beside exit 3 */
+static int result_fails(const nvs_check_report *rep) { return rep->verdicts->failed || rep->exit_code == 3; }
+
 static void slowest_rank_line(FILE *f, const nvs_slowest_rank *s)
 {
     fprintf(f, "slowest rank at n=%d: rank %d", s->n, s->rank);
@@ -173,6 +178,9 @@ nvs_result_t nvs_check_print_table(FILE *f, const nvs_check_report *rep)
     if (vs->skipped) snprintf(skipped, sizeof skipped, "; %zu skipped: not checked, see their notes", vs->skipped);
     if (vs->failed)
         fprintf(f, "result: FAIL (%zu of %zu check%s failed%s)\n", vs->failed, vs->n, vs->n == 1 ? "" : "s", skipped);
+    else if (result_fails(rep))
+        fprintf(f, "result: FAIL (the run found wrong results: exit 3, though none of its %zu check%s failed%s)\n",
+                vs->n, vs->n == 1 ? "" : "s", skipped);
     else /* "1 checks" read wrong: a host without NVML judges the run result alone */
         fprintf(f, "result: PASS (%zu check%s%s%s)\n", vs->n, vs->n == 1 ? "" : "s",
                 vs->warned ? ", some with a warning: read their notes" : "", skipped);
@@ -257,7 +265,7 @@ static json_t *build_json(const nvs_check_report *rep)
     set(root, "failed", json_integer((json_int_t)vs->failed), &bad);
     set(root, "warned", json_integer((json_int_t)vs->warned), &bad);
     set(root, "skipped", json_integer((json_int_t)vs->skipped), &bad);
-    set(root, "result", json_string(vs->failed ? "FAIL" : "PASS"), &bad);
+    set(root, "result", json_string(result_fails(rep) ? "FAIL" : "PASS"), &bad);
     set(root, "exit_code", json_integer(rep->exit_code), &bad);
     if (bad) goto fail;
     return root;

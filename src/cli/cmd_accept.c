@@ -389,6 +389,13 @@ static int judge(const accept_opts *o, const char *dir, int run_wrong, int save_
     if (rules == &builtin && vs.n > before_left_out) /* "0 rules" read as if nothing were asked */
         snprintf(desc, sizeof desc, "built-in level %d (%zu rules apply to this run, %zu do not: SKIP; nvscale accept "
                  "--level %d --print-rules)", o->level, builtin.n, vs.n - before_left_out, o->level);
+    /* wrong results are exit 3: the "run result" row says FAIL and why in every output, whatever run.json said */
+    if (run_wrong && nvs_check_run_wrong(&vs)) {
+        fprintf(stderr, "nvscale accept: out of memory\n");
+        export_no_verdict(o, NVS_ERR_NOMEM, dir);
+        rc = 1;
+        goto out;
+    }
     nvs_slowest_rank slowest[MAX_SLOWEST];
     nvs_check_report rep = {.title = "nvscale accept", .run = &run, .rules_desc = desc, .verdicts = &vs, .slowest = slowest,
                             .nslowest = nvs_check_slowest_ranks(&run, slowest, MAX_SLOWEST),

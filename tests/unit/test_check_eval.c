@@ -2,6 +2,7 @@
  * thresholds at their edges, the worst variant, "not measured" = FAIL, baseline comparison, slowest rank, pair and
  * hop. */
 #include "check/check_eval.h"
+#include "check/check_out.h"
 
 #include <math.h>
 
@@ -658,7 +659,62 @@ static void t_reference_above_one(void)
     nvs_verdicts_free(&vs);
 }
 
-T_LIST = {T_CASE(t_self_reference_efficiency), T_CASE(t_reference_above_one), T_CASE(t_one_gpu_busbw), T_CASE(t_unvalidated_warns), T_CASE(t_appends), 
+/* What the verdict outputs print of REP: the table (json 0) or the JSON, read back from a temporary file. */
+static char *printed(const nvs_check_report *rep, int json, char *buf, size_t len)
+{
+    FILE *f = tmpfile();
+    T_ASSERT(f);
+    T_EQ_I(json ? nvs_check_print_json(f, rep) : nvs_check_print_table(f, rep), NVS_OK);
+    rewind(f);
+    size_t n = fread(buf, 1, len - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    return buf;
+}
+
+/* Wrong results are exit 3 and never PASS. accept's run ended with wrong results (NVS_ERR_WRONG) while no row
+ * failed: its JSON said "result": "PASS" beside "exit_code": 3. The outputs agree with the exit code, and the
+ * "run result" row fails, saying why, so that JUnit and Prometheus (which print rows) say FAIL too. */
+static void t_run_wrong_never_pass(void)
+{
+    nvs_run run = make_run(); /* run.json says "ok" */
+    const char *lines[] = {"busbw all_reduce size=1G n=2 min=1", NULL};
+    nvs_verdicts vs = eval(lines, &run, NULL);
+    T_EQ_U(vs.failed, 0);
+    static char buf[16384];
+    nvs_check_report rep = {.title = "nvscale accept", .run = &run, .rules_desc = "test", .verdicts = &vs,
+                            .slowest_pair = -1, .exit_code = 3};
+    T_CONTAINS(printed(&rep, 1, buf, sizeof buf), "\"result\": \"FAIL\"");
+    T_CONTAINS(printed(&rep, 0, buf, sizeof buf), "result: FAIL (the run found wrong results: exit 3");
+    T_EQ_I(nvs_check_run_wrong(&vs), 0);
+    T_EQ_U(vs.failed, 1);
+    T_EQ_U(vs.n, 2);
+    T_EQ_S(vs.v[0].metric, "run result");
+    T_EQ_S(vs.v[0].measured, "wrong");
+    T_EQ_I(vs.v[0].severity, NVS_SEV_FAIL);
+    T_CONTAINS(vs.v[0].note, "found wrong elements (exit 3");
+    T_CONTAINS(vs.v[0].note, "its run.json says 'ok'");
+    T_EQ_I(nvs_check_run_wrong(&vs), 0); /* once is enough: a failing row is not counted twice */
+    T_EQ_U(vs.failed, 1);
+    T_CONTAINS(printed(&rep, 1, buf, sizeof buf), "\"result\": \"FAIL\"");
+    T_CONTAINS(printed(&rep, 0, buf, sizeof buf), "result: FAIL (1 of 2 checks failed)");
+    nvs_verdicts_free(&vs);
+    /* no "run result" row at all: one is added */
+    nvs_verdicts none = {0};
+    T_EQ_I(nvs_check_run_wrong(&none), 0);
+    T_EQ_U(none.n, 1);
+    T_EQ_U(none.failed, 1);
+    T_CONTAINS(none.v[0].note, "says 'no status'");
+    nvs_verdicts_free(&none);
+    /* the same run without wrong results passes: the FAIL above is not every run's */
+    vs = eval(lines, &run, NULL);
+    rep.verdicts = &vs;
+    rep.exit_code = 0;
+    T_CONTAINS(printed(&rep, 1, buf, sizeof buf), "\"result\": \"PASS\"");
+    nvs_verdicts_free(&vs);
+}
+
+T_LIST = {T_CASE(t_run_wrong_never_pass), T_CASE(t_self_reference_efficiency), T_CASE(t_reference_above_one), T_CASE(t_one_gpu_busbw), T_CASE(t_unvalidated_warns), T_CASE(t_appends), 
     T_CASE(t_status_row),         T_CASE(t_min_edges_and_worst_variant), T_CASE(t_n_selection),
     T_CASE(t_not_measured_fails), T_CASE(t_every_collective_and_range),  T_CASE(t_wrong_results_fail),
     T_CASE(t_p2p_and_efficiency), T_CASE(t_min_bound_pct), T_CASE(t_below_baseline), T_CASE(t_below_baseline_small_not_measured),              T_CASE(t_baseline_equal_to_run_passes), T_CASE(t_below_baseline_variants), T_CASE(t_below_baseline_placement),
