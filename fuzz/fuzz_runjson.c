@@ -40,7 +40,7 @@ NVS_FUZZ_TARGET(runjson)
                                        .slowest = slowest, .nslowest = nvs_check_slowest_ranks(&run, slowest, 8),
                                        .slowest_pair = nvs_check_slowest_pair(&run)};
                 nvs_check_print_table(sink, &cr);
-                nvs_check_print_json(sink, &cr);
+                nvs_check_print_json(sink, NULL, &cr);
             }
             nvs_verdicts_free(&vs);
         }

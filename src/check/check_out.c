@@ -1,6 +1,7 @@
 /* Verdict table and JSON of `nvscale check` (formats: docs/check.md). */
 #include "check/check_out.h"
 
+#include <errno.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
@@ -276,18 +277,20 @@ fail:
     return NULL;
 }
 
-nvs_result_t nvs_check_print_json(FILE *f, const nvs_check_report *rep)
+nvs_result_t nvs_check_print_json(FILE *f, const char *to, const nvs_check_report *rep)
 {
     json_t *root = build_json(rep);
     if (!root) {
         nvs_error("out of memory building the JSON verdicts");
         return NVS_ERR_NOMEM;
     }
+    errno = 0;
     int bad = json_dumpf(root, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0;
     json_decref(root);
     if (!bad) bad = fputc('\n', f) == EOF;
-    if (bad || fflush(f) != 0 || ferror(f)) {
-        nvs_error("cannot write the JSON verdicts to stdout");
+    if (bad || fflush(f) != 0 || ferror(f)) { /* named as given: the user's file, or stdout (was always "stdout") */
+        int e = errno;
+        nvs_error("cannot write the JSON verdicts to %s: %s", to ? to : "stdout", e ? strerror(e) : "I/O error");
         return NVS_ERR_SYSTEM;
     }
     return NVS_OK;

@@ -29,6 +29,7 @@ typedef struct {
 /* The verdicts' own exit code: 0 when every verdict passed, else 3. */
 int nvs_check_exit_code(const nvs_check_report *rep);
 nvs_result_t nvs_check_print_table(FILE *f, const nvs_check_report *rep);
-nvs_result_t nvs_check_print_json(FILE *f, const nvs_check_report *rep);
+/* TO names f in the message when it cannot be written: a path (accept's verdicts.json), NULL for stdout. */
+nvs_result_t nvs_check_print_json(FILE *f, const char *to, const nvs_check_report *rep);
 
 #endif

@@ -418,14 +418,14 @@ static int judge(const accept_opts *o, const char *dir, int run_wrong, int save_
         snprintf(vp, sizeof vp, "%s/verdicts.json", dir);
         nvs_outfile vf;
         if (nvs_outfile_open(&vf, vp) != NVS_OK) wrc = 1;
-        else if (nvs_check_print_json(vf.f, &rep) != NVS_OK) {
+        else if (nvs_check_print_json(vf.f, vp, &rep) != NVS_OK) {
             nvs_outfile_discard(&vf);
             wrc = 1;
         } else if (nvs_outfile_commit(&vf) != NVS_OK)
             wrc = 1;
     }
     if (wrc) rep.exit_code = 1;
-    nvs_result_t pr = o->json ? nvs_check_print_json(stdout, &rep) : nvs_check_print_table(stdout, &rep);
+    nvs_result_t pr = o->json ? nvs_check_print_json(stdout, NULL, &rep) : nvs_check_print_table(stdout, &rep);
     if (!o->json) print_skipped(root, stdout);
     rc = pr != NVS_OK ? 1 : rep.exit_code;
 out:

@@ -384,7 +384,7 @@ int cmd_check(int argc, char **argv)
     rc = nvs_check_exit_code(&rep);
     if (!rc) rc = wrc;
     rep.exit_code = rc;
-    res = json ? nvs_check_print_json(stdout, &rep) : nvs_check_print_table(stdout, &rep);
+    res = json ? nvs_check_print_json(stdout, NULL, &rep) : nvs_check_print_table(stdout, &rep);
     if (res != NVS_OK) rc = nvs_exit_code(res);
 done:
     nvs_verdicts_free(&vs);

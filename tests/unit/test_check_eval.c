@@ -3,6 +3,7 @@
  * hop. */
 #include "check/check_eval.h"
 #include "check/check_out.h"
+#include "core/log.h"
 
 #include <math.h>
 
@@ -664,7 +665,7 @@ static char *printed(const nvs_check_report *rep, int json, char *buf, size_t le
 {
     FILE *f = tmpfile();
     T_ASSERT(f);
-    T_EQ_I(json ? nvs_check_print_json(f, rep) : nvs_check_print_table(f, rep), NVS_OK);
+    T_EQ_I(json ? nvs_check_print_json(f, NULL, rep) : nvs_check_print_table(f, rep), NVS_OK);
     rewind(f);
     size_t n = fread(buf, 1, len - 1, f);
     buf[n] = '\0';
@@ -714,7 +715,39 @@ static void t_run_wrong_never_pass(void)
     nvs_verdicts_free(&vs);
 }
 
-T_LIST = {T_CASE(t_run_wrong_never_pass), T_CASE(t_self_reference_efficiency), T_CASE(t_reference_above_one), T_CASE(t_one_gpu_busbw), T_CASE(t_unvalidated_warns), T_CASE(t_appends), 
+/* A JSON that cannot be written names where it was going: accept's verdicts.json said "cannot write the JSON
+ * verdicts to stdout" when the file was the run's verdicts.json (/dev/full stands for a full disk). */
+static void t_json_write_failure_names_file(void)
+{
+    FILE *full = fopen("/dev/full", "w");
+    if (!full) T_SKIP("no /dev/full to fail a write");
+    nvs_run run = make_run();
+    const char *lines[] = {"busbw all_reduce size=1G n=2 min=1", NULL};
+    nvs_verdicts vs = eval(lines, &run, NULL);
+    nvs_check_report rep = {.run = &run, .rules_desc = "test", .verdicts = &vs, .slowest_pair = -1};
+    static char buf[1024];
+    const char *to[] = {"results/x/verdicts.json", NULL};
+    const char *said[] = {"cannot write the JSON verdicts to results/x/verdicts.json: No space left on device",
+                          "cannot write the JSON verdicts to stdout: No space left on device"};
+    for (int i = 0; i < 2; i++) {
+        FILE *log = tmpfile();
+        T_ASSERT(log);
+        FILE *was = nvs_log_set_sink(log);
+        nvs_result_t r = nvs_check_print_json(full, to[i], &rep);
+        nvs_log_set_sink(was);
+        clearerr(full);
+        rewind(log);
+        size_t n = fread(buf, 1, sizeof buf - 1, log);
+        buf[n] = '\0';
+        fclose(log);
+        T_EQ_I(r, NVS_ERR_SYSTEM);
+        T_CONTAINS(buf, said[i]);
+    }
+    fclose(full);
+    nvs_verdicts_free(&vs);
+}
+
+T_LIST = {T_CASE(t_json_write_failure_names_file), T_CASE(t_run_wrong_never_pass), T_CASE(t_self_reference_efficiency), T_CASE(t_reference_above_one), T_CASE(t_one_gpu_busbw), T_CASE(t_unvalidated_warns), T_CASE(t_appends), 
     T_CASE(t_status_row),         T_CASE(t_min_edges_and_worst_variant), T_CASE(t_n_selection),
     T_CASE(t_not_measured_fails), T_CASE(t_every_collective_and_range),  T_CASE(t_wrong_results_fail),
     T_CASE(t_p2p_and_efficiency), T_CASE(t_min_bound_pct), T_CASE(t_below_baseline), T_CASE(t_below_baseline_small_not_measured),              T_CASE(t_baseline_equal_to_run_passes), T_CASE(t_below_baseline_variants), T_CASE(t_below_baseline_placement),
