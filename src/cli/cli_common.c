@@ -140,6 +140,21 @@ int nvs_cli_output_file_ok(const char *sub, const char *flag, const char *path, 
     return 0;
 }
 
+/* The file DEST, if there is one, kept under a second name BAK (a hard link: DEST itself stays in place) until the
+ * exports' renames are all made. 1 kept, 0 nothing to keep, -1 it could not be kept (a file system without hard
+ * links): a failed set then removes the new file rather than putting the old one back. */
+static int keep_old(const char *dest, char *bak, size_t len)
+{
+    struct stat st;
+    if (lstat(dest, &st) != 0 || !S_ISREG(st.st_mode)) return 0;
+    for (int n = 0; n < 100; n++) {
+        if (snprintf(bak, len, "%s.nvscale-old.%ld.%d", dest, (long)getpid(), n) >= (int)len) return -1;
+        if (link(dest, bak) == 0) return 1;
+        if (errno != EEXIST) return -1;
+    }
+    return -1;
+}
+
 int nvs_cli_write_exports(const char *sub, const nvs_cli_export *e, size_t n, const nvs_export_info *info,
                           const nvs_verdicts *vs)
 {
@@ -161,25 +176,33 @@ int nvs_cli_write_exports(const char *sub, const nvs_cli_export *e, size_t n, co
             rc = 1;
         }
     }
-    /* renamed into place only once every one is written: all of them, or none */
-    int done[NVS_CLI_MAX_EXPORTS] = {0};
+    /* renamed into place only once every one is written, each old file kept (a hard link) until every rename
+     * is made: a rename that fails after another was made (a full disk at the second fsync) puts the old ones
+     * back, so that the set is this run's or the previous run's, never this run's JUnit beside the previous run's
+     * Prometheus file, read as one run's. A file written through in place (a device, /dev/stdout) is not ours. */
+    int done[NVS_CLI_MAX_EXPORTS] = {0}, kept[NVS_CLI_MAX_EXPORTS] = {0};
+    char bak[NVS_CLI_MAX_EXPORTS][sizeof o[0].dest + 48];
     for (size_t i = 0; i < k; i++) {
         if (!o[i].f) continue;
         if (rc) {
             nvs_outfile_discard(&o[i]);
             continue;
         }
+        if (!o[i].through) kept[i] = keep_old(o[i].dest, bak[i], sizeof bak[i]);
         if (nvs_outfile_commit(&o[i]) == NVS_OK) {
             done[i] = 1;
             continue;
         }
         rc = 1;
-        /* a rename that failed after another succeeded (a full disk at the second fsync): the ones in place go
-         * too, so that this run's JUnit does not stand beside the previous run's Prometheus file, read as one
-         * run's. A file written through in place (a device, /dev/stdout) is not removed: it is not ours. */
+        if (kept[i] > 0) unlink(bak[i]); /* its rename was not made: the old file is still in place */
+        kept[i] = 0;
         for (size_t j = 0; j < i; j++) {
             if (!done[j] || o[j].through) continue;
-            if (unlink(o[j].dest) == 0)
+            if (kept[j] > 0 && rename(bak[j], o[j].dest) == 0) {
+                kept[j] = 0;
+                fprintf(stderr, "nvscale %s: %s put back as it was: %s could not be written (the exports are all "
+                                "written or none)\n", sub, e[j].path, e[i].path);
+            } else if (unlink(o[j].dest) == 0) /* it had no previous file, or that one could not be put back */
                 fprintf(stderr, "nvscale %s: %s removed: %s could not be written (the exports are all written or "
                                 "none)\n", sub, e[j].path, e[i].path);
             else
@@ -187,6 +210,8 @@ int nvs_cli_write_exports(const char *sub, const nvs_cli_export *e, size_t n, co
                         e[j].path, e[i].path, strerror(errno));
         }
     }
+    for (size_t i = 0; i < k; i++) /* every rename made (or every one undone): the old files go */
+        if (kept[i] > 0) unlink(bak[i]);
     return rc;
 }
 

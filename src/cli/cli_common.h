@@ -47,7 +47,9 @@ typedef struct {
     int (*print)(FILE *, const nvs_export_info *, const nvs_verdicts *);
 } nvs_cli_export;
 /* Writes E[0..N) (N <= NVS_CLI_MAX_EXPORTS) all or none: each printed to its temporary file (core/out_file.h),
- * and renamed into place only once every one is written. Returns 0, or the exit code after one message: 2 when a
+ * and renamed into place only once every one is written; a rename that fails puts back the old files of those
+ * already renamed (kept as hard links until the end; a file with no previous one is removed), so that the set on
+ * disk is this run's or the previous one's, never a mix. Returns 0, or the exit code after one message: 2 when a
  * path cannot be written (the directory went away since nvs_cli_output_file_ok), 1 when writing failed. */
 int nvs_cli_write_exports(const char *sub, const nvs_cli_export *e, size_t n, const nvs_export_info *info,
                           const nvs_verdicts *vs);

@@ -42,16 +42,28 @@ if [ -c /dev/full ]; then
     expect_err 1 "cannot write /dev/full" "$NVS" check "$good" --min-p2p 1 --format json --junit /dev/full
     [ "$(json_get "$OUT" "d['exit_code']")" = 1 ] || fail "check --junit /dev/full: the JSON says exit_code $(json_get "$OUT" "d['exit_code']"), the process 1"
 fi
-# the second export's rename fails after the first's was made (NVS_TEST_WRITE_FAIL=2): the first is removed (was
-# left in place: this run's JUnit beside the previous run's Prometheus file)
-echo old >"$tmp/m.xml"
-echo old >"$tmp/m.prom"
-expect_err 1 "$tmp/m.xml removed: $tmp/m.prom could not be written" env NVS_TEST_WRITE_FAIL=2 "$NVS" check "$good" \
-    --min-p2p 1 --junit "$tmp/m.xml" --prometheus "$tmp/m.prom"
-[ -e "$tmp/m.xml" ] && fail "--junit was left in place although --prometheus could not be written"
+# the second export's rename fails after the first's was made (NVS_TEST_WRITE_FAIL=2): the set stays the previous
+# run's, the first put back as it was (this run's JUnit was left beside the previous run's Prometheus file; then
+# removed, leaving the old Prometheus file alone)
+echo old-junit >"$tmp/m.xml"
+echo old-prom >"$tmp/m.prom"
+expect_err 1 "$tmp/m.xml put back as it was: $tmp/m.prom could not be written" env NVS_TEST_WRITE_FAIL=2 "$NVS" \
+    check "$good" --min-p2p 1 --junit "$tmp/m.xml" --prometheus "$tmp/m.prom"
+[ "$(cat "$tmp/m.xml" 2>/dev/null)" = old-junit ] && [ "$(cat "$tmp/m.prom")" = old-prom ] ||
+    fail "a failed export set is not the previous run's: m.xml '$(cat "$tmp/m.xml" 2>/dev/null)', m.prom '$(cat "$tmp/m.prom")'"
+rm -f "$tmp/m.xml" "$tmp/m.prom"
+# with no previous files the first is removed: none of this run's is left alone
+expect_err 1 "$tmp/n.xml removed: $tmp/n.prom could not be written" env NVS_TEST_WRITE_FAIL=2 "$NVS" check "$good" \
+    --min-p2p 1 --junit "$tmp/n.xml" --prometheus "$tmp/n.prom"
+[ -e "$tmp/n.xml" ] || [ -e "$tmp/n.prom" ] && fail "an export was left although the other could not be written"
+# and when every rename is made, the previous files are replaced and none of their copies stays
+echo old-junit >"$tmp/m.xml"
+echo old-prom >"$tmp/m.prom"
+expect_err 0 "" "$NVS" check "$good" --min-p2p 1 --junit "$tmp/m.xml" --prometheus "$tmp/m.prom"
+grep -q '<testsuites' "$tmp/m.xml" && grep -q '^nvscale_checks' "$tmp/m.prom" || fail "the exports were not replaced"
 rm -f "$tmp/m.xml" "$tmp/m.prom"
 for f in e1.xml e1.prom e3.xml e3.prom f.prom; do [ -e "$tmp/$f" ] && fail "$f was written although an export failed"; done
-ls "$tmp" | grep -q 'tmp\.' && fail "an export's temporary file was left: $(ls "$tmp")"
+ls "$tmp" | grep -q 'tmp\.\|nvscale-old\.' && fail "an export's temporary or kept file was left: $(ls "$tmp")"
 refused "--junit $tmp: is a directory, not a file" "$NVS" check "$good" --min-p2p 1 --junit "$tmp"
 refused "the same file as another output" "$NVS" check "$good" --min-p2p 1 --junit "$tmp/o" --prometheus "$tmp/o"
 refused "--junit given twice" "$NVS" check "$good" --min-p2p 1 --junit "$tmp/o1" --junit "$tmp/o2"
