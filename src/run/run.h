@@ -62,6 +62,7 @@ typedef struct nvs_ctx {
     double t_start;
     const char *launcher;
     const char *no_gpu; /* the host backend ran because no GPU was found (no --backend given): why; "" otherwise */
+    int fail_phase, fail_rank; /* test hook NVS_TEST_FAIL (run/phase_fail.h): that rank fails in that phase */
 } nvs_ctx;
 
 /* Hosts spanned by the ranks of GPU count n (0: unknown). */

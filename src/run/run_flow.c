@@ -20,6 +20,7 @@
 #include "core/precision.h"
 #include "core/log.h"
 #include "core/out_file.h"
+#include "run/phase_fail.h"
 #include "run/phases.h"
 #include "run/phases_extra.h"
 #include "run/rescue.h"
@@ -38,6 +39,8 @@ struct run_request {
     char final_dir[NVS_PATH_MAX]; /* its name once the run has ended */
     char nccl_log_dir[NVS_PATH_MAX]; /* one-process case: set up before the threads start */
     int nccl_log_tmp;
+    nvs_phase_id fail_phase; /* test hook NVS_TEST_FAIL (run/phase_fail.h) */
+    int fail_rank;
 };
 
 /* Point NCCL's INFO log at a file of ours before NCCL's first call in this process (NCCL reads NCCL_DEBUG*
@@ -157,7 +160,15 @@ static nvs_result_t sweep_phase(nvs_ctx *run)
         res = b->ops->comm_split(b, is_member(p, run->rt->rank), &c);
         if (res != NVS_OK) break;
         nvs_info("sweeping collectives on %d GPU%s", p->n, p->n > 1 ? "s" : "");
-        res = nvs_sweep_run(b, c, p->n, &bufs, &run->rows);
+        /* the hook fails the last GPU count, the earlier ones measured; after the communicator split, which is a
+         * blocking MPI collective that polls for nothing: the others find out at the sweep's first host wait */
+        if (i == run->npoints - 1 && nvs_fail_injected(run, NVS_PF_SWEEP))
+            res = NVS_ERR_NOMEM;
+        else
+            res = nvs_sweep_run(b, c, p->n, &bufs, &run->rows);
+        char at[32];
+        snprintf(at, sizeof at, " at N=%d", p->n);
+        nvs_phase_told(run, NVS_PF_SWEEP, at, res); /* at once: before comm_free, which may wait (NCCL) */
         b->ops->comm_free(b, c);
     }
     nvs_sweep_buffers_free(b, &bufs);
@@ -337,10 +348,19 @@ static int measured_anything(const nvs_ctx *run)
            run->selftest || run->health;
 }
 
+/* One phase of every rank: failed by the test hook as it starts, else run; a failure of this rank's own told to
+ * the others (phase_fail.h) */
+static nvs_result_t phase(nvs_ctx *run, nvs_phase_id id, nvs_result_t (*fn)(nvs_ctx *))
+{
+    nvs_result_t r = id != NVS_PF_SWEEP && nvs_fail_injected(run, id) ? NVS_ERR_NOMEM : fn(run);
+    return nvs_phase_told(run, id, "", r);
+}
+
 static nvs_result_t run_rank(nvs_rt *rt, void *arg)
 {
     struct run_request *req = arg;
-    nvs_ctx run = {.cfg = &req->cfg, .rt = rt, .launcher = req->launcher, .no_gpu = req->no_gpu, .t_start = nvs_now_s()};
+    nvs_ctx run = {.cfg = &req->cfg, .rt = rt, .launcher = req->launcher, .no_gpu = req->no_gpu, .t_start = nvs_now_s(),
+                   .fail_phase = req->fail_phase, .fail_rank = req->fail_rank};
     const char *sub = req->cfg.subcommand;
     unsigned phases = req->cfg.phases;
     nvs_result_t res = NVS_OK;
@@ -384,23 +404,24 @@ static nvs_result_t run_rank(nvs_rt *rt, void *arg)
     run.rows.on_push = checkpoint_cb;
     run.rows.on_push_arg = &run;
     if (rt->rank == 0 && req->cfg.save && run.out_dir[0]) run.rescue = nvs_rescue_start(run.out_dir);
-    NVS_CHECK_GOTO(gather_rank_info(&run), res, end);
-    NVS_CHECK_GOTO(nvs_phase_topology(&run), res, end); /* also for `coll`: it names the links NCCL used */
-    if (phases & NVS_PHASE_HEALTH) NVS_CHECK_GOTO(nvs_phase_health_start(&run), res, end);
+    /* each phase that the ranks run together goes through phase(): a rank that fails alone tells the others */
+    NVS_CHECK_GOTO(phase(&run, NVS_PF_RANKS, gather_rank_info), res, end);
+    NVS_CHECK_GOTO(phase(&run, NVS_PF_TOPOLOGY, nvs_phase_topology), res, end); /* also `coll`: NCCL's links */
+    if (phases & NVS_PHASE_HEALTH) NVS_CHECK_GOTO(phase(&run, NVS_PF_HEALTH, nvs_phase_health_start), res, end);
     NVS_CHECK_GOTO(plan_counts(&run, strcmp(sub, "coll") != 0), res, end);
     int trains = !strcmp(sub, "train") || req->cfg.model[0];
-    if (trains) NVS_CHECK_GOTO(nvs_phase_train_preflight(&run), res, end);
+    if (trains) NVS_CHECK_GOTO(phase(&run, NVS_PF_PREFLIGHT, nvs_phase_train_preflight), res, end);
     NVS_CHECK_GOTO(nvs_run_checkpoint(&run, 1), res, end);
-    if (phases & NVS_PHASE_SELFTEST) NVS_CHECK_GOTO(nvs_phase_selftest(&run), res, end);
-    if (phases & (NVS_PHASE_P2P | NVS_PHASE_H2D)) NVS_CHECK_GOTO(nvs_phase_copies(&run), res, end);
+    if (phases & NVS_PHASE_SELFTEST) NVS_CHECK_GOTO(phase(&run, NVS_PF_SELFTEST, nvs_phase_selftest), res, end);
+    if (phases & (NVS_PHASE_P2P | NVS_PHASE_H2D)) NVS_CHECK_GOTO(phase(&run, NVS_PF_COPIES, nvs_phase_copies), res, end);
     if (strcmp(sub, "train") && !(phases & NVS_PHASE_NO_SWEEP)) {
-        NVS_CHECK_GOTO(sweep_phase(&run), res, end);
+        NVS_CHECK_GOTO(phase(&run, NVS_PF_SWEEP, sweep_phase), res, end);
         NVS_CHECK_GOTO(nvs_run_checkpoint(&run, 1), res, end); /* every row, before the training step starts */
     }
-    if (trains) NVS_CHECK_GOTO(nvs_phase_train(&run), res, end);
-    if (phases & NVS_PHASE_SUSTAIN) NVS_CHECK_GOTO(nvs_phase_sustain(&run), res, end);
-    NVS_CHECK_GOTO(nvs_phase_transports(&run), res, end);
-    if (phases & NVS_PHASE_HEALTH) NVS_CHECK_GOTO(nvs_phase_health_finish(&run), res, end);
+    if (trains) NVS_CHECK_GOTO(phase(&run, NVS_PF_TRAIN, nvs_phase_train), res, end);
+    if (phases & NVS_PHASE_SUSTAIN) NVS_CHECK_GOTO(phase(&run, NVS_PF_SUSTAIN, nvs_phase_sustain), res, end);
+    NVS_CHECK_GOTO(phase(&run, NVS_PF_TRANSPORTS, nvs_phase_transports), res, end);
+    if (phases & NVS_PHASE_HEALTH) NVS_CHECK_GOTO(phase(&run, NVS_PF_HEALTH, nvs_phase_health_finish), res, end);
 
     res = total_wrong(&run);
 end:;
@@ -426,12 +447,16 @@ end:;
             nvs_rj_unmake_parents();
         }
     } else if (rt->rank == 0) {
+        /* an agreement ended on another rank's failure: that rank tells which and why just after it (phase_fail.h);
+         * 2 s bound the wait for a notice that may never come (a rank gone), with no collective to hang in */
+        if (rt->agreed_failed && nvs_exit_code(final) == 1 && final != NVS_ERR_INTERRUPTED)
+            (void)nvs_rt_await_notice(rt, 2.0);
         if (final == NVS_ERR_INTERRUPTED)
             nvs_interrupt_reason(nvs_interrupted(), run.reason, sizeof run.reason);
         else if (nvs_exit_code(final) == 2)
             snprintf(run.reason, sizeof run.reason, "stopped by a usage error (see the message above): the results "
                      "measured before it are kept");
-        else if (final == NVS_ERR_ABORTED && rt->peer_failed) /* the rank that failed and why (runtime.h) */
+        else if (nvs_exit_code(final) == 1 && (rt->peer_failed || rt->told_failed)) /* which rank, why (runtime.h) */
             snprintf(run.reason, sizeof run.reason, "stopped: %.200s; the results measured before are kept",
                      rt->failed_why);
         else if (final != NVS_OK && final != NVS_ERR_WRONG)
@@ -506,6 +531,7 @@ nvs_result_t nvs_run_measure(const nvs_config *cfg_in)
     const char *sub = cfg->subcommand;
     nvs_result_t res;
     res = nvs_phase_validate(cfg);
+    if (res == NVS_OK) res = nvs_fail_hook_parse(getenv("NVS_TEST_FAIL"), &req->fail_phase, &req->fail_rank);
     if (res != NVS_OK) {
         free(req);
         return res;

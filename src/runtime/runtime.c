@@ -2,12 +2,14 @@
 #include "runtime/runtime.h"
 
 #include "core/clock.h"
+#include "core/interrupt.h"
 #include "core/launch_env.h"
 #include "core/log.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 int nvs_rt_launched_by_mpi(void)
 {
@@ -103,7 +105,9 @@ nvs_result_t nvs_rt_agree_result(nvs_rt *rt, nvs_result_t mine)
     /* when the agreement itself fails (a peer gone, a signal), that is the run's result: the error says which */
     nvs_result_t r = nvs_allreduce_f64(rt, v, 2, NVS_RT_MAX, "agreeing on the run's result");
     if (r != NVS_OK) return nvs_result_severity(r) >= nvs_result_severity(mine) ? r : mine;
-    return (nvs_result_t)((long)v[1] % 1000);
+    r = (nvs_result_t)((long)v[1] % 1000);
+    if (r != mine && nvs_exit_code(r) == 1) rt->agreed_failed = 1; /* another rank's: its notice may follow */
+    return r;
 }
 
 /* See runtime.h. */
@@ -116,6 +120,7 @@ nvs_result_t nvs_rt_agree_ok(nvs_rt *rt, nvs_result_t mine, double *max, const c
     if (r != NVS_OK) return r;
     if (max) *max = v[0];
     if (v[1] == 0) return NVS_OK;
+    rt->agreed_failed = 1;
     long first = (long)v[1];
     if (rt->rank == 0)
         nvs_error("rank %ld failed in %s: %s; every rank stops", rt->size - first / 1000, what,
@@ -138,6 +143,8 @@ void nvs_rt_tell_failed(nvs_rt *rt, const char *why)
     char msg[NVS_RT_WHY_LEN];
     snprintf(msg, sizeof msg, "%s", why);
     rt->told_failed = 1;
+    rt->failed_rank = rt->rank; /* its own sentence, for rank 0's run.json when rank 0 is the one */
+    snprintf(rt->failed_why, sizeof rt->failed_why, "%s", msg);
     rt->ops->tell_failed(rt, msg);
 }
 
@@ -153,4 +160,14 @@ nvs_result_t nvs_rt_peer_failed(nvs_rt *rt)
     snprintf(rt->failed_why, sizeof rt->failed_why, "%s", why);
     if (rt->rank == 0) nvs_error("%s; every rank stops", why); /* the sentence names the rank */
     return NVS_ERR_ABORTED;
+}
+
+nvs_result_t nvs_rt_await_notice(nvs_rt *rt, double max_s)
+{
+    double until = nvs_now_s() + max_s;
+    for (;;) {
+        nvs_result_t r = nvs_rt_peer_failed(rt);
+        if (r != NVS_OK || rt->told_failed || rt->size < 2 || nvs_now_s() >= until || nvs_interrupted()) return r;
+        nanosleep(&(struct timespec){0, 10000000}, NULL);
+    }
 }

@@ -63,8 +63,9 @@ struct nvs_rt {
     double timeout_s; /* for host collectives and GPU waits */
     double beat_at;   /* when this rank last sent its heartbeat (nvs_rt_beat), nvs_now_s() */
     /* nvs_rt_tell_failed / nvs_rt_peer_failed: whether this rank told the others it failed; whether another told
-     * this one, which rank and its sentence */
-    int told_failed, peer_failed;
+     * this one, which rank and its sentence (this rank's own sentence once it told); agreed_failed: an agreement
+     * (nvs_rt_agree_result, nvs_rt_agree_ok) ended on another rank's failure, whose notice may follow */
+    int told_failed, peer_failed, agreed_failed;
     int failed_rank;
     char failed_why[NVS_RT_WHY_LEN];
     void *impl;
@@ -159,6 +160,12 @@ nvs_result_t nvs_rt_agree_ok(nvs_rt *rt, nvs_result_t mine, double *max, const c
  * seconds to write what was measured before the job ends (runtime_mpi.c). */
 void nvs_rt_tell_failed(nvs_rt *rt, const char *why);
 nvs_result_t nvs_rt_peer_failed(nvs_rt *rt);
+/* A rank that learnt of another's failure from an agreement (rt->agreed_failed), not from its notice, and has no
+ * collective left to wait in (run_flow's rank 0 before it writes run.json): polls for the notice, which the
+ * failing rank sends just after that agreement, for at most max_s seconds. Never blocks longer: no collective,
+ * so a rank that never tells (gone, or failed before it could) costs max_s, not a hang. NVS_ERR_ABORTED once
+ * heard (rt->failed_why names the rank and why), else NVS_OK. */
+nvs_result_t nvs_rt_await_notice(nvs_rt *rt, double max_s);
 
 /* Backend entry points (runtime_mpi.c, runtime_threads.c). */
 nvs_result_t nvs_rt_mpi_run(double timeout_s, int emulate_nodes, nvs_rank_main fn, void *arg);

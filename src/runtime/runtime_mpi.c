@@ -504,10 +504,11 @@ nvs_result_t nvs_rt_mpi_run(double timeout_s, int emulate_nodes, nvs_rank_main f
         nanosleep(&(struct timespec){5, 0}, NULL);
         _exit(130);
     }
-    if (nvs_exit_code(res) == 1 && rt.told_failed && rt.rank != 0) {
-        /* it told the others (nvs_rt_tell_failed): rank 0 writes what was measured and ends the job itself. An
-         * MPI_Abort now would reach rank 0 as the launcher's SIGTERM, maybe before its write, and call the run
-         * "interrupted". 5 s is the interrupted ranks' wait below; if rank 0 is stuck, the abort below ends it. */
+    if (nvs_exit_code(res) == 1 && (rt.told_failed || rt.peer_failed || rt.agreed_failed) && rt.rank != 0) {
+        /* it told the others (nvs_rt_tell_failed), or stopped for a rank that did or will (rank 0 among them, or
+         * not): rank 0 writes what was measured and ends the job itself. An MPI_Abort now would reach rank 0 as the
+         * launcher's SIGTERM, maybe before its write, and call the run "interrupted". 5 s is the interrupted ranks'
+         * wait below; if rank 0 is stuck, the abort below ends it. */
         double until = nvs_now_s() + 5.0;
         while (nvs_now_s() < until && !nvs_interrupted()) nanosleep(&(struct timespec){0, 10000000}, NULL);
     }

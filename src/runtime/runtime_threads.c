@@ -43,7 +43,9 @@ static nvs_result_t tbarrier(nvs_rt *rt, const char *what)
     pthread_mutex_lock(&s->lock);
     if (s->aborted) {
         pthread_mutex_unlock(&s->lock);
-        return nvs_interrupted() ? NVS_ERR_INTERRUPTED : NVS_ERR_ABORTED;
+        if (nvs_interrupted()) return NVS_ERR_INTERRUPTED;
+        (void)nvs_rt_peer_failed(rt); /* as below */
+        return NVS_ERR_ABORTED;
     }
     unsigned long gen = s->generation;
     if (++s->arrived == s->nthreads) {
@@ -90,6 +92,8 @@ static nvs_result_t tbarrier(nvs_rt *rt, const char *what)
             res = nvs_interrupted() ? NVS_ERR_INTERRUPTED : NVS_ERR_ABORTED;
     }
     pthread_mutex_unlock(&s->lock);
+    /* a rank that failed told why before its thread ended and woke this one (thread_main): rank 0 names it */
+    if (res == NVS_ERR_ABORTED) (void)nvs_rt_peer_failed(rt);
     return res;
 }
 

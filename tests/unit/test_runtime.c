@@ -1,6 +1,7 @@
 /* --emulate-nodes in the runtime (src/runtime): the split of a world into virtual hosts (names, node numbers,
  * local ranks, the machine kept apart), every refusal with its one message, and the threads runtime, which
- * cannot hold more than one virtual host (NCCL reads its host identity once per process). */
+ * cannot hold more than one virtual host (NCCL reads its host identity once per process). And a rank's failure notice
+ * (nvs_rt_tell_failed), heard after an agreement or in a threads barrier. */
 #include <string.h>
 #include <unistd.h>
 
@@ -110,6 +111,69 @@ static void t_threads(void)
     T_EQ_I(calls, 2);
 }
 
+/* A rank's own failure found in an agreement (nvs_rt_agree_result), told just after it (nvs_rt_tell_failed): the
+ * rank that had no failure marks agreed_failed and hears the sentence with nvs_rt_await_notice; the failing rank
+ * does not. And a failure told before a thread ends wakes the other from its barrier with the sentence (the
+ * threads runtime polls for it there). */
+static struct {
+    int agreed[2], peer, from;
+    nvs_result_t got, waited;
+    char why[NVS_RT_WHY_LEN];
+} heard;
+static nvs_result_t fail_in_agreement(nvs_rt *rt, void *arg)
+{
+    (void)arg;
+    nvs_result_t r = nvs_rt_agree_result(rt, rt->rank == 1 ? NVS_ERR_NOMEM : NVS_OK);
+    heard.agreed[rt->rank] = rt->agreed_failed;
+    if (rt->rank == 1) {
+        nvs_rt_tell_failed(rt, "rank 1 (host h) failed in the test: out of memory");
+        return NVS_ERR_NOMEM;
+    }
+    heard.got = r;
+    heard.waited = nvs_rt_await_notice(rt, 10.0);
+    heard.peer = rt->peer_failed;
+    heard.from = rt->failed_rank;
+    snprintf(heard.why, sizeof heard.why, "%s", rt->failed_why);
+    return NVS_ERR_ABORTED;
+}
+static nvs_result_t fail_then_end(nvs_rt *rt, void *arg)
+{
+    (void)arg;
+    if (rt->rank == 1) {
+        nvs_rt_tell_failed(rt, "rank 1 (host h) failed in the sweep: CUDA error");
+        return NVS_ERR_CUDA;
+    }
+    heard.waited = nvs_barrier(rt, "the test's barrier");
+    heard.peer = rt->peer_failed;
+    snprintf(heard.why, sizeof heard.why, "%s", rt->failed_why);
+    return heard.waited;
+}
+
+static void t_failure_notice(void)
+{
+    int saved = dup(2); /* rank 0 says what it heard: for users, not for the TAP stream */
+    T_ASSERT(saved >= 0 && freopen("/dev/null", "w", stderr) != NULL);
+    memset(&heard, 0, sizeof heard);
+    nvs_result_t r = nvs_rt_threads_run(2, 30, 0, fail_in_agreement, NULL);
+    T_EQ_I(nvs_exit_code(r), 1);
+    T_EQ_I(heard.got, NVS_ERR_NOMEM);
+    T_EQ_I(heard.agreed[0], 1);
+    T_EQ_I(heard.agreed[1], 0);
+    T_EQ_I(heard.waited, NVS_ERR_ABORTED);
+    T_EQ_I(heard.peer, 1);
+    T_EQ_I(heard.from, 1);
+    T_EQ_S(heard.why, "rank 1 (host h) failed in the test: out of memory");
+    memset(&heard, 0, sizeof heard);
+    r = nvs_rt_threads_run(2, 30, 0, fail_then_end, NULL);
+    T_EQ_I(nvs_exit_code(r), 1);
+    T_EQ_I(heard.waited, NVS_ERR_ABORTED);
+    T_EQ_I(heard.peer, 1);
+    T_EQ_S(heard.why, "rank 1 (host h) failed in the sweep: CUDA error");
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+}
+
 /* Hosts of one name in a job (containers all "localhost"): each is told apart by its node, "<name>#<node>", as
  * the merged topology names them; a name no other node has stays; a long name is cut so that the suffix fits. */
 static void t_distinct_hosts(void)
@@ -139,5 +203,5 @@ static void t_distinct_hosts(void)
     T_EQ_S(h + 60, "#11");
 }
 
-T_LIST = {T_CASE(t_split), T_CASE(t_refusals), T_CASE(t_threads), T_CASE(t_distinct_hosts)};
+T_LIST = {T_CASE(t_split), T_CASE(t_refusals), T_CASE(t_threads), T_CASE(t_distinct_hosts), T_CASE(t_failure_notice)};
 T_MAIN

@@ -1,0 +1,43 @@
+/* One rank's own failure in a phase that every rank runs together (topology gathering, health checks, self-test,
+ * copies, the collective sweep, the training step, sustained load, transport attribution): told to the others at
+ * once (runtime.h nvs_rt_tell_failed), so that they stop at their next wait and rank 0 writes run.json "failed",
+ * naming the rank, the phase and why, instead of waiting out --timeout or ending on mpirun's abort. And the test
+ * hook NVS_TEST_FAIL=PHASE:RANK that makes a rank fail so (tests/t/faults_phase_fail.sh). */
+#ifndef NVS_PHASE_FAIL_H
+#define NVS_PHASE_FAIL_H
+
+#include "run/run.h"
+
+typedef enum {
+    NVS_PF_NONE = 0,
+    NVS_PF_RANKS,      /* gathering every rank's host and GPU */
+    NVS_PF_TOPOLOGY,   /* nvs_phase_topology */
+    NVS_PF_HEALTH,     /* nvs_phase_health_start / _finish */
+    NVS_PF_PREFLIGHT,  /* nvs_phase_train_preflight */
+    NVS_PF_SELFTEST,   /* nvs_phase_selftest */
+    NVS_PF_COPIES,     /* nvs_phase_copies (p2p, host copies) */
+    NVS_PF_SWEEP,      /* run_flow's sweep_phase */
+    NVS_PF_TRAIN,      /* nvs_phase_train */
+    NVS_PF_SUSTAIN,    /* nvs_phase_sustain */
+    NVS_PF_TRANSPORTS, /* nvs_phase_transports */
+    NVS_PF_COUNT
+} nvs_phase_id;
+
+/* The phase as said to the user ("the collective sweep"). */
+const char *nvs_phase_said(nvs_phase_id p);
+
+/* NVS_TEST_FAIL=PHASE:RANK (PHASE: ranks topology health preflight selftest p2p sweep train sustain transports),
+ * unset or empty: none (*phase = NVS_PF_NONE). That rank fails with "out of memory" as the phase starts (the sweep:
+ * as it starts its last GPU count, after the earlier ones are measured). A bad value: one message naming it,
+ * NVS_ERR_USAGE. */
+nvs_result_t nvs_fail_hook_parse(const char *val, nvs_phase_id *phase, int *rank);
+
+/* Whether the hook makes this rank fail in phase p now; if so, says so on this rank's stderr. */
+int nvs_fail_injected(const nvs_ctx *run, nvs_phase_id p);
+
+/* `res`, this rank's result of phase p (`at`: where in it, "" or e.g. " at N=2"), told to the others when it is
+ * this rank's own failure: not a wait that timed out, was interrupted or stopped for another rank (told, or found in
+ * an agreement), not a usage error (every rank finds it alike). Returns res. */
+nvs_result_t nvs_phase_told(nvs_ctx *run, nvs_phase_id p, const char *at, nvs_result_t res);
+
+#endif

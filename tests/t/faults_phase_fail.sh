@@ -1,0 +1,61 @@
+#!/bin/sh
+# One rank's own failure in a phase other than the training step (NVS_TEST_FAIL=PHASE:RANK: that rank fails with
+# "out of memory" as the phase starts; the sweep: as it starts its last GPU count), on the MPI host backend with
+# --timeout 60: the failing rank tells the others (run/phase_fail.h, runtime.h nvs_rt_tell_failed), so the job ends
+# well within --timeout, exit 1, with rank, phase and reason named on rank 0's terminal and in run.json "failed",
+# and what was measured before kept (the sweep's N=1 rows). Rank 1 failing in the sweep and in topology gathering,
+# rank 0 failing in the sweep (the others stop, rank 0 writes its own reason).
+cd "$(dirname "$0")/../.." || exit 1
+. tests/lib.sh
+need_nvscale
+need_cmd mpirun
+need_cmd python3
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+tmp_dir d
+h=$(hostname)
+RUN="run --no-train --backend mpi -b 1K -e 4K -n 5 --timeout 60"
+
+# the hook's value is checked like any input: one message naming it, exit 2, no run directory left
+for bad in bogus:1 sweep:x sweep sweep:-1 sweep:1x; do
+    NVS_TEST_FAIL=$bad "$NVS" $RUN --out "$d/bad" >"$d/bad.out" 2>&1
+    rc=$?
+    [ $rc -eq 2 ] || fail "NVS_TEST_FAIL=$bad: exit $rc, expected 2"
+    grep -q "invalid value '$bad' for environment variable NVS_TEST_FAIL: expected PHASE:RANK" "$d/bad.out" ||
+        fail "NVS_TEST_FAIL=$bad: the bad value is not named: $(head -n 1 "$d/bad.out")"
+    [ ! -e "$d/bad" ] || fail "NVS_TEST_FAIL=$bad: a run directory was left"
+done
+
+# case HOOK SENTENCE ROWS_AT_N1: the job's exit, time, rank 0's words, run.json's status, reason and rows
+case_fail() {
+    hook=$1 said=$2 want_n1=$3
+    t0=$(date +%s)
+    env NVS_TEST_FAIL=$hook $MPIRUN -np 2 -x NVS_TEST_FAIL "$NVS" $RUN --out "$d/$hook" >"$d/$hook.out" 2>&1
+    rc=$?
+    t=$(($(date +%s) - t0))
+    [ $rc -eq 1 ] || fail "$hook: exit $rc, expected 1"
+    # MPI's start-up and the N=1 sweep take a few seconds on a loaded 2-core machine; --timeout is 60
+    [ $t -le 30 ] || fail "$hook: the job took $t s to end with --timeout 60"
+    # rank 0's last words (write_outputs); a peer's failure also as it hears of it (runtime.c nvs_rt_peer_failed)
+    grep -q "^nvscale: stopped: $said; the results measured before are kept" "$d/$hook.out" ||
+        { fail "$hook: rank 0 does not end saying '$said'"; grep -v '\[ *[0-9]* s\]' "$d/$hook.out" | tail -n 8 | sed 's/^/    /'; }
+    case $hook in *:0) ;; *) grep -q "rank 0\]: error: $said; every rank stops" "$d/$hook.out" ||
+        fail "$hook: rank 0 does not say so as it hears of it" ;; esac
+    f=$d/$hook/run.json
+    if [ -s "$f" ]; then
+        s=$(json_get "$f" "d['result']['status']")
+        [ "$s" = failed ] || fail "$hook: run.json status '$s', expected 'failed'"
+        json_get "$f" "d['result']['reason']" | grep -q "$said" ||
+            fail "$hook: run.json's reason does not name the rank, phase and why: $(json_get "$f" "d['result']['reason']")"
+        n1=$(json_get "$f" "sum(1 for r in d.get('collectives', []) if r['n'] == 1)")
+        n2=$(json_get "$f" "sum(1 for r in d.get('collectives', []) if r['n'] == 2)")
+        if [ "$want_n1" = yes ]; then [ "$n1" -gt 0 ] || fail "$hook: the N=1 rows measured before are lost"; fi
+        [ "$n2" -eq 0 ] || fail "$hook: $n2 rows at N=2, where the sweep failed"
+    else
+        fail "$hook: no final run.json (rank 0 did not get to write it)"
+    fi
+    echo "$hook: out in $t s (exit $rc), run.json '${s:-none}' with ${n1:-0} N=1 row(s)"
+}
+case_fail sweep:1 "rank 1 (host $h) failed in the collective sweep at N=2: out of memory" yes
+case_fail sweep:0 "rank 0 (host $h) failed in the collective sweep at N=2: out of memory" yes
+case_fail topology:1 "rank 1 (host $h) failed in topology gathering: out of memory" no
+finish
