@@ -252,8 +252,7 @@ static void read_snap(const reader *c, const fns *f, dev_t_ d, nvs_health_snap *
     s->pcie_max_width = (int)u1(c, "nvmlDeviceGetMaxPcieLinkWidth", f->max_width, d);
     s->pcie_gpu_max_gen = (int)u1(c, "nvmlDeviceGetGpuMaxPcieLinkGeneration", f->gpu_max_gen, d);
     /* NVML has no call for the GPU's own width: Linux's max_link_width of the GPU function is it (topo_pci_sysfs.c) */
-    const char *root = getenv("NVS_TEST_SYSFS_ROOT"); /* a fake tree in tests (validated in cli/options.c) */
-    s->pcie_gpu_max_width = nvs_topo_pci_max_link_width(root && *root ? root : "/sys", c->g->pci_bus_id);
+    s->pcie_gpu_max_width = nvs_topo_pci_max_link_width(nvs_topo_sysfs_root(), c->g->pci_bus_id);
     s->pcie_replay = u1(c, "nvmlDeviceGetPcieReplayCounter", f->replay, d);
     if (f->link_state) {
         s->nlinks = 0;

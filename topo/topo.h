@@ -63,7 +63,11 @@ typedef struct {
     int numa_node;    /* -1 unknown or several */
     char cpuset[256]; /* CPU affinity as a list "0-31,64-95"; "" unknown */
     struct {
-        int gen, width, max_gen, max_width; /* 0 = unknown */
+        int gen, width, max_gen, max_width; /* 0 = unknown; the maximum is NVML's: the GPU and its slot together */
+        /* the GPU's own, whatever the slot (health/health.h nvs_health_pcie_own_max): the generation from
+         * nvmlDeviceGetGpuMaxPcieLinkGeneration, the width from sysfs max_link_width; 0 unknown (an older driver,
+         * no sysfs entry, offline, a run.json from before 6 December 2026) */
+        int gpu_max_gen, gpu_max_width;
         double gbps;                        /* per direction, bound of this GPU's link; 0 = unknown */
         char gbps_source[96];
     } pcie;

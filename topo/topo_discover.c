@@ -282,6 +282,9 @@ static nvs_result_t discover_live(nvs_topology **out)
             *g = hw->gpus[i];
         g->index = i;
         g->host = 0;
+        /* the GPU's own width, whatever the slot (NVML has no call for it): its Link Capabilities in sysfs */
+        int w = nvs_topo_pci_max_link_width(nvs_topo_sysfs_root(), g->pci_bus_id);
+        g->pcie.gpu_max_width = w > 0 ? w : 0;
         if (nvml) {
             char why[256];
             if (nvs_nvml_fill_gpu(nvml, g, why, sizeof why)) {

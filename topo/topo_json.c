@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/link_class.h"
+#include "health/health.h"
 #include "topo/topo.h"
 
 static json_t *int_or_null(int v, int unknown) { return v == unknown ? json_null() : json_integer(v); }
@@ -55,6 +56,16 @@ static json_t *gpu_json(const nvs_topology *t, const nvs_topo_gpu *g)
         json_object_set_new(p, "downtrained", tri(bg < 0 || bw < 0 ? (bg > 0 || bw > 0 ? 1 : -1) : bg || bw));
         json_object_set_new(p, "gen_below_max", tri(bg));
         json_object_set_new(p, "width_below_max", tri(bw));
+        /* the GPU's own maximum, whatever the slot, as read (the width: sysfs; the datasheet's is not written,
+         * a reader has the name), and whether the link's maximum is below it (health/pcie_spec.c decides) */
+        json_object_set_new(p, "gpu_max_gen", int_or_null(g->pcie.gpu_max_gen, 0));
+        json_object_set_new(p, "gpu_max_width", int_or_null(g->pcie.gpu_max_width, 0));
+        nvs_health_pcie_own own;
+        nvs_health_pcie_own_max(g->name, g->pcie.gpu_max_gen, g->pcie.gpu_max_width, g->pcie.max_gen,
+                                g->pcie.max_width, &own);
+        /* as "downtrained": true when either side is limited, false only when both are known and neither is */
+        int known = own.gen > 0 && own.width > 0 && g->pcie.max_gen && g->pcie.max_width;
+        json_object_set_new(p, "slot_limited", tri(own.slot_gen || own.slot_width ? 1 : known ? 0 : -1));
         json_object_set_new(p, "gbps", pos_real_or_null(g->pcie.gbps));
         json_object_set_new(p, "source", str_or_null(g->pcie.gbps_source));
         json_object_set_new(o, "pcie", p);
@@ -368,6 +379,8 @@ nvs_result_t nvs_topo_from_json(const json_t *j, nvs_topology **out, char *err, 
             g->pcie.width = get_int(p, "width", 0);
             g->pcie.max_gen = get_int(p, "max_gen", 0);
             g->pcie.max_width = get_int(p, "max_width", 0);
+            g->pcie.gpu_max_gen = get_int(p, "gpu_max_gen", 0);     /* absent before 6 December 2026: unknown */
+            g->pcie.gpu_max_width = get_int(p, "gpu_max_width", 0); /* the same */
             g->pcie.gbps = get_num(p, "gbps");
             get_str(p, "source", g->pcie.gbps_source, sizeof g->pcie.gbps_source);
         }

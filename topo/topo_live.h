@@ -22,6 +22,9 @@ void nvs_topo_nic_sysfs(const char *root, nvs_topo_nic *nic, int rdma);
  * max_link_width (the device's Link Capabilities), -1 when sysfs does not have it (topo_pci_sysfs.c). root is "/sys"
  * live, NVS_TEST_SYSFS_ROOT's tree in tests. */
 int nvs_topo_pci_max_link_width(const char *root, const char *busid);
+/* Where sysfs is: NVS_TEST_SYSFS_ROOT when set and not empty (a fake tree in tests, validated in cli/options.c),
+ * else "/sys". */
+const char *nvs_topo_sysfs_root(void);
 int nvs_topo_pci_width_parse(const char *s); /* "16\n" -> 16, -1 when not a PCIe link width */
 
 /* NVML (topo_nvml.c), loaded with dlopen: a missing library or symbol is "unsupported", never a crash. */

@@ -27,6 +27,7 @@ struct nvs_nvml {
     nvs_nvmlReturn_t (*curr_width)(dev_t_, unsigned *);
     nvs_nvmlReturn_t (*max_gen)(dev_t_, unsigned *);
     nvs_nvmlReturn_t (*max_width)(dev_t_, unsigned *);
+    nvs_nvmlReturn_t (*gpu_max_gen)(dev_t_, unsigned *);
     nvs_nvmlReturn_t (*link_state)(dev_t_, unsigned, int *);
     nvs_nvmlReturn_t (*link_version)(dev_t_, unsigned, unsigned *);
     nvs_nvmlReturn_t (*link_remote_pci)(dev_t_, unsigned, nvs_nvmlPciInfo_t *);
@@ -73,6 +74,7 @@ nvs_result_t nvs_nvml_open(nvs_nvml **out, char *why, size_t len)
     load_sym(n->lib, "nvmlDeviceGetCurrPcieLinkWidth", &n->curr_width);
     load_sym(n->lib, "nvmlDeviceGetMaxPcieLinkGeneration", &n->max_gen);
     load_sym(n->lib, "nvmlDeviceGetMaxPcieLinkWidth", &n->max_width);
+    load_sym(n->lib, "nvmlDeviceGetGpuMaxPcieLinkGeneration", &n->gpu_max_gen);
     load_sym(n->lib, "nvmlDeviceGetNvLinkState", &n->link_state);
     load_sym(n->lib, "nvmlDeviceGetNvLinkVersion", &n->link_version);
     load_sym(n->lib, "nvmlDeviceGetNvLinkRemotePciInfo_v2", &n->link_remote_pci);
@@ -159,6 +161,8 @@ static void fill_pcie(nvs_nvml *n, dev_t_ d, nvs_topo_gpu *g)
     if (n->curr_width && n->curr_width(d, &v) == NVS_NVML_SUCCESS) g->pcie.width = (int)v;
     if (n->max_gen && n->max_gen(d, &v) == NVS_NVML_SUCCESS) g->pcie.max_gen = (int)v;
     if (n->max_width && n->max_width(d, &v) == NVS_NVML_SUCCESS) g->pcie.max_width = (int)v;
+    /* the GPU's own top generation, whatever the slot: the maximum above is the GPU's and the slot's together */
+    if (n->gpu_max_gen && n->gpu_max_gen(d, &v) == NVS_NVML_SUCCESS) g->pcie.gpu_max_gen = (int)v;
     /* The bound takes the highest generation this GPU and slot support: idle GPUs drop their link generation to
      * save power and train up under load, so the current one understates what a copy gets. The current width
      * is kept: a narrower link stays narrow. */

@@ -28,6 +28,12 @@ int nvs_topo_pci_width_parse(const char *s)
     }
 }
 
+const char *nvs_topo_sysfs_root(void)
+{
+    const char *root = getenv("NVS_TEST_SYSFS_ROOT");
+    return root && *root ? root : "/sys";
+}
+
 int nvs_topo_pci_max_link_width(const char *root, const char *busid)
 {
     /* a bus id names one directory: never a path (the run's bus ids come from NVML or hwloc, "index N" when not) */

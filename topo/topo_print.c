@@ -6,6 +6,7 @@
 
 #include "core/escape.h"
 #include "core/link_class.h"
+#include "health/health.h"
 #include "topo/topo.h"
 
 /* Names come from an XML file, a run.json or other hosts: printed through core/escape.h (no control character
@@ -93,18 +94,48 @@ static void print_nvlink(const nvs_topology *t, const nvs_topo_gpu *g, FILE *to)
     fprintf(to, "\n");
 }
 
+/* "gen5 x16", "gen5", "x16": the parts that are > 0 */
+static void gen_width(char *out, size_t len, int gen, int width)
+{
+    if (gen > 0 && width > 0) snprintf(out, len, "gen%d x%d", gen, width);
+    else if (gen > 0) snprintf(out, len, "gen%d", gen);
+    else snprintf(out, len, "x%d", width);
+}
+
 static void print_pcie(const nvs_topology *t, const nvs_topo_gpu *g, FILE *to)
 {
     /* offline is the XML's topology; live without CUDA (cuda_device -1) NVML did not answer either */
     int offline = !strncmp(t->source, "hwloc-xml:", 10);
+    /* NVML's maximum is the GPU's and its slot's together: the GPU's own is shown where it differs, as
+     * `nvidia-smi -q` shows the GPU's and the device's maximum apart */
+    nvs_health_pcie_own own;
+    nvs_health_pcie_own_max(g->name, g->pcie.gpu_max_gen, g->pcie.gpu_max_width, g->pcie.max_gen, g->pcie.max_width,
+                            &own);
     fprintf(to, "      PCIe: ");
     if (g->pcie.gen && g->pcie.width) {
         fprintf(to, "gen%d x%d now", g->pcie.gen, g->pcie.width);
-        if (g->pcie.max_gen && g->pcie.max_width) fprintf(to, ", max gen%d x%d", g->pcie.max_gen, g->pcie.max_width);
+        if (g->pcie.max_gen && g->pcie.max_width) {
+            fprintf(to, ", max gen%d x%d", g->pcie.max_gen, g->pcie.max_width);
+            int dg = own.gen > 0 && own.gen != g->pcie.max_gen, dw = own.width > 0 && own.width != g->pcie.max_width;
+            if (dg || dw) {
+                char gpu[32];
+                gen_width(gpu, sizeof gpu, own.gen, own.width);
+                fprintf(to, ", the GPU's own %s", gpu);
+            }
+        }
     } else
         fprintf(to, "generation/width unknown%s", offline ? " offline" : " (no NVML)");
     if (g->pcie.gbps > 0) fprintf(to, "; bound %.2f GB/s per direction (%s)", g->pcie.gbps, g->pcie.gbps_source);
     fprintf(to, "\n");
+    if (own.slot_gen || own.slot_width) {
+        char lim[32], gpu[32];
+        gen_width(lim, sizeof lim, own.slot_gen ? g->pcie.max_gen : 0, own.slot_width ? g->pcie.max_width : 0);
+        gen_width(gpu, sizeof gpu, own.slot_gen ? own.gen : 0, own.slot_width ? own.width : 0);
+        fprintf(to, "      SLOT-LIMITED: the link's maximum (GPU and slot together) is %s, the GPU is %s%s%s%s: host "
+                    "transfers capped at %s (move it to a %s slot)\n",
+                lim, gpu, own.slot_width ? " (width: " : "", own.slot_width ? own.width_source : "",
+                own.slot_width ? ")" : "", lim, gpu);
+    }
     if (g->pcie.width && g->pcie.max_width && g->pcie.width < g->pcie.max_width)
         fprintf(to, "      DOWNTRAINED: x%d of x%d lanes (reseat the card or check the slot/riser)\n", g->pcie.width,
                 g->pcie.max_width);

@@ -29,7 +29,7 @@ nvs_result_t nvs_cli_save_run(const nvs_config *cfg, nvs_cli_out *o, const json_
 void nvs_cli_out_abandon(nvs_cli_out *o);
 /* A usage error of subcommand SUB: "nvscale SUB: <message>" and the help hint, once under mpirun. Returns 2,
  * the exit status of a usage error. */
-/* NVS_TEST_SYSFS_ROOT (tests: the tree topo/health_nvml.c reads instead of /sys), when set, is a directory: 0; else
+/* NVS_TEST_SYSFS_ROOT (tests: the tree topo/ reads instead of /sys, topo_pci_sysfs.c), when set, is a directory: 0; else
  * the message said, -1 (options.c) */
 int nvs_cli_sysfs_root_env_ok(void);
 int nvs_cli_usage(const char *sub, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -329,7 +329,7 @@ static nvs_result_t bad_size(const char *sub, const char *flag, const char *valu
 
 int nvs_cli_sysfs_root_env_ok(void)
 {
-    const char *sys = getenv("NVS_TEST_SYSFS_ROOT"); /* read by topo/health_nvml.c: where /sys is, for tests */
+    const char *sys = getenv("NVS_TEST_SYSFS_ROOT"); /* read by topo/topo_pci_sysfs.c: where /sys is, for tests */
     struct stat st;
     if (!sys || !*sys || (!stat(sys, &st) && S_ISDIR(st.st_mode))) return 0;
     fprintf(nvs_stderr_once(), "nvscale: invalid value '%s' for environment variable NVS_TEST_SYSFS_ROOT: expected a "

@@ -194,6 +194,20 @@ double nvs_health_pcie_replay_limit(int gen, int lanes);
  * from into *source; -1 (and NULL) when nvscale does not know the model. */
 int nvs_health_pcie_spec_width(const char *name, const char **source);
 
+/* The GPU's own PCIe maximum against its link's maximum (NVML's, which is the GPU and its slot together), for the
+ * health check and for `nvscale topo` alike (pcie_spec.c). */
+typedef struct {
+    int gen;                  /* the GPU's own top generation (nvmlDeviceGetGpuMaxPcieLinkGeneration); -1 unknown */
+    int width;                /* the GPU's own width: sysfs max_link_width, else the datasheet's; -1 unknown */
+    const char *width_source; /* where width comes from; NULL when unknown */
+    int slot_gen, slot_width; /* 1: the link's maximum generation / width is below the GPU's own (the slot limits
+                               * it); 0 not, or either side unknown */
+} nvs_health_pcie_own;
+/* gpu_gen, sysfs_width: the GPU's own as read (<= 0 unknown); name: NVML's model name for the datasheet table;
+ * max_gen, max_width: the link's maximum (<= 0 unknown). */
+void nvs_health_pcie_own_max(const char *name, int gpu_gen, int sysfs_width, int max_gen, int max_width,
+                             nvs_health_pcie_own *out);
+
 int nvs_health_evaluate(const nvs_health_report *r, nvs_health_findings *out);
 void nvs_health_findings_free(nvs_health_findings *f);
 

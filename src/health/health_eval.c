@@ -513,15 +513,14 @@ static void eval_pcie(nvs_health_finding *x, const nvs_health_gpu *g)
      * bandwidth. The GPU's own width is sysfs's max_link_width (its Link Capabilities, any model: topo_pci_sysfs.c),
      * else its datasheet's; a model with neither is "not known", and below x16 (the widest connector of the PCIe CEM
      * slot specification) that is said, not guessed. */
-    const char *src = NULL;
-    int specw = maxi(a->pcie_gpu_max_width, b->pcie_gpu_max_width);
-    if (specw > 0) src = "its Link Capabilities: sysfs max_link_width";
-    else specw = nvs_health_pcie_spec_width(g->name, &src);
     /* The same holds for the generation: NVML's maximum generation is the GPU's and the slot's together, so a gen5
      * GPU in a gen4 slot read "gen4 of gen4". nvmlDeviceGetGpuMaxPcieLinkGeneration gives the GPU's own; a driver
      * without it (or a run.json from before it was read) leaves it unknown and the generation unjudged here. */
-    int gpug = maxi(a->pcie_gpu_max_gen, b->pcie_gpu_max_gen);
-    int slotw = specw > 0 && maxw < specw, slotg = gpug > 0 && maxg < gpug;
+    nvs_health_pcie_own own;
+    nvs_health_pcie_own_max(g->name, maxi(a->pcie_gpu_max_gen, b->pcie_gpu_max_gen),
+                            maxi(a->pcie_gpu_max_width, b->pcie_gpu_max_width), maxg, maxw, &own);
+    const char *src = own.width_source;
+    int specw = own.width, gpug = own.gen, slotw = own.slot_width, slotg = own.slot_gen;
     if (slotw || slotg) {
         worsen(x, NVS_SEV_WARN);
         char lim[32];

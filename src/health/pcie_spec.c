@@ -1,4 +1,5 @@
-/* The PCIe link width a GPU model is built for (health.h nvs_health_pcie_spec_width; PURE: a table lookup).
+/* The PCIe link width a GPU model is built for (health.h nvs_health_pcie_spec_width; PURE: a table lookup), and the
+ * GPU's own maximum against its link's (nvs_health_pcie_own_max: the health check and `nvscale topo` alike).
  *
  * NVML's nvmlDeviceGetMaxPcieLinkWidth is "the maximum PCIe link width possible with this device and system": a
  * x16 GPU in a x8 slot reads x8 there, so a check of the current width against it cannot see the slot. Neither
@@ -36,4 +37,18 @@ int nvs_health_pcie_spec_width(const char *name, const char **source)
         }
     if (source) *source = NULL;
     return -1;
+}
+
+void nvs_health_pcie_own_max(const char *name, int gpu_gen, int sysfs_width, int max_gen, int max_width,
+                             nvs_health_pcie_own *out)
+{
+    /* the width: sysfs's max_link_width (the GPU function's Link Capabilities, any model: topo_pci_sysfs.c), else
+     * the datasheet's; a model with neither is unknown, never guessed */
+    out->width_source = NULL;
+    out->width = sysfs_width > 0 ? sysfs_width : -1;
+    if (out->width > 0) out->width_source = "its Link Capabilities: sysfs max_link_width";
+    else out->width = nvs_health_pcie_spec_width(name, &out->width_source);
+    out->gen = gpu_gen > 0 ? gpu_gen : -1;
+    out->slot_width = out->width > 0 && max_width > 0 && max_width < out->width;
+    out->slot_gen = out->gen > 0 && max_gen > 0 && max_gen < out->gen;
 }

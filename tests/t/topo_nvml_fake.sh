@@ -6,6 +6,8 @@
 #   - a GeForce-like driver: no NVLink, PHB, the x8 link flagged, NVML's P2P "chipset not supported"
 #   - nvmlInit failing, the library absent, a symbol absent: "unsupported", exit 0, never a crash
 #   - one link's state unreadable: the links read are counted, and a warning says the count may be low
+#   - a gen5 GPU in a gen4 slot, a x16 GPU in a x8 slot (sysfs max_link_width 16): the GPU's own maximum is shown
+#     beside the link's, SLOT-LIMITED said, and written as pcie.gpu_max_gen/gpu_max_width/slot_limited
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
 need_nvscale
@@ -14,7 +16,9 @@ has_gpu && skip "a real GPU and driver are here: CUDA would answer instead of th
 CC=${CC:-cc}
 need_cmd "$CC" "no C compiler to build the stand-in NVML"
 tmp_dir dir
-mkdir -p "$dir/lib" "$dir/lib_noremote" "$dir/empty"
+mkdir -p "$dir/lib" "$dir/lib_noremote" "$dir/empty" "$dir/sys_none" "$dir/sys/bus/pci/devices/0000:00:07.0"
+# the GPU's own width is read from sysfs (max_link_width): none here unless a case makes one, whatever the host has
+export NVS_TEST_SYSFS_ROOT="$dir/sys_none"
 "$CC" -shared -fPIC -o "$dir/lib/libnvidia-ml.so.1" tests/fixtures/topo/fake_nvml.c || stop "cannot build the stand-in NVML"
 "$CC" -shared -fPIC -DFAKE_NO_REMOTE_TYPE -o "$dir/lib_noremote/libnvidia-ml.so.1" tests/fixtures/topo/fake_nvml.c ||
     stop "cannot build the stand-in NVML without nvmlDeviceGetNvLinkRemoteDeviceType"
@@ -66,6 +70,19 @@ live "$dir/lib" linkerr linkerr.json --format json
 grep -q "nvmlDeviceGetNvLinkState failed on 1 link (.*): 17 NVLinks counted" "$dir/linkerr.json.err" ||
     { fail "an unreadable link's state is not said"; cat "$dir/linkerr.json.err"; }
 grep -q "DOWNTRAINED: x8 of x16 lanes" "$dir/geforce.txt" || fail "the x8 link is not flagged"
+# the slot limits the link: GPU 0 a gen5 GPU in a gen4 slot (nvmlDeviceGetGpuMaxPcieLinkGeneration 5), GPU 1 a
+# x16 GPU (sysfs max_link_width 16) in a x8 slot. NVML's maximum is the GPU and slot together, so the link is at
+# its maximum and nothing said it until 6 December 2026
+echo 16 >"$dir/sys/bus/pci/devices/0000:00:07.0/max_link_width"
+FAKE_NVML_FAULT=slotgen4:0,slot8:1 NVS_TEST_SYSFS_ROOT="$dir/sys" live "$dir/lib" h200 slot.txt
+FAKE_NVML_FAULT=slotgen4:0,slot8:1 NVS_TEST_SYSFS_ROOT="$dir/sys" live "$dir/lib" h200 slot.json --format json
+grep -q "PCIe: gen4 x16 now, max gen4 x16, the GPU's own gen5 x16;" "$dir/slot.txt" &&
+    grep -q "SLOT-LIMITED: the link's maximum (GPU and slot together) is gen4, the GPU is gen5: host transfers capped at gen4" "$dir/slot.txt" ||
+    { fail "a gen5 GPU in a gen4 slot is not shown"; grep -A2 "PCIe:" "$dir/slot.txt"; }
+grep -q "PCIe: gen5 x8 now, max gen5 x8, the GPU's own gen5 x16;" "$dir/slot.txt" &&
+    grep -q "SLOT-LIMITED: .* is x8, the GPU is x16 (width: its Link Capabilities: sysfs max_link_width)" "$dir/slot.txt" ||
+    { fail "a x16 GPU in a x8 slot is not shown"; grep -A2 "PCIe:" "$dir/slot.txt"; }
+! grep -q "SLOT-LIMITED\|the GPU's own" "$dir/geforce.txt" || fail "a link at the GPU's own maximum called slot-limited"
 python3 - "$dir" <<'PY' || fail "the discovered topologies (above)"
 import json, sys
 d = sys.argv[1]
@@ -80,6 +97,12 @@ g = t["gpus"][0]
 want(t["source"] == "live" and t["nvml"] == "ok, driver 580.159.04", "h200: status %s / %s" % (t["source"], t["nvml"]))
 want(g["name"] == "NVIDIA H200" and g["pci_bus_id"] == "0000:00:06.0", "h200: gpu %s" % g["name"])
 want(g["pcie"]["gen"] == 5 and g["pcie"]["width"] == 16 and g["pcie"]["downtrained"] is False, "h200: pcie %s" % g["pcie"])
+# no sysfs width here: the H200's datasheet width (x16) says the x16 link is not slot-limited
+want(g["pcie"]["gpu_max_gen"] == 5 and g["pcie"]["gpu_max_width"] is None and g["pcie"]["slot_limited"] is False,
+     "h200: own maximum %s" % g["pcie"])
+s = load("slot.json")["gpus"]
+want([(x["pcie"]["gpu_max_gen"], x["pcie"]["gpu_max_width"], x["pcie"]["slot_limited"]) for x in s] == [(5, None, True), (5, 16, True)],
+     "slot-limited: %s" % [x["pcie"] for x in s])
 n = g["nvlink"]
 want(n["links_up"] == 18 and n["version"] == 4 and n["gbps_per_link"] == 26.5625 and n["to_nvswitch"] == 0,
      "h200: nvlink %s" % {k: n[k] for k in n if k != "links"})
@@ -106,6 +129,8 @@ g = t["gpus"][0]
 want(g["nvlink"] is not None and g["nvlink"]["links_up"] == 0, "geforce: nvlink %s" % g["nvlink"])
 want(g["pcie"]["width"] == 8 and g["pcie"]["downtrained"] is True and g["pcie"]["width_below_max"] is True
      and g["pcie"]["gen_below_max"] is False, "geforce: pcie %s" % g["pcie"])
+# a model nvscale has no datasheet width for, and no sysfs width: whether the slot limits it is not known
+want(g["pcie"]["gpu_max_gen"] == 4 and g["pcie"]["slot_limited"] is None, "geforce: own maximum %s" % g["pcie"])
 want(abs(g["pcie"]["gbps"] - 15.753846) < 1e-5, "geforce: x8 gen4 bound %s" % g["pcie"]["gbps"])
 p = t["pairs"][0]
 want(p["class"] == "PHB" and p["p2p"]["nvml_read"] == "CNS", "geforce: pair %s %s" % (p["class"], p["p2p"]))

@@ -281,5 +281,61 @@ static void t_same_names(void)
     nvs_topo_free(t);
 }
 
-T_LIST = {T_CASE(t_roundtrip), T_CASE(t_json_fields), T_CASE(t_json_errors), T_CASE(t_gather), T_CASE(t_unknown_class), T_CASE(t_across_hosts), T_CASE(t_same_names)};
+/* The GPU's own PCIe maximum (gpu_max_gen from NVML, gpu_max_width from sysfs) travels through JSON (the gather
+ * and run.json), with slot_limited derived from it; a run.json written before it was recorded loads with it
+ * unknown. It was not recorded until 6 December 2026: a slot-limited link read as a healthy one in `nvscale topo`. */
+static void t_pcie_own(void)
+{
+    nvs_topology *t = load("h200x2.xml"), *u = NULL;
+    for (int i = 0; i < 2; i++) {
+        snprintf(t->gpus[i].name, sizeof t->gpus[i].name, "GPU model nvscale has no datasheet of");
+        t->gpus[i].pcie.gen = t->gpus[i].pcie.max_gen = 4 + i; /* GPU0 a gen5 GPU in a gen4 slot */
+        t->gpus[i].pcie.width = t->gpus[i].pcie.max_width = 16 - 8 * i; /* GPU1 a x16 GPU in a x8 slot */
+        t->gpus[i].pcie.gpu_max_gen = 5;
+        t->gpus[i].pcie.gpu_max_width = 16;
+    }
+    t->gpus[1].pcie.gpu_max_gen = 0; /* a driver without nvmlDeviceGetGpuMaxPcieLinkGeneration */
+    json_t *j = nvs_topo_to_json(t);
+    char *text = json_dumps(j, 0);
+    json_decref(j);
+    json_error_t je;
+    j = json_loads(text, 0, &je);
+    free(text);
+    json_t *p0 = json_object_get(json_array_get(json_object_get(j, "gpus"), 0), "pcie");
+    json_t *p1 = json_object_get(json_array_get(json_object_get(j, "gpus"), 1), "pcie");
+    T_EQ_I(json_integer_value(json_object_get(p0, "gpu_max_gen")), 5);
+    T_EQ_I(json_integer_value(json_object_get(p0, "gpu_max_width")), 16);
+    T_EQ_I(json_is_true(json_object_get(p0, "slot_limited")), 1);
+    T_EQ_I(json_is_null(json_object_get(p1, "gpu_max_gen")), 1); /* unknown: null, not 0 */
+    T_EQ_I(json_is_true(json_object_get(p1, "slot_limited")), 1); /* the width alone says it */
+    char err[256] = "";
+    T_EQ_I(nvs_topo_from_json(j, &u, err, sizeof err), NVS_OK);
+    T_EQ_I(u->gpus[0].pcie.gpu_max_gen, 5);
+    T_EQ_I(u->gpus[0].pcie.gpu_max_width, 16);
+    T_EQ_I(u->gpus[1].pcie.gpu_max_gen, 0);
+    T_EQ_I(u->gpus[1].pcie.gpu_max_width, 16);
+    nvs_topo_free(u);
+    u = NULL;
+    /* a topology of a run.json from before: no such keys, nothing known, and slot_limited not claimed either way */
+    json_object_del(p0, "gpu_max_gen");
+    json_object_del(p0, "gpu_max_width");
+    T_EQ_I(nvs_topo_from_json(j, &u, err, sizeof err), NVS_OK);
+    json_decref(j);
+    T_EQ_I(u->gpus[0].pcie.gpu_max_gen, 0);
+    T_EQ_I(u->gpus[0].pcie.gpu_max_width, 0);
+    j = nvs_topo_to_json(u);
+    p0 = json_object_get(json_array_get(json_object_get(j, "gpus"), 0), "pcie");
+    T_EQ_I(json_is_null(json_object_get(p0, "slot_limited")), 1);
+    json_decref(j);
+    nvs_topo_free(u);
+    /* both known and the link at the GPU's own maximum: false */
+    t->gpus[0].pcie.max_gen = t->gpus[0].pcie.gen = 5;
+    j = nvs_topo_to_json(t);
+    p0 = json_object_get(json_array_get(json_object_get(j, "gpus"), 0), "pcie");
+    T_EQ_I(json_is_false(json_object_get(p0, "slot_limited")), 1);
+    json_decref(j);
+    nvs_topo_free(t);
+}
+
+T_LIST = {T_CASE(t_roundtrip), T_CASE(t_json_fields), T_CASE(t_pcie_own), T_CASE(t_json_errors), T_CASE(t_gather), T_CASE(t_unknown_class), T_CASE(t_across_hosts), T_CASE(t_same_names)};
 T_MAIN
