@@ -202,12 +202,21 @@ static void eval_memory(nvs_health_finding *x, const nvs_health_gpu *g)
         not_judged(x, g, "the retired page counts are not reported (nvmlDeviceGetRetiredPages), so the 63-page "
                          "limit cannot be checked");
     }
-    /* DCGM's health watch (DcgmHealthWatch.cpp MonitorMemRowRemapFailures) fails any row remap failure
-     * (DCGM_FR_ROW_REMAP_FAILURE: "unrecoverable memory hardware damage") */
+    /* DCGM 4.6.0's health watch (modules/health/DcgmHealthWatch.cpp MonitorMemRowRemapFailures) fails any row remap
+     * failure with DCGM_FR_ROW_REMAP_FAILURE (dcgmlib/dcgm_errors.h): "GPU %u had uncorrectable memory errors and
+     * row remapping failed", next step "Row remapping failure indicates unrecoverable memory hardware damage. Reset
+     * the GPU or reboot the node immediately", action DCGM_ERROR_RESET (dcgmlib/src/dcgm_errors.c). The same fact
+     * here, with the GPU named; nvscale said "the GPU has run out of spare rows (replace it)", a cause NVML does not
+     * report and no reset. Replacing it is nvscale's advice when the failure outlives the reset, not DCGM's. */
     if (b->remap_failure == 1) {
         worsen(x, NVS_SEV_FAIL);
         put(x->measured, sizeof x->measured, "remap failed");
-        note_add(x, "a row remapping failed: the GPU has run out of spare rows (replace it)");
+        char who[48]; /* the finding's "what" has the bus id too; the note is short (note[224]) */
+        if (g->gpu >= 0) snprintf(who, sizeof who, "GPU%d", g->gpu);
+        else snprintf(who, sizeof who, "GPU %s", g->pci_bus_id);
+        note_add(x, "%s had uncorrectable memory errors and a row remap failed (DCGM_FR_ROW_REMAP_FAILURE: memory "
+                    "damage; reset the GPU or reboot the node now); replace it if it recurs",
+                 who);
     }
     /* the count of rows remapped for uncorrectable errors over the board's life, not its change during the run: DCGM
      * judges the latest value (MonitorMemRowRemapUncorrectable, GetLatestSample). Until December 2026 nvscale did not
@@ -232,10 +241,14 @@ static void eval_memory(nvs_health_finding *x, const nvs_health_gpu *g)
     if (b->remap_pending == 1) {
         worsen(x, unc_now ? NVS_SEV_FAIL : NVS_SEV_WARN);
         if (b->remap_failure != 1) put(x->measured, sizeof x->measured, "remap pending");
-        note_add(x, unc_now ? "a row remap is pending after an uncorrectable error: drain the GPU and reset it "
-                              "(nvidia-smi -r) before using it again"
-                            : "a row remap is pending: the GPU can still run work; reset it (nvidia-smi -r) at the "
-                              "next drain to apply the remap");
+        /* after a failed remap its note says what to do (reset now): "can still run work" would contradict it, and
+         * both did not fit the note */
+        if (b->remap_failure == 1) note_add(x, "a row remap is also pending");
+        else
+            note_add(x, unc_now ? "a row remap is pending after an uncorrectable error: drain the GPU and reset it "
+                                  "(nvidia-smi -r) before using it again"
+                                : "a row remap is pending: the GPU can still run work; reset it (nvidia-smi -r) at "
+                                  "the next drain to apply the remap");
     }
     if (b->retired_pending == 1) {
         worsen(x, unc_now ? NVS_SEV_FAIL : NVS_SEV_WARN);

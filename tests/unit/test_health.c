@@ -311,12 +311,17 @@ static void t_failure_paths(void)
     T_EQ_I(sev_after(retire_pending_dbe, NVS_HC_MEMORY, n, sizeof n), NVS_SEV_FAIL);
     T_CONTAINS(n, "after a double-bit error");
     T_EQ_I(sev_after(remap_failed, NVS_HC_MEMORY, n, sizeof n), NVS_SEV_FAIL);
+    /* DCGM's fact (DCGM_FR_ROW_REMAP_FAILURE, dcgm_errors.h): this GPU, uncorrectable errors, a failed remap, reset */
+    T_CONTAINS(n, "GPU1 had uncorrectable memory errors and a row remap failed");
+    T_CONTAINS(n, "reset the GPU or reboot the node now");
     /* the uncorrectable remap count against DCGM's 512 (was not looked at: 512 and more passed) */
     T_EQ_I(sev_after(remap_unc_511, NVS_HC_MEMORY, n, sizeof n), NVS_SEV_PASS);
     T_EQ_I(sev_after(remap_unc_512, NVS_HC_MEMORY, n, sizeof n), NVS_SEV_WARN);
     T_CONTAINS(n, "512 rows remapped for uncorrectable errors, at or over DCGM's limit of 512");
     T_EQ_I(sev_after(remap_failed_pending, NVS_HC_MEMORY, n, sizeof n), NVS_SEV_FAIL);
-    T_CONTAINS(n, "run out of spare rows");
+    T_CONTAINS(n, "a row remap failed");
+    T_CONTAINS(n, "reboot the node now); replace it if it recurs; a row remap is also pending"); /* whole, not cut */
+    if (strstr(n, "can still run work")) T_FAIL("a failed remap's note says the GPU can still run work: %s", n);
     T_EQ_I(sev_after(xid, NVS_HC_XID, n, sizeof n), NVS_SEV_FAIL);
     T_CONTAINS(n, "XID 79 x1 (GPU has fallen off the bus)");
     /* what judges nothing is not checked, a SKIP (was a WARN, a passing testcase in JUnit): XID events this NVML
