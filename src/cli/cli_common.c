@@ -16,6 +16,7 @@
 #include "core/launch_env.h"
 #include "core/log.h"
 #include "core/out_file.h"
+#include "core/units.h"
 #include "runtime/runtime.h"
 #include "runjson/runjson_write.h"
 
@@ -62,6 +63,21 @@ void nvs_cli_set_verbosity(int quiet, int verbose)
 {
     nvs_log_set_level(quiet ? NVS_LOG_ERROR : verbose >= 2 ? NVS_LOG_DEBUG : verbose ? NVS_LOG_INFO : NVS_LOG_WARN);
     nvs_progress_enable(quiet ? 0 : -1);
+}
+
+int nvs_cli_size(const char *s, size_t lo, size_t *out, const char *expect, char *why, size_t wl)
+{
+    size_t v;
+    if (!nvs_parse_size_whole(s, &v, why, wl)) {
+        if (v >= lo && v <= NVS_CLI_MAX_SIZE) {
+            *out = v;
+            return 0;
+        }
+    } else if (why[0]) {
+        return -1;
+    }
+    snprintf(why, wl, "%s", expect);
+    return -1;
 }
 
 int nvs_cli_usage(const char *sub, const char *fmt, ...)

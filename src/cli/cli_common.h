@@ -33,6 +33,13 @@ void nvs_cli_out_abandon(nvs_cli_out *o);
  * the message said, -1 (options.c) */
 int nvs_cli_sysfs_root_env_ok(void);
 int nvs_cli_usage(const char *sub, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The largest size a size flag takes: 1 TiB. No GPU (141 GB on an H200) or host rank comes near it, and every size
+ * stays exact in a double, which the sweep's arithmetic (core/metrics.c) and the model's use. */
+#define NVS_CLI_MAX_SIZE ((size_t)1 << 40)
+/* The value of a size flag, every subcommand's alike (run/coll/train/p2p/topo's through options.c, model's bucket
+ * flags): nvs_parse_size_whole (core/units.h: "1.5M" is 1572864 bytes, as nccl-tests reads it), from LO to
+ * NVS_CLI_MAX_SIZE. 0 with *out; else -1 with why: that it is no whole number of bytes ("1.3K"), or EXPECT. */
+int nvs_cli_size(const char *s, size_t lo, size_t *out, const char *expect, char *why, size_t wl);
 /* An output file asked for by FLAG (--junit, --prometheus): checked before anything is measured or judged, so that
  * a typo does not cost the run. PATH must be non-empty, not an existing directory nor a link to nothing, and its
  * directory must exist and take a new file (one is made there and removed, as the writer will: core/out_file.h);

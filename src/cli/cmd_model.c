@@ -143,11 +143,14 @@ static int parse_int_list(const char *flag, const char *s, long hi, int *out, in
     return 0;
 }
 
-static int parse_size_flag(const char *flag, const char *s, double *out)
+/* --bucket-first / --bucket-cap: read as run's and train's are (cli_common.h nvs_cli_size: 1.5M taken, 1.3K refused
+ * as no whole number of bytes), with the same words */
+static int parse_size_flag(const char *flag, const char *s, const char *expect, double *out)
 {
     size_t v;
-    if (nvs_parse_size(s, &v) || v == 0 || v > ((size_t)1 << 40)) {
-        usage_error("%s '%s': expected a size in 1..1T (e.g. 25M)", flag, s);
+    char why[256];
+    if (nvs_cli_size(s, 1, &v, expect, why, sizeof why)) {
+        usage_error("%s '%s': %s", flag, s, why);
         return -1;
     }
     *out = (double)v;
@@ -352,8 +355,10 @@ static int common_settings(const opts *o, const nvs_presets *ps, nvs_model_confi
             return usage_error("--overlap-penalty '%s': expected a fraction from 0 to 1", o->overlap);
         c->overlap_penalty = v + 0.0; /* -0 reads as 0 */
     }
-    if (o->bucket_first && parse_size_flag("--bucket-first", o->bucket_first, &c->bucket_first_bytes)) return 2;
-    if (o->bucket_cap && parse_size_flag("--bucket-cap", o->bucket_cap, &c->bucket_cap_bytes)) return 2;
+    if (o->bucket_first && parse_size_flag("--bucket-first", o->bucket_first, "expected a size from 1 to 1T such as 1M",
+                                            &c->bucket_first_bytes)) return 2;
+    if (o->bucket_cap && parse_size_flag("--bucket-cap", o->bucket_cap, "expected a size from 1 to 1T such as 25M",
+                                          &c->bucket_cap_bytes)) return 2;
     /* as DDP 2.x: an explicit bucket_cap_mb sizes the first bucket too (src/cli/options.c says where from) */
     if (o->bucket_cap && !o->bucket_first) c->bucket_first_bytes = c->bucket_cap_bytes;
     if (o->net) {

@@ -299,32 +299,13 @@ static int parse_gpu_counts(const char *s, nvs_config *c, char *why, size_t wl)
     return 0;
 }
 
-/* Sizes of a sweep or a copy: at most 1 TiB. No GPU (141 GB on an H200) or host rank comes near it, and every
- * size stays exact in a double, which the sweep's arithmetic uses (core/metrics.c). */
-#define MAX_SIZE_ARG ((size_t)1 << 40)
-
-/* A size as nccl-tests reads one too: its -b/-e/-i take a double with a K/M/G suffix (2.19.6 common.cu parsesize),
- * so `-b 1.5M` is 1572864 bytes there and here. A value that is no whole number of bytes (1.3K) is refused, where
- * nccl-tests would cut it to 1331: bad_size says so. */
-static int parse_size_arg(const char *s, size_t lo, size_t *out)
+/* A size flag's value (nvs_cli_size: -b 1.5M is 1572864 bytes, as nccl-tests 2.19.6 common.cu parsesize reads it;
+ * 1.3K, no whole number of bytes, is refused, where nccl-tests would cut it to 1331): on a refusal, one message and
+ * NVS_ERR_USAGE. */
+static nvs_result_t size_arg(const char *sub, const char *flag, const char *a, size_t lo, size_t *out, const char *expect)
 {
-    size_t v;
-    char hint[192];
-    if (nvs_parse_size(s, &v) && (!nvs_size_hint(s, &v, hint, sizeof hint) || v == 0)) return -1;
-    if (v < lo || v > MAX_SIZE_ARG) return -1;
-    *out = v;
-    return 0;
-}
-
-/* A refused size: one nccl-tests takes ("1.5M", "1e6": its parsesize reads a double) says what to write instead, when
- * that is a size this flag takes (or when it is no whole number of bytes); anything else gets the flag's own why. */
-static nvs_result_t bad_size(const char *sub, const char *flag, const char *value, size_t lo, const char *why)
-{
-    char hint[192];
-    size_t b;
-    if (nvs_size_hint(value, &b, hint, sizeof hint) && (!b || (b >= lo && b <= MAX_SIZE_ARG)))
-        return bad(sub, flag, value, hint);
-    return bad(sub, flag, value, why);
+    char why[256];
+    return nvs_cli_size(a, lo, out, expect, why, sizeof why) ? bad(sub, flag, a, why) : NVS_OK;
 }
 
 int nvs_cli_sysfs_root_env_ok(void)
@@ -495,13 +476,13 @@ nvs_result_t nvs_config_parse(nvs_config *c, const char *sub, int argc, char **a
             break;
         case 'b':
             c->sizes_explicit = 1;
-            if (parse_size_arg(a, 1, &c->min_bytes)) return bad_size(sub, flag, a, 1, "expected a size from 1 to 1T such as 8, 64K, 1M");
+            if (size_arg(sub, flag, a, 1, &c->min_bytes, "expected a size from 1 to 1T such as 8, 64K, 1M")) return NVS_ERR_USAGE;
             b_typed = a;
             snprintf(flag_b, sizeof flag_b, "%s", flag);
             break;
         case 'e':
             c->sizes_explicit = 1;
-            if (parse_size_arg(a, 1, &c->max_bytes)) return bad_size(sub, flag, a, 1, "expected a size from 1 to 1T such as 128M or 8G");
+            if (size_arg(sub, flag, a, 1, &c->max_bytes, "expected a size from 1 to 1T such as 128M or 8G")) return NVS_ERR_USAGE;
             e_typed = a;
             snprintf(flag_e, sizeof flag_e, "%s", flag);
             break;
@@ -514,7 +495,7 @@ nvs_result_t nvs_config_parse(nvs_config *c, const char *sub, int argc, char **a
             c->sizes_explicit = 1;
             break;
         case 'i':
-            if (parse_size_arg(a, 1, &c->step_bytes)) return bad_size(sub, flag, a, 1, "expected a step size from 1 to 1T");
+            if (size_arg(sub, flag, a, 1, &c->step_bytes, "expected a step size from 1 to 1T")) return NVS_ERR_USAGE;
             have_i = 1;
             c->sizes_explicit = 1;
             break;
@@ -649,10 +630,10 @@ nvs_result_t nvs_config_parse(nvs_config *c, const char *sub, int argc, char **a
             else return bad(sub, flag, a, "expected fp32 or bf16");
             break;
         case OPT_BFIRST:
-            if (parse_size_arg(a, 1, &c->bucket_first_bytes)) return bad_size(sub, flag, a, 1, "expected a size from 1 to 1T such as 1M");
+            if (size_arg(sub, flag, a, 1, &c->bucket_first_bytes, "expected a size from 1 to 1T such as 1M")) return NVS_ERR_USAGE;
             break;
         case OPT_BCAP:
-            if (parse_size_arg(a, 1, &c->bucket_cap_bytes)) return bad_size(sub, flag, a, 1, "expected a size from 1 to 1T such as 25M");
+            if (size_arg(sub, flag, a, 1, &c->bucket_cap_bytes, "expected a size from 1 to 1T such as 25M")) return NVS_ERR_USAGE;
             break;
         case OPT_STEPS:
             if (parse_int_range(a, 1, 1000000, &c->steps)) return bad(sub, flag, a, "expected 1..1000000");
@@ -670,7 +651,7 @@ nvs_result_t nvs_config_parse(nvs_config *c, const char *sub, int argc, char **a
             snprintf(c->hwloc_xml, sizeof c->hwloc_xml, "%s", a);
             break;
         case OPT_COPY_BYTES:
-            if (parse_size_arg(a, 4, &c->copy_bytes)) return bad_size(sub, flag, a, 4, "expected a size from 4 to 1T such as 256M");
+            if (size_arg(sub, flag, a, 4, &c->copy_bytes, "expected a size from 4 to 1T such as 256M")) return NVS_ERR_USAGE;
             break;
         case OPT_COPY_ITERS:
             if (parse_int_range(a, 1, 1000000, &c->copy_iters)) return bad(sub, flag, a, "expected 1..1000000");

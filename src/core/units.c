@@ -119,6 +119,21 @@ int nvs_size_hint(const char *s, size_t *bytes, char *buf, size_t len)
     return 1;
 }
 
+int nvs_parse_size_whole(const char *s, size_t *out, char *why, size_t wl)
+{
+    char hint[192];
+    size_t b;
+    if (wl) why[0] = '\0';
+    if (!nvs_parse_size(s, out)) return 0;
+    if (!nvs_size_hint(s, &b, hint, sizeof hint)) return -1;
+    if (!b) { /* no whole number of bytes: nccl-tests would cut 1.3K to 1331, nvscale says so */
+        if (wl) snprintf(why, wl, "%s", hint);
+        return -1;
+    }
+    *out = b;
+    return 0;
+}
+
 int nvs_parse_long(const char *s, long *out)
 {
     if (!s) return -1;

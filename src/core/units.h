@@ -41,6 +41,12 @@ int nvs_parse_size(const char *s, size_t *out);
  * K/M/G/T suffix (powers of 1024): write 1536K" in buf, or the same saying it is no whole number of bytes (*bytes 0);
  * 0 for anything else (junk, negative). */
 int nvs_size_hint(const char *s, size_t *bytes, char *buf, size_t len);
+/* A size as every size of nvscale's is read (the command line's -b/-e/-i, --bucket-first/--bucket-cap, --copy-bytes,
+ * `model`'s bucket flags, a rules file's size key): what nvs_parse_size takes, or a decimal number of bytes that
+ * nvs_size_hint finds whole ("1.5M" is 1572864, as nccl-tests 2.19.6 parsesize reads it). 0 with *out; -1 otherwise,
+ * with why set to nvs_size_hint's words when it is a decimal that is no whole number of bytes ("1.3K"), else to ""
+ * (the caller says what it expected). The caller checks the range. */
+int nvs_parse_size_whole(const char *s, size_t *out, char *why, size_t wl);
 /* Strict integer/double parsing as above, an optional leading '-' allowed: the whole string must be consumed.
  * 0 on success, -1 otherwise. Callers check the range. */
 int nvs_parse_long(const char *s, long *out);

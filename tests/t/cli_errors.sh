@@ -13,6 +13,15 @@ expect 2 "invalid value '0' for -e" $NVS coll -e 0 --out $out
 expect 2 "invalid value '1.3K' for -i: sizes are whole bytes .*: 1331.2 bytes is no whole number" $NVS coll -i 1.3K --out $out
 expect 2 "invalid value '0.5' for --copy-bytes: sizes are whole bytes .*: 0.5 bytes is no whole number" $NVS p2p \
     --copy-bytes 0.5 --out $out
+# ... every size flag of the command line alike (src/cli/options.c size_arg; model's bucket flags: model_cli.sh)
+for f in -b --minbytes -e --maxbytes -i --stepbytes --bucket-first --bucket-cap; do
+    expect 2 "invalid value '1.3K' for $f: sizes are whole bytes .*: 1331.2 bytes is no whole number" $NVS run \
+        $f 1.3K --out $out
+    expect 2 "invalid value '2000.5G' for $f: expected a .*size from 1 to 1T" $NVS run $f 2000.5G --out $out
+done
+expect 2 "invalid value '1.3K' for --copy-bytes: sizes are whole bytes .*: 1331.2 bytes is no whole number" $NVS p2p \
+    --copy-bytes 1.3K --out $out
+expect 2 "invalid value '2000.5G' for --copy-bytes: expected a size from 4 to 1T" $NVS p2p --copy-bytes 2000.5G --out $out
 rm -rf "$out"
 if $NVS coll --backend mpi -b 1.5M -e 1.5M -i 1e6 -n 1 -w 0 --out "$out" >"$TMP/cli_frac.log" 2>&1 &&
     awk '!/^#/ && $1 ~ /^[0-9]+$/ {print $1}' "$out/table.txt" | sort -u | grep -qx 1572864; then
@@ -144,7 +153,7 @@ expect 2 "" env SLURM_STEP_ID=0 SLURM_PROCID=1 SLURM_NTASKS=2 NVS_TEST_SLOW_STOP
 expect 2 "(unknown|no such|cannot open).*no-such-model" $NVS train --model no-such-model --backend mpi --out $out
 # one workload under two spellings (a built-in and a file of the same name) would report twice under one key
 sed 's/^name cap$/name resnet50/' tests/fixtures/profiles/good_cap.prof > "$TMP/cli_errors_r50.prof"
-expect 2 "'resnet50' and '$TMP/cli_errors_r50.prof' are both the workload 'resnet50'" $NVS train \
+expect 2 "'resnet50' and '$TMP/cli_errors_r50.prof' are both the workload 'resnet50'" $NVS run \
     --model "resnet50,$TMP/cli_errors_r50.prof" --backend mpi --out $out
 expect 2 "invalid value 'yes' for --cudnn.*expected auto, on or off" $NVS train --model resnet50 --cudnn yes --out $out
 expect 2 "--cudnn on: the mpi backend runs the training step on the CPU" $NVS train --model resnet50 --cudnn on \

@@ -130,6 +130,17 @@ expect 0 "sockets inside the node, 2.1 GB/s" \
     $M --preset-file $P/good.txt --gpu rtx3090 --machine lab-4gpu --model resnet50 --gpus 1,2 --shm off
 expect 2 "--bucket-cap '0'" $M $OK --bucket-cap 0
 expect 2 "--bucket-first 'big'" $M $OK --bucket-first big
+# the bucket flags read sizes as run's -b and train's --bucket-cap do (cli_common.h nvs_cli_size): a decimal that
+# comes to whole bytes is taken (1.5M is 1572864, as nccl-tests' parsesize reads it), one that does not is refused
+# saying so, one past 1 TiB names the range (were "expected a size in 1..1T (e.g. 25M)" for all three)
+for f in --bucket-first --bucket-cap; do
+    expect 2 "$f '1.3K': sizes are whole bytes with an optional K/M/G/T suffix \(powers of 1024\): 1331.2 bytes is no whole number" \
+        $M $OK $f 1.3K
+    expect 2 "$f '0.5': sizes are whole bytes .*: 0.5 bytes is no whole number" $M $OK $f 0.5
+    expect 2 "$f '2000.5G': expected a size from 1 to 1T such as" $M $OK $f 2000.5G
+done
+expect 0 '"bucket_first_bytes": 1572864' $M $OK --bucket-first 1.5M --format json
+expect 0 '"bucket_cap_bytes": 1000000' $M $OK --bucket-cap 1e6 --format json
 # --bucket-cap alone sizes the first bucket too, as DDP(bucket_cap_mb=50) does in PyTorch 2.x; --bucket-first apart
 expect 0 '"bucket_first_bytes": 52428800' $M $OK --bucket-cap 50M --format json
 expect 0 '"bucket_first_bytes": 2097152' $M $OK --bucket-cap 50M --bucket-first 2M --format json

@@ -58,6 +58,30 @@ static void t_size_hint(void)
     }
 }
 
+/* Every size of nvscale's (flags, rules files): a plain size, or a decimal one that comes to whole bytes */
+static void t_parse_size_whole(void)
+{
+    static const struct {
+        const char *in;
+        int rc;
+        size_t v;
+        const char *why; /* "" : refused without words (the caller's own) */
+    } cases[] = {
+        {"64K", 0, 65536, NULL},  {"1.5M", 0, 1572864, NULL}, {"1e6", 0, 1000000, NULL},
+        {"1.3K", -1, 0, "1331.2 bytes is no whole number"},   {"0.5", -1, 0, "0.5 bytes is no whole number"},
+        {"abc", -1, 0, ""},       {"-1.5M", -1, 0, ""},       {"0.0", -1, 0, ""},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char why[192] = "x";
+        size_t v = 12345;
+        int rc = nvs_parse_size_whole(cases[i].in, &v, why, sizeof why);
+        if (rc != cases[i].rc) T_FAIL("parse_size_whole(\"%s\") returned %d, expected %d (%s)", cases[i].in, rc, cases[i].rc, why);
+        if (!rc && v != cases[i].v) T_FAIL("parse_size_whole(\"%s\") = %zu, expected %zu", cases[i].in, v, cases[i].v);
+        if (rc && (*cases[i].why ? !strstr(why, cases[i].why) : why[0] != '\0'))
+            T_FAIL("parse_size_whole(\"%s\") says '%s', not '%s'", cases[i].in, why, cases[i].why);
+    }
+}
+
 static void t_parse_numbers(void)
 {
     long l;
@@ -339,7 +363,7 @@ static void t_host_name(void)
     T_ASSERT(real[0] && memchr(real, '\0', sizeof real));
 }
 
-T_LIST = {T_CASE(t_host_name), T_CASE(t_parse_size), T_CASE(t_size_hint), T_CASE(t_parse_numbers), T_CASE(t_parse_decimal_only), T_CASE(t_list_split),
+T_LIST = {T_CASE(t_host_name), T_CASE(t_parse_size), T_CASE(t_size_hint), T_CASE(t_parse_size_whole), T_CASE(t_parse_numbers), T_CASE(t_parse_decimal_only), T_CASE(t_list_split),
           T_CASE(t_sweep_huge), T_CASE(t_format_size), T_CASE(t_dtypes),
           T_CASE(t_sweep_sizes), T_CASE(t_bandwidth), T_CASE(t_stats),   T_CASE(t_efficiency), T_CASE(t_half),
           T_CASE(t_sort_unique)};
