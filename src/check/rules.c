@@ -188,7 +188,12 @@ static int parse_cond(const char *tok, nvs_rule *r, unsigned seen[K_COUNT], char
     switch (k) {
     case K_SIZE: {
         size_t s;
-        if (nvs_parse_size(v, &s)) return fail(err, errlen, "size: '%s' is not a size (e.g. 8, 64K, 1M, 1G)", v);
+        char why[192];
+        /* read as the command line's -b is (core/units.h nvs_parse_size_whole): size=1.5M is the 1572864 bytes that
+         * `-b 1.5M` sweeps, and size=1.3K, no whole number of bytes, says so */
+        if (nvs_parse_size_whole(v, &s, why, sizeof why))
+            return why[0] ? fail(err, errlen, "size: '%s': %s", v, why)
+                          : fail(err, errlen, "size: '%s' is not a size (e.g. 8, 64K, 1M, 1G)", v);
         if (!s) return fail(err, errlen, "size: 0 bytes: collectives run at 1 byte or more (nvscale -b)");
         if (op == OP_EQ) r->size_lo = r->size_hi = s, r->size_exact = 1;
         else if (op == OP_GE) r->size_lo = s;

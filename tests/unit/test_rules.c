@@ -51,6 +51,14 @@ static void t_busbw_range_and_selectors(void)
     T_EQ_I(r.n, NVS_RULE_N_MAX);
     T_EQ_I(r.has_min, 1);
     T_NEAR(r.below_pct, 2.5, 0);
+    /* a decimal size that comes to whole bytes is the size `-b 1.5M` sweeps (core/units.h nvs_parse_size_whole), as
+     * nccl-tests' parsesize reads it (was "size: '1.5M' is not a size") */
+    r = parse_ok("busbw all_reduce size=1.5M n=2 min=1");
+    T_EQ_U(r.size_lo, 1572864u);
+    T_EQ_U(r.size_hi, 1572864u);
+    r = parse_ok("busbw all_reduce size>=0.5G size<=1e6K n=2 min=1");
+    T_EQ_U(r.size_lo, 536870912u);
+    T_EQ_U(r.size_hi, 1024000000u);
 }
 
 static void t_p2p_and_efficiency(void)
@@ -88,6 +96,10 @@ static const struct {
     {"busbw allgatherz n=2 min=1", "unknown collective 'allgatherz'"},
     {"busbw all_reduce size=12X n=2 min=1", "size: '12X' is not a size"},
     {"busbw all_reduce size=-1 n=2 min=1", "size: '-1' is not a size"},
+    {"busbw all_reduce size=1.3K n=2 min=1", "size: '1.3K': sizes are whole bytes with an optional K/M/G/T suffix "
+                                             "(powers of 1024): 1331.2 bytes is no whole number"},
+    {"busbw all_reduce size<=0.5 n=2 min=1", "size: '0.5': sizes are whole bytes"},
+    {"busbw all_reduce size=0.0 n=2 min=1", "size: '0.0' is not a size"},
     {"busbw all_reduce n=2.5 min=1", "n: '2.5' is not a GPU count"},
     {"busbw all_reduce n=-1 min=1", "n: '-1' is not a GPU count"},
     {"busbw all_reduce n=2", "missing threshold"},
