@@ -19,6 +19,7 @@ static double g_progress_last_s = -1; /* when the last plain line was printed */
 static double g_t0_s = -1;            /* first progress call: the stamps count from here */
 static _Thread_local int t_rank = 0;
 static _Thread_local int t_nranks = 1;
+static _Thread_local char t_last_error[NVS_LOG_LAST_LEN]; /* nvs_log_last_error: per rank, as t_rank */
 /* One lock so lines from the threads of the one-process runtime never interleave mid-line. */
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -40,9 +41,36 @@ void nvs_log_set_rank(int rank, int nranks)
 
 static const char *const level_names[] = {"error", "warning", "info", "debug"};
 
+char *nvs_utf8_trim(char *s)
+{
+    size_t n = strlen(s), lead = n;
+    while (lead > 0 && ((unsigned char)s[lead - 1] & 0xC0) == 0x80 && n - lead < 3) lead--; /* continuation bytes */
+    if (lead == 0) return s;
+    unsigned char c = (unsigned char)s[lead - 1];
+    /* the sequence's length from its lead byte (RFC 3629 section 3); not a lead byte: nothing to drop */
+    size_t need = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+    if (need > 1 && n - (lead - 1) < need) s[lead - 1] = '\0';
+    return s;
+}
+
+const char *nvs_log_last_error(void) { return t_last_error; }
+void nvs_log_forget_error(void) { t_last_error[0] = '\0'; }
+
+/* t_last_error = the message's first line, control characters as spaces, cut whole characters */
+static void keep_last_error(const char *msg)
+{
+    size_t k = 0;
+    for (; msg[k] && msg[k] != '\n' && k < sizeof t_last_error - 1; k++) {
+        unsigned char c = (unsigned char)msg[k];
+        t_last_error[k] = c < 0x20 || c == 0x7f ? ' ' : (char)c;
+    }
+    t_last_error[k] = '\0';
+    if (msg[k] && msg[k] != '\n') nvs_utf8_trim(t_last_error);
+}
+
 void nvs_log(int level, const char *fmt, ...)
 {
-    if (level > g_level) return;
+    if (level > g_level && level != NVS_LOG_ERROR) return;
     char msg[2048];
     va_list ap;
     va_start(ap, fmt);
@@ -50,6 +78,8 @@ void nvs_log(int level, const char *fmt, ...)
     va_end(ap);
     size_t n = strlen(msg);
     while (n && msg[n - 1] == '\n') msg[--n] = '\0';
+    if (level == NVS_LOG_ERROR) keep_last_error(msg);
+    if (level > g_level) return;
     pthread_mutex_lock(&g_lock);
     /* The message is composed whole and written with one write(2): stderr is unbuffered, and written piece by piece
      * (prefix, text, newline) the lines of two ranks forwarded by mpirun interleaved mid-line ("... were s" then

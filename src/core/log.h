@@ -25,6 +25,18 @@ void nvs_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3
 #define nvs_info(...) nvs_log(NVS_LOG_INFO, __VA_ARGS__)
 #define nvs_debug(...) nvs_log(NVS_LOG_DEBUG, __VA_ARGS__)
 
+/* The last error line this rank logged (nvs_error, said or not under -q), for a failure notice that names the
+ * specific cause ("cudaMalloc of 2.0 GiB on GPU 1 failed: out of memory"), not only the error code's text. Per
+ * thread, like the rank: the threads runtime runs each rank as a thread. The first line of the message, without
+ * the "nvscale[rank N]: error: " prefix, control characters as spaces, cut at a UTF-8 character boundary to at most
+ * NVS_LOG_LAST_LEN - 1 bytes. "" when none since nvs_log_forget_error(), which a phase calls as it starts so that
+ * an error said and got over earlier is not taken for the phase's cause. */
+#define NVS_LOG_LAST_LEN 160
+const char *nvs_log_last_error(void);
+void nvs_log_forget_error(void);
+/* Drops an incomplete UTF-8 sequence left at the end of s by a cut at a byte count (snprintf's). Returns s. */
+char *nvs_utf8_trim(char *s);
+
 /* Progress on stderr, rank 0 only, never under -q (nvs_progress_enable(0)). On a terminal one live line that
  * each call rewrites ("\r"); otherwise (a log file, CI, a pipe) plain lines: one whenever `key` (the phase and N,
  * e.g. "sweep N=2") changes and at most one every 5 s within a phase, each stamped with the seconds since the

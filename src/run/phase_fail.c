@@ -49,9 +49,21 @@ nvs_result_t nvs_fail_hook_parse(const char *val, nvs_phase_id *phase, int *rank
 int nvs_fail_injected(const nvs_ctx *run, nvs_phase_id p)
 {
     if (run->fail_phase != (int)p || run->fail_rank != run->rt->rank) return 0;
-    nvs_error("rank %d (host %s): out of memory in %s (injected: NVS_TEST_FAIL)", run->rt->rank, run->rt->host,
-              nvs_phase_said(p));
+    nvs_error("out of memory in %s (injected by NVS_TEST_FAIL=%s:%d)", nvs_phase_said(p), phases[p].hook,
+              run->rt->rank);
     return 1;
+}
+
+char *nvs_fail_cause(nvs_result_t res, char *buf, size_t len)
+{
+    const char *said = nvs_log_last_error(), *code = nvs_result_text(res);
+    if (!said[0])
+        snprintf(buf, len, "%s", code);
+    else if (strstr(said, code))
+        snprintf(buf, len, "%s", said);
+    else
+        snprintf(buf, len, "%s (%s)", said, code);
+    return nvs_utf8_trim(buf);
 }
 
 nvs_result_t nvs_phase_told(nvs_ctx *run, nvs_phase_id p, const char *at, nvs_result_t res)
@@ -60,9 +72,9 @@ nvs_result_t nvs_phase_told(nvs_ctx *run, nvs_phase_id p, const char *at, nvs_re
     if (nvs_exit_code(res) != 1 || res == NVS_ERR_TIMEOUT || res == NVS_ERR_ABORTED || res == NVS_ERR_INTERRUPTED ||
         rt->peer_failed || rt->agreed_failed)
         return res;
-    char why[NVS_RT_WHY_LEN];
+    char cause[NVS_LOG_LAST_LEN + 64], why[NVS_RT_WHY_LEN];
     snprintf(why, sizeof why, "rank %d (host %s) failed in %s%s: %s", rt->rank, rt->host, nvs_phase_said(p), at,
-             nvs_result_text(res));
-    nvs_rt_tell_failed(rt, why);
+             nvs_fail_cause(res, cause, sizeof cause));
+    nvs_rt_tell_failed(rt, nvs_utf8_trim(why));
     return res;
 }

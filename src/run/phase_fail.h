@@ -1,7 +1,7 @@
 /* One rank's own failure in a phase that every rank runs together (topology gathering, health checks, self-test,
  * copies, the collective sweep, the training step, sustained load, transport attribution): told to the others at
  * once (runtime.h nvs_rt_tell_failed), so that they stop at their next wait and rank 0 writes run.json "failed",
- * naming the rank, the phase and why, instead of waiting out --timeout or ending on mpirun's abort. And the test
+ * naming the rank, the phase and why (nvs_fail_cause), instead of waiting out --timeout or ending on mpirun's abort. And the test
  * hook NVS_TEST_FAIL=PHASE:RANK that makes a rank fail so (tests/t/faults_phase_fail.sh). */
 #ifndef NVS_PHASE_FAIL_H
 #define NVS_PHASE_FAIL_H
@@ -28,12 +28,20 @@ const char *nvs_phase_said(nvs_phase_id p);
 
 /* NVS_TEST_FAIL=PHASE:RANK (PHASE: ranks topology health preflight selftest p2p sweep train sustain transports),
  * unset or empty: none (*phase = NVS_PF_NONE). That rank fails with "out of memory" as the phase starts (the sweep:
- * as it starts its last GPU count, after the earlier ones are measured). A bad value: one message naming it,
+ * as it starts its last GPU count, after the earlier ones are measured), logging a specific error line as a real
+ * failure would ("out of memory in the collective sweep (injected by NVS_TEST_FAIL=sweep:1)"), which its notice
+ * carries. A bad value: one message naming it,
  * NVS_ERR_USAGE. */
 nvs_result_t nvs_fail_hook_parse(const char *val, nvs_phase_id *phase, int *rank);
 
 /* Whether the hook makes this rank fail in phase p now; if so, says so on this rank's stderr. */
 int nvs_fail_injected(const nvs_ctx *run, nvs_phase_id p);
+
+/* The cause of this rank's failure `res`, as its notice says it: the last error line this rank logged
+ * (core/log.h nvs_log_last_error), which names what failed, followed by "(TEXT)", the error code's text, when it
+ * does not say that already; the code's text alone when no error line was logged. Cut whole characters to fit len.
+ * Returns buf. */
+char *nvs_fail_cause(nvs_result_t res, char *buf, size_t len);
 
 /* `res`, this rank's result of phase p (`at`: where in it, "" or e.g. " at N=2"), told to the others when it is
  * this rank's own failure: not a wait that timed out, was interrupted or stopped for another rank (told, or found in

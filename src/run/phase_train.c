@@ -9,6 +9,7 @@
 #include "core/cpu_work.h"
 #include "core/log.h"
 #include "core/metrics.h"
+#include "run/phase_fail.h"
 #include "run/phases.h"
 #include "run/run.h"
 #include "runjson/runjson_write.h"
@@ -414,14 +415,15 @@ static nvs_result_t conv_agree(nvs_rt *rt, nvs_train_exec *x, nvs_result_t setup
 
 /* This rank's own failure while timing a point that other ranks share (its step's all-reduces): told to them at
  * once (runtime.h nvs_rt_tell_failed), so that they stop now, naming it, rather than wait out --timeout. A wait
- * that timed out, was interrupted or stopped for another rank's failure is not this rank's to tell. */
+ * that timed out, was interrupted or stopped for another rank's failure is not this rank's to tell. The cause is
+ * the error line this rank logged, which names what failed (phase_fail.h nvs_fail_cause). */
 static void tell_failure(nvs_rt *rt, const char *name, int n, nvs_result_t res)
 {
     if (res == NVS_OK || res == NVS_ERR_TIMEOUT || res == NVS_ERR_ABORTED || res == NVS_ERR_INTERRUPTED) return;
-    char why[NVS_RT_WHY_LEN];
-    snprintf(why, sizeof why, "rank %d (host %s): %s timing train %s N=%d", rt->rank, rt->host,
-             nvs_result_text(res), name, n);
-    nvs_rt_tell_failed(rt, why);
+    char cause[NVS_LOG_LAST_LEN + 64], why[NVS_RT_WHY_LEN];
+    snprintf(why, sizeof why, "rank %d (host %s) failed timing train %s N=%d: %s", rt->rank, rt->host, name, n,
+             nvs_fail_cause(res, cause, sizeof cause));
+    nvs_rt_tell_failed(rt, nvs_utf8_trim(why));
 }
 
 /* Said by a rank that sat point pt out and timed out waiting for its step times: which point, who measured it
@@ -470,9 +472,10 @@ static nvs_result_t measure_point(nvs_ctx *run, const char *name, nvs_train_exec
         nvs_step_medians full = {0}, comp = {0}, comm = {0}, nogemm = {-1, -1}, ideal = {-1, -1};
         x->comm = c;
         x->nranks = pt->n;
+        nvs_log_forget_error(); /* this point's cause, if it fails (tell_failure) */
         if (rt->rank == cfg->train_fail_rank && pt->n == cfg->train_fail_n) { /* test hook: NVS_TEST_TRAIN_FAIL */
-            nvs_error("rank %d (host %s): out of memory starting train %s N=%d (injected: NVS_TEST_TRAIN_FAIL)",
-                      rt->rank, rt->host, name, pt->n);
+            nvs_error("out of memory starting train %s N=%d (injected by NVS_TEST_TRAIN_FAIL=%d:%d)", name, pt->n,
+                      rt->rank, pt->n);
             res = NVS_ERR_NOMEM;
         } else {
             res = nvs_train_time_steps(x, NVS_STEP_FULL, warmup, cfg->steps, pt->n, &full);

@@ -157,6 +157,7 @@ static nvs_result_t sweep_phase(nvs_ctx *run)
     for (int i = 0; res == NVS_OK && i < run->npoints; i++) {
         nvs_scale_point *p = &run->points[i];
         nvs_comm *c = NULL;
+        nvs_log_forget_error(); /* this point's cause, if it fails (phase_fail.h nvs_fail_cause) */
         res = b->ops->comm_split(b, is_member(p, run->rt->rank), &c);
         if (res != NVS_OK) break;
         nvs_info("sweeping collectives on %d GPU%s", p->n, p->n > 1 ? "s" : "");
@@ -352,6 +353,7 @@ static int measured_anything(const nvs_ctx *run)
  * the others (phase_fail.h) */
 static nvs_result_t phase(nvs_ctx *run, nvs_phase_id id, nvs_result_t (*fn)(nvs_ctx *))
 {
+    nvs_log_forget_error(); /* the phase's cause, if it fails (phase_fail.h nvs_fail_cause) */
     nvs_result_t r = id != NVS_PF_SWEEP && nvs_fail_injected(run, id) ? NVS_ERR_NOMEM : fn(run);
     return nvs_phase_told(run, id, "", r);
 }
@@ -457,7 +459,7 @@ end:;
             snprintf(run.reason, sizeof run.reason, "stopped by a usage error (see the message above): the results "
                      "measured before it are kept");
         else if (nvs_exit_code(final) == 1 && (rt->peer_failed || rt->told_failed)) /* which rank, why (runtime.h) */
-            snprintf(run.reason, sizeof run.reason, "stopped: %.200s; the results measured before are kept",
+            snprintf(run.reason, sizeof run.reason, "stopped: %s; the results measured before are kept",
                      rt->failed_why);
         else if (final != NVS_OK && final != NVS_ERR_WRONG)
             snprintf(run.reason, sizeof run.reason, "%s (see the ranks' messages above): the results measured "

@@ -3,8 +3,10 @@
 # "out of memory" as the phase starts; the sweep: as it starts its last GPU count), on the MPI host backend with
 # --timeout 60: the failing rank tells the others (run/phase_fail.h, runtime.h nvs_rt_tell_failed), so the job ends
 # well within --timeout, exit 1, with rank, phase and reason named on rank 0's terminal and in run.json "failed",
-# and what was measured before kept (the sweep's N=1 rows). Rank 1 failing in the sweep and in topology gathering,
-# rank 0 failing in the sweep (the others stop, rank 0 writes its own reason).
+# and what was measured before kept (the sweep's N=1 rows). The reason is the failing rank's own error line (core/log.h
+# nvs_log_last_error: the hook logs "out of memory in PHASE (injected by NVS_TEST_FAIL=...)"), not the error code's
+# text alone. Rank 1 failing in the sweep and in topology gathering, rank 0 failing in the sweep (the others stop,
+# rank 0 writes its own reason).
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
 need_nvscale
@@ -55,7 +57,7 @@ case_fail() {
     fi
     echo "$hook: out in $t s (exit $rc), run.json '${s:-none}' with ${n1:-0} N=1 row(s)"
 }
-case_fail sweep:1 "rank 1 (host $h) failed in the collective sweep at N=2: out of memory" yes
-case_fail sweep:0 "rank 0 (host $h) failed in the collective sweep at N=2: out of memory" yes
-case_fail topology:1 "rank 1 (host $h) failed in topology gathering: out of memory" no
+case_fail sweep:1 "rank 1 (host $h) failed in the collective sweep at N=2: out of memory in the collective sweep (injected by NVS_TEST_FAIL=sweep:1)" yes
+case_fail sweep:0 "rank 0 (host $h) failed in the collective sweep at N=2: out of memory in the collective sweep (injected by NVS_TEST_FAIL=sweep:0)" yes
+case_fail topology:1 "rank 1 (host $h) failed in topology gathering: out of memory in topology gathering (injected by NVS_TEST_FAIL=topology:1)" no
 finish

@@ -3,7 +3,8 @@
 # memory" as it starts timing N=2, as a failed allocation would, while rank 0 goes into the step's all-reduces), on
 # the MPI host backend with --timeout 60: rank 1 tells the others (runtime.h nvs_rt_tell_failed), so the job ends
 # well within --timeout (it waited for it, or ended on Open MPI's SIGTERM with run.json saying "interrupted"),
-# exit 1, with rank 1 and its reason named on rank 0's terminal and in run.json, and the N=1 point kept.
+# exit 1, with rank 1 and its reason named on rank 0's terminal and in run.json (rank 1's own error line, core/log.h
+# nvs_log_last_error, not the error code's text alone), and the N=1 point kept.
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
 need_nvscale
@@ -28,13 +29,14 @@ t=$(($(date +%s) - t0))
 [ $rc -eq 1 ] || fail "rank 1 failing at N=2: exit $rc, expected 1"
 # MPI's start-up and the N=1 point take a few seconds on a loaded 2-core machine; --timeout is 60
 [ $t -le 30 ] || fail "rank 1 failing at N=2: the job took $t s to end with --timeout 60"
-grep -q "rank 0\]: error: rank 1 (host $h): out of memory timing train tiny-mlp N=2; every rank stops" "$d/fail.out" ||
+said="rank 1 (host $h) failed timing train tiny-mlp N=2: out of memory starting train tiny-mlp N=2 (injected by NVS_TEST_TRAIN_FAIL=1:2)"
+grep -qF "rank 0]: error: $said; every rank stops" "$d/fail.out" ||
     { fail "rank 1 failing at N=2: rank 0 does not name rank 1 and why"; grep -v '\[ *[0-9]* s\]' "$d/fail.out" | tail -n 8 | sed 's/^/    /'; }
 f=$d/fail/run.json
 if [ -s "$f" ]; then
     s=$(json_get "$f" "d['result']['status']")
     [ "$s" = failed ] || fail "rank 1 failing at N=2: run.json status '$s', expected 'failed'"
-    json_get "$f" "d['result']['reason']" | grep -q "rank 1 (host $h): out of memory timing train tiny-mlp N=2" ||
+    json_get "$f" "d['result']['reason']" | grep -qF "$said" ||
         fail "rank 1 failing at N=2: run.json's reason does not name rank 1 and why: $(json_get "$f" "d['result']['reason']")"
     n=$(json_get "$f" "len(d['trains'][0]['results'])" 2>/dev/null || echo 0)
     [ "$n" -eq 1 ] || fail "rank 1 failing at N=2: $n training point(s) in run.json, expected the N=1 one"

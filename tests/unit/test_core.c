@@ -2,10 +2,12 @@
 #include "core/dtype.h"
 #include "core/half.h"
 #include "core/host_name.h"
+#include "core/log.h"
 #include "core/metrics.h"
 #include "core/units.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <string.h>
 #include "t.h"
@@ -363,7 +365,52 @@ static void t_host_name(void)
     T_ASSERT(real[0] && memchr(real, '\0', sizeof real));
 }
 
-T_LIST = {T_CASE(t_host_name), T_CASE(t_parse_size), T_CASE(t_size_hint), T_CASE(t_parse_size_whole), T_CASE(t_parse_numbers), T_CASE(t_parse_decimal_only), T_CASE(t_list_split),
+static void *log_other_rank(void *arg)
+{
+    (void)arg;
+    nvs_error("cudaMalloc of 2.0 GiB on GPU 1 failed: out of memory");
+    return strcmp(nvs_log_last_error(), "cudaMalloc of 2.0 GiB on GPU 1 failed: out of memory") ? NULL : arg;
+}
+
+/* The last error line a rank logged (log.h nvs_log_last_error): kept under -q, first line only, control characters
+ * as spaces, cut whole characters, per thread (the threads runtime's ranks), forgotten on request. */
+static void t_last_error(void)
+{
+    int was = nvs_log_level();
+    nvs_log_set_level(-1); /* nothing said, still kept */
+    nvs_log_forget_error();
+    T_EQ_S(nvs_log_last_error(), "");
+    nvs_warn("a warning is not an error");
+    T_EQ_S(nvs_log_last_error(), "");
+    nvs_error("NCCL all_reduce\tfailed: unhandled cuda error\nlast lines of the child");
+    T_EQ_S(nvs_log_last_error(), "NCCL all_reduce failed: unhandled cuda error");
+    /* a long message is cut to NVS_LOG_LAST_LEN - 1 bytes, never inside a character: "\xc3\xa9" (U+00E9) would
+     * straddle the limit */
+    char lng[NVS_LOG_LAST_LEN + 8];
+    memset(lng, 'a', NVS_LOG_LAST_LEN - 2);
+    snprintf(lng + NVS_LOG_LAST_LEN - 2, sizeof lng - (NVS_LOG_LAST_LEN - 2), "\xc3\xa9tail");
+    nvs_error("%s", lng);
+    T_EQ_I((long long)strlen(nvs_log_last_error()), NVS_LOG_LAST_LEN - 2);
+    /* a rank that is another thread keeps its own */
+    pthread_t t;
+    int tag = 1;
+    void *ok = NULL;
+    T_EQ_I(pthread_create(&t, NULL, log_other_rank, &tag), 0);
+    T_EQ_I(pthread_join(t, &ok), 0);
+    T_ASSERT(ok == &tag);
+    T_EQ_I((long long)strlen(nvs_log_last_error()), NVS_LOG_LAST_LEN - 2);
+    nvs_log_forget_error();
+    T_EQ_S(nvs_log_last_error(), "");
+    nvs_log_set_level(was);
+    /* nvs_utf8_trim: an incomplete sequence at the end goes, a whole one stays */
+    char a[] = "x\xe2\x82", b[] = "x\xe2\x82\xac", c[] = "x\xf0", d[] = "plain";
+    T_EQ_S(nvs_utf8_trim(a), "x");
+    T_EQ_S(nvs_utf8_trim(b), "x\xe2\x82\xac");
+    T_EQ_S(nvs_utf8_trim(c), "x");
+    T_EQ_S(nvs_utf8_trim(d), "plain");
+}
+
+T_LIST = {T_CASE(t_last_error), T_CASE(t_host_name), T_CASE(t_parse_size), T_CASE(t_size_hint), T_CASE(t_parse_size_whole), T_CASE(t_parse_numbers), T_CASE(t_parse_decimal_only), T_CASE(t_list_split),
           T_CASE(t_sweep_huge), T_CASE(t_format_size), T_CASE(t_dtypes),
           T_CASE(t_sweep_sizes), T_CASE(t_bandwidth), T_CASE(t_stats),   T_CASE(t_efficiency), T_CASE(t_half),
           T_CASE(t_sort_unique)};
