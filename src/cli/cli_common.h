@@ -32,6 +32,11 @@ void nvs_cli_out_abandon(nvs_cli_out *o);
 /* NVS_TEST_SYSFS_ROOT (tests: the tree topo/ reads instead of /sys, topo_pci_sysfs.c), when set, is a directory: 0; else
  * the message said, -1 (options.c) */
 int nvs_cli_sysfs_root_env_ok(void);
+/* The measuring commands' test hooks (NVS_TEST_CORRUPT, NVS_TEST_STALL, NVS_TEST_TRAIN_FAIL, NVS_TEST_SLOW_STOP,
+ * NVS_TEST_WRITE_FAIL, NVS_TEST_SYSFS_ROOT), read into c as nvs_config_parse does for run/coll/train; accept calls it
+ * so that its measurement honours them the same way. A bad value: one message naming it, NVS_ERR_USAGE
+ * (options.c). */
+nvs_result_t nvs_cli_test_hooks_env(nvs_config *c);
 int nvs_cli_usage(const char *sub, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The largest size a size flag takes: 1 TiB. No GPU (141 GB on an H200) or host rank comes near it, and every size
  * stays exact in a double, which the sweep's arithmetic (core/metrics.c) and the model's use. */

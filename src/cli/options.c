@@ -318,7 +318,7 @@ int nvs_cli_sysfs_root_env_ok(void)
     return -1;
 }
 
-static nvs_result_t parse_stall_env(nvs_config *c)
+nvs_result_t nvs_cli_test_hooks_env(nvs_config *c)
 {
     const char *k = getenv("NVS_TEST_CORRUPT");
     if (k && *k && parse_int_range(k, 0, 1 << 20, &c->corrupt_rank)) {
@@ -735,5 +735,5 @@ nvs_result_t nvs_config_parse(nvs_config *c, const char *sub, int argc, char **a
         if (specs[i].key == OPT_BFIRST) first_given = given[i];
     }
     if (cap_given && !first_given) c->bucket_first_bytes = c->bucket_cap_bytes;
-    return parse_stall_env(c);
+    return nvs_cli_test_hooks_env(c);
 }
