@@ -166,6 +166,57 @@ __global__ void adamw_kernel(float *w, float *m, float *v, const void *g, int g_
     }
 }
 
+// The foreach passes of PyTorch's AdamW (workload/optimizer.h nvs_adamw_foreach lists them, with their source):
+// one simple kernel per foreach operation that is not a scalar multiply or add (those run as axpb), each reading
+// and writing what the operation does. The gradient is read as its type and scaled by gscale (1/N: DDP's average,
+// which PyTorch applies in the reducer, not the optimizer: no traffic of its own here).
+__device__ __forceinline__ float grad_at(const void *g, int g_elem, size_t k)
+{
+    return g_elem == NVS_ELEM_BF16  ? __bfloat162float(((const __nv_bfloat16 *)g)[k])
+           : g_elem == NVS_ELEM_F16 ? __half2float(((const __half *)g)[k])
+                                    : ((const float *)g)[k];
+}
+
+// _foreach_lerp_(exp_avgs, grads, wt): m + wt (g - m) (wt < 0.5, else g - (g - m)(1 - wt): ATen's lerp,
+// aten/src/ATen/native/Lerp.h)
+__global__ void lerp_kernel(float *m, const void *g, int g_elem, size_t count, float gscale, float wt)
+{
+    for (size_t k = blockIdx.x * (size_t)blockDim.x + threadIdx.x; k < count; k += (size_t)gridDim.x * blockDim.x) {
+        float gv = grad_at(g, g_elem, k) * gscale, mv = m[k];
+        m[k] = wt < 0.5f ? mv + wt * (gv - mv) : gv - (gv - mv) * (1.0f - wt);
+    }
+}
+
+// _foreach_addcmul_(exp_avg_sqs, grads, grads, value): v + value g g, g read once (both operands one tensor)
+__global__ void addcmul_sq_kernel(float *v, const void *g, int g_elem, size_t count, float gscale, float value)
+{
+    for (size_t k = blockIdx.x * (size_t)blockDim.x + threadIdx.x; k < count; k += (size_t)gridDim.x * blockDim.x) {
+        float gv = grad_at(g, g_elem, k) * gscale;
+        v[k] += value * gv * gv;
+    }
+}
+
+// exp_avg_sq_sqrt = _foreach_sqrt(exp_avg_sqs): read v, write the temporary
+__global__ void sqrt_kernel(float *dst, const float *src, size_t count)
+{
+    for (size_t k = blockIdx.x * (size_t)blockDim.x + threadIdx.x; k < count; k += (size_t)gridDim.x * blockDim.x)
+        dst[k] = sqrtf(src[k]);
+}
+
+// _foreach_div_(exp_avg_sq_sqrt, bias_correction2_sqrt): a division, as PyTorch's (not a multiply by 1/d)
+__global__ void div_kernel(float *x, size_t count, float d)
+{
+    for (size_t k = blockIdx.x * (size_t)blockDim.x + threadIdx.x; k < count; k += (size_t)gridDim.x * blockDim.x)
+        x[k] /= d;
+}
+
+// _foreach_addcdiv_(params, exp_avgs, exp_avg_sq_sqrt, step_size): w + value (m / s)
+__global__ void addcdiv_kernel(float *w, const float *m, const float *s, size_t count, float value)
+{
+    for (size_t k = blockIdx.x * (size_t)blockDim.x + threadIdx.x; k < count; k += (size_t)gridDim.x * blockDim.x)
+        w[k] += value * (m[k] / s[k]);
+}
+
 __global__ void convert_kernel(const void *src, int src_elem, void *dst, int dst_elem, size_t count)
 {
     for (size_t k = blockIdx.x * (size_t)blockDim.x + threadIdx.x; k < count; k += (size_t)gridDim.x * blockDim.x) {
@@ -333,6 +384,31 @@ extern "C" int nvs_kern_adamw(float *w, float *m, float *v, const void *g, int g
     float bc1 = 1.0f - powf(beta1, (float)t), bc2 = 1.0f - powf(beta2, (float)t);
     adamw_kernel<<<blocks_for(count), kThreads, 0, s>>>(w, m, v, g, g_elem, count, gscale, lr, beta1, beta2, eps,
                                                         1.0f - lr * weight_decay, lr / bc1, bc2);
+    return cudaGetLastError();
+}
+
+extern "C" int nvs_kern_adamw_foreach(float *w, float *m, float *v, float *tmp, const void *g, int g_elem,
+                                      size_t count, float gscale, float lr, float beta1, float beta2, float eps,
+                                      float weight_decay, long long t, cudaStream_t s)
+{
+    if (!count) return cudaSuccess;
+    if (g_elem < NVS_ELEM_F32 || g_elem > NVS_ELEM_F16 || t < 1) return cudaErrorInvalidValue;
+    /* the step's scalars on the host, as _multi_tensor_adam computes them (capturable=False) */
+    const float bc1 = 1.0f - powf(beta1, (float)t), bc2_sqrt = sqrtf(1.0f - powf(beta2, (float)t));
+    const unsigned nb = blocks_for(count);
+    int r;
+    if ((r = nvs_kern_axpb(w, count, NVS_ELEM_F32, 1.0f - lr * weight_decay, 0.0f, s))) return r; /* 1 mul_ */
+    lerp_kernel<<<nb, kThreads, 0, s>>>(m, g, g_elem, count, gscale, 1.0f - beta1);              /* 2 lerp_ */
+    if ((r = cudaGetLastError())) return r;
+    if ((r = nvs_kern_axpb(v, count, NVS_ELEM_F32, beta2, 0.0f, s))) return r;                  /* 3 mul_ */
+    addcmul_sq_kernel<<<nb, kThreads, 0, s>>>(v, g, g_elem, count, gscale, 1.0f - beta2);       /* 4 addcmul_ */
+    if ((r = cudaGetLastError())) return r;
+    sqrt_kernel<<<nb, kThreads, 0, s>>>(tmp, v, count);                                         /* 5 sqrt */
+    if ((r = cudaGetLastError())) return r;
+    div_kernel<<<nb, kThreads, 0, s>>>(tmp, count, bc2_sqrt);                                   /* 6 div_ */
+    if ((r = cudaGetLastError())) return r;
+    if ((r = nvs_kern_axpb(tmp, count, NVS_ELEM_F32, 1.0f, eps, s))) return r;                  /* 7 add_ */
+    addcdiv_kernel<<<nb, kThreads, 0, s>>>(w, m, tmp, count, -(lr / bc1));                     /* 8 addcdiv_ */
     return cudaGetLastError();
 }
 

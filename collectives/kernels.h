@@ -44,6 +44,13 @@ int nvs_kern_sgd(float *w, float *m, const void *g, int g_bf16, size_t count, fl
  * The formula of workload/optimizer.h nvs_adamw_elem (tests/unit/test_kernels_gpu.c checks the two agree). */
 int nvs_kern_adamw(float *w, float *m, float *v, const void *g, int g_elem, size_t count, float gscale, float lr,
                    float beta1, float beta2, float eps, float weight_decay, long long t, cudaStream_t s);
+/* The same update as PyTorch's default AdamW on CUDA runs it, the foreach path (torch/optim/adam.py
+ * _multi_tensor_adam): eight passes over the parameters, one kernel per foreach operation in its order, through
+ * tmp (count floats: its temporary exp_avg_sq_sqrt). workload/optimizer.h nvs_adamw_foreach lists the passes and
+ * is the host's copy; equal to nvs_kern_adamw within fp32 rounding (tests/unit/test_kernels_gpu.c t_adamw_foreach). */
+int nvs_kern_adamw_foreach(float *w, float *m, float *v, float *tmp, const void *g, int g_elem, size_t count,
+                           float gscale, float lr, float beta1, float beta2, float eps, float weight_decay,
+                           long long t, cudaStream_t s);
 /* A plain device copy of `bytes` from src to dst (not overlapping) by the SMs, as a library's layout transform
  * (cuDNN's NCHW<->NHWC) does: accesses as wide as both pointers allow (16 bytes when dst - src is a multiple of
  * 16), whatever the offsets and size (collectives/copy_split.h), in one launch. */

@@ -68,9 +68,11 @@ static void usage(FILE *to)
             "                         operation and per bucket, its bucket and layout copies | ideal: the hardware\n"
             "                         alone (--calibrate takes the run's own; with --gpus/--nodes this one\n"
             "                         for the projection)\n"
-            "  --optimizer sgd|adamw  the optimizer after the last all-reduce: sgd (default, as nvscale train):\n"
+            "  --optimizer O          the optimizer after the last all-reduce: sgd (default, as nvscale train):\n"
             "                         SGD with momentum, one fp32 state | adamw: AdamW, two (m, v): 8 bytes a\n"
-            "                         parameter in the memory estimate, and its update's passes\n"
+            "                         parameter in the memory estimate, and its update's passes (the framework's:\n"
+            "                         pytorch-ddp's 8 foreach passes, ideal's one fused) | adamw-fused: AdamW as\n"
+            "                         one fused pass under any framework (torch.optim.AdamW(fused=True))\n"
             "  --overlap-penalty F    interference: share of the time the GPU computes beside an all-reduce that\n"
             "                         lengthens the step, at every N (default: a share per NCCL transport,\n"
             "                         fitted on 2x H200: the terms' interference@ lines)\n"
@@ -327,7 +329,7 @@ static int common_settings(const opts *o, const nvs_presets *ps, nvs_model_confi
     }
     if (o->framework && !(c->fw = nvs_framework_find(o->framework)))
         return usage_error("--framework '%s': expected %s", o->framework, nvs_framework_choices());
-    if (o->optimizer && nvs_optimizer_parse(o->optimizer, &c->opt))
+    if (o->optimizer && nvs_optimizer_parse(o->optimizer, &c->opt, &c->adamw_fused))
         return usage_error("--optimizer '%s': expected %s", o->optimizer, nvs_optimizer_choices());
     if (o->step_cv) {
         double v;

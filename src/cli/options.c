@@ -127,11 +127,13 @@ static const opt_spec specs[] = {
     {"framework", OPT_FRAMEWORK, 1, S_RUN | S_TRAIN, NULL, "pytorch-ddp|ideal", "what the framework adds to the hardware's step: PyTorch DDP's host\n"
                                                          "work per operation and per bucket, bucket copies, NCHW layout copies\n"
                                                          "around convolutions, autocast's weight casts and fp32 residual\n"
-                                                         "stream at bf16/fp16, a foreach SGD (default; AdamW runs\n"
-                                                         "fused: --optimizer), or none"},
-    {"optimizer", OPT_OPTIMIZER, 1, S_RUN | S_TRAIN, NULL, "sgd|adamw", "the update after the last all-reduce: sgd (default; momentum, one\n"
-                                                         "fp32 state) or adamw (two fp32 states, m and v; run as the fused\n"
-                                                         "one-pass update, torch.optim.AdamW(fused=True), under any framework)"},
+                                                         "stream at bf16/fp16, foreach optimizer passes (default), or none"},
+    {"optimizer", OPT_OPTIMIZER, 1, S_RUN | S_TRAIN, NULL, "sgd|adamw|adamw-fused", "the update after the last all-reduce: sgd (default; momentum, one\n"
+                                                         "fp32 state), adamw (two fp32 states, m and v; under pytorch-ddp\n"
+                                                         "PyTorch's default foreach passes, 8 over the parameters, under\n"
+                                                         "ideal one fused pass) or adamw-fused (one fused pass under any\n"
+                                                         "framework: torch.optim.AdamW(fused=True)); run.json\n"
+                                                         "train.optimizer_fused says which ran"},
     {"cudnn", OPT_CUDNN, 1, S_RUN | S_TRAIN, NULL, "auto|on|off", "run in cuDNN what PyTorch runs there: convolutions whose geometry\n"
                                                          "the profile gives, batch norms at fp32/fp16. auto (default):\n"
                                                          "when libcudnn.so.9 loads; on: or stop; off: implicit GEMMs, passes"},
@@ -459,8 +461,10 @@ nvs_result_t nvs_config_parse(nvs_config *c, const char *sub, int argc, char **a
             break;
         case OPT_OPTIMIZER: {
             nvs_optimizer o;
-            if (nvs_optimizer_parse(a, &o)) return bad(sub, flag, a, "expected sgd or adamw");
+            int fused;
+            if (nvs_optimizer_parse(a, &o, &fused)) return bad(sub, flag, a, "expected sgd, adamw or adamw-fused");
             c->optimizer = (int)o;
+            c->optimizer_fused = fused;
             break;
         }
         case OPT_CUDNN: {

@@ -76,6 +76,7 @@ typedef struct nvs_config {
     int precision_explicit, steps_explicit, warmup_steps_explicit;
     char framework[32]; /* --framework: workload/framework.h (default pytorch-ddp) */
     int optimizer;      /* --optimizer: an nvs_optimizer (workload/optimizer.h); 0 = sgd, the default */
+    int optimizer_fused; /* --optimizer adamw-fused: AdamW as one fused pass under any framework */
     int cudnn;          /* --cudnn: an nvs_cudnn_mode (train/conv.h); 0 = auto */
     int no_train; /* run --no-train */
 

@@ -633,8 +633,11 @@ nvs_result_t nvs_calibrate(const char *run_path, const nvs_presets *ps, const nv
         if (r.train.bucket_first_bytes > 0) cfg->bucket_first_bytes = r.train.bucket_first_bytes;
         if (r.train.bucket_cap_bytes > 0) cfg->bucket_cap_bytes = r.train.bucket_cap_bytes;
         /* the optimizer the run's step ran (SGD before --optimizer existed): its states and update are in the
-         * measured compute the GPU's speed is fitted to, so the model's must be the same; AdamW ran fused */
-        if (nvs_optimizer_parse(r.train.optimizer, &cfg->opt)) {
+         * measured compute the GPU's speed is fitted to, so the model's must be the same; AdamW fused or as the
+         * framework's foreach passes as train.optimizer_fused says (runs before the foreach AdamW step: fused, and
+         * so they say) */
+        int fused_name = 0;
+        if (nvs_optimizer_parse(r.train.optimizer, &cfg->opt, &fused_name)) {
             snprintf(err, errlen, "%s: train.optimizer \"%s\" is not one this nvscale knows (%s)", run_path,
                      r.train.optimizer, nvs_optimizer_choices());
             res = NVS_ERR_INPUT;

@@ -59,8 +59,9 @@ typedef struct {
     /* the optimizer (workload/optimizer.h), as `nvscale train --optimizer`: its state in the memory estimate, its
      * update's bytes after the last all-reduce. Default (0) SGD with momentum */
     nvs_optimizer opt;
-    /* AdamW as one fused pass whatever fw's optimizer_foreach: a calibrated run's step ran it so (run.json
-     * train.optimizer_fused; train_gpu.c gopt runs torch.optim.AdamW(fused=True)'s update under any framework) */
+    /* AdamW as one fused pass whatever fw's optimizer_foreach: --optimizer adamw-fused, or a calibrated run whose
+     * step ran it so (run.json train.optimizer_fused; train/train_plan.c nvs_train_plan_opt_foreach decides, as here:
+     * foreach = fw's optimizer_foreach and not adamw_fused) */
     int adamw_fused;
     /* calibration: the framework's host work as the measured run's host did it, per unit of fw's (its issue time
      * of the step at one GPU over the modelled host work; 1 = as fw says, 0 is taken as 1) */

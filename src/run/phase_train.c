@@ -212,11 +212,10 @@ static json_t *train_json(const nvs_ctx *run, const char *model, const nvs_profi
     json_t *cj = conv_json(x), *bj = bn_json(x);
     if (cj) json_object_set_new(o, "conv", cj);
     if (bj) json_object_set_new(o, "batchnorm", bj);
-    /* the update after the all-reduces; AdamW runs as one fused pass under any framework (torch.optim.AdamW(fused=True):
-     * train_gpu.c gopt), SGD as the framework's foreach passes where it has them */
+    /* the update after the all-reduces: as the framework's foreach passes where it has them (pytorch-ddp: PyTorch's
+     * default on CUDA), else, or under --optimizer adamw-fused, as one fused pass (train_gpu.c gopt) */
     json_object_set_new(o, "optimizer", json_string(nvs_optimizer_name(pl->optimizer)));
-    json_object_set_new(o, "optimizer_fused",
-                        json_boolean(pl->optimizer == NVS_OPT_ADAMW || !pl->framework->optimizer_foreach));
+    json_object_set_new(o, "optimizer_fused", json_boolean(!nvs_train_plan_opt_foreach(pl)));
     json_object_set_new(o, "steps", json_integer(cfg->steps));
     json_object_set_new(o, "warmup_steps", json_integer(cfg->warmup_steps));
     json_object_set_new(o, "framework",
@@ -331,7 +330,7 @@ static nvs_result_t prepare(nvs_ctx *run, const char *model, nvs_profile *prof, 
     NVS_CHECK(nvs_train_plan_make(prof, batch, cfg->precision, cfg->grad_bf16, cfg->bucket_first_bytes,
                                   cfg->bucket_cap_bytes, plan));
     nvs_train_plan_set_framework(plan, nvs_framework_find(cfg->framework));
-    nvs_train_plan_set_optimizer(plan, (nvs_optimizer)cfg->optimizer);
+    nvs_train_plan_set_optimizer(plan, (nvs_optimizer)cfg->optimizer, cfg->optimizer_fused);
     x->plan = plan;
     x->backend = &run->backend;
     x->cudnn_mode = (nvs_cudnn_mode)cfg->cudnn;

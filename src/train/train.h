@@ -32,6 +32,7 @@ typedef struct {
     const nvs_profile *profile;
     const nvs_framework *framework; /* never NULL after nvs_train_plan_make */
     nvs_optimizer optimizer;        /* the update after the all-reduces (sgd after nvs_train_plan_make) */
+    int optimizer_fused;            /* --optimizer adamw-fused: one fused pass whatever the framework (0 after make) */
     int batch;
     nvs_precision precision;
     int grad_bf16;
@@ -55,7 +56,8 @@ typedef struct {
                                 * (reduce_plan.h nvs_outer_sum_staging_max: any GPU, any split into tensors) */
     /* memory, bytes per GPU (what train_gpu.c allocates) */
     double weight_bytes;    /* GEMM weights in the compute precision */
-    double master_bytes;    /* fp32 parameters and the optimizer's fp32 states (SGD: momentum; AdamW: m and v) */
+    double master_bytes;    /* fp32 parameters and the optimizer's fp32 states (SGD: momentum; AdamW: m and v; and
+                             * foreach AdamW's temporary exp_avg_sq_sqrt, one float a parameter) */
     double grad_bytes;
     double bucket_bytes;    /* separate bucket buffers (a framework that copies gradients into buckets), else 0 */
     /* the module buffers a framework broadcasts before a full step's forward (framework.h broadcast_buffers; 0 without): how
@@ -79,9 +81,13 @@ nvs_result_t nvs_train_plan_make(const nvs_profile *p, int batch, nvs_precision 
                                  size_t first_bytes, size_t cap_bytes, nvs_train_plan *plan);
 /* The framework the step emulates (NULL: ideal); call after nvs_train_plan_make (updates the memory). */
 void nvs_train_plan_set_framework(nvs_train_plan *plan, const nvs_framework *fw);
-/* The optimizer the step runs (workload/optimizer.h); call after nvs_train_plan_make: its states change
- * master_bytes and total_bytes. */
-void nvs_train_plan_set_optimizer(nvs_train_plan *plan, nvs_optimizer o);
+/* The optimizer the step runs (workload/optimizer.h), fused = 1 for one fused pass under any framework
+ * (--optimizer adamw-fused); call after nvs_train_plan_make: its states change master_bytes and total_bytes. */
+void nvs_train_plan_set_optimizer(nvs_train_plan *plan, nvs_optimizer o, int fused);
+/* 1 when the step's optimizer runs as the framework's foreach passes (framework.h optimizer_foreach, not
+ * --optimizer adamw-fused), 0 when as one fused pass: what both executors run, run.json's train.optimizer_fused
+ * (its negation) and the time model's foreach (workload/optimizer.h nvs_optimizer_pass_bytes) */
+int nvs_train_plan_opt_foreach(const nvs_train_plan *plan);
 void nvs_train_plan_free(nvs_train_plan *plan);
 /* The first layer whose GEMM has more rows (its M times the batch) than BLAS and cuBLAS take (their sizes are ints:
  * 2^31-1; the profile holds M, N and K within that, profile.c), or -1: an executor refuses such a plan before it

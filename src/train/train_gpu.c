@@ -42,6 +42,7 @@ struct gpu_impl {
     float *f32;            /* autocast's fp32 tensors (plan->f32_elems), else NULL */
     float *master, *momentum; /* momentum: SGD's, or AdamW's exp_avg (m) */
     float *adam_v;            /* AdamW's exp_avg_sq (v); NULL under SGD */
+    float *adam_tmp;          /* foreach AdamW's exp_avg_sq_sqrt (nvs_kern_adamw_foreach); NULL otherwise */
     long long adam_t;         /* AdamW's step count (its bias corrections) */
     void *grads;
     void *buckets;         /* the framework's bucket buffers (plan->bucket_bytes > 0), else NULL */
@@ -444,6 +445,8 @@ static nvs_result_t gsetup(nvs_train_exec *x)
     if (pl->optimizer == NVS_OPT_ADAMW) {
         NVS_CHECK(dalloc((void **)&g->adam_v, (double)pl->grad_elems * 4, "AdamW's second state"));
         CUDA_TRY(cudaMemsetAsync(g->adam_v, 0, pl->grad_elems * 4, g->compute)); /* as torch's: v >= 0 */
+        if (nvs_train_plan_opt_foreach(pl)) /* the foreach path's temporary, in master_bytes (train_plan.c) */
+            NVS_CHECK(dalloc((void **)&g->adam_tmp, (double)pl->grad_elems * 4, "AdamW's foreach temporary"));
     }
     NVS_CHECK(dalloc(&g->grads, (double)pl->grad_elems * (pl->grad_bf16 ? 2 : 4), "gradients"));
     /* real-looking data everywhere: tensor cores run faster on zeros than on real data */
@@ -715,16 +718,21 @@ static nvs_result_t gopt(nvs_train_exec *x)
      * the all-reduce and divided by N here, as DDP averages them. A framework whose optimizer runs foreach passes
      * (framework.h) makes three: momentum *= mu, momentum += grad, param += -lr * momentum. */
     if (pl->optimizer == NVS_OPT_ADAMW) {
-        /* AdamW as one fused pass under any framework, as torch.optim.AdamW(fused=True) (torch._fused_adamw_) runs
-         * it: PyTorch's default on CUDA is the foreach path (8 passes, workload/optimizer.c), which this step does not
-         * emulate; run.json says train.optimizer_fused and `nvscale model` times a run's AdamW fused */
+        /* AdamW as the framework runs it: PyTorch's default on CUDA (torch.optim.AdamW(params), no fused=/foreach=)
+         * is the foreach path, 8 passes through a temporary (workload/optimizer.h nvs_adamw_foreach); under ideal or
+         * --optimizer adamw-fused one fused pass, as torch.optim.AdamW(fused=True) (torch._fused_adamw_) */
         const nvs_adamw_hyper hp = nvs_adamw_defaults();
-        CUDA_TRY(nvs_kern_adamw(g->master, g->momentum, g->adam_v, g->grads, grad_elem_of(pl), pl->grad_elems,
-                                1.0f / (float)x->nranks, hp.lr, hp.beta1, hp.beta2, hp.eps, hp.weight_decay,
-                                ++g->adam_t, g->compute));
+        if (nvs_train_plan_opt_foreach(pl))
+            CUDA_TRY(nvs_kern_adamw_foreach(g->master, g->momentum, g->adam_v, g->adam_tmp, g->grads, grad_elem_of(pl),
+                                            pl->grad_elems, 1.0f / (float)x->nranks, hp.lr, hp.beta1, hp.beta2,
+                                            hp.eps, hp.weight_decay, ++g->adam_t, g->compute));
+        else
+            CUDA_TRY(nvs_kern_adamw(g->master, g->momentum, g->adam_v, g->grads, grad_elem_of(pl), pl->grad_elems,
+                                    1.0f / (float)x->nranks, hp.lr, hp.beta1, hp.beta2, hp.eps, hp.weight_decay,
+                                    ++g->adam_t, g->compute));
         return NVS_OK;
     }
-    if (pl->framework->optimizer_foreach) {
+    if (nvs_train_plan_opt_foreach(pl)) {
         CUDA_TRY(nvs_kern_axpb(g->momentum, pl->grad_elems, NVS_ELEM_F32, 0.9f, 0.0f, g->compute));
         CUDA_TRY(nvs_kern_axpy(g->momentum, g->grads, grad_elem_of(pl), pl->grad_elems, 1.0f / (float)x->nranks,
                                g->compute));
@@ -830,7 +838,7 @@ static void gteardown(nvs_train_exec *x)
      * not freed is memory the next workload lacks */
     void *bufs[] = {g->weights, g->acts,     g->ws_x,  g->ws_dx,   g->ws_w,     g->master, g->momentum,
                     g->grads,   g->buckets, g->bn_stats, g->bufs, g->bufs_flat, g->ones, g->f32,
-                    g->bias_staging, g->bias_sems, g->adam_v};
+                    g->bias_staging, g->bias_sems, g->adam_v, g->adam_tmp};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         if (bufs[i]) CUDA_CLEANUP(cudaFree(bufs[i]));
     if (g->bucket_ev)

@@ -24,6 +24,7 @@
 struct host_impl {
     float *weights, *acts, *ws_x, *ws_dx, *ws_w, *master, *momentum, *grads;
     float *adam_v;   /* AdamW's second state (exp_avg_sq; `momentum` is its exp_avg); NULL under SGD */
+    float *adam_tmp; /* foreach AdamW's temporary exp_avg_sq_sqrt (nvs_adamw_foreach); NULL otherwise */
     long long adam_t; /* AdamW's step count (its bias corrections) */
     float *buckets; /* the framework's bucket buffers (plan->bucket_bytes > 0), else NULL */
     float *f32;     /* autocast's fp32 tensors (plan->f32_elems > 0), else NULL */
@@ -118,6 +119,8 @@ static nvs_result_t hsetup(nvs_train_exec *x)
         if (!(h->adam_v = halloc(pl->grad_elems, "AdamW's second state", 13))) return NVS_ERR_NOMEM;
         memset(h->adam_v, 0, pl->grad_elems * sizeof(float));
         memset(h->momentum, 0, pl->grad_elems * sizeof(float));
+        if (nvs_train_plan_opt_foreach(pl) && !(h->adam_tmp = halloc(pl->grad_elems, "AdamW's foreach temporary", 14)))
+            return NVS_ERR_NOMEM;
     }
     if (pl->bucket_bytes > 0 && !(h->buckets = halloc(pl->grad_elems, "gradient buckets", 9))) return NVS_ERR_NOMEM;
     if (pl->f32_elems > 0 && !(h->f32 = halloc(pl->f32_elems, "autocast's fp32 tensors", 12))) return NVS_ERR_NOMEM;
@@ -382,12 +385,15 @@ static nvs_result_t hopt(nvs_train_exec *x)
     struct host_impl *h = H(x);
     float scale = 1.0f / (float)x->nranks;
     const size_t n = x->plan->grad_elems;
-    if (x->plan->optimizer == NVS_OPT_ADAMW) { /* one fused pass under any framework, as the GPU executor's */
+    if (x->plan->optimizer == NVS_OPT_ADAMW) { /* the framework's foreach passes or one fused, as the GPU executor's */
         const nvs_adamw_hyper hp = nvs_adamw_defaults();
-        nvs_adamw_update(h->master, h->momentum, h->adam_v, h->grads, n, scale, ++h->adam_t, &hp);
+        if (nvs_train_plan_opt_foreach(x->plan))
+            nvs_adamw_foreach(h->master, h->momentum, h->adam_v, h->adam_tmp, h->grads, n, scale, ++h->adam_t, &hp);
+        else
+            nvs_adamw_update(h->master, h->momentum, h->adam_v, h->grads, n, scale, ++h->adam_t, &hp);
         return NVS_OK;
     }
-    if (x->plan->framework->optimizer_foreach) { /* three passes, as the GPU executor makes them (framework.h) */
+    if (nvs_train_plan_opt_foreach(x->plan)) { /* three passes, as the GPU executor makes them (framework.h) */
         for (size_t i = 0; i < n; i++) h->momentum[i] *= 0.9f;
         for (size_t i = 0; i < n; i++) h->momentum[i] += h->grads[i] * scale;
         for (size_t i = 0; i < n; i++) h->master[i] -= 1e-4f * h->momentum[i];
@@ -450,7 +456,7 @@ static void hteardown(nvs_train_exec *x)
         return;
     }
     void *bufs[] = {h->weights, h->acts,    h->ws_x,    h->ws_dx, h->ws_w,      h->master,
-                    h->momentum, h->grads, h->buckets, h->bufs,  h->bufs_flat, h->f32, h->adam_v};
+                    h->momentum, h->grads, h->buckets, h->bufs,  h->bufs_flat, h->f32, h->adam_v, h->adam_tmp};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) free(bufs[i]);
     free(h->reqs);
     free(h);

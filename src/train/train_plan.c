@@ -125,6 +125,7 @@ nvs_result_t nvs_train_plan_make(const nvs_profile *p, int batch, nvs_precision 
     /* fp32 master weights + the optimizer's fp32 states for every parameter (SGD with momentum keeps one buffer;
      * nvs_train_plan_set_optimizer changes it) */
     plan->optimizer = NVS_OPT_SGD;
+    plan->optimizer_fused = 0;
     plan->master_bytes = (double)plan->grad_elems * 4.0 * (1.0 + nvs_optimizer_states(plan->optimizer));
     plan->grad_bytes = (double)plan->grad_elems * (double)gsize;
     /* two scratch buffers of the largest GEMM input (forward input / input gradient), an fp32 one of the largest
@@ -140,9 +141,25 @@ nvs_result_t nvs_train_plan_make(const nvs_profile *p, int batch, nvs_precision 
     return NVS_OK;
 }
 
+int nvs_train_plan_opt_foreach(const nvs_train_plan *plan)
+{
+    return plan->framework->optimizer_foreach && !plan->optimizer_fused;
+}
+
+/* fp32 master weights, the optimizer's states, and foreach AdamW's temporary (torch/optim/adam.py
+ * _multi_tensor_adam: exp_avg_sq_sqrt = torch._foreach_sqrt(device_exp_avg_sqs), as large as the parameters) */
+static void set_master_bytes(nvs_train_plan *plan)
+{
+    plan->total_bytes -= plan->master_bytes;
+    const int tmp = plan->optimizer == NVS_OPT_ADAMW && nvs_train_plan_opt_foreach(plan);
+    plan->master_bytes = (double)plan->grad_elems * 4.0 * (1.0 + nvs_optimizer_states(plan->optimizer) + tmp);
+    plan->total_bytes += plan->master_bytes;
+}
+
 void nvs_train_plan_set_framework(nvs_train_plan *plan, const nvs_framework *fw)
 {
     plan->framework = fw ? fw : nvs_framework_find("ideal");
+    set_master_bytes(plan);
     plan->total_bytes -= plan->bucket_bytes + plan->buffer_bytes + plan->f32_bytes;
     plan->f32_elems = 0;
     for (int l = 0; l < plan->profile->nlayers; l++) {
@@ -164,12 +181,11 @@ void nvs_train_plan_set_framework(nvs_train_plan *plan, const nvs_framework *fw)
     plan->total_bytes += plan->bucket_bytes + plan->buffer_bytes + plan->f32_bytes;
 }
 
-void nvs_train_plan_set_optimizer(nvs_train_plan *plan, nvs_optimizer o)
+void nvs_train_plan_set_optimizer(nvs_train_plan *plan, nvs_optimizer o, int fused)
 {
-    plan->total_bytes -= plan->master_bytes;
     plan->optimizer = o;
-    plan->master_bytes = (double)plan->grad_elems * 4.0 * (1.0 + nvs_optimizer_states(o));
-    plan->total_bytes += plan->master_bytes;
+    plan->optimizer_fused = fused != 0;
+    set_master_bytes(plan);
 }
 
 int nvs_train_plan_rows_over_int(const nvs_train_plan *plan)

@@ -7,7 +7,8 @@ static const nvs_framework frameworks[] = {
     {"pytorch-ddp",
      "PyTorch eager + DistributedDataParallel (defaults): host work per operation and per bucket, bucket copies, "
      "NCHW layout copies around convolutions at bf16/fp16, a gradient scaler at fp16, its buffers broadcast "
-     "before each synchronised forward, autocast's weight casts and fp32 residual stream at bf16/fp16, a foreach SGD",
+     "before each synchronised forward, autocast's weight casts and fp32 residual stream at bf16/fp16, the optimizer "
+     "as foreach passes",
      /* Fitted on ONE configuration, declared: lm290m at bf16, batch 8, on H200 (PyTorch 2.11), a host-bound step
       * (results/diag-issue9: 38.3 ms while the GPU was busy 25.9 ms). Its profile (tools/profiles/lm290m.prof)
       * dispatches 1,298 operations per step at bf16 (ops= 241 forward + 692 backward,

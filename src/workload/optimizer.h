@@ -4,7 +4,9 @@
  * uses AdamW, whose two states change what batch fits in a GPU's memory and how long the update takes.
  *
  *   sgd     torch.optim.SGD with momentum (the default, what nvscale has always run): one fp32 momentum buffer.
- *   adamw   torch.optim.AdamW (decoupled weight decay): two fp32 buffers, exp_avg (m) and exp_avg_sq (v). */
+ *   adamw   torch.optim.AdamW (decoupled weight decay): two fp32 buffers, exp_avg (m) and exp_avg_sq (v), updated
+ *           as the framework's default runs it (pytorch-ddp: the foreach passes, nvs_adamw_foreach; ideal: fused)
+ *   adamw-fused  the same, always as one fused pass: torch.optim.AdamW(params, fused=True) */
 #ifndef NVS_OPTIMIZER_H
 #define NVS_OPTIMIZER_H
 
@@ -12,10 +14,10 @@
 
 typedef enum { NVS_OPT_SGD = 0, NVS_OPT_ADAMW = 1 } nvs_optimizer;
 
-/* 0 and *out set; -1 when s is not one of nvs_optimizer_choices(). */
-int nvs_optimizer_parse(const char *s, nvs_optimizer *out);
+/* 0 and *out set, *fused to 1 for adamw-fused (else 0); -1 when s is not one of nvs_optimizer_choices(). */
+int nvs_optimizer_parse(const char *s, nvs_optimizer *out, int *fused);
 const char *nvs_optimizer_name(nvs_optimizer o);
-/* "sgd or adamw", for messages. */
+/* "sgd, adamw or adamw-fused", for messages. */
 const char *nvs_optimizer_choices(void);
 /* fp32 state buffers per parameter: SGD's momentum (1), AdamW's m and v (2) */
 int nvs_optimizer_states(nvs_optimizer o);
@@ -38,5 +40,17 @@ void nvs_adamw_elem(float *w, float *m, float *v, float g, long long t, const nv
  * fused kernel does): what the host executor runs; element for element equal to nvs_adamw_elem */
 void nvs_adamw_update(float *w, float *m, float *v, const float *g, size_t n, float scale, long long t,
                       const nvs_adamw_hyper *h);
+/* The same update as PyTorch's foreach path runs it (torch.optim.AdamW(params) on CUDA tensors, no fused=/foreach=:
+ * torch/optim/adam.py _multi_tensor_adam, decoupled weight decay, capturable=False), one pass over the n elements
+ * per foreach operation, in its order, with the temporary exp_avg_sq_sqrt in tmp (n floats):
+ *   1 _foreach_mul_(params, 1 - lr wd)           5 tmp = _foreach_sqrt(exp_avg_sqs)
+ *   2 _foreach_lerp_(exp_avgs, grads, 1 - b1)    6 _foreach_div_(tmp, sqrt(1 - b2^t))
+ *   3 _foreach_mul_(exp_avg_sqs, b2)             7 _foreach_add_(tmp, eps)
+ *   4 _foreach_addcmul_(exp_avg_sqs, g, g, 1-b2) 8 _foreach_addcdiv_(params, exp_avgs, tmp, -lr / (1 - b1^t))
+ * The host executor's update under a foreach framework, and the reference of the GPU's (collectives/kernels.cu
+ * nvs_kern_adamw_foreach). Equal to nvs_adamw_update within fp32 rounding (lerp and sqrt(v)/sqrt(bc2) round
+ * differently from b1 m + (1 - b1) g and sqrt(v / bc2)). */
+void nvs_adamw_foreach(float *w, float *m, float *v, float *tmp, const float *g, size_t n, float scale, long long t,
+                       const nvs_adamw_hyper *h);
 
 #endif

@@ -5,7 +5,8 @@ cd "$(dirname "$0")/../.." || exit 1
 out=$TMP/cli_errors
 rm -rf "$out"
 expect 2 "invalid value '12Q' for -b" $NVS coll -b 12Q --out $out
-expect 2 "invalid value 'adam' for --optimizer: expected sgd or adamw" $NVS train --model resnet50 --optimizer adam --out $out
+expect 2 "invalid value 'adam' for --optimizer: expected sgd, adamw or adamw-fused" $NVS train --model resnet50 --optimizer adam --out $out
+expect 2 "invalid value 'adamw-foreach' for --optimizer: expected sgd, adamw or adamw-fused" $NVS run --optimizer adamw-foreach --out $out
 expect 2 "option --optimizer given twice" $NVS run --optimizer adamw --optimizer sgd --out $out
 expect 2 "invalid value '0' for -e" $NVS coll -e 0 --out $out
 # a fractional size nccl-tests takes (its parsesize reads a double: -b 1.5M is 1572864 bytes) is taken where it is a

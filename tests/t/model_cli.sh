@@ -59,7 +59,8 @@ expect 2 "--lambda models Lambda's own runs" $M --lambda --framework ideal
 expect 2 "--framework with --calibrate sets a projection" $M --calibrate tests/fixtures/model/h200x2_nvlink_resnet50.json --framework ideal
 # --optimizer (workload/optimizer.h): validated; AdamW's two fp32 states (8 bytes a parameter, 4 more than SGD's
 # momentum) leave room for fewer samples: bert-large's 335M parameters take 1.34 GB more, the batch that fits drops
-expect 2 "--optimizer 'adam': expected sgd or adamw" $M $OK --optimizer adam
+expect 2 "--optimizer 'adam': expected sgd, adamw or adamw-fused" $M $OK --optimizer adam
+expect 2 "--optimizer 'adamw-fusedx': expected sgd, adamw or adamw-fused" $M $OK --optimizer adamw-fusedx
 expect 2 "option --optimizer given twice" $M $OK --optimizer sgd --optimizer adamw
 expect 2 "--lambda models Lambda's own runs" $M --lambda --optimizer adamw
 B="--gpu rtxa6000 --machine pcie4-2s-8gpu-switch --model bert-large-mlm128 --format json"
@@ -73,6 +74,15 @@ adam_opt=$(jq '.configurations[0].memory.optimizer_bytes' "$OUT")
 [ "$adam_fit" -lt "$sgd_fit" ] || fail "AdamW fits batch $adam_fit, SGD $sgd_fit: no smaller"
 [ "$(jq -r '.configurations[0].optimizer' "$OUT")" = adamw ] || fail "the JSON does not name AdamW"
 expect 0 "fp32, AdamW optimizer, ring all-reduce" $M $OK --optimizer adamw
+# adamw runs as the framework runs it (pytorch-ddp: 8 foreach passes, 72 + 2 x 4 bytes a parameter; ideal: one fused
+# pass, 24 + 4), adamw-fused as one fused pass under any framework: as nvscale train's step (train_plan.c)
+opt_us() { # OPTIMIZER FRAMEWORK: the compute time of the first point
+    $M $OK --format json --optimizer $1 --framework $2 >"$OUT" 2>&1 || fail "--optimizer $1 --framework $2: exit $?"
+    jq '.configurations[0].points[0].compute_us' "$OUT"
+}
+a_ddp=$(opt_us adamw pytorch-ddp) f_ddp=$(opt_us adamw-fused pytorch-ddp) a_id=$(opt_us adamw ideal) f_id=$(opt_us adamw-fused ideal)
+awk -v a="$a_ddp" -v f="$f_ddp" -v ai="$a_id" -v fi="$f_id" 'BEGIN { exit !(a > f && ai == fi) }' ||
+    fail "compute_us: adamw $a_ddp, adamw-fused $f_ddp under pytorch-ddp (expected more); under ideal $a_id, $f_id (expected equal)"
 # the framework's lane (docs/model.md): pytorch-ddp (the default) has host work and a reducer at every N, ideal none
 $M $OK --gpus 1,2 >"$OUT" 2>&1 || fail "the default projection failed"
 grep -q "as pytorch-ddp: host_ms" "$OUT" || fail "pytorch-ddp: no line on the framework"
@@ -499,7 +509,7 @@ done
     "(0.0, 1.0)" ] || fail "--step-cv without parameters: a sync wait where nothing is all-reduced"
 
 # --calibrate models the optimizer the run's step ran (train.optimizer; "sgd" where a run has none): its update is in
-# the measured compute the GPU's speed is fitted to. A run's AdamW ran as one fused pass (train.optimizer_fused): 28
+# the measured compute the GPU's speed is fitted to. A run's AdamW as one fused pass (train.optimizer_fused true): 28
 # bytes a parameter with fp32 gradients, fewer than the framework's foreach SGD (32), so a higher compute_scale than
 # SGD's; as foreach passes (80) a lower one
 opt_run() { # OPTIMIZER FUSED(True|False|None): the cuDNN fixture's run with that optimizer, into $out/opt.json
@@ -519,6 +529,6 @@ none=$(cal_scale None None) sgd=$(cal_scale sgd None) fused=$(cal_scale adamw Tr
 awk -v n="$none" -v s="$sgd" -v f="$fused" -v p="$passes" 'BEGIN { exit !(n == s && f > s && p < s) }' ||
     fail "--calibrate: compute_scale by train.optimizer: absent $none, sgd $sgd, adamw fused $fused, adamw passes $passes"
 opt_run adam None
-expect 2 "train.optimizer \"adam\" is not one this nvscale knows \(sgd or adamw\)" $M --calibrate "$out/opt.json"
+expect 2 "train.optimizer \"adam\" is not one this nvscale knows \(sgd, adamw or adamw-fused\)" $M --calibrate "$out/opt.json"
 
 finish

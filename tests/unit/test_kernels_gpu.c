@@ -435,6 +435,90 @@ static void t_adamw(void)
     T_EQ_I(nvs_kern_adamw(NULL, NULL, NULL, NULL, 7, 1, 1, 1, 0.9f, 0.999f, 1e-8f, 0, 1, 0), cudaErrorInvalidValue);
 }
 
+/* fp16 bits of x, for an x exact in fp16 (at most 11 significant bits) and normal there, or 0: sign, exponent
+ * biased by 15, 10-bit mantissa (IEEE 754 binary16) */
+static unsigned short half_bits(float x)
+{
+    if (x == 0) return 0;
+    int e;
+    float f = frexpf(fabsf(x), &e); /* |x| = f 2^e, f in [0.5, 1): 1.m 2^(e - 1) */
+    return (unsigned short)((x < 0 ? 0x8000 : 0) | (unsigned)(e - 1 + 15) << 10 | (unsigned)((2 * f - 1) * 1024));
+}
+
+/* AdamW's foreach passes (nvs_kern_adamw_foreach: PyTorch's default on CUDA, what the step runs under pytorch-ddp)
+ * against the fused kernel and the host's formula (nvs_adamw_elem) within fp32 rounding, and against the host's own
+ * foreach passes (nvs_adamw_foreach), five steps running, from float, bf16 and fp16 gradients (multiples of 1/8:
+ * exact in each); the temporary holds the last step's denominator, sqrt(v) / sqrt(1 - b2^t) + eps */
+static void t_adamw_foreach(void)
+{
+    need_gpu();
+    enum { n = 1001, steps = 5 };
+    static float w[n], m[n], v[n], tmp[n], fw[n], fm[n], fv[n], g[n], hw[n], hm[n], hv[n], cw[n], cm[n], cv[n], ct[n];
+    static unsigned short g16[n];
+    nvs_adamw_hyper h = nvs_adamw_defaults();
+    h.lr = 1e-2f;
+    for (int el = NVS_ELEM_F32; el <= NVS_ELEM_F16; el++) {
+        for (int i = 0; i < n; i++) {
+            hw[i] = cw[i] = w[i] = 0.5f - (float)i / n;
+            hm[i] = hv[i] = cm[i] = cv[i] = 0;
+            g[i] = ((float)(i % 17) - 8) / 8;
+            union { float f; unsigned u; } c = {g[i]};
+            if (el == NVS_ELEM_BF16) g16[i] = (unsigned short)(c.u >> 16);
+            if (el == NVS_ELEM_F16) g16[i] = half_bits(g[i]);
+        }
+        float *d[7]; /* foreach w, m, v, tmp; fused w, m, v */
+        void *dg;
+        for (int k = 0; k < 7; k++) T_EQ_I(cudaMalloc((void **)&d[k], n * 4), cudaSuccess);
+        T_EQ_I(cudaMalloc(&dg, n * 4), cudaSuccess);
+        T_EQ_I(cudaMemcpy(d[0], w, n * 4, cudaMemcpyHostToDevice), cudaSuccess);
+        T_EQ_I(cudaMemcpy(d[4], w, n * 4, cudaMemcpyHostToDevice), cudaSuccess);
+        for (int k = 1; k < 7; k++)
+            if (k != 4) T_EQ_I(cudaMemset(d[k], 0, n * 4), cudaSuccess);
+        T_EQ_I(cudaMemcpy(dg, el == NVS_ELEM_F32 ? (void *)g : (void *)g16, n * (el == NVS_ELEM_F32 ? 4 : 2),
+                          cudaMemcpyHostToDevice),
+               cudaSuccess);
+        for (long long t = 1; t <= steps; t++) {
+            T_EQ_I(nvs_kern_adamw_foreach(d[0], d[1], d[2], d[3], dg, el, n, 0.5f, h.lr, h.beta1, h.beta2, h.eps,
+                                          h.weight_decay, t, 0),
+                   cudaSuccess);
+            T_EQ_I(nvs_kern_adamw(d[4], d[5], d[6], dg, el, n, 0.5f, h.lr, h.beta1, h.beta2, h.eps, h.weight_decay, t,
+                                  0),
+                   cudaSuccess);
+            for (int i = 0; i < n; i++) nvs_adamw_elem(&hw[i], &hm[i], &hv[i], g[i] * 0.5f, t, &h);
+            nvs_adamw_foreach(cw, cm, cv, ct, g, n, 0.5f, t, &h);
+        }
+        T_EQ_I(cudaDeviceSynchronize(), cudaSuccess);
+        float *back[7] = {w, m, v, tmp, fw, fm, fv};
+        for (int k = 0; k < 7; k++) T_EQ_I(cudaMemcpy(back[k], d[k], n * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+        for (int i = 0; i < n; i++) {
+            /* foreach against the host's formula and the fused kernel */
+            T_NEAR(w[i], hw[i], 1e-6 + 1e-5 * fabs(hw[i]));
+            T_NEAR(m[i], hm[i], 1e-6 + 1e-5 * fabs(hm[i]));
+            T_NEAR(v[i], hv[i], 1e-9 + 1e-5 * fabs(hv[i]));
+            T_NEAR(w[i], fw[i], 1e-6 + 1e-5 * fabs(fw[i]));
+            T_NEAR(m[i], fm[i], 1e-6 + 1e-5 * fabs(fm[i]));
+            T_NEAR(v[i], fv[i], 1e-9 + 1e-5 * fabs(fv[i]));
+            /* and against the host's foreach passes, operation for operation (fma contraction aside) */
+            T_NEAR(w[i], cw[i], 1e-7 + 1e-6 * fabs(cw[i]));
+            T_NEAR(m[i], cm[i], 1e-7 + 1e-6 * fabs(cm[i]));
+            T_NEAR(v[i], cv[i], 1e-10 + 1e-6 * fabs(cv[i]));
+            T_NEAR(tmp[i], ct[i], 1e-10 + 1e-6 * fabs(ct[i]));
+        }
+        /* the update moved the parameters (a pass left out would leave w at its decay alone) */
+        T_ASSERT(fabs(w[0] - 0.5 * pow(1 - 1e-4, steps)) > 1e-3);
+        for (int k = 0; k < 7; k++) cudaFree(d[k]);
+        cudaFree(dg);
+    }
+    /* step 0 and an unknown gradient type are refused; nothing to do is done */
+    T_EQ_I(nvs_kern_adamw_foreach(NULL, NULL, NULL, NULL, NULL, NVS_ELEM_F32, 1, 1, 1, 0.9f, 0.999f, 1e-8f, 0, 0, 0),
+           cudaErrorInvalidValue);
+    T_EQ_I(nvs_kern_adamw_foreach(NULL, NULL, NULL, NULL, NULL, 7, 1, 1, 1, 0.9f, 0.999f, 1e-8f, 0, 1, 0),
+           cudaErrorInvalidValue);
+    T_EQ_I(nvs_kern_adamw_foreach(NULL, NULL, NULL, NULL, NULL, NVS_ELEM_F32, 0, 1, 1, 0.9f, 0.999f, 1e-8f, 0, 1, 0),
+           cudaSuccess);
+}
+
 T_LIST = {T_CASE(t_copy_aligned), T_CASE(t_copy_unaligned), T_CASE(t_axpb), T_CASE(t_axpy), T_CASE(t_convert),
-          T_CASE(t_batchnorm), T_CASE(t_outer_sum), T_CASE(t_view_copy), T_CASE(t_adamw)};
+          T_CASE(t_batchnorm), T_CASE(t_outer_sum), T_CASE(t_view_copy), T_CASE(t_adamw),
+          T_CASE(t_adamw_foreach)};
 T_MAIN

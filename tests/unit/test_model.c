@@ -322,16 +322,25 @@ static void t_layer_times(void)
      * sqrt v -> s (8), s /= bc2 (8), s += eps (8), addcdiv w, m, s (16): 72 + 2 g */
     REL(nvs_optimizer_us(1000, 4, 1, NVS_OPT_ADAMW, &g, &t), 80000, 1e-12);
     REL(nvs_optimizer_us(1000, 2, 1, NVS_OPT_ADAMW, &g, &t), 76000, 1e-12);
-    /* the parser: the two names, nothing else */
+    /* the parser: the three names (adamw-fused: AdamW, fused), nothing else */
     nvs_optimizer o = NVS_OPT_ADAMW;
-    T_EQ_I(nvs_optimizer_parse("sgd", &o), 0);
+    int fused = 1;
+    T_EQ_I(nvs_optimizer_parse("sgd", &o, &fused), 0);
     T_EQ_I(o, NVS_OPT_SGD);
-    T_EQ_I(nvs_optimizer_parse("adamw", &o), 0);
+    T_EQ_I(fused, 0);
+    T_EQ_I(nvs_optimizer_parse("adamw-fused", &o, &fused), 0);
     T_EQ_I(o, NVS_OPT_ADAMW);
-    T_EQ_I(nvs_optimizer_parse("adam", &o), -1);
-    T_EQ_I(nvs_optimizer_parse("", &o), -1);
-    T_EQ_I(nvs_optimizer_parse(NULL, &o), -1);
+    T_EQ_I(fused, 1);
+    T_EQ_I(nvs_optimizer_parse("adamw", &o, &fused), 0);
     T_EQ_I(o, NVS_OPT_ADAMW);
+    T_EQ_I(fused, 0);
+    T_EQ_I(nvs_optimizer_parse("adam", &o, &fused), -1);
+    T_EQ_I(nvs_optimizer_parse("adamw-", &o, &fused), -1);
+    T_EQ_I(nvs_optimizer_parse("sgd-fused", &o, &fused), -1);
+    T_EQ_I(nvs_optimizer_parse("", &o, &fused), -1);
+    T_EQ_I(nvs_optimizer_parse(NULL, &o, &fused), -1);
+    T_EQ_I(o, NVS_OPT_ADAMW);
+    T_EQ_I(fused, 0);
     /* AdamW's element update (the host executor's and the GPU kernel's reference) against the paper's formula in
      * double (Loshchilov & Hutter, decoupled decay; torch.optim.AdamW's defaults), two steps from w 0.5, g 0.25, -0.1 */
     nvs_adamw_hyper h = nvs_adamw_defaults();
@@ -364,6 +373,22 @@ static void t_layer_times(void)
         T_ASSERT(wa[i] == wb[i]);
         T_ASSERT(ma[i] == mb[i] && va[i] == vb[i]);
     }
+    /* the foreach passes (PyTorch's default AdamW on CUDA: the host executor's under pytorch-ddp) are the same update
+     * within fp32 rounding over five steps, and not a no-op: w moved by about lr a step */
+    float wc[5], mc[5] = {0}, vc[5] = {0}, tmp[5];
+    for (int i = 0; i < 5; i++) wc[i] = wb[i] = 0.1f * (float)(i + 1), mb[i] = vb[i] = 0;
+    for (int t = 1; t <= 5; t++) {
+        nvs_adamw_foreach(wc, mc, vc, tmp, g5, 5, 0.5f, t, &h);
+        for (int i = 0; i < 5; i++) nvs_adamw_elem(&wb[i], &mb[i], &vb[i], g5[i] * 0.5f, t, &h);
+    }
+    for (int i = 0; i < 5; i++) {
+        T_NEAR(wc[i], wb[i], 1e-6 * fabs(wb[i]));
+        T_NEAR(mc[i], mb[i], 1e-6 * fabs(mb[i]));
+        T_NEAR(vc[i], vb[i], 1e-6 * fabs(vb[i]));
+        /* tmp holds the last step's denominator, sqrt(v / (1 - b2^5)) + eps, with 1 - b2^5 in float as both take it */
+        T_NEAR(tmp[i], sqrtf(vb[i] / (1.0f - powf(h.beta2, 5.0f))) + h.eps, 1e-6 * tmp[i] + 1e-12);
+    }
+    T_ASSERT(fabs(wc[0] - (0.1 * pow(1 - 1e-4, 5) - 5 * 1e-2)) < 1e-3); /* g > 0 throughout: 5 steps of ~lr */
 }
 
 /* The roofline of a GEMM, a convolution's rate, and a batch norm run as the framework runs it at each precision */
