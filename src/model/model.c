@@ -762,7 +762,7 @@ double nvs_expected_max_normal(int n)
 /* --- memory ---------------------------------------------------------------------------------------------------- */
 
 void nvs_memory_estimate(const nvs_layer *layers, int nlayers, double params, const nvs_gpu_spec *g,
-                         nvs_precision p, double grad_bytes, nvs_optimizer opt, nvs_mem_estimate *out)
+                         nvs_precision p, double grad_bytes, nvs_optimizer opt, int foreach, nvs_mem_estimate *out)
 {
     memset(out, 0, sizeof *out);
     double esz = (double)nvs_precision_bytes(p);
@@ -770,8 +770,9 @@ void nvs_memory_estimate(const nvs_layer *layers, int nlayers, double params, co
     out->weights_bytes = params * 4.0 + (nvs_precision_info_of(p)->half ? params * 2.0 : 0);
     out->grads_bytes = params * grad_bytes;
     out->buckets_bytes = params * grad_bytes; /* DDP copies gradients into its buckets (no bucket views) */
-    /* fp32 state: SGD's momentum buffer, AdamW's exp_avg and exp_avg_sq (workload/optimizer.h) */
-    out->optimizer_bytes = params * 4.0 * nvs_optimizer_states(opt);
+    /* fp32 state: SGD's momentum buffer, AdamW's exp_avg and exp_avg_sq, and foreach AdamW's temporary
+     * (workload/optimizer.h nvs_optimizer_fp32_words) */
+    out->optimizer_bytes = params * 4.0 * nvs_optimizer_fp32_words(opt, foreach);
     /* 1 GiB: CUDA context (~0.3-0.5 GiB per process as nvidia-smi shows) plus cuBLAS/cuDNN workspaces; 5% of
      * the card: caching-allocator fragmentation. An assumption, documented in docs/model.md. */
     out->reserve_bytes = 1073741824.0 + 0.05 * g->memory_bytes;

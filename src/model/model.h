@@ -359,7 +359,8 @@ typedef struct {
     double weights_bytes;    /* fp32 master weights (+ a bf16 copy under bf16) */
     double grads_bytes;      /* gradients in grad precision */
     double buckets_bytes;    /* DDP's bucket copies of the gradients */
-    double optimizer_bytes;  /* the optimizer's fp32 state: SGD's momentum, AdamW's m and v (workload/optimizer.h) */
+    double optimizer_bytes;  /* the optimizer's fp32 state: SGD's momentum, AdamW's m and v, and with foreach
+                              * AdamW its temporary (workload/optimizer.h nvs_optimizer_fp32_words) */
     double reserve_bytes;    /* CUDA context, library workspaces, allocator slack */
     double per_sample_bytes; /* activations kept for backward, per sample */
     int max_batch;           /* 0 if not even one sample fits; at most NVS_MODEL_MAX_BATCH */
@@ -369,6 +370,6 @@ typedef struct {
 } nvs_mem_estimate;
 
 void nvs_memory_estimate(const nvs_layer *layers, int nlayers, double params, const nvs_gpu_spec *g,
-                         nvs_precision p, double grad_bytes, nvs_optimizer opt, nvs_mem_estimate *out);
+                         nvs_precision p, double grad_bytes, nvs_optimizer opt, int foreach, nvs_mem_estimate *out);
 
 #endif

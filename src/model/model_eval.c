@@ -153,10 +153,18 @@ nvs_result_t nvs_model_ar_params(const nvs_model_config *c, int nodes, int gpn, 
     return NVS_OK;
 }
 
+/* Whether c's optimizer runs as the framework's foreach passes (as train_plan.c nvs_train_plan_opt_foreach has it
+ * for the step): the framework runs its update so, and the optimizer is not the one asked for fused. */
+static int opt_foreach(const nvs_model_config *c)
+{
+    return c->fw && c->fw->optimizer_foreach && !(c->opt == NVS_OPT_ADAMW && c->adamw_fused);
+}
+
 int nvs_model_max_batch(const nvs_model_config *c, nvs_mem_estimate *mem)
 {
     const nvs_profile *p = c->profile;
-    nvs_memory_estimate(p->layers, p->nlayers, p->total_params, &c->gpu, c->prec, c->grad_bytes, c->opt, mem);
+    nvs_memory_estimate(p->layers, p->nlayers, p->total_params, &c->gpu, c->prec, c->grad_bytes, c->opt,
+                        opt_foreach(c), mem);
     return mem->max_batch;
 }
 
@@ -245,8 +253,7 @@ static nvs_result_t step_lanes(const nvs_model_config *c, const nvs_model_bucket
     double grads = p->total_params * c->grad_bytes;
     if (scaler) /* unscale_ with its inf/NaN check, one pass; the host then waits for found_inf */
         after[na++] = (nvs_lane_item){op, nvs_mem_pass_us(2.0 * grads, &c->gpu, &c->ct), 1};
-    const int foreach = fw && fw->optimizer_foreach && !(c->opt == NVS_OPT_ADAMW && c->adamw_fused);
-    after[na++] = (nvs_lane_item){op, nvs_optimizer_us(p->total_params, c->grad_bytes, foreach, c->opt, &c->gpu, &c->ct), 0};
+    after[na++] = (nvs_lane_item){op, nvs_optimizer_us(p->total_params, c->grad_bytes, opt_foreach(c), c->opt, &c->gpu, &c->ct), 0};
     if (scaler) after[na++] = (nvs_lane_item){op, 0, 0}; /* the scale's update */
     /* DDP's buffer broadcast (framework.h) before the forward of the step with the reducer; not under no_sync(),
      * the compute-only step (train/step.c says why) */

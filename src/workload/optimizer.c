@@ -21,6 +21,11 @@ const char *nvs_optimizer_choices(void) { return "sgd, adamw or adamw-fused"; }
 
 int nvs_optimizer_states(nvs_optimizer o) { return o == NVS_OPT_ADAMW ? 2 : 1; }
 
+int nvs_optimizer_fp32_words(nvs_optimizer o, int foreach)
+{
+    return nvs_optimizer_states(o) + (o == NVS_OPT_ADAMW && foreach ? 1 : 0);
+}
+
 double nvs_optimizer_pass_bytes(nvs_optimizer o, int foreach, double grad_bytes)
 {
     if (o == NVS_OPT_ADAMW) {

@@ -58,7 +58,8 @@ expect 2 "option --framework given twice" $M $OK --framework ideal --framework p
 expect 2 "--lambda models Lambda's own runs" $M --lambda --framework ideal
 expect 2 "--framework with --calibrate sets a projection" $M --calibrate tests/fixtures/model/h200x2_nvlink_resnet50.json --framework ideal
 # --optimizer (workload/optimizer.h): validated; AdamW's two fp32 states (8 bytes a parameter, 4 more than SGD's
-# momentum) leave room for fewer samples: bert-large's 335M parameters take 1.34 GB more, the batch that fits drops
+# momentum) and, run as PyTorch's default foreach passes, its temporary exp_avg_sq_sqrt (4 more) leave room for
+# fewer samples: bert-large's 335M parameters take 2.68 GB more, the batch that fits drops
 expect 2 "--optimizer 'adam': expected sgd, adamw or adamw-fused" $M $OK --optimizer adam
 expect 2 "--optimizer 'adamw-fusedx': expected sgd, adamw or adamw-fused" $M $OK --optimizer adamw-fusedx
 expect 2 "option --optimizer given twice" $M $OK --optimizer sgd --optimizer adamw
@@ -70,14 +71,20 @@ sgd_opt=$(jq '.configurations[0].memory.optimizer_bytes' "$OUT")
 $M $B --optimizer adamw >"$OUT" 2>&1 || fail "bert-large with AdamW failed"
 adam_fit=$(jq '.configurations[0].memory.max_batch' "$OUT")
 adam_opt=$(jq '.configurations[0].memory.optimizer_bytes' "$OUT")
-[ "$adam_opt" -eq $((2 * sgd_opt)) ] || fail "AdamW's state $adam_opt is not twice SGD's $sgd_opt"
+[ "$adam_opt" -eq $((3 * sgd_opt)) ] || fail "foreach AdamW's state and temporary $adam_opt are not 3x SGD's $sgd_opt"
 [ "$adam_fit" -lt "$sgd_fit" ] || fail "AdamW fits batch $adam_fit, SGD $sgd_fit: no smaller"
+$M $B --optimizer adamw-fused >"$OUT" 2>&1 || fail "bert-large with fused AdamW failed"
+fused_opt=$(jq '.configurations[0].memory.optimizer_bytes' "$OUT")
+fused_fit=$(jq '.configurations[0].memory.max_batch' "$OUT")
+[ "$fused_opt" -eq $((2 * sgd_opt)) ] || fail "fused AdamW's state $fused_opt is not twice SGD's $sgd_opt (no temporary)"
+[ "$fused_fit" -gt "$adam_fit" ] && [ "$fused_fit" -lt "$sgd_fit" ] ||
+    fail "fused AdamW fits batch $fused_fit: not between foreach AdamW's $adam_fit and SGD's $sgd_fit"
 [ "$(jq -r '.configurations[0].optimizer' "$OUT")" = adamw ] || fail "the JSON does not name AdamW"
 expect 0 "fp32, AdamW optimizer, ring all-reduce" $M $OK --optimizer adamw
 # adamw runs as the framework runs it (pytorch-ddp: 8 foreach passes, 72 + 2 x 4 bytes a parameter; ideal: one fused
 # pass, 24 + 4), adamw-fused as one fused pass under any framework: as nvscale train's step (train_plan.c)
-opt_us() { # OPTIMIZER FRAMEWORK: the compute time of the first point
-    $M $OK --format json --optimizer $1 --framework $2 >"$OUT" 2>&1 || fail "--optimizer $1 --framework $2: exit $?"
+opt_us() { # OPTIMIZER FRAMEWORK: the compute time of the first point, at one batch (the largest that fits differs)
+    $M $OK --batch 32 --format json --optimizer $1 --framework $2 >"$OUT" 2>&1 || fail "--optimizer $1 --framework $2: exit $?"
     jq '.configurations[0].points[0].compute_us' "$OUT"
 }
 a_ddp=$(opt_us adamw pytorch-ddp) f_ddp=$(opt_us adamw-fused pytorch-ddp) a_id=$(opt_us adamw ideal) f_id=$(opt_us adamw-fused ideal)

@@ -895,30 +895,36 @@ static void t_memory(void)
     L[1].act_elems = 5e5;
     nvs_gpu_spec g = {"toy", 1, 1, 1, 1, 2e9, 0, 0, 0};
     nvs_mem_estimate m;
-    nvs_memory_estimate(L, 2, 1e6, &g, NVS_PREC_FP32, 4, NVS_OPT_SGD, &m);
+    nvs_memory_estimate(L, 2, 1e6, &g, NVS_PREC_FP32, 4, NVS_OPT_SGD, 0, &m);
     REL(m.per_sample_bytes, 18e6, 1e-12);
     REL(m.reserve_bytes, 1173741824.0, 1e-12);
     T_EQ_I(m.max_batch, 45);
     T_EQ_I(m.batch_capped, 0);
     REL(m.optimizer_bytes, 4e6, 1e-12);
     /* AdamW keeps two fp32 states (m, v): 8 bytes a parameter, 4e6 more fixed: room 806258176 / 18e6 = 44 */
-    nvs_memory_estimate(L, 2, 1e6, &g, NVS_PREC_FP32, 4, NVS_OPT_ADAMW, &m);
+    nvs_memory_estimate(L, 2, 1e6, &g, NVS_PREC_FP32, 4, NVS_OPT_ADAMW, 0, &m);
     REL(m.optimizer_bytes, 8e6, 1e-12);
     T_EQ_I(m.max_batch, 44);
+    /* foreach AdamW (PyTorch's default) holds a parameter-sized fp32 temporary besides (torch._foreach_sqrt):
+     * 12 bytes a parameter; SGD's foreach passes none */
+    nvs_memory_estimate(L, 2, 1e6, &g, NVS_PREC_FP32, 4, NVS_OPT_ADAMW, 1, &m);
+    REL(m.optimizer_bytes, 12e6, 1e-12);
+    nvs_memory_estimate(L, 2, 1e6, &g, NVS_PREC_FP32, 4, NVS_OPT_SGD, 1, &m);
+    REL(m.optimizer_bytes, 4e6, 1e-12);
     /* where the parameters weigh (1e8 on 4e9 bytes) the batch that fits drops by a third: SGD's fixed 16e8,
      * room 4e9 - 16e8 - (2^30 + 2e8) = 1126258176 / 18e6 = 62; AdamW's 20e8: 726258176 / 18e6 = 40 */
     g.memory_bytes = 4e9;
-    nvs_memory_estimate(L, 2, 1e8, &g, NVS_PREC_FP32, 4, NVS_OPT_SGD, &m);
+    nvs_memory_estimate(L, 2, 1e8, &g, NVS_PREC_FP32, 4, NVS_OPT_SGD, 0, &m);
     T_EQ_I(m.max_batch, 62);
-    nvs_memory_estimate(L, 2, 1e8, &g, NVS_PREC_FP32, 4, NVS_OPT_ADAMW, &m);
+    nvs_memory_estimate(L, 2, 1e8, &g, NVS_PREC_FP32, 4, NVS_OPT_ADAMW, 0, &m);
     T_EQ_I(m.max_batch, 40);
     g.memory_bytes = 2e9;
     /* bf16: activations halve (9e6 per sample), weights gain a bf16 copy (+2e6): room 808258176 / 9e6 = 89 */
-    nvs_memory_estimate(L, 2, 1e6, &g, NVS_PREC_BF16, 4, NVS_OPT_SGD, &m);
+    nvs_memory_estimate(L, 2, 1e6, &g, NVS_PREC_BF16, 4, NVS_OPT_SGD, 0, &m);
     T_EQ_I(m.max_batch, 89);
     /* twice the memory, more than twice the batch (the fixed part does not grow): the 24 vs 48 GB effect */
     g.memory_bytes = 4e9;
-    nvs_memory_estimate(L, 2, 1e6, &g, NVS_PREC_FP32, 4, NVS_OPT_SGD, &m);
+    nvs_memory_estimate(L, 2, 1e6, &g, NVS_PREC_FP32, 4, NVS_OPT_SGD, 0, &m);
     T_EQ_I(m.max_batch, (int)floor((4e9 - 16e6 - (1073741824.0 + 2e8)) / 18e6));
     /* the memory holds more than the model's limit: the cap decides, and says so (was: 1000000 as "the largest that
      * fits"). 4e9 bytes, a layer of 100 elements: 400 kept + 800 of backward's gradients = 1200 bytes per sample,
@@ -926,33 +932,33 @@ static void t_memory(void)
     nvs_layer tiny[1];
     memset(tiny, 0, sizeof tiny);
     tiny[0].act_elems = 100;
-    nvs_memory_estimate(tiny, 1, 1e6, &g, NVS_PREC_FP32, 4, NVS_OPT_SGD, &m);
+    nvs_memory_estimate(tiny, 1, 1e6, &g, NVS_PREC_FP32, 4, NVS_OPT_SGD, 0, &m);
     T_EQ_I(m.max_batch, NVS_MODEL_MAX_BATCH);
     T_EQ_I(m.batch_capped, 1);
     REL(m.fit_batch, floor((4e9 - 16e6 - (1073741824.0 + 2e8)) / 1200), 1e-12);
     /* nothing grows with the batch (parameters only): capped, and the memory bound is none */
-    nvs_memory_estimate(tiny, 0, 1e6, &g, NVS_PREC_FP32, 4, NVS_OPT_SGD, &m);
+    nvs_memory_estimate(tiny, 0, 1e6, &g, NVS_PREC_FP32, 4, NVS_OPT_SGD, 0, &m);
     T_EQ_I(m.max_batch, NVS_MODEL_MAX_BATCH);
     T_EQ_I(m.batch_capped, 1);
     T_ASSERT(isinf(m.fit_batch));
     /* nothing fits */
     g.memory_bytes = 1e9;
-    nvs_memory_estimate(L, 2, 1e6, &g, NVS_PREC_FP32, 4, NVS_OPT_SGD, &m);
+    nvs_memory_estimate(L, 2, 1e6, &g, NVS_PREC_FP32, 4, NVS_OPT_SGD, 0, &m);
     T_EQ_I(m.max_batch, 0);
     T_EQ_I(m.batch_capped, 0);
     /* fp16 (AMP) counts like bf16: 2-byte activations and a 16-bit weight copy */
     g.memory_bytes = 2e9;
-    nvs_memory_estimate(L, 2, 1e6, &g, NVS_PREC_FP16, 4, NVS_OPT_SGD, &m);
+    nvs_memory_estimate(L, 2, 1e6, &g, NVS_PREC_FP16, 4, NVS_OPT_SGD, 0, &m);
     T_EQ_I(m.max_batch, 89);
     /* a layer without a GEMM (a norm after the previous layer) keeps its output once: 4e6 + 2e6 + 8e6 */
     L[0].gemm_m = L[0].gemm_n = L[0].gemm_k = 0;
-    nvs_memory_estimate(L, 2, 1e6, &g, NVS_PREC_FP32, 4, NVS_OPT_SGD, &m);
+    nvs_memory_estimate(L, 2, 1e6, &g, NVS_PREC_FP32, 4, NVS_OPT_SGD, 0, &m);
     REL(m.per_sample_bytes, 14e6, 1e-12);
     /* a frozen stem (nograd) keeps only its last output, the first trainable layer's input: stem 1e6 + 5e5
      * (kept, 2e6), then a layer of 1e5 (4e5) whose backward gradients are the peak: 2 x 4e5 */
     L[0].nograd = L[1].nograd = 1;
     L[2].act_elems = 1e5;
-    nvs_memory_estimate(L, 3, 1e6, &g, NVS_PREC_FP32, 4, NVS_OPT_SGD, &m);
+    nvs_memory_estimate(L, 3, 1e6, &g, NVS_PREC_FP32, 4, NVS_OPT_SGD, 0, &m);
     REL(m.per_sample_bytes, 2e6 + 4e5 + 8e5, 1e-12);
 }
 
