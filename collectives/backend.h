@@ -80,6 +80,16 @@ struct nvs_backend {
 /* Whether this process sees a usable GPU; if not, `why` says why (no driver, no device, ...). */
 int nvs_gpu_available(char *why, size_t len);
 
+/* Before a communicator creation that blocks and polls nothing until every rank has entered it (MPI_Comm_split,
+ * ncclCommSplit, ncclCommInitRank): a rank that failed just before it (and told the others, runtime.h
+ * nvs_rt_tell_failed), or that enters here with its own failure `mine`, would leave the others inside that call
+ * for good, the job ending only on the failing rank's MPI_Abort ("interrupted") or never (threads). So every rank
+ * first takes part in this non-blocking agreement, which polls the failure notice, the interrupt and --timeout
+ * (runtime.h nvs_rt_agree_ok): NVS_OK when all ranks may go on; else `mine` where it failed, NVS_ERR_ABORTED (the
+ * failing rank named by rank 0) or the wait's own error elsewhere. `call` names the blocking call. Shared by both
+ * backends (comm_agree.c). */
+nvs_result_t nvs_comm_create_agree(nvs_rt *rt, nvs_result_t mine, const char *call);
+
 nvs_result_t nvs_backend_nccl_init(nvs_backend *b, nvs_rt *rt, const nvs_config *cfg);
 nvs_result_t nvs_backend_mpi_init(nvs_backend *b, nvs_rt *rt, const nvs_config *cfg);
 

@@ -182,6 +182,7 @@ static nvs_result_t msplit(nvs_backend *b, int member, nvs_comm **out)
 {
     *out = NULL;
     MPI_Comm nc = MPI_COMM_NULL;
+    NVS_CHECK(nvs_comm_create_agree(b->rt, NVS_OK, "MPI_Comm_split")); /* it polls nothing: backend.h */
     MPI_TRY(MPI_Comm_split(impl_of(b)->world, member ? 0 : MPI_UNDEFINED, b->rt->rank, &nc));
     if (!member) return NVS_OK;
     nvs_comm *c = calloc(1, sizeof *c);

@@ -71,7 +71,13 @@ static nvs_result_t nsplit(nvs_backend *b, int member, nvs_comm **out)
     struct nccl_impl *im = impl_of(b);
     *out = NULL;
     nvs_comm *c = calloc(1, sizeof *c);
-    if (!c) return NVS_ERR_NOMEM;
+    /* ncclCommSplit waits for every rank and polls nothing (backend.h): agreed first, this rank's own failure
+     * (no memory for c) entering the agreement */
+    nvs_result_t ok = nvs_comm_create_agree(b->rt, c ? NVS_OK : NVS_ERR_NOMEM, "ncclCommSplit");
+    if (ok != NVS_OK) {
+        free(c);
+        return ok;
+    }
     /* Always a new communicator, even when every rank is a member: NCCL's log then names each measurement's
      * connections under its own communicator, created just before it (src/explain/nccl_log.h explains why that
      * matters), and the world communicator stays a bootstrap that carries no traffic. */
@@ -467,6 +473,20 @@ static nvs_result_t check_duplicates(nvs_backend *b, int visible)
     return first >= 0 ? NVS_ERR_USAGE : NVS_OK;
 }
 
+/* This rank's own part of the set-up before the world communicator: its stream, its counters and, on rank 0,
+ * NCCL's unique id. What was made stays in b->impl for nfinalize. */
+static nvs_result_t world_setup(nvs_backend *b, int dev, ncclUniqueId *id)
+{
+    struct nccl_impl *im = calloc(1, sizeof *im);
+    if (!im) return NVS_ERR_NOMEM;
+    b->impl = im;
+    im->device = dev;
+    CUDA_TRY(cudaStreamCreateWithFlags(&im->stream, cudaStreamNonBlocking));
+    CUDA_TRY(cudaMalloc((void **)&im->d_counters, 2 * sizeof(unsigned long long)));
+    if (b->rt->rank == 0) NCCL_TRY(ncclGetUniqueId(id), NULL);
+    return NVS_OK;
+}
+
 nvs_result_t nvs_backend_nccl_init(nvs_backend *b, nvs_rt *rt, const nvs_config *cfg)
 {
     memset(b, 0, sizeof *b);
@@ -495,16 +515,18 @@ nvs_result_t nvs_backend_nccl_init(nvs_backend *b, nvs_rt *rt, const nvs_config 
     CUDA_TRY(cudaDeviceGetPCIBusId(b->pci_bus_id, (int)sizeof b->pci_bus_id, dev));
     NVS_CHECK(check_duplicates(b, visible));
 
-    struct nccl_impl *im = calloc(1, sizeof *im);
-    if (!im) return NVS_ERR_NOMEM;
-    b->impl = im;
-    im->device = dev;
-    CUDA_TRY(cudaStreamCreateWithFlags(&im->stream, cudaStreamNonBlocking));
-    CUDA_TRY(cudaMalloc((void **)&im->d_counters, 2 * sizeof(unsigned long long)));
-
     ncclUniqueId id;
-    if (rt->rank == 0) NCCL_TRY(ncclGetUniqueId(&id), NULL);
+    memset(&id, 0, sizeof id);
+    /* ncclCommInitRank waits for every rank and polls nothing (backend.h): this rank's set-up, rank 0's unique id
+     * among it, is agreed on first, so that a rank that failed here stops the others, named, instead of leaving
+     * them in the broadcast until --timeout or in ncclCommInitRank for good */
+    nvs_result_t mine = world_setup(b, dev, &id);
+    nvs_result_t ok = nvs_comm_create_agree(rt, mine, "ncclCommInitRank");
+    if (ok != NVS_OK) {
+        nfinalize(b); /* what world_setup made: the caller finalizes only a backend that started */
+        return ok;
+    }
     NVS_CHECK(nvs_bcast(rt, &id, sizeof id, 0, "NCCL unique id broadcast"));
-    NCCL_TRY(ncclCommInitRank(&im->world, rt->size, id, rt->rank), NULL);
+    NCCL_TRY(ncclCommInitRank(&impl_of(b)->world, rt->size, id, rt->rank), NULL);
     return NVS_OK;
 }

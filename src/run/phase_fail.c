@@ -20,6 +20,7 @@ static const struct {
     [NVS_PF_TRAIN] = {"train", "the training step"},
     [NVS_PF_SUSTAIN] = {"sustain", "the sustained load"},
     [NVS_PF_TRANSPORTS] = {"transports", "transport attribution"},
+    [NVS_PF_SPLIT] = {"split", "the collective sweep's communicator split"},
 };
 
 const char *nvs_phase_said(nvs_phase_id p) { return p > NVS_PF_NONE && p < NVS_PF_COUNT ? phases[p].said : "?"; }
@@ -38,7 +39,7 @@ nvs_result_t nvs_fail_hook_parse(const char *val, nvs_phase_id *phase, int *rank
     if (*phase == NVS_PF_NONE || r < 0 || r > (1 << 20) || !end || *end) {
         fprintf(nvs_stderr_once(), "nvscale: invalid value '%s' for environment variable NVS_TEST_FAIL: expected "
                                    "PHASE:RANK, PHASE one of ranks topology health preflight selftest p2p sweep "
-                                   "train sustain transports\n", val);
+                                   "split train sustain transports\n", val);
         *phase = NVS_PF_NONE;
         return NVS_ERR_USAGE;
     }

@@ -20,18 +20,20 @@ typedef enum {
     NVS_PF_TRAIN,      /* nvs_phase_train */
     NVS_PF_SUSTAIN,    /* nvs_phase_sustain */
     NVS_PF_TRANSPORTS, /* nvs_phase_transports */
+    NVS_PF_SPLIT,      /* no phase of its own: the test hook's sweep variant, before the communicator split */
     NVS_PF_COUNT
 } nvs_phase_id;
 
 /* The phase as said to the user ("the collective sweep"). */
 const char *nvs_phase_said(nvs_phase_id p);
 
-/* NVS_TEST_FAIL=PHASE:RANK (PHASE: ranks topology health preflight selftest p2p sweep train sustain transports),
- * unset or empty: none (*phase = NVS_PF_NONE). That rank fails with "out of memory" as the phase starts (the sweep:
- * as it starts its last GPU count, after the earlier ones are measured), logging a specific error line as a real
- * failure would ("out of memory in the collective sweep (injected by NVS_TEST_FAIL=sweep:1)"), which its notice
- * carries. A bad value: one message naming it,
- * NVS_ERR_USAGE. */
+/* NVS_TEST_FAIL=PHASE:RANK (PHASE: ranks topology health preflight selftest p2p sweep split train sustain
+ * transports), unset or empty: none (*phase = NVS_PF_NONE). That rank fails with "out of memory" as the phase starts
+ * (the sweep: as it starts its last GPU count, after the earlier ones are measured and after that count's
+ * communicator split; split: the same, but before the split, which the others are then about to enter:
+ * collectives/backend.h nvs_comm_create_agree), logging a specific error line as a real failure would ("out of
+ * memory in the collective sweep (injected by NVS_TEST_FAIL=sweep:1)"), which its notice carries. A bad value: one
+ * message naming it, NVS_ERR_USAGE. */
 nvs_result_t nvs_fail_hook_parse(const char *val, nvs_phase_id *phase, int *rank);
 
 /* Whether the hook makes this rank fail in phase p now; if so, says so on this rank's stderr. */

@@ -158,15 +158,21 @@ static nvs_result_t sweep_phase(nvs_ctx *run)
         nvs_scale_point *p = &run->points[i];
         nvs_comm *c = NULL;
         nvs_log_forget_error(); /* this point's cause, if it fails (phase_fail.h nvs_fail_cause) */
-        res = b->ops->comm_split(b, is_member(p, run->rt->rank), &c);
-        if (res != NVS_OK) break;
-        nvs_info("sweeping collectives on %d GPU%s", p->n, p->n > 1 ? "s" : "");
-        /* the hook fails the last GPU count, the earlier ones measured; after the communicator split, which is a
-         * blocking MPI collective that polls for nothing: the others find out at the sweep's first host wait */
-        if (i == run->npoints - 1 && nvs_fail_injected(run, NVS_PF_SWEEP))
+        int last = i == run->npoints - 1;
+        /* the hooks fail the last GPU count, the earlier ones measured: split before its communicator split (the
+         * others stop in the agreement before it: collectives/backend.h nvs_comm_create_agree), sweep after it
+         * (the others find out at the sweep's first wait) */
+        if (last && nvs_fail_injected(run, NVS_PF_SPLIT)) {
             res = NVS_ERR_NOMEM;
-        else
-            res = nvs_sweep_run(b, c, p->n, &bufs, &run->rows);
+        } else {
+            res = b->ops->comm_split(b, is_member(p, run->rt->rank), &c);
+            if (res != NVS_OK) break;
+            nvs_info("sweeping collectives on %d GPU%s", p->n, p->n > 1 ? "s" : "");
+            if (last && nvs_fail_injected(run, NVS_PF_SWEEP))
+                res = NVS_ERR_NOMEM;
+            else
+                res = nvs_sweep_run(b, c, p->n, &bufs, &run->rows);
+        }
         char at[32];
         snprintf(at, sizeof at, " at N=%d", p->n);
         nvs_phase_told(run, NVS_PF_SWEEP, at, res); /* at once: before comm_free, which may wait (NCCL) */

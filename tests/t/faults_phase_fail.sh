@@ -6,7 +6,9 @@
 # and what was measured before kept (the sweep's N=1 rows). The reason is the failing rank's own error line (core/log.h
 # nvs_log_last_error: the hook logs "out of memory in PHASE (injected by NVS_TEST_FAIL=...)"), not the error code's
 # text alone. Rank 1 failing in the sweep and in topology gathering, rank 0 failing in the sweep (the others stop,
-# rank 0 writes its own reason).
+# rank 0 writes its own reason). split:1: rank 1 fails before the last GPU count's communicator split, which rank 0
+# is about to enter: MPI_Comm_split polls nothing, so rank 0 used to sit in it until rank 1's MPI_Abort ended the job
+# "interrupted", the cause lost; now the ranks agree before it (collectives/backend.h nvs_comm_create_agree).
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
 need_nvscale
@@ -18,7 +20,7 @@ h=$(hostname)
 RUN="run --no-train --backend mpi -b 1K -e 4K -n 5 --timeout 60"
 
 # the hook's value is checked like any input: one message naming it, exit 2, no run directory left
-for bad in bogus:1 sweep:x sweep sweep:-1 sweep:1x; do
+for bad in bogus:1 sweep:x sweep sweep:-1 sweep:1x split: splits:1; do
     NVS_TEST_FAIL=$bad "$NVS" $RUN --out "$d/bad" >"$d/bad.out" 2>&1
     rc=$?
     [ $rc -eq 2 ] || fail "NVS_TEST_FAIL=$bad: exit $rc, expected 2"
@@ -29,7 +31,7 @@ done
 
 # case HOOK SENTENCE ROWS_AT_N1: the job's exit, time, rank 0's words, run.json's status, reason and rows
 case_fail() {
-    hook=$1 said=$2 want_n1=$3
+    hook=$1 said=$2 want_n1=$3 s= n1=
     t0=$(date +%s)
     env NVS_TEST_FAIL=$hook $MPIRUN -np 2 -x NVS_TEST_FAIL "$NVS" $RUN --out "$d/$hook" >"$d/$hook.out" 2>&1
     rc=$?
@@ -59,5 +61,6 @@ case_fail() {
 }
 case_fail sweep:1 "rank 1 (host $h) failed in the collective sweep at N=2: out of memory in the collective sweep (injected by NVS_TEST_FAIL=sweep:1)" yes
 case_fail sweep:0 "rank 0 (host $h) failed in the collective sweep at N=2: out of memory in the collective sweep (injected by NVS_TEST_FAIL=sweep:0)" yes
+case_fail split:1 "rank 1 (host $h) failed in the collective sweep at N=2: out of memory in the collective sweep's communicator split (injected by NVS_TEST_FAIL=split:1)" yes
 case_fail topology:1 "rank 1 (host $h) failed in topology gathering: out of memory in topology gathering (injected by NVS_TEST_FAIL=topology:1)" no
 finish
