@@ -303,6 +303,8 @@ const char *nvs_run_version(const nvs_run *r, const char *key);
  * not list (since 3 December 2026 run.json lists the pairs within a host only), the NET pair built into *buf from
  * the GPUs' "net" by the live topology's formula (core/net_bound.h), when buf is given. NULL: neither. */
 const nvs_run_pair *nvs_run_pair_of(const nvs_run *r, int gpu_a, int gpu_b, nvs_run_pair_buf *buf);
+/* The topology's GPU with that index (its "index"), NULL when the topology does not list it. */
+const nvs_run_gpu *nvs_run_gpu_at(const nvs_run *r, int index);
 const nvs_run_pair *nvs_run_topology_pair(const nvs_run_topology *t, int gpu_a, int gpu_b); /* listed pairs only */
 const nvs_run_scaling *nvs_run_scaling_of(const nvs_run *r, int n);
 const nvs_run_transport *nvs_run_transport_of(const nvs_run *r, int n);

@@ -86,6 +86,8 @@ static const nvs_run_gpu *gpu_at(const nvs_run_topology *t, int index)
     return NULL;
 }
 
+const nvs_run_gpu *nvs_run_gpu_at(const nvs_run *r, int index) { return gpu_at(&r->topology, index); }
+
 const nvs_run_pair *nvs_run_pair_of(const nvs_run *r, int a, int b, nvs_run_pair_buf *buf)
 {
     const nvs_run_topology *t = &r->topology;
