@@ -39,10 +39,20 @@ int nvs_cudnn_falls_back(nvs_cudnn_mode m, nvs_result_t r, int device_oom);
  * run.json: debug (NVS_LOG_*, core/log.h); else an error. */
 int nvs_cudnn_fail_level(nvs_cudnn_mode m);
 /* Whether a fallback under --cudnn auto is said in that info line: cuDNN loaded, then failed, while planning
- * (opened) or while opening (nvs_cudnn_open's NVS_ERR_CUDNN: a call on its handle, such as cudnnSetStream); not
- * when the library, an entry point or a handle is missing (NVS_ERR_UNSUPPORTED), which the summary and run.json
- * say. */
+ * (opened) or while opening (nvs_cudnn_open's NVS_ERR_CUDNN: cudnnCreate or a call on its handle, such as
+ * cudnnSetStream); not when the library or an entry point is missing (NVS_ERR_UNSUPPORTED), which the summary and
+ * run.json say. */
 int nvs_cudnn_fallback_said(int opened, nvs_result_t r);
+/* The step of nvs_cudnn_open (train/conv_cudnn.h) that failed, and the result it returns for it
+ * (nvs_cudnn_open_fail): the library or an entry point missing is NVS_ERR_UNSUPPORTED (cuDNN is not here); once
+ * it loaded, cudnnCreate or cudnnSetStream failing is NVS_ERR_CUDNN (it is here and failed: said as such). */
+typedef enum {
+    NVS_CUDNN_AT_LOAD,       /* dlopen libcudnn.so.9 */
+    NVS_CUDNN_AT_SYMBOL,     /* an entry point it lacks */
+    NVS_CUDNN_AT_CREATE,     /* cudnnCreate */
+    NVS_CUDNN_AT_SET_STREAM, /* cudnnSetStream */
+} nvs_cudnn_open_step;
+nvs_result_t nvs_cudnn_open_fail(nvs_cudnn_open_step s);
 /* That info line: "--cudnn auto: WHY; the convolutions run as implicit GEMMs ... instead (run.json ...)". */
 void nvs_cudnn_fallback_note(char *buf, size_t len, const char *why);
 /* The reason said when one of cuDNN's device buffers did not fit: "out of memory for a B-byte WHAT (F MiB of GPU

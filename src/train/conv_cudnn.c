@@ -162,12 +162,12 @@ static nvs_result_t load(void **lib, struct nvsdnn_api *api, char *why, size_t l
                  "%s not loaded (%s); PyTorch's pip wheels keep it in site-packages/nvidia/cudnn/lib: add that "
                  "folder to LD_LIBRARY_PATH",
                  CUDNN_LIB, e ? e : "not found");
-        return NVS_ERR_UNSUPPORTED;
+        return nvs_cudnn_open_fail(NVS_CUDNN_AT_LOAD);
     }
     const char *missing = load_api(*lib, api);
     if (!missing) return NVS_OK;
     snprintf(why, len, "%s has no %s", CUDNN_LIB, missing);
-    return NVS_ERR_UNSUPPORTED;
+    return nvs_cudnn_open_fail(NVS_CUDNN_AT_SYMBOL);
 }
 
 nvs_result_t nvs_cudnn_probe(char *why, size_t len)
@@ -219,11 +219,13 @@ nvs_result_t nvs_cudnn_open(void *stream, int nlayers, nvs_cudnn **out, char *wh
         snprintf(c->describe, sizeof c->describe, "cuDNN %zu.%zu.%zu", v / 1000, v / 100 % 10, v % 100);
     nvsdnn_status_t st = c->api.Create(&c->h);
     if (st != NVSDNN_STATUS_SUCCESS) {
+        /* it loaded and failed (no GPU it supports, a driver too old): said as cudnnSetStream's failure is, in
+         * the info line under --cudnn auto and in the caller's error under --cudnn on */
         const char *s = c->api.GetErrorString(st);
-        snprintf(why, len, "%s: cudnnCreate failed: %s", c->describe, s ? s : "?");
+        snprintf(why, len, "%s: cudnnCreate failed: %s (cuDNN status %d)", c->describe, s ? s : "?", st);
         c->h = NULL;
         nvs_cudnn_close(c);
-        return NVS_ERR_UNSUPPORTED;
+        return nvs_cudnn_open_fail(NVS_CUDNN_AT_CREATE);
     }
     st = c->api.SetStream(c->h, stream);
     if (st != NVSDNN_STATUS_SUCCESS) {
@@ -233,7 +235,7 @@ nvs_result_t nvs_cudnn_open(void *stream, int nlayers, nvs_cudnn **out, char *wh
         const char *e = c->api.GetErrorString(st);
         snprintf(why, len, "%s: cudnnSetStream failed: %s (cuDNN status %d)", c->describe, e ? e : "?", st);
         nvs_cudnn_close(c);
-        return NVS_ERR_CUDNN;
+        return nvs_cudnn_open_fail(NVS_CUDNN_AT_SET_STREAM);
     }
     *out = c;
     return NVS_OK;

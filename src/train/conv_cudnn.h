@@ -8,9 +8,9 @@
 typedef struct nvs_cudnn nvs_cudnn;
 
 /* Loads cuDNN and makes a handle on the current GPU, issuing on `stream` (a cudaStream_t), for a profile of
- * `nlayers` layers. NVS_ERR_UNSUPPORTED with the reason in `why` when the library, one of its entry points or a
- * handle (no GPU it supports) is missing; NVS_ERR_CUDNN with the reason when a call on the handle it made failed.
- * It logs nothing: the caller says the reason (nvs_cudnn_fallback_said). */
+ * `nlayers` layers. NVS_ERR_UNSUPPORTED with the reason in `why` when the library or one of its entry points is
+ * missing; NVS_ERR_CUDNN with the reason when cudnnCreate (no GPU it supports) or a call on the handle it made
+ * failed (nvs_cudnn_open_fail). It logs nothing: the caller says the reason (nvs_cudnn_fallback_said). */
 nvs_result_t nvs_cudnn_open(void *stream, int nlayers, nvs_cudnn **out, char *why, size_t len);
 /* Whether cuDNN loads here, with every entry point (no GPU needed): NVS_ERR_UNSUPPORTED and the reason if not. */
 nvs_result_t nvs_cudnn_probe(char *why, size_t len);

@@ -37,6 +37,11 @@ int nvs_cudnn_fail_level(nvs_cudnn_mode m)
 
 int nvs_cudnn_fallback_said(int opened, nvs_result_t r) { return r != NVS_OK && (opened || r == NVS_ERR_CUDNN); }
 
+nvs_result_t nvs_cudnn_open_fail(nvs_cudnn_open_step s)
+{
+    return s == NVS_CUDNN_AT_LOAD || s == NVS_CUDNN_AT_SYMBOL ? NVS_ERR_UNSUPPORTED : NVS_ERR_CUDNN;
+}
+
 void nvs_cudnn_fallback_note(char *buf, size_t len, const char *why)
 {
     snprintf(buf, len, "--cudnn auto: %s; the convolutions run as implicit GEMMs in cuBLAS and the batch norms in "

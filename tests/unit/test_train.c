@@ -636,6 +636,15 @@ static void t_cudnn_open_fallback_said(void)
     T_EQ_I(nvs_cudnn_fallback_said(1, NVS_ERR_CUDNN), 1);       /* cudnnFind failed, planning */
     T_EQ_I(nvs_cudnn_fallback_said(1, NVS_ERR_NOMEM), 1);       /* its workspace did not fit */
     T_EQ_I(nvs_cudnn_fallback_said(1, NVS_OK), 0);
+    /* what nvs_cudnn_open returns at each step it can fail: cudnnCreate failing (the library loaded, no handle
+     * made) is said as cudnnSetStream's failure is (before, it returned NVS_ERR_UNSUPPORTED and under --cudnn auto
+     * fell back with no info line, only the summary and run.json saying it) */
+    T_EQ_I(nvs_cudnn_fallback_said(0, nvs_cudnn_open_fail(NVS_CUDNN_AT_CREATE)), 1);
+    T_EQ_I(nvs_cudnn_fallback_said(0, nvs_cudnn_open_fail(NVS_CUDNN_AT_SET_STREAM)), 1);
+    T_EQ_I(nvs_cudnn_fallback_said(0, nvs_cudnn_open_fail(NVS_CUDNN_AT_LOAD)), 0);
+    T_EQ_I(nvs_cudnn_fallback_said(0, nvs_cudnn_open_fail(NVS_CUDNN_AT_SYMBOL)), 0);
+    T_EQ_I(nvs_cudnn_falls_back(NVS_CUDNN_AUTO, nvs_cudnn_open_fail(NVS_CUDNN_AT_CREATE), 0), 1);
+    T_EQ_I(nvs_cudnn_falls_back(NVS_CUDNN_ON, nvs_cudnn_open_fail(NVS_CUDNN_AT_CREATE), 0), 0);
     /* and it falls back, under auto only, so that its level is no error there */
     T_EQ_I(nvs_cudnn_falls_back(NVS_CUDNN_AUTO, NVS_ERR_CUDNN, 0), 1);
     T_EQ_I(nvs_cudnn_falls_back(NVS_CUDNN_ON, NVS_ERR_CUDNN, 0), 0);
