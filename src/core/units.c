@@ -85,11 +85,11 @@ int nvs_parse_size(const char *s, size_t *out)
     return 0;
 }
 
-int nvs_size_hint(const char *s, size_t *bytes, char *buf, size_t len)
+/* A size written as a decimal number of bytes with an optional K/M/G/T (as nvs_size_hint takes it, nvs_parse_size
+ * not): 1 with its bytes (perhaps no whole number) in *b; 0 for anything else (junk, negative, overflow). */
+static int decimal_bytes(const char *s, double *b)
 {
     static const char units[] = "KMGT";
-    size_t probe;
-    if (!s || !nvs_parse_size(s, &probe)) return 0;
     size_t n = strspn(s, "0123456789.eE+-");
     char num[64];
     if (!n || n >= sizeof num) return 0;
@@ -102,7 +102,16 @@ int nvs_size_hint(const char *s, size_t *bytes, char *buf, size_t len)
     if (*u == 'B' || *u == 'b') u++;
     double v;
     if (*u || nvs_parse_decimal(num, &v) != NVS_NUM_OK) return 0;
-    double b = ldexp(v, shift);
+    *b = ldexp(v, shift);
+    return 1;
+}
+
+int nvs_size_hint(const char *s, size_t *bytes, char *buf, size_t len)
+{
+    static const char units[] = "KMGT";
+    size_t probe;
+    double b;
+    if (!s || !nvs_parse_size(s, &probe) || !decimal_bytes(s, &b)) return 0;
     const char *what = "sizes are whole bytes with an optional K/M/G/T suffix (powers of 1024)";
     if (b != floor(b)) {
         *bytes = 0;
@@ -124,7 +133,12 @@ int nvs_parse_size_whole(const char *s, size_t *out, char *why, size_t wl)
     char hint[192];
     size_t b;
     if (wl) why[0] = '\0';
+    double zero;
     if (!nvs_parse_size(s, out)) return 0;
+    if (s && decimal_bytes(s, &zero) && zero == 0) { /* "0.0" is the 0 that "0" is: the caller says 0 is too small */
+        *out = 0;
+        return 0;
+    }
     if (!nvs_size_hint(s, &b, hint, sizeof hint)) return -1;
     if (!b) { /* no whole number of bytes: nccl-tests would cut 1.3K to 1331, nvscale says so */
         if (wl) snprintf(why, wl, "%s", hint);

@@ -43,7 +43,8 @@ int nvs_parse_size(const char *s, size_t *out);
 int nvs_size_hint(const char *s, size_t *bytes, char *buf, size_t len);
 /* A size as every size of nvscale's is read (the command line's -b/-e/-i, --bucket-first/--bucket-cap, --copy-bytes,
  * `model`'s bucket flags, a rules file's size key): what nvs_parse_size takes, or a decimal number of bytes that
- * nvs_size_hint finds whole ("1.5M" is 1572864, as nccl-tests 2.19.6 parsesize reads it). 0 with *out; -1 otherwise,
+ * nvs_size_hint finds whole ("1.5M" is 1572864, as nccl-tests 2.19.6 parsesize reads it), or a decimal zero ("0.0"
+ * is 0, as "0" is, so that the caller's range check words both alike). 0 with *out; -1 otherwise,
  * with why set to nvs_size_hint's words when it is a decimal that is no whole number of bytes ("1.3K"), else to ""
  * (the caller says what it expected). The caller checks the range. */
 int nvs_parse_size_whole(const char *s, size_t *out, char *why, size_t wl);

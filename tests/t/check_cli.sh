@@ -75,6 +75,8 @@ refused "field '1G n=2' is empty or holds a blank" "$NVS" check "$good" --min-bu
 refused "--min-busbw 'allreduse:1G:2:300': unknown collective 'allreduse'" "$NVS" check "$good" --min-busbw allreduse:1G:2:300
 refused "--min-busbw 'all_reduce:1Z:2:300': size: '1Z' is not a size" "$NVS" check "$good" --min-busbw all_reduce:1Z:2:300
 refused "--min-busbw 'all_reduce:1G:two:300': n: 'two' is not a GPU count" "$NVS" check "$good" --min-busbw all_reduce:1G:two:300
+# a zero written as a decimal says what size 0 does (was "size: '0.0' is not a size")
+refused "--min-busbw 'all_reduce:0.0:2:1': size: 0 bytes: collectives run at 1 byte or more" "$NVS" check "$good" --min-busbw all_reduce:0.0:2:1
 refused "--min-busbw 'all_reduce:1G:2:-3': min: -3 GB/s out of range" "$NVS" check "$good" --min-busbw all_reduce:1G:2:-3
 refused "--min-p2p 'fast'" "$NVS" check "$good" --min-p2p fast
 refused "--min-p2p '3 min=1': expected a number" "$NVS" check "$good" --min-p2p "3 min=1"

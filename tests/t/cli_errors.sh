@@ -9,6 +9,9 @@ expect 2 "invalid value 'adam' for --optimizer: expected sgd, adamw or adamw-fus
 expect 2 "invalid value 'adamw-foreach' for --optimizer: expected sgd, adamw or adamw-fused" $NVS run --optimizer adamw-foreach --out $out
 expect 2 "option --optimizer given twice" $NVS run --optimizer adamw --optimizer sgd --out $out
 expect 2 "invalid value '0' for -e" $NVS coll -e 0 --out $out
+# a zero written as a decimal is refused in the words that 0 is (core/units.c nvs_parse_size_whole)
+expect 2 "invalid value '0.0' for -b: expected a size from 1 to 1T such as 8, 64K, 1M" $NVS coll -b 0.0 --out $out
+expect 2 "invalid value '0.0K' for --copy-bytes: expected a size from 4 to 1T" $NVS p2p --copy-bytes 0.0K --out $out
 # a fractional size nccl-tests takes (its parsesize reads a double: -b 1.5M is 1572864 bytes) is taken where it is a
 # whole number of bytes (was refused: "expected a size from 1 to 1T such as 8, 64K, 1M"), and one that is not says so
 expect 2 "invalid value '1.3K' for -i: sizes are whole bytes .*: 1331.2 bytes is no whole number" $NVS coll -i 1.3K --out $out

@@ -71,7 +71,11 @@ static void t_parse_size_whole(void)
     } cases[] = {
         {"64K", 0, 65536, NULL},  {"1.5M", 0, 1572864, NULL}, {"1e6", 0, 1000000, NULL},
         {"1.3K", -1, 0, "1331.2 bytes is no whole number"},   {"0.5", -1, 0, "0.5 bytes is no whole number"},
-        {"abc", -1, 0, ""},       {"-1.5M", -1, 0, ""},       {"0.0", -1, 0, ""},
+        {"abc", -1, 0, ""},       {"-1.5M", -1, 0, ""},
+        /* a decimal zero is 0, as "0" is: the caller's range check says so in the same words (was refused as no
+         * size: a rules file's size=0.0 said "is not a size", size=0 "0 bytes: ... 1 byte or more") */
+        {"0", 0, 0, NULL},        {"0.0", 0, 0, NULL},        {"0.0K", 0, 0, NULL},       {"0e3", 0, 0, NULL},
+        {"-0.0", -1, 0, ""},      {"+0", -1, 0, ""},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char why[192] = "x";

@@ -99,7 +99,10 @@ static const struct {
     {"busbw all_reduce size=1.3K n=2 min=1", "size: '1.3K': sizes are whole bytes with an optional K/M/G/T suffix "
                                              "(powers of 1024): 1331.2 bytes is no whole number"},
     {"busbw all_reduce size<=0.5 n=2 min=1", "size: '0.5': sizes are whole bytes"},
-    {"busbw all_reduce size=0.0 n=2 min=1", "size: '0.0' is not a size"},
+    /* a zero written as a decimal is the 0 that size=0 is (was "size: '0.0' is not a size") */
+    {"busbw all_reduce size=0.0 n=2 min=1", "size: 0 bytes: collectives run at 1 byte or more"},
+    {"busbw all_reduce size<=0.0K n=2 min=1", "size: 0 bytes: collectives run at 1 byte or more"},
+    {"busbw all_reduce size=-0.0 n=2 min=1", "size: '-0.0' is not a size"},
     {"busbw all_reduce n=2.5 min=1", "n: '2.5' is not a GPU count"},
     {"busbw all_reduce n=-1 min=1", "n: '-1' is not a GPU count"},
     {"busbw all_reduce n=2", "missing threshold"},
