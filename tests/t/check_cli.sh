@@ -75,6 +75,17 @@ refused "field '1G n=2' is empty or holds a blank" "$NVS" check "$good" --min-bu
 refused "--min-busbw 'allreduse:1G:2:300': unknown collective 'allreduse'" "$NVS" check "$good" --min-busbw allreduse:1G:2:300
 refused "--min-busbw 'all_reduce:1Z:2:300': size: '1Z' is not a size" "$NVS" check "$good" --min-busbw all_reduce:1Z:2:300
 refused "--min-busbw 'all_reduce:1G:two:300': n: 'two' is not a GPU count" "$NVS" check "$good" --min-busbw all_reduce:1G:two:300
+# a decimal size reads as -b reads it (core/units.h nvs_parse_size_whole): one that is no whole number of bytes is
+# refused saying so, one that is whole is taken as those bytes (1.5M: 1572864, the row that -b 1.5M sweeps; the
+# fixture has none, so it is judged not measured: exit 3, not a refusal)
+refused "--min-busbw 'all_reduce:1.3K:2:1': size: '1.3K': sizes are whole bytes with an optional K/M/G/T suffix (powers of 1024): 1331.2 bytes is no whole number" \
+    "$NVS" check "$good" --min-busbw all_reduce:1.3K:2:1
+expect_err 3 "" "$NVS" check "$good" --min-busbw all_reduce:1.5M:2:1
+grep -q "busbw all_reduce 1536 KiB n=2 .*not measured: no 1536 KiB row" "$OUT" ||
+    fail "--min-busbw all_reduce:1.5M:2:1 not judged as the 1536 KiB row: $(grep busbw "$OUT")"
+# ... and a whole decimal that names a measured row is judged on it (0.25G: the 256 MiB row)
+expect_err 0 "" "$NVS" check "$good" --min-busbw all_reduce:0.25G:2:1
+grep -q "busbw all_reduce 256 MiB n=2 .*PASS" "$OUT" || fail "--min-busbw all_reduce:0.25G:2:1 not judged on the 256 MiB row: $(grep busbw "$OUT")"
 # a zero written as a decimal says what size 0 does (was "size: '0.0' is not a size")
 refused "--min-busbw 'all_reduce:0.0:2:1': size: 0 bytes: collectives run at 1 byte or more" "$NVS" check "$good" --min-busbw all_reduce:0.0:2:1
 refused "--min-busbw 'all_reduce:1G:2:-3': min: -3 GB/s out of range" "$NVS" check "$good" --min-busbw all_reduce:1G:2:-3
