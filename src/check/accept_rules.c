@@ -140,7 +140,10 @@ static int rules_text(const nvs_accept_facts *f, char *buf, size_t len, int *rul
              "busbw all_reduce size=1G n=max min_bound=60%");
         rule(&o, f->bounds, f->gpu ? "no ring bound in the run" : nogpu,
              "busbw all_gather size=1G n=max min_bound=48%");
-        rule(&o, f->train, "no training step", "efficiency train n=max min=80% severity=warn");
+        rule(&o, f->train,
+             f->train_one ? "the training step ran at N=1 only: efficiency needs N >= 2, one rank per GPU under mpirun"
+                          : "no training step",
+             "efficiency train n=max min=80% severity=warn");
     }
     if (f->level >= 3) {
         line(&o, "# minutes of load: the busbw and every GPU's GEMM must hold");

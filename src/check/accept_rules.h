@@ -25,6 +25,8 @@ typedef struct {
                      * for a host without GPUs) */
     const char *health_why; /* why the health section lists no GPU (its source: "unsupported: libnvidia-ml.so.1 not
                              * loaded"); NULL or "": not said */
+    int train_one;  /* a training step was measured, at N=1 only (one rank: accept not under mpirun): efficiency
+                     * needs N >= 2, and its SKIP row says so rather than "no training step" */
 } nvs_accept_facts;
 
 /* The rules text (header and one rule per line, each with a comment saying why), into buf. Lines for things

@@ -306,6 +306,7 @@ static nvs_accept_facts facts_of(const json_t *root, int level)
     for (size_t i = 0; i < json_array_size(res); i++) {
         const json_t *n = json_object_get(json_array_get(res, i), "n");
         f.train |= json_is_integer(n) && json_integer_value(n) >= 2;
+        f.train_one |= json_is_integer(n) && json_integer_value(n) == 1;
     }
     f.sustain = json_is_object(json_object_get(root, "sustain"));
     const json_t *st = json_object_get(root, "gpu_selftest");

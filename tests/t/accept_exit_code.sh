@@ -23,6 +23,12 @@ expect_err 3 "" env NVS_TEST_CORRUPT=0 "$NVS" accept --backend mpi --level 2 --o
 grep -Eq '^run result +wrong +ok +- +FAIL +[0-9]+ wrong elements? in the run$' "$OUT" ||
     fail "accept with wrong results: no FAIL row for the run result: $(grep '^run result' "$OUT")"
 grep -Eq '^result: FAIL \(' "$OUT" || fail "accept with wrong results: the result line is not FAIL: $(grep '^result:' "$OUT")"
+# one rank: the training step ran at N=1 (wrong results do not stop it), so efficiency is skipped saying why, not
+# "no training step" (which it said although run.json had the step)
+grep -Eq '^ +skipped: the training step ran at N=1 only: efficiency needs N >= 2' "$OUT" ||
+    fail "accept at one rank: the efficiency SKIP does not say the step ran at N=1: $(grep -A1 'efficiency train' "$OUT")"
+got=$(json_get "$d/wrong/run.json" "[r['n'] for r in d['train']['results']]")
+[ "$got" = "[1]" ] || fail "accept with wrong results: run.json's training results are at n=$got, expected [1]"
 got=$(json_get "$d/wrong/verdicts.json" "d['result']")
 [ "$got" = FAIL ] || fail "accept with wrong results: verdicts.json says result '$got', expected FAIL"
 got=$(json_get "$d/wrong/verdicts.json" "d['exit_code']")

@@ -654,6 +654,21 @@ static void t_gpu_default_rules(void)
     nvs_accept_facts host = {2, 0, 0, 0, 0, 0, 0, 0, 0};
     T_ASSERT(nvs_accept_rules_text(&host, text, sizeof text, &n) > 0);
     T_CONTAINS(text, "# skipped (no GPU: the host backend ran): gpu gemm min_peer=90% min_bound=60%");
+    T_CONTAINS(text, "# skipped (no training step): efficiency train");
+    /* a step measured at N=1 only (one rank): efficiency's SKIP says so (was "no training step", with the step in
+     * run.json) */
+    nvs_accept_facts one = {.level = 2, .train_one = 1};
+    T_ASSERT(nvs_accept_rules_text(&one, text, sizeof text, &n) > 0);
+    T_CONTAINS(text, "# skipped (the training step ran at N=1 only: efficiency needs N >= 2, one rank per GPU under "
+                     "mpirun): efficiency train n=max");
+    T_EQ_I(nvs_accept_skipped_verdicts(&one, &sk), 0);
+    int said = 0;
+    for (size_t i = 0; i < sk.n; i++)
+        said |= !strncmp(sk.v[i].metric, "efficiency train", 16) &&
+                !strcmp(sk.v[i].note, "skipped: the training step ran at N=1 only: efficiency needs N >= 2, one rank "
+                                      "per GPU under mpirun");
+    T_EQ_I(said, 1);
+    nvs_verdicts_free(&sk);
     nvs_accept_facts l1 = {1, 1, 1, 1, 1, 1, 1, 1, 1};
     T_ASSERT(nvs_accept_rules_text(&l1, text, sizeof text, &n) > 0);
     T_ASSERT(!strstr(text, "gpu membw"));
