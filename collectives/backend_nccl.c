@@ -441,19 +441,21 @@ static void emulated_host_env(nvs_rt *rt)
         nvs_warn("setenv NCCL_HOSTID: %s: NCCL may see one host", strerror(errno));
 }
 
+/* Which GPU a rank drives, as check_duplicates gathers it. */
+struct gpu_ident {
+    char host[64];
+    char bus[32];
+};
+
 /* Two ranks of one host on the same GPU is a launch mistake (CUDA_VISIBLE_DEVICES=0 for every rank, say). Every
- * rank sees the same gathered list, so all agree without another collective, and the first pair is said once. */
-static nvs_result_t check_duplicates(nvs_backend *b, int visible)
+ * rank sees the same gathered list, so all agree without another collective, and the first pair is said once.
+ * `all`: room for every rank's, allocated before the set-up's agreement (its failure is this rank's alone). */
+static nvs_result_t check_duplicates(nvs_backend *b, int visible, struct gpu_ident *all)
 {
     nvs_rt *rt = b->rt;
-    struct ident {
-        char host[64];
-        char bus[32];
-    } mine = {{0}, {0}};
+    struct gpu_ident mine = {{0}, {0}};
     snprintf(mine.host, sizeof mine.host, "%s", rt->machine.host);
     snprintf(mine.bus, sizeof mine.bus, "%s", b->pci_bus_id);
-    struct ident *all = calloc((size_t)rt->size, sizeof *all);
-    if (!all) return NVS_ERR_NOMEM;
     nvs_result_t res = nvs_allgather(rt, &mine, all, sizeof mine, "GPU assignment check");
     int first = -1, second = -1, sharing = 0;
     for (int j = 1; res == NVS_OK && j < rt->size && first < 0; j++)
@@ -468,9 +470,20 @@ static nvs_result_t check_duplicates(nvs_backend *b, int visible)
         nvs_error("ranks %d and %d on host %s both drive GPU %s (%d ranks share it; %d GPU%s visible to each rank): "
                   "start one rank per GPU, or give each rank its own (srun --gpus-per-task=1)",
                   first, second, all[first].host, all[first].bus, sharing, visible, visible == 1 ? "" : "s");
-    free(all);
     if (res != NVS_OK) return res;
     return first >= 0 ? NVS_ERR_USAGE : NVS_OK;
+}
+
+/* This rank's own GPU: made current, named (b->device_name, b->pci_bus_id) and sized. */
+static nvs_result_t gpu_setup(nvs_backend *b, int dev)
+{
+    CUDA_TRY(cudaSetDevice(dev));
+    struct cudaDeviceProp prop;
+    CUDA_TRY(cudaGetDeviceProperties(&prop, dev));
+    snprintf(b->device_name, sizeof b->device_name, "%s", prop.name);
+    b->device_memory_bytes = prop.totalGlobalMem;
+    CUDA_TRY(cudaDeviceGetPCIBusId(b->pci_bus_id, (int)sizeof b->pci_bus_id, dev));
+    return NVS_OK;
 }
 
 /* This rank's own part of the set-up before the world communicator: its stream, its counters and, on rank 0,
@@ -507,21 +520,21 @@ nvs_result_t nvs_backend_nccl_init(nvs_backend *b, nvs_rt *rt, const nvs_config 
     NVS_CHECK(nvs_allreduce_f64(rt, &bad, 1, NVS_RT_MAX, "GPU assignment"));
     if (bad) return NVS_ERR_USAGE;
     rt->device = dev;
-    CUDA_TRY(cudaSetDevice(dev));
-    struct cudaDeviceProp prop;
-    CUDA_TRY(cudaGetDeviceProperties(&prop, dev));
-    snprintf(b->device_name, sizeof b->device_name, "%s", prop.name);
-    b->device_memory_bytes = prop.totalGlobalMem;
-    CUDA_TRY(cudaDeviceGetPCIBusId(b->pci_bus_id, (int)sizeof b->pci_bus_id, dev));
-    NVS_CHECK(check_duplicates(b, visible));
 
     ncclUniqueId id;
     memset(&id, 0, sizeof id);
-    /* ncclCommInitRank waits for every rank and polls nothing (backend.h): this rank's set-up, rank 0's unique id
-     * among it, is agreed on first, so that a rank that failed here stops the others, named, instead of leaving
-     * them in the broadcast until --timeout or in ncclCommInitRank for good */
-    nvs_result_t mine = world_setup(b, dev, &id);
+    /* ncclCommInitRank waits for every rank and polls nothing (backend.h), and check_duplicates' gather and the
+     * unique id's broadcast wait for every rank until --timeout: this rank's own set-up (its GPU, the gather's
+     * room, its stream and counters, rank 0's unique id) can fail here alone, so its result is agreed on first,
+     * and a rank that failed stops the others at once, named (its sentence: run_flow.c tells it), instead of
+     * returning alone and leaving them in the next collective */
+    struct gpu_ident *all = calloc((size_t)rt->size, sizeof *all);
+    nvs_result_t mine = all ? gpu_setup(b, dev) : NVS_ERR_NOMEM;
+    if (mine == NVS_OK) mine = world_setup(b, dev, &id);
     nvs_result_t ok = nvs_comm_create_agree(rt, mine, "ncclCommInitRank");
+    /* after it, the same outcome on every rank: the gathered list is the same everywhere */
+    if (ok == NVS_OK) ok = check_duplicates(b, visible, all);
+    free(all);
     if (ok != NVS_OK) {
         nfinalize(b); /* what world_setup made: the caller finalizes only a backend that started */
         return ok;

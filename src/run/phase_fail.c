@@ -21,6 +21,8 @@ static const struct {
     [NVS_PF_SUSTAIN] = {"sustain", "the sustained load"},
     [NVS_PF_TRANSPORTS] = {"transports", "transport attribution"},
     [NVS_PF_SPLIT] = {"split", "the collective sweep's communicator split"},
+    /* no hook: a failure there is made on CPU by tests/fixtures/fake_gpu.c (tests/t/faults_nccl_init.sh) */
+    [NVS_PF_BACKEND] = {NULL, "the backend's set-up"},
 };
 
 const char *nvs_phase_said(nvs_phase_id p) { return p > NVS_PF_NONE && p < NVS_PF_COUNT ? phases[p].said : "?"; }
@@ -33,7 +35,7 @@ nvs_result_t nvs_fail_hook_parse(const char *val, nvs_phase_id *phase, int *rank
     const char *colon = strchr(val, ':');
     size_t len = colon ? (size_t)(colon - val) : 0;
     for (int p = NVS_PF_NONE + 1; colon && p < NVS_PF_COUNT; p++)
-        if (strlen(phases[p].hook) == len && !strncmp(val, phases[p].hook, len)) *phase = (nvs_phase_id)p;
+        if (phases[p].hook && strlen(phases[p].hook) == len && !strncmp(val, phases[p].hook, len)) *phase = (nvs_phase_id)p;
     char *end = NULL;
     long r = colon && colon[1] >= '0' && colon[1] <= '9' ? strtol(colon + 1, &end, 10) : -1;
     if (*phase == NVS_PF_NONE || r < 0 || r > (1 << 20) || !end || *end) {

@@ -21,6 +21,7 @@ typedef enum {
     NVS_PF_SUSTAIN,    /* nvs_phase_sustain */
     NVS_PF_TRANSPORTS, /* nvs_phase_transports */
     NVS_PF_SPLIT,      /* no phase of its own: the test hook's sweep variant, before the communicator split */
+    NVS_PF_BACKEND,    /* the backend's set-up (its GPU, stream, world communicator); told, no test hook */
     NVS_PF_COUNT
 } nvs_phase_id;
 

@@ -401,11 +401,17 @@ static nvs_result_t run_rank(nvs_rt *rt, void *arg)
         run.nccl_log_tmp = req->nccl_log_tmp && rt->rank == 0; /* removed once, by rank 0 */
     }
 
+    nvs_log_forget_error(); /* the set-up's cause, if it fails (phase_fail.h nvs_fail_cause) */
     if (req->backend == NVS_BACKEND_NCCL)
         res = nvs_backend_nccl_init(&run.backend, rt, &req->cfg);
     else
         res = nvs_backend_mpi_init(&run.backend, rt, &req->cfg);
-    if (res != NVS_OK) goto end;
+    /* a rank whose own set-up failed (its GPU, its stream) tells the others which and why: they stopped in the
+     * set-up's agreement (collectives/backend.h nvs_comm_create_agree), and rank 0 says this rank's sentence */
+    if (res != NVS_OK) {
+        res = nvs_phase_told(&run, NVS_PF_BACKEND, "", res);
+        goto end;
+    }
     run.have_backend = 1;
     if (rt->rank == 0) nvs_versions_collect(&run.versions);
     /* from here on, everything measured is kept: checkpoints while it runs, and whatever ends the run */

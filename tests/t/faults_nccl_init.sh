@@ -1,0 +1,56 @@
+#!/bin/sh
+# The NCCL backend's set-up (collectives/backend_nccl.c nvs_backend_nccl_init) failing on one rank, on a machine
+# without a GPU: tests/fixtures/fake_gpu.c, preloaded, stands in for the CUDA and NCCL calls of the set-up and fails
+# one of them on one rank (FAKE_GPU_FAIL=CALL:RANK). The rank's own set-up (cudaSetDevice, cudaGetDeviceProperties,
+# cudaDeviceGetPCIBusId, its stream and counters, rank 0's unique id) enters the agreement before the set-up's
+# collectives (backend.h nvs_comm_create_agree), and the failing rank tells why (run_flow.c, phase_fail.h): the job
+# ends well within --timeout 60, exit 1, rank 0 ending with that rank's own error line, run.json "failed" with it.
+# A cudaSetDevice failure used to return on that rank alone: rank 0 sat in the GPU assignment check's gather until
+# rank 1's MPI_Abort killed it, "interrupted", the cause lost.
+cd "$(dirname "$0")/../.." || exit 1
+. tests/lib.sh
+need_nvscale
+need_cmd mpirun
+need_cmd python3
+CC=${CC:-cc}
+need_cmd "$CC" "no C compiler to build the stand-in GPU"
+[ -n "${ASAN_OPTIONS:-}" ] && skip "a sanitizer build must be preloaded first"
+ldd "$NVS" 2>/dev/null | grep -q 'libasan\|libtsan' && skip "a sanitizer build must be preloaded first"
+ldd "$NVS" 2>/dev/null | grep -q 'libcudart\.so' || skip "nvscale is not linked to the shared CUDA runtime"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+tmp_dir d
+cuda=${CUDA_HOME:-/usr/local/cuda}
+"$CC" -shared -fPIC -I"$cuda/include" -I"${NCCL_HOME:-$cuda}/include" -o "$d/fake_gpu.so" tests/fixtures/fake_gpu.c \
+    2>"$d/cc.err" || skip "the stand-in GPU does not build here: $(head -n 1 "$d/cc.err")"
+h=$(hostname)
+RUN="run --no-train --backend nccl -b 1K -e 4K -n 5 --timeout 60"
+
+# case CALL:RANK: the job's exit, time, rank 0's last words, run.json's status and reason
+case_fail() {
+    spec=$1 call=${1%%:*} r=${1##*:}
+    said="rank $r (host $h) failed in the backend's set-up: $call("
+    t0=$(date +%s)
+    env FAKE_GPU_FAIL=$spec $MPIRUN -np 2 -x FAKE_GPU_FAIL -x LD_PRELOAD="$d/fake_gpu.so" "$NVS" $RUN \
+        --out "$d/$spec" >"$d/$spec.out" 2>&1
+    rc=$?
+    t=$(($(date +%s) - t0))
+    [ $rc -eq 1 ] || fail "$spec: exit $rc, expected 1"
+    [ $t -le 30 ] || fail "$spec: the job took $t s to end with --timeout 60"
+    grep -qF "nvscale: stopped: $said" "$d/$spec.out" ||
+        { fail "$spec: rank 0 does not end saying '$said...'"; grep -v '^\[' "$d/$spec.out" | tail -n 6 | sed 's/^/    /'; }
+    f=$d/$spec/run.json
+    if [ -s "$f" ]; then
+        s=$(json_get "$f" "d['result']['status']")
+        [ "$s" = failed ] || fail "$spec: run.json status '$s', expected 'failed'"
+        json_get "$f" "d['result']['reason']" | grep -qF "$said" ||
+            fail "$spec: run.json's reason does not name the rank and the call: $(json_get "$f" "d['result']['reason']")"
+    else
+        fail "$spec: no final run.json (rank 0 did not get to write it)"
+    fi
+    echo "$spec: out in $t s (exit $rc), run.json '${s:-none}'"
+}
+case_fail cudaSetDevice:1
+case_fail cudaGetDeviceProperties:1
+case_fail cudaDeviceGetPCIBusId:0
+case_fail cudaMalloc:1
+finish
