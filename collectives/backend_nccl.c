@@ -500,6 +500,17 @@ static nvs_result_t world_setup(nvs_backend *b, int dev, ncclUniqueId *id)
     return NVS_OK;
 }
 
+/* The world communicator, kept only once made: a blocking ncclCommInitRank that fails frees what it made and
+ * leaves no communicator to destroy (NCCL src/init.cc, ncclCommInitRankDev's fail path sets *newcomm = NULL). */
+static nvs_result_t world_init(nvs_backend *b, ncclUniqueId id)
+{
+    ncclComm_t world = NULL;
+    ncclResult_t r = ncclCommInitRank(&world, b->rt->size, id, b->rt->rank);
+    if (r != ncclSuccess) return nvs_nccl_fail("ncclCommInitRank", r, NULL);
+    impl_of(b)->world = world;
+    return NVS_OK;
+}
+
 nvs_result_t nvs_backend_nccl_init(nvs_backend *b, nvs_rt *rt, const nvs_config *cfg)
 {
     memset(b, 0, sizeof *b);
@@ -539,7 +550,10 @@ nvs_result_t nvs_backend_nccl_init(nvs_backend *b, nvs_rt *rt, const nvs_config 
         nfinalize(b); /* what world_setup made: the caller finalizes only a backend that started */
         return ok;
     }
-    NVS_CHECK(nvs_bcast(rt, &id, sizeof id, 0, "NCCL unique id broadcast"));
-    NCCL_TRY(ncclCommInitRank(&impl_of(b)->world, rt->size, id, rt->rank), NULL);
-    return NVS_OK;
+    nvs_result_t res = nvs_bcast(rt, &id, sizeof id, 0, "NCCL unique id broadcast");
+    if (res == NVS_OK) res = world_init(b, id);
+    /* world_setup's stream and counters: the caller finalizes only a backend that started (nfinalize clears
+     * b->impl, so a second call frees nothing twice) */
+    if (res != NVS_OK) nfinalize(b);
+    return res;
 }

@@ -53,4 +53,16 @@ case_fail cudaSetDevice:1
 case_fail cudaGetDeviceProperties:1
 case_fail cudaDeviceGetPCIBusId:0
 case_fail cudaMalloc:1
+
+# ncclCommInitRank failing (on every rank: the stand-in has no GPU to talk over) after world_setup made its stream
+# and counters: nfinalize frees them (the caller finalizes only a backend that started). One process, the threads
+# runtime's two ranks, so that it exits normally and the stand-in counts what is left (an MPI rank that fails
+# ends in MPI_Abort, before any exit handler). They used to be left: "2 stream(s), 2 allocation(s) not freed".
+env FAKE_GPU_FAIL=ncclCommInitRank:all LD_PRELOAD="$d/fake_gpu.so" "$NVS" $RUN --out "$d/init" >"$d/init.out" 2>&1
+rc=$?
+[ $rc -eq 1 ] || fail "ncclCommInitRank:all: exit $rc, expected 1"
+grep -q "failed in the backend's set-up: ncclCommInitRank failed" "$d/init.out" ||
+    fail "ncclCommInitRank:all: the failure is not said: $(grep -v '^\[' "$d/init.out" | tail -n 1)"
+grep -q '^fake_gpu: .* not freed' "$d/init.out" && fail "ncclCommInitRank:all: $(grep '^fake_gpu:' "$d/init.out")"
+echo "ncclCommInitRank:all: exit $rc, $(grep -c '^fake_gpu:' "$d/init.out") line(s) of what was left"
 finish
