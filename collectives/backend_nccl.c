@@ -475,6 +475,12 @@ static nvs_result_t check_duplicates(nvs_backend *b, int visible, struct gpu_ide
 }
 
 /* This rank's own GPU: made current, named (b->device_name, b->pci_bus_id) and sized. */
+static nvs_result_t count_devices(int *visible)
+{
+    CUDA_TRY(cudaGetDeviceCount(visible));
+    return NVS_OK;
+}
+
 static nvs_result_t gpu_setup(nvs_backend *b, int dev)
 {
     CUDA_TRY(cudaSetDevice(dev));
@@ -523,13 +529,15 @@ nvs_result_t nvs_backend_nccl_init(nvs_backend *b, nvs_rt *rt, const nvs_config 
         return NVS_ERR_USAGE;
     }
     emulated_host_env(rt);
-    int visible = 0;
-    CUDA_TRY(cudaGetDeviceCount(&visible));
-    int dev = 0;
-    /* every rank must learn that one of them cannot have a GPU, before anyone goes on to collective calls */
-    double bad = pick_device(b, visible, &dev) != NVS_OK;
-    NVS_CHECK(nvs_allreduce_f64(rt, &bad, 1, NVS_RT_MAX, "GPU assignment"));
-    if (bad) return NVS_ERR_USAGE;
+    int visible = 0, dev = 0;
+    /* every rank must learn that one of them cannot have a GPU (its driver failed, or too few GPUs for its host's
+     * ranks), before anyone goes on to collective calls: one agreement, and rank 0 names the rank and its words.
+     * A launch with too few GPUs is the user's to change (exit 2 on every rank); `usage` carries that over. */
+    nvs_result_t mine = count_devices(&visible);
+    if (mine == NVS_OK) mine = pick_device(b, visible, &dev);
+    double usage = mine == NVS_ERR_USAGE;
+    nvs_result_t ok = nvs_rt_agree_ok(rt, mine, &usage, "assigning GPUs");
+    if (ok != NVS_OK) return usage > 0 ? NVS_ERR_USAGE : ok;
     rt->device = dev;
 
     ncclUniqueId id;
@@ -540,9 +548,9 @@ nvs_result_t nvs_backend_nccl_init(nvs_backend *b, nvs_rt *rt, const nvs_config 
      * and a rank that failed stops the others at once, named (its sentence: run_flow.c tells it), instead of
      * returning alone and leaving them in the next collective */
     struct gpu_ident *all = calloc((size_t)rt->size, sizeof *all);
-    nvs_result_t mine = all ? gpu_setup(b, dev) : NVS_ERR_NOMEM;
+    mine = all ? gpu_setup(b, dev) : NVS_ERR_NOMEM;
     if (mine == NVS_OK) mine = world_setup(b, dev, &id);
-    nvs_result_t ok = nvs_comm_create_agree(rt, mine, "ncclCommInitRank");
+    ok = nvs_comm_create_agree(rt, mine, "ncclCommInitRank");
     /* after it, the same outcome on every rank: the gathered list is the same everywhere */
     if (ok == NVS_OK) ok = check_duplicates(b, visible, all);
     free(all);

@@ -103,7 +103,8 @@ static int dispatch(int argc, char **argv)
     return 2;
 }
 
-/* A usage error is said once, by the launcher's rank 0 (nvs_stderr_once); every other rank holds its message back.
+/* A refusal before the runtime exists (a usage error, exit 2; or "--backend nccl needs a GPU", which one host
+ * alone may see) is said once, by the launcher's rank 0 (nvs_stderr_once); every other rank holds its message back.
  * mpirun aborts the job at the first rank that exits non-zero, so a silent rank that got there first killed rank 0
  * before it had written why (1 launch in 8 of `mpirun -np 3 nvscale accept --rules MISSING` on 2 busy cores): the
  * other ranks wait 2 s, time for rank 0 to say it and exit, which ends the job. A rank still there after that saw
@@ -114,7 +115,7 @@ static int dispatch(int argc, char **argv)
 #define NVS_SILENT_RANK_EXIT_DELAY_S 2
 static int said_once(int rc)
 {
-    if (rc == 2 && nvs_launcher_rank() > 0) {
+    if (nvs_launcher_rank() > 0 && (rc == 2 || (rc != 0 && nvs_stderr_once_held()))) {
         sleep(NVS_SILENT_RANK_EXIT_DELAY_S);
         nvs_stderr_once_late(stderr);
     }

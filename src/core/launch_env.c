@@ -66,6 +66,8 @@ int nvs_launched_by_srun(void)
  * of components in SLURM_HET_SIZE */
 static int several_command_lines_under_srun(void) { return env_count("SLURM_HET_SIZE") > 1; }
 
+int nvs_stderr_once_held(void) { return held_fp && fflush(held_fp) == 0 && held_len > 0; }
+
 void nvs_stderr_once_late(FILE *to)
 {
     if (!held_fp || fflush(held_fp) != 0 || !held_len) return;

@@ -31,5 +31,7 @@ int nvs_launched_by_srun(void);
  * --multi-prog, a file missing on its host alone) then goes unsaid: srun names the task that exited 2. A
  * heterogeneous step (SLURM_HET_SIZE above 1: several command lines) says it, as mpirun's ranks do. */
 void nvs_stderr_once_late(FILE *to);
+/* Whether this process holds back anything written through nvs_stderr_once() (0 on rank 0, which holds nothing) */
+int nvs_stderr_once_held(void);
 
 #endif

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "core/clock.h"
+#include "core/host_name.h"
 #include "collectives/sweep.h"
 #include "core/interrupt.h"
 #include "core/launch_env.h"
@@ -26,6 +27,7 @@
 #include "run/rescue.h"
 #include "run/run.h"
 #include "run/run_flow.h"
+#include "run/same_backend.h"
 #include "run/same_command.h"
 #include "runjson/runjson_write.h"
 #include "runjson/sanity.h"
@@ -375,6 +377,7 @@ static nvs_result_t run_rank(nvs_rt *rt, void *arg)
     nvs_rj_utc_stamp((long)time(NULL), run.started_utc, sizeof run.started_utc);
 
     res = nvs_same_command(rt, &req->cfg); /* before anything is made or measured */
+    if (res == NVS_OK) res = nvs_same_backend(rt, req->backend, req->no_gpu);
     if (res != NVS_OK) goto out;
 
     /* one run directory for all ranks: rank 0 creates it (exclusively, <name>.partial) and tells the others; the
@@ -563,7 +566,10 @@ nvs_result_t nvs_run_measure(const nvs_config *cfg_in)
                             "backend (--backend mpi)\n",
                     why);
     } else if (req->backend == NVS_BACKEND_NCCL && !gpus) {
-        fprintf(nvs_stderr_once(), "nvscale: --backend nccl needs a GPU, and none is usable here (%s)\n", why);
+        char host[64];
+        nvs_host_name(host, sizeof host); /* one host alone may lack it: its rank says it (cli/main.c said_once) */
+        fprintf(nvs_stderr_once(), "nvscale: --backend nccl needs a GPU, and none is usable on host %s (%s)\n", host,
+                why);
         free(req);
         return NVS_ERR_UNSUPPORTED;
     }

@@ -54,6 +54,36 @@ case_fail cudaGetDeviceProperties:1
 case_fail cudaDeviceGetPCIBusId:0
 case_fail cudaMalloc:1
 
+# A host whose driver fails (cudaGetDeviceCount on rank 1). Without --backend, rank 1 chose the MPI host backend
+# and rank 0 NCCL: their set-ups met in each other's collectives and rank 0 ended "ncclCommInitRank failed:
+# unhandled system error", blaming itself. Now rank 0 names rank 1, its host and CUDA's words (run/same_backend.h).
+# With --backend nccl, rank 1 refuses before MPI starts: it used to exit 1 without a word (rank 0 "interrupted").
+$MPIRUN -np 2 -x FAKE_GPU_FAIL=cudaGetDeviceCount:1 -x LD_PRELOAD="$d/fake_gpu.so" "$NVS" \
+    $(echo "$RUN" | sed 's/--backend nccl//') --out "$d/mixed" >"$d/mixed.out" 2>&1
+rc=$?
+[ $rc -eq 1 ] || fail "auto backend, rank 1 without a GPU: exit $rc, expected 1"
+grep -qF "rank 1 (host $h) found no usable GPU (cudaGetDeviceCount: " "$d/mixed.out" ||
+    fail "auto backend, rank 1 without a GPU: rank 1 not named: $(grep -v '^\[' "$d/mixed.out" | head -n 3)"
+grep -q "unhandled system error" "$d/mixed.out" && fail "auto backend, rank 1 without a GPU: the backends met"
+echo "auto backend, rank 1 without a GPU: exit $rc, named"
+$MPIRUN -np 2 -x FAKE_GPU_FAIL=cudaGetDeviceCount:1 -x LD_PRELOAD="$d/fake_gpu.so" "$NVS" $RUN --out "$d/nogpu" \
+    >"$d/nogpu.out" 2>&1
+rc=$?
+[ $rc -ne 0 ] || fail "--backend nccl, rank 1 without a GPU: exit 0"
+grep -qF "[rank 1] nvscale: --backend nccl needs a GPU, and none is usable on host $h (cudaGetDeviceCount: " \
+    "$d/nogpu.out" || fail "--backend nccl, rank 1 without a GPU: unsaid: $(grep -v '^\[' "$d/nogpu.out" | head -n 3)"
+echo "--backend nccl, rank 1 without a GPU: exit $rc, said by rank 1"
+
+# Three ranks on a host with two GPUs: rank 2 has none. A launch to change, so exit 2 on every rank (mpirun's
+# status); rank 2 says why and rank 0 names it (it used to return in silence).
+$MPIRUN -np 3 -x LD_PRELOAD="$d/fake_gpu.so" "$NVS" $RUN --out "$d/three" >"$d/three.out" 2>&1
+rc=$?
+[ $rc -eq 2 ] || fail "3 ranks for 2 GPUs: exit $rc, expected 2"
+grep -qF "error: 3 ranks run on host $h but only 2 GPUs are visible there" "$d/three.out" ||
+    fail "3 ranks for 2 GPUs: rank 2's refusal is not said"
+grep -q "rank 0\]: .*rank 2 .*failed in assigning GPUs" "$d/three.out" || fail "3 ranks for 2 GPUs: rank 0 does not name rank 2's refusal: $(grep -v '^\[' "$d/three.out" | tail -n 3)"
+echo "3 ranks for 2 GPUs: exit $rc"
+
 # ncclCommInitRank failing (on every rank: the stand-in has no GPU to talk over) after world_setup made its stream
 # and counters: nfinalize frees them (the caller finalizes only a backend that started). One process, the threads
 # runtime's two ranks, so that it exits normally and the stand-in counts what is left (an MPI rank that fails
