@@ -358,6 +358,20 @@ static int judge(const accept_opts *o, const char *dir, int run_wrong, int save_
         export_no_verdict(o, NVS_ERR_SYSTEM, dir);
         return 1;
     }
+    /* --no-save: the run.json is removed once judged, so no output names it (stdout's first line, --format json's
+     * "run", --junit's and --prometheus's run label named a /tmp path gone by the time anyone read it) */
+    const char *shown = path;
+    if (!save_verdicts) {
+        char *label = strdup("(--no-save: not kept)");
+        if (!label) {
+            fprintf(stderr, "nvscale accept: out of memory\n");
+            export_no_verdict(o, NVS_ERR_NOMEM, dir);
+            nvs_run_free(&run);
+            return 1;
+        }
+        free((char *)run.path);
+        run.path = shown = label;
+    }
     const json_t *root = run.root;
     nvs_accept_facts facts = facts_of(root, o->level);
     facts.gpus_min = o->host_asked ? 0 : o->expect_gpus ? o->expect_gpus : 1;
@@ -402,7 +416,7 @@ static int judge(const accept_opts *o, const char *dir, int run_wrong, int save_
     nvs_check_report rep = {.title = "nvscale accept", .run = &run, .rules_desc = desc, .verdicts = &vs, .slowest = slowest,
                             .nslowest = nvs_check_slowest_ranks(&run, slowest, MAX_SLOWEST),
                             .slowest_pair = nvs_check_slowest_pair(&run)};
-    nvs_export_info info = {"nvscale accept", path, desc, run.started_utc, run.host,
+    nvs_export_info info = {"nvscale accept", shown, desc, run.started_utc, run.host,
                             isnan(run.duration_s) ? -1 : run.duration_s};
     size_t nhosts = 0;
     const char **hosts = nvs_export_run_hosts(&run, &nhosts);

@@ -196,6 +196,12 @@ grep -q "^result: PASS (12 checks; 11 skipped: not checked, see their notes)$" "
     { fail "accept without NVML: no 'result: PASS (12 checks; 11 skipped ...)' line"; grep '^result' "$dir/nonvml.txt"; }
 acc nonvml "$dir/empty" 0 --level 1 &&
     verdict nonvml "health ecc" SKIP "skipped: unsupported: libnvidia-ml.so.1 not loaded"
+# --no-save removes its run.json once judged: no output names it (the table's first line and the JSON's "run" named a
+# /tmp path that was gone)
+[ "$(head -n 1 "$dir/nonvml.txt")" = "nvscale accept: (--no-save: not kept)" ] ||
+    fail "accept --no-save: first line names no kept run: $(head -n 1 "$dir/nonvml.txt")"
+grep -q '"run": "(--no-save: not kept)"' "$dir/nonvml.json" ||
+    fail "accept --no-save --format json: \"run\" is not the --no-save label: $(grep '"run":' "$dir/nonvml.json")"
 
 # a rules file overrides the built-in rules
 printf 'nvscale-rules 1\nhealth ecc severity=warn\nhealth xid\n' >"$dir/warn.rules"
