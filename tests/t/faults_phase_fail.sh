@@ -29,6 +29,15 @@ for bad in bogus:1 sweep:x sweep sweep:-1 sweep:1x split: splits:1; do
     [ ! -e "$d/bad" ] || fail "NVS_TEST_FAIL=$bad: a run directory was left"
 done
 
+# a bad phase's message lists every phase the hook takes: the names read from phase_fail.c's table, the one
+# source of the names (a phase added there but left out of the message is caught here)
+names=$(sed -n 's/^ *\[NVS_PF_[A-Z_]*\] = {"\([a-z0-9]*\)".*/\1/p' src/run/phase_fail.c)
+[ "$(echo "$names" | wc -w)" -gt 1 ] || fail "read only $(echo "$names" | wc -w) phase names from src/run/phase_fail.c"
+NVS_TEST_FAIL=bogus:1 "$NVS" $RUN --out "$d/bad" >"$d/bad.out" 2>&1
+for n in $names; do
+    grep -q "PHASE one of.* $n\( \|\$\)" "$d/bad.out" || fail "NVS_TEST_FAIL=bogus:1: the message does not list phase '$n'"
+done
+
 # case HOOK SENTENCE ROWS_AT_N1: the job's exit, time, rank 0's words, run.json's status, reason and rows
 case_fail() {
     hook=$1 said=$2 want_n1=$3 s= n1=
