@@ -85,9 +85,9 @@ int nvs_gpu_available(char *why, size_t len);
  * nvs_rt_tell_failed), or that enters here with its own failure `mine`, would leave the others inside that call
  * for good, the job ending only on the failing rank's MPI_Abort ("interrupted") or never (threads). So every rank
  * first takes part in this non-blocking agreement, which polls the failure notice, the interrupt and --timeout
- * (runtime.h nvs_rt_agree_ok): NVS_OK when all ranks may go on; else `mine` where it failed, NVS_ERR_ABORTED (the
- * failing rank named by rank 0) or the wait's own error elsewhere. `call` names the blocking call. Shared by both
- * backends (comm_agree.c). */
+ * (runtime.h nvs_rt_agree_ok_told): NVS_OK when all ranks may go on; else `mine` where it failed (that rank tells
+ * the others its last error line), NVS_ERR_ABORTED (rank 0 says that line) or the wait's own error elsewhere.
+ * `call` names the blocking call. Shared by both backends (comm_agree.c). */
 nvs_result_t nvs_comm_create_agree(nvs_rt *rt, nvs_result_t mine, const char *call);
 
 nvs_result_t nvs_backend_nccl_init(nvs_backend *b, nvs_rt *rt, const nvs_config *cfg);

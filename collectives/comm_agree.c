@@ -5,10 +5,11 @@
 
 nvs_result_t nvs_comm_create_agree(nvs_rt *rt, nvs_result_t mine, const char *call)
 {
-    /* rank 0's words when a rank enters with a failure: "rank 1 failed in setting up ncclCommInitRank: ..." */
+    /* the failing rank's notice, which rank 0 says: "rank 1 (host h) failed in setting up ncclCommInitRank: " and
+     * that rank's last error line */
     char what[96];
     snprintf(what, sizeof what, "setting up %s", call);
-    /* one allreduce of two doubles, polled (runtime_mpi.c wait_req, runtime_threads.c): the notice of a rank that
+    /* one allreduce of three doubles, polled (runtime_mpi.c wait_req, runtime_threads.c): the notice of a rank that
      * failed, a signal and --timeout all end it; the blocking call after it then starts on every rank or none */
-    return nvs_rt_agree_ok(rt, mine, NULL, what);
+    return nvs_rt_agree_ok_told(rt, mine, what);
 }

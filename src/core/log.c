@@ -56,6 +56,18 @@ char *nvs_utf8_trim(char *s)
 const char *nvs_log_last_error(void) { return t_last_error; }
 void nvs_log_forget_error(void) { t_last_error[0] = '\0'; }
 
+char *nvs_log_cause(nvs_result_t res, char *buf, size_t len)
+{
+    const char *said = t_last_error, *code = nvs_result_text(res);
+    if (!said[0])
+        snprintf(buf, len, "%s", code);
+    else if (strstr(said, code))
+        snprintf(buf, len, "%s", said);
+    else
+        snprintf(buf, len, "%s (%s)", said, code);
+    return nvs_utf8_trim(buf);
+}
+
 /* t_last_error = the message's first line, control characters as spaces, cut whole characters */
 static void keep_last_error(const char *msg)
 {

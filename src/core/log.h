@@ -9,6 +9,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include "core/err.h"
+
 enum nvs_log_level { NVS_LOG_ERROR = 0, NVS_LOG_WARN = 1, NVS_LOG_INFO = 2, NVS_LOG_DEBUG = 3 };
 
 void nvs_log_set_level(int level); /* below NVS_LOG_ERROR: nothing at all */
@@ -34,6 +36,10 @@ void nvs_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3
 #define NVS_LOG_LAST_LEN 160
 const char *nvs_log_last_error(void);
 void nvs_log_forget_error(void);
+/* The cause of this rank's failure `res`, as a failure notice says it: the last error line (above), which names
+ * what failed, followed by "(TEXT)", the error code's text, when it does not say that already; the code's text
+ * alone when no error line was logged. Cut whole characters to fit len. Returns buf. */
+char *nvs_log_cause(nvs_result_t res, char *buf, size_t len);
 /* Drops an incomplete UTF-8 sequence left at the end of s by a cut at a byte count (snprintf's). Returns s. */
 char *nvs_utf8_trim(char *s);
 

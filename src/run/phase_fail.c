@@ -23,6 +23,7 @@ static const struct {
     [NVS_PF_SPLIT] = {"split", "the collective sweep's communicator split"},
     /* no hook: a failure there is made on CPU by tests/fixtures/fake_gpu.c (tests/t/faults_nccl_init.sh) */
     [NVS_PF_BACKEND] = {NULL, "the backend's set-up"},
+    [NVS_PF_COMM] = {"comm", "setting up the collective sweep's communicator"},
 };
 
 const char *nvs_phase_said(nvs_phase_id p) { return p > NVS_PF_NONE && p < NVS_PF_COUNT ? phases[p].said : "?"; }
@@ -60,17 +61,7 @@ int nvs_fail_injected(const nvs_ctx *run, nvs_phase_id p)
     return 1;
 }
 
-char *nvs_fail_cause(nvs_result_t res, char *buf, size_t len)
-{
-    const char *said = nvs_log_last_error(), *code = nvs_result_text(res);
-    if (!said[0])
-        snprintf(buf, len, "%s", code);
-    else if (strstr(said, code))
-        snprintf(buf, len, "%s", said);
-    else
-        snprintf(buf, len, "%s (%s)", said, code);
-    return nvs_utf8_trim(buf);
-}
+char *nvs_fail_cause(nvs_result_t res, char *buf, size_t len) { return nvs_log_cause(res, buf, len); }
 
 nvs_result_t nvs_phase_told(nvs_ctx *run, nvs_phase_id p, const char *at, nvs_result_t res)
 {

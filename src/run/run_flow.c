@@ -163,9 +163,12 @@ static nvs_result_t sweep_phase(nvs_ctx *run)
         int last = i == run->npoints - 1;
         /* the hooks fail the last GPU count, the earlier ones measured: split before its communicator split (the
          * others stop in the agreement before it: collectives/backend.h nvs_comm_create_agree), sweep after it
-         * (the others find out at the sweep's first wait) */
+         * (the others find out at the sweep's first wait); comm enters that agreement with its failure */
         if (last && nvs_fail_injected(run, NVS_PF_SPLIT)) {
             res = NVS_ERR_NOMEM;
+        } else if (last && nvs_fail_injected(run, NVS_PF_COMM)) { /* the agreement the others enter in comm_split */
+            res = nvs_comm_create_agree(run->rt, NVS_ERR_NOMEM,
+                                        strcmp(b->ops->name, "nccl") ? "MPI_Comm_split" : "ncclCommSplit");
         } else {
             res = b->ops->comm_split(b, is_member(p, run->rt->rank), &c);
             if (res != NVS_OK) break;

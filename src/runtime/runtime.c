@@ -110,22 +110,51 @@ nvs_result_t nvs_rt_agree_result(nvs_rt *rt, nvs_result_t mine)
     return r;
 }
 
-/* See runtime.h. */
-nvs_result_t nvs_rt_agree_ok(nvs_rt *rt, nvs_result_t mine, double *max, const char *what)
+/* The notice that a rank which failed in an agreement that tells (nvs_rt_agree_ok_told) sends just after it: sent
+ * at once, so this bounds only a notice lost with its rank (gone right after the agreement); the code's text is said
+ * then. The same bound as run_flow's wait for a notice at the end of a run. */
+#define NVS_RT_TOLD_WAIT_S 2.0
+
+/* nvs_rt_agree_ok, and with `tells` nvs_rt_agree_ok_told */
+static nvs_result_t agree_ok(nvs_rt *rt, nvs_result_t mine, double *max, const char *what, int tells)
 {
-    /* [1]: the lowest rank that failed and its result, as (size - rank) * 1000 + result; 0: none failed */
-    double v[2] = {max ? *max : 0, mine != NVS_OK ? (double)(rt->size - rt->rank) * 1000.0 + (double)mine : 0};
-    nvs_result_t r = nvs_allreduce_f64(rt, v, 2, NVS_RT_MAX, what);
-    if (mine != NVS_OK) return mine;
+    /* [1]: the lowest rank that failed and its result, as (size - rank) * 1000 + result; 0: none failed. [2]: a
+     * rank that failed tells why just after (the failing ranks of one agreement all tell, or none) */
+    double v[3] = {max ? *max : 0, mine != NVS_OK ? (double)(rt->size - rt->rank) * 1000.0 + (double)mine : 0,
+                   tells && mine != NVS_OK};
+    nvs_result_t r = nvs_allreduce_f64(rt, v, 3, NVS_RT_MAX, what);
+    if (mine != NVS_OK) {
+        if (tells) { /* after the agreement, which every rank then finished: none is left in it */
+            char cause[NVS_LOG_LAST_LEN + 64], why[NVS_RT_WHY_LEN];
+            snprintf(why, sizeof why, "rank %d (host %s) failed in %s: %s", rt->rank, rt->host, what,
+                     nvs_log_cause(mine, cause, sizeof cause));
+            nvs_rt_tell_failed(rt, nvs_utf8_trim(why));
+        }
+        return mine;
+    }
     if (r != NVS_OK) return r;
     if (max) *max = v[0];
     if (v[1] == 0) return NVS_OK;
     rt->agreed_failed = 1;
     long first = (long)v[1];
-    if (rt->rank == 0)
-        nvs_error("rank %ld failed in %s: %s; every rank stops", rt->size - first / 1000, what,
-                  nvs_result_text((nvs_result_t)(first % 1000)));
+    if (rt->rank != 0) return NVS_ERR_ABORTED;
+    /* rank 0 says the failing rank's own sentence as it hears it (nvs_rt_peer_failed), which run.json's reason
+     * takes too; the code's text only when no notice comes */
+    if (v[2] > 0 && nvs_rt_await_notice(rt, NVS_RT_TOLD_WAIT_S) != NVS_OK && rt->peer_failed) return NVS_ERR_ABORTED;
+    nvs_error("rank %ld failed in %s: %s; every rank stops", rt->size - first / 1000, what,
+              nvs_result_text((nvs_result_t)(first % 1000)));
     return NVS_ERR_ABORTED;
+}
+
+/* See runtime.h. */
+nvs_result_t nvs_rt_agree_ok(nvs_rt *rt, nvs_result_t mine, double *max, const char *what)
+{
+    return agree_ok(rt, mine, max, what, 0);
+}
+
+nvs_result_t nvs_rt_agree_ok_told(nvs_rt *rt, nvs_result_t mine, const char *what)
+{
+    return agree_ok(rt, mine, NULL, what, 1);
 }
 
 void nvs_rt_beat(nvs_rt *rt)

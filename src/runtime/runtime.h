@@ -150,6 +150,12 @@ static inline nvs_result_t nvs_allreduce_f64(nvs_rt *rt, double *v, int n, nvs_r
  * when no rank failed; else `mine` where it failed (its own message says why) and NVS_ERR_ABORTED on the others,
  * where rank 0 names the first rank that failed and its error. */
 nvs_result_t nvs_rt_agree_ok(nvs_rt *rt, nvs_result_t mine, double *max, const char *what);
+/* nvs_rt_agree_ok for a failure that no phase will tell (a communicator's creation: collectives/backend.h
+ * nvs_comm_create_agree, in the backend's start or in a phase): a rank that enters with its own failure tells the
+ * others just after the agreement (nvs_rt_tell_failed: "rank R (host H) failed in WHAT: " and its last error line,
+ * core/log.h nvs_log_cause), and rank 0 says that sentence (and run.json's reason takes it), not the code's text
+ * alone. Rank 0 waits for the notice at most 2 s; the others return at once. */
+nvs_result_t nvs_rt_agree_ok_told(nvs_rt *rt, nvs_result_t mine, const char *what);
 
 /* A rank's own failure (out of memory, a CUDA error) in the middle of work that the other ranks share (a training
  * point's all-reduces): the others would wait for it until --timeout, then blame a "stalled or gone" rank; and

@@ -9,6 +9,10 @@
 # rank 0 writes its own reason). split:1: rank 1 fails before the last GPU count's communicator split, which rank 0
 # is about to enter: MPI_Comm_split polls nothing, so rank 0 used to sit in it until rank 1's MPI_Abort ended the job
 # "interrupted", the cause lost; now the ranks agree before it (collectives/backend.h nvs_comm_create_agree).
+# comm:1: rank 1 enters that agreement with its own failure (as a rank with no memory for the communicator): rank 0
+# learns of it from the agreement, and used to say only the code's text ("rank 1 failed in setting up
+# MPI_Comm_split: out of memory"); now it says the failing rank's own line, as a phase's notice does
+# (runtime.h nvs_rt_agree_ok_told).
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
 need_nvscale
@@ -71,5 +75,8 @@ case_fail() {
 case_fail sweep:1 "rank 1 (host $h) failed in the collective sweep at N=2: out of memory in the collective sweep (injected by NVS_TEST_FAIL=sweep:1)" yes
 case_fail sweep:0 "rank 0 (host $h) failed in the collective sweep at N=2: out of memory in the collective sweep (injected by NVS_TEST_FAIL=sweep:0)" yes
 case_fail split:1 "rank 1 (host $h) failed in the collective sweep at N=2: out of memory in the collective sweep's communicator split (injected by NVS_TEST_FAIL=split:1)" yes
+case_fail comm:1 "rank 1 (host $h) failed in setting up MPI_Comm_split: out of memory in setting up the collective sweep's communicator (injected by NVS_TEST_FAIL=comm:1)" yes
+! grep -q "rank 0\]: error: rank 1 failed in setting up MPI_Comm_split: out of memory; every rank stops" "$d/comm:1.out" ||
+    fail "comm:1: rank 0 still says the error code's text alone"
 case_fail topology:1 "rank 1 (host $h) failed in topology gathering: out of memory in topology gathering (injected by NVS_TEST_FAIL=topology:1)" no
 finish

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "core/clock.h"
+#include "core/log.h"
 #include "runtime/runtime.h"
 #include "t.h"
 
@@ -18,6 +19,7 @@
 
 struct agree_job {
     unsigned fail_mask; /* ranks whose local step failed */
+    int told;           /* nvs_rt_agree_ok_told, a failing rank logging its cause first */
     nvs_result_t got[3];
     double max[3];
 };
@@ -27,7 +29,14 @@ static nvs_result_t agree_rank(nvs_rt *rt, void *arg)
     struct agree_job *j = arg;
     double v = 10.0 * rt->rank;
     nvs_result_t mine = j->fail_mask & (1u << rt->rank) ? NVS_ERR_CUDA : NVS_OK;
-    j->got[rt->rank] = nvs_rt_agree_ok(rt, mine, &v, "the test's setup");
+    if (j->told) {
+        nvs_log_forget_error();
+        if (mine != NVS_OK) nvs_error("cudaMalloc of 64 MiB on rank %d failed: CUDA error", rt->rank);
+        j->got[rt->rank] = nvs_rt_agree_ok_told(rt, mine, "the test's setup");
+        v = 20; /* nothing maximised */
+    } else {
+        j->got[rt->rank] = nvs_rt_agree_ok(rt, mine, &v, "the test's setup");
+    }
     j->max[rt->rank] = v;
     return NVS_OK; /* the results are looked at by the case */
 }
@@ -85,6 +94,27 @@ static void t_agree_one_failed(void)
     T_EQ_I(j.got[0], NVS_ERR_CUDA);
     T_EQ_I(j.got[1], NVS_ERR_ABORTED);
     T_EQ_S(err, "");
+    free(err);
+}
+
+/* nvs_rt_agree_ok_told (before a communicator's creation): rank 0 says the failing rank's own line, told just after
+ * the agreement, not the code's text alone; rank 0 itself failing: it tells, nobody else speaks */
+static void t_agree_told(void)
+{
+    struct agree_job j = {.fail_mask = 1u << 1, .told = 1};
+    char *err = agree(&j);
+    T_EQ_I(j.got[1], NVS_ERR_CUDA);
+    T_EQ_I(j.got[0], NVS_ERR_ABORTED);
+    T_EQ_I(j.got[2], NVS_ERR_ABORTED);
+    T_CONTAINS(err, "rank 1 (host ");
+    T_CONTAINS(err, ") failed in the test's setup: cudaMalloc of 64 MiB on rank 1 failed: CUDA error; every rank stops");
+    T_ASSERT(!strstr(err, "rank 1 failed in the test's setup: CUDA error")); /* the code's text alone */
+    free(err);
+    j = (struct agree_job){.fail_mask = 1u, .told = 1};
+    err = agree(&j);
+    T_EQ_I(j.got[0], NVS_ERR_CUDA);
+    T_EQ_I(j.got[1], NVS_ERR_ABORTED);
+    T_ASSERT(!strstr(err, "every rank stops"));
     free(err);
 }
 
@@ -221,6 +251,7 @@ T_LIST = {
     T_CASE(t_abandoned_collective), /* first: under mpirun the binary runs only its child side */
     T_CASE(t_agree_none_failed),
     T_CASE(t_agree_one_failed),
+    T_CASE(t_agree_told),
     T_CASE(t_beats_keep_waiting),
     T_CASE(t_beats_stop),
 };
