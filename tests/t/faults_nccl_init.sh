@@ -28,7 +28,7 @@ RUN="run --no-train --backend nccl -b 1K -e 4K -n 5 --timeout 60"
 # case CALL:RANK: the job's exit, time, rank 0's last words, run.json's status and reason
 case_fail() {
     spec=$1 call=${1%%:*} r=${1##*:}
-    said="rank $r (host $h) failed in the backend's set-up: $call("
+    said="rank $r (host $h) failed in setting up ncclCommInitRank: $call("
     t0=$(date +%s)
     env FAKE_GPU_FAIL=$spec $MPIRUN -np 2 -x FAKE_GPU_FAIL -x LD_PRELOAD="$d/fake_gpu.so" "$NVS" $RUN \
         --out "$d/$spec" >"$d/$spec.out" 2>&1
