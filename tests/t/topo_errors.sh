@@ -37,8 +37,7 @@ refused "unexpected argument 'extra'" "$NVS" topo --hwloc-xml tests/fixtures/top
 # machine busy enough that it takes longer than the other ranks' 2 s wait to start and refuse (then both said it, and
 # this test failed now and then); the hook NVS_TEST_SILENT_RANK_DELAY_S makes rank 1 wait for it (src/cli/main.c).
 if command -v mpirun >/dev/null 2>&1; then
-    late="$dir/late-rank0.sh"
-    printf '#!/bin/sh\n[ "$OMPI_COMM_WORLD_RANK" = 0 ] && sleep 3\nexec "$@"\n' >"$late" && chmod +x "$late"
+    late_rank0 late
     OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NVS_TEST_SILENT_RANK_DELAY_S=60 \
         mpirun -np 2 --oversubscribe -x NVS_TEST_SILENT_RANK_DELAY_S "$late" "$NVS" topo \
         --hwloc-xml tests/fixtures/topo/h200x2.xml --emulate-nodes 2 --no-save >"$OUT" 2>"$ERR"
