@@ -80,22 +80,68 @@ int nvs_cli_size(const char *s, size_t lo, size_t *out, const char *expect, char
     return -1;
 }
 
-int nvs_cli_usage(const char *sub, const char *fmt, ...)
+static void cli_say(const char *sub, const char *fmt, va_list ap)
 {
     FILE *to = nvs_stderr_once();
     char *msg = NULL;
-    va_list ap;
-    va_start(ap, fmt);
     int n = vasprintf(&msg, fmt, ap);
-    va_end(ap);
     /* the message quotes flag values and rules-file text: their control, reordering (U+202E) and stray bytes reach
      * the terminal only as visible text (core/escape.h), as nvs_error's do */
     fprintf(to, "nvscale %s: ", sub);
     if (n >= 0) nvs_esc_fputs(NVS_ESC_TERM, msg, to);
     else fputs("bad input (and out of memory to say which)", to);
     free(msg);
-    fprintf(to, "\nTry 'nvscale %s --help'.\n", sub);
+    fputc('\n', to);
+}
+
+int nvs_cli_usage(const char *sub, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    cli_say(sub, fmt, ap);
+    va_end(ap);
+    fprintf(nvs_stderr_once(), "Try 'nvscale %s --help'.\n", sub);
     return 2;
+}
+
+int nvs_cli_refuse(const char *sub, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    cli_say(sub, fmt, ap);
+    va_end(ap);
+    return 2;
+}
+
+int nvs_cli_output_dir_ok(const char *sub, const char *flag, const char *dir)
+{
+    struct stat st;
+    if (stat(dir, &st) == 0 && !S_ISDIR(st.st_mode)) return nvs_cli_usage(sub, "%s %s: not a directory", flag, dir);
+    /* the directory, or the nearest of its ancestors that exists: the one in which something will be made */
+    char anc[PATH_MAX];
+    if (snprintf(anc, sizeof anc, "%s", dir) >= (int)sizeof anc) return nvs_cli_usage(sub, "%s %s: path too long", flag, dir);
+    while (stat(anc, &st) != 0) {
+        char *slash = strrchr(anc, '/');
+        if (!slash) {
+            snprintf(anc, sizeof anc, ".");
+        } else if (slash == anc) {
+            anc[1] = '\0';
+        } else {
+            *slash = '\0';
+        }
+        if (!strcmp(anc, ".") || !strcmp(anc, "/")) break;
+    }
+    if (stat(anc, &st) != 0 || !S_ISDIR(st.st_mode))
+        return nvs_cli_usage(sub, "%s %s: '%s' is not a directory", flag, dir, anc);
+    /* a directory made there and removed, as the writer will: access(W_OK) is not enough (root passes it on /proc,
+     * where mkdir fails with ENOENT, which would read as if the directory were not there) */
+    char probe[PATH_MAX + 32];
+    snprintf(probe, sizeof probe, "%s/.nvscale-probe-XXXXXX", anc);
+    if (!mkdtemp(probe))
+        return nvs_cli_usage(sub, "%s %s: cannot write in directory '%s': %s", flag, dir, anc,
+                             errno == ENOENT ? "no directory can be made there" : strerror(errno));
+    (void)rmdir(probe);
+    return 0;
 }
 
 int nvs_cli_rules_load(const char *sub, const char *path, nvs_ruleset *rs)

@@ -38,6 +38,14 @@ int nvs_cli_sysfs_root_env_ok(void);
  * (options.c). */
 nvs_result_t nvs_cli_test_hooks_env(nvs_config *c);
 int nvs_cli_usage(const char *sub, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* An input error of subcommand SUB that the help does not answer (a file's content): "nvscale SUB: <message>", once
+ * under mpirun, no hint. Returns 2. */
+int nvs_cli_refuse(const char *sub, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* An output directory asked for by FLAG (report's -o), made if missing: it, or the nearest of its ancestors that
+ * exists, must be a directory in which one can be made (one is made there and removed). Checked before anything is
+ * read, so that the refusal is the subcommand's usage error, not the directory maker's later words. Returns 0, or 2
+ * after one usage message of subcommand SUB. */
+int nvs_cli_output_dir_ok(const char *sub, const char *flag, const char *dir);
 /* The largest size a size flag takes: 1 TiB. No GPU (141 GB on an H200) or host rank comes near it, and every size
  * stays exact in a double, which the sweep's arithmetic (core/metrics.c) and the model's use. */
 #define NVS_CLI_MAX_SIZE ((size_t)1 << 40)

@@ -959,6 +959,9 @@ int cmd_model(int argc, char **argv)
     if (o.lambda + o.list + (o.calibrate != NULL) > 1)
         return usage_error("%s", "--lambda, --list-presets and --calibrate: give one of them");
     if (o.output) {
+        /* a path that cannot be written is refused now, as a usage error of model's ("nvscale model: -o ..."), not
+         * after the work by the file writer in its own words ("nvscale: error: cannot write ...") */
+        if ((rc = nvs_cli_output_file_ok("model", o.output_flag, o.output, NULL))) return rc;
         /* the output is written last, over whatever it names: never over a file this command reads */
         nvs_cli_file files[MAX_PRESET_FILES + 4];
         size_t nf = 0;

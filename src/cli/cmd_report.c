@@ -58,10 +58,10 @@ static int report_models(int n, char **paths, const char *outdir, const char *ti
         }
         docs[i] = json_load_file(paths[i], 0, &je);
         if (!docs[i]) {
-            nvs_error("report: %s: not JSON (%s, line %d)", paths[i], je.text, je.line);
+            nvs_cli_refuse("report", "%s: not JSON (%s, line %d)", paths[i], je.text, je.line);
             res = NVS_ERR_INPUT;
         } else if (!nvs_report_is_model(docs[i])) {
-            nvs_error("report: %s: not a model projection (schema nvscale.model/1, kind projection): give model "
+            nvs_cli_refuse("report", "%s: not a model projection (schema nvscale.model/1, kind projection): give model "
                       "projections or run.json files, not both", paths[i]);
             res = NVS_ERR_INPUT;
         }
@@ -94,28 +94,31 @@ int cmd_report(int argc, char **argv)
         switch (c) {
         case 'o':
             if (!*optarg) {
-                nvs_error("report: -o needs a directory, got an empty string");
+                nvs_cli_refuse("report", "-o needs a directory, got an empty string");
                 return 2;
             }
             if (outdir) { /* the first would be silently lost */
-                nvs_error("report: -o/--output given twice");
+                nvs_cli_refuse("report", "-o/--output given twice");
                 return 2;
             }
             /* room for the file names inside it (the report's buffers are NVS_PATH_MAX): a longer one was cut
              * short silently, the cut directory made, and the report then failed to be written */
             if (strlen(optarg) > NVS_PATH_MAX - 256) {
-                nvs_error("report: -o: a directory name of %zu bytes: at most %d", strlen(optarg), NVS_PATH_MAX - 256);
+                nvs_cli_refuse("report", "-o: a directory name of %zu bytes: at most %d", strlen(optarg), NVS_PATH_MAX - 256);
                 return 2;
             }
             outdir = optarg;
+            /* refused here as report's ("nvscale report: -o /proc/x: ..."), not by the directory maker after the
+             * runs are read ("nvscale: error: cannot create directory /proc/x") */
+            if (nvs_cli_output_dir_ok("report", "-o", outdir)) return 2;
             break;
         case 't':
             if (!*optarg) { /* was taken as no title: the default, without a word */
-                nvs_error("report: -t needs a title, got an empty string");
+                nvs_cli_refuse("report", "-t needs a title, got an empty string");
                 return 2;
             }
             if (title) {
-                nvs_error("report: -t/--title given twice");
+                nvs_cli_refuse("report", "-t/--title given twice");
                 return 2;
             }
             title = optarg;
@@ -123,18 +126,18 @@ int cmd_report(int argc, char **argv)
         case 'P': plots = 0; break;
         case 'h': usage(stdout); return 0;
         case ':':
-            nvs_error("report: option %s needs a value", argv[optind - 1]);
+            nvs_cli_refuse("report", "option %s needs a value", argv[optind - 1]);
             return 2;
         default: {
             char why[160];
             /* a long option is named as typed: for "--no-plots=1" getopt's optopt is the option's value 'P',
              * which named a "-P" that does not exist */
             if (nvs_cli_value_on_flag(argv, opts, why, sizeof why))
-                nvs_error("report: %s", why);
+                nvs_cli_refuse("report", "%s", why);
             else if (optopt && strncmp(argv[optind - 1], "--", 2))
-                nvs_error("report: unknown option -%c", optopt);
+                nvs_cli_refuse("report", "unknown option -%c", optopt);
             else
-                nvs_error("report: unknown option %s", argv[optind - 1]);
+                nvs_cli_refuse("report", "unknown option %s", argv[optind - 1]);
             fprintf(stderr, "Try 'nvscale report --help'.\n"); /* one message, not the whole help */
             return 2;
         }
@@ -142,7 +145,7 @@ int cmd_report(int argc, char **argv)
     }
     int nruns = argc - optind;
     if (nruns < 1) {
-        nvs_error("report: no run.json given");
+        nvs_cli_refuse("report", "no run.json given");
         fprintf(stderr, "Try 'nvscale report --help'.\n");
         return 2;
     }
@@ -182,7 +185,7 @@ int cmd_report(int argc, char **argv)
         struct stat st;
         int there = stat(dir, &st) == 0;
         if (there && !S_ISDIR(st.st_mode)) {
-            nvs_error("report: -o %s: not a directory", dir);
+            nvs_cli_refuse("report", "-o %s: not a directory", dir);
             res = NVS_ERR_USAGE;
         } else {
             res = nvs_mkdir_p(dir);

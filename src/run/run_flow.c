@@ -108,8 +108,8 @@ static nvs_result_t gather_rank_info(nvs_ctx *run)
 }
 
 /* GPU counts to measure: --gpus, or 1, 2, 4, .. below the world size and the world size itself ("coll": the
- * world size only, as nccl-tests). */
-static nvs_result_t plan_counts(nvs_ctx *run, int all_counts)
+ * world size only, as nccl-tests). HOST: the MPI host backend, whose ranks are processes, not GPUs. */
+static nvs_result_t plan_counts(nvs_ctx *run, int all_counts, int host)
 {
     const nvs_config *cfg = run->cfg;
     int world = run->rt->size;
@@ -117,9 +117,16 @@ static nvs_result_t plan_counts(nvs_ctx *run, int all_counts)
     if (cfg->n_gpu_counts) {
         for (int i = 0; i < cfg->n_gpu_counts; i++) {
             if (cfg->gpu_counts[i] > world) {
-                if (run->rt->rank == 0)
-                    fprintf(stderr, "nvscale: invalid value '%d' in --gpus: only %d rank%s (GPU%s) in this run\n",
-                            cfg->gpu_counts[i], world, world > 1 ? "s" : "", world > 1 ? "s" : "");
+                /* why the count is too many, in the backend's terms: on host memory a rank is an MPI process, not a
+                 * GPU (it said "(GPU)" right after the notice that no GPU was found) */
+                if (run->rt->rank == 0 && host)
+                    fprintf(stderr, "nvscale %s: invalid value '%d' in --gpus: this run has %d rank%s, %s on host "
+                            "memory (no GPU); for %d: mpirun -np %d nvscale %s\n", cfg->subcommand, cfg->gpu_counts[i],
+                            world, world > 1 ? "s" : "", world > 1 ? "MPI processes" : "an MPI process",
+                            cfg->gpu_counts[i], cfg->gpu_counts[i], cfg->subcommand);
+                else if (run->rt->rank == 0)
+                    fprintf(stderr, "nvscale %s: invalid value '%d' in --gpus: this run has %d rank%s (GPU%s)\n",
+                            cfg->subcommand, cfg->gpu_counts[i], world, world > 1 ? "s" : "", world > 1 ? "s" : "");
                 return NVS_ERR_USAGE;
             }
             counts[n++] = cfg->gpu_counts[i];
@@ -428,7 +435,7 @@ static nvs_result_t run_rank(nvs_rt *rt, void *arg)
     NVS_CHECK_GOTO(phase(&run, NVS_PF_RANKS, gather_rank_info), res, end);
     NVS_CHECK_GOTO(phase(&run, NVS_PF_TOPOLOGY, nvs_phase_topology), res, end); /* also `coll`: NCCL's links */
     if (phases & NVS_PHASE_HEALTH) NVS_CHECK_GOTO(phase(&run, NVS_PF_HEALTH, nvs_phase_health_start), res, end);
-    NVS_CHECK_GOTO(plan_counts(&run, strcmp(sub, "coll") != 0), res, end);
+    NVS_CHECK_GOTO(plan_counts(&run, strcmp(sub, "coll") != 0, req->backend != NVS_BACKEND_NCCL), res, end);
     int trains = !strcmp(sub, "train") || req->cfg.model[0];
     if (trains) NVS_CHECK_GOTO(phase(&run, NVS_PF_PREFLIGHT, nvs_phase_train_preflight), res, end);
     NVS_CHECK_GOTO(nvs_run_checkpoint(&run, 1), res, end);

@@ -173,6 +173,21 @@ expect 0 "nccl-tests style" $NVS help
 # help SUBCOMMAND is SUBCOMMAND --help (as git's); an unknown name is a usage error
 expect 0 "usage: nvscale model --gpu" $NVS help model
 expect 2 "nvscale help: unknown subcommand 'bogus'" $NVS help bogus
+# an output path that cannot be written is the subcommand's usage error, as every other one ("nvscale SUB: ..."), said
+# before the work; it was the file writer's "nvscale: error: cannot write /proc/x.txt" (model, after the model ran)
+# and "nvscale: error: cannot create directory /proc/x" (report)
+expect 2 "^nvscale model: -o /proc/nvs-x.txt: cannot write in directory '/proc'" $NVS model --lambda -o /proc/nvs-x.txt
+expect 2 "^nvscale report: -o /proc/nvs-x: cannot write in directory '/proc'" $NVS report \
+    results/h200x2-final/default-run/run.json -o /proc/nvs-x
+expect 2 "^nvscale report: -o /etc/passwd: not a directory" $NVS report results/h200x2-final/default-run/run.json \
+    -o /etc/passwd
+expect 2 "^nvscale report: unknown option --bogus" $NVS report --bogus
+# --gpus above the world size says why in the run's terms: on the host backend a rank is a process, not a GPU (it
+# said "only 1 rank (GPU)" right after the notice that no GPU was found)
+if ! has_gpu; then
+    expect 2 "^nvscale coll: invalid value '3' in --gpus: this run has 1 rank, an MPI process on host memory \(no GPU\); for 3: mpirun -np 3 nvscale coll" \
+        $NVS coll --gpus 3 -e 1K --out $out
+fi
 expect 0 "NCCL" $NVS version
 # words after version or help SUBCOMMAND were ignored (exit 0)
 expect 2 "nvscale version: unexpected argument 'extra'" $NVS version extra
