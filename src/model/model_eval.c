@@ -253,7 +253,9 @@ static nvs_result_t step_lanes(const nvs_model_config *c, const nvs_model_bucket
     double grads = p->total_params * c->grad_bytes;
     if (scaler) /* unscale_ with its inf/NaN check, one pass; the host then waits for found_inf */
         after[na++] = (nvs_lane_item){op, nvs_mem_pass_us(2.0 * grads, &c->gpu, &c->ct), 1};
-    after[na++] = (nvs_lane_item){op, nvs_optimizer_us(p->total_params, c->grad_bytes, opt_foreach(c), c->opt, &c->gpu, &c->ct), 0};
+    /* the optimizer's operations, as many as the training step dispatches (framework.h) */
+    after[na++] = (nvs_lane_item){op * nvs_framework_optimizer_ops(fw, c->opt, opt_foreach(c)),
+                                  nvs_optimizer_us(p->total_params, c->grad_bytes, opt_foreach(c), c->opt, &c->gpu, &c->ct), 0};
     if (scaler) after[na++] = (nvs_lane_item){op, 0, 0}; /* the scale's update */
     /* DDP's buffer broadcast (framework.h) before the forward of the step with the reducer; not under no_sync(),
      * the compute-only step (train/step.c says why) */

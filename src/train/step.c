@@ -272,7 +272,8 @@ static nvs_result_t issue_step(nvs_train_exec *x, int mode)
         NVS_CHECK(x->ops->sync(x));
         x->wait_us += nvs_now_us() - t0;
     }
-    op_work(x, 1); /* the optimizer: PyTorch's SGD runs foreach operations over all tensors at once */
+    /* the optimizer: its foreach (or fused) operations over all tensors at once (framework.h) */
+    op_work(x, nvs_framework_optimizer_ops(pl->framework, pl->optimizer, nvs_train_plan_opt_foreach(pl)));
     ISSUE(x, NVS_ISSUE_OPTIMIZER, x->ops->optimizer(x));
     if (scaler) op_work(x, 1); /* GradScaler.update: one operation */
     x->issue_by_us[NVS_ISSUE_FRAMEWORK] = x->work_wall_us;

@@ -192,6 +192,11 @@ int nvs_profile_buffers(const nvs_profile *p, double *floats, int *longs, size_t
     return 3 * bn;
 }
 
+double nvs_framework_optimizer_ops(const nvs_framework *fw, nvs_optimizer o, int foreach)
+{
+    return fw && fw->optimizer_foreach ? nvs_optimizer_host_ops(o, foreach) : 1;
+}
+
 double nvs_framework_buffer_ops(const nvs_framework *fw, const nvs_profile *p)
 {
     double floats = 0;

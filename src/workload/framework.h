@@ -21,6 +21,7 @@
 #define NVS_FRAMEWORK_H
 
 #include "core/precision.h"
+#include "workload/optimizer.h"
 #include "workload/profile.h"
 
 typedef struct {
@@ -142,6 +143,12 @@ int nvs_profile_buffers(const nvs_profile *p, double *floats, int *longs, size_t
 /* The operations framework fw dispatches for its buffer broadcast before a full step's forward (0 without one): per dtype among
  * the buffers (float, int64) a flatten and a broadcast, and each buffer copied back. */
 double nvs_framework_buffer_ops(const nvs_framework *fw, const nvs_profile *p);
+/* The operations framework fw dispatches for optimizer o's update, foreach as the step runs it (train_plan.c
+ * nvs_train_plan_opt_foreach; the model's the same): under a framework whose optimizer is torch.optim's
+ * (optimizer_foreach), PyTorch's calls (optimizer.h nvs_optimizer_host_ops: foreach, or fused=True for
+ * --optimizer adamw-fused); else (ideal, NULL) one, the update's one kernel. The training step (train/step.c) does
+ * that host work, the what-if model (model/model_eval.c) schedules it. */
+double nvs_framework_optimizer_ops(const nvs_framework *fw, nvs_optimizer o, int foreach);
 
 /* Whether a profile's batch norms (bn=) run in cuDNN at this precision, as PyTorch runs them: at fp32 (and tf32) and
  * fp16 it calls cuDNN's (cudnn::bn_fw_tr_1C11 and bn_bw_1C11 kernels in its ResNet-50 step), at bf16 its own

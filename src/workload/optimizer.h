@@ -30,6 +30,11 @@ int nvs_optimizer_fp32_words(nvs_optimizer o, int foreach);
  * fused into one pass (foreach = 0) or as the foreach passes PyTorch runs on CUDA tensors by default
  * (framework.h optimizer_foreach). optimizer.c says where each count comes from. */
 double nvs_optimizer_pass_bytes(nvs_optimizer o, int foreach, double grad_bytes);
+/* The operations PyTorch dispatches for one update of optimizer o over all its tensors (one device, one dtype), as
+ * its foreach path (foreach = 1: torch.optim's default on CUDA tensors) or its fused one (foreach = 0: fused=True):
+ * each a host operation of the framework (framework.h nvs_framework_optimizer_ops). optimizer.c says where each
+ * count comes from. */
+double nvs_optimizer_host_ops(nvs_optimizer o, int foreach);
 
 /* AdamW's hyperparameters (torch.optim.AdamW's defaults but lr: the values do not change the step's time) */
 typedef struct {

@@ -78,7 +78,11 @@ check "d['train']['framework']['reducer_buckets_per_step'] == len(d['train']['bu
 # adamw-fused and --framework ideal run it as one fused pass: 4 bytes more (v alone). (The GPU's update ran fused
 # under every framework and run.json said optimizer_fused true for it.)
 check "(d['train']['optimizer'], d['train']['optimizer_fused'])" "('sgd', False)"
-for v in "adamw pytorch-ddp False 8" "adamw-fused pytorch-ddp True 4" "adamw ideal True 4"; do
+# The optimizer's host operations (run.json ops_per_step) are the optimizer's, as PyTorch dispatches them
+# (workload/optimizer.c): AdamW's foreach path 9 (torch/optim/adam.py _multi_tensor_adam), fused=True 2, SGD 1; under
+# ideal the update's one kernel whatever the optimizer: 8, 1 and 0 more than SGD's (less the per-bucket copies back,
+# one operation each under pytorch-ddp: the SGD run has other buckets)
+for v in "adamw pytorch-ddp False 8 8" "adamw-fused pytorch-ddp True 4 1" "adamw ideal True 4 0"; do
     set -- $v
     expect 0 "Training step: tiny-mlp" $MPIRUN -np 2 $NVS train --backend mpi --model $prof --optimizer $1 \
         --framework $2 --steps 2 --warmup-steps 1 --out "$d.adamw"
@@ -95,6 +99,10 @@ for v in "adamw pytorch-ddp False 8" "adamw-fused pytorch-ddp True 4" "adamw ide
     [ "$(echo $grow | awk '{ print $1 - $3, $2 - $4 }')" = "$((265482 * $4)) $((265482 * $4))" ] ||
         fail "--optimizer $1 --framework $2: memory (adamw master, needed; sgd master, needed) $grow: expected $4 bytes more a parameter"
     [ "$(json_get $ja "all(r['step_us'] > 0 for r in d['train']['results'])")" = True ] || fail "--optimizer $1: no steps"
+    own="d['train']['framework']['ops_per_step'] - (d['train']['framework']['reducer_buckets_per_step'] if d['train']['framework']['bucket_copy'] else 0)"
+    ops="$(json_get $ja "$own") $(json_get $jb "$own")"
+    [ "$(echo $ops | awk '{ print $1 - $2 }')" = "$5" ] ||
+        fail "--optimizer $1 --framework $2: operations per step less the bucket copies (adamw, sgd) $ops: expected $5 more"
     rm -rf "$d.adamw" "$d.sgd"
 done
 # DDP's buffer broadcast (pytorch-ddp), at N = 1 and 2: two batch norms of 256 and 32 channels hold 6 buffers

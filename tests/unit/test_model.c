@@ -799,6 +799,17 @@ static void t_framework_counts(void)
         double buffer_ops = strcmp(want[i].model, "resnet50") ? 0 : 163;
         REL(pt.t.host_us, want[i].ops * fw->host_us_per_op + want[i].buckets * fw->reducer_us_per_bucket +
                               buffer_ops * fw->host_us_per_buffer_op, 1e-12);
+        /* the optimizer's operations are the optimizer's, as the training step counts them (test_train.c
+         * t_host_work_defaults): SGD's one above (optimizer.c says why one); AdamW's 9 (torch/optim/adam.py
+         * _multi_tensor_adam), 2 with fused=True (--optimizer adamw-fused: the step count and torch._fused_adamw_) */
+        for (int fz = 0; fz < 2; fz++) {
+            nvs_model_config ca = c;
+            ca.opt = NVS_OPT_ADAMW;
+            ca.adamw_fused = fz;
+            nvs_model_point pa;
+            T_EQ_I(nvs_model_eval(&ca, 1, 2, &pa, err, sizeof err), NVS_OK);
+            REL(pa.t.host_us - pt.t.host_us, (fz ? 2 - 1 : 9 - 1) * fw->host_us_per_op, 1e-9);
+        }
         /* the layout copies: the GPU lane of the compute-only step with and without them, no host work */
         nvs_framework no_host = *fw, no_copies;
         no_host.host_us_per_op = no_host.reducer_us_per_bucket = 0;

@@ -410,6 +410,27 @@ static void t_host_work_defaults(void)
     x.plan = &pl;
     T_EQ_I(nvs_train_time_steps(&x, NVS_STEP_COMPUTE, 0, 1, 2, &m), NVS_OK);
     T_NEAR(x.host_ops, 26 + 2 * (2 + 3), 0);
+    /* the optimizer's operations are the optimizer's: SGD's one (optimizer.c says why one), AdamW's 9 foreach operations (torch/optim/adam.py
+     * _multi_tensor_adam), 2 with fused=True (_fused_adam: the step count and torch._fused_adamw_); the ideal
+     * framework's one update kernel whatever the optimizer. The host time owed goes with them. */
+    const struct {
+        const char *fw, *opt;
+        double ops;
+    } opt_want[] = {{"pytorch-ddp", "sgd", 1}, {"pytorch-ddp", "adamw", 9}, {"pytorch-ddp", "adamw-fused", 2},
+                    {"ideal", "sgd", 1},       {"ideal", "adamw", 1},       {"ideal", "adamw-fused", 1}};
+    for (size_t i = 0; i < sizeof opt_want / sizeof opt_want[0]; i++) {
+        nvs_optimizer o;
+        int fused;
+        T_EQ_I(nvs_optimizer_parse(opt_want[i].opt, &o, &fused), 0);
+        nvs_train_plan_set_framework(&pl, nvs_framework_find(opt_want[i].fw));
+        nvs_train_plan_set_optimizer(&pl, o, fused);
+        x.host_due_us = 0;
+        T_EQ_I(nvs_train_time_steps(&x, NVS_STEP_COMPUTE, 0, 1, 2, &m), NVS_OK);
+        const double base = pl.framework->optimizer_foreach ? 25 + 2 * (2 + 3) : 25;
+        T_NEAR(x.host_ops, base + opt_want[i].ops, 0);
+        T_NEAR(x.host_due_us, x.host_ops * pl.framework->host_us_per_op, 1e-6);
+        T_NEAR(nvs_framework_optimizer_ops(pl.framework, o, nvs_train_plan_opt_foreach(&pl)), opt_want[i].ops, 0);
+    }
     nvs_train_plan_free(&pl);
     nvs_profile_free(&p);
 }
