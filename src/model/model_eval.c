@@ -153,9 +153,8 @@ nvs_result_t nvs_model_ar_params(const nvs_model_config *c, int nodes, int gpn, 
     return NVS_OK;
 }
 
-/* Whether c's optimizer runs as the framework's foreach passes (as train_plan.c nvs_train_plan_opt_foreach has it
- * for the step): the framework runs its update so, and the optimizer is not the one asked for fused. */
-static int opt_foreach(const nvs_model_config *c)
+/* the framework runs its update so, and the optimizer is not the one asked for fused */
+int nvs_model_opt_foreach(const nvs_model_config *c)
 {
     return c->fw && c->fw->optimizer_foreach && !(c->opt == NVS_OPT_ADAMW && c->adamw_fused);
 }
@@ -164,7 +163,7 @@ int nvs_model_max_batch(const nvs_model_config *c, nvs_mem_estimate *mem)
 {
     const nvs_profile *p = c->profile;
     nvs_memory_estimate(p->layers, p->nlayers, p->total_params, &c->gpu, c->prec, c->grad_bytes, c->opt,
-                        opt_foreach(c), mem);
+                        nvs_model_opt_foreach(c), mem);
     return mem->max_batch;
 }
 
@@ -254,8 +253,10 @@ static nvs_result_t step_lanes(const nvs_model_config *c, const nvs_model_bucket
     if (scaler) /* unscale_ with its inf/NaN check, one pass; the host then waits for found_inf */
         after[na++] = (nvs_lane_item){op, nvs_mem_pass_us(2.0 * grads, &c->gpu, &c->ct), 1};
     /* the optimizer's operations, as many as the training step dispatches (framework.h) */
-    after[na++] = (nvs_lane_item){op * nvs_framework_optimizer_ops(fw, c->opt, opt_foreach(c)),
-                                  nvs_optimizer_us(p->total_params, c->grad_bytes, opt_foreach(c), c->opt, &c->gpu, &c->ct), 0};
+    after[na++] = (nvs_lane_item){op * nvs_framework_optimizer_ops(fw, c->opt, nvs_model_opt_foreach(c)),
+                                  nvs_optimizer_us(p->total_params, c->grad_bytes, nvs_model_opt_foreach(c), c->opt,
+                                                   &c->gpu, &c->ct),
+                                  0};
     if (scaler) after[na++] = (nvs_lane_item){op, 0, 0}; /* the scale's update */
     /* DDP's buffer broadcast (framework.h) before the forward of the step with the reducer; not under no_sync(),
      * the compute-only step (train/step.c says why) */

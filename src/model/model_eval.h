@@ -124,6 +124,11 @@ nvs_result_t nvs_model_eval(const nvs_model_config *c, int nodes, int gpn, nvs_m
 /* The data-parallel mode configuration c runs: its override, else its profile's. */
 nvs_dp_mode nvs_model_dp(const nvs_model_config *c);
 
+/* 1 when c's optimizer runs as the framework's foreach passes (fw's optimizer_foreach, and not adamw_fused), 0 when
+ * as one fused pass: as train/train_plan.c nvs_train_plan_opt_foreach decides for the step; the model's JSON
+ * optimizer_fused is its negation, as run.json's train.optimizer_fused. */
+int nvs_model_opt_foreach(const nvs_model_config *c);
+
 /* Largest batch from memory, or 0 with the estimate in *mem. */
 int nvs_model_max_batch(const nvs_model_config *c, nvs_mem_estimate *mem);
 

@@ -83,11 +83,21 @@ fused_fit=$(jq '.configurations[0].memory.max_batch' "$OUT")
 expect 0 "fp32, AdamW optimizer, ring all-reduce" $M $OK --optimizer adamw
 # adamw runs as the framework runs it (pytorch-ddp: 8 foreach passes, 72 + 2 x 4 bytes a parameter; ideal: one fused
 # pass, 24 + 4), adamw-fused as one fused pass under any framework: as nvscale train's step (train_plan.c)
-opt_us() { # OPTIMIZER FRAMEWORK: the compute time of the first point, at one batch (the largest that fits differs)
+# The JSON says which it assumed, as run.json's train.optimizer_fused (the update as one fused pass) says which ran:
+# model_calib reads that, so a user compares the two
+opt_us() { # OPTIMIZER FRAMEWORK FUSED: the compute time of the first point into $us, at one batch (the largest
+    # that fits differs); not in a subshell, so that a failure counts
     $M $OK --batch 32 --format json --optimizer $1 --framework $2 >"$OUT" 2>&1 || fail "--optimizer $1 --framework $2: exit $?"
-    jq '.configurations[0].points[0].compute_us' "$OUT"
+    [ "$(jq -r '.configurations[0].optimizer_fused' "$OUT")" = "$3" ] ||
+        fail "--optimizer $1 --framework $2: optimizer_fused $(jq -r '.configurations[0].optimizer_fused' "$OUT"), expected $3"
+    us=$(jq '.configurations[0].points[0].compute_us' "$OUT")
 }
-a_ddp=$(opt_us adamw pytorch-ddp) f_ddp=$(opt_us adamw-fused pytorch-ddp) a_id=$(opt_us adamw ideal) f_id=$(opt_us adamw-fused ideal)
+opt_us adamw pytorch-ddp false; a_ddp=$us
+opt_us adamw-fused pytorch-ddp true; f_ddp=$us
+opt_us adamw ideal true; a_id=$us
+opt_us adamw-fused ideal true; f_id=$us
+opt_us sgd pytorch-ddp false
+opt_us sgd ideal true
 awk -v a="$a_ddp" -v f="$f_ddp" -v ai="$a_id" -v fi="$f_id" 'BEGIN { exit !(a > f && ai == fi) }' ||
     fail "compute_us: adamw $a_ddp, adamw-fused $f_ddp under pytorch-ddp (expected more); under ideal $a_id, $f_id (expected equal)"
 # the framework's lane (docs/model.md): pytorch-ddp (the default) has host work and a reducer at every N, ideal none
