@@ -12,6 +12,7 @@
 #include "core/log.h"
 #include "core/metrics.h"
 #include "core/units.h"
+#include "collectives/eta.h"
 #include "collectives/slices.h"
 
 #define MAX_SIZES 4096
@@ -425,6 +426,8 @@ static nvs_result_t run_point(nvs_backend *b, nvs_comm *c, int n, const nvs_swee
     return nvs_rows_push(rows, &row);
 }
 
+/* The sweep's points in the order they run, for the time left (eta.h): pass 0 counts them, pass 1 fills eta[],
+ * pass 2 runs them */
 nvs_result_t nvs_sweep_run(nvs_backend *b, nvs_comm *c, int n, const nvs_sweep_buffers *bufs, nvs_coll_rows *rows)
 {
     const nvs_config *cfg = b->cfg;
@@ -432,8 +435,16 @@ nvs_result_t nvs_sweep_run(nvs_backend *b, nvs_comm *c, int n, const nvs_sweep_b
     size_t nsizes = nvs_sweep_plan_sizes(cfg, sizes, MAX_SIZES);
     if (!nsizes) return NVS_ERR_USAGE;
     int total = 0, done = 0;
+    nvs_eta_point *eta = NULL;
+    const nvs_eta_auto au = {AUTO_TARGET_US, AUTO_MIN, AUTO_MAX};
+    /* untimed operations of a point (run_point): warm-up, the probe of the automatic -n, the one that lines the
+     * ranks up before the timed loop, the check */
+    const int extra = cfg->warmup + (cfg->iters == 0 ? 4 : 0) + 1 + (cfg->check ? 1 : 0);
+    const int per_iter = (cfg->agg_iters > 0 ? cfg->agg_iters : 1) * (cfg->graph_launches ? cfg->graph_launches : 1);
     double t_start = nvs_now_us();
-    for (int pass = 0; pass < 2; pass++) {
+    for (int pass = 0; pass < 3; pass++) {
+        if (pass == 1 && !(eta = calloc((size_t)(total ? total : 1), sizeof *eta))) return NVS_ERR_NOMEM;
+        int k = 0;
         for (int ci = 0; ci < nvs_coll_count(); ci++) {
             const nvs_coll *coll = nvs_coll_at(ci);
             if (!(cfg->colls_mask & (1u << ci))) continue;
@@ -450,25 +461,47 @@ nvs_result_t nvs_sweep_run(nvs_backend *b, nvs_comm *c, int n, const nvs_sweep_b
                                 total++;
                                 continue;
                             }
+                            nvs_eta_point *e = &eta[k++];
+                            if (pass == 1) {
+                                /* bytes an operation moves: the bus bytes, plus the copy to the output out of
+                                 * place (in place at N = 1 moves nothing: the library returns at once) */
+                                double f = coll->busbw_factor(n) + (ip ? 0 : 1);
+                                *e = (nvs_eta_point){.size = (double)sizes[s], .wbytes = (double)sizes[s] * f,
+                                                     .iters = cfg->iters, .per_iter = per_iter, .extra = extra,
+                                                     .state = NVS_ETA_TODO};
+                                continue;
+                            }
                             struct cfg_point pt = {coll, ci, (nvs_dtype)t, has_op ? o : -1, sizes[s], ip, (int)nsizes};
-                            char sz[32];
-                            /* time left: the configurations so far took this long each, on average (large
-                             * sizes come last, so it errs short; it corrects itself as they run) */
-                            double el = nvs_now_us() - t_start;
-                            double left = done ? el / done * (total - done) / 1e6 : 0;
-                            char key[32];
+                            char sz[32], key[32], left[64] = "";
+                            double now = nvs_now_us(), el = now - t_start;
+                            /* time left at this N: this point and the ones after it, each by its expected cost
+                             * (eta.h); the next N, other collectives' runs and the training step are not in it */
+                            double est = nvs_eta_left_us(eta, (size_t)total, &au);
+                            if (est >= 0) snprintf(left, sizeof left, ", ~%.0f s left at N=%d", est / 1e6, n);
                             snprintf(key, sizeof key, "sweep N=%d", n);
-                            nvs_progress(key, "sweep N=%d  %s %s %s %s  [%d/%d]  %.0f s elapsed, ~%.0f s left", n, coll->name,
+                            nvs_progress(key, "sweep N=%d  %s %s %s %s  [%d/%d]  %.0f s elapsed%s", n, coll->name,
                                          nvs_format_size(sizes[s], sz, sizeof sz), nvs_dtype_name((nvs_dtype)t),
                                          ip ? "in-place" : "out-of-place", done + 1, total, el / 1e6, left);
                             done++;
-                            NVS_CHECK(run_point(b, c, n, bufs, &pt, rows));
+                            size_t had = rows->n;
+                            nvs_result_t res = run_point(b, c, n, bufs, &pt, rows);
+                            if (res != NVS_OK) {
+                                free(eta);
+                                return res;
+                            }
+                            e->state = rows->n > had ? NVS_ETA_TIMED : NVS_ETA_LEFT_OUT;
+                            e->wall_us = nvs_now_us() - now;
+                            if (rows->n > had) {
+                                e->iters = rows->v[rows->n - 1].iters;
+                                e->op_us = rows->v[rows->n - 1].t_max_us;
+                            }
                         }
                     }
                 }
             }
         }
     }
+    free(eta);
     nvs_progress_done();
     return NVS_OK;
 }
