@@ -15,6 +15,7 @@
 #include "run/summary.h"
 #include "runjson/sanity.h"
 #include "topo/topo.h"
+#include "train/split.h"
 
 static double jnum(const json_t *o, const char *k)
 {
@@ -418,7 +419,7 @@ int nvs_summary_cudnn_note(const char *what, const char *model, int native, cons
 int nvs_summary_compute_note(const char *model, int n, double step_us, double compute_us, const double range[4],
                              char *buf, size_t len)
 {
-    if (!(step_us > 0 && compute_us > step_us)) return 0;
+    if (!nvs_step_compute_above(step_us, compute_us)) return 0;
     const char *m = model ? model : "?";
     const double over = (compute_us - step_us) / 1e3, pct = 100.0 * (compute_us - step_us) / step_us;
     /* range: the full step's fastest and slowest timed step, then the compute-only step's (run.json step_min_us ..

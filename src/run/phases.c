@@ -12,6 +12,7 @@
 #include "explain/nccl_log.h"
 #include "core/out_file.h"
 #include "workload/profile.h"
+#include "train/split.h"
 #include "train/train.h"
 #include "run/summary.h"
 
@@ -396,7 +397,7 @@ nvs_result_t nvs_phase_print_train_csv(const nvs_ctx *run, FILE *to)
     const size_t nk = sizeof keys / sizeof keys[0];
     if (fprintf(to, "model,batch,precision,grad_type,framework,n") < 0) return NVS_ERR_SYSTEM;
     for (size_t k = 0; k < nk; k++) fprintf(to, ",%s", keys[k]);
-    fputc('\n', to);
+    fputs(",compute_above_step\n", to);
     size_t i;
     json_t *t;
     json_array_foreach(run->trains, i, t)
@@ -416,7 +417,8 @@ nvs_result_t nvs_phase_print_train_csv(const nvs_ctx *run, FILE *to)
                 if (json_is_number(v)) fprintf(to, ",%.10g", json_number_value(v));
                 else fputc(',', to);
             }
-            fputc('\n', to);
+            /* 1 where compute_us > step_us: the parts are 0 and step = compute + parts does not hold (split.h) */
+            fprintf(to, ",%d\n", nvs_step_compute_above(jnum(r, "step_us"), jnum(r, "compute_us")));
         }
     }
     return ferror(to) ? NVS_ERR_SYSTEM : NVS_OK;

@@ -15,3 +15,5 @@ nvs_step_split nvs_step_split_of(double step_us, double compute_us, double span_
     s.rank_wait_us = rest - s.exposed_us;
     return s;
 }
+
+int nvs_step_compute_above(double step_us, double compute_us) { return step_us > 0 && compute_us > step_us; }

@@ -8,6 +8,7 @@
 #include "collectives/coll.h"
 #include "run/phases.h"
 #include "run/run.h"
+#include "train/split.h"
 #include "t.h"
 
 
@@ -300,6 +301,37 @@ static void t_summary_hop_unused(void)
     nvs_rows_free(&ctx.rows);
 }
 
+/* train --format csv: a row whose compute-only step, timed apart, came out longer than its full step (step 535096,
+ * compute 1015153 us: one step each on a busy 2-core host) says so in the column compute_above_step, as the table
+ * says it in a note: step = compute + the parts does not hold there (train/split.h). The other row says 0. */
+static void t_train_csv_compute_above_step(void)
+{
+    nvs_config cfg;
+    nvs_rt rt;
+    nvs_ctx ctx;
+    make_ctx(&ctx, &cfg, &rt);
+    ctx.trains = json_pack("[{s:s, s:i, s:s, s:s, s:{s:s}, s:[{s:i, s:f, s:f}, {s:i, s:f, s:f}]}]", "model", "resnet50",
+                           "batch", 1, "precision", "fp32", "grad_type", "fp32", "framework", "name", "pytorch-ddp",
+                           "results", "n", 1, "step_us", 535096.0, "compute_us", 1015153.0, "n", 2, "step_us",
+                           600000.0, "compute_us", 500000.0);
+    T_ASSERT(ctx.trains != NULL);
+    FILE *f = tmpfile();
+    T_EQ_I(nvs_phase_print_train_csv(&ctx, f), NVS_OK);
+    char *got = t_slurp(f);
+    fclose(f);
+    T_CONTAINS(got, ",samples_per_s,efficiency,compute_above_step\n");
+    T_CONTAINS(got, "resnet50,1,fp32,fp32,pytorch-ddp,1,535096,1015153,");
+    T_CONTAINS(got, ",1\nresnet50,1,fp32,fp32,pytorch-ddp,2,600000,500000,");
+    T_ASSERT(strlen(got) > 2 && !strcmp(got + strlen(got) - 3, ",0\n"));
+    /* run.json (and --format json) carry the same flag: the same test decides it */
+    T_EQ_I(nvs_step_compute_above(535096.0, 1015153.0), 1);
+    T_EQ_I(nvs_step_compute_above(600000.0, 500000.0), 0);
+    T_EQ_I(nvs_step_compute_above(0, 500000.0), 0);
+    free(got);
+    json_decref(ctx.trains);
+    ctx.trains = NULL;
+}
+
 T_LIST = {T_CASE(t_table), T_CASE(t_table_host_backend), T_CASE(t_table_time_basis), T_CASE(t_table_repeated_sizes), T_CASE(t_csv), T_CASE(t_json),
-          T_CASE(t_scaling_odd_n), T_CASE(t_summary_hop_unused)};
+          T_CASE(t_scaling_odd_n), T_CASE(t_summary_hop_unused), T_CASE(t_train_csv_compute_above_step)};
 T_MAIN
