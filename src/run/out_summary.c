@@ -249,6 +249,9 @@ static void print_collectives(const nvs_ctx *run, const json_t *root, FILE *to)
                      (long long)json_integer_value(json_object_get(hop, "from_gpu")),
                      (long long)json_integer_value(json_object_get(hop, "to_gpu")),
                      json_string_value(json_object_get(hop, "class")));
+        else if (!gpu)
+            /* ranks on host memory (the MPI backend): no link of the topology carries them, no bound to state */
+            snprintf(hoptxt, sizeof hoptxt, "host memory, no bound");
         else
             snprintf(hoptxt, sizeof hoptxt, "unknown");
         fprintf(to, "  %3d  %s%-22s", n, hosts, hoptxt);

@@ -12,6 +12,11 @@ for np in 1 2 4; do
     expect 0 "^Collectives: busbw" $MPIRUN -np $np $NVS run --no-train --backend mpi -b 1K -e 256K -f 16 -n 5 -w 1 \
         --coll all -d float,half,bfloat16,int32,double -o all --out "$d" || continue
     grep -q "all_reduce on $np rank" "$d/table.txt" || fail "table.txt lacks all_reduce on $np rank"
+    # the summary's rows above N=1 name what carries them: host memory, with no bound (they said "unknown")
+    if [ $np -gt 1 ]; then
+        printf '%s\n' "$_out" | grep -Eq "^ +$np +host memory, no bound " ||
+            fail "np=$np: the summary's N=$np row does not say host memory, no bound: $(printf '%s\n' "$_out" | grep -E "^ +$np ")"
+    fi
     j=$d/run.json
     [ "$(json_get $j "d['schema']")" = "nvscale.run/1" ] || fail "schema np=$np"
     [ "$(json_get $j "d['world']['size']")" = "$np" ] || fail "world.size np=$np"
