@@ -250,8 +250,10 @@ static void print_collectives(const nvs_ctx *run, const json_t *root, FILE *to)
                      (long long)json_integer_value(json_object_get(hop, "to_gpu")),
                      json_string_value(json_object_get(hop, "class")));
         else if (!gpu)
-            /* ranks on host memory (the MPI backend): no link of the topology carries them, no bound to state */
-            snprintf(hoptxt, sizeof hoptxt, "host memory, no bound");
+            /* CPU ranks (the MPI backend): no link of the topology carries them, no bound to state; on one host
+             * MPI moves them through host memory, across hosts over the network (virtual hosts alike) */
+            snprintf(hoptxt, sizeof hoptxt, "%s, no bound",
+                     nvs_ctx_hosts_at(run, n) > 1 ? "MPI between hosts" : "host memory");
         else
             snprintf(hoptxt, sizeof hoptxt, "unknown");
         fprintf(to, "  %3d  %s%-22s", n, hosts, hoptxt);

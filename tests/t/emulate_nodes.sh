@@ -57,7 +57,8 @@ if expect 0 "At 4 ranks on 2 hosts \(2 each\)" $MPIRUN $LO -np 4 $NVS run --back
         --no-save -v >"$d/out.txt" 2>&1
     grep -q "4 ranks on 2 virtual hosts of $host (mpi, --emulate-nodes)" "$d/out.txt" ||
         { echo "FAIL: the header does not say virtual hosts"; fails=$((fails + 1)); }
-    for row in "1 +1  -" "2 +1  unknown" "4 +2  unknown"; do
+    # host backend: no bound; through host memory on one (virtual) host, MPI between two (they said "unknown")
+    for row in "1 +1  -" "2 +1  host memory, no bound" "4 +2  MPI between hosts, no bound"; do
         grep -Eq "^ +$row" "$d/out.txt" || { echo "FAIL: no summary row '$row'"; grep -A4 "^Collectives" "$d/out.txt"; fails=$((fails + 1)); }
     done
     grep -Eq "^#  hosts +1 +1 +2$" "$d/out.txt" || { echo "FAIL: scaling table lacks the hosts line"; grep -A3 Scaling "$d/out.txt"; fails=$((fails + 1)); }
