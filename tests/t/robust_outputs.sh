@@ -60,12 +60,12 @@ chmod 640 "$d/mode.txt"
 expect 0 "" $M -o "$d/mode.txt"
 [ "$(stat -c %a "$d/mode.txt")" = 640 ] || { echo "FAIL: mode.txt lost its mode: $(stat -c %a "$d/mode.txt")"; fails=$((fails + 1)); }
 # refused, exit 2, one message
-expect 2 "cannot write $d: it is a directory" $M -o "$d"
+expect 2 "model: -o $d: is a directory, not a file" $M -o "$d"
 ln -s "$d/nowhere/x" "$d/dangling"
 expect 2 "a symbolic link to nothing" $M -o "$d/dangling"
 [ -L "$d/dangling" ] || { echo "FAIL: the dangling link was replaced"; fails=$((fails + 1)); }
-expect 2 "cannot write $d/real.txt/x.txt: Not a directory" $M -o "$d/real.txt/x.txt"
-n=$(printf '%s\n' "$_out" | grep -c error)
+expect 2 "model: -o $d/real.txt/x.txt: '$d/real.txt' is not a directory" $M -o "$d/real.txt/x.txt"
+n=$(printf '%s\n' "$_out" | grep -c "^nvscale")
 [ "$n" -eq 1 ] || { echo "FAIL: $n error lines for one bad path"; fails=$((fails + 1)); }
 
 # run directories: six topo runs started at once in one directory give six directories, each complete
