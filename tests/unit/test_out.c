@@ -330,6 +330,7 @@ static void t_train_csv_compute_above_step(void)
     free(got);
     json_decref(ctx.trains);
     ctx.trains = NULL;
+    nvs_rows_free(&ctx.rows);
 }
 
 T_LIST = {T_CASE(t_table), T_CASE(t_table_host_backend), T_CASE(t_table_time_basis), T_CASE(t_table_repeated_sizes), T_CASE(t_csv), T_CASE(t_json),
