@@ -153,6 +153,25 @@ void nvs_outfile_discard(nvs_outfile *o)
     if (!o->through && o->tmp[0]) unlink(o->tmp);
 }
 
+int nvs_nearest_existing(const char *path, int from_parent, char *anc, size_t len)
+{
+    if (len < 2 || snprintf(anc, len, "%s", path) >= (int)len) return -1;
+    struct stat st;
+    if (!from_parent && stat(anc, &st) == 0) return 0;
+    for (;;) {
+        char *slash = strrchr(anc, '/');
+        if (!slash)
+            snprintf(anc, len, ".");
+        else if (slash == anc)
+            anc[1] = '\0';
+        else
+            *slash = '\0';
+        /* as far up as a path goes, whether it exists or not: the caller's stat of the answer tells */
+        if (!strcmp(anc, ".") || !strcmp(anc, "/")) return 0;
+        if (stat(anc, &st) == 0) return 0;
+    }
+}
+
 nvs_result_t nvs_mkdir_p(const char *dir)
 {
     char buf[4096];

@@ -36,6 +36,13 @@ void nvs_outfile_discard(nvs_outfile *o);
 /* mkdir -p. A path that cannot be a directory (a file of that name, no permission, a read-only file system)
  * is NVS_ERR_USAGE; other failures (no space) NVS_ERR_SYSTEM. One message either way. */
 nvs_result_t nvs_mkdir_p(const char *dir);
+/* The directory in which making PATH (a file, or a directory with mkdir -p) would make something: the nearest of
+ * PATH's ancestors that exists, or PATH itself first when `from_parent` is 0 (a directory that may be there
+ * already: report -o); `from_parent` 1 starts at its parent (a new run directory: --out, which must not exist).
+ * Only the name's components are cut ("a/b/c": "a/b", "a", then "."); "." for a relative path and "/" for an
+ * absolute one end the walk whether they exist or not. Into ANC (LEN bytes): 0, or -1 when PATH does not fit.
+ * Whether the answer exists, is a directory and can be written in is the caller's to check. */
+int nvs_nearest_existing(const char *path, int from_parent, char *anc, size_t len);
 /* rm -r of a directory nvscale made (symbolic links inside are removed, never followed). 0, or -1. */
 int nvs_remove_tree(const char *dir);
 /* Whole-file helpers. */

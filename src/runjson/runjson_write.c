@@ -216,18 +216,9 @@ nvs_result_t nvs_rj_check_out_dir(const char *out)
     }
     /* the nearest existing ancestor must be a directory we can write in */
     char anc[4096];
-    snprintf(anc, sizeof anc, "%s", out);
-    for (;;) {
-        char *slash = strrchr(anc, '/');
-        if (!slash) {
-            snprintf(anc, sizeof anc, ".");
-        } else if (slash == anc) {
-            anc[1] = '\0';
-        } else {
-            *slash = '\0';
-        }
-        if (stat(anc, &st) == 0) break;
-        if (!strcmp(anc, ".") || !strcmp(anc, "/")) break;
+    if (nvs_nearest_existing(out, 1, anc, sizeof anc) != 0) {
+        fprintf(nvs_stderr_once(), "nvscale: --out %s: path too long\n", out);
+        return NVS_ERR_USAGE;
     }
     if (stat(anc, &st) != 0 || !S_ISDIR(st.st_mode)) {
         fprintf(nvs_stderr_once(), "nvscale: --out %s: %s is not a directory\n", out, anc);

@@ -1,6 +1,7 @@
 /* Run directories (runjson/runjson_write.h, issue 14): unique names for runs started in the same second,
  * DIR.partial renamed never over another directory, --out refused when it would mix results;
- * and core/out_file.h: an output through a FIFO or a link is written through, the link and the FIFO stay. */
+ * and core/out_file.h: an output through a FIFO or a link is written through, the link and the FIFO stay; the
+ * nearest existing ancestor of an output path (where --out and report -o make their directories). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -74,6 +75,42 @@ static void t_out_rules(void)
     leave_tmp();
 }
 
+/* nvs_nearest_existing: from the path itself (report -o) or from its parent (--out), up to what exists; "." and
+ * "/" end the walk; a file on the way is the answer (the callers refuse it as not a directory) */
+static void t_nearest_existing(void)
+{
+    enter_tmp();
+    char a[4096];
+    T_EQ_I(nvs_mkdir_p("x/y"), NVS_OK);
+    FILE *fp = fopen("x/file", "w");
+    T_ASSERT(fp);
+    fclose(fp);
+    T_EQ_I(nvs_nearest_existing("x/y", 0, a, sizeof a), 0);
+    T_EQ_S(a, "x/y"); /* it exists: the path itself */
+    T_EQ_I(nvs_nearest_existing("x/y", 1, a, sizeof a), 0);
+    T_EQ_S(a, "x"); /* from the parent, even though x/y exists */
+    T_EQ_I(nvs_nearest_existing("x/y/new/deeper", 0, a, sizeof a), 0);
+    T_EQ_S(a, "x/y");
+    T_EQ_I(nvs_nearest_existing("x/y/new/deeper", 1, a, sizeof a), 0);
+    T_EQ_S(a, "x/y");
+    T_EQ_I(nvs_nearest_existing("x/file/sub", 0, a, sizeof a), 0);
+    T_EQ_S(a, "x/file");
+    T_EQ_I(nvs_nearest_existing("none/at/all", 0, a, sizeof a), 0);
+    T_EQ_S(a, ".");
+    T_EQ_I(nvs_nearest_existing("none", 1, a, sizeof a), 0);
+    T_EQ_S(a, ".");
+    T_EQ_I(nvs_nearest_existing("/nvscale-no-such-dir/sub", 0, a, sizeof a), 0);
+    T_EQ_S(a, "/");
+    char abs_path[4300], want[4300];
+    snprintf(abs_path, sizeof abs_path, "%s/x/y/z", tmp);
+    snprintf(want, sizeof want, "%s/x/y", tmp);
+    T_EQ_I(nvs_nearest_existing(abs_path, 0, a, sizeof a), 0);
+    T_EQ_S(a, want);
+    char small[8];
+    T_EQ_I(nvs_nearest_existing("x/y/longer", 0, small, sizeof small), -1); /* does not fit: never cut short */
+    leave_tmp();
+}
+
 static void t_write_through(void)
 {
     enter_tmp();
@@ -112,5 +149,6 @@ static void t_write_through(void)
     leave_tmp();
 }
 
-T_LIST = {T_CASE(t_unique_names), T_CASE(t_out_rules), T_CASE(t_write_through)};
+T_LIST = {T_CASE(t_unique_names), T_CASE(t_out_rules), T_CASE(t_nearest_existing),
+          T_CASE(t_write_through)};
 T_MAIN
