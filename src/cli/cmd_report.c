@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli/cli_common.h"
 #include "cli/commands.h"
@@ -45,6 +46,38 @@ static void dir_of(const char *path, char *buf, size_t len)
         snprintf(buf, len, "%.*s", (int)(slash - path), path);
 }
 
+/* Makes DIR with its missing parents (-o DIR is a directory, made as --out's run directory is). TOP gets the nearest
+ * of DIR's ancestors that was there, what unmake_dir stops at: "" when DIR itself was there (nothing to undo). */
+static nvs_result_t make_dir(const char *dir, char *top, size_t len)
+{
+    top[0] = '\0';
+    char anc[4096];
+    if (nvs_nearest_existing(dir, 0, anc, sizeof anc) == 0 && strcmp(anc, dir)) snprintf(top, len, "%s", anc);
+    return nvs_mkdir_p(dir); /* a path too long for nvs_nearest_existing is refused here, with one message */
+}
+
+/* A report that failed leaves none of the directories make_dir made: DIR goes with what it held (the plots' data
+ * written before the failure), then each parent it made while empty (rmdir: another command may have written there
+ * since), up to TOP, which was there and stays; as a failed run's --out parents go (runjson_write.c). The same cut
+ * as nvs_nearest_existing's, so that the walk meets TOP; one not there (mkdir -p stopped short) is passed over. */
+static void unmake_dir(const char *dir, const char *top)
+{
+    if (!top[0]) return;
+    struct stat st;
+    if (lstat(dir, &st) == 0 && nvs_remove_tree(dir) != 0) {
+        nvs_warn("report: could not remove %s, made for the report that failed: %s", dir, strerror(errno));
+        return;
+    }
+    char p[4096];
+    if (snprintf(p, sizeof p, "%s", dir) >= (int)sizeof p) return;
+    for (;;) {
+        char *slash = strrchr(p, '/');
+        if (!slash || slash == p) return;
+        *slash = '\0';
+        if (!strcmp(p, top) || (rmdir(p) != 0 && errno != ENOENT)) return;
+    }
+}
+
 static int report_models(int n, char **paths, const char *outdir, const char *title, int plots)
 {
     json_t **docs = calloc((size_t)n, sizeof *docs);
@@ -67,13 +100,14 @@ static int report_models(int n, char **paths, const char *outdir, const char *ti
         }
     }
     if (res == NVS_OK) res = nvs_report_model_check(docs, (const char *const *)paths, n);
-    char dir[4096];
+    char dir[4096], top[4096] = "";
     if (res == NVS_OK) {
         if (outdir) snprintf(dir, sizeof dir, "%s", outdir);
         else dir_of(paths[0], dir, sizeof dir);
-        res = nvs_mkdir_p(dir);
+        res = make_dir(dir, top, sizeof top);
+        if (res == NVS_OK) res = nvs_report_model(docs, (const char *const *)paths, n, dir, title, plots);
+        if (res != NVS_OK) unmake_dir(dir, top); /* was left with the data files written before the failure */
     }
-    if (res == NVS_OK) res = nvs_report_model(docs, (const char *const *)paths, n, dir, title, plots);
     for (int i = 0; i < n; i++) json_decref(docs[i]);
     free(docs);
     return nvs_exit_code(res);
@@ -173,8 +207,7 @@ int cmd_report(int argc, char **argv)
         if (res != NVS_OK) break;
         loaded++;
     }
-    char dir[4096];
-    int made = 0; /* dir did not exist: made for this report */
+    char dir[4096], top[4096] = ""; /* top: dir did not exist, made for this report below top */
     if (res == NVS_OK) {
         if (outdir)
             snprintf(dir, sizeof dir, "%s", outdir);
@@ -188,8 +221,7 @@ int cmd_report(int argc, char **argv)
             nvs_cli_refuse("report", "-o %s: not a directory", dir);
             res = NVS_ERR_USAGE;
         } else {
-            res = nvs_mkdir_p(dir);
-            made = !there && res == NVS_OK;
+            res = make_dir(dir, top, sizeof top);
         }
     }
     nvs_report rep = {.runs = runs, .nruns = nruns, .title = title && *title ? title : NULL};
@@ -217,10 +249,9 @@ int cmd_report(int argc, char **argv)
     }
     if (res == NVS_OK) nvs_report_plots_prune(dir, &old, &rep);
     if (res == NVS_OK) printf("%s\n", path);
-    /* no report.md (a full disk): a directory this command made goes with what it held (the plots' data), rather
-     * than be left empty or half-filled; one that was there keeps what it had */
-    if (res != NVS_OK && made && nvs_remove_tree(dir) != 0)
-        nvs_warn("report: could not remove %s, made for the report that failed: %s", dir, strerror(errno));
+    /* no report.md (a full disk): the directories this command made go, dir with what it held (the plots' data),
+     * rather than be left empty or half-filled; one that was there keeps what it had */
+    if (res != NVS_OK) unmake_dir(dir, top);
     for (int i = 0; i < loaded; i++) nvs_run_free(&runs[i]);
     free(runs);
     if (res != NVS_OK) return nvs_exit_code(res);

@@ -59,6 +59,31 @@ for k in 1 2; do
     [ $rc -eq 1 ] || fail "report, write $k failing: exit $rc, expected 1"
     [ ! -e "$tmp/full$k" ] || fail "report, write $k failing: left $tmp/full$k: $(ls "$tmp/full$k" | tr '\n' ' ')"
 done
+# -o DIR is a directory, made with its missing parents (as --out makes a run directory's, and as --help says); a
+# single-file output (model -o, --junit) into a missing directory is refused instead (robust_outputs.sh). A report
+# that fails then leaves none of the directories it made: --out's parents are removed as a failed run's are
+# (runjson_write.c); report -o left "tree/a" (empty) behind, and for model projections the whole tree with the
+# data files written before the failure
+"$NVS" report --no-plots -o "$tmp/new/deeper" tests/fixtures/runs/h200x2_nvlink.json >/dev/null 2>"$tmp/new.err" ||
+    fail "report -o into a missing directory tree: $(cat "$tmp/new.err")"
+[ -s "$tmp/new/deeper/report.md" ] || fail "report -o into a missing directory tree: no report.md"
+"$NVS" model --gpu rtx3090 --machine pcie4-2s-8gpu-switch --model resnet50 --gpus 1,2 --format json \
+    -o "$tmp/proj.json" || fail "model --format json -o"
+for k in 1 2; do
+    NVS_TEST_WRITE_FAIL=$k "$NVS" report -o "$tmp/tree$k/a/b" tests/fixtures/runs/h200x2_nvlink.json >/dev/null 2>&1
+    rc=$?
+    [ $rc -eq 1 ] || fail "report -o tree, write $k failing: exit $rc, expected 1"
+    [ ! -e "$tmp/tree$k" ] || fail "report -o tree, write $k failing: left $(find "$tmp/tree$k" | tr '\n' ' ')"
+    NVS_TEST_WRITE_FAIL=$k "$NVS" report -o "$tmp/mtree$k/a/b" "$tmp/proj.json" >/dev/null 2>&1
+    rc=$?
+    [ $rc -eq 1 ] || fail "report -o tree of a projection, write $k failing: exit $rc, expected 1"
+    [ ! -e "$tmp/mtree$k" ] || fail "report -o tree of a projection, write $k failing: left $(find "$tmp/mtree$k" | tr '\n' ' ')"
+done
+# a directory that was there keeps itself and what it held
+mkdir -p "$tmp/kept"
+echo mine >"$tmp/kept/mine.txt"
+NVS_TEST_WRITE_FAIL=1 "$NVS" report -o "$tmp/kept/a/b" "$tmp/proj.json" >/dev/null 2>&1
+[ -s "$tmp/kept/mine.txt" ] && [ ! -e "$tmp/kept/a" ] || fail "report -o kept/a/b failing: $(find "$tmp/kept" | tr '\n' ' ')"
 # a what-if projection is not a run: said so, not "another nvscale version"
 "$NVS" model --lambda --format json >"$tmp/lambda.json" || fail "model --lambda --format json"
 expect_err 2 "a what-if projection (nvscale model --format json), not a measurement" "$NVS" report --no-plots \

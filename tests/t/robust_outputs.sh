@@ -67,6 +67,12 @@ expect 2 "a symbolic link to nothing" $M -o "$d/dangling"
 expect 2 "model: -o $d/real.txt/x.txt: '$d/real.txt' is not a directory" $M -o "$d/real.txt/x.txt"
 n=$(printf '%s\n' "$_out" | grep -c "^nvscale")
 [ "$n" -eq 1 ] || { echo "FAIL: $n error lines for one bad path"; fails=$((fails + 1)); }
+# a single file into a directory that is not there: refused, one line naming it, nothing made (a directory flag,
+# --out or report -o, makes its missing parents instead: below, and report_errors.sh)
+expect 2 "model: -o $d/nodir/sub/x.txt: cannot write in directory '$d/nodir/sub'" $M -o "$d/nodir/sub/x.txt"
+n=$(printf '%s\n' "$_out" | grep -c "^nvscale")
+[ "$n" -eq 1 ] || { echo "FAIL: $n error lines for one missing directory"; fails=$((fails + 1)); }
+[ ! -e "$d/nodir" ] || { echo "FAIL: model -o into a missing directory made $d/nodir"; fails=$((fails + 1)); }
 
 # run directories: six topo runs started at once in one directory give six directories, each complete
 xml=$(pwd)/tests/fixtures/topo/pcie8.xml
