@@ -57,9 +57,8 @@ static nvs_result_t make_dir(const char *dir, char *top, size_t len)
 }
 
 /* A report that failed leaves none of the directories make_dir made: DIR goes with what it held (the plots' data
- * written before the failure), then each parent it made while empty (rmdir: another command may have written there
- * since), up to TOP, which was there and stays; as a failed run's --out parents go (runjson_write.c). The same cut
- * as nvs_nearest_existing's, so that the walk meets TOP; one not there (mkdir -p stopped short) is passed over. */
+ * written before the failure), then each parent it made while empty, up to TOP, which was there and stays; as a
+ * failed run's --out parents go (runjson_write.c) */
 static void unmake_dir(const char *dir, const char *top)
 {
     if (!top[0]) return;
@@ -68,14 +67,7 @@ static void unmake_dir(const char *dir, const char *top)
         nvs_warn("report: could not remove %s, made for the report that failed: %s", dir, strerror(errno));
         return;
     }
-    char p[4096];
-    if (snprintf(p, sizeof p, "%s", dir) >= (int)sizeof p) return;
-    for (;;) {
-        char *slash = strrchr(p, '/');
-        if (!slash || slash == p) return;
-        *slash = '\0';
-        if (!strcmp(p, top) || (rmdir(p) != 0 && errno != ENOENT)) return;
-    }
+    nvs_rmdir_parents(dir, top);
 }
 
 static int report_models(int n, char **paths, const char *outdir, const char *title, int plots)

@@ -172,6 +172,17 @@ int nvs_nearest_existing(const char *path, int from_parent, char *anc, size_t le
     }
 }
 
+void nvs_rmdir_parents(const char *path, const char *stop)
+{
+    char p[4096];
+    if (snprintf(p, sizeof p, "%s", path) >= (int)sizeof p) return;
+    while (strcmp(p, stop) && (rmdir(p) == 0 || errno == ENOENT)) {
+        char *slash = strrchr(p, '/');
+        if (!slash || slash == p) return;
+        *slash = '\0';
+    }
+}
+
 nvs_result_t nvs_mkdir_p(const char *dir)
 {
     char buf[4096];

@@ -43,6 +43,11 @@ nvs_result_t nvs_mkdir_p(const char *dir);
  * absolute one end the walk whether they exist or not. Into ANC (LEN bytes): 0, or -1 when PATH does not fit.
  * Whether the answer exists, is a directory and can be written in is the caller's to check. */
 int nvs_nearest_existing(const char *path, int from_parent, char *anc, size_t len);
+/* Undoes an nvs_mkdir_p that failed or whose output was refused: removes PATH and then each parent while it is
+ * empty (rmdir, never a tree: another command may have written there since), up to STOP, which stays: the
+ * nearest ancestor that was there before (nvs_nearest_existing, the same cut, so that the walk meets it). One
+ * not there (mkdir -p stopped short of it) is passed over; the walk ends at the first that will not go. */
+void nvs_rmdir_parents(const char *path, const char *stop);
 /* rm -r of a directory nvscale made (symbolic links inside are removed, never followed). 0, or -1. */
 int nvs_remove_tree(const char *dir);
 /* Whole-file helpers. */

@@ -241,23 +241,16 @@ nvs_result_t nvs_rj_check_out_dir(const char *out)
 }
 
 /* The parent directories the last nvs_rj_open_run_dir of this process made (results/, or the parents of --out):
- * from `made_parent` up to `made_top`, the highest one that did not exist; "" when it made none. A run refused
- * once launched removes them again (nvs_rj_unmake_parents). One run directory per process: rank 0's. */
-static char made_parent[4096], made_top[4096];
+ * `made_parent` and those above it up to `kept`, the nearest ancestor that was there (it stays); `made_parent` ""
+ * when it made none. A run refused once launched removes them again (nvs_rj_unmake_parents). One run directory per
+ * process: rank 0's. */
+static char made_parent[4096], kept[4096];
 
 void nvs_rj_unmake_parents(void)
 {
-    if (!made_top[0]) return;
-    char p[4096];
-    snprintf(p, sizeof p, "%s", made_parent);
-    /* rmdir, not a tree removal: only what is still empty goes (another run may have written there since); one
-     * that is not there (mkdir -p stopped short of it) is passed over */
-    while ((rmdir(p) == 0 || errno == ENOENT) && strcmp(p, made_top)) {
-        char *s = strrchr(p, '/');
-        if (!s || s == p) break;
-        *s = '\0';
-    }
-    made_top[0] = '\0';
+    if (!made_parent[0]) return;
+    nvs_rmdir_parents(made_parent, kept);
+    made_parent[0] = '\0';
 }
 
 nvs_result_t nvs_rj_open_run_dir(const char *out, const char *subcommand, char *final, size_t final_len, char *partial,
@@ -272,20 +265,12 @@ nvs_result_t nvs_rj_open_run_dir(const char *out, const char *subcommand, char *
     char parent[4096];
     snprintf(parent, sizeof parent, "%s", base);
     char *slash = strrchr(parent, '/');
-    made_top[0] = '\0';
+    made_parent[0] = '\0';
     if (slash && slash != parent) {
         *slash = '\0';
-        /* remember the highest ancestor that is about to be made */
-        char p[4096];
-        struct stat pst;
-        snprintf(p, sizeof p, "%s", parent);
-        snprintf(made_parent, sizeof made_parent, "%s", parent);
-        while (p[0] && lstat(p, &pst) != 0) {
-            snprintf(made_top, sizeof made_top, "%s", p);
-            char *s = strrchr(p, '/');
-            if (!s || s == p) break;
-            *s = '\0';
-        }
+        /* remember what is about to be made: from parent up to the nearest ancestor that is there */
+        if (nvs_nearest_existing(parent, 0, kept, sizeof kept) == 0 && strcmp(kept, parent))
+            snprintf(made_parent, sizeof made_parent, "%s", parent);
         nvs_result_t r = nvs_mkdir_p(parent);
         if (r != NVS_OK) {
             nvs_rj_unmake_parents();

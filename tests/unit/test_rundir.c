@@ -111,6 +111,35 @@ static void t_nearest_existing(void)
     leave_tmp();
 }
 
+/* nvs_rmdir_parents: what mkdir -p made below the kept ancestor goes, a directory with something in it stays (with
+ * all above it), the kept ancestor stays */
+static void t_rmdir_parents(void)
+{
+    enter_tmp();
+    struct stat st;
+    T_EQ_I(nvs_mkdir_p("keep"), NVS_OK);
+    T_EQ_I(nvs_mkdir_p("keep/a/b/c"), NVS_OK);
+    nvs_rmdir_parents("keep/a/b/c", "keep");
+    T_EQ_I(stat("keep/a", &st), -1);
+    T_EQ_I(stat("keep", &st), 0);
+    /* another command wrote into a/ meanwhile: a/ and keep/ stay, b/ and c/ go */
+    T_EQ_I(nvs_mkdir_p("keep/a/b/c"), NVS_OK);
+    FILE *fp = fopen("keep/a/other", "w");
+    T_ASSERT(fp);
+    fclose(fp);
+    nvs_rmdir_parents("keep/a/b/c", "keep");
+    T_EQ_I(stat("keep/a/b", &st), -1);
+    T_EQ_I(stat("keep/a/other", &st), 0);
+    /* mkdir -p stopped short (c never made): passed over, the rest goes */
+    T_EQ_I(nvs_mkdir_p("new/b"), NVS_OK);
+    nvs_rmdir_parents("new/b/c", ".");
+    T_EQ_I(stat("new", &st), -1);
+    /* nothing made (the path is the kept one): nothing removed */
+    nvs_rmdir_parents("keep", "keep");
+    T_EQ_I(stat("keep", &st), 0);
+    leave_tmp();
+}
+
 static void t_write_through(void)
 {
     enter_tmp();
@@ -149,6 +178,6 @@ static void t_write_through(void)
     leave_tmp();
 }
 
-T_LIST = {T_CASE(t_unique_names), T_CASE(t_out_rules), T_CASE(t_nearest_existing),
+T_LIST = {T_CASE(t_unique_names), T_CASE(t_out_rules), T_CASE(t_nearest_existing), T_CASE(t_rmdir_parents),
           T_CASE(t_write_through)};
 T_MAIN
