@@ -531,13 +531,13 @@ nvs_result_t nvs_backend_nccl_init(nvs_backend *b, nvs_rt *rt, const nvs_config 
     emulated_host_env(rt);
     int visible = 0, dev = 0;
     /* every rank must learn that one of them cannot have a GPU (its driver failed, or too few GPUs for its host's
-     * ranks), before anyone goes on to collective calls: one agreement, and rank 0 names the rank and its words.
-     * A launch with too few GPUs is the user's to change (exit 2 on every rank); `usage` carries that over. */
+     * ranks), before anyone goes on to collective calls: one agreement, and rank 0 says that rank's own line (its
+     * host, how many ranks share it, how many GPUs it sees). A launch with too few GPUs is the user's to change:
+     * exit 2 on every rank (runtime.h nvs_rt_agree_ok_told_usage). */
     nvs_result_t mine = count_devices(&visible);
     if (mine == NVS_OK) mine = pick_device(b, visible, &dev);
-    double usage = mine == NVS_ERR_USAGE;
-    nvs_result_t ok = nvs_rt_agree_ok(rt, mine, &usage, "assigning GPUs");
-    if (ok != NVS_OK) return usage > 0 ? NVS_ERR_USAGE : ok;
+    nvs_result_t ok = nvs_rt_agree_ok_told_usage(rt, mine, "assigning GPUs");
+    if (ok != NVS_OK) return ok;
     rt->device = dev;
 
     ncclUniqueId id;

@@ -115,14 +115,37 @@ nvs_result_t nvs_rt_agree_result(nvs_rt *rt, nvs_result_t mine)
  * then. The same bound as run_flow's wait for a notice at the end of a run. */
 #define NVS_RT_TOLD_WAIT_S 2.0
 
-/* nvs_rt_agree_ok, and with `tells` nvs_rt_agree_ok_told */
-static nvs_result_t agree_ok(nvs_rt *rt, nvs_result_t mine, double *max, const char *what, int tells)
+/* An agreement of nvs_rt_agree_ok_told_usage that found a usage error on some rank: the launch is the user's to
+ * change, and every rank ends normally with exit 2. Every rank finished the agreement and is in step, so the lowest
+ * such rank (`root`) sends rank 0 its own line in one more collective, not in a failure notice: a notice marks the
+ * run failed on the ranks that hear it (rt->peer_failed: their next host wait, the runtime's final agreement among
+ * them, returns NVS_ERR_ABORTED, exit 1 through MPI_Abort), and one not read before MPI_Finalize is an unmatched
+ * send. Returns NVS_ERR_USAGE, or the collective's own error (a rank gone meanwhile, a signal). */
+static nvs_result_t told_usage(nvs_rt *rt, nvs_result_t mine, int root, const char *what)
+{
+    char why[NVS_RT_WHY_LEN] = "";
+    if (rt->rank == root) {
+        char cause[NVS_LOG_LAST_LEN + 64];
+        snprintf(why, sizeof why, "rank %d (host %s) failed in %s: %s", rt->rank, rt->host, what,
+                 nvs_log_cause(mine, cause, sizeof cause));
+        nvs_utf8_trim(why);
+    }
+    NVS_CHECK(nvs_bcast(rt, why, sizeof why, root, what));
+    why[sizeof why - 1] = '\0';
+    if (rt->rank == 0 && root != 0) nvs_error("%s; every rank stops", why); /* the root said its own already */
+    return NVS_ERR_USAGE;
+}
+
+/* nvs_rt_agree_ok; with `tells` nvs_rt_agree_ok_told; with `usage` too nvs_rt_agree_ok_told_usage */
+static nvs_result_t agree_ok(nvs_rt *rt, nvs_result_t mine, double *max, const char *what, int tells, int usage)
 {
     /* [1]: the lowest rank that failed and its result, as (size - rank) * 1000 + result; 0: none failed. [2]: a
-     * rank that failed tells why just after (the failing ranks of one agreement all tell, or none) */
-    double v[3] = {max ? *max : 0, mine != NVS_OK ? (double)(rt->size - rt->rank) * 1000.0 + (double)mine : 0,
-                   tells && mine != NVS_OK};
-    nvs_result_t r = nvs_allreduce_f64(rt, v, 3, NVS_RT_MAX, what);
+     * rank that failed tells why just after (the failing ranks of one agreement all tell, or none). [3] (`usage`
+     * only): the lowest rank whose result is a usage error, as size - rank; 0: none */
+    double v[4] = {max ? *max : 0, mine != NVS_OK ? (double)(rt->size - rt->rank) * 1000.0 + (double)mine : 0,
+                   tells && mine != NVS_OK, usage && mine == NVS_ERR_USAGE ? (double)(rt->size - rt->rank) : 0};
+    nvs_result_t r = nvs_allreduce_f64(rt, v, usage ? 4 : 3, NVS_RT_MAX, what);
+    if (r == NVS_OK && v[3] > 0) return told_usage(rt, mine, rt->size - (int)v[3], what);
     if (mine != NVS_OK) {
         if (tells) { /* after the agreement, which every rank then finished: none is left in it */
             char cause[NVS_LOG_LAST_LEN + 64], why[NVS_RT_WHY_LEN];
@@ -149,12 +172,17 @@ static nvs_result_t agree_ok(nvs_rt *rt, nvs_result_t mine, double *max, const c
 /* See runtime.h. */
 nvs_result_t nvs_rt_agree_ok(nvs_rt *rt, nvs_result_t mine, double *max, const char *what)
 {
-    return agree_ok(rt, mine, max, what, 0);
+    return agree_ok(rt, mine, max, what, 0, 0);
 }
 
 nvs_result_t nvs_rt_agree_ok_told(nvs_rt *rt, nvs_result_t mine, const char *what)
 {
-    return agree_ok(rt, mine, NULL, what, 1);
+    return agree_ok(rt, mine, NULL, what, 1, 0);
+}
+
+nvs_result_t nvs_rt_agree_ok_told_usage(nvs_rt *rt, nvs_result_t mine, const char *what)
+{
+    return agree_ok(rt, mine, NULL, what, 1, 1);
 }
 
 void nvs_rt_beat(nvs_rt *rt)

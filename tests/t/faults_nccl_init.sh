@@ -75,13 +75,19 @@ grep -qF "[rank 1] nvscale: --backend nccl needs a GPU, and none is usable on ho
 echo "--backend nccl, rank 1 without a GPU: exit $rc, said by rank 1"
 
 # Three ranks on a host with two GPUs: rank 2 has none. A launch to change, so exit 2 on every rank (mpirun's
-# status); rank 2 says why and rank 0 names it (it used to return in silence).
+# status; no rank ends in MPI_Abort); rank 2 says why and rank 0 says rank 2's own line, which names its host and
+# the counts (runtime.h nvs_rt_agree_ok_told_usage). It used to return in silence, then rank 0 said only "rank 2
+# failed in assigning GPUs: usage error".
 $MPIRUN -np 3 -x LD_PRELOAD="$d/fake_gpu.so" "$NVS" $RUN --out "$d/three" >"$d/three.out" 2>&1
 rc=$?
 [ $rc -eq 2 ] || fail "3 ranks for 2 GPUs: exit $rc, expected 2"
-grep -qF "error: 3 ranks run on host $h but only 2 GPUs are visible there" "$d/three.out" ||
+grep -qF "[rank 2]: error: 3 ranks run on host $h but only 2 GPUs are visible there" "$d/three.out" ||
     fail "3 ranks for 2 GPUs: rank 2's refusal is not said"
-grep -q "rank 0\]: .*rank 2 .*failed in assigning GPUs" "$d/three.out" || fail "3 ranks for 2 GPUs: rank 0 does not name rank 2's refusal: $(grep -v '^\[' "$d/three.out" | tail -n 3)"
+said="[rank 0]: error: rank 2 (host $h) failed in assigning GPUs: 3 ranks run on host $h but only 2 GPUs are visible"
+grep -qF "$said" "$d/three.out" || fail "3 ranks for 2 GPUs: rank 0 does not say rank 2's own line '$said...': \
+$(grep -v '^\[' "$d/three.out" | grep 'rank 0' | tail -n 3)"
+grep -q "MPI_ABORT\|stopping the job" "$d/three.out" && fail "3 ranks for 2 GPUs: a rank ended in MPI_Abort"
+[ ! -e "$d/three" ] || fail "3 ranks for 2 GPUs: a run directory was left with nothing measured"
 echo "3 ranks for 2 GPUs: exit $rc"
 
 # ncclCommInitRank failing (on every rank: the stand-in has no GPU to talk over) after world_setup made its stream
