@@ -33,7 +33,9 @@ void nvs_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3
  * the "nvscale[rank N]: error: " prefix, control characters as spaces, cut at a UTF-8 character boundary to at most
  * NVS_LOG_LAST_LEN - 1 bytes. "" when none since nvs_log_forget_error(), which a phase calls as it starts so that
  * an error said and got over earlier is not taken for the phase's cause. */
-#define NVS_LOG_LAST_LEN 160
+/* 400: the longest error lines a rank tells (a GPU assignment's, with its count of ranks and GPUs and its remedy,
+ * ~230 bytes; an NCCL or CUDA call's with a PCI bus id) whole; at 160 they were cut mid-word in rank 0's line */
+#define NVS_LOG_LAST_LEN 400
 const char *nvs_log_last_error(void);
 void nvs_log_forget_error(void);
 /* The cause of this rank's failure `res`, as a failure notice says it: the last error line (above), which names

@@ -55,7 +55,7 @@ typedef struct nvs_ctx {
     double last_checkpoint_s;     /* rank 0: when run.json was last written */
     int running;                  /* run.json describes a run still going on (a checkpoint) */
     struct nvs_rescue *rescue;    /* rank 0: marks the checkpoint "interrupted" on a signal (rescue.h) */
-    char reason[320];             /* why the run did not end well, for run.json's result.reason: holds a notice's
+    char reason[NVS_RT_WHY_LEN + 96]; /* why the run did not end well, for run.json's result.reason: holds a notice's
                                    * sentence (NVS_RT_WHY_LEN) with run_flow's words around it */
     char nccl_log_dir[NVS_PATH_MAX];
     int nccl_log_tmp; /* log directory is a temporary one (--no-save): removed at the end */

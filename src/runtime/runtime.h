@@ -42,7 +42,9 @@ struct nvs_rt_ops {
     int (*heard_failed)(nvs_rt *rt, int *rank, char *why);
 };
 
-#define NVS_RT_WHY_LEN 256
+/* A failure notice: "rank R (host H) failed in WHAT: " (host names up to 255 bytes, WHAT a phase's name) and the
+ * cause, NVS_LOG_LAST_LEN at most, with its "(code text)": room for all of it with a short host name. */
+#define NVS_RT_WHY_LEN 640
 
 struct nvs_rt {
     const struct nvs_rt_ops *ops;
