@@ -86,6 +86,10 @@ grep -qF "[rank 2]: error: 3 ranks run on host $h but only 2 GPUs are visible th
 said="[rank 0]: error: rank 2 (host $h) failed in assigning GPUs: 3 ranks run on host $h but only 2 GPUs are visible"
 grep -qF "$said" "$d/three.out" || fail "3 ranks for 2 GPUs: rank 0 does not say rank 2's own line '$said...': \
 $(grep -v '^\[' "$d/three.out" | grep 'rank 0' | tail -n 3)"
+# whole: rank 2's line, as rank 2 said it, is in rank 0's (it was cut at 159 bytes, "...or make more G")
+own=$(grep -F "[rank 2]: error: 3 ranks run on host" "$d/three.out" | head -n 1 | sed 's/^.*\]: error: //')
+grep -F "[rank 0]: error: rank 2 (host $h)" "$d/three.out" | grep -qF "$own" ||
+    fail "3 ranks for 2 GPUs: rank 0's line does not carry rank 2's whole line '$own'"
 grep -q "MPI_ABORT\|stopping the job" "$d/three.out" && fail "3 ranks for 2 GPUs: a rank ended in MPI_Abort"
 [ ! -e "$d/three" ] || fail "3 ranks for 2 GPUs: a run directory was left with nothing measured"
 echo "3 ranks for 2 GPUs: exit $rc"
