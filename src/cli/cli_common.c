@@ -133,6 +133,18 @@ int nvs_cli_output_dir_ok(const char *sub, const char *flag, const char *dir)
     return 0;
 }
 
+nvs_cli_reading nvs_cli_read_begin(const char *sub)
+{
+    nvs_cli_reading r = {nvs_log_set_sink(nvs_launcher_rank() != 0 ? nvs_stderr_once() : NULL), nvs_log_set_refusal(sub)};
+    return r;
+}
+
+void nvs_cli_read_end(nvs_cli_reading r)
+{
+    nvs_log_set_sink(r.sink);
+    nvs_log_set_refusal(r.refusal);
+}
+
 int nvs_cli_rules_load(const char *sub, const char *path, nvs_ruleset *rs)
 {
     char err[512];
@@ -143,9 +155,9 @@ int nvs_cli_rules_load(const char *sub, const char *path, nvs_ruleset *rs)
      * other ranks hold it back with the rest of the refusal (nvs_stderr_once) rather than drop it: a file missing
      * on one rank's host alone (a per-host path) is then said by that rank, tagged, reason included (it said only
      * "Try 'nvscale accept --help'."). */
-    FILE *sink = nvs_log_set_sink(nvs_launcher_rank() != 0 ? nvs_stderr_once() : NULL);
+    nvs_cli_reading rd = nvs_cli_read_begin(sub);
     int rc = nvs_rules_load(path, rs, err, sizeof err);
-    nvs_log_set_sink(sink);
+    nvs_cli_read_end(rd);
     if (rc == 2 && err[0]) return nvs_cli_usage(sub, "%s", err);
     /* a file that could not be read: the reader said why (core/out_file.h); the hint, as after any usage error */
     if (rc == 2) fprintf(nvs_stderr_once(), "Try 'nvscale %s --help'.\n", sub);

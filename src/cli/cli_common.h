@@ -104,6 +104,17 @@ int nvs_cli_inputs_distinct(const char *sub, char *const *paths, size_t n);
  * SUB ("nvscale SUB: FILE:LINE: why" and the help hint), like a bad threshold flag. Returns the exit code: 0, 2 or
  * 1 (out of memory), after one message. */
 int nvs_cli_rules_load(const char *sub, const char *path, nvs_ruleset *rs);
+/* Around the reading of an input named on SUB's command line (a run.json, a preset or hwloc XML file) by a reader of
+ * a lower layer that says what is wrong through the log: its error lines are SUB's refusal, "nvscale SUB: ..."
+ * (core/log.h: nvs_log_set_refusal), as a bad flag's, not "nvscale: error: ..."; on a launcher rank other than 0
+ * they are held back with the rest of a refusal (nvs_stderr_once), said by that rank only if it alone saw it.
+ * Only around reading and validating: what fails after (writing, plotting) is a runtime error. */
+typedef struct {
+    FILE *sink;
+    const char *refusal;
+} nvs_cli_reading;
+nvs_cli_reading nvs_cli_read_begin(const char *sub);
+void nvs_cli_read_end(nvs_cli_reading r);
 /* -q: errors only; default: warnings; -v: info; -vv: debug. Progress lines off under -q. */
 void nvs_cli_set_verbosity(int quiet, int verbose);
 

@@ -286,11 +286,13 @@ int cmd_check(int argc, char **argv)
     nvs_verdicts vs = {0};
     int loaded = 0;
     nvs_result_t res = runs && dp ? NVS_OK : NVS_ERR_NOMEM;
+    nvs_cli_reading rd = nvs_cli_read_begin("check"); /* a missing or malformed run.json: check's refusal */
     for (; loaded < nruns && res == NVS_OK; loaded++) {
         if ((res = nvs_check_load_run(paths[loaded], &runs[loaded])) != NVS_OK) break;
         dp[loaded] = &runs[loaded];
     }
     if (res == NVS_OK && base_path) res = nvs_check_load_run(base_path, &base);
+    nvs_cli_read_end(rd);
     if (res != NVS_OK) {
         rc = nvs_exit_code(res);
         goto done;

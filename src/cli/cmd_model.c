@@ -285,11 +285,15 @@ static int load_presets(const opts *o, nvs_presets *ps)
         fprintf(stderr, "nvscale model: built-in presets are broken: %s\n", err); /* a bug, caught by tests */
         return 1;
     }
-    for (int i = 0; i < o->npreset_files; i++)
-        if (nvs_presets_load_file(ps, o->preset_files[i], err, sizeof err) != NVS_OK) {
+    for (int i = 0; i < o->npreset_files; i++) {
+        nvs_cli_reading rd = nvs_cli_read_begin("model"); /* a file that cannot be read: model's refusal */
+        nvs_result_t r = nvs_presets_load_file(ps, o->preset_files[i], err, sizeof err);
+        nvs_cli_read_end(rd);
+        if (r != NVS_OK) {
             if (err[0]) fprintf(stderr, "nvscale model: %s\n", err);
             return 2;
         }
+    }
     return 0;
 }
 
@@ -725,7 +729,9 @@ static int mode_calibrate(const opts *o, const nvs_presets *ps, int json)
     }
     nvs_calibration c;
     char err[1024] = "";
+    nvs_cli_reading rd = nvs_cli_read_begin("model"); /* the run.json reader's refusal: model's */
     nvs_result_t r = nvs_calibrate(o->calibrate, ps, &co, &c, err, sizeof err);
+    nvs_cli_read_end(rd);
     if (r != NVS_OK) {
         /* an empty err: the run.json loader already printed the one message */
         if (err[0] || r != NVS_ERR_INPUT) fprintf(stderr, "nvscale model: %s\n", err[0] ? err : nvs_result_text(r));

@@ -75,6 +75,7 @@ static int report_models(int n, char **paths, const char *outdir, const char *ti
     json_t **docs = calloc((size_t)n, sizeof *docs);
     if (!docs) return 1;
     nvs_result_t res = NVS_OK;
+    nvs_cli_reading rd = nvs_cli_read_begin("report"); /* the projections' faults are report's refusals */
     for (int i = 0; i < n && res == NVS_OK; i++) {
         json_error_t je;
         if (nvs_input_file_ok(paths[i], NULL, 0)) { /* a FIFO would block the JSON reader forever */
@@ -92,6 +93,7 @@ static int report_models(int n, char **paths, const char *outdir, const char *ti
         }
     }
     if (res == NVS_OK) res = nvs_report_model_check(docs, (const char *const *)paths, n);
+    nvs_cli_read_end(rd);
     char dir[4096], top[4096] = "";
     if (res == NVS_OK) {
         if (outdir) snprintf(dir, sizeof dir, "%s", outdir);
@@ -177,8 +179,12 @@ int cmd_report(int argc, char **argv)
     }
     /* model projections (nvscale model --format json) get their own report: efficiency vs N per configuration */
     {
-        for (int i = optind; i < argc; i++) /* regular files only: a FIFO would block the JSON reader forever */
-            if (nvs_input_file_ok(argv[i], NULL, 0)) return 2;
+        nvs_cli_reading rd = nvs_cli_read_begin("report"); /* a missing file: report's refusal */
+        int bad = 0;
+        for (int i = optind; i < argc && !bad; i++) /* regular files only: a FIFO would block the JSON reader forever */
+            bad = nvs_input_file_ok(argv[i], NULL, 0) != 0;
+        nvs_cli_read_end(rd);
+        if (bad) return 2;
         /* one run given twice was reported as two, and counted twice in the fleet's median: a slow host given
          * three times outvoted its peers and was no longer named (as `check` refuses it) */
         if (nvs_cli_inputs_distinct("report", argv + optind, (size_t)nruns)) return 2;
@@ -194,11 +200,13 @@ int cmd_report(int argc, char **argv)
     }
     nvs_result_t res = NVS_OK;
     int loaded = 0;
+    nvs_cli_reading rd = nvs_cli_read_begin("report"); /* a run.json that is not one: report's refusal */
     for (int i = 0; i < nruns; i++) {
         res = nvs_run_load(argv[optind + i], NVS_RUN_NEED_MEASURED, &runs[i]);
         if (res != NVS_OK) break;
         loaded++;
     }
+    nvs_cli_read_end(rd);
     char dir[4096], top[4096] = ""; /* top: dir did not exist, made for this report below top */
     if (res == NVS_OK) {
         if (outdir)

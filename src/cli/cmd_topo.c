@@ -96,7 +96,9 @@ int cmd_topo(int argc, char **argv)
     if ((r = nvs_cli_out_begin(&cfg, &dir)) != NVS_OK) return nvs_exit_code(r);
     if (cfg.hwloc_xml[0]) {
         nvs_topology *t = NULL;
+        nvs_cli_reading rd = nvs_cli_read_begin("topo"); /* the file named by --hwloc-xml: topo's refusal */
         r = nvs_topo_discover(cfg.hwloc_xml, &t);
+        nvs_cli_read_end(rd);
         if (r == NVS_OK) r = emit(&cfg, &dir, t, NULL);
         nvs_topo_free(t);
     } else {

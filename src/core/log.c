@@ -24,12 +24,19 @@ static _Thread_local char t_last_error[NVS_LOG_LAST_LEN]; /* nvs_log_last_error:
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static FILE *g_sink; /* NULL: stderr (nvs_log_set_sink) */
+static const char *g_refusal; /* NULL: errors are runtime errors (nvs_log_set_refusal) */
 
 void nvs_log_set_level(int level) { g_level = level; }
 FILE *nvs_log_set_sink(FILE *to)
 {
     FILE *was = g_sink;
     g_sink = to;
+    return was;
+}
+const char *nvs_log_set_refusal(const char *sub)
+{
+    const char *was = g_refusal;
+    g_refusal = sub;
     return was;
 }
 int nvs_log_level(void) { return g_level; }
@@ -104,7 +111,9 @@ void nvs_log(int level, const char *fmt, ...)
         fputs("\r\033[K", to);
         g_progress_dirty = 0;
     }
-    if (t_nranks > 1)
+    if (level == NVS_LOG_ERROR && g_refusal)
+        fprintf(to, "nvscale %s: ", g_refusal);
+    else if (t_nranks > 1)
         fprintf(to, "nvscale[rank %d]: %s: ", t_rank, level_names[level]);
     else
         fprintf(to, "nvscale: %s: ", level_names[level]);

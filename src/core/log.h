@@ -20,6 +20,11 @@ int nvs_log_level(void);
  * rest of a refusal and said by the rank that alone saw it. Returns the sink it replaces. */
 FILE *nvs_log_set_sink(FILE *to);
 void nvs_log_set_rank(int rank, int nranks); /* per thread */
+/* While a subcommand reads the input its user named (a run.json, a rules, preset or hwloc XML file), the readers'
+ * error lines are that subcommand's refusal: "nvscale SUB: ..." as its other refusals say it (cli/cli_common.h), not
+ * a runtime error's "nvscale: error: ...". SUB NULL: errors as runtime errors again. Returns the SUB it replaces.
+ * Process-wide: set by the command line before any rank thread runs, never during a measurement. */
+const char *nvs_log_set_refusal(const char *sub);
 
 void nvs_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 #define nvs_error(...) nvs_log(NVS_LOG_ERROR, __VA_ARGS__)

@@ -104,7 +104,8 @@ void nvs_plot_comment(FILE *f, const char *text);
 nvs_result_t nvs_report_model(json_t *const *docs, const char *const *names, int n, const char *dir,
                               const char *title, int plots);
 /* The checks nvs_report_model makes of its inputs, alone: before anything is written (a refused file leaves no
- * output directory). One message naming the file and the field. */
+ * output directory). One message naming the file and the field ("FILE: configurations[0]: ..."; the caller says whose
+ * refusal it is: cli's nvs_cli_read_begin). */
 nvs_result_t nvs_report_model_check(json_t *const *docs, const char *const *names, int n);
 /* 1 when the JSON is a model projection (nvscale.model/1, kind "projection"). */
 int nvs_report_is_model(const json_t *doc);

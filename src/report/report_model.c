@@ -26,7 +26,7 @@ static nvs_result_t validate(const json_t *doc, const char *name)
 {
     json_t *cfgs = json_object_get(doc, "configurations");
     if (!json_is_array(cfgs) || !json_array_size(cfgs)) {
-        nvs_error("report: %s: configurations: expected a non-empty array", name);
+        nvs_error("%s: configurations: expected a non-empty array", name);
         return NVS_ERR_INPUT;
     }
     size_t i, j;
@@ -35,13 +35,13 @@ static nvs_result_t validate(const json_t *doc, const char *name)
     {
         json_t *pts = json_object_get(c, "points");
         if (!json_is_string(json_object_get(c, "label")) || !json_is_array(pts) || !json_array_size(pts)) {
-            nvs_error("report: %s: configurations[%zu]: needs a label and a non-empty points array", name, i);
+            nvs_error("%s: configurations[%zu]: needs a label and a non-empty points array", name, i);
             return NVS_ERR_INPUT;
         }
         json_array_foreach(pts, j, p)
         {
             if (!json_is_integer(json_object_get(p, "n")) || !isfinite(num(p, "efficiency")) || !isfinite(num(p, "step_us"))) {
-                nvs_error("report: %s: configurations[%zu].points[%zu]: needs integer n, numbers efficiency and step_us",
+                nvs_error("%s: configurations[%zu].points[%zu]: needs integer n, numbers efficiency and step_us",
                           name, i, j);
                 return NVS_ERR_INPUT;
             }
@@ -50,7 +50,7 @@ static nvs_result_t validate(const json_t *doc, const char *name)
             json_int_t gn = json_integer_value(json_object_get(p, "n"));
             double e = num(p, "efficiency"), st = num(p, "step_us");
             if (gn < 1 || gn > (1 << 20) || !(e >= 0 && e <= 10) || !(st > 0 && st < 86400e6)) {
-                nvs_error("report: %s: configurations[%zu].points[%zu]: n %lld, efficiency %g, step_us %g: expected n "
+                nvs_error("%s: configurations[%zu].points[%zu]: n %lld, efficiency %g, step_us %g: expected n "
                           "from 1 to 1048576, efficiency from 0 to 10 (a fraction), step_us above 0 and below a day",
                           name, i, j, (long long)gn, e, st);
                 return NVS_ERR_INPUT;
@@ -62,7 +62,7 @@ static nvs_result_t validate(const json_t *doc, const char *name)
                 if (!v || json_is_null(v)) continue;
                 double x = json_is_number(v) ? json_number_value(v) : NAN;
                 if (!(x >= 0 && x < 86400e6)) {
-                    nvs_error("report: %s: configurations[%zu].points[%zu]: %s: expected a time in us from 0 to a day",
+                    nvs_error("%s: configurations[%zu].points[%zu]: %s: expected a time in us from 0 to a day",
                               name, i, j, part[k]);
                     return NVS_ERR_INPUT;
                 }

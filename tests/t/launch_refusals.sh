@@ -65,7 +65,7 @@ expect 2 "^\[rank 1\] nvscale train: --model $d/nonexist.prof: cannot open model
 
 # a --rules file missing on rank 1's host alone (a per-host path): rank 1 says why, tagged (was "[rank 1] Try
 # 'nvscale accept --help'." alone: the reader's own message was dropped on every rank but 0)
-expect 2 "^\[rank 1\] nvscale: error: cannot open $d/host1.rules: No such file" env OMPI_COMM_WORLD_RANK=1 \
+expect 2 "^\[rank 1\] nvscale accept: cannot open $d/host1.rules: No such file" env OMPI_COMM_WORLD_RANK=1 \
     OMPI_COMM_WORLD_SIZE=2 "$NVS" accept --rules "$d/host1.rules" --no-save
 
 if command -v mpirun >/dev/null 2>&1; then
@@ -73,7 +73,7 @@ if command -v mpirun >/dev/null 2>&1; then
     # the same under mpirun, rank 1 given a path that is not there: said by rank 1, and the job ends (exit 2)
     # without rank 0 waiting out --timeout 60 in MPI's start-up
     t0=$(date +%s)
-    expect 2 "^\[rank 1\] nvscale: error: cannot open $d/host1.rules: No such file" $MPIRUN -np 1 "$NVS" accept \
+    expect 2 "^\[rank 1\] nvscale accept: cannot open $d/host1.rules: No such file" $MPIRUN -np 1 "$NVS" accept \
         --backend mpi --timeout 60 --no-save -q : -np 1 "$NVS" accept --rules "$d/host1.rules" --backend mpi \
         --timeout 60 --no-save -q
     [ $(($(date +%s) - t0)) -lt 40 ] || fail "mpirun, --rules missing on rank 1: took $(($(date +%s) - t0)) s"

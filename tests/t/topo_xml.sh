@@ -62,7 +62,7 @@ for c in 'badbus.xml:42: pci_busid "0000:zz:00.0" is not what hwloc writes' \
     "$NVS" topo --hwloc-xml "$dir/$f" --no-save >"$dir/bad.out" 2>"$dir/bad.err"
     rc=$?
     [ $rc = 2 ] || fail "$f: exit $rc, expected 2"
-    [ "$(wc -l <"$dir/bad.err")" = 1 ] && grep -q "^nvscale: error: .*$c" "$dir/bad.err" ||
+    [ "$(wc -l <"$dir/bad.err")" = 1 ] && grep -q "^nvscale topo: .*$c" "$dir/bad.err" ||
         fail "$f: not one line naming the value: $(cat "$dir/bad.err")"
     [ -s "$dir/bad.out" ] && fail "$f: printed a topology"
 done
@@ -77,7 +77,7 @@ for c in 'dupnic.xml: two PCI devices with bus id 0000:1d:00.0 (NIC mlx5_0 and N
     "$NVS" topo --hwloc-xml "$dir/$f" --no-save >"$dir/bad.out" 2>"$dir/bad.err"
     rc=$?
     [ $rc = 2 ] || fail "$f: exit $rc, expected 2"
-    [ "$(wc -l <"$dir/bad.err")" = 1 ] && grep -qF "nvscale: error: $dir/$c" "$dir/bad.err" ||
+    [ "$(wc -l <"$dir/bad.err")" = 1 ] && grep -qF "nvscale topo: $dir/$c" "$dir/bad.err" ||
         fail "$f: not one line naming the bus id: $(cat "$dir/bad.err")"
     [ -s "$dir/bad.out" ] && fail "$f: printed a topology"
 done
@@ -88,7 +88,7 @@ cmp -s "$dir/dupidx.xml" tests/fixtures/topo/nvlink_pairs.xml && fail "dupidx.xm
 "$NVS" topo --hwloc-xml "$dir/dupidx.xml" --no-save >"$dir/bad.out" 2>"$dir/bad.err"
 rc=$?
 [ $rc = 2 ] && [ "$(wc -l <"$dir/bad.err")" = 1 ] && [ ! -s "$dir/bad.out" ] &&
-    grep -qF "nvscale: error: $dir/dupidx.xml: NVLinkBandwidth lists GPU 0000:16:00.0 twice" "$dir/bad.err" ||
+    grep -qF "nvscale topo: $dir/dupidx.xml: NVLinkBandwidth lists GPU 0000:16:00.0 twice" "$dir/bad.err" ||
     fail "dupidx.xml: exit $rc, not one line naming the GPU: $(cat "$dir/bad.err")"
 # one GPU: no pair to ask CUDA or NVML about; said so, not "neither CUDA nor NVML answered" (which a live 1-GPU box
 # printed under "NVML: ok" and "CUDA: ok, 1 device")

@@ -1,0 +1,39 @@
+#!/bin/sh
+# A file named on a subcommand's command line that is missing or not what it should be: refused as that
+# subcommand's input error, "nvscale SUB: <file>: <why>", exit 2, one line naming the file (and the usage hint
+# where the subcommand gives one), as its bad flags are. The readers below the command line (run.json, rules,
+# presets, hwloc XML, model projections) said it as a runtime error, "nvscale: error: ...".
+cd "$(dirname "$0")/../.." || exit 1
+. tests/lib.sh
+need_nvscale
+tmp_dir d
+B=tests/fixtures/runs/bad
+printf 'garbage\n' >"$d/bad.xml"
+printf '{"schema": "nvscale.model/1", "kind": "projection"}\n' >"$d/proj.json"
+# SUB NAMED ARGS...: exit 2, nothing on stdout, the refusal one line "nvscale SUB: ..." naming NAMED, the only other
+# line the hint "Try 'nvscale SUB --help'.", no "nvscale: error:" line
+refused() {
+    sub=$1 named=$2
+    shift 2
+    expect_err 2 "$named" "$NVS" "$sub" "$@" || return 1
+    n=$(grep -vc "^Try 'nvscale $sub --help'\.\$" "$ERR")
+    [ "$n" = 1 ] && grep -q "^nvscale $sub: .*$named" "$ERR" ||
+        fail "$sub $*: not one line 'nvscale $sub: ...' naming $named: $(cat "$ERR")"
+}
+refused report "$d/none.json: No such file" --no-plots -o "$d/out" "$d/none.json"
+refused report "$B/not_json.json: not JSON" --no-plots -o "$d/out" "$B/not_json.json"
+refused report "$B/wrong_schema.json: schema is" --no-plots -o "$d/out" "$B/wrong_schema.json"
+refused report "$d/proj.json: configurations: expected a non-empty array" --no-plots -o "$d/out" "$d/proj.json"
+[ -e "$d/out" ] && fail "report: an output directory was made for a refused input"
+refused check "$d/none.json: No such file" "$d/none.json" --min-p2p 1
+refused check "$B/empty.json: empty file" "$B/empty.json" --min-p2p 1
+refused check "$d/none.json: No such file" tests/fixtures/runs/minimal_coll.json --baseline "$d/none.json" \
+    --max-below-baseline 1
+refused check "cannot open $d/none.rules" tests/fixtures/runs/minimal_coll.json --rules "$d/none.rules"
+refused accept "cannot open $d/none.rules" --rules "$d/none.rules" --no-save
+refused model "$d/none.json: No such file" --calibrate "$d/none.json"
+refused model "$B/wrong_schema.json: schema is" --calibrate "$B/wrong_schema.json"
+refused model "cannot open $d/none.presets" --preset-file "$d/none.presets" --list-presets
+refused topo "cannot read hwloc XML '$d/none.xml'" --hwloc-xml "$d/none.xml" --no-save
+refused topo "'$d/bad.xml' is not an hwloc XML topology" --hwloc-xml "$d/bad.xml" --no-save
+finish
