@@ -32,7 +32,7 @@ nvs_result_t nvs_cli_out_begin(const nvs_config *cfg, nvs_cli_out *o)
     memset(o, 0, sizeof *o);
     if (!cfg->save || nvs_rt_launcher_rank() != 0) return NVS_OK;
     const char *out = cfg->out_dir[0] ? cfg->out_dir : NULL;
-    NVS_CHECK(nvs_rj_check_out_dir(out));
+    NVS_CHECK(nvs_rj_check_out_dir(cfg->subcommand, out));
     NVS_CHECK(nvs_rj_open_run_dir(out, cfg->subcommand, o->final, sizeof o->final, o->work, sizeof o->work));
     o->active = 1;
     return NVS_OK;

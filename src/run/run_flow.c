@@ -602,7 +602,7 @@ nvs_result_t nvs_run_measure(const nvs_config *cfg_in)
     if (cfg->save) {
         /* the run directory exists before anything is measured, under a name no other run has: a bad --out is a
          * usage error now, not after hours of sweeps */
-        res = nvs_rj_check_out_dir(cfg->out_dir[0] ? cfg->out_dir : NULL);
+        res = nvs_rj_check_out_dir(cfg->subcommand, cfg->out_dir[0] ? cfg->out_dir : NULL);
         if (res != NVS_OK) {
             free(req);
             return res;

@@ -197,21 +197,21 @@ nvs_result_t nvs_rj_print(const json_t *doc, FILE *to)
     return NVS_OK;
 }
 
-nvs_result_t nvs_rj_check_out_dir(const char *out)
+nvs_result_t nvs_rj_check_out_dir(const char *sub, const char *out)
 {
     if (!out || !*out) return NVS_OK;
     struct stat st;
     if (lstat(out, &st) == 0) {
-        fprintf(nvs_stderr_once(), "nvscale: --out %s: it exists: nvscale does not mix a new run with an earlier one's files; "
-                        "choose another --out or remove it\n", out);
+        fprintf(nvs_stderr_once(), "nvscale %s: --out %s: it exists: nvscale does not mix a new run with an earlier one's files; "
+                        "choose another --out or remove it\n", sub, out);
         return NVS_ERR_USAGE;
     }
     /* "new/." and "new/.." name new or its parent once new is made: directories that exist by then */
     const char *last = strrchr(out, '/');
     last = last ? last + 1 : out;
     if (!strcmp(last, ".") || !strcmp(last, "..")) {
-        fprintf(nvs_stderr_once(), "nvscale: --out %s: ends in '%s': name the new directory itself (nvscale makes "
-                                   "it, and never writes into one that exists)\n", out, last);
+        fprintf(nvs_stderr_once(), "nvscale %s: --out %s: ends in '%s': name the new directory itself (nvscale makes "
+                                   "it, and never writes into one that exists)\n", sub, out, last);
         return NVS_ERR_USAGE;
     }
     /* the nearest existing ancestor must be a directory we can write in */
@@ -221,7 +221,7 @@ nvs_result_t nvs_rj_check_out_dir(const char *out)
         return NVS_ERR_USAGE;
     }
     if (stat(anc, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        fprintf(nvs_stderr_once(), "nvscale: --out %s: %s is not a directory\n", out, anc);
+        fprintf(nvs_stderr_once(), "nvscale %s: --out %s: %s is not a directory\n", sub, out, anc);
         return NVS_ERR_USAGE;
     }
     /* a directory made there and removed, as the run will make --out's: access(W_OK) is not enough (root passes it
@@ -232,7 +232,7 @@ nvs_result_t nvs_rj_check_out_dir(const char *out)
     snprintf(probe, sizeof probe, "%s/.nvscale-probe-XXXXXX", anc);
     if (access(anc, W_OK) != 0 || !mkdtemp(probe)) {
         /* mkdir in /proc fails with ENOENT, which would read as if the directory were not there */
-        fprintf(nvs_stderr_once(), "nvscale: --out %s: cannot write in %s: %s\n", out, anc,
+        fprintf(nvs_stderr_once(), "nvscale %s: --out %s: cannot write in %s: %s\n", sub, out, anc,
                 errno == ENOENT ? "no directory can be made there" : strerror(errno));
         return NVS_ERR_USAGE;
     }
@@ -303,11 +303,11 @@ nvs_result_t nvs_rj_open_run_dir(const char *out, const char *subcommand, char *
         }
         if (out && *out) {
             if (taken)
-                fprintf(stderr, "nvscale: --out %s: it exists: nvscale does not mix a new run with an earlier one's "
-                                "files; choose another --out or remove it\n", out);
+                fprintf(stderr, "nvscale %s: --out %s: it exists: nvscale does not mix a new run with an earlier one's "
+                                "files; choose another --out or remove it\n", subcommand, out);
             else
-                fprintf(stderr, "nvscale: --out %s: %s exists: an earlier run into it was cut short (its run.json "
-                                "holds what it measured); remove it or choose another --out\n", out, partial);
+                fprintf(stderr, "nvscale %s: --out %s: %s exists: an earlier run into it was cut short (its run.json "
+                                "holds what it measured); remove it or choose another --out\n", subcommand, out, partial);
             nvs_rj_unmake_parents();
             return NVS_ERR_USAGE;
         }

@@ -67,8 +67,9 @@ void nvs_rj_default_dir(const char *subcommand, char *buf, size_t len);
 
 /* Checks, before anything is measured, that --out DIR can be made: DIR must not exist (a new run is never mixed
  * with an earlier one's files), and its nearest existing ancestor must be a writable directory. NVS_ERR_USAGE
- * with one message naming the path otherwise. NULL: nothing to check (the default directory). */
-nvs_result_t nvs_rj_check_out_dir(const char *out);
+ * with one message naming the path otherwise, said as a refusal of subcommand SUB ("nvscale SUB: --out DIR: ..."),
+ * as its other bad flags are. NULL: nothing to check (the default directory). */
+nvs_result_t nvs_rj_check_out_dir(const char *sub, const char *out);
 /* Creates the directory a run writes into while it runs, <final>.partial, exclusively (no other run can be
  * writing there); final = `out`, or results/<stamp>-<subcommand> with -2, -3 ... appended until the name is
  * free. A stale <out>.partial (a run cut short) is refused, naming it. */

@@ -36,4 +36,11 @@ refused model "$B/wrong_schema.json: schema is" --calibrate "$B/wrong_schema.jso
 refused model "cannot open $d/none.presets" --preset-file "$d/none.presets" --list-presets
 refused topo "cannot read hwloc XML '$d/none.xml'" --hwloc-xml "$d/none.xml" --no-save
 refused topo "'$d/bad.xml' is not an hwloc XML topology" --hwloc-xml "$d/bad.xml" --no-save
+# --out DIR that exists, or cannot be made: the measuring subcommands' refusal too (was "nvscale: --out ...")
+mkdir "$d/exists"
+refused coll "--out $d/exists: it exists" --backend mpi --out "$d/exists"
+refused run "--out $d/new/.: ends in '.'" --backend mpi --out "$d/new/."
+refused topo "--out $d/bad.xml/x: $d/bad.xml is not a directory" --hwloc-xml tests/fixtures/topo/h200x2.xml \
+    --out "$d/bad.xml/x"
+refused accept "--out $d/exists: it exists" --backend mpi -q --out "$d/exists"
 finish

@@ -61,7 +61,7 @@ static void t_out_rules(void)
 {
     enter_tmp();
     char f[4096], p[4200];
-    T_EQ_I(nvs_rj_check_out_dir("x/y/out"), NVS_OK); /* parents made when the run opens it */
+    T_EQ_I(nvs_rj_check_out_dir("run", "x/y/out"), NVS_OK); /* parents made when the run opens it */
     T_EQ_I(nvs_rj_open_run_dir("x/y/out", "coll", f, sizeof f, p, sizeof p), NVS_OK);
     T_EQ_S(f, "x/y/out");
     T_EQ_S(p, "x/y/out.partial");
@@ -69,9 +69,9 @@ static void t_out_rules(void)
     FILE *fp = fopen("file", "w");
     T_ASSERT(fp);
     fclose(fp);
-    T_EQ_I(nvs_rj_check_out_dir("file"), NVS_ERR_USAGE);
-    T_EQ_I(nvs_rj_check_out_dir("file/sub"), NVS_ERR_USAGE); /* its ancestor is not a directory */
-    T_EQ_I(nvs_rj_check_out_dir("x"), NVS_ERR_USAGE);        /* exists: never mixed with a new run */
+    T_EQ_I(nvs_rj_check_out_dir("run", "file"), NVS_ERR_USAGE);
+    T_EQ_I(nvs_rj_check_out_dir("run", "file/sub"), NVS_ERR_USAGE); /* its ancestor is not a directory */
+    T_EQ_I(nvs_rj_check_out_dir("run", "x"), NVS_ERR_USAGE);        /* exists: never mixed with a new run */
     leave_tmp();
 }
 
