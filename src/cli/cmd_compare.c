@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/cli_common.h"
 #include "cli/commands.h"
 #include "core/escape.h"
 #include "core/interrupt.h"
@@ -274,7 +275,10 @@ static void load_one(const char *dir, tp_result *t)
         snprintf(t->why, sizeof t->why, "no %s", json_path);
         return;
     }
-    if (nvs_run_load(json_path, 0, &t->run) != NVS_OK) {
+    nvs_cli_reading rd = nvs_cli_read_begin("compare"); /* a file the user gave to compare: compare's refusal */
+    nvs_result_t r = nvs_run_load(json_path, 0, &t->run);
+    nvs_cli_read_end(rd);
+    if (r != NVS_OK) {
         t->state = ST_FAILED;
         snprintf(t->why, sizeof t->why, "%s is not a usable run.json", json_path);
         return;

@@ -36,6 +36,8 @@ refused model "$B/wrong_schema.json: schema is" --calibrate "$B/wrong_schema.jso
 refused model "cannot open $d/none.presets" --preset-file "$d/none.presets" --list-presets
 refused topo "cannot read hwloc XML '$d/none.xml'" --hwloc-xml "$d/none.xml" --no-save
 refused topo "'$d/bad.xml' is not an hwloc XML topology" --hwloc-xml "$d/bad.xml" --no-save
+mkdir -p "$d/cmp/nvlink" && cp "$B/not_json.json" "$d/cmp/nvlink/run.json"
+refused compare "$d/cmp/nvlink/run.json: not JSON" --report-only --transports nvlink --out "$d/cmp"
 # --out DIR that exists, or cannot be made: the measuring subcommands' refusal too (was "nvscale: --out ...")
 mkdir "$d/exists"
 refused coll "--out $d/exists: it exists" --backend mpi --out "$d/exists"
