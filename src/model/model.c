@@ -728,6 +728,7 @@ void nvs_schedule_lanes(const nvs_lanes *l, nvs_step_times *out)
     out->bwd_us = g - out->fwd_us;
     out->comm_end_us = end > out->fwd_us ? end - out->fwd_us : 0;
     if (end > g) g = end; /* the step's next work waits for the last all-reduce */
+    g += l->penalty_us;   /* and for the time the interference added to the kernels beside them */
     for (int j = 0; j < l->nafter; j++) {
         h += l->after[j].host_us;
         host_sum += l->after[j].host_us;

@@ -334,12 +334,15 @@ typedef struct {
     const nvs_lane_item *after;
     int nafter;
     double before_host_us;                   /* host work before the forward's first kernel (DDP's buffers) */
+    double penalty_us;                       /* GPU time the interference added to backward's kernels
+                                              * (model/interference.h), on the GPU's lane after the last all-reduce:
+                                              * where the host's lane ends the step, the GPU's slack absorbs it */
 } nvs_lanes;
 
 /* fwd_us, bwd_us: when the GPU ends forward, and backward's length from there; opt_us: the after items' GPU
  * time; compute_us: the sum of every GPU time (the lanes' step when nothing waits); comm_us as in nvs_schedule;
  * comm_end_us: when the last all-reduce ends, from the GPU's end of forward; step_us: when both lanes are done;
- * exposed_us = step - compute (the caller splits it); host_us: the host's own work (waits excluded). */
+ * exposed_us = step - compute (with penalty_us; the caller splits it); host_us: the host's own work (waits excluded). */
 void nvs_schedule_lanes(const nvs_lanes *l, nvs_step_times *out);
 
 /* Expected maximum of n independent standard normal variables (e(1) = 0, e(2) = 1/sqrt(pi) = 0.5642,

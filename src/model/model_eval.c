@@ -169,9 +169,10 @@ int nvs_model_max_batch(const nvs_model_config *c, nvs_mem_estimate *mem)
 
 /* One step of configuration c on the host's and the GPU's lanes (nvs_schedule_lanes), as the training step issues
  * it under c->fw (train/step.c): nb = 0 the compute-only step (no reducer: DDP's no_sync()), else the full step
- * with its nb buckets, all-reduced in ar_us (NULL: the all-reduces take no time). */
+ * with its nb buckets, all-reduced in ar_us (NULL: the all-reduces take no time), and penalty_us of interference
+ * on the GPU's lane. */
 static nvs_result_t step_lanes(const nvs_model_config *c, const nvs_model_bucket *b, int nb, const double *ar_us,
-                               nvs_step_times *t)
+                               double penalty_us, nvs_step_times *t)
 {
     const nvs_profile *p = c->profile;
     const nvs_framework *fw = c->fw;
@@ -264,7 +265,7 @@ static nvs_result_t step_lanes(const nvs_model_config *c, const nvs_model_bucket
                          ? hs * fw->host_us_per_buffer_op * nvs_framework_buffer_ops(fw, p)
                          : 0;
     nvs_lanes l = {n, fwd, bwd, fw ? hf : NULL, fw ? hb : NULL, scaler ? 2 * op : 0, b, nb, ar_us ? ar_us : zero,
-                   fw && nb > 0 ? hs * fw->reducer_us_per_bucket : 0, after, na, buffers};
+                   fw && nb > 0 ? hs * fw->reducer_us_per_bucket : 0, after, na, buffers, penalty_us};
     nvs_schedule_lanes(&l, t);
     free(v);
     free(after);
@@ -408,11 +409,18 @@ nvs_result_t nvs_model_eval(const nvs_model_config *c, int nodes, int gpn, nvs_m
     out->share_transport = gpn >= 2 && !ml_net(c, gpn) ? rl.transport : out->transport;
     out->interference_share =
         out->n > 1 && nb > 0 ? nvs_interference_share(c->overlap_penalty, out->share_transport, rl.link_gbps) : 0;
-    /* the step without the reducer (compute), with it but no communication (the reducer's cost), and whole */
-    nvs_step_times compute, quiet;
-    nvs_result_t r = step_lanes(c, b, 0, NULL, &compute);
-    if (r == NVS_OK) r = step_lanes(c, b, nb, NULL, &quiet);
-    if (r == NVS_OK) r = step_lanes(c, b, nb, arus, &out->t);
+    /* the step without the reducer (compute), with it but no communication (the reducer's cost), whole without
+     * interference (the exposed comm; its overlap), and whole: the interference, share x overlap, scheduled on the
+     * GPU's lane, so that it lengthens the step only as far as the GPU's lane ends it. Added to the step after the
+     * schedule, a step the host's lane ended paid it in full beside the GPU's slack, and where a faster link had
+     * the larger share (interference.c) such a step got slower with the faster link: a100-sxm @ hgx-a100-8,
+     * resnet50 bf16, batch 1, N 4, every link twice as fast, SGD costed at its 3 foreach calls: 22528.7 ->
+     * 22532.5 us (test_model_props.c P8). */
+    nvs_step_times compute, quiet, bare;
+    nvs_result_t r = step_lanes(c, b, 0, NULL, 0, &compute);
+    if (r == NVS_OK) r = step_lanes(c, b, nb, NULL, 0, &quiet);
+    if (r == NVS_OK) r = step_lanes(c, b, nb, arus, 0, &bare);
+    if (r == NVS_OK) r = step_lanes(c, b, nb, arus, out->interference_share * bare.overlap_us, &out->t);
     free(b);
     free(arus);
     if (r != NVS_OK) {
@@ -421,10 +429,10 @@ nvs_result_t nvs_model_eval(const nvs_model_config *c, int nodes, int gpn, nvs_m
     }
     out->t.compute_us = compute.step_us;
     out->t.reducer_us = quiet.step_us - compute.step_us > 0 ? quiet.step_us - compute.step_us : 0;
-    out->t.exposed_us = out->t.step_us - out->t.compute_us - out->t.reducer_us;
+    out->t.exposed_us = bare.step_us - out->t.compute_us - out->t.reducer_us;
     if (out->t.exposed_us < 0) out->t.exposed_us = 0;
-    out->t.penalty_us = out->interference_share * out->t.overlap_us;
-    out->t.step_us += out->t.penalty_us;
+    /* what the interference added: share x overlap where the GPU's lane ends the step, less where the host's does */
+    out->t.penalty_us = out->t.step_us - bare.step_us;
     double step1 = quiet.step_us; /* at one GPU every all-reduce is empty: compute + reducer */
     out->dp = dp;
 

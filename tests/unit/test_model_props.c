@@ -12,10 +12,14 @@
  *      auto is the fastest of the algorithms the shape allows
  *   P7 the same box with its GPUs NVLink-bridged in pairs never steps slower than with PCIe peer links alone, at
  *      any N: a link of a faster kind is a faster link (the NVLink share scaled by the bridge's rate: interference.c)
+ *   P8 more bandwidth alone (every link's rate raised, latencies as they are) never lengthens the step, whichever lane
+ *      ends it: swept over host speeds (host_scale: the host's lane from well below the GPU's to well above), the
+ *      optimizers (1, 2 and 9 host operations an update), bucket caps, batches and N
  * Expected exceptions, each for a documented reason (docs/model.md), are named where they are skipped. */
 #include <math.h>
 #include <string.h>
 
+#include "model/interference.h"
 #include "model/model_eval.h"
 #include "model/preset.h"
 #include "t.h"
@@ -217,6 +221,75 @@ static void t_sockets(void)
     printf("# %d points\n", points);
 }
 
+/* P8: the machine's links (and the GPU's NVLink) x f, latencies unchanged */
+static void faster(nvs_model_config *c, double f)
+{
+    nvs_machine_spec *m = &c->machine;
+    m->gpu_link_gbps *= f, m->uplink_gbps *= f, m->socket_gbps *= f, m->shm_gbps *= f, m->host_gbps *= f;
+    m->nvls_gbps *= f, m->net_local_gbps *= f;
+    c->gpu.nvlink_gbps_per_link *= f;
+}
+
+/* P8 (and P3, P4). The case that showed it: a host-bound step (the host's lane ends it) paid the interference on top
+ * of the schedule, and a faster NVLink, whose share is larger (interference.c), made it slower: a100-sxm @
+ * hgx-a100-8, resnet50 bf16, batch 1, N 4, every link twice as fast: 22528.7 -> 22532.5 us with SGD costed at its
+ * 3 foreach calls; here host_scale lengthens the host's lane as those calls would. */
+static void t_bandwidth_sweep(void)
+{
+    load();
+    static const char *gm[][2] = {{"a100-sxm", "hgx-a100-8"}, {"h100-sxm", "hgx-h100-8"},
+                                  {"rtxa6000", "pcie4-2s-8gpu-nvpairs"}, {"rtx3090", "pcie4-2s-8gpu-switch"}};
+    static const double fs[] = {1, 1.25, 1.5, 2, 3, 4}, hosts[] = {0.5, 1, 1.5, 2, 3}, caps[] = {1, 25, 100};
+    /* the transports' own shares (-1) on host-bound steps only (host x2 and up, batch 1, not gpt2-xl): on a GPU-bound one, NVLink's share
+     * scaled up with the link's rate (interference.c) still outgrows the overlap it shortens (an open defect) */
+    static const double shares[] = {NVS_OVERLAP_BY_TRANSPORT, 0.181, 0.675};
+    static const int batches[] = {1, 8};
+    static const struct {
+        nvs_optimizer o;
+        int fused;
+    } opts[] = {{NVS_OPT_SGD, 0}, {NVS_OPT_ADAMW, 1}, {NVS_OPT_ADAMW, 0}};
+    int points = 0;
+    for (size_t gi = 0; gi < sizeof gm / sizeof gm[0]; gi++)
+        for (int mo = 0; mo < NMODELS; mo++)
+            for (size_t pr = 1; pr < 3; pr++)
+                for (size_t oi = 0; oi < sizeof opts / sizeof opts[0]; oi++)
+                    for (size_t hi = 0; hi < sizeof hosts / sizeof hosts[0]; hi++)
+                        for (size_t ci = 0; ci < sizeof caps / sizeof caps[0]; ci++)
+                            for (size_t bi = 0; bi < sizeof batches / sizeof batches[0]; bi++)
+                                for (size_t si = 0; si < sizeof shares / sizeof shares[0]; si++)
+                                for (int n = 2; n <= 8; n *= 2) {
+                                    if (shares[si] < 0 && (hosts[hi] < 2 || batches[bi] > 1 || mo == 3)) continue;
+                                    double prev = 0;
+                                    for (size_t fi = 0; fi < sizeof fs / sizeof fs[0]; fi++) {
+                                        nvs_model_config c;
+                                        config(&c, gm[gi][0], gm[gi][1], mo);
+                                        c.prec = precs[pr];
+                                        c.fw = nvs_framework_default();
+                                        c.opt = opts[oi].o;
+                                        c.adamw_fused = opts[oi].fused;
+                                        c.host_scale = hosts[hi];
+                                        c.bucket_cap_bytes = caps[ci] * 1048576;
+                                        c.batch = batches[bi];
+                                        c.overlap_penalty = shares[si];
+                                        faster(&c, fs[fi]);
+                                        char what[240];
+                                        snprintf(what, sizeof what, "%s @ %s, %s, %s, %s%s, host x%g, cap %g MiB, "
+                                                 "batch %d, share %g, N %d, links x%g", gm[gi][0], gm[gi][1],
+                                                 models[mo], nvs_precision_name(c.prec), nvs_optimizer_name(c.opt),
+                                                 opts[oi].fused ? "-fused" : "", hosts[hi], caps[ci], c.batch,
+                                                 shares[si], n, fs[fi]);
+                                        nvs_model_point p = eval(&c, 1, n);
+                                        check_point(&c, &p, what);
+                                        points++;
+                                        if (fi > 0 && p.t.step_us > prev * (1 + 1e-12))
+                                            T_FAIL("P8 %s: step %.3f us, %.3f at x%g", what, p.t.step_us, prev,
+                                                   fs[fi - 1]);
+                                        prev = p.t.step_us;
+                                    }
+                                }
+    printf("# %d points\n", points);
+}
+
 /* Networks by speed: each at least as fast as the one before, at no more latency (the built-in presets) */
 static const char *nets_by_speed[][2] = {{"eth-10g", "eth-25g"},  {"eth-25g", "eth-100g"},   {"eth-100g", "eth-400g"},
                                          {"ib-edr100", "ib-hdr200"}, {"ib-hdr200", "ib-ndr400"}, {"eth-100g", "ib-edr100"}};
@@ -402,5 +475,6 @@ static void t_golden_multinode(void)
     }
 }
 
-T_LIST = {T_CASE(t_one_node), T_CASE(t_link_kinds), T_CASE(t_sockets), T_CASE(t_nodes), T_CASE(t_tree_nodes), T_CASE(t_golden_multinode)};
+T_LIST = {T_CASE(t_one_node), T_CASE(t_link_kinds), T_CASE(t_sockets), T_CASE(t_nodes), T_CASE(t_tree_nodes), T_CASE(t_golden_multinode),
+          T_CASE(t_bandwidth_sweep)};
 T_MAIN
