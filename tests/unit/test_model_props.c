@@ -290,6 +290,36 @@ static void t_bandwidth_sweep(void)
     printf("# %d points\n", points);
 }
 
+/* fp16 under PyTorch's GradScaler with fused AdamW: GradScaler.step hands grad_scale and found_inf to the fused
+ * kernel (torch/amp/grad_scaler.py, _step_supports_amp_scaling) and never calls found_inf.item(), so on a GPU-bound
+ * step the host stays ahead and the GPU never idles after backward; foreach AdamW still waits for found_inf, the GPU
+ * idle while the host dispatches the update's operations. The model waited for both (a sync on fused too). */
+static void t_fused_amp_no_sync(void)
+{
+    load();
+    for (int fused = 0; fused < 2; fused++)
+        for (int n = 1; n <= 8; n *= 2) {
+            nvs_model_config c;
+            config(&c, "h100-sxm", "hgx-h100-8", 1); /* bert-large */
+            c.prec = NVS_PREC_FP16;
+            c.fw = nvs_framework_default();
+            c.opt = NVS_OPT_ADAMW;
+            c.adamw_fused = fused;
+            c.batch = 64; /* GPU-bound: the host's lane is far ahead before the scaler's check */
+            nvs_model_point p = eval(&c, 1, n);
+            check_point(&c, &p, fused ? "fused AdamW, fp16" : "foreach AdamW, fp16");
+            /* the GPU's idle time after backward and the all-reduces: the step against the GPU's own work */
+            double ar_end = p.t.fwd_us + (p.t.comm_end_us > p.t.bwd_us ? p.t.comm_end_us : p.t.bwd_us);
+            double idle = p.t.step_us - p.t.penalty_us - ar_end - p.t.opt_us;
+            double op = c.fw->host_us_per_op;
+            if (fused && idle > 1e-6 * p.t.step_us)
+                T_FAIL("fused AdamW, fp16, N %d: the GPU idles %.3f us after backward (a found_inf.item() wait)", n,
+                       idle);
+            if (!fused && idle < op) /* the test's power: the wait is there where PyTorch makes it */
+                T_FAIL("foreach AdamW, fp16, N %d: the GPU idles %.3f us, below one operation (%.3f us)", n, idle, op);
+        }
+}
+
 /* Networks by speed: each at least as fast as the one before, at no more latency (the built-in presets) */
 static const char *nets_by_speed[][2] = {{"eth-10g", "eth-25g"},  {"eth-25g", "eth-100g"},   {"eth-100g", "eth-400g"},
                                          {"ib-edr100", "ib-hdr200"}, {"ib-hdr200", "ib-ndr400"}, {"eth-100g", "ib-edr100"}};
@@ -476,5 +506,5 @@ static void t_golden_multinode(void)
 }
 
 T_LIST = {T_CASE(t_one_node), T_CASE(t_link_kinds), T_CASE(t_sockets), T_CASE(t_nodes), T_CASE(t_tree_nodes), T_CASE(t_golden_multinode),
-          T_CASE(t_bandwidth_sweep)};
+          T_CASE(t_bandwidth_sweep), T_CASE(t_fused_amp_no_sync)};
 T_MAIN
