@@ -18,6 +18,12 @@
 #include "collectives/kernels.h"
 #include "collectives/nccl_types.h"
 
+/* The world communicator is created non-blocking where NCCL has that (ncclConfig_t's `blocking`, NCCL 2.14 on):
+ * world_init, await_world. */
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 14, 0)
+#define NVS_NCCL_NONBLOCKING_WORLD 1
+#endif
+
 struct nvs_comm {
     ncclComm_t comm;
     int rank, size;
@@ -66,13 +72,83 @@ int nvs_gpu_available(char *why, size_t len)
 
 static struct nccl_impl *impl_of(nvs_backend *b) { return b->impl; }
 
-static nvs_result_t nsplit(nvs_backend *b, int member, nvs_comm **out)
+#ifdef NVS_NCCL_NONBLOCKING_WORLD
+/* A creation on the non-blocking world communicator (its own, ncclCommInitRankConfig; or an ncclCommSplit of it)
+ * runs in NCCL's own thread, and the world's state (ncclCommGetAsyncError) says ncclInProgress until it ends:
+ * ncclSuccess, or the error (NCCL src/group.cc ncclGroupEndInternal sets ncclInProgress on the job's communicator,
+ * which for a split is the parent, and groupLaunch its result; user guide, "Fault Tolerance"). A rank whose
+ * creation failed inside NCCL returns that error, and run_flow.c / the phase tells the others (runtime.h
+ * nvs_rt_tell_failed); a rank whose peer failed would see ncclInProgress for good (NCCL's bootstrap waits for
+ * every rank), so this polls that notice too, and the interrupt and --timeout. The caller aborts what is left. */
+static nvs_result_t await_world(nvs_backend *b, ncclComm_t world, const char *call)
+{
+    nvs_rt *rt = b->rt;
+    double start = nvs_now_s();
+    for (;;) {
+        nvs_rt_beat(rt); /* this rank is working, not stalled (as wait_stream) */
+        ncclResult_t state = ncclInProgress;
+        ncclResult_t r = ncclCommGetAsyncError(world, &state);
+        if (r != ncclSuccess) return nvs_nccl_fail("ncclCommGetAsyncError", r, world);
+        if (state == ncclSuccess) return NVS_OK;
+        if (state != ncclInProgress) return nvs_nccl_fail(call, state, world);
+        if (nvs_interrupted()) {
+            nvs_info("interrupted during %s on rank %d: aborting the NCCL communicators", call, rt->rank);
+            return NVS_ERR_INTERRUPTED;
+        }
+        nvs_result_t peer = nvs_rt_peer_failed(rt); /* rank 0 says the failing rank's sentence */
+        if (peer != NVS_OK) {
+            nvs_info("%s on rank %d: another rank failed; aborting the NCCL communicators", call, rt->rank);
+            return peer;
+        }
+        if (nvs_now_s() - start > rt->timeout_s) {
+            nvs_error("%s did not complete within %.0f s on rank %d (host %s, GPU %s): a peer rank is stalled or "
+                      "gone; aborting the NCCL communicators",
+                      call, rt->timeout_s, rt->rank, rt->host, b->pci_bus_id);
+            return NVS_ERR_TIMEOUT;
+        }
+        nanosleep(&(struct timespec){0, 1000000}, NULL);
+    }
+}
+#endif
+
+/* ncclCommSplit of the world: *nc, the new communicator (NULL where !member). From a non-blocking world the split
+ * runs as the parent is, whatever the child's config (src/init.cc ncclCommInitChildComm launches the job on the
+ * parent): it returns at once, *nc is set once it ended, and it is polled (await_world). The child asks for
+ * blocking = 1, where NULL would inherit the world's non-blocking: the collectives run on it, and their waits
+ * expect a launch that returns once enqueued, not ncclInProgress. A split that did not end leaves the world
+ * unusable: the world is aborted first, then the child if any (NCCL user guide, "Creating more communicators"). */
+static nvs_result_t split_world(nvs_backend *b, int member, ncclComm_t *nc)
 {
     struct nccl_impl *im = impl_of(b);
+    *nc = NULL;
+#ifdef NVS_NCCL_NONBLOCKING_WORLD
+    ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+    config.blocking = 1;
+    ncclResult_t r = ncclCommSplit(im->world, member ? 0 : NCCL_SPLIT_NOCOLOR, b->rt->rank, nc, &config);
+    nvs_result_t res = r == ncclSuccess || r == ncclInProgress ? await_world(b, im->world, "ncclCommSplit")
+                                                               : nvs_nccl_fail("ncclCommSplit", r, im->world);
+    if (res == NVS_OK && member && !*nc) {
+        nvs_error("ncclCommSplit succeeded but returned no communicator on rank %d", b->rt->rank);
+        res = NVS_ERR_NCCL;
+    }
+    if (res == NVS_OK) return NVS_OK;
+    NCCL_CLEANUP(ncclCommAbort(im->world)); /* failed already: said above */
+    im->world = NULL;
+    if (*nc) NCCL_CLEANUP(ncclCommAbort(*nc));
+    *nc = NULL;
+    return res;
+#else
+    ncclResult_t r = ncclCommSplit(im->world, member ? 0 : NCCL_SPLIT_NOCOLOR, b->rt->rank, nc, NULL);
+    return r == ncclSuccess ? NVS_OK : nvs_nccl_fail("ncclCommSplit", r, im->world);
+#endif
+}
+
+static nvs_result_t nsplit(nvs_backend *b, int member, nvs_comm **out)
+{
     *out = NULL;
     nvs_comm *c = calloc(1, sizeof *c);
-    /* ncclCommSplit waits for every rank and polls nothing (backend.h): agreed first, this rank's own failure
-     * (no memory for c) entering the agreement */
+    /* ncclCommSplit waits for every rank (polled only from a non-blocking world: split_world): agreed first, so
+     * that it starts on every rank or none, this rank's own failure (no memory for c) entering the agreement */
     nvs_result_t ok = nvs_comm_create_agree(b->rt, c ? NVS_OK : NVS_ERR_NOMEM, "ncclCommSplit");
     if (ok != NVS_OK) {
         free(c);
@@ -83,10 +159,10 @@ static nvs_result_t nsplit(nvs_backend *b, int member, nvs_comm **out)
      * matters), and the world communicator stays a bootstrap that carries no traffic. */
     {
         ncclComm_t nc = NULL;
-        ncclResult_t r = ncclCommSplit(im->world, member ? 0 : NCCL_SPLIT_NOCOLOR, b->rt->rank, &nc, NULL);
-        if (r != ncclSuccess) {
+        nvs_result_t made = split_world(b, member, &nc);
+        if (made != NVS_OK) {
             free(c);
-            return nvs_nccl_fail("ncclCommSplit", r, im->world);
+            return made;
         }
         if (!member) {
             free(c);
@@ -506,13 +582,33 @@ static nvs_result_t world_setup(nvs_backend *b, int dev, ncclUniqueId *id)
     return NVS_OK;
 }
 
-/* The world communicator, kept only once made: a blocking ncclCommInitRank that fails frees what it made and
- * leaves no communicator to destroy (NCCL src/init.cc, ncclCommInitRankDev's fail path sets *newcomm = NULL). */
+/* The world communicator, kept only once made. Non-blocking (NCCL 2.14 on): a failure inside ncclCommInitRank on
+ * one rank would otherwise leave the others in their own for good (NCCL's bootstrap waits for every rank), the
+ * cause lost; polled instead (await_world), and one that did not end is aborted, which frees it (NCCL user guide,
+ * "Fault Tolerance": ncclCommAbort at any point of the initialization). It carries no traffic (nsplit), so no
+ * collective ever runs on a non-blocking communicator. Before 2.14, blocking: one that fails frees what it made
+ * and leaves no communicator (src/init.cc, ncclCommInitRankDev's fail path sets *newcomm = NULL). */
 static nvs_result_t world_init(nvs_backend *b, ncclUniqueId id)
 {
     ncclComm_t world = NULL;
+#ifdef NVS_NCCL_NONBLOCKING_WORLD
+    ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+    config.blocking = 0;
+    ncclResult_t r = ncclCommInitRankConfig(&world, b->rt->size, id, b->rt->rank, &config);
+    nvs_result_t res = r == ncclSuccess || r == ncclInProgress ? NVS_OK : nvs_nccl_fail("ncclCommInitRank", r, world);
+    if (res == NVS_OK && !world) {
+        nvs_error("ncclCommInitRank returned no communicator on rank %d", b->rt->rank);
+        res = NVS_ERR_NCCL;
+    }
+    if (res == NVS_OK) res = await_world(b, world, "ncclCommInitRank");
+    if (res != NVS_OK) {
+        if (world) NCCL_CLEANUP(ncclCommAbort(world)); /* failed already: said above */
+        return res;
+    }
+#else
     ncclResult_t r = ncclCommInitRank(&world, b->rt->size, id, b->rt->rank);
     if (r != ncclSuccess) return nvs_nccl_fail("ncclCommInitRank", r, NULL);
+#endif
     impl_of(b)->world = world;
     return NVS_OK;
 }
@@ -542,11 +638,11 @@ nvs_result_t nvs_backend_nccl_init(nvs_backend *b, nvs_rt *rt, const nvs_config 
 
     ncclUniqueId id;
     memset(&id, 0, sizeof id);
-    /* ncclCommInitRank waits for every rank and polls nothing (backend.h), and check_duplicates' gather and the
-     * unique id's broadcast wait for every rank until --timeout: this rank's own set-up (its GPU, the gather's
-     * room, its stream and counters, rank 0's unique id) can fail here alone, so its result is agreed on first,
-     * and a rank that failed stops the others at once, named (its sentence: run_flow.c tells it), instead of
-     * returning alone and leaving them in the next collective */
+    /* ncclCommInitRank waits for every rank (polled only where the world is non-blocking: world_init), and
+     * check_duplicates' gather and the unique id's broadcast wait for every rank until --timeout: this rank's own
+     * set-up (its GPU, the gather's room, its stream and counters, rank 0's unique id) can fail here alone, so its
+     * result is agreed on first, and a rank that failed stops the others at once, named (its sentence: run_flow.c
+     * tells it), instead of returning alone and leaving them in the next collective */
     struct gpu_ident *all = calloc((size_t)rt->size, sizeof *all);
     mine = all ? gpu_setup(b, dev) : NVS_ERR_NOMEM;
     if (mine == NVS_OK) mine = world_setup(b, dev, &id);

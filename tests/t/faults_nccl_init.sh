@@ -94,6 +94,50 @@ grep -q "MPI_ABORT\|stopping the job" "$d/three.out" && fail "3 ranks for 2 GPUs
 [ ! -e "$d/three" ] || fail "3 ranks for 2 GPUs: a run directory was left with nothing measured"
 echo "3 ranks for 2 GPUs: exit $rc"
 
+# ncclCommInitRank failing inside NCCL on rank 1 only, while rank 0's never ends (the stand-in's, as a real bootstrap
+# waiting for its peer). The world communicator is created non-blocking and polled (collectives/backend_nccl.c
+# world_init): rank 1 tells why, rank 0 aborts its own and says rank 1's line, run.json "failed" with it. It used to
+# sit in a blocking ncclCommInitRank until rank 1's MPI_Abort killed it (or for good), the cause unsaid by rank 0.
+# `timeout -k`: a hang fails here instead of holding the suite (a rank stuck in NCCL outlives a SIGTERM).
+need_cmd timeout
+said="rank 1 (host $h) failed in the backend's set-up: ncclCommInitRank failed: "
+t0=$(date +%s)
+timeout -k 10 120 $MPIRUN -np 2 -x FAKE_GPU_FAIL=ncclCommInitRank:1 -x LD_PRELOAD="$d/fake_gpu.so" "$NVS" $RUN \
+    --out "$d/init1" >"$d/init1.out" 2>&1
+rc=$?
+t=$(($(date +%s) - t0))
+[ $rc -eq 1 ] || fail "ncclCommInitRank:1: exit $rc, expected 1 (124 or 137: the job hung)"
+[ $t -le 30 ] || fail "ncclCommInitRank:1: the job took $t s to end with --timeout 60"
+grep -qF "nvscale: stopped: $said" "$d/init1.out" ||
+    { fail "ncclCommInitRank:1: rank 0 does not end saying '$said...'"; grep -v '^\[' "$d/init1.out" | tail -n 6 | sed 's/^/    /'; }
+f=$d/init1/run.json s=
+if [ -s "$f" ]; then
+    s=$(json_get "$f" "d['result']['status']")
+    [ "$s" = failed ] || fail "ncclCommInitRank:1: run.json status '$s', expected 'failed'"
+    json_get "$f" "d['result']['reason']" | grep -qF "$said" ||
+        fail "ncclCommInitRank:1: run.json's reason does not name rank 1: $(json_get "$f" "d['result']['reason']")"
+else
+    fail "ncclCommInitRank:1: no final run.json (rank 0 did not get to write it)"
+fi
+echo "ncclCommInitRank:1: out in $t s (exit $rc), run.json '${s:-none}'"
+
+# ncclCommInitRank never ending on any rank (no rank fails: the threads runtime's two ranks, one process): --timeout
+# ends the polled creation on each, which names the call and its GPU, and the communicators are aborted (the
+# stand-in counts what is left at exit). A blocking ncclCommInitRank used to hold the job for good.
+t0=$(date +%s)
+timeout -k 10 120 env LD_PRELOAD="$d/fake_gpu.so" "$NVS" $(echo "$RUN" | sed 's/--timeout 60/--timeout 2/') \
+    --out "$d/stall" >"$d/stall.out" 2>&1
+rc=$?
+t=$(($(date +%s) - t0))
+[ $rc -eq 1 ] || fail "ncclCommInitRank never ending: exit $rc, expected 1 (124 or 137: the job hung)"
+[ $t -le 20 ] || fail "ncclCommInitRank never ending: the job took $t s to end with --timeout 2"
+for r in 0 1; do
+    grep -q "rank $r\]: error: ncclCommInitRank did not complete within 2 s on rank $r (host " "$d/stall.out" ||
+        fail "ncclCommInitRank never ending: rank $r does not say that its ncclCommInitRank timed out"
+done
+grep -q '^fake_gpu: .* not freed' "$d/stall.out" && fail "ncclCommInitRank never ending: $(grep '^fake_gpu:' "$d/stall.out")"
+echo "ncclCommInitRank never ending: out in $t s (exit $rc)"
+
 # ncclCommInitRank failing (on every rank: the stand-in has no GPU to talk over) after world_setup made its stream
 # and counters: nfinalize frees them (the caller finalizes only a backend that started). One process, the threads
 # runtime's two ranks, so that it exits normally and the stand-in counts what is left (an MPI rank that fails
