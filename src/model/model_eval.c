@@ -251,19 +251,14 @@ static nvs_result_t step_lanes(const nvs_model_config *c, const nvs_model_bucket
     for (int k = 0; copies && k < nb; k++) /* and back into the gradients after the all-reduces, one operation each */
         after[na++] = (nvs_lane_item){op, nvs_mem_pass_us(2.0 * b[k].bytes, &c->gpu, &c->ct), 0};
     double grads = p->total_params * c->grad_bytes;
-    /* fused AdamW takes the scaler's grad_scale and found_inf into its kernel: GradScaler.step (torch/amp/
-     * grad_scaler.py, an optimizer with _step_supports_amp_scaling) launches the inf/NaN check alone
-     * (_check_inf_per_device: _amp_foreach_non_finite_check_and_unscale_ with a dummy inv_scale of 1.0, still one
-     * pass over the gradients), and torch._fused_adamw_ unscales and skips the update on the GPU (torch/optim/
-     * adam.py _fused_adam): no found_inf.item(), the host never waits; and _fused_adam's
-     * _foreach_sub_(state_steps, found_inf) is one operation more (workload/optimizer.c). Every other optimizer
-     * goes through _maybe_opt_step's found_inf.item(). */
-    const int amp_fused = scaler && c->opt == NVS_OPT_ADAMW && c->adamw_fused;
+    /* fused AdamW takes the scaler's found_inf into its kernel: the check without a wait, one operation more
+     * (framework.h nvs_framework_scaler_in_kernel; the training step does the same) */
+    const int amp_fused = scaler && nvs_framework_scaler_in_kernel(fw, c->opt, c->adamw_fused);
     if (scaler) /* unscale_ (or the check alone) with its inf/NaN check, one pass; the host then waits for found_inf */
         after[na++] = (nvs_lane_item){op, nvs_mem_pass_us(2.0 * grads, &c->gpu, &c->ct), !amp_fused};
     /* the optimizer's operations, as many as the training step dispatches (framework.h) */
     after[na++] = (nvs_lane_item){op * (nvs_framework_optimizer_ops(fw, c->opt, nvs_model_opt_foreach(c)) +
-                                        (amp_fused && fw->optimizer_foreach)),
+                                        amp_fused),
                                   nvs_optimizer_us(p->total_params, c->grad_bytes, nvs_model_opt_foreach(c), c->opt,
                                                    &c->gpu, &c->ct),
                                   0};

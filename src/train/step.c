@@ -263,17 +263,21 @@ static nvs_result_t issue_step(nvs_train_exec *x, int mode)
             op_work(x, 1);
             ISSUE(x, NVS_ISSUE_COPIES, x->ops->bucket_to_grad(x, b));
         }
+    /* fused AdamW takes the scaler's found_inf into its kernel: the check, no wait, one operation more (framework.h) */
+    const int in_kernel = scaler && nvs_framework_scaler_in_kernel(pl->framework, pl->optimizer, pl->optimizer_fused);
     if (scaler) {
-        /* unscale_ and the inf/NaN check in one foreach operation, then GradScaler.step's found_inf.item(): the
-         * host waits for the GPU before it may launch the optimizer */
+        /* unscale_ and the inf/NaN check in one foreach operation (the check alone for fused AdamW), then
+         * GradScaler.step's found_inf.item(): the host waits for the GPU before it may launch the optimizer */
         op_work(x, 1);
         ISSUE(x, NVS_ISSUE_OPTIMIZER, x->ops->unscale(x));
-        double t0 = nvs_now_us();
-        NVS_CHECK(x->ops->sync(x));
-        x->wait_us += nvs_now_us() - t0;
+        if (!in_kernel) {
+            double t0 = nvs_now_us();
+            NVS_CHECK(x->ops->sync(x));
+            x->wait_us += nvs_now_us() - t0;
+        }
     }
     /* the optimizer: its foreach (or fused) operations over all tensors at once (framework.h) */
-    op_work(x, nvs_framework_optimizer_ops(pl->framework, pl->optimizer, nvs_train_plan_opt_foreach(pl)));
+    op_work(x, nvs_framework_optimizer_ops(pl->framework, pl->optimizer, nvs_train_plan_opt_foreach(pl)) + in_kernel);
     ISSUE(x, NVS_ISSUE_OPTIMIZER, x->ops->optimizer(x));
     if (scaler) op_work(x, 1); /* GradScaler.update: one operation */
     x->issue_by_us[NVS_ISSUE_FRAMEWORK] = x->work_wall_us;

@@ -197,6 +197,11 @@ double nvs_framework_optimizer_ops(const nvs_framework *fw, nvs_optimizer o, int
     return fw && fw->optimizer_foreach ? nvs_optimizer_host_ops(o, foreach) : 1;
 }
 
+int nvs_framework_scaler_in_kernel(const nvs_framework *fw, nvs_optimizer o, int fused)
+{
+    return fw && fw->grad_scaler && o == NVS_OPT_ADAMW && fused;
+}
+
 double nvs_framework_buffer_ops(const nvs_framework *fw, const nvs_profile *p)
 {
     double floats = 0;

@@ -149,6 +149,15 @@ double nvs_framework_buffer_ops(const nvs_framework *fw, const nvs_profile *p);
  * --optimizer adamw-fused); else (ideal, NULL) one, the update's one kernel. The training step (train/step.c) does
  * that host work, the what-if model (model/model_eval.c) schedules it. */
 double nvs_framework_optimizer_ops(const nvs_framework *fw, nvs_optimizer o, int foreach);
+/* Whether, under framework fw's gradient scaler (fp16), optimizer o takes the scaler's grad_scale and found_inf into
+ * its own kernels: PyTorch's fused AdamW (fused = --optimizer adamw-fused), an optimizer with
+ * _step_supports_amp_scaling. GradScaler.step (torch/amp/grad_scaler.py) then launches the inf/NaN check alone
+ * (_check_inf_per_device: _amp_foreach_non_finite_check_and_unscale_ with a dummy inv_scale of 1.0, still one
+ * pass over the gradients) and never calls found_inf.item(): the host does not wait for the GPU before the update,
+ * and torch/optim/adam.py _fused_adam adds one operation, _foreach_sub_(state_steps, found_inf). Every other
+ * optimizer goes through _maybe_opt_step's found_inf.item(), a wait. 0 without a scaler. The training step
+ * (train/step.c) and the what-if model (model/model_eval.c) both follow it. */
+int nvs_framework_scaler_in_kernel(const nvs_framework *fw, nvs_optimizer o, int fused);
 
 /* Whether a profile's batch norms (bn=) run in cuDNN at this precision, as PyTorch runs them: at fp32 (and tf32) and
  * fp16 it calls cuDNN's (cudnn::bn_fw_tr_1C11 and bn_bw_1C11 kernels in its ResNet-50 step), at bf16 its own

@@ -484,6 +484,42 @@ static void t_host_work_sync_issue(void)
     nvs_profile_free(&p);
 }
 
+/* fp16's GradScaler (pytorch-ddp): foreach AdamW waits for found_inf once a step, fused AdamW takes it into its kernel
+ * and does not wait, with one operation more (_foreach_sub_(state_steps, found_inf)); the check pass is issued
+ * either way (framework.h nvs_framework_scaler_in_kernel; the model does the same: test_model_props
+ * t_fused_amp_no_sync) */
+static int dry_syncs;
+static nvs_result_t dry_sync(nvs_train_exec *x) { (void)x; dry_syncs++; return NVS_OK; }
+static void t_scaler_fused_no_wait(void)
+{
+    nvs_profile p;
+    char err[256];
+    T_EQ_I(nvs_profile_load("resnet50", &p, err, sizeof err), NVS_OK);
+    nvs_progress_enable(0);
+    double ops[2];
+    int syncs[2];
+    for (int fused = 0; fused < 2; fused++) {
+        nvs_train_plan pl;
+        T_EQ_I(nvs_train_plan_make(&p, 128, NVS_PREC_FP16, 0, 1 << 20, 25 << 20, &pl), NVS_OK);
+        nvs_train_plan_set_framework(&pl, nvs_framework_find("pytorch-ddp"));
+        nvs_train_plan_set_optimizer(&pl, NVS_OPT_ADAMW, fused);
+        struct nvs_train_exec_ops o = dry_ops;
+        o.sync = dry_sync;
+        nvs_train_exec x = {.ops = &o, .plan = &pl, .nranks = 2};
+        nvs_step_medians m = {0};
+        dry_syncs = dry_unscales = 0;
+        T_EQ_I(nvs_train_time_steps(&x, NVS_STEP_FULL, 0, 1, 1, &m), NVS_OK);
+        T_EQ_I(dry_unscales, 1);
+        ops[fused] = x.host_ops;
+        syncs[fused] = dry_syncs;
+        nvs_train_plan_free(&pl);
+    }
+    /* foreach AdamW 9 operations, fused 2 and _foreach_sub_ (workload/optimizer.c) */
+    T_NEAR(ops[0] - ops[1], 9 - (2 + 1), 0);
+    T_EQ_I(syncs[0] - syncs[1], 1); /* found_inf.item(): foreach only */
+    nvs_profile_free(&p);
+}
+
 /* copy_out's pieces: 1.47 copies of 10 elements in pieces of at most 4, none crossing the tensor's end */
 static void t_copy_pieces(void)
 {
@@ -1015,7 +1051,7 @@ static void t_ln_issue(void)
 
 T_LIST = {T_CASE(t_ddp_buckets), T_CASE(t_plan_uses_shared_buckets), T_CASE(t_builtin_resnet50_buckets),
           T_CASE(t_predict), T_CASE(t_rows_over_int), T_CASE(t_split), T_CASE(t_host_work_counts),
-          T_CASE(t_host_work_defaults), T_CASE(t_host_work_sync_issue), T_CASE(t_copy_pieces), T_CASE(t_cast_split), T_CASE(t_conv_plan), T_CASE(t_cudnn_oom_fallback), T_CASE(t_bn_why), T_CASE(t_cudnn_fallback_said), T_CASE(t_cudnn_open_fallback_said),
+          T_CASE(t_host_work_defaults), T_CASE(t_host_work_sync_issue), T_CASE(t_scaler_fused_no_wait), T_CASE(t_copy_pieces), T_CASE(t_cast_split), T_CASE(t_conv_plan), T_CASE(t_cudnn_oom_fallback), T_CASE(t_bn_why), T_CASE(t_cudnn_fallback_said), T_CASE(t_cudnn_open_fallback_said),
           T_CASE(t_native_norm), T_CASE(t_backward_passes), T_CASE(t_rounds_merge), T_CASE(t_outer_sum_shape),
           T_CASE(t_view_passes), T_CASE(t_view_plan), T_CASE(t_ln_issue)};
 T_MAIN
