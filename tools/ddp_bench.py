@@ -70,7 +70,8 @@ Models (synthetic data generated once on the GPU; parameter counts asserted):
               the installed transformers accepts it; dropout 0.1 as in training, --dropout 0 to drop it), built
               from the config (never downloaded), sequence 128, random tokens, MLM loss on ~15 % of positions;
               335,174,458 parameters; batch 32
-Optimizer: SGD with momentum 0.9 (nvscale's optimizer pass is SGD-momentum-like), --optimizer adamw.
+Optimizer: SGD with momentum 0.9 (nvscale's optimizer pass is SGD-momentum-like), --optimizer adamw (foreach),
+adamw-fused (AdamW(fused=True)).
 
 Precision: fp32 = TF32 off for cuBLAS and cuDNN; tf32 = TF32 on; bf16 = torch.autocast(bfloat16); fp16 =
 torch.autocast(float16) with torch.amp.GradScaler. Parameters, gradients (so DDP's all-reduce) and optimizer
@@ -259,7 +260,7 @@ def parse_args(argv):
     ap.add_argument("--no-broadcast-buffers", action="store_true",
                     help="DDP broadcast_buffers=False (default True, as DDP's: the module's buffers broadcast from "
                          "rank 0 before each forward outside no_sync())")
-    ap.add_argument("--optimizer", choices=["sgd", "adamw"], default="sgd")
+    ap.add_argument("--optimizer", choices=["sgd", "adamw", "adamw-fused"], default="sgd")
     ap.add_argument("--channels-last", action="store_true", help="resnet50: NHWC memory format")
     ap.add_argument("--lm-causal", action="store_true",
                     help="lm290m: causal attention (float mask + is_causal hint) instead of the default non-causal")
@@ -776,7 +777,9 @@ class Bench:
     def make_opt(self, params):
         if self.args.optimizer == "sgd":
             return self.torch.optim.SGD(params, lr=1e-4, momentum=0.9)
-        return self.torch.optim.AdamW(params, lr=1e-4)
+        # adamw-fused: torch.optim.AdamW(fused=True), nvscale's --optimizer adamw-fused (one fused kernel; under fp16's
+        # GradScaler it takes found_inf itself, no host wait)
+        return self.torch.optim.AdamW(params, lr=1e-4, fused=self.args.optimizer == "adamw-fused")
 
     def make_scaler(self, precision):
         if precision != "fp16":
@@ -1128,7 +1131,7 @@ class Bench:
             gpu=torch.cuda.get_device_name(self.dev), hostname=socket.gethostname(),
             torch=torch.__version__, cuda=torch.version.cuda, cudnn=torch.backends.cudnn.version(),
             nccl=".".join(str(v) for v in nccl) if isinstance(nccl, tuple) else str(nccl),
-            optimizer="SGD(momentum=0.9)" if args.optimizer == "sgd" else "AdamW",
+            optimizer={"sgd": "SGD(momentum=0.9)", "adamw": "AdamW", "adamw-fused": "AdamW(fused=True)"}[args.optimizer],
             grad_dtype="float32", cudnn_benchmark=bool(torch.backends.cudnn.benchmark),
             bucket_cap_mb=args.bucket_cap_mb, broadcast_buffers=not args.no_broadcast_buffers,
             # DDP's default first bucket where bucket_cap_mb was not passed; with it, the version decides (the
