@@ -46,28 +46,17 @@ static void dir_of(const char *path, char *buf, size_t len)
         snprintf(buf, len, "%.*s", (int)(slash - path), path);
 }
 
-/* Makes DIR with its missing parents (-o DIR is a directory, made as --out's run directory is). TOP gets the nearest
- * of DIR's ancestors that was there, what unmake_dir stops at: "" when DIR itself was there (nothing to undo). */
-static nvs_result_t make_dir(const char *dir, char *top, size_t len)
+/* A report that failed leaves none of the directories it made (nvs_mkdir_made, DIR made as --out's run directory
+ * is): DIR, when made, goes with what it held (the plots' data written before the failure), then each other one
+ * made while empty; one that was there keeps itself and what it held (as a failed run's --out parents go:
+ * runjson_write.c) */
+static void unmake_dir(const char *dir, nvs_made_dirs *made)
 {
-    top[0] = '\0';
-    char anc[4096];
-    if (nvs_nearest_existing(dir, 0, anc, sizeof anc) == 0 && strcmp(anc, dir)) snprintf(top, len, "%s", anc);
-    return nvs_mkdir_p(dir); /* a path too long for nvs_nearest_existing is refused here, with one message */
-}
-
-/* A report that failed leaves none of the directories make_dir made: DIR goes with what it held (the plots' data
- * written before the failure), then each parent it made while empty, up to TOP, which was there and stays; as a
- * failed run's --out parents go (runjson_write.c) */
-static void unmake_dir(const char *dir, const char *top)
-{
-    if (!top[0]) return;
-    struct stat st;
-    if (lstat(dir, &st) == 0 && nvs_remove_tree(dir) != 0) {
+    if (made->last && nvs_remove_tree(dir) != 0) {
         nvs_warn("report: could not remove %s, made for the report that failed: %s", dir, strerror(errno));
         return;
     }
-    nvs_rmdir_parents(dir, top);
+    nvs_unmake_dirs(made);
 }
 
 static int report_models(int n, char **paths, const char *outdir, const char *title, int plots)
@@ -94,13 +83,14 @@ static int report_models(int n, char **paths, const char *outdir, const char *ti
     }
     if (res == NVS_OK) res = nvs_report_model_check(docs, (const char *const *)paths, n);
     nvs_cli_read_end(rd);
-    char dir[4096], top[4096] = "";
+    char dir[4096];
+    static nvs_made_dirs made; /* 8 KiB: off the stack */
     if (res == NVS_OK) {
         if (outdir) snprintf(dir, sizeof dir, "%s", outdir);
         else dir_of(paths[0], dir, sizeof dir);
-        res = make_dir(dir, top, sizeof top);
+        res = nvs_mkdir_made(dir, &made);
         if (res == NVS_OK) res = nvs_report_model(docs, (const char *const *)paths, n, dir, title, plots);
-        if (res != NVS_OK) unmake_dir(dir, top); /* was left with the data files written before the failure */
+        if (res != NVS_OK) unmake_dir(dir, &made); /* was left with the data files written before the failure */
     }
     for (int i = 0; i < n; i++) json_decref(docs[i]);
     free(docs);
@@ -207,7 +197,8 @@ int cmd_report(int argc, char **argv)
         loaded++;
     }
     nvs_cli_read_end(rd);
-    char dir[4096], top[4096] = ""; /* top: dir did not exist, made for this report below top */
+    char dir[4096];
+    static nvs_made_dirs made; /* what was made for this report (8 KiB: off the stack) */
     if (res == NVS_OK) {
         if (outdir)
             snprintf(dir, sizeof dir, "%s", outdir);
@@ -221,7 +212,7 @@ int cmd_report(int argc, char **argv)
             nvs_cli_refuse("report", "-o %s: not a directory", dir);
             res = NVS_ERR_USAGE;
         } else {
-            res = make_dir(dir, top, sizeof top);
+            res = nvs_mkdir_made(dir, &made);
         }
     }
     nvs_report rep = {.runs = runs, .nruns = nruns, .title = title && *title ? title : NULL};
@@ -251,7 +242,7 @@ int cmd_report(int argc, char **argv)
     if (res == NVS_OK) printf("%s\n", path);
     /* no report.md (a full disk): the directories this command made go, dir with what it held (the plots' data),
      * rather than be left empty or half-filled; one that was there keeps what it had */
-    if (res != NVS_OK) unmake_dir(dir, top);
+    if (res != NVS_OK) unmake_dir(dir, &made);
     for (int i = 0; i < loaded; i++) nvs_run_free(&runs[i]);
     free(runs);
     if (res != NVS_OK) return nvs_exit_code(res);

@@ -172,44 +172,72 @@ int nvs_nearest_existing(const char *path, int from_parent, char *anc, size_t le
     }
 }
 
-void nvs_rmdir_parents(const char *path, const char *stop)
+void nvs_unmake_dirs(nvs_made_dirs *m)
 {
-    char p[4096];
-    if (snprintf(p, sizeof p, "%s", path) >= (int)sizeof p) return;
-    while (strcmp(p, stop) && (rmdir(p) == 0 || errno == ENOENT)) {
-        char *slash = strrchr(p, '/');
-        if (!slash || slash == p) return;
-        *slash = '\0';
+    if (!m->any) return;
+    m->any = m->last = 0;
+    char p[sizeof m->path];
+    memcpy(p, m->path, sizeof p);
+    for (size_t i = strlen(p); i > 0; i--) {
+        if (!m->made[i]) continue;
+        m->made[i] = 0;
+        char c = p[i];
+        p[i] = '\0';
+        if (rmdir(p) != 0 && errno != ENOENT) return;
+        p[i] = c;
     }
+}
+
+nvs_result_t nvs_mkdir_made(const char *dir, nvs_made_dirs *m)
+{
+    m->any = m->last = 0;
+    if (!dir || !*dir || strlen(dir) >= sizeof m->path) {
+        nvs_error("directory path %s", dir && *dir ? "too long" : "empty");
+        return NVS_ERR_USAGE;
+    }
+    char *buf = m->path;
+    strcpy(buf, dir);
+    memset(m->made, 0, sizeof m->made);
+    for (char *p = buf + 1;; p++) {
+        if (*p != '/' && *p != '\0') continue;
+        if (p[-1] == '/') { /* "a//b", "a/b/": the same directory as the shorter name */
+            if (!*p) break;
+            continue;
+        }
+        char c = *p;
+        *p = '\0';
+        int made = mkdir(buf, 0777) == 0;
+        if (!made && errno != EEXIST) {
+            int e = errno;
+            nvs_error("cannot create directory %s: %s", buf, strerror(e));
+            *p = c;
+            return path_errno(e) ? NVS_ERR_USAGE : NVS_ERR_SYSTEM;
+        }
+        m->made[p - buf] = (unsigned char)made;
+        m->any |= made;
+        m->last = made;
+        struct stat st;
+        if (stat(buf, &st) != 0 || !S_ISDIR(st.st_mode)) {
+            nvs_error("cannot create directory %s: a file of that name exists", buf);
+            *p = c;
+            return NVS_ERR_USAGE;
+        }
+        *p = c;
+        if (!c) break;
+    }
+    return NVS_OK;
 }
 
 nvs_result_t nvs_mkdir_p(const char *dir)
 {
-    char buf[4096];
-    if (!dir || !*dir || strlen(dir) >= sizeof buf) {
-        nvs_error("directory path %s", dir && *dir ? "too long" : "empty");
-        return NVS_ERR_USAGE;
+    nvs_made_dirs *m = malloc(sizeof *m);
+    if (!m) {
+        nvs_error("out of memory");
+        return NVS_ERR_NOMEM;
     }
-    strcpy(buf, dir);
-    for (char *p = buf + 1;; p++) {
-        if (*p == '/' || *p == '\0') {
-            char c = *p;
-            *p = '\0';
-            if (mkdir(buf, 0777) != 0 && errno != EEXIST) {
-                int e = errno;
-                nvs_error("cannot create directory %s: %s", buf, strerror(e));
-                return path_errno(e) ? NVS_ERR_USAGE : NVS_ERR_SYSTEM;
-            }
-            struct stat st;
-            if (stat(buf, &st) != 0 || !S_ISDIR(st.st_mode)) {
-                nvs_error("cannot create directory %s: a file of that name exists", buf);
-                return NVS_ERR_USAGE;
-            }
-            *p = c;
-            if (!c) break;
-        }
-    }
-    return NVS_OK;
+    nvs_result_t r = nvs_mkdir_made(dir, m);
+    free(m);
+    return r;
 }
 
 nvs_result_t nvs_write_text_file(const char *path, const char *text)

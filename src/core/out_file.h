@@ -43,11 +43,21 @@ nvs_result_t nvs_mkdir_p(const char *dir);
  * absolute one end the walk whether they exist or not. Into ANC (LEN bytes): 0, or -1 when PATH does not fit.
  * Whether the answer exists, is a directory and can be written in is the caller's to check. */
 int nvs_nearest_existing(const char *path, int from_parent, char *anc, size_t len);
-/* Undoes an nvs_mkdir_p that failed or whose output was refused: removes PATH and then each parent while it is
- * empty (rmdir, never a tree: another command may have written there since), up to STOP, which stays: the
- * nearest ancestor that was there before (nvs_nearest_existing, the same cut, so that the walk meets it). One
- * not there (mkdir -p stopped short of it) is passed over; the walk ends at the first that will not go. */
-void nvs_rmdir_parents(const char *path, const char *stop);
+/* What nvs_mkdir_made made, to undo exactly that: `made[i]` is 1 when its own mkdir() created the directory named
+ * by path's first i bytes; `last` when the deepest one (path itself) was among them. Found from mkdir's own answers,
+ * not from the path's text: "T/x/../kept" where kept was there and x was not makes x alone (a walk of the text took
+ * kept for made, and removed it and what it held when the command then failed). */
+typedef struct {
+    char path[4096];
+    unsigned char made[4096];
+    int any, last;
+} nvs_made_dirs;
+/* nvs_mkdir_p, recording in *m what it made, also when it fails part way (for nvs_unmake_dirs). */
+nvs_result_t nvs_mkdir_made(const char *dir, nvs_made_dirs *m);
+/* Undoes an nvs_mkdir_made that failed or whose output was refused: each directory it made, deepest first, while it
+ * is empty (rmdir, never a tree: another command may have written there since); one already gone is passed over,
+ * and the walk ends at the first that will not go (its parents hold it). Then *m records nothing. */
+void nvs_unmake_dirs(nvs_made_dirs *m);
 /* rm -r of a directory nvscale made (symbolic links inside are removed, never followed). 0, or -1. */
 int nvs_remove_tree(const char *dir);
 /* Whole-file helpers. */

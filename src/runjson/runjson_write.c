@@ -240,18 +240,12 @@ nvs_result_t nvs_rj_check_out_dir(const char *sub, const char *out)
     return NVS_OK;
 }
 
-/* The parent directories the last nvs_rj_open_run_dir of this process made (results/, or the parents of --out):
- * `made_parent` and those above it up to `kept`, the nearest ancestor that was there (it stays); `made_parent` ""
- * when it made none. A run refused once launched removes them again (nvs_rj_unmake_parents). One run directory per
- * process: rank 0's. */
-static char made_parent[4096], kept[4096];
+/* The parent directories the last nvs_rj_open_run_dir of this process made (results/, or the parents of --out), as
+ * mkdir answered (nvs_mkdir_made). A run refused once launched removes them again (nvs_rj_unmake_parents). One run
+ * directory per process: rank 0's. */
+static nvs_made_dirs made_parents;
 
-void nvs_rj_unmake_parents(void)
-{
-    if (!made_parent[0]) return;
-    nvs_rmdir_parents(made_parent, kept);
-    made_parent[0] = '\0';
-}
+void nvs_rj_unmake_parents(void) { nvs_unmake_dirs(&made_parents); }
 
 nvs_result_t nvs_rj_open_run_dir(const char *out, const char *subcommand, char *final, size_t final_len, char *partial,
                                  size_t partial_len)
@@ -265,13 +259,10 @@ nvs_result_t nvs_rj_open_run_dir(const char *out, const char *subcommand, char *
     char parent[4096];
     snprintf(parent, sizeof parent, "%s", base);
     char *slash = strrchr(parent, '/');
-    made_parent[0] = '\0';
+    made_parents.any = 0;
     if (slash && slash != parent) {
         *slash = '\0';
-        /* remember what is about to be made: from parent up to the nearest ancestor that is there */
-        if (nvs_nearest_existing(parent, 0, kept, sizeof kept) == 0 && strcmp(kept, parent))
-            snprintf(made_parent, sizeof made_parent, "%s", parent);
-        nvs_result_t r = nvs_mkdir_p(parent);
+        nvs_result_t r = nvs_mkdir_made(parent, &made_parents);
         if (r != NVS_OK) {
             nvs_rj_unmake_parents();
             return r;

@@ -84,6 +84,13 @@ mkdir -p "$tmp/kept"
 echo mine >"$tmp/kept/mine.txt"
 NVS_TEST_WRITE_FAIL=1 "$NVS" report -o "$tmp/kept/a/b" "$tmp/proj.json" >/dev/null 2>&1
 [ -s "$tmp/kept/mine.txt" ] && [ ! -e "$tmp/kept/a" ] || fail "report -o kept/a/b failing: $(find "$tmp/kept" | tr '\n' ' ')"
+# also where the name's text says otherwise: x/../kept is kept, there before, only x was made (a walk of the text
+# took kept for made and removed it with its file; review of 4eb7bf0f), for a run and for a projection
+for in in tests/fixtures/runs/h200x2_nvlink.json "$tmp/proj.json"; do
+    NVS_TEST_WRITE_FAIL=1 "$NVS" report --no-plots -o "$tmp/x/../kept" "$in" >/dev/null 2>&1
+    [ -s "$tmp/kept/mine.txt" ] && [ ! -e "$tmp/x" ] ||
+        fail "report -o x/../kept failing ($in): kept/mine.txt gone or x left: $(find "$tmp/kept" "$tmp/x" 2>/dev/null | tr '\n' ' ')"
+done
 # a what-if projection is not a run: said so, not "another nvscale version"
 "$NVS" model --lambda --format json >"$tmp/lambda.json" || fail "model --lambda --format json"
 expect_err 2 "a what-if projection (nvscale model --format json), not a measurement" "$NVS" report --no-plots \

@@ -32,6 +32,11 @@ expect 2 "" "$NVS" coll --backend mpi -r 5 -b 8 -e 8 --out "$d/made2/a/b"
 mkdir -p "$d/keep/old"
 expect 2 "" "$NVS" coll --backend mpi -r 5 -b 8 -e 8 --out "$d/keep/x"
 [ -d "$d/keep/old" ] || fail "a directory that existed before the run was removed"
+# the parents are what mkdir made, not what the name's text says: y/../empty was there (empty), only y was made
+mkdir -p "$d/keep/empty"
+expect 2 "" "$NVS" coll --backend mpi -r 5 -b 8 -e 8 --out "$d/keep/y/../empty/new"
+[ -d "$d/keep/empty" ] && [ ! -e "$d/keep/y" ] ||
+    fail "--out keep/y/../empty/new refused: keep/empty removed or keep/y left: $(find "$d/keep" | tr '\n' ' ')"
 [ $t -le 30 ] || fail "too large a batch: refused after $t s"
 
 # 2. bf16 on the host backend: before launch, once

@@ -111,32 +111,52 @@ static void t_nearest_existing(void)
     leave_tmp();
 }
 
-/* nvs_rmdir_parents: what mkdir -p made below the kept ancestor goes, a directory with something in it stays (with
- * all above it), the kept ancestor stays */
-static void t_rmdir_parents(void)
+/* nvs_mkdir_made / nvs_unmake_dirs: what mkdir -p made goes, as mkdir answered, never a directory that was there
+ * (also where the path's text says otherwise: "x/../kept"), nor one another command wrote into (with all above it) */
+static void t_mkdir_made(void)
 {
     enter_tmp();
     struct stat st;
+    static nvs_made_dirs m;
     T_EQ_I(nvs_mkdir_p("keep"), NVS_OK);
-    T_EQ_I(nvs_mkdir_p("keep/a/b/c"), NVS_OK);
-    nvs_rmdir_parents("keep/a/b/c", "keep");
+    T_EQ_I(nvs_mkdir_made("keep/a/b/c", &m), NVS_OK);
+    T_EQ_I(m.last, 1);
+    nvs_unmake_dirs(&m);
     T_EQ_I(stat("keep/a", &st), -1);
     T_EQ_I(stat("keep", &st), 0);
     /* another command wrote into a/ meanwhile: a/ and keep/ stay, b/ and c/ go */
-    T_EQ_I(nvs_mkdir_p("keep/a/b/c"), NVS_OK);
+    T_EQ_I(nvs_mkdir_made("keep/a/b/c/", &m), NVS_OK); /* a trailing slash: c is still the last, made */
+    T_EQ_I(m.last, 1);
     FILE *fp = fopen("keep/a/other", "w");
     T_ASSERT(fp);
     fclose(fp);
-    nvs_rmdir_parents("keep/a/b/c", "keep");
+    nvs_unmake_dirs(&m);
     T_EQ_I(stat("keep/a/b", &st), -1);
     T_EQ_I(stat("keep/a/other", &st), 0);
-    /* mkdir -p stopped short (c never made): passed over, the rest goes */
-    T_EQ_I(nvs_mkdir_p("new/b"), NVS_OK);
-    nvs_rmdir_parents("new/b/c", ".");
-    T_EQ_I(stat("new", &st), -1);
-    /* nothing made (the path is the kept one): nothing removed */
-    nvs_rmdir_parents("keep", "keep");
+    /* ".." after a missing directory: only x was made; kept (there, with a file) is not last and stays */
+    T_EQ_I(nvs_mkdir_p("kept"), NVS_OK);
+    fp = fopen("kept/mine", "w");
+    T_ASSERT(fp);
+    fclose(fp);
+    T_EQ_I(nvs_mkdir_made("x/../kept", &m), NVS_OK);
+    T_EQ_I(m.last, 0);
+    T_EQ_I(m.any, 1);
+    nvs_unmake_dirs(&m);
+    T_EQ_I(stat("x", &st), -1);
+    T_EQ_I(stat("kept/mine", &st), 0);
+    /* nothing made: nothing to undo */
+    T_EQ_I(nvs_mkdir_made("keep", &m), NVS_OK);
+    T_EQ_I(m.any + m.last, 0);
+    nvs_unmake_dirs(&m);
     T_EQ_I(stat("keep", &st), 0);
+    /* a file in the way: refused, and what was made before it recorded for the undo */
+    fp = fopen("keep/file", "w");
+    T_ASSERT(fp);
+    fclose(fp);
+    T_EQ_I(nvs_mkdir_made("keep/y/../file/z", &m) == NVS_OK, 0);
+    nvs_unmake_dirs(&m);
+    T_EQ_I(stat("keep/y", &st), -1);
+    T_EQ_I(stat("keep/file", &st), 0);
     leave_tmp();
 }
 
@@ -178,6 +198,6 @@ static void t_write_through(void)
     leave_tmp();
 }
 
-T_LIST = {T_CASE(t_unique_names), T_CASE(t_out_rules), T_CASE(t_nearest_existing), T_CASE(t_rmdir_parents),
+T_LIST = {T_CASE(t_unique_names), T_CASE(t_out_rules), T_CASE(t_nearest_existing), T_CASE(t_mkdir_made),
           T_CASE(t_write_through)};
 T_MAIN
