@@ -217,7 +217,7 @@ nvs_result_t nvs_rj_check_out_dir(const char *sub, const char *out)
     /* the nearest existing ancestor must be a directory we can write in */
     char anc[4096];
     if (nvs_nearest_existing(out, 1, anc, sizeof anc) != 0) {
-        fprintf(nvs_stderr_once(), "nvscale: --out %s: path too long\n", out);
+        fprintf(nvs_stderr_once(), "nvscale %s: --out %s: path too long\n", sub, out);
         return NVS_ERR_USAGE;
     }
     if (stat(anc, &st) != 0 || !S_ISDIR(st.st_mode)) {
