@@ -3,7 +3,7 @@ dispatch torch.optim's update (from the call to its return, the GPU idle before 
 done it, for SGD (momentum 0.9, foreach), AdamW (foreach, PyTorch's default) and AdamW(fused=True). What the step's
 host-operation count (workload/optimizer.c) and the GPU passes (nvs_optimizer_us) stand for, measured without the
 rest of the step. Prints one JSON line per optimizer. Usage: python3 tools/device/optim_host.py [--model bert-large]
-[--reps 20]"""
+[--reps 20] (--model bert-large, resnet50 or lm290m)"""
 import argparse
 import json
 import os
@@ -15,13 +15,15 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--model", default="bert-large", choices=["bert-large", "resnet50"])
+    ap.add_argument("--model", default="bert-large", choices=["bert-large", "resnet50", "lm290m"])
     ap.add_argument("--reps", type=int, default=20)
     a = ap.parse_args()
     import torch
+    import ddp_bench
     if a.model == "bert-large":
-        import ddp_bench
         net, _ = ddp_bench.build_bert(0.0)
+    elif a.model == "lm290m":
+        net = ddp_bench.build_lm(torch, torch.nn, **ddp_bench.LM290M)
     else:
         import torchvision
         net = torchvision.models.resnet50()
