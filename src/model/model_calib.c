@@ -128,7 +128,8 @@ static nvs_result_t fit_compute_scale(nvs_model_config *cfg, const nvs_run_train
     cfg->ct.compute_scale = 1;
     cfg->compute_host_bound = 0;
     const nvs_framework *fw = cfg->fw;
-    if (!fw || (fw->host_us_per_op <= 0 && fw->reducer_us_per_bucket <= 0 && fw->host_us_per_buffer_op <= 0)) {
+    if (!fw || (fw->host_us_per_op <= 0 && fw->reducer_us_per_bucket <= 0 && fw->host_us_per_buffer_op <= 0 &&
+                !fw->optimizer_host_per_tensor)) {
         NVS_CHECK(eval_at(cfg, 1, &pt, err, errlen));
         cfg->ct.compute_scale = t1->compute_us / pt.t.compute_us;
         return NVS_OK;
@@ -136,6 +137,7 @@ static nvs_result_t fit_compute_scale(nvs_model_config *cfg, const nvs_run_train
     if (isfinite(t1->ideal_compute_us) && t1->ideal_compute_us > 0) {
         nvs_framework gpu_only = *fw;
         gpu_only.host_us_per_op = gpu_only.reducer_us_per_bucket = gpu_only.host_us_per_buffer_op = 0;
+        gpu_only.optimizer_host_per_tensor = 0;
         nvs_model_config c2 = *cfg;
         c2.fw = &gpu_only;
         NVS_CHECK(eval_at(&c2, 1, &pt, err, errlen));
@@ -674,6 +676,8 @@ nvs_result_t nvs_calibrate(const char *run_path, const nvs_presets *ps, const nv
                 out->fw.autocast_fp32 = t->fw_autocast_fp32 > 0; /* nor this, before its evening */
                 out->fw.bias_reduce = t->fw_bias_reduce > 0;     /* nor this, before 4 December */
                 out->fw.view_copies = t->fw_view_copies > 0;     /* nor this, before its afternoon */
+                /* nor this, before 7 December: the model's own rate per tensor where the run charged one */
+                out->fw.optimizer_host_per_tensor = t->fw_optimizer_host_us_per_tensor > 0;
                 out->fw.source = "the run's train.framework";
                 if (t->conv_engine && !strcmp(t->conv_engine, "cudnn") && t->conv_layers == t->conv_geometry_layers) {
                     /* cuDNN ran every convolution with a geometry and made its layout transforms inside them: no

@@ -256,9 +256,10 @@ static nvs_result_t step_lanes(const nvs_model_config *c, const nvs_model_bucket
     const int amp_fused = scaler && nvs_framework_scaler_in_kernel(fw, c->opt, c->adamw_fused);
     if (scaler) /* unscale_ (or the check alone) with its inf/NaN check, one pass; the host then waits for found_inf */
         after[na++] = (nvs_lane_item){op, nvs_mem_pass_us(2.0 * grads, &c->gpu, &c->ct), !amp_fused};
-    /* the optimizer's operations, as many as the training step dispatches (framework.h) */
-    after[na++] = (nvs_lane_item){op * (nvs_framework_optimizer_ops(fw, c->opt, nvs_model_opt_foreach(c)) +
-                                        amp_fused),
+    /* the optimizer's host time as the training step spends it (framework.h), fused AdamW's found_inf operation */
+    after[na++] = (nvs_lane_item){hs * nvs_framework_optimizer_host_us(fw, c->opt, nvs_model_opt_foreach(c),
+                                                                       nvs_profile_optimizer_tensors(p)) +
+                                      op * amp_fused,
                                   nvs_optimizer_us(p->total_params, c->grad_bytes, nvs_model_opt_foreach(c), c->opt,
                                                    &c->gpu, &c->ct),
                                   0};

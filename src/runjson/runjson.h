@@ -160,6 +160,9 @@ typedef struct {
     int fw_autocast_fp32; /* train.framework.autocast_fp32 (-1: absent, runs before 3 December 2026 evening) */
     int fw_bias_reduce;   /* train.framework.bias_reduce (-1: absent, runs before 4 December 2026) */
     int fw_view_copies;   /* train.framework.view_copies (-1: absent, runs before its afternoon) */
+    /* train.framework.optimizer_host_us_per_tensor (NAN: absent, runs before 7 December 2026 charged the optimizer's
+     * operations at host_us_per_op) */
+    double fw_optimizer_host_us_per_tensor;
     /* how the step ran its convolutions (train.conv.engine: "cudnn" or "gemm"; NULL in runs without it), and how
      * many of those with a geometry it ran there (train.conv.layers, .geometry_layers; -1 absent) */
     const char *conv_engine;

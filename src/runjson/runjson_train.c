@@ -49,6 +49,7 @@ static void read_train_obj(vctx *v, nvs_run_train *tr, json_t *t, const char *pr
     tr->fw_autocast = tr->fw_bucket_copy = tr->fw_grad_scaler = tr->fw_broadcast_buffers = -1;
     tr->fw_weight_casts = tr->fw_optimizer_foreach = tr->fw_autocast_fp32 = tr->fw_bias_reduce = -1;
     tr->fw_view_copies = -1;
+    tr->fw_optimizer_host_us_per_tensor = NAN;
     if (fw) {
         tr->framework = rj_str(v, fw, "name", pfw, 1);
         tr->fw_host_us_per_op = rj_num_in(v, fw, "host_us_per_op", pfw, 0, 1e6);
@@ -65,6 +66,7 @@ static void read_train_obj(vctx *v, nvs_run_train *tr, json_t *t, const char *pr
         tr->fw_autocast_fp32 = rj_bool(v, fw, "autocast_fp32", pfw, -1);
         tr->fw_bias_reduce = rj_bool(v, fw, "bias_reduce", pfw, -1);
         tr->fw_view_copies = rj_bool(v, fw, "view_copies", pfw, -1);
+        tr->fw_optimizer_host_us_per_tensor = rj_num_in(v, fw, "optimizer_host_us_per_tensor", pfw, 0, 1e6);
     }
     char pconv[PATH_MAX_LEN];
     snprintf(pconv, sizeof pconv, "%s.conv", pre);

@@ -276,8 +276,13 @@ static nvs_result_t issue_step(nvs_train_exec *x, int mode)
             x->wait_us += nvs_now_us() - t0;
         }
     }
-    /* the optimizer: its foreach (or fused) operations over all tensors at once (framework.h) */
-    op_work(x, nvs_framework_optimizer_ops(pl->framework, pl->optimizer, nvs_train_plan_opt_foreach(pl)) + in_kernel);
+    /* the optimizer: its foreach (or fused) operations over all tensors at once, counted; its host time per tensor
+     * where the framework's is torch.optim's (framework.h); fused AdamW's found_inf operation on top */
+    const int foreach = nvs_train_plan_opt_foreach(pl);
+    x->host_ops += nvs_framework_optimizer_ops(pl->framework, pl->optimizer, foreach);
+    host_work(x, nvs_framework_optimizer_host_us(pl->framework, pl->optimizer, foreach,
+                                                 nvs_profile_optimizer_tensors(p)));
+    if (in_kernel) op_work(x, 1);
     ISSUE(x, NVS_ISSUE_OPTIMIZER, x->ops->optimizer(x));
     if (scaler) op_work(x, 1); /* GradScaler.update: one operation */
     x->issue_by_us[NVS_ISSUE_FRAMEWORK] = x->work_wall_us;

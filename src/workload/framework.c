@@ -11,17 +11,19 @@ static const nvs_framework frameworks[] = {
      "as foreach passes",
      /* Fitted on ONE configuration, declared: lm290m at bf16, batch 8, on H200 (PyTorch 2.11), a host-bound step
       * (results/diag-issue9: 38.3 ms while the GPU was busy 25.9 ms). Its profile (tools/profiles/lm290m.prof)
-      * dispatches 1,298 operations per step at bf16 (ops= 241 forward + 692 backward,
-      * 182 casts each way, the optimizer). Over the 34 runs of that configuration in results/ (30 November - 1
-      * December 2026; results/fidelity/fit.md, made by tools/fidelity_fit.py), the plain 1-GPU step's median is
-      * 42.8 ms: 42.8 ms / 1,298 = 32.9 us per operation; DDP at world 1 took a median 9.8 ms more, over its 29
-      * buckets: 338 us per bucket. Every other configuration validates these: in the same runs bert-large-mlm128's
-      * medians are 65.6 and 77.4 ms, against 67.8 and 80.6 ms by these counts (2,058 operations, 38 buckets;
+      * dispatches 1,297 operations per step at bf16 (ops= 241 forward + 692 backward,
+      * 182 casts each way) and SGD's update of its 221 tensors. Over the 34 runs of that configuration in results/
+      * (30 November - 1 December 2026; results/fidelity/fit.md, made by tools/fidelity_fit.py), the plain 1-GPU
+      * step's median is 42.8 ms; less the update's 221 x 2.62 us (torch.optim's measured host time per tensor:
+      * optimizer.c), / 1,297 = 32.5 us per operation (32.9 when the update was counted as one operation); DDP at
+      * world 1 took a median 9.8 ms more, over its 29 buckets: 338 us per bucket. Every other configuration
+      * validates these: in the same runs bert-large-mlm128's medians are 65.6 and 77.4 ms, against 67.9 and 80.8
+      * ms by these counts (2,057 operations, 394 tensors, 38 buckets;
       * 64.6 and 77.5 ms before the casts of a LayerNorm's output for each of query, key and value were counted), and
       * resnet50's host work, 17 ms, stays below its GPU work as PyTorch's does. In one call's profile DDP
       * at world 1 cost lm290m and bert-large-mlm128 283 and 284 us per bucket, but 37 and 27 us per parameter
       * tensor: the reducer's cost goes with its buckets (results/h200x1-census, docs/fidelity.md). */
-     32.9, 338.0, 1, 1,
+     32.5, 338.0, 1, 1,
      /* Counted, not fitted: PyTorch 2.11's profile of resnet50 at bf16, batch 128, on H200 (results/h200x1-census,
       * raw/pt-prof.jsonl, gpu1_nodp) has cuDNN's nchwToNhwc and nhwcToNchw kernels 78 times in the forward pass
       * (47 + 31) and 167 times in the backward (120 + 47) for its 53 convolutions, 6.5 ms of a 53.4 ms busy GPU;
@@ -63,11 +65,15 @@ static const nvs_framework frameworks[] = {
       * 4> direct copies, 36 forward (0.73 ms) and 36 backward (0.75 ms) beside 18 elementwise_kernel<128, 2> (0.25
       * ms; results/h200x1-tfm-census9, census-nodp.txt); BERT's SDPA takes strided heads and has none */
      1,
+     /* torch.optim's host time per tensor: optimizer.c, from tools/device/optim_host.py on one H100 VM's host
+      * (results/fidelity/optim-host.md) */
+     1,
      "fitted on lm290m bf16 batch 8, H200, PyTorch 2.11: medians of 34 runs of the 1-GPU step without DDP and with "
      "DDP at world 1 (tools/fidelity_fit.py); operations per layer from tools/gen_profiles.py; NCHW layout copies "
-     "counted in PyTorch's profile of resnet50 bf16 (results/h200x1-census)"},
+     "counted in PyTorch's profile of resnet50 bf16 (results/h200x1-census); torch.optim's host time per tensor "
+     "measured on an H100 VM (tools/optim_host_fit.py)"},
     {"ideal", "the hardware alone: kernels queued at once, gradients written straight into the buckets", 0.0, 0.0, 0,
-     0, 0.0, 0.0, 0, 0, 0.0, 0, 0, 0, 0, 0, "no framework cost"},
+     0, 0.0, 0.0, 0, 0, 0.0, 0, 0, 0, 0, 0, 0, "no framework cost"},
 };
 #define NFW ((int)(sizeof frameworks / sizeof frameworks[0]))
 
@@ -195,6 +201,21 @@ int nvs_profile_buffers(const nvs_profile *p, double *floats, int *longs, size_t
 double nvs_framework_optimizer_ops(const nvs_framework *fw, nvs_optimizer o, int foreach)
 {
     return fw && fw->optimizer_foreach ? nvs_optimizer_host_ops(o, foreach) : 1;
+}
+
+double nvs_framework_optimizer_host_us(const nvs_framework *fw, nvs_optimizer o, int foreach, double tensors)
+{
+    if (!fw) return 0;
+    if (fw->optimizer_host_per_tensor) return nvs_optimizer_host_us_per_tensor(o, foreach) * tensors;
+    return fw->host_us_per_op * nvs_framework_optimizer_ops(fw, o, foreach);
+}
+
+double nvs_profile_optimizer_tensors(const nvs_profile *p)
+{
+    double t = 0;
+    for (int l = 0; l < p->nlayers; l++)
+        if (!p->layers[l].nograd && p->layers[l].params > 0) t += nvs_layer_param_tensors(&p->layers[l]);
+    return t;
 }
 
 int nvs_framework_scaler_in_kernel(const nvs_framework *fw, nvs_optimizer o, int fused)

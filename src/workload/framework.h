@@ -76,6 +76,10 @@ typedef struct {
      * at 4; no vector loads; each element's offset computed dimension by dimension: train/view_kernels.h), at the
      * modelled share of the memory bandwidth (nvs_compute_terms.view_copy_eff); 0: passes like the others */
     int view_copies;
+    /* the optimizer's host time as torch.optim's, per parameter tensor (optimizer.h
+     * nvs_optimizer_host_us_per_tensor, measured; its operations' dispatch included); 0: its operations at
+     * host_us_per_op each */
+    int optimizer_host_per_tensor;
     const char *source;         /* where the numbers come from */
 } nvs_framework;
 
@@ -149,6 +153,14 @@ double nvs_framework_buffer_ops(const nvs_framework *fw, const nvs_profile *p);
  * --optimizer adamw-fused); else (ideal, NULL) one, the update's one kernel. The training step (train/step.c) does
  * that host work, the what-if model (model/model_eval.c) schedules it. */
 double nvs_framework_optimizer_ops(const nvs_framework *fw, nvs_optimizer o, int foreach);
+/* The host time, in microseconds of the fit's CPU, framework fw spends on optimizer o's update (foreach as above) of
+ * `tensors` parameter tensors: per tensor where it is torch.optim's (optimizer_host_per_tensor), else its operations
+ * (nvs_framework_optimizer_ops) at host_us_per_op; 0 without a framework. The training step and the model charge
+ * it, the step counting the operations all the same. */
+double nvs_framework_optimizer_host_us(const nvs_framework *fw, nvs_optimizer o, int foreach, double tensors);
+/* The parameter tensors the optimizer updates: those of every layer autograd reaches (not nograd=1), as
+ * nvs_layer_param_tensors counts them */
+double nvs_profile_optimizer_tensors(const nvs_profile *p);
 /* Whether, under framework fw's gradient scaler (fp16), optimizer o takes the scaler's grad_scale and found_inf into
  * its own kernels: PyTorch's fused AdamW (fused = --optimizer adamw-fused), an optimizer with
  * _step_supports_amp_scaling. GradScaler.step (torch/amp/grad_scaler.py) then launches the inf/NaN check alone

@@ -35,6 +35,9 @@ double nvs_optimizer_pass_bytes(nvs_optimizer o, int foreach, double grad_bytes)
  * each a host operation of the framework (framework.h nvs_framework_optimizer_ops). optimizer.c says where each
  * count comes from. */
 double nvs_optimizer_host_ops(nvs_optimizer o, int foreach);
+/* The host time, in microseconds per parameter tensor, PyTorch takes for one such update, its operations' dispatch
+ * included (measured: optimizer.c says where) */
+double nvs_optimizer_host_us_per_tensor(nvs_optimizer o, int foreach);
 
 /* AdamW's hyperparameters (torch.optim.AdamW's defaults but lr: the values do not change the step's time) */
 typedef struct {

@@ -20,19 +20,51 @@ grep -q "^     $per_op, $per_bucket\.0, 1, 1,\$" src/workload/framework.c ||
 sed "s|--out $d/fit|--out results/fidelity/fit|" "$d/fit.md" | diff - results/fidelity/fit.md >/dev/null ||
     fail "results/fidelity/fit.md differs from what tools/fidelity_fit.py makes of its inputs"
 
-# made-up records: lm290m's medians 40 ms and +10 ms; the fit divides them by 1298 operations and 29 buckets
+# the optimizer's host time per tensor: optimizer.c's table is what tools/optim_host_fit.py makes of the committed
+# records, and results/fidelity/optim-host.md is its rendering
+python3 tools/optim_host_fit.py --out "$d/oh" >"$d/oh.txt" 2>&1 || fail "the committed optim fit: $(cat "$d/oh.txt")"
+for o in sgd adamw adamw-fused; do
+    v=$(sed -n "s/^host_us_per_tensor:.* $o \([0-9.]*\)\(,.*\)\{0,1\}\$/\1/p" "$d/oh.txt")
+    [ -n "$v" ] || fail "no $o rate in: $(head -1 "$d/oh.txt")"
+    case $o in
+    sgd) grep -q "\[NVS_OPT_SGD\] = {$v, $v}" src/workload/optimizer.c || fail "optimizer.c: SGD is not $v us" ;;
+    adamw) grep -q "\[NVS_OPT_ADAMW\] = {[0-9.]*, $v}" src/workload/optimizer.c || fail "optimizer.c: AdamW not $v" ;;
+    adamw-fused) grep -q "\[NVS_OPT_ADAMW\] = {$v, " src/workload/optimizer.c || fail "optimizer.c: fused not $v" ;;
+    esac
+done
+sed "s|--out $d/oh|--out results/fidelity/optim-host|" "$d/oh.md" | diff - results/fidelity/optim-host.md >/dev/null ||
+    fail "results/fidelity/optim-host.md differs from what tools/optim_host_fit.py makes of its inputs"
+
+# made-up optimizer records: SGD 300 us over 100 tensors and 900 over 200 (pooled: 1200 / 300 = 4 us), one each of
+# the others, a line that is not a record, a record without tensors
+orec() { printf '{"model": "m", "optimizer": "%s", "tensors": %s, "params": 1, "host_us_median": %s}\n' "$@"; }
+{ orec sgd 100 300; echo 'torch says hello'; orec sgd 200 900; orec adamw 10 80; orec adamw-fused 10 25
+  orec adamw 0 5; } >"$d/o.txt"
+printf '# made up\n%s\n' "$d/o.txt" >"$d/olist"
+python3 tools/optim_host_fit.py --list "$d/olist" >"$d/oout" 2>&1 || fail "made-up optim fit: $(cat "$d/oout")"
+grep -q "^host_us_per_tensor: sgd 4.00, adamw 8.00, adamw-fused 2.50\$" "$d/oout" ||
+    fail "made-up optim fit: $(head -1 "$d/oout")"
+grep -v adamw-fused "$d/o.txt" >"$d/o2.txt"
+printf '%s\n' "$d/o2.txt" >"$d/olist2"
+expect 2 "no adamw-fused record" python3 tools/optim_host_fit.py --list "$d/olist2"
+expect 2 "No such file" python3 tools/optim_host_fit.py --list "$d/missing"
+
+# made-up records: lm290m's medians 40 ms and +10 ms; the fit takes SGD's 4 us x 221 tensors from the first and
+# divides the rest by 1297 operations, the second by 29 buckets
 rec() { # model nodp_ms ddp1_ms
     printf '{"tool": "ddp_bench", "config": "%s:bf16:8", "step_nodp_1_us": %s000, "step_ddp1_us": %s000}\n' "$@"
 }
 { rec lm290m 30 45; rec lm290m 40 50; rec lm290m 50 58; rec resnet50 55 60; echo 'not json'; } >"$d/a.jsonl"
 printf '# a comment\n%s\n' "$d/a.jsonl" >"$d/list"
-python3 tools/fidelity_fit.py --list "$d/list" >"$d/out" 2>&1 || fail "fit of made-up records: $(cat "$d/out")"
-grep -q "^host_us_per_op = 30.8 us (median no-DDP step / 1298 operations), reducer_us_per_bucket = 345 us" \
-    "$d/out" || fail "made-up fit: $(head -1 "$d/out")"
-grep -q "^| lm290m | 3 | 1298 / 29 | 40.0 | 40.0 | 50.0 |" "$d/out" || fail "lm290m row: $(grep lm290m "$d/out")"
+python3 tools/fidelity_fit.py --list "$d/list" --optim-list "$d/olist" >"$d/out" 2>&1 ||
+    fail "fit of made-up records: $(cat "$d/out")"
+grep -q "^host_us_per_op = 30.2 us ((median no-DDP step - SGD's 4.00 us x 221 tensors) / 1297 operations), \
+reducer_us_per_bucket = 345 us" "$d/out" || fail "made-up fit: $(head -1 "$d/out")"
+grep -q "^| lm290m | 3 | 1297 / 29 | 40.0 | 40.0 | 50.0 |" "$d/out" || fail "lm290m row: $(grep lm290m "$d/out")"
 grep -q "^| bert-large-mlm128 | 0 |" "$d/out" || fail "bert row without runs: $(grep bert "$d/out")"
 expect 2 "no lm290m bf16 record" python3 tools/fidelity_fit.py --list /dev/null
 expect 2 "No such file" python3 tools/fidelity_fit.py --list "$d/missing"
+expect 2 "no adamw-fused record" python3 tools/fidelity_fit.py --list "$d/list" --optim-list "$d/olist2"
 printf '%s\n' "$d/missing.jsonl" >"$d/list2"
 expect 2 "No such file" python3 tools/fidelity_fit.py --list "$d/list2"
 
