@@ -56,9 +56,9 @@ double nvs_optimizer_pass_bytes(nvs_optimizer o, int foreach, double grad_bytes)
  *     (the 8 passes of nvs_optimizer_pass_bytes and the step count). Fused (_fused_adam): _foreach_add_(state_steps,
  *     1) and torch._fused_adamw_: 2 (a third, _foreach_sub_ of found_inf, only when a GradScaler hands it one).
  * Per-tensor Python work (_get_value's step.item() for the bias corrections) is not an operation: not counted.
- * SGD's foreach update stays counted as one operation: pytorch-ddp's host_us_per_op (framework.c) was fitted on
- * lm290m's SGD steps with it counted so (1,298 operations), and the model's properties were checked so; its three
- * calls wait for a refit. */
+ * SGD's foreach update stays counted as one operation (run.json ops_per_step and the tests that pin it). Its host
+ * time no longer follows the count: under pytorch-ddp it is the update's per tensor (host_us_per_tensor below), and
+ * the fit of host_us_per_op leaves the update out (tools/fidelity_fit.py). */
 static const struct {
     double fused, foreach;
 } host_ops[] = {
