@@ -90,6 +90,9 @@ int nvs_gpu_available(char *why, size_t len);
  * `call` names the blocking call. Shared by both backends (comm_agree.c). */
 nvs_result_t nvs_comm_create_agree(nvs_rt *rt, nvs_result_t mine, const char *call);
 
+/* Each init frees what it made when it fails, except an NCCL init cut short by a signal (NVS_ERR_INTERRUPTED) that
+ * leaves b->impl set: its communicator's abort, 1.5-2 s in NCCL 2.28.3, waits for ops->finalize, which the caller
+ * runs after writing what it has (backend_nccl.c, NVS_MAX_DEFERRED_COMMS). */
 nvs_result_t nvs_backend_nccl_init(nvs_backend *b, nvs_rt *rt, const nvs_config *cfg);
 nvs_result_t nvs_backend_mpi_init(nvs_backend *b, nvs_rt *rt, const nvs_config *cfg);
 

@@ -73,27 +73,53 @@ int nvs_gpu_available(char *why, size_t len)
 static struct nccl_impl *impl_of(nvs_backend *b) { return b->impl; }
 
 #ifdef NVS_NCCL_NONBLOCKING_WORLD
+/* Leaves `c` to nfinalize, after the results are written (NVS_MAX_DEFERRED_COMMS says why); aborted at once only
+ * where the list is full. In order: nfinalize aborts them first to last. */
+static void defer_abort(struct nccl_impl *im, ncclComm_t c)
+{
+    if (!c) return;
+    if (im->ndeferred < NVS_MAX_DEFERRED_COMMS)
+        im->deferred[im->ndeferred++] = c;
+    else
+        NCCL_CLEANUP(ncclCommAbort(c));
+}
+
 /* A creation on the non-blocking world communicator (its own, ncclCommInitRankConfig; or an ncclCommSplit of it)
  * runs in NCCL's own thread, and the world's state (ncclCommGetAsyncError) says ncclInProgress until it ends:
  * ncclSuccess, or the error (NCCL src/group.cc ncclGroupEndInternal sets ncclInProgress on the job's communicator,
  * which for a split is the parent, and groupLaunch its result; user guide, "Fault Tolerance"). A rank whose
  * creation failed inside NCCL returns that error, and run_flow.c / the phase tells the others (runtime.h
  * nvs_rt_tell_failed); a rank whose peer failed would see ncclInProgress for good (NCCL's bootstrap waits for
- * every rank), so this polls that notice too, and the interrupt and --timeout. The caller aborts what is left. */
-static nvs_result_t await_world(nvs_backend *b, ncclComm_t world, const char *call)
+ * every rank), so this polls that notice too, and the interrupt and --timeout. The caller aborts what is left.
+ * Interrupted, it waits NVS_INTERRUPT_DRAIN_S for the creation to end by itself (as wait_stream does for a
+ * stream) and returns NVS_ERR_INTERRUPTED, *ended saying whether the creation ended well: the caller then leaves
+ * the abort to nfinalize, after the write, instead of spending NCCL's 1.5-2 s abort before it. */
+static nvs_result_t await_world(nvs_backend *b, ncclComm_t world, const char *call, int *ended)
 {
     nvs_rt *rt = b->rt;
-    double start = nvs_now_s();
+    double start = nvs_now_s(), drain_until = 0;
+    *ended = 0;
     for (;;) {
         nvs_rt_beat(rt); /* this rank is working, not stalled (as wait_stream) */
         ncclResult_t state = ncclInProgress;
         ncclResult_t r = ncclCommGetAsyncError(world, &state);
         if (r != ncclSuccess) return nvs_nccl_fail("ncclCommGetAsyncError", r, world);
-        if (state == ncclSuccess) return NVS_OK;
-        if (state != ncclInProgress) return nvs_nccl_fail(call, state, world);
-        if (nvs_interrupted()) {
-            nvs_info("interrupted during %s on rank %d: aborting the NCCL communicators", call, rt->rank);
+        *ended = state == ncclSuccess;
+        if (drain_until > 0 && (state != ncclInProgress || nvs_now_s() >= drain_until)) {
+            nvs_info("interrupted during %s on rank %d: %s", call, rt->rank,
+                     *ended ? "it ended; its communicators are freed after the results are written"
+                            : "it did not end; its communicators are aborted after the results are written");
             return NVS_ERR_INTERRUPTED;
+        }
+        if (drain_until == 0 && state == ncclSuccess) return NVS_OK;
+        if (drain_until == 0 && state != ncclInProgress) return nvs_nccl_fail(call, state, world);
+        if (drain_until == 0 && nvs_interrupted()) {
+            drain_until = nvs_now_s() + NVS_INTERRUPT_DRAIN_S;
+            continue;
+        }
+        if (drain_until > 0) {
+            nanosleep(&(struct timespec){0, 1000000}, NULL);
+            continue;
         }
         nvs_result_t peer = nvs_rt_peer_failed(rt); /* rank 0 says the failing rank's sentence */
         if (peer != NVS_OK) {
@@ -125,13 +151,30 @@ static nvs_result_t split_world(nvs_backend *b, int member, ncclComm_t *nc)
     ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
     config.blocking = 1;
     ncclResult_t r = ncclCommSplit(im->world, member ? 0 : NCCL_SPLIT_NOCOLOR, b->rt->rank, nc, &config);
-    nvs_result_t res = r == ncclSuccess || r == ncclInProgress ? await_world(b, im->world, "ncclCommSplit")
+    int ended = 0;
+    nvs_result_t res = r == ncclSuccess || r == ncclInProgress ? await_world(b, im->world, "ncclCommSplit", &ended)
                                                                : nvs_nccl_fail("ncclCommSplit", r, im->world);
     if (res == NVS_OK && member && !*nc) {
         nvs_error("ncclCommSplit succeeded but returned no communicator on rank %d", b->rt->rank);
         res = NVS_ERR_NCCL;
     }
     if (res == NVS_OK) return NVS_OK;
+    if (res == NVS_ERR_INTERRUPTED) {
+        /* a signal: what was measured is written first, the aborts wait for nfinalize (NVS_MAX_DEFERRED_COMMS).
+         * A split that ended left both whole: the child is deferred like nfree_comm's, the world stays for
+         * nfinalize. One that did not end leaves the world unusable, its split job still running in NCCL's
+         * thread: no NCCL call but ncclCommGetAsyncError / ncclCommAbort may touch it (user guide,
+         * "Communicator Creation" with blocking = 0: the communicator is not ready until its state leaves
+         * ncclInProgress; "Fault Tolerance": ncclCommAbort may end it at any point), so it leaves im->world and
+         * is deferred, the world first, then the child if any (the order of the failure path below) */
+        if (!ended) {
+            defer_abort(im, im->world);
+            im->world = NULL;
+        }
+        defer_abort(im, *nc);
+        *nc = NULL;
+        return res;
+    }
     NCCL_CLEANUP(ncclCommAbort(im->world)); /* failed already: said above */
     im->world = NULL;
     if (*nc) NCCL_CLEANUP(ncclCommAbort(*nc));
@@ -600,7 +643,19 @@ static nvs_result_t world_init(nvs_backend *b, ncclUniqueId id)
         nvs_error("ncclCommInitRank returned no communicator on rank %d", b->rt->rank);
         res = NVS_ERR_NCCL;
     }
-    if (res == NVS_OK) res = await_world(b, world, "ncclCommInitRank");
+    int ended = 0;
+    if (res == NVS_OK) res = await_world(b, world, "ncclCommInitRank", &ended);
+    if (res == NVS_ERR_INTERRUPTED) {
+        /* a signal: rank 0 writes run.json "interrupted" before anything else (NVS_MAX_DEFERRED_COMMS); a world
+         * whose creation did not end is only aborted, by nfinalize (user guide, "Fault Tolerance": ncclCommAbort
+         * at any point of the initialization); one that ended stays im->world, which nfinalize aborts too. The
+         * caller finalizes this backend after the write (nvs_backend_nccl_init keeps b->impl for it). */
+        if (ended)
+            impl_of(b)->world = world;
+        else
+            defer_abort(impl_of(b), world);
+        return res;
+    }
     if (res != NVS_OK) {
         if (world) NCCL_CLEANUP(ncclCommAbort(world)); /* failed already: said above */
         return res;
@@ -657,7 +712,8 @@ nvs_result_t nvs_backend_nccl_init(nvs_backend *b, nvs_rt *rt, const nvs_config 
     nvs_result_t res = nvs_bcast(rt, &id, sizeof id, 0, "NCCL unique id broadcast");
     if (res == NVS_OK) res = world_init(b, id);
     /* world_setup's stream and counters: the caller finalizes only a backend that started (nfinalize clears
-     * b->impl, so a second call frees nothing twice) */
-    if (res != NVS_OK) nfinalize(b);
+     * b->impl, so a second call frees nothing twice); or, interrupted, one that kept b->impl, after its write:
+     * an interrupted world_init leaves its communicator's abort to nfinalize (backend.h) */
+    if (res != NVS_OK && res != NVS_ERR_INTERRUPTED) nfinalize(b);
     return res;
 }

@@ -422,6 +422,8 @@ static nvs_result_t run_rank(nvs_rt *rt, void *arg)
     /* a rank whose own set-up failed (its GPU, its stream) tells the others which and why: they stopped in the
      * set-up's agreement (collectives/backend.h nvs_comm_create_agree), and rank 0 says this rank's sentence */
     if (res != NVS_OK) {
+        /* interrupted, the NCCL set-up keeps its communicator for finalize, after the write (backend.h) */
+        run.have_backend = res == NVS_ERR_INTERRUPTED && run.backend.impl;
         res = nvs_phase_told(&run, NVS_PF_BACKEND, "", res);
         goto end;
     }
