@@ -186,6 +186,9 @@ int cmd_check(int argc, char **argv)
                 rc = usage_error("--save-baseline '%s': expected a file name%s", a, "");
                 goto out;
             }
+            /* as --junit's: a path that cannot be written is refused before any run is read (it was the writer's
+             * "nvscale: error: cannot write ...", after the work, naming neither the flag nor check) */
+            if ((rc = nvs_cli_output_file_ok("check", "--save-baseline", a, NULL))) goto out;
             save_path = a;
             ADD_FILE("--save-baseline", a, 1);
             continue;

@@ -30,6 +30,15 @@ refused check "$B/empty.json: empty file" "$B/empty.json" --min-p2p 1
 refused check "$d/none.json: No such file" tests/fixtures/runs/minimal_coll.json --baseline "$d/none.json" \
     --max-below-baseline 1
 refused check "cannot open $d/none.rules" tests/fixtures/runs/minimal_coll.json --rules "$d/none.rules"
+# an output of check that cannot be written: refused as --junit's is, naming the flag and the value, before any
+# run is read (the missing run below is not the refusal), nothing made (it was the writer's "nvscale: error:
+# cannot write ...", after the work)
+refused check "--save-baseline $d/nope/dir/b.json: cannot write in directory '$d/nope/dir'" \
+    tests/fixtures/check/run_h200x2.json --save-baseline "$d/nope/dir/b.json"
+refused check "--save-baseline $d/bad.xml/b.json: '$d/bad.xml' is not a directory" "$d/none.json" \
+    --save-baseline "$d/bad.xml/b.json"
+refused check "--save-baseline $d: is a directory" tests/fixtures/check/run_h200x2.json --save-baseline "$d"
+[ -e "$d/nope" ] && fail "check: something was made for an unwritable --save-baseline"
 refused accept "cannot open $d/none.rules" --rules "$d/none.rules" --no-save
 refused model "$d/none.json: No such file" --calibrate "$d/none.json"
 refused model "$B/wrong_schema.json: schema is" --calibrate "$B/wrong_schema.json"
