@@ -690,9 +690,12 @@ int cmd_compare(int argc, char **argv)
             snprintf(stamp, sizeof stamp, "%ld", (long)now);
         snprintf(dir, sizeof dir, "results/%s-compare", stamp);
     }
-    if (report_only) {
-        if (!is_dir(dir)) return usage_error("--report-only: no such directory", dir);
-    } else {
+    if (report_only && !is_dir(dir)) return usage_error("--report-only: no such directory", dir);
+    /* DIR, where the runs and compare.md go, can be made and written before anything runs, as report's -o: one
+     * that cannot (a file of that name, a parent that is a file, /proc) was the maker's "nvscale: error: cannot
+     * create directory ...", naming neither compare nor --out */
+    if ((rc = nvs_cli_output_dir_ok("compare", dir_arg ? "--out" : "--out (default)", dir))) return rc;
+    if (!report_only) {
         /* DIR/<transport>.partial too: a killed run's checkpoint, which compare reads where the run itself left
          * nothing (find_run_json); the new child would refuse it as stale and its old rows read as this run's */
         for (int i = 0; i < nk; i++)

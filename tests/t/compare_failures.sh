@@ -51,10 +51,11 @@ cmp_expect 2 "invalid value '8' in --gpus" --gpus 8 --out "$base/u4"
 [ -d "$base/u4" ] && [ -z "$(ls -A "$base/u4")" ] || fail "--gpus beyond the host's GPUs: a directory that was there lost or got files"
 cmp_expect 2 "--emulate-nodes 2 needs one process per rank" --emulate-nodes 2 --out "$base/u3"
 [ -e "$base/u3" ] && fail "--emulate-nodes 2 created the output directory"
-# an --out that cannot be a directory is bad usage, as the help's exit 2 says (it exited 1)
+# an --out that cannot be a directory is bad usage, as the help's exit 2 says (it exited 1), said as report's -o
+# is: compare's refusal naming --out and the value (it was the maker's "nvscale: error: cannot create directory")
 : >"$base/afile"
-cmp_expect 2 "cannot create directory $base/afile: a file of that name exists" --out "$base/afile"
-cmp_expect 2 "cannot create directory $base/afile: a file of that name exists" --out "$base/afile/x/y"
+cmp_expect 2 "nvscale compare: --out $base/afile: not a directory" --out "$base/afile"
+cmp_expect 2 "nvscale compare: --out $base/afile/x/y: '$base/afile' is not a directory" --out "$base/afile/x/y"
 NVS_COMPARE_CHILD=$base/nothere cmp_expect 2 "invalid value '$base/nothere' for environment variable NVS_COMPARE_CHILD" --out "$base/u2"
 NVS_COMPARE_CHILD=$fx cmp_expect 2 "for environment variable NVS_COMPARE_CHILD: expected an executable file" --out "$base/u2"
 NVS_COMPARE_CHILD=$fx/topo_nv18.json cmp_expect 2 "expected an executable file" --out "$base/u2"

@@ -47,6 +47,11 @@ refused topo "cannot read hwloc XML '$d/none.xml'" --hwloc-xml "$d/none.xml" --n
 refused topo "'$d/bad.xml' is not an hwloc XML topology" --hwloc-xml "$d/bad.xml" --no-save
 mkdir -p "$d/cmp/nvlink" && cp "$B/not_json.json" "$d/cmp/nvlink/run.json"
 refused compare "$d/cmp/nvlink/run.json: not JSON" --report-only --transports nvlink --out "$d/cmp"
+# compare's --out that cannot be made or written: its refusal, before anything runs (was "nvscale: error: cannot
+# create directory ...")
+refused compare "--out $d/bad.xml/cmp: '$d/bad.xml' is not a directory" --transports nvlink --out "$d/bad.xml/cmp"
+refused compare "--out /proc/nvs-none/cmp: cannot write in directory '/proc'" --transports nvlink \
+    --out /proc/nvs-none/cmp
 # --out DIR that exists, or cannot be made: the measuring subcommands' refusal too (was "nvscale: --out ...")
 mkdir "$d/exists"
 refused coll "--out $d/exists: it exists" --backend mpi --out "$d/exists"
