@@ -40,10 +40,12 @@ nvs_result_t nvs_fail_hook_parse(const char *val, nvs_phase_id *phase, int *rank
     char *end = NULL;
     long r = colon && colon[1] >= '0' && colon[1] <= '9' ? strtol(colon + 1, &end, 10) : -1;
     if (*phase == NVS_PF_NONE || r < 0 || r > (1 << 20) || !end || *end) {
-        /* the names from the table above, so that the message lists exactly the phases that parse */
+        /* the names from the table above, so that the message lists exactly the phases that parse: a phase with
+         * no hook (NVS_PF_BACKEND) is not one of them (it was listed as "(null)") */
         char names[160] = "";
         for (int p = NVS_PF_NONE + 1; p < NVS_PF_COUNT; p++)
-            snprintf(names + strlen(names), sizeof names - strlen(names), " %s", phases[p].hook);
+            if (phases[p].hook)
+                snprintf(names + strlen(names), sizeof names - strlen(names), " %s", phases[p].hook);
         fprintf(nvs_stderr_once(), "nvscale: invalid value '%s' for environment variable NVS_TEST_FAIL: expected "
                                    "PHASE:RANK, PHASE one of%s\n", val, names);
         *phase = NVS_PF_NONE;

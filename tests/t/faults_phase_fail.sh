@@ -41,6 +41,10 @@ NVS_TEST_FAIL=bogus:1 "$NVS" $RUN --out "$d/bad" >"$d/bad.out" 2>&1
 for n in $names; do
     grep -q "PHASE one of.* $n\( \|\$\)" "$d/bad.out" || fail "NVS_TEST_FAIL=bogus:1: the message does not list phase '$n'"
 done
+# and nothing else: a phase with no hook (NVS_PF_BACKEND, NULL in the table) was listed as "(null)"
+listed=$(sed -n 's/.*PHASE one of //p' "$d/bad.out")
+[ "$(echo $listed)" = "$(echo $names)" ] ||
+    fail "NVS_TEST_FAIL=bogus:1: the message lists '$(echo $listed)', the table's hooks are '$(echo $names)'"
 
 # case HOOK SENTENCE ROWS_AT_N1: the job's exit, time, rank 0's words, run.json's status, reason and rows
 case_fail() {
