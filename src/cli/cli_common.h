@@ -30,12 +30,12 @@ void nvs_cli_out_abandon(nvs_cli_out *o);
 /* A usage error of subcommand SUB: "nvscale SUB: <message>" and the help hint, once under mpirun. Returns 2,
  * the exit status of a usage error. */
 /* NVS_TEST_SYSFS_ROOT (tests: the tree topo/ reads instead of /sys, topo_pci_sysfs.c), when set, is a directory: 0; else
- * the message said, -1 (options.c) */
-int nvs_cli_sysfs_root_env_ok(void);
+ * the message said as SUB's refusal, "nvscale SUB: ...", -1 (options.c) */
+int nvs_cli_sysfs_root_env_ok(const char *sub);
 /* The measuring commands' test hooks (NVS_TEST_CORRUPT, NVS_TEST_STALL, NVS_TEST_TRAIN_FAIL, NVS_TEST_SLOW_STOP,
  * NVS_TEST_WRITE_FAIL, NVS_TEST_SYSFS_ROOT), read into c as nvs_config_parse does for run/coll/train; accept calls it
- * so that its measurement honours them the same way. A bad value: one message naming it, NVS_ERR_USAGE
- * (options.c). */
+ * so that its measurement honours them the same way. A bad value: one message naming it, "nvscale SUB: ..." for
+ * c->subcommand, NVS_ERR_USAGE (options.c). */
 nvs_result_t nvs_cli_test_hooks_env(nvs_config *c);
 int nvs_cli_usage(const char *sub, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* An input error of subcommand SUB that the help does not answer (a file's content): "nvscale SUB: <message>", once

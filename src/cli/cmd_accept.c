@@ -241,7 +241,9 @@ static int parse(int argc, char **argv, nvs_config *cfg, accept_opts *o)
     }
     int rc = parse_flags(argc, argv, cfg, o, files, &nfiles);
     free(files);
-    /* the test hooks as run and coll read them (NVS_TEST_CORRUPT: wrong results, tests/t/accept_exit_code.sh) */
+    /* the test hooks as run and coll read them (NVS_TEST_CORRUPT: wrong results, tests/t/accept_exit_code.sh),
+     * refused as accept's (level_config names the subcommand again for the run) */
+    cfg->subcommand = "accept";
     if (!rc && nvs_cli_test_hooks_env(cfg) != NVS_OK) return 2;
     return rc;
 }

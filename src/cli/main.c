@@ -89,6 +89,17 @@ static int stdout_flushed(int rc)
     return 1;
 }
 
+/* The subcommand dispatch runs for argv, by its name; NULL for --help, --version or a name not in the table. */
+static const char *subcommand_of(int argc, char **argv)
+{
+    if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--version")))
+        return NULL;
+    if (argc < 2 || argv[1][0] == '-') return "run";
+    for (int i = 0; i < ntable; i++)
+        if (!strcmp(argv[1], table[i].name)) return table[i].name;
+    return NULL;
+}
+
 static int dispatch(int argc, char **argv)
 {
     if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) return cmd_help(argc - 1, argv + 1);
@@ -120,14 +131,16 @@ static unsigned silent_rank_delay_s = NVS_SILENT_RANK_EXIT_DELAY_S;
  * once" under mpirun failed whenever rank 0, starved of its core on a busy machine, took more than 2 s to start and
  * refuse (tests/t/topo_errors.sh); it sets a long delay, which costs it nothing: mpirun ends the waiting ranks as soon
  * as rank 0 exits. Validated on every rank before anything else: a bad value is refused, exit 2. */
-static int silent_rank_delay_env(void)
+static int silent_rank_delay_env(const char *sub)
 {
     const char *v = getenv("NVS_TEST_SILENT_RANK_DELAY_S");
     if (!v || !*v) return 0;
     size_t len = strlen(v);
     if (len > 3 || strspn(v, "0123456789") != len || atoi(v) < 1 || atoi(v) > 600) {
-        fprintf(nvs_stderr_cmdline(), "nvscale: invalid value '%s' for environment variable NVS_TEST_SILENT_RANK_DELAY_S: "
-                                      "expected seconds, 1 to 600\n", v);
+        /* the subcommand's refusal, "nvscale SUB: ...", as its flags' are; "nvscale: ..." where there is none */
+        fprintf(nvs_stderr_cmdline(), "nvscale%s%s: invalid value '%s' for environment variable "
+                                      "NVS_TEST_SILENT_RANK_DELAY_S: expected seconds, 1 to 600\n",
+                sub ? " " : "", sub ? sub : "", v);
         return -1;
     }
     silent_rank_delay_s = (unsigned)atoi(v);
@@ -161,6 +174,6 @@ static void hold_closed_std_fds(void)
 int main(int argc, char **argv)
 {
     hold_closed_std_fds();
-    if (silent_rank_delay_env()) return said_once(2);
+    if (silent_rank_delay_env(subcommand_of(argc, argv))) return said_once(2);
     return said_once(stdout_flushed(dispatch(argc, argv)));
 }

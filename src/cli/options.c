@@ -310,34 +310,37 @@ static nvs_result_t size_arg(const char *sub, const char *flag, const char *a, s
     return nvs_cli_size(a, lo, out, expect, why, sizeof why) ? bad(sub, flag, a, why) : NVS_OK;
 }
 
-int nvs_cli_sysfs_root_env_ok(void)
+int nvs_cli_sysfs_root_env_ok(const char *sub)
 {
     const char *sys = getenv("NVS_TEST_SYSFS_ROOT"); /* read by topo/topo_pci_sysfs.c: where /sys is, for tests */
     struct stat st;
     if (!sys || !*sys || (!stat(sys, &st) && S_ISDIR(st.st_mode))) return 0;
-    fprintf(nvs_stderr_once(), "nvscale: invalid value '%s' for environment variable NVS_TEST_SYSFS_ROOT: expected a "
-                               "directory (a stand-in for /sys)\n", sys);
+    nvs_cli_refuse(sub, "invalid value '%s' for environment variable NVS_TEST_SYSFS_ROOT: expected a directory (a "
+                        "stand-in for /sys)", sys);
     return -1;
 }
 
+/* The test hooks' refusals are the subcommand's, "nvscale SUB: ...", as its flags' are (they said "nvscale: ...",
+ * the form of a runtime error); no help hint: the help does not list them. */
 nvs_result_t nvs_cli_test_hooks_env(nvs_config *c)
 {
+    const char *sub = c->subcommand;
     const char *k = getenv("NVS_TEST_CORRUPT");
     if (k && *k && parse_int_range(k, 0, 1 << 20, &c->corrupt_rank)) {
-        fprintf(nvs_stderr_once(), "nvscale: invalid value '%s' for environment variable NVS_TEST_CORRUPT: expected a rank\n", k);
+        nvs_cli_refuse(sub, "invalid value '%s' for environment variable NVS_TEST_CORRUPT: expected a rank", k);
         return NVS_ERR_USAGE;
     }
     const char *w = getenv("NVS_TEST_WRITE_FAIL"); /* read by core/out_file.c */
     int k_unused;
     if (w && *w && parse_int_range(w, 1, 1 << 30, &k_unused)) {
-        fprintf(nvs_stderr_once(), "nvscale: invalid value '%s' for environment variable NVS_TEST_WRITE_FAIL: "
-                                   "expected the number of the first file write to fail (1, 2, ...)\n", w);
+        nvs_cli_refuse(sub, "invalid value '%s' for environment variable NVS_TEST_WRITE_FAIL: expected the number of "
+                            "the first file write to fail (1, 2, ...)", w);
         return NVS_ERR_USAGE;
     }
     const char *slow = getenv("NVS_TEST_SLOW_STOP");
     if (slow && *slow && parse_int_range(slow, 1, 600, &c->slow_stop_s)) {
-        fprintf(nvs_stderr_once(), "nvscale: invalid value '%s' for environment variable NVS_TEST_SLOW_STOP: "
-                                   "expected seconds, 1 to 600\n", slow);
+        nvs_cli_refuse(sub, "invalid value '%s' for environment variable NVS_TEST_SLOW_STOP: expected seconds, 1 to "
+                            "600", slow);
         return NVS_ERR_USAGE;
     }
     const char *tf = getenv("NVS_TEST_TRAIN_FAIL");
@@ -351,12 +354,11 @@ nvs_result_t nvs_cli_test_hooks_env(nvs_config *c)
         }
         if (!at || rl >= sizeof rk || parse_int_range(rk, 0, 1 << 20, &c->train_fail_rank) ||
             parse_int_range(at + 1, 1, 1 << 20, &c->train_fail_n)) {
-            fprintf(nvs_stderr_once(), "nvscale: invalid value '%s' for environment variable NVS_TEST_TRAIN_FAIL: "
-                                       "expected RANK:N\n", tf);
+            nvs_cli_refuse(sub, "invalid value '%s' for environment variable NVS_TEST_TRAIN_FAIL: expected RANK:N", tf);
             return NVS_ERR_USAGE;
         }
     }
-    if (nvs_cli_sysfs_root_env_ok()) return NVS_ERR_USAGE;
+    if (nvs_cli_sysfs_root_env_ok(sub)) return NVS_ERR_USAGE;
     const char *s = getenv("NVS_TEST_STALL");
     if (!s || !*s) return NVS_OK;
     char buf[64];
@@ -367,7 +369,7 @@ nvs_result_t nvs_cli_test_hooks_env(nvs_config *c)
     if (parse_int_range(buf, 0, 1 << 20, &c->stall_rank) || nvs_parse_size(colon + 1, &c->stall_bytes)) goto fail;
     return NVS_OK;
 fail:
-    fprintf(nvs_stderr_once(), "nvscale: invalid value '%s' for environment variable NVS_TEST_STALL: expected RANK:SIZE\n", s);
+    nvs_cli_refuse(sub, "invalid value '%s' for environment variable NVS_TEST_STALL: expected RANK:SIZE", s);
     return NVS_ERR_USAGE;
 }
 

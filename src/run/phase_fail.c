@@ -28,7 +28,7 @@ static const struct {
 
 const char *nvs_phase_said(nvs_phase_id p) { return p > NVS_PF_NONE && p < NVS_PF_COUNT ? phases[p].said : "?"; }
 
-nvs_result_t nvs_fail_hook_parse(const char *val, nvs_phase_id *phase, int *rank)
+nvs_result_t nvs_fail_hook_parse(const char *sub, const char *val, nvs_phase_id *phase, int *rank)
 {
     *phase = NVS_PF_NONE;
     *rank = -1;
@@ -46,8 +46,9 @@ nvs_result_t nvs_fail_hook_parse(const char *val, nvs_phase_id *phase, int *rank
         for (int p = NVS_PF_NONE + 1; p < NVS_PF_COUNT; p++)
             if (phases[p].hook)
                 snprintf(names + strlen(names), sizeof names - strlen(names), " %s", phases[p].hook);
-        fprintf(nvs_stderr_once(), "nvscale: invalid value '%s' for environment variable NVS_TEST_FAIL: expected "
-                                   "PHASE:RANK, PHASE one of%s\n", val, names);
+        /* SUB's refusal, "nvscale SUB: ...", as its flags' are (cli/cli_common.h nvs_cli_refuse, a layer above) */
+        fprintf(nvs_stderr_once(), "nvscale %s: invalid value '%s' for environment variable NVS_TEST_FAIL: expected "
+                                   "PHASE:RANK, PHASE one of%s\n", sub, val, names);
         *phase = NVS_PF_NONE;
         return NVS_ERR_USAGE;
     }

@@ -36,8 +36,8 @@ const char *nvs_phase_said(nvs_phase_id p);
  * collectives/backend.h nvs_comm_create_agree; comm: the same, but entering that agreement with its failure, as a
  * rank with no memory for the new communicator would), logging a specific error line as a real failure would ("out of
  * memory in the collective sweep (injected by NVS_TEST_FAIL=sweep:1)"), which its notice carries. A bad value: one
- * message naming it, NVS_ERR_USAGE. */
-nvs_result_t nvs_fail_hook_parse(const char *val, nvs_phase_id *phase, int *rank);
+ * message naming it, as subcommand SUB's refusal ("nvscale SUB: ..."), NVS_ERR_USAGE. */
+nvs_result_t nvs_fail_hook_parse(const char *sub, const char *val, nvs_phase_id *phase, int *rank);
 
 /* Whether the hook makes this rank fail in phase p now; if so, says so on this rank's stderr. */
 int nvs_fail_injected(const nvs_ctx *run, nvs_phase_id p);

@@ -560,7 +560,7 @@ nvs_result_t nvs_run_measure(const nvs_config *cfg_in)
     const char *sub = cfg->subcommand;
     nvs_result_t res;
     res = nvs_phase_validate(cfg);
-    if (res == NVS_OK) res = nvs_fail_hook_parse(getenv("NVS_TEST_FAIL"), &req->fail_phase, &req->fail_rank);
+    if (res == NVS_OK) res = nvs_fail_hook_parse(sub, getenv("NVS_TEST_FAIL"), &req->fail_phase, &req->fail_rank);
     if (res != NVS_OK) {
         free(req);
         return res;

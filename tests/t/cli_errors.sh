@@ -146,7 +146,7 @@ if command -v mpirun >/dev/null 2>&1; then # per-rank blocks of 16 B (nccl-tests
     done
     # rank 1 alone refuses below: it says it after the default wait, not after a minute
     unset NVS_TEST_SILENT_RANK_DELAY_S
-    expect 2 "^\[rank 1\] nvscale: invalid value 'x' for environment variable NVS_TEST_SLOW_STOP" \
+    expect 2 "^\[rank 1\] nvscale coll: invalid value 'x' for environment variable NVS_TEST_SLOW_STOP" \
         $MPIRUN -np 4 sh -c '[ "$OMPI_COMM_WORLD_RANK" = 1 ] && export NVS_TEST_SLOW_STOP=x; exec "$@"' sh $NVS coll \
         --backend mpi -n 2 -e 1K --out $out
     n=$(printf '%s\n' "$_out" | grep -c "NVS_TEST_SLOW_STOP")

@@ -52,6 +52,21 @@ refused compare "$d/cmp/nvlink/run.json: not JSON" --report-only --transports nv
 refused compare "--out $d/bad.xml/cmp: '$d/bad.xml' is not a directory" --transports nvlink --out "$d/bad.xml/cmp"
 refused compare "--out /proc/nvs-none/cmp: cannot write in directory '/proc'" --transports nvlink \
     --out /proc/nvs-none/cmp
+# a test hook's variable with a bad value: the subcommand's refusal too, naming the variable and the value (was
+# "nvscale: invalid value ...", a runtime error's form)
+hook_refused() { # hook_refused VAR SUB ARGS...: VAR=x refused by SUB
+    var=$1 sub=$2
+    shift 2
+    export "$var=x"
+    refused "$sub" "invalid value 'x' for environment variable $var" "$@"
+    unset "$var"
+}
+hook_refused NVS_TEST_STALL coll --backend mpi -e 1K --no-save
+hook_refused NVS_TEST_FAIL run --backend mpi --no-train -e 1K --no-save
+hook_refused NVS_TEST_TRAIN_FAIL train --backend mpi --no-save
+hook_refused NVS_TEST_SLOW_STOP p2p --no-save
+hook_refused NVS_TEST_CORRUPT accept --backend mpi --level 1 --no-save
+hook_refused NVS_TEST_SILENT_RANK_DELAY_S topo --hwloc-xml tests/fixtures/topo/h200x2.xml --no-save
 # --out DIR that exists, or cannot be made: the measuring subcommands' refusal too (was "nvscale: --out ...")
 mkdir "$d/exists"
 refused coll "--out $d/exists: it exists" --backend mpi --out "$d/exists"
