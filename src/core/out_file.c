@@ -210,6 +210,9 @@ nvs_result_t nvs_mkdir_made(const char *dir, nvs_made_dirs *m)
         if (!made && errno != EEXIST) {
             int e = errno;
             nvs_error("cannot create directory %s: %s", buf, strerror(e));
+            /* not made: `last` still said whether the one above it was, and report -o's undo then took the
+             * path for made, tried to remove it whole and kept the directories made above it */
+            m->last = 0;
             *p = c;
             return path_errno(e) ? NVS_ERR_USAGE : NVS_ERR_SYSTEM;
         }

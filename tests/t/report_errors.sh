@@ -91,6 +91,17 @@ for in in tests/fixtures/runs/h200x2_nvlink.json "$tmp/proj.json"; do
     [ -s "$tmp/kept/mine.txt" ] && [ ! -e "$tmp/x" ] ||
         fail "report -o x/../kept failing ($in): kept/mine.txt gone or x left: $(find "$tmp/kept" "$tmp/x" 2>/dev/null | tr '\n' ' ')"
 done
+# -o whose last name cannot be made (longer than NAME_MAX) under a directory the report made: that directory goes
+# too, without a word about removing what was never made (it was left, with "could not remove ..., made for the
+# report that failed: File name too long")
+long=$(printf '%300s' '' | tr ' ' x)
+for in in tests/fixtures/runs/h200x2_nvlink.json "$tmp/proj.json"; do
+    "$NVS" report --no-plots -o "$tmp/made/$long" "$in" >/dev/null 2>"$tmp/long.err"
+    rc=$?
+    [ $rc -eq 2 ] || fail "report -o made/LONG ($in): exit $rc, expected 2"
+    [ ! -e "$tmp/made" ] || fail "report -o made/LONG ($in): left $tmp/made"
+    grep -q "could not remove" "$tmp/long.err" && fail "report -o made/LONG ($in): $(grep 'could not remove' "$tmp/long.err" | cut -c1-120)"
+done
 # a what-if projection is not a run: said so, not "another nvscale version"
 "$NVS" model --lambda --format json >"$tmp/lambda.json" || fail "model --lambda --format json"
 expect_err 2 "a what-if projection (nvscale model --format json), not a measurement" "$NVS" report --no-plots \

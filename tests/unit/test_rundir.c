@@ -157,6 +157,18 @@ static void t_mkdir_made(void)
     nvs_unmake_dirs(&m);
     T_EQ_I(stat("keep/y", &st), -1);
     T_EQ_I(stat("keep/file", &st), 0);
+    /* the path itself cannot be made (a name longer than NAME_MAX) under a directory that was just made: not
+     * `last` (it said n/'s, so report -o's undo tried to remove the path whole, failed, and kept n/) */
+    char longname[300 + 16];
+    memset(longname, 'x', sizeof longname);
+    memcpy(longname, "keep/n/", 7);
+    longname[sizeof longname - 1] = '\0';
+    T_EQ_I(nvs_mkdir_made(longname, &m), NVS_ERR_USAGE);
+    T_EQ_I(m.last, 0);
+    T_EQ_I(m.any, 1);
+    nvs_unmake_dirs(&m);
+    T_EQ_I(stat("keep/n", &st), -1);
+    T_EQ_I(stat("keep", &st), 0);
     leave_tmp();
 }
 
