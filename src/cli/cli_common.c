@@ -119,7 +119,10 @@ int nvs_cli_output_dir_ok(const char *sub, const char *flag, const char *dir)
     if (stat(dir, &st) == 0 && !S_ISDIR(st.st_mode)) return nvs_cli_usage(sub, "%s %s: not a directory", flag, dir);
     /* the directory, or the nearest of its ancestors that exists: the one in which something will be made */
     char anc[PATH_MAX];
-    if (nvs_nearest_existing(dir, 0, anc, sizeof anc) != 0) return nvs_cli_usage(sub, "%s %s: path too long", flag, dir);
+    /* a name longer than the file system takes: refused here, not by the directory maker after the inputs were
+     * read, as a runtime error ("nvscale: error: cannot create directory ...: File name too long") */
+    if (nvs_nearest_existing(dir, 0, anc, sizeof anc) != 0 || !nvs_names_fit(dir, anc))
+        return nvs_cli_usage(sub, "%s %s: path too long", flag, dir);
     if (stat(anc, &st) != 0 || !S_ISDIR(st.st_mode))
         return nvs_cli_usage(sub, "%s %s: '%s' is not a directory", flag, dir, anc);
     /* a directory made there and removed, as the writer will: access(W_OK) is not enough (root passes it on /proc,

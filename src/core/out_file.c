@@ -172,6 +172,21 @@ int nvs_nearest_existing(const char *path, int from_parent, char *anc, size_t le
     }
 }
 
+int nvs_names_fit(const char *path, const char *anc)
+{
+    /* ANC is a prefix of PATH's text ("." stands for none) */
+    size_t skip = strcmp(anc, ".") && !strncmp(path, anc, strlen(anc)) ? strlen(anc) : 0;
+    long max = pathconf(anc, _PC_NAME_MAX);
+    if (max <= 0) max = NAME_MAX;
+    for (const char *p = path + skip; *p;) {
+        size_t n = strcspn(p, "/");
+        if ((long)n > max) return 0;
+        p += n;
+        p += strspn(p, "/");
+    }
+    return 1;
+}
+
 void nvs_unmake_dirs(nvs_made_dirs *m)
 {
     if (!m->any) return;

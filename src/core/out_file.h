@@ -43,6 +43,10 @@ nvs_result_t nvs_mkdir_p(const char *dir);
  * absolute one end the walk whether they exist or not. Into ANC (LEN bytes): 0, or -1 when PATH does not fit.
  * Whether the answer exists, is a directory and can be written in is the caller's to check. */
 int nvs_nearest_existing(const char *path, int from_parent, char *anc, size_t len);
+/* 1 when every name of PATH below ANC (its nearest existing ancestor, as nvs_nearest_existing found it) fits the
+ * name limit of ANC's file system (pathconf _PC_NAME_MAX, else NAME_MAX), where mkdir will make them; 0 when one
+ * is longer (mkdir would fail with ENAMETOOLONG; stat says only ENOENT while a name before it is missing). */
+int nvs_names_fit(const char *path, const char *anc);
 /* What nvs_mkdir_made made, to undo exactly that: `made[i]` is 1 when its own mkdir() created the directory named
  * by path's first i bytes; `last` when the deepest one (path itself) was among them. Found from mkdir's own answers,
  * not from the path's text: "T/x/../kept" where kept was there and x was not makes x alone (a walk of the text took

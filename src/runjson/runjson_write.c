@@ -216,7 +216,9 @@ nvs_result_t nvs_rj_check_out_dir(const char *sub, const char *out)
     }
     /* the nearest existing ancestor must be a directory we can write in */
     char anc[4096];
-    if (nvs_nearest_existing(out, 1, anc, sizeof anc) != 0) {
+    /* a name longer than the file system takes: refused here, not by the run's mkdir once launched, as a runtime
+     * error ("nvscale: error: cannot create directory ...: File name too long") */
+    if (nvs_nearest_existing(out, 1, anc, sizeof anc) != 0 || !nvs_names_fit(out, anc)) {
         fprintf(nvs_stderr_once(), "nvscale %s: --out %s: path too long\n", sub, out);
         return NVS_ERR_USAGE;
     }

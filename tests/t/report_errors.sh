@@ -99,6 +99,9 @@ for in in tests/fixtures/runs/h200x2_nvlink.json "$tmp/proj.json"; do
     "$NVS" report --no-plots -o "$tmp/made/$long" "$in" >/dev/null 2>"$tmp/long.err"
     rc=$?
     [ $rc -eq 2 ] || fail "report -o made/LONG ($in): exit $rc, expected 2"
+    # refused as report's, before the inputs are read (was "nvscale: error: cannot create directory ...")
+    grep -q "^nvscale report: -o $tmp/made/x*: path too long" "$tmp/long.err" ||
+        fail "report -o made/LONG ($in): not report's refusal: $(head -n 1 "$tmp/long.err" | cut -c1-100)"
     [ ! -e "$tmp/made" ] || fail "report -o made/LONG ($in): left $tmp/made"
     grep -q "could not remove" "$tmp/long.err" && fail "report -o made/LONG ($in): $(grep 'could not remove' "$tmp/long.err" | cut -c1-120)"
 done

@@ -73,4 +73,13 @@ for last in . ..; do
         --out "$d/dot/new/$last"
 done
 [ ! -e "$d/dot" ] || fail "--out NEW/. or NEW/..: left $(find "$d/dot" | head -3)"
+# 6. a name longer than NAME_MAX, last or on the way: the subcommand's refusal before anything is made (was
+# "nvscale: error: cannot create directory ...: File name too long" from the run's mkdir, once launched)
+long=$(printf '%300s' '' | tr ' ' x)
+for out in "$d/long/$long" "$d/long/$long/x"; do
+    expect 2 "^nvscale coll: --out $d/long/x+(/x)?: path too long" "$NVS" coll --backend mpi -b 1K -e 1K -n 2 -w 1 --out "$out"
+    expect 2 "^nvscale topo: --out $d/long/x+(/x)?: path too long" "$NVS" topo --hwloc-xml tests/fixtures/topo/h200x2.xml \
+        --out "$out"
+done
+[ ! -e "$d/long" ] || fail "--out with a name longer than NAME_MAX: left $(find "$d/long" | head -3)"
 finish

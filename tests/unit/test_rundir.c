@@ -108,6 +108,14 @@ static void t_nearest_existing(void)
     T_EQ_S(a, want);
     char small[8];
     T_EQ_I(nvs_nearest_existing("x/y/longer", 0, small, sizeof small), -1); /* does not fit: never cut short */
+    /* nvs_names_fit: the names to be made, below the nearest existing ancestor, against NAME_MAX */
+    char lng[300 + 16];
+    snprintf(lng, sizeof lng, "x/y/new/%0300d", 0);
+    T_EQ_I(nvs_names_fit("x/y/new/deeper", "x/y"), 1);
+    T_EQ_I(nvs_names_fit(lng, "x/y"), 0);
+    lng[7 + 255 + 1] = '\0'; /* a name of 255 bytes: fits */
+    T_EQ_I(nvs_names_fit(lng, "x/y"), 1);
+    T_EQ_I(nvs_names_fit(lng + 4, "."), 1);
     leave_tmp();
 }
 
