@@ -50,10 +50,13 @@ static void dir_of(const char *path, char *buf, size_t len)
  * is): DIR, when made, goes with what it held (the plots' data written before the failure), then each other one
  * made while empty; one that was there keeps itself and what it held (as a failed run's --out parents go:
  * runjson_write.c) */
-static void unmake_dir(const char *dir, nvs_made_dirs *made)
+static void unmake_dir(nvs_made_dirs *made)
 {
-    if (made->last && nvs_remove_tree(dir) != 0) {
-        nvs_warn("report: could not remove %s, made for the report that failed: %s", dir, strerror(errno));
+    /* the made directory DIR names, by its own name: "new" for "new/." (nftw cannot rmdir "new/.") */
+    char top[sizeof made->path];
+    snprintf(top, sizeof top, "%.*s", (int)made->named, made->path);
+    if (made->last && nvs_remove_tree(top) != 0) {
+        nvs_warn("report: could not remove %s, made for the report that failed: %s", top, strerror(errno));
         return;
     }
     nvs_unmake_dirs(made);
@@ -90,7 +93,7 @@ static int report_models(int n, char **paths, const char *outdir, const char *ti
         else dir_of(paths[0], dir, sizeof dir);
         res = nvs_mkdir_made(dir, &made);
         if (res == NVS_OK) res = nvs_report_model(docs, (const char *const *)paths, n, dir, title, plots);
-        if (res != NVS_OK) unmake_dir(dir, &made); /* was left with the data files written before the failure */
+        if (res != NVS_OK) unmake_dir(&made); /* was left with the data files written before the failure */
     }
     for (int i = 0; i < n; i++) json_decref(docs[i]);
     free(docs);
@@ -242,7 +245,7 @@ int cmd_report(int argc, char **argv)
     if (res == NVS_OK) printf("%s\n", path);
     /* no report.md (a full disk): the directories this command made go, dir with what it held (the plots' data),
      * rather than be left empty or half-filled; one that was there keeps what it had */
-    if (res != NVS_OK) unmake_dir(dir, &made);
+    if (res != NVS_OK) unmake_dir(&made);
     for (int i = 0; i < loaded; i++) nvs_run_free(&runs[i]);
     free(runs);
     if (res != NVS_OK) return nvs_exit_code(res);

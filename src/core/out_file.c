@@ -191,6 +191,7 @@ void nvs_unmake_dirs(nvs_made_dirs *m)
 {
     if (!m->any) return;
     m->any = m->last = 0;
+    m->named = 0;
     char p[sizeof m->path];
     memcpy(p, m->path, sizeof p);
     for (size_t i = strlen(p); i > 0; i--) {
@@ -203,9 +204,33 @@ void nvs_unmake_dirs(nvs_made_dirs *m)
     }
 }
 
+/* The made directory that m->path names, by device and inode (into m->named; `last` whether there is one): the
+ * deepest name's own mkdir answered for "a/new" only; "new/." and "new/sub/.." name new too, and a report that
+ * failed left new behind with the data files written into it */
+static void find_named(nvs_made_dirs *m)
+{
+    struct stat want, st;
+    m->last = 0;
+    m->named = 0;
+    if (!m->any || stat(m->path, &want) != 0) return;
+    for (size_t i = strlen(m->path); i > 0; i--) {
+        if (!m->made[i]) continue;
+        char c = m->path[i];
+        m->path[i] = '\0';
+        int same = stat(m->path, &st) == 0 && st.st_dev == want.st_dev && st.st_ino == want.st_ino;
+        m->path[i] = c;
+        if (same) {
+            m->named = i;
+            m->last = 1;
+            return;
+        }
+    }
+}
+
 nvs_result_t nvs_mkdir_made(const char *dir, nvs_made_dirs *m)
 {
     m->any = m->last = 0;
+    m->named = 0;
     if (!dir || !*dir || strlen(dir) >= sizeof m->path) {
         nvs_error("directory path %s", dir && *dir ? "too long" : "empty");
         return NVS_ERR_USAGE;
@@ -243,6 +268,7 @@ nvs_result_t nvs_mkdir_made(const char *dir, nvs_made_dirs *m)
         *p = c;
         if (!c) break;
     }
+    find_named(m);
     return NVS_OK;
 }
 

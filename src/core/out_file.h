@@ -48,13 +48,17 @@ int nvs_nearest_existing(const char *path, int from_parent, char *anc, size_t le
  * is longer (mkdir would fail with ENAMETOOLONG; stat says only ENOENT while a name before it is missing). */
 int nvs_names_fit(const char *path, const char *anc);
 /* What nvs_mkdir_made made, to undo exactly that: `made[i]` is 1 when its own mkdir() created the directory named
- * by path's first i bytes; `last` when the deepest one (path itself) was among them. Found from mkdir's own answers,
+ * by path's first i bytes; `last` when the directory path names was among them (the same directory, by device and
+ * inode: "new/." names new). Found from mkdir's own answers,
  * not from the path's text: "T/x/../kept" where kept was there and x was not makes x alone (a walk of the text took
  * kept for made, and removed it and what it held when the command then failed). */
 typedef struct {
     char path[4096];
     unsigned char made[4096];
     int any, last;
+    /* with `last`: path's first `named` bytes, the one made directory that path names ("new", for "new/." or
+     * "new/sub/.." as for "new"), for its undo with what was written into it */
+    size_t named;
 } nvs_made_dirs;
 /* nvs_mkdir_p, recording in *m what it made, also when it fails part way (for nvs_unmake_dirs). */
 nvs_result_t nvs_mkdir_made(const char *dir, nvs_made_dirs *m);

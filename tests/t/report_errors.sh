@@ -91,6 +91,16 @@ for in in tests/fixtures/runs/h200x2_nvlink.json "$tmp/proj.json"; do
     [ -s "$tmp/kept/mine.txt" ] && [ ! -e "$tmp/x" ] ||
         fail "report -o x/../kept failing ($in): kept/mine.txt gone or x left: $(find "$tmp/kept" "$tmp/x" 2>/dev/null | tr '\n' ' ')"
 done
+# -o NEW/. and NEW/sub/.. name NEW, made for the report: it goes with the data files written before the failure (it
+# was left with them: only the deepest name's own mkdir counted as making the directory -o names)
+for k in 2 3; do
+    for o in "dot$k/new/." "dot$k/new/sub/.."; do
+        NVS_TEST_WRITE_FAIL=$k "$NVS" report -o "$tmp/$o" tests/fixtures/runs/h200x2_nvlink.json >/dev/null 2>&1
+        rc=$?
+        [ $rc -eq 1 ] || fail "report -o $o, write $k failing: exit $rc, expected 1"
+        [ ! -e "$tmp/dot$k" ] || fail "report -o $o, write $k failing: left $(find "$tmp/dot$k" | tr '\n' ' ')"
+    done
+done
 # -o whose last name cannot be made (longer than NAME_MAX) under a directory the report made: that directory goes
 # too, without a word about removing what was never made (it was left, with "could not remove ..., made for the
 # report that failed: File name too long")

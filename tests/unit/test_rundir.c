@@ -152,6 +152,18 @@ static void t_mkdir_made(void)
     nvs_unmake_dirs(&m);
     T_EQ_I(stat("x", &st), -1);
     T_EQ_I(stat("kept/mine", &st), 0);
+    /* new/. and new/sub/.. name new, which was made: last, named by its own name (a report that failed left it
+     * with what was written into it) */
+    T_EQ_I(nvs_mkdir_made("keep/new/.", &m), NVS_OK);
+    T_EQ_I(m.last, 1);
+    T_EQ_I((int)m.named, 8);
+    nvs_unmake_dirs(&m);
+    T_EQ_I(stat("keep/new", &st), -1);
+    T_EQ_I(nvs_mkdir_made("keep/new/sub/..", &m), NVS_OK);
+    T_EQ_I(m.last, 1);
+    T_EQ_I((int)m.named, 8);
+    nvs_unmake_dirs(&m);
+    T_EQ_I(stat("keep/new", &st), -1);
     /* nothing made: nothing to undo */
     T_EQ_I(nvs_mkdir_made("keep", &m), NVS_OK);
     T_EQ_I(m.any + m.last, 0);
