@@ -35,6 +35,8 @@ def records(paths):
                     d = json.loads(ln)
                 except ValueError:
                     continue
+                if d.get("amp"):  # GradScaler.step + update (optim_host.py --amp): not the update alone
+                    continue
                 if d.get("optimizer") in OPTIMIZERS and isinstance(d.get("tensors"), int) and d["tensors"] > 0 \
                         and isinstance(d.get("host_us_median"), (int, float)) and d["host_us_median"] > 0:
                     out.append(dict(d, path=path))

@@ -36,10 +36,10 @@ sed "s|--out $d/oh|--out results/fidelity/optim-host|" "$d/oh.md" | diff - resul
     fail "results/fidelity/optim-host.md differs from what tools/optim_host_fit.py makes of its inputs"
 
 # made-up optimizer records: SGD 300 us over 100 tensors and 900 over 200 (pooled: 1200 / 300 = 4 us), one each of
-# the others, a line that is not a record, a record without tensors
+# the others, a line that is not a record, a record without tensors, one of GradScaler's step (--amp: not counted)
 orec() { printf '{"model": "m", "optimizer": "%s", "tensors": %s, "params": 1, "host_us_median": %s}\n' "$@"; }
 { orec sgd 100 300; echo 'torch says hello'; orec sgd 200 900; orec adamw 10 80; orec adamw-fused 10 25
-  orec adamw 0 5; } >"$d/o.txt"
+  orec adamw 0 5; orec sgd 100 100000 | sed 's/}$/, "amp": true}/'; } >"$d/o.txt"
 printf '# made up\n%s\n' "$d/o.txt" >"$d/olist"
 python3 tools/optim_host_fit.py --list "$d/olist" >"$d/oout" 2>&1 || fail "made-up optim fit: $(cat "$d/oout")"
 grep -q "^host_us_per_tensor: sgd 4.00, adamw 8.00, adamw-fused 2.50\$" "$d/oout" ||
