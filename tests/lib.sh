@@ -87,6 +87,20 @@ tmp_dir() {
     eval "$1=\$_lib_d"
 }
 
+# fake_gpu DIR: build tests/fixtures/fake_gpu.c (a CPU stand-in for the CUDA runtime and NCCL calls nvscale makes,
+# LD_PRELOADed) into DIR/fake_gpu.so, or skip where it cannot stand in: no C compiler, a sanitizer build (its
+# runtime must be preloaded first), or an nvscale not linked to the shared CUDA runtime
+fake_gpu() {
+    _cc=${CC:-cc}
+    need_cmd "$_cc" "no C compiler to build the stand-in GPU"
+    [ -n "${ASAN_OPTIONS:-}" ] && skip "a sanitizer build must be preloaded first"
+    ldd "$NVS" 2>/dev/null | grep -q 'libasan\|libtsan' && skip "a sanitizer build must be preloaded first"
+    ldd "$NVS" 2>/dev/null | grep -q 'libcudart\.so' || skip "nvscale is not linked to the shared CUDA runtime"
+    _cuda=${CUDA_HOME:-/usr/local/cuda}
+    "$_cc" -shared -fPIC -I"$_cuda/include" -I"${NCCL_HOME:-$_cuda}/include" -o "$1/fake_gpu.so" \
+        tests/fixtures/fake_gpu.c 2>"$1/cc.err" || skip "the stand-in GPU does not build here: $(head -n 1 "$1/cc.err")"
+}
+
 # expect CODE PATTERN CMD...: CMD exits with CODE and its stderr+stdout contains PATTERN (a grep -E regex).
 expect() {
     want=$1 pat=$2

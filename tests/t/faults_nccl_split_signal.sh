@@ -14,16 +14,9 @@ need_nvscale
 need_cmd mpirun
 need_cmd python3
 need_cmd pgrep
-CC=${CC:-cc}
-need_cmd "$CC" "no C compiler to build the stand-in GPU"
-[ -n "${ASAN_OPTIONS:-}" ] && skip "a sanitizer build must be preloaded first"
-ldd "$NVS" 2>/dev/null | grep -q 'libasan\|libtsan' && skip "a sanitizer build must be preloaded first"
-ldd "$NVS" 2>/dev/null | grep -q 'libcudart\.so' || skip "nvscale is not linked to the shared CUDA runtime"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 tmp_dir d
-cuda=${CUDA_HOME:-/usr/local/cuda}
-"$CC" -shared -fPIC -I"$cuda/include" -I"${NCCL_HOME:-$cuda}/include" -o "$d/fake_gpu.so" tests/fixtures/fake_gpu.c \
-    2>"$d/cc.err" || skip "the stand-in GPU does not build here: $(head -n 1 "$d/cc.err")"
+fake_gpu "$d"
 RUN="run --no-train --backend nccl -b 1K -e 4K -n 5 --timeout 60"
 
 # case NAME SPLIT READY: the job, SIGTERM to both ranks once READY (a shell test) holds, then its checks
