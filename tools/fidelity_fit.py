@@ -63,9 +63,7 @@ def main():
     ap.add_argument("--out", metavar="PREFIX")
     a = ap.parse_args()
     try:
-        with open(a.list) as fh:
-            paths = [ln.split("#")[0].strip() for ln in fh]
-        paths = [p for p in paths if p]
+        paths = optim_host_fit.read_list(a.list)
         runs = load(paths)
         sgd_us = optim_host_fit.fit(a.optim_list)["sgd"]
     except (OSError, ValueError) as e:

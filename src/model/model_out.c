@@ -152,7 +152,7 @@ static int build_terms(const nvs_presets *ps, const nvs_model_series *s, term *t
         add(t, &n, name, c->fw->reducer_us_per_bucket, "us", "framework", c->fw->source);
         if (c->fw->optimizer_host_per_tensor) {
             snprintf(name, sizeof name, "%s.optimizer_host_us_per_tensor", c->fw->name);
-            add(t, &n, name, nvs_optimizer_host_us_per_tensor(c->opt, nvs_model_opt_foreach(c)), "us", "measured",
+            add(t, &n, name, nvs_framework_optimizer_us_per_tensor(c->fw, c->opt, nvs_model_opt_foreach(c)), "us", "measured",
                 "torch.optim's host time per parameter tensor for this optimizer, its dispatch included: "
                 "tools/device/optim_host.py on an H100 VM (results/fidelity/optim-host.md; src/workload/optimizer.c)");
         }

@@ -237,9 +237,8 @@ static json_t *train_json(const nvs_ctx *run, const char *model, const nvs_profi
     json_object_set_new(json_object_get(o, "framework"), "view_copies", json_boolean(pl->framework->view_copies));
     /* the optimizer's host time per tensor this step charged (0: its operations at host_us_per_op instead) */
     json_object_set_new(json_object_get(o, "framework"), "optimizer_host_us_per_tensor",
-                        json_real(pl->framework->optimizer_host_per_tensor
-                                      ? nvs_optimizer_host_us_per_tensor(pl->optimizer, nvs_train_plan_opt_foreach(pl))
-                                      : 0));
+                        json_real(nvs_framework_optimizer_us_per_tensor(pl->framework, pl->optimizer,
+                                                                        nvs_train_plan_opt_foreach(pl))));
     if (charged[0] >= 0) {
         json_t *fwj = json_object_get(o, "framework");
         json_object_set_new(fwj, "ops_per_step", json_real(charged[0]));

@@ -203,10 +203,15 @@ double nvs_framework_optimizer_ops(const nvs_framework *fw, nvs_optimizer o, int
     return fw && fw->optimizer_foreach ? nvs_optimizer_host_ops(o, foreach) : 1;
 }
 
+double nvs_framework_optimizer_us_per_tensor(const nvs_framework *fw, nvs_optimizer o, int foreach)
+{
+    return fw && fw->optimizer_host_per_tensor ? nvs_optimizer_host_us_per_tensor(o, foreach) : 0;
+}
+
 double nvs_framework_optimizer_host_us(const nvs_framework *fw, nvs_optimizer o, int foreach, double tensors)
 {
     if (!fw) return 0;
-    if (fw->optimizer_host_per_tensor) return nvs_optimizer_host_us_per_tensor(o, foreach) * tensors;
+    if (fw->optimizer_host_per_tensor) return nvs_framework_optimizer_us_per_tensor(fw, o, foreach) * tensors;
     return fw->host_us_per_op * nvs_framework_optimizer_ops(fw, o, foreach);
 }
 

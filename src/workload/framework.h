@@ -158,6 +158,8 @@ double nvs_framework_optimizer_ops(const nvs_framework *fw, nvs_optimizer o, int
  * (nvs_framework_optimizer_ops) at host_us_per_op; 0 without a framework. The training step and the model charge
  * it, the step counting the operations all the same. */
 double nvs_framework_optimizer_host_us(const nvs_framework *fw, nvs_optimizer o, int foreach, double tensors);
+/* The rate per tensor that charge uses (0 where the framework charges the update's operations instead, or none) */
+double nvs_framework_optimizer_us_per_tensor(const nvs_framework *fw, nvs_optimizer o, int foreach);
 /* The parameter tensors the optimizer updates: those of every layer autograd reaches (not nograd=1), as
  * nvs_layer_param_tensors counts them */
 double nvs_profile_optimizer_tensors(const nvs_profile *p);
