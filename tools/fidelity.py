@@ -218,9 +218,36 @@ def load_train(label, path, run, tr):
     return dict(label=label, path=path, run=run, train=tr, by_n=by_n, batch=int(b))
 
 
+# tools/ddp_bench.py's "optimizer" -> (nvscale's train.optimizer, whether the update is one fused pass). SGD's
+# fusedness is not compared: PyTorch's SGD is always its foreach path, nvscale's under --framework ideal is fused.
+HARNESS_OPTIMIZERS = {"SGD(momentum=0.9)": ("sgd", None), "AdamW": ("adamw", False),
+                      "AdamW(fused=True)": ("adamw", True)}
+
+
+def nvscale_optimizer(tr):
+    name = tr.get("optimizer")
+    if not isinstance(name, str):
+        return None
+    fused = tr.get("optimizer_fused")
+    return "%s%s" % (name, "-fused" if name != "sgd" and fused is True else "")
+
+
+def check_optimizer(h, tr, where):
+    """The same update on both sides, where both state it: AdamW's step is milliseconds longer than SGD's."""
+    ho = HARNESS_OPTIMIZERS.get(h.get("optimizer"))
+    no = nvscale_optimizer(tr)
+    if ho is None or no is None:
+        return
+    want = ho[0] + ("-fused" if ho[1] else "")
+    if no != want:
+        raise Refuse("%s: the optimizer is %s in PyTorch, --optimizer %s in nvscale: not the same step"
+                     % (where, h["optimizer"], no))
+
+
 def check_pair(h, r, where, args):
-    """The same shape and model on both sides, where both state them."""
+    """The same shape, model and optimizer on both sides, where both state them."""
     tr = r["train"]
+    check_optimizer(h, tr, where)
     if h.get("sample") and tr.get("sample") and h["sample"] != tr["sample"]:
         raise Refuse("%s: one sample is \"%s\" in PyTorch, \"%s\" in nvscale: not the same shape"
                      % (where, h["sample"], tr["sample"]))

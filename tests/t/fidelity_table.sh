@@ -132,6 +132,30 @@ expect 2 "\"one 128-token sequence\" in PyTorch, \"one 512-token sequence\" in n
 expect 2 "both are lm290m bf16 batch 8 over nvlink" \
     $FID $P --nvscale nvlink="$d/lm-nvlink.json" --nvscale nvlink="$d/lm-nosumm.json" --out "$TABLE"
 expect 2 "given twice" $FID $P $P --nvscale nvlink="$d/lm-nvlink.json" --out "$TABLE"
+# the optimizer, where both sides state it: AdamW's update is milliseconds longer than SGD's, fused or not
+optim() { # in out optimizer fused
+    python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); d["train"].update(optimizer=sys.argv[3],
+optimizer_fused=sys.argv[4] == "1"); json.dump(d, open(sys.argv[2], "w"))' "$@"
+}
+optim "$d/lm-nvlink.json" "$d/lm-sgd.json" sgd 0
+optim "$d/lm-nvlink.json" "$d/lm-sgd-ideal.json" sgd 1
+optim "$d/lm-nvlink.json" "$d/lm-adamw.json" adamw 0
+optim "$d/lm-nvlink.json" "$d/lm-adamw-fused.json" adamw 1
+line nvlink lm290m bf16 8 34300 42300 52400 46700 '{"optimizer": "AdamW"}' >"$d/pt-adamw.jsonl"
+line nvlink lm290m bf16 8 34300 42300 52400 46700 '{"optimizer": "AdamW(fused=True)"}' >"$d/pt-adamw-fused.jsonl"
+line nvlink lm290m bf16 8 34300 42300 52400 46700 '{"optimizer": "SGD(momentum=0.9)"}' >"$d/pt-sgd.jsonl"
+expect 2 "the optimizer is AdamW in PyTorch, --optimizer sgd in nvscale" \
+    $FID --pytorch nvlink="$d/pt-adamw.jsonl" --nvscale nvlink="$d/lm-sgd.json" --out "$TABLE"
+expect 2 "the optimizer is AdamW in PyTorch, --optimizer adamw-fused in nvscale" \
+    $FID --pytorch nvlink="$d/pt-adamw.jsonl" --nvscale nvlink="$d/lm-adamw-fused.json" --out "$TABLE"
+expect 2 "the optimizer is AdamW.fused=True. in PyTorch, --optimizer adamw in nvscale" \
+    $FID --pytorch nvlink="$d/pt-adamw-fused.jsonl" --nvscale nvlink="$d/lm-adamw.json" --out "$TABLE"
+expect 2 "the optimizer is SGD.momentum=0.9. in PyTorch, --optimizer adamw in nvscale" \
+    $FID --pytorch nvlink="$d/pt-sgd.jsonl" --nvscale nvlink="$d/lm-adamw.json" --out "$TABLE"
+for pair in adamw:adamw adamw-fused:adamw-fused sgd:sgd sgd:sgd-ideal; do
+    expect 0 "2 rows" $FID --pytorch nvlink="$d/pt-${pair%%:*}.jsonl" --nvscale nvlink="$d/lm-${pair#*:}.json" \
+        --out "$d/opt-${pair#*:}"
+done
 line nvlink lm290m bf16 8 34000 42000 52000 46000 >"$d/pt-again.jsonl"
 expect 2 "2 PyTorch lines match" $FID $P --pytorch nvlink="$d/pt-again.jsonl" --nvscale nvlink="$d/lm-nvlink.json" --out "$TABLE"
 # --repeats: several runs per configuration, each side the median of its runs (3 PyTorch lines, 2 nvscale runs)

@@ -9,7 +9,8 @@
 # first: the suite's GPU tests at this commit (tests/run.sh gpu) and build/devcopy (tools/devcopy.c).
 # With SHAPES="resnet50:64 lm290m:16 ..." (MODEL:BATCH, ddp_bench's model names): those shapes instead of the
 # three default ones (issue 9: "other shapes and precisions will be checked the same way"); nvscale then runs once
-# per shape with --batch, as its --batch applies to every model of a run.
+# per shape with --batch, as its --batch applies to every model of a run. With OPTIM=adamw or adamw-fused: that
+# update on both sides (default sgd, issue 9's; tools/fidelity.py refuses a pair whose optimizers differ).
 . "$(dirname "$0")/lib.sh"
 R=$1
 ROUNDS=${2:-2}
@@ -29,6 +30,11 @@ if [ "${GPU_TESTS:-0}" = 1 ]; then
         rec devcopy build/devcopy 16 51 196 1024
 fi
 PRECS=${PRECS:-fp32 bf16}
+OPTIM=${OPTIM:-sgd}
+case $OPTIM in
+sgd | adamw | adamw-fused) ;;
+*) echo "fidelity-n1.sh: OPTIM=$OPTIM: expected sgd, adamw or adamw-fused" >&2 && exit 2 ;;
+esac
 SHAPES=${SHAPES:-}
 # nvscale's name for each of ddp_bench's models
 nvs_model() { case $1 in lm290m) echo tools/profiles/lm290m.prof ;; bert-large) echo bert-large-mlm128 ;; *) echo "$1" ;; esac; }
@@ -43,7 +49,8 @@ done
 MODELS=resnet50,tools/profiles/lm290m.prof,bert-large-mlm128
 for i in $(seq 1 "$ROUNDS"); do
     step "round $i: PyTorch"
-    rec "pt-$i" timeout "${PT_TIMEOUT:-200}" python3 tools/ddp_bench.py --configs "$C" --steps 15 --warmup 3 --json "$R/raw/pt-$i.jsonl" \
+    rec "pt-$i" timeout "${PT_TIMEOUT:-200}" python3 tools/ddp_bench.py --configs "$C" --steps 15 --warmup 3 \
+        --optimizer "$OPTIM" --json "$R/raw/pt-$i.jsonl" \
         --max-seconds $(( ${PT_TIMEOUT:-200} - 20 ))
     for P in $PRECS; do
         if [ -n "$SHAPES" ]; then
@@ -51,13 +58,13 @@ for i in $(seq 1 "$ROUNDS"); do
                 M=${S%%:*} B=${S#*:}
                 step "round $i: nvscale $P $M batch $B"
                 rec "nvs-$P-$M-$B-$i" timeout 120 ./nvscale train --model "$(nvs_model "$M")" --batch "$B" \
-                    --precision $P --steps 15 --warmup-steps 3 --out "$R/raw/nvs-$P-$M-$B-$i"
+                    --precision $P --optimizer "$OPTIM" --steps 15 --warmup-steps 3 --out "$R/raw/nvs-$P-$M-$B-$i"
             done
             continue
         fi
         step "round $i: nvscale $P"
-        rec "nvs-$P-$i" timeout 120 ./nvscale train --model $MODELS --precision $P --steps 15 --warmup-steps 3 \
-            --out "$R/raw/nvs-$P-$i"
+        rec "nvs-$P-$i" timeout 120 ./nvscale train --model $MODELS --precision $P --optimizer "$OPTIM" --steps 15 \
+            --warmup-steps 3 --out "$R/raw/nvs-$P-$i"
     done
 done
 if [ "${IDEAL:-0}" = 1 ]; then
