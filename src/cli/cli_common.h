@@ -32,6 +32,12 @@ void nvs_cli_out_abandon(nvs_cli_out *o);
 /* NVS_TEST_SYSFS_ROOT (tests: the tree topo/ reads instead of /sys, topo_pci_sysfs.c), when set, is a directory: 0; else
  * the message said as SUB's refusal, "nvscale SUB: ...", -1 (options.c) */
 int nvs_cli_sysfs_root_env_ok(const char *sub);
+/* NVS_TEST_WRITE_FAIL (tests: the K-th file written fails as on a full disk, core/out_file.h), when set, is read as
+ * core/out_file.c reads it (nvs_outfile_fail_env): 0; else "nvscale SUB: invalid value ..." and -1 (options.c). Every
+ * subcommand that writes a file calls it before it writes anything (run/coll/train/topo/p2p through
+ * nvs_cli_test_hooks_env, and accept, compare, check, report, model), so that a bad value is refused alike
+ * everywhere, never silently ignored. */
+int nvs_cli_write_fail_env_ok(const char *sub);
 /* The measuring commands' test hooks (NVS_TEST_CORRUPT, NVS_TEST_STALL, NVS_TEST_TRAIN_FAIL, NVS_TEST_SLOW_STOP,
  * NVS_TEST_WRITE_FAIL, NVS_TEST_SYSFS_ROOT), read into c as nvs_config_parse does for run/coll/train; accept calls it
  * so that its measurement honours them the same way. A bad value: one message naming it, "nvscale SUB: ..." for

@@ -276,7 +276,12 @@ int cmd_check(int argc, char **argv)
     }
     for (int i = 0; i < nruns; i++) ADD_FILE("the run", paths[i], 0);
 #undef ADD_FILE
-    /* before anything is loaded or written: the outputs are written last, over whatever they name */
+    /* before anything is loaded or written: the outputs are written last, over whatever they name; the write
+     * failure hook of the tests is refused as run's is (it was not read here: a bad value went unnoticed) */
+    if (nvs_cli_write_fail_env_ok("check")) {
+        rc = 2;
+        goto out;
+    }
     if ((rc = nvs_cli_files_distinct("check", files, nfiles)) ||
         (rc = nvs_cli_inputs_distinct("check", paths, (size_t)nruns)))
         goto out;

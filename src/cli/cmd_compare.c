@@ -641,6 +641,9 @@ int cmd_compare(int argc, char **argv)
         return usage_error(err, NULL);
     if (dir_arg && (!*dir_arg || strlen(dir_arg) >= sizeof dir - 64)) return usage_error("invalid --out", dir_arg);
 
+    /* compare writes too (compare.json, the report): the tests' write failure hook refused as compare's, where
+     * nvs_config_parse below would name the runs' subcommand ("nvscale run: invalid value ...") */
+    if (nvs_cli_write_fail_env_ok("compare")) return 2;
     /* the options for `nvscale run`: validated here, so that a typo fails once, before anything runs */
     nvs_config cfg;
     int help = 0;

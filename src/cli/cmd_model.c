@@ -982,6 +982,8 @@ int cmd_model(int argc, char **argv)
         for (int i = 0; i < o.npreset_files; i++) files[nf++] = (nvs_cli_file){"--preset-file", o.preset_files[i], 0};
         if ((rc = nvs_cli_files_distinct("model", files, nf))) return rc;
     }
+    /* the tests' write failure hook (-o's writer reads it), refused as run's is: it was not read here */
+    if (nvs_cli_write_fail_env_ok("model")) return 2;
 
     nvs_presets ps;
     memset(&ps, 0, sizeof ps);

@@ -170,6 +170,9 @@ int cmd_report(int argc, char **argv)
         fprintf(stderr, "Try 'nvscale report --help'.\n");
         return 2;
     }
+    /* the tests' write failure hook, refused as run's is before anything is read or written (it was not read
+     * here: x went unnoticed, and " 1", which run refuses, failed the first write) */
+    if (nvs_cli_write_fail_env_ok("report")) return 2;
     /* model projections (nvscale model --format json) get their own report: efficiency vs N per configuration */
     {
         nvs_cli_reading rd = nvs_cli_read_begin("report"); /* a missing file: report's refusal */

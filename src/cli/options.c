@@ -12,6 +12,7 @@
 #include "core/dtype.h"
 #include "core/launch_env.h"
 #include "core/metrics.h"
+#include "core/out_file.h"
 #include "core/units.h"
 #include "run/phases.h"
 #include "train/conv.h"
@@ -320,6 +321,15 @@ int nvs_cli_sysfs_root_env_ok(const char *sub)
     return -1;
 }
 
+int nvs_cli_write_fail_env_ok(const char *sub)
+{
+    long k_unused;
+    if (!nvs_outfile_fail_env(&k_unused)) return 0;
+    nvs_cli_refuse(sub, "invalid value '%s' for environment variable NVS_TEST_WRITE_FAIL: expected the number of the "
+                        "first file write to fail (1, 2, ...)", getenv("NVS_TEST_WRITE_FAIL"));
+    return -1;
+}
+
 /* The test hooks' refusals are the subcommand's, "nvscale SUB: ...", as its flags' are (they said "nvscale: ...",
  * the form of a runtime error); no help hint: the help does not list them. */
 nvs_result_t nvs_cli_test_hooks_env(nvs_config *c)
@@ -330,13 +340,7 @@ nvs_result_t nvs_cli_test_hooks_env(nvs_config *c)
         nvs_cli_refuse(sub, "invalid value '%s' for environment variable NVS_TEST_CORRUPT: expected a rank", k);
         return NVS_ERR_USAGE;
     }
-    const char *w = getenv("NVS_TEST_WRITE_FAIL"); /* read by core/out_file.c */
-    int k_unused;
-    if (w && *w && parse_int_range(w, 1, 1 << 30, &k_unused)) {
-        nvs_cli_refuse(sub, "invalid value '%s' for environment variable NVS_TEST_WRITE_FAIL: expected the number of "
-                            "the first file write to fail (1, 2, ...)", w);
-        return NVS_ERR_USAGE;
-    }
+    if (nvs_cli_write_fail_env_ok(sub)) return NVS_ERR_USAGE;
     const char *slow = getenv("NVS_TEST_SLOW_STOP");
     if (slow && *slow && parse_int_range(slow, 1, 600, &c->slow_stop_s)) {
         nvs_cli_refuse(sub, "invalid value '%s' for environment variable NVS_TEST_SLOW_STOP: expected seconds, 1 to "

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "core/log.h"
+#include "core/units.h"
 
 /* Errors that say the path cannot be written as asked (the user's to fix: exit 2), not that writing failed. */
 static int path_errno(int e)
@@ -106,17 +107,24 @@ nvs_result_t nvs_outfile_open(nvs_outfile *o, const char *path)
     return NVS_OK;
 }
 
-/* For the fault tests where no small file system can be mounted (tests/t/faults_disk.sh): NVS_TEST_WRITE_FAIL=K
- * makes the K-th file this process commits, and every one after it, fail as on a full disk (ENOSPC). */
+int nvs_outfile_fail_env(long *k)
+{
+    const char *v = getenv("NVS_TEST_WRITE_FAIL");
+    *k = 0;
+    if (!v || !*v) return 0;
+    /* nvs_parse_long: digits only (strtol alone took " 1" and "+1" for 1, values the command line refuses) */
+    long n;
+    if (nvs_parse_long(v, &n) || n < 1 || n > NVS_OUTFILE_FAIL_MAX) return -1;
+    *k = n;
+    return 0;
+}
+
+/* For the fault tests where no small file system can be mounted: NVS_TEST_WRITE_FAIL (nvs_outfile_fail_env). A bad
+ * value leaves the hook off here; the subcommands refuse it before anything is written. */
 static int simulated_full_disk(void)
 {
     static long count, from = -1;
-    if (from < 0) {
-        const char *v = getenv("NVS_TEST_WRITE_FAIL");
-        char *end;
-        from = v && *v ? strtol(v, &end, 10) : 0;
-        if (!v || !*v || *end || from < 1) from = 0;
-    }
+    if (from < 0 && nvs_outfile_fail_env(&from)) from = 0;
     return from > 0 && ++count >= from;
 }
 

@@ -33,6 +33,14 @@ nvs_result_t nvs_outfile_open(nvs_outfile *o, const char *path);
 nvs_result_t nvs_outfile_commit(nvs_outfile *o); /* closes; on failure removes the temp file */
 void nvs_outfile_discard(nvs_outfile *o);
 
+/* The test hook NVS_TEST_WRITE_FAIL=K (tests/t/faults_disk.sh): the K-th file this process commits, and every one
+ * after it, fail as on a full disk (ENOSPC). Unset or empty: 0 with *k = 0 (off). A whole number of plain digits from
+ * 1 to NVS_OUTFILE_FAIL_MAX: 0 with *k = K. Anything else (x, -1, 0, 1junk, " 1", +1): -1, *k = 0. The one reader of
+ * the value, for the commit that acts on it and for the command line that refuses a bad one before anything is
+ * written (cli/options.c nvs_cli_write_fail_env_ok), so that the two cannot read one value two ways. */
+#define NVS_OUTFILE_FAIL_MAX (1L << 30)
+int nvs_outfile_fail_env(long *k);
+
 /* mkdir -p. A path that cannot be a directory (a file of that name, no permission, a read-only file system)
  * is NVS_ERR_USAGE; other failures (no space) NVS_ERR_SYSTEM. One message either way. */
 nvs_result_t nvs_mkdir_p(const char *dir);

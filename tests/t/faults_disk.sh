@@ -102,4 +102,26 @@ fi
 expect 2 "invalid value 'x' for environment variable NVS_TEST_WRITE_FAIL" env NVS_TEST_WRITE_FAIL=x \
     "$NVS" coll --backend mpi -b 1K -e 4K --out "$d/nohook"
 [ ! -e "$d/nohook" ] && [ ! -e "$d/nohook.partial" ] || fail "NVS_TEST_WRITE_FAIL=x: a run directory was made"
+
+# and by every subcommand that writes a file, the same way, before anything is written. check, report and model
+# did not look at it: x, -1 or 1junk turned the hook off without a word, and ' 1' or +1, which run refuses, were
+# read by core/out_file.c's strtol as 1 (report then failed its first write, exit 1); compare refused it as
+# "nvscale run: ...". 1073741825: above the largest K the validator takes.
+fx=tests/fixtures/runs/h200x2_nvlink.json
+for v in x -1 1junk ' 1' +1 '1 ' 0 1073741825; do
+    for sub in run coll train topo p2p accept compare check report model; do
+        case $sub in
+        run | coll | train | accept) set -- $sub --backend mpi --out "$d/w" ;;
+        topo | p2p) set -- $sub --out "$d/w" ;;
+        compare) set -- compare --transports shm --out "$d/w" ;;
+        check) set -- check "$fx" --min-p2p 1 --junit "$d/w" ;;
+        report) set -- report -o "$d/w" "$fx" ;;
+        model) set -- model --list-presets -o "$d/w" ;;
+        esac
+        expect_err 2 "nvscale $sub: invalid value '$v' for environment variable NVS_TEST_WRITE_FAIL: expected the" \
+            env NVS_TEST_WRITE_FAIL="$v" "$NVS" "$@"
+        [ -z "$(ls -A "$d" | grep '^w')" ] || fail "$sub with NVS_TEST_WRITE_FAIL='$v': $(ls -d "$d"/w*) written"
+        rm -rf "$d"/w*
+    done
+done
 finish
