@@ -607,7 +607,7 @@ int cmd_compare(int argc, char **argv)
     char *pass[MAX_PASS + 1];
     char err[256], dir[NVS_PATH_MAX], prog[NVS_PATH_MAX], made_top[NVS_PATH_MAX] = "";
 
-    pass[pc++] = (char *)"run"; /* argv[0] for nvs_config_parse */
+    pass[pc++] = (char *)"run"; /* argv[0] for nvs_config_parse_for */
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -648,7 +648,8 @@ int cmd_compare(int argc, char **argv)
     nvs_config cfg;
     int help = 0;
     nvs_config_defaults(&cfg);
-    if (nvs_config_parse(&cfg, "run", pc, pass, &help) != NVS_OK) return 2;
+    /* run's options, refused as compare's: "nvscale compare: ..." (they said "nvscale run: ...") */
+    if (nvs_config_parse_for(&cfg, "run", "compare", pc, pass, &help) != NVS_OK) return 2;
     if (help) return usage_error("--help of the run options: see 'nvscale run --help'", NULL);
     if (cfg.backend == NVS_BACKEND_MPI)
         return usage_error("--backend mpi runs host MPI collectives, which have no NCCL transport to compare", NULL);

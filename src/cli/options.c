@@ -331,10 +331,10 @@ int nvs_cli_write_fail_env_ok(const char *sub)
 }
 
 /* The test hooks' refusals are the subcommand's, "nvscale SUB: ...", as its flags' are (they said "nvscale: ...",
- * the form of a runtime error); no help hint: the help does not list them. */
-nvs_result_t nvs_cli_test_hooks_env(nvs_config *c)
+ * the form of a runtime error); no help hint: the help does not list them. SUB: the subcommand typed, which may
+ * not be c->subcommand (compare reads them for its runs). */
+static nvs_result_t test_hooks_env(nvs_config *c, const char *sub)
 {
-    const char *sub = c->subcommand;
     const char *k = getenv("NVS_TEST_CORRUPT");
     if (k && *k && parse_int_range(k, 0, 1 << 20, &c->corrupt_rank)) {
         nvs_cli_refuse(sub, "invalid value '%s' for environment variable NVS_TEST_CORRUPT: expected a rank", k);
@@ -377,7 +377,18 @@ fail:
     return NVS_ERR_USAGE;
 }
 
+nvs_result_t nvs_cli_test_hooks_env(nvs_config *c) { return test_hooks_env(c, c->subcommand); }
+
 nvs_result_t nvs_config_parse(nvs_config *c, const char *sub, int argc, char **argv, int *help)
+{
+    return nvs_config_parse_for(c, sub, sub, argc, argv, help);
+}
+
+/* OPTS_OF decides which options are taken and what c->subcommand is; SUB, the subcommand typed, is the one that
+ * refuses: every message below is "nvscale SUB: ..." with SUB's help hint (compare said "nvscale run: ..." for a
+ * bad option of its runs, naming a command the user never typed). */
+nvs_result_t nvs_config_parse_for(nvs_config *c, const char *opts_of, const char *sub, int argc, char **argv,
+                                  int *help)
 {
     char badname[192];
     int have_f = 0, have_i = 0, pm;
@@ -390,7 +401,7 @@ nvs_result_t nvs_config_parse(nvs_config *c, const char *sub, int argc, char **a
     unsigned char given[NSPECS];
     memset(given, 0, sizeof given);
     *help = 0;
-    c->subcommand = sub;
+    c->subcommand = opts_of;
     /* getopt sees every option of every subcommand, so that one that belongs elsewhere is named as such */
     struct option long_opts[NSPECS + 1];
     char short_opts[2 * NSPECS + 2] = ":";
@@ -404,7 +415,7 @@ nvs_result_t nvs_config_parse(nvs_config *c, const char *sub, int argc, char **a
         }
     }
     long_opts[NSPECS] = (struct option){0, 0, 0, 0};
-    unsigned mine = sub_mask(sub);
+    unsigned mine = sub_mask(opts_of);
     optind = 0; /* glibc: 0 resets getopt completely (1 keeps its position inside an earlier "-qv"); a second
                  * parse in one process, as the fuzz harness does, must not read the first one's argv */
     opterr = 0;
@@ -431,7 +442,7 @@ nvs_result_t nvs_config_parse(nvs_config *c, const char *sub, int argc, char **a
                 char who[64];
                 owners(specs[i].subs, who, sizeof who);
                 fprintf(nvs_stderr_cmdline(), "nvscale %s: option %s is not one of %s's (it belongs to: %s)\nTry 'nvscale %s --help'.\n",
-                        sub, flag, sub, who, sub);
+                        sub, flag, opts_of, who, sub);
                 return NVS_ERR_USAGE;
             }
         }
@@ -669,7 +680,9 @@ nvs_result_t nvs_config_parse(nvs_config *c, const char *sub, int argc, char **a
         case 'q': c->quiet = 1; break;
         case 'v': c->verbose++; break;
         case 'h':
-            nvs_config_usage(sub, stdout);
+            /* under another subcommand (compare -qh) run's usage went to stdout, then compare refused the help
+             * (exit 2): one answer, the caller's, which says where OPTS_OF's help is */
+            if (!strcmp(opts_of, sub)) nvs_config_usage(sub, stdout);
             *help = 1;
             return NVS_OK;
         case ':':
@@ -745,5 +758,5 @@ nvs_result_t nvs_config_parse(nvs_config *c, const char *sub, int argc, char **a
         if (specs[i].key == OPT_BFIRST) first_given = given[i];
     }
     if (cap_given && !first_given) c->bucket_first_bytes = c->bucket_cap_bytes;
-    return nvs_cli_test_hooks_env(c);
+    return test_hooks_env(c, sub);
 }

@@ -120,6 +120,11 @@ void nvs_config_defaults(nvs_config *c);
 /* Parse argv (after the subcommand name). Prints one message naming the bad flag or value and a usage hint on
  * error, returning NVS_ERR_USAGE. Sets *help when -h was given (usage printed, caller exits 0). */
 nvs_result_t nvs_config_parse(nvs_config *c, const char *subcommand, int argc, char **argv, int *help);
+/* The same for OPTS_OF's options (which are taken, c->subcommand) typed under another subcommand, AS, which names
+ * every refusal ("nvscale AS: ...", "Try 'nvscale AS --help'."): compare, which passes run's options to its runs.
+ * With -h, *help is set and nothing printed: AS says where OPTS_OF's help is. */
+nvs_result_t nvs_config_parse_for(nvs_config *c, const char *opts_of, const char *as, int argc, char **argv,
+                                  int *help);
 void nvs_config_usage(const char *subcommand, FILE *to);
 
 #endif

@@ -34,7 +34,38 @@ cmp_expect 2 "option given twice: '--transports'" --transports shm --transports=
 cmp_expect 2 "option given twice: '--out'" --transports shm --out "$base/u1" --out="$base/u2"
 cmp_expect 2 "--no-save cannot be passed" --no-save --out "$base/u1"
 cmp_expect 2 "--backend mpi runs host MPI collectives" --backend mpi --out "$base/u1"
-cmp_expect 2 "nvscale run: invalid value '0' for -b" -b 0 --out "$base/u1"
+cmp_expect 2 "nvscale compare: invalid value '0' for -b" -b 0 --out "$base/u1"
+# run's options, checked by compare before anything runs, are refused as compare's: each said "nvscale run: ..."
+# and "Try 'nvscale run --help'", a command the user never typed
+run_opt_refused() { # run_opt_refused "TEXT ON STDERR" compare-arguments...
+    said=$1
+    shift
+    cmp_expect 2 "nvscale compare: $said" "$@" || return
+    # "see 'nvscale run --help'" (the help of run's options) names run as the place to look, not as the refuser
+    grep -v "see 'nvscale run --help'" "$ERR" | grep -q "nvscale run" && fail "compare $*: a refusal names run: $(cat "$ERR")"
+    case $said in # a conflict of two flags, a test hook (not in the help): no hint, as under run
+    *"exclude each other" | *"environment variable"*) return ;;
+    esac
+    grep -qF "Try 'nvscale compare --help'." "$ERR" || fail "compare $*: no hint to compare's help: $(cat "$ERR")"
+}
+run_opt_refused "invalid value '0x' for -b" -b 0x --out "$base/u1"
+run_opt_refused "invalid value 'zz' for --minbytes" --minbytes=zz --out "$base/u1"
+run_opt_refused "invalid value '1Q' for -e" -e 1Q --out "$base/u1"
+run_opt_refused "invalid value '0' for --iters" --iters 0 --out "$base/u1"
+run_opt_refused "invalid value 'nope' for --coll" --coll nope --out "$base/u1"
+run_opt_refused "invalid value 'bogus' for -o" -o bogus --out "$base/u1"
+run_opt_refused "invalid value '-3' for --gpus" --gpus -3 --out "$base/u1"
+run_opt_refused "option -w needs a value" --out "$base/u1" -w
+run_opt_refused "unknown option '--min-bytes'" --min-bytes 8 --out "$base/u1"
+run_opt_refused "option --hwloc-xml is not one of run's (it belongs to: topo)" --hwloc-xml x.xml --out "$base/u1"
+run_opt_refused "unexpected argument 'extra'" -b 8 extra --out "$base/u1"
+run_opt_refused "option -n given twice" -n 5 -n 6 --out "$base/u1"
+run_opt_refused "invalid value '1G' for -b: larger than -e 8" -b 1G -e 8 --out "$base/u1"
+run_opt_refused "-q/--quiet and -v/--verbose exclude each other" -q -v --out "$base/u1"
+NVS_TEST_CORRUPT=x run_opt_refused "invalid value 'x' for environment variable NVS_TEST_CORRUPT" --out "$base/u1"
+# -qh (help inside a cluster, which compare's own -h does not catch): refused, and run's usage is not printed
+# before the refusal (expect_err: nothing on stdout with exit 2)
+run_opt_refused "--help of the run options: see 'nvscale run --help'" -qh --out "$base/u1"
 cmp_expect 2 "unknown option '--frobnicate'" --frobnicate --out "$base/u1"
 # --gpus 1 (on the 2-GPU fixture): nothing to compare; it skipped every transport as "1 GPU on this host", exit 1
 cmp_expect 2 "--gpus 1: one GPU has no transport to another" --gpus 1 --out "$base/u1"
