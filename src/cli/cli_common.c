@@ -116,6 +116,10 @@ int nvs_cli_refuse(const char *sub, const char *fmt, ...)
 int nvs_cli_output_dir_ok(const char *sub, const char *flag, const char *dir)
 {
     struct stat st;
+    char why[PATH_MAX + 160];
+    /* it, or an ancestor to be made: stat took the link for a missing name, and mkdir -p, after the inputs were
+     * read, said "nvscale: error: cannot create directory L: a file of that name exists" */
+    if (nvs_link_to_nothing(dir, why, sizeof why)) return nvs_cli_usage(sub, "%s %s: %s", flag, dir, why);
     if (stat(dir, &st) == 0 && !S_ISDIR(st.st_mode)) return nvs_cli_usage(sub, "%s %s: not a directory", flag, dir);
     /* the directory, or the nearest of its ancestors that exists: the one in which something will be made */
     char anc[PATH_MAX];
@@ -182,8 +186,10 @@ int nvs_cli_output_file_ok(const char *sub, const char *flag, const char *path, 
         return 0;
     if (there && !S_ISREG(st.st_mode))
         return nvs_cli_usage(sub, "%s %s: not a regular file, a device or a FIFO", flag, path);
-    if (!there && lstat(path, &st) == 0)
-        return nvs_cli_usage(sub, "%s %s: a symbolic link to nothing; nvscale does not replace links", flag, path);
+    /* it, or its directory, a link to nothing: named with its target (its directory's was "cannot write in
+     * directory 'L': No such file or directory") */
+    char why[PATH_MAX + 160];
+    if (!there && nvs_link_to_nothing(path, why, sizeof why)) return nvs_cli_usage(sub, "%s %s: %s", flag, path, why);
     /* the writer makes its temporary file beside the file (a link's: beside the file it points to) */
     char dir[PATH_MAX];
     if (there ? !realpath(path, dir) : snprintf(dir, sizeof dir, "%s", path) >= (int)sizeof dir)

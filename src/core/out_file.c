@@ -56,10 +56,11 @@ nvs_result_t nvs_outfile_open(nvs_outfile *o, const char *path)
     snprintf(o->path, sizeof o->path, "%s", path);
     snprintf(o->dest, sizeof o->dest, "%s", path);
     struct stat lst, st;
+    char why[4200];
     if (lstat(path, &lst) == 0) {
         if (stat(path, &st) != 0) {
-            nvs_error("cannot write %s: a symbolic link to nothing (%s); nvscale does not replace links",
-                      path, strerror(errno));
+            if (!nvs_link_to_nothing(path, why, sizeof why)) snprintf(why, sizeof why, "%s", strerror(errno));
+            nvs_error("cannot write %s: %s", path, why);
             return NVS_ERR_USAGE;
         }
         if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode) || (S_ISREG(st.st_mode) && is_stream_alias(path)))
@@ -99,7 +100,9 @@ nvs_result_t nvs_outfile_open(nvs_outfile *o, const char *path)
             unlink(o->tmp);
         }
         o->tmp[0] = '\0';
-        nvs_error("cannot write %s: %s", path, strerror(e));
+        /* its directory a link to nothing: "No such file or directory" named no missing thing */
+        if (e != ENOENT || !nvs_link_to_nothing(o->dest, why, sizeof why)) snprintf(why, sizeof why, "%s", strerror(e));
+        nvs_error("cannot write %s: %s", path, why);
         return path_errno(e) ? NVS_ERR_USAGE : NVS_ERR_SYSTEM;
     }
     if (o->keep_mode && fchmod(fd, (mode_t)o->mode) != 0)
@@ -177,6 +180,70 @@ int nvs_nearest_existing(const char *path, int from_parent, char *anc, size_t le
         /* as far up as a path goes, whether it exists or not: the caller's stat of the answer tells */
         if (!strcmp(anc, ".") || !strcmp(anc, "/")) return 0;
         if (stat(anc, &st) == 0) return 0;
+    }
+}
+
+/* The target of the link AT (relative to AT's directory, as the kernel reads it) into TO: its text, and in FULL a
+ * path to it from here. -1 when AT is no link. */
+static int link_hop(const char *at, char *to, char *full, size_t len)
+{
+    ssize_t n = readlink(at, to, len - 1);
+    if (n < 0) return -1;
+    to[n] = '\0';
+    const char *slash = strrchr(at, '/');
+    if (to[0] == '/' || !slash) snprintf(full, len, "%s", to);
+    else snprintf(full, len, "%.*s/%s", (int)(slash - at), at, to);
+    return 0;
+}
+
+/* S appended to BUF (LEN bytes), cut to fit */
+static void append(char *buf, size_t len, const char *s)
+{
+    size_t used = strlen(buf), n = strlen(s);
+    if (used + 1 >= len) return;
+    if (n > len - used - 1) n = len - used - 1;
+    memcpy(buf + used, s, n);
+    buf[used + n] = '\0';
+}
+
+/* WHY for the link LINK, whose target cannot be reached (stat said E): each hop named while it is a link itself
+ * ("'b' -> 'c'"), so that the name said not to exist is the one that does not */
+static void say_link(const char *link, int is_path, int e, char *why, size_t len)
+{
+    char to[4096], at[4096], next[4096], nat[4096], chain[1024] = "";
+    if (link_hop(link, to, at, sizeof at)) snprintf(to, sizeof to, "?");
+    struct stat st;
+    for (int hop = 0; hop < 8 && e == ENOENT && lstat(at, &st) == 0 && S_ISLNK(st.st_mode); hop++) {
+        if (link_hop(at, next, nat, sizeof nat)) break;
+        append(chain, sizeof chain, " -> '");
+        append(chain, sizeof chain, next);
+        append(chain, sizeof chain, "'");
+        memcpy(at, nat, sizeof at);
+    }
+    const char *what = e == ENOENT ? "which does not exist" : e == ELOOP ? "which leads back to itself (a loop of links)"
+                                                                         : strerror(e);
+    snprintf(why, len, "%s%s%sa symbolic link to '%s'%s, %s; nvscale does not make what a link points to",
+             is_path ? "" : "'", is_path ? "" : link, is_path ? "" : "' is ", to, chain, what);
+}
+
+int nvs_link_to_nothing(const char *path, char *why, size_t len)
+{
+    char p[4096];
+    if (!path || !*path || snprintf(p, sizeof p, "%s", path) >= (int)sizeof p) return 0;
+    /* "l/" would have lstat follow the link l */
+    for (size_t l = strlen(p); l > 1 && p[l - 1] == '/'; l--) p[l - 1] = '\0';
+    struct stat st;
+    for (int first = 1;; first = 0) {
+        if (stat(p, &st) == 0) return 0; /* the nearest that exists: what is below it is made there */
+        int e = errno;
+        if (lstat(p, &st) == 0 && S_ISLNK(st.st_mode)) {
+            say_link(p, first, e, why, len);
+            return 1;
+        }
+        char *slash = strrchr(p, '/');
+        if (!slash || slash == p) return 0;
+        *slash = '\0';
+        for (size_t l = strlen(p); l > 1 && p[l - 1] == '/'; l--) p[l - 1] = '\0'; /* "a//b" */
     }
 }
 
@@ -269,7 +336,10 @@ nvs_result_t nvs_mkdir_made(const char *dir, nvs_made_dirs *m)
         m->last = made;
         struct stat st;
         if (stat(buf, &st) != 0 || !S_ISDIR(st.st_mode)) {
-            nvs_error("cannot create directory %s: a file of that name exists", buf);
+            char why[4200];
+            /* mkdir's EEXIST for a link to nothing: it is not a file of that name */
+            if (!nvs_link_to_nothing(buf, why, sizeof why)) snprintf(why, sizeof why, "a file of that name exists");
+            nvs_error("cannot create directory %s: %s", buf, why);
             *p = c;
             return NVS_ERR_USAGE;
         }

@@ -51,6 +51,14 @@ nvs_result_t nvs_mkdir_p(const char *dir);
  * absolute one end the walk whether they exist or not. Into ANC (LEN bytes): 0, or -1 when PATH does not fit.
  * Whether the answer exists, is a directory and can be written in is the caller's to check. */
 int nvs_nearest_existing(const char *path, int from_parent, char *anc, size_t len);
+/* Whether a symbolic link to nothing (`ln -s /nonexistent/x PATH`) stands where PATH is to be written or made: PATH
+ * itself, or the ancestor at which the walk of nvs_nearest_existing would pass over it as missing (stat answers for
+ * its target). Nothing can be made there: nvscale neither replaces a link nor makes what it points to. 1 with WHY
+ * saying what it is, naming the link's target ("a symbolic link to '/nonexistent/x', which does not exist", with
+ * "'DIR' is " before it when the link is an ancestor DIR), for "FLAG PATH: WHY"; else 0. Every output check calls
+ * it (out_file.c, cli/cli_common.c, runjson/runjson_write.c): each said something else, report -o "a file of
+ * that name exists". */
+int nvs_link_to_nothing(const char *path, char *why, size_t len);
 /* 1 when every name of PATH below ANC (its nearest existing ancestor, as nvs_nearest_existing found it) fits the
  * name limit of ANC's file system (pathconf _PC_NAME_MAX, else NAME_MAX), where mkdir will make them; 0 when one
  * is longer (mkdir would fail with ENAMETOOLONG; stat says only ENOENT while a name before it is missing). */

@@ -201,6 +201,12 @@ nvs_result_t nvs_rj_check_out_dir(const char *sub, const char *out)
 {
     if (!out || !*out) return NVS_OK;
     struct stat st;
+    char why[4096 + 160];
+    /* it ("it exists", as if a run were there) or an ancestor to be made (refused by mkdir once launched) */
+    if (nvs_link_to_nothing(out, why, sizeof why)) {
+        fprintf(nvs_stderr_once(), "nvscale %s: --out %s: %s\n", sub, out, why);
+        return NVS_ERR_USAGE;
+    }
     if (lstat(out, &st) == 0) {
         fprintf(nvs_stderr_once(), "nvscale %s: --out %s: it exists: nvscale does not mix a new run with an earlier one's files; "
                         "choose another --out or remove it\n", sub, out);

@@ -87,6 +87,14 @@ cmp_expect 2 "--emulate-nodes 2 needs one process per rank" --emulate-nodes 2 --
 : >"$base/afile"
 cmp_expect 2 "nvscale compare: --out $base/afile: not a directory" --out "$base/afile"
 cmp_expect 2 "nvscale compare: --out $base/afile/x/y: '$base/afile' is not a directory" --out "$base/afile/x/y"
+# a symbolic link to nothing: named with its target (it was the maker's "cannot create directory L: a file of that
+# name exists"); the link stays, nothing made
+ln -s "$base/nowhere" "$base/dangling"
+cmp_expect 2 "nvscale compare: --out $base/dangling: a symbolic link to '$base/nowhere', which does not exist" \
+    --out "$base/dangling"
+cmp_expect 2 "nvscale compare: --out $base/dangling/x: '$base/dangling' is a symbolic link to '$base/nowhere'" \
+    --out "$base/dangling/x"
+[ -L "$base/dangling" ] && [ ! -e "$base/nowhere" ] || fail "compare --out a link to nothing: the link or its target changed"
 NVS_COMPARE_CHILD=$base/nothere cmp_expect 2 "invalid value '$base/nothere' for environment variable NVS_COMPARE_CHILD" --out "$base/u2"
 NVS_COMPARE_CHILD=$fx cmp_expect 2 "for environment variable NVS_COMPARE_CHILD: expected an executable file" --out "$base/u2"
 NVS_COMPARE_CHILD=$fx/topo_nv18.json cmp_expect 2 "expected an executable file" --out "$base/u2"

@@ -45,6 +45,16 @@ for args in "" "--bogus tests/fixtures/runs/minimal_coll.json" "-x tests/fixture
 done
 : >"$tmp/afile"
 expect_err 2 "not a directory" "$NVS" report --no-plots -o "$tmp/afile" tests/fixtures/runs/minimal_coll.json
+# -o a symbolic link to nothing, or under one: said as such, naming the target (it was "nvscale: error: cannot create
+# directory L: a file of that name exists"), refused as report's before the runs are read; nothing written or made
+ln -s "$tmp/nowhere/x" "$tmp/dangling"
+for o in "$tmp/dangling" "$tmp/dangling/sub"; do
+    case $o in */sub) is="'$tmp/dangling' is " ;; *) is="" ;; esac
+    expect_err 2 "nvscale report: -o $o: ${is}a symbolic link to '$tmp/nowhere/x', which does not exist" \
+        "$NVS" report -o "$o" tests/fixtures/runs/minimal_coll.json
+    grep -q "file of that name" "$ERR" && fail "report -o $o: still says a file of that name exists"
+    [ -L "$tmp/dangling" ] && [ ! -e "$tmp/nowhere" ] || fail "report -o $o: the link or its target changed"
+done
 # an empty title (was the default title without a word) and an -o too long to hold the report's file names (was cut
 # short silently: the cut directory made, then the report failed to be written)
 expect2 "-t needs a title, got an empty string" -t "" tests/fixtures/runs/minimal_coll.json

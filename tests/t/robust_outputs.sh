@@ -62,8 +62,17 @@ expect 0 "" $M -o "$d/mode.txt"
 # refused, exit 2, one message
 expect 2 "model: -o $d: is a directory, not a file" $M -o "$d"
 ln -s "$d/nowhere/x" "$d/dangling"
-expect 2 "a symbolic link to nothing" $M -o "$d/dangling"
+expect 2 "model: -o $d/dangling: a symbolic link to '$d/nowhere/x', which does not exist" $M -o "$d/dangling"
 [ -L "$d/dangling" ] || { echo "FAIL: the dangling link was replaced"; fails=$((fails + 1)); }
+# every output flag says the same of a link to nothing, or of one as its directory (check's said "cannot write in
+# directory 'L': No such file or directory" there), through one check (core/out_file.h nvs_link_to_nothing)
+R=tests/fixtures/check/run_h200x2.json
+for f in --junit --prometheus --save-baseline; do
+    expect 2 "check: $f $d/dangling: a symbolic link to '$d/nowhere/x', which does not exist" \
+        $NVS check $R $f "$d/dangling"
+    expect 2 "check: $f $d/dangling/x: '$d/dangling' is a symbolic link to '$d/nowhere/x', which does not exist" \
+        $NVS check $R $f "$d/dangling/x"
+done
 expect 2 "model: -o $d/real.txt/x.txt: '$d/real.txt' is not a directory" $M -o "$d/real.txt/x.txt"
 n=$(printf '%s\n' "$_out" | grep -c "^nvscale")
 [ "$n" -eq 1 ] || { echo "FAIL: $n error lines for one bad path"; fails=$((fails + 1)); }
@@ -90,6 +99,13 @@ expect 2 "--out $d/runs: it exists" $NVS topo --hwloc-xml "$xml" --out "$d/runs"
 mkdir -p "$d/busy.partial"
 expect 2 "busy.partial exists" $NVS topo --hwloc-xml "$xml" --out "$d/busy"
 expect 2 "--out $d/file/sub/x: .*file is not a directory" $NVS topo --hwloc-xml "$xml" --out "$d/file/sub/x"
+# a symbolic link to nothing: not "it exists" (as if a run were there), and under one refused before the run (the
+# run's mkdir refused it once launched, "nvscale: error: cannot create directory L: a file of that name exists")
+expect 2 "topo: --out $d/dangling: a symbolic link to '$d/nowhere/x', which does not exist" \
+    $NVS topo --hwloc-xml "$xml" --out "$d/dangling"
+expect 2 "coll: --out $d/dangling/run: '$d/dangling' is a symbolic link to '$d/nowhere/x', which does not exist" \
+    $NVS coll --backend mpi -b 8 -e 64 -n 1 -w 0 --out "$d/dangling/run"
+[ -L "$d/dangling" ] && [ ! -e "$d/nowhere" ] || { echo "FAIL: --out changed the link to nothing"; fails=$((fails + 1)); }
 # an existing directory, even empty, is refused (no run is mixed with another's files); a new one appears only
 # complete
 mkdir -p "$d/empty"

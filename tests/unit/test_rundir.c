@@ -230,6 +230,44 @@ static void t_write_through(void)
     leave_tmp();
 }
 
+/* A symbolic link to nothing where an output goes (it, or an ancestor to be made): said as such, naming its target,
+ * and refused; report -o said "a file of that name exists", run --out "it exists" (or, under it, let the run start
+ * and mkdir refuse it later) */
+static void t_link_to_nothing(void)
+{
+    enter_tmp();
+    char why[4400];
+    T_EQ_I(symlink("/nonexistent/x", "dl"), 0);
+    T_EQ_I(symlink("dl", "chain"), 0);
+    T_EQ_I(symlink("loop", "loop"), 0);
+    T_EQ_I(nvs_mkdir_p("real"), NVS_OK);
+    T_EQ_I(symlink("real", "good"), 0);
+    T_EQ_I(nvs_link_to_nothing("dl", why, sizeof why), 1);
+    T_CONTAINS(why, "a symbolic link to '/nonexistent/x', which does not exist");
+    T_EQ_I(nvs_link_to_nothing("dl/", why, sizeof why), 1); /* lstat("dl/") follows the link: cut first */
+    T_CONTAINS(why, "a symbolic link to '/nonexistent/x', which does not exist");
+    T_EQ_I(nvs_link_to_nothing("dl/a/b", why, sizeof why), 1);
+    T_CONTAINS(why, "'dl' is a symbolic link to '/nonexistent/x', which does not exist");
+    T_EQ_I(nvs_link_to_nothing("chain", why, sizeof why), 1); /* dl exists (a link): the name that does not is said */
+    T_CONTAINS(why, "a symbolic link to 'dl' -> '/nonexistent/x', which does not exist");
+    T_EQ_I(nvs_link_to_nothing("loop", why, sizeof why), 1);
+    T_CONTAINS(why, "a loop of links");
+    T_EQ_I(nvs_link_to_nothing("good/new", why, sizeof why), 0); /* a link to a directory is written through */
+    T_EQ_I(nvs_link_to_nothing("none/new", why, sizeof why), 0); /* missing, no link: made by mkdir -p */
+    T_EQ_I(nvs_link_to_nothing("real", why, sizeof why), 0);
+    /* refused before the run (it passed the check and the run's mkdir refused it once launched) */
+    T_EQ_I(nvs_rj_check_out_dir("run", "dl/sub"), NVS_ERR_USAGE);
+    T_EQ_I(nvs_rj_check_out_dir("run", "dl"), NVS_ERR_USAGE);
+    /* the maker and the writer refuse it as a usage error and leave the link as it was */
+    T_EQ_I(nvs_mkdir_p("dl/sub"), NVS_ERR_USAGE);
+    T_EQ_I(nvs_write_text_file("dl/x", "x"), NVS_ERR_USAGE);
+    T_EQ_I(nvs_write_text_file("dl", "x"), NVS_ERR_USAGE);
+    struct stat st;
+    T_ASSERT(lstat("dl", &st) == 0 && S_ISLNK(st.st_mode));
+    T_ASSERT(lstat("/nonexistent", &st) != 0);
+    leave_tmp();
+}
+
 T_LIST = {T_CASE(t_unique_names), T_CASE(t_out_rules), T_CASE(t_nearest_existing), T_CASE(t_mkdir_made),
-          T_CASE(t_write_through)};
+          T_CASE(t_write_through), T_CASE(t_link_to_nothing)};
 T_MAIN
