@@ -202,6 +202,13 @@ static nvs_result_t step_lanes(const nvs_model_config *c, const nvs_model_bucket
         if (!fw) continue;
         hf[i] = op * nvs_framework_layer_ops(fw, p, i, 0, c->prec);
         hb[i] = ly->nograd ? 0 : op * nvs_framework_layer_ops(fw, p, i, 1, c->prec);
+        /* cuDNN's host work per convolution it executes (framework.h host_us_per_conv_call): once forward, and in
+         * the backward the input gradient (unless the layer needs none) and the weight gradient */
+        if (ly->conv) {
+            const double cv = hs * fw->host_us_per_conv_call;
+            hf[i] += cv;
+            if (!ly->nograd) hb[i] += cv * (nvs_layer_no_input_grad(p, i) ? 1 : 2);
+        }
         /* cuDNN's layout transforms around a convolution at half precision, each a read and a write of the
          * layer's output (workload/framework.h) */
         if (half && ly->conv && ly->act_elems > 0 && !(c->conv_native && nvs_layer_has_geom(ly))) {

@@ -163,6 +163,13 @@ static int build_terms(const nvs_presets *ps, const nvs_model_series *s, term *t
                 "dtype two: PyTorch's "
                 "step with and without broadcast_buffers (results/h200x1-buffers*; src/workload/framework.c)");
         }
+        if (convs && c->fw->host_us_per_conv_call > 0) {
+            snprintf(name, sizeof name, "%s.host_us_per_conv_call", c->fw->name);
+            add(t, &n, name, c->fw->host_us_per_conv_call, "us", "framework",
+                "cuDNN's host work per convolution executed (forward, input and weight gradient): ResNet-50's issue "
+                "time in PyTorch's plain step at fp32 and bf16, 179 records, less its operations' "
+                "(docs/fidelity.md; src/workload/framework.c)");
+        }
     }
     int max_gpn = 0;
     for (int i = 0; i < s->npts; i++)

@@ -80,6 +80,11 @@ typedef struct {
      * nvs_optimizer_host_us_per_tensor, measured; its operations' dispatch included); 0: its operations at
      * host_us_per_op each */
     int optimizer_host_per_tensor;
+    /* host work per cuDNN convolution the framework executes (a conv=1 layer's forward, and backward its input
+     * gradient, unless it needs none, and its weight gradient: two executions inside one convolution_backward
+     * operation), beyond that operation's host_us_per_op: the library's own front end (finding the execution plan
+     * for the shape, binding the pointers, executing it), in microseconds of this CPU alone; 0: none */
+    double host_us_per_conv_call;
     const char *source;         /* where the numbers come from */
 } nvs_framework;
 

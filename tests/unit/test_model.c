@@ -711,7 +711,7 @@ static void t_eval_framework(void)
     nvs_profile p;
     nvs_model_config c;
     toy_config(&c, &p);
-    nvs_framework fw = {"t", "test", 1e4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, "test"};
+    nvs_framework fw = {"t", "test", 1e4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0.0, "test"};
     c.fw = &fw;
     nvs_model_point pt;
     char err[256];
@@ -806,13 +806,18 @@ static void t_framework_counts(void)
         /* and resnet50's DDP buffer broadcast before the full step's forward: 163 operations at their own cost (test_train.c
          * says why 163) */
         double buffer_ops = strcmp(want[i].model, "resnet50") ? 0 : 163;
+        /* and cuDNN's host work per convolution executed (framework.c host_us_per_conv_call): resnet50's 53
+         * forward, 52 input gradients (conv1 needs none) and 53 weight gradients; the transformers have none */
+        double conv_calls = strcmp(want[i].model, "resnet50") ? 0 : 53 + 52 + 53;
         /* SGD's update at torch.optim's 2.62 us per parameter tensor (optimizer.c), not its one operation; PyTorch's
          * tensor counts (results/fidelity/optim-host.md) */
         const double tensors = want[i].model[0] == 'r' ? 161 : want[i].model[0] == 'b' ? 394 : 221;
         REL(nvs_profile_optimizer_tensors(&p), tensors, 0);
         REL(pt.t.host_us, (want[i].ops - 1) * fw->host_us_per_op + tensors * 2.62 +
-                              want[i].buckets * fw->reducer_us_per_bucket + buffer_ops * fw->host_us_per_buffer_op,
+                              want[i].buckets * fw->reducer_us_per_bucket + buffer_ops * fw->host_us_per_buffer_op +
+                              conv_calls * fw->host_us_per_conv_call,
             1e-12);
+        T_ASSERT(fw->host_us_per_conv_call > 0);
         /* the optimizer's operations are the optimizer's, as the training step counts them (test_train.c
          * t_host_work_defaults): SGD's one above (optimizer.c says why one); AdamW's 9 (torch/optim/adam.py
          * _multi_tensor_adam), 2 with fused=True (--optimizer adamw-fused: the step count and torch._fused_adamw_) */
@@ -830,7 +835,7 @@ static void t_framework_counts(void)
         }
         /* the layout copies: the GPU lane of the compute-only step with and without them, no host work */
         nvs_framework no_host = *fw, no_copies;
-        no_host.host_us_per_op = no_host.reducer_us_per_bucket = 0;
+        no_host.host_us_per_op = no_host.reducer_us_per_bucket = no_host.host_us_per_conv_call = 0;
         no_host.optimizer_host_per_tensor = 0;
         no_copies = no_host;
         no_copies.nchw_copies_fwd = no_copies.nchw_copies_bwd = 0;
