@@ -257,7 +257,7 @@ int nvs_nccl_version_parse(const char *s, int *code)
         if (x >= (k == 0 ? 1000 : 100)) return -1;
         v[k++] = (int)x;
         if (!*p) break;
-        if (*p++ != '.') return -1;
+        if (k == 3 || *p++ != '.') return -1; /* after the third number nothing more: "2.7.8." is no version */
     }
     if (*p || k < 2 || v[0] < 1) return -1;
     *code = v[0] * 10000 + v[1] * 100 + v[2];

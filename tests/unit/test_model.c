@@ -1028,7 +1028,8 @@ static void t_nccl_rules(void)
     T_EQ_I(code, 22800);
     T_EQ_I(nvs_nccl_version_parse("2.23.4", &code), 0);
     T_EQ_I(code, 22304);
-    static const char *const bad[] = {"", "2", "2.", "2.7.8.1", "v2.7", "2.100.1", "0.1", "2.7.x", "2..7"};
+    static const char *const bad[] = {"", "2", "2.", "2.7.8.1", "v2.7", "2.100.1", "0.1", "2.7.x", "2..7",
+                                      "2.7.8.", "2.7.8.."}; /* a third dot ended the loop unread */
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         if (nvs_nccl_version_parse(bad[i], &code) == 0) T_FAIL("'%s' parsed", bad[i]);
     /* a machine without an override follows the rule of its CPU and NCCL: an AMD box of 8 A6000s on two sockets
