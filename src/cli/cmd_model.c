@@ -359,7 +359,7 @@ static int common_settings(const opts *o, const nvs_presets *ps, nvs_model_confi
         double v;
         if (nvs_parse_double(o->overlap, &v) || v < 0 || v > 1)
             return usage_error("--overlap-penalty '%s': expected a fraction from 0 to 1", o->overlap);
-        c->overlap_penalty = v + 0.0; /* -0 reads as 0 */
+        c->overlap_penalty = v; /* "-0" is 0 already (nvs_parse_double) */
     }
     if (o->bucket_first && parse_size_flag("--bucket-first", o->bucket_first, "expected a size from 1 to 1T such as 1M",
                                             &c->bucket_first_bytes)) return 2;

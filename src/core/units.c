@@ -169,7 +169,7 @@ int nvs_parse_double(const char *s, double *out)
     int neg = *s == '-';
     double v;
     if (nvs_parse_decimal(s + neg, &v) != NVS_NUM_OK) return -1;
-    *out = neg ? -v : v;
+    *out = neg ? 0.0 - v : v; /* 0.0 - 0.0 is +0: "-0" reads as 0, never a -0 printed as "-0" or -0.0 */
     return 0;
 }
 

@@ -49,7 +49,7 @@ int nvs_size_hint(const char *s, size_t *bytes, char *buf, size_t len);
  * (the caller says what it expected). The caller checks the range. */
 int nvs_parse_size_whole(const char *s, size_t *out, char *why, size_t wl);
 /* Strict integer/double parsing as above, an optional leading '-' allowed: the whole string must be consumed.
- * 0 on success, -1 otherwise. Callers check the range. */
+ * 0 on success, -1 otherwise. Callers check the range. "-0" gives +0 (no negative zero to print). */
 int nvs_parse_long(const char *s, long *out);
 int nvs_parse_double(const char *s, double *out);
 /* "1 GiB", "256 MiB", "8 B": exact binary unit when it divides, else bytes. Returns buf. */

@@ -7,6 +7,7 @@
 #include "core/units.h"
 
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <string.h>
@@ -123,6 +124,11 @@ static void t_parse_decimal_only(void)
     T_EQ_I(nvs_parse_double("5.", &d), 0);
     T_EQ_I(nvs_parse_double("-1.5", &d), 0);
     T_NEAR(d, -1.5, 0);
+    /* "-0" is zero, not a negative zero that printers show as "-0" and JSON as -0.0 (a preset's latency of -0.0) */
+    T_EQ_I(nvs_parse_double("-0", &d), 0);
+    if (signbit(d)) T_FAIL("nvs_parse_double(\"-0\") gave -0");
+    T_EQ_I(nvs_parse_double("-0.0e3", &d), 0);
+    if (signbit(d)) T_FAIL("nvs_parse_double(\"-0.0e3\") gave -0");
     T_EQ_I(nvs_parse_long("010", &l), 0); /* decimal, not octal */
     T_EQ_I(l, 10);
     T_EQ_I(nvs_parse_long("-3", &l), 0);
