@@ -446,9 +446,13 @@ nvs_result_t nvs_calibrate(const char *run_path, const nvs_presets *ps, const nv
             snprintf(err, errlen, "unknown --gpu '%s' (nvscale model --list-presets)", o->gpu);
         else {
             /* a preset is matched to the exact card (preset.h), never a sibling: say which there are */
-            size_t o2 = (size_t)snprintf(err, errlen,
-                                         "%s: no GPU preset matches ranks[0].gpu \"%s\": give --gpu ID (GPU presets:",
-                                         run_path, gname ? gname : "(absent)");
+            size_t o2 = gname ? (size_t)snprintf(err, errlen,
+                                                 "%s: no GPU preset matches ranks[0].gpu \"%s\": give --gpu ID "
+                                                 "(GPU presets:", run_path, gname)
+                                /* a run without the name: said so, not quoted as if "(absent)" were the card */
+                                : (size_t)snprintf(err, errlen,
+                                                   "%s: the run records no GPU name (ranks[0].gpu): give --gpu ID "
+                                                   "(GPU presets:", run_path);
             for (int i = 0; i < ps->kind[NVS_PK_GPU].n && o2 < errlen; i++)
                 o2 += (size_t)snprintf(err + o2, errlen - o2, "%s %s", i ? "," : "", ps->kind[NVS_PK_GPU].v[i].id);
             if (o2 < errlen) snprintf(err + o2, errlen - o2, ")");

@@ -266,7 +266,9 @@ expect 2 "bad_syntax.json" $M --calibrate tests/fixtures/check/bad_syntax.json
 # one message for a file that is not a run.json (the loader's, naming it), not two
 expect_err 2 'no "schema" key' $M --calibrate tests/fixtures/runs/bad/no_schema.json &&
     { [ "$(wc -l <"$ERR")" -eq 1 ] || fail "--calibrate of a non-run.json: $(wc -l <"$ERR") lines on stderr"; }
-expect 2 "no GPU preset matches" $M --calibrate tests/fixtures/runs/minimal_coll.json
+# a run that records no GPU name says so, rather than quoting a made-up name ("(absent)") as the run's
+expect_err 2 "records no GPU name (ranks[0].gpu): give --gpu ID" $M --calibrate tests/fixtures/runs/minimal_coll.json &&
+    { ! grep -q "absent" "$ERR" || fail "--calibrate without ranks[0].gpu: $(cat "$ERR")"; }
 expect 2 "unknown --gpu 'nope'" $M --calibrate tests/fixtures/model/h200x2_nvlink_resnet50.json --gpu nope
 expect 2 "were not measured and no machine preset" $M --calibrate tests/fixtures/runs/box3090_8gpu_shm.json --gpus 1,3
 # --batch only stands in for a batch the run does not record: another one was fitted to the measured step (its
