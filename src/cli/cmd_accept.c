@@ -173,6 +173,7 @@ static int parse_flags(int argc, char **argv, nvs_config *cfg, accept_opts *o, n
             break;
         case O_OUT:
             if (!*a || strlen(a) >= sizeof cfg->out_dir - 64) return bad("invalid value '%s' for --out: expected a directory path", a);
+            if (nvs_cli_dash_why(a, 1)) return bad("invalid value '%s' for --out: %s", a, nvs_cli_dash_why(a, 1));
             snprintf(cfg->out_dir, sizeof cfg->out_dir, "%s", a);
             /* "runs/x/" names the directory runs/x, as for the measuring commands (options.c) */
             for (size_t l = strlen(cfg->out_dir); l > 1 && cfg->out_dir[l - 1] == '/'; l--) cfg->out_dir[l - 1] = '\0';

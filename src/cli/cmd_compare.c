@@ -640,6 +640,9 @@ int cmd_compare(int argc, char **argv)
     if ((nk = nvs_tp_parse_list(list, kinds, NVS_TP_COUNT, err, sizeof err)) < 0)
         return usage_error(err, NULL);
     if (dir_arg && (!*dir_arg || strlen(dir_arg) >= sizeof dir - 64)) return usage_error("invalid --out", dir_arg);
+    /* before --report-only looks for it ("no such directory -") and before anything runs */
+    if (dir_arg && nvs_cli_dash_why(dir_arg, 1))
+        return nvs_cli_usage("compare", "--out %s: %s", dir_arg, nvs_cli_dash_why(dir_arg, 1));
 
     /* compare writes too (compare.json, the report): the tests' write failure hook refused as compare's, where
      * nvs_config_parse below would name the runs' subcommand ("nvscale run: invalid value ...") */

@@ -610,6 +610,7 @@ nvs_result_t nvs_config_parse_for(nvs_config *c, const char *opts_of, const char
             break;
         case OPT_OUT:
             if (!*a || strlen(a) >= sizeof c->out_dir - 64) return bad(sub, flag, a, "expected a directory path");
+            if (nvs_cli_dash_why(a, 1)) return bad(sub, flag, a, nvs_cli_dash_why(a, 1));
             snprintf(c->out_dir, sizeof c->out_dir, "%s", a);
             /* "runs/x/" names the directory runs/x: without the slash, DIR.partial and the final rename agree */
             for (size_t l = strlen(c->out_dir); l > 1 && c->out_dir[l - 1] == '/'; l--) c->out_dir[l - 1] = '\0';
