@@ -348,7 +348,7 @@ static int same_file(const char *a, const char *b)
            sa.st_ino == sb.st_ino && !strcmp(ba, bb);
 }
 
-int nvs_cli_inputs_distinct(const char *sub, char *const *paths, size_t n)
+int nvs_cli_inputs_distinct(const char *sub, char *const *paths, size_t n, const char *advice)
 {
     for (size_t i = 0; i < n; i++)
         for (size_t j = 0; j < i; j++) {
@@ -356,8 +356,7 @@ int nvs_cli_inputs_distinct(const char *sub, char *const *paths, size_t n)
             if (stat(paths[i], &a) || stat(paths[j], &b) || !S_ISREG(a.st_mode) || a.st_dev != b.st_dev ||
                 a.st_ino != b.st_ino)
                 continue;
-            return nvs_cli_usage(sub, "%s and %s are the same file: give each run once (it would count twice in the "
-                                      "fleet's median)", paths[j], paths[i]);
+            return nvs_cli_usage(sub, "%s and %s are the same file: %s", paths[j], paths[i], advice);
         }
     return 0;
 }

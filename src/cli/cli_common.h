@@ -108,9 +108,11 @@ typedef struct {
  * measured or written. Returns 0, or 2 after one usage message of subcommand SUB naming both. */
 int nvs_cli_files_distinct(const char *sub, const nvs_cli_file *f, size_t n);
 /* That no input file is named twice among PATHS[0..N) (the runs of a fleet: one file given twice would count twice
- * in the fleet's median, and outvote the others). Same file: both exist as one regular file (device and inode).
- * Returns 0, or 2 after one usage message of subcommand SUB naming both. */
-int nvs_cli_inputs_distinct(const char *sub, char *const *paths, size_t n);
+ * in the fleet's median, and outvote the others; model's preset files: one read twice). Same file: both exist as
+ * one regular file (device and inode: links, './x' and 'x'). Returns 0, or 2 after one usage message of subcommand
+ * SUB naming both spellings, "A and B are the same file: ADVICE". */
+#define NVS_CLI_RUNS_ONCE "give each run once (it would count twice in the fleet's median)"
+int nvs_cli_inputs_distinct(const char *sub, char *const *paths, size_t n, const char *advice);
 /* The rules file PATH appended to rs (check/rules_file.h) for subcommand SUB: a malformed one is a usage error of
  * SUB ("nvscale SUB: FILE:LINE: why" and the help hint), like a bad threshold flag. Returns the exit code: 0, 2 or
  * 1 (out of memory), after one message. */

@@ -283,7 +283,7 @@ int cmd_check(int argc, char **argv)
         goto out;
     }
     if ((rc = nvs_cli_files_distinct("check", files, nfiles)) ||
-        (rc = nvs_cli_inputs_distinct("check", paths, (size_t)nruns)))
+        (rc = nvs_cli_inputs_distinct("check", paths, (size_t)nruns, NVS_CLI_RUNS_ONCE)))
         goto out;
 
     /* every file read and validated before anything is judged: a bad one is exit 2 with nothing printed */

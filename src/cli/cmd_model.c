@@ -964,6 +964,11 @@ int cmd_model(int argc, char **argv)
         return usage_error("%s", "--pairs goes with --gpu and --machine (a projection)");
     if (o.lambda + o.list + (o.calibrate != NULL) > 1)
         return usage_error("%s", "--lambda, --list-presets and --calibrate: give one of them");
+    /* one preset file twice (./x and x, a link to it): read twice, the second overriding the first with itself, as
+     * check and report refuse a run given twice; a typo for another file, most likely */
+    if ((rc = nvs_cli_inputs_distinct("model", (char *const *)o.preset_files, (size_t)o.npreset_files,
+                                      "give each --preset-file once")))
+        return rc;
     if (o.output) {
         /* a path that cannot be written is refused now, as a usage error of model's ("nvscale model: -o ..."), not
          * after the work by the file writer in its own words ("nvscale: error: cannot write ...") */

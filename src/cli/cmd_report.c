@@ -183,7 +183,7 @@ int cmd_report(int argc, char **argv)
         if (bad) return 2;
         /* one run given twice was reported as two, and counted twice in the fleet's median: a slow host given
          * three times outvoted its peers and was no longer named (as `check` refuses it) */
-        if (nvs_cli_inputs_distinct("report", argv + optind, (size_t)nruns)) return 2;
+        if (nvs_cli_inputs_distinct("report", argv + optind, (size_t)nruns, NVS_CLI_RUNS_ONCE)) return 2;
         json_t *first = json_load_file(argv[optind], 0, NULL);
         int is_model = first && nvs_report_is_model(first);
         json_decref(first);

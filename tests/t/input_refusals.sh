@@ -43,6 +43,18 @@ refused accept "cannot open $d/none.rules" --rules "$d/none.rules" --no-save
 refused model "$d/none.json: No such file" --calibrate "$d/none.json"
 refused model "$B/wrong_schema.json: schema is" --calibrate "$B/wrong_schema.json"
 refused model "cannot open $d/none.presets" --preset-file "$d/none.presets" --list-presets
+# one preset file given twice, under any spelling (the same name, ./, a symbolic or a hard link): refused as check's
+# and report's runs given twice are, naming both spellings (it was read twice, silently)
+cp tests/fixtures/presets/good.txt "$d/p.txt"
+ln -s p.txt "$d/sym.txt"
+ln "$d/p.txt" "$d/hard.txt"
+for two in "$d/p.txt" "$d/./p.txt" "$d/sym.txt" "$d/hard.txt"; do
+    refused model "$d/p.txt and $two are the same file: give each --preset-file once" \
+        --preset-file "$d/p.txt" --list-presets --preset-file "$two"
+done
+# a copy is another file (the second overrides the first with the same values): taken
+cp "$d/p.txt" "$d/copy.txt"
+expect 0 "lab-25g" "$NVS" model --list-presets --preset-file "$d/p.txt" --preset-file "$d/copy.txt"
 refused topo "cannot read hwloc XML '$d/none.xml'" --hwloc-xml "$d/none.xml" --no-save
 refused topo "'$d/bad.xml' is not an hwloc XML topology" --hwloc-xml "$d/bad.xml" --no-save
 mkdir -p "$d/cmp/nvlink" && cp "$B/not_json.json" "$d/cmp/nvlink/run.json"
