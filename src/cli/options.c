@@ -139,7 +139,8 @@ static const opt_spec specs[] = {
                                                          "the profile gives, batch norms at fp32/fp16. auto (default):\n"
                                                          "when libcudnn.so.9 loads; on: or stop; off: implicit GEMMs, passes"},
     {"no-train", OPT_NO_TRAIN, 0, S_RUN, NULL, "", "no training step (run: collectives and topology only)"},
-    {"hwloc-xml", OPT_XML, 1, S_TOPO, "topology and copies", "FILE", "read a saved hwloc XML instead of this machine"},
+    {"hwloc-xml", OPT_XML, 1, S_TOPO, "topology and copies", "FILE", "read a saved hwloc XML instead of this machine: nothing\n"
+                                                                         "runs (no --timeout, --emulate-nodes)"},
     {"copy-bytes", OPT_COPY_BYTES, 1, S_P2P, NULL, "SIZE", "bytes per copy (default 256M)"},
     {"copy-iters", OPT_COPY_ITERS, 1, S_P2P, NULL, "N", "copies per measurement (default 20)"},
     {"host", OPT_HOST, 0, S_P2P, NULL, "", "pinned host<->device copies of every GPU (each alone, all at once,\n"
@@ -158,6 +159,26 @@ static const opt_spec specs[] = {
     {"help", 'h', 0, S_ALL, NULL, "", "this list"},
 };
 #define NSPECS ((int)(sizeof specs / sizeof specs[0]))
+
+/* Options that exclude each other: given together, the second would do nothing, silently. Refused naming both,
+ * "--A and --B exclude each other: WHY", whatever their order. --hwloc-xml reads a saved topology in the process
+ * itself (cmd_topo.c): no rank is launched, so what bounds or shapes a live discovery has nothing to act on. */
+static const struct {
+    int a, b;
+    const char *why;
+} excludes[] = {
+    {OPT_XML, OPT_TIMEOUT, "--timeout bounds the waits of a live discovery's ranks; with --hwloc-xml nothing runs"},
+    {OPT_XML, OPT_EMULATE, "--emulate-nodes splits the ranks of a live run into virtual hosts; with --hwloc-xml "
+                           "nothing runs"},
+};
+
+/* The row of specs[] whose key is KEY (every key in excludes[] has one). */
+static int spec_index(int key)
+{
+    int i = 0;
+    while (i < NSPECS - 1 && specs[i].key != key) i++;
+    return i;
+}
 
 static unsigned sub_mask(const char *sub)
 {
@@ -749,6 +770,13 @@ nvs_result_t nvs_config_parse_for(nvs_config *c, const char *opts_of, const char
             fprintf(nvs_stderr_cmdline(), "nvscale %s: --no-train and --%s exclude each other\n", sub, specs[i].name);
             return NVS_ERR_USAGE;
         }
+    for (size_t x = 0; x < sizeof excludes / sizeof excludes[0]; x++) {
+        int ia = spec_index(excludes[x].a), ib = spec_index(excludes[x].b);
+        if (!given[ia] || !given[ib]) continue;
+        fprintf(nvs_stderr_cmdline(), "nvscale %s: --%s and --%s exclude each other: %s\nTry 'nvscale %s --help'.\n", sub,
+                specs[ia].name, specs[ib].name, excludes[x].why, sub);
+        return NVS_ERR_USAGE;
+    }
     /* PyTorch DDP 2.x (torch/nn/parallel/distributed.py, "if self.bucket_bytes_cap_default"): an explicit
      * bucket_cap_mb sizes the first bucket too; the 1 MiB first bucket stays only where no cap is passed
      * (results/h100x1-s54a/ddp-bucket.txt, PyTorch 2.11). --bucket-cap alone does what DDP(bucket_cap_mb=) does;

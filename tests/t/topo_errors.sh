@@ -1,6 +1,7 @@
 #!/bin/sh
 # nvscale topo: bad input exits 2 with one message naming the file or flag, and writes nothing:
-# missing file, a directory, malformed XML, XML without a GPU, hwloc XML version 3.0, unknown flag, bad format.
+# missing file, a directory, malformed XML, XML without a GPU, hwloc XML version 3.0, unknown flag, bad format,
+# an option of a live discovery with --hwloc-xml.
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
 need_nvscale
@@ -27,6 +28,17 @@ grep -v 'type="NUMANode"' tests/fixtures/topo/pcie8.xml >"$dir/nonuma.xml"
 refused "$dir/nonuma.xml: not a valid hwloc XML topology (hwloc_topology_load failed: no error code" \
     "$NVS" topo --hwloc-xml "$dir/nonuma.xml" --no-save && grep -q "Success" "$ERR" && fail "nonuma.xml: 'Success'"
 refused "unknown option '--bogus'" "$NVS" topo --bogus
+# the options of a live discovery mean nothing when the topology is read from a file: refused naming both, in
+# either order, before anything is read or made (--timeout was taken and did nothing)
+X=tests/fixtures/topo/h200x2.xml
+refused "--hwloc-xml and --timeout exclude each other" "$NVS" topo --hwloc-xml $X --timeout 5 --out "$dir/t1"
+refused "--hwloc-xml and --timeout exclude each other" "$NVS" topo --timeout=5 --hwloc-xml=$X --out "$dir/t1"
+refused "--hwloc-xml and --emulate-nodes exclude each other" "$NVS" topo --emulate-nodes 2 --hwloc-xml $X \
+    --out "$dir/t1"
+[ -e "$dir/t1" ] || [ -e "$dir/t1.partial" ] && fail "a refused topo made $dir/t1"
+# what goes with --hwloc-xml still does
+expect 0 "" "$NVS" topo --hwloc-xml $X -q --format csv --out "$dir/t2"
+[ -s "$dir/t2/run.json" ] || fail "topo --hwloc-xml --out wrote no run.json"
 refused "invalid value 'yaml' for --format" "$NVS" topo --format yaml --hwloc-xml tests/fixtures/topo/h200x2.xml
 refused "option --hwloc-xml needs a value" "$NVS" topo --hwloc-xml
 refused "unexpected argument 'extra'" "$NVS" topo --hwloc-xml tests/fixtures/topo/h200x2.xml extra
