@@ -33,6 +33,14 @@ void nvs_explain_facts_init(nvs_explain_facts *f, int n)
 /* the host's issue time, % of the step, from which the step is host-bound (the Why sentence says why 90) */
 #define NVS_HOST_BOUND_PCT 90.0
 
+/* Whether the framework's host work is among the two kinds the host spent most of the step's issue on */
+static int framework_top(const nvs_explain_facts *f)
+{
+    for (int i = 0; i < 2; i++)
+        if (f->issue_top[i] && !strcmp(f->issue_top[i], "framework")) return 1;
+    return 0;
+}
+
 /* The words for a kind of the host's issue time (run.json issue_by_us, src/train/issue.h); the key itself for a
  * kind this table does not know */
 static const char *issue_words(const char *kind)
@@ -338,6 +346,15 @@ size_t nvs_explain_text(const nvs_explain_facts *f, char *buf, size_t len)
         sbf(&s, ", so the GPU waited on the host; a faster CPU, fewer and larger operations (fused kernels, CUDA"
                 " graphs) or more work per operation (a larger batch) would shorten the step, faster links would"
                 " not.");
+        /* nvscale spends the framework's host work as microseconds timed on the CPUs it was fitted on (the H200
+         * VMs, workload/framework.c), whatever this CPU is; PyTorch's own issue time for one step moved 0.65x to
+         * 1.75x of its median from one such VM to the next (41 folders, results/fidelity/host-spread.md, made by
+         * tools/host_spread.py), and neither probe followed it well: so the step's absolute time is that of
+         * those CPUs, not this one's */
+        if (framework_top(f))
+            sbf(&s, " nvscale spends the framework's host work as it took on the CPUs it was fitted on; PyTorch's"
+                    " own took 0.65x to 1.75x of its median from one such machine to the next, so a real DDP step"
+                    " on this CPU may be that much faster or slower (tools/ddp_bench.py times it).");
     }
     /* framework host work on a host running at different speeds: the step follows the CPU (docs/fidelity.md) */
     if (!f->host_ranks && f->host_rate_p10 > 0 && f->host_rate_p90 >= NVS_HOST_RATE_SPREAD * f->host_rate_p10)
