@@ -19,24 +19,21 @@ import os
 import statistics
 import sys
 
+import ddp_records
+
 
 def records(folder, config):
     host, probe, opts = [], [], set()
     for f in sorted(glob.glob(os.path.join(folder, "raw", "pt-*.jsonl"))):
-        with open(f) as fh:
-            for line in fh:
-                try:
-                    d = json.loads(line)
-                except ValueError:
-                    continue
-                det = d.get("step_nodp_1_detail") if isinstance(d, dict) else None
-                if not isinstance(det, dict) or d.get("config") != config or d.get("error"):
-                    continue
-                h, p = det.get("host_us"), det.get("probe_us")
-                if isinstance(h, list) and isinstance(p, list) and h and p:
-                    host += [float(x) for x in h]
-                    probe += [float(x) for x in p]
-                    opts.add(str(d.get("optimizer", "?")))
+        for d in ddp_records.records(f):
+            det = d.get("step_nodp_1_detail")
+            if not isinstance(det, dict) or d.get("config") != config or d.get("error"):
+                continue
+            h, p = det.get("host_us"), det.get("probe_us")
+            if isinstance(h, list) and isinstance(p, list) and h and p:
+                host += [float(x) for x in h]
+                probe += [float(x) for x in p]
+                opts.add(str(d.get("optimizer", "?")))
     return host, probe, opts
 
 

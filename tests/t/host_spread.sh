@@ -15,8 +15,8 @@ import json, sys
 f, h, p, u, c = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4]), sys.argv[5]
 det = {"host_us": [h * 1e3 * k for k in (0.9, 1.0, 1.1)], "probe_us": [p] * 3}
 with open(f + "/raw/pt-1.jsonl", "w") as o:
-    o.write(json.dumps({"config": c, "optimizer": "SGD(momentum=0.9)", "step_nodp_1_detail": det}) + "\n")
-    o.write(json.dumps({"config": "resnet50:bf16:128", "step_nodp_1_detail": {"host_us": [1.0], "probe_us": [1.0]}}) + "\n")
+    o.write(json.dumps({"tool": "ddp_bench", "config": c, "optimizer": "SGD(momentum=0.9)", "step_nodp_1_detail": det}) + "\n")
+    o.write(json.dumps({"tool": "ddp_bench", "config": "resnet50:bf16:128", "step_nodp_1_detail": {"host_us": [1.0], "probe_us": [1.0]}}) + "\n")
 json.dump({"trains": [{"model": "tools/profiles/%s.prof" % c.split(":")[0], "framework": {"cpu_work_units_per_us": u}}]},
           open(f + "/raw/nvs-bf16-1/run.json", "w"))
 PY
