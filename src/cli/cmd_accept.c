@@ -171,13 +171,15 @@ static int parse_flags(int argc, char **argv, nvs_config *cfg, accept_opts *o, n
             else if (!strcasecmp(a, "table")) o->json = 0;
             else return bad("invalid value '%s' for --format: expected table or json", a);
             break;
-        case O_OUT:
+        case O_OUT: {
+            const char *dash = nvs_cli_dash_why(a, 1);
             if (!*a || strlen(a) >= sizeof cfg->out_dir - 64) return bad("invalid value '%s' for --out: expected a directory path", a);
-            if (nvs_cli_dash_why(a, 1)) return bad("invalid value '%s' for --out: %s", a, nvs_cli_dash_why(a, 1));
+            if (dash) return bad("invalid value '%s' for --out: %s", a, dash);
             snprintf(cfg->out_dir, sizeof cfg->out_dir, "%s", a);
             /* "runs/x/" names the directory runs/x, as for the measuring commands (options.c) */
             for (size_t l = strlen(cfg->out_dir); l > 1 && cfg->out_dir[l - 1] == '/'; l--) cfg->out_dir[l - 1] = '\0';
             break;
+        }
         case O_NO_SAVE: cfg->save = 0; break;
         case O_BACKEND:
             if (!strcasecmp(a, "nccl")) cfg->backend = NVS_BACKEND_NCCL;

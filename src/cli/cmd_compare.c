@@ -641,17 +641,15 @@ int cmd_compare(int argc, char **argv)
         return usage_error(err, NULL);
     if (dir_arg && (!*dir_arg || strlen(dir_arg) >= sizeof dir - 64)) return usage_error("invalid --out", dir_arg);
     /* before --report-only looks for it ("no such directory -") and before anything runs */
-    if (dir_arg && nvs_cli_dash_why(dir_arg, 1))
-        return nvs_cli_usage("compare", "--out %s: %s", dir_arg, nvs_cli_dash_why(dir_arg, 1));
+    const char *dash = dir_arg ? nvs_cli_dash_why(dir_arg, 1) : NULL;
+    if (dash) return nvs_cli_usage("compare", "--out %s: %s", dir_arg, dash);
 
-    /* compare writes too (compare.json, the report): the tests' write failure hook refused as compare's, where
-     * nvs_config_parse below would name the runs' subcommand ("nvscale run: invalid value ...") */
-    if (nvs_cli_write_fail_env_ok("compare")) return 2;
     /* the options for `nvscale run`: validated here, so that a typo fails once, before anything runs */
     nvs_config cfg;
     int help = 0;
     nvs_config_defaults(&cfg);
-    /* run's options, refused as compare's: "nvscale compare: ..." (they said "nvscale run: ...") */
+    /* run's options, refused as compare's: "nvscale compare: ..." (they said "nvscale run: ..."); the tests' hooks
+     * too (NVS_TEST_WRITE_FAIL: compare writes compare.json and the report) */
     if (nvs_config_parse_for(&cfg, "run", "compare", pc, pass, &help) != NVS_OK) return 2;
     if (help) return usage_error("--help of the run options: see 'nvscale run --help'", NULL);
     if (cfg.backend == NVS_BACKEND_MPI)

@@ -629,13 +629,15 @@ nvs_result_t nvs_config_parse_for(nvs_config *c, const char *opts_of, const char
             else if (!strcasecmp(a, "csv")) c->format = NVS_FMT_CSV;
             else return bad(sub, flag, a, "expected table, json or csv");
             break;
-        case OPT_OUT:
+        case OPT_OUT: {
+            const char *dash = nvs_cli_dash_why(a, 1);
             if (!*a || strlen(a) >= sizeof c->out_dir - 64) return bad(sub, flag, a, "expected a directory path");
-            if (nvs_cli_dash_why(a, 1)) return bad(sub, flag, a, nvs_cli_dash_why(a, 1));
+            if (dash) return bad(sub, flag, a, dash);
             snprintf(c->out_dir, sizeof c->out_dir, "%s", a);
             /* "runs/x/" names the directory runs/x: without the slash, DIR.partial and the final rename agree */
             for (size_t l = strlen(c->out_dir); l > 1 && c->out_dir[l - 1] == '/'; l--) c->out_dir[l - 1] = '\0';
             break;
+        }
         case OPT_NO_SAVE: c->save = 0; break;
         case OPT_EMULATE:
             /* the world size is known only once launched: the runtime checks that K divides it */

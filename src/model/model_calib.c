@@ -128,17 +128,13 @@ static nvs_result_t fit_compute_scale(nvs_model_config *cfg, const nvs_run_train
     cfg->ct.compute_scale = 1;
     cfg->compute_host_bound = 0;
     const nvs_framework *fw = cfg->fw;
-    if (!fw || (fw->host_us_per_op <= 0 && fw->reducer_us_per_bucket <= 0 && fw->host_us_per_buffer_op <= 0 &&
-                fw->host_us_per_conv_call <= 0 && !fw->optimizer_host_per_tensor)) {
+    if (!fw || !nvs_framework_has_host_work(fw)) {
         NVS_CHECK(eval_at(cfg, 1, &pt, err, errlen));
         cfg->ct.compute_scale = t1->compute_us / pt.t.compute_us;
         return NVS_OK;
     }
     if (isfinite(t1->ideal_compute_us) && t1->ideal_compute_us > 0) {
-        nvs_framework gpu_only = *fw;
-        gpu_only.host_us_per_op = gpu_only.reducer_us_per_bucket = gpu_only.host_us_per_buffer_op = 0;
-        gpu_only.host_us_per_conv_call = 0;
-        gpu_only.optimizer_host_per_tensor = 0;
+        nvs_framework gpu_only = nvs_framework_gpu_only(fw);
         nvs_model_config c2 = *cfg;
         c2.fw = &gpu_only;
         NVS_CHECK(eval_at(&c2, 1, &pt, err, errlen));

@@ -101,6 +101,20 @@ const nvs_framework *nvs_framework_default(void) { return &frameworks[0]; }
 
 const char *nvs_framework_choices(void) { return "pytorch-ddp|ideal"; }
 
+nvs_framework nvs_framework_gpu_only(const nvs_framework *fw)
+{
+    nvs_framework g = *fw;
+    g.host_us_per_op = g.reducer_us_per_bucket = g.host_us_per_buffer_op = g.host_us_per_conv_call = 0;
+    g.optimizer_host_per_tensor = 0;
+    return g;
+}
+
+int nvs_framework_has_host_work(const nvs_framework *fw)
+{
+    return fw->host_us_per_op > 0 || fw->reducer_us_per_bucket > 0 || fw->host_us_per_buffer_op > 0 ||
+           fw->host_us_per_conv_call > 0 || fw->optimizer_host_per_tensor;
+}
+
 int nvs_layer_no_input_grad(const nvs_profile *p, int l) { return l == 0 || p->layers[l - 1].nograd; }
 
 double nvs_layer_param_tensors(const nvs_layer *ly)

@@ -93,6 +93,12 @@ const nvs_framework *nvs_framework_find(const char *name);
 const nvs_framework *nvs_framework_default(void);
 /* "ideal|pytorch-ddp" for usage lines. */
 const char *nvs_framework_choices(void);
+/* FW without its host work (every host cost per operation, bucket, buffer operation, convolution and optimizer
+ * tensor at 0): the GPU's share of its step alone, as the model's calibration fits it. One list of those costs,
+ * so that a new one is not left out of one of its users. */
+nvs_framework nvs_framework_gpu_only(const nvs_framework *fw);
+/* Whether FW charges any host work (nvs_framework_gpu_only would change it) */
+int nvs_framework_has_host_work(const nvs_framework *fw);
 
 /* What the framework dispatches, counted the same way by the training step (train/step.c), which does that host
  * work, and by the what-if model (model/model_eval.c), which schedules it. */
