@@ -3,7 +3,8 @@
  *
  *   h2d / d2h   cudaMemcpyAsync of copy_bytes between a pinned host buffer and device memory, iters timed after
  *               warm-up with CUDA events, NVS_H2D_SAMPLES times: the median
- *   bidir       both directions at once on two streams; the sum of the two
+ *   bidir       both directions at once: each timed while the other copies twice its bytes beside it (as
+ *               nvbandwidth's *_bidirectional_memcpy_ce tests do), and the sum of the two
  *   single      one GPU at a time, the pinned buffer on the GPU's own NUMA node (hwloc_alloc_membind, then
  *               cudaHostRegister): what one GPU's link gives
  *   all         every GPU at once, each with its own node-local buffer: GPUs behind one PCIe switch or root port
@@ -31,6 +32,7 @@ enum { NVS_H2D_SINGLE = 0, NVS_H2D_ALL, NVS_H2D_REMOTE, NVS_H2D_MODES };
 typedef struct {
     int numa;                 /* NUMA node of the pinned buffer; -1 unknown (not bound) */
     double h2d_gbps, d2h_gbps, bidir_gbps; /* < 0: not measured */
+    double bidir_h2d_gbps, bidir_d2h_gbps;  /* each direction of bidir, while the other ran; < 0: not measured */
     long long wrong;          /* < 0: not checked */
 } nvs_h2d_mode;
 

@@ -19,9 +19,10 @@ static int measured(const nvs_h2d_mode *m) { return m->h2d_gbps >= 0 || m->d2h_g
 static json_t *mode_json(const nvs_h2d_mode *m, double bound)
 {
     if (!measured(m)) return json_null();
-    return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "numa_node", m->numa >= 0 ? json_integer(m->numa) : json_null(),
-                     "h2d_gbps", num_or_null(m->h2d_gbps), "d2h_gbps", num_or_null(m->d2h_gbps), "bidir_gbps",
-                     num_or_null(m->bidir_gbps), "h2d_pct_of_bound", pct(m->h2d_gbps, bound), "d2h_pct_of_bound",
+    return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "numa_node",
+                     m->numa >= 0 ? json_integer(m->numa) : json_null(), "h2d_gbps", num_or_null(m->h2d_gbps),
+                     "d2h_gbps", num_or_null(m->d2h_gbps), "bidir_gbps", num_or_null(m->bidir_gbps), "bidir_h2d_gbps",
+                     num_or_null(m->bidir_h2d_gbps), "bidir_d2h_gbps", num_or_null(m->bidir_d2h_gbps), "h2d_pct_of_bound", pct(m->h2d_gbps, bound), "d2h_pct_of_bound",
                      pct(m->d2h_gbps, bound), "bidir_pct_of_bound", pct(m->bidir_gbps, 2 * bound), "wrong",
                      m->wrong >= 0 ? json_integer(m->wrong) : json_null());
 }
@@ -102,7 +103,7 @@ nvs_result_t nvs_h2d_from_json(const json_t *j, const nvs_topology *t, nvs_h2d_r
             nvs_h2d_mode *x = &g->mode[m];
             const json_t *mj = json_object_get(gj, nvs_h2d_mode_name(m));
             x->numa = -1;
-            x->h2d_gbps = x->d2h_gbps = x->bidir_gbps = -1;
+            x->h2d_gbps = x->d2h_gbps = x->bidir_gbps = x->bidir_h2d_gbps = x->bidir_d2h_gbps = -1;
             x->wrong = -1;
             if (!json_is_object(mj)) continue;
             const json_t *nn = json_object_get(mj, "numa_node"), *w = json_object_get(mj, "wrong");
@@ -110,6 +111,8 @@ nvs_result_t nvs_h2d_from_json(const json_t *j, const nvs_topology *t, nvs_h2d_r
             x->h2d_gbps = jnum(mj, "h2d_gbps");
             x->d2h_gbps = jnum(mj, "d2h_gbps");
             x->bidir_gbps = jnum(mj, "bidir_gbps");
+            x->bidir_h2d_gbps = jnum(mj, "bidir_h2d_gbps"); /* absent before December 2026: -1 */
+            x->bidir_d2h_gbps = jnum(mj, "bidir_d2h_gbps");
             x->wrong = json_is_integer(w) ? (long long)json_integer_value(w) : -1;
         }
     }
@@ -132,23 +135,27 @@ void nvs_h2d_print(const nvs_topology *t, const nvs_h2d_result *r, FILE *to)
     if (r->samples > 1) snprintf(blocks, sizeof blocks, ", the median of %d such blocks", r->samples);
     fprintf(to, "Host <-> device copies of %s, %d timed after %d warm-up%s; pinned host buffers placed by %s\n", size,
             r->iters, r->warmup, blocks, r->numa_binding[0] ? r->numa_binding : "cudaHostAlloc");
-    fprintf(to, "GB/s (%% of the GPU's PCIe bound per direction; bidir: of twice it)\n\n");
-    fprintf(to, "%-5s %-7s %-6s %-16s %-16s %-16s %s\n", "GPU", "mode", "buffer", "host->GPU", "GPU->host", "both",
-            "wrong");
+    fprintf(to, "GB/s (%% of the GPU's PCIe bound per direction; both: of twice it, the sum of each direction timed "
+                "while the other ran)\n\n");
+    fprintf(to, "%-5s %-7s %-6s %-16s %-16s %-16s %-14s %s\n", "GPU", "mode", "buffer", "host->GPU", "GPU->host", "both",
+            "= h->G + G->h", "wrong");
     for (int i = 0; i < r->ngpus; i++) {
         const nvs_h2d_gpu *g = &r->gpus[i];
         double b = bound_of(t, g, NULL);
         for (int m = 0; m < NVS_H2D_MODES; m++) {
             const nvs_h2d_mode *x = &g->mode[m];
             if (!measured(x)) continue;
-            char h[32], d[32], bi[32], node[16], w[24] = "-";
+            char h[32], d[32], bi[32], split[40] = "-", node[16], w[24] = "-";
             cell(h, sizeof h, x->h2d_gbps, b);
             cell(d, sizeof d, x->d2h_gbps, b);
             cell(bi, sizeof bi, x->bidir_gbps, 2 * b);
+            if (x->bidir_h2d_gbps >= 0 && x->bidir_d2h_gbps >= 0)
+                snprintf(split, sizeof split, "%.1f + %.1f", x->bidir_h2d_gbps, x->bidir_d2h_gbps);
             if (x->numa >= 0) snprintf(node, sizeof node, "node %d", x->numa);
             else snprintf(node, sizeof node, "any");
             if (x->wrong >= 0) snprintf(w, sizeof w, "%lld", x->wrong);
-            fprintf(to, "%-5d %-7s %-6s %-16s %-16s %-16s %s\n", g->gpu, nvs_h2d_mode_name(m), node, h, d, bi, w);
+            fprintf(to, "%-5d %-7s %-6s %-16s %-16s %-16s %-14s %s\n", g->gpu, nvs_h2d_mode_name(m), node, h, d, bi, split,
+                    w);
         }
     }
     fprintf(to, "\nBounds and notes:\n");
@@ -168,7 +175,8 @@ void nvs_h2d_print(const nvs_topology *t, const nvs_h2d_result *r, FILE *to)
 
 void nvs_h2d_print_csv(const nvs_topology *t, const nvs_h2d_result *r, FILE *to)
 {
-    fprintf(to, "gpu,mode,numa_node,h2d_gbps,d2h_gbps,bidir_gbps,bound_gbps,wrong\n");
+    /* the two columns of bidir's directions came last (December 2026), after the columns scripts already read */
+    fprintf(to, "gpu,mode,numa_node,h2d_gbps,d2h_gbps,bidir_gbps,bound_gbps,wrong,bidir_h2d_gbps,bidir_d2h_gbps\n");
     for (int i = 0; i < r->ngpus; i++) {
         const nvs_h2d_gpu *g = &r->gpus[i];
         double b = bound_of(t, g, NULL);
@@ -184,6 +192,11 @@ void nvs_h2d_print_csv(const nvs_topology *t, const nvs_h2d_result *r, FILE *to)
                 fprintf(to, ",");
             }
             if (x->wrong >= 0) fprintf(to, "%lld", x->wrong);
+            double bd[2] = {x->bidir_h2d_gbps, x->bidir_d2h_gbps};
+            for (int k = 0; k < 2; k++) {
+                fprintf(to, ",");
+                if (bd[k] >= 0) fprintf(to, "%.3f", bd[k]);
+            }
             fprintf(to, "\n");
         }
     }

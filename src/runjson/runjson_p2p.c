@@ -20,8 +20,9 @@ static void read_host_copies(vctx *v, const json_t *p2p)
     (void)rj_str(v, t, "numa_binding", prefix, 0);
     json_t *a = rj_typed(v, t, "gpus", prefix, JSON_ARRAY, 0);
     static const char *const modes[] = {"single", "all", "remote"};
-    static const char *const nums[] = {"h2d_gbps", "d2h_gbps", "bidir_gbps", "h2d_pct_of_bound", "d2h_pct_of_bound",
-                                       "bidir_pct_of_bound"};
+    static const char *const nums[] = {"h2d_gbps",         "d2h_gbps",         "bidir_gbps",
+                                       "bidir_h2d_gbps",   "bidir_d2h_gbps",   "h2d_pct_of_bound",
+                                       "d2h_pct_of_bound", "bidir_pct_of_bound"};
     for (size_t i = 0; a && i < json_array_size(a) && !v->failed; i++) {
         char p[PATH_MAX_LEN], q[PATH_MAX_LEN];
         json_t *e = rj_elem_obj(v, a, i, "p2p.host_copies.gpus", p);

@@ -1,4 +1,8 @@
-/* p2p results against the topology's bounds (topo/p2p_report.c): JSON, % of bound, the matrices. */
+/* p2p results against the topology's bounds (topo/p2p_report.c): JSON, % of bound, the matrices; host copies
+ * (topo/h2d_report.c): JSON both ways, the table and the CSV. */
+#include <string.h>
+
+#include "topo/h2d.h"
 #include "topo/p2p.h"
 #include "t.h"
 
@@ -69,5 +73,67 @@ static void t_json_and_bounds(void)
     nvs_topo_free(t);
 }
 
-T_LIST = {T_CASE(t_json_and_bounds)};
+static void read_all(FILE *f, char *buf, size_t len)
+{
+    rewind(f);
+    size_t n = fread(buf, 1, len - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+}
+
+/* bidir is each direction timed while the other ran (topo/h2d.c): both halves go to run.json, come back, and show
+ * on screen and in the CSV beside their sum; a run.json written before them reads as not measured */
+static void t_h2d_bidir_halves(void)
+{
+    nvs_topology *t = load("nvlink_pairs.xml");
+    nvs_h2d_gpu g = {0};
+    g.gpu = 0;
+    g.gpu_numa = 0;
+    for (int m = 0; m < NVS_H2D_MODES; m++) {
+        nvs_h2d_mode x = {-1, -1, -1, -1, -1, -1, -1};
+        g.mode[m] = x;
+    }
+    nvs_h2d_mode single = {0, 37.9, 41.9, 57.7, 22.5, 35.2, 0};
+    g.mode[NVS_H2D_SINGLE] = single;
+    nvs_h2d_result r = {256u << 20, 20, 5, 3, "hwloc membind", 1, &g};
+    json_t *j = nvs_h2d_to_json(t, &r);
+    const json_t *s0 = json_object_get(json_array_get(json_object_get(j, "gpus"), 0), "single");
+    T_NEAR(json_real_value(json_object_get(s0, "bidir_h2d_gbps")), 22.5, 1e-12);
+    T_NEAR(json_real_value(json_object_get(s0, "bidir_d2h_gbps")), 35.2, 1e-12);
+    T_NEAR(json_real_value(json_object_get(s0, "bidir_gbps")), 57.7, 1e-12);
+    nvs_h2d_result back;
+    char err[128];
+    T_EQ_I(nvs_h2d_from_json(j, t, &back, err, sizeof err), NVS_OK);
+    T_NEAR(back.gpus[0].mode[NVS_H2D_SINGLE].bidir_h2d_gbps, 22.5, 1e-12);
+    T_NEAR(back.gpus[0].mode[NVS_H2D_SINGLE].bidir_d2h_gbps, 35.2, 1e-12);
+    nvs_h2d_result_free(&back);
+    json_t *s0w = json_object_get(json_array_get(json_object_get(j, "gpus"), 0), "single");
+    json_object_del(s0w, "bidir_h2d_gbps");
+    json_object_del(s0w, "bidir_d2h_gbps");
+    T_EQ_I(nvs_h2d_from_json(j, t, &back, err, sizeof err), NVS_OK);
+    T_NEAR(back.gpus[0].mode[NVS_H2D_SINGLE].bidir_h2d_gbps, -1, 0);
+    T_NEAR(back.gpus[0].mode[NVS_H2D_SINGLE].bidir_gbps, 57.7, 1e-12);
+    static char buf[8192];
+    FILE *f = tmpfile();
+    if (!f) T_SKIP("no tmpfile");
+    nvs_h2d_print(t, &back, f); /* an older run: no halves, a dash */
+    read_all(f, buf, sizeof buf);
+    T_CONTAINS(buf, "= h->G + G->h");
+    T_ASSERT(!strstr(buf, " + ") || strstr(buf, " + ") == strstr(buf, "= h->G + G->h") + 6); /* the header's only */
+    nvs_h2d_result_free(&back);
+    json_decref(j);
+    if (!(f = tmpfile())) T_SKIP("no tmpfile");
+    nvs_h2d_print(t, &r, f);
+    read_all(f, buf, sizeof buf);
+    T_CONTAINS(buf, "= h->G + G->h");
+    T_CONTAINS(buf, "22.5 + 35.2");
+    if (!(f = tmpfile())) T_SKIP("no tmpfile");
+    nvs_h2d_print_csv(t, &r, f);
+    read_all(f, buf, sizeof buf);
+    T_CONTAINS(buf, "gpu,mode,numa_node,h2d_gbps,d2h_gbps,bidir_gbps,bound_gbps,wrong,bidir_h2d_gbps,bidir_d2h_gbps\n");
+    T_CONTAINS(buf, ",0,22.500,35.200\n");
+    nvs_topo_free(t);
+}
+
+T_LIST = {T_CASE(t_json_and_bounds), T_CASE(t_h2d_bidir_halves)};
 T_MAIN
