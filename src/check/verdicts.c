@@ -49,3 +49,9 @@ void nvs_verdict_miss(nvs_verdicts *vs, nvs_verdict *v, const nvs_rule *r)
 }
 
 const char *nvs_verdict_word(const nvs_verdict *v) { return nvs_severity_name((nvs_severity)v->severity); }
+
+void nvs_verdicts_free(nvs_verdicts *v)
+{
+    free(v->v);
+    memset(v, 0, sizeof *v);
+}
