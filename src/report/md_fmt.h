@@ -1,5 +1,5 @@
-/* Formatting shared by the report's Markdown writers (report_md.c, report_topo.c): table cells and numbers, with
- * an em dash for what is unknown. Internal to the report layer. */
+/* Formatting shared by the report's Markdown writers (report_md.c and its sections, report_md_int.h;
+ * report_topo.c): table cells and numbers, with an em dash for what is unknown. Internal to the report layer. */
 #ifndef NVS_REPORT_MD_FMT_H
 #define NVS_REPORT_MD_FMT_H
 

@@ -528,17 +528,7 @@ nvs_result_t nvs_report_plots(nvs_report *rep, const char *dir)
     nvs_result_t res = NVS_OK;
     /* every collective of every run, in first-appearance order */
     const char *names[NVS_REPORT_MAX_PLOTS];
-    int nn = 0;
-    for (int i = 0; i < rep->nruns; i++) {
-        const char **cn = NULL;
-        int k = nvs_run_collective_names(&rep->runs[i], &cn);
-        for (int j = 0; j < k; j++) {
-            int seen = 0;
-            for (int m = 0; m < nn && !seen; m++) seen = !strcmp(names[m], cn[j]);
-            if (!seen && nn < NVS_REPORT_MAX_PLOTS - 2) names[nn++] = cn[j];
-        }
-        free(cn);
-    }
+    int nn = nvs_report_coll_names(rep, names, NVS_REPORT_MAX_PLOTS - 2);
     for (int c = 0; c < nn && res == NVS_OK; c++) {
         res = busbw_data(rep, dir, names[c], &defs[nd]);
         if (defs[nd].ns) nd++;

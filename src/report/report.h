@@ -1,7 +1,7 @@
 /* `nvscale report RUN.json [MORE.json ...]`: a Markdown report (report.md) with plots, from run.json files only
- * (no GPU). cli/cmd_report.c parses the command line and writes the files; report_md.c writes the Markdown;
- * plot.c the gnuplot data, script and images; explain/explain.c the "why" paragraphs. What the report contains
- * and how to read it: docs/report.md. */
+ * (no GPU). cli/cmd_report.c parses the command line and writes the files; report_md.c writes the Markdown, a
+ * file per section (report_md_int.h); plot.c the gnuplot data, script and images; explain/explain.c the "why"
+ * paragraphs. What the report contains and how to read it: docs/report.md. */
 #ifndef NVS_REPORT_H
 #define NVS_REPORT_H
 
@@ -58,6 +58,9 @@ int nvs_report_failed_check(const nvs_run_coll *x);
 double nvs_report_coll_efficiency(const nvs_run *r, const char *coll, int n, double bytes, int *base_n);
 /* The largest size measured for `coll` at every N >= 2 it was measured at (NAN if none). */
 double nvs_report_common_size(const nvs_run *r, const char *coll);
+/* Every collective of every run, in first-appearance order: at most `cap` names into names[] (the runs' own
+ * strings); how many. */
+int nvs_report_coll_names(const nvs_report *rep, const char **names, int cap);
 
 /* Plots: data files, script, then gnuplot. Fills rep->plots / plot[] / nplots. Returns NVS_OK also when gnuplot
  * is missing (a notice on stderr); NVS_ERR_SYSTEM when gnuplot or a write failed (already logged). */
@@ -93,7 +96,7 @@ int nvs_plot_run_gnuplot(const char *gnuplot, const char *dir, const char *scrip
  * and a one-line data-file comment. */
 void nvs_plot_quote(FILE *f, const char *s);
 /* Markdown inline code of an input text (a path, a command line): control characters visible, no backtick or
- * '|' that would end the span or the table cell (report_md.c) */
+ * '|' that would end the span or the table cell (report_common.c) */
 void nvs_report_md_code(FILE *f, const char *s);
 void nvs_plot_comment(FILE *f, const char *text);
 
