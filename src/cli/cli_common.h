@@ -93,6 +93,15 @@ const char *nvs_cli_bad_option(char **argv, int at, char *buf, size_t len);
  * for exactly this refusal, 0 for an unknown or ambiguous long option (posix/getopt.c process_long_option). */
 struct option; /* <getopt.h> */
 int nvs_cli_value_on_flag(char **argv, const struct option *opts, char *buf, size_t len);
+/* Options that exclude each other (options.c excludes[]), one table for every parser of the command line: the
+ * first row both of whose options this parser has (OPTS, ended by a NULL name) and were given (GIVEN[i]: OPTS[i]
+ * was) is refused, "nvscale SUB: A and B exclude each other: WHY" and the help hint, returning 2; else 0. */
+int nvs_cli_excludes_check(const char *sub, const struct option *opts, const unsigned char *given);
+/* Row I of that table: its first option as --help shows it ("-q/--quiet"), the second in *B; NULL past the end. */
+const char *nvs_cli_exclude_row(size_t i, const char **b);
+/* The table's refusal for a pair decided elsewhere (one of a class of flags, or a pair that depends on the values):
+ * the same words. Returns 2. */
+int nvs_cli_exclude_refuse(const char *sub, const char *a, const char *b, const char *why);
 /* A file named on a command line: `what` names it in messages (a flag such as "--rules", or "the run" for an
  * argument), `output` says the command writes it (replacing what is there). */
 typedef struct {

@@ -224,9 +224,8 @@ static int parse_flags(int argc, char **argv, nvs_config *cfg, accept_opts *o, n
     if (o->host_asked && o->expect_gpus)
         return bad("--expect-gpus %d with --backend mpi: the host backend runs on no GPU", o->expect_gpus);
     if (o->expect_gpus && o->rules.n && (rc = expect_rule(o))) return rc;
-    if (quiet && verbose) return bad("%s", "-q/--quiet and -v/--verbose exclude each other");
+    if (nvs_cli_excludes_check("accept", opts, given)) return 2; /* -q with -v, --out with --no-save */
     if (cfg->sustain_s > 0 && o->level != 3) return bad("%s", "--sustain is for --level 3 (the sustained-load phase)");
-    if (!cfg->save && cfg->out_dir[0]) return bad("%s", "--out and --no-save exclude each other");
     cfg->quiet = quiet;
     cfg->verbose = verbose;
     /* before anything is measured: the outputs are written after the run, over whatever they name */

@@ -161,23 +161,54 @@ static const opt_spec specs[] = {
 #define NSPECS ((int)(sizeof specs / sizeof specs[0]))
 
 /* Options that exclude each other: given together, the second would do nothing, silently. Refused naming both,
- * "--A and --B exclude each other: WHY", whatever their order. --hwloc-xml reads a saved topology in the process
- * itself (cmd_topo.c): no rank is launched, so what bounds or shapes a live discovery has nothing to act on. */
+ * "A and B exclude each other: WHY", whatever their order, by nvs_cli_excludes_check: every parser that takes both
+ * options of a row (nvs_config_parse, accept's) refuses the pair in these words. A row names each option as --help
+ * shows it ("-q/--quiet"); the long name is what follows "--". tests/unit/test_cli_excludes.c gives every row's
+ * pair to every subcommand that takes both, so a new row is tested without a new test. A pair that depends on the
+ * values, not on the flags alone (-f 1 goes with -i, -f 2 does not), stays where its values are read. */
 static const struct {
-    int a, b;
-    const char *why;
+    const char *a, *b, *why;
 } excludes[] = {
-    {OPT_XML, OPT_TIMEOUT, "--timeout bounds the waits of a live discovery's ranks; with --hwloc-xml nothing runs"},
-    {OPT_XML, OPT_EMULATE, "--emulate-nodes splits the ranks of a live run into virtual hosts; with --hwloc-xml "
-                           "nothing runs"},
+    /* --hwloc-xml reads a saved topology in the process itself (cmd_topo.c): no rank is launched, so what bounds or
+     * shapes a live discovery has nothing to act on */
+    {"--hwloc-xml", "--timeout", "--timeout bounds the waits of a live discovery's ranks; with --hwloc-xml nothing "
+                                 "runs"},
+    {"--hwloc-xml", "--emulate-nodes", "--emulate-nodes splits the ranks of a live run into virtual hosts; with "
+                                       "--hwloc-xml nothing runs"},
+    {"-q/--quiet", "-v/--verbose", "one says errors only, the other more detail"},
+    {"--out", "--no-save", "--no-save writes no result directory for --out to name"},
 };
 
-/* The row of specs[] whose key is KEY (every key in excludes[] has one). */
-static int spec_index(int key)
+const char *nvs_cli_exclude_row(size_t i, const char **b)
 {
-    int i = 0;
-    while (i < NSPECS - 1 && specs[i].key != key) i++;
-    return i;
+    if (i >= sizeof excludes / sizeof excludes[0]) return NULL;
+    *b = excludes[i].b;
+    return excludes[i].a;
+}
+
+/* The index in OPTS (getopt's table, ended by a NULL name) of the option that DISPLAY ("-q/--quiet") names; -1 when
+ * this parser has none. */
+static int opt_index(const struct option *opts, const char *display)
+{
+    const char *name = strstr(display, "--") + 2;
+    for (int i = 0; opts[i].name; i++)
+        if (!strcmp(opts[i].name, name)) return i;
+    return -1;
+}
+
+int nvs_cli_excludes_check(const char *sub, const struct option *opts, const unsigned char *given)
+{
+    for (size_t x = 0; x < sizeof excludes / sizeof excludes[0]; x++) {
+        int ia = opt_index(opts, excludes[x].a), ib = opt_index(opts, excludes[x].b);
+        if (ia < 0 || ib < 0 || !given[ia] || !given[ib]) continue;
+        return nvs_cli_exclude_refuse(sub, excludes[x].a, excludes[x].b, excludes[x].why);
+    }
+    return 0;
+}
+
+int nvs_cli_exclude_refuse(const char *sub, const char *a, const char *b, const char *why)
+{
+    return nvs_cli_usage(sub, "%s and %s exclude each other: %s", a, b, why);
 }
 
 static unsigned sub_mask(const char *sub)
@@ -737,7 +768,9 @@ nvs_result_t nvs_config_parse_for(nvs_config *c, const char *opts_of, const char
         return bad(sub, flag_f1, "1", "expected a factor above 1, at most 1024 (e.g. 2); -f 1 (nccl-tests: no factor) only with "
                                       "-i/--stepbytes SIZE, the step it then takes");
     if (have_f > 0 && have_i) {
-        fprintf(nvs_stderr_cmdline(), "nvscale %s: -f/--stepfactor and -i/--stepbytes exclude each other\n", sub);
+        /* not in excludes[]: -f 1 (nccl-tests' "no factor") goes with -i, above */
+        nvs_cli_exclude_refuse(sub, "-f/--stepfactor", "-i/--stepbytes", "-f multiplies the size each step, -i adds "
+                                                                         "to it (-f 1 goes with -i)");
         return NVS_ERR_USAGE;
     }
     if (have_i) c->step_factor = 0;
@@ -758,27 +791,16 @@ nvs_result_t nvs_config_parse_for(nvs_config *c, const char *opts_of, const char
                  nvs_format_size(c->min_bytes, v, sizeof v));
         return bad(sub, flag_e, e_typed, why);
     }
-    if (c->quiet && c->verbose) {
-        fprintf(nvs_stderr_cmdline(), "nvscale %s: -q/--quiet and -v/--verbose exclude each other\n", sub);
-        return NVS_ERR_USAGE;
-    }
-    if (!c->save && c->out_dir[0]) {
-        fprintf(nvs_stderr_cmdline(), "nvscale %s: --out and --no-save exclude each other\n", sub);
-        return NVS_ERR_USAGE;
-    }
     /* the training step's flags (run's and train's alone) mean nothing without a training step */
     for (int i = 0; c->no_train && i < NSPECS; i++)
         if (given[i] && specs[i].subs == (S_RUN | S_TRAIN)) {
-            fprintf(nvs_stderr_cmdline(), "nvscale %s: --no-train and --%s exclude each other\n", sub, specs[i].name);
+            char b[64], why[128];
+            snprintf(b, sizeof b, "--%s", specs[i].name);
+            snprintf(why, sizeof why, "%s sets up the training step that --no-train leaves out", b);
+            nvs_cli_exclude_refuse(sub, "--no-train", b, why);
             return NVS_ERR_USAGE;
         }
-    for (size_t x = 0; x < sizeof excludes / sizeof excludes[0]; x++) {
-        int ia = spec_index(excludes[x].a), ib = spec_index(excludes[x].b);
-        if (!given[ia] || !given[ib]) continue;
-        fprintf(nvs_stderr_cmdline(), "nvscale %s: --%s and --%s exclude each other: %s\nTry 'nvscale %s --help'.\n", sub,
-                specs[ia].name, specs[ib].name, excludes[x].why, sub);
-        return NVS_ERR_USAGE;
-    }
+    if (nvs_cli_excludes_check(sub, long_opts, given)) return NVS_ERR_USAGE;
     /* PyTorch DDP 2.x (torch/nn/parallel/distributed.py, "if self.bucket_bytes_cap_default"): an explicit
      * bucket_cap_mb sizes the first bucket too; the 1 MiB first bucket stays only where no cap is passed
      * (results/h100x1-s54a/ddp-bucket.txt, PyTorch 2.11). --bucket-cap alone does what DDP(bucket_cap_mb=) does;

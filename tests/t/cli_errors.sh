@@ -41,7 +41,7 @@ expect 2 "invalid value '2M' for -b: larger than -e 1M" $NVS coll -b 2M -e 1M --
 expect 2 "invalid value '4' for -e: smaller than the smallest size, 8 B by default" $NVS coll -e 4 --out $out
 expect 2 "invalid value '2G' for --minbytes: larger than the largest size, 1 GiB by default" $NVS coll --minbytes 2G --out $out
 expect 2 "invalid value '1' for -f" $NVS coll -f 1 --out $out
-expect 2 "exclude each other" $NVS coll -f 2 -i 1K --out $out
+expect 2 "-f/--stepfactor and -i/--stepbytes exclude each other: .*-f 1 goes with -i" $NVS coll -f 2 -i 1K --out $out
 # nccl-tests' -f 1 is "no factor" (its -i then steps): with -i it is taken, sizes 1K, 2K, 3K; alone it is refused
 $NVS coll --backend mpi -f 1 -i 1K -b 1K -e 3K -n 1 -w 0 --coll all_reduce --no-save --format csv 2>&1 |
     awk -F, 'NR > 1 && !$6 { s = s $7 " " } END { print s }' | grep -qx "1024 2048 3072 " ||
@@ -55,9 +55,14 @@ expect 2 "option -b given twice" $NVS coll -b 8 -b 16 --out $out
 expect 2 "option --minbytes given twice" $NVS coll -b 8 --minbytes 16 --out $out
 expect 2 "option --out given twice" $NVS coll --out $out --out $out.2
 expect 2 "--out and --no-save exclude each other" $NVS coll -b 8 -e 8 --no-save --out $out
-expect 2 "--no-train and --batch exclude each other" $NVS run --no-train --batch 4 --out $out
+expect 2 "--no-train and --batch exclude each other: --batch sets up the training step" $NVS run --no-train --batch 4 --out $out
 expect 2 "--no-train and --precision exclude each other" $NVS run --precision bf16 --no-train --out $out
 expect 2 "--no-train and --model exclude each other" $NVS run --no-train --model resnet50 --out $out
+# -q with -v, --out with --no-save: one table (src/cli/options.c excludes[]) for the measuring commands and accept,
+# one message naming both (tests/unit/test_cli_excludes.c walks every row)
+expect 2 "nvscale coll: -q/--quiet and -v/--verbose exclude each other: one says errors only" $NVS coll -v -q --out $out
+expect 2 "nvscale accept: -q/--quiet and -v/--verbose exclude each other" $NVS accept -q -v --out $out
+expect 2 "nvscale accept: --out and --no-save exclude each other: --no-save writes no result directory" $NVS accept --no-save --out $out
 expect 2 "invalid value '0' for -n" $NVS coll -n 0 --out $out
 expect 2 "invalid value 'x' for -w" $NVS coll -w x --out $out
 # nccl-tests' own values that nvscale does not take say what nvscale does instead (was a bare "expected 0 or 1")
