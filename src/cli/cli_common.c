@@ -113,18 +113,11 @@ int nvs_cli_refuse(const char *sub, const char *fmt, ...)
     return 2;
 }
 
-const char *nvs_cli_dash_why(const char *path, int dir)
-{
-    if (strcmp(path, "-")) return NULL;
-    return dir ? "'-' is not standard output here (a directory is written): give ./- for a directory named '-'"
-               : "'-' is not standard output here: give /dev/stdout, or ./- for a file named '-'";
-}
-
 int nvs_cli_output_dir_ok(const char *sub, const char *flag, const char *dir)
 {
     struct stat st;
     char why[PATH_MAX + 160];
-    const char *dash = nvs_cli_dash_why(dir, 1);
+    const char *dash = nvs_out_dash_why(dir, 1);
     if (dash) return nvs_cli_usage(sub, "%s %s: %s", flag, dir, dash);
     /* it, or an ancestor to be made: stat took the link for a missing name, and mkdir -p, after the inputs were
      * read, said "nvscale: error: cannot create directory L: a file of that name exists" */
@@ -185,7 +178,7 @@ int nvs_cli_output_file_ok(const char *sub, const char *flag, const char *path, 
 {
     if (prev) return nvs_cli_usage(sub, "%s given twice", flag);
     if (!*path) return nvs_cli_usage(sub, "%s needs a file name", flag);
-    const char *dash = nvs_cli_dash_why(path, 0);
+    const char *dash = nvs_out_dash_why(path, 0);
     if (dash) return nvs_cli_usage(sub, "%s %s: %s", flag, path, dash);
     struct stat st;
     int there = stat(path, &st) == 0;

@@ -59,15 +59,10 @@ int nvs_cli_output_dir_ok(const char *sub, const char *flag, const char *dir);
  * flags): nvs_parse_size_whole (core/units.h: "1.5M" is 1572864 bytes, as nccl-tests reads it), from LO to
  * NVS_CLI_MAX_SIZE. 0 with *out; else -1 with why: that it is no whole number of bytes ("1.3K"), or EXPECT. */
 int nvs_cli_size(const char *s, size_t lo, size_t *out, const char *expect, char *why, size_t wl);
-/* Why an output named PATH is refused when PATH is "-" (NULL when it is not): nvscale reads no name as standard
- * output. Where a single file is written, check's and accept's table is already on standard output and /dev/stdout
- * is written through (core/out_file.h); where a directory is written (DIR nonzero), nothing of it could go there.
- * A file or directory named '-' in the current directory is almost always that mistake; ./- still names one. */
-const char *nvs_cli_dash_why(const char *path, int dir);
 /* An output file asked for by FLAG (--junit, --prometheus): checked before anything is measured or judged, so that
  * a typo does not cost the run. PATH must be non-empty, not an existing directory nor a link to nothing, and its
  * directory must exist and take a new file (one is made there and removed, as the writer will: core/out_file.h);
- * a device or FIFO (/dev/stdout) is written through and needs nothing made; "-" is refused (nvs_cli_dash_why). PREV (may be NULL): the value FLAG
+ * a device or FIFO (/dev/stdout) is written through and needs nothing made; "-" is refused (nvs_out_dash_why, core/out_file.h). PREV (may be NULL): the value FLAG
  * already had (given twice, the first would be lost). That it names no input and no other output: nvs_cli_files_distinct, once every flag is read. Returns 0,
  * or 2 after one usage message of subcommand SUB. */
 int nvs_cli_output_file_ok(const char *sub, const char *flag, const char *path, const char *prev);

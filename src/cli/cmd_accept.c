@@ -172,7 +172,7 @@ static int parse_flags(int argc, char **argv, nvs_config *cfg, accept_opts *o, n
             else return bad("invalid value '%s' for --format: expected table or json", a);
             break;
         case O_OUT: {
-            const char *dash = nvs_cli_dash_why(a, 1);
+            const char *dash = nvs_out_dash_why(a, 1);
             if (!*a || strlen(a) >= sizeof cfg->out_dir - 64) return bad("invalid value '%s' for --out: expected a directory path", a);
             if (dash) return bad("invalid value '%s' for --out: %s", a, dash);
             snprintf(cfg->out_dir, sizeof cfg->out_dir, "%s", a);

@@ -641,7 +641,7 @@ int cmd_compare(int argc, char **argv)
         return usage_error(err, NULL);
     if (dir_arg && (!*dir_arg || strlen(dir_arg) >= sizeof dir - 64)) return usage_error("invalid --out", dir_arg);
     /* before --report-only looks for it ("no such directory -") and before anything runs */
-    const char *dash = dir_arg ? nvs_cli_dash_why(dir_arg, 1) : NULL;
+    const char *dash = dir_arg ? nvs_out_dash_why(dir_arg, 1) : NULL;
     if (dash) return nvs_cli_usage("compare", "--out %s: %s", dir_arg, dash);
 
     /* the options for `nvscale run`: validated here, so that a typo fails once, before anything runs */

@@ -661,7 +661,7 @@ nvs_result_t nvs_config_parse_for(nvs_config *c, const char *opts_of, const char
             else return bad(sub, flag, a, "expected table, json or csv");
             break;
         case OPT_OUT: {
-            const char *dash = nvs_cli_dash_why(a, 1);
+            const char *dash = nvs_out_dash_why(a, 1);
             if (!*a || strlen(a) >= sizeof c->out_dir - 64) return bad(sub, flag, a, "expected a directory path");
             if (dash) return bad(sub, flag, a, dash);
             snprintf(c->out_dir, sizeof c->out_dir, "%s", a);

@@ -485,3 +485,10 @@ int nvs_remove_tree(const char *dir)
 {
     return nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
+
+const char *nvs_out_dash_why(const char *path, int dir)
+{
+    if (strcmp(path, "-")) return NULL;
+    return dir ? "'-' is not standard output here (a directory is written): give ./- for a directory named '-'"
+               : "'-' is not standard output here: give /dev/stdout, or ./- for a file named '-'";
+}

@@ -59,6 +59,13 @@ int nvs_nearest_existing(const char *path, int from_parent, char *anc, size_t le
  * it (out_file.c, cli/cli_common.c, runjson/runjson_write.c): each said something else, report -o "a file of
  * that name exists". */
 int nvs_link_to_nothing(const char *path, char *why, size_t len);
+/* Why an output named PATH is refused when PATH is "-" (NULL when it is not): nvscale reads no name as standard
+ * output. Where a single file is written, check's and accept's table is already on standard output and /dev/stdout
+ * is written through (above); where a directory is written (DIR nonzero), nothing of it could go there. A file or
+ * directory named '-' in the current directory is almost always that mistake; ./- still names one. Here, below
+ * both the flag parsers (cli/) and the run directory's own check (runjson nvs_rj_check_out_dir), so that each
+ * refuses it in these words. */
+const char *nvs_out_dash_why(const char *path, int dir);
 /* 1 when every name of PATH below ANC (its nearest existing ancestor, as nvs_nearest_existing found it) fits the
  * name limit of ANC's file system (pathconf _PC_NAME_MAX, else NAME_MAX), where mkdir will make them; 0 when one
  * is longer (mkdir would fail with ENAMETOOLONG; stat says only ENOENT while a name before it is missing). */

@@ -202,6 +202,13 @@ nvs_result_t nvs_rj_check_out_dir(const char *sub, const char *out)
     if (!out || !*out) return NVS_OK;
     struct stat st;
     char why[4096 + 160];
+    /* the flag parsers refuse it first (as their other bad values); said here too, so that a caller that did not
+     * (a new subcommand, a path built by a program) never makes a directory named '-' for standard output */
+    const char *dash = nvs_out_dash_why(out, 1);
+    if (dash) {
+        fprintf(nvs_stderr_once(), "nvscale %s: --out %s: %s\n", sub, out, dash);
+        return NVS_ERR_USAGE;
+    }
     /* it ("it exists", as if a run were there) or an ancestor to be made (refused by mkdir once launched) */
     if (nvs_link_to_nothing(out, why, sizeof why)) {
         fprintf(nvs_stderr_once(), "nvscale %s: --out %s: %s\n", sub, out, why);

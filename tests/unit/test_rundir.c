@@ -75,6 +75,31 @@ static void t_out_rules(void)
     leave_tmp();
 }
 
+/* "-" is refused by the check itself, not only by the flag parsers that call nvs_out_dash_why first: a caller that
+ * forgets it would make a directory named '-' where standard output was meant; ./- still names one */
+static void t_out_dash(void)
+{
+    enter_tmp();
+    FILE *tmp = tmpfile();
+    int saved = dup(2);
+    T_ASSERT(tmp && saved >= 0);
+    fflush(stderr);
+    dup2(fileno(tmp), 2);
+    nvs_result_t dash = nvs_rj_check_out_dir("topo", "-"), dot = nvs_rj_check_out_dir("topo", "./-");
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    char *err = t_slurp(tmp);
+    fclose(tmp);
+    int said = strstr(err, "nvscale topo: --out -: '-' is not standard output here") != NULL;
+    if (!said) printf("#   stderr: %s\n", err);
+    free(err);
+    T_EQ_I(dash, NVS_ERR_USAGE);
+    T_ASSERT(said);
+    T_EQ_I(dot, NVS_OK);
+    leave_tmp();
+}
+
 /* nvs_nearest_existing: from the path itself (report -o) or from its parent (--out), up to what exists; "." and
  * "/" end the walk; a file on the way is the answer (the callers refuse it as not a directory) */
 static void t_nearest_existing(void)
@@ -268,6 +293,6 @@ static void t_link_to_nothing(void)
     leave_tmp();
 }
 
-T_LIST = {T_CASE(t_unique_names), T_CASE(t_out_rules), T_CASE(t_nearest_existing), T_CASE(t_mkdir_made),
+T_LIST = {T_CASE(t_unique_names), T_CASE(t_out_rules), T_CASE(t_out_dash), T_CASE(t_nearest_existing), T_CASE(t_mkdir_made),
           T_CASE(t_write_through), T_CASE(t_link_to_nothing)};
 T_MAIN
