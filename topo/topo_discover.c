@@ -71,14 +71,19 @@ static nvs_result_t check_xml_text(const char *path, const char *text)
 static nvs_result_t read_xml(const char *path, char **text)
 {
     *text = NULL;
-    if (nvs_input_file_ok(path, "hwloc XML", 1)) return NVS_ERR_INPUT;
-    struct stat st;
-    if (stat(path, &st) == 0 && st.st_size > NVS_TOPO_MAX_XML_BYTES) {
-        nvs_error("hwloc XML '%s' is %lld bytes: more than %d MiB is not the topology of one host", path,
-                  (long long)st.st_size, NVS_TOPO_MAX_XML_BYTES >> 20);
-        return NVS_ERR_INPUT;
+    if (nvs_input_is_stdin(path)) { /* "-": the XML piped in, read whole as a file's is (core/out_file.h) */
+        NVS_CHECK(nvs_read_text_file(path, NVS_TOPO_MAX_XML_BYTES, text));
+        path = nvs_input_name(path);
+    } else {
+        if (nvs_input_file_ok(path, "hwloc XML", 1)) return NVS_ERR_INPUT;
+        struct stat st;
+        if (stat(path, &st) == 0 && st.st_size > NVS_TOPO_MAX_XML_BYTES) {
+            nvs_error("hwloc XML '%s' is %lld bytes: more than %d MiB is not the topology of one host", path,
+                      (long long)st.st_size, NVS_TOPO_MAX_XML_BYTES >> 20);
+            return NVS_ERR_INPUT;
+        }
+        NVS_CHECK(nvs_read_text_file(path, NVS_TOPO_MAX_XML_BYTES, text));
     }
-    NVS_CHECK(nvs_read_text_file(path, NVS_TOPO_MAX_XML_BYTES, text));
     nvs_result_t r = check_xml_text(path, *text);
     if (r != NVS_OK) {
         free(*text);
@@ -208,7 +213,7 @@ static nvs_result_t discover_xml(const char *xml, nvs_topology **out)
 {
     char *text;
     NVS_CHECK(read_xml(xml, &text));
-    nvs_result_t r = discover_text(xml, text, 1, out);
+    nvs_result_t r = discover_text(nvs_input_name(xml), text, 1, out);
     free(text);
     return r;
 }

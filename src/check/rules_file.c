@@ -17,6 +17,7 @@ int nvs_rules_load(const char *path, nvs_ruleset *rs, char *err, size_t errlen)
     size_t before = rs->n;
     err[0] = '\0';
     if (nvs_read_text_file(path, MAX_RULES_BYTES, &text) != NVS_OK) return 2; /* it said why */
+    path = nvs_input_name(path); /* "-": "standard input:3: ..." */
     int rc = nvs_rules_parse_text(text, path, rs, &line, why, sizeof why);
     free(text);
     /* two thresholds for one check, in this file or against the rules already read (an earlier file, a flag) */

@@ -113,6 +113,36 @@ int nvs_cli_refuse(const char *sub, const char *fmt, ...)
     return 2;
 }
 
+/* Standard input: which input named "-" reads it, and which refuses it (a file named '-' is ./-):
+ *
+ *   input                                     "-"      why
+ *   report RUN.json / projection .json        stdin    read whole into memory (kept: report reads its first twice)
+ *   check RUN.json, --baseline, --rules       stdin    read whole into memory
+ *   model --preset-file, --calibrate RUN.json stdin    read whole into memory (--calibrate's run is read twice)
+ *   accept --rules                            refused  every rank of a launch reads it; mpirun gives stdin to one
+ *   topo --hwloc-xml                          stdin    read whole into memory, given to hwloc as a buffer
+ *   run/train/model --model FILE              refused  a profile is read by every rank, and again by the run
+ *
+ * Standard input can be read once: the first input to take it is remembered, and a second is refused naming both. */
+static char stdin_taker[96];
+
+int nvs_cli_stdin_once(const char *sub, const char *what, const char *path)
+{
+    if (!nvs_input_is_stdin(path)) return 0;
+    if (stdin_taker[0])
+        return nvs_cli_usage(sub, "'-' (standard input) given twice, for %s and for %s: it can be read once; give one "
+                                  "of them as a file", stdin_taker, what);
+    snprintf(stdin_taker, sizeof stdin_taker, "%s", what);
+    return 0;
+}
+
+int nvs_cli_stdin_refused(const char *sub, const char *flag, const char *path, const char *why)
+{
+    if (!nvs_input_is_stdin(path)) return 0;
+    return nvs_cli_usage(sub, "%s reads a file; '-' (standard input) is not supported for %s (%s): give a file, "
+                              "or ./- for a file named '-'", flag, flag, why);
+}
+
 int nvs_cli_output_dir_ok(const char *sub, const char *flag, const char *dir)
 {
     struct stat st;
@@ -346,6 +376,8 @@ int nvs_cli_inputs_distinct(const char *sub, char *const *paths, size_t n, const
     for (size_t i = 0; i < n; i++)
         for (size_t j = 0; j < i; j++) {
             struct stat a, b;
+            /* "-" is standard input, not the file named '-' (nvs_cli_stdin_once refuses it twice) */
+            if (nvs_input_is_stdin(paths[i]) || nvs_input_is_stdin(paths[j])) continue;
             if (stat(paths[i], &a) || stat(paths[j], &b) || !S_ISREG(a.st_mode) || a.st_dev != b.st_dev ||
                 a.st_ino != b.st_ino)
                 continue;
@@ -360,7 +392,7 @@ int nvs_cli_files_distinct(const char *sub, const nvs_cli_file *f, size_t n)
         if (!f[i].output) continue;
         /* the inputs first: an input lost is worse than an output lost */
         for (size_t j = 0; j < n; j++)
-            if (!f[j].output && same_file(f[i].path, f[j].path))
+            if (!f[j].output && !nvs_input_is_stdin(f[j].path) && same_file(f[i].path, f[j].path))
                 return nvs_cli_usage(sub, "%s %s: that is an input file (%s %s); choose another name", f[i].what,
                                      f[i].path, f[j].what, f[j].path);
         for (size_t j = 0; j < i; j++)

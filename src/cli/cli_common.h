@@ -59,6 +59,12 @@ int nvs_cli_output_dir_ok(const char *sub, const char *flag, const char *dir);
  * flags): nvs_parse_size_whole (core/units.h: "1.5M" is 1572864 bytes, as nccl-tests reads it), from LO to
  * NVS_CLI_MAX_SIZE. 0 with *out; else -1 with why: that it is no whole number of bytes ("1.3K"), or EXPECT. */
 int nvs_cli_size(const char *s, size_t lo, size_t *out, const char *expect, char *why, size_t wl);
+/* An input named "-" (standard input: the table in cli_common.c says which inputs take it). nvs_cli_stdin_once,
+ * for an input that reads it: 0, or 2 after one usage message of SUB naming WHAT ("--rules", "RUN.json 2") and the
+ * input that took standard input before it in this command. nvs_cli_stdin_refused, for an input that cannot: 0 when
+ * PATH is not "-", else 2 after "FLAG reads a file; '-' (standard input) is not supported for FLAG (WHY)". */
+int nvs_cli_stdin_once(const char *sub, const char *what, const char *path);
+int nvs_cli_stdin_refused(const char *sub, const char *flag, const char *path, const char *why);
 /* An output file asked for by FLAG (--junit, --prometheus): checked before anything is measured or judged, so that
  * a typo does not cost the run. PATH must be non-empty, not an existing directory nor a link to nothing, and its
  * directory must exist and take a new file (one is made there and removed, as the writer will: core/out_file.h);

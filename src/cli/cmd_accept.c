@@ -139,6 +139,11 @@ static int parse_flags(int argc, char **argv, nvs_config *cfg, accept_opts *o, n
             break;
         case O_RULES: {
             size_t before = o->rules.n;
+            /* check's --rules takes "-"; accept's is read by every rank of a launch, and mpirun gives standard
+             * input to one of them only */
+            if ((rc = nvs_cli_stdin_refused("accept", "--rules", a, "every rank of a launch reads it, and mpirun "
+                                                                    "gives standard input to one rank only")))
+                return rc;
             rc = nvs_cli_rules_load("accept", a, &o->rules);
             if (rc) return rc;
             /* accept judges its run alone: a below_baseline rule could only fail "needs a baseline", and only once

@@ -115,7 +115,11 @@ static int add_simple(nvs_ruleset *rs, const char *flag, const char *v, const ch
     return flag_rule(rs, flag, v, line);
 }
 
-static int add_rules_file(nvs_ruleset *rs, const char *path) { return nvs_cli_rules_load("check", path, rs); }
+static int add_rules_file(nvs_ruleset *rs, const char *path)
+{
+    int rc = nvs_cli_stdin_once("check", "--rules", path); /* "-": standard input, once */
+    return rc ? rc : nvs_cli_rules_load("check", path, rs);
+}
 
 enum { O_RULES = 1000, O_BASELINE, O_MIN_BUSBW, O_MAX_BELOW, O_MIN_P2P, O_MIN_EFF, O_SAVE, O_FORMAT, O_JUNIT, O_PROM,
        O_FLEET };
@@ -162,8 +166,8 @@ int cmd_check(int argc, char **argv)
         case O_RULES:
             if ((rc = add_rules_file(&rs, a))) goto out;
             ADD_FILE("--rules", a, 0);
-            snprintf(desc + strlen(desc), sizeof desc - strlen(desc), "%s%s (%zu rules)", desc[0] ? ", " : "", a,
-                     rs.n - before);
+            snprintf(desc + strlen(desc), sizeof desc - strlen(desc), "%s%s (%zu rules)", desc[0] ? ", " : "",
+                     nvs_input_name(a), rs.n - before);
             continue;
         case O_BASELINE:
             if (base_path) {
@@ -171,6 +175,7 @@ int cmd_check(int argc, char **argv)
                 goto out;
             }
             base_path = a;
+            if ((rc = nvs_cli_stdin_once("check", "--baseline", a))) goto out;
             ADD_FILE("--baseline", a, 0);
             continue;
         case O_MIN_BUSBW: rc = add_min_busbw(&rs, a); break;
@@ -274,7 +279,12 @@ int cmd_check(int argc, char **argv)
                          "below_baseline<= rule)%s", base_path, "");
         goto out;
     }
-    for (int i = 0; i < nruns; i++) ADD_FILE("the run", paths[i], 0);
+    for (int i = 0; i < nruns; i++) {
+        char what[32];
+        snprintf(what, sizeof what, "RUN.json %d", i + 1);
+        if ((rc = nvs_cli_stdin_once("check", nruns > 1 ? what : "RUN.json", paths[i]))) goto out;
+        ADD_FILE("the run", paths[i], 0);
+    }
 #undef ADD_FILE
     /* before anything is loaded or written: the outputs are written last, over whatever they name; the write
      * failure hook of the tests is refused as run's is (it was not read here: a bad value went unnoticed) */
@@ -309,7 +319,7 @@ int cmd_check(int argc, char **argv)
     if (save_path) {
         if (!runs[0].result_status || strcmp(runs[0].result_status, "ok")) {
             fprintf(stderr, "nvscale check: --save-baseline: %s has result status '%s': a baseline must come from a "
-                            "run that finished with correct results\n", run_path,
+                            "run that finished with correct results\n", nvs_input_name(run_path),
                     runs[0].result_status ? runs[0].result_status : "none");
             rc = 2;
             goto done;

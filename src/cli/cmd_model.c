@@ -755,7 +755,7 @@ static int mode_calibrate(const opts *o, const nvs_presets *ps, int json)
     if (o->gpus || o->nodes || o->net) {
         if (!c.has_train) {
             nvs_calibration_free(&c);
-            return usage_error("%s: the run has no training results to project from", o->calibrate);
+            return usage_error("%s: the run has no training results to project from", nvs_input_name(o->calibrate));
         }
         proj.cfg = c.cfg;
         if ((rc = common_settings(o, ps, &proj.cfg))) goto out;
@@ -811,7 +811,7 @@ static int mode_calibrate(const opts *o, const nvs_presets *ps, int json)
             checked++;
             if (fabs(e) > tol) {
                 fprintf(stderr, "nvscale model: %s: at N=%d the model's step time is off by %+.1f%% (tolerance %g%%)\n",
-                        o->calibrate, t->n, e, tol);
+                        nvs_input_name(o->calibrate), t->n, e, tol);
                 rc = 3;
             }
         }
@@ -819,14 +819,14 @@ static int mode_calibrate(const opts *o, const nvs_presets *ps, int json)
          * gate passed on the Ns that were left, without a word) */
         for (int i = 0; i < c.nskip; i++) {
             fprintf(stderr, "nvscale model: %s: N=%d was measured but not modelled (%s): --tolerance cannot check it "
-                            "(exit 3)\n", o->calibrate, c.skip[i].n, c.skip[i].why);
+                            "(exit 3)\n", nvs_input_name(o->calibrate), c.skip[i].n, c.skip[i].why);
             rc = 3;
         }
         /* a gate that checked nothing must not pass: a run without training results (a killed run, a p2p run)
          * fails it, as check fails a rule whose number was not measured */
         if (!checked && !c.nskip) {
             fprintf(stderr, "nvscale model: %s: no training step measured: --tolerance checked nothing (exit 3)\n",
-                    o->calibrate);
+                    nvs_input_name(o->calibrate));
             rc = 3;
         }
     }
@@ -879,7 +879,7 @@ int cmd_model(int argc, char **argv)
     memset(&o, 0, sizeof o);
     optind = 1;
     opterr = 0;
-    int c, li = -1;
+    int c, li = -1, rc;
     for (int at = optind; (c = getopt_long(argc, argv, ":ho:", lopts, &li)) != -1; at = optind) {
         const char **slot = NULL;
         /* the flag as given, for messages: getopt_long sets li only for a long option ("--output", not "-o") */
@@ -933,6 +933,11 @@ int cmd_model(int argc, char **argv)
             break;
         case O_PRESET_FILE:
             if (o.npreset_files == MAX_PRESET_FILES) return usage_error("%s", "at most 16 --preset-file");
+            { /* "-": standard input, once */
+                char what[32];
+                snprintf(what, sizeof what, "--preset-file #%d", o.npreset_files + 1);
+                if ((rc = nvs_cli_stdin_once("model", what, optarg))) return rc;
+            }
             o.preset_files[o.npreset_files++] = optarg;
             break;
         case ':': return usage_error("option '%s' needs a value", nvs_cli_bad_option(argv, at, flag, sizeof flag));
@@ -946,11 +951,16 @@ int cmd_model(int argc, char **argv)
             if (*slot) return usage_error("option %s given twice", flag);
             if (!*optarg) return usage_error("option %s needs a non-empty value", flag);
             *slot = optarg;
+            if (slot == &o.calibrate && (rc = nvs_cli_stdin_once("model", "--calibrate", optarg))) return rc;
+            /* a profile is read several times (the projection, the calibration's checks): a pipe is read once */
+            if (slot == &o.model && (rc = nvs_cli_stdin_refused("model", "--model", optarg, "a profile is read "
+                                                                "several times, a pipe once")))
+                return rc;
             if (slot == &o.output) o.output_flag = flag[1] == '-' ? "--output" : "-o";
         }
     }
     if (optind < argc) return usage_error("unexpected argument '%s'", argv[optind]);
-    int json = 0, rc;
+    int json = 0;
     if (o.format) {
         if (!strcmp(o.format, "json"))
             json = 1;

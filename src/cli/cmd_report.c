@@ -25,7 +25,8 @@ static void usage(FILE *to)
             "usage: nvscale report RUN.json [MORE.json ...] [-o DIR] [--title TEXT] [--no-plots]\n\n"
             "Writes a Markdown report (DIR/report.md) of one or more runs, with plots drawn by gnuplot\n"
             "(SVG and PNG) when it is installed. Several runs are also shown side by side (busbw ratios\n"
-            "against the first): NVLink vs SHM, one box vs another. Needs no GPU.\n\n"
+            "against the first): NVLink vs SHM, one box vs another. Needs no GPU. A RUN.json of '-' is read\n"
+            "from standard input (one of them; the report then goes to the current directory unless -o).\n\n"
             "  -o, --output DIR   directory for report.md, plots and their data (created if missing;\n"
             "                     default: the directory of the first run.json)\n"
             "  -t, --title TEXT   title of the report (default: from the runs)\n"
@@ -65,26 +66,33 @@ static void unmake_dir(nvs_made_dirs *made)
 static int report_models(int n, char **paths, const char *outdir, const char *title, int plots)
 {
     json_t **docs = calloc((size_t)n, sizeof *docs);
-    if (!docs) return 1;
+    const char **names = calloc((size_t)n, sizeof *names); /* as messages and the report name them */
+    if (!docs || !names) {
+        free(docs);
+        free(names);
+        return 1;
+    }
+    for (int i = 0; i < n; i++) names[i] = nvs_input_name(paths[i]);
     nvs_result_t res = NVS_OK;
     nvs_cli_reading rd = nvs_cli_read_begin("report"); /* the projections' faults are report's refusals */
     for (int i = 0; i < n && res == NVS_OK; i++) {
         json_error_t je;
-        if (nvs_input_file_ok(paths[i], NULL, 0)) { /* a FIFO would block the JSON reader forever */
+        /* a FIFO would block the JSON reader forever ("-" is standard input, already read) */
+        if (!nvs_input_is_stdin(paths[i]) && nvs_input_file_ok(paths[i], NULL, 0)) {
             res = NVS_ERR_INPUT;
             break;
         }
-        docs[i] = json_load_file(paths[i], 0, &je);
+        docs[i] = nvs_json_load_input(paths[i], 0, &je);
         if (!docs[i]) {
-            nvs_cli_refuse("report", "%s: not JSON (%s, line %d)", paths[i], je.text, je.line);
+            nvs_cli_refuse("report", "%s: not JSON (%s, line %d)", names[i], je.text, je.line);
             res = NVS_ERR_INPUT;
         } else if (!nvs_report_is_model(docs[i])) {
             nvs_cli_refuse("report", "%s: not a model projection (schema nvscale.model/1, kind projection): give model "
-                      "projections or run.json files, not both", paths[i]);
+                      "projections or run.json files, not both", names[i]);
             res = NVS_ERR_INPUT;
         }
     }
-    if (res == NVS_OK) res = nvs_report_model_check(docs, (const char *const *)paths, n);
+    if (res == NVS_OK) res = nvs_report_model_check(docs, names, n);
     nvs_cli_read_end(rd);
     char dir[4096];
     static nvs_made_dirs made; /* 8 KiB: off the stack */
@@ -92,11 +100,12 @@ static int report_models(int n, char **paths, const char *outdir, const char *ti
         if (outdir) snprintf(dir, sizeof dir, "%s", outdir);
         else dir_of(paths[0], dir, sizeof dir);
         res = nvs_mkdir_made(dir, &made);
-        if (res == NVS_OK) res = nvs_report_model(docs, (const char *const *)paths, n, dir, title, plots);
+        if (res == NVS_OK) res = nvs_report_model(docs, names, n, dir, title, plots);
         if (res != NVS_OK) unmake_dir(&made); /* was left with the data files written before the failure */
     }
     for (int i = 0; i < n; i++) json_decref(docs[i]);
     free(docs);
+    free(names);
     return nvs_exit_code(res);
 }
 
@@ -177,14 +186,26 @@ int cmd_report(int argc, char **argv)
     {
         nvs_cli_reading rd = nvs_cli_read_begin("report"); /* a missing file: report's refusal */
         int bad = 0;
-        for (int i = optind; i < argc && !bad; i++) /* regular files only: a FIFO would block the JSON reader forever */
-            bad = nvs_input_file_ok(argv[i], NULL, 0) != 0;
+        for (int i = optind; i < argc && !bad; i++) {
+            char what[32];
+            snprintf(what, sizeof what, "argument %d", i - optind + 1);
+            if (nvs_cli_stdin_once("report", what, argv[i])) {
+                nvs_cli_read_end(rd);
+                return 2;
+            }
+            /* "-": standard input, read now (and kept) so that a failure to read it is said once, here; else
+             * regular files only: a FIFO would block the JSON reader forever */
+            char *text = NULL;
+            bad = nvs_input_is_stdin(argv[i]) ? nvs_read_text_file(argv[i], NVS_RUN_MAX_BYTES, &text) != NVS_OK
+                                              : nvs_input_file_ok(argv[i], NULL, 0) != 0;
+            free(text);
+        }
         nvs_cli_read_end(rd);
         if (bad) return 2;
         /* one run given twice was reported as two, and counted twice in the fleet's median: a slow host given
          * three times outvoted its peers and was no longer named (as `check` refuses it) */
         if (nvs_cli_inputs_distinct("report", argv + optind, (size_t)nruns, NVS_CLI_RUNS_ONCE)) return 2;
-        json_t *first = json_load_file(argv[optind], 0, NULL);
+        json_t *first = nvs_json_load_input(argv[optind], 0, NULL);
         int is_model = first && nvs_report_is_model(first);
         json_decref(first);
         if (is_model) return report_models(argc - optind, argv + optind, outdir, title, plots);
@@ -208,7 +229,7 @@ int cmd_report(int argc, char **argv)
     if (res == NVS_OK) {
         if (outdir)
             snprintf(dir, sizeof dir, "%s", outdir);
-        else
+        else /* a run read from standard input: "." (its path, "standard input", has no directory) */
             dir_of(runs[0].path, dir, sizeof dir);
         size_t n = strlen(dir);
         while (n > 1 && dir[n - 1] == '/') dir[--n] = '\0';

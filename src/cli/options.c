@@ -679,6 +679,12 @@ nvs_result_t nvs_config_parse_for(nvs_config *c, const char *opts_of, const char
         case OPT_MODEL: {
             char *copy, *items[NVS_MAX_WORKLOADS], why[160];
             int n = nvs_list_split(a, &copy, items, NVS_MAX_WORKLOADS, why, sizeof why);
+            for (int i = 0; i < n; i++) /* "-" was looked up as a profile named '-' */
+                if (nvs_cli_stdin_refused(sub, flag, items[i], "a profile is read by every rank, and again for the "
+                                                               "run.json")) {
+                    free(copy);
+                    return NVS_ERR_USAGE;
+                }
             /* one workload measured twice in one run is a typo, not a repeat (--rounds repeats) */
             for (int i = 0; i < n; i++) /* n = -1 ends it */
                 for (int k = 0; k < i; k++)
@@ -724,6 +730,7 @@ nvs_result_t nvs_config_parse_for(nvs_config *c, const char *opts_of, const char
             break;
         case OPT_XML:
             if (!*a || strlen(a) >= sizeof c->hwloc_xml) return bad(sub, flag, a, "expected a file");
+            /* "-": the XML on standard input (topo/topo_discover.c reads it whole; topo's only input) */
             snprintf(c->hwloc_xml, sizeof c->hwloc_xml, "%s", a);
             break;
         case OPT_COPY_BYTES:

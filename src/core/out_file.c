@@ -419,18 +419,19 @@ int nvs_input_file_ok(const char *path, const char *what, int stdin_ok)
     return 0;
 }
 
-nvs_result_t nvs_read_text_file(const char *path, size_t max_bytes, char **out)
+int nvs_input_is_stdin(const char *path)
 {
-    *out = NULL;
-    int fd = open_input(path, NULL, 1);
-    FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
-    if (!f) {
-        if (fd >= 0) {
-            nvs_error("cannot open %s: %s", path, strerror(errno));
-            close(fd);
-        }
-        return NVS_ERR_INPUT;
-    }
+    return path && !strcmp(path, "-");
+}
+
+const char *nvs_input_name(const char *path)
+{
+    return nvs_input_is_stdin(path) ? "standard input" : path;
+}
+
+/* Reads F to its end into *out (NUL-terminated, malloc'd), NAME in the messages. */
+static nvs_result_t read_stream(FILE *f, const char *name, size_t max_bytes, char **out, size_t *outlen)
+{
     size_t cap = 65536, len = 0;
     char *buf = malloc(cap + 1);
     nvs_result_t res = NVS_OK;
@@ -438,7 +439,7 @@ nvs_result_t nvs_read_text_file(const char *path, size_t max_bytes, char **out)
         size_t n = fread(buf + len, 1, cap - len, f);
         len += n;
         if (len > max_bytes) {
-            nvs_error("%s is larger than %zu bytes: not a file nvscale reads", path, max_bytes);
+            nvs_error("%s is larger than %zu bytes: not a file nvscale reads", name, max_bytes);
             res = NVS_ERR_INPUT;
             break;
         }
@@ -456,22 +457,77 @@ nvs_result_t nvs_read_text_file(const char *path, size_t max_bytes, char **out)
     }
     if (!buf) res = NVS_ERR_NOMEM;
     if (res == NVS_OK && ferror(f)) {
-        nvs_error("cannot read %s: %s", path, strerror(errno));
+        nvs_error("cannot read %s: %s", name, strerror(errno));
         res = NVS_ERR_INPUT;
     }
-    fclose(f);
     if (res != NVS_OK) {
         free(buf);
         return res;
     }
     if (memchr(buf, '\0', len)) {
-        nvs_error("%s is not a text file (it contains NUL bytes)", path);
+        nvs_error("%s is not a text file (it contains NUL bytes)", name);
         free(buf);
         return NVS_ERR_INPUT;
     }
     buf[len] = '\0';
     *out = buf;
+    *outlen = len;
     return NVS_OK;
+}
+
+/* Standard input ("-") can be read once, but one input may be read twice in a command (report looks at its first
+ * run to tell a projection from a run.json, then loads it; model --calibrate loads its run twice): the text read
+ * is kept, and every later read of "-" is given a copy of it. */
+static char *stdin_text;
+static size_t stdin_len;
+
+static nvs_result_t read_stdin(size_t max_bytes, char **out)
+{
+    const char *name = nvs_input_name("-");
+    if (!stdin_text) {
+        /* with nothing piped in, the command would wait for a terminal that no one types a run.json into */
+        if (isatty(STDIN_FILENO)) {
+            nvs_error("%s is a terminal: pipe the file into it (e.g. cat run.json | nvscale report -)", name);
+            return NVS_ERR_INPUT;
+        }
+        int fd = dup(STDIN_FILENO);
+        FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
+        if (!f) {
+            nvs_error("cannot read %s: %s", name, strerror(errno));
+            if (fd >= 0) close(fd);
+            return NVS_ERR_INPUT;
+        }
+        nvs_result_t r = read_stream(f, name, max_bytes, &stdin_text, &stdin_len);
+        fclose(f);
+        if (r != NVS_OK) return r;
+    }
+    if (stdin_len > max_bytes) {
+        nvs_error("%s is larger than %zu bytes: not a file nvscale reads", name, max_bytes);
+        return NVS_ERR_INPUT;
+    }
+    *out = malloc(stdin_len + 1);
+    if (!*out) return NVS_ERR_NOMEM;
+    memcpy(*out, stdin_text, stdin_len + 1);
+    return NVS_OK;
+}
+
+nvs_result_t nvs_read_text_file(const char *path, size_t max_bytes, char **out)
+{
+    *out = NULL;
+    if (nvs_input_is_stdin(path)) return read_stdin(max_bytes, out);
+    int fd = open_input(path, NULL, 1);
+    FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
+    if (!f) {
+        if (fd >= 0) {
+            nvs_error("cannot open %s: %s", path, strerror(errno));
+            close(fd);
+        }
+        return NVS_ERR_INPUT;
+    }
+    size_t len;
+    nvs_result_t res = read_stream(f, path, max_bytes, out, &len);
+    fclose(f);
+    return res;
 }
 
 static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)

@@ -93,10 +93,16 @@ void nvs_unmake_dirs(nvs_made_dirs *m);
 int nvs_remove_tree(const char *dir);
 /* Whole-file helpers. */
 nvs_result_t nvs_write_text_file(const char *path, const char *text);
+/* "-" as an input names standard input, as for Unix tools (cat run.json | nvscale report -), where the command
+ * line's table says so (cli/cli_common.c, "Standard input"); elsewhere it is refused, never opened as a file named
+ * "-". nvs_input_name: what messages call the input, "standard input" for "-", else PATH itself. */
+int nvs_input_is_stdin(const char *path);
+const char *nvs_input_name(const char *path);
 /* Reads a whole file (NUL-terminated, malloc'd) up to max_bytes; NVS_ERR_INPUT with one message if it cannot.
  * Only regular files are read (a FIFO or device would block or never end): anything else is refused by name,
  * except /dev/stdin (or /dev/fd/0, /proc/self/fd/0), which reads standard input whatever it is: asked for by
- * name, a pipe there is what the user means. */
+ * name, a pipe there is what the user means. "-" reads standard input too (not a terminal: refused, it would wait
+ * for typing), once: its text is kept, and a later read of "-" in the same process gets the same text. */
 nvs_result_t nvs_read_text_file(const char *path, size_t max_bytes, char **out);
 /* The check of nvs_read_text_file for readers that open files themselves (hwloc, jansson): 0 when `path` is a
  * regular file (or, with `stdin_ok`, standard input as above), else -1 with one message naming it ("cannot read

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/link_class.h"
+#include "core/out_file.h"
 #include "runjson/runjson.h"
 
 int nvs_fit_alpha_beta(const double *bytes, const double *t_us, int k, double *a_us, double *c_us_per_byte)
@@ -401,11 +402,12 @@ nvs_result_t nvs_calibrate(const char *run_path, const nvs_presets *ps, const nv
     nvs_result_t res = NVS_OK;
     int *ns = NULL;
     double *sizes = NULL, *xs = NULL, *ts = NULL;
-    snprintf(out->run_path, sizeof out->run_path, "%s", run_path);
+    snprintf(out->run_path, sizeof out->run_path, "%s", run_path); /* as given: the command line echoed */
     if ((res = nvs_run_load(run_path, 0, &r)) != NVS_OK) {
         err[0] = '\0'; /* the loader said what is wrong, naming the file: one message, not two */
         return res;
     }
+    run_path = nvs_input_name(run_path); /* as messages name it from here on: "standard input" for "-" */
     if (o->model) {
         /* --model names the workload to calibrate on, in a run that trained several ("trains"); a profile that
          * does not load stays for the message below */

@@ -610,7 +610,7 @@ nvs_result_t nvs_presets_load_file(nvs_presets *ps, const char *path, char *err,
         if (err && errlen) err[0] = '\0';
         return NVS_ERR_INPUT;
     }
-    r = nvs_presets_parse(ps, text, path, err, errlen);
+    r = nvs_presets_parse(ps, text, nvs_input_name(path), err, errlen); /* "-": "standard input" */
     free(text);
     return r;
 }

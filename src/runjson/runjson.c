@@ -121,9 +121,44 @@ nvs_result_t nvs_run_from_json(json_t *root, const char *name, unsigned need, nv
     return from_json(root, name, need, out, &v);
 }
 
+/* The parsed document ROOT (NULL: JE says why) validated as the run NAME. */
+static nvs_result_t load_root(json_t *root, const json_error_t *je, const char *name, unsigned need, nvs_run *out)
+{
+    if (!root) {
+        if (je->line <= 0)
+            nvs_error("%s: cannot read: %s", name, je->text);
+        else
+            nvs_error("%s: not JSON: %s (line %d, column %d)", name, je->text, je->line, je->column);
+        return NVS_ERR_INPUT;
+    }
+    vctx v = {.name = name};
+    nvs_result_t res = from_json(root, name, need, out, &v);
+    json_decref(root); /* from_json holds its own reference */
+    return res;
+}
+
+/* "-": the run piped in (core/out_file.h), named "standard input" in messages and as the run's path. */
+static nvs_result_t load_stdin(unsigned need, nvs_run *out)
+{
+    const char *name = nvs_input_name("-");
+    char *text = NULL;
+    nvs_result_t r = nvs_read_text_file("-", NVS_RUN_MAX_BYTES, &text);
+    if (r != NVS_OK) return r; /* it said why */
+    if (!text[0]) {
+        nvs_error("%s: empty, not a run.json", name);
+        free(text);
+        return NVS_ERR_INPUT;
+    }
+    json_error_t je;
+    json_t *root = json_loads(text, JSON_REJECT_DUPLICATES, &je);
+    free(text);
+    return load_root(root, &je, name, need, out);
+}
+
 nvs_result_t nvs_run_load(const char *path, unsigned need, nvs_run *out)
 {
     memset(out, 0, sizeof *out);
+    if (nvs_input_is_stdin(path)) return load_stdin(need, out);
     struct stat st;
     if (stat(path, &st) != 0) {
         nvs_error("%s: %s", path, strerror(errno));
@@ -149,15 +184,21 @@ nvs_result_t nvs_run_load(const char *path, unsigned need, nvs_run *out)
     }
     json_error_t je;
     json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
-    if (!root) {
-        if (je.line <= 0)
-            nvs_error("%s: cannot read: %s", path, je.text);
-        else
-            nvs_error("%s: not JSON: %s (line %d, column %d)", path, je.text, je.line, je.column);
-        return NVS_ERR_INPUT;
+    return load_root(root, &je, path, need, out);
+}
+
+json_t *nvs_json_load_input(const char *path, size_t flags, json_error_t *je)
+{
+    if (!nvs_input_is_stdin(path)) return json_load_file(path, flags, je);
+    char *text = NULL;
+    if (nvs_read_text_file(path, NVS_RUN_MAX_BYTES, &text) != NVS_OK) {
+        if (je) {
+            memset(je, 0, sizeof *je);
+            snprintf(je->text, sizeof je->text, "cannot read it");
+        }
+        return NULL;
     }
-    vctx v = {.name = path};
-    nvs_result_t res = from_json(root, path, need, out, &v);
-    json_decref(root); /* from_json holds its own reference */
-    return res;
+    json_t *root = json_loads(text, flags, je);
+    free(text);
+    return root;
 }

@@ -274,7 +274,12 @@ typedef struct {
 /* Read and validate a run.json file. `need`: NVS_RUN_NEED_* flags. Errors (missing file, a directory, empty,
  * not JSON, wrong schema, wrong types, missing needed keys) are logged as "PATH: what is wrong" and return
  * NVS_ERR_INPUT; NVS_ERR_NOMEM. On error *out is left freed (nvs_run_free is still safe to call). */
+/* PATH "-": the run read from standard input (core/out_file.h: once; a second load gets the same text), named
+ * "standard input" in the messages and as the run's path. */
 nvs_result_t nvs_run_load(const char *path, unsigned need, nvs_run *out);
+/* json_load_file, or for "-" the JSON document on standard input (as nvs_run_load reads it; a failure to read it
+ * was logged, and JE says "cannot read it"). */
+json_t *nvs_json_load_input(const char *path, size_t flags, json_error_t *je);
 /* Same from a parsed document (the run flow's own json_t before it is written): takes a new reference to
  * `root`; `name` stands for the file name in messages. The message goes to `err` (not logged) when err != NULL,
  * else it is logged. */

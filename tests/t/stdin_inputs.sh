@@ -1,0 +1,115 @@
+#!/bin/sh
+# '-' as an input: standard input where the input is read whole into memory (report's runs and projections, check's
+# runs, --baseline and --rules, model's --preset-file and --calibrate, topo --hwloc-xml). Piped in, the output is
+# the file's, with "standard input" where the file's name was, and so are the messages. Standard input is read once:
+# a second '-' in one command is refused (exit 2, one message naming both). Where it cannot be read (accept --rules,
+# a --model profile), '-' is refused (exit 2) instead of being opened as a file named '-'.
+# (outputs named '-': dash_output.sh)
+cd "$(dirname "$0")/../.." || exit 1
+. tests/lib.sh
+need_nvscale
+tmp_dir d
+nvs=$(pwd)/$NVS
+R=tests/fixtures/runs/h200x2_nvlink.json
+S=tests/fixtures/runs/h200x2_shm.json
+C=tests/fixtures/check/run_h200x2.json
+RULES=tests/fixtures/rules/h200x2.rules
+X=tests/fixtures/topo/hgx8nic.xml
+P=tests/fixtures/presets/good.txt
+F=tests/fixtures/model/h200x2_nvlink_resnet50.json
+M="model --gpu rtx3090 --machine pcie4-2s-8gpu-switch --model resnet50 --gpus 1,2"
+
+from() { # FILE CMD...: CMD with FILE on standard input
+    f=$1
+    shift
+    "$@" <"$f"
+}
+same() { # WHAT GOT WANT PATH [AS]: GOT is WANT with PATH read as "standard input" (or AS)
+    sed "s|$4|${5:-standard input}|" "$3" >"$d/want"
+    diff "$d/want" "$2" >"$d/diff" || fail "$1: not the output of the file itself: $(head -6 "$d/diff")"
+}
+
+# report: a run piped in gives the file's report; a second run piped in as the second of two; a model projection
+expect_err 0 "" "$NVS" report --no-plots -o "$d/f" "$R"
+expect_err 0 "" from "$R" "$NVS" report --no-plots -o "$d/s" - &&
+    same "report -" "$d/s/report.md" "$d/f/report.md" "$R"
+[ "$(cat "$OUT")" = "$d/s/report.md" ] || fail "report -: stdout is not the report's path"
+expect_err 0 "" "$NVS" report --no-plots -o "$d/f2" "$R" "$S"
+expect_err 0 "" from "$S" "$NVS" report --no-plots -o "$d/s2" "$R" - &&
+    same "report RUN -" "$d/s2/report.md" "$d/f2/report.md" "$S"
+"$NVS" $M --format json -o "$d/proj.json" || fail "model --format json failed"
+expect_err 0 "" "$NVS" report --no-plots -o "$d/pf" "$d/proj.json"
+expect_err 0 "" from "$d/proj.json" "$NVS" report --no-plots -o "$d/ps" - &&
+    same "report - (projection)" "$d/ps/report.md" "$d/pf/report.md" "$d/proj.json"
+# without -o: the current directory (a run from standard input has none of its own); a file named '-' there is
+# not what is read
+mkdir "$d/cwd" && cp "$S" "$d/cwd/-"
+top=$(pwd)
+(cd "$d/cwd" && "$nvs" report --no-plots - <"$top/$R" >/dev/null 2>"$top/$d/err") || fail "report - in a directory: $(cat "$d/err")"
+if [ -f "$d/cwd/report.md" ]; then
+    same "report - (no -o; a file named '-' there)" "$d/cwd/report.md" "$d/f/report.md" "$R"
+else
+    fail "report - wrote no ./report.md"
+fi
+
+# check: a run, a baseline and a rules file piped in
+expect_err 0 "" "$NVS" check "$C" --rules "$RULES"
+cp "$OUT" "$d/c.f"
+expect_err 0 "" from "$C" "$NVS" check - --rules "$RULES" && same "check -" "$OUT" "$d/c.f" "$C"
+expect_err 0 "" from "$RULES" "$NVS" check "$C" --rules - && same "check --rules -" "$OUT" "$d/c.f" "$RULES"
+expect_err 0 "" "$NVS" check "$C" --baseline "$C" --max-below-baseline 10
+cp "$OUT" "$d/b.f"
+expect_err 0 "" from "$C" "$NVS" check "$C" --baseline - --max-below-baseline 10 &&
+    same "check --baseline -" "$OUT" "$d/b.f" "baseline: $C" "baseline: standard input"
+
+# model: a preset file and a calibration run piped in; topo: an hwloc XML piped in
+expect_err 0 "" "$NVS" $M --preset-file "$P"
+cp "$OUT" "$d/m.f"
+expect_err 0 "" from "$P" "$NVS" $M --preset-file - && cmp -s "$OUT" "$d/m.f" || fail "model --preset-file -: not the file's output"
+expect_err 0 "" "$NVS" model --calibrate "$F"
+cp "$OUT" "$d/k.f"
+sed "1s|$F|-|" "$d/k.f" >"$d/k.f1"
+expect_err 0 "" from "$F" "$NVS" model --calibrate - && same "model --calibrate -" "$OUT" "$d/k.f1" "$F"
+expect_err 0 "" "$NVS" topo --hwloc-xml "$X" --no-save
+cp "$OUT" "$d/t.f"
+expect_err 0 "" from "$X" "$NVS" topo --hwloc-xml - --no-save && same "topo --hwloc-xml -" "$OUT" "$d/t.f" "$X"
+
+# what is wrong with a piped input is said of "standard input", never of an empty name or '-'
+echo '{' >"$d/bad.json"
+: >"$d/empty"
+printf 'nvscale-rules 1\nbogus\n' >"$d/bad.rules"
+expect_err 2 "standard input: not JSON" from "$d/bad.json" "$NVS" report -
+expect_err 2 "standard input: empty, not a run.json" from "$d/empty" "$NVS" report -
+expect_err 2 "standard input: empty, not a run.json" from "$d/empty" "$NVS" check - --rules "$RULES"
+expect_err 2 "standard input:2: unknown metric 'bogus'" from "$d/bad.rules" "$NVS" check "$C" --rules -
+expect_err 2 "standard input: not JSON" from "$RULES" "$NVS" model --calibrate -
+
+# standard input twice in one command: exit 2, one message naming both
+twice() { # NAMES CMD...: refused naming NAMES ("A and for B")
+    names=$1
+    shift
+    expect_err 2 "'-' (standard input) given twice, for $names" from "$C" "$@" || return
+    n=$(grep -c '^nvscale' "$ERR")
+    [ "$n" -eq 1 ] || fail "$*: $n error lines"
+}
+twice "argument 1 and for argument 2" "$NVS" report - -
+twice "argument 2 and for argument 3" "$NVS" report "$R" - -
+twice "--baseline and for RUN.json" "$NVS" check - --baseline - --max-below-baseline 10
+twice "RUN.json 1 and for RUN.json 2" "$NVS" check - -
+twice "--preset-file #1 and for --preset-file #2" "$NVS" $M --preset-file - --preset-file -
+twice "--calibrate and for --preset-file #1" "$NVS" model --calibrate - --preset-file -
+expect_err 2 "'-' (standard input) given twice, for --rules and for --rules" from "$RULES" "$NVS" check "$C" --rules - --rules -
+
+# inputs that cannot take standard input refuse '-': nothing named '-' is looked for
+refused() { # FLAG CMD...
+    flag=$1
+    shift
+    expect_err 2 "'-' (standard input) is not supported for $flag" from "$C" "$@" || return
+    n=$(grep -c '^nvscale' "$ERR")
+    [ "$n" -eq 1 ] || fail "$*: $n error lines"
+}
+refused --rules "$NVS" accept --rules -
+refused --model "$NVS" run --model -
+refused --model "$NVS" train --model resnet50,-
+refused --model "$NVS" model --gpu rtx3090 --machine pcie4-2s-8gpu-switch --model -
+finish
