@@ -123,6 +123,9 @@ int nvs_cli_refuse(const char *sub, const char *fmt, ...)
  *   topo --hwloc-xml                          stdin    read whole into memory, given to hwloc as a buffer
  *   run/train/model --model FILE              refused  a profile is read by every rank, and again by the run
  *
+ * Where '-' is refused, so is any other input that can be read once: /dev/stdin (or /dev/fd/0) when standard input
+ * is a pipe or a terminal, a named pipe, a character device (nvs_cli_stdin_refused, core/out_file.h's
+ * nvs_input_stream). A regular file redirected to /dev/stdin (< FILE) is a file, and is read as one.
  * Standard input can be read once: the first input to take it is remembered, and a second is refused naming both. */
 static char stdin_taker[96];
 
@@ -138,9 +141,15 @@ int nvs_cli_stdin_once(const char *sub, const char *what, const char *path)
 
 int nvs_cli_stdin_refused(const char *sub, const char *flag, const char *path, const char *why)
 {
-    if (!nvs_input_is_stdin(path)) return 0;
-    return nvs_cli_usage(sub, "%s reads a file; '-' (standard input) is not supported for %s (%s): give a file, "
-                              "or ./- for a file named '-'", flag, flag, why);
+    const char *kind = nvs_input_stream(path);
+    if (!kind) return 0;
+    if (nvs_input_is_stdin(path))
+        return nvs_cli_usage(sub, "%s reads a file; '-' (standard input) is not supported for %s (%s): give a file, "
+                                  "or ./- for a file named '-'", flag, flag, why);
+    /* /dev/stdin or a named pipe: the first read would take it all, and the next (or another rank's) find it
+     * empty ("/dev/stdin: empty", said by rank 1 alone) */
+    return nvs_cli_usage(sub, "%s reads a file; %s (%s) is not supported for %s (%s): give a regular file", flag,
+                         path, kind, flag, why);
 }
 
 int nvs_cli_output_dir_ok(const char *sub, const char *flag, const char *dir)

@@ -140,7 +140,7 @@ static int parse_flags(int argc, char **argv, nvs_config *cfg, accept_opts *o, n
         case O_RULES: {
             size_t before = o->rules.n;
             /* check's --rules takes "-"; accept's is read by every rank of a launch, and mpirun gives standard
-             * input to one of them only */
+             * input to one of them only: "-", and a pipe through /dev/stdin (rank 1 read /dev/null: "empty") */
             if ((rc = nvs_cli_stdin_refused("accept", "--rules", a, "every rank of a launch reads it, and mpirun "
                                                                     "gives standard input to one rank only")))
                 return rc;

@@ -953,8 +953,9 @@ int cmd_model(int argc, char **argv)
             *slot = optarg;
             if (slot == &o.calibrate && (rc = nvs_cli_stdin_once("model", "--calibrate", optarg))) return rc;
             /* a profile is read several times (the projection, the calibration's checks): a pipe is read once */
-            if (slot == &o.model && (rc = nvs_cli_stdin_refused("model", "--model", optarg, "a profile is read "
-                                                                "several times, a pipe once")))
+            if (slot == &o.model && !nvs_profile_is_builtin(optarg) &&
+                (rc = nvs_cli_stdin_refused("model", "--model", optarg, "a profile is read several times, a pipe "
+                                                                        "once")))
                 return rc;
             if (slot == &o.output) o.output_flag = flag[1] == '-' ? "--output" : "-o";
         }

@@ -18,6 +18,7 @@
 #include "train/conv.h"
 #include "workload/framework.h"
 #include "workload/optimizer.h"
+#include "workload/profile.h"
 
 void nvs_config_defaults(nvs_config *c)
 {
@@ -679,8 +680,11 @@ nvs_result_t nvs_config_parse_for(nvs_config *c, const char *opts_of, const char
         case OPT_MODEL: {
             char *copy, *items[NVS_MAX_WORKLOADS], why[160];
             int n = nvs_list_split(a, &copy, items, NVS_MAX_WORKLOADS, why, sizeof why);
-            for (int i = 0; i < n; i++) /* "-" was looked up as a profile named '-' */
-                if (nvs_cli_stdin_refused(sub, flag, items[i], "a profile is read by every rank, and again for the "
+            /* "-" was looked up as a profile named '-'; /dev/stdin or a named pipe read by rank 0 left the others
+             * an empty profile (a built-in name wins over a file of that name: not one to look at) */
+            for (int i = 0; i < n; i++)
+                if (!nvs_profile_is_builtin(items[i]) &&
+                    nvs_cli_stdin_refused(sub, flag, items[i], "a profile is read by every rank, and again for the "
                                                                "run.json")) {
                     free(copy);
                     return NVS_ERR_USAGE;

@@ -429,6 +429,20 @@ const char *nvs_input_name(const char *path)
     return nvs_input_is_stdin(path) ? "standard input" : path;
 }
 
+const char *nvs_input_stream(const char *path)
+{
+    struct stat st;
+    if (nvs_input_is_stdin(path)) return "standard input";
+    /* stat follows /dev/stdin to what standard input is: a file redirected with < is a regular file, read again as
+     * often as wanted; a pipe is not. Not opened: opening a FIFO with no writer would block. */
+    if (stat(path, &st) != 0) return NULL; /* missing: the reader says so */
+    int std = is_stdin_alias(path);
+    if (S_ISFIFO(st.st_mode)) return std ? "standard input, a pipe" : "a named pipe";
+    if (S_ISCHR(st.st_mode)) return std ? "standard input, a character device" : "a character device";
+    if (S_ISSOCK(st.st_mode)) return std ? "standard input, a socket" : "a socket";
+    return NULL;
+}
+
 /* Reads F to its end into *out (NUL-terminated, malloc'd), NAME in the messages. */
 static nvs_result_t read_stream(FILE *f, const char *name, size_t max_bytes, char **out, size_t *outlen)
 {

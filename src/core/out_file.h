@@ -98,6 +98,12 @@ nvs_result_t nvs_write_text_file(const char *path, const char *text);
  * "-". nvs_input_name: what messages call the input, "standard input" for "-", else PATH itself. */
 int nvs_input_is_stdin(const char *path);
 const char *nvs_input_name(const char *path);
+/* What PATH is when it can be read only once, for an input read more than once or by every rank of a launch
+ * (mpirun gives standard input to rank 0 only, /dev/null to the others): "standard input" for "-"; for a pipe, a
+ * character device or a socket, what it is ("standard input, a pipe" through /dev/stdin, /dev/fd/0 or
+ * /proc/self/fd/0; "a named pipe"). NULL for anything else: a regular file (one redirected to /dev/stdin
+ * included), or what the reader refuses itself (a missing file, a directory). */
+const char *nvs_input_stream(const char *path);
 /* Reads a whole file (NUL-terminated, malloc'd) up to max_bytes; NVS_ERR_INPUT with one message if it cannot.
  * Only regular files are read (a FIFO or device would block or never end): anything else is refused by name,
  * except /dev/stdin (or /dev/fd/0, /proc/self/fd/0), which reads standard input whatever it is: asked for by

@@ -19,9 +19,9 @@ expect 2 "fifo: is a FIFO \(named pipe\), not a regular file" $to $NVS check "$d
 expect 2 "fifo: is a FIFO" $to $NVS check "$run" --rules "$d/fifo"
 expect 2 "fifo: is a FIFO" $to $NVS report "$d/fifo" -o "$d/r" --no-plots
 expect 2 "cannot read hwloc XML .*fifo.: it is a FIFO" $to $NVS topo --hwloc-xml "$d/fifo" --no-save
-expect 2 "fifo(: is a FIFO| is not a regular file)" $to $NVS model --gpu a100-sxm --machine hgx-a100-8 --model "$d/fifo"
+expect 2 "fifo \(a named pipe\) is not supported for --model" $to $NVS model --gpu a100-sxm --machine hgx-a100-8 --model "$d/fifo"
 expect 2 "fifo: is a FIFO" $to $NVS model --list-presets --preset-file "$d/fifo"
-expect 2 "fifo(: is a FIFO| is not a regular file)" $to $NVS train --backend mpi --model "$d/fifo" --no-save
+expect 2 "fifo \(a named pipe\) is not supported for --model" $to $NVS train --backend mpi --model "$d/fifo" --no-save
 # a directory and a character device are not files either
 expect 2 "is a directory|not a regular file" $to $NVS check "$run" --rules "$d"
 expect 2 "character device" $to $NVS check "$run" --rules /dev/zero

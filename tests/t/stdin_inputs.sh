@@ -3,7 +3,8 @@
 # runs, --baseline and --rules, model's --preset-file and --calibrate, topo --hwloc-xml). Piped in, the output is
 # the file's, with "standard input" where the file's name was, and so are the messages. Standard input is read once:
 # a second '-' in one command is refused (exit 2, one message naming both). Where it cannot be read (accept --rules,
-# a --model profile), '-' is refused (exit 2) instead of being opened as a file named '-'.
+# a --model profile), '-' is refused (exit 2) instead of being opened as a file named '-', and so is a pipe through
+# /dev/stdin, a named pipe or a device.
 # (outputs named '-': dash_output.sh)
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
@@ -112,4 +113,35 @@ refused --rules "$NVS" accept --rules -
 refused --model "$NVS" run --model -
 refused --model "$NVS" train --model resnet50,-
 refused --model "$NVS" model --gpu rtx3090 --machine pcie4-2s-8gpu-switch --model -
+
+# the same inputs refuse what can be read once by any other name, with the same words naming the path: a pipe
+# through /dev/stdin or /dev/fd/0 (accept --rules /dev/stdin was read by rank 0, and rank 1 alone said "/dev/stdin:
+# empty"; --model said "not a regular file"), a named pipe, a character device. A file redirected with < is a file.
+piped() { # FILE CMD...: CMD with FILE piped into it
+    f=$1
+    shift
+    cat "$f" | "$@"
+}
+stream() { # PATH KIND FLAG CMD...
+    p=$1 k=$2 flag=$3
+    shift 3
+    expect_err 2 "$flag reads a file; $p ($k) is not supported for $flag (" piped "$C" "$@" || return
+    n=$(grep -c '^nvscale' "$ERR")
+    [ "$n" -eq 1 ] || fail "$*: $n error lines"
+}
+mkfifo "$d/fifo" || fail "mkfifo failed"
+PIPE="standard input, a pipe"
+stream /dev/stdin "$PIPE" --rules "$NVS" accept --rules /dev/stdin
+stream /dev/fd/0 "$PIPE" --rules "$NVS" accept --rules /dev/fd/0
+stream "$d/fifo" "a named pipe" --rules "$NVS" accept --rules "$d/fifo"
+stream /dev/null "a character device" --rules "$NVS" accept --rules /dev/null
+stream /dev/stdin "$PIPE" --model "$NVS" run --model /dev/stdin
+stream /dev/fd/0 "$PIPE" --model "$NVS" train --model resnet50,/dev/fd/0
+stream /dev/stdin "$PIPE" --model "$NVS" model --gpu rtx3090 --machine pcie4-2s-8gpu-switch --model /dev/stdin
+stream "$d/fifo" "a named pipe" --model "$NVS" model --gpu rtx3090 --machine pcie4-2s-8gpu-switch --model "$d/fifo"
+PR=tests/fixtures/profiles/good_minimal.prof
+expect_err 0 "" "$NVS" model --gpu rtx3090 --machine pcie4-2s-8gpu-switch --model "$PR"
+cp "$OUT" "$d/pr.f"
+expect_err 0 "" from "$PR" "$NVS" model --gpu rtx3090 --machine pcie4-2s-8gpu-switch --model /dev/stdin &&
+    same "model --model /dev/stdin <FILE" "$OUT" "$d/pr.f" "$PR" /dev/stdin
 finish
