@@ -39,6 +39,7 @@ static void usage(FILE *to)
             "What-if cost model of a data-parallel training step: per-layer compute from the GPU's rates, DDP\n"
             "gradient buckets, ring/tree all-reduce over the machine's link graph (alpha-beta per hop), overlap of\n"
             "buckets with backward; step time, exposed communication and efficiency for N = 1 ... 65536 GPUs.\n"
+            "A --calibrate RUN.json or --preset-file FILE of '-' is read from standard input (one of them).\n"
             "  --gpu ID[,ID]          GPU presets (--list-presets); two GPUs: the gap is explained\n"
             "  --machine ID[,ID]      machine presets (one node's GPUs, PCIe switches, NVLink)\n"
             "  --pairs                GPU i on machine i (as many --gpu as --machine), not every combination:\n"

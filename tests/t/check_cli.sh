@@ -13,6 +13,9 @@ refused() { expect_err 2 "$@"; } # refused TEXT CMD...: exit 2, TEXT on stderr, 
 grep -q -- "--min-busbw COLL:SIZE:N:GBPS" "$OUT" || fail "--help does not list --min-busbw"
 # the exit codes as docs/check.md gives them: a SKIP row exits 0 too (the help said "all pass (or warn)")
 grep -q "or are$" "$OUT" && grep -q "^skipped: not checked), 3 when any fails" "$OUT" || fail "--help does not say SKIP exits 0"
+# '-' reads standard input for RUN.json, --baseline and --rules (stdin_inputs.sh); the help said so for report only
+grep -q "A RUN.json, BASE.json or rules FILE of '-' is read$" "$OUT" && grep -q "^from standard input (one of them)" "$OUT" ||
+    fail "--help does not say that '-' reads standard input"
 "$NVS" help | grep -q '^  check ' || fail "'nvscale help' does not list check"
 
 refused "missing RUN.json" "$NVS" check --min-p2p 300

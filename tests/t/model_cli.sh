@@ -9,6 +9,8 @@ P=tests/fixtures/presets
 OK="--gpu rtx3090 --machine pcie4-2s-8gpu-switch --model resnet50"
 
 expect 0 "usage: nvscale model" $M --help
+# '-' reads standard input for --calibrate and --preset-file (stdin_inputs.sh); the help said so for report only
+expect 0 "A --calibrate RUN.json or --preset-file FILE of '-' is read from standard input \(one of them\)\." $M --help
 expect 0 "usage: nvscale model" $M -h
 expect 2 "--gpu is required" $M
 expect 2 "--machine is required" $M --gpu rtx3090
