@@ -6,6 +6,7 @@
 
 #include "core/escape.h"
 #include "core/link_class.h"
+#include "core/out_file.h"
 #include "health/health.h"
 #include "topo/topo.h"
 
@@ -318,10 +319,21 @@ static void print_nic(const nvs_topo_nic *n, FILE *to)
                                                                      "LinkRate gives one");
 }
 
+/* The source as the table says it. --hwloc-xml - is "hwloc-xml:standard input" (topo_discover.c), which read as
+ * the path of a file named "standard input"; run.json keeps that value, documented as "hwloc-xml:<path>" for
+ * scripts (docs/run-json.md), and only the table says it in words. */
+static const char *source_text(const char *source, char *buf, size_t len)
+{
+    snprintf(buf, len, "hwloc-xml:%s", nvs_input_name("-"));
+    if (strcmp(source, buf)) return source;
+    snprintf(buf, len, "hwloc XML from %s", nvs_input_name("-"));
+    return buf;
+}
+
 void nvs_topo_print(const nvs_topology *t, FILE *to)
 {
-    char e1[NVS_ESC_SIZE(sizeof t->source)], e2[NVS_ESC_SIZE(NVS_TOPO_NAME_LEN)], e3[NVS_ESC_SIZE(256)];
-    fprintf(to, "Topology: %s\n", TERM(t->source, e1));
+    char e1[NVS_ESC_SIZE(sizeof t->source)], e2[NVS_ESC_SIZE(NVS_TOPO_NAME_LEN)], e3[NVS_ESC_SIZE(256)], src[64];
+    fprintf(to, "Topology: %s\n", TERM(source_text(t->source, src, sizeof src), e1));
     fprintf(to, "NVML: %s\nCUDA: %s\n", t->nvml_status[0] ? t->nvml_status : "-", t->cuda_status[0] ? t->cuda_status : "-");
     for (int h = 0; h < t->nhosts; h++) {
         fprintf(to, "\nHost %s:", TERM(t->hosts[h].name, e1));

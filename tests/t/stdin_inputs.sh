@@ -73,7 +73,12 @@ sed "1s|$F|-|" "$d/k.f" >"$d/k.f1"
 expect_err 0 "" from "$F" "$NVS" model --calibrate - && same "model --calibrate -" "$OUT" "$d/k.f1" "$F"
 expect_err 0 "" "$NVS" topo --hwloc-xml "$X" --no-save
 cp "$OUT" "$d/t.f"
-expect_err 0 "" from "$X" "$NVS" topo --hwloc-xml - --no-save && same "topo --hwloc-xml -" "$OUT" "$d/t.f" "$X"
+# the table says where the topology came from in words ("hwloc-xml:standard input" read as a file of that name);
+# run.json keeps its documented "hwloc-xml:<path>" form
+expect_err 0 "" from "$X" "$NVS" topo --hwloc-xml - --no-save &&
+    same "topo --hwloc-xml -" "$OUT" "$d/t.f" "hwloc-xml:$X" "hwloc XML from standard input"
+expect_err 0 "" from "$X" "$NVS" topo --hwloc-xml - --no-save --format json &&
+    grep -q '^  "source": "hwloc-xml:standard input",$' "$OUT" || fail "topo --hwloc-xml - --format json: source is not hwloc-xml:standard input"
 
 # what is wrong with a piped input is said of "standard input", never of an empty name or '-'
 echo '{' >"$d/bad.json"
