@@ -3,8 +3,8 @@
  * topo/health_nvml.c reads the facts through NVML (dlopen) on every host: a snapshot of each GPU's counters
  * before the run and after it, samples taken while the run loads the GPU (clocks, throttle reasons,
  * temperature, power, PCIe link), and the XID events NVML delivered in between. They travel in run.json's
- * "health" section (health_json.c, docs/run-json.md) and are judged here (health_eval.c) into findings with a
- * severity, which `nvscale accept` and `nvscale check` turn into verdict rows.
+ * "health" section (health_json.c, docs/run-json.md) and are judged here (health_eval.c and its checks) into
+ * findings with a severity, which `nvscale accept` and `nvscale check` turn into verdict rows.
  *
  * Unknown is never zero: a counter the GPU or driver does not report is -1 (integers) or NAN (doubles), written
  * as JSON null and shown as "unsupported". */
@@ -142,7 +142,7 @@ json_t *nvs_health_to_json(const nvs_health_report *r);
 /* NVS_ERR_INPUT with a message naming the field when the section is malformed. */
 nvs_result_t nvs_health_from_json(const json_t *j, nvs_health_report *out, char *err, size_t errlen);
 
-/* --- evaluation (health_eval.c) --------------------------------------------------------------------------- */
+/* --- evaluation (health_eval.c; the checks: health_eval_priv.h) ----------------------------------------- */
 /* PASS < WARN < FAIL is an order (a finding takes the worst of what it found). SKIP is outside it: the check could
  * not be performed (NVML does not report what it looks at, or no NVML), so it is neither a pass nor a fail. */
 typedef enum { NVS_SEV_PASS = 0, NVS_SEV_WARN = 1, NVS_SEV_FAIL = 2, NVS_SEV_SKIP = 3 } nvs_severity;
