@@ -246,8 +246,9 @@ static void verify_at(const nvs_tp_desc *d, const nvs_run_transport *t, nvs_tp_v
         if (collnet && t->collnet_detail) w = t->collnet_detail;
         snprintf(words + strlen(words), sizeof words - strlen(words), "%s%s", words[0] ? "+" : "", w);
     }
-    /* "P2P (link unknown)": NCCL used P2P between GPUs whose class the run's topology did not know (nccl_log.c's
-     * link_kind); nothing says it was not the link asked for: unverified below, not a mismatch */
+    /* "P2P (link unknown)": NCCL used P2P between GPUs whose class the run's topology did not know
+     * (nccl_log_summary.c's nvs_nl_link_kind); nothing says it was not the link asked for: unverified below, not a
+     * mismatch */
     int unknown = nvs_link_kind_parse(t->link) == NVS_LINK_P2P_UNKNOWN;
     const char *link = unknown ? NULL : t->link;
     snprintf(v->found, sizeof v->found, "%s%s%s%s (%ld channel%s)", words, link ? " over " : "", link ? link : "",

@@ -202,7 +202,7 @@ int nvs_explain_hop_unused_by(const char *hop_class, const char *transport)
 {
     /* whole words: a substring test took "NET" in "COLLNET" (and in any unknown word holding it) for NET, and an
      * unknown word holding "P2P" for P2P. CollNet goes through the network plugin (src/transport/coll_net.cc),
-     * a path around an NVLink hop as NET is (nccl_log.c's link_kind: a network link) */
+     * a path around an NVLink hop as NET is (nccl_log_summary.c's nvs_nl_link_kind: a network link) */
     return hop_class && nvs_link_class_is_nvlink(hop_class) && !has_word(transport, "P2P") &&
            (has_word(transport, "SHM") || has_word(transport, "NET") || has_word(transport, "COLLNET"));
 }
