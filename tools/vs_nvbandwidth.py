@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Side by side: nvbandwidth's host<->device copy tests (reference) and `nvscale p2p --host`, same machine, same call.
 
-usage: tools/vs_nvbandwidth.py --nvbandwidth NVB.json [...] --nvscale RUN.json [...] [--tol PCT] --out PREFIX
+usage: tools/vs_nvbandwidth.py --nvbandwidth NVB.json [...] --nvscale RUN.json [...] [--tol PCT] [--halves] --out PREFIX
 
 Each --nvbandwidth is one round's `nvbandwidth -j -t ...` output; each --nvscale one round's run.json. Writes
 PREFIX.csv and PREFIX.md: per GPU and direction, the median over the rounds of each tool, both tools' ranges and
@@ -16,7 +16,8 @@ What is paired (both tools copy pinned host memory with the copy engines, cudaMe
 nvbandwidth's bidirectional tests report one direction while a copy the other way runs beside it (its
 testcases_ce.cpp: the interfering copy is twice as large, so it spans the timed one); nvscale times both directions
 of one round together and reports their sum, so the reference is the sum of nvbandwidth's two bidirectional tests.
-With more than one GPU, h2d-all / d2h-all pair host_to_all_memcpy_ce / all_to_host_memcpy_ce (every GPU at once)
+--halves adds a row for each half (bidir-h2d, bidir-d2h: nvscale's bidir_h2d_gbps / bidir_d2h_gbps, written since
+December 2026, against each bidirectional test alone). With more than one GPU, h2d-all / d2h-all pair host_to_all_memcpy_ce / all_to_host_memcpy_ce (every GPU at once)
 with nvscale's .all.
 """
 import argparse
@@ -30,6 +31,8 @@ PAIRS = [
     ("d2h", ["device_to_host_memcpy_ce"], "single", "d2h_gbps"),
     ("bidir", ["host_to_device_bidirectional_memcpy_ce", "device_to_host_bidirectional_memcpy_ce"], "single",
      "bidir_gbps"),
+    ("bidir-h2d", ["host_to_device_bidirectional_memcpy_ce"], "single", "bidir_h2d_gbps"),
+    ("bidir-d2h", ["device_to_host_bidirectional_memcpy_ce"], "single", "bidir_d2h_gbps"),
     ("h2d-all", ["host_to_all_memcpy_ce"], "all", "h2d_gbps"),
     ("d2h-all", ["all_to_host_memcpy_ce"], "all", "d2h_gbps"),
 ]
@@ -87,6 +90,7 @@ def main():
     ap.add_argument("--nvbandwidth", nargs="+", required=True)
     ap.add_argument("--nvscale", nargs="+", required=True)
     ap.add_argument("--tol", type=float, default=5.0)
+    ap.add_argument("--halves", action="store_true", help="a row for each half of bidir too")
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
     if a.tol <= 0:
@@ -101,6 +105,8 @@ def main():
     for name, tests, mode, key in PAIRS:
         if mode == "all" and ngpu < 2:
             continue  # one GPU: "all at once" is that GPU alone (nvscale writes null)
+        if name.startswith("bidir-") and not a.halves:
+            continue
         for gpu in range(ngpu):
             ref = []
             for p, (t, _) in zip(a.nvbandwidth, nvb):

@@ -21,7 +21,8 @@ for r in range(3):
               open("%s/nvb-%d.json" % (d, r), "w"))
 # nvscale round r: single h2d 51+g (nvbandwidth's median 51+g: 0 %), d2h 63.3+g (median 61+g), bidir as below
 for r in range(3):
-    gpus = [{"gpu": g, "single": {"h2d_gbps": 51.0 + g + (r - 1) * 5, "d2h_gbps": 63.3 + g, "bidir_gbps": 152.0 + 2 * g},
+    gpus = [{"gpu": g, "single": {"h2d_gbps": 51.0 + g + (r - 1) * 5, "d2h_gbps": 63.3 + g, "bidir_gbps": 152.0 + 2 * g,
+                        "bidir_h2d_gbps": 71.0 + g, "bidir_d2h_gbps": 81.0 + g},
              "all": {"h2d_gbps": 91.0 + g, "d2h_gbps": 101.0 + g, "bidir_gbps": 1.0}} for g in (1, 0)]
     json.dump({"p2p": {"host_copies": {"copy_bytes": 268435456, "iters": 20, "samples": 3, "gpus": gpus}}},
               open("%s/nvs-%d.json" % (d, r), "w"))
@@ -64,6 +65,14 @@ done
 python3 tools/vs_nvbandwidth.py --nvbandwidth $NVB --nvscale $NVS --tol 11 --out "$tmp/vs3" >/dev/null 2>&1 ||
     fail "--tol 11 (largest gap 10.9 %) exited $?"
 
+# --halves: a row per half of bidir, against each bidirectional test alone (medians 71+g and 81+g on both sides)
+# shellcheck disable=SC2086
+python3 tools/vs_nvbandwidth.py --halves --nvbandwidth $NVB --nvscale $NVS --tol 11 --out "$tmp/vs4" >/dev/null 2>&1 ||
+    fail "--halves exited $?"
+grep -qx "1,bidir-h2d,72.00,72.00,0.00,71.0-73.0,72.0-72.0" "$tmp/vs4.csv" || fail "--halves: no bidir-h2d row of GPU 1"
+grep -qx "0,bidir-d2h,81.00,81.00,0.00,80.0-82.0,81.0-81.0" "$tmp/vs4.csv" || fail "--halves: no bidir-d2h row of GPU 0"
+grep -q "bidir-" "$tmp/vs3.csv" && fail "halves without --halves"
+
 # unusable input: exit 2 with the file named
 bad() { # EXPECTED-TEXT ARGS...
     want=$1; shift
@@ -79,6 +88,13 @@ import json, sys
 d = json.load(open(sys.argv[1])); d['nvbandwidth']['testcases'][1]['status'] = 'Error'
 json.dump(d, open(sys.argv[2], 'w'))" "$tmp/nvb-0.json" "$tmp/nvb-err.json"
 bad "no passed test device_to_host_memcpy_ce" --nvbandwidth "$tmp/nvb-err.json" --nvscale "$tmp/nvs-0.json"
+python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+for g in d['p2p']['host_copies']['gpus']:
+    del g['single']['bidir_h2d_gbps']
+json.dump(d, open(sys.argv[2], 'w'))" "$tmp/nvs-0.json" "$tmp/nvs-old.json"
+bad "gpus\[0\].single.bidir_h2d_gbps absent" --halves --nvbandwidth "$tmp/nvb-0.json" --nvscale "$tmp/nvs-old.json"
 bad "tol -1: must be > 0" --nvbandwidth "$tmp/nvb-0.json" --nvscale "$tmp/nvs-0.json" --tol -1
 
 for res in results/*/VS-NVBANDWIDTH.md; do
