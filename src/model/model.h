@@ -353,7 +353,7 @@ double nvs_expected_max_normal(int n);
 
 /* --- memory: the largest per-GPU batch --------------------------------------------------------------------------- */
 
-/* The largest per-GPU batch the model takes, from the memory estimate or from --batch (cmd_model.c): a what-if
+/* The largest per-GPU batch the model takes, from the memory estimate or from --batch (cli/cmd_model_config.c): a what-if
  * bound, not a hardware one. A profile whose memory barely grows with the batch (few or no activations) would
  * otherwise get a batch of billions, or none at all where nothing grows; the output says when it decided. */
 #define NVS_MODEL_MAX_BATCH 1000000
