@@ -1,5 +1,5 @@
 /* DDP's gradient buckets (PURE), the one planner for the training step (train/train_plan.c) and the what-if model
- * (model/model.c).
+ * (model/model_sched.c).
  *
  * PyTorch's rule (torch/csrc/distributed/c10d/reducer.cpp: Reducer::rebuild_buckets, which after the first
  * iteration re-buckets the parameters in the order their gradients became ready, and

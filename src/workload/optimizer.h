@@ -24,7 +24,7 @@ int nvs_optimizer_states(nvs_optimizer o);
 /* fp32 words per parameter the update keeps at its peak: the states, plus foreach AdamW's temporary
  * exp_avg_sq_sqrt, as large as the parameters (torch/optim/adam.py _multi_tensor_adam: torch._foreach_sqrt of
  * exp_avg_sqs allocates it; the fused kernel and SGD's foreach passes need none). What the step allocates
- * (train_plan.c) and what the what-if model's memory estimate counts (model.c), from one place. */
+ * (train_plan.c) and what the what-if model's memory estimate counts (model/model_mem.c), from one place. */
 int nvs_optimizer_fp32_words(nvs_optimizer o, int foreach);
 /* Bytes one optimizer update moves per parameter (fp32 master weights and states, gradients of grad_bytes each),
  * fused into one pass (foreach = 0) or as the foreach passes PyTorch runs on CUDA tensors by default
