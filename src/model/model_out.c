@@ -209,7 +209,7 @@ static json_t *json_series_one(const nvs_presets *ps, const nvs_model_series *s)
     bad |= jset(o, "framework", json_string(c->fw ? c->fw->name : "ideal"));
     bad |= jset(o, "optimizer", json_string(nvs_optimizer_name(c->opt)));
     /* which update it assumed: one fused pass (adamw-fused, or under ideal) or the framework's foreach passes, as
-     * run.json's train.optimizer_fused says which ran (model_calib.c reads it) */
+     * run.json's train.optimizer_fused says which ran (model_calib_train.c reads it) */
     bad |= jset(o, "optimizer_fused", json_boolean(!nvs_model_opt_foreach(c)));
     /* element size and bucket sizes are whole bytes, integers as in run.json (were 4.0, 1048576.0) */
     bad |= jset(o, "grad_bytes", json_integer((json_int_t)llround(c->grad_bytes)));
