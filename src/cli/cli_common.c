@@ -126,16 +126,23 @@ int nvs_cli_refuse(const char *sub, const char *fmt, ...)
  * Where '-' is refused, so is any other input that can be read once: /dev/stdin (or /dev/fd/0) when standard input
  * is a pipe or a terminal, a named pipe, a character device (nvs_cli_stdin_refused, core/out_file.h's
  * nvs_input_stream). A regular file redirected to /dev/stdin (< FILE) is a file, and is read as one.
- * Standard input can be read once: the first input to take it is remembered, and a second is refused naming both. */
-static char stdin_taker[96];
+ * Standard input can be read once: the first input to take it is remembered, and a second is refused naming both,
+ * whether it was named '-' or /dev/stdin (/dev/fd/0, /proc/self/fd/0) of a pipe or a terminal. */
+static char stdin_taker[96], stdin_spelled[32];
 
 int nvs_cli_stdin_once(const char *sub, const char *what, const char *path)
 {
-    if (!nvs_input_is_stdin(path)) return 0;
-    if (stdin_taker[0])
-        return nvs_cli_usage(sub, "'-' (standard input) given twice, for %s and for %s: it can be read once; give one "
-                                  "of them as a file", stdin_taker, what);
+    /* /dev/stdin of a pipe is the same stream as '-': the second read found it empty ("--rules: /dev/stdin: empty",
+     * or a run's JSON read as rules) */
+    if (!nvs_input_takes_stdin(path)) return 0;
+    if (stdin_taker[0] && !strcmp(stdin_spelled, path))
+        return nvs_cli_usage(sub, "'%s' (standard input) given twice, for %s and for %s: it can be read once; give "
+                                  "one of them as a file", path, stdin_taker, what);
+    if (stdin_taker[0]) /* spelled two ways: each named as it was given */
+        return nvs_cli_usage(sub, "standard input given twice, as '%s' for %s and as '%s' for %s: it can be read "
+                                  "once; give one of them as a file", stdin_spelled, stdin_taker, path, what);
     snprintf(stdin_taker, sizeof stdin_taker, "%s", what);
+    snprintf(stdin_spelled, sizeof stdin_spelled, "%s", path); /* "-" or an alias: short */
     return 0;
 }
 

@@ -116,9 +116,18 @@ static int add_simple(nvs_ruleset *rs, const char *flag, const char *v, const ch
     return flag_rule(rs, flag, v, line);
 }
 
+/* The runs to check that take standard input ("-", /dev/stdin of a pipe), found before any option is acted on:
+ * --rules is read as it is parsed, before the runs are looked at, and read a piped run as rules (a rules-header
+ * error) where standard input given twice is meant. Set by stdin_runs. */
+static const char *stdin_run_path, *stdin_run_what;
+static char stdin_run_what_buf[32];
+
 static int add_rules_file(nvs_ruleset *rs, const char *path)
 {
     int rc = nvs_cli_stdin_once("check", "--rules", path); /* "-": standard input, once */
+    /* a run takes it too: refused now, naming both as the runs' turn would, before the rules read it */
+    if (!rc && stdin_run_path && nvs_input_takes_stdin(path))
+        rc = nvs_cli_stdin_once("check", stdin_run_what, stdin_run_path);
     return rc ? rc : nvs_cli_rules_load("check", path, rs);
 }
 
@@ -140,6 +149,27 @@ static const struct option opts[] = {
     {0, 0, 0, 0},
 };
 
+static void stdin_runs(int argc, char **argv)
+{
+    char **copy = malloc(((size_t)argc + 1) * sizeof *copy); /* getopt reorders what it scans */
+    stdin_run_path = stdin_run_what = NULL;
+    if (!copy) return; /* then only the runs' own turn refuses a second standard input */
+    memcpy(copy, argv, (size_t)argc * sizeof *copy);
+    copy[argc] = NULL;
+    optind = 1;
+    opterr = 0;
+    while (getopt_long(argc, copy, ":h", opts, NULL) != -1) {
+    }
+    int nruns = argc - optind;
+    for (int i = optind; i < argc && !stdin_run_path; i++)
+        if (nvs_input_takes_stdin(copy[i])) {
+            stdin_run_path = copy[i];
+            snprintf(stdin_run_what_buf, sizeof stdin_run_what_buf, "RUN.json %d", i - optind + 1);
+            stdin_run_what = nruns > 1 ? stdin_run_what_buf : "RUN.json";
+        }
+    free(copy);
+}
+
 int cmd_check(int argc, char **argv)
 {
     nvs_ruleset rs = {0};
@@ -156,6 +186,7 @@ int cmd_check(int argc, char **argv)
     }
 #define ADD_FILE(w, p, out) (files[nfiles++] = (nvs_cli_file){(w), (p), (out)})
 
+    stdin_runs(argc, argv);
     optind = 1;
     opterr = 0;
     for (;;) {

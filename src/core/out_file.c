@@ -443,6 +443,15 @@ const char *nvs_input_stream(const char *path)
     return NULL;
 }
 
+int nvs_input_takes_stdin(const char *path)
+{
+    struct stat st;
+    if (nvs_input_is_stdin(path)) return 1;
+    /* stat follows the alias to what standard input is, as nvs_input_stream's; closed (stat fails): the reader
+     * says so */
+    return path && is_stdin_alias(path) && stat(path, &st) == 0 && !S_ISREG(st.st_mode);
+}
+
 /* Reads F to its end into *out (NUL-terminated, malloc'd), NAME in the messages. */
 static nvs_result_t read_stream(FILE *f, const char *name, size_t max_bytes, char **out, size_t *outlen)
 {

@@ -104,6 +104,10 @@ const char *nvs_input_name(const char *path);
  * /proc/self/fd/0; "a named pipe"). NULL for anything else: a regular file (one redirected to /dev/stdin
  * included), or what the reader refuses itself (a missing file, a directory). */
 const char *nvs_input_stream(const char *path);
+/* Whether reading PATH takes standard input itself, which can be read once in a command: "-", or /dev/stdin,
+ * /dev/fd/0, /proc/self/fd/0 when standard input is not a regular file (a pipe, a terminal). A regular file
+ * redirected there (< FILE) is a file: 0. */
+int nvs_input_takes_stdin(const char *path);
 /* Reads a whole file (NUL-terminated, malloc'd) up to max_bytes; NVS_ERR_INPUT with one message if it cannot.
  * Only regular files are read (a FIFO or device would block or never end): anything else is refused by name,
  * except /dev/stdin (or /dev/fd/0, /proc/self/fd/0), which reads standard input whatever it is: asked for by

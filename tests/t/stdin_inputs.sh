@@ -144,6 +144,33 @@ stream /dev/stdin "$PIPE" --model "$NVS" run --model /dev/stdin
 stream /dev/fd/0 "$PIPE" --model "$NVS" train --model resnet50,/dev/fd/0
 stream /dev/stdin "$PIPE" --model "$NVS" model --gpu rtx3090 --machine pcie4-2s-8gpu-switch --model /dev/stdin
 stream "$d/fifo" "a named pipe" --model "$NVS" model --gpu rtx3090 --machine pcie4-2s-8gpu-switch --model "$d/fifo"
+
+# /dev/stdin, /dev/fd/0 and /proc/self/fd/0 of a pipe are standard input, as '-' is: a second use in one command is
+# refused naming both (each was read: the second found it empty, or a run piped in was read as the rules: "expected
+# the header 'nvscale-rules 1'"). Through a regular file (< FILE) they are that file, read as one.
+alias_twice() { # TEXT CMD...: CMD with the run piped in, refused with TEXT alone
+    text=$1
+    shift
+    expect_err 2 "$text" piped "$C" "$@" || return
+    n=$(grep -c '^nvscale' "$ERR")
+    [ "$n" -eq 1 ] || fail "$*: $n error lines: $(cat "$ERR")"
+}
+alias_twice "standard input given twice, as '/dev/stdin' for --rules and as '-' for RUN.json: it can be read once" \
+    "$NVS" check - --rules /dev/stdin
+alias_twice "'-' (standard input) given twice, for --rules and for RUN.json" "$NVS" check - --rules -
+expect_err 2 "'/dev/stdin' (standard input) given twice, for --rules and for --rules" \
+    piped "$RULES" "$NVS" check "$C" --rules /dev/stdin --rules /dev/stdin
+alias_twice "standard input given twice, as '/dev/fd/0' for --baseline and as '/proc/self/fd/0' for RUN.json" \
+    "$NVS" check /proc/self/fd/0 --baseline /dev/fd/0 --max-below-baseline 10
+alias_twice "standard input given twice, as '-' for RUN.json 1 and as '/dev/fd/0' for RUN.json 2" \
+    "$NVS" check - /dev/fd/0 --rules "$RULES"
+alias_twice "standard input given twice, as '-' for argument 1 and as '/dev/stdin' for argument 2" \
+    "$NVS" report --no-plots -o "$d/twice" - /dev/stdin
+alias_twice "standard input given twice, as '/dev/stdin' for --calibrate and as '-' for --preset-file #1" \
+    "$NVS" model --calibrate /dev/stdin --preset-file -
+expect 0 "result: PASS" from "$C" "$NVS" check /dev/stdin --rules "$RULES"
+expect_err 0 "" from "$C" "$NVS" check - /dev/stdin --rules "$RULES"
+
 PR=tests/fixtures/profiles/good_minimal.prof
 expect_err 0 "" "$NVS" model --gpu rtx3090 --machine pcie4-2s-8gpu-switch --model "$PR"
 cp "$OUT" "$d/pr.f"
