@@ -19,18 +19,28 @@
 
 #define MAX_CUDA_GPUS 256 /* per process; far above any node (HGX: 8, NVL72 tray: 4) */
 
+/* How a message names the XML, in three %s: "hwloc XML 'PATH'", or "hwloc XML from standard input" for the one
+ * piped in ("hwloc XML 'standard input'" read as a file of that name); QUOTED alone: 'PATH' or standard input.
+ * NAME is nvs_input_name's: its "standard input" is one string, told from a file a user named so by address. */
+static int piped(const char *name)
+{
+    return name == nvs_input_name("-");
+}
+#define XML_NAMED(n) piped(n) ? "hwloc XML from " : "hwloc XML '", (n), piped(n) ? "" : "'"
+#define QUOTED(n) piped(n) ? "" : "'", (n), piped(n) ? "" : "'"
+
 /* Catch what hwloc would only report as "load failed", or not survive, or drop silently: empty, not XML, XML v3,
  * the sets and PCI attributes topo_xml_lint.h checks. */
 static nvs_result_t check_xml_text(const char *path, const char *text)
 {
     if (!*text) {
-        nvs_error("hwloc XML '%s' is empty", path);
+        nvs_error("%s%s%s is empty", XML_NAMED(path));
         return NVS_ERR_INPUT;
     }
     const char *top = strstr(text, "<topology");
     if (!top) {
-        nvs_error("'%s' is not an hwloc XML topology (no <topology> element; save one with `lstopo --of xml FILE`)",
-                  path);
+        nvs_error("%s%s%s is not an hwloc XML topology (no <topology> element; save one with `lstopo --of xml FILE`)",
+                  QUOTED(path));
         return NVS_ERR_INPUT;
     }
     const char *end = strchr(top, '>');
@@ -39,9 +49,9 @@ static nvs_result_t check_xml_text(const char *path, const char *text)
         int major = atoi(ver + 9);
         unsigned api = hwloc_get_api_version();
         if (major >= 3 && (api >> 16) < 3) {
-            nvs_error("hwloc XML '%s' is version %d.x (written by hwloc %d.x); the hwloc %u.x library used here cannot "
+            nvs_error("%s%s%s is version %d.x (written by hwloc %d.x); the hwloc %u.x library used here cannot "
                       "read it: save it again with an hwloc 2.x lstopo (`lstopo --of xml FILE`)",
-                      path, major, major, api >> 16);
+                      XML_NAMED(path), major, major, api >> 16);
             return NVS_ERR_INPUT;
         }
     }
@@ -101,9 +111,9 @@ static nvs_result_t finish_xml(const char *xml, nvs_result_t r, nvs_topology *t,
         return r == NVS_ERR_NOMEM ? r : NVS_ERR_INPUT;
     }
     if (t->ngpus == 0) {
-        nvs_error("hwloc XML '%s' has no NVIDIA GPU (no PCI device of vendor 10de, class 03xx: was it saved with "
+        nvs_error("%s%s%s has no NVIDIA GPU (no PCI device of vendor 10de, class 03xx: was it saved with "
                   "I/O devices filtered out?)",
-                  xml);
+                  XML_NAMED(xml));
         nvs_topo_free(t);
         return NVS_ERR_INPUT;
     }
@@ -175,12 +185,12 @@ static nvs_result_t load_isolated(const char *name, const char *text, nvs_topolo
     nvs_result_t res = NVS_OK;
     int code = -1, off = 0;
     if (WIFSIGNALED(st)) {
-        snprintf(err, errlen, "hwloc could not read hwloc XML '%s': it stopped with signal %d (%s)%s: not a valid "
-                 "hwloc XML topology", name, WTERMSIG(st), strsignal(WTERMSIG(st)),
+        snprintf(err, errlen, "hwloc could not read %s%s%s: it stopped with signal %d (%s)%s: not a valid "
+                 "hwloc XML topology", XML_NAMED(name), WTERMSIG(st), strsignal(WTERMSIG(st)),
                  WTERMSIG(st) == SIGALRM ? ", after " "60 s" : "");
         res = NVS_ERR_INPUT;
     } else if (!buf || !WIFEXITED(st) || WEXITSTATUS(st) != 0 || sscanf(buf, "%d\n%n", &code, &off) != 1) {
-        snprintf(err, errlen, "hwloc XML '%s': the reader process failed (exit %d)", name,
+        snprintf(err, errlen, "%s%s%s: the reader process failed (exit %d)", XML_NAMED(name),
                  WIFEXITED(st) ? WEXITSTATUS(st) : -1);
         res = NVS_ERR_SYSTEM;
     } else if (code != NVS_OK) {
@@ -190,7 +200,8 @@ static nvs_result_t load_isolated(const char *name, const char *text, nvs_topolo
         json_error_t je;
         json_t *j = json_loads(buf + off, 0, &je);
         res = j ? nvs_topo_from_json(j, out, err, errlen) : NVS_ERR_SYSTEM;
-        if (!j) snprintf(err, errlen, "hwloc XML '%s': unreadable answer of the reader process (%s)", name, je.text);
+        if (!j)
+            snprintf(err, errlen, "%s%s%s: unreadable answer of the reader process (%s)", XML_NAMED(name), je.text);
         json_decref(j);
     }
     free(buf);

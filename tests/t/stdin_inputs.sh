@@ -171,6 +171,14 @@ alias_twice "standard input given twice, as '/dev/stdin' for --calibrate and as 
 expect 0 "result: PASS" from "$C" "$NVS" check /dev/stdin --rules "$RULES"
 expect_err 0 "" from "$C" "$NVS" check - /dev/stdin --rules "$RULES"
 
+# what is wrong with an hwloc XML piped in is said of the XML from standard input, not of a file of that name
+expect_err 2 "nvscale topo: hwloc XML from standard input is empty" from "$d/empty" "$NVS" topo --hwloc-xml - --no-save
+expect_err 2 "nvscale topo: standard input is not an hwloc XML topology (no <topology>" \
+    from "$d/bad.json" "$NVS" topo --hwloc-xml - --no-save
+sed 's/<topology version="2.0">/<topology version="3.0">/' "$X" >"$d/v3.xml"
+expect_err 2 "nvscale topo: hwloc XML from standard input is version 3.x" from "$d/v3.xml" "$NVS" topo --hwloc-xml - --no-save
+grep -q "'standard input'" "$ERR" && fail "topo --hwloc-xml -: standard input quoted as a file name: $(cat "$ERR")"
+
 PR=tests/fixtures/profiles/good_minimal.prof
 expect_err 0 "" "$NVS" model --gpu rtx3090 --machine pcie4-2s-8gpu-switch --model "$PR"
 cp "$OUT" "$d/pr.f"
