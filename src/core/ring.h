@@ -1,6 +1,6 @@
 /* The best ring over n points (GPUs): the cycle through all of them whose slowest edge is the fastest (PURE).
  * One search for every reader of a ring's bound: the topology's (topo/topo_bounds.c, at run time) and a run.json's
- * (explain/explain.c, offline: report), so that both name the same ring. */
+ * (explain/explain_ring.c, offline: report), so that both name the same ring. */
 #ifndef NVS_CORE_RING_H
 #define NVS_CORE_RING_H
 

@@ -1,6 +1,6 @@
 /* `nvscale report RUN.json [MORE.json ...]`: a Markdown report (report.md) with plots, from run.json files only
  * (no GPU). cli/cmd_report.c parses the command line and writes the files; report_md.c writes the Markdown, a
- * file per section (report_md_int.h); plot.c the gnuplot data, script and images; explain/explain.c the "why"
+ * file per section (report_md_int.h); plot.c the gnuplot data, script and images; explain/explain*.c the "why"
  * paragraphs. What the report contains and how to read it: docs/report.md. */
 #ifndef NVS_REPORT_H
 #define NVS_REPORT_H
