@@ -1,6 +1,6 @@
 /* `nvscale report RUN.json [MORE.json ...]`: a Markdown report (report.md) with plots, from run.json files only
  * (no GPU). cli/cmd_report.c parses the command line and writes the files; report_md.c writes the Markdown, a
- * file per section (report_md_int.h); plot.c the gnuplot data, script and images; explain/explain*.c the "why"
+ * file per section (report_md_int.h); plot*.c the gnuplot data, script and images; explain/explain*.c the "why"
  * paragraphs. What the report contains and how to read it: docs/report.md. */
 #ifndef NVS_REPORT_H
 #define NVS_REPORT_H
@@ -91,7 +91,7 @@ void nvs_report_plots_prune(const char *dir, const nvs_plot_files *old, const nv
 int nvs_find_on_path(const char *prog, char *buf, size_t len);
 /* Run gnuplot on `script` inside `dir` (its stdout goes to stderr); 0 when it exited 0. */
 int nvs_plot_run_gnuplot(const char *gnuplot, const char *dir, const char *script);
-/* Text from an input into a gnuplot script or data file (plot.c): a single-quoted gnuplot string (nothing
+/* Text from an input into a gnuplot script or data file (plot_gnuplot.c): a single-quoted gnuplot string (nothing
  * expanded, quotes doubled, control characters made visible: no line end can start a command such as "!cmd"),
  * and a one-line data-file comment. */
 void nvs_plot_quote(FILE *f, const char *s);

@@ -21,7 +21,7 @@ static void plots_section(const nvs_report *rep, FILE *f)
     case NVS_PLOTS_OK: break;
     }
     for (int i = 0; i < rep->nplots; i++) {
-        /* the file names are ours ([A-Za-z0-9_-], plot.c); the titles may hold names from the runs */
+        /* the file names are ours ([A-Za-z0-9_-], plot_data.c); the titles may hold names from the runs */
         char t[NVS_ESC_SIZE(sizeof rep->plot[i].title)];
         md(rep->plot[i].title, t, sizeof t);
         fprintf(f, "![%s](%s.svg)\n\n%s ([SVG](%s.svg), [PNG](%s.png))\n\n", t, rep->plot[i].file, t,
