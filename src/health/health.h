@@ -3,8 +3,8 @@
  * topo/health_nvml.c reads the facts through NVML (dlopen) on every host: a snapshot of each GPU's counters
  * before the run and after it, samples taken while the run loads the GPU (clocks, throttle reasons,
  * temperature, power, PCIe link), and the XID events NVML delivered in between. They travel in run.json's
- * "health" section (health_json.c, docs/run-json.md) and are judged here (health_eval.c and its checks) into
- * findings with a severity, which `nvscale accept` and `nvscale check` turn into verdict rows.
+ * "health" section (health_json.c, health_json_read.c, docs/run-json.md) and are judged here (health_eval.c and
+ * its checks) into findings with a severity, which `nvscale accept` and `nvscale check` turn into verdict rows.
  *
  * Unknown is never zero: a counter the GPU or driver does not report is -1 (integers) or NAN (doubles), written
  * as JSON null and shown as "unsupported". */
@@ -137,7 +137,7 @@ nvs_result_t nvs_health_report_append(nvs_health_report *dst, const nvs_health_r
 /* Names of the reasons set in `bits` ("HW slowdown, SW thermal slowdown"), "none" when none. */
 const char *nvs_health_reason_names(long long bits, char *buf, size_t len);
 
-/* --- run.json "health" (health_json.c, docs/run-json.md) ------------------------------------------------ */
+/* --- run.json "health" (written: health_json.c, read: health_json_read.c; docs/run-json.md) -------------- */
 json_t *nvs_health_to_json(const nvs_health_report *r);
 /* NVS_ERR_INPUT with a message naming the field when the section is malformed. */
 nvs_result_t nvs_health_from_json(const json_t *j, nvs_health_report *out, char *err, size_t errlen);

@@ -79,7 +79,7 @@ void rj_read_sustain(vctx *v, nvs_run *r)
     }
 }
 
-/* health (health/health_json.c), which check's health rules judge: read through the section's own reader, which
+/* health (health/health_json_read.c), which check's health rules judge: read through the section's own reader, which
  * names the bad field's path, so that a malformed section is bad input (exit 2), not "not measured". */
 void rj_read_health(vctx *v, nvs_run *r)
 {

@@ -1,4 +1,4 @@
-/* GPU health: facts -> findings (health/health_eval.c) and run.json's health section (health_json.c), on
+/* GPU health: facts -> findings (health/health_eval.c) and run.json's health section (health_json*.c), on
  * structs built here: every severity path without NVML. */
 #include "health/health.h"
 #include "t.h"
