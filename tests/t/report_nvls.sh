@@ -1,7 +1,8 @@
 #!/bin/sh
-# NVLS (NVLink SHARP) at the N where NCCL used it: run.json's transports entry says "nvls": true (nccl_log.c reads
-# the communicator's "NVLS comm" line), but the report's Why and its transports table said only "P2P", as if the
-# NVSwitch had not reduced. The report derives the facts itself (no explain section) and names NVLS there only.
+# NVLS (NVLink SHARP) at the N where NCCL used it: run.json's transports entry says "nvls": true
+# (src/explain/nccl_log_comm.c reads the communicator's "NVLS comm" line), but the report's Why and its transports
+# table said only "P2P", as if the NVSwitch had not reduced. The report derives the facts itself (no explain
+# section) and names NVLS there only.
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
 need_nvscale
