@@ -30,18 +30,18 @@ void nvs_cli_out_abandon(nvs_cli_out *o);
 /* A usage error of subcommand SUB: "nvscale SUB: <message>" and the help hint, once under mpirun. Returns 2,
  * the exit status of a usage error. */
 /* NVS_TEST_SYSFS_ROOT (tests: the tree topo/ reads instead of /sys, topo_pci_sysfs.c), when set, is a directory: 0; else
- * the message said as SUB's refusal, "nvscale SUB: ...", -1 (options.c) */
+ * the message said as SUB's refusal, "nvscale SUB: ...", -1 (options_env.c) */
 int nvs_cli_sysfs_root_env_ok(const char *sub);
 /* NVS_TEST_WRITE_FAIL (tests: the K-th file written fails as on a full disk, core/out_file.h), when set, is read as
- * core/out_file.c reads it (nvs_outfile_fail_env): 0; else "nvscale SUB: invalid value ..." and -1 (options.c). Every
- * subcommand that writes a file calls it before it writes anything (run/coll/train/topo/p2p through
- * nvs_cli_test_hooks_env, and accept, compare, check, report, model), so that a bad value is refused alike
+ * core/out_file.c reads it (nvs_outfile_fail_env): 0; else "nvscale SUB: invalid value ..." and -1
+ * (options_env.c). Every subcommand that writes a file calls it before it writes anything (run/coll/train/topo/p2p
+ * through nvs_cli_test_hooks_env, and accept, compare, check, report, model), so that a bad value is refused alike
  * everywhere, never silently ignored. */
 int nvs_cli_write_fail_env_ok(const char *sub);
 /* The measuring commands' test hooks (NVS_TEST_CORRUPT, NVS_TEST_STALL, NVS_TEST_TRAIN_FAIL, NVS_TEST_SLOW_STOP,
  * NVS_TEST_WRITE_FAIL, NVS_TEST_SYSFS_ROOT), read into c as nvs_config_parse does for run/coll/train; accept calls it
  * so that its measurement honours them the same way. A bad value: one message naming it, "nvscale SUB: ..." for
- * c->subcommand, NVS_ERR_USAGE (options.c). */
+ * c->subcommand, NVS_ERR_USAGE (options_env.c). */
 nvs_result_t nvs_cli_test_hooks_env(nvs_config *c);
 int nvs_cli_usage(const char *sub, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* An input error of subcommand SUB that the help does not answer (a file's content): "nvscale SUB: <message>", once
@@ -55,8 +55,8 @@ int nvs_cli_output_dir_ok(const char *sub, const char *flag, const char *dir);
 /* The largest size a size flag takes: 1 TiB. No GPU (141 GB on an H200) or host rank comes near it, and every size
  * stays exact in a double, which the sweep's arithmetic (core/metrics.c) and the model's use. */
 #define NVS_CLI_MAX_SIZE ((size_t)1 << 40)
-/* The value of a size flag, every subcommand's alike (run/coll/train/p2p/topo's through options.c, model's bucket
- * flags): nvs_parse_size_whole (core/units.h: "1.5M" is 1572864 bytes, as nccl-tests reads it), from LO to
+/* The value of a size flag, every subcommand's alike (run/coll/train/p2p/topo's through options_values.c, model's
+ * bucket flags): nvs_parse_size_whole (core/units.h: "1.5M" is 1572864 bytes, as nccl-tests reads it), from LO to
  * NVS_CLI_MAX_SIZE. 0 with *out; else -1 with why: that it is no whole number of bytes ("1.3K"), or EXPECT. */
 int nvs_cli_size(const char *s, size_t lo, size_t *out, const char *expect, char *why, size_t wl);
 /* An input named "-" (standard input: the table in cli_common.c says which inputs take it). nvs_cli_stdin_once,
@@ -97,7 +97,7 @@ const char *nvs_cli_bad_option(char **argv, int at, char *buf, size_t len);
  * for exactly this refusal, 0 for an unknown or ambiguous long option (posix/getopt.c process_long_option). */
 struct option; /* <getopt.h> */
 int nvs_cli_value_on_flag(char **argv, const struct option *opts, char *buf, size_t len);
-/* Options that exclude each other (options.c excludes[]), one table for every parser of the command line: the
+/* Options that exclude each other (options_checks.c excludes[]), one table for every parser of the command line: the
  * first row both of whose options this parser has (OPTS, ended by a NULL name) and were given (GIVEN[i]: OPTS[i]
  * was) is refused, "nvscale SUB: A and B exclude each other: WHY" and the help hint, returning 2; else 0. */
 int nvs_cli_excludes_check(const char *sub, const struct option *opts, const unsigned char *given);

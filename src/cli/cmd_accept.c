@@ -181,7 +181,7 @@ static int parse_flags(int argc, char **argv, nvs_config *cfg, accept_opts *o, n
             if (!*a || strlen(a) >= sizeof cfg->out_dir - 64) return bad("invalid value '%s' for --out: expected a directory path", a);
             if (dash) return bad("invalid value '%s' for --out: %s", a, dash);
             snprintf(cfg->out_dir, sizeof cfg->out_dir, "%s", a);
-            /* "runs/x/" names the directory runs/x, as for the measuring commands (options.c) */
+            /* "runs/x/" names the directory runs/x, as for the measuring commands (options_general.c) */
             for (size_t l = strlen(cfg->out_dir); l > 1 && cfg->out_dir[l - 1] == '/'; l--) cfg->out_dir[l - 1] = '\0';
             break;
         }
@@ -197,7 +197,7 @@ static int parse_flags(int argc, char **argv, nvs_config *cfg, accept_opts *o, n
             cfg->sustain_s = d;
             break;
         case O_TIMEOUT:
-            /* the same range as the measuring commands' --timeout (options.c) */
+            /* the same range as the measuring commands' --timeout (options_general.c) */
             if (nvs_parse_double(a, &d) || !(d >= 1 && d <= 86400)) return bad("invalid value '%s' for --timeout: expected seconds from 1 to 86400", a);
             cfg->timeout_s = d;
             break;

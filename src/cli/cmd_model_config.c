@@ -183,7 +183,7 @@ int nvs_cm_common_settings(const opts *o, const nvs_presets *ps, nvs_model_confi
                                             &c->bucket_first_bytes)) return 2;
     if (o->bucket_cap && parse_size_flag("--bucket-cap", o->bucket_cap, "expected a size from 1 to 1T such as 25M",
                                           &c->bucket_cap_bytes)) return 2;
-    /* as DDP 2.x: an explicit bucket_cap_mb sizes the first bucket too (src/cli/options.c says where from) */
+    /* as DDP 2.x: an explicit bucket_cap_mb sizes the first bucket too (src/cli/options_checks.c says where from) */
     if (o->bucket_cap && !o->bucket_first) c->bucket_first_bytes = c->bucket_cap_bytes;
     if (o->net) {
         const nvs_preset *np = nvs_presets_find(ps, NVS_PK_NET, o->net);

@@ -84,7 +84,7 @@ int cmd_topo(int argc, char **argv)
     cfg.argc = argc;
     cfg.argv = argv;
     nvs_cli_set_verbosity(cfg.quiet, cfg.verbose);
-    /* --hwloc-xml with --emulate-nodes or --timeout: refused by nvs_config_parse (options.c excludes[]) */
+    /* --hwloc-xml with --emulate-nodes or --timeout: refused by nvs_config_parse (options_checks.c excludes[]) */
     /* the offline file needs no ranks: under mpirun rank 0 alone reads and prints it (every rank did: one
      * document per rank on stdout, not JSON, and each error once per rank) */
     if (cfg.hwloc_xml[0] && nvs_rt_launcher_rank() != 0) return 0;

@@ -130,7 +130,7 @@ double nvs_paired_efficiency(const double *ref_us, const double *step_us, size_t
 {
     double e[256];
     size_t k = 0;
-    /* a paired run has a few rounds; beyond 256 the first 256 stand for it (options.c caps --rounds lower) */
+    /* a paired run has a few rounds; beyond 256 the first 256 stand for it (options_train.c caps --rounds lower) */
     for (size_t i = 0; i < n && k < sizeof e / sizeof e[0]; i++) {
         double v = nvs_scaling_efficiency(ref_us[i], step_us[i]);
         if (v > 0) e[k++] = v;

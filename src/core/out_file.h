@@ -37,7 +37,7 @@ void nvs_outfile_discard(nvs_outfile *o);
  * after it, fail as on a full disk (ENOSPC). Unset or empty: 0 with *k = 0 (off). A whole number of plain digits from
  * 1 to NVS_OUTFILE_FAIL_MAX: 0 with *k = K. Anything else (x, -1, 0, 1junk, " 1", +1): -1, *k = 0. The one reader of
  * the value, for the commit that acts on it and for the command line that refuses a bad one before anything is
- * written (cli/options.c nvs_cli_write_fail_env_ok), so that the two cannot read one value two ways. */
+ * written (cli/options_env.c nvs_cli_write_fail_env_ok), so that the two cannot read one value two ways. */
 #define NVS_OUTFILE_FAIL_MAX (1L << 30)
 int nvs_outfile_fail_env(long *k);
 

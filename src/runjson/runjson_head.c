@@ -50,7 +50,7 @@ void rj_read_command(vctx *v, nvs_run *r)
     json_t *sw = rj_typed(v, r->root, "sweep", "", JSON_OBJECT, 0);
     const char *tb = sw ? rj_str(v, sw, "time_basis", "sweep", 0) : NULL;
     r->unvalidated = sw && rj_int(v, sw, "check", "sweep", 0, 1, 1, 0) == 0;
-    /* bounds: the options' own (src/cli/options.c: -w 0..1000000, -m 1..1024, -z 0..2) */
+    /* bounds: the options' own (src/cli/options_sweep.c: -w 0..1000000, -m 1..1024, -z 0..2) */
     r->sweep_warmup = sw ? (int)rj_int(v, sw, "warmup", "sweep", 0, 1000000, -1, 0) : -1;
     r->sweep_agg_iters = sw ? (int)rj_int(v, sw, "agg_iters", "sweep", 1, 1024, -1, 0) : -1;
     /* -z as a number since 6 December 2026 (1: a barrier after each wait, 2: none, as nccl-tests); before, a boolean

@@ -56,7 +56,7 @@ void rj_read_sweep(vctx *v, nvs_run *r)
     if (v->failed) return;
     double lo = whole_bytes(v, sw, "min_bytes", "sweep"), hi = whole_bytes(v, sw, "max_bytes", "sweep");
     double step = whole_bytes(v, sw, "step_bytes", "sweep");
-    /* -f: 1 to 1024 (src/cli/options.c); 0 where -i gave a step instead */
+    /* -f: 1 to 1024 (src/cli/options_sweep.c); 0 where -i gave a step instead */
     double f = rj_num_in(v, sw, "step_factor", "sweep", 0, 1024);
     if (v->failed || isnan(lo) || isnan(hi) || (isnan(f) && isnan(step))) return;
     if (!(r->sweep_sizes = rj_alloc(v, PLAN_MAX, sizeof *r->sweep_sizes))) return;

@@ -5,7 +5,7 @@
 
 #include "core/metrics.h"
 
-#define NVS_ROUNDS_MAX 128 /* options.c caps --rounds at 100 */
+#define NVS_ROUNDS_MAX 128 /* options_train.c caps --rounds at 100 */
 
 void nvs_train_rounds_merge(const nvs_train_point *raw, int npoints, int i, int nrounds, nvs_train_point *out)
 {
