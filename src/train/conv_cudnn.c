@@ -309,7 +309,7 @@ static nvs_result_t make_shape(nvs_cudnn *c, struct shape_state *e, int elem, in
                                                      NVSDNN_CROSS_CORRELATION, NVSDNN_DATA_FLOAT));
         DNN_TRY(c, c->api.SetConvolutionMathType(e->conv[d], nvs_conv_math(elem, tf32)));
     }
-    /* cuDNN's own output size must be the one the profile's GEMM implies (profile.c checked the formula) */
+    /* cuDNN's own output size must be the one the profile's GEMM implies (profile_layer.c checked the formula) */
     int n = 0, k = 0, ho = 0, wo = 0;
     DNN_TRY(c, c->api.GetConvolution2dForwardOutputDim(e->conv[0], e->x, e->w, &n, &k, &ho, &wo));
     if (n != s->n || k != s->k || ho != s->ho || wo != s->wo) {

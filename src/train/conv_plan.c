@@ -85,7 +85,7 @@ int nvs_conv_shape_of(const nvs_layer *ly, int batch, nvs_conv_shape *out)
     s.n = batch;
     s.r = ly->geom.r;
     s.s = ly->geom.s;
-    s.c = (int)nvs_layer_geom_channels(ly); /* whole: profile.c checked K = C*R*S */
+    s.c = (int)nvs_layer_geom_channels(ly); /* whole: profile_layer.c checked K = C*R*S */
     s.h = ly->geom.h;
     s.w = ly->geom.w;
     s.k = (int)ly->gemm_n;

@@ -118,7 +118,8 @@ static int norm_kind(const nvs_train_exec *x, int l)
 }
 
 /* Layer l is a LayerNorm the executor runs in LayerNorm kernels (profile.h ln=), and whether over fp32: where the
- * framework runs the layer's passes over fp32 (autocast_fp32), its own are among them (profile.c checks ew32 >= ln) */
+ * framework runs the layer's passes over fp32 (autocast_fp32), its own are among them (profile_layer.c checks
+ * ew32 >= ln) */
 static int ln_kernels(const nvs_train_exec *x, int l)
 {
     return x->plan->profile->layers[l].ln_passes > 0 && x->ops->layer_norm;

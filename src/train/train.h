@@ -90,7 +90,7 @@ void nvs_train_plan_set_optimizer(nvs_train_plan *plan, nvs_optimizer o, int fus
 int nvs_train_plan_opt_foreach(const nvs_train_plan *plan);
 void nvs_train_plan_free(nvs_train_plan *plan);
 /* The first layer whose GEMM has more rows (its M times the batch) than BLAS and cuBLAS take (their sizes are ints:
- * 2^31-1; the profile holds M, N and K within that, profile.c), or -1: an executor refuses such a plan before it
+ * 2^31-1; the profile holds M, N and K within that, profile_layer.c), or -1: an executor refuses such a plan before it
  * passes a wrapped size to the library. Needs no memory: the plan is enough. */
 int nvs_train_plan_rows_over_int(const nvs_train_plan *plan);
 

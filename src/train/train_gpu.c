@@ -181,7 +181,7 @@ static nvs_result_t cudnn_plan(nvs_train_exec *x, int bn_ok, char *oom, size_t o
         const nvs_layer *ly = &p->layers[l];
         if (bn_ok && ly->bn_passes > 0) {
             const double ch = ly->params / 2, pixels = ly->act_elems / ch;
-            if (ly->act_elems * pl->batch <= 2147483647.0) { /* cuDNN's int sizes (profile.c checked ch, pixels) */
+            if (ly->act_elems * pl->batch <= 2147483647.0) { /* cuDNN's int sizes (profile_layer.c: ch, pixels) */
                 NVS_CHECK(nvs_cudnn_add_bn(x->dnn, l, pl->batch, (int)ch, (int)pixels, el));
                 x->norm_native[l] = NVS_NORM_CUDNN;
                 x->bn_layers++;
@@ -267,7 +267,7 @@ static nvs_result_t gnorm(nvs_train_exec *x, int l, int backward)
     const nvs_train_plan *pl = x->plan;
     const nvs_layer *ly = &pl->profile->layers[l];
     const size_t ch = (size_t)(ly->params / 2);
-    const long long hw = (long long)(ly->act_elems / (double)ch); /* whole (profile.c checks bn= layers) */
+    const long long hw = (long long)(ly->act_elems / (double)ch); /* whole (profile_layer.c checks bn= layers) */
     const int kern = x->norm_native[l] == NVS_NORM_KERNELS, el = elem_of(pl);
     char *Y = (char *)g->acts + pl->a_off[l] * g->es;
     const float *scale = g->master + pl->grad_offset[l], *bias = scale + ch;
