@@ -3,7 +3,14 @@
 # interleaved (nvbandwidth, then nvscale at its default 256 MiB, then nvscale at nvbandwidth's 512 MiB), then
 # tools/vs_nvbandwidth.py over the rounds. nvbandwidth is a binary built elsewhere from a `git archive` of
 # NVIDIA/nvbandwidth (v0.8) and carried at $NVB (default .ref/nvbw/build/nvbandwidth; git-ignored, never
-# committed): the GPU machine has no Boost.
+# committed): the GPU machine has no Boost. How it was built here (Debian 12, CUDA 13, results/h100x1-s62a):
+#   apt-get install libboost-program-options-dev cmake; git archive v0.8 of NVIDIA/nvbandwidth into .ref/nvbw/src;
+#   nvml.h from NVIDIA/go-nvml (pkg/nvml/nvml.h) into .ref/nvbw/nvml/include; a link-time stand-in
+#   .ref/nvbw/nvml/lib/libnvidia-ml.so (soname libnvidia-ml.so.1, empty functions nvmlInit_v2, nvmlShutdown,
+#   nvmlErrorString, nvmlSystemGetDriverVersion, nvmlDeviceGetHandleByUUID, nvmlDeviceSetCpuAffinity: the GPU
+#   machine's driver provides the real library); then in .ref/nvbw/build: cmake ../src -DCMAKE_CUDA_ARCHITECTURES=90
+#   with -I.../nvml/include in CMAKE_CXX_FLAGS and CMAKE_CUDA_FLAGS, -L.../nvml/lib -L$CUDA/lib64/stubs in
+#   CMAKE_EXE_LINKER_FLAGS; make.
 # Usage: tools/device/vs-nvbandwidth.sh DIR [ROUNDS (default 3)]
 . "$(dirname "$0")/lib.sh"
 R=$1
