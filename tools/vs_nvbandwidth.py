@@ -133,10 +133,12 @@ def main():
     hc = nvs[0][1]["p2p"]["host_copies"]
     with open(a.out + ".md", "w") as f:
         f.write("# nvbandwidth vs nvscale p2p --host\n\n")
-        f.write("nvbandwidth %s (%s), its defaults but the tests named; nvscale: %d-byte copies x %d, median of %s "
-                "blocks. %d round(s) each, interleaved; each cell is the median over the rounds, the range beside it. "
-                "Made by tools/vs_nvbandwidth.py.\n\n"
-                % (meta.get("version", "?"), meta.get("git_version", "?"), hc.get("copy_bytes", 0),
+        # not its git_version: built from a `git archive` inside another repository, CMake's `git describe` names
+        # that repository's commit (tools/device/vs-nvbandwidth.sh)
+        f.write("nvbandwidth %s (driver %s), its defaults but the tests named; nvscale: %d-byte copies x %d, median of "
+                "%s blocks. %d round(s) each, interleaved; each cell is the median over the rounds, the range beside "
+                "it. Made by tools/vs_nvbandwidth.py.\n\n"
+                % (meta.get("version", "?"), meta.get("Driver Version", "?"), hc.get("copy_bytes", 0),
                    hc.get("iters", 0), hc.get("samples", "?"), len(nvb)))
         f.write("| GPU | copy | nvbandwidth GB/s | nvscale GB/s | diff | nvbandwidth range | nvscale range |\n")
         f.write("|---|---|---|---|---|---|---|\n")
