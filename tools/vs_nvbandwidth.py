@@ -93,11 +93,13 @@ def main():
     ap.add_argument("--halves", action="store_true", help="a row for each half of bidir too")
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
-    if a.tol <= 0:
+    if not a.tol > 0 or a.tol == float("inf"):  # NaN too
         die("--tol %g: must be > 0" % a.tol)
     nvb = [read_nvb(p) for p in a.nvbandwidth]
     nvs = [read_nvs(p) for p in a.nvscale]
     ngpu = len(nvs[0][0])
+    if ngpu == 0:
+        die("%s: p2p.host_copies.gpus is empty: nothing to compare" % a.nvscale[0])
     for p, (g, _) in zip(a.nvscale, nvs):
         if len(g) != ngpu:
             die("%s: %d GPUs, %s has %d" % (p, len(g), a.nvscale[0], ngpu))
@@ -123,6 +125,8 @@ def main():
                     die("%s: gpus[%d].%s.%s absent or not a number" % (p, gpu, mode, key))
                 ours.append(float(m[key]))
             r, o = statistics.median(ref), statistics.median(ours)
+            if r <= 0:
+                die("GPU %d %s: nvbandwidth's median is %g GB/s: no reference to compare with" % (gpu, name, r))
             rows.append((gpu, name, r, o, 100.0 * (o - r) / r, rng(ref), rng(ours)))
     ok = all(abs(x[4]) <= a.tol for x in rows)
     with open(a.out + ".csv", "w") as f:

@@ -95,6 +95,17 @@ for g in d['p2p']['host_copies']['gpus']:
     del g['single']['bidir_h2d_gbps']
 json.dump(d, open(sys.argv[2], 'w'))" "$tmp/nvs-0.json" "$tmp/nvs-old.json"
 bad "gpus\[0\].single.bidir_h2d_gbps absent" --halves --nvbandwidth "$tmp/nvb-0.json" --nvscale "$tmp/nvs-old.json"
+bad "tol nan: must be > 0" --nvbandwidth "$tmp/nvb-0.json" --nvscale "$tmp/nvs-0.json" --tol nan
+python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1])); d['p2p']['host_copies']['gpus'] = []
+json.dump(d, open(sys.argv[2], 'w'))" "$tmp/nvs-0.json" "$tmp/nvs-none.json"
+bad "gpus is empty: nothing to compare" --nvbandwidth "$tmp/nvb-0.json" --nvscale "$tmp/nvs-none.json"
+python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1])); d['nvbandwidth']['testcases'][0]['bandwidth_matrix'] = [['0', '0']]
+json.dump(d, open(sys.argv[2], 'w'))" "$tmp/nvb-0.json" "$tmp/nvb-zero.json"
+bad "GPU 0 h2d: nvbandwidth's median is 0 GB/s" --nvbandwidth "$tmp/nvb-zero.json" --nvscale "$tmp/nvs-0.json"
 bad "tol -1: must be > 0" --nvbandwidth "$tmp/nvb-0.json" --nvscale "$tmp/nvs-0.json" --tol -1
 
 for res in results/*/VS-NVBANDWIDTH.md; do
