@@ -15,6 +15,15 @@ static nvs_topology *load(const char *name)
     return t;
 }
 
+/* what F holds (it is closed), NUL-terminated in BUF */
+static void read_all(FILE *f, char *buf, size_t len)
+{
+    rewind(f);
+    size_t n = fread(buf, 1, len - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+}
+
 static void t_json_and_bounds(void)
 {
     nvs_topology *t = load("nvlink_pairs.xml");
@@ -60,25 +69,14 @@ static void t_json_and_bounds(void)
     FILE *f = tmpfile();
     if (!f) T_SKIP("no tmpfile");
     nvs_p2p_print(t, &r, f);
-    rewind(f);
     static char buf[16384];
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    buf[n] = '\0';
-    fclose(f);
+    read_all(f, buf, sizeof buf);
     T_CONTAINS(buf, "Unidirectional copy bandwidth (GB/s)");
     T_CONTAINS(buf, "0->1       P2P   NV4         80.0     100.0    80.0");
     T_CONTAINS(buf, "GPU0-GPU1: 4 NVLink links x 25 GB/s per direction");
     T_CONTAINS(buf, "2->0       host  SYS            -      31.5       -         -       -         - -");
     T_CONTAINS(buf, "host memory");
     nvs_topo_free(t);
-}
-
-static void read_all(FILE *f, char *buf, size_t len)
-{
-    rewind(f);
-    size_t n = fread(buf, 1, len - 1, f);
-    buf[n] = '\0';
-    fclose(f);
 }
 
 /* bidir is each direction timed while the other ran (topo/h2d.c): both halves go to run.json, come back, and show
