@@ -125,15 +125,16 @@ int nvs_cli_refuse(const char *sub, const char *fmt, ...)
  *
  * Where '-' is refused, so is any other input that can be read once: /dev/stdin (or /dev/fd/0) when standard input
  * is a pipe or a terminal, a named pipe, a character device (nvs_cli_stdin_refused, core/out_file.h's
- * nvs_input_stream). A regular file redirected to /dev/stdin (< FILE) is a file, and is read as one.
+ * nvs_input_stream). A regular file redirected to /dev/stdin (< FILE) is a file there, and is read as one.
  * Standard input can be read once: the first input to take it is remembered, and a second is refused naming both,
- * whether it was named '-' or /dev/stdin (/dev/fd/0, /proc/self/fd/0) of a pipe or a terminal. */
+ * whether it was named '-' or /dev/stdin (/dev/fd/0, /proc/self/fd/0), whatever standard input is: a file
+ * redirected there was read whole the first time and empty the second, both reads sharing its file position. */
 static char stdin_taker[96], stdin_spelled[32];
 
 int nvs_cli_stdin_once(const char *sub, const char *what, const char *path)
 {
-    /* /dev/stdin of a pipe is the same stream as '-': the second read found it empty ("--rules: /dev/stdin: empty",
-     * or a run's JSON read as rules) */
+    /* /dev/stdin is the same stream as '-': the second read found it empty ("--rules: /dev/stdin: empty", also
+     * through a file redirected with <), or a run's JSON was read as rules */
     if (!nvs_input_takes_stdin(path)) return 0;
     if (stdin_taker[0] && !strcmp(stdin_spelled, path))
         return nvs_cli_usage(sub, "'%s' (standard input) given twice, for %s and for %s: it can be read once; give "

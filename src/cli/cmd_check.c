@@ -116,7 +116,7 @@ static int add_simple(nvs_ruleset *rs, const char *flag, const char *v, const ch
     return flag_rule(rs, flag, v, line);
 }
 
-/* The runs to check that take standard input ("-", /dev/stdin of a pipe), found before any option is acted on:
+/* The runs to check that take standard input ("-", /dev/stdin), found before any option is acted on:
  * --rules is read as it is parsed, before the runs are looked at, and read a piped run as rules (a rules-header
  * error) where standard input given twice is meant. Set by stdin_runs. */
 static const char *stdin_run_path, *stdin_run_what;

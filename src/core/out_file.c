@@ -447,9 +447,9 @@ int nvs_input_takes_stdin(const char *path)
 {
     struct stat st;
     if (nvs_input_is_stdin(path)) return 1;
-    /* stat follows the alias to what standard input is, as nvs_input_stream's; closed (stat fails): the reader
-     * says so */
-    return path && is_stdin_alias(path) && stat(path, &st) == 0 && !S_ISREG(st.st_mode);
+    /* a file redirected there (< FILE) too: each read shares the descriptor's file position, and the second found
+     * it empty ("--rules: /dev/stdin: empty"), as a second '-' would; closed (stat fails): the reader says so */
+    return path && is_stdin_alias(path) && stat(path, &st) == 0;
 }
 
 /* Reads F to its end into *out (NUL-terminated, malloc'd), NAME in the messages. */

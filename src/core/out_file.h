@@ -105,8 +105,8 @@ const char *nvs_input_name(const char *path);
  * included), or what the reader refuses itself (a missing file, a directory). */
 const char *nvs_input_stream(const char *path);
 /* Whether reading PATH takes standard input itself, which can be read once in a command: "-", or /dev/stdin,
- * /dev/fd/0, /proc/self/fd/0 when standard input is not a regular file (a pipe, a terminal). A regular file
- * redirected there (< FILE) is a file: 0. */
+ * /dev/fd/0, /proc/self/fd/0, whatever standard input is (a pipe, a terminal, a file redirected with <: its reads
+ * share one file position). */
 int nvs_input_takes_stdin(const char *path);
 /* Reads a whole file (NUL-terminated, malloc'd) up to max_bytes; NVS_ERR_INPUT with one message if it cannot.
  * Only regular files are read (a FIFO or device would block or never end): anything else is refused by name,

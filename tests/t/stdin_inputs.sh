@@ -145,9 +145,10 @@ stream /dev/fd/0 "$PIPE" --model "$NVS" train --model resnet50,/dev/fd/0
 stream /dev/stdin "$PIPE" --model "$NVS" model --gpu rtx3090 --machine pcie4-2s-8gpu-switch --model /dev/stdin
 stream "$d/fifo" "a named pipe" --model "$NVS" model --gpu rtx3090 --machine pcie4-2s-8gpu-switch --model "$d/fifo"
 
-# /dev/stdin, /dev/fd/0 and /proc/self/fd/0 of a pipe are standard input, as '-' is: a second use in one command is
-# refused naming both (each was read: the second found it empty, or a run piped in was read as the rules: "expected
-# the header 'nvscale-rules 1'"). Through a regular file (< FILE) they are that file, read as one.
+# /dev/stdin, /dev/fd/0 and /proc/self/fd/0 are standard input, as '-' is: a second use in one command is refused
+# naming both (each was read: the second found it empty, or a run piped in was read as the rules: "expected the
+# header 'nvscale-rules 1'"), a pipe or a file redirected with < alike (each read shared its file position: the
+# second, "/dev/stdin: empty", while '-' given twice was refused).
 alias_twice() { # TEXT CMD...: CMD with the run piped in, refused with TEXT alone
     text=$1
     shift
@@ -169,7 +170,28 @@ alias_twice "standard input given twice, as '-' for argument 1 and as '/dev/stdi
 alias_twice "standard input given twice, as '/dev/stdin' for --calibrate and as '-' for --preset-file #1" \
     "$NVS" model --calibrate /dev/stdin --preset-file -
 expect 0 "result: PASS" from "$C" "$NVS" check /dev/stdin --rules "$RULES"
-expect_err 0 "" from "$C" "$NVS" check - /dev/stdin --rules "$RULES"
+file_twice() { # FILE TEXT CMD...: CMD with FILE redirected (<) to it, refused with TEXT alone
+    f=$1 text=$2
+    shift 2
+    expect_err 2 "$text" from "$f" "$@" || return
+    n=$(grep -c '^nvscale' "$ERR")
+    [ "$n" -eq 1 ] || fail "$* <$f: $n error lines: $(cat "$ERR")"
+}
+file_twice "$RULES" "'/dev/stdin' (standard input) given twice, for --rules and for --rules: it can be read once" \
+    "$NVS" check "$C" --rules /dev/stdin --rules /dev/stdin
+file_twice "$RULES" "standard input given twice, as '/dev/stdin' for --rules and as '-' for --rules" \
+    "$NVS" check "$C" --rules /dev/stdin --rules -
+file_twice "$C" "standard input given twice, as '-' for RUN.json 1 and as '/dev/stdin' for RUN.json 2" \
+    "$NVS" check - /dev/stdin --rules "$RULES"
+file_twice "$C" "standard input given twice, as '/dev/fd/0' for --baseline and as '/proc/self/fd/0' for RUN.json" \
+    "$NVS" check /proc/self/fd/0 --baseline /dev/fd/0 --max-below-baseline 10
+file_twice "$R" "standard input given twice, as '/dev/stdin' for argument 1 and as '/dev/fd/0' for argument 2" \
+    "$NVS" report --no-plots -o "$d/ftwice" /dev/stdin /dev/fd/0
+[ -e "$d/ftwice" ] && fail "report /dev/stdin /dev/fd/0 <FILE: refused, yet $d/ftwice was made"
+file_twice "$P" "'/dev/stdin' (standard input) given twice, for --preset-file #1 and for --preset-file #2" \
+    "$NVS" $M --preset-file /dev/stdin --preset-file /dev/stdin
+file_twice "$F" "standard input given twice, as '/dev/stdin' for --calibrate and as '/dev/fd/0' for --preset-file #1" \
+    "$NVS" model --calibrate /dev/stdin --preset-file /dev/fd/0
 
 # what is wrong with an hwloc XML piped in is said of the XML from standard input, not of a file of that name
 expect_err 2 "nvscale topo: hwloc XML from standard input is empty" from "$d/empty" "$NVS" topo --hwloc-xml - --no-save
