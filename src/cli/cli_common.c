@@ -123,19 +123,21 @@ int nvs_cli_refuse(const char *sub, const char *fmt, ...)
  *   topo --hwloc-xml                          stdin    read whole into memory, given to hwloc as a buffer
  *   run/train/model --model FILE              refused  a profile is read by every rank, and again by the run
  *
- * Where '-' is refused, so is any other input that can be read once: /dev/stdin (or /dev/fd/0) when standard input
- * is a pipe or a terminal, a named pipe, a character device (nvs_cli_stdin_refused, core/out_file.h's
- * nvs_input_stream). A regular file redirected to /dev/stdin (< FILE) is a file there, and is read as one.
+ * Where '-' is taken, so are /dev/stdin, /dev/fd/0 and /proc/self/fd/0, whatever standard input is: the same one
+ * input, read the same way (core/out_file.h's nvs_input_is_stdin). Where '-' is refused, so is any other input that
+ * can be read once: /dev/stdin (or /dev/fd/0) when standard input is a pipe or a terminal, a named pipe, a
+ * character device (nvs_cli_stdin_refused, core/out_file.h's nvs_input_stream); a regular file redirected to
+ * /dev/stdin (< FILE) is a file there, and is read as one (its text kept: a second --rules /dev/stdin reads it too).
  * Standard input can be read once: the first input to take it is remembered, and a second is refused naming both,
- * whether it was named '-' or /dev/stdin (/dev/fd/0, /proc/self/fd/0), whatever standard input is: a file
- * redirected there was read whole the first time and empty the second, both reads sharing its file position. */
+ * whether it was named '-' or /dev/stdin (/dev/fd/0, /proc/self/fd/0): a file redirected there was read whole the
+ * first time and empty the second, each read sharing the descriptor's file position. */
 static char stdin_taker[96], stdin_spelled[32];
 
 int nvs_cli_stdin_once(const char *sub, const char *what, const char *path)
 {
     /* /dev/stdin is the same stream as '-': the second read found it empty ("--rules: /dev/stdin: empty", also
      * through a file redirected with <), or a run's JSON was read as rules */
-    if (!nvs_input_takes_stdin(path)) return 0;
+    if (!nvs_input_is_stdin(path)) return 0;
     if (stdin_taker[0] && !strcmp(stdin_spelled, path))
         return nvs_cli_usage(sub, "'%s' (standard input) given twice, for %s and for %s: it can be read once; give "
                                   "one of them as a file", path, stdin_taker, what);
@@ -151,7 +153,7 @@ int nvs_cli_stdin_refused(const char *sub, const char *flag, const char *path, c
 {
     const char *kind = nvs_input_stream(path);
     if (!kind) return 0;
-    if (nvs_input_is_stdin(path))
+    if (!strcmp(path, "-"))
         return nvs_cli_usage(sub, "%s reads a file; '-' (standard input) is not supported for %s (%s): give a file, "
                                   "or ./- for a file named '-'", flag, flag, why);
     /* /dev/stdin or a named pipe: the first read would take it all, and the next (or another rank's) find it
@@ -393,8 +395,9 @@ int nvs_cli_inputs_distinct(const char *sub, char *const *paths, size_t n, const
     for (size_t i = 0; i < n; i++)
         for (size_t j = 0; j < i; j++) {
             struct stat a, b;
-            /* "-" is standard input, not the file named '-' (nvs_cli_stdin_once refuses it twice) */
-            if (nvs_input_is_stdin(paths[i]) || nvs_input_is_stdin(paths[j])) continue;
+            /* "-" is standard input, not the file named '-' (nvs_cli_stdin_once refuses it twice); /dev/stdin is
+             * looked at as what it is (stat follows it: a file redirected there is that file) */
+            if (!strcmp(paths[i], "-") || !strcmp(paths[j], "-")) continue;
             if (stat(paths[i], &a) || stat(paths[j], &b) || !S_ISREG(a.st_mode) || a.st_dev != b.st_dev ||
                 a.st_ino != b.st_ino)
                 continue;
@@ -409,7 +412,7 @@ int nvs_cli_files_distinct(const char *sub, const nvs_cli_file *f, size_t n)
         if (!f[i].output) continue;
         /* the inputs first: an input lost is worse than an output lost */
         for (size_t j = 0; j < n; j++)
-            if (!f[j].output && !nvs_input_is_stdin(f[j].path) && same_file(f[i].path, f[j].path))
+            if (!f[j].output && strcmp(f[j].path, "-") && same_file(f[i].path, f[j].path))
                 return nvs_cli_usage(sub, "%s %s: that is an input file (%s %s); choose another name", f[i].what,
                                      f[i].path, f[j].what, f[j].path);
         for (size_t j = 0; j < i; j++)

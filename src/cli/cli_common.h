@@ -62,7 +62,8 @@ int nvs_cli_size(const char *s, size_t lo, size_t *out, const char *expect, char
 /* An input named "-" (standard input: the table in cli_common.c says which inputs take it). nvs_cli_stdin_once,
  * for an input that reads it: 0, or 2 after one usage message of SUB naming WHAT ("--rules", "RUN.json 2") and the
  * input that took standard input before it in this command; /dev/stdin, /dev/fd/0 or /proc/self/fd/0 takes it as
- * "-" does, whatever it is (core/out_file.h's nvs_input_takes_stdin). nvs_cli_stdin_refused, for an input that cannot (read by
+ * "-" does, whatever it is (core/out_file.h's nvs_input_is_stdin). nvs_cli_stdin_refused, for an input that
+ * cannot (read by
  * every rank, or more than once): 2 after "FLAG reads a file; '-' (standard input) is not supported for FLAG (WHY)"
  * for "-", or "FLAG reads a file; PATH (KIND) is not supported ..." when PATH can be read once only (a pipe through
  * /dev/stdin, a named pipe, a device: core/out_file.h's nvs_input_stream); else 0. */

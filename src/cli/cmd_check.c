@@ -126,7 +126,7 @@ static int add_rules_file(nvs_ruleset *rs, const char *path)
 {
     int rc = nvs_cli_stdin_once("check", "--rules", path); /* "-": standard input, once */
     /* a run takes it too: refused now, naming both as the runs' turn would, before the rules read it */
-    if (!rc && stdin_run_path && nvs_input_takes_stdin(path))
+    if (!rc && stdin_run_path && nvs_input_is_stdin(path))
         rc = nvs_cli_stdin_once("check", stdin_run_what, stdin_run_path);
     return rc ? rc : nvs_cli_rules_load("check", path, rs);
 }
@@ -162,7 +162,7 @@ static void stdin_runs(int argc, char **argv)
     }
     int nruns = argc - optind;
     for (int i = optind; i < argc && !stdin_run_path; i++)
-        if (nvs_input_takes_stdin(copy[i])) {
+        if (nvs_input_is_stdin(copy[i])) {
             stdin_run_path = copy[i];
             snprintf(stdin_run_what_buf, sizeof stdin_run_what_buf, "RUN.json %d", i - optind + 1);
             stdin_run_what = nruns > 1 ? stdin_run_what_buf : "RUN.json";

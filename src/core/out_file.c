@@ -380,14 +380,13 @@ static int is_stdin_alias(const char *path)
     return !strcmp(path, "/dev/stdin") || !strcmp(path, "/dev/fd/0") || !strcmp(path, "/proc/self/fd/0");
 }
 
-/* Opens an input without blocking on a FIFO or a device, and keeps it only when it is a regular file (or, with
- * STDIN_OK, standard input named as such). -1 with one message otherwise: "cannot read WHAT 'PATH': ..." when
- * the caller names what the file is, else "cannot open PATH: ..." / "PATH: is a FIFO ...". The hint to name
- * /dev/stdin only with STDIN_OK: a reader that takes regular files only would refuse that too. */
+/* Opens an input without blocking on a FIFO or a device, and keeps it only when it is a regular file. -1 with one
+ * message otherwise: "cannot read WHAT 'PATH': ..." when the caller names what the file is, else "cannot open
+ * PATH: ..." / "PATH: is a FIFO ...". Standard input, by any name, is not opened here (read_stdin). The hint to
+ * name standard input only with STDIN_OK: a reader that takes regular files only would refuse that too. */
 static int open_input(const char *path, const char *what, int stdin_ok)
 {
-    int std = stdin_ok && is_stdin_alias(path);
-    int fd = std ? dup(STDIN_FILENO) : open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     struct stat st;
     if (fd < 0 || fstat(fd, &st) != 0) {
         if (what) nvs_error("cannot read %s '%s': %s", what, path, strerror(errno));
@@ -395,7 +394,6 @@ static int open_input(const char *path, const char *what, int stdin_ok)
         if (fd >= 0) close(fd);
         return -1;
     }
-    if (std) return fd; /* asked for by name: a pipe or a terminal is what is meant */
     if (!S_ISREG(st.st_mode)) {
         const char *k = S_ISFIFO(st.st_mode) ? "a FIFO (named pipe)"
                         : S_ISCHR(st.st_mode) ? "a character device"
@@ -419,9 +417,13 @@ int nvs_input_file_ok(const char *path, const char *what, int stdin_ok)
     return 0;
 }
 
+/* "-" and the names the system gives standard input are one input, read the same way: once, whole, and kept
+ * (read_stdin). A pipe through /dev/stdin was refused by the readers that need a regular file (a run.json: "is a
+ * FIFO (named pipe), not a regular file"), though "-" read it; and each read of /dev/stdin through its own dup
+ * shared the descriptor's file position (a second --rules /dev/stdin < FILE under accept found it empty). */
 int nvs_input_is_stdin(const char *path)
 {
-    return path && !strcmp(path, "-");
+    return path && (!strcmp(path, "-") || is_stdin_alias(path));
 }
 
 const char *nvs_input_name(const char *path)
@@ -432,7 +434,7 @@ const char *nvs_input_name(const char *path)
 const char *nvs_input_stream(const char *path)
 {
     struct stat st;
-    if (nvs_input_is_stdin(path)) return "standard input";
+    if (!strcmp(path, "-")) return "standard input";
     /* stat follows /dev/stdin to what standard input is: a file redirected with < is a regular file, read again as
      * often as wanted; a pipe is not. Not opened: opening a FIFO with no writer would block. */
     if (stat(path, &st) != 0) return NULL; /* missing: the reader says so */
@@ -441,15 +443,6 @@ const char *nvs_input_stream(const char *path)
     if (S_ISCHR(st.st_mode)) return std ? "standard input, a character device" : "a character device";
     if (S_ISSOCK(st.st_mode)) return std ? "standard input, a socket" : "a socket";
     return NULL;
-}
-
-int nvs_input_takes_stdin(const char *path)
-{
-    struct stat st;
-    if (nvs_input_is_stdin(path)) return 1;
-    /* a file redirected there (< FILE) too: each read shares the descriptor's file position, and the second found
-     * it empty ("--rules: /dev/stdin: empty"), as a second '-' would; closed (stat fails): the reader says so */
-    return path && is_stdin_alias(path) && stat(path, &st) == 0;
 }
 
 /* Reads F to its end into *out (NUL-terminated, malloc'd), NAME in the messages. */
@@ -498,9 +491,9 @@ static nvs_result_t read_stream(FILE *f, const char *name, size_t max_bytes, cha
     return NVS_OK;
 }
 
-/* Standard input ("-") can be read once, but one input may be read twice in a command (report looks at its first
+/* Standard input ("-", /dev/stdin, ...) can be read once, but one input may be read twice in a command (report looks at its first
  * run to tell a projection from a run.json, then loads it; model --calibrate loads its run twice): the text read
- * is kept, and every later read of "-" is given a copy of it. */
+ * is kept, and every later read of it, by any of its names, is given a copy of it. */
 static char *stdin_text;
 static size_t stdin_len;
 

@@ -95,7 +95,9 @@ int nvs_remove_tree(const char *dir);
 nvs_result_t nvs_write_text_file(const char *path, const char *text);
 /* "-" as an input names standard input, as for Unix tools (cat run.json | nvscale report -), where the command
  * line's table says so (cli/cli_common.c, "Standard input"); elsewhere it is refused, never opened as a file named
- * "-". nvs_input_name: what messages call the input, "standard input" for "-", else PATH itself. */
+ * "-". /dev/stdin, /dev/fd/0 and /proc/self/fd/0 are standard input too, whatever it is (a pipe, a file
+ * redirected with <): the same one input as "-", read the same way. nvs_input_is_stdin: PATH is one of these.
+ * nvs_input_name: what messages call the input, "standard input" for them, else PATH itself. */
 int nvs_input_is_stdin(const char *path);
 const char *nvs_input_name(const char *path);
 /* What PATH is when it can be read only once, for an input read more than once or by every rank of a launch
@@ -104,21 +106,16 @@ const char *nvs_input_name(const char *path);
  * /proc/self/fd/0; "a named pipe"). NULL for anything else: a regular file (one redirected to /dev/stdin
  * included), or what the reader refuses itself (a missing file, a directory). */
 const char *nvs_input_stream(const char *path);
-/* Whether reading PATH takes standard input itself, which can be read once in a command: "-", or /dev/stdin,
- * /dev/fd/0, /proc/self/fd/0, whatever standard input is (a pipe, a terminal, a file redirected with <: its reads
- * share one file position). */
-int nvs_input_takes_stdin(const char *path);
 /* Reads a whole file (NUL-terminated, malloc'd) up to max_bytes; NVS_ERR_INPUT with one message if it cannot.
- * Only regular files are read (a FIFO or device would block or never end): anything else is refused by name,
- * except /dev/stdin (or /dev/fd/0, /proc/self/fd/0), which reads standard input whatever it is: asked for by
- * name, a pipe there is what the user means. "-" reads standard input too (not a terminal: refused, it would wait
- * for typing), once: its text is kept, and a later read of "-" in the same process gets the same text. */
+ * Only regular files are read (a FIFO or device would block or never end): anything else is refused by name.
+ * Standard input ("-", /dev/stdin, /dev/fd/0, /proc/self/fd/0) is read whatever it is (not a terminal: refused, it
+ * would wait for typing), once: its text is kept, and a later read of it in the same process, by any of its names,
+ * gets the same text. */
 nvs_result_t nvs_read_text_file(const char *path, size_t max_bytes, char **out);
 /* The check of nvs_read_text_file for readers that open files themselves (hwloc, jansson): 0 when `path` is a
- * regular file (or, with `stdin_ok`, standard input as above), else -1 with one message naming it ("cannot read
- * WHAT 'PATH': ..." with `what`, e.g. "hwloc XML"; NULL: "PATH: ..."). `stdin_ok` 0: a reader that needs a
- * regular file (run.json: its size is checked, it may be read twice): /dev/stdin is judged by what it is, and the
- * message does not suggest it. */
+ * regular file, else -1 with one message naming it ("cannot read WHAT 'PATH': ..." with `what`, e.g. "hwloc XML";
+ * NULL: "PATH: ..."). Not for standard input (nvs_input_is_stdin: read it with nvs_read_text_file). `stdin_ok` 0:
+ * a reader that cannot take standard input: the message does not suggest it. */
 int nvs_input_file_ok(const char *path, const char *what, int stdin_ok);
 
 #endif

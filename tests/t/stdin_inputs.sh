@@ -193,6 +193,31 @@ file_twice "$P" "'/dev/stdin' (standard input) given twice, for --preset-file #1
 file_twice "$F" "standard input given twice, as '/dev/stdin' for --calibrate and as '/dev/fd/0' for --preset-file #1" \
     "$NVS" model --calibrate /dev/stdin --preset-file /dev/fd/0
 
+# a pipe through /dev/stdin or /dev/fd/0 is read as '-' reads it, wherever '-' is taken: the same output, the
+# input named "standard input" (check's runs and report's refused it: "/dev/stdin: is a FIFO (named pipe), not a
+# regular file", though '-' read it)
+as_dash() { # WHAT FILE CMD...: CMD (with /dev/stdin or /dev/fd/0) piped FILE, gives what CMD with '-' gave ($d/dash)
+    w=$1 f=$2
+    shift 2
+    expect_err 0 "" piped "$f" "$@" && { cmp -s "$OUT" "$d/dash" || fail "$w: not what '-' gave: $(diff "$d/dash" "$OUT" | head -6)"; }
+}
+expect_err 0 "" piped "$C" "$NVS" check - --rules "$RULES" && cp "$OUT" "$d/dash"
+as_dash "check /dev/stdin" "$C" "$NVS" check /dev/stdin --rules "$RULES"
+as_dash "check /dev/fd/0" "$C" "$NVS" check /dev/fd/0 --rules "$RULES"
+expect_err 0 "" piped "$C" "$NVS" check "$C" --baseline - --max-below-baseline 10 && cp "$OUT" "$d/dash"
+as_dash "check --baseline /dev/stdin" "$C" "$NVS" check "$C" --baseline /dev/stdin --max-below-baseline 10
+expect_err 0 "" piped "$F" "$NVS" model --calibrate - && sed 1d "$OUT" >"$d/dash"
+expect_err 0 "" piped "$F" "$NVS" model --calibrate /dev/fd/0 && sed -i 1d "$OUT" &&
+    { cmp -s "$OUT" "$d/dash" || fail "model --calibrate /dev/fd/0: not what '-' gave"; }
+expect_err 0 "" piped "$X" "$NVS" topo --hwloc-xml - --no-save && cp "$OUT" "$d/dash"
+as_dash "topo --hwloc-xml /dev/stdin" "$X" "$NVS" topo --hwloc-xml /dev/stdin --no-save
+expect_err 0 "" piped "$R" "$NVS" report --no-plots -o "$d/pd" /dev/stdin &&
+    same "report /dev/stdin (piped)" "$d/pd/report.md" "$d/f/report.md" "$R"
+# accept takes no '-', and a file redirected to /dev/stdin is a file there, whole each time it is named (the second
+# --rules found it empty): the same rules twice, refused as a file given twice is
+expect_err 2 "standard input:5: the same check as standard input:5" \
+    from "$RULES" "$NVS" accept --rules /dev/stdin --rules /dev/stdin
+
 # what is wrong with an hwloc XML piped in is said of the XML from standard input, not of a file of that name
 expect_err 2 "nvscale topo: hwloc XML from standard input is empty" from "$d/empty" "$NVS" topo --hwloc-xml - --no-save
 expect_err 2 "nvscale topo: standard input is not an hwloc XML topology (no <topology>" \
