@@ -130,9 +130,16 @@ static nvs_result_t time_uni(p2p_ctx *c, int i, int j, size_t bytes, int p2p, in
     return NVS_OK;
 }
 
-/* Both directions at once: i->j on i's slot-0 stream, j->i on j's slot-1 stream, started together (j waits for
- * i's start event) and timed on i's stream until both are done. Seconds for `iters` rounds. */
-static nvs_result_t time_bidir(p2p_ctx *c, int i, int j, size_t bytes, int p2p, int warmup, int iters, double *s)
+/* Both directions at once, each timed to its own end: i->j on i's slot-0 stream between i's start and stop events,
+ * j->i on j's slot-1 stream between j's, which waits for i's start so that both begin together. A direction ends
+ * when its last copy is done; on the host path that is its last H2D, which enqueue_copy makes the source's stream
+ * wait for. Seconds for `iters` copies, each direction's.
+ * This is nvbandwidth v0.8's device_to_device_bidirectional_memcpy_write_ce (testcases_ce.cpp,
+ * DeviceToDeviceBidirWriteCE::run; memcpy.cpp, MemcpyOperation::doMemcpyCore with VECTOR_BW): a start and an end
+ * event per copy, each direction's rate over its own time, the total their sum. Timing both from one start to
+ * the end of the later one (nvscale before December 2026) counts the slower direction's time alone once the
+ * faster is done: host copies timed so read 5 % low beside nvbandwidth (topo/h2d.c, enqueue). */
+static nvs_result_t time_bidir(p2p_ctx *c, int i, int j, size_t bytes, int p2p, int warmup, int iters, double s[2])
 {
     dev_ctx *a = &c->d[i], *b = &c->d[j];
     CUDA_TRY_AT(cudaSetDevice(i), "GPU %d", i);
@@ -142,16 +149,19 @@ static nvs_result_t time_bidir(p2p_ctx *c, int i, int j, size_t bytes, int p2p, 
     }
     CUDA_TRY_AT(cudaEventRecord(a->start, a->s[0]), "GPU %d", i);
     CUDA_TRY_AT(cudaStreamWaitEvent(b->s[1], a->start, 0), "GPU %d waits for GPU %d", j, i);
+    /* j's own start: after its warm-up too, as nvbandwidth records one start event per stream */
+    CUDA_TRY_AT(cudaEventRecord(b->start, b->s[1]), "GPU %d", j);
     for (int it = 0; it < iters; it++) {
         NVS_CHECK(enqueue_copy(c, i, j, bytes, p2p, 0));
         NVS_CHECK(enqueue_copy(c, j, i, bytes, p2p, 1));
     }
-    CUDA_TRY_AT(cudaEventRecord(b->done[1], b->s[1]), "GPU %d", j);
-    CUDA_TRY_AT(cudaStreamWaitEvent(a->s[0], b->done[1], 0), "GPU %d waits for GPU %d", i, j);
     CUDA_TRY_AT(cudaEventRecord(a->stop, a->s[0]), "GPU %d", i);
-    float ms;
-    NVS_CHECK(elapsed_ms(a, i, &ms));
-    *s = ms * 1e-3;
+    CUDA_TRY_AT(cudaEventRecord(b->stop, b->s[1]), "GPU %d", j);
+    /* both stop events waited for: every copy of both directions is done before either buffer is verified */
+    float ms[2];
+    NVS_CHECK(elapsed_ms(a, i, &ms[0]));
+    NVS_CHECK(elapsed_ms(b, j, &ms[1]));
+    for (int k = 0; k < 2; k++) s[k] = ms[k] * 1e-3;
     return NVS_OK;
 }
 
@@ -238,8 +248,11 @@ static nvs_result_t measure_pair(p2p_ctx *c, int i, int j, int warmup, int iters
     NVS_CHECK(fill_src(c, j, &pj, count));
     NVS_CHECK(poison_dst(c, i));
     NVS_CHECK(poison_dst(c, j));
-    NVS_CHECK(time_bidir(c, i, j, c->bytes, p2p, warmup, iters, &s));
-    out->bidir_gbps = 2.0 * (double)c->bytes * iters / s / 1e9;
+    double sb[2] = {0, 0};
+    NVS_CHECK(time_bidir(c, i, j, c->bytes, p2p, warmup, iters, sb));
+    out->bidir_fwd_gbps = (double)c->bytes * iters / sb[0] / 1e9;
+    out->bidir_rev_gbps = (double)c->bytes * iters / sb[1] / 1e9;
+    out->bidir_gbps = out->bidir_fwd_gbps + out->bidir_rev_gbps;
     NVS_CHECK(verify_dst(c, j, i, &pi, count, &out->wrong));
     NVS_CHECK(verify_dst(c, i, j, &pj, count, &out->wrong));
     /* latency: back-to-back small copies */
@@ -296,7 +309,7 @@ nvs_result_t nvs_p2p_measure(const nvs_topology *t, size_t copy_bytes, int iters
             p->dst = idx[j];
             p->src_dev = i;
             p->dst_dev = j;
-            p->uni_gbps = p->bidir_gbps = p->latency_us = -1;
+            p->uni_gbps = p->bidir_gbps = p->bidir_fwd_gbps = p->bidir_rev_gbps = p->latency_us = -1;
             p->wrong = -1;
             nvs_progress("p2p", "p2p: GPU %d -> GPU %d", i, j);
             r = measure_pair(&c, i, j, warmup, iters, p);

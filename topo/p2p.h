@@ -6,7 +6,9 @@
  *   path "host"  no P2P (GeForce cards, P2P disabled): staged through pinned host memory, D2H on the source's
  *                stream and H2D on the destination's, in chunks, pipelined (what NCCL's SHM transport does)
  *   uni          one direction, copy_iters copies of copy_bytes after warm-up, timed with CUDA events
- *   bidir        both directions at once on separate streams; the sum of the two
+ *   bidir        both directions at once on separate streams, started together, each timed to its own end (its
+ *                bytes over its own time: nvbandwidth's device_to_device_bidirectional_memcpy_write_ce); the
+ *                sum of the two, with the halves kept (src -> dst "fwd", dst -> src "rev", each while the other ran)
  *   latency      average time of back-to-back 4-byte copies: copy-engine latency including the launch of each
  *                copy, not a load latency (that is nvbandwidth's device-side latency test)
  * Every copy is validated: the source holds pattern.h's values, the destination is poisoned first and checked
@@ -24,6 +26,7 @@ typedef struct {
     int src_dev, dst_dev; /* CUDA ordinals on their host */
     char path[8];         /* "P2P" | "host" */
     double uni_gbps, bidir_gbps, latency_us; /* < 0: not measured */
+    double bidir_fwd_gbps, bidir_rev_gbps;   /* bidir's halves, src -> dst and dst -> src; bidir_gbps is their sum */
     long long wrong;      /* wrong elements over all validated copies; < 0: not checked */
 } nvs_p2p_pair;
 

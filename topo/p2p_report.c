@@ -39,6 +39,8 @@ json_t *nvs_p2p_to_json(const nvs_topology *t, const nvs_p2p_result *r)
         json_object_set_new(pj, "class", json_string(cls ? cls : "?"));
         json_object_set_new(pj, "uni_gbps", num_or_null(p->uni_gbps));
         json_object_set_new(pj, "bidir_gbps", num_or_null(p->bidir_gbps));
+        json_object_set_new(pj, "bidir_fwd_gbps", num_or_null(p->bidir_fwd_gbps));
+        json_object_set_new(pj, "bidir_rev_gbps", num_or_null(p->bidir_rev_gbps));
         json_object_set_new(pj, "latency_us", num_or_null(p->latency_us));
         json_object_set_new(pj, "bound_gbps", num_or_null(b));
         json_object_set_new(pj, "bound_link", json_string(h.link));
@@ -93,6 +95,8 @@ nvs_result_t nvs_p2p_from_json(const json_t *j, nvs_p2p_result *out, char *err, 
         snprintf(p->path, sizeof p->path, "%s", json_string_value(path));
         p->uni_gbps = jnum(pj, "uni_gbps");
         p->bidir_gbps = jnum(pj, "bidir_gbps");
+        p->bidir_fwd_gbps = jnum(pj, "bidir_fwd_gbps"); /* absent before December 2026: -1 */
+        p->bidir_rev_gbps = jnum(pj, "bidir_rev_gbps");
         p->latency_us = jnum(pj, "latency_us");
         const json_t *w = json_object_get(pj, "wrong");
         p->wrong = json_is_integer(w) ? (long long)json_integer_value(w) : -1;
@@ -170,13 +174,15 @@ void nvs_p2p_print(const nvs_topology *t, const nvs_p2p_result *r, FILE *to)
     matrix(t, r, "Unidirectional copy bandwidth (GB/s)", 0, to);
     matrix(t, r, "Bidirectional copy bandwidth (GB/s, both directions summed)", 1, to);
     matrix(t, r, "Copy latency (us, 4-byte copies back to back, launch included)", 2, to);
-    fprintf(to, "\n%-10s %-5s %-6s %9s %9s %7s %9s %7s %9s %s\n", "pair", "path", "class", "uni GB/s", "bound",
-            "% bound", "bidir", "% bound", "lat us", "wrong");
+    fprintf(to, "\nbidir = fwd + rev: src -> dst and dst -> src at once, each timed to its own end\n");
+    fprintf(to, "%-10s %-5s %-6s %9s %9s %7s %9s %7s %-17s %9s %s\n", "pair", "path", "class", "uni GB/s", "bound",
+            "% bound", "bidir", "% bound", " = fwd + rev", "lat us", "wrong");
     for (int i = 0; i < r->npairs; i++) {
         const nvs_p2p_pair *p = &r->pairs[i];
         nvs_topo_hop h;
         double bound = bound_of(t, p, &h);
         char pair[32], bs[16] = "-", pct[16] = "-", bpct[16] = "-", wrong[24] = "-", uni[24], bi[24], lat[24];
+        char split[48] = " -";
         fmt(uni, sizeof uni, p->uni_gbps, "%.1f");
         fmt(bi, sizeof bi, p->bidir_gbps, "%.1f");
         fmt(lat, sizeof lat, p->latency_us, "%.2f");
@@ -184,10 +190,12 @@ void nvs_p2p_print(const nvs_topology *t, const nvs_p2p_result *r, FILE *to)
         if (bound > 0) snprintf(bs, sizeof bs, "%.1f", bound);
         if (bound > 0 && p->uni_gbps >= 0) snprintf(pct, sizeof pct, "%.1f", 100 * p->uni_gbps / bound);
         if (bound > 0 && p->bidir_gbps >= 0) snprintf(bpct, sizeof bpct, "%.1f", 100 * p->bidir_gbps / (2 * bound));
+        if (p->bidir_fwd_gbps >= 0 && p->bidir_rev_gbps >= 0) /* none in a run.json older than them */
+            snprintf(split, sizeof split, " = %.1f + %.1f", p->bidir_fwd_gbps, p->bidir_rev_gbps);
         if (p->wrong >= 0) snprintf(wrong, sizeof wrong, "%lld", p->wrong);
         const char *cls = nvs_topo_pair_class(t, p->src, p->dst);
-        fprintf(to, "%-10s %-5s %-6s %9s %9s %7s %9s %7s %9s %s\n", pair, p->path, cls ? cls : "?", uni, bs, pct, bi,
-                bpct, lat, wrong);
+        fprintf(to, "%-10s %-5s %-6s %9s %9s %7s %9s %7s %-17s %9s %s\n", pair, p->path, cls ? cls : "?", uni, bs, pct,
+                bi, bpct, split, lat, wrong);
     }
     fprintf(to, "\nBounds (per direction; bidirectional bound = 2x):\n");
     for (int i = 0; i < r->npairs; i++) {
@@ -207,8 +215,10 @@ static void csv_num(FILE *to, double v, const char *f)
 
 void nvs_p2p_print_csv(const nvs_topology *t, const nvs_p2p_result *r, FILE *to)
 {
-    /* empty fields: not measured / unknown */
-    fprintf(to, "src,dst,path,class,uni_gbps,bidir_gbps,latency_us,bound_gbps,pct_of_bound,wrong\n");
+    /* empty fields: not measured / unknown. bidir's halves came last (December 2026), after the columns scripts
+     * already read */
+    fprintf(to, "src,dst,path,class,uni_gbps,bidir_gbps,latency_us,bound_gbps,pct_of_bound,wrong,bidir_fwd_gbps,"
+                "bidir_rev_gbps\n");
     for (int i = 0; i < r->npairs; i++) {
         const nvs_p2p_pair *p = &r->pairs[i];
         double b = bound_of(t, p, NULL);
@@ -220,6 +230,11 @@ void nvs_p2p_print_csv(const nvs_topology *t, const nvs_p2p_result *r, FILE *to)
         csv_num(to, b, "%.3f");
         csv_num(to, b > 0 && p->uni_gbps >= 0 ? 100 * p->uni_gbps / b : -1, "%.2f");
         if (p->wrong >= 0) fprintf(to, "%lld", p->wrong);
+        double half[2] = {p->bidir_fwd_gbps, p->bidir_rev_gbps};
+        for (int k = 0; k < 2; k++) {
+            fputc(',', to);
+            if (half[k] >= 0) fprintf(to, "%.3f", half[k]);
+        }
         fputc('\n', to);
     }
 }

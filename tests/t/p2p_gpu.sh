@@ -1,6 +1,7 @@
 #!/bin/sh
 # On a GPU machine: nvscale p2p measures every ordered pair, every copy validated (no wrong element), numbers in
-# JSON with the bound and % of bound, uni below its bound, P2P where CUDA allows it. Needs two GPUs.
+# JSON with the bound and % of bound, bidir the sum of its two halves, uni below its bound, P2P where CUDA allows it.
+# Needs two GPUs.
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
 need_nvscale
@@ -24,6 +25,12 @@ for q in p["pairs"]:
         errors.append("%s: %s wrong elements" % (name, q["wrong"]))
     if not (q["uni_gbps"] and q["uni_gbps"] > 0 and q["bidir_gbps"] > 0 and q["latency_us"] > 0):
         errors.append("%s: missing numbers %s" % (name, q))
+    # bidir is its two halves summed, each direction timed to its own end (topo/p2p.c, time_bidir)
+    fwd, rev = q.get("bidir_fwd_gbps"), q.get("bidir_rev_gbps")
+    if not (fwd and fwd > 0 and rev and rev > 0):
+        errors.append("%s: bidir's halves missing: bidir_fwd_gbps %s, bidir_rev_gbps %s" % (name, fwd, rev))
+    elif q["bidir_gbps"] and abs(q["bidir_gbps"] - (fwd + rev)) > 1e-6 * q["bidir_gbps"]:
+        errors.append("%s: bidir_gbps %s is not bidir_fwd_gbps + bidir_rev_gbps (%s + %s)" % (name, q["bidir_gbps"], fwd, rev))
     if q["bound_gbps"] is not None and q["uni_gbps"] > 1.02 * q["bound_gbps"]:
         errors.append("%s: %.1f GB/s above its bound %.1f (%s)" % (name, q["uni_gbps"], q["bound_gbps"], q["bound_source"]))
     key = (min(q["src"], q["dst"]), max(q["src"], q["dst"]))

@@ -1,5 +1,5 @@
-/* p2p results against the topology's bounds (topo/p2p_report.c): JSON, % of bound, the matrices; host copies
- * (topo/h2d_report.c): JSON both ways, the table and the CSV. */
+/* p2p results against the topology's bounds (topo/p2p_report.c): JSON, % of bound, the matrices, bidir's halves
+ * both ways, the table and the CSV; host copies (topo/h2d_report.c): the same. */
 #include <string.h>
 
 #include "topo/h2d.h"
@@ -28,10 +28,10 @@ static void t_json_and_bounds(void)
 {
     nvs_topology *t = load("nvlink_pairs.xml");
     nvs_p2p_pair pairs[] = {
-        {0, 1, 0, 1, "P2P", 80.0, 150.0, 2.5, 0},   /* NV4: bound 4 x 25 GB/s */
-        {0, 2, 0, 2, "host", 20.0, 30.0, 9.0, 0},   /* no P2P: host memory, gen4 x16 */
-        {2, 0, 2, 0, "host", -1, -1, -1, -1},       /* not measured: nulls, not zeros */
-        {1, 0, 1, 0, "P2P", 80.0, 150.0, 2.5, 7},
+        {0, 1, 0, 1, "P2P", 80.0, 150.0, 2.5, 75.0, 75.0, 0}, /* NV4: bound 4 x 25 GB/s */
+        {0, 2, 0, 2, "host", 20.0, 30.0, 9.0, 14.0, 16.0, 0}, /* no P2P: host memory, gen4 x16 */
+        {2, 0, 2, 0, "host", -1, -1, -1, -1, -1, -1},         /* not measured: nulls, not zeros */
+        {1, 0, 1, 0, "P2P", 80.0, 150.0, 2.5, 75.0, 75.0, 7},
     };
     nvs_p2p_result r = {256u << 20, 20, 5, 1000, 4, pairs};
     T_EQ_I(nvs_p2p_wrong_total(&r), 7);
@@ -74,7 +74,7 @@ static void t_json_and_bounds(void)
     T_CONTAINS(buf, "Unidirectional copy bandwidth (GB/s)");
     T_CONTAINS(buf, "0->1       P2P   NV4         80.0     100.0    80.0");
     T_CONTAINS(buf, "GPU0-GPU1: 4 NVLink links x 25 GB/s per direction");
-    T_CONTAINS(buf, "2->0       host  SYS            -      31.5       -         -       -         - -");
+    T_CONTAINS(buf, "2->0       host  SYS            -      31.5       -         -       -  -                        - -");
     T_CONTAINS(buf, "host memory");
     nvs_topo_free(t);
 }
@@ -133,5 +133,63 @@ static void t_h2d_bidir_halves(void)
     nvs_topo_free(t);
 }
 
-T_LIST = {T_CASE(t_json_and_bounds), T_CASE(t_h2d_bidir_halves)};
+/* a GPU pair's bidir is each direction timed to its own end, summed (topo/p2p.c, time_bidir): both halves go to
+ * run.json, come back, and show on screen and at the end of each CSV row; a run.json written before them reads as
+ * not measured */
+static void t_p2p_bidir_halves(void)
+{
+    nvs_topology *t = load("nvlink_pairs.xml");
+    nvs_p2p_pair pairs[] = {
+        {0, 2, 0, 2, "host", 20.0, 30.5, 9.0, 12.3, 18.2, 0}, /* staged: the directions differ */
+        {2, 0, 2, 0, "host", -1, -1, -1, -1, -1, -1},
+    };
+    nvs_p2p_result r = {256u << 20, 20, 5, 1000, 2, pairs};
+    json_t *j = nvs_p2p_to_json(t, &r);
+    json_t *p0 = json_array_get(json_object_get(j, "pairs"), 0), *p1 = json_array_get(json_object_get(j, "pairs"), 1);
+    T_NEAR(json_real_value(json_object_get(p0, "bidir_fwd_gbps")), 12.3, 1e-12);
+    T_NEAR(json_real_value(json_object_get(p0, "bidir_rev_gbps")), 18.2, 1e-12);
+    T_NEAR(json_real_value(json_object_get(p0, "bidir_gbps")), 30.5, 1e-12);
+    T_EQ_I(json_is_null(json_object_get(p1, "bidir_fwd_gbps")), 1); /* not measured: null, not 0 */
+    T_EQ_I(json_is_null(json_object_get(p1, "bidir_rev_gbps")), 1);
+    nvs_p2p_result back;
+    char err[128];
+    T_EQ_I(nvs_p2p_from_json(j, &back, err, sizeof err), NVS_OK);
+    T_NEAR(back.pairs[0].bidir_fwd_gbps, 12.3, 1e-12);
+    T_NEAR(back.pairs[0].bidir_rev_gbps, 18.2, 1e-12);
+    T_NEAR(back.pairs[1].bidir_fwd_gbps, -1, 0);
+    T_NEAR(back.pairs[1].bidir_rev_gbps, -1, 0);
+    nvs_p2p_result_free(&back);
+    /* a run.json from before the halves: they read as not measured, the sum as it was */
+    json_object_del(p0, "bidir_fwd_gbps");
+    json_object_del(p0, "bidir_rev_gbps");
+    T_EQ_I(nvs_p2p_from_json(j, &back, err, sizeof err), NVS_OK);
+    T_NEAR(back.pairs[0].bidir_fwd_gbps, -1, 0);
+    T_NEAR(back.pairs[0].bidir_rev_gbps, -1, 0);
+    T_NEAR(back.pairs[0].bidir_gbps, 30.5, 1e-12);
+    static char buf[16384];
+    FILE *f = tmpfile();
+    if (!f) T_SKIP("no tmpfile");
+    nvs_p2p_print(t, &back, f); /* an older run: a dash where the halves go */
+    read_all(f, buf, sizeof buf);
+    T_CONTAINS(buf, "bidir = fwd + rev: src -> dst and dst -> src at once, each timed to its own end\n");
+    T_CONTAINS(buf, "0->2       host  SYS         20.0      31.5    63.5      30.5    48.4  -                     9.00 0\n");
+    T_ASSERT(!strstr(buf, " = 12.3"));
+    nvs_p2p_result_free(&back);
+    json_decref(j);
+    if (!(f = tmpfile())) T_SKIP("no tmpfile");
+    nvs_p2p_print(t, &r, f);
+    read_all(f, buf, sizeof buf);
+    T_CONTAINS(buf, "    bidir % bound  = fwd + rev         lat us wrong\n");
+    T_CONTAINS(buf, "0->2       host  SYS         20.0      31.5    63.5      30.5    48.4  = 12.3 + 18.2         9.00 0\n");
+    if (!(f = tmpfile())) T_SKIP("no tmpfile");
+    nvs_p2p_print_csv(t, &r, f);
+    read_all(f, buf, sizeof buf);
+    T_CONTAINS(buf, "src,dst,path,class,uni_gbps,bidir_gbps,latency_us,bound_gbps,pct_of_bound,wrong,bidir_fwd_gbps,"
+                    "bidir_rev_gbps\n");
+    T_CONTAINS(buf, ",0,12.300,18.200\n"); /* after wrong: the columns before keep their places */
+    T_CONTAINS(buf, "2,0,host,SYS,,,,31.508,,,,\n"); /* not measured: empty */
+    nvs_topo_free(t);
+}
+
+T_LIST = {T_CASE(t_json_and_bounds), T_CASE(t_h2d_bidir_halves), T_CASE(t_p2p_bidir_halves)};
 T_MAIN

@@ -290,6 +290,11 @@ static void t_messages(void)
          "topology.gpus[0].index: missing"},
         {"{\"schema\": \"nvscale.run/1\", \"p2p\": {\"pairs\": [{\"src\": 0, \"dst\": 1, \"uni_gbps\": -1}]}}",
          "p2p.pairs[0].uni_gbps: expected a number from 0 to"},
+        {"{\"schema\": \"nvscale.run/1\", \"p2p\": {\"pairs\": [{\"src\": 0, \"dst\": 1, \"bidir_rev_gbps\": \"9\"}]}}",
+         "p2p.pairs[0].bidir_rev_gbps: expected a number, got the string \"9\""},
+        {"{\"schema\": \"nvscale.run/1\", \"p2p\": {\"pairs\": [{\"src\": 0, \"dst\": 1, \"bidir_fwd_gbps\": null, "
+         "\"bidir_rev_gbps\": 9.5}]}}",
+         ""},
         {"{\"schema\": \"nvscale.run/1\", \"explain\": [{\"n\": 2, \"text\": 5}]}", "explain[0].text: expected a string"},
         {"{\"schema\": \"nvscale.run/1\", \"result\": {\"status\": \"ok\", \"exit_code\": 300}}",
          "result.exit_code: expected an integer"},
