@@ -137,8 +137,8 @@ int main(int argc, char **argv)
             printf("%s %s outer_sum%s %d %.2f %.1f\n", argv[a], es == 2 ? "bf16" : "fp32", k ? "" : "(default)",
                    list[k], us, gb / (us * 1e-6));
         }
-        /* cuBLAS as the step's `ideal` bias gradient calls it (train_gpu.c gbias): the gradient column-major rows x
-         * cols (the same bytes), transposed, times the ones */
+        /* cuBLAS as the step's `ideal` bias gradient calls it (train_gpu_gemm.c nvs_tg_bias): the gradient
+         * column-major rows x cols (the same bytes), transposed, times the ones */
         cudaDataType_t t = es == 2 ? CUDA_R_16BF : CUDA_R_32F;
         const float one = 1.0f, zero = 0.0f;
         /* once into fp32, checked (and cuBLAS's first call, its set-up, kept out of the timing) */
@@ -153,9 +153,9 @@ int main(int argc, char **argv)
                 return 1;
             }
         TRY(cudaEventRecord(e0, 0));
-        /* as `ideal` calls it (train_gpu.c gbias): x row-major [rows x cols], x^T (cols x rows, ld cols) times ones,
-         * into the gradients' fp32 (the default --grad-type; a bf16 output makes cuBLAS pick other kernels: 1.6 ms
-         * for 4096x1024, results/h200x1-review) */
+        /* as `ideal` calls it (train_gpu_gemm.c nvs_tg_bias): x row-major [rows x cols], x^T (cols x rows, ld
+         * cols) times ones, into the gradients' fp32 (the default --grad-type; a bf16 output makes cuBLAS pick other
+         * kernels: 1.6 ms for 4096x1024, results/h200x1-review) */
         for (int i = 0; i < REPS; i++)
             TRY(cublasGemmEx(blas, CUBLAS_OP_N, CUBLAS_OP_N, cols, 1, (int)rows, &one, x, t, cols, ones, t, (int)rows,
                              &zero, out, CUDA_R_32F, cols, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));

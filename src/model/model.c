@@ -101,7 +101,7 @@ int nvs_gemm_unaligned(const nvs_layer *l, nvs_precision p)
 {
     const nvs_precision_info *pi = nvs_precision_info_of(p);
     if (l->conv || !pi->half || !(l->gemm_m > 0)) return 0;
-    /* the leading dimensions of PyTorch's layouts (train/train_gpu.c ggemm): the features, N and K */
+    /* the leading dimensions of PyTorch's layouts (train/train_gpu_gemm.c nvs_tg_gemm): the features, N and K */
     return fmod(l->gemm_n * 2, 16) != 0 || fmod(l->gemm_k * 2, 16) != 0;
 }
 

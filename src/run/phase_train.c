@@ -213,7 +213,7 @@ static json_t *train_json(const nvs_ctx *run, const char *model, const nvs_profi
     if (cj) json_object_set_new(o, "conv", cj);
     if (bj) json_object_set_new(o, "batchnorm", bj);
     /* the update after the all-reduces: as the framework's foreach passes where it has them (pytorch-ddp: PyTorch's
-     * default on CUDA), else, or under --optimizer adamw-fused, as one fused pass (train_gpu.c gopt) */
+     * default on CUDA), else, or under --optimizer adamw-fused, as one fused pass (train_gpu_opt.c nvs_tg_opt) */
     json_object_set_new(o, "optimizer", json_string(nvs_optimizer_name(pl->optimizer)));
     json_object_set_new(o, "optimizer_fused", json_boolean(!nvs_train_plan_opt_foreach(pl)));
     json_object_set_new(o, "steps", json_integer(cfg->steps));

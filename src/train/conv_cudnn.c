@@ -230,8 +230,8 @@ nvs_result_t nvs_cudnn_open(void *stream, int nlayers, nvs_cudnn **out, char *wh
     st = c->api.SetStream(c->h, stream);
     if (st != NVSDNN_STATUS_SUCCESS) {
         /* the reason goes to the caller, not to the log: under --cudnn auto this falls back (an info line, said
-         * by train_gpu.c cudnn_setup), under --cudnn on the caller's error names it. dnn_fail here printed
-         * "error:" at the handle's default level before the caller could set it (nvs_cudnn_set_fail_level) */
+         * by train_gpu_cudnn.c nvs_tg_cudnn_setup), under --cudnn on the caller's error names it. dnn_fail here
+         * printed "error:" at the handle's default level before the caller could set it (nvs_cudnn_set_fail_level) */
         const char *e = c->api.GetErrorString(st);
         snprintf(why, len, "%s: cudnnSetStream failed: %s (cuDNN status %d)", c->describe, e ? e : "?", st);
         nvs_cudnn_close(c);

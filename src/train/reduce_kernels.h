@@ -10,8 +10,8 @@
  *   - with G > 1 each block writes its partial sums to a staging buffer and the last block of a column group (a
  *     semaphore counted with an atomic add) sums them and writes the output: a global reduction in the one
  *     launch, which is why such a reduction moves its bytes at a fraction of the memory's bandwidth.
- * nvscale's `--framework ideal` sums the bias with cuBLAS instead (a matrix-vector product with ones, train_gpu.c).
- * Every function returns a cudaError_t (as int). */
+ * nvscale's `--framework ideal` sums the bias with cuBLAS instead (a matrix-vector product with ones,
+ * train_gpu_gemm.c). Every function returns a cudaError_t (as int). */
 #ifndef NVS_TRAIN_REDUCE_KERNELS_H
 #define NVS_TRAIN_REDUCE_KERNELS_H
 

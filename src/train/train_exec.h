@@ -138,7 +138,7 @@ static inline size_t nvs_copy_piece(size_t done, double copies, size_t count, si
 enum { NVS_NORM_CUDNN = 1, NVS_NORM_KERNELS = 2 };
 
 nvs_result_t nvs_train_exec_gpu(nvs_train_exec *x);  /* sets ops/impl */
-/* Stops using cuDNN (train_gpu.c): convolutions back to GEMMs, batch norms to the executor's own kernels, the
+/* Stops using cuDNN (train_gpu_cudnn.c): convolutions back to GEMMs, batch norms to the executor's own kernels, the
  * library's memory freed; the reasons (conv_why, bn_why) are the caller's to set. */
 void nvs_train_exec_cudnn_off(nvs_train_exec *x);
 nvs_result_t nvs_train_exec_host(nvs_train_exec *x);

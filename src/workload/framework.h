@@ -141,7 +141,7 @@ double nvs_framework_act_casts(const nvs_framework *fw, const nvs_layer *ly, nvs
  * makes element by element (view_copies: the profile's perm=; else 0). The training step runs them, the what-if
  * model costs them. */
 double nvs_framework_view_passes(const nvs_framework *fw, const nvs_layer *ly);
-/* Kernels an element-wise call of `passes` passes launches in the training step (train_gpu.c: whole passes,
+/* Kernels an element-wise call of `passes` passes launches in the training step (train_gpu_pass.c: whole passes,
  * then a partial one). */
 int nvs_ew_kernels(double passes);
 /* The operations framework fw dispatches for layer l in the forward (backward = 0) or backward pass: the
@@ -187,7 +187,7 @@ int nvs_framework_scaler_in_kernel(const nvs_framework *fw, nvs_optimizer o, int
 /* Whether a profile's batch norms (bn=) run in cuDNN at this precision, as PyTorch runs them: at fp32 (and tf32) and
  * fp16 it calls cuDNN's (cudnn::bn_fw_tr_1C11 and bn_bw_1C11 kernels in its ResNet-50 step), at bf16 its own
  * (batch_norm_collect_statistics, batch_norm_transform_input: results/h200x1-census, -census-fp16). The training
- * step runs them so (train/train_gpu.c) and the what-if model costs them so (model/model.c). */
+ * step runs them so (train/train_gpu_cudnn.c) and the what-if model costs them so (model/model.c). */
 int nvs_bn_in_cudnn(nvs_precision prec);
 
 #endif

@@ -138,7 +138,7 @@ static void t_conv_graphs(void)
 
 /* One of cuDNN's own buffers not fitting (the batch norms' statistics here: 1 GiB, with all but 256 MiB of the GPU
  * held): NVS_ERR_NOMEM, the reason naming the buffer, its bytes and the memory free, and the error read off the
- * thread, so that --cudnn auto's fallback (train_gpu.c cudnn_setup) runs on a clean slate. */
+ * thread, so that --cudnn auto's fallback (train_gpu_cudnn.c nvs_tg_cudnn_setup) runs on a clean slate. */
 static void t_oom_said(void)
 {
     int ndev = 0;
