@@ -37,6 +37,13 @@ expect 0 "over 3 rounds, every N timed in turn|Training step: tiny-mlp" $NVS tra
 [ "$(json_get $d/rounds/run.json "all(r['rounds_measured'] == 3 and len(r['rounds']) == 3 and r['efficiency_min'] <= r['efficiency'] <= r['efficiency_max'] and r['step_us'] == sorted(x['step_us'] for x in r['rounds'])[1] for r in d['train']['results'])")" = "True" ] ||
     fail "--rounds 3: $(json_get $d/rounds/run.json "d['train']['results']")"
 expect 2 "needs .* GiB per GPU .* free: lower --batch" $NVS train --model gpt2-xl --batch 4096 --no-save
+# a transformer (tools/profiles/lm290m.prof: ln= and perm= passes) at bf16 with AdamW (foreach): the executor's
+# LayerNorms, copies through swapped views and AdamW passes (src/train/train_gpu_norm.c, _pass.c, _opt.c), which
+# no ResNet-50 or tiny-mlp step above runs
+expect 0 "Training step: lm290m" $NVS train --model tools/profiles/lm290m.prof --batch 2 --precision bf16 \
+    --optimizer adamw --steps 3 --warmup-steps 1 --out "$d/lm"
+[ "$(json_get $d/lm/run.json "(d['train']['optimizer'], d['train']['optimizer_fused'], d['train']['framework']['view_copies'], d['train']['framework']['autocast_fp32'], all(r['step_us'] > 0 for r in d['train']['results']))")" = "('adamw', False, True, True, True)" ] ||
+    fail "lm290m bf16 AdamW: $(json_get $d/lm/run.json "(d['train']['optimizer'], d['train']['framework'])")"
 
 # cuDNN runs the convolutions (src/train/conv.h) where it loads: at each precision, all 53 of ResNet-50's, their
 # shapes' algorithms chosen by timing (the stem's input needs no gradient: no dgrad for its shape alone), the
