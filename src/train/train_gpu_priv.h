@@ -67,12 +67,6 @@ static inline int elem_of(const nvs_train_plan *pl)
 /* The gradients' element type (fp32, or bf16 with --grad-type bf16) */
 static inline int grad_elem_of(const nvs_train_plan *pl) { return pl->grad_bf16 ? NVS_ELEM_BF16 : NVS_ELEM_F32; }
 
-/* What PyTorch runs in cuDNN runs in cuDNN (train/conv.h), unless --cudnn off, or cuDNN is missing under --cudnn
- * auto (then x->conv_why says why, and the layers run as implicit GEMMs and passes): the convolutions whose
- * geometry the profile gives, their algorithms found by timing within half the memory left after the step's own
- * buffers; and the batch norms (bn=) at fp32 and fp16, where PyTorch calls cuDNN's (cudnn::bn_fw_tr_1C11 and
- * bn_bw_1C11 kernels in its ResNet-50 step), not at bf16, where it runs its own (batch_norm_collect_statistics,
- * batch_norm_transform_input: results/h200x1-census). */
 /* cudaMalloc's alignment (256 bytes), which the buffers cuDNN's Find times its candidates on have */
 static inline int aligned(const void *p) { return ((uintptr_t)p & 255) == 0; }
 
