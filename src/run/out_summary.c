@@ -296,8 +296,8 @@ static void print_training(const json_t *trains, int gpu, FILE *to)
     if (!json_array_size(trains)) return;
     const json_t *t0 = json_array_get(trains, 0);
     const json_t *fw = json_object_get(t0, "framework");
-    /* the reference is the smallest N trained (phase_train.c): 1 unless --gpus left it out (--gpus 2,4), and then
-     * the header says step(2), not step(1) (every workload trains at the same counts) */
+    /* the reference is the smallest N trained (phase_train_json.c): 1 unless --gpus left it out (--gpus 2,4), and
+     * then the header says step(2), not step(1) (every workload trains at the same counts) */
     int ref = (int)json_integer_value(
         json_object_get(json_array_get(json_object_get(t0, "results"), 0), "efficiency_reference_n"));
     fprintf(to, "\nTraining step: synthetic data-parallel step as %s, %s GEMMs, %s gradients; efficiency = step(%d) /\n"

@@ -1,4 +1,4 @@
-/* run.json reader: the training sections (run/phase_train.c, run/out_json.c): "train" and the workloads of
+/* run.json reader: the training sections (run/phase_train_json.c, run/out_json.c): "train" and the workloads of
  * "trains", each one's framework, conv, buckets and results per GPU count, and the choice of one workload in place
  * of "train" (nvs_run_select_train, for model --calibrate). Its own file: one workload's reader serves both the
  * load and that choice, which reads it again from the document. */

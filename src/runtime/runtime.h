@@ -82,9 +82,9 @@ struct nvs_rt {
 static inline double nvs_rt_host_timeout(const nvs_rt *rt) { return rt->timeout_s + NVS_RT_HOST_GRACE_S; }
 
 /* Heartbeats. A rank working alone for long, while others wait for it in a host collective (a training point that
- * they sit out: run/phase_train.c), says it is still working with nvs_rt_beat() between its own bounded steps. A
- * host wait gives up nvs_rt_host_timeout() after its start or after the last heartbeat it received, whichever is
- * later: a rank stalled in such work is noticed within --timeout (+ grace + one interval), not after the
+ * they sit out: run/phase_train_measure.c), says it is still working with nvs_rt_beat() between its own bounded
+ * steps. A host wait gives up nvs_rt_host_timeout() after its start or after the last heartbeat it received,
+ * whichever is later: a rank stalled in such work is noticed within --timeout (+ grace + one interval), not after the
  * worst case of all the work. nvs_rt_beat() sends at most NVS_RT_BEATS_PER_TIMEOUT heartbeats per --timeout (a
  * clock read when none is due), so a waiting rank sees one at least every --timeout / 4 plus one step of the
  * sender's: a step may take up to 3/4 of --timeout + the grace before the waiting ranks call it a stall. */

@@ -291,7 +291,8 @@ static nvs_result_t issue_step(nvs_train_exec *x, int mode)
 }
 
 /* Between steps, outside the timed ones: this rank's heartbeat to ranks that sit this N out and wait for its step
- * times (runtime.h nvs_rt_beat; run/phase_train.c). A clock read unless one is due (a quarter of --timeout). */
+ * times (runtime.h nvs_rt_beat; run/phase_train_measure.c). A clock read unless one is due (a quarter of
+ * --timeout). */
 static void beat(nvs_train_exec *x)
 {
     if (x->backend && x->backend->rt) nvs_rt_beat(x->backend->rt);

@@ -42,7 +42,7 @@ for cfg in ${C//,/ }; do
         --warmup-steps 3 --out "$R/raw/nvs-$M-$P"
     if [ "${PROFILE_NVS:-1}" = 1 ]; then
         # one step of each variant (full, compute-only, communication-only, compute-only without the framework's
-        # host work, without GEMMs: src/run/phase_train.c), every kernel timed
+        # host work, without GEMMs: src/run/phase_train_measure.c), every kernel timed
         rec "ncu-$M-$P" timeout 240 $NCU --cache-control none --metrics gpu__time_duration.sum --csv \
             --log-file "$R/ncu-$M-$P.csv" ./nvscale train --model "$T" --precision "$P" --batch "$B" --gpus 1 \
             --steps 1 --warmup-steps 0 --no-save
