@@ -9,8 +9,9 @@
 #include "health/health.h"
 
 /* gpu_selftest (selftest/selftest_json.c, phase_selftest.c), which check's gpu and sustain gemm rules judge: only
- * validated here (check_accept.c reads it from the document), so that a value of the wrong type or range is bad
- * input naming its path rather than a row judged on a guess. Every key may be absent or null (not measured). */
+ * validated here (check_accept_gpu.c and check_accept_sustain.c read it from the document), so that a value of the
+ * wrong type or range is bad input naming its path rather than a row judged on a guess. Every key may be absent or
+ * null (not measured). */
 void rj_read_selftest(vctx *v, nvs_run *r)
 {
     json_t *t = rj_typed(v, r->root, "gpu_selftest", "", JSON_OBJECT, 0);

@@ -706,7 +706,7 @@ static int cmp_dbl(const void *a, const void *b)
 
 /* The peer median against the definition, brute force: for each of 301 GPUs of three names (values drawn from a
  * few, so that ties with the GPU's own value occur; some entries unnamed or unmeasured), the median of the values
- * of the OTHER measured GPUs of its name. check_accept.c finds it by binary search in one sorted table. */
+ * of the OTHER measured GPUs of its name. check_accept_gpu.c finds it by binary search in one sorted table. */
 static void t_gpu_peer_median_brute(void)
 {
     enum { N = 301 };
