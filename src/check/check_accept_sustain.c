@@ -57,7 +57,6 @@ static int judge_drop(const nvs_rule *r, nvs_verdict *v, double first, double la
     return ok;
 }
 
-/* sustain gemm: one GPU's burn (gpu_selftest.gpus[].burn, accept --level 3) */
 /* The timed chunks of a load (its `chunks` after the first, the short probe) that have a throughput under one of
  * `keys`; -1 when the section lists no chunks (a document written without them: first and last are all there is).
  * With one timed chunk, first and last are that chunk and their "0.0% lower" compares nothing with nothing. */
@@ -84,6 +83,7 @@ static int drop_unjudged(const nvs_rule *r, int timed, char *buf, size_t len)
     return 1;
 }
 
+/* sustain gemm: one GPU's burn (gpu_selftest.gpus[].burn, accept --level 3) */
 static int judge_burn(const nvs_rule *r, const json_t *gpus, size_t i, const void *ctx, nvs_verdict *v,
                       nvs_verdicts *vs)
 {

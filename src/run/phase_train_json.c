@@ -35,10 +35,6 @@ static double predicted_comm(const nvs_ctx *run, const nvs_train_plan *pl, int n
     return total;
 }
 
-
-/* charged[0..4]: what the framework added in one full step (step.c): its operations, reducer buckets, reducer
- * hooks (parameter tensors), the bytes of its layout copies, and the operations of its buffer broadcast (among
- * the operations); < 0 unknown */
 /* How the convolutions ran (train/conv.h): the library and, per distinct shape, the algorithms rank 0's cuDNN
  * timed fastest; or why they ran as implicit GEMMs. NULL when the profile gives no convolution geometry. */
 static json_t *conv_json(const nvs_train_exec *x)
@@ -119,6 +115,9 @@ static void rounds_json(json_t *r, const nvs_train_point *raw, int npoints, int 
     if (a) json_object_set_new(r, "rounds", a);
 }
 
+/* charged[0..4]: what the framework added in one full step (step.c): its operations, reducer buckets, reducer
+ * hooks (parameter tensors), the bytes of its layout copies, and the operations of its buffer broadcast (among
+ * the operations); < 0 unknown */
 json_t *nvs_pt_train_json(const nvs_ctx *run, const char *model, const nvs_profile *p, const nvs_train_plan *pl,
                           const nvs_train_exec *x, double free_min, double work_rate, const double charged[5],
                           const nvs_train_point *pts, int npts, const nvs_train_point *raw, int npoints)

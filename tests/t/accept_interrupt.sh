@@ -15,7 +15,7 @@ as_fg "$NVS" accept --backend mpi --level 3 --sustain 30 --timeout 10 --out "$d/
 pid=$!
 # until something is measured (a sweep's progress line), or 60 s, or the run ended
 i=0
-while [ $i -lt 600 ] && kill -0 $pid 2>/dev/null && ! grep -q "sweep N=1" "$d/out"; do sleep 0.1; i=$((i + 1)); done
+while [ $i -lt 600 ] && kill -0 $pid 2>/dev/null && ! grep -qs "sweep N=1" "$d/out"; do sleep 0.1; i=$((i + 1)); done
 grep -q "sweep N=1" "$d/out" || { kill -9 $pid 2>/dev/null; wait $pid 2>/dev/null; stop "accept never measured: $(tail -n 3 "$d/out")"; }
 kill -INT $pid
 wait $pid
