@@ -560,6 +560,11 @@ int nvs_remove_tree(const char *dir)
 
 const char *nvs_out_dash_why(const char *path, int dir)
 {
+    /* standard input by the names nvscale reads as '-': written through as a device or a FIFO, they appended to
+     * the file redirected there (check - --junit /dev/stdin < run.json wrote into the run), or into the pipe */
+    if (is_stdin_alias(path))
+        return dir ? "standard input is not an output: give a directory path"
+                   : "standard input is not an output: give a file, or /dev/stdout";
     if (strcmp(path, "-")) return NULL;
     return dir ? "'-' is not standard output here (a directory is written): give ./- for a directory named '-'"
                : "'-' is not standard output here: give /dev/stdout, or ./- for a file named '-'";

@@ -59,7 +59,8 @@ int nvs_nearest_existing(const char *path, int from_parent, char *anc, size_t le
  * it (out_file.c, cli/cli_common.c, runjson/runjson_write.c): each said something else, report -o "a file of
  * that name exists". */
 int nvs_link_to_nothing(const char *path, char *why, size_t len);
-/* Why an output named PATH is refused when PATH is "-" (NULL when it is not): nvscale reads no name as standard
+/* Why an output named PATH is refused when PATH is "-" or standard input by another name (/dev/stdin, /dev/fd/0,
+ * /proc/self/fd/0: an input, read as '-' is; NULL for anything else): nvscale reads no name as standard
  * output. Where a single file is written, check's and accept's table is already on standard output and /dev/stdout
  * is written through (above); where a directory is written (DIR nonzero), nothing of it could go there. A file or
  * directory named '-' in the current directory is almost always that mistake; ./- still names one. Here, below
