@@ -506,6 +506,13 @@ static nvs_result_t read_stdin(size_t max_bytes, char **out)
             nvs_error("%s is a terminal: pipe the file into it (e.g. cat run.json | nvscale report -)", name);
             return NVS_ERR_INPUT;
         }
+        /* closed at launch (<&-): cli/main.c holds descriptor 0 on /dev/null opened for writing, which fdopen
+         * refused with "Invalid argument" */
+        int fl = fcntl(STDIN_FILENO, F_GETFL);
+        if (fl < 0 || (fl & O_ACCMODE) == O_WRONLY) {
+            nvs_error("%s is closed: pipe the file into it (e.g. cat run.json | nvscale report -)", name);
+            return NVS_ERR_INPUT;
+        }
         int fd = dup(STDIN_FILENO);
         FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
         if (!f) {

@@ -226,6 +226,14 @@ sed 's/<topology version="2.0">/<topology version="3.0">/' "$X" >"$d/v3.xml"
 expect_err 2 "nvscale topo: hwloc XML from standard input is version 3.x" from "$d/v3.xml" "$NVS" topo --hwloc-xml - --no-save
 grep -q "'standard input'" "$ERR" && fail "topo --hwloc-xml -: standard input quoted as a file name: $(cat "$ERR")"
 
+# standard input closed (<&-): said so, by each of its names, not "cannot read standard input: Invalid argument"
+# (main.c holds a closed descriptor 0 on /dev/null opened for writing, which fdopen for reading refused)
+closed() { "$@" <&-; }
+for a in - /dev/stdin /dev/fd/0; do
+    expect_err 2 "nvscale check: standard input is closed" closed "$NVS" check "$a" --rules "$RULES"
+    expect_err 2 "nvscale check: standard input is closed" closed "$NVS" check "$C" --rules "$a"
+done
+
 PR=tests/fixtures/profiles/good_minimal.prof
 expect_err 0 "" "$NVS" model --gpu rtx3090 --machine pcie4-2s-8gpu-switch --model "$PR"
 cp "$OUT" "$d/pr.f"
