@@ -222,6 +222,10 @@ static nvs_result_t peer_access(int i, int j, int enable, int *changed)
     return NVS_OK;
 }
 
+/* GB/s of BYTES in S seconds; -1 (not measured) for a time of zero, closer than the event timer's resolution
+ * (an infinite rate, which run.json cannot hold), as topo/h2d.c's result() says */
+static double rate(double bytes, double s) { return s > 0 ? bytes / s / 1e9 : -1; }
+
 static nvs_result_t measure_pair(p2p_ctx *c, int i, int j, int warmup, int iters, nvs_p2p_pair *out)
 {
     int ij = 0, ji = 0, mine_ij = 0, mine_ji = 0;
@@ -242,7 +246,7 @@ static nvs_result_t measure_pair(p2p_ctx *c, int i, int j, int warmup, int iters
     NVS_CHECK(poison_dst(c, j));
     double s;
     NVS_CHECK(time_uni(c, i, j, c->bytes, p2p, warmup, iters, &s));
-    out->uni_gbps = (double)c->bytes / s / 1e9;
+    out->uni_gbps = rate(c->bytes, s);
     NVS_CHECK(verify_dst(c, j, i, &pi, count, &out->wrong));
     /* both directions */
     NVS_CHECK(fill_src(c, j, &pj, count));
@@ -250,14 +254,14 @@ static nvs_result_t measure_pair(p2p_ctx *c, int i, int j, int warmup, int iters
     NVS_CHECK(poison_dst(c, j));
     double sb[2] = {0, 0};
     NVS_CHECK(time_bidir(c, i, j, c->bytes, p2p, warmup, iters, sb));
-    out->bidir_fwd_gbps = (double)c->bytes * iters / sb[0] / 1e9;
-    out->bidir_rev_gbps = (double)c->bytes * iters / sb[1] / 1e9;
-    out->bidir_gbps = out->bidir_fwd_gbps + out->bidir_rev_gbps;
+    out->bidir_fwd_gbps = rate((double)c->bytes * iters, sb[0]);
+    out->bidir_rev_gbps = rate((double)c->bytes * iters, sb[1]);
+    out->bidir_gbps = out->bidir_fwd_gbps >= 0 && out->bidir_rev_gbps >= 0 ? out->bidir_fwd_gbps + out->bidir_rev_gbps : -1;
     NVS_CHECK(verify_dst(c, j, i, &pi, count, &out->wrong));
     NVS_CHECK(verify_dst(c, i, j, &pj, count, &out->wrong));
     /* latency: back-to-back small copies */
     NVS_CHECK(time_uni(c, i, j, LATENCY_BYTES, p2p, LATENCY_WARMUP, LATENCY_ITERS, &s));
-    out->latency_us = s * 1e6;
+    out->latency_us = s > 0 ? s * 1e6 : -1;
     if (p2p) {
         if (mine_ij) NVS_CHECK(peer_access(i, j, 0, NULL));
         if (mine_ji) NVS_CHECK(peer_access(j, i, 0, NULL));

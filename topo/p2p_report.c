@@ -1,4 +1,5 @@
 /* p2p results: the "p2p" section of run.json and the matrices on screen (PURE). */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,7 +10,11 @@ static double bound_of(const nvs_topology *t, const nvs_p2p_pair *p, nvs_topo_ho
     return nvs_topo_pair_hop(t, p->src, p->dst, !strcmp(p->path, "P2P"), h);
 }
 
-static json_t *num_or_null(double v) { return v >= 0 ? json_real(v) : json_null(); }
+/* A rate or a time that was measured: < 0 says not measured; infinity (a time of zero, closer than the event
+ * timer's resolution) is no measurement either, and json_real refuses it (the key was silently left out) */
+static int got(double v) { return v >= 0 && isfinite(v); }
+
+static json_t *num_or_null(double v) { return got(v) ? json_real(v) : json_null(); }
 
 json_t *nvs_p2p_to_json(const nvs_topology *t, const nvs_p2p_result *r)
 {
@@ -45,9 +50,9 @@ json_t *nvs_p2p_to_json(const nvs_topology *t, const nvs_p2p_result *r)
         json_object_set_new(pj, "bound_gbps", num_or_null(b));
         json_object_set_new(pj, "bound_link", json_string(h.link));
         json_object_set_new(pj, "bound_source", json_string(h.source));
-        json_object_set_new(pj, "pct_of_bound", b > 0 && p->uni_gbps >= 0 ? json_real(100.0 * p->uni_gbps / b) : json_null());
+        json_object_set_new(pj, "pct_of_bound", b > 0 && got(p->uni_gbps) ? json_real(100.0 * p->uni_gbps / b) : json_null());
         json_object_set_new(pj, "bidir_pct_of_bound",
-                            b > 0 && p->bidir_gbps >= 0 ? json_real(100.0 * p->bidir_gbps / (2 * b)) : json_null());
+                            b > 0 && got(p->bidir_gbps) ? json_real(100.0 * p->bidir_gbps / (2 * b)) : json_null());
         json_object_set_new(pj, "wrong", p->wrong >= 0 ? json_integer(p->wrong) : json_null());
         json_array_append_new(pairs, pj);
     }
@@ -149,7 +154,7 @@ static void matrix(const nvs_topology *t, const nvs_p2p_result *r, const char *t
             double v = !p ? -1 : what == 0 ? p->uni_gbps : what == 1 ? p->bidir_gbps : p->latency_us;
             char cell[32];
             if (a == b) snprintf(cell, sizeof cell, " X");
-            else if (v < 0) snprintf(cell, sizeof cell, "-");
+            else if (!got(v)) snprintf(cell, sizeof cell, "-");
             else snprintf(cell, sizeof cell, what == 2 ? "%.2f" : "%.1f", v);
             n += (size_t)snprintf(row + n, sizeof row - n, "%-9s", cell);
         }
@@ -159,7 +164,7 @@ static void matrix(const nvs_topology *t, const nvs_p2p_result *r, const char *t
 
 static void fmt(char *buf, size_t len, double v, const char *f)
 {
-    if (v < 0) snprintf(buf, len, "-");
+    if (!got(v)) snprintf(buf, len, "-");
     else snprintf(buf, len, f, v);
 }
 
@@ -188,9 +193,9 @@ void nvs_p2p_print(const nvs_topology *t, const nvs_p2p_result *r, FILE *to)
         fmt(lat, sizeof lat, p->latency_us, "%.2f");
         snprintf(pair, sizeof pair, "%d->%d", p->src, p->dst);
         if (bound > 0) snprintf(bs, sizeof bs, "%.1f", bound);
-        if (bound > 0 && p->uni_gbps >= 0) snprintf(pct, sizeof pct, "%.1f", 100 * p->uni_gbps / bound);
-        if (bound > 0 && p->bidir_gbps >= 0) snprintf(bpct, sizeof bpct, "%.1f", 100 * p->bidir_gbps / (2 * bound));
-        if (p->bidir_fwd_gbps >= 0 && p->bidir_rev_gbps >= 0) /* none in a run.json older than them */
+        if (bound > 0 && got(p->uni_gbps)) snprintf(pct, sizeof pct, "%.1f", 100 * p->uni_gbps / bound);
+        if (bound > 0 && got(p->bidir_gbps)) snprintf(bpct, sizeof bpct, "%.1f", 100 * p->bidir_gbps / (2 * bound));
+        if (got(p->bidir_fwd_gbps) && got(p->bidir_rev_gbps)) /* none in a run.json older than them */
             snprintf(split, sizeof split, " = %.1f + %.1f", p->bidir_fwd_gbps, p->bidir_rev_gbps);
         if (p->wrong >= 0) snprintf(wrong, sizeof wrong, "%lld", p->wrong);
         const char *cls = nvs_topo_pair_class(t, p->src, p->dst);
@@ -209,7 +214,7 @@ void nvs_p2p_print(const nvs_topology *t, const nvs_p2p_result *r, FILE *to)
 
 static void csv_num(FILE *to, double v, const char *f)
 {
-    if (v >= 0) fprintf(to, f, v);
+    if (got(v)) fprintf(to, f, v);
     fputc(',', to);
 }
 
@@ -228,12 +233,12 @@ void nvs_p2p_print_csv(const nvs_topology *t, const nvs_p2p_result *r, FILE *to)
         csv_num(to, p->bidir_gbps, "%.3f");
         csv_num(to, p->latency_us, "%.3f");
         csv_num(to, b, "%.3f");
-        csv_num(to, b > 0 && p->uni_gbps >= 0 ? 100 * p->uni_gbps / b : -1, "%.2f");
+        csv_num(to, b > 0 && got(p->uni_gbps) ? 100 * p->uni_gbps / b : -1, "%.2f");
         if (p->wrong >= 0) fprintf(to, "%lld", p->wrong);
         double half[2] = {p->bidir_fwd_gbps, p->bidir_rev_gbps};
         for (int k = 0; k < 2; k++) {
             fputc(',', to);
-            if (half[k] >= 0) fprintf(to, "%.3f", half[k]);
+            if (got(half[k])) fprintf(to, "%.3f", half[k]);
         }
         fputc('\n', to);
     }

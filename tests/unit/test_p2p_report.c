@@ -1,5 +1,6 @@
 /* p2p results against the topology's bounds (topo/p2p_report.c): JSON, % of bound, the matrices, bidir's halves
  * both ways, the table and the CSV; host copies (topo/h2d_report.c): the same. */
+#include <math.h>
 #include <string.h>
 
 #include "topo/h2d.h"
@@ -191,5 +192,33 @@ static void t_p2p_bidir_halves(void)
     nvs_topo_free(t);
 }
 
-T_LIST = {T_CASE(t_json_and_bounds), T_CASE(t_h2d_bidir_halves), T_CASE(t_p2p_bidir_halves)};
+/* a rate from a time of zero (an event pair closer than the timer's resolution) is not a measurement: run.json has
+ * null for it, as for one not measured (jansson's json_real refuses infinity, and the key was silently left out),
+ * the table and the CSV a dash / an empty field, not "inf" */
+static void t_p2p_infinite_rate(void)
+{
+    nvs_topology *t = load("nvlink_pairs.xml");
+    nvs_p2p_pair pairs[] = {{0, 1, 0, 1, "P2P", INFINITY, INFINITY, 2.5, INFINITY, 75.0, 0}};
+    nvs_p2p_result r = {256u << 20, 20, 5, 1000, 1, pairs};
+    json_t *j = nvs_p2p_to_json(t, &r);
+    json_t *p0 = json_array_get(json_object_get(j, "pairs"), 0);
+    const char *keys[] = {"uni_gbps", "bidir_gbps", "bidir_fwd_gbps", "pct_of_bound", "bidir_pct_of_bound"};
+    for (size_t k = 0; k < sizeof keys / sizeof *keys; k++)
+        if (!json_is_null(json_object_get(p0, keys[k]))) T_FAIL("%s: not null", keys[k]);
+    T_NEAR(json_real_value(json_object_get(p0, "bidir_rev_gbps")), 75.0, 1e-12);
+    json_decref(j);
+    static char buf[16384];
+    FILE *f = tmpfile();
+    if (!f) T_SKIP("no tmpfile");
+    nvs_p2p_print(t, &r, f);
+    read_all(f, buf, sizeof buf);
+    T_ASSERT(!strstr(buf, "inf"));
+    if (!(f = tmpfile())) T_SKIP("no tmpfile");
+    nvs_p2p_print_csv(t, &r, f);
+    read_all(f, buf, sizeof buf);
+    T_ASSERT(!strstr(buf, "inf"));
+    nvs_topo_free(t);
+}
+
+T_LIST = {T_CASE(t_json_and_bounds), T_CASE(t_h2d_bidir_halves), T_CASE(t_p2p_bidir_halves), T_CASE(t_p2p_infinite_rate)};
 T_MAIN
