@@ -48,8 +48,9 @@ about "srcBuffers (the copy's destination)" is copied from the read test):
     otherwise the index is taken as the ordinal.
 Only pairs with path "P2P" are compared: nvscale stages the others through host memory, nvbandwidth has no such
 path (its cells there are N/A); they are listed as not compared. Refused (exit 2, naming the file): a run.json
-without p2p.pairs or with none, one whose pairs are all staged, rounds with different pairs, an nvbandwidth file
-without either D2D test passed or with a matrix of another shape, an N/A cell where nvscale has a P2P pair.
+without p2p.pairs or with none, a pair whose src or dst is not a whole number >= 0, one whose pairs are all
+staged, rounds with different pairs, an nvbandwidth file without either D2D test passed or with a matrix of
+another shape, an N/A cell where nvscale has a P2P pair.
 The halves (--halves) need bidir_fwd_gbps / bidir_rev_gbps, written since December 2026: where a round's run.json
 has them absent or null for a P2P pair (older than them) their rows are left out (said in the output), not refused,
 so an older run still gives the other rows.
@@ -189,9 +190,11 @@ def read_pairs(path):
     if not pairs:
         die("%s: p2p.pairs is empty: nothing to compare" % path)
     for i, q in enumerate(pairs):
-        if not isinstance(q, dict) or not all(isinstance(q.get(k), int) for k in ("src", "dst")) or \
-                not isinstance(q.get("path"), str):
-            die("%s: p2p.pairs[%d] needs integer src, dst and a path" % (path, i))
+        # a negative index is read from the end of nvbandwidth's row (Python), and true is 1: neither is a GPU
+        ok = isinstance(q, dict) and isinstance(q.get("path"), str) and \
+            all(isinstance(q.get(k), int) and not isinstance(q.get(k), bool) and q[k] >= 0 for k in ("src", "dst"))
+        if not ok:
+            die("%s: p2p.pairs[%d] needs src and dst, whole numbers >= 0, and a path" % (path, i))
     return pairs, p2p
 
 

@@ -244,6 +244,14 @@ pmod "$tmp/pnvs-0.json" "$tmp/pnvs-fewer.json" "d['p2p']['pairs'].pop()"
 bad "pnvs-fewer.json: its pairs (src, dst, path) differ from" --pairs --nvbandwidth "$tmp/pnvb-0.json" \
     --nvscale "$tmp/pnvs-0.json" "$tmp/pnvs-fewer.json"
 
+# a GPU index that is not a whole number >= 0: refused, not read from Python's end of the row ([0][-2] is [0][1]:
+# "0 -> -2" was compared with 0 -> 1's cell, exit 0) nor taken for 1 (true)
+pmod "$tmp/pnvs-0.json" "$tmp/pnvs-neg.json" "d['p2p']['pairs'][0]['dst'] = -2"
+bad "pnvs-neg.json: p2p.pairs\[0\] needs src and dst, whole numbers >= 0" --pairs --nvbandwidth "$tmp/pnvb-0.json" \
+    --nvscale "$tmp/pnvs-neg.json"
+pmod "$tmp/pnvs-0.json" "$tmp/pnvs-bool.json" "d['p2p']['pairs'][0]['dst'] = True"
+bad "pnvs-bool.json: p2p.pairs\[0\] needs src and dst, whole numbers >= 0" --pairs --nvbandwidth "$tmp/pnvb-0.json" \
+    --nvscale "$tmp/pnvs-bool.json"
 for res in results/*/VS-NVBANDWIDTH.md results/*/VS-NVBANDWIDTH-D2D.md; do
     [ -f "$res" ] || continue
     d=$(dirname "$res")
