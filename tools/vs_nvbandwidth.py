@@ -48,9 +48,10 @@ about "srcBuffers (the copy's destination)" is copied from the read test):
     otherwise the index is taken as the ordinal.
 Only pairs with path "P2P" are compared: nvscale stages the others through host memory, nvbandwidth has no such
 path (its cells there are N/A); they are listed as not compared. Refused (exit 2, naming the file): a run.json
-without p2p.pairs or with none, a pair whose src or dst is not a whole number >= 0, one whose pairs are all
-staged, rounds with different pairs, an nvbandwidth file without either D2D test passed or with a matrix of
-another shape, an N/A cell where nvscale has a P2P pair.
+without p2p.pairs or with none, a pair whose src or dst is not a whole number >= 0, pairs of several hosts (a
+run under mpirun: nvbandwidth measured one machine), one whose pairs are all staged, rounds with different
+pairs, an nvbandwidth file without either D2D test passed or with a matrix of another shape, an N/A cell where
+nvscale has a P2P pair.
 The halves (--halves) need bidir_fwd_gbps / bidir_rev_gbps, written since December 2026: where a round's run.json
 has them absent or null for a P2P pair (older than them) their rows are left out (said in the output), not refused,
 so an older run still gives the other rows.
@@ -195,6 +196,12 @@ def read_pairs(path):
             all(isinstance(q.get(k), int) and not isinstance(q.get(k), bool) and q[k] >= 0 for k in ("src", "dst"))
         if not ok:
             die("%s: p2p.pairs[%d] needs src and dst, whole numbers >= 0, and a path" % (path, i))
+    # nvbandwidth measures one machine: another host's pairs would be read from its cells (by bus id, the same on
+    # identical hosts), compared with a GPU they never touched
+    hosts = sorted({q["host"] for q in pairs if isinstance(q.get("host"), str)})
+    if len(hosts) > 1:
+        die("%s: pairs of %d hosts (%s): nvbandwidth measures one machine; give a run of `nvscale p2p` on the "
+            "machine nvbandwidth ran on" % (path, len(hosts), ", ".join(hosts)))
     return pairs, p2p
 
 

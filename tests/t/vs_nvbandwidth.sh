@@ -252,6 +252,10 @@ bad "pnvs-neg.json: p2p.pairs\[0\] needs src and dst, whole numbers >= 0" --pair
 pmod "$tmp/pnvs-0.json" "$tmp/pnvs-bool.json" "d['p2p']['pairs'][0]['dst'] = True"
 bad "pnvs-bool.json: p2p.pairs\[0\] needs src and dst, whole numbers >= 0" --pairs --nvbandwidth "$tmp/pnvb-0.json" \
     --nvscale "$tmp/pnvs-bool.json"
+# a run of several hosts (nvscale p2p under mpirun): nvbandwidth measured one machine, and each other host's pairs
+# were read from its cells (by bus id, the same on identical hosts), exit 0
+pmod "$tmp/pnvs-0.json" "$tmp/pnvs-2hosts.json" "[q.update(host='a' if q['src'] == 0 else 'b') for q in d['p2p']['pairs']]"
+bad "pnvs-2hosts.json: pairs of 2 hosts (a, b)" --pairs --nvbandwidth "$tmp/pnvb-0.json" --nvscale "$tmp/pnvs-2hosts.json"
 for res in results/*/VS-NVBANDWIDTH.md results/*/VS-NVBANDWIDTH-D2D.md; do
     [ -f "$res" ] || continue
     d=$(dirname "$res")
