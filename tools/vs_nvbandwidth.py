@@ -44,8 +44,8 @@ about "srcBuffers (the copy's destination)" is copied from the read test):
     times for the same test case, so its bandwidth_matrix has 3n rows: Write1 rows, Write2 rows, Total rows (its
     "sum" is the Total block's). The one-way test's has n.
   - Rows and columns are CUDA ordinals; nvscale's src/dst are topology indices. Where nvbandwidth's
-    "GPU Device list" names PCI bus ids and the run.json src_pci_bus_id/dst_pci_bus_id, each GPU is found by them;
-    otherwise the index is taken as the ordinal.
+    "GPU Device list" names PCI bus ids, each GPU is found by the run.json's src_pci_bus_id/dst_pci_bus_id (a pair
+    without them is refused); where it names none, the index is taken as the ordinal.
 Only pairs with path "P2P" are compared: nvscale stages the others through host memory, nvbandwidth has no such
 path (its cells there are N/A); they are listed as not compared. Refused (exit 2, naming the file): a run.json
 without p2p.pairs or with none, a pair whose src or dst is not a whole number >= 0, pairs of several hosts (a
@@ -205,11 +205,14 @@ def read_pairs(path):
     return pairs, p2p
 
 
-def ordinal(path, ords, q, end):
+def ordinal(path, ords, q, end, nvs_path):
     """nvbandwidth's row/column of nvscale pair q's GPU `end` ("src" or "dst")."""
     b = busid(q.get(end + "_pci_bus_id"))
-    if not ords or b is None:
+    if not ords:
         return q[end]
+    if b is None:  # nvbandwidth numbers its GPUs by bus id: an index here may name another GPU than the pair's
+        die("%s: GPU %d of its pair %d -> %d has no %s_pci_bus_id (%r) to find it by in the GPU Device list of %s"
+            % (nvs_path, q[end], q["src"], q["dst"], end, q.get(end + "_pci_bus_id"), path))
     if b not in ords:
         die("%s: GPU %d (%s) of nvscale's pair %d -> %d is not in its GPU Device list"
             % (path, q[end], q.get(end + "_pci_bus_id"), q["src"], q["dst"]))
@@ -255,7 +258,7 @@ def main_pairs(a, nvb):
             for p in a.nvbandwidth:
                 m, ords = mats[p]
                 q = nvs[0][0][i]
-                r, c = ordinal(p, ords, q, "src"), ordinal(p, ords, q, "dst")
+                r, c = ordinal(p, ords, q, "src", a.nvscale[0]), ordinal(p, ords, q, "dst", a.nvscale[0])
                 n = len(m[name][block])
                 if r >= n or c >= n:
                     die("%s: test %s has %d GPUs, nvscale's pair %d -> %d needs %d"

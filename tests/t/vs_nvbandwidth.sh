@@ -221,6 +221,11 @@ python3 tools/vs_nvbandwidth.py --pairs --halves --nvbandwidth $PNVB --nvscale "
 grep -q "left out: $(basename "$tmp")/pnvs-null-halves.json has no bidir_fwd_gbps" "$tmp/pvn.md" ||
     fail "--pairs --halves, null halves: the Markdown does not say why the halves are left out"
 # refusals (exit 2, the file named)
+# nvbandwidth names its GPUs by bus id but a pair has none: its index may be another GPU's ordinal (it was taken as
+# one, exit 0)
+pmod "$tmp/pnvs-0.json" "$tmp/pnvs-nobus.json" "del d['p2p']['pairs'][0]['dst_pci_bus_id']"
+bad "pnvs-nobus.json: GPU 1 of its pair 0 -> 1 has no dst_pci_bus_id" --pairs --nvbandwidth "$tmp/bnvb-0.json" \
+    --nvscale "$tmp/pnvs-nobus.json"
 bad "nvs-0.json: no p2p.pairs (a run of .nvscale p2p., without --host?)" --pairs --nvbandwidth "$tmp/pnvb-0.json" --nvscale "$tmp/nvs-0.json"
 bad "pnvs-0.json: no p2p.host_copies.gpus .*--pairs compares those" --nvbandwidth "$tmp/pnvb-0.json" --nvscale "$tmp/pnvs-0.json"
 pmod "$tmp/pnvs-0.json" "$tmp/pnvs-empty.json" "d['p2p']['pairs'] = []"
