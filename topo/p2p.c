@@ -137,7 +137,7 @@ static nvs_result_t time_uni(p2p_ctx *c, int i, int j, size_t bytes, int p2p, in
  * This is nvbandwidth v0.8's device_to_device_bidirectional_memcpy_write_ce (testcases_ce.cpp,
  * DeviceToDeviceBidirWriteCE::run; memcpy.cpp, MemcpyOperation::doMemcpyCore with VECTOR_BW): a start and an end
  * event per copy, each direction's rate over its own time, the total their sum. Timing both from one start to
- * the end of the later one (nvscale before December 2026) counts the slower direction's time alone once the
+ * the end of the later one (nvscale before 7 December 2026) counts the slower direction's time alone once the
  * faster is done: host copies timed so read 5 % low beside nvbandwidth (topo/h2d.c, enqueue). */
 static nvs_result_t time_bidir(p2p_ctx *c, int i, int j, size_t bytes, int p2p, int warmup, int iters, double s[2])
 {

@@ -100,7 +100,7 @@ nvs_result_t nvs_p2p_from_json(const json_t *j, nvs_p2p_result *out, char *err, 
         snprintf(p->path, sizeof p->path, "%s", json_string_value(path));
         p->uni_gbps = jnum(pj, "uni_gbps");
         p->bidir_gbps = jnum(pj, "bidir_gbps");
-        p->bidir_fwd_gbps = jnum(pj, "bidir_fwd_gbps"); /* absent before December 2026: -1 */
+        p->bidir_fwd_gbps = jnum(pj, "bidir_fwd_gbps"); /* absent before 7 December 2026: -1 */
         p->bidir_rev_gbps = jnum(pj, "bidir_rev_gbps");
         p->latency_us = jnum(pj, "latency_us");
         const json_t *w = json_object_get(pj, "wrong");

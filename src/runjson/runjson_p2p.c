@@ -78,7 +78,7 @@ void rj_read_p2p(vctx *v, nvs_run *r)
         x->cls = rj_str(v, e, "class", p, 0);
         x->uni_gbps = rj_num(v, e, "uni_gbps", p, 0);
         x->bidir_gbps = rj_num(v, e, "bidir_gbps", p, 0);
-        /* bidir's halves (absent before December 2026): nothing here reads them, but a bad one is bad input */
+        /* bidir's halves (absent before 7 December 2026): nothing here reads them, but a bad one is bad input */
         (void)rj_num(v, e, "bidir_fwd_gbps", p, 0);
         (void)rj_num(v, e, "bidir_rev_gbps", p, 0);
         x->latency_us = rj_num(v, e, "latency_us", p, 0);
