@@ -1,5 +1,5 @@
 /* Collective backends: where the bytes move.
- *   nccl  NCCL on GPU memory, one GPU per rank (backend_nccl.c)
+ *   nccl  NCCL on GPU memory, one GPU per rank (backend_nccl.c; its parts in backend_nccl_*.c)
  *   mpi   MPI collectives on host memory (backend_mpi.c): a real benchmark for CPU clusters, and what runs on
  *         machines without GPUs (CI)
  * The sweep engine (sweep.c) and the training step see only this interface.
@@ -92,7 +92,7 @@ nvs_result_t nvs_comm_create_agree(nvs_rt *rt, nvs_result_t mine, const char *ca
 
 /* Each init frees what it made when it fails, except an NCCL init cut short by a signal (NVS_ERR_INTERRUPTED) that
  * leaves b->impl set: its communicator's abort, 1.5-2 s in NCCL 2.28.3, waits for ops->finalize, which the caller
- * runs after writing what it has (backend_nccl.c, NVS_MAX_DEFERRED_COMMS). */
+ * runs after writing what it has (backend_nccl_priv.h, NVS_MAX_DEFERRED_COMMS). */
 nvs_result_t nvs_backend_nccl_init(nvs_backend *b, nvs_rt *rt, const nvs_config *cfg);
 nvs_result_t nvs_backend_mpi_init(nvs_backend *b, nvs_rt *rt, const nvs_config *cfg);
 

@@ -7,7 +7,7 @@
  *                that makes busbw comparable to the hardware bandwidth whatever the number of ranks;
  *   - expect():  what each output element must hold, given the input pattern of collectives/pattern.h, so that
  *                every configuration is validated.
- * Backends (backend_nccl.c, backend_mpi.c) launch the operation from `prim`.
+ * Backends (backend_nccl_launch.c, backend_mpi.c) launch the operation from `prim`.
  *
  * How to add a collective:
  *   1. write collectives/<name>.c with its descriptor (copy the shape of broadcast.c, keep the cited factor);

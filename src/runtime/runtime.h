@@ -158,7 +158,7 @@ nvs_result_t nvs_rt_agree_ok(nvs_rt *rt, nvs_result_t mine, double *max, const c
  * core/log.h nvs_log_cause), and rank 0 says that sentence (and run.json's reason takes it), not the code's text
  * alone. Rank 0 waits for the notice at most 2 s; the others return at once. */
 nvs_result_t nvs_rt_agree_ok_told(nvs_rt *rt, nvs_result_t mine, const char *what);
-/* nvs_rt_agree_ok_told for a check whose failure may be the user's to change (collectives/backend_nccl.c: more
+/* nvs_rt_agree_ok_told for a check whose failure may be the user's to change (collectives/backend_nccl_device.c: more
  * ranks on a host than GPUs visible there): when any rank enters with NVS_ERR_USAGE, every rank returns
  * NVS_ERR_USAGE (exit 2 on every rank, the job ending normally; a usage error outranks another rank's failure in
  * the same agreement), and rank 0 says the lowest such rank's own line, "rank R (host H) failed in WHAT: " and its

@@ -1,13 +1,13 @@
 #!/bin/sh
 # A signal (SIGTERM, as mpirun passes Ctrl-C on) while the NCCL backend polls a communicator creation that does not
 # end: ncclCommSplit of the world (a peer that never joins), and the world's own ncclCommInitRank. Both run
-# non-blocking and polled (collectives/backend_nccl.c await_world). tests/fixtures/fake_gpu.c, preloaded, stands in
-# for CUDA and NCCL: FAKE_GPU_SPLIT=stall makes the world and leaves every split ncclInProgress; FAKE_GPU_ABORT_S=2
-# makes each ncclCommAbort take 2 s (NCCL 2.28.3's took 1.5-2 s after a signal, while mpirun SIGKILLs a rank about
-# 1 s after its SIGTERM) and say "fake_gpu: rank R: ncclCommAbort" as it starts. The job must end within seconds,
-# exit 130, rank 0's run.json "interrupted" under its final name, and rank 0's abort must come after its write
-# (its line "nvscale: interrupted by signal 15 ... (run.json: status "interrupted")", said after the outputs).
-# The interrupted creation used to abort its communicators at once, 2 s before the write (lost under mpirun).
+# non-blocking and polled (collectives/backend_nccl_wait.c nvs_nb_await_world). tests/fixtures/fake_gpu.c, preloaded,
+# stands in for CUDA and NCCL: FAKE_GPU_SPLIT=stall makes the world and leaves every split ncclInProgress;
+# FAKE_GPU_ABORT_S=2 makes each ncclCommAbort take 2 s (NCCL 2.28.3's took 1.5-2 s after a signal, while mpirun SIGKILLs
+# a rank about 1 s after its SIGTERM) and say "fake_gpu: rank R: ncclCommAbort" as it starts. The job must end within
+# seconds, exit 130, rank 0's run.json "interrupted" under its final name, and rank 0's abort must come after its write
+# (its line "nvscale: interrupted by signal 15 ... (run.json: status "interrupted")", said after the outputs). The
+# interrupted creation used to abort its communicators at once, 2 s before the write (lost under mpirun).
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
 need_nvscale

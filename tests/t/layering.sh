@@ -49,11 +49,13 @@ check_tree() {
 
 out=$(check_tree .) || { fail "layering violations:"; printf '%s\n' "$out"; }
 
-# a private header (src/<layer>/*_priv.h) is included from its own folder alone
-for h in $(cd src && ls */*_priv.h 2>/dev/null); do
+# a private header (src/<layer>/*_priv.h, topo/*_priv.h, collectives/*_priv.h) is included from its own folder alone
+for p in $(ls src/*/*_priv.h topo/*_priv.h collectives/*_priv.h 2>/dev/null); do
+    h=${p#src/}
+    dir=${p%/*}/
     out=$(grep -rln "#[[:space:]]*include[[:space:]]*\"$h\"" src topo collectives tests/unit $(ls -d fuzz 2>/dev/null) |
-        grep -v "^src/${h%%/*}/")
-    [ -z "$out" ] || fail "private header $h included outside src/${h%%/*}/: $out"
+        grep -v "^$dir")
+    [ -z "$out" ] || fail "private header $h included outside $dir: $out"
 done
 
 # every layer folder is in the table and documented

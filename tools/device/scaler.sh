@@ -2,7 +2,8 @@
 # fp16's GradScaler with foreach and fused AdamW at N=1, PyTorch (tools/ddp_bench.py at world 1, --optimizer adamw /
 # adamw-fused: AdamW(fused=True), which takes found_inf into its kernel and never waits on the host) and `nvscale
 # train` the same, alternating ROUNDS times; then the NCCL world's creation with NCCL_DEBUG=INFO (the world is
-# non-blocking, the communicators that carry collectives blocking: backend_nccl.c world_init, split_world).
+# non-blocking, the communicators that carry collectives blocking: backend_nccl.c world_init, backend_nccl_comm.c
+# split_world).
 # Usage: tools/device/scaler.sh DIR [ROUNDS (default 2)] (after gpu_build, e.g. from mini.sh in the same call)
 . "$(dirname "$0")/lib.sh"
 R=$1
