@@ -219,6 +219,37 @@ def ordinal(path, ords, q, end, nvs_path):
     return ords[b]
 
 
+def compare(label, ref, ours):
+    """(reference median, nvscale median, diff %, both ranges) of one row; LABEL names it if there is no reference."""
+    r, o = statistics.median(ref), statistics.median(ours)
+    if r <= 0:
+        die("%s: nvbandwidth's median is %g GB/s: no reference to compare with" % (label, r))
+    return (r, o, 100.0 * (o - r) / r, rng(ref), rng(ours))
+
+
+def write_tables(a, rows, csv_head, csv_row, title, intro, md_head, md_row, notes=()):
+    """PREFIX.csv and PREFIX.md of ROWS (each ending in compare()'s five), the notes; exit status 0 when every row is
+    within --tol, else 1."""
+    ok = all(abs(x[-3]) <= a.tol for x in rows)
+    with open(a.out + ".csv", "w") as f:
+        f.write(csv_head + "\n")
+        for x in rows:
+            f.write(csv_row % x + "\n")
+    with open(a.out + ".md", "w") as f:
+        f.write("# %s\n\n%s\n\n" % (title, intro))
+        f.write("| %s | copy | nvbandwidth GB/s | nvscale GB/s | diff | nvbandwidth range | nvscale range |\n" % md_head)
+        f.write("|---|---|---|---|---|---|---|\n")
+        for x in rows:
+            f.write(md_row % x + "\n")
+        for x in notes:
+            f.write("\n%s\n" % x)
+        f.write("\nEvery row within +-%g %%: %s\n" % (a.tol, "yes" if ok else "NO"))
+    for x in notes:
+        print(x)
+    print("%d rows, every one within +-%g %%: %s" % (len(rows), a.tol, "yes" if ok else "no"))
+    return 0 if ok else 1
+
+
 def main_pairs(a, nvb):
     nvs = [read_pairs(p) for p in a.nvscale]
     key = [(q["src"], q["dst"], q["path"]) for q in nvs[0][0]]
@@ -274,37 +305,19 @@ def main_pairs(a, nvb):
                 if not isinstance(v, (int, float)) or isinstance(v, bool):
                     die("%s: pair %d -> %d: %s absent or not a number" % (p, pairs[i]["src"], pairs[i]["dst"], k))
                 ours.append(float(v))
-            r, o = statistics.median(ref), statistics.median(ours)
             src, dst = key[i][0], key[i][1]
-            if r <= 0:
-                die("pair %d -> %d %s: nvbandwidth's median is %g GB/s: no reference to compare with" % (src, dst, name, r))
-            rows.append((src, dst, name, r, o, 100.0 * (o - r) / r, rng(ref), rng(ours)))
-    ok = all(abs(x[5]) <= a.tol for x in rows)
-    with open(a.out + ".csv", "w") as f:
-        f.write("src,dst,copy,nvbandwidth_gbps,nvscale_gbps,diff_pct,nvbandwidth_range,nvscale_range\n")
-        for x in rows:
-            f.write("%d,%d,%s,%.2f,%.2f,%.2f,%s,%s\n" % x)
+            rows.append((src, dst, name) + compare("pair %d -> %d %s" % (src, dst, name), ref, ours))
     meta, sec = nvb[0][1], nvs[0][1]
-    with open(a.out + ".md", "w") as f:
-        f.write("# nvbandwidth vs nvscale p2p: GPU pairs\n\n")
-        f.write("nvbandwidth %s (driver %s), its defaults but the tests named; nvscale: %d-byte copies x %d. %d round(s) "
-                "each, interleaved; each cell is the median over the rounds, the range beside it. d2d: nvbandwidth's "
-                "%s [src][dst]; d2d-bidir: %s, its Total (the sum of both directions' rates)%s. Made by "
-                "tools/vs_nvbandwidth.py --pairs.\n\n"
-                % (meta.get("version", "?"), meta.get("Driver Version", "?"), sec.get("copy_bytes", 0),
-                   sec.get("iters", 0), len(nvb), D2D, D2D_BIDIR,
-                   "; -fwd its Write2 (src -> dst), -rev its Write1 (dst -> src)" if halves else ""))
-        f.write("| pair | copy | nvbandwidth GB/s | nvscale GB/s | diff | nvbandwidth range | nvscale range |\n")
-        f.write("|---|---|---|---|---|---|---|\n")
-        for x in rows:
-            f.write("| %d -> %d | %s | %.1f | %.1f | %+.1f %% | %s | %s |\n" % x)
-        for x in notes:
-            f.write("\n%s\n" % x)
-        f.write("\nEvery row within +-%g %%: %s\n" % (a.tol, "yes" if ok else "NO"))
-    for x in notes:
-        print(x)
-    print("%d rows, every one within +-%g %%: %s" % (len(rows), a.tol, "yes" if ok else "no"))
-    return 0 if ok else 1
+    intro = ("nvbandwidth %s (driver %s), its defaults but the tests named; nvscale: %d-byte copies x %d. %d round(s) "
+             "each, interleaved; each cell is the median over the rounds, the range beside it. d2d: nvbandwidth's "
+             "%s [src][dst]; d2d-bidir: %s, its Total (the sum of both directions' rates)%s. Made by "
+             "tools/vs_nvbandwidth.py --pairs."
+             % (meta.get("version", "?"), meta.get("Driver Version", "?"), sec.get("copy_bytes", 0),
+                sec.get("iters", 0), len(nvb), D2D, D2D_BIDIR,
+                "; -fwd its Write2 (src -> dst), -rev its Write1 (dst -> src)" if halves else ""))
+    return write_tables(a, rows, "src,dst,copy,nvbandwidth_gbps,nvscale_gbps,diff_pct,nvbandwidth_range,nvscale_range",
+                        "%d,%d,%s,%.2f,%.2f,%.2f,%s,%s", "nvbandwidth vs nvscale p2p: GPU pairs", intro, "pair",
+                        "| %d -> %d | %s | %.1f | %.1f | %+.1f %% | %s | %s |", notes)
 
 
 def main():
@@ -349,33 +362,19 @@ def main():
                 if not isinstance(m, dict) or not isinstance(m.get(key), (int, float)):
                     die("%s: gpus[%d].%s.%s absent or not a number" % (p, gpu, mode, key))
                 ours.append(float(m[key]))
-            r, o = statistics.median(ref), statistics.median(ours)
-            if r <= 0:
-                die("GPU %d %s: nvbandwidth's median is %g GB/s: no reference to compare with" % (gpu, name, r))
-            rows.append((gpu, name, r, o, 100.0 * (o - r) / r, rng(ref), rng(ours)))
-    ok = all(abs(x[4]) <= a.tol for x in rows)
-    with open(a.out + ".csv", "w") as f:
-        f.write("gpu,copy,nvbandwidth_gbps,nvscale_gbps,diff_pct,nvbandwidth_range,nvscale_range\n")
-        for x in rows:
-            f.write("%d,%s,%.2f,%.2f,%.2f,%s,%s\n" % x)
+            rows.append((gpu, name) + compare("GPU %d %s" % (gpu, name), ref, ours))
     meta = nvb[0][1]
     hc = nvs[0][1]["p2p"]["host_copies"]
-    with open(a.out + ".md", "w") as f:
-        f.write("# nvbandwidth vs nvscale p2p --host\n\n")
-        # not its git_version: built from a `git archive` inside another repository, CMake's `git describe` names
-        # that repository's commit (tools/device/vs-nvbandwidth.sh)
-        f.write("nvbandwidth %s (driver %s), its defaults but the tests named; nvscale: %d-byte copies x %d, median of "
-                "%s blocks. %d round(s) each, interleaved; each cell is the median over the rounds, the range beside "
-                "it. Made by tools/vs_nvbandwidth.py.\n\n"
-                % (meta.get("version", "?"), meta.get("Driver Version", "?"), hc.get("copy_bytes", 0),
-                   hc.get("iters", 0), hc.get("samples", "?"), len(nvb)))
-        f.write("| GPU | copy | nvbandwidth GB/s | nvscale GB/s | diff | nvbandwidth range | nvscale range |\n")
-        f.write("|---|---|---|---|---|---|---|\n")
-        for x in rows:
-            f.write("| %d | %s | %.1f | %.1f | %+.1f %% | %s | %s |\n" % x)
-        f.write("\nEvery row within +-%g %%: %s\n" % (a.tol, "yes" if ok else "NO"))
-    print("%d rows, every one within +-%g %%: %s" % (len(rows), a.tol, "yes" if ok else "no"))
-    return 0 if ok else 1
+    # not its git_version: built from a `git archive` inside another repository, CMake's `git describe` names that
+    # repository's commit (tools/device/vs-nvbandwidth.sh)
+    intro = ("nvbandwidth %s (driver %s), its defaults but the tests named; nvscale: %d-byte copies x %d, median of "
+             "%s blocks. %d round(s) each, interleaved; each cell is the median over the rounds, the range beside "
+             "it. Made by tools/vs_nvbandwidth.py."
+             % (meta.get("version", "?"), meta.get("Driver Version", "?"), hc.get("copy_bytes", 0),
+                hc.get("iters", 0), hc.get("samples", "?"), len(nvb)))
+    return write_tables(a, rows, "gpu,copy,nvbandwidth_gbps,nvscale_gbps,diff_pct,nvbandwidth_range,nvscale_range",
+                        "%d,%s,%.2f,%.2f,%.2f,%s,%s", "nvbandwidth vs nvscale p2p --host", intro, "GPU",
+                        "| %d | %s | %.1f | %.1f | %+.1f %% | %s | %s |")
 
 
 if __name__ == "__main__":

@@ -491,9 +491,9 @@ static nvs_result_t read_stream(FILE *f, const char *name, size_t max_bytes, cha
     return NVS_OK;
 }
 
-/* Standard input ("-", /dev/stdin, ...) can be read once, but one input may be read twice in a command (report looks at its first
- * run to tell a projection from a run.json, then loads it; model --calibrate loads its run twice): the text read
- * is kept, and every later read of it, by any of its names, is given a copy of it. */
+/* Standard input ("-", /dev/stdin, ...) can be read once, but one input may be read twice in a command (report
+ * looks at its first run to tell a projection from a run.json, then loads it; model --calibrate loads its run
+ * twice): the text read is kept, and every later read of it, by any of its names, is given a copy of it. */
 static char *stdin_text;
 static size_t stdin_len;
 
