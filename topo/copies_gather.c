@@ -14,7 +14,9 @@ static char *message(const nvs_topology *local, const nvs_p2p_result *pairs, con
     if (!o) return NULL;
     if (pairs && local) json_object_set_new(o, "pairs", nvs_p2p_to_json(local, pairs));
     if (host && local) json_object_set_new(o, "host_copies", nvs_h2d_to_json(local, host));
-    if (skip_why) json_object_set_new(o, "skipped", json_pack("{s:s, s:s}", "what", skip_what ? skip_what : "copies", "why", skip_why));
+    if (skip_why)
+        json_object_set_new(o, "skipped",
+                            json_pack("{s:s, s:s}", "what", skip_what ? skip_what : "copies", "why", skip_why));
     char *s = json_dumps(o, JSON_COMPACT);
     json_decref(o);
     return s;

@@ -107,12 +107,15 @@ static nvs_result_t hbuf_alloc(hctx *c, hbuf *h, int numa, int dev)
                                    HWLOC_MEMBIND_BYNODESET | HWLOC_MEMBIND_STRICT);
         if (!h->p) {
             /* the copies still run, unplaced, and say so: a placement the OS refuses is not a broken machine */
-            snprintf(c->why, sizeof c->why, "not placed: hwloc_alloc_membind on node %d failed (%s)", numa, strerror(errno));
-            nvs_warn("GPU %d: host buffers not placed on NUMA node %d (hwloc_alloc_membind: %s): pinned where CUDA puts "
-                     "them", dev, numa, strerror(errno));
+            snprintf(c->why, sizeof c->why, "not placed: hwloc_alloc_membind on node %d failed (%s)", numa,
+                     strerror(errno));
+            nvs_warn(
+                "GPU %d: host buffers not placed on NUMA node %d (hwloc_alloc_membind: %s): pinned where CUDA puts "
+                "them",
+                dev, numa, strerror(errno));
             hwloc_bitmap_free(set);
-            CUDA_TRY_AT(cudaHostAlloc(&h->p, c->bytes, cudaHostAllocPortable), "GPU %d: %zu bytes of pinned host memory",
-                        dev, c->bytes);
+            CUDA_TRY_AT(cudaHostAlloc(&h->p, c->bytes, cudaHostAllocPortable),
+                        "GPU %d: %zu bytes of pinned host memory", dev, c->bytes);
             return NVS_OK;
         }
         memset(h->p, 0, c->bytes); /* fault the pages in, on the bound node, before pinning them */
@@ -185,18 +188,23 @@ static nvs_result_t enqueue(hctx *c, hdev *d, int dir, int warmup, int iters)
         }
         for (int i = 0; i < n; i++) {
             if (dir == 0 || dir == 2)
-                CUDA_TRY_AT(cudaMemcpyAsync(d->dst, d->a.p, c->bytes, cudaMemcpyHostToDevice, d->s[0]), "host -> GPU %d", d->dev);
+                CUDA_TRY_AT(cudaMemcpyAsync(d->dst, d->a.p, c->bytes, cudaMemcpyHostToDevice, d->s[0]),
+                            "host -> GPU %d", d->dev);
             if (dir == 1)
-                CUDA_TRY_AT(cudaMemcpyAsync(d->a.p, d->src, c->bytes, cudaMemcpyDeviceToHost, d->s[0]), "GPU %d -> host", d->dev);
+                CUDA_TRY_AT(cudaMemcpyAsync(d->a.p, d->src, c->bytes, cudaMemcpyDeviceToHost, d->s[0]),
+                            "GPU %d -> host", d->dev);
             if (dir == 3)
-                CUDA_TRY_AT(cudaMemcpyAsync(d->b.p, d->src, c->bytes, cudaMemcpyDeviceToHost, d->s[0]), "GPU %d -> host", d->dev);
+                CUDA_TRY_AT(cudaMemcpyAsync(d->b.p, d->src, c->bytes, cudaMemcpyDeviceToHost, d->s[0]),
+                            "GPU %d -> host", d->dev);
         }
         if (pass) CUDA_TRY_AT(cudaEventRecord(d->stop, d->s[0]), "GPU %d", d->dev);
         for (int i = 0; dir >= 2 && i < 2 * n; i++) { /* the other direction, beside it */
             if (dir == 2)
-                CUDA_TRY_AT(cudaMemcpyAsync(d->b.p, d->src, c->bytes, cudaMemcpyDeviceToHost, d->s[1]), "GPU %d -> host", d->dev);
+                CUDA_TRY_AT(cudaMemcpyAsync(d->b.p, d->src, c->bytes, cudaMemcpyDeviceToHost, d->s[1]),
+                            "GPU %d -> host", d->dev);
             else
-                CUDA_TRY_AT(cudaMemcpyAsync(d->dst, d->a.p, c->bytes, cudaMemcpyHostToDevice, d->s[1]), "host -> GPU %d", d->dev);
+                CUDA_TRY_AT(cudaMemcpyAsync(d->dst, d->a.p, c->bytes, cudaMemcpyHostToDevice, d->s[1]),
+                            "host -> GPU %d", d->dev);
         }
         if (pass && dir >= 2) CUDA_TRY_AT(cudaEventRecord(d->mid, d->s[1]), "GPU %d", d->dev);
     }
@@ -230,7 +238,8 @@ static nvs_pattern pattern_for(int ndev, int dev, int mode)
 static nvs_result_t fill_src(hctx *c, hdev *d, const nvs_pattern *p)
 {
     CUDA_TRY_AT(cudaSetDevice(d->dev), "GPU %d", d->dev);
-    CUDA_TRY_AT((cudaError_t)nvs_kern_fill(NVS_FLOAT, d->src, c->bytes / sizeof(float), p, d->dev, 0, d->s[0]), "fill on GPU %d", d->dev);
+    CUDA_TRY_AT((cudaError_t)nvs_kern_fill(NVS_FLOAT, d->src, c->bytes / sizeof(float), p, d->dev, 0, d->s[0]),
+                "fill on GPU %d", d->dev);
     CUDA_TRY_AT(cudaStreamSynchronize(d->s[0]), "GPU %d", d->dev);
     return NVS_OK;
 }
@@ -251,7 +260,8 @@ static nvs_result_t verify_dst(hctx *c, hdev *d, const nvs_pattern *p, const cha
     unsigned long long init[2] = {0, ~0ull}, got[2];
     CUDA_TRY_AT(cudaSetDevice(d->dev), "GPU %d", d->dev);
     CUDA_TRY_AT(cudaMemcpyAsync(d->d_wrong, init, sizeof init, cudaMemcpyHostToDevice, d->s[0]), "GPU %d", d->dev);
-    CUDA_TRY_AT((cudaError_t)nvs_kern_verify(NVS_FLOAT, d->dst, p, &e, &d->d_wrong[0], &d->d_wrong[1], d->s[0]), "verify on GPU %d", d->dev);
+    CUDA_TRY_AT((cudaError_t)nvs_kern_verify(NVS_FLOAT, d->dst, p, &e, &d->d_wrong[0], &d->d_wrong[1], d->s[0]),
+                "verify on GPU %d", d->dev);
     CUDA_TRY_AT(cudaMemcpyAsync(got, d->d_wrong, sizeof got, cudaMemcpyDeviceToHost, d->s[0]), "GPU %d", d->dev);
     CUDA_TRY_AT(cudaStreamSynchronize(d->s[0]), "GPU %d", d->dev);
     if (*wrong < 0) *wrong = 0;
@@ -298,7 +308,8 @@ static nvs_result_t run_mode(hctx *c, hdev **ds, nvs_h2d_gpu **outs, int n, int 
                 NVS_CHECK(poison_dst(d, c->bytes));
             }
             if (dir >= 2) { /* what the D2H beside it left in b: bring it back untimed and check it */
-                CUDA_TRY_AT(cudaMemcpyAsync(d->dst, d->b.p, c->bytes, cudaMemcpyHostToDevice, d->s[0]), "host -> GPU %d", d->dev);
+                CUDA_TRY_AT(cudaMemcpyAsync(d->dst, d->b.p, c->bytes, cudaMemcpyHostToDevice, d->s[0]),
+                            "host -> GPU %d", d->dev);
                 NVS_CHECK(verify_dst(c, d, &p, "GPU -> host (both directions)", w));
                 NVS_CHECK(poison_dst(d, c->bytes));
             }

@@ -22,8 +22,9 @@ static json_t *mode_json(const nvs_h2d_mode *m, double bound)
     return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "numa_node",
                      m->numa >= 0 ? json_integer(m->numa) : json_null(), "h2d_gbps", num_or_null(m->h2d_gbps),
                      "d2h_gbps", num_or_null(m->d2h_gbps), "bidir_gbps", num_or_null(m->bidir_gbps), "bidir_h2d_gbps",
-                     num_or_null(m->bidir_h2d_gbps), "bidir_d2h_gbps", num_or_null(m->bidir_d2h_gbps), "h2d_pct_of_bound", pct(m->h2d_gbps, bound), "d2h_pct_of_bound",
-                     pct(m->d2h_gbps, bound), "bidir_pct_of_bound", pct(m->bidir_gbps, 2 * bound), "wrong",
+                     num_or_null(m->bidir_h2d_gbps), "bidir_d2h_gbps", num_or_null(m->bidir_d2h_gbps),
+                     "h2d_pct_of_bound", pct(m->h2d_gbps, bound), "d2h_pct_of_bound", pct(m->d2h_gbps, bound),
+                     "bidir_pct_of_bound", pct(m->bidir_gbps, 2 * bound), "wrong",
                      m->wrong >= 0 ? json_integer(m->wrong) : json_null());
 }
 
@@ -41,12 +42,14 @@ json_t *nvs_h2d_to_json(const nvs_topology *t, const nvs_h2d_result *r)
         const nvs_h2d_gpu *g = &r->gpus[i];
         const char *src;
         double b = bound_of(t, g, &src);
-        json_t *gj = json_pack("{s:i, s:s, s:s, s:o, s:o, s:s}", "gpu", g->gpu, "host", nvs_topo_gpu_host(t, g->gpu) ? nvs_topo_gpu_host(t, g->gpu) : "",
-                               "pci_bus_id", nvs_topo_gpu_busid(t, g->gpu) ? nvs_topo_gpu_busid(t, g->gpu) : "",
-                               "gpu_numa_node", g->gpu_numa >= 0 ? json_integer(g->gpu_numa) : json_null(), "bound_gbps",
-                               num_or_null(b), "bound_source", src);
+        json_t *gj = json_pack("{s:i, s:s, s:s, s:o, s:o, s:s}", "gpu", g->gpu, "host",
+                               nvs_topo_gpu_host(t, g->gpu) ? nvs_topo_gpu_host(t, g->gpu) : "", "pci_bus_id",
+                               nvs_topo_gpu_busid(t, g->gpu) ? nvs_topo_gpu_busid(t, g->gpu) : "", "gpu_numa_node",
+                               g->gpu_numa >= 0 ? json_integer(g->gpu_numa) : json_null(), "bound_gbps", num_or_null(b),
+                               "bound_source", src);
         if (!gj) continue;
-        for (int m = 0; m < NVS_H2D_MODES; m++) json_object_set_new(gj, nvs_h2d_mode_name(m), mode_json(&g->mode[m], b));
+        for (int m = 0; m < NVS_H2D_MODES; m++)
+            json_object_set_new(gj, nvs_h2d_mode_name(m), mode_json(&g->mode[m], b));
         json_object_set_new(gj, "remote_why", json_string(g->remote_why));
         json_array_append_new(gpus, gj);
     }
@@ -137,8 +140,8 @@ void nvs_h2d_print(const nvs_topology *t, const nvs_h2d_result *r, FILE *to)
             r->iters, r->warmup, blocks, r->numa_binding[0] ? r->numa_binding : "cudaHostAlloc");
     fprintf(to, "GB/s (%% of the GPU's PCIe bound per direction; both: of twice it, the sum of each direction timed "
                 "while the other ran)\n\n");
-    fprintf(to, "%-5s %-7s %-6s %-16s %-16s %-16s %-14s %s\n", "GPU", "mode", "buffer", "host->GPU", "GPU->host", "both",
-            "= h->G + G->h", "wrong");
+    fprintf(to, "%-5s %-7s %-6s %-16s %-16s %-16s %-14s %s\n", "GPU", "mode", "buffer", "host->GPU", "GPU->host",
+            "both", "= h->G + G->h", "wrong");
     for (int i = 0; i < r->ngpus; i++) {
         const nvs_h2d_gpu *g = &r->gpus[i];
         double b = bound_of(t, g, NULL);
@@ -154,8 +157,8 @@ void nvs_h2d_print(const nvs_topology *t, const nvs_h2d_result *r, FILE *to)
             if (x->numa >= 0) snprintf(node, sizeof node, "node %d", x->numa);
             else snprintf(node, sizeof node, "any");
             if (x->wrong >= 0) snprintf(w, sizeof w, "%lld", x->wrong);
-            fprintf(to, "%-5d %-7s %-6s %-16s %-16s %-16s %-14s %s\n", g->gpu, nvs_h2d_mode_name(m), node, h, d, bi, split,
-                    w);
+            fprintf(to, "%-5d %-7s %-6s %-16s %-16s %-16s %-14s %s\n", g->gpu, nvs_h2d_mode_name(m), node, h, d, bi,
+                    split, w);
         }
     }
     fprintf(to, "\nBounds and notes:\n");

@@ -130,7 +130,8 @@ static void load_fns(nvs_nvml *n, fns *f)
 }
 
 #define OK NVS_NVML_SUCCESS
-_Static_assert(NVS_NVML_ERROR_GPU_IS_LOST == NVS_HEALTH_LOST_CODE && NVS_NVML_ERROR_RESET_REQUIRED == NVS_HEALTH_RESET_CODE,
+_Static_assert(NVS_NVML_ERROR_GPU_IS_LOST == NVS_HEALTH_LOST_CODE &&
+                   NVS_NVML_ERROR_RESET_REQUIRED == NVS_HEALTH_RESET_CODE,
                "health.h's lost codes are NVML's");
 
 /* Where one reading of one GPU puts what its calls answered besides values: a GPU that is gone or needs a reset
@@ -222,7 +223,8 @@ static void read_snap(const reader *c, const fns *f, dev_t_ d, nvs_health_snap *
                    NVS_NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS, &cnt, addr);
     if (r == OK || r == NVS_NVML_ERROR_INSUFFICIENT_SIZE) s->retired_sbe = cnt;
     cnt = 0;
-    r = CALL(c, f, retired, "nvmlDeviceGetRetiredPages", d, NVS_NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR, &cnt, addr);
+    r = CALL(c, f, retired, "nvmlDeviceGetRetiredPages", d, NVS_NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR, &cnt,
+             addr);
     if (r == OK || r == NVS_NVML_ERROR_INSUFFICIENT_SIZE) s->retired_dbe = cnt;
     if (CALL(c, f, retired_pending, "nvmlDeviceGetRetiredPagesPendingStatus", d, &pend) == OK)
         s->retired_pending = pend == NVS_NVML_FEATURE_ENABLED;
@@ -350,7 +352,9 @@ static void sample_once(nvs_health_monitor *m)
         if (!busy) continue;
         l->busy_samples++;
         if (w > 0 && (l->pcie_width_min_busy < 0 || w < l->pcie_width_min_busy)) l->pcie_width_min_busy = (int)w;
-        if (have_reasons) l->reasons_busy = (l->reasons_busy < 0 ? 0 : l->reasons_busy) | (long long)(reasons & 0x7fffffffffffffffull);
+        if (have_reasons)
+            l->reasons_busy =
+                (l->reasons_busy < 0 ? 0 : l->reasons_busy) | (long long)(reasons & 0x7fffffffffffffffull);
         long long sm = u2(c, "nvmlDeviceGetClockInfo", f->clock, d, NVS_NVML_CLOCK_SM);
         long long mem = u2(c, "nvmlDeviceGetClockInfo", f->clock, d, NVS_NVML_CLOCK_MEM);
         if (sm > 0) {
@@ -406,13 +410,15 @@ static void setup_events(nvs_health_monitor *m)
             continue;
         }
         unsigned long long types = 0;
-        if (f->event_types && f->event_types(m->gpus[i].dev, &types) == OK && !(types & NVS_NVML_EVENT_TYPE_XID_CRITICAL_ERROR)) {
+        if (f->event_types && f->event_types(m->gpus[i].dev, &types) == OK &&
+            !(types & NVS_NVML_EVENT_TYPE_XID_CRITICAL_ERROR)) {
             snprintf(g->xid_why, sizeof g->xid_why, "this GPU does not deliver XID events");
             continue;
         }
         r = seen(&c, "nvmlDeviceRegisterEvents",
                  f->set_register(m->gpus[i].dev, NVS_NVML_EVENT_TYPE_XID_CRITICAL_ERROR, m->set));
-        if (r != OK) snprintf(g->xid_why, sizeof g->xid_why, "nvmlDeviceRegisterEvents: %s", nvs_nvml_error_text(m->nvml, r));
+        if (r != OK)
+            snprintf(g->xid_why, sizeof g->xid_why, "nvmlDeviceRegisterEvents: %s", nvs_nvml_error_text(m->nvml, r));
         else g->xid_watched = 1;
     }
 }
@@ -448,7 +454,8 @@ static nvs_result_t list_gpus(nvs_health_monitor *m, const char *host, const cha
             nvs_nvmlPciInfo_t pci;
             memset(&pci, 0, sizeof pci);
             if (r != OK) {
-                snprintf(g->why, sizeof g->why, "nvmlDeviceGetHandleByIndex_v2(%d): %s", i, nvs_nvml_error_text(m->nvml, r));
+                snprintf(g->why, sizeof g->why, "nvmlDeviceGetHandleByIndex_v2(%d): %s", i,
+                         nvs_nvml_error_text(m->nvml, r));
                 continue;
             }
             if (f->pci && f->pci(mg->dev, &pci) == OK) {

@@ -80,7 +80,9 @@ static void ctx_free(p2p_ctx *c)
 static nvs_result_t need_host(p2p_ctx *c)
 {
     for (int k = 0; k < 2; k++)
-        if (!c->host[k]) CUDA_TRY_AT(cudaHostAlloc(&c->host[k], c->bytes, cudaHostAllocPortable), "pinned staging buffer of %zu bytes", c->bytes);
+        if (!c->host[k])
+            CUDA_TRY_AT(cudaHostAlloc(&c->host[k], c->bytes, cudaHostAllocPortable),
+                        "pinned staging buffer of %zu bytes", c->bytes);
     return NVS_OK;
 }
 
@@ -97,11 +99,13 @@ static nvs_result_t enqueue_copy(p2p_ctx *c, int i, int j, size_t bytes, int p2p
     char *h = c->host[k];
     for (size_t off = 0; off < bytes; off += STAGE_CHUNK_BYTES) {
         size_t n = bytes - off < STAGE_CHUNK_BYTES ? bytes - off : STAGE_CHUNK_BYTES;
-        CUDA_TRY_AT(cudaMemcpyAsync(h + off, (char *)a->src + off, n, cudaMemcpyDeviceToHost, a->s[k]), "GPU %d -> host", i);
+        CUDA_TRY_AT(cudaMemcpyAsync(h + off, (char *)a->src + off, n, cudaMemcpyDeviceToHost, a->s[k]),
+                    "GPU %d -> host", i);
         CUDA_TRY_AT(cudaEventRecord(a->staged[k], a->s[k]), "GPU %d", i);
         /* waits on the record just made: re-recording for the next chunk does not affect this wait */
         CUDA_TRY_AT(cudaStreamWaitEvent(b->s[k], a->staged[k], 0), "GPU %d waits for GPU %d", j, i);
-        CUDA_TRY_AT(cudaMemcpyAsync((char *)b->dst + off, h + off, n, cudaMemcpyHostToDevice, b->s[k]), "host -> GPU %d", j);
+        CUDA_TRY_AT(cudaMemcpyAsync((char *)b->dst + off, h + off, n, cudaMemcpyHostToDevice, b->s[k]),
+                    "host -> GPU %d", j);
     }
     CUDA_TRY_AT(cudaEventRecord(b->done[k], b->s[k]), "GPU %d", j);
     CUDA_TRY_AT(cudaStreamWaitEvent(a->s[k], b->done[k], 0), "GPU %d waits for GPU %d", i, j);
@@ -198,7 +202,8 @@ static nvs_result_t verify_dst(p2p_ctx *c, int j, int src_gpu, const nvs_pattern
     unsigned long long init[2] = {0, ~0ull}, got[2];
     CUDA_TRY_AT(cudaSetDevice(j), "GPU %d", j);
     CUDA_TRY_AT(cudaMemcpyAsync(d->d_wrong, init, sizeof init, cudaMemcpyHostToDevice, d->s[0]), "GPU %d", j);
-    CUDA_TRY_AT((cudaError_t)nvs_kern_verify(NVS_FLOAT, d->dst, p, &e, &d->d_wrong[0], &d->d_wrong[1], d->s[0]), "verify on GPU %d", j);
+    CUDA_TRY_AT((cudaError_t)nvs_kern_verify(NVS_FLOAT, d->dst, p, &e, &d->d_wrong[0], &d->d_wrong[1], d->s[0]),
+                "verify on GPU %d", j);
     CUDA_TRY_AT(cudaMemcpyAsync(got, d->d_wrong, sizeof got, cudaMemcpyDeviceToHost, d->s[0]), "GPU %d", j);
     CUDA_TRY_AT(cudaStreamSynchronize(d->s[0]), "GPU %d", j);
     *wrong += (long long)got[0];
@@ -256,7 +261,8 @@ static nvs_result_t measure_pair(p2p_ctx *c, int i, int j, int warmup, int iters
     NVS_CHECK(time_bidir(c, i, j, c->bytes, p2p, warmup, iters, sb));
     out->bidir_fwd_gbps = rate((double)c->bytes * iters, sb[0]);
     out->bidir_rev_gbps = rate((double)c->bytes * iters, sb[1]);
-    out->bidir_gbps = out->bidir_fwd_gbps >= 0 && out->bidir_rev_gbps >= 0 ? out->bidir_fwd_gbps + out->bidir_rev_gbps : -1;
+    out->bidir_gbps =
+        out->bidir_fwd_gbps >= 0 && out->bidir_rev_gbps >= 0 ? out->bidir_fwd_gbps + out->bidir_rev_gbps : -1;
     NVS_CHECK(verify_dst(c, j, i, &pi, count, &out->wrong));
     NVS_CHECK(verify_dst(c, i, j, &pj, count, &out->wrong));
     /* latency: back-to-back small copies */
@@ -275,8 +281,10 @@ nvs_result_t nvs_p2p_measure(const nvs_topology *t, size_t copy_bytes, int iters
     int ndev = 0;
     cudaError_t e = cudaGetDeviceCount(&ndev);
     if (e != cudaSuccess || ndev < 2) {
-        nvs_error("p2p measures copies between GPUs and needs at least two; %s",
-                  e != cudaSuccess ? cudaGetErrorString(e) : ndev == 1 ? "only one GPU is visible" : "no GPU is visible");
+        nvs_error("p2p measures copies between GPUs and needs at least two; %s", e != cudaSuccess
+                                                                                     ? cudaGetErrorString(e)
+                                                                                 : ndev == 1 ? "only one GPU is visible"
+                                                                                             : "no GPU is visible");
         return NVS_ERR_UNSUPPORTED;
     }
     int prev = 0;

@@ -50,7 +50,8 @@ json_t *nvs_p2p_to_json(const nvs_topology *t, const nvs_p2p_result *r)
         json_object_set_new(pj, "bound_gbps", num_or_null(b));
         json_object_set_new(pj, "bound_link", json_string(h.link));
         json_object_set_new(pj, "bound_source", json_string(h.source));
-        json_object_set_new(pj, "pct_of_bound", b > 0 && got(p->uni_gbps) ? json_real(100.0 * p->uni_gbps / b) : json_null());
+        json_object_set_new(pj, "pct_of_bound",
+                            b > 0 && got(p->uni_gbps) ? json_real(100.0 * p->uni_gbps / b) : json_null());
         json_object_set_new(pj, "bidir_pct_of_bound",
                             b > 0 && got(p->bidir_gbps) ? json_real(100.0 * p->bidir_gbps / (2 * b)) : json_null());
         json_object_set_new(pj, "wrong", p->wrong >= 0 ? json_integer(p->wrong) : json_null());
@@ -145,7 +146,8 @@ static void matrix(const nvs_topology *t, const nvs_p2p_result *r, const char *t
     size_t n = 0;
     fprintf(to, "\n%s\n", title);
     n = (size_t)snprintf(row, sizeof row, "%-8s", "src\\dst");
-    for (int b = 0; b < t->ngpus && n < sizeof row - 16; b++) n += (size_t)snprintf(row + n, sizeof row - n, "GPU%-6d", b);
+    for (int b = 0; b < t->ngpus && n < sizeof row - 16; b++)
+        n += (size_t)snprintf(row + n, sizeof row - n, "GPU%-6d", b);
     put_row(to, row);
     for (int a = 0; a < t->ngpus; a++) {
         n = (size_t)snprintf(row, sizeof row, "GPU%-5d", a);

@@ -25,7 +25,8 @@ int nvs_cuda_list(char (*busids)[NVS_TOPO_BUSID_LEN], char (*names)[NVS_TOPO_NAM
             snprintf(why, len, "cudaDeviceGetPCIBusId(%d): %s", d, cudaGetErrorString(e));
             return -1;
         }
-        if (nvs_topo_busid_normalize(b, busids[d], NVS_TOPO_BUSID_LEN)) snprintf(busids[d], NVS_TOPO_BUSID_LEN, "%.31s", b);
+        if (nvs_topo_busid_normalize(b, busids[d], NVS_TOPO_BUSID_LEN))
+            snprintf(busids[d], NVS_TOPO_BUSID_LEN, "%.31s", b);
         struct cudaDeviceProp prop;
         e = cudaGetDeviceProperties(&prop, d);
         if (e != cudaSuccess) {

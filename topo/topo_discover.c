@@ -65,12 +65,13 @@ static nvs_result_t check_xml_text(const char *path, const char *text)
     }
     char attr[16], value[64];
     if (nvs_topo_xml_lint_pci(text, &line, attr, sizeof attr, value, sizeof value)) {
-        nvs_error("%s:%d: %s \"%s\" is not what hwloc writes (%s): hwloc ignores it without a word, and the "
-                  "device is lost (a GPU with it); correct the value or save the file again with `lstopo --of xml FILE`",
-                  path, line, attr, value,
-                  !strcmp(attr, "pci_busid") ? "domain:bus:device.function in hex, e.g. 0000:13:00.0"
-                                             : "class [vendor:device] [subvendor:subdevice] revision in hex, e.g. "
-                                               "0300 [10de:2335] [10de:18be] a1");
+        nvs_error(
+            "%s:%d: %s \"%s\" is not what hwloc writes (%s): hwloc ignores it without a word, and the "
+            "device is lost (a GPU with it); correct the value or save the file again with `lstopo --of xml FILE`",
+            path, line, attr, value,
+            !strcmp(attr, "pci_busid") ? "domain:bus:device.function in hex, e.g. 0000:13:00.0"
+                                       : "class [vendor:device] [subvendor:subdevice] revision in hex, e.g. "
+                                         "0300 [10de:2335] [10de:18be] a1");
         return NVS_ERR_INPUT;
     }
     return NVS_OK;
@@ -336,7 +337,9 @@ static nvs_result_t discover_live(nvs_topology **out)
                 int ab = nvs_cuda_can_access_peer(a, b), ba = nvs_cuda_can_access_peer(b, a);
                 p->p2p_cuda = ab < 0 || ba < 0 ? -1 : ab && ba;
             }
-            if (nvml) nvs_nvml_p2p_status(nvml, t->gpus[a].pci_bus_id, t->gpus[b].pci_bus_id, p->nvml_read, sizeof p->nvml_read);
+            if (nvml)
+                nvs_nvml_p2p_status(nvml, t->gpus[a].pci_bus_id, t->gpus[b].pci_bus_id, p->nvml_read,
+                                    sizeof p->nvml_read);
         }
     snprintf(t->source, sizeof t->source, "live");
     if (nvml)

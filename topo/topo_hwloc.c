@@ -1,7 +1,8 @@
 /* hwloc part of discovery: NUMA node, CPU affinity and PCIe ancestry of every NVIDIA GPU, from this machine or
  * from a saved hwloc 2.x XML, plus NVLink counts from the "NVLinkBandwidth" distance matrix that hwloc's NVML
  * backend writes (hwloc/topology-nvml.c: 20000 MB/s per NVLink1 link, 25000 per NVLink 2-4 link, since hwloc
- * 2.12 50000 per NVLink5 link, 1000000 on the diagonal; the matrix lists the GPUs' "nvml" OS devices plus NVSwitch PCI devices or CPU objects).
+ * 2.12 50000 per NVLink5 link, 1000000 on the diagonal; the matrix lists the GPUs' "nvml" OS devices plus NVSwitch PCI
+ * devices or CPU objects).
  *
  * A GPU is a PCI device of class 03xx and vendor 0x10de. Without a CUDA/NVML backend hwloc keeps only the PCI
  * objects (the reference h200x2 XML is like that), so PCI devices are the one source; the I/O type filter is set
@@ -75,7 +76,8 @@ static void fill_pci_path(hwloc_topology_t topo, hwloc_obj_t pci, nvs_topo_pcipa
     *numa_node = -1;
     if (cpu) {
         p->cpu_parent = cpu->gp_index + 1;
-        if (cpu->nodeset && hwloc_bitmap_weight(cpu->nodeset) == 1) *numa_node = p->numa_node = hwloc_bitmap_first(cpu->nodeset);
+        if (cpu->nodeset && hwloc_bitmap_weight(cpu->nodeset) == 1)
+            *numa_node = p->numa_node = hwloc_bitmap_first(cpu->nodeset);
         if (cpuset && cpu->cpuset && !hwloc_bitmap_iszero(cpu->cpuset) &&
             hwloc_bitmap_list_snprintf(cpuset, cpuset_len, cpu->cpuset) < 0)
             cpuset[0] = '\0'; /* unknown, never half a list */
@@ -236,7 +238,8 @@ static nvs_result_t read_nvlink_matrix(hwloc_topology_t topo, const char *xml, n
              * and later write 50000 per NVLink5 link (NEWS 2.12.0: "Update NVLink bandwidth ... up to NVIDIA
              * Blackwell"), which is also two NVLink 2-4 links: a row that at 25000 would give the GPU more links
              * than any GPU has (NVS_TOPO_MAX_NVLINKS) and at 50000 does not is NVLink5 (an 18-link Blackwell box read
-             * "36 links up", NV36); more than that is refused below at 25000. A Blackwell GPU with half its links down or fewer stays ambiguous and reads as NVLink 2-4. */
+             * "36 links up", NV36); more than that is refused below at 25000. A Blackwell GPU with half its links down
+             * or fewer stays ambiguous and reads as NVLink 2-4. */
             int all25 = 1, all20 = 1, all50 = 1;
             double at25 = 0;
             for (unsigned j = 0; j < n; j++) {
@@ -247,7 +250,8 @@ static nvs_result_t read_nvlink_matrix(hwloc_topology_t topo, const char *xml, n
                 all50 &= v % 50000 == 0;
                 at25 += (double)v / 25000;
             }
-            int nvl5 = all50 && at25 > NVS_TOPO_MAX_NVLINKS && at25 <= 2 * NVS_TOPO_MAX_NVLINKS; /* else: no GPU at all */
+            int nvl5 =
+                all50 && at25 > NVS_TOPO_MAX_NVLINKS && at25 <= 2 * NVS_TOPO_MAX_NVLINKS; /* else: no GPU at all */
             unsigned unit = !all25 && all20 ? 20000 : nvl5 ? 50000 : 25000;
             g->nvlink.known = 1;
             g->nvlink.version = unit == 20000 ? 1 : unit == 50000 ? 5 : 0;
@@ -286,8 +290,9 @@ static nvs_result_t read_nvlink_matrix(hwloc_topology_t topo, const char *xml, n
                     snprintf(err, errlen,
                              "%s%sNVLinkBandwidth: %llu MB/s from GPU %s to %s is %llu NVLinks (%d more already): a "
                              "GPU has at most %d; not a valid hwloc XML",
-                             xml ? xml : "", xml ? ": " : "", (unsigned long long)v, g->pci_bus_id, bus[0] ? bus : "another object",
-                             (unsigned long long)lk, g->nvlink.nlinks, NVS_TOPO_MAX_LINKS_PER_GPU);
+                             xml ? xml : "", xml ? ": " : "", (unsigned long long)v, g->pci_bus_id,
+                             bus[0] ? bus : "another object", (unsigned long long)lk, g->nvlink.nlinks,
+                             NVS_TOPO_MAX_LINKS_PER_GPU);
                     res = NVS_ERR_INPUT;
                     break;
                 }

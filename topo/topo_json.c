@@ -114,7 +114,8 @@ static json_t *class_row(const nvs_topology *t, int nic, int of_gpus)
     int n = of_gpus ? t->ngpus : t->nnics, host = t->nics[nic].host;
     for (int i = 0; i < n; i++) {
         if ((of_gpus ? t->gpus[i].host : t->nics[i].host) != host) continue;
-        json_array_append_new(a, json_string(of_gpus ? nvs_topo_gpu_nic_class(t, i, nic) : nvs_topo_nic_nic_class(t, nic, i)));
+        json_array_append_new(
+            a, json_string(of_gpus ? nvs_topo_gpu_nic_class(t, i, nic) : nvs_topo_nic_nic_class(t, nic, i)));
     }
     return a;
 }
@@ -366,7 +367,8 @@ nvs_result_t nvs_topo_from_json(const json_t *j, nvs_topology **out, char *err, 
         g->host = -1;
         for (int h = 0; h < nh; h++)
             if (!strcmp(t->hosts[h].name, json_string_value(hv))) g->host = h;
-        if (g->host < 0) FAIL("topology: gpus[%d] names host \"%s\" that is not in \"hosts\"", i, json_string_value(hv));
+        if (g->host < 0)
+            FAIL("topology: gpus[%d] names host \"%s\" that is not in \"hosts\"", i, json_string_value(hv));
         if (!json_is_string(json_object_get(gj, "pci_bus_id"))) FAIL("topology: gpus[%d] needs a \"pci_bus_id\"", i);
         get_str(gj, "pci_bus_id", g->pci_bus_id, sizeof g->pci_bus_id);
         get_str(gj, "name", g->name, sizeof g->name);
@@ -406,7 +408,8 @@ nvs_result_t nvs_topo_from_json(const json_t *j, nvs_topology **out, char *err, 
                 const json_t *r = json_object_get(lj, "remote");
                 l->remote = remote_parse(json_is_string(r) ? json_string_value(r) : NULL);
                 l->remote_gpu = get_int(lj, "remote_gpu", -1);
-                if (l->remote_gpu >= ng) FAIL("topology: gpus[%d] link %zu: remote_gpu %d out of range", i, k, l->remote_gpu);
+                if (l->remote_gpu >= ng)
+                    FAIL("topology: gpus[%d] link %zu: remote_gpu %d out of range", i, k, l->remote_gpu);
                 get_str(lj, "remote_pci_bus_id", l->remote_pci_bus_id, sizeof l->remote_pci_bus_id);
             }
             g->nvlink.nlinks = (int)nl;
@@ -427,7 +430,8 @@ nvs_result_t nvs_topo_from_json(const json_t *j, nvs_topology **out, char *err, 
     for (size_t k = 0; pairs && k < json_array_size(pairs); k++) {
         const json_t *pj = json_array_get(pairs, k);
         int a = get_int(pj, "a", -1), b = get_int(pj, "b", -1);
-        if (a < 0 || b < 0 || a >= ng || b >= ng || a == b) FAIL("topology: pairs[%zu]: bad GPU indices %d, %d", k, a, b);
+        if (a < 0 || b < 0 || a >= ng || b >= ng || a == b)
+            FAIL("topology: pairs[%zu]: bad GPU indices %d, %d", k, a, b);
         const json_t *c = json_object_get(pj, "class");
         int nv = 0;
         /* "?" is what the writer gives a pair nothing classed (live: hwloc did not find the GPUs, and no NVLink

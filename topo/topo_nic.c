@@ -163,8 +163,10 @@ static void assign_gpu(nvs_topology *t, int g)
     /* GPUDirect RDMA and socket staging both cross the GPU's own PCIe link */
     if (gpu->pcie.gbps > 0 && gpu->pcie.gbps < sum) {
         gpu->net.gbps = gpu->pcie.gbps;
-        snprintf(gpu->net.source, sizeof gpu->net.source, "%.120s: %.6g GB/s, capped by the GPU's PCIe link at %.2f GB/s "
-                 "per direction", nics, sum, gpu->pcie.gbps);
+        snprintf(gpu->net.source, sizeof gpu->net.source,
+                 "%.120s: %.6g GB/s, capped by the GPU's PCIe link at %.2f GB/s "
+                 "per direction",
+                 nics, sum, gpu->pcie.gbps);
     } else {
         gpu->net.gbps = sum;
         snprintf(gpu->net.source, sizeof gpu->net.source, "%.150s: %.6g GB/s per direction", nics, sum);

@@ -1,7 +1,7 @@
 /* Path classes between two GPUs (PURE: no hwloc, CUDA, NVML or MPI here; unit-tested on synthetic inputs).
  *
- * The classes (core/link_class.h) are `nvidia-smi topo -m`'s, decided from each GPU's chain of PCI bridges up to its host bridge
- * (as hwloc describes it), its NUMA node, and the NVLink counts:
+ * The classes (core/link_class.h) are `nvidia-smi topo -m`'s, decided from each GPU's chain of PCI bridges up to its
+ * host bridge (as hwloc describes it), its NUMA node, and the NVLink counts:
  *   NV#   the pair is joined by # NVLinks (directly, or through NVSwitches: see nvs_topo_nvlink_count)
  *   PIX   at most one PCIe switch between them               (nvidia-smi: "at most a single PCIe bridge")
  *   PXB   several PCIe switches, no host bridge              ("multiple PCIe bridges, without the host bridge")

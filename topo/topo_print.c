@@ -334,10 +334,12 @@ void nvs_topo_print(const nvs_topology *t, FILE *to)
 {
     char e1[NVS_ESC_SIZE(sizeof t->source)], e2[NVS_ESC_SIZE(NVS_TOPO_NAME_LEN)], e3[NVS_ESC_SIZE(256)], src[64];
     fprintf(to, "Topology: %s\n", TERM(source_text(t->source, src, sizeof src), e1));
-    fprintf(to, "NVML: %s\nCUDA: %s\n", t->nvml_status[0] ? t->nvml_status : "-", t->cuda_status[0] ? t->cuda_status : "-");
+    fprintf(to, "NVML: %s\nCUDA: %s\n", t->nvml_status[0] ? t->nvml_status : "-",
+            t->cuda_status[0] ? t->cuda_status : "-");
     for (int h = 0; h < t->nhosts; h++) {
         fprintf(to, "\nHost %s:", TERM(t->hosts[h].name, e1));
-        if (t->hosts[h].packages) fprintf(to, " %d package%s,", t->hosts[h].packages, t->hosts[h].packages == 1 ? "" : "s");
+        if (t->hosts[h].packages)
+            fprintf(to, " %d package%s,", t->hosts[h].packages, t->hosts[h].packages == 1 ? "" : "s");
         if (t->hosts[h].numa_nodes)
             fprintf(to, " %d NUMA node%s", t->hosts[h].numa_nodes, t->hosts[h].numa_nodes == 1 ? "" : "s");
         fprintf(to, "\n");
@@ -367,7 +369,8 @@ void nvs_topo_print(const nvs_topology *t, FILE *to)
           "  X    = Self\n"
           "  NET  = Connection between hosts (network)\n"
           "  SYS  = Connection traversing PCIe as well as the SMP interconnect between NUMA nodes (e.g., QPI/UPI)\n"
-          "  NODE = Connection traversing PCIe as well as the interconnect between PCIe Host Bridges within a NUMA node\n"
+          "  NODE = Connection traversing PCIe as well as the interconnect between PCIe Host Bridges within a "
+          "NUMA node\n"
           "  PHB  = Connection traversing PCIe as well as a PCIe Host Bridge (typically the CPU)\n"
           "  PXB  = Connection traversing multiple PCIe bridges (without traversing the PCIe Host Bridge)\n"
           "  PIX  = Connection traversing at most a single PCIe bridge\n"

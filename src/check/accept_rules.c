@@ -131,7 +131,9 @@ static int rules_text(const nvs_accept_facts *f, char *buf, size_t len, int *rul
         rule(&o, f->host_copies, nogpu, "host bidir mode=single min_bound=50%");
         rule(&o, f->host_copies, nogpu, "host h2d mode=all min_bound=50% severity=warn   # a shared uplink");
         rule(&o, f->host_copies, nogpu, "host d2h mode=all min_bound=50% severity=warn");
-        line(&o, "# each GPU alone (as dcgmi diag's memory bandwidth and targeted stress): memory bandwidth and bf16 GEMM,");
+        line(
+            &o,
+            "# each GPU alone (as dcgmi diag's memory bandwidth and targeted stress): memory bandwidth and bf16 GEMM,");
         line(&o, "# against the median of the run's GPUs of the same model and under the model's datasheet peak");
         rule(&o, f->selftest, f->gpu ? "no GPU self-test in the run" : nogpu, "gpu membw min_peer=90% min_bound=70%");
         rule(&o, f->selftest, f->gpu ? "no GPU self-test in the run" : nogpu, "gpu gemm min_peer=90% min_bound=60%");
@@ -147,7 +149,8 @@ static int rules_text(const nvs_accept_facts *f, char *buf, size_t len, int *rul
     }
     if (f->level >= 3) {
         line(&o, "# minutes of load: the busbw and every GPU's GEMM must hold");
-        rule(&o, f->sustain && f->gpu, f->gpu ? "no sustained-load phase" : "no GPU: a shared CPU host's bandwidth varies with its other load",
+        rule(&o, f->sustain && f->gpu,
+             f->gpu ? "no sustained-load phase" : "no GPU: a shared CPU host's bandwidth varies with its other load",
              "sustain busbw max_drop=10%");
         rule(&o, f->burn, f->gpu ? "no GEMM burn in the run" : "no GPU: the host backend ran",
              "sustain gemm max_drop=10%");

@@ -171,7 +171,8 @@ static int judge_selftest(const nvs_rule *r, const json_t *gpus, size_t i, const
     }
     if (r->has_min_peer) {
         if (isnan(median))
-            snprintf(unknown[1], sizeof unknown[1], "no other GPU named '%.60s' measured in the run: no peer (min_peer not judged)",
+            snprintf(unknown[1], sizeof unknown[1],
+                     "no other GPU named '%.60s' measured in the run: no peer (min_peer not judged)",
                      name ? name : "?");
         else if (isnan(expected) || median * r->min_peer_pct / 100 > expected)
             expected = median * r->min_peer_pct / 100, by = BY_PEER;
@@ -179,7 +180,8 @@ static int judge_selftest(const nvs_rule *r, const json_t *gpus, size_t i, const
     v->measured_v = val;
     if (isnan(expected)) { /* no threshold could be computed: not a pass (as min_bound without a bound) */
         char whyn[384];
-        snprintf(whyn, sizeof whyn, "%s%s%s; give min= instead", unknown[0], unknown[0][0] && unknown[1][0] ? "; " : "", unknown[1]);
+        snprintf(whyn, sizeof whyn, "%s%s%s; give min= instead", unknown[0], unknown[0][0] && unknown[1][0] ? "; " : "",
+                 unknown[1]);
         snprintf(v->measured, sizeof v->measured, "%.1f %s", val, unit);
         snprintf(v->note, sizeof v->note, "threshold unknown: %.360s", whyn);
         /* a rule the user wrote asked for a judgement that cannot be made: a miss (FAIL, or WARN under
@@ -194,7 +196,8 @@ static int judge_selftest(const nvs_rule *r, const json_t *gpus, size_t i, const
     int d = nvs_decimals_apart(val, expected, 1);
     snprintf(v->measured, sizeof v->measured, "%.*f %s", d, val, unit);
     if (by == BY_BOUND)
-        snprintf(v->expected, sizeof v->expected, ">= %.*f %s (%g%% of %.1f)", d, expected, unit, r->min_bound_pct, bound);
+        snprintf(v->expected, sizeof v->expected, ">= %.*f %s (%g%% of %.1f)", d, expected, unit, r->min_bound_pct,
+                 bound);
     else if (by == BY_PEER)
         snprintf(v->expected, sizeof v->expected, ">= %.*f %s (%g%% of peer median %.1f)", d, expected, unit,
                  r->min_peer_pct, median);
@@ -222,8 +225,9 @@ int nvs_ca_eval_gpu(const nvs_rule *r, const json_t *root, const gpu_ranks *gr, 
     if (r->has_min_peer &&
         peer_table_build(json_object_get(json_object_get(root, "gpu_selftest"), "gpus"), r->gpu_test, &pt))
         return -1;
-    int res = nvs_ca_each_selftest_gpu(r, root, gr, "gpu", "the run has no GPU self-test (nvscale accept --level 2 runs it)",
-                                       judge_selftest, r->has_min_peer ? &pt : NULL, vs);
+    int res =
+        nvs_ca_each_selftest_gpu(r, root, gr, "gpu", "the run has no GPU self-test (nvscale accept --level 2 runs it)",
+                                 judge_selftest, r->has_min_peer ? &pt : NULL, vs);
     free(pt.v);
     return res;
 }

@@ -18,7 +18,8 @@ static void skipped_why(const json_t *p2p, char *buf, size_t len)
     const json_t *sk = json_object_get(p2p, "skipped");
     for (size_t i = 0; i < json_array_size(sk); i++) {
         const json_t *s = json_array_get(sk, i);
-        const char *what = json_string_value(json_object_get(s, "what")), *why = json_string_value(json_object_get(s, "why"));
+        const char *what = json_string_value(json_object_get(s, "what")),
+                   *why = json_string_value(json_object_get(s, "why"));
         const char *host = json_string_value(json_object_get(s, "host"));
         if (what && strstr(what, "host copies") && why) {
             snprintf(buf, len, "host %s skipped them: %s", host ? host : "?", why);
@@ -33,7 +34,8 @@ static int host_gpus(const json_t *root, const char *name)
     const json_t *hosts = json_object_get(json_object_get(root, "topology"), "hosts");
     for (size_t i = 0; name && i < json_array_size(hosts); i++) {
         const json_t *h = json_array_get(hosts, i), *n = json_object_get(h, "name"), *g = json_object_get(h, "gpus");
-        if (json_is_string(n) && !strcmp(json_string_value(n), name) && json_is_array(g)) return (int)json_array_size(g);
+        if (json_is_string(n) && !strcmp(json_string_value(n), name) && json_is_array(g))
+            return (int)json_array_size(g);
     }
     return -1;
 }
@@ -50,7 +52,8 @@ int nvs_ca_eval_host(const nvs_rule *r, const json_t *root, const gpu_ranks *gr,
         nvs_verdict *v = nvs_verdicts_add_rule(vs, r, "host");
         if (!v) return -1;
         snprintf(v->metric, sizeof v->metric, "%s", r->text);
-        not_measured(vs, v, r, why[0] ? why : "the run has no host copies (nvscale p2p --host or accept measures them)");
+        not_measured(vs, v, r,
+                     why[0] ? why : "the run has no host copies (nvscale p2p --host or accept measures them)");
         return 0;
     }
     int matched = 0;
@@ -80,20 +83,26 @@ int nvs_ca_eval_host(const nvs_rule *r, const json_t *root, const gpu_ranks *gr,
         }
         if (!isnan(expected)) {
             v->expected_v = expected;
-            if (r->has_min_bound && bound > 0) snprintf(v->expected, sizeof v->expected, ">= %.1f GB/s (%g%% of %.1f)", expected, r->min_bound_pct, bound);
+            if (r->has_min_bound && bound > 0)
+                snprintf(v->expected, sizeof v->expected, ">= %.1f GB/s (%g%% of %.1f)", expected, r->min_bound_pct,
+                         bound);
             else snprintf(v->expected, sizeof v->expected, ">= %.1f GB/s", expected);
         }
         if (!json_is_object(m)) {
             const char *why = json_string_value(json_object_get(g, "remote_why"));
             char all_why[128];
-            snprintf(all_why, sizeof all_why, "this process saw one of the host's %d GPUs; all at once needs them in one process", host_n);
-            not_measured(vs, v, r, r->host_mode == 2 && why && *why ? why
-                                   : r->host_mode == 1 && host_n > 1 ? all_why : "this mode was not measured for this GPU");
+            snprintf(all_why, sizeof all_why,
+                     "this process saw one of the host's %d GPUs; all at once needs them in one process", host_n);
+            not_measured(vs, v, r,
+                         r->host_mode == 2 && why && *why  ? why
+                         : r->host_mode == 1 && host_n > 1 ? all_why
+                                                           : "this mode was not measured for this GPU");
             continue;
         }
         const json_t *nn = json_object_get(m, "numa_node");
         char node[48] = "";
-        if (json_is_integer(nn)) snprintf(node, sizeof node, "buffer on NUMA node %lld", (long long)json_integer_value(nn));
+        if (json_is_integer(nn))
+            snprintf(node, sizeof node, "buffer on NUMA node %lld", (long long)json_integer_value(nn));
         double val = num(m, dir_key[r->host_dir]);
         const json_t *w = json_object_get(m, "wrong");
         if (isnan(val)) {
@@ -112,7 +121,8 @@ int nvs_ca_eval_host(const nvs_rule *r, const json_t *root, const gpu_ranks *gr,
             int d = nvs_decimals_apart(val, expected, 1);
             snprintf(v->measured, sizeof v->measured, "%.*f GB/s", d, val);
             if (r->has_min_bound && bound > 0)
-                snprintf(v->expected, sizeof v->expected, ">= %.*f GB/s (%g%% of %.1f)", d, expected, r->min_bound_pct, bound);
+                snprintf(v->expected, sizeof v->expected, ">= %.*f GB/s (%g%% of %.1f)", d, expected, r->min_bound_pct,
+                         bound);
             else snprintf(v->expected, sizeof v->expected, ">= %.*f GB/s", d, expected);
             char pct[24];
             snprintf(v->margin, sizeof v->margin, "%+.*f GB/s (%s)", d, val - expected,
@@ -126,7 +136,8 @@ int nvs_ca_eval_host(const nvs_rule *r, const json_t *root, const gpu_ranks *gr,
         } else if (val < expected) {
             if (r->host_mode == 1)
                 snprintf(v->note + strlen(v->note), sizeof v->note - strlen(v->note),
-                         "%sall GPUs at once: GPUs behind one PCIe switch or root port share its uplink", node[0] ? "; " : "");
+                         "%sall GPUs at once: GPUs behind one PCIe switch or root port share its uplink",
+                         node[0] ? "; " : "");
             nvs_verdict_miss(vs, v, r);
         } else
             nvs_verdict_set(vs, v, NVS_SEV_PASS);

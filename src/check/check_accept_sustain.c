@@ -24,7 +24,8 @@ static int judge_drop(const nvs_rule *r, nvs_verdict *v, double first, double la
         snprintf(v->margin, sizeof v->margin, "%+.*f pts", dd, r->max_drop_pct - drop);
         v->margin_v = r->max_drop_pct - drop;
         ok = drop <= r->max_drop_pct;
-        snprintf(v->note, sizeof v->note, "%.*f%% %s over %.0f s of load", dd, fabs(drop), drop >= 0 ? "lower at the end" : "higher at the end", elapsed);
+        snprintf(v->note, sizeof v->note, "%.*f%% %s over %.0f s of load", dd, fabs(drop),
+                 drop >= 0 ? "lower at the end" : "higher at the end", elapsed);
         if (!(first > 0)) { /* nothing to drop from: "0.0% lower" would pass a load that never ran */
             ok = 0;
             snprintf(v->margin, sizeof v->margin, "-");
@@ -51,7 +52,8 @@ static int judge_drop(const nvs_rule *r, nvs_verdict *v, double first, double la
             snprintf(v->expected, sizeof v->expected, ">= %.*f %s", d, r->min, unit);
             snprintf(v->margin, sizeof v->margin, "%+.*f %s", d, lo - r->min, unit);
         } else if (!pass)
-            snprintf(v->note + strlen(v->note), sizeof v->note - strlen(v->note), "; lowest chunk %.1f %s < %.1f", lo, unit, r->min);
+            snprintf(v->note + strlen(v->note), sizeof v->note - strlen(v->note), "; lowest chunk %.1f %s < %.1f", lo,
+                     unit, r->min);
         ok = ok && pass;
     }
     return ok;
@@ -101,7 +103,8 @@ static int judge_burn(const nvs_rule *r, const json_t *gpus, size_t i, const voi
     }
     static const char *const tkey[] = {"tflops"};
     char why1[160];
-    if (!(json_is_integer(w) && json_integer_value(w) > 0) && drop_unjudged(r, timed_chunks(b, tkey, 1), why1, sizeof why1)) {
+    if (!(json_is_integer(w) && json_integer_value(w) > 0) &&
+        drop_unjudged(r, timed_chunks(b, tkey, 1), why1, sizeof why1)) {
         not_measured(vs, v, r, why1);
         return 0;
     }
@@ -120,8 +123,9 @@ static int judge_burn(const nvs_rule *r, const json_t *gpus, size_t i, const voi
 int nvs_ca_eval_sustain(const nvs_rule *r, const json_t *root, const gpu_ranks *gr, nvs_verdicts *vs)
 {
     if (r->sustain_gemm)
-        return nvs_ca_each_selftest_gpu(r, root, gr, "sustain", "the run has no GPU self-test (accept --level 3 burns each GPU)",
-                                        judge_burn, NULL, vs);
+        return nvs_ca_each_selftest_gpu(r, root, gr, "sustain",
+                                        "the run has no GPU self-test (accept --level 3 burns each GPU)", judge_burn,
+                                        NULL, vs);
     const json_t *s = json_object_get(root, "sustain");
     nvs_verdict *v = nvs_verdicts_add_rule(vs, r, "sustain");
     if (!v) return -1;
@@ -130,19 +134,23 @@ int nvs_ca_eval_sustain(const nvs_rule *r, const json_t *root, const gpu_ranks *
     snprintf(v->metric, sizeof v->metric, "sustained all_reduce %s", measure ? measure : "busbw");
     double first = num(s, "busbw_first_gbps"), last = num(s, "busbw_last_gbps"), lo = num(s, "busbw_min_gbps");
     if (!json_is_object(s) || isnan(first) || isnan(last)) {
-        not_measured(vs, v, r, s ? "fewer than two timed chunks (a longer --sustain)" : "the run has no sustained-load phase (accept --level 3)");
+        not_measured(vs, v, r,
+                     s ? "fewer than two timed chunks (a longer --sustain)"
+                       : "the run has no sustained-load phase (accept --level 3)");
         return 0;
     }
     static const char *const bkey[] = {"busbw_gbps", "algbw_gbps"};
     char why1[160];
     const json_t *w = json_object_get(s, "wrong");
-    if (!(json_is_integer(w) && json_integer_value(w) > 0) && drop_unjudged(r, timed_chunks(s, bkey, 2), why1, sizeof why1)) {
+    if (!(json_is_integer(w) && json_integer_value(w) > 0) &&
+        drop_unjudged(r, timed_chunks(s, bkey, 2), why1, sizeof why1)) {
         not_measured(vs, v, r, why1); /* wrong results fail below whatever the chunks */
         return 0;
     }
     int ok = judge_drop(r, v, first, last, lo, num(s, "elapsed_s"), "GB/s");
     if (json_is_integer(w) && json_integer_value(w) > 0) {
-        snprintf(v->note, sizeof v->note, "%lld wrong elements in the all_reduce results under load", (long long)json_integer_value(w));
+        snprintf(v->note, sizeof v->note, "%lld wrong elements in the all_reduce results under load",
+                 (long long)json_integer_value(w));
         nvs_verdict_set(vs, v, NVS_SEV_FAIL);
         return 0;
     }

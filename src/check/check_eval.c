@@ -11,7 +11,10 @@
 
 nvs_verdict *nvs_ck_new_row(nvs_verdicts *vs, const nvs_rule *r)
 {
-    nvs_verdict *v = nvs_verdicts_add(vs, !r ? "run" : r->metric == NVS_RULE_BUSBW ? "busbw" : r->metric == NVS_RULE_P2P ? "p2p" : "efficiency");
+    nvs_verdict *v = nvs_verdicts_add(vs, !r                            ? "run"
+                                          : r->metric == NVS_RULE_BUSBW ? "busbw"
+                                          : r->metric == NVS_RULE_P2P   ? "p2p"
+                                                                        : "efficiency");
     if (!v) return NULL;
     v->unit = !r ? "" : r->metric == NVS_RULE_EFFICIENCY ? "fraction" : "GB/s";
     if (r) nvs_rule_where(r, v->rule, sizeof v->rule);

@@ -40,8 +40,8 @@ typedef struct {
      * performed (NVML does not report it, no NVML, a built-in rule the machine gives nothing to judge): neither a
      * pass nor a fail (pass = PASS or WARN) */
     int severity;       /* nvs_severity (health/health.h): PASS, WARN, FAIL, SKIP */
-    char kind[16];      /* what is checked: "run", "busbw", "p2p", "host", "efficiency", "health", "sustain", "gpu", "gpus",
-                         * "fleet" */
+    char kind[16];      /* what is checked: "run", "busbw", "p2p", "host", "efficiency", "health", "sustain", "gpu",
+                         * "gpus", "fleet" */
     char host[64];      /* who to blame: the host, "" unknown */
     int rank, gpu, src, dst; /* the rank, the GPU, the GPU pair (src -> dst); -1 unknown */
 } nvs_verdict;

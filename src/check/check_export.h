@@ -47,8 +47,9 @@ int nvs_check_print_junit(FILE *f, const nvs_export_info *info, const nvs_verdic
 
 /* Families nvscale_check_status (0 PASS, 1 WARN, 2 FAIL, -1 SKIP), nvscale_check_measured / _expected / _margin (rows
  * with a number) and nvscale_checks (count per verdict); labels check, kind, host, gpu, pair, rank (and unit).
- * When the run happened: node_exporter's own node_textfile_mtime_seconds of the file. Label values escaped as the exposition format says (\\ \" \n); a check name
- * that repeats gets " #2", " #3" so that no two samples share a label set. 0, or -1 when writing failed. */
+ * When the run happened: node_exporter's own node_textfile_mtime_seconds of the file. Label values escaped as the
+ * exposition format says (\\ \" \n); a check name that repeats gets " #2", " #3" so that no two samples share a label
+ * set. 0, or -1 when writing failed. */
 int nvs_check_print_prometheus(FILE *f, const nvs_export_info *info, const nvs_verdicts *vs);
 
 #endif

@@ -15,7 +15,8 @@ static const char *str(const json_t *o, const char *k)
 /* The hosts of the run, in the order world.hosts lists them (ranks[] order when the run has no world.hosts). */
 static size_t hosts_of(const json_t *root, const char **names, size_t cap)
 {
-    const json_t *wh = json_object_get(json_object_get(root, "world"), "hosts"), *ranks = json_object_get(root, "ranks");
+    const json_t *wh = json_object_get(json_object_get(root, "world"), "hosts"),
+                 *ranks = json_object_get(root, "ranks");
     size_t n = 0;
     for (size_t i = 0; i < json_array_size(wh) && n < cap; i++) {
         const char *h = str(json_array_get(wh, i), "name");

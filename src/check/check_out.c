@@ -54,7 +54,8 @@ static void slowest_pair_line(FILE *f, const nvs_run *run, int idx)
         const char *link = h->hop_link ? h->hop_link : "";
         char c[NVS_ESC_SIZE(32)], l[NVS_ESC_SIZE(32)];
         if (h->hop_class && *h->hop_class)
-            fprintf(f, " (%s%s%s)", nvs_esc_term(h->hop_class, c, sizeof c), *link ? ", " : "", nvs_esc_term(link, l, sizeof l));
+            fprintf(f, " (%s%s%s)", nvs_esc_term(h->hop_class, c, sizeof c), *link ? ", " : "",
+                    nvs_esc_term(link, l, sizeof l));
         fprintf(f, "\n");
     } else if (nvs_run_p2p_skipped(run, skipped, sizeof skipped)) {
         char wb[NVS_ESC_SIZE(240)];
@@ -71,7 +72,8 @@ static void who_of(const nvs_verdict *v, char *buf, size_t len)
     if (v->host[0]) snprintf(buf, len, "%s", v->host);
     if (v->rank >= 0) snprintf(buf + strlen(buf), len - strlen(buf), "%srank %d", buf[0] ? " " : "", v->rank);
     if (v->gpu >= 0) snprintf(buf + strlen(buf), len - strlen(buf), "%sGPU %d", buf[0] ? " " : "", v->gpu);
-    if (v->src >= 0 && v->dst >= 0) snprintf(buf + strlen(buf), len - strlen(buf), "%s%d->%d", buf[0] ? " " : "", v->src, v->dst);
+    if (v->src >= 0 && v->dst >= 0)
+        snprintf(buf + strlen(buf), len - strlen(buf), "%s%d->%d", buf[0] ? " " : "", v->src, v->dst);
 }
 
 /* The table quotes the run.json (host names, paths, the run's reason, a rule's text): every such field goes
@@ -110,7 +112,8 @@ static void print_skips(FILE *f, const nvs_verdicts *vs, const row_text *rows)
             first = !(grouped_skip(&vs->v[k], &rows[k]) && !strcmp(rows[k].note, rows[i].note));
         if (!first) continue;
         size_t count = 0;
-        for (size_t k = i; k < vs->n; k++) count += grouped_skip(&vs->v[k], &rows[k]) && !strcmp(rows[k].note, rows[i].note);
+        for (size_t k = i; k < vs->n; k++)
+            count += grouped_skip(&vs->v[k], &rows[k]) && !strcmp(rows[k].note, rows[i].note);
         int col = fprintf(f, "SKIP (%zu):", count);
         for (size_t k = i, m = 0; k < vs->n; k++) {
             if (!grouped_skip(&vs->v[k], &rows[k]) || strcmp(rows[k].note, rows[i].note)) continue;
@@ -154,7 +157,8 @@ nvs_result_t nvs_check_print_table(FILE *f, const nvs_check_report *rep)
     char line[4400];
     int n = snprintf(line, sizeof line, "%-*s  %-*s  %-*s  %-*s  %-*s  ", (int)w[0], head[0], (int)w[1], head[1],
                      (int)w[2], head[2], (int)w[3], head[3], (int)w[4], head[4]);
-    if (any_who && n > 0 && (size_t)n < sizeof line) snprintf(line + n, sizeof line - (size_t)n, "%-*s  ", (int)w[5], head[5]);
+    if (any_who && n > 0 && (size_t)n < sizeof line)
+        snprintf(line + n, sizeof line - (size_t)n, "%-*s  ", (int)w[5], head[5]);
     fprintf(f, "%snote\n", line);
     for (size_t i = 0; i < vs->n; i++) {
         const nvs_verdict *v = &vs->v[i];
@@ -162,7 +166,8 @@ nvs_result_t nvs_check_print_table(FILE *f, const nvs_check_report *rep)
         if (grouped_skip(v, t)) continue;
         n = snprintf(line, sizeof line, "%-*s  %-*s  %-*s  %-*s  %-*s  ", (int)w[0], t->metric, (int)w[1], t->measured,
                      (int)w[2], t->expected, (int)w[3], t->margin, (int)w[4], nvs_verdict_word(v));
-        if (any_who && n > 0 && (size_t)n < sizeof line) n += snprintf(line + n, sizeof line - (size_t)n, "%-*s  ", (int)w[5], t->who);
+        if (any_who && n > 0 && (size_t)n < sizeof line)
+            n += snprintf(line + n, sizeof line - (size_t)n, "%-*s  ", (int)w[5], t->who);
         if (n > 0 && (size_t)n < sizeof line) snprintf(line + n, sizeof line - (size_t)n, "%s", t->note);
         size_t l = strlen(line);
         while (l && line[l - 1] == ' ') line[--l] = '\0'; /* no trailing blanks when there is no note */

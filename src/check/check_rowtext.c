@@ -104,7 +104,8 @@ void nvs_ck_fill_values(nvs_verdict *v, const nvs_rule *r, double value, double 
         char mg[40], pct[24];
         snprintf(mg, sizeof mg, fmm, p, value - expected);
         if (expected > 0)
-            snprintf(v->margin, sizeof v->margin, "%s (%s)", mg, nvs_signed_pct((value - expected) / expected * 100, pct, sizeof pct));
+            snprintf(v->margin, sizeof v->margin, "%s (%s)", mg,
+                     nvs_signed_pct((value - expected) / expected * 100, pct, sizeof pct));
         else snprintf(v->margin, sizeof v->margin, "%s", mg);
     }
 }

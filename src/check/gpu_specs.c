@@ -15,7 +15,8 @@ static const nvs_gpu_spec specs[] = {
      * https://www.nvidia.com/en-us/data-center/h100/ (specifications, "H100 SXM") */
     {"NVIDIA H100 80GB HBM3", 3350.0, 989.5},
     /* A100 SXM4 80 GB: 2,039 GB/s HBM2e; 40 GB: 1,555 GB/s HBM2; BF16 tensor 312 TFLOPS dense (624 with sparsity).
-     * https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/a100/pdf/nvidia-a100-datasheet-us-nvidia-1758950-r4-web.pdf */
+     * https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/a100/pdf/nvidia-a100-datasheet-us-nvidia-1758950-r4-web.pdf
+     */
     {"NVIDIA A100-SXM4-80GB", 2039.0, 312.0},
     {"NVIDIA A100-SXM4-40GB", 1555.0, 312.0},
 };

@@ -37,7 +37,9 @@ enum { OP_EQ = 1, OP_GE = 2, OP_LE = 4 };
 enum { K_SIZE, K_N, K_TYPE, K_OP, K_INPLACE, K_PAIR, K_MIN, K_BELOW, K_MIN_BOUND, K_SEVERITY, K_MODE, K_GPU,
        K_MAX_DROP, K_MIN_PEER, K_COUNT };
 #define M_(m) (1u << (m))
-#define M_ALL (M_(NVS_RULE_BUSBW) | M_(NVS_RULE_P2P) | M_(NVS_RULE_EFFICIENCY) | M_(NVS_RULE_HEALTH) | M_(NVS_RULE_HOST) | M_(NVS_RULE_SUSTAIN) | M_(NVS_RULE_GPU) | M_(NVS_RULE_GPUS))
+#define M_ALL                                                                                                    \
+    (M_(NVS_RULE_BUSBW) | M_(NVS_RULE_P2P) | M_(NVS_RULE_EFFICIENCY) | M_(NVS_RULE_HEALTH) | M_(NVS_RULE_HOST) | \
+     M_(NVS_RULE_SUSTAIN) | M_(NVS_RULE_GPU) | M_(NVS_RULE_GPUS))
 static const struct {
     const char *name;
     unsigned metrics; /* bit per nvs_rule_metric */
@@ -49,7 +51,10 @@ static const struct {
     [K_OP] = {"op", 1u << NVS_RULE_BUSBW, OP_EQ},
     [K_INPLACE] = {"inplace", 1u << NVS_RULE_BUSBW, OP_EQ},
     [K_PAIR] = {"pair", 1u << NVS_RULE_P2P, OP_EQ},
-    [K_MIN] = {"min", M_(NVS_RULE_BUSBW) | M_(NVS_RULE_P2P) | M_(NVS_RULE_EFFICIENCY) | M_(NVS_RULE_HOST) | M_(NVS_RULE_SUSTAIN) | M_(NVS_RULE_GPU) | M_(NVS_RULE_GPUS), OP_EQ},
+    [K_MIN] = {"min",
+               M_(NVS_RULE_BUSBW) | M_(NVS_RULE_P2P) | M_(NVS_RULE_EFFICIENCY) | M_(NVS_RULE_HOST) |
+                   M_(NVS_RULE_SUSTAIN) | M_(NVS_RULE_GPU) | M_(NVS_RULE_GPUS),
+               OP_EQ},
     [K_BELOW] = {"below_baseline", 1u << NVS_RULE_BUSBW | 1u << NVS_RULE_P2P | 1u << NVS_RULE_EFFICIENCY, OP_LE},
     [K_MIN_BOUND] = {"min_bound", M_(NVS_RULE_BUSBW) | M_(NVS_RULE_P2P) | M_(NVS_RULE_HOST) | M_(NVS_RULE_GPU), OP_EQ},
     [K_SEVERITY] = {"severity", M_ALL, OP_EQ},
@@ -74,7 +79,8 @@ static const char *health_list(void)
     static char buf[256];
     if (!buf[0])
         for (int c = 0; c < NVS_HC_COUNT; c++)
-            snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s%s", c ? ", " : "", nvs_health_check_name((nvs_health_check)c));
+            snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s%s", c ? ", " : "",
+                     nvs_health_check_name((nvs_health_check)c));
     return buf;
 }
 
@@ -230,7 +236,8 @@ static int parse_cond(const char *tok, nvs_rule *r, unsigned seen[K_COUNT], char
         if (r->metric == NVS_RULE_GPUS) {
             long c;
             if (nvs_parse_long(v, &c) || c < 1 || c > NVS_RULE_GPUS_MAX)
-                return fail(err, errlen, "min: '%s' is not a GPU count (a whole number from 1 to %d)", v, NVS_RULE_GPUS_MAX);
+                return fail(err, errlen, "min: '%s' is not a GPU count (a whole number from 1 to %d)", v,
+                            NVS_RULE_GPUS_MAX);
             x = (double)c;
         } else if (r->metric == NVS_RULE_EFFICIENCY) {
             if (pct) {
@@ -293,7 +300,8 @@ static int parse_cond(const char *tok, nvs_rule *r, unsigned seen[K_COUNT], char
         break;
     case K_GPU: {
         long x;
-        if (nvs_parse_long(v, &x) || x < 0 || x > 1 << 20) return fail(err, errlen, "gpu: '%s' is not a GPU index (0, 1, ...)", v);
+        if (nvs_parse_long(v, &x) || x < 0 || x > 1 << 20)
+            return fail(err, errlen, "gpu: '%s' is not a GPU index (0, 1, ...)", v);
         r->gpu = (int)x;
         break;
     }
@@ -344,7 +352,9 @@ int nvs_rule_parse_line(const char *line, nvs_rule *r, char *err, size_t errlen)
     for (m = 0; m < NVS_RULE_METRIC_COUNT; m++)
         if (!strcmp(tok[0], nvs_rule_metric_name((nvs_rule_metric)m))) break;
     if (m == NVS_RULE_METRIC_COUNT)
-        return fail(err, errlen, "unknown metric '%s' (expected busbw, p2p, efficiency, health, host, sustain, gpu or gpus)", tok[0]);
+        return fail(err, errlen,
+                    "unknown metric '%s' (expected busbw, p2p, efficiency, health, host, sustain, gpu or gpus)",
+                    tok[0]);
     r->metric = (nvs_rule_metric)m;
 
     /* the subject */
@@ -415,10 +425,13 @@ int nvs_rule_parse_line(const char *line, nvs_rule *r, char *err, size_t errlen)
     if (r->metric == NVS_RULE_SUSTAIN && !r->has_min && !r->has_max_drop)
         return fail(err, errlen, "missing threshold: give min=... (%s) or max_drop=...%%", min_unit(r));
     if (r->metric == NVS_RULE_SUSTAIN && !r->sustain_gemm && r->gpu >= 0)
-        return fail(err, errlen, "gpu=%d: sustain busbw is one number for all ranks (gpu= is for sustain gemm)", r->gpu);
-    if (r->metric == NVS_RULE_GPUS && !r->has_min) return fail(err, errlen, "missing threshold: give min=... (GPUs per host)");
+        return fail(err, errlen, "gpu=%d: sustain busbw is one number for all ranks (gpu= is for sustain gemm)",
+                    r->gpu);
+    if (r->metric == NVS_RULE_GPUS && !r->has_min)
+        return fail(err, errlen, "missing threshold: give min=... (GPUs per host)");
     if (r->metric == NVS_RULE_GPU && !r->has_min && !r->has_min_bound && !r->has_min_peer)
-        return fail(err, errlen, "missing threshold: give min=... (%s), min_bound=...%% or min_peer=...%%", min_unit(r));
+        return fail(err, errlen, "missing threshold: give min=... (%s), min_bound=...%% or min_peer=...%%",
+                    min_unit(r));
     if (r->metric != NVS_RULE_HEALTH && r->metric != NVS_RULE_SUSTAIN && r->metric != NVS_RULE_GPU &&
         r->metric != NVS_RULE_GPUS && !r->has_min && !r->has_below && !r->has_min_bound)
         return fail(err, errlen, "missing threshold: give min=..., min_bound=...%% or below_baseline<=...%%");

@@ -193,7 +193,8 @@ int nvs_cli_output_dir_ok(const char *sub, const char *flag, const char *dir)
 
 nvs_cli_reading nvs_cli_read_begin(const char *sub)
 {
-    nvs_cli_reading r = {nvs_log_set_sink(nvs_launcher_rank() != 0 ? nvs_stderr_once() : NULL), nvs_log_set_refusal(sub)};
+    nvs_cli_reading r = {nvs_log_set_sink(nvs_launcher_rank() != 0 ? nvs_stderr_once() : NULL),
+                         nvs_log_set_refusal(sub)};
     return r;
 }
 

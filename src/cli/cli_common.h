@@ -29,8 +29,8 @@ nvs_result_t nvs_cli_save_run(const nvs_config *cfg, nvs_cli_out *o, const json_
 void nvs_cli_out_abandon(nvs_cli_out *o);
 /* A usage error of subcommand SUB: "nvscale SUB: <message>" and the help hint, once under mpirun. Returns 2,
  * the exit status of a usage error. */
-/* NVS_TEST_SYSFS_ROOT (tests: the tree topo/ reads instead of /sys, topo_pci_sysfs.c), when set, is a directory: 0; else
- * the message said as SUB's refusal, "nvscale SUB: ...", -1 (options_env.c) */
+/* NVS_TEST_SYSFS_ROOT (tests: the tree topo/ reads instead of /sys, topo_pci_sysfs.c), when set, is a directory: 0;
+ * else the message said as SUB's refusal, "nvscale SUB: ...", -1 (options_env.c) */
 int nvs_cli_sysfs_root_env_ok(const char *sub);
 /* NVS_TEST_WRITE_FAIL (tests: the K-th file written fails as on a full disk, core/out_file.h), when set, is read as
  * core/out_file.c reads it (nvs_outfile_fail_env): 0; else "nvscale SUB: invalid value ..." and -1
@@ -72,9 +72,10 @@ int nvs_cli_stdin_refused(const char *sub, const char *flag, const char *path, c
 /* An output file asked for by FLAG (--junit, --prometheus): checked before anything is measured or judged, so that
  * a typo does not cost the run. PATH must be non-empty, not an existing directory nor a link to nothing, and its
  * directory must exist and take a new file (one is made there and removed, as the writer will: core/out_file.h);
- * a device or FIFO (/dev/stdout) is written through and needs nothing made; "-" is refused (nvs_out_dash_why, core/out_file.h). PREV (may be NULL): the value FLAG
- * already had (given twice, the first would be lost). That it names no input and no other output: nvs_cli_files_distinct, once every flag is read. Returns 0,
- * or 2 after one usage message of subcommand SUB. */
+ * a device or FIFO (/dev/stdout) is written through and needs nothing made; "-" is refused (nvs_out_dash_why,
+ * core/out_file.h). PREV (may be NULL): the value FLAG already had (given twice, the first would be lost). That it
+ * names no input and no other output: nvs_cli_files_distinct, once every flag is read. Returns 0, or 2 after one usage
+ * message of subcommand SUB. */
 int nvs_cli_output_file_ok(const char *sub, const char *flag, const char *path, const char *prev);
 /* The verdict exports asked for (check/check_export.h): PATH NULL when not. */
 #define NVS_CLI_MAX_EXPORTS 4

@@ -134,7 +134,8 @@ static int parse_flags(int argc, char **argv, nvs_config *cfg, accept_opts *o, n
             }
         switch (c) {
         case O_LEVEL:
-            if (strcmp(a, "1") && strcmp(a, "2") && strcmp(a, "3")) return bad("invalid value '%s' for --level: expected 1, 2 or 3", a);
+            if (strcmp(a, "1") && strcmp(a, "2") && strcmp(a, "3"))
+                return bad("invalid value '%s' for --level: expected 1, 2 or 3", a);
             o->level = a[0] - '0';
             break;
         case O_RULES: {
@@ -178,7 +179,8 @@ static int parse_flags(int argc, char **argv, nvs_config *cfg, accept_opts *o, n
             break;
         case O_OUT: {
             const char *dash = nvs_out_dash_why(a, 1);
-            if (!*a || strlen(a) >= sizeof cfg->out_dir - 64) return bad("invalid value '%s' for --out: expected a directory path", a);
+            if (!*a || strlen(a) >= sizeof cfg->out_dir - 64)
+                return bad("invalid value '%s' for --out: expected a directory path", a);
             if (dash) return bad("invalid value '%s' for --out: %s", a, dash);
             snprintf(cfg->out_dir, sizeof cfg->out_dir, "%s", a);
             /* "runs/x/" names the directory runs/x, as for the measuring commands (options_general.c) */
@@ -193,19 +195,22 @@ static int parse_flags(int argc, char **argv, nvs_config *cfg, accept_opts *o, n
             cfg->backend_explicit = 1;
             break;
         case O_SUSTAIN:
-            if (nvs_parse_double(a, &d) || !(d >= 1 && d <= 86400)) return bad("invalid value '%s' for --sustain: expected seconds in [1, 86400]", a);
+            if (nvs_parse_double(a, &d) || !(d >= 1 && d <= 86400))
+                return bad("invalid value '%s' for --sustain: expected seconds in [1, 86400]", a);
             cfg->sustain_s = d;
             break;
         case O_TIMEOUT:
             /* the same range as the measuring commands' --timeout (options_general.c) */
-            if (nvs_parse_double(a, &d) || !(d >= 1 && d <= 86400)) return bad("invalid value '%s' for --timeout: expected seconds from 1 to 86400", a);
+            if (nvs_parse_double(a, &d) || !(d >= 1 && d <= 86400))
+                return bad("invalid value '%s' for --timeout: expected seconds from 1 to 86400", a);
             cfg->timeout_s = d;
             break;
         case O_PRINT: o->print_rules = 1; break;
         case O_EXPECT: {
             long n;
             if (nvs_parse_long(a, &n) || n < 1 || n > NVS_RULE_GPUS_MAX)
-                return bad("invalid value '%s' for --expect-gpus: expected a GPU count from 1 to %d", a, NVS_RULE_GPUS_MAX);
+                return bad("invalid value '%s' for --expect-gpus: expected a GPU count from 1 to %d", a,
+                           NVS_RULE_GPUS_MAX);
             o->expect_gpus = (int)n;
             break;
         }
@@ -220,7 +225,9 @@ static int parse_flags(int argc, char **argv, nvs_config *cfg, accept_opts *o, n
         }
         }
     }
-    if (optind < argc) return bad("unexpected argument '%s' (accept measures this machine; nvscale check judges a run.json)", argv[optind]);
+    if (optind < argc)
+        return bad("unexpected argument '%s' (accept measures this machine; nvscale check judges a run.json)",
+                   argv[optind]);
     /* the printed rules depend on the level and the GPU count alone: any other flag would be silently ignored */
     for (size_t i = 0; o->print_rules && opts[i].name; i++)
         if (given[i] && opts[i].val != O_PRINT && opts[i].val != O_LEVEL && opts[i].val != O_EXPECT)
@@ -309,7 +316,8 @@ static nvs_accept_facts facts_of(const json_t *root, int level)
     f.p2p = has_items(p2p, "pairs");
     const json_t *ex = json_object_get(root, "explain");
     for (size_t i = 0; i < json_array_size(ex); i++)
-        f.bounds |= json_is_number(json_object_get(json_object_get(json_array_get(ex, i), "slowest_hop"), "bound_gbps"));
+        f.bounds |=
+            json_is_number(json_object_get(json_object_get(json_array_get(ex, i), "slowest_hop"), "bound_gbps"));
     /* efficiency needs N >= 2: at one GPU it is 1 by definition */
     const json_t *res = json_object_get(json_object_get(root, "train"), "results");
     for (size_t i = 0; i < json_array_size(res); i++) {
@@ -357,7 +365,8 @@ static void print_skipped(const json_t *root, FILE *to)
 static void export_no_verdict(const accept_opts *o, nvs_result_t r, const char *dir);
 
 /* Judges the run in dir/run.json and writes what was asked. Returns the exit code. Failing before a verdict, it
- * still writes --junit and --prometheus (export_no_verdict): the previous run's would otherwise stay beside this run. */
+ * still writes --junit and --prometheus (export_no_verdict): the previous run's would otherwise stay beside this run.
+ */
 static int judge(const accept_opts *o, const char *dir, int run_wrong, int save_verdicts)
 {
     char path[NVS_PATH_MAX + 16];
@@ -422,7 +431,11 @@ static int judge(const accept_opts *o, const char *dir, int run_wrong, int save_
         goto out;
     }
     nvs_slowest_rank slowest[MAX_SLOWEST];
-    nvs_check_report rep = {.title = "nvscale accept", .run = &run, .rules_desc = desc, .verdicts = &vs, .slowest = slowest,
+    nvs_check_report rep = {.title = "nvscale accept",
+                            .run = &run,
+                            .rules_desc = desc,
+                            .verdicts = &vs,
+                            .slowest = slowest,
                             .nslowest = nvs_check_slowest_ranks(&run, slowest, MAX_SLOWEST),
                             .slowest_pair = nvs_check_slowest_pair(&run)};
     nvs_export_info info = {"nvscale accept", shown, desc, run.started_utc, run.host,

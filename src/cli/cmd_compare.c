@@ -50,7 +50,8 @@ static void usage(FILE *to)
             "asked; 2 bad usage; 130 compare was stopped (Ctrl-C, SIGTERM, SIGHUP): compare.md has what ran.\n");
 }
 
-/* once under a launcher, from its rank 0 (nvs_stderr_cmdline: the command line alone), as run's own usage errors: every rank said it */
+/* once under a launcher, from its rank 0 (nvs_stderr_cmdline: the command line alone), as run's own usage errors: every
+ * rank said it */
 static int usage_error(const char *msg, const char *val)
 {
     fprintf(nvs_stderr_cmdline(), "nvscale compare: %s%s%s%s\nTry 'nvscale compare --help'.\n", msg, val ? " '" : "",
@@ -203,10 +204,11 @@ static int check_launch(const compare_opts *o)
     /* compare's runs are one process each, a thread per GPU, where run refuses --emulate-nodes above 1
      * (runtime_threads.c): every transport failed the same way, after the topology, exit 1 */
     if (o->cfg.emulate_nodes > 1) {
-        fprintf(stderr, "nvscale compare: --emulate-nodes %d needs one process per rank, and compare runs each transport "
-                        "as one process: run 'mpirun -np N nvscale compare --emulate-nodes %d ...' for the mpirun "
-                        "commands that do it\nTry 'nvscale compare --help'.\n", o->cfg.emulate_nodes,
-                o->cfg.emulate_nodes);
+        fprintf(stderr,
+                "nvscale compare: --emulate-nodes %d needs one process per rank, and compare runs each transport "
+                "as one process: run 'mpirun -np N nvscale compare --emulate-nodes %d ...' for the mpirun "
+                "commands that do it\nTry 'nvscale compare --help'.\n",
+                o->cfg.emulate_nodes, o->cfg.emulate_nodes);
         return 2;
     }
     return GO;
@@ -348,9 +350,11 @@ static int refuse_unlike_runs(const compare_opts *o, const tp_result *t)
         }
     char why[512];
     if (!nvs_tp_runs_alike(lr, ln, nl, why, sizeof why)) {
-        fprintf(stderr, "nvscale compare: --report-only: the runs in '%s' were not made with the same options "
-                        "(%s): a comparison of transports compares the same measurement; run them again with "
-                        "the same -d, -o, -r, --inplace, -G, -n, -w, -m, -z, -a and --alloc, on the same host and GPUs (or see them all with 'nvscale report %s/*/run.json')\n",
+        fprintf(stderr,
+                "nvscale compare: --report-only: the runs in '%s' were not made with the same options "
+                "(%s): a comparison of transports compares the same measurement; run them again with "
+                "the same -d, -o, -r, --inplace, -G, -n, -w, -m, -z, -a and --alloc, on the same host and GPUs (or see "
+                "them all with 'nvscale report %s/*/run.json')\n",
                 o->dir, why, o->dir);
         return 2;
     }

@@ -40,7 +40,8 @@ void nvs_cc_status_table(FILE *f, const tp_result *t, int n, int markdown)
     for (int i = 0; i < n; i++) {
         const nvs_tp_desc *d = nvs_tp(t[i].kind);
         char env[128] = "", verdict[NVS_PATH_MAX + 1024];
-        for (int e = 0; d->env[e]; e++) snprintf(env + strlen(env), sizeof env - strlen(env), "%s%s", e ? " " : "", d->env[e]);
+        for (int e = 0; d->env[e]; e++)
+            snprintf(env + strlen(env), sizeof env - strlen(env), "%s%s", e ? " " : "", d->env[e]);
         if (!env[0]) snprintf(env, sizeof env, "(unchanged)");
         if (t[i].state == ST_RAN)
             snprintf(verdict, sizeof verdict, "%s%s%s%s%s", t[i].ver.text, t[i].note[0] ? "; " : "", t[i].note,
@@ -139,7 +140,8 @@ void nvs_cc_busbw_tables(FILE *f, const tp_result *t, int n, int markdown)
             char var[64] = "", vn[NVS_ESC_SIZE(64)];
             for (int i = 0; i < nr && !var[0]; i++)
                 for (int s = 0; s < ks && !var[0]; s++)
-                    nvs_run_coll_variant(runs[i], nvs_run_coll_find(runs[i], colls[c], ns[m], sizes[s]), var, sizeof var);
+                    nvs_run_coll_variant(runs[i], nvs_run_coll_find(runs[i], colls[c], ns[m], sizes[s]), var,
+                                         sizeof var);
             /* a run of --inplace in has no out-of-place row: its in-place rows are shown, and the heading says so
              * (--report-only refused runs whose shown rows differ in kind, nvs_tp_runs_alike) */
             int in = 0, cells = 0, failed = 0;
@@ -152,8 +154,8 @@ void nvs_cc_busbw_tables(FILE *f, const tp_result *t, int n, int markdown)
             if (in) snprintf(var + strlen(var), sizeof var - strlen(var), "%s%s", var[0] ? ", " : "",
                              in == cells ? "in-place" : "in-place where there is no out-of-place row");
             nvs_esc(markdown ? NVS_ESC_MD : NVS_ESC_TERM, var, vn, sizeof vn);
-            fprintf(f, markdown ? "### %s%s%s, N=%d: busbw (GB/s)\n\n| size |" : "\n%s%s%s, N=%d: busbw (GB/s)\n%10s", cn,
-                    var[0] ? " " : "", vn, ns[m], markdown ? "" : "size");
+            fprintf(f, markdown ? "### %s%s%s, N=%d: busbw (GB/s)\n\n| size |" : "\n%s%s%s, N=%d: busbw (GB/s)\n%10s",
+                    cn, var[0] ? " " : "", vn, ns[m], markdown ? "" : "size");
             for (int i = 0; i < nr; i++) fprintf(f, markdown ? " %s |" : " %9s", names[i]);
             for (int i = 1; i < nr; i++) {
                 char ratio[32];

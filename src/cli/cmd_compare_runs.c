@@ -126,8 +126,10 @@ void nvs_cc_run_one(const char *prog, const char *dir, int pc, char **pass, tp_r
              * file was written): its rows were measured, and are kept (they were dropped with the run: FAILED, no
              * column); the run still counts as failed. A run.json that says otherwise is said by mark_unfinished. */
             if (!t->run.result_status || !strcmp(t->run.result_status, "ok"))
-                snprintf(t->unfinished, sizeof t->unfinished, "its run.json says %s, but the process did not end well (%s): "
-                         "its rows are what it measured", t->run.result_status ? "ok" : "no result", s);
+                snprintf(t->unfinished, sizeof t->unfinished,
+                         "its run.json says %s, but the process did not end well (%s): "
+                         "its rows are what it measured",
+                         t->run.result_status ? "ok" : "no result", s);
         }
         return;
     }

@@ -21,7 +21,8 @@ static void usage(FILE *to)
     fprintf(to,
             "usage: nvscale model --gpu ID[,ID] --machine ID[,ID] --model NAME|FILE [options]\n"
             "       nvscale model --lambda [--fit]\n"
-            "       nvscale model --calibrate RUN.json [--machine ID] [--gpu ID] [--model NAME|FILE] [--tolerance PCT]\n"
+            "       nvscale model --calibrate RUN.json [--machine ID] [--gpu ID] [--model NAME|FILE] "
+            "[--tolerance PCT]\n"
             "                     [--host-mem-gbps X] [--gpus LIST | --nodes LIST --net ID]\n"
             "       nvscale model --list-presets [--format json]\n"
             "What-if cost model of a data-parallel training step: per-layer compute from the GPU's rates, DDP\n"

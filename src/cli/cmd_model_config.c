@@ -192,7 +192,8 @@ int nvs_cm_common_settings(const opts *o, const nvs_presets *ps, nvs_model_confi
         c->has_net = 1;
     }
     if (c->algo == NVS_ALGO_COLLNET && (!c->has_net || !c->net.sharp))
-        return usage_error("%s", "--algo collnet needs --net with in-network reduction (sharp 1: ib-hdr200, ib-ndr400)");
+        return usage_error("%s",
+                           "--algo collnet needs --net with in-network reduction (sharp 1: ib-hdr200, ib-ndr400)");
     return 0;
 }
 

@@ -25,9 +25,9 @@ static void print_series_cb(FILE *f, const void *a)
     nvs_model_print_series(f, x->ps, x->s, x->ns, x->gap, x->gap_n);
 }
 
-/* The points of a and b at the largest N above 1 both have (returns 1 if there is one): the gap is explained there, each
- * configuration at its own shape (two boxes of 4 and 8 GPUs run 16 GPUs as 4 x 4 and 2 x 8; with --nodes their
- * N differ altogether), so that it splits the efficiencies their rows show */
+/* The points of a and b at the largest N above 1 both have (returns 1 if there is one): the gap is explained there,
+ * each configuration at its own shape (two boxes of 4 and 8 GPUs run 16 GPUs as 4 x 4 and 2 x 8; with --nodes their N
+ * differ altogether), so that it splits the efficiencies their rows show */
 static int gap_points(const nvs_model_series *a, const nvs_model_series *b, const nvs_model_point **pa,
                       const nvs_model_point **pb)
 {
@@ -123,7 +123,8 @@ int nvs_cm_project(const opts *o, const nvs_presets *ps, int json)
             gap_n = pa->n;
         }
         series_args a = {ps, s, ns, gp, gap_n};
-        rc = nvs_cm_render_and_emit(o, json, print_series_cb, &a, json ? nvs_model_json_series(ps, s, ns, gp, gap_n) : NULL);
+        rc = nvs_cm_render_and_emit(o, json, print_series_cb, &a,
+                                    json ? nvs_model_json_series(ps, s, ns, gp, gap_n) : NULL);
     }
 out:
     for (int i = 0; i < ns; i++) free(s[i].pts);

@@ -134,7 +134,8 @@ int cmd_report(int argc, char **argv)
             /* room for the file names inside it (the report's buffers are NVS_PATH_MAX): a longer one was cut
              * short silently, the cut directory made, and the report then failed to be written */
             if (strlen(optarg) > NVS_PATH_MAX - 256) {
-                nvs_cli_refuse("report", "-o: a directory name of %zu bytes: at most %d", strlen(optarg), NVS_PATH_MAX - 256);
+                nvs_cli_refuse("report", "-o: a directory name of %zu bytes: at most %d", strlen(optarg),
+                               NVS_PATH_MAX - 256);
                 return 2;
             }
             outdir = optarg;

@@ -68,8 +68,9 @@ nvs_result_t nvs_opt_cross_checks(nvs_opt_parse *ps, const struct option *long_o
     nvs_config *c = ps->c;
     const char *sub = ps->sub;
     if (ps->have_f < 0 && !ps->have_i)
-        return nvs_opt_bad(sub, ps->flag_f1, "1", "expected a factor above 1, at most 1024 (e.g. 2); -f 1 (nccl-tests: no factor) only with "
-                                      "-i/--stepbytes SIZE, the step it then takes");
+        return nvs_opt_bad(sub, ps->flag_f1, "1",
+                           "expected a factor above 1, at most 1024 (e.g. 2); -f 1 (nccl-tests: no factor) only with "
+                           "-i/--stepbytes SIZE, the step it then takes");
     if (ps->have_f > 0 && ps->have_i) {
         /* not in excludes[]: -f 1 (nccl-tests' "no factor") goes with -i, above */
         nvs_cli_exclude_refuse(sub, "-f/--stepfactor", "-i/--stepbytes", "-f multiplies the size each step, -i adds "
@@ -82,7 +83,8 @@ nvs_result_t nvs_opt_cross_checks(nvs_opt_parse *ps, const struct option *long_o
     if (c->min_bytes > c->max_bytes) {
         char why[160], v[32];
         if (ps->b_typed && ps->e_typed) {
-            snprintf(why, sizeof why, "larger than %s %s (the smallest size above the largest)", ps->flag_e, ps->e_typed);
+            snprintf(why, sizeof why, "larger than %s %s (the smallest size above the largest)", ps->flag_e,
+                     ps->e_typed);
             return nvs_opt_bad(sub, ps->flag_b, ps->b_typed, why);
         }
         if (ps->b_typed) {

@@ -58,7 +58,8 @@ int nvs_opt_general(nvs_opt_parse *ps, int opt, const char *flag, const char *a)
     case OPT_EMULATE:
         /* the world size is known only once launched: the runtime checks that K divides it */
         if (nvs_opt_int_range(a, 1, 1 << 20, &c->emulate_nodes))
-            return nvs_opt_bad(sub, flag, a, "expected a number of virtual hosts >= 1 that divides the number of ranks");
+            return nvs_opt_bad(sub, flag, a,
+                               "expected a number of virtual hosts >= 1 that divides the number of ranks");
         break;
     case OPT_NO_NCCL_LOG: c->nccl_log = 0; break;
     case OPT_XML:
@@ -67,7 +68,8 @@ int nvs_opt_general(nvs_opt_parse *ps, int opt, const char *flag, const char *a)
         snprintf(c->hwloc_xml, sizeof c->hwloc_xml, "%s", a);
         break;
     case OPT_COPY_BYTES:
-        if (nvs_opt_size(sub, flag, a, 4, &c->copy_bytes, "expected a size from 4 to 1T such as 256M")) return NVS_ERR_USAGE;
+        if (nvs_opt_size(sub, flag, a, 4, &c->copy_bytes, "expected a size from 4 to 1T such as 256M"))
+            return NVS_ERR_USAGE;
         break;
     case OPT_COPY_ITERS:
         if (nvs_opt_int_range(a, 1, 1000000, &c->copy_iters)) return nvs_opt_bad(sub, flag, a, "expected 1..1000000");

@@ -34,7 +34,8 @@ nvs_result_t nvs_config_parse_for(nvs_config *c, const char *opts_of, const char
     struct option long_opts[NSPECS + 1];
     char short_opts[2 * NSPECS + 2] = ":";
     for (int i = 0; i < NSPECS; i++) {
-        long_opts[i] = (struct option){nvs_opt_specs[i].name, nvs_opt_specs[i].has_arg ? required_argument : no_argument, 0, nvs_opt_specs[i].key};
+        long_opts[i] = (struct option){
+            nvs_opt_specs[i].name, nvs_opt_specs[i].has_arg ? required_argument : no_argument, 0, nvs_opt_specs[i].key};
         if (nvs_opt_specs[i].key < 256) {
             size_t l = strlen(short_opts);
             short_opts[l] = (char)nvs_opt_specs[i].key;
@@ -61,16 +62,17 @@ nvs_result_t nvs_config_parse_for(nvs_config *c, const char *opts_of, const char
         for (int i = 0; i < NSPECS && opt != '?' && opt != ':'; i++) {
             if (nvs_opt_specs[i].key != opt) continue;
             if (given[i] && opt != 'v') { /* -v counts (-vv: debug) */
-                fprintf(nvs_stderr_cmdline(), "nvscale %s: option %s given twice\nTry 'nvscale %s --help'.\n", sub, flag,
-                        sub);
+                fprintf(nvs_stderr_cmdline(), "nvscale %s: option %s given twice\nTry 'nvscale %s --help'.\n", sub,
+                        flag, sub);
                 return NVS_ERR_USAGE;
             }
             given[i] = 1;
             if (!(nvs_opt_specs[i].subs & mine)) {
                 char who[64];
                 nvs_opt_owners(nvs_opt_specs[i].subs, who, sizeof who);
-                fprintf(nvs_stderr_cmdline(), "nvscale %s: option %s is not one of %s's (it belongs to: %s)\nTry 'nvscale %s --help'.\n",
-                        sub, flag, opts_of, who, sub);
+                fprintf(nvs_stderr_cmdline(),
+                        "nvscale %s: option %s is not one of %s's (it belongs to: %s)\nTry 'nvscale %s --help'.\n", sub,
+                        flag, opts_of, who, sub);
                 return NVS_ERR_USAGE;
             }
         }
@@ -106,7 +108,8 @@ nvs_result_t nvs_config_parse_for(nvs_config *c, const char *opts_of, const char
         return NVS_ERR_USAGE;
     }
     if (optind < argc) {
-        fprintf(nvs_stderr_cmdline(), "nvscale %s: unexpected argument '%s'\nTry 'nvscale %s --help'.\n", sub, argv[optind], sub);
+        fprintf(nvs_stderr_cmdline(), "nvscale %s: unexpected argument '%s'\nTry 'nvscale %s --help'.\n", sub,
+                argv[optind], sub);
         return NVS_ERR_USAGE;
     }
     nvs_result_t res = nvs_opt_cross_checks(&ps, long_opts, given);

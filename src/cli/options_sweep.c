@@ -25,24 +25,27 @@ int nvs_opt_sweep(nvs_opt_parse *ps, int opt, const char *flag, const char *a)
         if (nvs_opt_int_range(a, 1, 1024, &c->agg_iters)) return nvs_opt_bad(sub, flag, a, "expected 1..1024");
         break;
     case 'a':
-        if (nvs_opt_int_range(a, 0, 3, &c->time_basis)) return nvs_opt_bad(sub, flag, a, "expected 0 (rank 0), 1 (mean), 2 (fastest) or 3 (slowest rank)");
+        if (nvs_opt_int_range(a, 0, 3, &c->time_basis))
+            return nvs_opt_bad(sub, flag, a, "expected 0 (rank 0), 1 (mean), 2 (fastest) or 3 (slowest rank)");
         break;
     case 'z':
         /* nccl-tests 2.19 (common.cu startColl): -z 1 syncs and barriers after each operation, -z 2 syncs only,
          * -z 3 times only the synced operations (paired events), which nvscale does not: named, not a bare range */
         if (nvs_opt_int_range(a, 0, 2, &c->blocking))
-            return nvs_opt_bad(sub, flag, a, "expected 0, 1 or 2 (wait for each operation, 1 then a host barrier, 2 without, "
-                                             "as nccl-tests; its -z 3, timing only the waited operations, is not taken)");
+            return nvs_opt_bad(sub, flag, a,
+                               "expected 0, 1 or 2 (wait for each operation, 1 then a host barrier, 2 without, "
+                               "as nccl-tests; its -z 3, timing only the waited operations, is not taken)");
         break;
     case 'g':
     case 't': {
         int one = 0;
         if (nvs_opt_int_range(a, 1, 1, &one))
             return nvs_opt_bad(sub, flag, a,
-                               opt == 'g' ? "nvscale drives one GPU per rank: for N GPUs run `mpirun -np N nvscale` (or plain "
-                                            "`nvscale`: one thread per visible GPU, CUDA_VISIBLE_DEVICES honoured)"
-                                          : "nvscale runs one thread per rank: under mpirun use -np N; without a launcher it "
-                                            "starts one thread per visible GPU by itself");
+                               opt == 'g'
+                                   ? "nvscale drives one GPU per rank: for N GPUs run `mpirun -np N nvscale` (or plain "
+                                     "`nvscale`: one thread per visible GPU, CUDA_VISIBLE_DEVICES honoured)"
+                                   : "nvscale runs one thread per rank: under mpirun use -np N; without a launcher it "
+                                     "starts one thread per visible GPU by itself");
         break;
     }
     case OPT_ALLOC:
@@ -51,13 +54,15 @@ int nvs_opt_sweep(nvs_opt_parse *ps, int opt, const char *flag, const char *a)
         break;
     case 'b':
         c->sizes_explicit = 1;
-        if (nvs_opt_size(sub, flag, a, 1, &c->min_bytes, "expected a size from 1 to 1T such as 8, 64K, 1M")) return NVS_ERR_USAGE;
+        if (nvs_opt_size(sub, flag, a, 1, &c->min_bytes, "expected a size from 1 to 1T such as 8, 64K, 1M"))
+            return NVS_ERR_USAGE;
         ps->b_typed = a;
         snprintf(ps->flag_b, sizeof ps->flag_b, "%s", flag);
         break;
     case 'e':
         c->sizes_explicit = 1;
-        if (nvs_opt_size(sub, flag, a, 1, &c->max_bytes, "expected a size from 1 to 1T such as 128M or 8G")) return NVS_ERR_USAGE;
+        if (nvs_opt_size(sub, flag, a, 1, &c->max_bytes, "expected a size from 1 to 1T such as 128M or 8G"))
+            return NVS_ERR_USAGE;
         ps->e_typed = a;
         snprintf(ps->flag_e, sizeof ps->flag_e, "%s", flag);
         break;
@@ -76,7 +81,8 @@ int nvs_opt_sweep(nvs_opt_parse *ps, int opt, const char *flag, const char *a)
         break;
     case 'n':
         if (!strcasecmp(a, "auto")) c->iters = 0;
-        else if (nvs_opt_int_range(a, 1, 10000000, &c->iters)) return nvs_opt_bad(sub, flag, a, "expected 1..10000000 or auto");
+        else if (nvs_opt_int_range(a, 1, 10000000, &c->iters))
+            return nvs_opt_bad(sub, flag, a, "expected 1..10000000 or auto");
         break;
     case 'w':
         if (nvs_opt_int_range(a, 0, 1000000, &c->warmup)) return nvs_opt_bad(sub, flag, a, "expected 0..1000000");
@@ -88,10 +94,12 @@ int nvs_opt_sweep(nvs_opt_parse *ps, int opt, const char *flag, const char *a)
                                              "each configuration once: -c 1)");
         break;
     case 'G':
-        if (nvs_opt_int_range(a, 0, 1000000, &c->graph_launches)) return nvs_opt_bad(sub, flag, a, "expected 0..1000000");
+        if (nvs_opt_int_range(a, 0, 1000000, &c->graph_launches))
+            return nvs_opt_bad(sub, flag, a, "expected 0..1000000");
         break;
     case 'd':
-        if ((pm = nvs_opt_mask(a, nvs_dtype_parse, NVS_DTYPE_COUNT, &c->types_mask, "type", badname, sizeof badname)) == -2)
+        if ((pm = nvs_opt_mask(a, nvs_dtype_parse, NVS_DTYPE_COUNT, &c->types_mask, "type", badname, sizeof badname)) ==
+            -2)
             return nvs_opt_bad(sub, flag, a, badname);
         else if (pm && (!strcasecmp(badname, "f8e4m3") || !strcasecmp(badname, "f8e5m2")))
             /* nccl-tests 2.19.6 names (common.cu test_typenames): ncclFloat8e4m3/e5m2, which the fill and
@@ -105,7 +113,8 @@ int nvs_opt_sweep(nvs_opt_parse *ps, int opt, const char *flag, const char *a)
                                "all");
         break;
     case 'o':
-        if ((pm = nvs_opt_mask(a, nvs_redop_parse, NVS_OP_COUNT, &c->ops_mask, "operation", badname, sizeof badname)) == -2)
+        if ((pm = nvs_opt_mask(a, nvs_redop_parse, NVS_OP_COUNT, &c->ops_mask, "operation", badname, sizeof badname)) ==
+            -2)
             return nvs_opt_bad(sub, flag, a, badname);
         else if (pm && !strcasecmp(badname, "mulsum"))
             /* nccl-tests 2.19.6's mulsum: a sum premultiplied by a scalar (ncclRedOpCreatePreMulSum) */
@@ -119,7 +128,8 @@ int nvs_opt_sweep(nvs_opt_parse *ps, int opt, const char *flag, const char *a)
         if (nvs_opt_int_range(a, 0, 1 << 20, &c->root)) return nvs_opt_bad(sub, flag, a, "expected a rank >= 0");
         break;
     case OPT_COLL:
-        if ((pm = nvs_opt_mask(a, lookup_coll, nvs_coll_count(), &c->colls_mask, "collective", badname, sizeof badname)) == -2)
+        if ((pm = nvs_opt_mask(a, lookup_coll, nvs_coll_count(), &c->colls_mask, "collective", badname,
+                               sizeof badname)) == -2)
             return nvs_opt_bad(sub, flag, a, badname);
         else if (pm)
             return nvs_opt_bad(sub, flag, badname,

@@ -66,10 +66,12 @@ int nvs_opt_train(nvs_opt_parse *ps, int opt, const char *flag, const char *a)
         break;
     }
     case OPT_BATCH:
-        if (nvs_opt_int_range(a, 1, 1000000, &c->batch)) return nvs_opt_bad(sub, flag, a, "expected a batch of 1..1000000 samples per GPU");
+        if (nvs_opt_int_range(a, 1, 1000000, &c->batch))
+            return nvs_opt_bad(sub, flag, a, "expected a batch of 1..1000000 samples per GPU");
         break;
     case OPT_PRECISION:
-        if (nvs_precision_parse(a, &c->precision)) return nvs_opt_bad(sub, flag, a, "expected fp32, tf32, bf16 or fp16");
+        if (nvs_precision_parse(a, &c->precision))
+            return nvs_opt_bad(sub, flag, a, "expected fp32, tf32, bf16 or fp16");
         c->precision_explicit = 1;
         break;
     case OPT_GRAD:
@@ -78,10 +80,12 @@ int nvs_opt_train(nvs_opt_parse *ps, int opt, const char *flag, const char *a)
         else return nvs_opt_bad(sub, flag, a, "expected fp32 or bf16");
         break;
     case OPT_BFIRST:
-        if (nvs_opt_size(sub, flag, a, 1, &c->bucket_first_bytes, "expected a size from 1 to 1T such as 1M")) return NVS_ERR_USAGE;
+        if (nvs_opt_size(sub, flag, a, 1, &c->bucket_first_bytes, "expected a size from 1 to 1T such as 1M"))
+            return NVS_ERR_USAGE;
         break;
     case OPT_BCAP:
-        if (nvs_opt_size(sub, flag, a, 1, &c->bucket_cap_bytes, "expected a size from 1 to 1T such as 25M")) return NVS_ERR_USAGE;
+        if (nvs_opt_size(sub, flag, a, 1, &c->bucket_cap_bytes, "expected a size from 1 to 1T such as 25M"))
+            return NVS_ERR_USAGE;
         break;
     case OPT_STEPS:
         if (nvs_opt_int_range(a, 1, 1000000, &c->steps)) return nvs_opt_bad(sub, flag, a, "expected 1..1000000");

@@ -381,7 +381,10 @@ static void gpu_list(const nvs_run_scaling *s, char *buf, size_t len)
         snprintf(buf + strlen(buf), len - strlen(buf), "%s%d", k ? "," : "", s->gpus[k]);
 }
 
-static int cmp_int(const void *a, const void *b) { return (*(const int *)a > *(const int *)b) - (*(const int *)a < *(const int *)b); }
+static int cmp_int(const void *a, const void *b)
+{
+    return (*(const int *)a > *(const int *)b) - (*(const int *)a < *(const int *)b);
+}
 
 /* Were runs a and b made on the same host and, at every N both measured, on the same GPUs (run.json "scaling":
  * topology indices)? Runs of separate mpiruns may land on other nodes of a hostfile, or on other GPUs

@@ -76,8 +76,9 @@ void nvs_tp_verify(nvs_tp_kind k, const nvs_run *r, nvs_tp_verification *v);
  * with like (runs made with `-d float` and `-d double`, or `--inplace in` and `out`, differ in more than the
  * transport). The runs must also agree on the sweep's timing settings that each recorded: -a (run.json
  * sweep.time_basis), -w, -m, -z, --alloc, and -n (each row's iters), and have run on the same host and, at every
- * N that two runs share, on the same GPUs (run.json "scaling"; what a run does not record is not compared). names[i] is how run i is called in the message. Returns 1 when alike; 0 with the first difference in
- * err ("all_reduce N=2 1 MiB: nvlink measured float sum out-of-place, shm double sum out-of-place"). */
+ * N that two runs share, on the same GPUs (run.json "scaling"; what a run does not record is not compared). names[i] is
+ * how run i is called in the message. Returns 1 when alike; 0 with the first difference in err ("all_reduce N=2 1 MiB:
+ * nvlink measured float sum out-of-place, shm double sum out-of-place"). */
 int nvs_tp_runs_alike(const nvs_run *const *runs, const char *const *names, int nr, char *err, size_t errlen);
 
 /* The kind of row the table shows: "float sum out-of-place", "float root 0 in-place, CUDA graph". */

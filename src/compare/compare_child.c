@@ -43,7 +43,8 @@ static void pass_on_stop(pid_t pid, int *stopped)
 {
     if (*stopped || !nvs_interrupted()) return;
     *stopped = 1;
-    if (kill(pid, SIGTERM) != 0 && errno != ESRCH) nvs_warn("cannot stop the child %ld: %s", (long)pid, strerror(errno));
+    if (kill(pid, SIGTERM) != 0 && errno != ESRCH)
+        nvs_warn("cannot stop the child %ld: %s", (long)pid, strerror(errno));
 }
 
 nvs_result_t nvs_child_run(const char *prog, char *const argv[], char *const envp[], const char *stdout_path,

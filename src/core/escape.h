@@ -29,7 +29,15 @@
 #include <stddef.h>
 #include <stdio.h>
 
-typedef enum { NVS_ESC_MD = 0, NVS_ESC_HTML, NVS_ESC_CSV, NVS_ESC_TERM, NVS_ESC_XML, NVS_ESC_XMLATTR, NVS_ESC_PROM } nvs_esc_kind;
+typedef enum {
+    NVS_ESC_MD = 0,
+    NVS_ESC_HTML,
+    NVS_ESC_CSV,
+    NVS_ESC_TERM,
+    NVS_ESC_XML,
+    NVS_ESC_XMLATTR,
+    NVS_ESC_PROM
+} nvs_esc_kind;
 
 char *nvs_esc(nvs_esc_kind kind, const char *s, char *buf, size_t len);
 static inline char *nvs_esc_md(const char *s, char *buf, size_t len) { return nvs_esc(NVS_ESC_MD, s, buf, len); }

@@ -1,8 +1,9 @@
 /* Interruption by a signal (SIGINT from Ctrl-C unless it was ignored at start, as for `nvscale ... &` in a
- * script; SIGTERM from mpirun or a batch system; SIGHUP unless it was ignored at start, as under nohup): the handler only records the signal; the run polls nvs_interrupted() where
- * it waits (collective and stream waits, host barriers) and between measurements, stops, and writes what it has
- * measured as run.json with status "interrupted". A second SIGINT gives the default action back (the process
- * ends at once). Async-signal-safe: the handler writes one sig_atomic_t. */
+ * script; SIGTERM from mpirun or a batch system; SIGHUP unless it was ignored at start, as under nohup): the handler
+ * only records the signal; the run polls nvs_interrupted() where it waits (collective and stream waits, host barriers)
+ * and between measurements, stops, and writes what it has measured as run.json with status "interrupted". A second
+ * SIGINT gives the default action back (the process ends at once). Async-signal-safe: the handler writes one
+ * sig_atomic_t. */
 #ifndef NVS_INTERRUPT_H
 #define NVS_INTERRUPT_H
 

@@ -220,8 +220,9 @@ static void say_link(const char *link, int is_path, int e, char *why, size_t len
         append(chain, sizeof chain, "'");
         memcpy(at, nat, sizeof at);
     }
-    const char *what = e == ENOENT ? "which does not exist" : e == ELOOP ? "which leads back to itself (a loop of links)"
-                                                                         : strerror(e);
+    const char *what = e == ENOENT  ? "which does not exist"
+                       : e == ELOOP ? "which leads back to itself (a loop of links)"
+                                    : strerror(e);
     snprintf(why, len, "%s%s%sa symbolic link to '%s'%s, %s; nvscale does not make what a link points to",
              is_path ? "" : "'", is_path ? "" : link, is_path ? "" : "' is ", to, chain, what);
 }

@@ -55,7 +55,8 @@ const char *nvs_num_status_text(nvs_num_status st)
     case NVS_NUM_NEGATIVE: return "must not be negative";
     case NVS_NUM_SUFFIX: return "no K/M/G suffixes (ambiguous between 1000 and 1024): write the number";
     case NVS_NUM_RANGE: return "out of the range of a number";
-    case NVS_NUM_TINY: return "too small: not 0, but below the smallest number held (2.2e-308); write 0 or a larger value";
+    case NVS_NUM_TINY:
+        return "too small: not 0, but below the smallest number held (2.2e-308); write 0 or a larger value";
     default: return "not a decimal number (plain or scientific notation, e.g. 4096 or 2.5e7)";
     }
 }

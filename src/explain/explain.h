@@ -91,8 +91,9 @@ size_t nvs_explain_text(const nvs_explain_facts *f, char *buf, size_t len);
  * (scaling[n].gpus, else ranks 0..n-1 mapped through ranks[].topo_gpu, else GPUs 0..n-1) by the file's pairs:
  * the ring's pair with the lowest bound (ties: the worse class); the collective is "all_reduce" if measured at n,
  * else the first one measured at n. The const char * strings point into the run. The training figures are of the
- * workload with the lowest efficiency at n (the first listed where none has one). An unknown bound does not hide a worse class: a NET hop of unknown rate is the
- * slowest hop of a ring that also has NVLink hops. Never fails: what the run lacks stays unknown. */
+ * workload with the lowest efficiency at n (the first listed where none has one). An unknown bound does not hide a
+ * worse class: a NET hop of unknown rate is the slowest hop of a ring that also has NVLink hops. Never fails: what the
+ * run lacks stays unknown. */
 void nvs_explain_facts_from_run(const nvs_run *r, int n, nvs_explain_facts *f);
 
 /* Whether NCCL went around the ring's slowest hop: an NVLink hop, and a transport known to be SHM (through host

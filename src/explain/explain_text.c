@@ -111,9 +111,9 @@ size_t nvs_explain_text(const nvs_explain_facts *f, char *buf, size_t len)
     }
     /* rows whose result check failed are no evidence of a bandwidth: named, never quoted */
     if (f->failed_rows > 0)
-        sbf(&s, "%s %d %s row%s at %d %s failed the result check (%lld wrong elements): %s not used", isnan(f->busbw_gbps) ? ":" : ";",
-            f->failed_rows, coll, f->failed_rows > 1 ? "s" : "", f->n, UN, f->failed_wrong,
-            f->failed_rows > 1 ? "their busbw is" : "its busbw is");
+        sbf(&s, "%s %d %s row%s at %d %s failed the result check (%lld wrong elements): %s not used",
+            isnan(f->busbw_gbps) ? ":" : ";", f->failed_rows, coll, f->failed_rows > 1 ? "s" : "", f->n, UN,
+            f->failed_wrong, f->failed_rows > 1 ? "their busbw is" : "its busbw is");
     int said = !isnan(f->busbw_gbps) || f->failed_rows > 0;
     if (!isnan(f->exposed_comm_pct)) {
         double e = f->exposed_comm_pct < 0 ? 0 : f->exposed_comm_pct;

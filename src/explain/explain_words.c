@@ -100,7 +100,8 @@ void nvs_ex_transport_words(sb *s, const nvs_explain_facts *f)
         sbf(s, "%sNET%s%s", first ? "" : " and ", f->net[0] ? "/" : "", f->net);
         first = 0;
     }
-    if (collnet) { /* NCCL_COLLNET_ENABLE=1 and a collnet plugin (SHARP): the switches reduce (src/transport/coll_net.cc) */
+    if (collnet) { /* NCCL_COLLNET_ENABLE=1 and a collnet plugin (SHARP): the switches reduce
+                      (src/transport/coll_net.cc) */
         sbf(s, "%sCollNet%s%s (in-network reduction through the network plugin)", first ? "" : " and ",
             f->collnet[0] ? "/" : "", f->collnet);
         first = 0;

@@ -91,7 +91,8 @@ static void differ(char *why, size_t len, const char *what, const char *a, const
 int nvs_fleet_machines_differ(const nvs_fleet_machine *a, const nvs_fleet_machine *b, char *why, size_t len)
 {
     why[0] = '\0';
-    if (a->gpu_name && b->gpu_name && strcmp(a->gpu_name, b->gpu_name)) differ(why, len, "GPU", a->gpu_name, b->gpu_name);
+    if (a->gpu_name && b->gpu_name && strcmp(a->gpu_name, b->gpu_name))
+        differ(why, len, "GPU", a->gpu_name, b->gpu_name);
     if (a->ngpus >= 0 && b->ngpus >= 0 && a->ngpus != b->ngpus) {
         char x[16], y[16];
         snprintf(x, sizeof x, "%d", a->ngpus);

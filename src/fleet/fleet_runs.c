@@ -24,7 +24,8 @@ static double common_size(const nvs_run *const *runs, size_t nruns, const char *
         int all = 1;
         for (size_t i = 0; i < nruns && all; i++) {
             int has_coll = 0;
-            for (size_t j = 0; j < runs[i]->ncolls; j++) has_coll |= runs[i]->colls[j].n == n && !strcmp(runs[i]->colls[j].collective, coll);
+            for (size_t j = 0; j < runs[i]->ncolls; j++)
+                has_coll |= runs[i]->colls[j].n == n && !strcmp(runs[i]->colls[j].collective, coll);
             if (has_coll && !nvs_run_coll_find(runs[i], coll, n, c->size)) all = 0;
         }
         if (all) best = c->size;
@@ -95,7 +96,8 @@ const char *nvs_fleet_hosts_of(const nvs_run *r, const int *ranks, size_t n, cha
 static const char *hosts_at(const nvs_run *r, int n, char *buf, size_t len)
 {
     const nvs_run_scaling *s = nvs_run_scaling_of(r, n);
-    return s && s->nranks ? nvs_fleet_hosts_of(r, s->ranks, s->nranks, buf, len) : nvs_fleet_hosts_of(r, NULL, 0, buf, len);
+    return s && s->nranks ? nvs_fleet_hosts_of(r, s->ranks, s->nranks, buf, len)
+                          : nvs_fleet_hosts_of(r, NULL, 0, buf, len);
 }
 
 /* common_size of each (collective, n), computed once: it reads every row of every run, and was computed again for
@@ -145,7 +147,8 @@ static int collect(const nvs_run *const *runs, size_t nruns, nvs_fleet_samples *
             double bytes;
             if (memo_size(memo, nmemo, runs, nruns, c->collective, c->n, &bytes)) return -1;
             if (bytes <= 0 || c->size != bytes) continue; /* the one row of this run that stands for the key */
-            snprintf(key, sizeof key, "busbw %s %s n=%d", c->collective, nvs_format_size((size_t)bytes, sz, sizeof sz), c->n);
+            snprintf(key, sizeof key, "busbw %s %s n=%d", c->collective, nvs_format_size((size_t)bytes, sz, sizeof sz),
+                     c->n);
             int seen = 0;
             for (size_t j = 0; j < out->n; j++)
                 seen |= out->v[j].run == (int)i && !strncmp(out->v[j].key, key, strlen(key)) &&

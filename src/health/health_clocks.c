@@ -67,7 +67,8 @@ void nvs_he_eval_clocks(nvs_health_finding *x, const nvs_health_gpu *g)
         char names[160];
         worsen(x, NVS_SEV_WARN);
         note_add(x, "the SM clock averaged %.0f%% of max over %d busy samples (lowest %d MHz); reasons seen: %s",
-                 frac * 100, l->busy_samples, l->sm_min_mhz, nvs_health_reason_names(l->reasons_busy, names, sizeof names));
+                 frac * 100, l->busy_samples, l->sm_min_mhz,
+                 nvs_health_reason_names(l->reasons_busy, names, sizeof names));
     }
     if (l->mem_min_mhz > 0 && b->mem_max_mhz > 0 && l->mem_min_mhz < MEM_CLOCK_MIN_FRAC * b->mem_max_mhz) {
         worsen(x, NVS_SEV_WARN);
@@ -129,6 +130,7 @@ void nvs_he_eval_power(nvs_health_finding *x, const nvs_health_gpu *g)
     x->expected_v = def;
     if (lim < POWER_LIMIT_MIN_FRAC * def) {
         worsen(x, NVS_SEV_WARN);
-        note_add(x, "the power limit was lowered to %.0f W of the default %.0f W: clocks cap earlier under load", lim, def);
+        note_add(x, "the power limit was lowered to %.0f W of the default %.0f W: clocks cap earlier under load", lim,
+                 def);
     }
 }

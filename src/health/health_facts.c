@@ -18,7 +18,8 @@ void nvs_health_snap_unknown(nvs_health_snap *s)
     s->sm_mhz = s->sm_max_mhz = s->mem_mhz = s->mem_max_mhz = -1;
     s->temp_c = s->temp_slowdown_c = s->temp_shutdown_c = -1;
     s->power_w = s->power_limit_w = s->power_default_limit_w = NAN;
-    s->pcie_gen = s->pcie_width = s->pcie_max_gen = s->pcie_max_width = s->pcie_gpu_max_gen = s->pcie_gpu_max_width = -1;
+    s->pcie_gen = s->pcie_width = s->pcie_max_gen = s->pcie_max_width = s->pcie_gpu_max_gen = s->pcie_gpu_max_width =
+        -1;
     s->pcie_replay = -1;
     s->nlinks = -1;
 }

@@ -92,9 +92,10 @@ static json_t *snap_json(const nvs_health_snap *s)
         json_t *a = json_array();
         for (int i = 0; a && i < s->nlinks; i++) {
             const nvs_health_link *l = &s->links[i];
-            json_array_append_new(a, json_pack("{s:i, s:o, s:o, s:o, s:o, s:o}", "link", l->link, "active",
-                                               jbool(l->active), "replay", jint(l->replay), "recovery", jint(l->recovery),
-                                               "crc_flit", jint(l->crc_flit), "crc_data", jint(l->crc_data)));
+            json_array_append_new(a,
+                                  json_pack("{s:i, s:o, s:o, s:o, s:o, s:o}", "link", l->link, "active",
+                                            jbool(l->active), "replay", jint(l->replay), "recovery", jint(l->recovery),
+                                            "crc_flit", jint(l->crc_flit), "crc_data", jint(l->crc_data)));
         }
         json_object_set_new(o, "nvlink", a);
     }
@@ -122,7 +123,8 @@ static json_t *gpu_json(const nvs_health_gpu *g)
     json_object_set_new(o, "under_load", load_json(&g->load));
     json_t *ev = json_array();
     for (int i = 0; ev && i < g->nxid; i++)
-        json_array_append_new(ev, json_pack("{s:I, s:i}", "xid", (json_int_t)g->xids[i].xid, "count", g->xids[i].count));
+        json_array_append_new(ev,
+                              json_pack("{s:I, s:i}", "xid", (json_int_t)g->xids[i].xid, "count", g->xids[i].count));
     json_object_set_new(o, "xid", json_pack("{s:b, s:s, s:o, s:i}", "watched", g->xid_watched, "why", g->xid_why,
                                             "events", ev ? ev : json_null(), "other", g->xid_other));
     const nvs_health_lost *l = &g->lost;
@@ -139,7 +141,8 @@ json_t *nvs_health_to_json(const nvs_health_report *r)
 {
     json_t *a = json_array();
     /* window_s NAN (unknown) is null: json_pack's "f" refuses a NAN and the section would be lost */
-    json_t *o = json_pack("{s:s, s:o, s:i}", "source", r->source, "window_s", jnum(r->window_s), "sample_ms", r->sample_ms);
+    json_t *o =
+        json_pack("{s:s, s:o, s:i}", "source", r->source, "window_s", jnum(r->window_s), "sample_ms", r->sample_ms);
     if (!a || !o) {
         json_decref(a);
         json_decref(o);

@@ -126,7 +126,8 @@ void nvs_he_eval_nvlink_errors(nvs_health_finding *x, const nvs_health_gpu *g, d
         return;
     }
     int supported = 0;
-    for (int i = 0; i < b->nlinks; i++) supported |= b->links[i].crc_flit >= 0 || b->links[i].replay >= 0 || b->links[i].recovery >= 0;
+    for (int i = 0; i < b->nlinks; i++)
+        supported |= b->links[i].crc_flit >= 0 || b->links[i].replay >= 0 || b->links[i].recovery >= 0;
     if (!supported) {
         nvs_he_unsupported(x, g, "NVLink error counters");
         return;

@@ -32,49 +32,73 @@ const nvs_lambda_meas nvs_lambda_data[] = {
      "no same-machine series: 1x and 2x ran on a Threadripper 3970X workstation, 4x and 8x on an EPYC 7313 / "
      "MZ22-G20 box with PyTorch 1.9 (its 1x was not run); the compute calibration uses the Threadripper 1x"},
     {0, 1, 0, 496, 4, 437.78, {870.71, 1725.61, 3434.81}, 437, {870, 1725, 3434},
-     "A6000/PyTorch_resnet50_FP32/01-01-2021_16-04-12.txt 2xA6000/PyTorch_resnet50_FP32/01-01-2021_10-13-24.txt 4xA6000/PyTorch_resnet50_FP32/01-01-2021_08-31-50.txt 8xA6000/PyTorch_resnet50_FP32/31-12-2020_18-40-22.txt",
+     "A6000/PyTorch_resnet50_FP32/01-01-2021_16-04-12.txt 2xA6000/PyTorch_resnet50_FP32/01-01-2021_10-13-24.txt "
+     "4xA6000/PyTorch_resnet50_FP32/01-01-2021_08-31-50.txt 8xA6000/PyTorch_resnet50_FP32/31-12-2020_18-40-22.txt",
      NULL},
     {1, 0, 0, 80, 4, 138.6553345, {266.329834, 499.9284363, 888.6959229}, 137, {265, 499, 888},
-     "3090/PyTorch_SSD_FP32/05-02-2021_11-53-41.txt 2x3090/PyTorch_SSD_FP32/05-02-2021_10-50-12.txt 4x3090/PyTorch_SSD_FP32/05-02-2021_08-50-32.txt 8x3090/PyTorch_SSD_FP32/05-02-2021_05-07-02.txt",
+     "3090/PyTorch_SSD_FP32/05-02-2021_11-53-41.txt 2x3090/PyTorch_SSD_FP32/05-02-2021_10-50-12.txt "
+     "4x3090/PyTorch_SSD_FP32/05-02-2021_08-50-32.txt 8x3090/PyTorch_SSD_FP32/05-02-2021_05-07-02.txt",
      NULL},
     {1, 1, 0, 144, 4, 135.4087982, {268.7092896, 530.7752686, 1057.755981}, 135, {268, 530, 1057},
-     "A6000/PyTorch_SSD_FP32/01-01-2021_11-01-34.txt 2xA6000/PyTorch_SSD_FP32/01-01-2021_09-10-32.txt 4xA6000/PyTorch_SSD_FP32/01-01-2021_07-35-59.txt 8xA6000/PyTorch_SSD_FP32/31-12-2020_17-49-04.txt",
+     "A6000/PyTorch_SSD_FP32/01-01-2021_11-01-34.txt 2xA6000/PyTorch_SSD_FP32/01-01-2021_09-10-32.txt "
+     "4xA6000/PyTorch_SSD_FP32/01-01-2021_07-35-59.txt 8xA6000/PyTorch_SSD_FP32/31-12-2020_17-49-04.txt",
      NULL},
     {2, 0, 0, 12, 4, 14.234875, {25.40758, 43.266631, 68.728522}, 14, {26, 43, 68},
-     "3090/PyTorch_maskrcnn_FP32/05-02-2021_11-39-28.txt 2x3090/PyTorch_maskrcnn_FP32/05-02-2021_10-35-55.txt 4x3090/PyTorch_maskrcnn_FP32/05-02-2021_08-35-06.txt 8x3090/PyTorch_maskrcnn_FP32/05-02-2021_04-51-35.txt",
+     "3090/PyTorch_maskrcnn_FP32/05-02-2021_11-39-28.txt 2x3090/PyTorch_maskrcnn_FP32/05-02-2021_10-35-55.txt "
+     "4x3090/PyTorch_maskrcnn_FP32/05-02-2021_08-35-06.txt 8x3090/PyTorch_maskrcnn_FP32/05-02-2021_04-51-35.txt",
      NULL},
     {2, 1, 0, 32, 4, 12.944984, {24.742906, 48.171007, 93.965644}, 12, {24, 48, 93},
-     "A6000/PyTorch_maskrcnn_FP32/01-01-2021_10-46-21.txt 2xA6000/PyTorch_maskrcnn_FP32/01-01-2021_08-55-50.txt 4xA6000/PyTorch_maskrcnn_FP32/01-01-2021_07-20-59.txt 8xA6000/PyTorch_maskrcnn_FP32/31-12-2020_17-35-03.txt",
-     "published 1x cell 12 is 12.945 truncated (compile_results_pytorch_throughput.py int()): 97 % at 8 GPUs reads 91 % in the logs"},
+     "A6000/PyTorch_maskrcnn_FP32/01-01-2021_10-46-21.txt 2xA6000/PyTorch_maskrcnn_FP32/01-01-2021_08-55-50.txt "
+     "4xA6000/PyTorch_maskrcnn_FP32/01-01-2021_07-20-59.txt 8xA6000/PyTorch_maskrcnn_FP32/31-12-2020_17-35-03.txt",
+     "published 1x cell 12 is 12.945 truncated (compile_results_pytorch_throughput.py int()): 97 % at 8 GPUs reads 91 "
+     "% in the logs"},
     {3, 0, 0, 8, 4, 16.92649439, {18.00390259, 16.2861287, 16.12122198}, 17, {25, 16, 16},
-     "3090/PyTorch_bert_large_squad_FP32/05-02-2021_12-17-33.txt 2x3090/PyTorch_bert_large_squad_FP32/05-02-2021_11-07-53.txt 4x3090/PyTorch_bert_large_squad_FP32/05-02-2021_09-11-54.txt 8x3090/PyTorch_bert_large_squad_FP32/05-02-2021_05-27-28.txt",
+     "3090/PyTorch_bert_large_squad_FP32/05-02-2021_12-17-33.txt "
+     "2x3090/PyTorch_bert_large_squad_FP32/05-02-2021_11-07-53.txt "
+     "4x3090/PyTorch_bert_large_squad_FP32/05-02-2021_09-11-54.txt "
+     "8x3090/PyTorch_bert_large_squad_FP32/05-02-2021_05-27-28.txt",
      "the published 1x, 2x cells average a Threadripper 3970X run with this box's (2x FP32: 33.9 and 18.0 seq/s)"},
     {3, 1, 0, 18, 4, 25.73127626, {49.61030214, 93.67775981, 178.5472125}, 25, {49, 93, 178},
-     "A6000/PyTorch_bert_large_squad_FP32/01-01-2021_17-38-14.txt 2xA6000/PyTorch_bert_large_squad_FP32/01-01-2021_17-29-33.txt 4xA6000/PyTorch_bert_large_squad_FP32/01-01-2021_17-20-36.txt 8xA6000/PyTorch_bert_large_squad_FP32/01-01-2021_18-29-33.txt",
+     "A6000/PyTorch_bert_large_squad_FP32/01-01-2021_17-38-14.txt "
+     "2xA6000/PyTorch_bert_large_squad_FP32/01-01-2021_17-29-33.txt "
+     "4xA6000/PyTorch_bert_large_squad_FP32/01-01-2021_17-20-36.txt "
+     "8xA6000/PyTorch_bert_large_squad_FP32/01-01-2021_18-29-33.txt",
      NULL},
     {0, 0, 1, 448, 2, 806.99, {1563.65, 3037.78, 5610.97}, 801, {1561, 3076, 5907},
-     "3090/PyTorch_resnet50_FP16/05-02-2021_18-30-41.txt 2x3090/PyTorch_resnet50_FP16/05-02-2021_18-28-20.txt 4x3090/PyTorch_resnet50_FP16/05-02-2021_09-45-22.txt 8x3090/PyTorch_resnet50_FP16/05-02-2021_06-34-22.txt",
+     "3090/PyTorch_resnet50_FP16/05-02-2021_18-30-41.txt 2x3090/PyTorch_resnet50_FP16/05-02-2021_18-28-20.txt "
+     "4x3090/PyTorch_resnet50_FP16/05-02-2021_09-45-22.txt 8x3090/PyTorch_resnet50_FP16/05-02-2021_06-34-22.txt",
      "the published 1x, 2x cells average a Threadripper 3970X run, the 4x, 8x cells an EPYC 7313 run (PyTorch 1.9)"},
     {0, 1, 1, 928, 2, 775.2, {1540.3, 3056.77, 6067.58}, 775, {1540, 3056, 6067},
-     "A6000/PyTorch_resnet50_FP16/01-01-2021_16-24-09.txt 2xA6000/PyTorch_resnet50_FP16/01-01-2021_09-49-52.txt 4xA6000/PyTorch_resnet50_FP16/01-01-2021_08-09-34.txt 8xA6000/PyTorch_resnet50_FP16/31-12-2020_18-21-33.txt",
+     "A6000/PyTorch_resnet50_FP16/01-01-2021_16-24-09.txt 2xA6000/PyTorch_resnet50_FP16/01-01-2021_09-49-52.txt "
+     "4xA6000/PyTorch_resnet50_FP16/01-01-2021_08-09-34.txt 8xA6000/PyTorch_resnet50_FP16/31-12-2020_18-21-33.txt",
      "1 GPU ran batch 912, 2 to 8 GPUs 928 (config_pytorch_A6000.sh vs 2/4/8xA6000)"},
     {1, 0, 1, 140, 2, 214.6660156, {419.2600708, 825.9624023, 1554.421997}, 214, {418, 825, 1554},
-     "3090/PyTorch_SSD_AMP/05-02-2021_12-11-04.txt 2x3090/PyTorch_SSD_AMP/05-02-2021_11-03-48.txt 4x3090/PyTorch_SSD_AMP/05-02-2021_09-08-47.txt 8x3090/PyTorch_SSD_AMP/05-02-2021_05-25-48.txt",
+     "3090/PyTorch_SSD_AMP/05-02-2021_12-11-04.txt 2x3090/PyTorch_SSD_AMP/05-02-2021_11-03-48.txt "
+     "4x3090/PyTorch_SSD_AMP/05-02-2021_09-08-47.txt 8x3090/PyTorch_SSD_AMP/05-02-2021_05-25-48.txt",
      NULL},
     {1, 1, 1, 256, 2, 230.1825867, {456.9351807, 909.6976318, 1804.275879}, 230, {456, 909, 1804},
-     "A6000/PyTorch_SSD_AMP/01-01-2021_11-36-33.txt 2xA6000/PyTorch_SSD_AMP/01-01-2021_09-34-52.txt 4xA6000/PyTorch_SSD_AMP/01-01-2021_07-53-58.txt 8xA6000/PyTorch_SSD_AMP/31-12-2020_18-06-28.txt",
+     "A6000/PyTorch_SSD_AMP/01-01-2021_11-36-33.txt 2xA6000/PyTorch_SSD_AMP/01-01-2021_09-34-52.txt "
+     "4xA6000/PyTorch_SSD_AMP/01-01-2021_07-53-58.txt 8xA6000/PyTorch_SSD_AMP/31-12-2020_18-06-28.txt",
      NULL},
     {2, 0, 1, 16, 4, 15.318334, {27.453672, 45.645817, 74.487896}, 15, {28, 45, 74},
-     "3090/PyTorch_maskrcnn_FP16/05-02-2021_12-19-13.txt 2x3090/PyTorch_maskrcnn_FP16/05-02-2021_11-10-22.txt 4x3090/PyTorch_maskrcnn_FP16/05-02-2021_09-47-43.txt 8x3090/PyTorch_maskrcnn_FP16/05-02-2021_06-36-58.txt",
+     "3090/PyTorch_maskrcnn_FP16/05-02-2021_12-19-13.txt 2x3090/PyTorch_maskrcnn_FP16/05-02-2021_11-10-22.txt "
+     "4x3090/PyTorch_maskrcnn_FP16/05-02-2021_09-47-43.txt 8x3090/PyTorch_maskrcnn_FP16/05-02-2021_06-36-58.txt",
      "apex AMP O1: fp32 master weights, so the all-reduce stays fp32"},
     {2, 1, 1, 32, 4, 15.192518, {28.973697, 53.797335, 100.73188}, 15, {28, 53, 100},
-     "A6000/PyTorch_maskrcnn_FP16/01-01-2021_11-52-40.txt 2xA6000/PyTorch_maskrcnn_FP16/01-01-2021_09-54-21.txt 4xA6000/PyTorch_maskrcnn_FP16/01-01-2021_08-14-07.txt 8xA6000/PyTorch_maskrcnn_FP16/31-12-2020_18-26-15.txt",
+     "A6000/PyTorch_maskrcnn_FP16/01-01-2021_11-52-40.txt 2xA6000/PyTorch_maskrcnn_FP16/01-01-2021_09-54-21.txt "
+     "4xA6000/PyTorch_maskrcnn_FP16/01-01-2021_08-14-07.txt 8xA6000/PyTorch_maskrcnn_FP16/31-12-2020_18-26-15.txt",
      "apex AMP O1: fp32 master weights, so the all-reduce stays fp32"},
     {3, 0, 1, 16, 2, 47.14239641, {62.59893237, 67.98241017, 68.88272355}, 47, {76, 67, 68},
-     "3090/PyTorch_bert_large_squad_FP16/05-02-2021_12-30-50.txt 2x3090/PyTorch_bert_large_squad_FP16/05-02-2021_11-29-59.txt 4x3090/PyTorch_bert_large_squad_FP16/05-02-2021_10-13-14.txt 8x3090/PyTorch_bert_large_squad_FP16/05-02-2021_07-11-52.txt",
+     "3090/PyTorch_bert_large_squad_FP16/05-02-2021_12-30-50.txt "
+     "2x3090/PyTorch_bert_large_squad_FP16/05-02-2021_11-29-59.txt "
+     "4x3090/PyTorch_bert_large_squad_FP16/05-02-2021_10-13-14.txt "
+     "8x3090/PyTorch_bert_large_squad_FP16/05-02-2021_07-11-52.txt",
      "the published 1x, 2x cells average a Threadripper 3970X run with this box's (2x FP16: 89.8 and 62.6 seq/s)"},
     {3, 1, 1, 36, 2, 63.79242928, {123.8956469, 237.5576354, 463.3390856}, 63, {123, 237, 463},
-     "A6000/PyTorch_bert_large_squad_FP16/01-01-2021_17-41-40.txt 2xA6000/PyTorch_bert_large_squad_FP16/01-01-2021_17-33-05.txt 4xA6000/PyTorch_bert_large_squad_FP16/01-01-2021_17-24-17.txt 8xA6000/PyTorch_bert_large_squad_FP16/01-01-2021_18-33-25.txt",
+     "A6000/PyTorch_bert_large_squad_FP16/01-01-2021_17-41-40.txt "
+     "2xA6000/PyTorch_bert_large_squad_FP16/01-01-2021_17-33-05.txt "
+     "4xA6000/PyTorch_bert_large_squad_FP16/01-01-2021_17-24-17.txt "
+     "8xA6000/PyTorch_bert_large_squad_FP16/01-01-2021_18-33-25.txt",
      NULL},
 
 };

@@ -79,10 +79,13 @@ static void print_why(FILE *f, const nvs_lambda_row *r)
     if (g->cause < 0) {
         fprintf(f, "    why: no cause above half a point: both cards hide their all-reduce\n");
     } else if (g->cause == NVS_CAUSE_LINK || g->cause == NVS_CAUSE_OVERLAP) {
-        fprintf(f, "    why: the RTX 3090 has no P2P, so NCCL's SHM transport moves every ring flow through host memory");
+        fprintf(f,
+                "    why: the RTX 3090 has no P2P, so NCCL's SHM transport moves every ring flow through host memory");
         if (host_bound) fprintf(f, ",\n         where the flows contend for the host budget (host-memory contention)");
         if (r->dp == NVS_DP_DELAY)
-            fprintf(f, ";\n         the overlap mode is delay (apex delay_allreduce=True): none of it hides behind backward");
+            fprintf(
+                f,
+                ";\n         the overlap mode is delay (apex delay_allreduce=True): none of it hides behind backward");
         fprintf(f, "\n");
     } else {
         fprintf(f, "    why: %s\n", nvs_cause_name(g->cause));
@@ -94,15 +97,16 @@ static void print_why(FILE *f, const nvs_lambda_row *r)
 void nvs_lambda_print(FILE *f, const nvs_lambda_report *rep)
 {
     const nvs_lambda_row *rows = rep->rows;
-    fprintf(f, "The Lambda case: Lambda's PyTorch benchmark, 8x RTX 3090 vs 8x RTX A6000 (github.com/lambdal/\n"
-               "deeplearning-benchmark, NGC pytorch:20.10: PyTorch 1.7, NCCL 2.7.8; \"fp32\" runs TF32 GEMMs on Ampere)\n"
-               "  RTX 3090  on %s (2x EPYC 7662): GeForce, no P2P: NCCL's SHM transport through host memory\n"
-               "  RTX A6000 on %s (2x EPYC 7502): P2P over PCIe (NCCL 2.7 allows it across sockets on AMD)\n"
-               "efficiency = throughput(N) / (N x throughput(1)); Lambda = the same machine's logs (the comparison),\n"
-               "pub = the published CSV cell (machines mixed, values truncated to integers); err = model - Lambda in\n"
-               "points, * = a cell the free parameters are fitted on, ! = outside the tolerance (5 points at 8 GPUs,\n"
-               "8 at 2 and 4). Model: each card's 1-GPU step calibrated to Lambda's 1-GPU throughput, the batch\n"
-               "Lambda ran, apex DDP buckets of 10M elements.\n",
+    fprintf(f,
+            "The Lambda case: Lambda's PyTorch benchmark, 8x RTX 3090 vs 8x RTX A6000 (github.com/lambdal/\n"
+            "deeplearning-benchmark, NGC pytorch:20.10: PyTorch 1.7, NCCL 2.7.8; \"fp32\" runs TF32 GEMMs on Ampere)\n"
+            "  RTX 3090  on %s (2x EPYC 7662): GeForce, no P2P: NCCL's SHM transport through host memory\n"
+            "  RTX A6000 on %s (2x EPYC 7502): P2P over PCIe (NCCL 2.7 allows it across sockets on AMD)\n"
+            "efficiency = throughput(N) / (N x throughput(1)); Lambda = the same machine's logs (the comparison),\n"
+            "pub = the published CSV cell (machines mixed, values truncated to integers); err = model - Lambda in\n"
+            "points, * = a cell the free parameters are fitted on, ! = outside the tolerance (5 points at 8 GPUs,\n"
+            "8 at 2 and 4). Model: each card's 1-GPU step calibrated to Lambda's 1-GPU throughput, the batch\n"
+            "Lambda ran, apex DDP buckets of 10M elements.\n",
             NVS_LAMBDA_MACHINE_A, NVS_LAMBDA_MACHINE_B);
     for (int fp16 = 0; fp16 < NVS_LAMBDA_PRECS; fp16++) {
         fprintf(f, "\n%s%s\n", prec_name[fp16], fp16 ? " (AMP: fp16 GEMMs)" : " (TF32 GEMMs)");
@@ -178,7 +182,8 @@ void nvs_lambda_print(FILE *f, const nvs_lambda_report *rep)
     }
 }
 
-/* --- JSON ---------------------------------------------------------------------------------------------------------- */
+/* --- JSON ----------------------------------------------------------------------------------------------------------
+ */
 
 static int jset(json_t *o, const char *k, json_t *v)
 {

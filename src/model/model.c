@@ -161,7 +161,8 @@ void nvs_layer_us(const nvs_layer *l, int first, int batch, const nvs_gpu_spec *
     /* the backward's own passes (profile.h ewb=) */
     double ewb = bw > 0 ? l->ewb_passes * 2.0 * batch * l->act_elems * (double)nvs_precision_bytes(p) / bw : 0;
     /* a bias's gradient reads the output gradient once (profile.h nvs_layer_bias_elems) */
-    double bias_bytes = nvs_layer_bias_elems(l) > 0 ? batch * l->gemm_m * l->gemm_n * (double)nvs_precision_bytes(p) : 0;
+    double bias_bytes =
+        nvs_layer_bias_elems(l) > 0 ? batch * l->gemm_m * l->gemm_n * (double)nvs_precision_bytes(p) : 0;
     double bias_bw = g->mem_gbps * GBPS_TO_BPUS * t->bias_reduce_eff, bias = 0;
     if (bias_bytes > 0 && t->bias_reduce_eff > 0) /* a launch per bias tensor (q, k and v: three) */
         bias = t->bias_reduce_us * nvs_layer_bias_tensors(l) + bias_bytes / bias_bw;

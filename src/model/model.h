@@ -24,7 +24,8 @@
  *          one kernel, so the bus bandwidth is the MIN of the phases, not a sum of their times (NCCL
  *          src/graph/tuning.cc: one bandwidth per algorithm; /work notes ALGOS.md section 3):
  *          ring      busbw = min(B_i, B_net), B_net = NICs x min(NIC, its PCIe path) per node (the rings
- *                    share the NICs beside the node's g GPUs: no division by g; nvs_inter_gbps); T = base + 2(n-N) alpha_i + 2(N-1) alpha_n
+ *                    share the NICs beside the node's g GPUs: no division by g; nvs_inter_gbps);
+ *                    T = base + 2(n-N) alpha_i + 2(N-1) alpha_n
  *                    + 2(n-1)/n * S/busbw
  *          tree      busbw = 0.92 x (B_i on 1 node, min(B_i, 2 B_net) on 2 (half the traffic crosses the
  *                    network, nccl#946; search.cc), min(B_i, B_net) beyond) (tuning.cc: 0.92 at every N);
@@ -342,7 +343,8 @@ typedef struct {
 /* fwd_us, bwd_us: when the GPU ends forward, and backward's length from there; opt_us: the after items' GPU
  * time; compute_us: the sum of every GPU time (the lanes' step when nothing waits); comm_us as in nvs_schedule;
  * comm_end_us: when the last all-reduce ends, from the GPU's end of forward; step_us: when both lanes are done;
- * exposed_us = step - compute (with penalty_us; the caller splits it); host_us: the host's own work (waits excluded). */
+ * exposed_us = step - compute (with penalty_us; the caller splits it); host_us: the host's own work (waits
+ * excluded). */
 void nvs_schedule_lanes(const nvs_lanes *l, nvs_step_times *out);
 
 /* Expected maximum of n independent standard normal variables (e(1) = 0, e(2) = 1/sqrt(pi) = 0.5642,
@@ -353,8 +355,8 @@ double nvs_expected_max_normal(int n);
 
 /* --- memory: the largest per-GPU batch --------------------------------------------------------------------------- */
 
-/* The largest per-GPU batch the model takes, from the memory estimate or from --batch (cli/cmd_model_config.c): a what-if
- * bound, not a hardware one. A profile whose memory barely grows with the batch (few or no activations) would
+/* The largest per-GPU batch the model takes, from the memory estimate or from --batch (cli/cmd_model_config.c): a
+ * what-if bound, not a hardware one. A profile whose memory barely grows with the batch (few or no activations) would
  * otherwise get a batch of billions, or none at all where nothing grows; the output says when it decided. */
 #define NVS_MODEL_MAX_BATCH 1000000
 

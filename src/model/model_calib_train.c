@@ -81,7 +81,8 @@ nvs_result_t nvs_mc_train_config(const nvs_run *r, const char *run_path, const n
         return NVS_ERR_INPUT;
     }
     if (r->train.precision && nvs_precision_parse(r->train.precision, &cfg->prec)) {
-        snprintf(err, errlen, "%s: train.precision \"%s\" is not one of fp32, tf32, bf16, fp16", run_path, r->train.precision);
+        snprintf(err, errlen, "%s: train.precision \"%s\" is not one of fp32, tf32, bf16, fp16", run_path,
+                 r->train.precision);
         return NVS_ERR_INPUT;
     }
     if (r->train.grad_type && !strcmp(r->train.grad_type, "bf16")) cfg->grad_bytes = 2;

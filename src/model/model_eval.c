@@ -312,7 +312,8 @@ static void name_bottleneck(const nvs_model_config *c, int nodes, int gpn, nvs_d
         return;
     }
     if (nbuckets == 0) {
-        snprintf(out->bottleneck, sizeof out->bottleneck, "no gradients (no trainable parameters): nothing crosses a link");
+        snprintf(out->bottleneck, sizeof out->bottleneck,
+                 "no gradients (no trainable parameters): nothing crosses a link");
         return;
     }
     if (gpn >= 2 && measured)

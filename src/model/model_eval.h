@@ -43,8 +43,9 @@ typedef struct {
     double per_call_us;            /* calibration: extra cost per all-reduce call */
     int per_call_measured;
     /* the share of the time the GPU computes beside an all-reduce (nvs_step_times.overlap_us) that the step
-     * still pays (the interference, model/interference.h): NVS_OVERLAP_BY_TRANSPORT (the default) takes each N's transport's
-     * share from the table; a calibration that measured it, --overlap-penalty or the Lambda fit set their own */
+     * still pays (the interference, model/interference.h): NVS_OVERLAP_BY_TRANSPORT (the default) takes each N's
+     * transport's share from the table; a calibration that measured it, --overlap-penalty or the Lambda fit set their
+     * own */
     double overlap_penalty;
     int overlap_measured;
     int dp;                        /* nvs_dp_mode, or -1: the profile's `dp` (profile.h) */

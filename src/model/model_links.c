@@ -27,7 +27,8 @@ int nvs_machine_class(const nvs_machine_spec *m, const nvs_gpu_spec *g, int a, i
 {
     if (nvlinked(m, g, a, b)) return NVS_CLS_NV;
     if (m->gpus_per_switch > 0 && switch_of(m, a) == switch_of(m, b)) return NVS_CLS_PIX;
-    if (socket_of(m, a) == socket_of(m, b)) return (m->gpus_per_switch > 0 && m->switch_cascade) ? NVS_CLS_PXB : NVS_CLS_NODE;
+    if (socket_of(m, a) == socket_of(m, b))
+        return (m->gpus_per_switch > 0 && m->switch_cascade) ? NVS_CLS_PXB : NVS_CLS_NODE;
     return NVS_CLS_SYS;
 }
 
@@ -243,8 +244,9 @@ nvs_result_t nvs_ring_links_of(const nvs_machine_spec *m, const nvs_gpu_spec *g,
                          "GPU %d -> GPU %d (%s, NET): sockets inside the node, %.3g GB/s per flow (net_local_gbps)", i,
                          b, nvs_class_name(out->cls), bw);
             else if (lim < 0)
-                snprintf(out->why, sizeof out->why, "GPU %d -> GPU %d (%s, SHM): the SHM transport's cap, %.3g GB/s per flow",
-                         i, b, nvs_class_name(out->cls), bw);
+                snprintf(out->why, sizeof out->why,
+                         "GPU %d -> GPU %d (%s, SHM): the SHM transport's cap, %.3g GB/s per flow", i, b,
+                         nvs_class_name(out->cls), bw);
             else {
                 char ln[96], ld[64] = "";
                 link_name(m, lim, ln, sizeof ln);

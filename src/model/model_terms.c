@@ -101,8 +101,10 @@ static int build_terms(const nvs_presets *ps, const nvs_model_series *s, term *t
         add_preset(t, &n, gp, NVS_G_NVLINK_LINKS, "");
         add_preset(t, &n, gp, NVS_G_NVLINK_GBPS, "GB/s");
     }
-    add(t, &n, "gemm_eff", c->ct.gemm_eff, "", "default", "model default: 70% of the peak matrix rate (src/model/model.c)");
-    add(t, &n, "mem_eff", c->ct.mem_eff, "", "default", "model default: 80% of the peak memory bandwidth (src/model/model.c)");
+    add(t, &n, "gemm_eff", c->ct.gemm_eff, "", "default",
+        "model default: 70% of the peak matrix rate (src/model/model.c)");
+    add(t, &n, "mem_eff", c->ct.mem_eff, "", "default",
+        "model default: 80% of the peak memory bandwidth (src/model/model.c)");
     int convs = 0, norms = 0;
     for (int l = 0; c->profile && l < c->profile->nlayers; l++) {
         convs += c->profile->layers[l].conv && c->profile->layers[l].gemm_m > 0;
@@ -144,7 +146,8 @@ static int build_terms(const nvs_presets *ps, const nvs_model_series *s, term *t
         add(t, &n, name, c->fw->reducer_us_per_bucket, "us", "framework", c->fw->source);
         if (c->fw->optimizer_host_per_tensor) {
             snprintf(name, sizeof name, "%s.optimizer_host_us_per_tensor", c->fw->name);
-            add(t, &n, name, nvs_framework_optimizer_us_per_tensor(c->fw, c->opt, nvs_model_opt_foreach(c)), "us", "measured",
+            add(t, &n, name, nvs_framework_optimizer_us_per_tensor(c->fw, c->opt, nvs_model_opt_foreach(c)), "us",
+                "measured",
                 "torch.optim's host time per parameter tensor for this optimizer, its dispatch included: "
                 "tools/device/optim_host.py on an H100 VM (results/fidelity/optim-host.md; src/workload/optimizer.c)");
         }
@@ -225,14 +228,15 @@ static int build_terms(const nvs_presets *ps, const nvs_model_series *s, term *t
         add(t, &n, "host_scale", c->host_scale, "", "measured",
             "the run's issue time of its step at 1 GPU (its host's own time) / the framework's modelled host work");
     add(t, &n, "per_call_us", c->per_call_us, "us", c->per_call_measured ? "measured" : "default",
-        c->per_call_measured ? "measured comm-only time per bucket minus the fitted all_reduce curve" : "0: no measurement");
+        c->per_call_measured ? "measured comm-only time per bucket minus the fitted all_reduce curve"
+                             : "0: no measurement");
     if (c->overlap_penalty >= 0) {
         add(t, &n, "overlap_penalty", c->overlap_penalty, "", c->overlap_measured ? "measured" : "set",
             c->overlap_measured == 2 ? "interference measured by the run (compute slowed beside the all-reduces) / "
                                        "the time the model's GPU computes beside them"
             : c->overlap_measured    ? "measured step vs the schedule / the time the model's GPU computes beside "
                                        "the all-reduces"
-                                     : "given (--overlap-penalty, or the Lambda case's fit): the same share at every N");
+                                  : "given (--overlap-penalty, or the Lambda case's fit): the same share at every N");
     } else {
         /* by transport: one term per transport the rows all-reduce over (model/interference.h); where no row
          * crosses a link (one GPU), every transport's, for what a projection would pay */

@@ -61,8 +61,8 @@ nvs_result_t nvs_pl_busbw_data(const nvs_report *rep, const char *dir, const cha
             snprintf(title, sizeof title, "N=%d %.60s%s%.60s", ns[m], w[0] ? w : name, w[0] ? ", " : "",
                      w[0] ? (r->host ? r->host : "?") : "");
             /* the run's name carries its "(R#)" already where it stands for the transport (w empty) */
-            if (w[0] && rep->nruns > 1 && strstr(name, "(R")) snprintf(title + strlen(title), sizeof title - strlen(title),
-                                                                " (R%d)", i + 1);
+            if (w[0] && rep->nruns > 1 && strstr(name, "(R"))
+                snprintf(title + strlen(title), sizeof title - strlen(title), " (R%d)", i + 1);
             if (!points) {
                 snprintf(title + strlen(title), sizeof title - strlen(title), ": not drawn, %s failed check",
                          failed == 1 ? "its one size" : "every size");
@@ -204,7 +204,9 @@ static const char *plot_label(const char *s, char *buf, size_t len)
     size_t i = 0;
     for (; s[i] && i + 1 < len; i++) {
         unsigned char c = (unsigned char)s[i];
-        buf[i] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || strchr(" ._-+", c) ? (char)c : '_';
+        buf[i] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || strchr(" ._-+", c)
+                     ? (char)c
+                     : '_';
     }
     buf[i] = '\0';
     return buf;

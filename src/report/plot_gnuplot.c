@@ -116,14 +116,16 @@ static void script_plot(FILE *f, const plot_def *p, const char *ext)
          * the left margin (in characters) is at least that, less the half bar before the first tic. */
         int lm = (int)ceil(p->first_label * 0.87) - 1;
         if (lm > 10) fprintf(f, "set lmargin %d\n", lm);
-        fprintf(f, "set ylabel 'time per step (ms)'\nset style data histograms\nset style histogram rowstacked\n"
-                   "set style fill solid 0.85 border -1\nset boxwidth 0.7\nset yrange [0:*]\nset xtics rotate by 30 right\n"
-                   /* the key below, off the bars: inside at the top left it hid the first bars' tops, and their
-                    * bars hid its "rest" entry, in a run whose steps reach the top of the plot */
-                   "set key below horizontal\n"
-                   "plot '%s.dat' using 2:xtic(1) title 'compute', '' using 3 title 'exposed communication', "
-                   "'' using 4 title 'rest: framework, slowed compute, waiting'\n",
-                   p->file);
+        fprintf(
+            f,
+            "set ylabel 'time per step (ms)'\nset style data histograms\nset style histogram rowstacked\n"
+            "set style fill solid 0.85 border -1\nset boxwidth 0.7\nset yrange [0:*]\nset xtics rotate by 30 right\n"
+            /* the key below, off the bars: inside at the top left it hid the first bars' tops, and their
+             * bars hid its "rest" entry, in a run whose steps reach the top of the plot */
+            "set key below horizontal\n"
+            "plot '%s.dat' using 2:xtic(1) title 'compute', '' using 3 title 'exposed communication', "
+            "'' using 4 title 'rest: framework, slowed compute, waiting'\n",
+            p->file);
     }
     fprintf(f, "unset output\n\n");
 }
@@ -172,7 +174,9 @@ static int run_gnuplot_script(const char *gnuplot, const char *dir, const char *
     if (WIFEXITED(st) && WEXITSTATUS(st) == 0) return 0;
     if (WIFEXITED(st))
         nvs_error("gnuplot (%s) exited with status %d%s", gnuplot, WEXITSTATUS(st),
-                  WEXITSTATUS(st) == 127 ? " (could not be run)" : WEXITSTATUS(st) == 126 ? " (cannot enter the directory)" : "");
+                  WEXITSTATUS(st) == 127   ? " (could not be run)"
+                  : WEXITSTATUS(st) == 126 ? " (cannot enter the directory)"
+                                           : "");
     else
         nvs_error("gnuplot (%s) was killed by signal %d", gnuplot, WIFSIGNALED(st) ? WTERMSIG(st) : -1);
     return -1;

@@ -19,7 +19,10 @@ int nvs_report_is_model(const json_t *doc)
     return schema && kind && !strcmp(schema, "nvscale.model/1") && !strcmp(kind, "projection");
 }
 
-static double num(const json_t *o, const char *k) { return json_is_number(json_object_get(o, k)) ? json_number_value(json_object_get(o, k)) : NAN; }
+static double num(const json_t *o, const char *k)
+{
+    return json_is_number(json_object_get(o, k)) ? json_number_value(json_object_get(o, k)) : NAN;
+}
 
 /* Checks what the writers below read, so a hand-edited or truncated projection is refused with the path. */
 static nvs_result_t validate(const json_t *doc, const char *name)
@@ -40,7 +43,8 @@ static nvs_result_t validate(const json_t *doc, const char *name)
         }
         json_array_foreach(pts, j, p)
         {
-            if (!json_is_integer(json_object_get(p, "n")) || !isfinite(num(p, "efficiency")) || !isfinite(num(p, "step_us"))) {
+            if (!json_is_integer(json_object_get(p, "n")) || !isfinite(num(p, "efficiency")) ||
+                !isfinite(num(p, "step_us"))) {
                 nvs_error("%s: configurations[%zu].points[%zu]: needs integer n, numbers efficiency and step_us",
                           name, i, j);
                 return NVS_ERR_INPUT;
@@ -91,9 +95,10 @@ static nvs_result_t write_plot(json_t *const *docs, int n, const char *dir, int 
         nvs_outfile_discard(&dat);
         return res;
     }
-    fprintf(gp.f, "# Written by `nvscale report`: `gnuplot model_plots.gp` in this directory redraws the plot.\n"
-                  "set grid\nset key bottom left\nset logscale x 2\nset xlabel 'GPUs (N)'\nset ylabel 'efficiency (%%)'\n"
-                  "set yrange [0:105]\nset title 'what-if model: efficiency vs GPU count'\n");
+    fprintf(gp.f,
+            "# Written by `nvscale report`: `gnuplot model_plots.gp` in this directory redraws the plot.\n"
+            "set grid\nset key bottom left\nset logscale x 2\nset xlabel 'GPUs (N)'\nset ylabel 'efficiency (%%)'\n"
+            "set yrange [0:105]\nset title 'what-if model: efficiency vs GPU count'\n");
     int series = 0;
     for (int d = 0; d < n; d++) {
         size_t i, j;
@@ -102,14 +107,17 @@ static nvs_result_t write_plot(json_t *const *docs, int n, const char *dir, int 
         {
             nvs_plot_comment(dat.f, json_string_value(json_object_get(c, "label")));
             json_array_foreach(json_object_get(c, "points"), j, p)
-                fprintf(dat.f, "%lld %.4f\n", (long long)json_integer_value(json_object_get(p, "n")), 100 * num(p, "efficiency"));
+                fprintf(dat.f, "%lld %.4f\n", (long long)json_integer_value(json_object_get(p, "n")),
+                        100 * num(p, "efficiency"));
             fprintf(dat.f, "\n\n");
             series++;
         }
     }
     for (int t = 0; t < 2; t++) {
-        fprintf(gp.f, t ? "set terminal svg size 900,520 noenhanced background rgb 'white'\nset output 'model_efficiency.svg.tmp'\n"
-                        : "set terminal pngcairo size 900,520 noenhanced background rgb 'white'\nset output 'model_efficiency.png.tmp'\n");
+        fprintf(gp.f, t ? "set terminal svg size 900,520 noenhanced background rgb 'white'\nset output "
+                          "'model_efficiency.svg.tmp'\n"
+                        : "set terminal pngcairo size 900,520 noenhanced background rgb 'white'\nset output "
+                          "'model_efficiency.png.tmp'\n");
         fprintf(gp.f, "plot ");
         int k = 0;
         for (int d = 0; d < n; d++) {
@@ -117,7 +125,8 @@ static nvs_result_t write_plot(json_t *const *docs, int n, const char *dir, int 
             json_t *c;
             json_array_foreach(json_object_get(docs[d], "configurations"), i, c)
             {
-                fprintf(gp.f, "%s'model_efficiency.dat' index %d using 1:2 with linespoints title ", k ? ", \\\n     " : "", k);
+                fprintf(gp.f, "%s'model_efficiency.dat' index %d using 1:2 with linespoints title ",
+                        k ? ", \\\n     " : "", k);
                 nvs_plot_quote(gp.f, json_string_value(json_object_get(c, "label")));
                 k++;
             }
@@ -201,10 +210,13 @@ nvs_result_t nvs_report_model(json_t *const *docs, const char *const *names, int
                 const char *bn = json_string_value(json_object_get(p, "bottleneck"));
                 /* interference_us: projections since the model's interference term; older files have none */
                 char itf[32] = "-", xc[32] = "-"; /* null or absent: not modelled, not 0 */
-                if (isfinite(num(p, "interference_us"))) snprintf(itf, sizeof itf, "%.2f", num(p, "interference_us") / 1e3);
-                if (isfinite(num(p, "exposed_comm_us"))) snprintf(xc, sizeof xc, "%.2f", num(p, "exposed_comm_us") / 1e3);
-                fprintf(f, "| %lld | %.2f | %s | %s | %.1f %% | ", (long long)json_integer_value(json_object_get(p, "n")),
-                        num(p, "step_us") / 1e3, xc, itf, 100 * num(p, "efficiency"));
+                if (isfinite(num(p, "interference_us")))
+                    snprintf(itf, sizeof itf, "%.2f", num(p, "interference_us") / 1e3);
+                if (isfinite(num(p, "exposed_comm_us")))
+                    snprintf(xc, sizeof xc, "%.2f", num(p, "exposed_comm_us") / 1e3);
+                fprintf(f, "| %lld | %.2f | %s | %s | %.1f %% | ",
+                        (long long)json_integer_value(json_object_get(p, "n")), num(p, "step_us") / 1e3, xc, itf,
+                        100 * num(p, "efficiency"));
                 nvs_esc_fputs(NVS_ESC_MD, bn ? bn : "", f);
                 fputs(" |\n", f);
             }
@@ -212,7 +224,8 @@ nvs_result_t nvs_report_model(json_t *const *docs, const char *const *names, int
         }
     }
     if (drawn) fprintf(f, "## Plot\n\n![efficiency vs N](model_efficiency.svg)\n");
-    else fprintf(f, "## Plot\n\n%s\n", plots ? "Not drawn (gnuplot missing or failed)." : "Not requested (--no-plots).");
+    else
+        fprintf(f, "## Plot\n\n%s\n", plots ? "Not drawn (gnuplot missing or failed)." : "Not requested (--no-plots).");
     nvs_result_t res = nvs_outfile_commit(&o);
     if (res == NVS_OK) {
         const char *mine[] = {"model_efficiency"};

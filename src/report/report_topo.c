@@ -99,7 +99,9 @@ static void host_tables(const nvs_run *r, const host_gpus *h, int local, FILE *f
             const nvs_run_pair *p = pair_at(r, h, i, j, &nb);
             if (!p) continue;
             if (!any++)
-                fprintf(f, "| GPUs | class | CUDA P2P | bound (GB/s per direction) | bound from |\n|---|---|---|---|---|\n");
+                fprintf(
+                    f,
+                    "| GPUs | class | CUDA P2P | bound (GB/s per direction) | bound from |\n|---|---|---|---|---|\n");
             fprintf(f, "| %d-%d | ", label(r, h, i, local), label(r, h, j, local));
             cell(f, p->cls);
             fprintf(f, " | %s | %s | ", p->p2p_cuda < 0 ? DASH : p->p2p_cuda ? "yes" : "no",

@@ -34,9 +34,14 @@ static void exposed_over_note(const nvs_run_train *t, FILE *f)
         int p = nvs_decimals_apart(x->exposed_comm_us / 1e3, x->comm_us / 1e3, 2);
         snprintf(e, sizeof e, "%.*f", p, x->exposed_comm_us / 1e3);
         snprintf(c, sizeof c, "%.*f", p, x->comm_us / 1e3);
-        fprintf(f, "%s N=%d, %s ms exposed against %s ms alone", any++ ? ";" : "Note: this run predates the cap of "
-                "exposed communication at comm alone (runs since 1 December 2026 count the excess as waited, time at "
-                "the all-reduces waiting for a slower rank), and its exposed comm is more than comm alone at", x->n, e, c);
+        fprintf(
+            f, "%s N=%d, %s ms exposed against %s ms alone",
+            any++
+                ? ";"
+                : "Note: this run predates the cap of "
+                  "exposed communication at comm alone (runs since 1 December 2026 count the excess as waited, time at "
+                  "the all-reduces waiting for a slower rank), and its exposed comm is more than comm alone at",
+            x->n, e, c);
     }
     if (any) fprintf(f, ".\n\n");
 }

@@ -123,7 +123,8 @@ static json_t *scaling_json(const nvs_ctx *run)
         for (int i = 0; i < run->points[p].n; i++) {
             int r = run->points[p].ranks[i];
             json_array_append_new(ranks, json_integer(r));
-            if (run->ranks && run->ranks[r].topo_gpu >= 0) json_array_append_new(gpus, json_integer(run->ranks[r].topo_gpu));
+            if (run->ranks && run->ranks[r].topo_gpu >= 0)
+                json_array_append_new(gpus, json_integer(run->ranks[r].topo_gpu));
         }
         json_t *o = json_pack("{s:i, s:o, s:o}", "n", run->points[p].n, "ranks", ranks, "gpus", gpus);
         if (!o || json_array_append_new(a, o)) {

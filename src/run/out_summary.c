@@ -129,8 +129,8 @@ static void print_header(const nvs_ctx *run, FILE *to)
                 run->rt->size, run->rt->size > 1 ? "s" : "", run->rt->nnodes, run->rt->nnodes > 1 ? "s" : "",
                 run->rt->machine.host, run->launcher);
     else
-        fprintf(to, "nvscale %s: %d rank%s on %d host%s (%s), ", NVS_VERSION, run->rt->size, run->rt->size > 1 ? "s" : "",
-                run->rt->nnodes, run->rt->nnodes > 1 ? "s" : "", run->launcher);
+        fprintf(to, "nvscale %s: %d rank%s on %d host%s (%s), ", NVS_VERSION, run->rt->size,
+                run->rt->size > 1 ? "s" : "", run->rt->nnodes, run->rt->nnodes > 1 ? "s" : "", run->launcher);
     if (gpu)
         fprintf(to, "%s, NCCL %s, driver %s\n", run->ranks ? run->ranks[0].gpu : "GPU", run->versions.nccl,
                 run->versions.nvidia_driver);
@@ -300,14 +300,16 @@ static void print_training(const json_t *trains, int gpu, FILE *to)
      * then the header says step(2), not step(1) (every workload trains at the same counts) */
     int ref = (int)json_integer_value(
         json_object_get(json_array_get(json_object_get(t0, "results"), 0), "efficiency_reference_n"));
-    fprintf(to, "\nTraining step: synthetic data-parallel step as %s, %s GEMMs, %s gradients; efficiency = step(%d) /\n"
-                "step(N) at the same batch per %s; ms: step = compute + reducer + compute slowed by comm + exposed comm\n"
-                "+ waited for a slower rank\n",
+    fprintf(to,
+            "\nTraining step: synthetic data-parallel step as %s, %s GEMMs, %s gradients; efficiency = step(%d) /\n"
+            "step(N) at the same batch per %s; ms: step = compute + reducer + compute slowed by comm + exposed comm\n"
+            "+ waited for a slower rank\n",
             json_string_value(json_object_get(fw, "name")) ? json_string_value(json_object_get(fw, "name")) : "?",
             json_string_value(json_object_get(t0, "precision")), json_string_value(json_object_get(t0, "grad_type")),
             ref > 1 ? ref : 1, gpu ? "GPU" : "rank");
     if (ref > 1)
-        fprintf(to, "(no 1-%s step in this run: every efficiency is relative to %d %ss, the smallest count in --gpus)\n",
+        fprintf(to,
+                "(no 1-%s step in this run: every efficiency is relative to %d %ss, the smallest count in --gpus)\n",
                 gpu ? "GPU" : "rank", ref, gpu ? "GPU" : "rank");
     fprintf(to, "  %-24s %3s  %8s  %8s  %8s  %9s  %8s  %7s  %10s  %10s\n",
             gpu ? "model (batch/GPU)" : "model (batch/rank)", "N", "step", "compute", "reducer", "slowed", "exposed",
@@ -368,8 +370,9 @@ void nvs_print_rounds_note(const json_t *t, const char *prefix, FILE *to)
             fprintf(to, "%s%s over %d rounds, every N timed in turn (step: the median round's); efficiency, the median "
                         "of the rounds' own (range):\n%s ",
                     prefix, json_string_value(json_object_get(t, "model")) ?: "?", rounds, prefix);
-        fprintf(to, "%s N=%lld %.1f %% (%.1f-%.1f)", shown > 1 ? "," : "", (long long)json_integer_value(json_object_get(r, "n")),
-                100.0 * jnum(r, "efficiency"), 100.0 * jnum(r, "efficiency_min"), 100.0 * jnum(r, "efficiency_max"));
+        fprintf(to, "%s N=%lld %.1f %% (%.1f-%.1f)", shown > 1 ? "," : "",
+                (long long)json_integer_value(json_object_get(r, "n")), 100.0 * jnum(r, "efficiency"),
+                100.0 * jnum(r, "efficiency_min"), 100.0 * jnum(r, "efficiency_max"));
     }
     if (shown) fputc('\n', to);
 }
@@ -491,7 +494,10 @@ void nvs_summary_verdict(const nvs_summary_facts *f, char *buf, size_t len)
                      f->hop_class ? f->hop_class : "link", f->pct_of_bound < 50 ? " (low: see Why)" : "");
         return;
     }
-    const char *word = !isfinite(f->worst_eff) ? "MEASURED" : f->worst_eff >= 0.90 ? "GOOD" : f->worst_eff >= 0.70 ? "FAIR" : "POOR";
+    const char *word = !isfinite(f->worst_eff) ? "MEASURED"
+                       : f->worst_eff >= 0.90  ? "GOOD"
+                       : f->worst_eff >= 0.70  ? "FAIR"
+                                               : "POOR";
     int k = snprintf(buf, len, "%s", word);
     if (isfinite(f->worst_eff))
         k += snprintf(buf + k, len > (size_t)k ? len - k : 0, ": at %d %ss %s keeps %.1f %% of linear scaling%s", f->n,
@@ -578,7 +584,8 @@ static void verdict_facts(const nvs_ctx *run, const json_t *root, nvs_summary_fa
         }
     }
     int steps = 0;
-    json_array_foreach(json_object_get(root, "trains"), i, t) steps += (int)json_array_size(json_object_get(t, "results"));
+    json_array_foreach(json_object_get(root, "trains"), i, t) steps +=
+        (int)json_array_size(json_object_get(t, "results"));
     f->nothing = run->rows.n == 0 && steps == 0;
     f->status = json_string_value(json_object_get(json_object_get(root, "result"), "status"));
     const json_t *e = explain_of(json_object_get(root, "explain"), f->n);

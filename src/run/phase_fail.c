@@ -36,7 +36,8 @@ nvs_result_t nvs_fail_hook_parse(const char *sub, const char *val, nvs_phase_id 
     const char *colon = strchr(val, ':');
     size_t len = colon ? (size_t)(colon - val) : 0;
     for (int p = NVS_PF_NONE + 1; colon && p < NVS_PF_COUNT; p++)
-        if (phases[p].hook && strlen(phases[p].hook) == len && !strncmp(val, phases[p].hook, len)) *phase = (nvs_phase_id)p;
+        if (phases[p].hook && strlen(phases[p].hook) == len && !strncmp(val, phases[p].hook, len))
+            *phase = (nvs_phase_id)p;
     char *end = NULL;
     long r = colon && colon[1] >= '0' && colon[1] <= '9' ? strtol(colon + 1, &end, 10) : -1;
     if (*phase == NVS_PF_NONE || r < 0 || r > (1 << 20) || !end || *end) {

@@ -1,8 +1,8 @@
 /* One rank's own failure in a phase that every rank runs together (topology gathering, health checks, self-test,
  * copies, the collective sweep, the training step, sustained load, transport attribution): told to the others at
  * once (runtime.h nvs_rt_tell_failed), so that they stop at their next wait and rank 0 writes run.json "failed",
- * naming the rank, the phase and why (nvs_fail_cause), instead of waiting out --timeout or ending on mpirun's abort. And the test
- * hook NVS_TEST_FAIL=PHASE:RANK that makes a rank fail so (tests/t/faults_phase_fail.sh). */
+ * naming the rank, the phase and why (nvs_fail_cause), instead of waiting out --timeout or ending on mpirun's abort.
+ * And the test hook NVS_TEST_FAIL=PHASE:RANK that makes a rank fail so (tests/t/faults_phase_fail.sh). */
 #ifndef NVS_PHASE_FAIL_H
 #define NVS_PHASE_FAIL_H
 

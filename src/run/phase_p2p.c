@@ -38,7 +38,10 @@ nvs_result_t nvs_phase_copies(nvs_ctx *run)
     if (measurer) {
         int n = visible(local);
         if (!gpu || !local) {
-            snprintf(what, sizeof what, "%s", want_p2p && want_host ? "p2p and host copies" : want_p2p ? "p2p" : "host copies");
+            snprintf(what, sizeof what, "%s",
+                     want_p2p && want_host ? "p2p and host copies"
+                     : want_p2p            ? "p2p"
+                                           : "host copies");
             snprintf(why, sizeof why, "%s", gpu ? "the topology of this host could not be discovered"
                                                 : "no GPU: the host (MPI) backend runs");
         } else if (want_p2p && local->ngpus < 2) {

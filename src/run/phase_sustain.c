@@ -69,9 +69,10 @@ nvs_result_t nvs_phase_sustain(nvs_ctx *run)
             double bw = one ? r->algbw_gbps : r->busbw_gbps;
             t += r->t_avg_us * 1e-6 * r->iters;
             if (r->wrong > 0) wrong += r->wrong;
-            json_array_append_new(chunks, json_pack("{s:f, s:i, s:o, s:o}", "end_s", t, "iters", r->iters, one ? "algbw_gbps" : "busbw_gbps",
-                                                    isnan(bw) ? json_null() : json_real(bw), "wrong",
-                                                    r->wrong < 0 ? json_null() : json_integer(r->wrong)));
+            json_array_append_new(chunks,
+                                  json_pack("{s:f, s:i, s:o, s:o}", "end_s", t, "iters", r->iters,
+                                            one ? "algbw_gbps" : "busbw_gbps", isnan(bw) ? json_null() : json_real(bw),
+                                            "wrong", r->wrong < 0 ? json_null() : json_integer(r->wrong)));
             if (i == 0 || isnan(bw)) continue; /* the first chunk is the short probe */
             if (isnan(first)) first = bw;
             last = bw;
@@ -79,10 +80,10 @@ nvs_result_t nvs_phase_sustain(nvs_ctx *run)
         }
         run->phase_wrong += wrong;
         run->sustain = json_pack("{s:s, s:s, s:I, s:i, s:f, s:f, s:o, s:o, s:o, s:I, s:o}", "collective", "all_reduce",
-                                 "measure", one ? "algbw" : "busbw", "bytes",
-                                 (json_int_t)c.max_bytes, "n", run->rt->size, "requested_s", run->cfg->sustain_s,
-                                 "elapsed_s", elapsed, "busbw_first_gbps", isnan(first) ? json_null() : json_real(first),
-                                 "busbw_last_gbps", isnan(last) ? json_null() : json_real(last), "busbw_min_gbps",
+                                 "measure", one ? "algbw" : "busbw", "bytes", (json_int_t)c.max_bytes, "n",
+                                 run->rt->size, "requested_s", run->cfg->sustain_s, "elapsed_s", elapsed,
+                                 "busbw_first_gbps", isnan(first) ? json_null() : json_real(first), "busbw_last_gbps",
+                                 isnan(last) ? json_null() : json_real(last), "busbw_min_gbps",
                                  isnan(lo) ? json_null() : json_real(lo), "wrong", (json_int_t)wrong, "chunks",
                                  chunks ? chunks : json_null());
         if (!run->sustain) res = NVS_ERR_NOMEM;

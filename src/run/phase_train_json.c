@@ -31,7 +31,8 @@ static double predicted_comm(const nvs_ctx *run, const nvs_train_plan *pl, int n
     }
     if (k < 2) return -1;
     double total = 0;
-    for (int b = 0; b < pl->nbuckets; b++) total += nvs_predict_allreduce_us(sizes, times, k, (double)pl->buckets[b].bytes);
+    for (int b = 0; b < pl->nbuckets; b++)
+        total += nvs_predict_allreduce_us(sizes, times, k, (double)pl->buckets[b].bytes);
     return total;
 }
 
@@ -213,9 +214,9 @@ json_t *nvs_pt_train_json(const nvs_ctx *run, const char *model, const nvs_profi
         json_t *r = json_pack("{s:i, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:i}", "n", t->n, "step_us",
                               t->step_us, "compute_us", t->compute_us, "comm_us", t->comm_us, "exposed_comm_us",
                               sp.exposed_us, "rank_wait_us", sp.rank_wait_us, "interference_us", sp.interference_us,
-                              "reducer_us", sp.reducer_us, "contention_us", t->compute_us - ref_compute, "samples_per_s",
-                              t->step_us > 0 ? t->n * (double)pl->batch / (t->step_us * 1e-6) : 0.0, "efficiency",
-                              eff, "slowest_rank", t->slowest_rank);
+                              "reducer_us", sp.reducer_us, "contention_us", t->compute_us - ref_compute,
+                              "samples_per_s", t->step_us > 0 ? t->n * (double)pl->batch / (t->step_us * 1e-6) : 0.0,
+                              "efficiency", eff, "slowest_rank", t->slowest_rank);
         json_t *g = json_array();
         for (int pi = 0; pi < run->npoints; pi++)
             if (run->points[pi].n == t->n)

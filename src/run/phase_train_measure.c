@@ -40,7 +40,8 @@ static void sat_out_stalled(const nvs_ctx *run, const char *name, const nvs_scal
     int k = 0;
     for (int i = 0; i < pt->n && i < 8 && k < (int)sizeof who; i++) {
         int r = pt->ranks[i];
-        k += snprintf(who + k, sizeof who - k, "%s%d (host %s)", i ? ", " : "", r, run->ranks ? run->ranks[r].host : "?");
+        k += snprintf(who + k, sizeof who - k, "%s%d (host %s)", i ? ", " : "", r,
+                      run->ranks ? run->ranks[r].host : "?");
     }
     if (pt->n > 8 && k < (int)sizeof who) snprintf(who + k, sizeof who - k, " and %d more", pt->n - 8);
     nvs_error("rank %d (host %s) sat out train %s N=%d, measured by rank%s %s: no heartbeat from %s for %.0f s "

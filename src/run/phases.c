@@ -358,7 +358,8 @@ static void print_train(const json_t *t, const char *unit, FILE *to)
     int ref = (int)json_integer_value(
         json_object_get(json_array_get(json_object_get(t, "results"), 0), "efficiency_reference_n"));
     if (ref > 1)
-        fprintf(to, "#  efficiency = step(%d) / step(N): no 1-%s step in this run (--gpus), so %d %ss are the reference\n",
+        fprintf(to,
+                "#  efficiency = step(%d) / step(N): no 1-%s step in this run (--gpus), so %d %ss are the reference\n",
                 ref, unit, ref, unit);
     fprintf(to, "#  %5s  %9s  %9s  %9s  %9s  %9s  %9s  %9s  %9s  %10s  %10s\n", "N", "step", "compute", "reducer",
             "slowed", "exposed", "waited", "comm", "exposed%", "samples/s", "efficiency");

@@ -442,7 +442,8 @@ static nvs_result_t run_rank(nvs_rt *rt, void *arg)
     if (trains) NVS_CHECK_GOTO(phase(&run, NVS_PF_PREFLIGHT, nvs_phase_train_preflight), res, end);
     NVS_CHECK_GOTO(nvs_run_checkpoint(&run, 1), res, end);
     if (phases & NVS_PHASE_SELFTEST) NVS_CHECK_GOTO(phase(&run, NVS_PF_SELFTEST, nvs_phase_selftest), res, end);
-    if (phases & (NVS_PHASE_P2P | NVS_PHASE_H2D)) NVS_CHECK_GOTO(phase(&run, NVS_PF_COPIES, nvs_phase_copies), res, end);
+    if (phases & (NVS_PHASE_P2P | NVS_PHASE_H2D))
+        NVS_CHECK_GOTO(phase(&run, NVS_PF_COPIES, nvs_phase_copies), res, end);
     if (strcmp(sub, "train") && !(phases & NVS_PHASE_NO_SWEEP)) {
         NVS_CHECK_GOTO(phase(&run, NVS_PF_SWEEP, sweep_phase), res, end);
         NVS_CHECK_GOTO(nvs_run_checkpoint(&run, 1), res, end); /* every row, before the training step starts */
@@ -498,7 +499,8 @@ end:;
          * why the run stopped: Open MPI's abort banner alone did not */
         if (final == NVS_ERR_INTERRUPTED)
             fprintf(stderr, "nvscale: %s%s\n", run.reason,
-                    req->cfg.save ? " (run.json: status \"interrupted\")" : " (--no-save: on standard output only, no run.json)");
+                    req->cfg.save ? " (run.json: status \"interrupted\")"
+                                  : " (--no-save: on standard output only, no run.json)");
     }
     if (final != NVS_OK && res == NVS_OK) res = final;
 out:

@@ -32,9 +32,9 @@ enum { NVS_LOSS_CONTENTION, NVS_LOSS_INTERFERENCE, NVS_LOSS_EXPOSED, NVS_LOSS_RA
  * only at its reference N (ref_n == n: nothing to compare). Below GOOD it
  * names the largest part of the worst workload's lost time: ", and the largest part of the 6.4 ms it loses per
  * step is waiting for a slower rank (5.2 ms)"; NOT MEASURED when the run ended before any row or step (interrupted:
- * "NOT MEASURED: the run was interrupted before ..."), rather than a bare MEASURED over nothing; where that part alone exceeds the loss (the compute ran faster
- * than at the reference), ", and it loses 213.5 ms per step: ... took 214.0 ms, and the rest of the step ran
- * 0.5 ms faster than at 1 rank (the compute alone: 7.6 ms faster)". */
+ * "NOT MEASURED: the run was interrupted before ..."), rather than a bare MEASURED over nothing; where that part alone
+ * exceeds the loss (the compute ran faster than at the reference), ", and it loses 213.5 ms per step: ... took 214.0
+ * ms, and the rest of the step ran 0.5 ms faster than at 1 rank (the compute alone: 7.6 ms faster)". */
 void nvs_summary_verdict(const nvs_summary_facts *f, char *buf, size_t len);
 
 /* The training table's note for a row whose compute-only step (timed apart from the full step) came out longer

@@ -322,8 +322,9 @@ const nvs_run_explain *nvs_run_explain_of(const nvs_run *r, int n);
  * exist; NULL if none. */
 const nvs_run_coll *nvs_run_coll_find(const nvs_run *r, const char *collective, int n, double size);
 /* Which row nvs_run_coll_find picked, for a table that shows one row per (collective, n, bytes) of a sweep of
- * several types or ops (-d float,double -o sum,max): "float sum" ("float" where the op is none) in buf when the collective has rows of more than
- * one (type, op) in the run, "" otherwise (then there is nothing to say). Returns buf. */
+ * several types or ops (-d float,double -o sum,max): "float sum" ("float" where the op is none) in buf when the
+ * collective has rows of more than one (type, op) in the run, "" otherwise (then there is nothing to say). Returns buf.
+ */
 const char *nvs_run_coll_variant(const nvs_run *r, const nvs_run_coll *picked, char *buf, size_t len);
 /* Why the run has no GPU pairs when a host said so (p2p.skipped): "skipped on host H: WHY" in buf ("?" for a host
  * it does not name; not escaped), as check's rules, its table and its summary all say it. NULL (buf "") when no

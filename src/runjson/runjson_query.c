@@ -95,7 +95,8 @@ const nvs_run_pair *nvs_run_pair_of(const nvs_run *r, int a, int b, nvs_run_pair
     if (p || !buf || a == b) return p;
     const nvs_run_gpu *ga = gpu_at(t, a), *gb = gpu_at(t, b);
     if (!ga || !gb || !ga->host || !gb->host || !strcmp(ga->host, gb->host)) return NULL;
-    const nvs_net_end ea = {a, ga->net_gbps, ga->net_source, ga->machine}, eb = {b, gb->net_gbps, gb->net_source, gb->machine};
+    const nvs_net_end ea = {a, ga->net_gbps, ga->net_source, ga->machine},
+                      eb = {b, gb->net_gbps, gb->net_source, gb->machine};
     memset(buf, 0, sizeof *buf);
     nvs_run_pair *x = &buf->pair;
     x->a = a;

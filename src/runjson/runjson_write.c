@@ -215,8 +215,10 @@ nvs_result_t nvs_rj_check_out_dir(const char *sub, const char *out)
         return NVS_ERR_USAGE;
     }
     if (lstat(out, &st) == 0) {
-        fprintf(nvs_stderr_once(), "nvscale %s: --out %s: it exists: nvscale does not mix a new run with an earlier one's files; "
-                        "choose another --out or remove it\n", sub, out);
+        fprintf(nvs_stderr_once(),
+                "nvscale %s: --out %s: it exists: nvscale does not mix a new run with an earlier one's files; "
+                "choose another --out or remove it\n",
+                sub, out);
         return NVS_ERR_USAGE;
     }
     /* "new/." and "new/.." name new or its parent once new is made: directories that exist by then */
@@ -312,8 +314,10 @@ nvs_result_t nvs_rj_open_run_dir(const char *out, const char *subcommand, char *
                 fprintf(stderr, "nvscale %s: --out %s: it exists: nvscale does not mix a new run with an earlier one's "
                                 "files; choose another --out or remove it\n", subcommand, out);
             else
-                fprintf(stderr, "nvscale %s: --out %s: %s exists: an earlier run into it was cut short (its run.json "
-                                "holds what it measured); remove it or choose another --out\n", subcommand, out, partial);
+                fprintf(stderr,
+                        "nvscale %s: --out %s: %s exists: an earlier run into it was cut short (its run.json "
+                        "holds what it measured); remove it or choose another --out\n",
+                        subcommand, out, partial);
             nvs_rj_unmake_parents();
             return NVS_ERR_USAGE;
         }

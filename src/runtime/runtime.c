@@ -62,8 +62,9 @@ int nvs_rt_split_virtual(nvs_rt *rt, int k, const int *machine_node, char *err, 
         return -1;
     }
     if (k > size) {
-        snprintf(err, errlen, "--emulate-nodes %d: only %d rank%s in this run, and every virtual host needs at least one",
-                 k, size, size == 1 ? "" : "s");
+        snprintf(err, errlen,
+                 "--emulate-nodes %d: only %d rank%s in this run, and every virtual host needs at least one", k, size,
+                 size == 1 ? "" : "s");
         return -1;
     }
     if (size % k) {

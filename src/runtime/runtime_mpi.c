@@ -260,7 +260,8 @@ static void mabort(nvs_rt *rt, int exit_code)
     MPI_Abort(MPI_COMM_WORLD, exit_code);
 }
 
-static const struct nvs_rt_ops mpi_ops = {"mpi", mbarrier, mallgather, mbcast, mallreduce, mabort, mbeat, mtell, mheard};
+static const struct nvs_rt_ops mpi_ops = {"mpi",  mbarrier, mallgather, mbcast, mallreduce,
+                                          mabort, mbeat,    mtell,      mheard};
 
 /* At the end of a run that ends well: every heartbeat sent to this rank, received (an all-to-all of the counts
  * says how many), so that none is left unmatched at MPI_Finalize. They were sent before their senders got here:

@@ -140,7 +140,8 @@ static const char *load_api(void *lib, struct nvsdnn_api *a)
         {"cudnnConvolutionBackwardData", &a->ConvolutionBackwardData},
         {"cudnnConvolutionBackwardFilter", &a->ConvolutionBackwardFilter},
         {"cudnnDeriveBNTensorDescriptor", &a->DeriveBNTensorDescriptor},
-        {"cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize", &a->GetBatchNormalizationForwardTrainingExWorkspaceSize},
+        {"cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize",
+         &a->GetBatchNormalizationForwardTrainingExWorkspaceSize},
         {"cudnnGetBatchNormalizationBackwardExWorkspaceSize", &a->GetBatchNormalizationBackwardExWorkspaceSize},
         {"cudnnGetBatchNormalizationTrainingExReserveSpaceSize", &a->GetBatchNormalizationTrainingExReserveSpaceSize},
         {"cudnnBatchNormalizationForwardTrainingEx", &a->BatchNormalizationForwardTrainingEx},
@@ -417,8 +418,8 @@ nvs_result_t nvs_cudnn_bn_fwd(nvs_cudnn *c, int l, const void *x, void *y, const
     void *rs = b->reserve ? c->bn_reserve + c->bn_reserve_off[l] : NULL;
     DNN_TRY(c, c->api.BatchNormalizationForwardTrainingEx(
                    c->h, NVSDNN_BATCHNORM_SPATIAL, NVSDNN_BATCHNORM_OPS_BN, &one, &zero, b->x, x, NULL, NULL, b->x, y,
-                   b->param, scale, bias, NVS_BN_MOMENTUM, st, st + b->c, NVS_BN_EPS, st + 2 * b->c, st + 3 * b->c, NULL,
-                   c->ws, c->ws_bytes, rs, b->reserve));
+                   b->param, scale, bias, NVS_BN_MOMENTUM, st, st + b->c, NVS_BN_EPS, st + 2 * b->c, st + 3 * b->c,
+                   NULL, c->ws, c->ws_bytes, rs, b->reserve));
     return NVS_OK;
 }
 

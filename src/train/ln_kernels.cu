@@ -429,7 +429,8 @@ extern "C" int nvs_kern_ln_fwd(const void *x, void *y, int elem, long long rows,
                                const float *beta, float *mean, float *rstd, float eps, cudaStream_t s)
 {
     nvs_ln_plan p;
-    if (!x || !y || !gamma || !beta || !mean || !rstd || nvs_ln_make_plan(rows, cols, elem_size(elem), kAnyGpu, &p) != 0)
+    if (!x || !y || !gamma || !beta || !mean || !rstd ||
+        nvs_ln_make_plan(rows, cols, elem_size(elem), kAnyGpu, &p) != 0)
         return cudaErrorInvalidValue;
     switch (elem) {
     case NVS_ELEM_F32: return fwd<float>(p, x, y, gamma, beta, mean, rstd, eps, s);

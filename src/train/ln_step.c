@@ -62,7 +62,8 @@ nvs_result_t nvs_ln_bufs_setup(nvs_ln_bufs *b, const nvs_train_plan *pl, nvs_sm_
     for (int l = 0; l < nl; l++) {
         int cols = nvs_ln_cols(&pl->profile->layers[l]);
         if (cols > 0 && nvs_ln_rows(&pl->profile->layers[l], pl->batch) > 0)
-            CUDA_TRY(nvs_kern_axpb(b->params + b->param_at[l], (size_t)cols, NVS_ELEM_F32, 0.0f, 1.0f, s)); /* weights */
+            CUDA_TRY(
+                nvs_kern_axpb(b->params + b->param_at[l], (size_t)cols, NVS_ELEM_F32, 0.0f, 1.0f, s)); /* weights */
     }
     return NVS_OK;
 }

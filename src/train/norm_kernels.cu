@@ -85,7 +85,8 @@ __global__ void bn_transform_kernel(const T *x, T *y, int n, int c, long long hw
     const float mean = stats[2 * c + ch], scale = stats[3 * c + ch] * w[ch], shift = b[ch];
     for (int i = blockIdx.y * blockDim.y + threadIdx.y; i < n; i += gridDim.y * blockDim.y) {
         const long long base = ((long long)i * c + ch) * hw;
-        for (long long j = threadIdx.x; j < hw; j += blockDim.x) st(y, base + j, (ld(x, base + j) - mean) * scale + shift);
+        for (long long j = threadIdx.x; j < hw; j += blockDim.x)
+            st(y, base + j, (ld(x, base + j) - mean) * scale + shift);
     }
 }
 

@@ -32,7 +32,8 @@ int nvs_sm_shape_of(int dev, nvs_sm_shape *out);
  * nvs_outer_sum_sems unsigned ints, zero before the first launch (every launch leaves them zero again; launches in
  * one stream may share them). cudaErrorInvalidValue for a bad type, shape or too small a buffer. */
 int nvs_kern_outer_sum(const void *x, int elem, long long rows, int cols, long long ld, void *out, int out_elem,
-                       float *staging, size_t staging_elems, unsigned *sems, int nsems, nvs_sm_shape sm, cudaStream_t s);
+                       float *staging, size_t staging_elems, unsigned *sems, int nsems, nvs_sm_shape sm,
+                       cudaStream_t s);
 /* The same with the row split G given (1 ... 65535): for tools/biasgrad.c, which measures the choice */
 int nvs_kern_outer_sum_g(const void *x, int elem, long long rows, int cols, long long ld, void *out, int out_elem,
                          float *staging, size_t staging_elems, unsigned *sems, int nsems, int g, cudaStream_t s);

@@ -60,9 +60,9 @@ typedef struct {
                              * foreach AdamW's temporary exp_avg_sq_sqrt, one float a parameter) */
     double grad_bytes;
     double bucket_bytes;    /* separate bucket buffers (a framework that copies gradients into buckets), else 0 */
-    /* the module buffers a framework broadcasts before a full step's forward (framework.h broadcast_buffers; 0 without): how
-     * many, the float elements among them, the int64 ones (one element each), and their bytes with their flat
-     * copy */
+    /* the module buffers a framework broadcasts before a full step's forward (framework.h broadcast_buffers; 0
+     * without): how many, the float elements among them, the int64 ones (one element each), and their bytes with their
+     * flat copy */
     int buffers, buffer_longs;
     double buffer_floats, buffer_bytes;
     size_t *buffer_size; /* each buffer's bytes, in the order they are copied back (nvs_profile_buffers) */

@@ -70,8 +70,8 @@ struct nvs_train_exec_ops {
      * buckets; without them it works on the gradients in place. */
     nvs_result_t (*grad_to_bucket)(nvs_train_exec *x, int layer);
     nvs_result_t (*bucket_to_grad)(nvs_train_exec *x, int bucket);
-    /* A framework that broadcasts its module buffers before a full step's forward (plan->buffers > 0): per dtype the buffers
-     * flattened into one, broadcast from rank 0 over the communicator, then each buffer copied back from it. */
+    /* A framework that broadcasts its module buffers before a full step's forward (plan->buffers > 0): per dtype the
+     * buffers flattened into one, broadcast from rank 0 over the communicator, then each buffer copied back from it. */
     nvs_result_t (*buffers)(nvs_train_exec *x);
     nvs_result_t (*span)(nvs_train_exec *x, double *us);
     /* Free memory available to the step, and what the executor will need (for the up-front refusal). */

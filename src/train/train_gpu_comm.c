@@ -50,8 +50,8 @@ nvs_result_t nvs_tg_grad_to_bucket(nvs_train_exec *x, int l)
     const nvs_train_plan *pl = x->plan;
     if (!g->buckets) return NVS_OK;
     size_t es = pl->grad_bf16 ? 2 : 4, off = pl->grad_offset[l] * es;
-    CUDA_TRY(cudaMemcpyAsync((char *)g->buckets + off, (char *)g->grads + off, (size_t)pl->profile->layers[l].params * es,
-                             cudaMemcpyDeviceToDevice, g->compute));
+    CUDA_TRY(cudaMemcpyAsync((char *)g->buckets + off, (char *)g->grads + off,
+                             (size_t)pl->profile->layers[l].params * es, cudaMemcpyDeviceToDevice, g->compute));
     return NVS_OK;
 }
 

@@ -71,7 +71,8 @@ static nvs_result_t gconv(nvs_train_exec *x, int l, int kind)
     NVS_CHECK(nvs_cudnn_wgrad(x->dnn, l, g->ws_x, Y, direct ? (void *)slot : (void *)g->ws_w));
     if (!direct && ly->params > 0) {
         size_t cnt = (size_t)ly->params < wn ? (size_t)ly->params : wn;
-        NVS_CHECK(convert_pieces(g->ws_w, el, slot, pl->grad_bf16, (double)cnt, grad_cast_pieces(pl, ly, 0), g->compute));
+        NVS_CHECK(
+            convert_pieces(g->ws_w, el, slot, pl->grad_bf16, (double)cnt, grad_cast_pieces(pl, ly, 0), g->compute));
     }
     return NVS_OK;
 }

@@ -49,8 +49,8 @@ struct gpu_impl {
     float *bn_stats;
     size_t *bn_off;
     nvs_ln_bufs ln;        /* the LayerNorms' statistics, scratch, weights (train/ln_step.h) */
-    /* the module buffers a framework broadcasts before a full step's forward (plan->buffers > 0): the floats, then the int64s;
-     * their flat copy laid out the same; events between the compute stream and the broadcast */
+    /* the module buffers a framework broadcasts before a full step's forward (plan->buffers > 0): the floats, then the
+     * int64s; their flat copy laid out the same; events between the compute stream and the broadcast */
     char *bufs, *bufs_flat;
     cudaEvent_t buf_ev[2];
 };

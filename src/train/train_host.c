@@ -146,9 +146,9 @@ static void progress(struct host_impl *h)
 
 /* C[m x n] = A[m x k] B[k x n], column-major, with optional transposes expressed by strides (a_rs/a_cs: the
  * distance between consecutive rows / columns of A; a one-row or one-column matrix has both strides 1, so the
- * transposition is chosen by which layout satisfies BLAS's leading-dimension rule). Through CBLAS (OpenBLAS) when nvscale was built with it:
- * the host backend then measures what a CPU does with a real BLAS (the plain loop below runs at ~3 GFLOP/s,
- * which made a ResNet-50 step take seconds). */
+ * transposition is chosen by which layout satisfies BLAS's leading-dimension rule). Through CBLAS (OpenBLAS) when
+ * nvscale was built with it: the host backend then measures what a CPU does with a real BLAS (the plain loop below runs
+ * at ~3 GFLOP/s, which made a ResNet-50 step take seconds). */
 static void sgemm(int m, int n, int k, const float *A, size_t a_rs, size_t a_cs, const float *B, size_t b_rs,
                   size_t b_cs, float *C, struct host_impl *h)
 {
@@ -449,9 +449,9 @@ static void hteardown(nvs_train_exec *x)
     if (!h) return;
     if (h->nreqs > 0 || h->bcast_open) {
         /* a step cut short (interrupt, timeout, failed peer) with all-reduces or the buffers' broadcast in flight:
-         * MPI may still write into the buckets or the flat buffers, and a collective cannot be cancelled (the MPI standard makes MPI_Cancel on a
-         * nonblocking collective's request erroneous). The buffers are left to the process's end, which
-         * follows: the run stops on any such error. */
+         * MPI may still write into the buckets or the flat buffers, and a collective cannot be cancelled (the MPI
+         * standard makes MPI_Cancel on a nonblocking collective's request erroneous). The buffers are left to the
+         * process's end, which follows: the run stops on any such error. */
         x->impl = NULL;
         return;
     }
@@ -463,14 +463,28 @@ static void hteardown(nvs_train_exec *x)
     x->impl = NULL;
 }
 
-static const struct nvs_train_exec_ops host_ops = {
-    .name = "host", .sync_issue = 1, .setup = hsetup, .gemm = hgemm, .ew = hew, .copy_out = hcopy, .cast_weights = hcast,
-    .cast_act = hcast_act, .bias_grad = hbias,
-    .grad_pass = hgrad,
-    .bucket_ready = hbucket,
-    .join_comm = hjoin, .unscale = hunscale, .optimizer = hopt, .sync = hsync, .mark = hmark, .span = hspan,
-    .grad_to_bucket = hgrad_to_bucket, .bucket_to_grad = hbucket_to_grad, .memory = hmem, .buffers = hbuffers,
-    .teardown = hteardown};
+static const struct nvs_train_exec_ops host_ops = {.name = "host",
+                                                   .sync_issue = 1,
+                                                   .setup = hsetup,
+                                                   .gemm = hgemm,
+                                                   .ew = hew,
+                                                   .copy_out = hcopy,
+                                                   .cast_weights = hcast,
+                                                   .cast_act = hcast_act,
+                                                   .bias_grad = hbias,
+                                                   .grad_pass = hgrad,
+                                                   .bucket_ready = hbucket,
+                                                   .join_comm = hjoin,
+                                                   .unscale = hunscale,
+                                                   .optimizer = hopt,
+                                                   .sync = hsync,
+                                                   .mark = hmark,
+                                                   .span = hspan,
+                                                   .grad_to_bucket = hgrad_to_bucket,
+                                                   .bucket_to_grad = hbucket_to_grad,
+                                                   .memory = hmem,
+                                                   .buffers = hbuffers,
+                                                   .teardown = hteardown};
 
 nvs_result_t nvs_train_exec_host(nvs_train_exec *x)
 {
@@ -478,7 +492,8 @@ nvs_result_t nvs_train_exec_host(nvs_train_exec *x)
     if (pl->precision == NVS_PREC_BF16 || pl->precision == NVS_PREC_FP16 || pl->grad_bf16) {
         if (x->backend->rt->rank == 0)
             fprintf(stderr, "nvscale: %s %s needs the NCCL backend (GPUs); the host backend computes in fp32\n",
-                    pl->grad_bf16 ? "bf16" : nvs_precision_name(pl->precision), pl->grad_bf16 ? "gradients" : "precision");
+                    pl->grad_bf16 ? "bf16" : nvs_precision_name(pl->precision),
+                    pl->grad_bf16 ? "gradients" : "precision");
         return NVS_ERR_USAGE;
     }
     x->ops = &host_ops;

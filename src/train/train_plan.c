@@ -151,8 +151,8 @@ int nvs_train_plan_opt_foreach(const nvs_train_plan *plan)
 static void set_master_bytes(nvs_train_plan *plan)
 {
     plan->total_bytes -= plan->master_bytes;
-    plan->master_bytes =
-        (double)plan->grad_elems * 4.0 * (1.0 + nvs_optimizer_fp32_words(plan->optimizer, nvs_train_plan_opt_foreach(plan)));
+    plan->master_bytes = (double)plan->grad_elems * 4.0 *
+                         (1.0 + nvs_optimizer_fp32_words(plan->optimizer, nvs_train_plan_opt_foreach(plan)));
     plan->total_bytes += plan->master_bytes;
 }
 

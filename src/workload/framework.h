@@ -155,8 +155,8 @@ double nvs_framework_layer_ops(const nvs_framework *fw, const nvs_profile *p, in
  * buffer's size in the order DDP's broadcast copies them back: the floats (per batch norm, running_mean then
  * running_var), then the int64s (broadcast_coalesced groups them by dtype). */
 int nvs_profile_buffers(const nvs_profile *p, double *floats, int *longs, size_t *bytes);
-/* The operations framework fw dispatches for its buffer broadcast before a full step's forward (0 without one): per dtype among
- * the buffers (float, int64) a flatten and a broadcast, and each buffer copied back. */
+/* The operations framework fw dispatches for its buffer broadcast before a full step's forward (0 without one): per
+ * dtype among the buffers (float, int64) a flatten and a broadcast, and each buffer copied back. */
 double nvs_framework_buffer_ops(const nvs_framework *fw, const nvs_profile *p);
 /* The operations framework fw dispatches for optimizer o's update, foreach as the step runs it (train_plan.c
  * nvs_train_plan_opt_foreach; the model's the same): under a framework whose optimizer is torch.optim's

@@ -31,12 +31,12 @@ double nvs_optimizer_pass_bytes(nvs_optimizer o, int foreach, double grad_bytes)
     if (o == NVS_OPT_ADAMW) {
         /* Fused (torch._fused_adamw_, one kernel): read w, g, m, v; write w, m, v: 6 fp32 accesses and the gradient.
          * Foreach: torch/optim/adam.py _multi_tensor_adam (AdamW: decoupled weight decay, capturable=False, the
-         * default) makes 8 passes over every parameter: _foreach_mul_(params) (w: read, write); _foreach_lerp_(exp_avgs,
-         * grads) (m: read, write; g read); _foreach_mul_(exp_avg_sqs) (v: 2); _foreach_addcmul_(exp_avg_sqs, grads,
-         * grads) (v: 2; g read, both operands the same tensor: once from memory); exp_avg_sq_sqrt =
-         * _foreach_sqrt(exp_avg_sqs) (read v, write a temporary); _foreach_div_ and _foreach_add_ (eps) on it (2
-         * each); _foreach_addcdiv_(params, exp_avgs, exp_avg_sq_sqrt) (read w, m, temporary; write w): 18 fp32
-         * accesses and the gradient twice */
+         * default) makes 8 passes over every parameter: _foreach_mul_(params) (w: read, write);
+         * _foreach_lerp_(exp_avgs, grads) (m: read, write; g read); _foreach_mul_(exp_avg_sqs) (v: 2);
+         * _foreach_addcmul_(exp_avg_sqs, grads, grads) (v: 2; g read, both operands the same tensor: once from memory);
+         * exp_avg_sq_sqrt = _foreach_sqrt(exp_avg_sqs) (read v, write a temporary); _foreach_div_ and _foreach_add_
+         * (eps) on it (2 each); _foreach_addcdiv_(params, exp_avgs, exp_avg_sq_sqrt) (read w, m, temporary; write w):
+         * 18 fp32 accesses and the gradient twice */
         return foreach ? 4.0 * 18 + 2.0 * grad_bytes : 4.0 * 6 + grad_bytes;
     }
     /* SGD with momentum, one fused pass: read w, m (fp32), g; write w, m. As foreach passes (torch/optim/sgd.py

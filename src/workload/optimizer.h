@@ -46,8 +46,8 @@ typedef struct {
 nvs_adamw_hyper nvs_adamw_defaults(void);
 /* One element's AdamW update at step t (1, 2, ...), gradient g (already averaged), as torch.optim.AdamW computes it:
  * w *= 1 - lr wd; m = b1 m + (1 - b1) g; v = b2 v + (1 - b2) g^2; w -= lr / (1 - b1^t) * m / (sqrt(v / (1 - b2^t)) +
- * eps). The host executor (train/train_host.c) runs it (nvs_adamw_update); the GPU kernel (collectives/kernels.cu nvs_kern_adamw) and
- * the unit tests check against it. */
+ * eps). The host executor (train/train_host.c) runs it (nvs_adamw_update); the GPU kernel (collectives/kernels.cu
+ * nvs_kern_adamw) and the unit tests check against it. */
 void nvs_adamw_elem(float *w, float *m, float *v, float g, long long t, const nvs_adamw_hyper *h);
 /* The same update over n elements, gradients g[i] * scale, with the bias corrections computed once for the step (as a
  * fused kernel does): what the host executor runs; element for element equal to nvs_adamw_elem */

@@ -63,9 +63,11 @@ static nvs_result_t close_repeat(struct parser *ps)
     /* parse_layer kept nograd=1 to a prefix of the block's first copy; a block of frozen and trainable layers
      * repeated would put its next copy's frozen layers after trainable ones */
     if (f.count > 1 && ps->p->layers[f.start].nograd && !ps->p->layers[ps->p->nlayers - 1].nograd)
-        return nvs_prof_fail(ps, "layer '%s': nograd=1 after a layer with gradients in the block's next copy (the repeat on "
-                                 "line %d): only a prefix of the layers (a frozen stem) is out of autograd's reach",
-                             ps->p->layers[f.start].name, f.line);
+        return nvs_prof_fail(
+            ps,
+            "layer '%s': nograd=1 after a layer with gradients in the block's next copy (the repeat on "
+            "line %d): only a prefix of the layers (a frozen stem) is out of autograd's reach",
+            ps->p->layers[f.start].name, f.line);
     long long total = ps->p->nlayers + len * (f.count - 1);
     nvs_result_t r = nvs_prof_reserve(ps, total);
     if (r != NVS_OK) return r;
@@ -82,7 +84,8 @@ static nvs_result_t parse_text(struct parser *ps, char **tok, int ntok, int *hav
     if (*have) return nvs_prof_fail(ps, "'%s' given twice", tok[0]);
     if (ps->depth) return nvs_prof_fail(ps, "'%s' inside a repeat block", tok[0]);
     if (ntok != 2) return nvs_prof_fail(ps, "'%s' takes one value (quote it if it has blanks)", tok[0]);
-    if (strlen(tok[1]) >= cap) return nvs_prof_fail(ps, "%s is %zu characters long: at most %zu", tok[0], strlen(tok[1]), cap - 1);
+    if (strlen(tok[1]) >= cap)
+        return nvs_prof_fail(ps, "%s is %zu characters long: at most %zu", tok[0], strlen(tok[1]), cap - 1);
     if (!tok[1][0]) return nvs_prof_fail(ps, "empty %s", tok[0]);
     strcpy(dst, tok[1]);
     *have = 1;

@@ -62,8 +62,8 @@
  *
  * Rules (src/workload/profile.c enforces them; docs/profiles.md is the user guide): the header line comes first; name
  * ([A-Za-z0-9._-], < 64 chars) and source are required, sample (default "one sample"), batch (default 1) and
- * dp (default ddp) optional; at least one layer. Numbers are plain or scientific decimals (4096, 2.5e7), never negative, never
- * with K/M suffixes; params, act and gemm are whole numbers, gemm has exactly 3 values >= 1, ew may be
+ * dp (default ddp) optional; at least one layer. Numbers are plain or scientific decimals (4096, 2.5e7), never
+ * negative, never with K/M suffixes; params, act and gemm are whole numbers, gemm has exactly 3 values >= 1, ew may be
  * fractional (1.5 = three accesses of the output). A layer needs at least one of params, gemm, act (not zero), and
  * act when it has ew; the profile some work (params, a GEMM or ew passes somewhere); nograd=1 (no backward: a
  * frozen stem autograd never reaches) only on a prefix of the layers and without params. repeat N (1..100000)

@@ -30,8 +30,9 @@ static int parse_geom(struct parser *ps, const char *val, nvs_layer *l)
     l->geom.stride = (int)v[4];
     l->geom.pad = (int)v[5];
     if (l->geom.pad >= l->geom.r || l->geom.pad >= l->geom.s)
-        return nvs_prof_fail(ps, "conv2d=%s: padding %d is not smaller than the %dx%d filter", val, l->geom.pad, l->geom.r,
-                             l->geom.s), -1;
+        return nvs_prof_fail(ps, "conv2d=%s: padding %d is not smaller than the %dx%d filter", val, l->geom.pad,
+                             l->geom.r, l->geom.s),
+               -1;
     if (l->geom.r > l->geom.h + 2 * l->geom.pad || l->geom.s > l->geom.w + 2 * l->geom.pad)
         return nvs_prof_fail(ps, "conv2d=%s: the %dx%d filter is larger than the %dx%d input padded to %dx%d", val,
                              l->geom.r, l->geom.s, l->geom.h, l->geom.w, l->geom.h + 2 * l->geom.pad,
@@ -46,14 +47,19 @@ static int check_geom(struct parser *ps, const nvs_layer *l)
     const int ho = nvs_layer_geom_out(l->geom.h, l->geom.r, l->geom.stride, l->geom.pad);
     const int wo = nvs_layer_geom_out(l->geom.w, l->geom.s, l->geom.stride, l->geom.pad);
     if (fmod(l->gemm_k, rs) != 0)
-        return nvs_prof_fail(ps, "layer '%s': gemm K=%.0f is not a whole number of %dx%d filters' input channels (K = C*R*S)",
-                             l->name, l->gemm_k, l->geom.r, l->geom.s), -1;
+        return nvs_prof_fail(
+                   ps, "layer '%s': gemm K=%.0f is not a whole number of %dx%d filters' input channels (K = C*R*S)",
+                   l->name, l->gemm_k, l->geom.r, l->geom.s),
+               -1;
     if ((double)ho * wo != l->gemm_m)
-        return nvs_prof_fail(ps, "layer '%s': conv2d gives a %dx%d output (%.0f pixels), gemm M=%.0f (M = Hout*Wout)", l->name,
-                             ho, wo, (double)ho * wo, l->gemm_m), -1;
+        return nvs_prof_fail(ps, "layer '%s': conv2d gives a %dx%d output (%.0f pixels), gemm M=%.0f (M = Hout*Wout)",
+                             l->name, ho, wo, (double)ho * wo, l->gemm_m),
+               -1;
     if (l->gemm_k / rs > MAX_GEMM_DIM / ((double)l->geom.h * l->geom.w))
-        return nvs_prof_fail(ps, "layer '%s': an input of %.0f channels of %dx%d pixels per sample is beyond what cuDNN takes",
-                             l->name, l->gemm_k / rs, l->geom.h, l->geom.w), -1;
+        return nvs_prof_fail(
+                   ps, "layer '%s': an input of %.0f channels of %dx%d pixels per sample is beyond what cuDNN takes",
+                   l->name, l->gemm_k / rs, l->geom.h, l->geom.w),
+               -1;
     return 0;
 }
 
@@ -61,44 +67,69 @@ static int check_geom(struct parser *ps, const nvs_layer *l)
 static int check_bn(struct parser *ps, const nvs_layer *l)
 {
     if (l->bn_passes <= 0)
-        return nvs_prof_fail(ps, "layer '%s': bn=0: a batch norm makes passes of its own (leave bn= out for other layers)",
-                             l->name), -1;
+        return nvs_prof_fail(ps,
+                             "layer '%s': bn=0: a batch norm makes passes of its own (leave bn= out for other layers)",
+                             l->name),
+               -1;
     if (l->bn_passes > l->ew_passes)
-        return nvs_prof_fail(ps, "layer '%s': bn=%g passes of its batch norm, more than its ew=%g", l->name, l->bn_passes,
-                             l->ew_passes), -1;
+        return nvs_prof_fail(ps, "layer '%s': bn=%g passes of its batch norm, more than its ew=%g", l->name,
+                             l->bn_passes, l->ew_passes),
+               -1;
     if (l->gemm_m > 0)
         return nvs_prof_fail(ps, "layer '%s': bn= with gemm: a batch norm is a layer of its own", l->name), -1;
     if (l->params < 2 || fmod(l->params, 2) != 0)
-        return nvs_prof_fail(ps, "layer '%s': bn= with params=%.0f: a batch norm has a weight and a bias per channel (params = "
-                                 "2 * channels)", l->name, l->params), -1;
+        return nvs_prof_fail(
+                   ps,
+                   "layer '%s': bn= with params=%.0f: a batch norm has a weight and a bias per channel (params = "
+                   "2 * channels)",
+                   l->name, l->params),
+               -1;
     if (fmod(l->act_elems, l->params / 2) != 0)
-        return nvs_prof_fail(ps, "layer '%s': bn= over act=%.0f elements, not a whole number of pixels of its %.0f channels",
-                             l->name, l->act_elems, l->params / 2), -1;
+        return nvs_prof_fail(
+                   ps, "layer '%s': bn= over act=%.0f elements, not a whole number of pixels of its %.0f channels",
+                   l->name, l->act_elems, l->params / 2),
+               -1;
     if (l->params / 2 > 2147483647.0 || l->act_elems > 2147483647.0)
-        return nvs_prof_fail(ps, "layer '%s': a batch norm of %.0f channels over %.0f elements is beyond cuDNN's int sizes",
-                             l->name, l->params / 2, l->act_elems), -1;
+        return nvs_prof_fail(ps,
+                             "layer '%s': a batch norm of %.0f channels over %.0f elements is beyond cuDNN's int sizes",
+                             l->name, l->params / 2, l->act_elems),
+               -1;
     return 0;
 }
 
 static int check_ln(struct parser *ps, const nvs_layer *l)
 {
     if (l->ln_passes <= 0)
-        return nvs_prof_fail(ps, "layer '%s': ln=0: a LayerNorm makes passes of its own (leave ln= out for other layers)",
-                             l->name), -1;
-    if (l->bn_passes > 0) return nvs_prof_fail(ps, "layer '%s': ln= with bn=: a layer is one norm or the other", l->name), -1;
+        return nvs_prof_fail(ps,
+                             "layer '%s': ln=0: a LayerNorm makes passes of its own (leave ln= out for other layers)",
+                             l->name),
+               -1;
+    if (l->bn_passes > 0)
+        return nvs_prof_fail(ps, "layer '%s': ln= with bn=: a layer is one norm or the other", l->name), -1;
     if (l->ln_passes > l->ew_passes)
-        return nvs_prof_fail(ps, "layer '%s': ln=%g passes of its LayerNorm, more than its ew=%g", l->name, l->ln_passes,
-                             l->ew_passes), -1;
-    if (l->gemm_m > 0) return nvs_prof_fail(ps, "layer '%s': ln= with gemm: a LayerNorm is a layer of its own", l->name), -1;
+        return nvs_prof_fail(ps, "layer '%s': ln=%g passes of its LayerNorm, more than its ew=%g", l->name,
+                             l->ln_passes, l->ew_passes),
+               -1;
+    if (l->gemm_m > 0)
+        return nvs_prof_fail(ps, "layer '%s': ln= with gemm: a LayerNorm is a layer of its own", l->name), -1;
     if (l->params < 2 || fmod(l->params, 2) != 0)
-        return nvs_prof_fail(ps, "layer '%s': ln= with params=%.0f: a LayerNorm has a weight and a bias per feature (params = "
-                                 "2 * features)", l->name, l->params), -1;
+        return nvs_prof_fail(
+                   ps,
+                   "layer '%s': ln= with params=%.0f: a LayerNorm has a weight and a bias per feature (params = "
+                   "2 * features)",
+                   l->name, l->params),
+               -1;
     if (fmod(l->act_elems, l->params / 2) != 0)
-        return nvs_prof_fail(ps, "layer '%s': ln= over act=%.0f elements, not a whole number of rows of its %.0f features",
-                             l->name, l->act_elems, l->params / 2), -1;
+        return nvs_prof_fail(ps,
+                             "layer '%s': ln= over act=%.0f elements, not a whole number of rows of its %.0f features",
+                             l->name, l->act_elems, l->params / 2),
+               -1;
     if (l->ew32_passes > 0 && l->ew32_passes < l->ln_passes)
-        return nvs_prof_fail(ps, "layer '%s': ln=%g with ew32=%g: autocast runs a LayerNorm in fp32, so its own passes are "
-                                 "among the fp32 ones", l->name, l->ln_passes, l->ew32_passes), -1;
+        return nvs_prof_fail(ps,
+                             "layer '%s': ln=%g with ew32=%g: autocast runs a LayerNorm in fp32, so its own passes are "
+                             "among the fp32 ones",
+                             l->name, l->ln_passes, l->ew32_passes),
+               -1;
     if (l->params / 2 > 2147483647.0)
         return nvs_prof_fail(ps, "layer '%s': a LayerNorm of %.0f features is beyond the kernels' int sizes", l->name,
                              l->params / 2), -1;
@@ -192,18 +223,22 @@ nvs_result_t nvs_prof_layer(struct parser *ps, char **tok, const int *quoted, in
     if (!seen_gemm && !(l.params > 0) && !(l.act_elems > 0))
         return nvs_prof_fail(ps, "layer '%s': params=0 and act=0 without gemm: it would do nothing", l.name);
     if (l.ew_passes > 0 && l.act_elems <= 0)
-        return nvs_prof_fail(ps, "layer '%s': ew=%g passes over an output of act=0 elements: give act", l.name, l.ew_passes);
+        return nvs_prof_fail(ps, "layer '%s': ew=%g passes over an output of act=0 elements: give act", l.name,
+                             l.ew_passes);
     if (l.ewb_passes > 0 && l.act_elems <= 0)
-        return nvs_prof_fail(ps, "layer '%s': ewb=%g passes over an output of act=0 elements: give act", l.name, l.ewb_passes);
+        return nvs_prof_fail(ps, "layer '%s': ewb=%g passes over an output of act=0 elements: give act", l.name,
+                             l.ewb_passes);
     if (l.ewb_passes > 0 && l.nograd)
-        return nvs_prof_fail(ps, "layer '%s': ewb=%g with nograd=1: a layer autograd never reaches has no backward passes",
+        return nvs_prof_fail(ps,
+                             "layer '%s': ewb=%g with nograd=1: a layer autograd never reaches has no backward passes",
                              l.name, l.ewb_passes);
     if (seen_geom && seen_conv && !l.conv)
-        return nvs_prof_fail(ps, "layer '%s': conv2d= with conv=0: a layer with a convolution's geometry is a convolution",
-                             l.name);
+        return nvs_prof_fail(
+            ps, "layer '%s': conv2d= with conv=0: a layer with a convolution's geometry is a convolution", l.name);
     if (seen_geom) l.conv = 1;
     if (l.conv && !seen_gemm)
-        return nvs_prof_fail(ps, "layer '%s': %s without gemm: a convolution is given as its implicit GEMM (gemm=M,N,K)",
+        return nvs_prof_fail(ps,
+                             "layer '%s': %s without gemm: a convolution is given as its implicit GEMM (gemm=M,N,K)",
                              l.name, seen_geom ? "conv2d=" : "conv=1");
     if (seen_geom && check_geom(ps, &l)) return NVS_ERR_INPUT;
     if (seen_bn && check_bn(ps, &l)) return NVS_ERR_INPUT;
@@ -212,29 +247,36 @@ nvs_result_t nvs_prof_layer(struct parser *ps, char **tok, const int *quoted, in
         return nvs_prof_fail(ps, "layer '%s': ew32=%g fp32 passes, more than its %g ew passes%s", l.name, l.ew32_passes,
                              l.ew_passes - l.bn_passes, l.bn_passes > 0 ? " beside its batch norm's own (bn=)" : "");
     if (seen_perm && l.perm_passes > l.ew_passes - l.bn_passes - l.ew32_passes)
-        return nvs_prof_fail(ps, "layer '%s': perm=%g copies through a view, more than its %g ew passes at the step's precision",
-                             l.name, l.perm_passes, l.ew_passes - l.bn_passes - l.ew32_passes);
+        return nvs_prof_fail(
+            ps, "layer '%s': perm=%g copies through a view, more than its %g ew passes at the step's precision", l.name,
+            l.perm_passes, l.ew_passes - l.bn_passes - l.ew32_passes);
     if (l.perm_passes > 0 && l.gemm_m <= 0)
-        return nvs_prof_fail(ps, "layer '%s': perm=%g without gemm: the view swaps the batch with the GEMM's M rows", l.name,
-                             l.perm_passes);
+        return nvs_prof_fail(ps, "layer '%s': perm=%g without gemm: the view swaps the batch with the GEMM's M rows",
+                             l.name, l.perm_passes);
     if (l.perm_passes > 0 && fmod(l.act_elems, l.gemm_m) != 0)
-        return nvs_prof_fail(ps, "layer '%s': perm=%g with act=%.0f, not a whole number of the GEMM's %.0f rows", l.name,
-                             l.perm_passes, l.act_elems, l.gemm_m);
+        return nvs_prof_fail(ps, "layer '%s': perm=%g with act=%.0f, not a whole number of the GEMM's %.0f rows",
+                             l.name, l.perm_passes, l.act_elems, l.gemm_m);
     if (l.nograd && l.params > 0)
-        return nvs_prof_fail(ps, "layer '%s': nograd=1 with params=%.0f: a layer autograd never reaches has no gradients",
+        return nvs_prof_fail(ps,
+                             "layer '%s': nograd=1 with params=%.0f: a layer autograd never reaches has no gradients",
                              l.name, l.params);
     if (seen_tensors && l.tensors > l.params)
-        return nvs_prof_fail(ps, "layer '%s': tensors=%.0f with params=%.0f: each parameter tensor holds at least one parameter",
-                             l.name, l.tensors, l.params);
+        return nvs_prof_fail(
+            ps, "layer '%s': tensors=%.0f with params=%.0f: each parameter tensor holds at least one parameter", l.name,
+            l.tensors, l.params);
     if (l.nograd && seen_ops && l.ops_bwd > 0)
-        return nvs_prof_fail(ps, "layer '%s': nograd=1 with ops=%.0f,%.0f: a layer autograd never reaches has no backward "
-                                 "operations", l.name, l.ops_fwd, l.ops_bwd);
+        return nvs_prof_fail(ps,
+                             "layer '%s': nograd=1 with ops=%.0f,%.0f: a layer autograd never reaches has no backward "
+                             "operations",
+                             l.name, l.ops_fwd, l.ops_bwd);
     if (!seen_ops) l.ops_fwd = l.ops_bwd = -1;
     if (!seen_casts) l.casts = -1;
     if (!seen_tensors) l.tensors = -1;
     if (l.nograd && ps->p->nlayers > 0 && !ps->p->layers[ps->p->nlayers - 1].nograd)
-        return nvs_prof_fail(ps, "layer '%s': nograd=1 after a layer with gradients: only a prefix of the layers (a frozen "
-                                 "stem) is out of autograd's reach", l.name);
+        return nvs_prof_fail(ps,
+                             "layer '%s': nograd=1 after a layer with gradients: only a prefix of the layers (a frozen "
+                             "stem) is out of autograd's reach",
+                             l.name);
     nvs_result_t r = nvs_prof_reserve(ps, (long long)ps->p->nlayers + 1);
     if (r != NVS_OK) return r;
     ps->p->layers[ps->p->nlayers++] = l;

@@ -51,8 +51,8 @@ nvs_result_t nvs_profile_load(const char *name_or_path, nvs_profile *p, char *er
                 if (w < 0 || (size_t)w >= sizeof list - used) break;
                 used += (size_t)w;
             }
-            nvs_prof_set_err(err, errlen, "unknown model profile '%s': not a built-in (%s) and no such file", name_or_path,
-                             list);
+            nvs_prof_set_err(err, errlen, "unknown model profile '%s': not a built-in (%s) and no such file",
+                             name_or_path, list);
         } else {
             nvs_prof_set_err(err, errlen, "cannot open model profile %s: %s", name_or_path, strerror(errno));
         }

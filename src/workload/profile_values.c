@@ -28,13 +28,15 @@ int nvs_prof_number(struct parser *ps, const char *key, const char *s, double *o
                -1;
     case NVS_NUM_RANGE: return nvs_prof_fail(ps, "%s=%s: not a finite number", key, s), -1;
     case NVS_NUM_TINY:
-        return nvs_prof_fail(ps, "%s=%s: too small: not 0, but below the smallest number held (2.2e-308); write 0 or a larger "
-                                 "value",
-                             key, s),
+        return nvs_prof_fail(
+                   ps,
+                   "%s=%s: too small: not 0, but below the smallest number held (2.2e-308); write 0 or a larger "
+                   "value",
+                   key, s),
                -1;
     default:
-        return nvs_prof_fail(ps, "%s=%s: not a finite decimal number (plain or scientific notation, e.g. 4096 or 2.5e7)",
-                             key, s),
+        return nvs_prof_fail(
+                   ps, "%s=%s: not a finite decimal number (plain or scientific notation, e.g. 4096 or 2.5e7)", key, s),
                -1;
     }
 }
@@ -75,7 +77,8 @@ int nvs_prof_int(struct parser *ps, const char *what, const char *s, long lo, lo
 {
     const char *c = s;
     while (*c >= '0' && *c <= '9') c++;
-    if (c == s || *c || c - s > 9) return nvs_prof_fail(ps, "%s '%s': expected a whole number %ld..%ld", what, s, lo, hi), -1;
+    if (c == s || *c || c - s > 9)
+        return nvs_prof_fail(ps, "%s '%s': expected a whole number %ld..%ld", what, s, lo, hi), -1;
     long v = strtol(s, NULL, 10);
     if (v < lo || v > hi) return nvs_prof_fail(ps, "%s %ld: must be %ld..%ld", what, v, lo, hi), -1;
     *out = v;
@@ -127,7 +130,8 @@ int nvs_prof_name(struct parser *ps, const char *what, const char *s, size_t cap
 {
     size_t len = strlen(s);
     if (len == 0) return nvs_prof_fail(ps, "empty %s", what), -1;
-    if (len >= cap) return nvs_prof_fail(ps, "%s '%.20s...' is %zu characters long: at most %zu", what, s, len, cap - 1), -1;
+    if (len >= cap)
+        return nvs_prof_fail(ps, "%s '%.20s...' is %zu characters long: at most %zu", what, s, len, cap - 1), -1;
     for (const char *c = s; *c; c++) {
         unsigned char u = (unsigned char)*c;
         int ok = strict ? ((u >= 'a' && u <= 'z') || (u >= 'A' && u <= 'Z') || (u >= '0' && u <= '9') || u == '.' ||
