@@ -35,6 +35,7 @@ static nvs_result_t add_pairs(const nvs_topology *global, const json_t *pj, int 
     out->copy_bytes = part.copy_bytes;
     out->iters = part.iters;
     out->warmup = part.warmup;
+    out->samples = part.samples;
     out->latency_iters = part.latency_iters;
     nvs_p2p_pair *grown = realloc(out->pairs, (size_t)(out->npairs + part.npairs + 1) * sizeof *grown);
     if (!grown) r = NVS_ERR_NOMEM;

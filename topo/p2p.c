@@ -227,9 +227,46 @@ static nvs_result_t peer_access(int i, int j, int enable, int *changed)
     return NVS_OK;
 }
 
-/* GB/s of BYTES in S seconds; -1 (not measured) for a time of zero, closer than the event timer's resolution
- * (an infinite rate, which run.json cannot hold), as topo/h2d.c's result() says */
-static double rate(double bytes, double s) { return s > 0 ? bytes / s / 1e9 : -1; }
+/* One direction, NVS_P2P_SAMPLES timed blocks (the warm-up before the first only), each validated: j's buffer is
+ * poisoned before a block and must hold i's pattern after it. GB/s: the median (nvs_p2p_median_gbps). */
+static nvs_result_t uni_samples(p2p_ctx *c, int i, int j, int p2p, int warmup, int iters, const nvs_pattern *pi,
+                                nvs_p2p_pair *out)
+{
+    size_t count = c->bytes / sizeof(float);
+    double s[NVS_P2P_SAMPLES];
+    for (int k = 0; k < NVS_P2P_SAMPLES; k++) {
+        NVS_CHECK(poison_dst(c, j));
+        NVS_CHECK(time_uni(c, i, j, c->bytes, p2p, k ? 0 : warmup, iters, &s[k]));
+        NVS_CHECK(verify_dst(c, j, i, pi, count, &out->wrong));
+    }
+    out->uni_gbps = nvs_p2p_median_gbps(s, NVS_P2P_SAMPLES, (double)c->bytes);
+    return NVS_OK;
+}
+
+/* Both directions, NVS_P2P_SAMPLES timed blocks (the warm-up before the first only), both buffers poisoned before
+ * each and checked after it. Each half is the median of its own times, bidir their sum (as topo/h2d.c's halves). */
+static nvs_result_t bidir_samples(p2p_ctx *c, int i, int j, int p2p, int warmup, int iters, const nvs_pattern *pi,
+                                  const nvs_pattern *pj, nvs_p2p_pair *out)
+{
+    size_t count = c->bytes / sizeof(float);
+    double fwd[NVS_P2P_SAMPLES], rev[NVS_P2P_SAMPLES];
+    for (int k = 0; k < NVS_P2P_SAMPLES; k++) {
+        double sb[2] = {0, 0};
+        NVS_CHECK(poison_dst(c, i));
+        NVS_CHECK(poison_dst(c, j));
+        NVS_CHECK(time_bidir(c, i, j, c->bytes, p2p, k ? 0 : warmup, iters, sb));
+        NVS_CHECK(verify_dst(c, j, i, pi, count, &out->wrong));
+        NVS_CHECK(verify_dst(c, i, j, pj, count, &out->wrong));
+        fwd[k] = sb[0];
+        rev[k] = sb[1];
+    }
+    double bytes = (double)c->bytes * iters;
+    out->bidir_fwd_gbps = nvs_p2p_median_gbps(fwd, NVS_P2P_SAMPLES, bytes);
+    out->bidir_rev_gbps = nvs_p2p_median_gbps(rev, NVS_P2P_SAMPLES, bytes);
+    out->bidir_gbps =
+        out->bidir_fwd_gbps >= 0 && out->bidir_rev_gbps >= 0 ? out->bidir_fwd_gbps + out->bidir_rev_gbps : -1;
+    return NVS_OK;
+}
 
 static nvs_result_t measure_pair(p2p_ctx *c, int i, int j, int warmup, int iters, nvs_p2p_pair *out)
 {
@@ -246,26 +283,13 @@ static nvs_result_t measure_pair(p2p_ctx *c, int i, int j, int warmup, int iters
     size_t count = c->bytes / sizeof(float);
     nvs_pattern pi = pattern_for(c->ndev, i, j), pj = pattern_for(c->ndev, j, i);
     out->wrong = 0;
-    /* one direction, then check what the timed copies left in j's buffer */
+    /* one direction, then both: each block's copies checked in the buffers they wrote */
     NVS_CHECK(fill_src(c, i, &pi, count));
-    NVS_CHECK(poison_dst(c, j));
-    double s;
-    NVS_CHECK(time_uni(c, i, j, c->bytes, p2p, warmup, iters, &s));
-    out->uni_gbps = rate(c->bytes, s);
-    NVS_CHECK(verify_dst(c, j, i, &pi, count, &out->wrong));
-    /* both directions */
+    NVS_CHECK(uni_samples(c, i, j, p2p, warmup, iters, &pi, out));
     NVS_CHECK(fill_src(c, j, &pj, count));
-    NVS_CHECK(poison_dst(c, i));
-    NVS_CHECK(poison_dst(c, j));
-    double sb[2] = {0, 0};
-    NVS_CHECK(time_bidir(c, i, j, c->bytes, p2p, warmup, iters, sb));
-    out->bidir_fwd_gbps = rate((double)c->bytes * iters, sb[0]);
-    out->bidir_rev_gbps = rate((double)c->bytes * iters, sb[1]);
-    out->bidir_gbps =
-        out->bidir_fwd_gbps >= 0 && out->bidir_rev_gbps >= 0 ? out->bidir_fwd_gbps + out->bidir_rev_gbps : -1;
-    NVS_CHECK(verify_dst(c, j, i, &pi, count, &out->wrong));
-    NVS_CHECK(verify_dst(c, i, j, &pj, count, &out->wrong));
-    /* latency: back-to-back small copies */
+    NVS_CHECK(bidir_samples(c, i, j, p2p, warmup, iters, &pi, &pj, out));
+    /* latency: back-to-back small copies, one block (LATENCY_ITERS copies already average) */
+    double s;
     NVS_CHECK(time_uni(c, i, j, LATENCY_BYTES, p2p, LATENCY_WARMUP, LATENCY_ITERS, &s));
     out->latency_us = s > 0 ? s * 1e6 : -1;
     if (p2p) {
@@ -293,6 +317,7 @@ nvs_result_t nvs_p2p_measure(const nvs_topology *t, size_t copy_bytes, int iters
     out->copy_bytes = bytes;
     out->iters = iters;
     out->warmup = warmup;
+    out->samples = NVS_P2P_SAMPLES;
     out->latency_iters = LATENCY_ITERS;
     out->pairs = calloc((size_t)ndev * (size_t)(ndev - 1), sizeof *out->pairs);
     if (!out->pairs) return NVS_ERR_NOMEM;

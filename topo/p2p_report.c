@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/metrics.h"
 #include "topo/p2p.h"
 
 static double bound_of(const nvs_topology *t, const nvs_p2p_pair *p, nvs_topo_hop *h)
@@ -16,6 +17,13 @@ static int got(double v) { return v >= 0 && isfinite(v); }
 
 static json_t *num_or_null(double v) { return got(v) ? json_real(v) : json_null(); }
 
+double nvs_p2p_median_gbps(const double *secs, int n, double bytes)
+{
+    /* the median of the times, not of the rates: a time of zero has no finite rate to sort among the others */
+    double s = nvs_median(secs, (size_t)n);
+    return s > 0 ? bytes / s / 1e9 : -1; /* NAN (no memory) fails s > 0 too */
+}
+
 json_t *nvs_p2p_to_json(const nvs_topology *t, const nvs_p2p_result *r)
 {
     json_t *o = json_object(), *pairs = json_array();
@@ -27,6 +35,7 @@ json_t *nvs_p2p_to_json(const nvs_topology *t, const nvs_p2p_result *r)
     json_object_set_new(o, "copy_bytes", json_integer((json_int_t)r->copy_bytes));
     json_object_set_new(o, "iters", json_integer(r->iters));
     json_object_set_new(o, "warmup", json_integer(r->warmup));
+    json_object_set_new(o, "samples", json_integer(r->samples));
     json_object_set_new(o, "latency_iters", json_integer(r->latency_iters));
     json_object_set_new(o, "latency_bytes", json_integer(4));
     for (int i = 0; i < r->npairs; i++) {
@@ -79,6 +88,13 @@ nvs_result_t nvs_p2p_from_json(const json_t *j, nvs_p2p_result *out, char *err, 
     out->iters = (int)json_integer_value(json_object_get(j, "iters"));
     out->warmup = (int)json_integer_value(json_object_get(j, "warmup"));
     out->latency_iters = (int)json_integer_value(json_object_get(j, "latency_iters"));
+    /* runs written before the samples were kept timed one block: 1 */
+    const json_t *sm = json_object_get(j, "samples");
+    out->samples = json_is_integer(sm) ? (int)json_integer_value(sm) : 1;
+    if (sm && (!json_is_integer(sm) || out->samples < 1 || out->samples > NVS_P2P_MAX_SAMPLES)) {
+        snprintf(err, errlen, "p2p: \"samples\" must be an integer from 1 to %d", NVS_P2P_MAX_SAMPLES);
+        return NVS_ERR_INPUT;
+    }
     out->npairs = (int)json_array_size(pairs);
     out->pairs = calloc(out->npairs ? (size_t)out->npairs : 1, sizeof *out->pairs);
     if (!out->pairs) {
@@ -176,8 +192,10 @@ void nvs_p2p_print(const nvs_topology *t, const nvs_p2p_result *r, FILE *to)
     size_t b = r->copy_bytes;
     if (b % (1u << 20) == 0) snprintf(size, sizeof size, "%zu MiB", b >> 20);
     else snprintf(size, sizeof size, "%zu B", b);
-    fprintf(to, "Copies of %s, %d timed after %d warm-up; latency: %d copies of 4 B\n", size, r->iters, r->warmup,
-            r->latency_iters);
+    char blocks[48] = "";
+    if (r->samples > 1) snprintf(blocks, sizeof blocks, ", the median of %d such blocks", r->samples);
+    fprintf(to, "Copies of %s, %d timed after %d warm-up%s; latency: %d copies of 4 B\n", size, r->iters, r->warmup,
+            blocks, r->latency_iters);
     matrix(t, r, "Unidirectional copy bandwidth (GB/s)", 0, to);
     matrix(t, r, "Bidirectional copy bandwidth (GB/s, both directions summed)", 1, to);
     matrix(t, r, "Copy latency (us, 4-byte copies back to back, launch included)", 2, to);

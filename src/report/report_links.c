@@ -11,7 +11,12 @@ void nvs_report_p2p_md(const nvs_run *r, FILE *f)
     if (!r->p2p.present || !r->p2p.npairs) return;
     char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32];
     fprintf(f, "### Copy-engine bandwidth per GPU pair\n\n");
-    if (!isnan(r->p2p.copy_bytes)) fprintf(f, "Copies of %s.\n\n", fsize(r->p2p.copy_bytes, b1, sizeof b1));
+    if (!isnan(r->p2p.copy_bytes)) {
+        fprintf(f, "Copies of %s", fsize(r->p2p.copy_bytes, b1, sizeof b1));
+        /* a run.json before the samples timed one block and says nothing here, as before */
+        if (r->p2p.samples > 1) fprintf(f, "; bandwidth: the median of %d timed blocks", r->p2p.samples);
+        fprintf(f, ".\n\n");
+    }
     fprintf(f, "| src -> dst | path | class | uni (GB/s) | bidir (GB/s) | latency (us) | %% of bound | wrong |\n"
                "|---|---|---|---|---|---|---|---|\n");
     for (size_t k = 0; k < r->p2p.npairs; k++) {

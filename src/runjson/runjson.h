@@ -185,6 +185,7 @@ typedef struct {
 typedef struct {
     int present;
     double copy_bytes;
+    int samples;                        /* timed blocks whose median each pair's bandwidth is; 1 when absent */
     nvs_run_p2p_pair *pairs;
     size_t npairs;
     /* the first "skipped" entry whose "what" names the pairs ("p2p", "p2p and host copies"): why there are none */

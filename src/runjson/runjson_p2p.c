@@ -64,6 +64,9 @@ void rj_read_p2p(vctx *v, nvs_run *r)
         }
     }
     r->p2p.copy_bytes = rj_bytes(v, t, "copy_bytes", "p2p");
+    /* timed blocks per pair's bandwidth, the median kept (topo/p2p.h, NVS_P2P_SAMPLES; at most its
+     * NVS_P2P_MAX_SAMPLES, 64, which this layer cannot include); absent before session 64: one block */
+    r->p2p.samples = (int)rj_int(v, t, "samples", "p2p", 1, 64, 1, 0);
     json_t *a = rj_typed(v, t, "pairs", "p2p", JSON_ARRAY, 0);
     if (!a || !(r->p2p.pairs = rj_alloc(v, json_array_size(a), sizeof *r->p2p.pairs))) return;
     for (size_t i = 0; i < json_array_size(a) && !v->failed; i++) {

@@ -1,6 +1,7 @@
 #!/bin/sh
 # On a GPU machine: nvscale p2p measures every ordered pair, every copy validated (no wrong element), numbers in
-# JSON with the bound and % of bound, bidir the sum of its two halves, uni below its bound, P2P where CUDA allows it.
+# JSON with the bound and % of bound, each the median of 3 timed blocks (samples 3, and the table says so), bidir
+# the sum of its two halves, uni below its bound, P2P where CUDA allows it.
 # Needs two GPUs.
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
@@ -10,12 +11,16 @@ need_cmd python3 "cannot parse the JSON"
 tmp_dir dir
 expect_err 0 "" "$NVS" p2p --copy-bytes 64M --copy-iters 10 --out "$dir/run"
 grep -q "Unidirectional copy bandwidth" "$OUT" || fail "no matrix printed"
+grep -q "timed after [0-9]* warm-up, the median of 3 such blocks" "$OUT" || fail "the table does not say the median of 3 blocks"
 python3 - "$dir/run/run.json" <<'PY' || fail "run.json (above)"
 import json, sys
 d = json.load(open(sys.argv[1]))
 t, p = d["topology"], d["p2p"]
 n = len(t["gpus"])
 errors = []
+# every bandwidth is the median of 3 timed blocks, as nvbandwidth's (topo/p2p.h, NVS_P2P_SAMPLES)
+if p.get("samples") != 3:
+    errors.append("samples %s, expected 3 (the median of 3 timed blocks)" % p.get("samples"))
 if len(p["pairs"]) != n * (n - 1):
     errors.append("%d pairs for %d GPUs" % (len(p["pairs"]), n))
 canp2p = {(q["a"], q["b"]): q["p2p"]["cuda"] for q in t["pairs"]}

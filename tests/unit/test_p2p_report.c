@@ -34,7 +34,7 @@ static void t_json_and_bounds(void)
         {2, 0, 2, 0, "host", -1, -1, -1, -1, -1, -1},         /* not measured: nulls, not zeros */
         {1, 0, 1, 0, "P2P", 80.0, 150.0, 2.5, 75.0, 75.0, 7},
     };
-    nvs_p2p_result r = {256u << 20, 20, 5, 1000, 4, pairs};
+    nvs_p2p_result r = {256u << 20, 20, 5, 3, 1000, 4, pairs};
     T_EQ_I(nvs_p2p_wrong_total(&r), 7);
     json_t *j = nvs_p2p_to_json(t, &r);
     const json_t *ps = json_object_get(j, "pairs"), *p0 = json_array_get(ps, 0), *p1 = json_array_get(ps, 1),
@@ -144,7 +144,7 @@ static void t_p2p_bidir_halves(void)
         {0, 2, 0, 2, "host", 20.0, 30.5, 9.0, 12.3, 18.2, 0}, /* staged: the directions differ */
         {2, 0, 2, 0, "host", -1, -1, -1, -1, -1, -1},
     };
-    nvs_p2p_result r = {256u << 20, 20, 5, 1000, 2, pairs};
+    nvs_p2p_result r = {256u << 20, 20, 5, 3, 1000, 2, pairs};
     json_t *j = nvs_p2p_to_json(t, &r);
     json_t *p0 = json_array_get(json_object_get(j, "pairs"), 0), *p1 = json_array_get(json_object_get(j, "pairs"), 1);
     T_NEAR(json_real_value(json_object_get(p0, "bidir_fwd_gbps")), 12.3, 1e-12);
@@ -199,7 +199,7 @@ static void t_p2p_infinite_rate(void)
 {
     nvs_topology *t = load("nvlink_pairs.xml");
     nvs_p2p_pair pairs[] = {{0, 1, 0, 1, "P2P", INFINITY, INFINITY, 2.5, INFINITY, 75.0, 0}};
-    nvs_p2p_result r = {256u << 20, 20, 5, 1000, 1, pairs};
+    nvs_p2p_result r = {256u << 20, 20, 5, 3, 1000, 1, pairs};
     json_t *j = nvs_p2p_to_json(t, &r);
     json_t *p0 = json_array_get(json_object_get(j, "pairs"), 0);
     const char *keys[] = {"uni_gbps", "bidir_gbps", "bidir_fwd_gbps", "pct_of_bound", "bidir_pct_of_bound"};
@@ -220,5 +220,49 @@ static void t_p2p_infinite_rate(void)
     nvs_topo_free(t);
 }
 
-T_LIST = {T_CASE(t_json_and_bounds), T_CASE(t_h2d_bidir_halves), T_CASE(t_p2p_bidir_halves), T_CASE(t_p2p_infinite_rate)};
+/* a pair's bandwidth is the median of NVS_P2P_SAMPLES timed blocks (topo/p2p.c): the rate of the median time, a
+ * time of zero (no finite rate) not measured; the count goes to run.json, comes back (1 from a run.json written
+ * before it, a bad one refused) and the table says it */
+static void t_p2p_samples(void)
+{
+    const double secs[] = {0.4, 0.1, 0.2}, zeros[] = {0, 0.5, 0}, one_zero[] = {0, 0.5, 0.25};
+    T_NEAR(nvs_p2p_median_gbps(secs, 3, 2e9), 10.0, 1e-12); /* the middle time, 0.2 s, not the first nor the mean */
+    T_NEAR(nvs_p2p_median_gbps(zeros, 3, 2e9), -1, 0);
+    T_NEAR(nvs_p2p_median_gbps(one_zero, 3, 2e9), 8.0, 1e-12); /* one unresolved block: the other two decide */
+    T_NEAR(nvs_p2p_median_gbps(secs, 1, 2e9), 5.0, 1e-12);
+    nvs_topology *t = load("nvlink_pairs.xml");
+    nvs_p2p_pair pairs[] = {{0, 1, 0, 1, "P2P", 80.0, 150.0, 2.5, 75.0, 75.0, 0}};
+    nvs_p2p_result r = {256u << 20, 20, 5, NVS_P2P_SAMPLES, 1000, 1, pairs};
+    json_t *j = nvs_p2p_to_json(t, &r);
+    T_EQ_I(json_integer_value(json_object_get(j, "samples")), 3);
+    nvs_p2p_result back;
+    char err[128];
+    T_EQ_I(nvs_p2p_from_json(j, &back, err, sizeof err), NVS_OK);
+    T_EQ_I(back.samples, 3);
+    nvs_p2p_result_free(&back);
+    static char buf[16384];
+    FILE *f = tmpfile();
+    if (!f) T_SKIP("no tmpfile");
+    nvs_p2p_print(t, &r, f);
+    read_all(f, buf, sizeof buf);
+    T_CONTAINS(buf, "Copies of 256 MiB, 20 timed after 5 warm-up, the median of 3 such blocks; latency: 1000 copies");
+    json_object_del(j, "samples"); /* a run.json from before the samples: one block, and the table says nothing */
+    T_EQ_I(nvs_p2p_from_json(j, &back, err, sizeof err), NVS_OK);
+    T_EQ_I(back.samples, 1);
+    if (!(f = tmpfile())) T_SKIP("no tmpfile");
+    nvs_p2p_print(t, &back, f);
+    read_all(f, buf, sizeof buf);
+    T_CONTAINS(buf, "Copies of 256 MiB, 20 timed after 5 warm-up; latency: 1000 copies");
+    nvs_p2p_result_free(&back);
+    json_object_set_new(j, "samples", json_integer(0));
+    T_EQ_I(nvs_p2p_from_json(j, &back, err, sizeof err), NVS_ERR_INPUT);
+    T_CONTAINS(err, "p2p: \"samples\" must be an integer from 1 to 64");
+    json_object_set_new(j, "samples", json_string("3"));
+    T_EQ_I(nvs_p2p_from_json(j, &back, err, sizeof err), NVS_ERR_INPUT);
+    json_decref(j);
+    nvs_topo_free(t);
+}
+
+T_LIST = {T_CASE(t_json_and_bounds), T_CASE(t_h2d_bidir_halves), T_CASE(t_p2p_bidir_halves), T_CASE(t_p2p_infinite_rate),
+          T_CASE(t_p2p_samples)};
 T_MAIN

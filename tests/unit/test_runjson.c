@@ -94,6 +94,25 @@ static void t_nvlink_fixture(void)
     nvs_run_free(&r); /* twice is harmless */
 }
 
+/* p2p.samples, the timed blocks whose median each pair's bandwidth is: read as written, and 1 (one block) from a
+ * run.json written before it */
+static void t_p2p_samples(void)
+{
+    const char *docs[] = {"{\"schema\": \"nvscale.run/1\", \"p2p\": {\"samples\": 3, \"pairs\": []}}",
+                          "{\"schema\": \"nvscale.run/1\", \"p2p\": {\"pairs\": []}}"};
+    const int want[] = {3, 1};
+    for (int i = 0; i < 2; i++) {
+        json_t *root = json_loads(docs[i], 0, NULL);
+        T_ASSERT(root);
+        nvs_run r;
+        char err[512];
+        T_EQ_I(nvs_run_from_json(root, "x.json", 0, &r, err, sizeof err), NVS_OK);
+        json_decref(root);
+        T_EQ_I(r.p2p.samples, want[i]);
+        nvs_run_free(&r);
+    }
+}
+
 static void t_minimal_and_optional(void)
 {
     nvs_run r;
@@ -307,6 +326,13 @@ static void t_messages(void)
          "collectives[0].bytes: expected a whole number of bytes, got 8.5"},
         {"{\"schema\": \"nvscale.run/1\", \"ranks\": [{\"rank\": 0, \"host\": 7}]}", "ranks[0].host: expected a string, got 7"},
         {"{\"schema\": \"nvscale.run/1\", \"p2p\": []}", "p2p: expected an object, got an array"},
+        /* the timed blocks whose median each pair's bandwidth is (topo/p2p.h, NVS_P2P_SAMPLES) */
+        {"{\"schema\": \"nvscale.run/1\", \"p2p\": {\"samples\": 0, \"pairs\": []}}",
+         "p2p.samples: expected an integer from 1 to 64, got 0"},
+        {"{\"schema\": \"nvscale.run/1\", \"p2p\": {\"samples\": 65, \"pairs\": []}}",
+         "p2p.samples: expected an integer from 1 to 64, got 65"},
+        {"{\"schema\": \"nvscale.run/1\", \"p2p\": {\"samples\": 2.5, \"pairs\": []}}", "p2p.samples: expected an integer"},
+        {"{\"schema\": \"nvscale.run/1\", \"p2p\": {\"samples\": \"3\", \"pairs\": []}}", "p2p.samples: expected an integer"},
         {"{\"schema\": \"nvscale.run/1\", \"p2p\": {\"pairs\": [{\"src\": 0}]}}", "p2p.pairs[0].dst: missing"},
         /* gpu_selftest (check's gpu and sustain gemm rules): a value of the wrong type or range is bad input, not a
          * row judged on a guess (a string gemm_wrong passed, a 1e308 TFLOPS passed as "1000...0 TFLOPS") */
@@ -655,7 +681,7 @@ static void t_blocking(void)
     }
 }
 
-T_LIST = {T_CASE(t_nvlink_fixture), T_CASE(t_minimal_and_optional), T_CASE(t_issue_by), T_CASE(t_train_counts), T_CASE(t_box3090), T_CASE(t_bad_files),
+T_LIST = {T_CASE(t_nvlink_fixture), T_CASE(t_minimal_and_optional), T_CASE(t_p2p_samples), T_CASE(t_issue_by), T_CASE(t_train_counts), T_CASE(t_box3090), T_CASE(t_bad_files),
           T_CASE(t_messages), T_CASE(t_select_train), T_CASE(t_pair_lookup),
           T_CASE(t_coll_round), T_CASE(t_size_of_bytes), T_CASE(t_skipped), T_CASE(t_blocking)};
 T_MAIN
