@@ -751,11 +751,29 @@ def c_ident(key):
     return "nvs_profile_text_" + key.replace("-", "_")
 
 
+C_COLUMNS = 120  # the sources' width (tests/t/line_length.sh)
+
+
+def c_literal_lines(esc):
+    """One escaped profile line as adjacent C literals of at most C_COLUMNS columns: split after a space (never
+    inside an escape, which holds none), the continuation indented 4 more, so the compiled bytes are the line's."""
+    out, indent = [], "    "
+    while len(indent) + len(esc) + 2 > C_COLUMNS:
+        room = C_COLUMNS - len(indent) - 2
+        cut = esc.rfind(" ", 0, room)
+        if cut <= 0:
+            break  # one word longer than the width: left whole
+        out.append('%s"%s"' % (indent, esc[:cut + 1]))
+        esc, indent = esc[cut + 1:], "        "
+    out.append('%s"%s"' % (indent, esc))
+    return out
+
+
 def c_string_lines(text):
     out = []
     for line in text.splitlines():
-        esc = line.replace("\\", "\\\\").replace('"', '\\"')
-        out.append('    "%s\\n"' % esc)
+        esc = line.replace("\\", "\\\\").replace('"', '\\"') + "\\n"
+        out.extend(c_literal_lines(esc))
     return "\n".join(out)
 
 
