@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/log.h"
 #include "model/model_calib_priv.h"
 
 /* The profile a training run used: its name when built in, else the file it was read from (train.profile_file,
@@ -32,7 +33,13 @@ int nvs_calib_profile_path(const char *run_path, const char *model, char *buf, s
 {
     nvs_run r;
     buf[0] = '\0';
-    if (nvs_run_load(run_path, 0, &r) != NVS_OK) return -1;
+    /* quietly: this look comes before the calibration (for -o's checks), whose own load refuses a run that does not
+     * load as model's refusal; said here too, the reason came twice, first as a runtime error */
+    int level = nvs_log_level();
+    nvs_log_set_level(NVS_LOG_ERROR - 1);
+    nvs_result_t res = nvs_run_load(run_path, 0, &r);
+    nvs_log_set_level(level);
+    if (res != NVS_OK) return -1;
     const char *m = model ? model : r.train.model;
     const char *p = r.train.present && m ? profile_of_run(&r, m) : NULL;
     if (p) snprintf(buf, len, "%s", p);

@@ -297,6 +297,22 @@ expect_err 2 "$cal/dup-n.json: train.results[1].n: N=1 given twice (first at tra
     $M --calibrate "$cal/dup-n.json" -o "$cal/dup-n.txt" &&
     { [ "$(wc -l <"$ERR")" -eq 1 ] || fail "--calibrate, N given twice: $(wc -l <"$ERR") lines on stderr"; }
 [ -e "$cal/dup-n.txt" ] && fail "--calibrate, N given twice: wrote its output file"
+# a run.json the reader refuses (missing, not JSON, a bad value), with -o: said once, as model's refusal (was said
+# twice, first as "nvscale: error: ..." by the look for the run's profile that -o's checks make before calibrating)
+printf '{\n' >"$cal/not-json.json"
+python3 - "$cal" <<'PY'
+import json, sys
+d = json.load(open("tests/fixtures/model/h200x2_nvlink_resnet50.json"))
+d["train"]["results"][1]["compute_us"] = -1
+json.dump(d, open(sys.argv[1] + "/neg.json", "w"))
+PY
+for bad in "$cal/none.json: No such file" "$cal/not-json.json: not JSON" \
+    "$cal/neg.json: train.results[1].compute_us: expected a number from 0"; do
+    f=${bad%%: *}
+    expect_err 2 "nvscale model: $bad" $M --calibrate "$f" -o "$cal/out.txt" &&
+        { [ "$(wc -l <"$ERR")" -eq 1 ] || fail "--calibrate $f -o: $(wc -l <"$ERR") lines on stderr: $(cat "$ERR")"; }
+    [ -e "$cal/out.txt" ] && fail "--calibrate $f -o: wrote its output file"
+done
 # ... in the workload --model picks from a run that trained several, named by its own key
 python3 - "$cal" <<'PY'
 import json, sys
