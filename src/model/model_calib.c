@@ -33,10 +33,8 @@ static nvs_result_t check_time(const char *run_path, const char *key, size_t i, 
     return NVS_ERR_INPUT;
 }
 
-/* The workload's training results as calibration reads them: one result per N, its times possible. The fits
- * look an N up (its first result) and the error table prints every result, so a second result at an N would be
- * printed beside the first and dropped from the fits (the measured link at N silently falling back to the
- * defaults): a file whose results contradict themselves is refused, naming the N, not calibrated on half of it. */
+/* The workload's training results as calibration reads them: its times possible. One result per N is the
+ * reader's (runjson_train.c refuses an N given twice: the fits look an N up, the error table prints every result). */
 static nvs_result_t check_train_results(const char *run_path, const nvs_run_train *t, char *err, size_t errlen)
 {
     const char *key = t->key[0] ? t->key : "train";
@@ -49,15 +47,6 @@ static nvs_result_t check_train_results(const char *run_path, const nvs_run_trai
          * no all-reduce, and runs write 0 there */
         if (x->n >= 2) NVS_CHECK(check_time(run_path, key, i, "comm_us", x->n, x->comm_us, err, errlen));
     }
-    for (size_t i = 0; i < t->nresults; i++)
-        for (size_t j = 0; j < i; j++)
-            if (t->results[j].n == t->results[i].n) {
-                snprintf(err, errlen,
-                         "%s: %s.results[%zu].n: N=%d given twice (first at %s.results[%zu]) for workload %s: one "
-                         "result per N",
-                         run_path, key, i, t->results[i].n, key, j, t->model ? t->model : "(unnamed)");
-                return NVS_ERR_INPUT;
-            }
     return NVS_OK;
 }
 

@@ -27,6 +27,20 @@ static void read_issue_by(vctx *v, json_t *e, const char *prefix, nvs_run_train_
     }
 }
 
+/* One result per N: a workload's results are looked up by N (check's thresholds, calibration's fits) and listed
+ * one row each (report), so a second result at an N was judged or dropped by whichever reader met it, and shown
+ * beside the first: a file whose results contradict themselves is refused here, for every reader, naming both. */
+static void refuse_repeated_n(vctx *v, const nvs_run_train *tr, const char *pre)
+{
+    for (size_t i = 0; i < tr->nresults && !v->failed; i++)
+        for (size_t j = 0; j < i; j++)
+            if (tr->results[j].n == tr->results[i].n) {
+                rj_fail(v, "%s.results[%zu].n: N=%d given twice (first at %s.results[%zu]) for workload %s: one "
+                        "result per N", pre, i, tr->results[i].n, pre, j, tr->model ? tr->model : "(unnamed)");
+                return;
+            }
+}
+
 /* One workload's training section (run.json "train", or an element of "trains") into r->train. */
 static void read_train_obj(vctx *v, nvs_run_train *tr, json_t *t, const char *pre)
 {
@@ -112,6 +126,7 @@ static void read_train_obj(vctx *v, nvs_run_train *tr, json_t *t, const char *pr
         x->efficiency_min = rj_num_in(v, e, "efficiency_min", p, 0, 100);
         x->efficiency_max = rj_num_in(v, e, "efficiency_max", p, 0, 100);
     }
+    refuse_repeated_n(v, tr, pre);
 }
 
 void rj_read_train(vctx *v, nvs_run *r)

@@ -148,5 +148,20 @@ grep -q "busbw" "$tmp/tr/report.md" && fail "train-only run: a busbw table out o
 "$NVS" report --no-plots -o "$tmp/pp" "$tmp/p2p_only.json" >/dev/null 2>"$tmp/pp.err" || fail "p2p-only run: $(cat "$tmp/pp.err")"
 grep -q "^| 0 -> 1 | P2P | NV18 | 390.1 | 760.2 |" "$tmp/pp/report.md" || fail "p2p-only run: no pair row"
 expect2 "p2p_none.json: nothing to report" "$tmp/p2p_none.json"
+# a workload that lists an N twice (two conflicting results at N=2) is refused by every reader, naming the workload,
+# the N and both places: report printed both rows and check judged one of them (PASS or FAIL depending on which),
+# where model --calibrate already refused the file
+python3 - "$tmp" <<'PY'
+import json, sys
+d = json.load(open("tests/fixtures/model/h200x2_nvlink_resnet50.json"))
+r = dict(d["train"]["results"][1])
+r["step_us"] *= 3
+r["efficiency"] /= 3
+d["train"]["results"].append(r)
+json.dump(d, open(sys.argv[1] + "/dup-n.json", "w"))
+PY
+dup_msg="$tmp/dup-n.json: train.results[2].n: N=2 given twice (first at train.results[1]) for workload resnet50"
+expect2 "$dup_msg" "$tmp/dup-n.json"
+expect_err 2 "$dup_msg" "$NVS" check "$tmp/dup-n.json" --min-efficiency 90%
 "$NVS" report --help >"$tmp/help" 2>&1 && grep -q "usage: nvscale report" "$tmp/help" || fail "--help"
 finish
