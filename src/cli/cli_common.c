@@ -407,6 +407,23 @@ int nvs_cli_inputs_distinct(const char *sub, char *const *paths, size_t n, const
     return 0;
 }
 
+static int same_run(const nvs_run *a, const nvs_run *b)
+{
+    return a->host && b->host && a->started_utc && b->started_utc && !strcmp(a->host, b->host) &&
+           !strcmp(a->started_utc, b->started_utc) && a->duration_s == b->duration_s; /* NAN: absent, not judged */
+}
+
+int nvs_cli_runs_distinct(const char *sub, const nvs_run *runs, size_t n, const char *advice)
+{
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < i; j++)
+            if (same_run(&runs[j], &runs[i]))
+                return nvs_cli_usage(sub, "%s and %s are the same run (host %s, started %s, %g s): %s",
+                                     nvs_input_name(runs[j].path), nvs_input_name(runs[i].path), runs[i].host,
+                                     runs[i].started_utc, runs[i].duration_s, advice);
+    return 0;
+}
+
 int nvs_cli_files_distinct(const char *sub, const nvs_cli_file *f, size_t n)
 {
     for (size_t i = 0; i < n; i++) {

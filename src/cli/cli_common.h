@@ -9,6 +9,7 @@
 #include "check/rules.h"
 #include "core/config.h"
 #include "core/err.h"
+#include "runjson/runjson.h"
 
 /* run.json head (runjson/runjson_write.h) for cfg's subcommand and argv. */
 json_t *nvs_cli_run_doc(const nvs_config *cfg, const char *launcher, const char *backend);
@@ -128,6 +129,11 @@ int nvs_cli_files_distinct(const char *sub, const nvs_cli_file *f, size_t n);
  * SUB naming both spellings, "A and B are the same file: ADVICE". */
 #define NVS_CLI_RUNS_ONCE "give each run once (it would count twice in the fleet's median)"
 int nvs_cli_inputs_distinct(const char *sub, char *const *paths, size_t n, const char *advice);
+/* That no run among RUNS[0..N) is a copy of another under another file name (nvs_cli_inputs_distinct sees one file
+ * only): one run is its host, its start (started_utc, to the second) and its duration_s (to the microsecond: two runs
+ * started in the same second on one host do not last as long to the digit); a run without all three is not judged.
+ * Returns 0, or 2 after one usage message of SUB, "A and B are the same run (host H, started T, D s): ADVICE". */
+int nvs_cli_runs_distinct(const char *sub, const nvs_run *runs, size_t n, const char *advice);
 /* The rules file PATH appended to rs (check/rules_file.h) for subcommand SUB: a malformed one is a usage error of
  * SUB ("nvscale SUB: FILE:LINE: why" and the help hint), like a bad threshold flag. Returns the exit code: 0, 2 or
  * 1 (out of memory), after one message. */

@@ -347,6 +347,8 @@ int cmd_check(int argc, char **argv)
         rc = nvs_exit_code(res);
         goto done;
     }
+    /* a copy of a run under another name is that run twice, as the same file is (above) */
+    if ((rc = nvs_cli_runs_distinct("check", runs, (size_t)nruns, NVS_CLI_RUNS_ONCE))) goto done;
 
     if (save_path) {
         if (!runs[0].result_status || strcmp(runs[0].result_status, "ok")) {

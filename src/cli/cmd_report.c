@@ -225,6 +225,8 @@ int cmd_report(int argc, char **argv)
         loaded++;
     }
     nvs_cli_read_end(rd);
+    /* a copy of a run under another name is that run twice, as the same file is (above) */
+    if (res == NVS_OK && nvs_cli_runs_distinct("report", runs, (size_t)nruns, NVS_CLI_RUNS_ONCE)) res = NVS_ERR_USAGE;
     char dir[4096];
     static nvs_made_dirs made; /* what was made for this report (8 KiB: off the stack) */
     if (res == NVS_OK) {

@@ -183,8 +183,16 @@ grep -q "^fleet machine node9 .*WARN .*H200 vs NVIDIA H100 80GB HBM3" "$dir/odd.
 # two runs of one machine: each row names its run, not only the host ("vm: run result" twice, "@ vm" twice;
 # results/h200x2-final5/default against h200x2-final3/default-run): the host and the run's directory (a run.json)
 # or file name, its position where those repeat too; a host that ran once keeps its bare name
+# (each its own run: another start; a copy of one run is refused as that run twice, report_errors.sh)
 mkdir -p "$dir/a" "$dir/b" "$dir/x/a" "$dir/y/a"
-for d in a b x/a y/a; do cp "$dir/node0.json" "$dir/$d/run.json"; done
+python3 - "$dir" <<'PY'
+import json, sys
+d = sys.argv[1]
+for i, sub in enumerate(["a", "b", "x/a", "y/a"]):
+    r = json.load(open(d + "/node0.json"))
+    r["started_utc"] = "2026-11-30T%02d:00:00Z" % i
+    json.dump(r, open("%s/%s/run.json" % (d, sub), "w"))
+PY
 "$NVS" check "$dir/a/run.json" "$dir/b/run.json" "$dir/node1.json" --format json >"$dir/same.json" 2>/dev/null
 "$NVS" check "$dir/x/a/run.json" "$dir/y/a/run.json" --format json >"$dir/same2.json" 2>/dev/null
 python3 - "$dir" <<'PY' || fails=$((fails + 1))

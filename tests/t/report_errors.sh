@@ -30,6 +30,12 @@ expect2 "$B/empty.json: empty file" tests/fixtures/runs/minimal_coll.json "$B/em
 # three times outvoted its peers and was no longer named
 expect2 "tests/fixtures/runs/minimal_coll.json and tests/fixtures/runs/./minimal_coll.json are the same file" \
     tests/fixtures/runs/minimal_coll.json tests/fixtures/runs/h200x2_nvlink.json tests/fixtures/runs/./minimal_coll.json
+# ... and so is a copy of one run under another file (the same host, start and duration: one run, collected twice)
+R=tests/fixtures/check/run_h200x2.json
+cp "$R" "$tmp/copy.json"
+copy_msg="$R and $tmp/copy.json are the same run (host vm, started 2026-11-29T10:00:00Z, 42 s)"
+expect2 "$copy_msg" "$R" tests/fixtures/runs/h200x2_nvlink.json "$tmp/copy.json"
+expect_err 2 "$copy_msg" "$NVS" check "$R" "$tmp/copy.json" --min-busbw all_reduce:1M:2:1
 # command line
 expect2 "no run.json given"
 expect2 "unknown option --bogus" --bogus tests/fixtures/runs/minimal_coll.json

@@ -126,7 +126,8 @@ for k in d["ranks"]:
     k["host"] = host
 for g in d["topology"]["gpus"]:
     g["host"] = host
-for name in ("utf8a.json", "utf8b.json", "caf\udce9.json"):
+for i, name in enumerate(("utf8a.json", "utf8b.json", "caf\udce9.json")):
+    d["started_utc"] = "2026-11-29T1%d:00:00Z" % i  # each its own run: a copy of one is refused as that run twice
     with open(sys.argv[2].encode() + b"/" + name.encode("utf-8", "surrogateescape"), "w") as f:
         json.dump(d, f)
 PY
