@@ -101,17 +101,6 @@ static void ops_of(unsigned ops, char *buf, size_t len)
         if (ops & o) snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", buf[0] ? " or " : "", op_text(o));
 }
 
-/* A percentage: "5", "5%" or "2.5%". */
-static int parse_pct(const char *s, double *out)
-{
-    char buf[64];
-    size_t l = strlen(s);
-    if (!l || l >= sizeof buf) return -1;
-    memcpy(buf, s, l + 1);
-    if (buf[l - 1] == '%') buf[l - 1] = '\0';
-    return nvs_parse_double(buf, out);
-}
-
 /* min_bound= and min_peer= are percents; a bare value below 1 is most likely a fraction (0.8 for 80 %), which
  * read as a percent would be a threshold 100 times laxer than meant, passing nearly anything. Refused unless the
  * % is written: "0.8%" says the author means 0.8 %. Values >= 1 are read as percents as before. */
@@ -241,7 +230,7 @@ static int parse_cond(const char *tok, nvs_rule *r, unsigned seen[K_COUNT], char
             x = (double)c;
         } else if (r->metric == NVS_RULE_EFFICIENCY) {
             if (pct) {
-                if (parse_pct(v, &x)) return fail(err, errlen, "min: '%s' is not a number", v);
+                if (nvs_parse_percent(v, &x)) return fail(err, errlen, "min: '%s' is not a number", v);
                 if (!(x > 0 && x <= 100)) return fail(err, errlen, "min: %s out of range (0%%, 100%%]", v);
                 x /= 100;
             } else {
@@ -262,7 +251,8 @@ static int parse_cond(const char *tok, nvs_rule *r, unsigned seen[K_COUNT], char
     }
     case K_MIN_BOUND: {
         double x;
-        if (parse_pct(v, &x)) return fail(err, errlen, "min_bound: '%s' is not a percent of the bound (e.g. 80%%)", v);
+        if (nvs_parse_percent(v, &x))
+            return fail(err, errlen, "min_bound: '%s' is not a percent of the bound (e.g. 80%%)", v);
         if (!(x > 0 && x <= 100)) return fail(err, errlen, "min_bound: %s out of range (0%%, 100%%]", v);
         if (pct_fraction_like("min_bound", v, x, err, errlen)) return -1;
         r->has_min_bound = 1;
@@ -271,7 +261,7 @@ static int parse_cond(const char *tok, nvs_rule *r, unsigned seen[K_COUNT], char
     }
     case K_MIN_PEER: {
         double x;
-        if (parse_pct(v, &x))
+        if (nvs_parse_percent(v, &x))
             return fail(err, errlen, "min_peer: '%s' is not a percent of the peers' median (e.g. 90%%)", v);
         if (!(x > 0 && x <= 100)) return fail(err, errlen, "min_peer: %s out of range (0%%, 100%%]", v);
         if (pct_fraction_like("min_peer", v, x, err, errlen)) return -1;
@@ -281,7 +271,7 @@ static int parse_cond(const char *tok, nvs_rule *r, unsigned seen[K_COUNT], char
     }
     case K_MAX_DROP: {
         double x;
-        if (parse_pct(v, &x)) return fail(err, errlen, "max_drop: '%s' is not a percent (e.g. 10%%)", v);
+        if (nvs_parse_percent(v, &x)) return fail(err, errlen, "max_drop: '%s' is not a percent (e.g. 10%%)", v);
         if (!(x >= 0 && x < 100)) return fail(err, errlen, "max_drop: %s out of range [0%%, 100%%)", v);
         r->has_max_drop = 1;
         r->max_drop_pct = x;
@@ -307,7 +297,7 @@ static int parse_cond(const char *tok, nvs_rule *r, unsigned seen[K_COUNT], char
     }
     case K_BELOW: {
         double x;
-        if (parse_pct(v, &x)) return fail(err, errlen, "below_baseline: '%s' is not a percent (e.g. 5%%)", v);
+        if (nvs_parse_percent(v, &x)) return fail(err, errlen, "below_baseline: '%s' is not a percent (e.g. 5%%)", v);
         if (!(x >= 0 && x < 100)) return fail(err, errlen, "below_baseline: %s out of range [0%%, 100%%)", v);
         r->has_below = 1;
         r->below_pct = x;

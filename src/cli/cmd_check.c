@@ -256,7 +256,7 @@ int cmd_check(int argc, char **argv)
                 goto out;
             }
             fleet = a;
-            if (nvs_parse_double(a, &fleet_pct) || !(fleet_pct >= 0 && fleet_pct < 100)) {
+            if (nvs_parse_percent(a, &fleet_pct) || !(fleet_pct >= 0 && fleet_pct < 100)) {
                 rc = usage_error("invalid value '%s' for --fleet-max-below: expected a percent in [0, 100)%s", a, "");
                 goto out;
             }

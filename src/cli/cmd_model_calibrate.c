@@ -86,7 +86,7 @@ int nvs_cm_calibrate(const opts *o, const nvs_presets *ps, int json)
         return usage_error("%s", "--calibrate takes one --machine (the run's machine)");
     if (o->gpus && o->nodes) return usage_error("%s", "--gpus and --nodes: give one of them");
     double tol = -1;
-    if (o->tolerance && (nvs_parse_double(o->tolerance, &tol) || tol <= 0 || tol > 1000))
+    if (o->tolerance && (nvs_parse_percent(o->tolerance, &tol) || tol <= 0 || tol > 1000))
         return usage_error("--tolerance '%s': expected a percentage in (0, 1000]", o->tolerance);
     nvs_calib_opts co = {o->machine, o->gpu, o->model, 0};
     if (o->batch) {

@@ -174,6 +174,17 @@ int nvs_parse_double(const char *s, double *out)
     return 0;
 }
 
+int nvs_parse_percent(const char *s, double *out)
+{
+    if (!s) return -1;
+    size_t l = strlen(s);
+    if (!l || s[l - 1] != '%') return nvs_parse_double(s, out);
+    char *num = strndup(s, l - 1); /* the number without its '%': nvs_parse_double reads a whole string */
+    int rc = num ? nvs_parse_double(num, out) : -1;
+    free(num);
+    return rc;
+}
+
 char *nvs_format_size(size_t bytes, char *buf, size_t len)
 {
     static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};

@@ -52,6 +52,10 @@ int nvs_parse_size_whole(const char *s, size_t *out, char *why, size_t wl);
  * 0 on success, -1 otherwise. Callers check the range. "-0" gives +0 (no negative zero to print). */
 int nvs_parse_long(const char *s, long *out);
 int nvs_parse_double(const char *s, double *out);
+/* A percentage, every percentage flag's and rules key's alike: a number as nvs_parse_double reads it, with an
+ * optional trailing '%' ("5", "5%", "2.5%"; "%" alone and "5%%" are refused). 0 with *out (5 for "5%"), -1
+ * otherwise. Callers check the range. */
+int nvs_parse_percent(const char *s, double *out);
 /* "1 GiB", "256 MiB", "8 B": exact binary unit when it divides, else bytes. Returns buf. */
 char *nvs_format_size(size_t bytes, char *buf, size_t len);
 

@@ -102,6 +102,14 @@ static void t_parse_numbers(void)
     T_EQ_I(nvs_parse_double("nan", &d), -1);
     T_EQ_I(nvs_parse_double("inf", &d), -1);
     T_EQ_I(nvs_parse_double("1e400", &d), -1);
+    /* every percentage flag's value: an optional trailing '%', one only */
+    T_EQ_I(nvs_parse_percent("5%", &d), 0);
+    T_NEAR(d, 5, 0);
+    T_EQ_I(nvs_parse_percent("2.5", &d), 0);
+    T_NEAR(d, 2.5, 0);
+    static const char *const bad[] = {"%", "5%%", "%5", "5 %", "x%", ""};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        if (nvs_parse_percent(bad[i], &d) == 0) T_FAIL("nvs_parse_percent(\"%s\") accepted: %g", bad[i], d);
 }
 
 /* issue 14: one decimal parser for flags and files. strtod/strtol accepted hex ("-f 0x10", "--timeout 0x10"),
