@@ -123,63 +123,41 @@ int cmd_report(int argc, char **argv)
     while ((c = getopt_long(argc, argv, ":o:t:h", opts, NULL)) != -1) {
         switch (c) {
         case 'o':
-            if (!*optarg) {
-                nvs_cli_refuse("report", "-o needs a directory, got an empty string");
-                return 2;
-            }
-            if (outdir) { /* the first would be silently lost */
-                nvs_cli_refuse("report", "-o/--output given twice");
-                return 2;
-            }
+            if (!*optarg) return nvs_cli_usage("report", "-o needs a directory, got an empty string");
+            if (outdir) return nvs_cli_usage("report", "-o/--output given twice"); /* the first would be lost */
             /* room for the file names inside it (the report's buffers are NVS_PATH_MAX): a longer one was cut
              * short silently, the cut directory made, and the report then failed to be written */
-            if (strlen(optarg) > NVS_PATH_MAX - 256) {
-                nvs_cli_refuse("report", "-o: a directory name of %zu bytes: at most %d", strlen(optarg),
-                               NVS_PATH_MAX - 256);
-                return 2;
-            }
+            if (strlen(optarg) > NVS_PATH_MAX - 256)
+                return nvs_cli_usage("report", "-o: a directory name of %zu bytes: at most %d", strlen(optarg),
+                                     NVS_PATH_MAX - 256);
             outdir = optarg;
             /* refused here as report's ("nvscale report: -o /proc/x: ..."), not by the directory maker after the
              * runs are read ("nvscale: error: cannot create directory /proc/x") */
             if (nvs_cli_output_dir_ok("report", "-o", outdir)) return 2;
             break;
         case 't':
-            if (!*optarg) { /* was taken as no title: the default, without a word */
-                nvs_cli_refuse("report", "-t needs a title, got an empty string");
-                return 2;
-            }
-            if (title) {
-                nvs_cli_refuse("report", "-t/--title given twice");
-                return 2;
-            }
+            /* was taken as no title: the default, without a word */
+            if (!*optarg) return nvs_cli_usage("report", "-t needs a title, got an empty string");
+            if (title) return nvs_cli_usage("report", "-t/--title given twice");
             title = optarg;
             break;
         case 'P': plots = 0; break;
         case 'h': usage(stdout); return 0;
         case ':':
-            nvs_cli_refuse("report", "option %s needs a value", argv[optind - 1]);
-            return 2;
+            return nvs_cli_usage("report", "option %s needs a value", argv[optind - 1]);
         default: {
             char why[160];
             /* a long option is named as typed: for "--no-plots=1" getopt's optopt is the option's value 'P',
              * which named a "-P" that does not exist */
-            if (nvs_cli_value_on_flag(argv, opts, why, sizeof why))
-                nvs_cli_refuse("report", "%s", why);
-            else if (optopt && strncmp(argv[optind - 1], "--", 2))
-                nvs_cli_refuse("report", "unknown option -%c", optopt);
-            else
-                nvs_cli_refuse("report", "unknown option %s", argv[optind - 1]);
-            fprintf(stderr, "Try 'nvscale report --help'.\n"); /* one message, not the whole help */
-            return 2;
+            if (nvs_cli_value_on_flag(argv, opts, why, sizeof why)) return nvs_cli_usage("report", "%s", why);
+            if (optopt && strncmp(argv[optind - 1], "--", 2))
+                return nvs_cli_usage("report", "unknown option -%c", optopt);
+            return nvs_cli_usage("report", "unknown option %s", argv[optind - 1]);
         }
         }
     }
     int nruns = argc - optind;
-    if (nruns < 1) {
-        nvs_cli_refuse("report", "no run.json given");
-        fprintf(stderr, "Try 'nvscale report --help'.\n");
-        return 2;
-    }
+    if (nruns < 1) return nvs_cli_usage("report", "no run.json given");
     /* the tests' write failure hook, refused as run's is before anything is read or written (it was not read
      * here: x went unnoticed, and " 1", which run refuses, failed the first write) */
     if (nvs_cli_write_fail_env_ok("report")) return 2;

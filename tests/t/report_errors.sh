@@ -49,6 +49,18 @@ for args in "" "--bogus tests/fixtures/runs/minimal_coll.json" "-x tests/fixture
     expect_err 2 "Try 'nvscale report --help'." "$NVS" report --no-plots $args &&
         [ "$(grep -c . "$ERR")" -ne 2 ] && fail "report $args: $(grep -c . "$ERR") lines on stderr, not 2: $(cat "$ERR")"
 done
+# ... and so is every usage error of report's flags, not only an unknown one (an empty -t or -o, one given twice, a
+# missing value said the message alone, without the hint)
+R=tests/fixtures/runs/minimal_coll.json
+hinted() { # ARGS...: exit 2, the message and the hint: two lines
+    expect_err 2 "Try 'nvscale report --help'." "$NVS" report --no-plots "$@" &&
+        [ "$(grep -c . "$ERR")" -ne 2 ] && fail "report $*: $(grep -c . "$ERR") lines on stderr, not 2: $(cat "$ERR")"
+}
+hinted -t "" "$R"
+hinted -o "" "$R"
+hinted -t a -t b "$R"
+hinted -o "$tmp/o1" -o "$tmp/o2" "$R"
+hinted "$R" --title
 : >"$tmp/afile"
 expect_err 2 "not a directory" "$NVS" report --no-plots -o "$tmp/afile" tests/fixtures/runs/minimal_coll.json
 # -o a symbolic link to nothing, or under one: said as such, naming the target (it was "nvscale: error: cannot create
