@@ -63,6 +63,20 @@ static void unmake_dir(nvs_made_dirs *made)
     nvs_unmake_dirs(made);
 }
 
+/* DIR/report.md, which the report replaces, a directory: refused as a usage error naming it, as model -o DIR's
+ * "is a directory, not a file" (the writer said "nvscale: error: cannot write DIR/report.md: it is a directory",
+ * naming neither report nor -o, after the runs were read and the plots written). OUTDIR: -o's value, or NULL when
+ * the report goes beside the first input. 0, or 2 after the message. */
+static int report_md_ok(const char *outdir, const char *dir)
+{
+    char path[4200];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/report.md", dir);
+    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) return 0;
+    if (outdir) return nvs_cli_usage("report", "-o %s: %s is a directory, not a file", outdir, path);
+    return nvs_cli_usage("report", "%s is a directory, not a file: give -o DIR for the report", path);
+}
+
 static int report_models(int n, char **paths, const char *outdir, const char *title, int plots)
 {
     json_t **docs = calloc((size_t)n, sizeof *docs);
@@ -99,7 +113,7 @@ static int report_models(int n, char **paths, const char *outdir, const char *ti
     if (res == NVS_OK) {
         if (outdir) snprintf(dir, sizeof dir, "%s", outdir);
         else dir_of(paths[0], dir, sizeof dir);
-        res = nvs_mkdir_made(dir, &made);
+        res = report_md_ok(outdir, dir) ? NVS_ERR_USAGE : nvs_mkdir_made(dir, &made);
         if (res == NVS_OK) res = nvs_report_model(docs, names, n, dir, title, plots);
         if (res != NVS_OK) unmake_dir(&made); /* was left with the data files written before the failure */
     }
@@ -220,7 +234,7 @@ int cmd_report(int argc, char **argv)
             nvs_cli_refuse("report", "-o %s: not a directory", dir);
             res = NVS_ERR_USAGE;
         } else {
-            res = nvs_mkdir_made(dir, &made);
+            res = report_md_ok(outdir, dir) ? NVS_ERR_USAGE : nvs_mkdir_made(dir, &made);
         }
     }
     nvs_report rep = {.runs = runs, .nruns = nruns, .title = title && *title ? title : NULL};

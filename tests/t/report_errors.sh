@@ -63,6 +63,17 @@ hinted -o "$tmp/o1" -o "$tmp/o2" "$R"
 hinted "$R" --title
 : >"$tmp/afile"
 expect_err 2 "not a directory" "$NVS" report --no-plots -o "$tmp/afile" tests/fixtures/runs/minimal_coll.json
+# DIR/report.md a directory: report's usage error naming -o and the path, as model -o DIR's "is a directory, not a
+# file" (was the writer's "nvscale: error: cannot write DIR/report.md: it is a directory"); beside the run without
+# -o, and for model projections, alike
+mkdir -p "$tmp/rd/report.md"
+expect_err 2 "nvscale report: -o $tmp/rd: $tmp/rd/report.md is a directory, not a file" \
+    "$NVS" report --no-plots -o "$tmp/rd" tests/fixtures/runs/minimal_coll.json
+cp tests/fixtures/runs/minimal_coll.json "$tmp/rd/run.json"
+expect_err 2 "nvscale report: $tmp/rd/report.md is a directory, not a file: give -o DIR" "$NVS" report "$tmp/rd/run.json"
+"$NVS" model --gpu rtx3090 --machine pcie4-2s-8gpu-switch --model maskrcnn --format json -o "$tmp/proj.json" ||
+    fail "model --format json -o: exit $?"
+expect_err 2 "nvscale report: -o $tmp/rd: $tmp/rd/report.md is a directory" "$NVS" report -o "$tmp/rd" "$tmp/proj.json"
 # -o a symbolic link to nothing, or under one: said as such, naming the target (it was "nvscale: error: cannot create
 # directory L: a file of that name exists"), refused as report's before the runs are read; nothing written or made
 ln -s "$tmp/nowhere/x" "$tmp/dangling"
