@@ -259,6 +259,10 @@ static int prepare_dir(compare_opts *o)
     int rc;
     if (o->dir_arg) snprintf(o->dir, sizeof o->dir, "%s", o->dir_arg);
     else default_dir(o->dir, sizeof o->dir);
+    /* a file of that name is there: "no such directory" read as if nothing were (report's -o FILE: not a directory) */
+    struct stat sb;
+    if (o->report_only && stat(o->dir, &sb) == 0 && !S_ISDIR(sb.st_mode))
+        return usage_error("--report-only: not a directory", o->dir);
     if (o->report_only && !is_dir(o->dir)) return usage_error("--report-only: no such directory", o->dir);
     /* DIR, where the runs and compare.md go, can be made and written before anything runs, as report's -o: one
      * that cannot (a file of that name, a parent that is a file, /proc) was the maker's "nvscale: error: cannot

@@ -70,6 +70,9 @@ cmp_expect 2 "unknown option '--frobnicate'" --frobnicate --out "$base/u1"
 # --gpus 1 (on the 2-GPU fixture): nothing to compare; it skipped every transport as "1 GPU on this host", exit 1
 cmp_expect 2 "--gpus 1: one GPU has no transport to another" --gpus 1 --out "$base/u1"
 cmp_expect 2 "--report-only: no such directory '$base/none'" --report-only --out "$base/none"
+# a file there is not a directory (it said "no such directory", as if nothing were there)
+: >"$base/afile"
+cmp_expect 2 "--report-only: not a directory '$base/afile'" --report-only --out "$base/afile"
 cmp_expect 2 "run options make no sense with it" --report-only -b 1M --out "$base"
 cmp_expect 2 "--report-only needs --out DIR" --report-only --transports nvlink,shm
 [ -e "$base/u1" ] && fail "a usage error created the output directory"
