@@ -259,8 +259,12 @@ int nvs_cli_output_file_ok(const char *sub, const char *flag, const char *path, 
     char probe[PATH_MAX + 32];
     snprintf(probe, sizeof probe, "%s/.nvscale-probe-XXXXXX", d);
     int fd = mkstemp(probe);
+    /* ENOENT from a directory that stat just found: /proc, where no file can be made (creating PATH itself fails
+     * the same way); strerror's "No such file or directory" read as if the directory were missing, as
+     * nvs_cli_output_dir_ok's mkdtemp words it */
     if (fd < 0)
-        return nvs_cli_usage(sub, "%s %s: cannot write in directory '%s': %s", flag, path, d, strerror(errno));
+        return nvs_cli_usage(sub, "%s %s: cannot write in directory '%s': %s", flag, path, d,
+                             errno == ENOENT ? "no file can be made there" : strerror(errno));
     close(fd);
     unlink(probe);
     return 0;

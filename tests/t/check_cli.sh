@@ -31,6 +31,13 @@ refused "invalid value 'xml' for --format" "$NVS" check "$good" --min-p2p 1 --fo
 refused "--junit /proc/nvscale-x.xml: cannot write in directory '/proc'" "$NVS" check "$good" --min-p2p 1 \
     --prometheus "$tmp/p0.prom" --save-baseline "$tmp/b0.json" --junit /proc/nvscale-x.xml
 for f in p0.prom b0.json; do [ -e "$tmp/$f" ] && fail "$f was written although --junit was refused"; done
+# ... said as what it is: creating a file there fails with ENOENT, and strerror's "No such file or directory"
+# blamed /proc, which is there (as --out and report -o /proc/x say: no directory can be made there)
+for out in "check $good --min-p2p 1 --junit" "check $good --min-p2p 1 --prometheus" "model --gpu rtx3090 --model resnet50 --gpus 1,2 -o"; do
+    # shellcheck disable=SC2086 # out is words
+    refused "/proc/nvscale-x: cannot write in directory '/proc': no file can be made there" "$NVS" $out /proc/nvscale-x &&
+        grep -q "No such file" "$ERR" && fail "$out /proc/nvscale-x: still says No such file: $(cat "$ERR")"
+done
 # an export that fails while written (a full disk, NVS_TEST_WRITE_FAIL): neither is written; the verdict's exit
 # code stays (3 for a FAIL: was 1)
 expect_err 1 "cannot write $tmp/e1.xml" env NVS_TEST_WRITE_FAIL=1 "$NVS" check "$good" --min-p2p 1 --junit "$tmp/e1.xml" \
