@@ -11,7 +11,6 @@
 #include "collectives/kernels.h"
 #include "core/gpu_check.h"
 #include "core/log.h"
-#include "core/metrics.h"
 #include "topo/h2d.h"
 
 typedef struct {
@@ -29,7 +28,7 @@ typedef struct {
     cudaEvent_t start, stop, mid; /* mid: where the other direction's copies of a bidir test ended */
     int uncovered;               /* bidir tests whose other direction ended before the timed one */
     unsigned long long *d_wrong; /* [0] wrong count, [1] first wrong index */
-    double gbps[NVS_H2D_SAMPLES]; /* the samples of the test timed last */
+    double secs[NVS_H2D_SAMPLES]; /* the timed blocks of the test timed last, in seconds */
 } hdev;
 
 typedef struct {
@@ -211,9 +210,10 @@ static nvs_result_t enqueue(hctx *c, hdev *d, int dir, int warmup, int iters)
     return NVS_OK;
 }
 
-/* GB/s of the direction timed by the test enqueued last on this GPU; a bidir test also waits for the other
- * direction (the next test must not share the link with it) and counts it as uncovered when it ended first */
-static nvs_result_t result(hctx *c, hdev *d, int dir, int iters, double *gbps)
+/* Seconds of the direction timed by the test enqueued last on this GPU (0 when closer than the event timer's
+ * resolution); a bidir test also waits for the other direction (the next test must not share the link with it)
+ * and counts it as uncovered when it ended first */
+static nvs_result_t result(hdev *d, int dir, double *secs)
 {
     float ms, other;
     CUDA_TRY_AT(cudaSetDevice(d->dev), "GPU %d", d->dev);
@@ -224,7 +224,7 @@ static nvs_result_t result(hctx *c, hdev *d, int dir, int iters, double *gbps)
         CUDA_TRY_AT(cudaEventElapsedTime(&other, d->start, d->mid), "GPU %d", d->dev);
         if (other < ms) d->uncovered++;
     }
-    *gbps = ms > 0 ? (double)c->bytes * iters / (ms * 1e-3) / 1e9 : -1;
+    *secs = ms > 0 ? ms * 1e-3 : 0;
     return NVS_OK;
 }
 
@@ -288,15 +288,10 @@ static nvs_result_t run_mode(hctx *c, hdev **ds, nvs_h2d_gpu **outs, int n, int 
         /* NVS_H2D_SAMPLES timed blocks, the warm-up before the first only; the GPUs of `all` copy at once in each */
         for (int s = 0; s < NVS_H2D_SAMPLES; s++) {
             for (int k = 0; k < n; k++) NVS_CHECK(enqueue(c, ds[k], dir, s ? 0 : warmup, iters));
-            for (int k = 0; k < n; k++) NVS_CHECK(result(c, ds[k], dir, iters, &ds[k]->gbps[s]));
+            for (int k = 0; k < n; k++) NVS_CHECK(result(ds[k], dir, &ds[k]->secs[s]));
         }
-        for (int k = 0; k < n; k++) {
-            nvs_h2d_mode *m = &outs[k]->mode[mode];
-            double med = nvs_median(ds[k]->gbps, NVS_H2D_SAMPLES);
-            double *to[4] = {&m->h2d_gbps, &m->d2h_gbps, &m->bidir_h2d_gbps, &m->bidir_d2h_gbps};
-            *to[dir] = med;
-            if (dir == 3) m->bidir_gbps = m->bidir_h2d_gbps + m->bidir_d2h_gbps;
-        }
+        for (int k = 0; k < n; k++)
+            nvs_h2d_mode_set(&outs[k]->mode[mode], dir, ds[k]->secs, NVS_H2D_SAMPLES, (double)c->bytes * iters);
         for (int k = 0; k < n; k++) {
             hdev *d = ds[k];
             nvs_pattern p = pattern_for(c->ndev, d->dev, mode);

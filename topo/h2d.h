@@ -60,6 +60,13 @@ void nvs_h2d_result_free(nvs_h2d_result *r);
 long long nvs_h2d_wrong_total(const nvs_h2d_result *r);
 const char *nvs_h2d_mode_name(int mode); /* "single", "all", "remote" */
 
+/* Direction DIR of M (0 h2d, 1 d2h, 2 bidir's h2d, 3 bidir's d2h) from its N timed blocks' seconds SECS, each
+ * moving BYTES (PURE, h2d_report.c): the rate of the median time, as a GPU pair's (nvs_p2p_median_gbps), not the
+ * median of the rates, in which a block too short for the event timer (0 s: no finite rate, said -1) sorted as the
+ * slowest and pulled the median down. -1 when the median time is 0. bidir_gbps: the sum of bidir's two directions
+ * once both are measured, -1 while either is not. */
+void nvs_h2d_mode_set(nvs_h2d_mode *m, int dir, const double *secs, int n, double bytes);
+
 /* Reporting (PURE, h2d_report.c). The bound of a GPU is its PCIe link's (nvs_topo_pcie_gbps through the
  * topology's pcie.gbps); bidirectional bounds are twice it (PCIe is full duplex). */
 json_t *nvs_h2d_to_json(const nvs_topology *t, const nvs_h2d_result *r);

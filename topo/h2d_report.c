@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "topo/h2d.h"
+#include "topo/p2p.h"
 
 static json_t *num_or_null(double v) { return v >= 0 ? json_real(v) : json_null(); }
 static json_t *pct(double v, double bound) { return v >= 0 && bound > 0 ? json_real(100.0 * v / bound) : json_null(); }
@@ -12,6 +13,16 @@ static double bound_of(const nvs_topology *t, const nvs_h2d_gpu *g, const char *
     const nvs_topo_gpu *tg = g->gpu >= 0 && g->gpu < t->ngpus ? &t->gpus[g->gpu] : NULL;
     if (src) *src = tg && tg->pcie.gbps > 0 ? tg->pcie.gbps_source : "unknown";
     return tg && tg->pcie.gbps > 0 ? tg->pcie.gbps : -1;
+}
+
+void nvs_h2d_mode_set(nvs_h2d_mode *m, int dir, const double *secs, int n, double bytes)
+{
+    double *to[4] = {&m->h2d_gbps, &m->d2h_gbps, &m->bidir_h2d_gbps, &m->bidir_d2h_gbps};
+    if (dir < 0 || dir > 3) return;
+    *to[dir] = nvs_p2p_median_gbps(secs, n, bytes);
+    /* a sum with a -1 (not measured) would be a figure lower than the direction that was */
+    if (dir >= 2)
+        m->bidir_gbps = m->bidir_h2d_gbps >= 0 && m->bidir_d2h_gbps >= 0 ? m->bidir_h2d_gbps + m->bidir_d2h_gbps : -1;
 }
 
 static int measured(const nvs_h2d_mode *m) { return m->h2d_gbps >= 0 || m->d2h_gbps >= 0 || m->bidir_gbps >= 0; }

@@ -263,6 +263,28 @@ static void t_p2p_samples(void)
     nvs_topo_free(t);
 }
 
+/* a host copy's bandwidth (topo/h2d.c) by the pairs' rule: the rate of the median of NVS_H2D_SAMPLES times. The
+ * median of the rates took an unresolved block (0 s, said -1 GB/s) for the slowest: one of three made the middle
+ * block's rate the result, two made the test "not measured" */
+static void t_h2d_samples(void)
+{
+    const double one_zero[] = {0, 0.5, 0.25}, two_zeros[] = {0, 0.5, 0}, secs[] = {0.4, 0.1, 0.2};
+    nvs_h2d_mode m = {0, -1, -1, -1, -1, -1, -1};
+    nvs_h2d_mode_set(&m, 0, one_zero, NVS_H2D_SAMPLES, 2e9);
+    T_NEAR(m.h2d_gbps, 8.0, 1e-12); /* 0.25 s: the other two decide (the rates' median was 4 GB/s, 0.5 s) */
+    nvs_h2d_mode_set(&m, 1, two_zeros, NVS_H2D_SAMPLES, 2e9);
+    T_NEAR(m.d2h_gbps, -1, 0); /* the median time is 0: no finite rate */
+    T_NEAR(m.h2d_gbps, 8.0, 1e-12);
+    nvs_h2d_mode_set(&m, 2, secs, NVS_H2D_SAMPLES, 2e9);
+    T_NEAR(m.bidir_h2d_gbps, 10.0, 1e-12);
+    T_NEAR(m.bidir_gbps, -1, 0); /* the other direction not yet measured: no sum with its -1 */
+    nvs_h2d_mode_set(&m, 3, one_zero, NVS_H2D_SAMPLES, 2e9);
+    T_NEAR(m.bidir_d2h_gbps, 8.0, 1e-12);
+    T_NEAR(m.bidir_gbps, 18.0, 1e-12);
+    nvs_h2d_mode_set(&m, 3, two_zeros, NVS_H2D_SAMPLES, 2e9);
+    T_NEAR(m.bidir_gbps, -1, 0); /* one direction unmeasured: the sum is not 10 - 1 = 9 */
+}
+
 T_LIST = {T_CASE(t_json_and_bounds), T_CASE(t_h2d_bidir_halves), T_CASE(t_p2p_bidir_halves), T_CASE(t_p2p_infinite_rate),
-          T_CASE(t_p2p_samples)};
+          T_CASE(t_p2p_samples), T_CASE(t_h2d_samples)};
 T_MAIN
