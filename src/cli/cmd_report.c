@@ -65,14 +65,20 @@ static void unmake_dir(nvs_made_dirs *made)
 
 /* DIR/report.md, which the report replaces, a directory: refused as a usage error naming it, as model -o DIR's
  * "is a directory, not a file" (the writer said "nvscale: error: cannot write DIR/report.md: it is a directory",
- * naming neither report nor -o, after the runs were read and the plots written). OUTDIR: -o's value, or NULL when
- * the report goes beside the first input. 0, or 2 after the message. */
-static int report_md_ok(const char *outdir, const char *dir)
+ * naming neither report nor -o, after the runs were read and the plots written). So is a file of the plots (PLOTS:
+ * they are drawn) that is a directory in DIR: the writer's error came half-way, some plots written, and the report
+ * was still written and the command failed. REP: the runs' report, NULL for model projections' (the plots' names
+ * differ). OUTDIR: -o's value, or NULL when the report goes beside the first input. 0, or 2 after the message. */
+static int report_out_ok(const char *outdir, const char *dir, const nvs_report *rep, int plots)
 {
     char path[4200];
     struct stat st;
     snprintf(path, sizeof path, "%s/report.md", dir);
-    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) return 0;
+    int in_way = stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+    if (!in_way && plots)
+        in_way = rep ? nvs_report_plots_in_way(rep, dir, path, sizeof path)
+                     : nvs_report_model_plots_in_way(dir, path, sizeof path);
+    if (!in_way) return 0;
     if (outdir) return nvs_cli_usage("report", "-o %s: %s is a directory, not a file", outdir, path);
     return nvs_cli_usage("report", "%s is a directory, not a file: give -o DIR for the report", path);
 }
@@ -113,7 +119,7 @@ static int report_models(int n, char **paths, const char *outdir, const char *ti
     if (res == NVS_OK) {
         if (outdir) snprintf(dir, sizeof dir, "%s", outdir);
         else dir_of(paths[0], dir, sizeof dir);
-        res = report_md_ok(outdir, dir) ? NVS_ERR_USAGE : nvs_mkdir_made(dir, &made);
+        res = report_out_ok(outdir, dir, NULL, plots) ? NVS_ERR_USAGE : nvs_mkdir_made(dir, &made);
         if (res == NVS_OK) res = nvs_report_model(docs, names, n, dir, title, plots);
         if (res != NVS_OK) unmake_dir(&made); /* was left with the data files written before the failure */
     }
@@ -219,6 +225,7 @@ int cmd_report(int argc, char **argv)
     nvs_cli_read_end(rd);
     /* a copy of a run under another name is that run twice, as the same file is (above) */
     if (res == NVS_OK && nvs_cli_runs_distinct("report", runs, (size_t)nruns, NVS_CLI_RUNS_ONCE)) res = NVS_ERR_USAGE;
+    nvs_report rep = {.runs = runs, .nruns = nruns, .title = title && *title ? title : NULL};
     char dir[4096];
     static nvs_made_dirs made; /* what was made for this report (8 KiB: off the stack) */
     if (res == NVS_OK) {
@@ -234,10 +241,9 @@ int cmd_report(int argc, char **argv)
             nvs_cli_refuse("report", "-o %s: not a directory", dir);
             res = NVS_ERR_USAGE;
         } else {
-            res = report_md_ok(outdir, dir) ? NVS_ERR_USAGE : nvs_mkdir_made(dir, &made);
+            res = report_out_ok(outdir, dir, &rep, plots) ? NVS_ERR_USAGE : nvs_mkdir_made(dir, &made);
         }
     }
-    nvs_report rep = {.runs = runs, .nruns = nruns, .title = title && *title ? title : NULL};
     nvs_result_t plot_res = NVS_OK;
     nvs_plot_files old = {0}; /* an earlier report's plots in dir: pruned once report.md is written */
     if (res == NVS_OK) {

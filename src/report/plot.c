@@ -40,6 +40,42 @@ nvs_result_t nvs_pl_add_series(plot_def *p, const char *title)
     return NVS_OK;
 }
 
+/* dir/name a directory: its path into buf (also when it is not one) */
+static int is_dir_at(const char *dir, const char *name, char *buf, size_t len)
+{
+    struct stat st;
+    snprintf(buf, len, "%s/%s", dir, name);
+    return stat(buf, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+int nvs_pl_dir_in_way(const char *dir, const char *name, const char *script, char *buf, size_t len)
+{
+    static const char *const exts[] = {"dat", "svg", "png", "svg.tmp", "png.tmp"};
+    if (!name) return is_dir_at(dir, script, buf, len);
+    for (size_t e = 0; e < sizeof exts / sizeof exts[0]; e++) {
+        char file[128];
+        snprintf(file, sizeof file, "%s.%s", name, exts[e]);
+        if (is_dir_at(dir, file, buf, len)) return 1;
+    }
+    return 0;
+}
+
+int nvs_report_plots_in_way(const nvs_report *rep, const char *dir, char *buf, size_t len)
+{
+    char gnuplot[4096];
+    if (nvs_find_on_path("gnuplot", gnuplot, sizeof gnuplot) != 0) return 0; /* no plot file is written */
+    const char *names[NVS_REPORT_MAX_PLOTS];
+    int nn = nvs_report_coll_names(rep, names, NVS_REPORT_MAX_PLOTS - 2); /* as nvs_report_plots takes them */
+    for (int c = 0; c < nn; c++) {
+        char file[96];
+        nvs_pl_busbw_file(names[c], file, sizeof file);
+        if (nvs_pl_dir_in_way(dir, file, NULL, buf, len)) return 1;
+    }
+    return nvs_pl_dir_in_way(dir, "efficiency", NULL, buf, len) ||
+           nvs_pl_dir_in_way(dir, "step_breakdown", NULL, buf, len) ||
+           nvs_pl_dir_in_way(dir, NULL, "plots.gp", buf, len);
+}
+
 /* Run `gnuplot plots.gp` in dir; 0 if it exited 0. */
 static int run_gnuplot(const char *gnuplot, const char *dir) { return nvs_plot_run_gnuplot(gnuplot, dir, "plots.gp"); }
 

@@ -23,12 +23,18 @@ static void safe_name(const char *s, char *buf, size_t len)
     buf[k] = '\0';
 }
 
+void nvs_pl_busbw_file(const char *coll, char *buf, size_t len)
+{
+    char safe[64];
+    safe_name(coll, safe, sizeof safe);
+    snprintf(buf, len, "busbw_%s", safe);
+}
+
 /* busbw vs size: one data block per (run, N >= 2). */
 nvs_result_t nvs_pl_busbw_data(const nvs_report *rep, const char *dir, const char *coll, plot_def *p)
 {
-    char safe[64], name[128];
-    safe_name(coll, safe, sizeof safe);
-    snprintf(p->file, sizeof p->file, "busbw_%s", safe);
+    char name[128];
+    nvs_pl_busbw_file(coll, p->file, sizeof p->file);
     snprintf(p->title, sizeof p->title, "%s: bus bandwidth vs message size, per GPU count and transport", coll);
     p->kind = 0;
     snprintf(name, sizeof name, "%s.dat", p->file);

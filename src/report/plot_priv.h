@@ -38,10 +38,17 @@ _Static_assert(sizeof((plot_def *)0)->title == sizeof((nvs_plot_ref *)0)->title,
 /* dir/name opened for writing through out_file.h (whole or not at all) */
 nvs_result_t nvs_pl_open_out(nvs_outfile *o, const char *dir, const char *name);
 
+/* The files a plot NAME puts in dir (NAME.dat, NAME.svg, NAME.png and the images' .tmp names gnuplot writes), or
+ * SCRIPT when NAME is NULL: the first that is a directory there, its path into buf: 1; else 0 */
+int nvs_pl_dir_in_way(const char *dir, const char *name, const char *script, char *buf, size_t len);
+
 /* One more series (data block or key entry) of p, titled `title` */
 nvs_result_t nvs_pl_add_series(plot_def *p, const char *title);
 
 /* ---- plot_data.c ---------------------------------------------------------------------------------------- */
+
+/* A collective's plot file name, without extension ("busbw_all_reduce"): its name made file-name-safe */
+void nvs_pl_busbw_file(const char *coll, char *buf, size_t len);
 
 /* busbw vs size: one data block per (run, N >= 2). */
 nvs_result_t nvs_pl_busbw_data(const nvs_report *rep, const char *dir, const char *coll, plot_def *p);

@@ -65,6 +65,12 @@ int nvs_report_coll_names(const nvs_report *rep, const char **names, int cap);
 /* Plots: data files, script, then gnuplot. Fills rep->plots / plot[] / nplots. Returns NVS_OK also when gnuplot
  * is missing (a notice on stderr); NVS_ERR_SYSTEM when gnuplot or a write failed (already logged). */
 nvs_result_t nvs_report_plots(nvs_report *rep, const char *dir);
+/* A file the plots would write in dir (a data file, an image, its temporary name, the script) that is a directory
+ * there: its path into buf, 1; else 0, also when nothing would be written (gnuplot not on PATH). Checked before
+ * anything is written: found by the writer, it failed half-way as a runtime error, after some files were written
+ * (nvs_report_model_plots_in_way: the same for a model report's plot) */
+int nvs_report_plots_in_way(const nvs_report *rep, const char *dir, char *buf, size_t len);
+int nvs_report_model_plots_in_way(const char *dir, char *buf, size_t len);
 /* The plots a previous report left in its directory, as its scripts name them (`set output 'NAME.EXT.tmp'`): a
  * run report's plots.gp and a model report's model_plots.gp, both, as either kind of report may be written over
  * either. Read before this report's plots replace a script, then, once report.md is written, every

@@ -8,6 +8,7 @@
 
 #include "core/log.h"
 #include "core/out_file.h"
+#include "report/plot_priv.h"
 #include "report/report.h"
 
 #include "core/escape.h"
@@ -155,6 +156,14 @@ static nvs_result_t write_plot(json_t *const *docs, int n, const char *dir, int 
     }
     *drawn = 1;
     return NVS_OK;
+}
+
+int nvs_report_model_plots_in_way(const char *dir, char *buf, size_t len)
+{
+    char gnuplot[4096];
+    if (nvs_find_on_path("gnuplot", gnuplot, sizeof gnuplot) != 0) return 0; /* no plot file is written */
+    return nvs_pl_dir_in_way(dir, "model_efficiency", NULL, buf, len) ||
+           nvs_pl_dir_in_way(dir, NULL, "model_plots.gp", buf, len);
 }
 
 nvs_result_t nvs_report_model_check(json_t *const *docs, const char *const *names, int n)

@@ -74,6 +74,25 @@ expect_err 2 "nvscale report: $tmp/rd/report.md is a directory, not a file: give
 "$NVS" model --gpu rtx3090 --machine pcie4-2s-8gpu-switch --model maskrcnn --format json -o "$tmp/proj.json" ||
     fail "model --format json -o: exit $?"
 expect_err 2 "nvscale report: -o $tmp/rd: $tmp/rd/report.md is a directory" "$NVS" report -o "$tmp/rd" "$tmp/proj.json"
+# ... and so is a file of the plots that is a directory in DIR (a data file, an image, its .tmp, the script), before
+# anything is written: it was the writer's "nvscale: error: cannot write DIR/NAME: it is a directory" (or gnuplot's
+# or a rename's failure), half-way, with report.md and some of the plots written (a stand-in gnuplot: they are drawn)
+gp_path="$(cd "$tmp" && pwd)/gpbin:$PATH"
+stand_in_gnuplot "${gp_path%%:*}"
+for f in busbw_broadcast.dat efficiency.svg step_breakdown.png.tmp plots.gp; do
+    rm -rf "$tmp/pd" && mkdir -p "$tmp/pd/$f"
+    expect_err 2 "nvscale report: -o $tmp/pd: $tmp/pd/$f is a directory, not a file" \
+        env PATH="$gp_path" "$NVS" report -o "$tmp/pd" tests/fixtures/runs/h200x2_nvlink.json &&
+        grep -q "Try 'nvscale report --help'." "$ERR" || fail "report -o, $f a directory: no help hint: $(cat "$ERR")"
+    [ "$(ls "$tmp/pd")" = "$f" ] || fail "report -o, $f a directory: wrote $(ls "$tmp/pd" | tr '\n' ' ')"
+done
+rm -rf "$tmp/pd" && mkdir -p "$tmp/pd/model_efficiency.dat"
+expect_err 2 "nvscale report: -o $tmp/pd: $tmp/pd/model_efficiency.dat is a directory, not a file" \
+    env PATH="$gp_path" "$NVS" report -o "$tmp/pd" "$tmp/proj.json"
+[ "$(ls "$tmp/pd")" = model_efficiency.dat ] || fail "report -o, model_efficiency.dat a directory: wrote $(ls "$tmp/pd")"
+# --no-plots writes none of them: no refusal
+"$NVS" report --no-plots -o "$tmp/pd" tests/fixtures/runs/h200x2_nvlink.json >/dev/null 2>"$tmp/pd.err" ||
+    fail "report --no-plots, a plot's name a directory: $(cat "$tmp/pd.err")"
 # -o a symbolic link to nothing, or under one: said as such, naming the target (it was "nvscale: error: cannot create
 # directory L: a file of that name exists"), refused as report's before the runs are read; nothing written or made
 ln -s "$tmp/nowhere/x" "$tmp/dangling"
