@@ -41,8 +41,8 @@ static void usage(FILE *to)
             "Thresholds (repeatable; each is one line of the rules file, see docs/check.md and docs/accept.md):\n"
             "      --rules FILE                 rules file (first line 'nvscale-rules 1')\n"
             "      --min-busbw COLL:SIZE:N:GBPS  e.g. all_reduce:1G:2:300 (N may be * = every N >= 2, or max)\n"
-            "      --max-below-baseline PCT     every collective, size and N >= 2 of --baseline: at most PCT%%\n"
-            "                                   below it\n"
+            "      --max-below-baseline PCT     every collective, size and N >= 2 of --baseline: at most PCT %%\n"
+            "                                   below it (5 or 5%%)\n"
             "      --min-p2p GBPS               every ordered GPU pair: unidirectional copy bandwidth\n"
             "      --min-efficiency F|PCT       training step scaling efficiency at every N >= 2 (0.9 or 90%%)\n"
             "      --baseline BASE.json         run.json (or saved baseline) that below_baseline compares with\n"
@@ -50,7 +50,8 @@ static void usage(FILE *to)
             "      --format table|json          what stdout shows (default table)\n"
             "      --junit FILE                 the verdicts as JUnit XML (one testcase per check)\n"
             "      --prometheus FILE            the verdicts in Prometheus text format (textfile collector)\n"
-            "      --fleet-max-below PCT        several runs: how far below the fleet median a run may be (10)\n"
+            "      --fleet-max-below PCT        several runs: how far below the fleet median a run may be, in %%\n"
+            "                                   (10 or 10%%; default 10)\n"
             "  -h, --help\n");
 }
 

@@ -70,6 +70,7 @@ static void usage(FILE *to)
             "                         and alone the first too, as DDP 2.x's bucket_cap_mb does\n"
             "  --calibrate RUN.json   fit link and overhead terms to a measured run and report the model's error\n"
             "  --tolerance PCT        with --calibrate: exit 3 when the step time error at any N exceeds PCT %%\n"
+            "                         (10 or 10%%)\n"
             "  --lambda               the Lambda case: the model beside Lambda's measured 8x RTX 3090 vs 8x RTX A6000\n"
             "                         scaling (4 models, fp32 and fp16, N = 2, 4, 8), errors and causes\n"
             "  --fit                  with --lambda: refit the free parameters on their declared cells first\n"

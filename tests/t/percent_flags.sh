@@ -64,9 +64,16 @@ covered="$covered --min-efficiency"
 # every PCT flag of every subcommand's --help is one of the above
 for sub in run coll train topo p2p accept check compare report model; do
     "$NVS" "$sub" --help 2>&1 | grep -oE -- '--[a-z-]+ (F\|)?PCT' | sed "s/^/$sub /"
-done >"$dir/pct_flags"
+done | sort -u >"$dir/pct_flags"
 grep -q . "$dir/pct_flags" || fail "no --help lists a PCT flag: the listing is not read right"
 while read -r sub flag _; do
     case " $covered " in *" $flag "*) ;; *) fail "$sub $flag takes a PCT: not checked here" ;; esac
+    # ... and its help says that the '%' may be written, with an example of both ("5 or 5%"): the help of
+    # --fleet-max-below, --max-below-baseline and --tolerance did not say it
+    "$NVS" "$sub" --help 2>&1 | awk -v f="$flag" '
+        $0 ~ "^ +(-[a-z], )?" f " " { on = 1; print; next }
+        on && /^                    / && $1 !~ /^-/ { print; next }
+        { on = 0 }' | tr '\n' ' ' | grep -qE '[0-9.]+ or [0-9.]+%' ||
+        fail "$sub --help: $flag does not say that a trailing '%' is taken (as '5 or 5%')"
 done <"$dir/pct_flags"
 finish
