@@ -211,5 +211,27 @@ PY
 dup_msg="$tmp/dup-n.json: train.results[2].n: N=2 given twice (first at train.results[1]) for workload resnet50"
 expect2 "$dup_msg" "$tmp/dup-n.json"
 expect_err 2 "$dup_msg" "$NVS" check "$tmp/dup-n.json" --min-efficiency 90%
+# ... and so is a collective row given twice (the same collective, N, size, type, op, root and placement, here with
+# another busbw): the reader took it, check judged it as another variant ("worst of 2 rows") and report listed both;
+# one that differs in its placement alone (the fixture's in-place rows) is another measurement, read as before
+python3 - "$tmp" <<'PY'
+import json, sys
+d = json.load(open("tests/fixtures/check/run_h200x2.json"))
+c = d["collectives"]
+i = next(k for k, x in enumerate(c) if x["collective"] == "all_reduce" and x["n"] == 2 and x["bytes"] == 1 << 30
+         and not x["inplace"])
+r = dict(c[i])
+r["busbw_gbps"] /= 2
+c.insert(i + 3, r)
+json.dump(d, open(sys.argv[1] + "/dup-row.json", "w"))
+print(i, file=open(sys.argv[1] + "/dup-row.at", "w"))
+PY
+at=$(cat "$tmp/dup-row.at")
+row_msg="$tmp/dup-row.json: collectives[$((at + 3))]: all_reduce N=2 size 1073741824 float sum out-of-place given twice"
+row_msg="$row_msg (first at collectives[$at]): one row per collective, N, size and variant"
+expect2 "$row_msg" "$tmp/dup-row.json"
+expect_err 2 "$row_msg" "$NVS" check "$tmp/dup-row.json" --min-busbw all_reduce:1G:2:1
+expect_err 0 "" "$NVS" check tests/fixtures/check/run_h200x2.json --min-busbw all_reduce:1G:2:1 &&
+    grep -q "worst of 2 rows: in-place" "$OUT" || fail "in-place and out-of-place rows: not read as two variants"
 "$NVS" report --help >"$tmp/help" 2>&1 && grep -q "usage: nvscale report" "$tmp/help" || fail "--help"
 finish
