@@ -14,9 +14,11 @@ tmp_dir dir
 
 expect 0 "" $MPIRUN -np 3 $NVS coll --backend mpi --coll all_gather,reduce_scatter,alltoall -b 1K -e 64K -f 4 \
     -n 2 -w 1 --out "$dir/new" || stop "the 3-rank run"
-# the same run as an older nvscale wrote it: no "size"; and once more without its sweep section either
+# the same run as an older nvscale wrote it: no "size"; and once more without its sweep section either (each
+# started before the size was written: a copy of the run under its own start would be refused as that run twice)
 python3 -c "import json, sys
 d = json.load(open(sys.argv[1]))
+d['started_utc'] = '2026-12-05T12:00:00Z'
 for c in d['collectives']:
     c.pop('size', None)
 json.dump(d, open(sys.argv[2], 'w'))
