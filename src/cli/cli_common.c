@@ -9,9 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "check/rules_file.h"
+#include "core/clock.h"
 #include "core/escape.h"
 #include "core/launch_env.h"
 #include "core/log.h"
@@ -20,16 +22,26 @@
 #include "runtime/runtime.h"
 #include "runjson/runjson_write.h"
 
-json_t *nvs_cli_run_doc(const nvs_config *cfg, const char *launcher, const char *backend)
+json_t *nvs_cli_run_doc(const nvs_config *cfg, const char *launcher, const char *backend, const nvs_cli_out *o)
 {
+    /* the start, not the time this document is made (after the measurements: 3 s late for a p2p --host), and the
+     * duration as a measuring run writes them (run/out_json.c): topo and p2p wrote neither, so a copy of their
+     * run.json under another name was not refused by report and check as that run twice */
     nvs_rj_head h = {.subcommand = cfg->subcommand, .argc = cfg->argc, .argv = cfg->argv, .launcher = launcher,
-                     .backend = backend};
-    return nvs_rj_doc_new(&h);
+                     .backend = backend, .started_utc = o->started_utc};
+    json_t *doc = nvs_rj_doc_new(&h);
+    if (doc && json_object_set_new(doc, "duration_s", json_real(nvs_now_s() - o->t0))) {
+        json_decref(doc);
+        return NULL;
+    }
+    return doc;
 }
 
 nvs_result_t nvs_cli_out_begin(const nvs_config *cfg, nvs_cli_out *o)
 {
     memset(o, 0, sizeof *o);
+    o->t0 = nvs_now_s();
+    nvs_rj_utc_stamp((long)time(NULL), o->started_utc, sizeof o->started_utc);
     if (!cfg->save || nvs_rt_launcher_rank() != 0) return NVS_OK;
     const char *out = cfg->out_dir[0] ? cfg->out_dir : NULL;
     NVS_CHECK(nvs_rj_check_out_dir(cfg->subcommand, out));

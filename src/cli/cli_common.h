@@ -11,8 +11,6 @@
 #include "core/err.h"
 #include "runjson/runjson.h"
 
-/* run.json head (runjson/runjson_write.h) for cfg's subcommand and argv. */
-json_t *nvs_cli_run_doc(const nvs_config *cfg, const char *launcher, const char *backend);
 /* The run directory of topo and p2p (runjson/runjson_write.h, as the measuring runs): --out checked before
  * anything is discovered or measured (exit 2 when it exists or cannot be made), a name no other run has, made
  * as DIR.partial and renamed to DIR once run.json is in it. Nothing with --no-save; under mpirun only the
@@ -21,8 +19,15 @@ typedef struct {
     char final[NVS_PATH_MAX];
     char work[NVS_PATH_MAX + 16]; /* final.partial */
     int active;
+    /* when the command began (nvs_cli_out_begin, on every rank, saving or not): run.json's started_utc and the
+     * start of its duration_s */
+    char started_utc[32];
+    double t0; /* core/clock.h nvs_now_s */
 } nvs_cli_out;
 nvs_result_t nvs_cli_out_begin(const nvs_config *cfg, nvs_cli_out *o);
+/* run.json head (runjson/runjson_write.h) for cfg's subcommand and argv, started_utc and duration_s from o's begin
+ * (without a duration a run.json could not be told from a copy of it: nvs_cli_runs_distinct). */
+json_t *nvs_cli_run_doc(const nvs_config *cfg, const char *launcher, const char *backend, const nvs_cli_out *o);
 /* Saves doc as run.json in o and renames the directory; says where on stderr unless -q. No-op when o was not
  * begun. */
 nvs_result_t nvs_cli_save_run(const nvs_config *cfg, nvs_cli_out *o, const json_t *doc);
@@ -131,7 +136,8 @@ int nvs_cli_files_distinct(const char *sub, const nvs_cli_file *f, size_t n);
 int nvs_cli_inputs_distinct(const char *sub, char *const *paths, size_t n, const char *advice);
 /* That no run among RUNS[0..N) is a copy of another under another file name (nvs_cli_inputs_distinct sees one file
  * only): one run is its host, its start (started_utc, to the second) and its duration_s (to the microsecond: two runs
- * started in the same second on one host do not last as long to the digit); a run without all three is not judged.
+ * started in the same second on one host do not last as long to the digit); a run without all three is not judged
+ * (topo and p2p wrote no duration_s before session 64).
  * Returns 0, or 2 after one usage message of SUB, "A and B are the same run (host H, started T, D s): ADVICE". */
 int nvs_cli_runs_distinct(const char *sub, const nvs_run *runs, size_t n, const char *advice);
 /* The rules file PATH appended to rs (check/rules_file.h) for subcommand SUB: a malformed one is a usage error of

@@ -42,7 +42,7 @@ static nvs_result_t check_gpus(int need)
 static nvs_result_t emit(const nvs_config *cfg, nvs_cli_out *dir, const char *launcher, const nvs_topology *t,
                          const nvs_copies *c)
 {
-    json_t *doc = nvs_cli_run_doc(cfg, launcher, NULL), *tj = nvs_topo_to_json(t), *pj = nvs_copies_to_json(t, c);
+    json_t *doc = nvs_cli_run_doc(cfg, launcher, NULL, dir), *tj = nvs_topo_to_json(t), *pj = nvs_copies_to_json(t, c);
     if (!doc || !tj || !pj) {
         json_decref(doc);
         json_decref(tj);

@@ -24,7 +24,7 @@ struct topo_job {
 
 static nvs_result_t emit(const nvs_config *cfg, nvs_cli_out *dir, const nvs_topology *t, const char *launcher)
 {
-    json_t *doc = nvs_cli_run_doc(cfg, launcher, NULL);
+    json_t *doc = nvs_cli_run_doc(cfg, launcher, NULL, dir);
     json_t *tj = nvs_topo_to_json(t);
     if (!doc || !tj) {
         json_decref(doc);

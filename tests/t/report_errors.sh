@@ -36,6 +36,24 @@ cp "$R" "$tmp/copy.json"
 copy_msg="$R and $tmp/copy.json are the same run (host vm, started 2026-11-29T10:00:00Z, 42 s)"
 expect2 "$copy_msg" "$R" tests/fixtures/runs/h200x2_nvlink.json "$tmp/copy.json"
 expect_err 2 "$copy_msg" "$NVS" check "$R" "$tmp/copy.json" --min-busbw all_reduce:1M:2:1
+# ... and a copy of a topo or p2p run.json (both made by nvs_cli_run_doc), which had no duration_s and was taken as
+# two runs (results/h100x1-s64c/nvs-1/run.json: check's fleet rows counted it twice); two real runs of one host
+# (here most likely started in the same second) are still two
+X=tests/fixtures/topo/h200x2.xml
+for k in 1 2; do
+    expect_err 0 "" "$NVS" topo --hwloc-xml "$X" --format json --out "$tmp/topo$k" || stop "topo run $k"
+done
+python3 - "$tmp/topo1/run.json" <<'PY' || fail "topo's run.json lacks its start or duration"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert isinstance(d.get("duration_s"), float) and 0 <= d["duration_s"] < 60, d.get("duration_s")
+assert d.get("started_utc", "").endswith("Z"), d.get("started_utc")
+PY
+cp "$tmp/topo1/run.json" "$tmp/topo-copy.json"
+expect_err 2 "$tmp/topo1/run.json and $tmp/topo-copy.json are the same run (host " \
+    "$NVS" check "$tmp/topo1/run.json" "$tmp/topo-copy.json"
+# (a topo run has no result section: check says FAIL, exit 3, but judges both)
+expect_err 3 "" "$NVS" check "$tmp/topo1/run.json" "$tmp/topo2/run.json"
 # command line
 expect2 "no run.json given"
 expect2 "unknown option --bogus" --bogus tests/fixtures/runs/minimal_coll.json
