@@ -33,6 +33,14 @@ static nvs_result_t emit(const nvs_config *cfg, nvs_cli_out *dir, const nvs_topo
         return NVS_ERR_NOMEM;
     }
     json_object_set_new(doc, "topology", tj);
+    /* a finished discovery says so as every other command's run.json does: without "result", `nvscale check` took
+     * a topo run for one that died before the end ("the run has no result section: it did not finish") */
+    json_t *res = json_pack("{s:s, s:i}", "status", "ok", "exit_code", 0);
+    if (!res || json_object_set_new(doc, "result", res)) {
+        json_decref(doc);
+        nvs_error("out of memory building run.json");
+        return NVS_ERR_NOMEM;
+    }
     /* saved before anything goes to stdout: a reader that stops early (`| head`) ends the process with SIGPIPE,
      * and that must not leave DIR.partial behind (an empty one, under a name a rerun with --out refuses) */
     nvs_result_t saved = nvs_cli_save_run(cfg, dir, doc), r = NVS_OK;

@@ -43,17 +43,22 @@ X=tests/fixtures/topo/h200x2.xml
 for k in 1 2; do
     expect_err 0 "" "$NVS" topo --hwloc-xml "$X" --format json --out "$tmp/topo$k" || stop "topo run $k"
 done
-python3 - "$tmp/topo1/run.json" <<'PY' || fail "topo's run.json lacks its start or duration"
+python3 - "$tmp/topo1/run.json" <<'PY' || fail "topo's run.json lacks its start, duration or result"
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert isinstance(d.get("duration_s"), float) and 0 <= d["duration_s"] < 60, d.get("duration_s")
 assert d.get("started_utc", "").endswith("Z"), d.get("started_utc")
+assert d.get("result") == {"status": "ok", "exit_code": 0}, d.get("result")
 PY
 cp "$tmp/topo1/run.json" "$tmp/topo-copy.json"
 expect_err 2 "$tmp/topo1/run.json and $tmp/topo-copy.json are the same run (host " \
     "$NVS" check "$tmp/topo1/run.json" "$tmp/topo-copy.json"
-# (a topo run has no result section: check says FAIL, exit 3, but judges both)
-expect_err 3 "" "$NVS" check "$tmp/topo1/run.json" "$tmp/topo2/run.json"
+# two finished topo runs: both judged, each "run result ok" (without a result section, check took a finished
+# discovery for a run that died: FAIL, "it did not finish")
+out=$("$NVS" check "$tmp/topo1/run.json" "$tmp/topo2/run.json" 2>&1)
+rc=$?
+[ "$rc" -eq 0 ] || fail "check of two topo runs: exit $rc, expected 0: $out"
+[ "$(printf '%s\n' "$out" | grep -c 'run result *ok *ok .*PASS')" -eq 2 ] || fail "check of two topo runs: $out"
 # command line
 expect2 "no run.json given"
 expect2 "unknown option --bogus" --bogus tests/fixtures/runs/minimal_coll.json
