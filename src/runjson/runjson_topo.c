@@ -21,7 +21,26 @@ static int cmp_pair_key(const void *x, const void *y)
     const nvs_run_pair_key *p = x, *q = y;
     if (p->lo != q->lo) return p->lo < q->lo ? -1 : 1;
     if (p->hi != q->hi) return p->hi < q->hi ? -1 : 1;
-    return (p->pos > q->pos) - (p->pos < q->pos); /* the same pair twice: the first in the file is the one found */
+    return (p->pos > q->pos) - (p->pos < q->pos); /* the same pair twice: the first in the file comes first */
+}
+
+/* One entry per pair of GPUs (in either order): the lookups found the first and never the second, so which bound
+ * and class report's matrix and check's percentages used hung on the order of a hand-edited or merged file;
+ * nvscale never writes one. Refused, naming both, as a collective row or a workload's N given twice
+ * (runjson_coll.c, runjson_train.c). pair_index is sorted: a repeat sits after its first; named: the earliest. */
+static void refuse_repeated_pairs(vctx *v, const nvs_run_topology *tp)
+{
+    const nvs_run_pair_key *again = NULL, *first = NULL, *k = tp->pair_index;
+    for (size_t i = 1, start = 0; i < tp->npairs; i++) {
+        if (k[i].lo != k[start].lo || k[i].hi != k[start].hi) start = i;
+        else if (i == start + 1 && (!again || k[i].pos < again->pos)) { /* each group's second is its first repeat */
+            again = &k[i];
+            first = &k[start];
+        }
+    }
+    if (again)
+        rj_fail(v, "topology.pairs[%zu]: GPUs %d and %d given twice (first at topology.pairs[%zu]): one entry per pair",
+                again->pos, again->lo, again->hi, first->pos);
 }
 
 /* tp->pair_index: the pairs' keys sorted, for a binary search per lookup (report's matrix looks up every pair of
@@ -36,6 +55,7 @@ static void index_pairs(vctx *v, nvs_run_topology *tp)
         tp->pair_index[i].pos = i;
     }
     qsort(tp->pair_index, tp->npairs, sizeof *tp->pair_index, cmp_pair_key);
+    refuse_repeated_pairs(v, tp);
 }
 
 /* topology.hosts, which check's host rules read from the document (a host with one GPU: its "all at once" copies

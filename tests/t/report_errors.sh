@@ -256,5 +256,18 @@ expect2 "$row_msg" "$tmp/dup-row.json"
 expect_err 2 "$row_msg" "$NVS" check "$tmp/dup-row.json" --min-busbw all_reduce:1G:2:1
 expect_err 0 "" "$NVS" check tests/fixtures/check/run_h200x2.json --min-busbw all_reduce:1G:2:1 &&
     grep -q "worst of 2 rows: in-place" "$OUT" || fail "in-place and out-of-place rows: not read as two variants"
+# ... and so is a GPU pair given twice in the topology (here in the other order, with a quarter of the bound): the
+# reader kept the first silently, so which bound report's matrix and check's percentages used hung on the order
+python3 - "$tmp" <<'PY'
+import json, sys
+d = json.load(open("tests/fixtures/check/run_h200x2.json"))
+r = dict(d["topology"]["pairs"][0], a=1, b=0)
+r["bound_gbps"] /= 4
+d["topology"]["pairs"].append(r)
+json.dump(d, open(sys.argv[1] + "/dup-pair.json", "w"))
+PY
+pair_msg="$tmp/dup-pair.json: topology.pairs[1]: GPUs 0 and 1 given twice (first at topology.pairs[0]): one entry per pair"
+expect2 "$pair_msg" "$tmp/dup-pair.json"
+expect_err 2 "$pair_msg" "$NVS" check "$tmp/dup-pair.json" --min-busbw all_reduce:1G:2:1
 "$NVS" report --help >"$tmp/help" 2>&1 && grep -q "usage: nvscale report" "$tmp/help" || fail "--help"
 finish

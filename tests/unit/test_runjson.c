@@ -534,13 +534,12 @@ static int read_doc(const char *doc, nvs_run *r)
 }
 
 /* Pair lookups by GPU indices, either order, through the loader's sorted index: pairs listed in any order and
- * orientation; a pair listed twice is found as its first entry (as the scan found it); one not listed is NULL;
- * and the answer is the scan's for every pair of 40 GPUs */
+ * orientation; one not listed is NULL; and the answer is the scan's for every pair of 40 GPUs */
 static void t_pair_lookup(void)
 {
     char doc[16384];
     size_t len = (size_t)snprintf(doc, sizeof doc, "{\"schema\": \"nvscale.run/1\", \"topology\": {\"pairs\": ["
-                                  "{\"a\": 7, \"b\": 3, \"class\": \"NV4\"}, {\"a\": 3, \"b\": 7, \"class\": \"SYS\"}, "
+                                  "{\"a\": 7, \"b\": 3, \"class\": \"NV4\"}, {\"a\": 3, \"b\": 8, \"class\": \"SYS\"}, "
                                   "{\"a\": 0, \"b\": 1, \"class\": \"PIX\"}");
     /* then every pair (i, 39 - i) backwards, in alternating orientation: 20 more */
     for (int i = 19; i >= 0; i--)
@@ -549,7 +548,8 @@ static void t_pair_lookup(void)
     snprintf(doc + len, sizeof doc - len, "]}}");
     nvs_run r;
     T_EQ_I(read_doc(doc, &r), NVS_OK);
-    T_EQ_S(nvs_run_pair_of(&r, 3, 7, NULL)->cls, "NV4"); /* the first of the two */
+    T_EQ_S(nvs_run_pair_of(&r, 3, 7, NULL)->cls, "NV4");
+    T_EQ_S(nvs_run_pair_of(&r, 8, 3, NULL)->cls, "SYS");
     T_EQ_S(nvs_run_pair_of(&r, 7, 3, NULL)->cls, "NV4");
     T_EQ_S(nvs_run_pair_of(&r, 1, 0, NULL)->cls, "PIX");
     T_ASSERT(nvs_run_pair_of(&r, 0, 2, NULL) == NULL);
@@ -563,6 +563,23 @@ static void t_pair_lookup(void)
             if (nvs_run_topology_pair(&r.topology, a, b) != nvs_run_topology_pair(&scan, a, b))
                 T_FAIL("pair %d-%d: the index and the scan differ", a, b);
     nvs_run_free(&r);
+}
+
+/* A pair listed twice (either order) is refused, naming the earliest repeat and its first: the lookups found only
+ * the first, so the bound used hung on the file's order */
+static void t_pair_twice(void)
+{
+    static const char doc[] = "{\"schema\": \"nvscale.run/1\", \"topology\": {\"pairs\": ["
+                              "{\"a\": 0, \"b\": 1}, {\"a\": 7, \"b\": 3}, {\"a\": 2, \"b\": 5}, "
+                              "{\"a\": 5, \"b\": 2}, {\"a\": 3, \"b\": 7}, {\"a\": 3, \"b\": 7}]}}";
+    char err[256] = "";
+    json_t *root = json_loads(doc, 0, NULL);
+    T_ASSERT(root != NULL);
+    nvs_run r;
+    T_EQ_I(nvs_run_from_json(root, "x.json", 0, &r, err, sizeof err), NVS_ERR_INPUT);
+    T_EQ_S(err, "x.json: topology.pairs[3]: GPUs 2 and 5 given twice (first at topology.pairs[2]): one entry per "
+                "pair");
+    json_decref(root);
 }
 
 /* runjson_size.c's rounding is collectives/coll.c's, by name: the same bytes for every collective, type, N and a
@@ -682,6 +699,6 @@ static void t_blocking(void)
 }
 
 T_LIST = {T_CASE(t_nvlink_fixture), T_CASE(t_minimal_and_optional), T_CASE(t_p2p_samples), T_CASE(t_issue_by), T_CASE(t_train_counts), T_CASE(t_box3090), T_CASE(t_bad_files),
-          T_CASE(t_messages), T_CASE(t_select_train), T_CASE(t_pair_lookup),
+          T_CASE(t_messages), T_CASE(t_select_train), T_CASE(t_pair_lookup), T_CASE(t_pair_twice),
           T_CASE(t_coll_round), T_CASE(t_size_of_bytes), T_CASE(t_skipped), T_CASE(t_blocking)};
 T_MAIN
