@@ -395,8 +395,7 @@ static int dir_entry(const char *path, struct stat *dir, const char **base)
     return stat(slash ? (d[0] ? d : "/") : ".", dir);
 }
 
-/* Whether writing A would replace B (or B, A): see nvs_cli_files_distinct. */
-static int same_file(const char *a, const char *b)
+int nvs_cli_same_file(const char *a, const char *b)
 {
     struct stat sa, sb;
     int ea = stat(a, &sa) == 0, eb = stat(b, &sb) == 0;
@@ -446,11 +445,11 @@ int nvs_cli_files_distinct(const char *sub, const nvs_cli_file *f, size_t n)
         if (!f[i].output) continue;
         /* the inputs first: an input lost is worse than an output lost */
         for (size_t j = 0; j < n; j++)
-            if (!f[j].output && strcmp(f[j].path, "-") && same_file(f[i].path, f[j].path))
+            if (!f[j].output && strcmp(f[j].path, "-") && nvs_cli_same_file(f[i].path, f[j].path))
                 return nvs_cli_usage(sub, "%s %s: that is an input file (%s %s); choose another name", f[i].what,
                                      f[i].path, f[j].what, f[j].path);
         for (size_t j = 0; j < i; j++)
-            if (f[j].output && same_file(f[i].path, f[j].path))
+            if (f[j].output && nvs_cli_same_file(f[i].path, f[j].path))
                 return nvs_cli_usage(sub, "%s %s: the same file as another output (%s %s); choose another name",
                                      f[i].what, f[i].path, f[j].what, f[j].path);
     }

@@ -128,6 +128,8 @@ typedef struct {
  * never replaced: /dev/stdout twice is not refused. Call it once every flag is read and before anything is
  * measured or written. Returns 0, or 2 after one usage message of subcommand SUB naming both. */
 int nvs_cli_files_distinct(const char *sub, const nvs_cli_file *f, size_t n);
+/* Whether writing A would replace B (or B, A), by nvs_cli_files_distinct's rule of the same file. */
+int nvs_cli_same_file(const char *a, const char *b);
 /* That no input file is named twice among PATHS[0..N) (the runs of a fleet: one file given twice would count twice
  * in the fleet's median, and outvote the others; model's preset files: one read twice). Same file: both exist as
  * one regular file (device and inode: links, './x' and 'x'). Returns 0, or 2 after one usage message of subcommand

@@ -63,6 +63,24 @@ static void unmake_dir(nvs_made_dirs *made)
     nvs_unmake_dirs(made);
 }
 
+/* DIR/report.md that is one of the inputs INPUTS[0..N) (a run saved as report.md, -o its directory): refused
+ * before anything is written, as check refuses an output that is an input; the report replaced the run it was
+ * made from and exited 0. OUTDIR as report_out_ok's. 0, or 2 after the message. */
+static int report_not_input(const char *outdir, const char *dir, char *const *inputs, int n)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/report.md", dir);
+    for (int i = 0; i < n; i++) {
+        if (nvs_input_is_stdin(inputs[i]) || !nvs_cli_same_file(path, inputs[i])) continue;
+        if (outdir)
+            return nvs_cli_usage("report", "-o %s: its report.md is an input (argument %d, %s): give another "
+                                 "directory", outdir, i + 1, inputs[i]);
+        return nvs_cli_usage("report", "%s is an input (argument %d) and where the report goes: give -o DIR for the "
+                             "report", inputs[i], i + 1);
+    }
+    return 0;
+}
+
 /* DIR/report.md, which the report replaces, a directory: refused as a usage error naming it, as model -o DIR's
  * "is a directory, not a file" (the writer said "nvscale: error: cannot write DIR/report.md: it is a directory",
  * naming neither report nor -o, after the runs were read and the plots written). So is a file of the plots (PLOTS:
@@ -119,7 +137,9 @@ static int report_models(int n, char **paths, const char *outdir, const char *ti
     if (res == NVS_OK) {
         if (outdir) snprintf(dir, sizeof dir, "%s", outdir);
         else dir_of(paths[0], dir, sizeof dir);
-        res = report_out_ok(outdir, dir, NULL, plots) ? NVS_ERR_USAGE : nvs_mkdir_made(dir, &made);
+        res = report_out_ok(outdir, dir, NULL, plots) || report_not_input(outdir, dir, paths, n)
+                  ? NVS_ERR_USAGE
+                  : nvs_mkdir_made(dir, &made);
         if (res == NVS_OK) res = nvs_report_model(docs, names, n, dir, title, plots);
         if (res != NVS_OK) unmake_dir(&made); /* was left with the data files written before the failure */
     }
@@ -241,7 +261,9 @@ int cmd_report(int argc, char **argv)
             nvs_cli_refuse("report", "-o %s: not a directory", dir);
             res = NVS_ERR_USAGE;
         } else {
-            res = report_out_ok(outdir, dir, &rep, plots) ? NVS_ERR_USAGE : nvs_mkdir_made(dir, &made);
+            res = report_out_ok(outdir, dir, &rep, plots) || report_not_input(outdir, dir, argv + optind, nruns)
+                      ? NVS_ERR_USAGE
+                      : nvs_mkdir_made(dir, &made);
         }
     }
     nvs_result_t plot_res = NVS_OK;

@@ -269,5 +269,22 @@ PY
 pair_msg="$tmp/dup-pair.json: topology.pairs[1]: GPUs 0 and 1 given twice (first at topology.pairs[0]): one entry per pair"
 expect2 "$pair_msg" "$tmp/dup-pair.json"
 expect_err 2 "$pair_msg" "$NVS" check "$tmp/dup-pair.json" --min-busbw all_reduce:1G:2:1
+# a run (or model projection) whose file is where the report goes, DIR/report.md, is refused before anything is
+# written: the report replaced the input it was made from and exited 0 (check refuses --junit and the others on an
+# input); the run is left as it was, and one under another name in that directory is reported there as before
+mkdir -p "$tmp/rin" && cp tests/fixtures/runs/h200x2_nvlink.json "$tmp/rin/report.md" || stop "cannot copy a run"
+expect_err 2 "$tmp/rin/report.md is an input (argument 1) and where the report goes: give -o DIR for the report" \
+    "$NVS" report --no-plots "$tmp/rin/report.md"
+cmp -s tests/fixtures/runs/h200x2_nvlink.json "$tmp/rin/report.md" || fail "report over its input: the run replaced"
+expect_err 2 "-o $tmp/rin/.: its report.md is an input (argument 2, $tmp/rin/report.md): give another directory" \
+    "$NVS" report --no-plots -o "$tmp/rin/." tests/fixtures/runs/minimal_coll.json "$tmp/rin/report.md"
+cmp -s tests/fixtures/runs/h200x2_nvlink.json "$tmp/rin/report.md" || fail "report -o over its input: the run replaced"
+"$NVS" model --gpu h100-sxm --machine hgx-h100-8 --model resnet50 --format json >"$tmp/rin/p.json" 2>/dev/null || fail "model --format json"
+mkdir -p "$tmp/m" && cp "$tmp/rin/p.json" "$tmp/m/report.md" || stop "cp"
+expect_err 2 "$tmp/m/report.md is an input (argument 1) and where the report goes" "$NVS" report --no-plots \
+    "$tmp/m/report.md"
+cmp -s "$tmp/rin/p.json" "$tmp/m/report.md" || fail "report over its model projection: the input replaced"
+mv "$tmp/rin/report.md" "$tmp/rin/run.json" && "$NVS" report --no-plots "$tmp/rin/run.json" >/dev/null 2>&1 &&
+    [ -s "$tmp/rin/report.md" ] || fail "a run beside no report: no report.md"
 "$NVS" report --help >"$tmp/help" 2>&1 && grep -q "usage: nvscale report" "$tmp/help" || fail "--help"
 finish
