@@ -194,6 +194,29 @@ static void add_link(nvs_topo_gpu *g, nvs_topo_remote r, int remote_gpu, const c
     snprintf(l->remote_pci_bus_id, sizeof l->remote_pci_bus_id, "%s", busid ? busid : "");
 }
 
+/* Matrix M's values between two GPUs, which must agree both ways: an NVLink joins both ends and hwloc's NVML
+ * backend records each from both GPUs, so a matrix that disagrees with itself (an edited value) is not one hwloc
+ * wrote; it read "4 links to GPU1" on one GPU, "2 links up" on the other, and the pair as the first said.
+ * GIDX: our GPU of each object (-1: an NVSwitch or CPU, whose row hwloc leaves empty). NVS_ERR_INPUT with the
+ * first such pair in err, or NVS_OK. */
+static nvs_result_t nvlink_symmetric(const struct hwloc_distances_s *m, const int *gidx, const nvs_topology *t,
+                                     const char *xml, char *err, size_t errlen)
+{
+    unsigned n = m->nbobjs;
+    for (unsigned i = 0; i < n; i++)
+        for (unsigned j = i + 1; j < n; j++) {
+            hwloc_uint64_t there = m->values[(size_t)i * n + j], back = m->values[(size_t)j * n + i];
+            if (gidx[i] < 0 || gidx[j] < 0 || there == back) continue;
+            snprintf(err, errlen,
+                     "%s%sNVLinkBandwidth: %llu MB/s from GPU %s to %s but %llu MB/s back: an NVLink joins both GPUs "
+                     "(hwloc records it from both); not a valid hwloc XML",
+                     xml ? xml : "", xml ? ": " : "", (unsigned long long)there, t->gpus[gidx[i]].pci_bus_id,
+                     t->gpus[gidx[j]].pci_bus_id, (unsigned long long)back);
+            return NVS_ERR_INPUT;
+        }
+    return NVS_OK;
+}
+
 /* The NVLinkBandwidth matrix into links. Its values are checked: a pair or a GPU with more links than any
  * NVLink generation has (NVS_TOPO_MAX_LINKS_PER_GPU) makes the XML invalid (NVS_ERR_INPUT, message in err):
  * 53687091200000 MB/s once became "-2147483648 links up". */
@@ -307,6 +330,7 @@ static nvs_result_t read_nvlink_matrix(hwloc_topology_t topo, const char *xml, n
                 if (r == NVS_REMOTE_CPU) g->nvlink.to_cpu += links;
             }
         }
+        if (res == NVS_OK) res = nvlink_symmetric(d[m], gidx, t, xml, err, errlen);
         free(gidx);
         hwloc_distances_release(topo, d[m]);
     }
