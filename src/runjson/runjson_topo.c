@@ -7,6 +7,40 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* ---- GPUs: one entry per index ---------------------------------------------------------------------------------- */
+
+static int cmp_gpu_key(const void *x, const void *y)
+{
+    const nvs_run_pair_key *p = x, *q = y; /* lo: the GPU index; pos: its place in gpus[] */
+    if (p->lo != q->lo) return p->lo < q->lo ? -1 : 1;
+    return (p->pos > q->pos) - (p->pos < q->pos);
+}
+
+/* One entry per GPU index: the lookups by index (nvs_run_gpu_at) found the first and never the second, so which
+ * GPU's bus, links and bounds a row used hung on the order of a hand-edited or merged file; nvscale never writes
+ * one. Refused, naming the earliest repeat and its first, as a pair given twice is (below). Sorted, not compared
+ * pairwise: a topology may hold thousands of GPUs. */
+static void refuse_repeated_gpus(vctx *v, const nvs_run_topology *tp)
+{
+    if (tp->ngpus < 2) return;
+    nvs_run_pair_key *k = rj_alloc(v, tp->ngpus, sizeof *k);
+    if (!k) return;
+    for (size_t i = 0; i < tp->ngpus; i++) k[i] = (nvs_run_pair_key){.lo = tp->gpus[i].index, .pos = i};
+    qsort(k, tp->ngpus, sizeof *k, cmp_gpu_key);
+    const nvs_run_pair_key *again = NULL, *first = NULL;
+    for (size_t i = 1, start = 0; i < tp->ngpus; i++) {
+        if (k[i].lo != k[start].lo) start = i;
+        else if (i == start + 1 && (!again || k[i].pos < again->pos)) { /* each group's second is its first repeat */
+            again = &k[i];
+            first = &k[start];
+        }
+    }
+    if (again)
+        rj_fail(v, "topology.gpus[%zu].index: GPU %d given twice (first at topology.gpus[%zu]): one entry per GPU",
+                again->pos, again->lo, first->pos);
+    free(k);
+}
+
 /* ---- topology pairs: looked up by GPU indices ------------------------------------------------------------------ */
 
 /* A pair's key: its lower GPU index, then its higher one (either order in the file). */
@@ -140,6 +174,7 @@ void rj_read_topology(vctx *v, nvs_run *r)
             x->machine = host_machine(t, x->host);
         }
     }
+    if (!v->failed) refuse_repeated_gpus(v, tp);
     tp->net_gbps_given = rj_num(v, t, "net_gbps", "topology", 0);
     json_t *pa = rj_typed(v, t, "pairs", "topology", JSON_ARRAY, 0);
     if (pa && (tp->pairs = rj_alloc(v, json_array_size(pa), sizeof *tp->pairs))) {

@@ -269,6 +269,18 @@ PY
 pair_msg="$tmp/dup-pair.json: topology.pairs[1]: GPUs 0 and 1 given twice (first at topology.pairs[0]): one entry per pair"
 expect2 "$pair_msg" "$tmp/dup-pair.json"
 expect_err 2 "$pair_msg" "$NVS" check "$tmp/dup-pair.json" --min-busbw all_reduce:1G:2:1
+# ... and so is a GPU given twice in topology.gpus (the same index, here GPU 1's entry again as GPU 0): the lookups
+# by index took the first, so which GPU's bus, links and bounds a row used hung on the order
+python3 - "$tmp" <<'PY'
+import json, sys
+d = json.load(open("tests/fixtures/check/run_h200x2.json"))
+g = dict(d["topology"]["gpus"][1], index=0)
+d["topology"]["gpus"].append(g)
+json.dump(d, open(sys.argv[1] + "/dup-gpu.json", "w"))
+PY
+gpu_msg="$tmp/dup-gpu.json: topology.gpus[2].index: GPU 0 given twice (first at topology.gpus[0]): one entry per GPU"
+expect2 "$gpu_msg" "$tmp/dup-gpu.json"
+expect_err 2 "$gpu_msg" "$NVS" check "$tmp/dup-gpu.json" --min-busbw all_reduce:1G:2:1
 # a run (or model projection) whose file is where the report goes, DIR/report.md, is refused before anything is
 # written: the report replaced the input it was made from and exited 0 (check refuses --junit and the others on an
 # input); the run is left as it was, and one under another name in that directory is reported there as before

@@ -582,6 +582,26 @@ static void t_pair_twice(void)
     json_decref(root);
 }
 
+/* A GPU index listed twice in topology.gpus is refused, naming the earliest repeat and its first (the lookups by
+ * index found the first only); indices out of order are not a repeat */
+static void t_gpu_twice(void)
+{
+    static const char doc[] = "{\"schema\": \"nvscale.run/1\", \"topology\": {\"gpus\": [{\"index\": 3}, "
+                              "{\"index\": 1}, {\"index\": 2}, {\"index\": 1}, {\"index\": 3}]}}";
+    char err[256] = "";
+    json_t *root = json_loads(doc, 0, NULL);
+    T_ASSERT(root != NULL);
+    nvs_run r;
+    T_EQ_I(nvs_run_from_json(root, "x.json", 0, &r, err, sizeof err), NVS_ERR_INPUT);
+    T_EQ_S(err, "x.json: topology.gpus[3].index: GPU 1 given twice (first at topology.gpus[1]): one entry per GPU");
+    json_decref(root);
+    root = json_loads("{\"schema\": \"nvscale.run/1\", \"topology\": {\"gpus\": [{\"index\": 3}, "
+                      "{\"index\": 0}]}}", 0, NULL);
+    T_EQ_I(nvs_run_from_json(root, "x.json", 0, &r, err, sizeof err), NVS_OK);
+    json_decref(root);
+    nvs_run_free(&r);
+}
+
 /* runjson_size.c's rounding is collectives/coll.c's, by name: the same bytes for every collective, type, N and a
  * spread of sizes (a collective added there without its name here would read -1) */
 static void t_coll_round(void)
@@ -699,6 +719,6 @@ static void t_blocking(void)
 }
 
 T_LIST = {T_CASE(t_nvlink_fixture), T_CASE(t_minimal_and_optional), T_CASE(t_p2p_samples), T_CASE(t_issue_by), T_CASE(t_train_counts), T_CASE(t_box3090), T_CASE(t_bad_files),
-          T_CASE(t_messages), T_CASE(t_select_train), T_CASE(t_pair_lookup), T_CASE(t_pair_twice),
+          T_CASE(t_messages), T_CASE(t_select_train), T_CASE(t_pair_lookup), T_CASE(t_pair_twice), T_CASE(t_gpu_twice),
           T_CASE(t_coll_round), T_CASE(t_size_of_bytes), T_CASE(t_skipped), T_CASE(t_blocking)};
 T_MAIN
