@@ -71,9 +71,11 @@ void nvs_topo_classify_all(nvs_topology *t)
             nvs_topo_pair *p = a == b ? NULL : nvs_topo_pair_cell(t, a, b);
             if (!p) continue; /* itself, or on another host: NET, nothing stored */
             const nvs_topo_gpu *ga = &t->gpus[a], *gb = &t->gpus[b];
-            /* links seen from either side (an NVML answer for one GPU is enough) */
+            /* links seen from either side: an NVML answer for one GPU is enough (the other may have none); where
+             * both count links but disagree, one end has a link down, and only the links up at both ends carry
+             * data: the fewer (topo_hwloc.c warns of it) */
             int da = direct_links(ga, b), db = direct_links(gb, a);
-            int direct = da > db ? da : db;
+            int direct = da && db ? (da < db ? da : db) : (da > db ? da : db);
             p->nvlinks = nvs_topo_nvlink_count(direct, ga->nvlink.to_switch, gb->nvlink.to_switch);
             nvs_link_class pc = nvs_topo_classify_pcie(&ga->path, &gb->path);
             if (pc == NVS_CLASS_UNKNOWN)
