@@ -7,34 +7,43 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- GPUs: one entry per index ---------------------------------------------------------------------------------- */
+/* ---- keys given twice: GPUs by index, pairs by their two GPUs ------------------------------------------------- */
 
-static int cmp_gpu_key(const void *x, const void *y)
+/* Keys sort by lo, then hi (0 for a GPU's key), then place in the file: a repeat sits right after its first. */
+static int cmp_key(const void *x, const void *y)
 {
-    const nvs_run_pair_key *p = x, *q = y; /* lo: the GPU index; pos: its place in gpus[] */
+    const nvs_run_pair_key *p = x, *q = y;
     if (p->lo != q->lo) return p->lo < q->lo ? -1 : 1;
-    return (p->pos > q->pos) - (p->pos < q->pos);
+    if (p->hi != q->hi) return p->hi < q->hi ? -1 : 1;
+    return (p->pos > q->pos) - (p->pos < q->pos); /* the same key twice: the first in the file comes first */
+}
+
+/* In N keys sorted by cmp_key, the repeat earliest in the file (its first in *first), or NULL: the one a message
+ * names. Sorted, not compared pairwise: a topology may hold thousands of GPUs and millions of pairs. */
+static const nvs_run_pair_key *earliest_repeat(const nvs_run_pair_key *k, size_t n, const nvs_run_pair_key **first)
+{
+    const nvs_run_pair_key *again = NULL;
+    for (size_t i = 1, start = 0; i < n; i++) {
+        if (k[i].lo != k[start].lo || k[i].hi != k[start].hi) start = i;
+        else if (i == start + 1 && (!again || k[i].pos < again->pos)) { /* each group's second is its first repeat */
+            again = &k[i];
+            *first = &k[start];
+        }
+    }
+    return again;
 }
 
 /* One entry per GPU index: the lookups by index (nvs_run_gpu_at) found the first and never the second, so which
  * GPU's bus, links and bounds a row used hung on the order of a hand-edited or merged file; nvscale never writes
- * one. Refused, naming the earliest repeat and its first, as a pair given twice is (below). Sorted, not compared
- * pairwise: a topology may hold thousands of GPUs. */
+ * one. Refused, naming the earliest repeat and its first, as a pair given twice is (below). */
 static void refuse_repeated_gpus(vctx *v, const nvs_run_topology *tp)
 {
     if (tp->ngpus < 2) return;
     nvs_run_pair_key *k = rj_alloc(v, tp->ngpus, sizeof *k);
     if (!k) return;
     for (size_t i = 0; i < tp->ngpus; i++) k[i] = (nvs_run_pair_key){.lo = tp->gpus[i].index, .pos = i};
-    qsort(k, tp->ngpus, sizeof *k, cmp_gpu_key);
-    const nvs_run_pair_key *again = NULL, *first = NULL;
-    for (size_t i = 1, start = 0; i < tp->ngpus; i++) {
-        if (k[i].lo != k[start].lo) start = i;
-        else if (i == start + 1 && (!again || k[i].pos < again->pos)) { /* each group's second is its first repeat */
-            again = &k[i];
-            first = &k[start];
-        }
-    }
+    qsort(k, tp->ngpus, sizeof *k, cmp_key);
+    const nvs_run_pair_key *first = NULL, *again = earliest_repeat(k, tp->ngpus, &first);
     if (again)
         rj_fail(v, "topology.gpus[%zu].index: GPU %d given twice (first at topology.gpus[%zu]): one entry per GPU",
                 again->pos, again->lo, first->pos);
@@ -50,28 +59,13 @@ static void pair_key(const nvs_run_pair *p, int *lo, int *hi)
     *hi = p->a < p->b ? p->b : p->a;
 }
 
-static int cmp_pair_key(const void *x, const void *y)
-{
-    const nvs_run_pair_key *p = x, *q = y;
-    if (p->lo != q->lo) return p->lo < q->lo ? -1 : 1;
-    if (p->hi != q->hi) return p->hi < q->hi ? -1 : 1;
-    return (p->pos > q->pos) - (p->pos < q->pos); /* the same pair twice: the first in the file comes first */
-}
-
 /* One entry per pair of GPUs (in either order): the lookups found the first and never the second, so which bound
  * and class report's matrix and check's percentages used hung on the order of a hand-edited or merged file;
  * nvscale never writes one. Refused, naming both, as a collective row or a workload's N given twice
- * (runjson_coll.c, runjson_train.c). pair_index is sorted: a repeat sits after its first; named: the earliest. */
+ * (runjson_coll.c, runjson_train.c). */
 static void refuse_repeated_pairs(vctx *v, const nvs_run_topology *tp)
 {
-    const nvs_run_pair_key *again = NULL, *first = NULL, *k = tp->pair_index;
-    for (size_t i = 1, start = 0; i < tp->npairs; i++) {
-        if (k[i].lo != k[start].lo || k[i].hi != k[start].hi) start = i;
-        else if (i == start + 1 && (!again || k[i].pos < again->pos)) { /* each group's second is its first repeat */
-            again = &k[i];
-            first = &k[start];
-        }
-    }
+    const nvs_run_pair_key *first = NULL, *again = earliest_repeat(tp->pair_index, tp->npairs, &first);
     if (again)
         rj_fail(v, "topology.pairs[%zu]: GPUs %d and %d given twice (first at topology.pairs[%zu]): one entry per pair",
                 again->pos, again->lo, again->hi, first->pos);
@@ -88,7 +82,7 @@ static void index_pairs(vctx *v, nvs_run_topology *tp)
         pair_key(&tp->pairs[i], &tp->pair_index[i].lo, &tp->pair_index[i].hi);
         tp->pair_index[i].pos = i;
     }
-    qsort(tp->pair_index, tp->npairs, sizeof *tp->pair_index, cmp_pair_key);
+    qsort(tp->pair_index, tp->npairs, sizeof *tp->pair_index, cmp_key);
     refuse_repeated_pairs(v, tp);
 }
 
